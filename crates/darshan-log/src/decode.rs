@@ -1,0 +1,430 @@
+//! Reading module records from a region: one record at a time, any
+//! supported version, either byte order, up-converted to the newest layout.
+
+use crate::error::{LogError, Result};
+use crate::modules::*;
+use crate::record::{DxtSegment, Extra, LustreComponent, Record};
+use crate::region::RegionReader;
+
+/// How the fixed-size part of a record is laid out on disk.
+struct Layout {
+    size: usize,
+    counters: usize,
+    fcounters: usize,
+    /// uint64 file_rec_id right after the base record (H5D v2, PNETCDF_VAR).
+    file_rec_id: bool,
+    /// Bytes to skip after the base record (BG/Q v1 padding).
+    skip: usize,
+    /// Trailing bytes after the fcounters (DFS/DAOS ids).
+    tail: usize,
+}
+
+const fn lay(size: usize, counters: usize, fcounters: usize) -> Layout {
+    Layout { size, counters, fcounters, file_rec_id: false, skip: 0, tail: 0 }
+}
+
+fn fixed_layout(module: usize, ver: u32) -> Option<Layout> {
+    Some(match (module, ver) {
+        (NULL, 1) => lay(48, 2, 2),
+        (POSIX, 4) => lay(704, 69, 17),
+        (POSIX, 3) => lay(664, 64, 17),
+        (POSIX, 2) => lay(648, 64, 15),
+        (POSIX, 1) => lay(680, 68, 15),
+        (MPIIO, 3) => lay(560, 51, 17),
+        (MPIIO, 1 | 2) => lay(544, 51, 15),
+        (STDIO, 2) => lay(248, 14, 15),
+        (STDIO, 1) => lay(240, 13, 15),
+        (H5F, 3) => lay(80, 3, 5),
+        (H5F, 2) => lay(56, 1, 4),
+        (H5F, 1) => lay(40, 1, 2),
+        (H5D, 2) => Layout { file_rec_id: true, ..lay(912, 94, 17) },
+        (H5D, 1) => lay(904, 94, 17),
+        (PNETCDF_FILE, 3) => lay(152, 9, 8),
+        (PNETCDF_FILE, 2) => lay(64, 2, 4),
+        (PNETCDF_FILE, 1) => lay(48, 2, 2),
+        (PNETCDF_VAR, 1) => Layout { file_rec_id: true, ..lay(1120, 120, 17) },
+        (BGQ, 2) => lay(112, 11, 1),
+        (BGQ, 1) => Layout { skip: 8, ..lay(120, 11, 1) },
+        (DFS, 1) => Layout { tail: 32, ..lay(584, 52, 15) },
+        (DAOS, 1) => Layout { tail: 48, ..lay(696, 64, 15) },
+        _ => return None,
+    })
+}
+
+/// Cursor over little- or big-endian fields of one record's bytes.
+struct Cur<'b> {
+    b: &'b [u8],
+    pos: usize,
+    swapped: bool,
+}
+
+impl Cur<'_> {
+    fn u64(&mut self) -> u64 {
+        let v = u64::from_le_bytes(self.b[self.pos..self.pos + 8].try_into().unwrap_or([0; 8]));
+        self.pos += 8;
+        if self.swapped { v.swap_bytes() } else { v }
+    }
+    fn i64(&mut self) -> i64 {
+        self.u64() as i64
+    }
+    fn f64(&mut self) -> f64 {
+        f64::from_bits(self.u64())
+    }
+    fn bytes<const N: usize>(&mut self) -> [u8; N] {
+        let mut a = [0u8; N];
+        a.copy_from_slice(&self.b[self.pos..self.pos + N]);
+        self.pos += N;
+        a
+    }
+}
+
+fn insert_at<T: Copy>(v: &mut Vec<T>, at: usize, vals: &[T]) {
+    let tail = v.split_off(at.min(v.len()));
+    v.extend_from_slice(vals);
+    v.extend_from_slice(&tail);
+}
+
+/// Bring counters of an old module version to the newest layout.
+/// Returns false if the record must be dropped (POSIX v1 with stdio data).
+fn upconvert(module: usize, ver: u32, c: &mut Vec<i64>, f: &mut Vec<f64>) -> bool {
+    match module {
+        POSIX => {
+            if ver == 1 {
+                if c[6] > 0 {
+                    return false;
+                }
+                c.drain(6..10);
+            }
+            if ver <= 2 {
+                insert_at(f, 3, &[-1.0, -1.0]);
+            }
+            if ver <= 3 {
+                insert_at(c, 1, &[-1, -1]);
+                insert_at(c, 10, &[-1, -1, 0]);
+            }
+        }
+        MPIIO if ver <= 2 => insert_at(f, 3, &[-1.0, -1.0]),
+        STDIO if ver == 1 => insert_at(c, 1, &[-1]),
+        H5F => {
+            if ver == 1 {
+                let (open, close) = (f[0], f[1]);
+                *f = vec![open, -1.0, -1.0, close];
+            }
+            if ver <= 2 {
+                c.extend_from_slice(&[-1, -1]);
+                f.push(-1.0);
+            }
+        }
+        PNETCDF_FILE => {
+            if ver == 1 {
+                let (open, close) = (f[0], f[1]);
+                *f = vec![open, -1.0, -1.0, close];
+            }
+            if ver <= 2 {
+                let opens = c[0].wrapping_add(c[1]);
+                *c = vec![-1, opens, -1, -1, -1, -1, -1, -1, -1];
+                *f = vec![f[0], f[1], -1.0, f[2], f[3], -1.0, -1.0, -1.0];
+            }
+        }
+        _ => {}
+    }
+    true
+}
+
+pub struct ModuleReader<'a> {
+    region: RegionReader<'a>,
+    module: usize,
+    version: u32,
+    swapped: bool,
+    buf: Vec<u8>,
+    /// (bin width, nbins) of the first heatmap record, for the #941 fix.
+    heatmap_first: Option<(f64, i64)>,
+    /// Reproduce darshan-util's byte-swap slip on POSIX < v4 fcounters
+    /// 10-12 (so output matches the C parser byte for byte).
+    c_swap_quirk: bool,
+}
+
+impl<'a> ModuleReader<'a> {
+    pub fn new(region: RegionReader<'a>, module: usize, version: u32, swapped: bool) -> Result<Self> {
+        let known = module < KNOWN_MODULE_COUNT && version >= 1 && version <= READ_VERSIONS[module];
+        if !known {
+            return Err(LogError::BadModuleVersion {
+                module: legacy_name(module).to_string(),
+                version,
+            });
+        }
+        Ok(ModuleReader {
+            region,
+            module,
+            version,
+            swapped,
+            buf: Vec::new(),
+            heatmap_first: None,
+            c_swap_quirk: false,
+        })
+    }
+
+    pub fn set_c_swap_quirk(&mut self, on: bool) {
+        self.c_swap_quirk = on;
+    }
+
+    fn bad(&self, msg: String) -> LogError {
+        LogError::BadRecord { module: module_name(self.module).to_string(), msg }
+    }
+
+    /// Read exactly n bytes into self.buf; Ok(false) if the region ended
+    /// first (a short trailing fragment means "no more records").
+    fn fill(&mut self, n: usize) -> Result<bool> {
+        self.buf.resize(n, 0);
+        Ok(self.region.read_full(&mut self.buf[..n])? == n)
+    }
+
+    /// Read `count` 8-byte values in bounded chunks, so a corrupt count
+    /// runs into the end of the region instead of a giant allocation.
+    fn read_u64s(&mut self, count: u64, what: &str) -> Result<Vec<u64>> {
+        let mut out = Vec::with_capacity(count.min(4096) as usize);
+        let mut chunk = [0u8; 8 * 512];
+        let mut left = count;
+        while left > 0 {
+            let n = left.min(512) as usize;
+            let got = self.region.read_full(&mut chunk[..8 * n])?;
+            if got < 8 * n {
+                return Err(self.bad(format!("record ends inside its {what} ({count} expected)")));
+            }
+            for i in 0..n {
+                let v = u64::from_le_bytes(chunk[8 * i..8 * i + 8].try_into().unwrap_or([0; 8]));
+                out.push(if self.swapped { v.swap_bytes() } else { v });
+            }
+            left -= n as u64;
+        }
+        Ok(out)
+    }
+
+    /// Decode the next record into `rec`; Ok(false) when the module's
+    /// records are exhausted.
+    pub fn next_into(&mut self, rec: &mut Record) -> Result<bool> {
+        rec.module = self.module;
+        match self.module {
+            LUSTRE => self.next_lustre(rec),
+            DXT_POSIX | DXT_MPIIO => self.next_dxt(rec),
+            HEATMAP => self.next_heatmap(rec),
+            MDHIM => self.next_mdhim(rec),
+            _ => loop {
+                if !self.next_fixed(rec)? {
+                    return Ok(false);
+                }
+                if upconvert(self.module, self.version, &mut rec.counters, &mut rec.fcounters) {
+                    if self.c_swap_quirk && self.swapped && self.module == POSIX && self.version < 4 {
+                        for i in 10..13 {
+                            rec.fcounters[i] = f64::from_bits(rec.fcounters[i].to_bits().swap_bytes());
+                        }
+                    }
+                    return Ok(true);
+                }
+            },
+        }
+    }
+
+    fn next_fixed(&mut self, rec: &mut Record) -> Result<bool> {
+        let l = match fixed_layout(self.module, self.version) {
+            Some(l) => l,
+            None => return Err(self.bad(format!("no layout for version {}", self.version))),
+        };
+        if !self.fill(l.size)? {
+            return Ok(false);
+        }
+        let mut c = Cur { b: &self.buf, pos: 0, swapped: self.swapped };
+        rec.id = c.u64();
+        rec.rank = c.i64();
+        rec.extra = Extra::None;
+        if l.file_rec_id {
+            rec.extra = Extra::FileRecId(c.u64());
+        } else if self.module == H5D {
+            rec.extra = Extra::FileRecId(0);
+        }
+        c.pos += l.skip;
+        rec.counters.clear();
+        rec.fcounters.clear();
+        for _ in 0..l.counters {
+            rec.counters.push(c.i64());
+        }
+        for _ in 0..l.fcounters {
+            rec.fcounters.push(c.f64());
+        }
+        if self.module == DFS {
+            rec.extra = Extra::Dfs { pool_uuid: c.bytes::<16>(), cont_uuid: c.bytes::<16>() };
+        } else if self.module == DAOS {
+            let pool_uuid = c.bytes::<16>();
+            let cont_uuid = c.bytes::<16>();
+            rec.extra = Extra::Daos { pool_uuid, cont_uuid, oid_hi: c.u64(), oid_lo: c.u64() };
+        }
+        debug_assert!(c.pos + (l.tail.saturating_sub(l.tail)) <= l.size);
+        Ok(true)
+    }
+
+    fn next_lustre(&mut self, rec: &mut Record) -> Result<bool> {
+        rec.counters.clear();
+        rec.fcounters.clear();
+        if self.version == 1 {
+            if !self.fill(56)? {
+                return Ok(false);
+            }
+            let mut c = Cur { b: &self.buf, pos: 0, swapped: self.swapped };
+            rec.id = c.u64();
+            rec.rank = c.i64();
+            let _osts = c.i64();
+            let _mdts = c.i64();
+            let _offset = c.i64();
+            let stripe_size = c.i64();
+            let width = c.i64();
+            if width < 0 {
+                return Err(self.bad(format!("negative stripe width {width}")));
+            }
+            let ost_ids = self.read_u64s(width as u64, "OST list")?.into_iter().map(|v| v as i64).collect();
+            let comp = LustreComponent { counters: [stripe_size, width, -1, -1, 0, -1, -1], pool_name: [0; 16] };
+            rec.extra = Extra::Lustre { components: vec![comp], ost_ids };
+            return Ok(true);
+        }
+        if !self.fill(32)? {
+            return Ok(false);
+        }
+        let mut c = Cur { b: &self.buf, pos: 0, swapped: self.swapped };
+        rec.id = c.u64();
+        rec.rank = c.i64();
+        let ncomps = c.i64();
+        let nstripes = c.i64();
+        if ncomps < 0 || nstripes < 0 {
+            return Err(self.bad(format!("negative component ({ncomps}) or stripe ({nstripes}) count")));
+        }
+        let mut components = Vec::with_capacity(ncomps.min(1024) as usize);
+        for _ in 0..ncomps {
+            if !self.fill(72)? {
+                return Err(self.bad("record ends inside its components".into()));
+            }
+            let mut c = Cur { b: &self.buf, pos: 0, swapped: self.swapped };
+            let mut counters = [0i64; 7];
+            for v in counters.iter_mut() {
+                *v = c.i64();
+            }
+            components.push(LustreComponent { counters, pool_name: c.bytes::<16>() });
+        }
+        let mut ost_ids: Vec<i64> =
+            self.read_u64s(nstripes as u64, "OST list")?.into_iter().map(|v| v as i64).collect();
+        // darshan-util drops components from the first unused one (stripe
+        // size -1) and keeps as many OST ids as the kept components use.
+        if let Some(p) = components.iter().position(|c| c.counters[0] == -1) {
+            components.truncate(p);
+            let used: i64 = components.iter().map(|c| c.counters[1].max(0)).sum();
+            ost_ids.truncate(used.max(0) as usize);
+        }
+        rec.extra = Extra::Lustre { components, ost_ids };
+        Ok(true)
+    }
+
+    fn next_dxt(&mut self, rec: &mut Record) -> Result<bool> {
+        rec.counters.clear();
+        rec.fcounters.clear();
+        if !self.fill(104)? {
+            return Ok(false);
+        }
+        let mut c = Cur { b: &self.buf, pos: 0, swapped: self.swapped };
+        rec.id = c.u64();
+        rec.rank = c.i64();
+        let shared_record = c.i64();
+        let hostname = c.bytes::<64>();
+        let nw = c.i64();
+        let nr = c.i64();
+        if nw < 0 || nr < 0 {
+            return Err(self.bad(format!("negative segment counts ({nw} writes, {nr} reads)")));
+        }
+        let with_tid = (self.module == DXT_POSIX && self.version >= 2) || (self.module == DXT_MPIIO && self.version >= 3);
+        let no_offsets = self.module == DXT_MPIIO && self.version == 1;
+        let per = if with_tid { 5 } else { 4 };
+        let mut segs = |n: i64, what: &str| -> Result<Vec<DxtSegment>> {
+            let mut v = Vec::with_capacity(n.min(4096) as usize);
+            let mut left = n as u64;
+            while left > 0 {
+                let k = left.min(256);
+                let vals = self.read_u64s(k * per, what)?;
+                for s in vals.chunks(per as usize) {
+                    v.push(DxtSegment {
+                        offset: if no_offsets { -1 } else { s[0] as i64 },
+                        length: s[1] as i64,
+                        start_time: f64::from_bits(s[2]),
+                        end_time: f64::from_bits(s[3]),
+                        pthread_id: if with_tid { Some(s[4]) } else { None },
+                    });
+                }
+                left -= k;
+            }
+            Ok(v)
+        };
+        let writes = segs(nw, "write segments")?;
+        let reads = segs(nr, "read segments")?;
+        rec.extra = Extra::Dxt { shared_record, hostname, writes, reads };
+        Ok(true)
+    }
+
+    fn next_heatmap(&mut self, rec: &mut Record) -> Result<bool> {
+        rec.counters.clear();
+        rec.fcounters.clear();
+        if !self.fill(48)? {
+            return Ok(false);
+        }
+        let mut c = Cur { b: &self.buf, pos: 0, swapped: self.swapped };
+        rec.id = c.u64();
+        rec.rank = c.i64();
+        let bin_width = c.f64();
+        let nbins = c.i64();
+        if nbins < 0 {
+            return Err(self.bad(format!("negative bin count {nbins}")));
+        }
+        let mut write_bins: Vec<i64> = self.read_u64s(nbins as u64, "write bins")?.into_iter().map(|v| v as i64).collect();
+        let mut read_bins: Vec<i64> = self.read_u64s(nbins as u64, "read bins")?.into_iter().map(|v| v as i64).collect();
+        // Workaround for logs of 3.4.0-3.4.3 without shared reduction
+        // (darshan issue #941): records of the same width may differ by one
+        // bin; normalise to the first record's bin count.
+        match self.heatmap_first {
+            None => self.heatmap_first = Some((bin_width, nbins)),
+            Some((w, n)) if w == bin_width && (nbins - n).abs() == 1 => {
+                let n = n as usize;
+                write_bins.resize(n, 0);
+                read_bins.resize(n, 0);
+            }
+            _ => {}
+        }
+        rec.extra = Extra::Heatmap { bin_width, write_bins, read_bins };
+        Ok(true)
+    }
+
+    fn next_mdhim(&mut self, rec: &mut Record) -> Result<bool> {
+        if !self.fill(88)? {
+            return Ok(false);
+        }
+        let mut c = Cur { b: &self.buf, pos: 0, swapped: self.swapped };
+        rec.id = c.u64();
+        rec.rank = c.i64();
+        rec.counters.clear();
+        rec.fcounters.clear();
+        for _ in 0..5 {
+            rec.counters.push(c.i64());
+        }
+        for _ in 0..4 {
+            rec.fcounters.push(c.f64());
+        }
+        let nservers = rec.counters[4].max(1) as u64;
+        let hist = self.read_u64s(nservers, "server histogram")?;
+        rec.extra = Extra::Mdhim { server_histogram: hist.into_iter().map(|v| v as i64).collect() };
+        Ok(true)
+    }
+}
+
+/// Module names as darshan-util's per-module error messages spell them.
+pub fn legacy_name(module: usize) -> &'static str {
+    match module {
+        MPIIO => "MPIIO",
+        H5F => "HDF5",
+        BGQ => "BGQ",
+        _ => module_name(module),
+    }
+}

@@ -1,0 +1,167 @@
+//! The job region: job record, command line and mount table.
+
+use crate::error::{LogError, Result};
+use crate::header::LogVersion;
+
+pub const JOB_SIZE: usize = 1080;
+pub const OLD_JOB_SIZE: usize = 1064;
+pub const METADATA_LEN: usize = 1024;
+/// The runtime keeps job record + exe/mount string within 4096 bytes.
+pub const JOB_RECORD_SIZE: usize = 4096;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Job {
+    pub uid: i64,
+    pub start_time_sec: i64,
+    pub start_time_nsec: i64,
+    pub end_time_sec: i64,
+    pub end_time_nsec: i64,
+    pub nprocs: i64,
+    pub jobid: i64,
+    /// Raw metadata bytes up to the first NUL (`key=value` lines).
+    pub metadata: Vec<u8>,
+    /// Command line and mount table, as stored (without trailing NUL).
+    pub exe_mnt: Vec<u8>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mount {
+    pub fs_type: Vec<u8>,
+    pub path: Vec<u8>,
+}
+
+fn field(b: &[u8], off: usize, swapped: bool) -> i64 {
+    let v = i64::from_le_bytes(b[off..off + 8].try_into().unwrap_or([0; 8]));
+    if swapped { v.swap_bytes() } else { v }
+}
+
+fn until_nul(b: &[u8]) -> &[u8] {
+    &b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]
+}
+
+impl Job {
+    pub fn parse(bytes: &[u8], version: LogVersion, swapped: bool) -> Result<Job> {
+        let new = version == LogVersion::V341;
+        let size = if new { JOB_SIZE } else { OLD_JOB_SIZE };
+        if bytes.len() < size {
+            return Err(LogError::BadRecord {
+                module: "job".into(),
+                msg: format!("job region holds {} bytes, the job record needs {size}", bytes.len()),
+            });
+        }
+        let f = |i: usize| field(bytes, 8 * i, swapped);
+        let (job, meta_off) = if new {
+            (
+                Job {
+                    uid: f(0),
+                    start_time_sec: f(1),
+                    start_time_nsec: f(2),
+                    end_time_sec: f(3),
+                    end_time_nsec: f(4),
+                    nprocs: f(5),
+                    jobid: f(6),
+                    metadata: Vec::new(),
+                    exe_mnt: Vec::new(),
+                },
+                56,
+            )
+        } else {
+            (
+                Job {
+                    uid: f(0),
+                    start_time_sec: f(1),
+                    start_time_nsec: 0,
+                    end_time_sec: f(2),
+                    end_time_nsec: 0,
+                    nprocs: f(3),
+                    jobid: f(4),
+                    metadata: Vec::new(),
+                    exe_mnt: Vec::new(),
+                },
+                40,
+            )
+        };
+        let mut job = job;
+        job.metadata = until_nul(&bytes[meta_off..meta_off + METADATA_LEN]).to_vec();
+        let rest = &bytes[size..bytes.len().min(JOB_RECORD_SIZE)];
+        job.exe_mnt = until_nul(rest).to_vec();
+        Ok(job)
+    }
+
+    /// Encode the 3.41 job struct followed by exe/mount string and a NUL.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut b = Vec::with_capacity(JOB_SIZE + self.exe_mnt.len() + 1);
+        for v in [
+            self.uid,
+            self.start_time_sec,
+            self.start_time_nsec,
+            self.end_time_sec,
+            self.end_time_nsec,
+            self.nprocs,
+            self.jobid,
+        ] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        let mut meta = [0u8; METADATA_LEN];
+        let n = self.metadata.len().min(METADATA_LEN - 1);
+        meta[..n].copy_from_slice(&self.metadata[..n]);
+        b.extend_from_slice(&meta);
+        let exe_max = JOB_RECORD_SIZE - JOB_SIZE - 1;
+        b.extend_from_slice(&self.exe_mnt[..self.exe_mnt.len().min(exe_max)]);
+        b.push(0);
+        b
+    }
+
+    /// Run time as darshan-util reports it: fractional for 3.41 logs,
+    /// whole seconds + 1 for older ones.
+    pub fn run_time(&self, version: LogVersion) -> f64 {
+        if version == LogVersion::V341 {
+            (self.end_time_sec as f64 + self.end_time_nsec as f64 / 1e9)
+                - (self.start_time_sec as f64 + self.start_time_nsec as f64 / 1e9)
+        } else {
+            (self.end_time_sec.wrapping_sub(self.start_time_sec).wrapping_add(1)) as f64
+        }
+    }
+
+    /// `key = value` pairs of the metadata (split on the first `=`, lines
+    /// without `=` ignored), as darshan-parser prints them.
+    pub fn metadata_pairs(&self) -> Vec<(&[u8], &[u8])> {
+        self.metadata
+            .split(|&c| c == b'\n')
+            .filter(|l| !l.is_empty())
+            .filter_map(|l| l.iter().position(|&c| c == b'=').map(|p| (&l[..p], &l[p + 1..])))
+            .collect()
+    }
+
+    /// The command line: text before the first newline. Like darshan-util,
+    /// a string without any newline (no mount table) yields an empty exe.
+    pub fn exe(&self) -> &[u8] {
+        match self.exe_mnt.iter().position(|&c| c == b'\n') {
+            Some(p) => &self.exe_mnt[..p],
+            None => &[],
+        }
+    }
+
+    /// Mount entries in darshan-util's order: parsed from the last line to
+    /// the first, then stably sorted by path length, longest first.
+    pub fn mounts(&self) -> Result<Vec<Mount>> {
+        let lines: Vec<&[u8]> = self.exe_mnt.split(|&c| c == b'\n').skip(1).collect();
+        let mut out = Vec::with_capacity(lines.len());
+        for line in lines.iter().rev() {
+            let mut toks = line
+                .split(|c| c.is_ascii_whitespace())
+                .filter(|t| !t.is_empty());
+            match (toks.next(), toks.next()) {
+                (Some(t), Some(p)) => out.push(Mount { fs_type: t.to_vec(), path: p.to_vec() }),
+                _ => {
+                    return Err(LogError::BadRecord {
+                        module: "job".into(),
+                        msg: "poorly formatted mount table in darshan log file".into(),
+                    })
+                }
+            }
+        }
+        out.sort_by(|a, b| b.path.len().cmp(&a.path.len()));
+        Ok(out)
+    }
+}

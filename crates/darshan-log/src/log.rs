@@ -1,0 +1,83 @@
+//! Opening a log: header, job region, names, and per-module record readers.
+
+use std::path::Path;
+
+use crate::decode::ModuleReader;
+use crate::error::{LogError, Result};
+use crate::header::{Header, HEADER_SIZE};
+use crate::job::{Job, JOB_RECORD_SIZE};
+use crate::modules::{module_name, MAX_MODS};
+use crate::names::NameTable;
+use crate::region::RegionReader;
+use crate::source::{FileSource, LogSource};
+
+pub struct LogFile<S: LogSource = FileSource> {
+    src: S,
+    pub header: Header,
+    pub job: Job,
+}
+
+impl LogFile<FileSource> {
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let src = FileSource::open(path.as_ref())?;
+        LogFile::from_source(src)
+    }
+}
+
+impl<S: LogSource> LogFile<S> {
+    pub fn from_source(src: S) -> Result<Self> {
+        let size = src.size();
+        let mut hb = vec![0u8; HEADER_SIZE.min(size as usize)];
+        src.read_exact_at(&mut hb, 0)?;
+        let header = Header::parse(&hb, size)?;
+        let job = {
+            let mut r = RegionReader::new(&src, header.job_map, header.compression, "job");
+            let bytes = r.read_to_end(JOB_RECORD_SIZE)?;
+            Job::parse(&bytes, header.version, header.swapped)?
+        };
+        Ok(LogFile { src, header, job })
+    }
+
+    pub fn source(&self) -> &S {
+        &self.src
+    }
+
+    /// Read the whole name table (bounded by the names themselves).
+    pub fn names(&self) -> Result<NameTable> {
+        let mut r = RegionReader::new(&self.src, self.header.name_map, self.header.compression, "name");
+        NameTable::read(&mut r, self.header.version, self.header.swapped)
+    }
+
+    /// Modules that hold data, in id order.
+    pub fn modules_present(&self) -> Vec<usize> {
+        (0..MAX_MODS).filter(|&i| self.header.mod_map[i].len > 0).collect()
+    }
+
+    /// A record reader for one module (errors for unknown versions).
+    pub fn module_reader(&self, module: usize) -> Result<ModuleReader<'_>> {
+        if module >= MAX_MODS {
+            return Err(LogError::BadModuleVersion { module: format!("id {module}"), version: 0 });
+        }
+        let region = RegionReader::new(
+            &self.src,
+            self.header.mod_map[module],
+            self.header.compression,
+            module_name(module),
+        );
+        ModuleReader::new(region, module, self.header.mod_ver[module], self.header.swapped)
+    }
+
+    /// Every record of one module, decoded (convenience for small logs and
+    /// tests; tools that must stay bounded use `module_reader`).
+    pub fn records(&self, module: usize) -> Result<Vec<crate::record::Record>> {
+        let mut rd = self.module_reader(module)?;
+        let mut out = Vec::new();
+        loop {
+            let mut r = crate::record::Record::new(module);
+            if !rd.next_into(&mut r)? {
+                return Ok(out);
+            }
+            out.push(r);
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! Module ids (3.41 numbering), names, and the format versions this library
+//! reads and writes.
+
+use crate::names_table::*;
+
+pub const MAX_MODS: usize = 64;
+/// Ids 0..KNOWN_MODULE_COUNT have names; later ids are "unknown".
+pub const KNOWN_MODULE_COUNT: usize = 18;
+
+pub const NULL: usize = 0;
+pub const POSIX: usize = 1;
+pub const MPIIO: usize = 2;
+pub const H5F: usize = 3;
+pub const H5D: usize = 4;
+pub const PNETCDF_FILE: usize = 5;
+pub const PNETCDF_VAR: usize = 6;
+pub const BGQ: usize = 7;
+pub const LUSTRE: usize = 8;
+pub const STDIO: usize = 9;
+pub const DXT_POSIX: usize = 10;
+pub const DXT_MPIIO: usize = 11;
+pub const MDHIM: usize = 12;
+pub const APXC: usize = 13;
+pub const APMPI: usize = 14;
+pub const HEATMAP: usize = 15;
+pub const DFS: usize = 16;
+pub const DAOS: usize = 17;
+
+/// `darshan_module_names`: the names darshan-parser prints.
+pub const MODULE_NAMES: [&str; KNOWN_MODULE_COUNT] = [
+    "NULL", "POSIX", "MPI-IO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR", "BG/Q", "LUSTRE",
+    "STDIO", "DXT_POSIX", "DXT_MPIIO", "MDHIM", "APXC", "APMPI", "HEATMAP", "DFS", "DAOS",
+];
+
+/// Newest version of each module this library reads (0 = cannot decode).
+pub const READ_VERSIONS: [u32; KNOWN_MODULE_COUNT] =
+    [1, 4, 3, 3, 2, 3, 1, 2, 2, 2, 2, 3, 1, 0, 0, 1, 1, 1];
+
+/// The version this library writes for each module. DXT stays at the
+/// 32-byte-segment layout that released tools (PyDarshan 3.5.0) read.
+pub const WRITE_VERSIONS: [u32; KNOWN_MODULE_COUNT] =
+    [1, 4, 3, 3, 2, 3, 1, 2, 2, 2, 1, 2, 1, 0, 0, 1, 1, 1];
+
+pub fn module_name(id: usize) -> &'static str {
+    MODULE_NAMES.get(id).copied().unwrap_or("<UNKNOWN>")
+}
+
+/// Counter and fcounter names of a fixed-layout module, in on-disk order.
+pub fn counter_names(id: usize) -> (&'static [&'static str], &'static [&'static str]) {
+    match id {
+        NULL => (&NULL_NAMES, &NULL_F_NAMES),
+        POSIX => (&POSIX_NAMES, &POSIX_F_NAMES),
+        MPIIO => (&MPIIO_NAMES, &MPIIO_F_NAMES),
+        H5F => (&H5F_NAMES, &H5F_F_NAMES),
+        H5D => (&H5D_NAMES, &H5D_F_NAMES),
+        PNETCDF_FILE => (&PNETCDF_FILE_NAMES, &PNETCDF_FILE_F_NAMES),
+        PNETCDF_VAR => (&PNETCDF_VAR_NAMES, &PNETCDF_VAR_F_NAMES),
+        BGQ => (&BGQ_NAMES, &BGQ_F_NAMES),
+        STDIO => (&STDIO_NAMES, &STDIO_F_NAMES),
+        MDHIM => (&MDHIM_NAMES, &MDHIM_F_NAMES),
+        DFS => (&DFS_NAMES, &DFS_F_NAMES),
+        DAOS => (&DAOS_NAMES, &DAOS_F_NAMES),
+        _ => (&[], &[]),
+    }
+}

@@ -1,0 +1,210 @@
+//! Streaming decompression of one region. A region is a concatenation of
+//! complete compressed streams (one per rank in runtime-written logs); the
+//! reader restarts the decoder at each stream end and keeps only one input
+//! chunk and one output chunk in memory.
+
+use crate::error::{LogError, Result};
+use crate::header::{Compression, RegionMap};
+use crate::source::LogSource;
+
+const IN_CHUNK: usize = 256 * 1024;
+const OUT_CHUNK: usize = 256 * 1024;
+
+enum Decoder {
+    Zlib(flate2::Decompress),
+    Bzip2(Box<bzip2::Decompress>),
+    Raw,
+}
+
+pub struct RegionReader<'a> {
+    src: &'a dyn LogSource,
+    region: String,
+    next_off: u64,
+    remaining: u64,
+    inbuf: Vec<u8>,
+    in_pos: usize,
+    in_len: usize,
+    out: Vec<u8>,
+    out_pos: usize,
+    out_len: usize,
+    dec: Decoder,
+    /// A stream has started and not yet ended.
+    in_stream: bool,
+    /// The decoder finished a stream and must be reset before the next.
+    need_reset: bool,
+}
+
+impl<'a> RegionReader<'a> {
+    pub fn new(src: &'a dyn LogSource, map: RegionMap, comp: Compression, region: &str) -> Self {
+        let dec = match comp {
+            Compression::Zlib => Decoder::Zlib(flate2::Decompress::new(true)),
+            Compression::Bzip2 => Decoder::Bzip2(Box::new(bzip2::Decompress::new(false))),
+            Compression::None => Decoder::Raw,
+        };
+        RegionReader {
+            src,
+            region: region.to_string(),
+            next_off: map.off,
+            remaining: map.len,
+            inbuf: Vec::new(),
+            in_pos: 0,
+            in_len: 0,
+            out: Vec::new(),
+            out_pos: 0,
+            out_len: 0,
+            dec,
+            in_stream: false,
+            need_reset: false,
+        }
+    }
+
+    fn refill_input(&mut self) -> Result<bool> {
+        if self.remaining == 0 {
+            return Ok(false);
+        }
+        if self.inbuf.is_empty() {
+            self.inbuf = vec![0u8; IN_CHUNK.min(self.remaining as usize).max(1)];
+        }
+        let want = (self.inbuf.len() as u64).min(self.remaining) as usize;
+        self.src.read_exact_at(&mut self.inbuf[..want], self.next_off).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                LogError::TruncatedStream { region: self.region.clone() }
+            } else {
+                LogError::Io(e)
+            }
+        })?;
+        self.next_off += want as u64;
+        self.remaining -= want as u64;
+        self.in_pos = 0;
+        self.in_len = want;
+        Ok(true)
+    }
+
+    /// Produce more decompressed bytes into `out`; Ok(false) at region end.
+    fn refill_output(&mut self) -> Result<bool> {
+        if self.out.is_empty() {
+            self.out = vec![0u8; OUT_CHUNK];
+        }
+        loop {
+            if self.in_pos == self.in_len && !self.refill_input()? {
+                if self.in_stream {
+                    return Err(LogError::TruncatedStream { region: self.region.clone() });
+                }
+                return Ok(false);
+            }
+            let input = &self.inbuf[self.in_pos..self.in_len];
+            let (consumed, produced, ended) = match &mut self.dec {
+                Decoder::Raw => {
+                    let n = input.len().min(self.out.len());
+                    self.out[..n].copy_from_slice(&input[..n]);
+                    (n, n, true)
+                }
+                Decoder::Zlib(d) => {
+                    if self.need_reset {
+                        d.reset(true);
+                        self.need_reset = false;
+                    }
+                    let (i0, o0) = (d.total_in(), d.total_out());
+                    let st = d
+                        .decompress(input, &mut self.out, flate2::FlushDecompress::None)
+                        .map_err(|e| LogError::Decompress { region: self.region.clone(), msg: e.to_string() })?;
+                    let ended = st == flate2::Status::StreamEnd;
+                    ((d.total_in() - i0) as usize, (d.total_out() - o0) as usize, ended)
+                }
+                Decoder::Bzip2(d) => {
+                    if self.need_reset {
+                        **d = bzip2::Decompress::new(false);
+                        self.need_reset = false;
+                    }
+                    let (i0, o0) = (d.total_in(), d.total_out());
+                    let st = d
+                        .decompress(input, &mut self.out)
+                        .map_err(|e| LogError::Decompress { region: self.region.clone(), msg: e.to_string() })?;
+                    let ended = st == bzip2::Status::StreamEnd;
+                    ((d.total_in() - i0) as usize, (d.total_out() - o0) as usize, ended)
+                }
+            };
+            self.in_pos += consumed;
+            if ended {
+                self.in_stream = false;
+                self.need_reset = true;
+            } else {
+                self.in_stream = true;
+            }
+            if produced > 0 {
+                self.out_pos = 0;
+                self.out_len = produced;
+                return Ok(true);
+            }
+            if consumed == 0 && !ended && self.in_pos < self.in_len {
+                // The decoder accepted no input and produced nothing with
+                // room to spare: the stream is corrupt.
+                return Err(LogError::Decompress {
+                    region: self.region.clone(),
+                    msg: "decoder made no progress".into(),
+                });
+            }
+        }
+    }
+
+    /// Fill `buf` as far as the region allows; returns the bytes copied
+    /// (less than `buf.len()` only at the end of the region).
+    pub fn read_full(&mut self, buf: &mut [u8]) -> Result<usize> {
+        let mut done = 0;
+        while done < buf.len() {
+            if self.out_pos == self.out_len && !self.refill_output()? {
+                break;
+            }
+            let n = (self.out_len - self.out_pos).min(buf.len() - done);
+            buf[done..done + n].copy_from_slice(&self.out[self.out_pos..self.out_pos + n]);
+            self.out_pos += n;
+            done += n;
+        }
+        Ok(done)
+    }
+
+    /// Next byte, or None at the end of the region.
+    #[inline]
+    pub fn next_byte(&mut self) -> Result<Option<u8>> {
+        if self.out_pos == self.out_len && !self.refill_output()? {
+            return Ok(None);
+        }
+        let b = self.out[self.out_pos];
+        self.out_pos += 1;
+        Ok(Some(b))
+    }
+
+    /// Append bytes up to (not including) the next NUL to `dst`; returns
+    /// false if the region ended before a NUL.
+    pub fn read_cstr_into(&mut self, dst: &mut Vec<u8>) -> Result<bool> {
+        loop {
+            if self.out_pos == self.out_len && !self.refill_output()? {
+                return Ok(false);
+            }
+            let avail = &self.out[self.out_pos..self.out_len];
+            if let Some(p) = avail.iter().position(|&c| c == 0) {
+                dst.extend_from_slice(&avail[..p]);
+                self.out_pos += p + 1;
+                return Ok(true);
+            }
+            dst.extend_from_slice(avail);
+            self.out_pos = self.out_len;
+        }
+    }
+
+    /// Read everything left (bounded by `limit` bytes) into a vector.
+    pub fn read_to_end(&mut self, limit: usize) -> Result<Vec<u8>> {
+        let mut v = Vec::new();
+        loop {
+            if self.out_pos == self.out_len && !self.refill_output()? {
+                return Ok(v);
+            }
+            let n = (self.out_len - self.out_pos).min(limit.saturating_sub(v.len()));
+            v.extend_from_slice(&self.out[self.out_pos..self.out_pos + n]);
+            self.out_pos += n;
+            if v.len() >= limit {
+                return Ok(v);
+            }
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! Writing "3.41" logs: header placeholder, job region, name region, then
+//! module regions in id order, each one compressed stream; the header is
+//! written last, as the C writer does.
+
+use std::io::{Seek, SeekFrom, Write};
+
+use crate::encode::encode_record;
+use crate::error::{LogError, Result};
+use crate::header::{Compression, Header, LogVersion, RegionMap, HEADER_SIZE};
+use crate::job::Job;
+use crate::modules::{MAX_MODS, WRITE_VERSIONS};
+use crate::names::NameTable;
+use crate::record::Record;
+
+/// Counts bytes passed through to the underlying writer.
+struct Counting<'w, W: Write> {
+    inner: &'w mut W,
+    n: u64,
+}
+
+impl<W: Write> Write for Counting<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let k = self.inner.write(buf)?;
+        self.n += k as u64;
+        Ok(k)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+enum Encoder<'w, W: Write> {
+    Zlib(flate2::write::ZlibEncoder<Counting<'w, W>>),
+    Bzip2(bzip2::write::BzEncoder<Counting<'w, W>>),
+}
+
+impl<'w, W: Write> Encoder<'w, W> {
+    fn new(comp: Compression, out: &'w mut W) -> Result<Self> {
+        let c = Counting { inner: out, n: 0 };
+        Ok(match comp {
+            Compression::Zlib => Encoder::Zlib(flate2::write::ZlibEncoder::new(c, flate2::Compression::new(6))),
+            Compression::Bzip2 => Encoder::Bzip2(bzip2::write::BzEncoder::new(c, bzip2::Compression::new(9))),
+            Compression::None => return Err(LogError::Write("uncompressed logs are not written".into())),
+        })
+    }
+    fn write_all(&mut self, b: &[u8]) -> Result<()> {
+        match self {
+            Encoder::Zlib(e) => e.write_all(b)?,
+            Encoder::Bzip2(e) => e.write_all(b)?,
+        }
+        Ok(())
+    }
+    fn finish(self) -> Result<u64> {
+        Ok(match self {
+            Encoder::Zlib(e) => e.finish()?.n,
+            Encoder::Bzip2(e) => e.finish()?.n,
+        })
+    }
+}
+
+pub struct LogWriter<W: Write + Seek> {
+    out: W,
+    comp: Compression,
+    pos: u64,
+    header: Header,
+    next_module: usize,
+    stage: Vec<u8>,
+}
+
+impl<W: Write + Seek> LogWriter<W> {
+    /// Start a log; `comp` is Zlib (the runtime's choice) or Bzip2.
+    pub fn new(mut out: W, comp: Compression) -> Result<Self> {
+        out.seek(SeekFrom::Start(0))?;
+        out.write_all(&[0u8; HEADER_SIZE])?;
+        Ok(LogWriter {
+            out,
+            comp,
+            pos: HEADER_SIZE as u64,
+            header: Header {
+                version: LogVersion::V341,
+                swapped: false,
+                compression: comp,
+                partial_flag: 0,
+                job_map: RegionMap::default(),
+                name_map: RegionMap::default(),
+                mod_map: [RegionMap::default(); MAX_MODS],
+                mod_ver: [0; MAX_MODS],
+            },
+            next_module: 0,
+            stage: Vec::with_capacity(1 << 20),
+        })
+    }
+
+    fn region(&mut self, bytes: &[u8]) -> Result<RegionMap> {
+        let off = self.pos;
+        let mut enc = Encoder::new(self.comp, &mut self.out)?;
+        enc.write_all(bytes)?;
+        let len = enc.finish()?;
+        self.pos += len;
+        Ok(RegionMap { off, len })
+    }
+
+    pub fn write_job(&mut self, job: &Job) -> Result<()> {
+        let b = job.encode();
+        self.header.job_map = self.region(&b)?;
+        Ok(())
+    }
+
+    pub fn write_names(&mut self, names: &NameTable) -> Result<()> {
+        let b = names.encode();
+        if b.is_empty() {
+            // As the runtime does: an empty region at the current offset.
+            self.header.name_map = RegionMap { off: self.pos, len: 0 };
+            return Ok(());
+        }
+        self.header.name_map = self.region(&b)?;
+        Ok(())
+    }
+
+    /// Write one module's records as one stream. Modules must come in
+    /// ascending id order; modules without records are skipped.
+    pub fn write_module<'r>(&mut self, module: usize, records: impl IntoIterator<Item = &'r Record>) -> Result<()> {
+        if module >= MAX_MODS || module < self.next_module {
+            return Err(LogError::Write(format!("module {module} written out of order")));
+        }
+        self.next_module = module + 1;
+        let off = self.pos;
+        let comp = self.comp;
+        let mut enc = Encoder::new(comp, &mut self.out)?;
+        let mut any = false;
+        self.stage.clear();
+        for r in records {
+            if r.module != module {
+                return Err(LogError::Write(format!("record of module {} given for module {module}", r.module)));
+            }
+            encode_record(r, &mut self.stage)?;
+            any = true;
+            if self.stage.len() >= 1 << 20 {
+                enc.write_all(&self.stage)?;
+                self.stage.clear();
+            }
+        }
+        enc.write_all(&self.stage)?;
+        self.stage.clear();
+        if !any {
+            // Nothing to write; an empty encoder still emits a stream
+            // trailer, so rewind to keep the region truly absent.
+            drop(enc);
+            self.out.seek(SeekFrom::Start(off))?;
+            return Ok(());
+        }
+        let len = enc.finish()?;
+        self.pos += len;
+        self.header.mod_map[module] = RegionMap { off, len };
+        self.header.mod_ver[module] = WRITE_VERSIONS.get(module).copied().unwrap_or(0);
+        Ok(())
+    }
+
+    pub fn set_partial_flag(&mut self, flag: u64) {
+        self.header.partial_flag = flag;
+    }
+
+    /// Write the header and return the underlying writer.
+    pub fn finish(mut self) -> Result<W> {
+        // Truncate anything an aborted empty module may have left behind.
+        self.out.seek(SeekFrom::Start(0))?;
+        self.out.write_all(&self.header.encode())?;
+        self.out.seek(SeekFrom::Start(self.pos))?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+
+    pub fn position(&self) -> u64 {
+        self.pos
+    }
+}
