@@ -88,21 +88,6 @@ fn insert_at<T: Copy>(v: &mut Vec<T>, at: usize, vals: &[T]) {
 /// Returns false if the record must be dropped (POSIX v1 with stdio data).
 fn upconvert(module: usize, ver: u32, c: &mut Vec<i64>, f: &mut Vec<f64>) -> bool {
     match module {
-        POSIX => {
-            if ver == 1 {
-                if c[6] > 0 {
-                    return false;
-                }
-                c.drain(6..10);
-            }
-            if ver <= 2 {
-                insert_at(f, 3, &[-1.0, -1.0]);
-            }
-            if ver <= 3 {
-                insert_at(c, 1, &[-1, -1]);
-                insert_at(c, 10, &[-1, -1, 0]);
-            }
-        }
         MPIIO if ver <= 2 => insert_at(f, 3, &[-1.0, -1.0]),
         STDIO if ver == 1 => insert_at(c, 1, &[-1]),
         H5F => {
@@ -209,16 +194,12 @@ impl<'a> ModuleReader<'a> {
             DXT_POSIX | DXT_MPIIO => self.next_dxt(rec),
             HEATMAP => self.next_heatmap(rec),
             MDHIM => self.next_mdhim(rec),
+            POSIX if self.version < 4 => self.next_old_posix(rec),
             _ => loop {
                 if !self.next_fixed(rec)? {
                     return Ok(false);
                 }
                 if upconvert(self.module, self.version, &mut rec.counters, &mut rec.fcounters) {
-                    if self.c_swap_quirk && self.swapped && self.module == POSIX && self.version < 4 {
-                        for i in 10..13 {
-                            rec.fcounters[i] = f64::from_bits(rec.fcounters[i].to_bits().swap_bytes());
-                        }
-                    }
                     return Ok(true);
                 }
             },
@@ -259,6 +240,75 @@ impl<'a> ModuleReader<'a> {
             rec.extra = Extra::Daos { pool_uuid, cont_uuid, oid_hi: c.u64(), oid_lo: c.u64() };
         }
         debug_assert!(c.pos + (l.tail.saturating_sub(l.tail)) <= l.size);
+        Ok(true)
+    }
+
+    /// Old POSIX records are up-converted with exactly the byte moves
+    /// darshan-util makes, so the result (including what those moves lose:
+    /// the two VARIANCE fcounters of v2/v3 records come out as 0) is what
+    /// darshan-parser and PyDarshan show for the same log.
+    fn next_old_posix(&mut self, rec: &mut Record) -> Result<bool> {
+        let rec_len = match self.version {
+            1 => 680,
+            2 => 648,
+            _ => 664,
+        };
+        let mut s = [0u8; 1024];
+        loop {
+            if !self.fill(rec_len)? {
+                return Ok(false);
+            }
+            s[..rec_len].copy_from_slice(&self.buf[..rec_len]);
+            // v1 records carrying stdio counters cannot be converted; the C
+            // reader tests the raw (unswapped) FOPENS value.
+            if self.version == 1 && i64::from_le_bytes(s[64..72].try_into().unwrap_or([0; 8])) > 0 {
+                continue;
+            }
+            break;
+        }
+        let base = 16;
+        let minus1 = (-1i64).to_le_bytes();
+        if self.version == 1 {
+            let dest = base + 6 * 8;
+            let src = dest + 4 * 8;
+            s.copy_within(src..rec_len, dest);
+        }
+        if self.version <= 2 {
+            let dest = base + 64 * 8 + 5 * 8;
+            let src = dest - 16;
+            s.copy_within(src..src + 12 * 8, dest);
+            s[src..src + 8].copy_from_slice(&(-1.0f64).to_le_bytes());
+            s[src + 8..src + 16].copy_from_slice(&(-1.0f64).to_le_bytes());
+        }
+        let dest = base + 3 * 8;
+        let src = dest - 16;
+        s.copy_within(src..rec_len, dest);
+        s[src..src + 8].copy_from_slice(&minus1);
+        s[src + 8..src + 16].copy_from_slice(&minus1);
+        let dest = base + 13 * 8;
+        let src = dest - 24;
+        s.copy_within(src..rec_len, dest);
+        s[src..src + 8].copy_from_slice(&minus1);
+        s[src + 8..src + 16].copy_from_slice(&minus1);
+        s[src + 16..src + 24].copy_from_slice(&0u64.to_le_bytes());
+
+        let mut c = Cur { b: &s, pos: 0, swapped: self.swapped };
+        rec.id = c.u64();
+        rec.rank = c.i64();
+        rec.extra = Extra::None;
+        rec.counters.clear();
+        rec.fcounters.clear();
+        for _ in 0..69 {
+            rec.counters.push(c.i64());
+        }
+        for i in 0..17 {
+            let raw = u64::from_le_bytes(s[568 + 8 * i..576 + 8 * i].try_into().unwrap_or([0; 8]));
+            // -1.0 inserted by the conversion is already in host order; the
+            // C reader also (by a slip) leaves fcounters 10-12 unswapped.
+            let keep = (self.version < 3 && (i == 3 || i == 4)) || (self.c_swap_quirk && (10..13).contains(&i));
+            let v = if self.swapped && !keep { raw.swap_bytes() } else { raw };
+            rec.fcounters.push(f64::from_bits(v));
+        }
         Ok(true)
     }
 

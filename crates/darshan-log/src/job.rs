@@ -142,12 +142,12 @@ impl Job {
         }
     }
 
-    /// Mount entries in darshan-util's order: parsed from the last line to
-    /// the first, then stably sorted by path length, longest first.
+    /// Mount entries in darshan-util's order: table order, stably sorted
+    /// by path length, longest first (checked against the C parser).
     pub fn mounts(&self) -> Result<Vec<Mount>> {
         let lines: Vec<&[u8]> = self.exe_mnt.split(|&c| c == b'\n').skip(1).collect();
         let mut out = Vec::with_capacity(lines.len());
-        for line in lines.iter().rev() {
+        for line in lines.iter() {
             let mut toks = line
                 .split(|c| c.is_ascii_whitespace())
                 .filter(|t| !t.is_empty());

@@ -1,0 +1,466 @@
+//! darshan-util's accumulator: the `--total` summation record, the
+//! `--file` categories and the `--perf` derived metrics, for the modules
+//! that support them (POSIX, MPI-IO, STDIO, DFS, DAOS).
+
+use std::collections::HashMap;
+
+use darshan_log::modules::*;
+use darshan_log::Record;
+
+/// Where the aggregation-relevant counters of a module live.
+struct Spec {
+    sum: &'static [(usize, usize)],
+    /// Sums that went negative become exactly -1 (POSIX, DFS, DAOS).
+    clamp: bool,
+    set: &'static [usize],
+    max: &'static [usize],
+    /// (first index of a value/count group of 4+4, skip the group when
+    /// the incoming first value is 0)
+    common: &'static [(usize, bool)],
+    /// FASTEST_RANK, FASTEST_RANK_BYTES, SLOWEST_RANK, SLOWEST_RANK_BYTES
+    fast_slow: [usize; 4],
+    bytes_read: usize,
+    bytes_written: usize,
+    /// fcounter indices of READ, WRITE, META time
+    times: [usize; 3],
+    /// fcounter ranges: min non-zero, max
+    f_min_nonzero: &'static [usize],
+    f_max: &'static [usize],
+    /// (F_MAX_*_TIME, *_TIME_SIZE counter)
+    max_time: &'static [(usize, usize)],
+    f_fastest: usize,
+    f_slowest: usize,
+    f_zero: &'static [usize],
+    /// counters giving the max byte offset, or none (-1)
+    max_offset: Option<(usize, usize)>,
+}
+
+const POSIX_SPEC: Spec = Spec {
+    sum: &[(0, 12), (14, 16), (18, 24), (25, 26), (29, 49)],
+    clamp: true,
+    set: &[12, 13, 24, 26],
+    max: &[16, 17],
+    common: &[(49, false), (57, false)],
+    fast_slow: [65, 66, 67, 68],
+    bytes_read: 14,
+    bytes_written: 15,
+    times: [8, 9, 10],
+    f_min_nonzero: &[0, 1, 2, 3],
+    f_max: &[4, 5, 6, 7],
+    max_time: &[(11, 27), (12, 28)],
+    f_fastest: 13,
+    f_slowest: 14,
+    f_zero: &[15, 16],
+    max_offset: Some((16, 17)),
+};
+
+const MPIIO_SPEC: Spec = Spec {
+    sum: &[(0, 13), (14, 17), (19, 39)],
+    clamp: false,
+    set: &[13],
+    max: &[],
+    common: &[(39, true)],
+    fast_slow: [47, 48, 49, 50],
+    bytes_read: 14,
+    bytes_written: 15,
+    times: [8, 9, 10],
+    f_min_nonzero: &[0, 1, 2, 3],
+    f_max: &[4, 5, 6, 7],
+    max_time: &[(11, 17), (12, 18)],
+    f_fastest: 13,
+    f_slowest: 14,
+    f_zero: &[15, 16],
+    max_offset: None,
+};
+
+const STDIO_SPEC: Spec = Spec {
+    sum: &[(0, 8)],
+    clamp: false,
+    set: &[],
+    max: &[8, 9],
+    common: &[],
+    fast_slow: [10, 11, 12, 13],
+    bytes_read: 7,
+    bytes_written: 6,
+    times: [2, 1, 0],
+    f_min_nonzero: &[3, 4, 5, 6],
+    f_max: &[7, 8, 9, 10],
+    max_time: &[],
+    f_fastest: 11,
+    f_slowest: 12,
+    f_zero: &[13, 14],
+    max_offset: Some((8, 9)),
+};
+
+const DFS_SPEC: Spec = Spec {
+    sum: &[(0, 17), (19, 39)],
+    clamp: true,
+    set: &[47],
+    max: &[],
+    common: &[(39, false)],
+    fast_slow: [48, 49, 50, 51],
+    bytes_read: 14,
+    bytes_written: 15,
+    times: [8, 9, 10],
+    f_min_nonzero: &[0, 1, 2, 3],
+    f_max: &[4, 5, 6, 7],
+    max_time: &[(11, 17), (12, 18)],
+    f_fastest: 13,
+    f_slowest: 14,
+    f_zero: &[],
+    max_offset: None,
+};
+
+const DAOS_SPEC: Spec = Spec {
+    sum: &[(0, 27), (29, 49)],
+    clamp: true,
+    set: &[57, 58, 59],
+    max: &[],
+    common: &[(49, false)],
+    fast_slow: [60, 61, 62, 63],
+    bytes_read: 24,
+    bytes_written: 25,
+    times: [8, 9, 10],
+    f_min_nonzero: &[0, 1, 2, 3],
+    f_max: &[4, 5, 6, 7],
+    max_time: &[(11, 27), (12, 28)],
+    f_fastest: 13,
+    f_slowest: 14,
+    f_zero: &[],
+    max_offset: None,
+};
+
+fn spec(module: usize) -> Option<&'static Spec> {
+    match module {
+        POSIX => Some(&POSIX_SPEC),
+        MPIIO => Some(&MPIIO_SPEC),
+        STDIO => Some(&STDIO_SPEC),
+        DFS => Some(&DFS_SPEC),
+        DAOS => Some(&DAOS_SPEC),
+        _ => None,
+    }
+}
+
+pub fn supported(module: usize) -> bool {
+    spec(module).is_some()
+}
+
+/// Merge the "four most common values" group at `i` of `rec` into `agg`,
+/// with darshan-util's exact ordering and tie rules.
+fn merge_common(agg: &mut [i64], rec: &[i64], i: usize, skip_if_zero: bool) {
+    if skip_if_zero && rec[i] == 0 {
+        return;
+    }
+    let get = |a: &[i64], k: usize| a.get(k).copied().unwrap_or(0);
+    let mut dup = [false; 4];
+    for j in i..i + 4 {
+        for k in 0..4 {
+            if agg[i + k] == rec[j] {
+                agg[i + k + 4] = agg[i + k + 4].wrapping_add(rec[j + 4]);
+                dup[j - i] = true;
+            }
+        }
+    }
+    for j in i..i + 4 {
+        if dup[j - i] {
+            continue;
+        }
+        if rec[j] == 0 {
+            break;
+        }
+        let mut total = rec[j + 4];
+        for k in 0..4 {
+            if agg[i + k] == rec[j] {
+                total = agg[i + k + 4].wrapping_add(rec[j + 4]);
+                break;
+            }
+        }
+        let mut vals = [0i64; 4];
+        let mut cnts = [0i64; 4];
+        let mut n = 0;
+        let mut k = 0;
+        while k < 4 {
+            if agg[i + k + 4] > total || (agg[i + k + 4] == total && agg[i + k] > rec[j]) {
+                vals[n] = agg[i + k];
+                cnts[n] = agg[i + k + 4];
+                n += 1;
+                k += 1;
+            } else {
+                break;
+            }
+        }
+        if n == 4 {
+            break;
+        }
+        vals[n] = rec[j];
+        cnts[n] = rec[j + 4];
+        n += 1;
+        // As in C, this may look past the four values into the counts.
+        while n != 4 && k < 8 {
+            if get(agg, i + k) != rec[j] {
+                vals[n] = get(agg, i + k);
+                cnts[n] = get(agg, i + k + 4);
+                n += 1;
+            }
+            k += 1;
+        }
+        agg[i..i + 4].copy_from_slice(&vals);
+        agg[i + 4..i + 8].copy_from_slice(&cnts);
+    }
+}
+
+/// darshan-util's `log_agg_records` for one incoming record.
+fn agg_record(s: &Spec, rec: &Record, agg: &mut Record, init: bool) {
+    let c = &rec.counters;
+    let f = &rec.fcounters;
+    let (fr, fb, sr, sb) = (s.fast_slow[0], s.fast_slow[1], s.fast_slow[2], s.fast_slow[3]);
+    let (fast_rank, fast_bytes, slow_rank, slow_bytes, fast_time, slow_time) = if rec.rank == -1 {
+        (c[fr], c[fb], c[sr], c[sb], f[s.f_fastest], f[s.f_slowest])
+    } else {
+        let bytes = c[s.bytes_read].wrapping_add(c[s.bytes_written]);
+        let t = f[s.times[0]] + f[s.times[1]] + f[s.times[2]];
+        (rec.rank, bytes, rec.rank, bytes, t, t)
+    };
+    if init {
+        agg.rank = rec.rank;
+        agg.id = rec.id;
+    }
+    let same_file = agg.id == rec.id;
+    if !same_file {
+        agg.id = 0;
+    }
+    if agg.rank != rec.rank {
+        agg.rank = -1;
+    }
+    let a = &mut agg.counters;
+    for &(lo, hi) in s.sum {
+        for i in lo..hi {
+            a[i] = a[i].wrapping_add(c[i]);
+            if s.clamp && a[i] < 0 {
+                a[i] = -1;
+            }
+        }
+    }
+    for &i in s.set {
+        a[i] = c[i];
+    }
+    for &i in s.max {
+        if c[i] > a[i] {
+            a[i] = c[i];
+        }
+    }
+    for &(i, skip) in s.common {
+        merge_common(a, c, i, skip);
+    }
+    let af = &mut agg.fcounters;
+    for &i in &s.times {
+        af[i] += f[i];
+    }
+    for &i in s.f_min_nonzero {
+        if f[i] > 0.0 && (af[i] == 0.0 || f[i] < af[i]) {
+            af[i] = f[i];
+        }
+    }
+    for &i in s.f_max {
+        if f[i] > af[i] {
+            af[i] = f[i];
+        }
+    }
+    for &(fi, ci) in s.max_time {
+        if f[fi] > af[fi] {
+            af[fi] = f[fi];
+            a[ci] = c[ci];
+        }
+    }
+    if !same_file {
+        a[fr] = -1;
+        a[fb] = -1;
+        af[s.f_fastest] = 0.0;
+        a[sr] = -1;
+        a[sb] = -1;
+        af[s.f_slowest] = 0.0;
+    } else {
+        if init || fast_time < af[s.f_fastest] {
+            a[fr] = fast_rank;
+            a[fb] = fast_bytes;
+            af[s.f_fastest] = fast_time;
+        }
+        if init || slow_time > af[s.f_slowest] {
+            a[sr] = slow_rank;
+            a[sb] = slow_bytes;
+            af[s.f_slowest] = slow_time;
+        }
+    }
+    for &i in s.f_zero {
+        af[i] = 0.0;
+    }
+}
+
+#[derive(Default, Clone, Copy)]
+struct FileEntry {
+    r_bytes: i64,
+    w_bytes: i64,
+    max_offset: i64,
+    nprocs: i64,
+}
+
+#[derive(Default, Clone, Copy, Debug, PartialEq)]
+pub struct Category {
+    pub count: i64,
+    pub total_read: i64,
+    pub total_write: i64,
+    pub max_offset: i64,
+}
+
+#[derive(Default, Clone, Debug, PartialEq)]
+pub struct Metrics {
+    /// all, read-only, write-only, read-write, unique, shared, partially shared
+    pub categories: [Category; 7],
+    pub total_bytes: i64,
+    pub unique_io_total_time_by_slowest: f64,
+    pub unique_rw_only_time_by_slowest: f64,
+    pub unique_md_only_time_by_slowest: f64,
+    pub unique_io_slowest_rank: i64,
+    pub shared_io_total_time_by_slowest: f64,
+    pub agg_time_by_slowest: f64,
+    pub agg_perf_by_slowest: f64,
+}
+
+pub const ALL: usize = 0;
+pub const RO: usize = 1;
+pub const WO: usize = 2;
+pub const RW: usize = 3;
+pub const UNIQ: usize = 4;
+pub const SHARED: usize = 5;
+pub const PART_SHARED: usize = 6;
+
+pub struct Accumulator {
+    spec: &'static Spec,
+    nprocs: i64,
+    agg: Record,
+    n: u64,
+    files: HashMap<u64, FileEntry>,
+    total_bytes: i64,
+    shared_time: f64,
+    /// per rank: (io total, rw only, md only)
+    rank_times: Vec<(f64, f64, f64)>,
+}
+
+impl Accumulator {
+    pub fn new(module: usize, nprocs: i64) -> Option<Self> {
+        let spec = spec(module)?;
+        let (cn, fnames) = counter_names(module);
+        let mut agg = Record::new(module);
+        agg.counters = vec![0; cn.len()];
+        agg.fcounters = vec![0.0; fnames.len()];
+        Some(Accumulator {
+            spec,
+            nprocs,
+            agg,
+            n: 0,
+            files: HashMap::new(),
+            total_bytes: 0,
+            shared_time: 0.0,
+            rank_times: Vec::new(),
+        })
+    }
+
+    pub fn inject(&mut self, rec: &Record) {
+        let s = self.spec;
+        if rec.counters.len() != self.agg.counters.len() || rec.fcounters.len() != self.agg.fcounters.len() {
+            return;
+        }
+        agg_record(s, rec, &mut self.agg, self.n == 0);
+        self.n += 1;
+        let c = &rec.counters;
+        let f = &rec.fcounters;
+        let r = c[s.bytes_read];
+        let w = c[s.bytes_written];
+        let max_offset = match s.max_offset {
+            Some((a, b)) => c[a].max(c[b]),
+            None => -1,
+        };
+        self.total_bytes = self.total_bytes.wrapping_add(r.wrapping_add(w));
+        if rec.rank < 0 {
+            self.shared_time += f[s.f_slowest];
+        } else {
+            let rank = rec.rank as usize;
+            if rank < (1 << 24) {
+                if self.rank_times.len() <= rank {
+                    self.rank_times.resize(rank + 1, (0.0, 0.0, 0.0));
+                }
+                let md = f[s.times[2]];
+                let rw = f[s.times[0]] + f[s.times[1]];
+                let e = &mut self.rank_times[rank];
+                e.0 += md + f[s.times[0]] + f[s.times[1]];
+                e.1 += rw;
+                e.2 += md;
+            }
+        }
+        let e = self.files.entry(rec.id).or_default();
+        e.r_bytes = e.r_bytes.wrapping_add(r);
+        e.w_bytes = e.w_bytes.wrapping_add(w);
+        if max_offset == -1 {
+            e.max_offset = -1;
+        } else {
+            e.max_offset = e.max_offset.max(max_offset);
+        }
+        if rec.rank < 0 {
+            e.nprocs = -1;
+        } else {
+            e.nprocs += 1;
+        }
+    }
+
+    /// The summation record printed by `--total`.
+    pub fn total(&self) -> &Record {
+        &self.agg
+    }
+
+    pub fn metrics(&self) -> Metrics {
+        let mut m = Metrics::default();
+        let inc = |cat: &mut Category, e: &FileEntry| {
+            cat.count += 1;
+            cat.total_read = cat.total_read.wrapping_add(e.r_bytes);
+            cat.total_write = cat.total_write.wrapping_add(e.w_bytes);
+            if e.max_offset == -1 {
+                cat.max_offset = -1;
+            } else {
+                cat.max_offset = cat.max_offset.max(e.max_offset);
+            }
+        };
+        for e in self.files.values() {
+            inc(&mut m.categories[ALL], e);
+            if e.r_bytes > 0 && e.w_bytes == 0 {
+                inc(&mut m.categories[RO], e);
+            } else if e.w_bytes > 0 && e.r_bytes == 0 {
+                inc(&mut m.categories[WO], e);
+            } else if e.w_bytes > 0 && e.r_bytes > 0 {
+                inc(&mut m.categories[RW], e);
+            }
+            if e.nprocs == 1 {
+                inc(&mut m.categories[UNIQ], e);
+            } else if e.nprocs == -1 {
+                inc(&mut m.categories[SHARED], e);
+            } else {
+                inc(&mut m.categories[PART_SHARED], e);
+            }
+        }
+        m.total_bytes = self.total_bytes;
+        m.shared_io_total_time_by_slowest = self.shared_time;
+        let nranks = self.nprocs.max(0) as usize;
+        for (i, t) in self.rank_times.iter().enumerate().take(nranks) {
+            if t.0 > m.unique_io_total_time_by_slowest {
+                m.unique_io_total_time_by_slowest = t.0;
+                m.unique_rw_only_time_by_slowest = t.1;
+                m.unique_md_only_time_by_slowest = t.2;
+                m.unique_io_slowest_rank = i as i64;
+            }
+        }
+        m.agg_time_by_slowest = m.unique_io_total_time_by_slowest + m.shared_io_total_time_by_slowest;
+        if m.agg_time_by_slowest != 0.0 {
+            m.agg_perf_by_slowest = (m.total_bytes as f64 / 1048576.0) / m.agg_time_by_slowest;
+        }
+        m
+    }
+}

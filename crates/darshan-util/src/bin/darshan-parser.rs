@@ -1,0 +1,55 @@
+//! darshan-parser: print a Darshan log as text (drop-in for the C tool).
+#![forbid(unsafe_code)]
+
+use darshan_util::out::Out;
+use darshan_util::parser::*;
+
+fn usage(exe: &str) -> ! {
+    eprintln!("Usage: {exe} [options] <filename>");
+    eprintln!("    --all   : all sub-options are enabled");
+    eprintln!("    --base  : darshan log field data [default]");
+    eprintln!("    --file  : total file counts");
+    eprintln!("    --perf  : derived perf data");
+    eprintln!("    --total : aggregated darshan field data");
+    eprintln!("    --show-incomplete : display results even if log is incomplete");
+    eprintln!("    --version : print the darshan-util version this parser matches");
+    std::process::exit(1);
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let exe = args.first().cloned().unwrap_or_else(|| "darshan-parser".into());
+    let mut mask = 0u32;
+    let mut file = None;
+    let mut only_files = false;
+    for a in &args[1..] {
+        if only_files || !a.starts_with("--") || a == "-" {
+            if file.is_none() {
+                file = Some(a.clone());
+            }
+            continue;
+        }
+        match a.as_str() {
+            "--" => only_files = true,
+            "--all" => mask |= OPT_ALL,
+            "--base" => mask |= OPT_BASE,
+            "--file" => mask |= OPT_FILE,
+            "--perf" => mask |= OPT_PERF,
+            "--total" => mask |= OPT_TOTAL,
+            "--show-incomplete" => mask |= OPT_SHOW_INCOMPLETE,
+            "--version" => {
+                println!("3.5.0");
+                return;
+            }
+            _ => usage(&exe),
+        }
+    }
+    let file = file.unwrap_or_else(|| usage(&exe));
+    if mask == 0 || mask == OPT_SHOW_INCOMPLETE {
+        mask |= OPT_BASE;
+    }
+    let mut out = Out::new();
+    let code = run(&file, mask, &mut out);
+    out.flush();
+    std::process::exit(code);
+}

@@ -1,0 +1,328 @@
+//! The per-module description blocks darshan-parser prints before a
+//! module's records (and again before its totals). Text is darshan-util
+//! 3.5.0's, including its version warnings.
+
+use darshan_log::modules::*;
+
+const POSIX_DESC: &str = "
+# description of POSIX counters:
+#   POSIX_*: posix operation counts.
+#   READS,WRITES,OPENS,SEEKS,STATS,MMAPS,SYNCS,FILENOS,DUPS are types of operations.
+#   POSIX_RENAME_SOURCES/TARGETS: total count file was source or target of a rename operation
+#   POSIX_RENAMED_FROM: Darshan record ID of the first rename source, if file was a rename target
+#   POSIX_MODE: mode that file was opened in.
+#   POSIX_BYTES_*: total bytes read and written.
+#   POSIX_MAX_BYTE_*: highest offset byte read and written.
+#   POSIX_CONSEC_*: number of exactly adjacent reads and writes.
+#   POSIX_SEQ_*: number of reads and writes from increasing offsets.
+#   POSIX_RW_SWITCHES: number of times access alternated between read and write.
+#   POSIX_*_ALIGNMENT: memory and file alignment.
+#   POSIX_*_NOT_ALIGNED: number of reads and writes that were not aligned.
+#   POSIX_MAX_*_TIME_SIZE: size of the slowest read and write operations.
+#   POSIX_SIZE_*_*: histogram of read and write access sizes.
+#   POSIX_STRIDE*_STRIDE: the four most common strides detected.
+#   POSIX_STRIDE*_COUNT: count of the four most common strides.
+#   POSIX_ACCESS*_ACCESS: the four most common access sizes.
+#   POSIX_ACCESS*_COUNT: count of the four most common access sizes.
+#   POSIX_*_RANK: rank of the processes that were the fastest and slowest at I/O (for shared files).
+#   POSIX_*_RANK_BYTES: bytes transferred by the fastest and slowest ranks (for shared files).
+#   POSIX_F_*_START_TIMESTAMP: timestamp of first open/read/write/close.
+#   POSIX_F_*_END_TIMESTAMP: timestamp of last open/read/write/close.
+#   POSIX_F_READ/WRITE/META_TIME: cumulative time spent in read, write, or metadata operations.
+#   POSIX_F_MAX_*_TIME: duration of the slowest read and write operations.
+#   POSIX_F_*_RANK_TIME: fastest and slowest I/O time for a single rank (for shared files).
+#   POSIX_F_VARIANCE_RANK_*: variance of total I/O time and bytes moved for all ranks (for shared files).
+";
+
+const POSIX_V1: &str = "
+# WARNING: POSIX module log format version 1 has the following limitations:
+# - Darshan version 3.1.0 and earlier had only partial instrumentation of stdio stream I/O functions.
+#   File records with stdio counters present will be omitted from output.
+#   Use darshan-logutils < 3.1.0 to retrieve those records.
+";
+const POSIX_V2: &str = "
+# WARNING: POSIX module log format version <=2 has the following limitations:
+# - No support for the following timers:
+# \t- POSIX_F_CLOSE_START_TIMESTAMP
+# \t- POSIX_F_OPEN_END_TIMESTAMP
+";
+const POSIX_V3: &str = "
+# WARNING: POSIX module log format version <=3 has the following limitations:
+# - No support for the following counters to properly instrument dup, fileno, and rename operations:
+# \t- POSIX_FILENOS
+# \t- POSIX_DUPS
+# \t- POSIX_RENAME_SOURCES
+# \t- POSIX_RENAME_TARGETS
+# \t- POSIX_RENAMED_FROM
+";
+const POSIX_V4: &str = "
+# WARNING: POSIX_OPENS counter includes both POSIX_FILENOS and POSIX_DUPS counts
+
+# WARNING: POSIX counters related to file offsets may be incorrect if a file is simultaneously accessed by both POSIX and STDIO (e.g., using fileno())
+# \t- Affected counters include: MAX_BYTE_{READ|WRITTEN}, CONSEC_{READS|WRITES}, SEQ_{READS|WRITES}, {MEM|FILE}_NOT_ALIGNED, STRIDE*_STRIDE
+";
+
+const MPIIO_DESC: &str = "
+# description of MPIIO counters:
+#   MPIIO_INDEP_*: MPI independent operation counts.
+#   MPIIO_COLL_*: MPI collective operation counts.
+#   MPIIO_SPLIT_*: MPI split collective operation counts.
+#   MPIIO_NB_*: MPI non blocking operation counts.
+#   READS,WRITES,and OPENS are types of operations.
+#   MPIIO_SYNCS: MPI file sync operation counts.
+#   MPIIO_HINTS: number of times MPI hints were used.
+#   MPIIO_VIEWS: number of times MPI file views were used.
+#   MPIIO_MODE: MPI-IO access mode that file was opened with.
+#   MPIIO_BYTES_*: total bytes read and written at MPI-IO layer.
+#   MPIIO_RW_SWITCHES: number of times access alternated between read and write.
+#   MPIIO_MAX_*_TIME_SIZE: size of the slowest read and write operations.
+#   MPIIO_SIZE_*_AGG_*: histogram of MPI datatype total sizes for read and write operations.
+#   MPIIO_ACCESS*_ACCESS: the four most common total access sizes.
+#   MPIIO_ACCESS*_COUNT: count of the four most common total access sizes.
+#   MPIIO_*_RANK: rank of the processes that were the fastest and slowest at I/O (for shared files).
+#   MPIIO_*_RANK_BYTES: total bytes transferred at MPI-IO layer by the fastest and slowest ranks (for shared files).
+#   MPIIO_F_*_START_TIMESTAMP: timestamp of first MPI-IO open/read/write/close.
+#   MPIIO_F_*_END_TIMESTAMP: timestamp of last MPI-IO open/read/write/close.
+#   MPIIO_F_READ/WRITE/META_TIME: cumulative time spent in MPI-IO read, write, or metadata operations.
+#   MPIIO_F_MAX_*_TIME: duration of the slowest MPI-IO read and write operations.
+#   MPIIO_F_*_RANK_TIME: fastest and slowest I/O time for a single rank (for shared files).
+#   MPIIO_F_VARIANCE_RANK_*: variance of total I/O time and bytes moved for all ranks (for shared files).
+";
+const MPIIO_V1: &str = "
+# WARNING: MPIIO module log format version 1 has the following limitations:
+# - MPIIO_F_WRITE_START_TIMESTAMP may not be accurate.
+";
+const MPIIO_V2: &str = "
+# WARNING: MPIIO module log format version <=2 does not support the following counters:
+# - MPIIO_F_CLOSE_START_TIMESTAMP
+# - MPIIO_F_OPEN_END_TIMESTAMP
+";
+
+const STDIO_DESC: &str = "
+# description of STDIO counters:
+#   STDIO_{OPENS|FDOPENS|WRITES|READS|SEEKS|FLUSHES} are types of operations.
+#   STDIO_BYTES_*: total bytes read and written.
+#   STDIO_MAX_BYTE_*: highest offset byte read and written.
+#   STDIO_*_RANK: rank of the processes that were the fastest and slowest at I/O (for shared files).
+#   STDIO_*_RANK_BYTES: bytes transferred by the fastest and slowest ranks (for shared files).
+#   STDIO_F_*_START_TIMESTAMP: timestamp of the first call to that type of function.
+#   STDIO_F_*_END_TIMESTAMP: timestamp of the completion of the last call to that type of function.
+#   STDIO_F_*_TIME: cumulative time spent in different types of functions.
+#   STDIO_F_*_RANK_TIME: fastest and slowest I/O time for a single rank (for shared files).
+#   STDIO_F_VARIANCE_RANK_*: variance of total I/O time and bytes moved for all ranks (for shared files).
+";
+const STDIO_V1: &str = "
+# WARNING: STDIO module log format version 1 has the following limitations:
+# - No support for properly instrumenting fdopen operations (STDIO_FDOPENS)
+";
+const STDIO_V2: &str = "
+# WARNING: STDIO_OPENS counter includes STDIO_FDOPENS count
+
+# WARNING: STDIO counters related to file offsets may be incorrect if a file is simultaneously accessed by both STDIO and POSIX (e.g., using fdopen())
+# \t- Affected counters include: MAX_BYTE_{READ|WRITTEN}
+";
+
+const H5F_DESC: &str = "
+# description of HDF5 counters:
+#   H5F_OPENS: HDF5 file open/create operation counts.
+#   H5F_FLUSHES: HDF5 file flush operation counts.
+#   H5F_USE_MPIIO: flag indicating whether MPI-IO was used to access this file.
+#   H5F_F_*_START_TIMESTAMP: timestamp of first HDF5 file open/close.
+#   H5F_F_*_END_TIMESTAMP: timestamp of last HDF5 file open/close.
+#   H5F_F_META_TIME: cumulative time spent in HDF5 metadata operations.
+";
+
+const H5D_DESC: &str = "
+# description of HDF5 counters:
+#   H5D_OPENS: HDF5 dataset open/create operation counts.
+#   H5D_READS: HDF5 dataset read operation counts.
+#   H5D_WRITES: HDF5 dataset write operation counts.
+#   H5D_FLUSHES: HDF5 dataset flush operation counts.
+#   H5D_BYTES_*: total bytes read and written at HDF5 dataset layer.
+#   H5D_RW_SWITCHES: number of times access alternated between read and write.
+#   H5D_*_SELECTS: number of different access selections (regular/irregular hyperslab or points).
+#   H5D_MAX_*_TIME_SIZE: size of the slowest read and write operations.
+#   H5D_SIZE_*_AGG_*: histogram of H5D total access sizes for read and write operations.
+#   H5D_ACCESS*_*: the four most common total accesses, in terms of size and length/stride (in last 5 dimensions).
+#   H5D_ACCESS*_COUNT: count of the four most common total access sizes.
+#   H5D_DATASPACE_NDIMS: number of dimensions in dataset's dataspace.
+#   H5D_DATASPACE_NPOINTS: number of points in dataset's dataspace.
+#   H5D_DATATYPE_SIZE: size of each dataset element.
+#   H5D_CHUNK_SIZE_D*: chunk size in last 5 dimensions of dataset.
+#   H5D_USE_MPIIO_COLLECTIVE: flag indicating whether MPI-IO collectives were used to access this dataset.
+#   H5D_USE_DEPRECATED: flag indicating whether deprecated H5D calls were used.
+#   H5D_*_RANK: rank of the processes that were the fastest and slowest at I/O (for shared datasets).
+#   H5D_*_RANK_BYTES: total bytes transferred at H5D layer by the fastest and slowest ranks (for shared datasets).
+#   H5D_F_*_START_TIMESTAMP: timestamp of first HDF5 dataset open/read/write/close.
+#   H5D_F_*_END_TIMESTAMP: timestamp of last HDF5 datset open/read/write/close.
+#   H5D_F_READ/WRITE/META_TIME: cumulative time spent in H5D read, write, or metadata operations.
+#   H5D_F_MAX_*_TIME: duration of the slowest H5D read and write operations.
+#   H5D_F_*_RANK_TIME: fastest and slowest I/O time for a single rank (for shared datasets).
+#   H5D_F_VARIANCE_RANK_*: variance of total I/O time and bytes moved for all ranks (for shared datasets).
+#   H5D_FILE_REC_ID: Darshan file record ID of the file the dataset belongs to.
+";
+
+const PNETCDF_FILE_DESC: &str = "
+# description of PnetCDF counters:
+#   PNETCDF_FILE_CREATES: PnetCDF file create operation counts.
+#   PNETCDF_FILE_OPENS: PnetCDF file open operation counts.
+#   PNETCDF_FILE_REDEFS: PnetCDF file re-define operation counts.
+#   PNETCDF_FILE_INDEP_WAITS: PnetCDF independent file wait operation counts.
+#   PNETCDF_FILE_COLL_WAITS: PnetCDF collective file wait operation counts.
+#   PNETCDF_FILE_SYNCS: PnetCDF file sync operation counts.
+#   PNETCDF_FILE_BYTES_READ: PnetCDF total bytes read for all file variables.
+#   PNETCDF_FILE_BYTES_WRITTEN: PnetCDF total bytes written for all file variables.
+#   PNETCDF_FILE_WAIT_FAILURES: PnetCDF file wait operation failure counts.
+#   PNETCDF_FILE_F_*_START_TIMESTAMP: timestamp of first PnetCDF file open/close/wait operation.
+#   PNETCDF_FILE_F_*_END_TIMESTAMP: timestamp of last PnetCDF file open/close/wait operation.
+#   PNETCDF_FILE_F_META_TIME: Cumulative time spent in file metadata operations.
+#   PNETCDF_FILE_F_WAIT_TIME: Cumulative time spent in file wait operations.
+";
+const PNETCDF_FILE_V2: &str = "
+# WARNING: PnetCDF file module log format version <=2 does not support the following counters:
+# - PNETCDF_FILE_CREATES
+# - PNETCDF_FILE_REDEFS
+# - PNETCDF_FILE_INDEP_WAITS
+# - PNETCDF_FILE_COLL_WAITS
+# - PNETCDF_FILE_SYNCS
+# - PNETCDF_FILE_BYTES_READ
+# - PNETCDF_FILE_BYTES_WRITTEN
+# - PNETCDF_FILE_WAIT_FAILURES
+# - PNETCDF_FILE_F_WAIT_START_TIMESTAMP
+# - PNETCDF_FILE_F_WAIT_END_TIMESTAMP
+# - PNETCDF_FILE_F_META_TIME
+# - PNETCDF_FILE_F_WAIT_TIME
+";
+
+const BGQ_DESC: &str = "
+# description of BGQ counters:
+#   BGQ_CSJOBID: BGQ control system job ID.
+#   BGQ_NNODES: number of BGQ compute nodes for this job.
+#   BGQ_RANKSPERNODE: number of MPI ranks per compute node.
+#   BGQ_DDRPERNODE: size in MB of DDR3 per compute node.
+#   BGQ_INODES: number of BGQ I/O nodes for this job.
+#   BGQ_*NODES: dimension of A, B, C, D, & E dimensions of torus.
+#   BGQ_TORUSENABLED: which dimensions of the torus are enabled.
+#   BGQ_F_TIMESTAMP: timestamp when the BGQ data was collected.
+";
+
+const LUSTRE_DESC: &str = "
+# description of LUSTRE counters:
+#   LUSTRE_NUM_COMPONENTS: number of instrumented components in the Lustre layout.
+#   LUSTRE_NUM_STRIPES: number of active stripes in the Lustre layout components.
+#   LUSTRE_COMP*_STRIPE_SIZE: stripe size for this file layout component in bytes.
+#   LUSTRE_COMP*_STRIPE_COUNT: number of OSTs over which the file layout component is striped.
+#   LUSTRE_COMP*_STRIPE_PATTERN: pattern (e.g., raid0, mdt, overstriped) for this file layout component.
+#   LUSTRE_COMP*_FLAGS: captured flags (e.g. init, prefwr, stale) for this file layout component.
+#   LUSTRE_COMP*_EXT_START: starting file extent for this file layout component.
+#   LUSTRE_COMP*_EXT_END: ending file extent for this file layout component (-1 means EOF).
+#   LUSTRE_COMP*_MIRROR_ID: mirror ID for this file layout component, if mirrors are enabled.
+#   LUSTRE_COMP*_POOL_NAME: Lustre OST pool used for this file layout component.
+#   LUSTRE_COMP*_OST_ID_*: indices of OSTs over which this file layout component is striped.
+";
+
+const HEATMAP_DESC: &str = "
+# description of heatmap counters:
+#   HEATMAP_F_BIN_WIDTH_SECONDS: time duration of each heatmap bin
+#   HEATMAP_{READ|WRITE}_BIN_{*}: number of bytes read or written within specified heatmap bin
+";
+
+const DFS_DESC: &str = "
+# description of DFS counters:
+#   DFS_*: DFS operation counts.
+#   OPENS,GLOBAL_OPENS,LOOKUPS,DUPS,READS,READXS,WRITES,WRITEXS,GET_SIZES,PUNCHES,REMOVES,STATS are types of operations.
+#   DFS_BYTES_*: total bytes read and written.
+#   DFS_RW_SWITCHES: number of times access alternated between read and write.
+#   DFS_MAX_*_TIME_SIZE: size of the slowest read and write operations.
+#   DFS_SIZE_*_*: histogram of read and write access sizes.
+#   DFS_ACCESS*_ACCESS: the four most common access sizes.
+#   DFS_ACCESS*_COUNT: count of the four most common access sizes.
+#   DFS_CHUNK_SIZE: DFS file chunk size.
+#   DFS_*_RANK: rank of the processes that were the fastest and slowest at I/O (for shared files).
+#   DFS_*_RANK_BYTES: bytes transferred by the fastest and slowest ranks (for shared files).
+#   DFS_F_*_START_TIMESTAMP: timestamp of first open/read/write/close.
+#   DFS_F_*_END_TIMESTAMP: timestamp of last open/read/write/close.
+#   DFS_F_READ/WRITE/META_TIME: cumulative time spent in read, write, or metadata operations.
+#   DFS_F_MAX_*_TIME: duration of the slowest read and write operations.
+#   DFS_F_*_RANK_TIME: fastest and slowest I/O time for a single rank (for shared files).
+";
+
+const DAOS_DESC: &str = "
+# description of DAOS counters:
+#   DAOS_*: DAOS operation counts.
+#   OBJ_OPENS,OBJ_FETCHES,OBJ_UPDATES,OBJ_PUNCHES,OBJ_DKEY_PUNCHES,OBJ_AKEY_PUNCHES,OBJ_DKEY_LISTS,OBJ_AKEY_LISTS,OBJ_RECX_LISTS are types of DAOS object operations.
+#   ARRAY_OPENS,ARRAY_READS,ARRAY_WRITES,ARRAY_GET_SIZES,ARRAY_SET_SIZES,ARRAY_STATS,ARRAY_PUNCHES,ARRAY_DESTROYS are types of DAOS array operations
+#   KV_OPENS,KV_GETS,KV_PUTS,KV_REMOVES,KV_LISTS,KV_DESTROYS are types of DAOS kv operations
+#   DAOS_BYTES_*: total bytes read and written using all DAOS object APIs.
+#   DAOS_RW_SWITCHES: number of times access alternated between read and write.
+#   DAOS_MAX_*_TIME_SIZE: size of the slowest read and write operations.
+#   DAOS_SIZE_*_*: histogram of read and write access sizes.
+#   DAOS_ACCESS*_ACCESS: the four most common access sizes.
+#   DAOS_ACCESS*_COUNT: count of the four most common access sizes.
+#   DAOS_OBJ_OTYPE: DAOS otype value for the object.
+#   DAOS_ARRAY_CELL_SIZE: the cell size for DAOS array objects
+#   DAOS_ARRAY_CHUNK_SIZE: the chunk size for DAOS array objects
+#   DAOS_*_RANK: rank of the processes that were the fastest and slowest at I/O (for shared objects).
+#   DAOS_*_RANK_BYTES: bytes transferred by the fastest and slowest ranks (for shared objects).
+#   DAOS_F_*_START_TIMESTAMP: timestamp of first open/read/write/close.
+#   DAOS_F_*_END_TIMESTAMP: timestamp of last open/read/write/close.
+#   DAOS_F_READ/WRITE/META_TIME: cumulative time spent in read, write, or metadata operations.
+#   DAOS_F_MAX_*_TIME: duration of the slowest read and write operations.
+#   DAOS_F_*_RANK_TIME: fastest and slowest I/O time for a single rank (for shared objects).
+";
+
+/// Description block for `module` at format version `ver`, or None for
+/// modules whose darshan-util prints no description.
+pub fn description(module: usize, ver: u32) -> Option<String> {
+    let mut s = String::new();
+    match module {
+        POSIX => {
+            s.push_str(POSIX_DESC);
+            if ver == 1 {
+                s.push_str(POSIX_V1);
+            }
+            if ver <= 2 {
+                s.push_str(POSIX_V2);
+            }
+            if ver <= 3 {
+                s.push_str(POSIX_V3);
+            }
+            if ver >= 4 {
+                s.push_str(POSIX_V4);
+            }
+        }
+        MPIIO => {
+            s.push_str(MPIIO_DESC);
+            if ver == 1 {
+                s.push_str(MPIIO_V1);
+            }
+            if ver <= 2 {
+                s.push_str(MPIIO_V2);
+            }
+        }
+        STDIO => {
+            s.push_str(STDIO_DESC);
+            if ver == 1 {
+                s.push_str(STDIO_V1);
+            }
+            if ver >= 2 {
+                s.push_str(STDIO_V2);
+            }
+        }
+        H5F => s.push_str(H5F_DESC),
+        H5D => s.push_str(H5D_DESC),
+        PNETCDF_FILE => {
+            s.push_str(PNETCDF_FILE_DESC);
+            if ver <= 2 {
+                s.push_str(PNETCDF_FILE_V2);
+            }
+        }
+        BGQ => s.push_str(BGQ_DESC),
+        LUSTRE => s.push_str(LUSTRE_DESC),
+        HEATMAP => s.push_str(HEATMAP_DESC),
+        DFS => s.push_str(DFS_DESC),
+        DAOS => s.push_str(DAOS_DESC),
+        _ => return None,
+    }
+    Some(s)
+}
