@@ -6,6 +6,7 @@
 pub mod accum;
 pub mod cfmt;
 pub mod describe;
+pub mod dxt;
 pub mod out;
 pub mod parser;
 pub mod printrec;

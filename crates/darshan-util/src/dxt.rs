@@ -1,0 +1,155 @@
+//! darshan-dxt-parser: the job header then every DXT trace segment, in
+//! darshan-util 3.5.0's layout.
+
+use std::collections::HashSet;
+use std::io::Write;
+
+use darshan_log::modules::*;
+use darshan_log::{Extra, LogFile, Record};
+
+use crate::cfmt::{ctime, push_fixed};
+use crate::out::Out;
+
+fn seg_line(b: &mut Vec<u8>, module: &str, rank: i64, op: &str, i: usize, s: &darshan_log::DxtSegment) {
+    let _ = write!(b, "{:>8}{:>8}{:>7}{:>9}{:>16}{:>16}", module, rank, op, i, s.offset, s.length);
+    let mut t = Vec::new();
+    push_fixed(&mut t, s.start_time, 4);
+    let _ = write!(b, "{:>12}", String::from_utf8_lossy(&t));
+    t.clear();
+    push_fixed(&mut t, s.end_time, 4);
+    let _ = write!(b, "{:>12}", String::from_utf8_lossy(&t));
+    match s.pthread_id {
+        Some(tid) => {
+            let _ = writeln!(b, "{:>20}", tid);
+        }
+        None => b.extend_from_slice(b"   N/A\n"),
+    }
+}
+
+pub fn run(path: &str, out: &mut Out) -> i32 {
+    let log = match LogFile::open(path) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("Error: failed to open darshan log file {path}: {e}");
+            return 255;
+        }
+    };
+    let (job, h) = (&log.job, &log.header);
+    let mounts = match job.mounts() {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return 255;
+        }
+    };
+    let names = match log.names() {
+        Ok(n) => n,
+        Err(e) => {
+            eprintln!("Error: failed to read the record name table of {path}: {e}");
+            return 255;
+        }
+    };
+    let b = out.buf();
+    let _ = writeln!(b, "# darshan log version: {}", h.version.as_str());
+    let _ = writeln!(b, "# compression method: {}", h.compression.label());
+    b.extend_from_slice(b"# exe: ");
+    b.extend_from_slice(job.exe());
+    b.push(b'\n');
+    let _ = writeln!(b, "# uid: {}", job.uid);
+    let _ = writeln!(b, "# jobid: {}", job.jobid);
+    let _ = writeln!(b, "# start_time: {}", job.start_time_sec);
+    let _ = write!(b, "# start_time_asci: {}", ctime(job.start_time_sec));
+    let _ = writeln!(b, "# end_time: {}", job.end_time_sec);
+    let _ = write!(b, "# end_time_asci: {}", ctime(job.end_time_sec));
+    let _ = writeln!(b, "# nprocs: {}", job.nprocs);
+    b.extend_from_slice(b"# run time: ");
+    push_fixed(b, job.run_time(h.version), 4);
+    b.push(b'\n');
+    for (k, v) in job.metadata_pairs() {
+        b.extend_from_slice(b"# metadata: ");
+        b.extend_from_slice(k);
+        b.extend_from_slice(b" = ");
+        b.extend_from_slice(v);
+        b.push(b'\n');
+    }
+    b.extend_from_slice(b"\n# log file regions\n# -------------------------------------------------------\n");
+    let _ = writeln!(b, "# header: 1328 bytes (uncompressed)");
+    let _ = writeln!(b, "# job data: {} bytes (compressed)", h.job_map.len);
+    let _ = writeln!(b, "# record table: {} bytes (compressed)", h.name_map.len);
+    for i in 0..KNOWN_MODULE_COUNT {
+        if h.mod_map[i].len > 0 || h.is_partial(i) {
+            let _ = writeln!(b, "# {} module: {} bytes (compressed), ver={}", module_name(i), h.mod_map[i].len, h.mod_ver[i]);
+        }
+    }
+    b.extend_from_slice(b"\n# mounted file systems (mount point and fs type)\n# -------------------------------------------------------\n");
+    for m in &mounts {
+        b.extend_from_slice(b"# mount entry:\t");
+        b.extend_from_slice(&m.path);
+        b.push(b'\t');
+        b.extend_from_slice(&m.fs_type);
+        b.push(b'\n');
+    }
+    let mut rec = Record::default();
+    for module in [DXT_POSIX, DXT_MPIIO] {
+        if h.mod_map[module].len == 0 {
+            continue;
+        }
+        let label = if module == DXT_POSIX { "X_POSIX" } else { "X_MPIIO" };
+        let _ = write!(
+            out.buf(),
+            "\n# ***************************************************\n# {} module data\n# ***************************************************\n",
+            module_name(module)
+        );
+        let mut rd = match log.module_reader(module) {
+            Ok(r) => r,
+            Err(e) => {
+                out.flush();
+                eprintln!("Error: {e}");
+                continue;
+            }
+        };
+        loop {
+            match rd.next_into(&mut rec) {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => {
+                    out.flush();
+                    eprintln!("Error: failed to parse {} module record: {e}", module_name(module));
+                    break;
+                }
+            }
+            let Extra::Dxt { hostname, writes, reads, .. } = &rec.extra else { continue };
+            let name = names.get(rec.id);
+            let (mnt, fs): (&[u8], &[u8]) = match name.and_then(|n| mounts.iter().find(|m| n.starts_with(&m.path))) {
+                Some(m) => (&m.path, &m.fs_type),
+                None => (b"UNKNOWN", b"UNKNOWN"),
+            };
+            let host_end = hostname.iter().position(|&c| c == 0).unwrap_or(hostname.len());
+            let threads: HashSet<u64> = writes.iter().chain(reads.iter()).filter_map(|s| s.pthread_id).collect();
+            let b = out.buf();
+            let _ = write!(b, "\n# DXT, file_id: {}, file_name: ", rec.id);
+            b.extend_from_slice(name.unwrap_or(b"(null)"));
+            let _ = write!(b, "\n# DXT, rank: {}, hostname: ", rec.rank);
+            b.extend_from_slice(&hostname[..host_end]);
+            let _ = write!(
+                b,
+                "\n# DXT, number of threads: {}\n# DXT, write_count: {}, read_count: {}\n# DXT, mnt_pt: ",
+                threads.len().max(1),
+                writes.len(),
+                reads.len()
+            );
+            b.extend_from_slice(mnt);
+            b.extend_from_slice(b", fs_type: ");
+            b.extend_from_slice(fs);
+            b.extend_from_slice(b"\n# Module    Rank  Wt/Rd  Segment          Offset          Length    Start(s)      End(s)   Pthread-ID\n");
+            for (i, s) in writes.iter().enumerate() {
+                seg_line(b, label, rec.rank, "write", i, s);
+            }
+            for (i, s) in reads.iter().enumerate() {
+                seg_line(b, label, rec.rank, "read", i, s);
+            }
+            out.maybe_flush();
+        }
+    }
+    0
+}
