@@ -1,0 +1,174 @@
+//! Runs the real binaries on the shared corpus of C-Darshan logs and
+//! compares with the C darshan-util 3.5.0 output byte for byte.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use darshan_log::{LogFile, Record};
+
+fn shared() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
+}
+
+fn gunzip(p: &Path) -> Vec<u8> {
+    let f = std::fs::File::open(p).unwrap();
+    let mut d = flate2_reader(f);
+    let mut v = Vec::new();
+    d.read_to_end(&mut v).unwrap();
+    v
+}
+
+fn flate2_reader(f: std::fs::File) -> Box<dyn Read> {
+    // gzip via the system zcat keeps this test free of extra crates
+    let out = Command::new("gzip").arg("-dc").stdin(f).output().expect("gzip");
+    Box::new(std::io::Cursor::new(out.stdout))
+}
+
+fn expected(suffix: &str) -> Vec<(String, PathBuf)> {
+    let mut v: Vec<_> = std::fs::read_dir(shared().join("expected"))
+        .unwrap()
+        .filter_map(|e| {
+            let p = e.unwrap().path();
+            let n = p.file_name()?.to_str()?.to_string();
+            n.strip_suffix(suffix).map(|b| (b.to_string(), p.clone()))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn all_logs() -> Vec<PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(shared().join("logs")).unwrap().map(|e| e.unwrap().path()).collect();
+    v.sort();
+    v
+}
+
+fn run(bin: &str, args: &[&str]) -> std::process::Output {
+    Command::new(bin).args(args).env("TZ", "UTC").output().unwrap()
+}
+
+#[test]
+fn parser_all_matches_c_output_on_every_expected_log() {
+    let cases = expected(".all.txt.gz");
+    assert_eq!(cases.len(), 33);
+    let mut failed = vec![];
+    for (base, exp) in &cases {
+        let log = shared().join("logs").join(format!("{base}.darshan"));
+        let out = run(env!("CARGO_BIN_EXE_darshan-parser"), &["--all", log.to_str().unwrap()]);
+        if out.stdout != gunzip(exp) {
+            failed.push(base.clone());
+        }
+    }
+    assert!(failed.is_empty(), "output differs from C darshan-parser for {failed:?}");
+}
+
+#[test]
+fn dxt_parser_matches_c_output() {
+    let cases = expected(".dxt.txt.gz");
+    assert_eq!(cases.len(), 8);
+    for (base, exp) in &cases {
+        let log = shared().join("logs").join(format!("{base}.darshan"));
+        let out = run(env!("CARGO_BIN_EXE_darshan-dxt-parser"), &[log.to_str().unwrap()]);
+        assert!(out.stdout == gunzip(exp), "dxt output differs for {base}");
+    }
+}
+
+#[test]
+fn every_corpus_log_parses() {
+    let logs = all_logs();
+    assert_eq!(logs.len(), 84);
+    for log in &logs {
+        let out = run(env!("CARGO_BIN_EXE_darshan-parser"), &["--all", log.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(0), "{}: {}", log.display(), String::from_utf8_lossy(&out.stderr));
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("Error"), "{}", log.display());
+    }
+}
+
+#[test]
+fn partial_log_exits_255_without_show_incomplete() {
+    let log = shared().join("logs/partial_data_stdio__partial_data_stdio.darshan");
+    let out = run(env!("CARGO_BIN_EXE_darshan-parser"), &[log.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(255));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("The STDIO module contains incomplete data!"));
+}
+
+fn records_of(log: &LogFile) -> Vec<(usize, Vec<Record>)> {
+    log.modules_present()
+        .into_iter()
+        .filter(|&m| m < darshan_log::modules::KNOWN_MODULE_COUNT && darshan_log::modules::WRITE_VERSIONS[m] != 0)
+        .map(|m| (m, log.records(m).unwrap()))
+        .collect()
+}
+
+/// read -> darshan-convert -> read keeps header facts, job, names and
+/// every decoded record (zlib for all logs, bzip2 for some).
+#[test]
+fn convert_round_trip_keeps_everything() {
+    let dir = std::env::temp_dir().join(format!("darshan-rt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (i, log) in all_logs().iter().enumerate() {
+        let out = dir.join("out.darshan");
+        let mut args = vec![log.to_str().unwrap(), out.to_str().unwrap()];
+        if i % 7 == 0 {
+            args.insert(0, "--bzip2");
+        }
+        let r = run(env!("CARGO_BIN_EXE_darshan-convert"), &args);
+        assert!(r.status.success(), "convert {}: {}", log.display(), String::from_utf8_lossy(&r.stderr));
+        let a = LogFile::open(log).unwrap();
+        let b = LogFile::open(&out).unwrap();
+        let mut ja = a.job.clone();
+        if !ja.exe_mnt.is_empty() {
+            // the writer always stores the terminating NUL; nothing else changes
+        }
+        ja.exe_mnt.truncate(4096 - 1080 - 1);
+        assert_eq!(ja, b.job, "job of {}", log.display());
+        let (na, nb) = (a.names().unwrap(), b.names().unwrap());
+        assert_eq!(na.iter().collect::<Vec<_>>(), nb.iter().collect::<Vec<_>>(), "names of {}", log.display());
+        let (ra, rb) = (records_of(&a), records_of(&b));
+        assert_eq!(ra.len(), rb.len(), "module count of {}", log.display());
+        for ((ma, va), (mb, vb)) in ra.iter().zip(rb.iter()) {
+            assert_eq!(ma, mb);
+            assert_eq!(va.len(), vb.len(), "records of module {ma} in {}", log.display());
+            for (x, y) in va.iter().zip(vb.iter()) {
+                // NaN-safe comparison through bit patterns
+                assert_eq!(x.id, y.id);
+                assert_eq!(x.rank, y.rank);
+                assert_eq!(x.counters, y.counters);
+                let fx: Vec<u64> = x.fcounters.iter().map(|f| f.to_bits()).collect();
+                let fy: Vec<u64> = y.fcounters.iter().map(|f| f.to_bits()).collect();
+                assert_eq!(fx, fy, "fcounters of {} in {}", x.id, log.display());
+                if !matches!(x.extra, darshan_log::Extra::Dxt { .. }) {
+                    assert_eq!(x.extra, y.extra);
+                }
+            }
+        }
+        let apmpi = darshan_log::modules::APMPI;
+        let mask = !((1u64 << apmpi) | (1u64 << darshan_log::modules::APXC));
+        assert_eq!(a.header.partial_flag & mask, b.header.partial_flag, "partial flag of {}", log.display());
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn clear_errors_for_truncated_and_foreign_files() {
+    let dir = std::env::temp_dir().join(format!("darshan-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = std::fs::read(shared().join("logs/release_logs__mpi-io-test-x86_64-3.5.0.darshan")).unwrap();
+    let trunc = dir.join("trunc.darshan");
+    std::fs::write(&trunc, &good[..good.len() / 2]).unwrap();
+    let out = run(env!("CARGO_BIN_EXE_darshan-parser"), &[trunc.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(255));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("outside the file") || err.contains("truncated"), "{err}");
+
+    let foreign = dir.join("notes.txt");
+    std::fs::write(&foreign, b"this is just some text, certainly not a darshan log at all........").unwrap();
+    let out = run(env!("CARGO_BIN_EXE_darshan-parser"), &[foreign.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(255));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a Darshan log"));
+
+    let missing = run(env!("CARGO_BIN_EXE_darshan-parser"), &["/nonexistent/x.darshan"]);
+    assert_eq!(missing.status.code(), Some(255));
+    std::fs::remove_dir_all(&dir).ok();
+}
