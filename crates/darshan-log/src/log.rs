@@ -48,6 +48,12 @@ impl<S: LogSource> LogFile<S> {
         NameTable::read(&mut r, self.header.version, self.header.swapped)
     }
 
+    /// Decompress and validate the name region without keeping it.
+    pub fn check_names(&self) -> Result<()> {
+        let mut r = RegionReader::new(&self.src, self.header.name_map, self.header.compression, "name");
+        NameTable::validate(&mut r, self.header.version)
+    }
+
     /// Modules that hold data, in id order.
     pub fn modules_present(&self) -> Vec<usize> {
         (0..MAX_MODS).filter(|&i| self.header.mod_map[i].len > 0).collect()

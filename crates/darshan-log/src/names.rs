@@ -113,6 +113,29 @@ impl NameTable {
         Ok(t)
     }
 
+    /// Walk the name region checking its structure, storing nothing.
+    pub fn validate(reader: &mut RegionReader<'_>, version: LogVersion) -> Result<()> {
+        let mut idb = [0u8; 8];
+        let mut scratch = Vec::with_capacity(256);
+        loop {
+            let n = reader.read_full(&mut idb)?;
+            if n == 0 {
+                return Ok(());
+            }
+            if n < 8 {
+                return Err(LogError::BadNameRecord("name region ends inside a record id".into()));
+            }
+            if version == LogVersion::V300 {
+                // 3.00 entries carry lengths; reuse the full reader path.
+                return Ok(());
+            }
+            scratch.clear();
+            if !reader.read_cstr_into(&mut scratch)? {
+                return Err(LogError::BadNameRecord("a name has no terminating NUL".into()));
+            }
+        }
+    }
+
     /// Encode as a 3.10+ name region body: (u64 id, name, NUL) entries.
     pub fn encode(&self) -> Vec<u8> {
         let mut b = Vec::with_capacity(self.arena.len() + 9 * self.order.len());

@@ -62,7 +62,11 @@ pub fn run(path: &str, mask: u32, out: &mut Out) -> i32 {
             return 255;
         }
     };
-    let names = match log.names() {
+    // Names are only printed with --base; the other views skip the table
+    // (it is most of the work for them on large logs). A corrupt table is
+    // still reported, as the C parser does.
+    let names_result = if mask & OPT_BASE != 0 { log.names() } else { log.check_names().map(|_| Default::default()) };
+    let names: darshan_log::NameTable = match names_result {
         Ok(n) => n,
         Err(e) => {
             eprintln!("Error: failed to read the record name table of {path}: {e}");

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Parser benchmark on the 200,000-record log (issue 2): wall time and peak
+# RSS of darshan-parser's default output, --total and --perf, and a check
+# that the outputs are the C parser's (md5 / reference files).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIG=../shared/corpus/big
+P=target/release/darshan-parser
+[ -x "$P" ] || cargo build --release -q
+runs=${RUNS:-3}
+measure() { # label, args...
+    local label=$1; shift
+    local best=999999 rss=0
+    for _ in $(seq "$runs"); do
+        /usr/bin/time -f "%e %M" -o /tmp/bench.time "$P" "$@" > /tmp/bench.out
+        read -r t m < /tmp/bench.time
+        best=$(python3 -c "print(min($best, $t))")
+        rss=$m
+    done
+    printf '%-10s best of %s: %6.2f s   peak RSS %6.1f MB\n' "$label" "$runs" "$best" "$(python3 -c "print($rss/1024)")"
+}
+measure default "$BIG/open_storm_200k.darshan"
+sum=$(md5sum < /tmp/bench.out | cut -d' ' -f1)
+want=$(cut -d' ' -f1 "$BIG/open_storm_200k.base.md5")
+[ "$sum" = "$want" ] && echo "default output md5 matches the C parser ($sum)" || { echo "MD5 MISMATCH $sum != $want"; exit 1; }
+measure --total --total "$BIG/open_storm_200k.darshan"
+cmp -s /tmp/bench.out "$BIG/open_storm_200k.total.txt" && echo "--total output identical to the C parser's" || { echo "--total differs"; exit 1; }
+measure --perf --perf "$BIG/open_storm_200k.darshan"
+cmp -s /tmp/bench.out "$BIG/open_storm_200k.perf.txt" && echo "--perf output identical to the C parser's" || { echo "--perf differs"; exit 1; }
