@@ -125,10 +125,7 @@ impl NameTable {
             if n < 8 {
                 return Err(LogError::BadNameRecord("name region ends inside a record id".into()));
             }
-            if version == LogVersion::V300 {
-                // 3.00 entries carry lengths; reuse the full reader path.
-                return Ok(());
-            }
+            debug_assert!(version != LogVersion::V300, "3.00 tables go through read()");
             scratch.clear();
             if !reader.read_cstr_into(&mut scratch)? {
                 return Err(LogError::BadNameRecord("a name has no terminating NUL".into()));
