@@ -7,7 +7,7 @@ use std::io::Write;
 use darshan_log::modules::*;
 use darshan_log::{Extra, LogFile, Record};
 
-use crate::cfmt::{ctime, push_fixed};
+use crate::cfmt::push_fixed;
 use crate::out::Out;
 
 fn seg_line(b: &mut Vec<u8>, module: &str, rank: i64, op: &str, i: usize, s: &darshan_log::DxtSegment) {
@@ -49,46 +49,7 @@ pub fn run(path: &str, out: &mut Out) -> i32 {
             return 255;
         }
     };
-    let b = out.buf();
-    let _ = writeln!(b, "# darshan log version: {}", h.version.as_str());
-    let _ = writeln!(b, "# compression method: {}", h.compression.label());
-    b.extend_from_slice(b"# exe: ");
-    b.extend_from_slice(job.exe());
-    b.push(b'\n');
-    let _ = writeln!(b, "# uid: {}", job.uid);
-    let _ = writeln!(b, "# jobid: {}", job.jobid);
-    let _ = writeln!(b, "# start_time: {}", job.start_time_sec);
-    let _ = write!(b, "# start_time_asci: {}", ctime(job.start_time_sec));
-    let _ = writeln!(b, "# end_time: {}", job.end_time_sec);
-    let _ = write!(b, "# end_time_asci: {}", ctime(job.end_time_sec));
-    let _ = writeln!(b, "# nprocs: {}", job.nprocs);
-    b.extend_from_slice(b"# run time: ");
-    push_fixed(b, job.run_time(h.version), 4);
-    b.push(b'\n');
-    for (k, v) in job.metadata_pairs() {
-        b.extend_from_slice(b"# metadata: ");
-        b.extend_from_slice(k);
-        b.extend_from_slice(b" = ");
-        b.extend_from_slice(v);
-        b.push(b'\n');
-    }
-    b.extend_from_slice(b"\n# log file regions\n# -------------------------------------------------------\n");
-    let _ = writeln!(b, "# header: 1328 bytes (uncompressed)");
-    let _ = writeln!(b, "# job data: {} bytes (compressed)", h.job_map.len);
-    let _ = writeln!(b, "# record table: {} bytes (compressed)", h.name_map.len);
-    for i in 0..KNOWN_MODULE_COUNT {
-        if h.mod_map[i].len > 0 || h.is_partial(i) {
-            let _ = writeln!(b, "# {} module: {} bytes (compressed), ver={}", module_name(i), h.mod_map[i].len, h.mod_ver[i]);
-        }
-    }
-    b.extend_from_slice(b"\n# mounted file systems (mount point and fs type)\n# -------------------------------------------------------\n");
-    for m in &mounts {
-        b.extend_from_slice(b"# mount entry:\t");
-        b.extend_from_slice(&m.path);
-        b.push(b'\t');
-        b.extend_from_slice(&m.fs_type);
-        b.push(b'\n');
-    }
+    crate::jobhdr::print_job_header(out.buf(), &log, &mounts);
     let mut rec = Record::default();
     for module in [DXT_POSIX, DXT_MPIIO] {
         if h.mod_map[module].len == 0 {

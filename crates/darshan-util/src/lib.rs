@@ -7,6 +7,7 @@ pub mod accum;
 pub mod cfmt;
 pub mod describe;
 pub mod dxt;
+pub mod jobhdr;
 pub mod out;
 pub mod parser;
 pub mod printrec;

@@ -6,7 +6,7 @@ use darshan_log::modules::*;
 use darshan_log::{LogFile, LogVersion, Record};
 
 use crate::accum::{self, Accumulator};
-use crate::cfmt::{ctime, push_fixed, push_i64};
+use crate::cfmt::{push_fixed, push_i64};
 use crate::describe::description;
 use crate::out::Out;
 use crate::printrec::{print_record, LineCtx};
@@ -74,50 +74,7 @@ pub fn run(path: &str, mask: u32, out: &mut Out) -> i32 {
         }
     };
     out.str(version_warnings(h.version));
-    let b = out.buf();
-    let _ = writeln!(b, "# darshan log version: {}", h.version.as_str());
-    let _ = writeln!(b, "# compression method: {}", h.compression.label());
-    b.extend_from_slice(b"# exe: ");
-    b.extend_from_slice(job.exe());
-    b.push(b'\n');
-    let _ = writeln!(b, "# uid: {}", job.uid);
-    let _ = writeln!(b, "# jobid: {}", job.jobid);
-    let _ = writeln!(b, "# start_time: {}", job.start_time_sec);
-    let _ = write!(b, "# start_time_asci: {}", ctime(job.start_time_sec));
-    let _ = writeln!(b, "# end_time: {}", job.end_time_sec);
-    let _ = write!(b, "# end_time_asci: {}", ctime(job.end_time_sec));
-    let _ = writeln!(b, "# nprocs: {}", job.nprocs);
-    b.extend_from_slice(b"# run time: ");
-    push_fixed(b, job.run_time(h.version), 4);
-    b.push(b'\n');
-    for (k, v) in job.metadata_pairs() {
-        b.extend_from_slice(b"# metadata: ");
-        b.extend_from_slice(k);
-        b.extend_from_slice(b" = ");
-        b.extend_from_slice(v);
-        b.push(b'\n');
-    }
-    b.extend_from_slice(b"\n# log file regions\n# -------------------------------------------------------\n");
-    let _ = writeln!(b, "# header: 1328 bytes (uncompressed)");
-    let _ = writeln!(b, "# job data: {} bytes (compressed)", h.job_map.len);
-    let _ = writeln!(b, "# record table: {} bytes (compressed)", h.name_map.len);
-    for i in 0..MAX_MODS {
-        if h.mod_map[i].len > 0 || h.is_partial(i) {
-            if i < KNOWN_MODULE_COUNT {
-                let _ = writeln!(b, "# {} module: {} bytes (compressed), ver={}", module_name(i), h.mod_map[i].len, h.mod_ver[i]);
-            } else {
-                let _ = writeln!(b, "# <UNKNOWN> module (id {i}): {} bytes (compressed), ver={}", h.mod_map[i].len, h.mod_ver[i]);
-            }
-        }
-    }
-    b.extend_from_slice(b"\n# mounted file systems (mount point and fs type)\n# -------------------------------------------------------\n");
-    for m in &mounts {
-        b.extend_from_slice(b"# mount entry:\t");
-        b.extend_from_slice(&m.path);
-        b.push(b'\t');
-        b.extend_from_slice(&m.fs_type);
-        b.push(b'\n');
-    }
+    crate::jobhdr::print_job_header(out.buf(), &log, &mounts);
     if mask & OPT_BASE != 0 {
         out.str("\n# description of columns:\n#   <module>: module responsible for this I/O record.\n#   <rank>: MPI rank.  -1 indicates that the file is shared\n#      across all processes and statistics are aggregated.\n#   <record id>: hash of the record's file path\n#   <counter name> and <counter value>: statistical counters.\n#      A value of -1 indicates that Darshan could not monitor\n#      that counter, and its value should be ignored.\n#   <file name>: full file path for the record.\n#   <mount pt>: mount point that the file resides on.\n#   <fs type>: type of file system that the file resides on.\n");
     }
