@@ -12,5 +12,6 @@ test:
 
 # Benchmarks; figures go to docs/performance.md.
 bench:
+    scripts/setup.sh
     cargo build --release
     scripts/bench-parser.sh

@@ -15,12 +15,10 @@ struct Layout {
     file_rec_id: bool,
     /// Bytes to skip after the base record (BG/Q v1 padding).
     skip: usize,
-    /// Trailing bytes after the fcounters (DFS/DAOS ids).
-    tail: usize,
 }
 
 const fn lay(size: usize, counters: usize, fcounters: usize) -> Layout {
-    Layout { size, counters, fcounters, file_rec_id: false, skip: 0, tail: 0 }
+    Layout { size, counters, fcounters, file_rec_id: false, skip: 0 }
 }
 
 fn fixed_layout(module: usize, ver: u32) -> Option<Layout> {
@@ -45,8 +43,8 @@ fn fixed_layout(module: usize, ver: u32) -> Option<Layout> {
         (PNETCDF_VAR, 1) => Layout { file_rec_id: true, ..lay(1120, 120, 17) },
         (BGQ, 2) => lay(112, 11, 1),
         (BGQ, 1) => Layout { skip: 8, ..lay(120, 11, 1) },
-        (DFS, 1) => Layout { tail: 32, ..lay(584, 52, 15) },
-        (DAOS, 1) => Layout { tail: 48, ..lay(696, 64, 15) },
+        (DFS, 1) => lay(584, 52, 15), // + pool and container uuids
+        (DAOS, 1) => lay(696, 64, 15), // + uuids and object id
         _ => return None,
     })
 }
@@ -84,9 +82,9 @@ fn insert_at<T: Copy>(v: &mut Vec<T>, at: usize, vals: &[T]) {
     v.extend_from_slice(&tail);
 }
 
-/// Bring counters of an old module version to the newest layout.
-/// Returns false if the record must be dropped (POSIX v1 with stdio data).
-fn upconvert(module: usize, ver: u32, c: &mut Vec<i64>, f: &mut Vec<f64>) -> bool {
+/// Bring counters of an old module version to the newest layout (POSIX is
+/// converted byte-wise in `next_old_posix`).
+fn upconvert(module: usize, ver: u32, c: &mut Vec<i64>, f: &mut Vec<f64>) {
     match module {
         MPIIO if ver <= 2 => insert_at(f, 3, &[-1.0, -1.0]),
         STDIO if ver == 1 => insert_at(c, 1, &[-1]),
@@ -113,7 +111,6 @@ fn upconvert(module: usize, ver: u32, c: &mut Vec<i64>, f: &mut Vec<f64>) -> boo
         }
         _ => {}
     }
-    true
 }
 
 pub struct ModuleReader<'a> {
@@ -195,14 +192,13 @@ impl<'a> ModuleReader<'a> {
             HEATMAP => self.next_heatmap(rec),
             MDHIM => self.next_mdhim(rec),
             POSIX if self.version < 4 => self.next_old_posix(rec),
-            _ => loop {
+            _ => {
                 if !self.next_fixed(rec)? {
                     return Ok(false);
                 }
-                if upconvert(self.module, self.version, &mut rec.counters, &mut rec.fcounters) {
-                    return Ok(true);
-                }
-            },
+                upconvert(self.module, self.version, &mut rec.counters, &mut rec.fcounters);
+                Ok(true)
+            }
         }
     }
 
@@ -239,7 +235,6 @@ impl<'a> ModuleReader<'a> {
             let cont_uuid = c.bytes::<16>();
             rec.extra = Extra::Daos { pool_uuid, cont_uuid, oid_hi: c.u64(), oid_lo: c.u64() };
         }
-        debug_assert!(c.pos + (l.tail.saturating_sub(l.tail)) <= l.size);
         Ok(true)
     }
 

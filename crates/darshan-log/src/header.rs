@@ -115,10 +115,6 @@ fn insert_bit(flag: u64, at: usize) -> u64 {
 }
 
 impl Header {
-    pub fn encoded_size(&self) -> usize {
-        if self.version == LogVersion::V341 { HEADER_SIZE } else { OLD_HEADER_SIZE }
-    }
-
     /// Parse the header from the first bytes of a log of `file_size` bytes.
     pub fn parse(bytes: &[u8], file_size: u64) -> Result<Header> {
         if bytes.len() < 16 {

@@ -39,6 +39,13 @@ fn until_nul(b: &[u8]) -> &[u8] {
     &b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]
 }
 
+/// The mount a record name lives on: the first entry (mounts come longest
+/// path first) whose path is a byte prefix of the name, as darshan-util
+/// matches them (no "/" boundary check).
+pub fn mount_of<'m>(mounts: &'m [Mount], name: &[u8]) -> Option<&'m Mount> {
+    mounts.iter().find(|m| name.starts_with(&m.path))
+}
+
 impl Job {
     pub fn parse(bytes: &[u8], version: LogVersion, swapped: bool) -> Result<Job> {
         let new = version == LogVersion::V341;

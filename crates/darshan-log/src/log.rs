@@ -38,10 +38,6 @@ impl<S: LogSource> LogFile<S> {
         Ok(LogFile { src, header, job })
     }
 
-    pub fn source(&self) -> &S {
-        &self.src
-    }
-
     /// Read the whole name table (bounded by the names themselves).
     pub fn names(&self) -> Result<NameTable> {
         let mut r = RegionReader::new(&self.src, self.header.name_map, self.header.compression, "name");

@@ -124,17 +124,19 @@ impl<W: Write + Seek> LogWriter<W> {
             return Err(LogError::Write(format!("module {module} written out of order")));
         }
         self.next_module = module + 1;
+        let mut records = records.into_iter().peekable();
+        if records.peek().is_none() {
+            // No region at all (an empty encoder would still emit a stream).
+            return Ok(());
+        }
         let off = self.pos;
-        let comp = self.comp;
-        let mut enc = Encoder::new(comp, &mut self.out)?;
-        let mut any = false;
+        let mut enc = Encoder::new(self.comp, &mut self.out)?;
         self.stage.clear();
         for r in records {
             if r.module != module {
                 return Err(LogError::Write(format!("record of module {} given for module {module}", r.module)));
             }
             encode_record(r, &mut self.stage)?;
-            any = true;
             if self.stage.len() >= 1 << 20 {
                 enc.write_all(&self.stage)?;
                 self.stage.clear();
@@ -142,13 +144,6 @@ impl<W: Write + Seek> LogWriter<W> {
         }
         enc.write_all(&self.stage)?;
         self.stage.clear();
-        if !any {
-            // Nothing to write; an empty encoder still emits a stream
-            // trailer, so rewind to keep the region truly absent.
-            drop(enc);
-            self.out.seek(SeekFrom::Start(off))?;
-            return Ok(());
-        }
         let len = enc.finish()?;
         self.pos += len;
         self.header.mod_map[module] = RegionMap { off, len };
@@ -162,15 +157,10 @@ impl<W: Write + Seek> LogWriter<W> {
 
     /// Write the header and return the underlying writer.
     pub fn finish(mut self) -> Result<W> {
-        // Truncate anything an aborted empty module may have left behind.
         self.out.seek(SeekFrom::Start(0))?;
         self.out.write_all(&self.header.encode())?;
         self.out.seek(SeekFrom::Start(self.pos))?;
         self.out.flush()?;
         Ok(self.out)
-    }
-
-    pub fn position(&self) -> u64 {
-        self.pos
     }
 }

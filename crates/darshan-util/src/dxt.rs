@@ -5,7 +5,8 @@ use std::collections::HashSet;
 use std::io::Write;
 
 use darshan_log::modules::*;
-use darshan_log::{Extra, LogFile, Record};
+use darshan_log::job::mount_of;
+use darshan_log::{Extra, Record};
 
 use crate::cfmt::push_fixed;
 use crate::out::Out;
@@ -27,21 +28,8 @@ fn seg_line(b: &mut Vec<u8>, module: &str, rank: i64, op: &str, i: usize, s: &da
 }
 
 pub fn run(path: &str, out: &mut Out) -> i32 {
-    let log = match LogFile::open(path) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("Error: failed to open darshan log file {path}: {e}");
-            return 255;
-        }
-    };
-    let (job, h) = (&log.job, &log.header);
-    let mounts = match job.mounts() {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("Error: {e}");
-            return 255;
-        }
-    };
+    let Some((log, mounts)) = crate::jobhdr::open_for_print(path) else { return 255 };
+    let h = &log.header;
     let names = match log.names() {
         Ok(n) => n,
         Err(e) => {
@@ -81,7 +69,7 @@ pub fn run(path: &str, out: &mut Out) -> i32 {
             }
             let Extra::Dxt { hostname, writes, reads, .. } = &rec.extra else { continue };
             let name = names.get(rec.id);
-            let (mnt, fs): (&[u8], &[u8]) = match name.and_then(|n| mounts.iter().find(|m| n.starts_with(&m.path))) {
+            let (mnt, fs): (&[u8], &[u8]) = match name.and_then(|n| mount_of(&mounts, n)) {
                 Some(m) => (&m.path, &m.fs_type),
                 None => (b"UNKNOWN", b"UNKNOWN"),
             };

@@ -4,10 +4,20 @@
 use std::io::Write;
 
 use darshan_log::modules::*;
-use darshan_log::source::LogSource;
+use darshan_log::source::{FileSource, LogSource};
 use darshan_log::{LogFile, Mount};
 
 use crate::cfmt::{ctime, push_fixed};
+
+/// Open a log and its mount table, printing the C tools' kind of error
+/// (and returning None, for exit status 255) when either fails.
+pub fn open_for_print(path: &str) -> Option<(LogFile<FileSource>, Vec<Mount>)> {
+    let log = LogFile::open(path)
+        .map_err(|e| eprintln!("Error: failed to open darshan log file {path}: {e}"))
+        .ok()?;
+    let mounts = log.job.mounts().map_err(|e| eprintln!("Error: {e}")).ok()?;
+    Some((log, mounts))
+}
 
 pub fn print_job_header<S: LogSource>(b: &mut Vec<u8>, log: &LogFile<S>, mounts: &[Mount]) {
     let (job, h) = (&log.job, &log.header);

@@ -3,11 +3,13 @@
 use std::io::Write;
 
 use darshan_log::modules::*;
-use darshan_log::{LogFile, LogVersion, Record};
+use darshan_log::job::mount_of;
+use darshan_log::{LogVersion, Record};
 
 use crate::accum::{self, Accumulator};
 use crate::cfmt::{push_fixed, push_i64};
 use crate::describe::description;
+use crate::jobhdr::open_for_print;
 use crate::out::Out;
 use crate::printrec::{print_record, LineCtx};
 
@@ -46,22 +48,8 @@ fn version_warnings(v: LogVersion) -> &'static str {
 /// Run the parser on `path` with option `mask`, writing to `out`.
 /// Returns the process exit status.
 pub fn run(path: &str, mask: u32, out: &mut Out) -> i32 {
-    let log = match LogFile::open(path) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("Error: failed to open darshan log file {path}: {e}");
-            return 255;
-        }
-    };
-    let job = &log.job;
-    let h = &log.header;
-    let mounts = match job.mounts() {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("Error: {e}");
-            return 255;
-        }
-    };
+    let Some((log, mounts)) = open_for_print(path) else { return 255 };
+    let (job, h) = (&log.job, &log.header);
     // Names are only printed with --base; the other views skip the table
     // (it is most of the work for them on large logs). A corrupt table is
     // still reported, as the C parser does.
@@ -99,12 +87,6 @@ pub fn run(path: &str, mask: u32, out: &mut Out) -> i32 {
             continue;
         } else if !accum::supported(i) && mask & OPT_BASE == 0 {
             continue;
-        }
-        if i >= KNOWN_MODULE_COUNT || i == APXC || i == APMPI || i == DXT_POSIX || i == DXT_MPIIO {
-            // partial flag on a module without handlers: nothing to print
-            if h.mod_map[i].len == 0 && !accum::supported(i) && !(i < KNOWN_MODULE_COUNT) {
-                continue;
-            }
         }
         let name = module_name(i);
         let _ = write!(
@@ -157,7 +139,7 @@ pub fn run(path: &str, mask: u32, out: &mut Out) -> i32 {
             }
             if mask & OPT_BASE != 0 {
                 let (rname, mnt, fs): (&[u8], &[u8], &[u8]) = match names.get(rec.id) {
-                    Some(n) => match mounts.iter().find(|m| n.starts_with(&m.path)) {
+                    Some(n) => match mount_of(&mounts, n) {
                         Some(m) => (n, &m.path, &m.fs_type),
                         None => (n, b"UNKNOWN", b"UNKNOWN"),
                     },

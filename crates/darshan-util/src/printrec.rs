@@ -14,25 +14,51 @@ pub struct LineCtx<'a> {
     pub fs: &'a [u8],
 }
 
-fn prefix(buf: &mut Vec<u8>, label: &str, rank: i64, id: u64) -> usize {
-    let start = buf.len();
-    buf.extend_from_slice(label.as_bytes());
-    buf.push(b'\t');
-    push_i64(buf, rank);
-    buf.push(b'\t');
-    push_u64(buf, id);
-    buf.push(b'\t');
-    buf.len() - start
+/// The constant prefix (`module, rank, id`) and suffix (`name, mount,
+/// fs`) of a record's lines, formatted once per record.
+struct Lines {
+    pfx: Vec<u8>,
+    sfx: Vec<u8>,
 }
 
-fn suffix(buf: &mut Vec<u8>, name: &[u8], mnt: &[u8], fs: &[u8]) {
-    buf.push(b'\t');
-    buf.extend_from_slice(name);
-    buf.push(b'\t');
-    buf.extend_from_slice(mnt);
-    buf.push(b'\t');
-    buf.extend_from_slice(fs);
-    buf.push(b'\n');
+impl Lines {
+    fn new(label: &str, rec: &Record, name: &[u8], mnt: &[u8], fs: &[u8]) -> Self {
+        let mut pfx = Vec::with_capacity(48);
+        pfx.extend_from_slice(label.as_bytes());
+        pfx.push(b'\t');
+        push_i64(&mut pfx, rec.rank);
+        pfx.push(b'\t');
+        push_u64(&mut pfx, rec.id);
+        pfx.push(b'\t');
+        let mut sfx = Vec::with_capacity(name.len() + mnt.len() + fs.len() + 4);
+        for part in [name, mnt, fs] {
+            sfx.push(b'\t');
+            sfx.extend_from_slice(part);
+        }
+        sfx.push(b'\n');
+        Lines { pfx, sfx }
+    }
+
+    #[inline]
+    fn put(&self, buf: &mut Vec<u8>, cname: &str, value: impl FnOnce(&mut Vec<u8>)) {
+        buf.extend_from_slice(&self.pfx);
+        buf.extend_from_slice(cname.as_bytes());
+        buf.push(b'\t');
+        value(buf);
+        buf.extend_from_slice(&self.sfx);
+    }
+    fn i(&self, buf: &mut Vec<u8>, cname: &str, v: i64) {
+        self.put(buf, cname, |b| push_i64(b, v))
+    }
+    fn u(&self, buf: &mut Vec<u8>, cname: &str, v: u64) {
+        self.put(buf, cname, |b| push_u64(b, v))
+    }
+    fn f(&self, buf: &mut Vec<u8>, cname: &str, v: f64) {
+        self.put(buf, cname, |b| push_f6(b, v))
+    }
+    fn s(&self, buf: &mut Vec<u8>, cname: &str, v: &[u8]) {
+        self.put(buf, cname, |b| b.extend_from_slice(v))
+    }
 }
 
 pub fn uuid_str(u: &[u8; 16]) -> String {
@@ -74,72 +100,33 @@ fn lustre_flags(v: i64) -> String {
 
 /// Append every line of `rec` to `buf`.
 pub fn print_record(buf: &mut Vec<u8>, rec: &Record, ctx: &LineCtx<'_>) {
-    // DFS and DAOS print their pool/container instead of a mount point.
-    let owned_name;
-    let owned_mnt;
-    let (mut name, mut mnt, mut fs) = (ctx.name, ctx.mnt, ctx.fs);
-    match &rec.extra {
+    // DFS and DAOS print their pool/container instead of a mount point,
+    // and DAOS its object id instead of a name.
+    let uuids = |p: &[u8; 16], c: &[u8; 16]| format!("{}:{}", uuid_str(p), uuid_str(c));
+    let (name, mnt): (Option<String>, Option<String>) = match &rec.extra {
         Extra::Dfs { pool_uuid, cont_uuid } => {
-            owned_mnt = if pool_uuid.iter().all(|&b| b == 0) || cont_uuid.iter().all(|&b| b == 0) {
-                "UNKNOWN".to_string()
-            } else {
-                format!("{}:{}", uuid_str(pool_uuid), uuid_str(cont_uuid))
-            };
-            mnt = owned_mnt.as_bytes();
-            fs = b"N/A";
+            let unknown = pool_uuid.iter().all(|&b| b == 0) || cont_uuid.iter().all(|&b| b == 0);
+            (None, Some(if unknown { "UNKNOWN".into() } else { uuids(pool_uuid, cont_uuid) }))
         }
         Extra::Daos { pool_uuid, cont_uuid, oid_hi, oid_lo } => {
-            owned_name = format!("{oid_hi}.{oid_lo}");
-            name = owned_name.as_bytes();
-            owned_mnt = format!("{}:{}", uuid_str(pool_uuid), uuid_str(cont_uuid));
-            mnt = owned_mnt.as_bytes();
-            fs = b"N/A";
+            (Some(format!("{oid_hi}.{oid_lo}")), Some(uuids(pool_uuid, cont_uuid)))
         }
-        _ => {
-            owned_name = String::new();
-            owned_mnt = String::new();
-            let _ = (&owned_name, &owned_mnt);
-        }
-    }
-    let mut sfx = Vec::with_capacity(name.len() + mnt.len() + fs.len() + 4);
-    suffix(&mut sfx, name, mnt, fs);
-    let mut pfx = Vec::with_capacity(48);
-    prefix(&mut pfx, ctx.module_label, rec.rank, rec.id);
-
-    let line_i = |buf: &mut Vec<u8>, cname: &str, v: i64| {
-        buf.extend_from_slice(&pfx);
-        buf.extend_from_slice(cname.as_bytes());
-        buf.push(b'\t');
-        push_i64(buf, v);
-        buf.extend_from_slice(&sfx);
+        _ => (None, None),
     };
-    let line_u = |buf: &mut Vec<u8>, cname: &str, v: u64| {
-        buf.extend_from_slice(&pfx);
-        buf.extend_from_slice(cname.as_bytes());
-        buf.push(b'\t');
-        push_u64(buf, v);
-        buf.extend_from_slice(&sfx);
-    };
-    let line_f = |buf: &mut Vec<u8>, cname: &str, v: f64| {
-        buf.extend_from_slice(&pfx);
-        buf.extend_from_slice(cname.as_bytes());
-        buf.push(b'\t');
-        push_f6(buf, v);
-        buf.extend_from_slice(&sfx);
-    };
-    let line_s = |buf: &mut Vec<u8>, cname: &str, v: &[u8]| {
-        buf.extend_from_slice(&pfx);
-        buf.extend_from_slice(cname.as_bytes());
-        buf.push(b'\t');
-        buf.extend_from_slice(v);
-        buf.extend_from_slice(&sfx);
-    };
+    let fs: &[u8] = if mnt.is_some() { b"N/A" } else { ctx.fs };
+    let l = Lines::new(
+        ctx.module_label,
+        rec,
+        name.as_ref().map_or(ctx.name, |n| n.as_bytes()),
+        mnt.as_ref().map_or(ctx.mnt, |m| m.as_bytes()),
+        fs,
+    );
 
     match (&rec.extra, rec.module) {
         (Extra::Lustre { components, ost_ids }, _) => {
-            line_i(buf, "LUSTRE_NUM_COMPONENTS", components.len() as i64);
+            l.i(buf, "LUSTRE_NUM_COMPONENTS", components.len() as i64);
             let nstripes: i64 = components.iter().map(|c| c.counters[1].max(0)).sum();
-            line_i(buf, "LUSTRE_NUM_STRIPES", nstripes);
+            l.i(buf, "LUSTRE_NUM_STRIPES", nstripes);
             let mut ost = 0usize;
             for (k, c) in components.iter().enumerate() {
                 let k = k + 1;
@@ -149,28 +136,28 @@ pub fn print_record(buf: &mut Vec<u8>, rec: &Record, ctx: &LineCtx<'_>) {
                 for (ci, n) in N.iter().enumerate() {
                     let cname = format!("LUSTRE_COMP{k}_{n}");
                     match ci {
-                        2 => line_s(buf, &cname, lustre_pattern(c.counters[2]).as_bytes()),
-                        3 => line_s(buf, &cname, lustre_flags(c.counters[3]).as_bytes()),
-                        _ => line_i(buf, &cname, c.counters[ci]),
+                        2 => l.s(buf, &cname, lustre_pattern(c.counters[2]).as_bytes()),
+                        3 => l.s(buf, &cname, lustre_flags(c.counters[3]).as_bytes()),
+                        _ => l.i(buf, &cname, c.counters[ci]),
                     }
                 }
                 let pool_end = c.pool_name.iter().position(|&b| b == 0).unwrap_or(16);
                 let pool = if pool_end == 0 { &b"N/A"[..] } else { &c.pool_name[..pool_end] };
-                line_s(buf, &format!("LUSTRE_COMP{k}_POOL_NAME"), pool);
+                l.s(buf, &format!("LUSTRE_COMP{k}_POOL_NAME"), pool);
                 for j in 0..c.counters[1].max(0) as usize {
                     let v = ost_ids.get(ost).copied().unwrap_or(-1);
                     ost += 1;
-                    line_i(buf, &format!("LUSTRE_COMP{k}_OST_ID_{j}"), v);
+                    l.i(buf, &format!("LUSTRE_COMP{k}_OST_ID_{j}"), v);
                 }
             }
         }
         (Extra::Heatmap { bin_width, write_bins, read_bins }, _) => {
-            line_f(buf, "HEATMAP_F_BIN_WIDTH_SECONDS", *bin_width);
+            l.f(buf, "HEATMAP_F_BIN_WIDTH_SECONDS", *bin_width);
             for (i, &v) in read_bins.iter().enumerate() {
-                line_i(buf, &format!("HEATMAP_READ_BIN_{i}"), v);
+                l.i(buf, &format!("HEATMAP_READ_BIN_{i}"), v);
             }
             for (i, &v) in write_bins.iter().enumerate() {
-                line_i(buf, &format!("HEATMAP_WRITE_BIN_{i}"), v);
+                l.i(buf, &format!("HEATMAP_WRITE_BIN_{i}"), v);
             }
         }
         (extra, m) => {
@@ -178,20 +165,20 @@ pub fn print_record(buf: &mut Vec<u8>, rec: &Record, ctx: &LineCtx<'_>) {
             for (i, &v) in rec.counters.iter().enumerate() {
                 let n = cn.get(i).copied().unwrap_or("UNKNOWN");
                 if m == POSIX && i == 12 {
-                    line_u(buf, n, v as u64);
+                    l.u(buf, n, v as u64);
                 } else {
-                    line_i(buf, n, v);
+                    l.i(buf, n, v);
                 }
             }
             for (i, &v) in rec.fcounters.iter().enumerate() {
-                line_f(buf, fnames.get(i).copied().unwrap_or("UNKNOWN"), v);
+                l.f(buf, fnames.get(i).copied().unwrap_or("UNKNOWN"), v);
             }
             match extra {
-                Extra::FileRecId(fid) if m == H5D => line_u(buf, "H5D_FILE_REC_ID", *fid),
-                Extra::FileRecId(fid) if m == PNETCDF_VAR => line_u(buf, "PNETCDF_VAR_FILE_REC_ID", *fid),
+                Extra::FileRecId(fid) if m == H5D => l.u(buf, "H5D_FILE_REC_ID", *fid),
+                Extra::FileRecId(fid) if m == PNETCDF_VAR => l.u(buf, "PNETCDF_VAR_FILE_REC_ID", *fid),
                 Extra::Mdhim { server_histogram } => {
                     for (i, &v) in server_histogram.iter().enumerate() {
-                        line_i(buf, &format!("MDHIM_SERVER_{i}"), v);
+                        l.i(buf, &format!("MDHIM_SERVER_{i}"), v);
                     }
                 }
                 _ => {}

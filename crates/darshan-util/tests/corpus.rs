@@ -1,7 +1,6 @@
 //! Runs the real binaries on the shared corpus of C-Darshan logs and
 //! compares with the C darshan-util 3.5.0 output byte for byte.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -11,18 +10,12 @@ fn shared() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
 }
 
+/// The C outputs are stored gzipped; the system gzip reads them.
 fn gunzip(p: &Path) -> Vec<u8> {
     let f = std::fs::File::open(p).unwrap();
-    let mut d = flate2_reader(f);
-    let mut v = Vec::new();
-    d.read_to_end(&mut v).unwrap();
-    v
-}
-
-fn flate2_reader(f: std::fs::File) -> Box<dyn Read> {
-    // gzip via the system zcat keeps this test free of extra crates
     let out = Command::new("gzip").arg("-dc").stdin(f).output().expect("gzip");
-    Box::new(std::io::Cursor::new(out.stdout))
+    assert!(out.status.success(), "gzip -dc {}", p.display());
+    out.stdout
 }
 
 fn expected(suffix: &str) -> Vec<(String, PathBuf)> {
@@ -117,12 +110,7 @@ fn convert_round_trip_keeps_everything() {
         assert!(r.status.success(), "convert {}: {}", log.display(), String::from_utf8_lossy(&r.stderr));
         let a = LogFile::open(log).unwrap();
         let b = LogFile::open(&out).unwrap();
-        let mut ja = a.job.clone();
-        if !ja.exe_mnt.is_empty() {
-            // the writer always stores the terminating NUL; nothing else changes
-        }
-        ja.exe_mnt.truncate(4096 - 1080 - 1);
-        assert_eq!(ja, b.job, "job of {}", log.display());
+        assert_eq!(a.job, b.job, "job of {}", log.display());
         let (na, nb) = (a.names().unwrap(), b.names().unwrap());
         assert_eq!(na.iter().collect::<Vec<_>>(), nb.iter().collect::<Vec<_>>(), "names of {}", log.display());
         let (ra, rb) = (records_of(&a), records_of(&b));
@@ -138,9 +126,9 @@ fn convert_round_trip_keeps_everything() {
                 let fx: Vec<u64> = x.fcounters.iter().map(|f| f.to_bits()).collect();
                 let fy: Vec<u64> = y.fcounters.iter().map(|f| f.to_bits()).collect();
                 assert_eq!(fx, fy, "fcounters of {} in {}", x.id, log.display());
-                if !matches!(x.extra, darshan_log::Extra::Dxt { .. }) {
-                    assert_eq!(x.extra, y.extra);
-                }
+                // DXT is written at the 32-byte-segment versions: the only
+                // loss would be pthread ids, which no corpus log has.
+                assert_eq!(x.extra, y.extra, "extra data of {} in {}", x.id, log.display());
             }
         }
         let apmpi = darshan_log::modules::APMPI;

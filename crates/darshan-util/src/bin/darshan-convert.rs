@@ -80,7 +80,7 @@ fn convert(inp: &str, outp: &str, bzip2: bool, obf: bool, key: u64, only: Option
         let mounts = job.mounts().unwrap_or_default();
         let mut t = NameTable::new();
         for (id, n) in names.iter() {
-            let prefix = mounts.iter().find(|m| n.starts_with(&m.path)).map(|m| m.path.clone()).unwrap_or_default();
+            let prefix = darshan_log::job::mount_of(&mounts, n).map(|m| m.path.clone()).unwrap_or_default();
             let mut s = prefix;
             s.push(b'/');
             s.extend_from_slice(obfuscate(n, key).to_string().as_bytes());
