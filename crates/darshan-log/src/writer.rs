@@ -35,10 +35,10 @@ enum Encoder<'w, W: Write> {
 }
 
 impl<'w, W: Write> Encoder<'w, W> {
-    fn new(comp: Compression, out: &'w mut W) -> Result<Self> {
+    fn new(comp: Compression, level: u32, out: &'w mut W) -> Result<Self> {
         let c = Counting { inner: out, n: 0 };
         Ok(match comp {
-            Compression::Zlib => Encoder::Zlib(flate2::write::ZlibEncoder::new(c, flate2::Compression::new(6))),
+            Compression::Zlib => Encoder::Zlib(flate2::write::ZlibEncoder::new(c, flate2::Compression::new(level))),
             Compression::Bzip2 => Encoder::Bzip2(bzip2::write::BzEncoder::new(c, bzip2::Compression::new(9))),
             Compression::None => return Err(LogError::Write("uncompressed logs are not written".into())),
         })
@@ -61,6 +61,7 @@ impl<'w, W: Write> Encoder<'w, W> {
 pub struct LogWriter<W: Write + Seek> {
     out: W,
     comp: Compression,
+    zlib_level: u32,
     pos: u64,
     header: Header,
     next_module: usize,
@@ -75,6 +76,7 @@ impl<W: Write + Seek> LogWriter<W> {
         Ok(LogWriter {
             out,
             comp,
+            zlib_level: 6,
             pos: HEADER_SIZE as u64,
             header: Header {
                 version: LogVersion::V341,
@@ -93,11 +95,44 @@ impl<W: Write + Seek> LogWriter<W> {
 
     fn region(&mut self, bytes: &[u8]) -> Result<RegionMap> {
         let off = self.pos;
-        let mut enc = Encoder::new(self.comp, &mut self.out)?;
+        let mut enc = Encoder::new(self.comp, self.zlib_level, &mut self.out)?;
         enc.write_all(bytes)?;
         let len = enc.finish()?;
         self.pos += len;
         Ok(RegionMap { off, len })
+    }
+
+    /// zlib level for the regions written from now on (default 6, as
+    /// darshan-util; the runtime uses a faster level at shutdown).
+    pub fn set_zlib_level(&mut self, level: u32) {
+        self.zlib_level = level.min(9);
+    }
+
+    /// Write the name region from bytes already packed as on disk
+    /// (u64 id, name, NUL)*, as the runtime keeps them.
+    pub fn write_names_raw(&mut self, packed: &[u8]) -> Result<()> {
+        if packed.is_empty() {
+            self.header.name_map = RegionMap { off: self.pos, len: 0 };
+            return Ok(());
+        }
+        self.header.name_map = self.region(packed)?;
+        Ok(())
+    }
+
+    /// Write one module region from records already encoded in the
+    /// current layout (`WRITE_VERSIONS[module]`), back to back.
+    pub fn write_module_raw(&mut self, module: usize, packed: &[u8]) -> Result<()> {
+        if module >= MAX_MODS || module < self.next_module {
+            return Err(LogError::Write(format!("module {module} written out of order")));
+        }
+        self.next_module = module + 1;
+        if packed.is_empty() {
+            return Ok(());
+        }
+        let map = self.region(packed)?;
+        self.header.mod_map[module] = map;
+        self.header.mod_ver[module] = WRITE_VERSIONS.get(module).copied().unwrap_or(0);
+        Ok(())
     }
 
     pub fn write_job(&mut self, job: &Job) -> Result<()> {
@@ -130,7 +165,7 @@ impl<W: Write + Seek> LogWriter<W> {
             return Ok(());
         }
         let off = self.pos;
-        let mut enc = Encoder::new(self.comp, &mut self.out)?;
+        let mut enc = Encoder::new(self.comp, self.zlib_level, &mut self.out)?;
         self.stage.clear();
         for r in records {
             if r.module != module {

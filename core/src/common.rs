@@ -1,0 +1,192 @@
+//! Counter arithmetic shared by the modules, with Darshan's exact rules
+//! (see `semantics.md` §3): non-overlapping cumulative time, start/end
+//! timestamps, the access-size histogram, and the common-value counters.
+//!
+//! Records are 64-bit words; floating-point counters are stored as f64 bits.
+
+#[inline]
+pub fn getf(w: &[u64], i: usize) -> f64 {
+    f64::from_bits(w[i])
+}
+
+#[inline]
+pub fn setf(w: &mut [u64], i: usize, v: f64) {
+    w[i] = v.to_bits();
+}
+
+#[inline]
+pub fn add(w: &mut [u64], i: usize, v: i64) {
+    w[i] = (w[i] as i64).wrapping_add(v) as u64;
+}
+
+#[inline]
+pub fn get(w: &[u64], i: usize) -> i64 {
+    w[i] as i64
+}
+
+/// Cumulative time without double counting overlapping calls of the same
+/// category: only the part after the previous call's end is added.
+#[inline]
+pub fn timer_inc_no_overlap(w: &mut [u64], i: usize, tm1: f64, tm2: f64, last_end: &mut f64) {
+    let add = if tm1 > *last_end { tm2 - tm1 } else { tm2 - *last_end };
+    setf(w, i, getf(w, i) + add);
+    if tm2 > *last_end {
+        *last_end = tm2;
+    }
+}
+
+/// START = earliest call start (0 means unset), END = end of the latest call.
+#[inline]
+pub fn stamp(w: &mut [u64], start: usize, end: usize, tm1: f64, tm2: f64) {
+    let s = getf(w, start);
+    if s == 0.0 || s > tm1 {
+        setf(w, start, tm1);
+    }
+    setf(w, end, tm2);
+}
+
+/// Index (0..10) of the access-size bucket: 0-100, 101-1K, ... >1G.
+#[inline]
+pub fn size_bucket(bytes: i64) -> usize {
+    const BOUNDS: [i64; 9] = [100, 1024, 10240, 102400, 1048576, 4194304, 10485760, 104857600, 1073741824];
+    BOUNDS.iter().position(|&b| bytes <= b).unwrap_or(9)
+}
+
+/// Darshan tracks at most this many distinct values per record.
+pub const COMMON_MAX: usize = 32;
+
+/// Frequencies of up to 32 distinct values (Darshan's per-record search
+/// tree); values first seen after 32 distinct ones are ignored.
+#[derive(Clone, Copy)]
+pub struct CommonVals {
+    vals: [i64; COMMON_MAX],
+    freq: [u32; COMMON_MAX],
+    n: u8,
+}
+
+impl Default for CommonVals {
+    fn default() -> Self {
+        CommonVals { vals: [0; COMMON_MAX], freq: [0; COMMON_MAX], n: 0 }
+    }
+}
+
+impl CommonVals {
+    /// Count one occurrence of `v`; the new total, or None if not tracked.
+    #[inline]
+    pub fn track(&mut self, v: i64) -> Option<i64> {
+        let n = self.n as usize;
+        if let Some(k) = self.vals[..n].iter().position(|&x| x == v) {
+            self.freq[k] += 1;
+            return Some(self.freq[k] as i64);
+        }
+        if n < COMMON_MAX {
+            self.vals[n] = v;
+            self.freq[n] = 1;
+            self.n += 1;
+            return Some(1);
+        }
+        None
+    }
+}
+
+/// Insert `v` with total count `count` into the 4-slot list (vals at
+/// `w[vi..vi+4]`, counts at `w[ci..ci+4]`), ordered by count descending,
+/// then by value descending; 0 is never inserted. With `add`, a count
+/// already in the list for `v` is added (the reduction's use).
+pub fn update_common(w: &mut [u64], vi: usize, ci: usize, v: i64, count: i64, add: bool) {
+    if v == 0 {
+        return;
+    }
+    let vals: [i64; 4] = std::array::from_fn(|k| w[vi + k] as i64);
+    let cnts: [i64; 4] = std::array::from_fn(|k| w[ci + k] as i64);
+    let mut total = count;
+    if add {
+        if let Some(k) = vals.iter().position(|&x| x == v) {
+            total += cnts[k];
+        }
+    }
+    let mut out_v = [0i64; 4];
+    let mut out_c = [0i64; 4];
+    let mut n = 0;
+    let mut i = 0;
+    while i < 4 && (cnts[i] > total || (cnts[i] == total && vals[i] > v)) {
+        out_v[n] = vals[i];
+        out_c[n] = cnts[i];
+        n += 1;
+        i += 1;
+    }
+    if n == 4 {
+        return;
+    }
+    out_v[n] = v;
+    out_c[n] = total;
+    n += 1;
+    while n < 4 && i < 4 {
+        if vals[i] != v {
+            out_v[n] = vals[i];
+            out_c[n] = cnts[i];
+            n += 1;
+        }
+        i += 1;
+    }
+    for k in 0..4 {
+        w[vi + k] = out_v[k] as u64;
+        w[ci + k] = out_c[k] as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(w: &[u64]) -> Vec<(i64, i64)> {
+        (0..4).map(|k| (w[k] as i64, w[4 + k] as i64)).collect()
+    }
+
+    #[test]
+    fn common_values_match_the_verified_darshan_example() {
+        // semantics.md: 10 x 1000, 3 x 100, 1 x 4096, 1 x 10 -> in that order.
+        let mut w = vec![0u64; 8];
+        let mut t = CommonVals::default();
+        for v in std::iter::repeat(1000).take(10).chain([100, 100, 100, 4096, 10]) {
+            if let Some(c) = t.track(v) {
+                update_common(&mut w, 0, 4, v, c, false);
+            }
+        }
+        assert_eq!(list(&w), vec![(1000, 10), (100, 3), (4096, 1), (10, 1)]);
+    }
+
+    #[test]
+    fn zero_is_tracked_but_never_listed_and_the_33rd_value_is_ignored() {
+        let mut t = CommonVals::default();
+        let mut w = vec![0u64; 8];
+        for v in 0..32 {
+            let c = t.track(v).unwrap();
+            update_common(&mut w, 0, 4, v, c, false);
+        }
+        assert_eq!(t.track(99), None);
+        assert!(list(&w).iter().all(|&(v, _)| v != 0));
+        assert_eq!(list(&w)[0], (31, 1));
+    }
+
+    #[test]
+    fn overlapping_calls_add_only_their_tail() {
+        let mut w = vec![0u64; 1];
+        let mut last = 0.0;
+        timer_inc_no_overlap(&mut w, 0, 1.0, 3.0, &mut last);
+        timer_inc_no_overlap(&mut w, 0, 2.0, 4.0, &mut last);
+        timer_inc_no_overlap(&mut w, 0, 2.5, 3.5, &mut last); // contained: adds -0.5
+        assert_eq!(getf(&w, 0), 2.0 + 1.0 - 0.5);
+        assert_eq!(last, 4.0);
+    }
+
+    #[test]
+    fn size_buckets_have_inclusive_upper_bounds() {
+        assert_eq!(size_bucket(0), 0);
+        assert_eq!(size_bucket(100), 0);
+        assert_eq!(size_bucket(101), 1);
+        assert_eq!(size_bucket(1024), 1);
+        assert_eq!(size_bucket(1073741824), 8);
+        assert_eq!(size_bucket(1073741825), 9);
+    }
+}

@@ -1,0 +1,449 @@
+//! Run-time configuration with Darshan's environment variables and
+//! config-file keywords (semantics.md §9): the config file is read first,
+//! the environment second and wins. A bad value is reported in one line on
+//! stderr and the default is kept; it never stops the program.
+
+use darshan_log::modules::{self, MAX_MODS, MODULE_NAMES};
+use regex_automata::dfa::regex::Regex;
+
+pub const DEF_MOD_MEM: usize = 4 << 20;
+pub const DEF_NAME_MEM: usize = 1 << 20;
+pub const DEF_MOD_REC_COUNT: usize = 1024;
+pub const DEF_MEM_ALIGN: i64 = 8;
+pub const DEF_LOG_HINTS: &str = "cb_nodes=1";
+
+/// A name regex and the set of modules (bit per module id) it applies to.
+pub struct NameRule {
+    pub pattern: String,
+    pub regex: Regex,
+    pub modules: u64,
+}
+
+pub struct Config {
+    pub disable: bool,
+    pub enable_nonmpi: bool,
+    pub dump_config: bool,
+    pub internal_timing: bool,
+    pub disable_shared_reduction: bool,
+    /// DARSHAN_LOGPATH: a flat directory (the reference build's by-env path).
+    pub log_path_flat: Option<String>,
+    /// config LOGPATH: a directory with YYYY/M/D subdirectories.
+    pub log_path_dated: Option<String>,
+    pub log_file: Option<String>,
+    pub mmap_log_path: String,
+    pub jobid_env: Option<String>,
+    pub log_hints: String,
+    pub mod_mem: usize,
+    pub name_mem: usize,
+    pub mem_align: i64,
+    pub mod_enabled: [bool; MAX_MODS],
+    pub max_records: [usize; MAX_MODS],
+    pub name_exclude: Vec<NameRule>,
+    pub name_include: Vec<NameRule>,
+    pub app_exclude: Vec<(String, Regex)>,
+    pub app_include: Vec<(String, Regex)>,
+    pub rank_exclude: Vec<(i64, i64)>,
+    pub rank_include: Vec<(i64, i64)>,
+    pub dxt_small_io_trigger: Option<f64>,
+    pub dxt_unaligned_io_trigger: Option<f64>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        let mut mod_enabled = [true; MAX_MODS];
+        mod_enabled[modules::DXT_POSIX] = false;
+        mod_enabled[modules::DXT_MPIIO] = false;
+        Config {
+            disable: false,
+            enable_nonmpi: false,
+            dump_config: false,
+            internal_timing: false,
+            disable_shared_reduction: false,
+            log_path_flat: None,
+            log_path_dated: None,
+            log_file: None,
+            mmap_log_path: "/tmp".into(),
+            jobid_env: None,
+            log_hints: DEF_LOG_HINTS.into(),
+            mod_mem: DEF_MOD_MEM,
+            name_mem: DEF_NAME_MEM,
+            mem_align: DEF_MEM_ALIGN,
+            mod_enabled,
+            max_records: [DEF_MOD_REC_COUNT; MAX_MODS],
+            name_exclude: Vec::new(),
+            name_include: Vec::new(),
+            app_exclude: Vec::new(),
+            app_include: Vec::new(),
+            rank_exclude: Vec::new(),
+            rank_include: Vec::new(),
+            dxt_small_io_trigger: None,
+            dxt_unaligned_io_trigger: None,
+        }
+    }
+}
+
+/// Where configuration comes from: a variable lookup and a file reader, so
+/// tests can supply both.
+pub trait Source {
+    fn var(&self, name: &str) -> Option<String>;
+    fn read_file(&self, path: &str) -> std::io::Result<String>;
+}
+
+pub struct ProcessEnv;
+
+impl Source for ProcessEnv {
+    fn var(&self, name: &str) -> Option<String> {
+        std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
+    }
+    fn read_file(&self, path: &str) -> std::io::Result<String> {
+        std::fs::read_to_string(path)
+    }
+}
+
+fn module_mask(list: &str, warn: &mut Vec<String>, what: &str) -> u64 {
+    let mut mask = 0u64;
+    for m in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if m == "*" {
+            return u64::MAX;
+        }
+        match MODULE_NAMES.iter().position(|n| n.eq_ignore_ascii_case(m)) {
+            Some(i) => mask |= 1 << i,
+            None => warn.push(format!("unknown module '{m}' in {what}; ignored")),
+        }
+    }
+    mask
+}
+
+fn mib(v: &str, what: &str, warn: &mut Vec<String>) -> Option<usize> {
+    // Darshan reads whole MiB; a fractional value is truncated.
+    match v.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 1.0 && x <= (1u64 << 20) as f64 => Some((x as usize) << 20),
+        _ => {
+            warn.push(format!("bad value '{v}' for {what} (a whole number of MiB >= 1 expected); using the default"));
+            None
+        }
+    }
+}
+
+fn regexes(list: &str, what: &str, warn: &mut Vec<String>) -> Vec<(String, Regex)> {
+    let mut out = Vec::new();
+    for p in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match Regex::new(p) {
+            Ok(r) => out.push((p.to_string(), r)),
+            Err(e) => warn.push(format!("bad regex '{p}' in {what} ({e}); ignored")),
+        }
+    }
+    out
+}
+
+fn ranks(list: &str, what: &str, warn: &mut Vec<String>) -> Vec<(i64, i64)> {
+    let mut out = Vec::new();
+    for p in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if p == "*" {
+            out.push((0, i64::MAX));
+            continue;
+        }
+        let parsed = match p.split_once(':') {
+            Some((a, b)) => {
+                let lo = if a.is_empty() { Ok(0) } else { a.parse::<i64>() };
+                let hi = if b.is_empty() { Ok(i64::MAX) } else { b.parse::<i64>() };
+                lo.and_then(|l| hi.map(|h| (l, h)))
+            }
+            None => p.parse::<i64>().map(|r| (r, r)),
+        };
+        match parsed {
+            Ok(r) if r.0 >= 0 && r.0 <= r.1 => out.push(r),
+            _ => warn.push(format!("bad rank range '{p}' in {what}; ignored")),
+        }
+    }
+    out
+}
+
+fn fraction(v: &str, what: &str, warn: &mut Vec<String>) -> Option<f64> {
+    match v.trim().parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Some(x),
+        _ => {
+            warn.push(format!("bad value '{v}' for {what} (a fraction 0..1 expected); ignored"));
+            None
+        }
+    }
+}
+
+impl Config {
+    /// Read the configuration; warnings come back for the caller to print.
+    pub fn load(src: &dyn Source) -> (Config, Vec<String>) {
+        let mut c = Config::default();
+        let mut warn = Vec::new();
+        if let Some(path) = src.var("DARSHAN_CONFIG_PATH") {
+            match src.read_file(&path) {
+                Ok(text) => c.apply_file(&text, &mut warn),
+                Err(e) => warn.push(format!("cannot read config file {path}: {e}; ignored")),
+            }
+        }
+        c.apply_env(src, &mut warn);
+        (c, warn)
+    }
+
+    fn apply_file(&mut self, text: &str, warn: &mut Vec<String>) {
+        let mut mod_disable = 0u64;
+        let mut mod_enable = 0u64;
+        for (n, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let mut it = line.split_whitespace();
+            let key = it.next().unwrap_or("");
+            let args: Vec<&str> = it.collect();
+            let what = format!("config line {} ({key})", n + 1);
+            let need = |k: usize, warn: &mut Vec<String>| {
+                if args.len() < k {
+                    warn.push(format!("{what}: expected {k} argument(s); line ignored"));
+                    false
+                } else {
+                    true
+                }
+            };
+            match key {
+                "MODMEM" if need(1, warn) => self.mod_mem = mib(args[0], &what, warn).unwrap_or(self.mod_mem),
+                "NAMEMEM" if need(1, warn) => self.name_mem = mib(args[0], &what, warn).unwrap_or(self.name_mem),
+                "MEM_ALIGNMENT" if need(1, warn) => self.set_align(args[0], &what, warn),
+                "JOBID" if need(1, warn) => self.jobid_env = Some(args[0].into()),
+                "LOGHINTS" if need(1, warn) => self.log_hints = args[0].into(),
+                "LOGPATH" if need(1, warn) => self.log_path_dated = Some(args[0].into()),
+                "MMAP_LOGPATH" if need(1, warn) => self.mmap_log_path = args[0].into(),
+                "APP_EXCLUDE" if need(1, warn) => self.app_exclude.extend(regexes(args[0], &what, warn)),
+                "APP_INCLUDE" if need(1, warn) => self.app_include.extend(regexes(args[0], &what, warn)),
+                "RANK_EXCLUDE" if need(1, warn) => self.rank_exclude.extend(ranks(args[0], &what, warn)),
+                "RANK_INCLUDE" if need(1, warn) => self.rank_include.extend(ranks(args[0], &what, warn)),
+                "MOD_DISABLE" if need(1, warn) => mod_disable |= module_mask(args[0], warn, &what),
+                "MOD_ENABLE" if need(1, warn) => mod_enable |= module_mask(args[0], warn, &what),
+                "MAX_RECORDS" if need(2, warn) => match args[0].parse::<usize>() {
+                    Ok(n) if n > 0 => {
+                        let mask = module_mask(args[1], warn, &what);
+                        for m in 0..MAX_MODS {
+                            // Not for HEATMAP/APMPI, as in Darshan.
+                            if mask & (1 << m) != 0 && m != modules::HEATMAP && m != modules::APMPI {
+                                self.max_records[m] = n;
+                            }
+                        }
+                    }
+                    _ => warn.push(format!("{what}: bad record count '{}'; ignored", args[0])),
+                },
+                "NAME_EXCLUDE" | "NAME_INCLUDE" if need(2, warn) => {
+                    let mask = module_mask(args[1], warn, &what);
+                    let rules = regexes(args[0], &what, warn)
+                        .into_iter()
+                        .map(|(pattern, regex)| NameRule { pattern, regex, modules: mask });
+                    if key == "NAME_EXCLUDE" {
+                        self.name_exclude.extend(rules)
+                    } else {
+                        self.name_include.extend(rules)
+                    }
+                }
+                "DXT_SMALL_IO_TRIGGER" if need(1, warn) => self.dxt_small_io_trigger = fraction(args[0], &what, warn),
+                "DXT_UNALIGNED_IO_TRIGGER" if need(1, warn) => {
+                    self.dxt_unaligned_io_trigger = fraction(args[0], &what, warn)
+                }
+                "DUMP_CONFIG" => self.dump_config = true,
+                "INTERNAL_TIMING" => self.internal_timing = true,
+                "DISABLE_SHARED_REDUCTION" => self.disable_shared_reduction = true,
+                "MODMEM" | "NAMEMEM" | "MEM_ALIGNMENT" | "JOBID" | "LOGHINTS" | "LOGPATH" | "MMAP_LOGPATH"
+                | "APP_EXCLUDE" | "APP_INCLUDE" | "RANK_EXCLUDE" | "RANK_INCLUDE" | "MOD_DISABLE" | "MOD_ENABLE"
+                | "MAX_RECORDS" | "NAME_EXCLUDE" | "NAME_INCLUDE" | "DXT_SMALL_IO_TRIGGER"
+                | "DXT_UNALIGNED_IO_TRIGGER" => {} // argument missing: warned above
+                _ => warn.push(format!("config line {}: unknown keyword '{key}'; skipped", n + 1)),
+            }
+        }
+        self.apply_mod_masks(mod_disable, mod_enable);
+    }
+
+    fn set_align(&mut self, v: &str, what: &str, warn: &mut Vec<String>) {
+        match v.trim().parse::<i64>() {
+            Ok(a) => self.mem_align = a.max(1),
+            Err(_) => warn.push(format!("bad value '{v}' for {what} (bytes expected); using {}", self.mem_align)),
+        }
+    }
+
+    fn apply_mod_masks(&mut self, disable: u64, enable: u64) {
+        for m in 0..MAX_MODS {
+            if disable & (1 << m) != 0 {
+                self.mod_enabled[m] = false;
+            }
+        }
+        // Enable wins over disable.
+        for m in 0..MAX_MODS {
+            if enable & (1 << m) != 0 {
+                self.mod_enabled[m] = true;
+            }
+        }
+    }
+
+    fn apply_env(&mut self, src: &dyn Source, warn: &mut Vec<String>) {
+        let set = |n: &str| src.var(n).is_some();
+        self.disable |= set("DARSHAN_DISABLE");
+        self.enable_nonmpi |= set("DARSHAN_ENABLE_NONMPI");
+        self.dump_config |= set("DARSHAN_DUMP_CONFIG");
+        self.internal_timing |= set("DARSHAN_INTERNAL_TIMING");
+        self.disable_shared_reduction |= set("DARSHAN_DISABLE_SHARED_REDUCTION");
+        if let Some(v) = src.var("DARSHAN_LOGPATH") {
+            self.log_path_flat = Some(v);
+        }
+        if let Some(v) = src.var("DARSHAN_LOGFILE") {
+            self.log_file = Some(v);
+        }
+        if let Some(v) = src.var("DARSHAN_MMAP_LOGPATH") {
+            self.mmap_log_path = v;
+        }
+        if let Some(v) = src.var("DARSHAN_JOBID") {
+            self.jobid_env = Some(v);
+        }
+        if let Some(v) = src.var("DARSHAN_LOGHINTS") {
+            self.log_hints = v;
+        }
+        if let Some(v) = src.var("DARSHAN_MODMEM") {
+            self.mod_mem = mib(&v, "DARSHAN_MODMEM", warn).unwrap_or(self.mod_mem);
+        }
+        if let Some(v) = src.var("DARSHAN_NAMEMEM") {
+            self.name_mem = mib(&v, "DARSHAN_NAMEMEM", warn).unwrap_or(self.name_mem);
+        }
+        if let Some(v) = src.var("DARSHAN_MEMALIGN") {
+            self.set_align(&v, "DARSHAN_MEMALIGN", warn);
+        }
+        let dis = src.var("DARSHAN_MOD_DISABLE");
+        let en = src.var("DARSHAN_MOD_ENABLE");
+        if dis.is_some() || en.is_some() {
+            // Either variable discards the config file's MOD_* settings.
+            let d = Config::default();
+            self.mod_enabled = d.mod_enabled;
+            let dm = dis.map(|v| module_mask(&v, warn, "DARSHAN_MOD_DISABLE")).unwrap_or(0);
+            let em = en.map(|v| module_mask(&v, warn, "DARSHAN_MOD_ENABLE")).unwrap_or(0);
+            self.apply_mod_masks(dm, em);
+        }
+        if set("DXT_ENABLE_IO_TRACE") {
+            self.mod_enabled[modules::DXT_POSIX] = true;
+            self.mod_enabled[modules::DXT_MPIIO] = true;
+        }
+        if let Some(v) = src.var("DARSHAN_APP_EXCLUDE") {
+            self.app_exclude.extend(regexes(&v, "DARSHAN_APP_EXCLUDE", warn));
+        }
+        if let Some(v) = src.var("DARSHAN_APP_INCLUDE") {
+            self.app_include.extend(regexes(&v, "DARSHAN_APP_INCLUDE", warn));
+        }
+        if let Some(v) = src.var("DARSHAN_RANK_EXCLUDE") {
+            self.rank_exclude.extend(ranks(&v, "DARSHAN_RANK_EXCLUDE", warn));
+        }
+        if let Some(v) = src.var("DARSHAN_RANK_INCLUDE") {
+            self.rank_include.extend(ranks(&v, "DARSHAN_RANK_INCLUDE", warn));
+        }
+        if let Some(v) = src.var("DARSHAN_DXT_SMALL_IO_TRIGGER") {
+            self.dxt_small_io_trigger = fraction(&v, "DARSHAN_DXT_SMALL_IO_TRIGGER", warn);
+        }
+        if let Some(v) = src.var("DARSHAN_DXT_UNALIGNED_IO_TRIGGER") {
+            self.dxt_unaligned_io_trigger = fraction(&v, "DARSHAN_DXT_UNALIGNED_IO_TRIGGER", warn);
+        }
+    }
+
+    /// Whether the program (first token of the command line) is excluded
+    /// by APP_EXCLUDE and not re-included by APP_INCLUDE.
+    pub fn app_excluded(&self, exe: &str) -> bool {
+        let hit = |l: &[(String, Regex)]| l.iter().any(|(_, r)| r.is_match(exe.as_bytes()));
+        hit(&self.app_exclude) && !hit(&self.app_include)
+    }
+
+    pub fn rank_excluded(&self, rank: i64) -> bool {
+        let hit = |l: &[(i64, i64)]| l.iter().any(|&(a, b)| rank >= a && rank <= b);
+        hit(&self.rank_exclude) && !hit(&self.rank_include)
+    }
+
+    /// What DUMP_CONFIG prints, one setting per line.
+    pub fn dump(&self) -> String {
+        let mut s = String::new();
+        let on: Vec<&str> = (0..MODULE_NAMES.len()).filter(|&m| self.mod_enabled[m]).map(|m| MODULE_NAMES[m]).collect();
+        s += &format!("darshan:DARSHAN_MODMEM\t{} MiB\n", self.mod_mem >> 20);
+        s += &format!("darshan:DARSHAN_NAMEMEM\t{} MiB\n", self.name_mem >> 20);
+        s += &format!("darshan:DARSHAN_MEMALIGN\t{}\n", self.mem_align);
+        s += &format!("darshan:DARSHAN_LOGPATH\t{}\n", self.log_path_flat.as_deref().or(self.log_path_dated.as_deref()).unwrap_or("(none)"));
+        s += &format!("darshan:DARSHAN_LOGFILE\t{}\n", self.log_file.as_deref().unwrap_or("(none)"));
+        s += &format!("darshan:DARSHAN_MMAP_LOGPATH\t{}\n", self.mmap_log_path);
+        s += &format!("darshan:DARSHAN_JOBID\t{}\n", self.jobid_env.as_deref().unwrap_or("(pid)"));
+        s += &format!("darshan:DARSHAN_LOGHINTS\t{}\n", self.log_hints);
+        s += &format!("darshan:enabled modules\t{}\n", on.join(","));
+        for m in 0..MODULE_NAMES.len() {
+            if self.max_records[m] != DEF_MOD_REC_COUNT {
+                s += &format!("darshan:MAX_RECORDS\t{} {}\n", self.max_records[m], MODULE_NAMES[m]);
+            }
+        }
+        for r in &self.name_exclude {
+            s += &format!("darshan:NAME_EXCLUDE\t{} {:#x}\n", r.pattern, r.modules);
+        }
+        for r in &self.name_include {
+            s += &format!("darshan:NAME_INCLUDE\t{} {:#x}\n", r.pattern, r.modules);
+        }
+        for (p, _) in &self.app_exclude {
+            s += &format!("darshan:APP_EXCLUDE\t{p}\n");
+        }
+        for (p, _) in &self.app_include {
+            s += &format!("darshan:APP_INCLUDE\t{p}\n");
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    struct Fake(HashMap<&'static str, &'static str>, &'static str);
+    impl Source for Fake {
+        fn var(&self, n: &str) -> Option<String> {
+            self.0.get(n).map(|s| s.to_string())
+        }
+        fn read_file(&self, _p: &str) -> std::io::Result<String> {
+            Ok(self.1.to_string())
+        }
+    }
+
+    #[test]
+    fn environment_overrides_config_file_and_bad_values_keep_defaults() {
+        let env = Fake(
+            [("DARSHAN_CONFIG_PATH", "/x"), ("DARSHAN_MODMEM", "8"), ("DARSHAN_NAMEMEM", "lots")].into(),
+            "MODMEM 2\nNAMEMEM 3 # comment\nMAX_RECORDS 5000 POSIX,STDIO\nBOGUS 1\nMEM_ALIGNMENT 16\n",
+        );
+        let (c, warn) = Config::load(&env);
+        assert_eq!(c.mod_mem, 8 << 20);
+        assert_eq!(c.name_mem, 3 << 20);
+        assert_eq!(c.max_records[modules::POSIX], 5000);
+        assert_eq!(c.max_records[modules::MPIIO], DEF_MOD_REC_COUNT);
+        assert_eq!(c.mem_align, 16);
+        assert_eq!(warn.len(), 2, "{warn:?}");
+        assert!(warn.iter().any(|w| w.contains("BOGUS")));
+        assert!(warn.iter().any(|w| w.contains("lots")));
+    }
+
+    #[test]
+    fn mod_env_discards_file_settings_and_enable_wins() {
+        let env = Fake(
+            [("DARSHAN_CONFIG_PATH", "/x"), ("DARSHAN_MOD_DISABLE", "POSIX,STDIO"), ("DARSHAN_MOD_ENABLE", "STDIO")].into(),
+            "MOD_DISABLE MPI-IO\n",
+        );
+        let (c, _) = Config::load(&env);
+        assert!(!c.mod_enabled[modules::POSIX]);
+        assert!(c.mod_enabled[modules::STDIO]);
+        assert!(c.mod_enabled[modules::MPIIO]);
+        assert!(!c.mod_enabled[modules::DXT_POSIX]);
+    }
+
+    #[test]
+    fn rank_ranges_and_app_regexes() {
+        let env = Fake(
+            [("DARSHAN_RANK_EXCLUDE", "0,4:,bad"), ("DARSHAN_RANK_INCLUDE", "7"), ("DARSHAN_APP_EXCLUDE", "^/usr/bin/")].into(),
+            "",
+        );
+        let (c, warn) = Config::load(&env);
+        assert!(c.rank_excluded(0) && !c.rank_excluded(1) && c.rank_excluded(5) && !c.rank_excluded(7));
+        assert!(c.app_excluded("/usr/bin/ls") && !c.app_excluded("/home/a.out"));
+        assert_eq!(warn.len(), 1);
+    }
+}

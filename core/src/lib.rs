@@ -1,0 +1,26 @@
+//! The runtime core that the instrumentation modules plug into.
+//!
+//! It owns what every module shares: the configuration (environment and
+//! config file, Darshan's names and meanings), the record memory that
+//! modules reserve their slices from, the name table, the partial flags,
+//! the registry of modules, and the shutdown pipeline that turns all of it
+//! into one Darshan 3.41 log.  It does no I/O of its own while the program
+//! runs; everything platform-specific (clock, statfs, stderr) comes
+//! through [`platform::Platform`], which the `ffi` crate implements.
+#![forbid(unsafe_code)]
+
+pub mod arena;
+pub mod common;
+pub mod config;
+pub mod logname;
+pub mod module;
+pub mod mounts;
+pub mod names;
+pub mod paths;
+pub mod records;
+pub mod platform;
+pub mod runtime;
+pub mod shutdown;
+
+pub use module::{FinalizeCtx, Module};
+pub use platform::Platform;

@@ -1,0 +1,80 @@
+//! Log file names (semantics.md §11):
+//! `<user>_<exe>_id<jobid>-<pid>_<M>-<D>-<secs>-<rand>.darshan_partial`,
+//! renamed to `..._<T>.darshan` once complete.
+
+use chrono::{Datelike, Local, TimeZone, Timelike};
+
+/// The parts of a log name that come from the process and the clock.
+pub struct NameParts<'a> {
+    pub user: &'a str,
+    pub exe: &'a str,
+    pub jobid: i64,
+    pub pid: i64,
+    pub start_sec: i64,
+    pub rand: u64,
+}
+
+/// The base name (without `.darshan_partial` / `_<T>.darshan`).
+pub fn base_name(p: &NameParts) -> String {
+    let t = Local.timestamp_opt(p.start_sec, 0).single();
+    let (mon, day, secs) = match t {
+        Some(t) => (t.month(), t.day(), t.num_seconds_from_midnight()),
+        None => (1, 1, 0),
+    };
+    format!("{}_{}_id{}-{}_{}-{}-{}-{}", p.user, p.exe, p.jobid, p.pid, mon, day, secs, p.rand)
+}
+
+/// Directory for the log: a flat directory, or `<dir>/YYYY/M/D`.
+pub fn dated_dir(dir: &str, start_sec: i64) -> String {
+    match Local.timestamp_opt(start_sec, 0).single() {
+        Some(t) => format!("{dir}/{}/{}/{}", t.year(), t.month(), t.day()),
+        None => dir.to_string(),
+    }
+}
+
+/// The job id: the integer at the start of the variable named by
+/// DARSHAN_JOBID (as `%d` reads it), else of the usual batch systems'
+/// variables, else the pid.
+pub fn job_id(var: &dyn Fn(&str) -> Option<String>, jobid_env: Option<&str>, pid: i64) -> i64 {
+    let parse = |v: String| -> Option<i64> {
+        let v = v.trim_start();
+        let end = v.char_indices().take_while(|&(i, c)| c.is_ascii_digit() || (i == 0 && c == '-')).count();
+        v[..end].parse::<i64>().ok()
+    };
+    let names: Vec<&str> = match jobid_env {
+        Some("NONE") => vec![],
+        Some(n) => vec![n],
+        None => vec!["SLURM_JOB_ID", "PBS_JOBID", "COBALT_JOBID", "LSB_JOBID", "FLUX_JOB_ID"],
+    };
+    names.into_iter().find_map(|n| var(n).and_then(parse)).unwrap_or(pid)
+}
+
+/// The executable's short name (argv[0] basename), as `__progname`.
+pub fn exe_short(cmdline: &str) -> String {
+    let first = cmdline.split(' ').next().unwrap_or("");
+    let base = first.rsplit('/').next().unwrap_or(first);
+    if base.is_empty() { "unknown".into() } else { base.into() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_darshans_convention() {
+        std::env::set_var("TZ", "UTC");
+        let p = NameParts { user: "0", exe: "w", jobid: 5932, pid: 5932, start_sec: 1795304959, rand: 3442990617731590516 };
+        // 2026-11-21 23:49:19 UTC = 85759 s after midnight.
+        assert_eq!(base_name(&p), "0_w_id5932-5932_11-21-85759-3442990617731590516");
+        assert_eq!(dated_dir("/logs", 1795304959), "/logs/2026/11/21");
+        let env = |n: &str| match n {
+            "PBS_JOBID" => Some("1234.server".to_string()),
+            "MYJOB" => Some("x".to_string()),
+            _ => None,
+        };
+        assert_eq!(job_id(&env, None, 7), 1234);
+        assert_eq!(job_id(&env, Some("MYJOB"), 7), 7);
+        assert_eq!(job_id(&env, Some("NONE"), 7), 7);
+        assert_eq!(exe_short("/tmp/b/posix_small /x 10 "), "posix_small");
+    }
+}

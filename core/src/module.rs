@@ -1,0 +1,55 @@
+//! The module contract. A module is a `'static` object implementing
+//! [`Module`]; the core calls it at start-up (to hand over its record
+//! memory), at shutdown (finalize, reduce, output) and after fork. Every
+//! hook but `id`, `record_words`, `attach` and `output` has a no-op default,
+//! so adding a hook breaks no module. See `modules/null` for a complete
+//! example in one short file.
+
+use crate::arena::Slice;
+
+/// What a module needs to know at shutdown.
+pub struct FinalizeCtx {
+    /// Modules store raw clock ticks (relative to start-up) in their time
+    /// counters while running; multiply by this to get seconds.
+    pub secs_per_tick: f64,
+    pub rank: i64,
+    pub nprocs: i64,
+}
+
+pub trait Module: Sync {
+    /// The module's id in the log format (`darshan_log::modules`).
+    fn id(&self) -> usize;
+
+    /// Size of one record in 64-bit words, as written to the log.
+    fn record_words(&self) -> usize;
+
+    /// Start-up: the record memory reserved for this module (possibly
+    /// empty when DARSHAN_MODMEM is exhausted) and the run's rank.
+    fn attach(&self, slice: Slice, rank: i64);
+
+    /// Shutdown, first step: stop recording, turn ticks into seconds,
+    /// drop records that must not be written.
+    fn finalize(&self, _ctx: &FinalizeCtx) {}
+
+    /// Shutdown, MPI only: combine the records every rank has (`shared`
+    /// ids) into rank -1 records. Non-MPI runs never call it.
+    fn reduce(&self, _shared: &[u64], _ctx: &FinalizeCtx) {}
+
+    /// Append the records to write, packed as in the log, to `out`.
+    fn output(&self, out: &mut Vec<u8>);
+
+    /// After shutdown: release what the module holds.
+    fn cleanup(&self) {}
+
+    /// In a forked child: forget the parent's records and start afresh.
+    fn fork_child(&self) {}
+}
+
+/// Encode 64-bit record words as the log's bytes (native = little endian
+/// on every platform we build for; the log header says which).
+pub fn push_words(out: &mut Vec<u8>, words: &[u64]) {
+    out.reserve(words.len() * 8);
+    for w in words {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+}

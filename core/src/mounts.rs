@@ -1,0 +1,123 @@
+//! The mount table: which mounts go into the log, each one's block size
+//! for POSIX_FILE_ALIGNMENT, and the exe + mounts string of the job region.
+
+use crate::platform::Platform;
+
+pub const MAX_MNTS: usize = 64;
+/// Job record + exe/mount string + NUL fit in 4096 bytes.
+pub const EXE_LEN: usize = 4096 - darshan_log::job::JOB_SIZE - 1;
+const LUSTRE_MAGIC: i64 = 0x0BD0_0BD0;
+const SKIPPED_TYPES: [&str; 13] = [
+    "tmpfs", "proc", "sysfs", "devpts", "binfmt_misc", "fusectl", "debugfs", "securityfs", "nfsd", "none",
+    "rpc_pipefs", "hugetlbfs", "cgroup",
+];
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MountEntry {
+    pub path: String,
+    pub fs_type: String,
+    pub block_size: i64,
+}
+
+/// Undo the octal escapes of /proc/self/mounts (`\040` for a space).
+fn unescape(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c)) {
+            out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
+            i += 4;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Mounts that Darshan records, from the text of /proc/self/mounts: all
+/// but the pseudo file systems, nfs ones last, no duplicate (path, type),
+/// at most 64; sorted longest path first for prefix lookups.
+pub fn parse(text: &str, platform: &dyn Platform) -> Vec<MountEntry> {
+    let mut list: Vec<(String, String)> = Vec::new();
+    let fields: Vec<(String, String)> = text
+        .lines()
+        .filter_map(|l| {
+            let mut it = l.split_whitespace();
+            let _dev = it.next()?;
+            let path = unescape(it.next()?);
+            let ty = it.next()?.to_string();
+            Some((path, ty))
+        })
+        .collect();
+    for pass_nfs in [false, true] {
+        for (path, ty) in &fields {
+            let is_nfs = ty.starts_with("nfs");
+            if is_nfs != pass_nfs || SKIPPED_TYPES.contains(&ty.as_str()) {
+                continue;
+            }
+            if list.len() >= MAX_MNTS || list.iter().any(|(p, t)| p == path && t == ty) {
+                continue;
+            }
+            list.push((path.clone(), ty.clone()));
+        }
+    }
+    let mut out: Vec<MountEntry> = list
+        .into_iter()
+        .map(|(path, fs_type)| {
+            let block_size = match platform.statfs(&path) {
+                Some((_, magic)) if magic == LUSTRE_MAGIC => 1 << 20,
+                Some((bsize, _)) if bsize > 0 => bsize,
+                _ => 4096,
+            };
+            MountEntry { path, fs_type, block_size }
+        })
+        .collect();
+    out.sort_by(|a, b| b.path.len().cmp(&a.path.len()));
+    out
+}
+
+/// The block size of the mount holding `name` (the first, longest path
+/// that is a byte prefix, as Darshan matches), or -1.
+pub fn alignment_of(mounts: &[MountEntry], name: &[u8]) -> i64 {
+    mounts.iter().find(|m| name.starts_with(m.path.as_bytes())).map(|m| m.block_size).unwrap_or(-1)
+}
+
+/// `<cmdline>(\n<type>\t<path>)*`, within DARSHAN_EXE_LEN bytes; a command
+/// line that does not fit ends in `<TRUNCATED>`.
+pub fn exe_mnt_string(cmdline: &str, mounts: &[MountEntry]) -> Vec<u8> {
+    const TRUNC: &str = "<TRUNCATED>";
+    let mut s: Vec<u8> = cmdline.as_bytes().to_vec();
+    if s.len() > EXE_LEN {
+        s.truncate(EXE_LEN - TRUNC.len());
+        s.extend_from_slice(TRUNC.as_bytes());
+    }
+    for m in mounts {
+        let entry = format!("\n{}\t{}", m.fs_type, m.path);
+        if entry.len() <= 256 && s.len() + entry.len() <= EXE_LEN {
+            s.extend_from_slice(entry.as_bytes());
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::platform::FakePlatform;
+
+    #[test]
+    fn pseudo_file_systems_are_left_out_and_lookup_takes_the_longest_prefix() {
+        let text = "proc /proc proc rw 0 0\n/dev/vda / ext4 rw 0 0\ntmpfs /dev/shm tmpfs rw 0 0\n\
+                    none /sys/fs/cgroup/unified cgroup2 rw 0 0\nsrv:/x /home nfs4 rw 0 0\n/dev/vda / ext4 rw 0 0\n\
+                    d /my\\040disk xfs rw 0 0\n";
+        let m = parse(text, &FakePlatform::default());
+        let paths: Vec<&str> = m.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(paths, vec!["/sys/fs/cgroup/unified", "/my disk", "/home", "/"]);
+        assert_eq!(alignment_of(&m, b"/home/u/f"), 4096);
+        assert_eq!(alignment_of(&m, b"relative"), -1);
+        let s = exe_mnt_string("./a.out x ", &m);
+        assert!(s.starts_with(b"./a.out x \ncgroup2\t/sys/fs/cgroup/unified\n"));
+    }
+}

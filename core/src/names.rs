@@ -1,0 +1,111 @@
+//! The name table: record id -> name, packed exactly as the log's name
+//! region ((u64 id, name, NUL)*) in a buffer bounded by DARSHAN_NAMEMEM,
+//! with an open-addressing index. Memory is reserved at start-up; an
+//! insert never allocates.
+
+pub struct NameArena {
+    packed: Vec<u8>,
+    limit: usize,
+    keys: Vec<u64>,
+    offs: Vec<u32>,
+    count: usize,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum Insert {
+    Added,
+    Present,
+    Full,
+}
+
+impl NameArena {
+    pub fn new(limit: usize) -> NameArena {
+        // Smallest entry: 8-byte id + 1 char + NUL; keep the load <= 1/2.
+        let slots = (limit / 10 * 2).max(64).next_power_of_two();
+        NameArena { packed: Vec::with_capacity(limit), limit, keys: vec![0; slots], offs: vec![0; slots], count: 0 }
+    }
+
+    fn slot(&self, id: u64) -> (usize, bool) {
+        let mask = self.keys.len() - 1;
+        // The id is already a good hash; id 0 marks an empty slot and is
+        // stored with the high bit flipped.
+        let key = if id == 0 { 1 << 63 } else { id };
+        let mut i = (key as usize ^ (key >> 32) as usize) & mask;
+        loop {
+            match self.keys[i] {
+                0 => return (i, false),
+                k if k == key => return (i, true),
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    pub fn insert(&mut self, id: u64, name: &[u8]) -> Insert {
+        let (i, found) = self.slot(id);
+        if found {
+            return Insert::Present;
+        }
+        let need = 8 + name.len() + 1;
+        if self.packed.len() + need > self.limit || self.count * 2 >= self.keys.len() {
+            return Insert::Full;
+        }
+        self.keys[i] = if id == 0 { 1 << 63 } else { id };
+        self.offs[i] = self.packed.len() as u32;
+        self.packed.extend_from_slice(&id.to_le_bytes());
+        self.packed.extend_from_slice(name);
+        self.packed.push(0);
+        self.count += 1;
+        Insert::Added
+    }
+
+    pub fn get(&self, id: u64) -> Option<&[u8]> {
+        let (i, found) = self.slot(id);
+        if !found {
+            return None;
+        }
+        let start = self.offs[i] as usize + 8;
+        let end = start + self.packed[start..].iter().position(|&c| c == 0)?;
+        Some(&self.packed[start..end])
+    }
+
+    /// The packed bytes, ready for the name region.
+    pub fn packed(&self) -> &[u8] {
+        &self.packed
+    }
+
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    pub fn clear(&mut self) {
+        self.packed.clear();
+        self.keys.iter_mut().for_each(|k| *k = 0);
+        self.count = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_packed_as_the_log_region_and_bounded() {
+        let mut n = NameArena::new(40);
+        assert_eq!(n.insert(7, b"/tmp/a"), Insert::Added);
+        assert_eq!(n.insert(7, b"/tmp/a"), Insert::Present);
+        assert_eq!(n.insert(0, b"<X>"), Insert::Added);
+        assert_eq!(n.get(7), Some(&b"/tmp/a"[..]));
+        assert_eq!(n.get(0), Some(&b"<X>"[..]));
+        assert_eq!(n.insert(9, b"/a/much/longer/name/than/fits"), Insert::Full);
+        assert_eq!(&n.packed()[..8], &7u64.to_le_bytes());
+        let src: Vec<u8> = n.packed().to_vec();
+        let map = darshan_log::RegionMap { off: 0, len: src.len() as u64 };
+        let mut r = darshan_log::region::RegionReader::new(&src, map, darshan_log::Compression::None, "names");
+        let t = darshan_log::NameTable::read(&mut r, darshan_log::LogVersion::V341, false).unwrap();
+        assert_eq!(t.get(0), Some(&b"<X>"[..]));
+    }
+}

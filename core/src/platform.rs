@@ -1,0 +1,43 @@
+//! What the core needs from the operating system, behind one small trait
+//! so that the core stays free of `unsafe` and can be tested with a fake.
+
+pub trait Platform: Sync {
+    /// `statfs(path)`: (block size, file system magic), or None on failure.
+    fn statfs(&self, path: &str) -> Option<(i64, i64)>;
+    /// Write one diagnostic line to stderr, unbuffered, without std I/O.
+    fn stderr(&self, msg: &[u8]);
+    /// Wall clock (seconds, nanoseconds since the epoch).
+    fn realtime(&self) -> (i64, i64);
+    fn pid(&self) -> i64;
+    fn euid(&self) -> i64;
+    fn hostname(&self) -> String;
+}
+
+/// A platform for unit tests and tools: fixed answers, stderr collected.
+#[derive(Default)]
+pub struct FakePlatform {
+    pub messages: std::sync::Mutex<Vec<String>>,
+}
+
+impl Platform for FakePlatform {
+    fn statfs(&self, _path: &str) -> Option<(i64, i64)> {
+        Some((4096, 0xEF53))
+    }
+    fn stderr(&self, msg: &[u8]) {
+        if let Ok(mut m) = self.messages.lock() {
+            m.push(String::from_utf8_lossy(msg).into_owned());
+        }
+    }
+    fn realtime(&self) -> (i64, i64) {
+        (1_795_304_959, 0)
+    }
+    fn pid(&self) -> i64 {
+        4242
+    }
+    fn euid(&self) -> i64 {
+        0
+    }
+    fn hostname(&self) -> String {
+        "testhost".into()
+    }
+}

@@ -1,0 +1,182 @@
+//! The core's process-wide state: configuration, record memory, names,
+//! partial flags and the module registry.
+//!
+//! Locking: a module's own lock is always taken before the core's name
+//! lock (`with_names`), never the other way round; the fork wrapper takes
+//! them in the same order (`lock_all`).
+
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+use crate::arena::RecordArena;
+use crate::config::Config;
+use crate::module::Module;
+use crate::mounts::MountEntry;
+use crate::names::{Insert, NameArena};
+use crate::platform::Platform;
+
+/// Life cycle of the runtime.
+pub const UNINIT: u8 = 0;
+pub const RUNNING: u8 = 1;
+pub const SHUTTING_DOWN: u8 = 2;
+pub const FINALIZED: u8 = 3;
+pub const DISABLED: u8 = 4;
+
+static STATE: AtomicU8 = AtomicU8::new(UNINIT);
+
+/// What does not change after start-up.
+pub struct Shared {
+    pub config: Config,
+    pub mounts: Vec<MountEntry>,
+    pub cmdline: String,
+    pub platform: &'static dyn Platform,
+}
+
+/// What changes: start time and pid change in a forked child.
+#[derive(Clone, Copy, Default)]
+pub struct JobTimes {
+    pub start: (i64, i64),
+    pub pid: i64,
+    pub fork_parent: i64,
+    /// Original pid (Darshan keeps the parent's for the job id after fork).
+    pub first_pid: i64,
+}
+
+static SHARED: OnceLock<Shared> = OnceLock::new();
+static TIMES: Mutex<JobTimes> = Mutex::new(JobTimes { start: (0, 0), pid: 0, fork_parent: 0, first_pid: 0 });
+static NAMES: Mutex<Option<NameArena>> = Mutex::new(None);
+static ARENA: Mutex<Option<RecordArena>> = Mutex::new(None);
+static REGISTRY: Mutex<Vec<&'static dyn Module>> = Mutex::new(Vec::new());
+static PARTIAL: AtomicU64 = AtomicU64::new(0);
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub fn state() -> u8 {
+    STATE.load(Ordering::Acquire)
+}
+
+pub fn set_state(s: u8) {
+    STATE.store(s, Ordering::Release)
+}
+
+/// Move from `from` to `to` if the state is `from`.
+pub fn transition(from: u8, to: u8) -> bool {
+    STATE.compare_exchange(from, to, Ordering::AcqRel, Ordering::Acquire).is_ok()
+}
+
+pub fn shared() -> Option<&'static Shared> {
+    SHARED.get()
+}
+
+pub fn config() -> Option<&'static Config> {
+    SHARED.get().map(|s| &s.config)
+}
+
+pub fn times() -> JobTimes {
+    *lock(&TIMES)
+}
+
+/// Start-up: keep the configuration and the mount table, reserve the name
+/// and record memory. Returns false if already initialised.
+pub fn init(shared: Shared, start: (i64, i64), pid: i64) -> bool {
+    let name_mem = shared.config.name_mem;
+    let mod_mem = shared.config.mod_mem;
+    if SHARED.set(shared).is_err() {
+        return false;
+    }
+    *lock(&TIMES) = JobTimes { start, pid, fork_parent: 0, first_pid: pid };
+    *lock(&NAMES) = Some(NameArena::new(name_mem));
+    *lock(&ARENA) = Some(RecordArena::new(mod_mem));
+    true
+}
+
+/// Register a module: reserve its records (MAX_RECORDS, or what is left
+/// of DARSHAN_MODMEM) and hand them over. Disabled modules get nothing.
+pub fn register(m: &'static dyn Module, rank: i64) {
+    let Some(cfg) = config() else { return };
+    let id = m.id();
+    let words = m.record_words();
+    let slice = match lock(&ARENA).as_mut() {
+        Some(a) if cfg.mod_enabled.get(id).copied().unwrap_or(false) => a.reserve(words, cfg.max_records[id]),
+        _ => crate::arena::Slice::empty(words),
+    };
+    m.attach(slice, rank);
+    let mut reg = lock(&REGISTRY);
+    reg.push(m);
+    reg.sort_by_key(|m| m.id());
+}
+
+pub fn modules() -> Vec<&'static dyn Module> {
+    lock(&REGISTRY).clone()
+}
+
+/// Mark `module`'s data as incomplete in the log.
+pub fn set_partial(module: usize) {
+    PARTIAL.fetch_or(1 << module, Ordering::Relaxed);
+}
+
+pub fn partial_flags() -> u64 {
+    PARTIAL.load(Ordering::Relaxed)
+}
+
+/// Record `name` for `id`. False (and the module marked partial) when the
+/// name memory is full.
+pub fn register_name(module: usize, id: u64, name: &[u8]) -> bool {
+    let mut g = lock(&NAMES);
+    match g.as_mut().map(|n| n.insert(id, name)) {
+        Some(Insert::Added) | Some(Insert::Present) => true,
+        _ => {
+            drop(g);
+            set_partial(module);
+            false
+        }
+    }
+}
+
+/// Copy the name of `id` into `buf`; its length, or None if unknown or
+/// too long.
+pub fn name_of(id: u64, buf: &mut [u8]) -> Option<usize> {
+    let g = lock(&NAMES);
+    let n = g.as_ref()?.get(id)?;
+    let dst = buf.get_mut(..n.len())?;
+    dst.copy_from_slice(n);
+    Some(n.len())
+}
+
+pub fn with_names<R>(f: impl FnOnce(&NameArena) -> R) -> Option<R> {
+    lock(&NAMES).as_ref().map(f)
+}
+
+/// File alignment of a record name from the mount table (-1 if none).
+pub fn alignment_of(name: &[u8]) -> i64 {
+    shared().map(|s| crate::mounts::alignment_of(&s.mounts, name)).unwrap_or(-1)
+}
+
+/// Hold the core's locks across fork(); modules' locks must be taken first.
+pub struct CoreLocks {
+    _names: MutexGuard<'static, Option<NameArena>>,
+    _times: MutexGuard<'static, JobTimes>,
+}
+
+pub fn lock_all() -> CoreLocks {
+    CoreLocks { _names: lock(&NAMES), _times: lock(&TIMES) }
+}
+
+/// In a forked child, with the locks released: a fresh record set.
+pub fn fork_child(start: (i64, i64), pid: i64) {
+    {
+        let mut t = lock(&TIMES);
+        t.fork_parent = t.pid;
+        t.pid = pid;
+        t.start = start;
+    }
+    if let Some(n) = lock(&NAMES).as_mut() {
+        n.clear();
+    }
+    PARTIAL.store(0, Ordering::Relaxed);
+    for m in modules() {
+        m.fork_child();
+    }
+}

@@ -1,0 +1,140 @@
+//! The shutdown pipeline of a non-MPI process: finalize every module,
+//! build the job record, pick the log name, write header placeholder, job,
+//! names and module regions (each compressed), then the header; the log is
+//! written under a temporary name and renamed when complete.
+
+use std::fs::OpenOptions;
+use std::io::BufWriter;
+use std::os::unix::fs::OpenOptionsExt;
+use std::time::Instant;
+
+use darshan_log::{Compression, Job, LogWriter};
+
+use crate::logname::{self, NameParts};
+use crate::module::FinalizeCtx;
+use crate::runtime;
+
+/// The library version written as `lib_ver`: the Darshan release whose
+/// log format and semantics we reproduce.
+pub const LIB_VER: &str = "3.5.0";
+/// zlib level at shutdown: level 1 compresses the mostly-zero records to
+/// about the same size as level 6, several times faster.
+const ZLIB_LEVEL: u32 = 1;
+
+pub struct Outcome {
+    pub path: String,
+    pub finalize_s: f64,
+    pub write_s: f64,
+    pub records: usize,
+}
+
+fn job_record(end: (i64, i64), nprocs: i64, jobid: i64) -> Option<Job> {
+    let sh = runtime::shared()?;
+    let t = runtime::times();
+    let mut metadata = format!("lib_ver={LIB_VER}\nh={}\n", sh.config.log_hints).into_bytes();
+    if t.fork_parent != 0 {
+        metadata.extend_from_slice(format!("fork_parent={}\n", t.fork_parent).as_bytes());
+    }
+    metadata.truncate(darshan_log::job::METADATA_LEN - 1);
+    Some(Job {
+        uid: sh.platform.euid(),
+        start_time_sec: t.start.0,
+        start_time_nsec: t.start.1,
+        end_time_sec: end.0,
+        end_time_nsec: end.1,
+        nprocs,
+        jobid,
+        metadata,
+        exe_mnt: crate::mounts::exe_mnt_string(&sh.cmdline, &sh.mounts),
+    })
+}
+
+/// Where the log goes: (temporary path, final path), or an error line.
+fn log_paths(jobid: i64) -> Result<(String, String), String> {
+    let sh = runtime::shared().ok_or("runtime not initialised")?;
+    let cfg = &sh.config;
+    let t = runtime::times();
+    if let Some(f) = &cfg.log_file {
+        return Ok((format!("{f}.darshan_partial.{}", t.pid), f.clone()));
+    }
+    let dir = match (&cfg.log_path_flat, &cfg.log_path_dated) {
+        (Some(d), _) => d.clone(),
+        (None, Some(d)) => logname::dated_dir(d, t.start.0),
+        (None, None) => {
+            return Err("unable to determine log file path (set DARSHAN_LOGPATH or DARSHAN_LOGFILE)".into())
+        }
+    };
+    let user = std::env::var("LOGNAME").ok().filter(|u| !u.is_empty()).unwrap_or_else(|| sh.platform.euid().to_string());
+    let (now_s, now_ns) = sh.platform.realtime();
+    let usec = (now_s as u64).wrapping_mul(1_000_000).wrapping_add(now_ns as u64 / 1000);
+    let host = sh.platform.hostname();
+    let parts = NameParts {
+        user: &user,
+        exe: &logname::exe_short(&sh.cmdline),
+        jobid,
+        pid: t.pid,
+        start_sec: t.start.0,
+        rand: darshan_log::hash::hash_with_level(host.as_bytes(), usec),
+    };
+    let mut base = format!("{dir}/{}", logname::base_name(&parts));
+    if base.len() + 32 >= crate::paths::PATH_MAX {
+        base = format!("{dir}/id{jobid}");
+    }
+    Ok((format!("{base}.darshan_partial"), base))
+}
+
+/// Finalize the modules and write the log. Runs once, with the wrappers
+/// passing calls through (the caller has set the state).
+pub fn write_log(secs_per_tick: f64, end: (i64, i64)) -> Result<Outcome, String> {
+    let sh = runtime::shared().ok_or("runtime not initialised")?;
+    let t0 = Instant::now();
+    let ctx = FinalizeCtx { secs_per_tick, rank: 0, nprocs: 1 };
+    let modules = runtime::modules();
+    for m in &modules {
+        m.finalize(&ctx);
+    }
+    let finalize_s = t0.elapsed().as_secs_f64();
+
+    let t1 = Instant::now();
+    let t = runtime::times();
+    let env = |n: &str| std::env::var(n).ok();
+    let jobid = logname::job_id(&env, sh.config.jobid_env.as_deref(), t.first_pid);
+    let job = job_record(end, 1, jobid).ok_or("no job record")?;
+    let (tmp, final_base) = log_paths(jobid)?;
+    let file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o400)
+        .open(&tmp)
+        .map_err(|e| format!("cannot create log file {tmp}: {e}"))?;
+    let werr = |e: darshan_log::LogError| format!("writing log file {tmp}: {e}");
+    let mut w = LogWriter::new(BufWriter::with_capacity(1 << 20, file), Compression::Zlib).map_err(werr)?;
+    w.set_zlib_level(ZLIB_LEVEL);
+    w.write_job(&job).map_err(werr)?;
+    let names = runtime::with_names(|n| n.packed().to_vec()).unwrap_or_default();
+    w.write_names_raw(&names).map_err(werr)?;
+    let mut buf = Vec::new();
+    let mut records = 0;
+    for m in &modules {
+        buf.clear();
+        m.output(&mut buf);
+        records += buf.len() / (8 * m.record_words().max(1));
+        w.write_module_raw(m.id(), &buf).map_err(werr)?;
+    }
+    w.set_partial_flag(runtime::partial_flags());
+    let out = w.finish().map_err(werr)?;
+    let file = out.into_inner().map_err(|e| format!("writing log file {tmp}: {}", e.error()))?;
+    file.sync_all().map_err(|e| format!("syncing log file {tmp}: {e}"))?;
+    drop(file);
+    let write_s = t1.elapsed().as_secs_f64();
+    let path = if sh.config.log_file.is_some() {
+        final_base
+    } else {
+        format!("{final_base}_{}.darshan", write_s as i64 + 1)
+    };
+    std::fs::rename(&tmp, &path).map_err(|e| format!("renaming {tmp} to {path}: {e}"))?;
+    for m in &modules {
+        m.cleanup();
+    }
+    Ok(Outcome { path, finalize_s, write_s, records })
+}
