@@ -1,1 +1,125 @@
+//! The NULL module: a template showing a new module's author the whole
+//! contract in one file. It counts calls of one (imaginary) function
+//! `foo(name, arg)`: one record per name, with two counters
+//! (NULL_FOOS: calls, NULL_FOO_MAX_DAT: largest argument) and two
+//! fcounters (NULL_F_FOO_TIMESTAMP: last call, NULL_F_FOO_MAX_DURATION).
+//!
+//! The steps, in the order the runtime drives them:
+//! 1. a `'static` instance holds its state behind a lock (wrappers on many
+//!    threads call into it);
+//! 2. `attach`: the core hands over the record memory it reserved (with
+//!    MAX_RECORDS and DARSHAN_MODMEM limits) — keep it in a `RecordSet`;
+//! 3. the wrapper in `ffi` calls `on_foo` after the real call returned,
+//!    with clock ticks; `find_or_create` registers the name and sets the
+//!    partial flag when memory runs out — then the call is simply not
+//!    recorded;
+//! 4. `finalize` at shutdown turns ticks into seconds;
+//! 5. `output` appends the records, packed as in the log;
+//! 6. `fork_child` forgets the parent's records.
+//! `reduce` (MPI) and `cleanup` keep their no-op defaults here.
 #![forbid(unsafe_code)]
+
+use std::sync::{Mutex, MutexGuard};
+
+use darshan_core::arena::Slice;
+use darshan_core::common::{getf, setf};
+use darshan_core::records::RecordSet;
+use darshan_core::{FinalizeCtx, Module};
+use darshan_log::modules::NULL as ID;
+
+pub const NULL_FOOS: usize = 0;
+pub const NULL_FOO_MAX_DAT: usize = 1;
+pub const NULL_F_FOO_TIMESTAMP: usize = 0;
+pub const NULL_F_FOO_MAX_DURATION: usize = 1;
+/// id, rank, 2 counters, 2 fcounters.
+pub const RECORD_WORDS: usize = 6;
+const F: usize = 4;
+
+pub struct Null {
+    set: Mutex<RecordSet<()>>,
+}
+
+pub static NULL: Null = Null { set: Mutex::new(RecordSet::new(ID)) };
+
+impl Null {
+    fn lock(&self) -> MutexGuard<'_, RecordSet<()>> {
+        self.set.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `foo(name, arg)` ran from tick `tm1` to `tm2`.
+    pub fn on_foo(&self, name: &[u8], arg: i64, tm1: f64, tm2: f64) {
+        let id = darshan_log::record_id(name);
+        let mut set = self.lock();
+        let Some(i) = set.find_or_create(id, name) else { return };
+        let w = set.words(i);
+        w[2 + NULL_FOOS] += 1;
+        if (w[2 + NULL_FOO_MAX_DAT] as i64) < arg {
+            w[2 + NULL_FOO_MAX_DAT] = arg as u64;
+        }
+        setf(w, F + NULL_F_FOO_TIMESTAMP, tm1);
+        if getf(w, F + NULL_F_FOO_MAX_DURATION) < tm2 - tm1 {
+            setf(w, F + NULL_F_FOO_MAX_DURATION, tm2 - tm1);
+        }
+    }
+}
+
+impl Module for Null {
+    fn id(&self) -> usize {
+        ID
+    }
+    fn record_words(&self) -> usize {
+        RECORD_WORDS
+    }
+    fn attach(&self, slice: Slice, rank: i64) {
+        self.lock().attach(slice, rank);
+    }
+    fn finalize(&self, ctx: &FinalizeCtx) {
+        self.lock().for_each_mut(|w| {
+            for k in [NULL_F_FOO_TIMESTAMP, NULL_F_FOO_MAX_DURATION] {
+                setf(w, F + k, getf(w, F + k) * ctx.secs_per_tick);
+            }
+        });
+    }
+    fn output(&self, out: &mut Vec<u8>) {
+        self.lock().output(out, |_| true);
+    }
+    fn fork_child(&self) {
+        self.lock().clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use darshan_core::arena::RecordArena;
+
+    #[test]
+    fn records_are_counted_bounded_and_converted() {
+        let platform: &'static darshan_core::platform::FakePlatform = Box::leak(Box::default());
+        let shared = darshan_core::runtime::Shared {
+            config: Default::default(),
+            mounts: Vec::new(),
+            cmdline: "test".into(),
+            platform,
+        };
+        darshan_core::runtime::init(shared, (0, 0), 1);
+        // Two records fit; the third name marks the module partial.
+        let mut arena = RecordArena::new(2 * RECORD_WORDS * 8);
+        NULL.attach(arena.reserve(RECORD_WORDS, 1024), 0);
+        NULL.on_foo(b"a", 5, 10.0, 12.0);
+        NULL.on_foo(b"a", 3, 20.0, 21.0);
+        NULL.on_foo(b"b", 1, 30.0, 34.0);
+        NULL.on_foo(b"c", 1, 40.0, 41.0);
+        NULL.finalize(&FinalizeCtx { secs_per_tick: 0.5, rank: 0, nprocs: 1 });
+        let mut out = Vec::new();
+        NULL.output(&mut out);
+        let words: Vec<u64> = out.chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(words.len(), 2 * RECORD_WORDS);
+        assert_eq!(words[0], darshan_log::record_id(b"a"));
+        assert_eq!(words[2 + NULL_FOOS], 2);
+        assert_eq!(words[2 + NULL_FOO_MAX_DAT], 5);
+        assert_eq!(f64::from_bits(words[F + NULL_F_FOO_TIMESTAMP]), 10.0);
+        assert_eq!(f64::from_bits(words[F + NULL_F_FOO_MAX_DURATION]), 1.0);
+        assert!(darshan_core::runtime::partial_flags() & 1 != 0);
+    }
+}

@@ -1,1 +1,306 @@
+//! The POSIX module: one record per file (cleaned absolute path) with
+//! every counter of the POSIX record version 4, computed as Darshan 3.5.0
+//! does (semantics.md §3). The `ffi` crate calls the `on_*` functions after
+//! each real call returns; times are clock ticks since start-up (turned
+//! into seconds at shutdown).
 #![forbid(unsafe_code)]
+
+mod record;
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+use darshan_core::arena::Slice;
+use darshan_core::records::RecordSet;
+use darshan_core::{runtime, FinalizeCtx, Module};
+use darshan_log::counters::posix as c;
+use darshan_log::modules::POSIX as ID;
+
+pub use record::Rt;
+
+/// File descriptors below this are tracked (fd -> record); higher ones
+/// are passed through unrecorded.
+pub const MAX_FDS: usize = 1 << 16;
+
+pub struct Posix {
+    set: Mutex<RecordSet<Rt>>,
+    /// fd -> record index + 1 (0: not tracked). Read without the lock so
+    /// that I/O on untracked descriptors (sockets, pipes) costs nothing.
+    fds: [AtomicU32; MAX_FDS],
+}
+
+pub static POSIX: Posix = Posix { set: Mutex::new(RecordSet::new(ID)), fds: [const { AtomicU32::new(0) }; MAX_FDS] };
+
+/// What an open-like call did to a record.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum OpenKind {
+    /// open/creat/openat/mkstemp: counts OPENS and resets the offsets.
+    Open,
+    /// dup/dup2/dup3/fcntl(F_DUPFD): OPENS and DUPS, no reset.
+    Dup,
+    /// fileno on a tracked stream: OPENS and FILENOS, no reset.
+    Fileno,
+}
+
+impl Posix {
+    fn lock(&self) -> MutexGuard<'_, RecordSet<Rt>> {
+        self.set.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The record index of a tracked fd, without locking.
+    #[inline]
+    pub fn tracked(&self, fd: i32) -> Option<usize> {
+        let v = self.fds.get(usize::try_from(fd).ok()?)?.load(Ordering::Relaxed);
+        (v != 0).then(|| v as usize - 1)
+    }
+
+    fn map_fd(&self, fd: i32, idx: Option<usize>) {
+        if let Some(slot) = usize::try_from(fd).ok().and_then(|f| self.fds.get(f)) {
+            slot.store(idx.map(|i| i as u32 + 1).unwrap_or(0), Ordering::Relaxed);
+        }
+    }
+
+    /// The record id behind a tracked fd (fdopen, openat).
+    pub fn id_of_fd(&self, fd: i32) -> Option<u64> {
+        let i = self.tracked(fd)?;
+        Some(self.lock().record(i)[0])
+    }
+
+    /// open family, on success: `name` is the cleaned path.
+    pub fn on_open(&self, fd: i32, name: &[u8], mode: i64, tm1: f64, tm2: f64) {
+        let Some(cfg) = runtime::config() else { return };
+        if darshan_core::paths::excluded(cfg, ID, name) {
+            return;
+        }
+        let id = darshan_log::record_id(name);
+        self.open_id(fd, id, name, OpenKind::Open, mode, tm1, tm2);
+    }
+
+    /// A new fd for an existing record (fileno, or open by id).
+    #[allow(clippy::too_many_arguments)]
+    pub fn open_id(&self, fd: i32, id: u64, name: &[u8], kind: OpenKind, mode: i64, tm1: f64, tm2: f64) {
+        let mut set = self.lock();
+        let Some(i) = set.find_or_create(id, name) else { return };
+        if set.rt[i].fresh {
+            record::init_new(&mut set, i, name, cfg_align());
+        }
+        let (w, rt) = set.both(i);
+        record::open(w, rt, kind, mode, tm1, tm2);
+        self.map_fd(fd, Some(i));
+    }
+
+    /// dup/dup2/dup3/fcntl(F_DUPFD): `newfd` refers to `oldfd`'s record.
+    pub fn on_dup(&self, oldfd: i32, newfd: i32, tm1: f64, tm2: f64) {
+        let Some(i) = self.tracked(oldfd) else {
+            // dup2 onto a tracked fd closes it: forget the mapping.
+            self.map_fd(newfd, None);
+            return;
+        };
+        let mut set = self.lock();
+        let (w, rt) = set.both(i);
+        record::open(w, rt, OpenKind::Dup, 0, tm1, tm2);
+        self.map_fd(newfd, Some(i));
+    }
+
+    pub fn on_read(&self, fd: i32, bytes: i64, offset: Option<i64>, aligned: bool, tm1: f64, tm2: f64) {
+        let Some(i) = self.tracked(fd) else { return };
+        let mut set = self.lock();
+        if i < set.len() {
+            let (w, rt) = set.both(i);
+            record::access(w, rt, false, bytes, offset, aligned, tm1, tm2);
+        }
+    }
+
+    pub fn on_write(&self, fd: i32, bytes: i64, offset: Option<i64>, aligned: bool, tm1: f64, tm2: f64) {
+        let Some(i) = self.tracked(fd) else { return };
+        let mut set = self.lock();
+        if i < set.len() {
+            let (w, rt) = set.both(i);
+            record::access(w, rt, true, bytes, offset, aligned, tm1, tm2);
+        }
+    }
+
+    pub fn on_seek(&self, fd: i32, new_offset: i64, tm1: f64, tm2: f64) {
+        self.with_fd(fd, |w, rt| {
+            rt.offset = new_offset;
+            darshan_core::common::add(w, 2 + c::SEEKS, 1);
+            record::meta_time(w, rt, tm1, tm2);
+        });
+    }
+
+    pub fn on_sync(&self, fd: i32, data_only: bool, tm1: f64, tm2: f64) {
+        self.with_fd(fd, |w, rt| {
+            darshan_core::common::add(w, 2 + if data_only { c::FDSYNCS } else { c::FSYNCS }, 1);
+            let wt = record::F + c::F_WRITE_TIME;
+            darshan_core::common::timer_inc_no_overlap(w, wt, tm1, tm2, &mut rt.last_write_end);
+        });
+    }
+
+    pub fn on_mmap(&self, fd: i32) {
+        self.with_fd(fd, |w, _| darshan_core::common::add(w, 2 + c::MMAPS, 1));
+    }
+
+    /// stat family on a tracked fd (fstat, fstatat with AT_EMPTY_PATH).
+    pub fn on_stat_fd(&self, fd: i32, tm1: f64, tm2: f64) {
+        self.with_fd(fd, |w, rt| record::stat(w, rt, tm1, tm2));
+    }
+
+    /// stat family by path, on a regular file: creates the record.
+    pub fn on_stat_path(&self, name: &[u8], tm1: f64, tm2: f64) {
+        let Some(cfg) = runtime::config() else { return };
+        if darshan_core::paths::excluded(cfg, ID, name) {
+            return;
+        }
+        let id = darshan_log::record_id(name);
+        let mut set = self.lock();
+        let Some(i) = set.find_or_create(id, name) else { return };
+        if set.rt[i].fresh {
+            record::init_new(&mut set, i, name, cfg_align());
+        }
+        let (w, rt) = set.both(i);
+        record::stat(w, rt, tm1, tm2);
+    }
+
+    pub fn on_close(&self, fd: i32, tm1: f64, tm2: f64) {
+        let Some(i) = self.tracked(fd) else { return };
+        self.map_fd(fd, None);
+        let mut set = self.lock();
+        if i < set.len() {
+            let (w, rt) = set.both(i);
+            record::close(w, rt, tm1, tm2);
+        }
+    }
+
+    /// Forget `fd` before the real close, so that a concurrent open that
+    /// gets the same number is not lost. Returns the record to close.
+    pub fn take_fd(&self, fd: i32) -> Option<usize> {
+        let i = self.tracked(fd)?;
+        self.map_fd(fd, None);
+        Some(i)
+    }
+
+    pub fn on_closed(&self, i: usize, tm1: f64, tm2: f64) {
+        let mut set = self.lock();
+        if i < set.len() {
+            let (w, rt) = set.both(i);
+            record::close(w, rt, tm1, tm2);
+        }
+    }
+
+    /// rename(old, new) succeeded; both names cleaned.
+    pub fn on_rename(&self, old: &[u8], new: &[u8], tm1: f64, tm2: f64) {
+        let Some(cfg) = runtime::config() else { return };
+        if darshan_core::paths::excluded(cfg, ID, old) {
+            return;
+        }
+        let old_id = darshan_log::record_id(old);
+        let mut set = self.lock();
+        let Some(o) = set.find(old_id) else { return };
+        {
+            let (w, rt) = set.both(o);
+            darshan_core::common::add(w, 2 + c::RENAME_SOURCES, 1);
+            record::meta_time(w, rt, tm1, tm2);
+        }
+        if darshan_core::paths::excluded(cfg, ID, new) {
+            return;
+        }
+        let new_id = darshan_log::record_id(new);
+        let Some(n) = set.find_or_create(new_id, new) else { return };
+        if set.rt[n].fresh {
+            record::init_new(&mut set, n, new, cfg_align());
+        }
+        let w = set.words(n);
+        darshan_core::common::add(w, 2 + c::RENAME_TARGETS, 1);
+        if w[2 + c::RENAMED_FROM] == 0 {
+            w[2 + c::RENAMED_FROM] = old_id;
+        }
+    }
+
+    /// An aio request was queued on `fd`: remember its submission time.
+    pub fn on_aio_submit(&self, fd: i32, key: usize, tm1: f64) {
+        let Some(i) = self.tracked(fd) else { return };
+        let mut set = self.lock();
+        if i < set.len() {
+            set.rt[i].aio_add(key, tm1);
+        }
+    }
+
+    /// aio_return: record the request as a read or write at `offset`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn on_aio_return(&self, fd: i32, key: usize, write: bool, bytes: i64, offset: i64, aligned: bool, tm2: f64) {
+        let Some(i) = self.tracked(fd) else { return };
+        let mut set = self.lock();
+        if i >= set.len() {
+            return;
+        }
+        let (w, rt) = set.both(i);
+        if let Some(tm1) = rt.aio_take(key) {
+            if bytes >= 0 {
+                record::access(w, rt, write, bytes, Some(offset), aligned, tm1, tm2);
+            }
+        }
+    }
+
+    fn with_fd(&self, fd: i32, f: impl FnOnce(&mut [u64], &mut Rt)) {
+        let Some(i) = self.tracked(fd) else { return };
+        let mut set = self.lock();
+        if i < set.len() {
+            let (w, rt) = set.both(i);
+            f(w, rt);
+        }
+    }
+
+    /// Number of records (tests, shutdown summaries).
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Take the lock for fork(); released when the guard drops.
+    pub fn lock_for_fork(&self) -> MutexGuard<'_, RecordSet<Rt>> {
+        self.lock()
+    }
+}
+
+fn cfg_align() -> i64 {
+    runtime::config().map(|c| c.mem_align).unwrap_or(8)
+}
+
+impl Module for Posix {
+    fn id(&self) -> usize {
+        ID
+    }
+
+    fn record_words(&self) -> usize {
+        c::RECORD_WORDS
+    }
+
+    fn attach(&self, slice: Slice, rank: i64) {
+        self.lock().attach(slice, rank);
+    }
+
+    fn finalize(&self, ctx: &FinalizeCtx) {
+        let s = ctx.secs_per_tick;
+        self.lock().for_each_mut(|w| {
+            // Every fcounter but the byte variance holds clock ticks.
+            for k in 0..c::F_VARIANCE_RANK_BYTES {
+                let v = f64::from_bits(w[record::F + k]) * s;
+                w[record::F + k] = v.to_bits();
+            }
+        });
+    }
+
+    fn output(&self, out: &mut Vec<u8>) {
+        self.lock().output(out, |_| true);
+    }
+
+    fn fork_child(&self) {
+        for slot in &self.fds {
+            slot.store(0, Ordering::Relaxed);
+        }
+        self.lock().clear();
+    }
+}

@@ -1,1 +1,211 @@
+//! The STDIO module: one record per stream path (plus `<STDIN>`,
+//! `<STDOUT>`, `<STDERR>`), STDIO record version 2, with Darshan 3.5.0's
+//! rules (semantics.md §4): the offset is tracked per record, fflush is a
+//! 0-byte write counted in FLUSHES, unused standard streams are dropped at
+//! shutdown. Streams are keyed by their `FILE*` address.
 #![forbid(unsafe_code)]
+
+mod streams;
+
+use std::sync::{Mutex, MutexGuard};
+
+use darshan_core::arena::Slice;
+use darshan_core::common::{add, get, stamp, timer_inc_no_overlap};
+use darshan_core::records::RecordSet;
+use darshan_core::{runtime, FinalizeCtx, Module};
+use darshan_log::counters::stdio as c;
+use darshan_log::modules::STDIO as ID;
+
+use streams::StreamMap;
+
+const F: usize = 2 + c::NUM_INDICES;
+const STD_NAMES: [&[u8]; 3] = [b"<STDIN>", b"<STDOUT>", b"<STDERR>"];
+
+#[derive(Default)]
+pub struct Rt {
+    offset: i64,
+    last_meta_end: f64,
+    last_read_end: f64,
+    last_write_end: f64,
+}
+
+pub struct State {
+    set: RecordSet<Rt>,
+    streams: StreamMap,
+    std_streams: [usize; 3],
+}
+
+pub struct Stdio {
+    state: Mutex<State>,
+}
+
+pub static STDIO: Stdio = Stdio {
+    state: Mutex::new(State { set: RecordSet::new(ID), streams: StreamMap::new(), std_streams: [0; 3] }),
+};
+
+impl State {
+    /// fopen/freopen/fdopen and the standard streams at start-up.
+    fn open(&mut self, stream: usize, id: u64, name: &[u8], fdopen: bool, tm1: f64, tm2: f64) {
+        let Some(i) = self.set.find_or_create(id, name) else { return };
+        let (w, rt) = self.set.both(i);
+        rt.offset = 0;
+        add(w, 2 + c::OPENS, 1);
+        if fdopen {
+            add(w, 2 + c::FDOPENS, 1);
+        }
+        stamp(w, F + c::F_OPEN_START_TIMESTAMP, F + c::F_OPEN_END_TIMESTAMP, tm1, tm2);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+        self.streams.insert(stream, i as u32);
+    }
+
+    fn register_std(&mut self) {
+        for (k, name) in STD_NAMES.iter().enumerate() {
+            let id = darshan_log::record_id(name);
+            self.open(self.std_streams[k], id, name, false, 0.0, 0.0);
+        }
+    }
+}
+
+impl Stdio {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The `FILE*` values of stdin, stdout and stderr, given at start-up
+    /// before `attach`.
+    pub fn set_std_streams(&self, s: [usize; 3]) {
+        self.lock().std_streams = s;
+    }
+
+    /// fopen/fopen64/freopen succeeded; `name` is the cleaned path.
+    pub fn on_open(&self, stream: usize, name: &[u8], tm1: f64, tm2: f64) {
+        let Some(cfg) = runtime::config() else { return };
+        if darshan_core::paths::excluded(cfg, ID, name) {
+            return;
+        }
+        let id = darshan_log::record_id(name);
+        self.lock().open(stream, id, name, false, tm1, tm2);
+    }
+
+    /// fdopen succeeded on a descriptor whose record is `id` / `name`.
+    pub fn on_fdopen(&self, stream: usize, id: u64, name: &[u8], tm1: f64, tm2: f64) {
+        self.lock().open(stream, id, name, true, tm1, tm2);
+    }
+
+    pub fn on_close(&self, stream: usize, tm1: f64, tm2: f64) {
+        let mut st = self.lock();
+        let Some(i) = st.streams.remove(stream) else { return };
+        let (w, rt) = st.set.both(i as usize);
+        stamp(w, F + c::F_CLOSE_START_TIMESTAMP, F + c::F_CLOSE_END_TIMESTAMP, tm1, tm2);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+    }
+
+    pub fn on_read(&self, stream: usize, bytes: i64, tm1: f64, tm2: f64) {
+        let mut st = self.lock();
+        let Some(i) = st.streams.get(stream) else { return };
+        let (w, rt) = st.set.both(i as usize);
+        let this = rt.offset;
+        rt.offset = this + bytes;
+        if get(w, 2 + c::MAX_BYTE_READ) < this + bytes - 1 {
+            w[2 + c::MAX_BYTE_READ] = (this + bytes - 1) as u64;
+        }
+        add(w, 2 + c::BYTES_READ, bytes);
+        add(w, 2 + c::READS, 1);
+        stamp(w, F + c::F_READ_START_TIMESTAMP, F + c::F_READ_END_TIMESTAMP, tm1, tm2);
+        timer_inc_no_overlap(w, F + c::F_READ_TIME, tm1, tm2, &mut rt.last_read_end);
+    }
+
+    /// A write of `bytes`; `flush` for fflush (a 0-byte write counted in
+    /// FLUSHES instead of WRITES).
+    pub fn on_write(&self, stream: usize, bytes: i64, flush: bool, tm1: f64, tm2: f64) {
+        let mut st = self.lock();
+        let Some(i) = st.streams.get(stream) else { return };
+        let (w, rt) = st.set.both(i as usize);
+        let this = rt.offset;
+        rt.offset = this + bytes;
+        if get(w, 2 + c::MAX_BYTE_WRITTEN) < this + bytes - 1 {
+            w[2 + c::MAX_BYTE_WRITTEN] = (this + bytes - 1) as u64;
+        }
+        add(w, 2 + c::BYTES_WRITTEN, bytes);
+        add(w, 2 + if flush { c::FLUSHES } else { c::WRITES }, 1);
+        stamp(w, F + c::F_WRITE_START_TIMESTAMP, F + c::F_WRITE_END_TIMESTAMP, tm1, tm2);
+        timer_inc_no_overlap(w, F + c::F_WRITE_TIME, tm1, tm2, &mut rt.last_write_end);
+    }
+
+    /// fseek/fseeko/fsetpos/rewind succeeded; `pos` is the new position
+    /// (ftell after the call; 0 for rewind).
+    pub fn on_seek(&self, stream: usize, pos: i64, tm1: f64, tm2: f64) {
+        let mut st = self.lock();
+        let Some(i) = st.streams.get(stream) else { return };
+        let (w, rt) = st.set.both(i as usize);
+        rt.offset = pos;
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+        add(w, 2 + c::SEEKS, 1);
+    }
+
+    /// Whether a stream is tracked (the wrappers skip timing otherwise).
+    pub fn tracked(&self, stream: usize) -> bool {
+        self.lock().streams.get(stream).is_some()
+    }
+
+    /// The record id of a tracked stream (fileno).
+    pub fn id_of_stream(&self, stream: usize) -> Option<u64> {
+        let mut st = self.lock();
+        let i = st.streams.get(stream)?;
+        Some(st.set.record(i as usize)[0])
+    }
+
+    pub fn len(&self) -> usize {
+        self.lock().set.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn lock_for_fork(&self) -> MutexGuard<'_, State> {
+        self.lock()
+    }
+}
+
+impl Module for Stdio {
+    fn id(&self) -> usize {
+        ID
+    }
+
+    fn record_words(&self) -> usize {
+        c::RECORD_WORDS
+    }
+
+    fn attach(&self, slice: Slice, rank: i64) {
+        let mut st = self.lock();
+        st.set.attach(slice, rank);
+        st.register_std();
+    }
+
+    fn finalize(&self, ctx: &FinalizeCtx) {
+        let s = ctx.secs_per_tick;
+        self.lock().set.for_each_mut(|w| {
+            for k in 0..c::F_VARIANCE_RANK_BYTES {
+                let v = f64::from_bits(w[F + k]) * s;
+                w[F + k] = v.to_bits();
+            }
+        });
+    }
+
+    fn output(&self, out: &mut Vec<u8>) {
+        let std_ids: [u64; 3] = std::array::from_fn(|k| darshan_log::record_id(STD_NAMES[k]));
+        // Standard streams nobody read or wrote are left out (their names
+        // stay in the name table, as in Darshan).
+        self.lock().set.output(out, |w| {
+            !(std_ids.contains(&w[0]) && w[2 + c::WRITES] == 0 && w[2 + c::READS] == 0)
+        });
+    }
+
+    fn fork_child(&self) {
+        let mut st = self.lock();
+        st.set.clear();
+        st.streams.clear();
+        st.register_std();
+    }
+}

@@ -1,0 +1,168 @@
+//! How each call changes a POSIX record: the counter rules of
+//! semantics.md §3, on the record's 64-bit words and its runtime state.
+
+use darshan_core::common::{add, get, getf, setf, size_bucket, stamp, timer_inc_no_overlap, update_common, CommonVals};
+use darshan_core::records::RecordSet;
+use darshan_log::counters::posix as c;
+
+use crate::OpenKind;
+
+/// Word offset of counter k is `2 + k`; of fcounter k, `F + k`.
+pub const F: usize = 2 + c::NUM_INDICES;
+const AIO_SLOTS: usize = 16;
+
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+enum LastIo {
+    #[default]
+    None,
+    Read,
+    Write,
+}
+
+/// Per-record state that is not written to the log.
+pub struct Rt {
+    pub fresh: bool,
+    pub offset: i64,
+    last_byte_read: i64,
+    last_byte_written: i64,
+    last_io: LastIo,
+    last_read_end: f64,
+    pub last_write_end: f64,
+    last_meta_end: f64,
+    access: CommonVals,
+    stride: CommonVals,
+    aio: [(usize, f64); AIO_SLOTS],
+}
+
+impl Default for Rt {
+    fn default() -> Self {
+        Rt {
+            fresh: true,
+            offset: 0,
+            last_byte_read: 0,
+            last_byte_written: 0,
+            last_io: LastIo::None,
+            last_read_end: 0.0,
+            last_write_end: 0.0,
+            last_meta_end: 0.0,
+            access: CommonVals::default(),
+            stride: CommonVals::default(),
+            aio: [(0, 0.0); AIO_SLOTS],
+        }
+    }
+}
+
+impl Rt {
+    pub fn aio_add(&mut self, key: usize, tm1: f64) {
+        if let Some(s) = self.aio.iter_mut().find(|s| s.0 == 0) {
+            *s = (key, tm1);
+        }
+    }
+    pub fn aio_take(&mut self, key: usize) -> Option<f64> {
+        let s = self.aio.iter_mut().find(|s| s.0 == key && key != 0)?;
+        let t = s.1;
+        *s = (0, 0.0);
+        Some(t)
+    }
+}
+
+/// Fields set once when a record is created.
+pub fn init_new(set: &mut RecordSet<Rt>, i: usize, name: &[u8], mem_align: i64) {
+    let align = darshan_core::runtime::alignment_of(name);
+    let (w, rt) = set.both(i);
+    rt.fresh = false;
+    w[2 + c::MEM_ALIGNMENT] = mem_align as u64;
+    w[2 + c::FILE_ALIGNMENT] = align as u64;
+}
+
+pub fn meta_time(w: &mut [u64], rt: &mut Rt, tm1: f64, tm2: f64) {
+    timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+}
+
+pub fn open(w: &mut [u64], rt: &mut Rt, kind: OpenKind, mode: i64, tm1: f64, tm2: f64) {
+    if mode != 0 {
+        w[2 + c::MODE] = mode as u64;
+    }
+    if kind == OpenKind::Open {
+        rt.offset = 0;
+        rt.last_byte_read = 0;
+        rt.last_byte_written = 0;
+    }
+    add(w, 2 + c::OPENS, 1);
+    match kind {
+        OpenKind::Dup => add(w, 2 + c::DUPS, 1),
+        OpenKind::Fileno => add(w, 2 + c::FILENOS, 1),
+        OpenKind::Open => {}
+    }
+    stamp(w, F + c::F_OPEN_START_TIMESTAMP, F + c::F_OPEN_END_TIMESTAMP, tm1, tm2);
+    meta_time(w, rt, tm1, tm2);
+}
+
+pub fn close(w: &mut [u64], rt: &mut Rt, tm1: f64, tm2: f64) {
+    rt.last_byte_read = 0;
+    rt.last_byte_written = 0;
+    stamp(w, F + c::F_CLOSE_START_TIMESTAMP, F + c::F_CLOSE_END_TIMESTAMP, tm1, tm2);
+    meta_time(w, rt, tm1, tm2);
+}
+
+pub fn stat(w: &mut [u64], rt: &mut Rt, tm1: f64, tm2: f64) {
+    add(w, 2 + c::STATS, 1);
+    meta_time(w, rt, tm1, tm2);
+}
+
+/// A read or write of `bytes` at `offset` (positional calls) or at the
+/// tracked offset.
+#[allow(clippy::too_many_arguments)]
+pub fn access(w: &mut [u64], rt: &mut Rt, write: bool, bytes: i64, offset: Option<i64>, aligned: bool, tm1: f64, tm2: f64) {
+    let this = offset.unwrap_or(rt.offset);
+    let (seq, consec, max_byte, total, count, hist, last_byte) = if write {
+        (c::SEQ_WRITES, c::CONSEC_WRITES, c::MAX_BYTE_WRITTEN, c::BYTES_WRITTEN, c::WRITES, c::SIZE_WRITE_0_100, &mut rt.last_byte_written)
+    } else {
+        (c::SEQ_READS, c::CONSEC_READS, c::MAX_BYTE_READ, c::BYTES_READ, c::READS, c::SIZE_READ_0_100, &mut rt.last_byte_read)
+    };
+    if this > *last_byte {
+        add(w, 2 + seq, 1);
+    }
+    if this == *last_byte + 1 {
+        add(w, 2 + consec, 1);
+    }
+    let stride = if this > 0 && this > *last_byte && *last_byte != 0 { this - *last_byte - 1 } else { 0 };
+    *last_byte = this + bytes - 1;
+    rt.offset = this + bytes;
+    if get(w, 2 + max_byte) < this + bytes - 1 {
+        w[2 + max_byte] = (this + bytes - 1) as u64;
+    }
+    add(w, 2 + total, bytes);
+    add(w, 2 + count, 1);
+    add(w, 2 + hist + size_bucket(bytes), 1);
+    if let Some(n) = rt.access.track(bytes) {
+        update_common(w, 2 + c::ACCESS1_ACCESS, 2 + c::ACCESS1_COUNT, bytes, n, false);
+    }
+    if let Some(n) = rt.stride.track(stride) {
+        update_common(w, 2 + c::STRIDE1_STRIDE, 2 + c::STRIDE1_COUNT, stride, n, false);
+    }
+    if !aligned {
+        add(w, 2 + c::MEM_NOT_ALIGNED, 1);
+    }
+    let falign = get(w, 2 + c::FILE_ALIGNMENT);
+    if falign > 0 && this % falign != 0 {
+        add(w, 2 + c::FILE_NOT_ALIGNED, 1);
+    }
+    let (other, me) = if write { (LastIo::Read, LastIo::Write) } else { (LastIo::Write, LastIo::Read) };
+    if rt.last_io == other {
+        add(w, 2 + c::RW_SWITCHES, 1);
+    }
+    rt.last_io = me;
+    let elapsed = tm2 - tm1;
+    let (start, end, maxt, maxsz, time, last_end) = if write {
+        (c::F_WRITE_START_TIMESTAMP, c::F_WRITE_END_TIMESTAMP, c::F_MAX_WRITE_TIME, c::MAX_WRITE_TIME_SIZE, c::F_WRITE_TIME, &mut rt.last_write_end)
+    } else {
+        (c::F_READ_START_TIMESTAMP, c::F_READ_END_TIMESTAMP, c::F_MAX_READ_TIME, c::MAX_READ_TIME_SIZE, c::F_READ_TIME, &mut rt.last_read_end)
+    };
+    stamp(w, F + start, F + end, tm1, tm2);
+    if getf(w, F + maxt) < elapsed {
+        setf(w, F + maxt, elapsed);
+        w[2 + maxsz] = bytes as u64;
+    }
+    timer_inc_no_overlap(w, F + time, tm1, tm2, last_end);
+}
