@@ -14,6 +14,7 @@ pub struct RecordSet<R> {
     rank: i64,
     slice: Slice,
     count: usize,
+    frozen: bool,
     keys: Vec<u64>,
     vals: Vec<u32>,
     pub rt: Vec<R>,
@@ -21,7 +22,7 @@ pub struct RecordSet<R> {
 
 impl<R: Default> RecordSet<R> {
     pub const fn new(module: usize) -> Self {
-        RecordSet { module, rank: 0, slice: Slice::empty(0), count: 0, keys: Vec::new(), vals: Vec::new(), rt: Vec::new() }
+        RecordSet { module, rank: 0, slice: Slice::empty(0), count: 0, frozen: false, keys: Vec::new(), vals: Vec::new(), rt: Vec::new() }
     }
 
     /// Take the reserved memory; allocate the index and runtime state now
@@ -39,6 +40,18 @@ impl<R: Default> RecordSet<R> {
 
     pub fn len(&self) -> usize {
         self.count
+    }
+
+    /// Whether record `i` exists and may still be updated.
+    #[inline]
+    pub fn live(&self, i: usize) -> bool {
+        i < self.count && !self.frozen
+    }
+
+    /// Shutdown: no more updates or new records (calls still in flight on
+    /// other threads find the set frozen and record nothing).
+    pub fn freeze(&mut self) {
+        self.frozen = true;
     }
 
     pub fn is_empty(&self) -> bool {
@@ -71,6 +84,9 @@ impl<R: Default> RecordSet<R> {
     /// The record for `id`, created (named `name`) if new. None when the
     /// module has no room or the name table is full (partial flag set).
     pub fn find_or_create(&mut self, id: u64, name: &[u8]) -> Option<usize> {
+        if self.frozen {
+            return None;
+        }
         if let Some(i) = self.find(id) {
             return Some(i);
         }
@@ -117,6 +133,7 @@ impl<R: Default> RecordSet<R> {
         self.vals.iter_mut().for_each(|v| *v = NO_RECORD);
         self.rt.clear();
         self.count = 0;
+        self.frozen = false;
     }
 
     /// Append the records for which `keep` holds, packed as in the log.

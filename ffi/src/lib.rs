@@ -1,0 +1,21 @@
+//! `libdarshan.so`: the only crate that exports C symbols. It holds the
+//! wrappers of every POSIX and STDIO entry point, the constructor and
+//! destructor, fork and `_exit` handling, and the clock. Every `unsafe`
+//! block of the runtime is here, each with its SAFETY comment; the modules
+//! and the core are `#![forbid(unsafe_code)]`.
+//!
+//! Rules followed (../shared/spec/interposition.md): real functions through
+//! cached `dlsym(RTLD_NEXT)`; a const thread-local guard so the runtime's
+//! own I/O passes through; nothing allocates or prints in a wrapper's path;
+//! recording runs under `catch_unwind`, the real call outside it.
+
+mod clock;
+mod guard;
+mod init;
+mod paths;
+mod platform;
+mod posix_wrap;
+mod real;
+mod shim;
+mod stat_wrap;
+mod stdio_wrap;

@@ -97,6 +97,9 @@ impl Posix {
             return;
         };
         let mut set = self.lock();
+        if !set.live(i) {
+            return;
+        }
         let (w, rt) = set.both(i);
         record::open(w, rt, OpenKind::Dup, 0, tm1, tm2);
         self.map_fd(newfd, Some(i));
@@ -105,7 +108,7 @@ impl Posix {
     pub fn on_read(&self, fd: i32, bytes: i64, offset: Option<i64>, aligned: bool, tm1: f64, tm2: f64) {
         let Some(i) = self.tracked(fd) else { return };
         let mut set = self.lock();
-        if i < set.len() {
+        if set.live(i) {
             let (w, rt) = set.both(i);
             record::access(w, rt, false, bytes, offset, aligned, tm1, tm2);
         }
@@ -114,7 +117,7 @@ impl Posix {
     pub fn on_write(&self, fd: i32, bytes: i64, offset: Option<i64>, aligned: bool, tm1: f64, tm2: f64) {
         let Some(i) = self.tracked(fd) else { return };
         let mut set = self.lock();
-        if i < set.len() {
+        if set.live(i) {
             let (w, rt) = set.both(i);
             record::access(w, rt, true, bytes, offset, aligned, tm1, tm2);
         }
@@ -161,16 +164,6 @@ impl Posix {
         record::stat(w, rt, tm1, tm2);
     }
 
-    pub fn on_close(&self, fd: i32, tm1: f64, tm2: f64) {
-        let Some(i) = self.tracked(fd) else { return };
-        self.map_fd(fd, None);
-        let mut set = self.lock();
-        if i < set.len() {
-            let (w, rt) = set.both(i);
-            record::close(w, rt, tm1, tm2);
-        }
-    }
-
     /// Forget `fd` before the real close, so that a concurrent open that
     /// gets the same number is not lost. Returns the record to close.
     pub fn take_fd(&self, fd: i32) -> Option<usize> {
@@ -181,7 +174,7 @@ impl Posix {
 
     pub fn on_closed(&self, i: usize, tm1: f64, tm2: f64) {
         let mut set = self.lock();
-        if i < set.len() {
+        if set.live(i) {
             let (w, rt) = set.both(i);
             record::close(w, rt, tm1, tm2);
         }
@@ -217,24 +210,24 @@ impl Posix {
     }
 
     /// An aio request was queued on `fd`: remember its submission time.
-    pub fn on_aio_submit(&self, fd: i32, key: usize, tm1: f64) {
+    pub fn on_aio_submit(&self, fd: i32, key: usize, write: bool, tm1: f64) {
         let Some(i) = self.tracked(fd) else { return };
         let mut set = self.lock();
-        if i < set.len() {
-            set.rt[i].aio_add(key, tm1);
+        if set.live(i) {
+            set.rt[i].aio_add(key, tm1, write);
         }
     }
 
     /// aio_return: record the request as a read or write at `offset`.
     #[allow(clippy::too_many_arguments)]
-    pub fn on_aio_return(&self, fd: i32, key: usize, write: bool, bytes: i64, offset: i64, aligned: bool, tm2: f64) {
+    pub fn on_aio_return(&self, fd: i32, key: usize, bytes: i64, offset: i64, aligned: bool, tm2: f64) {
         let Some(i) = self.tracked(fd) else { return };
         let mut set = self.lock();
-        if i >= set.len() {
+        if !set.live(i) {
             return;
         }
         let (w, rt) = set.both(i);
-        if let Some(tm1) = rt.aio_take(key) {
+        if let Some((tm1, write)) = rt.aio_take(key) {
             if bytes >= 0 {
                 record::access(w, rt, write, bytes, Some(offset), aligned, tm1, tm2);
             }
@@ -244,7 +237,7 @@ impl Posix {
     fn with_fd(&self, fd: i32, f: impl FnOnce(&mut [u64], &mut Rt)) {
         let Some(i) = self.tracked(fd) else { return };
         let mut set = self.lock();
-        if i < set.len() {
+        if set.live(i) {
             let (w, rt) = set.both(i);
             f(w, rt);
         }
@@ -284,7 +277,9 @@ impl Module for Posix {
 
     fn finalize(&self, ctx: &FinalizeCtx) {
         let s = ctx.secs_per_tick;
-        self.lock().for_each_mut(|w| {
+        let mut set = self.lock();
+        set.freeze();
+        set.for_each_mut(|w| {
             // Every fcounter but the byte variance holds clock ticks.
             for k in 0..c::F_VARIANCE_RANK_BYTES {
                 let v = f64::from_bits(w[record::F + k]) * s;

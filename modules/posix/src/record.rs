@@ -31,7 +31,7 @@ pub struct Rt {
     last_meta_end: f64,
     access: CommonVals,
     stride: CommonVals,
-    aio: [(usize, f64); AIO_SLOTS],
+    aio: [(usize, f64, bool); AIO_SLOTS],
 }
 
 impl Default for Rt {
@@ -47,21 +47,24 @@ impl Default for Rt {
             last_meta_end: 0.0,
             access: CommonVals::default(),
             stride: CommonVals::default(),
-            aio: [(0, 0.0); AIO_SLOTS],
+            aio: [(0, 0.0, false); AIO_SLOTS],
         }
     }
 }
 
 impl Rt {
-    pub fn aio_add(&mut self, key: usize, tm1: f64) {
+    /// Remember a queued aio request (at most 16 in flight per file;
+    /// more go unrecorded).
+    pub fn aio_add(&mut self, key: usize, tm1: f64, write: bool) {
         if let Some(s) = self.aio.iter_mut().find(|s| s.0 == 0) {
-            *s = (key, tm1);
+            *s = (key, tm1, write);
         }
     }
-    pub fn aio_take(&mut self, key: usize) -> Option<f64> {
+    /// Submission time and direction of a finished request.
+    pub fn aio_take(&mut self, key: usize) -> Option<(f64, bool)> {
         let s = self.aio.iter_mut().find(|s| s.0 == key && key != 0)?;
-        let t = s.1;
-        *s = (0, 0.0);
+        let t = (s.1, s.2);
+        *s = (0, 0.0, false);
         Some(t)
     }
 }

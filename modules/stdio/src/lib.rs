@@ -95,6 +95,9 @@ impl Stdio {
     pub fn on_close(&self, stream: usize, tm1: f64, tm2: f64) {
         let mut st = self.lock();
         let Some(i) = st.streams.remove(stream) else { return };
+        if !st.set.live(i as usize) {
+            return;
+        }
         let (w, rt) = st.set.both(i as usize);
         stamp(w, F + c::F_CLOSE_START_TIMESTAMP, F + c::F_CLOSE_END_TIMESTAMP, tm1, tm2);
         timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
@@ -103,6 +106,9 @@ impl Stdio {
     pub fn on_read(&self, stream: usize, bytes: i64, tm1: f64, tm2: f64) {
         let mut st = self.lock();
         let Some(i) = st.streams.get(stream) else { return };
+        if !st.set.live(i as usize) {
+            return;
+        }
         let (w, rt) = st.set.both(i as usize);
         let this = rt.offset;
         rt.offset = this + bytes;
@@ -120,6 +126,9 @@ impl Stdio {
     pub fn on_write(&self, stream: usize, bytes: i64, flush: bool, tm1: f64, tm2: f64) {
         let mut st = self.lock();
         let Some(i) = st.streams.get(stream) else { return };
+        if !st.set.live(i as usize) {
+            return;
+        }
         let (w, rt) = st.set.both(i as usize);
         let this = rt.offset;
         rt.offset = this + bytes;
@@ -137,6 +146,9 @@ impl Stdio {
     pub fn on_seek(&self, stream: usize, pos: i64, tm1: f64, tm2: f64) {
         let mut st = self.lock();
         let Some(i) = st.streams.get(stream) else { return };
+        if !st.set.live(i as usize) {
+            return;
+        }
         let (w, rt) = st.set.both(i as usize);
         rt.offset = pos;
         timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
@@ -185,7 +197,9 @@ impl Module for Stdio {
 
     fn finalize(&self, ctx: &FinalizeCtx) {
         let s = ctx.secs_per_tick;
-        self.lock().set.for_each_mut(|w| {
+        let mut st = self.lock();
+        st.set.freeze();
+        st.set.for_each_mut(|w| {
             for k in 0..c::F_VARIANCE_RANK_BYTES {
                 let v = f64::from_bits(w[F + k]) * s;
                 w[F + k] = v.to_bits();

@@ -1,0 +1,172 @@
+//! Start-up in the library constructor (non-MPI programs with
+//! DARSHAN_ENABLE_NONMPI), shutdown in the destructor or in `_exit`, and
+//! fork. No std I/O here (interposition rule 8): messages go through
+//! `Platform::stderr`.
+
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use darshan_core::config::{Config, ProcessEnv};
+use darshan_core::runtime::{self, Shared};
+use darshan_core::Platform;
+use darshan_posix::POSIX;
+use darshan_stdio::STDIO;
+
+use crate::platform::LIBC;
+use crate::{clock, guard, real};
+
+/// DARSHAN_MEMALIGN, read by the wrappers for MEM_NOT_ALIGNED.
+pub static MEM_ALIGN: AtomicI64 = AtomicI64::new(8);
+
+extern "C" {
+    static mut stdin: *mut libc::FILE;
+    static mut stdout: *mut libc::FILE;
+    static mut stderr: *mut libc::FILE;
+}
+
+/// The current `stdout` (printf and puts write there).
+pub fn stdout_ptr() -> usize {
+    // SAFETY: reading glibc's stdout pointer; it is always initialised.
+    unsafe { stdout as usize }
+}
+
+pub fn stdin_ptr() -> usize {
+    // SAFETY: as above.
+    unsafe { stdin as usize }
+}
+
+fn std_streams() -> [usize; 3] {
+    // SAFETY: as above.
+    unsafe { [stdin as usize, stdout as usize, stderr as usize] }
+}
+
+fn say(msg: &str) {
+    LIBC.stderr(format!("darshan: {msg}\n").as_bytes());
+}
+
+/// The command line as Darshan reads it without argv: /proc/self/cmdline
+/// with NULs turned into spaces (hence the trailing space).
+fn cmdline() -> String {
+    match std::fs::read("/proc/self/cmdline") {
+        Ok(b) => String::from_utf8_lossy(&b).replace('\0', " "),
+        Err(_) => String::new(),
+    }
+}
+
+#[used]
+#[link_section = ".init_array"]
+static CONSTRUCTOR: extern "C" fn() = constructor;
+
+#[used]
+#[link_section = ".fini_array"]
+static DESTRUCTOR: extern "C" fn() = destructor;
+
+extern "C" fn constructor() {
+    guard::set_inside(true);
+    real::resolve_all();
+    crate::shim::init();
+    let (cfg, warnings) = Config::load(&ProcessEnv);
+    for w in &warnings {
+        say(w);
+    }
+    if cfg.disable {
+        runtime::set_state(runtime::DISABLED);
+    } else if cfg.enable_nonmpi {
+        start(cfg);
+    }
+    guard::set_inside(false);
+}
+
+/// Initialise for this process (rank 0 of 1).
+fn start(cfg: Config) {
+    let t_init = std::time::Instant::now();
+    let cmd = cmdline();
+    let exe = cmd.split(' ').next().unwrap_or("").to_string();
+    if cfg.app_excluded(&exe) || cfg.rank_excluded(0) {
+        runtime::set_state(runtime::DISABLED);
+        return;
+    }
+    if !runtime::transition(runtime::UNINIT, runtime::SHUTTING_DOWN) {
+        return;
+    }
+    clock::start();
+    let start = LIBC.realtime();
+    MEM_ALIGN.store(cfg.mem_align, Ordering::Relaxed);
+    let mounts = match std::fs::read_to_string("/proc/self/mounts") {
+        Ok(t) => darshan_core::mounts::parse(&t, &LIBC),
+        Err(_) => Vec::new(),
+    };
+    let dump = cfg.dump_config;
+    let timing = cfg.internal_timing;
+    let text = if dump { cfg.dump() } else { String::new() };
+    let shared = Shared { config: cfg, mounts, cmdline: cmd, platform: &LIBC };
+    if !runtime::init(shared, start, LIBC.pid()) {
+        return;
+    }
+    STDIO.set_std_streams(std_streams());
+    runtime::register(&POSIX, 0);
+    runtime::register(&STDIO, 0);
+    runtime::set_state(runtime::RUNNING);
+    if dump {
+        LIBC.stderr(text.as_bytes());
+    }
+    if timing {
+        say(&format!("init\t1\t{:.6}", t_init.elapsed().as_secs_f64()));
+    }
+}
+
+extern "C" fn destructor() {
+    shutdown();
+}
+
+/// Write the log, once. Called from the destructor and from `_exit`.
+pub fn shutdown() {
+    if !runtime::transition(runtime::RUNNING, runtime::SHUTTING_DOWN) {
+        return;
+    }
+    guard::set_inside(true);
+    let scale = clock::secs_per_tick();
+    let end = LIBC.realtime();
+    let timing = runtime::config().map(|c| c.internal_timing).unwrap_or(false);
+    let r = std::panic::catch_unwind(|| darshan_core::shutdown::write_log(scale, end));
+    match r {
+        Ok(Ok(o)) if timing => say(&format!(
+            "shutdown\t1\t{:.6}\t(finalize {:.6}, write {:.6}, {} records) {}",
+            o.finalize_s + o.write_s,
+            o.finalize_s,
+            o.write_s,
+            o.records,
+            o.path
+        )),
+        Ok(Ok(_)) => {}
+        Ok(Err(msg)) => say(&msg),
+        Err(_) => say("internal error while writing the log; no log written"),
+    }
+    runtime::set_state(runtime::FINALIZED);
+    guard::set_inside(false);
+}
+
+/// fork(): the runtime's locks are held across the call (modules first,
+/// then the core), so the child never inherits a lock taken by another
+/// thread; the child then starts its own record set (rule 10).
+pub fn fork() -> libc::pid_t {
+    let Some(real_fork) = real::fork() else { return guard::enosys() };
+    if runtime::state() != runtime::RUNNING {
+        // SAFETY: plain fork.
+        return unsafe { real_fork() };
+    }
+    let p = POSIX.lock_for_fork();
+    let s = STDIO.lock_for_fork();
+    let core = runtime::lock_all();
+    // SAFETY: plain fork; our locks are held by this thread.
+    let pid = unsafe { real_fork() };
+    drop(core);
+    drop(s);
+    drop(p);
+    if pid == 0 {
+        guard::set_inside(true);
+        clock::start();
+        runtime::fork_child(LIBC.realtime(), LIBC.pid());
+        guard::set_inside(false);
+    }
+    pid
+}

@@ -1,0 +1,79 @@
+//! Turning a call's path argument into the cleaned absolute name Darshan
+//! records, on the stack: relative paths are resolved against the working
+//! directory, or for `*at` calls against the directory fd (its record
+//! name, else /proc/self/fd/N — the C runtime records nothing useful for
+//! those).
+
+use std::ffi::CStr;
+
+use darshan_core::paths::{CleanPath, PATH_MAX};
+use darshan_core::runtime;
+use darshan_posix::POSIX;
+use libc::{c_char, c_int};
+
+fn cwd(buf: &mut [u8; PATH_MAX]) -> Option<usize> {
+    // SAFETY: the buffer is writable for PATH_MAX bytes.
+    let p = unsafe { libc::getcwd(buf.as_mut_ptr().cast(), PATH_MAX) };
+    if p.is_null() {
+        return None;
+    }
+    buf.iter().position(|&c| c == 0)
+}
+
+fn dir_of_fd(fd: c_int, buf: &mut [u8; PATH_MAX]) -> Option<usize> {
+    if let Some(id) = POSIX.id_of_fd(fd) {
+        if let Some(n) = runtime::name_of(id, buf) {
+            return Some(n);
+        }
+    }
+    let mut link = [0u8; 32];
+    let mut k = 0;
+    for &c in b"/proc/self/fd/" {
+        link[k] = c;
+        k += 1;
+    }
+    let mut digits = [0u8; 12];
+    let mut n = fd as u32;
+    let mut d = 0;
+    loop {
+        digits[d] = b'0' + (n % 10) as u8;
+        d += 1;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    while d > 0 {
+        d -= 1;
+        link[k] = digits[d];
+        k += 1;
+    }
+    // SAFETY: `link` is NUL-terminated (zero-filled), `buf` writable.
+    let r = unsafe { libc::readlink(link.as_ptr().cast(), buf.as_mut_ptr().cast(), PATH_MAX - 1) };
+    (r > 0 && buf[0] == b'/').then_some(r as usize)
+}
+
+/// Clean `path` (relative to `dirfd` for the *at calls, or to the working
+/// directory); false if it cannot be named.
+pub fn clean(dirfd: Option<c_int>, path: *const c_char, out: &mut CleanPath) -> bool {
+    if path.is_null() {
+        return false;
+    }
+    // SAFETY: a path argument is a NUL-terminated string.
+    let p = unsafe { CStr::from_ptr(path) }.to_bytes();
+    if p.is_empty() {
+        return false;
+    }
+    if p[0] == b'/' || p[0] == b'<' {
+        return out.set(None, p);
+    }
+    let mut dir = [0u8; PATH_MAX];
+    let n = match dirfd {
+        Some(fd) if fd != libc::AT_FDCWD => dir_of_fd(fd, &mut dir),
+        _ => cwd(&mut dir),
+    };
+    match n {
+        Some(n) => out.set(Some(&dir[..n]), p),
+        None => false,
+    }
+}

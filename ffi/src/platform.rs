@@ -1,0 +1,64 @@
+//! The core's view of the operating system, implemented with libc.
+
+use std::ffi::CString;
+
+use darshan_core::Platform;
+
+pub struct Libc;
+
+pub static LIBC: Libc = Libc;
+
+impl Platform for Libc {
+    fn statfs(&self, path: &str) -> Option<(i64, i64)> {
+        let c = CString::new(path).ok()?;
+        // SAFETY: an all-zero statfs is a valid value to overwrite.
+        let mut s: libc::statfs = unsafe { std::mem::zeroed() };
+        // SAFETY: `c` is NUL-terminated, `s` writable.
+        let r = unsafe { libc::statfs(c.as_ptr(), &mut s) };
+        (r == 0).then_some((s.f_bsize, s.f_type))
+    }
+
+    fn stderr(&self, msg: &[u8]) {
+        let w = crate::real::write();
+        let mut rest = msg;
+        while !rest.is_empty() {
+            // SAFETY: `rest` is a valid buffer of the given length.
+            let n = match w {
+                Some(w) => unsafe { w(2, rest.as_ptr().cast(), rest.len()) },
+                None => -1,
+            };
+            if n <= 0 {
+                break;
+            }
+            rest = &rest[n as usize..];
+        }
+    }
+
+    fn realtime(&self) -> (i64, i64) {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `ts` is writable.
+        unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
+        (ts.tv_sec, ts.tv_nsec)
+    }
+
+    fn pid(&self) -> i64 {
+        // SAFETY: getpid has no preconditions.
+        unsafe { libc::getpid() as i64 }
+    }
+
+    fn euid(&self) -> i64 {
+        // SAFETY: geteuid has no preconditions.
+        unsafe { libc::geteuid() as i64 }
+    }
+
+    fn hostname(&self) -> String {
+        let mut buf = [0u8; 256];
+        // SAFETY: the buffer is writable for its length.
+        let r = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+        if r != 0 {
+            return String::new();
+        }
+        let n = buf.iter().position(|&c| c == 0).unwrap_or(buf.len());
+        String::from_utf8_lossy(&buf[..n]).into_owned()
+    }
+}

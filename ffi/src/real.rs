@@ -1,0 +1,163 @@
+//! The real functions behind our exports: `dlsym(RTLD_NEXT, name)`, cached
+//! in one `AtomicPtr` per symbol (interposition rules 1-3). All are
+//! resolved eagerly in the constructor; a wrapper called earlier resolves
+//! its own symbol lazily. A missing symbol gives `None`, and the wrapper
+//! fails that call with ENOSYS; the host is never aborted.
+
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+use libc::{c_char, c_int, c_long, c_uint, c_ulong, iovec, mode_t, off64_t, off_t, size_t, ssize_t, FILE};
+
+fn lookup(slot: &AtomicPtr<c_void>, name: &'static [u8]) -> *mut c_void {
+    let p = slot.load(Ordering::Relaxed);
+    if !p.is_null() {
+        return p;
+    }
+    // SAFETY: `name` is a NUL-terminated literal; dlsym with RTLD_NEXT is
+    // safe to call at any time (it may allocate, which is fine here).
+    let p = unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr().cast()) };
+    slot.store(p, Ordering::Relaxed);
+    p
+}
+
+/// Declares, for each wrapped function, its cache slot and a typed
+/// accessor `real::name() -> Option<fn>`.
+macro_rules! reals {
+    ($($name:ident : fn($($arg:ty),*) -> $ret:ty;)*) => {
+        mod slots {
+            use super::*;
+            $(#[allow(non_upper_case_globals)]
+              pub static $name: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());)*
+        }
+        /// Resolve every symbol now (constructor).
+        pub fn resolve_all() {
+            $(lookup(&slots::$name, concat!(stringify!($name), "\0").as_bytes());)*
+        }
+        $(
+            #[inline]
+            #[allow(dead_code, non_snake_case)]
+            pub fn $name() -> Option<unsafe extern "C" fn($($arg),*) -> $ret> {
+                let p = lookup(&slots::$name, concat!(stringify!($name), "\0").as_bytes());
+                if p.is_null() {
+                    return None;
+                }
+                // SAFETY: `p` is the address of the next definition of this
+                // libc symbol, whose C prototype is the one declared here.
+                Some(unsafe { std::mem::transmute::<*mut c_void, unsafe extern "C" fn($($arg),*) -> $ret>(p) })
+            }
+        )*
+    };
+}
+
+type Stat = libc::stat;
+type Stat64 = libc::stat64;
+
+reals! {
+    open: fn(*const c_char, c_int, mode_t) -> c_int;
+    open64: fn(*const c_char, c_int, mode_t) -> c_int;
+    __open_2: fn(*const c_char, c_int) -> c_int;
+    __open64_2: fn(*const c_char, c_int) -> c_int;
+    openat: fn(c_int, *const c_char, c_int, mode_t) -> c_int;
+    openat64: fn(c_int, *const c_char, c_int, mode_t) -> c_int;
+    __openat_2: fn(c_int, *const c_char, c_int) -> c_int;
+    __openat64_2: fn(c_int, *const c_char, c_int) -> c_int;
+    creat: fn(*const c_char, mode_t) -> c_int;
+    creat64: fn(*const c_char, mode_t) -> c_int;
+    mkstemp: fn(*mut c_char) -> c_int;
+    mkostemp: fn(*mut c_char, c_int) -> c_int;
+    mkstemps: fn(*mut c_char, c_int) -> c_int;
+    mkostemps: fn(*mut c_char, c_int, c_int) -> c_int;
+    dup: fn(c_int) -> c_int;
+    dup2: fn(c_int, c_int) -> c_int;
+    dup3: fn(c_int, c_int, c_int) -> c_int;
+    fcntl: fn(c_int, c_int, c_ulong) -> c_int;
+    fcntl64: fn(c_int, c_int, c_ulong) -> c_int;
+    close: fn(c_int) -> c_int;
+    read: fn(c_int, *mut c_void, size_t) -> ssize_t;
+    __read_chk: fn(c_int, *mut c_void, size_t, size_t) -> ssize_t;
+    write: fn(c_int, *const c_void, size_t) -> ssize_t;
+    pread: fn(c_int, *mut c_void, size_t, off_t) -> ssize_t;
+    pread64: fn(c_int, *mut c_void, size_t, off64_t) -> ssize_t;
+    __pread_chk: fn(c_int, *mut c_void, size_t, off_t, size_t) -> ssize_t;
+    __pread64_chk: fn(c_int, *mut c_void, size_t, off64_t, size_t) -> ssize_t;
+    pwrite: fn(c_int, *const c_void, size_t, off_t) -> ssize_t;
+    pwrite64: fn(c_int, *const c_void, size_t, off64_t) -> ssize_t;
+    readv: fn(c_int, *const iovec, c_int) -> ssize_t;
+    writev: fn(c_int, *const iovec, c_int) -> ssize_t;
+    preadv: fn(c_int, *const iovec, c_int, off_t) -> ssize_t;
+    preadv64: fn(c_int, *const iovec, c_int, off64_t) -> ssize_t;
+    preadv2: fn(c_int, *const iovec, c_int, off_t, c_int) -> ssize_t;
+    preadv64v2: fn(c_int, *const iovec, c_int, off64_t, c_int) -> ssize_t;
+    pwritev: fn(c_int, *const iovec, c_int, off_t) -> ssize_t;
+    pwritev64: fn(c_int, *const iovec, c_int, off64_t) -> ssize_t;
+    pwritev2: fn(c_int, *const iovec, c_int, off_t, c_int) -> ssize_t;
+    pwritev64v2: fn(c_int, *const iovec, c_int, off64_t, c_int) -> ssize_t;
+    lseek: fn(c_int, off_t, c_int) -> off_t;
+    lseek64: fn(c_int, off64_t, c_int) -> off64_t;
+    fsync: fn(c_int) -> c_int;
+    fdatasync: fn(c_int) -> c_int;
+    mmap: fn(*mut c_void, size_t, c_int, c_int, c_int, off_t) -> *mut c_void;
+    mmap64: fn(*mut c_void, size_t, c_int, c_int, c_int, off64_t) -> *mut c_void;
+    rename: fn(*const c_char, *const c_char) -> c_int;
+    stat: fn(*const c_char, *mut Stat) -> c_int;
+    stat64: fn(*const c_char, *mut Stat64) -> c_int;
+    lstat: fn(*const c_char, *mut Stat) -> c_int;
+    lstat64: fn(*const c_char, *mut Stat64) -> c_int;
+    fstat: fn(c_int, *mut Stat) -> c_int;
+    fstat64: fn(c_int, *mut Stat64) -> c_int;
+    fstatat: fn(c_int, *const c_char, *mut Stat, c_int) -> c_int;
+    fstatat64: fn(c_int, *const c_char, *mut Stat64, c_int) -> c_int;
+    __xstat: fn(c_int, *const c_char, *mut Stat) -> c_int;
+    __xstat64: fn(c_int, *const c_char, *mut Stat64) -> c_int;
+    __lxstat: fn(c_int, *const c_char, *mut Stat) -> c_int;
+    __lxstat64: fn(c_int, *const c_char, *mut Stat64) -> c_int;
+    __fxstat: fn(c_int, c_int, *mut Stat) -> c_int;
+    __fxstat64: fn(c_int, c_int, *mut Stat64) -> c_int;
+    __fxstatat: fn(c_int, c_int, *const c_char, *mut Stat, c_int) -> c_int;
+    __fxstatat64: fn(c_int, c_int, *const c_char, *mut Stat64, c_int) -> c_int;
+    statx: fn(c_int, *const c_char, c_int, c_uint, *mut libc::statx) -> c_int;
+    aio_read: fn(*mut libc::aiocb) -> c_int;
+    aio_write: fn(*mut libc::aiocb) -> c_int;
+    aio_read64: fn(*mut libc::aiocb) -> c_int;
+    aio_write64: fn(*mut libc::aiocb) -> c_int;
+    aio_return: fn(*mut libc::aiocb) -> ssize_t;
+    aio_return64: fn(*mut libc::aiocb) -> ssize_t;
+    lio_listio: fn(c_int, *const *mut libc::aiocb, c_int, *mut libc::sigevent) -> c_int;
+    lio_listio64: fn(c_int, *const *mut libc::aiocb, c_int, *mut libc::sigevent) -> c_int;
+    fork: fn() -> libc::pid_t;
+    _exit: fn(c_int) -> ();
+    _Exit: fn(c_int) -> ();
+    fopen: fn(*const c_char, *const c_char) -> *mut FILE;
+    fopen64: fn(*const c_char, *const c_char) -> *mut FILE;
+    fdopen: fn(c_int, *const c_char) -> *mut FILE;
+    freopen: fn(*const c_char, *const c_char, *mut FILE) -> *mut FILE;
+    freopen64: fn(*const c_char, *const c_char, *mut FILE) -> *mut FILE;
+    fclose: fn(*mut FILE) -> c_int;
+    fflush: fn(*mut FILE) -> c_int;
+    fileno: fn(*mut FILE) -> c_int;
+    fwrite: fn(*const c_void, size_t, size_t, *mut FILE) -> size_t;
+    fputc: fn(c_int, *mut FILE) -> c_int;
+    putc: fn(c_int, *mut FILE) -> c_int;
+    _IO_putc: fn(c_int, *mut FILE) -> c_int;
+    putchar: fn(c_int) -> c_int;
+    putw: fn(c_int, *mut FILE) -> c_int;
+    fputs: fn(*const c_char, *mut FILE) -> c_int;
+    puts: fn(*const c_char) -> c_int;
+    fread: fn(*mut c_void, size_t, size_t, *mut FILE) -> size_t;
+    __fread_chk: fn(*mut c_void, size_t, size_t, size_t, *mut FILE) -> size_t;
+    fgetc: fn(*mut FILE) -> c_int;
+    getc: fn(*mut FILE) -> c_int;
+    _IO_getc: fn(*mut FILE) -> c_int;
+    getchar: fn() -> c_int;
+    getw: fn(*mut FILE) -> c_int;
+    fgets: fn(*mut c_char, c_int, *mut FILE) -> *mut c_char;
+    __fgets_chk: fn(*mut c_char, size_t, c_int, *mut FILE) -> *mut c_char;
+    fseek: fn(*mut FILE, c_long, c_int) -> c_int;
+    fseeko: fn(*mut FILE, off_t, c_int) -> c_int;
+    fseeko64: fn(*mut FILE, off64_t, c_int) -> c_int;
+    fsetpos: fn(*mut FILE, *const libc::fpos_t) -> c_int;
+    fsetpos64: fn(*mut FILE, *const libc::fpos64_t) -> c_int;
+    rewind: fn(*mut FILE) -> ();
+    ftello64: fn(*mut FILE) -> off64_t;
+}

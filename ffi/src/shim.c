@@ -1,0 +1,142 @@
+/* Variadic STDIO wrappers (printf and scanf families), which stable Rust
+ * cannot define. Each calls the real va_list function and reports to the
+ * Rust runtime through darshan_rs_stdio_*; the Rust side exports these
+ * bodies under the libc names (see shim.rs). Hidden: not exported. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#define HIDDEN __attribute__((visibility("hidden")))
+
+double darshan_rs_stdio_start(void);
+void darshan_rs_stdio_write(FILE *f, long bytes, double tm1);
+void darshan_rs_stdio_read(FILE *f, long bytes, double tm1);
+
+typedef int (*vfprintf_fn)(FILE *, const char *, va_list);
+typedef int (*vfprintf_chk_fn)(FILE *, int, const char *, va_list);
+typedef int (*vfscanf_fn)(FILE *, const char *, va_list);
+
+static void *p_vfprintf, *p_vfprintf_chk, *p_vfscanf, *p_isoc99_vfscanf, *p_isoc23_vfscanf;
+
+static void *resolve(void **slot, const char *name)
+{
+    void *p = __atomic_load_n(slot, __ATOMIC_RELAXED);
+    if (!p) {
+        p = dlsym(RTLD_NEXT, name);
+        __atomic_store_n(slot, p, __ATOMIC_RELAXED);
+    }
+    return p;
+}
+
+HIDDEN void darshan_shim_init(void)
+{
+    resolve(&p_vfprintf, "vfprintf");
+    resolve(&p_vfprintf_chk, "__vfprintf_chk");
+    resolve(&p_vfscanf, "vfscanf");
+    resolve(&p_isoc99_vfscanf, "__isoc99_vfscanf");
+    resolve(&p_isoc23_vfscanf, "__isoc23_vfscanf");
+}
+
+static int print(FILE *f, int chk, int flag, const char *fmt, va_list ap)
+{
+    int ret;
+    double t1;
+    if (chk) {
+        vfprintf_chk_fn r = (vfprintf_chk_fn)resolve(&p_vfprintf_chk, "__vfprintf_chk");
+        if (!r) { errno = ENOSYS; return -1; }
+        t1 = darshan_rs_stdio_start();
+        ret = r(f, flag, fmt, ap);
+    } else {
+        vfprintf_fn r = (vfprintf_fn)resolve(&p_vfprintf, "vfprintf");
+        if (!r) { errno = ENOSYS; return -1; }
+        t1 = darshan_rs_stdio_start();
+        ret = r(f, fmt, ap);
+    }
+    if (t1 >= 0 && ret > 0)
+        darshan_rs_stdio_write(f, ret, t1);
+    return ret;
+}
+
+HIDDEN int darshan_shim_vfprintf(FILE *f, const char *fmt, va_list ap) { return print(f, 0, 0, fmt, ap); }
+HIDDEN int darshan_shim_vprintf(const char *fmt, va_list ap) { return print(stdout, 0, 0, fmt, ap); }
+HIDDEN int darshan_shim___vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap) { return print(f, 1, flag, fmt, ap); }
+HIDDEN int darshan_shim___vprintf_chk(int flag, const char *fmt, va_list ap) { return print(stdout, 1, flag, fmt, ap); }
+
+HIDDEN int darshan_shim_fprintf(FILE *f, const char *fmt, ...)
+{
+    va_list ap; va_start(ap, fmt);
+    int r = print(f, 0, 0, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+HIDDEN int darshan_shim_printf(const char *fmt, ...)
+{
+    va_list ap; va_start(ap, fmt);
+    int r = print(stdout, 0, 0, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+HIDDEN int darshan_shim___fprintf_chk(FILE *f, int flag, const char *fmt, ...)
+{
+    va_list ap; va_start(ap, fmt);
+    int r = print(f, 1, flag, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+HIDDEN int darshan_shim___printf_chk(int flag, const char *fmt, ...)
+{
+    va_list ap; va_start(ap, fmt);
+    int r = print(stdout, 1, flag, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+/* Bytes read by a scanf call are the change of ftell, as in Darshan. */
+static int scan(void **slot, const char *name, FILE *f, const char *fmt, va_list ap)
+{
+    vfscanf_fn r = (vfscanf_fn)resolve(slot, name);
+    if (!r) { errno = ENOSYS; return -1; }
+    double t1 = darshan_rs_stdio_start();
+    long start = t1 >= 0 ? ftell(f) : 0;
+    int ret = r(f, fmt, ap);
+    if (t1 >= 0 && ret != 0) {
+        int e = errno;
+        long end = ftell(f);
+        errno = e;
+        darshan_rs_stdio_read(f, end - start, t1);
+    }
+    return ret;
+}
+
+HIDDEN int darshan_shim_vfscanf(FILE *f, const char *fmt, va_list ap) { return scan(&p_vfscanf, "vfscanf", f, fmt, ap); }
+HIDDEN int darshan_shim___isoc99_vfscanf(FILE *f, const char *fmt, va_list ap) { return scan(&p_isoc99_vfscanf, "__isoc99_vfscanf", f, fmt, ap); }
+HIDDEN int darshan_shim___isoc23_vfscanf(FILE *f, const char *fmt, va_list ap) { return scan(&p_isoc23_vfscanf, "__isoc23_vfscanf", f, fmt, ap); }
+
+#define SCAN_VARIADIC(fn, slot, real, stream)                       \
+    HIDDEN int darshan_shim_##fn(FILE *f, const char *fmt, ...)     \
+    {                                                               \
+        va_list ap; va_start(ap, fmt);                              \
+        int r = scan(&slot, real, f, fmt, ap);                      \
+        va_end(ap);                                                 \
+        return r;                                                   \
+    }
+SCAN_VARIADIC(fscanf, p_vfscanf, "vfscanf", f)
+SCAN_VARIADIC(__isoc99_fscanf, p_isoc99_vfscanf, "__isoc99_vfscanf", f)
+SCAN_VARIADIC(__isoc23_fscanf, p_isoc23_vfscanf, "__isoc23_vfscanf", f)
+
+#define SCANF_STDIN(fn, slot, real)                                 \
+    HIDDEN int darshan_shim_##fn(const char *fmt, ...)              \
+    {                                                               \
+        va_list ap; va_start(ap, fmt);                              \
+        int r = scan(&slot, real, stdin, fmt, ap);                  \
+        va_end(ap);                                                 \
+        return r;                                                   \
+    }
+SCANF_STDIN(scanf, p_vfscanf, "vfscanf")
+SCANF_STDIN(__isoc99_scanf, p_isoc99_vfscanf, "__isoc99_vfscanf")
+SCANF_STDIN(__isoc23_scanf, p_isoc23_vfscanf, "__isoc23_vfscanf")

@@ -1,0 +1,336 @@
+//! Exported STDIO wrappers (the variadic ones are in shim.c). Streams are
+//! identified by their `FILE*`; bytes are what Darshan counts for each
+//! call (semantics.md §4).
+#![allow(clippy::missing_safety_doc)]
+
+use std::ffi::CStr;
+
+use darshan_core::paths::{CleanPath, PATH_MAX};
+use darshan_core::runtime;
+use darshan_posix::{OpenKind, POSIX};
+use darshan_stdio::STDIO;
+use libc::{c_char, c_int, c_long, c_void, off64_t, off_t, size_t, FILE};
+
+use crate::guard::{enosys, record, recording};
+use crate::init::{stdin_ptr, stdout_ptr};
+use crate::{clock, paths, real};
+
+fn null<T>() -> *mut T {
+    std::ptr::null_mut()
+}
+
+fn opened(path: *const c_char, call: impl FnOnce() -> *mut FILE) -> *mut FILE {
+    if !recording() {
+        return call();
+    }
+    let t1 = clock::now();
+    let f = call();
+    let t2 = clock::now();
+    if !f.is_null() {
+        record(|| {
+            let mut p = CleanPath::default();
+            if paths::clean(None, path, &mut p) {
+                STDIO.on_open(f as usize, p.as_bytes(), t1, t2);
+            }
+        });
+    }
+    f
+}
+
+/// Time a data call on `stream`; `bytes` says what it moved (None: not
+/// recorded, e.g. EOF).
+#[inline(always)]
+fn io<R: Copy>(stream: usize, write: bool, call: impl FnOnce() -> R, bytes: impl FnOnce(R) -> Option<i64>) -> R {
+    if !recording() {
+        return call();
+    }
+    let t1 = clock::now();
+    let r = call();
+    let t2 = clock::now();
+    if let Some(b) = bytes(r) {
+        record(|| {
+            if write {
+                STDIO.on_write(stream, b, false, t1, t2)
+            } else {
+                STDIO.on_read(stream, b, t1, t2)
+            }
+        });
+    }
+    r
+}
+
+fn seeked(f: *mut FILE, call: impl FnOnce() -> c_int) -> c_int {
+    if !recording() {
+        return call();
+    }
+    let t1 = clock::now();
+    let r = call();
+    let t2 = clock::now();
+    if r >= 0 {
+        // SAFETY: `f` is a valid stream (the seek succeeded on it).
+        let pos = real::ftello64().map(|t| unsafe { t(f) }).unwrap_or(0);
+        record(|| STDIO.on_seek(f as usize, pos, t1, t2));
+    }
+    r
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fopen(path: *const c_char, mode: *const c_char) -> *mut FILE {
+    let Some(r) = real::fopen() else { return enosys_ptr() };
+    opened(path, || r(path, mode))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fopen64(path: *const c_char, mode: *const c_char) -> *mut FILE {
+    let Some(r) = real::fopen64() else { return enosys_ptr() };
+    opened(path, || r(path, mode))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn freopen(path: *const c_char, mode: *const c_char, f: *mut FILE) -> *mut FILE {
+    let Some(r) = real::freopen() else { return enosys_ptr() };
+    opened(path, || r(path, mode, f))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn freopen64(path: *const c_char, mode: *const c_char, f: *mut FILE) -> *mut FILE {
+    let Some(r) = real::freopen64() else { return enosys_ptr() };
+    opened(path, || r(path, mode, f))
+}
+
+fn enosys_ptr() -> *mut FILE {
+    let _: c_int = enosys();
+    null()
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fdopen(fd: c_int, mode: *const c_char) -> *mut FILE {
+    let Some(r) = real::fdopen() else { return enosys_ptr() };
+    if !recording() {
+        return r(fd, mode);
+    }
+    let t1 = clock::now();
+    let f = r(fd, mode);
+    let t2 = clock::now();
+    if !f.is_null() {
+        record(|| {
+            let Some(id) = POSIX.id_of_fd(fd) else { return };
+            let mut buf = [0u8; PATH_MAX];
+            if let Some(n) = runtime::name_of(id, &mut buf) {
+                STDIO.on_fdopen(f as usize, id, &buf[..n], t1, t2);
+            }
+        });
+    }
+    f
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fileno(f: *mut FILE) -> c_int {
+    let Some(r) = real::fileno() else { return enosys() };
+    if !recording() {
+        return r(f);
+    }
+    let t1 = clock::now();
+    let fd = r(f);
+    let t2 = clock::now();
+    if fd >= 0 {
+        record(|| {
+            let Some(id) = STDIO.id_of_stream(f as usize) else { return };
+            let mut buf = [0u8; PATH_MAX];
+            if let Some(n) = runtime::name_of(id, &mut buf) {
+                POSIX.open_id(fd, id, &buf[..n], OpenKind::Fileno, 0, t1, t2);
+            }
+        });
+    }
+    fd
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fclose(f: *mut FILE) -> c_int {
+    let Some(r) = real::fclose() else { return enosys() };
+    if !recording() {
+        return r(f);
+    }
+    // fclose closes the stream's fd without calling close(): forget it.
+    if let Some(fno) = real::fileno() {
+        let fd = fno(f);
+        record(|| {
+            POSIX.take_fd(fd);
+        });
+    }
+    let t1 = clock::now();
+    let ret = r(f);
+    let t2 = clock::now();
+    record(|| STDIO.on_close(f as usize, t1, t2));
+    ret
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fflush(f: *mut FILE) -> c_int {
+    let Some(r) = real::fflush() else { return enosys() };
+    if !recording() {
+        return r(f);
+    }
+    let t1 = clock::now();
+    let ret = r(f);
+    let t2 = clock::now();
+    if ret >= 0 {
+        record(|| STDIO.on_write(f as usize, 0, true, t1, t2));
+    }
+    ret
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fwrite(p: *const c_void, size: size_t, n: size_t, f: *mut FILE) -> size_t {
+    let Some(r) = real::fwrite() else { return 0 };
+    io(f as usize, true, || r(p, size, n, f), |k| (k > 0).then(|| (k * size) as i64))
+}
+
+fn char_out(c: c_int) -> Option<i64> {
+    (c != libc::EOF).then_some(1)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fputc(c: c_int, f: *mut FILE) -> c_int {
+    let Some(r) = real::fputc() else { return enosys() };
+    io(f as usize, true, || r(c, f), char_out)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn putc(c: c_int, f: *mut FILE) -> c_int {
+    let Some(r) = real::putc() else { return enosys() };
+    io(f as usize, true, || r(c, f), char_out)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn _IO_putc(c: c_int, f: *mut FILE) -> c_int {
+    let Some(r) = real::_IO_putc() else { return enosys() };
+    io(f as usize, true, || r(c, f), char_out)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn putchar(c: c_int) -> c_int {
+    let Some(r) = real::putchar() else { return enosys() };
+    io(stdout_ptr(), true, || r(c), char_out)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn putw(w: c_int, f: *mut FILE) -> c_int {
+    let Some(r) = real::putw() else { return enosys() };
+    io(f as usize, true, || r(w, f), |k| (k != libc::EOF).then_some(4))
+}
+
+fn strlen(s: *const c_char) -> i64 {
+    // SAFETY: the caller passed a C string (the real call used it).
+    unsafe { CStr::from_ptr(s) }.to_bytes().len() as i64
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fputs(s: *const c_char, f: *mut FILE) -> c_int {
+    let Some(r) = real::fputs() else { return enosys() };
+    io(f as usize, true, || r(s, f), |k| (k != libc::EOF && k > 0).then(|| strlen(s)))
+}
+
+/// What compilers turn `printf("...\n")` into: the string and a newline.
+#[no_mangle]
+pub unsafe extern "C" fn puts(s: *const c_char) -> c_int {
+    let Some(r) = real::puts() else { return enosys() };
+    io(stdout_ptr(), true, || r(s), |k| (k != libc::EOF && k >= 0).then(|| strlen(s) + 1))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fread(p: *mut c_void, size: size_t, n: size_t, f: *mut FILE) -> size_t {
+    let Some(r) = real::fread() else { return 0 };
+    io(f as usize, false, || r(p, size, n, f), |k| (k > 0).then(|| (k * size) as i64))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn __fread_chk(p: *mut c_void, len: size_t, size: size_t, n: size_t, f: *mut FILE) -> size_t {
+    let Some(r) = real::__fread_chk() else { return 0 };
+    io(f as usize, false, || r(p, len, size, n, f), |k| (k > 0).then(|| (k * size) as i64))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fgetc(f: *mut FILE) -> c_int {
+    let Some(r) = real::fgetc() else { return enosys() };
+    io(f as usize, false, || r(f), char_out)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn getc(f: *mut FILE) -> c_int {
+    let Some(r) = real::getc() else { return enosys() };
+    io(f as usize, false, || r(f), char_out)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn _IO_getc(f: *mut FILE) -> c_int {
+    let Some(r) = real::_IO_getc() else { return enosys() };
+    io(f as usize, false, || r(f), char_out)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn getchar() -> c_int {
+    let Some(r) = real::getchar() else { return enosys() };
+    io(stdin_ptr(), false, || r(), char_out)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn getw(f: *mut FILE) -> c_int {
+    let Some(r) = real::getw() else { return enosys() };
+    // As Darshan: recorded unless EOF together with an error.
+    io(f as usize, false, || r(f), |k| (k != libc::EOF || unsafe { libc::ferror(f) } == 0).then_some(4))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fgets(s: *mut c_char, n: c_int, f: *mut FILE) -> *mut c_char {
+    let Some(r) = real::fgets() else { return null() };
+    io(f as usize, false, || r(s, n, f), |p| (!p.is_null()).then(|| strlen(p)))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn __fgets_chk(s: *mut c_char, len: size_t, n: c_int, f: *mut FILE) -> *mut c_char {
+    let Some(r) = real::__fgets_chk() else { return null() };
+    io(f as usize, false, || r(s, len, n, f), |p| (!p.is_null()).then(|| strlen(p)))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fseek(f: *mut FILE, off: c_long, whence: c_int) -> c_int {
+    let Some(r) = real::fseek() else { return enosys() };
+    seeked(f, || r(f, off, whence))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fseeko(f: *mut FILE, off: off_t, whence: c_int) -> c_int {
+    let Some(r) = real::fseeko() else { return enosys() };
+    seeked(f, || r(f, off, whence))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fseeko64(f: *mut FILE, off: off64_t, whence: c_int) -> c_int {
+    let Some(r) = real::fseeko64() else { return enosys() };
+    seeked(f, || r(f, off, whence))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fsetpos(f: *mut FILE, p: *const libc::fpos_t) -> c_int {
+    let Some(r) = real::fsetpos() else { return enosys() };
+    seeked(f, || r(f, p))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fsetpos64(f: *mut FILE, p: *const libc::fpos64_t) -> c_int {
+    let Some(r) = real::fsetpos64() else { return enosys() };
+    seeked(f, || r(f, p))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rewind(f: *mut FILE) {
+    let Some(r) = real::rewind() else { return };
+    if !recording() {
+        return r(f);
+    }
+    let t1 = clock::now();
+    r(f);
+    let t2 = clock::now();
+    record(|| STDIO.on_seek(f as usize, 0, t1, t2));
+}
