@@ -1,0 +1,476 @@
+//! The runtime under LD_PRELOAD: C programs from tests/programs are
+//! compiled at test time, run with libdarshan.so preloaded, and their logs
+//! read back with our own reader (bytehound's way of testing).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use darshan_log::counters::{posix as px, stdio as sx};
+use darshan_log::modules::{POSIX, STDIO};
+use darshan_log::LogFile;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// libdarshan.so of the profile this test was built with.
+fn lib() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let deps = exe.parent().unwrap();
+    for p in [deps.join("libdarshan.so"), deps.join("../libdarshan.so")] {
+        if p.exists() {
+            return p;
+        }
+    }
+    panic!("libdarshan.so not found next to {}", exe.display());
+}
+
+static SEQ: AtomicUsize = AtomicUsize::new(0);
+
+/// A fresh scratch directory under target/.
+fn scratch(tag: &str) -> PathBuf {
+    let d = root().join("target/preload-tests").join(format!("{tag}-{}-{}", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed)));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(d.join("logs")).unwrap();
+    std::fs::create_dir_all(d.join("data")).unwrap();
+    d
+}
+
+/// Compile tests/programs/<name>.c with `flags` into `dir`.
+fn compile(name: &str, dir: &Path, flags: &[&str]) -> PathBuf {
+    compile_src(&root().join("tests/programs").join(format!("{name}.c")), name, dir, flags)
+}
+
+/// The reference workloads of ../shared/reference.
+fn compile_ref(name: &str, dir: &Path) -> PathBuf {
+    compile_src(&root().join("../shared/reference").join(format!("{name}.c")), name, dir, &["-O2"])
+}
+
+fn compile_src(src: &Path, name: &str, dir: &Path, flags: &[&str]) -> PathBuf {
+    let out = dir.join(name);
+    let st = Command::new("cc")
+        .arg("-o")
+        .arg(&out)
+        .arg(src)
+        .args(flags)
+        .status()
+        .expect("cc");
+    assert!(st.success(), "compiling {name}");
+    out
+}
+
+struct Run {
+    out: Output,
+    logs: Vec<PathBuf>,
+}
+
+fn run(exe: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Run {
+    let logs = dir.join("logs");
+    let out = Command::new(exe)
+        .args(args)
+        .env("LD_PRELOAD", lib())
+        .env("DARSHAN_ENABLE_NONMPI", "1")
+        .env("DARSHAN_LOGPATH", &logs)
+        .envs(env.iter().copied())
+        .output()
+        .expect("run");
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&logs).unwrap().map(|e| e.unwrap().path()).collect();
+    found.sort();
+    Run { out, logs: found }
+}
+
+/// One log's records, by (module, name).
+struct Log {
+    file: LogFile,
+    recs: BTreeMap<(usize, String), darshan_log::Record>,
+}
+
+fn read(path: &Path) -> Log {
+    let file = LogFile::open(path).unwrap();
+    let names = file.names().unwrap();
+    let mut recs = BTreeMap::new();
+    for m in file.modules_present() {
+        for r in file.records(m).unwrap() {
+            let n = String::from_utf8_lossy(names.get(r.id).unwrap_or(b"?")).into_owned();
+            assert!(recs.insert((m, n), r).is_none(), "duplicate record");
+        }
+    }
+    Log { file, recs }
+}
+
+impl Log {
+    fn get(&self, m: usize, name: &str) -> &darshan_log::Record {
+        self.recs.get(&(m, name.to_string())).unwrap_or_else(|| panic!("no {m} record for {name}: {:?}", self.recs.keys()))
+    }
+    fn has(&self, m: usize, name: &str) -> bool {
+        self.recs.contains_key(&(m, name.to_string()))
+    }
+}
+
+fn ok(r: &Run) {
+    assert!(r.out.status.success(), "exit {:?}\nstderr: {}", r.out.status, String::from_utf8_lossy(&r.out.stderr));
+}
+
+fn one_log(r: &Run) -> Log {
+    ok(r);
+    assert_eq!(r.logs.len(), 1, "logs: {:?}", r.logs);
+    read(&r.logs[0])
+}
+
+fn s(p: &Path) -> String {
+    p.to_str().unwrap().to_string()
+}
+
+/// Counters of the reference C run (all but times) from darshan-parser text.
+fn reference(file: &str, module: &str) -> BTreeMap<(String, String), String> {
+    let text = std::fs::read_to_string(root().join("../shared/reference").join(file)).unwrap();
+    text.lines()
+        .filter(|l| l.starts_with(&format!("{module}\t")))
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .filter(|f| !f[3].contains("_F_"))
+        .map(|f| ((f[5].to_string(), f[3].to_string()), f[4].to_string()))
+        .collect()
+}
+
+fn compare_with_reference(log: &Log, refname: &str, module: usize, modname: &str, ours: &str, theirs: &str) {
+    let want = reference(refname, modname);
+    let (names, _) = darshan_log::modules::counter_names(module);
+    let rec = log.get(module, ours);
+    let mut checked = 0;
+    for (k, n) in names.iter().enumerate() {
+        let Some(v) = want.get(&(theirs.to_string(), n.to_string())) else { continue };
+        let v: i64 = v.parse().unwrap();
+        if *n == "POSIX_MMAPS" {
+            // The C preload build cannot count mmap and stores -1; we count.
+            assert_eq!((v, rec.counters[k]), (-1, 0));
+            continue;
+        }
+        assert_eq!(rec.counters[k], v, "{n} of {ours}");
+        checked += 1;
+    }
+    assert!(checked >= 13, "only {checked} counters compared");
+}
+
+#[test]
+fn posix_small_counters_equal_the_c_runtime() {
+    let d = scratch("posix_small");
+    let exe = compile_ref("posix_small", &d);
+    let f = s(&d.join("data/posix_small.dat"));
+    let r = run(&exe, &[&f, "1000000"], &d, &[]);
+    let log = one_log(&r);
+    compare_with_reference(&log, "posix_small.txt", POSIX, "POSIX", &f, "/mnt/oracle-tmpfs/posix_small.dat");
+    compare_with_reference(&log, "posix_small.txt", STDIO, "STDIO", "<STDOUT>", "<STDOUT>");
+    assert_eq!(log.file.header.partial_flag, 0);
+    assert_eq!(log.file.job.nprocs, 1);
+}
+
+#[test]
+fn stdio_mix_counters_equal_the_c_runtime() {
+    let d = scratch("stdio_mix");
+    let exe = compile_ref("stdio_mix", &d);
+    let f = s(&d.join("data/stdio_mix.txt"));
+    let r = run(&exe, &[&f, "1000000"], &d, &[]);
+    let log = one_log(&r);
+    compare_with_reference(&log, "stdio_mix.txt", STDIO, "STDIO", &f, "/mnt/oracle-tmpfs/stdio_mix.txt");
+    compare_with_reference(&log, "stdio_mix.txt", STDIO, "STDIO", "<STDOUT>", "<STDOUT>");
+    // glibc's stdio does not go through the exported write(): no POSIX record.
+    assert!(!log.has(POSIX, &f));
+}
+
+fn c(r: &darshan_log::Record, k: usize) -> i64 {
+    r.counters[k]
+}
+
+#[test]
+fn eight_threads_count_exactly() {
+    let d = scratch("threads");
+    let exe = compile("threads", &d, &["-O2", "-pthread"]);
+    let data = d.join("data");
+    let log = one_log(&run(&exe, &[&s(&data)], &d, &[]));
+    for k in 0..8 {
+        let r = log.get(POSIX, &s(&data.join(format!("private.{k}"))));
+        assert_eq!((c(r, px::WRITES), c(r, px::BYTES_WRITTEN)), (1000, 100_000));
+        assert_eq!((c(r, px::READS), c(r, px::BYTES_READ)), (10, 100_000));
+        assert_eq!(c(r, px::SEEKS), 1);
+    }
+    let sh = log.get(POSIX, &s(&data.join("shared")));
+    assert_eq!((c(sh, px::WRITES), c(sh, px::BYTES_WRITTEN), c(sh, px::OPENS)), (4000, 256_000, 1));
+    assert_eq!(c(sh, px::MAX_BYTE_WRITTEN), 8 * 500 * 64 - 1);
+}
+
+#[test]
+fn fork_gives_the_child_its_own_log_and_exec_starts_afresh() {
+    let d = scratch("fork");
+    let exe = compile("forkexec", &d, &["-O2"]);
+    let data = d.join("data");
+    let r = run(&exe, &[&s(&data)], &d, &[]);
+    ok(&r);
+    assert_eq!(r.logs.len(), 3, "parent, child and cat: {:?}", r.logs);
+    let logs: Vec<Log> = r.logs.iter().map(|p| read(p)).collect();
+    let parent_f = s(&data.join("parent"));
+    let child_f = s(&data.join("child"));
+    let parent = logs.iter().find(|l| l.has(POSIX, &parent_f) && c(l.get(POSIX, &parent_f), px::WRITES) == 3).unwrap();
+    assert!(!parent.has(POSIX, &child_f), "the parent's log has the child's file");
+    let child = logs.iter().find(|l| l.has(POSIX, &child_f)).unwrap();
+    assert_eq!(c(child.get(POSIX, &child_f), px::WRITES), 5);
+    assert!(!child.has(POSIX, &parent_f), "the child's log repeats the parent's records");
+    let meta = String::from_utf8_lossy(&child.file.job.metadata).into_owned();
+    assert!(meta.contains("fork_parent="), "{meta}");
+    let cat = logs.iter().find(|l| String::from_utf8_lossy(l.file.job.exe()).starts_with("cat ")).unwrap();
+    assert_eq!(c(cat.get(POSIX, &parent_f), px::BYTES_READ), 30);
+}
+
+#[test]
+fn exit_through_underscore_exit_still_writes_the_log() {
+    let d = scratch("quick_exit");
+    let exe = compile("quick_exit", &d, &["-O2"]);
+    let f = s(&d.join("data/q"));
+    let log = one_log(&run(&exe, &[&f], &d, &[]));
+    assert_eq!(c(log.get(POSIX, &f), px::WRITES), 7);
+}
+
+#[test]
+fn io_in_another_librarys_constructor_and_dlopen_are_harmless() {
+    let d = scratch("ctor");
+    let so = d.join("libctor_lib.so");
+    let st = Command::new("cc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&so)
+        .arg(root().join("tests/programs/ctor_lib.c"))
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let dir = s(&d);
+    let rpath = format!("-Wl,-rpath,{dir}");
+    let exe = compile("ctor_main", &d, &["-O2", "-L", &dir, "-lctor_lib", &rpath, "-ldl"]);
+    let f = s(&d.join("data/ctor"));
+    let log = one_log(&run(&exe, &[&f], &d, &[("CTOR_FILE", &f)]));
+    assert_eq!(c(log.get(POSIX, &format!("{f}.main")), px::WRITES), 4);
+    // Our constructor may run after the library's: then its I/O is not
+    // seen, but if it is, it is counted right.
+    if log.has(STDIO, &f) {
+        assert_eq!(c(log.get(STDIO, &f), sx::BYTES_WRITTEN), 25);
+    }
+}
+
+#[test]
+fn io_in_a_signal_handler_neither_hangs_nor_miscounts() {
+    let d = scratch("signals");
+    let exe = compile("signals", &d, &["-O2"]);
+    let data = d.join("data");
+    let r = run(&exe, &[&s(&data)], &d, &[]);
+    let log = one_log(&r);
+    let handled: i64 = String::from_utf8_lossy(&r.out.stdout).trim().parse().unwrap();
+    assert_eq!(c(log.get(POSIX, &s(&data.join("main.dat"))), px::WRITES), 200_000);
+    let h = c(log.get(POSIX, &s(&data.join("handler.dat"))), px::WRITES);
+    // A signal that lands while this thread records goes unrecorded.
+    assert!(h <= handled && handled > 0, "handler writes {h}, handled {handled}");
+}
+
+/// The counters (no times) of every record, keyed by module and the name
+/// relative to `base`.
+fn counters(log: &Log, base: &Path) -> BTreeMap<(usize, String), Vec<i64>> {
+    let b = s(base);
+    log.recs
+        .iter()
+        .filter(|((_, n), _)| n.starts_with(&b) && !n.contains("/tmp"))
+        .map(|((m, n), r)| {
+            let mut v = r.counters.clone();
+            if *m == POSIX {
+                v[px::RENAMED_FROM] = 0; // a record id: depends on the directory
+            }
+            ((*m, n[b.len()..].to_string()), v)
+        })
+        .collect()
+}
+
+#[test]
+fn api_mix_counts_with_fortify_and_large_file_builds() {
+    let mut results = Vec::new();
+    for (tag, flags) in [
+        ("plain", vec!["-O0"]),
+        ("fortify", vec!["-O2", "-D_FORTIFY_SOURCE=2"]),
+        ("lfs64", vec!["-O2", "-D_FILE_OFFSET_BITS=64"]),
+    ] {
+        let d = scratch(&format!("api_mix_{tag}"));
+        let mut f = flags.clone();
+        f.push("-lrt");
+        let exe = compile("api_mix", &d, &f);
+        let data = d.join("data");
+        let log = one_log(&run(&exe, &[&s(&data)], &d, &[]));
+        let p = |n: &str| s(&data.join(n));
+        let a = log.get(POSIX, &p("a.dat"));
+        assert_eq!(
+            [px::OPENS, px::DUPS, px::WRITES, px::READS, px::SEEKS, px::STATS, px::MMAPS, px::FSYNCS, px::FDSYNCS, px::MODE]
+                .map(|k| c(a, k)),
+            [3, 2, 4, 2, 1, 1, 1, 1, 1, 0o640],
+            "{tag}"
+        );
+        assert_eq!((c(a, px::BYTES_WRITTEN), c(a, px::MAX_BYTE_WRITTEN), c(a, px::RW_SWITCHES)), (3010, 2999, 2));
+        let b = log.get(POSIX, &p("b.dat"));
+        assert_eq!([px::OPENS, px::WRITES, px::READS, px::RENAME_SOURCES].map(|k| c(b, k)), [2, 3, 1, 1]);
+        assert_eq!((c(b, px::BYTES_WRITTEN), c(b, px::MAX_BYTE_WRITTEN), c(b, px::STRIDE1_STRIDE)), (314, 4159, 800));
+        let cc = log.get(POSIX, &p("c.dat"));
+        assert_eq!([px::STATS, px::RENAME_TARGETS].map(|k| c(cc, k)), [2, 1], "{tag}: stat() counted");
+        assert_eq!(cc.counters[px::RENAMED_FROM] as u64, darshan_log::record_id(p("b.dat").as_bytes()));
+        assert_eq!(c(log.get(POSIX, &p("d.dat")), px::BYTES_WRITTEN), 7, "openat relative to a dirfd");
+        assert_eq!(c(log.get(POSIX, &p("e.dat")), px::FILENOS), 1);
+        let e = log.get(STDIO, &p("e.dat"));
+        assert_eq!(
+            [sx::OPENS, sx::FDOPENS, sx::WRITES, sx::READS, sx::SEEKS, sx::FLUSHES, sx::BYTES_WRITTEN, sx::BYTES_READ]
+                .map(|k| c(e, k)),
+            [2, 1, 3, 3, 1, 1, 307, 150]
+        );
+        results.push(counters(&log, &data));
+    }
+    assert_eq!(results[0], results[1], "fortify build differs");
+    assert_eq!(results[0], results[2], "_FILE_OFFSET_BITS=64 build differs");
+}
+
+#[test]
+fn standard_streams_and_formatted_io() {
+    let d = scratch("stdio_std");
+    let exe = compile("stdio_std", &d, &["-O2"]);
+    let f = s(&d.join("data/fmt.txt"));
+    let mut child = Command::new(&exe)
+        .arg(&f)
+        .env("LD_PRELOAD", lib())
+        .env("DARSHAN_ENABLE_NONMPI", "1")
+        .env("DARSHAN_LOGPATH", d.join("logs"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"a\nb\nc\n42\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let logs: Vec<PathBuf> = std::fs::read_dir(d.join("logs")).unwrap().map(|e| e.unwrap().path()).collect();
+    let log = read(&logs[0]);
+    let stdin = log.get(STDIO, "<STDIN>");
+    assert_eq!((c(stdin, sx::READS), c(stdin, sx::BYTES_READ)), (4, 6));
+    let stdout = log.get(STDIO, "<STDOUT>");
+    let printed = "read 3 lines and 42\n".len() as i64 + 5 + 1;
+    assert_eq!((c(stdout, sx::WRITES), c(stdout, sx::BYTES_WRITTEN)), (3, printed));
+    assert_eq!(out.stdout.len() as i64, printed);
+    let stderr = log.get(STDIO, "<STDERR>");
+    assert_eq!((c(stderr, sx::WRITES), c(stderr, sx::BYTES_WRITTEN)), (1, 10));
+    let file = log.get(STDIO, &f);
+    assert_eq!([sx::WRITES, sx::BYTES_WRITTEN, sx::READS, sx::BYTES_READ, sx::SEEKS].map(|k| c(file, k)), [1, 7, 1, 6, 1]);
+}
+
+#[test]
+fn tar_members_opened_relative_to_a_directory_fd_are_recorded() {
+    let d = scratch("tar");
+    let tree = d.join("data/tree/sub");
+    std::fs::create_dir_all(&tree).unwrap();
+    let mut files = Vec::new();
+    for k in 0..5 {
+        let p = if k < 3 { d.join(format!("data/tree/m{k}")) } else { tree.join(format!("m{k}")) };
+        std::fs::write(&p, vec![b'x'; 1000 * (k + 1)]).unwrap();
+        files.push((p, 1000 * (k + 1) as i64));
+    }
+    let tar = which("tar");
+    let r = run(&tar, &["cf", &s(&d.join("data/out.tar")), "-C", &s(&d.join("data")), "tree"], &d, &[]);
+    let log = one_log(&r);
+    for (p, size) in &files {
+        let rec = log.get(POSIX, &s(p));
+        assert_eq!(c(rec, px::BYTES_READ), *size, "{}", p.display());
+    }
+    assert!(c(log.get(POSIX, &s(&d.join("data/out.tar"))), px::BYTES_WRITTEN) > 15_000);
+}
+
+fn which(prog: &str) -> PathBuf {
+    for dir in std::env::var("PATH").unwrap_or_default().split(':') {
+        let p = Path::new(dir).join(prog);
+        if p.exists() {
+            return p;
+        }
+    }
+    panic!("{prog} not found");
+}
+
+#[test]
+fn more_files_than_max_records_sets_the_partial_flag_and_runs_on() {
+    let d = scratch("manyfiles");
+    let exe = compile("manyfiles", &d, &["-O2"]);
+    let r = run(&exe, &[&s(&d.join("data")), "1100"], &d, &[]);
+    let log = one_log(&r);
+    assert!(String::from_utf8_lossy(&r.out.stdout).contains("n=1100"));
+    assert_ne!(log.file.header.partial_flag & (1 << POSIX), 0);
+    assert_eq!(log.file.records(POSIX).unwrap().len(), 1024);
+}
+
+#[test]
+fn config_file_max_records_and_name_exclusion() {
+    let d = scratch("config");
+    let exe = compile("manyfiles", &d, &["-O2"]);
+    let cfg = d.join("darshan.conf");
+    std::fs::write(&cfg, "# test\nMAX_RECORDS 6 POSIX\nNAME_EXCLUDE /f[0-3]$ POSIX\nNOT_A_KEYWORD 3\n").unwrap();
+    let r = run(&exe, &[&s(&d.join("data")), "10"], &d, &[("DARSHAN_CONFIG_PATH", &s(&cfg))]);
+    let log = one_log(&r);
+    let stderr = String::from_utf8_lossy(&r.out.stderr);
+    assert!(stderr.contains("unknown keyword 'NOT_A_KEYWORD'"), "{stderr}");
+    let names: Vec<String> =
+        log.recs.keys().filter(|(m, _)| *m == POSIX).map(|(_, n)| n.rsplit('/').next().unwrap().to_string()).collect();
+    assert_eq!(names, vec!["f4", "f5", "f6", "f7", "f8", "f9"]);
+    assert_eq!(log.file.header.partial_flag, 0);
+}
+
+#[test]
+fn mod_disable_posix_leaves_only_stdio() {
+    let d = scratch("moddisable");
+    let exe = compile("api_mix", &d, &["-O2", "-lrt"]);
+    let log = one_log(&run(&exe, &[&s(&d.join("data"))], &d, &[("DARSHAN_MOD_DISABLE", "POSIX")]));
+    assert!(!log.file.modules_present().contains(&POSIX));
+    assert!(log.has(STDIO, &s(&d.join("data/e.dat"))));
+}
+
+#[test]
+fn bad_settings_and_unwritable_log_dirs_leave_the_program_unharmed() {
+    let d = scratch("bad");
+    let exe = compile("quick_exit", &d, &["-O2"]);
+    let f = s(&d.join("data/q"));
+    let r = run(&exe, &[&f], &d, &[("DARSHAN_MODMEM", "lots"), ("DARSHAN_LOGPATH", "/proc/no/such/dir")]);
+    assert!(r.out.status.success());
+    let stderr = String::from_utf8_lossy(&r.out.stderr);
+    assert!(stderr.contains("bad value 'lots' for DARSHAN_MODMEM"), "{stderr}");
+    assert!(stderr.contains("darshan: cannot create log file /proc/no/such/dir/"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 2, "{stderr}");
+    assert_eq!(std::fs::read(&f).unwrap().len(), 21);
+}
+
+#[test]
+fn disabled_excluded_or_not_enabled_runs_write_no_log() {
+    let d = scratch("off");
+    let exe = compile("quick_exit", &d, &["-O2"]);
+    let f = s(&d.join("data/q"));
+    for env in [vec![("DARSHAN_DISABLE", "1")], vec![("DARSHAN_APP_EXCLUDE", "quick_")]] {
+        let r = run(&exe, &[&f], &d, &env);
+        assert!(r.out.status.success());
+        assert!(r.logs.is_empty(), "{env:?}: {:?}", r.logs);
+    }
+    let out = Command::new(&exe).arg(&f).env("LD_PRELOAD", lib()).env("DARSHAN_LOGPATH", d.join("logs")).output().unwrap();
+    assert!(out.status.success());
+    assert!(std::fs::read_dir(d.join("logs")).unwrap().next().is_none(), "non-MPI run without DARSHAN_ENABLE_NONMPI");
+}
+
+#[test]
+fn logfile_names_the_exact_path_and_logs_are_read_only() {
+    let d = scratch("logfile");
+    let exe = compile("quick_exit", &d, &["-O2"]);
+    let target = d.join("exact.darshan");
+    let r = run(&exe, &[&s(&d.join("data/q"))], &d, &[("DARSHAN_LOGFILE", &s(&target))]);
+    ok(&r);
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o400);
+    read(&target);
+    let d2 = scratch("logname");
+    let r = run(&exe, &[&s(&d2.join("data/q"))], &d2, &[]);
+    let name = r.logs[0].file_name().unwrap().to_string_lossy().into_owned();
+    let pid_part = format!("_quick_exit_id");
+    assert!(name.contains(&pid_part) && name.ends_with(".darshan") && !name.contains("partial"), "{name}");
+}
