@@ -4,6 +4,11 @@
 //!
 //! Records are 64-bit words; floating-point counters are stored as f64 bits.
 
+/// Clock ticks since start-up. Time counters hold ticks while the program
+/// runs (integer arithmetic, no conversion per call) and are turned into
+/// seconds once, at shutdown ([`ticks_to_secs`]).
+pub type Tick = i64;
+
 #[inline]
 pub fn getf(w: &[u64], i: usize) -> f64 {
     f64::from_bits(w[i])
@@ -27,22 +32,34 @@ pub fn get(w: &[u64], i: usize) -> i64 {
 /// Cumulative time without double counting overlapping calls of the same
 /// category: only the part after the previous call's end is added.
 #[inline]
-pub fn timer_inc_no_overlap(w: &mut [u64], i: usize, tm1: f64, tm2: f64, last_end: &mut f64) {
+pub fn timer_inc_no_overlap(w: &mut [u64], i: usize, tm1: Tick, tm2: Tick, last_end: &mut Tick) {
     let add = if tm1 > *last_end { tm2 - tm1 } else { tm2 - *last_end };
-    setf(w, i, getf(w, i) + add);
+    add_i(w, i, add);
     if tm2 > *last_end {
         *last_end = tm2;
     }
 }
 
+#[inline]
+fn add_i(w: &mut [u64], i: usize, v: i64) {
+    w[i] = (w[i] as i64).wrapping_add(v) as u64;
+}
+
 /// START = earliest call start (0 means unset), END = end of the latest call.
 #[inline]
-pub fn stamp(w: &mut [u64], start: usize, end: usize, tm1: f64, tm2: f64) {
-    let s = getf(w, start);
-    if s == 0.0 || s > tm1 {
-        setf(w, start, tm1);
+pub fn stamp(w: &mut [u64], start: usize, end: usize, tm1: Tick, tm2: Tick) {
+    let s = w[start] as i64;
+    if s == 0 || s > tm1 {
+        w[start] = tm1 as u64;
     }
-    setf(w, end, tm2);
+    w[end] = tm2 as u64;
+}
+
+/// Shutdown: the time counters `w[range]` from ticks to seconds.
+pub fn ticks_to_secs(w: &mut [u64], range: std::ops::Range<usize>, secs_per_tick: f64) {
+    for x in &mut w[range] {
+        *x = ((*x as i64) as f64 * secs_per_tick).to_bits();
+    }
 }
 
 /// Index (0..10) of the access-size bucket: 0-100, 101-1K, ... >1G.
@@ -62,11 +79,13 @@ pub struct CommonVals {
     vals: [i64; COMMON_MAX],
     freq: [u32; COMMON_MAX],
     n: u8,
+    /// Slot of the last value seen: runs of equal sizes/strides hit it.
+    last: u8,
 }
 
 impl Default for CommonVals {
     fn default() -> Self {
-        CommonVals { vals: [0; COMMON_MAX], freq: [0; COMMON_MAX], n: 0 }
+        CommonVals { vals: [0; COMMON_MAX], freq: [0; COMMON_MAX], n: 0, last: 0 }
     }
 }
 
@@ -74,18 +93,40 @@ impl CommonVals {
     /// Count one occurrence of `v`; the new total, or None if not tracked.
     #[inline]
     pub fn track(&mut self, v: i64) -> Option<i64> {
+        let l = self.last as usize % COMMON_MAX;
+        if l < self.n as usize && self.vals[l] == v {
+            self.freq[l] += 1;
+            return Some(self.freq[l] as i64);
+        }
         let n = self.n as usize;
         if let Some(k) = self.vals[..n].iter().position(|&x| x == v) {
             self.freq[k] += 1;
+            self.last = k as u8;
             return Some(self.freq[k] as i64);
         }
         if n < COMMON_MAX {
             self.vals[n] = v;
             self.freq[n] = 1;
             self.n += 1;
+            self.last = n as u8;
             return Some(1);
         }
         None
+    }
+
+    /// Count `v` and update the 4-slot list at `w[vi..]`/`w[ci..]`.
+    #[inline(always)]
+    pub fn count(&mut self, w: &mut [u64], vi: usize, ci: usize, v: i64) {
+        let Some(n) = self.track(v) else { return };
+        if v == 0 {
+            return;
+        }
+        if w[vi] as i64 == v {
+            // Already first: counts only grow, so it stays first.
+            w[ci] = n as u64;
+            return;
+        }
+        update_common(w, vi, ci, v, n, false);
     }
 }
 
@@ -96,6 +137,23 @@ impl CommonVals {
 pub fn update_common(w: &mut [u64], vi: usize, ci: usize, v: i64, count: i64, add: bool) {
     if v == 0 {
         return;
+    }
+    if !add {
+        // Fast path: `v` is listed and still ranks below its predecessor
+        // with its new count: only its count changes (counts only grow).
+        for k in 0..4 {
+            if w[vi + k] as i64 == v {
+                let above = k == 0 || {
+                    let (pc, pv) = (w[ci + k - 1] as i64, w[vi + k - 1] as i64);
+                    pc > count || (pc == count && pv > v)
+                };
+                if above {
+                    w[ci + k] = count as u64;
+                    return;
+                }
+                break;
+            }
+        }
     }
     let vals: [i64; 4] = std::array::from_fn(|k| w[vi + k] as i64);
     let cnts: [i64; 4] = std::array::from_fn(|k| w[ci + k] as i64);
@@ -172,12 +230,14 @@ mod tests {
     #[test]
     fn overlapping_calls_add_only_their_tail() {
         let mut w = vec![0u64; 1];
-        let mut last = 0.0;
-        timer_inc_no_overlap(&mut w, 0, 1.0, 3.0, &mut last);
-        timer_inc_no_overlap(&mut w, 0, 2.0, 4.0, &mut last);
-        timer_inc_no_overlap(&mut w, 0, 2.5, 3.5, &mut last); // contained: adds -0.5
-        assert_eq!(getf(&w, 0), 2.0 + 1.0 - 0.5);
-        assert_eq!(last, 4.0);
+        let mut last = 0;
+        timer_inc_no_overlap(&mut w, 0, 10, 30, &mut last);
+        timer_inc_no_overlap(&mut w, 0, 20, 40, &mut last);
+        timer_inc_no_overlap(&mut w, 0, 25, 35, &mut last); // contained: adds -5
+        assert_eq!(w[0] as i64, 20 + 10 - 5);
+        assert_eq!(last, 40);
+        ticks_to_secs(&mut w, 0..1, 0.5);
+        assert_eq!(getf(&w, 0), 12.5);
     }
 
     #[test]

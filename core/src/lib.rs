@@ -11,6 +11,7 @@
 
 pub mod arena;
 pub mod common;
+pub mod compress;
 pub mod config;
 pub mod logname;
 pub mod module;
@@ -21,6 +22,7 @@ pub mod records;
 pub mod platform;
 pub mod runtime;
 pub mod shutdown;
+pub mod sync;
 
 pub use module::{FinalizeCtx, Module};
 pub use platform::Platform;

@@ -35,21 +35,13 @@ pub trait Module: Sync {
     /// ids) into rank -1 records. Non-MPI runs never call it.
     fn reduce(&self, _shared: &[u64], _ctx: &FinalizeCtx) {}
 
-    /// Append the records to write, packed as in the log, to `out`.
-    fn output(&self, out: &mut Vec<u8>);
+    /// Hand the records to write, as runs of record words in the log's
+    /// layout, to `emit` (called while the module holds its lock).
+    fn output(&self, emit: &mut dyn FnMut(&[u64]));
 
     /// After shutdown: release what the module holds.
     fn cleanup(&self) {}
 
     /// In a forked child: forget the parent's records and start afresh.
     fn fork_child(&self) {}
-}
-
-/// Encode 64-bit record words as the log's bytes (native = little endian
-/// on every platform we build for; the log header says which).
-pub fn push_words(out: &mut Vec<u8>, words: &[u64]) {
-    out.reserve(words.len() * 8);
-    for w in words {
-        out.extend_from_slice(&w.to_le_bytes());
-    }
 }

@@ -136,12 +136,17 @@ impl<R: Default> RecordSet<R> {
         self.frozen = false;
     }
 
-    /// Append the records for which `keep` holds, packed as in the log.
-    pub fn output(&self, out: &mut Vec<u8>, keep: impl Fn(&[u64]) -> bool) {
-        for i in 0..self.count {
-            let w = self.slice.record(i);
-            if keep(w) {
-                crate::module::push_words(out, w);
+    /// Emit the records for which `keep` holds, in runs of consecutive
+    /// records (all of them in one run when every record is kept).
+    pub fn output(&self, emit: &mut dyn FnMut(&[u64]), keep: impl Fn(&[u64]) -> bool) {
+        let rw = self.slice.rec_words;
+        let mut start = 0;
+        for i in 0..=self.count {
+            if i == self.count || !keep(self.slice.record(i)) {
+                if i > start {
+                    emit(&self.slice.words[start * rw..i * rw]);
+                }
+                start = i + 1;
             }
         }
     }

@@ -53,6 +53,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+#[inline]
 pub fn state() -> u8 {
     STATE.load(Ordering::Acquire)
 }

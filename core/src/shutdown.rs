@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use darshan_log::{Compression, Job, LogWriter};
 
+use crate::compress;
 use crate::logname::{self, NameParts};
 use crate::module::FinalizeCtx;
 use crate::runtime;
@@ -26,6 +27,8 @@ pub struct Outcome {
     pub finalize_s: f64,
     pub write_s: f64,
     pub records: usize,
+    /// Seconds spent compressing records, writing, syncing.
+    pub stages: [f64; 3],
 }
 
 fn job_record(end: (i64, i64), nprocs: i64, jobid: i64) -> Option<Job> {
@@ -111,21 +114,35 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64)) -> Result<Outcome, String>
     let mut w = LogWriter::new(BufWriter::with_capacity(1 << 20, file), Compression::Zlib).map_err(werr)?;
     w.set_zlib_level(ZLIB_LEVEL);
     w.write_job(&job).map_err(werr)?;
-    let names = runtime::with_names(|n| n.packed().to_vec()).unwrap_or_default();
-    w.write_names_raw(&names).map_err(werr)?;
-    let mut buf = Vec::new();
+    let cerr = |e: std::io::Error| format!("compressing log data: {e}");
+    let names = runtime::with_names(|n| compress::compress_bytes(n.packed(), ZLIB_LEVEL)).unwrap_or(Ok(Vec::new()));
+    w.write_streams(None, &names.map_err(cerr)?).map_err(werr)?;
     let mut records = 0;
+    let mut gather = 0.0;
     for m in &modules {
-        buf.clear();
-        m.output(&mut buf);
-        records += buf.len() / (8 * m.record_words().max(1));
-        w.write_module_raw(m.id(), &buf).map_err(werr)?;
+        let tg = Instant::now();
+        let rw = m.record_words().max(1);
+        let mut streams = Vec::new();
+        let mut result = Ok(());
+        m.output(&mut |run: &[u64]| {
+            records += run.len() / rw;
+            match compress::compress_words(run, rw, ZLIB_LEVEL) {
+                Ok(s) => streams.extend(s),
+                Err(e) => result = Err(e),
+            }
+        });
+        result.map_err(cerr)?;
+        gather += tg.elapsed().as_secs_f64();
+        w.write_streams(Some(m.id()), &streams).map_err(werr)?;
     }
     w.set_partial_flag(runtime::partial_flags());
     let out = w.finish().map_err(werr)?;
     let file = out.into_inner().map_err(|e| format!("writing log file {tmp}: {}", e.error()))?;
+    let compress = t1.elapsed().as_secs_f64() - gather;
+    let ts = Instant::now();
     file.sync_all().map_err(|e| format!("syncing log file {tmp}: {e}"))?;
     drop(file);
+    let sync = ts.elapsed().as_secs_f64();
     let write_s = t1.elapsed().as_secs_f64();
     let path = if sh.config.log_file.is_some() {
         final_base
@@ -136,5 +153,5 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64)) -> Result<Outcome, String>
     for m in &modules {
         m.cleanup();
     }
-    Ok(Outcome { path, finalize_s, write_s, records })
+    Ok(Outcome { path, finalize_s, write_s, records, stages: [gather, compress, sync] })
 }

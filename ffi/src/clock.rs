@@ -46,10 +46,10 @@ pub fn start() {
     T0.store(raw(), Ordering::Relaxed);
 }
 
-/// Ticks since start-up, as the f64 the records hold until shutdown.
+/// Ticks since start-up, as the records hold them until shutdown.
 #[inline(always)]
-pub fn now() -> f64 {
-    raw().wrapping_sub(T0.load(Ordering::Relaxed)) as f64
+pub fn now() -> i64 {
+    raw().wrapping_sub(T0.load(Ordering::Relaxed)) as i64
 }
 
 /// Seconds per tick, measured over the whole run.

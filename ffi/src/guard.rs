@@ -1,35 +1,37 @@
 //! When a wrapper records: the runtime is running and this thread is not
 //! already inside the runtime (interposition rules 4-6).
 
-use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use darshan_core::runtime;
 
-thread_local! {
-    // const-initialised and without Drop: no lazy init, no destructor,
-    // readable from .fini_array.
-    static IN_RT: Cell<bool> = const { Cell::new(false) };
+// The flag itself is a C `__thread int` with the initial-exec TLS model
+// (shim.c): like a const-initialised Rust thread_local it needs no lazy
+// init and no destructor and is readable from .fini_array, and each access
+// is one instruction instead of a __tls_get_addr call.
+extern "C" {
+    fn darshan_guard_get() -> i32;
+    fn darshan_guard_set(v: i32);
+    fn darshan_rt_enter() -> i32;
+    fn darshan_rt_leave(saved_errno: i32);
 }
 
 /// Whether a call on this thread should be recorded.
 #[inline(always)]
 pub fn recording() -> bool {
-    runtime::state() == runtime::RUNNING && !IN_RT.with(|g| g.get())
+    // SAFETY: reads this thread's flag; no preconditions.
+    runtime::state() == runtime::RUNNING && unsafe { darshan_guard_get() } == 0
 }
 
 /// Mark this thread as inside the runtime (its own I/O passes through).
+#[inline(always)]
 pub fn set_inside(v: bool) {
-    IN_RT.with(|g| g.set(v));
-}
-
-fn errno() -> i32 {
-    // SAFETY: __errno_location returns this thread's errno slot.
-    unsafe { *libc::__errno_location() }
+    // SAFETY: writes this thread's flag; no preconditions.
+    unsafe { darshan_guard_set(v as i32) };
 }
 
 fn set_errno(e: i32) {
-    // SAFETY: as above.
+    // SAFETY: __errno_location returns this thread's errno slot.
     unsafe { *libc::__errno_location() = e };
 }
 
@@ -37,13 +39,13 @@ fn set_errno(e: i32) {
 /// blocked, and a panic disables the runtime instead of unwinding into C.
 #[inline(always)]
 pub fn record(f: impl FnOnce()) {
-    let e = errno();
-    set_inside(true);
+    // SAFETY: sets this thread's flag and reads errno; no preconditions.
+    let e = unsafe { darshan_rt_enter() };
     if catch_unwind(AssertUnwindSafe(f)).is_err() {
         runtime::set_state(runtime::DISABLED);
     }
-    set_inside(false);
-    set_errno(e);
+    // SAFETY: restores errno and clears the flag.
+    unsafe { darshan_rt_leave(e) };
 }
 
 pub fn enosys<T: From<i8>>() -> T {

@@ -90,7 +90,7 @@ fn start(cfg: Config) {
     }
     clock::start();
     let start = LIBC.realtime();
-    MEM_ALIGN.store(cfg.mem_align, Ordering::Relaxed);
+    MEM_ALIGN.store(cfg.mem_align.max(1), Ordering::Relaxed);
     let mounts = match std::fs::read_to_string("/proc/self/mounts") {
         Ok(t) => darshan_core::mounts::parse(&t, &LIBC),
         Err(_) => Vec::new(),
@@ -130,10 +130,12 @@ pub fn shutdown() {
     let r = std::panic::catch_unwind(|| darshan_core::shutdown::write_log(scale, end));
     match r {
         Ok(Ok(o)) if timing => say(&format!(
-            "shutdown\t1\t{:.6}\t(finalize {:.6}, write {:.6}, {} records) {}",
+            "shutdown\t1\t{:.6}\t(finalize {:.6}, compress {:.6}, write {:.6}, sync {:.6}; {} records) {}",
             o.finalize_s + o.write_s,
             o.finalize_s,
-            o.write_s,
+            o.stages[0],
+            o.stages[1],
+            o.stages[2],
             o.records,
             o.path
         )),

@@ -13,10 +13,16 @@ use crate::guard::{enosys, record, recording};
 use crate::init::MEM_ALIGN;
 use crate::{clock, paths, real};
 
+/// Whether a buffer address is a multiple of DARSHAN_MEMALIGN (a mask
+/// when it is a power of two: no division per call).
 #[inline(always)]
 pub fn aligned(p: *const c_void) -> bool {
     let a = MEM_ALIGN.load(Ordering::Relaxed);
-    a <= 1 || (p as usize as i64) % a == 0
+    if a & (a - 1) == 0 {
+        (p as usize as i64) & (a - 1) == 0
+    } else {
+        (p as usize as i64) % a == 0
+    }
 }
 
 fn iov_aligned(iov: *const iovec, n: c_int) -> bool {
@@ -354,7 +360,7 @@ pub unsafe extern "C" fn pwritev64v2(fd: c_int, iov: *const iovec, cnt: c_int, o
 
 /// Time and record a call on a tracked fd that returns an int status.
 #[inline(always)]
-fn on_fd<T: Copy + PartialOrd + Default>(fd: c_int, call: impl FnOnce() -> T, rec: impl FnOnce(T, f64, f64)) -> T {
+fn on_fd<T: Copy + PartialOrd + Default>(fd: c_int, call: impl FnOnce() -> T, rec: impl FnOnce(T, i64, i64)) -> T {
     if !recording() || POSIX.tracked(fd).is_none() {
         return call();
     }

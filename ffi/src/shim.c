@@ -10,9 +10,11 @@
 
 #define HIDDEN __attribute__((visibility("hidden")))
 
-double darshan_rs_stdio_start(void);
-void darshan_rs_stdio_write(FILE *f, long bytes, double tm1);
-void darshan_rs_stdio_read(FILE *f, long bytes, double tm1);
+#include <stdint.h>
+
+int64_t darshan_rs_stdio_start(void);
+void darshan_rs_stdio_write(FILE *f, long bytes, int64_t tm1);
+void darshan_rs_stdio_read(FILE *f, long bytes, int64_t tm1);
 
 typedef int (*vfprintf_fn)(FILE *, const char *, va_list);
 typedef int (*vfprintf_chk_fn)(FILE *, int, const char *, va_list);
@@ -42,7 +44,7 @@ HIDDEN void darshan_shim_init(void)
 static int print(FILE *f, int chk, int flag, const char *fmt, va_list ap)
 {
     int ret;
-    double t1;
+    int64_t t1;
     if (chk) {
         vfprintf_chk_fn r = (vfprintf_chk_fn)resolve(&p_vfprintf_chk, "__vfprintf_chk");
         if (!r) { errno = ENOSYS; return -1; }
@@ -101,7 +103,7 @@ static int scan(void **slot, const char *name, FILE *f, const char *fmt, va_list
 {
     vfscanf_fn r = (vfscanf_fn)resolve(slot, name);
     if (!r) { errno = ENOSYS; return -1; }
-    double t1 = darshan_rs_stdio_start();
+    int64_t t1 = darshan_rs_stdio_start();
     long start = t1 >= 0 ? ftell(f) : 0;
     int ret = r(f, fmt, ap);
     if (t1 >= 0 && ret != 0) {
@@ -140,3 +142,16 @@ SCAN_VARIADIC(__isoc23_fscanf, p_isoc23_vfscanf, "__isoc23_vfscanf", f)
 SCANF_STDIN(scanf, p_vfscanf, "vfscanf")
 SCANF_STDIN(__isoc99_scanf, p_isoc99_vfscanf, "__isoc99_vfscanf")
 SCANF_STDIN(__isoc23_scanf, p_isoc23_vfscanf, "__isoc23_vfscanf")
+
+/* The per-thread "inside the runtime" flag (interposition rule 4). Kept
+ * here because C can give it the initial-exec TLS model: one %fs-relative
+ * access instead of a __tls_get_addr call per use from Rust in a cdylib. */
+static __thread int in_runtime __attribute__((tls_model("initial-exec")));
+
+HIDDEN int darshan_guard_get(void) { return in_runtime; }
+HIDDEN void darshan_guard_set(int v) { in_runtime = v; }
+
+/* Enter the recording part of a wrapper: set the flag, return errno so
+ * that leaving can restore it (one call each way). */
+HIDDEN int darshan_rt_enter(void) { in_runtime = 1; return errno; }
+HIDDEN void darshan_rt_leave(int saved_errno) { errno = saved_errno; in_runtime = 0; }

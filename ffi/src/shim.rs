@@ -21,13 +21,13 @@ pub fn init() {
 
 /// Ticks now if this call is to be recorded, else -1.
 #[no_mangle]
-pub extern "C" fn darshan_rs_stdio_start() -> f64 {
-    if guard::recording() { clock::now() } else { -1.0 }
+pub extern "C" fn darshan_rs_stdio_start() -> i64 {
+    if guard::recording() { clock::now() } else { -1 }
 }
 
 /// A formatted write of `bytes` on `stream` (stdout for printf) ended.
 #[no_mangle]
-pub extern "C" fn darshan_rs_stdio_write(stream: *mut FILE, bytes: c_long, tm1: f64) {
+pub extern "C" fn darshan_rs_stdio_write(stream: *mut FILE, bytes: c_long, tm1: i64) {
     let tm2 = clock::now();
     let s = if stream.is_null() { crate::init::stdout_ptr() } else { stream as usize };
     guard::record(|| STDIO.on_write(s, bytes, false, tm1, tm2));
@@ -35,7 +35,7 @@ pub extern "C" fn darshan_rs_stdio_write(stream: *mut FILE, bytes: c_long, tm1: 
 
 /// A formatted read of `bytes` (ftell difference) on `stream` ended.
 #[no_mangle]
-pub extern "C" fn darshan_rs_stdio_read(stream: *mut FILE, bytes: c_long, tm1: f64) {
+pub extern "C" fn darshan_rs_stdio_read(stream: *mut FILE, bytes: c_long, tm1: i64) {
     let tm2 = clock::now();
     let s = if stream.is_null() { crate::init::stdin_ptr() } else { stream as usize };
     guard::record(|| STDIO.on_read(s, bytes, tm1, tm2));

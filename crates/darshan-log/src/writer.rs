@@ -135,6 +135,36 @@ impl<W: Write + Seek> LogWriter<W> {
         Ok(())
     }
 
+    /// Append a region made of already-compressed zlib streams (the runtime
+    /// compresses large regions in parallel, one stream per part, as the
+    /// MPI runtime writes one stream per rank).
+    pub fn write_streams(&mut self, module: Option<usize>, streams: &[Vec<u8>]) -> Result<()> {
+        if self.comp != Compression::Zlib {
+            return Err(LogError::Write("precompressed streams must be zlib".into()));
+        }
+        if let Some(m) = module {
+            if m >= MAX_MODS || m < self.next_module {
+                return Err(LogError::Write(format!("module {m} written out of order")));
+            }
+            self.next_module = m + 1;
+        }
+        let off = self.pos;
+        for s in streams {
+            self.out.write_all(s)?;
+            self.pos += s.len() as u64;
+        }
+        let map = RegionMap { off, len: self.pos - off };
+        match module {
+            None => self.header.name_map = map,
+            Some(m) if map.len > 0 => {
+                self.header.mod_map[m] = map;
+                self.header.mod_ver[m] = WRITE_VERSIONS.get(m).copied().unwrap_or(0);
+            }
+            Some(_) => {}
+        }
+        Ok(())
+    }
+
     pub fn write_job(&mut self, job: &Job) -> Result<()> {
         let b = job.encode();
         self.header.job_map = self.region(&b)?;

@@ -14,15 +14,15 @@
 //!    partial flag when memory runs out — then the call is simply not
 //!    recorded;
 //! 4. `finalize` at shutdown turns ticks into seconds;
-//! 5. `output` appends the records, packed as in the log;
+//! 5. `output` hands the records, in the log's layout, to the core;
 //! 6. `fork_child` forgets the parent's records.
 //! `reduce` (MPI) and `cleanup` keep their no-op defaults here.
 #![forbid(unsafe_code)]
 
-use std::sync::{Mutex, MutexGuard};
 
 use darshan_core::arena::Slice;
-use darshan_core::common::{getf, setf};
+use darshan_core::sync::{Lock, LockGuard};
+use darshan_core::common::{ticks_to_secs, Tick};
 use darshan_core::records::RecordSet;
 use darshan_core::{FinalizeCtx, Module};
 use darshan_log::modules::NULL as ID;
@@ -36,18 +36,18 @@ pub const RECORD_WORDS: usize = 6;
 const F: usize = 4;
 
 pub struct Null {
-    set: Mutex<RecordSet<()>>,
+    set: Lock<RecordSet<()>>,
 }
 
-pub static NULL: Null = Null { set: Mutex::new(RecordSet::new(ID)) };
+pub static NULL: Null = Null { set: Lock::new(RecordSet::new(ID)) };
 
 impl Null {
-    fn lock(&self) -> MutexGuard<'_, RecordSet<()>> {
-        self.set.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> LockGuard<'_, RecordSet<()>> {
+        self.set.lock()
     }
 
     /// `foo(name, arg)` ran from tick `tm1` to `tm2`.
-    pub fn on_foo(&self, name: &[u8], arg: i64, tm1: f64, tm2: f64) {
+    pub fn on_foo(&self, name: &[u8], arg: i64, tm1: Tick, tm2: Tick) {
         let id = darshan_log::record_id(name);
         let mut set = self.lock();
         let Some(i) = set.find_or_create(id, name) else { return };
@@ -56,9 +56,10 @@ impl Null {
         if (w[2 + NULL_FOO_MAX_DAT] as i64) < arg {
             w[2 + NULL_FOO_MAX_DAT] = arg as u64;
         }
-        setf(w, F + NULL_F_FOO_TIMESTAMP, tm1);
-        if getf(w, F + NULL_F_FOO_MAX_DURATION) < tm2 - tm1 {
-            setf(w, F + NULL_F_FOO_MAX_DURATION, tm2 - tm1);
+        // Times are ticks until finalize (integers: no float work per call).
+        w[F + NULL_F_FOO_TIMESTAMP] = tm1 as u64;
+        if (w[F + NULL_F_FOO_MAX_DURATION] as i64) < tm2 - tm1 {
+            w[F + NULL_F_FOO_MAX_DURATION] = (tm2 - tm1) as u64;
         }
     }
 }
@@ -74,14 +75,10 @@ impl Module for Null {
         self.lock().attach(slice, rank);
     }
     fn finalize(&self, ctx: &FinalizeCtx) {
-        self.lock().for_each_mut(|w| {
-            for k in [NULL_F_FOO_TIMESTAMP, NULL_F_FOO_MAX_DURATION] {
-                setf(w, F + k, getf(w, F + k) * ctx.secs_per_tick);
-            }
-        });
+        self.lock().for_each_mut(|w| ticks_to_secs(w, F..F + 2, ctx.secs_per_tick));
     }
-    fn output(&self, out: &mut Vec<u8>) {
-        self.lock().output(out, |_| true);
+    fn output(&self, emit: &mut dyn FnMut(&[u64])) {
+        self.lock().output(emit, |_| true);
     }
     fn fork_child(&self) {
         self.lock().clear();
@@ -106,14 +103,13 @@ mod tests {
         // Two records fit; the third name marks the module partial.
         let mut arena = RecordArena::new(2 * RECORD_WORDS * 8);
         NULL.attach(arena.reserve(RECORD_WORDS, 1024), 0);
-        NULL.on_foo(b"a", 5, 10.0, 12.0);
-        NULL.on_foo(b"a", 3, 20.0, 21.0);
-        NULL.on_foo(b"b", 1, 30.0, 34.0);
-        NULL.on_foo(b"c", 1, 40.0, 41.0);
+        NULL.on_foo(b"a", 5, 10, 12);
+        NULL.on_foo(b"a", 3, 20, 21);
+        NULL.on_foo(b"b", 1, 30, 34);
+        NULL.on_foo(b"c", 1, 40, 41);
         NULL.finalize(&FinalizeCtx { secs_per_tick: 0.5, rank: 0, nprocs: 1 });
-        let mut out = Vec::new();
-        NULL.output(&mut out);
-        let words: Vec<u64> = out.chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+        let mut words = Vec::new();
+        NULL.output(&mut |run: &[u64]| words.extend_from_slice(run));
         assert_eq!(words.len(), 2 * RECORD_WORDS);
         assert_eq!(words[0], darshan_log::record_id(b"a"));
         assert_eq!(words[2 + NULL_FOOS], 2);

@@ -8,9 +8,10 @@
 mod record;
 
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Mutex, MutexGuard};
 
 use darshan_core::arena::Slice;
+use darshan_core::sync::{Lock, LockGuard};
+use darshan_core::common::{ticks_to_secs, Tick};
 use darshan_core::records::RecordSet;
 use darshan_core::{runtime, FinalizeCtx, Module};
 use darshan_log::counters::posix as c;
@@ -23,13 +24,13 @@ pub use record::Rt;
 pub const MAX_FDS: usize = 1 << 16;
 
 pub struct Posix {
-    set: Mutex<RecordSet<Rt>>,
+    set: Lock<RecordSet<Rt>>,
     /// fd -> record index + 1 (0: not tracked). Read without the lock so
     /// that I/O on untracked descriptors (sockets, pipes) costs nothing.
     fds: [AtomicU32; MAX_FDS],
 }
 
-pub static POSIX: Posix = Posix { set: Mutex::new(RecordSet::new(ID)), fds: [const { AtomicU32::new(0) }; MAX_FDS] };
+pub static POSIX: Posix = Posix { set: Lock::new(RecordSet::new(ID)), fds: [const { AtomicU32::new(0) }; MAX_FDS] };
 
 /// What an open-like call did to a record.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -43,8 +44,8 @@ pub enum OpenKind {
 }
 
 impl Posix {
-    fn lock(&self) -> MutexGuard<'_, RecordSet<Rt>> {
-        self.set.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> LockGuard<'_, RecordSet<Rt>> {
+        self.set.lock()
     }
 
     /// The record index of a tracked fd, without locking.
@@ -67,7 +68,7 @@ impl Posix {
     }
 
     /// open family, on success: `name` is the cleaned path.
-    pub fn on_open(&self, fd: i32, name: &[u8], mode: i64, tm1: f64, tm2: f64) {
+    pub fn on_open(&self, fd: i32, name: &[u8], mode: i64, tm1: Tick, tm2: Tick) {
         let Some(cfg) = runtime::config() else { return };
         if darshan_core::paths::excluded(cfg, ID, name) {
             return;
@@ -78,7 +79,7 @@ impl Posix {
 
     /// A new fd for an existing record (fileno, or open by id).
     #[allow(clippy::too_many_arguments)]
-    pub fn open_id(&self, fd: i32, id: u64, name: &[u8], kind: OpenKind, mode: i64, tm1: f64, tm2: f64) {
+    pub fn open_id(&self, fd: i32, id: u64, name: &[u8], kind: OpenKind, mode: i64, tm1: Tick, tm2: Tick) {
         let mut set = self.lock();
         let Some(i) = set.find_or_create(id, name) else { return };
         if set.rt[i].fresh {
@@ -90,7 +91,7 @@ impl Posix {
     }
 
     /// dup/dup2/dup3/fcntl(F_DUPFD): `newfd` refers to `oldfd`'s record.
-    pub fn on_dup(&self, oldfd: i32, newfd: i32, tm1: f64, tm2: f64) {
+    pub fn on_dup(&self, oldfd: i32, newfd: i32, tm1: Tick, tm2: Tick) {
         let Some(i) = self.tracked(oldfd) else {
             // dup2 onto a tracked fd closes it: forget the mapping.
             self.map_fd(newfd, None);
@@ -105,7 +106,7 @@ impl Posix {
         self.map_fd(newfd, Some(i));
     }
 
-    pub fn on_read(&self, fd: i32, bytes: i64, offset: Option<i64>, aligned: bool, tm1: f64, tm2: f64) {
+    pub fn on_read(&self, fd: i32, bytes: i64, offset: Option<i64>, aligned: bool, tm1: Tick, tm2: Tick) {
         let Some(i) = self.tracked(fd) else { return };
         let mut set = self.lock();
         if set.live(i) {
@@ -114,7 +115,7 @@ impl Posix {
         }
     }
 
-    pub fn on_write(&self, fd: i32, bytes: i64, offset: Option<i64>, aligned: bool, tm1: f64, tm2: f64) {
+    pub fn on_write(&self, fd: i32, bytes: i64, offset: Option<i64>, aligned: bool, tm1: Tick, tm2: Tick) {
         let Some(i) = self.tracked(fd) else { return };
         let mut set = self.lock();
         if set.live(i) {
@@ -123,7 +124,7 @@ impl Posix {
         }
     }
 
-    pub fn on_seek(&self, fd: i32, new_offset: i64, tm1: f64, tm2: f64) {
+    pub fn on_seek(&self, fd: i32, new_offset: i64, tm1: Tick, tm2: Tick) {
         self.with_fd(fd, |w, rt| {
             rt.offset = new_offset;
             darshan_core::common::add(w, 2 + c::SEEKS, 1);
@@ -131,7 +132,7 @@ impl Posix {
         });
     }
 
-    pub fn on_sync(&self, fd: i32, data_only: bool, tm1: f64, tm2: f64) {
+    pub fn on_sync(&self, fd: i32, data_only: bool, tm1: Tick, tm2: Tick) {
         self.with_fd(fd, |w, rt| {
             darshan_core::common::add(w, 2 + if data_only { c::FDSYNCS } else { c::FSYNCS }, 1);
             let wt = record::F + c::F_WRITE_TIME;
@@ -144,12 +145,12 @@ impl Posix {
     }
 
     /// stat family on a tracked fd (fstat, fstatat with AT_EMPTY_PATH).
-    pub fn on_stat_fd(&self, fd: i32, tm1: f64, tm2: f64) {
+    pub fn on_stat_fd(&self, fd: i32, tm1: Tick, tm2: Tick) {
         self.with_fd(fd, |w, rt| record::stat(w, rt, tm1, tm2));
     }
 
     /// stat family by path, on a regular file: creates the record.
-    pub fn on_stat_path(&self, name: &[u8], tm1: f64, tm2: f64) {
+    pub fn on_stat_path(&self, name: &[u8], tm1: Tick, tm2: Tick) {
         let Some(cfg) = runtime::config() else { return };
         if darshan_core::paths::excluded(cfg, ID, name) {
             return;
@@ -172,7 +173,7 @@ impl Posix {
         Some(i)
     }
 
-    pub fn on_closed(&self, i: usize, tm1: f64, tm2: f64) {
+    pub fn on_closed(&self, i: usize, tm1: Tick, tm2: Tick) {
         let mut set = self.lock();
         if set.live(i) {
             let (w, rt) = set.both(i);
@@ -181,7 +182,7 @@ impl Posix {
     }
 
     /// rename(old, new) succeeded; both names cleaned.
-    pub fn on_rename(&self, old: &[u8], new: &[u8], tm1: f64, tm2: f64) {
+    pub fn on_rename(&self, old: &[u8], new: &[u8], tm1: Tick, tm2: Tick) {
         let Some(cfg) = runtime::config() else { return };
         if darshan_core::paths::excluded(cfg, ID, old) {
             return;
@@ -210,7 +211,7 @@ impl Posix {
     }
 
     /// An aio request was queued on `fd`: remember its submission time.
-    pub fn on_aio_submit(&self, fd: i32, key: usize, write: bool, tm1: f64) {
+    pub fn on_aio_submit(&self, fd: i32, key: usize, write: bool, tm1: Tick) {
         let Some(i) = self.tracked(fd) else { return };
         let mut set = self.lock();
         if set.live(i) {
@@ -220,7 +221,7 @@ impl Posix {
 
     /// aio_return: record the request as a read or write at `offset`.
     #[allow(clippy::too_many_arguments)]
-    pub fn on_aio_return(&self, fd: i32, key: usize, bytes: i64, offset: i64, aligned: bool, tm2: f64) {
+    pub fn on_aio_return(&self, fd: i32, key: usize, bytes: i64, offset: i64, aligned: bool, tm2: Tick) {
         let Some(i) = self.tracked(fd) else { return };
         let mut set = self.lock();
         if !set.live(i) {
@@ -253,7 +254,7 @@ impl Posix {
     }
 
     /// Take the lock for fork(); released when the guard drops.
-    pub fn lock_for_fork(&self) -> MutexGuard<'_, RecordSet<Rt>> {
+    pub fn lock_for_fork(&self) -> LockGuard<'_, RecordSet<Rt>> {
         self.lock()
     }
 }
@@ -279,17 +280,12 @@ impl Module for Posix {
         let s = ctx.secs_per_tick;
         let mut set = self.lock();
         set.freeze();
-        set.for_each_mut(|w| {
-            // Every fcounter but the byte variance holds clock ticks.
-            for k in 0..c::F_VARIANCE_RANK_BYTES {
-                let v = f64::from_bits(w[record::F + k]) * s;
-                w[record::F + k] = v.to_bits();
-            }
-        });
+        // Every fcounter but the byte variance holds clock ticks.
+        set.for_each_mut(|w| ticks_to_secs(w, record::F..record::F + c::F_VARIANCE_RANK_BYTES, s));
     }
 
-    fn output(&self, out: &mut Vec<u8>) {
-        self.lock().output(out, |_| true);
+    fn output(&self, emit: &mut dyn FnMut(&[u64])) {
+        self.lock().output(emit, |_| true);
     }
 
     fn fork_child(&self) {

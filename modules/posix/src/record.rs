@@ -1,7 +1,7 @@
 //! How each call changes a POSIX record: the counter rules of
 //! semantics.md §3, on the record's 64-bit words and its runtime state.
 
-use darshan_core::common::{add, get, getf, setf, size_bucket, stamp, timer_inc_no_overlap, update_common, CommonVals};
+use darshan_core::common::{add, get, size_bucket, stamp, timer_inc_no_overlap, CommonVals, Tick};
 use darshan_core::records::RecordSet;
 use darshan_log::counters::posix as c;
 
@@ -26,12 +26,12 @@ pub struct Rt {
     last_byte_read: i64,
     last_byte_written: i64,
     last_io: LastIo,
-    last_read_end: f64,
-    pub last_write_end: f64,
-    last_meta_end: f64,
+    last_read_end: Tick,
+    pub last_write_end: Tick,
+    last_meta_end: Tick,
     access: CommonVals,
     stride: CommonVals,
-    aio: [(usize, f64, bool); AIO_SLOTS],
+    aio: [(usize, Tick, bool); AIO_SLOTS],
 }
 
 impl Default for Rt {
@@ -42,12 +42,12 @@ impl Default for Rt {
             last_byte_read: 0,
             last_byte_written: 0,
             last_io: LastIo::None,
-            last_read_end: 0.0,
-            last_write_end: 0.0,
-            last_meta_end: 0.0,
+            last_read_end: 0,
+            last_write_end: 0,
+            last_meta_end: 0,
             access: CommonVals::default(),
             stride: CommonVals::default(),
-            aio: [(0, 0.0, false); AIO_SLOTS],
+            aio: [(0, 0, false); AIO_SLOTS],
         }
     }
 }
@@ -55,16 +55,16 @@ impl Default for Rt {
 impl Rt {
     /// Remember a queued aio request (at most 16 in flight per file;
     /// more go unrecorded).
-    pub fn aio_add(&mut self, key: usize, tm1: f64, write: bool) {
+    pub fn aio_add(&mut self, key: usize, tm1: Tick, write: bool) {
         if let Some(s) = self.aio.iter_mut().find(|s| s.0 == 0) {
             *s = (key, tm1, write);
         }
     }
     /// Submission time and direction of a finished request.
-    pub fn aio_take(&mut self, key: usize) -> Option<(f64, bool)> {
+    pub fn aio_take(&mut self, key: usize) -> Option<(Tick, bool)> {
         let s = self.aio.iter_mut().find(|s| s.0 == key && key != 0)?;
         let t = (s.1, s.2);
-        *s = (0, 0.0, false);
+        *s = (0, 0, false);
         Some(t)
     }
 }
@@ -78,11 +78,11 @@ pub fn init_new(set: &mut RecordSet<Rt>, i: usize, name: &[u8], mem_align: i64) 
     w[2 + c::FILE_ALIGNMENT] = align as u64;
 }
 
-pub fn meta_time(w: &mut [u64], rt: &mut Rt, tm1: f64, tm2: f64) {
+pub fn meta_time(w: &mut [u64], rt: &mut Rt, tm1: Tick, tm2: Tick) {
     timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
 }
 
-pub fn open(w: &mut [u64], rt: &mut Rt, kind: OpenKind, mode: i64, tm1: f64, tm2: f64) {
+pub fn open(w: &mut [u64], rt: &mut Rt, kind: OpenKind, mode: i64, tm1: Tick, tm2: Tick) {
     if mode != 0 {
         w[2 + c::MODE] = mode as u64;
     }
@@ -101,14 +101,14 @@ pub fn open(w: &mut [u64], rt: &mut Rt, kind: OpenKind, mode: i64, tm1: f64, tm2
     meta_time(w, rt, tm1, tm2);
 }
 
-pub fn close(w: &mut [u64], rt: &mut Rt, tm1: f64, tm2: f64) {
+pub fn close(w: &mut [u64], rt: &mut Rt, tm1: Tick, tm2: Tick) {
     rt.last_byte_read = 0;
     rt.last_byte_written = 0;
     stamp(w, F + c::F_CLOSE_START_TIMESTAMP, F + c::F_CLOSE_END_TIMESTAMP, tm1, tm2);
     meta_time(w, rt, tm1, tm2);
 }
 
-pub fn stat(w: &mut [u64], rt: &mut Rt, tm1: f64, tm2: f64) {
+pub fn stat(w: &mut [u64], rt: &mut Rt, tm1: Tick, tm2: Tick) {
     add(w, 2 + c::STATS, 1);
     meta_time(w, rt, tm1, tm2);
 }
@@ -116,7 +116,10 @@ pub fn stat(w: &mut [u64], rt: &mut Rt, tm1: f64, tm2: f64) {
 /// A read or write of `bytes` at `offset` (positional calls) or at the
 /// tracked offset.
 #[allow(clippy::too_many_arguments)]
-pub fn access(w: &mut [u64], rt: &mut Rt, write: bool, bytes: i64, offset: Option<i64>, aligned: bool, tm1: f64, tm2: f64) {
+pub fn access(w: &mut [u64], rt: &mut Rt, write: bool, bytes: i64, offset: Option<i64>, aligned: bool, tm1: Tick, tm2: Tick) {
+    // A fixed-size view lets the compiler drop the bounds checks.
+    let Ok(w) = <&mut [u64; c::RECORD_WORDS]>::try_from(w) else { return };
+    let w = &mut w[..];
     let this = offset.unwrap_or(rt.offset);
     let (seq, consec, max_byte, total, count, hist, last_byte) = if write {
         (c::SEQ_WRITES, c::CONSEC_WRITES, c::MAX_BYTE_WRITTEN, c::BYTES_WRITTEN, c::WRITES, c::SIZE_WRITE_0_100, &mut rt.last_byte_written)
@@ -138,17 +141,14 @@ pub fn access(w: &mut [u64], rt: &mut Rt, write: bool, bytes: i64, offset: Optio
     add(w, 2 + total, bytes);
     add(w, 2 + count, 1);
     add(w, 2 + hist + size_bucket(bytes), 1);
-    if let Some(n) = rt.access.track(bytes) {
-        update_common(w, 2 + c::ACCESS1_ACCESS, 2 + c::ACCESS1_COUNT, bytes, n, false);
-    }
-    if let Some(n) = rt.stride.track(stride) {
-        update_common(w, 2 + c::STRIDE1_STRIDE, 2 + c::STRIDE1_COUNT, stride, n, false);
-    }
+    rt.access.count(w, 2 + c::ACCESS1_ACCESS, 2 + c::ACCESS1_COUNT, bytes);
+    rt.stride.count(w, 2 + c::STRIDE1_STRIDE, 2 + c::STRIDE1_COUNT, stride);
     if !aligned {
         add(w, 2 + c::MEM_NOT_ALIGNED, 1);
     }
     let falign = get(w, 2 + c::FILE_ALIGNMENT);
-    if falign > 0 && this % falign != 0 {
+    let off_in_block = if falign > 0 && falign & (falign - 1) == 0 { this & (falign - 1) } else if falign > 0 { this % falign } else { 0 };
+    if off_in_block != 0 {
         add(w, 2 + c::FILE_NOT_ALIGNED, 1);
     }
     let (other, me) = if write { (LastIo::Read, LastIo::Write) } else { (LastIo::Write, LastIo::Read) };
@@ -163,8 +163,8 @@ pub fn access(w: &mut [u64], rt: &mut Rt, write: bool, bytes: i64, offset: Optio
         (c::F_READ_START_TIMESTAMP, c::F_READ_END_TIMESTAMP, c::F_MAX_READ_TIME, c::MAX_READ_TIME_SIZE, c::F_READ_TIME, &mut rt.last_read_end)
     };
     stamp(w, F + start, F + end, tm1, tm2);
-    if getf(w, F + maxt) < elapsed {
-        setf(w, F + maxt, elapsed);
+    if (w[F + maxt] as i64) < elapsed {
+        w[F + maxt] = elapsed as u64;
         w[2 + maxsz] = bytes as u64;
     }
     timer_inc_no_overlap(w, F + time, tm1, tm2, last_end);

@@ -7,10 +7,10 @@
 
 mod streams;
 
-use std::sync::{Mutex, MutexGuard};
 
 use darshan_core::arena::Slice;
-use darshan_core::common::{add, get, stamp, timer_inc_no_overlap};
+use darshan_core::sync::{Lock, LockGuard};
+use darshan_core::common::{add, get, stamp, ticks_to_secs, timer_inc_no_overlap, Tick};
 use darshan_core::records::RecordSet;
 use darshan_core::{runtime, FinalizeCtx, Module};
 use darshan_log::counters::stdio as c;
@@ -24,9 +24,9 @@ const STD_NAMES: [&[u8]; 3] = [b"<STDIN>", b"<STDOUT>", b"<STDERR>"];
 #[derive(Default)]
 pub struct Rt {
     offset: i64,
-    last_meta_end: f64,
-    last_read_end: f64,
-    last_write_end: f64,
+    last_meta_end: Tick,
+    last_read_end: Tick,
+    last_write_end: Tick,
 }
 
 pub struct State {
@@ -36,16 +36,16 @@ pub struct State {
 }
 
 pub struct Stdio {
-    state: Mutex<State>,
+    state: Lock<State>,
 }
 
 pub static STDIO: Stdio = Stdio {
-    state: Mutex::new(State { set: RecordSet::new(ID), streams: StreamMap::new(), std_streams: [0; 3] }),
+    state: Lock::new(State { set: RecordSet::new(ID), streams: StreamMap::new(), std_streams: [0; 3] }),
 };
 
 impl State {
     /// fopen/freopen/fdopen and the standard streams at start-up.
-    fn open(&mut self, stream: usize, id: u64, name: &[u8], fdopen: bool, tm1: f64, tm2: f64) {
+    fn open(&mut self, stream: usize, id: u64, name: &[u8], fdopen: bool, tm1: Tick, tm2: Tick) {
         let Some(i) = self.set.find_or_create(id, name) else { return };
         let (w, rt) = self.set.both(i);
         rt.offset = 0;
@@ -61,14 +61,14 @@ impl State {
     fn register_std(&mut self) {
         for (k, name) in STD_NAMES.iter().enumerate() {
             let id = darshan_log::record_id(name);
-            self.open(self.std_streams[k], id, name, false, 0.0, 0.0);
+            self.open(self.std_streams[k], id, name, false, 0, 0);
         }
     }
 }
 
 impl Stdio {
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> LockGuard<'_, State> {
+        self.state.lock()
     }
 
     /// The `FILE*` values of stdin, stdout and stderr, given at start-up
@@ -78,7 +78,7 @@ impl Stdio {
     }
 
     /// fopen/fopen64/freopen succeeded; `name` is the cleaned path.
-    pub fn on_open(&self, stream: usize, name: &[u8], tm1: f64, tm2: f64) {
+    pub fn on_open(&self, stream: usize, name: &[u8], tm1: Tick, tm2: Tick) {
         let Some(cfg) = runtime::config() else { return };
         if darshan_core::paths::excluded(cfg, ID, name) {
             return;
@@ -88,11 +88,11 @@ impl Stdio {
     }
 
     /// fdopen succeeded on a descriptor whose record is `id` / `name`.
-    pub fn on_fdopen(&self, stream: usize, id: u64, name: &[u8], tm1: f64, tm2: f64) {
+    pub fn on_fdopen(&self, stream: usize, id: u64, name: &[u8], tm1: Tick, tm2: Tick) {
         self.lock().open(stream, id, name, true, tm1, tm2);
     }
 
-    pub fn on_close(&self, stream: usize, tm1: f64, tm2: f64) {
+    pub fn on_close(&self, stream: usize, tm1: Tick, tm2: Tick) {
         let mut st = self.lock();
         let Some(i) = st.streams.remove(stream) else { return };
         if !st.set.live(i as usize) {
@@ -103,7 +103,7 @@ impl Stdio {
         timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
     }
 
-    pub fn on_read(&self, stream: usize, bytes: i64, tm1: f64, tm2: f64) {
+    pub fn on_read(&self, stream: usize, bytes: i64, tm1: Tick, tm2: Tick) {
         let mut st = self.lock();
         let Some(i) = st.streams.get(stream) else { return };
         if !st.set.live(i as usize) {
@@ -123,7 +123,7 @@ impl Stdio {
 
     /// A write of `bytes`; `flush` for fflush (a 0-byte write counted in
     /// FLUSHES instead of WRITES).
-    pub fn on_write(&self, stream: usize, bytes: i64, flush: bool, tm1: f64, tm2: f64) {
+    pub fn on_write(&self, stream: usize, bytes: i64, flush: bool, tm1: Tick, tm2: Tick) {
         let mut st = self.lock();
         let Some(i) = st.streams.get(stream) else { return };
         if !st.set.live(i as usize) {
@@ -143,7 +143,7 @@ impl Stdio {
 
     /// fseek/fseeko/fsetpos/rewind succeeded; `pos` is the new position
     /// (ftell after the call; 0 for rewind).
-    pub fn on_seek(&self, stream: usize, pos: i64, tm1: f64, tm2: f64) {
+    pub fn on_seek(&self, stream: usize, pos: i64, tm1: Tick, tm2: Tick) {
         let mut st = self.lock();
         let Some(i) = st.streams.get(stream) else { return };
         if !st.set.live(i as usize) {
@@ -175,7 +175,7 @@ impl Stdio {
         self.len() == 0
     }
 
-    pub fn lock_for_fork(&self) -> MutexGuard<'_, State> {
+    pub fn lock_for_fork(&self) -> LockGuard<'_, State> {
         self.lock()
     }
 }
@@ -199,19 +199,14 @@ impl Module for Stdio {
         let s = ctx.secs_per_tick;
         let mut st = self.lock();
         st.set.freeze();
-        st.set.for_each_mut(|w| {
-            for k in 0..c::F_VARIANCE_RANK_BYTES {
-                let v = f64::from_bits(w[F + k]) * s;
-                w[F + k] = v.to_bits();
-            }
-        });
+        st.set.for_each_mut(|w| ticks_to_secs(w, F..F + c::F_VARIANCE_RANK_BYTES, s));
     }
 
-    fn output(&self, out: &mut Vec<u8>) {
+    fn output(&self, emit: &mut dyn FnMut(&[u64])) {
         let std_ids: [u64; 3] = std::array::from_fn(|k| darshan_log::record_id(STD_NAMES[k]));
         // Standard streams nobody read or wrote are left out (their names
         // stay in the name table, as in Darshan).
-        self.lock().set.output(out, |w| {
+        self.lock().set.output(emit, |w| {
             !(std_ids.contains(&w[0]) && w[2 + c::WRITES] == 0 && w[2 + c::READS] == 0)
         });
     }
