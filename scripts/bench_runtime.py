@@ -65,8 +65,14 @@ def fields(out):
     return {k: float(v) for k, v in re.findall(r"(\w+)=([0-9.]+)", out)}
 
 
+# Both runs of a pair on the same CPU: migrations otherwise add more noise
+# than the differences being measured.
+PIN = ["taskset", "-c", str((os.cpu_count() or 1) - 1)] if shutil.which("taskset") else []
+
+
 def paired(cmd, keys, n_calls, extra=None):
     """Per-call added time (ns) for each key, over `pairs` alternating runs."""
+    cmd = PIN + cmd
     diffs = {k: [] for k in keys}
     ratios = {k: [] for k in keys}
     for _ in range(pairs):

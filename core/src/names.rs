@@ -19,10 +19,34 @@ pub enum Insert {
 }
 
 impl NameArena {
+    /// A table of at most `limit` bytes; the index starts small and is
+    /// sized by [`NameArena::expect`] as modules register.
     pub fn new(limit: usize) -> NameArena {
-        // Smallest entry: 8-byte id + 1 char + NUL; keep the load <= 1/2.
-        let slots = (limit / 10 * 2).max(64).next_power_of_two();
-        NameArena { packed: Vec::with_capacity(limit), limit, keys: vec![0; slots], offs: vec![0; slots], count: 0 }
+        NameArena { packed: Vec::with_capacity(limit), limit, keys: vec![0; 64], offs: vec![0; 64], count: 0 }
+    }
+
+    /// Size the index for `records` names (the record capacity of every
+    /// registered module): at most half full, so inserts never fail for
+    /// lack of slots. Called when a module registers, never from a
+    /// wrapper; a compact index also means few page faults per new name.
+    pub fn expect(&mut self, records: usize) {
+        // No more names than fit in `limit` (8-byte id + 1 char + NUL).
+        let names = records.min(self.limit / 10);
+        let slots = (names * 2).max(64).next_power_of_two();
+        if slots <= self.keys.len() {
+            return;
+        }
+        let (old_keys, old_offs) = (std::mem::take(&mut self.keys), std::mem::take(&mut self.offs));
+        self.keys = vec![0; slots];
+        self.offs = vec![0; slots];
+        for (k, o) in old_keys.into_iter().zip(old_offs) {
+            if k != 0 {
+                let id = if k == 1 << 63 { 0 } else { k };
+                let (i, _) = self.slot(id);
+                self.keys[i] = k;
+                self.offs[i] = o;
+            }
+        }
     }
 
     fn slot(&self, id: u64) -> (usize, bool) {
@@ -95,11 +119,14 @@ mod tests {
     #[test]
     fn names_are_packed_as_the_log_region_and_bounded() {
         let mut n = NameArena::new(40);
+        n.expect(3);
         assert_eq!(n.insert(7, b"/tmp/a"), Insert::Added);
         assert_eq!(n.insert(7, b"/tmp/a"), Insert::Present);
         assert_eq!(n.insert(0, b"<X>"), Insert::Added);
         assert_eq!(n.get(7), Some(&b"/tmp/a"[..]));
         assert_eq!(n.get(0), Some(&b"<X>"[..]));
+        n.expect(1000); // rehash keeps every name
+        assert_eq!(n.get(7), Some(&b"/tmp/a"[..]));
         assert_eq!(n.insert(9, b"/a/much/longer/name/than/fits"), Insert::Full);
         assert_eq!(&n.packed()[..8], &7u64.to_le_bytes());
         let src: Vec<u8> = n.packed().to_vec();

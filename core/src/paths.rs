@@ -5,19 +5,24 @@ use crate::config::Config;
 
 pub const PATH_MAX: usize = 4096;
 
-/// A cleaned path in a fixed buffer (no allocation in a wrapper's path).
-pub struct CleanPath {
-    buf: [u8; PATH_MAX],
+/// Capacity of the small path buffer wrappers try first (zeroing a
+/// 4 KiB buffer on every open would cost more than the rest of the work).
+pub const SHORT_PATH: usize = 512;
+
+/// A cleaned path in a fixed buffer of `N` bytes (no allocation in a
+/// wrapper's path).
+pub struct CleanPath<const N: usize = PATH_MAX> {
+    buf: [u8; N],
     len: usize,
 }
 
-impl Default for CleanPath {
+impl<const N: usize> Default for CleanPath<N> {
     fn default() -> Self {
-        CleanPath { buf: [0; PATH_MAX], len: 0 }
+        CleanPath { buf: [0; N], len: 0 }
     }
 }
 
-impl CleanPath {
+impl<const N: usize> CleanPath<N> {
     pub fn as_bytes(&self) -> &[u8] {
         &self.buf[..self.len]
     }
@@ -44,7 +49,7 @@ impl CleanPath {
     }
 
     fn push_raw(&mut self, b: &[u8]) -> bool {
-        if self.len + b.len() > PATH_MAX - 1 {
+        if self.len + b.len() > N.min(PATH_MAX) - 1 {
             return false;
         }
         self.buf[self.len..self.len + b.len()].copy_from_slice(b);
@@ -53,6 +58,12 @@ impl CleanPath {
     }
 
     fn push_clean(&mut self, b: &[u8]) -> bool {
+        // Most paths have nothing to clean: one vectorised search, one copy.
+        let joins_slash = self.len > 0 && self.buf[self.len - 1] == b'/' && matches!(b.first(), Some(b'/' | b'.'));
+        let dirty = memchr::memchr_iter(b'/', b).any(|i| matches!(b.get(i + 1), Some(b'/' | b'.')));
+        if !joins_slash && !dirty {
+            return self.push_raw(b);
+        }
         let mut i = 0;
         while i < b.len() {
             let c = b[i];
@@ -65,7 +76,7 @@ impl CleanPath {
                 i += 2;
                 continue;
             }
-            if self.len >= PATH_MAX - 1 {
+            if self.len >= N.min(PATH_MAX) - 1 {
                 return false;
             }
             self.buf[self.len] = c;
@@ -103,7 +114,7 @@ mod tests {
     use super::*;
 
     fn clean(dir: Option<&str>, p: &str) -> String {
-        let mut c = CleanPath::default();
+        let mut c: CleanPath = CleanPath::default();
         assert!(c.set(dir.map(str::as_bytes), p.as_bytes()));
         String::from_utf8(c.as_bytes().to_vec()).unwrap()
     }
@@ -116,6 +127,9 @@ mod tests {
         assert_eq!(clean(Some("/a"), "../b"), "/a/../b");
         assert_eq!(clean(None, "<STDOUT>"), "<STDOUT>");
         assert_eq!(clean(None, "/a/././b//"), "/a/b/");
+        let mut short: CleanPath<8> = CleanPath::default();
+        assert!(short.set(None, b"/a/b/c"));
+        assert!(!short.set(None, b"/a/b/c/d/e"), "too long for 8 bytes (NUL kept free)");
     }
 
     #[test]

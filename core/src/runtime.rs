@@ -5,7 +5,7 @@
 //! lock (`with_names`), never the other way round; the fork wrapper takes
 //! them in the same order (`lock_all`).
 
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use crate::arena::RecordArena;
@@ -48,6 +48,8 @@ static NAMES: Mutex<Option<NameArena>> = Mutex::new(None);
 static ARENA: Mutex<Option<RecordArena>> = Mutex::new(None);
 static REGISTRY: Mutex<Vec<&'static dyn Module>> = Mutex::new(Vec::new());
 static PARTIAL: AtomicU64 = AtomicU64::new(0);
+/// Records all registered modules can hold (sizes the name index).
+static CAPACITY: AtomicUsize = AtomicUsize::new(0);
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -103,7 +105,11 @@ pub fn register(m: &'static dyn Module, rank: i64) {
         Some(a) if cfg.mod_enabled.get(id).copied().unwrap_or(false) => a.reserve(words, cfg.max_records[id]),
         _ => crate::arena::Slice::empty(words),
     };
+    let total = CAPACITY.fetch_add(slice.capacity, Ordering::Relaxed) + slice.capacity;
     m.attach(slice, rank);
+    if let Some(n) = lock(&NAMES).as_mut() {
+        n.expect(total);
+    }
     let mut reg = lock(&REGISTRY);
     reg.push(m);
     reg.sort_by_key(|m| m.id());

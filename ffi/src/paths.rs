@@ -6,21 +6,21 @@
 
 use std::ffi::CStr;
 
-use darshan_core::paths::{CleanPath, PATH_MAX};
+use darshan_core::paths::{CleanPath, PATH_MAX, SHORT_PATH};
 use darshan_core::runtime;
 use darshan_posix::POSIX;
 use libc::{c_char, c_int};
 
-fn cwd(buf: &mut [u8; PATH_MAX]) -> Option<usize> {
-    // SAFETY: the buffer is writable for PATH_MAX bytes.
-    let p = unsafe { libc::getcwd(buf.as_mut_ptr().cast(), PATH_MAX) };
+fn cwd(buf: &mut [u8]) -> Option<usize> {
+    // SAFETY: the buffer is writable for its length.
+    let p = unsafe { libc::getcwd(buf.as_mut_ptr().cast(), buf.len()) };
     if p.is_null() {
         return None;
     }
     buf.iter().position(|&c| c == 0)
 }
 
-fn dir_of_fd(fd: c_int, buf: &mut [u8; PATH_MAX]) -> Option<usize> {
+fn dir_of_fd(fd: c_int, buf: &mut [u8]) -> Option<usize> {
     if let Some(id) = POSIX.id_of_fd(fd) {
         if let Some(n) = runtime::name_of(id, buf) {
             return Some(n);
@@ -49,13 +49,26 @@ fn dir_of_fd(fd: c_int, buf: &mut [u8; PATH_MAX]) -> Option<usize> {
         k += 1;
     }
     // SAFETY: `link` is NUL-terminated (zero-filled), `buf` writable.
-    let r = unsafe { libc::readlink(link.as_ptr().cast(), buf.as_mut_ptr().cast(), PATH_MAX - 1) };
-    (r > 0 && buf[0] == b'/').then_some(r as usize)
+    let r = unsafe { libc::readlink(link.as_ptr().cast(), buf.as_mut_ptr().cast(), buf.len() - 1) };
+    (r > 0 && (r as usize) < buf.len() - 1 && buf[0] == b'/').then_some(r as usize)
+}
+
+/// Clean `path` into a short buffer, or a PATH_MAX one if it does not
+/// fit, and hand the name to `f` (not called if the path cannot be named).
+pub fn with_clean(dirfd: Option<c_int>, path: *const c_char, f: impl FnOnce(&[u8])) {
+    let mut short: CleanPath<SHORT_PATH> = CleanPath::default();
+    if clean(dirfd, path, &mut short) {
+        return f(short.as_bytes());
+    }
+    let mut long: CleanPath = CleanPath::default();
+    if clean(dirfd, path, &mut long) {
+        f(long.as_bytes())
+    }
 }
 
 /// Clean `path` (relative to `dirfd` for the *at calls, or to the working
-/// directory); false if it cannot be named.
-pub fn clean(dirfd: Option<c_int>, path: *const c_char, out: &mut CleanPath) -> bool {
+/// directory); false if it cannot be named (or does not fit in `N`).
+pub fn clean<const N: usize>(dirfd: Option<c_int>, path: *const c_char, out: &mut CleanPath<N>) -> bool {
     if path.is_null() {
         return false;
     }
@@ -67,12 +80,20 @@ pub fn clean(dirfd: Option<c_int>, path: *const c_char, out: &mut CleanPath) -> 
     if p[0] == b'/' || p[0] == b'<' {
         return out.set(None, p);
     }
-    let mut dir = [0u8; PATH_MAX];
-    let n = match dirfd {
-        Some(fd) if fd != libc::AT_FDCWD => dir_of_fd(fd, &mut dir),
-        _ => cwd(&mut dir),
+    let resolve = |dir: &mut [u8]| match dirfd {
+        Some(fd) if fd != libc::AT_FDCWD => dir_of_fd(fd, dir),
+        _ => cwd(dir),
     };
-    match n {
+    // The directory name in a buffer as small as the output, else PATH_MAX.
+    let mut small = [0u8; SHORT_PATH];
+    if N <= SHORT_PATH {
+        return match resolve(&mut small[..]) {
+            Some(n) => out.set(Some(&small[..n]), p),
+            None => false,
+        };
+    }
+    let mut dir = [0u8; PATH_MAX];
+    match resolve(&mut dir[..]) {
         Some(n) => out.set(Some(&dir[..n]), p),
         None => false,
     }

@@ -5,7 +5,6 @@
 
 use std::sync::atomic::Ordering;
 
-use darshan_core::paths::CleanPath;
 use darshan_posix::POSIX;
 use libc::{c_char, c_int, c_ulong, c_void, iovec, mode_t, off64_t, off_t, size_t, ssize_t};
 
@@ -45,10 +44,7 @@ fn opened(dirfd: Option<c_int>, path: *const c_char, mode: i64, call: impl FnOnc
     let t2 = clock::now();
     if fd >= 0 {
         record(|| {
-            let mut p = CleanPath::default();
-            if paths::clean(dirfd, path, &mut p) {
-                POSIX.on_open(fd, p.as_bytes(), mode, t1, t2);
-            }
+            paths::with_clean(dirfd, path, |name| POSIX.on_open(fd, name, mode, t1, t2));
         });
     }
     fd
@@ -428,10 +424,7 @@ pub unsafe extern "C" fn rename(old: *const c_char, new: *const c_char) -> c_int
     let t2 = clock::now();
     if ret == 0 {
         record(|| {
-            let (mut o, mut n) = (CleanPath::default(), CleanPath::default());
-            if paths::clean(None, old, &mut o) && paths::clean(None, new, &mut n) {
-                POSIX.on_rename(o.as_bytes(), n.as_bytes(), t1, t2);
-            }
+            paths::with_clean(None, old, |o| paths::with_clean(None, new, |n| POSIX.on_rename(o, n, t1, t2)));
         });
     }
     ret

@@ -4,7 +4,6 @@
 //! creates the record (Darshan 3.5.0 misses the new spellings entirely).
 #![allow(clippy::missing_safety_doc)]
 
-use darshan_core::paths::CleanPath;
 use darshan_posix::POSIX;
 use libc::{c_char, c_int, c_uint};
 
@@ -28,10 +27,7 @@ fn by_path(dirfd: Option<c_int>, path: *const c_char, mode: impl FnOnce() -> u32
     let t2 = clock::now();
     if ret == 0 && regular(mode()) {
         record(|| {
-            let mut p = CleanPath::default();
-            if paths::clean(dirfd, path, &mut p) {
-                POSIX.on_stat_path(p.as_bytes(), t1, t2);
-            }
+            paths::with_clean(dirfd, path, |name| POSIX.on_stat_path(name, t1, t2));
         });
     }
     ret

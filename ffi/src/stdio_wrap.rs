@@ -5,7 +5,7 @@
 
 use std::ffi::CStr;
 
-use darshan_core::paths::{CleanPath, PATH_MAX};
+use darshan_core::paths::PATH_MAX;
 use darshan_core::runtime;
 use darshan_posix::{OpenKind, POSIX};
 use darshan_stdio::STDIO;
@@ -28,10 +28,7 @@ fn opened(path: *const c_char, call: impl FnOnce() -> *mut FILE) -> *mut FILE {
     let t2 = clock::now();
     if !f.is_null() {
         record(|| {
-            let mut p = CleanPath::default();
-            if paths::clean(None, path, &mut p) {
-                STDIO.on_open(f as usize, p.as_bytes(), t1, t2);
-            }
+            paths::with_clean(None, path, |name| STDIO.on_open(f as usize, name, t1, t2));
         });
     }
     f

@@ -23,14 +23,36 @@ pub use record::Rt;
 /// are passed through unrecorded.
 pub const MAX_FDS: usize = 1 << 16;
 
+/// aio requests in flight (submission time and direction), shared by all
+/// files; more at once than this go unrecorded.
+const AIO_SLOTS: usize = 64;
+
+pub struct State {
+    set: RecordSet<Rt>,
+    aio: [(usize, Tick, bool); AIO_SLOTS],
+}
+
+impl std::ops::Deref for State {
+    type Target = RecordSet<Rt>;
+    fn deref(&self) -> &RecordSet<Rt> {
+        &self.set
+    }
+}
+
+impl std::ops::DerefMut for State {
+    fn deref_mut(&mut self) -> &mut RecordSet<Rt> {
+        &mut self.set
+    }
+}
+
 pub struct Posix {
-    set: Lock<RecordSet<Rt>>,
+    set: Lock<State>,
     /// fd -> record index + 1 (0: not tracked). Read without the lock so
     /// that I/O on untracked descriptors (sockets, pipes) costs nothing.
     fds: [AtomicU32; MAX_FDS],
 }
 
-pub static POSIX: Posix = Posix { set: Lock::new(RecordSet::new(ID)), fds: [const { AtomicU32::new(0) }; MAX_FDS] };
+pub static POSIX: Posix = Posix { set: Lock::new(State { set: RecordSet::new(ID), aio: [(0, 0, false); AIO_SLOTS] }), fds: [const { AtomicU32::new(0) }; MAX_FDS] };
 
 /// What an open-like call did to a record.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -44,7 +66,7 @@ pub enum OpenKind {
 }
 
 impl Posix {
-    fn lock(&self) -> LockGuard<'_, RecordSet<Rt>> {
+    fn lock(&self) -> LockGuard<'_, State> {
         self.set.lock()
     }
 
@@ -213,9 +235,11 @@ impl Posix {
     /// An aio request was queued on `fd`: remember its submission time.
     pub fn on_aio_submit(&self, fd: i32, key: usize, write: bool, tm1: Tick) {
         let Some(i) = self.tracked(fd) else { return };
-        let mut set = self.lock();
-        if set.live(i) {
-            set.rt[i].aio_add(key, tm1, write);
+        let mut st = self.lock();
+        if st.live(i) {
+            if let Some(s) = st.aio.iter_mut().find(|s| s.0 == 0) {
+                *s = (key, tm1, write);
+            }
         }
     }
 
@@ -223,12 +247,14 @@ impl Posix {
     #[allow(clippy::too_many_arguments)]
     pub fn on_aio_return(&self, fd: i32, key: usize, bytes: i64, offset: i64, aligned: bool, tm2: Tick) {
         let Some(i) = self.tracked(fd) else { return };
-        let mut set = self.lock();
-        if !set.live(i) {
+        let mut st = self.lock();
+        if !st.live(i) || key == 0 {
             return;
         }
-        let (w, rt) = set.both(i);
-        if let Some((tm1, write)) = rt.aio_take(key) {
+        let Some(s) = st.aio.iter_mut().find(|s| s.0 == key) else { return };
+        let (_, tm1, write) = std::mem::replace(s, (0, 0, false));
+        let (w, rt) = st.both(i);
+        {
             if bytes >= 0 {
                 record::access(w, rt, write, bytes, Some(offset), aligned, tm1, tm2);
             }
@@ -254,7 +280,7 @@ impl Posix {
     }
 
     /// Take the lock for fork(); released when the guard drops.
-    pub fn lock_for_fork(&self) -> LockGuard<'_, RecordSet<Rt>> {
+    pub fn lock_for_fork(&self) -> LockGuard<'_, State> {
         self.lock()
     }
 }
@@ -273,25 +299,27 @@ impl Module for Posix {
     }
 
     fn attach(&self, slice: Slice, rank: i64) {
-        self.lock().attach(slice, rank);
+        self.lock().set.attach(slice, rank);
     }
 
     fn finalize(&self, ctx: &FinalizeCtx) {
         let s = ctx.secs_per_tick;
         let mut set = self.lock();
-        set.freeze();
+        set.set.freeze();
         // Every fcounter but the byte variance holds clock ticks.
         set.for_each_mut(|w| ticks_to_secs(w, record::F..record::F + c::F_VARIANCE_RANK_BYTES, s));
     }
 
     fn output(&self, emit: &mut dyn FnMut(&[u64])) {
-        self.lock().output(emit, |_| true);
+        self.lock().set.output(emit, |_| true);
     }
 
     fn fork_child(&self) {
         for slot in &self.fds {
             slot.store(0, Ordering::Relaxed);
         }
-        self.lock().clear();
+        let mut st = self.lock();
+        st.set.clear();
+        st.aio = [(0, 0, false); AIO_SLOTS];
     }
 }

@@ -9,7 +9,6 @@ use crate::OpenKind;
 
 /// Word offset of counter k is `2 + k`; of fcounter k, `F + k`.
 pub const F: usize = 2 + c::NUM_INDICES;
-const AIO_SLOTS: usize = 16;
 
 #[derive(Clone, Copy, PartialEq, Eq, Default)]
 enum LastIo {
@@ -31,7 +30,6 @@ pub struct Rt {
     last_meta_end: Tick,
     access: CommonVals,
     stride: CommonVals,
-    aio: [(usize, Tick, bool); AIO_SLOTS],
 }
 
 impl Default for Rt {
@@ -47,25 +45,7 @@ impl Default for Rt {
             last_meta_end: 0,
             access: CommonVals::default(),
             stride: CommonVals::default(),
-            aio: [(0, 0, false); AIO_SLOTS],
         }
-    }
-}
-
-impl Rt {
-    /// Remember a queued aio request (at most 16 in flight per file;
-    /// more go unrecorded).
-    pub fn aio_add(&mut self, key: usize, tm1: Tick, write: bool) {
-        if let Some(s) = self.aio.iter_mut().find(|s| s.0 == 0) {
-            *s = (key, tm1, write);
-        }
-    }
-    /// Submission time and direction of a finished request.
-    pub fn aio_take(&mut self, key: usize) -> Option<(Tick, bool)> {
-        let s = self.aio.iter_mut().find(|s| s.0 == key && key != 0)?;
-        let t = (s.1, s.2);
-        *s = (0, 0, false);
-        Some(t)
     }
 }
 
