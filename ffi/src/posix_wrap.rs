@@ -6,7 +6,7 @@
 use std::sync::atomic::Ordering;
 
 use darshan_posix::POSIX;
-use libc::{c_char, c_int, c_ulong, c_void, iovec, mode_t, off64_t, off_t, size_t, ssize_t};
+use libc::{c_char, c_int, c_uint, c_ulong, c_void, iovec, mode_t, off64_t, off_t, size_t, ssize_t};
 
 use crate::guard::{enosys, record, recording};
 use crate::init::MEM_ALIGN;
@@ -411,6 +411,58 @@ pub unsafe extern "C" fn mmap64(a: *mut c_void, len: size_t, prot: c_int, fl: c_
         record(|| POSIX.on_mmap(fd));
     }
     p
+}
+
+/// In-kernel copies (cp uses copy_file_range, many tools sendfile): a
+/// read on the source and a write on the target, which the C runtime
+/// misses entirely. `off` pointers give positional offsets when set.
+fn kernel_copy(fd_in: c_int, off_in: Option<i64>, fd_out: c_int, off_out: Option<i64>, call: impl FnOnce() -> ssize_t) -> ssize_t {
+    if !recording() || (POSIX.tracked(fd_in).is_none() && POSIX.tracked(fd_out).is_none()) {
+        return call();
+    }
+    let t1 = clock::now();
+    let r = call();
+    let t2 = clock::now();
+    if r >= 0 {
+        record(|| {
+            POSIX.on_read(fd_in, r as i64, off_in, true, t1, t2);
+            POSIX.on_write(fd_out, r as i64, off_out, true, t1, t2);
+        });
+    }
+    r
+}
+
+fn peek<T: Copy + Into<i64>>(p: *mut T) -> Option<i64> {
+    // SAFETY: a non-null offset pointer of these calls points to an off_t.
+    (!p.is_null()).then(|| unsafe { *p }.into())
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn copy_file_range(
+    fd_in: c_int,
+    off_in: *mut off64_t,
+    fd_out: c_int,
+    off_out: *mut off64_t,
+    len: size_t,
+    flags: c_uint,
+) -> ssize_t {
+    let Some(r) = real::copy_file_range() else { return enosys() };
+    let (a, b) = (peek(off_in), peek(off_out));
+    kernel_copy(fd_in, a, fd_out, b, || r(fd_in, off_in, fd_out, off_out, len, flags))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sendfile(out_fd: c_int, in_fd: c_int, off: *mut off_t, count: size_t) -> ssize_t {
+    let Some(r) = real::sendfile() else { return enosys() };
+    let a = peek(off);
+    kernel_copy(in_fd, a, out_fd, None, || r(out_fd, in_fd, off, count))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sendfile64(out_fd: c_int, in_fd: c_int, off: *mut off64_t, count: size_t) -> ssize_t {
+    let Some(r) = real::sendfile64() else { return enosys() };
+    let a = peek(off);
+    kernel_copy(in_fd, a, out_fd, None, || r(out_fd, in_fd, off, count))
 }
 
 #[no_mangle]

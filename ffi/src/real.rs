@@ -100,6 +100,9 @@ reals! {
     mmap: fn(*mut c_void, size_t, c_int, c_int, c_int, off_t) -> *mut c_void;
     mmap64: fn(*mut c_void, size_t, c_int, c_int, c_int, off64_t) -> *mut c_void;
     rename: fn(*const c_char, *const c_char) -> c_int;
+    copy_file_range: fn(c_int, *mut off64_t, c_int, *mut off64_t, size_t, c_uint) -> ssize_t;
+    sendfile: fn(c_int, c_int, *mut off_t, size_t) -> ssize_t;
+    sendfile64: fn(c_int, c_int, *mut off64_t, size_t) -> ssize_t;
     stat: fn(*const c_char, *mut Stat) -> c_int;
     stat64: fn(*const c_char, *mut Stat64) -> c_int;
     lstat: fn(*const c_char, *mut Stat) -> c_int;

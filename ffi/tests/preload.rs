@@ -474,3 +474,16 @@ fn logfile_names_the_exact_path_and_logs_are_read_only() {
     let pid_part = format!("_quick_exit_id");
     assert!(name.contains(&pid_part) && name.ends_with(".darshan") && !name.contains("partial"), "{name}");
 }
+
+#[test]
+fn kernel_copies_are_recorded_unlike_darshan() {
+    // cp copies with copy_file_range: a read of the source and a write of
+    // the target (the C runtime records neither).
+    let d = scratch("copy_file_range");
+    let src = d.join("data/src");
+    std::fs::write(&src, vec![1u8; 123_456]).unwrap();
+    let dst = d.join("data/dst");
+    let log = one_log(&run(&which("cp"), &[&s(&src), &s(&dst)], &d, &[]));
+    assert_eq!(c(log.get(POSIX, &s(&src)), px::BYTES_READ), 123_456);
+    assert_eq!(c(log.get(POSIX, &s(&dst)), px::BYTES_WRITTEN), 123_456);
+}

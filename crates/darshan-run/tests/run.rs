@@ -1,0 +1,65 @@
+//! darshan-run on a real command: the command's exit status comes back,
+//! the log is where it says, and the summary matches the log.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_darshan-run"))
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/run-tests").join(format!("{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn lib() -> PathBuf {
+    let p = bin().parent().unwrap().join("libdarshan.so");
+    assert!(p.exists(), "build the workspace first: {} missing", p.display());
+    p
+}
+
+#[test]
+fn copies_a_file_and_reports_its_bytes() {
+    let d = scratch("cp");
+    let src = d.join("src.dat");
+    std::fs::write(&src, vec![7u8; 300_000]).unwrap();
+    let dst = d.join("dst.dat");
+    let logs = d.join("logs");
+    let out = Command::new(bin())
+        .args(["--lib", lib().to_str().unwrap(), "--log-dir", logs.to_str().unwrap(), "--", "cp"])
+        .arg(&src)
+        .arg(&dst)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err.lines().find(|l| l.starts_with("darshan-run: log ")).expect(&err);
+    let log_path = Path::new(line.trim_start_matches("darshan-run: log "));
+    assert!(log_path.starts_with(logs.canonicalize().unwrap()), "{err}");
+    let log = darshan_log::LogFile::open(log_path).unwrap();
+    let names = log.names().unwrap();
+    let recs = log.records(darshan_log::modules::POSIX).unwrap();
+    let src_rec = recs.iter().find(|r| names.get(r.id) == Some(src.to_str().unwrap().as_bytes())).expect("src record");
+    assert_eq!(src_rec.counters[darshan_log::counters::posix::BYTES_READ], 300_000);
+    assert!(err.contains("busiest: "), "{err}");
+    assert!(err.contains("293.0 KiB read"), "summary shows the bytes: {err}");
+}
+
+#[test]
+fn exit_status_and_bad_usage() {
+    let d = scratch("status");
+    let st = Command::new(bin())
+        .args(["--quiet", "--lib", lib().to_str().unwrap(), "--log-dir", d.to_str().unwrap(), "sh", "-c", "exit 7"])
+        .status()
+        .unwrap();
+    assert_eq!(st.code(), Some(7));
+    let out = Command::new(bin()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no command given"));
+    let out = Command::new(bin()).args(["--lib", "/no/such/lib.so", "true"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/lib.so"));
+}
