@@ -120,6 +120,12 @@ extern "C" fn destructor() {
 
 /// Write the log, once. Called from the destructor and from `_exit`.
 pub fn shutdown() {
+    // A child of vfork() or clone() (posix_spawn, CPython's subprocess)
+    // shares our memory: if it calls _exit, it must not finalize the
+    // parent's records. Only the process the records belong to writes.
+    if runtime::state() != runtime::RUNNING || LIBC.pid() != runtime::times().pid {
+        return;
+    }
     if !runtime::transition(runtime::RUNNING, runtime::SHUTTING_DOWN) {
         return;
     }

@@ -487,3 +487,12 @@ fn kernel_copies_are_recorded_unlike_darshan() {
     assert_eq!(c(log.get(POSIX, &s(&src)), px::BYTES_READ), 123_456);
     assert_eq!(c(log.get(POSIX, &s(&dst)), px::BYTES_WRITTEN), 123_456);
 }
+
+#[test]
+fn a_vfork_child_leaving_through_underscore_exit_leaves_the_parent_recording() {
+    let d = scratch("vfork");
+    let exe = compile("vfork_exit", &d, &["-O2"]);
+    let f = s(&d.join("data/v"));
+    let log = one_log(&run(&exe, &[&f], &d, &[]));
+    assert_eq!(c(log.get(POSIX, &f), px::WRITES), 6);
+}
