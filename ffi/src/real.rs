@@ -162,5 +162,6 @@ reals! {
     fsetpos: fn(*mut FILE, *const libc::fpos_t) -> c_int;
     fsetpos64: fn(*mut FILE, *const libc::fpos64_t) -> c_int;
     rewind: fn(*mut FILE) -> ();
+    ungetc: fn(c_int, *mut FILE) -> c_int;
     ftello64: fn(*mut FILE) -> off64_t;
 }

@@ -331,3 +331,16 @@ pub unsafe extern "C" fn rewind(f: *mut FILE) {
     let t2 = clock::now();
     record(|| STDIO.on_seek(f as usize, 0, t1, t2));
 }
+
+/// ungetc pushes a byte back: the next read starts one byte earlier. Not
+/// an operation of its own in Darshan's counters; only the tracked offset
+/// moves (Darshan does not wrap it, and its offsets drift).
+#[no_mangle]
+pub unsafe extern "C" fn ungetc(c: c_int, f: *mut FILE) -> c_int {
+    let Some(r) = real::ungetc() else { return enosys() };
+    let ret = r(c, f);
+    if ret != libc::EOF && recording() {
+        record(|| STDIO.on_unget(f as usize));
+    }
+    ret
+}

@@ -98,7 +98,10 @@ int main(int argc, char **argv)
     CHECK(efd >= 0);
     rewind(f);
     CHECK(fread(buf, 1, 100, f) == 100);
-    CHECK(fgetc(f) != EOF);
+    int ch = fgetc(f);
+    CHECK(ch != EOF);
+    CHECK(ungetc(ch, f) == ch);
+    CHECK(fgetc(f) == ch);
     fclose(f);
     fd = open(e, O_RDONLY);
     FILE *g = fdopen(fd, "r");

@@ -155,6 +155,16 @@ impl Stdio {
         add(w, 2 + c::SEEKS, 1);
     }
 
+    /// ungetc: the tracked offset moves back one byte.
+    pub fn on_unget(&self, stream: usize) {
+        let mut st = self.lock();
+        let Some(i) = st.streams.get(stream) else { return };
+        if st.set.live(i as usize) {
+            let (_, rt) = st.set.both(i as usize);
+            rt.offset = (rt.offset - 1).max(0);
+        }
+    }
+
     /// Whether a stream is tracked (the wrappers skip timing otherwise).
     pub fn tracked(&self, stream: usize) -> bool {
         self.lock().streams.get(stream).is_some()
