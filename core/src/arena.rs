@@ -21,9 +21,11 @@ impl Slice {
     pub const fn empty(rec_words: usize) -> Slice {
         Slice { words: &mut [], rec_words, capacity: 0 }
     }
+    #[inline]
     pub fn record(&self, i: usize) -> &[u64] {
         &self.words[i * self.rec_words..(i + 1) * self.rec_words]
     }
+    #[inline]
     pub fn record_mut(&mut self, i: usize) -> &mut [u64] {
         &mut self.words[i * self.rec_words..(i + 1) * self.rec_words]
     }

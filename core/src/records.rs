@@ -73,6 +73,7 @@ impl<R: Default> RecordSet<R> {
         i
     }
 
+    #[inline]
     pub fn find(&self, id: u64) -> Option<usize> {
         if self.keys.is_empty() {
             return None;
@@ -121,6 +122,7 @@ impl<R: Default> RecordSet<R> {
         (self.slice.record_mut(i), &mut self.rt[i])
     }
 
+    #[inline]
     pub fn record(&self, i: usize) -> &[u64] {
         self.slice.record(i)
     }

@@ -7,8 +7,12 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+// Exported (hidden names) so that the C printf/scanf shim reads the same
+// clock without a call into Rust.
+#[export_name = "darshan_rs_use_tsc"]
 static USE_TSC: AtomicBool = AtomicBool::new(false);
 /// Tick and CLOCK_MONOTONIC (ns) at start-up.
+#[export_name = "darshan_rs_t0"]
 static T0: AtomicU64 = AtomicU64::new(0);
 static MONO0: AtomicU64 = AtomicU64::new(0);
 
@@ -50,6 +54,12 @@ pub fn start() {
 #[inline(always)]
 pub fn now() -> i64 {
     raw().wrapping_sub(T0.load(Ordering::Relaxed)) as i64
+}
+
+/// The clock for C code that cannot read the TSC itself.
+#[no_mangle]
+pub extern "C" fn darshan_rs_now() -> i64 {
+    now()
 }
 
 /// Seconds per tick, measured over the whole run.

@@ -16,6 +16,26 @@ extern "C" {
     fn darshan_rt_leave(saved_errno: i32);
 }
 
+/// 1 while the runtime records (state RUNNING), for the C shim to read
+/// without a call; kept in step with the core's state by `set_state`.
+#[export_name = "darshan_rs_running"]
+static RUNNING: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Change the runtime's state (and the C shim's view of it).
+pub fn set_state(s: u8) {
+    runtime::set_state(s);
+    RUNNING.store((s == runtime::RUNNING) as u8, std::sync::atomic::Ordering::Release);
+}
+
+/// Move from `from` to `to`, keeping the C shim's view in step.
+pub fn transition(from: u8, to: u8) -> bool {
+    let ok = runtime::transition(from, to);
+    if ok {
+        RUNNING.store((to == runtime::RUNNING) as u8, std::sync::atomic::Ordering::Release);
+    }
+    ok
+}
+
 /// Whether a call on this thread should be recorded.
 #[inline(always)]
 pub fn recording() -> bool {
@@ -42,10 +62,19 @@ pub fn record(f: impl FnOnce()) {
     // SAFETY: sets this thread's flag and reads errno; no preconditions.
     let e = unsafe { darshan_rt_enter() };
     if catch_unwind(AssertUnwindSafe(f)).is_err() {
-        runtime::set_state(runtime::DISABLED);
+        set_state(runtime::DISABLED);
     }
     // SAFETY: restores errno and clears the flag.
     unsafe { darshan_rt_leave(e) };
+}
+
+/// The recording part of a call whose guard and errno the caller (C)
+/// already handles.
+#[inline(always)]
+pub fn record_unguarded(f: impl FnOnce()) {
+    if catch_unwind(AssertUnwindSafe(f)).is_err() {
+        set_state(runtime::DISABLED);
+    }
 }
 
 pub fn enosys<T: From<i8>>() -> T {

@@ -69,7 +69,7 @@ extern "C" fn constructor() {
         say(w);
     }
     if cfg.disable {
-        runtime::set_state(runtime::DISABLED);
+        guard::set_state(runtime::DISABLED);
     } else if cfg.enable_nonmpi {
         start(cfg);
     }
@@ -82,10 +82,10 @@ fn start(cfg: Config) {
     let cmd = cmdline();
     let exe = cmd.split(' ').next().unwrap_or("").to_string();
     if cfg.app_excluded(&exe) || cfg.rank_excluded(0) {
-        runtime::set_state(runtime::DISABLED);
+        guard::set_state(runtime::DISABLED);
         return;
     }
-    if !runtime::transition(runtime::UNINIT, runtime::SHUTTING_DOWN) {
+    if !guard::transition(runtime::UNINIT, runtime::SHUTTING_DOWN) {
         return;
     }
     clock::start();
@@ -105,7 +105,7 @@ fn start(cfg: Config) {
     STDIO.set_std_streams(std_streams());
     runtime::register(&POSIX, 0);
     runtime::register(&STDIO, 0);
-    runtime::set_state(runtime::RUNNING);
+    guard::set_state(runtime::RUNNING);
     if dump {
         LIBC.stderr(text.as_bytes());
     }
@@ -126,7 +126,7 @@ pub fn shutdown() {
     if runtime::state() != runtime::RUNNING || LIBC.pid() != runtime::times().pid {
         return;
     }
-    if !runtime::transition(runtime::RUNNING, runtime::SHUTTING_DOWN) {
+    if !guard::transition(runtime::RUNNING, runtime::SHUTTING_DOWN) {
         return;
     }
     guard::set_inside(true);
@@ -149,7 +149,7 @@ pub fn shutdown() {
         Ok(Err(msg)) => say(&msg),
         Err(_) => say("internal error while writing the log; no log written"),
     }
-    runtime::set_state(runtime::FINALIZED);
+    guard::set_state(runtime::FINALIZED);
     guard::set_inside(false);
 }
 

@@ -12,9 +12,38 @@
 
 #include <stdint.h>
 
-int64_t darshan_rs_stdio_start(void);
-void darshan_rs_stdio_write(FILE *f, long bytes, int64_t tm1);
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+void darshan_rs_stdio_write(FILE *f, long bytes, int64_t tm1, int64_t tm2);
 void darshan_rs_stdio_read(FILE *f, long bytes, int64_t tm1);
+int64_t darshan_rs_now(void);
+
+/* The Rust runtime's state and clock (clock.rs, guard.rs). */
+extern unsigned char darshan_rs_running;
+extern unsigned char darshan_rs_use_tsc;
+extern uint64_t darshan_rs_t0;
+
+/* The per-thread "inside the runtime" flag (interposition rule 4). Kept
+ * here because C can give it the initial-exec TLS model: one %fs-relative
+ * access instead of a __tls_get_addr call per use from Rust in a cdylib. */
+static __thread int in_runtime __attribute__((tls_model("initial-exec")));
+
+static inline int recording(void)
+{
+    return !in_runtime && __atomic_load_n(&darshan_rs_running, __ATOMIC_ACQUIRE);
+}
+
+/* Clock ticks since start-up, as clock.rs counts them. */
+static inline int64_t ticks(void)
+{
+#if defined(__x86_64__)
+    if (__atomic_load_n(&darshan_rs_use_tsc, __ATOMIC_RELAXED))
+        return (int64_t)(__rdtsc() - __atomic_load_n(&darshan_rs_t0, __ATOMIC_RELAXED));
+#endif
+    return darshan_rs_now();
+}
 
 typedef int (*vfprintf_fn)(FILE *, const char *, va_list);
 typedef int (*vfprintf_chk_fn)(FILE *, int, const char *, va_list);
@@ -44,20 +73,25 @@ HIDDEN void darshan_shim_init(void)
 static int print(FILE *f, int chk, int flag, const char *fmt, va_list ap)
 {
     int ret;
-    int64_t t1;
+    int rec = recording();
+    int64_t t1 = rec ? ticks() : 0;
     if (chk) {
         vfprintf_chk_fn r = (vfprintf_chk_fn)resolve(&p_vfprintf_chk, "__vfprintf_chk");
         if (!r) { errno = ENOSYS; return -1; }
-        t1 = darshan_rs_stdio_start();
         ret = r(f, flag, fmt, ap);
     } else {
         vfprintf_fn r = (vfprintf_fn)resolve(&p_vfprintf, "vfprintf");
         if (!r) { errno = ENOSYS; return -1; }
-        t1 = darshan_rs_stdio_start();
         ret = r(f, fmt, ap);
     }
-    if (t1 >= 0 && ret > 0)
-        darshan_rs_stdio_write(f, ret, t1);
+    if (rec && ret > 0) {
+        int64_t t2 = ticks();
+        int e = errno;
+        in_runtime = 1;
+        darshan_rs_stdio_write(f, ret, t1, t2);
+        in_runtime = 0;
+        errno = e;
+    }
     return ret;
 }
 
@@ -103,7 +137,7 @@ static int scan(void **slot, const char *name, FILE *f, const char *fmt, va_list
 {
     vfscanf_fn r = (vfscanf_fn)resolve(slot, name);
     if (!r) { errno = ENOSYS; return -1; }
-    int64_t t1 = darshan_rs_stdio_start();
+    int64_t t1 = recording() ? ticks() : -1;
     long start = t1 >= 0 ? ftell(f) : 0;
     int ret = r(f, fmt, ap);
     if (t1 >= 0 && ret != 0) {
@@ -142,11 +176,6 @@ SCAN_VARIADIC(__isoc23_fscanf, p_isoc23_vfscanf, "__isoc23_vfscanf", f)
 SCANF_STDIN(scanf, p_vfscanf, "vfscanf")
 SCANF_STDIN(__isoc99_scanf, p_isoc99_vfscanf, "__isoc99_vfscanf")
 SCANF_STDIN(__isoc23_scanf, p_isoc23_vfscanf, "__isoc23_vfscanf")
-
-/* The per-thread "inside the runtime" flag (interposition rule 4). Kept
- * here because C can give it the initial-exec TLS model: one %fs-relative
- * access instead of a __tls_get_addr call per use from Rust in a cdylib. */
-static __thread int in_runtime __attribute__((tls_model("initial-exec")));
 
 HIDDEN int darshan_guard_get(void) { return in_runtime; }
 HIDDEN void darshan_guard_set(int v) { in_runtime = v; }

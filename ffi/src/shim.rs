@@ -10,6 +10,9 @@ use darshan_stdio::STDIO;
 
 use crate::{clock, guard};
 
+#[allow(unused_imports)]
+use clock as _;
+
 extern "C" {
     fn darshan_shim_init();
 }
@@ -19,18 +22,11 @@ pub fn init() {
     unsafe { darshan_shim_init() };
 }
 
-/// Ticks now if this call is to be recorded, else -1.
+/// A formatted write of `bytes` on `stream` ran from tick `tm1` to `tm2`
+/// (the C caller has set the thread's guard and keeps errno).
 #[no_mangle]
-pub extern "C" fn darshan_rs_stdio_start() -> i64 {
-    if guard::recording() { clock::now() } else { -1 }
-}
-
-/// A formatted write of `bytes` on `stream` (stdout for printf) ended.
-#[no_mangle]
-pub extern "C" fn darshan_rs_stdio_write(stream: *mut FILE, bytes: c_long, tm1: i64) {
-    let tm2 = clock::now();
-    let s = if stream.is_null() { crate::init::stdout_ptr() } else { stream as usize };
-    guard::record(|| STDIO.on_write(s, bytes, false, tm1, tm2));
+pub extern "C" fn darshan_rs_stdio_write(stream: *mut FILE, bytes: c_long, tm1: i64, tm2: i64) {
+    guard::record_unguarded(|| STDIO.on_write(stream as usize, bytes, false, tm1, tm2));
 }
 
 /// A formatted read of `bytes` (ftell difference) on `stream` ended.
