@@ -139,10 +139,11 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64)) -> Result<Outcome, String>
     let out = w.finish().map_err(werr)?;
     let file = out.into_inner().map_err(|e| format!("writing log file {tmp}: {}", e.error()))?;
     let compress = t1.elapsed().as_secs_f64() - gather;
-    let ts = Instant::now();
-    file.sync_all().map_err(|e| format!("syncing log file {tmp}: {e}"))?;
+    // No fsync here, as in Darshan: it costs a millisecond on a local disk
+    // and far more on a parallel file system, at every process's exit.
+    // The crash-safe mode (issue 5) syncs before removing its mmap file.
     drop(file);
-    let sync = ts.elapsed().as_secs_f64();
+    let sync = 0.0;
     let write_s = t1.elapsed().as_secs_f64();
     let path = if sh.config.log_file.is_some() {
         final_base
