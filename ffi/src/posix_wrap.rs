@@ -229,8 +229,7 @@ pub unsafe extern "C" fn close(fd: c_int) -> c_int {
         return r(fd);
     }
     // Forget the fd first: a concurrent open may get the number back.
-    let mut idx = None;
-    record(|| idx = POSIX.take_fd(fd));
+    let idx = POSIX.take_fd(fd);
     let t1 = clock::now();
     let ret = r(fd);
     let t2 = clock::now();

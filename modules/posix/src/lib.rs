@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use darshan_core::arena::Slice;
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::common::{ticks_to_secs, Tick};
+use darshan_core::common::{ticks_to_secs, CommonPool, Tick};
 use darshan_core::records::RecordSet;
 use darshan_core::{runtime, FinalizeCtx, Module};
 use darshan_log::counters::posix as c;
@@ -30,6 +30,8 @@ const AIO_SLOTS: usize = 64;
 pub struct State {
     set: RecordSet<Rt>,
     aio: [(usize, Tick, bool); AIO_SLOTS],
+    /// Spill blocks of the records' common-value tables.
+    pool: CommonPool,
 }
 
 impl std::ops::Deref for State {
@@ -52,7 +54,7 @@ pub struct Posix {
     fds: [AtomicU32; MAX_FDS],
 }
 
-pub static POSIX: Posix = Posix { set: Lock::new(State { set: RecordSet::new(ID), aio: [(0, 0, false); AIO_SLOTS] }), fds: [const { AtomicU32::new(0) }; MAX_FDS] };
+pub static POSIX: Posix = Posix { set: Lock::new(State { set: RecordSet::new(ID), aio: [(0, 0, false); AIO_SLOTS], pool: CommonPool::new() }), fds: [const { AtomicU32::new(0) }; MAX_FDS] };
 
 /// What an open-like call did to a record.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -130,20 +132,23 @@ impl Posix {
 
     pub fn on_read(&self, fd: i32, bytes: i64, offset: Option<i64>, aligned: bool, tm1: Tick, tm2: Tick) {
         let Some(i) = self.tracked(fd) else { return };
-        let mut set = self.lock();
-        if set.live(i) {
-            let (w, rt) = set.both(i);
-            record::access(w, rt, false, bytes, offset, aligned, tm1, tm2);
+        self.access(i, false, bytes, offset, aligned, tm1, tm2);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn access(&self, i: usize, write: bool, bytes: i64, offset: Option<i64>, aligned: bool, tm1: Tick, tm2: Tick) {
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        if st.set.live(i) {
+            let (w, rt) = st.set.both(i);
+            record::access(w, rt, &mut st.pool, write, bytes, offset, aligned, tm1, tm2);
         }
     }
 
     pub fn on_write(&self, fd: i32, bytes: i64, offset: Option<i64>, aligned: bool, tm1: Tick, tm2: Tick) {
         let Some(i) = self.tracked(fd) else { return };
-        let mut set = self.lock();
-        if set.live(i) {
-            let (w, rt) = set.both(i);
-            record::access(w, rt, true, bytes, offset, aligned, tm1, tm2);
-        }
+        self.access(i, true, bytes, offset, aligned, tm1, tm2);
     }
 
     pub fn on_seek(&self, fd: i32, new_offset: i64, tm1: Tick, tm2: Tick) {
@@ -253,11 +258,10 @@ impl Posix {
         }
         let Some(s) = st.aio.iter_mut().find(|s| s.0 == key) else { return };
         let (_, tm1, write) = std::mem::replace(s, (0, 0, false));
-        let (w, rt) = st.both(i);
-        {
-            if bytes >= 0 {
-                record::access(w, rt, write, bytes, Some(offset), aligned, tm1, tm2);
-            }
+        if bytes >= 0 {
+            let st = &mut *st;
+            let (w, rt) = st.set.both(i);
+            record::access(w, rt, &mut st.pool, write, bytes, Some(offset), aligned, tm1, tm2);
         }
     }
 
@@ -299,7 +303,9 @@ impl Module for Posix {
     }
 
     fn attach(&self, slice: Slice, rank: i64) {
-        self.lock().set.attach(slice, rank);
+        let mut st = self.lock();
+        st.pool = CommonPool::with_capacity(2 * slice.capacity);
+        st.set.attach(slice, rank);
     }
 
     fn finalize(&self, ctx: &FinalizeCtx) {
@@ -320,6 +326,7 @@ impl Module for Posix {
         }
         let mut st = self.lock();
         st.set.clear();
+        st.pool.clear();
         st.aio = [(0, 0, false); AIO_SLOTS];
     }
 }

@@ -1,7 +1,7 @@
 //! How each call changes a POSIX record: the counter rules of
 //! semantics.md §3, on the record's 64-bit words and its runtime state.
 
-use darshan_core::common::{add, get, size_bucket, stamp, timer_inc_no_overlap, CommonVals, Tick};
+use darshan_core::common::{add, get, size_bucket, stamp, timer_inc_no_overlap, CommonPool, CommonVals, Tick};
 use darshan_core::records::RecordSet;
 use darshan_log::counters::posix as c;
 
@@ -96,7 +96,17 @@ pub fn stat(w: &mut [u64], rt: &mut Rt, tm1: Tick, tm2: Tick) {
 /// A read or write of `bytes` at `offset` (positional calls) or at the
 /// tracked offset.
 #[allow(clippy::too_many_arguments)]
-pub fn access(w: &mut [u64], rt: &mut Rt, write: bool, bytes: i64, offset: Option<i64>, aligned: bool, tm1: Tick, tm2: Tick) {
+pub fn access(
+    w: &mut [u64],
+    rt: &mut Rt,
+    pool: &mut CommonPool,
+    write: bool,
+    bytes: i64,
+    offset: Option<i64>,
+    aligned: bool,
+    tm1: Tick,
+    tm2: Tick,
+) {
     // A fixed-size view lets the compiler drop the bounds checks.
     let Ok(w) = <&mut [u64; c::RECORD_WORDS]>::try_from(w) else { return };
     let w = &mut w[..];
@@ -121,8 +131,8 @@ pub fn access(w: &mut [u64], rt: &mut Rt, write: bool, bytes: i64, offset: Optio
     add(w, 2 + total, bytes);
     add(w, 2 + count, 1);
     add(w, 2 + hist + size_bucket(bytes), 1);
-    rt.access.count(w, 2 + c::ACCESS1_ACCESS, 2 + c::ACCESS1_COUNT, bytes);
-    rt.stride.count(w, 2 + c::STRIDE1_STRIDE, 2 + c::STRIDE1_COUNT, stride);
+    rt.access.count(pool, w, 2 + c::ACCESS1_ACCESS, 2 + c::ACCESS1_COUNT, bytes);
+    rt.stride.count(pool, w, 2 + c::STRIDE1_STRIDE, 2 + c::STRIDE1_COUNT, stride);
     if !aligned {
         add(w, 2 + c::MEM_NOT_ALIGNED, 1);
     }
