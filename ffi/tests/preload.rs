@@ -518,3 +518,21 @@ fn a_full_name_table_marks_the_log_partial_and_runs_on() {
     let n = log.file.records(POSIX).unwrap().len();
     assert!(n > 400 && n < 600, "{n} records");
 }
+
+#[test]
+fn dump_config_and_internal_timing_report_on_stderr() {
+    let d = scratch("dump");
+    let exe = compile("quick_exit", &d, &["-O2"]);
+    let r = run(
+        &exe,
+        &[&s(&d.join("data/q"))],
+        &d,
+        &[("DARSHAN_DUMP_CONFIG", "1"), ("DARSHAN_INTERNAL_TIMING", "1"), ("DARSHAN_MOD_DISABLE", "STDIO")],
+    );
+    ok(&r);
+    let err = String::from_utf8_lossy(&r.out.stderr);
+    assert!(err.contains("darshan:DARSHAN_MODMEM\t4 MiB"), "{err}");
+    let enabled = err.lines().find(|l| l.starts_with("darshan:enabled modules")).unwrap();
+    assert!(enabled.contains("POSIX") && !enabled.contains("STDIO"), "{enabled}");
+    assert!(err.contains("darshan: init\t1\t") && err.contains("darshan: shutdown\t1\t"), "{err}");
+}

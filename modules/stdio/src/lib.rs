@@ -21,6 +21,13 @@ use streams::StreamMap;
 const F: usize = 2 + c::NUM_INDICES;
 const STD_NAMES: [&[u8]; 3] = [b"<STDIN>", b"<STDOUT>", b"<STDERR>"];
 
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Read,
+    Write,
+    Flush,
+}
+
 #[derive(Default)]
 pub struct Rt {
     offset: i64,
@@ -104,41 +111,45 @@ impl Stdio {
     }
 
     pub fn on_read(&self, stream: usize, bytes: i64, tm1: Tick, tm2: Tick) {
-        let mut st = self.lock();
-        let Some(i) = st.streams.get(stream) else { return };
-        if !st.set.live(i as usize) {
-            return;
-        }
-        let (w, rt) = st.set.both(i as usize);
-        let this = rt.offset;
-        rt.offset = this + bytes;
-        if get(w, 2 + c::MAX_BYTE_READ) < this + bytes - 1 {
-            w[2 + c::MAX_BYTE_READ] = (this + bytes - 1) as u64;
-        }
-        add(w, 2 + c::BYTES_READ, bytes);
-        add(w, 2 + c::READS, 1);
-        stamp(w, F + c::F_READ_START_TIMESTAMP, F + c::F_READ_END_TIMESTAMP, tm1, tm2);
-        timer_inc_no_overlap(w, F + c::F_READ_TIME, tm1, tm2, &mut rt.last_read_end);
+        self.data(stream, Access::Read, bytes, tm1, tm2);
     }
 
     /// A write of `bytes`; `flush` for fflush (a 0-byte write counted in
     /// FLUSHES instead of WRITES).
     pub fn on_write(&self, stream: usize, bytes: i64, flush: bool, tm1: Tick, tm2: Tick) {
+        self.data(stream, if flush { Access::Flush } else { Access::Write }, bytes, tm1, tm2);
+    }
+
+    /// A read or write at the record's tracked offset (semantics.md §4).
+    #[inline]
+    fn data(&self, stream: usize, kind: Access, bytes: i64, tm1: Tick, tm2: Tick) {
         let mut st = self.lock();
         let Some(i) = st.streams.get(stream) else { return };
         if !st.set.live(i as usize) {
             return;
         }
         let (w, rt) = st.set.both(i as usize);
+        let (max_byte, total, count, start, end, time, last_end) = match kind {
+            Access::Read => (c::MAX_BYTE_READ, c::BYTES_READ, c::READS, c::F_READ_START_TIMESTAMP, c::F_READ_END_TIMESTAMP, c::F_READ_TIME, &mut rt.last_read_end),
+            Access::Write | Access::Flush => (
+                c::MAX_BYTE_WRITTEN,
+                c::BYTES_WRITTEN,
+                if kind == Access::Flush { c::FLUSHES } else { c::WRITES },
+                c::F_WRITE_START_TIMESTAMP,
+                c::F_WRITE_END_TIMESTAMP,
+                c::F_WRITE_TIME,
+                &mut rt.last_write_end,
+            ),
+        };
         let this = rt.offset;
         rt.offset = this + bytes;
-        if get(w, 2 + c::MAX_BYTE_WRITTEN) < this + bytes - 1 {
-            w[2 + c::MAX_BYTE_WRITTEN] = (this + bytes - 1) as u64;
+        if get(w, 2 + max_byte) < this + bytes - 1 {
+            w[2 + max_byte] = (this + bytes - 1) as u64;
         }
-        add(w, 2 + c::BYTES_WRITTEN, bytes);
-        add(w, 2 + if flush { c::FLUSHES } else { c::WRITES }, 1);
-        stamp(w, F + c::F_WRITE_START_TIMESTAMP, F + c::F_WRITE_END_TIMESTAMP, tm1, tm2);
-        timer_inc_no_overlap(w, F + c::F_WRITE_TIME, tm1, tm2, &mut rt.last_write_end);
+        add(w, 2 + total, bytes);
+        add(w, 2 + count, 1);
+        stamp(w, F + start, F + end, tm1, tm2);
+        timer_inc_no_overlap(w, F + time, tm1, tm2, last_end);
     }
 
     /// fseek/fseeko/fsetpos/rewind succeeded; `pos` is the new position
