@@ -38,6 +38,7 @@ def build(src, name, *flags):
 posix_small = build(os.path.join(ref, "posix_small.c"), "posix_small")
 stdio_mix = build(os.path.join(ref, "stdio_mix.c"), "stdio_mix")
 manyfiles = build(os.path.join(root, "tests/programs/manyfiles.c"), "manyfiles")
+probe = build(os.path.join(root, "tests/programs/clock_probe.c"), "clock_probe")
 empty_src = os.path.join(work, "empty.c")
 with open(empty_src, "w") as f:
     f.write("int main(void) { return 0; }\n")
@@ -94,6 +95,12 @@ def paired(cmd, keys, n_calls, extra=None):
                 (best[(k, True)] - best[(k, False)]) / n_calls * 1e9) for k in keys}
 
 
+def probe_line():
+    out = subprocess.run(PIN + [probe], capture_output=True, text=True, check=True).stdout.strip()
+    return out.replace("clock_monotonic_ns=", "CLOCK_MONOTONIC ").replace(" rdtsc_ns=", " ns, rdtsc ") + " ns"
+
+
+print(f"machine state before: {probe_line()} (reference runs: CLOCK_MONOTONIC about 34 ns)")
 rows = []
 n = 1_000_000
 res = paired([posix_small, os.path.join(data, "p.dat"), str(n)], ["write_s", "read_s"], n)
@@ -122,6 +129,7 @@ def internal(cmd, key, extra=None):
     return float(m.group(1)) if m else float("nan")
 
 
+print(f"machine state after the per-call runs: {probe_line()}")
 inits = sorted(internal([empty], "init") for _ in range(21))
 print(f"\nstart-up (constructor, DARSHAN_INTERNAL_TIMING), median of 21: {inits[10] * 1e3:.3f} ms "
       f"[{inits[0] * 1e3:.3f} .. {inits[-1] * 1e3:.3f}] (C: 0.25 ms without mmap logs; target 0.5 ms)")

@@ -86,11 +86,11 @@ static int print(FILE *f, int chk, int flag, const char *fmt, va_list ap)
     }
     if (rec && ret > 0) {
         int64_t t2 = ticks();
-        int e = errno;
+        /* Recording a write makes no system call that can fail (the lock
+         * only ever yields), so errno needs no saving here. */
         in_runtime = 1;
         darshan_rs_stdio_write(f, ret, t1, t2);
         in_runtime = 0;
-        errno = e;
     }
     return ret;
 }
