@@ -113,9 +113,10 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64)) -> Result<Outcome, String>
     let werr = |e: darshan_log::LogError| format!("writing log file {tmp}: {e}");
     let mut w = LogWriter::new(BufWriter::with_capacity(1 << 20, file), Compression::Zlib).map_err(werr)?;
     w.set_zlib_level(ZLIB_LEVEL);
-    w.write_job(&job).map_err(werr)?;
     let cerr = |e: std::io::Error| format!("compressing log data: {e}");
-    let names = runtime::with_names(|n| compress::compress_bytes(n.packed(), ZLIB_LEVEL)).unwrap_or(Ok(Vec::new()));
+    let mut comp = compress::Compressor::new(ZLIB_LEVEL);
+    w.write_job_streams(&comp.bytes(&job.encode()).map_err(cerr)?).map_err(werr)?;
+    let names = runtime::with_names(|n| comp.bytes(n.packed())).unwrap_or(Ok(Vec::new()));
     w.write_streams(None, &names.map_err(cerr)?).map_err(werr)?;
     let mut records = 0;
     let mut gather = 0.0;
@@ -126,7 +127,7 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64)) -> Result<Outcome, String>
         let mut result = Ok(());
         m.output(&mut |run: &[u64]| {
             records += run.len() / rw;
-            match compress::compress_words(run, rw, ZLIB_LEVEL) {
+            match comp.words(run, rw) {
                 Ok(s) => streams.extend(s),
                 Err(e) => result = Err(e),
             }

@@ -165,6 +165,18 @@ impl<W: Write + Seek> LogWriter<W> {
         Ok(())
     }
 
+    /// The job region from an already-compressed zlib stream of
+    /// `job.encode()`.
+    pub fn write_job_streams(&mut self, streams: &[Vec<u8>]) -> Result<()> {
+        let off = self.pos;
+        for s in streams {
+            self.out.write_all(s)?;
+            self.pos += s.len() as u64;
+        }
+        self.header.job_map = RegionMap { off, len: self.pos - off };
+        Ok(())
+    }
+
     pub fn write_job(&mut self, job: &Job) -> Result<()> {
         let b = job.encode();
         self.header.job_map = self.region(&b)?;
