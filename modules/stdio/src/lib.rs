@@ -55,7 +55,10 @@ impl State {
     fn open(&mut self, stream: usize, id: u64, name: &[u8], fdopen: bool, tm1: Tick, tm2: Tick) {
         let Some(i) = self.set.find_or_create(id, name) else { return };
         let (w, rt) = self.set.both(i);
-        rt.offset = 0;
+        // fdopen continues at the record's offset; fopen starts at 0.
+        if !fdopen {
+            rt.offset = 0;
+        }
         add(w, 2 + c::OPENS, 1);
         if fdopen {
             add(w, 2 + c::FDOPENS, 1);
