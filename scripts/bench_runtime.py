@@ -39,6 +39,7 @@ posix_small = build(os.path.join(ref, "posix_small.c"), "posix_small")
 stdio_mix = build(os.path.join(ref, "stdio_mix.c"), "stdio_mix")
 manyfiles = build(os.path.join(root, "tests/programs/manyfiles.c"), "manyfiles")
 probe = build(os.path.join(root, "tests/programs/clock_probe.c"), "clock_probe")
+ab_calls = build(os.path.join(root, "tests/programs/ab_calls.c"), "ab_calls")
 empty_src = os.path.join(work, "empty.c")
 with open(empty_src, "w") as f:
     f.write("int main(void) { return 0; }\n")
@@ -119,6 +120,29 @@ for name, (med, lo, hi, ratio, best), c, target in rows:
     unit = (lambda v: f"{v:.0f} ns") if med < 2000 else (lambda v: f"{v / 1000:.2f} us")
     t = f"<= {target} ns" if target else ""
     print(f"| {name} | {unit(med)} [{unit(lo)} .. {unit(hi)}] | {unit(best)} | {ratio:.2f} | {c} | {t} |")
+
+
+# In-process A/B: the same calls on a recorded file and on an excluded one
+# (/dev/shm, also tmpfs), alternated in blocks inside one process, so
+# machine drift cancels; the median of 5 runs of 101 rounds each.
+untracked_dir = "/dev/shm/darshan-bench"
+os.makedirs(untracked_dir, exist_ok=True)
+ab = {}
+for on in (False, True):
+    runs = []
+    for _ in range(5):
+        fresh()
+        out = subprocess.run(PIN + [ab_calls, os.path.join(data, "ab"), os.path.join(untracked_dir, "ab"), "101"],
+                             env=env(on), capture_output=True, text=True, check=True).stdout
+        runs.append(fields(out))
+    ab[on] = {k: (statistics.median(r[k] for r in runs), min(r[k] for r in runs), max(r[k] for r in runs))
+              for k in runs[0]}
+print("\nIn one process, recorded file minus excluded file, ns per call, median of 5 runs [min .. max]:")
+print("| call | with libdarshan.so | without (check: ~0) | C Darshan 3.5.0 (side by side) | target |")
+print("|---|---|---|---|---|")
+for k, c, t in [("pwrite_ns", "311", "<= 100"), ("pread_ns", "274", "<= 100"), ("fprintf_ns", "162", "<= 55"), ("fgets_ns", "199", "")]:
+    m, lo, hi = ab[True][k]
+    print(f"| {k[:-3]} | {m:.0f} [{lo:.0f} .. {hi:.0f}] | {ab[False][k][0]:.1f} | {c} | {t} |")
 
 
 def internal(cmd, key, extra=None):

@@ -35,6 +35,18 @@ static inline int recording(void)
     return !in_runtime && __atomic_load_n(&darshan_rs_running, __ATOMIC_ACQUIRE);
 }
 
+/* The STDIO module's filter of streams that may be tracked (given by
+ * darshan_shim_init; same hash as darshan_stdio::filter_bit). */
+static const uint64_t *stream_filter;
+
+static inline int maybe_tracked(FILE *f)
+{
+    if (!stream_filter)
+        return 1;
+    uint64_t h = ((uint64_t)(uintptr_t)f * 0x9E3779B97F4A7C15ull) >> 54;
+    return (__atomic_load_n(&stream_filter[h >> 6], __ATOMIC_RELAXED) >> (h & 63)) & 1;
+}
+
 /* Clock ticks since start-up, as clock.rs counts them. */
 static inline int64_t ticks(void)
 {
@@ -61,8 +73,9 @@ static void *resolve(void **slot, const char *name)
     return p;
 }
 
-HIDDEN void darshan_shim_init(void)
+HIDDEN void darshan_shim_init(const uint64_t *filter)
 {
+    stream_filter = filter;
     resolve(&p_vfprintf, "vfprintf");
     resolve(&p_vfprintf_chk, "__vfprintf_chk");
     resolve(&p_vfscanf, "vfscanf");
@@ -73,7 +86,7 @@ HIDDEN void darshan_shim_init(void)
 static int print(FILE *f, int chk, int flag, const char *fmt, va_list ap)
 {
     int ret;
-    int rec = recording();
+    int rec = recording() && maybe_tracked(f);
     int64_t t1 = rec ? ticks() : 0;
     if (chk) {
         vfprintf_chk_fn r = (vfprintf_chk_fn)resolve(&p_vfprintf_chk, "__vfprintf_chk");
@@ -137,7 +150,7 @@ static int scan(void **slot, const char *name, FILE *f, const char *fmt, va_list
 {
     vfscanf_fn r = (vfscanf_fn)resolve(slot, name);
     if (!r) { errno = ENOSYS; return -1; }
-    int64_t t1 = recording() ? ticks() : -1;
+    int64_t t1 = recording() && maybe_tracked(f) ? ticks() : -1;
     long start = t1 >= 0 ? ftell(f) : 0;
     int ret = r(f, fmt, ap);
     if (t1 >= 0 && ret != 0) {

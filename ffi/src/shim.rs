@@ -14,12 +14,13 @@ use crate::{clock, guard};
 use clock as _;
 
 extern "C" {
-    fn darshan_shim_init();
+    fn darshan_shim_init(filter: *const u64);
 }
 
 pub fn init() {
-    // SAFETY: resolves the shim's real function pointers; no preconditions.
-    unsafe { darshan_shim_init() };
+    // SAFETY: resolves the shim's real function pointers and hands it the
+    // STDIO stream filter, a static that lives as long as the process.
+    unsafe { darshan_shim_init(darshan_stdio::MAYBE_TRACKED.as_ptr().cast()) };
 }
 
 /// A formatted write of `bytes` on `stream` ran from tick `tm1` to `tm2`

@@ -38,7 +38,7 @@ fn opened(path: *const c_char, call: impl FnOnce() -> *mut FILE) -> *mut FILE {
 /// recorded, e.g. EOF).
 #[inline(always)]
 fn io<R: Copy>(stream: usize, write: bool, call: impl FnOnce() -> R, bytes: impl FnOnce(R) -> Option<i64>) -> R {
-    if !recording() {
+    if !recording() || !darshan_stdio::maybe_tracked(stream) {
         return call();
     }
     let t1 = clock::now();
@@ -57,7 +57,7 @@ fn io<R: Copy>(stream: usize, write: bool, call: impl FnOnce() -> R, bytes: impl
 }
 
 fn seeked(f: *mut FILE, call: impl FnOnce() -> c_int) -> c_int {
-    if !recording() {
+    if !recording() || !darshan_stdio::maybe_tracked(f as usize) {
         return call();
     }
     let t1 = clock::now();
@@ -162,7 +162,7 @@ pub unsafe extern "C" fn fclose(f: *mut FILE) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn fflush(f: *mut FILE) -> c_int {
     let Some(r) = real::fflush() else { return enosys() };
-    if !recording() {
+    if !recording() || !darshan_stdio::maybe_tracked(f as usize) {
         return r(f);
     }
     let t1 = clock::now();

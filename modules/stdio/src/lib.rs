@@ -8,6 +8,8 @@
 mod streams;
 
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use darshan_core::arena::Slice;
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::common::{add, get, stamp, ticks_to_secs, timer_inc_no_overlap, Tick};
@@ -17,6 +19,27 @@ use darshan_log::counters::stdio as c;
 use darshan_log::modules::STDIO as ID;
 
 use streams::StreamMap;
+
+/// A 1024-bit filter of the `FILE*` values that may be tracked: a bit is
+/// set when a stream gets a record and cleared only in a forked child.
+/// Wrappers test it (without the lock) before timing a call, so I/O on
+/// streams we do not record (excluded paths, fmemopen, pipes from popen)
+/// costs one load. A stale bit only costs a lookup.
+pub static MAYBE_TRACKED: [AtomicU64; 16] = [const { AtomicU64::new(0) }; 16];
+
+/// The filter bit of a stream (the same formula is in ffi/src/shim.c).
+#[inline]
+pub fn filter_bit(stream: usize) -> (usize, u64) {
+    let h = (stream as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54;
+    ((h >> 6) as usize, 1 << (h & 63))
+}
+
+/// Whether `stream` may be tracked (false: certainly not).
+#[inline]
+pub fn maybe_tracked(stream: usize) -> bool {
+    let (w, b) = filter_bit(stream);
+    MAYBE_TRACKED[w].load(Ordering::Relaxed) & b != 0
+}
 
 const F: usize = 2 + c::NUM_INDICES;
 const STD_NAMES: [&[u8]; 3] = [b"<STDIN>", b"<STDOUT>", b"<STDERR>"];
@@ -66,6 +89,8 @@ impl State {
         stamp(w, F + c::F_OPEN_START_TIMESTAMP, F + c::F_OPEN_END_TIMESTAMP, tm1, tm2);
         timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
         self.streams.insert(stream, i as u32);
+        let (word, bit) = filter_bit(stream);
+        MAYBE_TRACKED[word].fetch_or(bit, Ordering::Relaxed);
     }
 
     fn register_std(&mut self) {
@@ -239,6 +264,9 @@ impl Module for Stdio {
         let mut st = self.lock();
         st.set.clear();
         st.streams.clear();
+        for w in &MAYBE_TRACKED {
+            w.store(0, Ordering::Relaxed);
+        }
         st.register_std();
     }
 }
