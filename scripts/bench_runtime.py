@@ -64,7 +64,7 @@ def fresh():
 
 
 def fields(out):
-    return {k: float(v) for k, v in re.findall(r"(\w+)=([0-9.]+)", out)}
+    return {k: float(v) for k, v in re.findall(r"(\w+)=(-?[0-9.]+)", out)}
 
 
 # Both runs of a pair on the same CPU: migrations otherwise add more noise

@@ -68,6 +68,18 @@ pub fn record(f: impl FnOnce()) {
     unsafe { darshan_rt_leave(e) };
 }
 
+/// The recording part of a read or write: like [`record`] but without
+/// saving errno, as updating counters makes no system call that can fail
+/// (the lock only ever yields).
+#[inline(always)]
+pub fn record_data(f: impl FnOnce()) {
+    set_inside(true);
+    if catch_unwind(AssertUnwindSafe(f)).is_err() {
+        set_state(runtime::DISABLED);
+    }
+    set_inside(false);
+}
+
 /// The recording part of a call whose guard and errno the caller (C)
 /// already handles.
 #[inline(always)]

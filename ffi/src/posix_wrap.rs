@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use darshan_posix::POSIX;
 use libc::{c_char, c_int, c_uint, c_ulong, c_void, iovec, mode_t, off64_t, off_t, size_t, ssize_t};
 
-use crate::guard::{enosys, record, recording};
+use crate::guard::{enosys, record, record_data, recording};
 use crate::init::MEM_ALIGN;
 use crate::{clock, paths, real};
 
@@ -68,7 +68,7 @@ fn data(fd: c_int, write: bool, off: Option<i64>, al: bool, call: impl FnOnce() 
     let r = call();
     let t2 = clock::now();
     if r >= 0 {
-        record(|| {
+        record_data(|| {
             if write {
                 POSIX.on_write(fd, r as i64, off, al, t1, t2)
             } else {

@@ -11,7 +11,7 @@ use darshan_posix::{OpenKind, POSIX};
 use darshan_stdio::STDIO;
 use libc::{c_char, c_int, c_long, c_void, off64_t, off_t, size_t, FILE};
 
-use crate::guard::{enosys, record, recording};
+use crate::guard::{enosys, record, record_data, recording};
 use crate::init::{stdin_ptr, stdout_ptr};
 use crate::{clock, paths, real};
 
@@ -45,7 +45,7 @@ fn io<R: Copy>(stream: usize, write: bool, call: impl FnOnce() -> R, bytes: impl
     let r = call();
     let t2 = clock::now();
     if let Some(b) = bytes(r) {
-        record(|| {
+        record_data(|| {
             if write {
                 STDIO.on_write(stream, b, false, t1, t2)
             } else {
