@@ -2,6 +2,10 @@
 //! timing it only when the call is recorded, and hands the result to the
 //! POSIX module (semantics.md §3).
 #![allow(clippy::missing_safety_doc)]
+// SAFETY (every wrapper in this file): the only unsafe operation in a
+// wrapper's body, outside the blocks marked SAFETY, is calling the real
+// function with the caller's arguments unchanged, so the caller's
+// obligations are exactly those of the libc function it meant to call.
 
 use std::sync::atomic::Ordering;
 

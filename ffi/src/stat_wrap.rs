@@ -3,6 +3,10 @@
 //! POSIX_STATS counts successful stats of regular files; a stat by path
 //! creates the record (Darshan 3.5.0 misses the new spellings entirely).
 #![allow(clippy::missing_safety_doc)]
+// SAFETY (every wrapper in this file): the only unsafe operation in a
+// wrapper's body is calling the real function with the caller's arguments
+// unchanged, so the caller's obligations are exactly those of the libc
+// function it meant to call.
 
 use darshan_posix::POSIX;
 use libc::{c_char, c_int, c_uint};
@@ -60,109 +64,122 @@ fn at(dirfd: c_int, path: *const c_char, flags: c_int, mode: impl FnOnce() -> u3
     }
 }
 
-// SAFETY (all `(*b).st_mode` reads below): read only after the real call
-// returned 0, when the kernel has filled the caller's buffer.
+/// The mode of a stat buffer; only called after the real call returned 0.
+fn mode(b: *const Stat) -> u32 {
+    // SAFETY: the real call succeeded, so the kernel filled the caller's
+    // buffer, which the caller keeps alive for the call.
+    unsafe { (*b).st_mode }
+}
+
+fn mode64(b: *const Stat64) -> u32 {
+    // SAFETY: as in `mode`.
+    unsafe { (*b).st_mode }
+}
+
+fn statx_mode(b: *const libc::statx) -> u32 {
+    // SAFETY: as in `mode`; the type bits are valid only with STATX_TYPE.
+    let (mask, mode) = unsafe { ((*b).stx_mask, (*b).stx_mode) };
+    if mask & libc::STATX_TYPE != 0 { mode as u32 } else { 0 }
+}
 
 #[no_mangle]
 pub unsafe extern "C" fn stat(p: *const c_char, b: *mut Stat) -> c_int {
     let Some(r) = real::stat() else { return enosys() };
-    by_path(None, p, || unsafe { (*b).st_mode }, || r(p, b))
+    by_path(None, p, || mode(b), || r(p, b))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn stat64(p: *const c_char, b: *mut Stat64) -> c_int {
     let Some(r) = real::stat64() else { return enosys() };
-    by_path(None, p, || unsafe { (*b).st_mode }, || r(p, b))
+    by_path(None, p, || mode64(b), || r(p, b))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn lstat(p: *const c_char, b: *mut Stat) -> c_int {
     let Some(r) = real::lstat() else { return enosys() };
-    by_path(None, p, || unsafe { (*b).st_mode }, || r(p, b))
+    by_path(None, p, || mode(b), || r(p, b))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn lstat64(p: *const c_char, b: *mut Stat64) -> c_int {
     let Some(r) = real::lstat64() else { return enosys() };
-    by_path(None, p, || unsafe { (*b).st_mode }, || r(p, b))
+    by_path(None, p, || mode64(b), || r(p, b))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fstat(fd: c_int, b: *mut Stat) -> c_int {
     let Some(r) = real::fstat() else { return enosys() };
-    by_fd(fd, || unsafe { (*b).st_mode }, || r(fd, b))
+    by_fd(fd, || mode(b), || r(fd, b))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fstat64(fd: c_int, b: *mut Stat64) -> c_int {
     let Some(r) = real::fstat64() else { return enosys() };
-    by_fd(fd, || unsafe { (*b).st_mode }, || r(fd, b))
+    by_fd(fd, || mode64(b), || r(fd, b))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fstatat(d: c_int, p: *const c_char, b: *mut Stat, fl: c_int) -> c_int {
     let Some(r) = real::fstatat() else { return enosys() };
-    at(d, p, fl, || unsafe { (*b).st_mode }, || r(d, p, b, fl))
+    at(d, p, fl, || mode(b), || r(d, p, b, fl))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fstatat64(d: c_int, p: *const c_char, b: *mut Stat64, fl: c_int) -> c_int {
     let Some(r) = real::fstatat64() else { return enosys() };
-    at(d, p, fl, || unsafe { (*b).st_mode }, || r(d, p, b, fl))
+    at(d, p, fl, || mode64(b), || r(d, p, b, fl))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __xstat(v: c_int, p: *const c_char, b: *mut Stat) -> c_int {
     let Some(r) = real::__xstat() else { return enosys() };
-    by_path(None, p, || unsafe { (*b).st_mode }, || r(v, p, b))
+    by_path(None, p, || mode(b), || r(v, p, b))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __xstat64(v: c_int, p: *const c_char, b: *mut Stat64) -> c_int {
     let Some(r) = real::__xstat64() else { return enosys() };
-    by_path(None, p, || unsafe { (*b).st_mode }, || r(v, p, b))
+    by_path(None, p, || mode64(b), || r(v, p, b))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __lxstat(v: c_int, p: *const c_char, b: *mut Stat) -> c_int {
     let Some(r) = real::__lxstat() else { return enosys() };
-    by_path(None, p, || unsafe { (*b).st_mode }, || r(v, p, b))
+    by_path(None, p, || mode(b), || r(v, p, b))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __lxstat64(v: c_int, p: *const c_char, b: *mut Stat64) -> c_int {
     let Some(r) = real::__lxstat64() else { return enosys() };
-    by_path(None, p, || unsafe { (*b).st_mode }, || r(v, p, b))
+    by_path(None, p, || mode64(b), || r(v, p, b))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __fxstat(v: c_int, fd: c_int, b: *mut Stat) -> c_int {
     let Some(r) = real::__fxstat() else { return enosys() };
-    by_fd(fd, || unsafe { (*b).st_mode }, || r(v, fd, b))
+    by_fd(fd, || mode(b), || r(v, fd, b))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __fxstat64(v: c_int, fd: c_int, b: *mut Stat64) -> c_int {
     let Some(r) = real::__fxstat64() else { return enosys() };
-    by_fd(fd, || unsafe { (*b).st_mode }, || r(v, fd, b))
+    by_fd(fd, || mode64(b), || r(v, fd, b))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __fxstatat(v: c_int, d: c_int, p: *const c_char, b: *mut Stat, fl: c_int) -> c_int {
     let Some(r) = real::__fxstatat() else { return enosys() };
-    at(d, p, fl, || unsafe { (*b).st_mode }, || r(v, d, p, b, fl))
+    at(d, p, fl, || mode(b), || r(v, d, p, b, fl))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __fxstatat64(v: c_int, d: c_int, p: *const c_char, b: *mut Stat64, fl: c_int) -> c_int {
     let Some(r) = real::__fxstatat64() else { return enosys() };
-    at(d, p, fl, || unsafe { (*b).st_mode }, || r(v, d, p, b, fl))
+    at(d, p, fl, || mode64(b), || r(v, d, p, b, fl))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn statx(d: c_int, p: *const c_char, fl: c_int, mask: c_uint, b: *mut libc::statx) -> c_int {
     let Some(r) = real::statx() else { return enosys() };
-    // The type is only known when the kernel filled STATX_TYPE.
-    let mode = || unsafe { if (*b).stx_mask & libc::STATX_TYPE != 0 { (*b).stx_mode as u32 } else { 0 } };
-    at(d, p, fl, mode, || r(d, p, fl, mask, b))
+    at(d, p, fl, || statx_mode(b), || r(d, p, fl, mask, b))
 }

@@ -2,6 +2,10 @@
 //! identified by their `FILE*`; bytes are what Darshan counts for each
 //! call (semantics.md §4).
 #![allow(clippy::missing_safety_doc)]
+// SAFETY (every wrapper in this file): the only unsafe operation in a
+// wrapper's body, outside the blocks marked SAFETY, is calling the real
+// function with the caller's arguments unchanged, so the caller's
+// obligations are exactly those of the libc function it meant to call.
 
 use std::ffi::CStr;
 
@@ -272,7 +276,9 @@ pub unsafe extern "C" fn getchar() -> c_int {
 pub unsafe extern "C" fn getw(f: *mut FILE) -> c_int {
     let Some(r) = real::getw() else { return enosys() };
     // As Darshan: recorded unless EOF together with an error.
-    io(f as usize, false, || r(f), |k| (k != libc::EOF || unsafe { libc::ferror(f) } == 0).then_some(4))
+    // SAFETY: `f` is the caller's stream, valid for the getw call.
+    let err = |f: *mut FILE| unsafe { libc::ferror(f) };
+    io(f as usize, false, || r(f), |k| (k != libc::EOF || err(f) == 0).then_some(4))
 }
 
 #[no_mangle]
