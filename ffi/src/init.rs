@@ -62,6 +62,17 @@ static DESTRUCTOR: extern "C" fn() = destructor;
 
 extern "C" fn constructor() {
     guard::set_inside(true);
+    // A panic must not unwind into the loader (that aborts the program):
+    // the runtime is disabled instead and the program runs on.
+    if std::panic::catch_unwind(init).is_err() {
+        guard::set_state(runtime::DISABLED);
+        say("internal error at start-up; this run is not instrumented");
+    }
+    guard::set_inside(false);
+}
+
+fn init() {
+    let t_init = std::time::Instant::now();
     real::resolve_all();
     crate::shim::init();
     let (cfg, warnings) = Config::load(&ProcessEnv);
@@ -71,14 +82,12 @@ extern "C" fn constructor() {
     if cfg.disable {
         guard::set_state(runtime::DISABLED);
     } else if cfg.enable_nonmpi {
-        start(cfg);
+        start(cfg, t_init);
     }
-    guard::set_inside(false);
 }
 
 /// Initialise for this process (rank 0 of 1).
-fn start(cfg: Config) {
-    let t_init = std::time::Instant::now();
+fn start(cfg: Config, t_init: std::time::Instant) {
     let cmd = cmdline();
     let exe = cmd.split(' ').next().unwrap_or("").to_string();
     if cfg.app_excluded(&exe) || cfg.rank_excluded(0) {
@@ -100,6 +109,7 @@ fn start(cfg: Config) {
     let text = if dump { cfg.dump() } else { String::new() };
     let shared = Shared { config: cfg, mounts, cmdline: cmd, platform: &LIBC };
     if !runtime::init(shared, start, LIBC.pid()) {
+        guard::set_state(runtime::DISABLED);
         return;
     }
     STDIO.set_std_streams(std_streams());
@@ -115,7 +125,9 @@ fn start(cfg: Config) {
 }
 
 extern "C" fn destructor() {
-    shutdown();
+    if std::panic::catch_unwind(shutdown).is_err() {
+        guard::set_state(runtime::FINALIZED);
+    }
 }
 
 /// Write the log, once. Called from the destructor and from `_exit`.
@@ -172,8 +184,13 @@ pub fn fork() -> libc::pid_t {
     drop(p);
     if pid == 0 {
         guard::set_inside(true);
-        clock::start();
-        runtime::fork_child(LIBC.realtime(), LIBC.pid());
+        let child = || {
+            clock::start();
+            runtime::fork_child(LIBC.realtime(), LIBC.pid());
+        };
+        if std::panic::catch_unwind(child).is_err() {
+            guard::set_state(runtime::DISABLED);
+        }
         guard::set_inside(false);
     }
     pid

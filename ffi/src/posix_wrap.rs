@@ -581,7 +581,7 @@ pub unsafe extern "C" fn fork() -> libc::pid_t {
 
 #[no_mangle]
 pub unsafe extern "C" fn _exit(status: c_int) -> ! {
-    crate::init::shutdown();
+    let _ = std::panic::catch_unwind(crate::init::shutdown);
     if let Some(r) = real::_exit() {
         r(status);
     }
@@ -591,7 +591,7 @@ pub unsafe extern "C" fn _exit(status: c_int) -> ! {
 
 #[no_mangle]
 pub unsafe extern "C" fn _Exit(status: c_int) -> ! {
-    crate::init::shutdown();
+    let _ = std::panic::catch_unwind(crate::init::shutdown);
     if let Some(r) = real::_Exit() {
         r(status);
     }
