@@ -13,6 +13,7 @@ pub mod arena;
 pub mod common;
 pub mod compress;
 pub mod config;
+pub mod heatmap;
 pub mod logname;
 pub mod module;
 pub mod mounts;

@@ -12,6 +12,8 @@ pub struct FinalizeCtx {
     /// Modules store raw clock ticks (relative to start-up) in their time
     /// counters while running; multiply by this to get seconds.
     pub secs_per_tick: f64,
+    /// The clock at shutdown (ticks): the end of the run for heatmaps.
+    pub end_tick: i64,
     pub rank: i64,
     pub nprocs: i64,
 }
@@ -22,6 +24,11 @@ pub trait Module: Sync {
 
     /// Size of one record in 64-bit words, as written to the log.
     fn record_words(&self) -> usize;
+
+    /// How many records to reserve, if not MAX_RECORDS (HEATMAP: 8).
+    fn fixed_records(&self) -> Option<usize> {
+        None
+    }
 
     /// Start-up: the record memory reserved for this module (possibly
     /// empty when DARSHAN_MODMEM is exhausted) and the run's rank.

@@ -102,7 +102,9 @@ pub fn register(m: &'static dyn Module, rank: i64) {
     let id = m.id();
     let words = m.record_words();
     let slice = match lock(&ARENA).as_mut() {
-        Some(a) if cfg.mod_enabled.get(id).copied().unwrap_or(false) => a.reserve(words, cfg.max_records[id]),
+        Some(a) if cfg.mod_enabled.get(id).copied().unwrap_or(false) => {
+            a.reserve(words, m.fixed_records().unwrap_or(cfg.max_records[id]))
+        }
         _ => crate::arena::Slice::empty(words),
     };
     let total = CAPACITY.fetch_add(slice.capacity, Ordering::Relaxed) + slice.capacity;

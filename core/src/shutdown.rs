@@ -88,10 +88,10 @@ fn log_paths(jobid: i64) -> Result<(String, String), String> {
 
 /// Finalize the modules and write the log. Runs once, with the wrappers
 /// passing calls through (the caller has set the state).
-pub fn write_log(secs_per_tick: f64, end: (i64, i64)) -> Result<Outcome, String> {
+pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<Outcome, String> {
     let sh = runtime::shared().ok_or("runtime not initialised")?;
     let t0 = Instant::now();
-    let ctx = FinalizeCtx { secs_per_tick, rank: 0, nprocs: 1 };
+    let ctx = FinalizeCtx { secs_per_tick, end_tick, rank: 0, nprocs: 1 };
     let modules = runtime::modules();
     for m in &modules {
         m.finalize(&ctx);

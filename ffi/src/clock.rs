@@ -56,6 +56,22 @@ pub fn now() -> i64 {
     raw().wrapping_sub(T0.load(Ordering::Relaxed)) as i64
 }
 
+/// Bin width of the heatmaps in ticks (as a power of two near 0.1 s):
+/// the tick rate is estimated over 20 us here; the exact width in seconds
+/// is written at shutdown from the whole run's calibration.
+pub fn heat_shift() -> u32 {
+    if !USE_TSC.load(Ordering::Relaxed) {
+        return darshan_core::heatmap::shift_for(1e9);
+    }
+    let (m0, t0) = (mono_ns(), raw());
+    let mut m1 = m0;
+    while m1 - m0 < 20_000 {
+        m1 = mono_ns();
+    }
+    let rate = raw().wrapping_sub(t0) as f64 / ((m1 - m0) as f64 * 1e-9);
+    darshan_core::heatmap::shift_for(rate)
+}
+
 /// The clock for C code that cannot read the TSC itself.
 #[no_mangle]
 pub extern "C" fn darshan_rs_now() -> i64 {

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use darshan_core::config::{Config, ProcessEnv};
 use darshan_core::runtime::{self, Shared};
 use darshan_core::Platform;
+use darshan_heatmap::HEATMAP;
 use darshan_posix::POSIX;
 use darshan_stdio::STDIO;
 
@@ -115,6 +116,16 @@ fn start(cfg: Config, t_init: std::time::Instant) {
     STDIO.set_std_streams(std_streams());
     runtime::register(&POSIX, 0);
     runtime::register(&STDIO, 0);
+    runtime::register(&HEATMAP, 0);
+    let shift = clock::heat_shift();
+    if let Some(h) = HEATMAP.take(b"heatmap:POSIX", shift) {
+        POSIX.set_heat(h);
+        HEATMAP.add_source(&POSIX);
+    }
+    if let Some(h) = HEATMAP.take(b"heatmap:STDIO", shift) {
+        STDIO.set_heat(h);
+        HEATMAP.add_source(&STDIO);
+    }
     guard::set_state(runtime::RUNNING);
     if dump {
         LIBC.stderr(text.as_bytes());
@@ -143,9 +154,10 @@ pub fn shutdown() {
     }
     guard::set_inside(true);
     let scale = clock::secs_per_tick();
+    let end_tick = clock::now();
     let end = LIBC.realtime();
     let timing = runtime::config().map(|c| c.internal_timing).unwrap_or(false);
-    let r = std::panic::catch_unwind(|| darshan_core::shutdown::write_log(scale, end));
+    let r = std::panic::catch_unwind(|| darshan_core::shutdown::write_log(scale, end, end_tick));
     match r {
         Ok(Ok(o)) if timing => say(&format!(
             "shutdown\t1\t{:.6}\t(finalize {:.6}, compress {:.6}, write {:.6}, sync {:.6}; {} records) {}",

@@ -538,3 +538,28 @@ fn dump_config_and_internal_timing_report_on_stderr() {
     assert!(enabled.contains("POSIX") && !enabled.contains("STDIO"), "{enabled}");
     assert!(err.contains("darshan: init\t1\t") && err.contains("darshan: shutdown\t1\t"), "{err}");
 }
+
+#[test]
+fn heatmaps_hold_every_byte_and_can_be_switched_off() {
+    use darshan_log::modules::HEATMAP;
+    use darshan_log::Extra;
+    let d = scratch("heatmap");
+    let exe = compile_ref("posix_small", &d);
+    let f = s(&d.join("data/h.dat"));
+    let log = one_log(&run(&exe, &[&f, "200000"], &d, &[]));
+    let posix = log.get(POSIX, &f);
+    let heat = log.get(HEATMAP, "heatmap:POSIX");
+    let Extra::Heatmap { bin_width, write_bins, read_bins } = &heat.extra else { panic!("not a heatmap") };
+    assert_eq!(write_bins.iter().sum::<i64>(), c(posix, px::BYTES_WRITTEN));
+    assert_eq!(read_bins.iter().sum::<i64>(), c(posix, px::BYTES_READ));
+    // The bins cover the run: as many as the run time needs, no more.
+    let run_time = log.file.job.run_time(log.file.header.version);
+    assert!(*bin_width > 0.01 && *bin_width < 1.0, "{bin_width}");
+    assert!((write_bins.len() as f64) * bin_width >= run_time * 0.9, "{} x {bin_width} < {run_time}", write_bins.len());
+    assert!(((write_bins.len() - 1) as f64) * bin_width <= run_time + bin_width);
+    // The C runtime writes the same records (same ids) for this program.
+    assert_eq!(heat.id, 16592106915301738621);
+    assert!(log.has(HEATMAP, "heatmap:STDIO"));
+    let off = one_log(&run(&exe, &[&f, "1000"], &scratch("heatmap_off"), &[("DARSHAN_MOD_DISABLE", "HEATMAP")]));
+    assert!(!off.file.modules_present().contains(&HEATMAP));
+}

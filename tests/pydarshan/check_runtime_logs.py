@@ -1,6 +1,8 @@
 """PyDarshan 3.5.0 as an independent reader of the logs our runtime
-writes: every log under <dir> must open in PyDarshan, and every POSIX and
-STDIO counter PyDarshan decodes must equal what our darshan-parser prints.
+writes: every log under <dir> must open in PyDarshan, every POSIX and
+STDIO counter PyDarshan decodes must equal what our darshan-parser prints,
+and each heatmap's bins must add up to the bytes its module's records say
+were read and written.
 
 Usage: check_runtime_logs.py <darshan-parser binary> <dir>
 """
@@ -46,6 +48,19 @@ for log in logs:
                     elif kind == "fcounters" and abs(float(mine) - float(v)) > 1e-6 + 1e-6 * abs(float(v)):
                         failures += 1
                         print(f"{log}: {key} PyDarshan {v} parser {mine}")
+
+    for mod, hm in rep.heatmaps.items():
+        if mod not in ("POSIX", "STDIO") or mod not in rep.records:
+            continue
+        df = rep.records[mod].to_df()
+        cols = df["counters"]
+        for op, counter in (("read", f"{mod}_BYTES_READ"), ("write", f"{mod}_BYTES_WRITTEN")):
+            binned = sum(int(sum(v)) for v in hm._data[op].values())
+            total = int(cols[counter].sum())
+            compared += 1
+            if binned != total:
+                failures += 1
+                print(f"{log}: heatmap:{mod} {op} bins add up to {binned}, records say {total}")
 
 print(f"{len(logs)} runtime logs read by PyDarshan, {compared} values compared, {failures} differences")
 sys.exit(1 if failures else 0)

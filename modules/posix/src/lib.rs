@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use darshan_core::arena::Slice;
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::common::{ticks_to_secs, CommonPool, Tick};
+use darshan_core::heatmap::{HeatBins, HeatSource};
 use darshan_core::records::RecordSet;
 use darshan_core::{runtime, FinalizeCtx, Module};
 use darshan_log::counters::posix as c;
@@ -32,6 +33,8 @@ pub struct State {
     aio: [(usize, Tick, bool); AIO_SLOTS],
     /// Spill blocks of the records' common-value tables.
     pool: CommonPool,
+    /// Bytes over time (HEATMAP record `heatmap:POSIX`), if enabled.
+    heat: Option<HeatBins>,
 }
 
 impl std::ops::Deref for State {
@@ -54,7 +57,7 @@ pub struct Posix {
     fds: [AtomicU32; MAX_FDS],
 }
 
-pub static POSIX: Posix = Posix { set: Lock::new(State { set: RecordSet::new(ID), aio: [(0, 0, false); AIO_SLOTS], pool: CommonPool::new() }), fds: [const { AtomicU32::new(0) }; MAX_FDS] };
+pub static POSIX: Posix = Posix { set: Lock::new(State { set: RecordSet::new(ID), aio: [(0, 0, false); AIO_SLOTS], pool: CommonPool::new(), heat: None }), fds: [const { AtomicU32::new(0) }; MAX_FDS] };
 
 /// What an open-like call did to a record.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -143,6 +146,9 @@ impl Posix {
         if st.set.live(i) {
             let (w, rt) = st.set.both(i);
             record::access(w, rt, &mut st.pool, write, bytes, offset, aligned, tm1, tm2);
+            if let Some(h) = st.heat.as_mut() {
+                h.add(write, bytes, tm1, tm2);
+            }
         }
     }
 
@@ -262,6 +268,9 @@ impl Posix {
             let st = &mut *st;
             let (w, rt) = st.set.both(i);
             record::access(w, rt, &mut st.pool, write, bytes, Some(offset), aligned, tm1, tm2);
+            if let Some(h) = st.heat.as_mut() {
+                h.add(write, bytes, tm1, tm2);
+            }
         }
     }
 
@@ -281,6 +290,11 @@ impl Posix {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The heatmap this module fills (from the HEATMAP module at start-up).
+    pub fn set_heat(&self, h: HeatBins) {
+        self.lock().heat = Some(h);
     }
 
     /// Take the lock for fork(); released when the guard drops.
@@ -312,6 +326,9 @@ impl Module for Posix {
         let s = ctx.secs_per_tick;
         let mut set = self.lock();
         set.set.freeze();
+        if let Some(h) = set.heat.as_mut() {
+            h.finish(ctx.end_tick, s);
+        }
         // Every fcounter but the byte variance holds clock ticks.
         set.for_each_mut(|w| ticks_to_secs(w, record::F..record::F + c::F_VARIANCE_RANK_BYTES, s));
     }
@@ -328,5 +345,17 @@ impl Module for Posix {
         st.set.clear();
         st.pool.clear();
         st.aio = [(0, 0, false); AIO_SLOTS];
+        let rank = st.set.rank();
+        if let Some(h) = st.heat.as_mut() {
+            h.clear(rank);
+        }
+    }
+}
+
+impl HeatSource for Posix {
+    fn heat_record(&self, emit: &mut dyn FnMut(&[u64])) {
+        if let Some(r) = self.lock().heat.as_ref().and_then(|h| h.record()) {
+            emit(r);
+        }
     }
 }

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use darshan_core::arena::Slice;
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::common::{add, get, stamp, ticks_to_secs, timer_inc_no_overlap, Tick};
+use darshan_core::heatmap::{HeatBins, HeatSource};
 use darshan_core::records::RecordSet;
 use darshan_core::{runtime, FinalizeCtx, Module};
 use darshan_log::counters::stdio as c;
@@ -63,6 +64,8 @@ pub struct State {
     set: RecordSet<Rt>,
     streams: StreamMap,
     std_streams: [usize; 3],
+    /// Bytes over time (HEATMAP record `heatmap:STDIO`), if enabled.
+    heat: Option<HeatBins>,
 }
 
 pub struct Stdio {
@@ -70,7 +73,7 @@ pub struct Stdio {
 }
 
 pub static STDIO: Stdio = Stdio {
-    state: Lock::new(State { set: RecordSet::new(ID), streams: StreamMap::new(), std_streams: [0; 3] }),
+    state: Lock::new(State { set: RecordSet::new(ID), streams: StreamMap::new(), std_streams: [0; 3], heat: None }),
 };
 
 impl State {
@@ -178,6 +181,14 @@ impl Stdio {
         add(w, 2 + count, 1);
         stamp(w, F + start, F + end, tm1, tm2);
         timer_inc_no_overlap(w, F + time, tm1, tm2, last_end);
+        if let Some(h) = st.heat.as_mut() {
+            h.add(kind != Access::Read, bytes, tm1, tm2);
+        }
+    }
+
+    /// The heatmap this module fills (from the HEATMAP module at start-up).
+    pub fn set_heat(&self, h: HeatBins) {
+        self.lock().heat = Some(h);
     }
 
     /// fseek/fseeko/fsetpos/rewind succeeded; `pos` is the new position
@@ -229,6 +240,14 @@ impl Stdio {
     }
 }
 
+impl HeatSource for Stdio {
+    fn heat_record(&self, emit: &mut dyn FnMut(&[u64])) {
+        if let Some(r) = self.lock().heat.as_ref().and_then(|h| h.record()) {
+            emit(r);
+        }
+    }
+}
+
 impl Module for Stdio {
     fn id(&self) -> usize {
         ID
@@ -248,6 +267,9 @@ impl Module for Stdio {
         let s = ctx.secs_per_tick;
         let mut st = self.lock();
         st.set.freeze();
+        if let Some(h) = st.heat.as_mut() {
+            h.finish(ctx.end_tick, s);
+        }
         st.set.for_each_mut(|w| ticks_to_secs(w, F..F + c::F_VARIANCE_RANK_BYTES, s));
     }
 
@@ -266,6 +288,10 @@ impl Module for Stdio {
         st.streams.clear();
         for w in &MAYBE_TRACKED {
             w.store(0, Ordering::Relaxed);
+        }
+        let rank = st.set.rank();
+        if let Some(h) = st.heat.as_mut() {
+            h.clear(rank);
         }
         st.register_std();
     }

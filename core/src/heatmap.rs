@@ -1,0 +1,170 @@
+//! Heatmaps (semantics.md §5): for each source module (POSIX, STDIO, ...)
+//! the bytes read and written in each time bin of the run, in the record
+//! layout of HEATMAP version 1. A source keeps its [`HeatBins`] under its
+//! own lock and updates it with the same ticks as its counters.
+//!
+//! Bins are `2^shift` clock ticks wide, about 0.1 s (the C runtime's
+//! initial width); when an operation ends past the last of the 200 bins,
+//! neighbouring bins are merged and the width doubles. At shutdown the bins
+//! are collapsed until the run's end fits, truncated to the bins up to that
+//! end, and the width is written in seconds from the clock calibrated over
+//! the whole run (so it is 0.1 × 2^k only up to the tick rate's rounding).
+
+use crate::common::Tick;
+
+pub const HEAT_BINS: usize = 200;
+/// id, rank, width (f64 bits), nbins, two pointer slots, write bins, read bins.
+pub const HEAT_WORDS: usize = 6 + 2 * HEAT_BINS;
+const W: usize = 6;
+const R: usize = 6 + HEAT_BINS;
+
+pub struct HeatBins {
+    words: &'static mut [u64],
+    name: &'static [u8],
+    shift: u32,
+    initial_shift: u32,
+    used: bool,
+}
+
+impl HeatBins {
+    /// A heatmap in `words` (HEAT_WORDS long) for the record `name`
+    /// (`heatmap:<MODULE>`), with bins of `2^shift` ticks.
+    pub fn new(words: &'static mut [u64], name: &'static [u8], rank: i64, shift: u32) -> HeatBins {
+        let mut h = HeatBins { words, name, shift, initial_shift: shift, used: false };
+        h.reset(rank, shift);
+        h
+    }
+
+    fn reset(&mut self, rank: i64, shift: u32) {
+        self.words.iter_mut().for_each(|w| *w = 0);
+        self.words[0] = darshan_log::record_id(self.name);
+        self.words[1] = rank as u64;
+        self.shift = shift;
+        self.used = false;
+    }
+
+    /// Forget everything (forked child); the name is registered again.
+    pub fn clear(&mut self, rank: i64) {
+        self.reset(rank, self.initial_shift);
+        crate::runtime::register_name(darshan_log::modules::HEATMAP, self.words[0], self.name);
+    }
+
+    pub fn name(&self) -> &'static [u8] {
+        self.name
+    }
+
+    /// Merge pairs of bins: the width doubles.
+    fn fold(&mut self) {
+        for base in [W, R] {
+            for i in 0..HEAT_BINS / 2 {
+                let v = (self.words[base + 2 * i] as i64) + (self.words[base + 2 * i + 1] as i64);
+                self.words[base + i] = v as u64;
+            }
+            for i in HEAT_BINS / 2..HEAT_BINS {
+                self.words[base + i] = 0;
+            }
+        }
+        self.shift += 1;
+    }
+
+    /// `bytes` moved from tick `tm1` to `tm2`, spread over the bins it
+    /// overlaps in proportion to the overlap (the total is kept exact).
+    #[inline]
+    pub fn add(&mut self, write: bool, bytes: i64, tm1: Tick, tm2: Tick) {
+        if bytes <= 0 || tm1 < 0 || tm2 < tm1 {
+            return;
+        }
+        while (tm2 >> self.shift) as usize >= HEAT_BINS {
+            self.fold();
+        }
+        self.used = true;
+        let base = if write { W } else { R };
+        let (b1, b2) = ((tm1 >> self.shift) as usize, (tm2 >> self.shift) as usize);
+        if b1 == b2 {
+            self.words[base + b1] = (self.words[base + b1] as i64 + bytes) as u64;
+            return;
+        }
+        let total = (tm2 - tm1) as i128;
+        let mut left = bytes;
+        for b in b1..=b2 {
+            let lo = tm1.max((b as i64) << self.shift);
+            let hi = tm2.min(((b as i64) + 1) << self.shift);
+            let share = if b == b2 { left } else { ((bytes as i128 * (hi - lo) as i128 + total / 2) / total) as i64 };
+            let share = share.min(left);
+            left -= share;
+            self.words[base + b] = (self.words[base + b] as i64 + share) as u64;
+        }
+    }
+
+    /// Shutdown: fit the bins to the run (`end` ticks), write the width in
+    /// seconds and the bin count, and move the read bins next to the write
+    /// bins. The record to write is then `record()`; None if no data.
+    pub fn finish(&mut self, end: Tick, secs_per_tick: f64) {
+        while (end.max(0) >> self.shift) as usize >= HEAT_BINS {
+            self.fold();
+        }
+        let width = 1i64 << self.shift;
+        let nbins = ((end.max(0) + width - 1) / width).clamp(1, HEAT_BINS as i64) as usize;
+        self.words[2] = ((width as f64) * secs_per_tick).to_bits();
+        self.words[3] = nbins as u64;
+        self.words.copy_within(R..R + nbins, W + nbins);
+    }
+
+    /// The finished record's words, if the heatmap saw any data.
+    pub fn record(&self) -> Option<&[u64]> {
+        let nbins = self.words[3] as usize;
+        (self.used && nbins > 0).then(|| &self.words[..W + 2 * nbins])
+    }
+}
+
+/// A module that keeps a heatmap; the HEATMAP module writes its record.
+pub trait HeatSource: Sync {
+    /// Hand the finished heatmap record (if it has data) to `emit`.
+    fn heat_record(&self, emit: &mut dyn FnMut(&[u64]));
+}
+
+/// The shift that makes 2^shift ticks closest to 0.1 s at `ticks_per_sec`.
+pub fn shift_for(ticks_per_sec: f64) -> u32 {
+    let t = (ticks_per_sec * 0.1).max(1.0);
+    t.log2().round().clamp(1.0, 62.0) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bins() -> HeatBins {
+        let words: &'static mut [u64] = vec![0u64; HEAT_WORDS].leak();
+        HeatBins::new(words, b"heatmap:POSIX", 0, 4) // 16 ticks per bin
+    }
+
+    #[test]
+    fn bytes_are_spread_by_overlap_and_bins_fold_when_time_runs_out() {
+        let mut h = bins();
+        h.add(true, 100, 0, 3); // bin 0
+        h.add(true, 100, 12, 28); // 4 ticks in bin 0, 12 in bin 1 -> 25 / 75
+        h.add(false, 10, 40, 40); // zero duration: bin 2
+        assert_eq!((h.words[W] as i64, h.words[W + 1] as i64), (125, 75));
+        assert_eq!(h.words[R + 2], 10);
+        h.add(true, 7, 16 * 250, 16 * 250 + 1); // past 200 bins: fold once
+        assert_eq!(h.shift, 5);
+        assert_eq!(h.words[W] as i64, 200, "bins 0 and 1 merged");
+        assert_eq!(h.words[W + 125] as i64, 7);
+        h.finish(32 * 130, 0.5);
+        assert_eq!(h.words[3], 130);
+        assert_eq!(f64::from_bits(h.words[2]), 16.0);
+        let rec = h.record().unwrap();
+        assert_eq!(rec.len(), 6 + 260);
+        assert_eq!(rec[6 + 130 + 1], 10, "read bins follow the write bins");
+    }
+
+    #[test]
+    fn unused_heatmaps_are_not_written() {
+        let mut h = bins();
+        h.add(true, 0, 1, 2);
+        h.finish(100, 1.0);
+        assert!(h.record().is_none());
+        assert_eq!(shift_for(2.0e9), 28);
+        assert_eq!(shift_for(1.0e9), 27);
+    }
+}

@@ -1,0 +1,87 @@
+//! The HEATMAP module: one record per source module (POSIX, STDIO, ...)
+//! with the bytes read and written in each time bin (semantics.md §5).
+//!
+//! It owns the record memory (8 heatmaps, as Darshan reserves) and hands
+//! one block to each source at start-up; the source updates its bins under
+//! its own lock with the ticks it already has (no extra lock or clock read
+//! per call), finishes them at shutdown, and this module writes them.
+#![forbid(unsafe_code)]
+
+use darshan_core::arena::Slice;
+use darshan_core::heatmap::{HeatBins, HeatSource, HEAT_WORDS};
+use darshan_core::sync::{Lock, LockGuard};
+use darshan_core::{runtime, Module};
+use darshan_log::modules::HEATMAP as ID;
+
+/// Heatmaps Darshan reserves room for.
+pub const MAX_HEATMAPS: usize = 8;
+
+pub struct State {
+    blocks: Vec<&'static mut [u64]>,
+    sources: Vec<&'static dyn HeatSource>,
+    rank: i64,
+}
+
+pub struct Heatmap {
+    st: Lock<State>,
+}
+
+pub static HEATMAP: Heatmap = Heatmap { st: Lock::new(State { blocks: Vec::new(), sources: Vec::new(), rank: 0 }) };
+
+impl Heatmap {
+    fn lock(&self) -> LockGuard<'_, State> {
+        self.st.lock()
+    }
+
+    /// A heatmap for the source named `name` (`heatmap:POSIX`) with bins
+    /// of 2^shift ticks; None when the module is disabled or full.
+    pub fn take(&self, name: &'static [u8], shift: u32) -> Option<HeatBins> {
+        let mut st = self.lock();
+        let block = st.blocks.pop()?;
+        let id = darshan_log::record_id(name);
+        if !runtime::register_name(ID, id, name) {
+            return None;
+        }
+        Some(HeatBins::new(block, name, st.rank, shift))
+    }
+
+    /// A source whose heatmap this module writes, in registration order.
+    pub fn add_source(&self, s: &'static dyn HeatSource) {
+        self.lock().sources.push(s);
+    }
+}
+
+impl Module for Heatmap {
+    fn id(&self) -> usize {
+        ID
+    }
+
+    fn record_words(&self) -> usize {
+        HEAT_WORDS
+    }
+
+    fn fixed_records(&self) -> Option<usize> {
+        Some(MAX_HEATMAPS)
+    }
+
+    fn attach(&self, slice: Slice, rank: i64) {
+        let mut st = self.lock();
+        st.rank = rank;
+        let mut rest = slice.words;
+        let mut blocks = Vec::with_capacity(MAX_HEATMAPS);
+        while rest.len() >= HEAT_WORDS {
+            let (block, tail) = rest.split_at_mut(HEAT_WORDS);
+            blocks.push(block);
+            rest = tail;
+        }
+        blocks.reverse(); // `take` pops: the first source gets the first block
+        st.blocks = blocks;
+    }
+
+    fn output(&self, emit: &mut dyn FnMut(&[u64])) {
+        let sources = self.lock().sources.clone();
+        for s in sources {
+            s.heat_record(emit);
+        }
+    }
+}
