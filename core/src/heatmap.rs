@@ -19,7 +19,7 @@ const W: usize = 6;
 const R: usize = 6 + HEAT_BINS;
 
 pub struct HeatBins {
-    words: &'static mut [u64],
+    words: &'static mut [u64; HEAT_WORDS],
     name: &'static [u8],
     shift: u32,
     initial_shift: u32,
@@ -29,10 +29,12 @@ pub struct HeatBins {
 impl HeatBins {
     /// A heatmap in `words` (HEAT_WORDS long) for the record `name`
     /// (`heatmap:<MODULE>`), with bins of `2^shift` ticks.
-    pub fn new(words: &'static mut [u64], name: &'static [u8], rank: i64, shift: u32) -> HeatBins {
+    /// None if `words` is not HEAT_WORDS long.
+    pub fn new(words: &'static mut [u64], name: &'static [u8], rank: i64, shift: u32) -> Option<HeatBins> {
+        let words: &'static mut [u64; HEAT_WORDS] = words.try_into().ok()?;
         let mut h = HeatBins { words, name, shift, initial_shift: shift, used: false };
         h.reset(rank, shift);
-        h
+        Some(h)
     }
 
     fn reset(&mut self, rank: i64, shift: u32) {
@@ -74,16 +76,31 @@ impl HeatBins {
         if bytes <= 0 || tm1 < 0 || tm2 < tm1 {
             return;
         }
-        while (tm2 >> self.shift) as usize >= HEAT_BINS {
-            self.fold();
+        let mut b2 = (tm2 >> self.shift) as usize;
+        if b2 >= HEAT_BINS {
+            b2 = self.fold_until(tm2);
         }
         self.used = true;
         let base = if write { W } else { R };
-        let (b1, b2) = ((tm1 >> self.shift) as usize, (tm2 >> self.shift) as usize);
+        let b1 = (tm1 >> self.shift) as usize;
         if b1 == b2 {
-            self.words[base + b1] = (self.words[base + b1] as i64 + bytes) as u64;
+            // The common case: the call fits in one bin.
+            let i = base + b2.min(HEAT_BINS - 1);
+            self.words[i] = self.words[i].wrapping_add(bytes as u64);
             return;
         }
+        self.spread(base, bytes, tm1, tm2, b1, b2);
+    }
+
+    #[cold]
+    fn fold_until(&mut self, tm2: Tick) -> usize {
+        while (tm2 >> self.shift) as usize >= HEAT_BINS {
+            self.fold();
+        }
+        (tm2 >> self.shift) as usize
+    }
+
+    fn spread(&mut self, base: usize, bytes: i64, tm1: Tick, tm2: Tick, b1: usize, b2: usize) {
         let total = (tm2 - tm1) as i128;
         let mut left = bytes;
         for b in b1..=b2 {
@@ -135,7 +152,7 @@ mod tests {
 
     fn bins() -> HeatBins {
         let words: &'static mut [u64] = vec![0u64; HEAT_WORDS].leak();
-        HeatBins::new(words, b"heatmap:POSIX", 0, 4) // 16 ticks per bin
+        HeatBins::new(words, b"heatmap:POSIX", 0, 4).unwrap() // 16 ticks per bin
     }
 
     #[test]

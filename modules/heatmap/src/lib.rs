@@ -42,7 +42,7 @@ impl Heatmap {
         if !runtime::register_name(ID, id, name) {
             return None;
         }
-        Some(HeatBins::new(block, name, st.rank, shift))
+        HeatBins::new(block, name, st.rank, shift)
     }
 
     /// A source whose heatmap this module writes, in registration order.
