@@ -26,13 +26,13 @@ impl NameArena {
     }
 
     /// Size the index for `records` names (the record capacity of every
-    /// registered module): at most half full, so inserts never fail for
+    /// registered module): at most 2/3 full, so inserts never fail for
     /// lack of slots. Called when a module registers, never from a
     /// wrapper; a compact index also means few page faults per new name.
     pub fn expect(&mut self, records: usize) {
         // No more names than fit in `limit` (8-byte id + 1 char + NUL).
         let names = records.min(self.limit / 10);
-        let slots = (names * 2).max(64).next_power_of_two();
+        let slots = (names * 3 / 2 + 1).max(64).next_power_of_two();
         if slots <= self.keys.len() {
             return;
         }
@@ -70,7 +70,8 @@ impl NameArena {
             return Insert::Present;
         }
         let need = 8 + name.len() + 1;
-        if self.packed.len() + need > self.limit || self.count * 2 >= self.keys.len() {
+        // At most 2/3 full, so that probing stays short.
+        if self.packed.len() + need > self.limit || (self.count + 1) * 3 > self.keys.len() * 2 {
             return Insert::Full;
         }
         self.keys[i] = if id == 0 { 1 << 63 } else { id };

@@ -7,7 +7,6 @@
 use crate::arena::Slice;
 use crate::runtime;
 
-pub const NO_RECORD: u32 = u32::MAX;
 
 pub struct RecordSet<R> {
     module: usize,
@@ -30,8 +29,10 @@ impl<R: Default> RecordSet<R> {
     pub fn attach(&mut self, slice: Slice, rank: i64) {
         let cap = slice.capacity;
         let slots = (cap * 2).max(16).next_power_of_two();
+        // Zeroed memory (calloc: no pages touched until used); a value is
+        // the record index + 1.
         self.keys = vec![0; slots];
-        self.vals = vec![NO_RECORD; slots];
+        self.vals = vec![0; slots];
         self.rt = Vec::with_capacity(cap);
         self.slice = slice;
         self.rank = rank;
@@ -79,7 +80,7 @@ impl<R: Default> RecordSet<R> {
             return None;
         }
         let v = self.vals[self.slot(id)];
-        (v != NO_RECORD).then_some(v as usize)
+        (v != 0).then(|| v as usize - 1)
     }
 
     /// The record for `id`, created (named `name`) if new. None when the
@@ -107,7 +108,7 @@ impl<R: Default> RecordSet<R> {
         self.count += 1;
         let s = self.slot(id);
         self.keys[s] = if id == 0 { 1 << 63 } else { id };
-        self.vals[s] = i as u32;
+        self.vals[s] = i as u32 + 1;
         Some(i)
     }
 
@@ -132,7 +133,7 @@ impl<R: Default> RecordSet<R> {
         let n = self.count * self.slice.rec_words;
         self.slice.words[..n].iter_mut().for_each(|x| *x = 0);
         self.keys.iter_mut().for_each(|k| *k = 0);
-        self.vals.iter_mut().for_each(|v| *v = NO_RECORD);
+        self.vals.iter_mut().for_each(|v| *v = 0);
         self.rt.clear();
         self.count = 0;
         self.frozen = false;

@@ -56,16 +56,17 @@ pub fn now() -> i64 {
     raw().wrapping_sub(T0.load(Ordering::Relaxed)) as i64
 }
 
-/// Bin width of the heatmaps in ticks (as a power of two near 0.1 s):
-/// the tick rate is estimated over 20 us here; the exact width in seconds
-/// is written at shutdown from the whole run's calibration.
+/// Bin width of the heatmaps in ticks (as a power of two near 0.1 s).
+/// The tick rate is estimated over the start-up so far (waiting only if
+/// that was under 20 us); the exact width in seconds is written at
+/// shutdown from the whole run's calibration.
 pub fn heat_shift() -> u32 {
     if !USE_TSC.load(Ordering::Relaxed) {
         return darshan_core::heatmap::shift_for(1e9);
     }
-    let (m0, t0) = (mono_ns(), raw());
-    let mut m1 = m0;
-    while m1 - m0 < 20_000 {
+    let (m0, t0) = (MONO0.load(Ordering::Relaxed), T0.load(Ordering::Relaxed));
+    let mut m1 = mono_ns();
+    while m1.saturating_sub(m0) < 20_000 {
         m1 = mono_ns();
     }
     let rate = raw().wrapping_sub(t0) as f64 / ((m1 - m0) as f64 * 1e-9);
