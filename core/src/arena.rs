@@ -31,12 +31,33 @@ impl Slice {
     }
 }
 
+/// A zeroed block of `n` words that lives as long as the process, or None
+/// if the allocator refuses (an absurd DARSHAN_MODMEM must not abort the
+/// program, which `vec![0; n]` would do). Zeroed allocation of a large
+/// block maps fresh pages: memory is used only where records are written.
+#[allow(unsafe_code)]
+fn zeroed_words(n: usize) -> Option<&'static mut [u64]> {
+    if n == 0 {
+        return Some(&mut []);
+    }
+    let layout = std::alloc::Layout::array::<u64>(n).ok()?;
+    // SAFETY: the layout has a non-zero size. alloc_zeroed returns null or
+    // a block of that layout whose bytes are all zero, which is a valid
+    // [u64; n]; it is never freed, so the 'static borrow stays valid.
+    let p = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<u64>();
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: `p` is non-null, aligned for u64 and valid for `n` words, and
+    // no other reference to the block exists.
+    Some(unsafe { std::slice::from_raw_parts_mut(p, n) })
+}
+
 impl RecordArena {
-    /// A zeroed block of `bytes` (rounded down to whole words). Leaked on
-    /// purpose: records live as long as the process.
-    pub fn new(bytes: usize) -> RecordArena {
-        let v: Vec<u64> = vec![0u64; bytes / 8];
-        RecordArena { free: v.leak() }
+    /// A zeroed block of `bytes` (rounded down to whole words), or None if
+    /// it cannot be had. Never freed: records live as long as the process.
+    pub fn new(bytes: usize) -> Option<RecordArena> {
+        Some(RecordArena { free: zeroed_words(bytes / 8)? })
     }
 
     pub fn from_static(block: &'static mut [u64]) -> RecordArena {
@@ -67,7 +88,9 @@ mod tests {
 
     #[test]
     fn reservations_are_first_come_first_served_and_bounded() {
-        let mut a = RecordArena::new(10_000);
+        // black_box: an unused allocation may be optimised away as if it succeeded.
+        assert!(std::hint::black_box(RecordArena::new(1 << 60)).is_none(), "an absurd size is refused, not fatal");
+        let mut a = RecordArena::new(10_000).unwrap();
         let p = a.reserve(88, 10); // 7040 bytes
         assert_eq!(p.capacity, 10);
         let s = a.reserve(31, 1024); // 2960 bytes left -> 11 records

@@ -21,8 +21,11 @@ pub enum Insert {
 impl NameArena {
     /// A table of at most `limit` bytes; the index starts small and is
     /// sized by [`NameArena::expect`] as modules register.
-    pub fn new(limit: usize) -> NameArena {
-        NameArena { packed: Vec::with_capacity(limit), limit, keys: vec![0; 64], offs: vec![0; 64], count: 0 }
+    /// None if `limit` bytes cannot be reserved.
+    pub fn new(limit: usize) -> Option<NameArena> {
+        let mut packed = Vec::new();
+        packed.try_reserve_exact(limit).ok()?;
+        Some(NameArena { packed, limit, keys: vec![0; 64], offs: vec![0; 64], count: 0 })
     }
 
     /// Size the index for `records` names (the record capacity of every
@@ -119,7 +122,8 @@ mod tests {
 
     #[test]
     fn names_are_packed_as_the_log_region_and_bounded() {
-        let mut n = NameArena::new(40);
+        assert!(std::hint::black_box(NameArena::new(1 << 60)).is_none());
+        let mut n = NameArena::new(40).unwrap();
         n.expect(3);
         assert_eq!(n.insert(7, b"/tmp/a"), Insert::Added);
         assert_eq!(n.insert(7, b"/tmp/a"), Insert::Present);

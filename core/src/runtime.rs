@@ -82,17 +82,20 @@ pub fn times() -> JobTimes {
 }
 
 /// Start-up: keep the configuration and the mount table, reserve the name
-/// and record memory. Returns false if already initialised.
-pub fn init(shared: Shared, start: (i64, i64), pid: i64) -> bool {
+/// and record memory. An error line if that memory cannot be had (or the
+/// runtime was already initialised): the caller then disables the runtime.
+pub fn init(shared: Shared, start: (i64, i64), pid: i64) -> Result<(), String> {
     let name_mem = shared.config.name_mem;
     let mod_mem = shared.config.mod_mem;
+    let names = NameArena::new(name_mem).ok_or(format!("cannot reserve DARSHAN_NAMEMEM ({} MiB)", name_mem >> 20))?;
+    let arena = RecordArena::new(mod_mem).ok_or(format!("cannot reserve DARSHAN_MODMEM ({} MiB)", mod_mem >> 20))?;
     if SHARED.set(shared).is_err() {
-        return false;
+        return Err("already initialised".into());
     }
     *lock(&TIMES) = JobTimes { start, pid, fork_parent: 0, first_pid: pid };
-    *lock(&NAMES) = Some(NameArena::new(name_mem));
-    *lock(&ARENA) = Some(RecordArena::new(mod_mem));
-    true
+    *lock(&NAMES) = Some(names);
+    *lock(&ARENA) = Some(arena);
+    Ok(())
 }
 
 /// Register a module: reserve its records (MAX_RECORDS, or what is left

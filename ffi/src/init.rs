@@ -109,7 +109,8 @@ fn start(cfg: Config, t_init: std::time::Instant) {
     let timing = cfg.internal_timing;
     let text = if dump { cfg.dump() } else { String::new() };
     let shared = Shared { config: cfg, mounts, cmdline: cmd, platform: &LIBC };
-    if !runtime::init(shared, start, LIBC.pid()) {
+    if let Err(e) = runtime::init(shared, start, LIBC.pid()) {
+        say(&format!("{e}; this run is not instrumented"));
         guard::set_state(runtime::DISABLED);
         return;
     }

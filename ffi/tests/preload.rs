@@ -563,3 +563,16 @@ fn heatmaps_hold_every_byte_and_can_be_switched_off() {
     let off = one_log(&run(&exe, &[&f, "1000"], &scratch("heatmap_off"), &[("DARSHAN_MOD_DISABLE", "HEATMAP")]));
     assert!(!off.file.modules_present().contains(&HEATMAP));
 }
+
+#[test]
+fn an_impossible_memory_limit_disables_the_runtime_not_the_program() {
+    let d = scratch("hugemem");
+    let exe = compile("quick_exit", &d, &["-O2"]);
+    let f = s(&d.join("data/q"));
+    let r = run(&exe, &[&f], &d, &[("DARSHAN_MODMEM", "1000000")]);
+    assert!(r.out.status.success());
+    let err = String::from_utf8_lossy(&r.out.stderr);
+    assert!(err.contains("cannot reserve DARSHAN_MODMEM (1000000 MiB); this run is not instrumented"), "{err}");
+    assert!(r.logs.is_empty());
+    assert_eq!(std::fs::read(&f).unwrap().len(), 21);
+}

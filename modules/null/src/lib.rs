@@ -99,9 +99,9 @@ mod tests {
             cmdline: "test".into(),
             platform,
         };
-        darshan_core::runtime::init(shared, (0, 0), 1);
+        darshan_core::runtime::init(shared, (0, 0), 1).unwrap();
         // Two records fit; the third name marks the module partial.
-        let mut arena = RecordArena::new(2 * RECORD_WORDS * 8);
+        let mut arena = RecordArena::new(2 * RECORD_WORDS * 8).unwrap();
         NULL.attach(arena.reserve(RECORD_WORDS, 1024), 0);
         NULL.on_foo(b"a", 5, 10, 12);
         NULL.on_foo(b"a", 3, 20, 21);
