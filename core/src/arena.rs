@@ -36,7 +36,7 @@ impl Slice {
 /// program, which `vec![0; n]` would do). Zeroed allocation of a large
 /// block maps fresh pages: memory is used only where records are written.
 #[allow(unsafe_code)]
-fn zeroed_words(n: usize) -> Option<&'static mut [u64]> {
+pub(crate) fn zeroed_words(n: usize) -> Option<&'static mut [u64]> {
     if n == 0 {
         return Some(&mut []);
     }

@@ -102,9 +102,13 @@ impl CommonPool {
         CommonPool { blocks: Vec::new() }
     }
 
-    /// Room for `tables` spill blocks; allocated now (not per call).
+    /// Room for `tables` spill blocks; allocated now (not per call). If
+    /// that fails, no block is ever handed out (a record then tracks only
+    /// its first 4 distinct values).
     pub fn with_capacity(tables: usize) -> CommonPool {
-        CommonPool { blocks: Vec::with_capacity(tables) }
+        let mut blocks = Vec::new();
+        let _ = blocks.try_reserve_exact(tables);
+        CommonPool { blocks }
     }
 
     pub fn clear(&mut self) {

@@ -14,26 +14,39 @@ pub struct RecordSet<R> {
     slice: Slice,
     count: usize,
     frozen: bool,
-    keys: Vec<u64>,
-    vals: Vec<u32>,
+    keys: &'static mut [u64],
+    /// Record index + 1 (0: empty).
+    vals: &'static mut [u64],
     pub rt: Vec<R>,
 }
 
 impl<R: Default> RecordSet<R> {
     pub const fn new(module: usize) -> Self {
-        RecordSet { module, rank: 0, slice: Slice::empty(0), count: 0, frozen: false, keys: Vec::new(), vals: Vec::new(), rt: Vec::new() }
+        RecordSet { module, rank: 0, slice: Slice::empty(0), count: 0, frozen: false, keys: &mut [], vals: &mut [], rt: Vec::new() }
     }
 
     /// Take the reserved memory; allocate the index and runtime state now
-    /// so that no later call allocates.
-    pub fn attach(&mut self, slice: Slice, rank: i64) {
+    /// so that no later call allocates. If that memory cannot be had, the
+    /// module keeps no records (and says so with its partial flag).
+    pub fn attach(&mut self, mut slice: Slice, rank: i64) {
         let cap = slice.capacity;
         let slots = (cap * 2).max(16).next_power_of_two();
-        // Zeroed memory (calloc: no pages touched until used); a value is
-        // the record index + 1.
-        self.keys = vec![0; slots];
-        self.vals = vec![0; slots];
-        self.rt = Vec::with_capacity(cap);
+        // Zeroed memory: no pages touched until used, and no abort if an
+        // absurd MAX_RECORDS asks for more than there is.
+        let index = crate::arena::zeroed_words(slots).zip(crate::arena::zeroed_words(slots));
+        let mut rt = Vec::new();
+        match index {
+            Some((k, v)) if rt.try_reserve_exact(cap).is_ok() => {
+                self.keys = k;
+                self.vals = v;
+            }
+            _ => {
+                slice.capacity = 0;
+                self.keys = &mut [];
+                self.vals = &mut [];
+            }
+        }
+        self.rt = rt;
         self.slice = slice;
         self.rank = rank;
         self.count = 0;
@@ -108,7 +121,7 @@ impl<R: Default> RecordSet<R> {
         self.count += 1;
         let s = self.slot(id);
         self.keys[s] = if id == 0 { 1 << 63 } else { id };
-        self.vals[s] = i as u32 + 1;
+        self.vals[s] = i as u64 + 1;
         Some(i)
     }
 
