@@ -21,14 +21,16 @@ pub const LIB_VER: &str = "3.5.0";
 /// zlib level at shutdown: level 1 compresses the mostly-zero records to
 /// about the same size as level 6, several times faster.
 const ZLIB_LEVEL: u32 = 1;
+/// A name table this big is compressed on a thread of its own.
+const NAMES_THREAD_MIN: usize = 256 << 10;
 
 pub struct Outcome {
     pub path: String,
+    /// Seconds: modules' finalize, compressing every region, writing the file.
     pub finalize_s: f64,
+    pub compress_s: f64,
     pub write_s: f64,
     pub records: usize,
-    /// Seconds spent compressing records, writing, syncing.
-    pub stages: [f64; 3],
 }
 
 fn job_record(end: (i64, i64), nprocs: i64, jobid: i64) -> Option<Job> {
@@ -98,11 +100,47 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     }
     let finalize_s = t0.elapsed().as_secs_f64();
 
-    let t1 = Instant::now();
     let t = runtime::times();
     let env = |n: &str| std::env::var(n).ok();
     let jobid = logname::job_id(&env, sh.config.jobid_env.as_deref(), t.first_pid);
     let job = job_record(end, 1, jobid).ok_or("no job record")?;
+
+    // Compress everything first: the name table on a second thread when it
+    // is big, while this thread (and its helpers) compress the records.
+    let t1 = Instant::now();
+    let cerr = |e: std::io::Error| format!("compressing log data: {e}");
+    let names = runtime::with_names(|n| n.packed().to_vec()).unwrap_or_default();
+    let mut comp = compress::Compressor::new(ZLIB_LEVEL);
+    let job_streams = comp.bytes(&job.encode()).map_err(cerr)?;
+    let mut records = 0;
+    let (name_streams, module_streams) = std::thread::scope(|s| {
+        let helper = (names.len() >= NAMES_THREAD_MIN)
+            .then(|| std::thread::Builder::new().spawn_scoped(s, || compress::Compressor::new(ZLIB_LEVEL).bytes(&names)).ok())
+            .flatten();
+        let mut per_module = Vec::with_capacity(modules.len());
+        for m in &modules {
+            let rw = m.record_words().max(1);
+            let mut streams = Vec::new();
+            let mut result = Ok(());
+            m.output(&mut |run: &[u64]| {
+                records += run.len() / rw;
+                match comp.words(run, rw) {
+                    Ok(s) => streams.extend(s),
+                    Err(e) => result = Err(e),
+                }
+            });
+            per_module.push(result.map(|_| (m.id(), streams)));
+        }
+        let names = match helper.map(|h| h.join()) {
+            Some(Ok(r)) => r,
+            _ => comp.bytes(&names),
+        };
+        (names, per_module)
+    });
+    let name_streams = name_streams.map_err(cerr)?;
+    let compress_s = t1.elapsed().as_secs_f64();
+
+    let t2 = Instant::now();
     let (tmp, final_base) = log_paths(jobid)?;
     let file = OpenOptions::new()
         .write(true)
@@ -111,49 +149,29 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
         .open(&tmp)
         .map_err(|e| format!("cannot create log file {tmp}: {e}"))?;
     let werr = |e: darshan_log::LogError| format!("writing log file {tmp}: {e}");
-    let mut w = LogWriter::new(BufWriter::with_capacity(1 << 20, file), Compression::Zlib).map_err(werr)?;
-    w.set_zlib_level(ZLIB_LEVEL);
-    let cerr = |e: std::io::Error| format!("compressing log data: {e}");
-    let mut comp = compress::Compressor::new(ZLIB_LEVEL);
-    w.write_job_streams(&comp.bytes(&job.encode()).map_err(cerr)?).map_err(werr)?;
-    let names = runtime::with_names(|n| comp.bytes(n.packed())).unwrap_or(Ok(Vec::new()));
-    w.write_streams(None, &names.map_err(cerr)?).map_err(werr)?;
-    let mut records = 0;
-    let mut gather = 0.0;
-    for m in &modules {
-        let tg = Instant::now();
-        let rw = m.record_words().max(1);
-        let mut streams = Vec::new();
-        let mut result = Ok(());
-        m.output(&mut |run: &[u64]| {
-            records += run.len() / rw;
-            match comp.words(run, rw) {
-                Ok(s) => streams.extend(s),
-                Err(e) => result = Err(e),
-            }
-        });
-        result.map_err(cerr)?;
-        gather += tg.elapsed().as_secs_f64();
-        w.write_streams(Some(m.id()), &streams).map_err(werr)?;
+    let mut w = LogWriter::new(BufWriter::with_capacity(1 << 16, file), Compression::Zlib).map_err(werr)?;
+    w.write_job_streams(&job_streams).map_err(werr)?;
+    w.write_streams(None, &name_streams).map_err(werr)?;
+    for m in module_streams {
+        let (id, streams) = m.map_err(cerr)?;
+        w.write_streams(Some(id), &streams).map_err(werr)?;
     }
     w.set_partial_flag(runtime::partial_flags());
     let out = w.finish().map_err(werr)?;
     let file = out.into_inner().map_err(|e| format!("writing log file {tmp}: {}", e.error()))?;
-    let compress = t1.elapsed().as_secs_f64() - gather;
     // No fsync here, as in Darshan: it costs a millisecond on a local disk
     // and far more on a parallel file system, at every process's exit.
     // The crash-safe mode (issue 5) syncs before removing its mmap file.
     drop(file);
-    let sync = 0.0;
-    let write_s = t1.elapsed().as_secs_f64();
+    let write_s = t2.elapsed().as_secs_f64();
     let path = if sh.config.log_file.is_some() {
         final_base
     } else {
-        format!("{final_base}_{}.darshan", write_s as i64 + 1)
+        format!("{final_base}_{}.darshan", (compress_s + write_s) as i64 + 1)
     };
     std::fs::rename(&tmp, &path).map_err(|e| format!("renaming {tmp} to {path}: {e}"))?;
     for m in &modules {
         m.cleanup();
     }
-    Ok(Outcome { path, finalize_s, write_s, records, stages: [gather, compress, sync] })
+    Ok(Outcome { path, finalize_s, compress_s, write_s, records })
 }

@@ -161,12 +161,11 @@ pub fn shutdown() {
     let r = std::panic::catch_unwind(|| darshan_core::shutdown::write_log(scale, end, end_tick));
     match r {
         Ok(Ok(o)) if timing => say(&format!(
-            "shutdown\t1\t{:.6}\t(finalize {:.6}, compress {:.6}, write {:.6}, sync {:.6}; {} records) {}",
-            o.finalize_s + o.write_s,
+            "shutdown\t1\t{:.6}\t(finalize {:.6}, compress {:.6}, write {:.6}; {} records) {}",
+            o.finalize_s + o.compress_s + o.write_s,
             o.finalize_s,
-            o.stages[0],
-            o.stages[1],
-            o.stages[2],
+            o.compress_s,
+            o.write_s,
             o.records,
             o.path
         )),
