@@ -163,7 +163,7 @@ with open(cfg, "w") as f:
     f.write("MAX_RECORDS 20000 POSIX\n")
 big = dict(DARSHAN_CONFIG_PATH=cfg, DARSHAN_MODMEM="16", DARSHAN_NAMEMEM="2")
 downs = sorted(internal([manyfiles, data, "20000"], "shutdown", big) for _ in range(9))
-print(f"shutdown with 20,000 POSIX records (finalize + compress + write + fsync), median of 9: "
+print(f"shutdown with 20,000 POSIX records (finalize + compress + write), median of 9: "
       f"{downs[4] * 1e3:.1f} ms [{downs[0] * 1e3:.1f} .. {downs[-1] * 1e3:.1f}] (C: 165 ms; target 30 ms)")
 downs = sorted(internal([posix_small, os.path.join(data, "p.dat"), "10"], "shutdown") for _ in range(11))
 print(f"shutdown with 2 records, median of 11: {downs[5] * 1e3:.2f} ms (C: 0.7 ms)")
