@@ -96,10 +96,8 @@ pub fn compress_words(words: &[u64], rec_words: usize, level: u32) -> std::io::R
     let per = recs.div_ceil(n) * rec_words;
     let parts: Vec<&[u64]> = words.chunks(per.max(rec_words)).collect();
     std::thread::scope(|s| {
-        let handles: Vec<_> = parts
-            .iter()
-            .map(|p| std::thread::Builder::new().spawn_scoped(s, move || compress_one(p, level)))
-            .collect();
+        let handles: Vec<_> =
+            parts.iter().map(|p| std::thread::Builder::new().spawn_scoped(s, move || compress_one(p, level))).collect();
         let mut out = Vec::with_capacity(parts.len());
         for (h, p) in handles.into_iter().zip(&parts) {
             out.push(match h {
@@ -111,7 +109,6 @@ pub fn compress_words(words: &[u64], rec_words: usize, level: u32) -> std::io::R
         Ok(out)
     })
 }
-
 
 #[cfg(test)]
 mod tests {

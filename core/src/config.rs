@@ -232,9 +232,11 @@ impl Config {
                 },
                 "NAME_EXCLUDE" | "NAME_INCLUDE" if need(2, warn) => {
                     let mask = module_mask(args[1], warn, &what);
-                    let rules = regexes(args[0], &what, warn)
-                        .into_iter()
-                        .map(|(pattern, regex)| NameRule { pattern, regex, modules: mask });
+                    let rules = regexes(args[0], &what, warn).into_iter().map(|(pattern, regex)| NameRule {
+                        pattern,
+                        regex,
+                        modules: mask,
+                    });
                     if key == "NAME_EXCLUDE" {
                         self.name_exclude.extend(rules)
                     } else {
@@ -248,9 +250,23 @@ impl Config {
                 "DUMP_CONFIG" => self.dump_config = true,
                 "INTERNAL_TIMING" => self.internal_timing = true,
                 "DISABLE_SHARED_REDUCTION" => self.disable_shared_reduction = true,
-                "MODMEM" | "NAMEMEM" | "MEM_ALIGNMENT" | "JOBID" | "LOGHINTS" | "LOGPATH" | "MMAP_LOGPATH"
-                | "APP_EXCLUDE" | "APP_INCLUDE" | "RANK_EXCLUDE" | "RANK_INCLUDE" | "MOD_DISABLE" | "MOD_ENABLE"
-                | "MAX_RECORDS" | "NAME_EXCLUDE" | "NAME_INCLUDE" | "DXT_SMALL_IO_TRIGGER"
+                "MODMEM"
+                | "NAMEMEM"
+                | "MEM_ALIGNMENT"
+                | "JOBID"
+                | "LOGHINTS"
+                | "LOGPATH"
+                | "MMAP_LOGPATH"
+                | "APP_EXCLUDE"
+                | "APP_INCLUDE"
+                | "RANK_EXCLUDE"
+                | "RANK_INCLUDE"
+                | "MOD_DISABLE"
+                | "MOD_ENABLE"
+                | "MAX_RECORDS"
+                | "NAME_EXCLUDE"
+                | "NAME_INCLUDE"
+                | "DXT_SMALL_IO_TRIGGER"
                 | "DXT_UNALIGNED_IO_TRIGGER" => {} // argument missing: warned above
                 _ => warn.push(format!("config line {}: unknown keyword '{key}'; skipped", n + 1)),
             }
@@ -363,7 +379,10 @@ impl Config {
         s += &format!("darshan:DARSHAN_MODMEM\t{} MiB\n", self.mod_mem >> 20);
         s += &format!("darshan:DARSHAN_NAMEMEM\t{} MiB\n", self.name_mem >> 20);
         s += &format!("darshan:DARSHAN_MEMALIGN\t{}\n", self.mem_align);
-        s += &format!("darshan:DARSHAN_LOGPATH\t{}\n", self.log_path_flat.as_deref().or(self.log_path_dated.as_deref()).unwrap_or("(none)"));
+        s += &format!(
+            "darshan:DARSHAN_LOGPATH\t{}\n",
+            self.log_path_flat.as_deref().or(self.log_path_dated.as_deref()).unwrap_or("(none)")
+        );
         s += &format!("darshan:DARSHAN_LOGFILE\t{}\n", self.log_file.as_deref().unwrap_or("(none)"));
         s += &format!("darshan:DARSHAN_MMAP_LOGPATH\t{}\n", self.mmap_log_path);
         s += &format!("darshan:DARSHAN_JOBID\t{}\n", self.jobid_env.as_deref().unwrap_or("(pid)"));
@@ -425,7 +444,8 @@ mod tests {
     #[test]
     fn mod_env_discards_file_settings_and_enable_wins() {
         let env = Fake(
-            [("DARSHAN_CONFIG_PATH", "/x"), ("DARSHAN_MOD_DISABLE", "POSIX,STDIO"), ("DARSHAN_MOD_ENABLE", "STDIO")].into(),
+            [("DARSHAN_CONFIG_PATH", "/x"), ("DARSHAN_MOD_DISABLE", "POSIX,STDIO"), ("DARSHAN_MOD_ENABLE", "STDIO")]
+                .into(),
             "MOD_DISABLE MPI-IO\n",
         );
         let (c, _) = Config::load(&env);
@@ -438,7 +458,12 @@ mod tests {
     #[test]
     fn rank_ranges_and_app_regexes() {
         let env = Fake(
-            [("DARSHAN_RANK_EXCLUDE", "0,4:,bad"), ("DARSHAN_RANK_INCLUDE", "7"), ("DARSHAN_APP_EXCLUDE", "^/usr/bin/")].into(),
+            [
+                ("DARSHAN_RANK_EXCLUDE", "0,4:,bad"),
+                ("DARSHAN_RANK_INCLUDE", "7"),
+                ("DARSHAN_APP_EXCLUDE", "^/usr/bin/"),
+            ]
+            .into(),
             "",
         );
         let (c, warn) = Config::load(&env);

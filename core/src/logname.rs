@@ -53,7 +53,11 @@ pub fn job_id(var: &dyn Fn(&str) -> Option<String>, jobid_env: Option<&str>, pid
 pub fn exe_short(cmdline: &str) -> String {
     let first = cmdline.split(' ').next().unwrap_or("");
     let base = first.rsplit('/').next().unwrap_or(first);
-    if base.is_empty() { "unknown".into() } else { base.into() }
+    if base.is_empty() {
+        "unknown".into()
+    } else {
+        base.into()
+    }
 }
 
 #[cfg(test)]
@@ -63,7 +67,8 @@ mod tests {
     #[test]
     fn names_follow_darshans_convention() {
         std::env::set_var("TZ", "UTC");
-        let p = NameParts { user: "0", exe: "w", jobid: 5932, pid: 5932, start_sec: 1795304959, rand: 3442990617731590516 };
+        let p =
+            NameParts { user: "0", exe: "w", jobid: 5932, pid: 5932, start_sec: 1795304959, rand: 3442990617731590516 };
         // 2026-11-21 23:49:19 UTC = 85759 s after midnight.
         assert_eq!(base_name(&p), "0_w_id5932-5932_11-21-85759-3442990617731590516");
         assert_eq!(dated_dir("/logs", 1795304959), "/logs/2026/11/21");

@@ -8,8 +8,19 @@ pub const MAX_MNTS: usize = 64;
 pub const EXE_LEN: usize = 4096 - darshan_log::job::JOB_SIZE - 1;
 const LUSTRE_MAGIC: i64 = 0x0BD0_0BD0;
 const SKIPPED_TYPES: [&str; 13] = [
-    "tmpfs", "proc", "sysfs", "devpts", "binfmt_misc", "fusectl", "debugfs", "securityfs", "nfsd", "none",
-    "rpc_pipefs", "hugetlbfs", "cgroup",
+    "tmpfs",
+    "proc",
+    "sysfs",
+    "devpts",
+    "binfmt_misc",
+    "fusectl",
+    "debugfs",
+    "securityfs",
+    "nfsd",
+    "none",
+    "rpc_pipefs",
+    "hugetlbfs",
+    "cgroup",
 ];
 
 #[derive(Clone, Debug, PartialEq)]

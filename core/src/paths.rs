@@ -98,8 +98,8 @@ pub fn excluded(cfg: &Config, module: usize, name: &[u8]) -> bool {
     let bit = 1u64 << module;
     let rule_hit =
         |rules: &[crate::config::NameRule]| rules.iter().any(|r| r.modules & bit != 0 && r.regex.is_match(name));
-    let mut ex = EXCLUDED_PREFIXES.iter().any(|p| name.starts_with(p))
-        && !INCLUDED_PREFIXES.iter().any(|p| name.starts_with(p));
+    let mut ex =
+        EXCLUDED_PREFIXES.iter().any(|p| name.starts_with(p)) && !INCLUDED_PREFIXES.iter().any(|p| name.starts_with(p));
     if !cfg.name_exclude.is_empty() && rule_hit(&cfg.name_exclude) {
         ex = true;
     }

@@ -7,7 +7,6 @@
 use crate::arena::Slice;
 use crate::runtime;
 
-
 pub struct RecordSet<R> {
     module: usize,
     rank: i64,
@@ -22,7 +21,16 @@ pub struct RecordSet<R> {
 
 impl<R: Default> RecordSet<R> {
     pub const fn new(module: usize) -> Self {
-        RecordSet { module, rank: 0, slice: Slice::empty(0), count: 0, frozen: false, keys: &mut [], vals: &mut [], rt: Vec::new() }
+        RecordSet {
+            module,
+            rank: 0,
+            slice: Slice::empty(0),
+            count: 0,
+            frozen: false,
+            keys: &mut [],
+            vals: &mut [],
+            rt: Vec::new(),
+        }
     }
 
     /// Take the reserved memory; allocate the index and runtime state now

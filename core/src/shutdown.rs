@@ -65,11 +65,10 @@ fn log_paths(jobid: i64) -> Result<(String, String), String> {
     let dir = match (&cfg.log_path_flat, &cfg.log_path_dated) {
         (Some(d), _) => d.clone(),
         (None, Some(d)) => logname::dated_dir(d, t.start.0),
-        (None, None) => {
-            return Err("unable to determine log file path (set DARSHAN_LOGPATH or DARSHAN_LOGFILE)".into())
-        }
+        (None, None) => return Err("unable to determine log file path (set DARSHAN_LOGPATH or DARSHAN_LOGFILE)".into()),
     };
-    let user = std::env::var("LOGNAME").ok().filter(|u| !u.is_empty()).unwrap_or_else(|| sh.platform.euid().to_string());
+    let user =
+        std::env::var("LOGNAME").ok().filter(|u| !u.is_empty()).unwrap_or_else(|| sh.platform.euid().to_string());
     let (now_s, now_ns) = sh.platform.realtime();
     let usec = (now_s as u64).wrapping_mul(1_000_000).wrapping_add(now_ns as u64 / 1000);
     let host = sh.platform.hostname();
@@ -115,7 +114,9 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     let mut records = 0;
     let (name_streams, module_streams) = std::thread::scope(|s| {
         let helper = (names.len() >= NAMES_THREAD_MIN)
-            .then(|| std::thread::Builder::new().spawn_scoped(s, || compress::Compressor::new(ZLIB_LEVEL).bytes(&names)).ok())
+            .then(|| {
+                std::thread::Builder::new().spawn_scoped(s, || compress::Compressor::new(ZLIB_LEVEL).bytes(&names)).ok()
+            })
             .flatten();
         let mut per_module = Vec::with_capacity(modules.len());
         for m in &modules {

@@ -397,7 +397,14 @@ pub unsafe extern "C" fn fdatasync(fd: c_int) -> c_int {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn mmap(a: *mut c_void, len: size_t, prot: c_int, fl: c_int, fd: c_int, off: off_t) -> *mut c_void {
+pub unsafe extern "C" fn mmap(
+    a: *mut c_void,
+    len: size_t,
+    prot: c_int,
+    fl: c_int,
+    fd: c_int,
+    off: off_t,
+) -> *mut c_void {
     let Some(r) = real::mmap() else { return libc::MAP_FAILED };
     let p = r(a, len, prot, fl, fd, off);
     if p != libc::MAP_FAILED && fd >= 0 && recording() {
@@ -407,7 +414,14 @@ pub unsafe extern "C" fn mmap(a: *mut c_void, len: size_t, prot: c_int, fl: c_in
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn mmap64(a: *mut c_void, len: size_t, prot: c_int, fl: c_int, fd: c_int, off: off64_t) -> *mut c_void {
+pub unsafe extern "C" fn mmap64(
+    a: *mut c_void,
+    len: size_t,
+    prot: c_int,
+    fl: c_int,
+    fd: c_int,
+    off: off64_t,
+) -> *mut c_void {
     let Some(r) = real::mmap64() else { return libc::MAP_FAILED };
     let p = r(a, len, prot, fl, fd, off);
     if p != libc::MAP_FAILED && fd >= 0 && recording() {
@@ -419,7 +433,13 @@ pub unsafe extern "C" fn mmap64(a: *mut c_void, len: size_t, prot: c_int, fl: c_
 /// In-kernel copies (cp uses copy_file_range, many tools sendfile): a
 /// read on the source and a write on the target, which the C runtime
 /// misses entirely. `off` pointers give positional offsets when set.
-fn kernel_copy(fd_in: c_int, off_in: Option<i64>, fd_out: c_int, off_out: Option<i64>, call: impl FnOnce() -> ssize_t) -> ssize_t {
+fn kernel_copy(
+    fd_in: c_int,
+    off_in: Option<i64>,
+    fd_out: c_int,
+    off_out: Option<i64>,
+    call: impl FnOnce() -> ssize_t,
+) -> ssize_t {
     if !recording() || (POSIX.tracked(fd_in).is_none() && POSIX.tracked(fd_out).is_none()) {
         return call();
     }

@@ -22,7 +22,12 @@ fn regular(mode: u32) -> bool {
 }
 
 /// Stat by path (relative to `dirfd` for the *at forms).
-fn by_path(dirfd: Option<c_int>, path: *const c_char, mode: impl FnOnce() -> u32, call: impl FnOnce() -> c_int) -> c_int {
+fn by_path(
+    dirfd: Option<c_int>,
+    path: *const c_char,
+    mode: impl FnOnce() -> u32,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
     if !recording() {
         return call();
     }
@@ -56,7 +61,13 @@ fn empty(path: *const c_char) -> bool {
 }
 
 /// fstatat-like: an empty path with AT_EMPTY_PATH means the fd itself.
-fn at(dirfd: c_int, path: *const c_char, flags: c_int, mode: impl FnOnce() -> u32, call: impl FnOnce() -> c_int) -> c_int {
+fn at(
+    dirfd: c_int,
+    path: *const c_char,
+    flags: c_int,
+    mode: impl FnOnce() -> u32,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
     if flags & libc::AT_EMPTY_PATH != 0 && empty(path) {
         by_fd(dirfd, mode, call)
     } else {
@@ -79,7 +90,11 @@ fn mode64(b: *const Stat64) -> u32 {
 fn statx_mode(b: *const libc::statx) -> u32 {
     // SAFETY: as in `mode`; the type bits are valid only with STATX_TYPE.
     let (mask, mode) = unsafe { ((*b).stx_mask, (*b).stx_mode) };
-    if mask & libc::STATX_TYPE != 0 { mode as u32 } else { 0 }
+    if mask & libc::STATX_TYPE != 0 {
+        mode as u32
+    } else {
+        0
+    }
 }
 
 #[no_mangle]

@@ -49,13 +49,7 @@ fn io<R: Copy>(stream: usize, write: bool, call: impl FnOnce() -> R, bytes: impl
     let r = call();
     let t2 = clock::now();
     if let Some(b) = bytes(r) {
-        record_data(|| {
-            if write {
-                STDIO.on_write(stream, b, false, t1, t2)
-            } else {
-                STDIO.on_read(stream, b, t1, t2)
-            }
-        });
+        record_data(|| if write { STDIO.on_write(stream, b, false, t1, t2) } else { STDIO.on_read(stream, b, t1, t2) });
     }
     r
 }

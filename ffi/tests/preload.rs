@@ -31,7 +31,11 @@ static SEQ: AtomicUsize = AtomicUsize::new(0);
 
 /// A fresh scratch directory under target/.
 fn scratch(tag: &str) -> PathBuf {
-    let d = root().join("target/preload-tests").join(format!("{tag}-{}-{}", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed)));
+    let d = root().join("target/preload-tests").join(format!(
+        "{tag}-{}-{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(d.join("logs")).unwrap();
     std::fs::create_dir_all(d.join("data")).unwrap();
@@ -50,13 +54,7 @@ fn compile_ref(name: &str, dir: &Path) -> PathBuf {
 
 fn compile_src(src: &Path, name: &str, dir: &Path, flags: &[&str]) -> PathBuf {
     let out = dir.join(name);
-    let st = Command::new("cc")
-        .arg("-o")
-        .arg(&out)
-        .arg(src)
-        .args(flags)
-        .status()
-        .expect("cc");
+    let st = Command::new("cc").arg("-o").arg(&out).arg(src).args(flags).status().expect("cc");
     assert!(st.success(), "compiling {name}");
     out
 }
@@ -102,7 +100,9 @@ fn read(path: &Path) -> Log {
 
 impl Log {
     fn get(&self, m: usize, name: &str) -> &darshan_log::Record {
-        self.recs.get(&(m, name.to_string())).unwrap_or_else(|| panic!("no {m} record for {name}: {:?}", self.recs.keys()))
+        self.recs
+            .get(&(m, name.to_string()))
+            .unwrap_or_else(|| panic!("no {m} record for {name}: {:?}", self.recs.keys()))
     }
     fn has(&self, m: usize, name: &str) -> bool {
         self.recs.contains_key(&(m, name.to_string()))
@@ -303,8 +303,19 @@ fn api_mix_counts_with_fortify_and_large_file_builds() {
         let p = |n: &str| s(&data.join(n));
         let a = log.get(POSIX, &p("a.dat"));
         assert_eq!(
-            [px::OPENS, px::DUPS, px::WRITES, px::READS, px::SEEKS, px::STATS, px::MMAPS, px::FSYNCS, px::FDSYNCS, px::MODE]
-                .map(|k| c(a, k)),
+            [
+                px::OPENS,
+                px::DUPS,
+                px::WRITES,
+                px::READS,
+                px::SEEKS,
+                px::STATS,
+                px::MMAPS,
+                px::FSYNCS,
+                px::FDSYNCS,
+                px::MODE
+            ]
+            .map(|k| c(a, k)),
             [3, 2, 4, 2, 1, 1, 1, 1, 1, 0o640],
             "{tag}"
         );
@@ -363,7 +374,10 @@ fn standard_streams_and_formatted_io() {
     let stderr = log.get(STDIO, "<STDERR>");
     assert_eq!((c(stderr, sx::WRITES), c(stderr, sx::BYTES_WRITTEN)), (1, 10));
     let file = log.get(STDIO, &f);
-    assert_eq!([sx::WRITES, sx::BYTES_WRITTEN, sx::READS, sx::BYTES_READ, sx::SEEKS].map(|k| c(file, k)), [1, 7, 1, 6, 1]);
+    assert_eq!(
+        [sx::WRITES, sx::BYTES_WRITTEN, sx::READS, sx::BYTES_READ, sx::SEEKS].map(|k| c(file, k)),
+        [1, 7, 1, 6, 1]
+    );
 }
 
 #[test]
@@ -457,7 +471,8 @@ fn disabled_excluded_or_not_enabled_runs_write_no_log() {
         assert!(r.out.status.success());
         assert!(r.logs.is_empty(), "{env:?}: {:?}", r.logs);
     }
-    let out = Command::new(&exe).arg(&f).env("LD_PRELOAD", lib()).env("DARSHAN_LOGPATH", d.join("logs")).output().unwrap();
+    let out =
+        Command::new(&exe).arg(&f).env("LD_PRELOAD", lib()).env("DARSHAN_LOGPATH", d.join("logs")).output().unwrap();
     assert!(out.status.success());
     assert!(std::fs::read_dir(d.join("logs")).unwrap().next().is_none(), "non-MPI run without DARSHAN_ENABLE_NONMPI");
 }

@@ -43,7 +43,7 @@ fn fixed_layout(module: usize, ver: u32) -> Option<Layout> {
         (PNETCDF_VAR, 1) => Layout { file_rec_id: true, ..lay(1120, 120, 17) },
         (BGQ, 2) => lay(112, 11, 1),
         (BGQ, 1) => Layout { skip: 8, ..lay(120, 11, 1) },
-        (DFS, 1) => lay(584, 52, 15), // + pool and container uuids
+        (DFS, 1) => lay(584, 52, 15),  // + pool and container uuids
         (DAOS, 1) => lay(696, 64, 15), // + uuids and object id
         _ => return None,
     })
@@ -60,7 +60,11 @@ impl Cur<'_> {
     fn u64(&mut self) -> u64 {
         let v = u64::from_le_bytes(self.b[self.pos..self.pos + 8].try_into().unwrap_or([0; 8]));
         self.pos += 8;
-        if self.swapped { v.swap_bytes() } else { v }
+        if self.swapped {
+            v.swap_bytes()
+        } else {
+            v
+        }
     }
     fn i64(&mut self) -> i64 {
         self.u64() as i64
@@ -130,20 +134,9 @@ impl<'a> ModuleReader<'a> {
     pub fn new(region: RegionReader<'a>, module: usize, version: u32, swapped: bool) -> Result<Self> {
         let known = module < KNOWN_MODULE_COUNT && version >= 1 && version <= READ_VERSIONS[module];
         if !known {
-            return Err(LogError::BadModuleVersion {
-                module: legacy_name(module).to_string(),
-                version,
-            });
+            return Err(LogError::BadModuleVersion { module: legacy_name(module).to_string(), version });
         }
-        Ok(ModuleReader {
-            region,
-            module,
-            version,
-            swapped,
-            buf: Vec::new(),
-            heatmap_first: None,
-            c_swap_quirk: false,
-        })
+        Ok(ModuleReader { region, module, version, swapped, buf: Vec::new(), heatmap_first: None, c_swap_quirk: false })
     }
 
     pub fn set_c_swap_quirk(&mut self, on: bool) {
@@ -382,7 +375,8 @@ impl<'a> ModuleReader<'a> {
         if nw < 0 || nr < 0 {
             return Err(self.bad(format!("negative segment counts ({nw} writes, {nr} reads)")));
         }
-        let with_tid = (self.module == DXT_POSIX && self.version >= 2) || (self.module == DXT_MPIIO && self.version >= 3);
+        let with_tid =
+            (self.module == DXT_POSIX && self.version >= 2) || (self.module == DXT_MPIIO && self.version >= 3);
         let no_offsets = self.module == DXT_MPIIO && self.version == 1;
         let per = if with_tid { 5 } else { 4 };
         let mut segs = |n: i64, what: &str| -> Result<Vec<DxtSegment>> {
@@ -424,8 +418,10 @@ impl<'a> ModuleReader<'a> {
         if nbins < 0 {
             return Err(self.bad(format!("negative bin count {nbins}")));
         }
-        let mut write_bins: Vec<i64> = self.read_u64s(nbins as u64, "write bins")?.into_iter().map(|v| v as i64).collect();
-        let mut read_bins: Vec<i64> = self.read_u64s(nbins as u64, "read bins")?.into_iter().map(|v| v as i64).collect();
+        let mut write_bins: Vec<i64> =
+            self.read_u64s(nbins as u64, "write bins")?.into_iter().map(|v| v as i64).collect();
+        let mut read_bins: Vec<i64> =
+            self.read_u64s(nbins as u64, "read bins")?.into_iter().map(|v| v as i64).collect();
         // Workaround for logs of 3.4.0-3.4.3 without shared reduction
         // (darshan issue #941): records of the same width may differ by one
         // bin; normalise to the first record's bin count.

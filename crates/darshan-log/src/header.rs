@@ -92,11 +92,19 @@ struct Fields<'a> {
 impl Fields<'_> {
     fn u64(&self, off: usize) -> u64 {
         let v = u64::from_le_bytes(self.b[off..off + 8].try_into().unwrap_or([0; 8]));
-        if self.swapped { v.swap_bytes() } else { v }
+        if self.swapped {
+            v.swap_bytes()
+        } else {
+            v
+        }
     }
     fn u32(&self, off: usize) -> u32 {
         let v = u32::from_le_bytes(self.b[off..off + 4].try_into().unwrap_or([0; 4]));
-        if self.swapped { v.swap_bytes() } else { v }
+        if self.swapped {
+            v.swap_bytes()
+        } else {
+            v
+        }
     }
 }
 
@@ -210,12 +218,7 @@ impl Header {
         };
         check("job", &self.job_map)?;
         if self.job_map.len == 0 {
-            return Err(LogError::BadRegion {
-                region: "job".into(),
-                off: self.job_map.off,
-                len: 0,
-                file_size,
-            });
+            return Err(LogError::BadRegion { region: "job".into(), off: self.job_map.off, len: 0, file_size });
         }
         check("name", &self.name_map)?;
         for (i, m) in self.mod_map.iter().enumerate() {

@@ -32,7 +32,11 @@ pub struct Mount {
 
 fn field(b: &[u8], off: usize, swapped: bool) -> i64 {
     let v = i64::from_le_bytes(b[off..off + 8].try_into().unwrap_or([0; 8]));
-    if swapped { v.swap_bytes() } else { v }
+    if swapped {
+        v.swap_bytes()
+    } else {
+        v
+    }
 }
 
 fn until_nul(b: &[u8]) -> &[u8] {
@@ -155,9 +159,7 @@ impl Job {
         let lines: Vec<&[u8]> = self.exe_mnt.split(|&c| c == b'\n').skip(1).collect();
         let mut out = Vec::with_capacity(lines.len());
         for line in lines.iter() {
-            let mut toks = line
-                .split(|c| c.is_ascii_whitespace())
-                .filter(|t| !t.is_empty());
+            let mut toks = line.split(|c| c.is_ascii_whitespace()).filter(|t| !t.is_empty());
             match (toks.next(), toks.next()) {
                 (Some(t), Some(p)) => out.push(Mount { fs_type: t.to_vec(), path: p.to_vec() }),
                 _ => {

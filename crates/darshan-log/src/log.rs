@@ -63,12 +63,8 @@ impl<S: LogSource> LogFile<S> {
         if module >= MAX_MODS {
             return Err(LogError::BadModuleVersion { module: format!("id {module}"), version: 0 });
         }
-        let region = RegionReader::new(
-            &self.src,
-            self.header.mod_map[module],
-            self.header.compression,
-            module_name(module),
-        );
+        let region =
+            RegionReader::new(&self.src, self.header.mod_map[module], self.header.compression, module_name(module));
         ModuleReader::new(region, module, self.header.mod_ver[module], self.header.swapped)
     }
 

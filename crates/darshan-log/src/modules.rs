@@ -28,18 +28,32 @@ pub const DAOS: usize = 17;
 
 /// `darshan_module_names`: the names darshan-parser prints.
 pub const MODULE_NAMES: [&str; KNOWN_MODULE_COUNT] = [
-    "NULL", "POSIX", "MPI-IO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR", "BG/Q", "LUSTRE",
-    "STDIO", "DXT_POSIX", "DXT_MPIIO", "MDHIM", "APXC", "APMPI", "HEATMAP", "DFS", "DAOS",
+    "NULL",
+    "POSIX",
+    "MPI-IO",
+    "H5F",
+    "H5D",
+    "PNETCDF_FILE",
+    "PNETCDF_VAR",
+    "BG/Q",
+    "LUSTRE",
+    "STDIO",
+    "DXT_POSIX",
+    "DXT_MPIIO",
+    "MDHIM",
+    "APXC",
+    "APMPI",
+    "HEATMAP",
+    "DFS",
+    "DAOS",
 ];
 
 /// Newest version of each module this library reads (0 = cannot decode).
-pub const READ_VERSIONS: [u32; KNOWN_MODULE_COUNT] =
-    [1, 4, 3, 3, 2, 3, 1, 2, 2, 2, 2, 3, 1, 0, 0, 1, 1, 1];
+pub const READ_VERSIONS: [u32; KNOWN_MODULE_COUNT] = [1, 4, 3, 3, 2, 3, 1, 2, 2, 2, 2, 3, 1, 0, 0, 1, 1, 1];
 
 /// The version this library writes for each module. DXT stays at the
 /// 32-byte-segment layout that released tools (PyDarshan 3.5.0) read.
-pub const WRITE_VERSIONS: [u32; KNOWN_MODULE_COUNT] =
-    [1, 4, 3, 3, 2, 3, 1, 2, 2, 2, 1, 2, 1, 0, 0, 1, 1, 1];
+pub const WRITE_VERSIONS: [u32; KNOWN_MODULE_COUNT] = [1, 4, 3, 3, 2, 3, 1, 2, 2, 2, 1, 2, 1, 0, 0, 1, 1, 1];
 
 pub fn module_name(id: usize) -> &'static str {
     MODULE_NAMES.get(id).copied().unwrap_or("<UNKNOWN>")

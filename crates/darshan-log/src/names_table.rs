@@ -201,11 +201,7 @@ pub const STDIO_F_NAMES: [&str; 15] = [
     "STDIO_F_VARIANCE_RANK_BYTES",
 ];
 
-pub const H5F_NAMES: [&str; 3] = [
-    "H5F_OPENS",
-    "H5F_FLUSHES",
-    "H5F_USE_MPIIO",
-];
+pub const H5F_NAMES: [&str; 3] = ["H5F_OPENS", "H5F_FLUSHES", "H5F_USE_MPIIO"];
 
 pub const H5F_F_NAMES: [&str; 5] = [
     "H5F_F_OPEN_START_TIMESTAMP",
@@ -512,9 +508,7 @@ pub const BGQ_NAMES: [&str; 11] = [
     "BGQ_TORUSENABLED",
 ];
 
-pub const BGQ_F_NAMES: [&str; 1] = [
-    "BGQ_F_TIMESTAMP",
-];
+pub const BGQ_F_NAMES: [&str; 1] = ["BGQ_F_TIMESTAMP"];
 
 pub const LUSTRE_COMP_NAMES: [&str; 7] = [
     "LUSTRE_COMP_STRIPE_SIZE",
@@ -684,27 +678,12 @@ pub const DAOS_F_NAMES: [&str; 15] = [
     "DAOS_F_SLOWEST_RANK_TIME",
 ];
 
-pub const NULL_NAMES: [&str; 2] = [
-    "NULL_FOOS",
-    "NULL_FOO_MAX_DAT",
-];
+pub const NULL_NAMES: [&str; 2] = ["NULL_FOOS", "NULL_FOO_MAX_DAT"];
 
-pub const NULL_F_NAMES: [&str; 2] = [
-    "NULL_F_FOO_TIMESTAMP",
-    "NULL_F_FOO_MAX_DURATION",
-];
+pub const NULL_F_NAMES: [&str; 2] = ["NULL_F_FOO_TIMESTAMP", "NULL_F_FOO_MAX_DURATION"];
 
-pub const MDHIM_NAMES: [&str; 5] = [
-    "MDHIM_PUTS",
-    "MDHIM_GETS",
-    "MDHIM_PUT_MAX_SIZE",
-    "MDHIM_GET_MAX_SIZE",
-    "MDHIM_SERVERS",
-];
+pub const MDHIM_NAMES: [&str; 5] =
+    ["MDHIM_PUTS", "MDHIM_GETS", "MDHIM_PUT_MAX_SIZE", "MDHIM_GET_MAX_SIZE", "MDHIM_SERVERS"];
 
-pub const MDHIM_F_NAMES: [&str; 4] = [
-    "MDHIM_F_PUT_TIMESTAMP",
-    "MDHIM_F_GET_TIMESTAMP",
-    "MDHIM_F_PUT_MAX_DURATION",
-    "MDHIM_F_GET_MAX_DURATION",
-];
+pub const MDHIM_F_NAMES: [&str; 4] =
+    ["MDHIM_F_PUT_TIMESTAMP", "MDHIM_F_GET_TIMESTAMP", "MDHIM_F_PUT_MAX_DURATION", "MDHIM_F_GET_MAX_DURATION"];

@@ -25,12 +25,34 @@ pub enum Extra {
     None,
     /// H5D and PNETCDF_VAR: record id of the owning file.
     FileRecId(u64),
-    Dfs { pool_uuid: [u8; 16], cont_uuid: [u8; 16] },
-    Daos { pool_uuid: [u8; 16], cont_uuid: [u8; 16], oid_hi: u64, oid_lo: u64 },
-    Lustre { components: Vec<LustreComponent>, ost_ids: Vec<i64> },
-    Dxt { shared_record: i64, hostname: [u8; 64], writes: Vec<DxtSegment>, reads: Vec<DxtSegment> },
-    Heatmap { bin_width: f64, write_bins: Vec<i64>, read_bins: Vec<i64> },
-    Mdhim { server_histogram: Vec<i64> },
+    Dfs {
+        pool_uuid: [u8; 16],
+        cont_uuid: [u8; 16],
+    },
+    Daos {
+        pool_uuid: [u8; 16],
+        cont_uuid: [u8; 16],
+        oid_hi: u64,
+        oid_lo: u64,
+    },
+    Lustre {
+        components: Vec<LustreComponent>,
+        ost_ids: Vec<i64>,
+    },
+    Dxt {
+        shared_record: i64,
+        hostname: [u8; 64],
+        writes: Vec<DxtSegment>,
+        reads: Vec<DxtSegment>,
+    },
+    Heatmap {
+        bin_width: f64,
+        write_bins: Vec<i64>,
+        read_bins: Vec<i64>,
+    },
+    Mdhim {
+        server_histogram: Vec<i64>,
+    },
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -48,7 +48,11 @@ fn human(b: i64) -> String {
         v /= 1024.0;
         u += 1;
     }
-    if u == 0 { format!("{b} B") } else { format!("{v:.1} {}", U[u]) }
+    if u == 0 {
+        format!("{b} B")
+    } else {
+        format!("{v:.1} {}", U[u])
+    }
 }
 
 fn summarize(path: &Path) -> Result<(), String> {
@@ -91,9 +95,14 @@ fn summarize(path: &Path) -> Result<(), String> {
         eprintln!("  busiest: {name}  ({} read, {} written, {t:.6} s)", human(*r), human(*w));
     }
     if log.header.partial_flag != 0 {
-        let parts: Vec<&str> =
-            (0..MODULE_NAMES.len()).filter(|m| log.header.partial_flag & (1 << m) != 0).map(|m| MODULE_NAMES[m]).collect();
-        eprintln!("  note: incomplete data for {} (memory limits reached; see DARSHAN_MODMEM / MAX_RECORDS)", parts.join(", "));
+        let parts: Vec<&str> = (0..MODULE_NAMES.len())
+            .filter(|m| log.header.partial_flag & (1 << m) != 0)
+            .map(|m| MODULE_NAMES[m])
+            .collect();
+        eprintln!(
+            "  note: incomplete data for {} (memory limits reached; see DARSHAN_MODMEM / MAX_RECORDS)",
+            parts.join(", ")
+        );
     }
     Ok(())
 }

@@ -9,7 +9,9 @@ fn bin() -> PathBuf {
 }
 
 fn scratch(tag: &str) -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/run-tests").join(format!("{tag}-{}", std::process::id()));
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../target/run-tests")
+        .join(format!("{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d

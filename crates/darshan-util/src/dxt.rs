@@ -4,8 +4,8 @@
 use std::collections::HashSet;
 use std::io::Write;
 
-use darshan_log::modules::*;
 use darshan_log::job::mount_of;
+use darshan_log::modules::*;
 use darshan_log::{Extra, Record};
 
 use crate::cfmt::push_fixed;

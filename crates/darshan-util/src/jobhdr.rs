@@ -12,9 +12,7 @@ use crate::cfmt::{ctime, push_fixed};
 /// Open a log and its mount table, printing the C tools' kind of error
 /// (and returning None, for exit status 255) when either fails.
 pub fn open_for_print(path: &str) -> Option<(LogFile<FileSource>, Vec<Mount>)> {
-    let log = LogFile::open(path)
-        .map_err(|e| eprintln!("Error: failed to open darshan log file {path}: {e}"))
-        .ok()?;
+    let log = LogFile::open(path).map_err(|e| eprintln!("Error: failed to open darshan log file {path}: {e}")).ok()?;
     let mounts = log.job.mounts().map_err(|e| eprintln!("Error: {e}")).ok()?;
     Some((log, mounts))
 }
@@ -50,9 +48,19 @@ pub fn print_job_header<S: LogSource>(b: &mut Vec<u8>, log: &LogFile<S>, mounts:
     for i in 0..MAX_MODS {
         if h.mod_map[i].len > 0 || h.is_partial(i) {
             if i < KNOWN_MODULE_COUNT {
-                let _ = writeln!(b, "# {} module: {} bytes (compressed), ver={}", module_name(i), h.mod_map[i].len, h.mod_ver[i]);
+                let _ = writeln!(
+                    b,
+                    "# {} module: {} bytes (compressed), ver={}",
+                    module_name(i),
+                    h.mod_map[i].len,
+                    h.mod_ver[i]
+                );
             } else {
-                let _ = writeln!(b, "# <UNKNOWN> module (id {i}): {} bytes (compressed), ver={}", h.mod_map[i].len, h.mod_ver[i]);
+                let _ = writeln!(
+                    b,
+                    "# <UNKNOWN> module (id {i}): {} bytes (compressed), ver={}",
+                    h.mod_map[i].len, h.mod_ver[i]
+                );
             }
         }
     }

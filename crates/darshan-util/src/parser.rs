@@ -2,8 +2,8 @@
 
 use std::io::Write;
 
-use darshan_log::modules::*;
 use darshan_log::job::mount_of;
+use darshan_log::modules::*;
 use darshan_log::{LogVersion, Record};
 
 use crate::accum::{self, Accumulator};
@@ -189,8 +189,20 @@ pub fn run(path: &str, mask: u32, out: &mut Out) -> i32 {
             out.str("\n# Total file counts\n# -----\n# <file_type>: type of file access:\n#    *read_only: file was only read\n#    *write_only: file was only written\n#    *read_write: file was read and written\n#    *unique: file was opened by a single process only\n#    *shared: file was accessed by a group of processes (maybe all processes)\n# <file_count> total number of files of this type\n# <total_bytes> total number of bytes moved to/from files of this type\n# <max_byte_offset> maximum byte offset accessed for a file of this type\n\n# <file_type> <file_count> <total_bytes> <max_byte_offset>\n");
             let c = &m.categories;
             let b = out.buf();
-            for (label, k) in [("total", accum::ALL), ("read_only", accum::RO), ("write_only", accum::WO), ("read_write", accum::RW), ("unique", accum::UNIQ)] {
-                let _ = writeln!(b, "# {label}: {} {} {}", c[k].count, c[k].total_read.wrapping_add(c[k].total_write), c[k].max_offset);
+            for (label, k) in [
+                ("total", accum::ALL),
+                ("read_only", accum::RO),
+                ("write_only", accum::WO),
+                ("read_write", accum::RW),
+                ("unique", accum::UNIQ),
+            ] {
+                let _ = writeln!(
+                    b,
+                    "# {label}: {} {} {}",
+                    c[k].count,
+                    c[k].total_read.wrapping_add(c[k].total_write),
+                    c[k].max_offset
+                );
             }
             let (s, p) = (&c[accum::SHARED], &c[accum::PART_SHARED]);
             let _ = writeln!(

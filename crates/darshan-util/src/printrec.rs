@@ -85,8 +85,18 @@ fn lustre_pattern(v: i64) -> String {
 
 fn lustre_flags(v: i64) -> String {
     const NAMES: [&str; 12] = [
-        "stale", "prefrd", "prefwr", "offline", "init", "nosync", "extension", "parity", "compress",
-        "partial", "nocompr", "neg",
+        "stale",
+        "prefrd",
+        "prefwr",
+        "offline",
+        "init",
+        "nosync",
+        "extension",
+        "parity",
+        "compress",
+        "partial",
+        "nocompr",
+        "neg",
     ];
     if v == -1 {
         return "N/A".into();
@@ -130,9 +140,8 @@ pub fn print_record(buf: &mut Vec<u8>, rec: &Record, ctx: &LineCtx<'_>) {
             let mut ost = 0usize;
             for (k, c) in components.iter().enumerate() {
                 let k = k + 1;
-                const N: [&str; 7] = [
-                    "STRIPE_SIZE", "STRIPE_COUNT", "STRIPE_PATTERN", "FLAGS", "EXT_START", "EXT_END", "MIRROR_ID",
-                ];
+                const N: [&str; 7] =
+                    ["STRIPE_SIZE", "STRIPE_COUNT", "STRIPE_PATTERN", "FLAGS", "EXT_START", "EXT_END", "MIRROR_ID"];
                 for (ci, n) in N.iter().enumerate() {
                     let cname = format!("LUSTRE_COMP{k}_{n}");
                     match ci {

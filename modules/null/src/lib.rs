@@ -19,11 +19,10 @@
 //! `reduce` (MPI) and `cleanup` keep their no-op defaults here.
 #![forbid(unsafe_code)]
 
-
 use darshan_core::arena::Slice;
-use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::common::{ticks_to_secs, Tick};
 use darshan_core::records::RecordSet;
+use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{FinalizeCtx, Module};
 use darshan_log::modules::NULL as ID;
 

@@ -10,10 +10,10 @@ mod record;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use darshan_core::arena::Slice;
-use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::common::{ticks_to_secs, CommonPool, Tick};
 use darshan_core::heatmap::{HeatBins, HeatSource};
 use darshan_core::records::RecordSet;
+use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{runtime, FinalizeCtx, Module};
 use darshan_log::counters::posix as c;
 use darshan_log::modules::POSIX as ID;
@@ -57,7 +57,15 @@ pub struct Posix {
     fds: [AtomicU32; MAX_FDS],
 }
 
-pub static POSIX: Posix = Posix { set: Lock::new(State { set: RecordSet::new(ID), aio: [(0, 0, false); AIO_SLOTS], pool: CommonPool::new(), heat: None }), fds: [const { AtomicU32::new(0) }; MAX_FDS] };
+pub static POSIX: Posix = Posix {
+    set: Lock::new(State {
+        set: RecordSet::new(ID),
+        aio: [(0, 0, false); AIO_SLOTS],
+        pool: CommonPool::new(),
+        heat: None,
+    }),
+    fds: [const { AtomicU32::new(0) }; MAX_FDS],
+};
 
 /// What an open-like call did to a record.
 #[derive(Clone, Copy, PartialEq, Eq)]

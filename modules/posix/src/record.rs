@@ -112,9 +112,25 @@ pub fn access(
     let w = &mut w[..];
     let this = offset.unwrap_or(rt.offset);
     let (seq, consec, max_byte, total, count, hist, last_byte) = if write {
-        (c::SEQ_WRITES, c::CONSEC_WRITES, c::MAX_BYTE_WRITTEN, c::BYTES_WRITTEN, c::WRITES, c::SIZE_WRITE_0_100, &mut rt.last_byte_written)
+        (
+            c::SEQ_WRITES,
+            c::CONSEC_WRITES,
+            c::MAX_BYTE_WRITTEN,
+            c::BYTES_WRITTEN,
+            c::WRITES,
+            c::SIZE_WRITE_0_100,
+            &mut rt.last_byte_written,
+        )
     } else {
-        (c::SEQ_READS, c::CONSEC_READS, c::MAX_BYTE_READ, c::BYTES_READ, c::READS, c::SIZE_READ_0_100, &mut rt.last_byte_read)
+        (
+            c::SEQ_READS,
+            c::CONSEC_READS,
+            c::MAX_BYTE_READ,
+            c::BYTES_READ,
+            c::READS,
+            c::SIZE_READ_0_100,
+            &mut rt.last_byte_read,
+        )
     };
     if this > *last_byte {
         add(w, 2 + seq, 1);
@@ -137,7 +153,13 @@ pub fn access(
         add(w, 2 + c::MEM_NOT_ALIGNED, 1);
     }
     let falign = get(w, 2 + c::FILE_ALIGNMENT);
-    let off_in_block = if falign > 0 && falign & (falign - 1) == 0 { this & (falign - 1) } else if falign > 0 { this % falign } else { 0 };
+    let off_in_block = if falign > 0 && falign & (falign - 1) == 0 {
+        this & (falign - 1)
+    } else if falign > 0 {
+        this % falign
+    } else {
+        0
+    };
     if off_in_block != 0 {
         add(w, 2 + c::FILE_NOT_ALIGNED, 1);
     }
@@ -148,9 +170,23 @@ pub fn access(
     rt.last_io = me;
     let elapsed = tm2 - tm1;
     let (start, end, maxt, maxsz, time, last_end) = if write {
-        (c::F_WRITE_START_TIMESTAMP, c::F_WRITE_END_TIMESTAMP, c::F_MAX_WRITE_TIME, c::MAX_WRITE_TIME_SIZE, c::F_WRITE_TIME, &mut rt.last_write_end)
+        (
+            c::F_WRITE_START_TIMESTAMP,
+            c::F_WRITE_END_TIMESTAMP,
+            c::F_MAX_WRITE_TIME,
+            c::MAX_WRITE_TIME_SIZE,
+            c::F_WRITE_TIME,
+            &mut rt.last_write_end,
+        )
     } else {
-        (c::F_READ_START_TIMESTAMP, c::F_READ_END_TIMESTAMP, c::F_MAX_READ_TIME, c::MAX_READ_TIME_SIZE, c::F_READ_TIME, &mut rt.last_read_end)
+        (
+            c::F_READ_START_TIMESTAMP,
+            c::F_READ_END_TIMESTAMP,
+            c::F_MAX_READ_TIME,
+            c::MAX_READ_TIME_SIZE,
+            c::F_READ_TIME,
+            &mut rt.last_read_end,
+        )
     };
     stamp(w, F + start, F + end, tm1, tm2);
     if (w[F + maxt] as i64) < elapsed {

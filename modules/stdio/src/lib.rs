@@ -7,14 +7,13 @@
 
 mod streams;
 
-
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use darshan_core::arena::Slice;
-use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::common::{add, get, stamp, ticks_to_secs, timer_inc_no_overlap, Tick};
 use darshan_core::heatmap::{HeatBins, HeatSource};
 use darshan_core::records::RecordSet;
+use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{runtime, FinalizeCtx, Module};
 use darshan_log::counters::stdio as c;
 use darshan_log::modules::STDIO as ID;
@@ -161,7 +160,15 @@ impl Stdio {
         }
         let (w, rt) = st.set.both(i as usize);
         let (max_byte, total, count, start, end, time, last_end) = match kind {
-            Access::Read => (c::MAX_BYTE_READ, c::BYTES_READ, c::READS, c::F_READ_START_TIMESTAMP, c::F_READ_END_TIMESTAMP, c::F_READ_TIME, &mut rt.last_read_end),
+            Access::Read => (
+                c::MAX_BYTE_READ,
+                c::BYTES_READ,
+                c::READS,
+                c::F_READ_START_TIMESTAMP,
+                c::F_READ_END_TIMESTAMP,
+                c::F_READ_TIME,
+                &mut rt.last_read_end,
+            ),
             Access::Write | Access::Flush => (
                 c::MAX_BYTE_WRITTEN,
                 c::BYTES_WRITTEN,
@@ -277,9 +284,7 @@ impl Module for Stdio {
         let std_ids: [u64; 3] = std::array::from_fn(|k| darshan_log::record_id(STD_NAMES[k]));
         // Standard streams nobody read or wrote are left out (their names
         // stay in the name table, as in Darshan).
-        self.lock().set.output(emit, |w| {
-            !(std_ids.contains(&w[0]) && w[2 + c::WRITES] == 0 && w[2 + c::READS] == 0)
-        });
+        self.lock().set.output(emit, |w| !(std_ids.contains(&w[0]) && w[2 + c::WRITES] == 0 && w[2 + c::READS] == 0));
     }
 
     fn fork_child(&self) {

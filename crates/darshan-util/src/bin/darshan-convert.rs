@@ -43,7 +43,11 @@ fn main() {
                     eprintln!("darshan-convert: {} expects an unsigned integer, got {v:?}", args[i]);
                     std::process::exit(1)
                 });
-                if args[i] == "--key" { key = n } else { only = Some(n) }
+                if args[i] == "--key" {
+                    key = n
+                } else {
+                    only = Some(n)
+                }
                 i += 1;
             }
             a if a.starts_with("--") => usage(),
