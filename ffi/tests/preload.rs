@@ -591,3 +591,24 @@ fn an_impossible_memory_limit_disables_the_runtime_not_the_program() {
     assert!(r.logs.is_empty());
     assert_eq!(std::fs::read(&f).unwrap().len(), 21);
 }
+
+#[test]
+fn a_python_program_is_recorded_like_a_c_one() {
+    // A real interpreter: hundreds of opens and stats at start-up, dlopen of
+    // extension modules, buffered I/O through its own layer over read/write.
+    let d = scratch("python");
+    let f = s(&d.join("data/py.dat"));
+    let script = format!(
+        "import os\nwith open({f:?}, 'wb') as o:\n    for i in range(100):\n        o.write(b'x' * 1000)\n        o.flush()\nwith open({f:?}, 'rb', buffering=0) as i:\n    while i.read(4096): pass\nos.stat({f:?})\n"
+    );
+    // The interpreter itself, not a wrapper script (pyenv's shim runs bash,
+    // readlink... each of which would write a log of its own).
+    let exe = Command::new("python3").args(["-c", "import sys; print(sys.executable)"]).output().unwrap();
+    let python = PathBuf::from(String::from_utf8_lossy(&exe.stdout).trim());
+    let log = one_log(&run(&python, &["-c", &script], &d, &[]));
+    let r = log.get(POSIX, &f);
+    assert_eq!((c(r, px::WRITES), c(r, px::BYTES_WRITTEN)), (100, 100_000));
+    // 24 full reads of 4096 B, one short one, and the final 0-byte read.
+    assert_eq!((c(r, px::READS), c(r, px::BYTES_READ)), (26, 100_000));
+    assert!(c(r, px::STATS) >= 1, "os.stat counted (glibc >= 2.33 stat)");
+}
