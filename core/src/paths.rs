@@ -60,7 +60,7 @@ impl<const N: usize> CleanPath<N> {
     fn push_clean(&mut self, b: &[u8]) -> bool {
         // Most paths have nothing to clean: one vectorised search, one copy.
         let joins_slash = self.len > 0 && self.buf[self.len - 1] == b'/' && matches!(b.first(), Some(b'/' | b'.'));
-        let dirty = memchr::memchr_iter(b'/', b).any(|i| matches!(b.get(i + 1), Some(b'/' | b'.')));
+        let dirty = b.windows(2).any(|w| w[0] == b'/' && (w[1] == b'/' || w[1] == b'.'));
         if !joins_slash && !dirty {
             return self.push_raw(b);
         }
