@@ -58,10 +58,9 @@ impl<const N: usize> CleanPath<N> {
     }
 
     fn push_clean(&mut self, b: &[u8]) -> bool {
-        // Most paths have nothing to clean: one vectorised search, one copy.
+        // Most paths have nothing to clean: one scan, one copy.
         let joins_slash = self.len > 0 && self.buf[self.len - 1] == b'/' && matches!(b.first(), Some(b'/' | b'.'));
-        let dirty = b.windows(2).any(|w| w[0] == b'/' && (w[1] == b'/' || w[1] == b'.'));
-        if !joins_slash && !dirty {
+        if !joins_slash && !needs_cleaning(b) {
             return self.push_raw(b);
         }
         let mut i = 0;
@@ -85,6 +84,19 @@ impl<const N: usize> CleanPath<N> {
         }
         true
     }
+}
+
+/// Whether `b` contains `//` or `/.` (cleaning might change it).
+#[inline]
+fn needs_cleaning(b: &[u8]) -> bool {
+    b.windows(2).any(|w| w[0] == b'/' && (w[1] == b'/' || w[1] == b'.'))
+}
+
+/// An absolute path that cleaning would leave as it is (the common case:
+/// it can be hashed and matched without copying).
+#[inline]
+pub fn already_clean(path: &[u8]) -> bool {
+    path.first() == Some(&b'/') && path.len() < PATH_MAX && !needs_cleaning(path)
 }
 
 const EXCLUDED_PREFIXES: [&[u8]; 11] =
@@ -127,6 +139,8 @@ mod tests {
         assert_eq!(clean(Some("/a"), "../b"), "/a/../b");
         assert_eq!(clean(None, "<STDOUT>"), "<STDOUT>");
         assert_eq!(clean(None, "/a/././b//"), "/a/b/");
+        assert!(already_clean(b"/tmp/x.dat") && !already_clean(b"/tmp//x") && !already_clean(b"/a/./b"));
+        assert!(!already_clean(b"rel/x") && !already_clean(b"/a/.hidden"), "conservative on /.");
         let mut short: CleanPath<8> = CleanPath::default();
         assert!(short.set(None, b"/a/b/c"));
         assert!(!short.set(None, b"/a/b/c/d/e"), "too long for 8 bytes (NUL kept free)");

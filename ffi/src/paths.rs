@@ -56,6 +56,14 @@ fn dir_of_fd(fd: c_int, buf: &mut [u8]) -> Option<usize> {
 /// Clean `path` into a short buffer, or a PATH_MAX one if it does not
 /// fit, and hand the name to `f` (not called if the path cannot be named).
 pub fn with_clean(dirfd: Option<c_int>, path: *const c_char, f: impl FnOnce(&[u8])) {
+    if path.is_null() {
+        return;
+    }
+    // SAFETY: a path argument is a NUL-terminated string.
+    let p = unsafe { CStr::from_ptr(path) }.to_bytes();
+    if darshan_core::paths::already_clean(p) {
+        return f(p); // no copy: an absolute path with nothing to clean
+    }
     let mut short: CleanPath<SHORT_PATH> = CleanPath::default();
     if clean(dirfd, path, &mut short) {
         return f(short.as_bytes());

@@ -238,7 +238,7 @@ pub unsafe extern "C" fn close(fd: c_int) -> c_int {
     let ret = r(fd);
     let t2 = clock::now();
     if let Some(i) = idx {
-        record(|| POSIX.on_closed(i, t1, t2));
+        record_data(|| POSIX.on_closed(i, t1, t2));
     }
     ret
 }
