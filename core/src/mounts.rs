@@ -99,7 +99,10 @@ pub fn alignment_of(mounts: &[MountEntry], name: &[u8]) -> i64 {
 /// line that does not fit ends in `<TRUNCATED>`.
 pub fn exe_mnt_string(cmdline: &str, mounts: &[MountEntry]) -> Vec<u8> {
     const TRUNC: &str = "<TRUNCATED>";
-    let mut s: Vec<u8> = cmdline.as_bytes().to_vec();
+    // A newline in an argument (`python -c "..."` with a multi-line script)
+    // would start a line that readers parse as a mount entry, and
+    // darshan-parser then rejects the whole log: it becomes a space.
+    let mut s: Vec<u8> = cmdline.bytes().map(|c| if c == b'\n' { b' ' } else { c }).collect();
     if s.len() > EXE_LEN {
         s.truncate(EXE_LEN - TRUNC.len());
         s.extend_from_slice(TRUNC.as_bytes());
@@ -130,5 +133,7 @@ mod tests {
         assert_eq!(alignment_of(&m, b"relative"), -1);
         let s = exe_mnt_string("./a.out x ", &m);
         assert!(s.starts_with(b"./a.out x \ncgroup2\t/sys/fs/cgroup/unified\n"));
+        let s = exe_mnt_string("python3 -c import os\nprint(1) ", &m);
+        assert!(s.starts_with(b"python3 -c import os print(1) \ncgroup2\t"), "newlines in arguments become spaces");
     }
 }

@@ -611,4 +611,8 @@ fn a_python_program_is_recorded_like_a_c_one() {
     // 24 full reads of 4096 B, one short one, and the final 0-byte read.
     assert_eq!((c(r, px::READS), c(r, px::BYTES_READ)), (26, 100_000));
     assert!(c(r, px::STATS) >= 1, "os.stat counted (glibc >= 2.33 stat)");
+    // The multi-line script is in the command line: the log must still
+    // have a job region darshan-parser accepts (newlines become spaces).
+    assert!(String::from_utf8_lossy(log.file.job.exe()).contains("import os with open("));
+    assert_eq!(log.file.job.mounts().unwrap().first().map(|m| m.path.is_empty()), Some(false));
 }
