@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # Idempotent set-up of everything the tests and benchmarks need on a fresh
-# Debian machine: gzip and GNU time, and a venv with PyDarshan 3.5.0 (the
-# independent reader of our logs). Safe to run again; skips what is done.
-# OpenMPI and parallel HDF5 are not installed yet: nothing built so far
-# uses them; the runtime issues (MPI, HDF5 modules) add them here.
+# Debian machine: a C compiler (the runtime tests compile C programs at
+# test time), tar, coreutils' cp and python3 (programs the tests run under
+# the runtime), gzip, GNU time and taskset (benchmarks), and a venv with
+# PyDarshan 3.5.0 (the independent reader of our logs). Safe to run again;
+# skips what is done. OpenMPI and parallel HDF5 are not installed yet:
+# nothing built so far uses them; the MPI and HDF5 issues add them here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need_apt=()
+command -v cc >/dev/null || need_apt+=(gcc libc6-dev)
+command -v tar >/dev/null || need_apt+=(tar)
+command -v cp >/dev/null || need_apt+=(coreutils)
+command -v python3 >/dev/null || need_apt+=(python3)
+command -v taskset >/dev/null || need_apt+=(util-linux)
 command -v gzip >/dev/null || need_apt+=(gzip)
 [ -x /usr/bin/time ] || need_apt+=(time)
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -60,10 +60,6 @@ impl RecordArena {
         Some(RecordArena { free: zeroed_words(bytes / 8)? })
     }
 
-    pub fn from_static(block: &'static mut [u64]) -> RecordArena {
-        RecordArena { free: block }
-    }
-
     pub fn remaining_bytes(&self) -> usize {
         self.free.len() * 8
     }

@@ -51,10 +51,6 @@ impl HeatBins {
         crate::runtime::register_name(darshan_log::modules::HEATMAP, self.words[0], self.name);
     }
 
-    pub fn name(&self) -> &'static [u8] {
-        self.name
-    }
-
     /// Merge pairs of bins: the width doubles.
     fn fold(&mut self) {
         for base in [W, R] {

@@ -8,6 +8,7 @@ use std::io::BufWriter;
 use std::os::unix::fs::OpenOptionsExt;
 use std::time::Instant;
 
+use darshan_log::writer::Region;
 use darshan_log::{Compression, Job, LogWriter};
 
 use crate::compress;
@@ -151,11 +152,11 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
         .map_err(|e| format!("cannot create log file {tmp}: {e}"))?;
     let werr = |e: darshan_log::LogError| format!("writing log file {tmp}: {e}");
     let mut w = LogWriter::new(BufWriter::with_capacity(1 << 16, file), Compression::Zlib).map_err(werr)?;
-    w.write_job_streams(&job_streams).map_err(werr)?;
-    w.write_streams(None, &name_streams).map_err(werr)?;
+    w.write_streams(Region::Job, &job_streams).map_err(werr)?;
+    w.write_streams(Region::Names, &name_streams).map_err(werr)?;
     for m in module_streams {
         let (id, streams) = m.map_err(cerr)?;
-        w.write_streams(Some(id), &streams).map_err(werr)?;
+        w.write_streams(Region::Module(id), &streams).map_err(werr)?;
     }
     w.set_partial_flag(runtime::partial_flags());
     let out = w.finish().map_err(werr)?;

@@ -131,6 +131,9 @@ pub unsafe extern "C" fn fileno(f: *mut FILE) -> c_int {
     if fd >= 0 {
         record(|| {
             let Some(id) = STDIO.id_of_stream(f as usize) else { return };
+            if POSIX.reopen(fd, id, OpenKind::Fileno, t1, t2) {
+                return;
+            }
             let mut buf = [0u8; PATH_MAX];
             if let Some(n) = runtime::name_of(id, &mut buf) {
                 POSIX.open_id(fd, id, &buf[..n], OpenKind::Fileno, 0, t1, t2);

@@ -96,6 +96,7 @@ int main(int argc, char **argv)
     CHECK(fflush(f) == 0);
     int efd = fileno(f);
     CHECK(efd >= 0);
+    CHECK(fileno(f) == efd); /* a second fileno: the record exists already */
     rewind(f);
     CHECK(fread(buf, 1, 100, f) == 100);
     int ch = fgetc(f);

@@ -35,10 +35,10 @@ enum Encoder<'w, W: Write> {
 }
 
 impl<'w, W: Write> Encoder<'w, W> {
-    fn new(comp: Compression, level: u32, out: &'w mut W) -> Result<Self> {
+    fn new(comp: Compression, out: &'w mut W) -> Result<Self> {
         let c = Counting { inner: out, n: 0 };
         Ok(match comp {
-            Compression::Zlib => Encoder::Zlib(flate2::write::ZlibEncoder::new(c, flate2::Compression::new(level))),
+            Compression::Zlib => Encoder::Zlib(flate2::write::ZlibEncoder::new(c, flate2::Compression::new(6))),
             Compression::Bzip2 => Encoder::Bzip2(bzip2::write::BzEncoder::new(c, bzip2::Compression::new(9))),
             Compression::None => return Err(LogError::Write("uncompressed logs are not written".into())),
         })
@@ -58,10 +58,17 @@ impl<'w, W: Write> Encoder<'w, W> {
     }
 }
 
+/// Which region [`LogWriter::write_streams`] writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Region {
+    Job,
+    Names,
+    Module(usize),
+}
+
 pub struct LogWriter<W: Write + Seek> {
     out: W,
     comp: Compression,
-    zlib_level: u32,
     pos: u64,
     header: Header,
     next_module: usize,
@@ -76,7 +83,6 @@ impl<W: Write + Seek> LogWriter<W> {
         Ok(LogWriter {
             out,
             comp,
-            zlib_level: 6,
             pos: HEADER_SIZE as u64,
             header: Header {
                 version: LogVersion::V341,
@@ -95,54 +101,22 @@ impl<W: Write + Seek> LogWriter<W> {
 
     fn region(&mut self, bytes: &[u8]) -> Result<RegionMap> {
         let off = self.pos;
-        let mut enc = Encoder::new(self.comp, self.zlib_level, &mut self.out)?;
+        let mut enc = Encoder::new(self.comp, &mut self.out)?;
         enc.write_all(bytes)?;
         let len = enc.finish()?;
         self.pos += len;
         Ok(RegionMap { off, len })
     }
 
-    /// zlib level for the regions written from now on (default 6, as
-    /// darshan-util; the runtime uses a faster level at shutdown).
-    pub fn set_zlib_level(&mut self, level: u32) {
-        self.zlib_level = level.min(9);
-    }
-
-    /// Write the name region from bytes already packed as on disk
-    /// (u64 id, name, NUL)*, as the runtime keeps them.
-    pub fn write_names_raw(&mut self, packed: &[u8]) -> Result<()> {
-        if packed.is_empty() {
-            self.header.name_map = RegionMap { off: self.pos, len: 0 };
-            return Ok(());
-        }
-        self.header.name_map = self.region(packed)?;
-        Ok(())
-    }
-
-    /// Write one module region from records already encoded in the
-    /// current layout (`WRITE_VERSIONS[module]`), back to back.
-    pub fn write_module_raw(&mut self, module: usize, packed: &[u8]) -> Result<()> {
-        if module >= MAX_MODS || module < self.next_module {
-            return Err(LogError::Write(format!("module {module} written out of order")));
-        }
-        self.next_module = module + 1;
-        if packed.is_empty() {
-            return Ok(());
-        }
-        let map = self.region(packed)?;
-        self.header.mod_map[module] = map;
-        self.header.mod_ver[module] = WRITE_VERSIONS.get(module).copied().unwrap_or(0);
-        Ok(())
-    }
-
     /// Append a region made of already-compressed zlib streams (the runtime
-    /// compresses large regions in parallel, one stream per part, as the
-    /// MPI runtime writes one stream per rank).
-    pub fn write_streams(&mut self, module: Option<usize>, streams: &[Vec<u8>]) -> Result<()> {
+    /// compresses regions itself, large ones as one stream per core, as the
+    /// MPI runtime writes one stream per rank). Modules in ascending order;
+    /// a module without streams gets no region.
+    pub fn write_streams(&mut self, region: Region, streams: &[Vec<u8>]) -> Result<()> {
         if self.comp != Compression::Zlib {
             return Err(LogError::Write("precompressed streams must be zlib".into()));
         }
-        if let Some(m) = module {
+        if let Region::Module(m) = region {
             if m >= MAX_MODS || m < self.next_module {
                 return Err(LogError::Write(format!("module {m} written out of order")));
             }
@@ -154,26 +128,15 @@ impl<W: Write + Seek> LogWriter<W> {
             self.pos += s.len() as u64;
         }
         let map = RegionMap { off, len: self.pos - off };
-        match module {
-            None => self.header.name_map = map,
-            Some(m) if map.len > 0 => {
+        match region {
+            Region::Job => self.header.job_map = map,
+            Region::Names => self.header.name_map = map,
+            Region::Module(m) if map.len > 0 => {
                 self.header.mod_map[m] = map;
                 self.header.mod_ver[m] = WRITE_VERSIONS.get(m).copied().unwrap_or(0);
             }
-            Some(_) => {}
+            Region::Module(_) => {}
         }
-        Ok(())
-    }
-
-    /// The job region from an already-compressed zlib stream of
-    /// `job.encode()`.
-    pub fn write_job_streams(&mut self, streams: &[Vec<u8>]) -> Result<()> {
-        let off = self.pos;
-        for s in streams {
-            self.out.write_all(s)?;
-            self.pos += s.len() as u64;
-        }
-        self.header.job_map = RegionMap { off, len: self.pos - off };
         Ok(())
     }
 
@@ -207,7 +170,7 @@ impl<W: Write + Seek> LogWriter<W> {
             return Ok(());
         }
         let off = self.pos;
-        let mut enc = Encoder::new(self.comp, self.zlib_level, &mut self.out)?;
+        let mut enc = Encoder::new(self.comp, &mut self.out)?;
         self.stage.clear();
         for r in records {
             if r.module != module {

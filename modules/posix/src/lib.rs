@@ -112,7 +112,19 @@ impl Posix {
         self.open_id(fd, id, name, OpenKind::Open, mode, tm1, tm2);
     }
 
-    /// A new fd for an existing record (fileno, or open by id).
+    /// A new fd for the record `id` if it already exists (fileno's common
+    /// case, which then needs no name); false if there is no such record.
+    pub fn reopen(&self, fd: i32, id: u64, kind: OpenKind, tm1: Tick, tm2: Tick) -> bool {
+        let mut set = self.lock();
+        let Some(i) = set.find(id).filter(|&i| set.live(i)) else { return false };
+        let (w, rt) = set.both(i);
+        record::open(w, rt, kind, 0, tm1, tm2);
+        self.map_fd(fd, Some(i));
+        true
+    }
+
+    /// A new fd for a record named `name` (fileno of a stream whose path
+    /// POSIX has not seen, or open by id).
     #[allow(clippy::too_many_arguments)]
     pub fn open_id(&self, fd: i32, id: u64, name: &[u8], kind: OpenKind, mode: i64, tm1: Tick, tm2: Tick) {
         let mut set = self.lock();
@@ -289,15 +301,6 @@ impl Posix {
             let (w, rt) = set.both(i);
             f(w, rt);
         }
-    }
-
-    /// Number of records (tests, shutdown summaries).
-    pub fn len(&self) -> usize {
-        self.lock().len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// The heatmap this module fills (from the HEATMAP module at start-up).

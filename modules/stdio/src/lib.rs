@@ -222,24 +222,11 @@ impl Stdio {
         }
     }
 
-    /// Whether a stream is tracked (the wrappers skip timing otherwise).
-    pub fn tracked(&self, stream: usize) -> bool {
-        self.lock().streams.get(stream).is_some()
-    }
-
     /// The record id of a tracked stream (fileno).
     pub fn id_of_stream(&self, stream: usize) -> Option<u64> {
         let mut st = self.lock();
         let i = st.streams.get(stream)?;
         Some(st.set.record(i as usize)[0])
-    }
-
-    pub fn len(&self) -> usize {
-        self.lock().set.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     pub fn lock_for_fork(&self) -> LockGuard<'_, State> {
