@@ -13,6 +13,7 @@
 #![deny(unsafe_code)]
 
 pub mod arena;
+pub mod collective;
 pub mod common;
 pub mod compress;
 pub mod config;
@@ -24,8 +25,10 @@ pub mod names;
 pub mod paths;
 pub mod platform;
 pub mod records;
+pub mod reduce_ops;
 pub mod runtime;
 pub mod shutdown;
+pub mod shutdown_mpi;
 pub mod sync;
 
 pub use module::{FinalizeCtx, Module};

@@ -6,6 +6,7 @@
 //! example in one short file.
 
 use crate::arena::Slice;
+use crate::collective::Comm;
 
 /// What a module needs to know at shutdown.
 pub struct FinalizeCtx {
@@ -38,9 +39,12 @@ pub trait Module: Sync {
     /// drop records that must not be written.
     fn finalize(&self, _ctx: &FinalizeCtx) {}
 
-    /// Shutdown, MPI only: combine the records every rank has (`shared`
-    /// ids) into rank -1 records. Non-MPI runs never call it.
-    fn reduce(&self, _shared: &[u64], _ctx: &FinalizeCtx) {}
+    /// Shutdown, MPI only, after `finalize`: combine the records every
+    /// rank has (`shared` ids, the same list on every rank) into rank -1
+    /// records, usually with `RecordSet::reduce_shared`. Called on every
+    /// rank (collectively) when `shared` is not empty, unless
+    /// DARSHAN_DISABLE_SHARED_REDUCTION. Non-MPI runs never call it.
+    fn reduce(&self, _shared: &[u64], _comm: &dyn Comm) {}
 
     /// Hand the records to write, as runs of record words in the log's
     /// layout, to `emit` (called while the module holds its lock).

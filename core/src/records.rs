@@ -5,7 +5,27 @@
 //! partial and the call goes unrecorded (the program is not affected).
 
 use crate::arena::Slice;
+use crate::collective::{variance_combine, variance_elem, variance_of, Comm};
 use crate::runtime;
+
+/// A module's rules for combining the records every rank has (semantics
+/// §6): `prepare` runs on each rank's copy (fastest/slowest start as this
+/// rank), `combine` merges two copies (`inout = input op inout`), and the
+/// variances of time and bytes across ranks are computed from `spread`.
+pub trait Reducer: Sync {
+    fn prepare(&self, rec: &mut [u64]);
+    fn combine(&self, input: &[u64], inout: &mut [u64]);
+    /// (I/O time, bytes) of one rank's record, for the variances; None if
+    /// the module keeps no variances.
+    fn spread(&self, _rec: &[u64]) -> Option<(f64, f64)> {
+        None
+    }
+    fn set_variance(&self, _rec: &mut [u64], _time: f64, _bytes: f64) {}
+}
+
+/// Rank word of a record reduced across ranks (and of the local copies it
+/// replaces, which are then not written).
+const SHARED_RANK: u64 = -1i64 as u64;
 
 pub struct RecordSet<R> {
     module: usize,
@@ -17,6 +37,9 @@ pub struct RecordSet<R> {
     /// Record index + 1 (0: empty).
     vals: &'static mut [u64],
     pub rt: Vec<R>,
+    /// Rank 0 after an MPI reduction: the rank -1 records, written after
+    /// the others (as Darshan sorts shared records to the end).
+    reduced: Vec<u64>,
 }
 
 impl<R: Default> RecordSet<R> {
@@ -30,6 +53,7 @@ impl<R: Default> RecordSet<R> {
             keys: &mut [],
             vals: &mut [],
             rt: Vec::new(),
+            reduced: Vec::new(),
         }
     }
 
@@ -82,6 +106,15 @@ impl<R: Default> RecordSet<R> {
 
     pub fn rank(&self) -> i64 {
         self.rank
+    }
+
+    /// The rank of every record, existing and future (a process that
+    /// started recording before MPI_Init learns its rank there).
+    pub fn set_rank(&mut self, rank: i64) {
+        self.rank = rank;
+        for i in 0..self.count {
+            self.slice.record_mut(i)[1] = rank as u64;
+        }
     }
 
     fn slot(&self, id: u64) -> usize {
@@ -158,21 +191,83 @@ impl<R: Default> RecordSet<R> {
         self.rt.clear();
         self.count = 0;
         self.frozen = false;
+        self.reduced = Vec::new();
     }
 
     /// Emit the records for which `keep` holds, in runs of consecutive
-    /// records (all of them in one run when every record is kept).
+    /// records (all of them in one run when every record is kept), then
+    /// the records reduced across ranks, if any.
     pub fn output(&self, emit: &mut dyn FnMut(&[u64]), keep: impl Fn(&[u64]) -> bool) {
         let rw = self.slice.rec_words;
         let mut start = 0;
         for i in 0..=self.count {
-            if i == self.count || !keep(self.slice.record(i)) {
+            if i == self.count || self.slice.record(i)[1] == SHARED_RANK || !keep(self.slice.record(i)) {
                 if i > start {
                     emit(&self.slice.words[start * rw..i * rw]);
                 }
                 start = i + 1;
             }
         }
+        if !self.reduced.is_empty() {
+            emit(&self.reduced);
+        }
+    }
+
+    /// MPI shutdown, on every rank: combine the records of the `shared`
+    /// ids (the same list on every rank) into rank -1 records on rank 0
+    /// with `rules`; the local copies are then not written. Returns false
+    /// if MPI refused (the local records are then written unreduced).
+    pub fn reduce_shared(&mut self, shared: &[u64], comm: &dyn Comm, rules: &dyn Reducer) -> bool {
+        let rw = self.slice.rec_words;
+        let n = shared.len();
+        let mut send = vec![0u64; n * rw];
+        let mut spread = Vec::with_capacity(n);
+        for (k, &id) in shared.iter().enumerate() {
+            let dst = &mut send[k * rw..(k + 1) * rw];
+            // Every rank has every shared record; a missing one (which the
+            // id exchange rules out) still takes its place as zeros.
+            match self.find(id) {
+                Some(i) => dst.copy_from_slice(self.slice.record(i)),
+                None => dst[0] = id,
+            }
+            rules.prepare(dst);
+            dst[1] = SHARED_RANK;
+            spread.push(rules.spread(dst));
+        }
+        let root = comm.rank() == 0;
+        let mut recv = vec![0u64; if root { n * rw } else { 0 }];
+        if !comm.reduce_elems(&send, &mut recv, rw, &|a, b| {
+            for (x, y) in a.chunks_exact(rw).zip(b.chunks_exact_mut(rw)) {
+                rules.combine(x, y);
+            }
+        }) {
+            return false;
+        }
+        if spread.iter().all(|s| s.is_some()) {
+            let mut var = [vec![0u64; n * 3], vec![0u64; n * 3]];
+            let mut out = [vec![0u64; if root { n * 3 } else { 0 }], vec![0u64; if root { n * 3 } else { 0 }]];
+            for (k, s) in spread.iter().enumerate() {
+                let (t, b) = s.unwrap_or_default();
+                var[0][k * 3..k * 3 + 3].copy_from_slice(&variance_elem(t));
+                var[1][k * 3..k * 3 + 3].copy_from_slice(&variance_elem(b));
+            }
+            for j in 0..2 {
+                comm.reduce_elems(&var[j], &mut out[j], 3, &variance_combine);
+            }
+            if root {
+                for k in 0..n {
+                    let (t, b) = (variance_of(&out[0][k * 3..]), variance_of(&out[1][k * 3..]));
+                    rules.set_variance(&mut recv[k * rw..(k + 1) * rw], t, b);
+                }
+            }
+        }
+        for &id in shared {
+            if let Some(i) = self.find(id) {
+                self.slice.record_mut(i)[1] = SHARED_RANK;
+            }
+        }
+        self.reduced = recv;
+        true
     }
 
     /// Apply `f` to every record's words (shutdown conversions).

@@ -21,20 +21,25 @@ use crate::runtime;
 pub const LIB_VER: &str = "3.5.0";
 /// zlib level at shutdown: level 1 compresses the mostly-zero records to
 /// about the same size as level 6, several times faster.
-const ZLIB_LEVEL: u32 = 1;
+pub(crate) const ZLIB_LEVEL: u32 = 1;
 /// A name table this big is compressed on a thread of its own.
 const NAMES_THREAD_MIN: usize = 256 << 10;
 
 pub struct Outcome {
+    /// The log written (an MPI job's rank 0 only).
     pub path: String,
-    /// Seconds: modules' finalize, compressing every region, writing the file.
+    /// Seconds: modules' finalize, the reduction of shared records (MPI),
+    /// compressing every region, writing the file.
     pub finalize_s: f64,
+    pub reduce_s: f64,
     pub compress_s: f64,
     pub write_s: f64,
+    /// Records this process wrote, and records reduced across ranks.
     pub records: usize,
+    pub shared: usize,
 }
 
-fn job_record(end: (i64, i64), nprocs: i64, jobid: i64) -> Option<Job> {
+pub(crate) fn job_record(start: (i64, i64), end: (i64, i64), nprocs: i64, jobid: i64) -> Option<Job> {
     let sh = runtime::shared()?;
     let t = runtime::times();
     let mut metadata = format!("lib_ver={LIB_VER}\nh={}\n", sh.config.log_hints).into_bytes();
@@ -44,8 +49,8 @@ fn job_record(end: (i64, i64), nprocs: i64, jobid: i64) -> Option<Job> {
     metadata.truncate(darshan_log::job::METADATA_LEN - 1);
     Some(Job {
         uid: sh.platform.euid(),
-        start_time_sec: t.start.0,
-        start_time_nsec: t.start.1,
+        start_time_sec: start.0,
+        start_time_nsec: start.1,
         end_time_sec: end.0,
         end_time_nsec: end.1,
         nprocs,
@@ -56,7 +61,7 @@ fn job_record(end: (i64, i64), nprocs: i64, jobid: i64) -> Option<Job> {
 }
 
 /// Where the log goes: (temporary path, final path), or an error line.
-fn log_paths(jobid: i64) -> Result<(String, String), String> {
+pub(crate) fn log_paths(jobid: i64, start_sec: i64) -> Result<(String, String), String> {
     let sh = runtime::shared().ok_or("runtime not initialised")?;
     let cfg = &sh.config;
     let t = runtime::times();
@@ -65,7 +70,7 @@ fn log_paths(jobid: i64) -> Result<(String, String), String> {
     }
     let dir = match (&cfg.log_path_flat, &cfg.log_path_dated) {
         (Some(d), _) => d.clone(),
-        (None, Some(d)) => logname::dated_dir(d, t.start.0),
+        (None, Some(d)) => logname::dated_dir(d, start_sec),
         (None, None) => return Err("unable to determine log file path (set DARSHAN_LOGPATH or DARSHAN_LOGFILE)".into()),
     };
     let user =
@@ -78,7 +83,7 @@ fn log_paths(jobid: i64) -> Result<(String, String), String> {
         exe: &logname::exe_short(&sh.cmdline),
         jobid,
         pid: t.pid,
-        start_sec: t.start.0,
+        start_sec,
         rand: darshan_log::hash::hash_with_level(host.as_bytes(), usec),
     };
     let mut base = format!("{dir}/{}", logname::base_name(&parts));
@@ -103,7 +108,7 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     let t = runtime::times();
     let env = |n: &str| std::env::var(n).ok();
     let jobid = logname::job_id(&env, sh.config.jobid_env.as_deref(), t.first_pid);
-    let job = job_record(end, 1, jobid).ok_or("no job record")?;
+    let job = job_record(t.start, end, 1, jobid).ok_or("no job record")?;
 
     // Compress everything first: the name table on a second thread when it
     // is big, while this thread (and its helpers) compress the records.
@@ -143,7 +148,7 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     let compress_s = t1.elapsed().as_secs_f64();
 
     let t2 = Instant::now();
-    let (tmp, final_base) = log_paths(jobid)?;
+    let (tmp, final_base) = log_paths(jobid, t.start.0)?;
     let file = OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -175,5 +180,5 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     for m in &modules {
         m.cleanup();
     }
-    Ok(Outcome { path, finalize_s, compress_s, write_s, records })
+    Ok(Outcome { path, finalize_s, reduce_s: 0.0, compress_s, write_s, records, shared: 0 })
 }

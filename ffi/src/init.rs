@@ -9,6 +9,7 @@ use darshan_core::config::{Config, ProcessEnv};
 use darshan_core::runtime::{self, Shared};
 use darshan_core::Platform;
 use darshan_heatmap::HEATMAP;
+use darshan_mpiio::MPIIO;
 use darshan_posix::POSIX;
 use darshan_stdio::STDIO;
 
@@ -40,7 +41,7 @@ fn std_streams() -> [usize; 3] {
     unsafe { [stdin as usize, stdout as usize, stderr as usize] }
 }
 
-fn say(msg: &str) {
+pub(crate) fn say(msg: &str) {
     LIBC.stderr(format!("darshan: {msg}\n").as_bytes());
 }
 
@@ -83,20 +84,45 @@ fn init() {
     if cfg.disable {
         guard::set_state(runtime::DISABLED);
     } else if cfg.enable_nonmpi {
-        start(cfg, t_init);
+        if start(cfg, t_init, 0, false) == Started::Excluded {
+            guard::set_state(runtime::DISABLED);
+        }
+    } else {
+        // An MPI program starts the runtime in MPI_Init.
+        *PENDING.lock().unwrap_or_else(|e| e.into_inner()) = Some(cfg);
     }
 }
 
-/// Initialise for this process (rank 0 of 1).
-fn start(cfg: Config, t_init: std::time::Instant) {
+/// The configuration read in the constructor, for MPI_Init.
+static PENDING: std::sync::Mutex<Option<Config>> = std::sync::Mutex::new(None);
+
+pub fn take_pending_config() -> Option<Config> {
+    PENDING.lock().unwrap_or_else(|e| e.into_inner()).take()
+}
+
+#[derive(PartialEq, Eq, Debug)]
+pub enum Started {
+    /// Recording.
+    Yes,
+    /// Set up but not recording: this rank or program is excluded (an
+    /// excluded MPI rank still takes part in the shutdown).
+    Excluded,
+    /// Not set up (already started, or no memory).
+    No,
+}
+
+/// Initialise for this process, `rank` of an MPI job or 0. With `mpi`, an
+/// excluded rank is still set up (with nothing recorded) so that it can
+/// take part in the collective shutdown.
+pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, mpi: bool) -> Started {
     let cmd = cmdline();
     let exe = cmd.split(' ').next().unwrap_or("").to_string();
-    if cfg.app_excluded(&exe) || cfg.rank_excluded(0) {
-        guard::set_state(runtime::DISABLED);
-        return;
+    let excluded = cfg.app_excluded(&exe) || cfg.rank_excluded(rank);
+    if excluded && !mpi {
+        return Started::Excluded;
     }
     if !guard::transition(runtime::UNINIT, runtime::SHUTTING_DOWN) {
-        return;
+        return Started::No;
     }
     clock::start();
     let start = LIBC.realtime();
@@ -112,27 +138,51 @@ fn start(cfg: Config, t_init: std::time::Instant) {
     if let Err(e) = runtime::init(shared, start, LIBC.pid()) {
         say(&format!("{e}; this run is not instrumented"));
         guard::set_state(runtime::DISABLED);
-        return;
+        return Started::No;
     }
     STDIO.set_std_streams(std_streams());
-    runtime::register(&POSIX, 0);
-    runtime::register(&STDIO, 0);
-    runtime::register(&HEATMAP, 0);
+    runtime::register(&POSIX, rank);
+    if mpi {
+        runtime::register(&MPIIO, rank);
+    }
+    runtime::register(&STDIO, rank);
+    runtime::register(&HEATMAP, rank);
     let shift = clock::heat_shift();
     if let Some(h) = HEATMAP.take(b"heatmap:POSIX", shift) {
         POSIX.set_heat(h);
         HEATMAP.add_source(&POSIX);
     }
+    if mpi {
+        if let Some(h) = HEATMAP.take(b"heatmap:MPIIO", shift) {
+            MPIIO.set_heat(h);
+            HEATMAP.add_source(&MPIIO);
+        }
+    }
     if let Some(h) = HEATMAP.take(b"heatmap:STDIO", shift) {
         STDIO.set_heat(h);
         HEATMAP.add_source(&STDIO);
     }
+    if excluded {
+        // Set up for the shutdown, recording nothing.
+        return Started::Excluded;
+    }
     guard::set_state(runtime::RUNNING);
-    if dump {
+    if dump && rank == 0 {
         LIBC.stderr(text.as_bytes());
     }
-    if timing {
+    if timing && !mpi {
         say(&format!("init\t1\t{:.6}", t_init.elapsed().as_secs_f64()));
+    }
+    Started::Yes
+}
+
+/// A process that started recording in the constructor (DARSHAN_ENABLE_
+/// NONMPI) and then called MPI_Init: MPI-IO is recorded from now on.
+pub fn add_mpiio(rank: i64) {
+    runtime::register(&MPIIO, rank);
+    if let Some(h) = HEATMAP.take(b"heatmap:MPIIO", clock::heat_shift()) {
+        MPIIO.set_heat(h);
+        HEATMAP.add_source(&MPIIO);
     }
 }
 
@@ -144,6 +194,9 @@ extern "C" fn destructor() {
 
 /// Write the log, once. Called from the destructor and from `_exit`.
 pub fn shutdown() {
+    if crate::mpi_wrap::mpi_active() {
+        return; // MPI_Finalize writes the job's log
+    }
     // A child of vfork() or clone() (posix_spawn, CPython's subprocess)
     // shares our memory: if it calls _exit, it must not finalize the
     // parent's records. Only the process the records belong to writes.
@@ -187,12 +240,14 @@ pub fn fork() -> libc::pid_t {
         return unsafe { real_fork() };
     }
     let p = POSIX.lock_for_fork();
+    let mp = MPIIO.lock_for_fork();
     let s = STDIO.lock_for_fork();
     let core = runtime::lock_all();
     // SAFETY: plain fork; our locks are held by this thread.
     let pid = unsafe { real_fork() };
     drop(core);
     drop(s);
+    drop(mp);
     drop(p);
     if pid == 0 {
         guard::set_inside(true);

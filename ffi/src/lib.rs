@@ -9,13 +9,17 @@
 //! own I/O passes through; nothing allocates or prints in a wrapper's path;
 //! recording runs under `catch_unwind`, the real call outside it.
 
+#[macro_use]
+mod real;
 mod clock;
 mod guard;
 mod init;
 mod paths;
 mod platform;
+mod mpi_abi;
+mod mpi_comm;
+mod mpi_wrap;
 mod posix_wrap;
-mod real;
 mod shim;
 mod stat_wrap;
 mod stdio_wrap;

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 
 use libc::{c_char, c_int, c_long, c_uint, c_ulong, iovec, mode_t, off64_t, off_t, size_t, ssize_t, FILE};
 
-fn lookup(slot: &AtomicPtr<c_void>, name: &'static [u8]) -> *mut c_void {
+pub(crate) fn lookup(slot: &AtomicPtr<c_void>, name: &'static [u8]) -> *mut c_void {
     let p = slot.load(Ordering::Relaxed);
     if !p.is_null() {
         return p;

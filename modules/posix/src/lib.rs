@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 mod record;
+mod reduce;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -337,11 +338,18 @@ impl Module for Posix {
         let s = ctx.secs_per_tick;
         let mut set = self.lock();
         set.set.freeze();
+        if set.set.rank() != ctx.rank {
+            set.set.set_rank(ctx.rank);
+        }
         if let Some(h) = set.heat.as_mut() {
             h.finish(ctx.end_tick, s);
         }
         // Every fcounter but the byte variance holds clock ticks.
         set.for_each_mut(|w| ticks_to_secs(w, record::F..record::F + c::F_VARIANCE_RANK_BYTES, s));
+    }
+
+    fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
+        self.lock().set.reduce_shared(shared, comm, &reduce::PosixReducer);
     }
 
     fn output(&self, emit: &mut dyn FnMut(&[u64])) {

@@ -5,6 +5,7 @@
 //! shutdown. Streams are keyed by their `FILE*` address.
 #![forbid(unsafe_code)]
 
+mod reduce;
 mod streams;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -261,10 +262,17 @@ impl Module for Stdio {
         let s = ctx.secs_per_tick;
         let mut st = self.lock();
         st.set.freeze();
+        if st.set.rank() != ctx.rank {
+            st.set.set_rank(ctx.rank);
+        }
         if let Some(h) = st.heat.as_mut() {
             h.finish(ctx.end_tick, s);
         }
         st.set.for_each_mut(|w| ticks_to_secs(w, F..F + c::F_VARIANCE_RANK_BYTES, s));
+    }
+
+    fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
+        self.lock().set.reduce_shared(shared, comm, &reduce::StdioReducer);
     }
 
     fn output(&self, emit: &mut dyn FnMut(&[u64])) {

@@ -1,0 +1,176 @@
+//! The building blocks of Darshan's shared-record reduction operators
+//! (semantics §6.3), on records as 64-bit words: counters are `i64`,
+//! fcounters `f64` bits. `a` is the incoming operand, `b` the in-out one,
+//! `out` a zeroed record that becomes the result; the operand chosen when
+//! both are equal is Darshan's.
+
+use crate::common::update_common;
+
+fn i(w: &[u64], k: usize) -> i64 {
+    w[k] as i64
+}
+
+fn f(w: &[u64], k: usize) -> f64 {
+    f64::from_bits(w[k])
+}
+
+/// Sum of the words in `r` (counters).
+pub fn sum(a: &[u64], b: &[u64], out: &mut [u64], r: std::ops::RangeInclusive<usize>) {
+    for k in r {
+        out[k] = i(a, k).wrapping_add(i(b, k)) as u64;
+    }
+}
+
+/// Sum, but a negative total is stored as exactly -1 (counters that hold
+/// -1 for "not recorded", as POSIX_MMAPS in a preload build).
+pub fn sum_or_minus_one(a: &[u64], b: &[u64], out: &mut [u64], r: std::ops::RangeInclusive<usize>) {
+    for k in r {
+        let s = i(a, k).wrapping_add(i(b, k));
+        out[k] = if s < 0 { -1i64 as u64 } else { s as u64 };
+    }
+}
+
+pub fn copy(a: &[u64], out: &mut [u64], k: usize) {
+    out[k] = a[k];
+}
+
+pub fn max(a: &[u64], b: &[u64], out: &mut [u64], r: std::ops::RangeInclusive<usize>) {
+    for k in r {
+        out[k] = i(a, k).max(i(b, k)) as u64;
+    }
+}
+
+pub fn sum_f(a: &[u64], b: &[u64], out: &mut [u64], r: std::ops::RangeInclusive<usize>) {
+    for k in r {
+        out[k] = (f(a, k) + f(b, k)).to_bits();
+    }
+}
+
+/// Start timestamps: the smallest non-zero one.
+pub fn min_nonzero_f(a: &[u64], b: &[u64], out: &mut [u64], r: std::ops::RangeInclusive<usize>) {
+    for k in r {
+        let (x, y) = (f(a, k), f(b, k));
+        out[k] = if (x < y && x > 0.0) || y == 0.0 { x } else { y }.to_bits();
+    }
+}
+
+/// End timestamps: the largest.
+pub fn max_f(a: &[u64], b: &[u64], out: &mut [u64], r: std::ops::RangeInclusive<usize>) {
+    for k in r {
+        let (x, y) = (f(a, k), f(b, k));
+        out[k] = if x > y { x } else { y }.to_bits();
+    }
+}
+
+/// The longest operation (fcounter `t`) and its size (counter `size`).
+pub fn max_time_with_size(a: &[u64], b: &[u64], out: &mut [u64], t: usize, size: usize) {
+    let src = if f(a, t) > f(b, t) { a } else { b };
+    out[t] = src[t];
+    out[size] = src[size];
+}
+
+/// Word positions of the fastest/slowest rank fields of a record.
+pub struct RankFields {
+    pub fastest: usize,
+    pub fastest_bytes: usize,
+    pub slowest: usize,
+    pub slowest_bytes: usize,
+    pub fastest_time: usize,
+    pub slowest_time: usize,
+}
+
+/// Fastest: the operand with the smaller time (zeros count); slowest: the
+/// one with the larger.
+pub fn fastest_slowest(a: &[u64], b: &[u64], out: &mut [u64], p: &RankFields) {
+    let fa = if f(a, p.fastest_time) < f(b, p.fastest_time) { a } else { b };
+    out[p.fastest] = fa[p.fastest];
+    out[p.fastest_bytes] = fa[p.fastest_bytes];
+    out[p.fastest_time] = fa[p.fastest_time];
+    let sl = if f(a, p.slowest_time) > f(b, p.slowest_time) { a } else { b };
+    out[p.slowest] = sl[p.slowest];
+    out[p.slowest_bytes] = sl[p.slowest_bytes];
+    out[p.slowest_time] = sl[p.slowest_time];
+}
+
+/// Before the reduction, each rank is both the fastest and the slowest
+/// of its copy: its rank, its bytes and its I/O time.
+pub fn prepare_ranks(rec: &mut [u64], p: &RankFields, bytes: i64, time: f64) {
+    let rank = rec[1];
+    rec[p.fastest] = rank;
+    rec[p.slowest] = rank;
+    rec[p.fastest_bytes] = bytes as u64;
+    rec[p.slowest_bytes] = bytes as u64;
+    rec[p.fastest_time] = time.to_bits();
+    rec[p.slowest_time] = time.to_bits();
+}
+
+/// Two 4-slot common-value lists (values at `vi`, counts at `ci`): values
+/// in both lists have their counts merged, then both lists go into an
+/// empty one in order — an approximation of the global top four.
+pub fn common(a: &[u64], b: &[u64], out: &mut [u64], vi: usize, ci: usize) {
+    let av: [i64; 4] = std::array::from_fn(|k| i(a, vi + k));
+    let mut ac: [i64; 4] = std::array::from_fn(|k| i(a, ci + k));
+    let mut bv: [i64; 4] = std::array::from_fn(|k| i(b, vi + k));
+    let mut bc: [i64; 4] = std::array::from_fn(|k| i(b, ci + k));
+    for j in 0..4 {
+        for k in 0..4 {
+            if av[j] == bv[k] {
+                ac[j] += bc[k];
+                bv[k] = 0;
+                bc[k] = 0;
+            }
+        }
+    }
+    for k in 0..4 {
+        out[vi + k] = 0;
+        out[ci + k] = 0;
+    }
+    for j in 0..4 {
+        update_common(out, vi, ci, av[j], ac[j], true);
+    }
+    for j in 0..4 {
+        update_common(out, vi, ci, bv[j], bc[j], true);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(v: [(i64, i64); 4]) -> Vec<u64> {
+        let mut w = vec![0u64; 8];
+        for (k, (val, cnt)) in v.iter().enumerate() {
+            w[k] = *val as u64;
+            w[4 + k] = *cnt as u64;
+        }
+        w
+    }
+
+    #[test]
+    fn common_values_merge_duplicates_then_rank_by_count_then_value() {
+        let a = list([(1000, 10), (100, 3), (4096, 1), (0, 0)]);
+        let b = list([(100, 8), (8, 2), (4096, 1), (16, 1)]);
+        let mut out = vec![0u64; 8];
+        common(&a, &b, &mut out, 0, 4);
+        let got: Vec<(i64, i64)> = (0..4).map(|k| (out[k] as i64, out[4 + k] as i64)).collect();
+        assert_eq!(got, vec![(100, 11), (1000, 10), (4096, 2), (8, 2)]);
+    }
+
+    #[test]
+    fn start_times_take_the_smallest_non_zero() {
+        let a = [0f64.to_bits(), 2.5f64.to_bits(), 1.0f64.to_bits()];
+        let b = [3f64.to_bits(), 0f64.to_bits(), 0.5f64.to_bits()];
+        let mut out = [0u64; 3];
+        min_nonzero_f(&a, &b, &mut out, 0..=2);
+        assert_eq!(out.map(f64::from_bits), [3.0, 2.5, 0.5]);
+    }
+
+    #[test]
+    fn negative_sums_become_minus_one() {
+        let a = [-1i64 as u64, 2];
+        let b = [-1i64 as u64, 3];
+        let mut out = [0u64; 2];
+        sum_or_minus_one(&a, &b, &mut out, 0..=1);
+        assert_eq!(out.map(|x| x as i64), [-1, 5]);
+    }
+}

@@ -1,0 +1,280 @@
+//! The shutdown pipeline of an MPI job, run in the MPI_Finalize wrapper
+//! on every rank before the real PMPI_Finalize (semantics §6, log-format
+//! §5): agree on the end of the run, finalize the modules, find the
+//! records every rank has, reduce them onto rank 0, compress each rank's
+//! regions locally, then write one log collectively with MPI-IO, each
+//! region being the ranks' zlib streams in rank order.
+//!
+//! Every step that can fail on one rank is followed by an agreement
+//! (`all_ok`), so a failure never leaves the other ranks waiting in a
+//! collective call.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Instant;
+
+use darshan_log::header::{Header, LogVersion, RegionMap, HEADER_SIZE};
+use darshan_log::modules::{MAX_MODS, WRITE_VERSIONS};
+use darshan_log::Compression;
+
+use crate::collective::{all_ok, bcast_vec, Comm, Op};
+use crate::compress::Compressor;
+use crate::module::{FinalizeCtx, Module};
+use crate::runtime;
+use crate::shutdown::{job_record, log_paths, Outcome, ZLIB_LEVEL};
+
+/// Each module's record ids, with a bit per module that has the id.
+fn local_ids(modules: &[&'static dyn Module]) -> (Vec<u64>, HashMap<u64, u64>) {
+    let mut order = Vec::new();
+    let mut mask: HashMap<u64, u64> = HashMap::new();
+    for m in modules {
+        let (id, rw) = (m.id(), m.record_words().max(1));
+        m.output(&mut |run: &[u64]| {
+            for rec in run.chunks_exact(rw) {
+                let e = mask.entry(rec[0]).or_insert_with(|| {
+                    order.push(rec[0]);
+                    0
+                });
+                *e |= 1 << id;
+            }
+        });
+    }
+    (order, mask)
+}
+
+/// The ids every rank has, with the modules in which all of them have it
+/// (rank 0 proposes its ids; a bitwise AND of the module masks decides).
+fn shared_records(comm: &dyn Comm, modules: &[&'static dyn Module]) -> Vec<(u64, u64)> {
+    let (order, mask) = local_ids(modules);
+    let mut bytes: Vec<u8> =
+        if comm.rank() == 0 { order.iter().flat_map(|id| id.to_le_bytes()).collect() } else { Vec::new() };
+    bcast_vec(comm, &mut bytes);
+    let ids: Vec<u64> = bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect();
+    let mut masks: Vec<u64> = ids.iter().map(|id| mask.get(id).copied().unwrap_or(0)).collect();
+    comm.allreduce_u64(&mut masks, Op::Band);
+    ids.into_iter().zip(masks).filter(|(_, m)| *m != 0).collect()
+}
+
+/// The packed name table without the entries of `drop` ids.
+fn names_without(packed: &[u8], drop: &HashSet<u64>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(packed.len());
+    let mut rest = packed;
+    while rest.len() >= 9 {
+        let id = u64::from_le_bytes(rest[..8].try_into().unwrap_or([0; 8]));
+        let end = rest[8..].iter().position(|&b| b == 0).map(|p| 8 + p + 1).unwrap_or(rest.len());
+        if !drop.contains(&id) {
+            out.extend_from_slice(&rest[..end]);
+        }
+        rest = &rest[end..];
+    }
+    out
+}
+
+/// Finalize, reduce and write the job's log. `end_tick` is this rank's
+/// clock at shutdown. Rank 0's outcome names the log.
+pub fn write_log_mpi(comm: &dyn Comm, secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<Outcome, String> {
+    let sh = runtime::shared().ok_or("runtime not initialised")?;
+    let (rank, nprocs) = (comm.rank(), comm.size());
+    comm.barrier();
+    let t_start = Instant::now();
+
+    // Every rank's heatmaps end at the latest end of any rank (in each
+    // rank's own relative time, as Darshan agrees on it).
+    let mut last = [end_tick as f64 * secs_per_tick];
+    comm.allreduce_f64(&mut last, Op::Max);
+    let end_tick = if secs_per_tick > 0.0 { (last[0] / secs_per_tick).ceil() as i64 } else { end_tick };
+    let modules = runtime::modules();
+    let ctx = FinalizeCtx { secs_per_tick, end_tick, rank, nprocs };
+    for m in &modules {
+        m.finalize(&ctx);
+    }
+    let finalize_s = t_start.elapsed().as_secs_f64();
+
+    let t1 = Instant::now();
+    let shared = shared_records(comm, &modules);
+    if !sh.config.disable_shared_reduction {
+        for m in &modules {
+            let bit = 1u64 << m.id();
+            let ids: Vec<u64> = shared.iter().filter(|(_, mask)| mask & bit != 0).map(|(id, _)| *id).collect();
+            if !ids.is_empty() {
+                m.reduce(&ids, comm);
+            }
+        }
+    }
+    let reduce_s = t1.elapsed().as_secs_f64();
+
+    // Job times: the earliest start and the latest end of any rank.
+    let t = runtime::times();
+    let mut times = [t.start.0 * 1_000_000_000 + t.start.1, -(end.0 * 1_000_000_000 + end.1)];
+    comm.allreduce_i64(&mut times, Op::Min);
+    let start = (times[0].div_euclid(1_000_000_000), times[0].rem_euclid(1_000_000_000));
+    let end = ((-times[1]).div_euclid(1_000_000_000), (-times[1]).rem_euclid(1_000_000_000));
+    let env = |n: &str| std::env::var(n).ok();
+    let jobid = crate::logname::job_id(&env, sh.config.jobid_env.as_deref(), t.first_pid);
+
+    // Compress this rank's share of every region: [job, names, modules..].
+    let t2 = Instant::now();
+    let mut comp = Compressor::new(ZLIB_LEVEL);
+    let mut regions: Vec<Vec<u8>> = Vec::with_capacity(2 + modules.len());
+    let mut ok = true;
+    let mut join = |r: std::io::Result<Vec<Vec<u8>>>| match r {
+        Ok(s) => s.concat(),
+        Err(_) => {
+            ok = false;
+            Vec::new()
+        }
+    };
+    let job = if rank == 0 { job_record(start, end, nprocs, jobid) } else { None };
+    regions.push(match &job {
+        Some(j) => join(comp.bytes(&j.encode())),
+        None => Vec::new(),
+    });
+    let packed = runtime::with_names(|n| n.packed().to_vec()).unwrap_or_default();
+    let names = if rank == 0 {
+        packed
+    } else {
+        let drop: HashSet<u64> = shared.iter().map(|(id, _)| *id).collect();
+        names_without(&packed, &drop)
+    };
+    regions.push(join(comp.bytes(&names)));
+    let mut records = 0;
+    for m in &modules {
+        let rw = m.record_words().max(1);
+        let mut bytes = Vec::new();
+        m.output(&mut |run: &[u64]| {
+            records += run.len() / rw;
+            match comp.words(run, rw) {
+                Ok(s) => s.iter().for_each(|s| bytes.extend_from_slice(s)),
+                Err(_) => ok = false,
+            }
+        });
+        regions.push(bytes);
+    }
+    let compress_s = t2.elapsed().as_secs_f64();
+    if !all_ok(comm, ok) {
+        return Err("compressing log data failed".into());
+    }
+
+    // Where each rank's pieces go: an exclusive prefix sum of the sizes
+    // within each region, and the regions back to back after the header.
+    let t3 = Instant::now();
+    let sizes: Vec<u64> = regions.iter().map(|r| r.len() as u64).collect();
+    let mut mine = sizes.clone();
+    comm.exscan_u64(&mut mine);
+    let mut totals = sizes.clone();
+    comm.allreduce_u64(&mut totals, Op::Sum);
+    let mut starts = Vec::with_capacity(totals.len());
+    let mut pos = HEADER_SIZE as u64;
+    for t in &totals {
+        starts.push(pos);
+        pos += t;
+    }
+
+    let mut path = Vec::new();
+    let mut tmp_final = (String::new(), String::new());
+    if rank == 0 {
+        match log_paths(jobid, start.0) {
+            Ok(p) => {
+                path = p.0.clone().into_bytes();
+                tmp_final = p;
+            }
+            Err(e) => tmp_final.0 = e,
+        }
+    }
+    bcast_vec(comm, &mut path);
+    if path.is_empty() {
+        return Err(if rank == 0 { tmp_final.0 } else { String::new() });
+    }
+    let tmp = String::from_utf8_lossy(&path).into_owned();
+    let opened = comm.open_log(&tmp, &sh.config.log_hints);
+    if !all_ok(comm, opened.is_ok()) {
+        return Err(match opened {
+            Err(e) => e,
+            Ok(()) => {
+                comm.close_log();
+                String::new()
+            }
+        });
+    }
+    let mut wrote = true;
+    for (r, data) in regions.iter().enumerate() {
+        wrote &= comm.write_at_all(starts[r] + mine[r], data).is_ok();
+    }
+    let mut partial = [runtime::partial_flags()];
+    comm.allreduce_u64(&mut partial, Op::Bor);
+    if rank == 0 {
+        let mut header = Header {
+            version: LogVersion::V341,
+            swapped: false,
+            compression: Compression::Zlib,
+            partial_flag: partial[0],
+            job_map: RegionMap { off: starts[0], len: totals[0] },
+            name_map: RegionMap { off: starts[1], len: totals[1] },
+            mod_map: [RegionMap::default(); MAX_MODS],
+            mod_ver: [0; MAX_MODS],
+        };
+        for (k, m) in modules.iter().enumerate() {
+            let (id, len) = (m.id(), totals[2 + k]);
+            if len > 0 && id < MAX_MODS {
+                header.mod_map[id] = RegionMap { off: starts[2 + k], len };
+                header.mod_ver[id] = WRITE_VERSIONS.get(id).copied().unwrap_or(0);
+            }
+        }
+        wrote &= comm.write_at(0, &header.encode()).is_ok();
+    }
+    comm.close_log();
+    let wrote = all_ok(comm, wrote);
+    let write_s = t3.elapsed().as_secs_f64();
+    let mut out = Outcome {
+        path: String::new(),
+        finalize_s,
+        reduce_s,
+        compress_s,
+        write_s,
+        records,
+        shared: shared.len(),
+    };
+    if rank == 0 {
+        let (tmp, base) = tmp_final;
+        if !wrote {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(format!("writing log file {tmp} failed"));
+        }
+        out.path = if sh.config.log_file.is_some() {
+            base
+        } else {
+            format!("{base}_{}.darshan", t_start.elapsed().as_secs() as i64 + 1)
+        };
+        std::fs::rename(&tmp, &out.path).map_err(|e| format!("renaming {tmp} to {}: {e}", out.path))?;
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(&out.path, std::fs::Permissions::from_mode(0o400));
+    } else if !wrote {
+        return Err(String::new());
+    }
+    for m in &modules {
+        m.cleanup();
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_of_shared_records_are_dropped_from_the_name_table() {
+        let mut packed = Vec::new();
+        for (id, n) in [(7u64, "/a"), (9, "/bb"), (11, "")] {
+            packed.extend_from_slice(&id.to_le_bytes());
+            packed.extend_from_slice(n.as_bytes());
+            packed.push(0);
+        }
+        let drop: HashSet<u64> = [9u64].into_iter().collect();
+        let kept = names_without(&packed, &drop);
+        let mut want = Vec::new();
+        want.extend_from_slice(&7u64.to_le_bytes());
+        want.extend_from_slice(b"/a\0");
+        want.extend_from_slice(&11u64.to_le_bytes());
+        want.push(0);
+        assert_eq!(kept, want);
+    }
+}

@@ -1,0 +1,322 @@
+//! MPI_Init, MPI_Init_thread, MPI_Finalize and the MPI-IO calls, each
+//! exported under its MPI_ and its PMPI_ name (a program or a Fortran
+//! binding may call either; rule 16); the real function is always the
+//! next `PMPI_` definition, found by dlsym.
+
+use std::ffi::{c_void, CStr};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use darshan_core::collective::{all_ok, Comm};
+use darshan_core::runtime;
+use darshan_core::Platform;
+use darshan_mpiio::{Access, MPIIO};
+use libc::{c_char, c_int};
+
+use crate::init::{self, say, Started};
+use crate::mpi_abi::{self as m, H, MPI_ERR_OTHER, MPI_SUCCESS};
+use crate::mpi_comm::MpiComm;
+use crate::{clock, guard, paths};
+
+/// Set once MPI_Init has set the runtime up for an MPI job: the log is
+/// then written by MPI_Finalize, on every rank together.
+static MPI_ACTIVE: AtomicBool = AtomicBool::new(false);
+
+pub fn mpi_active() -> bool {
+    MPI_ACTIVE.load(Ordering::Acquire)
+}
+
+/// After PMPI_Init(_thread) succeeded: set the runtime up on this rank.
+fn mpi_started() {
+    guard::set_inside(true);
+    if std::panic::catch_unwind(mpi_start).is_err() {
+        guard::set_state(runtime::DISABLED);
+    }
+    guard::set_inside(false);
+}
+
+fn mpi_start() {
+    let t_init = std::time::Instant::now();
+    let Some(abi) = m::abi() else {
+        if runtime::state() == runtime::UNINIT {
+            say("unsupported MPI library (only Open MPI is supported); this job is not instrumented");
+        }
+        return;
+    };
+    let Some(comm) = MpiComm::new(abi) else { return };
+    let rank = comm.rank();
+    let mine = match runtime::state() {
+        runtime::UNINIT => match init::take_pending_config() {
+            Some(cfg) => init::start(cfg, t_init, rank, true),
+            None => Started::No,
+        },
+        runtime::RUNNING => {
+            // Recording since the constructor (DARSHAN_ENABLE_NONMPI).
+            init::add_mpiio(rank);
+            Started::Yes
+        }
+        _ => Started::No,
+    };
+    // DARSHAN_DISABLE and app exclusions are the same on every rank; a
+    // rank that could not start (memory) must not leave the others
+    // waiting in the shutdown's collectives: then no rank writes a log.
+    let configured = runtime::config().is_some() && mine != Started::No;
+    if all_ok(&comm, configured) {
+        MPI_ACTIVE.store(true, Ordering::Release);
+        if runtime::config().map(|c| c.internal_timing).unwrap_or(false) && rank == 0 {
+            say(&format!("init\t{}\t{:.6}", comm.size(), t_init.elapsed().as_secs_f64()));
+        }
+    } else if configured {
+        guard::set_state(runtime::DISABLED);
+        if rank == 0 {
+            say("the runtime could not start on every rank; this job is not instrumented");
+        }
+    }
+}
+
+/// In MPI_Finalize, before PMPI_Finalize: every rank writes the log.
+fn mpi_shutdown() {
+    if !MPI_ACTIVE.swap(false, Ordering::AcqRel) {
+        return;
+    }
+    let Some(comm) = m::abi_ready().and_then(MpiComm::new) else { return };
+    // Excluded ranks are already SHUTTING_DOWN; recording ranks stop now.
+    guard::transition(runtime::RUNNING, runtime::SHUTTING_DOWN);
+    guard::set_inside(true);
+    let scale = clock::secs_per_tick();
+    let end_tick = clock::now();
+    let end = crate::platform::LIBC.realtime();
+    let timing = runtime::config().map(|c| c.internal_timing).unwrap_or(false);
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        darshan_core::shutdown_mpi::write_log_mpi(&comm, scale, end, end_tick)
+    }));
+    let rank = comm.rank();
+    match r {
+        Ok(Ok(o)) if timing && rank == 0 => say(&format!(
+            "shutdown\t{}\t{:.6}\t(finalize {:.6}, reduce {:.6}, compress {:.6}, write {:.6}; {} records on rank 0, {} shared) {}",
+            comm.size(),
+            o.finalize_s + o.reduce_s + o.compress_s + o.write_s,
+            o.finalize_s,
+            o.reduce_s,
+            o.compress_s,
+            o.write_s,
+            o.records,
+            o.shared,
+            o.path
+        )),
+        Ok(Ok(_)) => {}
+        Ok(Err(msg)) if !msg.is_empty() => say(&msg),
+        Ok(Err(_)) => {}
+        Err(_) => say("internal error while writing the log; no log written"),
+    }
+    guard::set_state(runtime::FINALIZED);
+    guard::set_inside(false);
+}
+
+/// # Safety
+/// Called by the program as MPI_Init.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Init(argc: *mut c_int, argv: *mut *mut *mut c_char) -> c_int {
+    let Some(real) = m::PMPI_Init() else { return MPI_ERR_OTHER };
+    // SAFETY: the program's own arguments, passed on unchanged.
+    let ret = unsafe { real(argc, argv) };
+    if ret == MPI_SUCCESS {
+        mpi_started();
+    }
+    ret
+}
+
+/// # Safety
+/// Called by the program as PMPI_Init.
+#[no_mangle]
+pub unsafe extern "C" fn PMPI_Init(argc: *mut c_int, argv: *mut *mut *mut c_char) -> c_int {
+    // SAFETY: same contract.
+    unsafe { MPI_Init(argc, argv) }
+}
+
+/// # Safety
+/// Called by the program as MPI_Init_thread.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Init_thread(
+    argc: *mut c_int,
+    argv: *mut *mut *mut c_char,
+    required: c_int,
+    provided: *mut c_int,
+) -> c_int {
+    let Some(real) = m::PMPI_Init_thread() else { return MPI_ERR_OTHER };
+    // SAFETY: the program's own arguments, passed on unchanged.
+    let ret = unsafe { real(argc, argv, required, provided) };
+    if ret == MPI_SUCCESS {
+        mpi_started();
+    }
+    ret
+}
+
+/// # Safety
+/// Called by the program as PMPI_Init_thread.
+#[no_mangle]
+pub unsafe extern "C" fn PMPI_Init_thread(
+    argc: *mut c_int,
+    argv: *mut *mut *mut c_char,
+    required: c_int,
+    provided: *mut c_int,
+) -> c_int {
+    // SAFETY: same contract.
+    unsafe { MPI_Init_thread(argc, argv, required, provided) }
+}
+
+/// # Safety
+/// Called by the program as MPI_Finalize.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Finalize() -> c_int {
+    mpi_shutdown();
+    let Some(real) = m::PMPI_Finalize() else { return MPI_ERR_OTHER };
+    // SAFETY: no arguments.
+    unsafe { real() }
+}
+
+/// # Safety
+/// Called by the program as PMPI_Finalize.
+#[no_mangle]
+pub unsafe extern "C" fn PMPI_Finalize() -> c_int {
+    // SAFETY: same contract.
+    unsafe { MPI_Finalize() }
+}
+
+/// Time the real call and, if it succeeded and this thread records, hand
+/// the elapsed ticks to `rec`.
+#[inline(always)]
+fn timed(call: impl FnOnce() -> Option<c_int>, rec: impl FnOnce(i64, i64)) -> c_int {
+    let on = guard::recording();
+    let tm1 = if on { clock::now() } else { 0 };
+    let Some(ret) = call() else { return MPI_ERR_OTHER };
+    if on && ret == MPI_SUCCESS {
+        let tm2 = clock::now();
+        guard::record(|| rec(tm1, tm2));
+    }
+    ret
+}
+
+fn io(fh: H, count: c_int, dt: H, write: bool, how: Access, tm1: i64, tm2: i64) {
+    MPIIO.on_io(fh, write, how, m::type_bytes(dt, count), tm1, tm2);
+}
+
+/// Exports `$name` and `$pname` with the given parameters; the body runs
+/// the real `$pname` and records with `$rec(tm1, tm2)`.
+macro_rules! mpi_export {
+    ($name:ident, $pname:ident, ($($a:ident : $t:ty),*), |$t1:ident, $t2:ident| $rec:expr) => {
+        /// # Safety
+        /// Called by the program with the MPI function's own arguments.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($a: $t),*) -> c_int {
+            timed(
+                // SAFETY: the program's arguments, passed on unchanged.
+                || m::$pname().map(|f| unsafe { f($($a),*) }),
+                |$t1, $t2| $rec,
+            )
+        }
+
+        /// # Safety
+        /// As the MPI_ name.
+        #[no_mangle]
+        pub unsafe extern "C" fn $pname($($a: $t),*) -> c_int {
+            // SAFETY: same contract.
+            unsafe { $name($($a),*) }
+        }
+    };
+}
+
+type Buf = *mut c_void;
+type Status = *mut c_void;
+type Req = *mut H;
+
+// Reads and writes: `(fh, [offset,] buf, count, datatype, status|request)`;
+// the size is count × the datatype's size.
+mpi_export!(MPI_File_read, PMPI_File_read, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, false, Access::Indep, t1, t2));
+mpi_export!(MPI_File_write, PMPI_File_write, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, true, Access::Indep, t1, t2));
+mpi_export!(MPI_File_read_at, PMPI_File_read_at, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, false, Access::Indep, t1, t2));
+mpi_export!(MPI_File_write_at, PMPI_File_write_at, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, true, Access::Indep, t1, t2));
+mpi_export!(MPI_File_read_shared, PMPI_File_read_shared, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, false, Access::Indep, t1, t2));
+mpi_export!(MPI_File_write_shared, PMPI_File_write_shared, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, true, Access::Indep, t1, t2));
+mpi_export!(MPI_File_read_all, PMPI_File_read_all, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, false, Access::Coll, t1, t2));
+mpi_export!(MPI_File_write_all, PMPI_File_write_all, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, true, Access::Coll, t1, t2));
+mpi_export!(MPI_File_read_at_all, PMPI_File_read_at_all, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, false, Access::Coll, t1, t2));
+mpi_export!(MPI_File_write_at_all, PMPI_File_write_at_all, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, true, Access::Coll, t1, t2));
+mpi_export!(MPI_File_read_ordered, PMPI_File_read_ordered, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, false, Access::Coll, t1, t2));
+mpi_export!(MPI_File_write_ordered, PMPI_File_write_ordered, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, true, Access::Coll, t1, t2));
+mpi_export!(MPI_File_read_all_begin, PMPI_File_read_all_begin, (fh: H, buf: Buf, count: c_int, dt: H), |t1, t2| io(fh, count, dt, false, Access::Split, t1, t2));
+mpi_export!(MPI_File_write_all_begin, PMPI_File_write_all_begin, (fh: H, buf: Buf, count: c_int, dt: H), |t1, t2| io(fh, count, dt, true, Access::Split, t1, t2));
+mpi_export!(MPI_File_read_at_all_begin, PMPI_File_read_at_all_begin, (fh: H, off: i64, buf: Buf, count: c_int, dt: H), |t1, t2| io(fh, count, dt, false, Access::Split, t1, t2));
+mpi_export!(MPI_File_write_at_all_begin, PMPI_File_write_at_all_begin, (fh: H, off: i64, buf: Buf, count: c_int, dt: H), |t1, t2| io(fh, count, dt, true, Access::Split, t1, t2));
+mpi_export!(MPI_File_read_ordered_begin, PMPI_File_read_ordered_begin, (fh: H, buf: Buf, count: c_int, dt: H), |t1, t2| io(fh, count, dt, false, Access::Split, t1, t2));
+mpi_export!(MPI_File_write_ordered_begin, PMPI_File_write_ordered_begin, (fh: H, buf: Buf, count: c_int, dt: H), |t1, t2| io(fh, count, dt, true, Access::Split, t1, t2));
+mpi_export!(MPI_File_iread, PMPI_File_iread, (fh: H, buf: Buf, count: c_int, dt: H, rq: Req), |t1, t2| io(fh, count, dt, false, Access::Nb, t1, t2));
+mpi_export!(MPI_File_iwrite, PMPI_File_iwrite, (fh: H, buf: Buf, count: c_int, dt: H, rq: Req), |t1, t2| io(fh, count, dt, true, Access::Nb, t1, t2));
+mpi_export!(MPI_File_iread_at, PMPI_File_iread_at, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, rq: Req), |t1, t2| io(fh, count, dt, false, Access::Nb, t1, t2));
+mpi_export!(MPI_File_iwrite_at, PMPI_File_iwrite_at, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, rq: Req), |t1, t2| io(fh, count, dt, true, Access::Nb, t1, t2));
+mpi_export!(MPI_File_iread_shared, PMPI_File_iread_shared, (fh: H, buf: Buf, count: c_int, dt: H, rq: Req), |t1, t2| io(fh, count, dt, false, Access::Nb, t1, t2));
+mpi_export!(MPI_File_iwrite_shared, PMPI_File_iwrite_shared, (fh: H, buf: Buf, count: c_int, dt: H, rq: Req), |t1, t2| io(fh, count, dt, true, Access::Nb, t1, t2));
+mpi_export!(MPI_File_iread_all, PMPI_File_iread_all, (fh: H, buf: Buf, count: c_int, dt: H, rq: Req), |t1, t2| io(fh, count, dt, false, Access::Nb, t1, t2));
+mpi_export!(MPI_File_iwrite_all, PMPI_File_iwrite_all, (fh: H, buf: Buf, count: c_int, dt: H, rq: Req), |t1, t2| io(fh, count, dt, true, Access::Nb, t1, t2));
+mpi_export!(MPI_File_iread_at_all, PMPI_File_iread_at_all, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, rq: Req), |t1, t2| io(fh, count, dt, false, Access::Nb, t1, t2));
+mpi_export!(MPI_File_iwrite_at_all, PMPI_File_iwrite_at_all, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, rq: Req), |t1, t2| io(fh, count, dt, true, Access::Nb, t1, t2));
+
+/// The name MPI_File_open records: ROMIO's `fs:` prefix stripped (only
+/// a prefix longer than one character, so `c:\...` stays), then cleaned.
+fn open_name(filename: *const c_char) -> *const c_char {
+    // SAFETY: MPI_File_open's filename is a NUL-terminated string (the
+    // real call just accepted it).
+    let b = unsafe { CStr::from_ptr(filename) }.to_bytes();
+    match b.iter().position(|&c| c == b':') {
+        // SAFETY: `p + 1 <= b.len()`, still inside the same string.
+        Some(p) if p > 1 => unsafe { filename.add(p + 1) },
+        _ => filename,
+    }
+}
+
+mpi_export!(MPI_File_open, PMPI_File_open, (comm: H, filename: *const c_char, amode: c_int, info: H, fh: *mut H), |t1, t2| {
+    if filename.is_null() || fh.is_null() {
+        return;
+    }
+    let has_info = m::abi_ready().map(|a| info != a.info_null).unwrap_or(false);
+    let size = m::comm_size(comm);
+    // SAFETY: the real call succeeded, so it stored the new handle in *fh.
+    let handle = unsafe { *fh };
+    paths::with_clean(None, open_name(filename), |name| {
+        MPIIO.on_open(handle, name, amode as i64, size, has_info, t1, t2)
+    });
+});
+
+mpi_export!(MPI_File_sync, PMPI_File_sync, (fh: H), |t1, t2| MPIIO.on_sync(fh, t1, t2));
+mpi_export!(MPI_File_set_size, PMPI_File_set_size, (fh: H, size: i64), |t1, t2| MPIIO.on_meta(fh, t1, t2));
+mpi_export!(MPI_File_set_info, PMPI_File_set_info, (fh: H, info: H), |t1, t2| MPIIO.on_meta(fh, t1, t2));
+mpi_export!(
+    MPI_File_set_view,
+    PMPI_File_set_view,
+    (fh: H, disp: i64, etype: H, filetype: H, datarep: *const c_char, info: H),
+    |t1, t2| {
+        let has_info = m::abi_ready().map(|a| info != a.info_null).unwrap_or(false);
+        MPIIO.on_set_view(fh, has_info, t1, t2)
+    }
+);
+
+/// # Safety
+/// Called by the program as MPI_File_close.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_File_close(fh: *mut H) -> c_int {
+    // The handle is reset by the call: keep it to find the record.
+    // SAFETY: MPI requires a valid pointer to the program's handle.
+    let handle = if fh.is_null() { 0 } else { unsafe { *fh } };
+    timed(
+        // SAFETY: the program's argument, passed on unchanged.
+        || m::PMPI_File_close().map(|f| unsafe { f(fh) }),
+        |t1, t2| MPIIO.on_close(handle, t1, t2),
+    )
+}
+
+/// # Safety
+/// As MPI_File_close.
+#[no_mangle]
+pub unsafe extern "C" fn PMPI_File_close(fh: *mut H) -> c_int {
+    // SAFETY: same contract.
+    unsafe { MPI_File_close(fh) }
+}

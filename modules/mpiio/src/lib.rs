@@ -1,0 +1,330 @@
+//! The MPI-IO module (record version 3, semantics §4): one record per
+//! file name given to MPI_File_open, found again from the MPI_File handle
+//! by the I/O calls. Access sizes are `count × MPI_Type_size(datatype)`,
+//! as Darshan counts them (not the bytes actually moved); the POSIX
+//! records of the same files come from the MPI library's own POSIX calls.
+//!
+//! The wrappers (ffi) take the clock and call one `on_*` method; each
+//! takes this module's lock once. Handles are opaque `usize`s (a pointer
+//! in Open MPI, an int in MPICH).
+#![forbid(unsafe_code)]
+
+mod reduce;
+
+use darshan_core::arena::Slice;
+use darshan_core::common::{add, size_bucket, stamp, ticks_to_secs, timer_inc_no_overlap, CommonPool, CommonVals, Tick};
+use darshan_core::heatmap::{HeatBins, HeatSource};
+use darshan_core::records::RecordSet;
+use darshan_core::sync::{Lock, LockGuard};
+use darshan_core::{FinalizeCtx, Module};
+use darshan_log::counters::mpiio as c;
+use darshan_log::modules::MPIIO as ID;
+
+/// Word offset of counter k is `2 + k`; of fcounter k, `F + k`.
+pub const F: usize = 2 + c::NUM_INDICES;
+/// Open MPI_File handles tracked at once (open-addressing table).
+const HANDLE_SLOTS: usize = 4096;
+
+/// Which counter a read or write call increments.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Access {
+    /// read, read_at, read_shared / write, write_at, write_shared
+    Indep,
+    /// *_all, *_at_all, *_ordered
+    Coll,
+    /// split collectives: *_begin
+    Split,
+    /// non-blocking: MPI_File_i*
+    Nb,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+enum LastIo {
+    #[default]
+    None,
+    Read,
+    Write,
+}
+
+#[derive(Default)]
+pub struct Rt {
+    last_io: LastIo,
+    last_meta_end: Tick,
+    last_read_end: Tick,
+    last_write_end: Tick,
+    access: CommonVals,
+}
+
+pub struct State {
+    set: RecordSet<Rt>,
+    /// MPI_File handle -> record index + 1 (0: free; usize::MAX: deleted).
+    handles: Vec<(usize, usize)>,
+    pool: CommonPool,
+    heat: Option<HeatBins>,
+}
+
+pub struct Mpiio {
+    st: Lock<State>,
+}
+
+pub static MPIIO: Mpiio = Mpiio {
+    st: Lock::new(State { set: RecordSet::new(ID), handles: Vec::new(), pool: CommonPool::new(), heat: None }),
+};
+
+const TOMB: usize = usize::MAX;
+
+impl State {
+    fn slot_of(&self, fh: usize) -> Option<usize> {
+        let n = self.handles.len();
+        if n == 0 {
+            return None;
+        }
+        let mut s = (fh ^ (fh >> 17)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52 & (n - 1);
+        for _ in 0..n {
+            let (h, v) = self.handles[s];
+            if v == 0 {
+                return None;
+            }
+            if h == fh && v != TOMB {
+                return Some(s);
+            }
+            s = (s + 1) & (n - 1);
+        }
+        None
+    }
+
+    fn record_of(&self, fh: usize) -> Option<usize> {
+        let i = self.handles[self.slot_of(fh)?].1 - 1;
+        self.set.live(i).then_some(i)
+    }
+
+    fn map(&mut self, fh: usize, i: usize) {
+        if let Some(s) = self.slot_of(fh) {
+            self.handles[s].1 = i + 1;
+            return;
+        }
+        let n = self.handles.len();
+        if n == 0 {
+            return;
+        }
+        let mut s = (fh ^ (fh >> 17)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52 & (n - 1);
+        for _ in 0..n {
+            if self.handles[s].1 == 0 || self.handles[s].1 == TOMB {
+                self.handles[s] = (fh, i + 1);
+                return;
+            }
+            s = (s + 1) & (n - 1);
+        }
+        // Table full (thousands of files open at once): calls on this
+        // handle go unrecorded, and the data is marked incomplete.
+        darshan_core::runtime::set_partial(ID);
+    }
+
+    fn unmap(&mut self, fh: usize) {
+        if let Some(s) = self.slot_of(fh) {
+            self.handles[s].1 = TOMB;
+        }
+    }
+}
+
+impl Mpiio {
+    fn lock(&self) -> LockGuard<'_, State> {
+        self.st.lock()
+    }
+
+    pub fn set_heat(&self, h: HeatBins) {
+        self.lock().heat = Some(h);
+    }
+
+    /// A successful MPI_File_open of `name` (prefix such as `ufs:` already
+    /// stripped, path cleaned) by a communicator of `comm_size` ranks.
+    #[allow(clippy::too_many_arguments)]
+    pub fn on_open(&self, fh: usize, name: &[u8], amode: i64, comm_size: i64, info: bool, tm1: Tick, tm2: Tick) {
+        let Some(cfg) = darshan_core::runtime::config() else { return };
+        if darshan_core::paths::excluded(cfg, ID, name) {
+            return;
+        }
+        let id = darshan_log::record_id(name);
+        let mut st = self.lock();
+        let Some(i) = st.set.find_or_create(id, name) else { return };
+        st.map(fh, i);
+        let (w, rt) = st.set.both(i);
+        w[2 + c::MODE] = amode as u64;
+        add(w, 2 + if comm_size == 1 { c::INDEP_OPENS } else { c::COLL_OPENS }, 1);
+        if info {
+            add(w, 2 + c::HINTS, 1);
+        }
+        stamp(w, F + c::F_OPEN_START_TIMESTAMP, F + c::F_OPEN_END_TIMESTAMP, tm1, tm2);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+    }
+
+    /// A successful read or write of `bytes` (count × type size).
+    pub fn on_io(&self, fh: usize, write: bool, how: Access, bytes: i64, tm1: Tick, tm2: Tick) {
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        let Some(i) = st.record_of(fh) else { return };
+        let (w, rt) = st.set.both(i);
+        let (hist, total, max_time, max_size, start, end, last_end) = if write {
+            let n = match how {
+                Access::Indep => c::INDEP_WRITES,
+                Access::Coll => c::COLL_WRITES,
+                Access::Split => c::SPLIT_WRITES,
+                Access::Nb => c::NB_WRITES,
+            };
+            add(w, 2 + n, 1);
+            if rt.last_io == LastIo::Read {
+                add(w, 2 + c::RW_SWITCHES, 1);
+            }
+            rt.last_io = LastIo::Write;
+            (
+                c::SIZE_WRITE_AGG_0_100,
+                c::BYTES_WRITTEN,
+                c::F_MAX_WRITE_TIME,
+                c::MAX_WRITE_TIME_SIZE,
+                c::F_WRITE_START_TIMESTAMP,
+                c::F_WRITE_END_TIMESTAMP,
+                &mut rt.last_write_end,
+            )
+        } else {
+            let n = match how {
+                Access::Indep => c::INDEP_READS,
+                Access::Coll => c::COLL_READS,
+                Access::Split => c::SPLIT_READS,
+                Access::Nb => c::NB_READS,
+            };
+            add(w, 2 + n, 1);
+            if rt.last_io == LastIo::Write {
+                add(w, 2 + c::RW_SWITCHES, 1);
+            }
+            rt.last_io = LastIo::Read;
+            (
+                c::SIZE_READ_AGG_0_100,
+                c::BYTES_READ,
+                c::F_MAX_READ_TIME,
+                c::MAX_READ_TIME_SIZE,
+                c::F_READ_START_TIMESTAMP,
+                c::F_READ_END_TIMESTAMP,
+                &mut rt.last_read_end,
+            )
+        };
+        add(w, 2 + hist + size_bucket(bytes), 1);
+        add(w, 2 + total, bytes);
+        rt.access.count(&mut st.pool, w, 2 + c::ACCESS1_ACCESS, 2 + c::ACCESS1_COUNT, bytes);
+        stamp(w, F + start, F + end, tm1, tm2);
+        // Times are ticks until finalize; the longest call keeps its size.
+        if (tm2 - tm1) as u64 > w[F + max_time] {
+            w[F + max_time] = (tm2 - tm1) as u64;
+            w[2 + max_size] = bytes as u64;
+        }
+        timer_inc_no_overlap(w, F + if write { c::F_WRITE_TIME } else { c::F_READ_TIME }, tm1, tm2, last_end);
+        if let Some(h) = st.heat.as_mut() {
+            h.add(write, bytes, tm1, tm2);
+        }
+    }
+
+    /// MPI_File_sync: counted, its time is write time.
+    pub fn on_sync(&self, fh: usize, tm1: Tick, tm2: Tick) {
+        let mut st = self.lock();
+        let Some(i) = st.record_of(fh) else { return };
+        let (w, rt) = st.set.both(i);
+        add(w, 2 + c::SYNCS, 1);
+        timer_inc_no_overlap(w, F + c::F_WRITE_TIME, tm1, tm2, &mut rt.last_write_end);
+    }
+
+    /// MPI_File_set_view: VIEWS; with an info object also HINTS and (as
+    /// in Darshan) only then META_TIME.
+    pub fn on_set_view(&self, fh: usize, info: bool, tm1: Tick, tm2: Tick) {
+        let mut st = self.lock();
+        let Some(i) = st.record_of(fh) else { return };
+        let (w, rt) = st.set.both(i);
+        add(w, 2 + c::VIEWS, 1);
+        if info {
+            add(w, 2 + c::HINTS, 1);
+            timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+        }
+    }
+
+    /// MPI_File_set_size, MPI_File_set_info: metadata time only (Darshan
+    /// does not wrap them; their time belongs to the file nonetheless).
+    pub fn on_meta(&self, fh: usize, tm1: Tick, tm2: Tick) {
+        let mut st = self.lock();
+        let Some(i) = st.record_of(fh) else { return };
+        let (w, rt) = st.set.both(i);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+    }
+
+    pub fn on_close(&self, fh: usize, tm1: Tick, tm2: Tick) {
+        let mut st = self.lock();
+        let Some(i) = st.record_of(fh) else { return };
+        st.unmap(fh);
+        let (w, rt) = st.set.both(i);
+        stamp(w, F + c::F_CLOSE_START_TIMESTAMP, F + c::F_CLOSE_END_TIMESTAMP, tm1, tm2);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+    }
+
+    pub fn lock_for_fork(&self) -> LockGuard<'_, State> {
+        self.lock()
+    }
+}
+
+impl Module for Mpiio {
+    fn id(&self) -> usize {
+        ID
+    }
+
+    fn record_words(&self) -> usize {
+        c::RECORD_WORDS
+    }
+
+    fn attach(&self, slice: Slice, rank: i64) {
+        let mut st = self.lock();
+        st.pool = CommonPool::with_capacity(2 * slice.capacity);
+        let mut handles = Vec::new();
+        if slice.capacity > 0 && handles.try_reserve_exact(HANDLE_SLOTS).is_ok() {
+            handles.resize(HANDLE_SLOTS, (0, 0));
+        }
+        st.handles = handles;
+        st.set.attach(slice, rank);
+    }
+
+    fn finalize(&self, ctx: &FinalizeCtx) {
+        let s = ctx.secs_per_tick;
+        let mut st = self.lock();
+        st.set.freeze();
+        if st.set.rank() != ctx.rank {
+            st.set.set_rank(ctx.rank);
+        }
+        if let Some(h) = st.heat.as_mut() {
+            h.finish(ctx.end_tick, s);
+        }
+        // Every fcounter but the byte variance holds clock ticks.
+        st.set.for_each_mut(|w| ticks_to_secs(w, F..F + c::F_VARIANCE_RANK_BYTES, s));
+    }
+
+    fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
+        self.lock().set.reduce_shared(shared, comm, &reduce::MpiioReducer);
+    }
+
+    fn output(&self, emit: &mut dyn FnMut(&[u64])) {
+        self.lock().set.output(emit, |_| true);
+    }
+
+    fn fork_child(&self) {
+        let mut st = self.lock();
+        st.set.clear();
+        st.pool.clear();
+        st.handles.iter_mut().for_each(|h| *h = (0, 0));
+        let rank = st.set.rank();
+        if let Some(h) = st.heat.as_mut() {
+            h.clear(rank);
+        }
+    }
+}
+
+impl HeatSource for Mpiio {
+    fn heat_record(&self, emit: &mut dyn FnMut(&[u64])) {
+        if let Some(r) = self.lock().heat.as_ref().and_then(|h| h.record()) {
+            emit(r);
+        }
+    }
+}
