@@ -3,9 +3,9 @@
 # Debian machine: a C compiler (the runtime tests compile C programs at
 # test time), tar, coreutils' cp and python3 (programs the tests run under
 # the runtime), gzip, GNU time and taskset (benchmarks), and a venv with
-# PyDarshan 3.5.0 (the independent reader of our logs). Safe to run again;
-# skips what is done. OpenMPI and parallel HDF5 are not installed yet:
-# nothing built so far uses them; the MPI and HDF5 issues add them here.
+# PyDarshan 3.5.0 (the independent reader of our logs), and Debian's Open
+# MPI (mpicc, mpirun) for the MPI tests and the shutdown benchmark. Safe to
+# run again; skips what is done. Parallel HDF5 comes with the HDF5 issue.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need_apt=()
@@ -16,6 +16,8 @@ command -v python3 >/dev/null || need_apt+=(python3)
 command -v taskset >/dev/null || need_apt+=(util-linux)
 command -v gzip >/dev/null || need_apt+=(gzip)
 [ -x /usr/bin/time ] || need_apt+=(time)
+command -v mpicc >/dev/null || need_apt+=(libopenmpi-dev)
+command -v mpirun >/dev/null || need_apt+=(openmpi-bin)
 if [ ${#need_apt[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
 fi

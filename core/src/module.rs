@@ -15,6 +15,10 @@ pub struct FinalizeCtx {
     pub secs_per_tick: f64,
     /// The clock at shutdown (ticks): the end of the run for heatmaps.
     pub end_tick: i64,
+    /// Seconds per tick for heatmap bin widths: in an MPI job rank 0's,
+    /// so that every rank's bins have exactly the same width (PyDarshan
+    /// refuses heatmaps whose widths differ).
+    pub heat_secs_per_tick: f64,
     pub rank: i64,
     pub nprocs: i64,
 }

@@ -98,7 +98,7 @@ pub(crate) fn log_paths(jobid: i64, start_sec: i64) -> Result<(String, String), 
 pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<Outcome, String> {
     let sh = runtime::shared().ok_or("runtime not initialised")?;
     let t0 = Instant::now();
-    let ctx = FinalizeCtx { secs_per_tick, end_tick, rank: 0, nprocs: 1 };
+    let ctx = FinalizeCtx { secs_per_tick, end_tick, heat_secs_per_tick: secs_per_tick, rank: 0, nprocs: 1 };
     let modules = runtime::modules();
     for m in &modules {
         m.finalize(&ctx);

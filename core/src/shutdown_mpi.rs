@@ -78,12 +78,16 @@ pub fn write_log_mpi(comm: &dyn Comm, secs_per_tick: f64, end: (i64, i64), end_t
     let t_start = Instant::now();
 
     // Every rank's heatmaps end at the latest end of any rank (in each
-    // rank's own relative time, as Darshan agrees on it).
-    let mut last = [end_tick as f64 * secs_per_tick];
+    // rank's own relative time, as Darshan agrees on it), with bins of
+    // the same width: ticks count with rank 0's rate for heatmaps.
+    let mut heat = secs_per_tick.to_le_bytes();
+    comm.bcast(&mut heat);
+    let heat_secs_per_tick = f64::from_le_bytes(heat);
+    let mut last = [end_tick as f64 * heat_secs_per_tick];
     comm.allreduce_f64(&mut last, Op::Max);
-    let end_tick = if secs_per_tick > 0.0 { (last[0] / secs_per_tick).ceil() as i64 } else { end_tick };
+    let end_tick = if heat_secs_per_tick > 0.0 { (last[0] / heat_secs_per_tick).ceil() as i64 } else { end_tick };
     let modules = runtime::modules();
-    let ctx = FinalizeCtx { secs_per_tick, end_tick, rank, nprocs };
+    let ctx = FinalizeCtx { secs_per_tick, end_tick, heat_secs_per_tick, rank, nprocs };
     for m in &modules {
         m.finalize(&ctx);
     }

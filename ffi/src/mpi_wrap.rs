@@ -63,7 +63,7 @@ fn mpi_start() {
     if all_ok(&comm, configured) {
         MPI_ACTIVE.store(true, Ordering::Release);
         if runtime::config().map(|c| c.internal_timing).unwrap_or(false) && rank == 0 {
-            say(&format!("init\t{}\t{:.6}", comm.size(), t_init.elapsed().as_secs_f64()));
+            say(&format!("init\t{}\t{:.6}\t({})", comm.size(), t_init.elapsed().as_secs_f64(), abi.name));
         }
     } else if configured {
         guard::set_state(runtime::DISABLED);

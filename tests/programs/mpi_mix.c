@@ -7,6 +7,7 @@
  *               write_all_begin/end of 32 bytes, sync, set_size, close.
  *   posix_shared.dat  POSIX, every rank: open, pwrite 4096 at rank*4096, close.
  *   posix_<r>.dat     POSIX, each rank: r+1 writes of 10 bytes.
+ *   var.dat     POSIX, every rank: open, one write of (r+1)*100 bytes at r*1000.
  *   subset.dat  POSIX, ranks 0 and 1 only: one 7-byte write.
  *   stdio0.txt  STDIO, rank 0 only: fopen, fprintf "hello 0\n" (8 bytes), fclose.
  * argv[1]: the data directory. argv[2] (optional): "thread" to start with
@@ -71,6 +72,10 @@ int main(int argc, char **argv) {
     snprintf(name, sizeof name, "posix_%d.dat", rank);
     fd = open(at(dir, name), O_CREAT | O_WRONLY | O_TRUNC, 0600);
     for (int i = 0; i <= rank; i++) write(fd, bytes, 10);
+    close(fd);
+
+    fd = open(at(dir, "var.dat"), O_CREAT | O_WRONLY, 0644);
+    pwrite(fd, bytes, (rank + 1) * 100, (off_t)rank * 1000);
     close(fd);
 
     if (rank < 2) {

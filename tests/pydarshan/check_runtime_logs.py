@@ -1,6 +1,6 @@
 """PyDarshan 3.5.0 as an independent reader of the logs our runtime
 writes: every log under <dir> must open in PyDarshan, every POSIX and
-STDIO counter PyDarshan decodes must equal what our darshan-parser prints,
+STDIO/MPI-IO counter PyDarshan decodes must equal what our darshan-parser prints,
 and each heatmap's bins must add up to the bytes its module's records say
 were read and written.
 
@@ -24,10 +24,10 @@ for log in logs:
     ours = {}
     for line in text.splitlines():
         f = line.split("\t")
-        if len(f) >= 6 and f[0] in ("POSIX", "STDIO"):
+        if len(f) >= 6 and f[0] in ("POSIX", "STDIO", "MPI-IO"):
             ours[(f[0], int(f[1]), int(f[2]), f[3])] = f[4]
     rep = darshan.DarshanReport(log, read_all=True)
-    for mod in ("POSIX", "STDIO"):
+    for mod in ("POSIX", "STDIO", "MPI-IO"):
         if mod not in rep.records:
             continue
         for r in rep.records[mod].to_numpy():
@@ -50,11 +50,12 @@ for log in logs:
                         print(f"{log}: {key} PyDarshan {v} parser {mine}")
 
     for mod, hm in rep.heatmaps.items():
-        if mod not in ("POSIX", "STDIO") or mod not in rep.records:
+        rmod, prefix = {"POSIX": ("POSIX", "POSIX"), "STDIO": ("STDIO", "STDIO"), "MPIIO": ("MPI-IO", "MPIIO")}.get(mod, (None, None))
+        if rmod not in rep.records:
             continue
-        df = rep.records[mod].to_df()
+        df = rep.records[rmod].to_df()
         cols = df["counters"]
-        for op, counter in (("read", f"{mod}_BYTES_READ"), ("write", f"{mod}_BYTES_WRITTEN")):
+        for op, counter in (("read", f"{prefix}_BYTES_READ"), ("write", f"{prefix}_BYTES_WRITTEN")):
             binned = sum(int(sum(v)) for v in hm._data[op].values())
             total = int(cols[counter].sum())
             compared += 1

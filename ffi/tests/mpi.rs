@@ -1,0 +1,319 @@
+//! MPI jobs under the library: real Open MPI (`mpirun --allow-run-as-root
+//! --oversubscribe -np 4`), C programs compiled with mpicc at test time,
+//! logs read back with our reader and checked against the programs' own
+//! known access patterns (tests/programs/mpi_mix.c). The logs stay under
+//! target/preload-tests for the PyDarshan check.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use darshan_log::counters::{mpiio as mx, posix as px, stdio as sx};
+use darshan_log::modules::{HEATMAP, MPIIO, POSIX, STDIO};
+use darshan_log::{LogFile, Record};
+
+const NP: i64 = 4;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn lib() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let deps = exe.parent().unwrap();
+    [deps.join("libdarshan.so"), deps.join("../libdarshan.so")]
+        .into_iter()
+        .find(|p| p.exists())
+        .expect("libdarshan.so next to the test binary")
+}
+
+static SEQ: AtomicUsize = AtomicUsize::new(0);
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = root()
+        .join("target/preload-tests")
+        .join(format!("mpi-{tag}-{}-{}", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed)));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(d.join("logs")).unwrap();
+    std::fs::create_dir_all(d.join("data")).unwrap();
+    d
+}
+
+fn mpicc(name: &str, dir: &Path) -> PathBuf {
+    let out = dir.join(name);
+    let src = root().join("tests/programs").join(format!("{name}.c"));
+    let st = Command::new("mpicc").arg("-O2").arg("-o").arg(&out).arg(&src).status();
+    assert!(st.map(|s| s.success()).unwrap_or(false), "mpicc {name} (is libopenmpi-dev installed? scripts/setup.sh)");
+    out
+}
+
+/// Run `exe` on NP ranks with the library preloaded; the logs written.
+fn mpirun(exe: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Vec<PathBuf> {
+    let logs = dir.join("logs");
+    let mut cmd = Command::new("timeout");
+    cmd.args(["300", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", &NP.to_string()]);
+    cmd.arg("-x").arg(format!("LD_PRELOAD={}", lib().display()));
+    cmd.arg("-x").arg(format!("DARSHAN_LOGPATH={}", logs.display()));
+    for (k, v) in env {
+        cmd.arg("-x").arg(format!("{k}={v}"));
+    }
+    let out = cmd.arg(exe).args(args).output().expect("mpirun");
+    assert!(
+        out.status.success(),
+        "mpirun: {:?}\nstdout: {}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&logs).unwrap().map(|e| e.unwrap().path()).collect();
+    found.sort();
+    found
+}
+
+struct Log {
+    file: LogFile,
+    recs: Vec<(usize, String, Record)>,
+}
+
+fn read(path: &Path) -> Log {
+    let file = LogFile::open(path).unwrap();
+    let names = file.names().unwrap();
+    let mut recs = Vec::new();
+    for m in file.modules_present() {
+        for r in file.records(m).unwrap() {
+            let n = String::from_utf8_lossy(names.get(r.id).unwrap_or(b"?")).into_owned();
+            recs.push((m, n, r));
+        }
+    }
+    Log { file, recs }
+}
+
+impl Log {
+    /// Every record of `module` for the file `name`, by rank.
+    fn all(&self, module: usize, name: &Path) -> Vec<&Record> {
+        let name = name.to_str().unwrap();
+        let mut v: Vec<&Record> = self.recs.iter().filter(|(m, n, _)| *m == module && n == name).map(|x| &x.2).collect();
+        v.sort_by_key(|r| r.rank);
+        v
+    }
+
+    /// The one record of `module` for `name`.
+    fn one(&self, module: usize, name: &Path) -> &Record {
+        let v = self.all(module, name);
+        assert_eq!(v.len(), 1, "records of {} in module {module}: {:?}", name.display(), v.iter().map(|r| r.rank).collect::<Vec<_>>());
+        v[0]
+    }
+}
+
+fn the_log(logs: &[PathBuf]) -> Log {
+    assert_eq!(logs.len(), 1, "one log per job: {logs:?}");
+    read(&logs[0])
+}
+
+fn c(r: &Record, k: usize) -> i64 {
+    r.counters[k]
+}
+
+/// The checks of mpi_mix's known pattern that do not depend on how the
+/// job started.
+fn check_mpi_mix(log: &Log, data: &Path) {
+    assert_eq!(log.file.job.nprocs, NP);
+    assert_eq!(log.file.header.partial_flag, 0);
+
+    // Shared MPI-IO file: one rank -1 record holding the sums.
+    let s = log.one(MPIIO, &data.join("shared.dat"));
+    assert_eq!(s.rank, -1);
+    let want = [
+        (mx::COLL_OPENS, NP),
+        (mx::INDEP_OPENS, 0),
+        (mx::COLL_WRITES, 2 * NP),
+        (mx::INDEP_READS, NP),
+        (mx::BYTES_WRITTEN, 2000 * NP),
+        (mx::BYTES_READ, 80 * NP),
+        (mx::RW_SWITCHES, NP),
+        (mx::MODE, 1 | 8),
+        (mx::SIZE_WRITE_AGG_100_1K, 2 * NP),
+        (mx::SIZE_READ_AGG_0_100, NP),
+        (mx::ACCESS1_ACCESS, 1000),
+        (mx::ACCESS1_COUNT, 2 * NP),
+        (mx::ACCESS2_ACCESS, 80),
+        (mx::ACCESS2_COUNT, NP),
+        (mx::FASTEST_RANK_BYTES, 2080),
+        (mx::SLOWEST_RANK_BYTES, 2080),
+    ];
+    for (k, v) in want {
+        assert_eq!(c(s, k), v, "MPIIO counter {k} of shared.dat");
+    }
+    assert!((0..NP).contains(&c(s, mx::FASTEST_RANK)) && (0..NP).contains(&c(s, mx::SLOWEST_RANK)));
+    assert_eq!(s.fcounters[mx::F_VARIANCE_RANK_BYTES], 0.0, "every rank moved the same bytes");
+    assert!(s.fcounters[mx::F_FASTEST_RANK_TIME] <= s.fcounters[mx::F_SLOWEST_RANK_TIME]);
+    assert!(s.fcounters[mx::F_WRITE_TIME] > 0.0 && s.fcounters[mx::F_OPEN_START_TIMESTAMP] > 0.0);
+
+    // File per process through MPI-IO: one record per rank, that rank.
+    for r in 0..NP {
+        let f = log.one(MPIIO, &data.join(format!("fpp.{r}")));
+        assert_eq!(f.rank, r);
+        let want = [
+            (mx::INDEP_OPENS, 1),
+            (mx::COLL_OPENS, 0),
+            (mx::INDEP_WRITES, 3),
+            (mx::NB_WRITES, 1),
+            (mx::SPLIT_WRITES, 1),
+            (mx::SYNCS, 1),
+            (mx::VIEWS, 1),
+            (mx::MODE, 1 | 4),
+            (mx::BYTES_WRITTEN, 300 + 64 + 32),
+            (mx::FASTEST_RANK, 0),
+        ];
+        for (k, v) in want {
+            assert_eq!(c(f, k), v, "MPIIO counter {k} of fpp.{r}");
+        }
+        // The POSIX record MPI-IO's own writes made: this rank's.
+        let p = log.one(POSIX, &data.join(format!("fpp.{r}")));
+        assert_eq!((p.rank, c(p, px::BYTES_WRITTEN)), (r, 396));
+    }
+
+    // The POSIX side of the shared MPI-IO file (Open MPI's own pwrites):
+    // shared too, with all of the bytes.
+    let p = log.one(POSIX, &data.join("shared.dat"));
+    assert_eq!((p.rank, c(p, px::BYTES_WRITTEN), c(p, px::BYTES_READ)), (-1, 2000 * NP, 80 * NP));
+    assert!(c(p, px::OPENS) >= NP);
+
+    // POSIX-only shared file.
+    let p = log.one(POSIX, &data.join("posix_shared.dat"));
+    let want = [
+        (px::OPENS, NP),
+        (px::WRITES, NP),
+        (px::BYTES_WRITTEN, 4096 * NP),
+        (px::MAX_BYTE_WRITTEN, 4096 * NP - 1),
+        (px::SIZE_WRITE_1K_10K, NP),
+        (px::ACCESS1_ACCESS, 4096),
+        (px::ACCESS1_COUNT, NP),
+        (px::MODE, 0o644),
+        (px::FASTEST_RANK_BYTES, 4096),
+    ];
+    assert_eq!(p.rank, -1);
+    for (k, v) in want {
+        assert_eq!(c(p, k), v, "POSIX counter {k} of posix_shared.dat");
+    }
+    // Bytes per rank 100, 200, 300, 400: population variance 12500; the
+    // fastest and slowest ranks report their own bytes.
+    let v = log.one(POSIX, &data.join("var.dat"));
+    assert_eq!((v.rank, c(v, px::BYTES_WRITTEN), c(v, px::MAX_BYTE_WRITTEN)), (-1, 1000, 3399));
+    assert!((v.fcounters[px::F_VARIANCE_RANK_BYTES] - 12500.0).abs() < 1e-6, "{}", v.fcounters[px::F_VARIANCE_RANK_BYTES]);
+    for (rank, bytes) in [(c(v, px::FASTEST_RANK), c(v, px::FASTEST_RANK_BYTES)), (c(v, px::SLOWEST_RANK), c(v, px::SLOWEST_RANK_BYTES))] {
+        assert_eq!(bytes, (rank + 1) * 100, "rank {rank}'s own bytes");
+    }
+
+    // POSIX file per process.
+    for r in 0..NP {
+        let p = log.one(POSIX, &data.join(format!("posix_{r}.dat")));
+        assert_eq!((p.rank, c(p, px::WRITES), c(p, px::BYTES_WRITTEN), c(p, px::FASTEST_RANK)), (r, r + 1, 10 * (r + 1), 0));
+    }
+    // Opened by ranks 0 and 1 only: not shared, one record each.
+    let sub = log.all(POSIX, &data.join("subset.dat"));
+    assert_eq!(sub.iter().map(|r| (r.rank, c(r, px::BYTES_WRITTEN))).collect::<Vec<_>>(), vec![(0, 7), (1, 7)]);
+    // STDIO on rank 0 only.
+    let st = log.one(STDIO, &data.join("stdio0.txt"));
+    assert_eq!((st.rank, c(st, sx::OPENS), c(st, sx::WRITES), c(st, sx::BYTES_WRITTEN)), (0, 1, 1, 8));
+
+    // Heatmaps keep every rank's own record.
+    let heat_ranks: Vec<i64> =
+        log.recs.iter().filter(|(m, n, _)| *m == HEATMAP && n == "heatmap:POSIX").map(|x| x.2.rank).collect();
+    assert_eq!(heat_ranks.len(), NP as usize, "{heat_ranks:?}");
+}
+
+#[test]
+fn a_four_rank_job_writes_one_log_with_shared_records_reduced() {
+    let d = scratch("mix");
+    let exe = mpicc("mpi_mix", &d);
+    let data = d.join("data");
+    let log = the_log(&mpirun(&exe, &[data.to_str().unwrap()], &d, &[]));
+    check_mpi_mix(&log, &data);
+    // The name region: one zlib stream per rank; the names of shared
+    // records only in rank 0's, names of a subset's file in each of its.
+    let bytes = std::fs::read(&logs_of(&d)[0]).unwrap();
+    let m = log.file.header.name_map;
+    let (names, streams) = inflate_all(&bytes[m.off as usize..(m.off + m.len) as usize]);
+    assert_eq!(streams, NP as usize);
+    let count = |n: &str| names.windows(n.len() + 1).filter(|w| w[..n.len()] == *n.as_bytes() && w[n.len()] == 0).count();
+    assert_eq!(count(data.join("posix_shared.dat").to_str().unwrap()), 1);
+    assert_eq!(count(data.join("subset.dat").to_str().unwrap()), 2);
+    assert_eq!(count(data.join("fpp.3").to_str().unwrap()), 1);
+}
+
+fn logs_of(d: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(d.join("logs")).unwrap().map(|e| e.unwrap().path()).collect()
+}
+
+/// Decompress a region made of concatenated zlib streams; (bytes, streams).
+fn inflate_all(mut b: &[u8]) -> (Vec<u8>, usize) {
+    use std::io::Read;
+    let (mut out, mut n) = (Vec::new(), 0);
+    while !b.is_empty() {
+        let mut z = flate2::bufread::ZlibDecoder::new(b);
+        z.read_to_end(&mut out).unwrap();
+        b = &b[z.total_in() as usize..];
+        n += 1;
+    }
+    (out, n)
+}
+
+#[test]
+fn mpi_init_thread_starts_the_runtime_too() {
+    let d = scratch("thread");
+    let exe = mpicc("mpi_mix", &d);
+    let data = d.join("data");
+    let log = the_log(&mpirun(&exe, &[data.to_str().unwrap(), "thread"], &d, &[]));
+    check_mpi_mix(&log, &data);
+}
+
+#[test]
+fn mod_disable_mpiio_leaves_posix_and_stdio() {
+    let d = scratch("nompiio");
+    let exe = mpicc("mpi_mix", &d);
+    let data = d.join("data");
+    let log = the_log(&mpirun(&exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_MOD_DISABLE", "MPI-IO")]));
+    assert!(!log.file.modules_present().contains(&MPIIO));
+    assert_eq!(log.one(POSIX, &data.join("posix_shared.dat")).rank, -1);
+    assert_eq!(c(log.one(POSIX, &data.join("shared.dat")), px::BYTES_WRITTEN), 2000 * NP);
+    assert_eq!(log.file.job.nprocs, NP);
+}
+
+#[test]
+fn disable_shared_reduction_keeps_one_record_per_rank() {
+    let d = scratch("noredux");
+    let exe = mpicc("mpi_mix", &d);
+    let data = d.join("data");
+    let log = the_log(&mpirun(&exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_DISABLE_SHARED_REDUCTION", "1")]));
+    let recs = log.all(POSIX, &data.join("posix_shared.dat"));
+    assert_eq!(recs.iter().map(|r| r.rank).collect::<Vec<_>>(), (0..NP).collect::<Vec<_>>());
+    assert!(recs.iter().all(|r| c(r, px::BYTES_WRITTEN) == 4096 && c(r, px::FASTEST_RANK) == 0));
+    let m = log.all(MPIIO, &data.join("shared.dat"));
+    assert_eq!(m.iter().map(|r| (r.rank, c(r, mx::COLL_WRITES))).collect::<Vec<_>>(), (0..NP).map(|r| (r, 2)).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_non_mpi_program_does_not_load_libmpi() {
+    let d = scratch("maps");
+    let exe = d.join("maps_check");
+    let src = root().join("tests/programs/maps_check.c");
+    assert!(Command::new("cc").arg("-O2").arg("-o").arg(&exe).arg(&src).status().unwrap().success());
+    let out = Command::new(&exe)
+        .arg(d.join("data/out.txt"))
+        .env("LD_PRELOAD", lib())
+        .env("DARSHAN_ENABLE_NONMPI", "1")
+        .env("DARSHAN_LOGPATH", d.join("logs"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0", "libmpi mapped into a non-MPI program");
+    let logs: Vec<_> = std::fs::read_dir(d.join("logs")).unwrap().collect();
+    assert_eq!(logs.len(), 1, "the non-MPI program is still recorded");
+    // The same check fails for a program that does link MPI (the test can fail).
+    let mexe = d.join("maps_check_mpi");
+    // (--no-as-needed: the program calls no MPI function, yet links libmpi.)
+    assert!(Command::new("mpicc").args(["-Wl,--no-as-needed", "-o"]).arg(&mexe).arg(&src).status().unwrap().success());
+    let out = Command::new(&mexe).arg(d.join("data/out2.txt")).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "1");
+}
