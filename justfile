@@ -20,3 +20,4 @@ bench:
     cargo build --release
     scripts/bench-parser.sh
     scripts/bench-runtime.sh
+    scripts/bench-shutdown.sh
