@@ -317,3 +317,17 @@ fn a_non_mpi_program_does_not_load_libmpi() {
     let out = Command::new(&mexe).arg(d.join("data/out2.txt")).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "1");
 }
+
+#[test]
+fn an_excluded_rank_records_nothing_but_takes_part_in_the_shutdown() {
+    let d = scratch("rankexcl");
+    let exe = mpicc("mpi_mix", &d);
+    let data = d.join("data");
+    let log = the_log(&mpirun(&exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_RANK_EXCLUDE", "1")]));
+    assert_eq!(log.file.job.nprocs, NP);
+    // Rank 1 has no records, so nothing is shared by every rank any more.
+    let p = log.all(POSIX, &data.join("posix_shared.dat"));
+    assert_eq!(p.iter().map(|r| r.rank).collect::<Vec<_>>(), vec![0, 2, 3]);
+    assert!(log.recs.iter().all(|(_, _, r)| r.rank != 1 && r.rank != -1));
+    assert!(log.all(MPIIO, &data.join("fpp.1")).is_empty());
+}
