@@ -228,15 +228,8 @@ pub fn write_log_mpi(comm: &dyn Comm, secs_per_tick: f64, end: (i64, i64), end_t
     comm.close_log();
     let wrote = all_ok(comm, wrote);
     let write_s = t3.elapsed().as_secs_f64();
-    let mut out = Outcome {
-        path: String::new(),
-        finalize_s,
-        reduce_s,
-        compress_s,
-        write_s,
-        records,
-        shared: shared.len(),
-    };
+    let mut out =
+        Outcome { path: String::new(), finalize_s, reduce_s, compress_s, write_s, records, shared: shared.len() };
     if rank == 0 {
         let (tmp, base) = tmp_final;
         if !wrote {

@@ -37,7 +37,7 @@ extern "C" fn user_op(input: *mut c_void, inout: *mut c_void, len: *mut c_int, _
     let _ = catch_unwind(AssertUnwindSafe(|| {
         // MPI's buffers hold whole elements of `words` u64s; copy if MPI
         // handed us an address that is not 8-byte aligned.
-        if input as usize % 8 == 0 && inout as usize % 8 == 0 {
+        if (input as usize).is_multiple_of(8) && (inout as usize).is_multiple_of(8) {
             // SAFETY: both buffers hold `*len` elements of `words` u64s.
             let a = unsafe { std::slice::from_raw_parts(input as *const u64, n) };
             // SAFETY: as above; `inout` is MPI's writable accumulator.
@@ -165,7 +165,14 @@ impl Comm for MpiComm {
         let mut out = vec![0u64; v.len()];
         // SAFETY: both buffers hold v.len() u64s.
         let r = unsafe {
-            f(v.as_ptr().cast(), out.as_mut_ptr().cast(), v.len() as c_int, self.abi.uint64, self.abi.sum, self.abi.comm_world)
+            f(
+                v.as_ptr().cast(),
+                out.as_mut_ptr().cast(),
+                v.len() as c_int,
+                self.abi.uint64,
+                self.abi.sum,
+                self.abi.comm_world,
+            )
         };
         // Exscan leaves rank 0's result undefined: it is zero by definition.
         if r == MPI_SUCCESS && self.rank != 0 {

@@ -93,7 +93,13 @@ fn mpi_shutdown() {
     match r {
         Ok(Ok(o)) if timing => {
             // The slowest rank's time of each step, as Darshan reports.
-            let mut t = [o.finalize_s + o.reduce_s + o.compress_s + o.write_s, o.finalize_s, o.reduce_s, o.compress_s, o.write_s];
+            let mut t = [
+                o.finalize_s + o.reduce_s + o.compress_s + o.write_s,
+                o.finalize_s,
+                o.reduce_s,
+                o.compress_s,
+                o.write_s,
+            ];
             comm.allreduce_f64(&mut t, darshan_core::collective::Op::Max);
             if rank == 0 {
                 say(&format!(

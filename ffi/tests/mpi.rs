@@ -30,9 +30,11 @@ fn lib() -> PathBuf {
 static SEQ: AtomicUsize = AtomicUsize::new(0);
 
 fn scratch(tag: &str) -> PathBuf {
-    let d = root()
-        .join("target/preload-tests")
-        .join(format!("mpi-{tag}-{}-{}", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed)));
+    let d = root().join("target/preload-tests").join(format!(
+        "mpi-{tag}-{}-{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(d.join("logs")).unwrap();
     std::fs::create_dir_all(d.join("data")).unwrap();
@@ -92,7 +94,8 @@ impl Log {
     /// Every record of `module` for the file `name`, by rank.
     fn all(&self, module: usize, name: &Path) -> Vec<&Record> {
         let name = name.to_str().unwrap();
-        let mut v: Vec<&Record> = self.recs.iter().filter(|(m, n, _)| *m == module && n == name).map(|x| &x.2).collect();
+        let mut v: Vec<&Record> =
+            self.recs.iter().filter(|(m, n, _)| *m == module && n == name).map(|x| &x.2).collect();
         v.sort_by_key(|r| r.rank);
         v
     }
@@ -100,7 +103,13 @@ impl Log {
     /// The one record of `module` for `name`.
     fn one(&self, module: usize, name: &Path) -> &Record {
         let v = self.all(module, name);
-        assert_eq!(v.len(), 1, "records of {} in module {module}: {:?}", name.display(), v.iter().map(|r| r.rank).collect::<Vec<_>>());
+        assert_eq!(
+            v.len(),
+            1,
+            "records of {} in module {module}: {:?}",
+            name.display(),
+            v.iter().map(|r| r.rank).collect::<Vec<_>>()
+        );
         v[0]
     }
 }
@@ -128,18 +137,26 @@ fn check_mpi_mix(log: &Log, data: &Path) {
         (mx::INDEP_OPENS, 0),
         (mx::COLL_WRITES, 2 * NP),
         (mx::INDEP_READS, NP),
+        (mx::NB_READS, NP),
+        (mx::COLL_READS, NP),
+        (mx::HINTS, 0),
         (mx::BYTES_WRITTEN, 2000 * NP),
-        (mx::BYTES_READ, 80 * NP),
+        (mx::BYTES_READ, 1096 * NP),
         (mx::RW_SWITCHES, NP),
         (mx::MODE, 1 | 8),
         (mx::SIZE_WRITE_AGG_100_1K, 2 * NP),
-        (mx::SIZE_READ_AGG_0_100, NP),
+        (mx::SIZE_READ_AGG_0_100, 2 * NP),
+        (mx::SIZE_READ_AGG_100_1K, NP),
+        (mx::MAX_WRITE_TIME_SIZE, 1000),
         (mx::ACCESS1_ACCESS, 1000),
-        (mx::ACCESS1_COUNT, 2 * NP),
+        (mx::ACCESS1_COUNT, 3 * NP),
         (mx::ACCESS2_ACCESS, 80),
         (mx::ACCESS2_COUNT, NP),
-        (mx::FASTEST_RANK_BYTES, 2080),
-        (mx::SLOWEST_RANK_BYTES, 2080),
+        (mx::ACCESS3_ACCESS, 16),
+        (mx::ACCESS3_COUNT, NP),
+        (mx::ACCESS4_COUNT, 0),
+        (mx::FASTEST_RANK_BYTES, 3096),
+        (mx::SLOWEST_RANK_BYTES, 3096),
     ];
     for (k, v) in want {
         assert_eq!(c(s, k), v, "MPIIO counter {k} of shared.dat");
@@ -161,6 +178,7 @@ fn check_mpi_mix(log: &Log, data: &Path) {
             (mx::SPLIT_WRITES, 1),
             (mx::SYNCS, 1),
             (mx::VIEWS, 1),
+            (mx::HINTS, 1),
             (mx::MODE, 1 | 4),
             (mx::BYTES_WRITTEN, 300 + 64 + 32),
             (mx::FASTEST_RANK, 0),
@@ -176,7 +194,7 @@ fn check_mpi_mix(log: &Log, data: &Path) {
     // The POSIX side of the shared MPI-IO file (Open MPI's own pwrites):
     // shared too, with all of the bytes.
     let p = log.one(POSIX, &data.join("shared.dat"));
-    assert_eq!((p.rank, c(p, px::BYTES_WRITTEN), c(p, px::BYTES_READ)), (-1, 2000 * NP, 80 * NP));
+    assert_eq!((p.rank, c(p, px::BYTES_WRITTEN), c(p, px::BYTES_READ)), (-1, 2000 * NP, 1096 * NP));
     assert!(c(p, px::OPENS) >= NP);
 
     // POSIX-only shared file.
@@ -200,15 +218,24 @@ fn check_mpi_mix(log: &Log, data: &Path) {
     // fastest and slowest ranks report their own bytes.
     let v = log.one(POSIX, &data.join("var.dat"));
     assert_eq!((v.rank, c(v, px::BYTES_WRITTEN), c(v, px::MAX_BYTE_WRITTEN)), (-1, 1000, 3399));
-    assert!((v.fcounters[px::F_VARIANCE_RANK_BYTES] - 12500.0).abs() < 1e-6, "{}", v.fcounters[px::F_VARIANCE_RANK_BYTES]);
-    for (rank, bytes) in [(c(v, px::FASTEST_RANK), c(v, px::FASTEST_RANK_BYTES)), (c(v, px::SLOWEST_RANK), c(v, px::SLOWEST_RANK_BYTES))] {
+    assert!(
+        (v.fcounters[px::F_VARIANCE_RANK_BYTES] - 12500.0).abs() < 1e-6,
+        "{}",
+        v.fcounters[px::F_VARIANCE_RANK_BYTES]
+    );
+    for (rank, bytes) in
+        [(c(v, px::FASTEST_RANK), c(v, px::FASTEST_RANK_BYTES)), (c(v, px::SLOWEST_RANK), c(v, px::SLOWEST_RANK_BYTES))]
+    {
         assert_eq!(bytes, (rank + 1) * 100, "rank {rank}'s own bytes");
     }
 
     // POSIX file per process.
     for r in 0..NP {
         let p = log.one(POSIX, &data.join(format!("posix_{r}.dat")));
-        assert_eq!((p.rank, c(p, px::WRITES), c(p, px::BYTES_WRITTEN), c(p, px::FASTEST_RANK)), (r, r + 1, 10 * (r + 1), 0));
+        assert_eq!(
+            (p.rank, c(p, px::WRITES), c(p, px::BYTES_WRITTEN), c(p, px::FASTEST_RANK)),
+            (r, r + 1, 10 * (r + 1), 0)
+        );
     }
     // Opened by ranks 0 and 1 only: not shared, one record each.
     let sub = log.all(POSIX, &data.join("subset.dat"));
@@ -236,7 +263,8 @@ fn a_four_rank_job_writes_one_log_with_shared_records_reduced() {
     let m = log.file.header.name_map;
     let (names, streams) = inflate_all(&bytes[m.off as usize..(m.off + m.len) as usize]);
     assert_eq!(streams, NP as usize);
-    let count = |n: &str| names.windows(n.len() + 1).filter(|w| w[..n.len()] == *n.as_bytes() && w[n.len()] == 0).count();
+    let count =
+        |n: &str| names.windows(n.len() + 1).filter(|w| w[..n.len()] == *n.as_bytes() && w[n.len()] == 0).count();
     assert_eq!(count(data.join("posix_shared.dat").to_str().unwrap()), 1);
     assert_eq!(count(data.join("subset.dat").to_str().unwrap()), 2);
     assert_eq!(count(data.join("fpp.3").to_str().unwrap()), 1);
@@ -290,7 +318,10 @@ fn disable_shared_reduction_keeps_one_record_per_rank() {
     assert_eq!(recs.iter().map(|r| r.rank).collect::<Vec<_>>(), (0..NP).collect::<Vec<_>>());
     assert!(recs.iter().all(|r| c(r, px::BYTES_WRITTEN) == 4096 && c(r, px::FASTEST_RANK) == 0));
     let m = log.all(MPIIO, &data.join("shared.dat"));
-    assert_eq!(m.iter().map(|r| (r.rank, c(r, mx::COLL_WRITES))).collect::<Vec<_>>(), (0..NP).map(|r| (r, 2)).collect::<Vec<_>>());
+    assert_eq!(
+        m.iter().map(|r| (r.rank, c(r, mx::COLL_WRITES))).collect::<Vec<_>>(),
+        (0..NP).map(|r| (r, 2)).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -330,4 +361,16 @@ fn an_excluded_rank_records_nothing_but_takes_part_in_the_shutdown() {
     assert_eq!(p.iter().map(|r| r.rank).collect::<Vec<_>>(), vec![0, 2, 3]);
     assert!(log.recs.iter().all(|(_, _, r)| r.rank != 1 && r.rank != -1));
     assert!(log.all(MPIIO, &data.join("fpp.1")).is_empty());
+}
+
+#[test]
+fn log_hints_are_kept_in_the_job_record_and_the_log_still_written() {
+    let d = scratch("hints");
+    let exe = mpicc("mpi_mix", &d);
+    let data = d.join("data");
+    let hints = "cb_nodes=2;romio_cb_write=enable";
+    let log = the_log(&mpirun(&exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_LOGHINTS", hints)]));
+    let meta = String::from_utf8_lossy(&log.file.job.metadata).into_owned();
+    assert!(meta.contains(&format!("h={hints}\n")), "{meta}");
+    check_mpi_mix(&log, &data);
 }

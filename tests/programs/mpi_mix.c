@@ -1,8 +1,10 @@
 /* An MPI job with a known access pattern, for the MPI tests:
  *   shared.dat  MPI-IO, every rank: open (COMM_WORLD, CREATE|RDWR),
  *               2 x write_at_all of 250 ints at rank*1000 and 4000+rank*1000,
- *               1 x read_at of 10 doubles at rank*1000, close.
- *   fpp.<r>     MPI-IO, each rank its own (COMM_SELF, CREATE|WRONLY): set_view,
+ *               1 x read_at of 10 doubles at rank*1000, iread_at of 2 doubles
+ *               + wait, read_at_all of 250 ints at rank*1000, close.
+ *   fpp.<r>     MPI-IO, each rank its own (COMM_SELF, CREATE|WRONLY, with an
+ *               info object holding one hint): set_view,
  *               3 x write of 100 bytes, iwrite_at of 64 bytes + wait,
  *               write_all_begin/end of 32 bytes, sync, set_size, close.
  *   posix_shared.dat  POSIX, every rank: open, pwrite 4096 at rank*4096, close.
@@ -49,14 +51,21 @@ int main(int argc, char **argv) {
     MPI_File_write_at_all(fh, rank * 1000, ints, 250, MPI_INT, MPI_STATUS_IGNORE);
     MPI_File_write_at_all(fh, 4000 + rank * 1000, ints, 250, MPI_INT, MPI_STATUS_IGNORE);
     MPI_File_read_at(fh, rank * 1000, dbl, 10, MPI_DOUBLE, MPI_STATUS_IGNORE);
+    MPI_Request rq;
+    MPI_File_iread_at(fh, rank * 1000, dbl, 2, MPI_DOUBLE, &rq);
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    MPI_File_read_at_all(fh, rank * 1000, ints, 250, MPI_INT, MPI_STATUS_IGNORE);
     MPI_File_close(&fh);
 
     char name[64];
     snprintf(name, sizeof name, "fpp.%d", rank);
-    MPI_File_open(MPI_COMM_SELF, at(dir, name), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "access_style", "write_once");
+    MPI_File_open(MPI_COMM_SELF, at(dir, name), MPI_MODE_CREATE | MPI_MODE_WRONLY, info, &fh);
+    MPI_Info_free(&info);
     MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
     for (int i = 0; i < 3; i++) MPI_File_write(fh, bytes, 100, MPI_BYTE, MPI_STATUS_IGNORE);
-    MPI_Request rq;
     MPI_File_iwrite_at(fh, 1000, bytes, 64, MPI_BYTE, &rq);
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
     MPI_File_write_all_begin(fh, bytes, 32, MPI_BYTE);

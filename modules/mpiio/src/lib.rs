@@ -12,7 +12,9 @@
 mod reduce;
 
 use darshan_core::arena::Slice;
-use darshan_core::common::{add, size_bucket, stamp, ticks_to_secs, timer_inc_no_overlap, CommonPool, CommonVals, Tick};
+use darshan_core::common::{
+    add, size_bucket, stamp, ticks_to_secs, timer_inc_no_overlap, CommonPool, CommonVals, Tick,
+};
 use darshan_core::heatmap::{HeatBins, HeatSource};
 use darshan_core::records::RecordSet;
 use darshan_core::sync::{Lock, LockGuard};

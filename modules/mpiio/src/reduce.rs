@@ -1,7 +1,7 @@
 //! MPI-IO's shared-record reduction operator (semantics §6.3).
 
-use darshan_core::reduce_ops::{self as op, RankFields};
 use darshan_core::records::Reducer;
+use darshan_core::reduce_ops::{self as op, RankFields};
 use darshan_log::counters::mpiio as c;
 
 use crate::F;

@@ -1,7 +1,7 @@
 //! STDIO's shared-record reduction operator (semantics §6.3).
 
-use darshan_core::reduce_ops::{self as op, RankFields};
 use darshan_core::records::Reducer;
+use darshan_core::reduce_ops::{self as op, RankFields};
 use darshan_log::counters::stdio as c;
 
 use crate::F;
