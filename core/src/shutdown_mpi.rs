@@ -199,9 +199,18 @@ pub fn write_log_mpi(comm: &dyn Comm, secs_per_tick: f64, end: (i64, i64), end_t
             }
         });
     }
+    // The job region is rank 0's alone (an independent write, as in
+    // Darshan); every other region is one collective write, skipped when
+    // no rank has data for it (all ranks know the totals).
     let mut wrote = true;
     for (r, data) in regions.iter().enumerate() {
-        wrote &= comm.write_at_all(starts[r] + mine[r], data).is_ok();
+        if r == 0 {
+            if rank == 0 {
+                wrote &= comm.write_at(starts[0], data).is_ok();
+            }
+        } else if totals[r] > 0 {
+            wrote &= comm.write_at_all(starts[r] + mine[r], data).is_ok();
+        }
     }
     let mut partial = [runtime::partial_flags()];
     comm.allreduce_u64(&mut partial, Op::Bor);
