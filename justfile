@@ -1,13 +1,18 @@
 # Set up, build, and run the main job on a real example: instrument a real
 # program (tar archiving this source tree) with libdarshan.so, show what it
-# did and its log through our parser; then parse a log the C runtime wrote
-# on an HPC machine.
+# did and its log through our parser; a 4-rank MPI job's one log; then
+# parse a log the C runtime wrote on an HPC machine.
 demo:
     scripts/setup.sh
     cargo build --release
     rm -rf target/demo && mkdir -p target/demo
     target/release/darshan-run --log-dir target/demo/logs -- tar cf target/demo/src.tar crates core modules ffi
     target/release/darshan-parser --perf target/demo/logs/*.darshan | tail -12
+    # an MPI job on 4 ranks (Open MPI): one log, shared files reduced
+    mpicc -O2 -o target/demo/mpi_mix tests/programs/mpi_mix.c
+    mkdir -p target/demo/mpi-data target/demo/mpi-logs
+    mpirun --allow-run-as-root --oversubscribe -np 4 -x LD_PRELOAD=$PWD/target/release/libdarshan.so -x DARSHAN_LOGPATH=$PWD/target/demo/mpi-logs target/demo/mpi_mix $PWD/target/demo/mpi-data
+    target/release/darshan-parser target/demo/mpi-logs/*.darshan | grep -E '(POSIX|MPIIO)_BYTES_(READ|WRITTEN)' | grep mpi-data
     target/release/darshan-parser --all ../shared/corpus/logs/release_logs__mpi-io-test-x86_64-3.5.0.darshan | head -40
 
 # All tests (installs what it needs).
