@@ -5,6 +5,7 @@
 //! both are equal is Darshan's.
 
 use crate::common::update_common;
+use crate::records::Reducer;
 
 fn i(w: &[u64], k: usize) -> i64 {
     w[k] as i64
@@ -77,6 +78,53 @@ pub struct RankFields {
     pub slowest_bytes: usize,
     pub fastest_time: usize,
     pub slowest_time: usize,
+}
+
+/// Where a module keeps what every reduction shares: the fastest/slowest
+/// fields, the three I/O times, the two byte counts and the variances.
+pub struct Shape {
+    pub ranks: RankFields,
+    pub times: [usize; 3],
+    pub bytes: [usize; 2],
+    pub var_time: usize,
+    pub var_bytes: usize,
+}
+
+impl Shape {
+    fn time(&self, r: &[u64]) -> f64 {
+        self.times.iter().map(|&k| f(r, k)).sum()
+    }
+
+    fn moved(&self, r: &[u64]) -> i64 {
+        i(r, self.bytes[0]).wrapping_add(i(r, self.bytes[1]))
+    }
+}
+
+/// A module's reduction: its [`Shape`] and its combine function
+/// (`inout = input op inout`, writing every word of the result).
+pub struct Rules {
+    pub shape: Shape,
+    pub combine: fn(&[u64], &mut [u64]),
+}
+
+impl Reducer for Rules {
+    fn prepare(&self, rec: &mut [u64]) {
+        let (b, t) = (self.shape.moved(rec), self.shape.time(rec));
+        prepare_ranks(rec, &self.shape.ranks, b, t);
+    }
+
+    fn combine(&self, input: &[u64], inout: &mut [u64]) {
+        (self.combine)(input, inout)
+    }
+
+    fn spread(&self, rec: &[u64]) -> Option<(f64, f64)> {
+        Some((self.shape.time(rec), self.shape.moved(rec) as f64))
+    }
+
+    fn set_variance(&self, rec: &mut [u64], time: f64, bytes: f64) {
+        rec[self.shape.var_time] = time.to_bits();
+        rec[self.shape.var_bytes] = bytes.to_bits();
+    }
 }
 
 /// Fastest: the operand with the smaller time (zeros count); slowest: the

@@ -304,7 +304,7 @@ impl Module for Mpiio {
     }
 
     fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
-        self.lock().set.reduce_shared(shared, comm, &reduce::MpiioReducer);
+        self.lock().set.reduce_shared(shared, comm, &reduce::RULES);
     }
 
     fn output(&self, emit: &mut dyn FnMut(&[u64])) {

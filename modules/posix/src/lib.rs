@@ -349,7 +349,7 @@ impl Module for Posix {
     }
 
     fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
-        self.lock().set.reduce_shared(shared, comm, &reduce::PosixReducer);
+        self.lock().set.reduce_shared(shared, comm, &reduce::RULES);
     }
 
     fn output(&self, emit: &mut dyn FnMut(&[u64])) {

@@ -1,68 +1,51 @@
 //! POSIX's shared-record reduction operator (semantics §6.3).
 
-use darshan_core::records::Reducer;
-use darshan_core::reduce_ops::{self as op, RankFields};
+use darshan_core::reduce_ops::{self as op, RankFields, Rules, Shape};
 use darshan_log::counters::posix as c;
 
 use crate::record::F;
 
 const C: usize = 2;
 
-pub const RANKS: RankFields = RankFields {
-    fastest: C + c::FASTEST_RANK,
-    fastest_bytes: C + c::FASTEST_RANK_BYTES,
-    slowest: C + c::SLOWEST_RANK,
-    slowest_bytes: C + c::SLOWEST_RANK_BYTES,
-    fastest_time: F + c::F_FASTEST_RANK_TIME,
-    slowest_time: F + c::F_SLOWEST_RANK_TIME,
+pub const RULES: Rules = Rules {
+    shape: Shape {
+        ranks: RankFields {
+            fastest: C + c::FASTEST_RANK,
+            fastest_bytes: C + c::FASTEST_RANK_BYTES,
+            slowest: C + c::SLOWEST_RANK,
+            slowest_bytes: C + c::SLOWEST_RANK_BYTES,
+            fastest_time: F + c::F_FASTEST_RANK_TIME,
+            slowest_time: F + c::F_SLOWEST_RANK_TIME,
+        },
+        times: [F + c::F_READ_TIME, F + c::F_WRITE_TIME, F + c::F_META_TIME],
+        bytes: [C + c::BYTES_READ, C + c::BYTES_WRITTEN],
+        var_time: F + c::F_VARIANCE_RANK_TIME,
+        var_bytes: F + c::F_VARIANCE_RANK_BYTES,
+    },
+    combine,
 };
 
-pub struct PosixReducer;
-
-fn io_time(r: &[u64]) -> f64 {
-    [c::F_READ_TIME, c::F_WRITE_TIME, c::F_META_TIME].iter().map(|&k| f64::from_bits(r[F + k])).sum()
-}
-
-fn bytes(r: &[u64]) -> i64 {
-    r[C + c::BYTES_READ] as i64 + r[C + c::BYTES_WRITTEN] as i64
-}
-
-impl Reducer for PosixReducer {
-    fn prepare(&self, rec: &mut [u64]) {
-        op::prepare_ranks(rec, &RANKS, bytes(rec), io_time(rec));
-    }
-
-    fn combine(&self, a: &[u64], b: &mut [u64]) {
-        let mut t = [0u64; c::RECORD_WORDS];
-        t[0] = a[0];
-        t[1] = -1i64 as u64;
-        op::sum_or_minus_one(a, b, &mut t, C + c::OPENS..=C + c::RENAME_TARGETS);
-        op::copy(a, &mut t, C + c::RENAMED_FROM);
-        op::copy(a, &mut t, C + c::MODE);
-        op::sum(a, b, &mut t, C + c::BYTES_READ..=C + c::BYTES_WRITTEN);
-        op::max(a, b, &mut t, C + c::MAX_BYTE_READ..=C + c::MAX_BYTE_WRITTEN);
-        op::sum(a, b, &mut t, C + c::CONSEC_READS..=C + c::MEM_NOT_ALIGNED);
-        op::copy(a, &mut t, C + c::MEM_ALIGNMENT);
-        op::sum(a, b, &mut t, C + c::FILE_NOT_ALIGNED..=C + c::FILE_NOT_ALIGNED);
-        op::copy(a, &mut t, C + c::FILE_ALIGNMENT);
-        op::sum(a, b, &mut t, C + c::SIZE_READ_0_100..=C + c::SIZE_WRITE_1G_PLUS);
-        op::common(a, b, &mut t, C + c::STRIDE1_STRIDE, C + c::STRIDE1_COUNT);
-        op::common(a, b, &mut t, C + c::ACCESS1_ACCESS, C + c::ACCESS1_COUNT);
-        op::min_nonzero_f(a, b, &mut t, F + c::F_OPEN_START_TIMESTAMP..=F + c::F_CLOSE_START_TIMESTAMP);
-        op::max_f(a, b, &mut t, F + c::F_OPEN_END_TIMESTAMP..=F + c::F_CLOSE_END_TIMESTAMP);
-        op::sum_f(a, b, &mut t, F + c::F_READ_TIME..=F + c::F_META_TIME);
-        op::max_time_with_size(a, b, &mut t, F + c::F_MAX_READ_TIME, C + c::MAX_READ_TIME_SIZE);
-        op::max_time_with_size(a, b, &mut t, F + c::F_MAX_WRITE_TIME, C + c::MAX_WRITE_TIME_SIZE);
-        op::fastest_slowest(a, b, &mut t, &RANKS);
-        b.copy_from_slice(&t);
-    }
-
-    fn spread(&self, rec: &[u64]) -> Option<(f64, f64)> {
-        Some((io_time(rec), bytes(rec) as f64))
-    }
-
-    fn set_variance(&self, rec: &mut [u64], time: f64, bytes: f64) {
-        rec[F + c::F_VARIANCE_RANK_TIME] = time.to_bits();
-        rec[F + c::F_VARIANCE_RANK_BYTES] = bytes.to_bits();
-    }
+fn combine(a: &[u64], b: &mut [u64]) {
+    let mut t = [0u64; c::RECORD_WORDS];
+    t[0] = a[0];
+    t[1] = -1i64 as u64;
+    op::sum_or_minus_one(a, b, &mut t, C + c::OPENS..=C + c::RENAME_TARGETS);
+    op::copy(a, &mut t, C + c::RENAMED_FROM);
+    op::copy(a, &mut t, C + c::MODE);
+    op::sum(a, b, &mut t, C + c::BYTES_READ..=C + c::BYTES_WRITTEN);
+    op::max(a, b, &mut t, C + c::MAX_BYTE_READ..=C + c::MAX_BYTE_WRITTEN);
+    op::sum(a, b, &mut t, C + c::CONSEC_READS..=C + c::MEM_NOT_ALIGNED);
+    op::copy(a, &mut t, C + c::MEM_ALIGNMENT);
+    op::sum(a, b, &mut t, C + c::FILE_NOT_ALIGNED..=C + c::FILE_NOT_ALIGNED);
+    op::copy(a, &mut t, C + c::FILE_ALIGNMENT);
+    op::sum(a, b, &mut t, C + c::SIZE_READ_0_100..=C + c::SIZE_WRITE_1G_PLUS);
+    op::common(a, b, &mut t, C + c::STRIDE1_STRIDE, C + c::STRIDE1_COUNT);
+    op::common(a, b, &mut t, C + c::ACCESS1_ACCESS, C + c::ACCESS1_COUNT);
+    op::min_nonzero_f(a, b, &mut t, F + c::F_OPEN_START_TIMESTAMP..=F + c::F_CLOSE_START_TIMESTAMP);
+    op::max_f(a, b, &mut t, F + c::F_OPEN_END_TIMESTAMP..=F + c::F_CLOSE_END_TIMESTAMP);
+    op::sum_f(a, b, &mut t, F + c::F_READ_TIME..=F + c::F_META_TIME);
+    op::max_time_with_size(a, b, &mut t, F + c::F_MAX_READ_TIME, C + c::MAX_READ_TIME_SIZE);
+    op::max_time_with_size(a, b, &mut t, F + c::F_MAX_WRITE_TIME, C + c::MAX_WRITE_TIME_SIZE);
+    op::fastest_slowest(a, b, &mut t, &RULES.shape.ranks);
+    b.copy_from_slice(&t);
 }
