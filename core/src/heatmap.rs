@@ -112,7 +112,9 @@ impl HeatBins {
     /// Shutdown: fit the bins to the run (`end` ticks), write the width in
     /// seconds and the bin count, and move the read bins next to the write
     /// bins. The record to write is then `record()`; None if no data.
-    pub fn finish(&mut self, end: Tick, secs_per_tick: f64) {
+    pub fn finish(&mut self, end: Tick, secs_per_tick: f64, rank: i64) {
+        // A process that started recording before MPI_Init learns its rank late.
+        self.words[1] = rank as u64;
         while (end.max(0) >> self.shift) as usize >= HEAT_BINS {
             self.fold();
         }
@@ -163,7 +165,7 @@ mod tests {
         assert_eq!(h.shift, 5);
         assert_eq!(h.words[W] as i64, 200, "bins 0 and 1 merged");
         assert_eq!(h.words[W + 125] as i64, 7);
-        h.finish(32 * 130, 0.5);
+        h.finish(32 * 130, 0.5, 0);
         assert_eq!(h.words[3], 130);
         assert_eq!(f64::from_bits(h.words[2]), 16.0);
         let rec = h.record().unwrap();
@@ -175,7 +177,7 @@ mod tests {
     fn unused_heatmaps_are_not_written() {
         let mut h = bins();
         h.add(true, 0, 1, 2);
-        h.finish(100, 1.0);
+        h.finish(100, 1.0, 0);
         assert!(h.record().is_none());
         assert_eq!(shift_for(2.0e9), 28);
         assert_eq!(shift_for(1.0e9), 27);

@@ -374,3 +374,16 @@ fn log_hints_are_kept_in_the_job_record_and_the_log_still_written() {
     assert!(meta.contains(&format!("h={hints}\n")), "{meta}");
     check_mpi_mix(&log, &data);
 }
+
+#[test]
+fn enable_nonmpi_in_an_mpi_job_still_gives_one_job_log() {
+    // Facilities set DARSHAN_ENABLE_NONMPI for every job: an MPI program
+    // then records from its constructor on and still writes one log.
+    let d = scratch("nonmpi");
+    let exe = mpicc("mpi_mix", &d);
+    let data = d.join("data");
+    let log = the_log(&mpirun(&exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_ENABLE_NONMPI", "1")]));
+    check_mpi_mix(&log, &data);
+    let heat: Vec<i64> = log.recs.iter().filter(|(m, _, _)| *m == HEATMAP).map(|x| x.2.rank).collect();
+    assert!((0..NP).all(|r| heat.contains(&r)), "heatmaps carry each rank: {heat:?}");
+}

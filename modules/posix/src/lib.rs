@@ -342,7 +342,7 @@ impl Module for Posix {
             set.set.set_rank(ctx.rank);
         }
         if let Some(h) = set.heat.as_mut() {
-            h.finish(ctx.end_tick, ctx.heat_secs_per_tick);
+            h.finish(ctx.end_tick, ctx.heat_secs_per_tick, ctx.rank);
         }
         // Every fcounter but the byte variance holds clock ticks.
         set.for_each_mut(|w| ticks_to_secs(w, record::F..record::F + c::F_VARIANCE_RANK_BYTES, s));

@@ -266,7 +266,7 @@ impl Module for Stdio {
             st.set.set_rank(ctx.rank);
         }
         if let Some(h) = st.heat.as_mut() {
-            h.finish(ctx.end_tick, ctx.heat_secs_per_tick);
+            h.finish(ctx.end_tick, ctx.heat_secs_per_tick, ctx.rank);
         }
         st.set.for_each_mut(|w| ticks_to_secs(w, F..F + c::F_VARIANCE_RANK_BYTES, s));
     }
