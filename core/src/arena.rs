@@ -53,7 +53,86 @@ pub(crate) fn zeroed_words(n: usize) -> Option<&'static mut [u64]> {
     Some(unsafe { std::slice::from_raw_parts_mut(p, n) })
 }
 
+/// Create `path` (exclusively, mode 0644), size it to `len` bytes and map
+/// it shared: the crash-safe log (log-format §10). The mapping lives as
+/// long as the process. An error line if any step fails.
+#[allow(unsafe_code)]
+pub fn map_new_file(path: &str, len: usize) -> Result<&'static mut [u8], String> {
+    let fd = create_sized(path, len)?;
+    // SAFETY: a fresh shared mapping of a file we just sized to `len`
+    // bytes; the kernel picks the address.
+    let p = unsafe {
+        libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, fd, 0)
+    };
+    // SAFETY: closing our descriptor does not unmap the file.
+    unsafe { libc::close(fd) };
+    if p == libc::MAP_FAILED {
+        let _ = std::fs::remove_file(path);
+        return Err(format!("cannot map {path}: {}", std::io::Error::last_os_error()));
+    }
+    // SAFETY: `p` maps `len` bytes, readable and writable, zero-filled (a
+    // new sparse file), never unmapped; no other reference to it exists.
+    Ok(unsafe { std::slice::from_raw_parts_mut(p.cast::<u8>(), len) })
+}
+
+/// In a forked child: put a new file `path` under the mapping at `base`
+/// (`len` bytes), so that the child's records go to its own file and never
+/// into its parent's. The old contents are not copied (the child starts
+/// afresh). On failure the child keeps a private copy instead.
+#[allow(unsafe_code)]
+pub fn remap_new_file(base: usize, len: usize, path: &str) -> Result<(), String> {
+    let made = create_sized(path, len);
+    let (fd, flags) = match &made {
+        Ok(fd) => (*fd, libc::MAP_SHARED | libc::MAP_FIXED),
+        Err(_) => (-1, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED),
+    };
+    // SAFETY: `base..base+len` is our own mapping (made by map_new_file);
+    // MAP_FIXED replaces it in place, so every slice into it stays valid
+    // and now refers to the new pages.
+    let p = unsafe { libc::mmap(base as *mut libc::c_void, len, libc::PROT_READ | libc::PROT_WRITE, flags, fd, 0) };
+    if fd >= 0 {
+        // SAFETY: our descriptor; the mapping stays.
+        unsafe { libc::close(fd) };
+    }
+    if p == libc::MAP_FAILED {
+        return Err(format!("cannot map {path}: {}", std::io::Error::last_os_error()));
+    }
+    made.map(|_| ())
+}
+
+/// The words of a byte block that starts 8-byte aligned (a mapping's
+/// module area); None if it does not.
+#[allow(unsafe_code)]
+pub fn as_words(bytes: &'static mut [u8]) -> Option<&'static mut [u64]> {
+    // SAFETY: every bit pattern is a valid u64; align_to_mut only
+    // reinterprets the aligned middle part.
+    let (head, words, _) = unsafe { bytes.align_to_mut::<u64>() };
+    head.is_empty().then_some(words)
+}
+
+fn create_sized(path: &str, len: usize) -> Result<i32, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::io::IntoRawFd;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .open(path)
+        .map_err(|e| format!("cannot create {path}: {e}"))?;
+    if let Err(e) = f.set_len(len as u64) {
+        let _ = std::fs::remove_file(path);
+        return Err(format!("cannot size {path}: {e}"));
+    }
+    Ok(f.into_raw_fd())
+}
+
 impl RecordArena {
+    /// Records in memory someone else provides (the crash-safe mapping).
+    pub fn from_words(words: &'static mut [u64]) -> RecordArena {
+        RecordArena { free: words }
+    }
+
     /// A zeroed block of `bytes` (rounded down to whole words), or None if
     /// it cannot be had. Never freed: records live as long as the process.
     pub fn new(bytes: usize) -> Option<RecordArena> {

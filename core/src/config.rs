@@ -31,6 +31,9 @@ pub struct Config {
     pub log_path_dated: Option<String>,
     pub log_file: Option<String>,
     pub mmap_log_path: String,
+    /// Crash-safe mode (on by default, as in Darshan 3.5.0); our own
+    /// switch DARSHAN_MMAP_LOGS=0 turns it off (Darshan: configure time).
+    pub mmap_logs: bool,
     pub jobid_env: Option<String>,
     pub log_hints: String,
     pub mod_mem: usize,
@@ -63,6 +66,7 @@ impl Default for Config {
             log_path_dated: None,
             log_file: None,
             mmap_log_path: "/tmp".into(),
+            mmap_logs: true,
             jobid_env: None,
             log_hints: DEF_LOG_HINTS.into(),
             mod_mem: DEF_MOD_MEM,
@@ -311,6 +315,13 @@ impl Config {
         if let Some(v) = src.var("DARSHAN_MMAP_LOGPATH") {
             self.mmap_log_path = v;
         }
+        if let Some(v) = src.var("DARSHAN_MMAP_LOGS") {
+            match v.as_str() {
+                "0" => self.mmap_logs = false,
+                "1" => self.mmap_logs = true,
+                _ => warn.push(format!("DARSHAN_MMAP_LOGS={v}: expected 0 or 1; keeping {}", self.mmap_logs as u8)),
+            }
+        }
         if let Some(v) = src.var("DARSHAN_JOBID") {
             self.jobid_env = Some(v);
         }
@@ -385,6 +396,7 @@ impl Config {
         );
         s += &format!("darshan:DARSHAN_LOGFILE\t{}\n", self.log_file.as_deref().unwrap_or("(none)"));
         s += &format!("darshan:DARSHAN_MMAP_LOGPATH\t{}\n", self.mmap_log_path);
+        s += &format!("darshan:DARSHAN_MMAP_LOGS\t{}\n", self.mmap_logs as u8);
         s += &format!("darshan:DARSHAN_JOBID\t{}\n", self.jobid_env.as_deref().unwrap_or("(pid)"));
         s += &format!("darshan:DARSHAN_LOGHINTS\t{}\n", self.log_hints);
         s += &format!("darshan:enabled modules\t{}\n", on.join(","));

@@ -41,8 +41,13 @@ impl HeatBins {
         self.words.iter_mut().for_each(|w| *w = 0);
         self.words[0] = darshan_log::record_id(self.name);
         self.words[1] = rank as u64;
+        // Width and bin count as a reader of the crash-safe file needs
+        // them while the program runs (rewritten at shutdown).
+        self.words[2] = ((1u64 << shift) as f64 * crate::runtime::tick_secs()).to_bits();
+        self.words[3] = HEAT_BINS as u64;
         self.shift = shift;
         self.used = false;
+        crate::runtime::record_added(darshan_log::modules::HEATMAP, HEAT_WORDS * 8);
     }
 
     /// Forget everything (forked child); the name is registered again.
@@ -63,6 +68,7 @@ impl HeatBins {
             }
         }
         self.shift += 1;
+        self.words[2] = (f64::from_bits(self.words[2]) * 2.0).to_bits();
     }
 
     /// `bytes` moved from tick `tm1` to `tm2`, spread over the bins it

@@ -8,8 +8,8 @@
 //! runs; everything platform-specific (clock, statfs, stderr) comes
 //! through [`platform::Platform`], which the `ffi` crate implements.
 //!
-//! No unsafe code except one fallible zeroed allocation in `arena.rs` (the
-//! record memory, which a MAP_SHARED file will back in the crash-safe mode).
+//! No unsafe code except in `arena.rs`: one fallible zeroed allocation
+//! (the record memory) and the MAP_SHARED file of the crash-safe mode.
 #![deny(unsafe_code)]
 
 pub mod arena;
@@ -18,6 +18,7 @@ pub mod common;
 pub mod compress;
 pub mod config;
 pub mod heatmap;
+pub mod logmap;
 pub mod logname;
 pub mod module;
 pub mod mounts;

@@ -4,7 +4,7 @@
 //! insert never allocates.
 
 pub struct NameArena {
-    packed: Vec<u8>,
+    packed: Packed,
     limit: usize,
     keys: Vec<u64>,
     offs: Vec<u32>,
@@ -18,6 +18,51 @@ pub enum Insert {
     Full,
 }
 
+/// The packed names: on the heap, or in the crash-safe mapping.
+enum Packed {
+    Heap(Vec<u8>),
+    Mapped { buf: &'static mut [u8], len: usize },
+}
+
+impl Packed {
+    fn len(&self) -> usize {
+        match self {
+            Packed::Heap(v) => v.len(),
+            Packed::Mapped { len, .. } => *len,
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Packed::Heap(v) => v,
+            Packed::Mapped { buf, len } => &buf[..*len],
+        }
+    }
+
+    /// Append; the caller has checked the room.
+    fn push(&mut self, parts: [&[u8]; 3]) {
+        match self {
+            Packed::Heap(v) => parts.iter().for_each(|p| v.extend_from_slice(p)),
+            Packed::Mapped { buf, len } => {
+                for p in parts {
+                    buf[*len..*len + p.len()].copy_from_slice(p);
+                    *len += p.len();
+                }
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        match self {
+            Packed::Heap(v) => v.clear(),
+            Packed::Mapped { buf, len } => {
+                buf[..*len].iter_mut().for_each(|b| *b = 0);
+                *len = 0;
+            }
+        }
+    }
+}
+
 impl NameArena {
     /// A table of at most `limit` bytes; the index starts small and is
     /// sized by [`NameArena::expect`] as modules register.
@@ -25,7 +70,13 @@ impl NameArena {
     pub fn new(limit: usize) -> Option<NameArena> {
         let mut packed = Vec::new();
         packed.try_reserve_exact(limit).ok()?;
-        Some(NameArena { packed, limit, keys: vec![0; 64], offs: vec![0; 64], count: 0 })
+        Some(NameArena { packed: Packed::Heap(packed), limit, keys: vec![0; 64], offs: vec![0; 64], count: 0 })
+    }
+
+    /// A table whose packed names live in `buf` (the crash-safe mapping).
+    pub fn in_place(buf: &'static mut [u8]) -> NameArena {
+        let limit = buf.len();
+        NameArena { packed: Packed::Mapped { buf, len: 0 }, limit, keys: vec![0; 64], offs: vec![0; 64], count: 0 }
     }
 
     /// Size the index for `records` names (the record capacity of every
@@ -79,9 +130,7 @@ impl NameArena {
         }
         self.keys[i] = if id == 0 { 1 << 63 } else { id };
         self.offs[i] = self.packed.len() as u32;
-        self.packed.extend_from_slice(&id.to_le_bytes());
-        self.packed.extend_from_slice(name);
-        self.packed.push(0);
+        self.packed.push([&id.to_le_bytes(), name, &[0]]);
         self.count += 1;
         Insert::Added
     }
@@ -91,14 +140,15 @@ impl NameArena {
         if !found {
             return None;
         }
+        let p = self.packed.bytes();
         let start = self.offs[i] as usize + 8;
-        let end = start + self.packed[start..].iter().position(|&c| c == 0)?;
-        Some(&self.packed[start..end])
+        let end = start + p[start..].iter().position(|&c| c == 0)?;
+        Some(&p[start..end])
     }
 
     /// The packed bytes, ready for the name region.
     pub fn packed(&self) -> &[u8] {
-        &self.packed
+        self.packed.bytes()
     }
 
     pub fn len(&self) -> usize {

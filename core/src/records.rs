@@ -160,6 +160,7 @@ impl<R: Default> RecordSet<R> {
         w[1] = self.rank as u64;
         self.rt.push(R::default());
         self.count += 1;
+        runtime::record_added(self.module, self.slice.rec_words * 8);
         let s = self.slot(id);
         self.keys[s] = if id == 0 { 1 << 63 } else { id };
         self.vals[s] = i as u64 + 1;

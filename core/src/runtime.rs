@@ -48,6 +48,16 @@ static NAMES: Mutex<Option<NameArena>> = Mutex::new(None);
 static ARENA: Mutex<Option<RecordArena>> = Mutex::new(None);
 static REGISTRY: Mutex<Vec<&'static dyn Module>> = Mutex::new(Vec::new());
 static PARTIAL: AtomicU64 = AtomicU64::new(0);
+/// Seconds per clock tick as estimated at start-up (f64 bits).
+static TICK_SECS: AtomicU64 = AtomicU64::new(0);
+
+pub fn set_tick_secs(s: f64) {
+    TICK_SECS.store(s.to_bits(), Ordering::Relaxed);
+}
+
+pub fn tick_secs() -> f64 {
+    f64::from_bits(TICK_SECS.load(Ordering::Relaxed))
+}
 /// Records all registered modules can hold (sizes the name index).
 static CAPACITY: AtomicUsize = AtomicUsize::new(0);
 
@@ -82,20 +92,41 @@ pub fn times() -> JobTimes {
 }
 
 /// Start-up: keep the configuration and the mount table, reserve the name
-/// and record memory. An error line if that memory cannot be had (or the
-/// runtime was already initialised): the caller then disables the runtime.
-pub fn init(shared: Shared, start: (i64, i64), pid: i64) -> Result<(), String> {
+/// and record memory — in the crash-safe file `mmap` if given, else on the
+/// heap. An error line if that memory cannot be had (or the runtime was
+/// already initialised): the caller then disables the runtime. Ok(Some)
+/// is a warning: the crash-safe file could not be made, memory is used.
+pub fn init(shared: Shared, start: (i64, i64), pid: i64, mmap: Option<String>) -> Result<Option<String>, String> {
+    if SHARED.get().is_some() {
+        return Err("already initialised".into());
+    }
     let name_mem = shared.config.name_mem;
     let mod_mem = shared.config.mod_mem;
-    let names = NameArena::new(name_mem).ok_or(format!("cannot reserve DARSHAN_NAMEMEM ({} MiB)", name_mem >> 20))?;
-    let arena = RecordArena::new(mod_mem).ok_or(format!("cannot reserve DARSHAN_MODMEM ({} MiB)", mod_mem >> 20))?;
+    let mut warning = None;
+    let mut mapped = None;
+    if let Some(path) = mmap {
+        match crate::arena::map_new_file(&path, crate::logmap::file_len(name_mem, mod_mem)) {
+            Ok(mem) => {
+                let (names, mods) = crate::logmap::install(mem, name_mem, path);
+                mapped = crate::arena::as_words(mods).map(|w| (NameArena::in_place(names), RecordArena::from_words(w)));
+            }
+            Err(e) => warning = Some(format!("{e}; no crash-safe log for this process")),
+        }
+    }
+    let (names, arena) = match mapped {
+        Some(m) => m,
+        None => (
+            NameArena::new(name_mem).ok_or(format!("cannot reserve DARSHAN_NAMEMEM ({} MiB)", name_mem >> 20))?,
+            RecordArena::new(mod_mem).ok_or(format!("cannot reserve DARSHAN_MODMEM ({} MiB)", mod_mem >> 20))?,
+        ),
+    };
     if SHARED.set(shared).is_err() {
         return Err("already initialised".into());
     }
     *lock(&TIMES) = JobTimes { start, pid, fork_parent: 0, first_pid: pid };
     *lock(&NAMES) = Some(names);
     *lock(&ARENA) = Some(arena);
-    Ok(())
+    Ok(warning)
 }
 
 /// Register a module: reserve its records (MAX_RECORDS, or what is left
@@ -111,6 +142,9 @@ pub fn register(m: &'static dyn Module, rank: i64) {
         _ => crate::arena::Slice::empty(words),
     };
     let total = CAPACITY.fetch_add(slice.capacity, Ordering::Relaxed) + slice.capacity;
+    if slice.capacity > 0 {
+        crate::logmap::module_registered(id, slice.words.as_ptr() as usize);
+    }
     m.attach(slice, rank);
     if let Some(n) = lock(&NAMES).as_mut() {
         n.expect(total);
@@ -126,7 +160,16 @@ pub fn modules() -> Vec<&'static dyn Module> {
 
 /// Mark `module`'s data as incomplete in the log.
 pub fn set_partial(module: usize) {
-    PARTIAL.fetch_or(1 << module, Ordering::Relaxed);
+    let old = PARTIAL.fetch_or(1 << module, Ordering::Relaxed);
+    if old & (1 << module) == 0 {
+        crate::logmap::partial(old | 1 << module);
+    }
+}
+
+/// A module created a record of `bytes` (the crash-safe file's header
+/// counts it).
+pub fn record_added(module: usize, bytes: usize) {
+    crate::logmap::record_added(module, bytes);
 }
 
 pub fn partial_flags() -> u64 {
@@ -138,7 +181,13 @@ pub fn partial_flags() -> u64 {
 pub fn register_name(module: usize, id: u64, name: &[u8]) -> bool {
     let mut g = lock(&NAMES);
     match g.as_mut().map(|n| n.insert(id, name)) {
-        Some(Insert::Added) | Some(Insert::Present) => true,
+        Some(Insert::Added) => {
+            if let Some(n) = g.as_ref() {
+                crate::logmap::names_len(n.packed().len());
+            }
+            true
+        }
+        Some(Insert::Present) => true,
         _ => {
             drop(g);
             set_partial(module);
@@ -177,13 +226,19 @@ pub fn lock_all() -> CoreLocks {
 }
 
 /// In a forked child, with the locks released: a fresh record set.
-pub fn fork_child(start: (i64, i64), pid: i64) {
+/// `mmap`: the child's own crash-safe file (made before anything is
+/// cleared, so the parent's file is never written by the child).
+pub fn fork_child(start: (i64, i64), pid: i64, mmap: Option<String>) -> Option<String> {
     {
         let mut t = lock(&TIMES);
         t.fork_parent = t.pid;
         t.pid = pid;
         t.start = start;
     }
+    let warning = match mmap {
+        Some(p) if crate::logmap::active() => crate::logmap::fork_child(p).err(),
+        _ => None,
+    };
     if let Some(n) = lock(&NAMES).as_mut() {
         n.clear();
     }
@@ -191,4 +246,5 @@ pub fn fork_child(start: (i64, i64), pid: i64) {
     for m in modules() {
         m.fork_child();
     }
+    warning
 }

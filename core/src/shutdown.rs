@@ -60,6 +60,38 @@ pub(crate) fn job_record(start: (i64, i64), end: (i64, i64), nprocs: i64, jobid:
     })
 }
 
+/// Write the job record into the crash-safe file (if there is one): the
+/// start, the job id, `nprocs`, `end` (0 while running) and, while the
+/// time counters are still clock ticks, how long a tick is.
+pub fn map_job(end: (i64, i64), nprocs: i64, ticks: Option<f64>) {
+    if !crate::logmap::active() {
+        return;
+    }
+    let Some(sh) = runtime::shared() else { return };
+    let t = runtime::times();
+    let env = |n: &str| std::env::var(n).ok();
+    let jobid = logname::job_id(&env, sh.config.jobid_env.as_deref(), t.first_pid);
+    if let Some(mut job) = job_record(t.start, end, nprocs, jobid) {
+        if let Some(s) = ticks {
+            job.metadata.extend_from_slice(format!("ticks={s:e}\n").as_bytes());
+            job.metadata.truncate(darshan_log::job::METADATA_LEN - 1);
+        }
+        crate::logmap::set_job(&job.encode());
+    }
+}
+
+/// The crash-safe file's name: `<dir>/<user>_<exe>_id<jobid>_mmap-log-
+/// <logmod>-<rank>.darshan` (log-format §10), `logmod` a hash of the host
+/// name and the time (rank 0's in an MPI job).
+pub fn mmap_path(cfg: &crate::config::Config, cmdline: &str, pid: i64, rank: i64, logmod: u64) -> String {
+    let env = |n: &str| std::env::var(n).ok();
+    let jobid = logname::job_id(&env, cfg.jobid_env.as_deref(), pid);
+    let user = std::env::var("LOGNAME").ok().filter(|u| !u.is_empty()).unwrap_or_else(|| {
+        runtime::shared().map(|s| s.platform.euid().to_string()).unwrap_or_else(|| "0".into())
+    });
+    format!("{}/{user}_{}_id{jobid}_mmap-log-{logmod}-{rank}.darshan", cfg.mmap_log_path, logname::exe_short(cmdline))
+}
+
 /// Where the log goes: (temporary path, final path), or an error line.
 pub(crate) fn log_paths(jobid: i64, start_sec: i64) -> Result<(String, String), String> {
     let sh = runtime::shared().ok_or("runtime not initialised")?;
@@ -105,6 +137,8 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     }
     let finalize_s = t0.elapsed().as_secs_f64();
 
+    // The crash-safe file now holds seconds: say so (no `ticks=`).
+    map_job(end, 1, None);
     let t = runtime::times();
     let env = |n: &str| std::env::var(n).ok();
     let jobid = logname::job_id(&env, sh.config.jobid_env.as_deref(), t.first_pid);
@@ -166,9 +200,14 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     w.set_partial_flag(runtime::partial_flags());
     let out = w.finish().map_err(werr)?;
     let file = out.into_inner().map_err(|e| format!("writing log file {tmp}: {}", e.error()))?;
-    // No fsync here, as in Darshan: it costs a millisecond on a local disk
-    // and far more on a parallel file system, at every process's exit.
-    // The crash-safe mode (issue 5) syncs before removing its mmap file.
+    // With a crash-safe file, the log must be on disk before that file is
+    // removed (Darshan removes it first and can lose both). Without one,
+    // no fsync, as in Darshan: it costs a millisecond on a local disk and
+    // far more on a parallel file system, at every process's exit.
+    let durable = crate::logmap::active();
+    if durable {
+        file.sync_all().map_err(|e| format!("syncing log file {tmp}: {e}"))?;
+    }
     drop(file);
     let write_s = t2.elapsed().as_secs_f64();
     let path = if sh.config.log_file.is_some() {
@@ -177,8 +216,20 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
         format!("{final_base}_{}.darshan", (compress_s + write_s) as i64 + 1)
     };
     std::fs::rename(&tmp, &path).map_err(|e| format!("renaming {tmp} to {path}: {e}"))?;
+    if durable {
+        sync_dir(&path);
+        crate::logmap::remove();
+    }
     for m in &modules {
         m.cleanup();
     }
     Ok(Outcome { path, finalize_s, reduce_s: 0.0, compress_s, write_s, records, shared: 0 })
+}
+
+/// Make a rename durable: fsync the directory holding `path`.
+pub(crate) fn sync_dir(path: &str) {
+    let dir = std::path::Path::new(path).parent().filter(|p| !p.as_os_str().is_empty());
+    if let Ok(d) = std::fs::File::open(dir.unwrap_or(std::path::Path::new("."))) {
+        let _ = d.sync_all();
+    }
 }

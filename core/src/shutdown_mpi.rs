@@ -91,6 +91,8 @@ pub fn write_log_mpi(comm: &dyn Comm, secs_per_tick: f64, end: (i64, i64), end_t
     for m in &modules {
         m.finalize(&ctx);
     }
+    // This rank's crash-safe file now holds seconds (no `ticks=`).
+    crate::shutdown::map_job(end, nprocs, None);
     let finalize_s = t_start.elapsed().as_secs_f64();
 
     let t1 = Instant::now();
@@ -239,23 +241,34 @@ pub fn write_log_mpi(comm: &dyn Comm, secs_per_tick: f64, end: (i64, i64), end_t
     let write_s = t3.elapsed().as_secs_f64();
     let mut out =
         Outcome { path: String::new(), finalize_s, reduce_s, compress_s, write_s, records, shared: shared.len() };
+    // Rank 0 makes the log durable and gives it its name; only then may
+    // every rank remove its crash-safe file.
+    let mut named = true;
     if rank == 0 {
         let (tmp, base) = tmp_final;
         if !wrote {
             let _ = std::fs::remove_file(&tmp);
             return Err(format!("writing log file {tmp} failed"));
         }
+        if crate::logmap::active() {
+            named &= std::fs::File::open(&tmp).and_then(|f| f.sync_all()).is_ok();
+        }
         out.path = if sh.config.log_file.is_some() {
             base
         } else {
             format!("{base}_{}.darshan", t_start.elapsed().as_secs() as i64 + 1)
         };
-        std::fs::rename(&tmp, &out.path).map_err(|e| format!("renaming {tmp} to {}: {e}", out.path))?;
+        named &= std::fs::rename(&tmp, &out.path).is_ok();
         use std::os::unix::fs::PermissionsExt;
         let _ = std::fs::set_permissions(&out.path, std::fs::Permissions::from_mode(0o400));
+        crate::shutdown::sync_dir(&out.path);
     } else if !wrote {
         return Err(String::new());
     }
+    if !all_ok(comm, named) {
+        return Err(if rank == 0 { format!("cannot rename the log to {}", out.path) } else { String::new() });
+    }
+    crate::logmap::remove();
     for m in &modules {
         m.cleanup();
     }

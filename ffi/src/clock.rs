@@ -73,6 +73,20 @@ pub fn heat_shift() -> u32 {
     darshan_core::heatmap::shift_for(rate)
 }
 
+/// Seconds per tick estimated over the first 100 us (waiting if needed):
+/// what the crash-safe file says a tick is until shutdown measures it
+/// over the whole run.
+pub fn provisional_secs_per_tick() -> f64 {
+    if !USE_TSC.load(Ordering::Relaxed) {
+        return 1e-9;
+    }
+    let m0 = MONO0.load(Ordering::Relaxed);
+    while mono_ns().saturating_sub(m0) < 100_000 {
+        std::hint::spin_loop();
+    }
+    secs_per_tick()
+}
+
 /// The clock for C code that cannot read the TSC itself.
 #[no_mangle]
 pub extern "C" fn darshan_rs_now() -> i64 {

@@ -84,7 +84,7 @@ fn init() {
     if cfg.disable {
         guard::set_state(runtime::DISABLED);
     } else if cfg.enable_nonmpi {
-        if start(cfg, t_init, 0, false) == Started::Excluded {
+        if start(cfg, t_init, 0, 1, false, new_logmod()) == Started::Excluded {
             guard::set_state(runtime::DISABLED);
         }
     } else {
@@ -111,10 +111,18 @@ pub enum Started {
     No,
 }
 
+/// The random part of crash-safe file names: a hash of the host name and
+/// the time in microseconds (rank 0's in an MPI job).
+pub fn new_logmod() -> u64 {
+    let (s, ns) = LIBC.realtime();
+    let usec = (s as u64).wrapping_mul(1_000_000).wrapping_add(ns as u64 / 1000);
+    darshan_log::hash::hash_with_level(LIBC.hostname().as_bytes(), usec)
+}
+
 /// Initialise for this process, `rank` of an MPI job or 0. With `mpi`, an
 /// excluded rank is still set up (with nothing recorded) so that it can
-/// take part in the collective shutdown.
-pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, mpi: bool) -> Started {
+/// take part in the collective shutdown. `logmod` names the crash-safe file.
+pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mpi: bool, logmod: u64) -> Started {
     let cmd = cmdline();
     let exe = cmd.split(' ').next().unwrap_or("").to_string();
     let excluded = cfg.app_excluded(&exe) || cfg.rank_excluded(rank);
@@ -126,6 +134,8 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, mpi: bool) -> S
     }
     clock::start();
     let start = LIBC.realtime();
+    let mmap = cfg.mmap_logs.then(|| darshan_core::shutdown::mmap_path(&cfg, &cmd, LIBC.pid(), rank, logmod));
+    runtime::set_tick_secs(if mmap.is_some() { clock::provisional_secs_per_tick() } else { clock::secs_per_tick() });
     MEM_ALIGN.store(cfg.mem_align.max(1), Ordering::Relaxed);
     let mounts = match std::fs::read_to_string("/proc/self/mounts") {
         Ok(t) => darshan_core::mounts::parse(&t, &LIBC),
@@ -135,10 +145,14 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, mpi: bool) -> S
     let timing = cfg.internal_timing;
     let text = if dump { cfg.dump() } else { String::new() };
     let shared = Shared { config: cfg, mounts, cmdline: cmd, platform: &LIBC };
-    if let Err(e) = runtime::init(shared, start, LIBC.pid()) {
-        say(&format!("{e}; this run is not instrumented"));
-        guard::set_state(runtime::DISABLED);
-        return Started::No;
+    match runtime::init(shared, start, LIBC.pid(), mmap) {
+        Ok(Some(warning)) => say(&warning),
+        Ok(None) => {}
+        Err(e) => {
+            say(&format!("{e}; this run is not instrumented"));
+            guard::set_state(runtime::DISABLED);
+            return Started::No;
+        }
     }
     STDIO.set_std_streams(std_streams());
     runtime::register(&POSIX, rank);
@@ -162,6 +176,7 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, mpi: bool) -> S
         STDIO.set_heat(h);
         HEATMAP.add_source(&STDIO);
     }
+    darshan_core::shutdown::map_job((0, 0), nprocs, Some(runtime::tick_secs()));
     if excluded {
         // Set up for the shutdown, recording nothing.
         return Started::Excluded;
@@ -253,7 +268,14 @@ pub fn fork() -> libc::pid_t {
         guard::set_inside(true);
         let child = || {
             clock::start();
-            runtime::fork_child(LIBC.realtime(), LIBC.pid());
+            let mmap = runtime::config()
+                .filter(|c| c.mmap_logs && darshan_core::logmap::active())
+                .zip(runtime::shared())
+                .map(|(c, sh)| darshan_core::shutdown::mmap_path(c, &sh.cmdline, LIBC.pid(), 0, new_logmod()));
+            if let Some(w) = runtime::fork_child(LIBC.realtime(), LIBC.pid(), mmap) {
+                say(&w);
+            }
+            darshan_core::shutdown::map_job((0, 0), 1, Some(runtime::tick_secs()));
         };
         if std::panic::catch_unwind(child).is_err() {
             guard::set_state(runtime::DISABLED);

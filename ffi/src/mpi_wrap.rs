@@ -44,9 +44,12 @@ fn mpi_start() {
     };
     let Some(comm) = MpiComm::new(abi) else { return };
     let rank = comm.rank();
+    // Every rank's crash-safe file carries rank 0's random part.
+    let mut logmod = if rank == 0 { init::new_logmod() } else { 0 }.to_le_bytes();
+    comm.bcast(&mut logmod);
     let mine = match runtime::state() {
         runtime::UNINIT => match init::take_pending_config() {
-            Some(cfg) => init::start(cfg, t_init, rank, true),
+            Some(cfg) => init::start(cfg, t_init, rank, comm.size(), true, u64::from_le_bytes(logmod)),
             None => Started::No,
         },
         runtime::RUNNING => {

@@ -128,6 +128,15 @@ pub struct ModuleReader<'a> {
     /// Reproduce darshan-util's byte-swap slip on POSIX < v4 fcounters
     /// 10-12 (so output matches the C parser byte for byte).
     c_swap_quirk: bool,
+    /// Seconds per tick of a crash-safe log of ours whose time counters
+    /// still hold clock ticks (job metadata `ticks=`).
+    tick_secs: Option<f64>,
+}
+
+/// The modules whose fcounters (all but the last, VARIANCE_RANK_BYTES)
+/// our runtime keeps in clock ticks until shutdown.
+fn tick_counted(module: usize) -> bool {
+    matches!(module, POSIX | STDIO | MPIIO)
 }
 
 impl<'a> ModuleReader<'a> {
@@ -136,7 +145,20 @@ impl<'a> ModuleReader<'a> {
         if !known {
             return Err(LogError::BadModuleVersion { module: legacy_name(module).to_string(), version });
         }
-        Ok(ModuleReader { region, module, version, swapped, buf: Vec::new(), heatmap_first: None, c_swap_quirk: false })
+        Ok(ModuleReader {
+            region,
+            module,
+            version,
+            swapped,
+            buf: Vec::new(),
+            heatmap_first: None,
+            c_swap_quirk: false,
+            tick_secs: None,
+        })
+    }
+
+    pub fn set_tick_secs(&mut self, s: Option<f64>) {
+        self.tick_secs = s;
     }
 
     pub fn set_c_swap_quirk(&mut self, on: bool) {
@@ -190,6 +212,12 @@ impl<'a> ModuleReader<'a> {
                     return Ok(false);
                 }
                 upconvert(self.module, self.version, &mut rec.counters, &mut rec.fcounters);
+                if let (Some(s), true) = (self.tick_secs, tick_counted(self.module)) {
+                    let n = rec.fcounters.len().saturating_sub(1);
+                    for f in &mut rec.fcounters[..n] {
+                        *f = (f.to_bits() as i64) as f64 * s;
+                    }
+                }
                 Ok(true)
             }
         }

@@ -65,7 +65,20 @@ impl<S: LogSource> LogFile<S> {
         }
         let region =
             RegionReader::new(&self.src, self.header.mod_map[module], self.header.compression, module_name(module));
-        ModuleReader::new(region, module, self.header.mod_ver[module], self.header.swapped)
+        let mut rd = ModuleReader::new(region, module, self.header.mod_ver[module], self.header.swapped)?;
+        rd.set_tick_secs(self.tick_secs());
+        Ok(rd)
+    }
+
+    /// A crash-safe (uncompressed) log written by our runtime while the
+    /// program ran holds time counters in clock ticks; its job metadata
+    /// says how long a tick is (`ticks=<seconds>`). None otherwise.
+    pub fn tick_secs(&self) -> Option<f64> {
+        if self.header.compression != crate::Compression::None {
+            return None;
+        }
+        let meta = String::from_utf8_lossy(&self.job.metadata);
+        meta.lines().find_map(|l| l.strip_prefix("ticks=")).and_then(|v| v.trim().parse::<f64>().ok()).filter(|s| *s > 0.0)
     }
 
     /// Every record of one module, decoded (convenience for small logs and
