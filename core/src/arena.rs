@@ -110,8 +110,26 @@ pub fn as_words(bytes: &'static mut [u8]) -> Option<&'static mut [u64]> {
     head.is_empty().then_some(words)
 }
 
+/// Free bytes for unprivileged users on the file system holding `dir`.
+#[allow(unsafe_code)]
+fn free_bytes(dir: &str) -> Option<u64> {
+    let c = std::ffi::CString::new(dir).ok()?;
+    // SAFETY: zeroed statvfs is a valid out-parameter; `c` is NUL-terminated.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    (unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0).then(|| st.f_bavail as u64 * st.f_frsize as u64)
+}
+
 fn create_sized(path: &str, len: usize) -> Result<i32, String> {
     use std::os::unix::fs::OpenOptionsExt;
+    // The file is sparse, but every page a record touches must have room:
+    // refuse a size the file system could not hold.
+    let dir = std::path::Path::new(path).parent().and_then(|p| p.to_str()).unwrap_or(".");
+    if let Some(free) = free_bytes(if dir.is_empty() { "." } else { dir }) {
+        if len as u64 > free {
+            return Err(format!("cannot create {path}: {len} bytes wanted, {free} free"));
+        }
+    }
     use std::os::unix::io::IntoRawFd;
     let f = std::fs::OpenOptions::new()
         .read(true)

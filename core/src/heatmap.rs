@@ -24,6 +24,10 @@ pub struct HeatBins {
     shift: u32,
     initial_shift: u32,
     used: bool,
+    /// The record to write, fitted to the run (made at shutdown; the
+    /// 200-bin record in `words` stays as it is, valid in the crash-safe
+    /// file).
+    out: Vec<u64>,
 }
 
 impl HeatBins {
@@ -32,7 +36,7 @@ impl HeatBins {
     /// None if `words` is not HEAT_WORDS long.
     pub fn new(words: &'static mut [u64], name: &'static [u8], rank: i64, shift: u32) -> Option<HeatBins> {
         let words: &'static mut [u64; HEAT_WORDS] = words.try_into().ok()?;
-        let mut h = HeatBins { words, name, shift, initial_shift: shift, used: false };
+        let mut h = HeatBins { words, name, shift, initial_shift: shift, used: false, out: Vec::new() };
         h.reset(rank, shift);
         Some(h)
     }
@@ -127,14 +131,19 @@ impl HeatBins {
         let width = 1i64 << self.shift;
         let nbins = ((end.max(0) + width - 1) / width).clamp(1, HEAT_BINS as i64) as usize;
         self.words[2] = ((width as f64) * secs_per_tick).to_bits();
-        self.words[3] = nbins as u64;
-        self.words.copy_within(R..R + nbins, W + nbins);
+        let mut out = Vec::with_capacity(W + 2 * nbins);
+        out.extend_from_slice(&self.words[..W]);
+        out[3] = nbins as u64;
+        out[4] = 0;
+        out[5] = 0;
+        out.extend_from_slice(&self.words[W..W + nbins]);
+        out.extend_from_slice(&self.words[R..R + nbins]);
+        self.out = out;
     }
 
     /// The finished record's words, if the heatmap saw any data.
     pub fn record(&self) -> Option<&[u64]> {
-        let nbins = self.words[3] as usize;
-        (self.used && nbins > 0).then(|| &self.words[..W + 2 * nbins])
+        (self.used && !self.out.is_empty()).then_some(&self.out[..])
     }
 }
 
@@ -172,9 +181,11 @@ mod tests {
         assert_eq!(h.words[W] as i64, 200, "bins 0 and 1 merged");
         assert_eq!(h.words[W + 125] as i64, 7);
         h.finish(32 * 130, 0.5, 0);
-        assert_eq!(h.words[3], 130);
-        assert_eq!(f64::from_bits(h.words[2]), 16.0);
+        // The 200-bin record (the crash-safe file's) stays whole.
+        assert_eq!(h.words[3], 200);
         let rec = h.record().unwrap();
+        assert_eq!(rec[3], 130);
+        assert_eq!(f64::from_bits(rec[2]), 16.0);
         assert_eq!(rec.len(), 6 + 260);
         assert_eq!(rec[6 + 130 + 1], 10, "read bins follow the write bins");
     }

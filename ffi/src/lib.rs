@@ -12,6 +12,7 @@
 #[macro_use]
 mod real;
 mod clock;
+mod exec_wrap;
 mod guard;
 mod init;
 mod mpi_abi;

@@ -129,6 +129,11 @@ reals! {
     lio_listio: fn(c_int, *const *mut libc::aiocb, c_int, *mut libc::sigevent) -> c_int;
     lio_listio64: fn(c_int, *const *mut libc::aiocb, c_int, *mut libc::sigevent) -> c_int;
     fork: fn() -> libc::pid_t;
+    execve: fn(*const c_char, *const *const c_char, *const *const c_char) -> c_int;
+    execv: fn(*const c_char, *const *const c_char) -> c_int;
+    execvp: fn(*const c_char, *const *const c_char) -> c_int;
+    execvpe: fn(*const c_char, *const *const c_char, *const *const c_char) -> c_int;
+    fexecve: fn(c_int, *const *const c_char, *const *const c_char) -> c_int;
     _exit: fn(c_int) -> ();
     _Exit: fn(c_int) -> ();
     fopen: fn(*const c_char, *const c_char) -> *mut FILE;

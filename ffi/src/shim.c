@@ -197,3 +197,54 @@ HIDDEN void darshan_guard_set(int v) { in_runtime = v; }
  * that leaving can restore it (one call each way). */
 HIDDEN int darshan_rt_enter(void) { in_runtime = 1; return errno; }
 HIDDEN void darshan_rt_leave(int saved_errno) { errno = saved_errno; in_runtime = 0; }
+
+/* execl, execlp, execle: variadic argument lists turned into the argv of
+ * execv/execvp/execve, which this library also exports (exec_wrap.rs), so
+ * the crash-safe file is handled in one place. glibc's own execl calls an
+ * internal execve that no wrapper sees, hence these. */
+#define EXEC_ARGV(first, ap, argv, n)                                   \
+    size_t n = 1;                                                       \
+    if (first) {                                                        \
+        va_list c_;                                                     \
+        va_copy(c_, ap);                                                \
+        while (va_arg(c_, const char *)) n++;                           \
+        va_end(c_);                                                     \
+    } else {                                                            \
+        n = 0;                                                          \
+    }                                                                   \
+    const char *argv[n + 1];                                            \
+    argv[0] = first;                                                    \
+    for (size_t i_ = 1; i_ <= n; i_++) argv[i_] = va_arg(ap, const char *); \
+    if (!first) argv[0] = 0;
+
+extern int execv(const char *, char *const[]);
+extern int execvp(const char *, char *const[]);
+extern int execve(const char *, char *const[], char *const[]);
+
+HIDDEN int darshan_shim_execl(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    EXEC_ARGV(arg, ap, argv, n);
+    va_end(ap);
+    return execv(path, (char *const *)argv);
+}
+
+HIDDEN int darshan_shim_execlp(const char *file, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    EXEC_ARGV(arg, ap, argv, n);
+    va_end(ap);
+    return execvp(file, (char *const *)argv);
+}
+
+HIDDEN int darshan_shim_execle(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    EXEC_ARGV(arg, ap, argv, n);
+    char *const *envp = va_arg(ap, char *const *);
+    va_end(ap);
+    return execve(path, (char *const *)argv, envp);
+}

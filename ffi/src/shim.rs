@@ -66,6 +66,9 @@ export_shim! {
     scanf => darshan_shim_scanf,
     __isoc99_scanf => darshan_shim___isoc99_scanf,
     __isoc23_scanf => darshan_shim___isoc23_scanf,
+    execl => darshan_shim_execl,
+    execlp => darshan_shim_execlp,
+    execle => darshan_shim_execle,
 }
 
 // The va_list forms are fixed-arity, but live in C next to their variadic

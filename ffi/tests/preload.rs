@@ -39,7 +39,13 @@ fn scratch(tag: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(d.join("logs")).unwrap();
     std::fs::create_dir_all(d.join("data")).unwrap();
+    std::fs::create_dir_all(d.join("mmap")).unwrap();
     d
+}
+
+/// Crash-safe files left in the test's mmap directory.
+fn mmap_files(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir.join("mmap")).map(|r| r.map(|e| e.unwrap().path()).collect()).unwrap_or_default()
 }
 
 /// Compile tests/programs/<name>.c with `flags` into `dir`.
@@ -62,6 +68,7 @@ fn compile_src(src: &Path, name: &str, dir: &Path, flags: &[&str]) -> PathBuf {
 struct Run {
     out: Output,
     logs: Vec<PathBuf>,
+    dir: PathBuf,
 }
 
 fn run(exe: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Run {
@@ -71,12 +78,13 @@ fn run(exe: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Run {
         .env("LD_PRELOAD", lib())
         .env("DARSHAN_ENABLE_NONMPI", "1")
         .env("DARSHAN_LOGPATH", &logs)
+        .env("DARSHAN_MMAP_LOGPATH", dir.join("mmap"))
         .envs(env.iter().copied())
         .output()
         .expect("run");
     let mut found: Vec<PathBuf> = std::fs::read_dir(&logs).unwrap().map(|e| e.unwrap().path()).collect();
     found.sort();
-    Run { out, logs: found }
+    Run { out, logs: found, dir: dir.to_path_buf() }
 }
 
 /// One log's records, by (module, name).
@@ -116,6 +124,8 @@ fn ok(r: &Run) {
 fn one_log(r: &Run) -> Log {
     ok(r);
     assert_eq!(r.logs.len(), 1, "logs: {:?}", r.logs);
+    // A normal exit removes the crash-safe file once the log is written.
+    assert_eq!(mmap_files(&r.dir), Vec::<PathBuf>::new(), "crash-safe files left");
     read(&r.logs[0])
 }
 
@@ -463,6 +473,13 @@ fn bad_settings_and_unwritable_log_dirs_leave_the_program_unharmed() {
     assert!(stderr.contains("darshan: cannot create log file /proc/no/such/dir/"), "{stderr}");
     assert_eq!(stderr.lines().count(), 2, "{stderr}");
     assert_eq!(std::fs::read(&f).unwrap().len(), 21);
+    // The final log could not be written: the crash-safe file stays, a
+    // readable log of the run (its times already in seconds).
+    let left = mmap_files(&d);
+    assert_eq!(left.len(), 1, "{left:?}");
+    let log = read(&left[0]);
+    assert_eq!(c(log.get(POSIX, &f), px::WRITES), 7);
+    assert!(log.file.tick_secs().is_none());
 }
 
 #[test]
