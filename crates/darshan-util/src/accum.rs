@@ -464,3 +464,24 @@ impl Accumulator {
         m
     }
 }
+
+/// darshan-merge `--shared-redux`: every rank's record of one file
+/// combined into one rank -1 record with darshan-util's combiner (sums,
+/// min/max, the fastest and slowest of the ranks; variances 0). None for
+/// modules the combiner does not know, or no records.
+pub fn reduce_shared(recs: &[&Record]) -> Option<Record> {
+    let first = recs.first()?;
+    let s = spec(first.module)?;
+    let mut agg = Record::new(first.module);
+    agg.counters = vec![0; first.counters.len()];
+    agg.fcounters = vec![0.0; first.fcounters.len()];
+    for (k, r) in recs.iter().enumerate() {
+        if r.counters.len() != agg.counters.len() || r.fcounters.len() != agg.fcounters.len() {
+            return None;
+        }
+        agg_record(s, r, &mut agg, k == 0);
+    }
+    agg.id = first.id;
+    agg.rank = -1;
+    Some(agg)
+}

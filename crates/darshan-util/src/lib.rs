@@ -8,6 +8,7 @@ pub mod cfmt;
 pub mod describe;
 pub mod dxt;
 pub mod jobhdr;
+pub mod merge;
 pub mod out;
 pub mod parser;
 pub mod printrec;

@@ -1,0 +1,237 @@
+//! darshan-merge: the crash-safe files of one job (one per process, left
+//! by a job that was killed) made into one compressed 3.41 log, as if the
+//! job had ended normally: names united, records of every rank kept (or,
+//! with `shared_redux`, the records every rank has combined into one), the
+//! time counters in seconds, heatmaps of one width, partial flags only
+//! where a process really ran out of room.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use darshan_log::modules::*;
+use darshan_log::record::Extra;
+use darshan_log::{Compression, Job, LogFile, LogWriter, NameTable, Record};
+
+pub struct Options {
+    pub shared_redux: bool,
+    /// End time (seconds since the epoch) to record; else the latest end
+    /// any input knows, else the inputs' last modification.
+    pub job_end_time: Option<i64>,
+}
+
+struct Input {
+    path: PathBuf,
+    log: LogFile,
+    rank: i64,
+    /// Last modification (s, ns): about when the process last recorded.
+    mtime: (i64, i64),
+}
+
+/// The crash-safe files of job `jobid` in `dir` (`*_id<jobid>_mmap-log-*`).
+pub fn find_job_files(dir: &Path, jobid: &str) -> Result<Vec<PathBuf>, String> {
+    let pat = format!("_id{jobid}_mmap-log-");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.contains(&pat) && n.ends_with(".darshan")))
+        .collect();
+    v.sort();
+    if v.is_empty() {
+        return Err(format!("no crash-safe logs of job {jobid} in {}", dir.display()));
+    }
+    Ok(v)
+}
+
+fn open(path: &Path) -> Result<Input, String> {
+    let log = LogFile::open(path).map_err(|e| format!("{}: not a readable Darshan log: {e}", path.display()))?;
+    let mtime = std::fs::metadata(path)
+        .ok()
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| (d.as_secs() as i64, d.subsec_nanos() as i64))
+        .unwrap_or((0, 0));
+    // Every record's rank is the process's rank: take the first one.
+    let mut rank = None;
+    for m in log.modules_present() {
+        if m == HEATMAP {
+            continue;
+        }
+        let recs = log.records(m).map_err(|e| format!("{}: {e}", path.display()))?;
+        if let Some(r) = recs.first() {
+            rank = Some(r.rank);
+            break;
+        }
+    }
+    Ok(Input { path: path.to_path_buf(), rank: rank.unwrap_or(-2), log, mtime })
+}
+
+fn exe(job: &Job) -> &[u8] {
+    let n = job.exe_mnt.iter().position(|&c| c == b'\n').unwrap_or(job.exe_mnt.len());
+    &job.exe_mnt[..n]
+}
+
+/// Check the inputs are the processes of one job: same job id, command
+/// line and process count, no rank twice.
+fn check_same_job(inputs: &[Input]) -> Result<(), String> {
+    let j0 = &inputs[0].log.job;
+    let mut seen = HashMap::new();
+    for i in inputs {
+        let j = &i.log.job;
+        if j.jobid != j0.jobid || exe(j) != exe(j0) || j.nprocs != j0.nprocs {
+            return Err(format!(
+                "{} and {} are not from the same job (job id {} / {}, nprocs {} / {}, command lines differ: {})",
+                inputs[0].path.display(),
+                i.path.display(),
+                j0.jobid,
+                j.jobid,
+                j0.nprocs,
+                j.nprocs,
+                exe(j) != exe(j0)
+            ));
+        }
+        if i.rank >= 0 {
+            if let Some(p) = seen.insert(i.rank, &i.path) {
+                return Err(format!("{} and {} are both rank {}", p.display(), i.path.display(), i.rank));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn is_unused_std_stream(r: &Record, names: &NameTable) -> bool {
+    use darshan_log::counters::stdio as sx;
+    r.module == STDIO
+        && matches!(names.get(r.id), Some(b"<STDIN>") | Some(b"<STDOUT>") | Some(b"<STDERR>"))
+        && r.counters[sx::READS] == 0
+        && r.counters[sx::WRITES] == 0
+}
+
+/// Give every heatmap of one source the widest width among the ranks
+/// (folding pairs of bins), as readers require one width per source.
+fn one_width(recs: &mut [Record]) {
+    let mut widest: HashMap<u64, f64> = HashMap::new();
+    for r in recs.iter() {
+        if let Extra::Heatmap { bin_width, .. } = &r.extra {
+            let w = widest.entry(r.id).or_insert(0.0);
+            *w = w.max(*bin_width);
+        }
+    }
+    for r in recs.iter_mut() {
+        if let Extra::Heatmap { bin_width, write_bins, read_bins } = &mut r.extra {
+            let target = widest[&r.id];
+            while *bin_width * 2.0 <= target * 1.01 {
+                for bins in [&mut *write_bins, &mut *read_bins] {
+                    let folded: Vec<i64> = bins.chunks(2).map(|c| c.iter().sum()).collect();
+                    *bins = folded;
+                }
+                *bin_width *= 2.0;
+            }
+            *bin_width = target;
+        }
+    }
+}
+
+/// Merge `paths` into the log `out`. Returns the number of records written.
+pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, String> {
+    if paths.is_empty() {
+        return Err("no input logs".into());
+    }
+    let inputs: Vec<Input> = paths.iter().map(|p| open(p)).collect::<Result<_, _>>()?;
+    check_same_job(&inputs)?;
+
+    let mut names = NameTable::new();
+    let mut by_module: BTreeMap<usize, Vec<Record>> = BTreeMap::new();
+    let mut partial = 0u64;
+    for i in &inputs {
+        let t = i.log.names().map_err(|e| format!("{}: {e}", i.path.display()))?;
+        for (id, n) in t.iter() {
+            names.insert(id, n);
+        }
+        partial |= i.log.header.partial_flag;
+        for m in i.log.modules_present() {
+            let recs = i.log.records(m).map_err(|e| format!("{}: {e}", i.path.display()))?;
+            by_module.entry(m).or_default().extend(recs.into_iter().filter(|r| !is_unused_std_stream(r, &t)));
+        }
+    }
+
+    let nranks = inputs.iter().map(|i| i.rank).filter(|r| *r >= 0).collect::<std::collections::HashSet<_>>().len();
+    for (m, recs) in by_module.iter_mut() {
+        if *m == HEATMAP {
+            one_width(recs);
+            continue;
+        }
+        if !opt.shared_redux || nranks < 2 || !crate::accum::supported(*m) {
+            continue;
+        }
+        let mut groups: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+        for (k, r) in recs.iter().enumerate() {
+            groups.entry(r.id).or_default().push(k);
+        }
+        let mut reduced = Vec::new();
+        let mut drop = vec![false; recs.len()];
+        for idx in groups.values() {
+            if idx.len() == nranks && idx.len() == inputs.len() {
+                let group: Vec<&Record> = idx.iter().map(|&k| &recs[k]).collect();
+                if let Some(r) = crate::accum::reduce_shared(&group) {
+                    reduced.push(r);
+                    idx.iter().for_each(|&k| drop[k] = true);
+                }
+            }
+        }
+        let mut kept: Vec<Record> = recs.drain(..).zip(drop).filter(|(_, d)| !d).map(|(r, _)| r).collect();
+        kept.extend(reduced);
+        *recs = kept;
+    }
+
+    // The job: the first input's, with the earliest start, the end, and
+    // without the runtime's tick note (times are seconds now).
+    let mut job = inputs[0].log.job.clone();
+    let (mut s, mut ns) = (job.start_time_sec, job.start_time_nsec);
+    let (mut e, mut ens) = (0i64, 0i64);
+    for i in &inputs {
+        let j = &i.log.job;
+        if (j.start_time_sec, j.start_time_nsec) < (s, ns) && j.start_time_sec > 0 {
+            (s, ns) = (j.start_time_sec, j.start_time_nsec);
+        }
+        if (j.end_time_sec, j.end_time_nsec) > (e, ens) {
+            (e, ens) = (j.end_time_sec, j.end_time_nsec);
+        }
+    }
+    if let Some(t) = opt.job_end_time {
+        (e, ens) = (t, 0);
+    } else if e == 0 {
+        (e, ens) = inputs.iter().map(|i| i.mtime).max().unwrap_or((s, ns));
+    }
+    if (e, ens) < (s, ns) {
+        (e, ens) = (s, ns);
+    }
+    job.start_time_sec = s;
+    job.start_time_nsec = ns;
+    job.end_time_sec = e;
+    job.end_time_nsec = ens;
+    if job.nprocs <= 0 {
+        job.nprocs = inputs.len() as i64;
+    }
+    let meta = String::from_utf8_lossy(&job.metadata).into_owned();
+    job.metadata = meta.lines().filter(|l| !l.starts_with("ticks=")).map(|l| format!("{l}\n")).collect::<String>().into_bytes();
+
+    let tmp = out.with_extension("darshan_partial_merge");
+    let file = std::fs::File::create(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
+    let werr = |e: darshan_log::LogError| format!("writing {}: {e}", tmp.display());
+    let mut w = LogWriter::new(std::io::BufWriter::new(file), Compression::Zlib).map_err(werr)?;
+    w.write_job(&job).map_err(werr)?;
+    w.write_names(&names).map_err(werr)?;
+    let mut count = 0;
+    for (m, recs) in &by_module {
+        if !recs.is_empty() {
+            w.write_module(*m, recs.iter()).map_err(werr)?;
+            count += recs.len();
+        }
+    }
+    w.set_partial_flag(partial);
+    let f = w.finish().map_err(werr)?;
+    let f = f.into_inner().map_err(|e| format!("writing {}: {}", tmp.display(), e.error()))?;
+    f.sync_all().map_err(|e| format!("writing {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, out).map_err(|e| format!("cannot rename {} to {}: {e}", tmp.display(), out.display()))?;
+    Ok(count)
+}
