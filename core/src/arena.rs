@@ -61,9 +61,8 @@ pub fn map_new_file(path: &str, len: usize) -> Result<&'static mut [u8], String>
     let fd = create_sized(path, len)?;
     // SAFETY: a fresh shared mapping of a file we just sized to `len`
     // bytes; the kernel picks the address.
-    let p = unsafe {
-        libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, fd, 0)
-    };
+    let p =
+        unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, fd, 0) };
     // SAFETY: closing our descriptor does not unmap the file.
     unsafe { libc::close(fd) };
     if p == libc::MAP_FAILED {

@@ -36,10 +36,10 @@ pub trait Comm {
     /// Open the log file collectively (create, exclusive, write only) with
     /// the `key=value;...` hints.
     fn open_log(&self, path: &str, hints: &str) -> Result<(), String>;
-    /// Collective write of this rank's `data` at `off`.
-    fn write_at_all(&self, off: u64, data: &[u8]) -> Result<(), String>;
     /// Independent write (only the calling rank).
     fn write_at(&self, off: u64, data: &[u8]) -> Result<(), String>;
+    /// Collective: every rank's writes reach the storage.
+    fn sync_log(&self) -> Result<(), String>;
     fn close_log(&self);
 }
 

@@ -91,6 +91,12 @@ pub fn times() -> JobTimes {
     *lock(&TIMES)
 }
 
+/// The pid that stands for the job id when no job id variable is set: in
+/// an MPI job rank 0's, so that every rank names the same job.
+pub fn set_job_pid(pid: i64) {
+    lock(&TIMES).first_pid = pid;
+}
+
 /// Start-up: keep the configuration and the mount table, reserve the name
 /// and record memory — in the crash-safe file `mmap` if given, else on the
 /// heap. An error line if that memory cannot be had (or the runtime was

@@ -2,8 +2,9 @@
 //! on every rank before the real PMPI_Finalize (semantics §6, log-format
 //! §5): agree on the end of the run, finalize the modules, find the
 //! records every rank has, reduce them onto rank 0, compress each rank's
-//! regions locally, then write one log collectively with MPI-IO, each
-//! region being the ranks' zlib streams in rank order.
+//! regions locally, then write one log with MPI-IO (opened collectively
+//! with DARSHAN_LOGHINTS), each region being the ranks' zlib streams in
+//! rank order, each rank writing its own.
 //!
 //! Every step that can fail on one rank is followed by an agreement
 //! (`all_ok`), so a failure never leaves the other ranks waiting in a
@@ -201,17 +202,15 @@ pub fn write_log_mpi(comm: &dyn Comm, secs_per_tick: f64, end: (i64, i64), end_t
             }
         });
     }
-    // The job region is rank 0's alone (an independent write, as in
-    // Darshan); every other region is one collective write, skipped when
-    // no rank has data for it (all ranks know the totals).
+    // Each rank writes its own streams where the scan put them, with
+    // independent writes: Open MPI 4.1's collective buffering corrupted a
+    // rank's stream now and then when the hints asked for more than one
+    // aggregator (cb_nodes=2: 1 log in 8 here), and the pieces do not
+    // overlap, so nothing is gained by aggregating them on one node.
     let mut wrote = true;
     for (r, data) in regions.iter().enumerate() {
-        if r == 0 {
-            if rank == 0 {
-                wrote &= comm.write_at(starts[0], data).is_ok();
-            }
-        } else if totals[r] > 0 {
-            wrote &= comm.write_at_all(starts[r] + mine[r], data).is_ok();
+        if !data.is_empty() {
+            wrote &= comm.write_at(starts[r] + mine[r], data).is_ok();
         }
     }
     let mut partial = [runtime::partial_flags()];
@@ -236,6 +235,10 @@ pub fn write_log_mpi(comm: &dyn Comm, secs_per_tick: f64, end: (i64, i64), end_t
         }
         wrote &= comm.write_at(0, &header.encode()).is_ok();
     }
+    // With crash-safe files, the log must be durable before they go.
+    if crate::logmap::active() {
+        wrote &= comm.sync_log().is_ok();
+    }
     comm.close_log();
     let wrote = all_ok(comm, wrote);
     let write_s = t3.elapsed().as_secs_f64();
@@ -249,9 +252,6 @@ pub fn write_log_mpi(comm: &dyn Comm, secs_per_tick: f64, end: (i64, i64), end_t
         if !wrote {
             let _ = std::fs::remove_file(&tmp);
             return Err(format!("writing log file {tmp} failed"));
-        }
-        if crate::logmap::active() {
-            named &= std::fs::File::open(&tmp).and_then(|f| f.sync_all()).is_ok();
         }
         out.path = if sh.config.log_file.is_some() {
             base

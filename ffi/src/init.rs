@@ -84,7 +84,7 @@ fn init() {
     if cfg.disable {
         guard::set_state(runtime::DISABLED);
     } else if cfg.enable_nonmpi {
-        if start(cfg, t_init, 0, 1, false, new_logmod()) == Started::Excluded {
+        if start(cfg, t_init, 0, 1, false, (new_logmod(), LIBC.pid())) == Started::Excluded {
             guard::set_state(runtime::DISABLED);
         }
     } else {
@@ -121,8 +121,11 @@ pub fn new_logmod() -> u64 {
 
 /// Initialise for this process, `rank` of an MPI job or 0. With `mpi`, an
 /// excluded rank is still set up (with nothing recorded) so that it can
-/// take part in the collective shutdown. `logmod` names the crash-safe file.
-pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mpi: bool, logmod: u64) -> Started {
+/// take part in the collective shutdown. `job`: the random part of the
+/// crash-safe file's name and the pid that stands for the job id (both
+/// rank 0's in an MPI job).
+pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mpi: bool, job: (u64, i64)) -> Started {
+    let (logmod, job_pid) = job;
     let cmd = cmdline();
     let exe = cmd.split(' ').next().unwrap_or("").to_string();
     let excluded = cfg.app_excluded(&exe) || cfg.rank_excluded(rank);
@@ -134,7 +137,7 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
     }
     clock::start();
     let start = LIBC.realtime();
-    let mmap = cfg.mmap_logs.then(|| darshan_core::shutdown::mmap_path(&cfg, &cmd, LIBC.pid(), rank, logmod));
+    let mmap = cfg.mmap_logs.then(|| darshan_core::shutdown::mmap_path(&cfg, &cmd, job_pid, rank, logmod));
     runtime::set_tick_secs(if mmap.is_some() { clock::provisional_secs_per_tick() } else { clock::secs_per_tick() });
     MEM_ALIGN.store(cfg.mem_align.max(1), Ordering::Relaxed);
     let mounts = match std::fs::read_to_string("/proc/self/mounts") {
@@ -146,8 +149,11 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
     let text = if dump { cfg.dump() } else { String::new() };
     let shared = Shared { config: cfg, mounts, cmdline: cmd, platform: &LIBC };
     match runtime::init(shared, start, LIBC.pid(), mmap) {
-        Ok(Some(warning)) => say(&warning),
-        Ok(None) => {}
+        Ok(Some(warning)) => {
+            runtime::set_job_pid(job_pid);
+            say(&warning)
+        }
+        Ok(None) => runtime::set_job_pid(job_pid),
         Err(e) => {
             say(&format!("{e}; this run is not instrumented"));
             guard::set_state(runtime::DISABLED);

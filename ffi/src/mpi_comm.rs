@@ -92,14 +92,11 @@ impl MpiComm {
         }
     }
 
-    fn write(&self, off: u64, data: &[u8], collective: bool) -> Result<(), String> {
-        let f = if collective { m::PMPI_File_write_at_all() } else { m::PMPI_File_write_at() };
-        let f = f.ok_or("MPI_File_write_at not found")?;
+    fn write(&self, off: u64, data: &[u8]) -> Result<(), String> {
+        let f = m::PMPI_File_write_at().ok_or("MPI_File_write_at not found")?;
         let mut status = [0u64; 16];
         let mut done = 0usize;
-        // Pieces below 2 GiB (counts are ints); a collective call is made
-        // the same number of times on every rank only if all pieces fit,
-        // which a region bounded by DARSHAN_MODMEM does.
+        // Pieces of at most 1 GiB (counts are ints).
         loop {
             let n = (data.len() - done).min(1 << 30);
             // SAFETY: the file is open; `data[done..done+n]` is readable.
@@ -264,12 +261,17 @@ impl Comm for MpiComm {
         Ok(())
     }
 
-    fn write_at_all(&self, off: u64, data: &[u8]) -> Result<(), String> {
-        self.write(off, data, true)
+    fn write_at(&self, off: u64, data: &[u8]) -> Result<(), String> {
+        self.write(off, data)
     }
 
-    fn write_at(&self, off: u64, data: &[u8]) -> Result<(), String> {
-        self.write(off, data, false)
+    fn sync_log(&self) -> Result<(), String> {
+        let f = m::PMPI_File_sync().ok_or("MPI_File_sync not found")?;
+        // SAFETY: the file opened by open_log.
+        match unsafe { f(self.file.get()) } {
+            MPI_SUCCESS => Ok(()),
+            r => Err(format!("MPI_File_sync failed ({r})")),
+        }
     }
 
     fn close_log(&self) {

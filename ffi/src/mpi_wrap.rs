@@ -15,6 +15,7 @@ use libc::{c_char, c_int};
 use crate::init::{self, say, Started};
 use crate::mpi_abi::{self as m, H, MPI_ERR_OTHER, MPI_SUCCESS};
 use crate::mpi_comm::MpiComm;
+use crate::platform::LIBC;
 use crate::{clock, guard, paths};
 
 /// Set once MPI_Init has set the runtime up for an MPI job: the log is
@@ -44,12 +45,21 @@ fn mpi_start() {
     };
     let Some(comm) = MpiComm::new(abi) else { return };
     let rank = comm.rank();
-    // Every rank's crash-safe file carries rank 0's random part.
-    let mut logmod = if rank == 0 { init::new_logmod() } else { 0 }.to_le_bytes();
-    comm.bcast(&mut logmod);
+    // Every rank's crash-safe file carries rank 0's random part and job
+    // id (rank 0's pid when no job id variable is set).
+    let mut job = [0u8; 16];
+    if rank == 0 {
+        job[..8].copy_from_slice(&init::new_logmod().to_le_bytes());
+        job[8..].copy_from_slice(&LIBC.pid().to_le_bytes());
+    }
+    comm.bcast(&mut job);
+    let job = (
+        u64::from_le_bytes(job[..8].try_into().unwrap_or([0; 8])),
+        i64::from_le_bytes(job[8..].try_into().unwrap_or([0; 8])),
+    );
     let mine = match runtime::state() {
         runtime::UNINIT => match init::take_pending_config() {
-            Some(cfg) => init::start(cfg, t_init, rank, comm.size(), true, u64::from_le_bytes(logmod)),
+            Some(cfg) => init::start(cfg, t_init, rank, comm.size(), true, job),
             None => Started::No,
         },
         runtime::RUNNING => {

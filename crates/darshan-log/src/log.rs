@@ -78,7 +78,10 @@ impl<S: LogSource> LogFile<S> {
             return None;
         }
         let meta = String::from_utf8_lossy(&self.job.metadata);
-        meta.lines().find_map(|l| l.strip_prefix("ticks=")).and_then(|v| v.trim().parse::<f64>().ok()).filter(|s| *s > 0.0)
+        meta.lines()
+            .find_map(|l| l.strip_prefix("ticks="))
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|s| *s > 0.0)
     }
 
     /// Every record of one module, decoded (convenience for small logs and

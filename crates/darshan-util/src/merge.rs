@@ -213,7 +213,8 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Stri
         job.nprocs = inputs.len() as i64;
     }
     let meta = String::from_utf8_lossy(&job.metadata).into_owned();
-    job.metadata = meta.lines().filter(|l| !l.starts_with("ticks=")).map(|l| format!("{l}\n")).collect::<String>().into_bytes();
+    job.metadata =
+        meta.lines().filter(|l| !l.starts_with("ticks=")).map(|l| format!("{l}\n")).collect::<String>().into_bytes();
 
     let tmp = out.with_extension("darshan_partial_merge");
     let file = std::fs::File::create(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;

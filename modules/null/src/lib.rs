@@ -98,7 +98,7 @@ mod tests {
             cmdline: "test".into(),
             platform,
         };
-        darshan_core::runtime::init(shared, (0, 0), 1).unwrap();
+        darshan_core::runtime::init(shared, (0, 0), 1, None).unwrap();
         // Two records fit; the third name marks the module partial.
         let mut arena = RecordArena::new(2 * RECORD_WORDS * 8).unwrap();
         NULL.attach(arena.reserve(RECORD_WORDS, 1024), 0);

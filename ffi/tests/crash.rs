@@ -1,0 +1,274 @@
+//! The crash-safe mode: processes killed with SIGKILL (and an MPI job
+//! killed by mpirun's timeout) leave crash-safe files that our reader
+//! reads directly and that darshan-merge turns into one log with exactly
+//! the counts the programs' known I/O gives. Logs stay under
+//! target/preload-tests for the PyDarshan check.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use darshan_log::counters::{mpiio as mx, posix as px, stdio as sx};
+use darshan_log::modules::{MPIIO, POSIX, STDIO};
+use darshan_log::{LogFile, Record};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn lib() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let deps = exe.parent().unwrap();
+    [deps.join("libdarshan.so"), deps.join("../libdarshan.so")].into_iter().find(|p| p.exists()).unwrap()
+}
+
+fn merge_bin() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap();
+    [dir.join("darshan-merge"), dir.join("../darshan-merge")]
+        .into_iter()
+        .find(|p| p.exists())
+        .expect("darshan-merge built (cargo build --release)")
+}
+
+static SEQ: AtomicUsize = AtomicUsize::new(0);
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = root().join("target/preload-tests").join(format!(
+        "crash-{tag}-{}-{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    for sub in ["logs", "data", "mmap"] {
+        std::fs::create_dir_all(d.join(sub)).unwrap();
+    }
+    d
+}
+
+fn cc(name: &str, dir: &Path, compiler: &str, flags: &[&str]) -> PathBuf {
+    let out = dir.join(name);
+    let src = root().join("tests/programs").join(format!("{name}.c"));
+    assert!(Command::new(compiler).arg("-O2").arg("-o").arg(&out).arg(&src).args(flags).status().unwrap().success());
+    out
+}
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    v.sort();
+    v
+}
+
+fn records(path: &Path) -> (LogFile, Vec<(usize, String, Record)>) {
+    let log = LogFile::open(path).unwrap();
+    let names = log.names().unwrap();
+    let mut v = Vec::new();
+    for m in log.modules_present() {
+        for r in log.records(m).unwrap() {
+            v.push((m, String::from_utf8_lossy(names.get(r.id).unwrap_or(b"?")).into_owned(), r));
+        }
+    }
+    (log, v)
+}
+
+fn one<'a>(recs: &'a [(usize, String, Record)], m: usize, name: &Path) -> &'a Record {
+    let v: Vec<_> = recs.iter().filter(|(mm, n, _)| *mm == m && n == name.to_str().unwrap()).collect();
+    assert_eq!(v.len(), 1, "records of {} in module {m}", name.display());
+    &v[0].2
+}
+
+fn merge(inputs: &[PathBuf], out: &Path, extra: &[&str]) {
+    let o = Command::new(merge_bin()).arg("--output").arg(out).args(extra).args(inputs).output().unwrap();
+    assert!(o.status.success(), "darshan-merge: {}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// The counts of crash_io's known I/O, in a log read by our reader.
+fn check_crash_io(recs: &[(usize, String, Record)], data: &Path) {
+    let a = one(recs, POSIX, &data.join("a.dat"));
+    let c = |k| a.counters[k];
+    assert_eq!(
+        [c(px::OPENS), c(px::WRITES), c(px::READS), c(px::BYTES_WRITTEN), c(px::BYTES_READ), c(px::MAX_BYTE_WRITTEN)],
+        [1, 7, 1, 7000, 100, 6999]
+    );
+    // Times are seconds (converted from ticks), not tick counts.
+    let t = a.fcounters[px::F_WRITE_TIME];
+    assert!(t > 0.0 && t < 5.0, "write time {t}");
+    let close = a.fcounters[px::F_CLOSE_END_TIMESTAMP];
+    assert!(close > 0.0 && close < 30.0, "close timestamp {close}");
+    let b = one(recs, STDIO, &data.join("b.txt"));
+    assert_eq!(
+        [b.counters[sx::OPENS], b.counters[sx::WRITES], b.counters[sx::FLUSHES], b.counters[sx::BYTES_WRITTEN]],
+        [1, 3, 1, 21]
+    );
+}
+
+#[test]
+fn a_killed_process_leaves_a_log_with_every_completed_call() {
+    let d = scratch("kill");
+    let exe = cc("crash_io", &d, "cc", &[]);
+    let data = d.join("data");
+    let mut child = Command::new(&exe)
+        .arg(data.join("a.dat"))
+        .arg(data.join("b.txt"))
+        .env("LD_PRELOAD", lib())
+        .env("DARSHAN_ENABLE_NONMPI", "1")
+        .env("DARSHAN_LOGPATH", d.join("logs"))
+        .env("DARSHAN_MMAP_LOGPATH", d.join("mmap"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    assert_eq!(line, "ready\n");
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    assert!(files(&d.join("logs")).is_empty(), "a killed process writes no log");
+    let mm = files(&d.join("mmap"));
+    assert_eq!(mm.len(), 1, "{mm:?}");
+    // Our reader reads the crash-safe file directly ...
+    let (log, recs) = records(&mm[0]);
+    assert!(log.tick_secs().is_some());
+    check_crash_io(&recs, &data);
+    // ... and darshan-merge makes a normal log of it.
+    let merged = d.join("logs/merged.darshan");
+    merge(&mm, &merged, &[]);
+    let (log, recs) = records(&merged);
+    assert_eq!(log.job.nprocs, 1);
+    assert!(log.job.end_time_sec >= log.job.start_time_sec);
+    assert!(!String::from_utf8_lossy(&log.job.metadata).contains("ticks="));
+    check_crash_io(&recs, &data);
+}
+
+#[test]
+fn killed_inside_a_four_thread_burst_the_counts_lie_between_the_bounds() {
+    let d = scratch("burst");
+    let exe = cc("crash_burst", &d, "cc", &["-pthread"]);
+    let counter = d.join("counter");
+    std::fs::write(&counter, [0u8; 8]).unwrap();
+    let read_done = || i64::from_le_bytes(std::fs::read(&counter).unwrap()[..8].try_into().unwrap());
+    let mut child = Command::new(&exe)
+        .arg(d.join("data"))
+        .arg(&counter)
+        .env("LD_PRELOAD", lib())
+        .env("DARSHAN_ENABLE_NONMPI", "1")
+        .env("DARSHAN_LOGPATH", d.join("logs"))
+        .env("DARSHAN_MMAP_LOGPATH", d.join("mmap"))
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while read_done() < 20_000 {
+        assert!(start.elapsed().as_secs() < 60, "the burst did not start");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // Every write counted as done had returned, so had been recorded; at
+    // most one more per thread was recorded but not yet counted.
+    let done = read_done();
+    let mm = files(&d.join("mmap"));
+    assert_eq!(mm.len(), 1);
+    let merged = d.join("logs/merged.darshan");
+    merge(&mm, &merged, &[]);
+    let (_, recs) = records(&merged);
+    let writes: i64 = (0..4).map(|i| one(&recs, POSIX, &d.join(format!("data/t{i}.dat"))).counters[px::WRITES]).sum();
+    assert!(writes >= done && writes <= done + 4, "recorded {writes}, completed {done}");
+}
+
+#[test]
+fn a_four_rank_job_killed_by_mpirun_merges_into_one_log() {
+    let d = scratch("mpi");
+    let exe = cc("mpi_crash", &d, "mpicc", &[]);
+    let data = d.join("data");
+    // mpirun ends the job after its timeout, killing every rank.
+    let out = Command::new("mpirun")
+        .args(["--allow-run-as-root", "--oversubscribe", "-np", "4", "--timeout", "4"])
+        .arg("-x")
+        .arg(format!("LD_PRELOAD={}", lib().display()))
+        .arg("-x")
+        .arg(format!("DARSHAN_LOGPATH={}", d.join("logs").display()))
+        .arg("-x")
+        .arg(format!("DARSHAN_MMAP_LOGPATH={}", d.join("mmap").display()))
+        .arg(&exe)
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "the job was to be killed");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("ready"));
+    assert!(files(&d.join("logs")).is_empty());
+    let mm = files(&d.join("mmap"));
+    assert_eq!(mm.len(), 4, "{mm:?}");
+    let merged = d.join("logs/merged.darshan");
+    merge(&[], &merged, &["--shared-redux", "--dir", d.join("mmap").to_str().unwrap(), "--jobid", &jobid_of(&mm[0])]);
+    let (log, recs) = records(&merged);
+    assert_eq!(log.job.nprocs, 4);
+    let s = one(&recs, MPIIO, &data.join("shared.dat"));
+    assert_eq!(
+        (s.rank, s.counters[mx::COLL_OPENS], s.counters[mx::COLL_WRITES], s.counters[mx::BYTES_WRITTEN]),
+        (-1, 4, 4, 4000)
+    );
+    let p = one(&recs, POSIX, &data.join("shared.dat"));
+    assert_eq!((p.rank, p.counters[px::BYTES_WRITTEN]), (-1, 4000));
+    for r in 0..4i64 {
+        let o = one(&recs, POSIX, &data.join(format!("own_{r}.dat")));
+        assert_eq!((o.rank, o.counters[px::WRITES], o.counters[px::BYTES_WRITTEN]), (r, r + 1, 10 * (r + 1)));
+    }
+    // Without --shared-redux every rank keeps its record.
+    let each = d.join("logs/each.darshan");
+    merge(&mm, &each, &[]);
+    let (_, recs) = records(&each);
+    let n = recs.iter().filter(|(m, n, _)| *m == MPIIO && n == data.join("shared.dat").to_str().unwrap()).count();
+    assert_eq!(n, 4);
+}
+
+fn jobid_of(p: &Path) -> String {
+    let n = p.file_name().unwrap().to_str().unwrap();
+    let after = &n[n.find("_id").unwrap() + 3..];
+    after[..after.find('_').unwrap()].to_string()
+}
+
+#[test]
+fn darshan_merge_refuses_what_it_cannot_merge() {
+    let d = scratch("bad");
+    let junk = d.join("data/junk.darshan");
+    std::fs::write(&junk, b"not a log at all").unwrap();
+    let o = Command::new(merge_bin()).arg("--output").arg(d.join("logs/x.darshan")).arg(&junk).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("not a readable Darshan log"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // Two different jobs (two separate runs of crash_io).
+    let exe = cc("crash_io", &d, "cc", &[]);
+    for k in 0..2 {
+        let mut child = Command::new(&exe)
+            .arg(d.join(format!("data/a{k}.dat")))
+            .arg(d.join(format!("data/b{k}.txt")))
+            .env("LD_PRELOAD", lib())
+            .env("DARSHAN_ENABLE_NONMPI", "1")
+            .env("DARSHAN_MMAP_LOGPATH", d.join("mmap"))
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+    let mm = files(&d.join("mmap"));
+    assert_eq!(mm.len(), 2);
+    let o = Command::new(merge_bin()).arg("--output").arg(d.join("logs/y.darshan")).args(&mm).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("not from the same job"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // A truncated file.
+    let t = d.join("data/trunc.darshan");
+    std::fs::write(&t, &std::fs::read(&mm[0]).unwrap()[..3000]).unwrap();
+    let o = Command::new(merge_bin()).arg("--output").arg(d.join("logs/z.darshan")).arg(&t).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("truncated"), "{}", String::from_utf8_lossy(&o.stderr));
+}
