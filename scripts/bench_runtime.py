@@ -96,12 +96,61 @@ def paired(cmd, keys, n_calls, extra=None):
                 (best[(k, True)] - best[(k, False)]) / n_calls * 1e9) for k in keys}
 
 
+def internal(cmd, key, extra=None):
+    fresh()
+    r = subprocess.run(cmd, env=env(True, dict(DARSHAN_INTERNAL_TIMING="1", **(extra or {}))),
+                       capture_output=True, text=True, check=True)
+    m = re.search(rf"darshan: {key}\t1\t([0-9.]+)", r.stderr)
+    return float(m.group(1)) if m else float("nan")
+
+
 def probe_line():
     out = subprocess.run(PIN + [probe], capture_output=True, text=True, check=True).stdout.strip()
     return out.replace("clock_monotonic_ns=", "CLOCK_MONOTONIC ").replace(" rdtsc_ns=", " ns, rdtsc ") + " ns"
 
 
 print(f"machine state before: {probe_line()} (reference runs: CLOCK_MONOTONIC about 34 ns)")
+
+
+def crash_safe_section():
+    """The crash-safe mode (the default: records in a MAP_SHARED file in
+    /tmp) against DARSHAN_MMAP_LOGS=0 (records in memory), alternating the
+    two in every round so that the machine's drift cancels."""
+    modes = {"crash-safe": dict(DARSHAN_MMAP_LOGS="1"), "memory": dict(DARSHAN_MMAP_LOGS="0")}
+    untracked = "/dev/shm/darshan-bench"
+    os.makedirs(untracked, exist_ok=True)
+    calls = {m: [] for m in modes}
+    newfile = {m: [] for m in modes}
+    inits = {m: [] for m in modes}
+    for _ in range(7):
+        for m, extra in modes.items():
+            fresh()
+            out = subprocess.run(PIN + [ab_calls, os.path.join(data, "ab"), os.path.join(untracked, "ab"), "101"],
+                                 env=env(True, extra), capture_output=True, text=True, check=True).stdout
+            calls[m].append(fields(out))
+            fresh()
+            out = subprocess.run(PIN + [manyfiles, data, "1000"], env=env(True, extra), capture_output=True,
+                                 text=True, check=True).stdout
+            newfile[m].append(fields(out)["loop_s"] / 1000 * 1e9)
+    for _ in range(21):
+        for m, extra in modes.items():
+            inits[m].append(internal([empty], "init", extra))
+    med = statistics.median
+    print("\nCrash-safe mode (default) vs records in memory (DARSHAN_MMAP_LOGS=0), median of 7 alternating rounds:")
+    print("| | crash-safe | in memory | crash-safe / in memory |")
+    print("|---|---|---|---|")
+    for k in ("pwrite_ns", "pread_ns", "fprintf_ns", "fgets_ns"):
+        a, b = med(r[k] for r in calls["crash-safe"]), med(r[k] for r in calls["memory"])
+        print(f"| {k[:-3]} added per call (in-process A/B) | {a:.0f} ns | {b:.0f} ns | {a / b:.2f} |")
+    a, b = med(newfile["crash-safe"]), med(newfile["memory"])
+    print(f"| open + write 100 B + close, new file (whole call) | {a:.0f} ns | {b:.0f} ns | {a / b:.2f} |")
+    a, b = med(inits["crash-safe"]), med(inits["memory"])
+    print(f"| start-up, median of 21 | {a * 1e3:.3f} ms | {b * 1e3:.3f} ms | {a / b:.2f} |")
+
+
+if os.environ.get("ONLY") == "crashsafe":
+    crash_safe_section()
+    sys.exit(0)
 rows = []
 n = 1_000_000
 res = paired([posix_small, os.path.join(data, "p.dat"), str(n)], ["write_s", "read_s"], n)
@@ -145,14 +194,6 @@ for k, c, t in [("pwrite_ns", "311", "<= 100"), ("pread_ns", "274", "<= 100"), (
     print(f"| {k[:-3]} | {m:.0f} [{lo:.0f} .. {hi:.0f}] | {ab[False][k][0]:.1f} | {c} | {t} |")
 
 
-def internal(cmd, key, extra=None):
-    fresh()
-    r = subprocess.run(cmd, env=env(True, dict(DARSHAN_INTERNAL_TIMING="1", **(extra or {}))),
-                       capture_output=True, text=True, check=True)
-    m = re.search(rf"darshan: {key}\t1\t([0-9.]+)", r.stderr)
-    return float(m.group(1)) if m else float("nan")
-
-
 print(f"machine state after the per-call runs: {probe_line()}")
 inits = sorted(internal([empty], "init") for _ in range(21))
 print(f"\nstart-up (constructor, DARSHAN_INTERNAL_TIMING), median of 21: {inits[10] * 1e3:.3f} ms "
@@ -182,3 +223,5 @@ def rss(on):
 off, on = rss(False), rss(True)
 print(f"peak RSS of posix_small (1000 ops): {off / 1024:.1f} MB without, {on / 1024:.1f} MB with, "
       f"+{(on - off) / 1024:.1f} MB (C: 1.6 -> 4.0 MB, +2.4 MB)")
+
+crash_safe_section()

@@ -119,6 +119,7 @@ fn free_bytes(dir: &str) -> Option<u64> {
     (unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0).then(|| st.f_bavail as u64 * st.f_frsize as u64)
 }
 
+#[allow(unsafe_code)]
 fn create_sized(path: &str, len: usize) -> Result<i32, String> {
     use std::os::unix::fs::OpenOptionsExt;
     // The file is sparse, but every page a record touches must have room:
@@ -141,7 +142,25 @@ fn create_sized(path: &str, len: usize) -> Result<i32, String> {
         let _ = std::fs::remove_file(path);
         return Err(format!("cannot size {path}: {e}"));
     }
-    Ok(f.into_raw_fd())
+    let fd = f.into_raw_fd();
+    // Reserve the blocks now: with a sparse file, a record written when
+    // the disk is full would raise SIGBUS in the program. Not on tmpfs,
+    // where reserving means allocating (and zeroing) all of the memory
+    // up front; nor where the file system cannot (EOPNOTSUPP).
+    // SAFETY: a zeroed statfs is a valid out-parameter for our descriptor.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    let tmpfs = unsafe { libc::fstatfs(fd, &mut st) } == 0 && st.f_type == libc::TMPFS_MAGIC;
+    // SAFETY: `fd` is our open descriptor; the range is the file's size.
+    let r = if tmpfs { 0 } else { unsafe { libc::fallocate(fd, 0, 0, len as libc::off_t) } };
+    let err = std::io::Error::last_os_error();
+    if r != 0 && err.raw_os_error() != Some(libc::EOPNOTSUPP) {
+        // SAFETY: our descriptor, closed once.
+        unsafe { libc::close(fd) };
+        let _ = std::fs::remove_file(path);
+        return Err(format!("cannot reserve {len} bytes for {path}: {err}"));
+    }
+    Ok(fd)
 }
 
 impl RecordArena {
