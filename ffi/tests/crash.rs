@@ -272,3 +272,42 @@ fn darshan_merge_refuses_what_it_cannot_merge() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("truncated"), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+#[test]
+fn a_forked_child_keeps_its_own_crash_safe_file() {
+    let d = scratch("fork");
+    let exe = cc("crash_fork", &d, "cc", &[]);
+    let data = d.join("data");
+    let mut child = Command::new(&exe)
+        .arg(&data)
+        .env("LD_PRELOAD", lib())
+        .env("DARSHAN_ENABLE_NONMPI", "1")
+        .env("DARSHAN_LOGPATH", d.join("logs"))
+        .env("DARSHAN_MMAP_LOGPATH", d.join("mmap"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    // Kill the parent and its child (both run this program).
+    let _ = Command::new("pkill").arg("-9").arg("-f").arg(exe.to_str().unwrap()).status();
+    child.wait().unwrap();
+    let mm = files(&d.join("mmap"));
+    assert_eq!(mm.len(), 2, "{mm:?}");
+    let mut seen = Vec::new();
+    for f in &mm {
+        let (_, recs) = records(f);
+        let has = |n: &str| recs.iter().any(|(m, name, _)| *m == POSIX && name == data.join(n).to_str().unwrap());
+        if has("c.dat") {
+            // The child's file: its own I/O only, the parent's records gone.
+            assert!(!has("p.dat"), "the child's file holds the parent's records");
+            assert_eq!(one(&recs, POSIX, &data.join("c.dat")).counters[px::WRITES], 5);
+            seen.push("child");
+        } else {
+            assert_eq!(one(&recs, POSIX, &data.join("p.dat")).counters[px::WRITES], 3);
+            seen.push("parent");
+        }
+    }
+    seen.sort();
+    assert_eq!(seen, ["child", "parent"]);
+}
