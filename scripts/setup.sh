@@ -18,6 +18,7 @@ command -v gzip >/dev/null || need_apt+=(gzip)
 [ -x /usr/bin/time ] || need_apt+=(time)
 command -v mpicc >/dev/null || need_apt+=(libopenmpi-dev)
 command -v mpirun >/dev/null || need_apt+=(openmpi-bin)
+command -v pkill >/dev/null || need_apt+=(procps)
 if [ ${#need_apt[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
 fi

@@ -57,21 +57,21 @@ pub(crate) fn zeroed_words(n: usize) -> Option<&'static mut [u64]> {
 /// it shared: the crash-safe log (log-format §10). The mapping lives as
 /// long as the process. An error line if any step fails.
 #[allow(unsafe_code)]
-pub fn map_new_file(path: &str, len: usize) -> Result<&'static mut [u8], String> {
-    let fd = create_sized(path, len)?;
+pub fn map_new_file(path: &str, len: usize) -> Result<(&'static mut [u8], std::fs::File), String> {
+    let file = create_sized(path, len)?;
+    use std::os::unix::io::AsRawFd;
     // SAFETY: a fresh shared mapping of a file we just sized to `len`
     // bytes; the kernel picks the address.
-    let p =
-        unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, fd, 0) };
-    // SAFETY: closing our descriptor does not unmap the file.
-    unsafe { libc::close(fd) };
+    let p = unsafe {
+        libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, file.as_raw_fd(), 0)
+    };
     if p == libc::MAP_FAILED {
         let _ = std::fs::remove_file(path);
         return Err(format!("cannot map {path}: {}", std::io::Error::last_os_error()));
     }
     // SAFETY: `p` maps `len` bytes, readable and writable, zero-filled (a
-    // new sparse file), never unmapped; no other reference to it exists.
-    Ok(unsafe { std::slice::from_raw_parts_mut(p.cast::<u8>(), len) })
+    // new file), never unmapped; no other reference to it exists.
+    Ok((unsafe { std::slice::from_raw_parts_mut(p.cast::<u8>(), len) }, file))
 }
 
 /// In a forked child: put a new file `path` under the mapping at `base`
@@ -79,24 +79,21 @@ pub fn map_new_file(path: &str, len: usize) -> Result<&'static mut [u8], String>
 /// into its parent's. The old contents are not copied (the child starts
 /// afresh). On failure the child keeps a private copy instead.
 #[allow(unsafe_code)]
-pub fn remap_new_file(base: usize, len: usize, path: &str) -> Result<(), String> {
+pub fn remap_new_file(base: usize, len: usize, path: &str) -> Result<std::fs::File, String> {
+    use std::os::unix::io::AsRawFd;
     let made = create_sized(path, len);
     let (fd, flags) = match &made {
-        Ok(fd) => (*fd, libc::MAP_SHARED | libc::MAP_FIXED),
+        Ok(f) => (f.as_raw_fd(), libc::MAP_SHARED | libc::MAP_FIXED),
         Err(_) => (-1, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED),
     };
     // SAFETY: `base..base+len` is our own mapping (made by map_new_file);
     // MAP_FIXED replaces it in place, so every slice into it stays valid
     // and now refers to the new pages.
     let p = unsafe { libc::mmap(base as *mut libc::c_void, len, libc::PROT_READ | libc::PROT_WRITE, flags, fd, 0) };
-    if fd >= 0 {
-        // SAFETY: our descriptor; the mapping stays.
-        unsafe { libc::close(fd) };
-    }
     if p == libc::MAP_FAILED {
         return Err(format!("cannot map {path}: {}", std::io::Error::last_os_error()));
     }
-    made.map(|_| ())
+    made
 }
 
 /// The words of a byte block that starts 8-byte aligned (a mapping's
@@ -120,7 +117,7 @@ fn free_bytes(dir: &str) -> Option<u64> {
 }
 
 #[allow(unsafe_code)]
-fn create_sized(path: &str, len: usize) -> Result<i32, String> {
+fn create_sized(path: &str, len: usize) -> Result<std::fs::File, String> {
     use std::os::unix::fs::OpenOptionsExt;
     // The file is sparse, but every page a record touches must have room:
     // refuse a size the file system could not hold.
@@ -130,7 +127,7 @@ fn create_sized(path: &str, len: usize) -> Result<i32, String> {
             return Err(format!("cannot create {path}: {len} bytes wanted, {free} free"));
         }
     }
-    use std::os::unix::io::IntoRawFd;
+    use std::os::unix::io::AsRawFd;
     let f = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -142,7 +139,7 @@ fn create_sized(path: &str, len: usize) -> Result<i32, String> {
         let _ = std::fs::remove_file(path);
         return Err(format!("cannot size {path}: {e}"));
     }
-    let fd = f.into_raw_fd();
+    let fd = f.as_raw_fd();
     // Reserve the blocks now: with a sparse file, a record written when
     // the disk is full would raise SIGBUS in the program. Not on tmpfs,
     // where reserving means allocating (and zeroing) all of the memory
@@ -155,12 +152,10 @@ fn create_sized(path: &str, len: usize) -> Result<i32, String> {
     let r = if tmpfs { 0 } else { unsafe { libc::fallocate(fd, 0, 0, len as libc::off_t) } };
     let err = std::io::Error::last_os_error();
     if r != 0 && err.raw_os_error() != Some(libc::EOPNOTSUPP) {
-        // SAFETY: our descriptor, closed once.
-        unsafe { libc::close(fd) };
         let _ = std::fs::remove_file(path);
         return Err(format!("cannot reserve {len} bytes for {path}: {err}"));
     }
-    Ok(fd)
+    Ok(f)
 }
 
 impl RecordArena {

@@ -25,6 +25,8 @@ pub const NAMES_OFF: usize = HEADER_SIZE + JOB_RECORD_SIZE;
 const COMP_NONE: u8 = 2;
 
 pub struct LogMap {
+    /// The file, kept open to give pages their blocks with plain writes.
+    file: Option<std::fs::File>,
     header: &'static mut [u8],
     job: &'static mut [u8],
     /// Address of the file's first byte, and the mapping's length.
@@ -46,9 +48,15 @@ pub fn file_len(name_mem: usize, mod_mem: usize) -> usize {
 
 /// The mapped file split into its parts: (names area, module area).
 /// Writes the fixed header fields.
-pub fn install(mem: &'static mut [u8], name_mem: usize, path: String) -> (&'static mut [u8], &'static mut [u8]) {
+pub fn install(
+    mem: &'static mut [u8],
+    file: std::fs::File,
+    name_mem: usize,
+    path: String,
+) -> (&'static mut [u8], &'static mut [u8]) {
     let base = mem.as_ptr() as usize;
     let len = mem.len();
+    prefault(&file, 0, NAMES_OFF + 4096);
     let (header, rest) = mem.split_at_mut(HEADER_SIZE);
     let (job, rest) = rest.split_at_mut(JOB_RECORD_SIZE);
     let (names, mods) = rest.split_at_mut(name_mem.next_multiple_of(8));
@@ -56,7 +64,7 @@ pub fn install(mem: &'static mut [u8], name_mem: usize, path: String) -> (&'stat
     header[8..16].copy_from_slice(&darshan_log::header::MAGIC.to_le_bytes());
     header[16] = COMP_NONE;
     header[32..40].copy_from_slice(&(NAMES_OFF as u64).to_le_bytes());
-    *MAP.lock().unwrap_or_else(|e| e.into_inner()) = Some(LogMap { header, job, base, len, path });
+    *MAP.lock().unwrap_or_else(|e| e.into_inner()) = Some(LogMap { file: Some(file), header, job, base, len, path });
     (names, mods)
 }
 
@@ -66,6 +74,28 @@ pub fn active() -> bool {
 
 pub fn path() -> Option<String> {
     with(|m| m.path.clone())
+}
+
+/// Bytes of a module's reservation given their blocks at registration.
+const PREFAULT: usize = 12 << 10;
+
+/// Give the still untouched bytes `off..off+len` of the file their blocks
+/// with a plain write of zeros. A first write through the mapping into a
+/// file block that has none costs ext4 about a millisecond (once per
+/// file); the write path gives the block for a few microseconds, and the
+/// pages the runtime touches at start-up (header, job, first names, the
+/// first records of each module) are then cheap to fault in.
+fn prefault(file: &std::fs::File, off: usize, len: usize) {
+    use std::os::unix::fs::FileExt;
+    static ZEROS: [u8; PREFAULT] = [0; PREFAULT];
+    let mut done = 0;
+    while done < len {
+        let n = (len - done).min(ZEROS.len());
+        if file.write_at(&ZEROS[..n], (off + done) as u64).is_err() {
+            return;
+        }
+        done += n;
+    }
 }
 
 fn put(h: &mut [u8], off: usize, v: u64) {
@@ -85,10 +115,13 @@ pub fn set_job(encoded: &[u8]) {
     });
 }
 
-/// A module reserved the records starting at `addr`.
-pub fn module_registered(id: usize, addr: usize) {
+/// A module reserved `bytes` of records starting at `addr` (untouched).
+pub fn module_registered(id: usize, addr: usize, bytes: usize) {
     with(|m| {
         if id < MAX_MODS && addr >= m.base && addr < m.base + m.len {
+            if let Some(f) = &m.file {
+                prefault(f, addr - m.base, bytes.min(PREFAULT));
+            }
             put(m.header, 48 + 16 * id, (addr - m.base) as u64);
             let ver = WRITE_VERSIONS.get(id).copied().unwrap_or(0);
             m.header[1072 + 4 * id..1076 + 4 * id].copy_from_slice(&ver.to_le_bytes());
@@ -124,6 +157,7 @@ pub fn fork_child(path: String) -> Result<(), String> {
     let r = crate::arena::remap_new_file(base, len, &path);
     with(|m| {
         m.path = if r.is_ok() { path } else { String::new() };
+        m.file = r.as_ref().ok().and_then(|f| f.try_clone().ok());
         m.header.iter_mut().for_each(|b| *b = 0);
         m.header[..4].copy_from_slice(b"3.41");
         m.header[8..16].copy_from_slice(&darshan_log::header::MAGIC.to_le_bytes());
@@ -134,12 +168,15 @@ pub fn fork_child(path: String) -> Result<(), String> {
             put(m.header, 56 + 16 * i, 0);
         }
     });
-    r
+    r.map(|_| ())
 }
 
 /// Shutdown is over and the final log is safe: the file goes.
 pub fn remove() {
-    if let Some(p) = with(|m| std::mem::take(&mut m.path)) {
+    if let Some(p) = with(|m| {
+        m.file = None;
+        std::mem::take(&mut m.path)
+    }) {
         if !p.is_empty() {
             let _ = std::fs::remove_file(p);
         }

@@ -112,8 +112,8 @@ pub fn init(shared: Shared, start: (i64, i64), pid: i64, mmap: Option<String>) -
     let mut mapped = None;
     if let Some(path) = mmap {
         match crate::arena::map_new_file(&path, crate::logmap::file_len(name_mem, mod_mem)) {
-            Ok(mem) => {
-                let (names, mods) = crate::logmap::install(mem, name_mem, path);
+            Ok((mem, file)) => {
+                let (names, mods) = crate::logmap::install(mem, file, name_mem, path);
                 mapped = crate::arena::as_words(mods).map(|w| (NameArena::in_place(names), RecordArena::from_words(w)));
             }
             Err(e) => warning = Some(format!("{e}; no crash-safe log for this process")),
@@ -149,7 +149,7 @@ pub fn register(m: &'static dyn Module, rank: i64) {
     };
     let total = CAPACITY.fetch_add(slice.capacity, Ordering::Relaxed) + slice.capacity;
     if slice.capacity > 0 {
-        crate::logmap::module_registered(id, slice.words.as_ptr() as usize);
+        crate::logmap::module_registered(id, slice.words.as_ptr() as usize, slice.words.len() * 8);
     }
     m.attach(slice, rank);
     if let Some(n) = lock(&NAMES).as_mut() {
