@@ -155,6 +155,16 @@ pub fn partial(flags: u64) {
 pub fn fork_child(path: String) -> Result<(), String> {
     let (base, len, saved) = with(|m| (m.base, m.len, m.header[48..HEADER_SIZE].to_vec())).ok_or("no mapping")?;
     let r = crate::arena::remap_new_file(base, len, &path);
+    if let Ok(f) = &r {
+        // As at start-up: the pages the child touches first get blocks.
+        prefault(f, 0, NAMES_OFF + 4096);
+        for i in 0..MAX_MODS {
+            let off = get(&saved, 16 * i) as usize;
+            if off != 0 {
+                prefault(f, off, PREFAULT.min(len.saturating_sub(off)));
+            }
+        }
+    }
     with(|m| {
         m.path = if r.is_ok() { path } else { String::new() };
         m.file = r.as_ref().ok().and_then(|f| f.try_clone().ok());

@@ -230,7 +230,7 @@ fn jobid_of(p: &Path) -> String {
 #[test]
 fn darshan_merge_refuses_what_it_cannot_merge() {
     let d = scratch("bad");
-    let junk = d.join("data/junk.darshan");
+    let junk = d.join("data/junk.bin");
     std::fs::write(&junk, b"not a log at all").unwrap();
     let o = Command::new(merge_bin()).arg("--output").arg(d.join("logs/x.darshan")).arg(&junk).output().unwrap();
     assert_eq!(o.status.code(), Some(1));
@@ -266,7 +266,7 @@ fn darshan_merge_refuses_what_it_cannot_merge() {
         String::from_utf8_lossy(&o.stderr)
     );
     // A truncated file.
-    let t = d.join("data/trunc.darshan");
+    let t = d.join("data/trunc.bin");
     std::fs::write(&t, &std::fs::read(&mm[0]).unwrap()[..3000]).unwrap();
     let o = Command::new(merge_bin()).arg("--output").arg(d.join("logs/z.darshan")).arg(&t).output().unwrap();
     assert_eq!(o.status.code(), Some(1));
