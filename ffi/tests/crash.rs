@@ -83,6 +83,25 @@ fn merge(inputs: &[PathBuf], out: &Path, extra: &[&str]) {
     assert!(o.status.success(), "darshan-merge: {}", String::from_utf8_lossy(&o.stderr));
 }
 
+/// `exe args` under the library (crash-safe files in `d/mmap`), started
+/// and waited for until it prints its first line ("ready").
+fn start_ready(exe: &Path, args: &[&Path], d: &Path) -> (std::process::Child, String) {
+    let mut child = instrumented(exe, args, d).stdout(Stdio::piped()).spawn().unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    (child, line)
+}
+
+fn instrumented(exe: &Path, args: &[&Path], d: &Path) -> Command {
+    let mut c = Command::new(exe);
+    c.args(args)
+        .env("LD_PRELOAD", lib())
+        .env("DARSHAN_ENABLE_NONMPI", "1")
+        .env("DARSHAN_LOGPATH", d.join("logs"))
+        .env("DARSHAN_MMAP_LOGPATH", d.join("mmap"));
+    c
+}
+
 /// The counts of crash_io's known I/O, in a log read by our reader.
 fn check_crash_io(recs: &[(usize, String, Record)], data: &Path) {
     let a = one(recs, POSIX, &data.join("a.dat"));
@@ -108,18 +127,7 @@ fn a_killed_process_leaves_a_log_with_every_completed_call() {
     let d = scratch("kill");
     let exe = cc("crash_io", &d, "cc", &[]);
     let data = d.join("data");
-    let mut child = Command::new(&exe)
-        .arg(data.join("a.dat"))
-        .arg(data.join("b.txt"))
-        .env("LD_PRELOAD", lib())
-        .env("DARSHAN_ENABLE_NONMPI", "1")
-        .env("DARSHAN_LOGPATH", d.join("logs"))
-        .env("DARSHAN_MMAP_LOGPATH", d.join("mmap"))
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let (mut child, line) = start_ready(&exe, &[&data.join("a.dat"), &data.join("b.txt")], &d);
     assert_eq!(line, "ready\n");
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
@@ -147,15 +155,7 @@ fn killed_inside_a_four_thread_burst_the_counts_lie_between_the_bounds() {
     let counter = d.join("counter");
     std::fs::write(&counter, [0u8; 8]).unwrap();
     let read_done = || i64::from_le_bytes(std::fs::read(&counter).unwrap()[..8].try_into().unwrap());
-    let mut child = Command::new(&exe)
-        .arg(d.join("data"))
-        .arg(&counter)
-        .env("LD_PRELOAD", lib())
-        .env("DARSHAN_ENABLE_NONMPI", "1")
-        .env("DARSHAN_LOGPATH", d.join("logs"))
-        .env("DARSHAN_MMAP_LOGPATH", d.join("mmap"))
-        .spawn()
-        .unwrap();
+    let mut child = instrumented(&exe, &[&d.join("data"), &counter], &d).spawn().unwrap();
     let start = std::time::Instant::now();
     while read_done() < 20_000 {
         assert!(start.elapsed().as_secs() < 60, "the burst did not start");
@@ -242,17 +242,8 @@ fn darshan_merge_refuses_what_it_cannot_merge() {
     // Two different jobs (two separate runs of crash_io).
     let exe = cc("crash_io", &d, "cc", &[]);
     for k in 0..2 {
-        let mut child = Command::new(&exe)
-            .arg(d.join(format!("data/a{k}.dat")))
-            .arg(d.join(format!("data/b{k}.txt")))
-            .env("LD_PRELOAD", lib())
-            .env("DARSHAN_ENABLE_NONMPI", "1")
-            .env("DARSHAN_MMAP_LOGPATH", d.join("mmap"))
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let (mut child, _) =
+            start_ready(&exe, &[&d.join(format!("data/a{k}.dat")), &d.join(format!("data/b{k}.txt"))], &d);
         child.kill().unwrap();
         child.wait().unwrap();
     }
@@ -278,17 +269,7 @@ fn a_forked_child_keeps_its_own_crash_safe_file() {
     let d = scratch("fork");
     let exe = cc("crash_fork", &d, "cc", &[]);
     let data = d.join("data");
-    let mut child = Command::new(&exe)
-        .arg(&data)
-        .env("LD_PRELOAD", lib())
-        .env("DARSHAN_ENABLE_NONMPI", "1")
-        .env("DARSHAN_LOGPATH", d.join("logs"))
-        .env("DARSHAN_MMAP_LOGPATH", d.join("mmap"))
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let (mut child, _) = start_ready(&exe, &[&data], &d);
     // Kill the parent and its child (both run this program).
     let _ = Command::new("pkill").arg("-9").arg("-f").arg(exe.to_str().unwrap()).status();
     child.wait().unwrap();
