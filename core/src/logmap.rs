@@ -29,6 +29,9 @@ pub struct LogMap {
     file: Option<std::fs::File>,
     header: &'static mut [u8],
     job: &'static mut [u8],
+    /// Per module (and the names, at MAX_MODS): how far the file's blocks
+    /// have been given by writes, and where the area ends.
+    ahead: [(usize, usize); MAX_MODS + 1],
     /// Address of the file's first byte, and the mapping's length.
     pub base: usize,
     pub len: usize,
@@ -64,7 +67,10 @@ pub fn install(
     header[8..16].copy_from_slice(&darshan_log::header::MAGIC.to_le_bytes());
     header[16] = COMP_NONE;
     header[32..40].copy_from_slice(&(NAMES_OFF as u64).to_le_bytes());
-    *MAP.lock().unwrap_or_else(|e| e.into_inner()) = Some(LogMap { file: Some(file), header, job, base, len, path });
+    let mut ahead = [(0, 0); MAX_MODS + 1];
+    ahead[MAX_MODS] = (NAMES_OFF + 4096, NAMES_OFF + name_mem.next_multiple_of(8));
+    *MAP.lock().unwrap_or_else(|e| e.into_inner()) =
+        Some(LogMap { file: Some(file), header, job, ahead, base, len, path });
     (names, mods)
 }
 
@@ -78,6 +84,9 @@ pub fn path() -> Option<String> {
 
 /// Bytes of a module's reservation given their blocks at registration.
 const PREFAULT: usize = 12 << 10;
+/// Bytes given their blocks at a time as the records grow: one write of
+/// 64 KiB costs far less than the 16 page faults it spares.
+const AHEAD: usize = 64 << 10;
 
 /// Give the still untouched bytes `off..off+len` of the file their blocks
 /// with a plain write of zeros. A first write through the mapping into a
@@ -87,7 +96,7 @@ const PREFAULT: usize = 12 << 10;
 /// first records of each module) are then cheap to fault in.
 fn prefault(file: &std::fs::File, off: usize, len: usize) {
     use std::os::unix::fs::FileExt;
-    static ZEROS: [u8; PREFAULT] = [0; PREFAULT];
+    static ZEROS: [u8; AHEAD] = [0; AHEAD];
     let mut done = 0;
     while done < len {
         let n = (len - done).min(ZEROS.len());
@@ -119,9 +128,11 @@ pub fn set_job(encoded: &[u8]) {
 pub fn module_registered(id: usize, addr: usize, bytes: usize) {
     with(|m| {
         if id < MAX_MODS && addr >= m.base && addr < m.base + m.len {
+            let off = addr - m.base;
             if let Some(f) = &m.file {
-                prefault(f, addr - m.base, bytes.min(PREFAULT));
+                prefault(f, off, bytes.min(PREFAULT));
             }
+            m.ahead[id] = (off + bytes.min(PREFAULT), off + bytes);
             put(m.header, 48 + 16 * id, (addr - m.base) as u64);
             let ver = WRITE_VERSIONS.get(id).copied().unwrap_or(0);
             m.header[1072 + 4 * id..1076 + 4 * id].copy_from_slice(&ver.to_le_bytes());
@@ -136,12 +147,30 @@ pub fn record_added(id: usize, bytes: usize) {
             let off = 56 + 16 * id;
             let v = get(m.header, off) + bytes as u64;
             put(m.header, off, v);
+            let end = get(m.header, 48 + 16 * id) as usize + v as usize;
+            keep_ahead(m, id, end);
         }
     });
 }
 
+/// The bytes past `end` (never written yet) get their blocks before the
+/// records reach them.
+fn keep_ahead(m: &mut LogMap, slot: usize, end: usize) {
+    let (ahead, limit) = m.ahead[slot];
+    if end + 8192 > ahead && ahead < limit {
+        let n = AHEAD.min(limit - ahead);
+        if let Some(f) = &m.file {
+            prefault(f, ahead.max(end), n);
+        }
+        m.ahead[slot].0 = ahead.max(end) + n;
+    }
+}
+
 pub fn names_len(len: usize) {
-    with(|m| put(m.header, 40, len as u64));
+    with(|m| {
+        put(m.header, 40, len as u64);
+        keep_ahead(m, MAX_MODS, NAMES_OFF + len);
+    });
 }
 
 pub fn partial(flags: u64) {
@@ -176,7 +205,12 @@ pub fn fork_child(path: String) -> Result<(), String> {
         m.header[48..].copy_from_slice(&saved);
         for i in 0..MAX_MODS {
             put(m.header, 56 + 16 * i, 0);
+            let off = get(&saved, 16 * i) as usize;
+            if off != 0 {
+                m.ahead[i].0 = (off + PREFAULT).min(m.ahead[i].1);
+            }
         }
+        m.ahead[MAX_MODS].0 = NAMES_OFF + 4096;
     });
     r.map(|_| ())
 }
