@@ -39,8 +39,14 @@ pub struct LogMap {
 }
 
 static MAP: Mutex<Option<LogMap>> = Mutex::new(None);
+/// Whether there is a mapping: a process without one (records in memory)
+/// never takes the lock when it creates a record or a name.
+static ACTIVE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 fn with<R>(f: impl FnOnce(&mut LogMap) -> R) -> Option<R> {
+    if !ACTIVE.load(std::sync::atomic::Ordering::Acquire) {
+        return None;
+    }
     MAP.lock().unwrap_or_else(|e| e.into_inner()).as_mut().map(f)
 }
 
@@ -71,6 +77,7 @@ pub fn install(
     ahead[MAX_MODS] = (NAMES_OFF + 4096, NAMES_OFF + name_mem.next_multiple_of(8));
     *MAP.lock().unwrap_or_else(|e| e.into_inner()) =
         Some(LogMap { file: Some(file), header, job, ahead, base, len, path });
+    ACTIVE.store(true, std::sync::atomic::Ordering::Release);
     (names, mods)
 }
 
