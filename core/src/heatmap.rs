@@ -54,6 +54,10 @@ impl HeatBins {
         crate::runtime::record_added(darshan_log::modules::HEATMAP, HEAT_WORDS * 8);
     }
 
+    pub fn set_rank(&mut self, rank: i64) {
+        self.words[1] = rank as u64;
+    }
+
     /// Forget everything (forked child); the name is registered again.
     pub fn clear(&mut self, rank: i64) {
         self.reset(rank, self.initial_shift);

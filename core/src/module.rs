@@ -59,4 +59,8 @@ pub trait Module: Sync {
 
     /// In a forked child: forget the parent's records and start afresh.
     fn fork_child(&self) {}
+
+    /// A process recording since its constructor learnt its MPI rank (in
+    /// MPI_Init): its records, existing and future, carry it.
+    fn set_rank(&self, _rank: i64) {}
 }

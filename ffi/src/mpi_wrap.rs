@@ -63,8 +63,15 @@ fn mpi_start() {
             None => Started::No,
         },
         runtime::RUNNING => {
-            // Recording since the constructor (DARSHAN_ENABLE_NONMPI).
+            // Recording since the constructor (DARSHAN_ENABLE_NONMPI): from
+            // now on the records carry the rank and the crash-safe file
+            // names the job as the other ranks' do.
             init::add_mpiio(rank);
+            for m in runtime::modules() {
+                m.set_rank(rank);
+            }
+            runtime::set_job_pid(job.1);
+            darshan_core::shutdown::map_job((0, 0), comm.size(), Some(runtime::tick_secs()));
             Started::Yes
         }
         _ => Started::No,

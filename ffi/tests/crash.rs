@@ -175,32 +175,35 @@ fn killed_inside_a_four_thread_burst_the_counts_lie_between_the_bounds() {
     assert!(writes >= done && writes <= done + 4, "recorded {writes}, completed {done}");
 }
 
-#[test]
-fn a_four_rank_job_killed_by_mpirun_merges_into_one_log() {
-    let d = scratch("mpi");
-    let exe = cc("mpi_crash", &d, "mpicc", &[]);
-    let data = d.join("data");
-    // mpirun ends the job after its timeout, killing every rank.
-    let out = Command::new("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "-np", "4", "--timeout", "4"])
-        .arg("-x")
-        .arg(format!("LD_PRELOAD={}", lib().display()))
-        .arg("-x")
-        .arg(format!("DARSHAN_LOGPATH={}", d.join("logs").display()))
-        .arg("-x")
-        .arg(format!("DARSHAN_MMAP_LOGPATH={}", d.join("mmap").display()))
-        .arg(&exe)
-        .arg(&data)
-        .output()
-        .unwrap();
+/// Run mpi_crash on 4 ranks until mpirun's timeout kills it; the
+/// crash-safe files left.
+fn killed_mpi_job(d: &Path, env: &[&str]) -> Vec<PathBuf> {
+    let exe = cc("mpi_crash", d, "mpicc", &[]);
+    let mut cmd = Command::new("mpirun");
+    cmd.args(["--allow-run-as-root", "--oversubscribe", "-np", "4", "--timeout", "4"]);
+    for v in [
+        format!("LD_PRELOAD={}", lib().display()),
+        format!("DARSHAN_LOGPATH={}", d.join("logs").display()),
+        format!("DARSHAN_MMAP_LOGPATH={}", d.join("mmap").display()),
+    ]
+    .iter()
+    .map(String::as_str)
+    .chain(env.iter().copied())
+    {
+        cmd.arg("-x").arg(v);
+    }
+    let out = cmd.arg(&exe).arg(d.join("data")).output().unwrap();
     assert!(!out.status.success(), "the job was to be killed");
     assert!(String::from_utf8_lossy(&out.stdout).contains("ready"));
     assert!(files(&d.join("logs")).is_empty());
     let mm = files(&d.join("mmap"));
     assert_eq!(mm.len(), 4, "{mm:?}");
-    let merged = d.join("logs/merged.darshan");
-    merge(&[], &merged, &["--shared-redux", "--dir", d.join("mmap").to_str().unwrap(), "--jobid", &jobid_of(&mm[0])]);
-    let (log, recs) = records(&merged);
+    mm
+}
+
+/// mpi_crash's known I/O in a merged log with shared records reduced.
+fn check_mpi_crash(merged: &Path, data: &Path) {
+    let (log, recs) = records(merged);
     assert_eq!(log.job.nprocs, 4);
     let s = one(&recs, MPIIO, &data.join("shared.dat"));
     assert_eq!(
@@ -213,12 +216,33 @@ fn a_four_rank_job_killed_by_mpirun_merges_into_one_log() {
         let o = one(&recs, POSIX, &data.join(format!("own_{r}.dat")));
         assert_eq!((o.rank, o.counters[px::WRITES], o.counters[px::BYTES_WRITTEN]), (r, r + 1, 10 * (r + 1)));
     }
+}
+
+#[test]
+fn a_four_rank_job_killed_by_mpirun_merges_into_one_log() {
+    let d = scratch("mpi");
+    let data = d.join("data");
+    let mm = killed_mpi_job(&d, &[]);
+    let merged = d.join("logs/merged.darshan");
+    merge(&[], &merged, &["--shared-redux", "--dir", d.join("mmap").to_str().unwrap(), "--jobid", &jobid_of(&mm[0])]);
+    check_mpi_crash(&merged, &data);
     // Without --shared-redux every rank keeps its record.
     let each = d.join("logs/each.darshan");
     merge(&mm, &each, &[]);
     let (_, recs) = records(&each);
     let n = recs.iter().filter(|(m, n, _)| *m == MPIIO && n == data.join("shared.dat").to_str().unwrap()).count();
     assert_eq!(n, 4);
+}
+
+#[test]
+fn a_killed_mpi_job_that_recorded_from_its_constructor_merges_too() {
+    // DARSHAN_ENABLE_NONMPI: each rank's file was made before MPI_Init
+    // knew its rank; MPI_Init re-ranks the records and names the job.
+    let d = scratch("mpi-nonmpi");
+    let mm = killed_mpi_job(&d, &["DARSHAN_ENABLE_NONMPI=1"]);
+    let merged = d.join("logs/merged.darshan");
+    merge(&mm, &merged, &["--shared-redux"]);
+    check_mpi_crash(&merged, &d.join("data"));
 }
 
 fn jobid_of(p: &Path) -> String {

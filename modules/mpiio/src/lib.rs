@@ -311,6 +311,14 @@ impl Module for Mpiio {
         self.lock().set.output(emit, |_| true);
     }
 
+    fn set_rank(&self, rank: i64) {
+        let mut st = self.lock();
+        st.set.set_rank(rank);
+        if let Some(h) = st.heat.as_mut() {
+            h.set_rank(rank);
+        }
+    }
+
     fn fork_child(&self) {
         let mut st = self.lock();
         st.set.clear();

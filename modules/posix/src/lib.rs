@@ -356,6 +356,14 @@ impl Module for Posix {
         self.lock().set.output(emit, |_| true);
     }
 
+    fn set_rank(&self, rank: i64) {
+        let mut st = self.lock();
+        st.set.set_rank(rank);
+        if let Some(h) = st.heat.as_mut() {
+            h.set_rank(rank);
+        }
+    }
+
     fn fork_child(&self) {
         for slot in &self.fds {
             slot.store(0, Ordering::Relaxed);

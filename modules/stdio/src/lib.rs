@@ -282,6 +282,14 @@ impl Module for Stdio {
         self.lock().set.output(emit, |w| !(std_ids.contains(&w[0]) && w[2 + c::WRITES] == 0 && w[2 + c::READS] == 0));
     }
 
+    fn set_rank(&self, rank: i64) {
+        let mut st = self.lock();
+        st.set.set_rank(rank);
+        if let Some(h) = st.heat.as_mut() {
+            h.set_rank(rank);
+        }
+    }
+
     fn fork_child(&self) {
         let mut st = self.lock();
         st.set.clear();
