@@ -6,6 +6,9 @@
 
 use crate::arena::Slice;
 use crate::collective::{variance_combine, variance_elem, variance_of, Comm};
+use crate::common::ticks_to_secs;
+use crate::heatmap::HeatBins;
+use crate::module::FinalizeCtx;
 use crate::runtime;
 
 /// A module's rules for combining the records every rank has (semantics
@@ -108,13 +111,32 @@ impl<R: Default> RecordSet<R> {
         self.rank
     }
 
-    /// The rank of every record, existing and future (a process that
-    /// started recording before MPI_Init learns its rank there).
-    pub fn set_rank(&mut self, rank: i64) {
+    /// The rank of every record, existing and future, and of the
+    /// module's heatmap (a process that started recording before
+    /// MPI_Init learns its rank there).
+    pub fn set_rank(&mut self, rank: i64, heat: Option<&mut HeatBins>) {
         self.rank = rank;
         for i in 0..self.count {
             self.slice.record_mut(i)[1] = rank as u64;
         }
+        if let Some(h) = heat {
+            h.set_rank(rank);
+        }
+    }
+
+    /// Shutdown, first step, for a module whose records hold clock ticks
+    /// in the words `times`: stop recording, give the records (and the
+    /// heatmap) the rank, fit the heatmap to the run, ticks to seconds.
+    pub fn finalize(&mut self, mut heat: Option<&mut HeatBins>, ctx: &FinalizeCtx, times: std::ops::Range<usize>) {
+        self.freeze();
+        if self.rank != ctx.rank {
+            self.set_rank(ctx.rank, heat.as_deref_mut());
+        }
+        if let Some(h) = heat {
+            h.finish(ctx.end_tick, ctx.heat_secs_per_tick, ctx.rank);
+        }
+        let s = ctx.secs_per_tick;
+        self.for_each_mut(|w| ticks_to_secs(w, times.clone(), s));
     }
 
     fn slot(&self, id: u64) -> usize {

@@ -138,12 +138,14 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     }
     let finalize_s = t0.elapsed().as_secs_f64();
 
-    // The crash-safe file now holds seconds: say so (no `ticks=`).
-    map_job(end, 1, None);
     let t = runtime::times();
     let env = |n: &str| std::env::var(n).ok();
     let jobid = logname::job_id(&env, sh.config.jobid_env.as_deref(), t.first_pid);
     let job = job_record(t.start, end, 1, jobid).ok_or("no job record")?;
+    // The crash-safe file now holds seconds: its job record says so (the
+    // final one, without `ticks=`).
+    let job_bytes = job.encode();
+    crate::logmap::set_job(&job_bytes);
 
     // Compress everything first: the name table on a second thread when it
     // is big, while this thread (and its helpers) compress the records.
@@ -151,7 +153,7 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     let cerr = |e: std::io::Error| format!("compressing log data: {e}");
     let names = runtime::with_names(|n| n.packed().to_vec()).unwrap_or_default();
     let mut comp = compress::Compressor::new(ZLIB_LEVEL);
-    let job_streams = comp.bytes(&job.encode()).map_err(cerr)?;
+    let job_streams = comp.bytes(&job_bytes).map_err(cerr)?;
     let mut records = 0;
     let (name_streams, module_streams) = std::thread::scope(|s| {
         let helper = (names.len() >= NAMES_THREAD_MIN)

@@ -1,29 +1,13 @@
 //! MPI-IO's shared-record reduction operator (semantics §6.3).
 
-use darshan_core::reduce_ops::{self as op, RankFields, Rules, Shape};
+use darshan_core::reduce_ops::{self as op, Rules};
 use darshan_log::counters::mpiio as c;
 
 use crate::F;
 
 const C: usize = 2;
 
-pub const RULES: Rules = Rules {
-    shape: Shape {
-        ranks: RankFields {
-            fastest: C + c::FASTEST_RANK,
-            fastest_bytes: C + c::FASTEST_RANK_BYTES,
-            slowest: C + c::SLOWEST_RANK,
-            slowest_bytes: C + c::SLOWEST_RANK_BYTES,
-            fastest_time: F + c::F_FASTEST_RANK_TIME,
-            slowest_time: F + c::F_SLOWEST_RANK_TIME,
-        },
-        times: [F + c::F_READ_TIME, F + c::F_WRITE_TIME, F + c::F_META_TIME],
-        bytes: [C + c::BYTES_READ, C + c::BYTES_WRITTEN],
-        var_time: F + c::F_VARIANCE_RANK_TIME,
-        var_bytes: F + c::F_VARIANCE_RANK_BYTES,
-    },
-    combine,
-};
+pub const RULES: Rules = Rules { shape: darshan_core::standard_shape!(c, F), combine };
 
 fn combine(a: &[u64], b: &mut [u64]) {
     let mut t = [0u64; c::RECORD_WORDS];

@@ -11,7 +11,7 @@ mod reduce;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use darshan_core::arena::Slice;
-use darshan_core::common::{ticks_to_secs, CommonPool, Tick};
+use darshan_core::common::{CommonPool, Tick};
 use darshan_core::heatmap::{HeatBins, HeatSource};
 use darshan_core::records::RecordSet;
 use darshan_core::sync::{Lock, LockGuard};
@@ -335,17 +335,10 @@ impl Module for Posix {
     }
 
     fn finalize(&self, ctx: &FinalizeCtx) {
-        let s = ctx.secs_per_tick;
-        let mut set = self.lock();
-        set.set.freeze();
-        if set.set.rank() != ctx.rank {
-            set.set.set_rank(ctx.rank);
-        }
-        if let Some(h) = set.heat.as_mut() {
-            h.finish(ctx.end_tick, ctx.heat_secs_per_tick, ctx.rank);
-        }
+        let mut guard = self.lock();
+        let st = &mut *guard;
         // Every fcounter but the byte variance holds clock ticks.
-        set.for_each_mut(|w| ticks_to_secs(w, record::F..record::F + c::F_VARIANCE_RANK_BYTES, s));
+        st.set.finalize(st.heat.as_mut(), ctx, record::F..record::F + c::F_VARIANCE_RANK_BYTES);
     }
 
     fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
@@ -357,11 +350,9 @@ impl Module for Posix {
     }
 
     fn set_rank(&self, rank: i64) {
-        let mut st = self.lock();
-        st.set.set_rank(rank);
-        if let Some(h) = st.heat.as_mut() {
-            h.set_rank(rank);
-        }
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        st.set.set_rank(rank, st.heat.as_mut());
     }
 
     fn fork_child(&self) {

@@ -11,7 +11,7 @@ mod streams;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use darshan_core::arena::Slice;
-use darshan_core::common::{add, get, stamp, ticks_to_secs, timer_inc_no_overlap, Tick};
+use darshan_core::common::{add, get, stamp, timer_inc_no_overlap, Tick};
 use darshan_core::heatmap::{HeatBins, HeatSource};
 use darshan_core::records::RecordSet;
 use darshan_core::sync::{Lock, LockGuard};
@@ -259,16 +259,10 @@ impl Module for Stdio {
     }
 
     fn finalize(&self, ctx: &FinalizeCtx) {
-        let s = ctx.secs_per_tick;
-        let mut st = self.lock();
-        st.set.freeze();
-        if st.set.rank() != ctx.rank {
-            st.set.set_rank(ctx.rank);
-        }
-        if let Some(h) = st.heat.as_mut() {
-            h.finish(ctx.end_tick, ctx.heat_secs_per_tick, ctx.rank);
-        }
-        st.set.for_each_mut(|w| ticks_to_secs(w, F..F + c::F_VARIANCE_RANK_BYTES, s));
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        // Every fcounter but the byte variance holds clock ticks.
+        st.set.finalize(st.heat.as_mut(), ctx, F..F + c::F_VARIANCE_RANK_BYTES);
     }
 
     fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
@@ -283,11 +277,9 @@ impl Module for Stdio {
     }
 
     fn set_rank(&self, rank: i64) {
-        let mut st = self.lock();
-        st.set.set_rank(rank);
-        if let Some(h) = st.heat.as_mut() {
-            h.set_rank(rank);
-        }
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        st.set.set_rank(rank, st.heat.as_mut());
     }
 
     fn fork_child(&self) {
