@@ -53,47 +53,140 @@ pub(crate) fn zeroed_words(n: usize) -> Option<&'static mut [u64]> {
     Some(unsafe { std::slice::from_raw_parts_mut(p, n) })
 }
 
-/// Create `path` (exclusively, mode 0644), size it to `len` bytes and map
-/// it shared: the crash-safe log (log-format §10). The mapping lives as
-/// long as the process. An error line if any step fails.
+/// Address space for the crash-safe log (`len` bytes): private zeroed
+/// memory until the first record, when [`create_file_under`] puts the
+/// file under it. None if it cannot be had. Never unmapped.
 #[allow(unsafe_code)]
-pub fn map_new_file(path: &str, len: usize) -> Result<(&'static mut [u8], std::fs::File), String> {
-    let file = create_sized(path, len)?;
-    use std::os::unix::io::AsRawFd;
-    // SAFETY: a fresh shared mapping of a file we just sized to `len`
-    // bytes; the kernel picks the address.
+pub fn reserve_mapping(len: usize) -> Option<&'static mut [u8]> {
+    // SAFETY: a fresh anonymous mapping; the kernel picks the address.
     let p = unsafe {
-        libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, file.as_raw_fd(), 0)
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
     };
+    // Accounted memory (no MAP_NORESERVE): an absurd size is refused here.
     if p == libc::MAP_FAILED {
-        let _ = std::fs::remove_file(path);
-        return Err(format!("cannot map {path}: {}", std::io::Error::last_os_error()));
+        return None;
     }
-    // SAFETY: `p` maps `len` bytes, readable and writable, zero-filled (a
-    // new file), never unmapped; no other reference to it exists.
-    Ok((unsafe { std::slice::from_raw_parts_mut(p.cast::<u8>(), len) }, file))
+    // SAFETY: `p` maps `len` zeroed bytes, readable and writable, never
+    // unmapped (later mappings replace pages in place); no other
+    // reference to it exists.
+    Some(unsafe { std::slice::from_raw_parts_mut(p.cast::<u8>(), len) })
 }
 
-/// In a forked child: put a new file `path` under the mapping at `base`
-/// (`len` bytes), so that the child's records go to its own file and never
-/// into its parent's. The old contents are not copied (the child starts
-/// afresh). On failure the child keeps a private copy instead.
+/// Put a new file `path` (mode 0600, exclusive) of `len` bytes under the
+/// mapping at `base`, after writing into it the bytes of the mapping at
+/// `copy` (offset, length) ranges: what the runtime wrote before the file
+/// existed, and the next pages records will touch, which so get their
+/// blocks now. The descriptor is closed before returning: the runtime
+/// holds none while the program runs (interposition rule 9).
+/// The caller guarantees that nothing writes into the mapping meanwhile.
 #[allow(unsafe_code)]
-pub fn remap_new_file(base: usize, len: usize, path: &str) -> Result<std::fs::File, String> {
-    use std::os::unix::io::AsRawFd;
-    let made = create_sized(path, len);
-    let (fd, flags) = match &made {
-        Ok(f) => (f.as_raw_fd(), libc::MAP_SHARED | libc::MAP_FIXED),
-        Err(_) => (-1, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED),
+pub fn create_file_under(base: usize, len: usize, path: &str, copy: &[(usize, usize)]) -> Result<(), String> {
+    use std::os::unix::fs::{FileExt, OpenOptionsExt};
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| format!("cannot create {path}: {e}"))?;
+    let fail = |what: String| {
+        let _ = std::fs::remove_file(path);
+        what
     };
-    // SAFETY: `base..base+len` is our own mapping (made by map_new_file);
-    // MAP_FIXED replaces it in place, so every slice into it stays valid
-    // and now refers to the new pages.
-    let p = unsafe { libc::mmap(base as *mut libc::c_void, len, libc::PROT_READ | libc::PROT_WRITE, flags, fd, 0) };
-    if p == libc::MAP_FAILED {
-        return Err(format!("cannot map {path}: {}", std::io::Error::last_os_error()));
+    f.set_len(len as u64).map_err(|e| fail(format!("cannot size {path}: {e}")))?;
+    for &(off, n) in copy {
+        let n = n.min(len.saturating_sub(off));
+        // SAFETY: `base..base+len` is our mapping (reserve_mapping) and the
+        // range lies inside it; nothing writes to it meanwhile.
+        let bytes = unsafe { std::slice::from_raw_parts((base + off) as *const u8, n) };
+        f.write_all_at(bytes, off as u64).map_err(|e| fail(format!("cannot write {path}: {e}")))?;
     }
-    made
+    use std::os::unix::io::AsRawFd;
+    // SAFETY: `base..base+len` is our own mapping; MAP_FIXED replaces it in
+    // place with the file, which holds the same bytes, so every slice into
+    // it stays valid.
+    let p = unsafe {
+        libc::mmap(
+            base as *mut libc::c_void,
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_FIXED,
+            f.as_raw_fd(),
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return Err(fail(format!("cannot map {path}: {}", std::io::Error::last_os_error())));
+    }
+    Ok(())
+}
+
+/// In a forked child: private zeroed memory again under the mapping at
+/// `base`, so that nothing the child does reaches its parent's file.
+#[allow(unsafe_code)]
+pub fn detach_file(base: usize, len: usize) -> bool {
+    // SAFETY: `base..base+len` is our own mapping; MAP_FIXED replaces it in
+    // place (slices into it stay valid and now see zeros); the child is
+    // single-threaded here.
+    let p = unsafe {
+        libc::mmap(
+            base as *mut libc::c_void,
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
+            -1,
+            0,
+        )
+    };
+    p != libc::MAP_FAILED
+}
+
+/// Give the file pages `off..off+n` of the mapping at `base` their storage
+/// now, so that a later store there can never raise SIGBUS (a full file
+/// system answers here, with an error). MADV_POPULATE_WRITE (Linux 5.14);
+/// on older kernels, a write of zeros through a descriptor opened for the
+/// moment: the range must never have been written.
+#[allow(unsafe_code)]
+pub fn populate(base: usize, off: usize, n: usize, path: &str) -> Result<(), std::io::Error> {
+    const MADV_POPULATE_WRITE: libc::c_int = 23;
+    // madvise wants whole pages; the pages around the range belong to the
+    // mapping too, and populating changes none of their bytes.
+    let first = (base + off) & !4095;
+    let last = (base + off + n).next_multiple_of(4096);
+    let err = loop {
+        // SAFETY: the pages lie inside our shared file mapping (which is
+        // page-aligned and page-rounded); the advice only faults them in
+        // for writing, changing no byte.
+        let r = unsafe { libc::madvise(first as *mut libc::c_void, last - first, MADV_POPULATE_WRITE) };
+        if r == 0 {
+            return Ok(());
+        }
+        let err = std::io::Error::last_os_error();
+        if err.raw_os_error() != Some(libc::EINTR) {
+            break err;
+        }
+    };
+    if err.raw_os_error() != Some(libc::EINVAL) {
+        return Err(err);
+    }
+    use std::os::unix::fs::{FileExt, OpenOptionsExt};
+    static ZEROS: [u8; 64 << 10] = [0; 64 << 10];
+    let f = std::fs::OpenOptions::new().write(true).custom_flags(libc::O_CLOEXEC).open(path)?;
+    let mut done = 0;
+    while done < n {
+        let k = (n - done).min(ZEROS.len());
+        f.write_all_at(&ZEROS[..k], (off + done) as u64)?;
+        done += k;
+    }
+    Ok(())
 }
 
 /// The words of a byte block that starts 8-byte aligned (a mapping's
@@ -104,58 +197,6 @@ pub fn as_words(bytes: &'static mut [u8]) -> Option<&'static mut [u64]> {
     // reinterprets the aligned middle part.
     let (head, words, _) = unsafe { bytes.align_to_mut::<u64>() };
     head.is_empty().then_some(words)
-}
-
-/// Free bytes for unprivileged users on the file system holding `dir`.
-#[allow(unsafe_code)]
-fn free_bytes(dir: &str) -> Option<u64> {
-    let c = std::ffi::CString::new(dir).ok()?;
-    // SAFETY: zeroed statvfs is a valid out-parameter; `c` is NUL-terminated.
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: as above.
-    (unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0).then(|| st.f_bavail as u64 * st.f_frsize as u64)
-}
-
-#[allow(unsafe_code)]
-fn create_sized(path: &str, len: usize) -> Result<std::fs::File, String> {
-    use std::os::unix::fs::OpenOptionsExt;
-    // The file is sparse, but every page a record touches must have room:
-    // refuse a size the file system could not hold.
-    let dir = std::path::Path::new(path).parent().and_then(|p| p.to_str()).unwrap_or(".");
-    if let Some(free) = free_bytes(if dir.is_empty() { "." } else { dir }) {
-        if len as u64 > free {
-            return Err(format!("cannot create {path}: {len} bytes wanted, {free} free"));
-        }
-    }
-    use std::os::unix::io::AsRawFd;
-    let f = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .mode(0o644)
-        .open(path)
-        .map_err(|e| format!("cannot create {path}: {e}"))?;
-    if let Err(e) = f.set_len(len as u64) {
-        let _ = std::fs::remove_file(path);
-        return Err(format!("cannot size {path}: {e}"));
-    }
-    let fd = f.as_raw_fd();
-    // Reserve the blocks now: with a sparse file, a record written when
-    // the disk is full would raise SIGBUS in the program. Not on tmpfs,
-    // where reserving means allocating (and zeroing) all of the memory
-    // up front; nor where the file system cannot (EOPNOTSUPP).
-    // SAFETY: a zeroed statfs is a valid out-parameter for our descriptor.
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    // SAFETY: as above.
-    let tmpfs = unsafe { libc::fstatfs(fd, &mut st) } == 0 && st.f_type == libc::TMPFS_MAGIC;
-    // SAFETY: `fd` is our open descriptor; the range is the file's size.
-    let r = if tmpfs { 0 } else { unsafe { libc::fallocate(fd, 0, 0, len as libc::off_t) } };
-    let err = std::io::Error::last_os_error();
-    if r != 0 && err.raw_os_error() != Some(libc::EOPNOTSUPP) {
-        let _ = std::fs::remove_file(path);
-        return Err(format!("cannot reserve {len} bytes for {path}: {err}"));
-    }
-    Ok(f)
 }
 
 impl RecordArena {

@@ -10,6 +10,19 @@
 //! name, a module's region starts where its reservation starts (modules in
 //! registration order) and grows by a record as each is created.
 //!
+//! Three rules keep the host safe (issue 9):
+//! - **No file before the first record.** At start-up the layout lives in
+//!   private zeroed memory; the file is made (mode 0600), filled with what
+//!   was written so far and mapped over the same addresses when the first
+//!   record or name is about to be created. A process that records
+//!   nothing leaves no file and pays for none.
+//! - **No descriptor held.** The descriptor is closed right after `mmap`,
+//!   so the program's fd numbers and RLIMIT_NOFILE budget are its own.
+//! - **No SIGBUS.** Every page is given its storage (MADV_POPULATE_WRITE,
+//!   which reports a full file system as an error) before any record or
+//!   name is written into it; when that fails the new record is refused
+//!   and the module marked partial, with one line on stderr.
+//!
 //! Time counters hold clock ticks until shutdown; the job metadata says
 //! how long a tick is (`ticks=<seconds>`), so a reader can convert.
 
@@ -23,19 +36,50 @@ use darshan_log::modules::{MAX_MODS, WRITE_VERSIONS};
 pub const NAMES_OFF: usize = HEADER_SIZE + JOB_RECORD_SIZE;
 /// comp_type of an uncompressed (mmap) log.
 const COMP_NONE: u8 = 2;
+/// Bytes of each area given storage when the file is made (or the module
+/// registers later): the first records, and all of HEATMAP's.
+const FIRST: usize = 32 << 10;
+/// Bytes given storage at a time as records and names grow.
+const AHEAD: usize = 64 << 10;
+/// Storage is extended when the records come this close to its end.
+const SLACK: usize = 8 << 10;
+const PAGE: usize = 4096;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Backing {
+    /// Private memory; the file is made at the first record.
+    Pending,
+    /// The file is mapped under the memory.
+    File,
+    /// The file could not be made: records stay in memory.
+    Memory,
+}
+
+/// One area of the layout (a module's records, or the names), as file
+/// offsets: storage is given up to `given`; the area ends at `end`.
+#[derive(Clone, Copy, Default)]
+struct Area {
+    start: usize,
+    given: usize,
+    end: usize,
+}
 
 pub struct LogMap {
-    /// The file, kept open to give pages their blocks with plain writes.
-    file: Option<std::fs::File>,
+    backing: Backing,
     header: &'static mut [u8],
     job: &'static mut [u8],
-    /// Per module (and the names, at MAX_MODS): how far the file's blocks
-    /// have been given by writes, and where the area ends.
-    ahead: [(usize, usize); MAX_MODS + 1],
+    /// Per module, and the names at MAX_MODS.
+    areas: [Area; MAX_MODS + 1],
     /// Address of the file's first byte, and the mapping's length.
     pub base: usize,
     pub len: usize,
     pub path: String,
+    /// A full file system was reported (once).
+    full_said: bool,
+    /// Records may now be created: the first one makes the file. Before
+    /// (start-up, a forked child's reset) what is written stays in memory
+    /// and goes into the file when it is made.
+    armed: bool,
 }
 
 static MAP: Mutex<Option<LogMap>> = Mutex::new(None);
@@ -50,68 +94,57 @@ fn with<R>(f: impl FnOnce(&mut LogMap) -> R) -> Option<R> {
     MAP.lock().unwrap_or_else(|e| e.into_inner()).as_mut().map(f)
 }
 
-/// Bytes of the file for these limits (page-rounded).
-pub fn file_len(name_mem: usize, mod_mem: usize) -> usize {
-    (NAMES_OFF + name_mem.next_multiple_of(8) + mod_mem).next_multiple_of(4096)
+fn say(msg: &str) {
+    if let Some(sh) = crate::runtime::shared() {
+        sh.platform.stderr(format!("darshan: {msg}\n").as_bytes());
+    }
 }
 
-/// The mapped file split into its parts: (names area, module area).
-/// Writes the fixed header fields.
-pub fn install(
-    mem: &'static mut [u8],
-    file: std::fs::File,
-    name_mem: usize,
-    path: String,
-) -> (&'static mut [u8], &'static mut [u8]) {
+/// Bytes of the file for these limits (page-rounded).
+pub fn file_len(name_mem: usize, mod_mem: usize) -> usize {
+    (NAMES_OFF + name_mem.next_multiple_of(8) + mod_mem).next_multiple_of(PAGE)
+}
+
+/// The reserved memory (see [`crate::arena::reserve_mapping`]) split into
+/// its parts: (names area, module area). Writes the fixed header fields.
+/// The file `path` is made at the first record.
+pub fn install(mem: &'static mut [u8], name_mem: usize, path: String) -> (&'static mut [u8], &'static mut [u8]) {
     let base = mem.as_ptr() as usize;
     let len = mem.len();
-    prefault(&file, 0, NAMES_OFF + 4096);
     let (header, rest) = mem.split_at_mut(HEADER_SIZE);
     let (job, rest) = rest.split_at_mut(JOB_RECORD_SIZE);
     let (names, mods) = rest.split_at_mut(name_mem.next_multiple_of(8));
-    header[..4].copy_from_slice(b"3.41");
-    header[8..16].copy_from_slice(&darshan_log::header::MAGIC.to_le_bytes());
-    header[16] = COMP_NONE;
-    header[32..40].copy_from_slice(&(NAMES_OFF as u64).to_le_bytes());
-    let mut ahead = [(0, 0); MAX_MODS + 1];
-    ahead[MAX_MODS] = (NAMES_OFF + 4096, NAMES_OFF + name_mem.next_multiple_of(8));
+    write_fixed_header(header);
+    let mut areas = [Area::default(); MAX_MODS + 1];
+    let names_end = NAMES_OFF + name_mem.next_multiple_of(8);
+    areas[MAX_MODS] = Area { start: NAMES_OFF, given: NAMES_OFF, end: names_end };
     *MAP.lock().unwrap_or_else(|e| e.into_inner()) =
-        Some(LogMap { file: Some(file), header, job, ahead, base, len, path });
+        Some(LogMap { backing: Backing::Pending, header, job, areas, base, len, path, full_said: false, armed: false });
     ACTIVE.store(true, std::sync::atomic::Ordering::Release);
     (names, mods)
 }
 
-pub fn active() -> bool {
+fn write_fixed_header(h: &mut [u8]) {
+    h[..4].copy_from_slice(b"3.41");
+    h[8..16].copy_from_slice(&darshan_log::header::MAGIC.to_le_bytes());
+    h[16] = COMP_NONE;
+    put(h, 32, NAMES_OFF as u64);
+}
+
+/// Whether this process runs with a crash-safe log (made or to be made).
+pub fn reserved() -> bool {
     with(|_| ()).is_some()
 }
 
-pub fn path() -> Option<String> {
-    with(|m| m.path.clone())
+/// Whether the crash-safe file exists (the final log must then be on disk
+/// before the file is removed).
+pub fn has_file() -> bool {
+    with(|m| m.backing == Backing::File).unwrap_or(false)
 }
 
-/// Bytes of a module's reservation given their blocks at registration.
-const PREFAULT: usize = 12 << 10;
-/// Bytes given their blocks at a time as the records grow: one write of
-/// 64 KiB costs far less than the 16 page faults it spares.
-const AHEAD: usize = 64 << 10;
-
-/// Give the still untouched bytes `off..off+len` of the file their blocks
-/// with a plain write of zeros. A first write through the mapping into a
-/// file block that has none costs ext4 about a millisecond (once per
-/// file); the write path gives the block for a few microseconds, and the
-/// pages the runtime touches at start-up (header, job, first names, the
-/// first records of each module) are then cheap to fault in.
-fn prefault(file: &std::fs::File, off: usize, len: usize) {
-    use std::os::unix::fs::FileExt;
-    static ZEROS: [u8; AHEAD] = [0; AHEAD];
-    let mut done = 0;
-    while done < len {
-        let n = (len - done).min(ZEROS.len());
-        if file.write_at(&ZEROS[..n], (off + done) as u64).is_err() {
-            return;
-        }
-        done += n;
-    }
+/// The crash-safe file's path, if it exists.
+pub fn path() -> Option<String> {
+    with(|m| (m.backing == Backing::File).then(|| m.path.clone())).flatten()
 }
 
 fn put(h: &mut [u8], off: usize, v: u64) {
@@ -120,6 +153,88 @@ fn put(h: &mut [u8], off: usize, v: u64) {
 
 fn get(h: &[u8], off: usize) -> u64 {
     u64::from_le_bytes(h[off..off + 8].try_into().unwrap_or([0; 8]))
+}
+
+impl LogMap {
+    /// Make the file: what was written so far, and the first pages of
+    /// every area, get their storage by plain writes; then the file is
+    /// mapped under the memory. Nothing else writes into the mapping
+    /// meanwhile: records and names are only created after [`room`],
+    /// which waits for this lock.
+    fn make_file(&mut self) {
+        let mut copy = vec![(0, NAMES_OFF.next_multiple_of(PAGE))];
+        let names_used = NAMES_OFF + get(self.header, 40) as usize;
+        for (slot, a) in self.areas.iter_mut().enumerate() {
+            if a.end == 0 {
+                continue;
+            }
+            let used = if slot == MAX_MODS { names_used } else { a.start + get(self.header, 56 + 16 * slot) as usize };
+            let upto = used.max(a.start + FIRST).min(a.end);
+            copy.push((a.start, upto - a.start));
+            a.given = upto;
+        }
+        match crate::arena::create_file_under(self.base, self.len, &self.path, &copy) {
+            Ok(()) => self.backing = Backing::File,
+            Err(e) => {
+                self.backing = Backing::Memory;
+                say(&format!("{e}; no crash-safe log for this process (records kept in memory)"));
+            }
+        }
+    }
+
+    /// Give storage to area `slot` up to at least `end` (+ slack).
+    /// False if the bytes up to `end` have none (file system full).
+    fn grow(&mut self, slot: usize, end: usize) -> bool {
+        let a = self.areas[slot];
+        if end + SLACK <= a.given || a.given >= a.end {
+            return end <= a.given;
+        }
+        let upto = (a.given + AHEAD).max(end + SLACK).min(a.end);
+        match crate::arena::populate(self.base, a.given, upto - a.given, &self.path) {
+            Ok(()) => self.areas[slot].given = upto,
+            Err(e) if !self.full_said => {
+                self.full_said = true;
+                say(&format!(
+                    "crash-safe log {}: cannot grow it ({e}; file system full?); records not yet made are not kept (log marked partial)",
+                    self.path
+                ));
+            }
+            Err(_) => {}
+        }
+        end <= self.areas[slot].given
+    }
+}
+
+/// Before bytes of the mapping up to address `end` are written in area
+/// `slot` (a module id, or MAX_MODS for the names): make the file if this
+/// is the first record, and give the bytes storage. False if they cannot
+/// have any: the caller must not write them (and marks itself partial).
+/// Memory outside the mapping (no crash-safe file) always has room.
+pub fn room(slot: usize, end: usize) -> bool {
+    with(|m| {
+        if end < m.base || end > m.base + m.len || slot > MAX_MODS {
+            return true;
+        }
+        if m.backing == Backing::Pending {
+            if !m.armed {
+                return true;
+            }
+            m.make_file();
+        }
+        m.backing != Backing::File || m.grow(slot, end - m.base)
+    })
+    .unwrap_or(true)
+}
+
+/// Start-up (or a forked child's reset) is over: the next record or name
+/// makes the file.
+pub fn arm() {
+    with(|m| m.armed = true);
+}
+
+/// The names area's address range check: room for `bytes` more names.
+pub fn names_room(bytes: usize) -> bool {
+    with(|m| m.base + NAMES_OFF + get(m.header, 40) as usize + bytes).is_none_or(|end| room(MAX_MODS, end))
 }
 
 /// The job record (struct + exe/mount string) as it stands.
@@ -136,100 +251,77 @@ pub fn module_registered(id: usize, addr: usize, bytes: usize) {
     with(|m| {
         if id < MAX_MODS && addr >= m.base && addr < m.base + m.len {
             let off = addr - m.base;
-            if let Some(f) = &m.file {
-                prefault(f, off, bytes.min(PREFAULT));
-            }
-            m.ahead[id] = (off + bytes.min(PREFAULT), off + bytes);
-            put(m.header, 48 + 16 * id, (addr - m.base) as u64);
+            m.areas[id] = Area { start: off, given: off, end: off + bytes };
+            put(m.header, 48 + 16 * id, off as u64);
             let ver = WRITE_VERSIONS.get(id).copied().unwrap_or(0);
             m.header[1072 + 4 * id..1076 + 4 * id].copy_from_slice(&ver.to_le_bytes());
+            if m.backing == Backing::File {
+                // Registered after the file was made (MPI-IO at MPI_Init).
+                m.grow(id, off);
+            }
         }
     });
 }
 
-/// A module created a record of `bytes`.
+/// A module created a record of `bytes` (after [`room`] said yes).
 pub fn record_added(id: usize, bytes: usize) {
     with(|m| {
         if id < MAX_MODS {
             let off = 56 + 16 * id;
             let v = get(m.header, off) + bytes as u64;
             put(m.header, off, v);
-            let end = get(m.header, 48 + 16 * id) as usize + v as usize;
-            keep_ahead(m, id, end);
         }
     });
-}
-
-/// The bytes past `end` (never written yet) get their blocks before the
-/// records reach them.
-fn keep_ahead(m: &mut LogMap, slot: usize, end: usize) {
-    let (ahead, limit) = m.ahead[slot];
-    if end + 8192 > ahead && ahead < limit {
-        let n = AHEAD.min(limit - ahead);
-        if let Some(f) = &m.file {
-            prefault(f, ahead.max(end), n);
-        }
-        m.ahead[slot].0 = ahead.max(end) + n;
-    }
 }
 
 pub fn names_len(len: usize) {
-    with(|m| {
-        put(m.header, 40, len as u64);
-        keep_ahead(m, MAX_MODS, NAMES_OFF + len);
-    });
+    with(|m| put(m.header, 40, len as u64));
 }
 
 pub fn partial(flags: u64) {
     with(|m| put(m.header, 24, flags));
 }
 
-/// A forked child: its own file under the same addresses. The header is
-/// written afresh (module regions where they were, empty); the caller
-/// writes the job record again. Without a new file (error returned) the
-/// child keeps a private mapping and the parent's file is never touched.
+/// A forked child: the parent's file is replaced by private memory under
+/// the same addresses (the child never writes its parent's file), the
+/// header is written afresh (module regions where they were, empty) and
+/// the child's own file `path` is made at its first record. The caller
+/// writes the job record again. Err: the child could not let go of the
+/// parent's file and must not record.
 pub fn fork_child(path: String) -> Result<(), String> {
-    let (base, len, saved) = with(|m| (m.base, m.len, m.header[48..HEADER_SIZE].to_vec())).ok_or("no mapping")?;
-    let r = crate::arena::remap_new_file(base, len, &path);
-    if let Ok(f) = &r {
-        // As at start-up: the pages the child touches first get blocks.
-        prefault(f, 0, NAMES_OFF + 4096);
-        for i in 0..MAX_MODS {
-            let off = get(&saved, 16 * i) as usize;
-            if off != 0 {
-                prefault(f, off, PREFAULT.min(len.saturating_sub(off)));
-            }
-        }
-    }
     with(|m| {
-        m.path = if r.is_ok() { path } else { String::new() };
-        m.file = r.as_ref().ok().and_then(|f| f.try_clone().ok());
+        let saved = m.header[48..HEADER_SIZE].to_vec();
+        if m.backing == Backing::File && !crate::arena::detach_file(m.base, m.len) {
+            m.backing = Backing::Memory;
+            return Err("cannot detach the parent's crash-safe log; the child is not instrumented".to_string());
+        }
+        m.backing = Backing::Pending;
+        m.path = path;
+        m.full_said = false;
+        m.armed = false;
         m.header.iter_mut().for_each(|b| *b = 0);
-        m.header[..4].copy_from_slice(b"3.41");
-        m.header[8..16].copy_from_slice(&darshan_log::header::MAGIC.to_le_bytes());
-        m.header[16] = COMP_NONE;
-        put(m.header, 32, NAMES_OFF as u64);
+        write_fixed_header(m.header);
         m.header[48..].copy_from_slice(&saved);
         for i in 0..MAX_MODS {
             put(m.header, 56 + 16 * i, 0);
-            let off = get(&saved, 16 * i) as usize;
-            if off != 0 {
-                m.ahead[i].0 = (off + PREFAULT).min(m.ahead[i].1);
-            }
         }
-        m.ahead[MAX_MODS].0 = NAMES_OFF + 4096;
-    });
-    r.map(|_| ())
+        for a in m.areas.iter_mut() {
+            a.given = a.start;
+        }
+        Ok(())
+    })
+    .unwrap_or(Ok(()))
 }
 
-/// Shutdown is over and the final log is safe: the file goes.
+/// Shutdown is over and the final log is safe (or the image is replaced
+/// by exec): the file goes.
 pub fn remove() {
-    if let Some(p) = with(|m| {
-        m.file = None;
-        std::mem::take(&mut m.path)
-    }) {
-        if !p.is_empty() {
-            let _ = std::fs::remove_file(p);
-        }
+    let p = with(|m| {
+        let had = m.backing == Backing::File;
+        m.backing = Backing::Memory;
+        had.then(|| std::mem::take(&mut m.path))
+    });
+    if let Some(Some(p)) = p {
+        let _ = std::fs::remove_file(p);
     }
 }

@@ -172,10 +172,17 @@ impl<R: Default> RecordSet<R> {
             runtime::set_partial(self.module);
             return None;
         }
+        // The crash-safe file (made now if this is the first record) must
+        // have storage for the record before it is written.
+        let i = self.count;
+        let end = self.slice.words.as_ptr() as usize + (i + 1) * self.slice.rec_words * 8;
+        if !crate::logmap::room(self.module, end) {
+            runtime::set_partial(self.module);
+            return None;
+        }
         if !runtime::register_name(self.module, id, name) {
             return None;
         }
-        let i = self.count;
         let w = self.slice.record_mut(i);
         w.iter_mut().for_each(|x| *x = 0);
         w[0] = id;

@@ -111,12 +111,12 @@ pub fn init(shared: Shared, start: (i64, i64), pid: i64, mmap: Option<String>) -
     let mut warning = None;
     let mut mapped = None;
     if let Some(path) = mmap {
-        match crate::arena::map_new_file(&path, crate::logmap::file_len(name_mem, mod_mem)) {
-            Ok((mem, file)) => {
-                let (names, mods) = crate::logmap::install(mem, file, name_mem, path);
+        match crate::arena::reserve_mapping(crate::logmap::file_len(name_mem, mod_mem)) {
+            Some(mem) => {
+                let (names, mods) = crate::logmap::install(mem, name_mem, path);
                 mapped = crate::arena::as_words(mods).map(|w| (NameArena::in_place(names), RecordArena::from_words(w)));
             }
-            Err(e) => warning = Some(format!("{e}; no crash-safe log for this process")),
+            None => warning = Some("cannot reserve memory for the crash-safe log; records kept in memory".into()),
         }
     }
     let (names, arena) = match mapped {
@@ -186,6 +186,12 @@ pub fn partial_flags() -> u64 {
 /// name memory is full.
 pub fn register_name(module: usize, id: u64, name: &[u8]) -> bool {
     let mut g = lock(&NAMES);
+    // Room in the crash-safe file for the entry (id, name, NUL) first.
+    if g.as_ref().is_some_and(|n| n.get(id).is_none()) && !crate::logmap::names_room(name.len() + 9) {
+        drop(g);
+        set_partial(module);
+        return false;
+    }
     match g.as_mut().map(|n| n.insert(id, name)) {
         Some(Insert::Added) => {
             if let Some(n) = g.as_ref() {
@@ -242,7 +248,7 @@ pub fn fork_child(start: (i64, i64), pid: i64, mmap: Option<String>) -> Option<S
         t.start = start;
     }
     let warning = match mmap {
-        Some(p) if crate::logmap::active() => crate::logmap::fork_child(p).err(),
+        Some(p) if crate::logmap::reserved() => crate::logmap::fork_child(p).err(),
         _ => None,
     };
     if let Some(n) = lock(&NAMES).as_mut() {
@@ -252,5 +258,6 @@ pub fn fork_child(start: (i64, i64), pid: i64, mmap: Option<String>) -> Option<S
     for m in modules() {
         m.fork_child();
     }
+    crate::logmap::arm();
     warning
 }

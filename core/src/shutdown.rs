@@ -64,7 +64,7 @@ pub(crate) fn job_record(start: (i64, i64), end: (i64, i64), nprocs: i64, jobid:
 /// start, the job id, `nprocs`, `end` (0 while running) and, while the
 /// time counters are still clock ticks, how long a tick is.
 pub fn map_job(end: (i64, i64), nprocs: i64, ticks: Option<f64>) {
-    if !crate::logmap::active() {
+    if !crate::logmap::reserved() {
         return;
     }
     let Some(sh) = runtime::shared() else { return };
@@ -207,7 +207,7 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     // removed (Darshan removes it first and can lose both). Without one,
     // no fsync, as in Darshan: it costs a millisecond on a local disk and
     // far more on a parallel file system, at every process's exit.
-    let durable = crate::logmap::active();
+    let durable = crate::logmap::has_file();
     if durable {
         file.sync_all().map_err(|e| format!("syncing log file {tmp}: {e}"))?;
     }

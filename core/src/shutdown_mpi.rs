@@ -235,8 +235,9 @@ pub fn write_log_mpi(comm: &dyn Comm, secs_per_tick: f64, end: (i64, i64), end_t
         }
         wrote &= comm.write_at(0, &header.encode()).is_ok();
     }
-    // With crash-safe files, the log must be durable before they go.
-    if crate::logmap::active() {
+    // With crash-safe files (on any rank: the sync is collective), the
+    // log must be durable before they go.
+    if !all_ok(comm, !crate::logmap::has_file()) {
         wrote &= comm.sync_log().is_ok();
     }
     comm.close_log();

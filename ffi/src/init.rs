@@ -183,6 +183,7 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
         HEATMAP.add_source(&STDIO);
     }
     darshan_core::shutdown::map_job((0, 0), nprocs, Some(runtime::tick_secs()));
+    darshan_core::logmap::arm();
     if excluded {
         // Set up for the shutdown, recording nothing.
         return Started::Excluded;
@@ -275,11 +276,15 @@ pub fn fork() -> libc::pid_t {
         let child = || {
             clock::start();
             let mmap = runtime::config()
-                .filter(|c| c.mmap_logs && darshan_core::logmap::active())
+                .filter(|c| c.mmap_logs && darshan_core::logmap::reserved())
                 .zip(runtime::shared())
                 .map(|(c, sh)| darshan_core::shutdown::mmap_path(c, &sh.cmdline, LIBC.pid(), 0, new_logmod()));
             if let Some(w) = runtime::fork_child(LIBC.realtime(), LIBC.pid(), mmap) {
+                // The child could not let go of its parent's crash-safe
+                // file: it must not write into it.
                 say(&w);
+                guard::set_state(runtime::DISABLED);
+                return;
             }
             darshan_core::shutdown::map_job((0, 0), 1, Some(runtime::tick_secs()));
         };

@@ -59,3 +59,190 @@ fn libmpi() -> Option<std::path::PathBuf> {
         .map(|d| std::path::Path::new(d).join("libmpi.so"))
         .find(|p| p.exists())
 }
+
+/// "first_fd=3 intact=1 size=1048576 budget=13" into its numbers.
+fn fields(out: &[u8]) -> std::collections::BTreeMap<String, i64> {
+    String::from_utf8_lossy(out)
+        .split_whitespace()
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.parse().unwrap_or(-1)))
+        .collect()
+}
+
+/// The crash-safe file's descriptor once stayed open: a program that
+/// closed every fd >= 3 and opened its own file got that number, and the
+/// runtime's zero-fill writes landed in the program's file. The program's
+/// file must be intact, its first fd 3 and its RLIMIT_NOFILE budget the
+/// same as without the library.
+fn closing_every_fd(mode: &str) {
+    let d = scratch(&format!("closefds-{mode}"));
+    let exe = compile("fd_hygiene", &d, &[]);
+    let data = d.join("data");
+    let plain = output(Command::new(&exe).arg(mode).arg(&data));
+    assert!(plain.status.success());
+    let want = fields(&plain.stdout);
+    let out = output(instrumented(&exe, &d).arg(mode).arg(&data));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let got = fields(&out.stdout);
+    assert_eq!(got["intact"], 1, "the program's file was changed under it: {got:?}");
+    assert_eq!(got["size"], 1 << 20, "{got:?}");
+    assert_eq!(got["first_fd"], want["first_fd"], "fd numbering differs from the program alone");
+    assert_eq!(got["budget"], want["budget"], "RLIMIT_NOFILE budget differs from the program alone");
+    assert_eq!(std::fs::metadata(data.join("own.dat")).unwrap().len(), 1 << 20);
+    let logs = files(&d.join("logs"));
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    assert!(files(&d.join("mmap")).is_empty(), "crash-safe file left after a normal exit");
+}
+
+#[test]
+fn closing_every_fd_in_a_loop_then_opening_a_file_is_never_written_by_the_runtime() {
+    closing_every_fd("loop");
+}
+
+#[test]
+fn closefrom_then_opening_a_file_is_never_written_by_the_runtime() {
+    closing_every_fd("closefrom");
+}
+
+#[test]
+fn without_closing_the_fd_numbers_and_budget_are_the_programs_own() {
+    closing_every_fd("none");
+}
+
+#[test]
+fn python_closerange_then_writing_a_file_keeps_it_intact() {
+    let d = scratch("closerange-py");
+    let own = d.join("data/own.dat");
+    let script = format!(
+        "import os\n\
+         for i in range(40):\n    open({dir:?} + '/a%d' % i, 'w').write('x')\n\
+         os.closerange(3, 1024)\n\
+         fd = os.open({own:?}, os.O_CREAT | os.O_RDWR, 0o644)\n\
+         for i in range(16):\n    os.write(fd, b'\\xab' * 65536)\n    [open({dir:?} + '/b%d_%d' % (i, k), 'w').write('y') for k in range(20)]\n\
+         os.close(fd)\n\
+         print('first_fd=%d' % fd)\n",
+        dir = d.join("data").to_str().unwrap(),
+        own = own.to_str().unwrap()
+    );
+    let out = output(instrumented(std::path::Path::new("python3"), &d).arg("-c").arg(&script));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bytes = std::fs::read(&own).unwrap();
+    assert_eq!(bytes.len(), 1 << 20);
+    assert!(bytes.iter().all(|&b| b == 0xAB), "the program's file holds bytes it never wrote");
+    assert_eq!(fields(&out.stdout)["first_fd"], 3);
+}
+
+/// Unmounts a test file system even when the test fails.
+struct Mount(std::path::PathBuf);
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+fn mount_tmpfs(dir: &std::path::Path, size: &str) -> Option<Mount> {
+    std::fs::create_dir_all(dir).unwrap();
+    let st = Command::new("mount").args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"]).arg(dir).status();
+    match st {
+        Ok(s) if s.success() => Some(Mount(dir.to_path_buf())),
+        // Only root can mount; CI runs as root, where this must work.
+        _ if effective_uid() != 0 => None,
+        _ => panic!("mount -t tmpfs failed as root"),
+    }
+}
+
+fn effective_uid() -> u32 {
+    let out = output(Command::new("id").arg("-u"));
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap_or(1)
+}
+
+/// A 6 MiB tmpfs holding the crash-safe file filled up by another process
+/// while the program ran: the program died of SIGBUS (exit 135) and left
+/// no log. Now it runs to its end; the records that found no room are
+/// missing and the log says so (partial), with one line on stderr.
+#[test]
+fn a_full_tmpfs_under_the_crash_safe_file_never_raises_sigbus() {
+    use std::io::{BufRead, BufReader, Write};
+    let d = scratch("fulltmpfs");
+    let exe = compile("fill_records", &d, &[]);
+    let fs = d.join("tmpfs");
+    let Some(_mount) = mount_tmpfs(&fs, "6m") else {
+        eprintln!("not root: cannot mount a tmpfs; test not run");
+        return;
+    };
+    let mut child = instrumented(&exe, &d)
+        .env("DARSHAN_MMAP_LOGPATH", &fs)
+        .arg(d.join("data"))
+        .arg("1000")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    assert_eq!(lines.next().unwrap().unwrap(), "ready");
+    assert_eq!(files(&fs).len(), 1, "the crash-safe file exists once a record does");
+    // Another process (here: the test) fills the file system.
+    let mut filler = std::fs::File::create(fs.join("filler")).unwrap();
+    let block = vec![7u8; 1 << 16];
+    while filler.write_all(&block).is_ok() {}
+    drop(filler);
+    writeln!(child.stdin.take().unwrap(), "go").unwrap();
+    let status = wait_within(&mut child, LIMIT);
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(status.success(), "program killed or failed: {status:?}\n{err}");
+    assert_eq!(lines.next().unwrap().unwrap(), "done 1000", "every file of the program was made");
+    assert_eq!(err.lines().filter(|l| l.starts_with("darshan:")).count(), 1, "one line on stderr: {err}");
+    assert!(err.contains("crash-safe log"), "{err}");
+    let logs = files(&d.join("logs"));
+    assert_eq!(logs.len(), 1, "the log is written: {logs:?}");
+    let log = darshan_log::LogFile::open(&logs[0]).unwrap();
+    let posix = darshan_log::modules::POSIX;
+    assert_ne!(log.header.partial_flag & (1 << posix), 0, "POSIX marked partial");
+    let n = log.records(posix).unwrap().len();
+    assert!(n > 1 && n < 1001, "records kept before the file system filled: {n}");
+}
+
+/// The crash-safe file was mode 0644 in /tmp: another user read the
+/// command line and file names from it while the program ran.
+#[test]
+fn the_crash_safe_file_is_readable_by_its_owner_only() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::os::unix::fs::PermissionsExt;
+    let d = scratch("private");
+    let exe = compile("fill_records", &d, &[]);
+    let mut child = instrumented(&exe, &d)
+        .arg(d.join("data"))
+        .arg("3")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    assert_eq!(lines.next().unwrap().unwrap(), "ready");
+    let made = files(&d.join("mmap"));
+    assert_eq!(made.len(), 1, "{made:?}");
+    let mode = std::fs::metadata(&made[0]).unwrap().permissions().mode() & 0o777;
+    writeln!(child.stdin.take().unwrap(), "go").unwrap();
+    assert!(wait_within(&mut child, LIMIT).success());
+    assert_eq!(mode, 0o600, "crash-safe file mode {mode:o}");
+    let logs = files(&d.join("logs"));
+    let mode = std::fs::metadata(&logs[0]).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o400, "final log mode {mode:o}, Darshan's is 0400");
+}
+
+/// Every killed process once left a 5 MiB crash-safe file, even one that
+/// recorded nothing (`sleep` killed by its parent, `yes | head`'s victims
+/// before their first record).
+#[test]
+fn a_killed_process_that_recorded_nothing_leaves_no_file() {
+    let d = scratch("nothing");
+    let mut child = instrumented(std::path::Path::new("sleep"), &d).arg("30").spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(files(&d.join("mmap")), Vec::<std::path::PathBuf>::new());
+    assert_eq!(files(&d.join("logs")), Vec::<std::path::PathBuf>::new());
+}
