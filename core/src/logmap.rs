@@ -83,6 +83,11 @@ pub struct LogMap {
 }
 
 static MAP: Mutex<Option<LogMap>> = Mutex::new(None);
+/// The mapping's address and length, readable without the lock (a child
+/// forked from a signal handler must drop its parent's file without
+/// waiting for a lock the interrupted code may hold).
+static RANGE: [std::sync::atomic::AtomicUsize; 2] =
+    [std::sync::atomic::AtomicUsize::new(0), std::sync::atomic::AtomicUsize::new(0)];
 /// Whether there is a mapping: a process without one (records in memory)
 /// never takes the lock when it creates a record or a name.
 static ACTIVE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -92,6 +97,17 @@ fn with<R>(f: impl FnOnce(&mut LogMap) -> R) -> Option<R> {
         return None;
     }
     MAP.lock().unwrap_or_else(|e| e.into_inner()).as_mut().map(f)
+}
+
+/// Run the runtime's own I/O (see [`crate::Platform::own_io_begin`]).
+fn own_io<R>(f: impl FnOnce() -> R) -> R {
+    let p = crate::runtime::shared().map(|s| s.platform);
+    let saved = p.map(|p| p.own_io_begin()).unwrap_or(0);
+    let r = f();
+    if let Some(p) = p {
+        p.own_io_end(saved);
+    }
+    r
 }
 
 fn say(msg: &str) {
@@ -120,6 +136,8 @@ pub fn install(mem: &'static mut [u8], name_mem: usize, path: String) -> (&'stat
     areas[MAX_MODS] = Area { start: NAMES_OFF, given: NAMES_OFF, end: names_end };
     *MAP.lock().unwrap_or_else(|e| e.into_inner()) =
         Some(LogMap { backing: Backing::Pending, header, job, areas, base, len, path, full_said: false, armed: false });
+    RANGE[0].store(base, std::sync::atomic::Ordering::Relaxed);
+    RANGE[1].store(len, std::sync::atomic::Ordering::Relaxed);
     ACTIVE.store(true, std::sync::atomic::Ordering::Release);
     (names, mods)
 }
@@ -173,7 +191,7 @@ impl LogMap {
             copy.push((a.start, upto - a.start));
             a.given = upto;
         }
-        match crate::arena::create_file_under(self.base, self.len, &self.path, &copy) {
+        match own_io(|| crate::arena::create_file_under(self.base, self.len, &self.path, &copy)) {
             Ok(()) => self.backing = Backing::File,
             Err(e) => {
                 self.backing = Backing::Memory;
@@ -190,7 +208,7 @@ impl LogMap {
             return end <= a.given;
         }
         let upto = (a.given + AHEAD).max(end + SLACK).min(a.end);
-        match crate::arena::populate(self.base, a.given, upto - a.given, &self.path) {
+        match own_io(|| crate::arena::populate(self.base, a.given, upto - a.given, &self.path)) {
             Ok(()) => self.areas[slot].given = upto,
             Err(e) if !self.full_said => {
                 self.full_said = true;
@@ -311,6 +329,16 @@ pub fn fork_child(path: String) -> Result<(), String> {
         Ok(())
     })
     .unwrap_or(Ok(()))
+}
+
+/// A child forked from a signal handler that interrupted the runtime: it
+/// will not record (its state may be mid-update), but it must never write
+/// its parent's file. Takes no lock; one system call.
+pub fn detach_without_lock() {
+    let (base, len) = (RANGE[0].load(std::sync::atomic::Ordering::Relaxed), RANGE[1].load(std::sync::atomic::Ordering::Relaxed));
+    if len != 0 {
+        let _ = crate::arena::detach_file(base, len);
+    }
 }
 
 /// Shutdown is over and the final log is safe (or the image is replaced

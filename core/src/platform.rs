@@ -11,6 +11,13 @@ pub trait Platform: Sync {
     fn pid(&self) -> i64;
     fn euid(&self) -> i64;
     fn hostname(&self) -> String;
+    /// The runtime's own I/O follows (making the crash-safe file, growing
+    /// it): the wrappers it passes through must not count it as calls they
+    /// missed. Returns what [`Platform::own_io_end`] restores.
+    fn own_io_begin(&self) -> i32 {
+        0
+    }
+    fn own_io_end(&self, _saved: i32) {}
 }
 
 /// A platform for unit tests and tools: fixed answers, stderr collected.

@@ -48,6 +48,20 @@ static NAMES: Mutex<Option<NameArena>> = Mutex::new(None);
 static ARENA: Mutex<Option<RecordArena>> = Mutex::new(None);
 static REGISTRY: Mutex<Vec<&'static dyn Module>> = Mutex::new(Vec::new());
 static PARTIAL: AtomicU64 = AtomicU64::new(0);
+/// Interposed calls made by a signal handler while the runtime was
+/// recording another call on the same thread: passed through unrecorded
+/// and counted (`lost_calls=` in the job metadata).
+static LOST_CALLS: AtomicU64 = AtomicU64::new(0);
+
+/// A call re-entered the runtime from a signal handler and was not recorded.
+#[cold]
+pub fn note_lost_call() {
+    LOST_CALLS.fetch_add(1, Ordering::Relaxed);
+}
+
+pub fn lost_calls() -> u64 {
+    LOST_CALLS.load(Ordering::Relaxed)
+}
 /// Seconds per clock tick as estimated at start-up (f64 bits).
 static TICK_SECS: AtomicU64 = AtomicU64::new(0);
 
@@ -255,6 +269,7 @@ pub fn fork_child(start: (i64, i64), pid: i64, mmap: Option<String>) -> Option<S
         n.clear();
     }
     PARTIAL.store(0, Ordering::Relaxed);
+    LOST_CALLS.store(0, Ordering::Relaxed);
     for m in modules() {
         m.fork_child();
     }

@@ -46,6 +46,10 @@ pub(crate) fn job_record(start: (i64, i64), end: (i64, i64), nprocs: i64, jobid:
     if t.fork_parent != 0 {
         metadata.extend_from_slice(format!("fork_parent={}\n", t.fork_parent).as_bytes());
     }
+    let lost = runtime::lost_calls();
+    if lost != 0 {
+        metadata.extend_from_slice(format!("lost_calls={lost}\n").as_bytes());
+    }
     metadata.truncate(darshan_log::job::METADATA_LEN - 1);
     Some(Job {
         uid: sh.platform.euid(),

@@ -36,18 +36,63 @@ pub fn transition(from: u8, to: u8) -> bool {
     ok
 }
 
-/// Whether a call on this thread should be recorded.
+/// The flag's values: outside the runtime; recording a call (a signal
+/// handler that calls an interposed function now re-enters it); doing the
+/// runtime's own I/O (not a missed call).
+pub const OUTSIDE: i32 = 0;
+pub const RECORDING: i32 = 1;
+pub const OWN_IO: i32 = 2;
+
+/// Whether a call on this thread should be recorded. A call made while
+/// this thread is already recording can only come from a signal handler
+/// that interrupted the runtime: it passes through and is counted as
+/// lost (interposition rule 5: never wait for a lock the interrupted
+/// frame may hold).
 #[inline(always)]
 pub fn recording() -> bool {
+    if runtime::state() != runtime::RUNNING {
+        return false;
+    }
     // SAFETY: reads this thread's flag; no preconditions.
-    runtime::state() == runtime::RUNNING && unsafe { darshan_guard_get() } == 0
+    match unsafe { darshan_guard_get() } {
+        OUTSIDE => true,
+        RECORDING => {
+            runtime::note_lost_call();
+            false
+        }
+        _ => false,
+    }
 }
 
-/// Mark this thread as inside the runtime (its own I/O passes through).
+/// The C shim's way to count a lost call (see `recording`).
+#[no_mangle]
+pub extern "C" fn darshan_rs_lost_call() {
+    runtime::note_lost_call();
+}
+
+/// This thread's flag (OUTSIDE, RECORDING or OWN_IO).
+#[inline(always)]
+pub fn level() -> i32 {
+    // SAFETY: reads this thread's flag; no preconditions.
+    unsafe { darshan_guard_get() }
+}
+
+/// Set this thread's flag to `v`, returning what it was.
+pub fn swap_level(v: i32) -> i32 {
+    // SAFETY: reads and writes this thread's flag; no preconditions.
+    unsafe {
+        let old = darshan_guard_get();
+        darshan_guard_set(v);
+        old
+    }
+}
+
+/// Mark this thread as inside the runtime's own work (start-up,
+/// shutdown, fork): its I/O passes through and is not a missed call.
 #[inline(always)]
 pub fn set_inside(v: bool) {
     // SAFETY: writes this thread's flag; no preconditions.
-    unsafe { darshan_guard_set(v as i32) };
+    unsafe { darshan_guard_set(if v { OWN_IO } else { OUTSIDE }) };
 }
 
 fn set_errno(e: i32) {
@@ -73,11 +118,13 @@ pub fn record(f: impl FnOnce()) {
 /// (the lock only ever yields).
 #[inline(always)]
 pub fn record_data(f: impl FnOnce()) {
-    set_inside(true);
+    // SAFETY: writes this thread's flag; no preconditions.
+    unsafe { darshan_guard_set(RECORDING) };
     if catch_unwind(AssertUnwindSafe(f)).is_err() {
         set_state(runtime::DISABLED);
     }
-    set_inside(false);
+    // SAFETY: as above.
+    unsafe { darshan_guard_set(OUTSIDE) };
 }
 
 /// The recording part of a call whose guard and errno the caller (C)

@@ -222,7 +222,20 @@ pub fn shutdown() {
     // A child of vfork() or clone() (posix_spawn, CPython's subprocess)
     // shares our memory: if it calls _exit, it must not finalize the
     // parent's records. Only the process the records belong to writes.
-    if runtime::state() != runtime::RUNNING || LIBC.pid() != runtime::times().pid {
+    if runtime::state() != runtime::RUNNING {
+        return;
+    }
+    if guard::level() != guard::OUTSIDE {
+        // _exit (or exit) from a signal handler that interrupted this
+        // thread while it recorded: the interrupted frame may hold the
+        // locks the shutdown needs, so waiting would hang the program. No
+        // log; the crash-safe file (if any) keeps every completed call.
+        // Only async-signal-safe work here: a fixed message, no allocation.
+        LIBC.stderr(b"darshan: exit from a signal handler that interrupted the runtime: no log written; the crash-safe file, if any, is kept for darshan-merge\n");
+        guard::set_state(runtime::FINALIZED);
+        return;
+    }
+    if LIBC.pid() != runtime::times().pid {
         return;
     }
     if !guard::transition(runtime::RUNNING, runtime::SHUTTING_DOWN) {
@@ -260,6 +273,19 @@ pub fn fork() -> libc::pid_t {
     if runtime::state() != runtime::RUNNING {
         // SAFETY: plain fork.
         return unsafe { real_fork() };
+    }
+    if guard::level() != guard::OUTSIDE {
+        // fork() from a signal handler that interrupted this thread while
+        // it recorded: the locks may be held by the interrupted frame, so
+        // none is taken. The child does not record (its records may be
+        // mid-update) and lets go of its parent's crash-safe file at once.
+        // SAFETY: plain fork.
+        let pid = unsafe { real_fork() };
+        if pid == 0 {
+            guard::set_state(runtime::DISABLED);
+            darshan_core::logmap::detach_without_lock();
+        }
+        return pid;
     }
     let p = POSIX.lock_for_fork();
     let mp = MPIIO.lock_for_fork();

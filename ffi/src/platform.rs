@@ -18,6 +18,14 @@ impl Platform for Libc {
         (r == 0).then_some((s.f_bsize, s.f_type))
     }
 
+    fn own_io_begin(&self) -> i32 {
+        crate::guard::swap_level(crate::guard::OWN_IO)
+    }
+
+    fn own_io_end(&self, saved: i32) {
+        crate::guard::swap_level(saved);
+    }
+
     fn stderr(&self, msg: &[u8]) {
         let w = crate::real::write();
         let mut rest = msg;

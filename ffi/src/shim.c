@@ -30,9 +30,17 @@ extern uint64_t darshan_rs_t0;
  * access instead of a __tls_get_addr call per use from Rust in a cdylib. */
 static __thread int in_runtime __attribute__((tls_model("initial-exec")));
 
+/* A call made while this thread records another can only come from a
+ * signal handler that interrupted the runtime: passed through, counted as
+ * lost (guard.rs: RECORDING = 1, OWN_IO = 2). */
+void darshan_rs_lost_call(void);
+
 static inline int recording(void)
 {
-    return !in_runtime && __atomic_load_n(&darshan_rs_running, __ATOMIC_ACQUIRE);
+    if (!__atomic_load_n(&darshan_rs_running, __ATOMIC_ACQUIRE)) return 0;
+    if (in_runtime == 0) return 1;
+    if (in_runtime == 1) darshan_rs_lost_call();
+    return 0;
 }
 
 /* The STDIO module's filter of streams that may be tracked (given by

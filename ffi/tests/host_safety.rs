@@ -246,3 +246,41 @@ fn a_killed_process_that_recorded_nothing_leaves_no_file() {
     assert_eq!(files(&d.join("mmap")), Vec::<std::path::PathBuf>::new());
     assert_eq!(files(&d.join("logs")), Vec::<std::path::PathBuf>::new());
 }
+
+/// Run `handler_exit <mode>` `runs` times, each within a few seconds: a
+/// hang is a deadlock in the runtime. Returns the exit codes.
+fn handler_runs(mode: &str, runs: usize) -> Vec<i32> {
+    let d = scratch(&format!("handler-{mode}"));
+    let exe = compile("handler_exit", &d, &[]);
+    (0..runs)
+        .map(|i| {
+            let mut child = instrumented(&exe, &d)
+                .arg(mode)
+                .arg(d.join("data"))
+                .env("DARSHAN_LOGPATH", d.join(format!("logs/{i}")))
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            let st = wait_within(&mut child, std::time::Duration::from_secs(20));
+            st.code().unwrap_or(-1)
+        })
+        .collect()
+}
+
+/// `_exit` from a SIGALRM handler hung 9 of 200 runs: the handler had
+/// interrupted the runtime while it held a module lock, and the shutdown
+/// waited for it. 200 runs, none may hang.
+#[test]
+fn exit_from_a_signal_handler_during_a_recorded_call_never_hangs() {
+    let codes = handler_runs("exit", 200);
+    assert!(codes.iter().all(|&c| c == 7), "exit codes: {codes:?}");
+}
+
+/// fork() in a signal handler hung 19 of 20 runs (the fork wrapper takes
+/// every runtime lock). 60 runs of 50 forks each, none may hang.
+#[test]
+fn fork_from_a_signal_handler_during_a_recorded_call_never_hangs() {
+    let codes = handler_runs("fork", 60);
+    assert!(codes.iter().all(|&c| c == 0), "exit codes: {codes:?}");
+}

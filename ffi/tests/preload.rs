@@ -208,6 +208,8 @@ fn eight_threads_count_exactly() {
     let sh = log.get(POSIX, &s(&data.join("shared")));
     assert_eq!((c(sh, px::WRITES), c(sh, px::BYTES_WRITTEN), c(sh, px::OPENS)), (4000, 256_000, 1));
     assert_eq!(c(sh, px::MAX_BYTE_WRITTEN), 8 * 500 * 64 - 1);
+    // No signal handler: the runtime's own calls are never counted as lost.
+    assert_eq!(lost_calls(&log), 0);
 }
 
 #[test]
@@ -265,8 +267,20 @@ fn io_in_another_librarys_constructor_and_dlopen_are_harmless() {
     }
 }
 
+/// `lost_calls=` of the job metadata (calls a signal handler made while
+/// the runtime recorded another), 0 if absent.
+fn lost_calls(log: &Log) -> i64 {
+    log.file
+        .job
+        .metadata_pairs()
+        .iter()
+        .find(|(k, _)| *k == b"lost_calls")
+        .map(|(_, v)| String::from_utf8_lossy(v).parse::<i64>().unwrap())
+        .unwrap_or(0)
+}
+
 #[test]
-fn io_in_a_signal_handler_neither_hangs_nor_miscounts() {
+fn io_in_a_signal_handler_is_recorded_or_counted_as_lost() {
     let d = scratch("signals");
     let exe = compile("signals", &d, &["-O2"]);
     let data = d.join("data");
@@ -275,8 +289,14 @@ fn io_in_a_signal_handler_neither_hangs_nor_miscounts() {
     let handled: i64 = String::from_utf8_lossy(&r.out.stdout).trim().parse().unwrap();
     assert_eq!(c(log.get(POSIX, &s(&data.join("main.dat"))), px::WRITES), 200_000);
     let h = c(log.get(POSIX, &s(&data.join("handler.dat"))), px::WRITES);
-    // A signal that lands while this thread records goes unrecorded.
-    assert!(h <= handled && handled > 0, "handler writes {h}, handled {handled}");
+    // A handler's write that lands while this thread records another call
+    // passes through unrecorded (it must not wait for the lock the
+    // interrupted frame holds) and is counted in the job metadata: about
+    // 8% went missing without a word before. Every handler write is one
+    // or the other.
+    let lost = lost_calls(&log);
+    assert!(handled > 0);
+    assert_eq!(h + lost, handled, "handler writes recorded {h} + lost {lost} != made {handled}");
 }
 
 /// The counters (no times, and not the sizes of the slowest operations,
