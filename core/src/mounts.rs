@@ -103,16 +103,24 @@ pub fn exe_mnt_string(cmdline: &str, mounts: &[MountEntry]) -> Vec<u8> {
     // would start a line that readers parse as a mount entry, and
     // darshan-parser then rejects the whole log: it becomes a space.
     let mut s: Vec<u8> = cmdline.bytes().map(|c| if c == b'\n' { b' ' } else { c }).collect();
-    if s.len() > EXE_LEN {
-        s.truncate(EXE_LEN - TRUNC.len());
-        s.extend_from_slice(TRUNC.as_bytes());
-    }
+    // The mount table first: readers take the command line to be what comes
+    // before the first newline, so without one (a command line that fills
+    // the whole string, as C Darshan writes it) they show an empty exe and
+    // no mounts. The command line keeps at least MIN_CMDLINE bytes.
+    const MIN_CMDLINE: usize = 1024;
+    let mut mnt = Vec::new();
     for m in mounts {
         let entry = format!("\n{}\t{}", m.fs_type, m.path);
-        if entry.len() <= 256 && s.len() + entry.len() <= EXE_LEN {
-            s.extend_from_slice(entry.as_bytes());
+        if entry.len() <= 256 && mnt.len() + entry.len() <= EXE_LEN - MIN_CMDLINE {
+            mnt.extend_from_slice(entry.as_bytes());
         }
     }
+    let room = EXE_LEN - mnt.len();
+    if s.len() > room {
+        s.truncate(room - TRUNC.len());
+        s.extend_from_slice(TRUNC.as_bytes());
+    }
+    s.extend_from_slice(&mnt);
     s
 }
 
@@ -135,5 +143,21 @@ mod tests {
         assert!(s.starts_with(b"./a.out x \ncgroup2\t/sys/fs/cgroup/unified\n"));
         let s = exe_mnt_string("python3 -c import os\nprint(1) ", &m);
         assert!(s.starts_with(b"python3 -c import os print(1) \ncgroup2\t"), "newlines in arguments become spaces");
+    }
+
+    /// A command line of 3,000 characters or more left the log with an
+    /// empty exe and no mount table.
+    #[test]
+    fn a_long_command_line_is_truncated_and_the_mount_table_kept() {
+        let m = parse("/dev/vda / ext4 rw 0 0\nsrv:/x /home nfs4 rw 0 0\n", &FakePlatform::default());
+        let long = format!("./a.out {} ", "x".repeat(5000));
+        let s = exe_mnt_string(&long, &m);
+        assert!(s.len() <= EXE_LEN);
+        let text = String::from_utf8(s).unwrap();
+        let (exe, rest) = text.split_once('\n').expect("a newline after the command line");
+        assert!(exe.starts_with("./a.out xxx") && exe.ends_with("<TRUNCATED>"), "{exe}");
+        assert_eq!(rest, "nfs4\t/home\next4\t/");
+        // A short command line is left whole.
+        assert_eq!(exe_mnt_string("./a.out ", &m), b"./a.out \nnfs4\t/home\next4\t/");
     }
 }

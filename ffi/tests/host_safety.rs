@@ -284,3 +284,21 @@ fn fork_from_a_signal_handler_during_a_recorded_call_never_hangs() {
     let codes = handler_runs("fork", 60);
     assert!(codes.iter().all(|&c| c == 0), "exit codes: {codes:?}");
 }
+
+/// A command line of about 3,000 characters or more gave a log with an
+/// empty exe and no mount table (PyDarshan read the same).
+#[test]
+fn a_long_command_line_keeps_the_exe_and_the_mount_table() {
+    let d = scratch("longcmd");
+    let arg = "a".repeat(3500);
+    let out = output(instrumented(std::path::Path::new("/bin/echo"), &d).arg(&arg).arg("end"));
+    assert!(out.status.success());
+    let logs = files(&d.join("logs"));
+    assert_eq!(logs.len(), 1);
+    let log = darshan_log::LogFile::open(&logs[0]).unwrap();
+    let exe = String::from_utf8_lossy(log.job.exe()).into_owned();
+    assert!(exe.starts_with("/bin/echo aaaa"), "exe: {:.40}", exe);
+    assert!(exe.ends_with("<TRUNCATED>"), "exe ends: {}", &exe[exe.len().saturating_sub(20)..]);
+    let mounts = log.job.mounts().unwrap();
+    assert!(mounts.iter().any(|m| m.path == b"/"), "mount table kept: {} entries", mounts.len());
+}
