@@ -300,6 +300,13 @@ impl<R: Default> RecordSet<R> {
         true
     }
 
+    /// Apply `f` to every record's words with its runtime state.
+    pub fn for_each_with_rt(&mut self, mut f: impl FnMut(&mut [u64], &R)) {
+        for i in 0..self.count {
+            f(self.slice.record_mut(i), &self.rt[i]);
+        }
+    }
+
     /// Apply `f` to every record's words (shutdown conversions).
     pub fn for_each_mut(&mut self, mut f: impl FnMut(&mut [u64])) {
         for i in 0..self.count {

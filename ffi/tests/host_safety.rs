@@ -302,3 +302,32 @@ fn a_long_command_line_keeps_the_exe_and_the_mount_table() {
     let mounts = log.job.mounts().unwrap();
     assert!(mounts.iter().any(|m| m.path == b"/"), "mount table kept: {} entries", mounts.len());
 }
+
+/// 16 threads writing one shared fd gave POSIX_F_WRITE_TIME of -0.1 to
+/// -0.6 s (Darshan's non-overlap formula subtracts time for a call that
+/// ends before another thread's). Times are never negative nor more than
+/// the run time; counts are exact.
+#[test]
+fn sixteen_threads_on_one_fd_never_give_a_negative_time() {
+    use darshan_log::counters::posix as px;
+    let d = scratch("negtime");
+    let exe = compile("shared_fd_threads", &d, &["-pthread"]);
+    let f = d.join("data/shared");
+    for round in 0..3 {
+        let _ = std::fs::remove_dir_all(d.join("logs"));
+        std::fs::create_dir_all(d.join("logs")).unwrap();
+        let out = output(instrumented(&exe, &d).arg(&f));
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let logs = files(&d.join("logs"));
+        let log = darshan_log::LogFile::open(&logs[0]).unwrap();
+        let names = log.names().unwrap();
+        let run = log.job.run_time(log.header.version);
+        let recs = log.records(darshan_log::modules::POSIX).unwrap();
+        let r = recs.iter().find(|r| names.get(r.id) == Some(f.to_str().unwrap().as_bytes())).unwrap();
+        assert_eq!((r.counters[px::WRITES], r.counters[px::READS]), (80_000, 80_000));
+        for k in [px::F_READ_TIME, px::F_WRITE_TIME, px::F_META_TIME] {
+            let t = r.fcounters[k];
+            assert!(t >= 0.0 && t <= run, "round {round}: time counter {k} = {t} (run {run} s)");
+        }
+    }
+}

@@ -12,7 +12,7 @@
 mod reduce;
 
 use darshan_core::arena::Slice;
-use darshan_core::common::{add, size_bucket, stamp, timer_inc_no_overlap, CommonPool, CommonVals, Tick};
+use darshan_core::common::{add, fix_negative_time, size_bucket, stamp, timer_inc_no_overlap, CommonPool, CommonVals, NoOverlap, Tick};
 use darshan_core::heatmap::{HeatBins, HeatSource};
 use darshan_core::records::RecordSet;
 use darshan_core::sync::{Lock, LockGuard};
@@ -49,9 +49,9 @@ enum LastIo {
 #[derive(Default)]
 pub struct Rt {
     last_io: LastIo,
-    last_meta_end: Tick,
-    last_read_end: Tick,
-    last_write_end: Tick,
+    last_meta_end: NoOverlap,
+    last_read_end: NoOverlap,
+    last_write_end: NoOverlap,
     access: CommonVals,
 }
 
@@ -290,6 +290,12 @@ impl Module for Mpiio {
     fn finalize(&self, ctx: &FinalizeCtx) {
         let mut guard = self.lock();
         let st = &mut *guard;
+        // Darshan's time where it is not negative (common.rs).
+        st.set.for_each_with_rt(|w, rt| {
+            fix_negative_time(w, F + c::F_READ_TIME, &rt.last_read_end);
+            fix_negative_time(w, F + c::F_WRITE_TIME, &rt.last_write_end);
+            fix_negative_time(w, F + c::F_META_TIME, &rt.last_meta_end);
+        });
         // Every fcounter but the byte variance holds clock ticks.
         st.set.finalize(st.heat.as_mut(), ctx, F..F + c::F_VARIANCE_RANK_BYTES);
     }

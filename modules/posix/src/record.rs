@@ -1,7 +1,7 @@
 //! How each call changes a POSIX record: the counter rules of
 //! semantics.md §3, on the record's 64-bit words and its runtime state.
 
-use darshan_core::common::{add, get, size_bucket, stamp, timer_inc_no_overlap, CommonPool, CommonVals, Tick};
+use darshan_core::common::{add, get, size_bucket, stamp, timer_inc_no_overlap, CommonPool, CommonVals, NoOverlap, Tick};
 use darshan_core::records::RecordSet;
 use darshan_log::counters::posix as c;
 
@@ -25,9 +25,9 @@ pub struct Rt {
     last_byte_read: i64,
     last_byte_written: i64,
     last_io: LastIo,
-    last_read_end: Tick,
-    pub last_write_end: Tick,
-    last_meta_end: Tick,
+    pub last_read_end: NoOverlap,
+    pub last_write_end: NoOverlap,
+    pub last_meta_end: NoOverlap,
     access: CommonVals,
     stride: CommonVals,
 }
@@ -40,9 +40,9 @@ impl Default for Rt {
             last_byte_read: 0,
             last_byte_written: 0,
             last_io: LastIo::None,
-            last_read_end: 0,
-            last_write_end: 0,
-            last_meta_end: 0,
+            last_read_end: NoOverlap::default(),
+            last_write_end: NoOverlap::default(),
+            last_meta_end: NoOverlap::default(),
             access: CommonVals::default(),
             stride: CommonVals::default(),
         }
