@@ -112,7 +112,7 @@ fn module_mask(list: &str, warn: &mut Vec<String>, what: &str) -> u64 {
         }
         match MODULE_NAMES.iter().position(|n| n.eq_ignore_ascii_case(m)) {
             Some(i) => mask |= 1 << i,
-            None => warn.push(format!("unknown module '{m}' in {what}; ignored")),
+            None => warn.push(format!("unknown module '{}' in {what}; ignored", quote(m))),
         }
     }
     mask
@@ -123,7 +123,10 @@ fn mib(v: &str, what: &str, warn: &mut Vec<String>) -> Option<usize> {
     match v.trim().parse::<f64>() {
         Ok(x) if x.is_finite() && x >= 1.0 && x <= (1u64 << 20) as f64 => Some((x as usize) << 20),
         _ => {
-            warn.push(format!("bad value '{v}' for {what} (a whole number of MiB >= 1 expected); using the default"));
+            warn.push(format!(
+                "bad value '{}' for {what} (a whole number of MiB >= 1 expected); using the default",
+                quote(v)
+            ));
             None
         }
     }
@@ -134,7 +137,7 @@ fn regexes(list: &str, what: &str, warn: &mut Vec<String>) -> Vec<(String, Regex
     for p in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         match Regex::new(p) {
             Ok(r) => out.push((p.to_string(), r)),
-            Err(e) => warn.push(format!("bad regex '{p}' in {what} ({e}); ignored")),
+            Err(e) => warn.push(format!("bad regex '{}' in {what} ({e}); ignored", quote(p))),
         }
     }
     out
@@ -157,7 +160,7 @@ fn ranks(list: &str, what: &str, warn: &mut Vec<String>) -> Vec<(i64, i64)> {
         };
         match parsed {
             Ok(r) if r.0 >= 0 && r.0 <= r.1 => out.push(r),
-            _ => warn.push(format!("bad rank range '{p}' in {what}; ignored")),
+            _ => warn.push(format!("bad rank range '{}' in {what}; ignored", quote(p))),
         }
     }
     out
@@ -167,10 +170,24 @@ fn fraction(v: &str, what: &str, warn: &mut Vec<String>) -> Option<f64> {
     match v.trim().parse::<f64>() {
         Ok(x) if (0.0..=1.0).contains(&x) => Some(x),
         _ => {
-            warn.push(format!("bad value '{v}' for {what} (a fraction 0..1 expected); ignored"));
+            warn.push(format!("bad value '{}' for {what} (a fraction 0..1 expected); ignored", quote(v)));
             None
         }
     }
+}
+
+/// A value quoted in a warning: at most a short prefix (a 5 MB config
+/// line once gave a 5 MB warning).
+fn quote(v: &str) -> String {
+    const MAX: usize = 64;
+    if v.len() <= MAX {
+        return v.to_string();
+    }
+    let mut end = MAX;
+    while !v.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes)", &v[..end], v.len())
 }
 
 impl Config {
@@ -181,7 +198,7 @@ impl Config {
         if let Some(path) = src.var("DARSHAN_CONFIG_PATH") {
             match src.read_file(&path) {
                 Ok(text) => c.apply_file(&text, &mut warn),
-                Err(e) => warn.push(format!("cannot read config file {path}: {e}; ignored")),
+                Err(e) => warn.push(format!("cannot read config file {}: {e}; ignored", quote(&path))),
             }
         }
         c.apply_env(src, &mut warn);
@@ -199,7 +216,7 @@ impl Config {
             let mut it = line.split_whitespace();
             let key = it.next().unwrap_or("");
             let args: Vec<&str> = it.collect();
-            let what = format!("config line {} ({key})", n + 1);
+            let what = format!("config line {} ({})", n + 1, quote(key));
             let need = |k: usize, warn: &mut Vec<String>| {
                 if args.len() < k {
                     warn.push(format!("{what}: expected {k} argument(s); line ignored"));
@@ -232,7 +249,7 @@ impl Config {
                             }
                         }
                     }
-                    _ => warn.push(format!("{what}: bad record count '{}'; ignored", args[0])),
+                    _ => warn.push(format!("{what}: bad record count '{}'; ignored", quote(args[0]))),
                 },
                 "NAME_EXCLUDE" | "NAME_INCLUDE" if need(2, warn) => {
                     let mask = module_mask(args[1], warn, &what);
@@ -272,7 +289,7 @@ impl Config {
                 | "NAME_INCLUDE"
                 | "DXT_SMALL_IO_TRIGGER"
                 | "DXT_UNALIGNED_IO_TRIGGER" => {} // argument missing: warned above
-                _ => warn.push(format!("config line {}: unknown keyword '{key}'; skipped", n + 1)),
+                _ => warn.push(format!("config line {}: unknown keyword '{}'; skipped", n + 1, quote(key))),
             }
         }
         self.apply_mod_masks(mod_disable, mod_enable);
@@ -281,7 +298,9 @@ impl Config {
     fn set_align(&mut self, v: &str, what: &str, warn: &mut Vec<String>) {
         match v.trim().parse::<i64>() {
             Ok(a) => self.mem_align = a.max(1),
-            Err(_) => warn.push(format!("bad value '{v}' for {what} (bytes expected); using {}", self.mem_align)),
+            Err(_) => {
+                warn.push(format!("bad value '{}' for {what} (bytes expected); using {}", quote(v), self.mem_align))
+            }
         }
     }
 
@@ -319,7 +338,11 @@ impl Config {
             match v.as_str() {
                 "0" => self.mmap_logs = false,
                 "1" => self.mmap_logs = true,
-                _ => warn.push(format!("DARSHAN_MMAP_LOGS={v}: expected 0 or 1; keeping {}", self.mmap_logs as u8)),
+                _ => warn.push(format!(
+                    "DARSHAN_MMAP_LOGS={}: expected 0 or 1; keeping {}",
+                    quote(&v),
+                    self.mmap_logs as u8
+                )),
             }
         }
         if let Some(v) = src.var("DARSHAN_JOBID") {
@@ -451,6 +474,26 @@ mod tests {
         assert_eq!(warn.len(), 2, "{warn:?}");
         assert!(warn.iter().any(|w| w.contains("BOGUS")));
         assert!(warn.iter().any(|w| w.contains("lots")));
+    }
+
+    /// A config file line of 5 MB gave a 5 MB warning.
+    #[test]
+    fn a_huge_bad_config_line_gives_a_short_warning() {
+        let line: &'static str = Box::leak(
+            format!(
+                "{} 1\nMAX_RECORDS {} POSIX\nNAME_EXCLUDE {} POSIX\n",
+                "K".repeat(5 << 20),
+                "9".repeat(1 << 20),
+                "(".repeat(1 << 20)
+            )
+            .into_boxed_str(),
+        );
+        let (_, warn) = Config::load(&Fake([("DARSHAN_CONFIG_PATH", "/x")].into(), line));
+        assert_eq!(warn.len(), 3, "{:?}", warn.iter().map(|w| &w[..w.len().min(80)]).collect::<Vec<_>>());
+        for w in &warn {
+            assert!(w.len() < 400, "a warning of {} bytes: {}...", w.len(), &w[..120]);
+        }
+        assert!(warn[0].contains("KKKK") && warn[0].contains("(5242880 bytes)"), "{}", warn[0]);
     }
 
     #[test]

@@ -335,7 +335,8 @@ pub fn fork_child(path: String) -> Result<(), String> {
 /// will not record (its state may be mid-update), but it must never write
 /// its parent's file. Takes no lock; one system call.
 pub fn detach_without_lock() {
-    let (base, len) = (RANGE[0].load(std::sync::atomic::Ordering::Relaxed), RANGE[1].load(std::sync::atomic::Ordering::Relaxed));
+    let (base, len) =
+        (RANGE[0].load(std::sync::atomic::Ordering::Relaxed), RANGE[1].load(std::sync::atomic::Ordering::Relaxed));
     if len != 0 {
         let _ = crate::arena::detach_file(base, len);
     }

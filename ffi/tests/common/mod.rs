@@ -36,9 +36,11 @@ static SEQ: AtomicUsize = AtomicUsize::new(0);
 /// A fresh scratch directory under target/preload-tests with logs/,
 /// data/ and mmap/ in it (the PyDarshan check reads every log there).
 pub fn scratch(tag: &str) -> PathBuf {
-    let d = root()
-        .join("target/preload-tests")
-        .join(format!("{tag}-{}-{}", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed)));
+    let d = root().join("target/preload-tests").join(format!(
+        "{tag}-{}-{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
     let _ = std::fs::remove_dir_all(&d);
     for sub in ["logs", "data", "mmap"] {
         std::fs::create_dir_all(d.join(sub)).unwrap();

@@ -12,7 +12,9 @@
 mod reduce;
 
 use darshan_core::arena::Slice;
-use darshan_core::common::{add, fix_negative_time, size_bucket, stamp, timer_inc_no_overlap, CommonPool, CommonVals, NoOverlap, Tick};
+use darshan_core::common::{
+    add, fix_negative_time, size_bucket, stamp, timer_inc_no_overlap, CommonPool, CommonVals, NoOverlap, Tick,
+};
 use darshan_core::heatmap::{HeatBins, HeatSource};
 use darshan_core::records::RecordSet;
 use darshan_core::sync::{Lock, LockGuard};

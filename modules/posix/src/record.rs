@@ -1,7 +1,9 @@
 //! How each call changes a POSIX record: the counter rules of
 //! semantics.md §3, on the record's 64-bit words and its runtime state.
 
-use darshan_core::common::{add, get, size_bucket, stamp, timer_inc_no_overlap, CommonPool, CommonVals, NoOverlap, Tick};
+use darshan_core::common::{
+    add, get, size_bucket, stamp, timer_inc_no_overlap, CommonPool, CommonVals, NoOverlap, Tick,
+};
 use darshan_core::records::RecordSet;
 use darshan_log::counters::posix as c;
 
