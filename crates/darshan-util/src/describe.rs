@@ -221,6 +221,50 @@ const LUSTRE_DESC: &str = "
 #   LUSTRE_COMP*_OST_ID_*: indices of OSTs over which this file layout component is striped.
 ";
 
+const PNETCDF_VAR_DESC: &str = "
+# description of PnetCDF counters:
+#   PNETCDF_VAR_OPENS: PnetCDF variable define/inquire operation counts.
+#   PNETCDF_VAR_INDEP_READS: PnetCDF variable independent read operation counts.
+#   PNETCDF_VAR_INDEP_WRITES: PnetCDF variable independent write operation counts.
+#   PNETCDF_VAR_COLL_READS: PnetCDF variable collective read operation counts.
+#   PNETCDF_VAR_COLL_WRITES: PnetCDF variable collective write operation counts.
+#   PNETCDF_VAR_NB_READS: PnetCDF variable nonblocking read operation counts.
+#   PNETCDF_VAR_NB_WRITES: PnetCDF variable nonblocking write operation counts.
+#   PNETCDF_VAR_BYTES_*: total bytes read and written at PnetCDF variable layer.
+#   PNETCDF_VAR_RW_SWITCHES: number of times access alternated between read and write.
+#   PNETCDF_VAR_PUT_VAR*: number of calls to ncmpi_put_var* APIs (var, var1, vara, vars, varm, varn, vard).
+#   PNETCDF_VAR_GET_VAR*: number of calls to ncmpi_get_var* APIs (var, var1, vara, vars, varm, varn, vard).
+#   PNETCDF_VAR_IPUT_VAR*: number of calls to ncmpi_iput_var* APIs (var, var1, vara, vars, varm, varn).
+#   PNETCDF_VAR_IGET_VAR*: number of calls to ncmpi_iget_var* APIs (var, var1, vara, vars, varm, varn).
+#   PNETCDF_VAR_BPUT_VAR*: number of calls to ncmpi_bput_var* APIs (var, var1, vara, vars, varm, varn).
+#   PNETCDF_VAR_MAX_*_TIME_SIZE: size of the slowest read and write operations.
+#   PNETCDF_VAR_SIZE_*_AGG_*: histogram of PnetCDf total access sizes for read and write operations.
+#   PNETCDF_VAR_ACCESS*_*: the four most common total accesses, in terms of size and length/stride (in last 5 dimensions).
+#   PNETCDF_VAR_ACCESS*_COUNT: count of the four most common total access sizes.
+#   PNETCDF_VAR_NDIMS: number of dimensions in the variable.
+#   PNETCDF_VAR_NPOINTS: number of points in the variable.
+#   PNETCDF_VAR_DATATYPE_SIZE: size of each variable element.
+#   PNETCDF_VAR_*_RANK: rank of the processes that were the fastest and slowest at I/O (for shared datasets).
+#   PNETCDF_VAR_*_RANK_BYTES: total bytes transferred at PnetCDF layer by the fastest and slowest ranks (for shared datasets).
+#   PNETCDF_VAR_F_*_START_TIMESTAMP: timestamp of first PnetCDF variable open/read/write/close.
+#   PNETCDF_VAR_F_*_END_TIMESTAMP: timestamp of last PnetCDF variable open/read/write/close.
+#   PNETCDF_VAR_F_READ/WRITE/META_TIME: cumulative time spent in PnetCDF read, write, or metadata operations.
+#   PNETCDF_VAR_F_MAX_*_TIME: duration of the slowest PnetCDF read and write operations.
+#   PNETCDF_VAR_F_*_RANK_TIME: fastest and slowest I/O time for a single rank (for shared datasets).
+#   PNETCDF_VAR_F_VARIANCE_RANK_*: variance of total I/O time and bytes moved for all ranks (for shared datasets).
+#   PNETCDF_VAR_FILE_REC_ID: Darshan file record ID of the file the variable belongs to.
+";
+
+const MDHIM_DESC: &str = "
+# description of MDHIM counters:
+#   MDHIM_PUTS: number of 'mdhim_put' function calls.
+#   MDHIM_GETS: number of 'mdhim_get' function calls.
+#   MDHIM_SERVERS: how many mdhim servers 
+#   MDHIM_F_PUT_TIMESTAMP: timestamp of the first call to function 'mdhim_put'.
+#   MDHIM_F_GET_TIMESTAMP: timestamp of the first call to function 'mdhim_get'.
+#   MDHIM_SERVER_N: how many operations sent to this server
+";
+
 const HEATMAP_DESC: &str = "
 # description of heatmap counters:
 #   HEATMAP_F_BIN_WIDTH_SECONDS: time duration of each heatmap bin
@@ -317,6 +361,8 @@ pub fn description(module: usize, ver: u32) -> Option<String> {
                 s.push_str(PNETCDF_FILE_V2);
             }
         }
+        PNETCDF_VAR => s.push_str(PNETCDF_VAR_DESC),
+        MDHIM => s.push_str(MDHIM_DESC),
         BGQ => s.push_str(BGQ_DESC),
         LUSTRE => s.push_str(LUSTRE_DESC),
         HEATMAP => s.push_str(HEATMAP_DESC),

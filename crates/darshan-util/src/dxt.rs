@@ -27,7 +27,16 @@ fn seg_line(b: &mut Vec<u8>, module: &str, rank: i64, op: &str, i: usize, s: &da
     }
 }
 
-pub fn run(path: &str, out: &mut Out) -> i32 {
+/// The partial-data block, as darshan-dxt-parser words it ("unecessary"
+/// is its spelling).
+fn incomplete(name: &str, error: bool) -> String {
+    let tag = if error { "*ERROR*" } else { "*WARNING*" };
+    format!(
+        "\n# {tag}: The {name} module contains incomplete data!\n#            This happens when a module runs out of\n#            memory to store new record data.\n\n# To avoid this error, consult the darshan-runtime\n# documentation and consider setting the NAME_EXCLUDE\n# variable in a run-time configuration file to prevent\n# Darshan from instrumenting unecessary files.\n"
+    )
+}
+
+pub fn run(path: &str, show_incomplete: bool, out: &mut Out) -> i32 {
     let Some((log, mounts)) = crate::jobhdr::open_for_print(path) else { return 255 };
     let h = &log.header;
     let names = match log.names() {
@@ -39,16 +48,44 @@ pub fn run(path: &str, out: &mut Out) -> i32 {
     };
     crate::jobhdr::print_job_header(out.buf(), &log, &mounts);
     let mut rec = Record::default();
-    for module in [DXT_POSIX, DXT_MPIIO] {
+    // Every module with data, in id order, as the C tool walks them: DXT
+    // modules are printed; LUSTRE is read (and its partial flag checked)
+    // for the OST columns; the others are skipped.
+    for module in 0..MAX_MODS {
         if h.mod_map[module].len == 0 {
+            continue;
+        } else if module >= KNOWN_MODULE_COUNT {
+            out.flush();
+            eprintln!("# Warning: module id {module} is unknown. You may need a newer version of the Darshan utilities to parse it.");
+            continue;
+        } else if module == NULL || module == APXC || module == APMPI {
+            out.flush();
+            eprintln!("Warning: no log utility handlers defined for module {}, SKIPPING.", module_name(module));
+            continue;
+        }
+        if module == DXT_POSIX || module == DXT_MPIIO {
+            let _ = write!(
+                out.buf(),
+                "\n# ***************************************************\n# {} module data\n# ***************************************************\n",
+                module_name(module)
+            );
+        } else if module != LUSTRE {
+            continue;
+        }
+        if h.is_partial(module) {
+            if show_incomplete {
+                out.str(&incomplete(module_name(module), false));
+            } else {
+                out.flush();
+                eprint!("{}", incomplete(module_name(module), true));
+                eprint!("\n# You can display the (incomplete) data that is\n# present in this log using the --show-incomplete\n# option to darshan-dxt-parser.\n");
+                return 255;
+            }
+        }
+        if module == LUSTRE {
             continue;
         }
         let label = if module == DXT_POSIX { "X_POSIX" } else { "X_MPIIO" };
-        let _ = write!(
-            out.buf(),
-            "\n# ***************************************************\n# {} module data\n# ***************************************************\n",
-            module_name(module)
-        );
         let mut rd = match log.module_reader(module) {
             Ok(r) => r,
             Err(e) => {

@@ -3,6 +3,10 @@
 //! darshan-util 3.5.0 output.
 #![forbid(unsafe_code)]
 
+/// The darshan-util release whose output these tools reproduce
+/// (`--version`).
+pub const DARSHAN_VERSION: &str = "3.5.0";
+
 pub mod accum;
 pub mod cfmt;
 pub mod describe;

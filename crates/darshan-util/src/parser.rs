@@ -79,7 +79,9 @@ pub fn run(path: &str, mask: u32, out: &mut Out) -> i32 {
             out.flush();
             eprintln!("# Warning: module id {i} is unknown. You may need a newer version of the Darshan utilities to parse it.");
             continue;
-        } else if i == APXC || i == APMPI {
+        } else if i == NULL || i == APXC || i == APMPI {
+            // darshan-util has no handlers for these (the NULL module is a
+            // template; APXC/APMPI are Cray/HPE add-ons).
             out.flush();
             eprintln!("# Warning: no log utility handlers defined for module {}, SKIPPING.", module_name(i));
             continue;

@@ -1,17 +1,33 @@
 //! darshan-dxt-parser: print the DXT traces of a Darshan log.
 #![forbid(unsafe_code)]
 
+fn usage(exe: &str) -> ! {
+    eprintln!("Usage: {exe} [options] <filename>");
+    eprintln!("    --help prints this help message and exits");
+    eprintln!("    --version prints Darshan version number and exits");
+    eprintln!("    --show-incomplete : display results even if log is incomplete");
+    std::process::exit(1);
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let file = match args.iter().skip(1).find(|a| !a.starts_with("--")) {
-        Some(f) if args.len() == 2 => f.clone(),
-        _ => {
-            eprintln!("Usage: darshan-dxt-parser <filename>");
-            std::process::exit(1);
+    let exe = args.first().cloned().unwrap_or_else(|| "darshan-dxt-parser".into());
+    let mut show_incomplete = false;
+    let mut file = None;
+    for a in &args[1..] {
+        match a.as_str() {
+            "--show-incomplete" => show_incomplete = true,
+            "--version" => {
+                println!("{}", darshan_util::DARSHAN_VERSION);
+                std::process::exit(0);
+            }
+            s if s.starts_with("--") => usage(&exe),
+            s => file = file.or(Some(s.to_string())),
         }
-    };
+    }
+    let Some(file) = file else { usage(&exe) };
     let mut out = darshan_util::out::Out::new();
-    let code = darshan_util::dxt::run(&file, &mut out);
+    let code = darshan_util::dxt::run(&file, show_incomplete, &mut out);
     out.flush();
     std::process::exit(code);
 }

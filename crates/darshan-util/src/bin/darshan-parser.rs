@@ -38,7 +38,7 @@ fn main() {
             "--total" => mask |= OPT_TOTAL,
             "--show-incomplete" => mask |= OPT_SHOW_INCOMPLETE,
             "--version" => {
-                println!("3.5.0");
+                println!("{}", darshan_util::DARSHAN_VERSION);
                 return;
             }
             _ => usage(&exe),
