@@ -50,7 +50,10 @@ fn scratch(tag: &str) -> PathBuf {
 fn cc(name: &str, dir: &Path, compiler: &str, flags: &[&str]) -> PathBuf {
     let out = dir.join(name);
     let src = root().join("tests/programs").join(format!("{name}.c"));
-    assert!(Command::new(compiler).arg("-O2").arg("-o").arg(&out).arg(&src).args(flags).status().unwrap().success());
+    assert!(darshan_test_support::status(
+        &mut Command::new(compiler).arg("-O2").arg("-o").arg(&out).arg(&src).args(flags)
+    )
+    .success());
     out
 }
 
@@ -79,7 +82,8 @@ fn one<'a>(recs: &'a [(usize, String, Record)], m: usize, name: &Path) -> &'a Re
 }
 
 fn merge(inputs: &[PathBuf], out: &Path, extra: &[&str]) {
-    let o = Command::new(merge_bin()).arg("--output").arg(out).args(extra).args(inputs).output().unwrap();
+    let o =
+        darshan_test_support::output(&mut Command::new(merge_bin()).arg("--output").arg(out).args(extra).args(inputs));
     assert!(o.status.success(), "darshan-merge: {}", String::from_utf8_lossy(&o.stderr));
 }
 
@@ -87,6 +91,7 @@ fn merge(inputs: &[PathBuf], out: &Path, extra: &[&str]) {
 /// and waited for until it prints its first line ("ready").
 fn start_ready(exe: &Path, args: &[&Path], d: &Path) -> (std::process::Child, String) {
     let mut child = instrumented(exe, args, d).stdout(Stdio::piped()).spawn().unwrap();
+    darshan_test_support::watchdog(&child);
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     (child, line)
@@ -156,6 +161,7 @@ fn killed_inside_a_four_thread_burst_the_counts_lie_between_the_bounds() {
     std::fs::write(&counter, [0u8; 8]).unwrap();
     let read_done = || i64::from_le_bytes(std::fs::read(&counter).unwrap()[..8].try_into().unwrap());
     let mut child = instrumented(&exe, &[&d.join("data"), &counter], &d).spawn().unwrap();
+    darshan_test_support::watchdog(&child);
     let start = std::time::Instant::now();
     while read_done() < 20_000 {
         assert!(start.elapsed().as_secs() < 60, "the burst did not start");
@@ -192,7 +198,7 @@ fn killed_mpi_job(d: &Path, env: &[&str]) -> Vec<PathBuf> {
     {
         cmd.arg("-x").arg(v);
     }
-    let out = cmd.arg(&exe).arg(d.join("data")).output().unwrap();
+    let out = darshan_test_support::output(&mut cmd.arg(&exe).arg(d.join("data")));
     assert!(!out.status.success(), "the job was to be killed");
     assert!(String::from_utf8_lossy(&out.stdout).contains("ready"));
     assert!(files(&d.join("logs")).is_empty());
@@ -256,7 +262,9 @@ fn darshan_merge_refuses_what_it_cannot_merge() {
     let d = scratch("bad");
     let junk = d.join("data/junk.bin");
     std::fs::write(&junk, b"not a log at all").unwrap();
-    let o = Command::new(merge_bin()).arg("--output").arg(d.join("logs/x.darshan")).arg(&junk).output().unwrap();
+    let o = darshan_test_support::output(
+        &mut Command::new(merge_bin()).arg("--output").arg(d.join("logs/x.darshan")).arg(&junk),
+    );
     assert_eq!(o.status.code(), Some(1));
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("not a readable Darshan log"),
@@ -273,7 +281,9 @@ fn darshan_merge_refuses_what_it_cannot_merge() {
     }
     let mm = files(&d.join("mmap"));
     assert_eq!(mm.len(), 2);
-    let o = Command::new(merge_bin()).arg("--output").arg(d.join("logs/y.darshan")).args(&mm).output().unwrap();
+    let o = darshan_test_support::output(
+        &mut Command::new(merge_bin()).arg("--output").arg(d.join("logs/y.darshan")).args(&mm),
+    );
     assert_eq!(o.status.code(), Some(1));
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("not from the same job"),
@@ -283,7 +293,9 @@ fn darshan_merge_refuses_what_it_cannot_merge() {
     // A truncated file.
     let t = d.join("data/trunc.bin");
     std::fs::write(&t, &std::fs::read(&mm[0]).unwrap()[..3000]).unwrap();
-    let o = Command::new(merge_bin()).arg("--output").arg(d.join("logs/z.darshan")).arg(&t).output().unwrap();
+    let o = darshan_test_support::output(
+        &mut Command::new(merge_bin()).arg("--output").arg(d.join("logs/z.darshan")).arg(&t),
+    );
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("truncated"), "{}", String::from_utf8_lossy(&o.stderr));
 }

@@ -180,6 +180,7 @@ fn a_full_tmpfs_under_the_crash_safe_file_never_raises_sigbus() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
+    darshan_test_support::watchdog(&child);
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     assert_eq!(lines.next().unwrap().unwrap(), "ready");
     assert_eq!(files(&fs).len(), 1, "the crash-safe file exists once a record does");
@@ -220,6 +221,7 @@ fn the_crash_safe_file_is_readable_by_its_owner_only() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
+    darshan_test_support::watchdog(&child);
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     assert_eq!(lines.next().unwrap().unwrap(), "ready");
     let made = files(&d.join("mmap"));

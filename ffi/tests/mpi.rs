@@ -59,7 +59,7 @@ fn mpirun(exe: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Vec<Pa
     for (k, v) in env {
         cmd.arg("-x").arg(format!("{k}={v}"));
     }
-    let out = cmd.arg(exe).args(args).output().expect("mpirun");
+    let out = darshan_test_support::output(&mut cmd.arg(exe).args(args));
     assert!(
         out.status.success(),
         "mpirun: {:?}\nstdout: {}\nstderr: {}",
@@ -329,14 +329,14 @@ fn a_non_mpi_program_does_not_load_libmpi() {
     let d = scratch("maps");
     let exe = d.join("maps_check");
     let src = root().join("tests/programs/maps_check.c");
-    assert!(Command::new("cc").arg("-O2").arg("-o").arg(&exe).arg(&src).status().unwrap().success());
-    let out = Command::new(&exe)
-        .arg(d.join("data/out.txt"))
-        .env("LD_PRELOAD", lib())
-        .env("DARSHAN_ENABLE_NONMPI", "1")
-        .env("DARSHAN_LOGPATH", d.join("logs"))
-        .output()
-        .unwrap();
+    assert!(darshan_test_support::status(&mut Command::new("cc").arg("-O2").arg("-o").arg(&exe).arg(&src)).success());
+    let out = darshan_test_support::output(
+        &mut Command::new(&exe)
+            .arg(d.join("data/out.txt"))
+            .env("LD_PRELOAD", lib())
+            .env("DARSHAN_ENABLE_NONMPI", "1")
+            .env("DARSHAN_LOGPATH", d.join("logs")),
+    );
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0", "libmpi mapped into a non-MPI program");
     let logs: Vec<_> = std::fs::read_dir(d.join("logs")).unwrap().collect();
@@ -344,8 +344,11 @@ fn a_non_mpi_program_does_not_load_libmpi() {
     // The same check fails for a program that does link MPI (the test can fail).
     let mexe = d.join("maps_check_mpi");
     // (--no-as-needed: the program calls no MPI function, yet links libmpi.)
-    assert!(Command::new("mpicc").args(["-Wl,--no-as-needed", "-o"]).arg(&mexe).arg(&src).status().unwrap().success());
-    let out = Command::new(&mexe).arg(d.join("data/out2.txt")).output().unwrap();
+    assert!(darshan_test_support::status(
+        &mut Command::new("mpicc").args(["-Wl,--no-as-needed", "-o"]).arg(&mexe).arg(&src)
+    )
+    .success());
+    let out = darshan_test_support::output(&mut Command::new(&mexe).arg(d.join("data/out2.txt")));
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "1");
 }
 

@@ -60,7 +60,7 @@ fn compile_ref(name: &str, dir: &Path) -> PathBuf {
 
 fn compile_src(src: &Path, name: &str, dir: &Path, flags: &[&str]) -> PathBuf {
     let out = dir.join(name);
-    let st = Command::new("cc").arg("-o").arg(&out).arg(src).args(flags).status().expect("cc");
+    let st = darshan_test_support::status(&mut Command::new("cc").arg("-o").arg(&out).arg(src).args(flags));
     assert!(st.success(), "compiling {name}");
     out
 }
@@ -73,15 +73,15 @@ struct Run {
 
 fn run(exe: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Run {
     let logs = dir.join("logs");
-    let out = Command::new(exe)
-        .args(args)
-        .env("LD_PRELOAD", lib())
-        .env("DARSHAN_ENABLE_NONMPI", "1")
-        .env("DARSHAN_LOGPATH", &logs)
-        .env("DARSHAN_MMAP_LOGPATH", dir.join("mmap"))
-        .envs(env.iter().copied())
-        .output()
-        .expect("run");
+    let out = darshan_test_support::output(
+        &mut Command::new(exe)
+            .args(args)
+            .env("LD_PRELOAD", lib())
+            .env("DARSHAN_ENABLE_NONMPI", "1")
+            .env("DARSHAN_LOGPATH", &logs)
+            .env("DARSHAN_MMAP_LOGPATH", dir.join("mmap"))
+            .envs(env.iter().copied()),
+    );
     let mut found: Vec<PathBuf> = std::fs::read_dir(&logs).unwrap().map(|e| e.unwrap().path()).collect();
     found.sort();
     Run { out, logs: found, dir: dir.to_path_buf() }
@@ -247,12 +247,9 @@ fn exit_through_underscore_exit_still_writes_the_log() {
 fn io_in_another_librarys_constructor_and_dlopen_are_harmless() {
     let d = scratch("ctor");
     let so = d.join("libctor_lib.so");
-    let st = Command::new("cc")
-        .args(["-shared", "-fPIC", "-o"])
-        .arg(&so)
-        .arg(root().join("tests/programs/ctor_lib.c"))
-        .status()
-        .unwrap();
+    let st = darshan_test_support::status(
+        &mut Command::new("cc").args(["-shared", "-fPIC", "-o"]).arg(&so).arg(root().join("tests/programs/ctor_lib.c")),
+    );
     assert!(st.success());
     let dir = s(&d);
     let rpath = format!("-Wl,-rpath,{dir}");
@@ -393,6 +390,7 @@ fn standard_streams_and_formatted_io() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
+    darshan_test_support::watchdog(&child);
     use std::io::Write;
     child.stdin.take().unwrap().write_all(b"a\nb\nc\n42\n").unwrap();
     let out = child.wait_with_output().unwrap();
@@ -512,8 +510,9 @@ fn disabled_excluded_or_not_enabled_runs_write_no_log() {
         assert!(r.out.status.success());
         assert!(r.logs.is_empty(), "{env:?}: {:?}", r.logs);
     }
-    let out =
-        Command::new(&exe).arg(&f).env("LD_PRELOAD", lib()).env("DARSHAN_LOGPATH", d.join("logs")).output().unwrap();
+    let out = darshan_test_support::output(
+        &mut Command::new(&exe).arg(&f).env("LD_PRELOAD", lib()).env("DARSHAN_LOGPATH", d.join("logs")),
+    );
     assert!(out.status.success());
     assert!(std::fs::read_dir(d.join("logs")).unwrap().next().is_none(), "non-MPI run without DARSHAN_ENABLE_NONMPI");
 }
@@ -646,7 +645,7 @@ fn a_python_program_is_recorded_like_a_c_one() {
     );
     // The interpreter itself, not a wrapper script (pyenv's shim runs bash,
     // readlink... each of which would write a log of its own).
-    let exe = Command::new("python3").args(["-c", "import sys; print(sys.executable)"]).output().unwrap();
+    let exe = darshan_test_support::output(Command::new("python3").args(["-c", "import sys; print(sys.executable)"]));
     let python = PathBuf::from(String::from_utf8_lossy(&exe.stdout).trim());
     let log = one_log(&run(&python, &["-c", &script], &d, &[]));
     let r = log.get(POSIX, &f);

@@ -30,12 +30,12 @@ fn copies_a_file_and_reports_its_bytes() {
     std::fs::write(&src, vec![7u8; 300_000]).unwrap();
     let dst = d.join("dst.dat");
     let logs = d.join("logs");
-    let out = Command::new(bin())
-        .args(["--lib", lib().to_str().unwrap(), "--log-dir", logs.to_str().unwrap(), "--", "cp"])
-        .arg(&src)
-        .arg(&dst)
-        .output()
-        .unwrap();
+    let out = darshan_test_support::output(
+        &mut Command::new(bin())
+            .args(["--lib", lib().to_str().unwrap(), "--log-dir", logs.to_str().unwrap(), "--", "cp"])
+            .arg(&src)
+            .arg(&dst),
+    );
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     let line = err.lines().find(|l| l.starts_with("darshan-run: log ")).expect(&err);
@@ -53,15 +53,21 @@ fn copies_a_file_and_reports_its_bytes() {
 #[test]
 fn exit_status_and_bad_usage() {
     let d = scratch("status");
-    let st = Command::new(bin())
-        .args(["--quiet", "--lib", lib().to_str().unwrap(), "--log-dir", d.to_str().unwrap(), "sh", "-c", "exit 7"])
-        .status()
-        .unwrap();
+    let st = darshan_test_support::status(&mut Command::new(bin()).args([
+        "--quiet",
+        "--lib",
+        lib().to_str().unwrap(),
+        "--log-dir",
+        d.to_str().unwrap(),
+        "sh",
+        "-c",
+        "exit 7",
+    ]));
     assert_eq!(st.code(), Some(7));
-    let out = Command::new(bin()).output().unwrap();
+    let out = darshan_test_support::output(&mut Command::new(bin()));
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no command given"));
-    let out = Command::new(bin()).args(["--lib", "/no/such/lib.so", "true"]).output().unwrap();
+    let out = darshan_test_support::output(&mut Command::new(bin()).args(["--lib", "/no/such/lib.so", "true"]));
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/lib.so"));
 }

@@ -11,7 +11,7 @@ fn corpus(name: &str) -> PathBuf {
 }
 
 fn run(bin: &str, args: &[&Path]) -> std::process::Output {
-    Command::new(bin).args(args).env("TZ", "UTC").output().unwrap()
+    darshan_test_support::output(&mut Command::new(bin).args(args).env("TZ", "UTC"))
 }
 
 #[test]
@@ -28,7 +28,7 @@ fn dxt_parser_refuses_a_partial_dxt_module_unless_asked() {
     assert!(err.contains("option to darshan-dxt-parser."), "{err}");
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(!text.contains("# DXT, file_id"), "no segment printed");
-    let o = Command::new(bin).arg("--show-incomplete").arg(&log).env("TZ", "UTC").output().unwrap();
+    let o = darshan_test_support::output(&mut Command::new(bin).arg("--show-incomplete").arg(&log).env("TZ", "UTC"));
     assert_eq!(o.status.code(), Some(0));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("# *WARNING*: The DXT_POSIX module contains incomplete data!"));
@@ -45,6 +45,8 @@ fn parser_all_prints_the_pnetcdf_var_description() {
     let text = String::from_utf8_lossy(&o.stdout);
     let sec = text.find("# PNETCDF_VAR module data").expect("PNETCDF_VAR section");
     let rest = &text[sec..];
-    let desc = rest.find("#   PNETCDF_VAR_FILE_REC_ID: Darshan file record ID of the file the variable belongs to.").expect("description");
+    let desc = rest
+        .find("#   PNETCDF_VAR_FILE_REC_ID: Darshan file record ID of the file the variable belongs to.")
+        .expect("description");
     assert!(desc < rest.find("\nPNETCDF_VAR\t").unwrap(), "description before the records");
 }

@@ -3,14 +3,9 @@
 //! running a program with a time limit (no test may hang on a program).
 #![allow(dead_code)]
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
-
-/// The limit for one program run by a test.
-pub const LIMIT: Duration = Duration::from_secs(120);
 
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -68,44 +63,8 @@ pub fn instrumented(exe: &Path, dir: &Path) -> Command {
     c
 }
 
-/// Wait for `child` at most `limit`; kill it (and fail the test) after.
-pub fn wait_within(child: &mut Child, limit: Duration) -> ExitStatus {
-    let t0 = Instant::now();
-    loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            return st;
-        }
-        if t0.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("program still running after {limit:?}: killed");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-/// Like `Command::output`, with a time limit.
-pub fn output(cmd: &mut Command) -> Output {
-    output_within(cmd, LIMIT)
-}
-
-pub fn output_within(cmd: &mut Command, limit: Duration) -> Output {
-    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
-    let mut so = child.stdout.take().unwrap();
-    let mut se = child.stderr.take().unwrap();
-    let ro = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = so.read_to_end(&mut v);
-        v
-    });
-    let re = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = se.read_to_end(&mut v);
-        v
-    });
-    let status = wait_within(&mut child, limit);
-    Output { status, stdout: ro.join().unwrap(), stderr: re.join().unwrap() }
-}
+#[allow(unused_imports)]
+pub use darshan_test_support::{output, output_within, status, wait, wait_within, LIMIT};
 
 /// Files in `dir`, sorted (none if it does not exist).
 pub fn files(dir: &Path) -> Vec<PathBuf> {

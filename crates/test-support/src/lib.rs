@@ -1,0 +1,72 @@
+//! What every test that runs a program uses: a time limit. A program that
+//! hangs is killed and the test fails, instead of CI hanging.
+#![forbid(unsafe_code)]
+
+use std::io::Read;
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The limit for one program run by a test.
+pub const LIMIT: Duration = Duration::from_secs(120);
+
+/// Wait for `child` at most `limit`; kill it (and fail the test) after.
+pub fn wait_within(child: &mut Child, limit: Duration) -> ExitStatus {
+    let t0 = Instant::now();
+    loop {
+        if let Some(st) = child.try_wait().expect("wait") {
+            return st;
+        }
+        if t0.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("program still running after {limit:?}: killed");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// `wait_within` with the default limit.
+pub fn wait(child: &mut Child) -> ExitStatus {
+    wait_within(child, LIMIT)
+}
+
+/// Like `Command::output`, with the default time limit.
+pub fn output(cmd: &mut Command) -> Output {
+    output_within(cmd, LIMIT)
+}
+
+/// Like `Command::output`, killing the program after `limit`.
+pub fn output_within(cmd: &mut Command, limit: Duration) -> Output {
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
+    let mut so = child.stdout.take().expect("stdout");
+    let mut se = child.stderr.take().expect("stderr");
+    let ro = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = so.read_to_end(&mut v);
+        v
+    });
+    let re = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = se.read_to_end(&mut v);
+        v
+    });
+    let status = wait_within(&mut child, limit);
+    Output { status, stdout: ro.join().unwrap_or_default(), stderr: re.join().unwrap_or_default() }
+}
+
+/// Like `Command::status`, with the default time limit.
+pub fn status(cmd: &mut Command) -> ExitStatus {
+    let mut child = cmd.spawn().expect("spawn");
+    wait(&mut child)
+}
+
+/// For a child the test talks to (reads its output line by line): kill
+/// it after the default limit, so that a hung program fails the test
+/// (the read then ends) instead of hanging it.
+pub fn watchdog(child: &Child) {
+    let pid = child.id().to_string();
+    std::thread::spawn(move || {
+        std::thread::sleep(LIMIT);
+        let _ = Command::new("kill").arg("-9").arg(&pid).status();
+    });
+}
