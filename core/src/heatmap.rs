@@ -159,13 +159,25 @@ pub trait HeatSource: Sync {
 
 /// The shift that makes 2^shift ticks closest to 0.1 s at `ticks_per_sec`.
 pub fn shift_for(ticks_per_sec: f64) -> u32 {
-    let t = (ticks_per_sec * 0.1).max(1.0);
-    t.log2().round().clamp(1.0, 62.0) as u32
+    // round(log2(t)) without libm (which the library then need not load):
+    // the integer part from the bits, one more if t >= 2^k * sqrt(2).
+    let t = (ticks_per_sec * 0.1).clamp(1.0, 2f64.powi(62));
+    let k = (t as u64).ilog2();
+    let k = if t >= (1u64 << k) as f64 * std::f64::consts::SQRT_2 { k + 1 } else { k };
+    k.clamp(1, 62)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shift_rounds_log2_of_a_tenth_of_the_rate() {
+        for rate in [1e9, 2.1e9, 3.0e9, 1.0, 10.0, 12.3e6, 7.7e12] {
+            let want = (rate * 0.1f64).max(1.0).log2().round().clamp(1.0, 62.0) as u32;
+            assert_eq!(shift_for(rate), want, "rate {rate}");
+        }
+    }
 
     fn bins() -> HeatBins {
         let words: &'static mut [u64] = vec![0u64; HEAT_WORDS].leak();

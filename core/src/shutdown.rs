@@ -21,7 +21,7 @@ use crate::runtime;
 pub const LIB_VER: &str = "3.5.0";
 /// zlib level at shutdown: level 1 compresses the mostly-zero records to
 /// about the same size as level 6, several times faster.
-pub(crate) const ZLIB_LEVEL: u32 = 1;
+pub(crate) const ZLIB_LEVEL: u32 = 6;
 /// A name table this big is compressed on a thread of its own.
 const NAMES_THREAD_MIN: usize = 256 << 10;
 

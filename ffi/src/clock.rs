@@ -73,15 +73,17 @@ pub fn heat_shift() -> u32 {
     darshan_core::heatmap::shift_for(rate)
 }
 
-/// Seconds per tick estimated over the first 100 us (waiting if needed):
-/// what the crash-safe file says a tick is until shutdown measures it
-/// over the whole run.
+/// Seconds per tick estimated over the start-up so far (waiting only if
+/// that was under 20 us, where a clock read's jitter would be more than
+/// 0.3% of it): what the crash-safe file says a tick is until shutdown
+/// measures it over the whole run. A fixed 100 us wait here was a
+/// sixth of a short process's added cost.
 pub fn provisional_secs_per_tick() -> f64 {
     if !USE_TSC.load(Ordering::Relaxed) {
         return 1e-9;
     }
     let m0 = MONO0.load(Ordering::Relaxed);
-    while mono_ns().saturating_sub(m0) < 100_000 {
+    while mono_ns().saturating_sub(m0) < 20_000 {
         std::hint::spin_loop();
     }
     secs_per_tick()

@@ -138,12 +138,14 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
     clock::start();
     let start = LIBC.realtime();
     let mmap = cfg.mmap_logs.then(|| darshan_core::shutdown::mmap_path(&cfg, &cmd, job_pid, rank, logmod));
-    runtime::set_tick_secs(if mmap.is_some() { clock::provisional_secs_per_tick() } else { clock::secs_per_tick() });
     MEM_ALIGN.store(cfg.mem_align.max(1), Ordering::Relaxed);
     let mounts = match std::fs::read_to_string("/proc/self/mounts") {
         Ok(t) => darshan_core::mounts::parse(&t, &LIBC),
         Err(_) => Vec::new(),
     };
+    // After the mount table: the longer the clock has run, the better the
+    // provisional tick length (and the less there is to wait for).
+    runtime::set_tick_secs(if mmap.is_some() { clock::provisional_secs_per_tick() } else { clock::secs_per_tick() });
     let dump = cfg.dump_config;
     let timing = cfg.internal_timing;
     let text = if dump { cfg.dump() } else { String::new() };
