@@ -56,6 +56,9 @@ impl Default for Config {
         let mut mod_enabled = [true; MAX_MODS];
         mod_enabled[modules::DXT_POSIX] = false;
         mod_enabled[modules::DXT_MPIIO] = false;
+        // The NULL module is the template: built in, on only when asked
+        // for (DARSHAN_MOD_ENABLE=NULL).
+        mod_enabled[modules::NULL] = false;
         Config {
             disable: false,
             enable_nonmpi: false,

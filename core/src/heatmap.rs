@@ -151,12 +151,6 @@ impl HeatBins {
     }
 }
 
-/// A module that keeps a heatmap; the HEATMAP module writes its record.
-pub trait HeatSource: Sync {
-    /// Hand the finished heatmap record (if it has data) to `emit`.
-    fn heat_record(&self, emit: &mut dyn FnMut(&[u64]));
-}
-
 /// The shift that makes 2^shift ticks closest to 0.1 s at `ticks_per_sec`.
 pub fn shift_for(ticks_per_sec: f64) -> u32 {
     // round(log2(t)) without libm (which the library then need not load):

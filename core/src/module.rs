@@ -1,12 +1,16 @@
 //! The module contract. A module is a `'static` object implementing
-//! [`Module`]; the core calls it at start-up (to hand over its record
-//! memory), at shutdown (finalize, reduce, output) and after fork. Every
-//! hook but `id`, `record_words`, `attach` and `output` has a no-op default,
-//! so adding a hook breaks no module. See `modules/null` for a complete
-//! example in one short file.
+//! [`Module`]; the runtime keeps one registry of them and drives every
+//! module through this trait alone: start-up (its record memory, its
+//! heatmap), fork (its lock held across the call, then a fresh start in
+//! the child), the rank learnt at MPI_Init, shutdown (finalize, reduce,
+//! output, cleanup). Every hook but `id`, `record_words`, `attach` and
+//! `output` has a no-op default, so adding a hook breaks no module. See
+//! `modules/null` for a complete example in one short file and
+//! docs/new-module.md for the steps.
 
 use crate::arena::Slice;
 use crate::collective::Comm;
+use crate::heatmap::HeatBins;
 
 /// What a module needs to know at shutdown.
 pub struct FinalizeCtx {
@@ -33,6 +37,39 @@ pub trait Module: Sync {
     /// How many records to reserve, if not MAX_RECORDS (HEATMAP: 8).
     fn fixed_records(&self) -> Option<usize> {
         None
+    }
+
+    /// Only in MPI jobs (MPI-IO): registered at MPI_Init, never in a
+    /// program that does not call it.
+    fn mpi_only(&self) -> bool {
+        false
+    }
+
+    /// The heatmap record this module feeds (`heatmap:POSIX`), if any.
+    fn heat_name(&self) -> Option<&'static [u8]> {
+        None
+    }
+
+    /// Start-up, after every module registered: this module's heatmap
+    /// bins (when HEATMAP is enabled and has room).
+    fn set_heat(&self, _bins: HeatBins) {}
+
+    /// Shutdown: hand the finished heatmap record (if it saw data) to
+    /// `emit`; the HEATMAP module writes every module's.
+    fn heat_record(&self, _emit: &mut dyn FnMut(&[u64])) {}
+
+    /// The HEATMAP module only: bins for the record `name` with bins of
+    /// 2^shift ticks, if it has room left.
+    fn take_heat(&self, _name: &'static [u8], _shift: u32) -> Option<HeatBins> {
+        None
+    }
+
+    /// fork(): run `f` (the fork itself, with the other modules' locks)
+    /// while holding this module's lock, so that the child never inherits
+    /// a lock another thread held mid-update. Modules with a lock take it
+    /// here; the child then gets `fork_child`.
+    fn while_locked(&self, f: &mut dyn FnMut()) {
+        f()
     }
 
     /// Start-up: the record memory reserved for this module (possibly

@@ -169,7 +169,10 @@ impl<R: Default> RecordSet<R> {
             return Some(i);
         }
         if self.count >= self.slice.capacity {
-            runtime::set_partial(self.module);
+            // A module switched off keeps no records and is not partial.
+            if runtime::config().is_some_and(|c| c.mod_enabled.get(self.module).copied().unwrap_or(false)) {
+                runtime::set_partial(self.module);
+            }
             return None;
         }
         // The crash-safe file (made now if this is the first record) must

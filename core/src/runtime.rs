@@ -178,6 +178,46 @@ pub fn modules() -> Vec<&'static dyn Module> {
     lock(&REGISTRY).clone()
 }
 
+/// Start-up, after the modules registered: every module that feeds a
+/// heatmap gets its bins from the module that keeps heatmaps (HEATMAP),
+/// if that one is registered. Modules registered later (MPI-IO at
+/// MPI_Init) are connected by calling this again; a module is given bins
+/// once.
+pub fn connect_heatmaps(shift: u32) {
+    let mods = modules();
+    let Some(keeper) = mods.iter().find(|m| m.id() == darshan_log::modules::HEATMAP) else { return };
+    for m in &mods {
+        if let Some(name) = m.heat_name() {
+            if HEAT_GIVEN.fetch_or(1 << m.id(), Ordering::Relaxed) & (1 << m.id()) == 0 {
+                if let Some(bins) = keeper.take_heat(name, shift) {
+                    m.set_heat(bins);
+                }
+            }
+        }
+    }
+}
+
+/// Modules (bit per id) already given heatmap bins.
+static HEAT_GIVEN: AtomicU64 = AtomicU64::new(0);
+
+/// fork(): run `f` (the fork) with every module's lock held (in the
+/// registry's order), then the core's, so that the child inherits no lock
+/// that another thread held. No allocation: the registry stays locked
+/// across the call too.
+pub fn with_all_locked(f: &mut dyn FnMut()) {
+    fn nest(mods: &[&'static dyn Module], f: &mut dyn FnMut()) {
+        match mods.split_first() {
+            None => {
+                let _core = lock_all();
+                f()
+            }
+            Some((m, rest)) => m.while_locked(&mut || nest(rest, f)),
+        }
+    }
+    let reg = lock(&REGISTRY);
+    nest(&reg, f);
+}
+
 /// Mark `module`'s data as incomplete in the log.
 pub fn set_partial(module: usize) {
     let old = PARTIAL.fetch_or(1 << module, Ordering::Relaxed);

@@ -8,10 +8,6 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use darshan_core::config::{Config, ProcessEnv};
 use darshan_core::runtime::{self, Shared};
 use darshan_core::Platform;
-use darshan_heatmap::HEATMAP;
-use darshan_mpiio::MPIIO;
-use darshan_posix::POSIX;
-use darshan_stdio::STDIO;
 
 use crate::platform::LIBC;
 use crate::{clock, guard, real};
@@ -36,7 +32,7 @@ pub fn stdin_ptr() -> usize {
     unsafe { stdin as usize }
 }
 
-fn std_streams() -> [usize; 3] {
+pub(crate) fn std_streams() -> [usize; 3] {
     // SAFETY: as above.
     unsafe { [stdin as usize, stdout as usize, stderr as usize] }
 }
@@ -162,28 +158,13 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
             return Started::No;
         }
     }
-    STDIO.set_std_streams(std_streams());
-    runtime::register(&POSIX, rank);
-    if mpi {
-        runtime::register(&MPIIO, rank);
-    }
-    runtime::register(&STDIO, rank);
-    runtime::register(&HEATMAP, rank);
-    let shift = clock::heat_shift();
-    if let Some(h) = HEATMAP.take(b"heatmap:POSIX", shift) {
-        POSIX.set_heat(h);
-        HEATMAP.add_source(&POSIX);
-    }
-    if mpi {
-        if let Some(h) = HEATMAP.take(b"heatmap:MPIIO", shift) {
-            MPIIO.set_heat(h);
-            HEATMAP.add_source(&MPIIO);
+    crate::stdio_wrap::attach_std_streams(std_streams());
+    for m in crate::modules::MODULES {
+        if mpi || !m.mpi_only() {
+            runtime::register(*m, rank);
         }
     }
-    if let Some(h) = HEATMAP.take(b"heatmap:STDIO", shift) {
-        STDIO.set_heat(h);
-        HEATMAP.add_source(&STDIO);
-    }
+    runtime::connect_heatmaps(clock::heat_shift());
     darshan_core::shutdown::map_job((0, 0), nprocs, Some(runtime::tick_secs()));
     darshan_core::logmap::arm();
     if excluded {
@@ -201,13 +182,13 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
 }
 
 /// A process that started recording in the constructor (DARSHAN_ENABLE_
-/// NONMPI) and then called MPI_Init: MPI-IO is recorded from now on.
-pub fn add_mpiio(rank: i64) {
-    runtime::register(&MPIIO, rank);
-    if let Some(h) = HEATMAP.take(b"heatmap:MPIIO", clock::heat_shift()) {
-        MPIIO.set_heat(h);
-        HEATMAP.add_source(&MPIIO);
+/// NONMPI) and then called MPI_Init: the MPI-only modules (MPI-IO) record
+/// from now on.
+pub fn add_mpi_modules(rank: i64) {
+    for m in crate::modules::MODULES.iter().filter(|m| m.mpi_only()) {
+        runtime::register(*m, rank);
     }
+    runtime::connect_heatmaps(clock::heat_shift());
 }
 
 extern "C" fn destructor() {
@@ -289,16 +270,9 @@ pub fn fork() -> libc::pid_t {
         }
         return pid;
     }
-    let p = POSIX.lock_for_fork();
-    let mp = MPIIO.lock_for_fork();
-    let s = STDIO.lock_for_fork();
-    let core = runtime::lock_all();
-    // SAFETY: plain fork; our locks are held by this thread.
-    let pid = unsafe { real_fork() };
-    drop(core);
-    drop(s);
-    drop(mp);
-    drop(p);
+    let mut pid = -1;
+    // SAFETY: plain fork; every runtime lock is held by this thread.
+    runtime::with_all_locked(&mut || pid = unsafe { real_fork() });
     if pid == 0 {
         guard::set_inside(true);
         let child = || {

@@ -66,7 +66,7 @@ fn mpi_start() {
             // Recording since the constructor (DARSHAN_ENABLE_NONMPI): from
             // now on the records carry the rank and the crash-safe file
             // names the job as the other ranks' do.
-            init::add_mpiio(rank);
+            init::add_mpi_modules(rank);
             for m in runtime::modules() {
                 m.set_rank(rank);
             }

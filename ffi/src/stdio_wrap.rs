@@ -19,6 +19,11 @@ use crate::guard::{enosys, record, record_data, recording};
 use crate::init::{stdin_ptr, stdout_ptr};
 use crate::{clock, paths, real};
 
+/// Start-up: the STDIO module learns the process's std streams.
+pub(crate) fn attach_std_streams(streams: [usize; 3]) {
+    STDIO.set_std_streams(streams);
+}
+
 fn null<T>() -> *mut T {
     std::ptr::null_mut()
 }

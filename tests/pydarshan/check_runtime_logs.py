@@ -21,8 +21,15 @@ if not logs:
 
 failures = 0
 compared = 0
+skipped = 0
 for log in logs:
     text = subprocess.run([parser, "--show-incomplete", log], capture_output=True, text=True).stdout
+    # The NULL template module (enabled only on request) has no reader in
+    # darshan-util or PyDarshan: DarshanReport(read_all=True) raises
+    # KeyError 'NULL' on such a log, as it would on one from C Darshan.
+    if "# NULL module:" in text:
+        skipped += 1
+        continue
     ours = {}
     for line in text.splitlines():
         f = line.split("\t")
@@ -65,5 +72,6 @@ for log in logs:
                 failures += 1
                 print(f"{log}: heatmap:{mod} {op} bins add up to {binned}, records say {total}")
 
-print(f"{len(logs)} runtime logs read by PyDarshan, {compared} values compared, {failures} differences")
+print(f"{len(logs) - skipped} runtime logs read by PyDarshan ({skipped} with NULL-module records skipped), "
+      f"{compared} values compared, {failures} differences")
 sys.exit(1 if failures else 0)

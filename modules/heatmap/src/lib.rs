@@ -2,13 +2,14 @@
 //! with the bytes read and written in each time bin (semantics.md §5).
 //!
 //! It owns the record memory (8 heatmaps, as Darshan reserves) and hands
-//! one block to each source at start-up; the source updates its bins under
+//! one block to each module that names a heatmap (`Module::heat_name`) at
+//! start-up (`runtime::connect_heatmaps`); the module updates its bins under
 //! its own lock with the ticks it already has (no extra lock or clock read
 //! per call), finishes them at shutdown, and this module writes them.
 #![forbid(unsafe_code)]
 
 use darshan_core::arena::Slice;
-use darshan_core::heatmap::{HeatBins, HeatSource, HEAT_WORDS};
+use darshan_core::heatmap::{HeatBins, HEAT_WORDS};
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{runtime, Module};
 use darshan_log::modules::HEATMAP as ID;
@@ -18,7 +19,6 @@ pub const MAX_HEATMAPS: usize = 8;
 
 pub struct State {
     blocks: Vec<&'static mut [u64]>,
-    sources: Vec<&'static dyn HeatSource>,
     rank: i64,
 }
 
@@ -26,7 +26,7 @@ pub struct Heatmap {
     st: Lock<State>,
 }
 
-pub static HEATMAP: Heatmap = Heatmap { st: Lock::new(State { blocks: Vec::new(), sources: Vec::new(), rank: 0 }) };
+pub static HEATMAP: Heatmap = Heatmap { st: Lock::new(State { blocks: Vec::new(), rank: 0 }) };
 
 impl Heatmap {
     fn lock(&self) -> LockGuard<'_, State> {
@@ -43,11 +43,6 @@ impl Heatmap {
             return None;
         }
         HeatBins::new(block, name, st.rank, shift)
-    }
-
-    /// A source whose heatmap this module writes, in registration order.
-    pub fn add_source(&self, s: &'static dyn HeatSource) {
-        self.lock().sources.push(s);
     }
 }
 
@@ -78,10 +73,14 @@ impl Module for Heatmap {
         st.blocks = blocks;
     }
 
+    fn take_heat(&self, name: &'static [u8], shift: u32) -> Option<HeatBins> {
+        self.take(name, shift)
+    }
+
+    /// Every module's heatmap, in id order (POSIX, MPI-IO, STDIO, ...).
     fn output(&self, emit: &mut dyn FnMut(&[u64])) {
-        let sources = self.lock().sources.clone();
-        for s in sources {
-            s.heat_record(emit);
+        for m in runtime::modules() {
+            m.heat_record(emit);
         }
     }
 }

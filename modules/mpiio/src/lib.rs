@@ -15,7 +15,7 @@ use darshan_core::arena::Slice;
 use darshan_core::common::{
     add, fix_negative_time, size_bucket, stamp, timer_inc_no_overlap, CommonPool, CommonVals, NoOverlap, Tick,
 };
-use darshan_core::heatmap::{HeatBins, HeatSource};
+use darshan_core::heatmap::HeatBins;
 use darshan_core::records::RecordSet;
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{FinalizeCtx, Module};
@@ -132,10 +132,6 @@ impl State {
 impl Mpiio {
     fn lock(&self) -> LockGuard<'_, State> {
         self.st.lock()
-    }
-
-    pub fn set_heat(&self, h: HeatBins) {
-        self.lock().heat = Some(h);
     }
 
     /// A successful MPI_File_open of `name` (prefix such as `ufs:` already
@@ -263,13 +259,32 @@ impl Mpiio {
         stamp(w, F + c::F_CLOSE_START_TIMESTAMP, F + c::F_CLOSE_END_TIMESTAMP, tm1, tm2);
         timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
     }
-
-    pub fn lock_for_fork(&self) -> LockGuard<'_, State> {
-        self.lock()
-    }
 }
 
 impl Module for Mpiio {
+    fn mpi_only(&self) -> bool {
+        true
+    }
+
+    fn heat_name(&self) -> Option<&'static [u8]> {
+        Some(b"heatmap:MPIIO")
+    }
+
+    fn set_heat(&self, h: HeatBins) {
+        self.lock().heat = Some(h);
+    }
+
+    fn heat_record(&self, emit: &mut dyn FnMut(&[u64])) {
+        if let Some(r) = self.lock().heat.as_ref().and_then(|h| h.record()) {
+            emit(r);
+        }
+    }
+
+    fn while_locked(&self, f: &mut dyn FnMut()) {
+        let _held = self.lock();
+        f()
+    }
+
     fn id(&self) -> usize {
         ID
     }
@@ -324,14 +339,6 @@ impl Module for Mpiio {
         let rank = st.set.rank();
         if let Some(h) = st.heat.as_mut() {
             h.clear(rank);
-        }
-    }
-}
-
-impl HeatSource for Mpiio {
-    fn heat_record(&self, emit: &mut dyn FnMut(&[u64])) {
-        if let Some(r) = self.lock().heat.as_ref().and_then(|h| h.record()) {
-            emit(r);
         }
     }
 }

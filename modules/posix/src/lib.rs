@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use darshan_core::arena::Slice;
 use darshan_core::common::{fix_negative_time, CommonPool, Tick};
-use darshan_core::heatmap::{HeatBins, HeatSource};
+use darshan_core::heatmap::HeatBins;
 use darshan_core::records::RecordSet;
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{runtime, FinalizeCtx, Module};
@@ -303,16 +303,6 @@ impl Posix {
             f(w, rt);
         }
     }
-
-    /// The heatmap this module fills (from the HEATMAP module at start-up).
-    pub fn set_heat(&self, h: HeatBins) {
-        self.lock().heat = Some(h);
-    }
-
-    /// Take the lock for fork(); released when the guard drops.
-    pub fn lock_for_fork(&self) -> LockGuard<'_, State> {
-        self.lock()
-    }
 }
 
 fn cfg_align() -> i64 {
@@ -320,6 +310,25 @@ fn cfg_align() -> i64 {
 }
 
 impl Module for Posix {
+    fn heat_name(&self) -> Option<&'static [u8]> {
+        Some(b"heatmap:POSIX")
+    }
+
+    fn set_heat(&self, h: HeatBins) {
+        self.lock().heat = Some(h);
+    }
+
+    fn heat_record(&self, emit: &mut dyn FnMut(&[u64])) {
+        if let Some(r) = self.lock().heat.as_ref().and_then(|h| h.record()) {
+            emit(r);
+        }
+    }
+
+    fn while_locked(&self, f: &mut dyn FnMut()) {
+        let _held = self.lock();
+        f()
+    }
+
     fn id(&self) -> usize {
         ID
     }
@@ -372,14 +381,6 @@ impl Module for Posix {
         let rank = st.set.rank();
         if let Some(h) = st.heat.as_mut() {
             h.clear(rank);
-        }
-    }
-}
-
-impl HeatSource for Posix {
-    fn heat_record(&self, emit: &mut dyn FnMut(&[u64])) {
-        if let Some(r) = self.lock().heat.as_ref().and_then(|h| h.record()) {
-            emit(r);
         }
     }
 }

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use darshan_core::arena::Slice;
 use darshan_core::common::{add, fix_negative_time, get, stamp, timer_inc_no_overlap, NoOverlap, Tick};
-use darshan_core::heatmap::{HeatBins, HeatSource};
+use darshan_core::heatmap::HeatBins;
 use darshan_core::records::RecordSet;
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{runtime, FinalizeCtx, Module};
@@ -194,11 +194,6 @@ impl Stdio {
         }
     }
 
-    /// The heatmap this module fills (from the HEATMAP module at start-up).
-    pub fn set_heat(&self, h: HeatBins) {
-        self.lock().heat = Some(h);
-    }
-
     /// fseek/fseeko/fsetpos/rewind succeeded; `pos` is the new position
     /// (ftell after the call; 0 for rewind).
     pub fn on_seek(&self, stream: usize, pos: i64, tm1: Tick, tm2: Tick) {
@@ -229,21 +224,28 @@ impl Stdio {
         let i = st.streams.get(stream)?;
         Some(st.set.record(i as usize)[0])
     }
-
-    pub fn lock_for_fork(&self) -> LockGuard<'_, State> {
-        self.lock()
-    }
 }
 
-impl HeatSource for Stdio {
+impl Module for Stdio {
+    fn heat_name(&self) -> Option<&'static [u8]> {
+        Some(b"heatmap:STDIO")
+    }
+
+    fn set_heat(&self, h: HeatBins) {
+        self.lock().heat = Some(h);
+    }
+
     fn heat_record(&self, emit: &mut dyn FnMut(&[u64])) {
         if let Some(r) = self.lock().heat.as_ref().and_then(|h| h.record()) {
             emit(r);
         }
     }
-}
 
-impl Module for Stdio {
+    fn while_locked(&self, f: &mut dyn FnMut()) {
+        let _held = self.lock();
+        f()
+    }
+
     fn id(&self) -> usize {
         ID
     }

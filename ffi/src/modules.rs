@@ -1,0 +1,14 @@
+//! The modules this library is built with: the one list the runtime
+//! registers (in this order, which is the order they reserve record memory
+//! in) and drives through the `Module` trait. A new module is one line
+//! here plus its wrapper file (docs/new-module.md).
+
+use darshan_core::Module;
+
+pub static MODULES: &[&dyn Module] = &[
+    &darshan_posix::POSIX,
+    &darshan_mpiio::MPIIO,
+    &darshan_stdio::STDIO,
+    &darshan_heatmap::HEATMAP,
+    &darshan_null::NULL,
+];
