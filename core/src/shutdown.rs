@@ -196,26 +196,34 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
         .mode(0o400)
         .open(&tmp)
         .map_err(|e| format!("cannot create log file {tmp}: {e}"))?;
-    let werr = |e: darshan_log::LogError| format!("writing log file {tmp}: {e}");
-    let mut w = LogWriter::new(BufWriter::with_capacity(1 << 16, file), Compression::Zlib).map_err(werr)?;
-    w.write_streams(Region::Job, &job_streams).map_err(werr)?;
-    w.write_streams(Region::Names, &name_streams).map_err(werr)?;
-    for m in module_streams {
-        let (id, streams) = m.map_err(cerr)?;
-        w.write_streams(Region::Module(id), &streams).map_err(werr)?;
-    }
-    w.set_partial_flag(runtime::partial_flags());
-    let out = w.finish().map_err(werr)?;
-    let file = out.into_inner().map_err(|e| format!("writing log file {tmp}: {}", e.error()))?;
     // With a crash-safe file, the log must be on disk before that file is
     // removed (Darshan removes it first and can lose both). Without one,
     // no fsync, as in Darshan: it costs a millisecond on a local disk and
     // far more on a parallel file system, at every process's exit.
     let durable = crate::logmap::has_file();
-    if durable {
-        file.sync_all().map_err(|e| format!("syncing log file {tmp}: {e}"))?;
+    let written = (|| {
+        let werr = |e: darshan_log::LogError| format!("writing log file {tmp}: {e}");
+        let mut w = LogWriter::new(BufWriter::with_capacity(1 << 16, file), Compression::Zlib).map_err(werr)?;
+        w.write_streams(Region::Job, &job_streams).map_err(werr)?;
+        w.write_streams(Region::Names, &name_streams).map_err(werr)?;
+        for m in module_streams {
+            let (id, streams) = m.map_err(cerr)?;
+            w.write_streams(Region::Module(id), &streams).map_err(werr)?;
+        }
+        w.set_partial_flag(runtime::partial_flags());
+        let out = w.finish().map_err(werr)?;
+        let file = out.into_inner().map_err(|e| format!("writing log file {tmp}: {}", e.error()))?;
+        if durable {
+            file.sync_all().map_err(|e| format!("syncing log file {tmp}: {e}"))?;
+        }
+        Ok::<(), String>(())
+    })();
+    if let Err(e) = written {
+        // A truncated log helps nobody: what can be recovered is in the
+        // crash-safe file (see recovery_hint).
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
     }
-    drop(file);
     let write_s = t2.elapsed().as_secs_f64();
     let path = if sh.config.log_file.is_some() {
         final_base
@@ -231,6 +239,29 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
         m.cleanup();
     }
     Ok(Outcome { path, finalize_s, reduce_s: 0.0, compress_s, write_s, records, shared: 0 })
+}
+
+/// After a failed log write, where the records are and how to get the log
+/// back, if the process has a crash-safe file: one line.
+pub fn recovery_hint() -> Option<String> {
+    let p = crate::logmap::path()?;
+    Some(format!("the records are kept in {p}; recover the log with: darshan-merge --output <log>.darshan {p}"))
+}
+
+/// The same for an MPI job (rank 0 says it once for every rank): the
+/// crash-safe files of all ranks, merged by job id.
+pub fn recovery_hint_mpi() -> Option<String> {
+    let cfg = runtime::config()?;
+    if !cfg.mmap_logs || !crate::logmap::has_file() {
+        return None;
+    }
+    let t = runtime::times();
+    let env = |n: &str| std::env::var(n).ok();
+    let jobid = logname::job_id(&env, cfg.jobid_env.as_deref(), t.first_pid);
+    let dir = &cfg.mmap_log_path;
+    Some(format!(
+        "every rank's records are kept in {dir}/*_id{jobid}_mmap-log-*.darshan on its node; recover the job's log with: darshan-merge --shared-redux --dir {dir} --jobid {jobid} --output <log>.darshan (or run darshan-mmap-epilog {jobid} on each node)"
+    ))
 }
 
 /// Make a rename durable: fsync the directory holding `path`.

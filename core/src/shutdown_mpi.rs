@@ -194,11 +194,17 @@ pub fn write_log_mpi(comm: &dyn Comm, secs_per_tick: f64, end: (i64, i64), end_t
     let tmp = String::from_utf8_lossy(&path).into_owned();
     let opened = comm.open_log(&tmp, &sh.config.log_hints);
     if !all_ok(comm, opened.is_ok()) {
+        // Said once, by rank 0, for every rank.
         return Err(match opened {
-            Err(e) => e,
+            Err(e) if rank == 0 => e,
+            Err(_) => String::new(),
             Ok(()) => {
                 comm.close_log();
-                String::new()
+                if rank == 0 {
+                    format!("cannot open the log file {tmp} on every rank")
+                } else {
+                    String::new()
+                }
             }
         });
     }

@@ -241,7 +241,10 @@ pub fn shutdown() {
             o.path
         )),
         Ok(Ok(_)) => {}
-        Ok(Err(msg)) => say(&msg),
+        Ok(Err(msg)) => {
+            let hint = darshan_core::shutdown::recovery_hint();
+            say(&hint.map(|h| format!("{msg}; {h}")).unwrap_or(msg));
+        }
         Err(_) => say("internal error while writing the log; no log written"),
     }
     guard::set_state(runtime::FINALIZED);

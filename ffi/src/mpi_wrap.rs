@@ -129,7 +129,10 @@ fn mpi_shutdown() {
             }
         }
         Ok(Ok(_)) => {}
-        Ok(Err(msg)) if !msg.is_empty() => say(&msg),
+        Ok(Err(msg)) if !msg.is_empty() => {
+            let hint = darshan_core::shutdown::recovery_hint_mpi();
+            say(&hint.map(|h| format!("{msg}; {h}")).unwrap_or(msg));
+        }
         Ok(Err(_)) => {}
         Err(_) => say("internal error while writing the log; no log written"),
     }

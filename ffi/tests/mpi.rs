@@ -390,3 +390,48 @@ fn enable_nonmpi_in_an_mpi_job_still_gives_one_job_log() {
     let heat: Vec<i64> = log.recs.iter().filter(|(m, _, _)| *m == HEATMAP).map(|x| x.2.rank).collect();
     assert!((0..NP).all(|r| heat.contains(&r)), "heatmaps carry each rank: {heat:?}");
 }
+
+/// An MPI job whose log directory does not exist printed the error once
+/// per rank and left a crash-safe file per rank with no word of how to
+/// recover them. Now one line for the job says where they are and the
+/// command that merges them, which gives the job's log.
+#[test]
+fn a_missing_log_dir_is_reported_once_with_the_recovery_command() {
+    let d = scratch("mpi-nologdir");
+    std::fs::create_dir_all(d.join("mmap")).unwrap();
+    let exe = mpicc("mpi_mix", &d);
+    let mut cmd = Command::new("timeout");
+    cmd.args(["300", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", &NP.to_string()]);
+    cmd.arg("-x").arg(format!("LD_PRELOAD={}", lib().display()));
+    cmd.arg("-x").arg(format!("DARSHAN_LOGPATH={}", d.join("no/such/dir").display()));
+    cmd.arg("-x").arg(format!("DARSHAN_MMAP_LOGPATH={}", d.join("mmap").display()));
+    cmd.arg("-x").arg("DARSHAN_JOBID=MYJOB").arg("-x").arg("MYJOB=777");
+    let out = darshan_test_support::output(cmd.arg(&exe).arg(d.join("data")));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let ours: Vec<&str> = err.lines().filter(|l| l.starts_with("darshan:")).collect();
+    assert_eq!(ours.len(), 1, "{err}");
+    let mmap = d.join("mmap");
+    let advice = format!("darshan-merge --shared-redux --dir {} --jobid 777", mmap.display());
+    assert!(ours[0].contains(&advice), "{}", ours[0]);
+    let left: Vec<PathBuf> = std::fs::read_dir(&mmap).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(left.len() as i64, NP, "{left:?}");
+    let merged = d.join("logs/recovered.darshan");
+    let m = darshan_test_support::output(
+        Command::new(merge_tool())
+            .args(["--shared-redux", "--dir"])
+            .arg(&mmap)
+            .args(["--jobid", "777", "--output"])
+            .arg(&merged),
+    );
+    assert!(m.status.success(), "{}", String::from_utf8_lossy(&m.stderr));
+    let log = LogFile::open(&merged).unwrap();
+    assert_eq!(log.job.nprocs, NP);
+    assert!(!log.records(darshan_log::modules::MPIIO).unwrap().is_empty());
+}
+
+fn merge_tool() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let deps = exe.parent().unwrap();
+    [deps.join("darshan-merge"), deps.join("../darshan-merge")].into_iter().find(|p| p.exists()).unwrap()
+}
