@@ -55,73 +55,123 @@ fn human(b: i64) -> String {
     }
 }
 
-fn summarize(path: &Path) -> Result<(), String> {
-    let log = LogFile::open(path).map_err(|e| e.to_string())?;
-    let names = log.names().map_err(|e| e.to_string())?;
-    let run = log.job.run_time(log.header.version);
-    eprintln!("darshan-run: {:.3} s run time, nprocs {}", run, log.job.nprocs);
-    let mut files: BTreeMap<u64, (i64, i64, f64)> = BTreeMap::new();
-    for m in log.modules_present() {
-        let recs = log.records(m).map_err(|e| e.to_string())?;
-        let (mut r, mut w, mut t) = (0, 0, 0.0);
-        let mut n = 0;
-        for rec in &recs {
-            if let Some((a, b, c)) = io_of(rec) {
-                r += a;
-                w += b;
-                t += c;
-                n += 1;
-                let f = files.entry(rec.id).or_default();
-                f.0 += a;
-                f.1 += b;
-                f.2 += c;
+/// Totals over the logs summarized: per module (files, read, written,
+/// I/O time), per file name, partial modules, and per program the number
+/// of processes.
+#[derive(Default)]
+struct Totals {
+    modules: BTreeMap<usize, (usize, i64, i64, f64)>,
+    files: BTreeMap<Vec<u8>, (i64, i64, f64)>,
+    partial: u64,
+    programs: BTreeMap<String, usize>,
+    unreadable: usize,
+}
+
+impl Totals {
+    fn add(&mut self, path: &Path) -> Result<(), String> {
+        let log = LogFile::open(path).map_err(|e| e.to_string())?;
+        let names = log.names().map_err(|e| e.to_string())?;
+        let exe = String::from_utf8_lossy(log.job.exe()).split_whitespace().next().unwrap_or("?").to_string();
+        let prog = exe.rsplit('/').next().unwrap_or(&exe).to_string();
+        *self.programs.entry(prog).or_default() += log.job.nprocs.max(1) as usize;
+        self.partial |= log.header.partial_flag;
+        for m in log.modules_present() {
+            for rec in log.records(m).map_err(|e| e.to_string())? {
+                if let Some((a, b, c)) = io_of(&rec) {
+                    let t = self.modules.entry(m).or_default();
+                    t.0 += 1;
+                    t.1 += a;
+                    t.2 += b;
+                    t.3 += c;
+                    let name = names.get(rec.id).unwrap_or(b"?").to_vec();
+                    let f = self.files.entry(name).or_default();
+                    f.0 += a;
+                    f.1 += b;
+                    f.2 += c;
+                }
             }
         }
-        if n > 0 {
+        Ok(())
+    }
+
+    fn print(&self) {
+        for (m, (n, r, w, t)) in &self.modules {
             eprintln!(
                 "  {:<6} {:>5} files  read {:>10}  written {:>10}  I/O time {:.6} s",
-                MODULE_NAMES[m],
+                MODULE_NAMES[*m],
                 n,
-                human(r),
-                human(w),
+                human(*r),
+                human(*w),
                 t
             );
         }
+        let mut busiest: Vec<_> = self.files.iter().collect();
+        busiest.sort_by_key(|(_, v)| -(v.0 + v.1));
+        for (name, (r, w, t)) in busiest.iter().take(3).filter(|(_, v)| v.0 + v.1 > 0) {
+            eprintln!(
+                "  busiest: {}  ({} read, {} written, {t:.6} s)",
+                String::from_utf8_lossy(name),
+                human(*r),
+                human(*w)
+            );
+        }
+        if self.partial != 0 {
+            let parts: Vec<&str> =
+                (0..MODULE_NAMES.len()).filter(|m| self.partial & (1 << m) != 0).map(|m| MODULE_NAMES[m]).collect();
+            eprintln!(
+                "  note: incomplete data for {} (memory limits reached; see DARSHAN_MODMEM / MAX_RECORDS)",
+                parts.join(", ")
+            );
+        }
     }
-    let mut busiest: Vec<_> = files.iter().collect();
-    busiest.sort_by_key(|(_, v)| -(v.0 + v.1));
-    for (id, (r, w, t)) in busiest.iter().take(3).filter(|(_, v)| v.0 + v.1 > 0) {
-        let name = names.get(**id).map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_default();
-        eprintln!("  busiest: {name}  ({} read, {} written, {t:.6} s)", human(*r), human(*w));
-    }
-    if log.header.partial_flag != 0 {
-        let parts: Vec<&str> = (0..MODULE_NAMES.len())
-            .filter(|m| log.header.partial_flag & (1 << m) != 0)
-            .map(|m| MODULE_NAMES[m])
-            .collect();
-        eprintln!(
-            "  note: incomplete data for {} (memory limits reached; see DARSHAN_MODMEM / MAX_RECORDS)",
-            parts.join(", ")
-        );
-    }
-    Ok(())
 }
 
+/// After the command: which logs it made (a shell script or a launcher
+/// makes one per process), what all of them together say, and which one
+/// is the command's own process.
 pub fn report(logs: &[PathBuf], pid: u32) {
     if logs.is_empty() {
         eprintln!("darshan-run: no log was written (see the messages above)");
         return;
     }
-    let tag = format!("-{pid}_");
+    let mut all = Totals::default();
     for l in logs {
-        eprintln!("darshan-run: log {}", l.display());
-    }
-    // The command's own log (its pid is in the name); children of a fork
-    // have logs of their own.
-    let main = logs.iter().find(|l| l.file_name().is_some_and(|n| n.to_string_lossy().contains(&tag)));
-    if let Some(m) = main.or(logs.last()) {
-        if let Err(e) = summarize(m) {
-            eprintln!("darshan-run: cannot read {}: {e}", m.display());
+        if all.add(l).is_err() {
+            all.unreadable += 1;
         }
     }
+    let procs: usize = all.programs.values().sum();
+    let progs: Vec<String> =
+        all.programs.iter().map(|(p, n)| if *n > 1 { format!("{p} x{n}") } else { p.clone() }).collect();
+    eprintln!(
+        "darshan-run: the command ran {procs} instrumented process{} and wrote {} log{}: {}",
+        if procs == 1 { "" } else { "es" },
+        logs.len(),
+        if logs.len() == 1 { "" } else { "s" },
+        progs.join(", ")
+    );
+    // The command's own log (its pid is in the name); children of a fork
+    // have logs of their own.
+    let tag = format!("-{pid}_");
+    let main = logs.iter().find(|l| l.file_name().is_some_and(|n| n.to_string_lossy().contains(&tag)));
+    for l in logs.iter().take(5) {
+        let own = if Some(l) == main { "  (the command's own process)" } else { "" };
+        eprintln!("darshan-run: log {}{own}", l.display());
+    }
+    if logs.len() > 5 {
+        eprintln!(
+            "darshan-run: ... and {} more in {}",
+            logs.len() - 5,
+            logs[0].parent().unwrap_or(Path::new(".")).display()
+        );
+    }
+    if all.unreadable > 0 {
+        eprintln!("darshan-run: {} log(s) could not be read", all.unreadable);
+    }
+    if logs.len() > 1 {
+        eprintln!("darshan-run: all {} logs together:", logs.len());
+    } else if let Ok(log) = LogFile::open(&logs[0]) {
+        eprintln!("darshan-run: {:.3} s run time, nprocs {}", log.job.run_time(log.header.version), log.job.nprocs);
+    }
+    all.print();
 }

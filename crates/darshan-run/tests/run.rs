@@ -39,7 +39,10 @@ fn copies_a_file_and_reports_its_bytes() {
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     let line = err.lines().find(|l| l.starts_with("darshan-run: log ")).expect(&err);
-    let log_path = Path::new(line.trim_start_matches("darshan-run: log "));
+    let log_path =
+        Path::new(line.trim_start_matches("darshan-run: log ").trim_end_matches("  (the command's own process)"));
+    assert!(line.ends_with("(the command's own process)"), "{err}");
+    assert!(err.contains("the command ran 1 instrumented process and wrote 1 log: cp"), "{err}");
     assert!(log_path.starts_with(logs.canonicalize().unwrap()), "{err}");
     let log = darshan_log::LogFile::open(log_path).unwrap();
     let names = log.names().unwrap();
@@ -48,6 +51,29 @@ fn copies_a_file_and_reports_its_bytes() {
     assert_eq!(src_rec.counters[darshan_log::counters::posix::BYTES_READ], 300_000);
     assert!(err.contains("busiest: "), "{err}");
     assert!(err.contains("293.0 KiB read"), "summary shows the bytes: {err}");
+}
+
+/// A pipeline's summary showed only the shell: it now counts every
+/// process and log the command made and sums all of them.
+#[test]
+fn a_pipeline_is_summarized_over_all_its_processes() {
+    let d = scratch("pipe");
+    let src = d.join("src.dat");
+    std::fs::write(&src, vec![7u8; 100_000]).unwrap();
+    let logs = d.join("logs");
+    let script =
+        format!("cat {} > {}/a.dat; cat {}/a.dat > {}/b.dat", src.display(), d.display(), d.display(), d.display());
+    let out = darshan_test_support::output(
+        &mut Command::new(bin())
+            .args(["--lib", lib().to_str().unwrap(), "--log-dir", logs.to_str().unwrap(), "--", "sh", "-c"])
+            .arg(&script),
+    );
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("instrumented processes and wrote 3 logs: cat x2, sh"), "{err}");
+    assert!(err.contains("all 3 logs together:"), "{err}");
+    // Both cats' reads are in the sum: 100,000 bytes from src, 100,000 from a.dat.
+    assert!(err.contains("read  195.3 KiB") || err.contains("195.3 KiB"), "{err}");
 }
 
 #[test]
