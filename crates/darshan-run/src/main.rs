@@ -2,6 +2,7 @@
 //! a log directory), then say where the log is and what the command did.
 //!
 //! usage: darshan-run [--log-dir DIR] [--lib PATH] [--quiet] [--] command [args...]
+//!        darshan-run --summary LOG...
 #![forbid(unsafe_code)]
 
 mod summary;
@@ -11,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 const USAGE: &str = "usage: darshan-run [--log-dir DIR] [--lib PATH] [--quiet] [--] command [args...]
+       darshan-run --summary LOG...      (the same summary of logs already written)
 
 Runs the command with libdarshan.so preloaded (DARSHAN_ENABLE_NONMPI=1),
 writes its Darshan log to DIR (default: $DARSHAN_LOGPATH, else ./darshan-logs),
@@ -112,6 +114,19 @@ fn run(o: Opts) -> Result<ExitCode, String> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--summary") {
+        let logs: Vec<PathBuf> = args[1..].iter().map(PathBuf::from).collect();
+        if logs.is_empty() {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+        if let Some(bad) = logs.iter().find(|l| !l.is_file()) {
+            eprintln!("darshan-run: no such log: {}", bad.display());
+            return ExitCode::from(2);
+        }
+        summary::report(&logs, 0);
+        return ExitCode::SUCCESS;
+    }
     let opts = match parse(&args) {
         Ok(o) => o,
         Err(e) => {

@@ -24,8 +24,13 @@ pub fn logs_in(dir: &Path) -> Vec<PathBuf> {
 
 /// (bytes read, bytes written, read+write+meta seconds) of one record.
 fn io_of(r: &Record) -> Option<(i64, i64, f64)> {
-    use darshan_log::counters::{posix as p, stdio as s};
+    use darshan_log::counters::{mpiio as m, posix as p, stdio as s};
     match r.module {
+        modules::MPIIO => Some((
+            r.counters[m::BYTES_READ],
+            r.counters[m::BYTES_WRITTEN],
+            r.fcounters[m::F_READ_TIME] + r.fcounters[m::F_WRITE_TIME] + r.fcounters[m::F_META_TIME],
+        )),
         modules::POSIX => Some((
             r.counters[p::BYTES_READ],
             r.counters[p::BYTES_WRITTEN],
@@ -61,7 +66,9 @@ fn human(b: i64) -> String {
 #[derive(Default)]
 struct Totals {
     modules: BTreeMap<usize, (usize, i64, i64, f64)>,
-    files: BTreeMap<Vec<u8>, (i64, i64, f64)>,
+    /// Per (module, file name): a file read through MPI-IO is also read
+    /// through POSIX; the two views are not added up.
+    files: BTreeMap<(usize, Vec<u8>), (i64, i64, f64)>,
     partial: u64,
     programs: BTreeMap<String, usize>,
     unreadable: usize,
@@ -84,7 +91,7 @@ impl Totals {
                     t.2 += b;
                     t.3 += c;
                     let name = names.get(rec.id).unwrap_or(b"?").to_vec();
-                    let f = self.files.entry(name).or_default();
+                    let f = self.files.entry((m, name)).or_default();
                     f.0 += a;
                     f.1 += b;
                     f.2 += c;
@@ -107,10 +114,11 @@ impl Totals {
         }
         let mut busiest: Vec<_> = self.files.iter().collect();
         busiest.sort_by_key(|(_, v)| -(v.0 + v.1));
-        for (name, (r, w, t)) in busiest.iter().take(3).filter(|(_, v)| v.0 + v.1 > 0) {
+        for ((m, name), (r, w, t)) in busiest.iter().take(3).filter(|(_, v)| v.0 + v.1 > 0) {
             eprintln!(
-                "  busiest: {}  ({} read, {} written, {t:.6} s)",
+                "  busiest: {}  ({}: {} read, {} written, {t:.6} s)",
                 String::from_utf8_lossy(name),
+                MODULE_NAMES[*m],
                 human(*r),
                 human(*w)
             );
