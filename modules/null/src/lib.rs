@@ -93,8 +93,11 @@ mod tests {
     #[test]
     fn records_are_counted_bounded_and_converted() {
         let platform: &'static darshan_core::platform::FakePlatform = Box::leak(Box::default());
+        // The NULL module is off by default: this run asks for it.
+        let mut config = darshan_core::config::Config::default();
+        config.mod_enabled[ID] = true;
         let shared = darshan_core::runtime::Shared {
-            config: Default::default(),
+            config,
             mounts: Vec::new(),
             cmdline: "test".into(),
             platform,
