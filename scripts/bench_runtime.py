@@ -191,7 +191,6 @@ def short_process_section():
 
 if os.environ.get("ONLY") == "crashsafe":
     crash_safe_section()
-short_process_section()
     sys.exit(0)
 if os.environ.get("ONLY") == "short":
     short_process_section()
