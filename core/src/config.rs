@@ -34,6 +34,12 @@ pub struct Config {
     /// Crash-safe mode (on by default, as in Darshan 3.5.0); our own
     /// switch DARSHAN_MMAP_LOGS=0 turns it off (Darshan: configure time).
     pub mmap_logs: bool,
+    /// DARSHAN_LOG_FSYNC=1 (ours): fsync the log and its directory before
+    /// the crash-safe file is removed. Off by default: a killed process
+    /// cannot lose a log that is written and renamed, only a node crash
+    /// can (which takes a /tmp crash-safe file with it too), and two
+    /// fsyncs cost every short process milliseconds.
+    pub log_fsync: bool,
     pub jobid_env: Option<String>,
     pub log_hints: String,
     pub mod_mem: usize,
@@ -70,6 +76,7 @@ impl Default for Config {
             log_file: None,
             mmap_log_path: "/tmp".into(),
             mmap_logs: true,
+            log_fsync: false,
             jobid_env: None,
             log_hints: DEF_LOG_HINTS.into(),
             mod_mem: DEF_MOD_MEM,
@@ -336,6 +343,13 @@ impl Config {
         }
         if let Some(v) = src.var("DARSHAN_MMAP_LOGPATH") {
             self.mmap_log_path = v;
+        }
+        if let Some(v) = src.var("DARSHAN_LOG_FSYNC") {
+            match v.as_str() {
+                "0" => self.log_fsync = false,
+                "1" => self.log_fsync = true,
+                _ => warn.push(format!("DARSHAN_LOG_FSYNC={}: expected 0 or 1; keeping {}", quote(&v), self.log_fsync as u8)),
+            }
         }
         if let Some(v) = src.var("DARSHAN_MMAP_LOGS") {
             match v.as_str() {

@@ -196,11 +196,12 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
         .mode(0o400)
         .open(&tmp)
         .map_err(|e| format!("cannot create log file {tmp}: {e}"))?;
-    // With a crash-safe file, the log must be on disk before that file is
-    // removed (Darshan removes it first and can lose both). Without one,
-    // no fsync, as in Darshan: it costs a millisecond on a local disk and
-    // far more on a parallel file system, at every process's exit.
-    let durable = crate::logmap::has_file();
+    // The log is written and renamed before the crash-safe file is removed
+    // (Darshan removes it first), so no kill can lose both. With
+    // DARSHAN_LOG_FSYNC=1 it is also on disk first (a node crash); not by
+    // default, as in Darshan: it costs milliseconds on a local disk and far
+    // more on a parallel file system, at every process's exit.
+    let durable = sh.config.log_fsync && crate::logmap::has_file();
     let written = (|| {
         let werr = |e: darshan_log::LogError| format!("writing log file {tmp}: {e}");
         let mut w = LogWriter::new(BufWriter::with_capacity(1 << 16, file), Compression::Zlib).map_err(werr)?;
@@ -233,8 +234,8 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     std::fs::rename(&tmp, &path).map_err(|e| format!("renaming {tmp} to {path}: {e}"))?;
     if durable {
         sync_dir(&path);
-        crate::logmap::remove();
     }
+    crate::logmap::remove();
     for m in &modules {
         m.cleanup();
     }

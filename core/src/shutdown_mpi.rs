@@ -243,7 +243,7 @@ pub fn write_log_mpi(comm: &dyn Comm, secs_per_tick: f64, end: (i64, i64), end_t
     }
     // With crash-safe files (on any rank: the sync is collective), the
     // log must be durable before they go.
-    if !all_ok(comm, !crate::logmap::has_file()) {
+    if !all_ok(comm, !(sh.config.log_fsync && crate::logmap::has_file())) {
         wrote &= comm.sync_log().is_ok();
     }
     comm.close_log();
@@ -268,7 +268,9 @@ pub fn write_log_mpi(comm: &dyn Comm, secs_per_tick: f64, end: (i64, i64), end_t
         named &= std::fs::rename(&tmp, &out.path).is_ok();
         use std::os::unix::fs::PermissionsExt;
         let _ = std::fs::set_permissions(&out.path, std::fs::Permissions::from_mode(0o400));
-        crate::shutdown::sync_dir(&out.path);
+        if sh.config.log_fsync {
+            crate::shutdown::sync_dir(&out.path);
+        }
     } else if !wrote {
         return Err(String::new());
     }
