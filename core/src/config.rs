@@ -348,7 +348,11 @@ impl Config {
             match v.as_str() {
                 "0" => self.log_fsync = false,
                 "1" => self.log_fsync = true,
-                _ => warn.push(format!("DARSHAN_LOG_FSYNC={}: expected 0 or 1; keeping {}", quote(&v), self.log_fsync as u8)),
+                _ => warn.push(format!(
+                    "DARSHAN_LOG_FSYNC={}: expected 0 or 1; keeping {}",
+                    quote(&v),
+                    self.log_fsync as u8
+                )),
             }
         }
         if let Some(v) = src.var("DARSHAN_MMAP_LOGS") {

@@ -23,33 +23,38 @@ type Argv = *const *const c_char;
 pub unsafe extern "C" fn execve(path: *const c_char, argv: Argv, envp: Argv) -> c_int {
     let Some(r) = real::execve() else { return enosys() };
     let _ = std::panic::catch_unwind(before_exec);
-    r(path, argv, envp)
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    unsafe { r(path, argv, envp) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn execv(path: *const c_char, argv: Argv) -> c_int {
     let Some(r) = real::execv() else { return enosys() };
     let _ = std::panic::catch_unwind(before_exec);
-    r(path, argv)
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    unsafe { r(path, argv) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn execvp(file: *const c_char, argv: Argv) -> c_int {
     let Some(r) = real::execvp() else { return enosys() };
     let _ = std::panic::catch_unwind(before_exec);
-    r(file, argv)
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    unsafe { r(file, argv) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn execvpe(file: *const c_char, argv: Argv, envp: Argv) -> c_int {
     let Some(r) = real::execvpe() else { return enosys() };
     let _ = std::panic::catch_unwind(before_exec);
-    r(file, argv, envp)
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    unsafe { r(file, argv, envp) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fexecve(fd: c_int, argv: Argv, envp: Argv) -> c_int {
     let Some(r) = real::fexecve() else { return enosys() };
     let _ = std::panic::catch_unwind(before_exec);
-    r(fd, argv, envp)
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    unsafe { r(fd, argv, envp) }
 }

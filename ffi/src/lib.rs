@@ -9,6 +9,8 @@
 //! own I/O passes through; nothing allocates or prints in a wrapper's path;
 //! recording runs under `catch_unwind`, the real call outside it.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 #[macro_use]
 mod real;
 mod clock;

@@ -92,88 +92,102 @@ fn pos(off: i64) -> Option<i64> {
 pub unsafe extern "C" fn open(path: *const c_char, flags: c_int, mode: mode_t) -> c_int {
     let Some(r) = real::open() else { return enosys() };
     let (m, rec) = creat_mode(flags, mode);
-    opened(None, path, rec, || r(path, flags, m))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    opened(None, path, rec, || unsafe { r(path, flags, m) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn open64(path: *const c_char, flags: c_int, mode: mode_t) -> c_int {
     let Some(r) = real::open64() else { return enosys() };
     let (m, rec) = creat_mode(flags, mode);
-    opened(None, path, rec, || r(path, flags, m))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    opened(None, path, rec, || unsafe { r(path, flags, m) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __open_2(path: *const c_char, flags: c_int) -> c_int {
     let Some(r) = real::__open_2() else { return enosys() };
-    opened(None, path, 0, || r(path, flags))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    opened(None, path, 0, || unsafe { r(path, flags) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __open64_2(path: *const c_char, flags: c_int) -> c_int {
     let Some(r) = real::__open64_2() else { return enosys() };
-    opened(None, path, 0, || r(path, flags))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    opened(None, path, 0, || unsafe { r(path, flags) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn openat(dirfd: c_int, path: *const c_char, flags: c_int, mode: mode_t) -> c_int {
     let Some(r) = real::openat() else { return enosys() };
     let (m, rec) = creat_mode(flags, mode);
-    opened(Some(dirfd), path, rec, || r(dirfd, path, flags, m))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    opened(Some(dirfd), path, rec, || unsafe { r(dirfd, path, flags, m) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn openat64(dirfd: c_int, path: *const c_char, flags: c_int, mode: mode_t) -> c_int {
     let Some(r) = real::openat64() else { return enosys() };
     let (m, rec) = creat_mode(flags, mode);
-    opened(Some(dirfd), path, rec, || r(dirfd, path, flags, m))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    opened(Some(dirfd), path, rec, || unsafe { r(dirfd, path, flags, m) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __openat_2(dirfd: c_int, path: *const c_char, flags: c_int) -> c_int {
     let Some(r) = real::__openat_2() else { return enosys() };
-    opened(Some(dirfd), path, 0, || r(dirfd, path, flags))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    opened(Some(dirfd), path, 0, || unsafe { r(dirfd, path, flags) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __openat64_2(dirfd: c_int, path: *const c_char, flags: c_int) -> c_int {
     let Some(r) = real::__openat64_2() else { return enosys() };
-    opened(Some(dirfd), path, 0, || r(dirfd, path, flags))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    opened(Some(dirfd), path, 0, || unsafe { r(dirfd, path, flags) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn creat(path: *const c_char, mode: mode_t) -> c_int {
     let Some(r) = real::creat() else { return enosys() };
-    opened(None, path, mode as i64, || r(path, mode))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    opened(None, path, mode as i64, || unsafe { r(path, mode) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn creat64(path: *const c_char, mode: mode_t) -> c_int {
     let Some(r) = real::creat64() else { return enosys() };
-    opened(None, path, mode as i64, || r(path, mode))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    opened(None, path, mode as i64, || unsafe { r(path, mode) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn mkstemp(t: *mut c_char) -> c_int {
     let Some(r) = real::mkstemp() else { return enosys() };
-    opened(None, t, 0, || r(t))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    opened(None, t, 0, || unsafe { r(t) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn mkostemp(t: *mut c_char, flags: c_int) -> c_int {
     let Some(r) = real::mkostemp() else { return enosys() };
-    opened(None, t, 0, || r(t, flags))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    opened(None, t, 0, || unsafe { r(t, flags) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn mkstemps(t: *mut c_char, suffix: c_int) -> c_int {
     let Some(r) = real::mkstemps() else { return enosys() };
-    opened(None, t, 0, || r(t, suffix))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    opened(None, t, 0, || unsafe { r(t, suffix) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn mkostemps(t: *mut c_char, suffix: c_int, flags: c_int) -> c_int {
     let Some(r) = real::mkostemps() else { return enosys() };
-    opened(None, t, 0, || r(t, suffix, flags))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    opened(None, t, 0, || unsafe { r(t, suffix, flags) })
 }
 
 /// Time and record a call that makes `newfd` refer to `oldfd`'s file.
@@ -193,49 +207,58 @@ fn duped(oldfd: c_int, call: impl FnOnce() -> c_int) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn dup(oldfd: c_int) -> c_int {
     let Some(r) = real::dup() else { return enosys() };
-    duped(oldfd, || r(oldfd))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    duped(oldfd, || unsafe { r(oldfd) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn dup2(oldfd: c_int, newfd: c_int) -> c_int {
     let Some(r) = real::dup2() else { return enosys() };
-    duped(oldfd, || r(oldfd, newfd))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    duped(oldfd, || unsafe { r(oldfd, newfd) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn dup3(oldfd: c_int, newfd: c_int, flags: c_int) -> c_int {
     let Some(r) = real::dup3() else { return enosys() };
-    duped(oldfd, || r(oldfd, newfd, flags))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    duped(oldfd, || unsafe { r(oldfd, newfd, flags) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fcntl(fd: c_int, cmd: c_int, arg: c_ulong) -> c_int {
     let Some(r) = real::fcntl() else { return enosys() };
     if cmd == libc::F_DUPFD || cmd == libc::F_DUPFD_CLOEXEC {
-        return duped(fd, || r(fd, cmd, arg));
+        // SAFETY: the real function, with the caller's arguments unchanged.
+        return duped(fd, || unsafe { r(fd, cmd, arg) });
     }
-    r(fd, cmd, arg)
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    unsafe { r(fd, cmd, arg) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fcntl64(fd: c_int, cmd: c_int, arg: c_ulong) -> c_int {
     let Some(r) = real::fcntl64() else { return enosys() };
     if cmd == libc::F_DUPFD || cmd == libc::F_DUPFD_CLOEXEC {
-        return duped(fd, || r(fd, cmd, arg));
+        // SAFETY: the real function, with the caller's arguments unchanged.
+        return duped(fd, || unsafe { r(fd, cmd, arg) });
     }
-    r(fd, cmd, arg)
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    unsafe { r(fd, cmd, arg) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn close(fd: c_int) -> c_int {
     let Some(r) = real::close() else { return enosys() };
     if !recording() || POSIX.tracked(fd).is_none() {
-        return r(fd);
+        // SAFETY: the real function, with the caller's arguments unchanged.
+        return unsafe { r(fd) };
     }
     // Forget the fd first: a concurrent open may get the number back.
     let idx = POSIX.take_fd(fd);
     let t1 = clock::now();
-    let ret = r(fd);
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    let ret = unsafe { r(fd) };
     let t2 = clock::now();
     if let Some(i) = idx {
         record_data(|| POSIX.on_closed(i, t1, t2));
@@ -246,115 +269,134 @@ pub unsafe extern "C" fn close(fd: c_int) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn read(fd: c_int, buf: *mut c_void, n: size_t) -> ssize_t {
     let Some(r) = real::read() else { return enosys() };
-    data(fd, false, None, aligned(buf), || r(fd, buf, n))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    data(fd, false, None, aligned(buf), || unsafe { r(fd, buf, n) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __read_chk(fd: c_int, buf: *mut c_void, n: size_t, len: size_t) -> ssize_t {
     let Some(r) = real::__read_chk() else { return enosys() };
-    data(fd, false, None, aligned(buf), || r(fd, buf, n, len))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    data(fd, false, None, aligned(buf), || unsafe { r(fd, buf, n, len) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn write(fd: c_int, buf: *const c_void, n: size_t) -> ssize_t {
     let Some(r) = real::write() else { return enosys() };
-    data(fd, true, None, aligned(buf), || r(fd, buf, n))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    data(fd, true, None, aligned(buf), || unsafe { r(fd, buf, n) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn pread(fd: c_int, buf: *mut c_void, n: size_t, off: off_t) -> ssize_t {
     let Some(r) = real::pread() else { return enosys() };
-    data(fd, false, Some(off), aligned(buf), || r(fd, buf, n, off))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    data(fd, false, Some(off), aligned(buf), || unsafe { r(fd, buf, n, off) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn pread64(fd: c_int, buf: *mut c_void, n: size_t, off: off64_t) -> ssize_t {
     let Some(r) = real::pread64() else { return enosys() };
-    data(fd, false, Some(off), aligned(buf), || r(fd, buf, n, off))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    data(fd, false, Some(off), aligned(buf), || unsafe { r(fd, buf, n, off) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __pread_chk(fd: c_int, buf: *mut c_void, n: size_t, off: off_t, len: size_t) -> ssize_t {
     let Some(r) = real::__pread_chk() else { return enosys() };
-    data(fd, false, Some(off), aligned(buf), || r(fd, buf, n, off, len))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    data(fd, false, Some(off), aligned(buf), || unsafe { r(fd, buf, n, off, len) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __pread64_chk(fd: c_int, buf: *mut c_void, n: size_t, off: off64_t, len: size_t) -> ssize_t {
     let Some(r) = real::__pread64_chk() else { return enosys() };
-    data(fd, false, Some(off), aligned(buf), || r(fd, buf, n, off, len))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    data(fd, false, Some(off), aligned(buf), || unsafe { r(fd, buf, n, off, len) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn pwrite(fd: c_int, buf: *const c_void, n: size_t, off: off_t) -> ssize_t {
     let Some(r) = real::pwrite() else { return enosys() };
-    data(fd, true, Some(off), aligned(buf), || r(fd, buf, n, off))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    data(fd, true, Some(off), aligned(buf), || unsafe { r(fd, buf, n, off) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn pwrite64(fd: c_int, buf: *const c_void, n: size_t, off: off64_t) -> ssize_t {
     let Some(r) = real::pwrite64() else { return enosys() };
-    data(fd, true, Some(off), aligned(buf), || r(fd, buf, n, off))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    data(fd, true, Some(off), aligned(buf), || unsafe { r(fd, buf, n, off) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn readv(fd: c_int, iov: *const iovec, cnt: c_int) -> ssize_t {
     let Some(r) = real::readv() else { return enosys() };
-    data(fd, false, None, iov_aligned(iov, cnt), || r(fd, iov, cnt))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    data(fd, false, None, iov_aligned(iov, cnt), || unsafe { r(fd, iov, cnt) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn writev(fd: c_int, iov: *const iovec, cnt: c_int) -> ssize_t {
     let Some(r) = real::writev() else { return enosys() };
-    data(fd, true, None, iov_aligned(iov, cnt), || r(fd, iov, cnt))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    data(fd, true, None, iov_aligned(iov, cnt), || unsafe { r(fd, iov, cnt) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn preadv(fd: c_int, iov: *const iovec, cnt: c_int, off: off_t) -> ssize_t {
     let Some(r) = real::preadv() else { return enosys() };
-    data(fd, false, Some(off), iov_aligned(iov, cnt), || r(fd, iov, cnt, off))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    data(fd, false, Some(off), iov_aligned(iov, cnt), || unsafe { r(fd, iov, cnt, off) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn preadv64(fd: c_int, iov: *const iovec, cnt: c_int, off: off64_t) -> ssize_t {
     let Some(r) = real::preadv64() else { return enosys() };
-    data(fd, false, Some(off), iov_aligned(iov, cnt), || r(fd, iov, cnt, off))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    data(fd, false, Some(off), iov_aligned(iov, cnt), || unsafe { r(fd, iov, cnt, off) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn preadv2(fd: c_int, iov: *const iovec, cnt: c_int, off: off_t, fl: c_int) -> ssize_t {
     let Some(r) = real::preadv2() else { return enosys() };
-    data(fd, false, pos(off), iov_aligned(iov, cnt), || r(fd, iov, cnt, off, fl))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    data(fd, false, pos(off), iov_aligned(iov, cnt), || unsafe { r(fd, iov, cnt, off, fl) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn preadv64v2(fd: c_int, iov: *const iovec, cnt: c_int, off: off64_t, fl: c_int) -> ssize_t {
     let Some(r) = real::preadv64v2() else { return enosys() };
-    data(fd, false, pos(off), iov_aligned(iov, cnt), || r(fd, iov, cnt, off, fl))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    data(fd, false, pos(off), iov_aligned(iov, cnt), || unsafe { r(fd, iov, cnt, off, fl) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn pwritev(fd: c_int, iov: *const iovec, cnt: c_int, off: off_t) -> ssize_t {
     let Some(r) = real::pwritev() else { return enosys() };
-    data(fd, true, Some(off), iov_aligned(iov, cnt), || r(fd, iov, cnt, off))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    data(fd, true, Some(off), iov_aligned(iov, cnt), || unsafe { r(fd, iov, cnt, off) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn pwritev64(fd: c_int, iov: *const iovec, cnt: c_int, off: off64_t) -> ssize_t {
     let Some(r) = real::pwritev64() else { return enosys() };
-    data(fd, true, Some(off), iov_aligned(iov, cnt), || r(fd, iov, cnt, off))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    data(fd, true, Some(off), iov_aligned(iov, cnt), || unsafe { r(fd, iov, cnt, off) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn pwritev2(fd: c_int, iov: *const iovec, cnt: c_int, off: off_t, fl: c_int) -> ssize_t {
     let Some(r) = real::pwritev2() else { return enosys() };
-    data(fd, true, pos(off), iov_aligned(iov, cnt), || r(fd, iov, cnt, off, fl))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    data(fd, true, pos(off), iov_aligned(iov, cnt), || unsafe { r(fd, iov, cnt, off, fl) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn pwritev64v2(fd: c_int, iov: *const iovec, cnt: c_int, off: off64_t, fl: c_int) -> ssize_t {
     let Some(r) = real::pwritev64v2() else { return enosys() };
-    data(fd, true, pos(off), iov_aligned(iov, cnt), || r(fd, iov, cnt, off, fl))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    data(fd, true, pos(off), iov_aligned(iov, cnt), || unsafe { r(fd, iov, cnt, off, fl) })
 }
 
 /// Time and record a call on a tracked fd that returns an int status.
@@ -375,25 +417,29 @@ fn on_fd<T: Copy + PartialOrd + Default>(fd: c_int, call: impl FnOnce() -> T, re
 #[no_mangle]
 pub unsafe extern "C" fn lseek(fd: c_int, off: off_t, whence: c_int) -> off_t {
     let Some(r) = real::lseek() else { return enosys() };
-    on_fd(fd, || r(fd, off, whence), |p, t1, t2| POSIX.on_seek(fd, p, t1, t2))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    on_fd(fd, || unsafe { r(fd, off, whence) }, |p, t1, t2| POSIX.on_seek(fd, p, t1, t2))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn lseek64(fd: c_int, off: off64_t, whence: c_int) -> off64_t {
     let Some(r) = real::lseek64() else { return enosys() };
-    on_fd(fd, || r(fd, off, whence), |p, t1, t2| POSIX.on_seek(fd, p, t1, t2))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    on_fd(fd, || unsafe { r(fd, off, whence) }, |p, t1, t2| POSIX.on_seek(fd, p, t1, t2))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fsync(fd: c_int) -> c_int {
     let Some(r) = real::fsync() else { return enosys() };
-    on_fd(fd, || r(fd), |_, t1, t2| POSIX.on_sync(fd, false, t1, t2))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    on_fd(fd, || unsafe { r(fd) }, |_, t1, t2| POSIX.on_sync(fd, false, t1, t2))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fdatasync(fd: c_int) -> c_int {
     let Some(r) = real::fdatasync() else { return enosys() };
-    on_fd(fd, || r(fd), |_, t1, t2| POSIX.on_sync(fd, true, t1, t2))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    on_fd(fd, || unsafe { r(fd) }, |_, t1, t2| POSIX.on_sync(fd, true, t1, t2))
 }
 
 #[no_mangle]
@@ -406,7 +452,8 @@ pub unsafe extern "C" fn mmap(
     off: off_t,
 ) -> *mut c_void {
     let Some(r) = real::mmap() else { return libc::MAP_FAILED };
-    let p = r(a, len, prot, fl, fd, off);
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    let p = unsafe { r(a, len, prot, fl, fd, off) };
     if p != libc::MAP_FAILED && fd >= 0 && recording() {
         record(|| POSIX.on_mmap(fd));
     }
@@ -423,7 +470,8 @@ pub unsafe extern "C" fn mmap64(
     off: off64_t,
 ) -> *mut c_void {
     let Some(r) = real::mmap64() else { return libc::MAP_FAILED };
-    let p = r(a, len, prot, fl, fd, off);
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    let p = unsafe { r(a, len, prot, fl, fd, off) };
     if p != libc::MAP_FAILED && fd >= 0 && recording() {
         record(|| POSIX.on_mmap(fd));
     }
@@ -471,31 +519,36 @@ pub unsafe extern "C" fn copy_file_range(
 ) -> ssize_t {
     let Some(r) = real::copy_file_range() else { return enosys() };
     let (a, b) = (peek(off_in), peek(off_out));
-    kernel_copy(fd_in, a, fd_out, b, || r(fd_in, off_in, fd_out, off_out, len, flags))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    kernel_copy(fd_in, a, fd_out, b, || unsafe { r(fd_in, off_in, fd_out, off_out, len, flags) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn sendfile(out_fd: c_int, in_fd: c_int, off: *mut off_t, count: size_t) -> ssize_t {
     let Some(r) = real::sendfile() else { return enosys() };
     let a = peek(off);
-    kernel_copy(in_fd, a, out_fd, None, || r(out_fd, in_fd, off, count))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    kernel_copy(in_fd, a, out_fd, None, || unsafe { r(out_fd, in_fd, off, count) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn sendfile64(out_fd: c_int, in_fd: c_int, off: *mut off64_t, count: size_t) -> ssize_t {
     let Some(r) = real::sendfile64() else { return enosys() };
     let a = peek(off);
-    kernel_copy(in_fd, a, out_fd, None, || r(out_fd, in_fd, off, count))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    kernel_copy(in_fd, a, out_fd, None, || unsafe { r(out_fd, in_fd, off, count) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn rename(old: *const c_char, new: *const c_char) -> c_int {
     let Some(r) = real::rename() else { return enosys() };
     if !recording() {
-        return r(old, new);
+        // SAFETY: the real function, with the caller's arguments unchanged.
+        return unsafe { r(old, new) };
     }
     let t1 = clock::now();
-    let ret = r(old, new);
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    let ret = unsafe { r(old, new) };
     let t2 = clock::now();
     if ret == 0 {
         record(|| {
@@ -519,25 +572,29 @@ fn aio_submit(cb: *mut libc::aiocb, write: bool, call: impl FnOnce() -> c_int) -
 #[no_mangle]
 pub unsafe extern "C" fn aio_read(cb: *mut libc::aiocb) -> c_int {
     let Some(r) = real::aio_read() else { return enosys() };
-    aio_submit(cb, false, || r(cb))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    aio_submit(cb, false, || unsafe { r(cb) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn aio_write(cb: *mut libc::aiocb) -> c_int {
     let Some(r) = real::aio_write() else { return enosys() };
-    aio_submit(cb, true, || r(cb))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    aio_submit(cb, true, || unsafe { r(cb) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn aio_read64(cb: *mut libc::aiocb) -> c_int {
     let Some(r) = real::aio_read64() else { return enosys() };
-    aio_submit(cb, false, || r(cb))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    aio_submit(cb, false, || unsafe { r(cb) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn aio_write64(cb: *mut libc::aiocb) -> c_int {
     let Some(r) = real::aio_write64() else { return enosys() };
-    aio_submit(cb, true, || r(cb))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    aio_submit(cb, true, || unsafe { r(cb) })
 }
 
 fn aio_done(cb: *mut libc::aiocb, call: impl FnOnce() -> ssize_t) -> ssize_t {
@@ -554,13 +611,15 @@ fn aio_done(cb: *mut libc::aiocb, call: impl FnOnce() -> ssize_t) -> ssize_t {
 #[no_mangle]
 pub unsafe extern "C" fn aio_return(cb: *mut libc::aiocb) -> ssize_t {
     let Some(r) = real::aio_return() else { return enosys() };
-    aio_done(cb, || r(cb))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    aio_done(cb, || unsafe { r(cb) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn aio_return64(cb: *mut libc::aiocb) -> ssize_t {
     let Some(r) = real::aio_return64() else { return enosys() };
-    aio_done(cb, || r(cb))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    aio_done(cb, || unsafe { r(cb) })
 }
 
 fn lio(list: *const *mut libc::aiocb, n: c_int, call: impl FnOnce() -> c_int) -> c_int {
@@ -585,13 +644,15 @@ fn lio(list: *const *mut libc::aiocb, n: c_int, call: impl FnOnce() -> c_int) ->
 #[no_mangle]
 pub unsafe extern "C" fn lio_listio(m: c_int, l: *const *mut libc::aiocb, n: c_int, s: *mut libc::sigevent) -> c_int {
     let Some(r) = real::lio_listio() else { return enosys() };
-    lio(l, n, || r(m, l, n, s))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    lio(l, n, || unsafe { r(m, l, n, s) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn lio_listio64(m: c_int, l: *const *mut libc::aiocb, n: c_int, s: *mut libc::sigevent) -> c_int {
     let Some(r) = real::lio_listio64() else { return enosys() };
-    lio(l, n, || r(m, l, n, s))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    lio(l, n, || unsafe { r(m, l, n, s) })
 }
 
 #[no_mangle]
@@ -603,9 +664,11 @@ pub unsafe extern "C" fn fork() -> libc::pid_t {
 pub unsafe extern "C" fn _exit(status: c_int) -> ! {
     let _ = std::panic::catch_unwind(crate::init::shutdown);
     if let Some(r) = real::_exit() {
-        r(status);
+        // SAFETY: the real function, with the caller's arguments unchanged.
+        unsafe { r(status) };
     }
-    libc::syscall(libc::SYS_exit_group, status);
+    // SAFETY: no real _exit was found: end the process as it would.
+    unsafe { libc::syscall(libc::SYS_exit_group, status) };
     loop {}
 }
 
@@ -613,8 +676,10 @@ pub unsafe extern "C" fn _exit(status: c_int) -> ! {
 pub unsafe extern "C" fn _Exit(status: c_int) -> ! {
     let _ = std::panic::catch_unwind(crate::init::shutdown);
     if let Some(r) = real::_Exit() {
-        r(status);
+        // SAFETY: the real function, with the caller's arguments unchanged.
+        unsafe { r(status) };
     }
-    libc::syscall(libc::SYS_exit_group, status);
+    // SAFETY: no real _exit was found: end the process as it would.
+    unsafe { libc::syscall(libc::SYS_exit_group, status) };
     loop {}
 }

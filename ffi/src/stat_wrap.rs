@@ -100,101 +100,118 @@ fn statx_mode(b: *const libc::statx) -> u32 {
 #[no_mangle]
 pub unsafe extern "C" fn stat(p: *const c_char, b: *mut Stat) -> c_int {
     let Some(r) = real::stat() else { return enosys() };
-    by_path(None, p, || mode(b), || r(p, b))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    by_path(None, p, || mode(b), || unsafe { r(p, b) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn stat64(p: *const c_char, b: *mut Stat64) -> c_int {
     let Some(r) = real::stat64() else { return enosys() };
-    by_path(None, p, || mode64(b), || r(p, b))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    by_path(None, p, || mode64(b), || unsafe { r(p, b) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn lstat(p: *const c_char, b: *mut Stat) -> c_int {
     let Some(r) = real::lstat() else { return enosys() };
-    by_path(None, p, || mode(b), || r(p, b))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    by_path(None, p, || mode(b), || unsafe { r(p, b) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn lstat64(p: *const c_char, b: *mut Stat64) -> c_int {
     let Some(r) = real::lstat64() else { return enosys() };
-    by_path(None, p, || mode64(b), || r(p, b))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    by_path(None, p, || mode64(b), || unsafe { r(p, b) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fstat(fd: c_int, b: *mut Stat) -> c_int {
     let Some(r) = real::fstat() else { return enosys() };
-    by_fd(fd, || mode(b), || r(fd, b))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    by_fd(fd, || mode(b), || unsafe { r(fd, b) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fstat64(fd: c_int, b: *mut Stat64) -> c_int {
     let Some(r) = real::fstat64() else { return enosys() };
-    by_fd(fd, || mode64(b), || r(fd, b))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    by_fd(fd, || mode64(b), || unsafe { r(fd, b) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fstatat(d: c_int, p: *const c_char, b: *mut Stat, fl: c_int) -> c_int {
     let Some(r) = real::fstatat() else { return enosys() };
-    at(d, p, fl, || mode(b), || r(d, p, b, fl))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    at(d, p, fl, || mode(b), || unsafe { r(d, p, b, fl) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fstatat64(d: c_int, p: *const c_char, b: *mut Stat64, fl: c_int) -> c_int {
     let Some(r) = real::fstatat64() else { return enosys() };
-    at(d, p, fl, || mode64(b), || r(d, p, b, fl))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    at(d, p, fl, || mode64(b), || unsafe { r(d, p, b, fl) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __xstat(v: c_int, p: *const c_char, b: *mut Stat) -> c_int {
     let Some(r) = real::__xstat() else { return enosys() };
-    by_path(None, p, || mode(b), || r(v, p, b))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    by_path(None, p, || mode(b), || unsafe { r(v, p, b) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __xstat64(v: c_int, p: *const c_char, b: *mut Stat64) -> c_int {
     let Some(r) = real::__xstat64() else { return enosys() };
-    by_path(None, p, || mode64(b), || r(v, p, b))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    by_path(None, p, || mode64(b), || unsafe { r(v, p, b) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __lxstat(v: c_int, p: *const c_char, b: *mut Stat) -> c_int {
     let Some(r) = real::__lxstat() else { return enosys() };
-    by_path(None, p, || mode(b), || r(v, p, b))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    by_path(None, p, || mode(b), || unsafe { r(v, p, b) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __lxstat64(v: c_int, p: *const c_char, b: *mut Stat64) -> c_int {
     let Some(r) = real::__lxstat64() else { return enosys() };
-    by_path(None, p, || mode64(b), || r(v, p, b))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    by_path(None, p, || mode64(b), || unsafe { r(v, p, b) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __fxstat(v: c_int, fd: c_int, b: *mut Stat) -> c_int {
     let Some(r) = real::__fxstat() else { return enosys() };
-    by_fd(fd, || mode(b), || r(v, fd, b))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    by_fd(fd, || mode(b), || unsafe { r(v, fd, b) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __fxstat64(v: c_int, fd: c_int, b: *mut Stat64) -> c_int {
     let Some(r) = real::__fxstat64() else { return enosys() };
-    by_fd(fd, || mode64(b), || r(v, fd, b))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    by_fd(fd, || mode64(b), || unsafe { r(v, fd, b) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __fxstatat(v: c_int, d: c_int, p: *const c_char, b: *mut Stat, fl: c_int) -> c_int {
     let Some(r) = real::__fxstatat() else { return enosys() };
-    at(d, p, fl, || mode(b), || r(v, d, p, b, fl))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    at(d, p, fl, || mode(b), || unsafe { r(v, d, p, b, fl) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __fxstatat64(v: c_int, d: c_int, p: *const c_char, b: *mut Stat64, fl: c_int) -> c_int {
     let Some(r) = real::__fxstatat64() else { return enosys() };
-    at(d, p, fl, || mode64(b), || r(v, d, p, b, fl))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    at(d, p, fl, || mode64(b), || unsafe { r(v, d, p, b, fl) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn statx(d: c_int, p: *const c_char, fl: c_int, mask: c_uint, b: *mut libc::statx) -> c_int {
     let Some(r) = real::statx() else { return enosys() };
-    at(d, p, fl, || statx_mode(b), || r(d, p, fl, mask, b))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    at(d, p, fl, || statx_mode(b), || unsafe { r(d, p, fl, mask, b) })
 }

@@ -77,25 +77,29 @@ fn seeked(f: *mut FILE, call: impl FnOnce() -> c_int) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn fopen(path: *const c_char, mode: *const c_char) -> *mut FILE {
     let Some(r) = real::fopen() else { return enosys_ptr() };
-    opened(path, || r(path, mode))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    opened(path, || unsafe { r(path, mode) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fopen64(path: *const c_char, mode: *const c_char) -> *mut FILE {
     let Some(r) = real::fopen64() else { return enosys_ptr() };
-    opened(path, || r(path, mode))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    opened(path, || unsafe { r(path, mode) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn freopen(path: *const c_char, mode: *const c_char, f: *mut FILE) -> *mut FILE {
     let Some(r) = real::freopen() else { return enosys_ptr() };
-    opened(path, || r(path, mode, f))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    opened(path, || unsafe { r(path, mode, f) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn freopen64(path: *const c_char, mode: *const c_char, f: *mut FILE) -> *mut FILE {
     let Some(r) = real::freopen64() else { return enosys_ptr() };
-    opened(path, || r(path, mode, f))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    opened(path, || unsafe { r(path, mode, f) })
 }
 
 fn enosys_ptr() -> *mut FILE {
@@ -107,10 +111,12 @@ fn enosys_ptr() -> *mut FILE {
 pub unsafe extern "C" fn fdopen(fd: c_int, mode: *const c_char) -> *mut FILE {
     let Some(r) = real::fdopen() else { return enosys_ptr() };
     if !recording() {
-        return r(fd, mode);
+        // SAFETY: the real function, with the caller's arguments unchanged.
+        return unsafe { r(fd, mode) };
     }
     let t1 = clock::now();
-    let f = r(fd, mode);
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    let f = unsafe { r(fd, mode) };
     let t2 = clock::now();
     if !f.is_null() {
         record(|| {
@@ -128,10 +134,12 @@ pub unsafe extern "C" fn fdopen(fd: c_int, mode: *const c_char) -> *mut FILE {
 pub unsafe extern "C" fn fileno(f: *mut FILE) -> c_int {
     let Some(r) = real::fileno() else { return enosys() };
     if !recording() {
-        return r(f);
+        // SAFETY: the real function, with the caller's arguments unchanged.
+        return unsafe { r(f) };
     }
     let t1 = clock::now();
-    let fd = r(f);
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    let fd = unsafe { r(f) };
     let t2 = clock::now();
     if fd >= 0 {
         record(|| {
@@ -152,14 +160,17 @@ pub unsafe extern "C" fn fileno(f: *mut FILE) -> c_int {
 pub unsafe extern "C" fn fclose(f: *mut FILE) -> c_int {
     let Some(r) = real::fclose() else { return enosys() };
     if !recording() {
-        return r(f);
+        // SAFETY: the real function, with the caller's arguments unchanged.
+        return unsafe { r(f) };
     }
     // fclose closes the stream's fd without calling close(): forget it.
     if let Some(fno) = real::fileno() {
-        POSIX.take_fd(fno(f));
+        // SAFETY: fileno of the caller's stream, which fclose is given next.
+        POSIX.take_fd(unsafe { fno(f) });
     }
     let t1 = clock::now();
-    let ret = r(f);
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    let ret = unsafe { r(f) };
     let t2 = clock::now();
     record(|| STDIO.on_close(f as usize, t1, t2));
     ret
@@ -169,10 +180,12 @@ pub unsafe extern "C" fn fclose(f: *mut FILE) -> c_int {
 pub unsafe extern "C" fn fflush(f: *mut FILE) -> c_int {
     let Some(r) = real::fflush() else { return enosys() };
     if !recording() || !darshan_stdio::maybe_tracked(f as usize) {
-        return r(f);
+        // SAFETY: the real function, with the caller's arguments unchanged.
+        return unsafe { r(f) };
     }
     let t1 = clock::now();
-    let ret = r(f);
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    let ret = unsafe { r(f) };
     let t2 = clock::now();
     if ret >= 0 {
         record(|| STDIO.on_write(f as usize, 0, true, t1, t2));
@@ -183,7 +196,8 @@ pub unsafe extern "C" fn fflush(f: *mut FILE) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn fwrite(p: *const c_void, size: size_t, n: size_t, f: *mut FILE) -> size_t {
     let Some(r) = real::fwrite() else { return 0 };
-    io(f as usize, true, || r(p, size, n, f), |k| (k > 0).then(|| (k * size) as i64))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    io(f as usize, true, || unsafe { r(p, size, n, f) }, |k| (k > 0).then(|| (k * size) as i64))
 }
 
 fn char_out(c: c_int) -> Option<i64> {
@@ -193,31 +207,36 @@ fn char_out(c: c_int) -> Option<i64> {
 #[no_mangle]
 pub unsafe extern "C" fn fputc(c: c_int, f: *mut FILE) -> c_int {
     let Some(r) = real::fputc() else { return enosys() };
-    io(f as usize, true, || r(c, f), char_out)
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    io(f as usize, true, || unsafe { r(c, f) }, char_out)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn putc(c: c_int, f: *mut FILE) -> c_int {
     let Some(r) = real::putc() else { return enosys() };
-    io(f as usize, true, || r(c, f), char_out)
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    io(f as usize, true, || unsafe { r(c, f) }, char_out)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn _IO_putc(c: c_int, f: *mut FILE) -> c_int {
     let Some(r) = real::_IO_putc() else { return enosys() };
-    io(f as usize, true, || r(c, f), char_out)
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    io(f as usize, true, || unsafe { r(c, f) }, char_out)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn putchar(c: c_int) -> c_int {
     let Some(r) = real::putchar() else { return enosys() };
-    io(stdout_ptr(), true, || r(c), char_out)
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    io(stdout_ptr(), true, || unsafe { r(c) }, char_out)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn putw(w: c_int, f: *mut FILE) -> c_int {
     let Some(r) = real::putw() else { return enosys() };
-    io(f as usize, true, || r(w, f), |k| (k != libc::EOF).then_some(4))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    io(f as usize, true, || unsafe { r(w, f) }, |k| (k != libc::EOF).then_some(4))
 }
 
 fn strlen(s: *const c_char) -> i64 {
@@ -228,50 +247,58 @@ fn strlen(s: *const c_char) -> i64 {
 #[no_mangle]
 pub unsafe extern "C" fn fputs(s: *const c_char, f: *mut FILE) -> c_int {
     let Some(r) = real::fputs() else { return enosys() };
-    io(f as usize, true, || r(s, f), |k| (k != libc::EOF && k > 0).then(|| strlen(s)))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    io(f as usize, true, || unsafe { r(s, f) }, |k| (k != libc::EOF && k > 0).then(|| strlen(s)))
 }
 
 /// What compilers turn `printf("...\n")` into: the string and a newline.
 #[no_mangle]
 pub unsafe extern "C" fn puts(s: *const c_char) -> c_int {
     let Some(r) = real::puts() else { return enosys() };
-    io(stdout_ptr(), true, || r(s), |k| (k != libc::EOF && k >= 0).then(|| strlen(s) + 1))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    io(stdout_ptr(), true, || unsafe { r(s) }, |k| (k != libc::EOF && k >= 0).then(|| strlen(s) + 1))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fread(p: *mut c_void, size: size_t, n: size_t, f: *mut FILE) -> size_t {
     let Some(r) = real::fread() else { return 0 };
-    io(f as usize, false, || r(p, size, n, f), |k| (k > 0).then(|| (k * size) as i64))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    io(f as usize, false, || unsafe { r(p, size, n, f) }, |k| (k > 0).then(|| (k * size) as i64))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __fread_chk(p: *mut c_void, len: size_t, size: size_t, n: size_t, f: *mut FILE) -> size_t {
     let Some(r) = real::__fread_chk() else { return 0 };
-    io(f as usize, false, || r(p, len, size, n, f), |k| (k > 0).then(|| (k * size) as i64))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    io(f as usize, false, || unsafe { r(p, len, size, n, f) }, |k| (k > 0).then(|| (k * size) as i64))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fgetc(f: *mut FILE) -> c_int {
     let Some(r) = real::fgetc() else { return enosys() };
-    io(f as usize, false, || r(f), char_out)
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    io(f as usize, false, || unsafe { r(f) }, char_out)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn getc(f: *mut FILE) -> c_int {
     let Some(r) = real::getc() else { return enosys() };
-    io(f as usize, false, || r(f), char_out)
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    io(f as usize, false, || unsafe { r(f) }, char_out)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn _IO_getc(f: *mut FILE) -> c_int {
     let Some(r) = real::_IO_getc() else { return enosys() };
-    io(f as usize, false, || r(f), char_out)
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    io(f as usize, false, || unsafe { r(f) }, char_out)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn getchar() -> c_int {
     let Some(r) = real::getchar() else { return enosys() };
-    io(stdin_ptr(), false, || r(), char_out)
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    io(stdin_ptr(), false, || unsafe { r() }, char_out)
 }
 
 #[no_mangle]
@@ -280,59 +307,69 @@ pub unsafe extern "C" fn getw(f: *mut FILE) -> c_int {
     // As Darshan: recorded unless EOF together with an error.
     // SAFETY: `f` is the caller's stream, valid for the getw call.
     let err = |f: *mut FILE| unsafe { libc::ferror(f) };
-    io(f as usize, false, || r(f), |k| (k != libc::EOF || err(f) == 0).then_some(4))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    io(f as usize, false, || unsafe { r(f) }, |k| (k != libc::EOF || err(f) == 0).then_some(4))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fgets(s: *mut c_char, n: c_int, f: *mut FILE) -> *mut c_char {
     let Some(r) = real::fgets() else { return null() };
-    io(f as usize, false, || r(s, n, f), |p| (!p.is_null()).then(|| strlen(p)))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    io(f as usize, false, || unsafe { r(s, n, f) }, |p| (!p.is_null()).then(|| strlen(p)))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __fgets_chk(s: *mut c_char, len: size_t, n: c_int, f: *mut FILE) -> *mut c_char {
     let Some(r) = real::__fgets_chk() else { return null() };
-    io(f as usize, false, || r(s, len, n, f), |p| (!p.is_null()).then(|| strlen(p)))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    io(f as usize, false, || unsafe { r(s, len, n, f) }, |p| (!p.is_null()).then(|| strlen(p)))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fseek(f: *mut FILE, off: c_long, whence: c_int) -> c_int {
     let Some(r) = real::fseek() else { return enosys() };
-    seeked(f, || r(f, off, whence))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    seeked(f, || unsafe { r(f, off, whence) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fseeko(f: *mut FILE, off: off_t, whence: c_int) -> c_int {
     let Some(r) = real::fseeko() else { return enosys() };
-    seeked(f, || r(f, off, whence))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    seeked(f, || unsafe { r(f, off, whence) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fseeko64(f: *mut FILE, off: off64_t, whence: c_int) -> c_int {
     let Some(r) = real::fseeko64() else { return enosys() };
-    seeked(f, || r(f, off, whence))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    seeked(f, || unsafe { r(f, off, whence) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fsetpos(f: *mut FILE, p: *const libc::fpos_t) -> c_int {
     let Some(r) = real::fsetpos() else { return enosys() };
-    seeked(f, || r(f, p))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    seeked(f, || unsafe { r(f, p) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fsetpos64(f: *mut FILE, p: *const libc::fpos64_t) -> c_int {
     let Some(r) = real::fsetpos64() else { return enosys() };
-    seeked(f, || r(f, p))
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    seeked(f, || unsafe { r(f, p) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn rewind(f: *mut FILE) {
     let Some(r) = real::rewind() else { return };
     if !recording() {
-        return r(f);
+        // SAFETY: the real function, with the caller's arguments unchanged.
+        return unsafe { r(f) };
     }
     let t1 = clock::now();
-    r(f);
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    unsafe { r(f) };
     let t2 = clock::now();
     record(|| STDIO.on_seek(f as usize, 0, t1, t2));
 }
@@ -343,7 +380,8 @@ pub unsafe extern "C" fn rewind(f: *mut FILE) {
 #[no_mangle]
 pub unsafe extern "C" fn ungetc(c: c_int, f: *mut FILE) -> c_int {
     let Some(r) = real::ungetc() else { return enosys() };
-    let ret = r(c, f);
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    let ret = unsafe { r(c, f) };
     if ret != libc::EOF && recording() {
         record(|| STDIO.on_unget(f as usize));
     }

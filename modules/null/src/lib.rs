@@ -96,12 +96,7 @@ mod tests {
         // The NULL module is off by default: this run asks for it.
         let mut config = darshan_core::config::Config::default();
         config.mod_enabled[ID] = true;
-        let shared = darshan_core::runtime::Shared {
-            config,
-            mounts: Vec::new(),
-            cmdline: "test".into(),
-            platform,
-        };
+        let shared = darshan_core::runtime::Shared { config, mounts: Vec::new(), cmdline: "test".into(), platform };
         darshan_core::runtime::init(shared, (0, 0), 1, None).unwrap();
         // Two records fit; the third name marks the module partial.
         let mut arena = RecordArena::new(2 * RECORD_WORDS * 8).unwrap();
