@@ -4,8 +4,9 @@
 # test time), tar, coreutils' cp and python3 (programs the tests run under
 # the runtime), gzip, GNU time and taskset (benchmarks), and a venv with
 # PyDarshan 3.5.0 (the independent reader of our logs), and Debian's Open
-# MPI (mpicc, mpirun) for the MPI tests and the shutdown benchmark. Safe to
-# run again; skips what is done. Parallel HDF5 comes with the HDF5 issue.
+# MPI (mpicc, mpirun) for the MPI tests and the shutdown benchmark; nm,
+# mount and git (below). Safe to run again; skips what is done. HDF5 is
+# not installed yet: no module uses it until the HDF5 issue.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need_apt=()
@@ -19,6 +20,11 @@ command -v gzip >/dev/null || need_apt+=(gzip)
 command -v mpicc >/dev/null || need_apt+=(libopenmpi-dev)
 command -v mpirun >/dev/null || need_apt+=(openmpi-bin)
 command -v pkill >/dev/null || need_apt+=(procps)
+# nm: the exported-symbol test; mount: the full-tmpfs test; git: the
+# short-process benchmark (git status in a 2,000-file repository).
+command -v nm >/dev/null || need_apt+=(binutils)
+command -v mount >/dev/null || need_apt+=(mount)
+command -v git >/dev/null || need_apt+=(git)
 if [ ${#need_apt[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
 fi

@@ -102,7 +102,7 @@ pub fn create_file_under(base: usize, len: usize, path: &str, copy: &[(usize, us
         what
     };
     f.set_len(len as u64).map_err(|e| fail(format!("cannot size {path}: {e}")))?;
-    for &(off, n) in copy {
+    for &(off, n) in copy.iter().filter(|(_, n)| *n > 0) {
         let n = n.min(len.saturating_sub(off));
         // SAFETY: `base..base+len` is our mapping (reserve_mapping) and the
         // range lies inside it; nothing writes to it meanwhile.

@@ -186,6 +186,17 @@ fn fraction(v: &str, what: &str, warn: &mut Vec<String>) -> Option<f64> {
     }
 }
 
+/// A 0/1 switch of ours (DARSHAN_MMAP_LOGS, DARSHAN_LOG_FSYNC): another
+/// value keeps the current one, with a warning.
+fn switch(src: &dyn Source, name: &str, flag: &mut bool, warn: &mut Vec<String>) {
+    match src.var(name).as_deref() {
+        None => {}
+        Some("0") => *flag = false,
+        Some("1") => *flag = true,
+        Some(v) => warn.push(format!("{name}={}: expected 0 or 1; keeping {}", quote(v), *flag as u8)),
+    }
+}
+
 /// A value quoted in a warning: at most a short prefix (a 5 MB config
 /// line once gave a 5 MB warning).
 fn quote(v: &str) -> String {
@@ -344,28 +355,8 @@ impl Config {
         if let Some(v) = src.var("DARSHAN_MMAP_LOGPATH") {
             self.mmap_log_path = v;
         }
-        if let Some(v) = src.var("DARSHAN_LOG_FSYNC") {
-            match v.as_str() {
-                "0" => self.log_fsync = false,
-                "1" => self.log_fsync = true,
-                _ => warn.push(format!(
-                    "DARSHAN_LOG_FSYNC={}: expected 0 or 1; keeping {}",
-                    quote(&v),
-                    self.log_fsync as u8
-                )),
-            }
-        }
-        if let Some(v) = src.var("DARSHAN_MMAP_LOGS") {
-            match v.as_str() {
-                "0" => self.mmap_logs = false,
-                "1" => self.mmap_logs = true,
-                _ => warn.push(format!(
-                    "DARSHAN_MMAP_LOGS={}: expected 0 or 1; keeping {}",
-                    quote(&v),
-                    self.mmap_logs as u8
-                )),
-            }
-        }
+        switch(src, "DARSHAN_LOG_FSYNC", &mut self.log_fsync, warn);
+        switch(src, "DARSHAN_MMAP_LOGS", &mut self.mmap_logs, warn);
         if let Some(v) = src.var("DARSHAN_JOBID") {
             self.jobid_env = Some(v);
         }
@@ -495,6 +486,15 @@ mod tests {
         assert_eq!(warn.len(), 2, "{warn:?}");
         assert!(warn.iter().any(|w| w.contains("BOGUS")));
         assert!(warn.iter().any(|w| w.contains("lots")));
+    }
+
+    #[test]
+    fn our_switches_take_0_or_1_and_warn_otherwise() {
+        let (c, w) = Config::load(&Fake([("DARSHAN_LOG_FSYNC", "1"), ("DARSHAN_MMAP_LOGS", "yes")].into(), ""));
+        assert!(c.log_fsync);
+        assert!(c.mmap_logs, "a bad value keeps the default");
+        assert_eq!(w, vec!["DARSHAN_MMAP_LOGS=yes: expected 0 or 1; keeping 1".to_string()]);
+        assert!(!Config::default().log_fsync, "no fsync unless asked for");
     }
 
     /// A config file line of 5 MB gave a 5 MB warning.

@@ -76,6 +76,10 @@ pub struct LogMap {
     pub path: String,
     /// A full file system was reported (once).
     full_said: bool,
+    /// The file was removed (shutdown done, or exec under way) but stays
+    /// mapped: new records still get their pages populated, so a failed
+    /// exec that keeps recording can never raise SIGBUS.
+    unlinked: bool,
     /// Records may now be created: the first one makes the file. Before
     /// (start-up, a forked child's reset) what is written stays in memory
     /// and goes into the file when it is made.
@@ -134,8 +138,18 @@ pub fn install(mem: &'static mut [u8], name_mem: usize, path: String) -> (&'stat
     let mut areas = [Area::default(); MAX_MODS + 1];
     let names_end = NAMES_OFF + name_mem.next_multiple_of(8);
     areas[MAX_MODS] = Area { start: NAMES_OFF, given: NAMES_OFF, end: names_end };
-    *MAP.lock().unwrap_or_else(|e| e.into_inner()) =
-        Some(LogMap { backing: Backing::Pending, header, job, areas, base, len, path, full_said: false, armed: false });
+    *MAP.lock().unwrap_or_else(|e| e.into_inner()) = Some(LogMap {
+        backing: Backing::Pending,
+        header,
+        job,
+        areas,
+        base,
+        len,
+        path,
+        full_said: false,
+        unlinked: false,
+        armed: false,
+    });
     RANGE[0].store(base, std::sync::atomic::Ordering::Relaxed);
     RANGE[1].store(len, std::sync::atomic::Ordering::Relaxed);
     ACTIVE.store(true, std::sync::atomic::Ordering::Release);
@@ -157,12 +171,12 @@ pub fn reserved() -> bool {
 /// Whether the crash-safe file exists (the final log must then be on disk
 /// before the file is removed).
 pub fn has_file() -> bool {
-    with(|m| m.backing == Backing::File).unwrap_or(false)
+    with(|m| m.backing == Backing::File && !m.unlinked).unwrap_or(false)
 }
 
 /// The crash-safe file's path, if it exists.
 pub fn path() -> Option<String> {
-    with(|m| (m.backing == Backing::File).then(|| m.path.clone())).flatten()
+    with(|m| (m.backing == Backing::File && !m.unlinked).then(|| m.path.clone())).flatten()
 }
 
 fn put(h: &mut [u8], off: usize, v: u64) {
@@ -180,7 +194,10 @@ impl LogMap {
     /// meanwhile: records and names are only created after [`room`],
     /// which waits for this lock.
     fn make_file(&mut self) {
-        let mut copy = vec![(0, NAMES_OFF.next_multiple_of(PAGE))];
+        // A fixed array: this runs in the wrapper that creates the first
+        // record, where nothing may allocate.
+        let mut copy = [(0, 0); MAX_MODS + 2];
+        copy[0] = (0, NAMES_OFF.next_multiple_of(PAGE));
         let names_used = NAMES_OFF + get(self.header, 40) as usize;
         for (slot, a) in self.areas.iter_mut().enumerate() {
             if a.end == 0 {
@@ -188,7 +205,7 @@ impl LogMap {
             }
             let used = if slot == MAX_MODS { names_used } else { a.start + get(self.header, 56 + 16 * slot) as usize };
             let upto = used.max(a.start + FIRST).min(a.end);
-            copy.push((a.start, upto - a.start));
+            copy[slot + 1] = (a.start, upto - a.start);
             a.given = upto;
         }
         match own_io(|| crate::arena::create_file_under(self.base, self.len, &self.path, &copy)) {
@@ -316,6 +333,7 @@ pub fn fork_child(path: String) -> Result<(), String> {
         m.backing = Backing::Pending;
         m.path = path;
         m.full_said = false;
+        m.unlinked = false;
         m.armed = false;
         m.header.iter_mut().for_each(|b| *b = 0);
         write_fixed_header(m.header);
@@ -346,9 +364,9 @@ pub fn detach_without_lock() {
 /// by exec): the file goes.
 pub fn remove() {
     let p = with(|m| {
-        let had = m.backing == Backing::File;
-        m.backing = Backing::Memory;
-        had.then(|| std::mem::take(&mut m.path))
+        let had = m.backing == Backing::File && !m.unlinked;
+        m.unlinked = true;
+        had.then(|| m.path.clone())
     });
     if let Some(Some(p)) = p {
         let _ = std::fs::remove_file(p);

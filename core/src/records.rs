@@ -6,7 +6,7 @@
 
 use crate::arena::Slice;
 use crate::collective::{variance_combine, variance_elem, variance_of, Comm};
-use crate::common::ticks_to_secs;
+use crate::common::{fix_negative_time, ticks_to_secs, NoOverlap};
 use crate::heatmap::HeatBins;
 use crate::module::FinalizeCtx;
 use crate::runtime;
@@ -24,6 +24,27 @@ pub trait Reducer: Sync {
         None
     }
     fn set_variance(&self, _rec: &mut [u64], _time: f64, _bytes: f64) {}
+}
+
+/// Per-record runtime state that keeps Darshan's non-overlap timers
+/// (`common::timer_inc_no_overlap`): each timer with the record word of
+/// the fcounter it adds to.
+pub trait OverlapTimers {
+    fn timers(&self) -> [(usize, &NoOverlap); 3];
+}
+
+impl<R: Default + OverlapTimers> RecordSet<R> {
+    /// Shutdown, before `finalize`: Darshan's cumulative times wherever
+    /// they are not negative, the sums of their non-negative parts where
+    /// they are (`common::fix_negative_time`).
+    pub fn fix_negative_times(&mut self) {
+        for i in 0..self.count {
+            let w = self.slice.record_mut(i);
+            for (word, t) in self.rt[i].timers() {
+                fix_negative_time(w, word, t);
+            }
+        }
+    }
 }
 
 /// Rank word of a record reduced across ranks (and of the local copies it
@@ -301,13 +322,6 @@ impl<R: Default> RecordSet<R> {
         }
         self.reduced = recv;
         true
-    }
-
-    /// Apply `f` to every record's words with its runtime state.
-    pub fn for_each_with_rt(&mut self, mut f: impl FnMut(&mut [u64], &R)) {
-        for i in 0..self.count {
-            f(self.slice.record_mut(i), &self.rt[i]);
-        }
     }
 
     /// Apply `f` to every record's words (shutdown conversions).

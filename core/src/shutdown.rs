@@ -64,6 +64,12 @@ pub(crate) fn job_record(start: (i64, i64), end: (i64, i64), nprocs: i64, jobid:
     })
 }
 
+/// The job id of this run: the batch system's (DARSHAN_JOBID names the
+/// variable) or `pid`.
+pub(crate) fn job_id(cfg: &crate::config::Config, pid: i64) -> i64 {
+    logname::job_id(&|n: &str| std::env::var(n).ok(), cfg.jobid_env.as_deref(), pid)
+}
+
 /// Write the job record into the crash-safe file (if there is one): the
 /// start, the job id, `nprocs`, `end` (0 while running) and, while the
 /// time counters are still clock ticks, how long a tick is.
@@ -73,8 +79,7 @@ pub fn map_job(end: (i64, i64), nprocs: i64, ticks: Option<f64>) {
     }
     let Some(sh) = runtime::shared() else { return };
     let t = runtime::times();
-    let env = |n: &str| std::env::var(n).ok();
-    let jobid = logname::job_id(&env, sh.config.jobid_env.as_deref(), t.first_pid);
+    let jobid = job_id(&sh.config, t.first_pid);
     if let Some(mut job) = job_record(t.start, end, nprocs, jobid) {
         if let Some(s) = ticks {
             job.metadata.extend_from_slice(format!("ticks={s:e}\n").as_bytes());
@@ -88,8 +93,7 @@ pub fn map_job(end: (i64, i64), nprocs: i64, ticks: Option<f64>) {
 /// <logmod>-<rank>.darshan` (log-format §10), `logmod` a hash of the host
 /// name and the time (rank 0's in an MPI job).
 pub fn mmap_path(cfg: &crate::config::Config, cmdline: &str, pid: i64, rank: i64, logmod: u64) -> String {
-    let env = |n: &str| std::env::var(n).ok();
-    let jobid = logname::job_id(&env, cfg.jobid_env.as_deref(), pid);
+    let jobid = job_id(cfg, pid);
     let user = std::env::var("LOGNAME")
         .ok()
         .filter(|u| !u.is_empty())
@@ -143,8 +147,7 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     let finalize_s = t0.elapsed().as_secs_f64();
 
     let t = runtime::times();
-    let env = |n: &str| std::env::var(n).ok();
-    let jobid = logname::job_id(&env, sh.config.jobid_env.as_deref(), t.first_pid);
+    let jobid = job_id(&sh.config, t.first_pid);
     let job = job_record(t.start, end, 1, jobid).ok_or("no job record")?;
     // The crash-safe file now holds seconds: its job record says so (the
     // final one, without `ticks=`).
@@ -257,8 +260,7 @@ pub fn recovery_hint_mpi() -> Option<String> {
         return None;
     }
     let t = runtime::times();
-    let env = |n: &str| std::env::var(n).ok();
-    let jobid = logname::job_id(&env, cfg.jobid_env.as_deref(), t.first_pid);
+    let jobid = job_id(cfg, t.first_pid);
     let dir = &cfg.mmap_log_path;
     Some(format!(
         "every rank's records are kept in {dir}/*_id{jobid}_mmap-log-*.darshan on its node; recover the job's log with: darshan-merge --shared-redux --dir {dir} --jobid {jobid} --output <log>.darshan (or run darshan-mmap-epilog {jobid} on each node)"

@@ -115,8 +115,7 @@ pub fn write_log_mpi(comm: &dyn Comm, secs_per_tick: f64, end: (i64, i64), end_t
     comm.allreduce_i64(&mut times, Op::Min);
     let start = (times[0].div_euclid(1_000_000_000), times[0].rem_euclid(1_000_000_000));
     let end = ((-times[1]).div_euclid(1_000_000_000), (-times[1]).rem_euclid(1_000_000_000));
-    let env = |n: &str| std::env::var(n).ok();
-    let jobid = crate::logname::job_id(&env, sh.config.jobid_env.as_deref(), t.first_pid);
+    let jobid = crate::shutdown::job_id(&sh.config, t.first_pid);
 
     // Compress this rank's share of every region: [job, names, modules..].
     let t2 = Instant::now();

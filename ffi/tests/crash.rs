@@ -4,63 +4,24 @@
 //! the counts the programs' known I/O gives. Logs stay under
 //! target/preload-tests for the PyDarshan check.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use darshan_log::counters::{mpiio as mx, posix as px, stdio as sx};
 use darshan_log::modules::{MPIIO, POSIX, STDIO};
 use darshan_log::{LogFile, Record};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn lib() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    [deps.join("libdarshan.so"), deps.join("../libdarshan.so")].into_iter().find(|p| p.exists()).unwrap()
-}
-
-fn merge_bin() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().unwrap();
-    [dir.join("darshan-merge"), dir.join("../darshan-merge")]
-        .into_iter()
-        .find(|p| p.exists())
-        .expect("darshan-merge built (cargo build --release)")
-}
-
-static SEQ: AtomicUsize = AtomicUsize::new(0);
-
-fn scratch(tag: &str) -> PathBuf {
-    let d = root().join("target/preload-tests").join(format!(
-        "crash-{tag}-{}-{}",
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    for sub in ["logs", "data", "mmap"] {
-        std::fs::create_dir_all(d.join(sub)).unwrap();
-    }
-    d
-}
-
 fn cc(name: &str, dir: &Path, compiler: &str, flags: &[&str]) -> PathBuf {
     let out = dir.join(name);
-    let src = root().join("tests/programs").join(format!("{name}.c"));
+    let src = common::root().join("tests/programs").join(format!("{name}.c"));
     assert!(darshan_test_support::status(
         &mut Command::new(compiler).arg("-O2").arg("-o").arg(&out).arg(&src).args(flags)
     )
     .success());
     out
-}
-
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-    v.sort();
-    v
 }
 
 fn records(path: &Path) -> (LogFile, Vec<(usize, String, Record)>) {
@@ -82,8 +43,9 @@ fn one<'a>(recs: &'a [(usize, String, Record)], m: usize, name: &Path) -> &'a Re
 }
 
 fn merge(inputs: &[PathBuf], out: &Path, extra: &[&str]) {
-    let o =
-        darshan_test_support::output(&mut Command::new(merge_bin()).arg("--output").arg(out).args(extra).args(inputs));
+    let o = darshan_test_support::output(
+        &mut Command::new(common::built("darshan-merge")).arg("--output").arg(out).args(extra).args(inputs),
+    );
     assert!(o.status.success(), "darshan-merge: {}", String::from_utf8_lossy(&o.stderr));
 }
 
@@ -100,7 +62,7 @@ fn start_ready(exe: &Path, args: &[&Path], d: &Path) -> (std::process::Child, St
 fn instrumented(exe: &Path, args: &[&Path], d: &Path) -> Command {
     let mut c = Command::new(exe);
     c.args(args)
-        .env("LD_PRELOAD", lib())
+        .env("LD_PRELOAD", common::lib())
         .env("DARSHAN_ENABLE_NONMPI", "1")
         .env("DARSHAN_LOGPATH", d.join("logs"))
         .env("DARSHAN_MMAP_LOGPATH", d.join("mmap"));
@@ -129,15 +91,15 @@ fn check_crash_io(recs: &[(usize, String, Record)], data: &Path) {
 
 #[test]
 fn a_killed_process_leaves_a_log_with_every_completed_call() {
-    let d = scratch("kill");
+    let d = scratch_crash("kill");
     let exe = cc("crash_io", &d, "cc", &[]);
     let data = d.join("data");
     let (mut child, line) = start_ready(&exe, &[&data.join("a.dat"), &data.join("b.txt")], &d);
     assert_eq!(line, "ready\n");
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
-    assert!(files(&d.join("logs")).is_empty(), "a killed process writes no log");
-    let mm = files(&d.join("mmap"));
+    assert!(common::files(&d.join("logs")).is_empty(), "a killed process writes no log");
+    let mm = common::files(&d.join("mmap"));
     assert_eq!(mm.len(), 1, "{mm:?}");
     // Our reader reads the crash-safe file directly ...
     let (log, recs) = records(&mm[0]);
@@ -155,7 +117,7 @@ fn a_killed_process_leaves_a_log_with_every_completed_call() {
 
 #[test]
 fn killed_inside_a_four_thread_burst_the_counts_lie_between_the_bounds() {
-    let d = scratch("burst");
+    let d = scratch_crash("burst");
     let exe = cc("crash_burst", &d, "cc", &["-pthread"]);
     let counter = d.join("counter");
     std::fs::write(&counter, [0u8; 8]).unwrap();
@@ -172,7 +134,7 @@ fn killed_inside_a_four_thread_burst_the_counts_lie_between_the_bounds() {
     // Every write counted as done had returned, so had been recorded; at
     // most one more per thread was recorded but not yet counted.
     let done = read_done();
-    let mm = files(&d.join("mmap"));
+    let mm = common::files(&d.join("mmap"));
     assert_eq!(mm.len(), 1);
     let merged = d.join("logs/merged.darshan");
     merge(&mm, &merged, &[]);
@@ -188,7 +150,7 @@ fn killed_mpi_job(d: &Path, env: &[&str]) -> Vec<PathBuf> {
     let mut cmd = Command::new("mpirun");
     cmd.args(["--allow-run-as-root", "--oversubscribe", "-np", "4", "--timeout", "4"]);
     for v in [
-        format!("LD_PRELOAD={}", lib().display()),
+        format!("LD_PRELOAD={}", common::lib().display()),
         format!("DARSHAN_LOGPATH={}", d.join("logs").display()),
         format!("DARSHAN_MMAP_LOGPATH={}", d.join("mmap").display()),
     ]
@@ -201,8 +163,8 @@ fn killed_mpi_job(d: &Path, env: &[&str]) -> Vec<PathBuf> {
     let out = darshan_test_support::output(&mut cmd.arg(&exe).arg(d.join("data")));
     assert!(!out.status.success(), "the job was to be killed");
     assert!(String::from_utf8_lossy(&out.stdout).contains("ready"));
-    assert!(files(&d.join("logs")).is_empty());
-    let mm = files(&d.join("mmap"));
+    assert!(common::files(&d.join("logs")).is_empty());
+    let mm = common::files(&d.join("mmap"));
     assert_eq!(mm.len(), 4, "{mm:?}");
     mm
 }
@@ -226,7 +188,7 @@ fn check_mpi_crash(merged: &Path, data: &Path) {
 
 #[test]
 fn a_four_rank_job_killed_by_mpirun_merges_into_one_log() {
-    let d = scratch("mpi");
+    let d = scratch_crash("mpi");
     let data = d.join("data");
     let mm = killed_mpi_job(&d, &[]);
     let merged = d.join("logs/merged.darshan");
@@ -244,7 +206,7 @@ fn a_four_rank_job_killed_by_mpirun_merges_into_one_log() {
 fn a_killed_mpi_job_that_recorded_from_its_constructor_merges_too() {
     // DARSHAN_ENABLE_NONMPI: each rank's file was made before MPI_Init
     // knew its rank; MPI_Init re-ranks the records and names the job.
-    let d = scratch("mpi-nonmpi");
+    let d = scratch_crash("mpi-nonmpi");
     let mm = killed_mpi_job(&d, &["DARSHAN_ENABLE_NONMPI=1"]);
     let merged = d.join("logs/merged.darshan");
     merge(&mm, &merged, &["--shared-redux"]);
@@ -259,11 +221,11 @@ fn jobid_of(p: &Path) -> String {
 
 #[test]
 fn darshan_merge_refuses_what_it_cannot_merge() {
-    let d = scratch("bad");
+    let d = scratch_crash("bad");
     let junk = d.join("data/junk.bin");
     std::fs::write(&junk, b"not a log at all").unwrap();
     let o = darshan_test_support::output(
-        &mut Command::new(merge_bin()).arg("--output").arg(d.join("logs/x.darshan")).arg(&junk),
+        &mut Command::new(common::built("darshan-merge")).arg("--output").arg(d.join("logs/x.darshan")).arg(&junk),
     );
     assert_eq!(o.status.code(), Some(1));
     assert!(
@@ -279,10 +241,10 @@ fn darshan_merge_refuses_what_it_cannot_merge() {
         child.kill().unwrap();
         child.wait().unwrap();
     }
-    let mm = files(&d.join("mmap"));
+    let mm = common::files(&d.join("mmap"));
     assert_eq!(mm.len(), 2);
     let o = darshan_test_support::output(
-        &mut Command::new(merge_bin()).arg("--output").arg(d.join("logs/y.darshan")).args(&mm),
+        &mut Command::new(common::built("darshan-merge")).arg("--output").arg(d.join("logs/y.darshan")).args(&mm),
     );
     assert_eq!(o.status.code(), Some(1));
     assert!(
@@ -294,7 +256,7 @@ fn darshan_merge_refuses_what_it_cannot_merge() {
     let t = d.join("data/trunc.bin");
     std::fs::write(&t, &std::fs::read(&mm[0]).unwrap()[..3000]).unwrap();
     let o = darshan_test_support::output(
-        &mut Command::new(merge_bin()).arg("--output").arg(d.join("logs/z.darshan")).arg(&t),
+        &mut Command::new(common::built("darshan-merge")).arg("--output").arg(d.join("logs/z.darshan")).arg(&t),
     );
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("truncated"), "{}", String::from_utf8_lossy(&o.stderr));
@@ -302,14 +264,14 @@ fn darshan_merge_refuses_what_it_cannot_merge() {
 
 #[test]
 fn a_forked_child_keeps_its_own_crash_safe_file() {
-    let d = scratch("fork");
+    let d = scratch_crash("fork");
     let exe = cc("crash_fork", &d, "cc", &[]);
     let data = d.join("data");
     let (mut child, _) = start_ready(&exe, &[&data], &d);
     // Kill the parent and its child (both run this program).
     let _ = Command::new("pkill").arg("-9").arg("-f").arg(exe.to_str().unwrap()).status();
     child.wait().unwrap();
-    let mm = files(&d.join("mmap"));
+    let mm = common::files(&d.join("mmap"));
     assert_eq!(mm.len(), 2, "{mm:?}");
     let mut seen = Vec::new();
     for f in &mm {
@@ -327,4 +289,9 @@ fn a_forked_child_keeps_its_own_crash_safe_file() {
     }
     seen.sort();
     assert_eq!(seen, ["child", "parent"]);
+}
+
+/// A scratch directory of this file's tests (`crash-<tag>`).
+fn scratch_crash(tag: &str) -> PathBuf {
+    common::scratch(&format!("crash-{tag}"))
 }

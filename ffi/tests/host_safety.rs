@@ -467,3 +467,23 @@ fn mk_log_dirs_makes_a_shared_dated_tree() {
     let missing = output(std::process::Command::new(root().join("scripts/darshan-mk-log-dirs")).arg(d.join("nope")));
     assert_eq!(missing.status.code(), Some(1));
 }
+
+/// exec removes the image's crash-safe file first. When the exec fails,
+/// the program goes on: its records must still get their pages (never a
+/// SIGBUS from an unlinked mapping) and reach its log, and no file stays.
+#[test]
+fn a_failed_exec_keeps_recording_to_the_end() {
+    let d = scratch("failedexec");
+    let exe = compile("failed_exec", &d, &[]);
+    let out = output(instrumented(&exe, &d).arg(d.join("data")));
+    assert!(out.status.success(), "{:?} {}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert!(files(&d.join("mmap")).is_empty(), "no crash-safe file left");
+    let logs = files(&d.join("logs"));
+    assert_eq!(logs.len(), 1);
+    let log = darshan_log::LogFile::open(&logs[0]).unwrap();
+    let names = log.names().unwrap();
+    let recs = log.records(darshan_log::modules::POSIX).unwrap();
+    let data = d.join("data");
+    let named = |n: &str| recs.iter().any(|r| names.get(r.id) == Some(data.join(n).to_str().unwrap().as_bytes()));
+    assert!(named("before") && named("after0") && named("after199"), "{} records", recs.len());
+}

@@ -4,9 +4,10 @@
 //! known access patterns (tests/programs/mpi_mix.c). The logs stay under
 //! target/preload-tests for the PyDarshan check.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use darshan_log::counters::{mpiio as mx, posix as px, stdio as sx};
 use darshan_log::modules::{HEATMAP, MPIIO, POSIX, STDIO};
@@ -14,36 +15,9 @@ use darshan_log::{LogFile, Record};
 
 const NP: i64 = 4;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn lib() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    [deps.join("libdarshan.so"), deps.join("../libdarshan.so")]
-        .into_iter()
-        .find(|p| p.exists())
-        .expect("libdarshan.so next to the test binary")
-}
-
-static SEQ: AtomicUsize = AtomicUsize::new(0);
-
-fn scratch(tag: &str) -> PathBuf {
-    let d = root().join("target/preload-tests").join(format!(
-        "mpi-{tag}-{}-{}",
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(d.join("logs")).unwrap();
-    std::fs::create_dir_all(d.join("data")).unwrap();
-    d
-}
-
 fn mpicc(name: &str, dir: &Path) -> PathBuf {
     let out = dir.join(name);
-    let src = root().join("tests/programs").join(format!("{name}.c"));
+    let src = common::root().join("tests/programs").join(format!("{name}.c"));
     let st = Command::new("mpicc").arg("-O2").arg("-o").arg(&out).arg(&src).status();
     assert!(st.map(|s| s.success()).unwrap_or(false), "mpicc {name} (is libopenmpi-dev installed? scripts/setup.sh)");
     out
@@ -54,7 +28,7 @@ fn mpirun(exe: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Vec<Pa
     let logs = dir.join("logs");
     let mut cmd = Command::new("timeout");
     cmd.args(["300", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", &NP.to_string()]);
-    cmd.arg("-x").arg(format!("LD_PRELOAD={}", lib().display()));
+    cmd.arg("-x").arg(format!("LD_PRELOAD={}", common::lib().display()));
     cmd.arg("-x").arg(format!("DARSHAN_LOGPATH={}", logs.display()));
     for (k, v) in env {
         cmd.arg("-x").arg(format!("{k}={v}"));
@@ -252,7 +226,7 @@ fn check_mpi_mix(log: &Log, data: &Path) {
 
 #[test]
 fn a_four_rank_job_writes_one_log_with_shared_records_reduced() {
-    let d = scratch("mix");
+    let d = scratch_mpi("mix");
     let exe = mpicc("mpi_mix", &d);
     let data = d.join("data");
     let log = the_log(&mpirun(&exe, &[data.to_str().unwrap()], &d, &[]));
@@ -289,7 +263,7 @@ fn inflate_all(mut b: &[u8]) -> (Vec<u8>, usize) {
 
 #[test]
 fn mpi_init_thread_starts_the_runtime_too() {
-    let d = scratch("thread");
+    let d = scratch_mpi("thread");
     let exe = mpicc("mpi_mix", &d);
     let data = d.join("data");
     let log = the_log(&mpirun(&exe, &[data.to_str().unwrap(), "thread"], &d, &[]));
@@ -298,7 +272,7 @@ fn mpi_init_thread_starts_the_runtime_too() {
 
 #[test]
 fn mod_disable_mpiio_leaves_posix_and_stdio() {
-    let d = scratch("nompiio");
+    let d = scratch_mpi("nompiio");
     let exe = mpicc("mpi_mix", &d);
     let data = d.join("data");
     let log = the_log(&mpirun(&exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_MOD_DISABLE", "MPI-IO")]));
@@ -310,7 +284,7 @@ fn mod_disable_mpiio_leaves_posix_and_stdio() {
 
 #[test]
 fn disable_shared_reduction_keeps_one_record_per_rank() {
-    let d = scratch("noredux");
+    let d = scratch_mpi("noredux");
     let exe = mpicc("mpi_mix", &d);
     let data = d.join("data");
     let log = the_log(&mpirun(&exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_DISABLE_SHARED_REDUCTION", "1")]));
@@ -326,14 +300,14 @@ fn disable_shared_reduction_keeps_one_record_per_rank() {
 
 #[test]
 fn a_non_mpi_program_does_not_load_libmpi() {
-    let d = scratch("maps");
+    let d = scratch_mpi("maps");
     let exe = d.join("maps_check");
-    let src = root().join("tests/programs/maps_check.c");
+    let src = common::root().join("tests/programs/maps_check.c");
     assert!(darshan_test_support::status(&mut Command::new("cc").arg("-O2").arg("-o").arg(&exe).arg(&src)).success());
     let out = darshan_test_support::output(
         &mut Command::new(&exe)
             .arg(d.join("data/out.txt"))
-            .env("LD_PRELOAD", lib())
+            .env("LD_PRELOAD", common::lib())
             .env("DARSHAN_ENABLE_NONMPI", "1")
             .env("DARSHAN_LOGPATH", d.join("logs")),
     );
@@ -354,7 +328,7 @@ fn a_non_mpi_program_does_not_load_libmpi() {
 
 #[test]
 fn an_excluded_rank_records_nothing_but_takes_part_in_the_shutdown() {
-    let d = scratch("rankexcl");
+    let d = scratch_mpi("rankexcl");
     let exe = mpicc("mpi_mix", &d);
     let data = d.join("data");
     let log = the_log(&mpirun(&exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_RANK_EXCLUDE", "1")]));
@@ -368,7 +342,7 @@ fn an_excluded_rank_records_nothing_but_takes_part_in_the_shutdown() {
 
 #[test]
 fn log_hints_are_kept_in_the_job_record_and_the_log_still_written() {
-    let d = scratch("hints");
+    let d = scratch_mpi("hints");
     let exe = mpicc("mpi_mix", &d);
     let data = d.join("data");
     let hints = "cb_nodes=2;romio_cb_write=enable";
@@ -382,7 +356,7 @@ fn log_hints_are_kept_in_the_job_record_and_the_log_still_written() {
 fn enable_nonmpi_in_an_mpi_job_still_gives_one_job_log() {
     // Facilities set DARSHAN_ENABLE_NONMPI for every job: an MPI program
     // then records from its constructor on and still writes one log.
-    let d = scratch("nonmpi");
+    let d = scratch_mpi("nonmpi");
     let exe = mpicc("mpi_mix", &d);
     let data = d.join("data");
     let log = the_log(&mpirun(&exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_ENABLE_NONMPI", "1")]));
@@ -397,12 +371,12 @@ fn enable_nonmpi_in_an_mpi_job_still_gives_one_job_log() {
 /// command that merges them, which gives the job's log.
 #[test]
 fn a_missing_log_dir_is_reported_once_with_the_recovery_command() {
-    let d = scratch("mpi-nologdir");
+    let d = scratch_mpi("mpi-nologdir");
     std::fs::create_dir_all(d.join("mmap")).unwrap();
     let exe = mpicc("mpi_mix", &d);
     let mut cmd = Command::new("timeout");
     cmd.args(["300", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", &NP.to_string()]);
-    cmd.arg("-x").arg(format!("LD_PRELOAD={}", lib().display()));
+    cmd.arg("-x").arg(format!("LD_PRELOAD={}", common::lib().display()));
     cmd.arg("-x").arg(format!("DARSHAN_LOGPATH={}", d.join("no/such/dir").display()));
     cmd.arg("-x").arg(format!("DARSHAN_MMAP_LOGPATH={}", d.join("mmap").display()));
     cmd.arg("-x").arg("DARSHAN_JOBID=MYJOB").arg("-x").arg("MYJOB=777");
@@ -418,7 +392,7 @@ fn a_missing_log_dir_is_reported_once_with_the_recovery_command() {
     assert_eq!(left.len() as i64, NP, "{left:?}");
     let merged = d.join("logs/recovered.darshan");
     let m = darshan_test_support::output(
-        Command::new(merge_tool())
+        Command::new(common::built("darshan-merge"))
             .args(["--shared-redux", "--dir"])
             .arg(&mmap)
             .args(["--jobid", "777", "--output"])
@@ -430,8 +404,7 @@ fn a_missing_log_dir_is_reported_once_with_the_recovery_command() {
     assert!(!log.records(darshan_log::modules::MPIIO).unwrap().is_empty());
 }
 
-fn merge_tool() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    [deps.join("darshan-merge"), deps.join("../darshan-merge")].into_iter().find(|p| p.exists()).unwrap()
+/// A scratch directory of this file's tests (`mpi-<tag>`).
+fn scratch_mpi(tag: &str) -> PathBuf {
+    common::scratch(&format!("mpi-{tag}"))
 }

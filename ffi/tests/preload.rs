@@ -2,60 +2,24 @@
 //! compiled at test time, run with libdarshan.so preloaded, and their logs
 //! read back with our own reader (bytehound's way of testing).
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use darshan_log::counters::{posix as px, stdio as sx};
 use darshan_log::modules::{POSIX, STDIO};
 use darshan_log::LogFile;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// libdarshan.so of the profile this test was built with.
-fn lib() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    for p in [deps.join("libdarshan.so"), deps.join("../libdarshan.so")] {
-        if p.exists() {
-            return p;
-        }
-    }
-    panic!("libdarshan.so not found next to {}", exe.display());
-}
-
-static SEQ: AtomicUsize = AtomicUsize::new(0);
-
-/// A fresh scratch directory under target/.
-fn scratch(tag: &str) -> PathBuf {
-    let d = root().join("target/preload-tests").join(format!(
-        "{tag}-{}-{}",
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(d.join("logs")).unwrap();
-    std::fs::create_dir_all(d.join("data")).unwrap();
-    std::fs::create_dir_all(d.join("mmap")).unwrap();
-    d
-}
 
 /// Crash-safe files left in the test's mmap directory.
 fn mmap_files(dir: &Path) -> Vec<PathBuf> {
     std::fs::read_dir(dir.join("mmap")).map(|r| r.map(|e| e.unwrap().path()).collect()).unwrap_or_default()
 }
 
-/// Compile tests/programs/<name>.c with `flags` into `dir`.
-fn compile(name: &str, dir: &Path, flags: &[&str]) -> PathBuf {
-    compile_src(&root().join("tests/programs").join(format!("{name}.c")), name, dir, flags)
-}
-
 /// The reference workloads of ../shared/reference.
 fn compile_ref(name: &str, dir: &Path) -> PathBuf {
-    compile_src(&root().join("../shared/reference").join(format!("{name}.c")), name, dir, &["-O2"])
+    compile_src(&common::root().join("../shared/reference").join(format!("{name}.c")), name, dir, &["-O2"])
 }
 
 fn compile_src(src: &Path, name: &str, dir: &Path, flags: &[&str]) -> PathBuf {
@@ -76,7 +40,7 @@ fn run(exe: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Run {
     let out = darshan_test_support::output(
         &mut Command::new(exe)
             .args(args)
-            .env("LD_PRELOAD", lib())
+            .env("LD_PRELOAD", common::lib())
             .env("DARSHAN_ENABLE_NONMPI", "1")
             .env("DARSHAN_LOGPATH", &logs)
             .env("DARSHAN_MMAP_LOGPATH", dir.join("mmap"))
@@ -135,7 +99,7 @@ fn s(p: &Path) -> String {
 
 /// Counters of the reference C run (all but times) from darshan-parser text.
 fn reference(file: &str, module: &str) -> BTreeMap<(String, String), String> {
-    let text = std::fs::read_to_string(root().join("../shared/reference").join(file)).unwrap();
+    let text = std::fs::read_to_string(common::root().join("../shared/reference").join(file)).unwrap();
     text.lines()
         .filter(|l| l.starts_with(&format!("{module}\t")))
         .map(|l| l.split('\t').collect::<Vec<_>>())
@@ -165,7 +129,7 @@ fn compare_with_reference(log: &Log, refname: &str, module: usize, modname: &str
 
 #[test]
 fn posix_small_counters_equal_the_c_runtime() {
-    let d = scratch("posix_small");
+    let d = common::scratch("posix_small");
     let exe = compile_ref("posix_small", &d);
     let f = s(&d.join("data/posix_small.dat"));
     let r = run(&exe, &[&f, "1000000"], &d, &[]);
@@ -178,7 +142,7 @@ fn posix_small_counters_equal_the_c_runtime() {
 
 #[test]
 fn stdio_mix_counters_equal_the_c_runtime() {
-    let d = scratch("stdio_mix");
+    let d = common::scratch("stdio_mix");
     let exe = compile_ref("stdio_mix", &d);
     let f = s(&d.join("data/stdio_mix.txt"));
     let r = run(&exe, &[&f, "1000000"], &d, &[]);
@@ -195,8 +159,8 @@ fn c(r: &darshan_log::Record, k: usize) -> i64 {
 
 #[test]
 fn eight_threads_count_exactly() {
-    let d = scratch("threads");
-    let exe = compile("threads", &d, &["-O2", "-pthread"]);
+    let d = common::scratch("threads");
+    let exe = common::compile("threads", &d, &["-O2", "-pthread"]);
     let data = d.join("data");
     let log = one_log(&run(&exe, &[&s(&data)], &d, &[]));
     for k in 0..8 {
@@ -214,8 +178,8 @@ fn eight_threads_count_exactly() {
 
 #[test]
 fn fork_gives_the_child_its_own_log_and_exec_starts_afresh() {
-    let d = scratch("fork");
-    let exe = compile("forkexec", &d, &["-O2"]);
+    let d = common::scratch("fork");
+    let exe = common::compile("forkexec", &d, &["-O2"]);
     let data = d.join("data");
     let r = run(&exe, &[&s(&data)], &d, &[]);
     ok(&r);
@@ -236,8 +200,8 @@ fn fork_gives_the_child_its_own_log_and_exec_starts_afresh() {
 
 #[test]
 fn exit_through_underscore_exit_still_writes_the_log() {
-    let d = scratch("quick_exit");
-    let exe = compile("quick_exit", &d, &["-O2"]);
+    let d = common::scratch("quick_exit");
+    let exe = common::compile("quick_exit", &d, &["-O2"]);
     let f = s(&d.join("data/q"));
     let log = one_log(&run(&exe, &[&f], &d, &[]));
     assert_eq!(c(log.get(POSIX, &f), px::WRITES), 7);
@@ -245,15 +209,18 @@ fn exit_through_underscore_exit_still_writes_the_log() {
 
 #[test]
 fn io_in_another_librarys_constructor_and_dlopen_are_harmless() {
-    let d = scratch("ctor");
+    let d = common::scratch("ctor");
     let so = d.join("libctor_lib.so");
     let st = darshan_test_support::status(
-        &mut Command::new("cc").args(["-shared", "-fPIC", "-o"]).arg(&so).arg(root().join("tests/programs/ctor_lib.c")),
+        &mut Command::new("cc")
+            .args(["-shared", "-fPIC", "-o"])
+            .arg(&so)
+            .arg(common::root().join("tests/programs/ctor_lib.c")),
     );
     assert!(st.success());
     let dir = s(&d);
     let rpath = format!("-Wl,-rpath,{dir}");
-    let exe = compile("ctor_main", &d, &["-O2", "-L", &dir, "-lctor_lib", &rpath, "-ldl"]);
+    let exe = common::compile("ctor_main", &d, &["-O2", "-L", &dir, "-lctor_lib", &rpath, "-ldl"]);
     let f = s(&d.join("data/ctor"));
     let log = one_log(&run(&exe, &[&f], &d, &[("CTOR_FILE", &f)]));
     assert_eq!(c(log.get(POSIX, &format!("{f}.main")), px::WRITES), 4);
@@ -278,8 +245,8 @@ fn lost_calls(log: &Log) -> i64 {
 
 #[test]
 fn io_in_a_signal_handler_is_recorded_or_counted_as_lost() {
-    let d = scratch("signals");
-    let exe = compile("signals", &d, &["-O2"]);
+    let d = common::scratch("signals");
+    let exe = common::compile("signals", &d, &["-O2"]);
     let data = d.join("data");
     let r = run(&exe, &[&s(&data)], &d, &[]);
     let log = one_log(&r);
@@ -324,10 +291,10 @@ fn api_mix_counts_with_fortify_and_large_file_builds() {
         ("fortify", vec!["-O2", "-D_FORTIFY_SOURCE=2"]),
         ("lfs64", vec!["-O2", "-D_FILE_OFFSET_BITS=64"]),
     ] {
-        let d = scratch(&format!("api_mix_{tag}"));
+        let d = common::scratch(&format!("api_mix_{tag}"));
         let mut f = flags.clone();
         f.push("-lrt");
-        let exe = compile("api_mix", &d, &f);
+        let exe = common::compile("api_mix", &d, &f);
         let data = d.join("data");
         let log = one_log(&run(&exe, &[&s(&data)], &d, &[]));
         let p = |n: &str| s(&data.join(n));
@@ -377,12 +344,12 @@ fn api_mix_counts_with_fortify_and_large_file_builds() {
 
 #[test]
 fn standard_streams_and_formatted_io() {
-    let d = scratch("stdio_std");
-    let exe = compile("stdio_std", &d, &["-O2"]);
+    let d = common::scratch("stdio_std");
+    let exe = common::compile("stdio_std", &d, &["-O2"]);
     let f = s(&d.join("data/fmt.txt"));
     let mut child = Command::new(&exe)
         .arg(&f)
-        .env("LD_PRELOAD", lib())
+        .env("LD_PRELOAD", common::lib())
         .env("DARSHAN_ENABLE_NONMPI", "1")
         .env("DARSHAN_LOGPATH", d.join("logs"))
         .stdin(std::process::Stdio::piped())
@@ -414,7 +381,7 @@ fn standard_streams_and_formatted_io() {
 
 #[test]
 fn tar_members_opened_relative_to_a_directory_fd_are_recorded() {
-    let d = scratch("tar");
+    let d = common::scratch("tar");
     let tree = d.join("data/tree/sub");
     std::fs::create_dir_all(&tree).unwrap();
     let mut files = Vec::new();
@@ -445,8 +412,8 @@ fn which(prog: &str) -> PathBuf {
 
 #[test]
 fn more_files_than_max_records_sets_the_partial_flag_and_runs_on() {
-    let d = scratch("manyfiles");
-    let exe = compile("manyfiles", &d, &["-O2"]);
+    let d = common::scratch("manyfiles");
+    let exe = common::compile("manyfiles", &d, &["-O2"]);
     let r = run(&exe, &[&s(&d.join("data")), "1100"], &d, &[]);
     let log = one_log(&r);
     assert!(String::from_utf8_lossy(&r.out.stdout).contains("n=1100"));
@@ -456,8 +423,8 @@ fn more_files_than_max_records_sets_the_partial_flag_and_runs_on() {
 
 #[test]
 fn config_file_max_records_and_name_exclusion() {
-    let d = scratch("config");
-    let exe = compile("manyfiles", &d, &["-O2"]);
+    let d = common::scratch("config");
+    let exe = common::compile("manyfiles", &d, &["-O2"]);
     let cfg = d.join("darshan.conf");
     std::fs::write(&cfg, "# test\nMAX_RECORDS 6 POSIX\nNAME_EXCLUDE /f[0-3]$ POSIX\nNOT_A_KEYWORD 3\n").unwrap();
     let r = run(&exe, &[&s(&d.join("data")), "10"], &d, &[("DARSHAN_CONFIG_PATH", &s(&cfg))]);
@@ -472,8 +439,8 @@ fn config_file_max_records_and_name_exclusion() {
 
 #[test]
 fn mod_disable_posix_leaves_only_stdio() {
-    let d = scratch("moddisable");
-    let exe = compile("api_mix", &d, &["-O2", "-lrt"]);
+    let d = common::scratch("moddisable");
+    let exe = common::compile("api_mix", &d, &["-O2", "-lrt"]);
     let log = one_log(&run(&exe, &[&s(&d.join("data"))], &d, &[("DARSHAN_MOD_DISABLE", "POSIX")]));
     assert!(!log.file.modules_present().contains(&POSIX));
     assert!(log.has(STDIO, &s(&d.join("data/e.dat"))));
@@ -481,8 +448,8 @@ fn mod_disable_posix_leaves_only_stdio() {
 
 #[test]
 fn bad_settings_and_unwritable_log_dirs_leave_the_program_unharmed() {
-    let d = scratch("bad");
-    let exe = compile("quick_exit", &d, &["-O2"]);
+    let d = common::scratch("bad");
+    let exe = common::compile("quick_exit", &d, &["-O2"]);
     let f = s(&d.join("data/q"));
     let r = run(&exe, &[&f], &d, &[("DARSHAN_MODMEM", "lots"), ("DARSHAN_LOGPATH", "/proc/no/such/dir")]);
     assert!(r.out.status.success());
@@ -502,8 +469,8 @@ fn bad_settings_and_unwritable_log_dirs_leave_the_program_unharmed() {
 
 #[test]
 fn disabled_excluded_or_not_enabled_runs_write_no_log() {
-    let d = scratch("off");
-    let exe = compile("quick_exit", &d, &["-O2"]);
+    let d = common::scratch("off");
+    let exe = common::compile("quick_exit", &d, &["-O2"]);
     let f = s(&d.join("data/q"));
     for env in [vec![("DARSHAN_DISABLE", "1")], vec![("DARSHAN_APP_EXCLUDE", "quick_")]] {
         let r = run(&exe, &[&f], &d, &env);
@@ -511,7 +478,7 @@ fn disabled_excluded_or_not_enabled_runs_write_no_log() {
         assert!(r.logs.is_empty(), "{env:?}: {:?}", r.logs);
     }
     let out = darshan_test_support::output(
-        &mut Command::new(&exe).arg(&f).env("LD_PRELOAD", lib()).env("DARSHAN_LOGPATH", d.join("logs")),
+        &mut Command::new(&exe).arg(&f).env("LD_PRELOAD", common::lib()).env("DARSHAN_LOGPATH", d.join("logs")),
     );
     assert!(out.status.success());
     assert!(std::fs::read_dir(d.join("logs")).unwrap().next().is_none(), "non-MPI run without DARSHAN_ENABLE_NONMPI");
@@ -519,15 +486,15 @@ fn disabled_excluded_or_not_enabled_runs_write_no_log() {
 
 #[test]
 fn logfile_names_the_exact_path_and_logs_are_read_only() {
-    let d = scratch("logfile");
-    let exe = compile("quick_exit", &d, &["-O2"]);
+    let d = common::scratch("logfile");
+    let exe = common::compile("quick_exit", &d, &["-O2"]);
     let target = d.join("exact.darshan");
     let r = run(&exe, &[&s(&d.join("data/q"))], &d, &[("DARSHAN_LOGFILE", &s(&target))]);
     ok(&r);
     use std::os::unix::fs::PermissionsExt;
     assert_eq!(std::fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o400);
     read(&target);
-    let d2 = scratch("logname");
+    let d2 = common::scratch("logname");
     let r = run(&exe, &[&s(&d2.join("data/q"))], &d2, &[]);
     let name = r.logs[0].file_name().unwrap().to_string_lossy().into_owned();
     let pid_part = format!("_quick_exit_id");
@@ -538,7 +505,7 @@ fn logfile_names_the_exact_path_and_logs_are_read_only() {
 fn kernel_copies_are_recorded_unlike_darshan() {
     // cp copies with copy_file_range: a read of the source and a write of
     // the target (the C runtime records neither).
-    let d = scratch("copy_file_range");
+    let d = common::scratch("copy_file_range");
     let src = d.join("data/src");
     std::fs::write(&src, vec![1u8; 123_456]).unwrap();
     let dst = d.join("data/dst");
@@ -549,8 +516,8 @@ fn kernel_copies_are_recorded_unlike_darshan() {
 
 #[test]
 fn a_vfork_child_leaving_through_underscore_exit_leaves_the_parent_recording() {
-    let d = scratch("vfork");
-    let exe = compile("vfork_exit", &d, &["-O2"]);
+    let d = common::scratch("vfork");
+    let exe = common::compile("vfork_exit", &d, &["-O2"]);
     let f = s(&d.join("data/v"));
     let log = one_log(&run(&exe, &[&f], &d, &[]));
     assert_eq!(c(log.get(POSIX, &f), px::WRITES), 6);
@@ -560,12 +527,12 @@ fn a_vfork_child_leaving_through_underscore_exit_leaves_the_parent_recording() {
 fn a_full_name_table_marks_the_log_partial_and_runs_on() {
     // 1 MiB of names: ~ 1 MiB / 2 KiB-long paths = 500 names, fewer than
     // the 600 files opened.
-    let d = scratch("namemem");
+    let d = common::scratch("namemem");
     let long = d.join("data").join("x".repeat(200)).join("y".repeat(200)).join("z".repeat(200));
     let deep = long.join("w".repeat(200)).join("v".repeat(200)).join("u".repeat(200)).join("t".repeat(200));
     let deeper = deep.join("s".repeat(200)).join("r".repeat(200)).join("q".repeat(200));
     std::fs::create_dir_all(&deeper).unwrap();
-    let exe = compile("manyfiles", &d, &["-O2"]);
+    let exe = common::compile("manyfiles", &d, &["-O2"]);
     let cfg = d.join("c.conf");
     std::fs::write(&cfg, "NAMEMEM 1\n").unwrap();
     let r = run(&exe, &[&s(&deeper), "600"], &d, &[("DARSHAN_CONFIG_PATH", &s(&cfg))]);
@@ -578,8 +545,8 @@ fn a_full_name_table_marks_the_log_partial_and_runs_on() {
 
 #[test]
 fn dump_config_and_internal_timing_report_on_stderr() {
-    let d = scratch("dump");
-    let exe = compile("quick_exit", &d, &["-O2"]);
+    let d = common::scratch("dump");
+    let exe = common::compile("quick_exit", &d, &["-O2"]);
     let r = run(
         &exe,
         &[&s(&d.join("data/q"))],
@@ -598,7 +565,7 @@ fn dump_config_and_internal_timing_report_on_stderr() {
 fn heatmaps_hold_every_byte_and_can_be_switched_off() {
     use darshan_log::modules::HEATMAP;
     use darshan_log::Extra;
-    let d = scratch("heatmap");
+    let d = common::scratch("heatmap");
     let exe = compile_ref("posix_small", &d);
     let f = s(&d.join("data/h.dat"));
     let log = one_log(&run(&exe, &[&f, "200000"], &d, &[]));
@@ -617,14 +584,15 @@ fn heatmaps_hold_every_byte_and_can_be_switched_off() {
     // The C runtime writes the same records (same ids) for this program.
     assert_eq!(heat.id, 16592106915301738621);
     assert!(log.has(HEATMAP, "heatmap:STDIO"));
-    let off = one_log(&run(&exe, &[&f, "1000"], &scratch("heatmap_off"), &[("DARSHAN_MOD_DISABLE", "HEATMAP")]));
+    let off =
+        one_log(&run(&exe, &[&f, "1000"], &common::scratch("heatmap_off"), &[("DARSHAN_MOD_DISABLE", "HEATMAP")]));
     assert!(!off.file.modules_present().contains(&HEATMAP));
 }
 
 #[test]
 fn an_impossible_memory_limit_disables_the_runtime_not_the_program() {
-    let d = scratch("hugemem");
-    let exe = compile("quick_exit", &d, &["-O2"]);
+    let d = common::scratch("hugemem");
+    let exe = common::compile("quick_exit", &d, &["-O2"]);
     let f = s(&d.join("data/q"));
     let r = run(&exe, &[&f], &d, &[("DARSHAN_MODMEM", "1000000")]);
     assert!(r.out.status.success());
@@ -638,7 +606,7 @@ fn an_impossible_memory_limit_disables_the_runtime_not_the_program() {
 fn a_python_program_is_recorded_like_a_c_one() {
     // A real interpreter: hundreds of opens and stats at start-up, dlopen of
     // extension modules, buffered I/O through its own layer over read/write.
-    let d = scratch("python");
+    let d = common::scratch("python");
     let f = s(&d.join("data/py.dat"));
     let script = format!(
         "import os\nwith open({f:?}, 'wb') as o:\n    for i in range(100):\n        o.write(b'x' * 1000)\n        o.flush()\nwith open({f:?}, 'rb', buffering=0) as i:\n    while i.read(4096): pass\nos.stat({f:?})\n"

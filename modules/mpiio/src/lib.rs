@@ -12,9 +12,7 @@
 mod reduce;
 
 use darshan_core::arena::Slice;
-use darshan_core::common::{
-    add, fix_negative_time, size_bucket, stamp, timer_inc_no_overlap, CommonPool, CommonVals, NoOverlap, Tick,
-};
+use darshan_core::common::{add, size_bucket, stamp, timer_inc_no_overlap, CommonPool, CommonVals, NoOverlap, Tick};
 use darshan_core::heatmap::HeatBins;
 use darshan_core::records::RecordSet;
 use darshan_core::sync::{Lock, LockGuard};
@@ -55,6 +53,16 @@ pub struct Rt {
     last_read_end: NoOverlap,
     last_write_end: NoOverlap,
     access: CommonVals,
+}
+
+impl darshan_core::records::OverlapTimers for Rt {
+    fn timers(&self) -> [(usize, &NoOverlap); 3] {
+        [
+            (F + c::F_READ_TIME, &self.last_read_end),
+            (F + c::F_WRITE_TIME, &self.last_write_end),
+            (F + c::F_META_TIME, &self.last_meta_end),
+        ]
+    }
 }
 
 pub struct State {
@@ -307,12 +315,7 @@ impl Module for Mpiio {
     fn finalize(&self, ctx: &FinalizeCtx) {
         let mut guard = self.lock();
         let st = &mut *guard;
-        // Darshan's time where it is not negative (common.rs).
-        st.set.for_each_with_rt(|w, rt| {
-            fix_negative_time(w, F + c::F_READ_TIME, &rt.last_read_end);
-            fix_negative_time(w, F + c::F_WRITE_TIME, &rt.last_write_end);
-            fix_negative_time(w, F + c::F_META_TIME, &rt.last_meta_end);
-        });
+        st.set.fix_negative_times();
         // Every fcounter but the byte variance holds clock ticks.
         st.set.finalize(st.heat.as_mut(), ctx, F..F + c::F_VARIANCE_RANK_BYTES);
     }

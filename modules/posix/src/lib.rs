@@ -11,7 +11,7 @@ mod reduce;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use darshan_core::arena::Slice;
-use darshan_core::common::{fix_negative_time, CommonPool, Tick};
+use darshan_core::common::{CommonPool, Tick};
 use darshan_core::heatmap::HeatBins;
 use darshan_core::records::RecordSet;
 use darshan_core::sync::{Lock, LockGuard};
@@ -346,12 +346,7 @@ impl Module for Posix {
     fn finalize(&self, ctx: &FinalizeCtx) {
         let mut guard = self.lock();
         let st = &mut *guard;
-        // Darshan's time where it is not negative (common.rs).
-        st.set.for_each_with_rt(|w, rt| {
-            fix_negative_time(w, record::F + c::F_READ_TIME, &rt.last_read_end);
-            fix_negative_time(w, record::F + c::F_WRITE_TIME, &rt.last_write_end);
-            fix_negative_time(w, record::F + c::F_META_TIME, &rt.last_meta_end);
-        });
+        st.set.fix_negative_times();
         // Every fcounter but the byte variance holds clock ticks.
         st.set.finalize(st.heat.as_mut(), ctx, record::F..record::F + c::F_VARIANCE_RANK_BYTES);
     }

@@ -27,11 +27,21 @@ pub struct Rt {
     last_byte_read: i64,
     last_byte_written: i64,
     last_io: LastIo,
-    pub last_read_end: NoOverlap,
+    last_read_end: NoOverlap,
     pub last_write_end: NoOverlap,
-    pub last_meta_end: NoOverlap,
+    last_meta_end: NoOverlap,
     access: CommonVals,
     stride: CommonVals,
+}
+
+impl darshan_core::records::OverlapTimers for Rt {
+    fn timers(&self) -> [(usize, &NoOverlap); 3] {
+        [
+            (F + c::F_READ_TIME, &self.last_read_end),
+            (F + c::F_WRITE_TIME, &self.last_write_end),
+            (F + c::F_META_TIME, &self.last_meta_end),
+        ]
+    }
 }
 
 impl Default for Rt {

@@ -11,7 +11,7 @@ mod streams;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use darshan_core::arena::Slice;
-use darshan_core::common::{add, fix_negative_time, get, stamp, timer_inc_no_overlap, NoOverlap, Tick};
+use darshan_core::common::{add, get, stamp, timer_inc_no_overlap, NoOverlap, Tick};
 use darshan_core::heatmap::HeatBins;
 use darshan_core::records::RecordSet;
 use darshan_core::sync::{Lock, LockGuard};
@@ -58,6 +58,16 @@ pub struct Rt {
     last_meta_end: NoOverlap,
     last_read_end: NoOverlap,
     last_write_end: NoOverlap,
+}
+
+impl darshan_core::records::OverlapTimers for Rt {
+    fn timers(&self) -> [(usize, &NoOverlap); 3] {
+        [
+            (F + c::F_READ_TIME, &self.last_read_end),
+            (F + c::F_WRITE_TIME, &self.last_write_end),
+            (F + c::F_META_TIME, &self.last_meta_end),
+        ]
+    }
 }
 
 pub struct State {
@@ -263,12 +273,7 @@ impl Module for Stdio {
     fn finalize(&self, ctx: &FinalizeCtx) {
         let mut guard = self.lock();
         let st = &mut *guard;
-        // Darshan's time where it is not negative (common.rs).
-        st.set.for_each_with_rt(|w, rt| {
-            fix_negative_time(w, F + c::F_READ_TIME, &rt.last_read_end);
-            fix_negative_time(w, F + c::F_WRITE_TIME, &rt.last_write_end);
-            fix_negative_time(w, F + c::F_META_TIME, &rt.last_meta_end);
-        });
+        st.set.fix_negative_times();
         // Every fcounter but the byte variance holds clock ticks.
         st.set.finalize(st.heat.as_mut(), ctx, F..F + c::F_VARIANCE_RANK_BYTES);
     }

@@ -1,0 +1,27 @@
+/* Records a file, tries to exec a program that does not exist (the
+ * runtime removes its crash-safe file before the exec), then records
+ * another: the process goes on after the failed exec and must be
+ * recorded to its end.   argv[1]: data directory */
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static int touch(const char *dir, const char *name) {
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    int fd = open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    if (fd < 0 || write(fd, "x", 1) != 1) return 1;
+    return close(fd);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2 || touch(argv[1], "before")) return 2;
+    char *args[] = {"/no/such/program", NULL};
+    execv(args[0], args); /* fails */
+    for (int i = 0; i < 200; i++) { /* more records than the first pages hold */
+        char n[32];
+        snprintf(n, sizeof n, "after%d", i);
+        if (touch(argv[1], n)) return 3;
+    }
+    return 0;
+}
