@@ -163,7 +163,7 @@ fn effective_uid() -> u32 {
 /// missing and the log says so (partial), with one line on stderr.
 #[test]
 fn a_full_tmpfs_under_the_crash_safe_file_never_raises_sigbus() {
-    use std::io::{BufRead, BufReader, Write};
+    use std::io::Write;
     let d = scratch("fulltmpfs");
     let exe = compile("fill_records", &d, &[]);
     let fs = d.join("tmpfs");
@@ -171,18 +171,8 @@ fn a_full_tmpfs_under_the_crash_safe_file_never_raises_sigbus() {
         eprintln!("not root: cannot mount a tmpfs; test not run");
         return;
     };
-    let mut child = instrumented(&exe, &d)
-        .env("DARSHAN_MMAP_LOGPATH", &fs)
-        .arg(d.join("data"))
-        .arg("1000")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    darshan_test_support::watchdog(&child);
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    assert_eq!(lines.next().unwrap().unwrap(), "ready");
+    let (mut child, mut lines) =
+        start_ready(instrumented(&exe, &d).env("DARSHAN_MMAP_LOGPATH", &fs).arg(d.join("data")).arg("1000"));
     assert_eq!(files(&fs).len(), 1, "the crash-safe file exists once a record does");
     // Another process (here: the test) fills the file system.
     let mut filler = std::fs::File::create(fs.join("filler")).unwrap();
@@ -210,20 +200,11 @@ fn a_full_tmpfs_under_the_crash_safe_file_never_raises_sigbus() {
 /// command line and file names from it while the program ran.
 #[test]
 fn the_crash_safe_file_is_readable_by_its_owner_only() {
-    use std::io::{BufRead, BufReader, Write};
+    use std::io::Write;
     use std::os::unix::fs::PermissionsExt;
     let d = scratch("private");
     let exe = compile("fill_records", &d, &[]);
-    let mut child = instrumented(&exe, &d)
-        .arg(d.join("data"))
-        .arg("3")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    darshan_test_support::watchdog(&child);
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    assert_eq!(lines.next().unwrap().unwrap(), "ready");
+    let (mut child, _lines) = start_ready(instrumented(&exe, &d).arg(d.join("data")).arg("3"));
     let made = files(&d.join("mmap"));
     assert_eq!(made.len(), 1, "{made:?}");
     let mode = std::fs::metadata(&made[0]).unwrap().permissions().mode() & 0o777;
@@ -404,23 +385,12 @@ fn an_unwritable_log_dir_says_once_where_the_records_are_and_how_to_recover_them
 /// processes become different logs.
 #[test]
 fn the_job_epilog_collects_and_cleans_a_killed_jobs_files() {
-    use std::io::{BufRead, BufReader};
     let d = scratch("epilog");
     let exe = compile("fill_records", &d, &[]);
     for k in 0..2 {
         let data = d.join(format!("data/{k}"));
         std::fs::create_dir_all(&data).unwrap();
-        let mut child = instrumented(&exe, &d)
-            .env("SLURM_JOB_ID", "4242")
-            .arg(&data)
-            .arg("1")
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        darshan_test_support::watchdog(&child);
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        assert_eq!(lines.next().unwrap().unwrap(), "ready");
+        let (mut child, _lines) = start_ready(instrumented(&exe, &d).env("SLURM_JOB_ID", "4242").arg(&data).arg("1"));
         child.kill().unwrap();
         child.wait().unwrap();
     }

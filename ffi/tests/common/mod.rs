@@ -73,3 +73,20 @@ pub fn files(dir: &Path) -> Vec<PathBuf> {
     v.sort();
     v
 }
+
+/// The lines a started program prints.
+pub type Lines = std::io::Lines<std::io::BufReader<std::process::ChildStdout>>;
+
+/// Start `cmd` with its stdin, stdout and stderr piped and a watchdog on
+/// it, and wait for the "ready" line it prints once set up (the test
+/// programs that are talked to: fill_records, crash_io ...).
+pub fn start_ready(cmd: &mut Command) -> (std::process::Child, Lines) {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
+    darshan_test_support::watchdog(&child);
+    let mut lines = std::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let first = lines.next().and_then(Result::ok);
+    assert_eq!(first.as_deref(), Some("ready"), "the program did not get ready");
+    (child, lines)
+}
