@@ -32,25 +32,102 @@ impl Slice {
 }
 
 /// A zeroed block of `n` words that lives as long as the process, or None
-/// if the allocator refuses (an absurd DARSHAN_MODMEM must not abort the
-/// program, which `vec![0; n]` would do). Zeroed allocation of a large
-/// block maps fresh pages: memory is used only where records are written.
-#[allow(unsafe_code)]
+/// if it cannot be had (an absurd DARSHAN_MODMEM must not abort the
+/// program, which `vec![0; n]` would do).
 pub(crate) fn zeroed_words(n: usize) -> Option<&'static mut [u64]> {
-    if n == 0 {
-        return Some(&mut []);
+    ZeroedWords::new(n).map(ZeroedWords::leak)
+}
+
+/// Blocks of at least this many bytes are mapped, not allocated.
+const MAP_MIN_BYTES: usize = 4096;
+
+/// A zeroed block of words whose pages cost nothing until touched. Blocks
+/// of a page or more are fresh anonymous mappings: the allocator would
+/// take a 16-64 KiB index from its heap and clear it with memset, a page
+/// fault per page (1.4 us here) whether or not the index is ever used,
+/// which was a fifth of a short process's start-up.
+pub struct ZeroedWords {
+    words: &'static mut [u64],
+    mapped: bool,
+}
+
+impl ZeroedWords {
+    #[allow(unsafe_code)]
+    pub fn new(n: usize) -> Option<ZeroedWords> {
+        if n == 0 {
+            return Some(ZeroedWords { words: &mut [], mapped: false });
+        }
+        let bytes = n.checked_mul(8)?;
+        if bytes >= MAP_MIN_BYTES {
+            // SAFETY: a fresh private anonymous mapping; the kernel picks
+            // the address. Its pages read as zero, a valid [u64; n].
+            let p = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    bytes,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                )
+            };
+            if p == libc::MAP_FAILED {
+                return None;
+            }
+            // SAFETY: the mapping is `bytes` long, page-aligned, and only
+            // this value refers to it until Drop unmaps it.
+            let words = unsafe { std::slice::from_raw_parts_mut(p.cast::<u64>(), n) };
+            return Some(ZeroedWords { words, mapped: true });
+        }
+        let layout = std::alloc::Layout::array::<u64>(n).ok()?;
+        // SAFETY: the layout has a non-zero size. alloc_zeroed returns null
+        // or a block of that layout whose bytes are all zero.
+        let p = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<u64>();
+        if p.is_null() {
+            return None;
+        }
+        // SAFETY: `p` is non-null, aligned for u64 and valid for `n` words,
+        // and no other reference to the block exists.
+        Some(ZeroedWords { words: unsafe { std::slice::from_raw_parts_mut(p, n) }, mapped: false })
     }
-    let layout = std::alloc::Layout::array::<u64>(n).ok()?;
-    // SAFETY: the layout has a non-zero size. alloc_zeroed returns null or
-    // a block of that layout whose bytes are all zero, which is a valid
-    // [u64; n]; it is never freed, so the 'static borrow stays valid.
-    let p = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<u64>();
-    if p.is_null() {
-        return None;
+
+    /// Keep the block for the rest of the process.
+    pub fn leak(self) -> &'static mut [u64] {
+        let mut me = std::mem::ManuallyDrop::new(self);
+        std::mem::take(&mut me.words)
     }
-    // SAFETY: `p` is non-null, aligned for u64 and valid for `n` words, and
-    // no other reference to the block exists.
-    Some(unsafe { std::slice::from_raw_parts_mut(p, n) })
+}
+
+impl std::ops::Deref for ZeroedWords {
+    type Target = [u64];
+    fn deref(&self) -> &[u64] {
+        self.words
+    }
+}
+
+impl std::ops::DerefMut for ZeroedWords {
+    fn deref_mut(&mut self) -> &mut [u64] {
+        self.words
+    }
+}
+
+impl Drop for ZeroedWords {
+    #[allow(unsafe_code)]
+    fn drop(&mut self) {
+        let words = std::mem::take(&mut self.words);
+        if words.is_empty() {
+            return;
+        }
+        let (p, n) = (words.as_mut_ptr(), words.len());
+        if self.mapped {
+            // SAFETY: `p`/`n * 8` is exactly the mapping made in new(); the
+            // borrow was taken out of self, so nothing refers to it.
+            unsafe { libc::munmap(p.cast(), n * 8) };
+        } else if let Ok(layout) = std::alloc::Layout::array::<u64>(n) {
+            // SAFETY: allocated in new() with this very layout.
+            unsafe { std::alloc::dealloc(p.cast(), layout) };
+        }
+    }
 }
 
 /// Address space for the crash-safe log (`len` bytes): private zeroed

@@ -7,43 +7,111 @@
 //!
 //! Level 6, zlib's default and the C runtime's: with times at the C
 //! resolution, a 20,000-record log is then the C runtime's size (level 1
-//! gave 1.5 MB against C's 1 MB). Small inputs get a window and hash table
-//! no bigger than themselves: zlib's default state is a quarter of a
-//! megabyte to allocate and clear, which was most of the shutdown of a
-//! process with a handful of records.
+//! gave 1.5 MB against C's 1 MB).
+//!
+//! A deflate state is a quarter of a megabyte that zlib-rs clears when it
+//! is made (window, chains and a 128 KiB hash table): 79 fresh pages, over
+//! 0.1 ms of page faults here. A process that writes five regions (job,
+//! names, three modules) paid that five times, which was most of a short
+//! process's shutdown. The [`Compressor`] keeps one state, with a window
+//! no bigger than the largest input so far (a 1 KiB job record needs 2
+//! KiB, not 32), and resets it between streams.
 
-use zlib_rs::{compress_bound, compress_slice, DeflateConfig, Method, ReturnCode, Strategy};
+use flate2::{Compress, Compression, FlushCompress, Status};
 
 /// Regions smaller than this are compressed on the calling thread (level
 /// 6 takes about 1 ms per 300 KiB of records here; a thread costs ~50 us).
 const PARALLEL_MIN_BYTES: usize = 256 << 10;
 
-/// zlib parameters for `len` bytes at `level`: a window of the smallest
-/// power of two that holds the input (2^9..2^15), a hash table of about
-/// as many entries (2^(mem_level+7)).
-fn config(len: usize, level: u32) -> DeflateConfig {
-    let window_bits = (len.max(1).next_power_of_two().trailing_zeros() as i32).clamp(9, 15);
-    DeflateConfig {
-        level: level as i32,
-        method: Method::Deflated,
-        window_bits,
-        mem_level: (window_bits - 7).clamp(1, 8),
-        strategy: Strategy::Default,
-    }
+/// Worst-case zlib output for `n` input bytes (zlib's compressBound, with
+/// room for the header and trailer).
+fn bound(n: usize) -> usize {
+    n + (n >> 12) + (n >> 14) + (n >> 25) + 13 + 6
 }
 
-/// One zlib stream of `bytes`.
-fn compress_one(bytes: &[u8], level: u32) -> std::io::Result<Vec<u8>> {
-    // Zeroed by the allocator's fresh pages: only what is written is touched.
-    let mut out = vec![0u8; compress_bound(bytes.len())];
-    let (done, rc) = compress_slice(&mut out, bytes, config(bytes.len(), level));
-    if rc != ReturnCode::Ok {
-        return Err(std::io::Error::other(format!("zlib: {rc:?}")));
+/// Compresses the regions of one log at one level, one zlib stream at a
+/// time, on one deflate state.
+pub struct Compressor {
+    level: u32,
+    /// The deflate state and its window size (log2).
+    state: Option<(u8, Compress)>,
+}
+
+/// The smallest window (log2, zlib's 9..=15) that holds `len` bytes.
+fn window_bits(len: usize) -> u8 {
+    (len.max(1).next_power_of_two().trailing_zeros() as u8).clamp(9, 15)
+}
+
+impl Compressor {
+    pub fn new(level: u32) -> Compressor {
+        Compressor { level, state: None }
     }
-    let n = done.len();
-    out.truncate(n);
-    out.shrink_to_fit();
-    Ok(out)
+
+    /// One zlib stream of `bytes`.
+    fn stream(&mut self, bytes: &[u8]) -> std::io::Result<Vec<u8>> {
+        let bits = window_bits(bytes.len());
+        let z = match &mut self.state {
+            Some((b, z)) if *b >= bits => {
+                z.reset();
+                z
+            }
+            state => {
+                &mut state.insert((bits, Compress::new_with_window_bits(Compression::new(self.level), true, bits))).1
+            }
+        };
+        // Zeroed by the allocator's fresh pages: only what is written is touched.
+        let mut out = vec![0u8; bound(bytes.len())];
+        let status = z.compress(bytes, &mut out, FlushCompress::Finish).map_err(std::io::Error::other)?;
+        if status != Status::StreamEnd || z.total_in() != bytes.len() as u64 {
+            return Err(std::io::Error::other(format!("zlib: stream not finished ({status:?})")));
+        }
+        out.truncate(z.total_out() as usize);
+        out.shrink_to_fit();
+        Ok(out)
+    }
+
+    /// One region of bytes (the job record, the name table) as one stream.
+    pub fn bytes(&mut self, bytes: &[u8]) -> std::io::Result<Vec<Vec<u8>>> {
+        if bytes.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(vec![self.stream(bytes)?])
+    }
+
+    /// Records (`rec_words` words each) as one stream, or as one stream
+    /// per worker thread when the region is large.
+    pub fn words(&mut self, words: &[u64], rec_words: usize) -> std::io::Result<Vec<Vec<u8>>> {
+        if words.is_empty() {
+            return Ok(Vec::new());
+        }
+        let bytes: &[u8] = bytemuck::cast_slice(words);
+        if bytes.len() < PARALLEL_MIN_BYTES || rec_words == 0 || threads() < 2 {
+            return Ok(vec![self.stream(bytes)?]);
+        }
+        let n = threads();
+        let recs = words.len() / rec_words;
+        let per = recs.div_ceil(n).max(1) * rec_words * 8;
+        let parts: Vec<&[u8]> = bytes.chunks(per).collect();
+        let level = self.level;
+        let mut out = Vec::with_capacity(parts.len());
+        std::thread::scope(|s| {
+            // The first part on this thread's state, the others on helpers'.
+            let handles: Vec<_> = parts[1..]
+                .iter()
+                .map(|p| std::thread::Builder::new().spawn_scoped(s, move || Compressor::new(level).stream(p)))
+                .collect();
+            out.push(self.stream(parts[0])?);
+            for (h, p) in handles.into_iter().zip(&parts[1..]) {
+                out.push(match h {
+                    Ok(h) => h.join().unwrap_or_else(|_| self.stream(p))?,
+                    // No thread to be had (limits): compress here.
+                    Err(_) => self.stream(p)?,
+                });
+            }
+            Ok::<(), std::io::Error>(())
+        })?;
+        Ok(out)
+    }
 }
 
 /// Worker threads for big regions. available_parallelism reads cgroup
@@ -52,59 +120,6 @@ fn compress_one(bytes: &[u8], level: u32) -> std::io::Result<Vec<u8>> {
 fn threads() -> usize {
     static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *N.get_or_init(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(4))
-}
-
-/// Compresses the regions of one log at one level.
-pub struct Compressor {
-    level: u32,
-}
-
-impl Compressor {
-    pub fn new(level: u32) -> Compressor {
-        Compressor { level }
-    }
-
-    /// One region of bytes (the job record, the name table) as one stream.
-    pub fn bytes(&mut self, bytes: &[u8]) -> std::io::Result<Vec<Vec<u8>>> {
-        if bytes.is_empty() {
-            return Ok(Vec::new());
-        }
-        Ok(vec![compress_one(bytes, self.level)?])
-    }
-
-    /// Records (`rec_words` words each) as one stream, or as one stream
-    /// per worker thread when the region is large.
-    pub fn words(&mut self, words: &[u64], rec_words: usize) -> std::io::Result<Vec<Vec<u8>>> {
-        compress_words(words, rec_words, self.level)
-    }
-}
-
-/// Compress `words` (records of `rec_words` words) into zlib streams.
-pub fn compress_words(words: &[u64], rec_words: usize, level: u32) -> std::io::Result<Vec<Vec<u8>>> {
-    if words.is_empty() {
-        return Ok(Vec::new());
-    }
-    let bytes: &[u8] = bytemuck::cast_slice(words);
-    if bytes.len() < PARALLEL_MIN_BYTES || rec_words == 0 || threads() < 2 {
-        return Ok(vec![compress_one(bytes, level)?]);
-    }
-    let n = threads();
-    let recs = words.len() / rec_words;
-    let per = recs.div_ceil(n).max(1) * rec_words * 8;
-    let parts: Vec<&[u8]> = bytes.chunks(per).collect();
-    std::thread::scope(|s| {
-        let handles: Vec<_> =
-            parts.iter().map(|p| std::thread::Builder::new().spawn_scoped(s, move || compress_one(p, level))).collect();
-        let mut out = Vec::with_capacity(parts.len());
-        for (h, p) in handles.into_iter().zip(&parts) {
-            out.push(match h {
-                Ok(h) => h.join().unwrap_or_else(|_| compress_one(p, level))?,
-                // No thread to be had (limits): compress here.
-                Err(_) => compress_one(p, level)?,
-            });
-        }
-        Ok(out)
-    })
 }
 
 #[cfg(test)]
@@ -123,7 +138,7 @@ mod tests {
     #[test]
     fn parallel_streams_decompress_to_the_original_words() {
         let words: Vec<u64> = (0..300_000u64).map(|i| i * 7 % 1000).collect();
-        let streams = compress_words(&words, 88, 6).unwrap();
+        let streams = Compressor::new(6).words(&words, 88).unwrap();
         let back: Vec<u64> = inflate(&streams).chunks(8).map(|c| u64::from_ne_bytes(c.try_into().unwrap())).collect();
         assert_eq!(back, words);
     }

@@ -3,11 +3,16 @@
 //! with an open-addressing index. Memory is reserved at start-up; an
 //! insert never allocates.
 
+use crate::arena::ZeroedWords;
+
 pub struct NameArena {
     packed: Packed,
     limit: usize,
-    keys: Vec<u64>,
-    offs: Vec<u32>,
+    /// The index: record ids (0 = empty) and, in a block of u32 pairs, the
+    /// offset of each name in `packed`. Fresh mappings, touched only
+    /// where names land.
+    keys: ZeroedWords,
+    offs: ZeroedWords,
     count: usize,
 }
 
@@ -70,13 +75,24 @@ impl NameArena {
     pub fn new(limit: usize) -> Option<NameArena> {
         let mut packed = Vec::new();
         packed.try_reserve_exact(limit).ok()?;
-        Some(NameArena { packed: Packed::Heap(packed), limit, keys: vec![0; 64], offs: vec![0; 64], count: 0 })
+        let (keys, offs) = (ZeroedWords::new(64)?, ZeroedWords::new(32)?);
+        Some(NameArena { packed: Packed::Heap(packed), limit, keys, offs, count: 0 })
     }
 
     /// A table whose packed names live in `buf` (the crash-safe mapping).
-    pub fn in_place(buf: &'static mut [u8]) -> NameArena {
+    /// None if the small starting index cannot be had.
+    pub fn in_place(buf: &'static mut [u8]) -> Option<NameArena> {
         let limit = buf.len();
-        NameArena { packed: Packed::Mapped { buf, len: 0 }, limit, keys: vec![0; 64], offs: vec![0; 64], count: 0 }
+        let (keys, offs) = (ZeroedWords::new(64)?, ZeroedWords::new(32)?);
+        Some(NameArena { packed: Packed::Mapped { buf, len: 0 }, limit, keys, offs, count: 0 })
+    }
+
+    fn off(&self, i: usize) -> u32 {
+        bytemuck::cast_slice::<u64, u32>(&self.offs)[i]
+    }
+
+    fn set_off(&mut self, i: usize, off: u32) {
+        bytemuck::cast_slice_mut::<u64, u32>(&mut self.offs)[i] = off;
     }
 
     /// Size the index for `records` names (the record capacity of every
@@ -90,15 +106,18 @@ impl NameArena {
         if slots <= self.keys.len() {
             return;
         }
-        let (old_keys, old_offs) = (std::mem::take(&mut self.keys), std::mem::take(&mut self.offs));
-        self.keys = vec![0; slots];
-        self.offs = vec![0; slots];
-        for (k, o) in old_keys.into_iter().zip(old_offs) {
+        // Keep the old index if the new one cannot be had: it stays
+        // correct, and inserts are refused (Full) once it is 2/3 full.
+        let (Some(keys), Some(offs)) = (ZeroedWords::new(slots), ZeroedWords::new(slots / 2)) else { return };
+        let old_keys = std::mem::replace(&mut self.keys, keys);
+        let old_offs = std::mem::replace(&mut self.offs, offs);
+        let old_offs: &[u32] = bytemuck::cast_slice(&old_offs);
+        for (&k, &o) in old_keys.iter().zip(old_offs) {
             if k != 0 {
                 let id = if k == 1 << 63 { 0 } else { k };
                 let (i, _) = self.slot(id);
                 self.keys[i] = k;
-                self.offs[i] = o;
+                self.set_off(i, o);
             }
         }
     }
@@ -129,7 +148,7 @@ impl NameArena {
             return Insert::Full;
         }
         self.keys[i] = if id == 0 { 1 << 63 } else { id };
-        self.offs[i] = self.packed.len() as u32;
+        self.set_off(i, self.packed.len() as u32);
         self.packed.push([&id.to_le_bytes(), name, &[0]]);
         self.count += 1;
         Insert::Added
@@ -141,7 +160,7 @@ impl NameArena {
             return None;
         }
         let p = self.packed.bytes();
-        let start = self.offs[i] as usize + 8;
+        let start = self.off(i) as usize + 8;
         let end = start + p[start..].iter().position(|&c| c == 0)?;
         Some(&p[start..end])
     }

@@ -128,7 +128,9 @@ pub fn init(shared: Shared, start: (i64, i64), pid: i64, mmap: Option<String>) -
         match crate::arena::reserve_mapping(crate::logmap::file_len(name_mem, mod_mem)) {
             Some(mem) => {
                 let (names, mods) = crate::logmap::install(mem, name_mem, path);
-                mapped = crate::arena::as_words(mods).map(|w| (NameArena::in_place(names), RecordArena::from_words(w)));
+                mapped = crate::arena::as_words(mods)
+                    .zip(NameArena::in_place(names))
+                    .map(|(w, n)| (n, RecordArena::from_words(w)));
             }
             None => warning = Some("cannot reserve memory for the crash-safe log; records kept in memory".into()),
         }
@@ -152,26 +154,37 @@ pub fn init(shared: Shared, start: (i64, i64), pid: i64, mmap: Option<String>) -
 /// Register a module: reserve its records (MAX_RECORDS, or what is left
 /// of DARSHAN_MODMEM) and hand them over. Disabled modules get nothing.
 pub fn register(m: &'static dyn Module, rank: i64) {
+    register_all(&[m], rank);
+}
+
+/// Register modules together: each reserves its records, then the name
+/// index is sized once for all of them (not rebuilt per module, a fresh
+/// page or two each time), then each attaches.
+pub fn register_all(ms: &[&'static dyn Module], rank: i64) {
     let Some(cfg) = config() else { return };
-    let id = m.id();
-    let words = m.record_words();
-    let slice = match lock(&ARENA).as_mut() {
-        Some(a) if cfg.mod_enabled.get(id).copied().unwrap_or(false) => {
-            a.reserve(words, m.fixed_records().unwrap_or(cfg.max_records[id]))
-        }
-        _ => crate::arena::Slice::empty(words),
-    };
-    let total = CAPACITY.fetch_add(slice.capacity, Ordering::Relaxed) + slice.capacity;
-    if slice.capacity > 0 {
-        crate::logmap::module_registered(id, slice.words.as_ptr() as usize, slice.words.len() * 8);
-    }
-    m.attach(slice, rank);
+    let slices: Vec<crate::arena::Slice> = ms
+        .iter()
+        .map(|m| match lock(&ARENA).as_mut() {
+            Some(a) if cfg.mod_enabled.get(m.id()).copied().unwrap_or(false) => {
+                a.reserve(m.record_words(), m.fixed_records().unwrap_or(cfg.max_records[m.id()]))
+            }
+            _ => crate::arena::Slice::empty(m.record_words()),
+        })
+        .collect();
+    let added: usize = slices.iter().map(|s| s.capacity).sum();
+    let total = CAPACITY.fetch_add(added, Ordering::Relaxed) + added;
     if let Some(n) = lock(&NAMES).as_mut() {
         n.expect(total);
     }
-    let mut reg = lock(&REGISTRY);
-    reg.push(m);
-    reg.sort_by_key(|m| m.id());
+    for (m, slice) in ms.iter().zip(slices) {
+        if slice.capacity > 0 {
+            crate::logmap::module_registered(m.id(), slice.words.as_ptr() as usize, slice.words.len() * 8);
+        }
+        m.attach(slice, rank);
+        let mut reg = lock(&REGISTRY);
+        reg.push(*m);
+        reg.sort_by_key(|m| m.id());
+    }
 }
 
 pub fn modules() -> Vec<&'static dyn Module> {

@@ -4,7 +4,7 @@
 //! written under a temporary name and renamed when complete.
 
 use std::fs::OpenOptions;
-use std::io::BufWriter;
+use std::io::{Cursor, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::time::Instant;
 
@@ -207,7 +207,12 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     let durable = sh.config.log_fsync && crate::logmap::has_file();
     let written = (|| {
         let werr = |e: darshan_log::LogError| format!("writing log file {tmp}: {e}");
-        let mut w = LogWriter::new(BufWriter::with_capacity(1 << 16, file), Compression::Zlib).map_err(werr)?;
+        // The whole log is assembled in memory (its streams are already
+        // compressed) and written in one call: no seek, no buffer.
+        let size = darshan_log::header::HEADER_SIZE
+            + [&job_streams, &name_streams].iter().flat_map(|s| s.iter()).map(Vec::len).sum::<usize>()
+            + module_streams.iter().flatten().flat_map(|(_, s)| s.iter()).map(Vec::len).sum::<usize>();
+        let mut w = LogWriter::new(Cursor::new(Vec::with_capacity(size)), Compression::Zlib).map_err(werr)?;
         w.write_streams(Region::Job, &job_streams).map_err(werr)?;
         w.write_streams(Region::Names, &name_streams).map_err(werr)?;
         for m in module_streams {
@@ -215,8 +220,9 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
             w.write_streams(Region::Module(id), &streams).map_err(werr)?;
         }
         w.set_partial_flag(runtime::partial_flags());
-        let out = w.finish().map_err(werr)?;
-        let file = out.into_inner().map_err(|e| format!("writing log file {tmp}: {}", e.error()))?;
+        let bytes = w.finish().map_err(werr)?.into_inner();
+        let mut file = file;
+        file.write_all(&bytes).map_err(|e| format!("writing log file {tmp}: {e}"))?;
         if durable {
             file.sync_all().map_err(|e| format!("syncing log file {tmp}: {e}"))?;
         }

@@ -37,6 +37,15 @@ pub(crate) fn std_streams() -> [usize; 3] {
     unsafe { [stdin as usize, stdout as usize, stderr as usize] }
 }
 
+/// A panic where DARSHAN_RS_TEST_PANIC says (`start` or `shutdown`): how
+/// the tests check that a panic inside the runtime is caught (the unwinder
+/// is linked statically, see build.rs) and the program runs on unharmed.
+fn test_panic(at: &str) {
+    if std::env::var_os("DARSHAN_RS_TEST_PANIC").is_some_and(|v| v == at) {
+        panic!("DARSHAN_RS_TEST_PANIC={at}");
+    }
+}
+
 pub(crate) fn say(msg: &str) {
     LIBC.stderr(format!("darshan: {msg}\n").as_bytes());
 }
@@ -72,6 +81,7 @@ extern "C" fn constructor() {
 fn init() {
     let t_init = std::time::Instant::now();
     real::resolve_all();
+    test_panic("start");
     crate::shim::init();
     let (cfg, warnings) = Config::load(&ProcessEnv);
     for w in &warnings {
@@ -159,11 +169,8 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
         }
     }
     crate::stdio_wrap::attach_std_streams(std_streams());
-    for m in crate::modules::MODULES {
-        if mpi || !m.mpi_only() {
-            runtime::register(*m, rank);
-        }
-    }
+    let mods: Vec<_> = crate::modules::MODULES.iter().copied().filter(|m| mpi || !m.mpi_only()).collect();
+    runtime::register_all(&mods, rank);
     runtime::connect_heatmaps(clock::heat_shift());
     darshan_core::shutdown::map_job((0, 0), nprocs, Some(runtime::tick_secs()));
     darshan_core::logmap::arm();
@@ -185,9 +192,8 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
 /// NONMPI) and then called MPI_Init: the MPI-only modules (MPI-IO) record
 /// from now on.
 pub fn add_mpi_modules(rank: i64) {
-    for m in crate::modules::MODULES.iter().filter(|m| m.mpi_only()) {
-        runtime::register(*m, rank);
-    }
+    let mods: Vec<_> = crate::modules::MODULES.iter().copied().filter(|m| m.mpi_only()).collect();
+    runtime::register_all(&mods, rank);
     runtime::connect_heatmaps(clock::heat_shift());
 }
 
@@ -229,7 +235,10 @@ pub fn shutdown() {
     let end_tick = clock::now();
     let end = LIBC.realtime();
     let timing = runtime::config().map(|c| c.internal_timing).unwrap_or(false);
-    let r = std::panic::catch_unwind(|| darshan_core::shutdown::write_log(scale, end, end_tick));
+    let r = std::panic::catch_unwind(|| {
+        test_panic("shutdown");
+        darshan_core::shutdown::write_log(scale, end, end_tick)
+    });
     match r {
         Ok(Ok(o)) if timing => say(&format!(
             "shutdown\t1\t{:.6}\t(finalize {:.6}, compress {:.6}, write {:.6}; {} records) {}",
@@ -245,7 +254,10 @@ pub fn shutdown() {
             let hint = darshan_core::shutdown::recovery_hint();
             say(&hint.map(|h| format!("{msg}; {h}")).unwrap_or(msg));
         }
-        Err(_) => say("internal error while writing the log; no log written"),
+        Err(_) => {
+            let hint = darshan_core::shutdown::recovery_hint();
+            say(&format!("internal error while writing the log{}", hint.map(|h| format!("; {h}")).unwrap_or_default()))
+        }
     }
     guard::set_state(runtime::FINALIZED);
     guard::set_inside(false);

@@ -51,6 +51,56 @@ fn library_exports_no_foreign_symbol_like_bz_internal_error() {
     }
 }
 
+/// libgcc_s.so (Rust's unwinder) was loaded into every program, with its
+/// constructor's CPU detection: a tenth of a millisecond per process. It
+/// is linked statically now (build.rs); the library needs only libc.
+#[test]
+fn libgcc_s_is_not_loaded_into_every_program() {
+    let out = output(Command::new("readelf").arg("-d").arg(lib()));
+    assert!(out.status.success());
+    let needed: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains("(NEEDED)"))
+        .map(|l| l.rsplit('[').next().unwrap_or("").trim_end_matches(']').to_string())
+        .collect();
+    assert!(!needed.is_empty(), "readelf listed no NEEDED entry");
+    assert!(needed.iter().all(|n| n.starts_with("libc.so") || n.starts_with("ld-linux")), "needs {needed:?}");
+}
+
+/// With the unwinder linked statically, a panic inside the runtime must
+/// still be caught: at start-up the run is not instrumented, at shutdown
+/// no log is written and the crash-safe file is kept; the program's own
+/// work and exit status are untouched either way.
+#[test]
+fn a_panic_in_the_runtime_never_reaches_the_program() {
+    let d = scratch("panic");
+    let src = root().join("README.md");
+    for at in ["start", "shutdown"] {
+        let copy = d.join(format!("data/copy-{at}"));
+        // Python, not cp: coreutils close stderr before the runtime's exit.
+        let out = output_within(
+            instrumented(&python(), &d)
+                .env("DARSHAN_RS_TEST_PANIC", at)
+                .args(["-c", "import shutil, sys; shutil.copyfile(sys.argv[1], sys.argv[2])"])
+                .arg(&src)
+                .arg(&copy),
+            LIMIT,
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{at}: {err}");
+        assert_eq!(std::fs::read(&copy).unwrap(), std::fs::read(&src).unwrap(), "{at}: the copy");
+        assert!(files(&d.join("logs")).is_empty(), "{at}: no log");
+        let kept = files(&d.join("mmap"));
+        if at == "start" {
+            assert!(err.contains("internal error at start-up; this run is not instrumented"), "{err}");
+            assert!(kept.is_empty(), "{kept:?}");
+        } else {
+            assert!(err.contains("internal error while writing the log; the records are kept in"), "{err}");
+            assert_eq!(kept.len(), 1, "{kept:?}");
+        }
+    }
+}
+
 fn libmpi() -> Option<std::path::PathBuf> {
     // A short query that cannot hang; no mpicc means no MPI to compare with.
     let out = Command::new("mpicc").arg("-showme:libdirs").output().ok()?.stdout;
@@ -124,7 +174,7 @@ fn python_closerange_then_writing_a_file_keeps_it_intact() {
         dir = d.join("data").to_str().unwrap(),
         own = own.to_str().unwrap()
     );
-    let out = output(instrumented(std::path::Path::new("python3"), &d).arg("-c").arg(&script));
+    let out = output(instrumented(&python(), &d).arg("-c").arg(&script));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let bytes = std::fs::read(&own).unwrap();
     assert_eq!(bytes.len(), 1 << 20);

@@ -95,7 +95,9 @@ impl<W: Write + Seek> LogWriter<W> {
                 mod_ver: [0; MAX_MODS],
             },
             next_module: 0,
-            stage: Vec::with_capacity(1 << 20),
+            // Only write_module stages records (the runtime writes
+            // precompressed streams): allocated on first use.
+            stage: Vec::new(),
         })
     }
 

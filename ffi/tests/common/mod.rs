@@ -52,6 +52,14 @@ pub fn compile(name: &str, dir: &Path, flags: &[&str]) -> PathBuf {
     out
 }
 
+/// The Python interpreter itself (`python3` may be a launcher script, as
+/// pyenv's is, that would start a dozen instrumented processes first).
+pub fn python() -> PathBuf {
+    let out = output(Command::new("python3").args(["-c", "import sys; print(sys.executable)"]));
+    assert!(out.status.success(), "python3");
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+}
+
 /// `cmd` with the runtime preloaded for a non-MPI program, its logs and
 /// crash-safe files in `dir`.
 pub fn instrumented(exe: &Path, dir: &Path) -> Command {
