@@ -225,7 +225,7 @@ impl LogMap {
             return end <= a.given;
         }
         let upto = (a.given + AHEAD).max(end + SLACK).min(a.end);
-        match own_io(|| crate::arena::populate(self.base, a.given, upto - a.given, &self.path)) {
+        match own_io(|| crate::arena::populate(self.base, a.given, upto - a.given, &self.path, !self.unlinked)) {
             Ok(()) => self.areas[slot].given = upto,
             Err(e) if !self.full_said => {
                 self.full_said = true;

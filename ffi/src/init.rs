@@ -50,10 +50,20 @@ pub(crate) fn say(msg: &str) {
     LIBC.stderr(format!("darshan: {msg}\n").as_bytes());
 }
 
+/// A /proc file in one read where it fits: std's read_to_end starts with
+/// a 32-byte probe and doubles (/proc reports no size), eight reads for a
+/// mount table, each making the kernel render the table again.
+fn read_proc(path: &str) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut buf = Vec::with_capacity(32 << 10);
+    std::fs::File::open(path)?.read_to_end(&mut buf)?;
+    Ok(buf)
+}
+
 /// The command line as Darshan reads it without argv: /proc/self/cmdline
 /// with NULs turned into spaces (hence the trailing space).
 fn cmdline() -> String {
-    match std::fs::read("/proc/self/cmdline") {
+    match read_proc("/proc/self/cmdline") {
         Ok(b) => String::from_utf8_lossy(&b).replace('\0', " "),
         Err(_) => String::new(),
     }
@@ -145,8 +155,8 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
     let start = LIBC.realtime();
     let mmap = cfg.mmap_logs.then(|| darshan_core::shutdown::mmap_path(&cfg, &cmd, job_pid, rank, logmod));
     MEM_ALIGN.store(cfg.mem_align.max(1), Ordering::Relaxed);
-    let mounts = match std::fs::read_to_string("/proc/self/mounts") {
-        Ok(t) => darshan_core::mounts::parse(&t, &LIBC),
+    let mounts = match read_proc("/proc/self/mounts") {
+        Ok(t) => darshan_core::mounts::parse(&String::from_utf8_lossy(&t), &LIBC),
         Err(_) => Vec::new(),
     };
     // After the mount table: the longer the clock has run, the better the
