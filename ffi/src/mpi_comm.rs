@@ -81,14 +81,15 @@ impl MpiComm {
         }
     }
 
-    fn allreduce(&self, p: *mut c_void, n: usize, dt: H, op: Op) {
+    /// Reduce 8-byte elements of `dt` (their bits in `v`) in place.
+    fn allreduce(&self, v: &mut [u64], dt: H, op: Op) {
         let Some(f) = m::PMPI_Allreduce() else { return };
-        let mut tmp = vec![0u64; n];
-        // SAFETY: `p` holds n 8-byte elements of `dt`; `tmp` as many.
-        let r = unsafe { f(p, tmp.as_mut_ptr().cast(), n as c_int, dt, self.op(op), self.abi.comm_world) };
+        let mut tmp = vec![0u64; v.len()];
+        let n = v.len() as c_int;
+        // SAFETY: `v` and `tmp` each hold n 8-byte elements of `dt`.
+        let r = unsafe { f(v.as_mut_ptr().cast(), tmp.as_mut_ptr().cast(), n, dt, self.op(op), self.abi.comm_world) };
         if r == MPI_SUCCESS {
-            // SAFETY: copies n 8-byte elements back into the caller's buffer.
-            unsafe { std::ptr::copy_nonoverlapping(tmp.as_ptr(), p as *mut u64, n) };
+            v.copy_from_slice(&tmp);
         }
     }
 
@@ -146,15 +147,15 @@ impl Comm for MpiComm {
     }
 
     fn allreduce_u64(&self, v: &mut [u64], op: Op) {
-        self.allreduce(v.as_mut_ptr().cast(), v.len(), self.abi.uint64, op)
+        self.allreduce(v, self.abi.uint64, op)
     }
 
     fn allreduce_i64(&self, v: &mut [i64], op: Op) {
-        self.allreduce(v.as_mut_ptr().cast(), v.len(), self.abi.int64, op)
+        self.allreduce(bytemuck::cast_slice_mut(v), self.abi.int64, op)
     }
 
     fn allreduce_f64(&self, v: &mut [f64], op: Op) {
-        self.allreduce(v.as_mut_ptr().cast(), v.len(), self.abi.double, op)
+        self.allreduce(bytemuck::cast_slice_mut(v), self.abi.double, op)
     }
 
     fn exscan_u64(&self, v: &mut [u64]) {

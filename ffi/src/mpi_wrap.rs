@@ -290,7 +290,10 @@ mpi_export!(MPI_File_iwrite_at_all, PMPI_File_iwrite_at_all, (fh: H, off: i64, b
 
 /// The name MPI_File_open records: ROMIO's `fs:` prefix stripped (only
 /// a prefix longer than one character, so `c:\...` stays), then cleaned.
-fn open_name(filename: *const c_char) -> *const c_char {
+///
+/// # Safety
+/// `filename` is a NUL-terminated string.
+unsafe fn open_name(filename: *const c_char) -> *const c_char {
     // SAFETY: MPI_File_open's filename is a NUL-terminated string (the
     // real call just accepted it).
     let b = unsafe { CStr::from_ptr(filename) }.to_bytes();
@@ -309,9 +312,12 @@ mpi_export!(MPI_File_open, PMPI_File_open, (comm: H, filename: *const c_char, am
     let size = m::comm_size(comm);
     // SAFETY: the real call succeeded, so it stored the new handle in *fh.
     let handle = unsafe { *fh };
-    paths::with_clean(None, open_name(filename), |name| {
-        MPIIO.on_open(handle, name, amode as i64, size, has_info, t1, t2)
-    });
+    // SAFETY: the filename MPI_File_open just accepted, NUL-terminated.
+    unsafe {
+        paths::with_clean(None, open_name(filename), |name| {
+            MPIIO.on_open(handle, name, amode as i64, size, has_info, t1, t2)
+        })
+    };
 });
 
 mpi_export!(MPI_File_sync, PMPI_File_sync, (fh: H), |t1, t2| MPIIO.on_sync(fh, t1, t2));

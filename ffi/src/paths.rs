@@ -55,7 +55,10 @@ fn dir_of_fd(fd: c_int, buf: &mut [u8]) -> Option<usize> {
 
 /// Clean `path` into a short buffer, or a PATH_MAX one if it does not
 /// fit, and hand the name to `f` (not called if the path cannot be named).
-pub fn with_clean(dirfd: Option<c_int>, path: *const c_char, f: impl FnOnce(&[u8])) {
+///
+/// # Safety
+/// `path` is null or a NUL-terminated string.
+pub unsafe fn with_clean(dirfd: Option<c_int>, path: *const c_char, f: impl FnOnce(&[u8])) {
     if path.is_null() {
         return;
     }
@@ -65,18 +68,23 @@ pub fn with_clean(dirfd: Option<c_int>, path: *const c_char, f: impl FnOnce(&[u8
         return f(p); // no copy: an absolute path with nothing to clean
     }
     let mut short: CleanPath<SHORT_PATH> = CleanPath::default();
-    if clean(dirfd, path, &mut short) {
+    // SAFETY: `path` as this function was given it.
+    if unsafe { clean(dirfd, path, &mut short) } {
         return f(short.as_bytes());
     }
     let mut long: CleanPath = CleanPath::default();
-    if clean(dirfd, path, &mut long) {
+    // SAFETY: as above.
+    if unsafe { clean(dirfd, path, &mut long) } {
         f(long.as_bytes())
     }
 }
 
 /// Clean `path` (relative to `dirfd` for the *at calls, or to the working
 /// directory); false if it cannot be named (or does not fit in `N`).
-pub fn clean<const N: usize>(dirfd: Option<c_int>, path: *const c_char, out: &mut CleanPath<N>) -> bool {
+///
+/// # Safety
+/// `path` is null or a NUL-terminated string.
+pub unsafe fn clean<const N: usize>(dirfd: Option<c_int>, path: *const c_char, out: &mut CleanPath<N>) -> bool {
     if path.is_null() {
         return false;
     }

@@ -28,7 +28,9 @@ pub fn aligned(p: *const c_void) -> bool {
     }
 }
 
-fn iov_aligned(iov: *const iovec, n: c_int) -> bool {
+/// # Safety
+/// `iov` is null or points to `n` iovecs.
+unsafe fn iov_aligned(iov: *const iovec, n: c_int) -> bool {
     if iov.is_null() || n <= 0 {
         return true;
     }
@@ -38,8 +40,11 @@ fn iov_aligned(iov: *const iovec, n: c_int) -> bool {
 }
 
 /// Time and record an open-like call that returns an fd.
+///
+/// # Safety
+/// `path` is null or a NUL-terminated string.
 #[inline(always)]
-fn opened(dirfd: Option<c_int>, path: *const c_char, mode: i64, call: impl FnOnce() -> c_int) -> c_int {
+unsafe fn opened(dirfd: Option<c_int>, path: *const c_char, mode: i64, call: impl FnOnce() -> c_int) -> c_int {
     if !recording() {
         return call();
     }
@@ -47,9 +52,8 @@ fn opened(dirfd: Option<c_int>, path: *const c_char, mode: i64, call: impl FnOnc
     let fd = call();
     let t2 = clock::now();
     if fd >= 0 {
-        record(|| {
-            paths::with_clean(dirfd, path, |name| POSIX.on_open(fd, name, mode, t1, t2));
-        });
+        // SAFETY: `path` as this function was given it.
+        record(|| unsafe { paths::with_clean(dirfd, path, |name| POSIX.on_open(fd, name, mode, t1, t2)) });
     }
     fd
 }
@@ -93,7 +97,8 @@ pub unsafe extern "C" fn open(path: *const c_char, flags: c_int, mode: mode_t) -
     let Some(r) = real::open() else { return enosys() };
     let (m, rec) = creat_mode(flags, mode);
     // SAFETY: the real function, with the caller's arguments unchanged.
-    opened(None, path, rec, || unsafe { r(path, flags, m) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { opened(None, path, rec, || r(path, flags, m)) }
 }
 
 #[no_mangle]
@@ -101,21 +106,24 @@ pub unsafe extern "C" fn open64(path: *const c_char, flags: c_int, mode: mode_t)
     let Some(r) = real::open64() else { return enosys() };
     let (m, rec) = creat_mode(flags, mode);
     // SAFETY: the real function, with the caller's arguments unchanged.
-    opened(None, path, rec, || unsafe { r(path, flags, m) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { opened(None, path, rec, || r(path, flags, m)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __open_2(path: *const c_char, flags: c_int) -> c_int {
     let Some(r) = real::__open_2() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    opened(None, path, 0, || unsafe { r(path, flags) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { opened(None, path, 0, || r(path, flags)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __open64_2(path: *const c_char, flags: c_int) -> c_int {
     let Some(r) = real::__open64_2() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    opened(None, path, 0, || unsafe { r(path, flags) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { opened(None, path, 0, || r(path, flags)) }
 }
 
 #[no_mangle]
@@ -123,7 +131,8 @@ pub unsafe extern "C" fn openat(dirfd: c_int, path: *const c_char, flags: c_int,
     let Some(r) = real::openat() else { return enosys() };
     let (m, rec) = creat_mode(flags, mode);
     // SAFETY: the real function, with the caller's arguments unchanged.
-    opened(Some(dirfd), path, rec, || unsafe { r(dirfd, path, flags, m) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { opened(Some(dirfd), path, rec, || r(dirfd, path, flags, m)) }
 }
 
 #[no_mangle]
@@ -131,63 +140,72 @@ pub unsafe extern "C" fn openat64(dirfd: c_int, path: *const c_char, flags: c_in
     let Some(r) = real::openat64() else { return enosys() };
     let (m, rec) = creat_mode(flags, mode);
     // SAFETY: the real function, with the caller's arguments unchanged.
-    opened(Some(dirfd), path, rec, || unsafe { r(dirfd, path, flags, m) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { opened(Some(dirfd), path, rec, || r(dirfd, path, flags, m)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __openat_2(dirfd: c_int, path: *const c_char, flags: c_int) -> c_int {
     let Some(r) = real::__openat_2() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    opened(Some(dirfd), path, 0, || unsafe { r(dirfd, path, flags) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { opened(Some(dirfd), path, 0, || r(dirfd, path, flags)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __openat64_2(dirfd: c_int, path: *const c_char, flags: c_int) -> c_int {
     let Some(r) = real::__openat64_2() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    opened(Some(dirfd), path, 0, || unsafe { r(dirfd, path, flags) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { opened(Some(dirfd), path, 0, || r(dirfd, path, flags)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn creat(path: *const c_char, mode: mode_t) -> c_int {
     let Some(r) = real::creat() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    opened(None, path, mode as i64, || unsafe { r(path, mode) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { opened(None, path, mode as i64, || r(path, mode)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn creat64(path: *const c_char, mode: mode_t) -> c_int {
     let Some(r) = real::creat64() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    opened(None, path, mode as i64, || unsafe { r(path, mode) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { opened(None, path, mode as i64, || r(path, mode)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn mkstemp(t: *mut c_char) -> c_int {
     let Some(r) = real::mkstemp() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    opened(None, t, 0, || unsafe { r(t) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { opened(None, t, 0, || r(t)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn mkostemp(t: *mut c_char, flags: c_int) -> c_int {
     let Some(r) = real::mkostemp() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    opened(None, t, 0, || unsafe { r(t, flags) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { opened(None, t, 0, || r(t, flags)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn mkstemps(t: *mut c_char, suffix: c_int) -> c_int {
     let Some(r) = real::mkstemps() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    opened(None, t, 0, || unsafe { r(t, suffix) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { opened(None, t, 0, || r(t, suffix)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn mkostemps(t: *mut c_char, suffix: c_int, flags: c_int) -> c_int {
     let Some(r) = real::mkostemps() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    opened(None, t, 0, || unsafe { r(t, suffix, flags) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { opened(None, t, 0, || r(t, suffix, flags)) }
 }
 
 /// Time and record a call that makes `newfd` refer to `oldfd`'s file.
@@ -333,70 +351,80 @@ pub unsafe extern "C" fn pwrite64(fd: c_int, buf: *const c_void, n: size_t, off:
 pub unsafe extern "C" fn readv(fd: c_int, iov: *const iovec, cnt: c_int) -> ssize_t {
     let Some(r) = real::readv() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    data(fd, false, None, iov_aligned(iov, cnt), || unsafe { r(fd, iov, cnt) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { data(fd, false, None, iov_aligned(iov, cnt), || r(fd, iov, cnt)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn writev(fd: c_int, iov: *const iovec, cnt: c_int) -> ssize_t {
     let Some(r) = real::writev() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    data(fd, true, None, iov_aligned(iov, cnt), || unsafe { r(fd, iov, cnt) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { data(fd, true, None, iov_aligned(iov, cnt), || r(fd, iov, cnt)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn preadv(fd: c_int, iov: *const iovec, cnt: c_int, off: off_t) -> ssize_t {
     let Some(r) = real::preadv() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    data(fd, false, Some(off), iov_aligned(iov, cnt), || unsafe { r(fd, iov, cnt, off) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { data(fd, false, Some(off), iov_aligned(iov, cnt), || r(fd, iov, cnt, off)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn preadv64(fd: c_int, iov: *const iovec, cnt: c_int, off: off64_t) -> ssize_t {
     let Some(r) = real::preadv64() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    data(fd, false, Some(off), iov_aligned(iov, cnt), || unsafe { r(fd, iov, cnt, off) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { data(fd, false, Some(off), iov_aligned(iov, cnt), || r(fd, iov, cnt, off)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn preadv2(fd: c_int, iov: *const iovec, cnt: c_int, off: off_t, fl: c_int) -> ssize_t {
     let Some(r) = real::preadv2() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    data(fd, false, pos(off), iov_aligned(iov, cnt), || unsafe { r(fd, iov, cnt, off, fl) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { data(fd, false, pos(off), iov_aligned(iov, cnt), || r(fd, iov, cnt, off, fl)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn preadv64v2(fd: c_int, iov: *const iovec, cnt: c_int, off: off64_t, fl: c_int) -> ssize_t {
     let Some(r) = real::preadv64v2() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    data(fd, false, pos(off), iov_aligned(iov, cnt), || unsafe { r(fd, iov, cnt, off, fl) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { data(fd, false, pos(off), iov_aligned(iov, cnt), || r(fd, iov, cnt, off, fl)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn pwritev(fd: c_int, iov: *const iovec, cnt: c_int, off: off_t) -> ssize_t {
     let Some(r) = real::pwritev() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    data(fd, true, Some(off), iov_aligned(iov, cnt), || unsafe { r(fd, iov, cnt, off) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { data(fd, true, Some(off), iov_aligned(iov, cnt), || r(fd, iov, cnt, off)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn pwritev64(fd: c_int, iov: *const iovec, cnt: c_int, off: off64_t) -> ssize_t {
     let Some(r) = real::pwritev64() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    data(fd, true, Some(off), iov_aligned(iov, cnt), || unsafe { r(fd, iov, cnt, off) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { data(fd, true, Some(off), iov_aligned(iov, cnt), || r(fd, iov, cnt, off)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn pwritev2(fd: c_int, iov: *const iovec, cnt: c_int, off: off_t, fl: c_int) -> ssize_t {
     let Some(r) = real::pwritev2() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    data(fd, true, pos(off), iov_aligned(iov, cnt), || unsafe { r(fd, iov, cnt, off, fl) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { data(fd, true, pos(off), iov_aligned(iov, cnt), || r(fd, iov, cnt, off, fl)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn pwritev64v2(fd: c_int, iov: *const iovec, cnt: c_int, off: off64_t, fl: c_int) -> ssize_t {
     let Some(r) = real::pwritev64v2() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    data(fd, true, pos(off), iov_aligned(iov, cnt), || unsafe { r(fd, iov, cnt, off, fl) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { data(fd, true, pos(off), iov_aligned(iov, cnt), || r(fd, iov, cnt, off, fl)) }
 }
 
 /// Time and record a call on a tracked fd that returns an int status.
@@ -503,7 +531,9 @@ fn kernel_copy(
     r
 }
 
-fn peek<T: Copy + Into<i64>>(p: *mut T) -> Option<i64> {
+/// # Safety
+/// `p` is null or points to a readable `T`.
+unsafe fn peek<T: Copy + Into<i64>>(p: *mut T) -> Option<i64> {
     // SAFETY: a non-null offset pointer of these calls points to an off_t.
     (!p.is_null()).then(|| unsafe { *p }.into())
 }
@@ -518,7 +548,8 @@ pub unsafe extern "C" fn copy_file_range(
     flags: c_uint,
 ) -> ssize_t {
     let Some(r) = real::copy_file_range() else { return enosys() };
-    let (a, b) = (peek(off_in), peek(off_out));
+    // SAFETY: Pointers: the caller's, as the C function documents them, or null.
+    let (a, b) = unsafe { (peek(off_in), peek(off_out)) };
     // SAFETY: the real function, with the caller's arguments unchanged.
     kernel_copy(fd_in, a, fd_out, b, || unsafe { r(fd_in, off_in, fd_out, off_out, len, flags) })
 }
@@ -526,7 +557,8 @@ pub unsafe extern "C" fn copy_file_range(
 #[no_mangle]
 pub unsafe extern "C" fn sendfile(out_fd: c_int, in_fd: c_int, off: *mut off_t, count: size_t) -> ssize_t {
     let Some(r) = real::sendfile() else { return enosys() };
-    let a = peek(off);
+    // SAFETY: Pointers: the caller's, as the C function documents them, or null.
+    let a = unsafe { peek(off) };
     // SAFETY: the real function, with the caller's arguments unchanged.
     kernel_copy(in_fd, a, out_fd, None, || unsafe { r(out_fd, in_fd, off, count) })
 }
@@ -534,7 +566,8 @@ pub unsafe extern "C" fn sendfile(out_fd: c_int, in_fd: c_int, off: *mut off_t, 
 #[no_mangle]
 pub unsafe extern "C" fn sendfile64(out_fd: c_int, in_fd: c_int, off: *mut off64_t, count: size_t) -> ssize_t {
     let Some(r) = real::sendfile64() else { return enosys() };
-    let a = peek(off);
+    // SAFETY: Pointers: the caller's, as the C function documents them, or null.
+    let a = unsafe { peek(off) };
     // SAFETY: the real function, with the caller's arguments unchanged.
     kernel_copy(in_fd, a, out_fd, None, || unsafe { r(out_fd, in_fd, off, count) })
 }
@@ -551,14 +584,17 @@ pub unsafe extern "C" fn rename(old: *const c_char, new: *const c_char) -> c_int
     let ret = unsafe { r(old, new) };
     let t2 = clock::now();
     if ret == 0 {
-        record(|| {
-            paths::with_clean(None, old, |o| paths::with_clean(None, new, |n| POSIX.on_rename(o, n, t1, t2)));
+        // SAFETY: the caller's two NUL-terminated paths.
+        record(|| unsafe {
+            paths::with_clean(None, old, |o| paths::with_clean(None, new, |n| POSIX.on_rename(o, n, t1, t2)))
         });
     }
     ret
 }
 
-fn aio_submit(cb: *mut libc::aiocb, write: bool, call: impl FnOnce() -> c_int) -> c_int {
+/// # Safety
+/// `cb` is null or the caller's aiocb.
+unsafe fn aio_submit(cb: *mut libc::aiocb, write: bool, call: impl FnOnce() -> c_int) -> c_int {
     let ret = call();
     if ret == 0 && !cb.is_null() && recording() {
         let t = clock::now();
@@ -573,31 +609,37 @@ fn aio_submit(cb: *mut libc::aiocb, write: bool, call: impl FnOnce() -> c_int) -
 pub unsafe extern "C" fn aio_read(cb: *mut libc::aiocb) -> c_int {
     let Some(r) = real::aio_read() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    aio_submit(cb, false, || unsafe { r(cb) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { aio_submit(cb, false, || r(cb)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn aio_write(cb: *mut libc::aiocb) -> c_int {
     let Some(r) = real::aio_write() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    aio_submit(cb, true, || unsafe { r(cb) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { aio_submit(cb, true, || r(cb)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn aio_read64(cb: *mut libc::aiocb) -> c_int {
     let Some(r) = real::aio_read64() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    aio_submit(cb, false, || unsafe { r(cb) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { aio_submit(cb, false, || r(cb)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn aio_write64(cb: *mut libc::aiocb) -> c_int {
     let Some(r) = real::aio_write64() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    aio_submit(cb, true, || unsafe { r(cb) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { aio_submit(cb, true, || r(cb)) }
 }
 
-fn aio_done(cb: *mut libc::aiocb, call: impl FnOnce() -> ssize_t) -> ssize_t {
+/// # Safety
+/// `cb` is null or the caller's aiocb.
+unsafe fn aio_done(cb: *mut libc::aiocb, call: impl FnOnce() -> ssize_t) -> ssize_t {
     let ret = call();
     if !cb.is_null() && recording() {
         let t2 = clock::now();
@@ -612,17 +654,21 @@ fn aio_done(cb: *mut libc::aiocb, call: impl FnOnce() -> ssize_t) -> ssize_t {
 pub unsafe extern "C" fn aio_return(cb: *mut libc::aiocb) -> ssize_t {
     let Some(r) = real::aio_return() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    aio_done(cb, || unsafe { r(cb) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { aio_done(cb, || r(cb)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn aio_return64(cb: *mut libc::aiocb) -> ssize_t {
     let Some(r) = real::aio_return64() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    aio_done(cb, || unsafe { r(cb) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { aio_done(cb, || r(cb)) }
 }
 
-fn lio(list: *const *mut libc::aiocb, n: c_int, call: impl FnOnce() -> c_int) -> c_int {
+/// # Safety
+/// `list` is null or holds `n` entries, each null or an aiocb.
+unsafe fn lio(list: *const *mut libc::aiocb, n: c_int, call: impl FnOnce() -> c_int) -> c_int {
     let ret = call();
     if ret == 0 && !list.is_null() && n > 0 && recording() {
         let t = clock::now();
@@ -645,14 +691,16 @@ fn lio(list: *const *mut libc::aiocb, n: c_int, call: impl FnOnce() -> c_int) ->
 pub unsafe extern "C" fn lio_listio(m: c_int, l: *const *mut libc::aiocb, n: c_int, s: *mut libc::sigevent) -> c_int {
     let Some(r) = real::lio_listio() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    lio(l, n, || unsafe { r(m, l, n, s) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { lio(l, n, || r(m, l, n, s)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn lio_listio64(m: c_int, l: *const *mut libc::aiocb, n: c_int, s: *mut libc::sigevent) -> c_int {
     let Some(r) = real::lio_listio64() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    lio(l, n, || unsafe { r(m, l, n, s) })
+    // Pointers: the caller's, as the C function documents them, or null.
+    unsafe { lio(l, n, || r(m, l, n, s)) }
 }
 
 #[no_mangle]

@@ -28,7 +28,9 @@ fn null<T>() -> *mut T {
     std::ptr::null_mut()
 }
 
-fn opened(path: *const c_char, call: impl FnOnce() -> *mut FILE) -> *mut FILE {
+/// # Safety
+/// `path` is null or a NUL-terminated string.
+unsafe fn opened(path: *const c_char, call: impl FnOnce() -> *mut FILE) -> *mut FILE {
     if !recording() {
         return call();
     }
@@ -36,9 +38,8 @@ fn opened(path: *const c_char, call: impl FnOnce() -> *mut FILE) -> *mut FILE {
     let f = call();
     let t2 = clock::now();
     if !f.is_null() {
-        record(|| {
-            paths::with_clean(None, path, |name| STDIO.on_open(f as usize, name, t1, t2));
-        });
+        // SAFETY: `path` as this function was given it.
+        record(|| unsafe { paths::with_clean(None, path, |name| STDIO.on_open(f as usize, name, t1, t2)) });
     }
     f
 }
@@ -59,7 +60,9 @@ fn io<R: Copy>(stream: usize, write: bool, call: impl FnOnce() -> R, bytes: impl
     r
 }
 
-fn seeked(f: *mut FILE, call: impl FnOnce() -> c_int) -> c_int {
+/// # Safety
+/// `f` is the caller's stream.
+unsafe fn seeked(f: *mut FILE, call: impl FnOnce() -> c_int) -> c_int {
     if !recording() || !darshan_stdio::maybe_tracked(f as usize) {
         return call();
     }
@@ -78,28 +81,32 @@ fn seeked(f: *mut FILE, call: impl FnOnce() -> c_int) -> c_int {
 pub unsafe extern "C" fn fopen(path: *const c_char, mode: *const c_char) -> *mut FILE {
     let Some(r) = real::fopen() else { return enosys_ptr() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    opened(path, || unsafe { r(path, mode) })
+    // Pointers: the caller's, NUL-terminated (read after success).
+    unsafe { opened(path, || r(path, mode)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fopen64(path: *const c_char, mode: *const c_char) -> *mut FILE {
     let Some(r) = real::fopen64() else { return enosys_ptr() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    opened(path, || unsafe { r(path, mode) })
+    // Pointers: the caller's, NUL-terminated (read after success).
+    unsafe { opened(path, || r(path, mode)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn freopen(path: *const c_char, mode: *const c_char, f: *mut FILE) -> *mut FILE {
     let Some(r) = real::freopen() else { return enosys_ptr() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    opened(path, || unsafe { r(path, mode, f) })
+    // Pointers: the caller's, NUL-terminated (read after success).
+    unsafe { opened(path, || r(path, mode, f)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn freopen64(path: *const c_char, mode: *const c_char, f: *mut FILE) -> *mut FILE {
     let Some(r) = real::freopen64() else { return enosys_ptr() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    opened(path, || unsafe { r(path, mode, f) })
+    // Pointers: the caller's, NUL-terminated (read after success).
+    unsafe { opened(path, || r(path, mode, f)) }
 }
 
 fn enosys_ptr() -> *mut FILE {
@@ -229,7 +236,8 @@ pub unsafe extern "C" fn _IO_putc(c: c_int, f: *mut FILE) -> c_int {
 pub unsafe extern "C" fn putchar(c: c_int) -> c_int {
     let Some(r) = real::putchar() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    io(stdout_ptr(), true, || unsafe { r(c) }, char_out)
+    // Pointers: the caller's, NUL-terminated (read after success).
+    unsafe { io(stdout_ptr(), true, || r(c), char_out) }
 }
 
 #[no_mangle]
@@ -239,7 +247,9 @@ pub unsafe extern "C" fn putw(w: c_int, f: *mut FILE) -> c_int {
     io(f as usize, true, || unsafe { r(w, f) }, |k| (k != libc::EOF).then_some(4))
 }
 
-fn strlen(s: *const c_char) -> i64 {
+/// # Safety
+/// `s` is a NUL-terminated string.
+unsafe fn strlen(s: *const c_char) -> i64 {
     // SAFETY: the caller passed a C string (the real call used it).
     unsafe { CStr::from_ptr(s) }.to_bytes().len() as i64
 }
@@ -248,7 +258,8 @@ fn strlen(s: *const c_char) -> i64 {
 pub unsafe extern "C" fn fputs(s: *const c_char, f: *mut FILE) -> c_int {
     let Some(r) = real::fputs() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    io(f as usize, true, || unsafe { r(s, f) }, |k| (k != libc::EOF && k > 0).then(|| strlen(s)))
+    // Pointers: the caller's, NUL-terminated (read after success).
+    unsafe { io(f as usize, true, || r(s, f), |k| (k != libc::EOF && k > 0).then(|| strlen(s))) }
 }
 
 /// What compilers turn `printf("...\n")` into: the string and a newline.
@@ -256,7 +267,8 @@ pub unsafe extern "C" fn fputs(s: *const c_char, f: *mut FILE) -> c_int {
 pub unsafe extern "C" fn puts(s: *const c_char) -> c_int {
     let Some(r) = real::puts() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    io(stdout_ptr(), true, || unsafe { r(s) }, |k| (k != libc::EOF && k >= 0).then(|| strlen(s) + 1))
+    // Pointers: the caller's, NUL-terminated (read after success).
+    unsafe { io(stdout_ptr(), true, || r(s), |k| (k != libc::EOF && k >= 0).then(|| strlen(s) + 1)) }
 }
 
 #[no_mangle]
@@ -315,49 +327,56 @@ pub unsafe extern "C" fn getw(f: *mut FILE) -> c_int {
 pub unsafe extern "C" fn fgets(s: *mut c_char, n: c_int, f: *mut FILE) -> *mut c_char {
     let Some(r) = real::fgets() else { return null() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    io(f as usize, false, || unsafe { r(s, n, f) }, |p| (!p.is_null()).then(|| strlen(p)))
+    // Pointers: the caller's, NUL-terminated (read after success).
+    unsafe { io(f as usize, false, || r(s, n, f), |p| (!p.is_null()).then(|| strlen(p))) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __fgets_chk(s: *mut c_char, len: size_t, n: c_int, f: *mut FILE) -> *mut c_char {
     let Some(r) = real::__fgets_chk() else { return null() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    io(f as usize, false, || unsafe { r(s, len, n, f) }, |p| (!p.is_null()).then(|| strlen(p)))
+    // Pointers: the caller's, NUL-terminated (read after success).
+    unsafe { io(f as usize, false, || r(s, len, n, f), |p| (!p.is_null()).then(|| strlen(p))) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fseek(f: *mut FILE, off: c_long, whence: c_int) -> c_int {
     let Some(r) = real::fseek() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    seeked(f, || unsafe { r(f, off, whence) })
+    // Pointers: the caller's stream, valid while the call runs.
+    unsafe { seeked(f, || r(f, off, whence)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fseeko(f: *mut FILE, off: off_t, whence: c_int) -> c_int {
     let Some(r) = real::fseeko() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    seeked(f, || unsafe { r(f, off, whence) })
+    // Pointers: the caller's stream, valid while the call runs.
+    unsafe { seeked(f, || r(f, off, whence)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fseeko64(f: *mut FILE, off: off64_t, whence: c_int) -> c_int {
     let Some(r) = real::fseeko64() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    seeked(f, || unsafe { r(f, off, whence) })
+    // Pointers: the caller's stream, valid while the call runs.
+    unsafe { seeked(f, || r(f, off, whence)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fsetpos(f: *mut FILE, p: *const libc::fpos_t) -> c_int {
     let Some(r) = real::fsetpos() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    seeked(f, || unsafe { r(f, p) })
+    // Pointers: the caller's stream, valid while the call runs.
+    unsafe { seeked(f, || r(f, p)) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fsetpos64(f: *mut FILE, p: *const libc::fpos64_t) -> c_int {
     let Some(r) = real::fsetpos64() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    seeked(f, || unsafe { r(f, p) })
+    // Pointers: the caller's stream, valid while the call runs.
+    unsafe { seeked(f, || r(f, p)) }
 }
 
 #[no_mangle]
