@@ -41,14 +41,15 @@ pub struct Outcome {
     pub shared: usize,
 }
 
-pub(crate) fn job_record(start: (i64, i64), end: (i64, i64), nprocs: i64, jobid: i64) -> Option<Job> {
+/// The job record; `lost`: calls made from signal handlers while the
+/// runtime was recording, not recorded (every rank's, in an MPI job).
+pub(crate) fn job_record(start: (i64, i64), end: (i64, i64), nprocs: i64, jobid: i64, lost: u64) -> Option<Job> {
     let sh = runtime::shared()?;
     let t = runtime::times();
     let mut metadata = format!("lib_ver={LIB_VER}\nh={}\n", sh.config.log_hints).into_bytes();
     if t.fork_parent != 0 {
         metadata.extend_from_slice(format!("fork_parent={}\n", t.fork_parent).as_bytes());
     }
-    let lost = runtime::lost_calls();
     if lost != 0 {
         metadata.extend_from_slice(format!("lost_calls={lost}\n").as_bytes());
     }
@@ -82,7 +83,7 @@ pub fn map_job(end: (i64, i64), nprocs: i64, ticks: Option<f64>) {
     let Some(sh) = runtime::shared() else { return };
     let t = runtime::times();
     let jobid = job_id(&sh.config, t.first_pid);
-    if let Some(mut job) = job_record(t.start, end, nprocs, jobid) {
+    if let Some(mut job) = job_record(t.start, end, nprocs, jobid, runtime::lost_calls()) {
         if let Some(s) = ticks {
             job.metadata.extend_from_slice(format!("ticks={s:e}\n").as_bytes());
             job.metadata.truncate(darshan_log::job::METADATA_LEN - 1);
@@ -150,7 +151,7 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
 
     let t = runtime::times();
     let jobid = job_id(&sh.config, t.first_pid);
-    let job = job_record(t.start, end, 1, jobid).ok_or("no job record")?;
+    let job = job_record(t.start, end, 1, jobid, runtime::lost_calls()).ok_or("no job record")?;
     // The crash-safe file now holds seconds: its job record says so (the
     // final one, without `ticks=`).
     let job_bytes = job.encode();

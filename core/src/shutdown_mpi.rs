@@ -129,7 +129,9 @@ pub fn write_log_mpi(comm: &dyn Comm, secs_per_tick: f64, end: (i64, i64), end_t
             Vec::new()
         }
     };
-    let job = if rank == 0 { job_record(start, end, nprocs, jobid) } else { None };
+    let mut lost = [runtime::lost_calls()];
+    comm.allreduce_u64(&mut lost, Op::Sum);
+    let job = if rank == 0 { job_record(start, end, nprocs, jobid, lost[0]) } else { None };
     regions.push(match &job {
         Some(j) => join(comp.bytes(&j.encode())),
         None => Vec::new(),

@@ -408,3 +408,33 @@ fn a_missing_log_dir_is_reported_once_with_the_recovery_command() {
 fn scratch_mpi(tag: &str) -> PathBuf {
     common::scratch(&format!("mpi-{tag}"))
 }
+
+/// Calls a signal handler makes while the runtime records another pass
+/// through unrecorded and are counted as `lost_calls=` in the job
+/// metadata: in an MPI job, every rank's (only rank 0's were counted).
+#[test]
+fn lost_calls_of_every_rank_are_counted_in_the_job_log() {
+    let d = scratch_mpi("mpi-signals");
+    let exe = mpicc("mpi_signals", &d);
+    let data = d.join("data");
+    let log = the_log(&mpirun(&exe, &[data.to_str().unwrap()], &d, &[]));
+    let lost: i64 = log
+        .file
+        .job
+        .metadata_pairs()
+        .iter()
+        .find(|(k, _)| *k == b"lost_calls")
+        .map(|(_, v)| String::from_utf8_lossy(v).parse().unwrap())
+        .unwrap_or(0);
+    let (mut made, mut recorded) = (0i64, 0i64);
+    for rank in 0..NP {
+        let h: i64 = std::fs::read_to_string(data.join(format!("handled.{rank}"))).unwrap().trim().parse().unwrap();
+        assert!(h > 0, "rank {rank}: the handler ran");
+        made += h;
+        let rec = log.one(POSIX, &data.join(format!("handler.{rank}")));
+        assert_eq!(rec.rank, rank);
+        recorded += c(rec, px::WRITES);
+        assert_eq!(c(log.one(POSIX, &data.join(format!("main.{rank}"))), px::WRITES), 100_000);
+    }
+    assert_eq!(recorded + lost, made, "handler writes recorded {recorded} + lost {lost} != made {made}");
+}
