@@ -24,6 +24,7 @@ pub mod module;
 pub mod mounts;
 pub mod names;
 pub mod paths;
+pub mod pipeline;
 pub mod platform;
 pub mod records;
 pub mod reduce_ops;

@@ -4,28 +4,20 @@
 //! written under a temporary name and renamed when complete.
 
 use std::fs::OpenOptions;
-use std::io::{Cursor, Write};
+use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::time::Instant;
 
-use darshan_log::writer::Region;
-use darshan_log::{Compression, Job, LogWriter};
+use darshan_log::Job;
 
-use crate::compress;
 use crate::logname::{self, NameParts};
 use crate::module::FinalizeCtx;
+use crate::pipeline::{self, ShutdownError};
 use crate::runtime;
 
 /// The library version written as `lib_ver`: the Darshan release whose
 /// log format and semantics we reproduce.
 pub const LIB_VER: &str = "3.5.0";
-/// zlib level at shutdown: level 1 compresses the mostly-zero records to
-/// about the same size as level 6, several times faster.
-pub(crate) const ZLIB_LEVEL: u32 = 6;
-/// A name table this big is compressed on a thread of its own, while the
-/// records are (1,000 names: 60 KiB, 0.4 ms at level 6; a thread costs
-/// about 50 us).
-const NAMES_THREAD_MIN: usize = 32 << 10;
 
 pub struct Outcome {
     /// The log written (an MPI job's rank 0 only).
@@ -104,9 +96,9 @@ pub fn mmap_path(cfg: &crate::config::Config, cmdline: &str, pid: i64, rank: i64
     format!("{}/{user}_{}_id{jobid}_mmap-log-{logmod}-{rank}.darshan", cfg.mmap_log_path, logname::exe_short(cmdline))
 }
 
-/// Where the log goes: (temporary path, final path), or an error line.
-pub(crate) fn log_paths(jobid: i64, start_sec: i64) -> Result<(String, String), String> {
-    let sh = runtime::shared().ok_or("runtime not initialised")?;
+/// Where the log goes: (temporary path, final path).
+pub(crate) fn log_paths(jobid: i64, start_sec: i64) -> Result<(String, String), ShutdownError> {
+    let sh = runtime::shared().ok_or(ShutdownError::NotInitialised)?;
     let cfg = &sh.config;
     let t = runtime::times();
     if let Some(f) = &cfg.log_file {
@@ -115,7 +107,7 @@ pub(crate) fn log_paths(jobid: i64, start_sec: i64) -> Result<(String, String), 
     let dir = match (&cfg.log_path_flat, &cfg.log_path_dated) {
         (Some(d), _) => d.clone(),
         (None, Some(d)) => logname::dated_dir(d, start_sec),
-        (None, None) => return Err("unable to determine log file path (set DARSHAN_LOGPATH or DARSHAN_LOGFILE)".into()),
+        (None, None) => return Err(ShutdownError::NoLogPath),
     };
     let user =
         std::env::var("LOGNAME").ok().filter(|u| !u.is_empty()).unwrap_or_else(|| sh.platform.euid().to_string());
@@ -139,111 +131,48 @@ pub(crate) fn log_paths(jobid: i64, start_sec: i64) -> Result<(String, String), 
 
 /// Finalize the modules and write the log. Runs once, with the wrappers
 /// passing calls through (the caller has set the state).
-pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<Outcome, String> {
-    let sh = runtime::shared().ok_or("runtime not initialised")?;
+pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<Outcome, ShutdownError> {
+    let sh = runtime::shared().ok_or(ShutdownError::NotInitialised)?;
     let t0 = Instant::now();
-    let ctx = FinalizeCtx { secs_per_tick, end_tick, heat_secs_per_tick: secs_per_tick, rank: 0, nprocs: 1 };
     let modules = runtime::modules();
-    for m in &modules {
-        m.finalize(&ctx);
-    }
+    let ctx = FinalizeCtx { secs_per_tick, end_tick, heat_secs_per_tick: secs_per_tick, rank: 0, nprocs: 1 };
+    pipeline::finalize(&modules, &ctx);
     let finalize_s = t0.elapsed().as_secs_f64();
 
     let t = runtime::times();
     let jobid = job_id(&sh.config, t.first_pid);
-    let job = job_record(t.start, end, 1, jobid, runtime::lost_calls()).ok_or("no job record")?;
+    let job = job_record(t.start, end, 1, jobid, runtime::lost_calls()).ok_or(ShutdownError::NotInitialised)?;
     // The crash-safe file now holds seconds: its job record says so (the
     // final one, without `ticks=`).
     let job_bytes = job.encode();
     crate::logmap::set_job(&job_bytes);
 
-    // Compress everything first: the name table on a second thread when it
-    // is big, while this thread (and its helpers) compress the records.
     let t1 = Instant::now();
-    let cerr = |e: std::io::Error| format!("compressing log data: {e}");
     let names = runtime::with_names(|n| n.packed().to_vec()).unwrap_or_default();
-    let mut comp = compress::Compressor::new(ZLIB_LEVEL);
-    let job_streams = comp.bytes(&job_bytes).map_err(cerr)?;
-    let mut records = 0;
-    let (name_streams, module_streams) = std::thread::scope(|s| {
-        let helper = (names.len() >= NAMES_THREAD_MIN)
-            .then(|| {
-                std::thread::Builder::new().spawn_scoped(s, || compress::Compressor::new(ZLIB_LEVEL).bytes(&names)).ok()
-            })
-            .flatten();
-        let mut per_module = Vec::with_capacity(modules.len());
-        for m in &modules {
-            let rw = m.record_words().max(1);
-            let mut streams = Vec::new();
-            let mut result = Ok(());
-            m.output(&mut |run: &[u64]| {
-                records += run.len() / rw;
-                match comp.words(run, rw) {
-                    Ok(s) => streams.extend(s),
-                    Err(e) => result = Err(e),
-                }
-            });
-            per_module.push(result.map(|_| (m.id(), streams)));
-        }
-        let names = match helper.map(|h| h.join()) {
-            Some(Ok(r)) => r,
-            _ => comp.bytes(&names),
-        };
-        (names, per_module)
-    });
-    let name_streams = name_streams.map_err(cerr)?;
+    let regions = pipeline::compress_regions(Some(&job_bytes), &names, &modules)?;
     let compress_s = t1.elapsed().as_secs_f64();
 
+    // The whole log is assembled in memory and written in one call.
     let t2 = Instant::now();
+    let (header, _) = pipeline::layout(&regions.sizes(), &regions.module_ids(), runtime::partial_flags());
+    let mut bytes = header.encode();
+    bytes.reserve(regions.sizes().iter().sum::<u64>() as usize);
+    regions.in_order().for_each(|r| bytes.extend_from_slice(r));
     let (tmp, final_base) = log_paths(jobid, t.start.0)?;
-    let file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o400)
-        .open(&tmp)
-        .map_err(|e| format!("cannot create log file {tmp}: {e}"))?;
     // The log is written and renamed before the crash-safe file is removed
     // (Darshan removes it first), so no kill can lose both. With
     // DARSHAN_LOG_FSYNC=1 it is also on disk first (a node crash); not by
     // default, as in Darshan: it costs milliseconds on a local disk and far
     // more on a parallel file system, at every process's exit.
     let durable = sh.config.log_fsync && crate::logmap::has_file();
-    let written = (|| {
-        let werr = |e: darshan_log::LogError| format!("writing log file {tmp}: {e}");
-        // The whole log is assembled in memory (its streams are already
-        // compressed) and written in one call: no seek, no buffer.
-        let size = darshan_log::header::HEADER_SIZE
-            + [&job_streams, &name_streams].iter().flat_map(|s| s.iter()).map(Vec::len).sum::<usize>()
-            + module_streams.iter().flatten().flat_map(|(_, s)| s.iter()).map(Vec::len).sum::<usize>();
-        let mut w = LogWriter::new(Cursor::new(Vec::with_capacity(size)), Compression::Zlib).map_err(werr)?;
-        w.write_streams(Region::Job, &job_streams).map_err(werr)?;
-        w.write_streams(Region::Names, &name_streams).map_err(werr)?;
-        for m in module_streams {
-            let (id, streams) = m.map_err(cerr)?;
-            w.write_streams(Region::Module(id), &streams).map_err(werr)?;
-        }
-        w.set_partial_flag(runtime::partial_flags());
-        let bytes = w.finish().map_err(werr)?.into_inner();
-        let mut file = file;
-        file.write_all(&bytes).map_err(|e| format!("writing log file {tmp}: {e}"))?;
-        if durable {
-            file.sync_all().map_err(|e| format!("syncing log file {tmp}: {e}"))?;
-        }
-        Ok::<(), String>(())
-    })();
-    if let Err(e) = written {
-        // A truncated log helps nobody: what can be recovered is in the
-        // crash-safe file (see recovery_hint).
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
+    write_new_file(&tmp, &bytes, durable)?;
     let write_s = t2.elapsed().as_secs_f64();
     let path = if sh.config.log_file.is_some() {
         final_base
     } else {
         format!("{final_base}_{}.darshan", (compress_s + write_s) as i64 + 1)
     };
-    std::fs::rename(&tmp, &path).map_err(|e| format!("renaming {tmp} to {path}: {e}"))?;
+    std::fs::rename(&tmp, &path).map_err(|e| ShutdownError::Rename { to: path.clone(), source: e.to_string() })?;
     if durable {
         sync_dir(&path);
     }
@@ -251,7 +180,24 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     for m in &modules {
         m.cleanup();
     }
-    Ok(Outcome { path, finalize_s, reduce_s: 0.0, compress_s, write_s, records, shared: 0 })
+    Ok(Outcome { path, finalize_s, reduce_s: 0.0, compress_s, write_s, records: regions.records, shared: 0 })
+}
+
+/// Make `path` (mode 0400, never an existing file) holding `bytes`. A
+/// truncated log helps nobody: on failure it is removed (what can be
+/// recovered is in the crash-safe file, see recovery_hint).
+fn write_new_file(path: &str, bytes: &[u8], durable: bool) -> Result<(), ShutdownError> {
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o400)
+        .open(path)
+        .map_err(|e| ShutdownError::Create { path: path.into(), source: e.to_string() })?;
+    let written = file.write_all(bytes).and_then(|_| if durable { file.sync_all() } else { Ok(()) });
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(path);
+        ShutdownError::Write { path: path.into(), source: e.to_string() }
+    })
 }
 
 /// After a failed log write, where the records are and how to get the log

@@ -13,15 +13,11 @@
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
-use darshan_log::header::{Header, LogVersion, RegionMap, HEADER_SIZE};
-use darshan_log::modules::{MAX_MODS, WRITE_VERSIONS};
-use darshan_log::Compression;
-
 use crate::collective::{all_ok, bcast_vec, Comm, Op};
-use crate::compress::Compressor;
 use crate::module::{FinalizeCtx, Module};
+use crate::pipeline::{self, ShutdownError};
 use crate::runtime;
-use crate::shutdown::{job_record, log_paths, Outcome, ZLIB_LEVEL};
+use crate::shutdown::{job_record, log_paths, Outcome};
 
 /// Each module's record ids, with a bit per module that has the id.
 fn local_ids(modules: &[&'static dyn Module]) -> (Vec<u64>, HashMap<u64, u64>) {
@@ -72,9 +68,16 @@ fn names_without(packed: &[u8], drop: &HashSet<u64>) -> Vec<u8> {
 
 /// Finalize, reduce and write the job's log. `end_tick` is this rank's
 /// clock at shutdown. Rank 0's outcome names the log.
-pub fn write_log_mpi(comm: &dyn Comm, secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<Outcome, String> {
-    let sh = runtime::shared().ok_or("runtime not initialised")?;
+pub fn write_log_mpi(
+    comm: &dyn Comm,
+    secs_per_tick: f64,
+    end: (i64, i64),
+    end_tick: i64,
+) -> Result<Outcome, ShutdownError> {
+    let sh = runtime::shared().ok_or(ShutdownError::NotInitialised)?;
     let (rank, nprocs) = (comm.rank(), comm.size());
+    // Rank 0 says what went wrong, once for the job.
+    let said = |e: ShutdownError| if rank == 0 { e } else { ShutdownError::OtherRank };
     comm.barrier();
     let t_start = Instant::now();
 
@@ -89,9 +92,7 @@ pub fn write_log_mpi(comm: &dyn Comm, secs_per_tick: f64, end: (i64, i64), end_t
     let end_tick = if heat_secs_per_tick > 0.0 { (last[0] / heat_secs_per_tick).ceil() as i64 } else { end_tick };
     let modules = runtime::modules();
     let ctx = FinalizeCtx { secs_per_tick, end_tick, heat_secs_per_tick, rank, nprocs };
-    for m in &modules {
-        m.finalize(&ctx);
-    }
+    pipeline::finalize(&modules, &ctx);
     // This rank's crash-safe file now holds seconds (no `ticks=`).
     crate::shutdown::map_job(end, nprocs, None);
     let finalize_s = t_start.elapsed().as_secs_f64();
@@ -119,23 +120,9 @@ pub fn write_log_mpi(comm: &dyn Comm, secs_per_tick: f64, end: (i64, i64), end_t
 
     // Compress this rank's share of every region: [job, names, modules..].
     let t2 = Instant::now();
-    let mut comp = Compressor::new(ZLIB_LEVEL);
-    let mut regions: Vec<Vec<u8>> = Vec::with_capacity(2 + modules.len());
-    let mut ok = true;
-    let mut join = |r: std::io::Result<Vec<Vec<u8>>>| match r {
-        Ok(s) => s.concat(),
-        Err(_) => {
-            ok = false;
-            Vec::new()
-        }
-    };
     let mut lost = [runtime::lost_calls()];
     comm.allreduce_u64(&mut lost, Op::Sum);
-    let job = if rank == 0 { job_record(start, end, nprocs, jobid, lost[0]) } else { None };
-    regions.push(match &job {
-        Some(j) => join(comp.bytes(&j.encode())),
-        None => Vec::new(),
-    });
+    let job = if rank == 0 { job_record(start, end, nprocs, jobid, lost[0]).map(|j| j.encode()) } else { None };
     let packed = runtime::with_names(|n| n.packed().to_vec()).unwrap_or_default();
     let names = if rank == 0 {
         packed
@@ -143,71 +130,49 @@ pub fn write_log_mpi(comm: &dyn Comm, secs_per_tick: f64, end: (i64, i64), end_t
         let drop: HashSet<u64> = shared.iter().map(|(id, _)| *id).collect();
         names_without(&packed, &drop)
     };
-    regions.push(join(comp.bytes(&names)));
-    let mut records = 0;
-    for m in &modules {
-        let rw = m.record_words().max(1);
-        let mut bytes = Vec::new();
-        m.output(&mut |run: &[u64]| {
-            records += run.len() / rw;
-            match comp.words(run, rw) {
-                Ok(s) => s.iter().for_each(|s| bytes.extend_from_slice(s)),
-                Err(_) => ok = false,
-            }
-        });
-        regions.push(bytes);
-    }
+    let compressed = pipeline::compress_regions(job.as_deref(), &names, &modules);
     let compress_s = t2.elapsed().as_secs_f64();
-    if !all_ok(comm, ok) {
-        return Err("compressing log data failed".into());
+    if !all_ok(comm, compressed.is_ok()) {
+        return Err(said(compressed.err().unwrap_or(ShutdownError::Collective("compressing log data failed".into()))));
     }
+    let Ok(regions) = compressed else { return Err(ShutdownError::OtherRank) };
+    let records = regions.records;
 
     // Where each rank's pieces go: an exclusive prefix sum of the sizes
     // within each region, and the regions back to back after the header.
     let t3 = Instant::now();
-    let sizes: Vec<u64> = regions.iter().map(|r| r.len() as u64).collect();
+    let sizes = regions.sizes();
     let mut mine = sizes.clone();
     comm.exscan_u64(&mut mine);
     let mut totals = sizes.clone();
     comm.allreduce_u64(&mut totals, Op::Sum);
-    let mut starts = Vec::with_capacity(totals.len());
-    let mut pos = HEADER_SIZE as u64;
-    for t in &totals {
-        starts.push(pos);
-        pos += t;
-    }
+    let mut partial = [runtime::partial_flags()];
+    comm.allreduce_u64(&mut partial, Op::Bor);
+    let (header, starts) = pipeline::layout(&totals, &regions.module_ids(), partial[0]);
 
     let mut path = Vec::new();
-    let mut tmp_final = (String::new(), String::new());
+    let mut tmp_final = Err(ShutdownError::OtherRank);
     if rank == 0 {
-        match log_paths(jobid, start.0) {
-            Ok(p) => {
-                path = p.0.clone().into_bytes();
-                tmp_final = p;
-            }
-            Err(e) => tmp_final.0 = e,
+        tmp_final = log_paths(jobid, start.0);
+        if let Ok((tmp, _)) = &tmp_final {
+            path = tmp.clone().into_bytes();
         }
     }
     bcast_vec(comm, &mut path);
     if path.is_empty() {
-        return Err(if rank == 0 { tmp_final.0 } else { String::new() });
+        return Err(tmp_final.err().unwrap_or(ShutdownError::OtherRank));
     }
     let tmp = String::from_utf8_lossy(&path).into_owned();
     let opened = comm.open_log(&tmp, &sh.config.log_hints);
     if !all_ok(comm, opened.is_ok()) {
         // Said once, by rank 0, for every rank.
-        return Err(match opened {
-            Err(e) if rank == 0 => e,
-            Err(_) => String::new(),
+        return Err(said(match opened {
+            Err(e) => ShutdownError::Collective(e),
             Ok(()) => {
                 comm.close_log();
-                if rank == 0 {
-                    format!("cannot open the log file {tmp} on every rank")
-                } else {
-                    String::new()
-                }
+                ShutdownError::Create { path: tmp, source: "not opened on every rank".into() }
             }
-        });
+        }));
     }
     // Each rank writes its own streams where the scan put them, with
     // independent writes: Open MPI 4.1's collective buffering corrupted a
@@ -215,31 +180,12 @@ pub fn write_log_mpi(comm: &dyn Comm, secs_per_tick: f64, end: (i64, i64), end_t
     // aggregator (cb_nodes=2: 1 log in 8 here), and the pieces do not
     // overlap, so nothing is gained by aggregating them on one node.
     let mut wrote = true;
-    for (r, data) in regions.iter().enumerate() {
+    for (r, data) in regions.in_order().enumerate() {
         if !data.is_empty() {
             wrote &= comm.write_at(starts[r] + mine[r], data).is_ok();
         }
     }
-    let mut partial = [runtime::partial_flags()];
-    comm.allreduce_u64(&mut partial, Op::Bor);
     if rank == 0 {
-        let mut header = Header {
-            version: LogVersion::V341,
-            swapped: false,
-            compression: Compression::Zlib,
-            partial_flag: partial[0],
-            job_map: RegionMap { off: starts[0], len: totals[0] },
-            name_map: RegionMap { off: starts[1], len: totals[1] },
-            mod_map: [RegionMap::default(); MAX_MODS],
-            mod_ver: [0; MAX_MODS],
-        };
-        for (k, m) in modules.iter().enumerate() {
-            let (id, len) = (m.id(), totals[2 + k]);
-            if len > 0 && id < MAX_MODS {
-                header.mod_map[id] = RegionMap { off: starts[2 + k], len };
-                header.mod_ver[id] = WRITE_VERSIONS.get(id).copied().unwrap_or(0);
-            }
-        }
         wrote &= comm.write_at(0, &header.encode()).is_ok();
     }
     // With crash-safe files (on any rank: the sync is collective), the
@@ -255,11 +201,10 @@ pub fn write_log_mpi(comm: &dyn Comm, secs_per_tick: f64, end: (i64, i64), end_t
     // Rank 0 makes the log durable and gives it its name; only then may
     // every rank remove its crash-safe file.
     let mut named = true;
-    if rank == 0 {
-        let (tmp, base) = tmp_final;
+    if let Ok((tmp, base)) = tmp_final {
         if !wrote {
             let _ = std::fs::remove_file(&tmp);
-            return Err(format!("writing log file {tmp} failed"));
+            return Err(ShutdownError::Write { path: tmp, source: "an MPI-IO write failed".into() });
         }
         out.path = if sh.config.log_file.is_some() {
             base
@@ -273,10 +218,10 @@ pub fn write_log_mpi(comm: &dyn Comm, secs_per_tick: f64, end: (i64, i64), end_t
             crate::shutdown::sync_dir(&out.path);
         }
     } else if !wrote {
-        return Err(String::new());
+        return Err(ShutdownError::OtherRank);
     }
     if !all_ok(comm, named) {
-        return Err(if rank == 0 { format!("cannot rename the log to {}", out.path) } else { String::new() });
+        return Err(said(ShutdownError::Rename { to: out.path, source: "rename failed".into() }));
     }
     crate::logmap::remove();
     for m in &modules {

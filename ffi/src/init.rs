@@ -262,7 +262,7 @@ pub fn shutdown() {
         Ok(Ok(_)) => {}
         Ok(Err(msg)) => {
             let hint = darshan_core::shutdown::recovery_hint();
-            say(&hint.map(|h| format!("{msg}; {h}")).unwrap_or(msg));
+            say(&hint.map(|h| format!("{msg}; {h}")).unwrap_or_else(|| msg.to_string()));
         }
         Err(_) => {
             let hint = darshan_core::shutdown::recovery_hint();

@@ -129,11 +129,12 @@ fn mpi_shutdown() {
             }
         }
         Ok(Ok(_)) => {}
-        Ok(Err(msg)) if !msg.is_empty() => {
+        // Rank 0 reports the job's failure, once.
+        Ok(Err(darshan_core::pipeline::ShutdownError::OtherRank)) => {}
+        Ok(Err(msg)) => {
             let hint = darshan_core::shutdown::recovery_hint_mpi();
-            say(&hint.map(|h| format!("{msg}; {h}")).unwrap_or(msg));
+            say(&hint.map(|h| format!("{msg}; {h}")).unwrap_or_else(|| msg.to_string()));
         }
-        Ok(Err(_)) => {}
         Err(_) => say("internal error while writing the log; no log written"),
     }
     guard::set_state(runtime::FINALIZED);

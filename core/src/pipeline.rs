@@ -1,0 +1,194 @@
+//! What the two shutdowns (one process: `shutdown::write_log`; an MPI
+//! job: `shutdown_mpi::write_log_mpi`) share, as named phases: finalize
+//! the modules, compress this process's share of every region, lay the
+//! regions out after the header, and the errors they can end in.
+//!
+//! A log is the header, then the job region, the name region and the
+//! module regions in id order, back to back; a region is one or more zlib
+//! streams (one per rank in an MPI job, one per core for a big region).
+
+use darshan_log::header::{Header, LogVersion, RegionMap, HEADER_SIZE};
+use darshan_log::modules::{MAX_MODS, WRITE_VERSIONS};
+use darshan_log::Compression;
+
+use crate::compress::Compressor;
+use crate::module::{FinalizeCtx, Module};
+
+/// zlib level of every region: 6, zlib's default and the C runtime's (a
+/// 20,000-record log is then no larger than C's; see compress.rs).
+pub const ZLIB_LEVEL: u32 = 6;
+
+/// A name table this big is compressed on a thread of its own, while the
+/// records are (1,000 names: 60 KiB, 0.4 ms at level 6; a thread costs
+/// about 50 us).
+const NAMES_THREAD_MIN: usize = 32 << 10;
+
+/// Why a log was not written.
+#[derive(Debug)]
+pub enum ShutdownError {
+    /// The runtime never started (nothing to write).
+    NotInitialised,
+    /// No DARSHAN_LOGPATH / DARSHAN_LOGFILE and no built-in directory.
+    NoLogPath,
+    /// zlib refused (no memory).
+    Compress(std::io::Error),
+    /// The log file could not be made (`path`), e.g. a missing directory.
+    Create { path: String, source: String },
+    /// Writing, syncing or closing the log failed part way.
+    Write { path: String, source: String },
+    /// The complete log could not be given its final name.
+    Rename { to: String, source: String },
+    /// A failure of the MPI-IO layer (its own message).
+    Collective(String),
+    /// An MPI rank other than 0: rank 0 reports the job's failure, once.
+    OtherRank,
+}
+
+impl std::fmt::Display for ShutdownError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ShutdownError::NotInitialised => write!(f, "runtime not initialised"),
+            ShutdownError::NoLogPath => {
+                write!(f, "unable to determine log file path (set DARSHAN_LOGPATH or DARSHAN_LOGFILE)")
+            }
+            ShutdownError::Compress(e) => write!(f, "compressing log data: {e}"),
+            ShutdownError::Create { path, source } => write!(f, "cannot create log file {path}: {source}"),
+            ShutdownError::Write { path, source } => write!(f, "writing log file {path}: {source}"),
+            ShutdownError::Rename { to, source } => write!(f, "cannot rename the log to {to}: {source}"),
+            ShutdownError::Collective(msg) => write!(f, "{msg}"),
+            ShutdownError::OtherRank => Ok(()),
+        }
+    }
+}
+
+impl std::error::Error for ShutdownError {}
+
+/// Phase 1: every module freezes its records (times into seconds).
+pub fn finalize(modules: &[&'static dyn Module], ctx: &FinalizeCtx) {
+    for m in modules {
+        m.finalize(ctx);
+    }
+}
+
+/// This process's share of every region, compressed: each a sequence of
+/// zlib streams back to back (empty: nothing of this process there).
+pub struct Regions {
+    pub job: Vec<u8>,
+    pub names: Vec<u8>,
+    /// (module id, its streams), in registry (id) order.
+    pub modules: Vec<(usize, Vec<u8>)>,
+    /// Records this process wrote.
+    pub records: usize,
+}
+
+impl Regions {
+    /// Compressed sizes: job, names, then each module, in order.
+    pub fn sizes(&self) -> Vec<u64> {
+        [self.job.len(), self.names.len()]
+            .into_iter()
+            .chain(self.modules.iter().map(|(_, b)| b.len()))
+            .map(|n| n as u64)
+            .collect()
+    }
+
+    pub fn module_ids(&self) -> Vec<usize> {
+        self.modules.iter().map(|(id, _)| *id).collect()
+    }
+
+    /// The region bytes in log order.
+    pub fn in_order(&self) -> impl Iterator<Item = &[u8]> {
+        [&self.job[..], &self.names[..]].into_iter().chain(self.modules.iter().map(|(_, b)| &b[..]))
+    }
+}
+
+/// Phase 2: compress the job record (if this process writes it), the name
+/// table and every module's records, one deflate state for all of them;
+/// a big name table on a helper thread meanwhile.
+pub fn compress_regions(
+    job: Option<&[u8]>,
+    names: &[u8],
+    modules: &[&'static dyn Module],
+) -> Result<Regions, ShutdownError> {
+    let mut comp = Compressor::new(ZLIB_LEVEL);
+    let job = comp.bytes(job.unwrap_or_default()).map_err(ShutdownError::Compress)?.concat();
+    let mut records = 0;
+    let (names, per_module) = std::thread::scope(|s| {
+        let helper = (names.len() >= NAMES_THREAD_MIN)
+            .then(|| std::thread::Builder::new().spawn_scoped(s, || Compressor::new(ZLIB_LEVEL).bytes(names)).ok())
+            .flatten();
+        let mut per_module = Vec::with_capacity(modules.len());
+        for m in modules {
+            let rw = m.record_words().max(1);
+            let mut bytes = Vec::new();
+            let mut result = Ok(());
+            m.output(&mut |run: &[u64]| {
+                records += run.len() / rw;
+                match comp.words(run, rw) {
+                    Ok(s) => s.iter().for_each(|s| bytes.extend_from_slice(s)),
+                    Err(e) => result = Err(e),
+                }
+            });
+            per_module.push(result.map(|_| (m.id(), bytes)));
+        }
+        let names = match helper.map(|h| h.join()) {
+            Some(Ok(r)) => r,
+            _ => comp.bytes(names),
+        };
+        (names, per_module)
+    });
+    let names = names.map_err(ShutdownError::Compress)?.concat();
+    let modules = per_module.into_iter().collect::<Result<Vec<_>, _>>().map_err(ShutdownError::Compress)?;
+    Ok(Regions { job, names, modules, records })
+}
+
+/// Phase 3: where the regions go. `totals`: each region's whole size
+/// (job, names, modules in `ids` order; summed over ranks in an MPI job).
+/// Returns the header and each region's offset.
+pub fn layout(totals: &[u64], ids: &[usize], partial_flag: u64) -> (Header, Vec<u64>) {
+    let mut starts = Vec::with_capacity(totals.len());
+    let mut pos = HEADER_SIZE as u64;
+    for t in totals {
+        starts.push(pos);
+        pos += t;
+    }
+    let mut header = Header {
+        version: LogVersion::V341,
+        swapped: false,
+        compression: Compression::Zlib,
+        partial_flag,
+        job_map: RegionMap { off: starts[0], len: totals[0] },
+        name_map: RegionMap { off: starts[1], len: totals[1] },
+        mod_map: [RegionMap::default(); MAX_MODS],
+        mod_ver: [0; MAX_MODS],
+    };
+    for (k, &id) in ids.iter().enumerate() {
+        let len = totals[2 + k];
+        if len > 0 && id < MAX_MODS {
+            header.mod_map[id] = RegionMap { off: starts[2 + k], len };
+            header.mod_ver[id] = WRITE_VERSIONS.get(id).copied().unwrap_or(0);
+        }
+    }
+    (header, starts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regions_are_laid_out_back_to_back_after_the_header() {
+        let (h, starts) = layout(&[10, 0, 5, 0, 7], &[1, 3, 7], 2);
+        let base = HEADER_SIZE as u64;
+        assert_eq!(starts, vec![base, base + 10, base + 10, base + 15, base + 15]);
+        assert_eq!((h.job_map.off, h.job_map.len), (base, 10));
+        assert_eq!((h.name_map.off, h.name_map.len), (base + 10, 0));
+        assert_eq!((h.mod_map[1].off, h.mod_map[1].len), (base + 10, 5));
+        assert_eq!(h.mod_map[3].len, 0, "a module without bytes has no region");
+        assert_eq!(h.mod_ver[3], 0);
+        assert_eq!((h.mod_map[7].off, h.mod_map[7].len), (base + 15, 7));
+        assert_eq!(h.partial_flag, 2);
+        // The encoded header parses back to the same map.
+        let back = Header::parse(&h.encode(), base + 22).unwrap();
+        assert_eq!(back.mod_map[7].off, base + 15);
+    }
+}
