@@ -59,24 +59,8 @@ impl ZeroedWords {
         }
         let bytes = n.checked_mul(8)?;
         if bytes >= MAP_MIN_BYTES {
-            // SAFETY: a fresh private anonymous mapping; the kernel picks
-            // the address. Its pages read as zero, a valid [u64; n].
-            let p = unsafe {
-                libc::mmap(
-                    std::ptr::null_mut(),
-                    bytes,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                    -1,
-                    0,
-                )
-            };
-            if p == libc::MAP_FAILED {
-                return None;
-            }
-            // SAFETY: the mapping is `bytes` long, page-aligned, and only
-            // this value refers to it until Drop unmaps it.
-            let words = unsafe { std::slice::from_raw_parts_mut(p.cast::<u64>(), n) };
+            // Page-aligned, so whole words; Drop unmaps it.
+            let words = as_words(reserve_mapping(bytes)?)?;
             return Some(ZeroedWords { words, mapped: true });
         }
         let layout = std::alloc::Layout::array::<u64>(n).ok()?;
@@ -130,9 +114,10 @@ impl Drop for ZeroedWords {
     }
 }
 
-/// Address space for the crash-safe log (`len` bytes): private zeroed
-/// memory until the first record, when [`create_file_under`] puts the
-/// file under it. None if it cannot be had. Never unmapped.
+/// `len` bytes of fresh private zeroed memory, whose pages cost nothing
+/// until touched: the crash-safe log's address space (until the first
+/// record, when [`create_file_under`] puts the file under it; never
+/// unmapped) and [`ZeroedWords`]' blocks. None if it cannot be had.
 #[allow(unsafe_code)]
 pub fn reserve_mapping(len: usize) -> Option<&'static mut [u8]> {
     // SAFETY: a fresh anonymous mapping; the kernel picks the address.
@@ -150,9 +135,10 @@ pub fn reserve_mapping(len: usize) -> Option<&'static mut [u8]> {
     if p == libc::MAP_FAILED {
         return None;
     }
-    // SAFETY: `p` maps `len` zeroed bytes, readable and writable, never
-    // unmapped (later mappings replace pages in place); no other
-    // reference to it exists.
+    // SAFETY: `p` maps `len` zeroed bytes, readable and writable; no other
+    // reference to it exists. It is unmapped only by its one owner
+    // (ZeroedWords' Drop); the crash-safe log's is never unmapped (later
+    // mappings replace pages in place).
     Some(unsafe { std::slice::from_raw_parts_mut(p.cast::<u8>(), len) })
 }
 
@@ -173,6 +159,7 @@ pub fn create_file_under(base: usize, len: usize, path: &str, copy: &[(usize, us
         .mode(0o600)
         .custom_flags(libc::O_CLOEXEC)
         .open(path)
+        .map(out_of_the_way)
         .map_err(|e| format!("cannot create {path}: {e}"))?;
     let fail = |what: String| {
         let _ = std::fs::remove_file(path);
@@ -252,7 +239,11 @@ pub fn populate(base: usize, off: usize, n: usize, path: &str, linked: bool) -> 
 fn write_zeros(path: &str, off: usize, n: usize) -> Result<(), std::io::Error> {
     use std::os::unix::fs::{FileExt, OpenOptionsExt};
     static ZEROS: [u8; 64 << 10] = [0; 64 << 10];
-    let f = std::fs::OpenOptions::new().write(true).custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW).open(path)?;
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
+        .open(path)
+        .map(out_of_the_way)?;
     let mut done = 0;
     while done < n {
         let k = (n - done).min(ZEROS.len());
@@ -260,6 +251,36 @@ fn write_zeros(path: &str, off: usize, n: usize) -> Result<(), std::io::Error> {
         done += k;
     }
     Ok(())
+}
+
+/// A descriptor the runtime holds for a moment (making or growing the
+/// crash-safe file) while the program's other threads run, moved at once
+/// to a number near the top of RLIMIT_NOFILE. A low number is one a
+/// thread of the program may be about to `dup2` onto after closing it:
+/// our writes of zeros would then land in the program's file. Up there
+/// only the few instructions between `open` and the move are exposed.
+/// Keeps the number `open` gave where there is no room above it.
+#[allow(unsafe_code)]
+fn out_of_the_way(f: std::fs::File) -> std::fs::File {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: `lim` is a valid out-parameter.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+        return f;
+    }
+    // The kernel's own ceiling (fs.nr_open) is 2^20 by default.
+    let floor = lim.rlim_cur.min(1 << 20).saturating_sub(64) as libc::c_int;
+    if floor <= f.as_raw_fd() {
+        return f;
+    }
+    // SAFETY: duplicates a descriptor we own; the copy is close-on-exec.
+    let high = unsafe { libc::fcntl(f.as_raw_fd(), libc::F_DUPFD_CLOEXEC, floor) };
+    if high < 0 {
+        return f;
+    }
+    // SAFETY: `high` is a fresh descriptor nothing else holds; the low
+    // one closes when `f` drops here.
+    unsafe { std::fs::File::from_raw_fd(high) }
 }
 
 #[allow(unsafe_code)]

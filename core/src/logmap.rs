@@ -17,11 +17,13 @@
 //!   record or name is about to be created. A process that records
 //!   nothing leaves no file and pays for none.
 //! - **No descriptor held.** The descriptor is closed right after `mmap`,
-//!   so the program's fd numbers and RLIMIT_NOFILE budget are its own.
-//! - **No SIGBUS.** Every page is given its storage (MADV_POPULATE_WRITE,
-//!   which reports a full file system as an error) before any record or
-//!   name is written into it; when that fails the new record is refused
-//!   and the module marked partial, with one line on stderr.
+//!   so the program's fd numbers and RLIMIT_NOFILE budget are its own;
+//!   the ones opened for a moment later sit near the top of the limit.
+//! - **No SIGBUS.** Every page is given its storage before any record or
+//!   name is written into it (zeros written through a descriptor held
+//!   for the moment, or MADV_POPULATE_WRITE; both report a full file
+//!   system as an error); when that fails the new record is refused and
+//!   the module marked partial, with one line on stderr.
 //!
 //! Time counters hold clock ticks until shutdown; the job metadata says
 //! how long a tick is (`ticks=<seconds>`), so a reader can convert.

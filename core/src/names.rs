@@ -154,6 +154,10 @@ impl NameArena {
         Insert::Added
     }
 
+    pub fn contains(&self, id: u64) -> bool {
+        self.slot(id).1
+    }
+
     pub fn get(&self, id: u64) -> Option<&[u8]> {
         let (i, found) = self.slot(id);
         if !found {

@@ -26,26 +26,17 @@ pub trait Reducer: Sync {
     fn set_variance(&self, _rec: &mut [u64], _time: f64, _bytes: f64) {}
 }
 
-/// Per-record runtime state that keeps Darshan's non-overlap timers
-/// (`common::timer_inc_no_overlap`): each timer with the record word of
-/// the fcounter it adds to.
-pub trait OverlapTimers {
-    fn timers(&self) -> [(usize, &NoOverlap); 3];
+/// A module's per-record runtime state (what the record words do not
+/// hold: last offsets, open descriptors, timers).
+pub trait RecordRt: Default {
+    /// Each of Darshan's non-overlap timers (`common::
+    /// timer_inc_no_overlap`) this state keeps, with the record word of
+    /// the fcounter it adds to. None by default.
+    fn timers(&self, _f: &mut dyn FnMut(usize, &NoOverlap)) {}
 }
 
-impl<R: Default + OverlapTimers> RecordSet<R> {
-    /// Shutdown, before `finalize`: Darshan's cumulative times wherever
-    /// they are not negative, the sums of their non-negative parts where
-    /// they are (`common::fix_negative_time`).
-    pub fn fix_negative_times(&mut self) {
-        for i in 0..self.count {
-            let w = self.slice.record_mut(i);
-            for (word, t) in self.rt[i].timers() {
-                fix_negative_time(w, word, t);
-            }
-        }
-    }
-}
+/// A module without per-record state (NULL).
+impl RecordRt for () {}
 
 /// Rank word of a record reduced across ranks (and of the local copies it
 /// replaces, which are then not written).
@@ -61,12 +52,14 @@ pub struct RecordSet<R> {
     /// Record index + 1 (0: empty).
     vals: &'static mut [u64],
     pub rt: Vec<R>,
+    /// The module's heatmap (bytes over time), when HEATMAP gave it bins.
+    heat: Option<HeatBins>,
     /// Rank 0 after an MPI reduction: the rank -1 records, written after
     /// the others (as Darshan sorts shared records to the end).
     reduced: Vec<u64>,
 }
 
-impl<R: Default> RecordSet<R> {
+impl<R: RecordRt> RecordSet<R> {
     pub const fn new(module: usize) -> Self {
         RecordSet {
             module,
@@ -77,7 +70,29 @@ impl<R: Default> RecordSet<R> {
             keys: &mut [],
             vals: &mut [],
             rt: Vec::new(),
+            heat: None,
             reduced: Vec::new(),
+        }
+    }
+
+    /// Start-up: the bins of this module's heatmap.
+    pub fn set_heat(&mut self, bins: HeatBins) {
+        self.heat = Some(bins);
+    }
+
+    /// A read or write of `bytes` from tick `tm1` to `tm2`, into the
+    /// heatmap (if there is one).
+    #[inline]
+    pub fn heat_add(&mut self, write: bool, bytes: i64, tm1: i64, tm2: i64) {
+        if let Some(h) = self.heat.as_mut() {
+            h.add(write, bytes, tm1, tm2);
+        }
+    }
+
+    /// Shutdown: the finished heatmap record, if it saw data.
+    pub fn heat_record(&self, emit: &mut dyn FnMut(&[u64])) {
+        if let Some(r) = self.heat.as_ref().and_then(|h| h.record()) {
+            emit(r);
         }
     }
 
@@ -135,25 +150,32 @@ impl<R: Default> RecordSet<R> {
     /// The rank of every record, existing and future, and of the
     /// module's heatmap (a process that started recording before
     /// MPI_Init learns its rank there).
-    pub fn set_rank(&mut self, rank: i64, heat: Option<&mut HeatBins>) {
+    pub fn set_rank(&mut self, rank: i64) {
         self.rank = rank;
         for i in 0..self.count {
             self.slice.record_mut(i)[1] = rank as u64;
         }
-        if let Some(h) = heat {
+        if let Some(h) = self.heat.as_mut() {
             h.set_rank(rank);
         }
     }
 
     /// Shutdown, first step, for a module whose records hold clock ticks
-    /// in the words `times`: stop recording, give the records (and the
-    /// heatmap) the rank, fit the heatmap to the run, ticks to seconds.
-    pub fn finalize(&mut self, mut heat: Option<&mut HeatBins>, ctx: &FinalizeCtx, times: std::ops::Range<usize>) {
+    /// in the words `times`: stop recording; Darshan's cumulative times
+    /// wherever they are not negative, the sums of their non-negative
+    /// parts where they are (`common::fix_negative_time`); give the
+    /// records (and the heatmap) the rank, fit the heatmap to the run,
+    /// ticks to seconds.
+    pub fn finalize(&mut self, ctx: &FinalizeCtx, times: std::ops::Range<usize>) {
         self.freeze();
-        if self.rank != ctx.rank {
-            self.set_rank(ctx.rank, heat.as_deref_mut());
+        for i in 0..self.count {
+            let w = self.slice.record_mut(i);
+            self.rt[i].timers(&mut |word, t| fix_negative_time(w, word, t));
         }
-        if let Some(h) = heat {
+        if self.rank != ctx.rank {
+            self.set_rank(ctx.rank);
+        }
+        if let Some(h) = self.heat.as_mut() {
             h.finish(ctx.end_tick, ctx.heat_secs_per_tick, ctx.rank);
         }
         let s = ctx.secs_per_tick;
@@ -246,6 +268,9 @@ impl<R: Default> RecordSet<R> {
         self.count = 0;
         self.frozen = false;
         self.reduced = Vec::new();
+        if let Some(h) = self.heat.as_mut() {
+            h.clear(self.rank);
+        }
     }
 
     /// Emit the records for which `keep` holds, in runs of consecutive

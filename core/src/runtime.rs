@@ -254,7 +254,7 @@ pub fn partial_flags() -> u64 {
 pub fn register_name(module: usize, id: u64, name: &[u8]) -> bool {
     let mut g = lock(&NAMES);
     // Room in the crash-safe file for the entry (id, name, NUL) first.
-    if g.as_ref().is_some_and(|n| n.get(id).is_none()) && !crate::logmap::names_room(name.len() + 9) {
+    if g.as_ref().is_some_and(|n| !n.contains(id)) && !crate::logmap::names_room(name.len() + 9) {
         drop(g);
         set_partial(module);
         return false;

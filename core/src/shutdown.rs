@@ -154,9 +154,10 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
 
     // The whole log is assembled in memory and written in one call.
     let t2 = Instant::now();
-    let (header, _) = pipeline::layout(&regions.sizes(), &regions.module_ids(), runtime::partial_flags());
+    let sizes = regions.sizes();
+    let (header, _) = pipeline::layout(&sizes, &regions.module_ids(), runtime::partial_flags());
     let mut bytes = header.encode();
-    bytes.reserve(regions.sizes().iter().sum::<u64>() as usize);
+    bytes.reserve(sizes.iter().sum::<u64>() as usize);
     regions.in_order().for_each(|r| bytes.extend_from_slice(r));
     let (tmp, final_base) = log_paths(jobid, t.start.0)?;
     // The log is written and renamed before the crash-safe file is removed

@@ -187,15 +187,15 @@ struct Mount(std::path::PathBuf);
 
 impl Drop for Mount {
     fn drop(&mut self) {
-        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+        let _ = status(Command::new("umount").arg("-l").arg(&self.0));
     }
 }
 
 fn mount_tmpfs(dir: &std::path::Path, size: &str) -> Option<Mount> {
     std::fs::create_dir_all(dir).unwrap();
-    let st = Command::new("mount").args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"]).arg(dir).status();
+    let st = status(Command::new("mount").args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"]).arg(dir));
     match st {
-        Ok(s) if s.success() => Some(Mount(dir.to_path_buf())),
+        s if s.success() => Some(Mount(dir.to_path_buf())),
         // Only root can mount; CI runs as root, where this must work.
         _ if effective_uid() != 0 => None,
         _ => panic!("mount -t tmpfs failed as root"),
@@ -520,10 +520,7 @@ fn a_failed_exec_keeps_recording_to_the_end() {
 fn making_the_crash_safe_file_is_never_charged_to_the_programs_io_time() {
     let d = scratch("first-record");
     let exe = compile("fopen_once", &d, &[]);
-    let spy = d.join("spy_open.so");
-    let src = root().join("tests/programs/spy_open.c");
-    let st = Command::new("cc").args(["-O2", "-shared", "-fPIC", "-o"]).arg(&spy).arg(&src).arg("-ldl").status();
-    assert!(st.map(|s| s.success()).unwrap_or(false), "compiling spy_open.c");
+    let spy = spy(&d);
     let file = d.join("data/existing.txt");
     std::fs::write(&file, b"made before the run\n").unwrap();
     let mut worst = 0.0f64;
@@ -558,4 +555,47 @@ fn making_the_crash_safe_file_is_never_charged_to_the_programs_io_time() {
         worst = worst.max(meta_ns / made_ns);
     }
     eprintln!("recorded metadata time / crash-safe file making, worst of 5: {worst:.3}");
+}
+
+/// tests/programs/spy_open.c built as a library to preload before ours.
+fn spy(d: &std::path::Path) -> std::path::PathBuf {
+    let spy = d.join("spy_open.so");
+    let src = root().join("tests/programs/spy_open.c");
+    let st = status(Command::new("cc").args(["-O2", "-shared", "-fPIC", "-o"]).arg(&spy).arg(&src).arg("-ldl"));
+    assert!(st.success(), "compiling spy_open.c");
+    spy
+}
+
+/// This process's soft RLIMIT_NOFILE (the programs it starts inherit it).
+fn open_files_limit() -> u64 {
+    let limits = std::fs::read_to_string("/proc/self/limits").unwrap();
+    let line = limits.lines().find(|l| l.starts_with("Max open files")).unwrap();
+    let soft = line.split_whitespace().nth(3).unwrap();
+    soft.parse().unwrap_or(u64::MAX)
+}
+
+/// The runtime makes and grows the crash-safe file through a descriptor
+/// it holds for a moment while the program's threads run. At a low
+/// number (the lowest free one, as open gives), a thread of the program
+/// that had just closed that number and then dup2()s its own file onto
+/// it would have the runtime's zeros written into its file. The
+/// descriptor is moved near the top of RLIMIT_NOFILE first; a spy sees
+/// every write that reaches the crash-safe file and its descriptor.
+#[test]
+fn the_crash_safe_files_descriptors_stay_clear_of_the_programs_low_numbers() {
+    let d = scratch("high-fd");
+    let exe = compile("manyfiles", &d, &[]);
+    let spy = spy(&d);
+    let preload = format!("{}:{}", spy.display(), lib().display());
+    // 400 records of 720 bytes: made, then grown several times.
+    let out = output_within(instrumented(&exe, &d).env("LD_PRELOAD", preload).arg(d.join("data")).arg("400"), LIMIT);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let line =
+        err.lines().find_map(|l| l.strip_prefix("spy: ")?.split_once(" writes to the crash-safe file, lowest fd "));
+    let (writes, fd) = line.unwrap_or_else(|| panic!("no spy line: {err}"));
+    let (writes, fd): (u64, u64) = (writes.parse().unwrap(), fd.trim().parse().unwrap());
+    assert!(writes >= 4, "the file was made and grown through writes: {writes}");
+    let floor = open_files_limit().min(1 << 20).saturating_sub(64);
+    assert!(fd >= floor, "a write to the crash-safe file went through fd {fd}, below {floor}");
 }

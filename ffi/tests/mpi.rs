@@ -16,10 +16,16 @@ use darshan_log::{LogFile, Record};
 const NP: i64 = 4;
 
 fn mpicc(name: &str, dir: &Path) -> PathBuf {
+    mpicc_with(name, dir, &[])
+}
+
+/// `mpicc` with extra flags (`-DUSE_MPI` for a program that is built
+/// both ways).
+fn mpicc_with(name: &str, dir: &Path, flags: &[&str]) -> PathBuf {
     let out = dir.join(name);
     let src = common::root().join("tests/programs").join(format!("{name}.c"));
-    let st = Command::new("mpicc").arg("-O2").arg("-o").arg(&out).arg(&src).status();
-    assert!(st.map(|s| s.success()).unwrap_or(false), "mpicc {name} (is libopenmpi-dev installed? scripts/setup.sh)");
+    let st = darshan_test_support::status(Command::new("mpicc").arg("-O2").args(flags).arg("-o").arg(&out).arg(&src));
+    assert!(st.success(), "mpicc {name} (is libopenmpi-dev installed? scripts/setup.sh)");
     out
 }
 
@@ -415,9 +421,9 @@ fn scratch_mpi(tag: &str) -> PathBuf {
 #[test]
 fn lost_calls_of_every_rank_are_counted_in_the_job_log() {
     let d = scratch_mpi("mpi-signals");
-    let exe = mpicc("mpi_signals", &d);
+    let exe = mpicc_with("signals", &d, &["-DUSE_MPI"]);
     let data = d.join("data");
-    let log = the_log(&mpirun(&exe, &[data.to_str().unwrap()], &d, &[]));
+    let log = the_log(&mpirun(&exe, &[data.to_str().unwrap(), "100000"], &d, &[]));
     let lost: i64 = log
         .file
         .job

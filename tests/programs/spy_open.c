@@ -1,18 +1,27 @@
-/* Preloaded before libdarshan.so: times how long the runtime takes to
- * make its crash-safe file (from the open of the "mmap-log" file to the
- * close of that descriptor) and prints it at exit:
- * "spy: crash-safe file made in <ns> ns". */
+/* Preloaded before libdarshan.so, it watches the runtime's crash-safe
+ * file and prints at exit:
+ * "spy: crash-safe file made in <ns> ns" (from the open of the
+ *   "mmap-log" file to the close of that descriptor), and
+ * "spy: <n> writes to the crash-safe file, lowest fd <fd>" (the writes
+ *   that make it and give it storage, and the lowest descriptor number
+ *   they went through). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
 static int spied = -1;
 static long long t_open, took;
+static dev_t file_dev;
+static ino_t file_ino;
+static long writes;
+static int lowest_fd = -1;
 
 static long long now(void)
 {
@@ -24,8 +33,13 @@ static long long now(void)
 static int opened(const char *path, int fd, long long t)
 {
     if (fd >= 0 && path && strstr(path, "mmap-log") && took == 0) {
+        struct stat st;
         spied = fd;
         t_open = t;
+        if (fstat(fd, &st) == 0) {
+            file_dev = st.st_dev;
+            file_ino = st.st_ino;
+        }
     }
     return fd;
 }
@@ -63,7 +77,21 @@ int close(int fd)
     return ret;
 }
 
+ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
+{
+    ssize_t (*r)(int, const void *, size_t, off_t) =
+        (ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite64");
+    struct stat st;
+    if (file_ino && fstat(fd, &st) == 0 && st.st_ino == file_ino && st.st_dev == file_dev) {
+        writes++;
+        if (lowest_fd < 0 || fd < lowest_fd)
+            lowest_fd = fd;
+    }
+    return r(fd, buf, n, off);
+}
+
 __attribute__((destructor)) static void report(void)
 {
     fprintf(stderr, "spy: crash-safe file made in %lld ns\n", took);
+    fprintf(stderr, "spy: %ld writes to the crash-safe file, lowest fd %d\n", writes, lowest_fd);
 }

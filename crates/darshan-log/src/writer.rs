@@ -58,14 +58,6 @@ impl<'w, W: Write> Encoder<'w, W> {
     }
 }
 
-/// Which region [`LogWriter::write_streams`] writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Region {
-    Job,
-    Names,
-    Module(usize),
-}
-
 pub struct LogWriter<W: Write + Seek> {
     out: W,
     comp: Compression,
@@ -108,38 +100,6 @@ impl<W: Write + Seek> LogWriter<W> {
         let len = enc.finish()?;
         self.pos += len;
         Ok(RegionMap { off, len })
-    }
-
-    /// Append a region made of already-compressed zlib streams (the runtime
-    /// compresses regions itself, large ones as one stream per core, as the
-    /// MPI runtime writes one stream per rank). Modules in ascending order;
-    /// a module without streams gets no region.
-    pub fn write_streams(&mut self, region: Region, streams: &[Vec<u8>]) -> Result<()> {
-        if self.comp != Compression::Zlib {
-            return Err(LogError::Write("precompressed streams must be zlib".into()));
-        }
-        if let Region::Module(m) = region {
-            if m >= MAX_MODS || m < self.next_module {
-                return Err(LogError::Write(format!("module {m} written out of order")));
-            }
-            self.next_module = m + 1;
-        }
-        let off = self.pos;
-        for s in streams {
-            self.out.write_all(s)?;
-            self.pos += s.len() as u64;
-        }
-        let map = RegionMap { off, len: self.pos - off };
-        match region {
-            Region::Job => self.header.job_map = map,
-            Region::Names => self.header.name_map = map,
-            Region::Module(m) if map.len > 0 => {
-                self.header.mod_map[m] = map;
-                self.header.mod_ver[m] = WRITE_VERSIONS.get(m).copied().unwrap_or(0);
-            }
-            Region::Module(_) => {}
-        }
-        Ok(())
     }
 
     pub fn write_job(&mut self, job: &Job) -> Result<()> {

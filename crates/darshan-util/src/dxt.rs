@@ -9,6 +9,7 @@ use darshan_log::modules::*;
 use darshan_log::{Extra, Record};
 
 use crate::cfmt::push_fixed;
+use crate::notices::{incomplete, unhandled, Tool};
 use crate::out::Out;
 
 fn seg_line(b: &mut Vec<u8>, module: &str, rank: i64, op: &str, i: usize, s: &darshan_log::DxtSegment) {
@@ -25,15 +26,6 @@ fn seg_line(b: &mut Vec<u8>, module: &str, rank: i64, op: &str, i: usize, s: &da
         }
         None => b.extend_from_slice(b"   N/A\n"),
     }
-}
-
-/// The partial-data block, as darshan-dxt-parser words it ("unecessary"
-/// is its spelling).
-fn incomplete(name: &str, error: bool) -> String {
-    let tag = if error { "*ERROR*" } else { "*WARNING*" };
-    format!(
-        "\n# {tag}: The {name} module contains incomplete data!\n#            This happens when a module runs out of\n#            memory to store new record data.\n\n# To avoid this error, consult the darshan-runtime\n# documentation and consider setting the NAME_EXCLUDE\n# variable in a run-time configuration file to prevent\n# Darshan from instrumenting unecessary files.\n"
-    )
 }
 
 pub fn run(path: &str, show_incomplete: bool, out: &mut Out) -> i32 {
@@ -54,13 +46,9 @@ pub fn run(path: &str, show_incomplete: bool, out: &mut Out) -> i32 {
     for module in 0..MAX_MODS {
         if h.mod_map[module].len == 0 {
             continue;
-        } else if module >= KNOWN_MODULE_COUNT {
+        } else if let Some(w) = unhandled(Tool::DxtParser, module) {
             out.flush();
-            eprintln!("# Warning: module id {module} is unknown. You may need a newer version of the Darshan utilities to parse it.");
-            continue;
-        } else if module == NULL || module == APXC || module == APMPI {
-            out.flush();
-            eprintln!("Warning: no log utility handlers defined for module {}, SKIPPING.", module_name(module));
+            eprintln!("{w}");
             continue;
         }
         if module == DXT_POSIX || module == DXT_MPIIO {
@@ -74,11 +62,10 @@ pub fn run(path: &str, show_incomplete: bool, out: &mut Out) -> i32 {
         }
         if h.is_partial(module) {
             if show_incomplete {
-                out.str(&incomplete(module_name(module), false));
+                out.str(&incomplete(Tool::DxtParser, module_name(module), false));
             } else {
                 out.flush();
-                eprint!("{}", incomplete(module_name(module), true));
-                eprint!("\n# You can display the (incomplete) data that is\n# present in this log using the --show-incomplete\n# option to darshan-dxt-parser.\n");
+                eprint!("{}", incomplete(Tool::DxtParser, module_name(module), true));
                 return 255;
             }
         }

@@ -13,6 +13,7 @@ pub mod describe;
 pub mod dxt;
 pub mod jobhdr;
 pub mod merge;
+pub mod notices;
 pub mod out;
 pub mod parser;
 pub mod printrec;

@@ -10,6 +10,7 @@ use crate::accum::{self, Accumulator};
 use crate::cfmt::{push_fixed, push_i64};
 use crate::describe::description;
 use crate::jobhdr::open_for_print;
+use crate::notices::{incomplete, unhandled, Tool};
 use crate::out::Out;
 use crate::printrec::{print_record, LineCtx};
 
@@ -21,22 +22,6 @@ pub const OPT_SHOW_INCOMPLETE: u32 = 128;
 pub const OPT_ALL: u32 = OPT_BASE | OPT_TOTAL | OPT_PERF | OPT_FILE | OPT_SHOW_INCOMPLETE;
 
 const HEADER_LINE: &str = "\n#<module>\t<rank>\t<record id>\t<counter>\t<value>\t<file name>\t<mount pt>\t<fs type>\n";
-
-const INCOMPLETE_WARN: &str = "\n# *WARNING*: The {} module contains incomplete data!
-#            This happens when a module runs out of
-#            memory to store new record data.
-
-# To avoid this error, consult the darshan-runtime
-# documentation and consider setting the NAME_EXCLUDE
-# variable in a run-time configuration file to prevent
-# Darshan from instrumenting unnecessary files.
-";
-
-const INCOMPLETE_ERR_TAIL: &str = "
-# You can display the (incomplete) data that is
-# present in this log using the --show-incomplete
-# option to darshan-parser.
-";
 
 fn version_warnings(v: LogVersion) -> &'static str {
     match v {
@@ -75,19 +60,11 @@ pub fn run(path: &str, mask: u32, out: &mut Out) -> i32 {
             if !h.is_partial(i) {
                 continue;
             }
-        } else if i >= KNOWN_MODULE_COUNT {
+        } else if let Some(w) = unhandled(Tool::Parser, i) {
             out.flush();
-            eprintln!("# Warning: module id {i} is unknown. You may need a newer version of the Darshan utilities to parse it.");
+            eprintln!("{w}");
             continue;
-        } else if i == NULL || i == APXC || i == APMPI {
-            // darshan-util has no handlers for these (the NULL module is a
-            // template; APXC/APMPI are Cray/HPE add-ons).
-            out.flush();
-            eprintln!("# Warning: no log utility handlers defined for module {}, SKIPPING.", module_name(i));
-            continue;
-        } else if i == DXT_POSIX || i == DXT_MPIIO {
-            continue;
-        } else if !accum::supported(i) && mask & OPT_BASE == 0 {
+        } else if i == DXT_POSIX || i == DXT_MPIIO || (!accum::supported(i) && mask & OPT_BASE == 0) {
             continue;
         }
         let name = module_name(i);
@@ -97,15 +74,13 @@ pub fn run(path: &str, mask: u32, out: &mut Out) -> i32 {
         );
         if h.is_partial(i) {
             if mask & OPT_SHOW_INCOMPLETE != 0 {
-                out.str(&INCOMPLETE_WARN.replace("{}", name));
+                out.str(&incomplete(Tool::Parser, name, false));
                 if h.mod_map[i].len == 0 {
                     continue;
                 }
             } else {
                 out.flush();
-                let mut e = INCOMPLETE_WARN.replace("{}", name).replace("*WARNING*", "*ERROR*");
-                e.push_str(INCOMPLETE_ERR_TAIL);
-                eprint!("{e}");
+                eprint!("{}", incomplete(Tool::Parser, name, true));
                 return 255;
             }
         }

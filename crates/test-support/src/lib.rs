@@ -62,11 +62,34 @@ pub fn status(cmd: &mut Command) -> ExitStatus {
 
 /// For a child the test talks to (reads its output line by line): kill
 /// it after the default limit, so that a hung program fails the test
-/// (the read then ends) instead of hanging it.
+/// (the read then ends) instead of hanging it. Only while it is still
+/// this process's child: a number the system has since given to another
+/// process is left alone.
 pub fn watchdog(child: &Child) {
-    let pid = child.id().to_string();
+    let pid = child.id();
     std::thread::spawn(move || {
         std::thread::sleep(LIMIT);
-        let _ = Command::new("kill").arg("-9").arg(&pid).status();
+        if parent_of(pid) == Some(std::process::id()) {
+            let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
+        }
     });
+}
+
+/// The parent of process `pid` (field 4 of /proc/<pid>/stat, after the
+/// parenthesized command name, which may itself hold spaces).
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_parent_of_a_child_and_of_this_process() {
+        let mut child = std::process::Command::new("sleep").arg("5").spawn().unwrap();
+        assert_eq!(super::parent_of(child.id()), Some(std::process::id()));
+        assert_eq!(super::parent_of(std::process::id()), Some(std::os::unix::process::parent_id()));
+        let _ = child.kill();
+        let _ = child.wait();
+    }
 }

@@ -47,7 +47,7 @@ pub fn scratch(tag: &str) -> PathBuf {
 pub fn compile(name: &str, dir: &Path, flags: &[&str]) -> PathBuf {
     let out = dir.join(name);
     let src = root().join("tests/programs").join(format!("{name}.c"));
-    let st = Command::new("cc").arg("-O2").arg("-o").arg(&out).arg(&src).args(flags).status().expect("cc");
+    let st = status(Command::new("cc").arg("-O2").arg("-o").arg(&out).arg(&src).args(flags));
     assert!(st.success(), "compiling {name}");
     out
 }

@@ -55,13 +55,11 @@ pub struct Rt {
     access: CommonVals,
 }
 
-impl darshan_core::records::OverlapTimers for Rt {
-    fn timers(&self) -> [(usize, &NoOverlap); 3] {
-        [
-            (F + c::F_READ_TIME, &self.last_read_end),
-            (F + c::F_WRITE_TIME, &self.last_write_end),
-            (F + c::F_META_TIME, &self.last_meta_end),
-        ]
+impl darshan_core::records::RecordRt for Rt {
+    fn timers(&self, f: &mut dyn FnMut(usize, &NoOverlap)) {
+        f(F + c::F_READ_TIME, &self.last_read_end);
+        f(F + c::F_WRITE_TIME, &self.last_write_end);
+        f(F + c::F_META_TIME, &self.last_meta_end);
     }
 }
 
@@ -70,16 +68,14 @@ pub struct State {
     /// MPI_File handle -> record index + 1 (0: free; usize::MAX: deleted).
     handles: Vec<(usize, usize)>,
     pool: CommonPool,
-    heat: Option<HeatBins>,
 }
 
 pub struct Mpiio {
     st: Lock<State>,
 }
 
-pub static MPIIO: Mpiio = Mpiio {
-    st: Lock::new(State { set: RecordSet::new(ID), handles: Vec::new(), pool: CommonPool::new(), heat: None }),
-};
+pub static MPIIO: Mpiio =
+    Mpiio { st: Lock::new(State { set: RecordSet::new(ID), handles: Vec::new(), pool: CommonPool::new() }) };
 
 const TOMB: usize = usize::MAX;
 
@@ -223,9 +219,7 @@ impl Mpiio {
             w[2 + max_size] = bytes as u64;
         }
         timer_inc_no_overlap(w, F + if write { c::F_WRITE_TIME } else { c::F_READ_TIME }, tm1, tm2, last_end);
-        if let Some(h) = st.heat.as_mut() {
-            h.add(write, bytes, tm1, tm2);
-        }
+        st.set.heat_add(write, bytes, tm1, tm2);
     }
 
     /// MPI_File_sync: counted, its time is write time.
@@ -279,13 +273,11 @@ impl Module for Mpiio {
     }
 
     fn set_heat(&self, h: HeatBins) {
-        self.lock().heat = Some(h);
+        self.lock().set.set_heat(h);
     }
 
     fn heat_record(&self, emit: &mut dyn FnMut(&[u64])) {
-        if let Some(r) = self.lock().heat.as_ref().and_then(|h| h.record()) {
-            emit(r);
-        }
+        self.lock().set.heat_record(emit);
     }
 
     fn while_locked(&self, f: &mut dyn FnMut()) {
@@ -315,9 +307,8 @@ impl Module for Mpiio {
     fn finalize(&self, ctx: &FinalizeCtx) {
         let mut guard = self.lock();
         let st = &mut *guard;
-        st.set.fix_negative_times();
         // Every fcounter but the byte variance holds clock ticks.
-        st.set.finalize(st.heat.as_mut(), ctx, F..F + c::F_VARIANCE_RANK_BYTES);
+        st.set.finalize(ctx, F..F + c::F_VARIANCE_RANK_BYTES);
     }
 
     fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
@@ -329,9 +320,7 @@ impl Module for Mpiio {
     }
 
     fn set_rank(&self, rank: i64) {
-        let mut guard = self.lock();
-        let st = &mut *guard;
-        st.set.set_rank(rank, st.heat.as_mut());
+        self.lock().set.set_rank(rank);
     }
 
     fn fork_child(&self) {
@@ -339,9 +328,5 @@ impl Module for Mpiio {
         st.set.clear();
         st.pool.clear();
         st.handles.iter_mut().for_each(|h| *h = (0, 0));
-        let rank = st.set.rank();
-        if let Some(h) = st.heat.as_mut() {
-            h.clear(rank);
-        }
     }
 }

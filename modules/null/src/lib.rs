@@ -16,6 +16,7 @@
 //! 4. `finalize` at shutdown turns ticks into seconds;
 //! 5. `output` hands the records, in the log's layout, to the core;
 //! 6. `fork_child` forgets the parent's records.
+//!
 //! `reduce` (MPI) and `cleanup` keep their no-op defaults here.
 #![forbid(unsafe_code)]
 
@@ -75,7 +76,7 @@ impl Module for Null {
     }
     fn finalize(&self, ctx: &FinalizeCtx) {
         // Freeze, set the rank, ticks to seconds in the fcounters (no heatmap).
-        self.lock().finalize(None, ctx, F..F + 2);
+        self.lock().finalize(ctx, F..F + 2);
     }
     fn output(&self, emit: &mut dyn FnMut(&[u64])) {
         self.lock().output(emit, |_| true);

@@ -34,8 +34,6 @@ pub struct State {
     aio: [(usize, Tick, bool); AIO_SLOTS],
     /// Spill blocks of the records' common-value tables.
     pool: CommonPool,
-    /// Bytes over time (HEATMAP record `heatmap:POSIX`), if enabled.
-    heat: Option<HeatBins>,
 }
 
 impl std::ops::Deref for State {
@@ -59,12 +57,7 @@ pub struct Posix {
 }
 
 pub static POSIX: Posix = Posix {
-    set: Lock::new(State {
-        set: RecordSet::new(ID),
-        aio: [(0, 0, false); AIO_SLOTS],
-        pool: CommonPool::new(),
-        heat: None,
-    }),
+    set: Lock::new(State { set: RecordSet::new(ID), aio: [(0, 0, false); AIO_SLOTS], pool: CommonPool::new() }),
     fds: [const { AtomicU32::new(0) }; MAX_FDS],
 };
 
@@ -167,9 +160,7 @@ impl Posix {
         if st.set.live(i) {
             let (w, rt) = st.set.both(i);
             record::access(w, rt, &mut st.pool, write, bytes, offset, aligned, tm1, tm2);
-            if let Some(h) = st.heat.as_mut() {
-                h.add(write, bytes, tm1, tm2);
-            }
+            st.set.heat_add(write, bytes, tm1, tm2);
         }
     }
 
@@ -284,14 +275,12 @@ impl Posix {
             return;
         }
         let Some(s) = st.aio.iter_mut().find(|s| s.0 == key) else { return };
-        let (_, tm1, write) = std::mem::replace(s, (0, 0, false));
+        let (_, tm1, write) = std::mem::take(s);
         if bytes >= 0 {
             let st = &mut *st;
             let (w, rt) = st.set.both(i);
             record::access(w, rt, &mut st.pool, write, bytes, Some(offset), aligned, tm1, tm2);
-            if let Some(h) = st.heat.as_mut() {
-                h.add(write, bytes, tm1, tm2);
-            }
+            st.set.heat_add(write, bytes, tm1, tm2);
         }
     }
 
@@ -315,13 +304,11 @@ impl Module for Posix {
     }
 
     fn set_heat(&self, h: HeatBins) {
-        self.lock().heat = Some(h);
+        self.lock().set.set_heat(h);
     }
 
     fn heat_record(&self, emit: &mut dyn FnMut(&[u64])) {
-        if let Some(r) = self.lock().heat.as_ref().and_then(|h| h.record()) {
-            emit(r);
-        }
+        self.lock().set.heat_record(emit);
     }
 
     fn while_locked(&self, f: &mut dyn FnMut()) {
@@ -346,9 +333,8 @@ impl Module for Posix {
     fn finalize(&self, ctx: &FinalizeCtx) {
         let mut guard = self.lock();
         let st = &mut *guard;
-        st.set.fix_negative_times();
         // Every fcounter but the byte variance holds clock ticks.
-        st.set.finalize(st.heat.as_mut(), ctx, record::F..record::F + c::F_VARIANCE_RANK_BYTES);
+        st.set.finalize(ctx, record::F..record::F + c::F_VARIANCE_RANK_BYTES);
     }
 
     fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
@@ -360,9 +346,7 @@ impl Module for Posix {
     }
 
     fn set_rank(&self, rank: i64) {
-        let mut guard = self.lock();
-        let st = &mut *guard;
-        st.set.set_rank(rank, st.heat.as_mut());
+        self.lock().set.set_rank(rank);
     }
 
     fn fork_child(&self) {
@@ -373,9 +357,5 @@ impl Module for Posix {
         st.set.clear();
         st.pool.clear();
         st.aio = [(0, 0, false); AIO_SLOTS];
-        let rank = st.set.rank();
-        if let Some(h) = st.heat.as_mut() {
-            h.clear(rank);
-        }
     }
 }

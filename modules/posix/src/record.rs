@@ -34,13 +34,11 @@ pub struct Rt {
     stride: CommonVals,
 }
 
-impl darshan_core::records::OverlapTimers for Rt {
-    fn timers(&self) -> [(usize, &NoOverlap); 3] {
-        [
-            (F + c::F_READ_TIME, &self.last_read_end),
-            (F + c::F_WRITE_TIME, &self.last_write_end),
-            (F + c::F_META_TIME, &self.last_meta_end),
-        ]
+impl darshan_core::records::RecordRt for Rt {
+    fn timers(&self, f: &mut dyn FnMut(usize, &NoOverlap)) {
+        f(F + c::F_READ_TIME, &self.last_read_end);
+        f(F + c::F_WRITE_TIME, &self.last_write_end);
+        f(F + c::F_META_TIME, &self.last_meta_end);
     }
 }
 

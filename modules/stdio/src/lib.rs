@@ -60,13 +60,11 @@ pub struct Rt {
     last_write_end: NoOverlap,
 }
 
-impl darshan_core::records::OverlapTimers for Rt {
-    fn timers(&self) -> [(usize, &NoOverlap); 3] {
-        [
-            (F + c::F_READ_TIME, &self.last_read_end),
-            (F + c::F_WRITE_TIME, &self.last_write_end),
-            (F + c::F_META_TIME, &self.last_meta_end),
-        ]
+impl darshan_core::records::RecordRt for Rt {
+    fn timers(&self, f: &mut dyn FnMut(usize, &NoOverlap)) {
+        f(F + c::F_READ_TIME, &self.last_read_end);
+        f(F + c::F_WRITE_TIME, &self.last_write_end);
+        f(F + c::F_META_TIME, &self.last_meta_end);
     }
 }
 
@@ -74,17 +72,14 @@ pub struct State {
     set: RecordSet<Rt>,
     streams: StreamMap,
     std_streams: [usize; 3],
-    /// Bytes over time (HEATMAP record `heatmap:STDIO`), if enabled.
-    heat: Option<HeatBins>,
 }
 
 pub struct Stdio {
     state: Lock<State>,
 }
 
-pub static STDIO: Stdio = Stdio {
-    state: Lock::new(State { set: RecordSet::new(ID), streams: StreamMap::new(), std_streams: [0; 3], heat: None }),
-};
+pub static STDIO: Stdio =
+    Stdio { state: Lock::new(State { set: RecordSet::new(ID), streams: StreamMap::new(), std_streams: [0; 3] }) };
 
 impl State {
     /// fopen/freopen/fdopen and the standard streams at start-up.
@@ -199,9 +194,7 @@ impl Stdio {
         add(w, 2 + count, 1);
         stamp(w, F + start, F + end, tm1, tm2);
         timer_inc_no_overlap(w, F + time, tm1, tm2, last_end);
-        if let Some(h) = st.heat.as_mut() {
-            h.add(kind != Access::Read, bytes, tm1, tm2);
-        }
+        st.set.heat_add(kind != Access::Read, bytes, tm1, tm2);
     }
 
     /// fseek/fseeko/fsetpos/rewind succeeded; `pos` is the new position
@@ -242,13 +235,11 @@ impl Module for Stdio {
     }
 
     fn set_heat(&self, h: HeatBins) {
-        self.lock().heat = Some(h);
+        self.lock().set.set_heat(h);
     }
 
     fn heat_record(&self, emit: &mut dyn FnMut(&[u64])) {
-        if let Some(r) = self.lock().heat.as_ref().and_then(|h| h.record()) {
-            emit(r);
-        }
+        self.lock().set.heat_record(emit);
     }
 
     fn while_locked(&self, f: &mut dyn FnMut()) {
@@ -273,9 +264,8 @@ impl Module for Stdio {
     fn finalize(&self, ctx: &FinalizeCtx) {
         let mut guard = self.lock();
         let st = &mut *guard;
-        st.set.fix_negative_times();
         // Every fcounter but the byte variance holds clock ticks.
-        st.set.finalize(st.heat.as_mut(), ctx, F..F + c::F_VARIANCE_RANK_BYTES);
+        st.set.finalize(ctx, F..F + c::F_VARIANCE_RANK_BYTES);
     }
 
     fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
@@ -290,9 +280,7 @@ impl Module for Stdio {
     }
 
     fn set_rank(&self, rank: i64) {
-        let mut guard = self.lock();
-        let st = &mut *guard;
-        st.set.set_rank(rank, st.heat.as_mut());
+        self.lock().set.set_rank(rank);
     }
 
     fn fork_child(&self) {
@@ -301,10 +289,6 @@ impl Module for Stdio {
         st.streams.clear();
         for w in &MAYBE_TRACKED {
             w.store(0, Ordering::Relaxed);
-        }
-        let rank = st.set.rank();
-        if let Some(h) = st.heat.as_mut() {
-            h.clear(rank);
         }
         st.register_std();
     }
