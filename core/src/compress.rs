@@ -15,9 +15,14 @@
 //! names, three modules) paid that five times, which was most of a short
 //! process's shutdown. The [`Compressor`] keeps one state, with a window
 //! no bigger than the largest input so far (a 1 KiB job record needs 2
-//! KiB, not 32), and resets it between streams.
+//! KiB, not 32), and resets it between streams. Streams of up to 32 KiB
+//! (all of a short process's log) do not need it at all: deflate_small.rs
+//! encodes them as classic zlib's level 6 would, with a state of a few
+//! kilobytes.
 
 use flate2::{Compress, Compression, FlushCompress, Status};
+
+use crate::deflate_small;
 
 /// Regions smaller than this are compressed on the calling thread (level
 /// 6 takes about 1 ms per 300 KiB of records here; a thread costs ~50 us).
@@ -49,6 +54,9 @@ impl Compressor {
 
     /// One zlib stream of `bytes`.
     fn stream(&mut self, bytes: &[u8]) -> std::io::Result<Vec<u8>> {
+        if bytes.len() <= deflate_small::MAX_INPUT && self.level == 6 {
+            return Ok(deflate_small::zlib(bytes));
+        }
         let bits = window_bits(bytes.len());
         let z = match &mut self.state {
             Some((b, z)) if *b >= bits => {

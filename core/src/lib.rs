@@ -17,6 +17,7 @@ pub mod collective;
 pub mod common;
 pub mod compress;
 pub mod config;
+pub mod deflate_small;
 pub mod heatmap;
 pub mod logmap;
 pub mod logname;

@@ -1,0 +1,472 @@
+//! A zlib encoder for small streams: the job record, a short process's
+//! name table and its few records.
+//!
+//! Why by hand: zlib-rs's deflate state is a quarter of a megabyte that is
+//! cleared when it is made (a 128 KiB hash table whatever the window), so
+//! compressing the three or four kilobytes of `/bin/true`'s log cost 47
+//! page faults and about 0.15 ms, most of what the library added to a
+//! short process. This encoder's state is a 8 KiB hash table and two bytes
+//! per input byte.
+//!
+//! What it does is classic zlib's level 6 (the C runtime's): hash chains
+//! over 3-byte prefixes, lazy matching with zlib's parameters (good 8,
+//! lazy 16, nice 128, chain 128, no 3-byte match farther than 4 KiB), then
+//! one block in whichever of stored, fixed or dynamic Huffman codes is
+//! smallest. The input fits in deflate's 32 KiB window, so one block and
+//! no sliding. Larger streams go to zlib-rs (compress.rs).
+
+/// Largest input encoded here: the whole of it is within deflate's window,
+/// and a position plus one fits in a `u16`.
+pub const MAX_INPUT: usize = 32 * 1024;
+
+const MIN_MATCH: usize = 3;
+const MAX_MATCH: usize = 258;
+// zlib's level 6.
+const GOOD_LENGTH: usize = 8;
+const MAX_LAZY: usize = 16;
+const NICE_LENGTH: usize = 128;
+const MAX_CHAIN: usize = 128;
+/// A 3-byte match farther than this costs more than three literals.
+const TOO_FAR: usize = 4096;
+const HASH_BITS: u32 = 12;
+
+const LEN_BASE: [u16; 29] =
+    [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258];
+const LEN_EXTRA: [u8; 29] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0];
+const DIST_BASE: [u16; 30] = [
+    1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145,
+    8193, 12289, 16385, 24577,
+];
+const DIST_EXTRA: [u8; 30] =
+    [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13];
+/// The order code-length code lengths are sent in (RFC 1951 3.2.7).
+const CL_ORDER: [usize; 19] = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
+
+/// One LZ77 token: a literal byte, or a match of `len` bytes `dist` back.
+#[derive(Clone, Copy)]
+enum Token {
+    Literal(u8),
+    Match { len: u16, dist: u16 },
+}
+
+fn len_code(len: u16) -> usize {
+    LEN_BASE.partition_point(|&b| b <= len) - 1
+}
+
+fn dist_code(dist: u16) -> usize {
+    DIST_BASE.partition_point(|&b| b <= dist) - 1
+}
+
+/// `input` (at most [`MAX_INPUT`] bytes) as one zlib stream.
+pub fn zlib(input: &[u8]) -> Vec<u8> {
+    assert!(input.len() <= MAX_INPUT, "deflate_small takes at most {MAX_INPUT} bytes");
+    let tokens = Matcher::new(input).tokens();
+    let mut w = BitWriter { out: Vec::with_capacity(input.len() / 2 + 64), acc: 0, n: 0 };
+    // CMF: deflate with a 32 KiB window; FLG: default level, check bits.
+    w.out.extend_from_slice(&[0x78, 0x9c]);
+    block(&mut w, input, &tokens);
+    w.align();
+    w.out.extend_from_slice(&adler32(input).to_be_bytes());
+    w.out
+}
+
+/// Hash chains over the input: `head` holds the latest position + 1 of
+/// each 3-byte hash, `prev` the one before it for every position.
+struct Matcher<'a> {
+    d: &'a [u8],
+    head: Vec<u16>,
+    prev: Vec<u16>,
+}
+
+impl<'a> Matcher<'a> {
+    fn new(d: &'a [u8]) -> Self {
+        Matcher { d, head: vec![0; 1 << HASH_BITS], prev: vec![0; d.len()] }
+    }
+
+    fn insert(&mut self, i: usize) {
+        if i + MIN_MATCH <= self.d.len() {
+            let v = u32::from(self.d[i]) << 16 | u32::from(self.d[i + 1]) << 8 | u32::from(self.d[i + 2]);
+            let h = (v.wrapping_mul(0x9E37_79B1) >> (32 - HASH_BITS)) as usize;
+            self.prev[i] = self.head[h];
+            self.head[h] = (i + 1) as u16;
+        }
+    }
+
+    /// The longest match at `i` that is longer than `shorter_than_this`
+    /// (position `i` already inserted), as (length, distance), or None.
+    fn longest(&self, i: usize, shorter_than_this: usize, mut chain: usize) -> Option<(usize, usize)> {
+        let d = self.d;
+        let max = MAX_MATCH.min(d.len() - i);
+        if max < MIN_MATCH {
+            return None;
+        }
+        let nice = NICE_LENGTH.min(max);
+        let mut best = shorter_than_this.max(MIN_MATCH - 1);
+        let mut found = None;
+        let mut c = self.prev[i];
+        while c != 0 && chain > 0 && best < max {
+            let j = c as usize - 1;
+            if d[j + best] == d[i + best] {
+                let len = d[j..j + max].iter().zip(&d[i..i + max]).take_while(|(a, b)| a == b).count();
+                if len > best {
+                    best = len;
+                    found = Some((len, i - j));
+                    if len >= nice {
+                        break;
+                    }
+                }
+            }
+            c = self.prev[j];
+            chain -= 1;
+        }
+        found
+    }
+
+    /// zlib's lazy evaluation: a match is taken only if the next position
+    /// does not start a longer one.
+    fn tokens(mut self) -> Vec<Token> {
+        let n = self.d.len();
+        let mut out = Vec::with_capacity(n / 4 + 16);
+        let mut i = 0;
+        // The match found at i - 1, if any, and whether d[i - 1] is still
+        // to be emitted.
+        let mut prev: Option<(usize, usize)> = None;
+        let mut pending = false;
+        while i < n {
+            self.insert(i);
+            let prev_len = prev.map_or(0, |p| p.0);
+            let mut cur = None;
+            if prev_len < MAX_LAZY {
+                let chain = if prev_len >= GOOD_LENGTH { MAX_CHAIN >> 2 } else { MAX_CHAIN };
+                cur = self.longest(i, prev_len, chain).filter(|&(len, dist)| len > MIN_MATCH || dist <= TOO_FAR);
+            }
+            match (prev, cur) {
+                (Some((len, dist)), c) if c.is_none_or(|c| c.0 <= len) => {
+                    out.push(Token::Match { len: len as u16, dist: dist as u16 });
+                    let end = i - 1 + len;
+                    for k in i + 1..end {
+                        self.insert(k);
+                    }
+                    i = end;
+                    prev = None;
+                    pending = false;
+                }
+                _ => {
+                    if pending {
+                        out.push(Token::Literal(self.d[i - 1]));
+                    }
+                    pending = true;
+                    prev = cur;
+                    i += 1;
+                }
+            }
+        }
+        if pending {
+            out.push(Token::Literal(self.d[n - 1]));
+        }
+        out
+    }
+}
+
+/// Huffman code lengths for `freq`, none longer than `limit` (miniz's way
+/// of bringing an over-long code back within the limit: lengthen the
+/// shortest codes that can be lengthened until the Kraft sum is one).
+fn code_lengths(freq: &[u32], limit: usize) -> Vec<u8> {
+    let mut lens = vec![0u8; freq.len()];
+    let mut syms: Vec<(u32, usize)> = freq.iter().enumerate().filter(|(_, &f)| f > 0).map(|(s, &f)| (f, s)).collect();
+    if syms.len() < 2 {
+        // As zlib: two codes, so that the code is complete.
+        let other = usize::from(syms.first().is_some_and(|s| s.1 == 0));
+        lens[other] = 1;
+        if let Some(s) = syms.first() {
+            lens[s.1] = 1;
+        } else if freq.len() > 1 {
+            lens[1 - other] = 1;
+        }
+        return lens;
+    }
+    syms.sort_unstable();
+    let n = syms.len();
+    // Two-queue Huffman: leaves in weight order, internal nodes made in
+    // weight order after them; a node's parent always has a larger index.
+    let mut weight: Vec<u64> = syms.iter().map(|s| u64::from(s.0)).collect();
+    let mut parent = vec![0usize; 2 * n - 1];
+    let (mut leaf, mut inner) = (0, n);
+    for node in n..2 * n - 1 {
+        let mut pick = || {
+            let take_leaf = leaf < n && (inner >= node || weight[leaf] <= weight[inner]);
+            let k = if take_leaf { &mut leaf } else { &mut inner };
+            *k += 1;
+            *k - 1
+        };
+        let (a, b) = (pick(), pick());
+        weight.push(weight[a] + weight[b]);
+        parent[a] = node;
+        parent[b] = node;
+    }
+    let mut depth = vec![0usize; 2 * n - 1];
+    for k in (0..2 * n - 2).rev() {
+        depth[k] = depth[parent[k]] + 1;
+    }
+    let mut count = vec![0usize; limit + 1];
+    for &dp in &depth[..n] {
+        count[dp.min(limit)] += 1;
+    }
+    let kraft = |count: &[usize]| -> usize { (1..=limit).map(|l| count[l] << (limit - l)).sum() };
+    let mut total = kraft(&count);
+    while total > 1 << limit {
+        count[limit] -= 1;
+        if let Some(l) = (1..limit).rev().find(|&l| count[l] > 0) {
+            count[l] -= 1;
+            count[l + 1] += 2;
+        }
+        total -= 1;
+    }
+    // The longest codes to the rarest symbols.
+    let mut rarest = syms.iter();
+    for l in (1..=limit).rev() {
+        for _ in 0..count[l] {
+            if let Some(&(_, s)) = rarest.next() {
+                lens[s] = l as u8;
+            }
+        }
+    }
+    lens
+}
+
+/// Canonical codes for `lens`, bit-reversed for deflate's LSB-first order.
+fn codes(lens: &[u8]) -> Vec<u16> {
+    let mut count = [0u16; 16];
+    for &l in lens {
+        count[l as usize] += 1;
+    }
+    count[0] = 0;
+    let mut next = [0u16; 16];
+    let mut code = 0u16;
+    for l in 1..16 {
+        code = (code + count[l - 1]) << 1;
+        next[l] = code;
+    }
+    lens.iter()
+        .map(|&l| {
+            if l == 0 {
+                return 0;
+            }
+            let c = next[l as usize];
+            next[l as usize] += 1;
+            c.reverse_bits() >> (16 - l)
+        })
+        .collect()
+}
+
+struct BitWriter {
+    out: Vec<u8>,
+    acc: u64,
+    n: u32,
+}
+
+impl BitWriter {
+    fn put(&mut self, bits: u32, count: u32) {
+        self.acc |= u64::from(bits) << self.n;
+        self.n += count;
+        while self.n >= 8 {
+            self.out.push(self.acc as u8);
+            self.acc >>= 8;
+            self.n -= 8;
+        }
+    }
+
+    fn align(&mut self) {
+        if self.n > 0 {
+            self.put(0, 8 - self.n);
+        }
+    }
+}
+
+/// A dynamic block's code-length sequence, run-length coded: (symbol,
+/// extra bits value, extra bit count).
+fn run_lengths(lens: &[u8]) -> Vec<(u8, u8, u8)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lens.len() {
+        let cur = lens[i];
+        let mut run = lens[i..].iter().take_while(|&&l| l == cur).count();
+        i += run;
+        if cur == 0 {
+            while run >= 11 {
+                let r = run.min(138);
+                out.push((18, (r - 11) as u8, 7));
+                run -= r;
+            }
+            if run >= 3 {
+                out.push((17, (run - 3) as u8, 3));
+                run = 0;
+            }
+        } else {
+            out.push((cur, 0, 0));
+            run -= 1;
+            while run >= 3 {
+                let r = run.min(6);
+                out.push((16, (r - 3) as u8, 2));
+                run -= r;
+            }
+        }
+        out.extend(std::iter::repeat_n((cur, 0, 0), run));
+    }
+    out
+}
+
+/// The codes of one block and what the block costs in bits.
+struct Codes {
+    lit: Vec<u8>,
+    dist: Vec<u8>,
+}
+
+impl Codes {
+    fn fixed() -> Codes {
+        let lit = (0..288).map(|s| match s {
+            0..=143 => 8,
+            144..=255 => 9,
+            256..=279 => 7,
+            _ => 8,
+        });
+        Codes { lit: lit.collect(), dist: vec![5; 30] }
+    }
+
+    /// Bits for the tokens (and end of block) with these codes.
+    fn data_bits(&self, lit_freq: &[u32], dist_freq: &[u32]) -> usize {
+        let lits: usize = lit_freq.iter().zip(&self.lit).map(|(&f, &l)| f as usize * l as usize).sum();
+        let lens: usize = (0..29).map(|c| lit_freq[257 + c] as usize * LEN_EXTRA[c] as usize).sum();
+        let dists: usize = dist_freq
+            .iter()
+            .enumerate()
+            .map(|(c, &f)| f as usize * (self.dist[c] as usize + DIST_EXTRA[c] as usize))
+            .sum();
+        lits + lens + dists
+    }
+}
+
+/// The dynamic block's header: its size in bits and how to write it.
+struct DynamicHeader {
+    hlit: usize,
+    hdist: usize,
+    cl_lens: Vec<u8>,
+    hclen: usize,
+    runs: Vec<(u8, u8, u8)>,
+}
+
+impl DynamicHeader {
+    fn new(c: &Codes) -> DynamicHeader {
+        let hlit = 257.max(c.lit.iter().rposition(|&l| l > 0).map_or(0, |p| p + 1));
+        let hdist = 1.max(c.dist.iter().rposition(|&l| l > 0).map_or(0, |p| p + 1));
+        let all: Vec<u8> = c.lit[..hlit].iter().chain(&c.dist[..hdist]).copied().collect();
+        let runs = run_lengths(&all);
+        let mut cl_freq = [0u32; 19];
+        for r in &runs {
+            cl_freq[r.0 as usize] += 1;
+        }
+        let cl_lens = code_lengths(&cl_freq, 7);
+        let hclen = 4.max(CL_ORDER.iter().rposition(|&s| cl_lens[s] > 0).map_or(0, |p| p + 1));
+        DynamicHeader { hlit, hdist, cl_lens, hclen, runs }
+    }
+
+    fn bits(&self) -> usize {
+        14 + 3 * self.hclen
+            + self.runs.iter().map(|r| self.cl_lens[r.0 as usize] as usize + r.2 as usize).sum::<usize>()
+    }
+
+    fn write(&self, w: &mut BitWriter) {
+        w.put((self.hlit - 257) as u32, 5);
+        w.put((self.hdist - 1) as u32, 5);
+        w.put((self.hclen - 4) as u32, 4);
+        for &s in &CL_ORDER[..self.hclen] {
+            w.put(u32::from(self.cl_lens[s]), 3);
+        }
+        let cl_codes = codes(&self.cl_lens);
+        for &(s, extra, nbits) in &self.runs {
+            w.put(u32::from(cl_codes[s as usize]), u32::from(self.cl_lens[s as usize]));
+            w.put(u32::from(extra), u32::from(nbits));
+        }
+    }
+}
+
+/// The one (final) block: stored, fixed or dynamic, whichever is smallest.
+fn block(w: &mut BitWriter, input: &[u8], tokens: &[Token]) {
+    let mut lit_freq = vec![0u32; 286];
+    let mut dist_freq = vec![0u32; 30];
+    for t in tokens {
+        match *t {
+            Token::Literal(b) => lit_freq[b as usize] += 1,
+            Token::Match { len, dist } => {
+                lit_freq[257 + len_code(len)] += 1;
+                dist_freq[dist_code(dist)] += 1;
+            }
+        }
+    }
+    lit_freq[256] = 1;
+    let fixed = Codes::fixed();
+    let fixed_bits = 3 + fixed.data_bits(&lit_freq, &dist_freq);
+    // deflate wants at least one distance code even in a block without
+    // matches (as zlib, give it one).
+    let mut dist_for_tree = dist_freq.clone();
+    if dist_for_tree.iter().all(|&f| f == 0) {
+        dist_for_tree[0] = 1;
+    }
+    let dynamic = Codes { lit: code_lengths(&lit_freq, 15), dist: code_lengths(&dist_for_tree, 15) };
+    let header = DynamicHeader::new(&dynamic);
+    let dynamic_bits = 3 + header.bits() + dynamic.data_bits(&lit_freq, &dist_freq);
+    // Stored: the 3 header bits, padding to a byte, LEN and NLEN, the data.
+    let stored_bits = (3 + w.n as usize).div_ceil(8) * 8 - w.n as usize + 32 + 8 * input.len();
+    if stored_bits <= fixed_bits.min(dynamic_bits) {
+        w.put(1, 3);
+        w.align();
+        let len = input.len() as u16;
+        w.put(u32::from(len), 16);
+        w.put(u32::from(!len), 16);
+        w.out.extend_from_slice(input);
+        return;
+    }
+    let codes_used = if dynamic_bits < fixed_bits {
+        w.put(1 | 2 << 1, 3);
+        header.write(w);
+        dynamic
+    } else {
+        w.put(1 | 1 << 1, 3);
+        fixed
+    };
+    let lit_codes = codes(&codes_used.lit);
+    let dist_codes = codes(&codes_used.dist);
+    let lit = |w: &mut BitWriter, s: usize| w.put(u32::from(lit_codes[s]), u32::from(codes_used.lit[s]));
+    for t in tokens {
+        match *t {
+            Token::Literal(b) => lit(w, b as usize),
+            Token::Match { len, dist } => {
+                let lc = len_code(len);
+                lit(w, 257 + lc);
+                w.put(u32::from(len - LEN_BASE[lc]), u32::from(LEN_EXTRA[lc]));
+                let dc = dist_code(dist);
+                w.put(u32::from(dist_codes[dc]), u32::from(codes_used.dist[dc]));
+                w.put(u32::from(dist - DIST_BASE[dc]), u32::from(DIST_EXTRA[dc]));
+            }
+        }
+    }
+    lit(w, 256);
+}
+
+fn adler32(d: &[u8]) -> u32 {
+    const MOD: u32 = 65521;
+    let (mut a, mut b) = (1u32, 0u32);
+    // 5552 bytes is the most that can be summed before b may overflow.
+    for chunk in d.chunks(5552) {
+        for &x in chunk {
+            a += u32::from(x);
+            b += a;
+        }
+        a %= MOD;
+        b %= MOD;
+    }
+    b << 16 | a
+}
+
+#[cfg(test)]
+mod tests;
