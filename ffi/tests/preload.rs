@@ -626,3 +626,19 @@ fn a_python_program_is_recorded_like_a_c_one() {
     assert!(String::from_utf8_lossy(log.file.job.exe()).contains("import os with open("));
     assert_eq!(log.file.job.mounts().unwrap().first().map(|m| m.path.is_empty()), Some(false));
 }
+
+/// The command line now comes from the constructor's argv, not from
+/// /proc/self/cmdline: it must be the same bytes, spaces, empty and
+/// non-ASCII arguments included.
+#[test]
+fn the_logged_command_line_is_the_one_proc_self_cmdline_shows() {
+    let d = common::scratch("cmdline");
+    let exe = darshan_test_support::output(Command::new("python3").args(["-c", "import sys; print(sys.executable)"]));
+    let python = PathBuf::from(String::from_utf8_lossy(&exe.stdout).trim());
+    let script = "import sys; sys.stdout.buffer.write(open('/proc/self/cmdline', 'rb').read())";
+    let r = run(&python, &["-c", script, "two words", "", "caf\u{e9}", "-x=1"], &d, &[]);
+    let proc_cmdline: Vec<u8> = r.out.stdout.iter().map(|&b| if b == 0 { b' ' } else { b }).collect();
+    assert!(proc_cmdline.ends_with(b"two words  caf\xc3\xa9 -x=1 "), "{:?}", String::from_utf8_lossy(&proc_cmdline));
+    let log = one_log(&r);
+    assert_eq!(String::from_utf8_lossy(log.file.job.exe()), String::from_utf8_lossy(&proc_cmdline));
+}
