@@ -18,6 +18,7 @@ pub mod common;
 pub mod compress;
 pub mod config;
 pub mod deflate_small;
+pub mod handles;
 pub mod heatmap;
 pub mod logmap;
 pub mod logname;

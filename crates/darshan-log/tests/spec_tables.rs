@@ -87,4 +87,17 @@ fn counter_indices_are_the_positions_of_their_names() {
     let (c, f) = counter_names(modules::MPIIO);
     assert_eq!(c[counters::mpiio::COLL_WRITES], "MPIIO_COLL_WRITES");
     assert_eq!(f[counters::mpiio::F_READ_TIME], "MPIIO_F_READ_TIME");
+    let (c, f) = counter_names(modules::H5F);
+    assert_eq!((c.len(), f.len()), (counters::h5f::NUM_INDICES, counters::h5f::F_NUM_INDICES));
+    assert_eq!(c[counters::h5f::USE_MPIIO], "H5F_USE_MPIIO");
+    assert_eq!(f[counters::h5f::F_META_TIME], "H5F_F_META_TIME");
+    let (c, f) = counter_names(modules::H5D);
+    assert_eq!((c.len(), f.len()), (counters::h5d::NUM_INDICES, counters::h5d::F_NUM_INDICES));
+    assert_eq!(c[counters::h5d::ACCESS2_STRIDE_D5], "H5D_ACCESS2_STRIDE_D5");
+    assert_eq!(c[counters::h5d::ACCESS4_COUNT], "H5D_ACCESS4_COUNT");
+    assert_eq!(c[counters::h5d::SLOWEST_RANK_BYTES], "H5D_SLOWEST_RANK_BYTES");
+    assert_eq!(f[counters::h5d::F_VARIANCE_RANK_BYTES], "H5D_F_VARIANCE_RANK_BYTES");
+    // 912 bytes: id, rank, file_rec_id, 94 counters, 17 fcounters.
+    assert_eq!(counters::h5d::RECORD_WORDS * 8, 912);
+    assert_eq!(counters::h5f::RECORD_WORDS * 8, 80);
 }

@@ -13,6 +13,7 @@ mod reduce;
 
 use darshan_core::arena::Slice;
 use darshan_core::common::{add, size_bucket, stamp, timer_inc_no_overlap, CommonPool, CommonVals, NoOverlap, Tick};
+use darshan_core::handles::HandleTable;
 use darshan_core::heatmap::HeatBins;
 use darshan_core::records::RecordSet;
 use darshan_core::sync::{Lock, LockGuard};
@@ -65,8 +66,8 @@ impl darshan_core::records::RecordRt for Rt {
 
 pub struct State {
     set: RecordSet<Rt>,
-    /// MPI_File handle -> record index + 1 (0: free; usize::MAX: deleted).
-    handles: Vec<(usize, usize)>,
+    /// MPI_File handle -> record index.
+    handles: HandleTable,
     pool: CommonPool,
 }
 
@@ -75,60 +76,19 @@ pub struct Mpiio {
 }
 
 pub static MPIIO: Mpiio =
-    Mpiio { st: Lock::new(State { set: RecordSet::new(ID), handles: Vec::new(), pool: CommonPool::new() }) };
-
-const TOMB: usize = usize::MAX;
+    Mpiio { st: Lock::new(State { set: RecordSet::new(ID), handles: HandleTable::new(), pool: CommonPool::new() }) };
 
 impl State {
-    fn slot_of(&self, fh: usize) -> Option<usize> {
-        let n = self.handles.len();
-        if n == 0 {
-            return None;
-        }
-        let mut s = (fh ^ (fh >> 17)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52 & (n - 1);
-        for _ in 0..n {
-            let (h, v) = self.handles[s];
-            if v == 0 {
-                return None;
-            }
-            if h == fh && v != TOMB {
-                return Some(s);
-            }
-            s = (s + 1) & (n - 1);
-        }
-        None
-    }
-
     fn record_of(&self, fh: usize) -> Option<usize> {
-        let i = self.handles[self.slot_of(fh)?].1 - 1;
+        let i = self.handles.get(fh)?;
         self.set.live(i).then_some(i)
     }
 
     fn map(&mut self, fh: usize, i: usize) {
-        if let Some(s) = self.slot_of(fh) {
-            self.handles[s].1 = i + 1;
-            return;
-        }
-        let n = self.handles.len();
-        if n == 0 {
-            return;
-        }
-        let mut s = (fh ^ (fh >> 17)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52 & (n - 1);
-        for _ in 0..n {
-            if self.handles[s].1 == 0 || self.handles[s].1 == TOMB {
-                self.handles[s] = (fh, i + 1);
-                return;
-            }
-            s = (s + 1) & (n - 1);
-        }
-        // Table full (thousands of files open at once): calls on this
-        // handle go unrecorded, and the data is marked incomplete.
-        darshan_core::runtime::set_partial(ID);
-    }
-
-    fn unmap(&mut self, fh: usize) {
-        if let Some(s) = self.slot_of(fh) {
-            self.handles[s].1 = TOMB;
+        if !self.handles.insert(fh, i) {
+            // Table full (thousands of files open at once): calls on this
+            // handle go unrecorded, and the data is marked incomplete.
+            darshan_core::runtime::set_partial(ID);
         }
     }
 }
@@ -256,7 +216,7 @@ impl Mpiio {
     pub fn on_close(&self, fh: usize, tm1: Tick, tm2: Tick) {
         let mut st = self.lock();
         let Some(i) = st.record_of(fh) else { return };
-        st.unmap(fh);
+        st.handles.remove(fh);
         let (w, rt) = st.set.both(i);
         stamp(w, F + c::F_CLOSE_START_TIMESTAMP, F + c::F_CLOSE_END_TIMESTAMP, tm1, tm2);
         timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
@@ -296,11 +256,7 @@ impl Module for Mpiio {
     fn attach(&self, slice: Slice, rank: i64) {
         let mut st = self.lock();
         st.pool = CommonPool::with_capacity(2 * slice.capacity);
-        let mut handles = Vec::new();
-        if slice.capacity > 0 && handles.try_reserve_exact(HANDLE_SLOTS).is_ok() {
-            handles.resize(HANDLE_SLOTS, (0, 0));
-        }
-        st.handles = handles;
+        st.handles = HandleTable::with_slots(if slice.capacity > 0 { HANDLE_SLOTS } else { 0 });
         st.set.attach(slice, rank);
     }
 
@@ -327,6 +283,6 @@ impl Module for Mpiio {
         let mut st = self.lock();
         st.set.clear();
         st.pool.clear();
-        st.handles.iter_mut().for_each(|h| *h = (0, 0));
+        st.handles.clear();
     }
 }
