@@ -289,6 +289,63 @@ pub fn update_common(w: &mut [u64], vi: usize, ci: usize, v: i64, count: i64, ad
     }
 }
 
+/// [`update_common`] for tuples of `n` values (H5D and PNETCDF_VAR: the
+/// access size, 5 lengths and 5 strides): 4 tuples at `w[vi..vi + 4n]`,
+/// counts at `w[ci..ci + 4]`, ordered by count descending and then by the
+/// tuple's first value descending, as Darshan's macro with `__val_size`
+/// n; a tuple whose first value is 0 is never inserted.
+pub fn update_common_tuple(w: &mut [u64], vi: usize, ci: usize, v: &[i64], count: i64, add: bool) {
+    let n = v.len();
+    if v[0] == 0 {
+        return;
+    }
+    let same = |w: &[u64], k: usize| (0..n).all(|j| w[vi + k * n + j] as i64 == v[j]);
+    let mut total = count;
+    if add {
+        if let Some(k) = (0..4).find(|&k| same(w, k)) {
+            total += w[ci + k] as i64;
+        }
+    }
+    let mut out_v = [0i64; 4 * 16];
+    let mut out_c = [0i64; 4];
+    let mut m = 0;
+    let mut i = 0;
+    while i < 4 {
+        let (c, first) = (w[ci + i] as i64, w[vi + i * n] as i64);
+        if !(c > total || (c == total && first > v[0])) {
+            break;
+        }
+        for j in 0..n {
+            out_v[m * n + j] = w[vi + i * n + j] as i64;
+        }
+        out_c[m] = c;
+        m += 1;
+        i += 1;
+    }
+    if m == 4 {
+        return;
+    }
+    out_v[m * n..m * n + n].copy_from_slice(v);
+    out_c[m] = total;
+    m += 1;
+    while m < 4 && i < 4 {
+        if !same(w, i) {
+            for j in 0..n {
+                out_v[m * n + j] = w[vi + i * n + j] as i64;
+            }
+            out_c[m] = w[ci + i] as i64;
+            m += 1;
+        }
+        i += 1;
+    }
+    for k in 0..4 * n {
+        w[vi + k] = out_v[k] as u64;
+    }
+    for k in 0..4 {
+        w[ci + k] = out_c[k] as u64;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -204,6 +204,31 @@ pub fn common(a: &[u64], b: &[u64], out: &mut [u64], vi: usize, ci: usize) {
     }
 }
 
+/// [`common`] for 4 tuples of `n` values (H5D, PNETCDF_VAR), as Darshan
+/// reduces them: tuples in both lists have their counts merged into the
+/// first's, then both lists go into an empty one, without adding.
+pub fn common_tuples(a: &[u64], b: &[u64], out: &mut [u64], vi: usize, ci: usize, n: usize) {
+    let tuple = |w: &[u64], k: usize| -> Vec<i64> { (0..n).map(|j| w[vi + k * n + j] as i64).collect() };
+    let mut at: Vec<Vec<i64>> = (0..4).map(|k| tuple(a, k)).collect();
+    let mut ac: [i64; 4] = std::array::from_fn(|k| i(a, ci + k));
+    let mut bt: Vec<Vec<i64>> = (0..4).map(|k| tuple(b, k)).collect();
+    let mut bc: [i64; 4] = std::array::from_fn(|k| i(b, ci + k));
+    for j in 0..4 {
+        for k in 0..4 {
+            if at[j] == bt[k] {
+                bt[k].iter_mut().for_each(|x| *x = 0);
+                ac[j] += bc[k];
+                bc[k] = 0;
+            }
+        }
+    }
+    out[vi..vi + 4 * n].iter_mut().for_each(|x| *x = 0);
+    out[ci..ci + 4].iter_mut().for_each(|x| *x = 0);
+    for (t, c) in at.iter_mut().zip(ac).chain(bt.iter_mut().zip(bc)) {
+        crate::common::update_common_tuple(out, vi, ci, t, c, false);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,274 @@
+//! The H5D module: one record per dataset, as darshan-hdf5.c counts
+//! them. The wrappers hand over what they asked the HDF5 library (the
+//! record name, dataspace, datatype size, chunking, the file selection of
+//! each access); this file only counts.
+
+use darshan_core::arena::Slice;
+use darshan_core::common::{add, size_bucket, stamp, timer_inc_no_overlap, update_common_tuple, NoOverlap, Tick};
+use darshan_core::handles::HandleTable;
+use darshan_core::records::RecordSet;
+use darshan_core::sync::{Lock, LockGuard};
+use darshan_core::{FinalizeCtx, Module};
+use darshan_log::counters::h5d as c;
+use darshan_log::modules::H5D as ID;
+
+use crate::access::{AccessTuples, TUPLE};
+
+/// Word offset of counter k is `C + k` (after id, rank, file_rec_id); of
+/// fcounter k, `F + k`.
+pub const C: usize = 3;
+pub const F: usize = C + c::NUM_INDICES;
+/// Open datasets (hid_t) tracked at once.
+const HANDLE_SLOTS: usize = 4096;
+/// Dimensions Darshan keeps (H5D_MAX_NDIMS).
+pub const MAX_NDIMS: usize = 5;
+
+/// What a dataset open tells the record.
+pub struct OpenInfo {
+    /// H5Dcreate1 / H5Dopen1.
+    pub deprecated: bool,
+    pub ndims: i64,
+    pub npoints: i64,
+    pub type_size: i64,
+    /// Chunk sizes, D1 the fastest-varying dimension, when chunked.
+    pub chunk: Option<[i64; MAX_NDIMS]>,
+    /// Record id of the file's H5F record (0 if the name was too long).
+    pub file_rec_id: u64,
+}
+
+/// The file selection of one H5Dread / H5Dwrite.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Selection {
+    /// H5S_ALL: the whole dataspace.
+    All,
+    /// Points (H5S_SEL_POINTS) of this many elements.
+    Points(i64),
+    /// A regular hyperslab: npoints, then count × block and stride per
+    /// dimension (D1 the fastest-varying).
+    Regular { npoints: i64, lengths: [i64; MAX_NDIMS], strides: [i64; MAX_NDIMS] },
+    /// An irregular hyperslab of this many elements.
+    Irregular(i64),
+    /// Any other selection (none, all via a dataspace id) of this many.
+    Other(i64),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+enum LastIo {
+    #[default]
+    None,
+    Read,
+    Write,
+}
+
+#[derive(Default)]
+pub struct Rt {
+    last_io: LastIo,
+    last_meta_end: NoOverlap,
+    last_read_end: NoOverlap,
+    last_write_end: NoOverlap,
+    /// Distinct access tuples seen (at most 32).
+    distinct: u8,
+}
+
+impl darshan_core::records::RecordRt for Rt {
+    fn timers(&self, f: &mut dyn FnMut(usize, &NoOverlap)) {
+        f(F + c::F_READ_TIME, &self.last_read_end);
+        f(F + c::F_WRITE_TIME, &self.last_write_end);
+        f(F + c::F_META_TIME, &self.last_meta_end);
+    }
+}
+
+pub struct State {
+    set: RecordSet<Rt>,
+    handles: HandleTable,
+    tuples: AccessTuples,
+}
+
+pub struct H5d {
+    st: Lock<State>,
+}
+
+pub static H5D: H5d =
+    H5d { st: Lock::new(State { set: RecordSet::new(ID), handles: HandleTable::new(), tuples: AccessTuples::none() }) };
+
+impl State {
+    fn record_of(&self, hid: i64) -> Option<usize> {
+        let i = self.handles.get(hid as usize)?;
+        self.set.live(i).then_some(i)
+    }
+}
+
+impl H5d {
+    fn lock(&self) -> LockGuard<'_, State> {
+        self.st.lock()
+    }
+
+    /// A dataset was created or opened as `hid`; `name` is its record name
+    /// (`<file path>:<dataset path>`, built as Darshan builds it).
+    pub fn on_open(&self, hid: i64, name: &[u8], info: &OpenInfo, tm1: Tick, tm2: Tick) {
+        let id = darshan_log::record_id(name);
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        let Some(i) = st.set.find_or_create(id, name) else { return };
+        if !st.handles.insert(hid as usize, i) {
+            darshan_core::runtime::set_partial(ID);
+        }
+        let (w, rt) = st.set.both(i);
+        add(w, C + c::OPENS, 1);
+        w[C + c::USE_DEPRECATED] = info.deprecated as u64;
+        stamp(w, F + c::F_OPEN_START_TIMESTAMP, F + c::F_OPEN_END_TIMESTAMP, tm1, tm2);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+        w[C + c::DATASPACE_NDIMS] = info.ndims as u64;
+        w[C + c::DATASPACE_NPOINTS] = info.npoints as u64;
+        if let Some(chunk) = info.chunk {
+            for (d, &v) in chunk.iter().enumerate() {
+                w[C + c::CHUNK_SIZE_D1 + d] = v as u64;
+            }
+        }
+        w[C + c::DATATYPE_SIZE] = info.type_size as u64;
+        w[2] = info.file_rec_id;
+    }
+
+    /// A successful H5Dread or H5Dwrite on `hid`; `collective`: its transfer
+    /// property list asked for collective MPI-IO.
+    pub fn on_io(&self, hid: i64, write: bool, sel: Selection, collective: bool, tm1: Tick, tm2: Tick) {
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        let Some(i) = st.record_of(hid) else { return };
+        let (w, rt) = st.set.both(i);
+        let mut tuple = [0i64; TUPLE];
+        let npoints = match sel {
+            Selection::All => w[C + c::DATASPACE_NPOINTS] as i64,
+            Selection::Points(n) => {
+                add(w, C + c::POINT_SELECTS, 1);
+                n
+            }
+            Selection::Regular { npoints, lengths, strides } => {
+                add(w, C + c::REGULAR_HYPERSLAB_SELECTS, 1);
+                tuple[1..=MAX_NDIMS].copy_from_slice(&lengths);
+                tuple[1 + MAX_NDIMS..].copy_from_slice(&strides);
+                npoints
+            }
+            Selection::Irregular(n) => {
+                add(w, C + c::IRREGULAR_HYPERSLAB_SELECTS, 1);
+                n
+            }
+            Selection::Other(n) => n,
+        };
+        let bytes = npoints.wrapping_mul(w[C + c::DATATYPE_SIZE] as i64);
+        tuple[0] = bytes;
+        let (count, switch_from, hist, total, max_time, max_size, start, end) = if write {
+            (
+                c::WRITES,
+                LastIo::Read,
+                c::SIZE_WRITE_AGG_0_100,
+                c::BYTES_WRITTEN,
+                c::F_MAX_WRITE_TIME,
+                c::MAX_WRITE_TIME_SIZE,
+                c::F_WRITE_START_TIMESTAMP,
+                c::F_WRITE_END_TIMESTAMP,
+            )
+        } else {
+            (
+                c::READS,
+                LastIo::Write,
+                c::SIZE_READ_AGG_0_100,
+                c::BYTES_READ,
+                c::F_MAX_READ_TIME,
+                c::MAX_READ_TIME_SIZE,
+                c::F_READ_START_TIMESTAMP,
+                c::F_READ_END_TIMESTAMP,
+            )
+        };
+        add(w, C + count, 1);
+        if rt.last_io == switch_from {
+            add(w, C + c::RW_SWITCHES, 1);
+        }
+        rt.last_io = if write { LastIo::Write } else { LastIo::Read };
+        add(w, C + total, bytes);
+        add(w, C + hist + size_bucket(bytes), 1);
+        if let Some(freq) = st.tuples.track(i, &mut rt.distinct, &tuple) {
+            update_common_tuple(w, C + c::ACCESS1_ACCESS, C + c::ACCESS1_COUNT, &tuple, freq, false);
+        }
+        if collective {
+            w[C + c::USE_MPIIO_COLLECTIVE] = 1;
+        }
+        stamp(w, F + start, F + end, tm1, tm2);
+        if (tm2 - tm1) as u64 > w[F + max_time] {
+            w[F + max_time] = (tm2 - tm1) as u64;
+            w[C + max_size] = bytes as u64;
+        }
+        let last_end = if write { &mut rt.last_write_end } else { &mut rt.last_read_end };
+        timer_inc_no_overlap(w, F + if write { c::F_WRITE_TIME } else { c::F_READ_TIME }, tm1, tm2, last_end);
+    }
+
+    pub fn on_flush(&self, hid: i64, tm1: Tick, tm2: Tick) {
+        let mut st = self.lock();
+        let Some(i) = st.record_of(hid) else { return };
+        let (w, rt) = st.set.both(i);
+        add(w, C + c::FLUSHES, 1);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+    }
+
+    /// H5Dclose, or H5Oclose of an id this module knows (any other object
+    /// is not found and not counted).
+    pub fn on_close(&self, hid: i64, tm1: Tick, tm2: Tick) {
+        let mut st = self.lock();
+        let Some(i) = st.record_of(hid) else { return };
+        st.handles.remove(hid as usize);
+        let (w, rt) = st.set.both(i);
+        stamp(w, F + c::F_CLOSE_START_TIMESTAMP, F + c::F_CLOSE_END_TIMESTAMP, tm1, tm2);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+    }
+
+    /// Whether `hid` is an open dataset this module records (H5Oclose asks
+    /// before taking the clock).
+    pub fn knows(&self, hid: i64) -> bool {
+        self.lock().record_of(hid).is_some()
+    }
+}
+
+impl Module for H5d {
+    fn id(&self) -> usize {
+        ID
+    }
+
+    fn record_words(&self) -> usize {
+        c::RECORD_WORDS
+    }
+
+    fn while_locked(&self, f: &mut dyn FnMut()) {
+        let _held = self.lock();
+        f()
+    }
+
+    fn attach(&self, slice: Slice, rank: i64) {
+        let mut st = self.lock();
+        st.handles = HandleTable::with_slots(if slice.capacity > 0 { HANDLE_SLOTS } else { 0 });
+        st.tuples = AccessTuples::for_records(slice.capacity);
+        st.set.attach(slice, rank);
+    }
+
+    fn finalize(&self, ctx: &FinalizeCtx) {
+        // Every fcounter but the byte variance holds clock ticks.
+        self.lock().set.finalize(ctx, F..F + c::F_VARIANCE_RANK_BYTES);
+    }
+
+    fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
+        self.lock().set.reduce_shared(shared, comm, &crate::reduce::DATASET_RULES);
+    }
+
+    fn output(&self, emit: &mut dyn FnMut(&[u64])) {
+        self.lock().set.output(emit, |_| true);
+    }
+
+    fn set_rank(&self, rank: i64) {
+        self.lock().set.set_rank(rank);
+    }
+
+    fn fork_child(&self) {
+        let mut st = self.lock();
+        st.set.clear();
+        st.handles.clear();
+    }
+}

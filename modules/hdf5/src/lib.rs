@@ -1,0 +1,154 @@
+//! The HDF5 modules: H5F (record version 3), one record per file an
+//! HDF5 library created or opened, and H5D (version 2, `dataset.rs`), one
+//! per dataset, named `<file path>:<dataset path>` and linked to its
+//! file's record by `file_rec_id`.
+//!
+//! Everything HDF5-specific that needs the library (the ids' names,
+//! dataspaces, selections, property lists) is asked by the wrappers in
+//! `ffi/src/hdf5_wrap.rs`, from the very library the program called,
+//! outside this module's lock; the `on_*` functions here only count.
+//! Open files and datasets are found again by their `hid_t`.
+#![forbid(unsafe_code)]
+
+mod access;
+pub mod dataset;
+mod reduce;
+
+use darshan_core::arena::Slice;
+use darshan_core::common::{add, stamp, timer_inc_no_overlap, NoOverlap, Tick};
+use darshan_core::handles::HandleTable;
+use darshan_core::records::RecordSet;
+use darshan_core::sync::{Lock, LockGuard};
+use darshan_core::{FinalizeCtx, Module};
+use darshan_log::counters::h5f as c;
+use darshan_log::modules::H5F as ID;
+
+pub use dataset::{Selection, H5D};
+
+/// Word offset of counter k is `2 + k`; of fcounter k, `F + k`.
+const F: usize = 2 + c::NUM_INDICES;
+/// Open files (hid_t) tracked at once.
+const HANDLE_SLOTS: usize = 1024;
+
+#[derive(Default)]
+pub struct FileRt {
+    last_meta_end: NoOverlap,
+}
+
+impl darshan_core::records::RecordRt for FileRt {
+    fn timers(&self, f: &mut dyn FnMut(usize, &NoOverlap)) {
+        f(F + c::F_META_TIME, &self.last_meta_end);
+    }
+}
+
+pub struct FileState {
+    set: RecordSet<FileRt>,
+    handles: HandleTable,
+}
+
+pub struct H5f {
+    st: Lock<FileState>,
+}
+
+pub static H5F: H5f = H5f { st: Lock::new(FileState { set: RecordSet::new(ID), handles: HandleTable::new() }) };
+
+impl FileState {
+    fn record_of(&self, hid: i64) -> Option<usize> {
+        let i = self.handles.get(hid as usize)?;
+        self.set.live(i).then_some(i)
+    }
+}
+
+impl H5f {
+    fn lock(&self) -> LockGuard<'_, FileState> {
+        self.st.lock()
+    }
+
+    /// H5Fcreate or H5Fopen of `name` (path cleaned, a `prefix:` removed)
+    /// returned `hid`; `use_mpio`: its access property list uses the MPI-IO
+    /// driver.
+    pub fn on_open(&self, hid: i64, name: &[u8], use_mpio: bool, tm1: Tick, tm2: Tick) {
+        let Some(cfg) = darshan_core::runtime::config() else { return };
+        if darshan_core::paths::excluded(cfg, ID, name) {
+            return;
+        }
+        let id = darshan_log::record_id(name);
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        let Some(i) = st.set.find_or_create(id, name) else { return };
+        if !st.handles.insert(hid as usize, i) {
+            darshan_core::runtime::set_partial(ID);
+        }
+        let (w, rt) = st.set.both(i);
+        // As Darshan: the last open says whether MPI-IO is used.
+        w[2 + c::USE_MPIIO] = use_mpio as u64;
+        add(w, 2 + c::OPENS, 1);
+        stamp(w, F + c::F_OPEN_START_TIMESTAMP, F + c::F_OPEN_END_TIMESTAMP, tm1, tm2);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+    }
+
+    /// H5Fflush of an object in the file `file_hid`.
+    pub fn on_flush(&self, file_hid: i64, tm1: Tick, tm2: Tick) {
+        let mut st = self.lock();
+        let Some(i) = st.record_of(file_hid) else { return };
+        let (w, rt) = st.set.both(i);
+        add(w, 2 + c::FLUSHES, 1);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+    }
+
+    pub fn on_close(&self, hid: i64, tm1: Tick, tm2: Tick) {
+        let mut st = self.lock();
+        let Some(i) = st.record_of(hid) else { return };
+        st.handles.remove(hid as usize);
+        let (w, rt) = st.set.both(i);
+        stamp(w, F + c::F_CLOSE_START_TIMESTAMP, F + c::F_CLOSE_END_TIMESTAMP, tm1, tm2);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+    }
+}
+
+impl Module for H5f {
+    fn id(&self) -> usize {
+        ID
+    }
+
+    fn record_words(&self) -> usize {
+        c::RECORD_WORDS
+    }
+
+    fn while_locked(&self, f: &mut dyn FnMut()) {
+        let _held = self.lock();
+        f()
+    }
+
+    fn attach(&self, slice: Slice, rank: i64) {
+        let mut st = self.lock();
+        st.handles = HandleTable::with_slots(if slice.capacity > 0 { HANDLE_SLOTS } else { 0 });
+        st.set.attach(slice, rank);
+    }
+
+    fn finalize(&self, ctx: &FinalizeCtx) {
+        // All five fcounters are times.
+        self.lock().set.finalize(ctx, F..F + c::F_NUM_INDICES);
+    }
+
+    fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
+        self.lock().set.reduce_shared(shared, comm, &reduce::FILE_RULES);
+    }
+
+    fn output(&self, emit: &mut dyn FnMut(&[u64])) {
+        self.lock().set.output(emit, |_| true);
+    }
+
+    fn set_rank(&self, rank: i64) {
+        self.lock().set.set_rank(rank);
+    }
+
+    fn fork_child(&self) {
+        let mut st = self.lock();
+        st.set.clear();
+        st.handles.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,96 @@
+//! The counting rules, driven without HDF5 (the wrappers' part is tested
+//! with real HDF5 programs in ffi/tests/hdf5.rs).
+
+use darshan_core::arena::RecordArena;
+use darshan_core::common::getf;
+use darshan_core::{FinalizeCtx, Module};
+use darshan_log::counters::{h5d as d, h5f as f};
+
+use crate::dataset::{OpenInfo, C, F as DF};
+use crate::{Selection, F as FF, H5D, H5F};
+
+fn finalize_and_output(m: &dyn Module) -> Vec<u64> {
+    m.finalize(&FinalizeCtx { secs_per_tick: 1.0, end_tick: 1000, heat_secs_per_tick: 1.0, rank: 0, nprocs: 1 });
+    let mut words = Vec::new();
+    m.output(&mut |run: &[u64]| words.extend_from_slice(run));
+    words
+}
+
+#[test]
+fn files_and_datasets_are_counted_as_darshan_counts_them() {
+    let platform: &'static darshan_core::platform::FakePlatform = Box::leak(Box::default());
+    let shared = darshan_core::runtime::Shared {
+        config: darshan_core::config::Config::default(),
+        mounts: Vec::new(),
+        cmdline: "test".into(),
+        platform,
+    };
+    darshan_core::runtime::init(shared, (0, 0), 1, None).unwrap();
+    let mut arena = RecordArena::new(1 << 20).unwrap();
+    H5F.attach(arena.reserve(f::RECORD_WORDS, 16), 0);
+    H5D.attach(arena.reserve(d::RECORD_WORDS, 16), 0);
+
+    // A file opened twice (the second time with MPI-IO), flushed once.
+    H5F.on_open(7, b"/data/f.h5", false, 10, 12);
+    H5F.on_flush(7, 20, 21);
+    H5F.on_close(7, 30, 33);
+    H5F.on_open(8, b"/data/f.h5", true, 40, 41);
+    H5F.on_close(8, 50, 52);
+    H5F.on_flush(8, 60, 61); // closed: not counted
+
+    let file_id = darshan_log::record_id(b"/data/f.h5");
+    let info = OpenInfo {
+        deprecated: false,
+        ndims: 2,
+        npoints: 100,
+        type_size: 8,
+        chunk: Some([10, 5, 0, 0, 0]),
+        file_rec_id: file_id,
+    };
+    H5D.on_open(9, b"/data/f.h5:/x", &info, 13, 14);
+    let row = Selection::Regular { npoints: 10, lengths: [10, 1, 0, 0, 0], strides: [1, 1, 0, 0, 0] };
+    H5D.on_io(9, true, row, false, 15, 16);
+    H5D.on_io(9, true, row, true, 16, 18);
+    H5D.on_io(9, false, Selection::All, false, 19, 20);
+    H5D.on_io(9, false, Selection::Points(3), false, 21, 22);
+    H5D.on_io(9, false, Selection::Irregular(4), false, 22, 23);
+    H5D.on_close(9, 24, 25);
+    H5D.on_io(9, true, row, false, 26, 27); // closed: not counted
+
+    let w = finalize_and_output(&H5F);
+    assert_eq!(w.len(), f::RECORD_WORDS);
+    assert_eq!(w[0], file_id);
+    assert_eq!((w[2 + f::OPENS], w[2 + f::FLUSHES], w[2 + f::USE_MPIIO]), (2, 1, 1));
+    assert_eq!(getf(&w, FF + f::F_OPEN_START_TIMESTAMP), 10.0);
+    assert_eq!(getf(&w, FF + f::F_OPEN_END_TIMESTAMP), 41.0);
+    assert_eq!(getf(&w, FF + f::F_CLOSE_START_TIMESTAMP), 30.0);
+    assert_eq!(getf(&w, FF + f::F_CLOSE_END_TIMESTAMP), 52.0);
+    assert_eq!(getf(&w, FF + f::F_META_TIME), 2.0 + 1.0 + 3.0 + 1.0 + 2.0);
+
+    let w = finalize_and_output(&H5D);
+    assert_eq!(w.len(), d::RECORD_WORDS);
+    assert_eq!((w[0], w[2]), (darshan_log::record_id(b"/data/f.h5:/x"), file_id));
+    let k = |i: usize| w[C + i] as i64;
+    assert_eq!((k(d::OPENS), k(d::WRITES), k(d::READS)), (1, 2, 3));
+    assert_eq!((k(d::BYTES_WRITTEN), k(d::BYTES_READ)), (160, 800 + 24 + 32));
+    assert_eq!(k(d::RW_SWITCHES), 1);
+    assert_eq!((k(d::REGULAR_HYPERSLAB_SELECTS), k(d::IRREGULAR_HYPERSLAB_SELECTS), k(d::POINT_SELECTS)), (2, 1, 1));
+    assert_eq!((k(d::SIZE_WRITE_AGG_0_100), k(d::SIZE_READ_AGG_0_100), k(d::SIZE_READ_AGG_100_1K)), (2, 2, 1));
+    // The most common access: 80 bytes as a 10 x 1 row of stride 1, twice.
+    assert_eq!(
+        (k(d::ACCESS1_ACCESS), k(d::ACCESS1_LENGTH_D1), k(d::ACCESS1_STRIDE_D1), k(d::ACCESS1_COUNT)),
+        (80, 10, 1, 2)
+    );
+    // Then the single reads, larger size first: 800 (all), 32, 24.
+    assert_eq!((k(d::ACCESS2_ACCESS), k(d::ACCESS3_ACCESS), k(d::ACCESS4_ACCESS)), (800, 32, 24));
+    assert_eq!((k(d::ACCESS2_LENGTH_D1), k(d::ACCESS2_COUNT)), (0, 1));
+    assert_eq!((k(d::DATASPACE_NDIMS), k(d::DATASPACE_NPOINTS), k(d::DATATYPE_SIZE)), (2, 100, 8));
+    assert_eq!((k(d::CHUNK_SIZE_D1), k(d::CHUNK_SIZE_D2), k(d::CHUNK_SIZE_D3)), (10, 5, 0));
+    assert_eq!((k(d::USE_MPIIO_COLLECTIVE), k(d::USE_DEPRECATED)), (1, 0));
+    assert_eq!((k(d::MAX_WRITE_TIME_SIZE), getf(&w, DF + d::F_MAX_WRITE_TIME)), (80, 2.0));
+    assert_eq!(getf(&w, DF + d::F_WRITE_START_TIMESTAMP), 15.0);
+    assert_eq!(getf(&w, DF + d::F_READ_END_TIMESTAMP), 23.0);
+    assert_eq!(getf(&w, DF + d::F_WRITE_TIME), 3.0);
+    assert_eq!(getf(&w, DF + d::F_READ_TIME), 3.0);
+    assert_eq!(getf(&w, DF + d::F_META_TIME), 2.0);
+}
