@@ -25,6 +25,10 @@ command -v pkill >/dev/null || need_apt+=(procps)
 command -v nm >/dev/null || need_apt+=(binutils)
 command -v mount >/dev/null || need_apt+=(mount)
 command -v git >/dev/null || need_apt+=(git)
+# HDF5 1.10 (Debian 12): the serial library for the HDF5 module tests, the
+# Open MPI build for the parallel ones.
+[ -f /usr/include/hdf5/serial/hdf5.h ] || need_apt+=(libhdf5-dev)
+[ -f /usr/include/hdf5/openmpi/hdf5.h ] || need_apt+=(libhdf5-openmpi-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
 fi

@@ -16,6 +16,8 @@ mod real;
 mod clock;
 mod exec_wrap;
 mod guard;
+mod hdf5_lib;
+mod hdf5_wrap;
 mod init;
 mod modules;
 mod mpi_abi;

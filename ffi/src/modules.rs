@@ -9,6 +9,8 @@ pub static MODULES: &[&dyn Module] = &[
     &darshan_posix::POSIX,
     &darshan_mpiio::MPIIO,
     &darshan_stdio::STDIO,
+    &darshan_hdf5::H5F,
+    &darshan_hdf5::H5D,
     &darshan_heatmap::HEATMAP,
     &darshan_null::NULL,
 ];

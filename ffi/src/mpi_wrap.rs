@@ -294,7 +294,7 @@ mpi_export!(MPI_File_iwrite_at_all, PMPI_File_iwrite_at_all, (fh: H, off: i64, b
 ///
 /// # Safety
 /// `filename` is a NUL-terminated string.
-unsafe fn open_name(filename: *const c_char) -> *const c_char {
+pub(crate) unsafe fn open_name(filename: *const c_char) -> *const c_char {
     // SAFETY: MPI_File_open's filename is a NUL-terminated string (the
     // real call just accepted it).
     let b = unsafe { CStr::from_ptr(filename) }.to_bytes();

@@ -1,0 +1,88 @@
+//! The HDF5 modules with the real (Debian, serial) HDF5 library: a C
+//! program's files and datasets, counted as darshan-hdf5.c counts them,
+//! and programs that must run unharmed under LD_BIND_NOW=1 (the C
+//! runtime's undefined H5 symbols kill every one of them).
+
+mod common;
+
+use common::*;
+use darshan_log::counters::{h5d as d, h5f as f};
+use darshan_log::modules::{H5D, H5F};
+
+const SERIAL: &str = "/usr/lib/x86_64-linux-gnu/hdf5/serial";
+
+fn compile_h5(name: &str, dir: &std::path::Path) -> std::path::PathBuf {
+    let rpath = format!("-Wl,-rpath,{SERIAL}");
+    compile(name, dir, &["-I/usr/include/hdf5/serial", "-L", SERIAL, "-lhdf5", &rpath])
+}
+
+fn records(dir: &std::path::Path, module: usize) -> Vec<(String, darshan_log::Record)> {
+    let logs = files(&dir.join("logs"));
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    let log = darshan_log::LogFile::open(&logs[0]).unwrap();
+    assert_eq!(log.header.partial_flag, 0);
+    let names = log.names().unwrap();
+    log.records(module)
+        .unwrap()
+        .into_iter()
+        .map(|r| (String::from_utf8_lossy(names.get(r.id).unwrap()).into_owned(), r))
+        .collect()
+}
+
+#[test]
+fn a_serial_hdf5_programs_files_and_datasets_are_counted_as_darshan_counts_them() {
+    let dir = scratch("h5-serial");
+    let exe = compile_h5("h5_serial", &dir);
+    let out = output(instrumented(&exe, &dir).arg(&dir));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let file = format!("{}/s.h5", dir.display());
+
+    let files = records(&dir, H5F);
+    assert_eq!(files.len(), 1);
+    let (name, r) = &files[0];
+    assert_eq!(*name, file);
+    assert_eq!((r.counters[f::OPENS], r.counters[f::FLUSHES], r.counters[f::USE_MPIIO]), (2, 1, 0));
+    assert!(r.fcounters[f::F_CLOSE_END_TIMESTAMP] >= r.fcounters[f::F_OPEN_START_TIMESTAMP]);
+
+    let sets = records(&dir, H5D);
+    let x = &sets.iter().find(|s| s.0 == format!("{file}:/x")).expect("dataset x").1;
+    let c = |i: usize| x.counters[i];
+    assert!(
+        matches!(x.extra, darshan_log::record::Extra::FileRecId(id) if id == r.id),
+        "file_rec_id links to the H5F record"
+    );
+    // create + H5Oopen; writes: all (640 B), two rows (64 B); reads: 3
+    // points (24 B), an irregular hyperslab of 6 (48 B), all (640 B).
+    assert_eq!((c(d::OPENS), c(d::WRITES), c(d::READS)), (2, 3, 3));
+    assert_eq!((c(d::BYTES_WRITTEN), c(d::BYTES_READ)), (768, 712));
+    assert_eq!((c(d::REGULAR_HYPERSLAB_SELECTS), c(d::IRREGULAR_HYPERSLAB_SELECTS), c(d::POINT_SELECTS)), (2, 1, 1));
+    assert_eq!(c(d::RW_SWITCHES), 1);
+    assert_eq!((c(d::ACCESS1_ACCESS), c(d::ACCESS1_COUNT)), (640, 2));
+    // A row of 8 in a 2-D dataset: Darshan puts it in D4/D5.
+    assert_eq!(
+        (c(d::ACCESS2_ACCESS), c(d::ACCESS2_LENGTH_D4), c(d::ACCESS2_LENGTH_D5), c(d::ACCESS2_COUNT)),
+        (64, 8, 1, 2)
+    );
+    assert_eq!((c(d::ACCESS3_ACCESS), c(d::ACCESS4_ACCESS)), (48, 24));
+    assert_eq!((c(d::DATASPACE_NDIMS), c(d::DATASPACE_NPOINTS), c(d::DATATYPE_SIZE)), (2, 80, 8));
+    assert_eq!((c(d::CHUNK_SIZE_D1), c(d::CHUNK_SIZE_D2)), (4, 5));
+    assert_eq!(c(d::USE_DEPRECATED), 0);
+    // H5Dcreate1/H5Dopen1 in group g: Darshan's name has no '/' between
+    // the group and the dataset.
+    let old = &sets.iter().find(|s| s.0 == format!("{file}:/gold")).expect("dataset g/old").1;
+    assert_eq!((old.counters[d::OPENS], old.counters[d::USE_DEPRECATED], old.counters[d::BYTES_READ]), (2, 1, 16));
+    assert_eq!(sets.len(), 2);
+}
+
+/// The C runtime's undefined H5 symbols make every program fail under
+/// eager binding ("undefined symbol: H5Eset_auto2", darshan#989).
+#[test]
+fn programs_with_and_without_hdf5_run_under_ld_bind_now() {
+    let dir = scratch("h5-bind-now");
+    let out = output(instrumented(std::path::Path::new("/bin/true"), &dir).env("LD_BIND_NOW", "1"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let exe = compile_h5("h5_serial", &dir);
+    let out = output(instrumented(&exe, &dir).env("LD_BIND_NOW", "1").arg(&dir));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok");
+}
