@@ -57,6 +57,46 @@ pub fn timer_inc_no_overlap(w: &mut [u64], i: usize, tm1: Tick, tm2: Tick, t: &m
     }
 }
 
+/// A record's three non-overlap timers: read, write and metadata time.
+#[derive(Default)]
+pub struct IoTimers {
+    pub read: NoOverlap,
+    pub write: NoOverlap,
+    pub meta: NoOverlap,
+}
+
+impl IoTimers {
+    /// Each timer with the record word of the fcounter it adds to (what
+    /// `RecordRt::timers` hands to `RecordSet::finalize`).
+    pub fn each(&self, f: &mut dyn FnMut(usize, &NoOverlap), read: usize, write: usize, meta: usize) {
+        f(read, &self.read);
+        f(write, &self.write);
+        f(meta, &self.meta);
+    }
+}
+
+/// The direction of a record's last read or write, for Darshan's
+/// RW_SWITCHES: the first access never counts, and it survives close and
+/// reopen.
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+pub enum LastIo {
+    #[default]
+    None,
+    Read,
+    Write,
+}
+
+impl LastIo {
+    /// Note a read or a write; true when it turns the other way.
+    #[inline]
+    pub fn switches(&mut self, write: bool) -> bool {
+        let now = if write { LastIo::Write } else { LastIo::Read };
+        let switched = *self != LastIo::None && *self != now;
+        *self = now;
+        switched
+    }
+}
+
 /// Shutdown, before ticks become seconds: a negative total is replaced by
 /// the total without negative parts.
 #[inline]
@@ -349,6 +389,13 @@ pub fn update_common_tuple(w: &mut [u64], vi: usize, ci: usize, v: &[i64], count
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_switch_is_a_change_of_direction_and_the_first_access_is_none() {
+        let mut l = LastIo::default();
+        let seen: Vec<bool> = [false, false, true, true, false].iter().map(|&w| l.switches(w)).collect();
+        assert_eq!(seen, [false, false, true, false, true]);
+    }
 
     /// 16 threads on one shared fd gave a negative POSIX_F_WRITE_TIME: a
     /// call that started and ended before the last end subtracted time.

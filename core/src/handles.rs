@@ -2,42 +2,49 @@
 //! table of fixed size, allocated at attach, so that looking a handle up
 //! in a wrapper's path never allocates.
 
-/// Slot value of a removed entry (lookups go on past it).
-const TOMB: usize = usize::MAX;
+use crate::arena::ZeroedWords;
+use crate::records::{RecordRt, RecordSet};
 
+/// Slot value of a removed entry (lookups go on past it).
+const TOMB: u64 = u64::MAX;
+
+/// Slots of two words: the handle, and the record index + 1 (0: free,
+/// TOMB: removed). Zeroed memory is an empty table, so the table is a
+/// fresh mapping whose pages cost nothing until a handle lands there: a
+/// process that never opens an HDF5 file pays no page fault for it.
 #[derive(Default)]
 pub struct HandleTable {
-    /// (handle, record index + 1); 0: free; TOMB: removed.
-    slots: Vec<(usize, usize)>,
+    slots: Option<ZeroedWords>,
 }
 
 impl HandleTable {
     pub const fn new() -> HandleTable {
-        HandleTable { slots: Vec::new() }
+        HandleTable { slots: None }
     }
 
-    /// A table of `n` slots (a power of two), or an empty one (every
-    /// lookup misses) if the memory cannot be had.
+    /// A table of `n` slots (rounded up to a power of two), or an empty one
+    /// (every lookup misses) if the memory cannot be had.
     pub fn with_slots(n: usize) -> HandleTable {
-        let mut slots = Vec::new();
-        if n > 0 && slots.try_reserve_exact(n).is_ok() {
-            slots.resize(n.next_power_of_two(), (0, 0));
-        }
-        HandleTable { slots }
-    }
-
-    fn start(&self, h: usize) -> usize {
-        (h ^ (h >> 17)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52 & (self.slots.len() - 1)
-    }
-
-    fn slot_of(&self, h: usize) -> Option<usize> {
-        let n = self.slots.len();
         if n == 0 {
-            return None;
+            return HandleTable::new();
         }
+        HandleTable { slots: ZeroedWords::new(2 * n.next_power_of_two()) }
+    }
+
+    fn len(&self) -> usize {
+        self.slots.as_ref().map_or(0, |w| w.len() / 2)
+    }
+
+    fn start(&self, h: u64) -> usize {
+        ((h ^ (h >> 17)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize & (self.len() - 1)
+    }
+
+    fn slot_of(&self, h: u64) -> Option<usize> {
+        let w = self.slots.as_ref()?;
+        let n = self.len();
         let mut s = self.start(h);
         for _ in 0..n {
-            let (k, v) = self.slots[s];
+            let (k, v) = (w[2 * s], w[2 * s + 1]);
             if v == 0 {
                 return None;
             }
@@ -49,26 +56,28 @@ impl HandleTable {
         None
     }
 
-    /// The record index of handle `h`.
-    pub fn get(&self, h: usize) -> Option<usize> {
-        Some(self.slots[self.slot_of(h)?].1 - 1)
+    /// The record index of handle `h` (an MPI_File, a hid_t).
+    pub fn get(&self, h: u64) -> Option<usize> {
+        let w = self.slots.as_ref()?;
+        Some(w[2 * self.slot_of(h)? + 1] as usize - 1)
     }
 
     /// Map `h` to record `i`; false if the table is full (the caller marks
     /// its data incomplete: calls on this handle go unrecorded).
-    pub fn insert(&mut self, h: usize, i: usize) -> bool {
+    pub fn insert(&mut self, h: u64, i: usize) -> bool {
         if let Some(s) = self.slot_of(h) {
-            self.slots[s].1 = i + 1;
+            if let Some(w) = self.slots.as_mut() {
+                w[2 * s + 1] = i as u64 + 1;
+            }
             return true;
         }
-        let n = self.slots.len();
-        if n == 0 {
-            return false;
-        }
-        let mut s = self.start(h);
+        let n = self.len();
+        let mut s = if n == 0 { return false } else { self.start(h) };
+        let Some(w) = self.slots.as_mut() else { return false };
         for _ in 0..n {
-            if self.slots[s].1 == 0 || self.slots[s].1 == TOMB {
-                self.slots[s] = (h, i + 1);
+            if w[2 * s + 1] == 0 || w[2 * s + 1] == TOMB {
+                w[2 * s] = h;
+                w[2 * s + 1] = i as u64 + 1;
                 return true;
             }
             s = (s + 1) & (n - 1);
@@ -76,14 +85,33 @@ impl HandleTable {
         false
     }
 
-    pub fn remove(&mut self, h: usize) {
-        if let Some(s) = self.slot_of(h) {
-            self.slots[s].1 = TOMB;
+    /// The record of handle `h` if it is still live in `set` (not dropped
+    /// by a fork).
+    pub fn record<R: RecordRt>(&self, h: u64, set: &RecordSet<R>) -> Option<usize> {
+        let i = self.get(h)?;
+        set.live(i).then_some(i)
+    }
+
+    /// Map `h` to record `i` of `module`; when the table is full the
+    /// handle goes unrecorded and the module's data is marked incomplete.
+    pub fn open(&mut self, h: u64, i: usize, module: usize) {
+        if !self.insert(h, i) {
+            crate::runtime::set_partial(module);
         }
     }
 
+    pub fn remove(&mut self, h: u64) {
+        if let Some(s) = self.slot_of(h) {
+            if let Some(w) = self.slots.as_mut() {
+                w[2 * s + 1] = TOMB;
+            }
+        }
+    }
+
+    /// Forget every handle (a forked child): a fresh mapping, rather than
+    /// writing zeros over pages that were never touched.
     pub fn clear(&mut self) {
-        self.slots.iter_mut().for_each(|s| *s = (0, 0));
+        *self = HandleTable::with_slots(self.len());
     }
 }
 
@@ -95,7 +123,7 @@ mod tests {
     fn handles_map_unmap_and_reuse_slots() {
         let mut t = HandleTable::with_slots(8);
         for h in 0..8 {
-            assert!(t.insert(h * 4096, h));
+            assert!(t.insert(h as u64 * 4096, h));
         }
         assert!(!t.insert(99, 1), "full");
         assert_eq!(t.get(3 * 4096), Some(3));
@@ -105,5 +133,8 @@ mod tests {
         assert!(t.insert(99, 1), "a removed slot is reused");
         assert_eq!(t.get(99), Some(1));
         assert_eq!(HandleTable::with_slots(0).get(1), None);
+        t.clear();
+        assert_eq!(t.get(99), None, "a forked child starts with no handle");
+        assert!(t.insert(5, 2) && t.get(5) == Some(2), "and can map new ones");
     }
 }

@@ -11,7 +11,7 @@
 //! Versions before 1.10 (32-bit hid_t) are passed through unrecorded,
 //! with one line on stderr.
 
-use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
+use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::OnceLock;
 
 pub type Hid = i64;
@@ -188,6 +188,30 @@ unsafe extern "C" fn visit(info: *mut libc::dl_phdr_info, _size: usize, data: *m
     }
 }
 
+/// The ids describing an open dataset (its type, dataspace and creation
+/// property list), closed when dropped.
+pub struct DatasetIds<'a> {
+    lib: &'a Hdf5,
+    pub type_id: Hid,
+    pub space_id: Hid,
+    pub dcpl_id: Hid,
+}
+
+impl Drop for DatasetIds<'_> {
+    fn drop(&mut self) {
+        let f = &self.lib.f;
+        // SAFETY: ids this library handed out for us and nobody else holds.
+        f.H5Tclose.map(|c| unsafe { c(self.type_id) });
+        // SAFETY: as above.
+        f.H5Sclose.map(|c| unsafe { c(self.space_id) });
+        // SAFETY: as above.
+        f.H5Pclose.map(|c| unsafe { c(self.dcpl_id) });
+    }
+}
+
+/// Inspection of ids the program's HDF5 handed out, as Darshan makes it.
+/// None of these functions dereferences memory it did not allocate; the
+/// ids are the program's, already accepted by a real call.
 impl Hdf5 {
     /// Whether `access_plist` selects the MPI-IO file driver (errors
     /// silenced around the probe, as Darshan does).
@@ -212,16 +236,116 @@ impl Hdf5 {
         }
     }
 
-    /// A name HDF5 writes into a buffer (H5Fget_name, H5Iget_name), if it
-    /// fits in `buf`.
-    pub fn name_into(
-        getter: Option<unsafe extern "C" fn(Hid, *mut c_char, usize) -> isize>,
-        id: Hid,
-        buf: &mut [u8],
-    ) -> Option<usize> {
-        let g = getter?;
+    /// H5Fget_name into `buf`: HDF5's result (the full length, or < 0).
+    pub fn file_name(&self, id: Hid, buf: &mut [u8]) -> isize {
         // SAFETY: the buffer is writable for its length.
-        let n = unsafe { g(id, buf.as_mut_ptr().cast(), buf.len()) };
-        (n >= 0 && (n as usize) < buf.len()).then(|| CStr::from_bytes_until_nul(buf).map_or(0, |s| s.to_bytes().len()))
+        self.f.H5Fget_name.map_or(-1, |g| unsafe { g(id, buf.as_mut_ptr().cast(), buf.len()) })
+    }
+
+    /// H5Iget_name into `buf`: HDF5's result (the full length, or < 0).
+    pub fn object_name(&self, id: Hid, buf: &mut [u8]) -> isize {
+        // SAFETY: the buffer is writable for its length.
+        self.f.H5Iget_name.map_or(-1, |g| unsafe { g(id, buf.as_mut_ptr().cast(), buf.len()) })
+    }
+
+    pub fn is_dataset(&self, id: Hid) -> bool {
+        // SAFETY: an HDF5 call on an id; no memory passed.
+        self.f.H5Iget_type.is_some_and(|g| unsafe { g(id) } == H5I_DATASET)
+    }
+
+    /// The file `object_id` lives in, for `f`; the reference HDF5 takes
+    /// for it is released afterwards.
+    pub fn with_file_of(&self, object_id: Hid, f: impl FnOnce(Hid)) {
+        let (Some(file_of), Some(close)) = (self.f.H5Iget_file_id, self.f.H5Fclose) else { return };
+        // SAFETY: an HDF5 call on an id; no memory passed.
+        let file_id = unsafe { file_of(object_id) };
+        if file_id > 0 {
+            f(file_id);
+            // SAFETY: the new reference H5Iget_file_id gave us.
+            unsafe { close(file_id) };
+        }
+    }
+
+    /// An open dataset's type, dataspace and creation list (as Darshan
+    /// asks for them after H5Dopen and H5Oopen).
+    pub fn dataset_ids(&self, dset: Hid) -> Option<DatasetIds<'_>> {
+        let f = &self.f;
+        let (Some(gt), Some(gs), Some(gp)) = (f.H5Dget_type, f.H5Dget_space, f.H5Dget_create_plist) else {
+            return None;
+        };
+        let mut ids = DatasetIds { lib: self, type_id: -1, space_id: -1, dcpl_id: -1 };
+        // SAFETY: HDF5 calls on a dataset id; no memory passed. Whatever
+        // was obtained is closed by DatasetIds' Drop.
+        ids.type_id = unsafe { gt(dset) };
+        // SAFETY: as above.
+        ids.space_id = unsafe { gs(dset) };
+        // SAFETY: as above.
+        ids.dcpl_id = unsafe { gp(dset) };
+        (ids.type_id >= 0 && ids.space_id >= 0 && ids.dcpl_id >= 0).then_some(ids)
+    }
+
+    /// (ndims, npoints) of a dataspace.
+    pub fn extent(&self, space_id: Hid) -> (i64, i64) {
+        // SAFETY: HDF5 calls on an id; no memory passed.
+        let ndims = self.f.H5Sget_simple_extent_ndims.map_or(0, |g| unsafe { g(space_id) } as i64);
+        // SAFETY: as above.
+        let npoints = self.f.H5Sget_simple_extent_npoints.map_or(0, |g| unsafe { g(space_id) });
+        (ndims, npoints)
+    }
+
+    pub fn type_size(&self, type_id: Hid) -> i64 {
+        // SAFETY: an HDF5 call on an id; no memory passed.
+        self.f.H5Tget_size.map_or(0, |g| unsafe { g(type_id) } as i64)
+    }
+
+    /// The chunk sizes of a chunked layout, D1 the fastest-varying
+    /// dimension, at most `N` of them (Darshan's H5D_MAX_NDIMS).
+    pub fn chunk<const N: usize>(&self, dcpl_id: Hid) -> Option<[i64; N]> {
+        let (Some(layout), Some(get)) = (self.f.H5Pget_layout, self.f.H5Pget_chunk) else { return None };
+        // SAFETY: an HDF5 call on an id; no memory passed.
+        if dcpl_id == H5P_DEFAULT || unsafe { layout(dcpl_id) } != H5D_CHUNKED {
+            return None;
+        }
+        let mut dims = [0 as Hsize; H5S_MAX_RANK];
+        // SAFETY: `dims` holds N <= H5S_MAX_RANK values, as many as asked for.
+        let n = unsafe { get(dcpl_id, N as c_int, dims.as_mut_ptr()) }.clamp(0, N as c_int) as usize;
+        Some(std::array::from_fn(|i| if i < n { dims[n - i - 1] as i64 } else { 0 }))
+    }
+
+    /// (npoints, selection type) of a file dataspace.
+    pub fn selection(&self, space_id: Hid) -> (i64, c_int) {
+        // SAFETY: HDF5 calls on an id; no memory passed.
+        let npoints = self.f.H5Sget_select_npoints.map_or(0, |g| unsafe { g(space_id) });
+        // SAFETY: as above.
+        let kind = self.f.H5Sget_select_type.map_or(-1, |g| unsafe { g(space_id) });
+        (npoints, kind)
+    }
+
+    /// (stride, count, block) of a regular hyperslab selection, in HDF5's
+    /// dimension order, or None for an irregular one.
+    pub fn regular_hyperslab(&self, space_id: Hid) -> Option<[[Hsize; H5S_MAX_RANK]; 3]> {
+        let (Some(is_regular), Some(get)) = (self.f.H5Sis_regular_hyperslab, self.f.H5Sget_regular_hyperslab) else {
+            return None;
+        };
+        // SAFETY: an HDF5 call on an id; no memory passed.
+        if unsafe { is_regular(space_id) } <= 0 {
+            return None;
+        }
+        let mut start = [0 as Hsize; H5S_MAX_RANK];
+        let [mut stride, mut count, mut block] = [[0 as Hsize; H5S_MAX_RANK]; 3];
+        // SAFETY: four arrays of H5S_MAX_RANK, the most dimensions a
+        // dataspace has (Darshan passes 5 and overflows on rank 6+). As in
+        // Darshan, a failure leaves them zero and the selection regular.
+        unsafe { get(space_id, start.as_mut_ptr(), stride.as_mut_ptr(), count.as_mut_ptr(), block.as_mut_ptr()) };
+        Some([stride, count, block])
+    }
+
+    /// Whether a transfer property list asks for collective MPI-IO.
+    pub fn collective(&self, dxpl: Hid) -> bool {
+        let mut mode: c_int = 0;
+        // SAFETY: `mode` is a writable int, as H5Pget_dxpl_mpio takes.
+        dxpl != H5P_DEFAULT
+            && self.f.H5Pget_dxpl_mpio.is_some_and(|g| unsafe { g(dxpl, &mut mode) } >= 0)
+            && mode == H5FD_MPIO_COLLECTIVE
     }
 }

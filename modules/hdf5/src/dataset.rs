@@ -4,7 +4,9 @@
 //! each access); this file only counts.
 
 use darshan_core::arena::Slice;
-use darshan_core::common::{add, size_bucket, stamp, timer_inc_no_overlap, update_common_tuple, NoOverlap, Tick};
+use darshan_core::common::{
+    add, size_bucket, stamp, timer_inc_no_overlap, update_common_tuple, IoTimers, LastIo, NoOverlap, Tick,
+};
 use darshan_core::handles::HandleTable;
 use darshan_core::records::RecordSet;
 use darshan_core::sync::{Lock, LockGuard};
@@ -52,29 +54,17 @@ pub enum Selection {
     Other(i64),
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Default)]
-enum LastIo {
-    #[default]
-    None,
-    Read,
-    Write,
-}
-
 #[derive(Default)]
 pub struct Rt {
     last_io: LastIo,
-    last_meta_end: NoOverlap,
-    last_read_end: NoOverlap,
-    last_write_end: NoOverlap,
+    t: IoTimers,
     /// Distinct access tuples seen (at most 32).
     distinct: u8,
 }
 
 impl darshan_core::records::RecordRt for Rt {
     fn timers(&self, f: &mut dyn FnMut(usize, &NoOverlap)) {
-        f(F + c::F_READ_TIME, &self.last_read_end);
-        f(F + c::F_WRITE_TIME, &self.last_write_end);
-        f(F + c::F_META_TIME, &self.last_meta_end);
+        self.t.each(f, F + c::F_READ_TIME, F + c::F_WRITE_TIME, F + c::F_META_TIME);
     }
 }
 
@@ -91,13 +81,6 @@ pub struct H5d {
 pub static H5D: H5d =
     H5d { st: Lock::new(State { set: RecordSet::new(ID), handles: HandleTable::new(), tuples: AccessTuples::none() }) };
 
-impl State {
-    fn record_of(&self, hid: i64) -> Option<usize> {
-        let i = self.handles.get(hid as usize)?;
-        self.set.live(i).then_some(i)
-    }
-}
-
 impl H5d {
     fn lock(&self) -> LockGuard<'_, State> {
         self.st.lock()
@@ -110,14 +93,12 @@ impl H5d {
         let mut guard = self.lock();
         let st = &mut *guard;
         let Some(i) = st.set.find_or_create(id, name) else { return };
-        if !st.handles.insert(hid as usize, i) {
-            darshan_core::runtime::set_partial(ID);
-        }
+        st.handles.open(hid as u64, i, ID);
         let (w, rt) = st.set.both(i);
         add(w, C + c::OPENS, 1);
         w[C + c::USE_DEPRECATED] = info.deprecated as u64;
         stamp(w, F + c::F_OPEN_START_TIMESTAMP, F + c::F_OPEN_END_TIMESTAMP, tm1, tm2);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
         w[C + c::DATASPACE_NDIMS] = info.ndims as u64;
         w[C + c::DATASPACE_NPOINTS] = info.npoints as u64;
         if let Some(chunk) = info.chunk {
@@ -134,7 +115,7 @@ impl H5d {
     pub fn on_io(&self, hid: i64, write: bool, sel: Selection, collective: bool, tm1: Tick, tm2: Tick) {
         let mut guard = self.lock();
         let st = &mut *guard;
-        let Some(i) = st.record_of(hid) else { return };
+        let Some(i) = st.handles.record(hid as u64, &st.set) else { return };
         let (w, rt) = st.set.both(i);
         let mut tuple = [0i64; TUPLE];
         let npoints = match sel {
@@ -157,10 +138,9 @@ impl H5d {
         };
         let bytes = npoints.wrapping_mul(w[C + c::DATATYPE_SIZE] as i64);
         tuple[0] = bytes;
-        let (count, switch_from, hist, total, max_time, max_size, start, end) = if write {
+        let (count, hist, total, max_time, max_size, start, end) = if write {
             (
                 c::WRITES,
-                LastIo::Read,
                 c::SIZE_WRITE_AGG_0_100,
                 c::BYTES_WRITTEN,
                 c::F_MAX_WRITE_TIME,
@@ -171,7 +151,6 @@ impl H5d {
         } else {
             (
                 c::READS,
-                LastIo::Write,
                 c::SIZE_READ_AGG_0_100,
                 c::BYTES_READ,
                 c::F_MAX_READ_TIME,
@@ -181,10 +160,9 @@ impl H5d {
             )
         };
         add(w, C + count, 1);
-        if rt.last_io == switch_from {
+        if rt.last_io.switches(write) {
             add(w, C + c::RW_SWITCHES, 1);
         }
-        rt.last_io = if write { LastIo::Write } else { LastIo::Read };
         add(w, C + total, bytes);
         add(w, C + hist + size_bucket(bytes), 1);
         if let Some(freq) = st.tuples.track(i, &mut rt.distinct, &tuple) {
@@ -198,33 +176,27 @@ impl H5d {
             w[F + max_time] = (tm2 - tm1) as u64;
             w[C + max_size] = bytes as u64;
         }
-        let last_end = if write { &mut rt.last_write_end } else { &mut rt.last_read_end };
+        let last_end = if write { &mut rt.t.write } else { &mut rt.t.read };
         timer_inc_no_overlap(w, F + if write { c::F_WRITE_TIME } else { c::F_READ_TIME }, tm1, tm2, last_end);
     }
 
     pub fn on_flush(&self, hid: i64, tm1: Tick, tm2: Tick) {
         let mut st = self.lock();
-        let Some(i) = st.record_of(hid) else { return };
+        let Some(i) = st.handles.record(hid as u64, &st.set) else { return };
         let (w, rt) = st.set.both(i);
         add(w, C + c::FLUSHES, 1);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
     }
 
     /// H5Dclose, or H5Oclose of an id this module knows (any other object
     /// is not found and not counted).
     pub fn on_close(&self, hid: i64, tm1: Tick, tm2: Tick) {
         let mut st = self.lock();
-        let Some(i) = st.record_of(hid) else { return };
-        st.handles.remove(hid as usize);
+        let Some(i) = st.handles.record(hid as u64, &st.set) else { return };
+        st.handles.remove(hid as u64);
         let (w, rt) = st.set.both(i);
         stamp(w, F + c::F_CLOSE_START_TIMESTAMP, F + c::F_CLOSE_END_TIMESTAMP, tm1, tm2);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
-    }
-
-    /// Whether `hid` is an open dataset this module records (H5Oclose asks
-    /// before taking the clock).
-    pub fn knows(&self, hid: i64) -> bool {
-        self.lock().record_of(hid).is_some()
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
     }
 }
 

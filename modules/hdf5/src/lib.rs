@@ -52,13 +52,6 @@ pub struct H5f {
 
 pub static H5F: H5f = H5f { st: Lock::new(FileState { set: RecordSet::new(ID), handles: HandleTable::new() }) };
 
-impl FileState {
-    fn record_of(&self, hid: i64) -> Option<usize> {
-        let i = self.handles.get(hid as usize)?;
-        self.set.live(i).then_some(i)
-    }
-}
-
 impl H5f {
     fn lock(&self) -> LockGuard<'_, FileState> {
         self.st.lock()
@@ -76,9 +69,7 @@ impl H5f {
         let mut guard = self.lock();
         let st = &mut *guard;
         let Some(i) = st.set.find_or_create(id, name) else { return };
-        if !st.handles.insert(hid as usize, i) {
-            darshan_core::runtime::set_partial(ID);
-        }
+        st.handles.open(hid as u64, i, ID);
         let (w, rt) = st.set.both(i);
         // As Darshan: the last open says whether MPI-IO is used.
         w[2 + c::USE_MPIIO] = use_mpio as u64;
@@ -90,7 +81,7 @@ impl H5f {
     /// H5Fflush of an object in the file `file_hid`.
     pub fn on_flush(&self, file_hid: i64, tm1: Tick, tm2: Tick) {
         let mut st = self.lock();
-        let Some(i) = st.record_of(file_hid) else { return };
+        let Some(i) = st.handles.record(file_hid as u64, &st.set) else { return };
         let (w, rt) = st.set.both(i);
         add(w, 2 + c::FLUSHES, 1);
         timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
@@ -98,8 +89,8 @@ impl H5f {
 
     pub fn on_close(&self, hid: i64, tm1: Tick, tm2: Tick) {
         let mut st = self.lock();
-        let Some(i) = st.record_of(hid) else { return };
-        st.handles.remove(hid as usize);
+        let Some(i) = st.handles.record(hid as u64, &st.set) else { return };
+        st.handles.remove(hid as u64);
         let (w, rt) = st.set.both(i);
         stamp(w, F + c::F_CLOSE_START_TIMESTAMP, F + c::F_CLOSE_END_TIMESTAMP, tm1, tm2);
         timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);

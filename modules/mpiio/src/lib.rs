@@ -12,7 +12,9 @@
 mod reduce;
 
 use darshan_core::arena::Slice;
-use darshan_core::common::{add, size_bucket, stamp, timer_inc_no_overlap, CommonPool, CommonVals, NoOverlap, Tick};
+use darshan_core::common::{
+    add, size_bucket, stamp, timer_inc_no_overlap, CommonPool, CommonVals, IoTimers, LastIo, NoOverlap, Tick,
+};
 use darshan_core::handles::HandleTable;
 use darshan_core::heatmap::HeatBins;
 use darshan_core::records::RecordSet;
@@ -39,28 +41,16 @@ pub enum Access {
     Nb,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Default)]
-enum LastIo {
-    #[default]
-    None,
-    Read,
-    Write,
-}
-
 #[derive(Default)]
 pub struct Rt {
     last_io: LastIo,
-    last_meta_end: NoOverlap,
-    last_read_end: NoOverlap,
-    last_write_end: NoOverlap,
+    t: IoTimers,
     access: CommonVals,
 }
 
 impl darshan_core::records::RecordRt for Rt {
     fn timers(&self, f: &mut dyn FnMut(usize, &NoOverlap)) {
-        f(F + c::F_READ_TIME, &self.last_read_end);
-        f(F + c::F_WRITE_TIME, &self.last_write_end);
-        f(F + c::F_META_TIME, &self.last_meta_end);
+        self.t.each(f, F + c::F_READ_TIME, F + c::F_WRITE_TIME, F + c::F_META_TIME);
     }
 }
 
@@ -78,21 +68,6 @@ pub struct Mpiio {
 pub static MPIIO: Mpiio =
     Mpiio { st: Lock::new(State { set: RecordSet::new(ID), handles: HandleTable::new(), pool: CommonPool::new() }) };
 
-impl State {
-    fn record_of(&self, fh: usize) -> Option<usize> {
-        let i = self.handles.get(fh)?;
-        self.set.live(i).then_some(i)
-    }
-
-    fn map(&mut self, fh: usize, i: usize) {
-        if !self.handles.insert(fh, i) {
-            // Table full (thousands of files open at once): calls on this
-            // handle go unrecorded, and the data is marked incomplete.
-            darshan_core::runtime::set_partial(ID);
-        }
-    }
-}
-
 impl Mpiio {
     fn lock(&self) -> LockGuard<'_, State> {
         self.st.lock()
@@ -109,7 +84,7 @@ impl Mpiio {
         let id = darshan_log::record_id(name);
         let mut st = self.lock();
         let Some(i) = st.set.find_or_create(id, name) else { return };
-        st.map(fh, i);
+        st.handles.open(fh as u64, i, ID);
         let (w, rt) = st.set.both(i);
         w[2 + c::MODE] = amode as u64;
         add(w, 2 + if comm_size == 1 { c::INDEP_OPENS } else { c::COLL_OPENS }, 1);
@@ -117,15 +92,18 @@ impl Mpiio {
             add(w, 2 + c::HINTS, 1);
         }
         stamp(w, F + c::F_OPEN_START_TIMESTAMP, F + c::F_OPEN_END_TIMESTAMP, tm1, tm2);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
     }
 
     /// A successful read or write of `bytes` (count × type size).
     pub fn on_io(&self, fh: usize, write: bool, how: Access, bytes: i64, tm1: Tick, tm2: Tick) {
         let mut guard = self.lock();
         let st = &mut *guard;
-        let Some(i) = st.record_of(fh) else { return };
+        let Some(i) = st.handles.record(fh as u64, &st.set) else { return };
         let (w, rt) = st.set.both(i);
+        if rt.last_io.switches(write) {
+            add(w, 2 + c::RW_SWITCHES, 1);
+        }
         let (hist, total, max_time, max_size, start, end, last_end) = if write {
             let n = match how {
                 Access::Indep => c::INDEP_WRITES,
@@ -134,10 +112,6 @@ impl Mpiio {
                 Access::Nb => c::NB_WRITES,
             };
             add(w, 2 + n, 1);
-            if rt.last_io == LastIo::Read {
-                add(w, 2 + c::RW_SWITCHES, 1);
-            }
-            rt.last_io = LastIo::Write;
             (
                 c::SIZE_WRITE_AGG_0_100,
                 c::BYTES_WRITTEN,
@@ -145,7 +119,7 @@ impl Mpiio {
                 c::MAX_WRITE_TIME_SIZE,
                 c::F_WRITE_START_TIMESTAMP,
                 c::F_WRITE_END_TIMESTAMP,
-                &mut rt.last_write_end,
+                &mut rt.t.write,
             )
         } else {
             let n = match how {
@@ -155,10 +129,6 @@ impl Mpiio {
                 Access::Nb => c::NB_READS,
             };
             add(w, 2 + n, 1);
-            if rt.last_io == LastIo::Write {
-                add(w, 2 + c::RW_SWITCHES, 1);
-            }
-            rt.last_io = LastIo::Read;
             (
                 c::SIZE_READ_AGG_0_100,
                 c::BYTES_READ,
@@ -166,7 +136,7 @@ impl Mpiio {
                 c::MAX_READ_TIME_SIZE,
                 c::F_READ_START_TIMESTAMP,
                 c::F_READ_END_TIMESTAMP,
-                &mut rt.last_read_end,
+                &mut rt.t.read,
             )
         };
         add(w, 2 + hist + size_bucket(bytes), 1);
@@ -185,22 +155,22 @@ impl Mpiio {
     /// MPI_File_sync: counted, its time is write time.
     pub fn on_sync(&self, fh: usize, tm1: Tick, tm2: Tick) {
         let mut st = self.lock();
-        let Some(i) = st.record_of(fh) else { return };
+        let Some(i) = st.handles.record(fh as u64, &st.set) else { return };
         let (w, rt) = st.set.both(i);
         add(w, 2 + c::SYNCS, 1);
-        timer_inc_no_overlap(w, F + c::F_WRITE_TIME, tm1, tm2, &mut rt.last_write_end);
+        timer_inc_no_overlap(w, F + c::F_WRITE_TIME, tm1, tm2, &mut rt.t.write);
     }
 
     /// MPI_File_set_view: VIEWS; with an info object also HINTS and (as
     /// in Darshan) only then META_TIME.
     pub fn on_set_view(&self, fh: usize, info: bool, tm1: Tick, tm2: Tick) {
         let mut st = self.lock();
-        let Some(i) = st.record_of(fh) else { return };
+        let Some(i) = st.handles.record(fh as u64, &st.set) else { return };
         let (w, rt) = st.set.both(i);
         add(w, 2 + c::VIEWS, 1);
         if info {
             add(w, 2 + c::HINTS, 1);
-            timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+            timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
         }
     }
 
@@ -208,18 +178,18 @@ impl Mpiio {
     /// does not wrap them; their time belongs to the file nonetheless).
     pub fn on_meta(&self, fh: usize, tm1: Tick, tm2: Tick) {
         let mut st = self.lock();
-        let Some(i) = st.record_of(fh) else { return };
+        let Some(i) = st.handles.record(fh as u64, &st.set) else { return };
         let (w, rt) = st.set.both(i);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
     }
 
     pub fn on_close(&self, fh: usize, tm1: Tick, tm2: Tick) {
         let mut st = self.lock();
-        let Some(i) = st.record_of(fh) else { return };
-        st.handles.remove(fh);
+        let Some(i) = st.handles.record(fh as u64, &st.set) else { return };
+        st.handles.remove(fh as u64);
         let (w, rt) = st.set.both(i);
         stamp(w, F + c::F_CLOSE_START_TIMESTAMP, F + c::F_CLOSE_END_TIMESTAMP, tm1, tm2);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
     }
 }
 

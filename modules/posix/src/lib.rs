@@ -181,7 +181,7 @@ impl Posix {
         self.with_fd(fd, |w, rt| {
             darshan_core::common::add(w, 2 + if data_only { c::FDSYNCS } else { c::FSYNCS }, 1);
             let wt = record::F + c::F_WRITE_TIME;
-            darshan_core::common::timer_inc_no_overlap(w, wt, tm1, tm2, &mut rt.last_write_end);
+            darshan_core::common::timer_inc_no_overlap(w, wt, tm1, tm2, &mut rt.t.write);
         });
     }
 

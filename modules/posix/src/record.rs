@@ -2,7 +2,7 @@
 //! semantics.md §3, on the record's 64-bit words and its runtime state.
 
 use darshan_core::common::{
-    add, get, size_bucket, stamp, timer_inc_no_overlap, CommonPool, CommonVals, NoOverlap, Tick,
+    add, get, size_bucket, stamp, timer_inc_no_overlap, CommonPool, CommonVals, IoTimers, LastIo, NoOverlap, Tick,
 };
 use darshan_core::records::RecordSet;
 use darshan_log::counters::posix as c;
@@ -12,14 +12,6 @@ use crate::OpenKind;
 /// Word offset of counter k is `2 + k`; of fcounter k, `F + k`.
 pub const F: usize = 2 + c::NUM_INDICES;
 
-#[derive(Clone, Copy, PartialEq, Eq, Default)]
-enum LastIo {
-    #[default]
-    None,
-    Read,
-    Write,
-}
-
 /// Per-record state that is not written to the log.
 pub struct Rt {
     pub fresh: bool,
@@ -27,18 +19,14 @@ pub struct Rt {
     last_byte_read: i64,
     last_byte_written: i64,
     last_io: LastIo,
-    last_read_end: NoOverlap,
-    pub last_write_end: NoOverlap,
-    last_meta_end: NoOverlap,
+    pub t: IoTimers,
     access: CommonVals,
     stride: CommonVals,
 }
 
 impl darshan_core::records::RecordRt for Rt {
     fn timers(&self, f: &mut dyn FnMut(usize, &NoOverlap)) {
-        f(F + c::F_READ_TIME, &self.last_read_end);
-        f(F + c::F_WRITE_TIME, &self.last_write_end);
-        f(F + c::F_META_TIME, &self.last_meta_end);
+        self.t.each(f, F + c::F_READ_TIME, F + c::F_WRITE_TIME, F + c::F_META_TIME);
     }
 }
 
@@ -50,9 +38,7 @@ impl Default for Rt {
             last_byte_read: 0,
             last_byte_written: 0,
             last_io: LastIo::None,
-            last_read_end: NoOverlap::default(),
-            last_write_end: NoOverlap::default(),
-            last_meta_end: NoOverlap::default(),
+            t: IoTimers::default(),
             access: CommonVals::default(),
             stride: CommonVals::default(),
         }
@@ -69,7 +55,7 @@ pub fn init_new(set: &mut RecordSet<Rt>, i: usize, name: &[u8], mem_align: i64) 
 }
 
 pub fn meta_time(w: &mut [u64], rt: &mut Rt, tm1: Tick, tm2: Tick) {
-    timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+    timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
 }
 
 pub fn open(w: &mut [u64], rt: &mut Rt, kind: OpenKind, mode: i64, tm1: Tick, tm2: Tick) {
@@ -173,11 +159,9 @@ pub fn access(
     if off_in_block != 0 {
         add(w, 2 + c::FILE_NOT_ALIGNED, 1);
     }
-    let (other, me) = if write { (LastIo::Read, LastIo::Write) } else { (LastIo::Write, LastIo::Read) };
-    if rt.last_io == other {
+    if rt.last_io.switches(write) {
         add(w, 2 + c::RW_SWITCHES, 1);
     }
-    rt.last_io = me;
     let elapsed = tm2 - tm1;
     let (start, end, maxt, maxsz, time, last_end) = if write {
         (
@@ -186,7 +170,7 @@ pub fn access(
             c::F_MAX_WRITE_TIME,
             c::MAX_WRITE_TIME_SIZE,
             c::F_WRITE_TIME,
-            &mut rt.last_write_end,
+            &mut rt.t.write,
         )
     } else {
         (
@@ -195,7 +179,7 @@ pub fn access(
             c::F_MAX_READ_TIME,
             c::MAX_READ_TIME_SIZE,
             c::F_READ_TIME,
-            &mut rt.last_read_end,
+            &mut rt.t.read,
         )
     };
     stamp(w, F + start, F + end, tm1, tm2);

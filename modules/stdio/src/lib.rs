@@ -11,7 +11,7 @@ mod streams;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use darshan_core::arena::Slice;
-use darshan_core::common::{add, get, stamp, timer_inc_no_overlap, NoOverlap, Tick};
+use darshan_core::common::{add, get, stamp, timer_inc_no_overlap, IoTimers, NoOverlap, Tick};
 use darshan_core::heatmap::HeatBins;
 use darshan_core::records::RecordSet;
 use darshan_core::sync::{Lock, LockGuard};
@@ -55,16 +55,12 @@ enum Access {
 #[derive(Default)]
 pub struct Rt {
     offset: i64,
-    last_meta_end: NoOverlap,
-    last_read_end: NoOverlap,
-    last_write_end: NoOverlap,
+    t: IoTimers,
 }
 
 impl darshan_core::records::RecordRt for Rt {
     fn timers(&self, f: &mut dyn FnMut(usize, &NoOverlap)) {
-        f(F + c::F_READ_TIME, &self.last_read_end);
-        f(F + c::F_WRITE_TIME, &self.last_write_end);
-        f(F + c::F_META_TIME, &self.last_meta_end);
+        self.t.each(f, F + c::F_READ_TIME, F + c::F_WRITE_TIME, F + c::F_META_TIME);
     }
 }
 
@@ -95,7 +91,7 @@ impl State {
             add(w, 2 + c::FDOPENS, 1);
         }
         stamp(w, F + c::F_OPEN_START_TIMESTAMP, F + c::F_OPEN_END_TIMESTAMP, tm1, tm2);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
         self.streams.insert(stream, i as u32);
         let (word, bit) = filter_bit(stream);
         MAYBE_TRACKED[word].fetch_or(bit, Ordering::Relaxed);
@@ -143,7 +139,7 @@ impl Stdio {
         }
         let (w, rt) = st.set.both(i as usize);
         stamp(w, F + c::F_CLOSE_START_TIMESTAMP, F + c::F_CLOSE_END_TIMESTAMP, tm1, tm2);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
     }
 
     pub fn on_read(&self, stream: usize, bytes: i64, tm1: Tick, tm2: Tick) {
@@ -173,7 +169,7 @@ impl Stdio {
                 c::F_READ_START_TIMESTAMP,
                 c::F_READ_END_TIMESTAMP,
                 c::F_READ_TIME,
-                &mut rt.last_read_end,
+                &mut rt.t.read,
             ),
             Access::Write | Access::Flush => (
                 c::MAX_BYTE_WRITTEN,
@@ -182,7 +178,7 @@ impl Stdio {
                 c::F_WRITE_START_TIMESTAMP,
                 c::F_WRITE_END_TIMESTAMP,
                 c::F_WRITE_TIME,
-                &mut rt.last_write_end,
+                &mut rt.t.write,
             ),
         };
         let this = rt.offset;
@@ -207,7 +203,7 @@ impl Stdio {
         }
         let (w, rt) = st.set.both(i as usize);
         rt.offset = pos;
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
         add(w, 2 + c::SEEKS, 1);
     }
 
