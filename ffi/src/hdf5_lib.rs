@@ -12,7 +12,7 @@
 //! with one line on stderr.
 
 use std::ffi::{c_char, c_int, c_uint, c_void};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 pub type Hid = i64;
 pub type Herr = c_int;
@@ -109,11 +109,42 @@ pub struct Hdf5 {
     pub supported: bool,
 }
 
-static LIB: OnceLock<Option<Hdf5>> = OnceLock::new();
+/// The library, once found (never freed).
+static LIB: AtomicPtr<Hdf5> = AtomicPtr::new(std::ptr::null_mut());
+/// The search found none (not searched again).
+static NO_LIB: AtomicBool = AtomicBool::new(false);
 
-/// The program's HDF5 library (looked up once, at the first H5* call).
+/// The program's HDF5 library, looked up at the first H5* call. Without a
+/// lock: threads making their first calls at once each look it up and the
+/// first to finish publishes it. A once-lock would hang a child forked
+/// while another thread was looking (the child waits for a thread it does
+/// not have).
 pub fn lib() -> Option<&'static Hdf5> {
-    LIB.get_or_init(find).as_ref()
+    let p = LIB.load(Ordering::Acquire);
+    if !p.is_null() {
+        // SAFETY: published below from a leaked Box, never freed.
+        return Some(unsafe { &*p });
+    }
+    if NO_LIB.load(Ordering::Relaxed) {
+        return None;
+    }
+    let Some(found) = find() else {
+        NO_LIB.store(true, Ordering::Relaxed);
+        return None;
+    };
+    let mine = Box::into_raw(Box::new(found));
+    match LIB.compare_exchange(std::ptr::null_mut(), mine, Ordering::AcqRel, Ordering::Acquire) {
+        // SAFETY: `mine` is the leaked Box just published.
+        Ok(_) => Some(unsafe { &*mine }),
+        Err(theirs) => {
+            // SAFETY: `mine` was never published; `theirs` is the leaked Box
+            // another thread published first.
+            unsafe {
+                drop(Box::from_raw(mine));
+                Some(&*theirs)
+            }
+        }
+    }
 }
 
 /// The object that defines `sym` (not this library), as a dlopen handle.
