@@ -5,8 +5,8 @@
 # the runtime), gzip, GNU time and taskset (benchmarks), and a venv with
 # PyDarshan 3.5.0 (the independent reader of our logs), and Debian's Open
 # MPI (mpicc, mpirun) for the MPI tests and the shutdown benchmark; nm,
-# mount and git (below). Safe to run again; skips what is done. HDF5 is
-# not installed yet: no module uses it until the HDF5 issue.
+# mount and git, and HDF5 1.10 (serial and Open MPI builds) for the HDF5
+# module's tests (below). Safe to run again; skips what is done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need_apt=()
