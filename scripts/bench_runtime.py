@@ -44,6 +44,9 @@ empty_src = os.path.join(work, "empty.c")
 with open(empty_src, "w") as f:
     f.write("int main(void) { return 0; }\n")
 empty = build(empty_src, "empty")
+H5 = "/usr/lib/x86_64-linux-gnu/hdf5/serial"
+h5_calls = build(os.path.join(root, "tests/programs/h5_calls.c"), "h5_calls", "-I/usr/include/hdf5/serial",
+                 f"-L{H5}", "-lhdf5", f"-Wl,-rpath,{H5}")
 
 
 def env(on, extra=None):
@@ -219,6 +222,16 @@ rows.append(("fgets", res["read_s"], "199 ns", None))
 nf = 1000
 res = paired([manyfiles, data, str(nf)], ["loop_s"], nf)
 rows.append(("open + write 100 B + close, new file", res["loop_s"], "5.2 us", 1000))
+
+# HDF5 (issue 10): one-element hyperslab writes and reads, and dataset
+# open + close, through the serial HDF5 1.10 library. The C runtime's
+# figure is not known here (no C Darshan built with HDF5 on this machine).
+nh = 100_000
+res = paired([h5_calls, os.path.join(data, "h.h5"), str(nh)], ["write_s", "read_s", "open_s"], nh)
+rows.append(("H5Dwrite, 1 element (hyperslab)", res["write_s"], "?", 1000))
+rows.append(("H5Dread, 1 element (hyperslab)", res["read_s"], "?", None))
+op = res["open_s"]
+rows.append(("H5Dopen2 + H5Dclose", tuple(x * 10 if i != 3 else x for i, x in enumerate(op)), "?", None))
 
 print("| operation | added per call: median of pairs [min .. max] | fastest with - fastest without | with / without | C Darshan 3.5.0 | target |")
 print("|---|---|---|---|---|---|")
