@@ -86,3 +86,88 @@ fn programs_with_and_without_hdf5_run_under_ld_bind_now() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok");
 }
+
+const PARALLEL: &str = "/usr/lib/x86_64-linux-gnu/hdf5/openmpi";
+
+/// Four ranks on Debian's Open MPI HDF5 (mpicc ... -lhdf5; h5pcc would
+/// link HDF5 statically, out of any preload library's reach): collective
+/// row-slab writes, independent reads back, then rank 0 alone reopens the
+/// file with the default driver and reads it all (tests/programs/
+/// h5_parallel.c). The shared file and dataset become rank -1 records by
+/// Darshan's rules, and the MPI-IO and POSIX records beneath stay right.
+#[test]
+fn a_parallel_hdf5_job_has_reduced_h5f_and_h5d_records_over_mpiio_and_posix() {
+    use common::mpi::{c, mpicc_with, mpirun, the_log, NP};
+    use darshan_log::counters::{mpiio as mx, posix as px};
+    use darshan_log::modules::{MPIIO, POSIX};
+
+    let dir = scratch("h5-parallel");
+    let rpath = format!("-Wl,-rpath,{PARALLEL}");
+    let exe = mpicc_with("h5_parallel", &dir, &["-I/usr/include/hdf5/openmpi", "-L", PARALLEL, "-lhdf5", &rpath]);
+    let data = dir.join("data");
+    let log = the_log(&mpirun(&exe, &[data.to_str().unwrap()], &dir, &[]));
+    assert_eq!(log.file.header.partial_flag, 0);
+    let file = data.join("p.h5");
+    let slab = 4 * 16 * 8; // one rank's rows, bytes
+
+    // Every rank opened it with the MPI-IO driver, rank 0 once more
+    // without.
+    let h5f = log.one(H5F, &file);
+    assert_eq!((h5f.rank, c(h5f, f::OPENS), c(h5f, f::FLUSHES), c(h5f, f::USE_MPIIO)), (-1, NP + 1, 0, 1));
+    assert!(h5f.fcounters[f::F_META_TIME] > 0.0);
+
+    let set = log.one(H5D, &std::path::PathBuf::from(format!("{}:/rows", file.display())));
+    assert!(matches!(set.extra, darshan_log::record::Extra::FileRecId(id) if id == h5f.id));
+    let want = [
+        (d::OPENS, NP + 1),
+        (d::WRITES, NP),
+        (d::READS, NP + 1),
+        (d::BYTES_WRITTEN, NP * slab),
+        (d::BYTES_READ, NP * slab + NP * slab),
+        (d::RW_SWITCHES, NP),
+        (d::REGULAR_HYPERSLAB_SELECTS, 2 * NP),
+        (d::IRREGULAR_HYPERSLAB_SELECTS, 0),
+        (d::POINT_SELECTS, 0),
+        (d::SIZE_WRITE_AGG_100_1K, NP),
+        (d::SIZE_READ_AGG_100_1K, NP),
+        (d::SIZE_READ_AGG_1K_10K, 1),
+        (d::MAX_WRITE_TIME_SIZE, slab),
+        // Each rank's slab: 4 rows of 16 (Darshan's D4/D5 for 2-D),
+        // written and read; the whole dataset once.
+        (d::ACCESS1_ACCESS, slab),
+        (d::ACCESS1_LENGTH_D4, 16),
+        (d::ACCESS1_LENGTH_D5, 4),
+        (d::ACCESS1_STRIDE_D4, 1),
+        (d::ACCESS1_STRIDE_D5, 1),
+        (d::ACCESS1_COUNT, 2 * NP),
+        (d::ACCESS2_ACCESS, NP * slab),
+        (d::ACCESS2_COUNT, 1),
+        (d::DATASPACE_NDIMS, 2),
+        (d::DATASPACE_NPOINTS, NP * 4 * 16),
+        (d::DATATYPE_SIZE, 8),
+        (d::USE_MPIIO_COLLECTIVE, 1),
+        (d::USE_DEPRECATED, 0),
+    ];
+    for (k, v) in want {
+        assert_eq!(c(set, k), v, "H5D counter {k}");
+    }
+    assert_eq!(set.rank, -1);
+    // Rank 0 moved 3 slabs' worth, the others 2 each.
+    let bytes_of = |rank: i64| if rank == 0 { (NP + 2) * slab } else { 2 * slab };
+    assert_eq!(c(set, d::FASTEST_RANK_BYTES), bytes_of(c(set, d::FASTEST_RANK)));
+    assert_eq!(c(set, d::SLOWEST_RANK_BYTES), bytes_of(c(set, d::SLOWEST_RANK)));
+    assert!(set.fcounters[d::F_SLOWEST_RANK_TIME] >= set.fcounters[d::F_FASTEST_RANK_TIME]);
+
+    // Beneath: HDF5's collective open and writes and independent reads
+    // through MPI-IO; rank 0's reopen straight to POSIX.
+    let m = log.one(MPIIO, &file);
+    assert_eq!((m.rank, c(m, mx::COLL_OPENS), c(m, mx::INDEP_OPENS)), (-1, NP, 0));
+    assert!(c(m, mx::COLL_WRITES) >= NP && c(m, mx::INDEP_READS) >= NP, "{:?}", &m.counters[..12]);
+    assert!(c(m, mx::BYTES_WRITTEN) >= NP * slab && c(m, mx::BYTES_READ) >= NP * slab);
+    let p = log.one(POSIX, &file);
+    assert_eq!((p.rank, c(p, px::OPENS)), (-1, NP + 1));
+    assert_eq!(c(p, px::BYTES_WRITTEN), c(m, mx::BYTES_WRITTEN), "every byte MPI-IO wrote reached POSIX once");
+    assert!(c(p, px::BYTES_READ) >= c(m, mx::BYTES_READ) + NP * slab);
+    let size = std::fs::metadata(&file).unwrap().len() as i64;
+    assert_eq!(c(p, px::MAX_BYTE_WRITTEN) + 1, size);
+}

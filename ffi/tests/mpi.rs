@@ -6,102 +6,14 @@
 
 mod common;
 
+use common::mpi::*;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use darshan_log::counters::{mpiio as mx, posix as px, stdio as sx};
 use darshan_log::modules::{HEATMAP, MPIIO, POSIX, STDIO};
-use darshan_log::{LogFile, Record};
-
-const NP: i64 = 4;
-
-fn mpicc(name: &str, dir: &Path) -> PathBuf {
-    mpicc_with(name, dir, &[])
-}
-
-/// `mpicc` with extra flags (`-DUSE_MPI` for a program that is built
-/// both ways).
-fn mpicc_with(name: &str, dir: &Path, flags: &[&str]) -> PathBuf {
-    let out = dir.join(name);
-    let src = common::root().join("tests/programs").join(format!("{name}.c"));
-    let st = darshan_test_support::status(Command::new("mpicc").arg("-O2").args(flags).arg("-o").arg(&out).arg(&src));
-    assert!(st.success(), "mpicc {name} (is libopenmpi-dev installed? scripts/setup.sh)");
-    out
-}
-
-/// Run `exe` on NP ranks with the library preloaded; the logs written.
-fn mpirun(exe: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Vec<PathBuf> {
-    let logs = dir.join("logs");
-    let mut cmd = Command::new("timeout");
-    cmd.args(["300", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", &NP.to_string()]);
-    cmd.arg("-x").arg(format!("LD_PRELOAD={}", common::lib().display()));
-    cmd.arg("-x").arg(format!("DARSHAN_LOGPATH={}", logs.display()));
-    for (k, v) in env {
-        cmd.arg("-x").arg(format!("{k}={v}"));
-    }
-    let out = darshan_test_support::output(&mut cmd.arg(exe).args(args));
-    assert!(
-        out.status.success(),
-        "mpirun: {:?}\nstdout: {}\nstderr: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let mut found: Vec<PathBuf> = std::fs::read_dir(&logs).unwrap().map(|e| e.unwrap().path()).collect();
-    found.sort();
-    found
-}
-
-struct Log {
-    file: LogFile,
-    recs: Vec<(usize, String, Record)>,
-}
-
-fn read(path: &Path) -> Log {
-    let file = LogFile::open(path).unwrap();
-    let names = file.names().unwrap();
-    let mut recs = Vec::new();
-    for m in file.modules_present() {
-        for r in file.records(m).unwrap() {
-            let n = String::from_utf8_lossy(names.get(r.id).unwrap_or(b"?")).into_owned();
-            recs.push((m, n, r));
-        }
-    }
-    Log { file, recs }
-}
-
-impl Log {
-    /// Every record of `module` for the file `name`, by rank.
-    fn all(&self, module: usize, name: &Path) -> Vec<&Record> {
-        let name = name.to_str().unwrap();
-        let mut v: Vec<&Record> =
-            self.recs.iter().filter(|(m, n, _)| *m == module && n == name).map(|x| &x.2).collect();
-        v.sort_by_key(|r| r.rank);
-        v
-    }
-
-    /// The one record of `module` for `name`.
-    fn one(&self, module: usize, name: &Path) -> &Record {
-        let v = self.all(module, name);
-        assert_eq!(
-            v.len(),
-            1,
-            "records of {} in module {module}: {:?}",
-            name.display(),
-            v.iter().map(|r| r.rank).collect::<Vec<_>>()
-        );
-        v[0]
-    }
-}
-
-fn the_log(logs: &[PathBuf]) -> Log {
-    assert_eq!(logs.len(), 1, "one log per job: {logs:?}");
-    read(&logs[0])
-}
-
-fn c(r: &Record, k: usize) -> i64 {
-    r.counters[k]
-}
+use darshan_log::LogFile;
 
 /// The checks of mpi_mix's known pattern that do not depend on how the
 /// job started.

@@ -3,6 +3,8 @@
 //! running a program with a time limit (no test may hang on a program).
 #![allow(dead_code)]
 
+pub mod mpi;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
