@@ -3,7 +3,8 @@
 # Debian machine: a C compiler (the runtime tests compile C programs at
 # test time), tar, coreutils' cp and python3 (programs the tests run under
 # the runtime), gzip, GNU time and taskset (benchmarks), and a venv with
-# PyDarshan 3.5.0 (the independent reader of our logs), and Debian's Open
+# PyDarshan 3.5.0 (the independent reader of our logs) and h5py 3.16.0
+# from PyPI (its wheel bundles HDF5 2.0), and Debian's Open
 # MPI (mpicc, mpirun) for the MPI tests and the shutdown benchmark; nm,
 # mount and git, and HDF5 1.10 (serial and Open MPI builds) for the HDF5
 # module's tests (below). Safe to run again; skips what is done.
@@ -32,11 +33,13 @@ command -v git >/dev/null || need_apt+=(git)
 if [ ${#need_apt[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
 fi
-if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import darshan, numpy' 2>/dev/null; then
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import darshan, numpy, h5py' 2>/dev/null; then
     if ! python3 -m venv .venv 2>/dev/null; then
         # Debian's own python3 needs the venv package for ensurepip
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv
         rm -rf .venv && python3 -m venv .venv
     fi
-    .venv/bin/pip install -q --disable-pip-version-check darshan==3.5.0
+    # h5py's wheel bundles its own HDF5 (2.0), loaded RTLD_LOCAL: the
+    # HDF5 tests run it under the library.
+    .venv/bin/pip install -q --disable-pip-version-check darshan==3.5.0 h5py==3.16.0
 fi

@@ -100,11 +100,24 @@ impl HandleTable {
         }
     }
 
+    /// Unmap `h`. Its slot becomes a tombstone, and when the next slot is
+    /// free, so do it and the tombstones just before it: a program that
+    /// opens and closes handle after handle (h5py opens a dataset per
+    /// access) would otherwise leave the table all tombstones, and every
+    /// lookup of an unknown handle would scan all of it.
     pub fn remove(&mut self, h: u64) {
-        if let Some(s) = self.slot_of(h) {
-            if let Some(w) = self.slots.as_mut() {
-                w[2 * s + 1] = TOMB;
-            }
+        let Some(s) = self.slot_of(h) else { return };
+        let n = self.len();
+        let Some(w) = self.slots.as_mut() else { return };
+        w[2 * s + 1] = TOMB;
+        if w[2 * ((s + 1) & (n - 1)) + 1] != 0 {
+            return;
+        }
+        let mut t = s;
+        while w[2 * t + 1] == TOMB {
+            w[2 * t] = 0;
+            w[2 * t + 1] = 0;
+            t = (t + n - 1) & (n - 1);
         }
     }
 
@@ -136,5 +149,34 @@ mod tests {
         t.clear();
         assert_eq!(t.get(99), None, "a forked child starts with no handle");
         assert!(t.insert(5, 2) && t.get(5) == Some(2), "and can map new ones");
+    }
+
+    fn used_slots(t: &HandleTable) -> usize {
+        let w = t.slots.as_ref().unwrap();
+        (0..t.len()).filter(|&s| w[2 * s + 1] != 0).count()
+    }
+
+    #[test]
+    fn handles_opened_and_closed_one_after_another_leave_no_tombstones() {
+        let mut t = HandleTable::with_slots(64);
+        for h in 1..10_000u64 {
+            assert!(t.insert(h << 20, 1));
+            t.remove(h << 20);
+        }
+        assert_eq!(used_slots(&t), 0, "every lookup of an unknown handle would scan them");
+        // With handles still open around them, removals keep the others.
+        for h in 0..40u64 {
+            assert!(t.insert(h, h as usize));
+        }
+        for h in (0..40u64).step_by(2) {
+            t.remove(h);
+        }
+        for h in 0..40u64 {
+            assert_eq!(t.get(h), (h % 2 == 1).then_some(h as usize), "handle {h}");
+        }
+        for h in (1..40u64).step_by(2) {
+            t.remove(h);
+        }
+        assert_eq!(used_slots(&t), 0);
     }
 }

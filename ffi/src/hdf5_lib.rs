@@ -17,6 +17,12 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 pub type Hid = i64;
 pub type Herr = c_int;
 pub type Hsize = u64;
+pub type Haddr = u64;
+
+/// H5O_token_t (HDF5 1.12+): an opaque object token, passed by value.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Token(pub [u8; 16]);
 
 /// H5P_DEFAULT, H5S_ALL, H5E_DEFAULT (1.10+ headers).
 pub const H5P_DEFAULT: Hid = 0;
@@ -78,6 +84,20 @@ functions! {
     H5Dclose: fn(Hid) -> Herr;
     H5Oopen: fn(Hid, *const c_char, Hid) -> Hid;
     H5Oclose: fn(Hid) -> Herr;
+    H5Oopen_by_addr: fn(Hid, Haddr) -> Hid;
+    H5Oopen_by_idx: fn(Hid, *const c_char, c_int, c_int, Hsize, Hid) -> Hid;
+    H5Oopen_by_token: fn(Hid, Token) -> Hid;
+    H5Dcreate_anon: fn(Hid, Hid, Hid, Hid, Hid) -> Hid;
+    H5Dread_multi: fn(usize, *const Hid, *const Hid, *const Hid, *const Hid, Hid, *mut *mut c_void) -> Herr;
+    H5Dwrite_multi: fn(usize, *const Hid, *const Hid, *const Hid, *const Hid, Hid, *const *const c_void) -> Herr;
+    H5Dread_chunk: fn(Hid, Hid, *const Hsize, *mut u32, *mut c_void) -> Herr;
+    H5Dread_chunk1: fn(Hid, Hid, *const Hsize, *mut u32, *mut c_void) -> Herr;
+    H5Dread_chunk2: fn(Hid, Hid, *const Hsize, *mut u32, *mut c_void, *mut usize) -> Herr;
+    H5Dwrite_chunk: fn(Hid, Hid, u32, *const Hsize, usize, *const c_void) -> Herr;
+    H5Freopen: fn(Hid) -> Hid;
+    H5Idec_ref: fn(Hid) -> c_int;
+    H5Fget_access_plist: fn(Hid) -> Hid;
+    H5Dget_chunk_storage_size: fn(Hid, *const Hsize, *mut Hsize) -> Herr;
     H5Fget_name: fn(Hid, *mut c_char, usize) -> isize;
     H5Iget_name: fn(Hid, *mut c_char, usize) -> isize;
     H5Iget_type: fn(Hid) -> c_int;
@@ -264,6 +284,38 @@ impl Hdf5 {
             let r = probe(access_plist, std::ptr::null_mut(), std::ptr::null_mut());
             set(H5E_DEFAULT, old, data);
             r >= 0
+        }
+    }
+
+    /// Whether an open file's access property list uses the MPI-IO driver
+    /// (for H5Freopen, whose caller passes none).
+    pub fn file_uses_mpio(&self, file_id: Hid) -> bool {
+        let (Some(get), Some(close)) = (self.f.H5Fget_access_plist, self.f.H5Pclose) else { return false };
+        // SAFETY: an HDF5 call on an id; no memory passed.
+        let fapl = unsafe { get(file_id) };
+        if fapl < 0 {
+            return false;
+        }
+        let mpio = self.uses_mpio(fapl);
+        // SAFETY: the copy H5Fget_access_plist made for us.
+        unsafe { close(fapl) };
+        mpio
+    }
+
+    /// The stored (filtered) size of the chunk at `offset` of a chunked
+    /// dataset, 0 if HDF5 cannot tell.
+    ///
+    /// # Safety
+    /// `offset` points to one coordinate per dimension of `dset` (the
+    /// argument a direct chunk call just accepted).
+    pub unsafe fn chunk_storage_size(&self, dset: Hid, offset: *const Hsize) -> i64 {
+        let mut size: Hsize = 0;
+        // SAFETY: the caller's contract for `offset`; `size` is writable.
+        let ok = self.f.H5Dget_chunk_storage_size.is_some_and(|g| unsafe { g(dset, offset, &mut size) } >= 0);
+        if ok {
+            size as i64
+        } else {
+            0
         }
     }
 

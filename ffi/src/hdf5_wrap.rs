@@ -11,7 +11,7 @@ use darshan_hdf5::dataset::{OpenInfo, MAX_NDIMS};
 use darshan_hdf5::{Selection, H5D, H5F};
 
 use crate::guard::{record, recording};
-use crate::hdf5_lib::{self as h5, DatasetIds, Hdf5, Herr, Hid};
+use crate::hdf5_lib::{self as h5, DatasetIds, Haddr, Hdf5, Herr, Hid, Hsize, Token};
 use crate::{clock, paths};
 
 /// Darshan's limit on an H5D record name (DARSHAN_HDF5_MAX_NAME_LEN).
@@ -83,6 +83,32 @@ h5_wrap!(
     H5Fflush(object_id: Hid, scope: c_int) -> Herr,
     |lib, ret, t1, t2| lib.with_file_of(object_id, |file_id| H5F.on_flush(file_id, t1, t2)));
 h5_wrap!(H5Fclose(file_id: Hid) -> Herr, |lib, ret, t1, t2| H5F.on_close(file_id, t1, t2));
+h5_wrap!(
+    /// Beyond Darshan: a new id for an open file counts as one more open
+    /// of it (named and MPI-IO-checked as the file is now).
+    H5Freopen(file_id: Hid) -> Hid,
+    |lib, ret, t1, t2| {
+        let mut name = [0u8; PATH_MAX];
+        let n = lib.file_name(ret, &mut name[..PATH_MAX - 1]);
+        if n > 0 && (n as usize) < PATH_MAX - 1 {
+            let use_mpio = lib.file_uses_mpio(ret);
+            // SAFETY: `name` is NUL-terminated (HDF5 wrote fewer bytes than
+            // the buffer, which was zeroed).
+            unsafe {
+                let p = crate::mpi_wrap::open_name(name.as_ptr().cast());
+                paths::with_clean(None, p, |n| H5F.on_open(ret, n, use_mpio, t1, t2));
+            }
+        }
+    });
+h5_wrap!(
+    /// Beyond Darshan: the reference that closes a file or dataset counts
+    /// as its close (h5py closes every object this way, never with
+    /// H5Fclose, H5Dclose or H5Oclose).
+    H5Idec_ref(id: Hid) -> c_int,
+    |lib, ret, t1, t2| if ret == 0 {
+        H5D.on_close(id, t1, t2);
+        H5F.on_close(id, t1, t2);
+    });
 
 /// The H5D record name Darshan builds into `out`: the file's cleaned path,
 /// `:`, the name of `loc_id`, then `name` appended as given (so dataset
@@ -188,6 +214,37 @@ H5Oopen(loc_id: Hid, name: *const c_char, lapl: Hid) -> Hid,
     opened_by_name(lib, ret, loc_id, unsafe { arg_bytes(name) }, false, (t1, t2))
 });
 
+/// A dataset opened without a name (by address, index or token): named
+/// from HDF5's path for it, appended to `loc_id`'s as Darshan does (so
+/// `<file>://d` when `loc_id` is the file); an object HDF5 knows no path
+/// for (anonymous) is not recorded, as in Darshan.
+fn opened_without_name(lib: &Hdf5, ret: Hid, loc_id: Hid, t: (i64, i64)) {
+    if !lib.is_dataset(ret) {
+        return;
+    }
+    let mut name = [0u8; MAX_NAME];
+    if lib.object_name(ret, &mut name) == 0 {
+        return;
+    }
+    let len = name.iter().position(|&c| c == 0).unwrap_or(MAX_NAME);
+    opened_by_name(lib, ret, loc_id, &name[..len], false, t);
+}
+
+h5_wrap!(H5Oopen_by_addr(loc_id: Hid, addr: Haddr) -> Hid,
+    |lib, ret, t1, t2| opened_without_name(lib, ret, loc_id, (t1, t2)));
+h5_wrap!(H5Oopen_by_idx(loc_id: Hid, group_name: *const c_char, idx_type: c_int, order: c_int, n: Hsize, lapl: Hid) -> Hid,
+    |lib, ret, t1, t2| opened_without_name(lib, ret, loc_id, (t1, t2)));
+h5_wrap!(
+    /// HDF5 1.12+.
+    H5Oopen_by_token(loc_id: Hid, token: Token) -> Hid,
+    |lib, ret, t1, t2| opened_without_name(lib, ret, loc_id, (t1, t2)));
+h5_wrap!(
+    /// Beyond Darshan: an anonymous dataset (linked into the file later,
+    /// if ever) is recorded as `(anonymous)` at `loc_id`: `<file>:/(anonymous)`
+    /// for all of one file's anonymous datasets created at its root.
+    H5Dcreate_anon(loc_id: Hid, type_id: Hid, space_id: Hid, dcpl: Hid, dapl: Hid) -> Hid,
+    |lib, ret, t1, t2| dataset_opened(lib, ret, loc_id, b"(anonymous)", (type_id, space_id, dcpl), false, (t1, t2)));
+
 /// The file selection of an access, as Darshan classifies it.
 fn selection(lib: &Hdf5, file_space: Hid) -> Selection {
     if file_space == h5::H5S_ALL {
@@ -220,3 +277,62 @@ h5_wrap!(
     /// Any object: only an id H5D knows as an open dataset counts.
     H5Oclose(id: Hid) -> Herr,
     |lib, ret, t1, t2| H5D.on_close(id, t1, t2));
+
+/// H5Dread_multi / H5Dwrite_multi (HDF5 1.14+, beyond Darshan): one read
+/// or write of each dataset, with its own file selection; the call's time
+/// is shared out evenly among them, in order.
+///
+/// # Safety
+/// `dsets` and `file_spaces` are null or hold `count` ids each (the
+/// arrays the real call just accepted).
+unsafe fn multi_io(lib: &Hdf5, write: bool, count: usize, dsets: *const Hid, file_spaces: *const Hid, dxpl: Hid, t1: i64, t2: i64) {
+    if count == 0 || dsets.is_null() || file_spaces.is_null() {
+        return;
+    }
+    // SAFETY: the caller's contract.
+    let (dsets, spaces) = unsafe { (std::slice::from_raw_parts(dsets, count), std::slice::from_raw_parts(file_spaces, count)) };
+    let collective = lib.collective(dxpl);
+    let share = |k: usize| t1 + ((t2 - t1) as i128 * k as i128 / count as i128) as i64;
+    for (k, (&dset, &space)) in dsets.iter().zip(spaces).enumerate() {
+        H5D.on_io(dset, write, selection(lib, space), collective, share(k), share(k + 1));
+    }
+}
+
+h5_wrap!(H5Dread_multi(count: usize, dset_id: *const Hid, mem_type_id: *const Hid, mem_space_id: *const Hid, file_space_id: *const Hid, dxpl: Hid, buf: *mut *mut c_void) -> Herr,
+    // SAFETY: the arrays the real call just accepted.
+    |lib, ret, t1, t2| unsafe { multi_io(lib, false, count, dset_id, file_space_id, dxpl, t1, t2) });
+h5_wrap!(H5Dwrite_multi(count: usize, dset_id: *const Hid, mem_type_id: *const Hid, mem_space_id: *const Hid, file_space_id: *const Hid, dxpl: Hid, buf: *const *const c_void) -> Herr,
+    // SAFETY: the arrays the real call just accepted.
+    |lib, ret, t1, t2| unsafe { multi_io(lib, true, count, dset_id, file_space_id, dxpl, t1, t2) });
+
+/// A direct chunk read (beyond Darshan): one read of the chunk's bytes as
+/// stored (after filters), no selection counted.
+///
+/// # Safety
+/// `offset` is the coordinate array the real call just accepted.
+unsafe fn chunk_read(lib: &Hdf5, dset: Hid, dxpl: Hid, offset: *const Hsize, t1: i64, t2: i64) {
+    // SAFETY: the caller's contract.
+    let stored = unsafe { lib.chunk_storage_size(dset, offset) };
+    H5D.on_io(dset, false, Selection::Chunk(stored), lib.collective(dxpl), t1, t2);
+}
+
+h5_wrap!(
+    /// HDF5 1.10.3 to 1.14.
+    H5Dread_chunk(dset: Hid, dxpl: Hid, offset: *const Hsize, filters: *mut u32, buf: *mut c_void) -> Herr,
+    // SAFETY: the offset the real call just accepted.
+    |lib, ret, t1, t2| unsafe { chunk_read(lib, dset, dxpl, offset, t1, t2) });
+h5_wrap!(
+    /// HDF5 2.0's name for the 1.10 form.
+    H5Dread_chunk1(dset: Hid, dxpl: Hid, offset: *const Hsize, filters: *mut u32, buf: *mut c_void) -> Herr,
+    // SAFETY: the offset the real call just accepted.
+    |lib, ret, t1, t2| unsafe { chunk_read(lib, dset, dxpl, offset, t1, t2) });
+h5_wrap!(
+    /// HDF5 2.0 (`H5Dread_chunk` in its headers).
+    H5Dread_chunk2(dset: Hid, dxpl: Hid, offset: *const Hsize, filters: *mut u32, buf: *mut c_void, buf_size: *mut usize) -> Herr,
+    // SAFETY: the offset the real call just accepted.
+    |lib, ret, t1, t2| unsafe { chunk_read(lib, dset, dxpl, offset, t1, t2) });
+h5_wrap!(
+    /// A direct chunk write (beyond Darshan): one write of `data_size`
+    /// bytes as the caller filtered them, no selection counted.
+    H5Dwrite_chunk(dset: Hid, dxpl: Hid, filters: u32, offset: *const Hsize, data_size: usize, buf: *const c_void) -> Herr,
+    |lib, ret, t1, t2| H5D.on_io(dset, true, Selection::Chunk(data_size as i64), lib.collective(dxpl), t1, t2));

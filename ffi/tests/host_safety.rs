@@ -34,9 +34,13 @@ fn library_exports_no_foreign_symbol_like_bz_internal_error() {
     assert!(libc.contains("open") && libc.contains("fprintf"), "libc symbols read");
     // glibc >= 2.38 names that C23 programs call; this glibc may predate them.
     let newer_glibc = ["__isoc23_fscanf", "__isoc23_scanf", "__isoc23_vfscanf"];
-    // The HDF5 wrappers: names the HDF5 library itself exports.
-    let hdf5 = dynamic_symbols(std::path::Path::new("/usr/lib/x86_64-linux-gnu/hdf5/serial/libhdf5.so"));
+    // The HDF5 wrappers: names HDF5 itself exports, Debian's 1.10 or the
+    // 2.0 bundled with h5py's wheel (H5Oopen_by_token, H5Dread_multi ...).
+    let mut hdf5 = dynamic_symbols(std::path::Path::new("/usr/lib/x86_64-linux-gnu/hdf5/serial/libhdf5.so"));
     assert!(hdf5.contains("H5Dwrite"), "libhdf5 symbols read");
+    let wheel = h5py_libhdf5().expect("h5py's bundled libhdf5 in .venv (scripts/setup.sh)");
+    hdf5.extend(dynamic_symbols(&wheel));
+    assert!(hdf5.contains("H5Dread_multi"), "HDF5 2.0 symbols read");
     let foreign: Vec<&String> = ours
         .iter()
         .filter(|s| !s.starts_with("darshan_"))

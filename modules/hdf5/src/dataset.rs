@@ -52,6 +52,9 @@ pub enum Selection {
     Irregular(i64),
     /// Any other selection (none, all via a dataspace id) of this many.
     Other(i64),
+    /// Direct chunk I/O (H5Dread_chunk / H5Dwrite_chunk, beyond Darshan):
+    /// this many bytes as stored, after filters; no selection.
+    Chunk(i64),
 }
 
 #[derive(Default)]
@@ -135,8 +138,12 @@ impl H5d {
                 n
             }
             Selection::Other(n) => n,
+            Selection::Chunk(_) => 0,
         };
-        let bytes = npoints.wrapping_mul(w[C + c::DATATYPE_SIZE] as i64);
+        let bytes = match sel {
+            Selection::Chunk(stored) => stored,
+            _ => npoints.wrapping_mul(w[C + c::DATATYPE_SIZE] as i64),
+        };
         tuple[0] = bytes;
         let (count, hist, total, max_time, max_size, start, end) = if write {
             (
