@@ -84,31 +84,31 @@ h5_wrap!(
     |lib, ret, t1, t2| lib.with_file_of(object_id, |file_id| H5F.on_flush(file_id, t1, t2)));
 h5_wrap!(H5Fclose(file_id: Hid) -> Herr, |lib, ret, t1, t2| H5F.on_close(file_id, t1, t2));
 h5_wrap!(
-    /// Beyond Darshan: a new id for an open file counts as one more open
-    /// of it (named and MPI-IO-checked as the file is now).
-    H5Freopen(file_id: Hid) -> Hid,
-    |lib, ret, t1, t2| {
-        let mut name = [0u8; PATH_MAX];
-        let n = lib.file_name(ret, &mut name[..PATH_MAX - 1]);
-        if n > 0 && (n as usize) < PATH_MAX - 1 {
-            let use_mpio = lib.file_uses_mpio(ret);
-            // SAFETY: `name` is NUL-terminated (HDF5 wrote fewer bytes than
-            // the buffer, which was zeroed).
-            unsafe {
-                let p = crate::mpi_wrap::open_name(name.as_ptr().cast());
-                paths::with_clean(None, p, |n| H5F.on_open(ret, n, use_mpio, t1, t2));
-            }
+/// Beyond Darshan: a new id for an open file counts as one more open
+/// of it (named and MPI-IO-checked as the file is now).
+H5Freopen(file_id: Hid) -> Hid,
+|lib, ret, t1, t2| {
+    let mut name = [0u8; PATH_MAX];
+    let n = lib.file_name(ret, &mut name[..PATH_MAX - 1]);
+    if n > 0 && (n as usize) < PATH_MAX - 1 {
+        let use_mpio = lib.file_uses_mpio(ret);
+        // SAFETY: `name` is NUL-terminated (HDF5 wrote fewer bytes than
+        // the buffer, which was zeroed).
+        unsafe {
+            let p = crate::mpi_wrap::open_name(name.as_ptr().cast());
+            paths::with_clean(None, p, |n| H5F.on_open(ret, n, use_mpio, t1, t2));
         }
-    });
+    }
+});
 h5_wrap!(
-    /// Beyond Darshan: the reference that closes a file or dataset counts
-    /// as its close (h5py closes every object this way, never with
-    /// H5Fclose, H5Dclose or H5Oclose).
-    H5Idec_ref(id: Hid) -> c_int,
-    |lib, ret, t1, t2| if ret == 0 {
-        H5D.on_close(id, t1, t2);
-        H5F.on_close(id, t1, t2);
-    });
+/// Beyond Darshan: the reference that closes a file or dataset counts
+/// as its close (h5py closes every object this way, never with
+/// H5Fclose, H5Dclose or H5Oclose).
+H5Idec_ref(id: Hid) -> c_int,
+|lib, ret, t1, t2| if ret == 0 {
+    H5D.on_close(id, t1, t2);
+    H5F.on_close(id, t1, t2);
+});
 
 /// The H5D record name Darshan builds into `out`: the file's cleaned path,
 /// `:`, the name of `loc_id`, then `name` appended as given (so dataset
@@ -285,12 +285,22 @@ h5_wrap!(
 /// # Safety
 /// `dsets` and `file_spaces` are null or hold `count` ids each (the
 /// arrays the real call just accepted).
-unsafe fn multi_io(lib: &Hdf5, write: bool, count: usize, dsets: *const Hid, file_spaces: *const Hid, dxpl: Hid, t1: i64, t2: i64) {
+unsafe fn multi_io(
+    lib: &Hdf5,
+    write: bool,
+    count: usize,
+    dsets: *const Hid,
+    file_spaces: *const Hid,
+    dxpl: Hid,
+    t1: i64,
+    t2: i64,
+) {
     if count == 0 || dsets.is_null() || file_spaces.is_null() {
         return;
     }
     // SAFETY: the caller's contract.
-    let (dsets, spaces) = unsafe { (std::slice::from_raw_parts(dsets, count), std::slice::from_raw_parts(file_spaces, count)) };
+    let (dsets, spaces) =
+        unsafe { (std::slice::from_raw_parts(dsets, count), std::slice::from_raw_parts(file_spaces, count)) };
     let collective = lib.collective(dxpl);
     let share = |k: usize| t1 + ((t2 - t1) as i128 * k as i128 / count as i128) as i64;
     for (k, (&dset, &space)) in dsets.iter().zip(spaces).enumerate() {

@@ -231,3 +231,87 @@ fn h5py_from_pypi_is_counted_and_its_closes_free_the_dataset_table() {
     assert_eq!((read.counters[d::OPENS], read.counters[d::READS], read.counters[d::BYTES_READ]), (1, 1, 28));
     assert_eq!(sets.len(), 3);
 }
+
+/// What Darshan's H5Oopen_by_idx/_by_addr record (the name HDF5 gives the
+/// object, after the location's: `<file>://c`), and what it does not see
+/// at all, counted here: direct chunk I/O (stored bytes, no selection),
+/// an anonymous dataset, H5Freopen, and H5Idec_ref dropping the last
+/// reference as a close (tests/programs/h5_more.c).
+#[test]
+fn direct_chunk_io_anonymous_datasets_reopens_and_opens_by_index_or_address_are_counted() {
+    let dir = scratch("h5-more");
+    let exe = compile_h5("h5_more", &dir);
+    let out = output(instrumented(&exe, &dir).arg(&dir));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok");
+    let file = format!("{}/m.h5", dir.display());
+
+    let files = records(&dir, H5F);
+    assert_eq!((files.len(), files[0].1.counters[f::OPENS]), (1, 2), "H5Fcreate + H5Freopen");
+    let file_id = files[0].1.id;
+
+    let sets = records(&dir, H5D);
+    let get = |n: &str| {
+        &sets
+            .iter()
+            .find(|s| s.0 == format!("{file}:{n}"))
+            .unwrap_or_else(|| panic!("{n}: {:?}", sets.iter().map(|s| &s.0).collect::<Vec<_>>()))
+            .1
+    };
+    let chunked = get("/c");
+    let c = |k: usize| chunked.counters[k];
+    assert_eq!((c(d::OPENS), c(d::WRITES), c(d::READS)), (1, 2, 1));
+    assert_eq!((c(d::BYTES_WRITTEN), c(d::BYTES_READ), c(d::RW_SWITCHES)), (64, 32, 1));
+    assert_eq!((c(d::REGULAR_HYPERSLAB_SELECTS), c(d::IRREGULAR_HYPERSLAB_SELECTS), c(d::POINT_SELECTS)), (0, 0, 0));
+    assert_eq!((c(d::ACCESS1_ACCESS), c(d::ACCESS1_COUNT), c(d::CHUNK_SIZE_D1)), (32, 3, 8));
+
+    let anon = get("/(anonymous)");
+    assert_eq!((anon.counters[d::OPENS], anon.counters[d::WRITES], anon.counters[d::BYTES_WRITTEN]), (1, 1, 16));
+    let by_idx = get("//c");
+    assert_eq!((by_idx.counters[d::OPENS], by_idx.counters[d::READS], by_idx.counters[d::BYTES_READ]), (1, 1, 64));
+    assert!(by_idx.fcounters[d::F_CLOSE_END_TIMESTAMP] > 0.0, "H5Idec_ref closed it");
+    let by_addr = get("//linked");
+    assert_eq!((by_addr.counters[d::OPENS], by_addr.counters[d::READS], by_addr.counters[d::BYTES_READ]), (1, 1, 16));
+    assert_eq!(sets.len(), 4, "the group opened by index is not a dataset");
+    for (name, r) in &sets {
+        assert!(matches!(r.extra, darshan_log::record::Extra::FileRecId(id) if id == file_id), "{name}");
+    }
+}
+
+/// A C program on HDF5 2.0 (h5py's bundled library, the only 2.0 here):
+/// the calls Darshan does not wrap are counted: H5Dwrite_multi and
+/// H5Dread_multi as one access per dataset with its own selection (the
+/// call's time shared out in order), H5Dread_chunk2 as the chunk's
+/// stored bytes, H5Oopen_by_token as an open named like Darshan's
+/// H5Oopen_by_addr (tests/programs/h5_v2.c).
+#[test]
+fn hdf5_2_multi_dataset_io_direct_chunk_reads_and_opens_by_token_are_counted() {
+    let dir = scratch("h5-v2");
+    let wheel = h5py_libhdf5().expect("h5py's bundled libhdf5 in .venv (scripts/setup.sh)");
+    let libdir = wheel.parent().unwrap().to_str().unwrap().to_string();
+    let link = format!("-l:{}", wheel.file_name().unwrap().to_str().unwrap());
+    let exe = compile("h5_v2", &dir, &["-L", &libdir, &link, &format!("-Wl,-rpath,{libdir}")]);
+    let out = output(instrumented(&exe, &dir).arg(&dir));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok");
+    let file = format!("{}/v2.h5", dir.display());
+    assert_eq!(records(&dir, H5F).len(), 1);
+
+    let sets = records(&dir, H5D);
+    let get = |n: &str| &sets.iter().find(|s| s.0 == format!("{file}:{n}")).unwrap_or_else(|| panic!("{n}")).1;
+    let p = get("/p");
+    assert_eq!((p.counters[d::WRITES], p.counters[d::READS]), (1, 1));
+    assert_eq!((p.counters[d::BYTES_WRITTEN], p.counters[d::BYTES_READ]), (64, 64));
+    let q = get("/q");
+    let c = |k: usize| q.counters[k];
+    assert_eq!((c(d::WRITES), c(d::READS), c(d::BYTES_WRITTEN), c(d::BYTES_READ)), (2, 2, 32, 32 + 16));
+    assert_eq!((c(d::REGULAR_HYPERSLAB_SELECTS), c(d::CHUNK_SIZE_D1)), (2, 4));
+    // In one H5Dread_multi, p's share of the time comes before q's.
+    assert!(p.fcounters[d::F_READ_END_TIMESTAMP] <= q.fcounters[d::F_READ_START_TIMESTAMP]);
+    let by_token = get("//p");
+    assert_eq!(
+        (by_token.counters[d::OPENS], by_token.counters[d::READS], by_token.counters[d::BYTES_READ]),
+        (1, 1, 64)
+    );
+    assert_eq!(sets.len(), 3);
+}

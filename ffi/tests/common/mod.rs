@@ -104,7 +104,10 @@ pub fn start_ready(cmd: &mut Command) -> (std::process::Child, Lines) {
 /// h5py's own libhdf5 (`.venv/.../h5py.libs/libhdf5-<hash>.so.*`).
 pub fn h5py_libhdf5() -> Option<std::path::PathBuf> {
     let lib = root().join(".venv/lib");
-    let py = std::fs::read_dir(&lib).ok()?.filter_map(|e| e.ok()).find(|e| e.file_name().to_string_lossy().starts_with("python"))?;
+    let py = std::fs::read_dir(&lib)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .find(|e| e.file_name().to_string_lossy().starts_with("python"))?;
     let libs = py.path().join("site-packages/h5py.libs");
     std::fs::read_dir(libs).ok()?.filter_map(|e| e.ok()).map(|e| e.path()).find(|p| {
         let n = p.file_name().unwrap().to_string_lossy();

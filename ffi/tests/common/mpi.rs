@@ -96,4 +96,3 @@ pub fn the_log(logs: &[PathBuf]) -> Log {
 pub fn c(r: &Record, k: usize) -> i64 {
     r.counters[k]
 }
-
