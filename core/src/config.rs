@@ -120,6 +120,12 @@ fn module_mask(list: &str, warn: &mut Vec<String>, what: &str) -> u64 {
         if m == "*" {
             return u64::MAX;
         }
+        // "HDF5": both of its modules (Darshan knows only H5F and H5D; a
+        // user thinks of the library).
+        if m.eq_ignore_ascii_case("HDF5") {
+            mask |= 1 << modules::H5F | 1 << modules::H5D;
+            continue;
+        }
         match MODULE_NAMES.iter().position(|n| n.eq_ignore_ascii_case(m)) {
             Some(i) => mask |= 1 << i,
             None => warn.push(format!("unknown module '{}' in {what}; ignored", quote(m))),
@@ -529,6 +535,16 @@ mod tests {
         assert!(c.mod_enabled[modules::STDIO]);
         assert!(c.mod_enabled[modules::MPIIO]);
         assert!(!c.mod_enabled[modules::DXT_POSIX]);
+    }
+
+    #[test]
+    fn hdf5_in_a_module_list_means_h5f_and_h5d() {
+        let (c, warn) = Config::load(&Fake([("DARSHAN_MOD_DISABLE", "HDF5")].into(), ""));
+        assert!(warn.is_empty(), "{warn:?}");
+        assert!(!c.mod_enabled[modules::H5F] && !c.mod_enabled[modules::H5D]);
+        assert!(c.mod_enabled[modules::POSIX]);
+        let (c, _) = Config::load(&Fake([("DARSHAN_CONFIG_PATH", "/x")].into(), "MOD_DISABLE H5D\n"));
+        assert!(c.mod_enabled[modules::H5F] && !c.mod_enabled[modules::H5D]);
     }
 
     #[test]

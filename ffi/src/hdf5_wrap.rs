@@ -29,7 +29,7 @@ macro_rules! h5_wrap {
         #[no_mangle]
         pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
             let Some(($lib, real)) = h5::lib().and_then(|l| Some((l, l.f.$name?))) else { return -1 };
-            if !$lib.supported || !recording() {
+            if !$lib.supported || !recording() || !enabled() {
                 // SAFETY: the caller's arguments, passed on unchanged.
                 return unsafe { real($($arg),*) };
             }
@@ -43,6 +43,13 @@ macro_rules! h5_wrap {
             $r
         }
     };
+}
+
+/// Whether H5F or H5D records anything (`DARSHAN_MOD_DISABLE=H5F,H5D`
+/// or `HDF5` turns both off: then not even the inspection calls are made).
+fn enabled() -> bool {
+    use darshan_log::modules as m;
+    darshan_core::runtime::config().is_some_and(|c| c.mod_enabled[m::H5F] || c.mod_enabled[m::H5D])
 }
 
 /// A name argument the real call just accepted: NUL-terminated (empty if
@@ -292,8 +299,7 @@ unsafe fn multi_io(
     dsets: *const Hid,
     file_spaces: *const Hid,
     dxpl: Hid,
-    t1: i64,
-    t2: i64,
+    (t1, t2): (i64, i64),
 ) {
     if count == 0 || dsets.is_null() || file_spaces.is_null() {
         return;
@@ -310,10 +316,10 @@ unsafe fn multi_io(
 
 h5_wrap!(H5Dread_multi(count: usize, dset_id: *const Hid, mem_type_id: *const Hid, mem_space_id: *const Hid, file_space_id: *const Hid, dxpl: Hid, buf: *mut *mut c_void) -> Herr,
     // SAFETY: the arrays the real call just accepted.
-    |lib, ret, t1, t2| unsafe { multi_io(lib, false, count, dset_id, file_space_id, dxpl, t1, t2) });
+    |lib, ret, t1, t2| unsafe { multi_io(lib, false, count, dset_id, file_space_id, dxpl, (t1, t2)) });
 h5_wrap!(H5Dwrite_multi(count: usize, dset_id: *const Hid, mem_type_id: *const Hid, mem_space_id: *const Hid, file_space_id: *const Hid, dxpl: Hid, buf: *const *const c_void) -> Herr,
     // SAFETY: the arrays the real call just accepted.
-    |lib, ret, t1, t2| unsafe { multi_io(lib, true, count, dset_id, file_space_id, dxpl, t1, t2) });
+    |lib, ret, t1, t2| unsafe { multi_io(lib, true, count, dset_id, file_space_id, dxpl, (t1, t2)) });
 
 /// A direct chunk read (beyond Darshan): one read of the chunk's bytes as
 /// stored (after filters), no selection counted.

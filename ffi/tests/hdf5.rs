@@ -315,3 +315,74 @@ fn hdf5_2_multi_dataset_io_direct_chunk_reads_and_opens_by_token_are_counted() {
     );
     assert_eq!(sets.len(), 3);
 }
+
+fn one_log(dir: &std::path::Path) -> darshan_log::LogFile {
+    let logs = files(&dir.join("logs"));
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    darshan_log::LogFile::open(&logs[0]).unwrap()
+}
+
+/// More datasets than the module's record limit (1024): the rest go
+/// uncounted, H5D is marked partial, and the program runs on unharmed.
+#[test]
+fn more_datasets_than_max_records_mark_h5d_partial_and_the_program_runs_on() {
+    let dir = scratch("h5-many");
+    let exe = compile_h5("h5_many", &dir);
+    let out = output(instrumented(&exe, &dir).arg(&dir).arg("1100"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok");
+    let log = one_log(&dir);
+    assert_ne!(log.header.partial_flag & (1 << H5D), 0, "H5D marked partial");
+    assert_eq!(log.header.partial_flag & (1 << H5F), 0, "H5F complete");
+    assert_eq!(log.records(H5D).unwrap().len(), 1024);
+    let files = log.records(H5F).unwrap();
+    assert_eq!((files.len(), files[0].counters[f::OPENS]), (1, 1));
+}
+
+/// `DARSHAN_MOD_DISABLE=HDF5` (or Darshan's own names, H5F,H5D): no
+/// H5F/H5D records, the POSIX record of the same file still there.
+#[test]
+fn mod_disable_hdf5_leaves_the_posix_record_of_the_file() {
+    let dir = scratch("h5-disabled");
+    let exe = compile_h5("h5_serial", &dir);
+    let out = output(instrumented(&exe, &dir).env("DARSHAN_MOD_DISABLE", "HDF5").arg(&dir));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    let log = one_log(&dir);
+    let present = log.modules_present();
+    assert!(!present.contains(&H5F) && !present.contains(&H5D), "{present:?}");
+    let names = log.names().unwrap();
+    let file = format!("{}/s.h5", dir.display());
+    let posix = log.records(darshan_log::modules::POSIX).unwrap();
+    assert!(posix.iter().any(|r| names.get(r.id) == Some(file.as_bytes())), "POSIX record of {file}");
+}
+
+/// Killed with datasets open: the crash-safe file holds the H5F and H5D
+/// records (file_rec_id included), and darshan-merge makes a log of it.
+#[test]
+fn a_killed_hdf5_program_leaves_h5_records_that_darshan_merge_recovers() {
+    let dir = scratch("h5-crash");
+    let exe = compile_h5("h5_many", &dir);
+    let (mut child, _lines) = start_ready(instrumented(&exe, &dir).arg(&dir).arg("3").arg("hold"));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let mm = files(&dir.join("mmap"));
+    assert_eq!(mm.len(), 1, "{mm:?}");
+    let merged = dir.join("logs/merged.darshan");
+    let m = output(std::process::Command::new(built("darshan-merge")).arg("--output").arg(&merged).args(&mm));
+    assert!(m.status.success(), "darshan-merge: {}", String::from_utf8_lossy(&m.stderr));
+    let log = darshan_log::LogFile::open(&merged).unwrap();
+    let names = log.names().unwrap();
+    let files = log.records(H5F).unwrap();
+    assert_eq!((files.len(), files[0].counters[f::OPENS]), (1, 1));
+    let file = format!("{}/many.h5", dir.display());
+    assert_eq!(names.get(files[0].id), Some(file.as_bytes()));
+    let sets = log.records(H5D).unwrap();
+    assert_eq!(sets.len(), 3);
+    for r in &sets {
+        let name = String::from_utf8_lossy(names.get(r.id).unwrap()).into_owned();
+        assert!(name.starts_with(&format!("{file}:/d")), "{name}");
+        assert_eq!((r.counters[d::OPENS], r.counters[d::WRITES], r.counters[d::BYTES_WRITTEN]), (1, 1, 4), "{name}");
+        assert!(matches!(r.extra, darshan_log::record::Extra::FileRecId(id) if id == files[0].id), "{name}");
+    }
+}
