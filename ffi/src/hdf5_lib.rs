@@ -1,18 +1,15 @@
-//! The HDF5 library behind a program's H5* calls, found at run time: no
-//! undefined H5 symbol and no dependency on libhdf5 in this library (the
-//! C runtime's undefined references break every program under
-//! LD_BIND_NOW=1, and h5py's wheels, whose bundled libhdf5 is loaded
-//! RTLD_LOCAL). The library is looked up at the first H5* call: the next
-//! definition of H5Fcreate in the global scope (a program linked with
-//! -lhdf5), else the first loaded object that defines it (h5py's
-//! `h5py.libs/libhdf5-<hash>.so`), and every function a wrapper calls,
-//! real or helper, comes from that one library.
+//! An HDF5 library a program calls, as the wrappers use it: every function
+//! a wrapper calls, real or helper, resolved from that one library (which
+//! library a call belongs to: hdf5_find.rs), and the inspection of the
+//! ids it hands out. No undefined H5 symbol and no dependency on libhdf5
+//! in this library: the C runtime's undefined references break every
+//! program under LD_BIND_NOW=1, and h5py's wheels, whose bundled libhdf5
+//! is loaded RTLD_LOCAL.
 //!
 //! Versions before 1.10 (32-bit hid_t) are passed through unrecorded,
 //! with one line on stderr.
 
 use std::ffi::{c_char, c_int, c_uint, c_void};
-use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 pub type Hid = i64;
 pub type Herr = c_int;
@@ -127,115 +124,39 @@ pub struct Hdf5 {
     pub f: Fns,
     /// 1.10 or later: ids are 64-bit and the wrappers may inspect them.
     pub supported: bool,
+    /// Load address of the object that is this library (hdf5_find.rs).
+    pub base: usize,
+    /// Its number among the libraries found (0: the first).
+    pub tag: u64,
 }
 
-/// The library, once found (never freed).
-static LIB: AtomicPtr<Hdf5> = AtomicPtr::new(std::ptr::null_mut());
-/// The search found none (not searched again).
-static NO_LIB: AtomicBool = AtomicBool::new(false);
-
-/// The program's HDF5 library, looked up at the first H5* call. Without a
-/// lock: threads making their first calls at once each look it up and the
-/// first to finish publishes it. A once-lock would hang a child forked
-/// while another thread was looking (the child waits for a thread it does
-/// not have).
-pub fn lib() -> Option<&'static Hdf5> {
-    let p = LIB.load(Ordering::Acquire);
-    if !p.is_null() {
-        // SAFETY: published below from a leaked Box, never freed.
-        return Some(unsafe { &*p });
-    }
-    if NO_LIB.load(Ordering::Relaxed) {
-        return None;
-    }
-    let Some(found) = find() else {
-        NO_LIB.store(true, Ordering::Relaxed);
-        return None;
-    };
-    let mine = Box::into_raw(Box::new(found));
-    match LIB.compare_exchange(std::ptr::null_mut(), mine, Ordering::AcqRel, Ordering::Acquire) {
-        // SAFETY: `mine` is the leaked Box just published.
-        Ok(_) => Some(unsafe { &*mine }),
-        Err(theirs) => {
-            // SAFETY: `mine` was never published; `theirs` is the leaked Box
-            // another thread published first.
-            unsafe {
-                drop(Box::from_raw(mine));
-                Some(&*theirs)
-            }
+impl Hdf5 {
+    /// The library behind dlopen handle `handle`, loaded at `base`; its
+    /// version checked (one line on stderr if it is too old to inspect).
+    ///
+    /// # Safety
+    /// `handle` is a handle dlopen returned.
+    pub unsafe fn open(handle: *mut c_void, base: usize) -> Hdf5 {
+        // SAFETY: the caller's contract.
+        let f = unsafe { Fns::resolve(handle) };
+        let (mut maj, mut min, mut rel) = (0, 0, 0);
+        // SAFETY: three writable unsigned ints, as H5get_libversion takes.
+        let ok = f.H5get_libversion.is_some_and(|v| unsafe { v(&mut maj, &mut min, &mut rel) } >= 0);
+        let supported = ok && (maj > 1 || min >= 10);
+        if !supported {
+            crate::init::say(&format!(
+                "HDF5 {maj}.{min}.{rel} is older than 1.10 (32-bit ids): its calls are not recorded"
+            ));
         }
+        Hdf5 { f, supported, base, tag: 0 }
     }
-}
 
-/// The object that defines `sym` (not this library), as a dlopen handle.
-fn owner_handle(sym: *mut c_void) -> Option<*mut c_void> {
-    // SAFETY: dladdr only reads the loader's tables; `info` is writable.
-    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
-    if sym.is_null() || unsafe { libc::dladdr(sym, &mut info) } == 0 || info.dli_fname.is_null() {
-        return None;
-    }
-    if info.dli_fbase == own_base() {
-        return None;
-    }
-    // SAFETY: a loaded object's file name; RTLD_NOLOAD only takes a
-    // reference to an object already loaded.
-    let h = unsafe { libc::dlopen(info.dli_fname, libc::RTLD_LAZY | libc::RTLD_NOLOAD) };
-    (!h.is_null()).then_some(h)
-}
-
-fn own_base() -> *mut c_void {
-    // SAFETY: as above, for a function of this library.
-    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
-    unsafe { libc::dladdr(own_base as *const c_void, &mut info) };
-    info.dli_fbase
-}
-
-fn find() -> Option<Hdf5> {
-    let name = c"H5Fcreate";
-    // SAFETY: dlsym with a NUL-terminated name.
-    let next = unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr()) };
-    let handle = owner_handle(next).or_else(|| {
-        // Not in the global scope: an object loaded RTLD_LOCAL (h5py).
-        let mut found: Option<*mut c_void> = None;
-        // SAFETY: the callback only reads the entry it is given.
-        unsafe { libc::dl_iterate_phdr(Some(visit), (&mut found as *mut Option<*mut c_void>).cast()) };
-        found
-    })?;
-    // SAFETY: `handle` came from dlopen.
-    let f = unsafe { Fns::resolve(handle) };
-    let (mut maj, mut min, mut rel) = (0, 0, 0);
-    // SAFETY: three writable unsigned ints, as H5get_libversion takes.
-    let ok = f.H5get_libversion.is_some_and(|v| unsafe { v(&mut maj, &mut min, &mut rel) } >= 0);
-    let supported = ok && (maj > 1 || min >= 10);
-    if !supported {
-        crate::init::say(&format!(
-            "HDF5 {maj}.{min}.{rel} is older than 1.10 (32-bit ids): its calls are not recorded"
-        ));
-    }
-    Some(Hdf5 { f, supported })
-}
-
-unsafe extern "C" fn visit(info: *mut libc::dl_phdr_info, _size: usize, data: *mut c_void) -> c_int {
-    // SAFETY: the loader passes a valid entry and our `found` pointer.
-    let (info, found) = unsafe { (&*info, &mut *data.cast::<Option<*mut c_void>>()) };
-    if info.dlpi_name.is_null() || unsafe { *info.dlpi_name } == 0 {
-        return 0;
-    }
-    // SAFETY: the name of a loaded object; RTLD_NOLOAD loads nothing.
-    let h = unsafe { libc::dlopen(info.dlpi_name, libc::RTLD_LAZY | libc::RTLD_NOLOAD) };
-    if h.is_null() {
-        return 0;
-    }
-    // SAFETY: a dlopen handle and a NUL-terminated name.
-    let p = unsafe { libc::dlsym(h, c"H5Fcreate".as_ptr()) };
-    // SAFETY: the handle is ours to release; the owner keeps its own.
-    unsafe { libc::dlclose(h) };
-    match owner_handle(p) {
-        Some(owner) => {
-            *found = Some(owner);
-            1
-        }
-        None => 0,
+    /// The key the modules know an id of this library by: the id itself
+    /// for the first library found, else the id with the library's number
+    /// in bits 48..52 (HDF5 puts the id's type in bits 56..63 and numbers
+    /// ids of a type from 1 up; two libraries hand out the same numbers).
+    pub fn key(&self, id: Hid) -> Hid {
+        id ^ ((self.tag as Hid) << 48)
     }
 }
 

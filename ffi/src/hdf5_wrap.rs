@@ -12,35 +12,67 @@ use darshan_hdf5::{Selection, H5D, H5F};
 
 use crate::guard::{record, recording};
 use crate::hdf5_lib::{self as h5, DatasetIds, Haddr, Hdf5, Herr, Hid, Hsize, Token};
-use crate::{clock, paths};
+use crate::{clock, hdf5_find, paths};
 
 /// Darshan's limit on an H5D record name (DARSHAN_HDF5_MAX_NAME_LEN).
 const MAX_NAME: usize = 256;
 
-/// One exported wrapper: find the real function in the program's HDF5
-/// (-1 if there is none, as HDF5 fails), pass through unless recording,
-/// time the real call, and on success run `$record` under the guard with
-/// the library, the result and the two clock readings.
+/// One exported wrapper. The exported symbol is an entry stub that notes
+/// the caller's return address (hdf5_find.rs: which HDF5 library the call
+/// belongs to) and jumps to the wrapper, `$name::wrapper`: find the real
+/// function in that library (-1 if it has none, as HDF5 fails), pass
+/// through unless recording, time the real call, and on success run
+/// `$record` under the guard with the library, the result and the two
+/// clock readings.
 macro_rules! h5_wrap {
     ($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty, |$lib:ident, $r:ident, $t1:ident, $t2:ident| $record:expr) => {
         $(#[$doc])*
-        /// # Safety
-        /// As HDF5's function of this name.
+        /// The entry stub: the return address into an initial-exec TLS
+        /// word (rax and r11 are free at the entry of a non-variadic
+        /// function), then a tail jump, so the wrapper sees the call as it
+        /// was made.
+        #[unsafe(naked)]
         #[no_mangle]
-        pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
-            let Some(($lib, real)) = h5::lib().and_then(|l| Some((l, l.f.$name?))) else { return -1 };
-            if !$lib.supported || !recording() || !enabled() {
-                // SAFETY: the caller's arguments, passed on unchanged.
-                return unsafe { real($($arg),*) };
+        pub extern "C" fn $name() {
+            #[cfg(target_arch = "x86_64")]
+            core::arch::naked_asm!(
+                "mov r11, qword ptr [rsp]",
+                "mov rax, qword ptr [rip + darshan_h5_caller_tls@GOTTPOFF]",
+                "mov qword ptr fs:[rax], r11",
+                "jmp {wrapper}",
+                wrapper = sym $name::wrapper,
+            );
+            // Elsewhere no caller is noted: every call goes to the global
+            // library.
+            #[cfg(target_arch = "aarch64")]
+            core::arch::naked_asm!("b {wrapper}", wrapper = sym $name::wrapper);
+        }
+
+        #[allow(non_snake_case)]
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            /// # Safety
+            /// As HDF5's function of this name.
+            pub(super) unsafe extern "C" fn wrapper($($arg: $ty),*) -> $ret {
+                let caller = hdf5_find::caller();
+                let Some(($lib, real)) = hdf5_find::lib_for(caller).and_then(|l| Some((l, l.f.$name?))) else {
+                    return -1;
+                };
+                if !$lib.supported || !recording() || !enabled() {
+                    // SAFETY: the caller's arguments, passed on unchanged.
+                    return unsafe { real($($arg),*) };
+                }
+                let $t1 = clock::now();
+                // SAFETY: as above.
+                let $r = unsafe { real($($arg),*) };
+                let $t2 = clock::now();
+                if $r >= 0 {
+                    record(|| $record);
+                }
+                $r
             }
-            let $t1 = clock::now();
-            // SAFETY: as above.
-            let $r = unsafe { real($($arg),*) };
-            let $t2 = clock::now();
-            if $r >= 0 {
-                record(|| $record);
-            }
-            $r
         }
     };
 }
@@ -76,7 +108,11 @@ unsafe fn file_opened(lib: &Hdf5, ret: Hid, filename: *const c_char, fapl: Hid, 
     }
     let use_mpio = lib.uses_mpio(fapl);
     // SAFETY: the caller's contract; open_name stays inside the string.
-    unsafe { paths::with_clean(None, crate::mpi_wrap::open_name(filename), |n| H5F.on_open(ret, n, use_mpio, t1, t2)) };
+    unsafe {
+        paths::with_clean(None, crate::mpi_wrap::open_name(filename), |n| {
+            H5F.on_open(lib.key(ret), n, use_mpio, t1, t2)
+        })
+    };
 }
 
 h5_wrap!(H5Fcreate(filename: *const c_char, flags: c_uint, fcpl: Hid, fapl: Hid) -> Hid,
@@ -88,8 +124,8 @@ h5_wrap!(H5Fopen(filename: *const c_char, flags: c_uint, fapl: Hid) -> Hid,
 h5_wrap!(
     /// Counted on the file `object_id` belongs to.
     H5Fflush(object_id: Hid, scope: c_int) -> Herr,
-    |lib, ret, t1, t2| lib.with_file_of(object_id, |file_id| H5F.on_flush(file_id, t1, t2)));
-h5_wrap!(H5Fclose(file_id: Hid) -> Herr, |lib, ret, t1, t2| H5F.on_close(file_id, t1, t2));
+    |lib, ret, t1, t2| lib.with_file_of(object_id, |file_id| H5F.on_flush(lib.key(file_id), t1, t2)));
+h5_wrap!(H5Fclose(file_id: Hid) -> Herr, |lib, ret, t1, t2| H5F.on_close(lib.key(file_id), t1, t2));
 h5_wrap!(
 /// Beyond Darshan: a new id for an open file counts as one more open
 /// of it (named and MPI-IO-checked as the file is now).
@@ -103,7 +139,7 @@ H5Freopen(file_id: Hid) -> Hid,
         // the buffer, which was zeroed).
         unsafe {
             let p = crate::mpi_wrap::open_name(name.as_ptr().cast());
-            paths::with_clean(None, p, |n| H5F.on_open(ret, n, use_mpio, t1, t2));
+            paths::with_clean(None, p, |n| H5F.on_open(lib.key(ret), n, use_mpio, t1, t2));
         }
     }
 });
@@ -113,8 +149,8 @@ h5_wrap!(
 /// H5Fclose, H5Dclose or H5Oclose).
 H5Idec_ref(id: Hid) -> c_int,
 |lib, ret, t1, t2| if ret == 0 {
-    H5D.on_close(id, t1, t2);
-    H5F.on_close(id, t1, t2);
+    H5D.on_close(lib.key(id), t1, t2);
+    H5F.on_close(lib.key(id), t1, t2);
 });
 
 /// The H5D record name Darshan builds into `out`: the file's cleaned path,
@@ -189,7 +225,7 @@ fn dataset_opened(
         chunk: lib.chunk::<MAX_NDIMS>(dcpl_id),
         file_rec_id,
     };
-    H5D.on_open(ret, &buf[..len], &info, t.0, t.1);
+    H5D.on_open(lib.key(ret), &buf[..len], &info, t.0, t.1);
 }
 
 /// An opened dataset: its describing ids are asked of HDF5 (and closed
@@ -275,15 +311,15 @@ fn selection(lib: &Hdf5, file_space: Hid) -> Selection {
 }
 
 h5_wrap!(H5Dread(dset: Hid, mem_type: Hid, mem_space: Hid, file_space: Hid, dxpl: Hid, buf: *mut c_void) -> Herr,
-    |lib, ret, t1, t2| H5D.on_io(dset, false, selection(lib, file_space), lib.collective(dxpl), t1, t2));
+    |lib, ret, t1, t2| H5D.on_io(lib.key(dset), false, selection(lib, file_space), lib.collective(dxpl), t1, t2));
 h5_wrap!(H5Dwrite(dset: Hid, mem_type: Hid, mem_space: Hid, file_space: Hid, dxpl: Hid, buf: *const c_void) -> Herr,
-    |lib, ret, t1, t2| H5D.on_io(dset, true, selection(lib, file_space), lib.collective(dxpl), t1, t2));
-h5_wrap!(H5Dflush(id: Hid) -> Herr, |lib, ret, t1, t2| H5D.on_flush(id, t1, t2));
-h5_wrap!(H5Dclose(id: Hid) -> Herr, |lib, ret, t1, t2| H5D.on_close(id, t1, t2));
+    |lib, ret, t1, t2| H5D.on_io(lib.key(dset), true, selection(lib, file_space), lib.collective(dxpl), t1, t2));
+h5_wrap!(H5Dflush(id: Hid) -> Herr, |lib, ret, t1, t2| H5D.on_flush(lib.key(id), t1, t2));
+h5_wrap!(H5Dclose(id: Hid) -> Herr, |lib, ret, t1, t2| H5D.on_close(lib.key(id), t1, t2));
 h5_wrap!(
     /// Any object: only an id H5D knows as an open dataset counts.
     H5Oclose(id: Hid) -> Herr,
-    |lib, ret, t1, t2| H5D.on_close(id, t1, t2));
+    |lib, ret, t1, t2| H5D.on_close(lib.key(id), t1, t2));
 
 /// H5Dread_multi / H5Dwrite_multi (HDF5 1.14+, beyond Darshan): one read
 /// or write of each dataset, with its own file selection; the call's time
@@ -310,7 +346,7 @@ unsafe fn multi_io(
     let collective = lib.collective(dxpl);
     let share = |k: usize| t1 + ((t2 - t1) as i128 * k as i128 / count as i128) as i64;
     for (k, (&dset, &space)) in dsets.iter().zip(spaces).enumerate() {
-        H5D.on_io(dset, write, selection(lib, space), collective, share(k), share(k + 1));
+        H5D.on_io(lib.key(dset), write, selection(lib, space), collective, share(k), share(k + 1));
     }
 }
 
@@ -329,7 +365,7 @@ h5_wrap!(H5Dwrite_multi(count: usize, dset_id: *const Hid, mem_type_id: *const H
 unsafe fn chunk_read(lib: &Hdf5, dset: Hid, dxpl: Hid, offset: *const Hsize, t1: i64, t2: i64) {
     // SAFETY: the caller's contract.
     let stored = unsafe { lib.chunk_storage_size(dset, offset) };
-    H5D.on_io(dset, false, Selection::Chunk(stored), lib.collective(dxpl), t1, t2);
+    H5D.on_io(lib.key(dset), false, Selection::Chunk(stored), lib.collective(dxpl), t1, t2);
 }
 
 h5_wrap!(
@@ -351,4 +387,4 @@ h5_wrap!(
     /// A direct chunk write (beyond Darshan): one write of `data_size`
     /// bytes as the caller filtered them, no selection counted.
     H5Dwrite_chunk(dset: Hid, dxpl: Hid, filters: u32, offset: *const Hsize, data_size: usize, buf: *const c_void) -> Herr,
-    |lib, ret, t1, t2| H5D.on_io(dset, true, Selection::Chunk(data_size as i64), lib.collective(dxpl), t1, t2));
+    |lib, ret, t1, t2| H5D.on_io(lib.key(dset), true, Selection::Chunk(data_size as i64), lib.collective(dxpl), t1, t2));

@@ -16,6 +16,7 @@ mod real;
 mod clock;
 mod exec_wrap;
 mod guard;
+mod hdf5_find;
 mod hdf5_lib;
 mod hdf5_wrap;
 mod init;

@@ -256,3 +256,14 @@ HIDDEN int darshan_shim_execle(const char *path, const char *arg, ...)
     va_end(ap);
     return execve(path, (char *const *)argv, envp);
 }
+
+/* The return address of the H5* call this thread is in, noted by the
+ * exported entry stubs (hdf5_wrap.rs) with one %fs-relative store before
+ * they jump to the wrapper, which reads it here to pick the HDF5 library
+ * the caller was linked with (hdf5_find.rs). Initial-exec, as above. */
+__thread uintptr_t darshan_h5_caller_tls __attribute__((tls_model("initial-exec")));
+
+uintptr_t darshan_h5_caller(void)
+{
+    return darshan_h5_caller_tls;
+}

@@ -386,3 +386,57 @@ fn a_killed_hdf5_program_leaves_h5_records_that_darshan_merge_recovers() {
         assert!(matches!(r.extra, darshan_log::record::Extra::FileRecId(id) if id == files[0].id), "{name}");
     }
 }
+
+/// Two HDF5 libraries in one process (h5py's and netCDF4's wheels each
+/// bring one, loaded RTLD_LOCAL): every call went to the first library
+/// found, so the second plug-in's calls reached a library that did not
+/// know its ids ("H5Dclose(): not a dataset ID", its data not written).
+/// Each call goes to its caller's library now, and the two libraries'
+/// equal id numbers, open at once, stay apart in the records.
+#[test]
+fn two_hdf5_libraries_in_one_process_each_get_their_own_calls() {
+    let dir = scratch("h5-two-libs");
+    let wheel = h5py_libhdf5().expect("h5py's bundled libhdf5 in .venv (scripts/setup.sh)");
+    let wheel_dir = wheel.parent().unwrap().to_str().unwrap().to_string();
+    let a =
+        compile_plugin("h5_other_lib", "libh5a.so", &dir, &["-L", SERIAL, "-lhdf5", &format!("-Wl,-rpath,{SERIAL}")]);
+    let wheel_lib = format!("-l:{}", wheel.file_name().unwrap().to_str().unwrap());
+    let b = compile_plugin(
+        "h5_other_lib",
+        "libh5b.so",
+        &dir,
+        &["-L", &wheel_dir, &wheel_lib, &format!("-Wl,-rpath,{wheel_dir}")],
+    );
+    let exe = compile("h5_two_libs", &dir, &["-ldl"]);
+    let out = output(instrumented(&exe, &dir).arg(&dir).arg(&a).arg(&b));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok");
+
+    let files = records(&dir, H5F);
+    assert_eq!(files.len(), 3);
+    for (name, r) in &files {
+        assert_eq!(r.counters[f::OPENS], 1, "{name}");
+        assert!(r.fcounters[f::F_CLOSE_END_TIMESTAMP] > 0.0, "{name}");
+    }
+    let sets = records(&dir, H5D);
+    assert_eq!(sets.len(), 3);
+    for (name, r) in &sets {
+        let c = |k: usize| r.counters[k];
+        assert_eq!(
+            (c(d::OPENS), c(d::WRITES), c(d::READS), c(d::BYTES_WRITTEN), c(d::BYTES_READ)),
+            (1, 1, 1, 32, 32),
+            "{name}"
+        );
+        assert!(r.fcounters[d::F_CLOSE_END_TIMESTAMP] > 0.0, "{name}");
+    }
+}
+
+/// tests/programs/<src>.c as shared object `out` in `dir`.
+fn compile_plugin(src: &str, out: &str, dir: &std::path::Path, flags: &[&str]) -> std::path::PathBuf {
+    let so = dir.join(out);
+    let c = root().join("tests/programs").join(format!("{src}.c"));
+    let st =
+        status(std::process::Command::new("cc").args(["-O2", "-shared", "-fPIC", "-o"]).arg(&so).arg(&c).args(flags));
+    assert!(st.success(), "compiling {src} as {out}");
+    so
+}

@@ -1,0 +1,267 @@
+//! Which HDF5 library an H5* call belongs to. A process can hold several:
+//! h5py's and netCDF4's wheels each bundle their own, loaded RTLD_LOCAL,
+//! and all their calls reach the same exported wrappers. Passing a call
+//! (or an id) to the wrong library operates on another library's object
+//! of the same number, so each call goes to the library its caller was
+//! linked with: the exported entry stub (hdf5_wrap.rs) notes the return
+//! address, the object holding that address is found once (its address
+//! range cached, lock-free), and the H5Fcreate its own dependencies
+//! define says which library is its. A caller whose dependencies define
+//! none (the program itself, linked with -lhdf5 into the global scope, or
+//! a ctypes call) gets the global one: the next H5Fcreate after this
+//! library, else the first loaded object that defines it.
+//!
+//! Finding an object takes the loader's lock (dladdr, dl_iterate_phdr,
+//! dlopen with RTLD_NOLOAD), as the first call of the C runtime's
+//! wrappers does: once per calling object, never again.
+
+use std::ffi::{c_int, c_void};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+
+use crate::hdf5_lib::Hdf5;
+
+extern "C" {
+    /// The return address the entry stub noted for this thread (shim.c,
+    /// an initial-exec TLS word), 0 where no stub notes it.
+    fn darshan_h5_caller() -> usize;
+}
+
+/// The return address of the H5* call this thread is in, 0 if unknown.
+pub fn caller() -> usize {
+    // SAFETY: reads this thread's word; no preconditions.
+    unsafe { darshan_h5_caller() }
+}
+
+/// Every library found (never freed), at most this many kept.
+const LIBRARIES: usize = 8;
+static LIBS: [AtomicPtr<Hdf5>; LIBRARIES] = [const { AtomicPtr::new(std::ptr::null_mut()) }; LIBRARIES];
+
+/// A calling object's address range and the library its calls go to;
+/// `lib` is stored last and marks the entry complete.
+struct CallerRange {
+    lo: AtomicUsize,
+    hi: AtomicUsize,
+    lib: AtomicPtr<Hdf5>,
+}
+
+const CALLERS: usize = 64;
+static RANGES: [CallerRange; CALLERS] = [const {
+    CallerRange { lo: AtomicUsize::new(0), hi: AtomicUsize::new(0), lib: AtomicPtr::new(std::ptr::null_mut()) }
+}; CALLERS];
+static RANGES_CLAIMED: AtomicUsize = AtomicUsize::new(0);
+
+/// The global-scope library, once found; NO_GLOBAL: searched, none.
+static GLOBAL: AtomicPtr<Hdf5> = AtomicPtr::new(std::ptr::null_mut());
+static NO_GLOBAL: AtomicBool = AtomicBool::new(false);
+
+/// The library a call from return address `caller` belongs to.
+pub fn lib_for(caller: usize) -> Option<&'static Hdf5> {
+    if caller == 0 {
+        return global();
+    }
+    let n = RANGES_CLAIMED.load(Ordering::Acquire).min(CALLERS);
+    for r in &RANGES[..n] {
+        let lib = r.lib.load(Ordering::Acquire);
+        if !lib.is_null() && (r.lo.load(Ordering::Relaxed)..r.hi.load(Ordering::Relaxed)).contains(&caller) {
+            // SAFETY: published from a leaked Box, never freed.
+            return Some(unsafe { &*lib });
+        }
+    }
+    let Some(obj) = object_at(caller) else { return global() };
+    let lib = own_library(&obj).or_else(global)?;
+    let slot = RANGES_CLAIMED.fetch_add(1, Ordering::AcqRel);
+    if let Some(r) = RANGES.get(slot) {
+        r.lo.store(obj.lo, Ordering::Relaxed);
+        r.hi.store(obj.hi, Ordering::Relaxed);
+        r.lib.store(lib as *const Hdf5 as *mut Hdf5, Ordering::Release);
+    }
+    Some(lib)
+}
+
+/// The library this library's own calls to H5 names would reach: the next
+/// definition in the global scope, else the first loaded object that
+/// defines H5Fcreate (h5py's `h5py.libs/libhdf5-<hash>.so`). Without a
+/// lock: threads making their first calls at once each look, and the
+/// library registry keeps one per object (a once-lock would hang a child
+/// forked while another thread was looking).
+fn global() -> Option<&'static Hdf5> {
+    let p = GLOBAL.load(Ordering::Acquire);
+    if !p.is_null() {
+        // SAFETY: published from a leaked Box, never freed.
+        return Some(unsafe { &*p });
+    }
+    if NO_GLOBAL.load(Ordering::Relaxed) {
+        return None;
+    }
+    // SAFETY: dlsym with a NUL-terminated name.
+    let next = unsafe { libc::dlsym(libc::RTLD_NEXT, c"H5Fcreate".as_ptr()) };
+    let owner = owner_of(next).or_else(|| {
+        let mut found: Option<(*mut c_void, usize)> = None;
+        // SAFETY: the callback only reads the entry it is given.
+        unsafe {
+            libc::dl_iterate_phdr(Some(first_defining), (&mut found as *mut Option<(*mut c_void, usize)>).cast())
+        };
+        found
+    });
+    let Some((handle, base)) = owner else {
+        NO_GLOBAL.store(true, Ordering::Relaxed);
+        return None;
+    };
+    let lib = library(handle, base);
+    GLOBAL.store(lib as *const Hdf5 as *mut Hdf5, Ordering::Release);
+    Some(lib)
+}
+
+/// The library loaded at `base` (dlopen handle `handle`), made once.
+fn library(handle: *mut c_void, base: usize) -> &'static Hdf5 {
+    loop {
+        let mut free = None;
+        for (i, slot) in LIBS.iter().enumerate() {
+            let p = slot.load(Ordering::Acquire);
+            if p.is_null() {
+                free.get_or_insert(i);
+            } else if unsafe_ref(p).base == base {
+                return unsafe_ref(p);
+            }
+        }
+        // SAFETY: `handle` came from dlopen.
+        let mut lib = unsafe { Hdf5::open(handle, base) };
+        lib.tag = free.unwrap_or(LIBRARIES) as u64;
+        let mine = Box::into_raw(Box::new(lib));
+        let Some(i) = free else { return unsafe_ref(mine) }; // registry full: kept anyway
+        match LIBS[i].compare_exchange(std::ptr::null_mut(), mine, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => return unsafe_ref(mine),
+            // Another thread took the slot: look again (it may be this one).
+            // SAFETY: `mine` was never published.
+            Err(_) => drop(unsafe { Box::from_raw(mine) }),
+        }
+    }
+}
+
+fn unsafe_ref(p: *mut Hdf5) -> &'static Hdf5 {
+    // SAFETY: every pointer passed here is a leaked Box, never freed.
+    unsafe { &*p }
+}
+
+/// The object that defines `sym` (not this library): a dlopen handle and
+/// its load address.
+fn owner_of(sym: *mut c_void) -> Option<(*mut c_void, usize)> {
+    if sym.is_null() {
+        return None;
+    }
+    // SAFETY: dladdr only reads the loader's tables; `info` is writable.
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    if unsafe { libc::dladdr(sym, &mut info) } == 0 || info.dli_fname.is_null() || info.dli_fbase == own_base() {
+        return None;
+    }
+    // SAFETY: a loaded object's file name; RTLD_NOLOAD only takes a
+    // reference to an object already loaded (kept: the library's
+    // functions are used for the rest of the process).
+    let h = unsafe { libc::dlopen(info.dli_fname, libc::RTLD_LAZY | libc::RTLD_NOLOAD) };
+    (!h.is_null()).then_some((h, info.dli_fbase as usize))
+}
+
+fn own_base() -> *mut c_void {
+    // SAFETY: as above, for a function of this library.
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    unsafe { libc::dladdr(own_base as *const c_void, &mut info) };
+    info.dli_fbase
+}
+
+unsafe extern "C" fn first_defining(info: *mut libc::dl_phdr_info, _size: usize, data: *mut c_void) -> c_int {
+    // SAFETY: the loader passes a valid entry and our `found` pointer.
+    let (info, found) = unsafe { (&*info, &mut *data.cast::<Option<(*mut c_void, usize)>>()) };
+    if info.dlpi_name.is_null() || unsafe { *info.dlpi_name } == 0 {
+        return 0;
+    }
+    // SAFETY: the name of a loaded object; RTLD_NOLOAD loads nothing.
+    let h = unsafe { libc::dlopen(info.dlpi_name, libc::RTLD_LAZY | libc::RTLD_NOLOAD) };
+    if h.is_null() {
+        return 0;
+    }
+    // SAFETY: a dlopen handle and a NUL-terminated name.
+    let p = unsafe { libc::dlsym(h, c"H5Fcreate".as_ptr()) };
+    // SAFETY: the handle is ours to release; owner_of takes its own.
+    unsafe { libc::dlclose(h) };
+    match owner_of(p) {
+        Some(owner) => {
+            *found = Some(owner);
+            1
+        }
+        None => 0,
+    }
+}
+
+/// A loaded object: its address range and file name (empty for the
+/// program itself).
+struct Object {
+    lo: usize,
+    hi: usize,
+    name: [u8; libc::PATH_MAX as usize],
+}
+
+struct Search {
+    addr: usize,
+    found: Option<Object>,
+}
+
+/// The loaded object whose segments hold `addr`.
+fn object_at(addr: usize) -> Option<Object> {
+    let mut s = Search { addr, found: None };
+    // SAFETY: the callback only reads the entry it is given and writes `s`.
+    unsafe { libc::dl_iterate_phdr(Some(holding), (&mut s as *mut Search).cast()) };
+    s.found
+}
+
+unsafe extern "C" fn holding(info: *mut libc::dl_phdr_info, _size: usize, data: *mut c_void) -> c_int {
+    // SAFETY: the loader passes a valid entry and our `Search`.
+    let (info, s) = unsafe { (&*info, &mut *data.cast::<Search>()) };
+    if info.dlpi_phdr.is_null() {
+        return 0;
+    }
+    // SAFETY: dlpi_phdr points to dlpi_phnum program headers.
+    let phdrs = unsafe { std::slice::from_raw_parts(info.dlpi_phdr, info.dlpi_phnum as usize) };
+    let (mut lo, mut hi, mut holds) = (usize::MAX, 0usize, false);
+    for ph in phdrs.iter().filter(|p| p.p_type == libc::PT_LOAD) {
+        let start = (info.dlpi_addr as usize).wrapping_add(ph.p_vaddr as usize);
+        let end = start.wrapping_add(ph.p_memsz as usize);
+        holds |= (start..end).contains(&s.addr);
+        lo = lo.min(start);
+        hi = hi.max(end);
+    }
+    if !holds {
+        return 0;
+    }
+    let mut obj = Object { lo, hi, name: [0; libc::PATH_MAX as usize] };
+    if !info.dlpi_name.is_null() {
+        // SAFETY: the loader's NUL-terminated name of this object.
+        let name = unsafe { std::ffi::CStr::from_ptr(info.dlpi_name) }.to_bytes();
+        if name.len() >= obj.name.len() {
+            return 1; // a name too long to reopen: found, but not usable
+        }
+        obj.name[..name.len()].copy_from_slice(name);
+    }
+    s.found = Some(obj);
+    1
+}
+
+/// The library `obj`'s own dependencies define H5Fcreate in, if it is
+/// not the global one (None for the program itself).
+fn own_library(obj: &Object) -> Option<&'static Hdf5> {
+    if obj.name[0] == 0 {
+        return None;
+    }
+    // SAFETY: `name` is NUL-terminated (zeroed past the copied name);
+    // RTLD_NOLOAD only takes a reference to an object already loaded.
+    let h = unsafe { libc::dlopen(obj.name.as_ptr().cast(), libc::RTLD_LAZY | libc::RTLD_NOLOAD) };
+    if h.is_null() {
+        return None;
+    }
+    // SAFETY: a dlopen handle and a NUL-terminated name: the object's own
+    // dependency scope, not the global one.
+    let p = unsafe { libc::dlsym(h, c"H5Fcreate".as_ptr()) };
+    // SAFETY: the reference taken just above.
+    unsafe { libc::dlclose(h) };
+    let (handle, base) = owner_of(p)?;
+    Some(library(handle, base))
+}
