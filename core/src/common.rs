@@ -291,51 +291,18 @@ pub fn update_common(w: &mut [u64], vi: usize, ci: usize, v: i64, count: i64, ad
             }
         }
     }
-    let vals: [i64; 4] = std::array::from_fn(|k| w[vi + k] as i64);
-    let cnts: [i64; 4] = std::array::from_fn(|k| w[ci + k] as i64);
-    let mut total = count;
-    if add {
-        if let Some(k) = vals.iter().position(|&x| x == v) {
-            total += cnts[k];
-        }
-    }
-    let mut out_v = [0i64; 4];
-    let mut out_c = [0i64; 4];
-    let mut n = 0;
-    let mut i = 0;
-    while i < 4 && (cnts[i] > total || (cnts[i] == total && vals[i] > v)) {
-        out_v[n] = vals[i];
-        out_c[n] = cnts[i];
-        n += 1;
-        i += 1;
-    }
-    if n == 4 {
-        return;
-    }
-    out_v[n] = v;
-    out_c[n] = total;
-    n += 1;
-    while n < 4 && i < 4 {
-        if vals[i] != v {
-            out_v[n] = vals[i];
-            out_c[n] = cnts[i];
-            n += 1;
-        }
-        i += 1;
-    }
-    for k in 0..4 {
-        w[vi + k] = out_v[k] as u64;
-        w[ci + k] = out_c[k] as u64;
-    }
+    update_common_tuple(w, vi, ci, &[v], count, add);
 }
 
-/// [`update_common`] for tuples of `n` values (H5D and PNETCDF_VAR: the
-/// access size, 5 lengths and 5 strides): 4 tuples at `w[vi..vi + 4n]`,
+/// [`update_common`] for tuples of `n` values (1 for POSIX, MPI-IO and
+/// STDIO; 11 for H5D and PNETCDF_VAR: the access size, 5 lengths and 5
+/// strides): 4 tuples at `w[vi..vi + 4n]`,
 /// counts at `w[ci..ci + 4]`, ordered by count descending and then by the
 /// tuple's first value descending, as Darshan's macro with `__val_size`
 /// n; a tuple whose first value is 0 is never inserted.
 pub fn update_common_tuple(w: &mut [u64], vi: usize, ci: usize, v: &[i64], count: i64, add: bool) {
     let n = v.len();
+    debug_assert!((1..=16).contains(&n), "tuples of 1 to 16 values");
     if v[0] == 0 {
         return;
     }

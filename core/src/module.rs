@@ -3,14 +3,17 @@
 //! module through this trait alone: start-up (its record memory, its
 //! heatmap), fork (its lock held across the call, then a fresh start in
 //! the child), the rank learnt at MPI_Init, shutdown (finalize, reduce,
-//! output, cleanup). Every hook but `id`, `record_words`, `attach` and
-//! `output` has a no-op default, so adding a hook breaks no module. See
+//! output, cleanup). Every hook but `id`, `record_words` and `attach` has
+//! a default, so adding a hook breaks no module: a module that keeps its
+//! records in a `RecordSet` gives it to `with_records`, and the heatmap,
+//! rank, output and fork hooks need nothing more. See
 //! `modules/null` for a complete example in one short file and
 //! docs/new-module.md for the steps.
 
 use crate::arena::Slice;
 use crate::collective::Comm;
 use crate::heatmap::HeatBins;
+use crate::records::Records;
 
 /// What a module needs to know at shutdown.
 pub struct FinalizeCtx {
@@ -50,13 +53,30 @@ pub trait Module: Sync {
         None
     }
 
+    /// Run `f` on this module's records while holding the module's lock.
+    /// A module that keeps a `RecordSet` implements this one hook (`f(&mut
+    /// self.lock().set)`), and the defaults of `set_heat`, `heat_record`,
+    /// `set_rank`, `output` and `while_locked` work through it; a module
+    /// without records leaves it, and those do nothing (`while_locked`
+    /// just runs its function).
+    fn with_records(&self, _f: &mut dyn FnMut(&mut dyn Records)) {}
+
     /// Start-up, after every module registered: this module's heatmap
     /// bins (when HEATMAP is enabled and has room).
-    fn set_heat(&self, _bins: HeatBins) {}
+    fn set_heat(&self, bins: HeatBins) {
+        let mut bins = Some(bins);
+        self.with_records(&mut |r| {
+            if let Some(b) = bins.take() {
+                r.set_heat(b)
+            }
+        });
+    }
 
     /// Shutdown: hand the finished heatmap record (if it saw data) to
     /// `emit`; the HEATMAP module writes every module's.
-    fn heat_record(&self, _emit: &mut dyn FnMut(&[u64])) {}
+    fn heat_record(&self, emit: &mut dyn FnMut(&[u64])) {
+        self.with_records(&mut |r| r.heat_record(emit));
+    }
 
     /// The HEATMAP module only: bins for the record `name` with bins of
     /// 2^shift ticks, if it has room left.
@@ -66,10 +86,17 @@ pub trait Module: Sync {
 
     /// fork(): run `f` (the fork itself, with the other modules' locks)
     /// while holding this module's lock, so that the child never inherits
-    /// a lock another thread held mid-update. Modules with a lock take it
-    /// here; the child then gets `fork_child`.
+    /// a lock another thread held mid-update; the child then gets
+    /// `fork_child`. By default under `with_records`' lock.
     fn while_locked(&self, f: &mut dyn FnMut()) {
-        f()
+        let mut ran = false;
+        self.with_records(&mut |_| {
+            ran = true;
+            f()
+        });
+        if !ran {
+            f()
+        }
     }
 
     /// Start-up: the record memory reserved for this module (possibly
@@ -88,8 +115,11 @@ pub trait Module: Sync {
     fn reduce(&self, _shared: &[u64], _comm: &dyn Comm) {}
 
     /// Hand the records to write, as runs of record words in the log's
-    /// layout, to `emit` (called while the module holds its lock).
-    fn output(&self, emit: &mut dyn FnMut(&[u64]));
+    /// layout, to `emit` (called while the module holds its lock). By
+    /// default every record of `with_records`.
+    fn output(&self, emit: &mut dyn FnMut(&[u64])) {
+        self.with_records(&mut |r| r.output_all(emit));
+    }
 
     /// After shutdown: release what the module holds.
     fn cleanup(&self) {}
@@ -99,5 +129,7 @@ pub trait Module: Sync {
 
     /// A process recording since its constructor learnt its MPI rank (in
     /// MPI_Init): its records, existing and future, carry it.
-    fn set_rank(&self, _rank: i64) {}
+    fn set_rank(&self, rank: i64) {
+        self.with_records(&mut |r| r.set_rank(rank));
+    }
 }

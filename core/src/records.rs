@@ -38,6 +38,33 @@ pub trait RecordRt: Default {
 /// A module without per-record state (NULL).
 impl RecordRt for () {}
 
+/// What the module contract's default hooks (`Module::set_heat`,
+/// `heat_record`, `set_rank`, `output`, `while_locked`) do to a module's
+/// records, reached through `Module::with_records`: a module keeps a
+/// [`RecordSet`] and forwards nothing by hand.
+pub trait Records {
+    fn set_heat(&mut self, bins: HeatBins);
+    fn heat_record(&self, emit: &mut dyn FnMut(&[u64]));
+    fn set_rank(&mut self, rank: i64);
+    /// Every record, in runs (`RecordSet::output` keeping all).
+    fn output_all(&self, emit: &mut dyn FnMut(&[u64]));
+}
+
+impl<R: RecordRt> Records for RecordSet<R> {
+    fn set_heat(&mut self, bins: HeatBins) {
+        RecordSet::set_heat(self, bins)
+    }
+    fn heat_record(&self, emit: &mut dyn FnMut(&[u64])) {
+        RecordSet::heat_record(self, emit)
+    }
+    fn set_rank(&mut self, rank: i64) {
+        RecordSet::set_rank(self, rank)
+    }
+    fn output_all(&self, emit: &mut dyn FnMut(&[u64])) {
+        self.output(emit, |_| true)
+    }
+}
+
 /// Rank word of a record reduced across ranks (and of the local copies it
 /// replaces, which are then not written).
 const SHARED_RANK: u64 = -1i64 as u64;

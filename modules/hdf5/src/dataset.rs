@@ -8,7 +8,7 @@ use darshan_core::common::{
     add, size_bucket, stamp, timer_inc_no_overlap, update_common_tuple, IoTimers, LastIo, NoOverlap, Tick,
 };
 use darshan_core::handles::HandleTable;
-use darshan_core::records::RecordSet;
+use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{FinalizeCtx, Module};
 use darshan_log::counters::h5d as c;
@@ -216,9 +216,8 @@ impl Module for H5d {
         c::RECORD_WORDS
     }
 
-    fn while_locked(&self, f: &mut dyn FnMut()) {
-        let _held = self.lock();
-        f()
+    fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
+        f(&mut self.lock().set)
     }
 
     fn attach(&self, slice: Slice, rank: i64) {
@@ -235,14 +234,6 @@ impl Module for H5d {
 
     fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
         self.lock().set.reduce_shared(shared, comm, &crate::reduce::DATASET_RULES);
-    }
-
-    fn output(&self, emit: &mut dyn FnMut(&[u64])) {
-        self.lock().set.output(emit, |_| true);
-    }
-
-    fn set_rank(&self, rank: i64) {
-        self.lock().set.set_rank(rank);
     }
 
     fn fork_child(&self) {

@@ -16,8 +16,7 @@ use darshan_core::common::{
     add, size_bucket, stamp, timer_inc_no_overlap, CommonPool, CommonVals, IoTimers, LastIo, NoOverlap, Tick,
 };
 use darshan_core::handles::HandleTable;
-use darshan_core::heatmap::HeatBins;
-use darshan_core::records::RecordSet;
+use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{FinalizeCtx, Module};
 use darshan_log::counters::mpiio as c;
@@ -202,17 +201,8 @@ impl Module for Mpiio {
         Some(b"heatmap:MPIIO")
     }
 
-    fn set_heat(&self, h: HeatBins) {
-        self.lock().set.set_heat(h);
-    }
-
-    fn heat_record(&self, emit: &mut dyn FnMut(&[u64])) {
-        self.lock().set.heat_record(emit);
-    }
-
-    fn while_locked(&self, f: &mut dyn FnMut()) {
-        let _held = self.lock();
-        f()
+    fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
+        f(&mut self.lock().set)
     }
 
     fn id(&self) -> usize {
@@ -239,14 +229,6 @@ impl Module for Mpiio {
 
     fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
         self.lock().set.reduce_shared(shared, comm, &reduce::RULES);
-    }
-
-    fn output(&self, emit: &mut dyn FnMut(&[u64])) {
-        self.lock().set.output(emit, |_| true);
-    }
-
-    fn set_rank(&self, rank: i64) {
-        self.lock().set.set_rank(rank);
     }
 
     fn fork_child(&self) {

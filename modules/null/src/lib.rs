@@ -14,7 +14,10 @@
 //!    partial flag when memory runs out — then the call is simply not
 //!    recorded;
 //! 4. `finalize` at shutdown turns ticks into seconds;
-//! 5. `output` hands the records, in the log's layout, to the core;
+//! 5. `with_records` gives the runtime the records under the lock: with
+//!    it, `output` (the records, in the log's layout, to the core),
+//!    `set_rank` and `while_locked` (the lock held across fork) need no
+//!    code of their own;
 //! 6. `fork_child` forgets the parent's records.
 //!
 //! `reduce` (MPI) and `cleanup` keep their no-op defaults here.
@@ -22,7 +25,7 @@
 
 use darshan_core::arena::Slice;
 use darshan_core::common::Tick;
-use darshan_core::records::RecordSet;
+use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{FinalizeCtx, Module};
 use darshan_log::modules::NULL as ID;
@@ -78,8 +81,10 @@ impl Module for Null {
         // Freeze, set the rank, ticks to seconds in the fcounters (no heatmap).
         self.lock().finalize(ctx, F..F + 2);
     }
-    fn output(&self, emit: &mut dyn FnMut(&[u64])) {
-        self.lock().output(emit, |_| true);
+    /// What the heatmap, rank, output and fork hooks work through: the
+    /// records, under the lock (fork holds it across the call).
+    fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
+        f(&mut *self.lock())
     }
     fn fork_child(&self) {
         self.lock().clear();
@@ -116,5 +121,17 @@ mod tests {
         assert_eq!(f64::from_bits(words[F + NULL_F_FOO_TIMESTAMP]), 10.0);
         assert_eq!(f64::from_bits(words[F + NULL_F_FOO_MAX_DURATION]), 1.0);
         assert!(darshan_core::runtime::partial_flags() & 1 != 0);
+    }
+
+    /// The template (the file a new module's author copies) kept its lock
+    /// only in its own methods: fork, which must hold every module's lock
+    /// so that the child inherits none mid-update, ran with NULL's free.
+    /// The lock comes from `with_records` now, for every module alike.
+    #[test]
+    fn the_template_holds_its_lock_across_fork() {
+        let mut held = false;
+        NULL.while_locked(&mut || held = NULL.set.is_locked());
+        assert!(held, "fork ran without the NULL module's lock");
+        assert!(!NULL.set.is_locked(), "and released it after");
     }
 }

@@ -12,8 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use darshan_core::arena::Slice;
 use darshan_core::common::{add, get, stamp, timer_inc_no_overlap, IoTimers, NoOverlap, Tick};
-use darshan_core::heatmap::HeatBins;
-use darshan_core::records::RecordSet;
+use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{runtime, FinalizeCtx, Module};
 use darshan_log::counters::stdio as c;
@@ -230,17 +229,8 @@ impl Module for Stdio {
         Some(b"heatmap:STDIO")
     }
 
-    fn set_heat(&self, h: HeatBins) {
-        self.lock().set.set_heat(h);
-    }
-
-    fn heat_record(&self, emit: &mut dyn FnMut(&[u64])) {
-        self.lock().set.heat_record(emit);
-    }
-
-    fn while_locked(&self, f: &mut dyn FnMut()) {
-        let _held = self.lock();
-        f()
+    fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
+        f(&mut self.lock().set)
     }
 
     fn id(&self) -> usize {
@@ -273,10 +263,6 @@ impl Module for Stdio {
         // Standard streams nobody read or wrote are left out (their names
         // stay in the name table, as in Darshan).
         self.lock().set.output(emit, |w| !(std_ids.contains(&w[0]) && w[2 + c::WRITES] == 0 && w[2 + c::READS] == 0));
-    }
-
-    fn set_rank(&self, rank: i64) {
-        self.lock().set.set_rank(rank);
     }
 
     fn fork_child(&self) {
