@@ -12,8 +12,11 @@
 //! library, else the first loaded object that defines it.
 //!
 //! Finding an object takes the loader's lock (dladdr, dl_iterate_phdr,
-//! dlopen with RTLD_NOLOAD), as the first call of the C runtime's
-//! wrappers does: once per calling object, never again.
+//! dlopen with RTLD_NOLOAD) and, for a library not seen before, one
+//! allocation that is never freed, as the first call of the C runtime's
+//! wrappers does (dlsym): once per calling object (per page of code
+//! outside any object), never again. Past 64 calling objects the lookup
+//! is made at every call: slower, never the wrong library.
 
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
@@ -67,12 +70,17 @@ pub fn lib_for(caller: usize) -> Option<&'static Hdf5> {
             return Some(unsafe { &*lib });
         }
     }
-    let Some(obj) = object_at(caller) else { return global() };
-    let lib = own_library(&obj).or_else(global)?;
+    let (lo, hi, lib) = match object_at(caller) {
+        Some(obj) => (obj.lo, obj.hi, own_library(&obj).or_else(global)?),
+        // Code in no loaded object (a JIT's: Julia's ccall, for one): the
+        // global library, remembered for the caller's page, so that its
+        // next calls are not looked up again.
+        None => (caller & !4095, (caller & !4095) + 4096, global()?),
+    };
     let slot = RANGES_CLAIMED.fetch_add(1, Ordering::AcqRel);
     if let Some(r) = RANGES.get(slot) {
-        r.lo.store(obj.lo, Ordering::Relaxed);
-        r.hi.store(obj.hi, Ordering::Relaxed);
+        r.lo.store(lo, Ordering::Relaxed);
+        r.hi.store(hi, Ordering::Relaxed);
         r.lib.store(lib as *const Hdf5 as *mut Hdf5, Ordering::Release);
     }
     Some(lib)

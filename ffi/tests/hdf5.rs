@@ -440,3 +440,22 @@ fn compile_plugin(src: &str, out: &str, dir: &std::path::Path, flags: &[&str]) -
     assert!(st.success(), "compiling {src} as {out}");
     so
 }
+
+/// HDF5 called from code in no loaded object (a JIT's, as Julia's ccall
+/// makes): the caller's library is the global one, and every call is
+/// counted (tests/programs/h5_jit.c).
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn hdf5_calls_from_jit_code_outside_any_object_are_counted() {
+    const N: i64 = 500;
+    let dir = scratch("h5-jit");
+    let exe = compile_h5("h5_jit", &dir);
+    let out = output(instrumented(&exe, &dir).arg(&dir).arg(N.to_string()));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "ok");
+    let sets = records(&dir, H5D);
+    assert_eq!(sets.len(), 1);
+    let r = &sets[0].1;
+    assert_eq!((r.counters[d::WRITES], r.counters[d::BYTES_WRITTEN], r.counters[d::READS]), (N, 4 * N, 1));
+    assert_eq!(r.counters[d::REGULAR_HYPERSLAB_SELECTS], N);
+}
