@@ -159,7 +159,7 @@ fn a_parallel_hdf5_job_has_reduced_h5f_and_h5d_records_over_mpiio_and_posix() {
         (d::USE_DEPRECATED, 0),
     ];
     for (k, v) in want {
-        assert_eq!(c(set, k), v, "H5D counter {k}");
+        assert_eq!(c(set, k), v, "{}", darshan_log::modules::counter_names(H5D).0[k]);
     }
     assert_eq!(set.rank, -1);
     // Rank 0 moved 3 slabs' worth, the others 2 each.

@@ -101,3 +101,41 @@ fn counter_indices_are_the_positions_of_their_names() {
     assert_eq!(counters::h5d::RECORD_WORDS * 8, 912);
     assert_eq!(counters::h5f::RECORD_WORDS * 8, 80);
 }
+
+/// Every index constant of counters.rs (hand-written, 300 of them) is the
+/// position of its name in the names table: read from the source, so no
+/// constant goes unchecked (a slip in one of H5D's 94 would put a
+/// counter in its neighbour's place).
+#[test]
+fn every_counter_index_constant_names_its_own_counter() {
+    let src = include_str!("../src/counters.rs");
+    let mut module: Option<(&str, usize)> = None;
+    let mut checked = 0;
+    for line in src.lines().map(str::trim) {
+        if let Some(m) = line.strip_prefix("pub mod ").and_then(|l| l.strip_suffix(" {")) {
+            let id = match m {
+                "posix" => modules::POSIX,
+                "stdio" => modules::STDIO,
+                "mpiio" => modules::MPIIO,
+                "h5f" => modules::H5F,
+                "h5d" => modules::H5D,
+                other => panic!("counters.rs module {other} not known to this test"),
+            };
+            let prefix = darshan_log::modules::MODULE_NAMES[id].replace('-', "");
+            module = Some((Box::leak(prefix.into_boxed_str()), id));
+            continue;
+        }
+        let Some(rest) = line.strip_prefix("pub const ") else { continue };
+        let (name, value) = rest.split_once(": usize = ").expect(line);
+        if name.ends_with("NUM_INDICES") || name == "RECORD_WORDS" {
+            continue;
+        }
+        let index: usize = value.trim_end_matches(';').parse().expect(line);
+        let (prefix, id) = module.expect("a constant outside a module");
+        let (c, f) = counter_names(id);
+        let table = if name.starts_with("F_") { f } else { c };
+        assert_eq!(table.get(index).copied(), Some(format!("{prefix}_{name}").as_str()), "{prefix}::{name}");
+        checked += 1;
+    }
+    assert!(checked > 300, "only {checked} constants checked");
+}
