@@ -459,3 +459,50 @@ fn hdf5_calls_from_jit_code_outside_any_object_are_counted() {
     assert_eq!((r.counters[d::WRITES], r.counters[d::BYTES_WRITTEN], r.counters[d::READS]), (N, 4 * N, 1));
     assert_eq!(r.counters[d::REGULAR_HYPERSLAB_SELECTS], N);
 }
+
+/// The C runtime's log of `ior -a HDF5` (4 ranks, IOR's defaults; in the
+/// corpus) against ours of a program making IOR's HDF5 calls in IOR's
+/// order (tests/programs/h5_ior.c): every H5F and H5D counter of the
+/// shared records is the C runtime's, but the fastest and slowest ranks'
+/// numbers, which follow the clock (their bytes are compared).
+#[test]
+fn ior_hdf5_counters_equal_the_c_runtimes_log_of_ior() {
+    use common::mpi::{mpicc_with, mpirun, the_log};
+    let dir = scratch("h5-ior");
+    let rpath = format!("-Wl,-rpath,{PARALLEL}");
+    let exe = mpicc_with("h5_ior", &dir, &["-I/usr/include/hdf5/openmpi", "-L", PARALLEL, "-lhdf5", &rpath]);
+    let file = dir.join("data/testFile");
+    let log = the_log(&mpirun(&exe, &[file.to_str().unwrap()], &dir, &[]));
+
+    // The C log, as darshan-parser printed it: "<module> <rank> <id>
+    // <counter> <value> <file> ..." lines.
+    let expected = root()
+        .join("../shared/corpus/expected")
+        .join("ior_pnetcdf_hdf5__shane_ior-HDF5_id438090-438090_11-9-41522-17417065676046418211_1.all.txt.gz");
+    let text = output(std::process::Command::new("gzip").arg("-dc").arg(&expected));
+    assert!(text.status.success(), "reading {}", expected.display());
+    let mut c_values = std::collections::BTreeMap::new();
+    for line in String::from_utf8_lossy(&text.stdout).lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        // (H5D_FILE_REC_ID, the hash of the C run's path, is no counter.)
+        if f.len() > 4 && (f[0] == "H5F" || f[0] == "H5D") && !f[3].contains("_F_") && f[3] != "H5D_FILE_REC_ID" {
+            assert_eq!(f[1], "-1", "the C log's H5 records are shared ones");
+            c_values.insert(f[3].to_string(), f[4].parse::<i64>().unwrap());
+        }
+    }
+    assert_eq!(c_values.len(), f::NUM_INDICES + d::NUM_INDICES, "every H5F and H5D counter of the C log");
+
+    let mut compared = 0;
+    for (module, name) in [(H5F, file.display().to_string()), (H5D, format!("{}:/Dataset-0000.0000", file.display()))] {
+        let r = log.one(module, std::path::Path::new(&name));
+        assert_eq!(r.rank, -1);
+        for (k, counter) in darshan_log::modules::counter_names(module).0.iter().enumerate() {
+            if counter.ends_with("FASTEST_RANK") || counter.ends_with("SLOWEST_RANK") {
+                continue;
+            }
+            assert_eq!(Some(&r.counters[k]), c_values.get(*counter), "{counter}");
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, f::NUM_INDICES + d::NUM_INDICES - 2);
+}
