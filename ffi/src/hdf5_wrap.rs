@@ -97,16 +97,15 @@ unsafe fn arg_bytes<'a>(p: *const c_char) -> &'a [u8] {
     unsafe { CStr::from_ptr(p) }.to_bytes()
 }
 
-/// H5Fcreate / H5Fopen: the file name with a `prefix:` longer than one
-/// character removed (as MPI_File_open's), cleaned.
+/// A file opened as `ret` under `filename`: the name with a `prefix:`
+/// longer than one character removed (as MPI_File_open's), cleaned.
 ///
 /// # Safety
-/// `filename` is null or the NUL-terminated name the real call accepted.
-unsafe fn file_opened(lib: &Hdf5, ret: Hid, filename: *const c_char, fapl: Hid, t1: i64, t2: i64) {
+/// `filename` is null or a NUL-terminated name.
+unsafe fn file_opened(lib: &Hdf5, ret: Hid, filename: *const c_char, use_mpio: bool, t1: i64, t2: i64) {
     if filename.is_null() {
         return;
     }
-    let use_mpio = lib.uses_mpio(fapl);
     // SAFETY: the caller's contract; open_name stays inside the string.
     unsafe {
         paths::with_clean(None, crate::mpi_wrap::open_name(filename), |n| {
@@ -117,10 +116,10 @@ unsafe fn file_opened(lib: &Hdf5, ret: Hid, filename: *const c_char, fapl: Hid, 
 
 h5_wrap!(H5Fcreate(filename: *const c_char, flags: c_uint, fcpl: Hid, fapl: Hid) -> Hid,
     // SAFETY: the file name the real call just accepted.
-    |lib, ret, t1, t2| unsafe { file_opened(lib, ret, filename, fapl, t1, t2) });
+    |lib, ret, t1, t2| unsafe { file_opened(lib, ret, filename, lib.uses_mpio(fapl), t1, t2) });
 h5_wrap!(H5Fopen(filename: *const c_char, flags: c_uint, fapl: Hid) -> Hid,
     // SAFETY: the file name the real call just accepted.
-    |lib, ret, t1, t2| unsafe { file_opened(lib, ret, filename, fapl, t1, t2) });
+    |lib, ret, t1, t2| unsafe { file_opened(lib, ret, filename, lib.uses_mpio(fapl), t1, t2) });
 h5_wrap!(
     /// Counted on the file `object_id` belongs to.
     H5Fflush(object_id: Hid, scope: c_int) -> Herr,
@@ -134,13 +133,9 @@ H5Freopen(file_id: Hid) -> Hid,
     let mut name = [0u8; PATH_MAX];
     let n = lib.file_name(ret, &mut name[..PATH_MAX - 1]);
     if n > 0 && (n as usize) < PATH_MAX - 1 {
-        let use_mpio = lib.file_uses_mpio(ret);
         // SAFETY: `name` is NUL-terminated (HDF5 wrote fewer bytes than
         // the buffer, which was zeroed).
-        unsafe {
-            let p = crate::mpi_wrap::open_name(name.as_ptr().cast());
-            paths::with_clean(None, p, |n| H5F.on_open(lib.key(ret), n, use_mpio, t1, t2));
-        }
+        unsafe { file_opened(lib, ret, name.as_ptr().cast(), lib.file_uses_mpio(ret), t1, t2) };
     }
 });
 h5_wrap!(
