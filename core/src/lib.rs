@@ -17,7 +17,7 @@ pub mod collective;
 pub mod common;
 pub mod compress;
 pub mod config;
-pub mod deflate_small;
+pub mod deflate;
 pub mod handles;
 pub mod heatmap;
 pub mod logmap;

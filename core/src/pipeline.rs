@@ -11,12 +11,8 @@ use darshan_log::header::{Header, LogVersion, RegionMap, HEADER_SIZE};
 use darshan_log::modules::{MAX_MODS, WRITE_VERSIONS};
 use darshan_log::Compression;
 
-use crate::compress::Compressor;
+use crate::compress;
 use crate::module::{FinalizeCtx, Module};
-
-/// zlib level of every region: 6, zlib's default and the C runtime's (a
-/// 20,000-record log is then no larger than C's; see compress.rs).
-pub const ZLIB_LEVEL: u32 = 6;
 
 /// A name table this big is compressed on a thread of its own, while the
 /// records are (1,000 names: 60 KiB, 0.4 ms at level 6; a thread costs
@@ -31,7 +27,6 @@ pub enum ShutdownError {
     /// No DARSHAN_LOGPATH / DARSHAN_LOGFILE and no built-in directory.
     NoLogPath,
     /// zlib refused (no memory).
-    Compress(std::io::Error),
     /// The log file could not be made (`path`), e.g. a missing directory.
     Create { path: String, source: String },
     /// Writing, syncing or closing the log failed part way.
@@ -51,7 +46,6 @@ impl std::fmt::Display for ShutdownError {
             ShutdownError::NoLogPath => {
                 write!(f, "unable to determine log file path (set DARSHAN_LOGPATH or DARSHAN_LOGFILE)")
             }
-            ShutdownError::Compress(e) => write!(f, "compressing log data: {e}"),
             ShutdownError::Create { path, source } => write!(f, "cannot create log file {path}: {source}"),
             ShutdownError::Write { path, source } => write!(f, "writing log file {path}: {source}"),
             ShutdownError::Rename { to, source } => write!(f, "cannot rename the log to {to}: {source}"),
@@ -102,43 +96,32 @@ impl Regions {
 }
 
 /// Phase 2: compress the job record (if this process writes it), the name
-/// table and every module's records, one deflate state for all of them;
-/// a big name table on a helper thread meanwhile.
-pub fn compress_regions(
-    job: Option<&[u8]>,
-    names: &[u8],
-    modules: &[&'static dyn Module],
-) -> Result<Regions, ShutdownError> {
-    let mut comp = Compressor::new(ZLIB_LEVEL);
-    let job = comp.bytes(job.unwrap_or_default()).map_err(ShutdownError::Compress)?.concat();
+/// table and every module's records; a big name table on a helper thread
+/// meanwhile.
+pub fn compress_regions(job: Option<&[u8]>, names: &[u8], modules: &[&'static dyn Module]) -> Regions {
+    let job = compress::bytes(job.unwrap_or_default()).concat();
     let mut records = 0;
-    let (names, per_module) = std::thread::scope(|s| {
+    let (names, modules) = std::thread::scope(|s| {
         let helper = (names.len() >= NAMES_THREAD_MIN)
-            .then(|| std::thread::Builder::new().spawn_scoped(s, || Compressor::new(ZLIB_LEVEL).bytes(names)).ok())
+            .then(|| std::thread::Builder::new().spawn_scoped(s, || compress::bytes(names)).ok())
             .flatten();
         let mut per_module = Vec::with_capacity(modules.len());
         for m in modules {
             let rw = m.record_words().max(1);
             let mut bytes = Vec::new();
-            let mut result = Ok(());
             m.output(&mut |run: &[u64]| {
                 records += run.len() / rw;
-                match comp.words(run, rw) {
-                    Ok(s) => s.iter().for_each(|s| bytes.extend_from_slice(s)),
-                    Err(e) => result = Err(e),
-                }
+                compress::words(run, rw).iter().for_each(|s| bytes.extend_from_slice(s));
             });
-            per_module.push(result.map(|_| (m.id(), bytes)));
+            per_module.push((m.id(), bytes));
         }
         let names = match helper.map(|h| h.join()) {
             Some(Ok(r)) => r,
-            _ => comp.bytes(names),
+            _ => compress::bytes(names),
         };
-        (names, per_module)
+        (names.concat(), per_module)
     });
-    let names = names.map_err(ShutdownError::Compress)?.concat();
-    let modules = per_module.into_iter().collect::<Result<Vec<_>, _>>().map_err(ShutdownError::Compress)?;
-    Ok(Regions { job, names, modules, records })
+    Regions { job, names, modules, records }
 }
 
 /// Phase 3: where the regions go. `totals`: each region's whole size

@@ -1,34 +1,8 @@
-//! A zlib encoder for small streams: the job record, a short process's
-//! name table and its few records.
-//!
-//! Why by hand: zlib-rs's deflate state is a quarter of a megabyte that is
-//! cleared when it is made (a 128 KiB hash table whatever the window), so
-//! compressing the three or four kilobytes of `/bin/true`'s log cost 47
-//! page faults and about 0.15 ms, most of what the library added to a
-//! short process. This encoder's state is a 8 KiB hash table and two bytes
-//! per input byte.
-//!
-//! What it does is classic zlib's level 6 (the C runtime's): hash chains
-//! over 3-byte prefixes, lazy matching with zlib's parameters (good 8,
-//! lazy 16, nice 128, chain 128, no 3-byte match farther than 4 KiB), then
-//! one block in whichever of stored, fixed or dynamic Huffman codes is
-//! smallest. The input fits in deflate's 32 KiB window, so one block and
-//! no sliding. Larger streams go to zlib-rs (compress.rs).
+//! Deflate's entropy coding (RFC 1951): length-limited Huffman codes
+//! and one block of tokens in whichever of the stored, fixed and dynamic
+//! forms is smallest.
 
-/// Largest input encoded here: the whole of it is within deflate's window,
-/// and a position plus one fits in a `u16`.
-pub const MAX_INPUT: usize = 32 * 1024;
-
-const MIN_MATCH: usize = 3;
-const MAX_MATCH: usize = 258;
-// zlib's level 6.
-const GOOD_LENGTH: usize = 8;
-const MAX_LAZY: usize = 16;
-const NICE_LENGTH: usize = 128;
-const MAX_CHAIN: usize = 128;
-/// A 3-byte match farther than this costs more than three literals.
-const TOO_FAR: usize = 4096;
-const HASH_BITS: u32 = 12;
+use super::matcher::Token;
 
 const LEN_BASE: [u16; 29] =
     [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258];
@@ -42,13 +16,6 @@ const DIST_EXTRA: [u8; 30] =
 /// The order code-length code lengths are sent in (RFC 1951 3.2.7).
 const CL_ORDER: [usize; 19] = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
 
-/// One LZ77 token: a literal byte, or a match of `len` bytes `dist` back.
-#[derive(Clone, Copy)]
-enum Token {
-    Literal(u8),
-    Match { len: u16, dist: u16 },
-}
-
 fn len_code(len: u16) -> usize {
     LEN_BASE.partition_point(|&b| b <= len) - 1
 }
@@ -57,121 +24,10 @@ fn dist_code(dist: u16) -> usize {
     DIST_BASE.partition_point(|&b| b <= dist) - 1
 }
 
-/// `input` (at most [`MAX_INPUT`] bytes) as one zlib stream.
-pub fn zlib(input: &[u8]) -> Vec<u8> {
-    assert!(input.len() <= MAX_INPUT, "deflate_small takes at most {MAX_INPUT} bytes");
-    let tokens = Matcher::new(input).tokens();
-    let mut w = BitWriter { out: Vec::with_capacity(input.len() / 2 + 64), acc: 0, n: 0 };
-    // CMF: deflate with a 32 KiB window; FLG: default level, check bits.
-    w.out.extend_from_slice(&[0x78, 0x9c]);
-    block(&mut w, input, &tokens);
-    w.align();
-    w.out.extend_from_slice(&adler32(input).to_be_bytes());
-    w.out
-}
-
-/// Hash chains over the input: `head` holds the latest position + 1 of
-/// each 3-byte hash, `prev` the one before it for every position.
-struct Matcher<'a> {
-    d: &'a [u8],
-    head: Vec<u16>,
-    prev: Vec<u16>,
-}
-
-impl<'a> Matcher<'a> {
-    fn new(d: &'a [u8]) -> Self {
-        Matcher { d, head: vec![0; 1 << HASH_BITS], prev: vec![0; d.len()] }
-    }
-
-    fn insert(&mut self, i: usize) {
-        if i + MIN_MATCH <= self.d.len() {
-            let v = u32::from(self.d[i]) << 16 | u32::from(self.d[i + 1]) << 8 | u32::from(self.d[i + 2]);
-            let h = (v.wrapping_mul(0x9E37_79B1) >> (32 - HASH_BITS)) as usize;
-            self.prev[i] = self.head[h];
-            self.head[h] = (i + 1) as u16;
-        }
-    }
-
-    /// The longest match at `i` that is longer than `shorter_than_this`
-    /// (position `i` already inserted), as (length, distance), or None.
-    fn longest(&self, i: usize, shorter_than_this: usize, mut chain: usize) -> Option<(usize, usize)> {
-        let d = self.d;
-        let max = MAX_MATCH.min(d.len() - i);
-        if max < MIN_MATCH {
-            return None;
-        }
-        let nice = NICE_LENGTH.min(max);
-        let mut best = shorter_than_this.max(MIN_MATCH - 1);
-        let mut found = None;
-        let mut c = self.prev[i];
-        while c != 0 && chain > 0 && best < max {
-            let j = c as usize - 1;
-            if d[j + best] == d[i + best] {
-                let len = d[j..j + max].iter().zip(&d[i..i + max]).take_while(|(a, b)| a == b).count();
-                if len > best {
-                    best = len;
-                    found = Some((len, i - j));
-                    if len >= nice {
-                        break;
-                    }
-                }
-            }
-            c = self.prev[j];
-            chain -= 1;
-        }
-        found
-    }
-
-    /// zlib's lazy evaluation: a match is taken only if the next position
-    /// does not start a longer one.
-    fn tokens(mut self) -> Vec<Token> {
-        let n = self.d.len();
-        let mut out = Vec::with_capacity(n / 4 + 16);
-        let mut i = 0;
-        // The match found at i - 1, if any, and whether d[i - 1] is still
-        // to be emitted.
-        let mut prev: Option<(usize, usize)> = None;
-        let mut pending = false;
-        while i < n {
-            self.insert(i);
-            let prev_len = prev.map_or(0, |p| p.0);
-            let mut cur = None;
-            if prev_len < MAX_LAZY {
-                let chain = if prev_len >= GOOD_LENGTH { MAX_CHAIN >> 2 } else { MAX_CHAIN };
-                cur = self.longest(i, prev_len, chain).filter(|&(len, dist)| len > MIN_MATCH || dist <= TOO_FAR);
-            }
-            match (prev, cur) {
-                (Some((len, dist)), c) if c.is_none_or(|c| c.0 <= len) => {
-                    out.push(Token::Match { len: len as u16, dist: dist as u16 });
-                    let end = i - 1 + len;
-                    for k in i + 1..end {
-                        self.insert(k);
-                    }
-                    i = end;
-                    prev = None;
-                    pending = false;
-                }
-                _ => {
-                    if pending {
-                        out.push(Token::Literal(self.d[i - 1]));
-                    }
-                    pending = true;
-                    prev = cur;
-                    i += 1;
-                }
-            }
-        }
-        if pending {
-            out.push(Token::Literal(self.d[n - 1]));
-        }
-        out
-    }
-}
-
 /// Huffman code lengths for `freq`, none longer than `limit` (miniz's way
 /// of bringing an over-long code back within the limit: lengthen the
 /// shortest codes that can be lengthened until the Kraft sum is one).
-fn code_lengths(freq: &[u32], limit: usize) -> Vec<u8> {
+pub(super) fn code_lengths(freq: &[u32], limit: usize) -> Vec<u8> {
     let mut lens = vec![0u8; freq.len()];
     let mut syms: Vec<(u32, usize)> = freq.iter().enumerate().filter(|(_, &f)| f > 0).map(|(s, &f)| (f, s)).collect();
     if syms.len() < 2 {
@@ -259,13 +115,17 @@ fn codes(lens: &[u8]) -> Vec<u16> {
         .collect()
 }
 
-struct BitWriter {
-    out: Vec<u8>,
+pub struct BitWriter {
+    pub out: Vec<u8>,
     acc: u64,
     n: u32,
 }
 
 impl BitWriter {
+    pub fn new(capacity: usize) -> BitWriter {
+        BitWriter { out: Vec::with_capacity(capacity), acc: 0, n: 0 }
+    }
+
     fn put(&mut self, bits: u32, count: u32) {
         self.acc |= u64::from(bits) << self.n;
         self.n += count;
@@ -276,7 +136,7 @@ impl BitWriter {
         }
     }
 
-    fn align(&mut self) {
+    pub fn align(&mut self) {
         if self.n > 0 {
             self.put(0, 8 - self.n);
         }
@@ -390,8 +250,10 @@ impl DynamicHeader {
     }
 }
 
-/// The one (final) block: stored, fixed or dynamic, whichever is smallest.
-fn block(w: &mut BitWriter, input: &[u8], tokens: &[Token]) {
+/// One block of `tokens` (which stand for `input`): stored, fixed or
+/// dynamic, whichever is smallest; `last` sets BFINAL.
+pub fn block(w: &mut BitWriter, input: &[u8], tokens: &[Token], last: bool) {
+    let last = u32::from(last);
     let mut lit_freq = vec![0u32; 286];
     let mut dist_freq = vec![0u32; 30];
     for t in tokens {
@@ -416,22 +278,25 @@ fn block(w: &mut BitWriter, input: &[u8], tokens: &[Token]) {
     let header = DynamicHeader::new(&dynamic);
     let dynamic_bits = 3 + header.bits() + dynamic.data_bits(&lit_freq, &dist_freq);
     // Stored: the 3 header bits, padding to a byte, LEN and NLEN, the data.
-    let stored_bits = (3 + w.n as usize).div_ceil(8) * 8 - w.n as usize + 32 + 8 * input.len();
+    // A stored block holds at most 65,535 bytes: more take several.
+    let pieces = input.len().div_ceil(STORED_MAX).max(1);
+    let stored_bits = (3 + w.n as usize).div_ceil(8) * 8 - w.n as usize + 32 + (pieces - 1) * 40 + 8 * input.len();
     if stored_bits <= fixed_bits.min(dynamic_bits) {
-        w.put(1, 3);
-        w.align();
-        let len = input.len() as u16;
-        w.put(u32::from(len), 16);
-        w.put(u32::from(!len), 16);
-        w.out.extend_from_slice(input);
+        let mut chunks = input.chunks(STORED_MAX).peekable();
+        if input.is_empty() {
+            stored(w, &[], last);
+        }
+        while let Some(c) = chunks.next() {
+            stored(w, c, if chunks.peek().is_none() { last } else { 0 });
+        }
         return;
     }
     let codes_used = if dynamic_bits < fixed_bits {
-        w.put(1 | 2 << 1, 3);
+        w.put(last | 2 << 1, 3);
         header.write(w);
         dynamic
     } else {
-        w.put(1 | 1 << 1, 3);
+        w.put(last | 1 << 1, 3);
         fixed
     };
     let lit_codes = codes(&codes_used.lit);
@@ -453,20 +318,14 @@ fn block(w: &mut BitWriter, input: &[u8], tokens: &[Token]) {
     lit(w, 256);
 }
 
-fn adler32(d: &[u8]) -> u32 {
-    const MOD: u32 = 65521;
-    let (mut a, mut b) = (1u32, 0u32);
-    // 5552 bytes is the most that can be summed before b may overflow.
-    for chunk in d.chunks(5552) {
-        for &x in chunk {
-            a += u32::from(x);
-            b += a;
-        }
-        a %= MOD;
-        b %= MOD;
-    }
-    b << 16 | a
-}
+const STORED_MAX: usize = 65_535;
 
-#[cfg(test)]
-mod tests;
+/// A stored block of `data` (at most 65,535 bytes).
+fn stored(w: &mut BitWriter, data: &[u8], last: u32) {
+    w.put(last, 3);
+    w.align();
+    let len = data.len() as u16;
+    w.put(u32::from(len), 16);
+    w.put(u32::from(!len), 16);
+    w.out.extend_from_slice(data);
+}
