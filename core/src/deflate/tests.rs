@@ -118,12 +118,11 @@ fn corpus_regions() -> Vec<(Option<usize>, usize, Vec<u8>)> {
     out
 }
 
-#[test]
-fn small_regions_are_no_larger_than_the_c_runtimes() {
-    let regions: Vec<_> = corpus_regions().into_iter().filter(|r| r.2.len() <= MAX_INPUT).collect();
-    assert!(regions.len() > 100, "only {} corpus regions", regions.len());
+/// Our encoding of `regions` decodes to them and is, in all, no larger
+/// than the C runtime's.
+fn no_larger_than_the_c_runtimes(regions: &[(Option<usize>, usize, Vec<u8>)]) {
     let (mut c_total, mut ours_total) = (0, 0);
-    for (module, c_len, raw) in &regions {
+    for (module, c_len, raw) in regions {
         let z = zlib(raw, stride_of(*module));
         assert_eq!(inflate(&z), *raw);
         c_total += c_len;
@@ -134,19 +133,19 @@ fn small_regions_are_no_larger_than_the_c_runtimes() {
 }
 
 #[test]
+fn small_regions_are_no_larger_than_the_c_runtimes() {
+    let regions: Vec<_> = corpus_regions().into_iter().filter(|r| r.2.len() <= MAX_INPUT).collect();
+    assert!(regions.len() > 100, "only {} corpus regions", regions.len());
+    no_larger_than_the_c_runtimes(&regions);
+}
+
+#[test]
 fn large_regions_are_no_larger_than_the_c_runtimes() {
+    // Name tables, DXT traces and records of up to 2 MiB (C wrote these
+    // as one stream: non-MPI logs).
     let regions: Vec<_> = corpus_regions().into_iter().filter(|r| r.2.len() > MAX_INPUT).collect();
     assert!(regions.len() >= 9, "only {} large corpus regions", regions.len());
-    let (mut c_total, mut ours_total) = (0, 0);
-    for (module, c_len, raw) in &regions {
-        let z = zlib(raw, stride_of(*module));
-        assert_eq!(inflate(&z), *raw);
-        eprintln!("module {module:?}: {} bytes, C {c_len}, ours {}", raw.len(), z.len());
-        c_total += c_len;
-        ours_total += z.len();
-    }
-    eprintln!("{} regions: C {c_total} bytes, ours {ours_total}", regions.len());
-    assert!(ours_total <= c_total, "C {c_total} bytes, ours {ours_total}");
+    no_larger_than_the_c_runtimes(&regions);
 }
 
 #[test]
