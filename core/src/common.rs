@@ -313,44 +313,25 @@ pub fn update_common_tuple(w: &mut [u64], vi: usize, ci: usize, v: &[i64], count
             total += w[ci + k] as i64;
         }
     }
-    let mut out_v = [0i64; 4 * 16];
-    let mut out_c = [0i64; 4];
-    let mut m = 0;
-    let mut i = 0;
-    while i < 4 {
-        let (c, first) = (w[ci + i] as i64, w[vi + i * n] as i64);
-        if !(c > total || (c == total && first > v[0])) {
-            break;
-        }
-        for j in 0..n {
-            out_v[m * n + j] = w[vi + i * n + j] as i64;
-        }
-        out_c[m] = c;
-        m += 1;
-        i += 1;
+    // The tuples ranked above the new one keep their places.
+    let above = |k: usize| {
+        let c = w[ci + k] as i64;
+        c > total || (c == total && w[vi + k * n] as i64 > v[0])
+    };
+    let Some(i) = (0..4).find(|&k| !above(k)) else { return };
+    // From slot i on: the new tuple, then the old ones without it.
+    let mut out_v = [0u64; 4 * 16];
+    let mut out_c = [0u64; 4];
+    for (o, &x) in out_v.iter_mut().zip(v) {
+        *o = x as u64;
     }
-    if m == 4 {
-        return;
+    out_c[0] = total as u64;
+    for (m, k) in (1..).zip((i..4).filter(|&k| !same(w, k)).take(3 - i)) {
+        out_v[m * n..(m + 1) * n].copy_from_slice(&w[vi + k * n..vi + (k + 1) * n]);
+        out_c[m] = w[ci + k];
     }
-    out_v[m * n..m * n + n].copy_from_slice(v);
-    out_c[m] = total;
-    m += 1;
-    while m < 4 && i < 4 {
-        if !same(w, i) {
-            for j in 0..n {
-                out_v[m * n + j] = w[vi + i * n + j] as i64;
-            }
-            out_c[m] = w[ci + i] as i64;
-            m += 1;
-        }
-        i += 1;
-    }
-    for k in 0..4 * n {
-        w[vi + k] = out_v[k] as u64;
-    }
-    for k in 0..4 {
-        w[ci + k] = out_c[k] as u64;
-    }
+    w[vi + i * n..vi + 4 * n].copy_from_slice(&out_v[..(4 - i) * n]);
+    w[ci + i..ci + 4].copy_from_slice(&out_c[..4 - i]);
 }
 
 #[cfg(test)]

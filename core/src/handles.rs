@@ -22,6 +22,12 @@ impl HandleTable {
         HandleTable { slots: None }
     }
 
+    /// The table of a module given room for `records` records: `slots`
+    /// slots, none when the module keeps no records (disabled).
+    pub fn for_records(records: usize, slots: usize) -> HandleTable {
+        HandleTable::with_slots(if records > 0 { slots } else { 0 })
+    }
+
     /// A table of `n` slots (rounded up to a power of two), or an empty one
     /// (every lookup misses) if the memory cannot be had.
     pub fn with_slots(n: usize) -> HandleTable {
@@ -90,6 +96,14 @@ impl HandleTable {
     pub fn record<R: RecordRt>(&self, h: u64, set: &RecordSet<R>) -> Option<usize> {
         let i = self.get(h)?;
         set.live(i).then_some(i)
+    }
+
+    /// The close of handle `h`: its record, if still live in `set`, and
+    /// the handle unmapped.
+    pub fn close<R: RecordRt>(&mut self, h: u64, set: &RecordSet<R>) -> Option<usize> {
+        let i = self.record(h, set)?;
+        self.remove(h);
+        Some(i)
     }
 
     /// Map `h` to record `i` of `module`; when the table is full the

@@ -15,8 +15,8 @@ use crate::compress;
 use crate::module::{FinalizeCtx, Module};
 
 /// A name table this big is compressed on a thread of its own, while the
-/// records are (1,000 names: 60 KiB, 0.4 ms at level 6; a thread costs
-/// about 50 us).
+/// records are (1,000 names: 60 KiB, about 0.45 ms; a thread costs about
+/// 50 us).
 const NAMES_THREAD_MIN: usize = 32 << 10;
 
 /// Why a log was not written.
@@ -26,7 +26,6 @@ pub enum ShutdownError {
     NotInitialised,
     /// No DARSHAN_LOGPATH / DARSHAN_LOGFILE and no built-in directory.
     NoLogPath,
-    /// zlib refused (no memory).
     /// The log file could not be made (`path`), e.g. a missing directory.
     Create { path: String, source: String },
     /// Writing, syncing or closing the log failed part way.

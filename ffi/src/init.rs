@@ -51,6 +51,15 @@ pub(crate) fn say(msg: &str) {
     LIBC.stderr(format!("darshan: {msg}\n").as_bytes());
 }
 
+/// Why no log was written, and where the records are kept instead
+/// (`hint`: the crash-safe files and how to merge them), in one line.
+pub(crate) fn say_not_written(why: &dyn std::fmt::Display, hint: Option<String>) {
+    match hint {
+        Some(h) => say(&format!("{why}; {h}")),
+        None => say(&why.to_string()),
+    }
+}
+
 /// A /proc file in one read where it fits: std's read_to_end starts with
 /// a 32-byte probe and doubles (/proc reports no size), eight reads for a
 /// mount table, each making the kernel render the table again.
@@ -298,14 +307,8 @@ pub fn shutdown() {
             o.path
         )),
         Ok(Ok(_)) => {}
-        Ok(Err(msg)) => {
-            let hint = darshan_core::shutdown::recovery_hint();
-            say(&hint.map(|h| format!("{msg}; {h}")).unwrap_or_else(|| msg.to_string()));
-        }
-        Err(_) => {
-            let hint = darshan_core::shutdown::recovery_hint();
-            say(&format!("internal error while writing the log{}", hint.map(|h| format!("; {h}")).unwrap_or_default()))
-        }
+        Ok(Err(e)) => say_not_written(&e, darshan_core::shutdown::recovery_hint()),
+        Err(_) => say_not_written(&"internal error while writing the log", darshan_core::shutdown::recovery_hint()),
     }
     guard::set_state(runtime::FINALIZED);
     guard::set_inside(false);

@@ -12,7 +12,7 @@ use darshan_core::Platform;
 use darshan_mpiio::{Access, MPIIO};
 use libc::{c_char, c_int};
 
-use crate::init::{self, say, Started};
+use crate::init::{self, say, say_not_written, Started};
 use crate::mpi_abi::{self as m, H, MPI_ERR_OTHER, MPI_SUCCESS};
 use crate::mpi_comm::MpiComm;
 use crate::platform::LIBC;
@@ -131,11 +131,8 @@ fn mpi_shutdown() {
         Ok(Ok(_)) => {}
         // Rank 0 reports the job's failure, once.
         Ok(Err(darshan_core::pipeline::ShutdownError::OtherRank)) => {}
-        Ok(Err(msg)) => {
-            let hint = darshan_core::shutdown::recovery_hint_mpi();
-            say(&hint.map(|h| format!("{msg}; {h}")).unwrap_or_else(|| msg.to_string()));
-        }
-        Err(_) => say("internal error while writing the log; no log written"),
+        Ok(Err(e)) => say_not_written(&e, darshan_core::shutdown::recovery_hint_mpi()),
+        Err(_) => say_not_written(&"internal error while writing the log", darshan_core::shutdown::recovery_hint_mpi()),
     }
     guard::set_state(runtime::FINALIZED);
     guard::set_inside(false);

@@ -99,6 +99,14 @@ fn programs_with_and_without_hdf5_run_under_ld_bind_now() {
 
 const PARALLEL: &str = "/usr/lib/x86_64-linux-gnu/hdf5/openmpi";
 
+/// tests/programs/`name`.c built with mpicc against Debian's Open MPI
+/// HDF5, shared (h5pcc would link it statically, out of any preload
+/// library's reach).
+fn mpicc_parallel_hdf5(name: &str, dir: &std::path::Path) -> std::path::PathBuf {
+    let rpath = format!("-Wl,-rpath,{PARALLEL}");
+    common::mpi::mpicc_with(name, dir, &["-I/usr/include/hdf5/openmpi", "-L", PARALLEL, "-lhdf5", &rpath])
+}
+
 /// Four ranks on Debian's Open MPI HDF5 (mpicc ... -lhdf5; h5pcc would
 /// link HDF5 statically, out of any preload library's reach): collective
 /// row-slab writes, independent reads back, then rank 0 alone reopens the
@@ -107,13 +115,12 @@ const PARALLEL: &str = "/usr/lib/x86_64-linux-gnu/hdf5/openmpi";
 /// Darshan's rules, and the MPI-IO and POSIX records beneath stay right.
 #[test]
 fn a_parallel_hdf5_job_has_reduced_h5f_and_h5d_records_over_mpiio_and_posix() {
-    use common::mpi::{c, mpicc_with, mpirun, the_log, NP};
+    use common::mpi::{c, mpirun, the_log, NP};
     use darshan_log::counters::{mpiio as mx, posix as px};
     use darshan_log::modules::{MPIIO, POSIX};
 
     let dir = scratch("h5-parallel");
-    let rpath = format!("-Wl,-rpath,{PARALLEL}");
-    let exe = mpicc_with("h5_parallel", &dir, &["-I/usr/include/hdf5/openmpi", "-L", PARALLEL, "-lhdf5", &rpath]);
+    let exe = mpicc_parallel_hdf5("h5_parallel", &dir);
     let data = dir.join("data");
     let log = the_log(&mpirun(&exe, &[data.to_str().unwrap()], &dir, &[]));
     assert_eq!(log.file.header.partial_flag, 0);
@@ -467,10 +474,9 @@ fn hdf5_calls_from_jit_code_outside_any_object_are_counted() {
 /// numbers, which follow the clock (their bytes are compared).
 #[test]
 fn ior_hdf5_counters_equal_the_c_runtimes_log_of_ior() {
-    use common::mpi::{mpicc_with, mpirun, the_log};
+    use common::mpi::{mpirun, the_log};
     let dir = scratch("h5-ior");
-    let rpath = format!("-Wl,-rpath,{PARALLEL}");
-    let exe = mpicc_with("h5_ior", &dir, &["-I/usr/include/hdf5/openmpi", "-L", PARALLEL, "-lhdf5", &rpath]);
+    let exe = mpicc_parallel_hdf5("h5_ior", &dir);
     let file = dir.join("data/testFile");
     let log = the_log(&mpirun(&exe, &[file.to_str().unwrap()], &dir, &[]));
 

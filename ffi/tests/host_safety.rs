@@ -110,8 +110,12 @@ fn a_panic_in_the_runtime_never_reaches_the_program() {
 }
 
 fn libmpi() -> Option<std::path::PathBuf> {
-    // A short query that cannot hang; no mpicc means no MPI to compare with.
-    let out = Command::new("mpicc").arg("-showme:libdirs").output().ok()?.stdout;
+    // No mpicc means no MPI to compare with.
+    let mut child = Command::new("mpicc").arg("-showme:libdirs").stdout(std::process::Stdio::piped()).spawn().ok()?;
+    darshan_test_support::watchdog(&child);
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(child.stdout.as_mut()?, &mut out).ok()?;
+    darshan_test_support::wait(&mut child);
     String::from_utf8_lossy(&out)
         .split_whitespace()
         .map(|d| std::path::Path::new(d).join("libmpi.so"))

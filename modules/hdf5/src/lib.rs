@@ -88,9 +88,9 @@ impl H5f {
     }
 
     pub fn on_close(&self, hid: i64, tm1: Tick, tm2: Tick) {
-        let mut st = self.lock();
-        let Some(i) = st.handles.record(hid as u64, &st.set) else { return };
-        st.handles.remove(hid as u64);
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        let Some(i) = st.handles.close(hid as u64, &st.set) else { return };
         let (w, rt) = st.set.both(i);
         stamp(w, F + c::F_CLOSE_START_TIMESTAMP, F + c::F_CLOSE_END_TIMESTAMP, tm1, tm2);
         timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
@@ -112,7 +112,7 @@ impl Module for H5f {
 
     fn attach(&self, slice: Slice, rank: i64) {
         let mut st = self.lock();
-        st.handles = HandleTable::with_slots(if slice.capacity > 0 { HANDLE_SLOTS } else { 0 });
+        st.handles = HandleTable::for_records(slice.capacity, HANDLE_SLOTS);
         st.set.attach(slice, rank);
     }
 

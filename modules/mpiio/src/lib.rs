@@ -183,9 +183,9 @@ impl Mpiio {
     }
 
     pub fn on_close(&self, fh: usize, tm1: Tick, tm2: Tick) {
-        let mut st = self.lock();
-        let Some(i) = st.handles.record(fh as u64, &st.set) else { return };
-        st.handles.remove(fh as u64);
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        let Some(i) = st.handles.close(fh as u64, &st.set) else { return };
         let (w, rt) = st.set.both(i);
         stamp(w, F + c::F_CLOSE_START_TIMESTAMP, F + c::F_CLOSE_END_TIMESTAMP, tm1, tm2);
         timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
@@ -216,7 +216,7 @@ impl Module for Mpiio {
     fn attach(&self, slice: Slice, rank: i64) {
         let mut st = self.lock();
         st.pool = CommonPool::with_capacity(2 * slice.capacity);
-        st.handles = HandleTable::with_slots(if slice.capacity > 0 { HANDLE_SLOTS } else { 0 });
+        st.handles = HandleTable::for_records(slice.capacity, HANDLE_SLOTS);
         st.set.attach(slice, rank);
     }
 
