@@ -5,23 +5,42 @@
 //! log is written in), large regions split at record boundaries across
 //! threads.
 //!
-//! The encoder is deflate.rs: classic zlib's level 6 (the C runtime's),
-//! which also tries the distances of whole records. It replaced zlib-rs,
-//! whose quarter-megabyte state cost a short process 0.15 ms to clear and
-//! whose level 6 took 2 ms on the 1,024 records of a `git status` (0.7 ms
-//! here), with logs no larger than the C runtime's (deflate/tests.rs
-//! checks that against every region of the corpus).
+//! Two encoders, each where it wins (`cargo run --release -p darshan-core
+//! --example deflate_compare -- LOG...` measures both on a log):
+//! - deflate.rs, classic zlib's level 6 (the C runtime's) that also tries
+//!   the distances of whole records, for everything below a megabyte: a
+//!   short process's log (zlib-rs's quarter-megabyte state cost 0.15 ms
+//!   to clear) and a `git status`'s 1,024 records (0.74 ms against
+//!   zlib-rs's 2.05 ms, both under classic zlib's size); name tables
+//!   below 256 KiB.
+//! - zlib-rs's level 6 for record regions of a megabyte or more: on
+//!   20,000 records of new files it is 2% smaller than ours (714 against
+//!   728 KB; classic zlib: 746 KB) at about the same speed, and ours
+//!   left that log above the C runtime's 1 MB in one run of five; and
+//!   for name tables of 256 KiB or more (see LARGE_TEXT_BYTES).
+
+use flate2::{Compress, Compression, FlushCompress, Status};
 
 use crate::deflate;
 
-/// Regions smaller than this are compressed on the calling thread (about
-/// 1 ms per megabyte of records here; a thread costs ~50 us).
-const PARALLEL_MIN_BYTES: usize = 1 << 20;
+/// Record regions of this size or more go to zlib-rs, one stream per
+/// worker thread (a thread costs ~50 us); smaller ones to deflate.rs on
+/// the calling thread.
+const LARGE_BYTES: usize = 1 << 20;
+
+/// Other regions (the name table) of this size or more go to zlib-rs:
+/// classic zlib's hash chains are slow on paths (20,000 names, 549 KB:
+/// 9 ms against zlib-rs's 5.3 ms, on a thread that shares two cores with
+/// the records' at shutdown), for 1.4% more bytes.
+const LARGE_TEXT_BYTES: usize = 256 << 10;
 
 /// One region of bytes (the job record, the name table) as one stream.
 pub fn bytes(bytes: &[u8]) -> Vec<Vec<u8>> {
     if bytes.is_empty() {
         return Vec::new();
+    }
+    if bytes.len() >= LARGE_TEXT_BYTES {
+        return vec![large(bytes, 0)];
     }
     vec![deflate::zlib(bytes, 0)]
 }
@@ -34,7 +53,7 @@ pub fn words(words: &[u64], rec_words: usize) -> Vec<Vec<u8>> {
     }
     let bytes: &[u8] = bytemuck::cast_slice(words);
     let stride = rec_words * 8;
-    if bytes.len() < PARALLEL_MIN_BYTES || rec_words == 0 || threads() < 2 {
+    if bytes.len() < LARGE_BYTES || rec_words == 0 {
         return vec![deflate::zlib(bytes, stride)];
     }
     let n = threads();
@@ -44,16 +63,29 @@ pub fn words(words: &[u64], rec_words: usize) -> Vec<Vec<u8>> {
     std::thread::scope(|s| {
         // The first part on this thread, the others on helpers (or here,
         // when no thread is to be had or one panicked).
-        let handles: Vec<_> = parts[1..]
-            .iter()
-            .map(|&p| std::thread::Builder::new().spawn_scoped(s, move || deflate::zlib(p, stride)))
-            .collect();
-        let mut out = vec![deflate::zlib(parts[0], stride)];
+        let handles: Vec<_> =
+            parts[1..].iter().map(|&p| std::thread::Builder::new().spawn_scoped(s, move || large(p, stride))).collect();
+        let mut out = vec![large(parts[0], stride)];
         for (h, &p) in handles.into_iter().zip(&parts[1..]) {
-            out.push(h.ok().and_then(|h| h.join().ok()).unwrap_or_else(|| deflate::zlib(p, stride)));
+            out.push(h.ok().and_then(|h| h.join().ok()).unwrap_or_else(|| large(p, stride)));
         }
         out
     })
+}
+
+/// One stream of a large region: zlib-rs's level 6 (our encoder should
+/// zlib-rs ever refuse).
+fn large(bytes: &[u8], stride: usize) -> Vec<u8> {
+    let mut z = Compress::new(Compression::new(6), true);
+    // compressBound: enough for any input at level 6.
+    let mut out = Vec::with_capacity(bytes.len() + (bytes.len() >> 12) + (bytes.len() >> 14) + 64);
+    match z.compress_vec(bytes, &mut out, FlushCompress::Finish) {
+        Ok(Status::StreamEnd) => {
+            out.shrink_to_fit();
+            out
+        }
+        _ => deflate::zlib(bytes, stride),
+    }
 }
 
 /// Worker threads for big regions. available_parallelism reads cgroup
