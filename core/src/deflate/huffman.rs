@@ -4,10 +4,10 @@
 
 use super::matcher::Token;
 
-const LEN_BASE: [u16; 29] =
+pub(super) const LEN_BASE: [u16; 29] =
     [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258];
 const LEN_EXTRA: [u8; 29] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0];
-const DIST_BASE: [u16; 30] = [
+pub(super) const DIST_BASE: [u16; 30] = [
     1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145,
     8193, 12289, 16385, 24577,
 ];
@@ -16,12 +16,50 @@ const DIST_EXTRA: [u8; 30] =
 /// The order code-length code lengths are sent in (RFC 1951 3.2.7).
 const CL_ORDER: [usize; 19] = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
 
-fn len_code(len: u16) -> usize {
-    LEN_BASE.partition_point(|&b| b <= len) - 1
+/// Length code (0..29) of every match length 0..=258 (below 3: unused).
+const LEN_CODE: [u8; 259] = {
+    let mut t = [0u8; 259];
+    let mut c = 0;
+    let mut len = 3;
+    while len <= 258 {
+        while c + 1 < 29 && LEN_BASE[c + 1] as usize <= len {
+            c += 1;
+        }
+        t[len] = c as u8;
+        len += 1;
+    }
+    t
+};
+
+/// Distance code of distances 1..=256 at `d - 1`, and of the longer ones
+/// at `256 + ((d - 1) >> 7)` (zlib's `_dist_code`).
+const DIST_CODE: [u8; 512] = {
+    let mut t = [0u8; 512];
+    let mut c = 0;
+    let mut d = 1;
+    while d <= 32768 {
+        while c + 1 < 30 && DIST_BASE[c + 1] as usize <= d {
+            c += 1;
+        }
+        if d <= 256 {
+            t[d - 1] = c as u8;
+        } else {
+            t[256 + ((d - 1) >> 7)] = c as u8;
+        }
+        d += 1;
+    }
+    t
+};
+
+#[inline]
+pub(super) fn len_code(len: u16) -> usize {
+    LEN_CODE[len as usize] as usize
 }
 
-fn dist_code(dist: u16) -> usize {
-    DIST_BASE.partition_point(|&b| b <= dist) - 1
+#[inline]
+pub(super) fn dist_code(dist: u16) -> usize {
+    let d = dist as usize - 1;
+    DIST_CODE[if d < 256 { d } else { 256 + (d >> 7) }] as usize
 }
 
 /// Huffman code lengths for `freq`, none longer than `limit` (miniz's way
@@ -117,6 +155,7 @@ fn codes(lens: &[u8]) -> Vec<u16> {
 
 pub struct BitWriter {
     pub out: Vec<u8>,
+    /// Bits not yet in `out` (fewer than 32 between calls).
     acc: u64,
     n: u32,
 }
@@ -126,19 +165,26 @@ impl BitWriter {
         BitWriter { out: Vec::with_capacity(capacity), acc: 0, n: 0 }
     }
 
+    /// Appends the low `count` bits of `bits` (`count` at most 32).
+    #[inline]
     fn put(&mut self, bits: u32, count: u32) {
         self.acc |= u64::from(bits) << self.n;
         self.n += count;
-        while self.n >= 8 {
-            self.out.push(self.acc as u8);
-            self.acc >>= 8;
-            self.n -= 8;
+        if self.n >= 32 {
+            self.out.extend_from_slice(&(self.acc as u32).to_le_bytes());
+            self.acc >>= 32;
+            self.n -= 32;
         }
     }
 
+    /// Pads to a byte boundary and moves every pending bit into `out`.
     pub fn align(&mut self) {
-        if self.n > 0 {
-            self.put(0, 8 - self.n);
+        let pad = (8 - self.n % 8) % 8;
+        self.n += pad;
+        while self.n > 0 {
+            self.out.push(self.acc as u8);
+            self.acc >>= 8;
+            self.n -= 8;
         }
     }
 }
@@ -327,5 +373,6 @@ fn stored(w: &mut BitWriter, data: &[u8], last: u32) {
     let len = data.len() as u16;
     w.put(u32::from(len), 16);
     w.put(u32::from(!len), 16);
+    w.align();
     w.out.extend_from_slice(data);
 }

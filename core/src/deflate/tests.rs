@@ -216,3 +216,15 @@ fn adler32_matches_zlibs() {
         (b << 16 | a) as u32
     });
 }
+
+#[test]
+fn length_and_distance_code_tables_follow_rfc_1951() {
+    use super::huffman::{dist_code, len_code, DIST_BASE, LEN_BASE};
+    for len in 3..=258u16 {
+        assert_eq!(len_code(len), LEN_BASE.partition_point(|&b| b <= len) - 1, "length {len}");
+    }
+    for dist in 1..=32768u32 {
+        let d = dist as u16;
+        assert_eq!(dist_code(d), DIST_BASE.partition_point(|&b| b <= d) - 1, "distance {dist}");
+    }
+}
