@@ -5,14 +5,18 @@
 
 use crate::arena::ZeroedWords;
 
+/// Slots of the index before any module says how many records it keeps.
+const MIN_SLOTS: usize = 64;
+
 pub struct NameArena {
     packed: Packed,
     limit: usize,
-    /// The index: record ids (0 = empty) and, in a block of u32 pairs, the
-    /// offset of each name in `packed`. Fresh mappings, touched only
-    /// where names land.
-    keys: ZeroedWords,
-    offs: ZeroedWords,
+    /// The index, open addressing over u32 slots: the offset + 1 of a name
+    /// in `packed` (0 = empty), whose first 8 bytes are its record id. A
+    /// fresh mapping, touched only where names land; 4 bytes a slot, so
+    /// a thousand names touch a third of the pages that ids beside the
+    /// offsets did.
+    index: ZeroedWords,
     count: usize,
 }
 
@@ -75,24 +79,30 @@ impl NameArena {
     pub fn new(limit: usize) -> Option<NameArena> {
         let mut packed = Vec::new();
         packed.try_reserve_exact(limit).ok()?;
-        let (keys, offs) = (ZeroedWords::new(64)?, ZeroedWords::new(32)?);
-        Some(NameArena { packed: Packed::Heap(packed), limit, keys, offs, count: 0 })
+        let index = ZeroedWords::new(MIN_SLOTS / 2)?;
+        Some(NameArena { packed: Packed::Heap(packed), limit, index, count: 0 })
     }
 
     /// A table whose packed names live in `buf` (the crash-safe mapping).
     /// None if the small starting index cannot be had.
     pub fn in_place(buf: &'static mut [u8]) -> Option<NameArena> {
         let limit = buf.len();
-        let (keys, offs) = (ZeroedWords::new(64)?, ZeroedWords::new(32)?);
-        Some(NameArena { packed: Packed::Mapped { buf, len: 0 }, limit, keys, offs, count: 0 })
+        let index = ZeroedWords::new(MIN_SLOTS / 2)?;
+        Some(NameArena { packed: Packed::Mapped { buf, len: 0 }, limit, index, count: 0 })
     }
 
-    fn off(&self, i: usize) -> u32 {
-        bytemuck::cast_slice::<u64, u32>(&self.offs)[i]
+    fn slots(&self) -> usize {
+        self.index.len() * 2
     }
 
-    fn set_off(&mut self, i: usize, off: u32) {
-        bytemuck::cast_slice_mut::<u64, u32>(&mut self.offs)[i] = off;
+    fn entry(&self, i: usize) -> u32 {
+        bytemuck::cast_slice::<u64, u32>(&self.index)[i]
+    }
+
+    /// The record id of the name at `off` in `packed`.
+    fn id_at(&self, off: usize) -> u64 {
+        let p = self.packed.bytes();
+        u64::from_le_bytes(p[off..off + 8].try_into().unwrap_or_default())
     }
 
     /// Size the index for `records` names (the record capacity of every
@@ -102,36 +112,28 @@ impl NameArena {
     pub fn expect(&mut self, records: usize) {
         // No more names than fit in `limit` (8-byte id + 1 char + NUL).
         let names = records.min(self.limit / 10);
-        let slots = (names * 3 / 2 + 1).max(64).next_power_of_two();
-        if slots <= self.keys.len() {
+        let slots = (names * 3 / 2 + 1).max(MIN_SLOTS).next_power_of_two();
+        if slots <= self.slots() {
             return;
         }
         // Keep the old index if the new one cannot be had: it stays
         // correct, and inserts are refused (Full) once it is 2/3 full.
-        let (Some(keys), Some(offs)) = (ZeroedWords::new(slots), ZeroedWords::new(slots / 2)) else { return };
-        let old_keys = std::mem::replace(&mut self.keys, keys);
-        let old_offs = std::mem::replace(&mut self.offs, offs);
-        let old_offs: &[u32] = bytemuck::cast_slice(&old_offs);
-        for (&k, &o) in old_keys.iter().zip(old_offs) {
-            if k != 0 {
-                let id = if k == 1 << 63 { 0 } else { k };
-                let (i, _) = self.slot(id);
-                self.keys[i] = k;
-                self.set_off(i, o);
-            }
+        let Some(index) = ZeroedWords::new(slots / 2) else { return };
+        let old = std::mem::replace(&mut self.index, index);
+        for &e in bytemuck::cast_slice::<u64, u32>(&old).iter().filter(|&&e| e != 0) {
+            let (i, _) = self.slot(self.id_at(e as usize - 1));
+            bytemuck::cast_slice_mut::<u64, u32>(&mut self.index)[i] = e;
         }
     }
 
     fn slot(&self, id: u64) -> (usize, bool) {
-        let mask = self.keys.len() - 1;
-        // The id is already a good hash; id 0 marks an empty slot and is
-        // stored with the high bit flipped.
-        let key = if id == 0 { 1 << 63 } else { id };
-        let mut i = (key as usize ^ (key >> 32) as usize) & mask;
+        let mask = self.slots() - 1;
+        // The id is already a good hash.
+        let mut i = (id as usize ^ (id >> 32) as usize) & mask;
         loop {
-            match self.keys[i] {
+            match self.entry(i) {
                 0 => return (i, false),
-                k if k == key => return (i, true),
+                e if self.id_at(e as usize - 1) == id => return (i, true),
                 _ => i = (i + 1) & mask,
             }
         }
@@ -144,11 +146,11 @@ impl NameArena {
         }
         let need = 8 + name.len() + 1;
         // At most 2/3 full, so that probing stays short.
-        if self.packed.len() + need > self.limit || (self.count + 1) * 3 > self.keys.len() * 2 {
+        if self.packed.len() + need > self.limit || (self.count + 1) * 3 > self.slots() * 2 {
             return Insert::Full;
         }
-        self.keys[i] = if id == 0 { 1 << 63 } else { id };
-        self.set_off(i, self.packed.len() as u32);
+        let Ok(entry) = u32::try_from(self.packed.len() + 1) else { return Insert::Full };
+        bytemuck::cast_slice_mut::<u64, u32>(&mut self.index)[i] = entry;
         self.packed.push([&id.to_le_bytes(), name, &[0]]);
         self.count += 1;
         Insert::Added
@@ -164,7 +166,7 @@ impl NameArena {
             return None;
         }
         let p = self.packed.bytes();
-        let start = self.off(i) as usize + 8;
+        let start = self.entry(i) as usize - 1 + 8;
         let end = start + p[start..].iter().position(|&c| c == 0)?;
         Some(&p[start..end])
     }
@@ -184,7 +186,7 @@ impl NameArena {
 
     pub fn clear(&mut self) {
         self.packed.clear();
-        self.keys.iter_mut().for_each(|k| *k = 0);
+        self.index.iter_mut().for_each(|k| *k = 0);
         self.count = 0;
     }
 }

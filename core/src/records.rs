@@ -75,9 +75,10 @@ pub struct RecordSet<R> {
     slice: Slice,
     count: usize,
     frozen: bool,
-    keys: &'static mut [u64],
-    /// Record index + 1 (0: empty).
-    vals: &'static mut [u64],
+    /// Open addressing, key and value side by side (a lookup or insert
+    /// touches one cache line and one page): slot `s` holds the id at
+    /// `2s` and the record's index + 1 at `2s + 1` (0: empty).
+    index: &'static mut [u64],
     pub rt: Vec<R>,
     /// The module's heatmap (bytes over time), when HEATMAP gave it bins.
     heat: Option<HeatBins>,
@@ -94,8 +95,7 @@ impl<R: RecordRt> RecordSet<R> {
             slice: Slice::empty(0),
             count: 0,
             frozen: false,
-            keys: &mut [],
-            vals: &mut [],
+            index: &mut [],
             rt: Vec::new(),
             heat: None,
             reduced: Vec::new(),
@@ -130,19 +130,14 @@ impl<R: RecordRt> RecordSet<R> {
         let cap = slice.capacity;
         let slots = (cap * 2).max(16).next_power_of_two();
         // Zeroed memory: no pages touched until used, and no abort if an
-        // absurd MAX_RECORDS asks for more than there is. Keys and values
-        // in one mapping: a system call less per module at start-up.
-        let index = slots.checked_mul(2).and_then(crate::arena::zeroed_words).map(|w| w.split_at_mut(slots));
+        // absurd MAX_RECORDS asks for more than there is.
+        let index = slots.checked_mul(2).and_then(crate::arena::zeroed_words);
         let mut rt = Vec::new();
         match index {
-            Some((k, v)) if rt.try_reserve_exact(cap).is_ok() => {
-                self.keys = k;
-                self.vals = v;
-            }
+            Some(ix) if rt.try_reserve_exact(cap).is_ok() => self.index = ix,
             _ => {
                 slice.capacity = 0;
-                self.keys = &mut [];
-                self.vals = &mut [];
+                self.index = &mut [];
             }
         }
         self.rt = rt;
@@ -210,23 +205,25 @@ impl<R: RecordRt> RecordSet<R> {
         self.for_each_mut(|w| ticks_to_secs(w, times.clone(), s));
     }
 
+    /// The word offset of `id`'s slot in the index (its key; the value
+    /// follows).
     fn slot(&self, id: u64) -> usize {
-        let mask = self.keys.len() - 1;
+        let mask = self.index.len() / 2 - 1;
         // Id 0 would read as an empty slot; store it as 1 << 63.
         let key = if id == 0 { 1 << 63 } else { id };
         let mut i = (key as usize ^ (key >> 29) as usize) & mask;
-        while self.keys[i] != 0 && self.keys[i] != key {
+        while self.index[2 * i] != 0 && self.index[2 * i] != key {
             i = (i + 1) & mask;
         }
-        i
+        2 * i
     }
 
     #[inline]
     pub fn find(&self, id: u64) -> Option<usize> {
-        if self.keys.is_empty() {
+        if self.index.is_empty() {
             return None;
         }
-        let v = self.vals[self.slot(id)];
+        let v = self.index[self.slot(id) + 1];
         (v != 0).then(|| v as usize - 1)
     }
 
@@ -265,8 +262,8 @@ impl<R: RecordRt> RecordSet<R> {
         self.count += 1;
         runtime::record_added(self.module, self.slice.rec_words * 8);
         let s = self.slot(id);
-        self.keys[s] = if id == 0 { 1 << 63 } else { id };
-        self.vals[s] = i as u64 + 1;
+        self.index[s] = if id == 0 { 1 << 63 } else { id };
+        self.index[s + 1] = i as u64 + 1;
         Some(i)
     }
 
@@ -290,8 +287,7 @@ impl<R: RecordRt> RecordSet<R> {
     pub fn clear(&mut self) {
         let n = self.count * self.slice.rec_words;
         self.slice.words[..n].iter_mut().for_each(|x| *x = 0);
-        self.keys.iter_mut().for_each(|k| *k = 0);
-        self.vals.iter_mut().for_each(|v| *v = 0);
+        self.index.iter_mut().for_each(|k| *k = 0);
         self.rt.clear();
         self.count = 0;
         self.frozen = false;
