@@ -102,9 +102,11 @@ impl<'a> Matcher<'a> {
     /// A matcher for `d`; `stride` is the record size (0: not records).
     pub fn new(d: &'a [u8], stride: usize) -> Self {
         let ring = d.len().clamp(1, WINDOW).next_power_of_two();
-        // Name tables hold random 8-byte ids: fewer buckets than this
-        // fill the chains with collisions that every literal walks.
-        let hash_bits = if d.len() <= WINDOW { 13 } else { 14 };
+        // Name tables hold random 8-byte ids: fewer buckets than about
+        // one per four bytes fill the chains with collisions that every
+        // literal walks. A short process's few kilobytes get a table of
+        // their size (a fresh 32 KiB one costs 8 page faults).
+        let hash_bits = if d.len() <= WINDOW { ring.trailing_zeros().saturating_sub(2).clamp(8, 13) } else { 14 };
         let strides: Vec<usize> = if stride >= MIN_MATCH {
             (1..=3).map(|k| k * stride).filter(|&s| s < ring.min(WINDOW)).collect()
         } else {
