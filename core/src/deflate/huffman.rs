@@ -62,49 +62,72 @@ pub(super) fn dist_code(dist: u16) -> usize {
     DIST_CODE[if d < 256 { d } else { 256 + (d >> 7) }] as usize
 }
 
-/// Huffman code lengths for `freq`, none longer than `limit` (miniz's way
-/// of bringing an over-long code back within the limit: lengthen the
-/// shortest codes that can be lengthened until the Kraft sum is one).
+/// Huffman code lengths for `freq`, none longer than `limit`.
 pub(super) fn code_lengths(freq: &[u32], limit: usize) -> Vec<u8> {
     let mut lens = vec![0u8; freq.len()];
-    let mut syms: Vec<(u32, usize)> = freq.iter().enumerate().filter(|(_, &f)| f > 0).map(|(s, &f)| (f, s)).collect();
-    if syms.len() < 2 {
+    code_lengths_into(freq, limit, &mut lens);
+    lens
+}
+
+/// Most symbols of any deflate alphabet (literal/length: 286 used).
+const MAX_SYMS: usize = 288;
+
+/// Huffman code lengths for `freq` into `lens` (as long as `freq`), none
+/// longer than `limit` (miniz's way of bringing an over-long code back
+/// within the limit: lengthen the shortest codes that can be lengthened
+/// until the Kraft sum is one). Works on the stack: a short process's
+/// log is a few tiny blocks, where allocating cost more than coding.
+fn code_lengths_into(freq: &[u32], limit: usize, lens: &mut [u8]) {
+    lens.iter_mut().for_each(|l| *l = 0);
+    let mut syms = [(0u32, 0u16); MAX_SYMS];
+    let mut n = 0;
+    for (s, &f) in freq.iter().enumerate().take(MAX_SYMS) {
+        if f > 0 {
+            syms[n] = (f, s as u16);
+            n += 1;
+        }
+    }
+    if n < 2 {
         // As zlib: two codes, so that the code is complete.
-        let other = usize::from(syms.first().is_some_and(|s| s.1 == 0));
+        let other = usize::from(n == 1 && syms[0].1 == 0);
         lens[other] = 1;
-        if let Some(s) = syms.first() {
-            lens[s.1] = 1;
+        if n == 1 {
+            lens[syms[0].1 as usize] = 1;
         } else if freq.len() > 1 {
             lens[1 - other] = 1;
         }
-        return lens;
+        return;
     }
+    let syms = &mut syms[..n];
     syms.sort_unstable();
-    let n = syms.len();
     // Two-queue Huffman: leaves in weight order, internal nodes made in
     // weight order after them; a node's parent always has a larger index.
-    let mut weight: Vec<u64> = syms.iter().map(|s| u64::from(s.0)).collect();
-    let mut parent = vec![0usize; 2 * n - 1];
+    let mut weight = [0u64; 2 * MAX_SYMS];
+    let mut parent = [0u16; 2 * MAX_SYMS];
+    for (w, s) in weight.iter_mut().zip(syms.iter()) {
+        *w = u64::from(s.0);
+    }
     let (mut leaf, mut inner) = (0, n);
     for node in n..2 * n - 1 {
-        let mut pick = || {
+        let mut pick = |weight: &[u64]| {
             let take_leaf = leaf < n && (inner >= node || weight[leaf] <= weight[inner]);
             let k = if take_leaf { &mut leaf } else { &mut inner };
             *k += 1;
             *k - 1
         };
-        let (a, b) = (pick(), pick());
-        weight.push(weight[a] + weight[b]);
-        parent[a] = node;
-        parent[b] = node;
+        let a = pick(&weight);
+        let b = pick(&weight);
+        weight[node] = weight[a] + weight[b];
+        parent[a] = node as u16;
+        parent[b] = node as u16;
     }
-    let mut depth = vec![0usize; 2 * n - 1];
+    let mut depth = [0u16; 2 * MAX_SYMS];
     for k in (0..2 * n - 2).rev() {
-        depth[k] = depth[parent[k]] + 1;
+        depth[k] = depth[parent[k] as usize] + 1;
     }
-    let mut count = vec![0usize; limit + 1];
+    let mut count = [0usize; 16];
     for &dp in &depth[..n] {
-        count[dp.min(limit)] += 1;
+        count[(dp as usize).min(limit)] += 1;
     }
     let kraft = |count: &[usize]| -> usize { (1..=limit).map(|l| count[l] << (limit - l)).sum() };
     let mut total = kraft(&count);
@@ -121,15 +144,14 @@ pub(super) fn code_lengths(freq: &[u32], limit: usize) -> Vec<u8> {
     for l in (1..=limit).rev() {
         for _ in 0..count[l] {
             if let Some(&(_, s)) = rarest.next() {
-                lens[s] = l as u8;
+                lens[s as usize] = l as u8;
             }
         }
     }
-    lens
 }
 
 /// Canonical codes for `lens`, bit-reversed for deflate's LSB-first order.
-fn codes(lens: &[u8]) -> Vec<u16> {
+fn codes(lens: &[u8]) -> [u16; MAX_SYMS] {
     let mut count = [0u16; 16];
     for &l in lens {
         count[l as usize] += 1;
@@ -141,16 +163,14 @@ fn codes(lens: &[u8]) -> Vec<u16> {
         code = (code + count[l - 1]) << 1;
         next[l] = code;
     }
-    lens.iter()
-        .map(|&l| {
-            if l == 0 {
-                return 0;
-            }
-            let c = next[l as usize];
+    let mut out = [0u16; MAX_SYMS];
+    for (c, &l) in out.iter_mut().zip(lens) {
+        if l > 0 {
+            *c = next[l as usize].reverse_bits() >> (16 - l);
             next[l as usize] += 1;
-            c.reverse_bits() >> (16 - l)
-        })
-        .collect()
+        }
+    }
+    out
 }
 
 pub struct BitWriter {
@@ -224,20 +244,20 @@ fn run_lengths(lens: &[u8]) -> Vec<(u8, u8, u8)> {
 
 /// The codes of one block and what the block costs in bits.
 struct Codes {
-    lit: Vec<u8>,
-    dist: Vec<u8>,
+    lit: [u8; 288],
+    dist: [u8; 30],
 }
 
 impl Codes {
-    fn fixed() -> Codes {
-        let lit = (0..288).map(|s| match s {
-            0..=143 => 8,
-            144..=255 => 9,
-            256..=279 => 7,
-            _ => 8,
-        });
-        Codes { lit: lit.collect(), dist: vec![5; 30] }
-    }
+    const FIXED: Codes = {
+        let mut lit = [8u8; 288];
+        let mut s = 144;
+        while s < 280 {
+            lit[s] = if s < 256 { 9 } else { 7 };
+            s += 1;
+        }
+        Codes { lit, dist: [5; 30] }
+    };
 
     /// Bits for the tokens (and end of block) with these codes.
     fn data_bits(&self, lit_freq: &[u32], dist_freq: &[u32]) -> usize {
@@ -300,8 +320,8 @@ impl DynamicHeader {
 /// dynamic, whichever is smallest; `last` sets BFINAL.
 pub fn block(w: &mut BitWriter, input: &[u8], tokens: &[Token], last: bool) {
     let last = u32::from(last);
-    let mut lit_freq = vec![0u32; 286];
-    let mut dist_freq = vec![0u32; 30];
+    let mut lit_freq = [0u32; 286];
+    let mut dist_freq = [0u32; 30];
     for t in tokens {
         match *t {
             Token::Literal(b) => lit_freq[b as usize] += 1,
@@ -312,15 +332,17 @@ pub fn block(w: &mut BitWriter, input: &[u8], tokens: &[Token], last: bool) {
         }
     }
     lit_freq[256] = 1;
-    let fixed = Codes::fixed();
+    let fixed = Codes::FIXED;
     let fixed_bits = 3 + fixed.data_bits(&lit_freq, &dist_freq);
     // deflate wants at least one distance code even in a block without
     // matches (as zlib, give it one).
-    let mut dist_for_tree = dist_freq.clone();
+    let mut dist_for_tree = dist_freq;
     if dist_for_tree.iter().all(|&f| f == 0) {
         dist_for_tree[0] = 1;
     }
-    let dynamic = Codes { lit: code_lengths(&lit_freq, 15), dist: code_lengths(&dist_for_tree, 15) };
+    let mut dynamic = Codes { lit: [0; 288], dist: [0; 30] };
+    code_lengths_into(&lit_freq, 15, &mut dynamic.lit[..286]);
+    code_lengths_into(&dist_for_tree, 15, &mut dynamic.dist);
     let header = DynamicHeader::new(&dynamic);
     let dynamic_bits = 3 + header.bits() + dynamic.data_bits(&lit_freq, &dist_freq);
     // Stored: the 3 header bits, padding to a byte, LEN and NLEN, the data.
