@@ -32,6 +32,10 @@ pub fn dated_dir(dir: &str, start_sec: i64) -> String {
     }
 }
 
+/// Variables holding the job id, tried in order when DARSHAN_JOBID (or
+/// the config's JOBID) names none: Slurm, PBS, Cobalt, LSF, Flux.
+pub const JOBID_ENVS: [&str; 5] = ["SLURM_JOB_ID", "PBS_JOBID", "COBALT_JOBID", "LSB_JOBID", "FLUX_JOB_ID"];
+
 /// The job id: the integer at the start of the variable named by
 /// DARSHAN_JOBID (as `%d` reads it), else of the usual batch systems'
 /// variables, else the pid.
@@ -44,7 +48,7 @@ pub fn job_id(var: &dyn Fn(&str) -> Option<String>, jobid_env: Option<&str>, pid
     let names: Vec<&str> = match jobid_env {
         Some("NONE") => vec![],
         Some(n) => vec![n],
-        None => vec!["SLURM_JOB_ID", "PBS_JOBID", "COBALT_JOBID", "LSB_JOBID", "FLUX_JOB_ID"],
+        None => JOBID_ENVS.to_vec(),
     };
     names.into_iter().find_map(|n| var(n).and_then(parse)).unwrap_or(pid)
 }

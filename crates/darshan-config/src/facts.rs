@@ -1,0 +1,144 @@
+//! What `darshan-config` reports: where the installed tree is, which
+//! modules and features the runtime has, and the link flags.
+
+use std::path::{Path, PathBuf};
+
+/// The variable holding the log directory (a flat directory, as a C
+/// build configured `--with-log-path-by-env=DARSHAN_LOGPATH`).
+pub const LOG_PATH_ENV: &str = "DARSHAN_LOGPATH";
+
+pub use darshan_core::logname::JOBID_ENVS;
+
+/// The C tool's feature switches, in its `--all` order: (name, built).
+/// "Built" as the C tool means it: compiled in (NULL is, and records only
+/// when enabled with DARSHAN_MOD_ENABLE).
+pub const FEATURES: [(&str, bool); 19] = [
+    ("ld-preload", true),
+    ("cuserid", false),
+    ("group-readable-logs", false),
+    ("mmap-logs", true),
+    ("null-mod", true),
+    ("posix-mod", true),
+    ("stdio-mod", true),
+    ("dxt-mod", false),
+    ("heatmap-mod", true),
+    ("mpiio-mod", true),
+    ("apmpi-mod", false),
+    ("apmpi-coll-sync", false),
+    ("hdf5-mod", true),
+    ("pnetcdf-mod", false),
+    ("daos-mod", false),
+    ("bgq-mod", false),
+    ("lustre-mod", false),
+    ("mdhim-mod", false),
+    ("ldms-mod", false),
+];
+
+pub struct Facts {
+    /// Directory holding libdarshan.so (and libdarshan.a).
+    lib: PathBuf,
+    pub cc: String,
+    pub libs: String,
+}
+
+impl Facts {
+    /// The tree this program was installed in: `<prefix>/bin/darshan-config`
+    /// with the library in `<prefix>/lib`; or, run from a cargo build
+    /// directory, the library next to it.
+    pub fn of_this_install() -> Result<Facts, String> {
+        let exe = std::env::current_exe().map_err(|e| format!("cannot find my own path: {e}"))?;
+        let exe = exe.canonicalize().unwrap_or(exe);
+        let bin = exe.parent().unwrap_or(Path::new("/"));
+        let candidates = [bin.join("../lib"), bin.to_path_buf()];
+        let lib = candidates
+            .iter()
+            .find(|d| d.join("libdarshan.so").is_file())
+            .ok_or_else(|| format!("no libdarshan.so in {} (install with `just install PREFIX`)", candidates[0].display()))?;
+        let lib = lib.canonicalize().unwrap_or_else(|_| lib.clone());
+        Ok(Facts { lib, cc: "cc".into(), libs: String::new() })
+    }
+
+    pub fn lib_dir(&self) -> String {
+        self.lib.display().to_string()
+    }
+
+    pub fn version(&self) -> String {
+        // The third word is the Darshan release whose logs (format 3.41)
+        // and settings this runtime matches, for scripts that compare it.
+        format!("Darshan Runtime 3.5.0 (darshan-rs {})", env!("CARGO_PKG_VERSION"))
+    }
+
+    /// Link against libdarshan.so, found at run time through the rpath:
+    /// no LD_PRELOAD needed. `-no-as-needed` keeps it even though the
+    /// program calls none of its symbols by name (it interposes libc's).
+    pub fn dyn_ld_flags(&self) -> String {
+        let lib = self.lib_dir();
+        format!("-L{lib} -Wl,-rpath={lib} -Wl,-no-as-needed -ldarshan")
+    }
+
+    pub fn pre_ld_flags(&self) -> Result<String, String> {
+        Err(Self::NO_STATIC.into())
+    }
+
+    pub fn post_ld_flags(&self) -> Result<String, String> {
+        Err(Self::NO_STATIC.into())
+    }
+
+    const NO_STATIC: &'static str = "static linking through --wrap is not built yet \
+        (no ld-opts files, libdarshan.a has no __wrap_ functions); use --dyn-ld-flags or LD_PRELOAD";
+
+    /// `--all`, in the C tool's layout.
+    pub fn all(&self) -> String {
+        let v = self.version();
+        let mut s = format!("\nThis {v} was built with the following features:\n\n");
+        for (name, on) in FEATURES {
+            s += &format!("  {:<24}-> {}\n", format!("--{name}"), if on { "yes" } else { "no" });
+            if name == "ldms-mod" {
+                s += &format!("  {:<24}-> no\n", "--rdtscp");
+                s += &format!("  {:<24}-> yes\n", "--exit-wrapper");
+            }
+        }
+        s += &format!("\nThis {v} was built using the following compilers and flags:\n\n");
+        let unavailable = |r: Result<String, String>| r.unwrap_or_else(|_| "(not built)".into());
+        let rows: [(&str, String); 5] = [
+            ("--cc", self.cc.clone()),
+            ("--cppflags", String::new()),
+            ("--cflags", String::new()),
+            ("--ldflags", String::new()),
+            ("--libs", self.libs.clone()),
+        ];
+        for (k, v) in rows {
+            s += &format!("  {k:<18}-> {v}\n");
+        }
+        s += "\n";
+        let rows: [(&str, String); 5] = [
+            ("--pre-ld-flags", unavailable(self.pre_ld_flags())),
+            ("--post-ld-flags", unavailable(self.post_ld_flags())),
+            ("--dyn-ld-flags", self.dyn_ld_flags()),
+            ("--log-path", String::new()),
+            ("--log-path-by-env", LOG_PATH_ENV.into()),
+        ];
+        for (k, v) in rows {
+            s += &format!("  {k:<18}-> {v}\n");
+        }
+        s += "\n";
+        use darshan_core::config as c;
+        let rows: [(&str, String); 11] = [
+            ("--zlib-path", String::new()),
+            ("--mem-align", c::DEF_MEM_ALIGN.to_string()),
+            ("--log-hints", c::DEF_LOG_HINTS.into()),
+            ("--jobid-env", JOBID_ENVS.join(",")),
+            ("--username-env", String::new()),
+            ("--mod-mem", (c::DEF_MOD_MEM >> 20).to_string()),
+            ("--name-mem", (c::DEF_NAME_MEM >> 20).to_string()),
+            ("--hdf5-path", String::new()),
+            ("--pnetcdf-path", String::new()),
+            ("--daos-path", String::new()),
+            ("--ldms-path", String::new()),
+        ];
+        for (k, v) in rows {
+            s += &format!("  {k:<18}-> {v}\n");
+        }
+        s
+    }
+}

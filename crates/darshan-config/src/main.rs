@@ -1,0 +1,102 @@
+//! `darshan-config`: what this runtime was built with and how to link it,
+//! with the options and output of the C tool (darshan-runtime's
+//! darshan-config.in), so that site scripts written for Darshan keep
+//! working. Options are answered one line each, in the order given.
+//!
+//! The install prefix is found from this program's own path
+//! (`<prefix>/bin/darshan-config`), so an installed tree can be moved.
+#![forbid(unsafe_code)]
+
+mod facts;
+
+use std::io::Write;
+
+use facts::Facts;
+
+const USAGE: &str = include_str!("usage.txt");
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let facts = match Facts::of_this_install() {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("darshan-config: {e}");
+            std::process::exit(1);
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    if args.is_empty() {
+        // As the C tool: no option is an error (it prints an empty line).
+        eprint!("{USAGE}");
+        std::process::exit(1);
+    }
+    for a in &args {
+        match answer(&facts, a) {
+            Answer::Line(s) => {
+                let _ = writeln!(out, "{s}");
+            }
+            Answer::Text(s) => {
+                let _ = write!(out, "{s}");
+            }
+            Answer::Usage(code) => {
+                let _ = out.flush();
+                if code == 0 {
+                    let _ = write!(out, "{USAGE}");
+                } else {
+                    let _ = writeln!(out, "unknown option: {a}\n");
+                    let _ = write!(out, "{USAGE}");
+                }
+                let _ = out.flush();
+                std::process::exit(code);
+            }
+            Answer::Fail(msg) => {
+                let _ = out.flush();
+                eprintln!("darshan-config: {msg}");
+                std::process::exit(1);
+            }
+        }
+    }
+}
+
+enum Answer {
+    Line(String),
+    Text(String),
+    Usage(i32),
+    Fail(String),
+}
+
+fn answer(f: &Facts, opt: &str) -> Answer {
+    use Answer::*;
+    let yes_no = |b: bool| Line(if b { "yes" } else { "no" }.into());
+    match opt {
+        "--help" => Usage(0),
+        "--all" => Text(f.all()),
+        "--version" => Line(f.version()),
+        "--cc" => Line(f.cc.clone()),
+        "--cflags" | "--cppflags" | "--ldflags" => Line(String::new()),
+        "--libs" => Line(f.libs.clone()),
+        "--libdir" => Line(f.lib_dir()),
+        "--pre-ld-flags" => f.pre_ld_flags().map(Line).unwrap_or_else(Fail),
+        "--post-ld-flags" => f.post_ld_flags().map(Line).unwrap_or_else(Fail),
+        "--dyn-ld-flags" => Line(f.dyn_ld_flags()),
+        "--log-path" => Line(String::new()),
+        "--log-path-by-env" => Line(facts::LOG_PATH_ENV.into()),
+        "--zlib-path" => Line(String::new()),
+        "--mem-align" => Line(darshan_core::config::DEF_MEM_ALIGN.to_string()),
+        "--log-hints" => Line(darshan_core::config::DEF_LOG_HINTS.into()),
+        "--jobid-env" => Line(facts::JOBID_ENVS.join(",")),
+        "--username-env" => Line(String::new()),
+        "--mod-mem" => Line((darshan_core::config::DEF_MOD_MEM >> 20).to_string()),
+        // The C tool answers --with-name-mem (its own typo); both work here.
+        "--name-mem" | "--with-name-mem" => Line((darshan_core::config::DEF_NAME_MEM >> 20).to_string()),
+        "--hdf5-path" | "--pnetcdf-path" | "--daos-path" | "--ldms-path" => Line(String::new()),
+        "--rdtscp" => Line(String::new()),
+        // _exit is wrapped: a non-MPI process that leaves through it still
+        // writes its log.
+        "--exit-wrapper" => yes_no(true),
+        other => match facts::FEATURES.iter().find(|(name, _)| *name == other.trim_start_matches("--")) {
+            Some(&(_, on)) => yes_no(on),
+            None => Usage(1),
+        },
+    }
+}
