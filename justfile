@@ -20,6 +20,12 @@ demo:
     target/release/darshan-parser --perf target/demo/mpi-logs/*.darshan | grep -E '^# (\*+$|[A-Z-]+ module data|agg_perf_by_slowest|total_bytes)' | grep -v '^# \*'
 
 
+# Install the runtime, the tools, darshan-config and the compiler wrappers
+# into PREFIX (bin/, lib/, lib/pkgconfig/); the tree can be moved.
+install PREFIX:
+    cargo build --release
+    scripts/install.sh target/release {{PREFIX}}
+
 # All tests (installs what it needs).
 test:
     scripts/test.sh

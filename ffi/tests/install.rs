@@ -1,0 +1,264 @@
+//! The installed tree (`just install PREFIX`, scripts/install.sh): its
+//! layout, darshan-config, and programs instrumented by linking instead
+//! of LD_PRELOAD (`darshan-config --dyn-ld-flags`, the compiler
+//! wrappers), each checked counter by counter against the same program
+//! run under LD_PRELOAD. Every program runs with a time limit.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use darshan_log::counters::posix as px;
+use darshan_log::modules::{HEATMAP, POSIX};
+
+/// One installed tree per test binary, from the release build the tests
+/// run against.
+fn prefix() -> &'static Path {
+    static P: OnceLock<PathBuf> = OnceLock::new();
+    P.get_or_init(|| {
+        let d = common::scratch("install");
+        let prefix = d.join("prefix");
+        // The directory the tools were built in (target/release); the
+        // library is built there too.
+        let build = common::built("darshan-config").parent().unwrap().to_path_buf();
+        let out = common::output(
+            Command::new(common::root().join("scripts/install.sh")).arg(&build).arg(&prefix),
+        );
+        assert!(out.status.success(), "install.sh: {}", String::from_utf8_lossy(&out.stderr));
+        prefix
+    })
+}
+
+fn bin(name: &str) -> PathBuf {
+    prefix().join("bin").join(name)
+}
+
+fn config(args: &[&str]) -> std::process::Output {
+    common::output(Command::new(bin("darshan-config")).args(args))
+}
+
+fn stdout(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// `cmd` run without the library preloaded (whatever the test's own
+/// environment holds), non-MPI logs on, logs and crash-safe files in `dir`.
+fn linked(cmd: &mut Command, dir: &Path) -> std::process::Output {
+    cmd.env_remove("LD_PRELOAD")
+        .env("DARSHAN_ENABLE_NONMPI", "1")
+        .env("DARSHAN_LOGPATH", dir.join("logs"))
+        .env("DARSHAN_MMAP_LOGPATH", dir.join("mmap"));
+    common::output(cmd)
+}
+
+/// Every record's integer counters that do not depend on timing or on
+/// where the test ran, by (module, name with the data directory left out,
+/// rank): the fastest / slowest rank fields and the size of the slowest
+/// access follow the clock, a rename's source is a hash of its absolute
+/// path, and mkstemp's file and Open MPI's session files have run-made
+/// names. HEATMAP (timing) is left out.
+fn counters(log: &Path, data: &Path) -> BTreeMap<(usize, String, i64), Vec<i64>> {
+    use darshan_log::counters::{mpiio as mx, stdio as sx};
+    use darshan_log::modules::{MPIIO, STDIO};
+    let log = common::mpi::read(log);
+    let base = data.display().to_string();
+    log.recs
+        .iter()
+        .filter(|(m, n, _)| *m != HEATMAP && !n.starts_with("/tmp/ompi."))
+        .map(|(m, n, r)| {
+            let mut name = n.replace(&base, "");
+            let leaf = name.rsplit('/').next().unwrap_or("");
+            if leaf.len() == 9 && leaf.starts_with("tmp") {
+                name = name.replace(leaf, "tmpXXXXXX");
+            }
+            let mut c = r.counters.clone();
+            let timed: &[usize] = match *m {
+                POSIX => &[px::RENAMED_FROM, px::MAX_READ_TIME_SIZE, px::MAX_WRITE_TIME_SIZE],
+                MPIIO => &[mx::MAX_READ_TIME_SIZE, mx::MAX_WRITE_TIME_SIZE],
+                _ => &[],
+            };
+            let ranks = match *m {
+                POSIX => px::FASTEST_RANK..=px::SLOWEST_RANK_BYTES,
+                MPIIO => mx::FASTEST_RANK..=mx::SLOWEST_RANK_BYTES,
+                STDIO => sx::FASTEST_RANK..=sx::SLOWEST_RANK_BYTES,
+                _ => 1..=0,
+            };
+            for k in timed.iter().copied().chain(ranks) {
+                c[k] = 0;
+            }
+            ((*m, name, r.rank), c)
+        })
+        .collect()
+}
+
+fn only_log(dir: &Path) -> PathBuf {
+    let logs = common::files(&dir.join("logs"));
+    assert_eq!(logs.len(), 1, "one log: {logs:?}");
+    logs[0].clone()
+}
+
+#[test]
+fn the_installed_tree_has_its_layout_and_moves_with_its_directory() {
+    let p = prefix();
+    for f in [
+        "bin/darshan-parser",
+        "bin/darshan-dxt-parser",
+        "bin/darshan-convert",
+        "bin/darshan-merge",
+        "bin/darshan-run",
+        "bin/darshan-config",
+        "bin/darshan-mk-log-dirs",
+        "bin/darshan-mmap-epilog",
+        "bin/darshan-cc",
+        "bin/darshan-cxx",
+        "bin/darshan-mpicc",
+        "bin/darshan-mpicxx",
+        "bin/darshan-mpifort",
+        "bin/darshan-fc",
+        "lib/libdarshan.so",
+        "lib/libdarshan.a",
+        "lib/pkgconfig/darshan-runtime.pc",
+    ] {
+        assert!(p.join(f).exists(), "{f} not installed");
+    }
+    // Nothing installed points back into the build tree.
+    let root = common::root().canonicalize().unwrap();
+    let out = common::output(Command::new("grep").arg("-rlI").arg(root.to_str().unwrap()).arg(p));
+    assert!(out.stdout.is_empty(), "files naming the build tree: {}", stdout(&out));
+    // Moved as a whole, it answers for its new place.
+    let moved = p.parent().unwrap().join("moved");
+    let _ = std::fs::remove_dir_all(&moved);
+    assert!(common::status(Command::new("cp").arg("-a").arg(p).arg(&moved)).success());
+    let o = common::output(Command::new(moved.join("bin/darshan-config")).arg("--libdir"));
+    assert_eq!(stdout(&o).trim(), moved.join("lib").canonicalize().unwrap().to_str().unwrap());
+    let o = common::output(
+        Command::new("pkg-config").args(["--libs", "darshan-runtime"]).env("PKG_CONFIG_PATH", moved.join("lib/pkgconfig")),
+    );
+    assert!(o.status.success(), "pkg-config (scripts/setup.sh installs it)");
+    let libs = stdout(&o);
+    assert!(libs.contains(&format!("-L{}/lib/pkgconfig/../../lib", moved.display())), "{libs}");
+    assert!(libs.contains("-ldarshan"), "{libs}");
+}
+
+#[test]
+fn darshan_config_answers_as_the_c_tool_does() {
+    let o = config(&["--version"]);
+    assert_eq!(stdout(&o).split_whitespace().nth(2), Some("3.5.0"), "{}", stdout(&o));
+    // One answer per option, in the order asked.
+    let o = config(&["--posix-mod", "--dxt-mod", "--mod-mem", "--log-path-by-env"]);
+    assert_eq!(stdout(&o), "yes\nno\n4\nDARSHAN_LOGPATH\n");
+    let dyn_flags = stdout(&config(&["--dyn-ld-flags"]));
+    let lib = prefix().join("lib").canonicalize().unwrap();
+    assert_eq!(
+        dyn_flags.trim(),
+        format!("-L{0} -Wl,-rpath={0} -Wl,-no-as-needed -ldarshan", lib.display())
+    );
+    let all = stdout(&config(&["--all"]));
+    for line in ["  --posix-mod             -> yes", "  --lustre-mod            -> no", "  --dyn-ld-flags    -> -L"] {
+        assert!(all.contains(line), "--all lacks {line:?}:\n{all}");
+    }
+    // No option, or an unknown one: the usage and exit 1.
+    assert_eq!(config(&[]).status.code(), Some(1));
+    let o = config(&["--no-such-option"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).starts_with("unknown option: --no-such-option"));
+    // Static linking is not built yet: said, not pretended.
+    let o = config(&["--pre-ld-flags"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not built yet"));
+}
+
+#[test]
+fn a_c_program_linked_with_dyn_ld_flags_or_darshan_cc_is_instrumented_without_ld_preload() {
+    let src = common::root().join("tests/programs/api_mix.c");
+    let flags: Vec<String> =
+        stdout(&config(&["--dyn-ld-flags"])).split_whitespace().map(String::from).collect();
+    let mut results = Vec::new();
+    for how in ["LD_PRELOAD", "--dyn-ld-flags", "darshan-cc"] {
+        let d = common::scratch(&format!("linked-{}", how.trim_start_matches('-')));
+        let exe = d.join("api_mix");
+        let mut cc = match how {
+            "darshan-cc" => Command::new(bin("darshan-cc")),
+            _ => Command::new("cc"),
+        };
+        cc.arg("-O2").arg("-o").arg(&exe).arg(&src).arg("-lrt");
+        if how == "--dyn-ld-flags" {
+            cc.args(&flags);
+        }
+        assert!(common::status(&mut cc).success(), "{how}: build");
+        let data = d.join("data");
+        let out = if how == "LD_PRELOAD" {
+            common::output(common::instrumented(&exe, &d).arg(&data))
+        } else {
+            linked(Command::new(&exe).arg(&data), &d)
+        };
+        assert!(out.status.success(), "{how}: {}", String::from_utf8_lossy(&out.stderr));
+        let c = counters(&only_log(&d), &data);
+        let a = &c[&(POSIX, "/a.dat".to_string(), 0)];
+        assert_eq!((a[px::OPENS], a[px::BYTES_WRITTEN], a[px::RW_SWITCHES]), (3, 3010, 2), "{how}");
+        results.push((how, c));
+    }
+    for (how, c) in &results[1..] {
+        assert_eq!(*c, results[0].1, "{how} differs from LD_PRELOAD");
+    }
+}
+
+#[test]
+fn an_mpi_program_built_with_darshan_mpicc_is_instrumented_without_ld_preload() {
+    use common::mpi::NP;
+    let src = common::root().join("tests/programs/mpi_mix.c");
+    let mut results = Vec::new();
+    for how in ["LD_PRELOAD", "darshan-mpicc"] {
+        let d = common::scratch(&format!("linked-mpi-{how}"));
+        let exe = d.join("mpi_mix");
+        let cc = if how == "darshan-mpicc" { bin("darshan-mpicc") } else { PathBuf::from("mpicc") };
+        assert!(common::status(Command::new(cc).arg("-O2").arg("-o").arg(&exe).arg(&src)).success(), "{how}: build");
+        let data = d.join("data");
+        let mut run = Command::new("timeout");
+        run.args(["300", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", &NP.to_string()]);
+        if how == "LD_PRELOAD" {
+            run.arg("-x").arg(format!("LD_PRELOAD={}", common::lib().display()));
+        }
+        run.arg("-x").arg(format!("DARSHAN_LOGPATH={}", d.join("logs").display()));
+        let out = linked(run.arg(&exe).arg(&data), &d);
+        assert!(out.status.success(), "{how}: {}", String::from_utf8_lossy(&out.stderr));
+        let c = counters(&only_log(&d), &data);
+        // posix_shared.dat: one 4096-byte pwrite per rank, reduced to one
+        // shared record.
+        let shared = &c[&(POSIX, "/posix_shared.dat".to_string(), -1)];
+        assert_eq!((shared[px::WRITES], shared[px::BYTES_WRITTEN]), (NP, 4096 * NP), "{how}");
+        results.push((how, c));
+    }
+    assert_eq!(results[1].1, results[0].1, "darshan-mpicc differs from LD_PRELOAD");
+}
+
+#[test]
+fn a_program_built_with_the_wrappers_runs_normally_and_writes_nothing_with_darshan_disable() {
+    let d = common::scratch("linked-disabled");
+    let exe = d.join("api_mix");
+    let src = common::root().join("tests/programs/api_mix.c");
+    assert!(common::status(Command::new(bin("darshan-cc")).arg("-o").arg(&exe).arg(&src).arg("-lrt")).success());
+    let out = linked(Command::new(&exe).arg(d.join("data")).env("DARSHAN_DISABLE", "1"), &d);
+    assert!(out.status.success());
+    assert_eq!(stdout(&out), "api_mix done\n");
+    assert!(common::files(&d.join("logs")).is_empty(), "a log was written");
+    assert!(common::files(&d.join("mmap")).is_empty(), "a crash-safe file was left");
+}
+
+#[test]
+fn darshan_cc_adds_no_link_flags_to_a_compile_and_refuses_static_links_it_cannot_instrument() {
+    let d = common::scratch("linked-modes");
+    let src = common::root().join("tests/programs/api_mix.c");
+    let obj = d.join("api_mix.o");
+    let o = common::output(Command::new(bin("darshan-cc")).arg("-c").arg("-o").arg(&obj).arg(&src));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // With link flags on a compile, gcc warns that the linker inputs are
+    // unused.
+    assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = common::output(Command::new(bin("darshan-cc")).arg("-static").arg("-o").arg(d.join("s")).arg(&obj));
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not built yet"));
+}
