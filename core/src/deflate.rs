@@ -12,12 +12,12 @@
 //!
 //! What it does is classic zlib's level 6 (the C runtime's): hash chains
 //! over 3-byte prefixes, lazy matching with zlib's parameters (good 8,
-//! lazy 16, nice 128, no 3-byte match farther than 4 KiB; chains of 32,
-//! not 128),
-//! blocks of at most 16,383 tokens (zlib's at its default memory level),
-//! each in whichever of stored, fixed or dynamic Huffman codes is
-//! smallest. For records it also tries the distances of one, two and
-//! three records first (matcher.rs).
+//! lazy 16, nice 128, no 3-byte match farther than 4 KiB), but chains of
+//! 16, not 128; blocks of at most 16,383 tokens (zlib's at its default
+//! memory level), each in whichever of stored, fixed or dynamic Huffman
+//! codes is smallest. Before the chain it tries the distances of one, two
+//! and three records (records) or of the last match (other data:
+//! matcher.rs).
 
 mod huffman;
 mod matcher;

@@ -209,10 +209,10 @@ impl<R: RecordRt> RecordSet<R> {
     /// follows).
     fn slot(&self, id: u64) -> usize {
         let mask = self.index.len() / 2 - 1;
-        // Id 0 would read as an empty slot; store it as 1 << 63.
-        let key = if id == 0 { 1 << 63 } else { id };
-        let mut i = (key as usize ^ (key >> 29) as usize) & mask;
-        while self.index[2 * i] != 0 && self.index[2 * i] != key {
+        // A slot is taken when its value is set (values are index + 1), so
+        // every id, 0 included, is its own key.
+        let mut i = (id as usize ^ (id >> 29) as usize) & mask;
+        while self.index[2 * i + 1] != 0 && self.index[2 * i] != id {
             i = (i + 1) & mask;
         }
         2 * i
@@ -261,10 +261,15 @@ impl<R: RecordRt> RecordSet<R> {
         self.rt.push(R::default());
         self.count += 1;
         runtime::record_added(self.module, self.slice.rec_words * 8);
-        let s = self.slot(id);
-        self.index[s] = if id == 0 { 1 << 63 } else { id };
-        self.index[s + 1] = i as u64 + 1;
+        self.index_insert(id, i);
         Some(i)
+    }
+
+    /// Map `id` to record `i` in the index.
+    fn index_insert(&mut self, id: u64, i: usize) {
+        let s = self.slot(id);
+        self.index[s] = id;
+        self.index[s + 1] = i as u64 + 1;
     }
 
     #[inline]
@@ -378,5 +383,27 @@ impl<R: RecordRt> RecordSet<R> {
         for i in 0..self.count {
             f(self.slice.record_mut(i));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The index once stored id 0 as 1 << 63 (0 marked an empty slot), so
+    /// the two ids were one record.
+    #[test]
+    fn ids_0_and_1_shl_63_are_two_records() {
+        let mut arena = crate::arena::RecordArena::new(1 << 16).unwrap();
+        let mut set: RecordSet<()> = RecordSet::new(0);
+        set.attach(arena.reserve(4, 16), 0);
+        for (i, id) in [0u64, 1 << 63, 1, u64::MAX].into_iter().enumerate() {
+            assert_eq!(set.find(id), None);
+            set.index_insert(id, i);
+        }
+        for (i, id) in [0u64, 1 << 63, 1, u64::MAX].into_iter().enumerate() {
+            assert_eq!(set.find(id), Some(i), "id {id:#x}");
+        }
+        assert_eq!(set.find(2), None);
     }
 }

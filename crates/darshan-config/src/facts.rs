@@ -34,11 +34,13 @@ pub const FEATURES: [(&str, bool); 19] = [
     ("ldms-mod", false),
 ];
 
+/// The C compiler that built the library's C part (ffi/src/shim.c, with
+/// the `cc` crate's default).
+pub const CC: &str = "cc";
+
 pub struct Facts {
     /// Directory holding libdarshan.so (and libdarshan.a).
     lib: PathBuf,
-    pub cc: String,
-    pub libs: String,
 }
 
 impl Facts {
@@ -55,7 +57,7 @@ impl Facts {
             .find(|d| d.join("libdarshan.so").is_file())
             .ok_or_else(|| format!("no libdarshan.so in {} (install with `just install PREFIX`)", candidates[0].display()))?;
         let lib = lib.canonicalize().unwrap_or_else(|_| lib.clone());
-        Ok(Facts { lib, cc: "cc".into(), libs: String::new() })
+        Ok(Facts { lib })
     }
 
     pub fn lib_dir(&self) -> String {
@@ -101,11 +103,11 @@ impl Facts {
         s += &format!("\nThis {v} was built using the following compilers and flags:\n\n");
         let unavailable = |r: Result<String, String>| r.unwrap_or_else(|_| "(not built)".into());
         let rows: [(&str, String); 5] = [
-            ("--cc", self.cc.clone()),
+            ("--cc", CC.into()),
             ("--cppflags", String::new()),
             ("--cflags", String::new()),
             ("--ldflags", String::new()),
-            ("--libs", self.libs.clone()),
+            ("--libs", String::new()),
         ];
         for (k, v) in rows {
             s += &format!("  {k:<18}-> {v}\n");

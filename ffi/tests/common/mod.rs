@@ -3,6 +3,7 @@
 //! running a program with a time limit (no test may hang on a program).
 #![allow(dead_code)]
 
+pub mod api_mix;
 pub mod mpi;
 
 use std::path::{Path, PathBuf};

@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use darshan_log::counters::{mpiio as mx, posix as px, stdio as sx};
+use darshan_log::modules::{HEATMAP, MPIIO, POSIX, STDIO};
 use darshan_log::{LogFile, Record};
 
 pub const NP: i64 = 4;
@@ -95,4 +97,131 @@ pub fn the_log(logs: &[PathBuf]) -> Log {
 
 pub fn c(r: &Record, k: usize) -> i64 {
     r.counters[k]
+}
+
+/// The checks of mpi_mix's known pattern that do not depend on how the
+/// job started.
+pub fn check_mpi_mix(log: &Log, data: &Path) {
+    assert_eq!(log.file.job.nprocs, NP);
+    assert_eq!(log.file.header.partial_flag, 0);
+
+    // Shared MPI-IO file: one rank -1 record holding the sums.
+    let s = log.one(MPIIO, &data.join("shared.dat"));
+    assert_eq!(s.rank, -1);
+    let want = [
+        (mx::COLL_OPENS, NP),
+        (mx::INDEP_OPENS, 0),
+        (mx::COLL_WRITES, 2 * NP),
+        (mx::INDEP_READS, NP),
+        (mx::NB_READS, NP),
+        (mx::COLL_READS, NP),
+        (mx::HINTS, 0),
+        (mx::BYTES_WRITTEN, 2000 * NP),
+        (mx::BYTES_READ, 1096 * NP),
+        (mx::RW_SWITCHES, NP),
+        (mx::MODE, 1 | 8),
+        (mx::SIZE_WRITE_AGG_100_1K, 2 * NP),
+        (mx::SIZE_READ_AGG_0_100, 2 * NP),
+        (mx::SIZE_READ_AGG_100_1K, NP),
+        (mx::MAX_WRITE_TIME_SIZE, 1000),
+        (mx::ACCESS1_ACCESS, 1000),
+        (mx::ACCESS1_COUNT, 3 * NP),
+        (mx::ACCESS2_ACCESS, 80),
+        (mx::ACCESS2_COUNT, NP),
+        (mx::ACCESS3_ACCESS, 16),
+        (mx::ACCESS3_COUNT, NP),
+        (mx::ACCESS4_COUNT, 0),
+        (mx::FASTEST_RANK_BYTES, 3096),
+        (mx::SLOWEST_RANK_BYTES, 3096),
+    ];
+    for (k, v) in want {
+        assert_eq!(c(s, k), v, "MPIIO counter {k} of shared.dat");
+    }
+    assert!((0..NP).contains(&c(s, mx::FASTEST_RANK)) && (0..NP).contains(&c(s, mx::SLOWEST_RANK)));
+    assert_eq!(s.fcounters[mx::F_VARIANCE_RANK_BYTES], 0.0, "every rank moved the same bytes");
+    assert!(s.fcounters[mx::F_FASTEST_RANK_TIME] <= s.fcounters[mx::F_SLOWEST_RANK_TIME]);
+    assert!(s.fcounters[mx::F_WRITE_TIME] > 0.0 && s.fcounters[mx::F_OPEN_START_TIMESTAMP] > 0.0);
+
+    // File per process through MPI-IO: one record per rank, that rank.
+    for r in 0..NP {
+        let f = log.one(MPIIO, &data.join(format!("fpp.{r}")));
+        assert_eq!(f.rank, r);
+        let want = [
+            (mx::INDEP_OPENS, 1),
+            (mx::COLL_OPENS, 0),
+            (mx::INDEP_WRITES, 3),
+            (mx::NB_WRITES, 1),
+            (mx::SPLIT_WRITES, 1),
+            (mx::SYNCS, 1),
+            (mx::VIEWS, 1),
+            (mx::HINTS, 1),
+            (mx::MODE, 1 | 4),
+            (mx::BYTES_WRITTEN, 300 + 64 + 32),
+            (mx::FASTEST_RANK, 0),
+        ];
+        for (k, v) in want {
+            assert_eq!(c(f, k), v, "MPIIO counter {k} of fpp.{r}");
+        }
+        // The POSIX record MPI-IO's own writes made: this rank's.
+        let p = log.one(POSIX, &data.join(format!("fpp.{r}")));
+        assert_eq!((p.rank, c(p, px::BYTES_WRITTEN)), (r, 396));
+    }
+
+    // The POSIX side of the shared MPI-IO file (Open MPI's own pwrites):
+    // shared too, with all of the bytes.
+    let p = log.one(POSIX, &data.join("shared.dat"));
+    assert_eq!((p.rank, c(p, px::BYTES_WRITTEN), c(p, px::BYTES_READ)), (-1, 2000 * NP, 1096 * NP));
+    assert!(c(p, px::OPENS) >= NP);
+
+    // POSIX-only shared file.
+    let p = log.one(POSIX, &data.join("posix_shared.dat"));
+    let want = [
+        (px::OPENS, NP),
+        (px::WRITES, NP),
+        (px::BYTES_WRITTEN, 4096 * NP),
+        (px::MAX_BYTE_WRITTEN, 4096 * NP - 1),
+        (px::SIZE_WRITE_1K_10K, NP),
+        (px::ACCESS1_ACCESS, 4096),
+        (px::ACCESS1_COUNT, NP),
+        (px::MODE, 0o644),
+        (px::FASTEST_RANK_BYTES, 4096),
+    ];
+    assert_eq!(p.rank, -1);
+    for (k, v) in want {
+        assert_eq!(c(p, k), v, "POSIX counter {k} of posix_shared.dat");
+    }
+    // Bytes per rank 100, 200, 300, 400: population variance 12500; the
+    // fastest and slowest ranks report their own bytes.
+    let v = log.one(POSIX, &data.join("var.dat"));
+    assert_eq!((v.rank, c(v, px::BYTES_WRITTEN), c(v, px::MAX_BYTE_WRITTEN)), (-1, 1000, 3399));
+    assert!(
+        (v.fcounters[px::F_VARIANCE_RANK_BYTES] - 12500.0).abs() < 1e-6,
+        "{}",
+        v.fcounters[px::F_VARIANCE_RANK_BYTES]
+    );
+    for (rank, bytes) in
+        [(c(v, px::FASTEST_RANK), c(v, px::FASTEST_RANK_BYTES)), (c(v, px::SLOWEST_RANK), c(v, px::SLOWEST_RANK_BYTES))]
+    {
+        assert_eq!(bytes, (rank + 1) * 100, "rank {rank}'s own bytes");
+    }
+
+    // POSIX file per process.
+    for r in 0..NP {
+        let p = log.one(POSIX, &data.join(format!("posix_{r}.dat")));
+        assert_eq!(
+            (p.rank, c(p, px::WRITES), c(p, px::BYTES_WRITTEN), c(p, px::FASTEST_RANK)),
+            (r, r + 1, 10 * (r + 1), 0)
+        );
+    }
+    // Opened by ranks 0 and 1 only: not shared, one record each.
+    let sub = log.all(POSIX, &data.join("subset.dat"));
+    assert_eq!(sub.iter().map(|r| (r.rank, c(r, px::BYTES_WRITTEN))).collect::<Vec<_>>(), vec![(0, 7), (1, 7)]);
+    // STDIO on rank 0 only.
+    let st = log.one(STDIO, &data.join("stdio0.txt"));
+    assert_eq!((st.rank, c(st, sx::OPENS), c(st, sx::WRITES), c(st, sx::BYTES_WRITTEN)), (0, 1, 1, 8));
+
+    // Heatmaps keep every rank's own record.
+    let heat_ranks: Vec<i64> =
+        log.recs.iter().filter(|(m, n, _)| *m == HEATMAP && n == "heatmap:POSIX").map(|x| x.2.rank).collect();
+    assert_eq!(heat_ranks.len(), NP as usize, "{heat_ranks:?}");
 }
