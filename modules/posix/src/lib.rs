@@ -52,12 +52,17 @@ pub struct Posix {
     set: Lock<State>,
     /// fd -> record index + 1 (0: not tracked). Read without the lock so
     /// that I/O on untracked descriptors (sockets, pipes) costs nothing.
-    fds: [AtomicU32; MAX_FDS],
+    fds: &'static [AtomicU32; MAX_FDS],
 }
+
+/// The fd table on its own: all zeros, so it lies in .bss (256 KiB of
+/// zero pages made on first touch) instead of making `POSIX`, whose other
+/// fields are not zero, a 256 KiB part of the library's file-backed .data.
+static FDS: [AtomicU32; MAX_FDS] = [const { AtomicU32::new(0) }; MAX_FDS];
 
 pub static POSIX: Posix = Posix {
     set: Lock::new(State { set: RecordSet::new(ID), aio: [(0, 0, false); AIO_SLOTS], pool: CommonPool::new() }),
-    fds: [const { AtomicU32::new(0) }; MAX_FDS],
+    fds: &FDS,
 };
 
 /// What an open-like call did to a record.
@@ -332,7 +337,7 @@ impl Module for Posix {
     }
 
     fn fork_child(&self) {
-        for slot in &self.fds {
+        for slot in self.fds {
             slot.store(0, Ordering::Relaxed);
         }
         let mut st = self.lock();
