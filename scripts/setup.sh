@@ -5,9 +5,11 @@
 # the runtime), gzip, GNU time and taskset (benchmarks), and a venv with
 # PyDarshan 3.5.0 (the independent reader of our logs) and h5py 3.16.0
 # from PyPI (its wheel bundles HDF5 2.0), and Debian's Open
-# MPI (mpicc, mpirun) for the MPI tests and the shutdown benchmark; nm,
-# mount and git, and HDF5 1.10 (serial and Open MPI builds) for the HDF5
-# module's tests (below). Safe to run again; skips what is done.
+# MPI (mpicc, mpirun) and Debian's MPICH beside it (mpicc.mpich,
+# mpirun.mpich: every MPI test runs on both) with gfortran, for the MPI
+# tests and the shutdown benchmark; nm, mount and git, and HDF5 1.10
+# (serial, Open MPI and MPICH builds) for the HDF5 module's tests (below).
+# Safe to run again; skips what is done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 need_apt=()
@@ -20,6 +22,10 @@ command -v gzip >/dev/null || need_apt+=(gzip)
 [ -x /usr/bin/time ] || need_apt+=(time)
 command -v mpicc >/dev/null || need_apt+=(libopenmpi-dev)
 command -v mpirun >/dev/null || need_apt+=(openmpi-bin)
+# MPICH 4.0 beside Open MPI: Debian's alternatives keep Open MPI as plain
+# mpicc/mpirun (priority 50 against 40); MPICH is called by its .mpich names.
+command -v mpicc.mpich >/dev/null || need_apt+=(mpich libmpich-dev)
+command -v gfortran >/dev/null || need_apt+=(gfortran)
 command -v pkill >/dev/null || need_apt+=(procps)
 # nm: the exported-symbol test; mount: the full-tmpfs test; git: the
 # short-process benchmark (git status in a 2,000-file repository).
@@ -29,9 +35,10 @@ command -v git >/dev/null || need_apt+=(git)
 # pkg-config: the installed tree's darshan-runtime.pc is read by it.
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 # HDF5 1.10 (Debian 12): the serial library for the HDF5 module tests, the
-# Open MPI build for the parallel ones.
+# Open MPI and MPICH builds for the parallel ones.
 [ -f /usr/include/hdf5/serial/hdf5.h ] || need_apt+=(libhdf5-dev)
 [ -f /usr/include/hdf5/openmpi/hdf5.h ] || need_apt+=(libhdf5-openmpi-dev)
+[ -f /usr/include/hdf5/mpich/hdf5.h ] || need_apt+=(libhdf5-mpich-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
 fi

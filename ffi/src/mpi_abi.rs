@@ -2,9 +2,12 @@
 //! `PMPI_*` functions are found with `dlsym(RTLD_NEXT)` the first time
 //! the program calls MPI_Init, so a non-MPI program never loads libmpi.
 //! Handles are opaque `usize`s: Open MPI's are pointers to global objects
-//! (`&ompi_mpi_comm_world`), looked up by name here; MPICH's are ints,
-//! which pass through a 64-bit register unchanged, so adding MPICH means
-//! adding its constants to [`Abi::detect`], not new wrappers.
+//! (`&ompi_mpi_comm_world`), looked up by name here; the MPICH family's
+//! (MPICH, Intel MPI, MVAPICH, Cray MPICH: one ABI) are 32-bit ints with
+//! fixed values, except MPI_File, a pointer in both. An int handle passes
+//! through a 64-bit register to the real function unchanged, so one set
+//! of wrappers serves both; only where a wrapper itself looks at an int
+//! handle must it ignore the register's upper half ([`Abi::is_info_null`]).
 
 use std::ffi::c_void;
 use std::sync::atomic::AtomicPtr;
@@ -19,9 +22,12 @@ pub type H = usize;
 pub type UserOp = extern "C" fn(*mut c_void, *mut c_void, *mut c_int, *mut H);
 
 pub const MPI_SUCCESS: c_int = 0;
-/// What a wrapper returns when the real function cannot be found
-/// (MPI_ERR_OTHER in Open MPI and MPICH).
-pub const MPI_ERR_OTHER: c_int = 16;
+/// What a wrapper returns when the real function cannot be found:
+/// MPI_ERR_OTHER (16 in Open MPI, 15 in MPICH; Open MPI's before MPI_Init
+/// has told which library this is).
+pub fn mpi_err_other() -> c_int {
+    abi_ready().map(|a| a.err_other).unwrap_or(16)
+}
 /// MPI_MODE_CREATE | MPI_MODE_WRONLY | MPI_MODE_EXCL (same in both).
 pub const LOG_AMODE: c_int = 1 | 4 | 64;
 
@@ -29,6 +35,7 @@ reals! {
     PMPI_Init: fn(*mut c_int, *mut *mut *mut c_char) -> c_int;
     PMPI_Init_thread: fn(*mut c_int, *mut *mut *mut c_char, c_int, *mut c_int) -> c_int;
     PMPI_Finalize: fn() -> c_int;
+    PMPI_Get_library_version: fn(*mut c_char, *mut c_int) -> c_int;
     PMPI_Comm_rank: fn(H, *mut c_int) -> c_int;
     PMPI_Comm_size: fn(H, *mut c_int) -> c_int;
     PMPI_Barrier: fn(H) -> c_int;
@@ -84,6 +91,12 @@ reals! {
 /// The predefined handles the runtime itself uses.
 pub struct Abi {
     pub name: &'static str,
+    /// The bits of an MPI_Info (MPI_Comm, MPI_Datatype, MPI_Op) handle
+    /// that a callee may look at: all 64 for Open MPI's pointers, the low
+    /// 32 for MPICH's ints (the C ABI leaves a register's upper half
+    /// undefined when an int is passed in it).
+    pub handle_mask: H,
+    pub err_other: c_int,
     pub comm_world: H,
     pub info_null: H,
     pub byte: H,
@@ -107,9 +120,15 @@ fn global(name: &'static [u8]) -> Option<H> {
 impl Abi {
     /// The MPI library in this process, or None if it is not one we know.
     fn detect() -> Option<Abi> {
-        // Open MPI: every predefined handle is the address of a global.
+        Abi::open_mpi().or_else(|| mpich_family().then_some(Abi::MPICH))
+    }
+
+    /// Open MPI: every predefined handle is the address of a global.
+    fn open_mpi() -> Option<Abi> {
         Some(Abi {
             name: "Open MPI",
+            handle_mask: H::MAX,
+            err_other: 16,
             comm_world: global(b"ompi_mpi_comm_world\0")?,
             info_null: global(b"ompi_mpi_info_null\0")?,
             byte: global(b"ompi_mpi_byte\0")?,
@@ -123,6 +142,57 @@ impl Abi {
             bor: global(b"ompi_mpi_op_bor\0")?,
         })
     }
+
+    /// The MPICH ABI's fixed handle values (mpi.h of MPICH 3.x and 4.x,
+    /// shared by Intel MPI, MVAPICH and Cray MPICH).
+    const MPICH: Abi = Abi {
+        name: "MPICH",
+        handle_mask: 0xffff_ffff,
+        err_other: 15,
+        comm_world: 0x4400_0000,
+        info_null: 0x1c00_0000,
+        byte: 0x4c00_010d,
+        uint64: 0x4c00_083e,
+        int64: 0x4c00_083a,
+        double: 0x4c00_080b,
+        sum: 0x5800_0003,
+        min: 0x5800_0002,
+        max: 0x5800_0001,
+        band: 0x5800_0006,
+        bor: 0x5800_0008,
+    };
+
+    /// Whether a program's MPI_Info argument is MPI_INFO_NULL.
+    pub fn is_info_null(&self, info: H) -> bool {
+        info & self.handle_mask == self.info_null
+    }
+}
+
+/// Whether the MPI library says it is of the MPICH family (MPICH, Intel
+/// MPI, MVAPICH, Cray MPICH), whose handle values are fixed by one ABI.
+/// Asked through MPI_Get_library_version (MPI 3.0), which any library
+/// answers without a handle, so an MPI we do not know is never handed
+/// values it could crash on.
+fn mpich_family() -> bool {
+    let Some(f) = PMPI_Get_library_version() else { return false };
+    // MPI_MAX_LIBRARY_VERSION_STRING: 8192 in MPICH, 256 in Open MPI.
+    let mut buf = [0u8; 8192];
+    let mut len: c_int = 0;
+    // SAFETY: `buf` has room for the longest version string of any MPI
+    // library (MPI_MAX_LIBRARY_VERSION_STRING); `len` is writable.
+    if unsafe { f(buf.as_mut_ptr().cast(), &mut len) } != MPI_SUCCESS {
+        return false;
+    }
+    let n = usize::try_from(len).unwrap_or(0).min(buf.len());
+    is_mpich_family(&buf[..n])
+}
+
+/// The version strings of the MPICH family: "MPICH Version: 4.0.2",
+/// "Intel(R) MPI Library 2021.10", "MVAPICH2 Version 2.3.7",
+/// "MPI VERSION : CRAY MPICH version 8.1.25".
+fn is_mpich_family(version: &[u8]) -> bool {
+    let v = String::from_utf8_lossy(version).to_ascii_lowercase();
+    v.contains("mpich") || v.contains("mvapich") || v.contains("intel(r) mpi")
 }
 
 static ABI: OnceLock<Option<Abi>> = OnceLock::new();
@@ -160,4 +230,32 @@ pub fn comm_size(comm: H) -> i64 {
     // SAFETY: `n` is writable; `comm` was just accepted by MPI_File_open.
     unsafe { f(comm, &mut n) };
     n as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mpich_family_is_told_by_its_version_string() {
+        for v in [
+            "MPICH Version:\t4.0.2\nMPICH Release date: Thu Apr  7 2022",
+            "Intel(R) MPI Library 2021.10 for Linux* OS",
+            "MVAPICH2 Version      :\t2.3.7",
+            "MPI VERSION    : CRAY MPICH version 8.1.25.17 (ANL base 3.4a2)",
+        ] {
+            assert!(is_mpich_family(v.as_bytes()), "{v}");
+        }
+        for v in ["Open MPI v4.1.4, package: Debian OpenMPI", "MPItrampoline", ""] {
+            assert!(!is_mpich_family(v.as_bytes()), "{v}");
+        }
+    }
+
+    #[test]
+    fn an_int_handle_with_a_dirty_upper_half_is_still_info_null() {
+        let m = Abi::MPICH;
+        assert!(m.is_info_null(0xdead_beef_1c00_0000));
+        assert!(!m.is_info_null(0x1c00_0001));
+        assert!(!m.is_info_null(0x9c00_0000));
+    }
 }

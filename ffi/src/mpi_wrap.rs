@@ -13,7 +13,7 @@ use darshan_mpiio::{Access, MPIIO};
 use libc::{c_char, c_int};
 
 use crate::init::{self, say, say_not_written, Started};
-use crate::mpi_abi::{self as m, H, MPI_ERR_OTHER, MPI_SUCCESS};
+use crate::mpi_abi::{self as m, mpi_err_other, H, MPI_SUCCESS};
 use crate::mpi_comm::MpiComm;
 use crate::platform::LIBC;
 use crate::{clock, guard, paths};
@@ -38,8 +38,8 @@ fn mpi_started() {
 fn mpi_start() {
     let t_init = std::time::Instant::now();
     let Some(abi) = m::abi() else {
-        if runtime::state() == runtime::UNINIT {
-            say("unsupported MPI library (only Open MPI is supported); this job is not instrumented");
+        if runtime::state() == runtime::UNINIT && launcher_rank().unwrap_or(0) == 0 {
+            say("unsupported MPI library (Open MPI and the MPICH family are supported); this job is not instrumented");
         }
         return;
     };
@@ -93,6 +93,15 @@ fn mpi_start() {
     }
 }
 
+/// The rank the launcher gave this process, from the variables mpirun,
+/// mpiexec (Hydra, PMIx) and srun set, for an MPI we cannot ask: so that
+/// one line, not one per rank, says it is unsupported.
+fn launcher_rank() -> Option<i64> {
+    ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID", "ALPS_APP_PE"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok()?.trim().parse().ok())
+}
+
 /// In MPI_Finalize, before PMPI_Finalize: every rank writes the log.
 fn mpi_shutdown() {
     if !MPI_ACTIVE.swap(false, Ordering::AcqRel) {
@@ -142,7 +151,7 @@ fn mpi_shutdown() {
 /// Called by the program as MPI_Init.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Init(argc: *mut c_int, argv: *mut *mut *mut c_char) -> c_int {
-    let Some(real) = m::PMPI_Init() else { return MPI_ERR_OTHER };
+    let Some(real) = m::PMPI_Init() else { return mpi_err_other() };
     // SAFETY: the program's own arguments, passed on unchanged.
     let ret = unsafe { real(argc, argv) };
     if ret == MPI_SUCCESS {
@@ -168,7 +177,7 @@ pub unsafe extern "C" fn MPI_Init_thread(
     required: c_int,
     provided: *mut c_int,
 ) -> c_int {
-    let Some(real) = m::PMPI_Init_thread() else { return MPI_ERR_OTHER };
+    let Some(real) = m::PMPI_Init_thread() else { return mpi_err_other() };
     // SAFETY: the program's own arguments, passed on unchanged.
     let ret = unsafe { real(argc, argv, required, provided) };
     if ret == MPI_SUCCESS {
@@ -195,7 +204,7 @@ pub unsafe extern "C" fn PMPI_Init_thread(
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Finalize() -> c_int {
     mpi_shutdown();
-    let Some(real) = m::PMPI_Finalize() else { return MPI_ERR_OTHER };
+    let Some(real) = m::PMPI_Finalize() else { return mpi_err_other() };
     // SAFETY: no arguments.
     unsafe { real() }
 }
@@ -214,7 +223,7 @@ pub unsafe extern "C" fn PMPI_Finalize() -> c_int {
 fn timed(call: impl FnOnce() -> Option<c_int>, rec: impl FnOnce(i64, i64)) -> c_int {
     let on = guard::recording();
     let tm1 = if on { clock::now() } else { 0 };
-    let Some(ret) = call() else { return MPI_ERR_OTHER };
+    let Some(ret) = call() else { return mpi_err_other() };
     if on && ret == MPI_SUCCESS {
         let tm2 = clock::now();
         guard::record(|| rec(tm1, tm2));
@@ -306,7 +315,7 @@ mpi_export!(MPI_File_open, PMPI_File_open, (comm: H, filename: *const c_char, am
     if filename.is_null() || fh.is_null() {
         return;
     }
-    let has_info = m::abi_ready().map(|a| info != a.info_null).unwrap_or(false);
+    let has_info = m::abi_ready().map(|a| !a.is_info_null(info)).unwrap_or(false);
     let size = m::comm_size(comm);
     // SAFETY: the real call succeeded, so it stored the new handle in *fh.
     let handle = unsafe { *fh };
@@ -326,7 +335,7 @@ mpi_export!(
     PMPI_File_set_view,
     (fh: H, disp: i64, etype: H, filetype: H, datarep: *const c_char, info: H),
     |t1, t2| {
-        let has_info = m::abi_ready().map(|a| info != a.info_null).unwrap_or(false);
+        let has_info = m::abi_ready().map(|a| !a.is_info_null(info)).unwrap_or(false);
         MPIIO.on_set_view(fh, has_info, t1, t2)
     }
 );

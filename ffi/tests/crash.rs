@@ -14,6 +14,8 @@ use darshan_log::counters::{mpiio as mx, posix as px, stdio as sx};
 use darshan_log::modules::{MPIIO, POSIX, STDIO};
 use darshan_log::{LogFile, Record};
 
+use common::mpi::{Mpi, Mpich, OpenMpi};
+
 fn cc(name: &str, dir: &Path, compiler: &str, flags: &[&str]) -> PathBuf {
     let out = dir.join(name);
     let src = common::root().join("tests/programs").join(format!("{name}.c"));
@@ -145,21 +147,21 @@ fn killed_inside_a_four_thread_burst_the_counts_lie_between_the_bounds() {
 
 /// Run mpi_crash on 4 ranks until mpirun's timeout kills it; the
 /// crash-safe files left.
-fn killed_mpi_job(d: &Path, env: &[&str]) -> Vec<PathBuf> {
-    let exe = cc("mpi_crash", d, "mpicc", &[]);
-    let mut cmd = Command::new("mpirun");
-    cmd.args(["--allow-run-as-root", "--oversubscribe", "-np", "4", "--timeout", "4"]);
-    for v in [
-        format!("LD_PRELOAD={}", common::lib().display()),
-        format!("DARSHAN_LOGPATH={}", d.join("logs").display()),
-        format!("DARSHAN_MMAP_LOGPATH={}", d.join("mmap").display()),
-    ]
-    .iter()
-    .map(String::as_str)
-    .chain(env.iter().copied())
-    {
-        cmd.arg("-x").arg(v);
-    }
+fn killed_mpi_job(mpi: Mpi, d: &Path, env: &[(&str, &str)]) -> Vec<PathBuf> {
+    let exe = cc("mpi_crash", d, mpi.cc(), &[]);
+    let mut vars = vec![
+        ("LD_PRELOAD", common::lib().display().to_string()),
+        ("DARSHAN_LOGPATH", d.join("logs").display().to_string()),
+        ("DARSHAN_MMAP_LOGPATH", d.join("mmap").display().to_string()),
+    ];
+    vars.extend(env.iter().map(|(k, v)| (*k, v.to_string())));
+    // The launcher kills the job after 4 s (Open MPI's --timeout; for
+    // MPICH, Hydra's MPIEXEC_TIMEOUT).
+    let mut cmd = mpi.launcher(&vars);
+    match mpi {
+        OpenMpi => cmd.args(["--timeout", "4"]),
+        Mpich => cmd.env("MPIEXEC_TIMEOUT", "4"),
+    };
     let out = darshan_test_support::output(&mut cmd.arg(&exe).arg(d.join("data")));
     assert!(!out.status.success(), "the job was to be killed");
     assert!(String::from_utf8_lossy(&out.stdout).contains("ready"));
@@ -186,11 +188,12 @@ fn check_mpi_crash(merged: &Path, data: &Path) {
     }
 }
 
-#[test]
-fn a_four_rank_job_killed_by_mpirun_merges_into_one_log() {
-    let d = scratch_crash("mpi");
+on_both_mpis!(a_four_rank_job_killed_by_mpirun_merges_into_one_log, a_killed_mpi_job_that_recorded_from_its_constructor_merges_too);
+
+fn a_four_rank_job_killed_by_mpirun_merges_into_one_log(mpi: Mpi) {
+    let d = scratch_crash(&format!("mpi-{}", mpi.tag()));
     let data = d.join("data");
-    let mm = killed_mpi_job(&d, &[]);
+    let mm = killed_mpi_job(mpi, &d, &[]);
     let merged = d.join("logs/merged.darshan");
     merge(&[], &merged, &["--shared-redux", "--dir", d.join("mmap").to_str().unwrap(), "--jobid", &jobid_of(&mm[0])]);
     check_mpi_crash(&merged, &data);
@@ -202,12 +205,11 @@ fn a_four_rank_job_killed_by_mpirun_merges_into_one_log() {
     assert_eq!(n, 4);
 }
 
-#[test]
-fn a_killed_mpi_job_that_recorded_from_its_constructor_merges_too() {
+fn a_killed_mpi_job_that_recorded_from_its_constructor_merges_too(mpi: Mpi) {
     // DARSHAN_ENABLE_NONMPI: each rank's file was made before MPI_Init
     // knew its rank; MPI_Init re-ranks the records and names the job.
-    let d = scratch_crash("mpi-nonmpi");
-    let mm = killed_mpi_job(&d, &["DARSHAN_ENABLE_NONMPI=1"]);
+    let d = scratch_crash(&format!("mpi-nonmpi-{}", mpi.tag()));
+    let mm = killed_mpi_job(mpi, &d, &[("DARSHAN_ENABLE_NONMPI", "1")]);
     let merged = d.join("logs/merged.darshan");
     merge(&mm, &merged, &["--shared-redux"]);
     check_mpi_crash(&merged, &d.join("data"));

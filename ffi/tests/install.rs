@@ -209,7 +209,6 @@ fn a_c_program_linked_with_dyn_ld_flags_or_darshan_cc_is_instrumented_without_ld
 
 #[test]
 fn an_mpi_program_built_with_darshan_mpicc_is_instrumented_without_ld_preload() {
-    use common::mpi::NP;
     let src = common::root().join("tests/programs/mpi_mix.c");
     let mut results = Vec::new();
     for how in ["LD_PRELOAD", "darshan-mpicc"] {
@@ -218,12 +217,11 @@ fn an_mpi_program_built_with_darshan_mpicc_is_instrumented_without_ld_preload() 
         let cc = if how == "darshan-mpicc" { bin("darshan-mpicc") } else { PathBuf::from("mpicc") };
         assert!(common::status(Command::new(cc).arg("-O2").arg("-o").arg(&exe).arg(&src)).success(), "{how}: build");
         let data = d.join("data");
-        let mut run = Command::new("timeout");
-        run.args(["300", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", &NP.to_string()]);
+        let mut env = vec![("DARSHAN_LOGPATH", d.join("logs").display().to_string())];
         if how == "LD_PRELOAD" {
-            run.arg("-x").arg(format!("LD_PRELOAD={}", common::lib().display()));
+            env.push(("LD_PRELOAD", common::lib().display().to_string()));
         }
-        run.arg("-x").arg(format!("DARSHAN_LOGPATH={}", d.join("logs").display()));
+        let mut run = common::mpi::OpenMpi.launcher(&env);
         let out = linked(run.arg(&exe).arg(&data), &d);
         assert!(out.status.success(), "{how}: {}", String::from_utf8_lossy(&out.stderr));
         common::mpi::check_mpi_mix(&common::mpi::read(&only_log(&d)), &data);

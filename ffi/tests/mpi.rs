@@ -1,5 +1,6 @@
-//! MPI jobs under the library: real Open MPI (`mpirun --allow-run-as-root
-//! --oversubscribe -np 4`), C programs compiled with mpicc at test time,
+//! MPI jobs under the library, each test on real Open MPI (`mpirun
+//! --allow-run-as-root --oversubscribe -np 4`) and on real MPICH
+//! (`mpirun.mpich -np 4`), C programs compiled with mpicc at test time,
 //! logs read back with our reader and checked against the programs' own
 //! known access patterns (tests/programs/mpi_mix.c). The logs stay under
 //! target/preload-tests for the PyDarshan check.
@@ -8,6 +9,19 @@ mod common;
 
 use common::mpi::*;
 
+on_both_mpis!(
+    a_four_rank_job_writes_one_log_with_shared_records_reduced,
+    mpi_init_thread_starts_the_runtime_too,
+    mod_disable_mpiio_leaves_posix_and_stdio,
+    disable_shared_reduction_keeps_one_record_per_rank,
+    an_excluded_rank_records_nothing_but_takes_part_in_the_shutdown,
+    log_hints_are_kept_in_the_job_record_and_the_log_still_written,
+    enable_nonmpi_in_an_mpi_job_still_gives_one_job_log,
+    a_missing_log_dir_is_reported_once_with_the_recovery_command,
+    lost_calls_of_every_rank_are_counted_in_the_job_log,
+    a_non_mpi_program_does_not_load_libmpi,
+);
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -15,12 +29,11 @@ use darshan_log::counters::{mpiio as mx, posix as px};
 use darshan_log::modules::{HEATMAP, MPIIO, POSIX};
 use darshan_log::LogFile;
 
-#[test]
-fn a_four_rank_job_writes_one_log_with_shared_records_reduced() {
-    let d = scratch_mpi("mix");
-    let exe = mpicc("mpi_mix", &d);
+fn a_four_rank_job_writes_one_log_with_shared_records_reduced(mpi: Mpi) {
+    let d = scratch_mpi(mpi, "mix");
+    let exe = mpicc(mpi, "mpi_mix", &d);
     let data = d.join("data");
-    let log = the_log(&mpirun(&exe, &[data.to_str().unwrap()], &d, &[]));
+    let log = the_log(&mpirun(mpi, &exe, &[data.to_str().unwrap()], &d, &[]));
     check_mpi_mix(&log, &data);
     // The name region: one zlib stream per rank; the names of shared
     // records only in rank 0's, names of a subset's file in each of its.
@@ -52,33 +65,30 @@ fn inflate_all(mut b: &[u8]) -> (Vec<u8>, usize) {
     (out, n)
 }
 
-#[test]
-fn mpi_init_thread_starts_the_runtime_too() {
-    let d = scratch_mpi("thread");
-    let exe = mpicc("mpi_mix", &d);
+fn mpi_init_thread_starts_the_runtime_too(mpi: Mpi) {
+    let d = scratch_mpi(mpi, "thread");
+    let exe = mpicc(mpi, "mpi_mix", &d);
     let data = d.join("data");
-    let log = the_log(&mpirun(&exe, &[data.to_str().unwrap(), "thread"], &d, &[]));
+    let log = the_log(&mpirun(mpi, &exe, &[data.to_str().unwrap(), "thread"], &d, &[]));
     check_mpi_mix(&log, &data);
 }
 
-#[test]
-fn mod_disable_mpiio_leaves_posix_and_stdio() {
-    let d = scratch_mpi("nompiio");
-    let exe = mpicc("mpi_mix", &d);
+fn mod_disable_mpiio_leaves_posix_and_stdio(mpi: Mpi) {
+    let d = scratch_mpi(mpi, "nompiio");
+    let exe = mpicc(mpi, "mpi_mix", &d);
     let data = d.join("data");
-    let log = the_log(&mpirun(&exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_MOD_DISABLE", "MPI-IO")]));
+    let log = the_log(&mpirun(mpi, &exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_MOD_DISABLE", "MPI-IO")]));
     assert!(!log.file.modules_present().contains(&MPIIO));
     assert_eq!(log.one(POSIX, &data.join("posix_shared.dat")).rank, -1);
     assert_eq!(c(log.one(POSIX, &data.join("shared.dat")), px::BYTES_WRITTEN), 2000 * NP);
     assert_eq!(log.file.job.nprocs, NP);
 }
 
-#[test]
-fn disable_shared_reduction_keeps_one_record_per_rank() {
-    let d = scratch_mpi("noredux");
-    let exe = mpicc("mpi_mix", &d);
+fn disable_shared_reduction_keeps_one_record_per_rank(mpi: Mpi) {
+    let d = scratch_mpi(mpi, "noredux");
+    let exe = mpicc(mpi, "mpi_mix", &d);
     let data = d.join("data");
-    let log = the_log(&mpirun(&exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_DISABLE_SHARED_REDUCTION", "1")]));
+    let log = the_log(&mpirun(mpi, &exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_DISABLE_SHARED_REDUCTION", "1")]));
     let recs = log.all(POSIX, &data.join("posix_shared.dat"));
     assert_eq!(recs.iter().map(|r| r.rank).collect::<Vec<_>>(), (0..NP).collect::<Vec<_>>());
     assert!(recs.iter().all(|r| c(r, px::BYTES_WRITTEN) == 4096 && c(r, px::FASTEST_RANK) == 0));
@@ -89,9 +99,8 @@ fn disable_shared_reduction_keeps_one_record_per_rank() {
     );
 }
 
-#[test]
-fn a_non_mpi_program_does_not_load_libmpi() {
-    let d = scratch_mpi("maps");
+fn a_non_mpi_program_does_not_load_libmpi(mpi: Mpi) {
+    let d = scratch_mpi(mpi, "maps");
     let exe = d.join("maps_check");
     let src = common::root().join("tests/programs/maps_check.c");
     assert!(darshan_test_support::status(&mut Command::new("cc").arg("-O2").arg("-o").arg(&exe).arg(&src)).success());
@@ -110,19 +119,18 @@ fn a_non_mpi_program_does_not_load_libmpi() {
     let mexe = d.join("maps_check_mpi");
     // (--no-as-needed: the program calls no MPI function, yet links libmpi.)
     assert!(darshan_test_support::status(
-        &mut Command::new("mpicc").args(["-Wl,--no-as-needed", "-o"]).arg(&mexe).arg(&src)
+        &mut Command::new(mpi.cc()).args(["-Wl,--no-as-needed", "-o"]).arg(&mexe).arg(&src)
     )
     .success());
     let out = darshan_test_support::output(&mut Command::new(&mexe).arg(d.join("data/out2.txt")));
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "1");
 }
 
-#[test]
-fn an_excluded_rank_records_nothing_but_takes_part_in_the_shutdown() {
-    let d = scratch_mpi("rankexcl");
-    let exe = mpicc("mpi_mix", &d);
+fn an_excluded_rank_records_nothing_but_takes_part_in_the_shutdown(mpi: Mpi) {
+    let d = scratch_mpi(mpi, "rankexcl");
+    let exe = mpicc(mpi, "mpi_mix", &d);
     let data = d.join("data");
-    let log = the_log(&mpirun(&exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_RANK_EXCLUDE", "1")]));
+    let log = the_log(&mpirun(mpi, &exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_RANK_EXCLUDE", "1")]));
     assert_eq!(log.file.job.nprocs, NP);
     // Rank 1 has no records, so nothing is shared by every rank any more.
     let p = log.all(POSIX, &data.join("posix_shared.dat"));
@@ -131,26 +139,24 @@ fn an_excluded_rank_records_nothing_but_takes_part_in_the_shutdown() {
     assert!(log.all(MPIIO, &data.join("fpp.1")).is_empty());
 }
 
-#[test]
-fn log_hints_are_kept_in_the_job_record_and_the_log_still_written() {
-    let d = scratch_mpi("hints");
-    let exe = mpicc("mpi_mix", &d);
+fn log_hints_are_kept_in_the_job_record_and_the_log_still_written(mpi: Mpi) {
+    let d = scratch_mpi(mpi, "hints");
+    let exe = mpicc(mpi, "mpi_mix", &d);
     let data = d.join("data");
     let hints = "cb_nodes=2;romio_cb_write=enable";
-    let log = the_log(&mpirun(&exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_LOGHINTS", hints)]));
+    let log = the_log(&mpirun(mpi, &exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_LOGHINTS", hints)]));
     let meta = String::from_utf8_lossy(&log.file.job.metadata).into_owned();
     assert!(meta.contains(&format!("h={hints}\n")), "{meta}");
     check_mpi_mix(&log, &data);
 }
 
-#[test]
-fn enable_nonmpi_in_an_mpi_job_still_gives_one_job_log() {
+fn enable_nonmpi_in_an_mpi_job_still_gives_one_job_log(mpi: Mpi) {
     // Facilities set DARSHAN_ENABLE_NONMPI for every job: an MPI program
     // then records from its constructor on and still writes one log.
-    let d = scratch_mpi("nonmpi");
-    let exe = mpicc("mpi_mix", &d);
+    let d = scratch_mpi(mpi, "nonmpi");
+    let exe = mpicc(mpi, "mpi_mix", &d);
     let data = d.join("data");
-    let log = the_log(&mpirun(&exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_ENABLE_NONMPI", "1")]));
+    let log = the_log(&mpirun(mpi, &exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_ENABLE_NONMPI", "1")]));
     check_mpi_mix(&log, &data);
     let heat: Vec<i64> = log.recs.iter().filter(|(m, _, _)| *m == HEATMAP).map(|x| x.2.rank).collect();
     assert!((0..NP).all(|r| heat.contains(&r)), "heatmaps carry each rank: {heat:?}");
@@ -160,17 +166,17 @@ fn enable_nonmpi_in_an_mpi_job_still_gives_one_job_log() {
 /// per rank and left a crash-safe file per rank with no word of how to
 /// recover them. Now one line for the job says where they are and the
 /// command that merges them, which gives the job's log.
-#[test]
-fn a_missing_log_dir_is_reported_once_with_the_recovery_command() {
-    let d = scratch_mpi("mpi-nologdir");
+fn a_missing_log_dir_is_reported_once_with_the_recovery_command(mpi: Mpi) {
+    let d = scratch_mpi(mpi, "mpi-nologdir");
     std::fs::create_dir_all(d.join("mmap")).unwrap();
-    let exe = mpicc("mpi_mix", &d);
-    let mut cmd = Command::new("timeout");
-    cmd.args(["300", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", &NP.to_string()]);
-    cmd.arg("-x").arg(format!("LD_PRELOAD={}", common::lib().display()));
-    cmd.arg("-x").arg(format!("DARSHAN_LOGPATH={}", d.join("no/such/dir").display()));
-    cmd.arg("-x").arg(format!("DARSHAN_MMAP_LOGPATH={}", d.join("mmap").display()));
-    cmd.arg("-x").arg("DARSHAN_JOBID=MYJOB").arg("-x").arg("MYJOB=777");
+    let exe = mpicc(mpi, "mpi_mix", &d);
+    let mut cmd = mpi.launcher(&[
+        ("LD_PRELOAD", common::lib().display().to_string()),
+        ("DARSHAN_LOGPATH", d.join("no/such/dir").display().to_string()),
+        ("DARSHAN_MMAP_LOGPATH", d.join("mmap").display().to_string()),
+        ("DARSHAN_JOBID", "MYJOB".to_string()),
+        ("MYJOB", "777".to_string()),
+    ]);
     let out = darshan_test_support::output(cmd.arg(&exe).arg(d.join("data")));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -195,20 +201,19 @@ fn a_missing_log_dir_is_reported_once_with_the_recovery_command() {
     assert!(!log.records(darshan_log::modules::MPIIO).unwrap().is_empty());
 }
 
-/// A scratch directory of this file's tests (`mpi-<tag>`).
-fn scratch_mpi(tag: &str) -> PathBuf {
-    common::scratch(&format!("mpi-{tag}"))
+/// A scratch directory of this file's tests (`mpi-<tag>-<mpi>`).
+fn scratch_mpi(mpi: Mpi, tag: &str) -> PathBuf {
+    common::scratch(&format!("mpi-{tag}-{}", mpi.tag()))
 }
 
 /// Calls a signal handler makes while the runtime records another pass
 /// through unrecorded and are counted as `lost_calls=` in the job
 /// metadata: in an MPI job, every rank's (only rank 0's were counted).
-#[test]
-fn lost_calls_of_every_rank_are_counted_in_the_job_log() {
-    let d = scratch_mpi("mpi-signals");
-    let exe = mpicc_with("signals", &d, &["-DUSE_MPI"]);
+fn lost_calls_of_every_rank_are_counted_in_the_job_log(mpi: Mpi) {
+    let d = scratch_mpi(mpi, "mpi-signals");
+    let exe = mpicc_with(mpi, "signals", &d, &["-DUSE_MPI"]);
     let data = d.join("data");
-    let log = the_log(&mpirun(&exe, &[data.to_str().unwrap(), "100000"], &d, &[]));
+    let log = the_log(&mpirun(mpi, &exe, &[data.to_str().unwrap(), "100000"], &d, &[]));
     let lost: i64 = log
         .file
         .job

@@ -1,6 +1,6 @@
-//! Running MPI jobs in tests: mpicc at test time, `mpirun
-//! --allow-run-as-root --oversubscribe -np 4` with the library preloaded
-//! and a time limit, and the job's one log read back by record name.
+//! Running MPI jobs in tests, on Open MPI and on MPICH: mpicc at test
+//! time, `mpirun -np 4` with the library preloaded and a time limit, and
+//! the job's one log read back by record name.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,34 +11,87 @@ use darshan_log::{LogFile, Record};
 
 pub const NP: i64 = 4;
 
-pub fn mpicc(name: &str, dir: &Path) -> PathBuf {
-    mpicc_with(name, dir, &[])
+/// The two MPI families every MPI test runs on: Debian's Open MPI and
+/// Debian's MPICH, installed side by side (scripts/setup.sh); Open MPI
+/// owns the plain `mpicc`/`mpirun` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mpi {
+    OpenMpi,
+    Mpich,
+}
+
+pub use Mpi::{Mpich, OpenMpi};
+
+impl Mpi {
+    pub const ALL: [Mpi; 2] = [OpenMpi, Mpich];
+
+    pub fn cc(self) -> &'static str {
+        match self {
+            OpenMpi => "mpicc",
+            Mpich => "mpicc.mpich",
+        }
+    }
+
+    pub fn fort(self) -> &'static str {
+        match self {
+            OpenMpi => "mpifort",
+            Mpich => "mpifort.mpich",
+        }
+    }
+
+    /// A short tag for scratch directory names.
+    pub fn tag(self) -> &'static str {
+        match self {
+            OpenMpi => "ompi",
+            Mpich => "mpich",
+        }
+    }
+
+    /// `timeout 300 mpirun -np NP` with `env` given to every rank (and not
+    /// to the launcher itself, which LD_PRELOAD would instrument too).
+    pub fn launcher(self, env: &[(&str, String)]) -> Command {
+        let mut cmd = Command::new("timeout");
+        match self {
+            OpenMpi => {
+                cmd.args(["300", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", &NP.to_string()]);
+                for (k, v) in env {
+                    cmd.arg("-x").arg(format!("{k}={v}"));
+                }
+            }
+            Mpich => {
+                cmd.args(["300", "mpirun.mpich", "-np", &NP.to_string()]);
+                for (k, v) in env {
+                    cmd.arg("-genv").arg(k).arg(v);
+                }
+            }
+        }
+        cmd
+    }
+}
+
+pub fn mpicc(mpi: Mpi, name: &str, dir: &Path) -> PathBuf {
+    mpicc_with(mpi, name, dir, &[])
 }
 
 /// `mpicc` with extra flags (`-DUSE_MPI` for a program that is built
 /// both ways).
-pub fn mpicc_with(name: &str, dir: &Path, flags: &[&str]) -> PathBuf {
-    let out = dir.join(name);
+pub fn mpicc_with(mpi: Mpi, name: &str, dir: &Path, flags: &[&str]) -> PathBuf {
+    let out = dir.join(format!("{name}.{}", mpi.tag()));
     let src = super::root().join("tests/programs").join(format!("{name}.c"));
-    let st = darshan_test_support::status(Command::new("mpicc").arg("-O2").arg("-o").arg(&out).arg(&src).args(flags));
-    assert!(st.success(), "mpicc {name} (is libopenmpi-dev installed? scripts/setup.sh)");
+    let st = darshan_test_support::status(Command::new(mpi.cc()).arg("-O2").arg("-o").arg(&out).arg(&src).args(flags));
+    assert!(st.success(), "{} {name} (are libopenmpi-dev and libmpich-dev installed? scripts/setup.sh)", mpi.cc());
     out
 }
 
 /// Run `exe` on NP ranks with the library preloaded; the logs written.
-pub fn mpirun(exe: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Vec<PathBuf> {
+pub fn mpirun(mpi: Mpi, exe: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Vec<PathBuf> {
     let logs = dir.join("logs");
-    let mut cmd = Command::new("timeout");
-    cmd.args(["300", "mpirun", "--allow-run-as-root", "--oversubscribe", "-np", &NP.to_string()]);
-    cmd.arg("-x").arg(format!("LD_PRELOAD={}", super::lib().display()));
-    cmd.arg("-x").arg(format!("DARSHAN_LOGPATH={}", logs.display()));
-    for (k, v) in env {
-        cmd.arg("-x").arg(format!("{k}={v}"));
-    }
-    let out = darshan_test_support::output(&mut cmd.arg(exe).args(args));
+    let mut all = vec![("LD_PRELOAD", super::lib().display().to_string()), ("DARSHAN_LOGPATH", logs.display().to_string())];
+    all.extend(env.iter().map(|(k, v)| (*k, v.to_string())));
+    let out = darshan_test_support::output(&mut mpi.launcher(&all).arg(exe).args(args));
     assert!(
         out.status.success(),
-        "mpirun: {:?}\nstdout: {}\nstderr: {}",
+        "{mpi:?} mpirun: {:?}\nstdout: {}\nstderr: {}",
         out.status,
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
@@ -46,6 +99,24 @@ pub fn mpirun(exe: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Ve
     let mut found: Vec<PathBuf> = std::fs::read_dir(&logs).unwrap().map(|e| e.unwrap().path()).collect();
     found.sort();
     found
+}
+
+/// One `#[test]` per MPI family for a test function taking an [`Mpi`]:
+/// `on_both_mpis!(f)` makes `f::open_mpi` and `f::mpich`.
+#[macro_export]
+macro_rules! on_both_mpis {
+    ($($f:ident),* $(,)?) => {$(
+        mod $f {
+            #[test]
+            fn open_mpi() {
+                super::$f($crate::common::mpi::OpenMpi)
+            }
+            #[test]
+            fn mpich() {
+                super::$f($crate::common::mpi::Mpich)
+            }
+        }
+    )*};
 }
 
 pub struct Log {
