@@ -5,6 +5,8 @@
 #                 darshan-config, darshan-mk-log-dirs, darshan-mmap-epilog,
 #                 darshan-cc (and -cxx, -mpicc, -mpicxx, -mpifort, -fc)
 #   PREFIX/lib    libdarshan.so, libdarshan.a, pkgconfig/darshan-runtime.pc
+#   PREFIX/share  mpi-profile/darshan-{cc,cxx,f}.conf (MPICH's -profile=),
+#                 modulefiles/darshan (environment-modules and Lmod)
 # Nothing installed names the build tree: darshan-config, the compiler
 # wrappers and the pkg-config file find PREFIX from where they are, so the
 # tree can be copied or moved as a whole.
@@ -25,6 +27,9 @@ for w in darshan-cxx darshan-mpicc darshan-mpicxx darshan-mpifort darshan-fc; do
     ln -sf darshan-cc "$prefix/bin/$w"
 done
 install -m 0755 "$build/libdarshan.so" "$prefix/lib/libdarshan.so"
+mkdir -p "$prefix/share/mpi-profile" "$prefix/share/modulefiles"
+install -m 0644 "$src"/scripts/share/mpi-profile/*.conf "$prefix/share/mpi-profile/"
+install -m 0644 "$src/scripts/share/modulefiles/darshan" "$prefix/share/modulefiles/darshan"
 install -m 0644 "$build/libdarshan.a" "$prefix/lib/libdarshan.a"
 version=$("$prefix/bin/darshan-config" --version | awk '{print $3}')
 # pkg-config replaces ${pcfiledir} with this file's directory: the

@@ -32,8 +32,10 @@ command -v pkill >/dev/null || need_apt+=(procps)
 command -v nm >/dev/null || need_apt+=(binutils)
 command -v mount >/dev/null || need_apt+=(mount)
 command -v git >/dev/null || need_apt+=(git)
-# pkg-config: the installed tree's darshan-runtime.pc is read by it.
+# pkg-config: the installed tree's darshan-runtime.pc is read by it;
+# environment-modules: its modulefile is loaded by it.
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)
+[ -f /usr/share/modules/init/bash ] || need_apt+=(environment-modules)
 # HDF5 1.10 (Debian 12): the serial library for the HDF5 module tests, the
 # Open MPI and MPICH builds for the parallel ones.
 [ -f /usr/include/hdf5/serial/hdf5.h ] || need_apt+=(libhdf5-dev)

@@ -7,99 +7,10 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::sync::OnceLock;
 
-use darshan_log::counters::posix as px;
-use darshan_log::modules::{HEATMAP, POSIX};
-
-/// One installed tree per test binary, from the release build the tests
-/// run against.
-fn prefix() -> &'static Path {
-    static P: OnceLock<PathBuf> = OnceLock::new();
-    P.get_or_init(|| {
-        let d = common::scratch("install");
-        let prefix = d.join("prefix");
-        // The directory the tools were built in (target/release); the
-        // library is built there too.
-        let build = common::built("darshan-config").parent().unwrap().to_path_buf();
-        let out = common::output(
-            Command::new(common::root().join("scripts/install.sh")).arg(&build).arg(&prefix),
-        );
-        assert!(out.status.success(), "install.sh: {}", String::from_utf8_lossy(&out.stderr));
-        prefix
-    })
-}
-
-fn bin(name: &str) -> PathBuf {
-    prefix().join("bin").join(name)
-}
-
-fn config(args: &[&str]) -> std::process::Output {
-    common::output(Command::new(bin("darshan-config")).args(args))
-}
-
-fn stdout(o: &std::process::Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-/// `cmd` run without the library preloaded (whatever the test's own
-/// environment holds), non-MPI logs on, logs and crash-safe files in `dir`.
-fn linked(cmd: &mut Command, dir: &Path) -> std::process::Output {
-    cmd.env_remove("LD_PRELOAD")
-        .env("DARSHAN_ENABLE_NONMPI", "1")
-        .env("DARSHAN_LOGPATH", dir.join("logs"))
-        .env("DARSHAN_MMAP_LOGPATH", dir.join("mmap"));
-    common::output(cmd)
-}
-
-/// Every record's integer counters that do not depend on timing or on
-/// where the test ran, by (module, name with the data directory left out,
-/// rank): the fastest / slowest rank fields and the size of the slowest
-/// access follow the clock, a rename's source is a hash of its absolute
-/// path, and mkstemp's file and Open MPI's session files have run-made
-/// names. HEATMAP (timing) is left out.
-fn counters(log: &Path, data: &Path) -> BTreeMap<(usize, String, i64), Vec<i64>> {
-    use darshan_log::counters::{mpiio as mx, stdio as sx};
-    use darshan_log::modules::{MPIIO, STDIO};
-    let log = common::mpi::read(log);
-    let base = data.display().to_string();
-    log.recs
-        .iter()
-        .filter(|(m, n, _)| *m != HEATMAP && !n.starts_with("/tmp/ompi."))
-        .map(|(m, n, r)| {
-            let mut name = n.replace(&base, "");
-            let leaf = name.rsplit('/').next().unwrap_or("");
-            if leaf.len() == 9 && leaf.starts_with("tmp") {
-                name = name.replace(leaf, "tmpXXXXXX");
-            }
-            let mut c = r.counters.clone();
-            let timed: &[usize] = match *m {
-                POSIX => &[px::RENAMED_FROM, px::MAX_READ_TIME_SIZE, px::MAX_WRITE_TIME_SIZE],
-                MPIIO => &[mx::MAX_READ_TIME_SIZE, mx::MAX_WRITE_TIME_SIZE],
-                _ => &[],
-            };
-            let ranks = match *m {
-                POSIX => px::FASTEST_RANK..=px::SLOWEST_RANK_BYTES,
-                MPIIO => mx::FASTEST_RANK..=mx::SLOWEST_RANK_BYTES,
-                STDIO => sx::FASTEST_RANK..=sx::SLOWEST_RANK_BYTES,
-                _ => 1..=0,
-            };
-            for k in timed.iter().copied().chain(ranks) {
-                c[k] = 0;
-            }
-            ((*m, name, r.rank), c)
-        })
-        .collect()
-}
-
-fn only_log(dir: &Path) -> PathBuf {
-    let logs = common::files(&dir.join("logs"));
-    assert_eq!(logs.len(), 1, "one log: {logs:?}");
-    logs[0].clone()
-}
+use common::installed::{bin, config, counters, linked, only_log, prefix, stdout};
 
 #[test]
 fn the_installed_tree_has_its_layout_and_moves_with_its_directory() {
@@ -122,6 +33,10 @@ fn the_installed_tree_has_its_layout_and_moves_with_its_directory() {
         "lib/libdarshan.so",
         "lib/libdarshan.a",
         "lib/pkgconfig/darshan-runtime.pc",
+        "share/mpi-profile/darshan-cc.conf",
+        "share/mpi-profile/darshan-cxx.conf",
+        "share/mpi-profile/darshan-f.conf",
+        "share/modulefiles/darshan",
     ] {
         assert!(p.join(f).exists(), "{f} not installed");
     }
@@ -142,6 +57,27 @@ fn the_installed_tree_has_its_layout_and_moves_with_its_directory() {
     let libs = stdout(&o);
     assert!(libs.contains(&format!("-L{}/lib/pkgconfig/../../lib", moved.display())), "{libs}");
     assert!(libs.contains("-ldarshan"), "{libs}");
+    // The moved tree's modulefile, loaded by environment-modules, puts the
+    // moved tree's tools on PATH and its .pc file where Cray's compiler
+    // wrappers and pkg-config look.
+    let script = format!(
+        "source /usr/share/modules/init/bash && module use {}/share/modulefiles && module load darshan && \
+         command -v darshan-parser && echo \"$PE_PKGCONFIG_LIBS\" && pkg-config --variable=libdir darshan-runtime",
+        moved.display()
+    );
+    let o = common::output(Command::new("bash").arg("-c").arg(&script).env_remove("PKG_CONFIG_PATH"));
+    assert!(o.status.success(), "module load (environment-modules: scripts/setup.sh): {}", String::from_utf8_lossy(&o.stderr));
+    let lines: Vec<String> = stdout(&o).lines().map(String::from).collect();
+    assert_eq!(
+        Path::new(&lines[0]).canonicalize().unwrap(),
+        moved.join("bin/darshan-parser").canonicalize().unwrap()
+    );
+    assert_eq!(lines[1], "darshan-runtime");
+    assert_eq!(
+        Path::new(&lines[2]).canonicalize().unwrap(),
+        moved.join("lib").canonicalize().unwrap(),
+        "{lines:?}"
+    );
 }
 
 #[test]
@@ -205,29 +141,6 @@ fn a_c_program_linked_with_dyn_ld_flags_or_darshan_cc_is_instrumented_without_ld
     for (how, c) in &results[1..] {
         assert_eq!(*c, results[0].1, "{how} differs from LD_PRELOAD");
     }
-}
-
-#[test]
-fn an_mpi_program_built_with_darshan_mpicc_is_instrumented_without_ld_preload() {
-    let src = common::root().join("tests/programs/mpi_mix.c");
-    let mut results = Vec::new();
-    for how in ["LD_PRELOAD", "darshan-mpicc"] {
-        let d = common::scratch(&format!("linked-mpi-{how}"));
-        let exe = d.join("mpi_mix");
-        let cc = if how == "darshan-mpicc" { bin("darshan-mpicc") } else { PathBuf::from("mpicc") };
-        assert!(common::status(Command::new(cc).arg("-O2").arg("-o").arg(&exe).arg(&src)).success(), "{how}: build");
-        let data = d.join("data");
-        let mut env = vec![("DARSHAN_LOGPATH", d.join("logs").display().to_string())];
-        if how == "LD_PRELOAD" {
-            env.push(("LD_PRELOAD", common::lib().display().to_string()));
-        }
-        let mut run = common::mpi::OpenMpi.launcher(&env);
-        let out = linked(run.arg(&exe).arg(&data), &d);
-        assert!(out.status.success(), "{how}: {}", String::from_utf8_lossy(&out.stderr));
-        common::mpi::check_mpi_mix(&common::mpi::read(&only_log(&d)), &data);
-        results.push((how, counters(&only_log(&d), &data)));
-    }
-    assert_eq!(results[1].1, results[0].1, "darshan-mpicc differs from LD_PRELOAD");
 }
 
 #[test]

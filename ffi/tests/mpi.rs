@@ -234,3 +234,49 @@ fn lost_calls_of_every_rank_are_counted_in_the_job_log(mpi: Mpi) {
     }
     assert_eq!(recorded + lost, made, "handler writes recorded {recorded} + lost {lost} != made {made}");
 }
+
+/// An MPI library the runtime does not know (its own
+/// MPI_Get_library_version, no Open MPI globals): one line from the rank
+/// the launcher calls 0 (none from the others), every MPI call's return
+/// value and output unchanged, no log, and the program runs to its end.
+#[test]
+fn an_unknown_mpi_gets_one_line_and_its_calls_pass_through_unchanged() {
+    let d = common::scratch("mpi-unknown");
+    let lib = d.join("libunknownmpi.so");
+    let programs = common::root().join("tests/programs");
+    assert!(darshan_test_support::status(
+        Command::new("cc").args(["-shared", "-fPIC", "-o"]).arg(&lib).arg(programs.join("unknown_mpi_lib.c"))
+    )
+    .success());
+    let exe = d.join("unknown_mpi");
+    assert!(darshan_test_support::status(
+        Command::new("cc")
+            .arg("-o")
+            .arg(&exe)
+            .arg(programs.join("unknown_mpi.c"))
+            .arg(format!("-L{}", d.display()))
+            .arg(format!("-Wl,-rpath,{}", d.display()))
+            .arg("-lunknownmpi")
+    )
+    .success());
+    let plain = darshan_test_support::output(&mut Command::new(&exe));
+    let expected = "init 0 open 7 fh 4242 finalize 0\n";
+    assert_eq!(String::from_utf8_lossy(&plain.stdout), expected);
+    for (rank, lines) in [(None, 1), (Some("0"), 1), (Some("1"), 0)] {
+        let mut cmd = Command::new(&exe);
+        cmd.env("LD_PRELOAD", common::lib()).env("DARSHAN_LOGPATH", d.join("logs")).env_remove("PMI_RANK");
+        for k in ["OMPI_COMM_WORLD_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID", "ALPS_APP_PE"] {
+            cmd.env_remove(k);
+        }
+        if let Some(r) = rank {
+            cmd.env("PMI_RANK", r);
+        }
+        let out = darshan_test_support::output(&mut cmd);
+        assert!(out.status.success());
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "PMI_RANK={rank:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let ours: Vec<&str> = err.lines().filter(|l| l.contains("unsupported MPI library")).collect();
+        assert_eq!(ours.len(), lines, "PMI_RANK={rank:?}: {err}");
+    }
+    assert!(common::files(&d.join("logs")).is_empty());
+}

@@ -1,0 +1,98 @@
+//! The installed tree the linking tests build against (`just install`
+//! into a scratch prefix, once per test binary), and how their logs are
+//! compared with the LD_PRELOAD run's.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use darshan_log::counters::posix as px;
+use darshan_log::modules::{HEATMAP, POSIX};
+
+/// One installed tree per test binary, from the release build the tests
+/// run against.
+pub fn prefix() -> &'static Path {
+    static P: OnceLock<PathBuf> = OnceLock::new();
+    P.get_or_init(|| {
+        let d = super::scratch("install");
+        let prefix = d.join("prefix");
+        // The directory the tools were built in (target/release); the
+        // library is built there too.
+        let build = super::built("darshan-config").parent().unwrap().to_path_buf();
+        let out = super::output(
+            Command::new(super::root().join("scripts/install.sh")).arg(&build).arg(&prefix),
+        );
+        assert!(out.status.success(), "install.sh: {}", String::from_utf8_lossy(&out.stderr));
+        prefix
+    })
+}
+
+pub fn bin(name: &str) -> PathBuf {
+    prefix().join("bin").join(name)
+}
+
+pub fn config(args: &[&str]) -> std::process::Output {
+    super::output(Command::new(bin("darshan-config")).args(args))
+}
+
+pub fn stdout(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// `cmd` run without the library preloaded (whatever the test's own
+/// environment holds), non-MPI logs on, logs and crash-safe files in `dir`.
+pub fn linked(cmd: &mut Command, dir: &Path) -> std::process::Output {
+    cmd.env_remove("LD_PRELOAD")
+        .env("DARSHAN_ENABLE_NONMPI", "1")
+        .env("DARSHAN_LOGPATH", dir.join("logs"))
+        .env("DARSHAN_MMAP_LOGPATH", dir.join("mmap"));
+    super::output(cmd)
+}
+
+/// Every record's integer counters that do not depend on timing or on
+/// where the test ran, by (module, name with the data directory left out,
+/// rank): the fastest / slowest rank fields and the size of the slowest
+/// access follow the clock, a rename's source is a hash of its absolute
+/// path, and mkstemp's file and Open MPI's session files have run-made
+/// names. HEATMAP (timing) is left out.
+pub fn counters(log: &Path, data: &Path) -> BTreeMap<(usize, String, i64), Vec<i64>> {
+    use darshan_log::counters::{mpiio as mx, stdio as sx};
+    use darshan_log::modules::{MPIIO, STDIO};
+    let log = super::mpi::read(log);
+    let base = data.display().to_string();
+    log.recs
+        .iter()
+        .filter(|(m, n, _)| *m != HEATMAP && !n.starts_with("/tmp/ompi."))
+        .map(|(m, n, r)| {
+            let mut name = n.replace(&base, "");
+            let leaf = name.rsplit('/').next().unwrap_or("");
+            if leaf.len() == 9 && leaf.starts_with("tmp") {
+                name = name.replace(leaf, "tmpXXXXXX");
+            }
+            let mut c = r.counters.clone();
+            let timed: &[usize] = match *m {
+                POSIX => &[px::RENAMED_FROM, px::MAX_READ_TIME_SIZE, px::MAX_WRITE_TIME_SIZE],
+                MPIIO => &[mx::MAX_READ_TIME_SIZE, mx::MAX_WRITE_TIME_SIZE],
+                _ => &[],
+            };
+            let ranks = match *m {
+                POSIX => px::FASTEST_RANK..=px::SLOWEST_RANK_BYTES,
+                MPIIO => mx::FASTEST_RANK..=mx::SLOWEST_RANK_BYTES,
+                STDIO => sx::FASTEST_RANK..=sx::SLOWEST_RANK_BYTES,
+                _ => 1..=0,
+            };
+            for k in timed.iter().copied().chain(ranks) {
+                c[k] = 0;
+            }
+            ((*m, name, r.rank), c)
+        })
+        .collect()
+}
+
+pub fn only_log(dir: &Path) -> PathBuf {
+    let logs = super::files(&dir.join("logs"));
+    assert_eq!(logs.len(), 1, "one log: {logs:?}");
+    logs[0].clone()
+}
+
