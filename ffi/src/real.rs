@@ -1,4 +1,5 @@
-//! The real functions behind our exports: `dlsym(RTLD_NEXT, name)`, cached
+//! The real functions behind our exports: `dlsym(RTLD_NEXT, name)` (or,
+//! linked statically with `--wrap`, the linker's `__real_` name), cached
 //! in one `AtomicPtr` per symbol (interposition rules 1-3). All are
 //! resolved eagerly in the constructor; a wrapper called earlier resolves
 //! its own symbol lazily. A missing symbol gives `None`, and the wrapper
@@ -9,14 +10,22 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 
 use libc::{c_char, c_int, c_long, c_uint, c_ulong, iovec, mode_t, off64_t, off_t, size_t, ssize_t, FILE};
 
+extern "C" {
+    /// shim.c: the real function `name` (NUL-terminated): the linker's
+    /// `__real_` symbol when linked statically with `--wrap`, else the
+    /// next definition after ours (dlsym(RTLD_NEXT)).
+    fn darshan_real_symbol(name: *const c_char) -> *mut c_void;
+}
+
 pub(crate) fn lookup(slot: &AtomicPtr<c_void>, name: &'static [u8]) -> *mut c_void {
     let p = slot.load(Ordering::Relaxed);
     if !p.is_null() {
         return p;
     }
-    // SAFETY: `name` is a NUL-terminated literal; dlsym with RTLD_NEXT is
-    // safe to call at any time (it may allocate, which is fine here).
-    let p = unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr().cast()) };
+    // SAFETY: `name` is a NUL-terminated literal; the shim looks it up in
+    // the static table, else with dlsym(RTLD_NEXT), which is safe to call
+    // at any time (it may allocate, which is fine here).
+    let p = unsafe { darshan_real_symbol(name.as_ptr().cast()) };
     slot.store(p, Ordering::Relaxed);
     p
 }

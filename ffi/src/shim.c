@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #define HIDDEN __attribute__((visibility("hidden")))
 
@@ -71,11 +72,29 @@ typedef int (*vfscanf_fn)(FILE *, const char *, va_list);
 
 static void *p_vfprintf, *p_vfprintf_chk, *p_vfscanf, *p_isoc99_vfscanf, *p_isoc23_vfscanf;
 
+/* Linked statically with --wrap (libdarshan.a as `just install` makes
+ * it, share/ld-opts/darshan-ld-opts), the real X is the linker's
+ * __real_X, listed in this table, which install.sh adds to the archive.
+ * In libdarshan.so the weak reference stays null and dlsym(RTLD_NEXT)
+ * finds the next definition, as always. */
+struct darshan_static_real { const char *name; void *addr; };
+extern const struct darshan_static_real darshan_static_reals[] __attribute__((weak));
+
+HIDDEN void *darshan_real_symbol(const char *name)
+{
+    if (darshan_static_reals) {
+        for (const struct darshan_static_real *r = darshan_static_reals; r->name; r++)
+            if (strcmp(r->name, name) == 0)
+                return r->addr;
+    }
+    return dlsym(RTLD_NEXT, name);
+}
+
 static void *resolve(void **slot, const char *name)
 {
     void *p = __atomic_load_n(slot, __ATOMIC_RELAXED);
     if (!p) {
-        p = dlsym(RTLD_NEXT, name);
+        p = darshan_real_symbol(name);
         __atomic_store_n(slot, p, __ATOMIC_RELAXED);
     }
     return p;

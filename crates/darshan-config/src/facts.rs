@@ -78,16 +78,34 @@ impl Facts {
         format!("-L{lib} -Wl,-rpath={lib} -Wl,-no-as-needed -ldarshan")
     }
 
+    /// The ld-opts file of the installed tree (`--wrap=` for every
+    /// function the runtime interposes), made by `just install`.
+    fn ld_opts(&self) -> Result<PathBuf, String> {
+        let f = self.lib.join("../share/ld-opts/darshan-ld-opts");
+        match f.canonicalize() {
+            Ok(f) => Ok(f),
+            Err(_) => Err(format!(
+                "no {} (static linking needs the installed tree: `just install PREFIX`)",
+                f.display()
+            )),
+        }
+    }
+
+    /// Before the program's objects: the static library and the ld-opts
+    /// file, which wraps every interposed function and pulls in the
+    /// table of real functions (libdarshan.a as `just install` makes it).
     pub fn pre_ld_flags(&self) -> Result<String, String> {
-        Err(Self::NO_STATIC.into())
+        let opts = self.ld_opts()?;
+        Ok(format!("-L{} -l:libdarshan.a -Wl,@{}", self.lib_dir(), opts.display()))
     }
 
+    /// After the program's objects: the static library again (for the
+    /// wrappers the program's own objects asked for) and what the Rust
+    /// runtime in it needs from the system.
     pub fn post_ld_flags(&self) -> Result<String, String> {
-        Err(Self::NO_STATIC.into())
+        self.ld_opts()?;
+        Ok(format!("-L{} -l:libdarshan.a -lpthread -lrt -lm -ldl", self.lib_dir()))
     }
-
-    const NO_STATIC: &'static str = "static linking through --wrap is not built yet \
-        (no ld-opts files, libdarshan.a has no __wrap_ functions); use --dyn-ld-flags or LD_PRELOAD";
 
     /// `--all`, in the C tool's layout.
     pub fn all(&self) -> String {
