@@ -1,7 +1,8 @@
 //! The installed tree (`just install PREFIX`, scripts/install.sh): its
 //! layout, darshan-config, and programs instrumented by linking instead
-//! of LD_PRELOAD (`darshan-config --dyn-ld-flags`, the compiler
-//! wrappers), each checked against the test program's known access
+//! of LD_PRELOAD (`darshan-config --dyn-ld-flags`, the static archive
+//! with `--pre-ld-flags`/`--post-ld-flags`, fully static `-static`, the
+//! compiler wrappers), each checked against the test program's known access
 //! pattern and, for every other counter, against the same program run
 //! under LD_PRELOAD. Every program runs with a time limit.
 
@@ -102,30 +103,66 @@ fn darshan_config_answers_as_the_c_tool_does() {
     let o = config(&["--no-such-option"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stdout(&o).starts_with("unknown option: --no-such-option"));
-    // Static linking is not built yet: said, not pretended.
-    let o = config(&["--pre-ld-flags"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("not built yet"));
+    // Static linking: the archive by file name (-ldarshan would take the
+    // .so), the installed ld-opts file, the archive again after the
+    // program's objects.
+    let share = prefix().join("share").canonicalize().unwrap();
+    assert_eq!(
+        stdout(&config(&["--pre-ld-flags"])).trim(),
+        format!("-L{} -l:libdarshan.a -Wl,@{}/ld-opts/darshan-ld-opts", lib.display(), share.display())
+    );
+    assert_eq!(
+        stdout(&config(&["--post-ld-flags"])).trim(),
+        format!("-L{} -l:libdarshan.a -lpthread -lrt -lm -ldl", lib.display())
+    );
+    // Every function libdarshan.so interposes is wrapped, and no other.
+    let opts = std::fs::read_to_string(share.join("ld-opts/darshan-ld-opts")).unwrap();
+    let mut wrapped: Vec<&str> = opts.lines().filter_map(|l| l.strip_prefix("--wrap=")).collect();
+    wrapped.sort();
+    let nm = common::output(Command::new("nm").args(["-D", "--defined-only"]).arg(prefix().join("lib/libdarshan.so")));
+    let mut exported: Vec<String> = stdout(&nm)
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2))
+        .filter(|n| !n.starts_with("darshan_"))
+        .map(String::from)
+        .collect();
+    exported.sort();
+    assert_eq!(wrapped, exported);
+    assert!(wrapped.len() > 200 && wrapped.contains(&"MPI_File_open") && wrapped.contains(&"pwrite64"));
 }
 
 #[test]
-fn a_c_program_linked_with_dyn_ld_flags_or_darshan_cc_is_instrumented_without_ld_preload() {
+fn a_c_program_linked_dynamically_statically_or_fully_static_is_instrumented_without_ld_preload() {
     let src = common::root().join("tests/programs/api_mix.c");
     let flags: Vec<String> =
         stdout(&config(&["--dyn-ld-flags"])).split_whitespace().map(String::from).collect();
     let mut results = Vec::new();
-    for how in ["LD_PRELOAD", "--dyn-ld-flags", "darshan-cc"] {
-        let d = common::scratch(&format!("linked-{}", how.trim_start_matches('-')));
+    let words = |opt: &str| -> Vec<String> { stdout(&config(&[opt])).split_whitespace().map(String::from).collect() };
+    let (pre, post) = (words("--pre-ld-flags"), words("--post-ld-flags"));
+    for how in ["LD_PRELOAD", "--dyn-ld-flags", "darshan-cc", "--pre/--post-ld-flags", "-static --pre/--post-ld-flags", "darshan-cc -static"] {
+        let d = common::scratch(&format!("linked-{}", how.replace(['-', '/', ' '], "")));
         let exe = d.join("api_mix");
-        let mut cc = match how {
-            "darshan-cc" => Command::new(bin("darshan-cc")),
-            _ => Command::new("cc"),
-        };
+        let mut cc = if how.starts_with("darshan-cc") { Command::new(bin("darshan-cc")) } else { Command::new("cc") };
+        if how.contains("-static") {
+            cc.arg("-static");
+        }
+        if how.ends_with("--pre/--post-ld-flags") {
+            cc.args(&pre);
+        }
         cc.arg("-O2").arg("-o").arg(&exe).arg(&src).arg("-lrt");
         if how == "--dyn-ld-flags" {
             cc.args(&flags);
         }
-        assert!(common::status(&mut cc).success(), "{how}: build");
+        if how.ends_with("--pre/--post-ld-flags") {
+            cc.args(&post);
+        }
+        let built = common::output(&mut cc);
+        assert!(built.status.success(), "{how}: build: {}", String::from_utf8_lossy(&built.stderr));
+        if how.contains("-static") {
+            // Fully static: no dynamic section, nothing preloadable.
+            let f = common::output(Command::new("file").arg(&exe));
+            assert!(stdout(&f).contains("statically linked"), "{how}: {}", stdout(&f));
+        }
         let data = d.join("data");
         let out = if how == "LD_PRELOAD" {
             common::output(common::instrumented(&exe, &d).arg(&data))
@@ -157,7 +194,7 @@ fn a_program_built_with_the_wrappers_runs_normally_and_writes_nothing_with_darsh
 }
 
 #[test]
-fn darshan_cc_adds_no_link_flags_to_a_compile_and_refuses_static_links_it_cannot_instrument() {
+fn darshan_cc_adds_no_link_flags_to_a_compile() {
     let d = common::scratch("linked-modes");
     let src = common::root().join("tests/programs/api_mix.c");
     let obj = d.join("api_mix.o");
@@ -166,7 +203,6 @@ fn darshan_cc_adds_no_link_flags_to_a_compile_and_refuses_static_links_it_cannot
     // With link flags on a compile, gcc warns that the linker inputs are
     // unused.
     assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
-    let o = common::output(Command::new(bin("darshan-cc")).arg("-static").arg("-o").arg(d.join("s")).arg(&obj));
-    assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("not built yet"));
+    let o = common::output(Command::new(bin("darshan-cc")).arg("-c").arg("-static").arg("-o").arg(&obj).arg(&src));
+    assert!(o.status.success() && o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
 }

@@ -4,14 +4,14 @@
 //!
 //! {C `mpi_mix`, Fortran `use mpi`, Fortran `use mpi_f08`} ×
 //! {LD_PRELOAD, `darshan-config --dyn-ld-flags`, the compiler wrappers
-//! (darshan-mpicc / darshan-mpifort), MPICH's profile mechanism} ×
-//! {Open MPI, MPICH}, and serial Fortran I/O × {LD_PRELOAD,
-//! --dyn-ld-flags, darshan-fc}.
+//! (darshan-mpicc / darshan-mpifort), MPICH's profile mechanism, static
+//! `--wrap` (`--pre-ld-flags` ... `--post-ld-flags`)} × {Open MPI,
+//! MPICH}, and serial Fortran I/O × {LD_PRELOAD, --dyn-ld-flags,
+//! darshan-fc, darshan-fc -static}.
 //!
 //! Every cell's log is checked against the program's known pattern, and
 //! every other counter against the LD_PRELOAD run of the same program on
 //! the same MPI. MPICH's profile files have no Open MPI counterpart.
-//! (Static `--wrap` linking is not built yet.)
 
 mod common;
 
@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::installed::{bin, config, counters, linked, only_log, prefix, stdout};
-use common::mpi::{c, check_mpi_mix, read, Log, Mpi, Mpich, OpenMpi, NP};
+use common::mpi::{c, check_mpi_mix_seen, read, Log, Mpi, Mpich, OpenMpi, NP};
 use darshan_log::counters::{mpiio as mx, posix as px};
 use darshan_log::modules::{MPIIO, POSIX};
 
@@ -34,6 +34,9 @@ enum How {
     ProfileEnv,
     /// `mpicc -profile=<prefix>/share/mpi-profile/darshan-cc`.
     ProfileOption,
+    /// libdarshan.a with `--wrap`: `darshan-config --pre-ld-flags` before
+    /// the program, `--post-ld-flags` after (against the shared libmpi).
+    Static,
 }
 
 use How::*;
@@ -76,27 +79,50 @@ fn mpi_compiler(mpi: Mpi, lang: Lang, how: How) -> Command {
             cmd = Command::new(real);
             cmd.arg(format!("-profile={}", profile.display()));
         }
+        Static => {
+            cmd = Command::new(real);
+            cmd.args(stdout(&config(&["--pre-ld-flags"])).split_whitespace());
+        }
     }
     cmd
 }
 
-/// The ways `mpi` can build an instrumented program.
-fn hows(mpi: Mpi) -> Vec<How> {
-    match mpi {
+/// The ways `mpi` can build an instrumented program in `lang`. Not
+/// static `--wrap` for Fortran MPI programs against a shared MPI: their
+/// MPI_Init and MPI_Finalize happen inside the library (the bindings'
+/// mpi_init_ calls PMPI_Init there), so the job is never seen as one
+/// (docs/deployment.md).
+fn hows(mpi: Mpi, lang: Lang) -> Vec<How> {
+    let mut v = match mpi {
         OpenMpi => vec![Preload, DynLdFlags, Wrapper],
         Mpich => vec![Preload, DynLdFlags, Wrapper, ProfileEnv, ProfileOption],
+    };
+    if lang == Lang::C {
+        v.push(Static);
     }
+    v
 }
 
 /// Build `src` for every way of `mpi`, run each on NP ranks (LD_PRELOAD
 /// only for the Preload cell), check each log with `check`, and compare
 /// every other counter with the LD_PRELOAD cell's.
-fn mpi_matrix(mpi: Mpi, lang: Lang, src: &Path, flags: &[&str], tag: &str, check: fn(&Log, &Path)) {
+///
+/// Static cells see only the calls the program's own objects make (and
+/// those of libraries linked statically into it): not the POSIX calls
+/// inside the shared libmpi, nor the Fortran bindings' calls into it. Their
+/// `check` is told so, and their records are compared with the LD_PRELOAD
+/// run's same records.
+fn mpi_matrix(mpi: Mpi, lang: Lang, src: &Path, flags: &[&str], tag: &str, check: fn(&Log, &Path, bool)) {
     let mut results = Vec::new();
-    for how in hows(mpi) {
+    for how in hows(mpi, lang) {
         let d = common::scratch(&format!("linking-{tag}-{}-{how:?}", mpi.tag()));
         let exe = d.join(tag);
-        let built = common::output(mpi_compiler(mpi, lang, how).args(flags).arg("-O2").arg("-o").arg(&exe).arg(src));
+        let mut cmd = mpi_compiler(mpi, lang, how);
+        cmd.args(flags).arg("-O2").arg("-o").arg(&exe).arg(src);
+        if how == Static {
+            cmd.args(stdout(&config(&["--post-ld-flags"])).split_whitespace());
+        }
+        let built = common::output(&mut cmd);
         assert!(built.status.success(), "{mpi:?} {how:?}: build: {}", String::from_utf8_lossy(&built.stderr));
         let data = d.join("data");
         let mut env = vec![("DARSHAN_LOGPATH", d.join("logs").display().to_string())];
@@ -106,17 +132,24 @@ fn mpi_matrix(mpi: Mpi, lang: Lang, src: &Path, flags: &[&str], tag: &str, check
         let out = common::output(mpi.launcher(&env).env_remove("LD_PRELOAD").arg(&exe).arg(&data));
         assert!(out.status.success(), "{mpi:?} {how:?}: {}", String::from_utf8_lossy(&out.stderr));
         let log = only_log(&d);
-        check(&read(&log), &data);
+        check(&read(&log), &data, how != Static);
         results.push((how, counters(&log, &data)));
     }
+    let preload = &results[0].1;
     for (how, c) in &results[1..] {
-        assert_eq!(*c, results[0].1, "{mpi:?} {tag}: {how:?} differs from LD_PRELOAD");
+        if *how == Static {
+            for (k, v) in c {
+                assert_eq!(Some(v), preload.get(k), "{mpi:?} {tag}: static {k:?} differs from LD_PRELOAD");
+            }
+        } else {
+            assert_eq!(c, preload, "{mpi:?} {tag}: {how:?} differs from LD_PRELOAD");
+        }
     }
 }
 
 fn c_mpi_program_every_way(mpi: Mpi) {
     let src = common::root().join("tests/programs/mpi_mix.c");
-    mpi_matrix(mpi, Lang::C, &src, &[], "mpi_mix", check_mpi_mix);
+    mpi_matrix(mpi, Lang::C, &src, &[], "mpi_mix", check_mpi_mix_seen);
 }
 
 fn fortran_use_mpi_every_way(mpi: Mpi) {
@@ -132,9 +165,14 @@ fn fortran_use_mpi_f08_every_way(mpi: Mpi) {
 on_both_mpis!(c_mpi_program_every_way, fortran_use_mpi_every_way, fortran_use_mpi_f08_every_way);
 
 /// tests/programs/fortran_mpiio.F90's known pattern: MPI-IO through the
-/// Fortran bindings, and each rank's Fortran formatted write.
-fn check_fortran_mpiio(log: &Log, data: &Path) {
+/// Fortran bindings, and each rank's Fortran formatted write (never
+/// built with static --wrap: see `hows`).
+fn check_fortran_mpiio(log: &Log, data: &Path, _inside_mpi: bool) {
     assert_eq!((log.file.job.nprocs, log.file.header.partial_flag), (NP, 0));
+    for r in 0..NP {
+        let f = log.one(POSIX, &data.join(format!("rank_{r}.txt")));
+        assert_eq!((f.rank, c(f, px::OPENS), c(f, px::BYTES_WRITTEN)), (r, 1, 7), "rank_{r}.txt");
+    }
     let m = log.one(MPIIO, &data.join("shared.dat"));
     let want = [
         (mx::COLL_OPENS, NP),
@@ -153,10 +191,6 @@ fn check_fortran_mpiio(log: &Log, data: &Path) {
     }
     let p = log.one(POSIX, &data.join("shared.dat"));
     assert_eq!((p.rank, c(p, px::BYTES_WRITTEN)), (-1, 800 * NP));
-    for r in 0..NP {
-        let f = log.one(POSIX, &data.join(format!("rank_{r}.txt")));
-        assert_eq!((f.rank, c(f, px::OPENS), c(f, px::BYTES_WRITTEN)), (r, 1, 7), "rank_{r}.txt");
-    }
 }
 
 /// tests/programs/fortran_io.f90's known pattern, through libgfortran's
@@ -174,18 +208,23 @@ fn check_fortran_io(log: &Log, data: &Path) {
 }
 
 #[test]
-fn serial_fortran_io_is_recorded_preloaded_linked_and_through_darshan_fc() {
+fn serial_fortran_io_is_recorded_preloaded_linked_fully_static_and_through_darshan_fc() {
     let src = common::root().join("tests/programs/fortran_io.f90");
     let mut results = Vec::new();
-    for how in [Preload, DynLdFlags, Wrapper] {
+    // Static: darshan-fc -static, a fully static program (libgfortran's
+    // own calls wrapped with the program's).
+    for how in [Preload, DynLdFlags, Wrapper, Static] {
         let d = common::scratch(&format!("linking-fortran-io-{how:?}"));
         let exe = d.join("fortran_io");
         let mut fc = match how {
-            Wrapper => Command::new(bin("darshan-fc")),
+            Wrapper | Static => Command::new(bin("darshan-fc")),
             _ => Command::new("gfortran"),
         };
         if how == DynLdFlags {
             fc.args(dyn_ld_flags());
+        }
+        if how == Static {
+            fc.arg("-static");
         }
         let built = common::output(fc.arg("-O2").arg("-o").arg(&exe).arg(&src));
         assert!(built.status.success(), "{how:?}: build: {}", String::from_utf8_lossy(&built.stderr));
