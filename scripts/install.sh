@@ -100,5 +100,6 @@ Name: darshan-runtime
 Description: Darshan I/O characterization runtime (darshan-rs)
 Version: $version
 Libs: -L\${libdir} -Wl,-rpath=\${libdir} -Wl,-no-as-needed -ldarshan
+Libs.private: -l:libdarshan.a -Wl,@\${prefix}/share/ld-opts/darshan-ld-opts -l:libdarshan.a -lpthread -lrt -lm -ldl
 PC
 echo "installed in $prefix"
