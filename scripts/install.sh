@@ -90,8 +90,13 @@ mkdir -p "$prefix/share/ld-opts"
     done
 } > "$prefix/share/ld-opts/darshan-ld-opts"
 version=$("$prefix/bin/darshan-config" --version | awk '{print $3}')
-# pkg-config replaces ${pcfiledir} with this file's directory: the
-# prefix follows the tree wherever it is.
+# The .pc file's flags are darshan-config's, with this tree's absolute
+# paths replaced by pkg-config variables: ${pcfiledir} is the file's own
+# directory, so the prefix follows the tree wherever it is.
+real_prefix=$(cd "$prefix" && pwd -P)
+relative() { sed -e "s|$real_prefix/lib|\${libdir}|g" -e "s|$real_prefix|\${prefix}|g"; }
+libs=$("$prefix/bin/darshan-config" --dyn-ld-flags | relative)
+private="$("$prefix/bin/darshan-config" --pre-ld-flags | relative) $("$prefix/bin/darshan-config" --post-ld-flags | relative)"
 cat > "$prefix/lib/pkgconfig/darshan-runtime.pc" <<PC
 prefix=\${pcfiledir}/../..
 libdir=\${prefix}/lib
@@ -99,7 +104,7 @@ libdir=\${prefix}/lib
 Name: darshan-runtime
 Description: Darshan I/O characterization runtime (darshan-rs)
 Version: $version
-Libs: -L\${libdir} -Wl,-rpath=\${libdir} -Wl,-no-as-needed -ldarshan
-Libs.private: -l:libdarshan.a -Wl,@\${prefix}/share/ld-opts/darshan-ld-opts -l:libdarshan.a -lpthread -lrt -lm -ldl
+Libs: $libs
+Libs.private: $private
 PC
 echo "installed in $prefix"

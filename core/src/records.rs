@@ -65,8 +65,7 @@ impl<R: RecordRt> Records for RecordSet<R> {
     }
 }
 
-/// Rank word of a record reduced across ranks (and of the local copies it
-/// replaces, which are then not written).
+/// Rank word of a record reduced across ranks.
 const SHARED_RANK: u64 = -1i64 as u64;
 
 pub struct RecordSet<R> {
@@ -85,6 +84,12 @@ pub struct RecordSet<R> {
     /// Rank 0 after an MPI reduction: the rank -1 records, written after
     /// the others (as Darshan sorts shared records to the end).
     reduced: Vec<u64>,
+    /// After an MPI reduction, by record index: reduced into `reduced`, so
+    /// not written on its own. Kept here, not in the record's rank word:
+    /// the records live in the crash-safe file, which must keep each
+    /// rank's own records should the log then not be written (a merge of
+    /// the files reduces them again).
+    shared: Vec<bool>,
 }
 
 impl<R: RecordRt> RecordSet<R> {
@@ -99,6 +104,7 @@ impl<R: RecordRt> RecordSet<R> {
             rt: Vec::new(),
             heat: None,
             reduced: Vec::new(),
+            shared: Vec::new(),
         }
     }
 
@@ -297,6 +303,7 @@ impl<R: RecordRt> RecordSet<R> {
         self.count = 0;
         self.frozen = false;
         self.reduced = Vec::new();
+        self.shared = Vec::new();
         if let Some(h) = self.heat.as_mut() {
             h.clear(self.rank);
         }
@@ -309,7 +316,7 @@ impl<R: RecordRt> RecordSet<R> {
         let rw = self.slice.rec_words;
         let mut start = 0;
         for i in 0..=self.count {
-            if i == self.count || self.slice.record(i)[1] == SHARED_RANK || !keep(self.slice.record(i)) {
+            if i == self.count || self.shared.get(i) == Some(&true) || !keep(self.slice.record(i)) {
                 if i > start {
                     emit(&self.slice.words[start * rw..i * rw]);
                 }
@@ -369,9 +376,10 @@ impl<R: RecordRt> RecordSet<R> {
                 }
             }
         }
+        self.shared = vec![false; self.count];
         for &id in shared {
             if let Some(i) = self.find(id) {
-                self.slice.record_mut(i)[1] = SHARED_RANK;
+                self.shared[i] = true;
             }
         }
         self.reduced = recv;

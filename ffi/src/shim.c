@@ -84,9 +84,11 @@ HIDDEN void *darshan_real_symbol(const char *name)
 {
     if (darshan_static_reals) {
         for (const struct darshan_static_real *r = darshan_static_reals; r->name; r++)
-            if (strcmp(r->name, name) == 0)
+            if (strcmp(r->name, name) == 0 && r->addr)
                 return r->addr;
     }
+    /* A weak entry the link left null (an MPI or HDF5 function of a
+     * library not linked in) may still be in a shared library. */
     return dlsym(RTLD_NEXT, name);
 }
 

@@ -18,8 +18,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::installed::{bin, config, counters, linked, only_log, prefix, stdout};
-use common::mpi::{c, check_mpi_mix_seen, read, Log, Mpi, Mpich, OpenMpi, NP};
+use common::installed::{assert_as_preloaded, bin, config, counters, linked, only_log, prefix, stdout};
+use common::mpi::{c, check_mpi_mix_as, read, Log, MixLog, Mpi, Mpich, OpenMpi, NP};
 use darshan_log::counters::{mpiio as mx, posix as px};
 use darshan_log::modules::{MPIIO, POSIX};
 
@@ -108,11 +108,10 @@ fn hows(mpi: Mpi, lang: Lang) -> Vec<How> {
 /// every other counter with the LD_PRELOAD cell's.
 ///
 /// Static cells see only the calls the program's own objects make (and
-/// those of libraries linked statically into it): not the POSIX calls
-/// inside the shared libmpi, nor the Fortran bindings' calls into it. Their
-/// `check` is told so, and their records are compared with the LD_PRELOAD
-/// run's same records.
-fn mpi_matrix(mpi: Mpi, lang: Lang, src: &Path, flags: &[&str], tag: &str, check: fn(&Log, &Path, bool)) {
+/// those of libraries linked statically into it), not the POSIX calls
+/// inside the shared libmpi: their `check` is told so, and their records
+/// are compared with the LD_PRELOAD run's same records.
+fn mpi_matrix(mpi: Mpi, lang: Lang, src: &Path, flags: &[&str], tag: &str, check: &dyn Fn(&Log, &Path, bool)) {
     let mut results = Vec::new();
     for how in hows(mpi, lang) {
         let d = common::scratch(&format!("linking-{tag}-{}-{how:?}", mpi.tag()));
@@ -135,31 +134,24 @@ fn mpi_matrix(mpi: Mpi, lang: Lang, src: &Path, flags: &[&str], tag: &str, check
         check(&read(&log), &data, how != Static);
         results.push((how, counters(&log, &data)));
     }
-    let preload = &results[0].1;
-    for (how, c) in &results[1..] {
-        if *how == Static {
-            for (k, v) in c {
-                assert_eq!(Some(v), preload.get(k), "{mpi:?} {tag}: static {k:?} differs from LD_PRELOAD");
-            }
-        } else {
-            assert_eq!(c, preload, "{mpi:?} {tag}: {how:?} differs from LD_PRELOAD");
-        }
-    }
+    assert_as_preloaded(&results, |how| *how == Static);
 }
 
 fn c_mpi_program_every_way(mpi: Mpi) {
     let src = common::root().join("tests/programs/mpi_mix.c");
-    mpi_matrix(mpi, Lang::C, &src, &[], "mpi_mix", check_mpi_mix_seen);
+    mpi_matrix(mpi, Lang::C, &src, &[], "mpi_mix", &|log, data, inside_mpi| {
+        check_mpi_mix_as(log, data, if inside_mpi { MixLog::Written } else { MixLog::Static })
+    });
 }
 
 fn fortran_use_mpi_every_way(mpi: Mpi) {
     let src = common::root().join("tests/programs/fortran_mpiio.F90");
-    mpi_matrix(mpi, Lang::Fortran, &src, &[], "fortran_mpi", check_fortran_mpiio);
+    mpi_matrix(mpi, Lang::Fortran, &src, &[], "fortran_mpi", &|log, data, _| check_fortran_mpiio(log, data));
 }
 
 fn fortran_use_mpi_f08_every_way(mpi: Mpi) {
     let src = common::root().join("tests/programs/fortran_mpiio.F90");
-    mpi_matrix(mpi, Lang::Fortran, &src, &["-DF08"], "fortran_f08", check_fortran_mpiio);
+    mpi_matrix(mpi, Lang::Fortran, &src, &["-DF08"], "fortran_f08", &|log, data, _| check_fortran_mpiio(log, data));
 }
 
 on_both_mpis!(c_mpi_program_every_way, fortran_use_mpi_every_way, fortran_use_mpi_f08_every_way);
@@ -167,7 +159,7 @@ on_both_mpis!(c_mpi_program_every_way, fortran_use_mpi_every_way, fortran_use_mp
 /// tests/programs/fortran_mpiio.F90's known pattern: MPI-IO through the
 /// Fortran bindings, and each rank's Fortran formatted write (never
 /// built with static --wrap: see `hows`).
-fn check_fortran_mpiio(log: &Log, data: &Path, _inside_mpi: bool) {
+fn check_fortran_mpiio(log: &Log, data: &Path) {
     assert_eq!((log.file.job.nprocs, log.file.header.partial_flag), (NP, 0));
     for r in 0..NP {
         let f = log.one(POSIX, &data.join(format!("rank_{r}.txt")));
@@ -239,9 +231,7 @@ fn serial_fortran_io_is_recorded_preloaded_linked_fully_static_and_through_darsh
         check_fortran_io(&read(&log), &data);
         results.push((how, counters(&log, &data)));
     }
-    for (how, c) in &results[1..] {
-        assert_eq!(*c, results[0].1, "{how:?} differs from LD_PRELOAD");
-    }
+    assert_as_preloaded(&results, |_| false);
 }
 
 /// The matrix's checks can fail: a program built with the plain MPI

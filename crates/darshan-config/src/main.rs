@@ -70,7 +70,7 @@ fn answer(f: &Facts, opt: &str) -> Answer {
     let yes_no = |b: bool| Line(if b { "yes" } else { "no" }.into());
     match opt {
         "--help" => Usage(0),
-        "--all" => Text(f.all()),
+        "--all" => Text(all(f)),
         "--version" => Line(f.version()),
         "--cc" => Line(facts::CC.into()),
         "--cflags" | "--cppflags" | "--ldflags" | "--libs" => Line(String::new()),
@@ -98,4 +98,51 @@ fn answer(f: &Facts, opt: &str) -> Answer {
             None => Usage(1),
         },
     }
+}
+
+/// `--all`, in the C tool's layout: the features, then each option with
+/// the value that option itself answers.
+fn all(f: &Facts) -> String {
+    let v = f.version();
+    let mut s = format!("\nThis {v} was built with the following features:\n\n");
+    for (name, on) in facts::FEATURES {
+        s += &format!("  {:<24}-> {}\n", format!("--{name}"), if on { "yes" } else { "no" });
+        if name == "ldms-mod" {
+            s += &format!("  {:<24}-> no\n", "--rdtscp");
+            s += &format!("  {:<24}-> yes\n", "--exit-wrapper");
+        }
+    }
+    s += &format!("\nThis {v} was built using the following compilers and flags:\n\n");
+    const SECTIONS: [&[&str]; 3] = [
+        &["--cc", "--cppflags", "--cflags", "--ldflags", "--libs"],
+        &["--pre-ld-flags", "--post-ld-flags", "--dyn-ld-flags", "--log-path", "--log-path-by-env"],
+        &[
+            "--zlib-path",
+            "--mem-align",
+            "--log-hints",
+            "--jobid-env",
+            "--username-env",
+            "--mod-mem",
+            "--name-mem",
+            "--hdf5-path",
+            "--pnetcdf-path",
+            "--daos-path",
+            "--ldms-path",
+        ],
+    ];
+    let rows: Vec<String> = SECTIONS
+        .iter()
+        .map(|keys| {
+            keys.iter()
+                .map(|k| {
+                    let value = match answer(f, k) {
+                        Answer::Line(v) => v,
+                        _ => "(not built)".into(),
+                    };
+                    format!("  {k:<18}-> {value}\n")
+                })
+                .collect()
+        })
+        .collect();
+    s + &rows.join("\n")
 }

@@ -50,13 +50,32 @@ pub fn linked(cmd: &mut Command, dir: &Path) -> std::process::Output {
     super::output(cmd)
 }
 
+/// A log's comparable counters, by (module, name, rank).
+pub type Counters = BTreeMap<(usize, String, i64), Vec<i64>>;
+
+/// Every cell after the first (the LD_PRELOAD run) has the first's
+/// counters; a cell `partial(how)` says sees fewer calls (static --wrap
+/// against shared libraries) has a subset of its records, each equal.
+pub fn assert_as_preloaded<H: std::fmt::Debug>(results: &[(H, Counters)], partial: impl Fn(&H) -> bool) {
+    let (first, preload) = &results[0];
+    for (how, c) in &results[1..] {
+        if partial(how) {
+            for (k, v) in c {
+                assert_eq!(Some(v), preload.get(k), "{how:?}: {k:?} differs from {first:?}");
+            }
+        } else {
+            assert_eq!(c, preload, "{how:?} differs from {first:?}");
+        }
+    }
+}
+
 /// Every record's integer counters that do not depend on timing or on
 /// where the test ran, by (module, name with the data directory left out,
 /// rank): the fastest / slowest rank fields and the size of the slowest
 /// access follow the clock, a rename's source is a hash of its absolute
 /// path, and mkstemp's file and Open MPI's session files have run-made
 /// names. HEATMAP (timing) is left out.
-pub fn counters(log: &Path, data: &Path) -> BTreeMap<(usize, String, i64), Vec<i64>> {
+pub fn counters(log: &Path, data: &Path) -> Counters {
     use darshan_log::counters::{mpiio as mx, stdio as sx};
     use darshan_log::modules::{MPIIO, STDIO};
     let log = super::mpi::read(log);
