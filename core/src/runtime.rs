@@ -289,6 +289,13 @@ pub fn with_names<R>(f: impl FnOnce(&NameArena) -> R) -> Option<R> {
     lock(&NAMES).as_ref().map(f)
 }
 
+/// Shutdown: a copy of the packed name table. A copy because compressing
+/// takes the modules' locks (output), which must never be waited for
+/// while the name lock is held (the lock order above).
+pub fn names_copy() -> Vec<u8> {
+    with_names(|n| n.packed().to_vec()).unwrap_or_default()
+}
+
 /// File alignment of a record name from the mount table (-1 if none).
 pub fn alignment_of(name: &[u8]) -> i64 {
     shared().map(|s| crate::mounts::alignment_of(&s.mounts, name)).unwrap_or(-1)

@@ -148,9 +148,7 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     crate::logmap::set_job(&job_bytes);
 
     let t1 = Instant::now();
-    // A copy: compressing takes the modules' locks (output), which must never
-    // be waited for while the name lock is held (runtime.rs's lock order).
-    let names = runtime::with_names(|n| n.packed().to_vec()).unwrap_or_default();
+    let names = runtime::names_copy();
     let regions = pipeline::compress_regions(Some(&job_bytes), &names, &modules);
     let compress_s = t1.elapsed().as_secs_f64();
 

@@ -123,9 +123,7 @@ pub fn write_log_mpi(
     let mut lost = [runtime::lost_calls()];
     comm.allreduce_u64(&mut lost, Op::Sum);
     let job = if rank == 0 { job_record(start, end, nprocs, jobid, lost[0]).map(|j| j.encode()) } else { None };
-    // A copy: compressing takes the modules' locks (output), which must never
-    // be waited for while the name lock is held (runtime.rs's lock order).
-    let packed = runtime::with_names(|n| n.packed().to_vec()).unwrap_or_default();
+    let packed = runtime::names_copy();
     let names = if rank == 0 {
         packed
     } else {

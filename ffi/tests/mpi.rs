@@ -27,7 +27,6 @@ use std::process::Command;
 
 use darshan_log::counters::{mpiio as mx, posix as px};
 use darshan_log::modules::{HEATMAP, MPIIO, POSIX};
-use darshan_log::LogFile;
 
 fn a_four_rank_job_writes_one_log_with_shared_records_reduced(mpi: Mpi) {
     let d = scratch_mpi(mpi, "mix");
@@ -39,7 +38,7 @@ fn a_four_rank_job_writes_one_log_with_shared_records_reduced(mpi: Mpi) {
     // records only in rank 0's, names of a subset's file in each of its.
     let bytes = std::fs::read(&logs_of(&d)[0]).unwrap();
     let m = log.file.header.name_map;
-    let (names, streams) = inflate_all(&bytes[m.off as usize..(m.off + m.len) as usize]);
+    let (names, streams) = common::inflate_region(&bytes[m.off as usize..(m.off + m.len) as usize]);
     assert_eq!(streams, NP as usize);
     let count =
         |n: &str| names.windows(n.len() + 1).filter(|w| w[..n.len()] == *n.as_bytes() && w[n.len()] == 0).count();
@@ -50,19 +49,6 @@ fn a_four_rank_job_writes_one_log_with_shared_records_reduced(mpi: Mpi) {
 
 fn logs_of(d: &Path) -> Vec<PathBuf> {
     std::fs::read_dir(d.join("logs")).unwrap().map(|e| e.unwrap().path()).collect()
-}
-
-/// Decompress a region made of concatenated zlib streams; (bytes, streams).
-fn inflate_all(mut b: &[u8]) -> (Vec<u8>, usize) {
-    use std::io::Read;
-    let (mut out, mut n) = (Vec::new(), 0);
-    while !b.is_empty() {
-        let mut z = flate2::bufread::ZlibDecoder::new(b);
-        z.read_to_end(&mut out).unwrap();
-        b = &b[z.total_in() as usize..];
-        n += 1;
-    }
-    (out, n)
 }
 
 fn mpi_init_thread_starts_the_runtime_too(mpi: Mpi) {

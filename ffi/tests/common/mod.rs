@@ -116,3 +116,17 @@ pub fn h5py_libhdf5() -> Option<std::path::PathBuf> {
         n.starts_with("libhdf5-") && n.contains(".so")
     })
 }
+
+/// A log region made of zlib streams one after another (one per rank in
+/// an MPI job's), decompressed: (bytes, streams).
+pub fn inflate_region(mut b: &[u8]) -> (Vec<u8>, usize) {
+    use std::io::Read;
+    let (mut out, mut n) = (Vec::new(), 0);
+    while !b.is_empty() {
+        let mut z = flate2::bufread::ZlibDecoder::new(b);
+        z.read_to_end(&mut out).unwrap();
+        b = &b[z.total_in() as usize..];
+        n += 1;
+    }
+    (out, n)
+}
