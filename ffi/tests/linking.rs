@@ -124,7 +124,10 @@ fn mpi_matrix(mpi: Mpi, lang: Lang, src: &Path, flags: &[&str], tag: &str, check
         let built = common::output(&mut cmd);
         assert!(built.status.success(), "{mpi:?} {how:?}: build: {}", String::from_utf8_lossy(&built.stderr));
         let data = d.join("data");
-        let mut env = vec![("DARSHAN_LOGPATH", d.join("logs").display().to_string())];
+        let mut env = vec![
+            ("DARSHAN_LOGPATH", d.join("logs").display().to_string()),
+            ("DARSHAN_MMAP_LOGPATH", d.join("mmap").display().to_string()),
+        ];
         if how == Preload {
             env.push(("LD_PRELOAD", common::lib().display().to_string()));
         }

@@ -83,10 +83,15 @@ pub fn mpicc_with(mpi: Mpi, name: &str, dir: &Path, flags: &[&str]) -> PathBuf {
     out
 }
 
-/// Run `exe` on NP ranks with the library preloaded; the logs written.
+/// Run `exe` on NP ranks with the library preloaded, logs and crash-safe
+/// files in `dir` (none left in /tmp by a failing test); the logs written.
 pub fn mpirun(mpi: Mpi, exe: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Vec<PathBuf> {
     let logs = dir.join("logs");
-    let mut all = vec![("LD_PRELOAD", super::lib().display().to_string()), ("DARSHAN_LOGPATH", logs.display().to_string())];
+    let mut all = vec![
+        ("LD_PRELOAD", super::lib().display().to_string()),
+        ("DARSHAN_LOGPATH", logs.display().to_string()),
+        ("DARSHAN_MMAP_LOGPATH", dir.join("mmap").display().to_string()),
+    ];
     all.extend(env.iter().map(|(k, v)| (*k, v.to_string())));
     let out = darshan_test_support::output(&mut mpi.launcher(&all).arg(exe).args(args));
     assert!(
