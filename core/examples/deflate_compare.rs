@@ -57,7 +57,7 @@ fn main() {
             if at != off + len {
                 continue; // not zlib
             }
-            let s = if std::env::var_os("NOSTRIDE").is_some() { 0 } else { stride(&raw) };
+            let s = if std::env::var_os("NOSTRIDE").is_some() || (m.off == h.name_map.off) { 0 } else { stride(&raw) };
             if let Some(dir) = std::env::var_os("DUMP") {
                 let name = format!("{}-{}-{}.raw", path.rsplit('/').next().unwrap_or("log"), off, s);
                 std::fs::write(std::path::Path::new(&dir).join(name), &raw).unwrap();

@@ -209,6 +209,7 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
     // After the mount table: the longer the clock has run, the better the
     // provisional tick length (and the less there is to wait for).
     runtime::set_tick_secs(if mmap.is_some() { clock::provisional_secs_per_tick() } else { clock::secs_per_tick() });
+    crate::cwd::start(runtime::tick_secs());
     let dump = cfg.dump_config;
     let timing = cfg.internal_timing;
     let text = if dump { cfg.dump() } else { String::new() };
@@ -343,6 +344,7 @@ pub fn fork() -> libc::pid_t {
         guard::set_inside(true);
         let child = || {
             clock::start();
+            crate::cwd::start(runtime::tick_secs());
             let mmap = runtime::config()
                 .filter(|c| c.mmap_logs && darshan_core::logmap::reserved())
                 .zip(runtime::shared())

@@ -14,6 +14,7 @@
 #[macro_use]
 mod real;
 mod clock;
+mod cwd;
 mod exec_wrap;
 mod guard;
 mod hdf5_find;

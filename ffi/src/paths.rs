@@ -11,15 +11,6 @@ use darshan_core::runtime;
 use darshan_posix::POSIX;
 use libc::{c_char, c_int};
 
-fn cwd(buf: &mut [u8]) -> Option<usize> {
-    // SAFETY: the buffer is writable for its length.
-    let p = unsafe { libc::getcwd(buf.as_mut_ptr().cast(), buf.len()) };
-    if p.is_null() {
-        return None;
-    }
-    buf.iter().position(|&c| c == 0)
-}
-
 fn dir_of_fd(fd: c_int, buf: &mut [u8]) -> Option<usize> {
     if let Some(id) = POSIX.id_of_fd(fd) {
         if let Some(n) = runtime::name_of(id, buf) {
@@ -98,7 +89,7 @@ pub unsafe fn clean<const N: usize>(dirfd: Option<c_int>, path: *const c_char, o
     }
     let resolve = |dir: &mut [u8]| match dirfd {
         Some(fd) if fd != libc::AT_FDCWD => dir_of_fd(fd, dir),
-        _ => cwd(dir),
+        _ => crate::cwd::get(dir),
     };
     // The directory name in a buffer as small as the output, else PATH_MAX.
     let mut small = [0u8; SHORT_PATH];

@@ -138,6 +138,18 @@ reals! {
     lio_listio: fn(c_int, *const *mut libc::aiocb, c_int, *mut libc::sigevent) -> c_int;
     lio_listio64: fn(c_int, *const *mut libc::aiocb, c_int, *mut libc::sigevent) -> c_int;
     fork: fn() -> libc::pid_t;
+    chdir: fn(*const c_char) -> c_int;
+    fchdir: fn(c_int) -> c_int;
+    chroot: fn(*const c_char) -> c_int;
+    setns: fn(c_int, c_int) -> c_int;
+    unshare: fn(c_int) -> c_int;
+    daemon: fn(c_int, c_int) -> c_int;
+    nftw: fn(*const c_char, *mut c_void, c_int, c_int) -> c_int;
+    nftw64: fn(*const c_char, *mut c_void, c_int, c_int) -> c_int;
+    fts_open: fn(*const *mut c_char, c_int, *mut c_void) -> *mut c_void;
+    fts64_open: fn(*const *mut c_char, c_int, *mut c_void) -> *mut c_void;
+    fts_close: fn(*mut c_void) -> c_int;
+    fts64_close: fn(*mut c_void) -> c_int;
     execve: fn(*const c_char, *const *const c_char, *const *const c_char) -> c_int;
     execv: fn(*const c_char, *const *const c_char) -> c_int;
     execvp: fn(*const c_char, *const *const c_char) -> c_int;

@@ -342,6 +342,41 @@ fn standard_streams_and_formatted_io() {
     );
 }
 
+/// The runtime caches the working directory (a getcwd for every relative
+/// path was an eighth of what it added to `git status`): every way the
+/// directory changes must still give each file its own name, including
+/// the changes glibc makes inside nftw and fts, a thread with a directory
+/// of its own, and a raw chdir system call (right after the age limit).
+#[test]
+fn relative_names_stay_right_across_chdir_fchdir_nftw_fts_unshare_and_raw_chdir() {
+    let dir = common::scratch("cwd-moves");
+    let exe = common::compile("cwd_moves", &dir, &["-pthread"]);
+    let base = dir.join("data/base");
+    std::fs::create_dir_all(&base).unwrap();
+    // Without `..`: the names the program makes itself are not resolved.
+    let base = std::fs::canonicalize(base).unwrap();
+    let r = run(&exe, &[&s(&base)], &dir, &[]);
+    let log = one_log(&r);
+    let mut got: Vec<&str> =
+        log.recs.keys().filter(|(m, n)| *m == POSIX && n.ends_with(".dat")).map(|(_, n)| n.as_str()).collect();
+    got.sort();
+    let b = s(&base);
+    let mut want: Vec<String> = [
+        "d1/x.dat", "d2/x.dat", "d3/x.dat", "d3/y.dat", "d3/w.dat", "d1/y.dat", "d1/w.dat", "t4/z.dat", "raw/r.dat",
+        "tree/a/f.dat", "tree/b/f.dat", "tree2/a/g.dat", "tree2/b/g.dat",
+    ]
+    .iter()
+    .map(|p| format!("{b}/{p}"))
+    .collect();
+    want.sort();
+    assert_eq!(got, want);
+    // Each walked file was written twice: once by its full name, once
+    // relative to the directory the walk had moved to.
+    for f in ["tree/a/f.dat", "tree2/b/g.dat"] {
+        assert_eq!(log.get(POSIX, &format!("{b}/{f}")).counters[px::WRITES], 2, "{f}");
+    }
+}
+
 #[test]
 fn tar_members_opened_relative_to_a_directory_fd_are_recorded() {
     let d = common::scratch("tar");
