@@ -143,14 +143,14 @@ pub fn reserve_mapping(len: usize) -> Option<&'static mut [u8]> {
 }
 
 /// Put a new file `path` (mode 0600, exclusive) of `len` bytes under the
-/// mapping at `base`, after writing into it the bytes of the mapping at
-/// `copy` (offset, length) ranges: what the runtime wrote before the file
-/// existed, and the next pages records will touch, which so get their
-/// blocks now. The descriptor is closed before returning: the runtime
+/// mapping at `base`, after writing into it, for each `copy` range
+/// (offset, bytes used, length), the used bytes of the mapping (what the
+/// runtime wrote before the file existed) and zeros for the rest (the
+/// next pages records will touch, which so get their blocks now). The descriptor is closed before returning: the runtime
 /// holds none while the program runs (interposition rule 9).
 /// The caller guarantees that nothing writes into the mapping meanwhile.
 #[allow(unsafe_code)]
-pub fn create_file_under(base: usize, len: usize, path: &str, copy: &[(usize, usize)]) -> Result<(), String> {
+pub fn create_file_under(base: usize, len: usize, path: &str, copy: &[(usize, usize, usize)]) -> Result<(), String> {
     use std::os::unix::fs::{FileExt, OpenOptionsExt};
     let f = std::fs::OpenOptions::new()
         .read(true)
@@ -166,12 +166,16 @@ pub fn create_file_under(base: usize, len: usize, path: &str, copy: &[(usize, us
         what
     };
     f.set_len(len as u64).map_err(|e| fail(format!("cannot size {path}: {e}")))?;
-    for &(off, n) in copy.iter().filter(|(_, n)| *n > 0) {
+    for &(off, used, n) in copy.iter().filter(|(_, _, n)| *n > 0) {
         let n = n.min(len.saturating_sub(off));
+        let used = used.min(n);
         // SAFETY: `base..base+len` is our mapping (reserve_mapping) and the
         // range lies inside it; nothing writes to it meanwhile.
-        let bytes = unsafe { std::slice::from_raw_parts((base + off) as *const u8, n) };
+        let bytes = unsafe { std::slice::from_raw_parts((base + off) as *const u8, used) };
         f.write_all_at(bytes, off as u64).map_err(|e| fail(format!("cannot write {path}: {e}")))?;
+        // The rest from a static page of zeros: reading the memory's
+        // untouched pages would fault each one in only to copy zeros.
+        zeros_at(&f, off + used, n - used).map_err(|e| fail(format!("cannot write {path}: {e}")))?;
     }
     use std::os::unix::io::AsRawFd;
     // SAFETY: `base..base+len` is our own mapping; MAP_FIXED replaces it in
@@ -237,13 +241,18 @@ pub fn populate(base: usize, off: usize, n: usize, path: &str, linked: bool) -> 
 }
 
 fn write_zeros(path: &str, off: usize, n: usize) -> Result<(), std::io::Error> {
-    use std::os::unix::fs::{FileExt, OpenOptionsExt};
-    static ZEROS: [u8; 64 << 10] = [0; 64 << 10];
+    use std::os::unix::fs::OpenOptionsExt;
     let f = std::fs::OpenOptions::new()
         .write(true)
         .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
         .open(path)
         .map(out_of_the_way)?;
+    zeros_at(&f, off, n)
+}
+
+fn zeros_at(f: &std::fs::File, off: usize, n: usize) -> Result<(), std::io::Error> {
+    use std::os::unix::fs::FileExt;
+    static ZEROS: [u8; 64 << 10] = [0; 64 << 10];
     let mut done = 0;
     while done < n {
         let k = (n - done).min(ZEROS.len());

@@ -198,8 +198,8 @@ impl LogMap {
     fn make_file(&mut self) {
         // A fixed array: this runs in the wrapper that creates the first
         // record, where nothing may allocate.
-        let mut copy = [(0, 0); MAX_MODS + 2];
-        copy[0] = (0, NAMES_OFF.next_multiple_of(PAGE));
+        let mut copy = [(0, 0, 0); MAX_MODS + 2];
+        copy[0] = (0, NAMES_OFF, NAMES_OFF.next_multiple_of(PAGE));
         let names_used = NAMES_OFF + get(self.header, 40) as usize;
         for (slot, a) in self.areas.iter_mut().enumerate() {
             if a.end == 0 {
@@ -207,7 +207,7 @@ impl LogMap {
             }
             let used = if slot == MAX_MODS { names_used } else { a.start + get(self.header, 56 + 16 * slot) as usize };
             let upto = used.max(a.start + FIRST).min(a.end);
-            copy[slot + 1] = (a.start, upto - a.start);
+            copy[slot + 1] = (a.start, used.saturating_sub(a.start), upto - a.start);
             a.given = upto;
         }
         match own_io(|| crate::arena::create_file_under(self.base, self.len, &self.path, &copy)) {
