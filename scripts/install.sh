@@ -51,13 +51,26 @@ nm -D --defined-only "$libc_so" | awk '{sub(/@.*/, "", $3); print $3}' | sort -u
     # Strong for what this libc defines, so that a fully static link
     # (-static) pulls the real function out of libc.a; weak for the rest
     # (MPI, HDF5, functions of newer glibc), null when absent.
+    # MPI functions are not in the table: the wrappers find them in the
+    # shared libmpi with dlsym(RTLD_NEXT) (a fully static MPI is not
+    # supported), because the executable defines them itself, below.
+    grep -v -e '^MPI_' -e '^PMPI_' "$work/wrapped" > "$work/tabled"
     awk 'NR == FNR {libc[$1] = 1; next}
          {print "extern char __real_" $1 "[]" (($1 in libc) ? "" : " __attribute__((weak))") ";"}' \
-        "$work/libc" "$work/wrapped"
+        "$work/libc" "$work/tabled"
     echo 'const struct darshan_static_real darshan_static_reals[] = {'
-    awk '{print "    {\"" $1 "\", __real_" $1 "},"}' "$work/wrapped"
+    awk '{print "    {\"" $1 "\", __real_" $1 "},"}' "$work/tabled"
     echo '    {0, 0}'
     echo '};'
+    # Each MPI_X and PMPI_X, defined (weak) in the executable as a jump to
+    # its wrapper. The linker exports a definition that a shared library
+    # of the link refers to, so the Fortran bindings in libmpi_mpifh.so /
+    # libmpifort.so, which call PMPI_X inside the shared MPI where --wrap
+    # cannot reach, call the wrapper as they do under LD_PRELOAD.
+    echo '__asm__(".text\n"'
+    grep -e '^MPI_' -e '^PMPI_' "$work/wrapped" \
+        | awk '{print "    \".weak " $1 "\\n.type " $1 ", @function\\n" $1 ": jmp __wrap_" $1 "\\n\""}'
+    echo ');'
 } > "$work/static_reals.c"
 ${CC:-cc} -c -O2 -fPIC -o "$work/darshan_static_reals.o" "$work/static_reals.c"
 cp "$build/libdarshan.a" "$work/libdarshan.a"
