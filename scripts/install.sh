@@ -6,7 +6,7 @@
 #                 darshan-cc (and -cxx, -mpicc, -mpicxx, -mpifort, -fc)
 #   PREFIX/lib    libdarshan.so, libdarshan.a, pkgconfig/darshan-runtime.pc
 #   PREFIX/share  ld-opts/darshan-ld-opts (--wrap for static linking),
-#                 mpi-profile/darshan-{cc,cxx,f}.conf (MPICH's -profile=),
+#                 mpi-profile/darshan-{cc,cxx,f}{,-static}.conf (MPICH's -profile=),
 #                 modulefiles/darshan (environment-modules and Lmod)
 # Nothing installed names the build tree: darshan-config, the compiler
 # wrappers and the pkg-config file find PREFIX from where they are, so the

@@ -37,6 +37,9 @@ fn the_installed_tree_has_its_layout_and_moves_with_its_directory() {
         "share/mpi-profile/darshan-cc.conf",
         "share/mpi-profile/darshan-cxx.conf",
         "share/mpi-profile/darshan-f.conf",
+        "share/mpi-profile/darshan-cc-static.conf",
+        "share/mpi-profile/darshan-cxx-static.conf",
+        "share/mpi-profile/darshan-f-static.conf",
         "share/modulefiles/darshan",
     ] {
         assert!(p.join(f).exists(), "{f} not installed");
