@@ -146,8 +146,9 @@ pub fn reserve_mapping(len: usize) -> Option<&'static mut [u8]> {
 /// mapping at `base`, after writing into it, for each `copy` range
 /// (offset, bytes used, length), the used bytes of the mapping (what the
 /// runtime wrote before the file existed) and zeros for the rest (the
-/// next pages records will touch, which so get their blocks now). The descriptor is closed before returning: the runtime
-/// holds none while the program runs (interposition rule 9).
+/// next pages records will touch, which so get their blocks now). The
+/// descriptor is closed before returning: the runtime holds none while
+/// the program runs (interposition rule 9).
 /// The caller guarantees that nothing writes into the mapping meanwhile.
 #[allow(unsafe_code)]
 pub fn create_file_under(base: usize, len: usize, path: &str, copy: &[(usize, usize, usize)]) -> Result<(), String> {

@@ -154,22 +154,33 @@ fn fts_closing(fts: usize) {
 // of the libc function it meant to call) and touches only atomics, which
 // leave errno as the real call set it.
 
+/// A call that may have changed the directory returned `ret`.
+fn changed_after<T>(ret: T) -> T {
+    changed();
+    ret
+}
+
+/// `call` changes directory inside glibc: the cache is unused while it
+/// runs and dropped after.
+fn walking<T>(call: impl FnOnce() -> T) -> T {
+    WALKS.fetch_add(1, Ordering::AcqRel);
+    let ret = call();
+    WALKS.fetch_sub(1, Ordering::AcqRel);
+    changed_after(ret)
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn chdir(path: *const c_char) -> c_int {
     let Some(r) = real::chdir() else { return enosys() };
     // SAFETY: the real function, with the caller's argument unchanged.
-    let ret = unsafe { r(path) };
-    changed();
-    ret
+    changed_after(unsafe { r(path) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fchdir(fd: c_int) -> c_int {
     let Some(r) = real::fchdir() else { return enosys() };
     // SAFETY: as above.
-    let ret = unsafe { r(fd) };
-    changed();
-    ret
+    changed_after(unsafe { r(fd) })
 }
 
 /// getcwd's answer is relative to the root.
@@ -177,9 +188,7 @@ pub unsafe extern "C" fn fchdir(fd: c_int) -> c_int {
 pub unsafe extern "C" fn chroot(path: *const c_char) -> c_int {
     let Some(r) = real::chroot() else { return enosys() };
     // SAFETY: as above.
-    let ret = unsafe { r(path) };
-    changed();
-    ret
+    changed_after(unsafe { r(path) })
 }
 
 /// Joining a mount namespace moves the root and the directory.
@@ -187,9 +196,7 @@ pub unsafe extern "C" fn chroot(path: *const c_char) -> c_int {
 pub unsafe extern "C" fn setns(fd: c_int, nstype: c_int) -> c_int {
     let Some(r) = real::setns() else { return enosys() };
     // SAFETY: as above.
-    let ret = unsafe { r(fd, nstype) };
-    changed();
-    ret
+    changed_after(unsafe { r(fd, nstype) })
 }
 
 #[no_mangle]
@@ -200,9 +207,7 @@ pub unsafe extern "C" fn unshare(flags: c_int) -> c_int {
         NEVER.store(true, Ordering::Relaxed);
     }
     // SAFETY: as above.
-    let ret = unsafe { r(flags) };
-    changed();
-    ret
+    changed_after(unsafe { r(flags) })
 }
 
 /// daemon(nochdir = 0) changes to "/" with glibc's internal chdir.
@@ -210,98 +215,80 @@ pub unsafe extern "C" fn unshare(flags: c_int) -> c_int {
 pub unsafe extern "C" fn daemon(nochdir: c_int, noclose: c_int) -> c_int {
     let Some(r) = real::daemon() else { return enosys() };
     // SAFETY: as above.
-    let ret = unsafe { r(nochdir, noclose) };
-    changed();
-    ret
+    changed_after(unsafe { r(nochdir, noclose) })
 }
 
-/// FTW_CHDIR (ftw.h).
+/// FTW_CHDIR (ftw.h): nftw changes directory for each entry.
 const FTW_CHDIR: c_int = 4;
-
-/// nftw with FTW_CHDIR changes directory inside glibc for each entry.
-fn walk(flags: c_int, call: impl FnOnce() -> c_int) -> c_int {
-    if flags & FTW_CHDIR == 0 {
-        return call();
-    }
-    WALKS.fetch_add(1, Ordering::AcqRel);
-    let ret = call();
-    WALKS.fetch_sub(1, Ordering::AcqRel);
-    changed();
-    ret
-}
 
 #[no_mangle]
 pub unsafe extern "C" fn nftw(dir: *const c_char, f: *mut c_void, nopenfd: c_int, flags: c_int) -> c_int {
     let Some(r) = real::nftw() else { return enosys() };
     // SAFETY: as above.
-    walk(flags, || unsafe { r(dir, f, nopenfd, flags) })
+    let call = || unsafe { r(dir, f, nopenfd, flags) };
+    if flags & FTW_CHDIR != 0 { walking(call) } else { call() }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn nftw64(dir: *const c_char, f: *mut c_void, nopenfd: c_int, flags: c_int) -> c_int {
     let Some(r) = real::nftw64() else { return enosys() };
     // SAFETY: as above.
-    walk(flags, || unsafe { r(dir, f, nopenfd, flags) })
+    let call = || unsafe { r(dir, f, nopenfd, flags) };
+    if flags & FTW_CHDIR != 0 { walking(call) } else { call() }
 }
 
-/// FTS_NOCHDIR (fts.h).
+/// FTS_NOCHDIR (fts.h): without it fts changes directory from fts_open
+/// (which may itself) to fts_close.
 const FTS_NOCHDIR: c_int = 0x0004;
 
-unsafe fn fts_open_with(
-    r: unsafe extern "C" fn(*const *mut c_char, c_int, *mut c_void) -> *mut c_void,
-    argv: *const *mut c_char,
-    options: c_int,
-    compar: *mut c_void,
-) -> *mut c_void {
-    // Counted before the call: fts_open itself may change directory.
-    let chdirs = options & FTS_NOCHDIR == 0;
-    if chdirs {
-        WALKS.fetch_add(1, Ordering::AcqRel);
+type FtsOpen = unsafe extern "C" fn(*const *mut c_char, c_int, *mut c_void) -> *mut c_void;
+
+fn fts_open_with(call: impl FnOnce() -> *mut c_void, options: c_int) -> *mut c_void {
+    if options & FTS_NOCHDIR != 0 {
+        return call();
     }
-    // SAFETY: as above.
-    let fts = unsafe { r(argv, options, compar) };
-    if chdirs {
+    walking(|| {
+        let fts = call();
         if !fts.is_null() {
             fts_opened(fts as usize);
         }
-        WALKS.fetch_sub(1, Ordering::AcqRel);
-        changed();
-    }
-    fts
+        fts
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fts_open(argv: *const *mut c_char, options: c_int, compar: *mut c_void) -> *mut c_void {
-    let Some(r) = real::fts_open() else { return enosys_ptr() };
+    let Some(r): Option<FtsOpen> = real::fts_open() else { return enosys_ptr() };
     // SAFETY: as above.
-    unsafe { fts_open_with(r, argv, options, compar) }
+    fts_open_with(|| unsafe { r(argv, options, compar) }, options)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fts64_open(argv: *const *mut c_char, options: c_int, compar: *mut c_void) -> *mut c_void {
-    let Some(r) = real::fts64_open() else { return enosys_ptr() };
+    let Some(r): Option<FtsOpen> = real::fts64_open() else { return enosys_ptr() };
     // SAFETY: as above.
-    unsafe { fts_open_with(r, argv, options, compar) }
+    fts_open_with(|| unsafe { r(argv, options, compar) }, options)
+}
+
+/// fts_close goes back to the directory fts_open started in.
+fn fts_close_with(fts: *mut c_void, call: impl FnOnce() -> c_int) -> c_int {
+    let ret = call();
+    fts_closing(fts as usize);
+    changed_after(ret)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fts_close(fts: *mut c_void) -> c_int {
     let Some(r) = real::fts_close() else { return enosys() };
     // SAFETY: as above.
-    let ret = unsafe { r(fts) };
-    fts_closing(fts as usize);
-    changed();
-    ret
+    fts_close_with(fts, || unsafe { r(fts) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fts64_close(fts: *mut c_void) -> c_int {
     let Some(r) = real::fts64_close() else { return enosys() };
     // SAFETY: as above.
-    let ret = unsafe { r(fts) };
-    fts_closing(fts as usize);
-    changed();
-    ret
+    fts_close_with(fts, || unsafe { r(fts) })
 }
 
 fn enosys_ptr() -> *mut c_void {

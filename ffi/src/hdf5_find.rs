@@ -125,30 +125,33 @@ fn library(handle: *mut c_void, base: usize) -> &'static Hdf5 {
     loop {
         let mut free = None;
         for (i, slot) in LIBS.iter().enumerate() {
-            let p = slot.load(Ordering::Acquire);
-            if p.is_null() {
-                free.get_or_insert(i);
-            } else if unsafe_ref(p).base == base {
-                return unsafe_ref(p);
+            match published(slot) {
+                None => _ = free.get_or_insert(i),
+                Some(lib) if lib.base == base => return lib,
+                Some(_) => {}
             }
         }
         // SAFETY: `handle` came from dlopen.
         let mut lib = unsafe { Hdf5::open(handle, base) };
         lib.tag = free.unwrap_or(LIBRARIES) as u64;
-        let mine = Box::into_raw(Box::new(lib));
-        let Some(i) = free else { return unsafe_ref(mine) }; // registry full: kept anyway
-        match LIBS[i].compare_exchange(std::ptr::null_mut(), mine, Ordering::AcqRel, Ordering::Acquire) {
-            Ok(_) => return unsafe_ref(mine),
+        let mine: &'static mut Hdf5 = Box::leak(Box::new(lib));
+        let Some(i) = free else { return mine }; // registry full: kept anyway
+        let p: *mut Hdf5 = mine;
+        match LIBS[i].compare_exchange(std::ptr::null_mut(), p, Ordering::AcqRel, Ordering::Acquire) {
+            // SAFETY: `p` is the leaked Box just published; never freed.
+            Ok(_) => return unsafe { &*p },
             // Another thread took the slot: look again (it may be this one).
-            // SAFETY: `mine` was never published.
-            Err(_) => drop(unsafe { Box::from_raw(mine) }),
+            // SAFETY: `p` was never published, so no one else holds it.
+            Err(_) => drop(unsafe { Box::from_raw(p) }),
         }
     }
 }
 
-fn unsafe_ref(p: *mut Hdf5) -> &'static Hdf5 {
-    // SAFETY: every pointer passed here is a leaked Box, never freed.
-    unsafe { &*p }
+/// The library in a registry slot, if one was published there.
+fn published(slot: &AtomicPtr<Hdf5>) -> Option<&'static Hdf5> {
+    let p = slot.load(Ordering::Acquire);
+    // SAFETY: only leaked Boxes are stored in LIBS, and never freed.
+    (!p.is_null()).then(|| unsafe { &*p })
 }
 
 /// The object that defines `sym` (not this library): a dlopen handle and

@@ -87,8 +87,10 @@ HIDDEN void *darshan_real_symbol(const char *name)
             if (strcmp(r->name, name) == 0 && r->addr)
                 return r->addr;
     }
-    /* A weak entry the link left null (an MPI or HDF5 function of a
-     * library not linked in) may still be in a shared library. */
+    /* A weak entry the link left null (an HDF5 function of a library not
+     * linked in) may still be in a shared library; MPI functions are not
+     * in the table (the executable defines them itself: install.sh) and
+     * always come from the shared MPI. */
     return dlsym(RTLD_NEXT, name);
 }
 

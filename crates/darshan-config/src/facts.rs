@@ -34,6 +34,10 @@ pub const FEATURES: [(&str, bool); 19] = [
     ("ldms-mod", false),
 ];
 
+/// _exit is wrapped: a non-MPI process that leaves through it still
+/// writes its log.
+pub const EXIT_WRAPPER: bool = true;
+
 /// The C compiler that built the library's C part (ffi/src/shim.c, with
 /// the `cc` crate's default).
 pub const CC: &str = "cc";

@@ -90,9 +90,7 @@ fn answer(f: &Facts, opt: &str) -> Answer {
         "--name-mem" | "--with-name-mem" => Line((darshan_core::config::DEF_NAME_MEM >> 20).to_string()),
         "--hdf5-path" | "--pnetcdf-path" | "--daos-path" | "--ldms-path" => Line(String::new()),
         "--rdtscp" => Line(String::new()),
-        // _exit is wrapped: a non-MPI process that leaves through it still
-        // writes its log.
-        "--exit-wrapper" => yes_no(true),
+        "--exit-wrapper" => yes_no(facts::EXIT_WRAPPER),
         other => match facts::FEATURES.iter().find(|(name, _)| *name == other.trim_start_matches("--")) {
             Some(&(_, on)) => yes_no(on),
             None => Usage(1),
@@ -109,7 +107,7 @@ fn all(f: &Facts) -> String {
         s += &format!("  {:<24}-> {}\n", format!("--{name}"), if on { "yes" } else { "no" });
         if name == "ldms-mod" {
             s += &format!("  {:<24}-> no\n", "--rdtscp");
-            s += &format!("  {:<24}-> yes\n", "--exit-wrapper");
+            s += &format!("  {:<24}-> {}\n", "--exit-wrapper", if facts::EXIT_WRAPPER { "yes" } else { "no" });
         }
     }
     s += &format!("\nThis {v} was built using the following compilers and flags:\n\n");
