@@ -641,3 +641,36 @@ fn the_crash_safe_files_descriptors_stay_clear_of_the_programs_low_numbers() {
     let floor = open_files_limit().min(1 << 20).saturating_sub(64);
     assert!(fd >= floor, "a write to the crash-safe file went through fd {fd}, below {floor}");
 }
+
+/// Tuning knobs of an experiment (HB, MC, RC: hash bits and match-chain
+/// lengths) were once read from the program's environment by the log
+/// encoder: a program that happened to set HB=40 would have had the
+/// runtime ask for a terabyte at exit. The encoder reads nothing from the
+/// environment: the same names give the same compressed name region.
+#[test]
+fn the_programs_own_hb_mc_rc_variables_never_reach_the_log_encoder() {
+    let d = scratch("encoder_env");
+    let exe = compile("manyfiles", &d, &[]);
+    let data = d.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let names_region = |tag: &str, vars: &[(&str, &str)]| {
+        let run = d.join(tag);
+        std::fs::create_dir_all(run.join("logs")).unwrap();
+        let mut cmd = instrumented(&exe, &run);
+        cmd.arg(&data).arg("300");
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        let out = output(&mut cmd);
+        assert!(out.status.success(), "{tag}: {}", String::from_utf8_lossy(&out.stderr));
+        let logs = files(&run.join("logs"));
+        assert_eq!(logs.len(), 1, "{tag}: one log");
+        let bytes = std::fs::read(&logs[0]).unwrap();
+        let h = darshan_log::header::Header::parse(&bytes, bytes.len() as u64).unwrap();
+        bytes[h.name_map.off as usize..(h.name_map.off + h.name_map.len) as usize].to_vec()
+    };
+    let plain = names_region("plain", &[]);
+    assert!(plain.len() > 100, "a name region of 300 paths");
+    let tuned = names_region("tuned", &[("HB", "9"), ("MC", "1"), ("RC", "1")]);
+    assert!(plain == tuned, "name region: {} bytes plain, {} with HB/MC/RC set", plain.len(), tuned.len());
+}

@@ -106,7 +106,7 @@ impl<'a> Matcher<'a> {
         // one per four bytes fill the chains with collisions that every
         // literal walks. A short process's few kilobytes get a table of
         // their size (a fresh 32 KiB one costs 8 page faults).
-        let hash_bits = if let Some(b) = std::env::var("HB").ok().and_then(|v| v.parse().ok()) { b } else if d.len() <= WINDOW { ring.trailing_zeros().saturating_sub(2).clamp(8, 13) } else { 14 };
+        let hash_bits = if d.len() <= WINDOW { ring.trailing_zeros().saturating_sub(2).clamp(8, 13) } else { 14 };
         let strides: Vec<usize> = if stride >= MIN_MATCH {
             (1..=3).map(|k| k * stride).filter(|&s| s < ring.min(WINDOW)).collect()
         } else {
@@ -119,7 +119,7 @@ impl<'a> Matcher<'a> {
             head: vec![0; 1 << hash_bits],
             prev: vec![0; ring],
             mask: ring - 1,
-            chain: if records { std::env::var("RC").ok().and_then(|v| v.parse().ok()).unwrap_or(RECORD_CHAIN) } else { std::env::var("MC").ok().and_then(|v| v.parse().ok()).unwrap_or(MAX_CHAIN) },
+            chain: if records { RECORD_CHAIN } else { MAX_CHAIN },
             insert_limit: if records { RECORD_INSERT } else { MAX_MATCH },
             strides,
             i: 0,
