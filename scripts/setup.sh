@@ -40,6 +40,10 @@ command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 # Open MPI and MPICH builds for the parallel ones.
 [ -f /usr/include/hdf5/serial/hdf5.h ] || need_apt+=(libhdf5-dev)
 [ -f /usr/include/hdf5/openmpi/hdf5.h ] || need_apt+=(libhdf5-openmpi-dev)
+# The LUSTRE module's end-to-end tests serve recorded layouts from a FUSE
+# file system (issue 12).
+[ -f /usr/include/fuse3/fuse.h ] || need_apt+=(libfuse3-dev)
+command -v fusermount3 >/dev/null || need_apt+=(fuse3)
 [ -f /usr/include/hdf5/mpich/hdf5.h ] || need_apt+=(libhdf5-mpich-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"

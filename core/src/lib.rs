@@ -34,6 +34,7 @@ pub mod runtime;
 pub mod shutdown;
 pub mod shutdown_mpi;
 pub mod sync;
+pub mod var_records;
 
 pub use module::{FinalizeCtx, Module};
 pub use platform::Platform;

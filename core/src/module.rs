@@ -37,6 +37,20 @@ pub trait Module: Sync {
     /// Size of one record in 64-bit words, as written to the log.
     fn record_words(&self) -> usize;
 
+    /// Words of the record that starts `rec` (in `output`'s runs): the
+    /// fixed `record_words` unless the module's records vary in length
+    /// (LUSTRE; see `var_records`).
+    fn record_len(&self, _rec: &[u64]) -> usize {
+        self.record_words()
+    }
+
+    /// Counts for the job's metadata, written as `key=value` lines when
+    /// not zero (summed over the ranks of an MPI job): what the module
+    /// could not record and why (LUSTRE: layouts it could not decode).
+    fn metadata_counts(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+
     /// How many records to reserve, if not MAX_RECORDS (HEATMAP: 8).
     fn fixed_records(&self) -> Option<usize> {
         None

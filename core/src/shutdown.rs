@@ -33,17 +33,34 @@ pub struct Outcome {
     pub shared: usize,
 }
 
-/// The job record; `lost`: calls made from signal handlers while the
-/// runtime was recording, not recorded (every rank's, in an MPI job).
-pub(crate) fn job_record(start: (i64, i64), end: (i64, i64), nprocs: i64, jobid: i64, lost: u64) -> Option<Job> {
+/// The counts written in the job's metadata when not zero: calls made
+/// from signal handlers while the runtime was recording (not recorded),
+/// then each module's own (`Module::metadata_counts`), in registry order.
+pub(crate) fn metadata_counts(modules: &[&'static dyn crate::Module]) -> Vec<(&'static str, u64)> {
+    let mut v = vec![("lost_calls", runtime::lost_calls())];
+    for m in modules {
+        v.extend(m.metadata_counts());
+    }
+    v
+}
+
+/// The job record; `counts`: see [`metadata_counts`] (every rank's, in
+/// an MPI job).
+pub(crate) fn job_record(
+    start: (i64, i64),
+    end: (i64, i64),
+    nprocs: i64,
+    jobid: i64,
+    counts: &[(&'static str, u64)],
+) -> Option<Job> {
     let sh = runtime::shared()?;
     let t = runtime::times();
     let mut metadata = format!("lib_ver={LIB_VER}\nh={}\n", sh.config.log_hints).into_bytes();
     if t.fork_parent != 0 {
         metadata.extend_from_slice(format!("fork_parent={}\n", t.fork_parent).as_bytes());
     }
-    if lost != 0 {
-        metadata.extend_from_slice(format!("lost_calls={lost}\n").as_bytes());
+    for (key, n) in counts.iter().filter(|(_, n)| *n != 0) {
+        metadata.extend_from_slice(format!("{key}={n}\n").as_bytes());
     }
     metadata.truncate(darshan_log::job::METADATA_LEN - 1);
     Some(Job {
@@ -75,7 +92,7 @@ pub fn map_job(end: (i64, i64), nprocs: i64, ticks: Option<f64>) {
     let Some(sh) = runtime::shared() else { return };
     let t = runtime::times();
     let jobid = job_id(&sh.config, t.first_pid);
-    if let Some(mut job) = job_record(t.start, end, nprocs, jobid, runtime::lost_calls()) {
+    if let Some(mut job) = job_record(t.start, end, nprocs, jobid, &metadata_counts(&runtime::modules())) {
         if let Some(s) = ticks {
             job.metadata.extend_from_slice(format!("ticks={s:e}\n").as_bytes());
             job.metadata.truncate(darshan_log::job::METADATA_LEN - 1);
@@ -141,7 +158,7 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
 
     let t = runtime::times();
     let jobid = job_id(&sh.config, t.first_pid);
-    let job = job_record(t.start, end, 1, jobid, runtime::lost_calls()).ok_or(ShutdownError::NotInitialised)?;
+    let job = job_record(t.start, end, 1, jobid, &metadata_counts(&runtime::modules())).ok_or(ShutdownError::NotInitialised)?;
     // The crash-safe file now holds seconds: its job record says so (the
     // final one, without `ticks=`).
     let job_bytes = job.encode();

@@ -17,21 +17,22 @@ use crate::collective::{all_ok, bcast_vec, Comm, Op};
 use crate::module::{FinalizeCtx, Module};
 use crate::pipeline::{self, ShutdownError};
 use crate::runtime;
-use crate::shutdown::{job_record, log_paths, Outcome};
+use crate::shutdown::{job_record, log_paths, metadata_counts, Outcome};
 
 /// Each module's record ids, with a bit per module that has the id.
 fn local_ids(modules: &[&'static dyn Module]) -> (Vec<u64>, HashMap<u64, u64>) {
     let mut order = Vec::new();
     let mut mask: HashMap<u64, u64> = HashMap::new();
     for m in modules {
-        let (id, rw) = (m.id(), m.record_words().max(1));
-        m.output(&mut |run: &[u64]| {
-            for rec in run.chunks_exact(rw) {
-                let e = mask.entry(rec[0]).or_insert_with(|| {
-                    order.push(rec[0]);
+        let id = m.id();
+        m.output(&mut |mut run: &[u64]| {
+            while !run.is_empty() {
+                let e = mask.entry(run[0]).or_insert_with(|| {
+                    order.push(run[0]);
                     0
                 });
                 *e |= 1 << id;
+                run = &run[m.record_len(run).clamp(1, run.len())..];
             }
         });
     }
@@ -120,9 +121,11 @@ pub fn write_log_mpi(
 
     // Compress this rank's share of every region: [job, names, modules..].
     let t2 = Instant::now();
-    let mut lost = [runtime::lost_calls()];
-    comm.allreduce_u64(&mut lost, Op::Sum);
-    let job = if rank == 0 { job_record(start, end, nprocs, jobid, lost[0]).map(|j| j.encode()) } else { None };
+    let mut counts = metadata_counts(&modules);
+    let mut sums: Vec<u64> = counts.iter().map(|(_, n)| *n).collect();
+    comm.allreduce_u64(&mut sums, Op::Sum);
+    counts.iter_mut().zip(sums).for_each(|(c, n)| c.1 = n);
+    let job = if rank == 0 { job_record(start, end, nprocs, jobid, &counts).map(|j| j.encode()) } else { None };
     let packed = runtime::names_copy();
     let names = if rank == 0 {
         packed

@@ -2,6 +2,8 @@
 //! hangs is killed and the test fails, instead of CI hanging.
 #![forbid(unsafe_code)]
 
+pub mod lustre_blobs;
+
 use std::io::Read;
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};

@@ -1,0 +1,228 @@
+//! Variable-length records (LUSTRE; DXT's layout is of the same kind): a
+//! module's reservation used as a bump allocator. Each record is a run of
+//! words in the log's layout starting with its id and rank; the module
+//! says how long a record is from its own words (`len_of`), so the
+//! records are back to back in the memory — and in the crash-safe file,
+//! which a reader walks the same way.
+//!
+//! A record's size is fixed when it is made (Darshan sizes a LUSTRE
+//! record from the layout first seen). When the reservation is full, a
+//! new record is refused and the module marked partial.
+
+use crate::arena::Slice;
+use crate::records::Records;
+use crate::runtime;
+
+pub struct VarRecordSet {
+    module: usize,
+    rank: i64,
+    words: &'static mut [u64],
+    used: usize,
+    count: usize,
+    frozen: bool,
+    /// Open addressing: slot `s` holds the id at `2s` and the record's
+    /// word offset + 1 at `2s + 1` (0: empty).
+    index: &'static mut [u64],
+    len_of: fn(&[u64]) -> usize,
+}
+
+impl VarRecordSet {
+    /// `len_of`: a record's length in words from its words (at least 2).
+    pub const fn new(module: usize, len_of: fn(&[u64]) -> usize) -> Self {
+        VarRecordSet { module, rank: 0, words: &mut [], used: 0, count: 0, frozen: false, index: &mut [], len_of }
+    }
+
+    /// Take the reserved memory; the index is sized for as many records
+    /// of `min_words` as fit, so that no later call allocates.
+    pub fn attach(&mut self, slice: Slice, rank: i64, min_words: usize) {
+        let most = slice.words.len() / min_words.max(2);
+        let slots = (most * 2).max(16).next_power_of_two();
+        match slots.checked_mul(2).and_then(crate::arena::zeroed_words) {
+            Some(ix) => {
+                self.index = ix;
+                self.words = slice.words;
+            }
+            None => {
+                self.index = &mut [];
+                self.words = &mut [];
+            }
+        }
+        self.rank = rank;
+        self.used = 0;
+        self.count = 0;
+    }
+
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    pub fn rank(&self) -> i64 {
+        self.rank
+    }
+
+    pub fn freeze(&mut self) {
+        self.frozen = true;
+    }
+
+    pub fn frozen(&self) -> bool {
+        self.frozen
+    }
+
+    fn slot(&self, id: u64) -> usize {
+        let mask = self.index.len() / 2 - 1;
+        let mut i = (id as usize ^ (id >> 29) as usize) & mask;
+        while self.index[2 * i + 1] != 0 && self.index[2 * i] != id {
+            i = (i + 1) & mask;
+        }
+        2 * i
+    }
+
+    /// The word offset of `id`'s record.
+    pub fn find(&self, id: u64) -> Option<usize> {
+        if self.index.is_empty() {
+            return None;
+        }
+        let v = self.index[self.slot(id) + 1];
+        (v != 0).then(|| v as usize - 1)
+    }
+
+    /// A new zeroed record of `len` words for `id`: id, rank, then the
+    /// words `head` (what `len_of` reads, so that the record is whole
+    /// from the start); its word offset; None when frozen, when it exists, or when there is no
+    /// room (the module is then marked partial). Records have no name of
+    /// their own: they share another module's (LUSTRE: POSIX's).
+    pub fn create(&mut self, id: u64, len: usize, head: &[u64]) -> Option<usize> {
+        if self.frozen || self.find(id).is_some() || len < 2 + head.len() {
+            return None;
+        }
+        let off = self.used;
+        let fits = off.checked_add(len).is_some_and(|end| end <= self.words.len()) && self.count * 2 < self.index.len() / 2;
+        if !fits {
+            if runtime::config().is_some_and(|c| c.mod_enabled.get(self.module).copied().unwrap_or(false)) {
+                runtime::set_partial(self.module);
+            }
+            return None;
+        }
+        // The crash-safe file gets storage for the record before it is written.
+        let end = self.words.as_ptr() as usize + (off + len) * 8;
+        if !crate::logmap::room(self.module, end) {
+            runtime::set_partial(self.module);
+            return None;
+        }
+        let w = &mut self.words[off..off + len];
+        w.iter_mut().for_each(|x| *x = 0);
+        w[0] = id;
+        w[1] = self.rank as u64;
+        w[2..2 + head.len()].copy_from_slice(head);
+        self.used += len;
+        self.count += 1;
+        runtime::record_added(self.module, len * 8);
+        let s = self.slot(id);
+        self.index[s] = id;
+        self.index[s + 1] = off as u64 + 1;
+        Some(off)
+    }
+
+    /// The record at word offset `off`.
+    pub fn record(&self, off: usize) -> &[u64] {
+        let len = (self.len_of)(&self.words[off..self.used]).min(self.used - off);
+        &self.words[off..off + len]
+    }
+
+    pub fn record_mut(&mut self, off: usize) -> &mut [u64] {
+        let len = (self.len_of)(&self.words[off..self.used]).min(self.used - off);
+        &mut self.words[off..off + len]
+    }
+
+    /// Every record, in the order they were made.
+    pub fn iter(&self) -> impl Iterator<Item = &[u64]> {
+        let mut off = 0;
+        std::iter::from_fn(move || {
+            if off >= self.used {
+                return None;
+            }
+            let len = (self.len_of)(&self.words[off..self.used]).clamp(2, self.used - off);
+            let r = &self.words[off..off + len];
+            off += len;
+            Some(r)
+        })
+    }
+
+    /// Every record's id and word offset.
+    fn offsets(&self) -> Vec<usize> {
+        let mut v = Vec::with_capacity(self.count);
+        let mut off = 0;
+        while off < self.used {
+            v.push(off);
+            off += (self.len_of)(&self.words[off..self.used]).clamp(2, self.used - off);
+        }
+        v
+    }
+
+    /// Forget every record (forked child); the memory stays reserved.
+    pub fn clear(&mut self) {
+        self.words[..self.used].iter_mut().for_each(|x| *x = 0);
+        self.index.iter_mut().for_each(|k| *k = 0);
+        self.used = 0;
+        self.count = 0;
+        self.frozen = false;
+    }
+}
+
+impl Records for VarRecordSet {
+    fn set_heat(&mut self, _bins: crate::heatmap::HeatBins) {}
+    fn heat_record(&self, _emit: &mut dyn FnMut(&[u64])) {}
+    fn set_rank(&mut self, rank: i64) {
+        self.rank = rank;
+        for off in self.offsets() {
+            self.words[off + 1] = rank as u64;
+        }
+    }
+    fn output_all(&self, emit: &mut dyn FnMut(&[u64])) {
+        if self.used > 0 {
+            emit(&self.words[..self.used]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arena::RecordArena;
+
+    fn len_of(w: &[u64]) -> usize {
+        2 + w.get(2).copied().unwrap_or(0) as usize + 1
+    }
+
+    #[test]
+    fn records_of_different_sizes_are_back_to_back_and_found_again() {
+        let mut arena = RecordArena::new(4096).unwrap();
+        let mut set = VarRecordSet::new(8, len_of);
+        set.attach(arena.reserve(16, 4), 0, 3);
+        let a = set.create(10, 4, &[1]).unwrap();
+        let b = set.create(20, 6, &[3]).unwrap();
+        assert_eq!((a, b), (0, 4));
+        assert_eq!(set.find(20), Some(4));
+        assert!(set.create(20, 6, &[3]).is_none(), "an id is made once");
+        let lens: Vec<usize> = set.iter().map(|r| r.len()).collect();
+        assert_eq!(lens, vec![4, 6]);
+        set.set_rank(-1);
+        assert!(set.iter().all(|r| r[1] == u64::MAX));
+    }
+
+    #[test]
+    fn a_record_past_the_reservation_is_refused() {
+        let mut arena = RecordArena::new(4096).unwrap();
+        let mut set = VarRecordSet::new(8, len_of);
+        set.attach(arena.reserve(4, 2), 0, 3);
+        assert!(set.create(1, 5, &[2]).is_some());
+        assert!(set.create(2, 4, &[1]).is_none(), "8 words reserved, 5 used");
+        assert!(set.create(3, 3, &[0]).is_some());
+        set.clear();
+        assert!(set.is_empty() && set.find(1).is_none());
+    }
+}
