@@ -25,6 +25,7 @@ mod modules;
 mod mpi_abi;
 mod mpi_comm;
 mod mpi_wrap;
+mod lustre_wrap;
 mod null_wrap;
 mod paths;
 mod platform;

@@ -12,5 +12,6 @@ pub static MODULES: &[&dyn Module] = &[
     &darshan_hdf5::H5F,
     &darshan_hdf5::H5D,
     &darshan_heatmap::HEATMAP,
+    &darshan_lustre::LUSTRE,
     &darshan_null::NULL,
 ];

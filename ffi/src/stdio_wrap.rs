@@ -173,7 +173,9 @@ pub unsafe extern "C" fn fclose(f: *mut FILE) -> c_int {
     // fclose closes the stream's fd without calling close(): forget it.
     if let Some(fno) = real::fileno() {
         // SAFETY: fileno of the caller's stream, which fclose is given next.
-        POSIX.take_fd(unsafe { fno(f) });
+        let fd = unsafe { fno(f) };
+        crate::lustre_wrap::file_closing(STDIO.id_of_stream(f as usize), fd);
+        POSIX.take_fd(fd);
     }
     let t1 = clock::now();
     // SAFETY: the real function, with the caller's arguments unchanged.

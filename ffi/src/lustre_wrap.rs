@@ -1,0 +1,85 @@
+//! The LUSTRE module's hook (Darshan's `darshan_instrument_fs_data`): when
+//! a file with a POSIX or STDIO record is about to be closed, its
+//! `lustre.lov` attribute is read from the open descriptor and handed to
+//! the module. Asked of every such file, whatever its file system (a
+//! symlink can lead into Lustre); elsewhere it is one failed `fgetxattr`.
+//! Not charged to the close's time, as in C.
+
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+
+use darshan_core::runtime;
+use darshan_lustre::LUSTRE;
+use libc::c_int;
+
+use crate::guard::record;
+
+const NAME: &std::ffi::CStr = c"lustre.lov";
+/// Most layouts fit here (a plain layout of 160 stripes is 3.9 KB).
+const STACK_BUF: usize = 4096;
+/// The largest attribute Linux returns (XATTR_SIZE_MAX).
+const BIG_BUF: usize = 65536;
+
+/// A 64 KiB buffer for larger layouts (thousands of stripes), mapped the
+/// first time one is met and kept; one thread at a time uses it (another
+/// that finds it busy records nothing for that close, rather than wait).
+static BIG: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
+static BIG_BUSY: AtomicBool = AtomicBool::new(false);
+
+fn enabled() -> bool {
+    runtime::config().is_some_and(|c| c.mod_enabled.get(darshan_log::modules::LUSTRE).copied().unwrap_or(false))
+}
+
+/// `fgetxattr(fd, "lustre.lov")` into `buf`: the bytes read, or the errno.
+fn read_attr(fd: c_int, buf: &mut [u8]) -> Result<usize, i32> {
+    // SAFETY: `buf` is valid for writes of `buf.len()` bytes; the name is
+    // NUL-terminated; fgetxattr writes at most that many bytes. It is not
+    // interposed, so this is libc's.
+    let n = unsafe { libc::fgetxattr(fd, NAME.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+    if n < 0 {
+        // SAFETY: __errno_location is this thread's errno slot.
+        Err(unsafe { *libc::__errno_location() })
+    } else {
+        Ok(n as usize)
+    }
+}
+
+/// A file whose record is `id` is about to be closed through `fd`.
+pub fn file_closing(id: Option<u64>, fd: c_int) {
+    let Some(id) = id else { return };
+    if !enabled() {
+        return;
+    }
+    // errno is the caller's again afterwards (record() keeps it).
+    record(|| {
+        let mut small = [0u8; STACK_BUF];
+        match read_attr(fd, &mut small) {
+            Ok(n) => LUSTRE.on_layout(id, &small[..n]),
+            Err(libc::ERANGE) => with_big(|big| {
+                if let Ok(n) = read_attr(fd, big) {
+                    LUSTRE.on_layout(id, &big[..n]);
+                }
+            }),
+            Err(_) => {}
+        }
+    });
+}
+
+/// Run `f` on the big buffer if it can be had now.
+fn with_big(f: impl FnOnce(&mut [u8])) {
+    if BIG_BUSY.swap(true, Ordering::Acquire) {
+        return;
+    }
+    let mut p = BIG.load(Ordering::Acquire);
+    if p.is_null() {
+        if let Some(m) = darshan_core::arena::reserve_mapping(BIG_BUF) {
+            p = m.as_mut_ptr();
+            BIG.store(p, Ordering::Release);
+        }
+    }
+    if !p.is_null() {
+        // SAFETY: `p` is our never-unmapped mapping of BIG_BUF bytes, and
+        // BIG_BUSY (taken above) gives this thread the only reference.
+        f(unsafe { std::slice::from_raw_parts_mut(p, BIG_BUF) });
+    }
+    BIG_BUSY.store(false, Ordering::Release);
+}
