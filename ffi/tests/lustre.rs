@@ -1,0 +1,207 @@
+//! The LUSTRE module end to end through the real code path: a FUSE file
+//! system (tests/programs/lustre_fuse.c, libfuse3) serves regular files
+//! and answers `getxattr("lustre.lov")` with layouts recorded here, as a
+//! Lustre client would; programs write files there under LD_PRELOAD, and
+//! the log's LUSTRE records must carry exactly the striping served.
+//! Skipped, with a message, where /dev/fuse or fusermount3 is missing.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+use common::mpi::{self, Mpi};
+use common::*;
+use darshan_log::modules::LUSTRE;
+use darshan_log::{Extra, Record};
+use darshan_test_support::lustre_blobs::*;
+
+const EOF_I: i64 = -1;
+
+/// A mounted test file system; unmounted (and its server ended) on drop.
+struct Fuse {
+    mount: PathBuf,
+    layouts: PathBuf,
+    server: Child,
+}
+
+impl Fuse {
+    /// None (and a line saying why) where FUSE cannot run here.
+    fn start(dir: &Path) -> Option<Fuse> {
+        if !Path::new("/dev/fuse").exists() || Command::new("fusermount3").arg("-V").output().is_err() {
+            eprintln!("SKIPPED: no /dev/fuse or fusermount3 here; the LUSTRE end-to-end tests need FUSE");
+            return None;
+        }
+        let exe = dir.join("lustre_fuse");
+        let flags = output(Command::new("pkg-config").args(["fuse3", "--cflags", "--libs"]));
+        assert!(flags.status.success(), "pkg-config fuse3 (libfuse3-dev: scripts/setup.sh)");
+        let flags = String::from_utf8_lossy(&flags.stdout).into_owned();
+        let src = root().join("tests/programs/lustre_fuse.c");
+        let st = status(Command::new("cc").arg("-O1").arg("-o").arg(&exe).arg(&src).args(flags.split_whitespace()));
+        assert!(st.success(), "compiling lustre_fuse");
+        let (backing, layouts, mount) = (dir.join("backing"), dir.join("layouts"), dir.join("mnt"));
+        for d in [&backing, &layouts, &mount] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        // As /proc/mounts and the log name it.
+        let mount = mount.canonicalize().unwrap();
+        let server = Command::new(&exe).arg(&backing).arg(&layouts).arg(&mount).spawn().expect("start lustre_fuse");
+        darshan_test_support::watchdog(&server);
+        let fuse = Fuse { mount, layouts, server };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !fuse.mounted() {
+            assert!(Instant::now() < deadline, "the FUSE file system did not mount");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Some(fuse)
+    }
+
+    fn mounted(&self) -> bool {
+        let m = std::fs::read_to_string("/proc/mounts").unwrap_or_default();
+        let me = self.mount.to_str().unwrap();
+        m.lines().any(|l| l.split(' ').nth(1) == Some(me))
+    }
+
+    /// Serve `attr` as the `lustre.lov` of the file `name`.
+    fn layout(&self, name: &str, attr: &[u8]) {
+        std::fs::write(self.layouts.join(name), attr).unwrap();
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.mount.join(name)
+    }
+}
+
+impl Drop for Fuse {
+    fn drop(&mut self) {
+        let _ = Command::new("fusermount3").arg("-u").arg(&self.mount).status();
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+    }
+}
+
+/// (components' seven counters and pool name, OST ids) of a record.
+fn striping(r: &Record) -> (Vec<([i64; 7], String)>, Vec<i64>) {
+    let Extra::Lustre { components, ost_ids } = &r.extra else { panic!("not a LUSTRE record") };
+    let comps = components
+        .iter()
+        .map(|c| {
+            let end = c.pool_name.iter().position(|&b| b == 0).unwrap_or(16);
+            (c.counters, String::from_utf8_lossy(&c.pool_name[..end]).into_owned())
+        })
+        .collect();
+    (comps, ost_ids.clone())
+}
+
+fn pfl() -> Vec<u8> {
+    composite(
+        1,
+        &[
+            Entry { id: 1, flags: LCME_FL_INIT, start: 0, end: 4 << 20, blob: plain(1, 1 << 20, 1, None, &[5]) },
+            Entry { id: 2, flags: LCME_FL_INIT, start: 4 << 20, end: 64 << 20, blob: plain(1, 1 << 20, 4, None, &[6, 7, 0, 1]) },
+            Entry { id: 3, flags: 0, start: 64 << 20, end: u64::MAX, blob: plain(1, 4 << 20, 0xffff, None, &[]) },
+        ],
+    )
+}
+
+#[test]
+fn striping_served_by_a_fuse_file_system_is_what_the_log_records() {
+    let d = scratch("lustre_fuse");
+    let Some(fs) = Fuse::start(&d) else { return };
+    let exe = compile("lustre_files", &d, &[]);
+    let wide: Vec<u32> = (0..300).map(|k| (k * 7) % 512).collect();
+    fs.layout("v1.dat", &plain(LOV_PATTERN_RAID0, 1 << 20, 4, None, &[3, 0, 1, 2]));
+    fs.layout("pool.dat", &plain(LOV_PATTERN_RAID0, 4 << 20, 2, Some("flash"), &[8, 9]));
+    fs.layout("pfl.dat", &pfl());
+    // 7,232 bytes: past the wrapper's 4 KiB buffer.
+    fs.layout("wide.dat", &plain(LOV_PATTERN_RAID0, 1 << 20, 300, None, &wide));
+    fs.layout("stdio.dat", &plain(LOV_PATTERN_RAID0, 2 << 20, 1, None, &[11]));
+    fs.layout("bad.dat", b"this is not a lustre layout");
+    std::fs::create_dir_all(d.join("logs")).unwrap();
+    let names = ["v1.dat", "pool.dat", "pfl.dat", "wide.dat", "plain.dat", "bad.dat"];
+    let mut cmd = instrumented(&exe, &d);
+    cmd.args(names.iter().map(|n| fs.path(n))).arg("-s").arg(fs.path("stdio.dat"));
+    let out = output(&mut cmd);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let logs = files(&d.join("logs"));
+    let log = mpi::the_log(&logs);
+    let rec = |n: &str| striping(log.one(LUSTRE, &fs.path(n)));
+
+    assert_eq!(rec("v1.dat"), (vec![([1 << 20, 4, 0, 0, 0, EOF_I, 0], String::new())], vec![3, 0, 1, 2]));
+    assert_eq!(rec("pool.dat"), (vec![([4 << 20, 2, 0, 0, 0, EOF_I, 0], "flash".into())], vec![8, 9]));
+    let init = i64::from(LCME_FL_INIT);
+    assert_eq!(
+        rec("pfl.dat"),
+        (
+            vec![([1 << 20, 1, 0, init, 0, 4 << 20, 0], String::new()), ([1 << 20, 4, 0, init, 4 << 20, 64 << 20, 0], String::new())],
+            vec![5, 6, 7, 0, 1]
+        )
+    );
+    assert_eq!(rec("wide.dat").1, wide.iter().map(|&o| i64::from(o)).collect::<Vec<_>>());
+    assert_eq!(rec("stdio.dat"), (vec![([2 << 20, 1, 0, 0, 0, EOF_I, 0], String::new())], vec![11]));
+    assert!(log.all(LUSTRE, &fs.path("plain.dat")).is_empty(), "no attribute, no record");
+    assert!(log.all(LUSTRE, &fs.path("bad.dat")).is_empty(), "an undecodable attribute makes no record");
+    assert_eq!(log.recs.iter().filter(|(m, _, _)| *m == LUSTRE).count(), 5);
+    let meta = String::from_utf8_lossy(&log.file.job.metadata).into_owned();
+    assert!(meta.contains("lustre_bad_layouts=1\n"), "metadata: {meta:?}");
+
+    // darshan-parser prints them as darshan-util does (its LUSTRE output
+    // is byte-identical to the C parser's on the corpus logs).
+    let p = output(Command::new(built("darshan-parser")).arg(&logs[0]));
+    assert!(p.status.success());
+    let text = String::from_utf8_lossy(&p.stdout);
+    let line = |name: &str, counter: &str| {
+        text.lines()
+            .find(|l| l.contains(&format!("\t{counter}\t")) && l.contains(fs.path(name).to_str().unwrap()))
+            .map(|l| l.split('\t').nth(4).unwrap().to_string())
+    };
+    assert_eq!(line("pfl.dat", "LUSTRE_NUM_COMPONENTS").as_deref(), Some("2"));
+    assert_eq!(line("pfl.dat", "LUSTRE_COMP2_EXT_START").as_deref(), Some("4194304"));
+    assert_eq!(line("pfl.dat", "LUSTRE_COMP1_FLAGS").as_deref(), Some("init"));
+    assert_eq!(line("pfl.dat", "LUSTRE_COMP2_OST_ID_0").as_deref(), Some("6"), "OST ids count from 0");
+    assert_eq!(line("pfl.dat", "LUSTRE_COMP2_OST_ID_3").as_deref(), Some("1"));
+    assert_eq!(line("pool.dat", "LUSTRE_COMP1_POOL_NAME").as_deref(), Some("flash"));
+    assert_eq!(line("v1.dat", "LUSTRE_COMP1_STRIPE_PATTERN").as_deref(), Some("raid0"));
+    assert_eq!(line("v1.dat", "LUSTRE_COMP1_POOL_NAME").as_deref(), Some("N/A"));
+}
+
+/// DARSHAN_MOD_DISABLE=LUSTRE: no LUSTRE records, and POSIX unchanged.
+#[test]
+fn lustre_switched_off_records_no_striping() {
+    let d = scratch("lustre_off");
+    let Some(fs) = Fuse::start(&d) else { return };
+    let exe = compile("lustre_files", &d, &[]);
+    fs.layout("v1.dat", &plain(LOV_PATTERN_RAID0, 1 << 20, 1, None, &[3]));
+    std::fs::create_dir_all(d.join("logs")).unwrap();
+    let out = output(instrumented(&exe, &d).env("DARSHAN_MOD_DISABLE", "LUSTRE").arg(fs.path("v1.dat")));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let log = mpi::the_log(&files(&d.join("logs")));
+    assert!(log.all(LUSTRE, &fs.path("v1.dat")).is_empty());
+    assert_eq!(log.all(darshan_log::modules::POSIX, &fs.path("v1.dat")).len(), 1);
+}
+
+/// Four ranks write one shared file through MPI-IO and one file each:
+/// the shared file's LUSTRE record is reduced to rank -1 (one record),
+/// each rank's own file keeps its rank.
+fn four_ranks_share_one_lustre_record(m: Mpi) {
+    let d = scratch(&format!("lustre_mpi_{}", m.tag()));
+    let Some(fs) = Fuse::start(&d) else { return };
+    let exe = mpi::mpicc(m, "lustre_mpi", &d);
+    fs.layout("shared.dat", &pfl());
+    for r in 0..4u32 {
+        fs.layout(&format!("rank{r}.dat"), &plain(LOV_PATTERN_RAID0, 1 << 20, 1, None, &[r]));
+    }
+    let logs = mpi::mpirun(m, &exe, &[fs.mount.to_str().unwrap()], &d, &[]);
+    let log = mpi::the_log(&logs);
+    let shared = log.all(LUSTRE, &fs.path("shared.dat"));
+    assert_eq!(shared.iter().map(|r| r.rank).collect::<Vec<_>>(), vec![-1], "one shared record");
+    assert_eq!(striping(shared[0]).1, vec![5, 6, 7, 0, 1]);
+    for r in 0..4i64 {
+        let own = log.one(LUSTRE, &fs.path(&format!("rank{r}.dat")));
+        assert_eq!(own.rank, r);
+        assert_eq!(striping(own).1, vec![r]);
+    }
+}
+
+on_both_mpis!(four_ranks_share_one_lustre_record);
