@@ -166,6 +166,29 @@ fn striping_served_by_a_fuse_file_system_is_what_the_log_records() {
     assert_eq!(line("v1.dat", "LUSTRE_COMP1_POOL_NAME").as_deref(), Some("N/A"));
 }
 
+/// A killed process leaves its LUSTRE records in the crash-safe file
+/// (records of several sizes back to back, one with an unused component
+/// still in it); darshan-merge makes a log of them with the same striping.
+#[test]
+fn a_killed_process_leaves_lustre_records_darshan_merge_recovers() {
+    let d = scratch("lustre_killed");
+    let Some(fs) = Fuse::start(&d) else { return };
+    let exe = compile("lustre_files", &d, &[]);
+    fs.layout("v1.dat", &plain(LOV_PATTERN_RAID0, 1 << 20, 4, None, &[3, 0, 1, 2]));
+    fs.layout("pfl.dat", &pfl());
+    let out = output(instrumented(&exe, &d).arg(fs.path("v1.dat")).arg(fs.path("pfl.dat")).arg("-k"));
+    assert_eq!(std::os::unix::process::ExitStatusExt::signal(&out.status), Some(9));
+    let left = files(&d.join("mmap"));
+    assert_eq!(left.len(), 1, "one crash-safe file: {left:?}");
+    let merged = d.join("merged.darshan");
+    let m = output(Command::new(built("darshan-merge")).arg("--output").arg(&merged).arg(&left[0]));
+    assert!(m.status.success(), "darshan-merge: {}", String::from_utf8_lossy(&m.stderr));
+    let log = mpi::read(&merged);
+    assert_eq!(striping(log.one(LUSTRE, &fs.path("v1.dat"))).1, vec![3, 0, 1, 2]);
+    let pfl_rec = striping(log.one(LUSTRE, &fs.path("pfl.dat")));
+    assert_eq!((pfl_rec.0.len(), pfl_rec.1), (2, vec![5, 6, 7, 0, 1]), "the unused third component dropped");
+}
+
 /// DARSHAN_MOD_DISABLE=LUSTRE: no LUSTRE records, and POSIX unchanged.
 #[test]
 fn lustre_switched_off_records_no_striping() {

@@ -1,6 +1,9 @@
 /* Writes and closes each file named on the command line (open/write/
  * close), or, for a name given after "-s", through fopen/fprintf/fclose:
- * the closes at which the LUSTRE module reads each file's layout. */
+ * the closes at which the LUSTRE module reads each file's layout. "-k"
+ * kills the program there (SIGKILL: no shutdown, only the crash-safe
+ * file is left). */
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +14,8 @@ int main(int argc, char **argv)
     static char buf[65536];
     memset(buf, 'x', sizeof buf);
     for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-k") == 0)
+            raise(SIGKILL);
         if (strcmp(argv[i], "-s") == 0 && i + 1 < argc) {
             FILE *f = fopen(argv[++i], "w");
             if (!f) { perror(argv[i]); return 1; }

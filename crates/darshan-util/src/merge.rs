@@ -160,7 +160,7 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Stri
             one_width(recs);
             continue;
         }
-        if !opt.shared_redux || nranks < 2 || !crate::accum::supported(*m) {
+        if !opt.shared_redux || nranks < 2 || !(crate::accum::supported(*m) || *m == LUSTRE) {
             continue;
         }
         let mut groups: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
@@ -172,7 +172,14 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Stri
         for idx in groups.values() {
             if idx.len() == nranks && idx.len() == inputs.len() {
                 let group: Vec<&Record> = idx.iter().map(|&k| &recs[k]).collect();
-                if let Some(r) = crate::accum::reduce_shared(&group) {
+                // LUSTRE: the first rank's layout, as darshan-util's
+                // aggregation keeps it (ranks may see different ones).
+                let reduced_one = if *m == LUSTRE {
+                    group.first().map(|r| Record { rank: -1, ..(*r).clone() })
+                } else {
+                    crate::accum::reduce_shared(&group)
+                };
+                if let Some(r) = reduced_one {
                     reduced.push(r);
                     idx.iter().for_each(|&k| drop[k] = true);
                 }
