@@ -1,7 +1,7 @@
 """PyDarshan 3.5.0 as an independent reader of the logs our runtime
 writes: every log under <dir> must open in PyDarshan, every POSIX and
 STDIO/MPI-IO counter PyDarshan decodes must equal what our darshan-parser prints,
-and each heatmap's bins must add up to the bytes its module's records say
+so must every LUSTRE record's components, pool names and OST ids, and each heatmap's bins must add up to the bytes its module's records say
 were read and written.
 
 Usage: check_runtime_logs.py <darshan-parser binary> <dir>
@@ -33,7 +33,7 @@ for log in logs:
     ours = {}
     for line in text.splitlines():
         f = line.split("\t")
-        if len(f) >= 6 and f[0] in ("POSIX", "STDIO", "MPI-IO"):
+        if len(f) >= 6 and f[0] in ("POSIX", "STDIO", "MPI-IO", "LUSTRE"):
             ours[(f[0], int(f[1]), int(f[2]), f[3])] = f[4]
     rep = darshan.DarshanReport(log, read_all=True)
     for mod in ("POSIX", "STDIO", "MPI-IO"):
@@ -57,6 +57,27 @@ for log in logs:
                     elif kind == "fcounters" and abs(float(mine) - float(v)) > 1e-6 + 1e-6 * abs(float(v)):
                         failures += 1
                         print(f"{log}: {key} PyDarshan {v} parser {mine}")
+
+    # LUSTRE: PyDarshan's components against darshan-parser's derived
+    # names (pattern and flags are printed as words: not compared here).
+    lustre = rep.records.get("LUSTRE", [])
+    for k in range(len(lustre)):
+        r = lustre[k]
+        rank, rid = int(r["rank"]), int(r["id"])
+        want = {"LUSTRE_NUM_COMPONENTS": str(len(r["components"])),
+                "LUSTRE_NUM_STRIPES": str(sum(len(c["ost_ids"]) for c in r["components"]))}
+        for n, c in enumerate(r["components"], 1):
+            for idx, name in ((0, "STRIPE_SIZE"), (1, "STRIPE_COUNT"), (4, "EXT_START"), (5, "EXT_END"), (6, "MIRROR_ID")):
+                want[f"LUSTRE_COMP{n}_{name}"] = str(int(c["counters"][idx]))
+            want[f"LUSTRE_COMP{n}_POOL_NAME"] = c["pool_name"] or "N/A"
+            for j, ost in enumerate(c["ost_ids"]):
+                want[f"LUSTRE_COMP{n}_OST_ID_{j}"] = str(int(ost))
+        for name, v in want.items():
+            compared += 1
+            mine = ours.get(("LUSTRE", rank, rid, name))
+            if mine != v:
+                failures += 1
+                print(f"{log}: LUSTRE {rid} {name}: PyDarshan {v} parser {mine}")
 
     for mod, hm in rep.heatmaps.items():
         rmod, prefix = {"POSIX": ("POSIX", "POSIX"), "STDIO": ("STDIO", "STDIO"), "MPIIO": ("MPI-IO", "MPIIO")}.get(mod, (None, None))
