@@ -43,14 +43,17 @@ fn read_attr(fd: c_int, buf: &mut [u8]) -> Result<usize, i32> {
     }
 }
 
-/// A file whose record is `id` is about to be closed through `fd`.
-pub fn file_closing(id: Option<u64>, fd: c_int) {
-    let Some(id) = id else { return };
+/// A recorded file is about to be closed through `fd`; `id_of` gives its
+/// record id. Everything, the id's lookup under its module's lock
+/// included, runs inside the runtime's guard: a signal handler that
+/// closes a file meanwhile passes through instead of waiting for that
+/// lock. errno is the caller's again afterwards.
+pub fn file_closing(fd: c_int, id_of: impl FnOnce() -> Option<u64>) {
     if !enabled() {
         return;
     }
-    // errno is the caller's again afterwards (record() keeps it).
     record(|| {
+        let Some(id) = id_of() else { return };
         let mut small = [0u8; STACK_BUF];
         match read_attr(fd, &mut small) {
             Ok(n) => LUSTRE.on_layout(id, &small[..n]),

@@ -272,7 +272,7 @@ pub unsafe extern "C" fn close(fd: c_int) -> c_int {
         // SAFETY: the real function, with the caller's arguments unchanged.
         return unsafe { r(fd) };
     }
-    crate::lustre_wrap::file_closing(POSIX.id_of_fd(fd), fd);
+    crate::lustre_wrap::file_closing(fd, || POSIX.id_of_fd(fd));
     // Forget the fd first: a concurrent open may get the number back.
     let idx = POSIX.take_fd(fd);
     let t1 = clock::now();

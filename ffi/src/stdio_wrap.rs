@@ -174,7 +174,7 @@ pub unsafe extern "C" fn fclose(f: *mut FILE) -> c_int {
     if let Some(fno) = real::fileno() {
         // SAFETY: fileno of the caller's stream, which fclose is given next.
         let fd = unsafe { fno(f) };
-        crate::lustre_wrap::file_closing(STDIO.id_of_stream(f as usize), fd);
+        crate::lustre_wrap::file_closing(fd, || STDIO.id_of_stream(f as usize));
         POSIX.take_fd(fd);
     }
     let t1 = clock::now();

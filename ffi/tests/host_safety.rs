@@ -313,6 +313,27 @@ fn handler_runs(mode: &str, runs: usize) -> Vec<i32> {
         .collect()
 }
 
+/// The close wrapper looked up the closing file's record id (for its
+/// LUSTRE attribute) under the POSIX lock before entering the runtime's
+/// guard: a signal handler that closed a recorded file meanwhile waited
+/// for that lock forever. Both closes are of recorded files here; the
+/// run must end.
+#[test]
+fn closing_a_file_in_a_signal_handler_during_a_close_never_hangs() {
+    let d = scratch("close-in-handler");
+    let exe = compile("close_in_handler", &d, &[]);
+    for i in 0..3 {
+        let mut child = instrumented(&exe, &d)
+            .arg(d.join("data"))
+            .env("DARSHAN_LOGPATH", d.join(format!("logs/{i}")))
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let st = wait_within(&mut child, std::time::Duration::from_secs(30));
+        assert_eq!(st.code(), Some(0), "run {i}: {st:?}");
+    }
+}
+
 /// `_exit` from a SIGALRM handler hung 9 of 200 runs: the handler had
 /// interrupted the runtime while it held a module lock, and the shutdown
 /// waited for it. 200 runs, none may hang.
