@@ -7,8 +7,9 @@
 # from PyPI (its wheel bundles HDF5 2.0), and Debian's Open
 # MPI (mpicc, mpirun) and Debian's MPICH beside it (mpicc.mpich,
 # mpirun.mpich: every MPI test runs on both) with gfortran, for the MPI
-# tests and the shutdown benchmark; nm, mount and git, and HDF5 1.10
-# (serial, Open MPI and MPICH builds) for the HDF5 module's tests (below).
+# tests and the shutdown benchmark; nm, mount and git, HDF5 1.10
+# (serial, Open MPI and MPICH builds) for the HDF5 module's tests, and
+# libfuse3 with fusermount3 for the LUSTRE module's (below).
 # Safe to run again; skips what is done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,11 +41,11 @@ command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 # Open MPI and MPICH builds for the parallel ones.
 [ -f /usr/include/hdf5/serial/hdf5.h ] || need_apt+=(libhdf5-dev)
 [ -f /usr/include/hdf5/openmpi/hdf5.h ] || need_apt+=(libhdf5-openmpi-dev)
+[ -f /usr/include/hdf5/mpich/hdf5.h ] || need_apt+=(libhdf5-mpich-dev)
 # The LUSTRE module's end-to-end tests serve recorded layouts from a FUSE
-# file system (issue 12).
+# file system (skipped where /dev/fuse is missing).
 [ -f /usr/include/fuse3/fuse.h ] || need_apt+=(libfuse3-dev)
 command -v fusermount3 >/dev/null || need_apt+=(fuse3)
-[ -f /usr/include/hdf5/mpich/hdf5.h ] || need_apt+=(libhdf5-mpich-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
 fi

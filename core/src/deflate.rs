@@ -1,5 +1,5 @@
-//! The runtime's zlib encoder, for every region of a log below a megabyte
-//! (compress.rs: larger record regions go to zlib-rs).
+//! The runtime's zlib encoder, for record regions below a megabyte and
+//! name tables below 256 KiB (compress.rs: larger ones go to zlib-rs).
 //!
 //! Why by hand: zlib-rs's deflate state is a quarter of a megabyte that is
 //! cleared when it is made (a 128 KiB hash table whatever the window), so

@@ -20,6 +20,7 @@ pub mod config;
 pub mod deflate;
 pub mod handles;
 pub mod heatmap;
+pub mod id_index;
 pub mod logmap;
 pub mod logname;
 pub mod module;

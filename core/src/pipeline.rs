@@ -109,7 +109,7 @@ pub fn compress_regions(job: Option<&[u8]>, names: &[u8], modules: &[&'static dy
             let rw = m.record_words().max(1);
             let mut bytes = Vec::new();
             m.output(&mut |run: &[u64]| {
-                records += count_records(*m, run);
+                records += crate::var_records::split(run, |r| m.record_len(r)).count();
                 compress::words(run, rw).iter().for_each(|s| bytes.extend_from_slice(s));
             });
             per_module.push((m.id(), bytes));
@@ -121,16 +121,6 @@ pub fn compress_regions(job: Option<&[u8]>, names: &[u8], modules: &[&'static dy
         (names.concat(), per_module)
     });
     Regions { job, names, modules, records }
-}
-
-/// Records in a run of `m`'s output.
-fn count_records(m: &dyn Module, mut run: &[u64]) -> usize {
-    let mut n = 0;
-    while !run.is_empty() {
-        run = &run[m.record_len(run).clamp(1, run.len())..];
-        n += 1;
-    }
-    n
 }
 
 /// Phase 3: where the regions go. `totals`: each region's whole size

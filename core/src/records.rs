@@ -9,6 +9,7 @@ use crate::collective::{variance_combine, variance_elem, variance_of, Comm};
 use crate::common::{fix_negative_time, ticks_to_secs, NoOverlap};
 use crate::heatmap::HeatBins;
 use crate::module::FinalizeCtx;
+use crate::id_index::IdIndex;
 use crate::runtime;
 
 /// A module's rules for combining the records every rank has (semantics
@@ -74,10 +75,8 @@ pub struct RecordSet<R> {
     slice: Slice,
     count: usize,
     frozen: bool,
-    /// Open addressing, key and value side by side (a lookup or insert
-    /// touches one cache line and one page): slot `s` holds the id at
-    /// `2s` and the record's index + 1 at `2s + 1` (0: empty).
-    index: &'static mut [u64],
+    /// Record id -> record index.
+    index: IdIndex,
     pub rt: Vec<R>,
     /// The module's heatmap (bytes over time), when HEATMAP gave it bins.
     heat: Option<HeatBins>,
@@ -100,7 +99,7 @@ impl<R: RecordRt> RecordSet<R> {
             slice: Slice::empty(0),
             count: 0,
             frozen: false,
-            index: &mut [],
+            index: IdIndex::empty(),
             rt: Vec::new(),
             heat: None,
             reduced: Vec::new(),
@@ -134,16 +133,12 @@ impl<R: RecordRt> RecordSet<R> {
     /// module keeps no records (and says so with its partial flag).
     pub fn attach(&mut self, mut slice: Slice, rank: i64) {
         let cap = slice.capacity;
-        let slots = (cap * 2).max(16).next_power_of_two();
-        // Zeroed memory: no pages touched until used, and no abort if an
-        // absurd MAX_RECORDS asks for more than there is.
-        let index = slots.checked_mul(2).and_then(crate::arena::zeroed_words);
         let mut rt = Vec::new();
-        match index {
+        match IdIndex::for_entries(cap) {
             Some(ix) if rt.try_reserve_exact(cap).is_ok() => self.index = ix,
             _ => {
                 slice.capacity = 0;
-                self.index = &mut [];
+                self.index = IdIndex::empty();
             }
         }
         self.rt = rt;
@@ -211,26 +206,9 @@ impl<R: RecordRt> RecordSet<R> {
         self.for_each_mut(|w| ticks_to_secs(w, times.clone(), s));
     }
 
-    /// The word offset of `id`'s slot in the index (its key; the value
-    /// follows).
-    fn slot(&self, id: u64) -> usize {
-        let mask = self.index.len() / 2 - 1;
-        // A slot is taken when its value is set (values are index + 1), so
-        // every id, 0 included, is its own key.
-        let mut i = (id as usize ^ (id >> 29) as usize) & mask;
-        while self.index[2 * i + 1] != 0 && self.index[2 * i] != id {
-            i = (i + 1) & mask;
-        }
-        2 * i
-    }
-
     #[inline]
     pub fn find(&self, id: u64) -> Option<usize> {
-        if self.index.is_empty() {
-            return None;
-        }
-        let v = self.index[self.slot(id) + 1];
-        (v != 0).then(|| v as usize - 1)
+        self.index.find(id)
     }
 
     /// The record for `id`, created (named `name`) if new. None when the
@@ -267,15 +245,8 @@ impl<R: RecordRt> RecordSet<R> {
         self.rt.push(R::default());
         self.count += 1;
         runtime::record_added(self.module, self.slice.rec_words * 8);
-        self.index_insert(id, i);
+        self.index.insert(id, i);
         Some(i)
-    }
-
-    /// Map `id` to record `i` in the index.
-    fn index_insert(&mut self, id: u64, i: usize) {
-        let s = self.slot(id);
-        self.index[s] = id;
-        self.index[s + 1] = i as u64 + 1;
     }
 
     #[inline]
@@ -298,7 +269,7 @@ impl<R: RecordRt> RecordSet<R> {
     pub fn clear(&mut self) {
         let n = self.count * self.slice.rec_words;
         self.slice.words[..n].iter_mut().for_each(|x| *x = 0);
-        self.index.iter_mut().for_each(|k| *k = 0);
+        self.index.clear();
         self.rt.clear();
         self.count = 0;
         self.frozen = false;
@@ -391,27 +362,5 @@ impl<R: RecordRt> RecordSet<R> {
         for i in 0..self.count {
             f(self.slice.record_mut(i));
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The index once stored id 0 as 1 << 63 (0 marked an empty slot), so
-    /// the two ids were one record.
-    #[test]
-    fn ids_0_and_1_shl_63_are_two_records() {
-        let mut arena = crate::arena::RecordArena::new(1 << 16).unwrap();
-        let mut set: RecordSet<()> = RecordSet::new(0);
-        set.attach(arena.reserve(4, 16), 0);
-        for (i, id) in [0u64, 1 << 63, 1, u64::MAX].into_iter().enumerate() {
-            assert_eq!(set.find(id), None);
-            set.index_insert(id, i);
-        }
-        for (i, id) in [0u64, 1 << 63, 1, u64::MAX].into_iter().enumerate() {
-            assert_eq!(set.find(id), Some(i), "id {id:#x}");
-        }
-        assert_eq!(set.find(2), None);
     }
 }

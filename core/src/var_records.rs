@@ -10,6 +10,7 @@
 //! new record is refused and the module marked partial.
 
 use crate::arena::Slice;
+use crate::id_index::IdIndex;
 use crate::records::Records;
 use crate::runtime;
 
@@ -20,30 +21,27 @@ pub struct VarRecordSet {
     used: usize,
     count: usize,
     frozen: bool,
-    /// Open addressing: slot `s` holds the id at `2s` and the record's
-    /// word offset + 1 at `2s + 1` (0: empty).
-    index: &'static mut [u64],
+    /// Record id -> word offset.
+    index: IdIndex,
     len_of: fn(&[u64]) -> usize,
 }
 
 impl VarRecordSet {
     /// `len_of`: a record's length in words from its words (at least 2).
     pub const fn new(module: usize, len_of: fn(&[u64]) -> usize) -> Self {
-        VarRecordSet { module, rank: 0, words: &mut [], used: 0, count: 0, frozen: false, index: &mut [], len_of }
+        VarRecordSet { module, rank: 0, words: &mut [], used: 0, count: 0, frozen: false, index: IdIndex::empty(), len_of }
     }
 
     /// Take the reserved memory; the index is sized for as many records
     /// of `min_words` as fit, so that no later call allocates.
     pub fn attach(&mut self, slice: Slice, rank: i64, min_words: usize) {
-        let most = slice.words.len() / min_words.max(2);
-        let slots = (most * 2).max(16).next_power_of_two();
-        match slots.checked_mul(2).and_then(crate::arena::zeroed_words) {
+        match IdIndex::for_entries(slice.words.len() / min_words.max(2)) {
             Some(ix) => {
                 self.index = ix;
                 self.words = slice.words;
             }
             None => {
-                self.index = &mut [];
+                self.index = IdIndex::empty();
                 self.words = &mut [];
             }
         }
@@ -72,22 +70,9 @@ impl VarRecordSet {
         self.frozen
     }
 
-    fn slot(&self, id: u64) -> usize {
-        let mask = self.index.len() / 2 - 1;
-        let mut i = (id as usize ^ (id >> 29) as usize) & mask;
-        while self.index[2 * i + 1] != 0 && self.index[2 * i] != id {
-            i = (i + 1) & mask;
-        }
-        2 * i
-    }
-
     /// The word offset of `id`'s record.
     pub fn find(&self, id: u64) -> Option<usize> {
-        if self.index.is_empty() {
-            return None;
-        }
-        let v = self.index[self.slot(id) + 1];
-        (v != 0).then(|| v as usize - 1)
+        self.index.find(id)
     }
 
     /// A new zeroed record of `len` words for `id`: id, rank, then the
@@ -100,7 +85,7 @@ impl VarRecordSet {
             return None;
         }
         let off = self.used;
-        let fits = off.checked_add(len).is_some_and(|end| end <= self.words.len()) && self.count * 2 < self.index.len() / 2;
+        let fits = off.checked_add(len).is_some_and(|end| end <= self.words.len()) && self.count < self.index.capacity();
         if !fits {
             if runtime::config().is_some_and(|c| c.mod_enabled.get(self.module).copied().unwrap_or(false)) {
                 runtime::set_partial(self.module);
@@ -121,9 +106,7 @@ impl VarRecordSet {
         self.used += len;
         self.count += 1;
         runtime::record_added(self.module, len * 8);
-        let s = self.slot(id);
-        self.index[s] = id;
-        self.index[s + 1] = off as u64 + 1;
+        self.index.insert(id, off);
         Some(off)
     }
 
@@ -140,37 +123,31 @@ impl VarRecordSet {
 
     /// Every record, in the order they were made.
     pub fn iter(&self) -> impl Iterator<Item = &[u64]> {
-        let mut off = 0;
-        std::iter::from_fn(move || {
-            if off >= self.used {
-                return None;
-            }
-            let len = (self.len_of)(&self.words[off..self.used]).clamp(2, self.used - off);
-            let r = &self.words[off..off + len];
-            off += len;
-            Some(r)
-        })
-    }
-
-    /// Every record's id and word offset.
-    fn offsets(&self) -> Vec<usize> {
-        let mut v = Vec::with_capacity(self.count);
-        let mut off = 0;
-        while off < self.used {
-            v.push(off);
-            off += (self.len_of)(&self.words[off..self.used]).clamp(2, self.used - off);
-        }
-        v
+        split(&self.words[..self.used], self.len_of)
     }
 
     /// Forget every record (forked child); the memory stays reserved.
     pub fn clear(&mut self) {
         self.words[..self.used].iter_mut().for_each(|x| *x = 0);
-        self.index.iter_mut().for_each(|k| *k = 0);
+        self.index.clear();
         self.used = 0;
         self.count = 0;
         self.frozen = false;
     }
+}
+
+/// The records of `run` (records back to back; `len` gives the length in
+/// words of the one a slice starts with), whatever their lengths; a
+/// length past the end (a damaged record) ends the run there.
+pub fn split<'a>(mut run: &'a [u64], len: impl Fn(&[u64]) -> usize) -> impl Iterator<Item = &'a [u64]> {
+    std::iter::from_fn(move || {
+        if run.is_empty() {
+            return None;
+        }
+        let (rec, rest) = run.split_at(len(run).clamp(1, run.len()));
+        run = rest;
+        Some(rec)
+    })
 }
 
 impl Records for VarRecordSet {
@@ -178,8 +155,11 @@ impl Records for VarRecordSet {
     fn heat_record(&self, _emit: &mut dyn FnMut(&[u64])) {}
     fn set_rank(&mut self, rank: i64) {
         self.rank = rank;
-        for off in self.offsets() {
+        let lens: Vec<usize> = self.iter().map(<[u64]>::len).collect();
+        let mut off = 0;
+        for len in lens {
             self.words[off + 1] = rank as u64;
+            off += len;
         }
     }
     fn output_all(&self, emit: &mut dyn FnMut(&[u64])) {

@@ -1,7 +1,8 @@
 //! The LUSTRE module (LUSTRE version 2): the striping of every file the
 //! program closed, read from the file's `lustre.lov` extended attribute
-//! at `close`/`fclose` (and at `MPI_File_close` when no POSIX close of
-//! the file was seen) and decoded here ([`layout`]) — no liblustreapi.
+//! at `close`/`fclose` (an MPI-IO file's at the POSIX close beneath
+//! `MPI_File_close`, as in C) and decoded here ([`layout`]) — no
+//! liblustreapi.
 //! As in Darshan 3.5.0 the attribute is asked of every file, whatever its
 //! file system, since a symlink can lead into Lustre; elsewhere that is
 //! one failed `fgetxattr`.
@@ -59,7 +60,6 @@ struct State {
     /// After an MPI reduction: the ids every rank has (rank -1 on rank 0,
     /// left out on the others), sorted.
     shared: Vec<u64>,
-    my_rank: i64,
 }
 
 pub struct Lustre {
@@ -67,7 +67,7 @@ pub struct Lustre {
 }
 
 pub static LUSTRE: Lustre = Lustre {
-    state: Lock::new(State { set: VarRecordSet::new(ID, record_len), bad_layouts: 0, shared: Vec::new(), my_rank: 0 }),
+    state: Lock::new(State { set: VarRecordSet::new(ID, record_len), bad_layouts: 0, shared: Vec::new() }),
 };
 
 /// The size of a new record for `l`, as the C module computes it: every
@@ -125,6 +125,23 @@ fn fill(w: &mut [u64], l: &Layout) {
     }
 }
 
+/// `id`'s record in `set`, made (sized from `l`) if new, filled from `l`;
+/// its word offset, or None when there is no room.
+fn record_layout(set: &mut VarRecordSet, id: u64, l: &Layout) -> Option<usize> {
+    let off = match set.find(id) {
+        Some(off) => off,
+        None => {
+            // A negative size asks for more than there is: refused, and
+            // the module partial, as in C.
+            let (comps, stripes) = sizes(l).unwrap_or((usize::MAX, 0));
+            let len = comps.saturating_mul(COMP_WORDS).saturating_add(HEAD + stripes);
+            set.create(id, len, &[comps as u64, stripes as u64])?
+        }
+    };
+    fill(set.record_mut(off), l);
+    Some(off)
+}
+
 /// The record as written: components from the first unused one dropped,
 /// with the OST ids they used (C's `lustre_serialize_records`).
 fn truncated(w: &[u64]) -> Vec<u64> {
@@ -150,32 +167,17 @@ impl Lustre {
     /// attribute read `attr`: make or refresh its LUSTRE record. A blob
     /// that is not a layout counts as a bad layout and makes no record.
     pub fn on_layout(&self, id: u64, attr: &[u8]) {
+        // Decoded before the lock is taken: it only reads `attr`.
+        let parsed = layout::parse(attr);
         let mut st = self.lock();
         if st.set.frozen() {
             return;
         }
-        let Some(l) = layout::parse(attr) else {
+        let Some(l) = parsed else {
             st.bad_layouts += 1;
             return;
         };
-        let off = match st.set.find(id) {
-            Some(off) => off,
-            None => {
-                // A negative size asks for more than there is: refused,
-                // and the module partial, as in C.
-                let (comps, stripes) = sizes(&l).unwrap_or((usize::MAX, 0));
-                let len = comps.saturating_mul(COMP_WORDS).saturating_add(HEAD + stripes);
-                let Some(off) = st.set.create(id, len, &[comps as u64, stripes as u64]) else { return };
-                off
-            }
-        };
-        fill(st.set.record_mut(off), &l);
-    }
-
-    /// Whether `id` has a record (MPI_File_close asks before reading the
-    /// attribute by path).
-    pub fn has(&self, id: u64) -> bool {
-        self.lock().set.find(id).is_some()
+        record_layout(&mut st.set, id, &l);
     }
 
     /// Layouts that could not be decoded so far.
@@ -195,24 +197,20 @@ impl Module for Lustre {
         record_len(rec)
     }
     fn attach(&self, slice: Slice, rank: i64) {
-        let mut st = self.lock();
-        st.set.attach(slice, rank, HEAD + COMP_WORDS);
-        st.my_rank = rank;
+        self.lock().set.attach(slice, rank, HEAD + COMP_WORDS);
     }
     fn finalize(&self, ctx: &FinalizeCtx) {
         let mut st = self.lock();
         st.set.freeze();
-        st.my_rank = ctx.rank;
         if st.set.rank() != ctx.rank {
             st.set.set_rank(ctx.rank);
         }
     }
     /// Shared records just get rank -1 (rank 0 keeps its own layout).
     fn reduce(&self, shared: &[u64], _comm: &dyn Comm) {
-        let mut st = self.lock();
-        let mut ids: Vec<u64> = shared.iter().copied().filter(|id| st.set.find(*id).is_some()).collect();
+        let mut ids = shared.to_vec();
         ids.sort_unstable();
-        st.shared = ids;
+        self.lock().shared = ids;
     }
     fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
         f(&mut self.lock().set)
@@ -221,7 +219,7 @@ impl Module for Lustre {
         let st = self.lock();
         for r in st.set.iter() {
             let shared = st.shared.binary_search(&r[0]).is_ok();
-            if shared && st.my_rank > 0 {
+            if shared && st.set.rank() > 0 {
                 continue;
             }
             let mut out = truncated(r);
