@@ -24,7 +24,7 @@ use std::sync::atomic::{fence, AtomicBool, AtomicI64, AtomicU32, AtomicU64, Atom
 use darshan_core::paths::PATH_MAX;
 use libc::{c_char, c_int, c_void};
 
-use crate::guard::enosys;
+use crate::guard::{enosys, enosys_null};
 use crate::{clock, real};
 
 /// An entry is read again from the kernel after this long.
@@ -258,14 +258,14 @@ fn fts_open_with(call: impl FnOnce() -> *mut c_void, options: c_int) -> *mut c_v
 
 #[no_mangle]
 pub unsafe extern "C" fn fts_open(argv: *const *mut c_char, options: c_int, compar: *mut c_void) -> *mut c_void {
-    let Some(r): Option<FtsOpen> = real::fts_open() else { return enosys_ptr() };
+    let Some(r): Option<FtsOpen> = real::fts_open() else { return enosys_null() };
     // SAFETY: as above.
     fts_open_with(|| unsafe { r(argv, options, compar) }, options)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fts64_open(argv: *const *mut c_char, options: c_int, compar: *mut c_void) -> *mut c_void {
-    let Some(r): Option<FtsOpen> = real::fts64_open() else { return enosys_ptr() };
+    let Some(r): Option<FtsOpen> = real::fts64_open() else { return enosys_null() };
     // SAFETY: as above.
     fts_open_with(|| unsafe { r(argv, options, compar) }, options)
 }
@@ -289,11 +289,6 @@ pub unsafe extern "C" fn fts64_close(fts: *mut c_void) -> c_int {
     let Some(r) = real::fts64_close() else { return enosys() };
     // SAFETY: as above.
     fts_close_with(fts, || unsafe { r(fts) })
-}
-
-fn enosys_ptr() -> *mut c_void {
-    enosys::<c_int>();
-    std::ptr::null_mut()
 }
 
 #[cfg(test)]

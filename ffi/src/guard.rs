@@ -140,3 +140,9 @@ pub fn enosys<T: From<i8>>() -> T {
     set_errno(libc::ENOSYS);
     T::from(-1)
 }
+
+/// As [`enosys`], for functions that fail with a null pointer.
+pub fn enosys_null<T>() -> *mut T {
+    set_errno(libc::ENOSYS);
+    std::ptr::null_mut()
+}

@@ -15,7 +15,7 @@ use darshan_posix::{OpenKind, POSIX};
 use darshan_stdio::STDIO;
 use libc::{c_char, c_int, c_long, c_void, off64_t, off_t, size_t, FILE};
 
-use crate::guard::{enosys, record, record_data, recording};
+use crate::guard::{enosys, enosys_null, record, record_data, recording};
 use crate::init::{stdin_ptr, stdout_ptr};
 use crate::{clock, paths, real};
 
@@ -79,7 +79,7 @@ unsafe fn seeked(f: *mut FILE, call: impl FnOnce() -> c_int) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn fopen(path: *const c_char, mode: *const c_char) -> *mut FILE {
-    let Some(r) = real::fopen() else { return enosys_ptr() };
+    let Some(r) = real::fopen() else { return enosys_null() };
     // SAFETY: the real function, with the caller's arguments unchanged.
     // Pointers: the caller's, NUL-terminated (read after success).
     unsafe { opened(path, || r(path, mode)) }
@@ -87,7 +87,7 @@ pub unsafe extern "C" fn fopen(path: *const c_char, mode: *const c_char) -> *mut
 
 #[no_mangle]
 pub unsafe extern "C" fn fopen64(path: *const c_char, mode: *const c_char) -> *mut FILE {
-    let Some(r) = real::fopen64() else { return enosys_ptr() };
+    let Some(r) = real::fopen64() else { return enosys_null() };
     // SAFETY: the real function, with the caller's arguments unchanged.
     // Pointers: the caller's, NUL-terminated (read after success).
     unsafe { opened(path, || r(path, mode)) }
@@ -95,7 +95,7 @@ pub unsafe extern "C" fn fopen64(path: *const c_char, mode: *const c_char) -> *m
 
 #[no_mangle]
 pub unsafe extern "C" fn freopen(path: *const c_char, mode: *const c_char, f: *mut FILE) -> *mut FILE {
-    let Some(r) = real::freopen() else { return enosys_ptr() };
+    let Some(r) = real::freopen() else { return enosys_null() };
     // SAFETY: the real function, with the caller's arguments unchanged.
     // Pointers: the caller's, NUL-terminated (read after success).
     unsafe { opened(path, || r(path, mode, f)) }
@@ -103,20 +103,15 @@ pub unsafe extern "C" fn freopen(path: *const c_char, mode: *const c_char, f: *m
 
 #[no_mangle]
 pub unsafe extern "C" fn freopen64(path: *const c_char, mode: *const c_char, f: *mut FILE) -> *mut FILE {
-    let Some(r) = real::freopen64() else { return enosys_ptr() };
+    let Some(r) = real::freopen64() else { return enosys_null() };
     // SAFETY: the real function, with the caller's arguments unchanged.
     // Pointers: the caller's, NUL-terminated (read after success).
     unsafe { opened(path, || r(path, mode, f)) }
 }
 
-fn enosys_ptr() -> *mut FILE {
-    let _: c_int = enosys();
-    null()
-}
-
 #[no_mangle]
 pub unsafe extern "C" fn fdopen(fd: c_int, mode: *const c_char) -> *mut FILE {
-    let Some(r) = real::fdopen() else { return enosys_ptr() };
+    let Some(r) = real::fdopen() else { return enosys_null() };
     if !recording() {
         // SAFETY: the real function, with the caller's arguments unchanged.
         return unsafe { r(fd, mode) };

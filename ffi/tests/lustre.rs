@@ -29,7 +29,7 @@ struct Fuse {
 impl Fuse {
     /// None (and a line saying why) where FUSE cannot run here.
     fn start(dir: &Path) -> Option<Fuse> {
-        if !Path::new("/dev/fuse").exists() || Command::new("fusermount3").arg("-V").output().is_err() {
+        if !Path::new("/dev/fuse").exists() || fusermount(&["-V"]).is_none() {
             eprintln!("SKIPPED: no /dev/fuse or fusermount3 here; the LUSTRE end-to-end tests need FUSE");
             return None;
         }
@@ -73,9 +73,17 @@ impl Fuse {
     }
 }
 
+/// `fusermount3 args` under the watchdog; None if it cannot be run. It
+/// never panics: the unmount runs in Drop, also while a test unwinds.
+fn fusermount(args: &[&str]) -> Option<std::process::ExitStatus> {
+    let mut child = Command::new("fusermount3").args(args).stdout(std::process::Stdio::null()).spawn().ok()?;
+    darshan_test_support::watchdog(&child);
+    child.wait().ok()
+}
+
 impl Drop for Fuse {
     fn drop(&mut self) {
-        let _ = Command::new("fusermount3").arg("-u").arg(&self.mount).status();
+        let _ = fusermount(&["-u", self.mount.to_str().unwrap_or_default()]);
         let _ = self.server.kill();
         let _ = self.server.wait();
     }
@@ -227,4 +235,38 @@ fn four_ranks_share_one_lustre_record(m: Mpi) {
     }
 }
 
-on_both_mpis!(four_ranks_share_one_lustre_record);
+/// With no log directory the ranks' crash-safe files are left;
+/// `darshan-merge --shared-redux` gives the shared file one rank -1
+/// record (the first rank's layout, as darshan-util aggregates LUSTRE)
+/// and keeps each rank's own.
+fn crash_safe_files_of_four_ranks_merge_into_one_shared_lustre_record(m: Mpi) {
+    let d = scratch(&format!("lustre_merge_{}", m.tag()));
+    let Some(fs) = Fuse::start(&d) else { return };
+    let exe = mpi::mpicc(m, "lustre_mpi", &d);
+    fs.layout("shared.dat", &pfl());
+    for r in 0..4u32 {
+        fs.layout(&format!("rank{r}.dat"), &plain(LOV_PATTERN_RAID0, 1 << 20, 1, None, &[10 + r]));
+    }
+    let mmap = d.join("mmap");
+    let mut cmd = m.launcher(&[
+        ("LD_PRELOAD", lib().display().to_string()),
+        ("DARSHAN_LOGPATH", d.join("no/such/dir").display().to_string()),
+        ("DARSHAN_MMAP_LOGPATH", mmap.display().to_string()),
+    ]);
+    let out = output(cmd.arg(&exe).arg(&fs.mount));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let left = files(&mmap);
+    assert_eq!(left.len(), 4, "{left:?}");
+    let merged = d.join("merged.darshan");
+    let mo = output(Command::new(built("darshan-merge")).arg("--shared-redux").arg("--output").arg(&merged).args(&left));
+    assert!(mo.status.success(), "darshan-merge: {}", String::from_utf8_lossy(&mo.stderr));
+    let log = mpi::read(&merged);
+    let shared = log.all(LUSTRE, &fs.path("shared.dat"));
+    assert_eq!(shared.iter().map(|r| r.rank).collect::<Vec<_>>(), vec![-1]);
+    assert_eq!(striping(shared[0]).1, vec![5, 6, 7, 0, 1]);
+    for r in 0..4i64 {
+        assert_eq!(striping(log.one(LUSTRE, &fs.path(&format!("rank{r}.dat")))).1, vec![10 + r]);
+    }
+}
+
+on_both_mpis!(four_ranks_share_one_lustre_record, crash_safe_files_of_four_ranks_merge_into_one_shared_lustre_record);
