@@ -12,4 +12,6 @@ rm -rf target/preload-tests
 cargo test --release --workspace
 # PyDarshan reads every log the runtime wrote during the tests.
 .venv/bin/python tests/pydarshan/check_runtime_logs.py target/release/darshan-parser target/preload-tests
-.venv/bin/python tests/pydarshan/check_converted.py target/release/darshan-convert ../shared/corpus/logs "$(mktemp -d)"
+# Its converted logs in target/, not a /tmp directory left behind each run.
+rm -rf target/converted && mkdir -p target/converted
+.venv/bin/python tests/pydarshan/check_converted.py target/release/darshan-convert ../shared/corpus/logs target/converted
