@@ -9,11 +9,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/syscall.h>
 #include <sys/time.h>
-#include <time.h>
 #include <unistd.h>
+#include "thread_timer.h"
 #ifdef USE_MPI
 #include <mpi.h>
 #endif
@@ -43,24 +41,8 @@ int main(int argc, char **argv)
 #endif
     int fd = open(a, O_CREAT | O_TRUNC | O_WRONLY, 0644);
     hfd = open(b, O_CREAT | O_TRUNC | O_WRONLY, 0644);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_alarm;
-    sa.sa_flags = SA_RESTART;
-    sigaction(SIGALRM, &sa, NULL);
-    /* Every 200 us, to this thread only: a process-wide timer's signal may
-     * go to any thread, and an MPI library's own threads (MPICH's UCX)
-     * would then run the handler outside the write loop, even after
-     * close(hfd). */
-    struct sigevent ev;
-    memset(&ev, 0, sizeof ev);
-    ev.sigev_notify = SIGEV_THREAD_ID;
-    ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
-    ev.sigev_signo = SIGALRM;
-    timer_t timer;
-    if (timer_create(CLOCK_MONOTONIC, &ev, &timer) != 0) { perror("timer_create"); return 1; }
-    struct itimerspec it = {{0, 200000}, {0, 200000}};
-    timer_settime(timer, 0, &it, NULL);
+    /* Every 200 us, to this thread only. */
+    timer_t timer = thread_timer(on_alarm, 200000);
     for (long i = 0; i < n; i++)
         if (write(fd, "0123456789abcdef", 16) != 16) { perror("write"); return 1; }
     timer_delete(timer);
