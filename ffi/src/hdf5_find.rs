@@ -59,6 +59,9 @@ static NO_GLOBAL: AtomicBool = AtomicBool::new(false);
 
 /// The library a call from return address `caller` belongs to.
 pub fn lib_for(caller: usize) -> Option<&'static Hdf5> {
+    if let Some(lib) = linked_in() {
+        return Some(lib);
+    }
     if caller == 0 {
         return global();
     }
@@ -84,6 +87,42 @@ pub fn lib_for(caller: usize) -> Option<&'static Hdf5> {
         r.lib.store(lib as *const Hdf5 as *mut Hdf5, Ordering::Release);
     }
     Some(lib)
+}
+
+/// The HDF5 linked statically into the program with the static HDF5
+/// options (Hdf5::linked_in), made once. Every call that reaches a
+/// wrapper then comes from that link: the wrappers are the program's
+/// `__wrap_H5...` names, which no shared library calls, so no caller is
+/// looked up.
+static LINKED_IN: AtomicPtr<Hdf5> = AtomicPtr::new(std::ptr::null_mut());
+static NOT_LINKED_IN: AtomicBool = AtomicBool::new(false);
+
+fn linked_in() -> Option<&'static Hdf5> {
+    let p = LINKED_IN.load(Ordering::Acquire);
+    if !p.is_null() {
+        // SAFETY: published from a leaked Box, never freed.
+        return Some(unsafe { &*p });
+    }
+    if NOT_LINKED_IN.load(Ordering::Relaxed) {
+        return None;
+    }
+    let Some(lib) = Hdf5::linked_in() else {
+        NOT_LINKED_IN.store(true, Ordering::Relaxed);
+        return None;
+    };
+    // As library(): threads making their first call at once each make
+    // one, and the first published is kept.
+    let mine: *mut Hdf5 = Box::leak(Box::new(lib));
+    match LINKED_IN.compare_exchange(std::ptr::null_mut(), mine, Ordering::AcqRel, Ordering::Acquire) {
+        // SAFETY: `mine` is the leaked Box just published; never freed.
+        Ok(_) => Some(unsafe { &*mine }),
+        Err(theirs) => {
+            // SAFETY: `mine` was never published; `theirs` was, from a
+            // leaked Box never freed.
+            drop(unsafe { Box::from_raw(mine) });
+            Some(unsafe { &*theirs })
+        }
+    }
 }
 
 /// The library this library's own calls to H5 names would reach: the next

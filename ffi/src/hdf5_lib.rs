@@ -45,14 +45,16 @@ macro_rules! functions {
         }
 
         impl Fns {
+            /// Each function as `lookup` finds it by its NUL-terminated
+            /// name (null: none).
+            ///
             /// # Safety
-            /// `handle` is a handle dlopen returned.
-            unsafe fn resolve(handle: *mut c_void) -> Fns {
+            /// What `lookup` returns for a name is null or that HDF5
+            /// function of one library.
+            unsafe fn resolve(lookup: &dyn Fn(*const c_char) -> *mut c_void) -> Fns {
                 Fns {
                     $($name: {
-                        let name = concat!(stringify!($name), "\0");
-                        // SAFETY: a dlopen handle and a NUL-terminated name.
-                        let p = unsafe { libc::dlsym(handle, name.as_ptr().cast()) };
+                        let p = lookup(concat!(stringify!($name), "\0").as_ptr().cast());
                         // SAFETY: the library's function of this name has
                         // this C prototype (HDF5 1.10+ headers).
                         (!p.is_null()).then(|| unsafe {
@@ -120,6 +122,13 @@ functions! {
     H5Eset_auto2: fn(Hid, AutoFn, *mut c_void) -> Herr;
 }
 
+extern "C" {
+    /// Whether the static library's HDF5 table is linked in (shim.c).
+    fn darshan_static_hdf5_linked() -> c_int;
+    /// The table's function of NUL-terminated `name`, null if none.
+    fn darshan_static_hdf5_symbol(name: *const c_char) -> *mut c_void;
+}
+
 pub struct Hdf5 {
     pub f: Fns,
     /// 1.10 or later: ids are 64-bit and the wrappers may inspect them.
@@ -137,8 +146,33 @@ impl Hdf5 {
     /// # Safety
     /// `handle` is a handle dlopen returned.
     pub unsafe fn open(handle: *mut c_void, base: usize) -> Hdf5 {
-        // SAFETY: the caller's contract.
-        let f = unsafe { Fns::resolve(handle) };
+        // SAFETY: a dlopen handle (the caller's contract) and a
+        // NUL-terminated name: that library's function of the name.
+        let f = unsafe { Fns::resolve(&|name| libc::dlsym(handle, name)) };
+        Self::checked(f, base)
+    }
+
+    /// The HDF5 linked into the program statically, with the static
+    /// library's HDF5 table (share/ld-opts/darshan-hdf5-ld-opts): None
+    /// where there is no such table (libdarshan.so, or a static link
+    /// without the HDF5 options).
+    pub fn linked_in() -> Option<Hdf5> {
+        // SAFETY: reads whether a weak symbol is defined; no preconditions.
+        if unsafe { darshan_static_hdf5_linked() } == 0 {
+            return None;
+        }
+        // SAFETY: the table names each function by the name it resolves
+        // (install.sh makes it from this file's list), all of one
+        // library; the names passed are NUL-terminated.
+        let f = unsafe { Fns::resolve(&|name| darshan_static_hdf5_symbol(name)) };
+        // Its base: the table's own code, in the program (no other
+        // library's calls reach the __wrap_ names).
+        Some(Self::checked(f, darshan_static_hdf5_symbol as *const () as usize))
+    }
+
+    /// The library with functions `f`, loaded at `base`; its version
+    /// checked (one line on stderr if it is too old to inspect).
+    fn checked(f: Fns, base: usize) -> Hdf5 {
         let (mut maj, mut min, mut rel) = (0, 0, 0);
         // SAFETY: three writable unsigned ints, as H5get_libversion takes.
         let ok = f.H5get_libversion.is_some_and(|v| unsafe { v(&mut maj, &mut min, &mut rel) } >= 0);

@@ -94,6 +94,30 @@ HIDDEN void *darshan_real_symbol(const char *name)
     return dlsym(RTLD_NEXT, name);
 }
 
+/* A static HDF5 linked in with share/ld-opts/darshan-hdf5-ld-opts, which
+ * pulls this table (darshan_static_hdf5.o, made by install.sh) out of
+ * libdarshan.a: every HDF5 function the HDF5 wrappers call, real (the
+ * linker's __real_X) or helper. Its strong references pull the HDF5
+ * functions out of libhdf5.a, which --wrap alone never does (the
+ * program's references become __wrap_X). Absent (null) everywhere else:
+ * libdarshan.so finds HDF5 libraries with dlsym (hdf5_find.rs). */
+extern const struct darshan_static_real darshan_static_hdf5[] __attribute__((weak));
+
+HIDDEN int darshan_static_hdf5_linked(void)
+{
+    return darshan_static_hdf5 != 0;
+}
+
+HIDDEN void *darshan_static_hdf5_symbol(const char *name)
+{
+    if (darshan_static_hdf5) {
+        for (const struct darshan_static_real *r = darshan_static_hdf5; r->name; r++)
+            if (strcmp(r->name, name) == 0)
+                return r->addr;
+    }
+    return 0;
+}
+
 static void *resolve(void **slot, const char *name)
 {
     void *p = __atomic_load_n(slot, __ATOMIC_RELAXED);

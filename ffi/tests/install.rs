@@ -118,9 +118,19 @@ fn darshan_config_answers_as_the_c_tool_does() {
         stdout(&config(&["--post-ld-flags"])).trim(),
         format!("-L{} -l:libdarshan.a -lpthread -lrt -lm -ldl", lib.display())
     );
-    // Every function libdarshan.so interposes is wrapped, and no other.
+    // HDF5's part apart (ffi/tests/static_hdf5.rs).
+    assert_eq!(
+        stdout(&config(&["--hdf5-ld-flags"])).trim(),
+        format!("-Wl,@{}/ld-opts/darshan-hdf5-ld-opts", share.display())
+    );
+    // Every function libdarshan.so interposes is wrapped, and no other:
+    // the HDF5 functions in the HDF5 file only.
     let opts = std::fs::read_to_string(share.join("ld-opts/darshan-ld-opts")).unwrap();
-    let mut wrapped: Vec<&str> = opts.lines().filter_map(|l| l.strip_prefix("--wrap=")).collect();
+    let h5_opts = std::fs::read_to_string(share.join("ld-opts/darshan-hdf5-ld-opts")).unwrap();
+    let wraps = |o: &str| -> Vec<String> { o.lines().filter_map(|l| l.strip_prefix("--wrap=")).map(String::from).collect() };
+    assert!(wraps(&opts).iter().all(|f| !f.starts_with("H5")), "HDF5 wrapped by --pre-ld-flags");
+    assert!(!wraps(&h5_opts).is_empty() && wraps(&h5_opts).iter().all(|f| f.starts_with("H5")));
+    let mut wrapped = [wraps(&opts), wraps(&h5_opts)].concat();
     wrapped.sort();
     let nm = common::output(Command::new("nm").args(["-D", "--defined-only"]).arg(prefix().join("lib/libdarshan.so")));
     let mut exported: Vec<String> = stdout(&nm)
@@ -131,7 +141,7 @@ fn darshan_config_answers_as_the_c_tool_does() {
         .collect();
     exported.sort();
     assert_eq!(wrapped, exported);
-    assert!(wrapped.len() > 200 && wrapped.contains(&"MPI_File_open") && wrapped.contains(&"pwrite64"));
+    assert!(wrapped.len() > 200 && wrapped.iter().any(|f| f == "MPI_File_open") && wrapped.iter().any(|f| f == "pwrite64"));
 }
 
 #[test]

@@ -85,7 +85,11 @@ impl Facts {
     /// The ld-opts file of the installed tree (`--wrap=` for every
     /// function the runtime interposes), made by `just install`.
     fn ld_opts(&self) -> Result<PathBuf, String> {
-        let f = self.lib.join("../share/ld-opts/darshan-ld-opts");
+        self.installed_ld_opts("darshan-ld-opts")
+    }
+
+    fn installed_ld_opts(&self, name: &str) -> Result<PathBuf, String> {
+        let f = self.lib.join("../share/ld-opts").join(name);
         match f.canonicalize() {
             Ok(f) => Ok(f),
             Err(_) => Err(format!(
@@ -101,6 +105,16 @@ impl Facts {
     pub fn pre_ld_flags(&self) -> Result<String, String> {
         let opts = self.ld_opts()?;
         Ok(format!("-L{} -l:libdarshan.a -Wl,@{}", self.lib_dir(), opts.display()))
+    }
+
+    /// With the static flags, for a program linked with HDF5 (static or
+    /// shared): the HDF5 functions wrapped too, and the static library's
+    /// table of them pulled in, which needs HDF5 in the link (so it is
+    /// not part of --pre-ld-flags, as it is of the C runtime's built with
+    /// HDF5, where every static link then needs HDF5).
+    pub fn hdf5_ld_flags(&self) -> Result<String, String> {
+        let opts = self.installed_ld_opts("darshan-hdf5-ld-opts")?;
+        Ok(format!("-Wl,@{}", opts.display()))
     }
 
     /// After the program's objects: the static library again (for the

@@ -78,6 +78,7 @@ fn answer(f: &Facts, opt: &str) -> Answer {
         "--pre-ld-flags" => f.pre_ld_flags().map(Line).unwrap_or_else(Fail),
         "--post-ld-flags" => f.post_ld_flags().map(Line).unwrap_or_else(Fail),
         "--dyn-ld-flags" => Line(f.dyn_ld_flags()),
+        "--hdf5-ld-flags" => f.hdf5_ld_flags().map(Line).unwrap_or_else(Fail),
         "--log-path" => Line(String::new()),
         "--log-path-by-env" => Line(facts::LOG_PATH_ENV.into()),
         "--zlib-path" => Line(String::new()),

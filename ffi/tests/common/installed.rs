@@ -76,8 +76,8 @@ pub fn assert_as_preloaded<H: std::fmt::Debug>(results: &[(H, Counters)], partia
 /// path, and mkstemp's file and Open MPI's session files have run-made
 /// names. HEATMAP (timing) is left out.
 pub fn counters(log: &Path, data: &Path) -> Counters {
-    use darshan_log::counters::{mpiio as mx, stdio as sx};
-    use darshan_log::modules::{MPIIO, STDIO};
+    use darshan_log::counters::{h5d as dx, mpiio as mx, stdio as sx};
+    use darshan_log::modules::{H5D, MPIIO, STDIO};
     let log = super::mpi::read(log);
     let base = data.display().to_string();
     log.recs
@@ -93,12 +93,14 @@ pub fn counters(log: &Path, data: &Path) -> Counters {
             let timed: &[usize] = match *m {
                 POSIX => &[px::RENAMED_FROM, px::MAX_READ_TIME_SIZE, px::MAX_WRITE_TIME_SIZE],
                 MPIIO => &[mx::MAX_READ_TIME_SIZE, mx::MAX_WRITE_TIME_SIZE],
+                H5D => &[dx::MAX_READ_TIME_SIZE, dx::MAX_WRITE_TIME_SIZE],
                 _ => &[],
             };
             let ranks = match *m {
                 POSIX => px::FASTEST_RANK..=px::SLOWEST_RANK_BYTES,
                 MPIIO => mx::FASTEST_RANK..=mx::SLOWEST_RANK_BYTES,
                 STDIO => sx::FASTEST_RANK..=sx::SLOWEST_RANK_BYTES,
+                H5D => dx::FASTEST_RANK..=dx::SLOWEST_RANK_BYTES,
                 _ => 1..=0,
             };
             for k in timed.iter().copied().chain(ranks) {
