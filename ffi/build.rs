@@ -3,6 +3,13 @@
 fn main() {
     println!("cargo:rerun-if-changed=src/shim.c");
     cc::Build::new().file("src/shim.c").flag("-fvisibility=hidden").flag_if_supported("-O2").compile("darshanshim");
+    // The BG/Q module's hardware provider, only for BG/Q targets
+    // (RUSTFLAGS="--cfg darshan_bgq" with IBM's headers); see bgq_wrap.rs.
+    println!("cargo::rustc-check-cfg=cfg(darshan_bgq)");
+    println!("cargo:rerun-if-changed=src/bgq_kernel.c");
+    if std::env::var_os("CARGO_CFG_DARSHAN_BGQ").is_some() {
+        cc::Build::new().file("src/bgq_kernel.c").flag("-fvisibility=hidden").compile("darshanbgq");
+    }
     static_unwinder();
 }
 

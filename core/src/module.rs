@@ -135,6 +135,18 @@ pub trait Module: Sync {
         self.with_records(&mut |r| r.output_all(emit));
     }
 
+    /// Shutdown, MPI only, before `reduce`: the id of every record this
+    /// rank has, for the ranks to agree on which records they share. By
+    /// default those of `output`; a module that writes fewer records than
+    /// it reduces (BG/Q: only rank 0 writes) names them all.
+    fn record_ids(&self, f: &mut dyn FnMut(u64)) {
+        self.output(&mut |run: &[u64]| {
+            for rec in crate::var_records::split(run, |r| self.record_len(r)) {
+                f(rec[0]);
+            }
+        });
+    }
+
     /// After shutdown: release what the module holds.
     fn cleanup(&self) {}
 

@@ -25,14 +25,12 @@ fn local_ids(modules: &[&'static dyn Module]) -> (Vec<u64>, HashMap<u64, u64>) {
     let mut mask: HashMap<u64, u64> = HashMap::new();
     for m in modules {
         let id = m.id();
-        m.output(&mut |run: &[u64]| {
-            for rec in crate::var_records::split(run, |r| m.record_len(r)) {
-                let e = mask.entry(rec[0]).or_insert_with(|| {
-                    order.push(rec[0]);
-                    0
-                });
-                *e |= 1 << id;
-            }
+        m.record_ids(&mut |rec_id| {
+            let e = mask.entry(rec_id).or_insert_with(|| {
+                order.push(rec_id);
+                0
+            });
+            *e |= 1 << id;
         });
     }
     (order, mask)

@@ -232,6 +232,9 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
     runtime::connect_heatmaps(clock::heat_shift());
     darshan_core::shutdown::map_job((0, 0), nprocs, Some(runtime::tick_secs()));
     darshan_core::logmap::arm();
+    // The job's BG/Q record, on excluded ranks too: it describes the
+    // job, and every rank takes part in its reduction.
+    crate::bgq_wrap::capture(rank);
     if excluded {
         // Set up for the shutdown, recording nothing.
         return Started::Excluded;

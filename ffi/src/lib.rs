@@ -13,6 +13,7 @@
 
 #[macro_use]
 mod real;
+mod bgq_wrap;
 mod clock;
 mod cwd;
 mod exec_wrap;

@@ -13,5 +13,6 @@ pub static MODULES: &[&dyn Module] = &[
     &darshan_hdf5::H5D,
     &darshan_heatmap::HEATMAP,
     &darshan_lustre::LUSTRE,
+    &darshan_bgq::BGQ,
     &darshan_null::NULL,
 ];

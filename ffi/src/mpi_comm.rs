@@ -180,6 +180,30 @@ impl Comm for MpiComm {
         }
     }
 
+    fn gather_u64(&self, v: u64) -> Vec<u64> {
+        let Some(f) = m::PMPI_Gather() else { return Vec::new() };
+        let mut all = vec![0u64; if self.rank == 0 { self.size.max(0) as usize } else { 0 }];
+        // SAFETY: one u64 sent; rank 0's buffer holds one per rank (the
+        // others' is not read by MPI).
+        let r = unsafe {
+            f(
+                (&v as *const u64).cast(),
+                1,
+                self.abi.uint64,
+                all.as_mut_ptr().cast(),
+                1,
+                self.abi.uint64,
+                0,
+                self.abi.comm_world,
+            )
+        };
+        if r == MPI_SUCCESS {
+            all
+        } else {
+            Vec::new()
+        }
+    }
+
     fn reduce_elems(&self, send: &[u64], recv: &mut [u64], elem_words: usize, combine: Combine) -> bool {
         let (Some(contig), Some(commit), Some(tfree), Some(opc), Some(opf), Some(reduce)) = (
             m::PMPI_Type_contiguous(),

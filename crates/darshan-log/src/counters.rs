@@ -338,3 +338,22 @@ pub mod h5d {
     pub const F_VARIANCE_RANK_TIME: usize = 15;
     pub const F_VARIANCE_RANK_BYTES: usize = 16;
 }
+
+pub mod bgq {
+    pub const NUM_INDICES: usize = 11;
+    pub const F_NUM_INDICES: usize = 1;
+    /// Words in one record: id, rank, counters, fcounters (112 bytes).
+    pub const RECORD_WORDS: usize = 2 + NUM_INDICES + F_NUM_INDICES;
+    pub const CSJOBID: usize = 0;
+    pub const NNODES: usize = 1;
+    pub const RANKSPERNODE: usize = 2;
+    pub const DDRPERNODE: usize = 3;
+    pub const INODES: usize = 4;
+    pub const ANODES: usize = 5;
+    pub const BNODES: usize = 6;
+    pub const CNODES: usize = 7;
+    pub const DNODES: usize = 8;
+    pub const ENODES: usize = 9;
+    pub const TORUSENABLED: usize = 10;
+    pub const F_TIMESTAMP: usize = 0;
+}

@@ -100,6 +100,7 @@ fn counter_indices_are_the_positions_of_their_names() {
     // 912 bytes: id, rank, file_rec_id, 94 counters, 17 fcounters.
     assert_eq!(counters::h5d::RECORD_WORDS * 8, 912);
     assert_eq!(counters::h5f::RECORD_WORDS * 8, 80);
+    assert_eq!(counters::bgq::RECORD_WORDS * 8, 112);
 }
 
 /// Every index constant of counters.rs (hand-written, 300 of them) is the
@@ -119,9 +120,11 @@ fn every_counter_index_constant_names_its_own_counter() {
                 "mpiio" => modules::MPIIO,
                 "h5f" => modules::H5F,
                 "h5d" => modules::H5D,
+                "bgq" => modules::BGQ,
                 other => panic!("counters.rs module {other} not known to this test"),
             };
-            let prefix = darshan_log::modules::MODULE_NAMES[id].replace('-', "");
+            // The counters of "BG/Q" are BGQ_...
+            let prefix = darshan_log::modules::MODULE_NAMES[id].replace(['-', '/'], "");
             module = Some((Box::leak(prefix.into_boxed_str()), id));
             continue;
         }

@@ -132,6 +132,32 @@ fn one_width(recs: &mut [Record]) {
 }
 
 /// Merge `paths` into the log `out`. Returns the number of records written.
+/// BG/Q: the one record the runtime writes for a job (modules/bgq), with
+/// or without --shared-redux: rank 0's; with more than one rank's, as the
+/// job's (rank -1) with BGQ_INODES the number of distinct I/O node ids
+/// the ranks' records hold.
+fn bgq_job_record(recs: &mut Vec<Record>) {
+    use darshan_log::counters::bgq::INODES;
+    // Already the job's (a log, not a crash-safe file, among the inputs).
+    if let Some(job) = recs.iter().position(|r| r.rank == -1) {
+        *recs = vec![recs.swap_remove(job)];
+        return;
+    }
+    let Some(first) = recs.iter().position(|r| r.rank == 0) else { return };
+    if recs.len() < 2 {
+        return;
+    }
+    let mut ids: Vec<i64> = recs.iter().filter_map(|r| r.counters.get(INODES).copied()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut job = recs.swap_remove(first);
+    job.rank = -1;
+    if let Some(n) = job.counters.get_mut(INODES) {
+        *n = ids.len() as i64;
+    }
+    *recs = vec![job];
+}
+
 pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, String> {
     if paths.is_empty() {
         return Err("no input logs".into());
@@ -158,6 +184,10 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Stri
     for (m, recs) in by_module.iter_mut() {
         if *m == HEATMAP {
             one_width(recs);
+            continue;
+        }
+        if *m == BGQ {
+            bgq_job_record(recs);
             continue;
         }
         if !opt.shared_redux || nranks < 2 || !(crate::accum::supported(*m) || *m == LUSTRE) {
