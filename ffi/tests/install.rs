@@ -98,7 +98,7 @@ fn darshan_config_answers_as_the_c_tool_does() {
         format!("-L{0} -Wl,-rpath={0} -Wl,-no-as-needed -ldarshan", lib.display())
     );
     let all = stdout(&config(&["--all"]));
-    for line in ["  --posix-mod             -> yes", "  --lustre-mod            -> no", "  --dyn-ld-flags    -> -L"] {
+    for line in ["  --posix-mod             -> yes", "  --lustre-mod            -> yes", "  --bgq-mod               -> no", "  --dyn-ld-flags    -> -L"] {
         assert!(all.contains(line), "--all lacks {line:?}:\n{all}");
     }
     // No option, or an unknown one: the usage and exit 1.

@@ -28,8 +28,11 @@ pub const FEATURES: [(&str, bool); 19] = [
     ("hdf5-mod", true),
     ("pnetcdf-mod", false),
     ("daos-mod", false),
+    // BG/Q's data come only from a BG/Q kernel (built with --cfg
+    // darshan_bgq); a recording replayed elsewhere is for tests.
     ("bgq-mod", false),
-    ("lustre-mod", false),
+    // Built, without liblustreapi (modules/lustre).
+    ("lustre-mod", true),
     ("mdhim-mod", false),
     ("ldms-mod", false),
 ];
