@@ -53,9 +53,8 @@ static RANGES: [CallerRange; CALLERS] = [const {
 }; CALLERS];
 static RANGES_CLAIMED: AtomicUsize = AtomicUsize::new(0);
 
-/// The global-scope library, once found; NO_GLOBAL: searched, none.
-static GLOBAL: AtomicPtr<Hdf5> = AtomicPtr::new(std::ptr::null_mut());
-static NO_GLOBAL: AtomicBool = AtomicBool::new(false);
+/// The global-scope library, once looked for.
+static GLOBAL: Cached = Cached::new();
 
 /// The library a call from return address `caller` belongs to.
 pub fn lib_for(caller: usize) -> Option<&'static Hdf5> {
@@ -89,74 +88,67 @@ pub fn lib_for(caller: usize) -> Option<&'static Hdf5> {
     Some(lib)
 }
 
+/// A library looked up once: found (a leaked Box, never freed, published)
+/// or known to be absent. Without a lock: threads making their first
+/// calls at once each look (a once-lock would hang a child forked while
+/// another thread was looking), and the last one found is kept.
+struct Cached {
+    lib: AtomicPtr<Hdf5>,
+    absent: AtomicBool,
+}
+
+impl Cached {
+    const fn new() -> Cached {
+        Cached { lib: AtomicPtr::new(std::ptr::null_mut()), absent: AtomicBool::new(false) }
+    }
+
+    fn get(&self, find: impl FnOnce() -> Option<&'static Hdf5>) -> Option<&'static Hdf5> {
+        let p = self.lib.load(Ordering::Acquire);
+        if !p.is_null() {
+            // SAFETY: only 'static libraries are stored (leaked, never freed).
+            return Some(unsafe { &*p });
+        }
+        if self.absent.load(Ordering::Relaxed) {
+            return None;
+        }
+        let found = find();
+        match found {
+            Some(lib) => self.lib.store(lib as *const Hdf5 as *mut Hdf5, Ordering::Release),
+            None => self.absent.store(true, Ordering::Relaxed),
+        }
+        found
+    }
+}
+
 /// The HDF5 linked statically into the program with the static HDF5
 /// options (Hdf5::linked_in), made once. Every call that reaches a
 /// wrapper then comes from that link: the wrappers are the program's
 /// `__wrap_H5...` names, which no shared library calls, so no caller is
 /// looked up.
-static LINKED_IN: AtomicPtr<Hdf5> = AtomicPtr::new(std::ptr::null_mut());
-static NOT_LINKED_IN: AtomicBool = AtomicBool::new(false);
+static LINKED_IN: Cached = Cached::new();
 
 fn linked_in() -> Option<&'static Hdf5> {
-    let p = LINKED_IN.load(Ordering::Acquire);
-    if !p.is_null() {
-        // SAFETY: published from a leaked Box, never freed.
-        return Some(unsafe { &*p });
-    }
-    if NOT_LINKED_IN.load(Ordering::Relaxed) {
-        return None;
-    }
-    let Some(lib) = Hdf5::linked_in() else {
-        NOT_LINKED_IN.store(true, Ordering::Relaxed);
-        return None;
-    };
-    // As library(): threads making their first call at once each make
-    // one, and the first published is kept.
-    let mine: *mut Hdf5 = Box::leak(Box::new(lib));
-    match LINKED_IN.compare_exchange(std::ptr::null_mut(), mine, Ordering::AcqRel, Ordering::Acquire) {
-        // SAFETY: `mine` is the leaked Box just published; never freed.
-        Ok(_) => Some(unsafe { &*mine }),
-        Err(theirs) => {
-            // SAFETY: `mine` was never published; `theirs` was, from a
-            // leaked Box never freed.
-            drop(unsafe { Box::from_raw(mine) });
-            Some(unsafe { &*theirs })
-        }
-    }
+    LINKED_IN.get(|| Hdf5::linked_in().map(|lib| &*Box::leak(Box::new(lib))))
 }
 
 /// The library this library's own calls to H5 names would reach: the next
 /// definition in the global scope, else the first loaded object that
-/// defines H5Fcreate (h5py's `h5py.libs/libhdf5-<hash>.so`). Without a
-/// lock: threads making their first calls at once each look, and the
-/// library registry keeps one per object (a once-lock would hang a child
-/// forked while another thread was looking).
+/// defines H5Fcreate (h5py's `h5py.libs/libhdf5-<hash>.so`). The library
+/// registry keeps one per object, however many threads look at once.
 fn global() -> Option<&'static Hdf5> {
-    let p = GLOBAL.load(Ordering::Acquire);
-    if !p.is_null() {
-        // SAFETY: published from a leaked Box, never freed.
-        return Some(unsafe { &*p });
-    }
-    if NO_GLOBAL.load(Ordering::Relaxed) {
-        return None;
-    }
-    // SAFETY: dlsym with a NUL-terminated name.
-    let next = unsafe { libc::dlsym(libc::RTLD_NEXT, c"H5Fcreate".as_ptr()) };
-    let owner = owner_of(next).or_else(|| {
-        let mut found: Option<(*mut c_void, usize)> = None;
-        // SAFETY: the callback only reads the entry it is given.
-        unsafe {
-            libc::dl_iterate_phdr(Some(first_defining), (&mut found as *mut Option<(*mut c_void, usize)>).cast())
-        };
-        found
-    });
-    let Some((handle, base)) = owner else {
-        NO_GLOBAL.store(true, Ordering::Relaxed);
-        return None;
-    };
-    let lib = library(handle, base);
-    GLOBAL.store(lib as *const Hdf5 as *mut Hdf5, Ordering::Release);
-    Some(lib)
+    GLOBAL.get(|| {
+        // SAFETY: dlsym with a NUL-terminated name.
+        let next = unsafe { libc::dlsym(libc::RTLD_NEXT, c"H5Fcreate".as_ptr()) };
+        let owner = owner_of(next).or_else(|| {
+            let mut found: Option<(*mut c_void, usize)> = None;
+            // SAFETY: the callback only reads the entry it is given.
+            unsafe {
+                libc::dl_iterate_phdr(Some(first_defining), (&mut found as *mut Option<(*mut c_void, usize)>).cast())
+            };
+            found
+        });
+        owner.map(|(handle, base)| library(handle, base))
+    })
 }
 
 /// The library loaded at `base` (dlopen handle `handle`), made once.

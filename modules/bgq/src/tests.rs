@@ -125,10 +125,7 @@ impl Comm for Job {
 /// is one static.
 #[test]
 fn the_record_is_made_reduced_to_rank_0_and_written_by_rank_0_only() {
-    let platform: &'static darshan_core::platform::FakePlatform = Box::leak(Box::default());
-    let config = darshan_core::config::Config::default();
-    let shared = darshan_core::runtime::Shared { config, mounts: Vec::new(), cmdline: "test".into(), platform };
-    darshan_core::runtime::init(shared, (0, 0), 1, None).unwrap();
+    darshan_core::runtime::init_for_tests(darshan_core::config::Config::default()).unwrap();
     let node = Recorded::parse(RECORDING).unwrap().node(0).unwrap();
     let id = darshan_log::record_id(RECORD_NAME);
     let ctx = |rank| FinalizeCtx { secs_per_tick: 0.5, end_tick: 100, heat_secs_per_tick: 0.5, rank, nprocs: 4 };

@@ -18,14 +18,7 @@ fn finalize_and_output(m: &dyn Module) -> Vec<u64> {
 
 #[test]
 fn files_and_datasets_are_counted_as_darshan_counts_them() {
-    let platform: &'static darshan_core::platform::FakePlatform = Box::leak(Box::default());
-    let shared = darshan_core::runtime::Shared {
-        config: darshan_core::config::Config::default(),
-        mounts: Vec::new(),
-        cmdline: "test".into(),
-        platform,
-    };
-    darshan_core::runtime::init(shared, (0, 0), 1, None).unwrap();
+    darshan_core::runtime::init_for_tests(darshan_core::config::Config::default()).unwrap();
     let mut arena = RecordArena::new(1 << 20).unwrap();
     H5F.attach(arena.reserve(f::RECORD_WORDS, 16), 0);
     H5D.attach(arena.reserve(d::RECORD_WORDS, 16), 0);

@@ -170,10 +170,7 @@ fn a_blob_in_the_other_byte_order_decodes_the_same() {
 
 #[test]
 fn the_module_counts_bad_layouts_and_makes_one_record_per_file() {
-    let platform: &'static darshan_core::platform::FakePlatform = Box::leak(Box::default());
-    let config = darshan_core::config::Config::default();
-    let shared = darshan_core::runtime::Shared { config, mounts: Vec::new(), cmdline: "test".into(), platform };
-    darshan_core::runtime::init(shared, (0, 0), 1, None).unwrap();
+    darshan_core::runtime::init_for_tests(darshan_core::config::Config::default()).unwrap();
     let mut arena = RecordArena::new(1 << 20).unwrap();
     LUSTRE.attach(arena.reserve(NOMINAL_WORDS, 16), 0);
     LUSTRE.on_layout(1, b"garbage");

@@ -98,12 +98,10 @@ mod tests {
 
     #[test]
     fn records_are_counted_bounded_and_converted() {
-        let platform: &'static darshan_core::platform::FakePlatform = Box::leak(Box::default());
         // The NULL module is off by default: this run asks for it.
         let mut config = darshan_core::config::Config::default();
         config.mod_enabled[ID] = true;
-        let shared = darshan_core::runtime::Shared { config, mounts: Vec::new(), cmdline: "test".into(), platform };
-        darshan_core::runtime::init(shared, (0, 0), 1, None).unwrap();
+        darshan_core::runtime::init_for_tests(config).unwrap();
         // Two records fit; the third name marks the module partial.
         let mut arena = RecordArena::new(2 * RECORD_WORDS * 8).unwrap();
         NULL.attach(arena.reserve(RECORD_WORDS, 1024), 0);
