@@ -33,21 +33,9 @@ pub trait Comm {
     /// Reduce `send` (elements of `elem_words` words) onto rank 0's `recv`
     /// with `combine`. False if MPI refused.
     fn reduce_elems(&self, send: &[u64], recv: &mut [u64], elem_words: usize, combine: Combine) -> bool;
-    /// Every rank's `v` on rank 0, in rank order (empty on the others).
-    /// By default through `allreduce_u64` (each rank's value in its own
-    /// slot of a zero vector); the MPI implementation gathers.
-    fn gather_u64(&self, v: u64) -> Vec<u64> {
-        let mut all = vec![0u64; self.size().max(0) as usize];
-        if let Some(x) = usize::try_from(self.rank()).ok().and_then(|r| all.get_mut(r)) {
-            *x = v;
-        }
-        self.allreduce_u64(&mut all, Op::Sum);
-        if self.rank() == 0 {
-            all
-        } else {
-            Vec::new()
-        }
-    }
+    /// Every rank's `v` on rank 0, in rank order (empty on the others,
+    /// and on rank 0 if MPI refused).
+    fn gather_u64(&self, v: u64) -> Vec<u64>;
     /// Open the log file collectively (create, exclusive, write only) with
     /// the `key=value;...` hints.
     fn open_log(&self, path: &str, hints: &str) -> Result<(), String>;

@@ -111,11 +111,6 @@ pub fn set_job_pid(pid: i64) {
     lock(&TIMES).first_pid = pid;
 }
 
-/// Start-up: keep the configuration and the mount table, reserve the name
-/// and record memory — in the crash-safe file `mmap` if given, else on the
-/// heap. An error line if that memory cannot be had (or the runtime was
-/// already initialised): the caller then disables the runtime. Ok(Some)
-/// is a warning: the crash-safe file could not be made, memory is used.
 /// For the modules' unit tests: the runtime initialised with `config`, a
 /// fake platform (platform.rs), no mount table and no crash-safe file (the
 /// records live in an arena of the test's own).
@@ -124,6 +119,11 @@ pub fn init_for_tests(config: crate::config::Config) -> Result<Option<String>, S
     init(Shared { config, mounts: Vec::new(), cmdline: "test".into(), platform }, (0, 0), 1, None)
 }
 
+/// Start-up: keep the configuration and the mount table, reserve the name
+/// and record memory — in the crash-safe file `mmap` if given, else on the
+/// heap. An error line if that memory cannot be had (or the runtime was
+/// already initialised): the caller then disables the runtime. Ok(Some)
+/// is a warning: the crash-safe file could not be made, memory is used.
 pub fn init(shared: Shared, start: (i64, i64), pid: i64, mmap: Option<String>) -> Result<Option<String>, String> {
     if SHARED.get().is_some() {
         return Err("already initialised".into());

@@ -14,8 +14,11 @@ use crate::init::say;
 /// Start-up (rank `rank`, 0 without MPI): the job's record, if this is a
 /// BG/Q or a recording says so.
 pub fn capture(rank: i64) {
-    let on = darshan_core::runtime::config().is_some_and(|c| c.mod_enabled[darshan_log::modules::BGQ]);
-    if let Some(node) = node(rank).filter(|_| on) {
+    // Switched off: not even the recording is read.
+    if !darshan_core::runtime::config().is_some_and(|c| c.mod_enabled[darshan_log::modules::BGQ]) {
+        return;
+    }
+    if let Some(node) = node(rank) {
         BGQ.capture(&node, clock::now());
     }
 }

@@ -123,9 +123,8 @@ functions! {
 }
 
 extern "C" {
-    /// Whether the static library's HDF5 table is linked in (shim.c).
-    fn darshan_static_hdf5_linked() -> c_int;
-    /// The table's function of NUL-terminated `name`, null if none.
+    /// The static library's HDF5 table's function of NUL-terminated
+    /// `name` (shim.c), null if none or if the table is not linked in.
     fn darshan_static_hdf5_symbol(name: *const c_char) -> *mut c_void;
 }
 
@@ -157,14 +156,12 @@ impl Hdf5 {
     /// where there is no such table (libdarshan.so, or a static link
     /// without the HDF5 options).
     pub fn linked_in() -> Option<Hdf5> {
-        // SAFETY: reads whether a weak symbol is defined; no preconditions.
-        if unsafe { darshan_static_hdf5_linked() } == 0 {
-            return None;
-        }
         // SAFETY: the table names each function by the name it resolves
         // (install.sh makes it from this file's list), all of one
         // library; the names passed are NUL-terminated.
         let f = unsafe { Fns::resolve(&|name| darshan_static_hdf5_symbol(name)) };
+        // No table (every function null) where it is not linked in.
+        f.H5Fcreate?;
         // Its base: the table's own code, in the program (no other
         // library's calls reach the __wrap_ names).
         Some(Self::checked(f, darshan_static_hdf5_symbol as *const () as usize))

@@ -80,18 +80,24 @@ static void *p_vfprintf, *p_vfprintf_chk, *p_vfscanf, *p_isoc99_vfscanf, *p_isoc
 struct darshan_static_real { const char *name; void *addr; };
 extern const struct darshan_static_real darshan_static_reals[] __attribute__((weak));
 
+/* `name`'s address in table `t` (null-terminated; itself null where the
+ * link left it out), null if none. */
+static void *in_table(const struct darshan_static_real *t, const char *name)
+{
+    for (; t && t->name; t++)
+        if (strcmp(t->name, name) == 0)
+            return t->addr;
+    return 0;
+}
+
 HIDDEN void *darshan_real_symbol(const char *name)
 {
-    if (darshan_static_reals) {
-        for (const struct darshan_static_real *r = darshan_static_reals; r->name; r++)
-            if (strcmp(r->name, name) == 0 && r->addr)
-                return r->addr;
-    }
-    /* A weak entry the link left null (an HDF5 function of a library not
-     * linked in) may still be in a shared library; MPI functions are not
+    void *p = in_table(darshan_static_reals, name);
+    /* A weak entry the link left null (a function of a newer glibc than
+     * this one) may still be in a shared library; MPI functions are not
      * in the table (the executable defines them itself: install.sh) and
      * always come from the shared MPI. */
-    return dlsym(RTLD_NEXT, name);
+    return p ? p : dlsym(RTLD_NEXT, name);
 }
 
 /* A static HDF5 linked in with share/ld-opts/darshan-hdf5-ld-opts, which
@@ -103,19 +109,9 @@ HIDDEN void *darshan_real_symbol(const char *name)
  * libdarshan.so finds HDF5 libraries with dlsym (hdf5_find.rs). */
 extern const struct darshan_static_real darshan_static_hdf5[] __attribute__((weak));
 
-HIDDEN int darshan_static_hdf5_linked(void)
-{
-    return darshan_static_hdf5 != 0;
-}
-
 HIDDEN void *darshan_static_hdf5_symbol(const char *name)
 {
-    if (darshan_static_hdf5) {
-        for (const struct darshan_static_real *r = darshan_static_hdf5; r->name; r++)
-            if (strcmp(r->name, name) == 0)
-                return r->addr;
-    }
-    return 0;
+    return in_table(darshan_static_hdf5, name);
 }
 
 static void *resolve(void **slot, const char *name)

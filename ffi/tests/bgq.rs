@@ -41,9 +41,7 @@ fn serial_log(tag: &str, env: &[(&str, &Path)]) -> (darshan_log::LogFile, String
     }
     let out = output(&mut cmd);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let logs = files(&dir.join("logs"));
-    assert_eq!(logs.len(), 1, "{logs:?}");
-    (darshan_log::LogFile::open(&logs[0]).unwrap(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (darshan_log::LogFile::open(only_log(&dir)).unwrap(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 fn bgq_records(log: &darshan_log::LogFile) -> Vec<darshan_log::Record> {

@@ -95,7 +95,8 @@ fn build(name: &str, mpi: Option<Mpi>, how: How, dir: &Path) -> PathBuf {
             c
         }
     };
-    cmd.arg("-O2").arg("-o").arg(&exe).arg(&src);
+    // In `dir`: h5cc compiles to <name>.o in its working directory first.
+    cmd.current_dir(dir).arg("-O2").arg("-o").arg(&exe).arg(&src);
     match how {
         Preload => _ = cmd.arg("-L").arg(&lib).arg("-lhdf5").arg(format!("-Wl,-rpath,{lib}")),
         StaticFlags | StaticHdf5Flags => _ = cmd.args(flags("--post-ld-flags")),
@@ -173,8 +174,13 @@ fn a_static_serial_hdf5_program_is_counted_as_under_ld_preload() {
         let m = modules(&c);
         assert!(m.contains(&POSIX) && m.contains(&H5F) && m.contains(&H5D), "{how:?}: modules {m:?}");
         let log = read(&log);
+        // h5_serial.c's known pattern (as ffi/tests/hdf5.rs checks it).
         let file = log.one(H5F, &dir.join("data/s.h5"));
         assert_eq!((file.counters[f::OPENS], file.counters[f::FLUSHES]), (2, 1), "{how:?}");
+        let x = log.one(H5D, &PathBuf::from(format!("{}:/x", dir.join("data/s.h5").display())));
+        let k = |i: usize| x.counters[i];
+        assert_eq!((k(d::OPENS), k(d::WRITES), k(d::READS)), (2, 3, 3), "{how:?}");
+        assert_eq!((k(d::BYTES_WRITTEN), k(d::BYTES_READ)), (768, 712), "{how:?}");
         results.push((how, c));
     }
     assert_as_preloaded(&results, |_| false);
@@ -197,6 +203,8 @@ fn a_static_parallel_hdf5_job_is_counted_as_under_ld_preload(mpi: Mpi) {
         assert_eq!((file.rank, file.counters[f::OPENS], file.counters[f::USE_MPIIO]), (-1, NP + 1, 1), "{how:?}");
         let set = log.one(H5D, &PathBuf::from(format!("{}:/rows", data.join("p.h5").display())));
         assert_eq!((set.rank, set.counters[d::WRITES], set.counters[d::USE_MPIIO_COLLECTIVE]), (-1, NP, 1), "{how:?}");
+        // Each rank's 4 rows of 16 doubles.
+        assert_eq!(set.counters[d::BYTES_WRITTEN], NP * 512, "{how:?}");
         results.push((how, c));
     }
     // HDF5's own MPI-IO calls are the static program's too.

@@ -111,9 +111,5 @@ pub fn counters(log: &Path, data: &Path) -> Counters {
         .collect()
 }
 
-pub fn only_log(dir: &Path) -> PathBuf {
-    let logs = super::files(&dir.join("logs"));
-    assert_eq!(logs.len(), 1, "one log: {logs:?}");
-    logs[0].clone()
-}
+pub use super::only_log;
 

@@ -78,6 +78,13 @@ pub fn instrumented(exe: &Path, dir: &Path) -> Command {
 #[allow(unused_imports)]
 pub use darshan_test_support::{output, output_within, status, wait, wait_within, LIMIT};
 
+/// The one log in `dir`/logs (there must be exactly one).
+pub fn only_log(dir: &Path) -> PathBuf {
+    let logs = files(&dir.join("logs"));
+    assert_eq!(logs.len(), 1, "one log: {logs:?}");
+    logs[0].clone()
+}
+
 /// Files in `dir`, sorted (none if it does not exist).
 pub fn files(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> =
