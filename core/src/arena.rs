@@ -8,6 +8,9 @@
 
 pub struct RecordArena {
     free: &'static mut [u64],
+    /// Memory set aside at start-up for one module alone (DXT's traces,
+    /// outside DARSHAN_MODMEM as in Darshan), by module id.
+    aside: Vec<(usize, &'static mut [u64])>,
 }
 
 /// A module's reservation: room for `capacity` records of `rec_words` words.
@@ -328,13 +331,42 @@ pub fn as_words(bytes: &'static mut [u8]) -> Option<&'static mut [u64]> {
 impl RecordArena {
     /// Records in memory someone else provides (the crash-safe mapping).
     pub fn from_words(words: &'static mut [u64]) -> RecordArena {
-        RecordArena { free: words }
+        RecordArena { free: words, aside: Vec::new() }
     }
 
     /// A zeroed block of `bytes` (rounded down to whole words), or None if
     /// it cannot be had. Never freed: records live as long as the process.
     pub fn new(bytes: usize) -> Option<RecordArena> {
-        Some(RecordArena { free: zeroed_words(bytes / 8)? })
+        Some(RecordArena { free: zeroed_words(bytes / 8)?, aside: Vec::new() })
+    }
+
+    /// Take `bytes` (whole words) off the end of the block for `module`
+    /// alone; what the other modules reserve can then never reach it.
+    pub fn set_aside(&mut self, module: usize, bytes: usize) {
+        let n = (bytes / 8).min(self.free.len());
+        let block = std::mem::take(&mut self.free);
+        let at = block.len() - n;
+        let (rest, mine) = block.split_at_mut(at);
+        self.free = rest;
+        self.aside.push((module, mine));
+    }
+
+    /// Whether `module` has memory set aside.
+    pub fn has_aside(&self, module: usize) -> bool {
+        self.aside.iter().any(|(m, _)| *m == module)
+    }
+
+    /// `module`'s reservation: all its set-aside memory if it has some,
+    /// else as [`RecordArena::reserve`].
+    pub fn reserve_for(&mut self, module: usize, rec_words: usize, want: usize) -> Slice {
+        match self.aside.iter().position(|(m, _)| *m == module) {
+            Some(k) if rec_words > 0 => {
+                let (_, words) = self.aside.swap_remove(k);
+                let capacity = words.len() / rec_words;
+                Slice { words, rec_words, capacity }
+            }
+            _ => self.reserve(rec_words, want),
+        }
     }
 
     pub fn remaining_bytes(&self) -> usize {

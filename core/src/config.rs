@@ -9,6 +9,10 @@ use regex_automata::dfa::regex::Regex;
 pub const DEF_MOD_MEM: usize = 4 << 20;
 pub const DEF_NAME_MEM: usize = 1 << 20;
 pub const DEF_MOD_REC_COUNT: usize = 1024;
+/// DXT modules reserve trace memory as records of this size (Darshan's
+/// DXT_DEF_RECORD_SIZE), 2,048 of them (2 MiB) unless MAX_RECORDS says.
+pub const DXT_RECORD_BYTES: usize = 1024;
+pub const DEF_DXT_REC_COUNT: usize = 2048;
 pub const DEF_MEM_ALIGN: i64 = 8;
 pub const DEF_LOG_HINTS: &str = "cb_nodes=1";
 
@@ -55,6 +59,10 @@ pub struct Config {
     pub rank_include: Vec<(i64, i64)>,
     pub dxt_small_io_trigger: Option<f64>,
     pub dxt_unaligned_io_trigger: Option<f64>,
+    /// DARSHAN_DXT_THREAD_ID=1 / DXT_THREAD_ID (ours): DXT segments carry
+    /// the calling thread's id, written as DXT_POSIX v2 / DXT_MPIIO v3
+    /// (Darshan after 3.5.0), which released readers refuse.
+    pub dxt_thread_ids: bool,
 }
 
 impl Default for Config {
@@ -83,7 +91,7 @@ impl Default for Config {
             name_mem: DEF_NAME_MEM,
             mem_align: DEF_MEM_ALIGN,
             mod_enabled,
-            max_records: [DEF_MOD_REC_COUNT; MAX_MODS],
+            max_records: default_records(),
             name_exclude: Vec::new(),
             name_include: Vec::new(),
             app_exclude: Vec::new(),
@@ -92,8 +100,16 @@ impl Default for Config {
             rank_include: Vec::new(),
             dxt_small_io_trigger: None,
             dxt_unaligned_io_trigger: None,
+            dxt_thread_ids: false,
         }
     }
+}
+
+fn default_records() -> [usize; MAX_MODS] {
+    let mut r = [DEF_MOD_REC_COUNT; MAX_MODS];
+    r[modules::DXT_POSIX] = DEF_DXT_REC_COUNT;
+    r[modules::DXT_MPIIO] = DEF_DXT_REC_COUNT;
+    r
 }
 
 /// Where configuration comes from: a variable lookup and a file reader, so
@@ -295,6 +311,7 @@ impl Config {
                 "DXT_UNALIGNED_IO_TRIGGER" if need(1, warn) => {
                     self.dxt_unaligned_io_trigger = fraction(args[0], &what, warn)
                 }
+                "DXT_THREAD_ID" => self.dxt_thread_ids = true,
                 "DUMP_CONFIG" => self.dump_config = true,
                 "INTERNAL_TIMING" => self.internal_timing = true,
                 "DISABLE_SHARED_REDUCTION" => self.disable_shared_reduction = true,
@@ -410,6 +427,32 @@ impl Config {
         if let Some(v) = src.var("DARSHAN_DXT_UNALIGNED_IO_TRIGGER") {
             self.dxt_unaligned_io_trigger = fraction(&v, "DARSHAN_DXT_UNALIGNED_IO_TRIGGER", warn);
         }
+        if let Some(v) = src.var("DARSHAN_DXT_THREAD_ID") {
+            self.dxt_thread_ids = v.trim() != "0";
+        }
+    }
+
+    /// Trace memory of a DXT module (Darshan's accounting: 104 bytes per
+    /// file, 32 or 40 per segment): its own, outside DARSHAN_MODMEM, as
+    /// in Darshan; 0 when the module is off.
+    pub fn dxt_budget(&self, module: usize) -> usize {
+        let on = matches!(module, modules::DXT_POSIX | modules::DXT_MPIIO) && self.mod_enabled[module];
+        if on {
+            self.max_records[module].saturating_mul(DXT_RECORD_BYTES)
+        } else {
+            0
+        }
+    }
+
+    /// Memory reserved for a DXT module's budget: the chunks' own headers
+    /// (dxt_mapped) take at most a sixteenth more, plus a page.
+    pub fn dxt_reserve(&self, module: usize) -> usize {
+        let b = self.dxt_budget(module);
+        if b == 0 {
+            0
+        } else {
+            b.saturating_add(b / 16).saturating_add(4096).next_multiple_of(8)
+        }
     }
 
     /// Whether the program (first token of the command line) is excluded
@@ -442,7 +485,7 @@ impl Config {
         s += &format!("darshan:DARSHAN_LOGHINTS\t{}\n", self.log_hints);
         s += &format!("darshan:enabled modules\t{}\n", on.join(","));
         for m in 0..MODULE_NAMES.len() {
-            if self.max_records[m] != DEF_MOD_REC_COUNT {
+            if self.max_records[m] != default_records()[m] {
                 s += &format!("darshan:MAX_RECORDS\t{} {}\n", self.max_records[m], MODULE_NAMES[m]);
             }
         }

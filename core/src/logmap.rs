@@ -32,7 +32,7 @@ use std::sync::Mutex;
 
 use darshan_log::header::HEADER_SIZE;
 use darshan_log::job::JOB_RECORD_SIZE;
-use darshan_log::modules::{MAX_MODS, WRITE_VERSIONS};
+use darshan_log::modules::MAX_MODS;
 
 /// Where the name table starts in the file.
 pub const NAMES_OFF: usize = HEADER_SIZE + JOB_RECORD_SIZE;
@@ -284,14 +284,14 @@ pub fn set_job(encoded: &[u8]) {
 }
 
 /// A module reserved `bytes` of records starting at `addr` (untouched).
-pub fn module_registered(id: usize, addr: usize, bytes: usize) {
+/// `version`: the layout of its records in the file (Module::mapped_version).
+pub fn module_registered(id: usize, addr: usize, bytes: usize, version: u32) {
     with(|m| {
         if id < MAX_MODS && addr >= m.base && addr < m.base + m.len {
             let off = addr - m.base;
             m.areas[id] = Area { start: off, given: off, end: off + bytes };
             put(m.header, 48 + 16 * id, off as u64);
-            let ver = WRITE_VERSIONS.get(id).copied().unwrap_or(0);
-            m.header[1072 + 4 * id..1076 + 4 * id].copy_from_slice(&ver.to_le_bytes());
+            m.header[1072 + 4 * id..1076 + 4 * id].copy_from_slice(&version.to_le_bytes());
             if m.backing == Backing::File {
                 // Registered after the file was made (MPI-IO at MPI_Init).
                 m.grow(id, off);

@@ -37,6 +37,18 @@ pub trait Module: Sync {
     /// Size of one record in 64-bit words, as written to the log.
     fn record_words(&self) -> usize;
 
+    /// The version of this module's records in the log header.
+    fn version(&self) -> u32 {
+        darshan_log::modules::WRITE_VERSIONS.get(self.id()).copied().unwrap_or(0)
+    }
+
+    /// The version of its records as they lie in the crash-safe file
+    /// while the program runs: `version` unless they are kept in another
+    /// layout there (DXT: `darshan_log::dxt_mapped`).
+    fn mapped_version(&self) -> u32 {
+        self.version()
+    }
+
     /// Words of the record that starts `rec` (in `output`'s runs): the
     /// fixed `record_words` unless the module's records vary in length
     /// (LUSTRE; see `var_records`).

@@ -8,7 +8,7 @@
 //! streams (one per rank in an MPI job, one per core for a big region).
 
 use darshan_log::header::{Header, LogVersion, RegionMap, HEADER_SIZE};
-use darshan_log::modules::{MAX_MODS, WRITE_VERSIONS};
+use darshan_log::modules::MAX_MODS;
 use darshan_log::Compression;
 
 use crate::compress;
@@ -147,7 +147,7 @@ pub fn layout(totals: &[u64], ids: &[usize], partial_flag: u64) -> (Header, Vec<
         let len = totals[2 + k];
         if len > 0 && id < MAX_MODS {
             header.mod_map[id] = RegionMap { off: starts[2 + k], len };
-            header.mod_ver[id] = WRITE_VERSIONS.get(id).copied().unwrap_or(0);
+            header.mod_ver[id] = crate::runtime::module_version(id);
         }
     }
     (header, starts)

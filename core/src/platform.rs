@@ -11,6 +11,10 @@ pub trait Platform: Sync {
     fn pid(&self) -> i64;
     fn euid(&self) -> i64;
     fn hostname(&self) -> String;
+    /// The calling thread's id (pthread_self), for DXT segments.
+    fn thread_id(&self) -> u64 {
+        0
+    }
     /// The runtime's own I/O follows (making the crash-safe file, growing
     /// it): the wrappers it passes through must not count it as calls they
     /// missed. Returns what [`Platform::own_io_end`] restores.

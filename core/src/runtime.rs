@@ -129,7 +129,10 @@ pub fn init(shared: Shared, start: (i64, i64), pid: i64, mmap: Option<String>) -
         return Err("already initialised".into());
     }
     let name_mem = shared.config.name_mem;
-    let mod_mem = shared.config.mod_mem;
+    // DXT's traces have memory of their own, after DARSHAN_MODMEM's.
+    let dxt = [darshan_log::modules::DXT_POSIX, darshan_log::modules::DXT_MPIIO]
+        .map(|m| (m, shared.config.dxt_reserve(m)));
+    let mod_mem = dxt.iter().fold(shared.config.mod_mem, |n, (_, b)| n.saturating_add(*b));
     let mut warning = None;
     let mut mapped = None;
     if let Some(path) = mmap {
@@ -143,13 +146,16 @@ pub fn init(shared: Shared, start: (i64, i64), pid: i64, mmap: Option<String>) -
             None => warning = Some("cannot reserve memory for the crash-safe log; records kept in memory".into()),
         }
     }
-    let (names, arena) = match mapped {
+    let (names, mut arena) = match mapped {
         Some(m) => m,
         None => (
             NameArena::new(name_mem).ok_or(format!("cannot reserve DARSHAN_NAMEMEM ({} MiB)", name_mem >> 20))?,
             RecordArena::new(mod_mem).ok_or(format!("cannot reserve DARSHAN_MODMEM ({} MiB)", mod_mem >> 20))?,
         ),
     };
+    for (m, bytes) in dxt.into_iter().filter(|(_, b)| *b > 0) {
+        arena.set_aside(m, bytes);
+    }
     if SHARED.set(shared).is_err() {
         return Err("already initialised".into());
     }
@@ -170,28 +176,43 @@ pub fn register(m: &'static dyn Module, rank: i64) {
 /// page or two each time), then each attaches.
 pub fn register_all(ms: &[&'static dyn Module], rank: i64) {
     let Some(cfg) = config() else { return };
+    let mut added = 0;
     let slices: Vec<crate::arena::Slice> = ms
         .iter()
         .map(|m| match lock(&ARENA).as_mut() {
             Some(a) if cfg.mod_enabled.get(m.id()).copied().unwrap_or(false) => {
-                a.reserve(m.record_words(), m.fixed_records().unwrap_or(cfg.max_records[m.id()]))
+                let aside = a.has_aside(m.id());
+                let s = a.reserve_for(m.id(), m.record_words(), m.fixed_records().unwrap_or(cfg.max_records[m.id()]));
+                // Set-aside memory (DXT) holds no named records.
+                if !aside {
+                    added += s.capacity;
+                }
+                s
             }
             _ => crate::arena::Slice::empty(m.record_words()),
         })
         .collect();
-    let added: usize = slices.iter().map(|s| s.capacity).sum();
     let total = CAPACITY.fetch_add(added, Ordering::Relaxed) + added;
     if let Some(n) = lock(&NAMES).as_mut() {
         n.expect(total);
     }
     for (m, slice) in ms.iter().zip(slices) {
         if slice.capacity > 0 {
-            crate::logmap::module_registered(m.id(), slice.words.as_ptr() as usize, slice.words.len() * 8);
+            crate::logmap::module_registered(m.id(), slice.words.as_ptr() as usize, slice.words.len() * 8, m.mapped_version());
         }
         m.attach(slice, rank);
         let mut reg = lock(&REGISTRY);
         reg.push(*m);
         reg.sort_by_key(|m| m.id());
+    }
+}
+
+/// The version written in the log header for module `id`: the registered
+/// module's (DXT's depends on the configuration), else this library's.
+pub fn module_version(id: usize) -> u32 {
+    match lock(&REGISTRY).iter().find(|m| m.id() == id) {
+        Some(m) => m.version(),
+        None => darshan_log::modules::WRITE_VERSIONS.get(id).copied().unwrap_or(0),
     }
 }
 

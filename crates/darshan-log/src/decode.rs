@@ -131,6 +131,9 @@ pub struct ModuleReader<'a> {
     /// Seconds per tick of a crash-safe log of ours whose time counters
     /// still hold clock ticks (job metadata `ticks=`).
     tick_secs: Option<f64>,
+    /// DXT traces of a crash-safe file ([`crate::dxt_mapped`]): rebuilt
+    /// from the whole region at the first record, then handed out.
+    mapped: Option<std::collections::VecDeque<Record>>,
 }
 
 /// The modules whose fcounters (all but the last, VARIANCE_RANK_BYTES)
@@ -141,7 +144,8 @@ fn tick_counted(module: usize) -> bool {
 
 impl<'a> ModuleReader<'a> {
     pub fn new(region: RegionReader<'a>, module: usize, version: u32, swapped: bool) -> Result<Self> {
-        let known = module < KNOWN_MODULE_COUNT && version >= 1 && version <= READ_VERSIONS[module];
+        let mapped_dxt = matches!(module, DXT_POSIX | DXT_MPIIO) && version == crate::dxt_mapped::VERSION;
+        let known = module < KNOWN_MODULE_COUNT && version >= 1 && version <= READ_VERSIONS[module] || mapped_dxt;
         if !known {
             return Err(LogError::BadModuleVersion { module: legacy_name(module).to_string(), version });
         }
@@ -154,6 +158,7 @@ impl<'a> ModuleReader<'a> {
             heatmap_first: None,
             c_swap_quirk: false,
             tick_secs: None,
+            mapped: None,
         })
     }
 
@@ -387,7 +392,40 @@ impl<'a> ModuleReader<'a> {
         Ok(true)
     }
 
+    /// The next record of a crash-safe file's DXT region.
+    fn next_mapped_dxt(&mut self, rec: &mut Record) -> Result<bool> {
+        if self.mapped.is_none() {
+            let mut words = Vec::new();
+            let mut chunk = [0u8; 8 * 512];
+            loop {
+                let got = self.region.read_full(&mut chunk)?;
+                words.extend(chunk[..got - got % 8].chunks_exact(8).map(|b| {
+                    let v = u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
+                    if self.swapped {
+                        v.swap_bytes()
+                    } else {
+                        v
+                    }
+                }));
+                if got < chunk.len() {
+                    break;
+                }
+            }
+            self.mapped = Some(crate::dxt_mapped::parse(self.module, &words, self.tick_secs).into());
+        }
+        match self.mapped.as_mut().and_then(|q| q.pop_front()) {
+            Some(r) => {
+                *rec = r;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
     fn next_dxt(&mut self, rec: &mut Record) -> Result<bool> {
+        if self.version == crate::dxt_mapped::VERSION {
+            return self.next_mapped_dxt(rec);
+        }
         rec.counters.clear();
         rec.fcounters.clear();
         if !self.fill(104)? {

@@ -24,6 +24,20 @@ fn expect_len(rec: &Record, nc: usize, nf: usize) -> Result<()> {
 
 /// Append the on-disk bytes of `rec` to `b`.
 pub fn encode_record(rec: &Record, b: &mut Vec<u8>) -> Result<()> {
+    encode_record_dxt(rec, b, dxt_thread_ids(rec))
+}
+
+/// Whether a DXT record carries thread ids (DXT_POSIX v2 / DXT_MPIIO v3).
+pub fn dxt_thread_ids(rec: &Record) -> bool {
+    match &rec.extra {
+        Extra::Dxt { writes, reads, .. } => writes.iter().chain(reads.iter()).next().is_some_and(|s| s.pthread_id.is_some()),
+        _ => false,
+    }
+}
+
+/// As [`encode_record`], with DXT segments of 40 bytes (thread id, 0 when
+/// unknown) if `tids`, else of 32.
+pub fn encode_record_dxt(rec: &Record, b: &mut Vec<u8>, tids: bool) -> Result<()> {
     put(b, rec.id);
     put(b, rec.rank as u64);
     match (&rec.extra, rec.module) {
@@ -45,12 +59,14 @@ pub fn encode_record(rec: &Record, b: &mut Vec<u8>) -> Result<()> {
             b.extend_from_slice(hostname);
             put(b, writes.len() as u64);
             put(b, reads.len() as u64);
-            // Written at DXT_POSIX v1 / DXT_MPIIO v2: 32-byte segments.
             for s in writes.iter().chain(reads.iter()) {
                 put(b, s.offset as u64);
                 put(b, s.length as u64);
                 put(b, s.start_time.to_bits());
                 put(b, s.end_time.to_bits());
+                if tids {
+                    put(b, s.pthread_id.unwrap_or(0));
+                }
             }
         }
         (Extra::Heatmap { bin_width, write_bins, read_bins }, HEATMAP) => {

@@ -10,6 +10,7 @@
 
 pub mod counters;
 pub mod decode;
+pub mod dxt_mapped;
 pub mod encode;
 pub mod error;
 pub mod hash;

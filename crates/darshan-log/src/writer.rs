@@ -4,7 +4,7 @@
 
 use std::io::{Seek, SeekFrom, Write};
 
-use crate::encode::encode_record;
+use crate::encode::encode_record_dxt;
 use crate::error::{LogError, Result};
 use crate::header::{Compression, Header, LogVersion, RegionMap, HEADER_SIZE};
 use crate::job::Job;
@@ -132,13 +132,17 @@ impl<W: Write + Seek> LogWriter<W> {
             return Ok(());
         }
         let off = self.pos;
+        // DXT: 40-byte segments (DXT_POSIX v2 / DXT_MPIIO v3) when the
+        // first record has thread ids, else the 32-byte ones every
+        // released reader takes.
+        let tids = records.peek().is_some_and(|r| crate::encode::dxt_thread_ids(r));
         let mut enc = Encoder::new(self.comp, &mut self.out)?;
         self.stage.clear();
         for r in records {
             if r.module != module {
                 return Err(LogError::Write(format!("record of module {} given for module {module}", r.module)));
             }
-            encode_record(r, &mut self.stage)?;
+            encode_record_dxt(r, &mut self.stage, tids)?;
             if self.stage.len() >= 1 << 20 {
                 enc.write_all(&self.stage)?;
                 self.stage.clear();
@@ -149,7 +153,7 @@ impl<W: Write + Seek> LogWriter<W> {
         let len = enc.finish()?;
         self.pos += len;
         self.header.mod_map[module] = RegionMap { off, len };
-        self.header.mod_ver[module] = WRITE_VERSIONS.get(module).copied().unwrap_or(0);
+        self.header.mod_ver[module] = WRITE_VERSIONS.get(module).copied().unwrap_or(0) + u32::from(tids);
         Ok(())
     }
 

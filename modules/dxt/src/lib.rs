@@ -1,0 +1,412 @@
+//! DXT_POSIX and DXT_MPIIO: every read and write of a traced file as a
+//! segment (offset, length, start, end[, thread id]), one record per file
+//! and rank, as Darshan 3.5.0's darshan-dxt.c keeps them (semantics §5,
+//! modules-and-deployment §5).
+//!
+//! Off unless asked for (`DARSHAN_MOD_ENABLE=DXT_POSIX,DXT_MPIIO`,
+//! `MOD_ENABLE`, `DXT_ENABLE_IO_TRACE`). The POSIX and MPI-IO modules call
+//! [`Dxt::trace`] after counting a read or write, with a [`Handle`] kept
+//! in their record: a file DXT does not trace (module off, name excluded
+//! with `NAME_EXCLUDE ... DXT_POSIX`, memory gone) is known as such after
+//! its first call and costs one comparison from then on.
+//!
+//! Memory is Darshan's: MAX_RECORDS (2,048 by default) × 1 KiB per module,
+//! outside DARSHAN_MODMEM, charged 104 bytes per file and 32 (40 with
+//! thread ids) per segment; a file's write and read buffers start at 64
+//! segments and double, the last growth taking what is left; when nothing
+//! is left the module is partial and further segments are dropped. The
+//! traces are chunks appended to the module's reservation
+//! (`darshan_log::dxt_mapped`), so they live in the crash-safe file like
+//! every other record and grow without allocating.
+//!
+//! At shutdown the triggers (`DARSHAN_DXT_SMALL_IO_TRIGGER`,
+//! `..._UNALIGNED_IO_TRIGGER`) drop the traces of files whose POSIX
+//! counters fall below them ([`apply_triggers`], called by POSIX's
+//! finalize), and each record is written in the log's layout: header,
+//! then every write, then every read.
+#![forbid(unsafe_code)]
+
+use darshan_core::arena::Slice;
+use darshan_core::common::{at_c_resolution, Tick};
+use darshan_core::id_index::IdIndex;
+use darshan_core::sync::{Lock, LockGuard};
+use darshan_core::{runtime, FinalizeCtx, Module};
+use darshan_log::dxt_mapped as dm;
+use darshan_log::modules::{DXT_MPIIO as MPIIO_ID, DXT_POSIX as POSIX_ID, WRITE_VERSIONS};
+
+/// What a POSIX or MPI-IO record knows of its trace: 0 not yet asked,
+/// [`NOT_TRACED`], else the trace's word offset + 1.
+pub type Handle = u32;
+pub const NOT_TRACED: Handle = u32::MAX;
+
+/// Darshan's charge for a file's trace record (sizeof(dxt_file_record)).
+const FILE_BYTES: usize = 104;
+/// Segments a file's write or read buffer starts with (IO_TRACE_BUF_SIZE).
+const FIRST_SEGMENTS: usize = 64;
+/// Nominal record size for the reservation (DXT_DEF_RECORD_SIZE).
+const NOMINAL_WORDS: usize = 128;
+/// The log's record header: id, rank, shared_record, hostname, counts.
+const HEAD_WORDS: usize = 13;
+
+struct State {
+    words: &'static mut [u64],
+    used: usize,
+    /// Bytes of the budget left (Darshan's accounting).
+    avail: usize,
+    budget: usize,
+    /// 4, or 5 with thread ids.
+    seg_words: usize,
+    /// Record id -> record chunk offset.
+    index: IdIndex,
+    rank: i64,
+    host: [u64; 8],
+    frozen: bool,
+    secs_per_tick: f64,
+    /// Ids whose traces the triggers dropped (sorted).
+    dropped: Vec<u64>,
+}
+
+pub struct Dxt {
+    id: usize,
+    st: Lock<State>,
+}
+
+impl Dxt {
+    const fn new(id: usize) -> Dxt {
+        Dxt {
+            id,
+            st: Lock::new(State {
+                words: &mut [],
+                used: 0,
+                avail: 0,
+                budget: 0,
+                seg_words: 4,
+                index: IdIndex::empty(),
+                rank: 0,
+                host: [0; 8],
+                frozen: false,
+                secs_per_tick: 0.0,
+                dropped: Vec::new(),
+            }),
+        }
+    }
+}
+
+pub static DXT_POSIX: Dxt = Dxt::new(POSIX_ID);
+pub static DXT_MPIIO: Dxt = Dxt::new(MPIIO_ID);
+
+impl State {
+    /// The trace record of `id`, made if new; None if DXT does not trace
+    /// this file (name excluded for `module`, or no memory: partial).
+    fn record_for(&mut self, module: usize, id: u64) -> Option<usize> {
+        if let Some(off) = self.index.find(id) {
+            return Some(off);
+        }
+        let mut buf = [0u8; 4096];
+        if let (Some(cfg), Some(n)) = (runtime::config(), runtime::name_of(id, &mut buf)) {
+            if darshan_core::paths::excluded(cfg, module, &buf[..n]) {
+                return None;
+            }
+        }
+        // The index was sized for every record the budget can pay for.
+        if self.avail < FILE_BYTES {
+            runtime::set_partial(module);
+            return None;
+        }
+        let off = self.used;
+        self.take(module, dm::RECORD_WORDS)?;
+        let c = &mut self.words[off..off + dm::RECORD_WORDS];
+        c[0] = id;
+        c[1] = dm::tag(dm::KIND_RECORD, 0, 0, 0);
+        c[dm::REC_RANK] = self.rank as u64;
+        c[dm::REC_HOST..dm::REC_HOST + 8].copy_from_slice(&self.host);
+        self.avail -= FILE_BYTES;
+        self.index.insert(id, off);
+        runtime::record_added(module, dm::RECORD_WORDS * 8);
+        Some(off)
+    }
+
+    /// `n` more words at the end of the chunks, given storage in the
+    /// crash-safe file first; None (module partial) if there are none.
+    fn take(&mut self, module: usize, n: usize) -> Option<()> {
+        let end = self.used.checked_add(n).filter(|&e| e <= self.words.len());
+        let addr = end.map(|e| self.words.as_ptr() as usize + e * 8);
+        if !addr.is_some_and(|a| darshan_core::logmap::room(module, a)) {
+            runtime::set_partial(module);
+            return None;
+        }
+        self.used += n;
+        Some(())
+    }
+
+    /// A new segment chunk for the writes (k = 0) or reads (1) of the
+    /// record at `rec`, as Darshan grows a buffer: 64 segments, then
+    /// doubling, the last growth taking what the budget has left.
+    fn grow(&mut self, module: usize, rec: usize, k: usize) -> Option<usize> {
+        let sw = self.seg_words;
+        let total = self.words[rec + dm::REC_CAPACITY + k] as usize;
+        let mut inc = if total == 0 { FIRST_SEGMENTS } else { total };
+        if inc * sw * 8 > self.avail {
+            inc = self.avail / (sw * 8);
+            if inc == 0 {
+                runtime::set_partial(module);
+                return None;
+            }
+        }
+        let inc = inc.min(dm::MAX_CHUNK_SEGMENTS);
+        let off = self.used;
+        self.take(module, 2 + inc * sw)?;
+        let kind = if k == 0 { dm::KIND_WRITES } else { dm::KIND_READS };
+        self.words[off] = self.words[rec];
+        self.words[off + 1] = dm::tag(kind, sw, inc, 0);
+        self.avail -= inc * sw * 8;
+        self.words[rec + dm::REC_CAPACITY + k] += inc as u64;
+        self.words[rec + dm::REC_CURRENT + k] = off as u64;
+        runtime::record_added(module, (2 + inc * sw) * 8);
+        Some(off)
+    }
+
+    fn append(&mut self, module: usize, rec: usize, write: bool, seg: &[u64; 5]) {
+        let k = usize::from(!write);
+        let cur = self.words[rec + dm::REC_CURRENT + k] as usize;
+        let room_in = |w: &[u64], c: usize| c != 0 && matches!(dm::untag(w[c + 1]), (_, _, cap, n) if n < cap);
+        let cur = if room_in(self.words, cur) {
+            cur
+        } else {
+            match self.grow(module, rec, k) {
+                Some(c) => c,
+                None => return,
+            }
+        };
+        let (kind, sw, cap, count) = dm::untag(self.words[cur + 1]);
+        let at = cur + 2 + count * sw;
+        self.words[at..at + sw].copy_from_slice(&seg[..sw]);
+        // Counted once filled: a killed process leaves no half segment.
+        self.words[cur + 1] = dm::tag(kind, sw, cap, count + 1);
+    }
+
+    /// Every chunk: (offset, tag).
+    fn chunks(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        let mut p = 0;
+        std::iter::from_fn(move || {
+            let t = *self.words[..self.used].get(p + 1)?;
+            let n = dm::chunk_words(t)?;
+            let at = p;
+            p += n;
+            Some((at, t))
+        })
+    }
+
+    fn clear(&mut self) {
+        self.words[..self.used].iter_mut().for_each(|w| *w = 0);
+        self.used = 0;
+        self.avail = self.budget;
+        self.index.clear();
+        self.frozen = false;
+        self.dropped.clear();
+    }
+}
+
+impl Dxt {
+    fn lock(&self) -> LockGuard<'_, State> {
+        self.st.lock()
+    }
+
+    /// A read or write of `length` bytes at `offset` (-1: unknown) of the
+    /// file whose record id is `id`, between ticks `tm1` and `tm2`; the
+    /// caller keeps `handle` in that file's record.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn trace(&self, handle: &mut Handle, id: u64, write: bool, offset: i64, length: i64, tm1: Tick, tm2: Tick) {
+        if *handle != NOT_TRACED {
+            self.trace_slow(handle, id, write, [offset as u64, length as u64, tm1 as u64, tm2 as u64, 0]);
+        }
+    }
+
+    fn trace_slow(&self, handle: &mut Handle, id: u64, write: bool, mut seg: [u64; 5]) {
+        let mut st = self.lock();
+        if st.words.is_empty() {
+            *handle = NOT_TRACED;
+            return;
+        }
+        if st.frozen {
+            return;
+        }
+        let known = (*handle as usize).checked_sub(1).filter(|&r| r < st.used && st.words[r] == id);
+        let rec = match known {
+            Some(r) => r,
+            None => match st.record_for(self.id, id).filter(|&r| r < NOT_TRACED as usize - 1) {
+                Some(r) => {
+                    *handle = r as Handle + 1;
+                    r
+                }
+                None => {
+                    *handle = NOT_TRACED;
+                    return;
+                }
+            },
+        };
+        if st.seg_words == 5 {
+            seg[4] = runtime::shared().map_or(0, |s| s.platform.thread_id());
+        }
+        st.append(self.id, rec, write, &seg);
+    }
+
+    /// Segments traced so far (writes, reads) for `id`: for tests.
+    pub fn counts(&self, id: u64) -> Option<(usize, usize)> {
+        let st = self.lock();
+        st.index.find(id)?;
+        let mut n = (0, 0);
+        for (_, t) in st.chunks().filter(|&(at, _)| st.words[at] == id) {
+            match dm::untag(t) {
+                (dm::KIND_WRITES, _, _, c) => n.0 += c,
+                (dm::KIND_READS, _, _, c) => n.1 += c,
+                _ => {}
+            }
+        }
+        Some(n)
+    }
+}
+
+/// Shutdown, from POSIX's finalize (before any reduction, as in
+/// darshan-core.c): with a trigger set, drop the DXT_POSIX and DXT_MPIIO
+/// traces of every traced file whose share of small (< 10 KiB) or of
+/// file-unaligned operations is below it; with both set a file must pass
+/// both. `stats(id)`: the file's POSIX (reads + writes, small ops,
+/// unaligned ops), None if it has no POSIX record (kept).
+pub fn apply_triggers(stats: &dyn Fn(u64) -> Option<(i64, i64, i64)>) {
+    let Some(cfg) = runtime::config() else { return };
+    let (small, unaligned) = (cfg.dxt_small_io_trigger, cfg.dxt_unaligned_io_trigger);
+    if small.is_none() && unaligned.is_none() {
+        return;
+    }
+    // Darshan divides C ints as doubles: 0/0 is NaN, never kept.
+    let keep = |part: i64, ops: i64, at_least: Option<f64>| at_least.is_none_or(|t| part as f64 / ops as f64 >= t);
+    let ids: Vec<u64> = {
+        let st = DXT_POSIX.lock();
+        st.chunks().filter(|&(_, t)| dm::untag(t).0 == dm::KIND_RECORD).map(|(at, _)| st.words[at]).collect()
+    };
+    let mut drop: Vec<u64> = ids
+        .into_iter()
+        .filter(|&id| match stats(id) {
+            Some((ops, s, u)) => !(keep(s, ops, small) && keep(u, ops, unaligned)),
+            None => false,
+        })
+        .collect();
+    drop.sort_unstable();
+    for m in [&DXT_POSIX, &DXT_MPIIO] {
+        let mut st = m.lock();
+        st.dropped.extend_from_slice(&drop);
+        st.dropped.sort_unstable();
+    }
+}
+
+impl Module for Dxt {
+    fn id(&self) -> usize {
+        self.id
+    }
+    fn record_words(&self) -> usize {
+        NOMINAL_WORDS
+    }
+    fn version(&self) -> u32 {
+        let tids = runtime::config().is_some_and(|c| c.dxt_thread_ids);
+        WRITE_VERSIONS[self.id] + u32::from(tids)
+    }
+    fn mapped_version(&self) -> u32 {
+        dm::VERSION
+    }
+    fn record_len(&self, rec: &[u64]) -> usize {
+        let sw = if runtime::config().is_some_and(|c| c.dxt_thread_ids) { 5 } else { 4 };
+        let n = rec.get(11).copied().unwrap_or(0).saturating_add(rec.get(12).copied().unwrap_or(0));
+        HEAD_WORDS.saturating_add((n as usize).saturating_mul(sw))
+    }
+    fn mpi_only(&self) -> bool {
+        self.id == MPIIO_ID
+    }
+    fn attach(&self, slice: Slice, rank: i64) {
+        let mut st = self.lock();
+        let cfg = runtime::config();
+        st.budget = cfg.map_or(0, |c| c.dxt_budget(self.id));
+        st.seg_words = if cfg.is_some_and(|c| c.dxt_thread_ids) { 5 } else { 4 };
+        st.index = IdIndex::for_entries(st.budget / FILE_BYTES + 1).unwrap_or(IdIndex::empty());
+        st.words = if st.index.capacity() > 0 { slice.words } else { &mut [] };
+        st.used = 0;
+        st.avail = st.budget;
+        st.rank = rank;
+        let host = runtime::shared().map(|s| s.platform.hostname()).unwrap_or_default();
+        let mut bytes = [0u8; 64];
+        let n = host.len().min(64);
+        bytes[..n].copy_from_slice(&host.as_bytes()[..n]);
+        for (k, w) in st.host.iter_mut().enumerate() {
+            *w = u64::from_le_bytes(bytes[8 * k..8 * k + 8].try_into().unwrap_or_default());
+        }
+    }
+    fn finalize(&self, ctx: &FinalizeCtx) {
+        let mut st = self.lock();
+        st.frozen = true;
+        st.secs_per_tick = ctx.secs_per_tick;
+        st.rank = ctx.rank;
+    }
+    /// DXT records are never reduced nor shared: every rank writes its own.
+    fn record_ids(&self, _f: &mut dyn FnMut(u64)) {}
+    fn output(&self, emit: &mut dyn FnMut(&[u64])) {
+        let st = self.lock();
+        let s = st.secs_per_tick;
+        let time = |t: u64| at_c_resolution((t as i64) as f64 * s).to_bits();
+        // (id, host, writes, reads) in the order the files were traced.
+        let mut recs: Vec<(u64, [u64; 8], Vec<u64>, Vec<u64>)> = Vec::new();
+        let mut at = std::collections::HashMap::new();
+        for (p, t) in st.chunks() {
+            let id = st.words[p];
+            let (kind, sw, _, count) = dm::untag(t);
+            if kind == dm::KIND_RECORD {
+                if st.dropped.binary_search(&id).is_err() {
+                    at.insert(id, recs.len());
+                    let mut host = [0; 8];
+                    host.copy_from_slice(&st.words[p + dm::REC_HOST..p + dm::REC_HOST + 8]);
+                    recs.push((id, host, Vec::new(), Vec::new()));
+                }
+                continue;
+            }
+            let Some(&i) = at.get(&id) else { continue };
+            let out = if kind == dm::KIND_WRITES { &mut recs[i].2 } else { &mut recs[i].3 };
+            for seg in st.words[p + 2..p + 2 + count * sw].chunks_exact(sw) {
+                out.extend_from_slice(&[seg[0], seg[1], time(seg[2]), time(seg[3])]);
+                out.extend_from_slice(&seg[4..]);
+            }
+        }
+        let sw = st.seg_words;
+        let mut w = Vec::new();
+        for (id, host, writes, reads) in recs {
+            if writes.is_empty() && reads.is_empty() {
+                continue;
+            }
+            w.clear();
+            w.extend_from_slice(&[id, st.rank as u64, 0]);
+            w.extend_from_slice(&host);
+            w.extend_from_slice(&[(writes.len() / sw) as u64, (reads.len() / sw) as u64]);
+            w.extend_from_slice(&writes);
+            w.extend_from_slice(&reads);
+            emit(&w);
+        }
+    }
+    fn while_locked(&self, f: &mut dyn FnMut()) {
+        let _st = self.lock();
+        f()
+    }
+    fn fork_child(&self) {
+        self.lock().clear();
+    }
+    fn set_rank(&self, rank: i64) {
+        let mut st = self.lock();
+        st.rank = rank;
+        let recs: Vec<usize> =
+            st.chunks().filter(|&(_, t)| dm::untag(t).0 == dm::KIND_RECORD).map(|(p, _)| p).collect();
+        for p in recs {
+            st.words[p + dm::REC_RANK] = rank as u64;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
