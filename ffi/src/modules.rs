@@ -13,6 +13,8 @@ pub static MODULES: &[&dyn Module] = &[
     &darshan_hdf5::H5D,
     &darshan_heatmap::HEATMAP,
     &darshan_lustre::LUSTRE,
+    &darshan_dxt::DXT_POSIX,
+    &darshan_dxt::DXT_MPIIO,
     &darshan_bgq::BGQ,
     &darshan_null::NULL,
 ];

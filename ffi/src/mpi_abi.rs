@@ -59,6 +59,9 @@ reals! {
     PMPI_File_set_size: fn(H, i64) -> c_int;
     PMPI_File_set_info: fn(H, H) -> c_int;
     PMPI_File_set_view: fn(H, i64, H, H, *const c_char, H) -> c_int;
+    PMPI_File_get_position: fn(H, *mut i64) -> c_int;
+    PMPI_File_get_position_shared: fn(H, *mut i64) -> c_int;
+    PMPI_File_get_byte_offset: fn(H, i64, *mut i64) -> c_int;
     PMPI_File_read: fn(H, *mut c_void, c_int, H, *mut c_void) -> c_int;
     PMPI_File_write: fn(H, *mut c_void, c_int, H, *mut c_void) -> c_int;
     PMPI_File_read_all: fn(H, *mut c_void, c_int, H, *mut c_void) -> c_int;

@@ -22,6 +22,11 @@ use crate::{clock, guard, paths};
 /// then written by MPI_Finalize, on every rank together.
 static MPI_ACTIVE: AtomicBool = AtomicBool::new(false);
 
+/// DXT_MPIIO records each access's byte offset: only with the MPICH
+/// family, as Darshan (its Open MPI builds skip MPI_File_get_byte_offset
+/// for an Open MPI bug and write -1).
+static DXT_OFFSETS: AtomicBool = AtomicBool::new(false);
+
 pub fn mpi_active() -> bool {
     MPI_ACTIVE.load(Ordering::Acquire)
 }
@@ -81,6 +86,8 @@ fn mpi_start() {
     // waiting in the shutdown's collectives: then no rank writes a log.
     let configured = runtime::config().is_some() && mine != Started::No;
     if all_ok(&comm, configured) {
+        let dxt = runtime::config().is_some_and(|c| c.mod_enabled[darshan_log::modules::DXT_MPIIO]);
+        DXT_OFFSETS.store(dxt && abi.name != "Open MPI", Ordering::Relaxed);
         MPI_ACTIVE.store(true, Ordering::Release);
         if runtime::config().map(|c| c.internal_timing).unwrap_or(false) && rank == 0 {
             say(&format!("init\t{}\t{:.6}\t({})", comm.size(), t_init.elapsed().as_secs_f64(), abi.name));
@@ -231,18 +238,57 @@ fn timed(call: impl FnOnce() -> Option<c_int>, rec: impl FnOnce(i64, i64)) -> c_
     ret
 }
 
-fn io(fh: H, count: c_int, dt: H, write: bool, how: Access, tm1: i64, tm2: i64) {
-    MPIIO.on_io(fh, write, how, m::type_bytes(dt, count), tm1, tm2);
+/// Where an access starts, for DXT: an explicit offset, or the
+/// individual or shared file pointer as it was before the call.
+enum Pos {
+    At(i64),
+    Individual,
+    Shared,
+}
+
+/// Before the real call: the access's offset in etypes when DXT records
+/// offsets (MPICH family), else None.
+#[inline]
+fn before(fh: H, pos: Pos) -> Option<i64> {
+    if !DXT_OFFSETS.load(Ordering::Relaxed) {
+        return None;
+    }
+    let f = match pos {
+        Pos::At(off) => return Some(off),
+        Pos::Individual => m::PMPI_File_get_position()?,
+        Pos::Shared => m::PMPI_File_get_position_shared()?,
+    };
+    let mut off = 0i64;
+    // SAFETY: `fh` is the program's file handle, passed on as it came;
+    // `off` is writable.
+    (unsafe { f(fh, &mut off) } == MPI_SUCCESS).then_some(off)
+}
+
+/// The byte offset of etype offset `at` in `fh`'s view (-1 if unknown).
+fn byte_offset(fh: H, at: Option<i64>) -> i64 {
+    let (Some(at), Some(f)) = (at, m::PMPI_File_get_byte_offset()) else { return -1 };
+    let mut disp = -1i64;
+    // SAFETY: as in `before`; `disp` is writable.
+    if unsafe { f(fh, at, &mut disp) } != MPI_SUCCESS {
+        return -1;
+    }
+    disp
+}
+
+#[allow(clippy::too_many_arguments)]
+fn io(fh: H, count: c_int, dt: H, write: bool, how: Access, at: Option<i64>, tm1: i64, tm2: i64) {
+    MPIIO.on_io(fh, write, how, m::type_bytes(dt, count), byte_offset(fh, at), tm1, tm2);
 }
 
 /// Exports `$name` and `$pname` with the given parameters; the body runs
 /// the real `$pname` and records with `$rec(tm1, tm2)`.
 macro_rules! mpi_export {
-    ($name:ident, $pname:ident, ($($a:ident : $t:ty),*), |$t1:ident, $t2:ident| $rec:expr) => {
+    ($name:ident, $pname:ident, ($($a:ident : $t:ty),*), $at:ident = $pos:expr, |$t1:ident, $t2:ident| $rec:expr) => {
         /// # Safety
         /// Called by the program with the MPI function's own arguments.
         #[no_mangle]
         pub unsafe extern "C" fn $name($($a: $t),*) -> c_int {
+            let $at = $pos;
             timed(
                 // SAFETY: the program's arguments, passed on unchanged.
                 || m::$pname().map(|f| unsafe { f($($a),*) }),
@@ -258,6 +304,9 @@ macro_rules! mpi_export {
             unsafe { $name($($a),*) }
         }
     };
+    ($name:ident, $pname:ident, ($($a:ident : $t:ty),*), |$t1:ident, $t2:ident| $rec:expr) => {
+        mpi_export!($name, $pname, ($($a: $t),*), _at = (), |$t1, $t2| $rec);
+    };
 }
 
 type Buf = *mut c_void;
@@ -266,34 +315,34 @@ type Req = *mut H;
 
 // Reads and writes: `(fh, [offset,] buf, count, datatype, status|request)`;
 // the size is count × the datatype's size.
-mpi_export!(MPI_File_read, PMPI_File_read, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, false, Access::Indep, t1, t2));
-mpi_export!(MPI_File_write, PMPI_File_write, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, true, Access::Indep, t1, t2));
-mpi_export!(MPI_File_read_at, PMPI_File_read_at, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, false, Access::Indep, t1, t2));
-mpi_export!(MPI_File_write_at, PMPI_File_write_at, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, true, Access::Indep, t1, t2));
-mpi_export!(MPI_File_read_shared, PMPI_File_read_shared, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, false, Access::Indep, t1, t2));
-mpi_export!(MPI_File_write_shared, PMPI_File_write_shared, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, true, Access::Indep, t1, t2));
-mpi_export!(MPI_File_read_all, PMPI_File_read_all, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, false, Access::Coll, t1, t2));
-mpi_export!(MPI_File_write_all, PMPI_File_write_all, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, true, Access::Coll, t1, t2));
-mpi_export!(MPI_File_read_at_all, PMPI_File_read_at_all, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, false, Access::Coll, t1, t2));
-mpi_export!(MPI_File_write_at_all, PMPI_File_write_at_all, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, true, Access::Coll, t1, t2));
-mpi_export!(MPI_File_read_ordered, PMPI_File_read_ordered, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, false, Access::Coll, t1, t2));
-mpi_export!(MPI_File_write_ordered, PMPI_File_write_ordered, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), |t1, t2| io(fh, count, dt, true, Access::Coll, t1, t2));
-mpi_export!(MPI_File_read_all_begin, PMPI_File_read_all_begin, (fh: H, buf: Buf, count: c_int, dt: H), |t1, t2| io(fh, count, dt, false, Access::Split, t1, t2));
-mpi_export!(MPI_File_write_all_begin, PMPI_File_write_all_begin, (fh: H, buf: Buf, count: c_int, dt: H), |t1, t2| io(fh, count, dt, true, Access::Split, t1, t2));
-mpi_export!(MPI_File_read_at_all_begin, PMPI_File_read_at_all_begin, (fh: H, off: i64, buf: Buf, count: c_int, dt: H), |t1, t2| io(fh, count, dt, false, Access::Split, t1, t2));
-mpi_export!(MPI_File_write_at_all_begin, PMPI_File_write_at_all_begin, (fh: H, off: i64, buf: Buf, count: c_int, dt: H), |t1, t2| io(fh, count, dt, true, Access::Split, t1, t2));
-mpi_export!(MPI_File_read_ordered_begin, PMPI_File_read_ordered_begin, (fh: H, buf: Buf, count: c_int, dt: H), |t1, t2| io(fh, count, dt, false, Access::Split, t1, t2));
-mpi_export!(MPI_File_write_ordered_begin, PMPI_File_write_ordered_begin, (fh: H, buf: Buf, count: c_int, dt: H), |t1, t2| io(fh, count, dt, true, Access::Split, t1, t2));
-mpi_export!(MPI_File_iread, PMPI_File_iread, (fh: H, buf: Buf, count: c_int, dt: H, rq: Req), |t1, t2| io(fh, count, dt, false, Access::Nb, t1, t2));
-mpi_export!(MPI_File_iwrite, PMPI_File_iwrite, (fh: H, buf: Buf, count: c_int, dt: H, rq: Req), |t1, t2| io(fh, count, dt, true, Access::Nb, t1, t2));
-mpi_export!(MPI_File_iread_at, PMPI_File_iread_at, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, rq: Req), |t1, t2| io(fh, count, dt, false, Access::Nb, t1, t2));
-mpi_export!(MPI_File_iwrite_at, PMPI_File_iwrite_at, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, rq: Req), |t1, t2| io(fh, count, dt, true, Access::Nb, t1, t2));
-mpi_export!(MPI_File_iread_shared, PMPI_File_iread_shared, (fh: H, buf: Buf, count: c_int, dt: H, rq: Req), |t1, t2| io(fh, count, dt, false, Access::Nb, t1, t2));
-mpi_export!(MPI_File_iwrite_shared, PMPI_File_iwrite_shared, (fh: H, buf: Buf, count: c_int, dt: H, rq: Req), |t1, t2| io(fh, count, dt, true, Access::Nb, t1, t2));
-mpi_export!(MPI_File_iread_all, PMPI_File_iread_all, (fh: H, buf: Buf, count: c_int, dt: H, rq: Req), |t1, t2| io(fh, count, dt, false, Access::Nb, t1, t2));
-mpi_export!(MPI_File_iwrite_all, PMPI_File_iwrite_all, (fh: H, buf: Buf, count: c_int, dt: H, rq: Req), |t1, t2| io(fh, count, dt, true, Access::Nb, t1, t2));
-mpi_export!(MPI_File_iread_at_all, PMPI_File_iread_at_all, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, rq: Req), |t1, t2| io(fh, count, dt, false, Access::Nb, t1, t2));
-mpi_export!(MPI_File_iwrite_at_all, PMPI_File_iwrite_at_all, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, rq: Req), |t1, t2| io(fh, count, dt, true, Access::Nb, t1, t2));
+mpi_export!(MPI_File_read, PMPI_File_read, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), at = before(fh, Pos::Individual), |t1, t2| io(fh, count, dt, false, Access::Indep, at, t1, t2));
+mpi_export!(MPI_File_write, PMPI_File_write, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), at = before(fh, Pos::Individual), |t1, t2| io(fh, count, dt, true, Access::Indep, at, t1, t2));
+mpi_export!(MPI_File_read_at, PMPI_File_read_at, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, st: Status), at = before(fh, Pos::At(off)), |t1, t2| io(fh, count, dt, false, Access::Indep, at, t1, t2));
+mpi_export!(MPI_File_write_at, PMPI_File_write_at, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, st: Status), at = before(fh, Pos::At(off)), |t1, t2| io(fh, count, dt, true, Access::Indep, at, t1, t2));
+mpi_export!(MPI_File_read_shared, PMPI_File_read_shared, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), at = before(fh, Pos::Shared), |t1, t2| io(fh, count, dt, false, Access::Indep, at, t1, t2));
+mpi_export!(MPI_File_write_shared, PMPI_File_write_shared, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), at = before(fh, Pos::Shared), |t1, t2| io(fh, count, dt, true, Access::Indep, at, t1, t2));
+mpi_export!(MPI_File_read_all, PMPI_File_read_all, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), at = before(fh, Pos::Individual), |t1, t2| io(fh, count, dt, false, Access::Coll, at, t1, t2));
+mpi_export!(MPI_File_write_all, PMPI_File_write_all, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), at = before(fh, Pos::Individual), |t1, t2| io(fh, count, dt, true, Access::Coll, at, t1, t2));
+mpi_export!(MPI_File_read_at_all, PMPI_File_read_at_all, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, st: Status), at = before(fh, Pos::At(off)), |t1, t2| io(fh, count, dt, false, Access::Coll, at, t1, t2));
+mpi_export!(MPI_File_write_at_all, PMPI_File_write_at_all, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, st: Status), at = before(fh, Pos::At(off)), |t1, t2| io(fh, count, dt, true, Access::Coll, at, t1, t2));
+mpi_export!(MPI_File_read_ordered, PMPI_File_read_ordered, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), at = before(fh, Pos::Shared), |t1, t2| io(fh, count, dt, false, Access::Coll, at, t1, t2));
+mpi_export!(MPI_File_write_ordered, PMPI_File_write_ordered, (fh: H, buf: Buf, count: c_int, dt: H, st: Status), at = before(fh, Pos::Shared), |t1, t2| io(fh, count, dt, true, Access::Coll, at, t1, t2));
+mpi_export!(MPI_File_read_all_begin, PMPI_File_read_all_begin, (fh: H, buf: Buf, count: c_int, dt: H), at = before(fh, Pos::Individual), |t1, t2| io(fh, count, dt, false, Access::Split, at, t1, t2));
+mpi_export!(MPI_File_write_all_begin, PMPI_File_write_all_begin, (fh: H, buf: Buf, count: c_int, dt: H), at = before(fh, Pos::Individual), |t1, t2| io(fh, count, dt, true, Access::Split, at, t1, t2));
+mpi_export!(MPI_File_read_at_all_begin, PMPI_File_read_at_all_begin, (fh: H, off: i64, buf: Buf, count: c_int, dt: H), at = before(fh, Pos::At(off)), |t1, t2| io(fh, count, dt, false, Access::Split, at, t1, t2));
+mpi_export!(MPI_File_write_at_all_begin, PMPI_File_write_at_all_begin, (fh: H, off: i64, buf: Buf, count: c_int, dt: H), at = before(fh, Pos::At(off)), |t1, t2| io(fh, count, dt, true, Access::Split, at, t1, t2));
+mpi_export!(MPI_File_read_ordered_begin, PMPI_File_read_ordered_begin, (fh: H, buf: Buf, count: c_int, dt: H), at = before(fh, Pos::Shared), |t1, t2| io(fh, count, dt, false, Access::Split, at, t1, t2));
+mpi_export!(MPI_File_write_ordered_begin, PMPI_File_write_ordered_begin, (fh: H, buf: Buf, count: c_int, dt: H), at = before(fh, Pos::Shared), |t1, t2| io(fh, count, dt, true, Access::Split, at, t1, t2));
+mpi_export!(MPI_File_iread, PMPI_File_iread, (fh: H, buf: Buf, count: c_int, dt: H, rq: Req), at = before(fh, Pos::Individual), |t1, t2| io(fh, count, dt, false, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iwrite, PMPI_File_iwrite, (fh: H, buf: Buf, count: c_int, dt: H, rq: Req), at = before(fh, Pos::Individual), |t1, t2| io(fh, count, dt, true, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iread_at, PMPI_File_iread_at, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, rq: Req), at = before(fh, Pos::At(off)), |t1, t2| io(fh, count, dt, false, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iwrite_at, PMPI_File_iwrite_at, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, rq: Req), at = before(fh, Pos::At(off)), |t1, t2| io(fh, count, dt, true, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iread_shared, PMPI_File_iread_shared, (fh: H, buf: Buf, count: c_int, dt: H, rq: Req), at = before(fh, Pos::Shared), |t1, t2| io(fh, count, dt, false, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iwrite_shared, PMPI_File_iwrite_shared, (fh: H, buf: Buf, count: c_int, dt: H, rq: Req), at = before(fh, Pos::Shared), |t1, t2| io(fh, count, dt, true, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iread_all, PMPI_File_iread_all, (fh: H, buf: Buf, count: c_int, dt: H, rq: Req), at = before(fh, Pos::Individual), |t1, t2| io(fh, count, dt, false, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iwrite_all, PMPI_File_iwrite_all, (fh: H, buf: Buf, count: c_int, dt: H, rq: Req), at = before(fh, Pos::Individual), |t1, t2| io(fh, count, dt, true, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iread_at_all, PMPI_File_iread_at_all, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, rq: Req), at = before(fh, Pos::At(off)), |t1, t2| io(fh, count, dt, false, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iwrite_at_all, PMPI_File_iwrite_at_all, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, rq: Req), at = before(fh, Pos::At(off)), |t1, t2| io(fh, count, dt, true, Access::Nb, at, t1, t2));
 
 /// The name MPI_File_open records: ROMIO's `fs:` prefix stripped (only
 /// a prefix longer than one character, so `c:\...` stays), then cleaned.

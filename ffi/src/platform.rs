@@ -69,4 +69,9 @@ impl Platform for Libc {
         let n = buf.iter().position(|&c| c == 0).unwrap_or(buf.len());
         String::from_utf8_lossy(&buf[..n]).into_owned()
     }
+
+    fn thread_id(&self) -> u64 {
+        // SAFETY: pthread_self has no preconditions and cannot fail.
+        unsafe { libc::pthread_self() as u64 }
+    }
 }

@@ -45,6 +45,8 @@ pub struct Rt {
     last_io: LastIo,
     t: IoTimers,
     access: CommonVals,
+    /// The file's DXT_MPIIO trace (darshan_dxt::Handle).
+    dxt: darshan_dxt::Handle,
 }
 
 impl darshan_core::records::RecordRt for Rt {
@@ -94,8 +96,11 @@ impl Mpiio {
         timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
     }
 
-    /// A successful read or write of `bytes` (count × type size).
-    pub fn on_io(&self, fh: usize, write: bool, how: Access, bytes: i64, tm1: Tick, tm2: Tick) {
+    /// A successful read or write of `bytes` (count × type size) at byte
+    /// `offset` of the file (-1 when not known: Open MPI, as in Darshan),
+    /// which only DXT records.
+    #[allow(clippy::too_many_arguments)]
+    pub fn on_io(&self, fh: usize, write: bool, how: Access, bytes: i64, offset: i64, tm1: Tick, tm2: Tick) {
         let mut guard = self.lock();
         let st = &mut *guard;
         let Some(i) = st.handles.record(fh as u64, &st.set) else { return };
@@ -148,6 +153,7 @@ impl Mpiio {
             w[2 + max_size] = bytes as u64;
         }
         timer_inc_no_overlap(w, F + if write { c::F_WRITE_TIME } else { c::F_READ_TIME }, tm1, tm2, last_end);
+        darshan_dxt::DXT_MPIIO.trace(&mut rt.dxt, w[0], write, offset, bytes, tm1, tm2);
         st.set.heat_add(write, bytes, tm1, tm2);
     }
 

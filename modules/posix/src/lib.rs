@@ -163,7 +163,8 @@ impl Posix {
         let st = &mut *guard;
         if st.set.live(i) {
             let (w, rt) = st.set.both(i);
-            record::access(w, rt, &mut st.pool, write, bytes, offset, aligned, tm1, tm2);
+            let at = record::access(w, rt, &mut st.pool, write, bytes, offset, aligned, tm1, tm2);
+            darshan_dxt::DXT_POSIX.trace(&mut rt.dxt, w[0], write, at, bytes, tm1, tm2);
             st.set.heat_add(write, bytes, tm1, tm2);
         }
     }
@@ -330,6 +331,19 @@ impl Module for Posix {
         let st = &mut *guard;
         // Every fcounter but the byte variance holds clock ticks.
         st.set.finalize(ctx, record::F..record::F + c::F_VARIANCE_RANK_BYTES);
+        // DXT's triggers look at this rank's own counters, before any
+        // reduction (darshan-core.c applies them first).
+        let set = &st.set;
+        darshan_dxt::apply_triggers(&|id| {
+            let w = set.record(set.find(id)?);
+            let n = |k: usize| w[2 + k] as i64;
+            let small = [c::SIZE_READ_0_100, c::SIZE_READ_100_1K, c::SIZE_READ_1K_10K]
+                .into_iter()
+                .chain([c::SIZE_WRITE_0_100, c::SIZE_WRITE_100_1K, c::SIZE_WRITE_1K_10K])
+                .map(n)
+                .sum();
+            Some((n(c::READS) + n(c::WRITES), small, n(c::FILE_NOT_ALIGNED)))
+        });
     }
 
     fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {

@@ -22,6 +22,8 @@ pub struct Rt {
     pub t: IoTimers,
     access: CommonVals,
     stride: CommonVals,
+    /// The file's DXT_POSIX trace (darshan_dxt::Handle).
+    pub dxt: darshan_dxt::Handle,
 }
 
 impl darshan_core::records::RecordRt for Rt {
@@ -41,6 +43,7 @@ impl Default for Rt {
             t: IoTimers::default(),
             access: CommonVals::default(),
             stride: CommonVals::default(),
+            dxt: 0,
         }
     }
 }
@@ -92,6 +95,7 @@ pub fn stat(w: &mut [u64], rt: &mut Rt, tm1: Tick, tm2: Tick) {
 /// A read or write of `bytes` at `offset` (positional calls) or at the
 /// tracked offset.
 #[allow(clippy::too_many_arguments)]
+/// Returns the offset the access was at (DXT's segment offset).
 pub fn access(
     w: &mut [u64],
     rt: &mut Rt,
@@ -102,9 +106,9 @@ pub fn access(
     aligned: bool,
     tm1: Tick,
     tm2: Tick,
-) {
+) -> i64 {
     // A fixed-size view lets the compiler drop the bounds checks.
-    let Ok(w) = <&mut [u64; c::RECORD_WORDS]>::try_from(w) else { return };
+    let Ok(w) = <&mut [u64; c::RECORD_WORDS]>::try_from(w) else { return offset.unwrap_or(rt.offset) };
     let w = &mut w[..];
     let this = offset.unwrap_or(rt.offset);
     let (seq, consec, max_byte, total, count, hist, last_byte) = if write {
@@ -188,4 +192,5 @@ pub fn access(
         w[2 + maxsz] = bytes as u64;
     }
     timer_inc_no_overlap(w, F + time, tm1, tm2, last_end);
+    this
 }
