@@ -63,7 +63,8 @@ def fresh():
     os.makedirs(logs)
     os.makedirs(data, exist_ok=True)
     for e in os.listdir(data):
-        os.remove(os.path.join(data, e))
+        p = os.path.join(data, e)
+        shutil.rmtree(p) if os.path.isdir(p) and not os.path.islink(p) else os.remove(p)
 
 
 def fields(out):
@@ -205,6 +206,47 @@ def short_process_section():
           f"5-run blocks [{min(ratios):.2f} .. {max(ratios):.2f}] (target 1.3x)")
 
 
+def dxt_section():
+    """DXT (issue 13): the added time per pwrite and pread when the file is
+    traced (DXT_POSIX on, budget raised so that every segment is kept),
+    against DXT off and against DXT on with the file excluded from tracing
+    (NAME_EXCLUDE ... DXT_POSIX); in-process A/B as above, the three modes
+    alternated in every round."""
+    untracked = "/dev/shm/darshan-bench"
+    os.makedirs(untracked, exist_ok=True)
+    rounds, block = 21, 20000
+    conf = os.path.join(work, "dxt.conf")
+    with open(conf, "w") as f:
+        # 2 x 21 x 20,000 segments of 32 B: 27 MB.
+        f.write("MAX_RECORDS 30000 DXT_POSIX\n")
+    excl = os.path.join(work, "dxt-excl.conf")
+    with open(excl, "w") as f:
+        f.write(f"NAME_EXCLUDE ^{re.escape(data)}/ DXT_POSIX\n")
+    modes = {
+        "DXT off": {},
+        "traced": dict(DARSHAN_MOD_ENABLE="DXT_POSIX", DARSHAN_CONFIG_PATH=conf),
+        "DXT on, file not traced": dict(DARSHAN_MOD_ENABLE="DXT_POSIX", DARSHAN_CONFIG_PATH=excl),
+    }
+    res = {m: [] for m in modes}
+    for _ in range(5):
+        for m, extra in modes.items():
+            fresh()
+            out = subprocess.run(PIN + [ab_calls, os.path.join(data, "ab"), os.path.join(untracked, "ab"), str(rounds),
+                                        str(block)], env=env(True, extra), capture_output=True, text=True,
+                                 check=True).stdout
+            res[m].append(fields(out))
+    med = statistics.median
+    print(f"\nDXT_POSIX, in-process A/B ({rounds} rounds of {block} calls), added ns per call, median of 5 alternating runs:")
+    print("| call | DXT off | traced | traced / off | DXT on, file not traced |")
+    print("|---|---|---|---|---|")
+    for k in ("pwrite_ns", "pread_ns"):
+        off, on, nt = (med(r[k] for r in res[m]) for m in modes)
+        print(f"| {k[:-3]} | {off:.0f} | {on:.0f} | {on / off:.2f} | {nt:.0f} |")
+
+
+if os.environ.get("ONLY") == "dxt":
+    dxt_section()
+    sys.exit(0)
 if os.environ.get("ONLY") == "crashsafe":
     crash_safe_section()
     sys.exit(0)
@@ -297,4 +339,5 @@ print(f"peak RSS of posix_small (1000 ops): {off / 1024:.1f} MB without, {on / 1
       f"+{(on - off) / 1024:.1f} MB (C: 1.6 -> 4.0 MB, +2.4 MB)")
 
 crash_safe_section()
+dxt_section()
 short_process_section()
