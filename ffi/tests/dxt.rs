@@ -237,3 +237,19 @@ fn mpi_traces(mpi: Mpi) {
 }
 
 on_both_mpis!(mpi_traces);
+
+/// Regression: aio_return counted the access in POSIX but its own copy of
+/// the counting skipped DXT, so a completed aio_write had no segment.
+#[test]
+fn an_aio_write_was_missing_from_its_files_trace() {
+    let dir = scratch("dxt-aio");
+    let exe = compile("api_mix", &dir, &["-lrt"]);
+    let out = output(instrumented(&exe, &dir).arg(dir.join("data")).env("DARSHAN_MOD_ENABLE", "DXT_POSIX"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let log = LogFile::open(only_log(&dir)).unwrap();
+    let t = traces(&log, DXT_POSIX);
+    let (_, b) = t.iter().find(|(n, _)| n == "b.dat").expect("b.dat traced");
+    // writev 200 at 0, pwritev 50 at 1000, aio_write 64 at 4096; preadv 50 at 0.
+    assert_eq!(ol(segs(b).0), [(0, 200), (1000, 50), (4096, 64)]);
+    assert_eq!(ol(segs(b).1), [(0, 50)]);
+}

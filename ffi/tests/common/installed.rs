@@ -111,5 +111,6 @@ pub fn counters(log: &Path, data: &Path) -> Counters {
         .collect()
 }
 
+#[allow(unused_imports)]
 pub use super::only_log;
 

@@ -65,6 +65,16 @@ pub static POSIX: Posix = Posix {
     fds: &FDS,
 };
 
+/// A read or write of record `i`: its counters, its DXT trace, the heatmap.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn counted(st: &mut State, i: usize, write: bool, bytes: i64, offset: Option<i64>, aligned: bool, tm1: Tick, tm2: Tick) {
+    let (w, rt) = st.set.both(i);
+    let at = record::access(w, rt, &mut st.pool, write, bytes, offset, aligned, tm1, tm2);
+    darshan_dxt::DXT_POSIX.trace(&mut rt.dxt, w[0], write, at, bytes, tm1, tm2);
+    st.set.heat_add(write, bytes, tm1, tm2);
+}
+
 /// What an open-like call did to a record.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum OpenKind {
@@ -160,12 +170,8 @@ impl Posix {
     #[inline]
     fn access(&self, i: usize, write: bool, bytes: i64, offset: Option<i64>, aligned: bool, tm1: Tick, tm2: Tick) {
         let mut guard = self.lock();
-        let st = &mut *guard;
-        if st.set.live(i) {
-            let (w, rt) = st.set.both(i);
-            let at = record::access(w, rt, &mut st.pool, write, bytes, offset, aligned, tm1, tm2);
-            darshan_dxt::DXT_POSIX.trace(&mut rt.dxt, w[0], write, at, bytes, tm1, tm2);
-            st.set.heat_add(write, bytes, tm1, tm2);
+        if guard.set.live(i) {
+            counted(&mut guard, i, write, bytes, offset, aligned, tm1, tm2);
         }
     }
 
@@ -282,10 +288,7 @@ impl Posix {
         let Some(s) = st.aio.iter_mut().find(|s| s.0 == key) else { return };
         let (_, tm1, write) = std::mem::take(s);
         if bytes >= 0 {
-            let st = &mut *st;
-            let (w, rt) = st.set.both(i);
-            record::access(w, rt, &mut st.pool, write, bytes, Some(offset), aligned, tm1, tm2);
-            st.set.heat_add(write, bytes, tm1, tm2);
+            counted(&mut st, i, write, bytes, Some(offset), aligned, tm1, tm2);
         }
     }
 
