@@ -328,7 +328,11 @@ impl Module for Dxt {
         let cfg = runtime::config();
         st.budget = cfg.map_or(0, |c| c.dxt_budget(self.id));
         st.seg_words = if cfg.is_some_and(|c| c.dxt_thread_ids) { 5 } else { 4 };
-        st.index = IdIndex::for_entries(st.budget / FILE_BYTES + 1).unwrap_or(IdIndex::empty());
+        // Off (no budget): nothing is allocated, and every file is untraced.
+        st.index = match st.budget {
+            0 => IdIndex::empty(),
+            b => IdIndex::for_entries(b / FILE_BYTES + 1).unwrap_or(IdIndex::empty()),
+        };
         st.words = if st.index.capacity() > 0 { slice.words } else { &mut [] };
         st.used = 0;
         st.avail = st.budget;
