@@ -351,21 +351,13 @@ impl RecordArena {
         self.aside.push((module, mine));
     }
 
-    /// Whether `module` has memory set aside.
-    pub fn has_aside(&self, module: usize) -> bool {
-        self.aside.iter().any(|(m, _)| *m == module)
-    }
-
-    /// `module`'s reservation: all its set-aside memory if it has some,
-    /// else as [`RecordArena::reserve`].
+    /// `module`'s reservation: all its set-aside memory if it has some
+    /// (capacity 0: it holds no named records, the module lays it out
+    /// itself), else as [`RecordArena::reserve`].
     pub fn reserve_for(&mut self, module: usize, rec_words: usize, want: usize) -> Slice {
         match self.aside.iter().position(|(m, _)| *m == module) {
-            Some(k) if rec_words > 0 => {
-                let (_, words) = self.aside.swap_remove(k);
-                let capacity = words.len() / rec_words;
-                Slice { words, rec_words, capacity }
-            }
-            _ => self.reserve(rec_words, want),
+            Some(k) => Slice { words: self.aside.swap_remove(k).1, rec_words, capacity: 0 },
+            None => self.reserve(rec_words, want),
         }
     }
 

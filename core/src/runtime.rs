@@ -176,28 +176,22 @@ pub fn register(m: &'static dyn Module, rank: i64) {
 /// page or two each time), then each attaches.
 pub fn register_all(ms: &[&'static dyn Module], rank: i64) {
     let Some(cfg) = config() else { return };
-    let mut added = 0;
     let slices: Vec<crate::arena::Slice> = ms
         .iter()
         .map(|m| match lock(&ARENA).as_mut() {
             Some(a) if cfg.mod_enabled.get(m.id()).copied().unwrap_or(false) => {
-                let aside = a.has_aside(m.id());
-                let s = a.reserve_for(m.id(), m.record_words(), m.fixed_records().unwrap_or(cfg.max_records[m.id()]));
-                // Set-aside memory (DXT) holds no named records.
-                if !aside {
-                    added += s.capacity;
-                }
-                s
+                a.reserve_for(m.id(), m.record_words(), m.fixed_records().unwrap_or(cfg.max_records[m.id()]))
             }
             _ => crate::arena::Slice::empty(m.record_words()),
         })
         .collect();
+    let added: usize = slices.iter().map(|s| s.capacity).sum();
     let total = CAPACITY.fetch_add(added, Ordering::Relaxed) + added;
     if let Some(n) = lock(&NAMES).as_mut() {
         n.expect(total);
     }
     for (m, slice) in ms.iter().zip(slices) {
-        if slice.capacity > 0 {
+        if !slice.words.is_empty() {
             crate::logmap::module_registered(m.id(), slice.words.as_ptr() as usize, slice.words.len() * 8, m.mapped_version());
         }
         m.attach(slice, rank);

@@ -250,7 +250,7 @@ enum Pos {
 /// offsets (MPICH family), else None.
 #[inline]
 fn before(fh: H, pos: Pos) -> Option<i64> {
-    if !DXT_OFFSETS.load(Ordering::Relaxed) {
+    if !DXT_OFFSETS.load(Ordering::Relaxed) || !guard::recording() {
         return None;
     }
     let f = match pos {
@@ -266,7 +266,7 @@ fn before(fh: H, pos: Pos) -> Option<i64> {
 
 /// The byte offset of etype offset `at` in `fh`'s view (-1 if unknown).
 fn byte_offset(fh: H, at: Option<i64>) -> i64 {
-    let (Some(at), Some(f)) = (at, m::PMPI_File_get_byte_offset()) else { return -1 };
+    let Some((at, f)) = at.zip(m::PMPI_File_get_byte_offset()) else { return -1 };
     let mut disp = -1i64;
     // SAFETY: as in `before`; `disp` is writable.
     if unsafe { f(fh, at, &mut disp) } != MPI_SUCCESS {

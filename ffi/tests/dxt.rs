@@ -19,8 +19,8 @@ use darshan_log::modules::{DXT_MPIIO, DXT_POSIX, POSIX};
 use darshan_log::{DxtSegment, Extra, LogFile, Record};
 
 /// Run dxt_pattern (args after its directory) with `env` and, if given, a
-/// config file; the log, and the program's directory.
-fn run(tag: &str, args: &[&str], env: &[(&str, &str)], config: Option<&str>) -> (LogFile, PathBuf) {
+/// config file; the log, the program's directory and what it printed.
+fn run(tag: &str, args: &[&str], env: &[(&str, &str)], config: Option<&str>) -> (LogFile, PathBuf, String) {
     let dir = scratch(tag);
     let exe = compile("dxt_pattern", &dir, &[]);
     let mut cmd = instrumented(&exe, &dir);
@@ -35,7 +35,7 @@ fn run(tag: &str, args: &[&str], env: &[(&str, &str)], config: Option<&str>) -> 
     }
     let out = output(&mut cmd);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    (LogFile::open(only_log(&dir)).unwrap(), dir)
+    (LogFile::open(only_log(&dir)).unwrap(), dir, String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// DXT records of `module` by file name (the last path component).
@@ -77,7 +77,7 @@ const A_READS: [(i64, i64); 2] = [(0, 300), (5, 10)];
 
 #[test]
 fn every_posix_read_and_write_of_a_known_sequence_is_a_segment_with_its_offset_and_length() {
-    let (log, _) = run("dxt-pattern", &[], &[("DARSHAN_MOD_ENABLE", "DXT_POSIX")], None);
+    let (log, _, _) = run("dxt-pattern", &[], &[("DARSHAN_MOD_ENABLE", "DXT_POSIX")], None);
     assert_eq!(log.header.mod_ver[DXT_POSIX], 1, "32-byte segments by default (what released readers take)");
     let t = traces(&log, DXT_POSIX);
     assert_eq!(names(&t), ["a.dat", "b.dat", "c.dat"], "one record per file, in the order first traced");
@@ -113,12 +113,12 @@ fn every_posix_read_and_write_of_a_known_sequence_is_a_segment_with_its_offset_a
 
 #[test]
 fn dxt_is_off_by_default_and_enabled_as_darshan_enables_it() {
-    let (log, _) = run("dxt-off", &[], &[], None);
+    let (log, _, _) = run("dxt-off", &[], &[], None);
     assert!(traces(&log, DXT_POSIX).is_empty());
     assert!(!log.modules_present().contains(&DXT_POSIX));
-    let (log, _) = run("dxt-old-var", &[], &[("DXT_ENABLE_IO_TRACE", "4")], None);
+    let (log, _, _) = run("dxt-old-var", &[], &[("DXT_ENABLE_IO_TRACE", "4")], None);
     assert_eq!(traces(&log, DXT_POSIX).len(), 3, "DXT_ENABLE_IO_TRACE (deprecated) still works");
-    let (log, _) = run("dxt-conf", &[], &[], Some("MOD_ENABLE DXT_POSIX\n"));
+    let (log, _, _) = run("dxt-conf", &[], &[], Some("MOD_ENABLE DXT_POSIX\n"));
     assert_eq!(traces(&log, DXT_POSIX).len(), 3, "MOD_ENABLE in the config file");
 }
 
@@ -126,14 +126,14 @@ fn dxt_is_off_by_default_and_enabled_as_darshan_enables_it() {
 fn the_triggers_keep_the_files_with_enough_small_or_unaligned_io_and_drop_the_others() {
     let on = ("DARSHAN_MOD_ENABLE", "DXT_POSIX");
     // Small (< 10 KiB) share: a 6/6, b 20/20, c 0/4.
-    let (log, _) = run("dxt-small", &[], &[on, ("DARSHAN_DXT_SMALL_IO_TRIGGER", ".5")], None);
+    let (log, _, _) = run("dxt-small", &[], &[on, ("DARSHAN_DXT_SMALL_IO_TRIGGER", ".5")], None);
     assert_eq!(names(&traces(&log, DXT_POSIX)), ["a.dat", "b.dat"]);
     // Unaligned share: b 19/20 (all but offset 0), c 0/4; a 4/6.
-    let (log, _) = run("dxt-unaligned", &[], &[on], Some("DXT_UNALIGNED_IO_TRIGGER 0.9\n"));
+    let (log, _, _) = run("dxt-unaligned", &[], &[on], Some("DXT_UNALIGNED_IO_TRIGGER 0.9\n"));
     assert_eq!(names(&traces(&log, DXT_POSIX)), ["b.dat"]);
     // Both: a file must pass both (c passes neither, a fails the second).
     let both = [on, ("DARSHAN_DXT_SMALL_IO_TRIGGER", "0.5"), ("DARSHAN_DXT_UNALIGNED_IO_TRIGGER", "0.9")];
-    let (log, _) = run("dxt-both", &[], &both, None);
+    let (log, _, _) = run("dxt-both", &[], &both, None);
     assert_eq!(names(&traces(&log, DXT_POSIX)), ["b.dat"]);
     // The POSIX records are all still there.
     assert_eq!(log.records(POSIX).unwrap().iter().filter(|r| r.counters[px::WRITES] > 0).count(), 3);
@@ -142,7 +142,7 @@ fn the_triggers_keep_the_files_with_enough_small_or_unaligned_io_and_drop_the_ot
 #[test]
 fn name_exclude_for_dxt_posix_leaves_a_file_counted_but_untraced() {
     let conf = "MOD_ENABLE DXT_POSIX\nNAME_EXCLUDE b\\.dat$ DXT_POSIX\n";
-    let (log, _) = run("dxt-exclude", &[], &[], Some(conf));
+    let (log, _, _) = run("dxt-exclude", &[], &[], Some(conf));
     assert_eq!(names(&traces(&log, DXT_POSIX)), ["a.dat", "c.dat"]);
     assert_eq!(log.records(POSIX).unwrap().iter().filter(|r| r.counters[px::WRITES] > 0).count(), 3);
 }
@@ -152,7 +152,7 @@ fn a_trace_that_outgrows_its_memory_keeps_what_darshan_would_and_is_marked_parti
     // 8 KiB: a 104 + 2 x 2,048; b 104 + 2,048; c 104, then the 54
     // segments the 1,736 bytes left pay for (of its 4 + 100 writes).
     let conf = "MOD_ENABLE DXT_POSIX\nMAX_RECORDS 8 DXT_POSIX\n";
-    let (log, _) = run("dxt-full", &["100"], &[], Some(conf));
+    let (log, _, _) = run("dxt-full", &["100"], &[], Some(conf));
     let t = traces(&log, DXT_POSIX);
     assert_eq!(names(&t), ["a.dat", "b.dat", "c.dat"]);
     assert_eq!(segs(&t[2].1).0.len(), 54);
@@ -165,19 +165,19 @@ fn a_trace_that_outgrows_its_memory_keeps_what_darshan_would_and_is_marked_parti
 
 #[test]
 fn thread_ids_on_request_are_written_as_dxt_posix_v2() {
-    let (log, dir) =
+    let (log, dir, printed) =
         run("dxt-tid", &[], &[("DARSHAN_MOD_ENABLE", "DXT_POSIX"), ("DARSHAN_DXT_THREAD_ID", "1")], None);
+    let tid: u64 = printed.trim().strip_prefix("tid=").and_then(|t| t.parse().ok()).expect("the program's tid");
     assert_eq!(log.header.mod_ver[DXT_POSIX], 2);
     let t = traces(&log, DXT_POSIX);
     let tids: Vec<Option<u64>> = t.iter().flat_map(|(_, r)| segs(r).0.iter().chain(segs(r).1)).map(|s| s.pthread_id).collect();
     assert_eq!(tids.len(), 4 + 2 + 20 + 4);
-    assert!(tids[0].is_some_and(|t| t != 0), "pthread_self of the one thread");
-    assert!(tids.iter().all(|t| *t == tids[0]));
+    assert!(tids.iter().all(|t| *t == Some(tid)), "every segment has the program's pthread_self(), {tid}");
     assert_eq!(ol(segs(&t[0].1).0), A_WRITES);
     // darshan-dxt-parser prints the Pthread-ID column.
     let out = output(Command::new(built("darshan-dxt-parser")).arg(only_log(&dir)));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains(&format!("{:>20}", tids[0].unwrap())), "{text}");
+    assert!(text.contains(&format!("{tid:>20}")), "{text}");
 }
 
 #[test]

@@ -4,8 +4,10 @@
  *          pread 10 at 5, writev 7+9 (at 300)
  *   b.dat: 20 one-byte writes (small, unaligned)
  *   c.dat: 4 writes of 1 MiB (large, aligned), then `extra` 8-byte writes
- *   kill:  SIGKILL itself at the end (a crash-safe file is left) */
+ *   kill:  SIGKILL itself at the end (a crash-safe file is left)
+ * Prints `tid=<pthread_self()>` (the thread id DXT may record). */
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +61,8 @@ int main(int argc, char **argv) {
     for (long i = 0; i < extra; i++)
         check(write(fd, big, 8), 8, "write c extra");
     close(fd);
+    printf("tid=%lu\n", (unsigned long)pthread_self());
+    fflush(stdout);
     if (argc > 3 && strcmp(argv[3], "kill") == 0)
         kill(getpid(), SIGKILL);
     return 0;

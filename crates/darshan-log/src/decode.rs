@@ -411,7 +411,9 @@ impl<'a> ModuleReader<'a> {
                     break;
                 }
             }
-            self.mapped = Some(crate::dxt_mapped::parse(self.module, &words, self.tick_secs).into());
+            let s = self.tick_secs;
+            let time = |t: u64| s.map_or(t as f64, |s| (t as i64) as f64 * s);
+            self.mapped = Some(crate::dxt_mapped::parse(self.module, &words, &time).into());
         }
         match self.mapped.as_mut().and_then(|q| q.pop_front()) {
             Some(r) => {

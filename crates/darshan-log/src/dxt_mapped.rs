@@ -59,22 +59,27 @@ pub fn chunk_words(t: u64) -> Option<usize> {
     }
 }
 
+/// Every chunk of `words`: (word offset, tag), in order, up to the first
+/// that does not hold together (the region may have been cut by a crash).
+pub fn chunks(words: &[u64]) -> impl Iterator<Item = (usize, u64)> + '_ {
+    let mut p = 0;
+    std::iter::from_fn(move || {
+        let t = *words.get(p + 1)?;
+        let n = chunk_words(t).filter(|&n| p + n <= words.len())?;
+        let at = p;
+        p += n;
+        Some((at, t))
+    })
+}
+
 /// The records of a module region in this layout, in the order they were
-/// made, with times in seconds (`secs_per_tick`; ticks as they are if
-/// None). Records without segments are left out, as Darshan writes none.
-/// A chunk that does not hold together ends the walk (what came before is
-/// kept): the region may have been cut by a crash.
-pub fn parse(module: usize, words: &[u64], secs_per_tick: Option<f64>) -> Vec<Record> {
+/// made, each segment's times turned into seconds by `time` (from ticks).
+/// Records without segments are left out, as Darshan writes none.
+pub fn parse(module: usize, words: &[u64], time: &dyn Fn(u64) -> f64) -> Vec<Record> {
     let mut recs: Vec<Record> = Vec::new();
     let mut at: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
-    let time = |t: u64| match secs_per_tick {
-        Some(s) => (t as i64) as f64 * s,
-        None => t as f64,
-    };
-    let mut p = 0;
-    while p + 2 <= words.len() {
-        let (id, t) = (words[p], words[p + 1]);
-        let Some(len) = chunk_words(t).filter(|&n| p + n <= words.len()) else { break };
+    for (p, t) in chunks(words) {
+        let id = words[p];
         let (kind, sw, _, count) = untag(t);
         if kind == KIND_RECORD {
             let mut hostname = [0u8; 64];
@@ -101,7 +106,6 @@ pub fn parse(module: usize, words: &[u64], secs_per_tick: Option<f64>) -> Vec<Re
                 });
             }
         }
-        p += len;
     }
     recs.retain(|r| matches!(&r.extra, Extra::Dxt { writes, reads, .. } if !writes.is_empty() || !reads.is_empty()));
     recs
@@ -129,7 +133,7 @@ mod tests {
         w.extend([7, tag(KIND_READS, 4, 1, 1), 0, 5, 2, 3]);
         w.extend([7, tag(KIND_WRITES, 4, 1, 1), 50, 1, 8, 9]);
         w.extend([11, tag(KIND_WRITES, 4, 64, 1)]); // cut: no room for its slots
-        let r = parse(10, &w, Some(0.5));
+        let r = parse(10, &w, &|t| t as f64 * 0.5);
         assert_eq!(r.iter().map(|r| r.id).collect::<Vec<_>>(), vec![7, 9]);
         let Extra::Dxt { writes, reads, hostname, .. } = &r[0].extra else { panic!() };
         assert_eq!(&hostname[..6], b"node1\0");

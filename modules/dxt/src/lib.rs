@@ -32,6 +32,7 @@ use darshan_core::id_index::IdIndex;
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{runtime, FinalizeCtx, Module};
 use darshan_log::dxt_mapped as dm;
+use darshan_log::encode::encode_record_dxt;
 use darshan_log::modules::{DXT_MPIIO as MPIIO_ID, DXT_POSIX as POSIX_ID, WRITE_VERSIONS};
 
 /// What a POSIX or MPI-IO record knows of its trace: 0 not yet asked,
@@ -187,14 +188,12 @@ impl State {
 
     /// Every chunk: (offset, tag).
     fn chunks(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
-        let mut p = 0;
-        std::iter::from_fn(move || {
-            let t = *self.words[..self.used].get(p + 1)?;
-            let n = dm::chunk_words(t)?;
-            let at = p;
-            p += n;
-            Some((at, t))
-        })
+        dm::chunks(&self.words[..self.used])
+    }
+
+    /// Offsets of the record chunks.
+    fn records(&self) -> Vec<usize> {
+        self.chunks().filter(|&(_, t)| dm::untag(t).0 == dm::KIND_RECORD).map(|(p, _)| p).collect()
     }
 
     fn clear(&mut self) {
@@ -252,8 +251,9 @@ impl Dxt {
         st.append(self.id, rec, write, &seg);
     }
 
-    /// Segments traced so far (writes, reads) for `id`: for tests.
-    pub fn counts(&self, id: u64) -> Option<(usize, usize)> {
+    /// Segments traced so far (writes, reads) for `id`.
+    #[cfg(test)]
+    fn counts(&self, id: u64) -> Option<(usize, usize)> {
         let st = self.lock();
         st.index.find(id)?;
         let mut n = (0, 0);
@@ -284,7 +284,7 @@ pub fn apply_triggers(stats: &dyn Fn(u64) -> Option<(i64, i64, i64)>) {
     let keep = |part: i64, ops: i64, at_least: Option<f64>| at_least.is_none_or(|t| part as f64 / ops as f64 >= t);
     let ids: Vec<u64> = {
         let st = DXT_POSIX.lock();
-        st.chunks().filter(|&(_, t)| dm::untag(t).0 == dm::KIND_RECORD).map(|(at, _)| st.words[at]).collect()
+        st.records().into_iter().map(|p| st.words[p]).collect()
     };
     let mut drop: Vec<u64> = ids
         .into_iter()
@@ -353,45 +353,24 @@ impl Module for Dxt {
     }
     /// DXT records are never reduced nor shared: every rank writes its own.
     fn record_ids(&self, _f: &mut dyn FnMut(u64)) {}
+    /// Each traced file's record in the log's layout: the chunks read back
+    /// as the crash-safe file's reader reads them, times in seconds.
     fn output(&self, emit: &mut dyn FnMut(&[u64])) {
         let st = self.lock();
         let s = st.secs_per_tick;
-        let time = |t: u64| at_c_resolution((t as i64) as f64 * s).to_bits();
-        // (id, host, writes, reads) in the order the files were traced.
-        let mut recs: Vec<(u64, [u64; 8], Vec<u64>, Vec<u64>)> = Vec::new();
-        let mut at = std::collections::HashMap::new();
-        for (p, t) in st.chunks() {
-            let id = st.words[p];
-            let (kind, sw, _, count) = dm::untag(t);
-            if kind == dm::KIND_RECORD {
-                if st.dropped.binary_search(&id).is_err() {
-                    at.insert(id, recs.len());
-                    let mut host = [0; 8];
-                    host.copy_from_slice(&st.words[p + dm::REC_HOST..p + dm::REC_HOST + 8]);
-                    recs.push((id, host, Vec::new(), Vec::new()));
-                }
+        let time = |t: u64| at_c_resolution((t as i64) as f64 * s);
+        let (mut bytes, mut words) = (Vec::new(), Vec::new());
+        for mut r in dm::parse(self.id, &st.words[..st.used], &time) {
+            if st.dropped.binary_search(&r.id).is_ok() {
                 continue;
             }
-            let Some(&i) = at.get(&id) else { continue };
-            let out = if kind == dm::KIND_WRITES { &mut recs[i].2 } else { &mut recs[i].3 };
-            for seg in st.words[p + 2..p + 2 + count * sw].chunks_exact(sw) {
-                out.extend_from_slice(&[seg[0], seg[1], time(seg[2]), time(seg[3])]);
-                out.extend_from_slice(&seg[4..]);
+            r.rank = st.rank;
+            bytes.clear();
+            if encode_record_dxt(&r, &mut bytes, st.seg_words == 5).is_ok() {
+                words.clear();
+                words.extend(bytes.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default())));
+                emit(&words);
             }
-        }
-        let sw = st.seg_words;
-        let mut w = Vec::new();
-        for (id, host, writes, reads) in recs {
-            if writes.is_empty() && reads.is_empty() {
-                continue;
-            }
-            w.clear();
-            w.extend_from_slice(&[id, st.rank as u64, 0]);
-            w.extend_from_slice(&host);
-            w.extend_from_slice(&[(writes.len() / sw) as u64, (reads.len() / sw) as u64]);
-            w.extend_from_slice(&writes);
-            w.extend_from_slice(&reads);
-            emit(&w);
         }
     }
     fn while_locked(&self, f: &mut dyn FnMut()) {
@@ -404,9 +383,7 @@ impl Module for Dxt {
     fn set_rank(&self, rank: i64) {
         let mut st = self.lock();
         st.rank = rank;
-        let recs: Vec<usize> =
-            st.chunks().filter(|&(_, t)| dm::untag(t).0 == dm::KIND_RECORD).map(|(p, _)| p).collect();
-        for p in recs {
+        for p in st.records() {
             st.words[p + dm::REC_RANK] = rank as u64;
         }
     }
