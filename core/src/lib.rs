@@ -12,6 +12,7 @@
 //! (the record memory) and the MAP_SHARED file of the crash-safe mode.
 #![deny(unsafe_code)]
 
+pub mod access_tuples;
 pub mod arena;
 pub mod collective;
 pub mod common;

@@ -14,7 +14,7 @@ use darshan_core::{FinalizeCtx, Module};
 use darshan_log::counters::h5d as c;
 use darshan_log::modules::H5D as ID;
 
-use crate::access::{AccessTuples, TUPLE};
+use darshan_core::access_tuples::{AccessTuples, TUPLE};
 
 /// Word offset of counter k is `C + k` (after id, rank, file_rec_id); of
 /// fcounter k, `F + k`.

@@ -10,7 +10,6 @@
 //! Open files and datasets are found again by their `hid_t`.
 #![forbid(unsafe_code)]
 
-mod access;
 pub mod dataset;
 mod reduce;
 

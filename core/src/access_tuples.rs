@@ -1,12 +1,13 @@
-//! The H5D common accesses: Darshan counts each distinct (access size,
-//! 5 lengths, 5 strides) tuple of a dataset, up to 32 distinct ones (its
-//! per-record search tree), and keeps the four most frequent in the
-//! record. The tuples live in one zeroed block reserved at attach (32
-//! slots per record, untouched until used), so counting never allocates. A
-//! record's slots are read only up to its own count of distinct tuples
-//! (kept in its runtime state), so nothing needs clearing.
+//! The common accesses of H5D and PNETCDF_VAR: Darshan counts each
+//! distinct (access size, 5 lengths, 5 strides) tuple of a dataset or
+//! variable, up to 32 distinct ones (its per-record search tree), and
+//! keeps the four most frequent in the record. The tuples live in one
+//! zeroed block reserved at attach (32 slots per record, untouched until
+//! used), so counting never allocates. A record's slots are read only up
+//! to its own count of distinct tuples (kept in its runtime state), so
+//! nothing needs clearing.
 
-use darshan_core::arena::ZeroedWords;
+use crate::arena::ZeroedWords;
 
 /// Values in one tuple: the access size, then lengths D1..D5 and strides
 /// D1..D5 (the fastest-varying dimension first).

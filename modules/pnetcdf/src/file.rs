@@ -1,0 +1,158 @@
+//! The PNETCDF_FILE module: creates, opens, redefs, syncs, waits and the
+//! bytes PnetCDF says it moved, per file, as darshan-pnetcdf.c counts them.
+
+use darshan_core::arena::Slice;
+use darshan_core::common::{add, stamp, timer_inc_no_overlap, NoOverlap, Tick};
+use darshan_core::handles::HandleTable;
+use darshan_core::records::{RecordSet, Records};
+use darshan_core::sync::{Lock, LockGuard};
+use darshan_core::{FinalizeCtx, Module};
+use darshan_log::counters::pnetcdf_file as c;
+use darshan_log::modules::PNETCDF_FILE as ID;
+
+/// Word offset of counter k is `C + k`; of fcounter k, `F + k`.
+pub const C: usize = 2;
+pub const F: usize = C + c::NUM_INDICES;
+/// Open files (ncids) tracked at once.
+const HANDLE_SLOTS: usize = 1024;
+
+/// A metadata call on an open file: all add to the metadata time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Meta {
+    Enddef,
+    Redef,
+    Sync,
+}
+
+#[derive(Default)]
+pub struct Rt {
+    meta: NoOverlap,
+    wait: NoOverlap,
+}
+
+impl darshan_core::records::RecordRt for Rt {
+    fn timers(&self, f: &mut dyn FnMut(usize, &NoOverlap)) {
+        f(F + c::F_META_TIME, &self.meta);
+        f(F + c::F_WAIT_TIME, &self.wait);
+    }
+}
+
+pub struct State {
+    set: RecordSet<Rt>,
+    handles: HandleTable,
+}
+
+pub struct PnetcdfFile {
+    st: Lock<State>,
+}
+
+pub static PNETCDF_FILE: PnetcdfFile =
+    PnetcdfFile { st: Lock::new(State { set: RecordSet::new(ID), handles: HandleTable::new() }) };
+
+impl PnetcdfFile {
+    fn lock(&self) -> LockGuard<'_, State> {
+        self.st.lock()
+    }
+
+    /// `ncmpi_create` (`create`) or `ncmpi_open` of `name` (a `prefix:`
+    /// removed, cleaned) returned `ncid`.
+    pub fn on_open(&self, ncid: i32, name: &[u8], create: bool, tm1: Tick, tm2: Tick) {
+        let Some(cfg) = darshan_core::runtime::config() else { return };
+        if darshan_core::paths::excluded(cfg, ID, name) {
+            return;
+        }
+        let id = darshan_log::record_id(name);
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        let Some(i) = st.set.find_or_create(id, name) else { return };
+        let (w, rt) = st.set.both(i);
+        stamp(w, F + c::F_OPEN_START_TIMESTAMP, F + c::F_OPEN_END_TIMESTAMP, tm1, tm2);
+        add(w, C + if create { c::CREATES } else { c::OPENS }, 1);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.meta);
+        st.handles.open(ncid as u64, i, ID);
+    }
+
+    /// A successful `ncmpi_enddef`, `ncmpi_redef` or `ncmpi_sync`.
+    pub fn on_meta(&self, ncid: i32, call: Meta, tm1: Tick, tm2: Tick) {
+        let mut st = self.lock();
+        let Some(i) = st.handles.record(ncid as u64, &st.set) else { return };
+        let (w, rt) = st.set.both(i);
+        match call {
+            Meta::Enddef => {}
+            Meta::Redef => add(w, C + c::REDEFS, 1),
+            Meta::Sync => add(w, C + c::SYNCS, 1),
+        }
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.meta);
+    }
+
+    /// `ncmpi_wait` (independent) or `ncmpi_wait_all` (`collective`),
+    /// successful (`ok`) or not: Darshan counts the failures too.
+    pub fn on_wait(&self, ncid: i32, collective: bool, ok: bool, tm1: Tick, tm2: Tick) {
+        let mut st = self.lock();
+        let Some(i) = st.handles.record(ncid as u64, &st.set) else { return };
+        let (w, rt) = st.set.both(i);
+        let k = match (ok, collective) {
+            (false, _) => c::WAIT_FAILURES,
+            (true, false) => c::INDEP_WAITS,
+            (true, true) => c::COLL_WAITS,
+        };
+        add(w, C + k, 1);
+        stamp(w, F + c::F_WAIT_START_TIMESTAMP, F + c::F_WAIT_END_TIMESTAMP, tm1, tm2);
+        timer_inc_no_overlap(w, F + c::F_WAIT_TIME, tm1, tm2, &mut rt.wait);
+    }
+
+    /// A successful `ncmpi_close`; `put_size`/`get_size`: what
+    /// `ncmpi_inq_put_size`/`ncmpi_inq_get_size` said just before it (the
+    /// bytes written and read since the open), -1 where they failed, which
+    /// makes the counter -1 for good, as in Darshan.
+    pub fn on_close(&self, ncid: i32, put_size: i64, get_size: i64, tm1: Tick, tm2: Tick) {
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        let Some(i) = st.handles.close(ncid as u64, &st.set) else { return };
+        let (w, rt) = st.set.both(i);
+        for (k, size) in [(c::BYTES_WRITTEN, put_size), (c::BYTES_READ, get_size)] {
+            if size >= 0 && w[C + k] as i64 >= 0 {
+                add(w, C + k, size);
+            } else {
+                w[C + k] = -1i64 as u64;
+            }
+        }
+        stamp(w, F + c::F_CLOSE_START_TIMESTAMP, F + c::F_CLOSE_END_TIMESTAMP, tm1, tm2);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.meta);
+    }
+}
+
+impl Module for PnetcdfFile {
+    fn id(&self) -> usize {
+        ID
+    }
+
+    fn record_words(&self) -> usize {
+        c::RECORD_WORDS
+    }
+
+    fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
+        f(&mut self.lock().set)
+    }
+
+    fn attach(&self, slice: Slice, rank: i64) {
+        let mut st = self.lock();
+        st.handles = HandleTable::for_records(slice.capacity, HANDLE_SLOTS);
+        st.set.attach(slice, rank);
+    }
+
+    fn finalize(&self, ctx: &FinalizeCtx) {
+        // All eight fcounters are times.
+        self.lock().set.finalize(ctx, F..F + c::F_NUM_INDICES);
+    }
+
+    fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
+        self.lock().set.reduce_shared(shared, comm, &crate::reduce::FILE_RULES);
+    }
+
+    fn fork_child(&self) {
+        let mut st = self.lock();
+        st.set.clear();
+        st.handles.clear();
+    }
+}

@@ -1,0 +1,279 @@
+//! The PNETCDF_VAR module: one record per variable, as darshan-pnetcdf.c
+//! and its generated API wrappers count them. The wrappers hand over what
+//! they asked the library (the record name, the variable's shape) and,
+//! for each put or get, measure its size from their own arguments against
+//! the shape kept here (`Access`); this file only counts.
+//!
+//! Variables are found by their varid alone, as in Darshan (its
+//! `varid_hash` is keyed by the varid, never by the ncid): with two files
+//! open, an access to varid 3 of the one counts for whichever file's
+//! varid 3 was defined or looked up last. Matching Darshan's logs wins
+//! over attributing that rare case better.
+
+use darshan_core::access_tuples::{AccessTuples, TUPLE};
+use darshan_core::arena::Slice;
+use darshan_core::common::{
+    add, size_bucket, stamp, timer_inc_no_overlap, update_common_tuple, IoTimers, LastIo, NoOverlap, Tick,
+};
+use darshan_core::handles::HandleTable;
+use darshan_core::records::{RecordSet, Records};
+use darshan_core::sync::{Lock, LockGuard};
+use darshan_core::{FinalizeCtx, Module};
+use darshan_log::counters::pnetcdf_var as c;
+use darshan_log::modules::PNETCDF_VAR as ID;
+
+/// Word offset of counter k is `C + k` (after id, rank, file_rec_id); of
+/// fcounter k, `F + k`.
+pub const C: usize = 3;
+pub const F: usize = C + c::NUM_INDICES;
+/// Variable ids tracked at once.
+const HANDLE_SLOTS: usize = 4096;
+/// Dimensions Darshan keeps (PNETCDF_VAR_MAX_NDIMS).
+pub const MAX_NDIMS: usize = 5;
+
+/// The family of a put or get call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Put,
+    Get,
+    Iput,
+    Iget,
+    Bput,
+}
+
+/// The access kind: `ncmpi_<op>_var<kind>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Var,
+    Var1,
+    Vara,
+    Vars,
+    Varm,
+    Varn,
+    /// put/get only.
+    Vard,
+}
+
+/// One wrapped put/get entry point (any of its 13 type variants).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Api {
+    pub op: Op,
+    pub kind: Kind,
+    /// The `_all` form (blocking put/get only).
+    pub collective: bool,
+}
+
+impl Api {
+    fn reads(&self) -> bool {
+        matches!(self.op, Op::Get | Op::Iget)
+    }
+
+    /// The per-API counter, PNETCDF_VAR_<OP>_VAR<KIND>.
+    fn counter(&self) -> usize {
+        let base = match self.op {
+            Op::Put => c::PUT_VAR,
+            Op::Get => c::GET_VAR,
+            Op::Iput => c::IPUT_VAR,
+            Op::Iget => c::IGET_VAR,
+            Op::Bput => c::BPUT_VAR,
+        };
+        base + self.kind as usize
+    }
+}
+
+/// What a variable's definition or lookup tells its record.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct VarInfo {
+    pub ndims: i64,
+    /// The product of the dimension lengths, the record dimension left out.
+    pub npoints: i64,
+    /// 1, 2, 4 or 8 bytes, from the external type.
+    pub type_size: i64,
+    /// The first dimension is the file's unlimited one.
+    pub is_record: bool,
+    /// The file's unlimited dimension at that time, -1 if none.
+    pub unlimdimid: i32,
+    /// Record id of the file's record (its cleaned path).
+    pub file_rec_id: u64,
+}
+
+/// What an access is measured against: the variable as last opened.
+#[derive(Clone, Copy, Debug)]
+pub struct VarShape {
+    pub ndims: i64,
+    pub npoints: i64,
+    pub type_size: i64,
+    pub unlimdimid: i32,
+}
+
+/// One put or get as Darshan measures it: its size in bytes, and the
+/// common-access tuple (size, the last 5 counts and strides).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    pub bytes: i64,
+    pub tuple: [i64; TUPLE],
+}
+
+#[derive(Default)]
+pub struct Rt {
+    last_io: LastIo,
+    t: IoTimers,
+    /// Distinct access tuples seen (at most 32).
+    distinct: u8,
+    unlimdimid: i32,
+}
+
+impl darshan_core::records::RecordRt for Rt {
+    fn timers(&self, f: &mut dyn FnMut(usize, &NoOverlap)) {
+        self.t.each(f, F + c::F_READ_TIME, F + c::F_WRITE_TIME, F + c::F_META_TIME);
+    }
+}
+
+pub struct State {
+    set: RecordSet<Rt>,
+    handles: HandleTable,
+    tuples: AccessTuples,
+}
+
+pub struct PnetcdfVar {
+    st: Lock<State>,
+}
+
+pub static PNETCDF_VAR: PnetcdfVar = PnetcdfVar {
+    st: Lock::new(State { set: RecordSet::new(ID), handles: HandleTable::new(), tuples: AccessTuples::none() }),
+};
+
+impl PnetcdfVar {
+    fn lock(&self) -> LockGuard<'_, State> {
+        self.st.lock()
+    }
+
+    /// `ncmpi_def_var` or `ncmpi_inq_varid` returned `varid` for the
+    /// variable named `name` (`<file path>:<variable name>`).
+    pub fn on_open(&self, varid: i32, name: &[u8], info: &VarInfo, tm1: Tick, tm2: Tick) {
+        let Some(cfg) = darshan_core::runtime::config() else { return };
+        if darshan_core::paths::excluded(cfg, ID, name) {
+            return;
+        }
+        let id = darshan_log::record_id(name);
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        let Some(i) = st.set.find_or_create(id, name) else { return };
+        let (w, rt) = st.set.both(i);
+        add(w, C + c::OPENS, 1);
+        stamp(w, F + c::F_OPEN_START_TIMESTAMP, F + c::F_OPEN_END_TIMESTAMP, tm1, tm2);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
+        rt.unlimdimid = info.unlimdimid;
+        // Set, never cleared, as in Darshan.
+        if info.is_record {
+            w[C + c::IS_RECORD_VAR] = 1;
+        }
+        w[C + c::NPOINTS] = info.npoints as u64;
+        w[C + c::NDIMS] = info.ndims as u64;
+        w[C + c::DATATYPE_SIZE] = info.type_size as u64;
+        w[2] = info.file_rec_id;
+        st.handles.open(varid as u64, i, ID);
+    }
+
+    /// A successful put or get of `api` on `varid`; `measure` sizes it
+    /// from the call's arguments and the variable's shape (called under
+    /// this module's lock, only for a known variable).
+    pub fn on_access(&self, varid: i32, api: Api, tm1: Tick, tm2: Tick, measure: impl FnOnce(&VarShape) -> Access) {
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        let Some(i) = st.handles.record(varid as u64, &st.set) else { return };
+        let (w, rt) = st.set.both(i);
+        let shape = VarShape {
+            ndims: w[C + c::NDIMS] as i64,
+            npoints: w[C + c::NPOINTS] as i64,
+            type_size: w[C + c::DATATYPE_SIZE] as i64,
+            unlimdimid: rt.unlimdimid,
+        };
+        let Access { bytes, tuple } = measure(&shape);
+        add(w, C + api.counter(), 1);
+        let read = api.reads();
+        let (total, hist, start, end, max_time, max_size) = if read {
+            (
+                c::BYTES_READ,
+                c::SIZE_READ_AGG_0_100,
+                c::F_READ_START_TIMESTAMP,
+                c::F_READ_END_TIMESTAMP,
+                c::F_MAX_READ_TIME,
+                c::MAX_READ_TIME_SIZE,
+            )
+        } else {
+            (
+                c::BYTES_WRITTEN,
+                c::SIZE_WRITE_AGG_0_100,
+                c::F_WRITE_START_TIMESTAMP,
+                c::F_WRITE_END_TIMESTAMP,
+                c::F_MAX_WRITE_TIME,
+                c::MAX_WRITE_TIME_SIZE,
+            )
+        };
+        add(w, C + total, bytes);
+        if rt.last_io.switches(!read) {
+            add(w, C + c::RW_SWITCHES, 1);
+        }
+        add(w, C + hist + size_bucket(bytes), 1);
+        if let Some(freq) = st.tuples.track(i, &mut rt.distinct, &tuple) {
+            update_common_tuple(w, C + c::ACCESS1_ACCESS, C + c::ACCESS1_COUNT, &tuple, freq, false);
+        }
+        stamp(w, F + start, F + end, tm1, tm2);
+        if (tm2 - tm1) as u64 > w[F + max_time] {
+            w[F + max_time] = (tm2 - tm1) as u64;
+            w[C + max_size] = bytes as u64;
+        }
+        let (timer, last_end) = if read {
+            (c::F_READ_TIME, &mut rt.t.read)
+        } else {
+            (c::F_WRITE_TIME, &mut rt.t.write)
+        };
+        timer_inc_no_overlap(w, F + timer, tm1, tm2, last_end);
+        let mode = match (api.op, api.collective) {
+            (Op::Get, false) => c::INDEP_READS,
+            (Op::Get, true) => c::COLL_READS,
+            (Op::Put, false) => c::INDEP_WRITES,
+            (Op::Put, true) => c::COLL_WRITES,
+            (Op::Iget, _) => c::NB_READS,
+            (Op::Iput | Op::Bput, _) => c::NB_WRITES,
+        };
+        add(w, C + mode, 1);
+    }
+}
+
+impl Module for PnetcdfVar {
+    fn id(&self) -> usize {
+        ID
+    }
+
+    fn record_words(&self) -> usize {
+        c::RECORD_WORDS
+    }
+
+    fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
+        f(&mut self.lock().set)
+    }
+
+    fn attach(&self, slice: Slice, rank: i64) {
+        let mut st = self.lock();
+        st.handles = HandleTable::for_records(slice.capacity, HANDLE_SLOTS);
+        st.tuples = AccessTuples::for_records(slice.capacity);
+        st.set.attach(slice, rank);
+    }
+
+    fn finalize(&self, ctx: &FinalizeCtx) {
+        // Every fcounter but the byte variance holds clock ticks.
+        self.lock().set.finalize(ctx, F..F + c::F_VARIANCE_RANK_BYTES);
+    }
+
+    fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
+        self.lock().set.reduce_shared(shared, comm, &crate::reduce::VAR_RULES);
+    }
+
+    fn fork_child(&self) {
+        let mut st = self.lock();
+        st.set.clear();
+        st.handles.clear();
+    }
+}
