@@ -8,8 +8,9 @@
 # MPI (mpicc, mpirun) and Debian's MPICH beside it (mpicc.mpich,
 # mpirun.mpich: every MPI test runs on both) with gfortran, for the MPI
 # tests and the shutdown benchmark; nm, mount and git, HDF5 1.10
-# (serial, Open MPI and MPICH builds) for the HDF5 module's tests, and
-# libfuse3 with fusermount3 for the LUSTRE module's (below).
+# (serial, Open MPI and MPICH builds) for the HDF5 module's tests,
+# PnetCDF for the PnetCDF modules', and libfuse3 with fusermount3 for the
+# LUSTRE module's (below).
 # Safe to run again; skips what is done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,6 +45,8 @@ command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 [ -f /usr/include/hdf5/mpich/hdf5.h ] || need_apt+=(libhdf5-mpich-dev)
 # The LUSTRE module's end-to-end tests serve recorded layouts from a FUSE
 # file system (skipped where /dev/fuse is missing).
+# PnetCDF 1.12 (Debian 12, built for Open MPI) for the PnetCDF modules.
+[ -f /usr/include/pnetcdf.h ] || need_apt+=(libpnetcdf-dev)
 [ -f /usr/include/fuse3/fuse.h ] || need_apt+=(libfuse3-dev)
 command -v fusermount3 >/dev/null || need_apt+=(fuse3)
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -11,6 +11,8 @@ pub static MODULES: &[&dyn Module] = &[
     &darshan_stdio::STDIO,
     &darshan_hdf5::H5F,
     &darshan_hdf5::H5D,
+    &darshan_pnetcdf::PNETCDF_FILE,
+    &darshan_pnetcdf::PNETCDF_VAR,
     &darshan_heatmap::HEATMAP,
     &darshan_lustre::LUSTRE,
     &darshan_dxt::DXT_POSIX,

@@ -103,6 +103,7 @@ pub struct Abi {
     pub err_other: c_int,
     pub comm_world: H,
     pub info_null: H,
+    pub datatype_null: H,
     pub byte: H,
     pub uint64: H,
     pub int64: H,
@@ -135,6 +136,7 @@ impl Abi {
             err_other: 16,
             comm_world: global(b"ompi_mpi_comm_world\0")?,
             info_null: global(b"ompi_mpi_info_null\0")?,
+            datatype_null: global(b"ompi_mpi_datatype_null\0")?,
             byte: global(b"ompi_mpi_byte\0")?,
             uint64: global(b"ompi_mpi_uint64_t\0")?,
             int64: global(b"ompi_mpi_int64_t\0")?,
@@ -155,6 +157,7 @@ impl Abi {
         err_other: 15,
         comm_world: 0x4400_0000,
         info_null: 0x1c00_0000,
+        datatype_null: 0x0c00_0000,
         byte: 0x4c00_010d,
         uint64: 0x4c00_083e,
         int64: 0x4c00_083a,
@@ -169,6 +172,11 @@ impl Abi {
     /// Whether a program's MPI_Info argument is MPI_INFO_NULL.
     pub fn is_info_null(&self, info: H) -> bool {
         info & self.handle_mask == self.info_null
+    }
+
+    /// Whether a program's MPI_Datatype argument is MPI_DATATYPE_NULL.
+    pub fn is_datatype_null(&self, dt: H) -> bool {
+        dt & self.handle_mask == self.datatype_null
     }
 }
 

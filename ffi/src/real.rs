@@ -40,6 +40,7 @@ macro_rules! reals {
               pub static $name: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());)*
         }
         /// Resolve every symbol now (constructor).
+        #[allow(dead_code)]
         pub fn resolve_all() {
             $(lookup(&slots::$name, concat!(stringify!($name), "\0").as_bytes());)*
         }

@@ -26,7 +26,8 @@ fn libc_path() -> std::path::PathBuf {
 
 /// bzip2's `bz_internal_error` once leaked out of libdarshan.so and
 /// replaced libbz2's own in every program. The library may export only
-/// what it interposes (libc and MPI functions) and `darshan_` names.
+/// what it interposes (libc, MPI, HDF5 and PnetCDF functions) and
+/// `darshan_` names.
 #[test]
 fn library_exports_no_foreign_symbol_like_bz_internal_error() {
     let ours = dynamic_symbols(&lib());
@@ -41,12 +42,16 @@ fn library_exports_no_foreign_symbol_like_bz_internal_error() {
     let wheel = h5py_libhdf5().expect("h5py's bundled libhdf5 in .venv (scripts/setup.sh)");
     hdf5.extend(dynamic_symbols(&wheel));
     assert!(hdf5.contains("H5Dread_multi"), "HDF5 2.0 symbols read");
+    // The PnetCDF wrappers: names Debian's libpnetcdf exports.
+    let pnetcdf = dynamic_symbols(std::path::Path::new("/usr/lib/x86_64-linux-gnu/libpnetcdf.so"));
+    assert!(pnetcdf.contains("ncmpi_put_vara_int_all"), "libpnetcdf symbols read");
     let foreign: Vec<&String> = ours
         .iter()
         .filter(|s| !s.starts_with("darshan_"))
         .filter(|s| !libc.contains(*s) && !newer_glibc.contains(&s.as_str()))
         .filter(|s| !((s.starts_with("MPI_") || s.starts_with("PMPI_")) && s.len() > 5))
         .filter(|s| !(s.starts_with("H5") && hdf5.contains(*s)))
+        .filter(|s| !(s.starts_with("ncmpi_") && pnetcdf.contains(*s)))
         .collect();
     assert!(foreign.is_empty(), "exported symbols that are not interposed functions: {foreign:?}");
     // The MPI names are MPI's own: compare with libmpi when it is here.

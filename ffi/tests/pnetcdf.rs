@@ -1,0 +1,244 @@
+//! The PnetCDF modules on Debian's real PnetCDF (libpnetcdf-dev, built for
+//! Open MPI): a 4-rank job with a known pattern of collective,
+//! independent, nonblocking and buffered puts and gets, a record
+//! variable and a reopen (tests/programs/pnetcdf_pattern.c), every
+//! counter checked; the module switches; and the wrapper list against
+//! the library's own functions. PyDarshan's reading of these logs is
+//! checked with every other test log by tests/pydarshan/
+//! check_runtime_logs.py (`just test`).
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+use common::mpi::{c, mpicc_with, mpirun, the_log, OpenMpi, NP};
+use common::*;
+use darshan_log::counters::{pnetcdf_file as f, pnetcdf_var as v};
+use darshan_log::modules::{MPIIO, PNETCDF_FILE, PNETCDF_VAR, POSIX};
+use darshan_log::record::Extra;
+
+fn build(dir: &Path) -> std::path::PathBuf {
+    mpicc_with(OpenMpi, "pnetcdf_pattern", dir, &["-lpnetcdf"])
+}
+
+/// The bytes the program's ranks saw PnetCDF report just before each
+/// close, summed (what PNETCDF_FILE_BYTES_* add up to).
+fn reported_sizes(path: &Path) -> (i64, i64) {
+    let s = std::fs::read_to_string(path).expect("the program's size report");
+    let num = |key: &str| -> i64 {
+        let v = s.split_whitespace().find_map(|w| w.strip_prefix(key)).expect(key);
+        v.parse().expect(key)
+    };
+    (num("put="), num("get="))
+}
+
+#[test]
+fn a_4_rank_pnetcdf_job_has_every_counter_of_its_known_pattern() {
+    let dir = scratch("pnetcdf-pattern");
+    let exe = build(&dir);
+    let nc = dir.join("f.nc");
+    let sizes = dir.join("sizes.txt");
+    let logs = mpirun(OpenMpi, &exe, &[nc.to_str().unwrap(), sizes.to_str().unwrap()], &dir, &[]);
+    let log = the_log(&logs);
+    assert_eq!(log.file.header.partial_flag, 0);
+
+    // The file: shared by all ranks, one reduced record.
+    let file = log.one(PNETCDF_FILE, &nc);
+    assert_eq!(file.rank, -1);
+    let want = [
+        (f::CREATES, NP),
+        (f::OPENS, NP),
+        (f::REDEFS, NP),
+        (f::SYNCS, NP),
+        (f::COLL_WAITS, 2 * NP),
+        (f::INDEP_WAITS, NP),
+        (f::WAIT_FAILURES, 0),
+    ];
+    for (k, n) in want {
+        assert_eq!(c(file, k), n, "{}", darshan_log::modules::counter_names(PNETCDF_FILE).0[k]);
+    }
+    let (put, get) = reported_sizes(&sizes);
+    assert!(put > 0 && get > 0, "put={put} get={get}");
+    assert_eq!((c(file, f::BYTES_WRITTEN), c(file, f::BYTES_READ)), (put, get));
+    let t = &file.fcounters;
+    assert!(t[f::F_OPEN_START_TIMESTAMP] > 0.0 && t[f::F_OPEN_START_TIMESTAMP] <= t[f::F_WAIT_START_TIMESTAMP]);
+    assert!(t[f::F_WAIT_START_TIMESTAMP] <= t[f::F_WAIT_END_TIMESTAMP]);
+    assert!(t[f::F_CLOSE_START_TIMESTAMP] <= t[f::F_CLOSE_END_TIMESTAMP]);
+    assert!(t[f::F_OPEN_END_TIMESTAMP] <= t[f::F_CLOSE_END_TIMESTAMP], "the reopen ends before the last close");
+    assert!(t[f::F_META_TIME] > 0.0 && t[f::F_WAIT_TIME] > 0.0);
+    let file_id = darshan_log::record_id(nc.to_str().unwrap().as_bytes());
+    assert_eq!(file.id, file_id);
+
+    // temp(time, y, x), float: a record variable of 4 x 10 points a record.
+    let temp = log.one(PNETCDF_VAR, &dir.join("f.nc:temp"));
+    assert_eq!((temp.rank, &temp.extra), (-1, &Extra::FileRecId(file_id)));
+    let want = [
+        (v::OPENS, 2 * NP), // def_var, then inq_varid after the reopen
+        (v::INDEP_WRITES, NP),
+        (v::COLL_WRITES, 0),
+        (v::NB_WRITES, 3 * NP),
+        (v::INDEP_READS, 0),
+        (v::COLL_READS, 2 * NP),
+        (v::NB_READS, NP),
+        (v::PUT_VARA, NP),
+        (v::IPUT_VARA, 2 * NP),
+        (v::BPUT_VAR1, NP),
+        (v::IGET_VARA, NP),
+        (v::GET_VARA, NP),
+        (v::GET_VARN, NP),
+        (v::BYTES_WRITTEN, (40 + 80 + 4) * NP),
+        (v::BYTES_READ, (40 + 40 + 20) * NP),
+        (v::RW_SWITCHES, NP),
+        (v::SIZE_WRITE_AGG_0_100, 4 * NP),
+        (v::SIZE_READ_AGG_0_100, 3 * NP),
+        (v::ACCESS1_ACCESS, 40),
+        (v::ACCESS1_LENGTH_D1, 1),
+        (v::ACCESS1_LENGTH_D2, 1),
+        (v::ACCESS1_LENGTH_D3, 10),
+        (v::ACCESS1_STRIDE_D1, 0),
+        (v::ACCESS1_COUNT, 5 * NP),
+        // The varn read (3 + 2 values), then the one buffered value.
+        (v::ACCESS2_ACCESS, 20),
+        (v::ACCESS2_COUNT, NP),
+        (v::ACCESS3_ACCESS, 4),
+        (v::ACCESS3_COUNT, NP),
+        (v::ACCESS4_COUNT, 0),
+        (v::NDIMS, 3),
+        (v::NPOINTS, 40),
+        (v::DATATYPE_SIZE, 4),
+        (v::IS_RECORD_VAR, 1),
+        (v::MAX_WRITE_TIME_SIZE, 40),
+    ];
+    for (k, n) in want {
+        assert_eq!(c(temp, k), n, "temp {}", darshan_log::modules::counter_names(PNETCDF_VAR).0[k]);
+    }
+    assert!((0..NP).contains(&c(temp, v::FASTEST_RANK)) && (0..NP).contains(&c(temp, v::SLOWEST_RANK)));
+    // Every rank moved the same bytes.
+    assert_eq!((c(temp, v::FASTEST_RANK_BYTES), c(temp, v::SLOWEST_RANK_BYTES)), (224, 224));
+    assert_eq!(temp.fcounters[v::F_VARIANCE_RANK_BYTES], 0.0);
+
+    // grid(y, x), int: not a record variable, but its file has records,
+    // so the whole-variable read counts its 40 points 3 times, as Darshan
+    // sizes it (480 bytes).
+    let grid = log.one(PNETCDF_VAR, &dir.join("f.nc:grid"));
+    let want = [
+        (v::OPENS, NP),
+        (v::COLL_WRITES, 2 * NP),
+        (v::COLL_READS, 2 * NP),
+        (v::PUT_VARA, NP),
+        (v::PUT_VARS, NP),
+        (v::GET_VARA, NP),
+        (v::GET_VAR, NP),
+        (v::BYTES_WRITTEN, (40 + 20) * NP),
+        (v::BYTES_READ, (40 + 480) * NP),
+        (v::RW_SWITCHES, NP),
+        (v::SIZE_WRITE_AGG_0_100, 2 * NP),
+        (v::SIZE_READ_AGG_0_100, NP),
+        (v::SIZE_READ_AGG_100_1K, NP),
+        (v::ACCESS1_ACCESS, 40),
+        (v::ACCESS1_LENGTH_D1, 1),
+        (v::ACCESS1_LENGTH_D2, 10),
+        (v::ACCESS1_COUNT, 2 * NP),
+        (v::ACCESS2_ACCESS, 480),
+        (v::ACCESS2_LENGTH_D1, 0),
+        (v::ACCESS2_COUNT, NP),
+        // The strided write: 5 values of every other one.
+        (v::ACCESS3_ACCESS, 20),
+        (v::ACCESS3_LENGTH_D2, 5),
+        (v::ACCESS3_STRIDE_D1, 1),
+        (v::ACCESS3_STRIDE_D2, 2),
+        (v::ACCESS3_COUNT, NP),
+        (v::NDIMS, 2),
+        (v::NPOINTS, 40),
+        (v::IS_RECORD_VAR, 0),
+    ];
+    for (k, n) in want {
+        assert_eq!(c(grid, k), n, "grid {}", darshan_log::modules::counter_names(PNETCDF_VAR).0[k]);
+    }
+    let g = &grid.fcounters;
+    assert!(g[v::F_WRITE_START_TIMESTAMP] <= g[v::F_WRITE_END_TIMESTAMP]);
+    assert!(g[v::F_WRITE_END_TIMESTAMP] <= g[v::F_READ_START_TIMESTAMP], "written before read");
+    assert!(g[v::F_WRITE_TIME] > 0.0 && g[v::F_READ_TIME] > 0.0);
+
+    // Beneath it, the MPI-IO and POSIX records of the same file.
+    assert_eq!(log.one(MPIIO, &nc).rank, -1);
+    assert!(!log.all(POSIX, &nc).is_empty());
+
+    // darshan-parser prints the records, with the variable's file id.
+    let out = output(Command::new(built("darshan-parser")).arg(&logs[0]));
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let var_name = dir.join("f.nc:grid").display().to_string();
+    let want = format!("PNETCDF_VAR\t-1\t{}\tPNETCDF_VAR_FILE_REC_ID\t{file_id}\t{var_name}", darshan_log::record_id(var_name.as_bytes()));
+    assert!(text.lines().any(|l| l.starts_with(&want)), "no line starting {want:?}");
+}
+
+/// `DARSHAN_MOD_DISABLE=PNETCDF_FILE,PNETCDF_VAR`: no PnetCDF records and
+/// no inquiry calls, the program's results unchanged (it checks every
+/// call's return value itself), the MPI-IO records still there.
+#[test]
+fn disabled_pnetcdf_modules_record_nothing_and_change_nothing() {
+    let dir = scratch("pnetcdf-disabled");
+    let exe = build(&dir);
+    let nc = dir.join("f.nc");
+    let sizes = dir.join("sizes.txt");
+    let args = [nc.to_str().unwrap(), sizes.to_str().unwrap()];
+    let env = [("DARSHAN_MOD_DISABLE", "PNETCDF_FILE,PNETCDF_VAR")];
+    let log = the_log(&mpirun(OpenMpi, &exe, &args, &dir, &env));
+    let present = log.file.modules_present();
+    assert!(!present.contains(&PNETCDF_FILE) && !present.contains(&PNETCDF_VAR), "{present:?}");
+    assert_eq!(log.one(MPIIO, &nc).rank, -1);
+    assert!(reported_sizes(&sizes).0 > 0);
+}
+
+/// The put/get names Darshan 3.5.0 wraps, built from its rule (not from
+/// our table): blocking var/var1/vara/vars/varm/varn, flexible and 12
+/// types, independent and _all, plus vard; nonblocking iput/iget/bput of
+/// var..varn, flexible and typed; and the 10 file and variable calls.
+fn darshans_pnetcdf_list() -> BTreeSet<String> {
+    let types = ["", "_text", "_schar", "_uchar", "_short", "_ushort", "_int", "_uint", "_long", "_float", "_double", "_longlong", "_ulonglong"];
+    let mut names: BTreeSet<String> =
+        ["create", "open", "close", "enddef", "redef", "def_var", "inq_varid", "wait", "wait_all", "sync"]
+            .iter()
+            .map(|n| format!("ncmpi_{n}"))
+            .collect();
+    for kind in ["", "1", "a", "s", "m", "n"] {
+        for op in ["put", "get"] {
+            for mode in ["", "_all"] {
+                names.extend(types.iter().map(|t| format!("ncmpi_{op}_var{kind}{t}{mode}")));
+            }
+        }
+        for op in ["iput", "iget", "bput"] {
+            names.extend(types.iter().map(|t| format!("ncmpi_{op}_var{kind}{t}")));
+        }
+    }
+    for op in ["put", "get"] {
+        for mode in ["", "_all"] {
+            names.insert(format!("ncmpi_{op}_vard{mode}"));
+        }
+    }
+    names
+}
+
+#[test]
+fn every_pnetcdf_function_darshan_wraps_is_wrapped_and_is_pnetcdfs() {
+    let want = darshans_pnetcdf_list();
+    assert_eq!(want.len(), 560);
+    let syms = |p: &Path| -> BTreeSet<String> {
+        let out = output(Command::new("nm").args(["-D", "--defined-only"]).arg(p));
+        assert!(out.status.success(), "nm {}", p.display());
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.split_whitespace().nth(2))
+            .map(|s| s.split('@').next().unwrap_or(s).to_string())
+            .filter(|s| s.starts_with("ncmpi_"))
+            .collect()
+    };
+    let ours = syms(&lib());
+    assert_eq!(ours, want, "our ncmpi_ exports against Darshan's list");
+    let theirs = syms(Path::new("/usr/lib/x86_64-linux-gnu/libpnetcdf.so"));
+    let unknown: Vec<_> = ours.difference(&theirs).collect();
+    assert!(unknown.is_empty(), "wrapped names libpnetcdf does not define: {unknown:?}");
+}
