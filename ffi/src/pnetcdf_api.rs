@@ -1,7 +1,7 @@
 //! The PnetCDF put/get wrappers (PNETCDF_VAR), generated from one table:
 //! every `ncmpi_{put,get}_var{,1,a,s,m,n}[_<type>][_all]`, the vard
 //! calls, and every nonblocking `ncmpi_{iput,iget,bput}_var{,1,a,s,m,n}
-//! [_<type>]`, the 546 entry points darshan-pnetcdf-api.m4 wraps. A
+//! [_<type>]`, the 550 entry points darshan-pnetcdf-api.m4 wraps. A
 //! table row is one family: its API (op, kind, collective), its name
 //! stem and mode suffix, the parameters its kind adds after
 //! `(ncid, varid)`, and the function that measures an access from them;

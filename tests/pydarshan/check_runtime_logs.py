@@ -1,6 +1,8 @@
 """PyDarshan 3.5.0 as an independent reader of the logs our runtime
 writes: every log under <dir> must open in PyDarshan, every POSIX,
-STDIO, MPI-IO and BG/Q counter PyDarshan decodes must equal what our darshan-parser prints,
+STDIO, MPI-IO, BG/Q, H5F, H5D, PNETCDF_FILE and PNETCDF_VAR counter (and
+the variables' and datasets' file record ids) PyDarshan decodes must
+equal what our darshan-parser prints,
 so must every LUSTRE record's components, pool names and OST ids, every DXT segment (offset, length, start,
 end, against our darshan-dxt-parser), and each heatmap's bins must add up to the bytes its module's records say
 were read and written.
@@ -30,6 +32,9 @@ BGQ_NAMES = {
     "fcounters": ["BGQ_F_TIMESTAMP"],
 }
 
+# Modules whose counters are compared value by value.
+COUNTED = ("POSIX", "STDIO", "MPI-IO", "BG/Q", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR")
+
 failures = 0
 compared = 0
 skipped = 0
@@ -45,13 +50,19 @@ for log in logs:
     ours = {}
     for line in text.splitlines():
         f = line.split("\t")
-        if len(f) >= 6 and f[0] in ("POSIX", "STDIO", "MPI-IO", "LUSTRE", "BG/Q"):
+        if len(f) >= 6 and f[0] in COUNTED + ("LUSTRE",):
             ours[(f[0], int(f[1]), int(f[2]), f[3])] = f[4]
     rep = darshan.DarshanReport(log, read_all=True)
-    for mod in ("POSIX", "STDIO", "MPI-IO", "BG/Q"):
+    for mod in COUNTED:
         if mod not in rep.records:
             continue
         for r in rep.records[mod].to_numpy():
+            if "file_rec_id" in r:
+                key = (mod, int(r["rank"]), int(r["id"]), f"{mod}_FILE_REC_ID")
+                compared += 1
+                if ours.get(key) is None or int(ours[key]) % 2**64 != int(r["file_rec_id"]) % 2**64:
+                    failures += 1
+                    print(f"{log}: {key} PyDarshan {r['file_rec_id']} parser {ours.get(key)}")
             for kind in ("counters", "fcounters"):
                 names = rep.counters[mod][kind] or (BGQ_NAMES[kind] if mod == "BG/Q" else [])
                 for name, v in zip(names, r[kind]):
