@@ -73,6 +73,9 @@ pub struct RecordSet<R> {
     module: usize,
     rank: i64,
     slice: Slice,
+    /// Records of DARSHAN_MODMEM granted at the first record (None
+    /// before it; kept by a forked child, whose memory it still is).
+    granted: Option<usize>,
     count: usize,
     frozen: bool,
     /// Record id -> record index.
@@ -97,6 +100,7 @@ impl<R: RecordRt> RecordSet<R> {
             module,
             rank: 0,
             slice: Slice::empty(0),
+            granted: None,
             count: 0,
             frozen: false,
             index: IdIndex::empty(),
@@ -143,6 +147,7 @@ impl<R: RecordRt> RecordSet<R> {
         }
         self.rt = rt;
         self.slice = slice;
+        self.granted = None;
         self.rank = rank;
         self.count = 0;
     }
@@ -220,7 +225,9 @@ impl<R: RecordRt> RecordSet<R> {
         if let Some(i) = self.find(id) {
             return Some(i);
         }
-        if self.count >= self.slice.capacity {
+        let (rec_bytes, cap) = (self.slice.rec_words * 8, self.slice.capacity);
+        let granted = *self.granted.get_or_insert_with(|| runtime::grant(rec_bytes, cap));
+        if self.count >= granted {
             // A module switched off keeps no records and is not partial.
             if runtime::config().is_some_and(|c| c.mod_enabled.get(self.module).copied().unwrap_or(false)) {
                 runtime::set_partial(self.module);

@@ -30,6 +30,10 @@ pub struct Shared {
     pub mounts: Vec<MountEntry>,
     pub cmdline: String,
     pub platform: &'static dyn Platform,
+    /// The bytes every module's MAX_RECORDS records take: the record
+    /// memory is laid out for all of them (untouched until used), and
+    /// DARSHAN_MODMEM is granted to the modules as they are first used.
+    pub record_space: usize,
 }
 
 /// What changes: start time and pid change in a forked child.
@@ -74,6 +78,24 @@ pub fn tick_secs() -> f64 {
 }
 /// Records all registered modules can hold (sizes the name index).
 static CAPACITY: AtomicUsize = AtomicUsize::new(0);
+/// DARSHAN_MODMEM not yet granted to a module; usize::MAX before start-up
+/// (unit tests that lay out their own records).
+static BUDGET: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+/// A module's share of DARSHAN_MODMEM, asked for when it makes its first
+/// record, as Darshan grants a module its memory when it registers at its
+/// first call: up to `want` records of `rec_bytes`, fewer (maybe none)
+/// when less is left. A module never used takes none of it, whatever its
+/// place in the list of modules, so a job's modules get their memory in
+/// the order the job first uses them.
+pub fn grant(rec_bytes: usize, want: usize) -> usize {
+    let mut n = 0;
+    let _ = BUDGET.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+        n = if rec_bytes == 0 { want } else { want.min(left / rec_bytes) };
+        Some(left.saturating_sub(n.saturating_mul(rec_bytes)))
+    });
+    n
+}
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -116,7 +138,7 @@ pub fn set_job_pid(pid: i64) {
 /// records live in an arena of the test's own).
 pub fn init_for_tests(config: crate::config::Config) -> Result<Option<String>, String> {
     let platform: &'static crate::platform::FakePlatform = Box::leak(Box::default());
-    init(Shared { config, mounts: Vec::new(), cmdline: "test".into(), platform }, (0, 0), 1, None)
+    init(Shared { config, mounts: Vec::new(), cmdline: "test".into(), platform, record_space: 0 }, (0, 0), 1, None)
 }
 
 /// Start-up: keep the configuration and the mount table, reserve the name
@@ -132,7 +154,7 @@ pub fn init(shared: Shared, start: (i64, i64), pid: i64, mmap: Option<String>) -
     // DXT's traces have memory of their own, after DARSHAN_MODMEM's.
     let dxt = [darshan_log::modules::DXT_POSIX, darshan_log::modules::DXT_MPIIO]
         .map(|m| (m, shared.config.dxt_reserve(m)));
-    let mod_mem = dxt.iter().fold(shared.config.mod_mem, |n, (_, b)| n.saturating_add(*b));
+    let mod_mem = dxt.iter().fold(shared.config.mod_mem.max(shared.record_space), |n, (_, b)| n.saturating_add(*b));
     let mut warning = None;
     let mut mapped = None;
     if let Some(path) = mmap {
@@ -156,6 +178,7 @@ pub fn init(shared: Shared, start: (i64, i64), pid: i64, mmap: Option<String>) -
     for (m, bytes) in dxt.into_iter().filter(|(_, b)| *b > 0) {
         arena.set_aside(m, bytes);
     }
+    BUDGET.store(shared.config.mod_mem, Ordering::Relaxed);
     if SHARED.set(shared).is_err() {
         return Err("already initialised".into());
     }
@@ -166,7 +189,8 @@ pub fn init(shared: Shared, start: (i64, i64), pid: i64, mmap: Option<String>) -
 }
 
 /// Register a module: reserve its records (MAX_RECORDS, or what is left
-/// of DARSHAN_MODMEM) and hand them over. Disabled modules get nothing.
+/// of the record memory) and hand them over; DARSHAN_MODMEM is granted
+/// at its first record ([`grant`]). Disabled modules get nothing.
 pub fn register(m: &'static dyn Module, rank: i64) {
     register_all(&[m], rank);
 }

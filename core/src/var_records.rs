@@ -19,6 +19,8 @@ pub struct VarRecordSet {
     rank: i64,
     words: &'static mut [u64],
     used: usize,
+    /// Words of DARSHAN_MODMEM granted at the first record (None before).
+    granted: Option<usize>,
     count: usize,
     frozen: bool,
     /// Record id -> word offset.
@@ -29,7 +31,7 @@ pub struct VarRecordSet {
 impl VarRecordSet {
     /// `len_of`: a record's length in words from its words (at least 2).
     pub const fn new(module: usize, len_of: fn(&[u64]) -> usize) -> Self {
-        VarRecordSet { module, rank: 0, words: &mut [], used: 0, count: 0, frozen: false, index: IdIndex::empty(), len_of }
+        VarRecordSet { module, rank: 0, words: &mut [], used: 0, granted: None, count: 0, frozen: false, index: IdIndex::empty(), len_of }
     }
 
     /// Take the reserved memory; the index is sized for as many records
@@ -47,6 +49,7 @@ impl VarRecordSet {
         }
         self.rank = rank;
         self.used = 0;
+        self.granted = None;
         self.count = 0;
     }
 
@@ -85,7 +88,8 @@ impl VarRecordSet {
             return None;
         }
         let off = self.used;
-        let fits = off.checked_add(len).is_some_and(|end| end <= self.words.len()) && self.count < self.index.capacity();
+        let room = *self.granted.get_or_insert_with(|| runtime::grant(8, self.words.len()));
+        let fits = off.checked_add(len).is_some_and(|end| end <= room) && self.count < self.index.capacity();
         if !fits {
             if runtime::config().is_some_and(|c| c.mod_enabled.get(self.module).copied().unwrap_or(false)) {
                 runtime::set_partial(self.module);

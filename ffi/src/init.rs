@@ -213,7 +213,14 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
     let dump = cfg.dump_config;
     let timing = cfg.internal_timing;
     let text = if dump { cfg.dump() } else { String::new() };
-    let shared = Shared { config: cfg, mounts, cmdline: cmd, platform: &LIBC };
+    // Every enabled module's records, MPI-only ones too (a process that
+    // starts recording before MPI_Init adds MPI-IO later).
+    let record_space = crate::modules::MODULES
+        .iter()
+        .filter(|m| cfg.mod_enabled.get(m.id()).copied().unwrap_or(false))
+        .map(|m| m.record_words().saturating_mul(8).saturating_mul(m.fixed_records().unwrap_or(cfg.max_records[m.id()])))
+        .fold(0usize, usize::saturating_add);
+    let shared = Shared { config: cfg, mounts, cmdline: cmd, platform: &LIBC, record_space };
     match runtime::init(shared, start, LIBC.pid(), mmap) {
         Ok(Some(warning)) => {
             runtime::set_job_pid(job_pid);

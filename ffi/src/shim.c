@@ -90,9 +90,17 @@ static void *in_table(const struct darshan_static_real *t, const char *name)
     return 0;
 }
 
+/* PnetCDF's table (darshan_static_pnetcdf.o), pulled out of libdarshan.a
+ * only by share/ld-opts/darshan-pnetcdf-ld-opts, for a program linked with
+ * PnetCDF: the real function of each wrapped ncmpi_X (__real_X) and the
+ * inquiry functions the wrappers call. Null everywhere else. */
+extern const struct darshan_static_real darshan_static_pnetcdf[] __attribute__((weak));
+
 HIDDEN void *darshan_real_symbol(const char *name)
 {
     void *p = in_table(darshan_static_reals, name);
+    if (!p && name[0] == 'n')
+        p = in_table(darshan_static_pnetcdf, name);
     /* A weak entry the link left null (a function of a newer glibc than
      * this one) may still be in a shared library; MPI functions are not
      * in the table (the executable defines them itself: install.sh) and

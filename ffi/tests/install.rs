@@ -89,8 +89,8 @@ fn darshan_config_answers_as_the_c_tool_does() {
     let o = config(&["--version"]);
     assert_eq!(stdout(&o).split_whitespace().nth(2), Some("3.5.0"), "{}", stdout(&o));
     // One answer per option, in the order asked.
-    let o = config(&["--posix-mod", "--dxt-mod", "--mod-mem", "--log-path-by-env"]);
-    assert_eq!(stdout(&o), "yes\nno\n4\nDARSHAN_LOGPATH\n");
+    let o = config(&["--posix-mod", "--dxt-mod", "--pnetcdf-mod", "--daos-mod", "--mod-mem", "--log-path-by-env"]);
+    assert_eq!(stdout(&o), "yes\nyes\nyes\nno\n4\nDARSHAN_LOGPATH\n");
     let dyn_flags = stdout(&config(&["--dyn-ld-flags"]));
     let lib = prefix().join("lib").canonicalize().unwrap();
     assert_eq!(

@@ -2,12 +2,15 @@
 //! Open MPI): a 4-rank job with a known pattern of collective,
 //! independent, nonblocking and buffered puts and gets, a record
 //! variable and a reopen (tests/programs/pnetcdf_pattern.c), every
-//! counter checked; the module switches; and the wrapper list against
-//! the library's own functions. PyDarshan's reading of these logs is
+//! counter checked; the module switches; the wrapper list against the
+//! library's own functions; and the same job linked statically with
+//! Debian's libpnetcdf.a (`--wrap`). PyDarshan's reading of these logs is
 //! checked with every other test log by tests/pydarshan/
 //! check_runtime_logs.py (`just test`).
 
 mod common;
+
+use std::collections::BTreeMap;
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -241,4 +244,102 @@ fn every_pnetcdf_function_darshan_wraps_is_wrapped_and_is_pnetcdfs() {
     let theirs = syms(Path::new("/usr/lib/x86_64-linux-gnu/libpnetcdf.so"));
     let unknown: Vec<_> = ours.difference(&theirs).collect();
     assert!(unknown.is_empty(), "wrapped names libpnetcdf does not define: {unknown:?}");
+}
+
+/// Every PNETCDF_FILE / PNETCDF_VAR counter of a log that does not depend
+/// on timing (which rank was fastest, which access slowest), by module,
+/// record name relative to `dir`, and counter.
+fn pnetcdf_counters(log: &Path, dir: &Path) -> BTreeMap<(usize, String, usize), i64> {
+    let log = common::mpi::read(log);
+    let timed = [v::FASTEST_RANK, v::FASTEST_RANK_BYTES, v::SLOWEST_RANK, v::SLOWEST_RANK_BYTES, v::MAX_READ_TIME_SIZE, v::MAX_WRITE_TIME_SIZE];
+    let base = format!("{}/", dir.display());
+    let mut out = BTreeMap::new();
+    for (m, name, r) in &log.recs {
+        if *m != PNETCDF_FILE && *m != PNETCDF_VAR {
+            continue;
+        }
+        for (k, &x) in r.counters.iter().enumerate() {
+            if *m == PNETCDF_VAR && timed.contains(&k) {
+                continue;
+            }
+            out.insert((*m, name.trim_start_matches(&base).to_string(), k), x);
+        }
+    }
+    out
+}
+
+/// PnetCDF linked statically (libpnetcdf.a, as a static HDF5 is): its
+/// calls are inside the executable, out of the preload library's reach.
+/// Built with the installed compiler wrapper, which sees the archive and
+/// links the runtime statically with --pnetcdf-ld-flags, every counter
+/// equals the LD_PRELOAD run's; with the static flags alone the PnetCDF
+/// calls are left alone and work (no --wrap, which would leave nothing
+/// pulling the real functions out of the archive).
+#[test]
+fn a_static_libpnetcdf_job_is_recorded_as_the_preloaded_one() {
+    use common::installed::{bin, config, linked, stdout};
+    let archive = "/usr/lib/x86_64-linux-gnu/libpnetcdf.a";
+    let src = root().join("tests/programs/pnetcdf_pattern.c");
+    let run = |tag: &str, exe: &Path, preload: bool| -> (std::path::PathBuf, Vec<std::path::PathBuf>) {
+        let dir = scratch(&format!("pnetcdf-{tag}"));
+        let args = [dir.join("f.nc").display().to_string(), dir.join("sizes.txt").display().to_string()];
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let logs = if preload {
+            mpirun(OpenMpi, exe, &args, &dir, &[])
+        } else {
+            let mut cmd = OpenMpi.launcher(&[
+                ("DARSHAN_LOGPATH", dir.join("logs").display().to_string()),
+                ("DARSHAN_MMAP_LOGPATH", dir.join("mmap").display().to_string()),
+            ]);
+            let out = linked(cmd.arg(exe).args(&args), &dir);
+            assert!(out.status.success(), "{tag}: {}", String::from_utf8_lossy(&out.stderr));
+            files(&dir.join("logs"))
+        };
+        assert_eq!(logs.len(), 1, "{tag}: one log");
+        (dir, logs)
+    };
+
+    let build = scratch("pnetcdf-static-build");
+    let shared = build.join("shared");
+    assert!(status(Command::new("mpicc").arg("-o").arg(&shared).arg(&src).arg("-lpnetcdf")).success());
+    let wrapped = build.join("wrapped");
+    let st = status(Command::new(bin("darshan-mpicc")).arg("-o").arg(&wrapped).arg(&src).arg(archive));
+    assert!(st.success(), "darshan-mpicc with libpnetcdf.a");
+    let flags = |opt: &str| -> Vec<String> { stdout(&config(&[opt])).split_whitespace().map(String::from).collect() };
+    let plain = build.join("plain");
+    let st = status(
+        Command::new("mpicc").arg("-o").arg(&plain).args(flags("--pre-ld-flags")).arg(&src).arg(archive).args(flags("--post-ld-flags")),
+    );
+    assert!(st.success(), "mpicc with the static flags");
+
+    let (pdir, plogs) = run("static-preload", &shared, true);
+    let want = pnetcdf_counters(&plogs[0], &pdir);
+    assert!(want.len() > 200, "the preloaded run's PnetCDF counters");
+    let (wdir, wlogs) = run("static-wrapped", &wrapped, false);
+    assert_eq!(pnetcdf_counters(&wlogs[0], &wdir), want, "static PnetCDF through darshan-mpicc");
+    let (ndir, nlogs) = run("static-plain", &plain, false);
+    assert!(pnetcdf_counters(&nlogs[0], &ndir).is_empty(), "PnetCDF left alone without --pnetcdf-ld-flags");
+    assert!(reported_sizes(&ndir.join("sizes.txt")).0 > 0, "and working");
+    assert!(!common::mpi::read(&nlogs[0]).all(MPIIO, &ndir.join("f.nc")).is_empty(), "MPI-IO beneath recorded");
+}
+
+/// Regression: with the PnetCDF modules added, the record memory laid out
+/// at start-up (every module's MAX_RECORDS, in list order, out of
+/// DARSHAN_MODMEM) was gone by the time a process that started recording
+/// in its constructor (DARSHAN_ENABLE_NONMPI) called MPI_Init and added
+/// MPI-IO: its MPI-IO records were lost and the module marked partial.
+/// DARSHAN_MODMEM is now granted to a module at its first record, as
+/// Darshan grants it when a module is first used.
+#[test]
+fn mpiio_records_were_lost_when_recording_started_before_mpi_init() {
+    let dir = scratch("pnetcdf-nonmpi");
+    let exe = build(&dir);
+    let nc = dir.join("f.nc");
+    let sizes = dir.join("sizes.txt");
+    let args = [nc.to_str().unwrap(), sizes.to_str().unwrap()];
+    let log = the_log(&mpirun(OpenMpi, &exe, &args, &dir, &[("DARSHAN_ENABLE_NONMPI", "1")]));
+    assert_eq!(log.file.header.partial_flag, 0, "no module ran out of memory");
+    let m = log.one(MPIIO, &nc);
+    assert_eq!((m.rank, c(m, darshan_log::counters::mpiio::COLL_OPENS)), (-1, 2 * NP));
+    assert_eq!(c(log.one(PNETCDF_FILE, &nc), f::CREATES), NP);
 }

@@ -20,13 +20,13 @@ pub const FEATURES: [(&str, bool); 19] = [
     ("null-mod", true),
     ("posix-mod", true),
     ("stdio-mod", true),
-    ("dxt-mod", false),
+    ("dxt-mod", true),
     ("heatmap-mod", true),
     ("mpiio-mod", true),
     ("apmpi-mod", false),
     ("apmpi-coll-sync", false),
     ("hdf5-mod", true),
-    ("pnetcdf-mod", false),
+    ("pnetcdf-mod", true),
     ("daos-mod", false),
     // BG/Q's data come only from a BG/Q kernel (built with --cfg
     // darshan_bgq); a recording replayed elsewhere is for tests.
@@ -117,6 +117,13 @@ impl Facts {
     /// HDF5, where every static link then needs HDF5).
     pub fn hdf5_ld_flags(&self) -> Result<String, String> {
         let opts = self.installed_ld_opts("darshan-hdf5-ld-opts")?;
+        Ok(format!("-Wl,@{}", opts.display()))
+    }
+
+    /// With the static flags, for a program linked with PnetCDF, as
+    /// [`Self::hdf5_ld_flags`] for HDF5.
+    pub fn pnetcdf_ld_flags(&self) -> Result<String, String> {
+        let opts = self.installed_ld_opts("darshan-pnetcdf-ld-opts")?;
         Ok(format!("-Wl,@{}", opts.display()))
     }
 
