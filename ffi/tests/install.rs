@@ -123,14 +123,21 @@ fn darshan_config_answers_as_the_c_tool_does() {
         stdout(&config(&["--hdf5-ld-flags"])).trim(),
         format!("-Wl,@{}/ld-opts/darshan-hdf5-ld-opts", share.display())
     );
+    assert_eq!(
+        stdout(&config(&["--pnetcdf-ld-flags"])).trim(),
+        format!("-Wl,@{}/ld-opts/darshan-pnetcdf-ld-opts", share.display())
+    );
     // Every function libdarshan.so interposes is wrapped, and no other:
-    // the HDF5 functions in the HDF5 file only.
+    // the HDF5 and PnetCDF functions in their own files only.
     let opts = std::fs::read_to_string(share.join("ld-opts/darshan-ld-opts")).unwrap();
     let h5_opts = std::fs::read_to_string(share.join("ld-opts/darshan-hdf5-ld-opts")).unwrap();
+    let nc_opts = std::fs::read_to_string(share.join("ld-opts/darshan-pnetcdf-ld-opts")).unwrap();
     let wraps = |o: &str| -> Vec<String> { o.lines().filter_map(|l| l.strip_prefix("--wrap=")).map(String::from).collect() };
     assert!(wraps(&opts).iter().all(|f| !f.starts_with("H5")), "HDF5 wrapped by --pre-ld-flags");
+    assert!(wraps(&opts).iter().all(|f| !f.starts_with("ncmpi_")), "PnetCDF wrapped by --pre-ld-flags");
     assert!(!wraps(&h5_opts).is_empty() && wraps(&h5_opts).iter().all(|f| f.starts_with("H5")));
-    let mut wrapped = [wraps(&opts), wraps(&h5_opts)].concat();
+    assert!(wraps(&nc_opts).len() == 560 && wraps(&nc_opts).iter().all(|f| f.starts_with("ncmpi_")));
+    let mut wrapped = [wraps(&opts), wraps(&h5_opts), wraps(&nc_opts)].concat();
     wrapped.sort();
     let nm = common::output(Command::new("nm").args(["-D", "--defined-only"]).arg(prefix().join("lib/libdarshan.so")));
     let mut exported: Vec<String> = stdout(&nm)
