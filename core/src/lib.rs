@@ -18,6 +18,7 @@ pub mod collective;
 pub mod common;
 pub mod compress;
 pub mod config;
+pub mod dataset_io;
 pub mod deflate;
 pub mod handles;
 pub mod heatmap;

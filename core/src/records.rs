@@ -8,8 +8,8 @@ use crate::arena::Slice;
 use crate::collective::{variance_combine, variance_elem, variance_of, Comm};
 use crate::common::{fix_negative_time, ticks_to_secs, NoOverlap};
 use crate::heatmap::HeatBins;
-use crate::module::FinalizeCtx;
 use crate::id_index::IdIndex;
+use crate::module::FinalizeCtx;
 use crate::runtime;
 
 /// A module's rules for combining the records every rank has (semantics

@@ -91,7 +91,7 @@ static BUDGET: AtomicUsize = AtomicUsize::new(usize::MAX);
 pub fn grant(rec_bytes: usize, want: usize) -> usize {
     let mut n = 0;
     let _ = BUDGET.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
-        n = if rec_bytes == 0 { want } else { want.min(left / rec_bytes) };
+        n = left.checked_div(rec_bytes).map_or(want, |fit| want.min(fit));
         Some(left.saturating_sub(n.saturating_mul(rec_bytes)))
     });
     n
@@ -152,8 +152,8 @@ pub fn init(shared: Shared, start: (i64, i64), pid: i64, mmap: Option<String>) -
     }
     let name_mem = shared.config.name_mem;
     // DXT's traces have memory of their own, after DARSHAN_MODMEM's.
-    let dxt = [darshan_log::modules::DXT_POSIX, darshan_log::modules::DXT_MPIIO]
-        .map(|m| (m, shared.config.dxt_reserve(m)));
+    let dxt =
+        [darshan_log::modules::DXT_POSIX, darshan_log::modules::DXT_MPIIO].map(|m| (m, shared.config.dxt_reserve(m)));
     let mod_mem = dxt.iter().fold(shared.config.mod_mem.max(shared.record_space), |n, (_, b)| n.saturating_add(*b));
     let mut warning = None;
     let mut mapped = None;
@@ -216,7 +216,12 @@ pub fn register_all(ms: &[&'static dyn Module], rank: i64) {
     }
     for (m, slice) in ms.iter().zip(slices) {
         if !slice.words.is_empty() {
-            crate::logmap::module_registered(m.id(), slice.words.as_ptr() as usize, slice.words.len() * 8, m.mapped_version());
+            crate::logmap::module_registered(
+                m.id(),
+                slice.words.as_ptr() as usize,
+                slice.words.len() * 8,
+                m.mapped_version(),
+            );
         }
         m.attach(slice, rank);
         let mut reg = lock(&REGISTRY);

@@ -31,7 +31,17 @@ pub struct VarRecordSet {
 impl VarRecordSet {
     /// `len_of`: a record's length in words from its words (at least 2).
     pub const fn new(module: usize, len_of: fn(&[u64]) -> usize) -> Self {
-        VarRecordSet { module, rank: 0, words: &mut [], used: 0, granted: None, count: 0, frozen: false, index: IdIndex::empty(), len_of }
+        VarRecordSet {
+            module,
+            rank: 0,
+            words: &mut [],
+            used: 0,
+            granted: None,
+            count: 0,
+            frozen: false,
+            index: IdIndex::empty(),
+            len_of,
+        }
     }
 
     /// Take the reserved memory; the index is sized for as many records
@@ -143,7 +153,7 @@ impl VarRecordSet {
 /// The records of `run` (records back to back; `len` gives the length in
 /// words of the one a slice starts with), whatever their lengths; a
 /// length past the end (a damaged record) ends the run there.
-pub fn split<'a>(mut run: &'a [u64], len: impl Fn(&[u64]) -> usize) -> impl Iterator<Item = &'a [u64]> {
+pub fn split(mut run: &[u64], len: impl Fn(&[u64]) -> usize) -> impl Iterator<Item = &[u64]> {
     std::iter::from_fn(move || {
         if run.is_empty() {
             return None;

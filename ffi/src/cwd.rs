@@ -226,7 +226,11 @@ pub unsafe extern "C" fn nftw(dir: *const c_char, f: *mut c_void, nopenfd: c_int
     let Some(r) = real::nftw() else { return enosys() };
     // SAFETY: as above.
     let call = || unsafe { r(dir, f, nopenfd, flags) };
-    if flags & FTW_CHDIR != 0 { walking(call) } else { call() }
+    if flags & FTW_CHDIR != 0 {
+        walking(call)
+    } else {
+        call()
+    }
 }
 
 #[no_mangle]
@@ -234,7 +238,11 @@ pub unsafe extern "C" fn nftw64(dir: *const c_char, f: *mut c_void, nopenfd: c_i
     let Some(r) = real::nftw64() else { return enosys() };
     // SAFETY: as above.
     let call = || unsafe { r(dir, f, nopenfd, flags) };
-    if flags & FTW_CHDIR != 0 { walking(call) } else { call() }
+    if flags & FTW_CHDIR != 0 {
+        walking(call)
+    } else {
+        call()
+    }
 }
 
 /// FTS_NOCHDIR (fts.h): without it fts changes directory from fts_open

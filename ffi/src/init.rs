@@ -218,7 +218,9 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
     let record_space = crate::modules::MODULES
         .iter()
         .filter(|m| cfg.mod_enabled.get(m.id()).copied().unwrap_or(false))
-        .map(|m| m.record_words().saturating_mul(8).saturating_mul(m.fixed_records().unwrap_or(cfg.max_records[m.id()])))
+        .map(|m| {
+            m.record_words().saturating_mul(8).saturating_mul(m.fixed_records().unwrap_or(cfg.max_records[m.id()]))
+        })
         .fold(0usize, usize::saturating_add);
     let shared = Shared { config: cfg, mounts, cmdline: cmd, platform: &LIBC, record_space };
     match runtime::init(shared, start, LIBC.pid(), mmap) {

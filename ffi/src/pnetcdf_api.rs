@@ -9,8 +9,10 @@
 //! and the 12 typed ones.
 //!
 //! Each wrapper finds its real function with `dlsym(RTLD_NEXT)` once,
-//! passes through unless recording, times the real call, and on success
-//! counts it under the guard (pnetcdf_wrap.rs's `timed`).
+//! passes through unless recording, times the real call, and on success,
+//! under the guard (pnetcdf_wrap.rs's `timed`), measures the access
+//! against the variable's shape (asking PnetCDF outside the module's
+//! lock where Darshan's sizing needs it) and counts it.
 
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::AtomicPtr;
@@ -61,13 +63,11 @@ macro_rules! one {
                     // SAFETY: the program's arguments, passed on unchanged.
                     || real.map(|f| unsafe { f(ncid, varid, $($p,)* $($q),*) }),
                     |r, t1, t2| {
-                        if r == NC_NOERR {
-                            PNETCDF_VAR.on_access(varid, $api, t1, t2, |s| {
-                                // SAFETY: the arguments the successful
-                                // call just accepted.
-                                unsafe { measure::$measure(s, ncid, varid, $($p),*) }
-                            })
-                        }
+                        let Some(s) = PNETCDF_VAR.shape(varid).filter(|_| r == NC_NOERR) else { return };
+                        // SAFETY: the arguments the successful call just
+                        // accepted.
+                        let access = unsafe { measure::$measure(&s, ncid, varid, $($p),*) };
+                        PNETCDF_VAR.on_access(varid, $api, &access, t1, t2);
                     },
                 )
             }
@@ -193,7 +193,14 @@ mod measure {
     /// # Safety
     /// `count` and `stride` are null or point to the variable's counts
     /// and strides, one per dimension.
-    pub unsafe fn vars(s: &VarShape, ncid: c_int, varid: c_int, _start: Offsets, count: Offsets, stride: Offsets) -> Access {
+    pub unsafe fn vars(
+        s: &VarShape,
+        ncid: c_int,
+        varid: c_int,
+        _start: Offsets,
+        count: Offsets,
+        stride: Offsets,
+    ) -> Access {
         let n = rank(s, ncid, varid);
         if n == 0 || count.is_null() {
             return sized(s.type_size);
@@ -224,7 +231,15 @@ mod measure {
 
     /// # Safety
     /// As [`vars`]; the mapping is not looked at.
-    pub unsafe fn varm(s: &VarShape, ncid: c_int, varid: c_int, start: Offsets, count: Offsets, stride: Offsets, _imap: Offsets) -> Access {
+    pub unsafe fn varm(
+        s: &VarShape,
+        ncid: c_int,
+        varid: c_int,
+        start: Offsets,
+        count: Offsets,
+        stride: Offsets,
+        _imap: Offsets,
+    ) -> Access {
         // SAFETY: the caller's contract.
         unsafe { vars(s, ncid, varid, start, count, stride) }
     }
@@ -235,7 +250,14 @@ mod measure {
     /// # Safety
     /// `counts` is null or points to `num` pointers, each null or to one
     /// count per dimension.
-    pub unsafe fn varn(s: &VarShape, ncid: c_int, varid: c_int, num: c_int, _starts: OffsetLists, counts: OffsetLists) -> Access {
+    pub unsafe fn varn(
+        s: &VarShape,
+        ncid: c_int,
+        varid: c_int,
+        num: c_int,
+        _starts: OffsetLists,
+        counts: OffsetLists,
+    ) -> Access {
         let num = usize::try_from(num).unwrap_or(0);
         if counts.is_null() {
             return sized((num as i64).wrapping_mul(s.type_size));

@@ -54,7 +54,9 @@ unsafe fn file_opened(path: *const c_char, ncidp: *const c_int, create: bool, t1
     // SAFETY: the caller's contract.
     let ncid = unsafe { *ncidp };
     // SAFETY: as above; open_name stays inside the string.
-    unsafe { paths::with_clean(None, crate::mpi_wrap::open_name(path), |n| PNETCDF_FILE.on_open(ncid, n, create, t1, t2)) };
+    unsafe {
+        paths::with_clean(None, crate::mpi_wrap::open_name(path), |n| PNETCDF_FILE.on_open(ncid, n, create, t1, t2))
+    };
 }
 
 /// # Safety
@@ -161,28 +163,21 @@ wait_wrap!(ncmpi_wait_all, true);
 
 /// A variable defined or looked up as `varid`: its record is named
 /// `<the file's cleaned path>:<name>` (the path PnetCDF has for the file,
-/// prefix and all, as Darshan asks it), and takes its shape from the
-/// dimensions `dimids`.
+/// prefix and all, as Darshan asks it), and takes its shape from its
+/// dimensions `dims`.
 ///
 /// # Safety
-/// `name` is null or NUL-terminated; `dimids` points to `ndims` ints (or
-/// is null when `ndims` is 0).
-unsafe fn var_opened(ncid: c_int, name: *const c_char, xtype: c_int, dimids: *const c_int, ndims: usize, varid: c_int, t1: Tick, t2: Tick) {
-    if name.is_null() || (ndims > 0 && dimids.is_null()) {
+/// `name` is null or NUL-terminated.
+unsafe fn var_opened(ncid: c_int, name: *const c_char, xtype: c_int, dims: &[c_int], varid: c_int, t1: Tick, t2: Tick) {
+    if name.is_null() {
         return;
     }
     // SAFETY: the caller's contract.
     let var = unsafe { CStr::from_ptr(name) }.to_bytes();
-    let dims: &[c_int] = if ndims == 0 {
-        &[]
-    } else {
-        // SAFETY: the caller's contract.
-        unsafe { std::slice::from_raw_parts(dimids, ndims) }
-    };
     let mut path = [0u8; PATH_MAX + 1];
     let Some(path) = lib::path(ncid, &mut path) else { return };
     let unlimdimid = lib::unlimdim(ncid);
-    let is_record = ndims > 0 && unlimdimid >= 0 && dims[0] == unlimdimid;
+    let is_record = dims.first().is_some_and(|&d| unlimdimid >= 0 && d == unlimdimid);
     let npoints = dims[is_record as usize..].iter().fold(1i64, |n, &d| n.wrapping_mul(lib::dimlen(ncid, d)));
     // SAFETY: `path` is NUL-terminated (lib::path).
     unsafe {
@@ -196,7 +191,7 @@ unsafe fn var_opened(ncid: c_int, name: *const c_char, xtype: c_int, dimids: *co
             buf[file.len()] = b':';
             buf[file.len() + 1..n].copy_from_slice(var);
             let info = VarInfo {
-                ndims: ndims as i64,
+                ndims: dims.len() as i64,
                 npoints,
                 type_size: lib::type_size(xtype),
                 is_record,
@@ -224,11 +219,15 @@ pub unsafe extern "C" fn ncmpi_def_var(
         // SAFETY: the program's arguments, passed on unchanged.
         || lib::ncmpi_def_var().map(|f| unsafe { f(ncid, name, xtype, ndims, dimids, varidp) }),
         |r, t1, t2| {
-            let Ok(n) = usize::try_from(ndims) else { return };
-            if r == NC_NOERR && !varidp.is_null() {
-                // SAFETY: what the successful call just took and wrote:
-                // a name, `ndims` dimension ids, the new variable's id.
-                unsafe { var_opened(ncid, name, xtype, dimids, n, *varidp, t1, t2) }
+            let n = usize::try_from(ndims).unwrap_or(0);
+            if r != NC_NOERR || varidp.is_null() || (n > 0 && dimids.is_null()) {
+                return;
+            }
+            // SAFETY: what the successful call just took and wrote: a
+            // name, `ndims` dimension ids, the new variable's id.
+            unsafe {
+                let dims = if n == 0 { &[][..] } else { std::slice::from_raw_parts(dimids, n) };
+                var_opened(ncid, name, xtype, dims, *varidp, t1, t2)
             }
         },
     )
@@ -251,8 +250,8 @@ pub unsafe extern "C" fn ncmpi_inq_varid(ncid: c_int, name: *const c_char, varid
             let mut dimids = [0 as c_int; NC_MAX_VAR_DIMS];
             // As Darshan: not recorded when PnetCDF cannot describe it.
             let Some((xtype, n)) = lib::var_shape(ncid, varid, &mut dimids) else { return };
-            // SAFETY: the name the call took; `n` ids in `dimids`.
-            unsafe { var_opened(ncid, name, xtype, dimids.as_ptr(), n, varid, t1, t2) }
+            // SAFETY: the name the call took.
+            unsafe { var_opened(ncid, name, xtype, &dimids[..n], varid, t1, t2) }
         },
     )
 }

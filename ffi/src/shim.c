@@ -99,7 +99,7 @@ extern const struct darshan_static_real darshan_static_pnetcdf[] __attribute__((
 HIDDEN void *darshan_real_symbol(const char *name)
 {
     void *p = in_table(darshan_static_reals, name);
-    if (!p && name[0] == 'n')
+    if (!p)
         p = in_table(darshan_static_pnetcdf, name);
     /* A weak entry the link left null (a function of a newer glibc than
      * this one) may still be in a shared library; MPI functions are not

@@ -188,7 +188,10 @@ fn check_mpi_crash(merged: &Path, data: &Path) {
     }
 }
 
-on_both_mpis!(a_four_rank_job_killed_by_mpirun_merges_into_one_log, a_killed_mpi_job_that_recorded_from_its_constructor_merges_too);
+on_both_mpis!(
+    a_four_rank_job_killed_by_mpirun_merges_into_one_log,
+    a_killed_mpi_job_that_recorded_from_its_constructor_merges_too
+);
 
 fn a_four_rank_job_killed_by_mpirun_merges_into_one_log(mpi: Mpi) {
     let d = scratch_crash(&format!("mpi-{}", mpi.tag()));

@@ -156,7 +156,10 @@ fn a_trace_that_outgrows_its_memory_keeps_what_darshan_would_and_is_marked_parti
     let t = traces(&log, DXT_POSIX);
     assert_eq!(names(&t), ["a.dat", "b.dat", "c.dat"]);
     assert_eq!(segs(&t[2].1).0.len(), 54);
-    assert_eq!(ol(&segs(&t[2].1).0[..5]), [(0, 1 << 20), (1 << 20, 1 << 20), (2 << 20, 1 << 20), (3 << 20, 1 << 20), (4 << 20, 8)]);
+    assert_eq!(
+        ol(&segs(&t[2].1).0[..5]),
+        [(0, 1 << 20), (1 << 20, 1 << 20), (2 << 20, 1 << 20), (3 << 20, 1 << 20), (4 << 20, 8)]
+    );
     assert_ne!(log.header.partial_flag & (1 << DXT_POSIX), 0, "DXT_POSIX marked partial");
     assert_eq!(log.header.partial_flag & (1 << POSIX), 0, "POSIX is complete");
     let c = log.records(POSIX).unwrap().into_iter().find(|r| r.id == t[2].1.id).unwrap();
@@ -170,7 +173,8 @@ fn thread_ids_on_request_are_written_as_dxt_posix_v2() {
     let tid: u64 = printed.trim().strip_prefix("tid=").and_then(|t| t.parse().ok()).expect("the program's tid");
     assert_eq!(log.header.mod_ver[DXT_POSIX], 2);
     let t = traces(&log, DXT_POSIX);
-    let tids: Vec<Option<u64>> = t.iter().flat_map(|(_, r)| segs(r).0.iter().chain(segs(r).1)).map(|s| s.pthread_id).collect();
+    let tids: Vec<Option<u64>> =
+        t.iter().flat_map(|(_, r)| segs(r).0.iter().chain(segs(r).1)).map(|s| s.pthread_id).collect();
     assert_eq!(tids.len(), 4 + 2 + 20 + 4);
     assert!(tids.iter().all(|t| *t == Some(tid)), "every segment has the program's pthread_self(), {tid}");
     assert_eq!(ol(segs(&t[0].1).0), A_WRITES);
@@ -207,7 +211,8 @@ fn mpi_traces(mpi: Mpi) {
     let dir = scratch(&format!("dxt-mpi-{}", mpi.tag()));
     let exe = mpi::mpicc(mpi, "dxt_mpi", &dir);
     let file = dir.join("data/shared.dat");
-    let logs = mpi::mpirun(mpi, &exe, &[file.to_str().unwrap()], &dir, &[("DARSHAN_MOD_ENABLE", "DXT_POSIX,DXT_MPIIO")]);
+    let logs =
+        mpi::mpirun(mpi, &exe, &[file.to_str().unwrap()], &dir, &[("DARSHAN_MOD_ENABLE", "DXT_POSIX,DXT_MPIIO")]);
     assert_eq!(logs.len(), 1);
     let log = LogFile::open(&logs[0]).unwrap();
     let t = traces(&log, DXT_MPIIO);

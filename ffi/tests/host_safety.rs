@@ -3,21 +3,9 @@
 
 mod common;
 
-use std::collections::BTreeSet;
 use std::process::Command;
 
 use common::*;
-
-/// Defined dynamic symbols of a shared object (version suffixes removed).
-fn dynamic_symbols(path: &std::path::Path) -> BTreeSet<String> {
-    let out = output(Command::new("nm").args(["-D", "--defined-only"]).arg(path));
-    assert!(out.status.success(), "nm {}", path.display());
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split_whitespace().nth(2))
-        .map(|s| s.split('@').next().unwrap_or(s).to_string())
-        .collect()
-}
 
 fn libc_path() -> std::path::PathBuf {
     let out = output(Command::new("cc").arg("-print-file-name=libc.so.6"));
@@ -407,7 +395,9 @@ fn sixteen_threads_on_one_fd_never_give_a_negative_time() {
 fn regions_raw(bytes: &[u8]) -> Vec<Vec<u8>> {
     let h = darshan_log::header::Header::parse(bytes, bytes.len() as u64).unwrap();
     let maps = [h.job_map, h.name_map].into_iter().chain(h.mod_map);
-    maps.filter(|m| m.len > 0).map(|m| common::inflate_region(&bytes[m.off as usize..(m.off + m.len) as usize]).0).collect()
+    maps.filter(|m| m.len > 0)
+        .map(|m| common::inflate_region(&bytes[m.off as usize..(m.off + m.len) as usize]).0)
+        .collect()
 }
 
 /// A 20,000-record log was 2.3 MB against the C runtime's 0.95-1.02 MB

@@ -55,7 +55,9 @@ fn the_installed_tree_has_its_layout_and_moves_with_its_directory() {
     let o = common::output(Command::new(moved.join("bin/darshan-config")).arg("--libdir"));
     assert_eq!(stdout(&o).trim(), moved.join("lib").canonicalize().unwrap().to_str().unwrap());
     let o = common::output(
-        Command::new("pkg-config").args(["--libs", "darshan-runtime"]).env("PKG_CONFIG_PATH", moved.join("lib/pkgconfig")),
+        Command::new("pkg-config")
+            .args(["--libs", "darshan-runtime"])
+            .env("PKG_CONFIG_PATH", moved.join("lib/pkgconfig")),
     );
     assert!(o.status.success(), "pkg-config (scripts/setup.sh installs it)");
     let libs = stdout(&o);
@@ -70,18 +72,15 @@ fn the_installed_tree_has_its_layout_and_moves_with_its_directory() {
         moved.display()
     );
     let o = common::output(Command::new("bash").arg("-c").arg(&script).env_remove("PKG_CONFIG_PATH"));
-    assert!(o.status.success(), "module load (environment-modules: scripts/setup.sh): {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "module load (environment-modules: scripts/setup.sh): {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let lines: Vec<String> = stdout(&o).lines().map(String::from).collect();
-    assert_eq!(
-        Path::new(&lines[0]).canonicalize().unwrap(),
-        moved.join("bin/darshan-parser").canonicalize().unwrap()
-    );
+    assert_eq!(Path::new(&lines[0]).canonicalize().unwrap(), moved.join("bin/darshan-parser").canonicalize().unwrap());
     assert_eq!(lines[1], "darshan-runtime");
-    assert_eq!(
-        Path::new(&lines[2]).canonicalize().unwrap(),
-        moved.join("lib").canonicalize().unwrap(),
-        "{lines:?}"
-    );
+    assert_eq!(Path::new(&lines[2]).canonicalize().unwrap(), moved.join("lib").canonicalize().unwrap(), "{lines:?}");
 }
 
 #[test]
@@ -93,12 +92,14 @@ fn darshan_config_answers_as_the_c_tool_does() {
     assert_eq!(stdout(&o), "yes\nyes\nyes\nno\n4\nDARSHAN_LOGPATH\n");
     let dyn_flags = stdout(&config(&["--dyn-ld-flags"]));
     let lib = prefix().join("lib").canonicalize().unwrap();
-    assert_eq!(
-        dyn_flags.trim(),
-        format!("-L{0} -Wl,-rpath={0} -Wl,-no-as-needed -ldarshan", lib.display())
-    );
+    assert_eq!(dyn_flags.trim(), format!("-L{0} -Wl,-rpath={0} -Wl,-no-as-needed -ldarshan", lib.display()));
     let all = stdout(&config(&["--all"]));
-    for line in ["  --posix-mod             -> yes", "  --lustre-mod            -> yes", "  --bgq-mod               -> no", "  --dyn-ld-flags    -> -L"] {
+    for line in [
+        "  --posix-mod             -> yes",
+        "  --lustre-mod            -> yes",
+        "  --bgq-mod               -> no",
+        "  --dyn-ld-flags    -> -L",
+    ] {
         assert!(all.contains(line), "--all lacks {line:?}:\n{all}");
     }
     // No option, or an unknown one: the usage and exit 1.
@@ -132,7 +133,8 @@ fn darshan_config_answers_as_the_c_tool_does() {
     let opts = std::fs::read_to_string(share.join("ld-opts/darshan-ld-opts")).unwrap();
     let h5_opts = std::fs::read_to_string(share.join("ld-opts/darshan-hdf5-ld-opts")).unwrap();
     let nc_opts = std::fs::read_to_string(share.join("ld-opts/darshan-pnetcdf-ld-opts")).unwrap();
-    let wraps = |o: &str| -> Vec<String> { o.lines().filter_map(|l| l.strip_prefix("--wrap=")).map(String::from).collect() };
+    let wraps =
+        |o: &str| -> Vec<String> { o.lines().filter_map(|l| l.strip_prefix("--wrap=")).map(String::from).collect() };
     assert!(wraps(&opts).iter().all(|f| !f.starts_with("H5")), "HDF5 wrapped by --pre-ld-flags");
     assert!(wraps(&opts).iter().all(|f| !f.starts_with("ncmpi_")), "PnetCDF wrapped by --pre-ld-flags");
     assert!(!wraps(&h5_opts).is_empty() && wraps(&h5_opts).iter().all(|f| f.starts_with("H5")));
@@ -148,7 +150,9 @@ fn darshan_config_answers_as_the_c_tool_does() {
         .collect();
     exported.sort();
     assert_eq!(wrapped, exported);
-    assert!(wrapped.len() > 200 && wrapped.iter().any(|f| f == "MPI_File_open") && wrapped.iter().any(|f| f == "pwrite64"));
+    assert!(
+        wrapped.len() > 200 && wrapped.iter().any(|f| f == "MPI_File_open") && wrapped.iter().any(|f| f == "pwrite64")
+    );
 }
 
 #[test]
@@ -157,7 +161,9 @@ fn a_c_program_linked_dynamically_statically_or_fully_static_is_instrumented_wit
     let words = |o: &std::process::Output| -> Vec<String> { stdout(o).split_whitespace().map(String::from).collect() };
     let flags = |opt: &str| words(&config(&[opt]));
     let pkg_static = words(&common::output(
-        Command::new("pkg-config").args(["--static", "--libs", "darshan-runtime"]).env("PKG_CONFIG_PATH", prefix().join("lib/pkgconfig")),
+        Command::new("pkg-config")
+            .args(["--static", "--libs", "darshan-runtime"])
+            .env("PKG_CONFIG_PATH", prefix().join("lib/pkgconfig")),
     ));
     let (cc, darshan_cc) = (PathBuf::from("cc"), bin("darshan-cc"));
     let none = Vec::new;

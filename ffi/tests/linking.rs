@@ -85,7 +85,8 @@ fn mpi_compiler(mpi: Mpi, lang: Lang, how: How) -> Command {
         ProfileEnv | ProfileStatic => {
             cmd = Command::new(real);
             let var = if lang == Lang::C { "MPICC_PROFILE" } else { "MPIFORT_PROFILE" };
-            let conf = if how == ProfileStatic { profile.with_file_name(format!("{profile_name}-static")) } else { profile };
+            let conf =
+                if how == ProfileStatic { profile.with_file_name(format!("{profile_name}-static")) } else { profile };
             cmd.env(var, conf);
         }
         ProfileOption => {
@@ -162,7 +163,9 @@ fn fortran_use_mpi_every_way(mpi: Mpi) {
 
 fn fortran_use_mpi_f08_every_way(mpi: Mpi) {
     let src = common::root().join("tests/programs/fortran_mpiio.F90");
-    mpi_matrix(mpi, Lang::Fortran, &src, &["-DF08"], "fortran_f08", &|log, data, sees| check_fortran_mpiio(log, data, sees));
+    mpi_matrix(mpi, Lang::Fortran, &src, &["-DF08"], "fortran_f08", &|log, data, sees| {
+        check_fortran_mpiio(log, data, sees)
+    });
 }
 
 on_both_mpis!(c_mpi_program_every_way, fortran_use_mpi_every_way, fortran_use_mpi_f08_every_way);

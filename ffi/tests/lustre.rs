@@ -107,7 +107,13 @@ fn pfl() -> Vec<u8> {
         1,
         &[
             Entry { id: 1, flags: LCME_FL_INIT, start: 0, end: 4 << 20, blob: plain(1, 1 << 20, 1, None, &[5]) },
-            Entry { id: 2, flags: LCME_FL_INIT, start: 4 << 20, end: 64 << 20, blob: plain(1, 1 << 20, 4, None, &[6, 7, 0, 1]) },
+            Entry {
+                id: 2,
+                flags: LCME_FL_INIT,
+                start: 4 << 20,
+                end: 64 << 20,
+                blob: plain(1, 1 << 20, 4, None, &[6, 7, 0, 1]),
+            },
             Entry { id: 3, flags: 0, start: 64 << 20, end: u64::MAX, blob: plain(1, 4 << 20, 0xffff, None, &[]) },
         ],
     )
@@ -142,7 +148,10 @@ fn striping_served_by_a_fuse_file_system_is_what_the_log_records() {
     assert_eq!(
         rec("pfl.dat"),
         (
-            vec![([1 << 20, 1, 0, init, 0, 4 << 20, 0], String::new()), ([1 << 20, 4, 0, init, 4 << 20, 64 << 20, 0], String::new())],
+            vec![
+                ([1 << 20, 1, 0, init, 0, 4 << 20, 0], String::new()),
+                ([1 << 20, 4, 0, init, 4 << 20, 64 << 20, 0], String::new())
+            ],
             vec![5, 6, 7, 0, 1]
         )
     );
@@ -258,7 +267,8 @@ fn crash_safe_files_of_four_ranks_merge_into_one_shared_lustre_record(m: Mpi) {
     let left = files(&mmap);
     assert_eq!(left.len(), 4, "{left:?}");
     let merged = d.join("merged.darshan");
-    let mo = output(Command::new(built("darshan-merge")).arg("--shared-redux").arg("--output").arg(&merged).args(&left));
+    let mo =
+        output(Command::new(built("darshan-merge")).arg("--shared-redux").arg("--output").arg(&merged).args(&left));
     assert!(mo.status.success(), "darshan-merge: {}", String::from_utf8_lossy(&mo.stderr));
     let log = mpi::read(&merged);
     let shared = log.all(LUSTRE, &fs.path("shared.dat"));

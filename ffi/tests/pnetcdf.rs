@@ -10,8 +10,6 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
@@ -37,6 +35,14 @@ fn reported_sizes(path: &Path) -> (i64, i64) {
     (num("put="), num("get="))
 }
 
+/// Each `(counter, value)` of `want` in record `r` of `module`.
+fn expect(r: &darshan_log::Record, module: usize, what: &str, want: &[(usize, i64)]) {
+    let names = darshan_log::modules::counter_names(module).0;
+    for &(k, n) in want {
+        assert_eq!(c(r, k), n, "{what} {}", names[k]);
+    }
+}
+
 #[test]
 fn a_4_rank_pnetcdf_job_has_every_counter_of_its_known_pattern() {
     let dir = scratch("pnetcdf-pattern");
@@ -59,9 +65,7 @@ fn a_4_rank_pnetcdf_job_has_every_counter_of_its_known_pattern() {
         (f::INDEP_WAITS, NP),
         (f::WAIT_FAILURES, 0),
     ];
-    for (k, n) in want {
-        assert_eq!(c(file, k), n, "{}", darshan_log::modules::counter_names(PNETCDF_FILE).0[k]);
-    }
+    expect(file, PNETCDF_FILE, "file", &want);
     let (put, get) = reported_sizes(&sizes);
     assert!(put > 0 && get > 0, "put={put} get={get}");
     assert_eq!((c(file, f::BYTES_WRITTEN), c(file, f::BYTES_READ)), (put, get));
@@ -114,9 +118,7 @@ fn a_4_rank_pnetcdf_job_has_every_counter_of_its_known_pattern() {
         (v::IS_RECORD_VAR, 1),
         (v::MAX_WRITE_TIME_SIZE, 40),
     ];
-    for (k, n) in want {
-        assert_eq!(c(temp, k), n, "temp {}", darshan_log::modules::counter_names(PNETCDF_VAR).0[k]);
-    }
+    expect(temp, PNETCDF_VAR, "temp", &want);
     assert!((0..NP).contains(&c(temp, v::FASTEST_RANK)) && (0..NP).contains(&c(temp, v::SLOWEST_RANK)));
     // Every rank moved the same bytes.
     assert_eq!((c(temp, v::FASTEST_RANK_BYTES), c(temp, v::SLOWEST_RANK_BYTES)), (224, 224));
@@ -157,9 +159,7 @@ fn a_4_rank_pnetcdf_job_has_every_counter_of_its_known_pattern() {
         (v::NPOINTS, 40),
         (v::IS_RECORD_VAR, 0),
     ];
-    for (k, n) in want {
-        assert_eq!(c(grid, k), n, "grid {}", darshan_log::modules::counter_names(PNETCDF_VAR).0[k]);
-    }
+    expect(grid, PNETCDF_VAR, "grid", &want);
     let g = &grid.fcounters;
     assert!(g[v::F_WRITE_START_TIMESTAMP] <= g[v::F_WRITE_END_TIMESTAMP]);
     assert!(g[v::F_WRITE_END_TIMESTAMP] <= g[v::F_READ_START_TIMESTAMP], "written before read");
@@ -174,7 +174,10 @@ fn a_4_rank_pnetcdf_job_has_every_counter_of_its_known_pattern() {
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     let var_name = dir.join("f.nc:grid").display().to_string();
-    let want = format!("PNETCDF_VAR\t-1\t{}\tPNETCDF_VAR_FILE_REC_ID\t{file_id}\t{var_name}", darshan_log::record_id(var_name.as_bytes()));
+    let want = format!(
+        "PNETCDF_VAR\t-1\t{}\tPNETCDF_VAR_FILE_REC_ID\t{file_id}\t{var_name}",
+        darshan_log::record_id(var_name.as_bytes())
+    );
     assert!(text.lines().any(|l| l.starts_with(&want)), "no line starting {want:?}");
 }
 
@@ -201,7 +204,21 @@ fn disabled_pnetcdf_modules_record_nothing_and_change_nothing() {
 /// types, independent and _all, plus vard; nonblocking iput/iget/bput of
 /// var..varn, flexible and typed; and the 10 file and variable calls.
 fn darshans_pnetcdf_list() -> BTreeSet<String> {
-    let types = ["", "_text", "_schar", "_uchar", "_short", "_ushort", "_int", "_uint", "_long", "_float", "_double", "_longlong", "_ulonglong"];
+    let types = [
+        "",
+        "_text",
+        "_schar",
+        "_uchar",
+        "_short",
+        "_ushort",
+        "_int",
+        "_uint",
+        "_long",
+        "_float",
+        "_double",
+        "_longlong",
+        "_ulonglong",
+    ];
     let mut names: BTreeSet<String> =
         ["create", "open", "close", "enddef", "redef", "def_var", "inq_varid", "wait", "wait_all", "sync"]
             .iter()
@@ -229,16 +246,8 @@ fn darshans_pnetcdf_list() -> BTreeSet<String> {
 fn every_pnetcdf_function_darshan_wraps_is_wrapped_and_is_pnetcdfs() {
     let want = darshans_pnetcdf_list();
     assert_eq!(want.len(), 560);
-    let syms = |p: &Path| -> BTreeSet<String> {
-        let out = output(Command::new("nm").args(["-D", "--defined-only"]).arg(p));
-        assert!(out.status.success(), "nm {}", p.display());
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| l.split_whitespace().nth(2))
-            .map(|s| s.split('@').next().unwrap_or(s).to_string())
-            .filter(|s| s.starts_with("ncmpi_"))
-            .collect()
-    };
+    let syms =
+        |p: &Path| -> BTreeSet<String> { dynamic_symbols(p).into_iter().filter(|s| s.starts_with("ncmpi_")).collect() };
     let ours = syms(&lib());
     assert_eq!(ours, want, "our ncmpi_ exports against Darshan's list");
     let theirs = syms(Path::new("/usr/lib/x86_64-linux-gnu/libpnetcdf.so"));
@@ -246,26 +255,12 @@ fn every_pnetcdf_function_darshan_wraps_is_wrapped_and_is_pnetcdfs() {
     assert!(unknown.is_empty(), "wrapped names libpnetcdf does not define: {unknown:?}");
 }
 
-/// Every PNETCDF_FILE / PNETCDF_VAR counter of a log that does not depend
-/// on timing (which rank was fastest, which access slowest), by module,
-/// record name relative to `dir`, and counter.
-fn pnetcdf_counters(log: &Path, dir: &Path) -> BTreeMap<(usize, String, usize), i64> {
-    let log = common::mpi::read(log);
-    let timed = [v::FASTEST_RANK, v::FASTEST_RANK_BYTES, v::SLOWEST_RANK, v::SLOWEST_RANK_BYTES, v::MAX_READ_TIME_SIZE, v::MAX_WRITE_TIME_SIZE];
-    let base = format!("{}/", dir.display());
-    let mut out = BTreeMap::new();
-    for (m, name, r) in &log.recs {
-        if *m != PNETCDF_FILE && *m != PNETCDF_VAR {
-            continue;
-        }
-        for (k, &x) in r.counters.iter().enumerate() {
-            if *m == PNETCDF_VAR && timed.contains(&k) {
-                continue;
-            }
-            out.insert((*m, name.trim_start_matches(&base).to_string(), k), x);
-        }
-    }
-    out
+/// The PNETCDF_FILE / PNETCDF_VAR counters of a log that do not depend on
+/// timing (common::installed::counters, names relative to `dir`).
+fn pnetcdf_counters(log: &Path, dir: &Path) -> common::installed::Counters {
+    let mut c = common::installed::counters(log, dir);
+    c.retain(|(m, _, _), _| *m == PNETCDF_FILE || *m == PNETCDF_VAR);
+    c
 }
 
 /// PnetCDF linked statically (libpnetcdf.a, as a static HDF5 is): its
@@ -308,7 +303,13 @@ fn a_static_libpnetcdf_job_is_recorded_as_the_preloaded_one() {
     let flags = |opt: &str| -> Vec<String> { stdout(&config(&[opt])).split_whitespace().map(String::from).collect() };
     let plain = build.join("plain");
     let st = status(
-        Command::new("mpicc").arg("-o").arg(&plain).args(flags("--pre-ld-flags")).arg(&src).arg(archive).args(flags("--post-ld-flags")),
+        Command::new("mpicc")
+            .arg("-o")
+            .arg(&plain)
+            .args(flags("--pre-ld-flags"))
+            .arg(&src)
+            .arg(archive)
+            .args(flags("--post-ld-flags")),
     );
     assert!(st.success(), "mpicc with the static flags");
 

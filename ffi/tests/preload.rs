@@ -362,8 +362,19 @@ fn relative_names_stay_right_across_chdir_fchdir_nftw_fts_unshare_and_raw_chdir(
     got.sort();
     let b = s(&base);
     let mut want: Vec<String> = [
-        "d1/x.dat", "d2/x.dat", "d3/x.dat", "d3/y.dat", "d3/w.dat", "d1/y.dat", "d1/w.dat", "t4/z.dat", "raw/r.dat",
-        "tree/a/f.dat", "tree/b/f.dat", "tree2/a/g.dat", "tree2/b/g.dat",
+        "d1/x.dat",
+        "d2/x.dat",
+        "d3/x.dat",
+        "d3/y.dat",
+        "d3/w.dat",
+        "d1/y.dat",
+        "d1/w.dat",
+        "t4/z.dat",
+        "raw/r.dat",
+        "tree/a/f.dat",
+        "tree/b/f.dat",
+        "tree2/a/g.dat",
+        "tree2/b/g.dat",
     ]
     .iter()
     .map(|p| format!("{b}/{p}"))
@@ -417,6 +428,30 @@ fn more_files_than_max_records_sets_the_partial_flag_and_runs_on() {
     assert!(String::from_utf8_lossy(&r.out.stdout).contains("n=1100"));
     assert_ne!(log.file.header.partial_flag & (1 << POSIX), 0);
     assert_eq!(log.file.records(POSIX).unwrap().len(), 1024);
+}
+
+/// DARSHAN_MODMEM is granted as Darshan grants it: to each module when
+/// it makes its first record, as many of its MAX_RECORDS records as what
+/// is left holds. STDIO records the standard streams from start-up (so it
+/// is first: 1,024 records of 248 B), then POSIX, with MAX_RECORDS 5000
+/// and 1 MiB in all, gets (1 MiB - 1,024 x 248 B) / 704 B = 1,128 records
+/// and is partial past them; the program runs to its end.
+#[test]
+fn modmem_is_granted_to_modules_in_the_order_they_are_first_used() {
+    let d = common::scratch("modmem-grant");
+    let exe = common::compile("manyfiles", &d, &["-O2"]);
+    let cfg = d.join("darshan.conf");
+    std::fs::write(&cfg, "MAX_RECORDS 5000 POSIX\n").unwrap();
+    let env = [("DARSHAN_CONFIG_PATH", s(&cfg)), ("DARSHAN_MODMEM", "1".to_string())];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let r = run(&exe, &[&s(&d.join("data")), "1600"], &d, &env);
+    assert!(String::from_utf8_lossy(&r.out.stdout).contains("n=1600"), "the program ran to its end");
+    let log = one_log(&r);
+    let posix = darshan_log::counters::posix::RECORD_WORDS * 8;
+    let stdio = darshan_log::counters::stdio::RECORD_WORDS * 8;
+    assert_eq!(log.file.records(POSIX).unwrap().len(), ((1 << 20) - 1024 * stdio) / posix);
+    assert_eq!(log.file.header.partial_flag, 1 << POSIX, "POSIX alone ran out");
+    assert!(log.recs.contains_key(&(STDIO, "<STDOUT>".to_string())));
 }
 
 #[test]

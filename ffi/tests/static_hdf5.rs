@@ -209,7 +209,8 @@ fn a_static_parallel_hdf5_job_is_counted_as_under_ld_preload(mpi: Mpi) {
     }
     // HDF5's own MPI-IO calls are the static program's too.
     for m in [H5F, H5D, MPIIO] {
-        let of = |c: &Counters| c.iter().filter(|k| k.0 .0 == m).map(|(k, v)| (k.clone(), v.clone())).collect::<Counters>();
+        let of =
+            |c: &Counters| c.iter().filter(|k| k.0 .0 == m).map(|(k, v)| (k.clone(), v.clone())).collect::<Counters>();
         assert!(!of(&results[1].1).is_empty(), "no module {m} records");
         assert_eq!(of(&results[1].1), of(&results[0].1), "module {m} differs from the LD_PRELOAD run's");
     }

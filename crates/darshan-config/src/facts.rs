@@ -59,10 +59,9 @@ impl Facts {
         let exe = exe.canonicalize().unwrap_or(exe);
         let bin = exe.parent().unwrap_or(Path::new("/"));
         let candidates = [bin.join("../lib"), bin.to_path_buf()];
-        let lib = candidates
-            .iter()
-            .find(|d| d.join("libdarshan.so").is_file())
-            .ok_or_else(|| format!("no libdarshan.so in {} (install with `just install PREFIX`)", candidates[0].display()))?;
+        let lib = candidates.iter().find(|d| d.join("libdarshan.so").is_file()).ok_or_else(|| {
+            format!("no libdarshan.so in {} (install with `just install PREFIX`)", candidates[0].display())
+        })?;
         let lib = lib.canonicalize().unwrap_or_else(|_| lib.clone());
         Ok(Facts { lib })
     }
@@ -95,10 +94,9 @@ impl Facts {
         let f = self.lib.join("../share/ld-opts").join(name);
         match f.canonicalize() {
             Ok(f) => Ok(f),
-            Err(_) => Err(format!(
-                "no {} (static linking needs the installed tree: `just install PREFIX`)",
-                f.display()
-            )),
+            Err(_) => {
+                Err(format!("no {} (static linking needs the installed tree: `just install PREFIX`)", f.display()))
+            }
         }
     }
 

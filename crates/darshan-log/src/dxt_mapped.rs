@@ -138,7 +138,10 @@ mod tests {
         let Extra::Dxt { writes, reads, hostname, .. } = &r[0].extra else { panic!() };
         assert_eq!(&hostname[..6], b"node1\0");
         assert_eq!(r[0].rank, 3);
-        assert_eq!(writes, &vec![DxtSegment { offset: 50, length: 1, start_time: 4.0, end_time: 4.5, pthread_id: None }]);
+        assert_eq!(
+            writes,
+            &vec![DxtSegment { offset: 50, length: 1, start_time: 4.0, end_time: 4.5, pthread_id: None }]
+        );
         assert_eq!(reads[0].length, 5);
         let Extra::Dxt { writes, .. } = &r[1].extra else { panic!() };
         assert_eq!(writes.len(), 1, "only the filled slot counts");

@@ -30,7 +30,9 @@ pub fn encode_record(rec: &Record, b: &mut Vec<u8>) -> Result<()> {
 /// Whether a DXT record carries thread ids (DXT_POSIX v2 / DXT_MPIIO v3).
 pub fn dxt_thread_ids(rec: &Record) -> bool {
     match &rec.extra {
-        Extra::Dxt { writes, reads, .. } => writes.iter().chain(reads.iter()).next().is_some_and(|s| s.pthread_id.is_some()),
+        Extra::Dxt { writes, reads, .. } => {
+            writes.iter().chain(reads.iter()).next().is_some_and(|s| s.pthread_id.is_some())
+        }
         _ => false,
     }
 }

@@ -12,19 +12,38 @@ use super::mpi::{c, Log};
 pub fn check(log: &Log, data: &Path, tag: &str) {
     let a = log.one(POSIX, &data.join("a.dat"));
     assert_eq!(
-        [px::OPENS, px::DUPS, px::WRITES, px::READS, px::SEEKS, px::STATS, px::MMAPS, px::FSYNCS, px::FDSYNCS, px::MODE]
-            .map(|k| c(a, k)),
+        [
+            px::OPENS,
+            px::DUPS,
+            px::WRITES,
+            px::READS,
+            px::SEEKS,
+            px::STATS,
+            px::MMAPS,
+            px::FSYNCS,
+            px::FDSYNCS,
+            px::MODE
+        ]
+        .map(|k| c(a, k)),
         [3, 2, 4, 2, 1, 1, 1, 1, 1, 0o640],
         "{tag}"
     );
     assert_eq!((c(a, px::BYTES_WRITTEN), c(a, px::MAX_BYTE_WRITTEN), c(a, px::RW_SWITCHES)), (3010, 2999, 2), "{tag}");
     let b = log.one(POSIX, &data.join("b.dat"));
     assert_eq!([px::OPENS, px::WRITES, px::READS, px::RENAME_SOURCES].map(|k| c(b, k)), [2, 3, 1, 1], "{tag}");
-    assert_eq!((c(b, px::BYTES_WRITTEN), c(b, px::MAX_BYTE_WRITTEN), c(b, px::STRIDE1_STRIDE)), (314, 4159, 800), "{tag}");
+    assert_eq!(
+        (c(b, px::BYTES_WRITTEN), c(b, px::MAX_BYTE_WRITTEN), c(b, px::STRIDE1_STRIDE)),
+        (314, 4159, 800),
+        "{tag}"
+    );
     let cc = log.one(POSIX, &data.join("c.dat"));
     assert_eq!([px::STATS, px::RENAME_TARGETS].map(|k| c(cc, k)), [2, 1], "{tag}: stat() counted");
     let b_path = data.join("b.dat");
-    assert_eq!(cc.counters[px::RENAMED_FROM] as u64, darshan_log::record_id(b_path.to_str().unwrap().as_bytes()), "{tag}");
+    assert_eq!(
+        cc.counters[px::RENAMED_FROM] as u64,
+        darshan_log::record_id(b_path.to_str().unwrap().as_bytes()),
+        "{tag}"
+    );
     assert_eq!(c(log.one(POSIX, &data.join("d.dat")), px::BYTES_WRITTEN), 7, "{tag}: openat relative to a dirfd");
     let ep = log.one(POSIX, &data.join("e.dat"));
     assert_eq!((c(ep, px::FILENOS), c(ep, px::OPENS)), (2, 3), "{tag}: two filenos and the open for fdopen");

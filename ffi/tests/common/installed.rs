@@ -20,9 +20,7 @@ pub fn prefix() -> &'static Path {
         // The directory the tools were built in (target/release); the
         // library is built there too.
         let build = super::built("darshan-config").parent().unwrap().to_path_buf();
-        let out = super::output(
-            Command::new(super::root().join("scripts/install.sh")).arg(&build).arg(&prefix),
-        );
+        let out = super::output(Command::new(super::root().join("scripts/install.sh")).arg(&build).arg(&prefix));
         assert!(out.status.success(), "install.sh: {}", String::from_utf8_lossy(&out.stderr));
         prefix
     })
@@ -76,8 +74,8 @@ pub fn assert_as_preloaded<H: std::fmt::Debug>(results: &[(H, Counters)], partia
 /// path, and mkstemp's file and Open MPI's session files have run-made
 /// names. HEATMAP (timing) is left out.
 pub fn counters(log: &Path, data: &Path) -> Counters {
-    use darshan_log::counters::{h5d as dx, mpiio as mx, stdio as sx};
-    use darshan_log::modules::{H5D, MPIIO, STDIO};
+    use darshan_log::counters::{h5d as dx, mpiio as mx, pnetcdf_var as vx, stdio as sx};
+    use darshan_log::modules::{H5D, MPIIO, PNETCDF_VAR, STDIO};
     let log = super::mpi::read(log);
     let base = data.display().to_string();
     log.recs
@@ -94,16 +92,18 @@ pub fn counters(log: &Path, data: &Path) -> Counters {
                 POSIX => &[px::RENAMED_FROM, px::MAX_READ_TIME_SIZE, px::MAX_WRITE_TIME_SIZE],
                 MPIIO => &[mx::MAX_READ_TIME_SIZE, mx::MAX_WRITE_TIME_SIZE],
                 H5D => &[dx::MAX_READ_TIME_SIZE, dx::MAX_WRITE_TIME_SIZE],
+                PNETCDF_VAR => &[vx::MAX_READ_TIME_SIZE, vx::MAX_WRITE_TIME_SIZE],
                 _ => &[],
             };
             let ranks = match *m {
-                POSIX => px::FASTEST_RANK..=px::SLOWEST_RANK_BYTES,
-                MPIIO => mx::FASTEST_RANK..=mx::SLOWEST_RANK_BYTES,
-                STDIO => sx::FASTEST_RANK..=sx::SLOWEST_RANK_BYTES,
-                H5D => dx::FASTEST_RANK..=dx::SLOWEST_RANK_BYTES,
-                _ => 1..=0,
+                POSIX => Some(px::FASTEST_RANK..=px::SLOWEST_RANK_BYTES),
+                MPIIO => Some(mx::FASTEST_RANK..=mx::SLOWEST_RANK_BYTES),
+                STDIO => Some(sx::FASTEST_RANK..=sx::SLOWEST_RANK_BYTES),
+                H5D => Some(dx::FASTEST_RANK..=dx::SLOWEST_RANK_BYTES),
+                PNETCDF_VAR => Some(vx::FASTEST_RANK..=vx::SLOWEST_RANK_BYTES),
+                _ => None,
             };
-            for k in timed.iter().copied().chain(ranks) {
+            for k in timed.iter().copied().chain(ranks.into_iter().flatten()) {
                 c[k] = 0;
             }
             ((*m, name, r.rank), c)
@@ -113,4 +113,3 @@ pub fn counters(log: &Path, data: &Path) -> Counters {
 
 #[allow(unused_imports)]
 pub use super::only_log;
-

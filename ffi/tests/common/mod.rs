@@ -137,3 +137,14 @@ pub fn inflate_region(mut b: &[u8]) -> (Vec<u8>, usize) {
     }
     (out, n)
 }
+
+/// Defined dynamic symbols of a shared object (version suffixes removed).
+pub fn dynamic_symbols(path: &Path) -> std::collections::BTreeSet<String> {
+    let out = output(Command::new("nm").args(["-D", "--defined-only"]).arg(path));
+    assert!(out.status.success(), "nm {}", path.display());
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2))
+        .map(|s| s.split('@').next().unwrap_or(s).to_string())
+        .collect()
+}

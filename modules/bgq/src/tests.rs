@@ -35,7 +35,7 @@ fn counters_are_set_as_darshan_bgq_c_sets_them() {
             16,      // RANKSPERNODE
             16384,   // DDRPERNODE
             13,      // INODES: this rank's I/O node until the reduction
-            2, 2, 4, 4, 2, // A..E
+            2, 2, 4, 4, 2,       // A..E
             0b01111, // TORUSENABLED: A..D wrap around, E does not
         ]
     );

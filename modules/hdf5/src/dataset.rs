@@ -4,9 +4,8 @@
 //! each access); this file only counts.
 
 use darshan_core::arena::Slice;
-use darshan_core::common::{
-    add, size_bucket, stamp, timer_inc_no_overlap, update_common_tuple, IoTimers, LastIo, NoOverlap, Tick,
-};
+use darshan_core::common::{add, stamp, timer_inc_no_overlap, NoOverlap, Tick};
+use darshan_core::dataset_io::{self, IoLayout, IoState};
 use darshan_core::handles::HandleTable;
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
@@ -57,17 +56,17 @@ pub enum Selection {
     Chunk(i64),
 }
 
+/// Where H5D keeps what every read and write updates.
+const IO: IoLayout = darshan_core::dataset_io_layout!(c, C, F);
+
 #[derive(Default)]
 pub struct Rt {
-    last_io: LastIo,
-    t: IoTimers,
-    /// Distinct access tuples seen (at most 32).
-    distinct: u8,
+    io: IoState,
 }
 
 impl darshan_core::records::RecordRt for Rt {
     fn timers(&self, f: &mut dyn FnMut(usize, &NoOverlap)) {
-        self.t.each(f, F + c::F_READ_TIME, F + c::F_WRITE_TIME, F + c::F_META_TIME);
+        self.io.timers(&IO, f);
     }
 }
 
@@ -101,7 +100,7 @@ impl H5d {
         add(w, C + c::OPENS, 1);
         w[C + c::USE_DEPRECATED] = info.deprecated as u64;
         stamp(w, F + c::F_OPEN_START_TIMESTAMP, F + c::F_OPEN_END_TIMESTAMP, tm1, tm2);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.io.t.meta);
         w[C + c::DATASPACE_NDIMS] = info.ndims as u64;
         w[C + c::DATASPACE_NPOINTS] = info.npoints as u64;
         if let Some(chunk) = info.chunk {
@@ -145,46 +144,11 @@ impl H5d {
             _ => npoints.wrapping_mul(w[C + c::DATATYPE_SIZE] as i64),
         };
         tuple[0] = bytes;
-        let (count, hist, total, max_time, max_size, start, end) = if write {
-            (
-                c::WRITES,
-                c::SIZE_WRITE_AGG_0_100,
-                c::BYTES_WRITTEN,
-                c::F_MAX_WRITE_TIME,
-                c::MAX_WRITE_TIME_SIZE,
-                c::F_WRITE_START_TIMESTAMP,
-                c::F_WRITE_END_TIMESTAMP,
-            )
-        } else {
-            (
-                c::READS,
-                c::SIZE_READ_AGG_0_100,
-                c::BYTES_READ,
-                c::F_MAX_READ_TIME,
-                c::MAX_READ_TIME_SIZE,
-                c::F_READ_START_TIMESTAMP,
-                c::F_READ_END_TIMESTAMP,
-            )
-        };
-        add(w, C + count, 1);
-        if rt.last_io.switches(write) {
-            add(w, C + c::RW_SWITCHES, 1);
-        }
-        add(w, C + total, bytes);
-        add(w, C + hist + size_bucket(bytes), 1);
-        if let Some(freq) = st.tuples.track(i, &mut rt.distinct, &tuple) {
-            update_common_tuple(w, C + c::ACCESS1_ACCESS, C + c::ACCESS1_COUNT, &tuple, freq, false);
-        }
+        add(w, C + if write { c::WRITES } else { c::READS }, 1);
         if collective {
             w[C + c::USE_MPIIO_COLLECTIVE] = 1;
         }
-        stamp(w, F + start, F + end, tm1, tm2);
-        if (tm2 - tm1) as u64 > w[F + max_time] {
-            w[F + max_time] = (tm2 - tm1) as u64;
-            w[C + max_size] = bytes as u64;
-        }
-        let last_end = if write { &mut rt.t.write } else { &mut rt.t.read };
-        timer_inc_no_overlap(w, F + if write { c::F_WRITE_TIME } else { c::F_READ_TIME }, tm1, tm2, last_end);
+        dataset_io::count(&IO, &mut st.tuples, i, w, &mut rt.io, write, bytes, &tuple, tm1, tm2);
     }
 
     pub fn on_flush(&self, hid: i64, tm1: Tick, tm2: Tick) {
@@ -192,7 +156,7 @@ impl H5d {
         let Some(i) = st.handles.record(hid as u64, &st.set) else { return };
         let (w, rt) = st.set.both(i);
         add(w, C + c::FLUSHES, 1);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.io.t.meta);
     }
 
     /// H5Dclose, or H5Oclose of an id this module knows (any other object
@@ -203,7 +167,7 @@ impl H5d {
         let Some(i) = st.handles.close(hid as u64, &st.set) else { return };
         let (w, rt) = st.set.both(i);
         stamp(w, F + c::F_CLOSE_START_TIMESTAMP, F + c::F_CLOSE_END_TIMESTAMP, tm1, tm2);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.io.t.meta);
     }
 }
 

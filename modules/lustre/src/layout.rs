@@ -201,7 +201,11 @@ impl<'a> Layout<'a> {
         };
         let n = (plain.len() - header) / OST_DATA;
         Some(Component {
-            stripe_size: (flags & FL_EXTENSION == 0).then_some(if size == 0 { LAYOUT_DEFAULT } else { u64::from(size) }),
+            stripe_size: (flags & FL_EXTENSION == 0).then_some(if size == 0 {
+                LAYOUT_DEFAULT
+            } else {
+                u64::from(size)
+            }),
             stripe_count,
             pattern,
             flags,

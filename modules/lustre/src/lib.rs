@@ -66,9 +66,8 @@ pub struct Lustre {
     state: Lock<State>,
 }
 
-pub static LUSTRE: Lustre = Lustre {
-    state: Lock::new(State { set: VarRecordSet::new(ID, record_len), bad_layouts: 0, shared: Vec::new() }),
-};
+pub static LUSTRE: Lustre =
+    Lustre { state: Lock::new(State { set: VarRecordSet::new(ID, record_len), bad_layouts: 0, shared: Vec::new() }) };
 
 /// The size of a new record for `l`, as the C module computes it: every
 /// component, and the stripe counts of those whose pattern is not MDT,

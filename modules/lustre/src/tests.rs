@@ -58,7 +58,13 @@ fn a_progressive_layout_keeps_only_its_instantiated_components() {
         1,
         &[
             Entry { id: 1, flags: LCME_FL_INIT, start: 0, end: 4 << 20, blob: plain(1, 1 << 20, 1, None, &[5]) },
-            Entry { id: 2, flags: LCME_FL_INIT, start: 4 << 20, end: 64 << 20, blob: plain(1, 1 << 20, 4, None, &[6, 7, 0, 1]) },
+            Entry {
+                id: 2,
+                flags: LCME_FL_INIT,
+                start: 4 << 20,
+                end: 64 << 20,
+                blob: plain(1, 1 << 20, 4, None, &[6, 7, 0, 1]),
+            },
             Entry { id: 3, flags: 0, start: 64 << 20, end: EOF_I, blob: plain(1, 4 << 20, 0xffff, None, &[]) },
         ],
     );
@@ -78,9 +84,27 @@ fn mirrors_carry_their_mirror_id_and_an_mdt_component_has_no_stripes() {
     let attr = composite(
         2,
         &[
-            Entry { id: 0x10001, flags: LCME_FL_INIT, start: 0, end: 1 << 20, blob: plain(LOV_PATTERN_MDT, 1 << 20, 0, None, &[]) },
-            Entry { id: 0x10002, flags: LCME_FL_INIT, start: 1 << 20, end: EOF_I, blob: plain(1, 1 << 20, 2, Some("p1"), &[1, 2]) },
-            Entry { id: 0x20003, flags: LCME_FL_INIT | 0x4, start: 0, end: EOF_I, blob: plain(0x201, 65536, 3, None, &[4, 4, 5]) },
+            Entry {
+                id: 0x10001,
+                flags: LCME_FL_INIT,
+                start: 0,
+                end: 1 << 20,
+                blob: plain(LOV_PATTERN_MDT, 1 << 20, 0, None, &[]),
+            },
+            Entry {
+                id: 0x10002,
+                flags: LCME_FL_INIT,
+                start: 1 << 20,
+                end: EOF_I,
+                blob: plain(1, 1 << 20, 2, Some("p1"), &[1, 2]),
+            },
+            Entry {
+                id: 0x20003,
+                flags: LCME_FL_INIT | 0x4,
+                start: 0,
+                end: EOF_I,
+                blob: plain(0x201, 65536, 3, None, &[4, 4, 5]),
+            },
         ],
     );
     let r = record_of(&attr).unwrap();
@@ -95,7 +119,10 @@ fn mirrors_carry_their_mirror_id_and_an_mdt_component_has_no_stripes() {
 
 #[test]
 fn a_layout_that_grew_after_the_record_was_sized_fills_what_fits() {
-    let one = composite(1, &[Entry { id: 1, flags: LCME_FL_INIT, start: 0, end: EOF_I, blob: plain(1, 1 << 20, 2, None, &[0, 1]) }]);
+    let one = composite(
+        1,
+        &[Entry { id: 1, flags: LCME_FL_INIT, start: 0, end: EOF_I, blob: plain(1, 1 << 20, 2, None, &[0, 1]) }],
+    );
     let two = composite(
         1,
         &[

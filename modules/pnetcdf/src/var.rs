@@ -2,7 +2,7 @@
 //! and its generated API wrappers count them. The wrappers hand over what
 //! they asked the library (the record name, the variable's shape) and,
 //! for each put or get, measure its size from their own arguments against
-//! the shape kept here (`Access`); this file only counts.
+//! the shape kept here (`shape`, then `Access`); this file only counts.
 //!
 //! Variables are found by their varid alone, as in Darshan (its
 //! `varid_hash` is keyed by the varid, never by the ncid): with two files
@@ -12,9 +12,8 @@
 
 use darshan_core::access_tuples::{AccessTuples, TUPLE};
 use darshan_core::arena::Slice;
-use darshan_core::common::{
-    add, size_bucket, stamp, timer_inc_no_overlap, update_common_tuple, IoTimers, LastIo, NoOverlap, Tick,
-};
+use darshan_core::common::{add, stamp, timer_inc_no_overlap, NoOverlap, Tick};
+use darshan_core::dataset_io::{self, IoLayout, IoState};
 use darshan_core::handles::HandleTable;
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
@@ -114,18 +113,18 @@ pub struct Access {
     pub tuple: [i64; TUPLE],
 }
 
+/// Where PNETCDF_VAR keeps what every read and write updates (as H5D).
+const IO: IoLayout = darshan_core::dataset_io_layout!(c, C, F);
+
 #[derive(Default)]
 pub struct Rt {
-    last_io: LastIo,
-    t: IoTimers,
-    /// Distinct access tuples seen (at most 32).
-    distinct: u8,
+    io: IoState,
     unlimdimid: i32,
 }
 
 impl darshan_core::records::RecordRt for Rt {
     fn timers(&self, f: &mut dyn FnMut(usize, &NoOverlap)) {
-        self.t.each(f, F + c::F_READ_TIME, F + c::F_WRITE_TIME, F + c::F_META_TIME);
+        self.io.timers(&IO, f);
     }
 }
 
@@ -162,7 +161,7 @@ impl PnetcdfVar {
         let (w, rt) = st.set.both(i);
         add(w, C + c::OPENS, 1);
         stamp(w, F + c::F_OPEN_START_TIMESTAMP, F + c::F_OPEN_END_TIMESTAMP, tm1, tm2);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
+        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.io.t.meta);
         rt.unlimdimid = info.unlimdimid;
         // Set, never cleared, as in Darshan.
         if info.is_record {
@@ -175,61 +174,29 @@ impl PnetcdfVar {
         st.handles.open(varid as u64, i, ID);
     }
 
-    /// A successful put or get of `api` on `varid`; `measure` sizes it
-    /// from the call's arguments and the variable's shape (called under
-    /// this module's lock, only for a known variable).
-    pub fn on_access(&self, varid: i32, api: Api, tm1: Tick, tm2: Tick, measure: impl FnOnce(&VarShape) -> Access) {
+    /// The shape of the variable `varid` names, as last opened, to size
+    /// an access against (the wrappers measure it outside this lock).
+    pub fn shape(&self, varid: i32) -> Option<VarShape> {
+        let st = self.lock();
+        let i = st.handles.record(varid as u64, &st.set)?;
+        let w = st.set.record(i);
+        Some(VarShape {
+            ndims: w[C + c::NDIMS] as i64,
+            npoints: w[C + c::NPOINTS] as i64,
+            type_size: w[C + c::DATATYPE_SIZE] as i64,
+            unlimdimid: st.set.rt[i].unlimdimid,
+        })
+    }
+
+    /// A successful put or get of `api` on `varid`, measured as `access`.
+    pub fn on_access(&self, varid: i32, api: Api, access: &Access, tm1: Tick, tm2: Tick) {
         let mut guard = self.lock();
         let st = &mut *guard;
         let Some(i) = st.handles.record(varid as u64, &st.set) else { return };
         let (w, rt) = st.set.both(i);
-        let shape = VarShape {
-            ndims: w[C + c::NDIMS] as i64,
-            npoints: w[C + c::NPOINTS] as i64,
-            type_size: w[C + c::DATATYPE_SIZE] as i64,
-            unlimdimid: rt.unlimdimid,
-        };
-        let Access { bytes, tuple } = measure(&shape);
         add(w, C + api.counter(), 1);
-        let read = api.reads();
-        let (total, hist, start, end, max_time, max_size) = if read {
-            (
-                c::BYTES_READ,
-                c::SIZE_READ_AGG_0_100,
-                c::F_READ_START_TIMESTAMP,
-                c::F_READ_END_TIMESTAMP,
-                c::F_MAX_READ_TIME,
-                c::MAX_READ_TIME_SIZE,
-            )
-        } else {
-            (
-                c::BYTES_WRITTEN,
-                c::SIZE_WRITE_AGG_0_100,
-                c::F_WRITE_START_TIMESTAMP,
-                c::F_WRITE_END_TIMESTAMP,
-                c::F_MAX_WRITE_TIME,
-                c::MAX_WRITE_TIME_SIZE,
-            )
-        };
-        add(w, C + total, bytes);
-        if rt.last_io.switches(!read) {
-            add(w, C + c::RW_SWITCHES, 1);
-        }
-        add(w, C + hist + size_bucket(bytes), 1);
-        if let Some(freq) = st.tuples.track(i, &mut rt.distinct, &tuple) {
-            update_common_tuple(w, C + c::ACCESS1_ACCESS, C + c::ACCESS1_COUNT, &tuple, freq, false);
-        }
-        stamp(w, F + start, F + end, tm1, tm2);
-        if (tm2 - tm1) as u64 > w[F + max_time] {
-            w[F + max_time] = (tm2 - tm1) as u64;
-            w[C + max_size] = bytes as u64;
-        }
-        let (timer, last_end) = if read {
-            (c::F_READ_TIME, &mut rt.t.read)
-        } else {
-            (c::F_WRITE_TIME, &mut rt.t.write)
-        };
-        timer_inc_no_overlap(w, F + timer, tm1, tm2, last_end);
+        let write = !api.reads();
+        dataset_io::count(&IO, &mut st.tuples, i, w, &mut rt.io, write, access.bytes, &access.tuple, tm1, tm2);
         let mode = match (api.op, api.collective) {
             (Op::Get, false) => c::INDEP_READS,
             (Op::Get, true) => c::COLL_READS,

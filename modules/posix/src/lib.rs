@@ -68,7 +68,16 @@ pub static POSIX: Posix = Posix {
 /// A read or write of record `i`: its counters, its DXT trace, the heatmap.
 #[allow(clippy::too_many_arguments)]
 #[inline]
-fn counted(st: &mut State, i: usize, write: bool, bytes: i64, offset: Option<i64>, aligned: bool, tm1: Tick, tm2: Tick) {
+fn counted(
+    st: &mut State,
+    i: usize,
+    write: bool,
+    bytes: i64,
+    offset: Option<i64>,
+    aligned: bool,
+    tm1: Tick,
+    tm2: Tick,
+) {
     let (w, rt) = st.set.both(i);
     let at = record::access(w, rt, &mut st.pool, write, bytes, offset, aligned, tm1, tm2);
     darshan_dxt::DXT_POSIX.trace(&mut rt.dxt, w[0], write, at, bytes, tm1, tm2);
