@@ -47,6 +47,9 @@ empty = build(empty_src, "empty")
 H5 = "/usr/lib/x86_64-linux-gnu/hdf5/serial"
 h5_calls = build(os.path.join(root, "tests/programs/h5_calls.c"), "h5_calls", "-I/usr/include/hdf5/serial",
                  f"-L{H5}", "-lhdf5", f"-Wl,-rpath,{H5}")
+pnetcdf_calls = os.path.join(work, "pnetcdf_calls")
+subprocess.run(["mpicc", "-O2", "-o", pnetcdf_calls, os.path.join(root, "tests/programs/pnetcdf_calls.c"), "-lpnetcdf"],
+               check=True)
 
 
 def env(on, extra=None):
@@ -274,6 +277,16 @@ rows.append(("H5Dwrite, 1 element (hyperslab)", res["write_s"], "?", 1000))
 rows.append(("H5Dread, 1 element (hyperslab)", res["read_s"], "?", None))
 op = res["open_s"]
 rows.append(("H5Dopen2 + H5Dclose", tuple(x * 10 if i != 3 else x for i, x in enumerate(op)), "?", None))
+
+# PnetCDF (issue 13): one-element independent puts and gets (each through
+# MPI-IO and POSIX beneath, whose wrappers add their own cost), and
+# ncmpi_inq_varid (a variable open), one process (MPI singleton).
+npn = 20_000
+res = paired([pnetcdf_calls, os.path.join(data, "p.nc"), str(npn)], ["write_s", "read_s", "inq_s"], npn)
+rows.append(("ncmpi_put_vara_int, 1 element (+ MPI-IO, POSIX)", res["write_s"], "?", None))
+rows.append(("ncmpi_get_vara_int, 1 element (+ MPI-IO, POSIX)", res["read_s"], "?", None))
+iq = res["inq_s"]
+rows.append(("ncmpi_inq_varid", tuple(x * 10 if i != 3 else x for i, x in enumerate(iq)), "?", None))
 
 print("| operation | added per call: median of pairs [min .. max] | fastest with - fastest without | with / without | C Darshan 3.5.0 | target |")
 print("|---|---|---|---|---|---|")
