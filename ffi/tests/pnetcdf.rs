@@ -162,7 +162,6 @@ fn a_4_rank_pnetcdf_job_has_every_counter_of_its_known_pattern() {
     expect(grid, PNETCDF_VAR, "grid", &want);
     let g = &grid.fcounters;
     assert!(g[v::F_WRITE_START_TIMESTAMP] <= g[v::F_WRITE_END_TIMESTAMP]);
-    assert!(g[v::F_WRITE_END_TIMESTAMP] <= g[v::F_READ_START_TIMESTAMP], "written before read");
     assert!(g[v::F_WRITE_TIME] > 0.0 && g[v::F_READ_TIME] > 0.0);
 
     // Beneath it, the MPI-IO and POSIX records of the same file.
@@ -315,7 +314,7 @@ fn a_static_libpnetcdf_job_is_recorded_as_the_preloaded_one() {
 
     let (pdir, plogs) = run("static-preload", &shared, true);
     let want = pnetcdf_counters(&plogs[0], &pdir);
-    assert!(want.len() > 200, "the preloaded run's PnetCDF counters");
+    assert_eq!(want.len(), 3, "the preloaded run's file and two variables: {want:?}");
     let (wdir, wlogs) = run("static-wrapped", &wrapped, false);
     assert_eq!(pnetcdf_counters(&wlogs[0], &wdir), want, "static PnetCDF through darshan-mpicc");
     let (ndir, nlogs) = run("static-plain", &plain, false);
