@@ -8,6 +8,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 cargo build --release
+# A FUSE mount a killed earlier run left under the test tree (the LUSTRE
+# tests' file system) would make its removal fail: detach it first.
+awk -v t="$PWD/target/preload-tests/" 'index($2, t) == 1 {print $2}' /proc/mounts | while read -r m; do
+    fusermount3 -u -z "$m" 2>/dev/null || true
+done
 rm -rf target/preload-tests
 cargo test --release --workspace
 # PyDarshan reads every log the runtime wrote during the tests.
