@@ -309,6 +309,10 @@ pub struct Category {
     pub count: i64,
     pub total_read: i64,
     pub total_write: i64,
+    pub max_read: i64,
+    pub max_write: i64,
+    /// Sum of the files' max offsets (-1 once any file has none).
+    pub total_max_offset: i64,
     pub max_offset: i64,
 }
 
@@ -423,9 +427,13 @@ impl Accumulator {
             cat.count += 1;
             cat.total_read = cat.total_read.wrapping_add(e.r_bytes);
             cat.total_write = cat.total_write.wrapping_add(e.w_bytes);
+            cat.max_read = cat.max_read.max(e.r_bytes);
+            cat.max_write = cat.max_write.max(e.w_bytes);
             if e.max_offset == -1 {
+                cat.total_max_offset = -1;
                 cat.max_offset = -1;
             } else {
+                cat.total_max_offset = cat.total_max_offset.wrapping_add(e.max_offset);
                 cat.max_offset = cat.max_offset.max(e.max_offset);
             }
         };

@@ -1,0 +1,341 @@
+//! Building a report from a log in named phases: open (header, job, names),
+//! stream (every module's records, one at a time, into the collectors),
+//! assemble (figures and tables), diagnose. Memory grows with files and
+//! ranks, never with the log's size or its DXT segments.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use darshan_log::modules::{self, module_name, MAX_MODS};
+use darshan_log::{Extra, LogFile, NameTable, Record};
+
+use crate::categories::categorize;
+use crate::diagnose::{self, seed, Config, Ctx, Striping};
+use crate::files::{self, Files};
+use crate::heat::{HeatAcc, DXT_BINS, TIMELINE_CAP};
+use crate::model::*;
+use crate::modstats::{self, ModuleSums};
+
+pub struct Options {
+    pub config: Config,
+    /// Rows in each per-file table.
+    pub top: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { config: Config::default(), top: 10 }
+    }
+}
+
+/// Everything gathered while records stream past.
+#[derive(Default)]
+struct Collected {
+    sums: Vec<ModuleSums>,
+    files: Files,
+    /// Records read, per module id.
+    records: Vec<u64>,
+    long_metadata_records: u64,
+    rank_meta: Vec<f64>,
+    shared_meta: f64,
+    heat: Vec<HeatAcc>,
+    timeline: Option<Timeline>,
+    lustre: HashMap<u64, Striping>,
+    dxt_hosts: HashSet<String>,
+}
+
+pub fn analyze(path: &Path, opts: &Options) -> Result<Report, String> {
+    // Phase 1: open.
+    let log = LogFile::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut report = Report { schema: SCHEMA, ..Default::default() };
+    report.log = log_info(path, &log);
+    report.job = job_info(&log, &mut report.warnings);
+    let names = log.names().unwrap_or_else(|e| {
+        report.warnings.push(format!("The name table could not be read ({e}); files are shown by record id."));
+        NameTable::new()
+    });
+    // Phase 2: stream.
+    let mut c = Collected { records: vec![0; MAX_MODS], ..Default::default() };
+    let nprocs = report.job.nprocs;
+    for m in log.modules_present() {
+        stream_module(&log, m, &names, &report.job, opts, &mut c, &mut report.warnings);
+    }
+    // Phase 3: assemble.
+    report.modules = log
+        .modules_present()
+        .into_iter()
+        .map(|m| ModuleInfo {
+            name: module_name(m).to_string(),
+            version: log.header.mod_ver[m],
+            compressed_bytes: log.header.mod_map[m].len,
+            records: c.records[m],
+            partial: log.header.is_partial(m),
+        })
+        .collect();
+    for mi in report.modules.iter().filter(|m| m.partial) {
+        report.warnings.push(format!(
+            "{} module data incomplete due to runtime memory or record count limits: its figures undercount.",
+            mi.name
+        ));
+    }
+    report.io_cost = modstats::io_cost(&c.sums, nprocs);
+    report.module_stats = c
+        .sums
+        .iter()
+        .filter(|s| s.records > 0)
+        .map(|s| {
+            let mut st = s.stats();
+            st.op_counts = modstats::op_counts(s.layout.module, &c.sums);
+            st
+        })
+        .collect();
+    report.heatmaps = std::mem::take(&mut c.heat).into_iter().map(HeatAcc::finish).collect();
+    report.timeline = c.timeline.take();
+    let mounts = log.job.mounts().unwrap_or_default();
+    report.categories = categorize(&c.files, &names, &mounts, opts.top.max(8));
+    report.files = file_tables(&c, &names, opts.top, &report.module_stats);
+    // Phase 4: diagnose.
+    let present: Vec<String> = report.modules.iter().map(|m| m.name.clone()).collect();
+    let hints = report.job.metadata.iter().find(|(k, _)| k == "h").map(|(_, v)| v.as_str());
+    let cx = Ctx {
+        cfg: &opts.config,
+        sums: &c.sums,
+        files: &c.files,
+        names: &names,
+        modules_present: &present,
+        nprocs,
+        run_time: report.job.run_time,
+        long_metadata_records: c.long_metadata_records,
+        lustre: &c.lustre,
+        dxt_hosts: &c.dxt_hosts,
+        hints,
+    };
+    report.metrics =
+        seed::metrics(&cx, &report.heatmaps, seed::RankMeta { per_rank: &c.rank_meta, shared: c.shared_meta });
+    report.findings = diagnose::diagnose(&cx, &report.metrics);
+    Ok(report)
+}
+
+fn log_info(path: &Path, log: &LogFile) -> LogInfo {
+    let meta = String::from_utf8_lossy(&log.job.metadata).into_owned();
+    LogInfo {
+        path: path.display().to_string(),
+        file_name: path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
+        size_bytes: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+        format_version: log.header.version.as_str().to_string(),
+        runtime_version: meta.lines().find_map(|l| l.strip_prefix("lib_ver=")).map(str::to_string),
+        compression: log.header.compression.label().to_string(),
+        partial: log.header.partial_flag != 0,
+    }
+}
+
+fn job_info(log: &LogFile, warnings: &mut Vec<String>) -> JobInfo {
+    let j = &log.job;
+    let iso = |s: i64| {
+        chrono::DateTime::from_timestamp(s, 0).map(|d| d.format("%Y-%m-%d %H:%M:%S UTC").to_string()).unwrap_or_default()
+    };
+    let mounts = j.mounts().unwrap_or_else(|e| {
+        warnings.push(format!("The mount table could not be read ({e})."));
+        Vec::new()
+    });
+    JobInfo {
+        jobid: j.jobid,
+        uid: j.uid,
+        nprocs: j.nprocs,
+        start_time: j.start_time_sec,
+        end_time: j.end_time_sec,
+        start: iso(j.start_time_sec),
+        end: iso(j.end_time_sec),
+        run_time: j.run_time(log.header.version),
+        command_line: String::from_utf8_lossy(j.exe()).into_owned(),
+        metadata: j
+            .metadata_pairs()
+            .into_iter()
+            .map(|(k, v)| (String::from_utf8_lossy(k).into_owned(), String::from_utf8_lossy(v).into_owned()))
+            .collect(),
+        mounts: mounts
+            .iter()
+            .map(|m| (String::from_utf8_lossy(&m.path).into_owned(), String::from_utf8_lossy(&m.fs_type).into_owned()))
+            .collect(),
+    }
+}
+
+fn stream_module(
+    log: &LogFile,
+    m: usize,
+    names: &NameTable,
+    job: &JobInfo,
+    opts: &Options,
+    c: &mut Collected,
+    warnings: &mut Vec<String>,
+) {
+    let mut rd = match log.module_reader(m) {
+        Ok(rd) => rd,
+        Err(e) => {
+            warnings.push(format!("{} records could not be read ({e}); the module is left out.", module_name(m)));
+            return;
+        }
+    };
+    let mut sums = ModuleSums::new(m, job.nprocs);
+    let meta_threshold = opts.config.get("metadata_time_rank");
+    let mut rec = Record::new(m);
+    loop {
+        match rd.next_into(&mut rec) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => {
+                warnings.push(format!(
+                    "{} records after the first {} could not be read ({e}); figures cover those read.",
+                    module_name(m),
+                    c.records[m]
+                ));
+                break;
+            }
+        }
+        c.records[m] += 1;
+        if let Some(s) = sums.as_mut() {
+            s.add(&rec);
+            if files::covered(m) && rec.counters.len() == s.counters.len() {
+                c.files.add(&s.layout, &rec);
+            }
+            if m == modules::POSIX {
+                posix_meta(c, &rec, meta_threshold);
+            }
+            continue;
+        }
+        match &rec.extra {
+            Extra::Heatmap { bin_width, write_bins, read_bins } => {
+                let sub = names
+                    .get(rec.id)
+                    .map(|n| String::from_utf8_lossy(n).trim_start_matches("heatmap:").replace('-', ""))
+                    .unwrap_or_else(|| format!("{:x}", rec.id));
+                let name = format!("HEATMAP {sub}");
+                let i = match c.heat.iter().position(|h| h.name == name) {
+                    Some(i) => i,
+                    None => {
+                        let n = write_bins.len().max(read_bins.len());
+                        c.heat.push(HeatAcc::new(&name, "HEATMAP", job.nprocs.max(1) as usize, n, *bin_width));
+                        c.heat.len() - 1
+                    }
+                };
+                c.heat[i].add_rank_bins(rec.rank, read_bins, write_bins);
+            }
+            Extra::Dxt { hostname, writes, reads, .. } => dxt(c, m, &rec, hostname, writes, reads, job),
+            Extra::Lustre { components, .. } => {
+                if let Some(first) = components.first() {
+                    c.lustre.insert(rec.id, Striping { stripe_size: first.counters[0], stripe_count: first.counters[1] });
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = sums {
+        c.sums.push(s);
+    }
+}
+
+fn posix_meta(c: &mut Collected, rec: &Record, threshold: f64) {
+    use darshan_log::counters::posix::F_META_TIME;
+    let Some(&meta) = rec.fcounters.get(F_META_TIME) else { return };
+    if meta > threshold {
+        c.long_metadata_records += 1;
+    }
+    if rec.rank < 0 {
+        c.shared_meta += meta;
+    } else if (rec.rank as usize) < (1 << 24) {
+        let r = rec.rank as usize;
+        if c.rank_meta.len() <= r {
+            c.rank_meta.resize(r + 1, 0.0);
+        }
+        c.rank_meta[r] += meta;
+    }
+}
+
+fn dxt(
+    c: &mut Collected,
+    m: usize,
+    rec: &Record,
+    hostname: &[u8; 64],
+    writes: &[darshan_log::DxtSegment],
+    reads: &[darshan_log::DxtSegment],
+    job: &JobInfo,
+) {
+    let host = hostname.split(|b| *b == 0).next().unwrap_or(&[]);
+    if !host.is_empty() {
+        c.dxt_hosts.insert(String::from_utf8_lossy(host).into_owned());
+    }
+    let name = module_name(m).to_string();
+    let end = writes.iter().chain(reads).map(|s| s.end_time).fold(job.run_time, f64::max);
+    let i = match c.heat.iter().position(|h| h.name == name) {
+        Some(i) => i,
+        None => {
+            let width = if job.run_time > 0.0 { job.run_time / DXT_BINS as f64 } else { end.max(1e-6) / DXT_BINS as f64 };
+            c.heat.push(HeatAcc::new(&name, &name, job.nprocs.max(1) as usize, DXT_BINS, width));
+            c.heat.len() - 1
+        }
+    };
+    let segs = writes.iter().map(|s| (s, true)).chain(reads.iter().map(|s| (s, false)));
+    c.heat[i].add_segments(rec.rank, segs.clone().map(|(s, w)| (s.start_time, s.end_time, s.length as f64, w)));
+    // The timeline shows one DXT module: POSIX when both are present.
+    let tl = c.timeline.get_or_insert_with(|| Timeline {
+        source: name.clone(),
+        nranks: job.nprocs.max(1) as usize,
+        ..Default::default()
+    });
+    if tl.source != name && m == modules::DXT_POSIX && tl.source == "DXT_MPIIO" {
+        *tl = Timeline { source: name.clone(), nranks: job.nprocs.max(1) as usize, ..Default::default() };
+    }
+    if tl.source == name {
+        for (s, w) in segs {
+            tl.total_segments += 1;
+            tl.end_time = tl.end_time.max(s.end_time);
+            if tl.segments.len() < TIMELINE_CAP {
+                tl.segments.push((rec.rank, s.start_time, s.end_time, s.length, w));
+            } else {
+                tl.truncated = true;
+            }
+        }
+    }
+}
+
+fn file_tables(c: &Collected, names: &NameTable, n: usize, stats: &[ModuleStats]) -> FileTables {
+    let rows = |v: Vec<&files::FileAgg>| v.into_iter().map(|e| files::row(names, e)).collect::<Vec<_>>();
+    let imbalance: Vec<FileRow> = {
+        let mut v: Vec<FileRow> = c
+            .files
+            .iter()
+            .filter(|e| e.shared() && e.slowest.1 > 0.0)
+            .map(|e| files::row(names, e))
+            .filter(|r| r.time_imbalance.is_some())
+            .collect();
+        v.sort_by(|a, b| {
+            b.time_imbalance.unwrap_or(0.0).total_cmp(&a.time_imbalance.unwrap_or(0.0)).then(a.record_id.cmp(&b.record_id))
+        });
+        v.truncate(n);
+        v
+    };
+    let sharing = ["POSIX", "MPI-IO", "STDIO"]
+        .iter()
+        .find_map(|m| stats.iter().find(|s| s.module == *m).and_then(|s| s.overview.as_ref().map(|o| (m, o))))
+        .map(|(m, o)| {
+            let cat = |i: usize| o.categories.get(i).cloned().unwrap_or_default();
+            let bytes = |i: usize| cat(i).total_read + cat(i).total_write;
+            Sharing {
+                module: m.to_string(),
+                unique: cat(4).count,
+                shared: cat(5).count,
+                partially_shared: cat(6).count,
+                unique_bytes: bytes(4),
+                shared_bytes: bytes(5),
+                partially_shared_bytes: bytes(6),
+            }
+        })
+        .unwrap_or_default();
+    FileTables {
+        by_bytes: rows(files::top(&c.files, n, |e| (e.bytes_read + e.bytes_written) as f64)),
+        by_time: rows(files::top(&c.files, n, |e| e.io_time)),
+        by_slowest_rank: rows(files::top(&c.files, n, |e| e.slowest.1)),
+        imbalance,
+        sharing,
+    }
+}

@@ -1,0 +1,103 @@
+//! The diagnosis: Drishti's insights, the seed papers' metrics (Cray XE6
+//! study, JSC heat-map metrics, NERSC FSU model) and Lustre striping
+//! advice. Every finding carries its evidence and, where one applies, a
+//! concrete recommendation.
+
+pub mod config;
+pub mod drishti;
+pub mod lustre;
+pub mod seed;
+
+use std::collections::{HashMap, HashSet};
+
+use darshan_log::NameTable;
+
+pub use config::Config;
+
+use crate::files::{FileAgg, Files};
+use crate::modstats::ModuleSums;
+use crate::model::{Finding, Level, Metrics};
+
+/// Striping of one file from its LUSTRE record.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Striping {
+    pub stripe_size: i64,
+    pub stripe_count: i64,
+}
+
+/// What the diagnosis reads: the collected sums and files, and facts
+/// gathered while records streamed past.
+pub struct Ctx<'a> {
+    pub cfg: &'a Config,
+    pub sums: &'a [ModuleSums],
+    pub files: &'a Files,
+    pub names: &'a NameTable,
+    pub modules_present: &'a [String],
+    pub nprocs: i64,
+    pub run_time: f64,
+    /// POSIX records with more metadata time than `metadata_time_rank`.
+    pub long_metadata_records: u64,
+    pub lustre: &'a HashMap<u64, Striping>,
+    pub dxt_hosts: &'a HashSet<String>,
+    /// The MPI-IO hints (`h=` in the job metadata).
+    pub hints: Option<&'a str>,
+}
+
+impl Ctx<'_> {
+    pub fn sums(&self, module: usize) -> Option<&ModuleSums> {
+        self.sums.iter().find(|s| s.layout.module == module && s.records > 0)
+    }
+
+    pub fn module_present(&self, name: &str) -> bool {
+        self.modules_present.iter().any(|m| m == name)
+    }
+
+    pub fn files_of(&self, module: usize) -> impl Iterator<Item = &FileAgg> {
+        self.files.iter().filter(move |e| e.module == module)
+    }
+
+    /// Files of a module meeting `cond`, the largest `key` first (at most 5).
+    pub fn files_where(&self, module: usize, cond: impl Fn(&FileAgg) -> bool, key: fn(&FileAgg) -> i64) -> Vec<&FileAgg> {
+        let mut v: Vec<&FileAgg> = self.files_of(module).filter(|e| cond(e)).collect();
+        v.sort_by(|a, b| key(b).cmp(&key(a)).then(a.id.cmp(&b.id)));
+        v.truncate(5);
+        v
+    }
+
+    pub fn lustre_stripe_sizes(&self) -> Vec<i64> {
+        let mut v: Vec<i64> = self.lustre.values().map(|s| s.stripe_size).filter(|s| *s > 0).collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// `cb_nodes` from the MPI-IO hints.
+    pub fn cb_nodes(&self) -> Option<i64> {
+        self.hints?.split(';').find_map(|h| h.trim().strip_prefix("cb_nodes=")?.trim().parse().ok())
+    }
+
+    /// Compute nodes, from the DXT records' host names.
+    pub fn nodes(&self) -> Option<i64> {
+        (!self.dxt_hosts.is_empty()).then(|| self.dxt_hosts.len() as i64)
+    }
+}
+
+pub fn finding(code: &str, level: Level, title: String, evidence: Vec<String>, rec: Option<&str>) -> Finding {
+    Finding { code: code.to_string(), level, title, evidence, recommendation: rec.map(str::to_string) }
+}
+
+pub fn pct(a: i64, b: i64) -> String {
+    if b == 0 {
+        return "n/a".to_string();
+    }
+    format!("{:.2}%", a as f64 / b as f64 * 100.0)
+}
+
+/// All findings, most severe first (stable within a level).
+pub fn diagnose(cx: &Ctx, metrics: &Metrics) -> Vec<Finding> {
+    let mut out = drishti::insights(cx);
+    out.extend(seed::findings(cx, metrics));
+    out.extend(lustre::advice(cx));
+    out.sort_by(|a, b| a.level.cmp(&b.level));
+    out
+}

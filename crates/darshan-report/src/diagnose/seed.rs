@@ -1,0 +1,167 @@
+//! The seed papers' metrics, as defined in docs/report.md:
+//! * Cray XE6 study: redundant read traffic, metadata ratio and metadata
+//!   time per process, small independent writes to shared files;
+//! * JSC: burstiness ρ and parallel I/O intensity P from the heat map;
+//! * NERSC FSU model: file-system seconds t = a0 + a1·b per operation.
+
+use darshan_log::modules;
+
+use super::{finding, Ctx};
+use crate::files::{name_of, FileAgg};
+use crate::heat;
+use crate::model::{Finding, Fsu, Heatmap, Level, Metrics};
+
+/// Per-process metadata time: single-rank records by rank, shared
+/// records spread evenly over all ranks (their time is the ranks' sum).
+pub struct RankMeta<'a> {
+    pub per_rank: &'a [f64],
+    pub shared: f64,
+}
+
+pub fn metrics(cx: &Ctx, heatmaps: &[Heatmap], meta: RankMeta) -> Metrics {
+    let mut m = Metrics::default();
+    for e in cx.files_of(modules::POSIX) {
+        if e.bytes_read > e.max_byte_read + 1 {
+            m.redundant_read_bytes += e.bytes_read - e.max_byte_read - 1;
+            m.redundant_read_files += 1;
+        }
+    }
+    if let Some(p) = cx.sums(modules::POSIX) {
+        m.metadata_time = p.times[2];
+        m.io_time = p.times[0] + p.times[1];
+        let all = m.metadata_time + m.io_time;
+        m.metadata_ratio = (all > 0.0).then(|| m.metadata_time / all);
+    }
+    let spread = if cx.nprocs > 0 { meta.shared / cx.nprocs as f64 } else { meta.shared };
+    let busiest = meta.per_rank.iter().cloned().fold(0.0, f64::max);
+    m.max_metadata_time_per_process = if meta.shared > 0.0 { busiest + spread } else { busiest };
+    for e in cx.files_of(modules::POSIX).filter(|e| e.shared() && e.small_writes > 0) {
+        let collective = cx.files.get(modules::MPIIO, e.id).is_some_and(|x| x.coll_writes > 0);
+        if !collective {
+            m.small_shared_independent_writes += e.small_writes;
+            m.small_shared_independent_write_files += 1;
+        }
+    }
+    let pick = ["HEATMAP POSIX", "DXT_POSIX", "HEATMAP MPIIO", "DXT_MPIIO", "HEATMAP STDIO"]
+        .iter()
+        .find_map(|n| heatmaps.iter().find(|h| h.name == *n && h.per_rank.iter().any(|v| *v > 0.0)));
+    if let Some(h) = pick {
+        m.burstiness = heat::burstiness(h);
+        m.parallel_intensity = heat::parallel_intensity(h);
+        m.parallel_intensity_fraction = m.parallel_intensity.map(|p| p / cx.nprocs.max(1) as f64);
+        m.heatmap_source = Some(h.name.clone());
+    }
+    m.fsu = fsu(cx);
+    m
+}
+
+fn fsu(cx: &Ctx) -> Fsu {
+    let c = |k: &str| cx.cfg.get(k);
+    let mut f = Fsu {
+        a0_read: c("fsu_a0_read"),
+        a1_read: c("fsu_a1_read"),
+        a0_write: c("fsu_a0_write"),
+        a1_write: c("fsu_a1_write"),
+        calibration: cx.cfg.source.clone(),
+        ..Default::default()
+    };
+    let Some(p) = cx.sums(modules::POSIX) else { return f };
+    // Operations from the access-size histogram; bytes exact (Σ over a
+    // bucket of a1·b is a1 × the bucket's bytes, and the buckets' bytes
+    // add up to the module's).
+    for (_, r, w) in &p.layout.size_buckets {
+        f.read_ops += p.counters[*r];
+        f.write_ops += p.counters[*w];
+    }
+    f.read_seconds = f.a0_read * f.read_ops as f64 + f.a1_read * p.sum("POSIX_BYTES_READ") as f64;
+    f.write_seconds = f.a0_write * f.write_ops as f64 + f.a1_write * p.sum("POSIX_BYTES_WRITTEN") as f64;
+    f.load = (cx.run_time > 0.0).then(|| (f.read_seconds + f.write_seconds) / cx.run_time);
+    f
+}
+
+pub fn findings(cx: &Ctx, m: &Metrics) -> Vec<Finding> {
+    let t = |k: &str| cx.cfg.get(k);
+    let mut out = Vec::new();
+    if m.redundant_read_bytes > 0 {
+        let mut v: Vec<&FileAgg> =
+            cx.files_of(modules::POSIX).filter(|e| e.bytes_read > e.max_byte_read + 1).collect();
+        v.sort_by_key(|e| std::cmp::Reverse(e.bytes_read - e.max_byte_read - 1));
+        let mut ev = vec![format!("{} bytes read beyond the files' extents, over {} files", m.redundant_read_bytes, m.redundant_read_files)];
+        ev.extend(v.iter().take(5).map(|e| {
+            format!("{}: {} bytes read, highest offset {}", name_of(cx.names, e.id), e.bytes_read, e.max_byte_read)
+        }));
+        out.push(finding(
+            "X01",
+            Level::Warn,
+            "Redundant read traffic: the same data is read more than once".into(),
+            ev,
+            Some("Read shared input once and distribute it (e.g. MPI_Bcast), or keep it in memory instead of re-reading"),
+        ));
+    }
+    if let Some(r) = m.metadata_ratio.filter(|r| *r > t("metadata_ratio")) {
+        out.push(finding(
+            "X02",
+            Level::Warn,
+            format!("Metadata takes {:.1}% of POSIX I/O time", r * 100.0),
+            vec![format!("{:.3} s metadata, {:.3} s reading and writing", m.metadata_time, m.io_time)],
+            Some("Open, stat and seek less: reuse open files, fewer files, no per-access stat"),
+        ));
+    }
+    if m.max_metadata_time_per_process > t("metadata_time_rank") {
+        out.push(finding(
+            "X03",
+            Level::High,
+            format!("A process spends {:.1} s in metadata operations", m.max_metadata_time_per_process),
+            vec![format!("threshold {} s per process", t("metadata_time_rank"))],
+            Some("Reduce file creations and opens per process; use fewer, shared files"),
+        ));
+    }
+    if m.small_shared_independent_writes > 0 {
+        let level = if m.small_shared_independent_writes as f64 > t("small_requests_absolute") { Level::Warn } else { Level::Info };
+        out.push(finding(
+            "X04",
+            level,
+            format!(
+                "{} small (< 1 MiB) independent writes to {} shared files, without collective I/O",
+                m.small_shared_independent_writes, m.small_shared_independent_write_files
+            ),
+            vec![],
+            Some("Write shared files with MPI-IO collective writes (MPI_File_write_all) so aggregators issue large requests"),
+        ));
+    }
+    if let (Some(rho), Some(src)) = (m.burstiness, &m.heatmap_source) {
+        if rho > t("burstiness") {
+            out.push(finding(
+                "J01",
+                Level::Info,
+                format!("Bursty I/O: the busiest time bin moves {rho:.1}× the average"),
+                vec![format!("from {src}")],
+                Some("Bursts compete for the file system with other jobs; staging (burst buffer) or spreading I/O helps"),
+            ));
+        }
+    }
+    if let (Some(p), Some(src)) = (m.parallel_intensity, &m.heatmap_source) {
+        if cx.nprocs >= 4 && p <= 1.5 {
+            out.push(finding(
+                "J02",
+                Level::Info,
+                format!("I/O is serialized: on average {p:.2} of {} ranks do I/O at a time", cx.nprocs),
+                vec![format!("from {src}")],
+                Some("If one rank does all I/O, parallel I/O (MPI-IO collective, or per-rank files) can use more bandwidth"),
+            ));
+        }
+    }
+    if let Some(load) = m.fsu.load.filter(|l| *l > t("fsu_load")) {
+        out.push(finding(
+            "F01",
+            Level::Info,
+            format!("File-system load: {load:.2} file-system seconds per second of run time (FSU model)"),
+            vec![format!(
+                "{} reads, {} writes: {:.2} s + {:.2} s",
+                m.fsu.read_ops, m.fsu.write_ops, m.fsu.read_seconds, m.fsu.write_seconds
+            )],
+            Some("Fewer, larger requests cost the file system less per byte"),
+        ));
+    }
+    out
+}

@@ -1,0 +1,142 @@
+//! Where the counters a report needs live in each module's record, found
+//! once by name in the format crate's tables, so every module with the
+//! usual counters (bytes, times, histograms, common accesses, fastest and
+//! slowest rank) is handled by the same code.
+
+use darshan_log::modules::{self, counter_names};
+
+#[derive(Debug, Default, Clone)]
+pub struct Layout {
+    pub module: usize,
+    pub prefix: &'static str,
+    pub bytes_read: Option<usize>,
+    pub bytes_written: Option<usize>,
+    pub max_byte_read: Option<usize>,
+    pub max_byte_written: Option<usize>,
+    /// fcounter indices
+    pub read_time: Option<usize>,
+    pub write_time: Option<usize>,
+    pub meta_time: Option<usize>,
+    pub wait_time: Option<usize>,
+    pub fastest_rank: Option<usize>,
+    pub fastest_rank_bytes: Option<usize>,
+    pub slowest_rank: Option<usize>,
+    pub slowest_rank_bytes: Option<usize>,
+    pub f_fastest_time: Option<usize>,
+    pub f_slowest_time: Option<usize>,
+    /// Access-size histogram buckets: (label, read counter, write counter).
+    pub size_buckets: Vec<(String, usize, usize)>,
+    /// ACCESS1..4: (size counter, count counter).
+    pub access: Vec<(usize, usize)>,
+}
+
+/// The name prefix of a fixed-layout module's counters.
+pub fn prefix(module: usize) -> Option<&'static str> {
+    Some(match module {
+        modules::POSIX => "POSIX",
+        modules::MPIIO => "MPIIO",
+        modules::H5F => "H5F",
+        modules::H5D => "H5D",
+        modules::PNETCDF_FILE => "PNETCDF_FILE",
+        modules::PNETCDF_VAR => "PNETCDF_VAR",
+        modules::STDIO => "STDIO",
+        modules::DFS => "DFS",
+        modules::DAOS => "DAOS",
+        _ => return None,
+    })
+}
+
+impl Layout {
+    pub fn of(module: usize) -> Option<Layout> {
+        let prefix = prefix(module)?;
+        let (names, fnames) = counter_names(module);
+        let c = |suffix: &str| names.iter().position(|n| n.strip_prefix(prefix).and_then(|s| s.strip_prefix('_')) == Some(suffix));
+        let f = |suffix: &str| fnames.iter().position(|n| n.strip_prefix(prefix).and_then(|s| s.strip_prefix('_')) == Some(suffix));
+        let mut l = Layout {
+            module,
+            prefix,
+            bytes_read: c("BYTES_READ").or_else(|| c("ARRAY_BYTES_READ")),
+            bytes_written: c("BYTES_WRITTEN").or_else(|| c("ARRAY_BYTES_WRITTEN")),
+            max_byte_read: c("MAX_BYTE_READ"),
+            max_byte_written: c("MAX_BYTE_WRITTEN"),
+            read_time: f("F_READ_TIME"),
+            write_time: f("F_WRITE_TIME"),
+            meta_time: f("F_META_TIME"),
+            wait_time: f("F_WAIT_TIME"),
+            fastest_rank: c("FASTEST_RANK"),
+            fastest_rank_bytes: c("FASTEST_RANK_BYTES"),
+            slowest_rank: c("SLOWEST_RANK"),
+            slowest_rank_bytes: c("SLOWEST_RANK_BYTES"),
+            f_fastest_time: f("F_FASTEST_RANK_TIME"),
+            f_slowest_time: f("F_SLOWEST_RANK_TIME"),
+            ..Default::default()
+        };
+        for (i, n) in names.iter().enumerate() {
+            let Some(rest) = n.strip_prefix(prefix).and_then(|s| s.strip_prefix("_SIZE_READ_")) else { continue };
+            let label = rest.strip_prefix("AGG_").unwrap_or(rest);
+            let w = format!("{prefix}_SIZE_WRITE_{rest}");
+            if let Some(j) = names.iter().position(|n| *n == w) {
+                l.size_buckets.push((label.to_string(), i, j));
+            }
+        }
+        for k in 1..=4 {
+            if let (Some(a), Some(n)) = (c(&format!("ACCESS{k}_ACCESS")), c(&format!("ACCESS{k}_COUNT"))) {
+                l.access.push((a, n));
+            }
+        }
+        Some(l)
+    }
+
+    /// Index of a counter by its full name (e.g. "POSIX_READS").
+    pub fn counter(&self, name: &str) -> Option<usize> {
+        counter_names(self.module).0.iter().position(|n| *n == name)
+    }
+}
+
+/// Lower bound in bytes of a histogram bucket label such as `1K_10K`,
+/// `100M_1G` or `1G_PLUS`, and its upper bound (None for open-ended).
+pub fn bucket_bounds(label: &str) -> (f64, Option<f64>) {
+    let num = |s: &str| -> f64 {
+        let (d, m) = match s.as_bytes().last() {
+            Some(b'K') => (&s[..s.len() - 1], 1024.0),
+            Some(b'M') => (&s[..s.len() - 1], 1048576.0),
+            Some(b'G') => (&s[..s.len() - 1], 1073741824.0),
+            _ => (s, 1.0),
+        };
+        d.parse::<f64>().unwrap_or(0.0) * m
+    };
+    let mut parts = label.splitn(2, '_');
+    let lo = num(parts.next().unwrap_or("0"));
+    match parts.next() {
+        Some("PLUS") | None => (lo, None),
+        Some(hi) => (lo, Some(num(hi))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn posix_and_mpiio_layouts_find_their_histograms_and_common_accesses() {
+        let p = Layout::of(modules::POSIX).unwrap();
+        assert_eq!(p.size_buckets.len(), 10);
+        assert_eq!(p.size_buckets[0].0, "0_100");
+        assert_eq!(p.access.len(), 4);
+        assert_eq!(p.bytes_read, Some(darshan_log::counters::posix::BYTES_READ));
+        assert_eq!(p.f_slowest_time, Some(darshan_log::counters::posix::F_SLOWEST_RANK_TIME));
+        let m = Layout::of(modules::MPIIO).unwrap();
+        assert_eq!(m.size_buckets.len(), 10);
+        assert_eq!(m.size_buckets[9].0, "1G_PLUS");
+        let s = Layout::of(modules::STDIO).unwrap();
+        assert!(s.size_buckets.is_empty());
+        assert!(s.max_byte_read.is_some());
+    }
+
+    #[test]
+    fn bucket_labels_give_byte_bounds() {
+        assert_eq!(bucket_bounds("0_100"), (0.0, Some(100.0)));
+        assert_eq!(bucket_bounds("100K_1M"), (102400.0, Some(1048576.0)));
+        assert_eq!(bucket_bounds("1G_PLUS"), (1073741824.0, None));
+    }
+}

@@ -1,0 +1,19 @@
+//! One job's I/O report from its Darshan log: PyDarshan's summary figures,
+//! per-file tables, heat maps and timeline, and a diagnosis (Drishti's
+//! insights, the seed papers' metrics, Lustre advice), rendered as one
+//! self-contained HTML page, terminal text or JSON.
+#![forbid(unsafe_code)]
+
+pub mod categories;
+pub mod collect;
+pub mod diagnose;
+pub mod files;
+pub mod heat;
+pub mod layout;
+pub mod model;
+pub mod modstats;
+pub mod render;
+pub mod units;
+
+pub use collect::{analyze, Options};
+pub use model::Report;

@@ -1,0 +1,304 @@
+//! What a report holds: every figure and finding, in the form `--json`
+//! prints (schema `darshan-summary/1`, documented in docs/report.md).
+//! The HTML and text renderers read only this.
+
+use serde::Serialize;
+
+pub const SCHEMA: &str = "darshan-summary/1";
+
+#[derive(Serialize, Debug, Default)]
+pub struct Report {
+    pub schema: &'static str,
+    pub log: LogInfo,
+    pub job: JobInfo,
+    /// The log table: one row per module region in the log.
+    pub modules: Vec<ModuleInfo>,
+    /// What is missing or incomplete (partial modules, unreadable regions).
+    pub warnings: Vec<String>,
+    /// Average seconds per process in read, write, metadata and wait, per
+    /// interface (PyDarshan's "I/O Cost").
+    pub io_cost: Vec<IoCost>,
+    pub module_stats: Vec<ModuleStats>,
+    pub heatmaps: Vec<Heatmap>,
+    /// DXT segments over time, when the log has DXT data.
+    pub timeline: Option<Timeline>,
+    pub categories: Categories,
+    pub files: FileTables,
+    pub metrics: Metrics,
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Serialize, Debug, Default)]
+pub struct LogInfo {
+    pub path: String,
+    pub file_name: String,
+    pub size_bytes: u64,
+    pub format_version: String,
+    /// `lib_ver` from the job metadata, when the runtime wrote one.
+    pub runtime_version: Option<String>,
+    pub compression: String,
+    pub partial: bool,
+}
+
+#[derive(Serialize, Debug, Default)]
+pub struct JobInfo {
+    pub jobid: i64,
+    pub uid: i64,
+    pub nprocs: i64,
+    pub start_time: i64,
+    pub end_time: i64,
+    /// UTC, ISO 8601.
+    pub start: String,
+    pub end: String,
+    /// Seconds, as darshan-parser's `run time`.
+    pub run_time: f64,
+    pub command_line: String,
+    pub metadata: Vec<(String, String)>,
+    pub mounts: Vec<(String, String)>,
+}
+
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct ModuleInfo {
+    pub name: String,
+    pub version: u32,
+    pub compressed_bytes: u64,
+    pub records: u64,
+    pub partial: bool,
+}
+
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct IoCost {
+    /// POSIX, MPIIO, STDIO, HDF5, PNETCDF, DFS or DAOS.
+    pub interface: String,
+    pub read: f64,
+    pub write: f64,
+    pub meta: f64,
+    pub wait: f64,
+}
+
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct ModuleStats {
+    /// Module name as darshan-parser prints it.
+    pub module: String,
+    /// The report section it belongs to (HDF5 and PNETCDF join two modules).
+    pub section: String,
+    pub records: u64,
+    pub overview: Option<Overview>,
+    pub access_pattern: Option<AccessPattern>,
+    /// Access-size histogram: bucket label, reads, writes.
+    pub access_sizes: Vec<(String, i64, i64)>,
+    /// The four most frequent access sizes: (size, count).
+    pub common_access: Vec<(i64, i64)>,
+    /// Operation counts as PyDarshan labels them.
+    pub op_counts: Vec<(String, i64)>,
+}
+
+/// darshan-util's accumulator (darshan-parser `--perf --file`, PyDarshan's
+/// `accumulate_records`), for POSIX, MPI-IO, STDIO, DFS and DAOS.
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct Overview {
+    pub files: i64,
+    pub bytes_read: i64,
+    pub bytes_written: i64,
+    pub total_bytes: i64,
+    /// MiB/s, by the slowest rank.
+    pub agg_perf_by_slowest: f64,
+    pub agg_time_by_slowest: f64,
+    pub unique_io_total_time_by_slowest: f64,
+    pub unique_rw_only_time_by_slowest: f64,
+    pub unique_md_only_time_by_slowest: f64,
+    pub unique_io_slowest_rank: i64,
+    pub shared_io_total_time_by_slowest: f64,
+    /// total, read-only, write-only, read/write, unique, shared, partially shared.
+    pub categories: Vec<FileCategory>,
+}
+
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct FileCategory {
+    pub kind: String,
+    pub count: i64,
+    pub total_read: i64,
+    pub total_write: i64,
+    pub max_read: i64,
+    pub max_write: i64,
+    pub total_max_offset: i64,
+    pub max_offset: i64,
+    /// PyDarshan's estimate: (Σ max offsets + n) / n bytes.
+    pub avg_size: f64,
+    /// max offset + 1 bytes.
+    pub max_size: i64,
+}
+
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct AccessPattern {
+    pub reads: i64,
+    pub seq_reads: i64,
+    pub consec_reads: i64,
+    pub writes: i64,
+    pub seq_writes: i64,
+    pub consec_writes: i64,
+}
+
+/// Bytes moved per rank and time bin, from HEATMAP or DXT records.
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct Heatmap {
+    /// e.g. "HEATMAP POSIX" or "DXT_MPIIO".
+    pub name: String,
+    pub source: String,
+    pub bin_width: f64,
+    pub nbins: usize,
+    pub nranks: usize,
+    /// Σ over ranks, per bin: bytes read, written.
+    pub read_per_bin: Vec<f64>,
+    pub write_per_bin: Vec<f64>,
+    /// Σ over bins, per rank: bytes read + written.
+    pub per_rank: Vec<f64>,
+    /// Ranks with any I/O, per bin.
+    pub active_ranks_per_bin: Vec<u32>,
+    pub nonzero_read_bins: u64,
+    pub nonzero_write_bins: u64,
+    /// A downsampled rank × bin grid of read + write bytes for drawing
+    /// (at most 64 × 128 cells): rows of ranks.
+    pub grid: Vec<Vec<f64>>,
+    pub grid_rank_step: usize,
+    pub grid_bin_step: usize,
+}
+
+/// DXT segments for the timeline drawing (capped; `truncated` says so).
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct Timeline {
+    pub source: String,
+    pub nranks: usize,
+    pub end_time: f64,
+    /// (rank, start, end, bytes, is_write)
+    pub segments: Vec<(i64, f64, f64, i64, bool)>,
+    pub total_segments: u64,
+    pub truncated: bool,
+}
+
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct Category {
+    pub name: String,
+    pub bytes_read: i64,
+    pub bytes_written: i64,
+    pub files_read: u64,
+    pub files_written: u64,
+}
+
+#[derive(Serialize, Debug, Default)]
+pub struct Categories {
+    /// PyDarshan's grouping: the first path component (POSIX and STDIO).
+    pub by_root: Vec<Category>,
+    /// Grouped by the job's mount table (longest matching mount point).
+    pub by_mount: Vec<Category>,
+    /// Grouped by directory.
+    pub by_directory: Vec<Category>,
+}
+
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct FileRow {
+    pub name: String,
+    pub module: String,
+    pub record_id: u64,
+    /// Processes that opened it; -1 when every rank shared it.
+    pub ranks: i64,
+    pub bytes_read: i64,
+    pub bytes_written: i64,
+    pub io_time: f64,
+    pub slowest_rank: i64,
+    pub slowest_rank_time: f64,
+    pub slowest_rank_bytes: i64,
+    pub fastest_rank: i64,
+    pub fastest_rank_time: f64,
+    pub fastest_rank_bytes: i64,
+    /// (slowest − fastest) / slowest rank time, for shared files.
+    pub time_imbalance: Option<f64>,
+}
+
+#[derive(Serialize, Debug, Default)]
+pub struct FileTables {
+    /// Top files per table (the top-N limit applied).
+    pub by_bytes: Vec<FileRow>,
+    pub by_time: Vec<FileRow>,
+    pub by_slowest_rank: Vec<FileRow>,
+    /// Shared files (rank −1 records) with their rank imbalance, most
+    /// imbalanced first.
+    pub imbalance: Vec<FileRow>,
+    pub sharing: Sharing,
+}
+
+/// Files by how many processes used them, per module that has records.
+#[derive(Serialize, Debug, Default)]
+pub struct Sharing {
+    pub module: String,
+    pub unique: i64,
+    pub shared: i64,
+    pub partially_shared: i64,
+    pub unique_bytes: i64,
+    pub shared_bytes: i64,
+    pub partially_shared_bytes: i64,
+}
+
+/// The seed papers' metrics.
+#[derive(Serialize, Debug, Default)]
+pub struct Metrics {
+    /// Σ (bytes read − max offset read − 1) over POSIX files that read more
+    /// than their extent (Cray XE6 study).
+    pub redundant_read_bytes: i64,
+    pub redundant_read_files: u64,
+    /// Metadata time / (metadata + read + write time), POSIX.
+    pub metadata_ratio: Option<f64>,
+    pub metadata_time: f64,
+    pub io_time: f64,
+    /// Largest per-process metadata time (shared records count as their
+    /// slowest rank's).
+    pub max_metadata_time_per_process: f64,
+    /// Writes under 1 MiB to shared files through POSIX with no collective
+    /// MPI-IO writes to those files.
+    pub small_shared_independent_writes: i64,
+    pub small_shared_independent_write_files: u64,
+    /// JSC metrics from the heat map (None without HEATMAP or DXT data).
+    pub burstiness: Option<f64>,
+    pub parallel_intensity: Option<f64>,
+    pub parallel_intensity_fraction: Option<f64>,
+    pub heatmap_source: Option<String>,
+    /// NERSC file-system utilization model.
+    pub fsu: Fsu,
+}
+
+#[derive(Serialize, Debug, Default)]
+pub struct Fsu {
+    pub a0_read: f64,
+    pub a1_read: f64,
+    pub a0_write: f64,
+    pub a1_write: f64,
+    pub read_ops: i64,
+    pub write_ops: i64,
+    /// Σ over histogram buckets of count · (a0 + a1 · bucket's mean size).
+    pub read_seconds: f64,
+    pub write_seconds: f64,
+    /// (read + write seconds) / job run time.
+    pub load: Option<f64>,
+    /// Where the coefficients came from.
+    pub calibration: String,
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    High,
+    Warn,
+    Info,
+    Ok,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct Finding {
+    /// Drishti's code (S01, P01-P22, M01-M10) or ours (X.., L..).
+    pub code: String,
+    pub level: Level,
+    pub title: String,
+    /// Numbers, files and ranks behind it.
+    pub evidence: Vec<String>,
+    pub recommendation: Option<String>,
+}

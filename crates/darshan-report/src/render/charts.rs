@@ -1,0 +1,213 @@
+//! The report's charts as inline SVG, drawn by plotters' SVG backend (text
+//! as SVG text, no font files). A chart that cannot be drawn becomes a
+//! short note instead of failing the report.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use crate::model::{Heatmap, IoCost, Timeline};
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+type Res = Result<(), Box<dyn std::error::Error>>;
+
+const READ: RGBColor = RGBColor(31, 119, 180);
+const WRITE: RGBColor = RGBColor(255, 127, 14);
+const META: RGBColor = RGBColor(44, 160, 44);
+const WAIT: RGBColor = RGBColor(148, 103, 189);
+const FONT: &str = "sans-serif";
+
+fn svg(w: u32, h: u32, draw: impl FnOnce(&Area) -> Res) -> String {
+    let mut s = String::new();
+    let res = {
+        let root = SVGBackend::with_string(&mut s, (w, h)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.into()).and_then(|_| draw(&root)).and_then(|_| root.present().map_err(|e| e.into()))
+    };
+    match res {
+        // Inline SVG in HTML needs no namespace; dropping it keeps every
+        // URL-looking string out of the page.
+        Ok(()) => s.replacen(r#" xmlns="http://www.w3.org/2000/svg""#, "", 1),
+        Err(e) => format!("<p class=\"note\">chart unavailable: {}</p>", html_escape(&e.to_string())),
+    }
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+fn nice_max(v: f64) -> f64 {
+    if v <= 0.0 {
+        1.0
+    } else {
+        v * 1.1
+    }
+}
+
+/// Grouped read/write bars per label (access-size histograms).
+pub fn read_write_bars(title: &str, rows: &[(String, i64, i64)]) -> String {
+    let max = rows.iter().map(|(_, r, w)| (*r).max(*w)).max().unwrap_or(0) as f64;
+    let n = rows.len().max(1);
+    svg(460, 300, |root| {
+        let mut c = ChartBuilder::on(root)
+            .caption(title, (FONT, 15))
+            .margin(8)
+            .x_label_area_size(60)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0f64..n as f64, 0f64..nice_max(max))?;
+        let labels: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
+        c.configure_mesh()
+            .disable_x_mesh()
+            .x_labels(n)
+            .x_label_formatter(&|x| labels.get(x.floor() as usize).cloned().unwrap_or_default())
+            .x_label_style((FONT, 10).into_font().transform(FontTransform::Rotate90))
+            .y_desc("count")
+            .draw()?;
+        for (k, color, label) in [(0usize, READ, "read"), (1, WRITE, "write")] {
+            c.draw_series(rows.iter().enumerate().map(|(i, (_, r, w))| {
+                let v = if k == 0 { *r } else { *w } as f64;
+                let x0 = i as f64 + 0.1 + 0.4 * k as f64;
+                Rectangle::new([(x0, 0.0), (x0 + 0.4, v)], color.filled())
+            }))?
+            .label(label)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
+        }
+        c.configure_series_labels().border_style(BLACK).background_style(WHITE.mix(0.8)).draw()?;
+        Ok(())
+    })
+}
+
+/// One bar per label (operation counts).
+pub fn bars(title: &str, rows: &[(String, i64)]) -> String {
+    let max = rows.iter().map(|r| r.1).max().unwrap_or(0) as f64;
+    let n = rows.len().max(1);
+    svg(460, 300, |root| {
+        let mut c = ChartBuilder::on(root)
+            .caption(title, (FONT, 15))
+            .margin(8)
+            .x_label_area_size(70)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0f64..n as f64, 0f64..nice_max(max))?;
+        let labels: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
+        c.configure_mesh()
+            .disable_x_mesh()
+            .x_labels(n)
+            .x_label_formatter(&|x| labels.get(x.floor() as usize).cloned().unwrap_or_default())
+            .x_label_style((FONT, 10).into_font().transform(FontTransform::Rotate90))
+            .draw()?;
+        c.draw_series(
+            rows.iter()
+                .enumerate()
+                .map(|(i, (_, v))| Rectangle::new([(i as f64 + 0.15, 0.0), (i as f64 + 0.85, *v as f64)], READ.filled())),
+        )?;
+        Ok(())
+    })
+}
+
+/// Stacked read/write/meta/wait seconds per interface, up to the run time.
+pub fn io_cost(rows: &[IoCost], run_time: f64) -> String {
+    let top = rows.iter().map(|r| r.read + r.write + r.meta + r.wait).fold(run_time, f64::max);
+    let n = rows.len().max(1);
+    svg(460, 300, |root| {
+        let mut c = ChartBuilder::on(root)
+            .caption("I/O cost (average seconds per process)", (FONT, 15))
+            .margin(8)
+            .x_label_area_size(30)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0f64..n as f64, 0f64..nice_max(top))?;
+        let labels: Vec<String> = rows.iter().map(|r| r.interface.clone()).collect();
+        c.configure_mesh()
+            .disable_x_mesh()
+            .x_labels(n)
+            .x_label_formatter(&|x| labels.get(x.floor() as usize).cloned().unwrap_or_default())
+            .y_desc("seconds (run time at top)")
+            .draw()?;
+        let parts: [(&str, RGBColor, fn(&IoCost) -> f64); 4] =
+            [("read", READ, |r| r.read), ("write", WRITE, |r| r.write), ("meta", META, |r| r.meta), ("wait", WAIT, |r| r.wait)];
+        let mut base = vec![0.0; rows.len()];
+        for (label, color, get) in parts {
+            let rects: Vec<Rectangle<(f64, f64)>> = rows
+                .iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    let b = base[i];
+                    base[i] += get(r);
+                    Rectangle::new([(i as f64 + 0.2, b), (i as f64 + 0.8, b + get(r))], color.filled())
+                })
+                .collect();
+            c.draw_series(rects)?
+                .label(label)
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
+        }
+        c.configure_series_labels().border_style(BLACK).background_style(WHITE.mix(0.8)).draw()?;
+        Ok(())
+    })
+}
+
+/// Rank × time heat map (downsampled grid, log color scale) with bytes
+/// per time bin above it.
+pub fn heatmap(h: &Heatmap) -> String {
+    let max = h.grid.iter().flatten().cloned().fold(0.0, f64::max);
+    let cols = h.grid.first().map_or(1, |r| r.len()).max(1);
+    let rows = h.grid.len().max(1);
+    let span = h.bin_width * h.nbins as f64;
+    svg(820, 420, |root| {
+        let (top, bottom) = root.split_vertically(130);
+        let per_bin: Vec<f64> = h.read_per_bin.iter().zip(&h.write_per_bin).map(|(r, w)| r + w).collect();
+        let pmax = per_bin.iter().cloned().fold(0.0, f64::max);
+        let mut t = ChartBuilder::on(&top)
+            .caption(format!("{}: bytes per time bin (bin {:.3} s)", h.name, h.bin_width), (FONT, 14))
+            .margin(6)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0f64..span.max(1e-9), 0f64..nice_max(pmax))?;
+        t.configure_mesh().disable_x_mesh().x_labels(0).y_labels(3).draw()?;
+        t.draw_series(per_bin.iter().enumerate().filter(|(_, v)| **v > 0.0).map(|(i, v)| {
+            let x = i as f64 * h.bin_width;
+            Rectangle::new([(x, 0.0), (x + h.bin_width, *v)], READ.filled())
+        }))?;
+        let mut c = ChartBuilder::on(&bottom)
+            .margin(6)
+            .x_label_area_size(35)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0f64..span.max(1e-9), 0f64..(rows * h.grid_rank_step) as f64)?;
+        c.configure_mesh().disable_mesh().x_desc("seconds since job start").y_desc("rank").draw()?;
+        let cell_w = span / cols as f64;
+        let lmax = (max + 1.0).ln();
+        c.draw_series(h.grid.iter().enumerate().flat_map(|(ri, row)| {
+            row.iter().enumerate().filter(|(_, v)| **v > 0.0).map(move |(bi, v)| {
+                let a = ((v + 1.0).ln() / lmax).clamp(0.08, 1.0);
+                let color = RGBColor(255 - (a * 200.0) as u8, 255 - (a * 230.0) as u8, 255 - (a * 120.0) as u8);
+                let y = (ri * h.grid_rank_step) as f64;
+                Rectangle::new(
+                    [(bi as f64 * cell_w, y), ((bi + 1) as f64 * cell_w, y + h.grid_rank_step as f64)],
+                    color.filled(),
+                )
+            })
+        }))?;
+        Ok(())
+    })
+}
+
+/// DXT segments as bars on a rank × time chart: reads blue, writes orange.
+pub fn timeline(t: &Timeline) -> String {
+    let ranks = t.nranks.max(1) as f64;
+    svg(820, 360, |root| {
+        let mut c = ChartBuilder::on(root)
+            .caption(format!("{} timeline: each bar one read or write", t.source), (FONT, 14))
+            .margin(6)
+            .x_label_area_size(35)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0f64..t.end_time.max(1e-9) * 1.02, 0f64..ranks)?;
+        c.configure_mesh().disable_mesh().x_desc("seconds since job start").y_desc("rank").draw()?;
+        let h = (0.8f64).min(ranks / 40.0).max(0.3);
+        for (w, color, label) in [(false, READ, "read"), (true, WRITE, "write")] {
+            c.draw_series(t.segments.iter().filter(|s| s.4 == w).map(|s| {
+                let y = s.0.max(0) as f64;
+                let end = if s.2 > s.1 { s.2 } else { s.1 + t.end_time * 1e-3 };
+                Rectangle::new([(s.1, y + (1.0 - h) / 2.0), (end, y + (1.0 + h) / 2.0)], color.filled())
+            }))?
+            .label(label)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
+        }
+        c.configure_series_labels().border_style(BLACK).background_style(WHITE.mix(0.8)).draw()?;
+        Ok(())
+    })
+}

@@ -1,0 +1,56 @@
+//! The HTML report: one self-contained page from a minijinja template,
+//! charts inline as SVG, style inline, no scripts, and a content security
+//! policy that forbids every request, so the page reads the same offline
+//! years later.
+
+use std::collections::BTreeMap;
+
+use minijinja::{context, Environment, Value};
+
+use super::charts;
+use crate::model::Report;
+use crate::units;
+
+const TEMPLATE: &str = include_str!("../../templates/report.html.j2");
+
+pub fn render(r: &Report) -> Result<String, String> {
+    let mut env = Environment::new();
+    env.add_filter("bytes", |v: f64| units::bytes(v));
+    env.add_filter("secs", |v: f64| units::secs(v));
+    env.add_filter("count", |v: i64| units::count(v));
+    env.add_filter("pct", |v: f64| format!("{:.1}%", v * 100.0));
+    env.add_filter("fixed", |v: f64, n: Option<usize>| format!("{v:.*}", n.unwrap_or(2)));
+    env.add_template("report", TEMPLATE).map_err(|e| format!("report template: {e}"))?;
+    let safe = Value::from_safe_string;
+    let heatmaps: Vec<Value> = r.heatmaps.iter().map(|h| safe(charts::heatmap(h))).collect();
+    let mut module_charts: BTreeMap<String, BTreeMap<&str, Value>> = BTreeMap::new();
+    for s in &r.module_stats {
+        let e = module_charts.entry(s.module.clone()).or_default();
+        if !s.access_sizes.is_empty() {
+            e.insert("sizes", safe(charts::read_write_bars(&format!("{} access sizes", s.module), &s.access_sizes)));
+        }
+        if !s.op_counts.is_empty() {
+            e.insert("ops", safe(charts::bars(&format!("{} operation counts", s.module), &s.op_counts)));
+        }
+        if let Some(p) = &s.access_pattern {
+            let rows = vec![
+                ("total".to_string(), p.reads, p.writes),
+                ("sequential".to_string(), p.seq_reads, p.seq_writes),
+                ("consecutive".to_string(), p.consec_reads, p.consec_writes),
+            ];
+            e.insert("pattern", safe(charts::read_write_bars("Access pattern", &rows)));
+        }
+    }
+    let io_cost = if r.io_cost.is_empty() { None } else { Some(safe(charts::io_cost(&r.io_cost, r.job.run_time))) };
+    let timeline = r.timeline.as_ref().map(|t| safe(charts::timeline(t)));
+    let tmpl = env.get_template("report").map_err(|e| e.to_string())?;
+    tmpl.render(context! {
+        r => Value::from_serialize(r),
+        heatmap_svgs => heatmaps,
+        module_charts => module_charts,
+        io_cost_svg => io_cost,
+        timeline_svg => timeline,
+        generator => concat!("darshan-summary ", env!("CARGO_PKG_VERSION")),
+    })
+    .map_err(|e| format!("rendering the report: {e}"))
+}

@@ -1,0 +1,178 @@
+//! The report for a terminal: the same facts as the HTML page, in tables
+//! of plain text, then the diagnosis. `darshan-run` prints this.
+
+use std::fmt::Write;
+
+use crate::model::{Level, Report};
+use crate::units::{bytes, count, secs};
+
+pub fn render(r: &Report) -> String {
+    let mut o = String::new();
+    let j = &r.job;
+    let _ = writeln!(o, "Darshan job summary: {}", r.log.file_name);
+    let _ = writeln!(o, "  command     {}", j.command_line);
+    let _ = writeln!(o, "  job id      {}    uid {}    processes {}", j.jobid, j.uid, j.nprocs);
+    let _ = writeln!(o, "  run time    {} ({} to {})", secs(j.run_time), j.start, j.end);
+    let _ = writeln!(
+        o,
+        "  log         format {}, runtime {}, {} compression, {}",
+        r.log.format_version,
+        r.log.runtime_version.as_deref().unwrap_or("unknown"),
+        r.log.compression,
+        bytes(r.log.size_bytes as f64)
+    );
+    for w in &r.warnings {
+        let _ = writeln!(o, "  WARNING     {w}");
+    }
+    if r.modules.is_empty() {
+        let _ = writeln!(o, "\nThis log has no instrumentation records: the program did no I/O that Darshan saw.");
+    }
+    if !r.io_cost.is_empty() {
+        let _ = writeln!(o, "\nI/O cost (average per process)\n  {:<10} {:>12} {:>12} {:>12} {:>12}", "", "read", "write", "meta", "wait");
+        for c in &r.io_cost {
+            let _ = writeln!(o, "  {:<10} {:>12} {:>12} {:>12} {:>12}", c.interface, secs(c.read), secs(c.write), secs(c.meta), secs(c.wait));
+        }
+    }
+    for s in &r.module_stats {
+        let _ = writeln!(o, "\n{} ({} records)", s.module, count(s.records as i64));
+        if let Some(ov) = &s.overview {
+            let _ = writeln!(
+                o,
+                "  {} files, {} read, {} written, {:.2} MiB/s by the slowest rank ({} in I/O)",
+                count(ov.files),
+                bytes(ov.bytes_read as f64),
+                bytes(ov.bytes_written as f64),
+                ov.agg_perf_by_slowest,
+                secs(ov.agg_time_by_slowest)
+            );
+            for c in ov.categories.iter().skip(1).take(3).filter(|c| c.count > 0) {
+                let _ = writeln!(o, "  {:<18} {:>8} files, avg {}, max {}", c.kind, count(c.count), bytes(c.avg_size), bytes(c.max_size as f64));
+            }
+        }
+        if let Some(p) = &s.access_pattern {
+            let _ = writeln!(
+                o,
+                "  access pattern     reads {} (seq {}, consec {}), writes {} (seq {}, consec {})",
+                count(p.reads),
+                count(p.seq_reads),
+                count(p.consec_reads),
+                count(p.writes),
+                count(p.seq_writes),
+                count(p.consec_writes)
+            );
+        }
+        if s.access_sizes.iter().any(|(_, r, w)| *r != 0 || *w != 0) {
+            let hist: Vec<String> = s
+                .access_sizes
+                .iter()
+                .filter(|(_, r, w)| *r != 0 || *w != 0)
+                .map(|(l, r, w)| format!("{l}: {}r/{}w", count(*r), count(*w)))
+                .collect();
+            let _ = writeln!(o, "  access sizes       {}", hist.join(", "));
+        }
+        if !s.common_access.is_empty() {
+            let common: Vec<String> = s.common_access.iter().map(|(sz, n)| format!("{sz} B × {}", count(*n))).collect();
+            let _ = writeln!(o, "  common accesses    {}", common.join(", "));
+        }
+        let ops: Vec<String> = s.op_counts.iter().filter(|(_, n)| *n != 0).map(|(l, n)| format!("{l} {}", count(*n))).collect();
+        if !ops.is_empty() {
+            let _ = writeln!(o, "  operations         {}", ops.join(", "));
+        }
+    }
+    files(&mut o, r);
+    metrics(&mut o, r);
+    findings(&mut o, r);
+    o
+}
+
+fn files(o: &mut String, r: &Report) {
+    let f = &r.files;
+    if f.sharing.module.is_empty() && f.by_bytes.is_empty() {
+        return;
+    }
+    if !f.sharing.module.is_empty() {
+        let s = &f.sharing;
+        let _ = writeln!(
+            o,
+            "\nFiles ({}): {} unique ({}), {} shared ({}), {} partially shared ({})",
+            s.module,
+            count(s.unique),
+            bytes(s.unique_bytes as f64),
+            count(s.shared),
+            bytes(s.shared_bytes as f64),
+            count(s.partially_shared),
+            bytes(s.partially_shared_bytes as f64)
+        );
+    }
+    for (title, rows) in [("by bytes", &f.by_bytes), ("by I/O time", &f.by_time), ("by slowest rank", &f.by_slowest_rank)] {
+        if rows.is_empty() {
+            continue;
+        }
+        let _ = writeln!(o, "  top files {title}:");
+        for x in rows.iter().take(5) {
+            let ranks = if x.ranks == -1 { "all".to_string() } else { x.ranks.to_string() };
+            let _ = writeln!(
+                o,
+                "    {:<7} {:>10} r {:>10} w {:>10} slowest rank {} {:>9}  ranks {:>4}  {}",
+                x.module,
+                bytes(x.bytes_read as f64),
+                bytes(x.bytes_written as f64),
+                secs(x.io_time),
+                x.slowest_rank,
+                secs(x.slowest_rank_time),
+                ranks,
+                x.name
+            );
+        }
+    }
+}
+
+fn metrics(o: &mut String, r: &Report) {
+    let m = &r.metrics;
+    let _ = writeln!(o, "\nMetrics");
+    let _ = writeln!(o, "  redundant read traffic     {} over {} files", bytes(m.redundant_read_bytes as f64), m.redundant_read_files);
+    if let Some(ratio) = m.metadata_ratio {
+        let _ = writeln!(o, "  metadata share of I/O time {:.1}% (max per process {})", ratio * 100.0, secs(m.max_metadata_time_per_process));
+    }
+    let _ = writeln!(
+        o,
+        "  small independent writes to shared files  {} on {} files",
+        count(m.small_shared_independent_writes),
+        m.small_shared_independent_write_files
+    );
+    if let (Some(b), Some(p), Some(src)) = (m.burstiness, m.parallel_intensity, &m.heatmap_source) {
+        let _ = writeln!(o, "  burstiness ρ {b:.2}, parallel intensity P {p:.2} ranks ({src})");
+    }
+    if let Some(load) = m.fsu.load {
+        let _ = writeln!(
+            o,
+            "  file-system load (FSU)     {:.3} ({} read + {} write per run-time second, coefficients: {})",
+            load,
+            secs(m.fsu.read_seconds),
+            secs(m.fsu.write_seconds),
+            m.fsu.calibration
+        );
+    }
+}
+
+fn findings(o: &mut String, r: &Report) {
+    let _ = writeln!(o, "\nDiagnosis");
+    if r.findings.is_empty() {
+        let _ = writeln!(o, "  nothing to report");
+    }
+    for f in &r.findings {
+        let tag = match f.level {
+            Level::High => "HIGH",
+            Level::Warn => "WARN",
+            Level::Info => "INFO",
+            Level::Ok => "OK",
+        };
+        let _ = writeln!(o, "  [{tag:<4}] {} {}", f.code, f.title);
+        for e in &f.evidence {
+            let _ = writeln!(o, "           - {e}");
+        }
+        if let Some(rec) = &f.recommendation {
+            let _ = writeln!(o, "           → {rec}");
+        }
+    }
+}
