@@ -2,7 +2,7 @@
 //! system root (PyDarshan's grouping), per mount point of the job's mount
 //! table, and per directory. POSIX and STDIO only, as PyDarshan.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use darshan_log::job::{mount_of, Mount};
 use darshan_log::{modules, NameTable};
@@ -41,8 +41,8 @@ fn dir_of(path: &str) -> String {
 struct Acc {
     bytes_read: i64,
     bytes_written: i64,
-    read_ids: HashSet<u64>,
-    write_ids: HashSet<u64>,
+    files_read: u64,
+    files_written: u64,
 }
 
 fn finish(map: BTreeMap<String, Acc>) -> Vec<Category> {
@@ -52,8 +52,8 @@ fn finish(map: BTreeMap<String, Acc>) -> Vec<Category> {
             name,
             bytes_read: a.bytes_read,
             bytes_written: a.bytes_written,
-            files_read: a.read_ids.len() as u64,
-            files_written: a.write_ids.len() as u64,
+            files_read: a.files_read,
+            files_written: a.files_written,
         })
         .collect();
     v.sort_by(|a, b| (b.bytes_read + b.bytes_written).cmp(&(a.bytes_read + a.bytes_written)).then(a.name.cmp(&b.name)));
@@ -65,9 +65,17 @@ pub fn categorize(files: &Files, names: &NameTable, mounts: &[Mount], max_dirs: 
     let mut mount: BTreeMap<String, Acc> = BTreeMap::new();
     let mut dir: BTreeMap<String, Acc> = BTreeMap::new();
     for e in files.iter().filter(|e| e.module == modules::POSIX || e.module == modules::STDIO) {
-        if e.bytes_read < 1 && e.bytes_written < 1 {
+        if e.bytes_read() < 1 && e.bytes_written() < 1 {
             continue;
         }
+        // A file seen by both POSIX and STDIO counts once (PyDarshan
+        // counts distinct paths), its bytes from both.
+        let other = if e.module == modules::POSIX { modules::STDIO } else { modules::POSIX };
+        let twin = files.get(other, e.id);
+        let counted = |read: bool| {
+            e.module == modules::STDIO
+                && twin.is_some_and(|t| if read { t.bytes_read() >= 1 } else { t.bytes_written() >= 1 })
+        };
         let name_bytes = names.get(e.id).unwrap_or(b"<unknown>");
         let name = String::from_utf8_lossy(name_bytes);
         let m = mount_of(mounts, name_bytes)
@@ -75,13 +83,13 @@ pub fn categorize(files: &Files, names: &NameTable, mounts: &[Mount], max_dirs: 
             .unwrap_or_else(|| "(no mount point)".to_string());
         for (map, key) in [(&mut root, root_of(&name)), (&mut mount, m), (&mut dir, dir_of(&name))] {
             let a = map.entry(key).or_default();
-            if e.bytes_read >= 1 {
-                a.bytes_read += e.bytes_read;
-                a.read_ids.insert(e.id);
+            if e.bytes_read() >= 1 {
+                a.bytes_read += e.bytes_read();
+                a.files_read += u64::from(!counted(true));
             }
-            if e.bytes_written >= 1 {
-                a.bytes_written += e.bytes_written;
-                a.write_ids.insert(e.id);
+            if e.bytes_written() >= 1 {
+                a.bytes_written += e.bytes_written();
+                a.files_written += u64::from(!counted(false));
             }
         }
     }

@@ -56,6 +56,9 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, String> {
     });
     // Phase 2: stream.
     let mut c = Collected { records: vec![0; MAX_MODS], ..Default::default() };
+    // One entry per name is the usual size: reserving it spares a rehash
+    // (and its doubled peak) on big logs.
+    c.files.expect = names.len();
     let nprocs = report.job.nprocs;
     for m in log.modules_present() {
         stream_module(&log, m, &names, &report.job, opts, &mut c, &mut report.warnings);
@@ -84,7 +87,7 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, String> {
         .iter()
         .filter(|s| s.records > 0)
         .map(|s| {
-            let mut st = s.stats();
+            let mut st = s.stats(&c.files);
             st.op_counts = modstats::op_counts(s.layout.module, &c.sums);
             st
         })
@@ -332,7 +335,7 @@ fn file_tables(c: &Collected, names: &NameTable, n: usize, stats: &[ModuleStats]
         })
         .unwrap_or_default();
     FileTables {
-        by_bytes: rows(files::top(&c.files, n, |e| (e.bytes_read + e.bytes_written) as f64)),
+        by_bytes: rows(files::top(&c.files, n, |e| (e.bytes_read() + e.bytes_written()) as f64)),
         by_time: rows(files::top(&c.files, n, |e| e.io_time)),
         by_slowest_rank: rows(files::top(&c.files, n, |e| e.slowest.1)),
         imbalance,

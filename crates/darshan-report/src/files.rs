@@ -7,70 +7,112 @@ use std::collections::HashMap;
 
 use darshan_log::modules::{self, module_name};
 use darshan_log::{NameTable, Record};
+use darshan_util::accum::FileEntry;
 
 use crate::layout::Layout;
 use crate::model::FileRow;
 
 #[derive(Debug, Clone)]
 pub struct FileAgg {
-    pub module: usize,
     pub id: u64,
-    /// Records seen for this file from single ranks; -1 once a shared
-    /// (rank −1) record is seen.
-    pub ranks: i64,
-    pub bytes_read: i64,
-    pub bytes_written: i64,
+    pub module: usize,
+    /// Bytes, darshan-util's max offset and process count (-1 once a
+    /// shared record is seen), folded by the accumulator's own rules.
+    pub entry: FileEntry,
     pub io_time: f64,
-    pub meta_time: f64,
     pub max_byte_read: i64,
     pub max_byte_written: i64,
-    pub slowest: (i64, f64, i64),
-    pub fastest: (i64, f64, i64),
-    /// Reads and writes under 1 MiB (POSIX histogram buckets).
-    pub small_reads: i64,
-    pub small_writes: i64,
     pub reads: i64,
     pub writes: i64,
-    /// MPI-IO: independent and collective reads and writes.
-    pub indep_reads: i64,
-    pub indep_writes: i64,
-    pub coll_reads: i64,
-    pub coll_writes: i64,
-    /// Over this file's single-rank records: min and max bytes per rank
-    /// written and read (Drishti P21/P22).
-    pub rank_w: Option<(i64, i64)>,
-    pub rank_r: Option<(i64, i64)>,
+    /// (rank, seconds, bytes) of the slowest and fastest rank.
+    pub slowest: (i64, f64, i64),
+    pub fastest: (i64, f64, i64),
+    pub detail: Detail,
+}
+
+/// What only some modules' files need.
+#[derive(Debug, Clone, Default)]
+pub enum Detail {
+    #[default]
+    None,
+    Posix {
+        /// Reads and writes under 1 MiB (histogram buckets).
+        small_reads: i64,
+        small_writes: i64,
+        /// Over the single-rank records: (min, max) bytes per rank
+        /// written and read (Drishti P21/P22); None before the first.
+        rank_w: Option<(i64, i64)>,
+        rank_r: Option<(i64, i64)>,
+    },
+    Mpiio {
+        indep_reads: i64,
+        indep_writes: i64,
+        coll_reads: i64,
+        coll_writes: i64,
+    },
 }
 
 impl FileAgg {
     fn new(module: usize, id: u64) -> FileAgg {
+        let detail = match module {
+            modules::POSIX => Detail::Posix { small_reads: 0, small_writes: 0, rank_w: None, rank_r: None },
+            modules::MPIIO => Detail::Mpiio { indep_reads: 0, indep_writes: 0, coll_reads: 0, coll_writes: 0 },
+            _ => Detail::None,
+        };
         FileAgg {
-            module,
             id,
-            ranks: 0,
-            bytes_read: 0,
-            bytes_written: 0,
+            module,
+            entry: FileEntry::default(),
             io_time: 0.0,
-            meta_time: 0.0,
             max_byte_read: -1,
             max_byte_written: -1,
-            slowest: (-1, -1.0, 0),
-            fastest: (-1, f64::INFINITY, 0),
-            small_reads: 0,
-            small_writes: 0,
             reads: 0,
             writes: 0,
-            indep_reads: 0,
-            indep_writes: 0,
-            coll_reads: 0,
-            coll_writes: 0,
-            rank_w: None,
-            rank_r: None,
+            slowest: (-1, -1.0, 0),
+            fastest: (-1, f64::INFINITY, 0),
+            detail,
         }
     }
 
+    pub fn bytes_read(&self) -> i64 {
+        self.entry.r_bytes
+    }
+
+    pub fn bytes_written(&self) -> i64 {
+        self.entry.w_bytes
+    }
+
+    /// Processes with a record of the file; -1 when shared by all.
+    pub fn ranks(&self) -> i64 {
+        self.entry.nprocs
+    }
+
     pub fn shared(&self) -> bool {
-        self.ranks == -1 || self.ranks > 1
+        self.entry.nprocs == -1 || self.entry.nprocs > 1
+    }
+
+    pub fn small(&self) -> (i64, i64) {
+        match self.detail {
+            Detail::Posix { small_reads, small_writes, .. } => (small_reads, small_writes),
+            _ => (0, 0),
+        }
+    }
+
+    pub fn rank_extremes(&self) -> (Option<(i64, i64)>, Option<(i64, i64)>) {
+        match self.detail {
+            Detail::Posix { rank_w, rank_r, .. } => (rank_w, rank_r),
+            _ => (None, None),
+        }
+    }
+
+    /// (independent reads, independent writes, collective reads, collective writes)
+    pub fn mpiio_ops(&self) -> (i64, i64, i64, i64) {
+        match self.detail {
+            Detail::Mpiio { indep_reads, indep_writes, coll_reads, coll_writes } => {
+                (indep_reads, indep_writes, coll_reads, coll_writes)
+            }
+            _ => (0, 0, 0, 0),
+        }
     }
 }
 
@@ -87,58 +129,85 @@ pub fn covered(module: usize) -> bool {
 struct Extra {
     reads: Option<usize>,
     writes: Option<usize>,
-    indep: Option<(usize, usize)>,
-    coll: Option<(usize, usize)>,
+    /// MPIIO_INDEP_READS, _WRITES, COLL_READS, _WRITES
+    mpiio: Option<[usize; 4]>,
     /// size buckets under 1 MiB: read and write counter indices
     small: Vec<(usize, usize)>,
+    /// darshan-util's max-offset rule for the module
+    max_offset: Option<(usize, usize)>,
 }
 
+/// Every covered module's files, one map per module keyed by record id.
 #[derive(Default)]
 pub struct Files {
-    pub map: HashMap<(usize, u64), FileAgg>,
-    extras: HashMap<usize, Extra>,
+    maps: Vec<(usize, HashMap<u64, FileAgg>, Extra)>,
+    /// Entries to reserve in a module's map on its first record.
+    pub expect: usize,
 }
 
 impl Files {
     pub fn add(&mut self, l: &Layout, r: &Record) {
-        let extra = self.extras.entry(l.module).or_insert_with(|| Extra {
-            reads: l.counter(&format!("{}_READS", l.prefix)),
-            writes: l.counter(&format!("{}_WRITES", l.prefix)),
-            indep: l.counter("MPIIO_INDEP_READS").zip(l.counter("MPIIO_INDEP_WRITES")),
-            coll: l.counter("MPIIO_COLL_READS").zip(l.counter("MPIIO_COLL_WRITES")),
-            small: if l.module == modules::POSIX {
-                l.size_buckets.iter().take(5).map(|(_, r, w)| (*r, *w)).collect()
-            } else {
-                Vec::new()
-            },
-        });
+        let i = match self.maps.iter().position(|(m, _, _)| *m == l.module) {
+            Some(i) => i,
+            None => {
+                let idx = |n: &str| l.counter(n);
+                let extra = Extra {
+                    reads: idx(&format!("{}_READS", l.prefix)),
+                    writes: idx(&format!("{}_WRITES", l.prefix)),
+                    mpiio: match (idx("MPIIO_INDEP_READS"), idx("MPIIO_INDEP_WRITES"), idx("MPIIO_COLL_READS"), idx("MPIIO_COLL_WRITES")) {
+                        (Some(a), Some(b), Some(c), Some(d)) => Some([a, b, c, d]),
+                        _ => None,
+                    },
+                    small: if l.module == modules::POSIX {
+                        l.size_buckets.iter().take(5).map(|(_, r, w)| (*r, *w)).collect()
+                    } else {
+                        Vec::new()
+                    },
+                    max_offset: match l.module {
+                        modules::POSIX | modules::STDIO => l.max_byte_read.zip(l.max_byte_written),
+                        _ => None,
+                    },
+                };
+                self.maps.push((l.module, HashMap::with_capacity(self.expect), extra));
+                self.maps.len() - 1
+            }
+        };
+        let (_, map, extra) = &mut self.maps[i];
         let c = |i: Option<usize>| i.and_then(|i| r.counters.get(i)).copied().unwrap_or(0);
         let f = |i: Option<usize>| i.and_then(|i| r.fcounters.get(i)).copied().unwrap_or(0.0);
-        let e = self.map.entry((l.module, r.id)).or_insert_with(|| FileAgg::new(l.module, r.id));
+        let e = map.entry(r.id).or_insert_with(|| FileAgg::new(l.module, r.id));
         let (br, bw) = (c(l.bytes_read), c(l.bytes_written));
+        let max_offset = extra.max_offset.map_or(-1, |(a, b)| r.counters[a].max(r.counters[b]));
+        e.entry.add(br, bw, max_offset, r.rank);
         let time = f(l.read_time) + f(l.write_time) + f(l.meta_time);
-        e.bytes_read = e.bytes_read.wrapping_add(br);
-        e.bytes_written = e.bytes_written.wrapping_add(bw);
         e.io_time += time;
-        e.meta_time += f(l.meta_time);
         e.max_byte_read = e.max_byte_read.max(c(l.max_byte_read));
         e.max_byte_written = e.max_byte_written.max(c(l.max_byte_written));
         e.reads += c(extra.reads);
         e.writes += c(extra.writes);
-        if let Some((ir, iw)) = extra.indep {
-            e.indep_reads += r.counters[ir];
-            e.indep_writes += r.counters[iw];
-        }
-        if let Some((cr, cw)) = extra.coll {
-            e.coll_reads += r.counters[cr];
-            e.coll_writes += r.counters[cw];
-        }
-        for &(sr, sw) in &extra.small {
-            e.small_reads += r.counters[sr];
-            e.small_writes += r.counters[sw];
+        match &mut e.detail {
+            Detail::Mpiio { indep_reads, indep_writes, coll_reads, coll_writes } => {
+                if let Some([a, b, cr, cw]) = extra.mpiio {
+                    *indep_reads += r.counters[a];
+                    *indep_writes += r.counters[b];
+                    *coll_reads += r.counters[cr];
+                    *coll_writes += r.counters[cw];
+                }
+            }
+            Detail::Posix { small_reads, small_writes, rank_w, rank_r } => {
+                for &(sr, sw) in &extra.small {
+                    *small_reads += r.counters[sr];
+                    *small_writes += r.counters[sw];
+                }
+                if r.rank >= 0 {
+                    let mm = |m: Option<(i64, i64)>, v: i64| Some(m.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))));
+                    *rank_w = mm(*rank_w, bw);
+                    *rank_r = mm(*rank_r, br);
+                }
+            }
+            Detail::None => {}
         }
         if r.rank < 0 {
-            e.ranks = -1;
             if l.slowest_rank.is_some() {
                 e.slowest = (c(l.slowest_rank), f(l.f_slowest_time), c(l.slowest_rank_bytes));
                 e.fastest = (c(l.fastest_rank), f(l.f_fastest_time), c(l.fastest_rank_bytes));
@@ -146,27 +215,30 @@ impl Files {
                 e.slowest = (-1, time, br + bw);
             }
         } else {
-            if e.ranks >= 0 {
-                e.ranks += 1;
-            }
             if time > e.slowest.1 {
                 e.slowest = (r.rank, time, br + bw);
             }
             if time < e.fastest.1 {
                 e.fastest = (r.rank, time, br + bw);
             }
-            let mm = |m: Option<(i64, i64)>, v: i64| Some(m.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))));
-            e.rank_w = mm(e.rank_w, bw);
-            e.rank_r = mm(e.rank_r, br);
         }
     }
 
+    /// One module's files, as the accumulator's entries.
+    pub fn entries(&self, module: usize) -> impl Iterator<Item = FileEntry> + '_ {
+        self.maps.iter().filter(move |(m, _, _)| *m == module).flat_map(|(_, map, _)| map.values().map(|e| e.entry))
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &FileAgg> {
-        self.map.values()
+        self.maps.iter().flat_map(|(_, m, _)| m.values())
+    }
+
+    pub fn of(&self, module: usize) -> impl Iterator<Item = &FileAgg> {
+        self.maps.iter().filter(move |(m, _, _)| *m == module).flat_map(|(_, m, _)| m.values())
     }
 
     pub fn get(&self, module: usize, id: u64) -> Option<&FileAgg> {
-        self.map.get(&(module, id))
+        self.maps.iter().find(|(m, _, _)| *m == module)?.1.get(&id)
     }
 }
 
@@ -181,9 +253,9 @@ pub fn row(names: &NameTable, e: &FileAgg) -> FileRow {
         name: name_of(names, e.id),
         module: module_name(e.module).to_string(),
         record_id: e.id,
-        ranks: e.ranks,
-        bytes_read: e.bytes_read,
-        bytes_written: e.bytes_written,
+        ranks: e.ranks(),
+        bytes_read: e.bytes_read(),
+        bytes_written: e.bytes_written(),
         io_time: e.io_time,
         slowest_rank: slowest.0,
         slowest_rank_time: slowest.1,

@@ -33,7 +33,7 @@ impl ModuleSums {
             counters: vec![0; n],
             times: [0.0; 4],
             common: HashMap::new(),
-            accum: Accumulator::new(module, nprocs),
+            accum: Accumulator::without_files(module, nprocs),
         })
     }
 
@@ -67,7 +67,9 @@ impl ModuleSums {
         self.layout.counter(name).map_or(0, |i| self.counters[i])
     }
 
-    pub fn stats(&self) -> ModuleStats {
+    /// The module's figures; file categories come from `files`' entries
+    /// (the accumulator keeps none, so a big log's files are held once).
+    pub fn stats(&self, files: &crate::files::Files) -> ModuleStats {
         let name = module_name(self.layout.module);
         let section = match self.layout.module {
             modules::H5F | modules::H5D => "HDF5".to_string(),
@@ -82,7 +84,7 @@ impl ModuleSums {
             module: name.to_string(),
             section,
             records: self.records,
-            overview: self.accum.as_ref().map(|a| overview(&a.metrics())),
+            overview: self.accum.as_ref().map(|a| overview(&a.metrics_with(files.entries(self.layout.module)))),
             access_pattern: (self.layout.module == modules::POSIX).then(|| AccessPattern {
                 reads: self.sum("POSIX_READS"),
                 seq_reads: self.sum("POSIX_SEQ_READS"),

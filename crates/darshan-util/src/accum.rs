@@ -296,12 +296,35 @@ fn agg_record(s: &Spec, rec: &Record, agg: &mut Record, init: bool) {
     }
 }
 
-#[derive(Default, Clone, Copy)]
-struct FileEntry {
-    r_bytes: i64,
-    w_bytes: i64,
-    max_offset: i64,
-    nprocs: i64,
+/// One file as the accumulator sees it: its bytes, its max offset (-1 when
+/// the module has none) and the processes that had a record of it (-1
+/// once a shared record is seen).
+#[derive(Default, Clone, Copy, Debug, PartialEq)]
+pub struct FileEntry {
+    pub r_bytes: i64,
+    pub w_bytes: i64,
+    pub max_offset: i64,
+    pub nprocs: i64,
+}
+
+impl FileEntry {
+    /// Fold one record's bytes, max offset and rank into the entry, by
+    /// darshan-util's rules (a rank record after a shared one counts on
+    /// from -1).
+    pub fn add(&mut self, r: i64, w: i64, max_offset: i64, rank: i64) {
+        self.r_bytes = self.r_bytes.wrapping_add(r);
+        self.w_bytes = self.w_bytes.wrapping_add(w);
+        if max_offset == -1 {
+            self.max_offset = -1;
+        } else {
+            self.max_offset = self.max_offset.max(max_offset);
+        }
+        if rank < 0 {
+            self.nprocs = -1;
+        } else {
+            self.nprocs += 1;
+        }
+    }
 }
 
 #[derive(Default, Clone, Copy, Debug, PartialEq)]
@@ -348,6 +371,9 @@ pub struct Accumulator {
     shared_time: f64,
     /// per rank: (io total, rw only, md only)
     rank_times: Vec<(f64, f64, f64)>,
+    /// Off when the caller keeps its own per-file entries (and passes them
+    /// to `metrics_with`), so a big log's files are not held twice.
+    track_files: bool,
 }
 
 impl Accumulator {
@@ -366,7 +392,25 @@ impl Accumulator {
             total_bytes: 0,
             shared_time: 0.0,
             rank_times: Vec::new(),
+            track_files: true,
         })
+    }
+
+    /// An accumulator that keeps no per-file entries: `metrics_with` takes
+    /// them from the caller.
+    pub fn without_files(module: usize, nprocs: i64) -> Option<Self> {
+        let mut a = Self::new(module, nprocs)?;
+        a.track_files = false;
+        Some(a)
+    }
+
+    /// The max offset darshan-util takes for a record (-1 for modules
+    /// without max-byte counters).
+    pub fn max_offset_of(&self, rec: &Record) -> i64 {
+        match self.spec.max_offset {
+            Some((a, b)) => rec.counters[a].max(rec.counters[b]),
+            None => -1,
+        }
     }
 
     pub fn inject(&mut self, rec: &Record) {
@@ -401,18 +445,8 @@ impl Accumulator {
                 e.2 += md;
             }
         }
-        let e = self.files.entry(rec.id).or_default();
-        e.r_bytes = e.r_bytes.wrapping_add(r);
-        e.w_bytes = e.w_bytes.wrapping_add(w);
-        if max_offset == -1 {
-            e.max_offset = -1;
-        } else {
-            e.max_offset = e.max_offset.max(max_offset);
-        }
-        if rec.rank < 0 {
-            e.nprocs = -1;
-        } else {
-            e.nprocs += 1;
+        if self.track_files {
+            self.files.entry(rec.id).or_default().add(r, w, max_offset, rec.rank);
         }
     }
 
@@ -422,6 +456,12 @@ impl Accumulator {
     }
 
     pub fn metrics(&self) -> Metrics {
+        self.metrics_with(self.files.values().copied())
+    }
+
+    /// The derived metrics with the file categories of `files` (the
+    /// caller's own entries when built `without_files`).
+    pub fn metrics_with(&self, files: impl Iterator<Item = FileEntry>) -> Metrics {
         let mut m = Metrics::default();
         let inc = |cat: &mut Category, e: &FileEntry| {
             cat.count += 1;
@@ -437,7 +477,8 @@ impl Accumulator {
                 cat.max_offset = cat.max_offset.max(e.max_offset);
             }
         };
-        for e in self.files.values() {
+        for e in files {
+            let e = &e;
             inc(&mut m.categories[ALL], e);
             if e.r_bytes > 0 && e.w_bytes == 0 {
                 inc(&mut m.categories[RO], e);

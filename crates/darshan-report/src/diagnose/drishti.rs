@@ -92,8 +92,8 @@ fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
     let small_r = small(["POSIX_SIZE_READ_0_100", "POSIX_SIZE_READ_100_1K", "POSIX_SIZE_READ_1K_10K", "POSIX_SIZE_READ_10K_100K", "POSIX_SIZE_READ_100K_1M"]);
     let small_w = small(["POSIX_SIZE_WRITE_0_100", "POSIX_SIZE_WRITE_100_1K", "POSIX_SIZE_WRITE_1K_10K", "POSIX_SIZE_WRITE_10K_100K", "POSIX_SIZE_WRITE_100K_1M"]);
     for (code, n, total, what, key) in [
-        ("P05", small_r, reads, "read", (|e: &FileAgg| e.small_reads) as fn(&FileAgg) -> i64),
-        ("P06", small_w, writes, "write", |e: &FileAgg| e.small_writes),
+        ("P05", small_r, reads, "read", (|e: &FileAgg| e.small().0) as fn(&FileAgg) -> i64),
+        ("P06", small_w, writes, "write", |e: &FileAgg| e.small().1),
     ] {
         if n > 0 && ratio(n, total) > t("small_requests") && n as f64 > t("small_requests_absolute") {
             let floor = total as f64 * t("small_requests") / 2.0;
@@ -197,16 +197,16 @@ fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
 
 fn shared_posix(cx: &Ctx, out: &mut Vec<Finding>) {
     let t = |k: &str| cx.cfg.get(k);
-    let shared: Vec<&FileAgg> = cx.files_of(modules::POSIX).filter(|e| e.ranks == -1).collect();
+    let shared: Vec<&FileAgg> = cx.files_of(modules::POSIX).filter(|e| e.ranks() == -1).collect();
     if shared.is_empty() {
         return;
     }
     let (mut reads, mut small_r, mut writes, mut small_w) = (0, 0, 0, 0);
     for e in &shared {
         reads += e.reads;
-        small_r += e.small_reads;
+        small_r += e.small().0;
         writes += e.writes;
-        small_w += e.small_writes;
+        small_w += e.small().1;
     }
     for (code, total, small, what) in [("P15", reads, small_r, "read"), ("P16", writes, small_w, "write")] {
         if total > 0 && small as f64 / total as f64 > t("small_requests") && small as f64 > t("small_requests_absolute") {
@@ -222,7 +222,7 @@ fn shared_posix(cx: &Ctx, out: &mut Vec<Finding>) {
     let data: Vec<(&FileAgg, f64)> = shared
         .iter()
         .filter_map(|e| {
-            let total = e.bytes_read + e.bytes_written;
+            let total = e.bytes_read() + e.bytes_written();
             let d = (e.slowest.2 - e.fastest.2).abs() as f64 / total as f64;
             (total != 0 && d > t("imbalance_stragglers")).then_some((*e, d))
         })
@@ -258,8 +258,8 @@ fn per_rank_imbalance(cx: &Ctx, out: &mut Vec<Finding>) {
     let t = cx.cfg.get("imbalance_size");
     let diff = |mm: Option<(i64, i64)>| mm.and_then(|(lo, hi)| (hi != 0).then(|| (hi - lo).abs() as f64 / hi as f64));
     for (code, what, get) in [
-        ("P21", "write", (|e: &FileAgg| e.rank_w) as fn(&FileAgg) -> Option<(i64, i64)>),
-        ("P22", "read", |e: &FileAgg| e.rank_r),
+        ("P21", "write", (|e: &FileAgg| e.rank_extremes().0) as fn(&FileAgg) -> Option<(i64, i64)>),
+        ("P22", "read", |e: &FileAgg| e.rank_extremes().1),
     ] {
         let hits: Vec<(&FileAgg, f64)> =
             cx.files_of(modules::POSIX).filter_map(|e| diff(get(e)).filter(|d| *d > t).map(|d| (e, d))).collect();
@@ -285,11 +285,11 @@ fn mpiio(cx: &Ctx, out: &mut Vec<Finding>) {
         let total = indep + coll;
         if coll == 0 {
             if total > 0 && total as f64 > t("collective_operations_absolute") {
-                let pick = |e: &FileAgg| if what == "read" { e.indep_reads } else { e.indep_writes };
+                let pick = |e: &FileAgg| if what == "read" { e.mpiio_ops().0 } else { e.mpiio_ops().1 };
                 let files: Vec<(&FileAgg, f64)> = cx
                     .files_of(modules::MPIIO)
                     .filter_map(|e| {
-                        let all = e.indep_reads + e.indep_writes;
+                        let all = e.mpiio_ops().0 + e.mpiio_ops().1;
                         let share = pick(e) as f64 / all as f64;
                         (all > 0 && share > t("collective_operations") && all as f64 > t("collective_operations_absolute"))
                             .then_some((e, share))

@@ -21,10 +21,10 @@ pub fn advice(cx: &Ctx) -> Vec<Finding> {
         let ops = e.reads + e.writes;
         let name = name_of(cx.names, *id);
         if s.stripe_count == 1 && e.shared() && size as f64 > cx.cfg.get("lustre_large_file") {
-            few.push(format!("{name}: {size} bytes on 1 stripe, used by {} ranks", ranks(e.ranks, cx.nprocs)));
+            few.push(format!("{name}: {size} bytes on 1 stripe, used by {} ranks", ranks(e.ranks(), cx.nprocs)));
         }
         if e.shared() && ops > 0 && s.stripe_size > 0 {
-            let avg = (e.bytes_read + e.bytes_written) / ops;
+            let avg = (e.bytes_read() + e.bytes_written()) / ops;
             if avg > 0 && avg < s.stripe_size / 4 {
                 small_req.push(format!("{name}: average request {avg} bytes, stripe size {}", s.stripe_size));
             }

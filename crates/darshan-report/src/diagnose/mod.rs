@@ -53,7 +53,7 @@ impl Ctx<'_> {
     }
 
     pub fn files_of(&self, module: usize) -> impl Iterator<Item = &FileAgg> {
-        self.files.iter().filter(move |e| e.module == module)
+        self.files.of(module)
     }
 
     /// Files of a module meeting `cond`, the largest `key` first (at most 5).

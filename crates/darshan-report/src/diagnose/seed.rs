@@ -21,8 +21,8 @@ pub struct RankMeta<'a> {
 pub fn metrics(cx: &Ctx, heatmaps: &[Heatmap], meta: RankMeta) -> Metrics {
     let mut m = Metrics::default();
     for e in cx.files_of(modules::POSIX) {
-        if e.bytes_read > e.max_byte_read + 1 {
-            m.redundant_read_bytes += e.bytes_read - e.max_byte_read - 1;
+        if e.bytes_read() > e.max_byte_read + 1 {
+            m.redundant_read_bytes += e.bytes_read() - e.max_byte_read - 1;
             m.redundant_read_files += 1;
         }
     }
@@ -35,10 +35,10 @@ pub fn metrics(cx: &Ctx, heatmaps: &[Heatmap], meta: RankMeta) -> Metrics {
     let spread = if cx.nprocs > 0 { meta.shared / cx.nprocs as f64 } else { meta.shared };
     let busiest = meta.per_rank.iter().cloned().fold(0.0, f64::max);
     m.max_metadata_time_per_process = if meta.shared > 0.0 { busiest + spread } else { busiest };
-    for e in cx.files_of(modules::POSIX).filter(|e| e.shared() && e.small_writes > 0) {
-        let collective = cx.files.get(modules::MPIIO, e.id).is_some_and(|x| x.coll_writes > 0);
+    for e in cx.files_of(modules::POSIX).filter(|e| e.shared() && e.small().1 > 0) {
+        let collective = cx.files.get(modules::MPIIO, e.id).is_some_and(|x| x.mpiio_ops().3 > 0);
         if !collective {
-            m.small_shared_independent_writes += e.small_writes;
+            m.small_shared_independent_writes += e.small().1;
             m.small_shared_independent_write_files += 1;
         }
     }
@@ -84,11 +84,11 @@ pub fn findings(cx: &Ctx, m: &Metrics) -> Vec<Finding> {
     let mut out = Vec::new();
     if m.redundant_read_bytes > 0 {
         let mut v: Vec<&FileAgg> =
-            cx.files_of(modules::POSIX).filter(|e| e.bytes_read > e.max_byte_read + 1).collect();
-        v.sort_by_key(|e| std::cmp::Reverse(e.bytes_read - e.max_byte_read - 1));
+            cx.files_of(modules::POSIX).filter(|e| e.bytes_read() > e.max_byte_read + 1).collect();
+        v.sort_by_key(|e| std::cmp::Reverse(e.bytes_read() - e.max_byte_read - 1));
         let mut ev = vec![format!("{} bytes read beyond the files' extents, over {} files", m.redundant_read_bytes, m.redundant_read_files)];
         ev.extend(v.iter().take(5).map(|e| {
-            format!("{}: {} bytes read, highest offset {}", name_of(cx.names, e.id), e.bytes_read, e.max_byte_read)
+            format!("{}: {} bytes read, highest offset {}", name_of(cx.names, e.id), e.bytes_read(), e.max_byte_read)
         }));
         out.push(finding(
             "X01",
