@@ -14,6 +14,10 @@ use crate::model::{Categories, Category};
 /// joined ("/scratch1/x/y" → "/scratch1"); "//x" → "/"; digits mean an
 /// anonymized standard stream.
 pub fn root_of(path: &str) -> String {
+    // pathlib keeps exactly two leading slashes as a root of their own.
+    if path.starts_with("//") && !path.starts_with("///") {
+        return "/".to_string();
+    }
     let parts: Vec<&str> = if let Some(rest) = path.strip_prefix('/') {
         std::iter::once("/").chain(rest.split('/').filter(|p| !p.is_empty())).collect()
     } else {
@@ -108,6 +112,8 @@ mod tests {
         assert_eq!(root_of("<STDOUT>"), "<STDOUT>");
         assert_eq!(root_of("/file"), "/file");
         assert_eq!(root_of("12345"), "anonymized (12345)");
+        assert_eq!(root_of("//2446001947"), "/");
+        assert_eq!(root_of("///a/b"), "/a");
         assert_eq!(dir_of("/a/b/c"), "/a/b");
         assert_eq!(dir_of("/c"), "/");
     }

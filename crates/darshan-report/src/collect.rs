@@ -128,6 +128,7 @@ fn log_info(path: &Path, log: &LogFile) -> LogInfo {
         format_version: log.header.version.as_str().to_string(),
         runtime_version: meta.lines().find_map(|l| l.strip_prefix("lib_ver=")).map(str::to_string),
         compression: log.header.compression.label().to_string(),
+        byte_swapped: log.header.swapped,
         partial: log.header.partial_flag != 0,
     }
 }

@@ -37,6 +37,8 @@ pub struct LogInfo {
     /// `lib_ver` from the job metadata, when the runtime wrote one.
     pub runtime_version: Option<String>,
     pub compression: String,
+    /// Written on a machine of the other byte order.
+    pub byte_swapped: bool,
     pub partial: bool,
 }
 
