@@ -1,0 +1,84 @@
+"""darshan-summary's Drishti-code findings against Drishti's own.
+
+Runs `drishti --csv` (drishti-io 0.8) and `darshan-summary --json` on every
+log and compares, code by code, which insights fire. M08-M10 are left out:
+Drishti decides them from SLURM's `sacct`, which is not here (it then
+reports none), while we count nodes from DXT host names.
+Usage: check_against_drishti.py DARSHAN_SUMMARY DRISHTI LOG...
+Exits 1 on any difference.
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+SKIP = {"M08", "M09", "M10"}
+
+
+def drishti_codes(drishti, log):
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            p = subprocess.run([drishti, "--csv", "--export_dir", d, log], capture_output=True, timeout=300, cwd=d)
+        except subprocess.TimeoutExpired:
+            return None, "timed out"
+        files = [f for f in os.listdir(d) if f.endswith(".csv")]
+        if p.returncode != 0 or not files:
+            err = (p.stderr.decode(errors="replace").strip().splitlines() or ["no output"])[-1]
+            return None, err[:160]
+        with open(os.path.join(d, files[0])) as f:
+            rows = list(csv.reader(f))
+        return {k for k, v in zip(rows[0], rows[1]) if v == "True"}, None
+
+
+def our_codes(exe, log):
+    """Our codes, and whether darshan-util's byte-swap slip applies (POSIX
+    < v4 fcounters 10-12, F_META_TIME among them, left unswapped on
+    big-endian logs: Drishti then sees garbage metadata times)."""
+    out = subprocess.run([exe, "--json", "-o", "-", log], capture_output=True, timeout=120)
+    if out.returncode != 0:
+        return None, False
+    r = json.loads(out.stdout)
+    posix = next((m for m in r["modules"] if m["name"] == "POSIX"), None)
+    slip = r["log"]["byte_swapped"] and posix is not None and posix["version"] < 4
+    return {f["code"] for f in r["findings"]}, slip
+
+
+def main():
+    exe, drishti = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    logs = [os.path.abspath(l) for l in sys.argv[3:]]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        theirs = list(pool.map(lambda l: drishti_codes(drishti, l), logs))
+    diffs, compared, skipped, agree, known = [], 0, [], 0, []
+    for log, (t, err) in zip(logs, theirs):
+        short = os.path.basename(log)
+        if t is None:
+            skipped.append(f"{short}: {err}")
+            continue
+        o, slip = our_codes(exe, log)
+        if o is None:
+            diffs.append(f"{short}: darshan-summary failed")
+            continue
+        t = {c for c in t if c not in SKIP}
+        o = {c for c in o if c[0] in "SPM" and c not in SKIP}
+        compared += 1
+        agree += len(t & o)
+        if slip and t != o and (t ^ o) <= {"P17", "P19"}:
+            known.append(f"{short}: only Drishti {sorted(t - o)}, only ours {sorted(o - t)} (metadata time byte-swap slip)")
+        elif t != o:
+            diffs.append(f"{short}: only Drishti {sorted(t - o)}, only ours {sorted(o - t)}")
+    print(f"Drishti codes: {compared} logs compared, {agree} findings agree, {len(diffs)} logs differ, "
+          f"{len(skipped)} logs Drishti could not analyse")
+    for s in skipped:
+        print("  Drishti failed: " + s)
+    for k in known:
+        print("  known difference: " + k)
+    for d in diffs:
+        print("  " + d)
+    sys.exit(1 if diffs or compared == 0 else 0)
+
+
+if __name__ == "__main__":
+    main()
