@@ -1,0 +1,239 @@
+//! The seed metrics and their findings on a log built with known answers,
+//! and darshan-summary on bad input (never a panic).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use darshan_log::counters::{mpiio as m, posix as p};
+use darshan_log::modules::{self, counter_names};
+use darshan_log::{Compression, Extra, Job, LogVersion, LogWriter, LustreComponent, NameTable, Record};
+use darshan_report::diagnose::Config;
+use darshan_report::{analyze, Options, Report};
+
+fn out_dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn rec(module: usize, name: &str, rank: i64) -> Record {
+    let (c, f) = counter_names(module);
+    Record {
+        module,
+        id: darshan_log::record_id(name.as_bytes()),
+        rank,
+        counters: vec![0; c.len()],
+        fcounters: vec![0.0; f.len()],
+        extra: Extra::None,
+    }
+}
+
+/// A 4-process, 100-second job:
+/// * /scratch/a shared: 3,000 bytes read up to offset 999 (2,000 redundant),
+///   10 small writes, no MPI-IO; 8 s metadata, 10 s read, 2 s write;
+/// * /scratch/b on rank 0: 100 bytes read to offset 99, 40 s metadata;
+/// * /scratch/c shared: 5 small POSIX writes under collective MPI-IO writes;
+/// * /scratch/d on rank 1: 100 bytes written, over 4 stripes of 1 MiB;
+/// * HEATMAP POSIX: 4 bins of 1 s, every rank writes 10 B in bin 0, rank 0
+///   40 B in bin 2 (volumes 40, 0, 40, 0: ρ = 2; ranks busy 4 and 1: P = 2.5).
+fn known_log(dir: &Path) -> PathBuf {
+    let mut names = NameTable::new();
+    for n in ["/scratch/a", "/scratch/b", "/scratch/c", "/scratch/d", "heatmap:POSIX"] {
+        names.insert(darshan_log::record_id(n.as_bytes()), n.as_bytes());
+    }
+    let mut a = rec(modules::POSIX, "/scratch/a", -1);
+    a.counters[p::READS] = 3;
+    a.counters[p::WRITES] = 10;
+    a.counters[p::BYTES_READ] = 3000;
+    a.counters[p::MAX_BYTE_READ] = 999;
+    a.counters[p::BYTES_WRITTEN] = 500;
+    a.counters[p::MAX_BYTE_WRITTEN] = 499;
+    a.counters[p::SIZE_READ_1K_10K] = 3;
+    a.counters[p::SIZE_WRITE_0_100] = 10;
+    a.fcounters[p::F_META_TIME] = 8.0;
+    a.fcounters[p::F_READ_TIME] = 10.0;
+    a.fcounters[p::F_WRITE_TIME] = 2.0;
+    let mut b = rec(modules::POSIX, "/scratch/b", 0);
+    b.counters[p::READS] = 1;
+    b.counters[p::BYTES_READ] = 100;
+    b.counters[p::MAX_BYTE_READ] = 99;
+    b.counters[p::SIZE_READ_100_1K] = 1;
+    b.fcounters[p::F_META_TIME] = 40.0;
+    let mut c = rec(modules::POSIX, "/scratch/c", -1);
+    c.counters[p::WRITES] = 5;
+    c.counters[p::BYTES_WRITTEN] = 250;
+    c.counters[p::MAX_BYTE_WRITTEN] = 249;
+    c.counters[p::SIZE_WRITE_0_100] = 5;
+    let mut d = rec(modules::POSIX, "/scratch/d", 1);
+    d.counters[p::WRITES] = 1;
+    d.counters[p::BYTES_WRITTEN] = 100;
+    d.counters[p::MAX_BYTE_WRITTEN] = 99;
+    d.counters[p::SIZE_WRITE_100_1K] = 1;
+    let mut mc = rec(modules::MPIIO, "/scratch/c", -1);
+    mc.counters[m::COLL_WRITES] = 4;
+    mc.counters[m::BYTES_WRITTEN] = 250;
+    let stripes = |name: &str, size: i64, count: i64| {
+        let mut r = rec(modules::LUSTRE, name, -1);
+        r.counters.clear();
+        r.fcounters.clear();
+        r.extra = Extra::Lustre {
+            components: vec![LustreComponent { counters: [size, count, 0, 0, 0, -1, 0], pool_name: [0; 16] }],
+            ost_ids: (0..count).collect(),
+        };
+        r
+    };
+    let heat: Vec<Record> = (0..4)
+        .map(|rank| {
+            let mut r = rec(modules::HEATMAP, "heatmap:POSIX", rank);
+            r.counters.clear();
+            r.fcounters.clear();
+            r.extra = Extra::Heatmap {
+                bin_width: 1.0,
+                write_bins: vec![10, 0, if rank == 0 { 40 } else { 0 }, 0],
+                read_bins: vec![0; 4],
+            };
+            r
+        })
+        .collect();
+    let job = Job {
+        uid: 1000,
+        start_time_sec: 1000,
+        end_time_sec: 1100,
+        nprocs: 4,
+        jobid: 42,
+        exe_mnt: b"./known\nlustre /scratch\n".to_vec(),
+        start_time_nsec: 0,
+        end_time_nsec: 0,
+        metadata: b"lib_ver=test\n".to_vec(),
+    };
+    let path = dir.join("known.darshan");
+    let file = std::fs::File::create(&path).unwrap();
+    let mut w = LogWriter::new(file, Compression::Zlib).unwrap();
+    w.write_job(&job).unwrap();
+    w.write_names(&names).unwrap();
+    w.write_module(modules::POSIX, [&a, &b, &c, &d]).unwrap();
+    w.write_module(modules::MPIIO, [&mc]).unwrap();
+    w.write_module(modules::LUSTRE, [&stripes("/scratch/a", 1 << 20, 1), &stripes("/scratch/d", 1 << 20, 4)])
+        .unwrap();
+    w.write_module(modules::HEATMAP, heat.iter()).unwrap();
+    w.finish().unwrap();
+    let back = darshan_log::LogFile::open(&path).unwrap();
+    assert_eq!(back.header.version, LogVersion::V341);
+    path
+}
+
+fn report(path: &Path) -> Report {
+    let config = Config::from_json(r#"{"fsu": {"a0_read": 1, "a1_read": 0.001, "a0_write": 2, "a1_write": 0}}"#).unwrap();
+    analyze(path, &Options { config, top: 10 }).unwrap()
+}
+
+fn codes(r: &Report) -> Vec<&str> {
+    let mut v: Vec<&str> = r.findings.iter().map(|f| f.code.as_str()).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn xe6_metrics_have_their_known_values() {
+    let r = report(&known_log(&out_dir("xe6")));
+    let mt = &r.metrics;
+    assert_eq!(mt.redundant_read_bytes, 2000, "3000 read − offset 999 − 1");
+    assert_eq!(mt.redundant_read_files, 1);
+    assert_eq!(mt.metadata_ratio, Some(48.0 / 60.0), "(8 + 40) / (8 + 40 + 10 + 2)");
+    assert_eq!(mt.max_metadata_time_per_process, 42.0, "rank 0's 40 s + the shared 8 s over 4 ranks");
+    assert_eq!(mt.small_shared_independent_writes, 10, "/scratch/c's writes are under collective MPI-IO");
+    assert_eq!(mt.small_shared_independent_write_files, 1);
+    for c in ["X01", "X02", "X03", "X04"] {
+        assert!(codes(&r).contains(&c), "{c} missing from {:?}", codes(&r));
+    }
+}
+
+#[test]
+fn jsc_metrics_have_their_known_values() {
+    let r = report(&known_log(&out_dir("jsc")));
+    let mt = &r.metrics;
+    assert_eq!(mt.heatmap_source.as_deref(), Some("HEATMAP POSIX"));
+    assert_eq!(mt.burstiness, Some(2.0));
+    assert_eq!(mt.parallel_intensity, Some(2.5));
+    assert_eq!(mt.parallel_intensity_fraction, Some(0.625));
+    assert!(!codes(&r).contains(&"J02"), "2.5 of 4 ranks is not serialized I/O");
+}
+
+#[test]
+fn fsu_load_follows_the_calibration() {
+    let r = report(&known_log(&out_dir("fsu")));
+    let f = &r.metrics.fsu;
+    assert_eq!((f.read_ops, f.write_ops), (4, 16));
+    assert!((f.read_seconds - (4.0 + 3.1)).abs() < 1e-9, "4 reads × 1 s + 3,100 B × 1 ms/kB: {}", f.read_seconds);
+    assert_eq!(f.write_seconds, 32.0);
+    assert!((f.load.unwrap() - 0.391).abs() < 1e-9, "{:?}", f.load);
+    assert!(codes(&r).contains(&"F01"));
+}
+
+#[test]
+fn lustre_advice_names_the_files() {
+    let r = report(&known_log(&out_dir("lustre")));
+    let l02 = r.findings.iter().find(|f| f.code == "L02").expect("L02: 269-byte requests on 1 MiB stripes");
+    assert!(l02.evidence.iter().any(|e| e.starts_with("/scratch/a")), "{:?}", l02.evidence);
+    let l03 = r.findings.iter().find(|f| f.code == "L03").expect("L03: 100 bytes over 4 stripes");
+    assert!(l03.evidence.iter().any(|e| e.starts_with("/scratch/d")), "{:?}", l03.evidence);
+    assert!(!codes(&r).contains(&"L01"), "no large file here");
+}
+
+fn summary(args: &[&str]) -> std::process::Output {
+    let exe = env!("CARGO_BIN_EXE_darshan-summary");
+    darshan_test_support::output_within(Command::new(exe).args(args), Duration::from_secs(60))
+}
+
+#[test]
+fn bad_logs_get_a_clear_error_not_a_panic() {
+    let dir = out_dir("bad");
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/logs");
+    let good = std::fs::read(corpus.join("release_logs__mpi-io-test-x86_64-3.5.0.darshan")).unwrap();
+    let junk = dir.join("junk.darshan");
+    std::fs::write(&junk, b"this is not a darshan log at all, just words").unwrap();
+    let cut = dir.join("cut.darshan");
+    std::fs::write(&cut, &good[..good.len() / 2]).unwrap();
+    let missing = dir.join("missing.darshan");
+    for (path, what) in [(&junk, "junk"), (&missing, "missing")] {
+        let o = summary(&["--json", "-o", "-", path.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{what}: {err}");
+        assert!(err.starts_with("darshan-summary: ") && !err.contains("panicked"), "{what}: {err}");
+    }
+    // A truncated log reports what it could read and says what is missing.
+    let o = summary(&["--json", "-o", "-", cut.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    if o.status.success() {
+        let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert!(!r["warnings"].as_array().unwrap().is_empty(), "a truncated log must carry warnings");
+    } else {
+        assert!(err.starts_with("darshan-summary: "), "{err}");
+    }
+    let bad_cfg = dir.join("bad.json");
+    std::fs::write(&bad_cfg, r#"{"small": {"requests": 7}}"#).unwrap();
+    let o = summary(&["--config", bad_cfg.to_str().unwrap(), "--text", corpus.join("release_logs__mpi-io-test-x86_64-3.5.0.darshan").to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err.contains("small_requests") && err.contains("between 0 and 1"), "{err}");
+}
+
+#[test]
+fn partial_logs_say_what_is_incomplete() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/logs");
+    let r = analyze(&corpus.join("partial_data_stdio__partial_data_stdio.darshan"), &Options::default()).unwrap();
+    assert!(r.modules.iter().any(|m| m.name == "STDIO" && m.partial));
+    assert!(r.warnings.iter().any(|w| w.starts_with("STDIO module data incomplete")), "{:?}", r.warnings);
+}
+
+#[test]
+fn unwritable_output_is_an_error() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/logs");
+    let log = corpus.join("release_logs__mpi-io-test-x86_64-3.5.0.darshan");
+    let o = summary(&[log.to_str().unwrap(), "-o", "/nonexistent-dir/x.html"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent-dir/x.html"));
+}
