@@ -10,7 +10,9 @@
 # tests and the shutdown benchmark; nm, mount and git, HDF5 1.10
 # (serial, Open MPI and MPICH builds) for the HDF5 module's tests,
 # PnetCDF for the PnetCDF modules', and libfuse3 with fusermount3 for the
-# LUSTRE module's (below).
+# LUSTRE module's (below); Debian's Chromium (darshan-summary's pages are
+# rendered headless), and in the venv drishti-io 0.8 (Drishti, compared
+# with our diagnosis) and websocket-client (drives Chromium's DevTools).
 # Safe to run again; skips what is done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,10 +51,11 @@ command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 [ -f /usr/include/pnetcdf.h ] || need_apt+=(libpnetcdf-dev)
 [ -f /usr/include/fuse3/fuse.h ] || need_apt+=(libfuse3-dev)
 command -v fusermount3 >/dev/null || need_apt+=(fuse3)
+command -v chromium >/dev/null || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
 fi
-if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import darshan, numpy, h5py' 2>/dev/null; then
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import darshan, numpy, h5py, drishti, websocket' 2>/dev/null; then
     if ! python3 -m venv .venv 2>/dev/null; then
         # Debian's own python3 needs the venv package for ensurepip
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv
@@ -60,5 +63,5 @@ if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import darshan, numpy, h5
     fi
     # h5py's wheel bundles its own HDF5 (2.0), loaded RTLD_LOCAL: the
     # HDF5 tests run it under the library.
-    .venv/bin/pip install -q --disable-pip-version-check darshan==3.5.0 h5py==3.16.0
+    .venv/bin/pip install -q --disable-pip-version-check darshan==3.5.0 h5py==3.16.0 drishti-io==0.8 websocket-client==1.9.2
 fi
