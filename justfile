@@ -18,6 +18,10 @@ demo:
     target/release/darshan-run --summary target/demo/mpi-logs/*.darshan
     # and Darshan's own performance estimate per interface
     target/release/darshan-parser --perf target/demo/mpi-logs/*.darshan | grep -E '^# (\*+$|[A-Z-]+ module data|agg_perf_by_slowest|total_bytes)' | grep -v '^# \*'
+    # the job's report: what its I/O did and what to change (HTML; --text for a terminal)
+    target/release/darshan-summary --text target/demo/mpi-logs/*.darshan | sed -n '/^Diagnosis/,$p'
+    target/release/darshan-summary target/demo/mpi-logs/*.darshan -o target/demo/mpi-job-report.html
+    @echo "demo: the MPI job's report is $PWD/target/demo/mpi-job-report.html (open it in a browser)"
 
 
 # Install the runtime, the tools, darshan-config and the compiler wrappers

@@ -182,4 +182,12 @@ pub fn report(logs: &[PathBuf], pid: u32) {
         eprintln!("darshan-run: {:.3} s run time, nprocs {}", log.job.run_time(log.header.version), log.job.nprocs);
     }
     all.print();
+    // The diagnosis of the command's own log (or the only one), from the
+    // same analysis as darshan-summary's report.
+    if let Some(log) = main.or(if logs.len() == 1 { logs.first() } else { None }) {
+        if let Ok(r) = darshan_report::analyze(log, &darshan_report::Options::default()) {
+            eprint!("{}", darshan_report::render::text::diagnosis(&r).replace("\nDiagnosis\n", "darshan-run: diagnosis\n"));
+            eprintln!("darshan-run: full report: darshan-summary {}", log.display());
+        }
+    }
 }

@@ -151,7 +151,8 @@ pub fn findings(cx: &Ctx, m: &Metrics) -> Vec<Finding> {
             ));
         }
     }
-    if let Some(load) = m.fsu.load.filter(|l| *l > t("fsu_load")) {
+    // Under a second of run time the ratio says more about start-up than load.
+    if let Some(load) = m.fsu.load.filter(|l| *l > t("fsu_load") && cx.run_time >= 1.0) {
         out.push(finding(
             "F01",
             Level::Info,

@@ -155,6 +155,13 @@ fn metrics(o: &mut String, r: &Report) {
     }
 }
 
+/// Only the diagnosis, as `darshan-run` prints it after a command.
+pub fn diagnosis(r: &Report) -> String {
+    let mut o = String::new();
+    findings(&mut o, r);
+    o
+}
+
 fn findings(o: &mut String, r: &Report) {
     let _ = writeln!(o, "\nDiagnosis");
     if r.findings.is_empty() {
