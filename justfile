@@ -41,3 +41,4 @@ bench:
     scripts/bench-parser.sh
     scripts/bench-runtime.sh
     scripts/bench-shutdown.sh
+    scripts/bench-report.sh
