@@ -45,17 +45,18 @@ command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 [ -f /usr/include/hdf5/serial/hdf5.h ] || need_apt+=(libhdf5-dev)
 [ -f /usr/include/hdf5/openmpi/hdf5.h ] || need_apt+=(libhdf5-openmpi-dev)
 [ -f /usr/include/hdf5/mpich/hdf5.h ] || need_apt+=(libhdf5-mpich-dev)
-# The LUSTRE module's end-to-end tests serve recorded layouts from a FUSE
-# file system (skipped where /dev/fuse is missing).
 # PnetCDF 1.12 (Debian 12, built for Open MPI) for the PnetCDF modules.
 [ -f /usr/include/pnetcdf.h ] || need_apt+=(libpnetcdf-dev)
+# The LUSTRE module's end-to-end tests serve recorded layouts from a FUSE
+# file system (skipped where /dev/fuse is missing).
 [ -f /usr/include/fuse3/fuse.h ] || need_apt+=(libfuse3-dev)
 command -v fusermount3 >/dev/null || need_apt+=(fuse3)
+# darshan-summary's HTML pages are rendered in it by the tests.
 command -v chromium >/dev/null || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
 fi
-if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import darshan, numpy, h5py, drishti, websocket' 2>/dev/null; then
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import darshan, numpy, h5py, drishti, websocket, PIL' 2>/dev/null; then
     if ! python3 -m venv .venv 2>/dev/null; then
         # Debian's own python3 needs the venv package for ensurepip
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv
@@ -63,5 +64,5 @@ if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import darshan, numpy, h5
     fi
     # h5py's wheel bundles its own HDF5 (2.0), loaded RTLD_LOCAL: the
     # HDF5 tests run it under the library.
-    .venv/bin/pip install -q --disable-pip-version-check darshan==3.5.0 h5py==3.16.0 drishti-io==0.8 websocket-client==1.9.2
+    .venv/bin/pip install -q --disable-pip-version-check darshan==3.5.0 h5py==3.16.0 drishti-io==0.8 websocket-client==1.9.2 pillow
 fi

@@ -24,15 +24,15 @@ rm -rf target/converted && mkdir -p target/converted
 # Drishti's, on every corpus log; its HTML pages render in headless
 # Chromium (not blank, every section, no request, no console error).
 S=target/release/darshan-summary
-.venv/bin/python tests/report/check_against_pydarshan.py $S ../shared/corpus/logs/*.darshan
-.venv/bin/python tests/report/check_against_drishti.py $S .venv/bin/drishti ../shared/corpus/logs/*.darshan
 rm -rf target/report-pages && mkdir -p target/report-pages
+timeout 1200 .venv/bin/python tests/report/check_against_pydarshan.py $S ../shared/corpus/logs/*.darshan
+timeout 1200 .venv/bin/python tests/report/check_against_drishti.py target/report-pages/drishti $S .venv/bin/drishti ../shared/corpus/logs/*.darshan
 for l in imbalanced_io__imbalanced-io e3sm_io_heatmaps_and_dxt__e3sm_io_heatmap_only \
          mpi_io_test_with_dxt__treddy_mpi-io-test_id4373053_6-2-60198-9815401321915095332_1 \
          ior_pnetcdf_hdf5__shane_ior-HDF5_id438090-438090_11-9-41522-17417065676046418211_1 \
          partial_data_stdio__partial_data_stdio empty_log__empty_log release_logs__mpi-io-test-ppc64-3.0.0; do
-    $S ../shared/corpus/logs/$l.darshan -o target/report-pages/$l.html 2>/dev/null
+    timeout 120 $S ../shared/corpus/logs/$l.darshan -o target/report-pages/$l.html 2>/dev/null
 done
 # and a log our runtime wrote in the tests above
-$S "$(find target/preload-tests -name '*.darshan' -size +2k | sort | head -1)" -o target/report-pages/runtime.html
-.venv/bin/python tests/report/check_html_in_chromium.py target/report-pages/shots target/report-pages/*.html
+timeout 120 $S "$(find target/preload-tests -name '*.darshan' -size +2k | sort | head -1)" -o target/report-pages/runtime.html
+timeout 900 .venv/bin/python tests/report/check_html_in_chromium.py target/report-pages/shots target/report-pages/*.html

@@ -101,22 +101,26 @@ impl Shape {
 }
 
 /// The [`Shape`] of a record whose counter module `$c` (`darshan_log::
-/// counters::posix`, `stdio`, `mpiio`) names the fields as POSIX does, the
-/// counters at word 2 and the fcounters at word `$f`.
+/// counters::posix`, `stdio`, `mpiio`, `h5d`, `pnetcdf_var`) names the
+/// fields as POSIX does, the counters at word `$cw` (2, or 3 after a
+/// dataset's file record id) and the fcounters at word `$f`.
 #[macro_export]
 macro_rules! standard_shape {
     ($c:ident, $f:expr) => {
+        $crate::standard_shape!($c, 2, $f)
+    };
+    ($c:ident, $cw:expr, $f:expr) => {
         $crate::reduce_ops::Shape {
             ranks: $crate::reduce_ops::RankFields {
-                fastest: 2 + $c::FASTEST_RANK,
-                fastest_bytes: 2 + $c::FASTEST_RANK_BYTES,
-                slowest: 2 + $c::SLOWEST_RANK,
-                slowest_bytes: 2 + $c::SLOWEST_RANK_BYTES,
+                fastest: $cw + $c::FASTEST_RANK,
+                fastest_bytes: $cw + $c::FASTEST_RANK_BYTES,
+                slowest: $cw + $c::SLOWEST_RANK,
+                slowest_bytes: $cw + $c::SLOWEST_RANK_BYTES,
                 fastest_time: $f + $c::F_FASTEST_RANK_TIME,
                 slowest_time: $f + $c::F_SLOWEST_RANK_TIME,
             },
             times: [$f + $c::F_READ_TIME, $f + $c::F_WRITE_TIME, $f + $c::F_META_TIME],
-            bytes: [2 + $c::BYTES_READ, 2 + $c::BYTES_WRITTEN],
+            bytes: [$cw + $c::BYTES_READ, $cw + $c::BYTES_WRITTEN],
             var_time: $f + $c::F_VARIANCE_RANK_TIME,
             var_bytes: $f + $c::F_VARIANCE_RANK_BYTES,
         }

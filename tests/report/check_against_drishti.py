@@ -4,7 +4,8 @@ Runs `drishti --csv` (drishti-io 0.8) and `darshan-summary --json` on every
 log and compares, code by code, which insights fire. M08-M10 are left out:
 Drishti decides them from SLURM's `sacct`, which is not here (it then
 reports none), while we count nodes from DXT host names.
-Usage: check_against_drishti.py DARSHAN_SUMMARY DRISHTI LOG...
+Usage: check_against_drishti.py WORK_DIR DARSHAN_SUMMARY DRISHTI LOG...
+(Drishti writes its CSV files in directories under WORK_DIR.)
 Exits 1 on any difference.
 """
 import csv
@@ -18,8 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 SKIP = {"M08", "M09", "M10"}
 
 
-def drishti_codes(drishti, log):
-    with tempfile.TemporaryDirectory() as d:
+def drishti_codes(work, drishti, log):
+    with tempfile.TemporaryDirectory(dir=work) as d:
         try:
             p = subprocess.run([drishti, "--csv", "--export_dir", d, log], capture_output=True, timeout=300, cwd=d)
         except subprocess.TimeoutExpired:
@@ -47,10 +48,12 @@ def our_codes(exe, log):
 
 
 def main():
-    exe, drishti = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    logs = [os.path.abspath(l) for l in sys.argv[3:]]
+    work = os.path.abspath(sys.argv[1])
+    exe, drishti = os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
+    logs = [os.path.abspath(l) for l in sys.argv[4:]]
+    os.makedirs(work, exist_ok=True)
     with ThreadPoolExecutor(max_workers=2) as pool:
-        theirs = list(pool.map(lambda l: drishti_codes(drishti, l), logs))
+        theirs = list(pool.map(lambda l: drishti_codes(work, drishti, l), logs))
     diffs, compared, skipped, agree, known = [], 0, [], 0, []
     for log, (t, err) in zip(logs, theirs):
         short = os.path.basename(log)

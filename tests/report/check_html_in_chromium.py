@@ -11,6 +11,7 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -71,7 +72,9 @@ def start_chromium(profile):
         [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--remote-debugging-port=0", f"--user-data-dir={profile}", "--window-size=1200,1600", "about:blank"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        # Its own process group, so its helpers go with it.
+        start_new_session=True)
     port_file = os.path.join(profile, "DevToolsActivePort")
     for _ in range(300):
         if os.path.exists(port_file) and open(port_file).read().strip():
@@ -85,7 +88,9 @@ def start_chromium(profile):
 
 def check(page_path, out_dir, failures):
     name = os.path.basename(page_path)
-    profile = tempfile.mkdtemp(prefix="chromium-profile-")
+    # The profile lives under OUT_DIR, not /tmp: a killed run leaves nothing
+    # behind outside the build tree.
+    profile = tempfile.mkdtemp(prefix="chromium-profile-", dir=out_dir)
     proc, ws_url = start_chromium(profile)
     try:
         p = Page(ws_url)
@@ -129,8 +134,9 @@ def check(page_path, out_dir, failures):
         print(f"  {name}: sections {len(present)}, svg charts {svgs['result']['value']}, "
               f"{dark * 100:.1f}% ink, {len(png)} byte screenshot")
     finally:
-        proc.kill()
+        os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
+        time.sleep(0.2)
         shutil.rmtree(profile, ignore_errors=True)
 
 

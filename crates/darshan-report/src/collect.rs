@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use darshan_log::modules::{self, module_name, MAX_MODS};
-use darshan_log::{Extra, LogFile, NameTable, Record};
+use darshan_log::{Extra, LogFile, Mount, NameTable, Record};
 
 use crate::categories::categorize;
 use crate::diagnose::{self, seed, Config, Ctx, Striping};
@@ -49,7 +49,11 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, String> {
     let log = LogFile::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut report = Report { schema: SCHEMA, ..Default::default() };
     report.log = log_info(path, &log);
-    report.job = job_info(&log, &mut report.warnings);
+    let mounts = log.job.mounts().unwrap_or_else(|e| {
+        report.warnings.push(format!("The mount table could not be read ({e})."));
+        Vec::new()
+    });
+    report.job = job_info(&log, &mounts);
     let names = log.names().unwrap_or_else(|e| {
         report.warnings.push(format!("The name table could not be read ({e}); files are shown by record id."));
         NameTable::new()
@@ -94,7 +98,6 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, String> {
         .collect();
     report.heatmaps = std::mem::take(&mut c.heat).into_iter().map(HeatAcc::finish).collect();
     report.timeline = c.timeline.take();
-    let mounts = log.job.mounts().unwrap_or_default();
     report.categories = categorize(&c.files, &names, &mounts, opts.top.max(8));
     report.files = file_tables(&c, &names, opts.top, &report.module_stats);
     // Phase 4: diagnose.
@@ -133,15 +136,13 @@ fn log_info(path: &Path, log: &LogFile) -> LogInfo {
     }
 }
 
-fn job_info(log: &LogFile, warnings: &mut Vec<String>) -> JobInfo {
+fn job_info(log: &LogFile, mounts: &[Mount]) -> JobInfo {
     let j = &log.job;
     let iso = |s: i64| {
-        chrono::DateTime::from_timestamp(s, 0).map(|d| d.format("%Y-%m-%d %H:%M:%S UTC").to_string()).unwrap_or_default()
+        chrono::DateTime::from_timestamp(s, 0)
+            .map(|d| d.format("%Y-%m-%d %H:%M:%S UTC").to_string())
+            .unwrap_or_default()
     };
-    let mounts = j.mounts().unwrap_or_else(|e| {
-        warnings.push(format!("The mount table could not be read ({e})."));
-        Vec::new()
-    });
     JobInfo {
         jobid: j.jobid,
         uid: j.uid,
@@ -227,7 +228,8 @@ fn stream_module(
             Extra::Dxt { hostname, writes, reads, .. } => dxt(c, m, &rec, hostname, writes, reads, job),
             Extra::Lustre { components, .. } => {
                 if let Some(first) = components.first() {
-                    c.lustre.insert(rec.id, Striping { stripe_size: first.counters[0], stripe_count: first.counters[1] });
+                    c.lustre
+                        .insert(rec.id, Striping { stripe_size: first.counters[0], stripe_count: first.counters[1] });
                 }
             }
             _ => {}
@@ -269,26 +271,26 @@ fn dxt(
         c.dxt_hosts.insert(String::from_utf8_lossy(host).into_owned());
     }
     let name = module_name(m).to_string();
-    let end = writes.iter().chain(reads).map(|s| s.end_time).fold(job.run_time, f64::max);
     let i = match c.heat.iter().position(|h| h.name == name) {
         Some(i) => i,
         None => {
-            let width = if job.run_time > 0.0 { job.run_time / DXT_BINS as f64 } else { end.max(1e-6) / DXT_BINS as f64 };
+            // Bins span the run, or the first record's segments when they
+            // end later (the rest are clamped into the last bin).
+            let end = writes.iter().chain(reads).map(|s| s.end_time).fold(job.run_time, f64::max);
+            let width = end.max(1e-6) / DXT_BINS as f64;
             c.heat.push(HeatAcc::new(&name, &name, job.nprocs.max(1) as usize, DXT_BINS, width));
             c.heat.len() - 1
         }
     };
     let segs = writes.iter().map(|s| (s, true)).chain(reads.iter().map(|s| (s, false)));
     c.heat[i].add_segments(rec.rank, segs.clone().map(|(s, w)| (s.start_time, s.end_time, s.length as f64, w)));
-    // The timeline shows one DXT module: POSIX when both are present.
+    // The timeline shows the first DXT module streamed: modules come in id
+    // order, so DXT_POSIX when both are present.
     let tl = c.timeline.get_or_insert_with(|| Timeline {
         source: name.clone(),
         nranks: job.nprocs.max(1) as usize,
         ..Default::default()
     });
-    if tl.source != name && m == modules::DXT_POSIX && tl.source == "DXT_MPIIO" {
-        *tl = Timeline { source: name.clone(), nranks: job.nprocs.max(1) as usize, ..Default::default() };
-    }
     if tl.source == name {
         for (s, w) in segs {
             tl.total_segments += 1;
@@ -303,21 +305,8 @@ fn dxt(
 }
 
 fn file_tables(c: &Collected, names: &NameTable, n: usize, stats: &[ModuleStats]) -> FileTables {
+    // Shared files only: `time_imbalance` is None (0) for the others.
     let rows = |v: Vec<&files::FileAgg>| v.into_iter().map(|e| files::row(names, e)).collect::<Vec<_>>();
-    let imbalance: Vec<FileRow> = {
-        let mut v: Vec<FileRow> = c
-            .files
-            .iter()
-            .filter(|e| e.shared() && e.slowest.1 > 0.0)
-            .map(|e| files::row(names, e))
-            .filter(|r| r.time_imbalance.is_some())
-            .collect();
-        v.sort_by(|a, b| {
-            b.time_imbalance.unwrap_or(0.0).total_cmp(&a.time_imbalance.unwrap_or(0.0)).then(a.record_id.cmp(&b.record_id))
-        });
-        v.truncate(n);
-        v
-    };
     let sharing = ["POSIX", "MPI-IO", "STDIO"]
         .iter()
         .find_map(|m| stats.iter().find(|s| s.module == *m).and_then(|s| s.overview.as_ref().map(|o| (m, o))))
@@ -339,7 +328,7 @@ fn file_tables(c: &Collected, names: &NameTable, n: usize, stats: &[ModuleStats]
         by_bytes: rows(files::top(&c.files, n, |e| (e.bytes_read() + e.bytes_written()) as f64)),
         by_time: rows(files::top(&c.files, n, |e| e.io_time)),
         by_slowest_rank: rows(files::top(&c.files, n, |e| e.slowest.1)),
-        imbalance,
+        imbalance: rows(files::top(&c.files, n, |e| e.time_imbalance().unwrap_or(0.0))),
         sharing,
     }
 }

@@ -5,9 +5,10 @@
 
 use std::collections::HashMap;
 
+use darshan_log::counters::mpiio;
 use darshan_log::modules::{self, module_name};
 use darshan_log::{NameTable, Record};
-use darshan_util::accum::FileEntry;
+use darshan_util::accum::{self, FileEntry};
 
 use crate::layout::Layout;
 use crate::model::FileRow;
@@ -30,6 +31,9 @@ pub struct FileAgg {
     pub detail: Detail,
 }
 
+/// (smallest, largest) of a value over a file's single-rank records.
+pub type MinMax = (i64, i64);
+
 /// What only some modules' files need.
 #[derive(Debug, Clone, Default)]
 pub enum Detail {
@@ -41,8 +45,8 @@ pub enum Detail {
         small_writes: i64,
         /// Over the single-rank records: (min, max) bytes per rank
         /// written and read (Drishti P21/P22); None before the first.
-        rank_w: Option<(i64, i64)>,
-        rank_r: Option<(i64, i64)>,
+        rank_w: Option<MinMax>,
+        rank_r: Option<MinMax>,
     },
     Mpiio {
         indep_reads: i64,
@@ -91,6 +95,13 @@ impl FileAgg {
         self.entry.nprocs == -1 || self.entry.nprocs > 1
     }
 
+    /// (slowest − fastest rank's time) / slowest rank's time, for shared
+    /// files with recorded time.
+    pub fn time_imbalance(&self) -> Option<f64> {
+        let fastest = if self.fastest.1.is_finite() { self.fastest.1 } else { 0.0 };
+        (self.shared() && self.slowest.1 > 0.0).then(|| (self.slowest.1 - fastest).max(0.0) / self.slowest.1)
+    }
+
     pub fn small(&self) -> (i64, i64) {
         match self.detail {
             Detail::Posix { small_reads, small_writes, .. } => (small_reads, small_writes),
@@ -98,7 +109,8 @@ impl FileAgg {
         }
     }
 
-    pub fn rank_extremes(&self) -> (Option<(i64, i64)>, Option<(i64, i64)>) {
+    /// Over the single-rank records: (min, max) bytes written, then read.
+    pub fn rank_extremes(&self) -> (Option<MinMax>, Option<MinMax>) {
         match self.detail {
             Detail::Posix { rank_w, rank_r, .. } => (rank_w, rank_r),
             _ => (None, None),
@@ -120,82 +132,54 @@ impl FileAgg {
 pub fn covered(module: usize) -> bool {
     matches!(
         module,
-        modules::POSIX | modules::MPIIO | modules::STDIO | modules::H5D | modules::PNETCDF_VAR | modules::DFS | modules::DAOS
+        modules::POSIX
+            | modules::MPIIO
+            | modules::STDIO
+            | modules::H5D
+            | modules::PNETCDF_VAR
+            | modules::DFS
+            | modules::DAOS
     )
-}
-
-/// Counter indices the per-file view reads beyond the layout's.
-#[derive(Default, Clone)]
-struct Extra {
-    reads: Option<usize>,
-    writes: Option<usize>,
-    /// MPIIO_INDEP_READS, _WRITES, COLL_READS, _WRITES
-    mpiio: Option<[usize; 4]>,
-    /// size buckets under 1 MiB: read and write counter indices
-    small: Vec<(usize, usize)>,
-    /// darshan-util's max-offset rule for the module
-    max_offset: Option<(usize, usize)>,
 }
 
 /// Every covered module's files, one map per module keyed by record id.
 #[derive(Default)]
 pub struct Files {
-    maps: Vec<(usize, HashMap<u64, FileAgg>, Extra)>,
+    maps: Vec<(usize, HashMap<u64, FileAgg>)>,
     /// Entries to reserve in a module's map on its first record.
     pub expect: usize,
 }
 
 impl Files {
     pub fn add(&mut self, l: &Layout, r: &Record) {
-        let i = match self.maps.iter().position(|(m, _, _)| *m == l.module) {
+        let i = match self.maps.iter().position(|(m, _)| *m == l.module) {
             Some(i) => i,
             None => {
-                let idx = |n: &str| l.counter(n);
-                let extra = Extra {
-                    reads: idx(&format!("{}_READS", l.prefix)),
-                    writes: idx(&format!("{}_WRITES", l.prefix)),
-                    mpiio: match (idx("MPIIO_INDEP_READS"), idx("MPIIO_INDEP_WRITES"), idx("MPIIO_COLL_READS"), idx("MPIIO_COLL_WRITES")) {
-                        (Some(a), Some(b), Some(c), Some(d)) => Some([a, b, c, d]),
-                        _ => None,
-                    },
-                    small: if l.module == modules::POSIX {
-                        l.size_buckets.iter().take(5).map(|(_, r, w)| (*r, *w)).collect()
-                    } else {
-                        Vec::new()
-                    },
-                    max_offset: match l.module {
-                        modules::POSIX | modules::STDIO => l.max_byte_read.zip(l.max_byte_written),
-                        _ => None,
-                    },
-                };
-                self.maps.push((l.module, HashMap::with_capacity(self.expect), extra));
+                self.maps.push((l.module, HashMap::with_capacity(self.expect)));
                 self.maps.len() - 1
             }
         };
-        let (_, map, extra) = &mut self.maps[i];
+        let map = &mut self.maps[i].1;
         let c = |i: Option<usize>| i.and_then(|i| r.counters.get(i)).copied().unwrap_or(0);
         let f = |i: Option<usize>| i.and_then(|i| r.fcounters.get(i)).copied().unwrap_or(0.0);
         let e = map.entry(r.id).or_insert_with(|| FileAgg::new(l.module, r.id));
         let (br, bw) = (c(l.bytes_read), c(l.bytes_written));
-        let max_offset = extra.max_offset.map_or(-1, |(a, b)| r.counters[a].max(r.counters[b]));
-        e.entry.add(br, bw, max_offset, r.rank);
+        e.entry.add(br, bw, accum::max_offset(l.module, r), r.rank);
         let time = f(l.read_time) + f(l.write_time) + f(l.meta_time);
         e.io_time += time;
         e.max_byte_read = e.max_byte_read.max(c(l.max_byte_read));
         e.max_byte_written = e.max_byte_written.max(c(l.max_byte_written));
-        e.reads += c(extra.reads);
-        e.writes += c(extra.writes);
+        e.reads += c(l.reads);
+        e.writes += c(l.writes);
         match &mut e.detail {
             Detail::Mpiio { indep_reads, indep_writes, coll_reads, coll_writes } => {
-                if let Some([a, b, cr, cw]) = extra.mpiio {
-                    *indep_reads += r.counters[a];
-                    *indep_writes += r.counters[b];
-                    *coll_reads += r.counters[cr];
-                    *coll_writes += r.counters[cw];
-                }
+                *indep_reads += r.counters[mpiio::INDEP_READS];
+                *indep_writes += r.counters[mpiio::INDEP_WRITES];
+                *coll_reads += r.counters[mpiio::COLL_READS];
+                *coll_writes += r.counters[mpiio::COLL_WRITES];
             }
             Detail::Posix { small_reads, small_writes, rank_w, rank_r } => {
-                for &(sr, sw) in &extra.small {
+                for &(sr, sw) in &l.small {
                     *small_reads += r.counters[sr];
                     *small_writes += r.counters[sw];
                 }
@@ -226,19 +210,19 @@ impl Files {
 
     /// One module's files, as the accumulator's entries.
     pub fn entries(&self, module: usize) -> impl Iterator<Item = FileEntry> + '_ {
-        self.maps.iter().filter(move |(m, _, _)| *m == module).flat_map(|(_, map, _)| map.values().map(|e| e.entry))
+        self.of(module).map(|e| e.entry)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &FileAgg> {
-        self.maps.iter().flat_map(|(_, m, _)| m.values())
+        self.maps.iter().flat_map(|(_, m)| m.values())
     }
 
     pub fn of(&self, module: usize) -> impl Iterator<Item = &FileAgg> {
-        self.maps.iter().filter(move |(m, _, _)| *m == module).flat_map(|(_, m, _)| m.values())
+        self.maps.iter().filter(move |(m, _)| *m == module).flat_map(|(_, m)| m.values())
     }
 
     pub fn get(&self, module: usize, id: u64) -> Option<&FileAgg> {
-        self.maps.iter().find(|(m, _, _)| *m == module)?.1.get(&id)
+        self.maps.iter().find(|(m, _)| *m == module)?.1.get(&id)
     }
 }
 
@@ -263,12 +247,12 @@ pub fn row(names: &NameTable, e: &FileAgg) -> FileRow {
         fastest_rank: fastest.0,
         fastest_rank_time: fastest.1,
         fastest_rank_bytes: fastest.2,
-        time_imbalance: (e.shared() && slowest.1 > 0.0).then(|| (slowest.1 - fastest.1).max(0.0) / slowest.1),
+        time_imbalance: e.time_imbalance(),
     }
 }
 
 /// The `n` largest entries by `key`, largest first (ties by record id).
-pub fn top<'a>(files: &'a Files, n: usize, key: impl Fn(&FileAgg) -> f64) -> Vec<&'a FileAgg> {
+pub fn top(files: &Files, n: usize, key: impl Fn(&FileAgg) -> f64) -> Vec<&FileAgg> {
     let mut v: Vec<(f64, &FileAgg)> = files.iter().map(|e| (key(e), e)).filter(|(k, _)| *k > 0.0).collect();
     let by = |a: &(f64, &FileAgg), b: &(f64, &FileAgg)| b.0.total_cmp(&a.0).then(a.1.id.cmp(&b.1.id));
     if v.len() > n {

@@ -24,8 +24,14 @@ pub struct Layout {
     pub slowest_rank_bytes: Option<usize>,
     pub f_fastest_time: Option<usize>,
     pub f_slowest_time: Option<usize>,
+    /// `<MODULE>_READS` and `_WRITES` (operation counts).
+    pub reads: Option<usize>,
+    pub writes: Option<usize>,
     /// Access-size histogram buckets: (label, read counter, write counter).
     pub size_buckets: Vec<(String, usize, usize)>,
+    /// The buckets of requests under 1 MiB (Drishti's "small"): read and
+    /// write counters.
+    pub small: Vec<(usize, usize)>,
     /// ACCESS1..4: (size counter, count counter).
     pub access: Vec<(usize, usize)>,
 }
@@ -50,8 +56,12 @@ impl Layout {
     pub fn of(module: usize) -> Option<Layout> {
         let prefix = prefix(module)?;
         let (names, fnames) = counter_names(module);
-        let c = |suffix: &str| names.iter().position(|n| n.strip_prefix(prefix).and_then(|s| s.strip_prefix('_')) == Some(suffix));
-        let f = |suffix: &str| fnames.iter().position(|n| n.strip_prefix(prefix).and_then(|s| s.strip_prefix('_')) == Some(suffix));
+        let c = |suffix: &str| {
+            names.iter().position(|n| n.strip_prefix(prefix).and_then(|s| s.strip_prefix('_')) == Some(suffix))
+        };
+        let f = |suffix: &str| {
+            fnames.iter().position(|n| n.strip_prefix(prefix).and_then(|s| s.strip_prefix('_')) == Some(suffix))
+        };
         let mut l = Layout {
             module,
             prefix,
@@ -69,6 +79,8 @@ impl Layout {
             slowest_rank_bytes: c("SLOWEST_RANK_BYTES"),
             f_fastest_time: f("F_FASTEST_RANK_TIME"),
             f_slowest_time: f("F_SLOWEST_RANK_TIME"),
+            reads: c("READS"),
+            writes: c("WRITES"),
             ..Default::default()
         };
         for (i, n) in names.iter().enumerate() {
@@ -76,6 +88,9 @@ impl Layout {
             let label = rest.strip_prefix("AGG_").unwrap_or(rest);
             let w = format!("{prefix}_SIZE_WRITE_{rest}");
             if let Some(j) = names.iter().position(|n| *n == w) {
+                if bucket_bounds(label).1.is_some_and(|hi| hi <= 1048576.0) {
+                    l.small.push((i, j));
+                }
                 l.size_buckets.push((label.to_string(), i, j));
             }
         }
@@ -122,6 +137,9 @@ mod tests {
         let p = Layout::of(modules::POSIX).unwrap();
         assert_eq!(p.size_buckets.len(), 10);
         assert_eq!(p.size_buckets[0].0, "0_100");
+        let posix = darshan_log::counters::posix::SIZE_READ_0_100..=darshan_log::counters::posix::SIZE_READ_100K_1M;
+        assert_eq!(p.small.iter().map(|s| s.0).collect::<Vec<_>>(), posix.collect::<Vec<_>>());
+        assert_eq!(p.reads, Some(darshan_log::counters::posix::READS));
         assert_eq!(p.access.len(), 4);
         assert_eq!(p.bytes_read, Some(darshan_log::counters::posix::BYTES_READ));
         assert_eq!(p.f_slowest_time, Some(darshan_log::counters::posix::F_SLOWEST_RANK_TIME));

@@ -67,6 +67,11 @@ impl ModuleSums {
         self.layout.counter(name).map_or(0, |i| self.counters[i])
     }
 
+    /// Σ reads and writes under 1 MiB (the histogram's small buckets).
+    pub fn small(&self) -> (i64, i64) {
+        self.layout.small.iter().fold((0, 0), |(r, w), &(a, b)| (r + self.counters[a], w + self.counters[b]))
+    }
+
     /// The module's figures; file categories come from `files`' entries
     /// (the accumulator keeps none, so a big log's files are held once).
     pub fn stats(&self, files: &crate::files::Files) -> ModuleStats {

@@ -115,8 +115,7 @@ fn known_log(dir: &Path) -> PathBuf {
     w.write_names(&names).unwrap();
     w.write_module(modules::POSIX, [&a, &b, &c, &d]).unwrap();
     w.write_module(modules::MPIIO, [&mc]).unwrap();
-    w.write_module(modules::LUSTRE, [&stripes("/scratch/a", 1 << 20, 1), &stripes("/scratch/d", 1 << 20, 4)])
-        .unwrap();
+    w.write_module(modules::LUSTRE, [&stripes("/scratch/a", 1 << 20, 1), &stripes("/scratch/d", 1 << 20, 4)]).unwrap();
     w.write_module(modules::HEATMAP, heat.iter()).unwrap();
     w.finish().unwrap();
     let back = darshan_log::LogFile::open(&path).unwrap();
@@ -125,7 +124,8 @@ fn known_log(dir: &Path) -> PathBuf {
 }
 
 fn report(path: &Path) -> Report {
-    let config = Config::from_json(r#"{"fsu": {"a0_read": 1, "a1_read": 0.001, "a0_write": 2, "a1_write": 0}}"#).unwrap();
+    let config =
+        Config::from_json(r#"{"fsu": {"a0_read": 1, "a1_read": 0.001, "a0_write": 2, "a1_write": 0}}"#).unwrap();
     analyze(path, &Options { config, top: 10 }).unwrap()
 }
 
@@ -215,7 +215,12 @@ fn bad_logs_get_a_clear_error_not_a_panic() {
     }
     let bad_cfg = dir.join("bad.json");
     std::fs::write(&bad_cfg, r#"{"small": {"requests": 7}}"#).unwrap();
-    let o = summary(&["--config", bad_cfg.to_str().unwrap(), "--text", corpus.join("release_logs__mpi-io-test-x86_64-3.5.0.darshan").to_str().unwrap()]);
+    let o = summary(&[
+        "--config",
+        bad_cfg.to_str().unwrap(),
+        "--text",
+        corpus.join("release_logs__mpi-io-test-x86_64-3.5.0.darshan").to_str().unwrap(),
+    ]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1));
     assert!(err.contains("small_requests") && err.contains("between 0 and 1"), "{err}");

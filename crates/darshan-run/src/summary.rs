@@ -8,6 +8,8 @@ use std::time::SystemTime;
 
 use darshan_log::modules::{self, MODULE_NAMES};
 use darshan_log::{LogFile, Record};
+use darshan_report::layout::Layout;
+use darshan_report::units::bytes;
 
 /// The logs in `dir`, oldest first.
 pub fn logs_in(dir: &Path) -> Vec<PathBuf> {
@@ -22,42 +24,12 @@ pub fn logs_in(dir: &Path) -> Vec<PathBuf> {
     v.into_iter().map(|(_, p)| p).collect()
 }
 
-/// (bytes read, bytes written, read+write+meta seconds) of one record.
-fn io_of(r: &Record) -> Option<(i64, i64, f64)> {
-    use darshan_log::counters::{mpiio as m, posix as p, stdio as s};
-    match r.module {
-        modules::MPIIO => Some((
-            r.counters[m::BYTES_READ],
-            r.counters[m::BYTES_WRITTEN],
-            r.fcounters[m::F_READ_TIME] + r.fcounters[m::F_WRITE_TIME] + r.fcounters[m::F_META_TIME],
-        )),
-        modules::POSIX => Some((
-            r.counters[p::BYTES_READ],
-            r.counters[p::BYTES_WRITTEN],
-            r.fcounters[p::F_READ_TIME] + r.fcounters[p::F_WRITE_TIME] + r.fcounters[p::F_META_TIME],
-        )),
-        modules::STDIO => Some((
-            r.counters[s::BYTES_READ],
-            r.counters[s::BYTES_WRITTEN],
-            r.fcounters[s::F_READ_TIME] + r.fcounters[s::F_WRITE_TIME] + r.fcounters[s::F_META_TIME],
-        )),
-        _ => None,
-    }
-}
-
-fn human(b: i64) -> String {
-    const U: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = b as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u < 4 {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{b} B")
-    } else {
-        format!("{v:.1} {}", U[u])
-    }
+/// (bytes read, bytes written, read+write+meta seconds) of one record of
+/// POSIX, MPI-IO or STDIO, found through darshan-report's layouts.
+fn io_of(l: &Layout, r: &Record) -> (i64, i64, f64) {
+    let c = |i: Option<usize>| i.and_then(|i| r.counters.get(i)).copied().unwrap_or(0);
+    let f = |i: Option<usize>| i.and_then(|i| r.fcounters.get(i)).copied().unwrap_or(0.0);
+    (c(l.bytes_read), c(l.bytes_written), f(l.read_time) + f(l.write_time) + f(l.meta_time))
 }
 
 /// Totals over the logs summarized: per module (files, read, written,
@@ -83,19 +55,23 @@ impl Totals {
         *self.programs.entry(prog).or_default() += log.job.nprocs.max(1) as usize;
         self.partial |= log.header.partial_flag;
         for m in log.modules_present() {
+            let layout = match m {
+                modules::POSIX | modules::MPIIO | modules::STDIO => Layout::of(m),
+                _ => None,
+            };
+            let Some(layout) = layout else { continue };
             for rec in log.records(m).map_err(|e| e.to_string())? {
-                if let Some((a, b, c)) = io_of(&rec) {
-                    let t = self.modules.entry(m).or_default();
-                    t.0 += 1;
-                    t.1 += a;
-                    t.2 += b;
-                    t.3 += c;
-                    let name = names.get(rec.id).unwrap_or(b"?").to_vec();
-                    let f = self.files.entry((m, name)).or_default();
-                    f.0 += a;
-                    f.1 += b;
-                    f.2 += c;
-                }
+                let (a, b, c) = io_of(&layout, &rec);
+                let t = self.modules.entry(m).or_default();
+                t.0 += 1;
+                t.1 += a;
+                t.2 += b;
+                t.3 += c;
+                let name = names.get(rec.id).unwrap_or(b"?").to_vec();
+                let f = self.files.entry((m, name)).or_default();
+                f.0 += a;
+                f.1 += b;
+                f.2 += c;
             }
         }
         Ok(())
@@ -107,8 +83,8 @@ impl Totals {
                 "  {:<6} {:>5} files  read {:>10}  written {:>10}  I/O time {:.6} s",
                 MODULE_NAMES[*m],
                 n,
-                human(*r),
-                human(*w),
+                bytes(*r as f64),
+                bytes(*w as f64),
                 t
             );
         }
@@ -119,8 +95,8 @@ impl Totals {
                 "  busiest: {}  ({}: {} read, {} written, {t:.6} s)",
                 String::from_utf8_lossy(name),
                 MODULE_NAMES[*m],
-                human(*r),
-                human(*w)
+                bytes(*r as f64),
+                bytes(*w as f64)
             );
         }
         if self.partial != 0 {
@@ -186,7 +162,10 @@ pub fn report(logs: &[PathBuf], pid: u32) {
     // same analysis as darshan-summary's report.
     if let Some(log) = main.or(if logs.len() == 1 { logs.first() } else { None }) {
         if let Ok(r) = darshan_report::analyze(log, &darshan_report::Options::default()) {
-            eprint!("{}", darshan_report::render::text::diagnosis(&r).replace("\nDiagnosis\n", "darshan-run: diagnosis\n"));
+            eprint!(
+                "{}",
+                darshan_report::render::text::diagnosis(&r).replace("\nDiagnosis\n", "darshan-run: diagnosis\n")
+            );
             eprintln!("darshan-run: full report: darshan-summary {}", log.display());
         }
     }

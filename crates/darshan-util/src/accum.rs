@@ -141,6 +141,20 @@ fn spec(module: usize) -> Option<&'static Spec> {
     }
 }
 
+/// The max offset darshan-util takes for a record's file: the larger of
+/// its max bytes read and written, -1 for modules without them (and for
+/// modules the accumulator does not know).
+pub fn max_offset(module: usize, rec: &Record) -> i64 {
+    spec(module).map_or(-1, |s| spec_max_offset(s, rec))
+}
+
+fn spec_max_offset(s: &Spec, rec: &Record) -> i64 {
+    match s.max_offset {
+        Some((a, b)) => rec.counters[a].max(rec.counters[b]),
+        None => -1,
+    }
+}
+
 pub fn supported(module: usize) -> bool {
     spec(module).is_some()
 }
@@ -404,15 +418,6 @@ impl Accumulator {
         Some(a)
     }
 
-    /// The max offset darshan-util takes for a record (-1 for modules
-    /// without max-byte counters).
-    pub fn max_offset_of(&self, rec: &Record) -> i64 {
-        match self.spec.max_offset {
-            Some((a, b)) => rec.counters[a].max(rec.counters[b]),
-            None => -1,
-        }
-    }
-
     pub fn inject(&mut self, rec: &Record) {
         let s = self.spec;
         if rec.counters.len() != self.agg.counters.len() || rec.fcounters.len() != self.agg.fcounters.len() {
@@ -424,10 +429,7 @@ impl Accumulator {
         let f = &rec.fcounters;
         let r = c[s.bytes_read];
         let w = c[s.bytes_written];
-        let max_offset = match s.max_offset {
-            Some((a, b)) => c[a].max(c[b]),
-            None => -1,
-        };
+        let max_offset = spec_max_offset(s, rec);
         self.total_bytes = self.total_bytes.wrapping_add(r.wrapping_add(w));
         if rec.rank < 0 {
             self.shared_time += f[s.f_slowest];

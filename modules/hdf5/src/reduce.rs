@@ -2,7 +2,7 @@
 //! reduction operators, semantics §6).
 
 use darshan_core::records::Reducer;
-use darshan_core::reduce_ops::{self as op, RankFields, Rules, Shape};
+use darshan_core::reduce_ops::{self as op, Rules};
 use darshan_log::counters::{h5d as d, h5f as fc};
 
 use crate::dataset::{C, F as DF, MAX_NDIMS};
@@ -30,23 +30,7 @@ impl Reducer for FileRules {
     }
 }
 
-pub const DATASET_RULES: Rules = Rules {
-    shape: Shape {
-        ranks: RankFields {
-            fastest: C + d::FASTEST_RANK,
-            fastest_bytes: C + d::FASTEST_RANK_BYTES,
-            slowest: C + d::SLOWEST_RANK,
-            slowest_bytes: C + d::SLOWEST_RANK_BYTES,
-            fastest_time: DF + d::F_FASTEST_RANK_TIME,
-            slowest_time: DF + d::F_SLOWEST_RANK_TIME,
-        },
-        times: [DF + d::F_READ_TIME, DF + d::F_WRITE_TIME, DF + d::F_META_TIME],
-        bytes: [C + d::BYTES_READ, C + d::BYTES_WRITTEN],
-        var_time: DF + d::F_VARIANCE_RANK_TIME,
-        var_bytes: DF + d::F_VARIANCE_RANK_BYTES,
-    },
-    combine: combine_datasets,
-};
+pub const DATASET_RULES: Rules = Rules { shape: darshan_core::standard_shape!(d, C, DF), combine: combine_datasets };
 
 fn combine_datasets(a: &[u64], b: &mut [u64]) {
     let mut t = [0u64; d::RECORD_WORDS];

@@ -2,7 +2,7 @@
 //! (darshan-pnetcdf.c's reduction operators, semantics §6).
 
 use darshan_core::records::Reducer;
-use darshan_core::reduce_ops::{self as op, RankFields, Rules, Shape};
+use darshan_core::reduce_ops::{self as op, Rules};
 use darshan_log::counters::{pnetcdf_file as fc, pnetcdf_var as v};
 
 use crate::file::{C as FC, F as FF};
@@ -31,23 +31,7 @@ impl Reducer for FileRules {
     }
 }
 
-pub const VAR_RULES: Rules = Rules {
-    shape: Shape {
-        ranks: RankFields {
-            fastest: C + v::FASTEST_RANK,
-            fastest_bytes: C + v::FASTEST_RANK_BYTES,
-            slowest: C + v::SLOWEST_RANK,
-            slowest_bytes: C + v::SLOWEST_RANK_BYTES,
-            fastest_time: F + v::F_FASTEST_RANK_TIME,
-            slowest_time: F + v::F_SLOWEST_RANK_TIME,
-        },
-        times: [F + v::F_READ_TIME, F + v::F_WRITE_TIME, F + v::F_META_TIME],
-        bytes: [C + v::BYTES_READ, C + v::BYTES_WRITTEN],
-        var_time: F + v::F_VARIANCE_RANK_TIME,
-        var_bytes: F + v::F_VARIANCE_RANK_BYTES,
-    },
-    combine: combine_vars,
-};
+pub const VAR_RULES: Rules = Rules { shape: darshan_core::standard_shape!(v, C, F), combine: combine_vars };
 
 fn combine_vars(a: &[u64], b: &mut [u64]) {
     let mut t = [0u64; v::RECORD_WORDS];

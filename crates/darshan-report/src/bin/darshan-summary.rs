@@ -10,7 +10,11 @@ use darshan_report::diagnose::Config;
 use darshan_report::{analyze, render, Options};
 
 #[derive(Parser)]
-#[command(name = "darshan-summary", version, about = "Summarize a Darshan log: what the job's I/O did and what to change")]
+#[command(
+    name = "darshan-summary",
+    version,
+    about = "Summarize a Darshan log: what the job's I/O did and what to change"
+)]
 struct Args {
     /// The Darshan log.
     log: PathBuf,

@@ -99,8 +99,9 @@ mod tests {
 
     #[test]
     fn a_drishti_config_file_sets_its_thresholds() {
-        let c = Config::from_json(r#"{"small": {"requests": 0.2, "requests_absolute": 10}, "metadata_time": {"rank": 5}}"#)
-            .unwrap();
+        let c =
+            Config::from_json(r#"{"small": {"requests": 0.2, "requests_absolute": 10}, "metadata_time": {"rank": 5}}"#)
+                .unwrap();
         assert_eq!(c.get("small_requests"), 0.2);
         assert_eq!(c.get("small_requests_absolute"), 10.0);
         assert_eq!(c.get("metadata_time_rank"), 5.0);

@@ -12,9 +12,6 @@ use super::{finding, pct, Ctx};
 use crate::files::{name_of, FileAgg};
 use crate::model::{Finding, Level};
 
-/// Files named in one finding's evidence.
-const MAX_FILES: usize = 5;
-
 pub fn insights(cx: &Ctx) -> Vec<Finding> {
     let mut out = Vec::new();
     stdio_and_mpiio(cx, &mut out);
@@ -63,22 +60,25 @@ fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
     let writes = p.sum("POSIX_WRITES");
     let ops = reads + writes;
     let ratio = |a: i64, b: i64| if b == 0 { f64::INFINITY } else { a as f64 / b as f64 };
+    // Thresholds are never negative, so passing one means reads ≠ writes.
     if ops > 0 && (writes - reads).abs() as f64 / ops as f64 > t("imbalance_operations") {
         let (code, what) = if writes > reads { ("P01", "write") } else { ("P02", "read") };
-        if writes != reads {
-            out.push(finding(
-                code,
-                Level::Info,
-                format!("Operation-intensive: {} {what}s ({} of {ops} operations)", writes.max(reads), pct(writes.max(reads), ops)),
-                vec![format!("{reads} reads, {writes} writes")],
-                None,
-            ));
-        }
+        out.push(finding(
+            code,
+            Level::Info,
+            format!(
+                "Operation-intensive: {} {what}s ({} of {ops} operations)",
+                writes.max(reads),
+                pct(writes.max(reads), ops)
+            ),
+            vec![format!("{reads} reads, {writes} writes")],
+            None,
+        ));
     }
     let br = p.sum("POSIX_BYTES_READ");
     let bw = p.sum("POSIX_BYTES_WRITTEN");
     let bytes = br + bw;
-    if bytes > 0 && (bw - br).abs() as f64 / bytes as f64 > t("imbalance_operations") && bw != br {
+    if bytes > 0 && (bw - br).abs() as f64 / bytes as f64 > t("imbalance_operations") {
         let (code, what) = if bw > br { ("P03", "write") } else { ("P04", "read") };
         out.push(finding(
             code,
@@ -88,24 +88,29 @@ fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
             None,
         ));
     }
-    let small = |names: [&str; 5]| names.iter().map(|n| p.sum(n)).sum::<i64>();
-    let small_r = small(["POSIX_SIZE_READ_0_100", "POSIX_SIZE_READ_100_1K", "POSIX_SIZE_READ_1K_10K", "POSIX_SIZE_READ_10K_100K", "POSIX_SIZE_READ_100K_1M"]);
-    let small_w = small(["POSIX_SIZE_WRITE_0_100", "POSIX_SIZE_WRITE_100_1K", "POSIX_SIZE_WRITE_1K_10K", "POSIX_SIZE_WRITE_10K_100K", "POSIX_SIZE_WRITE_100K_1M"]);
+    let (small_r, small_w) = p.small();
     for (code, n, total, what, key) in [
         ("P05", small_r, reads, "read", (|e: &FileAgg| e.small().0) as fn(&FileAgg) -> i64),
         ("P06", small_w, writes, "write", |e: &FileAgg| e.small().1),
     ] {
         if n > 0 && ratio(n, total) > t("small_requests") && n as f64 > t("small_requests_absolute") {
+            // Drishti names the files with over half the ratio's share.
             let floor = total as f64 * t("small_requests") / 2.0;
-            let files = cx.files_where(modules::POSIX, |e| key(e) as f64 > floor, key);
+            let files = cx.files_of(modules::POSIX).map(|e| (key(e) as f64, e)).filter(|(k, _)| *k > floor).collect();
             let mut ev = vec![format!("{n} of {total} {what} requests are under 1 MiB ({})", pct(n, total))];
-            ev.extend(files.iter().map(|e| format!("{} small {what}s to {}", key(e), name_of(&cx.names, e.id))));
+            ev.extend(cx.worst(files, |name, _, k| format!("{k} small {what}s to {name}")));
             let rec = if cx.module_present("MPI-IO") {
                 "Use collective MPI-IO operations (MPI_File_read_all, MPI_File_write_all) or aggregate requests into larger ones"
             } else {
                 "Aggregate small requests into larger ones, or use MPI-IO collective I/O"
             };
-            out.push(finding(code, Level::High, format!("High number ({n}) of small {what} requests (< 1 MiB)"), ev, Some(rec)));
+            out.push(finding(
+                code,
+                Level::High,
+                format!("High number ({n}) of small {what} requests (< 1 MiB)"),
+                ev,
+                Some(rec),
+            ));
         }
     }
     let mem = p.sum("POSIX_MEM_NOT_ALIGNED");
@@ -160,7 +165,10 @@ fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
             continue;
         }
         let random = total - seq;
-        if random > 0 && ratio(random, total) > t("random_operations") && random as f64 > t("random_operations_absolute") {
+        if random > 0
+            && ratio(random, total) > t("random_operations")
+            && random as f64 > t("random_operations_absolute")
+        {
             out.push(finding(
                 random_code,
                 Level::High,
@@ -172,7 +180,11 @@ fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
             out.push(finding(
                 seq_code,
                 Level::Ok,
-                format!("Mostly consecutive ({}) and sequential ({}) {what} requests", pct(consec, total), pct(seq - consec, total)),
+                format!(
+                    "Mostly consecutive ({}) and sequential ({}) {what} requests",
+                    pct(consec, total),
+                    pct(seq - consec, total)
+                ),
                 vec![],
                 None,
             ));
@@ -209,7 +221,8 @@ fn shared_posix(cx: &Ctx, out: &mut Vec<Finding>) {
         small_w += e.small().1;
     }
     for (code, total, small, what) in [("P15", reads, small_r, "read"), ("P16", writes, small_w, "write")] {
-        if total > 0 && small as f64 / total as f64 > t("small_requests") && small as f64 > t("small_requests_absolute") {
+        if total > 0 && small as f64 / total as f64 > t("small_requests") && small as f64 > t("small_requests_absolute")
+        {
             out.push(finding(
                 code,
                 Level::High,
@@ -232,7 +245,7 @@ fn shared_posix(cx: &Ctx, out: &mut Vec<Finding>) {
             "P18",
             Level::High,
             format!("Data transfer imbalance between ranks on {} shared files (stragglers)", data.len()),
-            top_files(cx, data, "bytes difference between the fastest and slowest rank"),
+            pct_lines(cx, data, "bytes difference between the fastest and slowest rank"),
             Some("Balance the data each rank moves to shared files, or use collective I/O"),
         ));
     }
@@ -248,7 +261,7 @@ fn shared_posix(cx: &Ctx, out: &mut Vec<Finding>) {
             "P19",
             Level::High,
             format!("Time imbalance between ranks on {} shared files (stragglers)", time.len()),
-            top_files(cx, time, "time difference between the fastest and slowest rank"),
+            pct_lines(cx, time, "time difference between the fastest and slowest rank"),
             Some("Balance the work on shared files across ranks, or use collective I/O"),
         ));
     }
@@ -268,7 +281,7 @@ fn per_rank_imbalance(cx: &Ctx, out: &mut Vec<Finding>) {
                 code,
                 Level::High,
                 format!("Size imbalance of individual {what}s between ranks on {} files", hits.len()),
-                top_files(cx, hits, &format!("difference between the smallest and largest rank's bytes {what}")),
+                pct_lines(cx, hits, &format!("difference between the smallest and largest rank's bytes {what}")),
                 Some("Give each rank a similar share of the data"),
             ));
         }
@@ -291,18 +304,24 @@ fn mpiio(cx: &Ctx, out: &mut Vec<Finding>) {
                     .filter_map(|e| {
                         let all = e.mpiio_ops().0 + e.mpiio_ops().1;
                         let share = pick(e) as f64 / all as f64;
-                        (all > 0 && share > t("collective_operations") && all as f64 > t("collective_operations_absolute"))
-                            .then_some((e, share))
+                        (all > 0
+                            && share > t("collective_operations")
+                            && all as f64 > t("collective_operations_absolute"))
+                        .then_some((e, share))
                     })
                     .collect();
                 let mut ev = vec![format!("{indep} independent {what} calls, no collective ones")];
-                ev.extend(top_files(cx, files, &format!("share of independent {what}s")));
+                ev.extend(pct_lines(cx, files, &format!("share of independent {what}s")));
                 out.push(finding(
                     code_no,
                     Level::High,
                     format!("MPI-IO without collective {what}s ({indep} independent calls)"),
                     ev,
-                    Some(if what == "read" { "Use collective reads (MPI_File_read_all, MPI_File_read_at_all)" } else { "Use collective writes (MPI_File_write_all, MPI_File_write_at_all)" }),
+                    Some(if what == "read" {
+                        "Use collective reads (MPI_File_read_all, MPI_File_read_at_all)"
+                    } else {
+                        "Use collective writes (MPI_File_write_all, MPI_File_write_at_all)"
+                    }),
                 ));
             }
         } else {
@@ -317,7 +336,7 @@ fn mpiio(cx: &Ctx, out: &mut Vec<Finding>) {
     }
     let hdf5 = cx.module_present("H5F")
         || cx.files_of(modules::MPIIO).any(|e| {
-            let n = name_of(&cx.names, e.id);
+            let n = name_of(cx.names, e.id);
             n.ends_with(".h5") || n.ends_with(".hdf5")
         });
     for (code, nb, what) in [("M06", m.sum("MPIIO_NB_READS"), "read"), ("M07", m.sum("MPIIO_NB_WRITES"), "write")] {
@@ -327,12 +346,22 @@ fn mpiio(cx: &Ctx, out: &mut Vec<Finding>) {
             } else {
                 "Consider non-blocking MPI-IO (MPI_File_i* or split collectives) to overlap I/O and computation"
             };
-            out.push(finding(code, Level::Warn, format!("The application could benefit from non-blocking {what}s"), vec![], Some(rec)));
+            out.push(finding(
+                code,
+                Level::Warn,
+                format!("The application could benefit from non-blocking {what}s"),
+                vec![],
+                Some(rec),
+            ));
         }
     }
     if let (Some(cb), Some(nodes)) = (cx.cb_nodes(), cx.nodes()) {
         let (code, level, title) = if cb > nodes {
-            ("M09", Level::High, format!("More MPI-IO aggregators ({cb}) than compute nodes ({nodes}): several per node"))
+            (
+                "M09",
+                Level::High,
+                format!("More MPI-IO aggregators ({cb}) than compute nodes ({nodes}): several per node"),
+            )
         } else if cb < nodes {
             ("M08", Level::Ok, format!("Fewer MPI-IO aggregators ({cb}) than compute nodes ({nodes})"))
         } else {
@@ -342,14 +371,7 @@ fn mpiio(cx: &Ctx, out: &mut Vec<Finding>) {
     }
 }
 
-/// The worst files of a finding, as evidence lines.
-fn top_files(cx: &Ctx, mut v: Vec<(&FileAgg, f64)>, what: &str) -> Vec<String> {
-    v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.id.cmp(&b.0.id)));
-    let n = v.len();
-    let mut ev: Vec<String> =
-        v.iter().take(MAX_FILES).map(|(e, d)| format!("{}: {what} {:.1}%", name_of(&cx.names, e.id), d * 100.0)).collect();
-    if n > MAX_FILES {
-        ev.push(format!("and {} more files", n - MAX_FILES));
-    }
-    ev
+/// Evidence lines "file: what N%" for the files with the largest ratios.
+fn pct_lines(cx: &Ctx, v: Vec<(&FileAgg, f64)>, what: &str) -> Vec<String> {
+    cx.worst(v.into_iter().map(|(e, d)| (d, e)).collect(), |name, _, d| format!("{name}: {what} {:.1}%", d * 100.0))
 }

@@ -5,49 +5,41 @@
 use darshan_log::modules;
 
 use super::{finding, Ctx};
-use crate::files::name_of;
+use crate::files::FileAgg;
 use crate::model::{Finding, Level};
 
 pub fn advice(cx: &Ctx) -> Vec<Finding> {
+    // Each rule's files, keyed by how far they are from the advice.
     let mut few = Vec::new();
     let mut small_req = Vec::new();
     let mut wide_small = Vec::new();
-    let mut ids: Vec<&u64> = cx.lustre.keys().collect();
-    ids.sort();
-    for id in ids {
-        let s = cx.lustre[id];
+    for (id, s) in cx.lustre {
         let Some(e) = cx.files.get(modules::POSIX, *id) else { continue };
-        let size = e.max_byte_read.max(e.max_byte_written) + 1;
+        let size = size_of(e);
         let ops = e.reads + e.writes;
-        let name = name_of(cx.names, *id);
         if s.stripe_count == 1 && e.shared() && size as f64 > cx.cfg.get("lustre_large_file") {
-            few.push(format!("{name}: {size} bytes on 1 stripe, used by {} ranks", ranks(e.ranks(), cx.nprocs)));
+            few.push((size as f64, e));
         }
         if e.shared() && ops > 0 && s.stripe_size > 0 {
             let avg = (e.bytes_read() + e.bytes_written()) / ops;
             if avg > 0 && avg < s.stripe_size / 4 {
-                small_req.push(format!("{name}: average request {avg} bytes, stripe size {}", s.stripe_size));
+                small_req.push((s.stripe_size as f64 / avg as f64, e));
             }
         }
         if s.stripe_count > 1 && size > 0 && size < s.stripe_size {
-            wide_small.push(format!("{name}: {size} bytes over {} stripes of {}", s.stripe_count, s.stripe_size));
+            wide_small.push((s.stripe_count as f64, e));
         }
     }
+    let stripes = |e: &FileAgg| cx.lustre.get(&e.id).copied().unwrap_or_default();
     let mut out = Vec::new();
-    let list = |mut v: Vec<String>| {
-        let n = v.len();
-        v.truncate(5);
-        if n > 5 {
-            v.push(format!("and {} more files", n - 5));
-        }
-        v
-    };
     if !few.is_empty() {
         out.push(finding(
             "L01",
             Level::Warn,
             format!("{} large shared files are striped over a single OST", few.len()),
-            list(few),
+            cx.worst(few, |name, e, size| {
+                format!("{name}: {size} bytes on 1 stripe, used by {} ranks", ranks(e.ranks(), cx.nprocs))
+            }),
             Some("Stripe large shared files over more OSTs (lfs setstripe -c 8 or -c -1 on the output directory)"),
         ));
     }
@@ -56,7 +48,10 @@ pub fn advice(cx: &Ctx) -> Vec<Finding> {
             "L02",
             Level::Warn,
             format!("{} shared files are accessed in requests much smaller than their stripe size", small_req.len()),
-            list(small_req),
+            cx.worst(small_req, |name, e, _| {
+                let avg = (e.bytes_read() + e.bytes_written()) / (e.reads + e.writes);
+                format!("{name}: average request {avg} bytes, stripe size {}", stripes(e).stripe_size)
+            }),
             Some("Make requests a multiple of the stripe size (collective buffering does this), or lower the stripe size to the request size"),
         ));
     }
@@ -65,11 +60,19 @@ pub fn advice(cx: &Ctx) -> Vec<Finding> {
             "L03",
             Level::Info,
             format!("{} files smaller than one stripe are striped over several OSTs", wide_small.len()),
-            list(wide_small),
+            cx.worst(wide_small, |name, e, _| {
+                let s = stripes(e);
+                format!("{name}: {} bytes over {} stripes of {}", size_of(e), s.stripe_count, s.stripe_size)
+            }),
             Some("Use a stripe count of 1 for small files (lfs setstripe -c 1) to spare OST round trips"),
         ));
     }
     out
+}
+
+/// A file's size estimated from the highest offset accessed.
+fn size_of(e: &FileAgg) -> i64 {
+    e.max_byte_read.max(e.max_byte_written) + 1
 }
 
 fn ranks(r: i64, nprocs: i64) -> String {

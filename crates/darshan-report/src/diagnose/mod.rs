@@ -15,8 +15,11 @@ use darshan_log::NameTable;
 pub use config::Config;
 
 use crate::files::{FileAgg, Files};
-use crate::modstats::ModuleSums;
 use crate::model::{Finding, Level, Metrics};
+use crate::modstats::ModuleSums;
+
+/// Files named in one finding's evidence.
+pub const WORST: usize = 5;
 
 /// Striping of one file from its LUSTRE record.
 #[derive(Debug, Clone, Copy, Default)]
@@ -56,12 +59,16 @@ impl Ctx<'_> {
         self.files.of(module)
     }
 
-    /// Files of a module meeting `cond`, the largest `key` first (at most 5).
-    pub fn files_where(&self, module: usize, cond: impl Fn(&FileAgg) -> bool, key: fn(&FileAgg) -> i64) -> Vec<&FileAgg> {
-        let mut v: Vec<&FileAgg> = self.files_of(module).filter(|e| cond(e)).collect();
-        v.sort_by(|a, b| key(b).cmp(&key(a)).then(a.id.cmp(&b.id)));
-        v.truncate(5);
-        v
+    /// Evidence lines for the files behind a finding: the `WORST` with
+    /// the largest key first (ties by record id), then how many more.
+    pub fn worst(&self, mut v: Vec<(f64, &FileAgg)>, line: impl Fn(&str, &FileAgg, f64) -> String) -> Vec<String> {
+        v.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.id.cmp(&b.1.id)));
+        let mut ev: Vec<String> =
+            v.iter().take(WORST).map(|(k, e)| line(&crate::files::name_of(self.names, e.id), e, *k)).collect();
+        if v.len() > WORST {
+            ev.push(format!("and {} more files", v.len() - WORST));
+        }
+        ev
     }
 
     pub fn lustre_stripe_sizes(&self) -> Vec<i64> {
@@ -78,7 +85,7 @@ impl Ctx<'_> {
 
     /// Compute nodes, from the DXT records' host names.
     pub fn nodes(&self) -> Option<i64> {
-        (!self.dxt_hosts.is_empty()).then(|| self.dxt_hosts.len() as i64)
+        (!self.dxt_hosts.is_empty()).then_some(self.dxt_hosts.len() as i64)
     }
 }
 

@@ -7,7 +7,6 @@
 use darshan_log::modules;
 
 use super::{finding, Ctx};
-use crate::files::{name_of, FileAgg};
 use crate::heat;
 use crate::model::{Finding, Fsu, Heatmap, Level, Metrics};
 
@@ -83,19 +82,26 @@ pub fn findings(cx: &Ctx, m: &Metrics) -> Vec<Finding> {
     let t = |k: &str| cx.cfg.get(k);
     let mut out = Vec::new();
     if m.redundant_read_bytes > 0 {
-        let mut v: Vec<&FileAgg> =
-            cx.files_of(modules::POSIX).filter(|e| e.bytes_read() > e.max_byte_read + 1).collect();
-        v.sort_by_key(|e| std::cmp::Reverse(e.bytes_read() - e.max_byte_read - 1));
-        let mut ev = vec![format!("{} bytes read beyond the files' extents, over {} files", m.redundant_read_bytes, m.redundant_read_files)];
-        ev.extend(v.iter().take(5).map(|e| {
-            format!("{}: {} bytes read, highest offset {}", name_of(cx.names, e.id), e.bytes_read(), e.max_byte_read)
+        let v = cx
+            .files_of(modules::POSIX)
+            .map(|e| ((e.bytes_read() - e.max_byte_read - 1) as f64, e))
+            .filter(|(extra, _)| *extra > 0.0)
+            .collect();
+        let mut ev = vec![format!(
+            "{} bytes read beyond the files' extents, over {} files",
+            m.redundant_read_bytes, m.redundant_read_files
+        )];
+        ev.extend(cx.worst(v, |name, e, _| {
+            format!("{name}: {} bytes read, highest offset {}", e.bytes_read(), e.max_byte_read)
         }));
         out.push(finding(
             "X01",
             Level::Warn,
             "Redundant read traffic: the same data is read more than once".into(),
             ev,
-            Some("Read shared input once and distribute it (e.g. MPI_Bcast), or keep it in memory instead of re-reading"),
+            Some(
+                "Read shared input once and distribute it (e.g. MPI_Bcast), or keep it in memory instead of re-reading",
+            ),
         ));
     }
     if let Some(r) = m.metadata_ratio.filter(|r| *r > t("metadata_ratio")) {
@@ -117,7 +123,11 @@ pub fn findings(cx: &Ctx, m: &Metrics) -> Vec<Finding> {
         ));
     }
     if m.small_shared_independent_writes > 0 {
-        let level = if m.small_shared_independent_writes as f64 > t("small_requests_absolute") { Level::Warn } else { Level::Info };
+        let level = if m.small_shared_independent_writes as f64 > t("small_requests_absolute") {
+            Level::Warn
+        } else {
+            Level::Info
+        };
         out.push(finding(
             "X04",
             level,
@@ -136,7 +146,9 @@ pub fn findings(cx: &Ctx, m: &Metrics) -> Vec<Finding> {
                 Level::Info,
                 format!("Bursty I/O: the busiest time bin moves {rho:.1}× the average"),
                 vec![format!("from {src}")],
-                Some("Bursts compete for the file system with other jobs; staging (burst buffer) or spreading I/O helps"),
+                Some(
+                    "Bursts compete for the file system with other jobs; staging (burst buffer) or spreading I/O helps",
+                ),
             ));
         }
     }

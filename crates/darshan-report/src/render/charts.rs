@@ -20,7 +20,10 @@ fn svg(w: u32, h: u32, draw: impl FnOnce(&Area) -> Res) -> String {
     let mut s = String::new();
     let res = {
         let root = SVGBackend::with_string(&mut s, (w, h)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.into()).and_then(|_| draw(&root)).and_then(|_| root.present().map_err(|e| e.into()))
+        root.fill(&WHITE)
+            .map_err(|e| e.into())
+            .and_then(|_| draw(&root))
+            .and_then(|_| root.present().map_err(|e| e.into()))
     };
     match res {
         // Inline SVG in HTML needs no namespace; dropping it keeps every
@@ -42,104 +45,105 @@ fn nice_max(v: f64) -> f64 {
     }
 }
 
-/// Grouped read/write bars per label (access-size histograms).
-pub fn read_write_bars(title: &str, rows: &[(String, i64, i64)]) -> String {
-    let max = rows.iter().map(|(_, r, w)| (*r).max(*w)).max().unwrap_or(0) as f64;
-    let n = rows.len().max(1);
+/// One series of bars: its legend label, color and one value per category.
+struct Series<'a> {
+    label: &'a str,
+    color: RGBColor,
+    values: Vec<f64>,
+}
+
+/// Bars per category label, the series side by side or stacked; the y axis
+/// reaches at least `min_top`. A legend when there is more than one series.
+fn category_bars(
+    title: &str,
+    y_desc: &str,
+    labels: &[String],
+    series: &[Series],
+    stacked: bool,
+    min_top: f64,
+) -> String {
+    let n = labels.len().max(1);
+    let per_category = |i: usize| series.iter().map(move |s| s.values[i]);
+    let top = (0..labels.len())
+        .map(|i| if stacked { per_category(i).sum() } else { per_category(i).fold(0.0, f64::max) })
+        .fold(min_top, f64::max);
+    // Long labels (histogram buckets, operation names) stand upright.
+    let upright = labels.iter().any(|l| l.len() > 6);
     svg(460, 300, |root| {
         let mut c = ChartBuilder::on(root)
             .caption(title, (FONT, 15))
             .margin(8)
-            .x_label_area_size(60)
+            .x_label_area_size(if upright { 70 } else { 30 })
             .y_label_area_size(60)
-            .build_cartesian_2d(0f64..n as f64, 0f64..nice_max(max))?;
-        let labels: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
-        c.configure_mesh()
-            .disable_x_mesh()
-            .x_labels(n)
-            .x_label_formatter(&|x| labels.get(x.floor() as usize).cloned().unwrap_or_default())
-            .x_label_style((FONT, 10).into_font().transform(FontTransform::Rotate90))
-            .y_desc("count")
-            .draw()?;
-        for (k, color, label) in [(0usize, READ, "read"), (1, WRITE, "write")] {
-            c.draw_series(rows.iter().enumerate().map(|(i, (_, r, w))| {
-                let v = if k == 0 { *r } else { *w } as f64;
-                let x0 = i as f64 + 0.1 + 0.4 * k as f64;
-                Rectangle::new([(x0, 0.0), (x0 + 0.4, v)], color.filled())
-            }))?
-            .label(label)
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
+            .build_cartesian_2d(0f64..n as f64, 0f64..nice_max(top))?;
+        let label_of = |x: &f64| labels.get(x.floor() as usize).cloned().unwrap_or_default();
+        let mut mesh = c.configure_mesh();
+        mesh.disable_x_mesh().x_labels(n).x_label_formatter(&label_of).y_desc(y_desc);
+        if upright {
+            mesh.x_label_style((FONT, 10).into_font().transform(FontTransform::Rotate90));
         }
-        c.configure_series_labels().border_style(BLACK).background_style(WHITE.mix(0.8)).draw()?;
+        mesh.draw()?;
+        let width = if stacked { 0.6 } else { 0.8 / series.len().max(1) as f64 };
+        let mut base = vec![0.0; labels.len()];
+        for (k, sr) in series.iter().enumerate() {
+            let color = sr.color;
+            let bars: Vec<Rectangle<(f64, f64)>> = (0..labels.len())
+                .map(|i| {
+                    let (x0, y0) =
+                        if stacked { (i as f64 + 0.2, base[i]) } else { (i as f64 + 0.1 + width * k as f64, 0.0) };
+                    base[i] += sr.values[i];
+                    Rectangle::new([(x0, y0), (x0 + width, y0 + sr.values[i])], color.filled())
+                })
+                .collect();
+            let drawn = c.draw_series(bars)?;
+            if series.len() > 1 {
+                drawn
+                    .label(sr.label)
+                    .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
+            }
+        }
+        if series.len() > 1 {
+            c.configure_series_labels().border_style(BLACK).background_style(WHITE.mix(0.8)).draw()?;
+        }
         Ok(())
     })
+}
+
+/// Read and write bars per label (access-size histograms, access pattern).
+pub fn read_write_bars(title: &str, rows: &[(String, i64, i64)]) -> String {
+    let labels: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
+    let series = [
+        Series { label: "read", color: READ, values: rows.iter().map(|r| r.1 as f64).collect() },
+        Series { label: "write", color: WRITE, values: rows.iter().map(|r| r.2 as f64).collect() },
+    ];
+    category_bars(title, "count", &labels, &series, false, 0.0)
 }
 
 /// One bar per label (operation counts).
 pub fn bars(title: &str, rows: &[(String, i64)]) -> String {
-    let max = rows.iter().map(|r| r.1).max().unwrap_or(0) as f64;
-    let n = rows.len().max(1);
-    svg(460, 300, |root| {
-        let mut c = ChartBuilder::on(root)
-            .caption(title, (FONT, 15))
-            .margin(8)
-            .x_label_area_size(70)
-            .y_label_area_size(60)
-            .build_cartesian_2d(0f64..n as f64, 0f64..nice_max(max))?;
-        let labels: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
-        c.configure_mesh()
-            .disable_x_mesh()
-            .x_labels(n)
-            .x_label_formatter(&|x| labels.get(x.floor() as usize).cloned().unwrap_or_default())
-            .x_label_style((FONT, 10).into_font().transform(FontTransform::Rotate90))
-            .draw()?;
-        c.draw_series(
-            rows.iter()
-                .enumerate()
-                .map(|(i, (_, v))| Rectangle::new([(i as f64 + 0.15, 0.0), (i as f64 + 0.85, *v as f64)], READ.filled())),
-        )?;
-        Ok(())
-    })
+    let labels: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
+    let series = [Series { label: "", color: READ, values: rows.iter().map(|r| r.1 as f64).collect() }];
+    category_bars(title, "count", &labels, &series, false, 0.0)
 }
 
 /// Stacked read/write/meta/wait seconds per interface, up to the run time.
 pub fn io_cost(rows: &[IoCost], run_time: f64) -> String {
-    let top = rows.iter().map(|r| r.read + r.write + r.meta + r.wait).fold(run_time, f64::max);
-    let n = rows.len().max(1);
-    svg(460, 300, |root| {
-        let mut c = ChartBuilder::on(root)
-            .caption("I/O cost (average seconds per process)", (FONT, 15))
-            .margin(8)
-            .x_label_area_size(30)
-            .y_label_area_size(60)
-            .build_cartesian_2d(0f64..n as f64, 0f64..nice_max(top))?;
-        let labels: Vec<String> = rows.iter().map(|r| r.interface.clone()).collect();
-        c.configure_mesh()
-            .disable_x_mesh()
-            .x_labels(n)
-            .x_label_formatter(&|x| labels.get(x.floor() as usize).cloned().unwrap_or_default())
-            .y_desc("seconds (run time at top)")
-            .draw()?;
-        let parts: [(&str, RGBColor, fn(&IoCost) -> f64); 4] =
-            [("read", READ, |r| r.read), ("write", WRITE, |r| r.write), ("meta", META, |r| r.meta), ("wait", WAIT, |r| r.wait)];
-        let mut base = vec![0.0; rows.len()];
-        for (label, color, get) in parts {
-            let rects: Vec<Rectangle<(f64, f64)>> = rows
-                .iter()
-                .enumerate()
-                .map(|(i, r)| {
-                    let b = base[i];
-                    base[i] += get(r);
-                    Rectangle::new([(i as f64 + 0.2, b), (i as f64 + 0.8, b + get(r))], color.filled())
-                })
-                .collect();
-            c.draw_series(rects)?
-                .label(label)
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
-        }
-        c.configure_series_labels().border_style(BLACK).background_style(WHITE.mix(0.8)).draw()?;
-        Ok(())
-    })
+    let labels: Vec<String> = rows.iter().map(|r| r.interface.clone()).collect();
+    let part = |label, color, get: fn(&IoCost) -> f64| Series { label, color, values: rows.iter().map(get).collect() };
+    let series = [
+        part("read", READ, |r| r.read),
+        part("write", WRITE, |r| r.write),
+        part("meta", META, |r| r.meta),
+        part("wait", WAIT, |r| r.wait),
+    ];
+    category_bars(
+        "I/O cost (average seconds per process)",
+        "seconds (run time at top)",
+        &labels,
+        &series,
+        true,
+        run_time,
+    )
 }
 
 /// Rank × time heat map (downsampled grid, log color scale) with bytes

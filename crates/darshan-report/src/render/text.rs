@@ -28,9 +28,21 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(o, "\nThis log has no instrumentation records: the program did no I/O that Darshan saw.");
     }
     if !r.io_cost.is_empty() {
-        let _ = writeln!(o, "\nI/O cost (average per process)\n  {:<10} {:>12} {:>12} {:>12} {:>12}", "", "read", "write", "meta", "wait");
+        let _ = writeln!(
+            o,
+            "\nI/O cost (average per process)\n  {:<10} {:>12} {:>12} {:>12} {:>12}",
+            "", "read", "write", "meta", "wait"
+        );
         for c in &r.io_cost {
-            let _ = writeln!(o, "  {:<10} {:>12} {:>12} {:>12} {:>12}", c.interface, secs(c.read), secs(c.write), secs(c.meta), secs(c.wait));
+            let _ = writeln!(
+                o,
+                "  {:<10} {:>12} {:>12} {:>12} {:>12}",
+                c.interface,
+                secs(c.read),
+                secs(c.write),
+                secs(c.meta),
+                secs(c.wait)
+            );
         }
     }
     for s in &r.module_stats {
@@ -46,7 +58,14 @@ pub fn render(r: &Report) -> String {
                 secs(ov.agg_time_by_slowest)
             );
             for c in ov.categories.iter().skip(1).take(3).filter(|c| c.count > 0) {
-                let _ = writeln!(o, "  {:<18} {:>8} files, avg {}, max {}", c.kind, count(c.count), bytes(c.avg_size), bytes(c.max_size as f64));
+                let _ = writeln!(
+                    o,
+                    "  {:<18} {:>8} files, avg {}, max {}",
+                    c.kind,
+                    count(c.count),
+                    bytes(c.avg_size),
+                    bytes(c.max_size as f64)
+                );
             }
         }
         if let Some(p) = &s.access_pattern {
@@ -74,7 +93,8 @@ pub fn render(r: &Report) -> String {
             let common: Vec<String> = s.common_access.iter().map(|(sz, n)| format!("{sz} B × {}", count(*n))).collect();
             let _ = writeln!(o, "  common accesses    {}", common.join(", "));
         }
-        let ops: Vec<String> = s.op_counts.iter().filter(|(_, n)| *n != 0).map(|(l, n)| format!("{l} {}", count(*n))).collect();
+        let ops: Vec<String> =
+            s.op_counts.iter().filter(|(_, n)| *n != 0).map(|(l, n)| format!("{l} {}", count(*n))).collect();
         if !ops.is_empty() {
             let _ = writeln!(o, "  operations         {}", ops.join(", "));
         }
@@ -104,7 +124,9 @@ fn files(o: &mut String, r: &Report) {
             bytes(s.partially_shared_bytes as f64)
         );
     }
-    for (title, rows) in [("by bytes", &f.by_bytes), ("by I/O time", &f.by_time), ("by slowest rank", &f.by_slowest_rank)] {
+    for (title, rows) in
+        [("by bytes", &f.by_bytes), ("by I/O time", &f.by_time), ("by slowest rank", &f.by_slowest_rank)]
+    {
         if rows.is_empty() {
             continue;
         }
@@ -130,9 +152,19 @@ fn files(o: &mut String, r: &Report) {
 fn metrics(o: &mut String, r: &Report) {
     let m = &r.metrics;
     let _ = writeln!(o, "\nMetrics");
-    let _ = writeln!(o, "  redundant read traffic     {} over {} files", bytes(m.redundant_read_bytes as f64), m.redundant_read_files);
+    let _ = writeln!(
+        o,
+        "  redundant read traffic     {} over {} files",
+        bytes(m.redundant_read_bytes as f64),
+        m.redundant_read_files
+    );
     if let Some(ratio) = m.metadata_ratio {
-        let _ = writeln!(o, "  metadata share of I/O time {:.1}% (max per process {})", ratio * 100.0, secs(m.max_metadata_time_per_process));
+        let _ = writeln!(
+            o,
+            "  metadata share of I/O time {:.1}% (max per process {})",
+            ratio * 100.0,
+            secs(m.max_metadata_time_per_process)
+        );
     }
     let _ = writeln!(
         o,
