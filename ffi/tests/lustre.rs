@@ -108,23 +108,6 @@ fn striping(r: &Record) -> (Vec<([i64; 7], String)>, Vec<i64>) {
     (comps, ost_ids.clone())
 }
 
-fn pfl() -> Vec<u8> {
-    composite(
-        1,
-        &[
-            Entry { id: 1, flags: LCME_FL_INIT, start: 0, end: 4 << 20, blob: plain(1, 1 << 20, 1, None, &[5]) },
-            Entry {
-                id: 2,
-                flags: LCME_FL_INIT,
-                start: 4 << 20,
-                end: 64 << 20,
-                blob: plain(1, 1 << 20, 4, None, &[6, 7, 0, 1]),
-            },
-            Entry { id: 3, flags: 0, start: 64 << 20, end: u64::MAX, blob: plain(1, 4 << 20, 0xffff, None, &[]) },
-        ],
-    )
-}
-
 #[test]
 fn striping_served_by_a_fuse_file_system_is_what_the_log_records() {
     let d = scratch("lustre_fuse");
@@ -133,7 +116,7 @@ fn striping_served_by_a_fuse_file_system_is_what_the_log_records() {
     let wide: Vec<u32> = (0..300).map(|k| (k * 7) % 512).collect();
     fs.layout("v1.dat", &plain(LOV_PATTERN_RAID0, 1 << 20, 4, None, &[3, 0, 1, 2]));
     fs.layout("pool.dat", &plain(LOV_PATTERN_RAID0, 4 << 20, 2, Some("flash"), &[8, 9]));
-    fs.layout("pfl.dat", &pfl());
+    fs.layout("pfl.dat", &progressive_layout());
     // 7,232 bytes: past the wrapper's 4 KiB buffer.
     fs.layout("wide.dat", &plain(LOV_PATTERN_RAID0, 1 << 20, 300, None, &wide));
     fs.layout("stdio.dat", &plain(LOV_PATTERN_RAID0, 2 << 20, 1, None, &[11]));
@@ -198,7 +181,7 @@ fn a_killed_process_leaves_lustre_records_darshan_merge_recovers() {
     let Some(fs) = Fuse::start(&d) else { return };
     let exe = compile("lustre_files", &d, &[]);
     fs.layout("v1.dat", &plain(LOV_PATTERN_RAID0, 1 << 20, 4, None, &[3, 0, 1, 2]));
-    fs.layout("pfl.dat", &pfl());
+    fs.layout("pfl.dat", &progressive_layout());
     let out = output(instrumented(&exe, &d).arg(fs.path("v1.dat")).arg(fs.path("pfl.dat")).arg("-k"));
     assert_eq!(std::os::unix::process::ExitStatusExt::signal(&out.status), Some(9));
     let left = files(&d.join("mmap"));
@@ -234,7 +217,7 @@ fn four_ranks_share_one_lustre_record(m: Mpi) {
     let d = scratch(&format!("lustre_mpi_{}", m.tag()));
     let Some(fs) = Fuse::start(&d) else { return };
     let exe = mpi::mpicc(m, "lustre_mpi", &d);
-    fs.layout("shared.dat", &pfl());
+    fs.layout("shared.dat", &progressive_layout());
     for r in 0..4u32 {
         fs.layout(&format!("rank{r}.dat"), &plain(LOV_PATTERN_RAID0, 1 << 20, 1, None, &[r]));
     }
@@ -258,7 +241,7 @@ fn crash_safe_files_of_four_ranks_merge_into_one_shared_lustre_record(m: Mpi) {
     let d = scratch(&format!("lustre_merge_{}", m.tag()));
     let Some(fs) = Fuse::start(&d) else { return };
     let exe = mpi::mpicc(m, "lustre_mpi", &d);
-    fs.layout("shared.dat", &pfl());
+    fs.layout("shared.dat", &progressive_layout());
     for r in 0..4u32 {
         fs.layout(&format!("rank{r}.dat"), &plain(LOV_PATTERN_RAID0, 1 << 20, 1, None, &[10 + r]));
     }

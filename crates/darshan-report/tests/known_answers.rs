@@ -242,3 +242,24 @@ fn unwritable_output_is_an_error() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent-dir/x.html"));
 }
+
+#[test]
+fn the_text_report_carries_the_known_figures_and_findings() {
+    let r = report(&known_log(&out_dir("text")));
+    let text = darshan_report::render::text::render(&r);
+    for want in [
+        "processes 4",
+        "redundant read traffic     1.95 KiB over 1 files",
+        "metadata share of I/O time 80.0% (max per process 42.00 s)",
+        "small independent writes to shared files  10 on 1 files",
+        "burstiness ρ 2.00, parallel intensity P 2.50 ranks (HEATMAP POSIX)",
+        "[WARN] X01 Redundant read traffic",
+        "/scratch/a: 3000 bytes read, highest offset 999",
+        "[HIGH] X03 A process spends 42.0 s in metadata operations",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in:\n{text}");
+    }
+    // darshan-run prints the diagnosis part alone.
+    let diag = darshan_report::render::text::diagnosis(&r);
+    assert!(diag.starts_with("\nDiagnosis\n") && diag.contains("X04") && !diag.contains("burstiness"), "{diag}");
+}

@@ -77,3 +77,23 @@ pub fn composite(mirror_count: u16, entries: &[Entry]) -> Vec<u8> {
     }
     b
 }
+
+/// `lfs setstripe -E 4M -c 1 -E 64M -c 4 -E -1 -c -1`: a progressive
+/// layout with its first two components instantiated (1 and 4 stripes of
+/// 1 MiB on OSTs 5 and 6, 7, 0, 1), the last (all OSTs, 4 MiB) not yet.
+pub fn progressive_layout() -> Vec<u8> {
+    composite(
+        1,
+        &[
+            Entry { id: 1, flags: LCME_FL_INIT, start: 0, end: 4 << 20, blob: plain(1, 1 << 20, 1, None, &[5]) },
+            Entry {
+                id: 2,
+                flags: LCME_FL_INIT,
+                start: 4 << 20,
+                end: 64 << 20,
+                blob: plain(1, 1 << 20, 4, None, &[6, 7, 0, 1]),
+            },
+            Entry { id: 3, flags: 0, start: 64 << 20, end: u64::MAX, blob: plain(1, 4 << 20, 0xffff, None, &[]) },
+        ],
+    )
+}

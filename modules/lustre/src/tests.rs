@@ -54,20 +54,7 @@ fn a_v3_layout_keeps_its_pool_name_as_darshan_does_at_most_14_bytes() {
 fn a_progressive_layout_keeps_only_its_instantiated_components() {
     // lfs setstripe -E 4M -c 1 -E 64M -c 4 -E -1 -c -1: the first two
     // instantiated, the last (all OSTs) not yet.
-    let attr = composite(
-        1,
-        &[
-            Entry { id: 1, flags: LCME_FL_INIT, start: 0, end: 4 << 20, blob: plain(1, 1 << 20, 1, None, &[5]) },
-            Entry {
-                id: 2,
-                flags: LCME_FL_INIT,
-                start: 4 << 20,
-                end: 64 << 20,
-                blob: plain(1, 1 << 20, 4, None, &[6, 7, 0, 1]),
-            },
-            Entry { id: 3, flags: 0, start: 64 << 20, end: EOF_I, blob: plain(1, 4 << 20, 0xffff, None, &[]) },
-        ],
-    );
+    let attr = progressive_layout();
     let l = layout::parse(&attr).unwrap();
     // Sized as C does: 3 components; 1 + 4 + (LLAPI_LAYOUT_WIDE as an int: 3).
     assert_eq!(sizes(&l), Some((3, 8)));

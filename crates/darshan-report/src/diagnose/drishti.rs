@@ -232,38 +232,37 @@ fn shared_posix(cx: &Ctx, out: &mut Vec<Finding>) {
             ));
         }
     }
-    let data: Vec<(&FileAgg, f64)> = shared
-        .iter()
-        .filter_map(|e| {
-            let total = e.bytes_read() + e.bytes_written();
-            let d = (e.slowest.2 - e.fastest.2).abs() as f64 / total as f64;
-            (total != 0 && d > t("imbalance_stragglers")).then_some((*e, d))
-        })
-        .collect();
-    if !data.is_empty() {
-        out.push(finding(
+    // Stragglers: how far apart the fastest and slowest rank are, in
+    // bytes (P18) and in time (P19), against the file's total.
+    let stragglers: [(&str, &str, &str, &str, fn(&FileAgg) -> Option<f64>); 2] = [
+        (
             "P18",
-            Level::High,
-            format!("Data transfer imbalance between ranks on {} shared files (stragglers)", data.len()),
-            pct_lines(cx, data, "bytes difference between the fastest and slowest rank"),
-            Some("Balance the data each rank moves to shared files, or use collective I/O"),
-        ));
-    }
-    let time: Vec<(&FileAgg, f64)> = shared
-        .iter()
-        .filter_map(|e| {
-            let d = (e.slowest.1 - e.fastest.1).abs() / e.io_time;
-            (e.io_time != 0.0 && d > t("imbalance_stragglers")).then_some((*e, d))
-        })
-        .collect();
-    if !time.is_empty() {
-        out.push(finding(
-            "P19",
-            Level::High,
-            format!("Time imbalance between ranks on {} shared files (stragglers)", time.len()),
-            pct_lines(cx, time, "time difference between the fastest and slowest rank"),
-            Some("Balance the work on shared files across ranks, or use collective I/O"),
-        ));
+            "Data transfer",
+            "bytes",
+            "Balance the data each rank moves to shared files, or use collective I/O",
+            |e| {
+                let total = e.bytes_read() + e.bytes_written();
+                (total != 0).then(|| (e.slowest.2 - e.fastest.2).abs() as f64 / total as f64)
+            },
+        ),
+        ("P19", "Time", "time", "Balance the work on shared files across ranks, or use collective I/O", |e| {
+            (e.io_time != 0.0).then(|| (e.slowest.1 - e.fastest.1).abs() / e.io_time)
+        }),
+    ];
+    for (code, kind, what, rec, ratio) in stragglers {
+        let hits: Vec<(f64, &FileAgg)> = shared
+            .iter()
+            .filter_map(|e| ratio(e).filter(|d| *d > t("imbalance_stragglers")).map(|d| (d, *e)))
+            .collect();
+        if !hits.is_empty() {
+            out.push(finding(
+                code,
+                Level::High,
+                format!("{kind} imbalance between ranks on {} shared files (stragglers)", hits.len()),
+                pct_lines(cx, hits, &format!("{what} difference between the fastest and slowest rank")),
+                Some(rec),
+            ));
+        }
     }
 }
 
@@ -274,8 +273,8 @@ fn per_rank_imbalance(cx: &Ctx, out: &mut Vec<Finding>) {
         ("P21", "write", (|e: &FileAgg| e.rank_extremes().0) as fn(&FileAgg) -> Option<(i64, i64)>),
         ("P22", "read", |e: &FileAgg| e.rank_extremes().1),
     ] {
-        let hits: Vec<(&FileAgg, f64)> =
-            cx.files_of(modules::POSIX).filter_map(|e| diff(get(e)).filter(|d| *d > t).map(|d| (e, d))).collect();
+        let hits: Vec<(f64, &FileAgg)> =
+            cx.files_of(modules::POSIX).filter_map(|e| diff(get(e)).filter(|d| *d > t).map(|d| (d, e))).collect();
         if !hits.is_empty() {
             out.push(finding(
                 code,
@@ -299,7 +298,7 @@ fn mpiio(cx: &Ctx, out: &mut Vec<Finding>) {
         if coll == 0 {
             if total > 0 && total as f64 > t("collective_operations_absolute") {
                 let pick = |e: &FileAgg| if what == "read" { e.mpiio_ops().0 } else { e.mpiio_ops().1 };
-                let files: Vec<(&FileAgg, f64)> = cx
+                let files: Vec<(f64, &FileAgg)> = cx
                     .files_of(modules::MPIIO)
                     .filter_map(|e| {
                         let all = e.mpiio_ops().0 + e.mpiio_ops().1;
@@ -307,7 +306,7 @@ fn mpiio(cx: &Ctx, out: &mut Vec<Finding>) {
                         (all > 0
                             && share > t("collective_operations")
                             && all as f64 > t("collective_operations_absolute"))
-                        .then_some((e, share))
+                        .then_some((share, e))
                     })
                     .collect();
                 let mut ev = vec![format!("{indep} independent {what} calls, no collective ones")];
@@ -372,6 +371,6 @@ fn mpiio(cx: &Ctx, out: &mut Vec<Finding>) {
 }
 
 /// Evidence lines "file: what N%" for the files with the largest ratios.
-fn pct_lines(cx: &Ctx, v: Vec<(&FileAgg, f64)>, what: &str) -> Vec<String> {
-    cx.worst(v.into_iter().map(|(e, d)| (d, e)).collect(), |name, _, d| format!("{name}: {what} {:.1}%", d * 100.0))
+fn pct_lines(cx: &Ctx, v: Vec<(f64, &FileAgg)>, what: &str) -> Vec<String> {
+    cx.worst(v, |name, _, d| format!("{name}: {what} {:.1}%", d * 100.0))
 }
