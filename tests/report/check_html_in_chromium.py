@@ -73,8 +73,9 @@ def start_chromium(profile):
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--remote-debugging-port=0", f"--user-data-dir={profile}", "--window-size=1200,1600", "about:blank"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        # Its own process group, so its helpers go with it.
-        start_new_session=True)
+        # Its scratch files (org.chromium.Chromium.*) go in the profile,
+        # not /tmp, and its own process group takes its helpers with it.
+        env={**os.environ, "TMPDIR": profile}, start_new_session=True)
     port_file = os.path.join(profile, "DevToolsActivePort")
     for _ in range(300):
         if os.path.exists(port_file) and open(port_file).read().strip():
@@ -92,6 +93,7 @@ def check(page_path, out_dir, failures):
     # behind outside the build tree.
     profile = tempfile.mkdtemp(prefix="chromium-profile-", dir=out_dir)
     proc, ws_url = start_chromium(profile)
+    p = None
     try:
         p = Page(ws_url)
         for domain in ["Page", "Runtime", "Network", "Log"]:
@@ -134,7 +136,15 @@ def check(page_path, out_dir, failures):
         print(f"  {name}: sections {len(present)}, svg charts {svgs['result']['value']}, "
               f"{dark * 100:.1f}% ink, {len(png)} byte screenshot")
     finally:
-        os.killpg(proc.pid, signal.SIGKILL)
+        try:
+            p.call("Browser.close")
+            proc.wait(timeout=10)
+        except Exception:
+            pass
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         proc.wait(timeout=30)
         time.sleep(0.2)
         shutil.rmtree(profile, ignore_errors=True)
