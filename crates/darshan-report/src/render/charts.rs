@@ -45,16 +45,20 @@ fn nice_max(v: f64) -> f64 {
     }
 }
 
-/// One series of bars: its legend label, color and one value per category.
-struct Series<'a> {
-    label: &'a str,
-    color: RGBColor,
-    values: Vec<f64>,
+/// One series of bars or a line: its legend label, color and values.
+pub struct Series<'a> {
+    pub label: &'a str,
+    pub color: RGBColor,
+    pub values: Vec<f64>,
 }
+
+/// The colours of the report's series: read, write, meta, wait, then two
+/// more for charts with more series.
+pub const COLORS: [RGBColor; 6] = [READ, WRITE, META, WAIT, RGBColor(214, 39, 40), RGBColor(140, 86, 75)];
 
 /// Bars per category label, the series side by side or stacked; the y axis
 /// reaches at least `min_top`. A legend when there is more than one series.
-fn category_bars(
+pub fn category_bars(
     title: &str,
     y_desc: &str,
     labels: &[String],
@@ -212,6 +216,32 @@ pub fn timeline(t: &Timeline) -> String {
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
         }
         c.configure_series_labels().border_style(BLACK).background_style(WHITE.mix(0.8)).draw()?;
+        Ok(())
+    })
+}
+
+/// Lines over a shared x axis (one value per x per series), for series
+/// over time; `x_desc` names the axis.
+pub fn lines(title: &str, x_desc: &str, y_desc: &str, x: &[f64], series: &[Series]) -> String {
+    let (x0, x1) = (x.first().copied().unwrap_or(0.0), x.last().copied().unwrap_or(1.0));
+    let top = series.iter().flat_map(|s| s.values.iter().copied()).fold(0.0, f64::max);
+    svg(820, 320, |root| {
+        let mut c = ChartBuilder::on(root)
+            .caption(title, (FONT, 15))
+            .margin(8)
+            .x_label_area_size(35)
+            .y_label_area_size(70)
+            .build_cartesian_2d(x0..if x1 > x0 { x1 } else { x0 + 1.0 }, 0f64..nice_max(top))?;
+        c.configure_mesh().x_desc(x_desc).y_desc(y_desc).draw()?;
+        for sr in series {
+            let color = sr.color;
+            c.draw_series(LineSeries::new(x.iter().copied().zip(sr.values.iter().copied()), color.stroke_width(2)))?
+                .label(sr.label)
+                .legend(move |(x, y)| Rectangle::new([(x, y - 2), (x + 12, y + 2)], color.filled()));
+        }
+        if series.len() > 1 {
+            c.configure_series_labels().border_style(BLACK).background_style(WHITE.mix(0.8)).draw()?;
+        }
         Ok(())
     })
 }

@@ -1,0 +1,313 @@
+//! The Parquet dataset: the database's tables, same columns, as a
+//! Hive-partitioned tree that Spark, DuckDB and pandas read as it is:
+//!
+//! ```text
+//! DIR/logs/part-A-B.parquet
+//! DIR/<table>/year=YYYY/month=M/part-A-B.parquet
+//! ```
+//!
+//! Partitions follow the job's start time. Each export writes the logs not
+//! exported before (A..B are their first and last log_id), so a re-run
+//! adds files for new logs only. A part file overlapping the logs being
+//! exported can only come from an export interrupted before it was
+//! recorded; it is replaced, so no row is ever written twice.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use parquet::basic::Compression;
+use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
+use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::parser::parse_message_type;
+use rusqlite::types::ValueRef;
+use serde::Serialize;
+
+use crate::schema::{ColType, Table};
+use crate::store::Store;
+
+const ROW_GROUP: usize = 65_536;
+
+#[derive(Debug, Default, Serialize)]
+pub struct ExportSummary {
+    pub directory: String,
+    pub logs: usize,
+    pub files_written: usize,
+    pub rows: BTreeMap<String, u64>,
+}
+
+fn perr(e: impl std::fmt::Display) -> String {
+    format!("parquet: {e}")
+}
+
+pub fn export(store: &Store, dir: &Path) -> Result<ExportSummary, String> {
+    let c = store.conn();
+    let mut sum = ExportSummary { directory: dir.display().to_string(), ..Default::default() };
+    c.execute_batch(
+        "DROP TABLE IF EXISTS temp.export_ids;
+         CREATE TEMP TABLE export_ids AS
+           SELECT l.log_id AS log_id,
+                  CAST(strftime('%Y', j.start_time, 'unixepoch') AS INTEGER) AS year,
+                  CAST(strftime('%m', j.start_time, 'unixepoch') AS INTEGER) AS month
+           FROM logs l LEFT JOIN jobs j ON j.log_id = l.log_id
+           WHERE l.status != 'loading' AND l.log_id NOT IN (SELECT log_id FROM parquet_exported);",
+    )
+    .map_err(|e| e.to_string())?;
+    let (n, lo, hi): (i64, i64, i64) = c
+        .query_row("SELECT COUNT(*), COALESCE(MIN(log_id), 0), COALESCE(MAX(log_id), 0) FROM export_ids", [], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    remove_overlapping(dir, lo, hi)?;
+    let part = format!("part-{lo}-{hi}.parquet");
+    let partitions: Vec<(i64, i64)> = {
+        let mut st = c
+            .prepare("SELECT DISTINCT COALESCE(year, 0), COALESCE(month, 0) FROM export_ids ORDER BY 1, 2")
+            .map_err(|e| e.to_string())?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).map_err(|e| e.to_string())?;
+        rows.collect::<Result<_, _>>().map_err(|e| e.to_string())?
+    };
+    for t in &store.tables {
+        let tdir = dir.join(&t.name);
+        std::fs::create_dir_all(&tdir).map_err(|e| format!("{}: {e}", tdir.display()))?;
+        if n > 0 {
+            if t.name == "logs" {
+                let sql = "SELECT t.* FROM logs t JOIN export_ids e ON e.log_id = t.log_id ORDER BY t.log_id";
+                sum.files_written += write_query(store, t, sql, &[], &tdir.join(&part), &mut sum.rows)?;
+            } else {
+                let sql = format!(
+                    "SELECT t.* FROM {} t JOIN export_ids e ON e.log_id = t.log_id WHERE COALESCE(e.year, 0) = ?1 AND COALESCE(e.month, 0) = ?2 ORDER BY t.log_id",
+                    t.name
+                );
+                for (y, m) in &partitions {
+                    let pdir = tdir.join(format!("year={y}")).join(format!("month={m}"));
+                    sum.files_written += write_query(store, t, &sql, &[*y, *m], &pdir.join(&part), &mut sum.rows)?;
+                }
+            }
+        }
+        keep_readable_when_empty(store, t, &tdir)?;
+    }
+    c.execute_batch("INSERT OR IGNORE INTO parquet_exported SELECT log_id FROM export_ids; DROP TABLE temp.export_ids;")
+        .map_err(|e| e.to_string())?;
+    sum.logs = n as usize;
+    Ok(sum)
+}
+
+/// A table no log has rows in still gets one file with its columns, so
+/// readers find every table; it goes once the table has data.
+fn keep_readable_when_empty(store: &Store, t: &Table, tdir: &Path) -> Result<(), String> {
+    let empty = tdir.join("part-empty.parquet");
+    let has_data = parts(tdir).iter().any(|p| p != &empty);
+    if has_data {
+        if empty.exists() {
+            std::fs::remove_file(&empty).map_err(|e| format!("{}: {e}", empty.display()))?;
+        }
+    } else if !empty.exists() {
+        let sql = format!("SELECT * FROM {} WHERE 0", t.name);
+        write_query(store, t, &sql, &[], &empty, &mut BTreeMap::new())?;
+    }
+    Ok(())
+}
+
+fn parts(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        for e in rd.filter_map(|e| e.ok()) {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "parquet") {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// `part-A-B.parquet` → (A, B).
+fn part_range(p: &Path) -> Option<(i64, i64)> {
+    let stem = p.file_stem()?.to_str()?.strip_prefix("part-")?;
+    let (a, b) = stem.split_once('-')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
+fn remove_overlapping(dir: &Path, lo: i64, hi: i64) -> Result<(), String> {
+    for p in parts(dir) {
+        if let Some((a, b)) = part_range(&p) {
+            if a <= hi && lo <= b {
+                std::fs::remove_file(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+enum Buf {
+    Int(Vec<i64>),
+    Real(Vec<f64>),
+    Text(Vec<ByteArray>),
+}
+
+struct ColBuf {
+    values: Buf,
+    defs: Vec<i16>,
+}
+
+fn message_type(t: &Table) -> String {
+    let fields: Vec<String> = t
+        .columns
+        .iter()
+        .map(|c| match c.ty {
+            ColType::Int => format!("OPTIONAL INT64 {};", c.name),
+            ColType::Real => format!("OPTIONAL DOUBLE {};", c.name),
+            ColType::Text => format!("OPTIONAL BYTE_ARRAY {} (UTF8);", c.name),
+        })
+        .collect();
+    format!("message {} {{ {} }}", t.name, fields.join(" "))
+}
+
+/// Write the rows of `sql` to `path` (through a hidden temporary file, so
+/// readers never see half a file). Returns 1 when a file was written, 0
+/// when the query had no rows (except for the `part-empty` placeholder).
+fn write_query(
+    store: &Store,
+    t: &Table,
+    sql: &str,
+    args: &[i64],
+    path: &Path,
+    rows_out: &mut BTreeMap<String, u64>,
+) -> Result<usize, String> {
+    let c = store.conn();
+    let mut st = c.prepare(sql).map_err(|e| e.to_string())?;
+    let mut rows = st.query(rusqlite::params_from_iter(args.iter())).map_err(|e| e.to_string())?;
+    let placeholder = path.file_name().is_some_and(|f| f == "part-empty.parquet");
+    let mut writer: Option<(SerializedFileWriter<File>, PathBuf)> = None;
+    let mut bufs = new_bufs(t);
+    let mut pending = 0usize;
+    let mut total = 0u64;
+    loop {
+        let row = rows.next().map_err(|e| e.to_string())?;
+        if let Some(row) = row {
+            for (i, b) in bufs.iter_mut().enumerate() {
+                push_value(b, row.get_ref(i).map_err(|e| e.to_string())?);
+            }
+            pending += 1;
+            total += 1;
+        }
+        let done = row.is_none();
+        if done && pending == 0 && placeholder && writer.is_none() {
+            // No row group at all: a valid file that only carries the schema.
+            writer = Some(open_writer(t, path)?);
+        }
+        if pending >= ROW_GROUP || (done && pending > 0) {
+            if writer.is_none() {
+                writer = Some(open_writer(t, path)?);
+            }
+            if let Some((w, _)) = writer.as_mut() {
+                write_group(w, &mut bufs)?;
+            }
+            pending = 0;
+        }
+        if done {
+            break;
+        }
+    }
+    let Some((w, tmp)) = writer else { return Ok(0) };
+    w.close().map_err(perr)?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))?;
+    *rows_out.entry(t.name.clone()).or_default() += total;
+    Ok(1)
+}
+
+fn new_bufs(t: &Table) -> Vec<ColBuf> {
+    t.columns
+        .iter()
+        .map(|c| ColBuf {
+            values: match c.ty {
+                ColType::Int => Buf::Int(Vec::new()),
+                ColType::Real => Buf::Real(Vec::new()),
+                ColType::Text => Buf::Text(Vec::new()),
+            },
+            defs: Vec::new(),
+        })
+        .collect()
+}
+
+fn push_value(b: &mut ColBuf, v: ValueRef<'_>) {
+    let present = match (&mut b.values, v) {
+        (_, ValueRef::Null) => false,
+        (Buf::Int(x), ValueRef::Integer(i)) => {
+            x.push(i);
+            true
+        }
+        (Buf::Int(x), ValueRef::Real(f)) => {
+            x.push(f as i64);
+            true
+        }
+        (Buf::Real(x), ValueRef::Real(f)) => {
+            x.push(f);
+            true
+        }
+        (Buf::Real(x), ValueRef::Integer(i)) => {
+            x.push(i as f64);
+            true
+        }
+        (Buf::Text(x), ValueRef::Text(s)) | (Buf::Text(x), ValueRef::Blob(s)) => {
+            x.push(ByteArray::from(s.to_vec()));
+            true
+        }
+        _ => false,
+    };
+    b.defs.push(present as i16);
+}
+
+fn open_writer(t: &Table, path: &Path) -> Result<(SerializedFileWriter<File>, PathBuf), String> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let name = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+    // A leading dot: Spark, DuckDB and pyarrow skip it while it is written.
+    let tmp = dir.join(format!(".{name}.tmp"));
+    let schema = Arc::new(parse_message_type(&message_type(t)).map_err(perr)?);
+    let props = Arc::new(WriterProperties::builder().set_compression(Compression::SNAPPY).build());
+    let file = File::create(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    Ok((SerializedFileWriter::new(file, schema, props).map_err(perr)?, tmp))
+}
+
+fn write_group(w: &mut SerializedFileWriter<File>, bufs: &mut [ColBuf]) -> Result<(), String> {
+    let mut rg = w.next_row_group().map_err(perr)?;
+    let mut i = 0;
+    while let Some(mut col) = rg.next_column().map_err(perr)? {
+        let b = &mut bufs[i];
+        match &mut b.values {
+            Buf::Int(v) => col.typed::<Int64Type>().write_batch(v, Some(&b.defs), None).map_err(perr)?,
+            Buf::Real(v) => col.typed::<DoubleType>().write_batch(v, Some(&b.defs), None).map_err(perr)?,
+            Buf::Text(v) => col.typed::<ByteArrayType>().write_batch(v, Some(&b.defs), None).map_err(perr)?,
+        };
+        col.close().map_err(perr)?;
+        match &mut b.values {
+            Buf::Int(v) => v.clear(),
+            Buf::Real(v) => v.clear(),
+            Buf::Text(v) => v.clear(),
+        }
+        b.defs.clear();
+        i += 1;
+    }
+    rg.close().map_err(perr)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn part_names_give_their_log_range() {
+        assert_eq!(part_range(Path::new("x/part-3-17.parquet")), Some((3, 17)));
+        assert_eq!(part_range(Path::new("x/part-empty.parquet")), None);
+    }
+}

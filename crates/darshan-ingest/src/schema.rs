@@ -1,0 +1,222 @@
+//! The tables, one definition shared by the SQLite store and the Parquet
+//! export, so both hold the same columns under the same names (the study's
+//! SQL runs unchanged on either).
+//!
+//! Counter columns keep Darshan's names (`POSIX_BYTES_READ`), as
+//! darshan-parser prints them and PyDarshan's data frames name them.
+
+use darshan_log::modules::{self, counter_names, module_name};
+use darshan_util::accum;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColType {
+    Int,
+    Real,
+    Text,
+}
+
+impl ColType {
+    pub fn sql(self) -> &'static str {
+        match self {
+            ColType::Int => "INTEGER",
+            ColType::Real => "REAL",
+            ColType::Text => "TEXT",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Column {
+    pub name: String,
+    pub ty: ColType,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Logs,
+    Jobs,
+    Modules,
+    /// One row per record (per file and rank, or a shared record) of a
+    /// fixed-layout module.
+    Records(usize),
+    /// One row per job: the module's `darshan-parser --total` line.
+    Totals(usize),
+    /// HEATMAP bins, one row per (source, rank, bin) with data.
+    Heatmap,
+    /// LUSTRE striping: one row per OST of a file.
+    LustreOsts,
+}
+
+#[derive(Clone, Debug)]
+pub struct Table {
+    pub name: String,
+    pub kind: Kind,
+    pub columns: Vec<Column>,
+}
+
+impl Table {
+    pub fn create_sql(&self) -> String {
+        let cols: Vec<String> = self.columns.iter().map(|c| format!("\"{}\" {}", c.name, c.ty.sql())).collect();
+        format!("CREATE TABLE IF NOT EXISTS {} ({})", self.name, cols.join(", "))
+    }
+
+    pub fn insert_sql(&self) -> String {
+        let marks = vec!["?"; self.columns.len()].join(",");
+        format!("INSERT INTO {} VALUES ({marks})", self.name)
+    }
+}
+
+/// Modules whose records have a fixed counter layout (a table each).
+pub fn record_modules() -> Vec<usize> {
+    (1..modules::KNOWN_MODULE_COUNT).filter(|&m| !counter_names(m).0.is_empty()).collect()
+}
+
+/// Modules darshan-parser prints `--total` for (a totals table each).
+pub fn totals_modules() -> Vec<usize> {
+    record_modules().into_iter().filter(|&m| accum::supported(m)).collect()
+}
+
+/// `posix`, `mpiio`, `bgq`, `pnetcdf_file`: the module's name as a table stem.
+pub fn stem(module: usize) -> String {
+    module_name(module).to_ascii_lowercase().chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').collect()
+}
+
+fn cols(spec: &[(&str, ColType)]) -> Vec<Column> {
+    spec.iter().map(|(n, t)| Column { name: n.to_string(), ty: *t }).collect()
+}
+
+fn counters(module: usize) -> Vec<Column> {
+    let (c, f) = counter_names(module);
+    let ints = c.iter().map(|n| Column { name: n.to_string(), ty: ColType::Int });
+    ints.chain(f.iter().map(|n| Column { name: n.to_string(), ty: ColType::Real })).collect()
+}
+
+/// Modules whose records name the file record they belong to (a dataset
+/// or variable of an HDF5 or netCDF file).
+pub fn has_file_rec_id(module: usize) -> bool {
+    module == modules::H5D || module == modules::PNETCDF_VAR
+}
+
+pub fn tables() -> Vec<Table> {
+    use ColType::*;
+    let mut t = vec![
+        Table {
+            name: "logs".into(),
+            kind: Kind::Logs,
+            columns: cols(&[
+                ("log_id", Int),
+                ("content_key", Text),
+                ("path", Text),
+                ("file_size", Int),
+                ("status", Text),
+                ("error", Text),
+                ("ingested_at", Int),
+            ]),
+        },
+        Table {
+            name: "jobs".into(),
+            kind: Kind::Jobs,
+            columns: cols(&[
+                ("log_id", Int),
+                ("jobid", Int),
+                ("uid", Int),
+                ("username", Text),
+                ("exe", Text),
+                ("app", Text),
+                ("nprocs", Int),
+                ("start_time", Int),
+                ("end_time", Int),
+                ("run_time", Real),
+                ("core_hours", Real),
+                ("log_version", Text),
+                ("runtime_version", Text),
+                ("partial", Int),
+                ("metadata", Text),
+            ]),
+        },
+        Table {
+            name: "modules".into(),
+            kind: Kind::Modules,
+            columns: cols(&[
+                ("log_id", Int),
+                ("module", Text),
+                ("version", Int),
+                ("records", Int),
+                ("compressed_bytes", Int),
+                ("partial", Int),
+                ("error", Text),
+            ]),
+        },
+    ];
+    for m in record_modules() {
+        let mut c = cols(&[
+            ("log_id", Int),
+            ("record_id", Int),
+            ("rank", Int),
+            ("file_name", Text),
+            ("mount_point", Text),
+            ("fs_type", Text),
+        ]);
+        if has_file_rec_id(m) {
+            c.push(Column { name: "file_rec_id".into(), ty: Int });
+        }
+        c.extend(counters(m));
+        t.push(Table { name: format!("{}_records", stem(m)), kind: Kind::Records(m), columns: c });
+    }
+    for m in totals_modules() {
+        let mut c = cols(&[("log_id", Int)]);
+        c.extend(counters(m));
+        t.push(Table { name: format!("{}_totals", stem(m)), kind: Kind::Totals(m), columns: c });
+    }
+    t.push(Table {
+        name: "heatmap".into(),
+        kind: Kind::Heatmap,
+        columns: cols(&[
+            ("log_id", Int),
+            ("source", Text),
+            ("rank", Int),
+            ("bin", Int),
+            ("bin_width", Real),
+            ("read_bytes", Int),
+            ("write_bytes", Int),
+        ]),
+    });
+    t.push(Table {
+        name: "lustre_osts".into(),
+        kind: Kind::LustreOsts,
+        columns: cols(&[
+            ("log_id", Int),
+            ("record_id", Int),
+            ("rank", Int),
+            ("stripe_size", Int),
+            ("stripe_count", Int),
+            ("ost_id", Int),
+        ]),
+    });
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_table_name_and_column_is_unique_and_posix_keeps_darshan_names() {
+        let t = tables();
+        let mut names: Vec<&str> = t.iter().map(|t| t.name.as_str()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), t.len());
+        for table in &t {
+            let mut c: Vec<String> = table.columns.iter().map(|c| c.name.to_ascii_lowercase()).collect();
+            c.sort();
+            c.dedup();
+            assert_eq!(c.len(), table.columns.len(), "{}", table.name);
+        }
+        let posix = t.iter().find(|t| t.name == "posix_records").unwrap();
+        assert!(posix.columns.iter().any(|c| c.name == "POSIX_BYTES_READ" && c.ty == ColType::Int));
+        assert!(posix.columns.iter().any(|c| c.name == "POSIX_F_META_TIME" && c.ty == ColType::Real));
+        assert!(t.iter().any(|t| t.name == "mpiio_totals"));
+        assert!(t.iter().any(|t| t.name == "bgq_records"));
+    }
+}

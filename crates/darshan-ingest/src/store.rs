@@ -1,0 +1,231 @@
+//! The SQLite store: the tables of `schema`, plus the bookkeeping that
+//! makes ingesting idempotent and resumable.
+//!
+//! * A log is keyed by its content (`logs.content_key`): the same bytes
+//!   under another name or in another tree are not ingested twice.
+//! * `seen_files` remembers each path with its size and mtime, so a
+//!   re-run skips unchanged files without reading them.
+//! * A log's rows are written under `status = 'loading'` and the status
+//!   set last; an interrupted run leaves `loading` logs, whose rows the
+//!   next run deletes before it starts (they are then ingested again).
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use rusqlite::{params, params_from_iter, Connection, ToSql};
+
+use crate::extract::{Row, Status, Value};
+use crate::schema::{self, Table};
+
+/// Bumped when a table changes: an older database is refused with a
+/// clear message rather than half-filled.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// Commit at least this often (and every `COMMIT_ROWS` rows), so an
+/// interruption loses little and readers see progress.
+const COMMIT_EVERY: Duration = Duration::from_secs(2);
+const COMMIT_ROWS: usize = 50_000;
+
+pub struct Store {
+    conn: Connection,
+    pub tables: Vec<Table>,
+    in_tx: bool,
+    rows_in_tx: usize,
+    last_commit: Instant,
+    pub rows_written: Vec<u64>,
+}
+
+impl rusqlite::ToSql for Value {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        use rusqlite::types::{ToSqlOutput, ValueRef};
+        Ok(match self {
+            Value::Int(v) => ToSqlOutput::Borrowed(ValueRef::Integer(*v)),
+            // SQLite stores NaN as NULL; keep what the log says.
+            Value::Real(v) => ToSqlOutput::Borrowed(ValueRef::Real(*v)),
+            Value::Text(s) => ToSqlOutput::Borrowed(ValueRef::Text(s.as_bytes())),
+            Value::Null => ToSqlOutput::Borrowed(ValueRef::Null),
+        })
+    }
+}
+
+fn err(e: rusqlite::Error) -> String {
+    e.to_string()
+}
+
+impl Store {
+    pub fn open(path: &Path) -> Result<Store, String> {
+        let conn = Connection::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF;")
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let tables = schema::tables();
+        let mut s = Store {
+            conn,
+            rows_written: vec![0; tables.len()],
+            tables,
+            in_tx: false,
+            rows_in_tx: 0,
+            last_commit: Instant::now(),
+        };
+        s.create()?;
+        s.drop_unfinished()?;
+        Ok(s)
+    }
+
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    fn create(&mut self) -> Result<(), String> {
+        let c = &self.conn;
+        c.execute_batch(
+            "CREATE TABLE IF NOT EXISTS ingest_meta (key TEXT PRIMARY KEY, value TEXT);
+             CREATE TABLE IF NOT EXISTS seen_files (path TEXT PRIMARY KEY, file_size INTEGER, mtime_ns INTEGER, log_id INTEGER);
+             CREATE TABLE IF NOT EXISTS parquet_exported (log_id INTEGER PRIMARY KEY);",
+        )
+        .map_err(err)?;
+        let v: Option<String> = c
+            .query_row("SELECT value FROM ingest_meta WHERE key = 'schema_version'", [], |r| r.get(0))
+            .ok();
+        match v.and_then(|v| v.parse::<i64>().ok()) {
+            Some(SCHEMA_VERSION) => {}
+            Some(other) => {
+                return Err(format!(
+                    "the database has schema version {other}; this darshan-ingest writes {SCHEMA_VERSION}: ingest into a new file"
+                ))
+            }
+            None => {
+                c.execute(
+                    "INSERT OR REPLACE INTO ingest_meta VALUES ('schema_version', ?1)",
+                    [SCHEMA_VERSION.to_string()],
+                )
+                .map_err(err)?;
+            }
+        }
+        for t in &self.tables {
+            c.execute(&t.create_sql(), []).map_err(err)?;
+            if t.name == "logs" {
+                c.execute("CREATE UNIQUE INDEX IF NOT EXISTS logs_key ON logs(content_key)", []).map_err(err)?;
+                c.execute("CREATE UNIQUE INDEX IF NOT EXISTS logs_id ON logs(log_id)", []).map_err(err)?;
+            } else {
+                c.execute(&format!("CREATE INDEX IF NOT EXISTS {0}_log ON {0}(log_id)", t.name), []).map_err(err)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Delete what an interrupted run left half-written.
+    fn drop_unfinished(&mut self) -> Result<(), String> {
+        let ids: Vec<i64> = {
+            let mut st = self.conn.prepare("SELECT log_id FROM logs WHERE status = 'loading'").map_err(err)?;
+            let rows = st.query_map([], |r| r.get(0)).map_err(err)?;
+            rows.collect::<Result<_, _>>().map_err(err)?
+        };
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let tx = self.conn.transaction().map_err(err)?;
+        for id in &ids {
+            for t in &self.tables {
+                tx.execute(&format!("DELETE FROM {} WHERE log_id = ?1", t.name), [id]).map_err(err)?;
+            }
+            tx.execute("DELETE FROM seen_files WHERE log_id = ?1", [id]).map_err(err)?;
+        }
+        tx.commit().map_err(err)
+    }
+
+    /// Content keys of every log already in the database.
+    pub fn known_keys(&self) -> Result<HashSet<String>, String> {
+        let mut st = self.conn.prepare("SELECT content_key FROM logs").map_err(err)?;
+        let rows = st.query_map([], |r| r.get::<_, String>(0)).map_err(err)?;
+        rows.collect::<Result<_, _>>().map_err(err)
+    }
+
+    /// Paths already ingested, with the size and mtime they had.
+    pub fn seen(&self) -> Result<HashMap<String, (i64, i64)>, String> {
+        let mut st = self.conn.prepare("SELECT path, file_size, mtime_ns FROM seen_files").map_err(err)?;
+        let rows = st.query_map([], |r| Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get(2)?)))).map_err(err)?;
+        rows.collect::<Result<_, _>>().map_err(err)
+    }
+
+    fn tx(&mut self) -> Result<(), String> {
+        if !self.in_tx {
+            self.conn.execute_batch("BEGIN").map_err(err)?;
+            self.in_tx = true;
+        }
+        Ok(())
+    }
+
+    /// A new log, `loading` until `end_log`. Returns its log_id.
+    pub fn begin_log(&mut self, key: &str, path: &str, size: i64) -> Result<i64, String> {
+        self.tx()?;
+        let id: i64 = self
+            .conn
+            .query_row("SELECT COALESCE(MAX(log_id), 0) + 1 FROM logs", [], |r| r.get(0))
+            .map_err(err)?;
+        self.conn
+            .prepare_cached("INSERT INTO logs VALUES (?1, ?2, ?3, ?4, 'loading', NULL, ?5)")
+            .and_then(|mut st| st.execute(params![id, key, path, size, now()]))
+            .map_err(err)?;
+        self.rows_written[0] += 1;
+        Ok(id)
+    }
+
+    pub fn insert(&mut self, log_id: i64, table: usize, rows: &[Row]) -> Result<(), String> {
+        self.tx()?;
+        let sql = self.tables[table].insert_sql();
+        let mut st = self.conn.prepare_cached(&sql).map_err(err)?;
+        let id = Value::Int(log_id);
+        for row in rows {
+            let params = std::iter::once(&id as &dyn ToSql).chain(row.iter().map(|v| v as &dyn ToSql));
+            st.execute(params_from_iter(params)).map_err(err)?;
+        }
+        self.rows_written[table] += rows.len() as u64;
+        self.rows_in_tx += rows.len();
+        Ok(())
+    }
+
+    pub fn end_log(&mut self, log_id: i64, status: Status, error: Option<&str>) -> Result<(), String> {
+        self.tx()?;
+        self.conn
+            .prepare_cached("UPDATE logs SET status = ?2, error = ?3 WHERE log_id = ?1")
+            .and_then(|mut st| st.execute(params![log_id, status.as_str(), error]))
+            .map_err(err)?;
+        Ok(())
+    }
+
+    pub fn mark_seen(&mut self, path: &str, size: i64, mtime_ns: i64, log_id: Option<i64>) -> Result<(), String> {
+        self.tx()?;
+        self.conn
+            .prepare_cached("INSERT OR REPLACE INTO seen_files VALUES (?1, ?2, ?3, ?4)")
+            .and_then(|mut st| st.execute(params![path, size, mtime_ns, log_id]))
+            .map_err(err)?;
+        Ok(())
+    }
+
+    /// The log_id of content already stored.
+    pub fn log_of_key(&self, key: &str) -> Option<i64> {
+        self.conn.query_row("SELECT log_id FROM logs WHERE content_key = ?1", [key], |r| r.get(0)).ok()
+    }
+
+    pub fn commit_if_due(&mut self) -> Result<(), String> {
+        if self.in_tx && (self.rows_in_tx >= COMMIT_ROWS || self.last_commit.elapsed() >= COMMIT_EVERY) {
+            self.commit()?;
+        }
+        Ok(())
+    }
+
+    pub fn commit(&mut self) -> Result<(), String> {
+        if self.in_tx {
+            self.conn.execute_batch("COMMIT").map_err(err)?;
+            self.in_tx = false;
+        }
+        self.rows_in_tx = 0;
+        self.last_commit = Instant::now();
+        Ok(())
+    }
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
+}

@@ -1,0 +1,196 @@
+-- The facility study, as SQL that runs unchanged on the SQLite database of
+-- darshan-ingest, on DuckDB and on Spark SQL over its Parquet dataset
+-- (docs/facility.md shows both). Portable on purpose: CASE instead of
+-- scalar MAX/GREATEST, CAST(... AS DOUBLE) before dividing, WITH instead
+-- of correlated subqueries, every ORDER BY total.
+--
+-- Blocks start with "-- view: NAME" (a temporary view the queries use) or
+-- "-- query: NAME | TITLE".
+
+-- view: job_size
+CREATE TEMPORARY VIEW job_size AS
+SELECT log_id, nprocs,
+  CASE WHEN nprocs <= 1 THEN 1 WHEN nprocs <= 16 THEN 2 WHEN nprocs <= 128 THEN 3
+       WHEN nprocs <= 1024 THEN 4 WHEN nprocs <= 8192 THEN 5 ELSE 6 END AS size_order,
+  CASE WHEN nprocs <= 1 THEN '1' WHEN nprocs <= 16 THEN '2-16' WHEN nprocs <= 128 THEN '17-128'
+       WHEN nprocs <= 1024 THEN '129-1024' WHEN nprocs <= 8192 THEN '1025-8192' ELSE '>8192' END AS size_class
+FROM jobs
+
+-- view: posix_files
+CREATE TEMPORARY VIEW posix_files AS
+SELECT log_id, record_id,
+  MAX(CASE WHEN rank = -1 THEN 1 ELSE 0 END) AS all_ranks,
+  COUNT(DISTINCT rank) AS ranks,
+  SUM(POSIX_BYTES_READ) AS bytes_read,
+  SUM(POSIX_BYTES_WRITTEN) AS bytes_written,
+  MAX(POSIX_MAX_BYTE_READ) AS max_byte_read,
+  SUM(POSIX_SIZE_WRITE_0_100 + POSIX_SIZE_WRITE_100_1K + POSIX_SIZE_WRITE_1K_10K
+      + POSIX_SIZE_WRITE_10K_100K + POSIX_SIZE_WRITE_100K_1M) AS small_writes
+FROM posix_records
+GROUP BY log_id, record_id
+
+-- view: job_io
+CREATE TEMPORARY VIEW job_io AS
+WITH p AS (
+  SELECT log_id, SUM(POSIX_BYTES_READ) AS pr, SUM(POSIX_BYTES_WRITTEN) AS pw,
+    SUM(POSIX_F_READ_TIME) AS rt, SUM(POSIX_F_WRITE_TIME) AS wt, SUM(POSIX_F_META_TIME) AS mt
+  FROM posix_records GROUP BY log_id),
+s AS (
+  SELECT log_id, SUM(STDIO_BYTES_READ) AS sr, SUM(STDIO_BYTES_WRITTEN) AS sw,
+    SUM(STDIO_F_READ_TIME) AS rt, SUM(STDIO_F_WRITE_TIME) AS wt, SUM(STDIO_F_META_TIME) AS mt
+  FROM stdio_records GROUP BY log_id)
+SELECT j.log_id, j.username, j.app, j.nprocs, j.run_time, j.core_hours,
+  COALESCE(p.pr, 0) + COALESCE(s.sr, 0) AS bytes_read,
+  COALESCE(p.pw, 0) + COALESCE(s.sw, 0) AS bytes_written,
+  COALESCE(p.rt, 0) + COALESCE(s.rt, 0) AS read_time,
+  COALESCE(p.wt, 0) + COALESCE(s.wt, 0) AS write_time,
+  COALESCE(p.mt, 0) + COALESCE(s.mt, 0) AS meta_time,
+  COALESCE(p.mt, 0) AS posix_meta_time,
+  COALESCE(p.rt, 0) + COALESCE(p.wt, 0) + COALESCE(p.mt, 0) AS posix_time
+FROM jobs j LEFT JOIN p ON p.log_id = j.log_id LEFT JOIN s ON s.log_id = j.log_id
+
+-- query: jobs_by_size | Jobs and core-hours by job size (processes)
+SELECT s.size_order, s.size_class, COUNT(*) AS jobs, SUM(j.core_hours) AS core_hours,
+  COUNT(DISTINCT j.username) AS users, COUNT(DISTINCT j.app) AS apps
+FROM jobs j JOIN job_size s ON s.log_id = j.log_id
+GROUP BY s.size_order, s.size_class
+ORDER BY s.size_order
+
+-- query: interfaces_by_size | Jobs using each interface, by job size
+WITH m AS (
+  SELECT log_id,
+    MAX(CASE WHEN module = 'POSIX' THEN 1 ELSE 0 END) AS posix,
+    MAX(CASE WHEN module = 'MPI-IO' THEN 1 ELSE 0 END) AS mpiio,
+    MAX(CASE WHEN module IN ('H5F', 'H5D') THEN 1 ELSE 0 END) AS hdf5,
+    MAX(CASE WHEN module IN ('PNETCDF_FILE', 'PNETCDF_VAR') THEN 1 ELSE 0 END) AS pnetcdf,
+    MAX(CASE WHEN module = 'STDIO' THEN 1 ELSE 0 END) AS stdio
+  FROM modules WHERE records > 0 GROUP BY log_id)
+SELECT s.size_order, s.size_class, COUNT(*) AS jobs,
+  SUM(COALESCE(m.posix, 0)) AS posix, SUM(COALESCE(m.mpiio, 0)) AS mpiio,
+  SUM(COALESCE(m.hdf5, 0)) AS hdf5, SUM(COALESCE(m.pnetcdf, 0)) AS pnetcdf,
+  SUM(COALESCE(m.stdio, 0)) AS stdio
+FROM job_size s LEFT JOIN m ON m.log_id = s.log_id
+GROUP BY s.size_order, s.size_class
+ORDER BY s.size_order
+
+-- query: sharing_by_size | POSIX files by sharing pattern and job size
+WITH f AS (
+  SELECT s.size_order, s.size_class, pf.bytes_read + pf.bytes_written AS bytes,
+    CASE WHEN s.nprocs <= 1 THEN 'unique' WHEN pf.all_ranks = 1 THEN 'shared'
+         WHEN pf.ranks > 1 THEN 'partially shared' ELSE 'unique' END AS pattern
+  FROM posix_files pf JOIN job_size s ON s.log_id = pf.log_id)
+SELECT size_order, size_class,
+  SUM(CASE WHEN pattern = 'unique' THEN 1 ELSE 0 END) AS unique_files,
+  SUM(CASE WHEN pattern = 'shared' THEN 1 ELSE 0 END) AS shared_files,
+  SUM(CASE WHEN pattern = 'partially shared' THEN 1 ELSE 0 END) AS partially_shared_files,
+  SUM(CASE WHEN pattern = 'unique' THEN bytes ELSE 0 END) AS unique_bytes,
+  SUM(CASE WHEN pattern = 'shared' THEN bytes ELSE 0 END) AS shared_bytes,
+  SUM(CASE WHEN pattern = 'partially shared' THEN bytes ELSE 0 END) AS partially_shared_bytes
+FROM f
+GROUP BY size_order, size_class
+ORDER BY size_order
+
+-- query: access_sizes | Accesses by size (POSIX and MPI-IO, all jobs)
+SELECT 'POSIX' AS interface,
+  SUM(POSIX_SIZE_READ_0_100) AS read_0_100, SUM(POSIX_SIZE_READ_100_1K) AS read_100_1k,
+  SUM(POSIX_SIZE_READ_1K_10K) AS read_1k_10k, SUM(POSIX_SIZE_READ_10K_100K) AS read_10k_100k,
+  SUM(POSIX_SIZE_READ_100K_1M) AS read_100k_1m, SUM(POSIX_SIZE_READ_1M_4M) AS read_1m_4m,
+  SUM(POSIX_SIZE_READ_4M_10M) AS read_4m_10m, SUM(POSIX_SIZE_READ_10M_100M) AS read_10m_100m,
+  SUM(POSIX_SIZE_READ_100M_1G) AS read_100m_1g, SUM(POSIX_SIZE_READ_1G_PLUS) AS read_1g_plus,
+  SUM(POSIX_SIZE_WRITE_0_100) AS write_0_100, SUM(POSIX_SIZE_WRITE_100_1K) AS write_100_1k,
+  SUM(POSIX_SIZE_WRITE_1K_10K) AS write_1k_10k, SUM(POSIX_SIZE_WRITE_10K_100K) AS write_10k_100k,
+  SUM(POSIX_SIZE_WRITE_100K_1M) AS write_100k_1m, SUM(POSIX_SIZE_WRITE_1M_4M) AS write_1m_4m,
+  SUM(POSIX_SIZE_WRITE_4M_10M) AS write_4m_10m, SUM(POSIX_SIZE_WRITE_10M_100M) AS write_10m_100m,
+  SUM(POSIX_SIZE_WRITE_100M_1G) AS write_100m_1g, SUM(POSIX_SIZE_WRITE_1G_PLUS) AS write_1g_plus
+FROM posix_records
+UNION ALL
+SELECT 'MPI-IO' AS interface,
+  SUM(MPIIO_SIZE_READ_AGG_0_100), SUM(MPIIO_SIZE_READ_AGG_100_1K),
+  SUM(MPIIO_SIZE_READ_AGG_1K_10K), SUM(MPIIO_SIZE_READ_AGG_10K_100K),
+  SUM(MPIIO_SIZE_READ_AGG_100K_1M), SUM(MPIIO_SIZE_READ_AGG_1M_4M),
+  SUM(MPIIO_SIZE_READ_AGG_4M_10M), SUM(MPIIO_SIZE_READ_AGG_10M_100M),
+  SUM(MPIIO_SIZE_READ_AGG_100M_1G), SUM(MPIIO_SIZE_READ_AGG_1G_PLUS),
+  SUM(MPIIO_SIZE_WRITE_AGG_0_100), SUM(MPIIO_SIZE_WRITE_AGG_100_1K),
+  SUM(MPIIO_SIZE_WRITE_AGG_1K_10K), SUM(MPIIO_SIZE_WRITE_AGG_10K_100K),
+  SUM(MPIIO_SIZE_WRITE_AGG_100K_1M), SUM(MPIIO_SIZE_WRITE_AGG_1M_4M),
+  SUM(MPIIO_SIZE_WRITE_AGG_4M_10M), SUM(MPIIO_SIZE_WRITE_AGG_10M_100M),
+  SUM(MPIIO_SIZE_WRITE_AGG_100M_1G), SUM(MPIIO_SIZE_WRITE_AGG_1G_PLUS)
+FROM mpiio_records
+ORDER BY interface DESC
+
+-- query: read_write_mix | Bytes read and written (POSIX + STDIO), by job size
+SELECT s.size_order, s.size_class, COUNT(*) AS jobs,
+  SUM(io.bytes_read) AS bytes_read, SUM(io.bytes_written) AS bytes_written,
+  SUM(CASE WHEN io.bytes_read > 0 AND io.bytes_written = 0 THEN 1 ELSE 0 END) AS read_only_jobs,
+  SUM(CASE WHEN io.bytes_read = 0 AND io.bytes_written > 0 THEN 1 ELSE 0 END) AS write_only_jobs,
+  SUM(CASE WHEN io.bytes_read > 0 AND io.bytes_written > 0 THEN 1 ELSE 0 END) AS read_write_jobs,
+  SUM(CASE WHEN io.bytes_read = 0 AND io.bytes_written = 0 THEN 1 ELSE 0 END) AS no_io_jobs
+FROM job_io io JOIN job_size s ON s.log_id = io.log_id
+GROUP BY s.size_order, s.size_class
+ORDER BY s.size_order
+
+-- query: io_time_by_size | Time in I/O and metadata (POSIX + STDIO, process-hours), by job size
+SELECT s.size_order, s.size_class, SUM(io.core_hours) AS core_hours,
+  SUM(io.read_time) / 3600.0 AS read_hours, SUM(io.write_time) / 3600.0 AS write_hours,
+  SUM(io.meta_time) / 3600.0 AS meta_hours,
+  CASE WHEN SUM(io.core_hours) > 0
+       THEN 100.0 * (SUM(io.read_time) + SUM(io.write_time) + SUM(io.meta_time)) / 3600.0 / SUM(io.core_hours)
+       ELSE 0.0 END AS io_percent_of_core_hours
+FROM job_io io JOIN job_size s ON s.log_id = io.log_id
+GROUP BY s.size_order, s.size_class
+ORDER BY s.size_order
+
+-- query: top_producers | Top producers: bytes written by user and application
+SELECT username, app, COUNT(*) AS jobs, SUM(bytes_written) AS bytes_written, SUM(bytes_read) AS bytes_read,
+  SUM(core_hours) AS core_hours
+FROM job_io
+GROUP BY username, app
+HAVING SUM(bytes_written) > 0
+ORDER BY bytes_written DESC, username, app
+LIMIT 10
+
+-- query: top_consumers | Top consumers: bytes read by user and application
+SELECT username, app, COUNT(*) AS jobs, SUM(bytes_read) AS bytes_read, SUM(bytes_written) AS bytes_written,
+  SUM(core_hours) AS core_hours
+FROM job_io
+GROUP BY username, app
+HAVING SUM(bytes_read) > 0
+ORDER BY bytes_read DESC, username, app
+LIMIT 10
+
+-- query: redundant_reads | Cray XE6 metric 1: jobs reading more than 1 TiB beyond their files' extents
+WITH r AS (
+  SELECT log_id, SUM(CASE WHEN bytes_read > max_byte_read + 1 THEN bytes_read - max_byte_read - 1 ELSE 0 END)
+    AS redundant_bytes
+  FROM posix_files GROUP BY log_id)
+SELECT j.log_id, j.jobid, j.username, j.app, j.nprocs, r.redundant_bytes
+FROM r JOIN jobs j ON j.log_id = r.log_id
+WHERE r.redundant_bytes > 1099511627776
+ORDER BY r.redundant_bytes DESC, j.log_id
+LIMIT 100
+
+-- query: metadata_heavy | Cray XE6 metric 2: metadata >= 25% of I/O time, >= 192 processes, > 30 s of metadata per process
+SELECT io.log_id, j.jobid, io.username, io.app, io.nprocs,
+  io.posix_meta_time / io.nprocs AS meta_seconds_per_process,
+  io.posix_meta_time / io.posix_time AS metadata_ratio
+FROM job_io io JOIN jobs j ON j.log_id = io.log_id
+WHERE io.nprocs >= 192 AND io.posix_time > 0
+  AND io.posix_meta_time >= 0.25 * io.posix_time
+  AND io.posix_meta_time / io.nprocs > 30
+ORDER BY meta_seconds_per_process DESC, io.log_id
+LIMIT 100
+
+-- query: small_shared_writes | Cray XE6 metric 3: >= 1 million independent small (< 1 MiB) writes to shared files
+WITH coll AS (
+  SELECT log_id, record_id, SUM(MPIIO_COLL_WRITES) AS coll_writes
+  FROM mpiio_records GROUP BY log_id, record_id),
+w AS (
+  SELECT pf.log_id, SUM(pf.small_writes) AS small_writes, COUNT(*) AS files
+  FROM posix_files pf LEFT JOIN coll c ON c.log_id = pf.log_id AND c.record_id = pf.record_id
+  WHERE (pf.all_ranks = 1 OR pf.ranks > 1) AND pf.small_writes > 0 AND COALESCE(c.coll_writes, 0) = 0
+  GROUP BY pf.log_id)
+SELECT j.log_id, j.jobid, j.username, j.app, j.nprocs, w.small_writes, w.files
+FROM w JOIN jobs j ON j.log_id = w.log_id
+WHERE w.small_writes >= 1000000
+ORDER BY w.small_writes DESC, j.log_id
+LIMIT 100

@@ -1,0 +1,165 @@
+//! darshan-study: the seed papers' facility-wide study from a
+//! darshan-ingest database, as one self-contained HTML page or JSON:
+//! Intrepid's tables (job sizes, interfaces, sharing, access sizes,
+//! read/write mix, I/O time, top producers and consumers), the Cray XE6
+//! study's three job metrics, and the JSC and FSU metrics over the
+//! facility's timeline. docs/facility.md defines every figure.
+#![forbid(unsafe_code)]
+
+pub mod calibrate;
+pub mod queries;
+pub mod render;
+pub mod timeline;
+
+use std::path::Path;
+use std::time::Instant;
+
+use darshan_report::diagnose::Config;
+use rusqlite::{Connection, OpenFlags};
+use serde::Serialize;
+
+pub const SCHEMA: &str = "darshan-study/1";
+
+pub struct Options {
+    /// Δt of the timeline, seconds.
+    pub interval: f64,
+    /// The FSU coefficients (darshan-summary's config file layout).
+    pub config: Config,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { interval: 600.0, config: Config::default() }
+    }
+}
+
+#[derive(Debug, Serialize, Default)]
+pub struct LogCounts {
+    pub total: i64,
+    pub ok: i64,
+    pub partial: i64,
+    pub error: i64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct BadLog {
+    pub path: String,
+    pub status: String,
+    pub error: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FsuCoefficients {
+    pub a0_read: f64,
+    pub a1_read: f64,
+    pub a0_write: f64,
+    pub a1_write: f64,
+    pub source: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Study {
+    pub schema: &'static str,
+    pub database: String,
+    pub logs: LogCounts,
+    /// Logs that could not be read, or only in part (first 100).
+    pub bad_logs: Vec<BadLog>,
+    pub first_job_start: i64,
+    pub last_job_end: i64,
+    pub tables: Vec<queries::Table>,
+    pub timeline: timeline::Timeline,
+    pub fsu: FsuCoefficients,
+    /// Wall time of the SQL queries and of the timeline.
+    pub query_seconds: f64,
+    pub timeline_seconds: f64,
+}
+
+impl Study {
+    pub fn table(&self, name: &str) -> Option<&queries::Table> {
+        self.tables.iter().find(|t| t.name == name)
+    }
+}
+
+pub fn open(db: &Path) -> Result<Connection, String> {
+    if !db.is_file() {
+        return Err(format!("{}: no such database (make one with darshan-ingest)", db.display()));
+    }
+    let c = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+        .map_err(|e| format!("{}: {e}", db.display()))?;
+    let ok: bool = c
+        .query_row("SELECT COUNT(*) FROM sqlite_master WHERE name IN ('jobs', 'logs', 'posix_records')", [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .map(|n| n == 3)
+        .map_err(|e| format!("{}: {e}", db.display()))?;
+    if !ok {
+        return Err(format!("{}: not a darshan-ingest database", db.display()));
+    }
+    Ok(c)
+}
+
+pub fn study(db: &Path, opts: &Options) -> Result<Study, String> {
+    let conn = open(db)?;
+    let e = |e: rusqlite::Error| e.to_string();
+    let mut logs = LogCounts::default();
+    {
+        let mut st = conn.prepare("SELECT status, COUNT(*) FROM logs GROUP BY status").map_err(e)?;
+        let mut rows = st.query([]).map_err(e)?;
+        while let Some(r) = rows.next().map_err(e)? {
+            let (s, n): (String, i64) = (r.get(0).map_err(e)?, r.get(1).map_err(e)?);
+            logs.total += n;
+            match s.as_str() {
+                "ok" => logs.ok = n,
+                "partial" => logs.partial = n,
+                "error" => logs.error = n,
+                _ => {}
+            }
+        }
+    }
+    let bad_logs = {
+        let mut st = conn
+            .prepare(
+                "SELECT path, status, COALESCE(error, '') FROM logs WHERE status IN ('error', 'partial') ORDER BY status, path LIMIT 100",
+            )
+            .map_err(e)?;
+        let rows = st.query_map([], |r| Ok(BadLog { path: r.get(0)?, status: r.get(1)?, error: r.get(2)? })).map_err(e)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(e)?
+    };
+    let (first, last): (Option<i64>, Option<i64>) =
+        conn.query_row("SELECT MIN(start_time), MAX(end_time) FROM jobs", [], |r| Ok((r.get(0)?, r.get(1)?))).map_err(e)?;
+    let t0 = Instant::now();
+    let tables = queries::run_all(&conn)?;
+    let query_seconds = t0.elapsed().as_secs_f64();
+    let c = |k: &str| opts.config.get(k);
+    let fsu = timeline::Fsu {
+        a0_read: c("fsu_a0_read"),
+        a1_read: c("fsu_a1_read"),
+        a0_write: c("fsu_a0_write"),
+        a1_write: c("fsu_a1_write"),
+    };
+    if !(opts.interval.is_finite() && opts.interval > 0.0) {
+        return Err(format!("the interval must be a positive number of seconds, not {}", opts.interval));
+    }
+    let t1 = Instant::now();
+    let timeline = timeline::compute(&conn, opts.interval, fsu)?;
+    let timeline_seconds = t1.elapsed().as_secs_f64();
+    Ok(Study {
+        schema: SCHEMA,
+        database: db.display().to_string(),
+        logs,
+        bad_logs,
+        first_job_start: first.unwrap_or(0),
+        last_job_end: last.unwrap_or(0),
+        tables,
+        timeline,
+        fsu: FsuCoefficients {
+            a0_read: fsu.a0_read,
+            a1_read: fsu.a1_read,
+            a0_write: fsu.a0_write,
+            a1_write: fsu.a1_write,
+            source: opts.config.source.clone(),
+        },
+        query_seconds,
+        timeline_seconds,
+    })
+}

@@ -1,0 +1,181 @@
+//! The study as one self-contained HTML page (minijinja template, charts
+//! inline as SVG from darshan-report's chart functions, no script, no
+//! request: the page's content security policy forbids them).
+
+use darshan_report::render::charts::{category_bars, lines, read_write_bars, Series, COLORS};
+use darshan_report::units;
+use minijinja::{context, Environment, Value};
+use serde::Serialize;
+
+use crate::queries::Table;
+use crate::timeline::{Timeline, THRESHOLDS};
+use crate::Study;
+
+const TEMPLATE: &str = include_str!("../templates/study.html.j2");
+
+/// Points drawn on a timeline chart at most (intervals are merged).
+const CHART_POINTS: u64 = 400;
+
+#[derive(Serialize)]
+struct ViewTable {
+    name: String,
+    title: String,
+    columns: Vec<String>,
+    rows: Vec<Vec<String>>,
+    numeric: Vec<bool>,
+}
+
+/// A cell as people read it, by what its column holds.
+fn cell(column: &str, v: &serde_json::Value) -> String {
+    let Some(x) = v.as_f64() else {
+        return match v {
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Null => "—".into(),
+            other => other.to_string(),
+        };
+    };
+    if column.contains("bytes") {
+        units::bytes(x)
+    } else if column.contains("percent") {
+        format!("{x:.1}%")
+    } else if column.contains("ratio") {
+        format!("{:.1}%", x * 100.0)
+    } else if column.contains("hours") || column.contains("seconds") {
+        format!("{x:.2}")
+    } else if v.is_i64() {
+        units::count(x as i64)
+    } else {
+        format!("{x:.3}")
+    }
+}
+
+fn view(t: &Table) -> ViewTable {
+    let keep: Vec<usize> = (0..t.columns.len()).filter(|&i| t.columns[i] != "size_order").collect();
+    let numeric = keep.iter().map(|&i| t.rows.iter().any(|r| r[i].is_number())).collect();
+    ViewTable {
+        name: t.name.clone(),
+        title: t.title.clone(),
+        columns: keep.iter().map(|&i| t.columns[i].replace('_', " ")).collect(),
+        rows: t.rows.iter().map(|r| keep.iter().map(|&i| cell(&t.columns[i], &r[i])).collect()).collect(),
+        numeric,
+    }
+}
+
+fn labels(t: &Table) -> Vec<String> {
+    (0..t.rows.len()).map(|i| t.text(i, "size_class")).collect()
+}
+
+fn series<'a>(t: &Table, cols: &[(&'a str, &'a str)], scale: impl Fn(usize, f64) -> f64) -> Vec<Series<'a>> {
+    cols.iter()
+        .enumerate()
+        .map(|(k, (col, label))| Series {
+            label,
+            color: COLORS[k % COLORS.len()],
+            values: (0..t.rows.len()).map(|i| scale(i, t.num(i, col))).collect(),
+        })
+        .collect()
+}
+
+fn charts(s: &Study) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    let mut add = |section: &str, svg: String| out.push((section.to_string(), Value::from_safe_string(svg)));
+    if let Some(t) = s.table("jobs_by_size") {
+        add("jobs_by_size", category_bars("Jobs by size", "jobs", &labels(t), &series(t, &[("jobs", "jobs")], |_, v| v), false, 0.0));
+        add(
+            "jobs_by_size",
+            category_bars("Core-hours by size", "core-hours", &labels(t), &series(t, &[("core_hours", "core-hours")], |_, v| v), false, 0.0),
+        );
+    }
+    if let Some(t) = s.table("interfaces_by_size") {
+        let cols = [("posix", "POSIX"), ("mpiio", "MPI-IO"), ("hdf5", "HDF5"), ("pnetcdf", "PnetCDF"), ("stdio", "STDIO")];
+        let pct = |i: usize, v: f64| 100.0 * v / t.num(i, "jobs").max(1.0);
+        add("interfaces_by_size", category_bars("Jobs using each interface", "% of jobs", &labels(t), &series(t, &cols, pct), false, 100.0));
+    }
+    if let Some(t) = s.table("sharing_by_size") {
+        let cols = [("unique_files", "unique"), ("shared_files", "shared (N:1)"), ("partially_shared_files", "partially shared")];
+        add("sharing_by_size", category_bars("POSIX files by sharing", "files", &labels(t), &series(t, &cols, |_, v| v), true, 0.0));
+    }
+    if let Some(t) = s.table("access_sizes") {
+        let buckets = ["0_100", "100_1k", "1k_10k", "10k_100k", "100k_1m", "1m_4m", "4m_10m", "10m_100m", "100m_1g", "1g_plus"];
+        for i in 0..t.rows.len() {
+            let rows: Vec<(String, i64, i64)> = buckets
+                .iter()
+                .map(|b| (b.replace('_', "-"), t.num(i, &format!("read_{b}")) as i64, t.num(i, &format!("write_{b}")) as i64))
+                .collect();
+            add("access_sizes", read_write_bars(&format!("{} accesses by size", t.text(i, "interface")), &rows));
+        }
+    }
+    if let Some(t) = s.table("read_write_mix") {
+        let cols = [("bytes_read", "read"), ("bytes_written", "written")];
+        let gib = |_: usize, v: f64| v / (1u64 << 30) as f64;
+        add("read_write_mix", category_bars("Bytes moved by job size", "GiB", &labels(t), &series(t, &cols, gib), false, 0.0));
+    }
+    if let Some(t) = s.table("io_time_by_size") {
+        let cols = [("io_percent_of_core_hours", "I/O + metadata")];
+        add("io_time_by_size", category_bars("Time in I/O", "% of core-hours", &labels(t), &series(t, &cols, |_, v| v), false, 0.0));
+    }
+    for svg in timeline_charts(&s.timeline) {
+        add("timeline", svg);
+    }
+    out
+}
+
+/// The timeline merged into at most CHART_POINTS points: bytes summed,
+/// utilization averaged over the merged intervals, servers at their peak.
+fn timeline_charts(tl: &Timeline) -> Vec<String> {
+    if tl.points.is_empty() {
+        return Vec::new();
+    }
+    let per = tl.intervals.div_ceil(CHART_POINTS).max(1);
+    let n = tl.intervals.div_ceil(per) as usize;
+    let dt = tl.interval_seconds;
+    let x: Vec<f64> = (0..n).map(|i| i as f64 * per as f64 * dt / 3600.0).collect();
+    let (mut r, mut w, mut fsu, mut bw) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    let mut act = [vec![0.0; n], vec![0.0; n], vec![0.0; n]];
+    for p in &tl.points {
+        let k = (((p.t - tl.start_time) as f64 / dt) as u64 / per) as usize;
+        let k = k.min(n - 1);
+        r[k] += p.read_bytes / (1u64 << 30) as f64;
+        w[k] += p.write_bytes / (1u64 << 30) as f64;
+        fsu[k] += p.fsu_percent / per as f64;
+        bw[k] += p.bandwidth_percent / per as f64;
+        for c in 0..3 {
+            act[c][k] = f64::max(act[c][k], p.active_servers[c] as f64);
+        }
+    }
+    let xd = "hours since the first job started";
+    let s = |label, k: usize, values| Series { label, color: COLORS[k], values };
+    let c_label: Vec<String> = THRESHOLDS.iter().map(|c| format!("c = {}", units::bytes(*c))).collect();
+    vec![
+        lines("Data moved per interval", xd, "GiB", &x, &[s("read", 0, r), s("write", 1, w)]),
+        lines("File-system utilization (FSU model) and bandwidth share", xd, "%", &x, &[s("FSU", 2, fsu), s("bandwidth only", 0, bw)]),
+        lines(
+            "Active servers per interval (peak)",
+            xd,
+            "servers",
+            &x,
+            &[s(&c_label[0], 0, act[0].clone()), s(&c_label[1], 1, act[1].clone()), s(&c_label[2], 2, act[2].clone())],
+        ),
+    ]
+}
+
+pub fn render(s: &Study) -> Result<String, String> {
+    let mut env = Environment::new();
+    env.add_filter("bytes", |v: f64| units::bytes(v));
+    env.add_filter("count", |v: i64| units::count(v));
+    env.add_filter("fixed", |v: f64, n: Option<usize>| format!("{v:.*}", n.unwrap_or(2)));
+    env.add_filter("date", |t: i64| {
+        chrono::DateTime::from_timestamp(t, 0).map(|d| d.format("%Y-%m-%d %H:%M UTC").to_string()).unwrap_or_default()
+    });
+    env.add_template("study", TEMPLATE).map_err(|e| format!("study template: {e}"))?;
+    let tables: Vec<ViewTable> = s.tables.iter().map(view).collect();
+    let charts = charts(s);
+    let tpl = env.get_template("study").map_err(|e| e.to_string())?;
+    tpl.render(context! {
+        s => s,
+        tables => tables,
+        charts => charts,
+        generator => format!("darshan-study {}", env!("CARGO_PKG_VERSION")),
+    })
+    .map_err(|e| format!("study template: {e}"))
+}
