@@ -9,3 +9,4 @@ pub mod parquet_out;
 pub mod run;
 pub mod schema;
 pub mod store;
+pub mod synth;

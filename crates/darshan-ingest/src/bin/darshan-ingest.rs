@@ -72,8 +72,17 @@ fn go(cli: &Cli) -> Result<ExitCode, String> {
             sum.seconds,
             sum.logs_per_second
         );
-        for e in &sum.errors {
+        // A tree of thousands of bad logs must not flood the terminal; the
+        // database (table logs) and --json have them all.
+        const SHOWN: usize = 20;
+        for e in sum.errors.iter().take(SHOWN) {
             println!("  {} ({}): {}", e.path, serde_json::to_string(&e.status).unwrap_or_default().trim_matches('"'), e.error);
+        }
+        if sum.errors.len() > SHOWN {
+            println!(
+                "  ... and {} more: SELECT path, status, error FROM logs WHERE status != 'ok' (or --json)",
+                sum.errors.len() - SHOWN
+            );
         }
         if let Some(x) = &export {
             println!("{}: {} logs exported in {} files", x.directory, x.logs, x.files_written);

@@ -1,0 +1,289 @@
+//! A synthetic facility: many varied Darshan logs written by our own
+//! writer, in Darshan's `YYYY/M/D` tree with Darshan's log names, for the
+//! tests and the ingest benchmark. Deterministic for a seed.
+//!
+//! Variety: 24 users, 12 applications, 1 to 16,384 processes, POSIX
+//! always; MPI-IO, STDIO, HDF5, PnetCDF, LUSTRE and HEATMAP records in some
+//! jobs; unique, shared and partially shared files. Three kinds of job are
+//! planted at known positions for the Cray XE6 metrics, with values well
+//! past the thresholds, and no other job comes near them.
+
+use std::path::{Path, PathBuf};
+
+use darshan_log::counters::{mpiio as m, posix as p, stdio as s};
+use darshan_log::modules::{self, counter_names};
+use darshan_log::{Compression, Extra, Job, LogWriter, LustreComponent, NameTable, Record};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Planted {
+    /// 2 TiB read from a 1 GiB file: > 1 TiB redundant.
+    RedundantReads,
+    /// 256 processes, 40 s of metadata per process, 90% of I/O time.
+    MetadataHeavy,
+    /// 1.5 million independent writes of < 100 B to one shared file.
+    SmallSharedWrites,
+}
+
+#[derive(Debug, Clone)]
+pub struct Generated {
+    pub path: PathBuf,
+    pub jobid: i64,
+    pub planted: Option<Planted>,
+}
+
+/// A small deterministic generator (SplitMix64).
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    pub fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
+        &v[self.below(v.len() as u64) as usize]
+    }
+}
+
+const APPS: [&str; 12] =
+    ["vasp", "lammps", "gromacs", "wrf", "e3sm", "nek5000", "qe", "cp2k", "namd", "hacc", "python3", "ior"];
+const NPROCS: [i64; 10] = [1, 1, 4, 16, 32, 64, 256, 1024, 4096, 16384];
+/// 2026-10-01 00:00:00 UTC.
+pub const EPOCH: i64 = 1_790_812_800;
+
+/// A record of `module` with zeroed counters.
+pub fn blank(module: usize, name: &str, rank: i64) -> Record {
+    let (c, f) = counter_names(module);
+    Record {
+        module,
+        id: darshan_log::record_id(name.as_bytes()),
+        rank,
+        counters: vec![0; c.len()],
+        fcounters: vec![0.0; f.len()],
+        extra: Extra::None,
+    }
+}
+
+/// The size bucket (0..10) of an access of `size` bytes.
+pub fn bucket(size: i64) -> usize {
+    const UPPER: [i64; 9] = [100, 1 << 10, 10 << 10, 100 << 10, 1 << 20, 4 << 20, 10 << 20, 100 << 20, 1 << 30];
+    UPPER.iter().position(|u| size <= *u).unwrap_or(9)
+}
+
+/// A POSIX record that read and wrote `ops` accesses of `size` bytes
+/// between `t0` and `t1` seconds after the job's start.
+pub fn posix_io(name: &str, rank: i64, reads: i64, writes: i64, size: i64, t0: f64, t1: f64) -> Record {
+    let mut r = blank(modules::POSIX, name, rank);
+    let c = &mut r.counters;
+    c[p::OPENS] = 1;
+    c[p::READS] = reads;
+    c[p::WRITES] = writes;
+    c[p::BYTES_READ] = reads * size;
+    c[p::BYTES_WRITTEN] = writes * size;
+    c[p::MAX_BYTE_READ] = if reads > 0 { reads * size - 1 } else { 0 };
+    c[p::MAX_BYTE_WRITTEN] = if writes > 0 { writes * size - 1 } else { 0 };
+    c[p::SIZE_READ_0_100 + bucket(size)] = reads;
+    c[p::SIZE_WRITE_0_100 + bucket(size)] = writes;
+    c[p::SEQ_READS] = reads;
+    c[p::SEQ_WRITES] = writes;
+    let f = &mut r.fcounters;
+    f[p::F_OPEN_START_TIMESTAMP] = t0;
+    f[p::F_OPEN_END_TIMESTAMP] = t0 + 0.001;
+    if reads > 0 {
+        f[p::F_READ_START_TIMESTAMP] = t0;
+        f[p::F_READ_END_TIMESTAMP] = t1;
+    }
+    if writes > 0 {
+        f[p::F_WRITE_START_TIMESTAMP] = t0;
+        f[p::F_WRITE_END_TIMESTAMP] = t1;
+    }
+    f[p::F_CLOSE_START_TIMESTAMP] = t1;
+    f[p::F_CLOSE_END_TIMESTAMP] = t1 + 0.001;
+    let secs = (reads + writes) as f64 * (2e-5 + size as f64 * 5e-10);
+    f[p::F_READ_TIME] = secs * reads as f64 / (reads + writes).max(1) as f64;
+    f[p::F_WRITE_TIME] = secs - f[p::F_READ_TIME];
+    f[p::F_META_TIME] = 0.002;
+    r
+}
+
+/// Write one log with its records grouped by module (in id order).
+pub fn write_log(path: &Path, job: &Job, names: &NameTable, mut records: Vec<Record>) -> Result<(), String> {
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d).map_err(|e| e.to_string())?;
+    }
+    records.sort_by_key(|r| r.module);
+    let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut w = LogWriter::new(std::io::BufWriter::new(file), Compression::Zlib).map_err(|e| e.to_string())?;
+    w.write_job(job).map_err(|e| e.to_string())?;
+    w.write_names(names).map_err(|e| e.to_string())?;
+    let mut i = 0;
+    while i < records.len() {
+        let m = records[i].module;
+        let n = records[i..].iter().take_while(|r| r.module == m).count();
+        w.write_module(m, records[i..i + n].iter()).map_err(|e| e.to_string())?;
+        i += n;
+    }
+    w.finish().map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// Generate `n` logs under `dir`. Job `i` is planted when `i % 1000` is
+/// 7, 11 or 13.
+pub fn generate(dir: &Path, n: usize, seed: u64) -> Result<Vec<Generated>, String> {
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let planted = match i % 1000 {
+            7 => Some(Planted::RedundantReads),
+            11 => Some(Planted::MetadataHeavy),
+            13 => Some(Planted::SmallSharedWrites),
+            _ => None,
+        };
+        let g = one(dir, i, planted, &mut rng)?;
+        out.push(g);
+    }
+    Ok(out)
+}
+
+fn one(dir: &Path, i: usize, planted: Option<Planted>, rng: &mut Rng) -> Result<Generated, String> {
+    let user = format!("user{:02}", rng.below(24));
+    let app = *rng.pick(&APPS);
+    let mut nprocs = *rng.pick(&NPROCS);
+    if planted == Some(Planted::MetadataHeavy) {
+        nprocs = 256;
+    }
+    let start = EPOCH + rng.below(30 * 86400) as i64;
+    let run = 60 + rng.below(7200) as i64;
+    let jobid = 100_000 + i as i64;
+    let mut names = NameTable::new();
+    let mut recs = Vec::new();
+    let scratch = if rng.below(3) == 0 { "/lustre/scratch" } else { "/gpfs/projects" };
+    let name = |names: &mut NameTable, s: String| {
+        names.insert(darshan_log::record_id(s.as_bytes()), s.as_bytes());
+        s
+    };
+    let size = *rng.pick(&[512i64, 4096, 65536, 1 << 20, 4 << 20, 16 << 20]);
+    let t = |rng: &mut Rng| (rng.below(run as u64 / 2) as f64, run as f64);
+    // Per-rank files (up to 8 ranks get one each) and shared ones.
+    let unique = (nprocs.min(8)) as usize;
+    for r in 0..unique {
+        let f = name(&mut names, format!("{scratch}/{user}/{app}/out.{jobid}.{r}"));
+        let (t0, t1) = t(rng);
+        let (t0, t1) = (t0, t0 + (t1 - t0) / 2.0);
+        recs.push(posix_io(&f, r as i64, rng.below(50) as i64, 1 + rng.below(200) as i64, size, t0, t1));
+    }
+    if nprocs > 1 {
+        let f = name(&mut names, format!("{scratch}/{user}/{app}/checkpoint.{jobid}"));
+        let (t0, t1) = t(rng);
+        recs.push(posix_io(&f, -1, 0, nprocs * (1 + rng.below(8) as i64), size, t0, t1));
+        if rng.below(2) == 0 {
+            let mut mr = blank(modules::MPIIO, &f, -1);
+            mr.counters[m::COLL_OPENS] = nprocs;
+            mr.counters[m::COLL_WRITES] = nprocs;
+            mr.counters[m::BYTES_WRITTEN] = recs.last().map_or(0, |r: &Record| r.counters[p::BYTES_WRITTEN]);
+            mr.fcounters[m::F_WRITE_TIME] = 1.0;
+            recs.push(mr);
+        }
+        if nprocs >= 4 && rng.below(3) == 0 {
+            // Partially shared: two ranks each open the same input.
+            let f = name(&mut names, format!("{scratch}/{user}/{app}/input.dat"));
+            for r in 0..2 {
+                recs.push(posix_io(&f, r, 10, 0, 1 << 20, 0.0, 10.0));
+            }
+        }
+    }
+    if rng.below(2) == 0 {
+        let f = name(&mut names, format!("/home/{user}/{app}.log"));
+        let mut sr = blank(modules::STDIO, &f, 0);
+        sr.counters[s::OPENS] = 1;
+        sr.counters[s::WRITES] = 100;
+        sr.counters[s::BYTES_WRITTEN] = 8000;
+        sr.fcounters[s::F_WRITE_START_TIMESTAMP] = 1.0;
+        sr.fcounters[s::F_WRITE_END_TIMESTAMP] = run as f64 - 1.0;
+        sr.fcounters[s::F_WRITE_TIME] = 0.01;
+        recs.push(sr);
+    }
+    if rng.below(5) == 0 {
+        let f = name(&mut names, format!("{scratch}/{user}/{app}/fields.h5"));
+        let mut hf = blank(modules::H5F, &f, -1);
+        hf.counters[0] = nprocs;
+        recs.push(hf);
+    }
+    if scratch.starts_with("/lustre") {
+        let osts: Vec<i64> = (0..4).map(|k| ((i as i64) * 4 + k) % 96).collect();
+        for r in recs.iter().filter(|r| r.module == modules::POSIX).map(|r| (r.id, r.rank)).collect::<Vec<_>>() {
+            let mut lr = blank(modules::LUSTRE, "", r.1);
+            lr.id = r.0;
+            lr.counters.clear();
+            lr.fcounters.clear();
+            lr.extra = Extra::Lustre {
+                components: vec![LustreComponent { counters: [1 << 20, 4, 0, 0, 0, -1, 0], pool_name: [0; 16] }],
+                ost_ids: osts.clone(),
+            };
+            recs.push(lr);
+        }
+    }
+    match planted {
+        Some(Planted::RedundantReads) => {
+            let f = name(&mut names, format!("{scratch}/{user}/{app}/mesh.bin"));
+            let mut r = posix_io(&f, -1, 2 << 10, 0, 1 << 30, 0.0, run as f64);
+            r.counters[p::MAX_BYTE_READ] = (1 << 30) - 1;
+            recs.push(r);
+        }
+        Some(Planted::MetadataHeavy) => {
+            for rank in 0..nprocs {
+                let f = name(&mut names, format!("{scratch}/{user}/{app}/tiny.{jobid}.{rank}"));
+                let mut r = posix_io(&f, rank, 0, 1, 4096, 0.0, 1.0);
+                r.fcounters[p::F_META_TIME] = 40.0;
+                r.fcounters[p::F_WRITE_TIME] = 4.0;
+                recs.push(r);
+            }
+        }
+        Some(Planted::SmallSharedWrites) => {
+            let f = name(&mut names, format!("{scratch}/{user}/{app}/particles.log"));
+            recs.push(posix_io(&f, -1, 0, 1_500_000, 64, 0.0, run as f64));
+        }
+        None => {}
+    }
+    let secs = start - EPOCH;
+    let (mo, day) = (10 + secs / (31 * 86400), 1 + (secs % (31 * 86400)) / 86400);
+    let path = dir.join(format!(
+        "2026/{mo}/{day}/{user}_{app}_id{jobid}-{}_{mo}-{day}-{}-{}_1.darshan",
+        1000 + i,
+        secs % 86400,
+        rng.next()
+    ));
+    let job = Job {
+        uid: 1000 + user[4..].parse::<i64>().unwrap_or(0),
+        start_time_sec: start,
+        start_time_nsec: 0,
+        end_time_sec: start + run,
+        end_time_nsec: 0,
+        nprocs,
+        jobid,
+        metadata: b"lib_ver=3.5.0\n".to_vec(),
+        exe_mnt: format!("/apps/bin/{app} -i input.{jobid}\nlustre /lustre\ngpfs /gpfs\nnfs /home").into_bytes(),
+    };
+    write_log(&path, &job, &names, recs)?;
+    Ok(Generated { path, jobid, planted })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_buckets_follow_darshans_bounds() {
+        assert_eq!((bucket(0), bucket(100), bucket(101)), (0, 0, 1));
+        assert_eq!((bucket(1 << 20), bucket((1 << 20) + 1)), (4, 5));
+        assert_eq!(bucket(2 << 30), 9);
+    }
+}
