@@ -22,6 +22,8 @@ use crate::store::Store;
 pub struct Options {
     pub jobs: usize,
     pub progress: bool,
+    /// Seconds between commits (default: `store::COMMIT_EVERY`).
+    pub commit_every: Option<f64>,
 }
 
 /// What a run did (printed as JSON with `--json`).
@@ -167,6 +169,12 @@ fn worker(queue: Arc<Mutex<Vec<FileInfo>>>, keys: Arc<Mutex<HashSet<String>>>, i
 pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Summary, String> {
     let t0 = Instant::now();
     let mut sum = Summary::default();
+    if let Some(secs) = opts.commit_every {
+        if !(secs.is_finite() && secs >= 0.0) {
+            return Err(format!("--commit-every must be a non-negative number of seconds, not {secs}"));
+        }
+        store.commit_every = std::time::Duration::from_secs_f64(secs);
+    }
     // Phase 1: find.
     let (paths, problems) = find_logs(roots);
     for p in problems {

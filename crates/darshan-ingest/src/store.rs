@@ -22,9 +22,9 @@ use crate::schema::{self, Table};
 /// clear message rather than half-filled.
 pub const SCHEMA_VERSION: i64 = 1;
 
-/// Commit at least this often (and every `COMMIT_ROWS` rows), so an
-/// interruption loses little and readers see progress.
-const COMMIT_EVERY: Duration = Duration::from_secs(2);
+/// Commit at least this often by default (and every `COMMIT_ROWS` rows),
+/// so an interruption loses little and readers see progress.
+pub const COMMIT_EVERY: Duration = Duration::from_secs(2);
 const COMMIT_ROWS: usize = 50_000;
 
 pub struct Store {
@@ -33,6 +33,8 @@ pub struct Store {
     in_tx: bool,
     rows_in_tx: usize,
     last_commit: Instant,
+    /// How often to commit (`--commit-every`).
+    pub commit_every: Duration,
     pub rows_written: Vec<u64>,
 }
 
@@ -66,6 +68,7 @@ impl Store {
             in_tx: false,
             rows_in_tx: 0,
             last_commit: Instant::now(),
+            commit_every: COMMIT_EVERY,
         };
         s.create()?;
         s.drop_unfinished()?;
@@ -209,7 +212,7 @@ impl Store {
     }
 
     pub fn commit_if_due(&mut self) -> Result<(), String> {
-        if self.in_tx && (self.rows_in_tx >= COMMIT_ROWS || self.last_commit.elapsed() >= COMMIT_EVERY) {
+        if self.in_tx && (self.rows_in_tx >= COMMIT_ROWS || self.last_commit.elapsed() >= self.commit_every) {
             self.commit()?;
         }
         Ok(())

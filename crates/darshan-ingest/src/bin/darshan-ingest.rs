@@ -27,6 +27,9 @@ struct Cli {
     /// Worker threads reading logs (default: the machine's cores)
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
+    /// Seconds between commits: an interruption loses at most this much work (default 2)
+    #[arg(long, value_name = "SECONDS")]
+    commit_every: Option<f64>,
     /// Print the run's summary as JSON on stdout
     #[arg(long)]
     json: bool,
@@ -49,7 +52,7 @@ fn main() -> ExitCode {
 fn go(cli: &Cli) -> Result<ExitCode, String> {
     let mut store = Store::open(&cli.db)?;
     let jobs = cli.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
-    let opts = run::Options { jobs, progress: !cli.quiet && !cli.json };
+    let opts = run::Options { jobs, progress: !cli.quiet && !cli.json, commit_every: cli.commit_every };
     let mut sum = run::ingest(&cli.logdirs, &mut store, &opts)?;
     sum.database = cli.db.display().to_string();
     let export = match &cli.parquet {

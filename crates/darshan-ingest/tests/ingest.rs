@@ -1,0 +1,323 @@
+//! darshan-ingest end to end: the corpus's totals against darshan-parser
+//! --total, bad logs, idempotent re-runs, an interrupted run resumed, and
+//! the Parquet export.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use darshan_ingest::{parquet_out, run, store::Store, synth};
+use darshan_log::LogFile;
+use darshan_test_support::output_within;
+use rusqlite::Connection;
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/logs")
+}
+
+fn out_dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ingest").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn ingest(roots: &[PathBuf], db: &Path) -> run::Summary {
+    let mut store = Store::open(db).unwrap();
+    run::ingest(roots, &mut store, &run::Options { jobs: 2, progress: false, commit_every: None }).unwrap()
+}
+
+/// darshan-parser, built beside this test by `cargo test --workspace`.
+fn darshan_parser() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let p = exe.parent().unwrap().parent().unwrap().join("darshan-parser");
+    assert!(p.is_file(), "{} is missing: run the workspace's tests (cargo test --workspace)", p.display());
+    p
+}
+
+/// `darshan-parser --total --show-incomplete`'s lines, per module:
+/// module → [(counter, value text)].
+fn parser_totals(log: &Path) -> BTreeMap<String, Vec<(String, String)>> {
+    let out = output_within(
+        Command::new(darshan_parser()).args(["--total", "--show-incomplete"]).arg(log),
+        Duration::from_secs(60),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut m: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    let mut module = String::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("# ").and_then(|l| l.strip_suffix(" module data")) {
+            module = rest.to_string();
+        } else if let Some(rest) = line.strip_prefix("total_") {
+            let (k, v) = rest.split_once(": ").unwrap();
+            m.entry(module.clone()).or_default().push((k.to_string(), v.to_string()));
+        }
+    }
+    m
+}
+
+fn log_id(c: &Connection, path: &Path) -> i64 {
+    c.query_row("SELECT log_id FROM logs WHERE path = ?1", [path.to_string_lossy()], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn every_corpus_jobs_totals_equal_darshan_parser_total() {
+    let dir = out_dir("totals");
+    let db = dir.join("corpus.db");
+    let sum = ingest(&[corpus()], &db);
+    assert_eq!(sum.files_found, 84);
+    assert_eq!(sum.ingested + sum.failed, 84, "{:?}", sum.errors);
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(corpus()).unwrap().map(|e| e.unwrap().path()).collect();
+    logs.sort();
+    let t = compare_totals(&db, &logs);
+    assert!(t.logs_with_totals >= 80 && t.compared > 10_000, "{t:?}");
+    // At most the three slipped fcounters and the two sizes they pick.
+    assert!(t.swap_slips <= 5 * t.slip_logs, "{t:?}");
+}
+
+#[test]
+fn every_generated_jobs_totals_equal_darshan_parser_total() {
+    let dir = out_dir("totals-synth");
+    let gen = synth::generate(&dir.join("tree"), 300, 11).unwrap();
+    let db = dir.join("synth.db");
+    let sum = ingest(&[dir.join("tree")], &db);
+    assert_eq!((sum.ingested, sum.partial, sum.failed), (300, 0, 0), "{:?}", sum.errors);
+    let logs: Vec<PathBuf> = gen.into_iter().map(|g| g.path).collect();
+    let t = compare_totals(&db, &logs);
+    assert_eq!((t.logs_with_totals, t.swap_slips), (300, 0), "{t:?}");
+}
+
+#[derive(Debug, Default)]
+struct TotalsCheck {
+    compared: usize,
+    logs_with_totals: usize,
+    swap_slips: usize,
+    slip_logs: usize,
+}
+
+/// Every `total_*` line darshan-parser prints for `logs` against the
+/// database's `<module>_totals` row; panics at the first difference that
+/// is not darshan-util's known byte-swap slip.
+fn compare_totals(db: &Path, logs: &[PathBuf]) -> TotalsCheck {
+    let c = Connection::open(db).unwrap();
+    let mut t = TotalsCheck::default();
+    for log in logs {
+        let id = log_id(&c, log);
+        let expected = parser_totals(log);
+        let header = LogFile::open(log).map(|l| l.header).ok();
+        // darshan-util leaves POSIX < v4 fcounters 10-12 unswapped in
+        // big-endian logs (a slip darshan-parser reproduces); we decode them.
+        let slip = header.as_ref().is_some_and(|h| h.swapped && h.mod_ver[darshan_log::modules::POSIX] < 4);
+        t.logs_with_totals += !expected.is_empty() as usize;
+        t.slip_logs += slip as usize;
+        for (module, lines) in &expected {
+            let table = format!("{}_totals", darshan_ingest::schema::stem(module_id(module)));
+            let cols: Vec<String> = lines.iter().map(|(k, _)| format!("\"{k}\"")).collect();
+            let sql = format!("SELECT {} FROM {table} WHERE log_id = ?1", cols.join(", "));
+            let got: Vec<String> = c
+                .query_row(&sql, [id], |r| {
+                    (0..lines.len())
+                        .map(|i| {
+                            Ok(match r.get_ref(i)? {
+                                rusqlite::types::ValueRef::Integer(v) => v.to_string(),
+                                rusqlite::types::ValueRef::Real(v) => format!("{v:.6}"),
+                                other => format!("{other:?}"),
+                            })
+                        })
+                        .collect()
+                })
+                .unwrap_or_else(|e| panic!("{}: {module}: {e}", log.display()));
+            for ((k, want), got) in lines.iter().zip(&got) {
+                if want != got {
+                    // The slipped times also pick the slowest operation's size.
+                    let allowed = slip
+                        && module == "POSIX"
+                        && (k.starts_with("POSIX_F_") || k == "POSIX_MAX_READ_TIME_SIZE" || k == "POSIX_MAX_WRITE_TIME_SIZE");
+                    assert!(allowed, "{}: {k}: parser {want}, database {got}", log.display());
+                    t.swap_slips += 1;
+                }
+                t.compared += 1;
+            }
+        }
+    }
+    eprintln!("{t:?}");
+    t
+}
+
+fn module_id(name: &str) -> usize {
+    darshan_log::modules::MODULE_NAMES.iter().position(|n| *n == name).unwrap()
+}
+
+#[test]
+fn bad_logs_are_listed_with_their_errors_and_the_batch_goes_on() {
+    let dir = out_dir("bad");
+    let tree = dir.join("tree");
+    std::fs::create_dir_all(tree.join("2026/11/3")).unwrap();
+    let good = corpus().join("imbalanced_io__imbalanced-io.darshan");
+    let bytes = std::fs::read(&good).unwrap();
+    std::fs::write(tree.join("2026/11/3/a_truncated.darshan"), &bytes[..bytes.len() / 2]).unwrap();
+    std::fs::write(tree.join("2026/11/3/b_garbage.darshan"), b"this is not a darshan log at all").unwrap();
+    std::fs::write(tree.join("2026/11/3/c_empty.darshan"), b"").unwrap();
+    let src = corpus().join("release_logs__mpi-io-test-x86_64-3.4.0.darshan");
+    let mut flipped = std::fs::read(&src).unwrap();
+    // Inside the POSIX region's compressed stream.
+    let posix = LogFile::open(&src).unwrap().header.mod_map[darshan_log::modules::POSIX];
+    let mid = (posix.off + posix.len / 2) as usize;
+    for b in &mut flipped[mid..mid + 8] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(tree.join("2026/11/3/d_corrupt.darshan"), &flipped).unwrap();
+    std::fs::copy(corpus().join("release_logs__mpi-io-test-x86_64-3.4.0.darshan"), tree.join("2026/11/3/e_good.darshan"))
+        .unwrap();
+    std::fs::write(tree.join("2026/11/3/f_still_running.darshan_partial"), b"x").unwrap();
+    let db = dir.join("bad.db");
+    let sum = ingest(&[tree.clone()], &db);
+    assert_eq!(sum.files_found, 5, "the .darshan_partial file is a log still being written");
+    let c = Connection::open(&db).unwrap();
+    let status = |name: &str| -> (String, Option<String>) {
+        c.query_row("SELECT status, error FROM logs WHERE path LIKE ?1", [format!("%{name}")], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap()
+    };
+    for name in ["b_garbage.darshan", "c_empty.darshan"] {
+        let (s, e) = status(name);
+        assert_eq!(s, "error", "{name}");
+        assert!(!e.unwrap_or_default().is_empty(), "{name} has no error text");
+    }
+    let (s, e) = status("a_truncated.darshan");
+    assert_ne!(s, "ok", "a truncated log is an error or partial: {e:?}");
+    assert!(e.is_some());
+    let (s, e) = status("d_corrupt.darshan");
+    assert_ne!(s, "ok", "a corrupted log must not pass as complete: {e:?}");
+    assert_eq!(status("e_good.darshan").0, "ok");
+    assert_eq!(sum.errors.len(), 4, "{:?}", sum.errors);
+    assert!(sum.errors.iter().all(|e| !e.error.is_empty()));
+    let jobs: i64 = c.query_row("SELECT COUNT(*) FROM jobs", [], |r| r.get(0)).unwrap();
+    assert!(jobs >= 1);
+}
+
+fn counts(db: &Path) -> BTreeMap<String, i64> {
+    let c = Connection::open(db).unwrap();
+    darshan_ingest::schema::tables()
+        .iter()
+        .map(|t| (t.name.clone(), c.query_row(&format!("SELECT COUNT(*) FROM {}", t.name), [], |r| r.get(0)).unwrap()))
+        .collect()
+}
+
+#[test]
+fn reingesting_the_same_tree_adds_nothing() {
+    let dir = out_dir("again");
+    let db = dir.join("again.db");
+    let first = ingest(&[corpus()], &db);
+    let before = counts(&db);
+    let second = ingest(&[corpus()], &db);
+    assert_eq!((second.unchanged, second.ingested, second.duplicates), (84, 0, 0));
+    assert_eq!(counts(&db), before);
+    // The same content under another name, or touched, is not added either.
+    let tree = dir.join("copies");
+    std::fs::create_dir_all(&tree).unwrap();
+    std::fs::copy(corpus().join("imbalanced_io__imbalanced-io.darshan"), tree.join("renamed.darshan")).unwrap();
+    let third = ingest(&[tree.clone()], &db);
+    assert_eq!((third.duplicates, third.ingested), (1, 0));
+    assert_eq!(counts(&db), before);
+    assert!(first.ingested > 0 && before["posix_records"] > 1000);
+}
+
+#[test]
+fn an_interrupted_ingest_resumes_to_the_same_database() {
+    let dir = out_dir("resume");
+    let tree = dir.join("tree");
+    synth::generate(&tree, 3000, 7).unwrap();
+    let clean = dir.join("clean.db");
+    ingest(&[tree.clone()], &clean);
+    let db = dir.join("killed.db");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_darshan-ingest"))
+        .args(["-q", "-j", "1", "--commit-every", "0.02", "--db"])
+        .arg(&db)
+        .arg(&tree)
+        .spawn()
+        .unwrap();
+    darshan_test_support::watchdog(&child);
+    // Kill it once some logs are committed, and before it ends.
+    let t0 = Instant::now();
+    let mut committed = 0i64;
+    while t0.elapsed() < Duration::from_secs(60) {
+        if let Ok(c) = Connection::open(&db) {
+            committed = c.query_row("SELECT COUNT(*) FROM logs WHERE status != 'loading'", [], |r| r.get(0)).unwrap_or(0);
+        }
+        if committed >= 100 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let c = Connection::open(&db).unwrap();
+    let done: i64 = c.query_row("SELECT COUNT(*) FROM logs WHERE status != 'loading'", [], |r| r.get(0)).unwrap();
+    drop(c);
+    assert!((100..3000).contains(&done), "killed with {done} logs committed");
+    let resumed = ingest(&[tree.clone()], &db);
+    assert_eq!(resumed.ingested as i64 + resumed.unchanged as i64, 3000);
+    assert!(resumed.unchanged as i64 >= done - 1, "{} unchanged after {done} committed", resumed.unchanged);
+    assert_eq!(counts(&db), counts(&clean));
+    let sums = |db: &Path| -> (i64, f64) {
+        Connection::open(db)
+            .unwrap()
+            .query_row("SELECT SUM(POSIX_BYTES_WRITTEN), SUM(POSIX_F_META_TIME) FROM posix_records", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap()
+    };
+    let (a, b) = (sums(&db), sums(&clean));
+    assert_eq!(a.0, b.0);
+    assert!((a.1 - b.1).abs() <= 1e-9 * b.1.abs());
+}
+
+#[test]
+fn the_parquet_export_holds_each_row_once_across_runs() {
+    let dir = out_dir("parquet");
+    let db = dir.join("p.db");
+    let pq = dir.join("pq");
+    let tree = dir.join("tree");
+    synth::generate(&tree.join("a"), 300, 3).unwrap();
+    ingest(&[tree.join("a")], &db);
+    let store = Store::open(&db).unwrap();
+    let first = parquet_out::export(&store, &pq).unwrap();
+    assert_eq!(first.logs, 300);
+    // Nothing new: nothing written.
+    assert_eq!(parquet_out::export(&store, &pq).unwrap().files_written, 0);
+    drop(store);
+    synth::generate(&tree.join("b"), 200, 4).unwrap();
+    ingest(&[tree.clone()], &db);
+    let store = Store::open(&db).unwrap();
+    let second = parquet_out::export(&store, &pq).unwrap();
+    assert_eq!(second.logs, 200);
+    // Every table's Parquet rows equal its database rows.
+    for (table, n) in counts(&db) {
+        let rows: i64 = parquet_rows(&pq.join(&table));
+        assert_eq!(rows, n, "{table}");
+    }
+    // Partitioned by the jobs' start month, in Hive's layout.
+    assert!(pq.join("jobs/year=2026/month=10").is_dir());
+    assert!(pq.join("logs").read_dir().unwrap().count() >= 2);
+}
+
+fn parquet_rows(dir: &Path) -> i64 {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let mut n = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "parquet") {
+                let r = SerializedFileReader::new(std::fs::File::open(&p).unwrap()).unwrap();
+                n += r.metadata().file_metadata().num_rows();
+            }
+        }
+    }
+    n
+}
