@@ -1,0 +1,160 @@
+//! darshan-study on ingested logs with known answers: the planted Cray
+//! XE6 jobs (and only they) are found, the timeline's JSC and FSU figures
+//! on two hand-made jobs, the HTML page and the JSON.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use darshan_ingest::synth::{self, Planted};
+use darshan_ingest::{run, store::Store};
+use darshan_log::counters::posix as p;
+use darshan_log::{Job, NameTable};
+use darshan_report::diagnose::Config;
+use darshan_study::{study, Options, Study};
+
+fn out_dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("study").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn ingest(tree: &Path, db: &Path) {
+    let mut store = Store::open(db).unwrap();
+    let opts = run::Options { jobs: 2, progress: false, commit_every: None };
+    let sum = run::ingest(&[tree.to_path_buf()], &mut store, &opts).unwrap();
+    assert_eq!(sum.failed, 0, "{:?}", sum.errors);
+}
+
+fn jobids(s: &Study, table: &str) -> BTreeSet<i64> {
+    let t = s.table(table).unwrap();
+    (0..t.rows.len()).map(|i| t.num(i, "jobid") as i64).collect()
+}
+
+#[test]
+fn the_planted_jobs_and_only_they_match_the_xe6_metrics() {
+    let dir = out_dir("xe6");
+    let gen = synth::generate(&dir.join("tree"), 3000, 5).unwrap();
+    let db = dir.join("s.db");
+    ingest(&dir.join("tree"), &db);
+    let s = study(&db, &Options::default()).unwrap();
+    let planted = |k: Planted| -> BTreeSet<i64> {
+        gen.iter().filter(|g| g.planted == Some(k)).map(|g| g.jobid).collect()
+    };
+    assert_eq!(planted(Planted::RedundantReads).len(), 3);
+    assert_eq!(jobids(&s, "redundant_reads"), planted(Planted::RedundantReads));
+    assert_eq!(jobids(&s, "metadata_heavy"), planted(Planted::MetadataHeavy));
+    assert_eq!(jobids(&s, "small_shared_writes"), planted(Planted::SmallSharedWrites));
+    // 2 TiB read from a 1 GiB file: 2 TiB − 1 GiB redundant.
+    let r = s.table("redundant_reads").unwrap();
+    assert_eq!(r.num(0, "redundant_bytes") as i64, (2i64 << 40) - (1 << 30));
+    let m = s.table("metadata_heavy").unwrap();
+    assert!(m.num(0, "meta_seconds_per_process") > 40.0 && m.num(0, "metadata_ratio") > 0.9);
+    // The tables add up: every job once in the size table.
+    let sizes = s.table("jobs_by_size").unwrap();
+    let jobs: f64 = (0..sizes.rows.len()).map(|i| sizes.num(i, "jobs")).sum();
+    assert_eq!(jobs as i64, 3000);
+    assert_eq!(s.logs.total, 3000);
+}
+
+/// Two jobs on a 600 s grid starting at T:
+/// * A: 2 processes, rank 0 writes 1200 B in 12 writes over [0, 1200) s;
+/// * B: starts at T + 600, 4 processes, a shared file read 4 × 1 MiB
+///   over [0, 600) s.
+fn hand_made(dir: &Path) -> PathBuf {
+    const T: i64 = 1_790_812_800;
+    let tree = dir.join("tree");
+    let job = |jobid: i64, start: i64, nprocs: i64| Job {
+        uid: 1000,
+        start_time_sec: start,
+        start_time_nsec: 0,
+        end_time_sec: T + 1200,
+        end_time_nsec: 0,
+        nprocs,
+        jobid,
+        metadata: b"lib_ver=3.5.0\n".to_vec(),
+        exe_mnt: b"/bin/app\nxfs /data".to_vec(),
+    };
+    let mut names = NameTable::new();
+    names.insert(darshan_log::record_id(b"/data/a"), b"/data/a");
+    let mut a = synth::posix_io("/data/a", 0, 0, 12, 100, 0.0, 1200.0);
+    a.fcounters[p::F_WRITE_END_TIMESTAMP] = 1200.0;
+    synth::write_log(&tree.join("alice_a_id1-1_11-1-0-1_1.darshan"), &job(1, T, 2), &names, vec![a]).unwrap();
+    let mut names = NameTable::new();
+    names.insert(darshan_log::record_id(b"/data/b"), b"/data/b");
+    let b = synth::posix_io("/data/b", -1, 4, 0, 1 << 20, 0.0, 600.0);
+    synth::write_log(&tree.join("bob_b_id2-2_11-1-600-2_1.darshan"), &job(2, T + 600, 4), &names, vec![b]).unwrap();
+    tree
+}
+
+#[test]
+fn the_timeline_has_the_jsc_and_fsu_values_of_two_hand_made_jobs() {
+    let dir = out_dir("timeline");
+    let db = dir.join("t.db");
+    ingest(&hand_made(&dir), &db);
+    let config = Config::from_json(r#"{"fsu": {"a0_read": 0.5, "a1_read": 1e-6, "a0_write": 2, "a1_write": 0}}"#).unwrap();
+    let s = study(&db, &Options { interval: 600.0, config }).unwrap();
+    let tl = &s.timeline;
+    assert_eq!(tl.intervals, 3, "T .. T+1200 on a 600 s grid");
+    assert_eq!(tl.servers, "processes");
+    assert_eq!(tl.points.len(), 2);
+    let (i0, i1) = (&tl.points[0], &tl.points[1]);
+    assert_eq!((i0.write_bytes, i1.write_bytes), (600.0, 600.0));
+    assert_eq!((i0.read_bytes, i1.read_bytes), (0.0, 4194304.0));
+    // c = 0: A's rank 0 alone, then A's rank 0 and B's four processes.
+    assert_eq!(i0.active_servers, [1, 0, 0]);
+    assert_eq!(i1.active_servers, [5, 4, 0], "B's 1 MiB per process is above 128 KiB, not above 1 MiB");
+    assert_eq!(tl.parallel_intensity, [Some(3.0), Some(4.0), None]);
+    // ρ: the busiest interval over the mean of the three.
+    let mean0 = (600.0 + 600.0 + 4194304.0) / 3.0;
+    assert_eq!(tl.burstiness[0], Some((600.0 + 4194304.0) / mean0));
+    let mean1 = (600.0 + 4194304.0) / 3.0;
+    assert_eq!(tl.burstiness[1], Some((600.0 + 4194304.0) / mean1));
+    assert_eq!(tl.burstiness[2], Some(3.0));
+    // FSU: interval 0 has 6 writes (2 s each); interval 1 has 6 writes
+    // and 4 reads of 1 MiB (0.5 s + 1e-6 s/B each).
+    let fsu0 = 100.0 / 600.0 * (6.0 * 2.0);
+    let fsu1 = 100.0 / 600.0 * (6.0 * 2.0 + 4.0 * 0.5 + 4194304.0 * 1e-6);
+    assert!((i0.fsu_percent - fsu0).abs() < 1e-9, "{} vs {fsu0}", i0.fsu_percent);
+    assert!((i1.fsu_percent - fsu1).abs() < 1e-9, "{} vs {fsu1}", i1.fsu_percent);
+    assert!((i1.bandwidth_percent - 100.0 / 600.0 * 4194304.0 * 1e-6).abs() < 1e-9);
+    assert!((tl.fsu_mean_percent - (fsu0 + fsu1) / 3.0).abs() < 1e-9);
+    // The sharing table sees A's file as unique and B's as shared.
+    let sh = s.table("sharing_by_size").unwrap();
+    let total = |c: &str| (0..sh.rows.len()).map(|i| sh.num(i, c)).sum::<f64>();
+    assert_eq!((total("unique_files"), total("shared_files"), total("partially_shared_files")), (1.0, 1.0, 0.0));
+}
+
+#[test]
+fn the_page_and_the_json_come_from_the_command() {
+    let dir = out_dir("cli");
+    let db = dir.join("t.db");
+    ingest(&hand_made(&dir), &db);
+    let exe = env!("CARGO_BIN_EXE_darshan-study");
+    let html = dir.join("study.html");
+    let out = darshan_test_support::output_within(
+        std::process::Command::new(exe).arg("--db").arg(&db).arg("-o").arg(&html),
+        Duration::from_secs(60),
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let page = std::fs::read_to_string(&html).unwrap();
+    for id in ["overview", "jobs_by_size", "interfaces_by_size", "redundant_reads", "timeline", "bad-logs"] {
+        assert!(page.contains(&format!("<section id=\"{id}\">")), "section {id} missing");
+    }
+    assert!(page.contains("<svg") && !page.contains("http://") && !page.contains("https://"));
+    let out = darshan_test_support::output_within(
+        std::process::Command::new(exe).arg("--db").arg(&db).arg("--json"),
+        Duration::from_secs(60),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schema"], "darshan-study/1");
+    assert_eq!(v["logs"]["total"], 2);
+    // Bad input: a clear error, not a panic.
+    let out = darshan_test_support::output_within(
+        std::process::Command::new(exe).args(["--db", "/nonexistent/x.db"]),
+        Duration::from_secs(60),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no such database"));
+}
