@@ -12,7 +12,9 @@
 # PnetCDF for the PnetCDF modules', and libfuse3 with fusermount3 for the
 # LUSTRE module's (below); Debian's Chromium (darshan-summary's pages are
 # rendered headless), and in the venv drishti-io 0.8 (Drishti, compared
-# with our diagnosis) and websocket-client (drives Chromium's DevTools).
+# with our diagnosis) and websocket-client (drives Chromium's DevTools);
+# Debian's Java with pyspark and duckdb in the venv (they read the Parquet
+# dataset darshan-ingest writes).
 # Safe to run again; skips what is done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,10 +55,13 @@ command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 command -v fusermount3 >/dev/null || need_apt+=(fuse3)
 # darshan-summary's HTML pages are rendered in it by the tests.
 command -v chromium >/dev/null || need_apt+=(chromium)
+# Spark (pyspark, local mode) reads darshan-ingest's Parquet dataset in the
+# tests; it runs on Debian's Java 17.
+command -v java >/dev/null || need_apt+=(openjdk-17-jre-headless)
 if [ ${#need_apt[@]} -gt 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
 fi
-if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import darshan, numpy, h5py, drishti, websocket, PIL' 2>/dev/null; then
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import darshan, numpy, h5py, drishti, websocket, PIL, duckdb, pyspark' 2>/dev/null; then
     if ! python3 -m venv .venv 2>/dev/null; then
         # Debian's own python3 needs the venv package for ensurepip
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv
@@ -64,5 +69,8 @@ if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import darshan, numpy, h5
     fi
     # h5py's wheel bundles its own HDF5 (2.0), loaded RTLD_LOCAL: the
     # HDF5 tests run it under the library.
-    .venv/bin/pip install -q --disable-pip-version-check darshan==3.5.0 h5py==3.16.0 drishti-io==0.8 websocket-client==1.9.2 pillow
+    # duckdb and pyspark read darshan-ingest's Parquet dataset (and DuckDB
+    # runs the study's SQL over it) in the facility tests.
+    .venv/bin/pip install -q --disable-pip-version-check darshan==3.5.0 h5py==3.16.0 drishti-io==0.8 websocket-client==1.9.2 pillow \
+        duckdb==2.0.0 pyspark==3.5.3
 fi

@@ -3,7 +3,7 @@
 # the C darshan-util output, round trips, mutation test, the runtime under
 # LD_PRELOAD with C programs compiled at test time), PyDarshan reading every
 # log the runtime wrote, and PyDarshan reading every log darshan-convert
-# writes.
+# writes; the facility tools' Parquet dataset read by DuckDB and Spark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -36,3 +36,18 @@ done
 # and a log our runtime wrote in the tests above
 timeout 120 $S "$(find target/preload-tests -name '*.darshan' -size +2k | sort | head -1)" -o target/report-pages/runtime.html
 timeout 900 .venv/bin/python tests/report/check_html_in_chromium.py target/report-pages/shots target/report-pages/*.html
+# darshan-ingest and darshan-study: the corpus and 2,000 generated logs
+# into SQLite and a Parquet dataset; DuckDB and Spark (local mode) run the
+# study's SQL over the Parquet files and must give the database's numbers;
+# the study page renders in Chromium.
+F=target/facility
+rm -rf $F && mkdir -p $F
+cargo build --release -p darshan-ingest --example synth-corpus
+target/release/examples/synth-corpus $F/tree 2000 9
+timeout 600 target/release/darshan-ingest -q ../shared/corpus/logs $F/tree --db $F/f.db --parquet $F/pq | tail -1
+timeout 600 target/release/darshan-study --db $F/f.db --json > $F/study.json
+timeout 600 target/release/darshan-study --db $F/f.db -o $F/study.html
+timeout 900 .venv/bin/python tests/facility/check_engines.py crates/darshan-study/queries/study.sql $F/pq $F/study.json duckdb spark
+timeout 300 .venv/bin/python tests/report/check_html_in_chromium.py \
+    --sections=overview,jobs_by_size,interfaces_by_size,sharing_by_size,access_sizes,read_write_mix,io_time_by_size,top_producers,top_consumers,redundant_reads,metadata_heavy,small_shared_writes,timeline,bad-logs \
+    $F/shots $F/study.html
