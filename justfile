@@ -42,3 +42,4 @@ bench:
     scripts/bench-runtime.sh
     scripts/bench-shutdown.sh
     scripts/bench-report.sh
+    scripts/bench-facility.sh
