@@ -38,7 +38,7 @@ impl Rng {
     pub fn new(seed: u64) -> Self {
         Rng(seed)
     }
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -46,7 +46,7 @@ impl Rng {
         z ^ (z >> 31)
     }
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.next_u64() % n.max(1)
     }
     pub fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
         &v[self.below(v.len() as u64) as usize]
@@ -259,7 +259,7 @@ fn one(dir: &Path, i: usize, planted: Option<Planted>, rng: &mut Rng) -> Result<
         "2026/{mo}/{day}/{user}_{app}_id{jobid}-{}_{mo}-{day}-{}-{}_1.darshan",
         1000 + i,
         secs % 86400,
-        rng.next()
+        rng.next_u64()
     ));
     let job = Job {
         uid: 1000 + user[4..].parse::<i64>().unwrap_or(0),

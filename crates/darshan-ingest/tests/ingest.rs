@@ -172,7 +172,7 @@ fn bad_logs_are_listed_with_their_errors_and_the_batch_goes_on() {
         .unwrap();
     std::fs::write(tree.join("2026/11/3/f_still_running.darshan_partial"), b"x").unwrap();
     let db = dir.join("bad.db");
-    let sum = ingest(&[tree.clone()], &db);
+    let sum = ingest(std::slice::from_ref(&tree), &db);
     assert_eq!(sum.files_found, 5, "the .darshan_partial file is a log still being written");
     let c = Connection::open(&db).unwrap();
     let status = |name: &str| -> (String, Option<String>) {
@@ -219,7 +219,7 @@ fn reingesting_the_same_tree_adds_nothing() {
     let tree = dir.join("copies");
     std::fs::create_dir_all(&tree).unwrap();
     std::fs::copy(corpus().join("imbalanced_io__imbalanced-io.darshan"), tree.join("renamed.darshan")).unwrap();
-    let third = ingest(&[tree.clone()], &db);
+    let third = ingest(std::slice::from_ref(&tree), &db);
     assert_eq!((third.duplicates, third.ingested), (1, 0));
     assert_eq!(counts(&db), before);
     assert!(first.ingested > 0 && before["posix_records"] > 1000);
@@ -231,7 +231,7 @@ fn an_interrupted_ingest_resumes_to_the_same_database() {
     let tree = dir.join("tree");
     synth::generate(&tree, 3000, 7).unwrap();
     let clean = dir.join("clean.db");
-    ingest(&[tree.clone()], &clean);
+    ingest(std::slice::from_ref(&tree), &clean);
     let db = dir.join("killed.db");
     let mut child = Command::new(env!("CARGO_BIN_EXE_darshan-ingest"))
         .args(["-q", "-j", "1", "--commit-every", "0.02", "--db"])
@@ -258,7 +258,7 @@ fn an_interrupted_ingest_resumes_to_the_same_database() {
     let done: i64 = c.query_row("SELECT COUNT(*) FROM logs WHERE status != 'loading'", [], |r| r.get(0)).unwrap();
     drop(c);
     assert!((100..3000).contains(&done), "killed with {done} logs committed");
-    let resumed = ingest(&[tree.clone()], &db);
+    let resumed = ingest(std::slice::from_ref(&tree), &db);
     assert_eq!(resumed.ingested as i64 + resumed.unchanged as i64, 3000);
     assert!(resumed.unchanged as i64 >= done - 1, "{} unchanged after {done} committed", resumed.unchanged);
     assert_eq!(counts(&db), counts(&clean));
@@ -290,7 +290,7 @@ fn the_parquet_export_holds_each_row_once_across_runs() {
     assert_eq!(parquet_out::export(&store, &pq).unwrap().files_written, 0);
     drop(store);
     synth::generate(&tree.join("b"), 200, 4).unwrap();
-    ingest(&[tree.clone()], &db);
+    ingest(std::slice::from_ref(&tree), &db);
     let store = Store::open(&db).unwrap();
     let second = parquet_out::export(&store, &pq).unwrap();
     assert_eq!(second.logs, 200);

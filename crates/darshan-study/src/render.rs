@@ -139,8 +139,8 @@ fn timeline_charts(tl: &Timeline) -> Vec<String> {
         w[k] += p.write_bytes / (1u64 << 30) as f64;
         fsu[k] += p.fsu_percent / per as f64;
         bw[k] += p.bandwidth_percent / per as f64;
-        for c in 0..3 {
-            act[c][k] = f64::max(act[c][k], p.active_servers[c] as f64);
+        for (a, n) in act.iter_mut().zip(p.active_servers) {
+            a[k] = f64::max(a[k], n as f64);
         }
     }
     let xd = "hours since the first job started";

@@ -163,6 +163,7 @@ impl Acc {
     }
 }
 
+#[derive(Clone, Copy)]
 enum Server<'a> {
     Osts(&'a [i64]),
     Rank { log_id: i64, rank: i64 },
@@ -235,10 +236,10 @@ pub fn compute(conn: &Connection, dt: f64, fsu: Fsu) -> Result<Timeline, String>
         let (ra, rb) = span(v[4], v[5]);
         let (wa, wb) = span(v[6], v[7]);
         if v[0] > 0.0 {
-            acc.spread(ra, rb, Flow { read_bytes: v[0], read_ops: v[2], ..Default::default() }, server_ref(&server), nprocs);
+            acc.spread(ra, rb, Flow { read_bytes: v[0], read_ops: v[2], ..Default::default() }, server, nprocs);
         }
         if v[1] > 0.0 {
-            acc.spread(wa, wb, Flow { write_bytes: v[1], write_ops: v[3], ..Default::default() }, server_ref(&server), nprocs);
+            acc.spread(wa, wb, Flow { write_bytes: v[1], write_ops: v[3], ..Default::default() }, server, nprocs);
         }
     }
     tl.servers = match (by_ost, by_rank) {
@@ -249,13 +250,6 @@ pub fn compute(conn: &Connection, dt: f64, fsu: Fsu) -> Result<Timeline, String>
     .into();
     finish(&mut tl, acc, fsu);
     Ok(tl)
-}
-
-fn server_ref<'a>(s: &Server<'a>) -> Server<'a> {
-    match s {
-        Server::Osts(o) => Server::Osts(o),
-        Server::Rank { log_id, rank } => Server::Rank { log_id: *log_id, rank: *rank },
-    }
 }
 
 fn finish(tl: &mut Timeline, acc: Acc, fsu: Fsu) {
