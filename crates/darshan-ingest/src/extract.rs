@@ -69,6 +69,8 @@ pub trait Sink {
 
 /// Table indices by kind, looked up once.
 pub struct TableIndex {
+    pub jobs: usize,
+    pub modules: usize,
     records: Vec<Option<usize>>,
     totals: Vec<Option<usize>>,
     heatmap: usize,
@@ -78,14 +80,16 @@ pub struct TableIndex {
 impl TableIndex {
     pub fn new(tables: &[Table]) -> Self {
         let n = modules::KNOWN_MODULE_COUNT;
-        let mut ix = TableIndex { records: vec![None; n], totals: vec![None; n], heatmap: 0, lustre: 0 };
+        let mut ix = TableIndex { jobs: 0, modules: 0, records: vec![None; n], totals: vec![None; n], heatmap: 0, lustre: 0 };
         for (i, t) in tables.iter().enumerate() {
             match t.kind {
                 Kind::Records(m) => ix.records[m] = Some(i),
                 Kind::Totals(m) => ix.totals[m] = Some(i),
                 Kind::Heatmap => ix.heatmap = i,
                 Kind::LustreOsts => ix.lustre = i,
-                _ => {}
+                Kind::Jobs => ix.jobs = i,
+                Kind::Modules => ix.modules = i,
+                Kind::Logs => {}
             }
         }
         ix
@@ -105,8 +109,10 @@ pub fn extract(path: &Path, ix: &TableIndex, sink: &mut dyn Sink) -> Result<End,
         errors.push(format!("name table: {e}"));
         NameTable::new()
     });
+    // The log's status (table logs) says whether it is complete; the job
+    // row does not repeat it.
     let mut partial = log.header.partial_flag != 0;
-    sink.begin(Begin { job: job_row(path, &log, partial) });
+    sink.begin(Begin { job: job_row(path, &log) });
     let mut modules_rows = Vec::new();
     let mut totals = Vec::new();
     for m in log.modules_present() {
@@ -164,7 +170,7 @@ pub fn app_of(command_line: &str) -> String {
     first.rsplit('/').next().unwrap_or(first).to_string()
 }
 
-fn job_row(path: &Path, log: &LogFile, partial: bool) -> Row {
+fn job_row(path: &Path, log: &LogFile) -> Row {
     let j = &log.job;
     let exe = String::from_utf8_lossy(j.exe()).into_owned();
     let meta = String::from_utf8_lossy(&j.metadata).into_owned();
@@ -185,7 +191,6 @@ fn job_row(path: &Path, log: &LogFile, partial: bool) -> Row {
         Value::Real(j.nprocs.max(0) as f64 * run_time / 3600.0),
         Value::Text(log.header.version.as_str().to_string()),
         lib_ver.unwrap_or(Value::Null),
-        Value::Int(partial as i64),
         Value::Text(meta),
     ]
 }

@@ -217,7 +217,7 @@ pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Su
         if result.is_err() {
             continue; // drain, so the workers finish
         }
-        result = write_msg(store, msg, &mut open, &mut sum, &bar);
+        result = write_msg(store, &ix, msg, &mut open, &mut sum, &bar);
         if result.is_ok() {
             result = store.commit_if_due();
         }
@@ -241,6 +241,7 @@ pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Su
 
 fn write_msg(
     store: &mut Store,
+    ix: &TableIndex,
     msg: Msg,
     open: &mut HashMap<usize, (i64, FileInfo)>,
     sum: &mut Summary,
@@ -249,8 +250,7 @@ fn write_msg(
     match msg {
         Msg::Begin { token, file, key, job } => {
             let id = store.begin_log(&key, &file.path, file.size)?;
-            let jobs = store.tables.iter().position(|t| t.name == "jobs").unwrap_or(1);
-            store.insert(id, jobs, &[job])?;
+            store.insert(id, ix.jobs, &[job])?;
             open.insert(token, (id, file));
         }
         Msg::Rows { token, table, rows } => {
@@ -260,8 +260,7 @@ fn write_msg(
         }
         Msg::End { token, end } => {
             let Some((id, file)) = open.remove(&token) else { return Ok(()) };
-            let modules = store.tables.iter().position(|t| t.name == "modules").unwrap_or(2);
-            store.insert(id, modules, &end.modules)?;
+            store.insert(id, ix.modules, &end.modules)?;
             for (t, row) in &end.totals {
                 store.insert(id, *t, std::slice::from_ref(row))?;
             }

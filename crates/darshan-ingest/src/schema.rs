@@ -130,7 +130,6 @@ pub fn tables() -> Vec<Table> {
                 ("core_hours", Real),
                 ("log_version", Text),
                 ("runtime_version", Text),
-                ("partial", Int),
                 ("metadata", Text),
             ]),
         },

@@ -31,6 +31,8 @@ pub struct Store {
     conn: Connection,
     pub tables: Vec<Table>,
     in_tx: bool,
+    /// The next log's log_id (one writer: no query per log).
+    next_id: i64,
     rows_in_tx: usize,
     last_commit: Instant,
     /// How often to commit (`--commit-every`).
@@ -66,12 +68,14 @@ impl Store {
             rows_written: vec![0; tables.len()],
             tables,
             in_tx: false,
+            next_id: 0,
             rows_in_tx: 0,
             last_commit: Instant::now(),
             commit_every: COMMIT_EVERY,
         };
         s.create()?;
         s.drop_unfinished()?;
+        s.next_id = s.conn.query_row("SELECT COALESCE(MAX(log_id), 0) + 1 FROM logs", [], |r| r.get(0)).map_err(err)?;
         Ok(s)
     }
 
@@ -162,10 +166,8 @@ impl Store {
     /// A new log, `loading` until `end_log`. Returns its log_id.
     pub fn begin_log(&mut self, key: &str, path: &str, size: i64) -> Result<i64, String> {
         self.tx()?;
-        let id: i64 = self
-            .conn
-            .query_row("SELECT COALESCE(MAX(log_id), 0) + 1 FROM logs", [], |r| r.get(0))
-            .map_err(err)?;
+        let id = self.next_id;
+        self.next_id += 1;
         self.conn
             .prepare_cached("INSERT INTO logs VALUES (?1, ?2, ?3, ?4, 'loading', NULL, ?5)")
             .and_then(|mut st| st.execute(params![id, key, path, size, now()]))

@@ -36,14 +36,32 @@ fn darshan_parser() -> PathBuf {
     p
 }
 
-/// `darshan-parser --total --show-incomplete`'s lines, per module:
-/// module → [(counter, value text)].
-fn parser_totals(log: &Path) -> BTreeMap<String, Vec<(String, String)>> {
+/// The C darshan-parser's output for `log` where the corpus has it
+/// (`expected/*.all.txt.gz`, which includes the totals; the big log's
+/// `--total` reference), else ours (byte-identical to C's on those).
+/// Returns the text and whether it is C's.
+fn reference_totals(log: &Path) -> (String, bool) {
+    let stem = log.file_stem().unwrap().to_string_lossy().into_owned();
+    let expected = corpus().join("../expected").join(format!("{stem}.all.txt.gz"));
+    let big = corpus().join("../big").join(format!("{stem}.total.txt"));
+    if let Ok(f) = std::fs::File::open(&expected) {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(f), &mut s).unwrap();
+        return (s, true);
+    }
+    if let Ok(s) = std::fs::read_to_string(&big) {
+        return (s, true);
+    }
     let out = output_within(
         Command::new(darshan_parser()).args(["--total", "--show-incomplete"]).arg(log),
         Duration::from_secs(60),
     );
-    let text = String::from_utf8_lossy(&out.stdout);
+    (String::from_utf8_lossy(&out.stdout).into_owned(), false)
+}
+
+/// The `total_*` lines of darshan-parser output, per module:
+/// module → [(counter, value text)].
+fn totals_of(text: &str) -> BTreeMap<String, Vec<(String, String)>> {
     let mut m: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
     let mut module = String::new();
     for line in text.lines() {
@@ -72,6 +90,7 @@ fn every_corpus_jobs_totals_equal_darshan_parser_total() {
     logs.sort();
     let t = compare_totals(&db, &logs);
     assert!(t.logs_with_totals >= 80 && t.compared > 10_000, "{t:?}");
+    assert!(t.logs_against_c >= 30, "{t:?}: the corpus has C's output for 33 logs");
     // At most the three slipped fcounters and the two sizes they pick.
     assert!(t.swap_slips <= 5 * t.slip_logs, "{t:?}");
 }
@@ -88,15 +107,30 @@ fn every_generated_jobs_totals_equal_darshan_parser_total() {
     assert_eq!((t.logs_with_totals, t.swap_slips), (300, 0), "{t:?}");
 }
 
+#[test]
+fn the_200000_record_logs_totals_equal_the_c_parsers() {
+    let dir = out_dir("totals-big");
+    let db = dir.join("big.db");
+    let log = corpus().join("../big/open_storm_200k.darshan");
+    let sum = ingest(std::slice::from_ref(&log), &db);
+    assert_eq!(sum.ingested, 1);
+    let t = compare_totals(&db, &[log]);
+    assert_eq!((t.logs_against_c, t.swap_slips), (1, 0), "{t:?}");
+    assert!(t.compared >= 100, "{t:?}");
+}
+
 #[derive(Debug, Default)]
 struct TotalsCheck {
+    /// Logs compared with the C parser's own output (the rest: ours).
+    logs_against_c: usize,
     compared: usize,
     logs_with_totals: usize,
     swap_slips: usize,
     slip_logs: usize,
 }
 
-/// Every `total_*` line darshan-parser prints for `logs` against the
+/// Every `total_*` line darshan-parser prints for `logs` (C's own output
+/// where the corpus has it) against the
 /// database's `<module>_totals` row; panics at the first difference that
 /// is not darshan-util's known byte-swap slip.
 fn compare_totals(db: &Path, logs: &[PathBuf]) -> TotalsCheck {
@@ -104,7 +138,9 @@ fn compare_totals(db: &Path, logs: &[PathBuf]) -> TotalsCheck {
     let mut t = TotalsCheck::default();
     for log in logs {
         let id = log_id(&c, log);
-        let expected = parser_totals(log);
+        let (text, from_c) = reference_totals(log);
+        let expected = totals_of(&text);
+        t.logs_against_c += from_c as usize;
         let header = LogFile::open(log).map(|l| l.header).ok();
         // darshan-util leaves POSIX < v4 fcounters 10-12 unswapped in
         // big-endian logs (a slip darshan-parser reproduces); we decode them.

@@ -99,6 +99,9 @@ pub fn open(db: &Path) -> Result<Connection, String> {
 }
 
 pub fn study(db: &Path, opts: &Options) -> Result<Study, String> {
+    if !(opts.interval.is_finite() && opts.interval > 0.0) {
+        return Err(format!("the interval must be a positive number of seconds, not {}", opts.interval));
+    }
     let conn = open(db)?;
     let e = |e: rusqlite::Error| e.to_string();
     let mut logs = LogCounts::default();
@@ -137,9 +140,6 @@ pub fn study(db: &Path, opts: &Options) -> Result<Study, String> {
         a0_write: c("fsu_a0_write"),
         a1_write: c("fsu_a1_write"),
     };
-    if !(opts.interval.is_finite() && opts.interval > 0.0) {
-        return Err(format!("the interval must be a positive number of seconds, not {}", opts.interval));
-    }
     let t1 = Instant::now();
     let timeline = timeline::compute(&conn, opts.interval, fsu)?;
     let timeline_seconds = t1.elapsed().as_secs_f64();
