@@ -146,12 +146,9 @@ pub fn ticks_to_secs(w: &mut [u64], range: std::ops::Range<usize>, secs_per_tick
     }
 }
 
-/// Index (0..10) of the access-size bucket: 0-100, 101-1K, ... >1G.
-#[inline]
-pub fn size_bucket(bytes: i64) -> usize {
-    const BOUNDS: [i64; 9] = [100, 1024, 10240, 102400, 1048576, 4194304, 10485760, 104857600, 1073741824];
-    BOUNDS.iter().position(|&b| bytes <= b).unwrap_or(9)
-}
+/// Index (0..10) of the access-size bucket: 0-100, 101-1K, ... >1G (the
+/// format crate's rule; `#[inline]` there, so the wrappers inline it).
+pub use darshan_log::counters::size_bucket;
 
 /// Darshan tracks at most this many distinct values per record.
 pub const COMMON_MAX: usize = 32;

@@ -9,6 +9,7 @@ Exits 1 on any difference; prints what it compared.
 import json
 import math
 import os
+import shutil
 import sys
 
 
@@ -79,6 +80,11 @@ def run_duckdb(bl, parquet_dir):
 
 
 def run_spark(bl, parquet_dir):
+    # The JVM's scratch (block manager, java.io.tmpdir, hsperfdata) goes
+    # beside the dataset under target/, not into /tmp, and is removed after.
+    scratch = os.path.join(os.path.dirname(os.path.abspath(parquet_dir)), "spark-scratch")
+    os.makedirs(scratch, exist_ok=True)
+    os.environ["JAVA_TOOL_OPTIONS"] = f"-XX:-UsePerfData -Djava.io.tmpdir={scratch}"
     from pyspark.sql import SparkSession
 
     spark = (
@@ -89,6 +95,8 @@ def run_spark(bl, parquet_dir):
         .config("spark.driver.memory", "1g")
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.local.dir", scratch)
+        .config("spark.sql.warehouse.dir", os.path.join(scratch, "warehouse"))
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
@@ -105,6 +113,7 @@ def run_spark(bl, parquet_dir):
         return results
     finally:
         spark.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def self_test(want):

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use darshan_log::counters::{mpiio as m, posix as p, stdio as s};
+use darshan_log::counters::{mpiio as m, posix as p, size_bucket, stdio as s};
 use darshan_log::modules::{self, counter_names};
 use darshan_log::{Compression, Extra, Job, LogWriter, LustreComponent, NameTable, Record};
 
@@ -72,12 +72,6 @@ pub fn blank(module: usize, name: &str, rank: i64) -> Record {
     }
 }
 
-/// The size bucket (0..10) of an access of `size` bytes.
-pub fn bucket(size: i64) -> usize {
-    const UPPER: [i64; 9] = [100, 1 << 10, 10 << 10, 100 << 10, 1 << 20, 4 << 20, 10 << 20, 100 << 20, 1 << 30];
-    UPPER.iter().position(|u| size <= *u).unwrap_or(9)
-}
-
 /// A POSIX record that read and wrote `ops` accesses of `size` bytes
 /// between `t0` and `t1` seconds after the job's start.
 pub fn posix_io(name: &str, rank: i64, reads: i64, writes: i64, size: i64, t0: f64, t1: f64) -> Record {
@@ -90,8 +84,8 @@ pub fn posix_io(name: &str, rank: i64, reads: i64, writes: i64, size: i64, t0: f
     c[p::BYTES_WRITTEN] = writes * size;
     c[p::MAX_BYTE_READ] = if reads > 0 { reads * size - 1 } else { 0 };
     c[p::MAX_BYTE_WRITTEN] = if writes > 0 { writes * size - 1 } else { 0 };
-    c[p::SIZE_READ_0_100 + bucket(size)] = reads;
-    c[p::SIZE_WRITE_0_100 + bucket(size)] = writes;
+    c[p::SIZE_READ_0_100 + size_bucket(size)] = reads;
+    c[p::SIZE_WRITE_0_100 + size_bucket(size)] = writes;
     c[p::SEQ_READS] = reads;
     c[p::SEQ_WRITES] = writes;
     let f = &mut r.fcounters;
@@ -274,16 +268,4 @@ fn one(dir: &Path, i: usize, planted: Option<Planted>, rng: &mut Rng) -> Result<
     };
     write_log(&path, &job, &names, recs)?;
     Ok(Generated { path, jobid, planted })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn size_buckets_follow_darshans_bounds() {
-        assert_eq!((bucket(0), bucket(100), bucket(101)), (0, 0, 1));
-        assert_eq!((bucket(1 << 20), bucket((1 << 20) + 1)), (4, 5));
-        assert_eq!(bucket(2 << 30), 9);
-    }
 }

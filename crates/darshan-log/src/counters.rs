@@ -2,6 +2,15 @@
 //! `include/darshan-*-log-format.h`), generated from the name tables.
 //! A record is 64-bit words: id, rank, counters, then fcounters.
 
+/// Index (0..10) of Darshan's access-size bucket for an access of `bytes`
+/// (SIZE_*_0_100, 100_1K, ... 1G_PLUS): upper bounds inclusive. Shared by
+/// the runtime's wrappers and the tools that write logs.
+#[inline]
+pub fn size_bucket(bytes: i64) -> usize {
+    const BOUNDS: [i64; 9] = [100, 1024, 10240, 102400, 1048576, 4194304, 10485760, 104857600, 1073741824];
+    BOUNDS.iter().position(|&b| bytes <= b).unwrap_or(9)
+}
+
 pub mod posix {
     pub const NUM_INDICES: usize = 69;
     pub const F_NUM_INDICES: usize = 17;

@@ -84,7 +84,14 @@ pub fn open(db: &Path) -> Result<Connection, String> {
     if !db.is_file() {
         return Err(format!("{}: no such database (make one with darshan-ingest)", db.display()));
     }
-    let c = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+    // The study only reads (its views are temporary), but a read-only
+    // connection to a WAL database leaves its -wal and -shm files behind
+    // it; a read-write one removes them on close. Read-only where the
+    // database cannot be written.
+    let rw = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let ro = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let c = Connection::open_with_flags(db, rw)
+        .or_else(|_| Connection::open_with_flags(db, ro))
         .map_err(|e| format!("{}: {e}", db.display()))?;
     let ok: bool = c
         .query_row("SELECT COUNT(*) FROM sqlite_master WHERE name IN ('jobs', 'logs', 'posix_records')", [], |r| {
