@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use darshan_log::counters::{mpiio as m, posix as p, size_bucket, stdio as s};
-use darshan_log::modules::{self, counter_names};
+use darshan_log::modules;
 use darshan_log::{Compression, Extra, Job, LogWriter, LustreComponent, NameTable, Record};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,15 +61,7 @@ pub const EPOCH: i64 = 1_790_812_800;
 
 /// A record of `module` with zeroed counters.
 pub fn blank(module: usize, name: &str, rank: i64) -> Record {
-    let (c, f) = counter_names(module);
-    Record {
-        module,
-        id: darshan_log::record_id(name.as_bytes()),
-        rank,
-        counters: vec![0; c.len()],
-        fcounters: vec![0.0; f.len()],
-        extra: Extra::None,
-    }
+    Record::zeroed(module, darshan_log::record_id(name.as_bytes()), rank)
 }
 
 /// A POSIX record that read and wrote `ops` accesses of `size` bytes

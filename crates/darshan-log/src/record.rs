@@ -69,4 +69,11 @@ impl Record {
     pub fn new(module: usize) -> Self {
         Record { module, ..Default::default() }
     }
+
+    /// A record of a fixed-layout module with every counter and fcounter
+    /// zero (empty vectors for modules without a fixed layout).
+    pub fn zeroed(module: usize, id: u64, rank: i64) -> Self {
+        let (c, f) = crate::modules::counter_names(module);
+        Record { module, id, rank, counters: vec![0; c.len()], fcounters: vec![0.0; f.len()], extra: Extra::None }
+    }
 }

@@ -6,7 +6,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use darshan_log::counters::{mpiio as m, posix as p};
-use darshan_log::modules::{self, counter_names};
+use darshan_log::modules;
 use darshan_log::{Compression, Extra, Job, LogVersion, LogWriter, LustreComponent, NameTable, Record};
 use darshan_report::diagnose::Config;
 use darshan_report::{analyze, Options, Report};
@@ -19,15 +19,7 @@ fn out_dir(name: &str) -> PathBuf {
 }
 
 fn rec(module: usize, name: &str, rank: i64) -> Record {
-    let (c, f) = counter_names(module);
-    Record {
-        module,
-        id: darshan_log::record_id(name.as_bytes()),
-        rank,
-        counters: vec![0; c.len()],
-        fcounters: vec![0.0; f.len()],
-        extra: Extra::None,
-    }
+    Record::zeroed(module, darshan_log::record_id(name.as_bytes()), rank)
 }
 
 /// A 4-process, 100-second job:

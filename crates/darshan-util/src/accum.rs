@@ -393,10 +393,7 @@ pub struct Accumulator {
 impl Accumulator {
     pub fn new(module: usize, nprocs: i64) -> Option<Self> {
         let spec = spec(module)?;
-        let (cn, fnames) = counter_names(module);
-        let mut agg = Record::new(module);
-        agg.counters = vec![0; cn.len()];
-        agg.fcounters = vec![0.0; fnames.len()];
+        let agg = Record::zeroed(module, 0, 0);
         Some(Accumulator {
             spec,
             nprocs,
