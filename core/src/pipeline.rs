@@ -14,10 +14,14 @@ use darshan_log::Compression;
 use crate::compress;
 use crate::module::{FinalizeCtx, Module};
 
-/// A name table this big is compressed on a thread of its own, while the
-/// records are (1,000 names: 60 KiB, about 0.45 ms; a thread costs about
-/// 50 us).
-const NAMES_THREAD_MIN: usize = 32 << 10;
+/// A name table this big is compressed (by zlib-rs) on a thread of its
+/// own while the records are. Smaller ones are compressed after the
+/// records on this thread, in the same working memory: for a `git
+/// status`'s 2,000 names (60 KiB) a thread made the shutdown's
+/// compression slower, not faster (1.38 against 1.25-1.29 ms on two free
+/// cores, 1.36 against 1.14 ms on one; its stack, its malloc arena and
+/// fresh tables cost more page faults than the 0.45 ms it overlapped).
+const NAMES_THREAD_MIN: usize = compress::LARGE_TEXT_BYTES;
 
 /// Why a log was not written.
 #[derive(Debug)]
@@ -98,11 +102,12 @@ impl Regions {
 /// table and every module's records; a big name table on a helper thread
 /// meanwhile.
 pub fn compress_regions(job: Option<&[u8]>, names: &[u8], modules: &[&'static dyn Module]) -> Regions {
-    let job = compress::bytes(job.unwrap_or_default()).concat();
+    let mut c = compress::Compressor::default();
+    let job = c.bytes(job.unwrap_or_default()).concat();
     let mut records = 0;
     let (names, modules) = std::thread::scope(|s| {
         let helper = (names.len() >= NAMES_THREAD_MIN)
-            .then(|| std::thread::Builder::new().spawn_scoped(s, || compress::bytes(names)).ok())
+            .then(|| std::thread::Builder::new().spawn_scoped(s, || compress::large_text(names)).ok())
             .flatten();
         let mut per_module = Vec::with_capacity(modules.len());
         for m in modules {
@@ -110,15 +115,15 @@ pub fn compress_regions(job: Option<&[u8]>, names: &[u8], modules: &[&'static dy
             let mut bytes = Vec::new();
             m.output(&mut |run: &[u64]| {
                 records += crate::var_records::split(run, |r| m.record_len(r)).count();
-                compress::words(run, rw).iter().for_each(|s| bytes.extend_from_slice(s));
+                c.words(run, rw).iter().for_each(|s| bytes.extend_from_slice(s));
             });
             per_module.push((m.id(), bytes));
         }
         let names = match helper.map(|h| h.join()) {
             Some(Ok(r)) => r,
-            _ => compress::bytes(names),
+            _ => c.bytes(names).concat(),
         };
-        (names.concat(), per_module)
+        (names, per_module)
     });
     Regions { job, names, modules, records }
 }

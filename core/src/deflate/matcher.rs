@@ -100,7 +100,10 @@ pub struct Matcher<'a> {
 
 impl<'a> Matcher<'a> {
     /// A matcher for `d`; `stride` is the record size (0: not records).
-    pub fn new(d: &'a [u8], stride: usize) -> Self {
+    /// `tables`: the hash table and chain ring's memory from an earlier
+    /// matcher ([`Matcher::into_tables`]) or empty vectors; they are
+    /// cleared here.
+    pub fn new(d: &'a [u8], stride: usize, tables: (Vec<u32>, Vec<u32>)) -> Self {
         let ring = d.len().clamp(1, WINDOW).next_power_of_two();
         // Name tables hold random 8-byte ids: fewer buckets than about
         // one per four bytes fill the chains with collisions that every
@@ -113,11 +116,17 @@ impl<'a> Matcher<'a> {
             Vec::new()
         };
         let records = !strides.is_empty();
+        let (mut head, mut prev) = tables;
+        // Stale links would point anywhere: both start all zero (none).
+        head.clear();
+        head.resize(1 << hash_bits, 0);
+        prev.clear();
+        prev.resize(ring, 0);
         Matcher {
             d,
             hash_bits,
-            head: vec![0; 1 << hash_bits],
-            prev: vec![0; ring],
+            head,
+            prev,
             mask: ring - 1,
             chain: if records { RECORD_CHAIN } else { MAX_CHAIN },
             insert_limit: if records { RECORD_INSERT } else { MAX_MATCH },
@@ -194,6 +203,11 @@ impl<'a> Matcher<'a> {
             chain -= 1;
         }
         found
+    }
+
+    /// The hash table and chain ring, for the next matcher.
+    pub fn into_tables(self) -> (Vec<u32>, Vec<u32>) {
+        (self.head, self.prev)
     }
 
     /// Whether the whole input has been turned into tokens.
