@@ -23,36 +23,11 @@ const SKIPPED_TYPES: [&str; 13] = [
     "cgroup",
 ];
 
-#[derive(Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MountEntry {
     pub path: String,
     pub fs_type: String,
-    /// `path` for statfs, which is asked only when the first record on
-    /// this mount is made ([`alignment_of`]), not at start-up: a node has
-    /// dozens of mounts and statfs on Lustre asks every OST server (or
-    /// hangs with an unreachable NFS server), at every process's start.
-    c_path: std::ffi::CString,
-    /// The block size for POSIX_FILE_ALIGNMENT; 0 until asked.
-    block_size: std::sync::atomic::AtomicI64,
-}
-
-impl MountEntry {
-    /// The block size of this mount: statfs's (1 MiB on Lustre, as Darshan
-    /// has it), 4096 when statfs fails; asked once.
-    pub fn block_size(&self, platform: &dyn Platform) -> i64 {
-        use std::sync::atomic::Ordering::Relaxed;
-        let known = self.block_size.load(Relaxed);
-        if known != 0 {
-            return known;
-        }
-        let b = match platform.statfs(&self.c_path) {
-            Some((_, magic)) if magic == LUSTRE_MAGIC => 1 << 20,
-            Some((bsize, _)) if bsize > 0 => bsize,
-            _ => 4096,
-        };
-        self.block_size.store(b, Relaxed);
-        b
-    }
+    pub block_size: i64,
 }
 
 /// Undo the octal escapes of /proc/self/mounts (`\040` for a space).
@@ -75,7 +50,7 @@ fn unescape(s: &str) -> String {
 /// Mounts that Darshan records, from the text of /proc/self/mounts: all
 /// but the pseudo file systems, nfs ones last, no duplicate (path, type),
 /// at most 64; sorted longest path first for prefix lookups.
-pub fn parse(text: &str) -> Vec<MountEntry> {
+pub fn parse(text: &str, platform: &dyn Platform) -> Vec<MountEntry> {
     let mut list: Vec<(String, String)> = Vec::new();
     let fields: Vec<(String, String)> = text
         .lines()
@@ -102,10 +77,12 @@ pub fn parse(text: &str) -> Vec<MountEntry> {
     let mut out: Vec<MountEntry> = list
         .into_iter()
         .map(|(path, fs_type)| {
-            // A path with a NUL cannot come from /proc/self/mounts; statfs
-            // of "" fails and gives the default.
-            let c_path = std::ffi::CString::new(path.as_bytes()).unwrap_or_default();
-            MountEntry { path, fs_type, c_path, block_size: std::sync::atomic::AtomicI64::new(0) }
+            let block_size = match platform.statfs(&path) {
+                Some((_, magic)) if magic == LUSTRE_MAGIC => 1 << 20,
+                Some((bsize, _)) if bsize > 0 => bsize,
+                _ => 4096,
+            };
+            MountEntry { path, fs_type, block_size }
         })
         .collect();
     out.sort_by(|a, b| b.path.len().cmp(&a.path.len()));
@@ -113,10 +90,9 @@ pub fn parse(text: &str) -> Vec<MountEntry> {
 }
 
 /// The block size of the mount holding `name` (the first, longest path
-/// that is a byte prefix, as Darshan matches), or -1. The first call for
-/// a mount asks statfs (one system call, no allocation).
-pub fn alignment_of(mounts: &[MountEntry], name: &[u8], platform: &dyn Platform) -> i64 {
-    mounts.iter().find(|m| name.starts_with(m.path.as_bytes())).map(|m| m.block_size(platform)).unwrap_or(-1)
+/// that is a byte prefix, as Darshan matches), or -1.
+pub fn alignment_of(mounts: &[MountEntry], name: &[u8]) -> i64 {
+    mounts.iter().find(|m| name.starts_with(m.path.as_bytes())).map(|m| m.block_size).unwrap_or(-1)
 }
 
 /// `<cmdline>(\n<type>\t<path>)*`, within DARSHAN_EXE_LEN bytes; a command
@@ -158,12 +134,11 @@ mod tests {
         let text = "proc /proc proc rw 0 0\n/dev/vda / ext4 rw 0 0\ntmpfs /dev/shm tmpfs rw 0 0\n\
                     none /sys/fs/cgroup/unified cgroup2 rw 0 0\nsrv:/x /home nfs4 rw 0 0\n/dev/vda / ext4 rw 0 0\n\
                     d /my\\040disk xfs rw 0 0\n";
-        let m = parse(text);
-        let fake = FakePlatform::default();
+        let m = parse(text, &FakePlatform::default());
         let paths: Vec<&str> = m.iter().map(|e| e.path.as_str()).collect();
         assert_eq!(paths, vec!["/sys/fs/cgroup/unified", "/my disk", "/home", "/"]);
-        assert_eq!(alignment_of(&m, b"/home/u/f", &fake), 4096);
-        assert_eq!(alignment_of(&m, b"relative", &fake), -1);
+        assert_eq!(alignment_of(&m, b"/home/u/f"), 4096);
+        assert_eq!(alignment_of(&m, b"relative"), -1);
         let s = exe_mnt_string("./a.out x ", &m);
         assert!(s.starts_with(b"./a.out x \ncgroup2\t/sys/fs/cgroup/unified\n"));
         let s = exe_mnt_string("python3 -c import os\nprint(1) ", &m);
@@ -174,7 +149,7 @@ mod tests {
     /// empty exe and no mount table.
     #[test]
     fn a_long_command_line_is_truncated_and_the_mount_table_kept() {
-        let m = parse("/dev/vda / ext4 rw 0 0\nsrv:/x /home nfs4 rw 0 0\n");
+        let m = parse("/dev/vda / ext4 rw 0 0\nsrv:/x /home nfs4 rw 0 0\n", &FakePlatform::default());
         let long = format!("./a.out {} ", "x".repeat(5000));
         let s = exe_mnt_string(&long, &m);
         assert!(s.len() <= EXE_LEN);
@@ -184,20 +159,5 @@ mod tests {
         assert_eq!(rest, "nfs4\t/home\next4\t/");
         // A short command line is left whole.
         assert_eq!(exe_mnt_string("./a.out ", &m), b"./a.out \nnfs4\t/home\next4\t/");
-    }
-
-    /// statfs of every mount at start-up cost each process a system call
-    /// per mount (RPCs to every OST on Lustre; a hang on an unreachable NFS
-    /// server): a mount is asked once, when a file on it is first recorded.
-    #[test]
-    fn statfs_is_asked_only_for_mounts_in_use_and_once() {
-        let m = parse("/dev/vda / ext4 rw 0 0\nsrv:/x /home nfs4 rw 0 0\nd /scratch lustre rw 0 0\n");
-        let fake = FakePlatform::default();
-        assert!(fake.statfs_asked.lock().unwrap().is_empty());
-        for _ in 0..3 {
-            assert_eq!(alignment_of(&m, b"/home/u/f", &fake), 4096);
-        }
-        assert_eq!(alignment_of(&m, b"/etc/passwd", &fake), 4096);
-        assert_eq!(*fake.statfs_asked.lock().unwrap(), ["/home", "/"]);
     }
 }

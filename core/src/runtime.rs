@@ -350,7 +350,7 @@ pub fn names_copy() -> Vec<u8> {
 
 /// File alignment of a record name from the mount table (-1 if none).
 pub fn alignment_of(name: &[u8]) -> i64 {
-    shared().map(|s| crate::mounts::alignment_of(&s.mounts, name, s.platform)).unwrap_or(-1)
+    shared().map(|s| crate::mounts::alignment_of(&s.mounts, name)).unwrap_or(-1)
 }
 
 /// Hold the core's locks across fork(); modules' locks must be taken first.

@@ -203,7 +203,7 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
     let mmap = cfg.mmap_logs.then(|| darshan_core::shutdown::mmap_path(&cfg, &cmd, job_pid, rank, logmod));
     MEM_ALIGN.store(cfg.mem_align.max(1), Ordering::Relaxed);
     let mounts = match read_proc("/proc/self/mounts") {
-        Ok(t) => darshan_core::mounts::parse(&String::from_utf8_lossy(&t)),
+        Ok(t) => darshan_core::mounts::parse(&String::from_utf8_lossy(&t), &LIBC),
         Err(_) => Vec::new(),
     };
     // After the mount table: the longer the clock has run, the better the

@@ -1,5 +1,6 @@
 //! The core's view of the operating system, implemented with libc.
 
+use std::ffi::CString;
 
 use darshan_core::Platform;
 
@@ -8,11 +9,12 @@ pub struct Libc;
 pub static LIBC: Libc = Libc;
 
 impl Platform for Libc {
-    fn statfs(&self, path: &std::ffi::CStr) -> Option<(i64, i64)> {
+    fn statfs(&self, path: &str) -> Option<(i64, i64)> {
+        let c = CString::new(path).ok()?;
         // SAFETY: an all-zero statfs is a valid value to overwrite.
         let mut s: libc::statfs = unsafe { std::mem::zeroed() };
-        // SAFETY: `path` is NUL-terminated, `s` writable.
-        let r = unsafe { libc::statfs(path.as_ptr(), &mut s) };
+        // SAFETY: `c` is NUL-terminated, `s` writable.
+        let r = unsafe { libc::statfs(c.as_ptr(), &mut s) };
         (r == 0).then_some((s.f_bsize, s.f_type))
     }
 
