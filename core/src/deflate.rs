@@ -53,6 +53,9 @@ pub fn zlib_with(scratch: &mut Scratch, input: &[u8], stride: usize) -> Vec<u8> 
     w.out.extend_from_slice(&[0x78, 0x9c]);
     let mut m = Matcher::new(input, stride, (std::mem::take(&mut scratch.head), std::mem::take(&mut scratch.prev)));
     let mut tokens = std::mem::take(&mut scratch.tokens);
+    // Empty first: reserve counts from the length, which still holds the
+    // last region's final block.
+    tokens.clear();
     tokens.reserve(BLOCK_TOKENS.min(input.len() + 1));
     let mut start = 0;
     loop {
