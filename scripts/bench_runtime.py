@@ -187,8 +187,12 @@ def short_process_section():
         started by posix_spawn from a small pinned C process, so that the
         launcher's own cost stays out of the figures."""
         fresh()
-        out = subprocess.run([spawn_pairs, str(pairs), str(n), str(cpu), lib] + cmd, env=env(True), cwd=cwd,
-                             capture_output=True, text=True, check=True).stdout
+        # The runtime's variables, but no LD_PRELOAD for the driver itself:
+        # it adds LD_PRELOAD=lib to the "with" runs only.
+        e = env(True)
+        e.pop("LD_PRELOAD")
+        out = subprocess.run([spawn_pairs, str(pairs), str(n), str(cpu), lib] + cmd, env=e, cwd=cwd,
+                             capture_output=True, text=True, check=True, timeout=1800).stdout
         return [tuple(map(float, line.split())) for line in out.splitlines()]
 
     print(f"\nShort processes (default crash-safe mode):")

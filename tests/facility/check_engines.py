@@ -59,6 +59,18 @@ def compare(engine, name, got_cols, got_rows, want):
     return problems, n
 
 
+def run_blocks(bl, execute, query):
+    """Each view through `execute(sql)`, each query through `query(sql)`
+    (-> columns, rows), in the file's order."""
+    results = {}
+    for b in bl:
+        if b["view"]:
+            execute(b["sql"])
+        else:
+            results[b["name"]] = query(b["sql"])
+    return results
+
+
 def run_duckdb(bl, parquet_dir):
     import duckdb
 
@@ -68,15 +80,12 @@ def run_duckdb(bl, parquet_dir):
         con.execute(
             f"CREATE VIEW {t} AS SELECT * FROM read_parquet('{glob}', hive_partitioning = true, union_by_name = true)"
         )
-    results = {}
-    for b in bl:
-        if b["view"]:
-            con.execute(b["sql"])
-        else:
-            cur = con.execute(b["sql"])
-            cols = [d[0] for d in cur.description]
-            results[b["name"]] = (cols, [list(r) for r in cur.fetchall()])
-    return results
+
+    def query(sql):
+        cur = con.execute(sql)
+        return [d[0] for d in cur.description], [list(r) for r in cur.fetchall()]
+
+    return run_blocks(bl, con.execute, query)
 
 
 def run_spark(bl, parquet_dir):
@@ -103,14 +112,11 @@ def run_spark(bl, parquet_dir):
     try:
         for t in tables(parquet_dir):
             spark.read.parquet(os.path.join(parquet_dir, t)).createOrReplaceTempView(t)
-        results = {}
-        for b in bl:
-            if b["view"]:
-                spark.sql(b["sql"])
-            else:
-                df = spark.sql(b["sql"])
-                results[b["name"]] = (df.columns, [list(r) for r in df.collect()])
-        return results
+        def query(sql):
+            df = spark.sql(sql)
+            return df.columns, [list(r) for r in df.collect()]
+
+        return run_blocks(bl, spark.sql, query)
     finally:
         spark.stop()
         shutil.rmtree(scratch, ignore_errors=True)

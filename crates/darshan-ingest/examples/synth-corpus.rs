@@ -7,8 +7,10 @@ fn main() {
         eprintln!("usage: synth-corpus DIR N [SEED]");
         std::process::exit(2);
     }
-    let n: usize = args[2].parse().unwrap_or(0);
-    let seed: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let (Ok(n), Ok(seed)) = (args[2].parse::<usize>(), args.get(3).map_or(Ok(1), |s| s.parse::<u64>())) else {
+        eprintln!("synth-corpus: N and SEED must be non-negative integers");
+        std::process::exit(2);
+    };
     match darshan_ingest::synth::generate(std::path::Path::new(&args[1]), n, seed) {
         Ok(v) => println!("{} logs under {}", v.len(), args[1]),
         Err(e) => {

@@ -113,6 +113,15 @@ fn keep_readable_when_empty(store: &Store, t: &Table, tdir: &Path) -> Result<(),
 }
 
 fn parts(dir: &Path) -> Vec<PathBuf> {
+    files(dir, |name| name.ends_with(".parquet") && !name.starts_with('.'))
+}
+
+/// `.part-….parquet.tmp`: written by [`open_writer`], renamed when done.
+fn temporaries(dir: &Path) -> Vec<PathBuf> {
+    files(dir, |name| name.starts_with(".part-") && name.ends_with(".parquet.tmp"))
+}
+
+fn files(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -121,7 +130,7 @@ fn parts(dir: &Path) -> Vec<PathBuf> {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "parquet") {
+            } else if p.file_name().and_then(|n| n.to_str()).is_some_and(&keep) {
                 out.push(p);
             }
         }
@@ -136,7 +145,12 @@ fn part_range(p: &Path) -> Option<(i64, i64)> {
     Some((a.parse().ok()?, b.parse().ok()?))
 }
 
+/// Part files that overlap the logs about to be exported, and the hidden
+/// temporaries an interrupted export left (see [`open_writer`]).
 fn remove_overlapping(dir: &Path, lo: i64, hi: i64) -> Result<(), String> {
+    for p in temporaries(dir) {
+        std::fs::remove_file(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+    }
     for p in parts(dir) {
         if let Some((a, b)) = part_range(&p) {
             if a <= hi && lo <= b {
@@ -283,17 +297,22 @@ fn write_group(w: &mut SerializedFileWriter<File>, bufs: &mut [ColBuf]) -> Resul
     let mut i = 0;
     while let Some(mut col) = rg.next_column().map_err(perr)? {
         let b = &mut bufs[i];
+        // Each column's values are written, then emptied for the next group.
         match &mut b.values {
-            Buf::Int(v) => col.typed::<Int64Type>().write_batch(v, Some(&b.defs), None).map_err(perr)?,
-            Buf::Real(v) => col.typed::<DoubleType>().write_batch(v, Some(&b.defs), None).map_err(perr)?,
-            Buf::Text(v) => col.typed::<ByteArrayType>().write_batch(v, Some(&b.defs), None).map_err(perr)?,
-        };
-        col.close().map_err(perr)?;
-        match &mut b.values {
-            Buf::Int(v) => v.clear(),
-            Buf::Real(v) => v.clear(),
-            Buf::Text(v) => v.clear(),
+            Buf::Int(v) => {
+                col.typed::<Int64Type>().write_batch(v, Some(&b.defs), None).map_err(perr)?;
+                v.clear();
+            }
+            Buf::Real(v) => {
+                col.typed::<DoubleType>().write_batch(v, Some(&b.defs), None).map_err(perr)?;
+                v.clear();
+            }
+            Buf::Text(v) => {
+                col.typed::<ByteArrayType>().write_batch(v, Some(&b.defs), None).map_err(perr)?;
+                v.clear();
+            }
         }
+        col.close().map_err(perr)?;
         b.defs.clear();
         i += 1;
     }

@@ -206,10 +206,8 @@ fn one(dir: &Path, i: usize, planted: Option<Planted>, rng: &mut Rng) -> Result<
     if scratch.starts_with("/lustre") {
         let osts: Vec<i64> = (0..4).map(|k| ((i as i64) * 4 + k) % 96).collect();
         for r in recs.iter().filter(|r| r.module == modules::POSIX).map(|r| (r.id, r.rank)).collect::<Vec<_>>() {
-            let mut lr = blank(modules::LUSTRE, "", r.1);
-            lr.id = r.0;
-            lr.counters.clear();
-            lr.fcounters.clear();
+            // LUSTRE has no fixed counters: the zeroed record is empty.
+            let mut lr = Record::zeroed(modules::LUSTRE, r.0, r.1);
             lr.extra = Extra::Lustre {
                 components: vec![LustreComponent { counters: [1 << 20, 4, 0, 0, 0, -1, 0], pool_name: [0; 16] }],
                 ost_ids: osts.clone(),

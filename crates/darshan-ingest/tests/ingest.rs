@@ -327,9 +327,13 @@ fn the_parquet_export_holds_each_row_once_across_runs() {
     drop(store);
     synth::generate(&tree.join("b"), 200, 4).unwrap();
     ingest(std::slice::from_ref(&tree), &db);
+    // What an export killed while writing leaves: a hidden temporary.
+    let stale = pq.join("jobs/year=2026/month=10/.part-301-500.parquet.tmp");
+    std::fs::write(&stale, b"half a file").unwrap();
     let store = Store::open(&db).unwrap();
     let second = parquet_out::export(&store, &pq).unwrap();
     assert_eq!(second.logs, 200);
+    assert!(!stale.exists(), "an interrupted export's temporary is removed by the next one");
     // Every table's Parquet rows equal its database rows.
     for (table, n) in counts(&db) {
         let rows: i64 = parquet_rows(&pq.join(&table));

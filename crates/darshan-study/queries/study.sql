@@ -49,6 +49,13 @@ SELECT j.log_id, j.username, j.app, j.nprocs, j.run_time, j.core_hours,
   COALESCE(p.rt, 0) + COALESCE(p.wt, 0) + COALESCE(p.mt, 0) AS posix_time
 FROM jobs j LEFT JOIN p ON p.log_id = j.log_id LEFT JOIN s ON s.log_id = j.log_id
 
+-- view: user_app_io
+CREATE TEMPORARY VIEW user_app_io AS
+SELECT username, app, COUNT(*) AS jobs, SUM(bytes_written) AS bytes_written, SUM(bytes_read) AS bytes_read,
+  SUM(core_hours) AS core_hours
+FROM job_io
+GROUP BY username, app
+
 -- query: jobs_by_size | Jobs and core-hours by job size (processes)
 SELECT s.size_order, s.size_class, COUNT(*) AS jobs, SUM(j.core_hours) AS core_hours,
   COUNT(DISTINCT j.username) AS users, COUNT(DISTINCT j.app) AS apps
@@ -141,20 +148,16 @@ GROUP BY s.size_order, s.size_class
 ORDER BY s.size_order
 
 -- query: top_producers | Top producers: bytes written by user and application
-SELECT username, app, COUNT(*) AS jobs, SUM(bytes_written) AS bytes_written, SUM(bytes_read) AS bytes_read,
-  SUM(core_hours) AS core_hours
-FROM job_io
-GROUP BY username, app
-HAVING SUM(bytes_written) > 0
+SELECT username, app, jobs, bytes_written, bytes_read, core_hours
+FROM user_app_io
+WHERE bytes_written > 0
 ORDER BY bytes_written DESC, username, app
 LIMIT 10
 
 -- query: top_consumers | Top consumers: bytes read by user and application
-SELECT username, app, COUNT(*) AS jobs, SUM(bytes_read) AS bytes_read, SUM(bytes_written) AS bytes_written,
-  SUM(core_hours) AS core_hours
-FROM job_io
-GROUP BY username, app
-HAVING SUM(bytes_read) > 0
+SELECT username, app, jobs, bytes_read, bytes_written, core_hours
+FROM user_app_io
+WHERE bytes_read > 0
 ORDER BY bytes_read DESC, username, app
 LIMIT 10
 

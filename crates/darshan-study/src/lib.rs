@@ -48,12 +48,11 @@ pub struct BadLog {
     pub error: String,
 }
 
+/// The FSU coefficients used, and the config file they came from.
 #[derive(Debug, Serialize)]
 pub struct FsuCoefficients {
-    pub a0_read: f64,
-    pub a1_read: f64,
-    pub a0_write: f64,
-    pub a1_write: f64,
+    #[serde(flatten)]
+    pub coefficients: timeline::Fsu,
     pub source: String,
 }
 
@@ -159,13 +158,7 @@ pub fn study(db: &Path, opts: &Options) -> Result<Study, String> {
         last_job_end: last.unwrap_or(0),
         tables,
         timeline,
-        fsu: FsuCoefficients {
-            a0_read: fsu.a0_read,
-            a1_read: fsu.a1_read,
-            a0_write: fsu.a0_write,
-            a1_write: fsu.a1_write,
-            source: opts.config.source.clone(),
-        },
+        fsu: FsuCoefficients { coefficients: fsu, source: opts.config.source.clone() },
         query_seconds,
         timeline_seconds,
     })

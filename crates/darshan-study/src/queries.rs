@@ -113,7 +113,7 @@ mod tests {
     fn the_study_file_has_its_views_and_queries_in_order() {
         let b = blocks(STUDY_SQL);
         let views: Vec<&str> = b.iter().filter(|b| b.is_view).map(|b| b.name.as_str()).collect();
-        assert_eq!(views, ["job_size", "posix_files", "job_io"]);
+        assert_eq!(views, ["job_size", "posix_files", "job_io", "user_app_io"]);
         let queries: Vec<&str> = b.iter().filter(|b| !b.is_view).map(|b| b.name.as_str()).collect();
         assert!(queries.contains(&"redundant_reads") && queries.contains(&"small_shared_writes"), "{queries:?}");
         for q in &b {

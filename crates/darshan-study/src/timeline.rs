@@ -19,7 +19,7 @@ use serde::Serialize;
 /// Activity thresholds c, bytes per interval and server.
 pub const THRESHOLDS: [f64; 3] = [0.0, 131072.0, 1048576.0];
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize)]
 pub struct Fsu {
     pub a0_read: f64,
     pub a1_read: f64,
@@ -81,6 +81,26 @@ struct Flow {
     write_ops: f64,
 }
 
+impl Flow {
+    fn scaled(self, k: f64) -> Flow {
+        Flow {
+            read_bytes: self.read_bytes * k,
+            write_bytes: self.write_bytes * k,
+            read_ops: self.read_ops * k,
+            write_ops: self.write_ops * k,
+        }
+    }
+}
+
+impl std::ops::AddAssign for Flow {
+    fn add_assign(&mut self, o: Flow) {
+        self.read_bytes += o.read_bytes;
+        self.write_bytes += o.write_bytes;
+        self.read_ops += o.read_ops;
+        self.write_ops += o.write_ops;
+    }
+}
+
 /// Where one interval's bytes went: per OST, and per job (per rank plus
 /// shared records, which are spread over all the job's processes).
 #[derive(Default)]
@@ -132,16 +152,8 @@ impl Acc {
                 continue;
             }
             let slot = self.slots.entry(k).or_default();
-            let part = Flow {
-                read_bytes: f.read_bytes * frac,
-                write_bytes: f.write_bytes * frac,
-                read_ops: f.read_ops * frac,
-                write_ops: f.write_ops * frac,
-            };
-            slot.flow.read_bytes += part.read_bytes;
-            slot.flow.write_bytes += part.write_bytes;
-            slot.flow.read_ops += part.read_ops;
-            slot.flow.write_ops += part.write_ops;
+            let part = f.scaled(frac);
+            slot.flow += part;
             let bytes = part.read_bytes + part.write_bytes;
             match &server {
                 Server::Osts(osts) => {

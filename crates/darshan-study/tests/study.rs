@@ -150,6 +150,8 @@ fn the_page_and_the_json_come_from_the_command() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["schema"], "darshan-study/1");
     assert_eq!(v["logs"]["total"], 2);
+    // The coefficients sit beside their source, as the page reads them.
+    assert!(v["fsu"]["a0_read"].is_number() && v["fsu"]["source"].is_string(), "{}", v["fsu"]);
     // Bad input: a clear error, not a panic.
     let out = darshan_test_support::output_within(
         std::process::Command::new(exe).args(["--db", "/nonexistent/x.db"]),
