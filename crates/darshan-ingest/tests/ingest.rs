@@ -327,8 +327,9 @@ fn the_parquet_export_holds_each_row_once_across_runs() {
     drop(store);
     synth::generate(&tree.join("b"), 200, 4).unwrap();
     ingest(std::slice::from_ref(&tree), &db);
-    // What an export killed while writing leaves: a hidden temporary.
-    let stale = pq.join("jobs/year=2026/month=10/.part-301-500.parquet.tmp");
+    // What an export killed while writing leaves: a hidden temporary (a
+    // name this export does not write itself, which would hide the check).
+    let stale = pq.join("jobs/year=2026/month=10/.part-1-300.parquet.tmp");
     std::fs::write(&stale, b"half a file").unwrap();
     let store = Store::open(&db).unwrap();
     let second = parquet_out::export(&store, &pq).unwrap();
