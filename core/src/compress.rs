@@ -21,7 +21,7 @@
 
 use flate2::{Compress, Compression, FlushCompress, Status};
 
-use crate::deflate;
+use crate::deflate::{self, Shape};
 
 /// Record regions of this size or more go to zlib-rs, one stream per
 /// worker thread (a thread costs ~50 us); smaller ones to deflate.rs on
@@ -42,28 +42,38 @@ pub struct Compressor {
 }
 
 impl Compressor {
-    /// One region of bytes (the job record, the name table) as one stream.
+    /// One region of bytes (the job record) as one stream.
     pub fn bytes(&mut self, bytes: &[u8]) -> Vec<Vec<u8>> {
+        self.text(bytes, Shape::Bytes)
+    }
+
+    /// A name table ((id, name, NUL) entries) as one stream.
+    pub fn names(&mut self, names: &[u8]) -> Vec<Vec<u8>> {
+        self.text(names, Shape::Names)
+    }
+
+    fn text(&mut self, bytes: &[u8], shape: Shape) -> Vec<Vec<u8>> {
         if bytes.is_empty() {
             return Vec::new();
         }
         if bytes.len() >= LARGE_TEXT_BYTES {
-            return vec![large(bytes, 0)];
+            return vec![large(bytes, shape)];
         }
-        vec![deflate::zlib_with(&mut self.scratch, bytes, 0)]
+        vec![deflate::zlib_with(&mut self.scratch, bytes, shape)]
     }
 
-    /// Records (`rec_words` words each) as one stream, or as one stream per
-    /// worker thread when the region is large.
-    pub fn words(&mut self, words: &[u64], rec_words: usize) -> Vec<Vec<u8>> {
+    /// Records (of `shape`) as one stream, or as one stream per worker
+    /// thread when the region is large.
+    pub fn words(&mut self, words: &[u64], shape: Shape) -> Vec<Vec<u8>> {
         if words.is_empty() {
             return Vec::new();
         }
         let bytes: &[u8] = bytemuck::cast_slice(words);
-        let stride = rec_words * 8;
-        if bytes.len() < LARGE_BYTES || rec_words == 0 {
-            return vec![deflate::zlib_with(&mut self.scratch, bytes, stride)];
+        let stride = shape.stride();
+        if bytes.len() < LARGE_BYTES || stride < 8 {
+            return vec![deflate::zlib_with(&mut self.scratch, bytes, shape)];
         }
+        let rec_words = stride / 8;
         let n = threads();
         let recs = words.len() / rec_words;
         let per = recs.div_ceil(n).max(1) * stride;
@@ -73,11 +83,11 @@ impl Compressor {
             // when no thread is to be had or one panicked).
             let handles: Vec<_> = parts[1..]
                 .iter()
-                .map(|&p| std::thread::Builder::new().spawn_scoped(s, move || large(p, stride)))
+                .map(|&p| std::thread::Builder::new().spawn_scoped(s, move || large(p, shape)))
                 .collect();
-            let mut out = vec![large(parts[0], stride)];
+            let mut out = vec![large(parts[0], shape)];
             for (h, &p) in handles.into_iter().zip(&parts[1..]) {
-                out.push(h.ok().and_then(|h| h.join().ok()).unwrap_or_else(|| large(p, stride)));
+                out.push(h.ok().and_then(|h| h.join().ok()).unwrap_or_else(|| large(p, shape)));
             }
             out
         })
@@ -86,12 +96,12 @@ impl Compressor {
 
 /// A large name table as one stream (zlib-rs), on whichever thread.
 pub fn large_text(bytes: &[u8]) -> Vec<u8> {
-    large(bytes, 0)
+    large(bytes, Shape::Names)
 }
 
 /// One stream of a large region: zlib-rs's level 6 (our encoder should
 /// zlib-rs ever refuse).
-fn large(bytes: &[u8], stride: usize) -> Vec<u8> {
+fn large(bytes: &[u8], shape: Shape) -> Vec<u8> {
     let mut z = Compress::new(Compression::new(6), true);
     // compressBound: enough for any input at level 6.
     let mut out = Vec::with_capacity(bytes.len() + (bytes.len() >> 12) + (bytes.len() >> 14) + 64);
@@ -100,7 +110,7 @@ fn large(bytes: &[u8], stride: usize) -> Vec<u8> {
             out.shrink_to_fit();
             out
         }
-        _ => deflate::zlib(bytes, stride),
+        _ => deflate::zlib_with(&mut deflate::Scratch::default(), bytes, shape),
     }
 }
 
@@ -128,7 +138,7 @@ mod tests {
     #[test]
     fn parallel_streams_decompress_to_the_original_words() {
         let words: Vec<u64> = (0..300_000u64).map(|i| i * 7 % 1000).collect();
-        let streams = Compressor::default().words(&words, 88);
+        let streams = Compressor::default().words(&words, Shape::Records(88 * 8));
         let back: Vec<u64> = inflate(&streams).chunks(8).map(|c| u64::from_ne_bytes(c.try_into().unwrap())).collect();
         assert_eq!(back, words);
     }
@@ -141,8 +151,8 @@ mod tests {
         assert!(bytes(b"").is_empty());
         assert_eq!(inflate(&bytes(b"first region")), b"first region");
         let mut c = Compressor::default();
-        assert!(c.words(&[], 3).is_empty());
-        let out = inflate(&c.words(&[1, 2, 3], 3));
+        assert!(c.words(&[], Shape::Records(24)).is_empty());
+        let out = inflate(&c.words(&[1, 2, 3], Shape::Records(24)));
         assert_eq!(out.len(), 24);
         assert_eq!(u64::from_ne_bytes(out[8..16].try_into().unwrap()), 2);
         // Sizes around the window and block boundaries decode with the
@@ -193,7 +203,10 @@ mod tests {
             assert_eq!(reused.bytes(r), fresh, "{} bytes", r.len());
             assert_eq!(inflate(&fresh), *r);
             let words: Vec<u64> = r.chunks_exact(8).map(|c| u64::from_ne_bytes(c.try_into().unwrap())).collect();
-            assert_eq!(reused.words(&words, 11), Compressor::default().words(&words, 11));
+            assert_eq!(
+                reused.words(&words, Shape::Records(88)),
+                Compressor::default().words(&words, Shape::Records(88))
+            );
         }
     }
 }

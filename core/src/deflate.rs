@@ -17,13 +17,14 @@
 //! memory level), each in whichever of stored, fixed or dynamic Huffman
 //! codes is smallest. Before the chain it tries the distances of one, two
 //! and three records (records) or of the last match (other data:
-//! matcher.rs).
+//! matcher.rs); in a name table it does not search at the record ids.
 
 mod huffman;
 mod matcher;
 
 use huffman::BitWriter;
 use matcher::Matcher;
+pub use matcher::Shape;
 
 /// Tokens per block (zlib's `lit_bufsize - 1` at memory level 8).
 const BLOCK_TOKENS: usize = 16_383;
@@ -41,17 +42,17 @@ pub struct Scratch {
 }
 
 /// `input` as one zlib stream; `stride` is the size of the records it
-/// holds (0 for other data: the job record, the name table).
+/// holds (0 for other data: the job record).
 pub fn zlib(input: &[u8], stride: usize) -> Vec<u8> {
-    zlib_with(&mut Scratch::default(), input, stride)
+    zlib_with(&mut Scratch::default(), input, Shape::of_stride(stride))
 }
 
-/// [`zlib`] in `scratch`'s memory.
-pub fn zlib_with(scratch: &mut Scratch, input: &[u8], stride: usize) -> Vec<u8> {
+/// `input`, of the given shape, as one zlib stream in `scratch`'s memory.
+pub fn zlib_with(scratch: &mut Scratch, input: &[u8], shape: Shape) -> Vec<u8> {
     let mut w = BitWriter::new(input.len() / 8 + 64);
     // CMF: deflate with a 32 KiB window; FLG: default level, check bits.
     w.out.extend_from_slice(&[0x78, 0x9c]);
-    let mut m = Matcher::new(input, stride, (std::mem::take(&mut scratch.head), std::mem::take(&mut scratch.prev)));
+    let mut m = Matcher::new(input, shape, (std::mem::take(&mut scratch.head), std::mem::take(&mut scratch.prev)));
     let mut tokens = std::mem::take(&mut scratch.tokens);
     // Empty first: reserve counts from the length, which still holds the
     // last region's final block.

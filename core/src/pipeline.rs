@@ -12,6 +12,7 @@ use darshan_log::modules::MAX_MODS;
 use darshan_log::Compression;
 
 use crate::compress;
+use crate::deflate::Shape;
 use crate::module::{FinalizeCtx, Module};
 
 /// A name table this big is compressed (by zlib-rs) on a thread of its
@@ -114,14 +115,22 @@ pub fn compress_regions(job: Option<&[u8]>, names: &[u8], modules: &[&'static dy
             let rw = m.record_words().max(1);
             let mut bytes = Vec::new();
             m.output(&mut |run: &[u64]| {
-                records += crate::var_records::split(run, |r| m.record_len(r)).count();
-                c.words(run, rw).iter().for_each(|s| bytes.extend_from_slice(s));
+                // Whether every record is of the module's size (the encoder
+                // then knows where each id is).
+                let (mut n, mut fixed) = (0, true);
+                for r in crate::var_records::split(run, |r| m.record_len(r)) {
+                    n += 1;
+                    fixed &= r.len() == rw;
+                }
+                records += n;
+                let shape = if fixed { Shape::Records(rw * 8) } else { Shape::VarRecords(rw * 8) };
+                c.words(run, shape).iter().for_each(|s| bytes.extend_from_slice(s));
             });
             per_module.push((m.id(), bytes));
         }
         let names = match helper.map(|h| h.join()) {
             Some(Ok(r)) => r,
-            _ => c.bytes(names).concat(),
+            _ => c.names(names).concat(),
         };
         (names, per_module)
     });

@@ -75,23 +75,21 @@ fn huffman_codes_never_exceed_the_length_limit_and_are_complete() {
     assert_eq!(lens.iter().filter(|&&l| l == 1).count(), 2);
 }
 
-/// The record size of a module's region in a log, where records are of one
-/// size (0: not known, or not records).
-fn stride_of(module: Option<usize>) -> usize {
+/// What a module's region holds: records of one size where the module's
+/// are (else bytes, as the job record's).
+fn shape_of(module: usize) -> Shape {
     use darshan_log::modules::{counter_names, MPIIO, POSIX, STDIO};
-    match module {
-        Some(m) if [POSIX, MPIIO, STDIO].contains(&m) => {
-            let (ints, floats) = counter_names(m);
-            16 + 8 * (ints.len() + floats.len())
-        }
-        _ => 0,
+    if [POSIX, MPIIO, STDIO].contains(&module) {
+        let (ints, floats) = counter_names(module);
+        Shape::Records(16 + 8 * (ints.len() + floats.len()))
+    } else {
+        Shape::Bytes
     }
 }
 
 /// The regions of the corpus logs that the C runtime compressed as one
-/// zlib stream: (module, C's compressed size, bytes). The job record and
-/// name table have no module.
-fn corpus_regions() -> Vec<(Option<usize>, usize, Vec<u8>)> {
+/// zlib stream: (what it holds, C's compressed size, bytes).
+fn corpus_regions() -> Vec<(Shape, usize, Vec<u8>)> {
     use darshan_log::header::Header;
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/logs");
     let mut out = Vec::new();
@@ -101,8 +99,8 @@ fn corpus_regions() -> Vec<(Option<usize>, usize, Vec<u8>)> {
         if h.compression != darshan_log::Compression::Zlib {
             continue;
         }
-        let regions = [(None, h.job_map), (None, h.name_map)].into_iter();
-        for (module, m) in regions.chain(h.mod_map.iter().enumerate().map(|(k, m)| (Some(k), *m))) {
+        let regions = [(Shape::Bytes, h.job_map), (Shape::Names, h.name_map)].into_iter();
+        for (shape, m) in regions.chain(h.mod_map.iter().enumerate().map(|(k, m)| (shape_of(k), *m))) {
             let (off, len) = (m.off as usize, m.len as usize);
             if len == 0 || off + len > bytes.len() {
                 continue;
@@ -111,7 +109,7 @@ fn corpus_regions() -> Vec<(Option<usize>, usize, Vec<u8>)> {
             let mut raw = Vec::new();
             // One stream that is the whole region (MPI logs hold one per rank).
             if d.read_to_end(&mut raw).is_ok() && d.total_in() as usize == len {
-                out.push((module, len, raw));
+                out.push((shape, len, raw));
             }
         }
     }
@@ -120,10 +118,10 @@ fn corpus_regions() -> Vec<(Option<usize>, usize, Vec<u8>)> {
 
 /// Our encoding of `regions` decodes to them and is, in all, no larger
 /// than the C runtime's.
-fn no_larger_than_the_c_runtimes(regions: &[(Option<usize>, usize, Vec<u8>)]) {
+fn no_larger_than_the_c_runtimes(regions: &[(Shape, usize, Vec<u8>)]) {
     let (mut c_total, mut ours_total) = (0, 0);
-    for (module, c_len, raw) in regions {
-        let z = zlib(raw, stride_of(*module));
+    for (shape, c_len, raw) in regions {
+        let z = zlib_with(&mut Scratch::default(), raw, *shape);
         assert_eq!(inflate(&z), *raw);
         c_total += c_len;
         ours_total += z.len();
@@ -227,4 +225,105 @@ fn length_and_distance_code_tables_follow_rfc_1951() {
         let d = dist as u16;
         assert_eq!(dist_code(d), DIST_BASE.partition_point(|&b| b <= d) - 1, "distance {dist}");
     }
+}
+
+/// Name tables in every shape the encoder must survive decode to
+/// themselves: sorted and random paths, empty and 300-byte names, ids that
+/// repeat the names' bytes (matches run into them), a last entry cut short
+/// (no NUL), and a table that is only part of an id.
+#[test]
+fn name_tables_of_every_shape_decompress_to_themselves() {
+    let mut r = xorshift(0x5851_F42D_4C95_7F2D);
+    let table = |names: &[Vec<u8>], id: &mut dyn FnMut(usize) -> u64| -> Vec<u8> {
+        let mut t = Vec::new();
+        for (k, n) in names.iter().enumerate() {
+            t.extend_from_slice(&id(k).to_le_bytes());
+            t.extend_from_slice(n);
+            t.push(0);
+        }
+        t
+    };
+    let sorted: Vec<Vec<u8>> = (0..3000).map(|k| format!("/scratch/run/out/f{k:05}.dat").into_bytes()).collect();
+    let mut odd: Vec<Vec<u8>> = vec![vec![], b"x".to_vec(), vec![b'a'; 300], b"/tmp/a".to_vec(), vec![]];
+    odd.extend((0..500).map(|k| format!("/p/{}/{k}", r() % 97).into_bytes()));
+    let mut tables = vec![
+        table(&sorted, &mut |_| r()),
+        table(&odd, &mut |_| r()),
+        // Ids of the names' own bytes, and of zeros.
+        table(&sorted, &mut |_| u64::from_le_bytes(*b"/scratch")),
+        table(&odd, &mut |k| if k % 2 == 0 { 0 } else { u64::MAX }),
+    ];
+    let cut = tables[0][..tables[0].len() - 5].to_vec();
+    tables.push(cut);
+    tables.push(vec![1, 2, 3]);
+    tables.push(Vec::new());
+    for (k, t) in tables.iter().enumerate() {
+        let z = zlib_with(&mut Scratch::default(), t, Shape::Names);
+        assert_eq!(inflate(&z), *t, "table {k}");
+    }
+}
+
+/// Where the matches of `t`'s tokens (as `shape`) start.
+fn match_starts(t: &[u8], shape: Shape) -> Vec<usize> {
+    let mut m = matcher::Matcher::new(t, shape, (Vec::new(), Vec::new()));
+    let mut out = Vec::new();
+    while !m.done() {
+        m.fill(&mut out, BLOCK_TOKENS);
+    }
+    let mut p = 0;
+    let mut starts = Vec::new();
+    for tk in out {
+        if matches!(tk, Token::Match { .. }) {
+            starts.push(p);
+        }
+        p += tk.span();
+    }
+    assert_eq!(p, t.len());
+    starts
+}
+
+/// In a name table, no match starts inside an id (ids are never searched):
+/// with ids that copy an earlier name's first bytes, the bytes matcher
+/// finds them, the names matcher leaves them literals.
+#[test]
+fn name_table_ids_are_emitted_as_literals_without_a_search() {
+    let name = |k: usize| format!("/j{k:05}/scratch/run.out").into_bytes();
+    let mut t = Vec::new();
+    let mut ids = Vec::new();
+    for k in 0..200usize {
+        ids.push(t.len());
+        t.extend_from_slice(&name(k.saturating_sub(5))[..8]);
+        t.extend_from_slice(&name(k));
+        t.push(0);
+    }
+    let in_id = |p: &usize| ids.iter().any(|&s| (s..s + 8).contains(p));
+    let names = match_starts(&t, Shape::Names);
+    assert_eq!(names.iter().filter(|p| in_id(p)).count(), 0, "matches at ids");
+    assert!(names.len() > 150, "the names still match each other");
+    assert!(
+        match_starts(&t, Shape::Bytes).iter().filter(|p| in_id(p)).count() > 150,
+        "the bytes matcher finds the ids"
+    );
+}
+
+/// Likewise in records of one size (the id is their first word), and not
+/// in records said to vary in length (where ids are not where the stride
+/// says).
+#[test]
+fn record_ids_are_emitted_as_literals_without_a_search() {
+    const WORDS: usize = 12;
+    let counters = |k: usize| -> Vec<u64> { (1..WORDS as u64).map(|w| (k as u64 / 3) * 100 + w).collect() };
+    let mut t = Vec::new();
+    for k in 0..300usize {
+        // The id copies a counter of a record five back.
+        t.extend_from_slice(&counters(k.saturating_sub(5))[2].to_le_bytes());
+        counters(k).iter().for_each(|c| t.extend_from_slice(&c.to_le_bytes()));
+    }
+    let stride = WORDS * 8;
+    let in_id = |p: &usize| p % stride < 8;
+    let fixed = match_starts(&t, Shape::Records(stride));
+    assert_eq!(fixed.iter().filter(|p| in_id(p)).count(), 0, "matches at ids");
+    assert!(fixed.len() > 250, "the records still match each other");
+    let var = match_starts(&t, Shape::VarRecords(stride));
+    assert!(var.iter().filter(|p| in_id(p)).count() > 50, "ids searched where records vary");
 }

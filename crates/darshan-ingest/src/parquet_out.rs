@@ -90,8 +90,10 @@ pub fn export(store: &Store, dir: &Path) -> Result<ExportSummary, String> {
         }
         keep_readable_when_empty(store, t, &tdir)?;
     }
-    c.execute_batch("INSERT OR IGNORE INTO parquet_exported SELECT log_id FROM export_ids; DROP TABLE temp.export_ids;")
-        .map_err(|e| e.to_string())?;
+    c.execute_batch(
+        "INSERT OR IGNORE INTO parquet_exported SELECT log_id FROM export_ids; DROP TABLE temp.export_ids;",
+    )
+    .map_err(|e| e.to_string())?;
     sum.logs = n as usize;
     Ok(sum)
 }

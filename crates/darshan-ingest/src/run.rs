@@ -52,14 +52,36 @@ pub struct LogError {
 }
 
 enum Msg {
-    Begin { token: usize, file: FileInfo, key: String, job: Row },
-    Rows { token: usize, table: usize, rows: Vec<Row> },
-    End { token: usize, end: End },
+    Begin {
+        token: usize,
+        file: FileInfo,
+        key: String,
+        job: Row,
+    },
+    Rows {
+        token: usize,
+        table: usize,
+        rows: Vec<Row>,
+    },
+    End {
+        token: usize,
+        end: End,
+    },
     /// Could not be opened as a log: recorded with its error.
-    Failed { file: FileInfo, key: String, error: String },
-    Duplicate { file: FileInfo, key: String },
+    Failed {
+        file: FileInfo,
+        key: String,
+        error: String,
+    },
+    Duplicate {
+        file: FileInfo,
+        key: String,
+    },
     /// The file could not even be read (vanished, unreadable).
-    Unreadable { file: FileInfo, error: String },
+    Unreadable {
+        file: FileInfo,
+        error: String,
+    },
 }
 
 #[derive(Clone)]
@@ -131,7 +153,8 @@ struct ChannelSink<'a> {
 
 impl Sink for ChannelSink<'_> {
     fn begin(&mut self, b: Begin) {
-        let _ = self.tx.send(Msg::Begin { token: self.token, file: self.file.clone(), key: self.key.clone(), job: b.job });
+        let _ =
+            self.tx.send(Msg::Begin { token: self.token, file: self.file.clone(), key: self.key.clone(), job: b.job });
     }
     fn rows(&mut self, table: usize, rows: Vec<Row>) {
         let _ = self.tx.send(Msg::Rows { token: self.token, table, rows });
@@ -187,11 +210,9 @@ pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Su
         match file_info(p) {
             Ok(f) if seen.get(&f.path) == Some(&(f.size, f.mtime_ns)) => sum.unchanged += 1,
             Ok(f) => todo.push(f),
-            Err(e) => sum.errors.push(LogError {
-                path: p.display().to_string(),
-                status: Status::Error,
-                error: e.to_string(),
-            }),
+            Err(e) => {
+                sum.errors.push(LogError { path: p.display().to_string(), status: Status::Error, error: e.to_string() })
+            }
         }
     }
     // Workers pop from the end: reverse so logs go in path order.

@@ -91,9 +91,8 @@ impl Store {
              CREATE TABLE IF NOT EXISTS parquet_exported (log_id INTEGER PRIMARY KEY);",
         )
         .map_err(err)?;
-        let v: Option<String> = c
-            .query_row("SELECT value FROM ingest_meta WHERE key = 'schema_version'", [], |r| r.get(0))
-            .ok();
+        let v: Option<String> =
+            c.query_row("SELECT value FROM ingest_meta WHERE key = 'schema_version'", [], |r| r.get(0)).ok();
         match v.and_then(|v| v.parse::<i64>().ok()) {
             Some(SCHEMA_VERSION) => {}
             Some(other) => {

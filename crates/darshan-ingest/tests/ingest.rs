@@ -169,7 +169,9 @@ fn compare_totals(db: &Path, logs: &[PathBuf]) -> TotalsCheck {
                     // The slipped times also pick the slowest operation's size.
                     let allowed = slip
                         && module == "POSIX"
-                        && (k.starts_with("POSIX_F_") || k == "POSIX_MAX_READ_TIME_SIZE" || k == "POSIX_MAX_WRITE_TIME_SIZE");
+                        && (k.starts_with("POSIX_F_")
+                            || k == "POSIX_MAX_READ_TIME_SIZE"
+                            || k == "POSIX_MAX_WRITE_TIME_SIZE");
                     assert!(allowed, "{}: {k}: parser {want}, database {got}", log.display());
                     t.swap_slips += 1;
                 }
@@ -204,8 +206,11 @@ fn bad_logs_are_listed_with_their_errors_and_the_batch_goes_on() {
         *b ^= 0x5a;
     }
     std::fs::write(tree.join("2026/11/3/d_corrupt.darshan"), &flipped).unwrap();
-    std::fs::copy(corpus().join("release_logs__mpi-io-test-x86_64-3.4.0.darshan"), tree.join("2026/11/3/e_good.darshan"))
-        .unwrap();
+    std::fs::copy(
+        corpus().join("release_logs__mpi-io-test-x86_64-3.4.0.darshan"),
+        tree.join("2026/11/3/e_good.darshan"),
+    )
+    .unwrap();
     std::fs::write(tree.join("2026/11/3/f_still_running.darshan_partial"), b"x").unwrap();
     let db = dir.join("bad.db");
     let sum = ingest(std::slice::from_ref(&tree), &db);
@@ -281,7 +286,8 @@ fn an_interrupted_ingest_resumes_to_the_same_database() {
     let mut committed = 0i64;
     while t0.elapsed() < Duration::from_secs(60) {
         if let Ok(c) = Connection::open(&db) {
-            committed = c.query_row("SELECT COUNT(*) FROM logs WHERE status != 'loading'", [], |r| r.get(0)).unwrap_or(0);
+            committed =
+                c.query_row("SELECT COUNT(*) FROM logs WHERE status != 'loading'", [], |r| r.get(0)).unwrap_or(0);
         }
         if committed >= 100 {
             break;

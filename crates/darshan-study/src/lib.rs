@@ -131,11 +131,13 @@ pub fn study(db: &Path, opts: &Options) -> Result<Study, String> {
                 "SELECT path, status, COALESCE(error, '') FROM logs WHERE status IN ('error', 'partial') ORDER BY status, path LIMIT 100",
             )
             .map_err(e)?;
-        let rows = st.query_map([], |r| Ok(BadLog { path: r.get(0)?, status: r.get(1)?, error: r.get(2)? })).map_err(e)?;
+        let rows =
+            st.query_map([], |r| Ok(BadLog { path: r.get(0)?, status: r.get(1)?, error: r.get(2)? })).map_err(e)?;
         rows.collect::<Result<Vec<_>, _>>().map_err(e)?
     };
-    let (first, last): (Option<i64>, Option<i64>) =
-        conn.query_row("SELECT MIN(start_time), MAX(end_time) FROM jobs", [], |r| Ok((r.get(0)?, r.get(1)?))).map_err(e)?;
+    let (first, last): (Option<i64>, Option<i64>) = conn
+        .query_row("SELECT MIN(start_time), MAX(end_time) FROM jobs", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .map_err(e)?;
     let t0 = Instant::now();
     let tables = queries::run_all(&conn)?;
     let query_seconds = t0.elapsed().as_secs_f64();

@@ -80,27 +80,51 @@ fn charts(s: &Study) -> Vec<(String, Value)> {
     let mut out = Vec::new();
     let mut add = |section: &str, svg: String| out.push((section.to_string(), Value::from_safe_string(svg)));
     if let Some(t) = s.table("jobs_by_size") {
-        add("jobs_by_size", category_bars("Jobs by size", "jobs", &labels(t), &series(t, &[("jobs", "jobs")], |_, v| v), false, 0.0));
         add(
             "jobs_by_size",
-            category_bars("Core-hours by size", "core-hours", &labels(t), &series(t, &[("core_hours", "core-hours")], |_, v| v), false, 0.0),
+            category_bars("Jobs by size", "jobs", &labels(t), &series(t, &[("jobs", "jobs")], |_, v| v), false, 0.0),
+        );
+        add(
+            "jobs_by_size",
+            category_bars(
+                "Core-hours by size",
+                "core-hours",
+                &labels(t),
+                &series(t, &[("core_hours", "core-hours")], |_, v| v),
+                false,
+                0.0,
+            ),
         );
     }
     if let Some(t) = s.table("interfaces_by_size") {
-        let cols = [("posix", "POSIX"), ("mpiio", "MPI-IO"), ("hdf5", "HDF5"), ("pnetcdf", "PnetCDF"), ("stdio", "STDIO")];
+        let cols =
+            [("posix", "POSIX"), ("mpiio", "MPI-IO"), ("hdf5", "HDF5"), ("pnetcdf", "PnetCDF"), ("stdio", "STDIO")];
         let pct = |i: usize, v: f64| 100.0 * v / t.num(i, "jobs").max(1.0);
-        add("interfaces_by_size", category_bars("Jobs using each interface", "% of jobs", &labels(t), &series(t, &cols, pct), false, 100.0));
+        add(
+            "interfaces_by_size",
+            category_bars("Jobs using each interface", "% of jobs", &labels(t), &series(t, &cols, pct), false, 100.0),
+        );
     }
     if let Some(t) = s.table("sharing_by_size") {
-        let cols = [("unique_files", "unique"), ("shared_files", "shared (N:1)"), ("partially_shared_files", "partially shared")];
-        add("sharing_by_size", category_bars("POSIX files by sharing", "files", &labels(t), &series(t, &cols, |_, v| v), true, 0.0));
+        let cols = [
+            ("unique_files", "unique"),
+            ("shared_files", "shared (N:1)"),
+            ("partially_shared_files", "partially shared"),
+        ];
+        add(
+            "sharing_by_size",
+            category_bars("POSIX files by sharing", "files", &labels(t), &series(t, &cols, |_, v| v), true, 0.0),
+        );
     }
     if let Some(t) = s.table("access_sizes") {
-        let buckets = ["0_100", "100_1k", "1k_10k", "10k_100k", "100k_1m", "1m_4m", "4m_10m", "10m_100m", "100m_1g", "1g_plus"];
+        let buckets =
+            ["0_100", "100_1k", "1k_10k", "10k_100k", "100k_1m", "1m_4m", "4m_10m", "10m_100m", "100m_1g", "1g_plus"];
         for i in 0..t.rows.len() {
             let rows: Vec<(String, i64, i64)> = buckets
                 .iter()
-                .map(|b| (b.replace('_', "-"), t.num(i, &format!("read_{b}")) as i64, t.num(i, &format!("write_{b}")) as i64))
+                .map(|b| {
+                    (b.replace('_', "-"), t.num(i, &format!("read_{b}")) as i64, t.num(i, &format!("write_{b}")) as i64)
+                })
                 .collect();
             add("access_sizes", read_write_bars(&format!("{} accesses by size", t.text(i, "interface")), &rows));
         }
@@ -108,11 +132,17 @@ fn charts(s: &Study) -> Vec<(String, Value)> {
     if let Some(t) = s.table("read_write_mix") {
         let cols = [("bytes_read", "read"), ("bytes_written", "written")];
         let gib = |_: usize, v: f64| v / (1u64 << 30) as f64;
-        add("read_write_mix", category_bars("Bytes moved by job size", "GiB", &labels(t), &series(t, &cols, gib), false, 0.0));
+        add(
+            "read_write_mix",
+            category_bars("Bytes moved by job size", "GiB", &labels(t), &series(t, &cols, gib), false, 0.0),
+        );
     }
     if let Some(t) = s.table("io_time_by_size") {
         let cols = [("io_percent_of_core_hours", "I/O + metadata")];
-        add("io_time_by_size", category_bars("Time in I/O", "% of core-hours", &labels(t), &series(t, &cols, |_, v| v), false, 0.0));
+        add(
+            "io_time_by_size",
+            category_bars("Time in I/O", "% of core-hours", &labels(t), &series(t, &cols, |_, v| v), false, 0.0),
+        );
     }
     for svg in timeline_charts(&s.timeline) {
         add("timeline", svg);
@@ -148,7 +178,13 @@ fn timeline_charts(tl: &Timeline) -> Vec<String> {
     let c_label: Vec<String> = THRESHOLDS.iter().map(|c| format!("c = {}", units::bytes(*c))).collect();
     vec![
         lines("Data moved per interval", xd, "GiB", &x, &[s("read", 0, r), s("write", 1, w)]),
-        lines("File-system utilization (FSU model) and bandwidth share", xd, "%", &x, &[s("FSU", 2, fsu), s("bandwidth only", 0, bw)]),
+        lines(
+            "File-system utilization (FSU model) and bandwidth share",
+            xd,
+            "%",
+            &x,
+            &[s("FSU", 2, fsu), s("bandwidth only", 0, bw)],
+        ),
         lines(
             "Active servers per interval (peak)",
             xd,

@@ -205,15 +205,17 @@ WHERE r.STDIO_BYTES_READ > 0 OR r.STDIO_BYTES_WRITTEN > 0";
 
 pub fn compute(conn: &Connection, dt: f64, fsu: Fsu) -> Result<Timeline, String> {
     let e = |e: rusqlite::Error| format!("timeline: {e}");
-    let (t0, t1): (Option<i64>, Option<i64>) =
-        conn.query_row("SELECT MIN(start_time), MAX(end_time) FROM jobs", [], |r| Ok((r.get(0)?, r.get(1)?))).map_err(e)?;
+    let (t0, t1): (Option<i64>, Option<i64>) = conn
+        .query_row("SELECT MIN(start_time), MAX(end_time) FROM jobs", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .map_err(e)?;
     let mut tl = Timeline { interval_seconds: dt, thresholds: THRESHOLDS, ..Default::default() };
     let (Some(t0), Some(t1)) = (t0, t1) else { return Ok(tl) };
     tl.start_time = t0;
     tl.intervals = (((t1 - t0).max(0) as f64 / dt).floor() as u64) + 1;
     let mut osts: HashMap<(i64, i64), Vec<i64>> = HashMap::new();
     {
-        let mut st = conn.prepare("SELECT DISTINCT log_id, record_id, ost_id FROM lustre_osts ORDER BY 1, 2, 3").map_err(e)?;
+        let mut st =
+            conn.prepare("SELECT DISTINCT log_id, record_id, ost_id FROM lustre_osts ORDER BY 1, 2, 3").map_err(e)?;
         let mut rows = st.query([]).map_err(e)?;
         while let Some(r) = rows.next().map_err(e)? {
             osts.entry((r.get(0).map_err(e)?, r.get(1).map_err(e)?)).or_default().push(r.get(2).map_err(e)?);
@@ -225,7 +227,8 @@ pub fn compute(conn: &Connection, dt: f64, fsu: Fsu) -> Result<Timeline, String>
     let mut rows = st.query([]).map_err(e)?;
     while let Some(r) = rows.next().map_err(e)? {
         let g = |i: usize| r.get::<_, Option<f64>>(i).map(|v| v.unwrap_or(0.0));
-        let (log_id, record_id, rank): (i64, i64, i64) = (r.get(0).map_err(e)?, r.get(1).map_err(e)?, r.get(2).map_err(e)?);
+        let (log_id, record_id, rank): (i64, i64, i64) =
+            (r.get(0).map_err(e)?, r.get(1).map_err(e)?, r.get(2).map_err(e)?);
         let (start, end, nprocs): (i64, i64, i64) = (r.get(3).map_err(e)?, r.get(4).map_err(e)?, r.get(5).map_err(e)?);
         let v: Vec<f64> = (6..14).map(g).collect::<Result<_, _>>().map_err(e)?;
         let server = match osts.get(&(log_id, record_id)) {

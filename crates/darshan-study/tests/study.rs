@@ -39,9 +39,8 @@ fn the_planted_jobs_and_only_they_match_the_xe6_metrics() {
     let db = dir.join("s.db");
     ingest(&dir.join("tree"), &db);
     let s = study(&db, &Options::default()).unwrap();
-    let planted = |k: Planted| -> BTreeSet<i64> {
-        gen.iter().filter(|g| g.planted == Some(k)).map(|g| g.jobid).collect()
-    };
+    let planted =
+        |k: Planted| -> BTreeSet<i64> { gen.iter().filter(|g| g.planted == Some(k)).map(|g| g.jobid).collect() };
     assert_eq!(planted(Planted::RedundantReads).len(), 3);
     assert_eq!(jobids(&s, "redundant_reads"), planted(Planted::RedundantReads));
     assert_eq!(jobids(&s, "metadata_heavy"), planted(Planted::MetadataHeavy));
@@ -93,7 +92,8 @@ fn the_timeline_has_the_jsc_and_fsu_values_of_two_hand_made_jobs() {
     let dir = out_dir("timeline");
     let db = dir.join("t.db");
     ingest(&hand_made(&dir), &db);
-    let config = Config::from_json(r#"{"fsu": {"a0_read": 0.5, "a1_read": 1e-6, "a0_write": 2, "a1_write": 0}}"#).unwrap();
+    let config =
+        Config::from_json(r#"{"fsu": {"a0_read": 0.5, "a1_read": 1e-6, "a0_write": 2, "a1_write": 0}}"#).unwrap();
     let s = study(&db, &Options { interval: 600.0, config }).unwrap();
     let tl = &s.timeline;
     assert_eq!(tl.intervals, 3, "T .. T+1200 on a 600 s grid");

@@ -79,7 +79,12 @@ fn go(cli: &Cli) -> Result<ExitCode, String> {
         // database (table logs) and --json have them all.
         const SHOWN: usize = 20;
         for e in sum.errors.iter().take(SHOWN) {
-            println!("  {} ({}): {}", e.path, serde_json::to_string(&e.status).unwrap_or_default().trim_matches('"'), e.error);
+            println!(
+                "  {} ({}): {}",
+                e.path,
+                serde_json::to_string(&e.status).unwrap_or_default().trim_matches('"'),
+                e.error
+            );
         }
         if sum.errors.len() > SHOWN {
             println!(
