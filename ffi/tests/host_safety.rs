@@ -251,6 +251,51 @@ fn a_full_tmpfs_under_the_crash_safe_file_never_raises_sigbus() {
     assert!(n > 1 && n < 1001, "records kept before the file system filled: {n}");
 }
 
+/// An area of the crash-safe file gets its storage at its module's first
+/// record, not when the file is made (32 KiB of zeros for each of a dozen
+/// modules cost a short process 0.1 ms). A module whose first record comes
+/// after the file system filled must then be refused, not written into a
+/// page without storage (SIGBUS): the NULL module's records here.
+#[test]
+fn a_modules_first_record_after_the_file_system_filled_is_refused_not_sigbus() {
+    use std::io::Write;
+    let d = scratch("fullfirst");
+    let exe = compile("fill_records", &d, &["-ldl"]);
+    let fs = d.join("tmpfs");
+    let Some(_mount) = mount_tmpfs(&fs, "6m") else {
+        eprintln!("not root: cannot mount a tmpfs; test not run");
+        return;
+    };
+    let (mut child, mut lines) = start_ready(
+        instrumented(&exe, &d)
+            .env("DARSHAN_MMAP_LOGPATH", &fs)
+            .env("DARSHAN_MOD_ENABLE", "NULL")
+            .arg(d.join("data"))
+            .arg("10")
+            .arg("500"),
+    );
+    assert_eq!(files(&fs).len(), 1, "the crash-safe file exists once a record does");
+    let mut filler = std::fs::File::create(fs.join("filler")).unwrap();
+    let block = vec![7u8; 1 << 16];
+    while filler.write_all(&block).is_ok() {}
+    drop(filler);
+    writeln!(child.stdin.take().unwrap(), "go").unwrap();
+    let status = wait_within(&mut child, LIMIT);
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(status.success(), "program killed or failed: {status:?}\n{err}");
+    assert_eq!(lines.next().unwrap().unwrap(), "done 10");
+    // foo returns its argument: 0 + 1 + ... + 499, every call made.
+    assert_eq!(lines.next().unwrap().unwrap(), "null 124750", "the wrapper returned the real results");
+    let logs = files(&d.join("logs"));
+    assert_eq!(logs.len(), 1, "the log is written: {logs:?}");
+    let log = darshan_log::LogFile::open(&logs[0]).unwrap();
+    let null = darshan_log::modules::NULL;
+    assert_ne!(log.header.partial_flag & (1 << null), 0, "NULL marked partial: {err}");
+    let kept = if log.modules_present().contains(&null) { log.records(null).unwrap().len() } else { 0 };
+    assert_eq!(kept, 0, "no NULL record without storage");
+}
+
 /// The crash-safe file was mode 0644 in /tmp: another user read the
 /// command line and file names from it while the program ran.
 #[test]

@@ -3,7 +3,12 @@
  *   argv[1]: data directory   argv[2]: number of files
  * One file first, then "ready" on stdout, then waits for a line on stdin
  * (the test fills the file system meanwhile), then creates argv[2] files
- * with open + write + close and prints "done N". */
+ * with open + write + close and prints "done N". With argv[3] = M, then
+ * calls the NULL module's wrapper (found with dlsym) on M names, so that a
+ * module's first record comes after the file system filled, and prints
+ * "null S" (the sum of what the calls returned). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,5 +33,14 @@ int main(int argc, char **argv) {
         close(fd);
     }
     printf("done %d\n", made);
+    if (argc > 3) {
+        long (*foo)(const char *, long) = (long (*)(const char *, long))dlsym(RTLD_DEFAULT, "darshan_null_foo");
+        long sum = 0;
+        for (int i = 0; foo && i < atoi(argv[3]); i++) {
+            snprintf(p, sizeof p, "null-%d", i);
+            sum += foo(p, i);
+        }
+        printf("null %ld\n", sum);
+    }
     return 0;
 }
