@@ -212,24 +212,14 @@ fn effective_uid() -> u32 {
     String::from_utf8_lossy(&out.stdout).trim().parse().unwrap_or(1)
 }
 
-/// A 6 MiB tmpfs holding the crash-safe file filled up by another process
-/// while the program ran: the program died of SIGBUS (exit 135) and left
-/// no log. Now it runs to its end; the records that found no room are
-/// missing and the log says so (partial), with one line on stderr.
-#[test]
-fn a_full_tmpfs_under_the_crash_safe_file_never_raises_sigbus() {
+/// `fill_records` started with its crash-safe file on the tmpfs `fs`; once
+/// it has a record, another process (here: the test) fills the file
+/// system, and the program goes on, to a successful end. Its stderr and
+/// the rest of its stdout.
+fn fill_then_go(cmd: &mut Command, fs: &std::path::Path) -> (String, Lines) {
     use std::io::Write;
-    let d = scratch("fulltmpfs");
-    let exe = compile("fill_records", &d, &[]);
-    let fs = d.join("tmpfs");
-    let Some(_mount) = mount_tmpfs(&fs, "6m") else {
-        eprintln!("not root: cannot mount a tmpfs; test not run");
-        return;
-    };
-    let (mut child, mut lines) =
-        start_ready(instrumented(&exe, &d).env("DARSHAN_MMAP_LOGPATH", &fs).arg(d.join("data")).arg("1000"));
-    assert_eq!(files(&fs).len(), 1, "the crash-safe file exists once a record does");
-    // Another process (here: the test) fills the file system.
+    let (mut child, lines) = start_ready(cmd.env("DARSHAN_MMAP_LOGPATH", fs));
+    assert_eq!(files(fs).len(), 1, "the crash-safe file exists once a record does");
     let mut filler = std::fs::File::create(fs.join("filler")).unwrap();
     let block = vec![7u8; 1 << 16];
     while filler.write_all(&block).is_ok() {}
@@ -239,6 +229,23 @@ fn a_full_tmpfs_under_the_crash_safe_file_never_raises_sigbus() {
     let mut err = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
     assert!(status.success(), "program killed or failed: {status:?}\n{err}");
+    (err, lines)
+}
+
+/// A 6 MiB tmpfs holding the crash-safe file filled up by another process
+/// while the program ran: the program died of SIGBUS (exit 135) and left
+/// no log. Now it runs to its end; the records that found no room are
+/// missing and the log says so (partial), with one line on stderr.
+#[test]
+fn a_full_tmpfs_under_the_crash_safe_file_never_raises_sigbus() {
+    let d = scratch("fulltmpfs");
+    let exe = compile("fill_records", &d, &[]);
+    let fs = d.join("tmpfs");
+    let Some(_mount) = mount_tmpfs(&fs, "6m") else {
+        eprintln!("not root: cannot mount a tmpfs; test not run");
+        return;
+    };
+    let (err, mut lines) = fill_then_go(instrumented(&exe, &d).arg(d.join("data")).arg("1000"), &fs);
     assert_eq!(lines.next().unwrap().unwrap(), "done 1000", "every file of the program was made");
     assert_eq!(err.lines().filter(|l| l.starts_with("darshan:")).count(), 1, "one line on stderr: {err}");
     assert!(err.contains("crash-safe log"), "{err}");
@@ -258,7 +265,6 @@ fn a_full_tmpfs_under_the_crash_safe_file_never_raises_sigbus() {
 /// page without storage (SIGBUS): the NULL module's records here.
 #[test]
 fn a_modules_first_record_after_the_file_system_filled_is_refused_not_sigbus() {
-    use std::io::Write;
     let d = scratch("fullfirst");
     let exe = compile("fill_records", &d, &["-ldl"]);
     let fs = d.join("tmpfs");
@@ -266,24 +272,10 @@ fn a_modules_first_record_after_the_file_system_filled_is_refused_not_sigbus() {
         eprintln!("not root: cannot mount a tmpfs; test not run");
         return;
     };
-    let (mut child, mut lines) = start_ready(
-        instrumented(&exe, &d)
-            .env("DARSHAN_MMAP_LOGPATH", &fs)
-            .env("DARSHAN_MOD_ENABLE", "NULL")
-            .arg(d.join("data"))
-            .arg("10")
-            .arg("500"),
+    let (err, mut lines) = fill_then_go(
+        instrumented(&exe, &d).env("DARSHAN_MOD_ENABLE", "NULL").arg(d.join("data")).arg("10").arg("500"),
+        &fs,
     );
-    assert_eq!(files(&fs).len(), 1, "the crash-safe file exists once a record does");
-    let mut filler = std::fs::File::create(fs.join("filler")).unwrap();
-    let block = vec![7u8; 1 << 16];
-    while filler.write_all(&block).is_ok() {}
-    drop(filler);
-    writeln!(child.stdin.take().unwrap(), "go").unwrap();
-    let status = wait_within(&mut child, LIMIT);
-    let mut err = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
-    assert!(status.success(), "program killed or failed: {status:?}\n{err}");
     assert_eq!(lines.next().unwrap().unwrap(), "done 10");
     // foo returns its argument: 0 + 1 + ... + 499, every call made.
     assert_eq!(lines.next().unwrap().unwrap(), "null 124750", "the wrapper returned the real results");
