@@ -118,8 +118,8 @@ pub struct Matcher<'a> {
     pending: bool,
     /// Distance of the last match emitted (0: none yet).
     last_dist: usize,
-    /// A name table: where the next entry's record id starts (past the
-    /// input: not a name table).
+    /// Where the next record id starts (at each record of Shape::Records,
+    /// each entry of Shape::Names; past the input for other shapes).
     next_id: usize,
     shape: Shape,
 }
@@ -156,7 +156,7 @@ impl Shape {
     }
 }
 
-/// Bytes of a record id at the start of each name table entry.
+/// Bytes of the record id at the start of each record and name entry.
 const ID_BYTES: usize = 8;
 
 impl<'a> Matcher<'a> {
@@ -338,7 +338,7 @@ impl<'a> Matcher<'a> {
     /// `limit` of them or the input ends.
     pub fn fill(&mut self, out: &mut Vec<Token>, limit: usize) {
         let n = self.d.len();
-        // Room for an id's literals, in a name table.
+        // Room for an id's literals, where there are ids.
         let room = if self.next_id == usize::MAX { 0 } else { ID_BYTES + 1 };
         while self.i < n && out.len() + room < limit {
             if self.i >= self.next_id {
