@@ -182,14 +182,16 @@ def short_process_section():
 
     med = statistics.median
 
-    def spawned(cmd, pairs, n, cwd=None):
+    def spawned(cmd, pairs, n, cwd=None, extra=None):
         """Pairs of (without, with) microseconds per run, from spawn_pairs:
         started by posix_spawn from a small pinned C process, so that the
         launcher's own cost stays out of the figures."""
         fresh()
         # The runtime's variables, but no LD_PRELOAD for the driver itself:
         # it adds LD_PRELOAD=lib to the "with" runs only.
-        e = env(True)
+        e = env(True, extra)
+        for d in (extra or {}).values():
+            os.makedirs(d, exist_ok=True)
         e.pop("LD_PRELOAD")
         out = subprocess.run([spawn_pairs, str(pairs), str(n), str(cpu), lib] + cmd, env=e, cwd=cwd,
                              capture_output=True, text=True, check=True, timeout=1800).stdout
@@ -233,6 +235,21 @@ def short_process_section():
         ratios.append(block(st, True, 5, repo) / off)
     print(f"- git status started from Python: {med(ratios):.2f}x, median of 21 pairs of 5-run blocks "
           f"[{min(ratios):.2f} .. {max(ratios):.2f}]")
+    # The same with the log and the crash-safe file on the bench's tmpfs:
+    # creating a file on an ext4 without a journal (this machine's /) gets
+    # dearer the more files were deleted lately (the kernel skips recently
+    # deleted inodes), which moved the figures above by up to 0.3 ms within
+    # one session (docs/performance.md, 2026-11-24). Both are printed.
+    if data.startswith("/mnt/"):
+        on_tmpfs = {"DARSHAN_LOGPATH": os.path.join(data, "logs"), "DARSHAN_MMAP_LOGPATH": os.path.join(data, "mmap")}
+        r = spawned(["/bin/true"], 101, 10, extra=on_tmpfs)
+        d = [b - a for a, b in r]
+        print(f"- /bin/true, log on tmpfs: {med(d):.0f} us added per process [{min(d):.0f} .. {max(d):.0f}], "
+              f"{med(a for a, _ in r):.0f} us without")
+        r = spawned(st, 21, 5, repo, extra=on_tmpfs)
+        ratios = [b / a for a, b in r]
+        print(f"- git status, log and crash-safe file on tmpfs: {med(ratios):.2f}x [{min(ratios):.2f} .. "
+              f"{max(ratios):.2f}], {med(b - a for a, b in r) / 1e3:.2f} ms added to {med(a for a, _ in r) / 1e3:.2f} ms")
 
 
 def dxt_section():
