@@ -208,7 +208,11 @@ impl LogMap {
             let used = if slot == MAX_MODS { names_used } else { a.start + get(self.header, 56 + 16 * slot) as usize };
             // An area with nothing in it yet gets its storage at its first
             // record (room): most modules of a process never record, and
-            // 32 KiB of zeros each cost a short process 0.1 ms.
+            // 32 KiB of zeros each cost a short process 0.1 ms. HEATMAP's
+            // blocks are written without room(): its heatmaps are taken at
+            // start-up (and again in a forked child before its file), so
+            // its area is in use here and given whole (26 KB < FIRST),
+            // MPI-IO's later heatmap included.
             let upto = if used > a.start { used.max(a.start + FIRST).min(a.end) } else { a.start };
             copy[slot + 1] = (a.start, used.saturating_sub(a.start), upto - a.start);
             a.given = upto;
