@@ -202,6 +202,7 @@ mod tests {
             let fresh = Compressor::default().bytes(r);
             assert_eq!(reused.bytes(r), fresh, "{} bytes", r.len());
             assert_eq!(inflate(&fresh), *r);
+            assert_eq!(reused.names(r), Compressor::default().names(r), "{} bytes as names", r.len());
             let words: Vec<u64> = r.chunks_exact(8).map(|c| u64::from_ne_bytes(c.try_into().unwrap())).collect();
             assert_eq!(
                 reused.words(&words, Shape::Records(88)),
