@@ -10,7 +10,21 @@
 //! end, and the width is written in seconds from the clock calibrated over
 //! the whole run (so it is 0.1 × 2^k only up to the tick rate's rounding).
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use crate::common::Tick;
+
+/// The widest bins (largest shift) any heatmap of this process has had. An
+/// MPI job's ranks agree on the widest of all at shutdown: each rank picks
+/// its first width from its own estimate of the clock's rate, and two ranks
+/// of an oversubscribed job could round it to different powers of two
+/// (PyDarshan then refuses the log: "Record nbins is not consistent").
+static WIDEST: AtomicU32 = AtomicU32::new(0);
+
+/// See [`WIDEST`].
+pub fn widest() -> u32 {
+    WIDEST.load(Ordering::Relaxed)
+}
 
 pub const HEAT_BINS: usize = 200;
 /// id, rank, width (f64 bits), nbins, two pointer slots, write bins, read bins.
@@ -50,6 +64,7 @@ impl HeatBins {
         self.words[2] = ((1u64 << shift) as f64 * crate::runtime::tick_secs()).to_bits();
         self.words[3] = HEAT_BINS as u64;
         self.shift = shift;
+        WIDEST.fetch_max(shift, Ordering::Relaxed);
         self.used = false;
         crate::runtime::record_added(darshan_log::modules::HEATMAP, HEAT_WORDS * 8);
     }
@@ -76,6 +91,7 @@ impl HeatBins {
             }
         }
         self.shift += 1;
+        WIDEST.fetch_max(self.shift, Ordering::Relaxed);
         self.words[2] = (f64::from_bits(self.words[2]) * 2.0).to_bits();
     }
 
@@ -123,13 +139,14 @@ impl HeatBins {
         }
     }
 
-    /// Shutdown: fit the bins to the run (`end` ticks), write the width in
+    /// Shutdown: fit the bins to the run (`end` ticks) with bins of at
+    /// least `2^at_least` ticks (the job's widest), write the width in
     /// seconds and the bin count, and move the read bins next to the write
     /// bins. The record to write is then `record()`; None if no data.
-    pub fn finish(&mut self, end: Tick, secs_per_tick: f64, rank: i64) {
+    pub fn finish(&mut self, end: Tick, secs_per_tick: f64, rank: i64, at_least: u32) {
         // A process that started recording before MPI_Init learns its rank late.
         self.words[1] = rank as u64;
-        while (end.max(0) >> self.shift) as usize >= HEAT_BINS {
+        while (end.max(0) >> self.shift) as usize >= HEAT_BINS || self.shift < at_least.min(62) {
             self.fold();
         }
         let width = 1i64 << self.shift;
@@ -190,7 +207,7 @@ mod tests {
         assert_eq!(h.shift, 5);
         assert_eq!(h.words[W] as i64, 200, "bins 0 and 1 merged");
         assert_eq!(h.words[W + 125] as i64, 7);
-        h.finish(32 * 130, 0.5, 0);
+        h.finish(32 * 130, 0.5, 0, 0);
         // The 200-bin record (the crash-safe file's) stays whole.
         assert_eq!(h.words[3], 200);
         let rec = h.record().unwrap();
@@ -200,11 +217,48 @@ mod tests {
         assert_eq!(rec[6 + 130 + 1], 10, "read bins follow the write bins");
     }
 
+    /// An MPI job's log once held rank 3's heatmap with bins half as wide
+    /// as the other ranks' (its first width came from its own estimate of
+    /// the clock's rate), and PyDarshan refused the log ("Record nbins is
+    /// not consistent with current heatmap"). At shutdown a heatmap is
+    /// folded to the job's widest bins: two ranks that started at 16 and
+    /// 32 ticks end with the same width and bin count, bytes kept.
+    #[test]
+    fn ranks_whose_heatmaps_started_with_different_widths_end_with_one() {
+        let narrow = {
+            let mut h = bins(); // 16 ticks per bin
+            h.add(true, 100, 0, 3);
+            h.add(true, 50, 20, 21);
+            h.add(false, 7, 40, 41);
+            h
+        };
+        let wide = {
+            let words: &'static mut [u64] = vec![0u64; HEAT_WORDS].leak();
+            let mut h = HeatBins::new(words, b"heatmap:POSIX", 1, 5).unwrap(); // 32 ticks
+            h.add(true, 10, 0, 1);
+            h
+        };
+        assert!(widest() >= 5, "the process's widest bins are known");
+        let mut recs = Vec::new();
+        for mut h in [narrow, wide] {
+            // The job's widest: 5, as the shutdown's all-reduce gives it.
+            h.finish(100, 0.5, 0, 5);
+            recs.push(h.record().unwrap().to_vec());
+        }
+        let (a, b) = (&recs[0], &recs[1]);
+        assert_eq!(f64::from_bits(a[2]), 16.0, "32 ticks of 0.5 s");
+        assert_eq!((a[2], a[3]), (b[2], b[3]), "same width and bin count");
+        assert_eq!(a[3], 4, "100 ticks in bins of 32");
+        // Write bins: 100 + 50 in bin 0 (ticks 0-31), reads 7 in bin 1.
+        assert_eq!((a[6] as i64, a[7] as i64), (150, 0));
+        assert_eq!(a[6 + 4 + 1], 7);
+    }
+
     #[test]
     fn unused_heatmaps_are_not_written() {
         let mut h = bins();
         h.add(true, 0, 1, 2);
-        h.finish(100, 1.0, 0);
+        h.finish(100, 1.0, 0, 0);
         assert!(h.record().is_none());
         assert_eq!(shift_for(2.0e9), 28);
         assert_eq!(shift_for(1.0e9), 27);

@@ -26,6 +26,10 @@ pub struct FinalizeCtx {
     /// so that every rank's bins have exactly the same width (PyDarshan
     /// refuses heatmaps whose widths differ).
     pub heat_secs_per_tick: f64,
+    /// Heatmap bins are at least `2^heat_shift` ticks wide: in an MPI job
+    /// the widest any rank has, so that every rank's bins are as wide
+    /// (0: no such floor).
+    pub heat_shift: u32,
     pub rank: i64,
     pub nprocs: i64,
 }

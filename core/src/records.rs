@@ -205,7 +205,7 @@ impl<R: RecordRt> RecordSet<R> {
             self.set_rank(ctx.rank);
         }
         if let Some(h) = self.heat.as_mut() {
-            h.finish(ctx.end_tick, ctx.heat_secs_per_tick, ctx.rank);
+            h.finish(ctx.end_tick, ctx.heat_secs_per_tick, ctx.rank, ctx.heat_shift);
         }
         let s = ctx.secs_per_tick;
         self.for_each_mut(|w| ticks_to_secs(w, times.clone(), s));

@@ -81,15 +81,19 @@ pub fn write_log_mpi(
 
     // Every rank's heatmaps end at the latest end of any rank (in each
     // rank's own relative time, as Darshan agrees on it), with bins of
-    // the same width: ticks count with rank 0's rate for heatmaps.
+    // the same width: ticks count with rank 0's rate for heatmaps, and
+    // bins are as many ticks wide as the widest any rank has.
     let mut heat = secs_per_tick.to_le_bytes();
     comm.bcast(&mut heat);
     let heat_secs_per_tick = f64::from_le_bytes(heat);
     let mut last = [end_tick as f64 * heat_secs_per_tick];
     comm.allreduce_f64(&mut last, Op::Max);
     let end_tick = if heat_secs_per_tick > 0.0 { (last[0] / heat_secs_per_tick).ceil() as i64 } else { end_tick };
+    let mut widest = [u64::from(crate::heatmap::widest())];
+    comm.allreduce_u64(&mut widest, Op::Max);
+    let heat_shift = widest[0].min(62) as u32;
     let modules = runtime::modules();
-    let ctx = FinalizeCtx { secs_per_tick, end_tick, heat_secs_per_tick, rank, nprocs };
+    let ctx = FinalizeCtx { secs_per_tick, end_tick, heat_secs_per_tick, heat_shift, rank, nprocs };
     pipeline::finalize(&modules, &ctx);
     // This rank's crash-safe file now holds seconds (no `ticks=`).
     crate::shutdown::map_job(end, nprocs, None);

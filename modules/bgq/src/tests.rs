@@ -128,7 +128,14 @@ fn the_record_is_made_reduced_to_rank_0_and_written_by_rank_0_only() {
     darshan_core::runtime::init_for_tests(darshan_core::config::Config::default()).unwrap();
     let node = Recorded::parse(RECORDING).unwrap().node(0).unwrap();
     let id = darshan_log::record_id(RECORD_NAME);
-    let ctx = |rank| FinalizeCtx { secs_per_tick: 0.5, end_tick: 100, heat_secs_per_tick: 0.5, rank, nprocs: 4 };
+    let ctx = |rank| FinalizeCtx {
+        secs_per_tick: 0.5,
+        end_tick: 100,
+        heat_secs_per_tick: 0.5,
+        heat_shift: 0,
+        rank,
+        nprocs: 4,
+    };
     let output = || {
         let mut words = Vec::new();
         BGQ.output(&mut |run: &[u64]| words.extend_from_slice(run));

@@ -17,7 +17,7 @@ impl Source for Env {
 }
 
 fn ctx() -> FinalizeCtx {
-    FinalizeCtx { secs_per_tick: 0.25, end_tick: 1000, heat_secs_per_tick: 0.25, rank: 3, nprocs: 4 }
+    FinalizeCtx { secs_per_tick: 0.25, end_tick: 1000, heat_secs_per_tick: 0.25, heat_shift: 0, rank: 3, nprocs: 4 }
 }
 
 fn output(m: &Dxt) -> Vec<Vec<u64>> {
