@@ -34,6 +34,14 @@ pub struct FinalizeCtx {
     pub nprocs: i64,
 }
 
+impl FinalizeCtx {
+    /// A process on its own (no MPI job): its own tick length for its
+    /// heatmaps, no floor on their width, rank 0 of 1.
+    pub fn one_process(secs_per_tick: f64, end_tick: i64) -> FinalizeCtx {
+        FinalizeCtx { secs_per_tick, end_tick, heat_secs_per_tick: secs_per_tick, heat_shift: 0, rank: 0, nprocs: 1 }
+    }
+}
+
 pub trait Module: Sync {
     /// The module's id in the log format (`darshan_log::modules`).
     fn id(&self) -> usize;

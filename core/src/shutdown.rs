@@ -152,8 +152,7 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     let sh = runtime::shared().ok_or(ShutdownError::NotInitialised)?;
     let t0 = Instant::now();
     let modules = runtime::modules();
-    let ctx =
-        FinalizeCtx { secs_per_tick, end_tick, heat_secs_per_tick: secs_per_tick, heat_shift: 0, rank: 0, nprocs: 1 };
+    let ctx = FinalizeCtx::one_process(secs_per_tick, end_tick);
     pipeline::finalize(&modules, &ctx);
     let finalize_s = t0.elapsed().as_secs_f64();
 

@@ -191,14 +191,7 @@ fn the_module_counts_bad_layouts_and_makes_one_record_per_file() {
     LUSTRE.on_layout(2, &plain(1, 1 << 20, 1, None, &[4]));
     LUSTRE.on_layout(2, &plain(1, 1 << 20, 1, None, &[5]));
     assert_eq!(LUSTRE.bad_layouts(), 1);
-    LUSTRE.finalize(&FinalizeCtx {
-        secs_per_tick: 1.0,
-        end_tick: 1,
-        heat_secs_per_tick: 1.0,
-        heat_shift: 0,
-        rank: 0,
-        nprocs: 1,
-    });
+    LUSTRE.finalize(&FinalizeCtx::one_process(1.0, 1));
     let mut out = Vec::new();
     LUSTRE.output(&mut |r: &[u64]| out.push(r.to_vec()));
     assert_eq!(out.len(), 1);

@@ -109,14 +109,7 @@ mod tests {
         NULL.on_foo(b"a", 3, 20, 21);
         NULL.on_foo(b"b", 1, 30, 34);
         NULL.on_foo(b"c", 1, 40, 41);
-        NULL.finalize(&FinalizeCtx {
-            secs_per_tick: 0.5,
-            end_tick: 100,
-            heat_secs_per_tick: 0.5,
-            heat_shift: 0,
-            rank: 0,
-            nprocs: 1,
-        });
+        NULL.finalize(&FinalizeCtx::one_process(0.5, 100));
         let mut words = Vec::new();
         NULL.output(&mut |run: &[u64]| words.extend_from_slice(run));
         assert_eq!(words.len(), 2 * RECORD_WORDS);

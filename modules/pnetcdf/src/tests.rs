@@ -11,14 +11,7 @@ use crate::var::{C, F};
 use crate::{Access, Api, Kind, Meta, Op, VarInfo, PNETCDF_FILE, PNETCDF_VAR};
 
 fn finalize_and_output(m: &dyn Module) -> Vec<u64> {
-    m.finalize(&FinalizeCtx {
-        secs_per_tick: 1.0,
-        end_tick: 1000,
-        heat_secs_per_tick: 1.0,
-        heat_shift: 0,
-        rank: 0,
-        nprocs: 1,
-    });
+    m.finalize(&FinalizeCtx::one_process(1.0, 1000));
     let mut words = Vec::new();
     m.output(&mut |run: &[u64]| words.extend_from_slice(run));
     words
