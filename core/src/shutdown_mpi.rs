@@ -91,7 +91,7 @@ pub fn write_log_mpi(
     let end_tick = if heat_secs_per_tick > 0.0 { (last[0] / heat_secs_per_tick).ceil() as i64 } else { end_tick };
     let mut widest = [u64::from(crate::heatmap::widest())];
     comm.allreduce_u64(&mut widest, Op::Max);
-    let heat_shift = widest[0].min(62) as u32;
+    let heat_shift = u32::try_from(widest[0]).unwrap_or(u32::MAX); // finish() caps it
     let modules = runtime::modules();
     let ctx = FinalizeCtx { secs_per_tick, end_tick, heat_secs_per_tick, heat_shift, rank, nprocs };
     pipeline::finalize(&modules, &ctx);
