@@ -99,9 +99,14 @@ fn cached(gen: u64, buf: &mut [u8]) -> Option<usize> {
     if n == 0 || n >= buf.len() || n > PATH_MAX {
         return None;
     }
-    for (k, chunk) in buf[..n].chunks_mut(8).enumerate() {
-        let w = BYTES[k].load(Ordering::Relaxed).to_le_bytes();
-        chunk.copy_from_slice(&w[..chunk.len()]);
+    // Whole words (n < buf.len(), and the buffers are whole words long):
+    // a fixed-size store each, not a memcpy call per word (five per
+    // relative path in a 40-byte directory). Bytes past `n` are the
+    // caller's scratch; a buffer of odd length falls back to getcwd.
+    let words = n.div_ceil(8);
+    let dst = buf.get_mut(..words * 8)?;
+    for (k, chunk) in dst.chunks_exact_mut(8).enumerate() {
+        chunk.copy_from_slice(&BYTES[k].load(Ordering::Relaxed).to_le_bytes());
     }
     fence(Ordering::Acquire);
     if SEQ.load(Ordering::Relaxed) != s1 {

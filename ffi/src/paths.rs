@@ -6,7 +6,7 @@
 
 use std::ffi::CStr;
 
-use darshan_core::paths::{CleanPath, PATH_MAX, SHORT_PATH};
+use darshan_core::paths::{CleanPath, SHORT_PATH};
 use darshan_core::runtime;
 use darshan_posix::POSIX;
 use libc::{c_char, c_int};
@@ -87,21 +87,13 @@ pub unsafe fn clean<const N: usize>(dirfd: Option<c_int>, path: *const c_char, o
     if p[0] == b'/' || p[0] == b'<' {
         return out.set(None, p);
     }
-    let resolve = |dir: &mut [u8]| match dirfd {
-        Some(fd) if fd != libc::AT_FDCWD => dir_of_fd(fd, dir),
-        _ => crate::cwd::get(dir),
-    };
-    // The directory name in a buffer as small as the output, else PATH_MAX.
-    let mut small = [0u8; SHORT_PATH];
-    if N <= SHORT_PATH {
-        return match resolve(&mut small[..]) {
-            Some(n) => out.set(Some(&small[..n]), p),
-            None => false,
-        };
-    }
-    let mut dir = [0u8; PATH_MAX];
-    match resolve(&mut dir[..]) {
-        Some(n) => out.set(Some(&dir[..n]), p),
-        None => false,
-    }
+    // The directory straight into `out` (CleanPath::set_under): getcwd's
+    // answer, a /proc/self/fd link or a record's name, all clean already.
+    out.set_under(
+        |dir| match dirfd {
+            Some(fd) if fd != libc::AT_FDCWD => dir_of_fd(fd, dir),
+            _ => crate::cwd::get(dir),
+        },
+        p,
+    )
 }
