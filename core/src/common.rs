@@ -131,7 +131,9 @@ pub const C_TIME_RESOLUTION: f64 = 1.0 / (1u64 << 22) as f64;
 /// log 2.3 MB against C's 1 MB: the records are mostly these bits.
 #[inline]
 pub fn at_c_resolution(secs: f64) -> f64 {
-    let units = secs / C_TIME_RESOLUTION;
+    // Times 2^22: the same bits as dividing by the resolution (a power of
+    // two scales exactly), without a division per counter at shutdown.
+    let units = secs * (1u64 << 22) as f64;
     // Rounded to the nearest unit without libm (f64::round calls it on
     // baseline x86-64, and a library that loads libm costs every process).
     let r = if units >= 0.0 { (units + 0.5) as i64 } else { (units - 0.5) as i64 };
@@ -141,7 +143,9 @@ pub fn at_c_resolution(secs: f64) -> f64 {
 /// Shutdown: the time counters `w[range]` from ticks to seconds, at the C
 /// runtime's resolution.
 pub fn ticks_to_secs(w: &mut [u64], range: std::ops::Range<usize>, secs_per_tick: f64) {
-    for x in &mut w[range] {
+    // Zero stays zero (0.0 has the same bits): most of a record's times
+    // are never set.
+    for x in w[range].iter_mut().filter(|x| **x != 0) {
         *x = at_c_resolution((*x as i64) as f64 * secs_per_tick).to_bits();
     }
 }
@@ -334,6 +338,33 @@ pub fn update_common_tuple(w: &mut [u64], vi: usize, ci: usize, v: &[i64], count
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Times are rounded to the C runtime's 2^-22 s exactly as by dividing
+    /// by the resolution (the multiplication that replaced the division
+    /// must give the same bits), and zero ticks stay 0.0.
+    #[test]
+    fn times_round_to_c_resolution_as_by_division() {
+        let by_division = |secs: f64| {
+            let units = secs / C_TIME_RESOLUTION;
+            let r = if units >= 0.0 { (units + 0.5) as i64 } else { (units - 0.5) as i64 };
+            r as f64 * C_TIME_RESOLUTION
+        };
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for k in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let ticks = (x >> (k % 40)) as i64 * if k % 3 == 0 { -1 } else { 1 };
+            let secs = ticks as f64 * 3.7e-10;
+            assert_eq!(at_c_resolution(secs).to_bits(), by_division(secs).to_bits(), "{secs}");
+        }
+        let mut w = [0u64, 5_000_000_000, 0, (-7i64) as u64];
+        ticks_to_secs(&mut w, 0..4, 1e-9);
+        assert_eq!(w[0], 0);
+        assert_eq!(w[2], 0);
+        assert_eq!(f64::from_bits(w[1]), by_division(5.0));
+        assert_eq!(f64::from_bits(w[3]), by_division(-7e-9));
+    }
 
     #[test]
     fn a_switch_is_a_change_of_direction_and_the_first_access_is_none() {
