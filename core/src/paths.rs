@@ -28,24 +28,16 @@ impl<const N: usize> CleanPath<N> {
     }
 
     /// Clean `path` as Darshan does: names starting with `<` verbatim;
-    /// a relative path gets `<cwd>/` in front (cwd from `dir`), then every
-    /// `//` becomes `/` and every `/./` becomes `/`. No `..` or symlink
-    /// resolution. False if the result does not fit.
-    pub fn set(&mut self, dir: Option<&[u8]>, path: &[u8]) -> bool {
+    /// otherwise every `//` becomes `/` and every `/./` becomes `/`. No
+    /// `..` or symlink resolution. A relative path gets its directory in
+    /// front with [`CleanPath::set_under`]. False if the result does not
+    /// fit.
+    pub fn set(&mut self, path: &[u8]) -> bool {
         self.len = 0;
         if path.first() == Some(&b'<') {
             return self.push_raw(path);
         }
-        let mut src_ok = true;
-        if path.first() != Some(&b'/') {
-            if let Some(d) = dir {
-                src_ok &= self.push_clean(d);
-                if self.len == 0 || self.buf[self.len - 1] != b'/' {
-                    src_ok &= self.push_clean(b"/");
-                }
-            }
-        }
-        src_ok && self.push_clean(path)
+        self.push_clean(path)
     }
 
     /// Clean the relative `path` under a directory that `dir` writes at the
@@ -143,10 +135,24 @@ pub fn excluded(cfg: &Config, module: usize, name: &[u8]) -> bool {
 mod tests {
     use super::*;
 
-    fn clean(dir: Option<&str>, p: &str) -> String {
+    /// `p` cleaned, under the directory `dir` if it is relative.
+    fn clean(dir: Option<&'static str>, p: &str) -> String {
         let mut c: CleanPath = CleanPath::default();
-        assert!(c.set(dir.map(str::as_bytes), p.as_bytes()));
+        let ok = match dir {
+            Some(d) => c.set_under(dir_writer(d), p.as_bytes()),
+            None => c.set(p.as_bytes()),
+        };
+        assert!(ok, "{dir:?} {p}");
         String::from_utf8(c.as_bytes().to_vec()).unwrap()
+    }
+
+    /// Writes `d` at the start of the buffer, as getcwd does.
+    fn dir_writer(d: &'static str) -> impl FnOnce(&mut [u8]) -> Option<usize> {
+        move |buf: &mut [u8]| {
+            let b = d.as_bytes();
+            buf.get_mut(..b.len())?.copy_from_slice(b);
+            Some(b.len())
+        }
     }
 
     #[test]
@@ -155,33 +161,21 @@ mod tests {
         assert_eq!(clean(Some("/home/u"), "x.dat"), "/home/u/x.dat");
         assert_eq!(clean(Some("/"), "./x"), "/x");
         assert_eq!(clean(Some("/a"), "../b"), "/a/../b");
+        assert_eq!(clean(Some("/w/r"), "f//./g/"), "/w/r/f/g/");
+        assert_eq!(clean(Some("/w/"), "./a/./b"), "/w/a/b");
         assert_eq!(clean(None, "<STDOUT>"), "<STDOUT>");
         assert_eq!(clean(None, "/a/././b//"), "/a/b/");
         assert!(already_clean(b"/tmp/x.dat") && !already_clean(b"/tmp//x") && !already_clean(b"/a/./b"));
         assert!(!already_clean(b"rel/x") && !already_clean(b"/a/.hidden"), "conservative on /.");
         let mut short: CleanPath<8> = CleanPath::default();
-        assert!(short.set(None, b"/a/b/c"));
-        assert!(!short.set(None, b"/a/b/c/d/e"), "too long for 8 bytes (NUL kept free)");
+        assert!(short.set(b"/a/b/c"));
+        assert!(!short.set(b"/a/b/c/d/e"), "too long for 8 bytes (NUL kept free)");
     }
 
-    /// A relative name under a directory written in place equals the one
-    /// `set` gives with the directory passed in (cwd "/", "./", "//" and
-    /// "/./" in the relative part), and a directory or name too long for
-    /// the buffer is refused, never cut.
+    /// A relative name whose directory does not fit, or which does not fit
+    /// after its directory, is refused, never cut; no directory, no name.
     #[test]
-    fn relative_names_under_a_directory_written_in_place_equal_set() {
-        let dir_writer = |d: &'static str| {
-            move |buf: &mut [u8]| {
-                let b = d.as_bytes();
-                buf.get_mut(..b.len())?.copy_from_slice(b);
-                Some(b.len())
-            }
-        };
-        for (d, p) in [("/home/u", "x.dat"), ("/", "./x"), ("/a", "../b"), ("/w/r", "f//./g/"), ("/w/", "./a/./b")] {
-            let mut fast: CleanPath = CleanPath::default();
-            assert!(fast.set_under(dir_writer(d), p.as_bytes()), "{d} {p}");
-            assert_eq!(fast.as_bytes(), clean(Some(d), p).as_bytes(), "{d} {p}");
-        }
+    fn relative_names_too_long_for_the_buffer_are_refused() {
         let mut short: CleanPath<8> = CleanPath::default();
         assert!(short.set_under(dir_writer("/a"), b"bc"));
         assert_eq!(short.as_bytes(), b"/a/bc");

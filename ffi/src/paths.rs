@@ -85,7 +85,7 @@ pub unsafe fn clean<const N: usize>(dirfd: Option<c_int>, path: *const c_char, o
         return false;
     }
     if p[0] == b'/' || p[0] == b'<' {
-        return out.set(None, p);
+        return out.set(p);
     }
     // The directory straight into `out` (CleanPath::set_under): getcwd's
     // answer, a /proc/self/fd link or a record's name, all clean already.
