@@ -11,13 +11,18 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+use darshan_util::cli;
+use darshan_util::visible::{visible, visible_bytes};
+
 const USAGE: &str = "usage: darshan-run [--log-dir DIR] [--lib PATH] [--quiet] [--] command [args...]
        darshan-run --summary LOG...      (the same summary of logs already written)
 
 Runs the command with libdarshan.so preloaded (DARSHAN_ENABLE_NONMPI=1),
 writes its Darshan log to DIR (default: $DARSHAN_LOGPATH, else ./darshan-logs),
 then prints the log's path and a summary of the command's I/O on stderr.
-Exits with the command's exit status.";
+Exits with the command's exit status. With --summary: 0 when every log
+was read, 1 when some could not be (each is named, with why), 2 for a
+usage error or a missing file; 141 when the output's reader went away.";
 
 struct Opts {
     log_dir: PathBuf,
@@ -107,40 +112,50 @@ fn run(o: Opts) -> Result<ExitCode, String> {
     let code = status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
     if !o.quiet {
         let logs: Vec<PathBuf> = summary::logs_in(&log_dir).into_iter().filter(|l| !before.contains(l)).collect();
-        summary::report(&logs, pid);
+        // The command's own status is what darshan-run returns, even
+        // when one of its logs cannot be read (that is said above).
+        cli::stderr(&summary::report(&logs, pid).0);
     }
     Ok(ExitCode::from(code.clamp(0, 255) as u8))
 }
 
+/// `--summary`: 0 when every log was read, 1 when some could not be
+/// (each named with why), 2 for usage errors and missing files.
+fn summarize(logs: &[PathBuf]) -> ExitCode {
+    if logs.is_empty() {
+        cli::say(USAGE);
+        return ExitCode::from(2);
+    }
+    if let Some(bad) = logs.iter().find(|l| !l.is_file()) {
+        cli::say(&format!("darshan-run: no such log: {}", visible_bytes(bad.as_os_str().as_encoded_bytes())));
+        return ExitCode::from(2);
+    }
+    let (text, unreadable) = summary::report(logs, 0);
+    cli::stderr(&text);
+    ExitCode::from(if unreadable > 0 { 1 } else { 0 })
+}
+
 fn main() -> ExitCode {
+    cli::one_line_panics("darshan-run");
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--summary") {
         let logs: Vec<PathBuf> = args[1..].iter().map(PathBuf::from).collect();
-        if logs.is_empty() {
-            eprintln!("{USAGE}");
-            return ExitCode::from(2);
-        }
-        if let Some(bad) = logs.iter().find(|l| !l.is_file()) {
-            eprintln!("darshan-run: no such log: {}", bad.display());
-            return ExitCode::from(2);
-        }
-        summary::report(&logs, 0);
-        return ExitCode::SUCCESS;
+        return summarize(&logs);
     }
     let opts = match parse(&args) {
         Ok(o) => o,
         Err(e) => {
             if !e.is_empty() {
-                eprintln!("darshan-run: {e}");
+                cli::say(&format!("darshan-run: {e}"));
             }
-            eprintln!("{USAGE}");
+            cli::say(USAGE);
             return ExitCode::from(if e.is_empty() { 0 } else { 2 });
         }
     };
     match run(opts) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("darshan-run: {e}");
+            cli::say(&format!("darshan-run: {}", visible(&e)));
             ExitCode::from(2)
         }
     }

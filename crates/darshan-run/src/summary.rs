@@ -1,8 +1,11 @@
 //! What darshan-run prints after the command: where each new log is, and
 //! for the command's own log the bytes moved, files touched and time spent
-//! in I/O, per module, plus the busiest files.
+//! in I/O, per module, plus the busiest files. Names from logs are shown
+//! through `visible` (a file name cannot drive the terminal); records are
+//! read one at a time, so memory does not grow with a log's size.
 
 use std::collections::BTreeMap;
+use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -10,6 +13,7 @@ use darshan_log::modules::{self, MODULE_NAMES};
 use darshan_log::{LogFile, Record};
 use darshan_report::layout::Layout;
 use darshan_report::units::bytes;
+use darshan_util::visible::{visible_bytes, Visible as V};
 
 /// The logs in `dir`, oldest first.
 pub fn logs_in(dir: &Path) -> Vec<PathBuf> {
@@ -43,7 +47,8 @@ struct Totals {
     files: BTreeMap<(usize, Vec<u8>), (i64, i64, f64)>,
     partial: u64,
     programs: BTreeMap<String, usize>,
-    unreadable: usize,
+    /// Logs that could not be read, with why.
+    unreadable: Vec<(PathBuf, String)>,
 }
 
 impl Totals {
@@ -60,7 +65,9 @@ impl Totals {
                 _ => None,
             };
             let Some(layout) = layout else { continue };
-            for rec in log.records(m).map_err(|e| e.to_string())? {
+            let mut rd = log.module_reader(m).map_err(|e| e.to_string())?;
+            let mut rec = Record::new(m);
+            while rd.next_into(&mut rec).map_err(|e| e.to_string())? {
                 let (a, b, c) = io_of(&layout, &rec);
                 let t = self.modules.entry(m).or_default();
                 t.0 += 1;
@@ -77,9 +84,10 @@ impl Totals {
         Ok(())
     }
 
-    fn print(&self) {
+    fn print(&self, o: &mut String) {
         for (m, (n, r, w, t)) in &self.modules {
-            eprintln!(
+            let _ = writeln!(
+                o,
                 "  {:<6} {:>5} files  read {:>10}  written {:>10}  I/O time {:.6} s",
                 MODULE_NAMES[*m],
                 n,
@@ -91,9 +99,10 @@ impl Totals {
         let mut busiest: Vec<_> = self.files.iter().collect();
         busiest.sort_by_key(|(_, v)| -(v.0 + v.1));
         for ((m, name), (r, w, t)) in busiest.iter().take(3).filter(|(_, v)| v.0 + v.1 > 0) {
-            eprintln!(
+            let _ = writeln!(
+                o,
                 "  busiest: {}  ({}: {} read, {} written, {t:.6} s)",
-                String::from_utf8_lossy(name),
+                visible_bytes(name),
                 MODULE_NAMES[*m],
                 bytes(*r as f64),
                 bytes(*w as f64)
@@ -102,7 +111,8 @@ impl Totals {
         if self.partial != 0 {
             let parts: Vec<&str> =
                 (0..MODULE_NAMES.len()).filter(|m| self.partial & (1 << m) != 0).map(|m| MODULE_NAMES[m]).collect();
-            eprintln!(
+            let _ = writeln!(
+                o,
                 "  note: incomplete data for {} (memory limits reached; see DARSHAN_MODMEM / MAX_RECORDS)",
                 parts.join(", ")
             );
@@ -112,22 +122,28 @@ impl Totals {
 
 /// After the command: which logs it made (a shell script or a launcher
 /// makes one per process), what all of them together say, and which one
-/// is the command's own process.
-pub fn report(logs: &[PathBuf], pid: u32) {
+/// is the command's own process. Returns the text for standard error and
+/// how many of the logs could not be read.
+pub fn report(logs: &[PathBuf], pid: u32) -> (String, usize) {
+    let mut o = String::new();
     if logs.is_empty() {
-        eprintln!("darshan-run: no log was written (see the messages above)");
-        return;
+        o.push_str("darshan-run: no log was written (see the messages above)\n");
+        return (o, 0);
     }
     let mut all = Totals::default();
     for l in logs {
-        if all.add(l).is_err() {
-            all.unreadable += 1;
+        if let Err(e) = all.add(l) {
+            all.unreadable.push((l.clone(), e));
         }
     }
     let procs: usize = all.programs.values().sum();
-    let progs: Vec<String> =
-        all.programs.iter().map(|(p, n)| if *n > 1 { format!("{p} x{n}") } else { p.clone() }).collect();
-    eprintln!(
+    let progs: Vec<String> = all
+        .programs
+        .iter()
+        .map(|(p, n)| if *n > 1 { format!("{} x{n}", V(p)) } else { V(p).to_string() })
+        .collect();
+    let _ = writeln!(
+        o,
         "darshan-run: the command ran {procs} instrumented process{} and wrote {} log{}: {}",
         if procs == 1 { "" } else { "es" },
         logs.len(),
@@ -140,33 +156,43 @@ pub fn report(logs: &[PathBuf], pid: u32) {
     let main = logs.iter().find(|l| l.file_name().is_some_and(|n| n.to_string_lossy().contains(&tag)));
     for l in logs.iter().take(5) {
         let own = if Some(l) == main { "  (the command's own process)" } else { "" };
-        eprintln!("darshan-run: log {}{own}", l.display());
+        let _ = writeln!(o, "darshan-run: log {}{own}", shown(l));
     }
     if logs.len() > 5 {
-        eprintln!(
+        let _ = writeln!(
+            o,
             "darshan-run: ... and {} more in {}",
             logs.len() - 5,
-            logs[0].parent().unwrap_or(Path::new(".")).display()
+            shown(logs[0].parent().unwrap_or(Path::new(".")))
         );
     }
-    if all.unreadable > 0 {
-        eprintln!("darshan-run: {} log(s) could not be read", all.unreadable);
+    for (l, e) in &all.unreadable {
+        let _ = writeln!(o, "darshan-run: cannot read {}: {}", shown(l), V(e));
     }
     if logs.len() > 1 {
-        eprintln!("darshan-run: all {} logs together:", logs.len());
+        let _ = writeln!(o, "darshan-run: all {} logs together:", logs.len());
     } else if let Ok(log) = LogFile::open(&logs[0]) {
-        eprintln!("darshan-run: {:.3} s run time, nprocs {}", log.job.run_time(log.header.version), log.job.nprocs);
+        let _ = writeln!(
+            o,
+            "darshan-run: {:.3} s run time, nprocs {}",
+            log.job.run_time(log.header.version),
+            log.job.nprocs
+        );
     }
-    all.print();
+    all.print(&mut o);
     // The diagnosis of the command's own log (or the only one), from the
-    // same analysis as darshan-summary's report.
+    // same analysis as darshan-summary's report (whose text renderer
+    // escapes what comes from the log).
     if let Some(log) = main.or(if logs.len() == 1 { logs.first() } else { None }) {
         if let Ok(r) = darshan_report::analyze(log, &darshan_report::Options::default()) {
-            eprint!(
-                "{}",
-                darshan_report::render::text::diagnosis(&r).replace("\nDiagnosis\n", "darshan-run: diagnosis\n")
-            );
-            eprintln!("darshan-run: full report: darshan-summary {}", log.display());
+            o.push_str(&darshan_report::render::text::diagnosis(&r).replace("\nDiagnosis\n", "darshan-run: diagnosis\n"));
+            let _ = writeln!(o, "darshan-run: full report: darshan-summary {}", shown(log));
         }
     }
+    (o, all.unreadable.len())
+}
+
+/// A path as a terminal may show it.
+fn shown(p: &Path) -> String {
+    visible_bytes(p.as_os_str().as_encoded_bytes()).into_owned()
 }

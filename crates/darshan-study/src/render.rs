@@ -4,7 +4,7 @@
 
 use darshan_report::render::charts::{category_bars, lines, read_write_bars, Series, COLORS};
 use darshan_report::units;
-use minijinja::{context, Environment, Value};
+use minijinja::{context, AutoEscape, Environment, Value};
 use serde::Serialize;
 
 use crate::queries::Table;
@@ -197,6 +197,11 @@ fn timeline_charts(tl: &Timeline) -> Vec<String> {
 
 pub fn render(s: &Study) -> Result<String, String> {
     let mut env = Environment::new();
+    // Every value is HTML-escaped, whatever the template's name: names,
+    // command lines and metadata come from logs and are hostile until
+    // escaped. Only the SVG charts, whose text plotters escapes, are
+    // marked safe.
+    env.set_auto_escape_callback(|_| AutoEscape::Html);
     env.add_filter("bytes", |v: f64| units::bytes(v));
     env.add_filter("count", |v: i64| units::count(v));
     env.add_filter("fixed", |v: f64, n: Option<usize>| format!("{v:.*}", n.unwrap_or(2)));

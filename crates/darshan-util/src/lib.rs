@@ -8,6 +8,7 @@
 pub const DARSHAN_VERSION: &str = "3.5.0";
 
 pub mod accum;
+pub mod cli;
 pub mod cfmt;
 pub mod describe;
 pub mod dxt;
@@ -17,3 +18,4 @@ pub mod notices;
 pub mod out;
 pub mod parser;
 pub mod printrec;
+pub mod visible;

@@ -1,19 +1,23 @@
 //! darshan-summary LOG [-o report.html] [--text] [--json]: one job's I/O
 //! report with a diagnosis.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
 use darshan_report::diagnose::Config;
 use darshan_report::{analyze, render, Options};
+use darshan_util::cli;
+use darshan_util::visible::visible;
 
 #[derive(Parser)]
 #[command(
     name = "darshan-summary",
     version,
-    about = "Summarize a Darshan log: what the job's I/O did and what to change"
+    about = "Summarize a Darshan log: what the job's I/O did and what to change",
+    after_help = "Exit status: 0 when the report was written; 1 when the log cannot be read or the report \
+                  cannot be written (one line says why); 2 for a usage error; 141 when the output's reader \
+                  went away."
 )]
 struct Args {
     /// The Darshan log.
@@ -38,11 +42,12 @@ struct Args {
 }
 
 fn main() -> ExitCode {
+    cli::one_line_panics("darshan-summary");
     let args = Args::parse();
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("darshan-summary: {e}");
+            cli::say(&format!("darshan-summary: {}", visible(&e)));
             ExitCode::FAILURE
         }
     }
@@ -67,15 +72,11 @@ fn run(args: &Args) -> Result<(), String> {
         Some(p) if p.as_os_str() != "-" => {
             std::fs::write(&p, body).map_err(|e| format!("{}: {e}", p.display()))?;
             if !args.text && !args.json {
-                eprintln!("darshan-summary: wrote {}", p.display());
+                cli::say(&format!("darshan-summary: wrote {}", visible(&p.display().to_string())));
             }
             Ok(())
         }
-        _ => {
-            let mut so = std::io::stdout().lock();
-            // A closed pipe (| head) is not an error worth reporting.
-            let _ = so.write_all(body.as_bytes());
-            Ok(())
-        }
+        // A closed pipe (| head) ends the tool quietly.
+        _ => cli::stdout(body.as_bytes()),
     }
 }

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use minijinja::{context, Environment, Value};
+use minijinja::{context, AutoEscape, Environment, Value};
 
 use super::charts;
 use crate::model::Report;
@@ -15,6 +15,11 @@ const TEMPLATE: &str = include_str!("../../templates/report.html.j2");
 
 pub fn render(r: &Report) -> Result<String, String> {
     let mut env = Environment::new();
+    // Every value is HTML-escaped, whatever the template's name: names,
+    // command lines and metadata come from logs and are hostile until
+    // escaped. Only the SVG charts, whose text plotters escapes, are
+    // marked safe.
+    env.set_auto_escape_callback(|_| AutoEscape::Html);
     env.add_filter("bytes", |v: f64| units::bytes(v));
     env.add_filter("secs", |v: f64| units::secs(v));
     env.add_filter("count", |v: i64| units::count(v));

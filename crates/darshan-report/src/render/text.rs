@@ -4,25 +4,27 @@
 use std::fmt::Write;
 
 use crate::model::{Level, Report};
+use darshan_util::visible::Visible as V;
+
 use crate::units::{bytes, count, secs};
 
 pub fn render(r: &Report) -> String {
     let mut o = String::new();
     let j = &r.job;
-    let _ = writeln!(o, "Darshan job summary: {}", r.log.file_name);
-    let _ = writeln!(o, "  command     {}", j.command_line);
+    let _ = writeln!(o, "Darshan job summary: {}", V(&r.log.file_name));
+    let _ = writeln!(o, "  command     {}", V(&j.command_line));
     let _ = writeln!(o, "  job id      {}    uid {}    processes {}", j.jobid, j.uid, j.nprocs);
-    let _ = writeln!(o, "  run time    {} ({} to {})", secs(j.run_time), j.start, j.end);
+    let _ = writeln!(o, "  run time    {} ({} to {})", secs(j.run_time), V(&j.start), V(&j.end));
     let _ = writeln!(
         o,
         "  log         format {}, runtime {}, {} compression, {}",
         r.log.format_version,
-        r.log.runtime_version.as_deref().unwrap_or("unknown"),
+        V(r.log.runtime_version.as_deref().unwrap_or("unknown")),
         r.log.compression,
         bytes(r.log.size_bytes as f64)
     );
     for w in &r.warnings {
-        let _ = writeln!(o, "  WARNING     {w}");
+        let _ = writeln!(o, "  WARNING     {}", V(w));
     }
     if r.modules.is_empty() {
         let _ = writeln!(o, "\nThis log has no instrumentation records: the program did no I/O that Darshan saw.");
@@ -37,7 +39,7 @@ pub fn render(r: &Report) -> String {
             let _ = writeln!(
                 o,
                 "  {:<10} {:>12} {:>12} {:>12} {:>12}",
-                c.interface,
+                V(&c.interface),
                 secs(c.read),
                 secs(c.write),
                 secs(c.meta),
@@ -46,7 +48,7 @@ pub fn render(r: &Report) -> String {
         }
     }
     for s in &r.module_stats {
-        let _ = writeln!(o, "\n{} ({} records)", s.module, count(s.records as i64));
+        let _ = writeln!(o, "\n{} ({} records)", V(&s.module), count(s.records as i64));
         if let Some(ov) = &s.overview {
             let _ = writeln!(
                 o,
@@ -136,14 +138,14 @@ fn files(o: &mut String, r: &Report) {
             let _ = writeln!(
                 o,
                 "    {:<7} {:>10} r {:>10} w {:>10} slowest rank {} {:>9}  ranks {:>4}  {}",
-                x.module,
+                V(&x.module),
                 bytes(x.bytes_read as f64),
                 bytes(x.bytes_written as f64),
                 secs(x.io_time),
                 x.slowest_rank,
                 secs(x.slowest_rank_time),
                 ranks,
-                x.name
+                V(&x.name)
             );
         }
     }
@@ -173,7 +175,7 @@ fn metrics(o: &mut String, r: &Report) {
         m.small_shared_independent_write_files
     );
     if let (Some(b), Some(p), Some(src)) = (m.burstiness, m.parallel_intensity, &m.heatmap_source) {
-        let _ = writeln!(o, "  burstiness ρ {b:.2}, parallel intensity P {p:.2} ranks ({src})");
+        let _ = writeln!(o, "  burstiness ρ {b:.2}, parallel intensity P {p:.2} ranks ({})", V(src));
     }
     if let Some(load) = m.fsu.load {
         let _ = writeln!(
@@ -182,7 +184,7 @@ fn metrics(o: &mut String, r: &Report) {
             load,
             secs(m.fsu.read_seconds),
             secs(m.fsu.write_seconds),
-            m.fsu.calibration
+            V(&m.fsu.calibration)
         );
     }
 }
@@ -206,12 +208,12 @@ fn findings(o: &mut String, r: &Report) {
             Level::Info => "INFO",
             Level::Ok => "OK",
         };
-        let _ = writeln!(o, "  [{tag:<4}] {} {}", f.code, f.title);
+        let _ = writeln!(o, "  [{tag:<4}] {} {}", V(&f.code), V(&f.title));
         for e in &f.evidence {
-            let _ = writeln!(o, "           - {e}");
+            let _ = writeln!(o, "           - {}", V(e));
         }
         if let Some(rec) = &f.recommendation {
-            let _ = writeln!(o, "           → {rec}");
+            let _ = writeln!(o, "           → {}", V(rec));
         }
     }
 }

@@ -1,0 +1,60 @@
+//! What every one of our command-line tools does the same way at its
+//! edges: a closed pipe ends the tool quietly (exit status 141, what a
+//! shell shows for C's tools, which die of SIGPIPE), and a bug shows as
+//! one line naming the tool, never a backtrace.
+//!
+//! Rust ignores SIGPIPE, so a write to a closed pipe is an error that
+//! `println!`/`eprintln!` turn into a panic; the tools write through
+//! [`stdout`] and [`stderr`] instead.
+
+use std::io::Write;
+
+/// The exit status of a tool whose reader went away (`| head`).
+pub const CLOSED_PIPE: i32 = 141;
+
+/// Exit quietly if `e` is a closed pipe; otherwise give it back.
+fn closed_pipe_ends(e: std::io::Error) -> std::io::Error {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(CLOSED_PIPE);
+    }
+    e
+}
+
+/// Write `bytes` to standard output and flush. A closed pipe ends the
+/// tool quietly; another error is returned as one line.
+pub fn stdout(bytes: &[u8]) -> Result<(), String> {
+    let mut so = std::io::stdout().lock();
+    so.write_all(bytes).and_then(|_| so.flush()).map_err(|e| format!("writing standard output: {}", closed_pipe_ends(e)))
+}
+
+/// Write `text` to standard error. A closed pipe ends the tool quietly;
+/// any other failure to report is ignored (there is nowhere left to say it).
+pub fn stderr(text: &str) {
+    let mut se = std::io::stderr().lock();
+    if let Err(e) = se.write_all(text.as_bytes()).and_then(|_| se.flush()) {
+        closed_pipe_ends(e);
+    }
+}
+
+/// One line on standard error (a newline is added).
+pub fn say(line: &str) {
+    stderr(&format!("{line}\n"));
+}
+
+/// Replace Rust's panic message and backtrace with one line naming the
+/// tool: a panic is a bug of ours, and the user needs to know that and
+/// which input caused it, not our stack. The exit status stays 101.
+pub fn one_line_panics(tool: &'static str) {
+    std::panic::set_hook(Box::new(move |info| {
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown".into());
+        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        let what = crate::visible::visible(&what).into_owned();
+        let mut se = std::io::stderr().lock();
+        let _ = writeln!(se, "{tool}: internal error: {what}{at}; please report it with the input that caused it");
+    }));
+}
