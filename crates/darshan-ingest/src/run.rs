@@ -1,15 +1,21 @@
 //! The ingest pipeline, in phases: find (walk the trees, drop files seen
 //! unchanged), read (workers hash and extract logs in parallel), write
-//! (one thread owns the database). Workers talk to the writer through a
-//! bounded channel of record chunks, so memory stays bounded whatever the
-//! logs' sizes; the writer commits every few seconds.
+//! (one thread owns the database).
+//!
+//! Each worker sends its logs' rows, in bounded chunks, down a lane of its
+//! own, and announces each log on a shared queue of turns before its first
+//! message. The writer takes the turns in order and writes one log at a
+//! time, whole, from that worker's lane, while the other workers go on
+//! reading into theirs (and wait when their lane is full). So a log is
+//! written inside one savepoint and transactions are committed only
+//! between logs (`store`), and memory stays bounded whatever the logs'
+//! sizes.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{sync_channel, SyncSender};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -35,10 +41,17 @@ pub struct Summary {
     pub unchanged: usize,
     /// Files whose content is already in the database under another path.
     pub duplicates: usize,
+    /// Logs written to the database (complete or partial).
     pub ingested: usize,
+    /// Of those, logs the runtime marked incomplete or that could be read
+    /// only in part (listed in `partial_logs`).
     pub partial: usize,
+    /// Inputs that could not be ingested (listed in `errors`): files that
+    /// are not Darshan logs or cannot be read, directories that cannot be
+    /// listed.
     pub failed: usize,
     pub errors: Vec<LogError>,
+    pub partial_logs: Vec<LogError>,
     pub rows: HashMap<String, u64>,
     pub seconds: f64,
     pub logs_per_second: f64,
@@ -51,20 +64,19 @@ pub struct LogError {
     pub error: String,
 }
 
+/// A worker's messages about one log, in order: `Begin`, `Rows`..., `End`
+/// for a log that opened; one of the others alone for the rest.
 enum Msg {
     Begin {
-        token: usize,
         file: FileInfo,
         key: String,
         job: Row,
     },
     Rows {
-        token: usize,
         table: usize,
         rows: Vec<Row>,
     },
     End {
-        token: usize,
         end: End,
     },
     /// Could not be opened as a log: recorded with its error.
@@ -91,26 +103,40 @@ struct FileInfo {
     mtime_ns: i64,
 }
 
+/// A path that could not be looked at while walking the trees.
+pub struct Problem {
+    pub path: String,
+    pub error: String,
+}
+
 /// Phase 1: every log file under `roots`, sorted. Darshan's `YYYY/M/D`
 /// layout or any other; `.darshan_partial` files are logs still being
 /// written and are left for a later run. Symbolic links to directories are
 /// not followed (no cycles).
-pub fn find_logs(roots: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
+pub fn find_logs(roots: &[PathBuf]) -> (Vec<PathBuf>, Vec<Problem>) {
     let mut out = Vec::new();
     let mut problems = Vec::new();
+    let problem = |p: &Path, e: std::io::Error| Problem { path: p.to_string_lossy().into_owned(), error: e.to_string() };
     let mut stack: Vec<PathBuf> = roots.to_vec();
     while let Some(p) = stack.pop() {
         let meta = match std::fs::symlink_metadata(&p) {
             Ok(m) => m,
             Err(e) => {
-                problems.push(format!("{}: {e}", p.display()));
+                problems.push(problem(&p, e));
                 continue;
             }
         };
         if meta.is_dir() {
             match std::fs::read_dir(&p) {
-                Ok(rd) => stack.extend(rd.filter_map(|e| e.ok()).map(|e| e.path())),
-                Err(e) => problems.push(format!("{}: {e}", p.display())),
+                Ok(rd) => {
+                    for e in rd {
+                        match e {
+                            Ok(e) => stack.push(e.path()),
+                            Err(e) => problems.push(problem(&p, e)),
+                        }
+                    }
+                }
+                Err(e) => problems.push(problem(&p, e)),
             }
         } else if roots.contains(&p) || p.extension().is_some_and(|e| e == "darshan") {
             out.push(p);
@@ -144,48 +170,67 @@ pub fn content_key(p: &Path) -> std::io::Result<String> {
     Ok(h.finalize().to_hex()[..32].to_string())
 }
 
+/// A worker's end of its lane. A send fails only when the writer has
+/// stopped; the worker then stops too.
 struct ChannelSink<'a> {
     tx: &'a SyncSender<Msg>,
-    token: usize,
     file: FileInfo,
     key: String,
+    writer_gone: bool,
 }
 
 impl Sink for ChannelSink<'_> {
     fn begin(&mut self, b: Begin) {
-        let _ =
-            self.tx.send(Msg::Begin { token: self.token, file: self.file.clone(), key: self.key.clone(), job: b.job });
+        let m = Msg::Begin { file: self.file.clone(), key: self.key.clone(), job: b.job };
+        self.writer_gone |= self.tx.send(m).is_err();
     }
     fn rows(&mut self, table: usize, rows: Vec<Row>) {
-        let _ = self.tx.send(Msg::Rows { token: self.token, table, rows });
+        if !self.writer_gone {
+            self.writer_gone |= self.tx.send(Msg::Rows { table, rows }).is_err();
+        }
     }
 }
 
-/// Phase 2, one worker: take paths until none are left.
-fn worker(queue: Arc<Mutex<Vec<FileInfo>>>, keys: Arc<Mutex<HashSet<String>>>, ix: &TableIndex, tx: SyncSender<Msg>) {
-    static TOKENS: AtomicUsize = AtomicUsize::new(0);
+/// Phase 2, one worker: take paths until none are left; announce each
+/// log on `turns` before sending its messages down `lane`.
+fn worker(
+    me: usize,
+    queue: Arc<Mutex<Vec<FileInfo>>>,
+    keys: Arc<Mutex<HashSet<String>>>,
+    ix: &TableIndex,
+    turns: Sender<usize>,
+    lane: SyncSender<Msg>,
+) {
     loop {
         let Some(file) = queue.lock().ok().and_then(|mut q| q.pop()) else { return };
+        if turns.send(me).is_err() {
+            return;
+        }
         let path = PathBuf::from(&file.path);
         let key = match content_key(&path) {
             Ok(k) => k,
             Err(e) => {
-                let _ = tx.send(Msg::Unreadable { file, error: e.to_string() });
+                if lane.send(Msg::Unreadable { file, error: e.to_string() }).is_err() {
+                    return;
+                }
                 continue;
             }
         };
         let fresh = keys.lock().map(|mut k| k.insert(key.clone())).unwrap_or(false);
         if !fresh {
-            let _ = tx.send(Msg::Duplicate { file, key });
+            if lane.send(Msg::Duplicate { file, key }).is_err() {
+                return;
+            }
             continue;
         }
-        let token = TOKENS.fetch_add(1, Ordering::Relaxed);
-        let mut sink = ChannelSink { tx: &tx, token, file: file.clone(), key: key.clone() };
+        let mut sink = ChannelSink { tx: &lane, file: file.clone(), key: key.clone(), writer_gone: false };
         let msg = match extract::extract(&path, ix, &mut sink) {
-            Ok(end) => Msg::End { token, end },
+            Ok(end) => Msg::End { end },
             Err(error) => Msg::Failed { file, key, error },
         };
-        let _ = tx.send(msg);
+        if sink.writer_gone || lane.send(msg).is_err() {
+            return;
+        }
     }
 }
 
@@ -201,7 +246,7 @@ pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Su
     // Phase 1: find.
     let (paths, problems) = find_logs(roots);
     for p in problems {
-        sum.errors.push(LogError { path: p.clone(), status: Status::Error, error: "cannot be read".into() });
+        sum.errors.push(LogError { path: p.path, status: Status::Error, error: p.error });
     }
     sum.files_found = paths.len();
     let seen = store.seen()?;
@@ -210,9 +255,11 @@ pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Su
         match file_info(p) {
             Ok(f) if seen.get(&f.path) == Some(&(f.size, f.mtime_ns)) => sum.unchanged += 1,
             Ok(f) => todo.push(f),
-            Err(e) => {
-                sum.errors.push(LogError { path: p.display().to_string(), status: Status::Error, error: e.to_string() })
-            }
+            Err(e) => sum.errors.push(LogError {
+                path: p.to_string_lossy().into_owned(),
+                status: Status::Error,
+                error: e.to_string(),
+            }),
         }
     }
     // Workers pop from the end: reverse so logs go in path order.
@@ -224,31 +271,35 @@ pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Su
     let queue = Arc::new(Mutex::new(todo));
     let ix = Arc::new(TableIndex::new(&store.tables));
     let workers = opts.jobs.max(1);
-    let (tx, rx) = sync_channel::<Msg>(workers * 4);
+    let (turn_tx, turns) = channel::<usize>();
+    let mut lanes = Vec::with_capacity(workers);
     let handles: Vec<_> = (0..workers)
-        .map(|_| {
-            let (q, k, ix, tx) = (queue.clone(), keys.clone(), ix.clone(), tx.clone());
-            std::thread::spawn(move || worker(q, k, &ix, tx))
+        .map(|me| {
+            let (lane_tx, lane_rx) = sync_channel::<Msg>(4);
+            lanes.push(lane_rx);
+            let (q, k, ix, t) = (queue.clone(), keys.clone(), ix.clone(), turn_tx.clone());
+            std::thread::spawn(move || worker(me, q, k, &ix, t, lane_tx))
         })
         .collect();
-    drop(tx);
-    let mut open: HashMap<usize, (i64, FileInfo)> = HashMap::new();
+    drop(turn_tx);
+    let mut w = Writer { store, ix: &ix, sum: &mut sum, bar: &bar, waiting: HashMap::new() };
     let mut result = Ok(());
-    for msg in rx {
+    for me in turns.iter() {
+        result = w.one_log(&lanes[me]).and_then(|_| w.store.commit_if_due());
         if result.is_err() {
-            continue; // drain, so the workers finish
-        }
-        result = write_msg(store, &ix, msg, &mut open, &mut sum, &bar);
-        if result.is_ok() {
-            result = store.commit_if_due();
+            break;
         }
     }
+    // On an error the lanes close here, and each worker stops at its next send.
+    drop(lanes);
+    drop(turns);
     for h in handles {
         let _ = h.join();
     }
     result?;
     store.commit()?;
     bar.finish_and_clear();
+    sum.failed = sum.errors.len();
     sum.seconds = t0.elapsed().as_secs_f64();
     let read = (sum.ingested + sum.failed) as f64;
     sum.logs_per_second = if sum.seconds > 0.0 { read / sum.seconds } else { 0.0 };
@@ -260,66 +311,88 @@ pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Su
     Ok(sum)
 }
 
-fn write_msg(
-    store: &mut Store,
-    ix: &TableIndex,
-    msg: Msg,
-    open: &mut HashMap<usize, (i64, FileInfo)>,
-    sum: &mut Summary,
-    bar: &ProgressBar,
-) -> Result<(), String> {
-    match msg {
-        Msg::Begin { token, file, key, job } => {
-            let id = store.begin_log(&key, &file.path, file.size)?;
-            store.insert(id, ix.jobs, &[job])?;
-            open.insert(token, (id, file));
-        }
-        Msg::Rows { token, table, rows } => {
-            if let Some((id, _)) = open.get(&token) {
-                store.insert(*id, table, &rows)?;
+/// Phase 3: the one thread that writes.
+struct Writer<'a> {
+    store: &'a mut Store,
+    ix: &'a TableIndex,
+    sum: &'a mut Summary,
+    bar: &'a ProgressBar,
+    /// Files with the content of a log another worker is still reading:
+    /// marked seen, with that log's id, in the transaction that writes it.
+    waiting: HashMap<String, Vec<FileInfo>>,
+}
+
+impl Writer<'_> {
+    /// Write the next log of one worker's lane, whole.
+    fn one_log(&mut self, lane: &Receiver<Msg>) -> Result<(), String> {
+        // A closed lane: the worker stopped (it cannot, short of a bug);
+        // nothing of its log was written.
+        let Ok(first) = lane.recv() else { return Ok(()) };
+        self.bar.inc(1);
+        match first {
+            Msg::Begin { file, key, job } => self.opened_log(lane, file, key, job),
+            Msg::Failed { file, key, error } => {
+                self.store.begin_log()?;
+                let id = self.store.finish_log(&key, &file.path, file.size, Status::Error, Some(&error))?;
+                self.seen(&file, &key, id)?;
+                self.sum.errors.push(LogError { path: file.path, status: Status::Error, error });
+                Ok(())
             }
-        }
-        Msg::End { token, end } => {
-            let Some((id, file)) = open.remove(&token) else { return Ok(()) };
-            store.insert(id, ix.modules, &end.modules)?;
-            for (t, row) in &end.totals {
-                store.insert(id, *t, std::slice::from_ref(row))?;
+            Msg::Duplicate { file, key } => {
+                self.sum.duplicates += 1;
+                match self.store.log_of_key(&key) {
+                    Some(id) => self.store.mark_seen(&file.path, file.size, file.mtime_ns, Some(id)),
+                    None => {
+                        self.waiting.entry(key).or_default().push(file);
+                        Ok(())
+                    }
+                }
             }
-            store.end_log(id, end.status, end.error.as_deref())?;
-            store.mark_seen(&file.path, file.size, file.mtime_ns, Some(id))?;
-            sum.ingested += 1;
-            if end.status == Status::Partial {
-                sum.partial += 1;
-                sum.errors.push(LogError {
-                    path: file.path,
-                    status: end.status,
-                    error: end.error.unwrap_or_else(|| "incomplete: the runtime marked a module partial".into()),
-                });
+            Msg::Unreadable { file, error } => {
+                self.sum.errors.push(LogError { path: file.path, status: Status::Error, error });
+                Ok(())
             }
-            bar.inc(1);
-        }
-        Msg::Failed { file, key, error } => {
-            let id = store.begin_log(&key, &file.path, file.size)?;
-            store.end_log(id, Status::Error, Some(&error))?;
-            store.mark_seen(&file.path, file.size, file.mtime_ns, Some(id))?;
-            sum.failed += 1;
-            sum.errors.push(LogError { path: file.path, status: Status::Error, error });
-            bar.inc(1);
-        }
-        Msg::Duplicate { file, key } => {
-            let id = store.log_of_key(&key);
-            // Same content as a log of this run still being written: it is
-            // recorded once that one ends; remember the path either way.
-            store.mark_seen(&file.path, file.size, file.mtime_ns, id)?;
-            sum.duplicates += 1;
-            bar.inc(1);
-        }
-        Msg::Unreadable { file, error } => {
-            sum.errors.push(LogError { path: file.path, status: Status::Error, error });
-            bar.inc(1);
+            Msg::Rows { .. } | Msg::End { .. } => Err("internal: a log's rows came before its beginning".into()),
         }
     }
-    Ok(())
+
+    fn opened_log(&mut self, lane: &Receiver<Msg>, file: FileInfo, key: String, job: Row) -> Result<(), String> {
+        let id = self.store.begin_log()?;
+        self.store.insert(id, self.ix.jobs, &[job])?;
+        let end = loop {
+            match lane.recv() {
+                Ok(Msg::Rows { table, rows }) => self.store.insert(id, table, &rows)?,
+                Ok(Msg::End { end }) => break end,
+                Ok(_) => return Err("internal: a log's messages were interleaved with another's".into()),
+                Err(_) => return self.store.abandon_log(),
+            }
+        };
+        self.store.insert(id, self.ix.modules, &end.modules)?;
+        for (t, row) in &end.totals {
+            self.store.insert(id, *t, std::slice::from_ref(row))?;
+        }
+        self.store.finish_log(&key, &file.path, file.size, end.status, end.error.as_deref())?;
+        self.seen(&file, &key, id)?;
+        self.sum.ingested += 1;
+        if end.status == Status::Partial {
+            self.sum.partial += 1;
+            self.sum.partial_logs.push(LogError {
+                path: file.path,
+                status: end.status,
+                error: end.error.unwrap_or_else(|| "incomplete: the runtime marked a module partial".into()),
+            });
+        }
+        Ok(())
+    }
+
+    /// `file` and every file waiting for the same content are seen.
+    fn seen(&mut self, file: &FileInfo, key: &str, id: i64) -> Result<(), String> {
+        self.store.mark_seen(&file.path, file.size, file.mtime_ns, Some(id))?;
+        for f in self.waiting.remove(key).unwrap_or_default() {
+            self.store.mark_seen(&f.path, f.size, f.mtime_ns, Some(id))?;
+        }
+        Ok(())
+    }
 }
 
 fn progress_bar(total: u64, show: bool) -> ProgressBar {

@@ -5,11 +5,19 @@
 //!   under another name or in another tree are not ingested twice.
 //! * `seen_files` remembers each path with its size and mtime, so a
 //!   re-run skips unchanged files without reading them.
-//! * A log's rows are written under `status = 'loading'` and the status
-//!   set last; an interrupted run leaves `loading` logs, whose rows the
-//!   next run deletes before it starts (they are then ingested again).
+//! * A log is written whole or not at all: its rows and its `logs` row
+//!   are written inside one savepoint, and transactions are committed only
+//!   between logs, so a run killed at any moment leaves every log either
+//!   complete or absent; the next run ingests the absent ones. (Databases
+//!   of earlier versions could hold logs left `loading`; those are
+//!   deleted when such a database is opened.)
+//! * One darshan-ingest at a time: the run holds an exclusive advisory
+//!   lock (flock) on the database file, and a second run says in one line
+//!   that the database is in use. Readers (darshan-study, sqlite3) are not
+//!   kept out: SQLite's WAL lets them read committed logs meanwhile.
 
 use std::collections::{HashMap, HashSet};
+use std::fs::{File, TryLockError};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -28,17 +36,42 @@ pub const COMMIT_EVERY: Duration = Duration::from_secs(2);
 const COMMIT_ROWS: usize = 50_000;
 
 pub struct Store {
+    /// Dropped before `_lock` (fields drop in order): SQLite's own locks
+    /// are released before the file whose flock guards the run is closed.
     conn: Connection,
     pub tables: Vec<Table>,
     in_tx: bool,
-    /// The next log's log_id (one writer: no query per log).
+    /// The next log's log_id (one writer, by the lock: no query per log).
     next_id: i64,
+    /// The log being written (inside its savepoint), and its rows per table.
+    open_log: Option<(i64, Vec<u64>)>,
     rows_in_tx: usize,
     last_commit: Instant,
     /// How often to commit (`--commit-every`).
     pub commit_every: Duration,
     pub rows_written: Vec<u64>,
+    _lock: File,
 }
+
+/// Why the database could not be opened for ingesting.
+#[derive(Debug)]
+pub enum OpenError {
+    /// Another darshan-ingest holds it.
+    InUse(String),
+    /// Not a database, not writable, a newer schema...
+    Failed(String),
+}
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OpenError::InUse(m) | OpenError::Failed(m) => f.write_str(m),
+        }
+    }
+}
+
+/// Waits at most this long for SQLite's own locks (a reader's checkpoint).
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl rusqlite::ToSql for Value {
     fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
@@ -58,10 +91,29 @@ fn err(e: rusqlite::Error) -> String {
 }
 
 impl Store {
+    /// Open (or create) the database for one ingest run.
     pub fn open(path: &Path) -> Result<Store, String> {
-        let conn = Connection::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Self::open_locked(path).map_err(|e| e.to_string())
+    }
+
+    /// Like `open`, telling "in use by another ingest" apart.
+    pub fn open_locked(path: &Path) -> Result<Store, OpenError> {
+        let failed = |e: &dyn std::fmt::Display| OpenError::Failed(format!("{}: {e}", path.display()));
+        let conn = Connection::open(path).map_err(|e| failed(&e))?;
+        let lock = File::open(path).map_err(|e| failed(&e))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                return Err(OpenError::InUse(format!(
+                    "{}: the database is in use by another darshan-ingest; run again when it has finished",
+                    path.display()
+                )))
+            }
+            Err(TryLockError::Error(e)) => return Err(failed(&e)),
+        }
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| failed(&e))?;
         conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF;")
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(|e| failed(&e))?;
         let tables = schema::tables();
         let mut s = Store {
             conn,
@@ -69,13 +121,18 @@ impl Store {
             tables,
             in_tx: false,
             next_id: 0,
+            open_log: None,
             rows_in_tx: 0,
             last_commit: Instant::now(),
             commit_every: COMMIT_EVERY,
+            _lock: lock,
         };
-        s.create()?;
-        s.drop_unfinished()?;
-        s.next_id = s.conn.query_row("SELECT COALESCE(MAX(log_id), 0) + 1 FROM logs", [], |r| r.get(0)).map_err(err)?;
+        s.create().map_err(|e| failed(&e))?;
+        s.drop_unfinished().map_err(|e| failed(&e))?;
+        s.next_id = s
+            .conn
+            .query_row("SELECT COALESCE(MAX(log_id), 0) + 1 FROM logs", [], |r| r.get(0))
+            .map_err(|e| failed(&e))?;
         Ok(s)
     }
 
@@ -162,16 +219,17 @@ impl Store {
         Ok(())
     }
 
-    /// A new log, `loading` until `end_log`. Returns its log_id.
-    pub fn begin_log(&mut self, key: &str, path: &str, size: i64) -> Result<i64, String> {
+    /// Start writing a log: its rows go into a savepoint that
+    /// `finish_log` releases or `abandon_log` rolls back. Returns its log_id.
+    pub fn begin_log(&mut self) -> Result<i64, String> {
+        if self.open_log.is_some() {
+            return Err("internal: a log was begun while another was open".into());
+        }
         self.tx()?;
+        self.conn.execute_batch("SAVEPOINT log").map_err(err)?;
         let id = self.next_id;
         self.next_id += 1;
-        self.conn
-            .prepare_cached("INSERT INTO logs VALUES (?1, ?2, ?3, ?4, 'loading', NULL, ?5)")
-            .and_then(|mut st| st.execute(params![id, key, path, size, now()]))
-            .map_err(err)?;
-        self.rows_written[0] += 1;
+        self.open_log = Some((id, vec![0; self.tables.len()]));
         Ok(id)
     }
 
@@ -184,17 +242,37 @@ impl Store {
             let params = std::iter::once(&id as &dyn ToSql).chain(row.iter().map(|v| v as &dyn ToSql));
             st.execute(params_from_iter(params)).map_err(err)?;
         }
-        self.rows_written[table] += rows.len() as u64;
+        if let Some((_, n)) = self.open_log.as_mut() {
+            n[table] += rows.len() as u64;
+        }
         self.rows_in_tx += rows.len();
         Ok(())
     }
 
-    pub fn end_log(&mut self, log_id: i64, status: Status, error: Option<&str>) -> Result<(), String> {
-        self.tx()?;
+    /// The log's `logs` row, with its final status, and the end of its
+    /// savepoint: from here the log is part of the next commit, whole.
+    pub fn finish_log(&mut self, key: &str, path: &str, size: i64, status: Status, error: Option<&str>) -> Result<i64, String> {
+        let Some((id, rows)) = self.open_log.take() else {
+            return Err("internal: a log was finished that was not begun".into());
+        };
         self.conn
-            .prepare_cached("UPDATE logs SET status = ?2, error = ?3 WHERE log_id = ?1")
-            .and_then(|mut st| st.execute(params![log_id, status.as_str(), error]))
+            .prepare_cached("INSERT INTO logs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+            .and_then(|mut st| st.execute(params![id, key, path, size, status.as_str(), error, now()]))
             .map_err(err)?;
+        self.conn.execute_batch("RELEASE log").map_err(err)?;
+        for (w, n) in self.rows_written.iter_mut().zip(rows) {
+            *w += n;
+        }
+        self.rows_written[0] += 1;
+        Ok(id)
+    }
+
+    /// Drop everything written for the open log (its worker went away).
+    pub fn abandon_log(&mut self) -> Result<(), String> {
+        if let Some((id, _)) = self.open_log.take() {
+            self.conn.execute_batch("ROLLBACK TO log; RELEASE log").map_err(err)?;
+            self.next_id = id;
+        }
         Ok(())
     }
 
@@ -212,14 +290,16 @@ impl Store {
         self.conn.query_row("SELECT log_id FROM logs WHERE content_key = ?1", [key], |r| r.get(0)).ok()
     }
 
+    /// Commit if it is time; never inside a log.
     pub fn commit_if_due(&mut self) -> Result<(), String> {
-        if self.in_tx && (self.rows_in_tx >= COMMIT_ROWS || self.last_commit.elapsed() >= self.commit_every) {
+        if self.in_tx && self.open_log.is_none() && (self.rows_in_tx >= COMMIT_ROWS || self.last_commit.elapsed() >= self.commit_every) {
             self.commit()?;
         }
         Ok(())
     }
 
     pub fn commit(&mut self) -> Result<(), String> {
+        self.abandon_log()?;
         if self.in_tx {
             self.conn.execute_batch("COMMIT").map_err(err)?;
             self.in_tx = false;

@@ -111,19 +111,31 @@ pub fn study(db: &Path, opts: &Options) -> Result<Study, String> {
     let conn = open(db)?;
     let e = |e: rusqlite::Error| e.to_string();
     let mut logs = LogCounts::default();
+    let mut loading = 0;
     {
         let mut st = conn.prepare("SELECT status, COUNT(*) FROM logs GROUP BY status").map_err(e)?;
         let mut rows = st.query([]).map_err(e)?;
         while let Some(r) = rows.next().map_err(e)? {
             let (s, n): (String, i64) = (r.get(0).map_err(e)?, r.get(1).map_err(e)?);
-            logs.total += n;
             match s.as_str() {
                 "ok" => logs.ok = n,
                 "partial" => logs.partial = n,
                 "error" => logs.error = n,
-                _ => {}
+                _ => loading += n,
             }
         }
+    }
+    // Only a darshan-ingest older than its transactional writer leaves
+    // logs half-written ('loading'); their rows must not count as jobs.
+    logs.total = logs.ok + logs.partial + logs.error;
+    if loading > 0 {
+        return Err(format!(
+            "{}: {loading} logs are only partly written (an interrupted ingest): run darshan-ingest on the database again to finish them",
+            db.display()
+        ));
+    }
+    if logs.total == 0 {
+        return Err(format!("{}: the database holds no logs yet (darshan-ingest adds them)", db.display()));
     }
     let bad_logs = {
         let mut st = conn

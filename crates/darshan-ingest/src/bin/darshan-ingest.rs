@@ -1,18 +1,34 @@
 //! darshan-ingest LOGDIR... --db FILE [--parquet DIR] [--json]
 
+use std::fmt::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use darshan_ingest::{parquet_out, run, store::Store};
+use darshan_ingest::store::{OpenError, Store};
+use darshan_ingest::{parquet_out, run};
+use darshan_util::cli;
+use darshan_util::visible::{visible, visible_bytes};
+
+/// Exit statuses (also in `--help`).
+const SOME_UNREADABLE: u8 = 1;
+const USAGE: u8 = 2;
+const IN_USE: u8 = 3;
 
 #[derive(Parser)]
 #[command(
     name = "darshan-ingest",
     version,
     about = "Ingest a tree of Darshan logs into one SQLite database (and a Parquet dataset)",
-    after_help = "Re-running on the same tree adds only new logs; a log is keyed by its content. Logs that cannot be \
-                  read are recorded with their error (table logs, status 'error') and never stop the batch."
+    after_help = "Re-running on the same tree adds only new logs; a log is keyed by its content, and written \
+                  whole or not at all, so a run can be killed at any moment and run again. Logs that cannot be \
+                  read are recorded with their error (table logs, status 'error'), named on standard error, and \
+                  never stop the batch.\n\n\
+                  Exit status: 0 when every log found was ingested or was already in the database (incomplete \
+                  logs count as ingested, and are flagged); 1 when some inputs could not be read or are not \
+                  Darshan logs (each is named on standard error with why); 2 for a usage error, a path that \
+                  does not exist, or a database that cannot be opened or written; 3 when another darshan-ingest \
+                  is using the database; 141 when the output's reader went away."
 )]
 struct Cli {
     /// Log files or directories (walked recursively; Darshan's YYYY/M/D layout or any)
@@ -33,39 +49,66 @@ struct Cli {
     /// Print the run's summary as JSON on stdout
     #[arg(long)]
     json: bool,
-    /// No progress bar
+    /// Print nothing but errors (no progress bar, no summary)
     #[arg(long, short = 'q')]
     quiet: bool,
 }
 
 fn main() -> ExitCode {
+    cli::one_line_panics("darshan-ingest");
     let cli = Cli::parse();
     match go(&cli) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("darshan-ingest: {e}");
-            ExitCode::from(2)
+        Ok(code) => ExitCode::from(code),
+        Err((code, e)) => {
+            cli::say(&format!("darshan-ingest: {}", visible(&e)));
+            ExitCode::from(code)
         }
     }
 }
 
-fn go(cli: &Cli) -> Result<ExitCode, String> {
-    let mut store = Store::open(&cli.db)?;
+fn shown(p: &std::path::Path) -> String {
+    visible_bytes(p.as_os_str().as_encoded_bytes()).into_owned()
+}
+
+fn go(cli: &Cli) -> Result<u8, (u8, String)> {
+    // A mistyped path is a usage error, found before anything is written.
+    let missing: Vec<&PathBuf> = cli.logdirs.iter().filter(|p| std::fs::symlink_metadata(p).is_err()).collect();
+    if !missing.is_empty() {
+        let mut msg = String::new();
+        for p in &missing {
+            let _ = writeln!(msg, "darshan-ingest: {}: no such file or directory", shown(p));
+        }
+        cli::stderr(&msg);
+        return Ok(USAGE);
+    }
+    let mut store = Store::open_locked(&cli.db).map_err(|e| match e {
+        OpenError::InUse(m) => (IN_USE, m),
+        OpenError::Failed(m) => (USAGE, m),
+    })?;
     let jobs = cli.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
     let opts = run::Options { jobs, progress: !cli.quiet && !cli.json, commit_every: cli.commit_every };
-    let mut sum = run::ingest(&cli.logdirs, &mut store, &opts)?;
+    let mut sum = run::ingest(&cli.logdirs, &mut store, &opts).map_err(|e| (USAGE, e))?;
     sum.database = cli.db.display().to_string();
     let export = match &cli.parquet {
-        Some(dir) => Some(parquet_out::export(&store, dir)?),
+        Some(dir) => Some(parquet_out::export(&store, dir).map_err(|e| (USAGE, e))?),
         None => None,
     };
+    // Errors, each on one line, on standard error whatever else is asked.
+    let mut errs = String::new();
+    for e in &sum.errors {
+        let _ = writeln!(errs, "darshan-ingest: {}: {}", visible(&e.path), visible(&e.error));
+    }
+    cli::stderr(&errs);
     if cli.json {
         let v = serde_json::json!({ "ingest": sum, "parquet": export });
-        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
-    } else {
-        println!(
+        let text = serde_json::to_string_pretty(&v).map_err(|e| (USAGE, e.to_string()))?;
+        cli::stdout(format!("{text}\n").as_bytes()).map_err(|e| (USAGE, e))?;
+    } else if !cli.quiet {
+        let mut o = String::new();
+        let _ = writeln!(
+            o,
             "{}: {} logs found, {} ingested ({} partial), {} unreadable, {} duplicates, {} unchanged; {:.1} s, {:.0} logs/s",
-            sum.database,
+            visible(&sum.database),
             sum.files_found,
             sum.ingested,
             sum.partial,
@@ -75,26 +118,23 @@ fn go(cli: &Cli) -> Result<ExitCode, String> {
             sum.seconds,
             sum.logs_per_second
         );
-        // A tree of thousands of bad logs must not flood the terminal; the
-        // database (table logs) and --json have them all.
+        // A tree of thousands of partial logs must not flood the terminal;
+        // the database (table logs) and --json have them all.
         const SHOWN: usize = 20;
-        for e in sum.errors.iter().take(SHOWN) {
-            println!(
-                "  {} ({}): {}",
-                e.path,
-                serde_json::to_string(&e.status).unwrap_or_default().trim_matches('"'),
-                e.error
-            );
+        for e in sum.partial_logs.iter().take(SHOWN) {
+            let _ = writeln!(o, "  {} (partial): {}", visible(&e.path), visible(&e.error));
         }
-        if sum.errors.len() > SHOWN {
-            println!(
-                "  ... and {} more: SELECT path, status, error FROM logs WHERE status != 'ok' (or --json)",
-                sum.errors.len() - SHOWN
+        if sum.partial_logs.len() > SHOWN {
+            let _ = writeln!(
+                o,
+                "  ... and {} more partial: SELECT path, error FROM logs WHERE status = 'partial' (or --json)",
+                sum.partial_logs.len() - SHOWN
             );
         }
         if let Some(x) = &export {
-            println!("{}: {} logs exported in {} files", x.directory, x.logs, x.files_written);
+            let _ = writeln!(o, "{}: {} logs exported in {} files", visible(&x.directory), x.logs, x.files_written);
         }
+        cli::stdout(o.as_bytes()).map_err(|e| (USAGE, e))?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if sum.errors.is_empty() { 0 } else { SOME_UNREADABLE })
 }

@@ -7,13 +7,18 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use darshan_report::diagnose::Config;
 use darshan_study::{calibrate, render, study, Options};
+use darshan_util::cli;
+use darshan_util::visible::visible;
 
 #[derive(Parser)]
 #[command(
     name = "darshan-study",
     version,
     about = "The facility study of a darshan-ingest database: tables, seed-paper metrics, timeline (HTML or JSON)",
-    args_conflicts_with_subcommands = true
+    args_conflicts_with_subcommands = true,
+    after_help = "Exit status: 0 when the study was written; 2 when it could not be (a missing file, a file \
+                  that is not a darshan-ingest database, a database with no logs, an unwritable output: one \
+                  line says which), or for a usage error; 141 when the output's reader went away."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -48,10 +53,11 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
+    cli::one_line_panics("darshan-study");
     match go(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("darshan-study: {e}");
+            cli::say(&format!("darshan-study: {}", visible(&e)));
             ExitCode::from(2)
         }
     }
@@ -63,21 +69,18 @@ fn go(cli: Cli) -> Result<(), String> {
         let c = calibrate::calibrate(&text).map_err(|e| format!("{}: {e}", observations.display()))?;
         let cfg = serde_json::to_string_pretty(&c.config_json()).map_err(|e| e.to_string())?;
         for (op, f) in [("read", c.read), ("write", c.write)] {
-            eprintln!(
+            cli::say(&format!(
                 "{op}: a0 = {:.4e} s per operation, a1 = {:.4e} s per byte ({:.0} MB/s); {} observations, R² = {:.4}",
                 f.a0,
                 f.a1,
                 if f.a1 > 0.0 { 1e-6 / f.a1 } else { f64::INFINITY },
                 f.observations,
                 f.r2
-            );
+            ));
         }
         return match output {
             Some(p) => std::fs::write(&p, cfg + "\n").map_err(|e| format!("{}: {e}", p.display())),
-            None => {
-                println!("{cfg}");
-                Ok(())
-            }
+            None => cli::stdout(format!("{cfg}\n").as_bytes()),
         };
     }
     let db = cli.db.ok_or("--db FILE is required (the database darshan-ingest wrote)")?;
@@ -87,12 +90,12 @@ fn go(cli: Cli) -> Result<(), String> {
     };
     let s = study(&db, &Options { interval: cli.interval, config })?;
     if cli.json {
-        println!("{}", serde_json::to_string_pretty(&s).map_err(|e| e.to_string())?);
-        return Ok(());
+        let text = serde_json::to_string_pretty(&s).map_err(|e| e.to_string())?;
+        return cli::stdout(format!("{text}\n").as_bytes());
     }
     let out = cli.output.unwrap_or_else(|| PathBuf::from("study.html"));
     let html = render::render(&s)?;
     std::fs::write(&out, html).map_err(|e| format!("{}: {e}", out.display()))?;
-    eprintln!("darshan-study: {} ({} logs)", out.display(), s.logs.total);
+    cli::say(&format!("darshan-study: {} ({} logs)", visible(&out.display().to_string()), s.logs.total));
     Ok(())
 }
