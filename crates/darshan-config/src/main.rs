@@ -20,14 +20,14 @@ fn main() {
     let facts = match Facts::of_this_install() {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("darshan-config: {e}");
+            let _ = writeln!(std::io::stderr(), "darshan-config: {e}");
             std::process::exit(1);
         }
     };
     let mut out = std::io::stdout().lock();
     if args.is_empty() {
         // As the C tool: no option is an error (it prints an empty line).
-        eprint!("{USAGE}");
+        let _ = write!(std::io::stderr(), "{USAGE}");
         std::process::exit(1);
     }
     for a in &args {
@@ -51,7 +51,7 @@ fn main() {
             }
             Answer::Fail(msg) => {
                 let _ = out.flush();
-                eprintln!("darshan-config: {msg}");
+                let _ = writeln!(std::io::stderr(), "darshan-config: {msg}");
                 std::process::exit(1);
             }
         }

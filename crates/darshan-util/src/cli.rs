@@ -58,3 +58,28 @@ pub fn one_line_panics(tool: &'static str) {
         let _ = writeln!(se, "{tool}: internal error: {what}{at}; please report it with the input that caused it");
     }));
 }
+
+/// `eprintln!` that survives a closed standard error (see [`stderr`]).
+#[macro_export]
+macro_rules! say {
+    ($($t:tt)*) => {
+        $crate::cli::stderr(&format!("{}\n", format_args!($($t)*)))
+    };
+}
+
+/// `eprint!` that survives a closed standard error.
+#[macro_export]
+macro_rules! say_raw {
+    ($($t:tt)*) => {
+        $crate::cli::stderr(&format!($($t)*))
+    };
+}
+
+/// `println!` for a tool's short answers (`--version`): a closed pipe ends
+/// the tool quietly, another write error is ignored as `println!` cannot.
+#[macro_export]
+macro_rules! outln {
+    ($($t:tt)*) => {
+        { let _ = $crate::cli::stdout(format!("{}\n", format_args!($($t)*)).as_bytes()); }
+    };
+}

@@ -34,7 +34,7 @@ pub fn run(path: &str, show_incomplete: bool, out: &mut Out) -> i32 {
     let names = match log.names() {
         Ok(n) => n,
         Err(e) => {
-            eprintln!("Error: failed to read the record name table of {path}: {e}");
+            crate::say!("Error: failed to read the record name table of {path}: {e}");
             return 255;
         }
     };
@@ -48,7 +48,7 @@ pub fn run(path: &str, show_incomplete: bool, out: &mut Out) -> i32 {
             continue;
         } else if let Some(w) = unhandled(Tool::DxtParser, module) {
             out.flush();
-            eprintln!("{w}");
+            crate::say!("{w}");
             continue;
         }
         if module == DXT_POSIX || module == DXT_MPIIO {
@@ -65,31 +65,30 @@ pub fn run(path: &str, show_incomplete: bool, out: &mut Out) -> i32 {
                 out.str(&incomplete(Tool::DxtParser, module_name(module), false));
             } else {
                 out.flush();
-                eprint!("{}", incomplete(Tool::DxtParser, module_name(module), true));
+                crate::say_raw!("{}", incomplete(Tool::DxtParser, module_name(module), true));
                 return 255;
             }
         }
-        if module == LUSTRE {
-            continue;
-        }
         let label = if module == DXT_POSIX { "X_POSIX" } else { "X_MPIIO" };
+        // A record that cannot be read ends the tool with status 255, as
+        // C's does (LUSTRE's records too: C reads them for its OST columns).
+        let failed = |out: &mut Out, e: &dyn std::fmt::Display| {
+            out.flush();
+            crate::say!("Error: failed to parse {} module record: {e}", module_name(module));
+            255
+        };
         let mut rd = match log.module_reader(module) {
             Ok(r) => r,
-            Err(e) => {
-                out.flush();
-                eprintln!("Error: {e}");
-                continue;
-            }
+            Err(e) => return failed(out, &e),
         };
         loop {
             match rd.next_into(&mut rec) {
                 Ok(true) => {}
                 Ok(false) => break,
-                Err(e) => {
-                    out.flush();
-                    eprintln!("Error: failed to parse {} module record: {e}", module_name(module));
-                    break;
-                }
+                Err(e) => return failed(out, &e),
+            }
+            if module == LUSTRE {
+                continue;
             }
             let Extra::Dxt { hostname, writes, reads, .. } = &rec.extra else { continue };
             let name = names.get(rec.id);

@@ -46,7 +46,7 @@ impl Out {
             if e.kind() == std::io::ErrorKind::BrokenPipe {
                 std::process::exit(141);
             }
-            eprintln!("error writing output: {e}");
+            crate::say!("error writing output: {e}");
             std::process::exit(1);
         }
         self.buf.clear();

@@ -42,7 +42,7 @@ pub fn run(path: &str, mask: u32, out: &mut Out) -> i32 {
     let names: darshan_log::NameTable = match names_result {
         Ok(n) => n,
         Err(e) => {
-            eprintln!("Error: failed to read the record name table of {path}: {e}");
+            crate::say!("Error: failed to read the record name table of {path}: {e}");
             return 255;
         }
     };
@@ -62,7 +62,7 @@ pub fn run(path: &str, mask: u32, out: &mut Out) -> i32 {
             }
         } else if let Some(w) = unhandled(Tool::Parser, i) {
             out.flush();
-            eprintln!("{w}");
+            crate::say!("{w}");
             continue;
         } else if i == DXT_POSIX || i == DXT_MPIIO || (!accum::supported(i) && mask & OPT_BASE == 0) {
             continue;
@@ -80,7 +80,7 @@ pub fn run(path: &str, mask: u32, out: &mut Out) -> i32 {
                 }
             } else {
                 out.flush();
-                eprint!("{}", incomplete(Tool::Parser, name, true));
+                crate::say_raw!("{}", incomplete(Tool::Parser, name, true));
                 return 255;
             }
         }
@@ -95,8 +95,8 @@ pub fn run(path: &str, mask: u32, out: &mut Out) -> i32 {
             Ok(r) => r,
             Err(e) => {
                 out.flush();
-                eprintln!("Error: {e}");
-                eprintln!("Error: failed to parse {name} module record.");
+                crate::say!("Error: {e}");
+                crate::say!("Error: failed to parse {name} module record.");
                 continue;
             }
         };
@@ -108,8 +108,8 @@ pub fn run(path: &str, mask: u32, out: &mut Out) -> i32 {
                 Ok(false) => break,
                 Err(e) => {
                     out.flush();
-                    eprintln!("Error: {e}");
-                    eprintln!("Error: failed to parse {name} module record.");
+                    crate::say!("Error: {e}");
+                    crate::say!("Error: failed to parse {name} module record.");
                     failed = true;
                     break;
                 }

@@ -11,13 +11,13 @@ use darshan_log::modules::*;
 use darshan_log::{Compression, LogFile, LogWriter, NameTable, Record};
 
 fn usage() -> ! {
-    eprintln!("Usage: darshan-convert [options] <infile> <outfile>");
-    eprintln!("       Converts darshan log from infile to outfile.");
-    eprintln!("       rewrites the log file into the newest format.");
-    eprintln!("       --bzip2 Use bzip2 compression instead of zlib.");
-    eprintln!("       --obfuscate Obfuscate items in the log.");
-    eprintln!("       --key <key> Key to use when obfuscating.");
-    eprintln!("       --file <hash> Limit output to specified (hashed) file only.");
+    darshan_util::say!("Usage: darshan-convert [options] <infile> <outfile>");
+    darshan_util::say!("       Converts darshan log from infile to outfile.");
+    darshan_util::say!("       rewrites the log file into the newest format.");
+    darshan_util::say!("       --bzip2 Use bzip2 compression instead of zlib.");
+    darshan_util::say!("       --obfuscate Obfuscate items in the log.");
+    darshan_util::say!("       --key <key> Key to use when obfuscating.");
+    darshan_util::say!("       --file <hash> Limit output to specified (hashed) file only.");
     std::process::exit(1);
 }
 
@@ -26,6 +26,7 @@ fn obfuscate(v: &[u8], key: u64) -> u64 {
 }
 
 fn main() {
+    darshan_util::cli::one_line_panics("darshan-convert");
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut bzip2 = false;
     let mut obf = false;
@@ -40,7 +41,7 @@ fn main() {
             "--key" | "--file" => {
                 let v = args.get(i + 1).unwrap_or_else(|| usage());
                 let n: u64 = v.parse().unwrap_or_else(|_| {
-                    eprintln!("darshan-convert: {} expects an unsigned integer, got {v:?}", args[i]);
+                    darshan_util::say!("darshan-convert: {} expects an unsigned integer, got {v:?}", args[i]);
                     std::process::exit(1)
                 });
                 if args[i] == "--key" {
@@ -59,7 +60,7 @@ fn main() {
         usage();
     }
     if let Err(e) = convert(&files[0], &files[1], bzip2, obf, key, only) {
-        eprintln!("darshan-convert: {e}");
+        darshan_util::say!("darshan-convert: {e}");
         let _ = std::fs::remove_file(&files[1]);
         std::process::exit(255);
     }
@@ -100,7 +101,7 @@ fn convert(inp: &str, outp: &str, bzip2: bool, obf: bool, key: u64, only: Option
     let mut partial = log.header.partial_flag;
     for m in log.modules_present() {
         if m >= KNOWN_MODULE_COUNT || WRITE_VERSIONS[m] == 0 {
-            eprintln!("Warning: no log utility handlers defined for module {}, SKIPPING.", module_name(m));
+            darshan_util::say!("Warning: no log utility handlers defined for module {}, SKIPPING.", module_name(m));
             partial &= !(1u64 << m);
             continue;
         }

@@ -2,14 +2,15 @@
 #![forbid(unsafe_code)]
 
 fn usage(exe: &str) -> ! {
-    eprintln!("Usage: {exe} [options] <filename>");
-    eprintln!("    --help prints this help message and exits");
-    eprintln!("    --version prints Darshan version number and exits");
-    eprintln!("    --show-incomplete : display results even if log is incomplete");
+    darshan_util::say!("Usage: {exe} [options] <filename>");
+    darshan_util::say!("    --help prints this help message and exits");
+    darshan_util::say!("    --version prints Darshan version number and exits");
+    darshan_util::say!("    --show-incomplete : display results even if log is incomplete");
     std::process::exit(1);
 }
 
 fn main() {
+    darshan_util::cli::one_line_panics("darshan-dxt-parser");
     let args: Vec<String> = std::env::args().collect();
     let exe = args.first().cloned().unwrap_or_else(|| "darshan-dxt-parser".into());
     let mut show_incomplete = false;
@@ -18,7 +19,7 @@ fn main() {
         match a.as_str() {
             "--show-incomplete" => show_incomplete = true,
             "--version" => {
-                println!("{}", darshan_util::DARSHAN_VERSION);
+                darshan_util::outln!("{}", darshan_util::DARSHAN_VERSION);
                 std::process::exit(0);
             }
             s if s.starts_with("--") => usage(&exe),

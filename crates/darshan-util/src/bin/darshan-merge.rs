@@ -7,17 +7,18 @@ use std::path::PathBuf;
 use darshan_util::merge::{find_job_files, merge, Options};
 
 fn usage() -> ! {
-    eprintln!("Usage: darshan-merge [options] <infile1> <infile2> ...");
-    eprintln!("       darshan-merge [options] --dir <directory> --jobid <id>");
-    eprintln!("       Merges the crash-safe (mmap) logs of one job into a single log.");
-    eprintln!("       --output <file>         Output log (required).");
-    eprintln!("       --shared-redux          Reduce the records every rank has into one record.");
-    eprintln!("       --job-end-time <secs>   Job end time (seconds since the epoch) to record.");
-    eprintln!("       --dir <d> --jobid <id>  Take every crash-safe log of job <id> found in <d>.");
+    darshan_util::say!("Usage: darshan-merge [options] <infile1> <infile2> ...");
+    darshan_util::say!("       darshan-merge [options] --dir <directory> --jobid <id>");
+    darshan_util::say!("       Merges the crash-safe (mmap) logs of one job into a single log.");
+    darshan_util::say!("       --output <file>         Output log (required).");
+    darshan_util::say!("       --shared-redux          Reduce the records every rank has into one record.");
+    darshan_util::say!("       --job-end-time <secs>   Job end time (seconds since the epoch) to record.");
+    darshan_util::say!("       --dir <d> --jobid <id>  Take every crash-safe log of job <id> found in <d>.");
     std::process::exit(1);
 }
 
 fn main() {
+    darshan_util::cli::one_line_panics("darshan-merge");
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut out = None;
     let mut opt = Options { shared_redux: false, job_end_time: None };
@@ -32,7 +33,7 @@ fn main() {
             "--job-end-time" => {
                 let v = val(i);
                 opt.job_end_time = Some(v.parse().unwrap_or_else(|_| {
-                    eprintln!("darshan-merge: --job-end-time expects seconds since the epoch, got {v:?}");
+                    darshan_util::say!("darshan-merge: --job-end-time expects seconds since the epoch, got {v:?}");
                     std::process::exit(1)
                 }));
                 i += 1;
@@ -49,7 +50,7 @@ fn main() {
         (Some(d), Some(j)) => match find_job_files(d.as_ref(), &j) {
             Ok(v) => files.extend(v),
             Err(e) => {
-                eprintln!("darshan-merge: {e}");
+                darshan_util::say!("darshan-merge: {e}");
                 std::process::exit(1);
             }
         },
@@ -60,9 +61,9 @@ fn main() {
         usage();
     }
     match merge(&files, out.as_ref(), &opt) {
-        Ok(n) => eprintln!("darshan-merge: {} logs, {n} records -> {out}", files.len()),
+        Ok(n) => darshan_util::say!("darshan-merge: {} logs, {n} records -> {out}", files.len()),
         Err(e) => {
-            eprintln!("darshan-merge: {e}");
+            darshan_util::say!("darshan-merge: {e}");
             std::process::exit(1);
         }
     }

@@ -5,18 +5,19 @@ use darshan_util::out::Out;
 use darshan_util::parser::*;
 
 fn usage(exe: &str) -> ! {
-    eprintln!("Usage: {exe} [options] <filename>");
-    eprintln!("    --all   : all sub-options are enabled");
-    eprintln!("    --base  : darshan log field data [default]");
-    eprintln!("    --file  : total file counts");
-    eprintln!("    --perf  : derived perf data");
-    eprintln!("    --total : aggregated darshan field data");
-    eprintln!("    --show-incomplete : display results even if log is incomplete");
-    eprintln!("    --version : print the darshan-util version this parser matches");
+    darshan_util::say!("Usage: {exe} [options] <filename>");
+    darshan_util::say!("    --all   : all sub-options are enabled");
+    darshan_util::say!("    --base  : darshan log field data [default]");
+    darshan_util::say!("    --file  : total file counts");
+    darshan_util::say!("    --perf  : derived perf data");
+    darshan_util::say!("    --total : aggregated darshan field data");
+    darshan_util::say!("    --show-incomplete : display results even if log is incomplete");
+    darshan_util::say!("    --version : print the darshan-util version this parser matches");
     std::process::exit(1);
 }
 
 fn main() {
+    darshan_util::cli::one_line_panics("darshan-parser");
     let args: Vec<String> = std::env::args().collect();
     let exe = args.first().cloned().unwrap_or_else(|| "darshan-parser".into());
     let mut mask = 0u32;
@@ -38,7 +39,7 @@ fn main() {
             "--total" => mask |= OPT_TOTAL,
             "--show-incomplete" => mask |= OPT_SHOW_INCOMPLETE,
             "--version" => {
-                println!("{}", darshan_util::DARSHAN_VERSION);
+                darshan_util::outln!("{}", darshan_util::DARSHAN_VERSION);
                 return;
             }
             _ => usage(&exe),
