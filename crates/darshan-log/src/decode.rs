@@ -49,6 +49,16 @@ fn fixed_layout(module: usize, ver: u32) -> Option<Layout> {
     })
 }
 
+/// Bytes of one record of a fixed-layout module at format version `ver`
+/// (None for variable-length modules and unknown versions); for tools that
+/// walk a region's records without decoding them.
+pub fn fixed_record_size(module: usize, ver: u32) -> Option<usize> {
+    if module == POSIX && (1..4).contains(&ver) {
+        return Some([680, 648, 664][ver as usize - 1]);
+    }
+    fixed_layout(module, ver).map(|l| l.size)
+}
+
 /// Cursor over little- or big-endian fields of one record's bytes.
 struct Cur<'b> {
     b: &'b [u8],
@@ -385,8 +395,21 @@ impl<'a> ModuleReader<'a> {
         // size -1) and keeps as many OST ids as the kept components use.
         if let Some(p) = components.iter().position(|c| c.counters[0] == -1) {
             components.truncate(p);
-            let used: i64 = components.iter().map(|c| c.counters[1].max(0)).sum();
-            ost_ids.truncate(used.max(0) as usize);
+        }
+        // Each kept component lists STRIPE_COUNT OST ids: components that
+        // claim more than the record holds lie (darshan-parser would print
+        // an id for every claimed stripe, reading past the list).
+        let used = components.iter().fold(0u64, |a, c| a.saturating_add(c.counters[1].max(0) as u64));
+        if used > ost_ids.len() as u64 {
+            return Err(self.bad(format!(
+                "record {} (rank {}): its components claim {used} stripes, but it lists {} OST ids",
+                rec.id,
+                rec.rank,
+                ost_ids.len()
+            )));
+        }
+        if components.len() < ncomps as usize {
+            ost_ids.truncate(used as usize);
         }
         rec.extra = Extra::Lustre { components, ost_ids };
         Ok(true)

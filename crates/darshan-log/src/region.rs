@@ -10,6 +10,12 @@ use crate::source::LogSource;
 const IN_CHUNK: usize = 256 * 1024;
 const OUT_CHUNK: usize = 256 * 1024;
 
+/// The most a region may expand when decompressed: deflate cannot exceed
+/// 1032 to 1, and bzip2 streams that expand more are refused, so the bytes
+/// a reader holds are bounded by the file's size (a small file cannot
+/// unpack into gigabytes). Real logs compress 5 to 100 times.
+pub const MAX_EXPANSION: u64 = 1100;
+
 enum Decoder {
     Zlib(flate2::Decompress),
     Bzip2(Box<bzip2::Decompress>),
@@ -32,6 +38,9 @@ pub struct RegionReader<'a> {
     in_stream: bool,
     /// The decoder finished a stream and must be reset before the next.
     need_reset: bool,
+    /// Compressed bytes taken and bytes produced so far.
+    taken: u64,
+    produced: u64,
 }
 
 impl<'a> RegionReader<'a> {
@@ -55,6 +64,8 @@ impl<'a> RegionReader<'a> {
             dec,
             in_stream: false,
             need_reset: false,
+            taken: 0,
+            produced: 0,
         }
     }
 
@@ -125,6 +136,17 @@ impl<'a> RegionReader<'a> {
                 }
             };
             self.in_pos += consumed;
+            self.taken += consumed as u64;
+            self.produced += produced as u64;
+            if !matches!(self.dec, Decoder::Raw) && self.produced > MAX_EXPANSION * self.taken + OUT_CHUNK as u64 {
+                return Err(LogError::Decompress {
+                    region: self.region.clone(),
+                    msg: format!(
+                        "{} bytes expand to more than {} times their size: not a Darshan log's stream",
+                        self.taken, MAX_EXPANSION
+                    ),
+                });
+            }
             if ended {
                 self.in_stream = false;
                 self.need_reset = true;

@@ -121,7 +121,13 @@ impl<W: Write + Seek> LogWriter<W> {
 
     /// Write one module's records as one stream. Modules must come in
     /// ascending id order; modules without records are skipped.
-    pub fn write_module<'r>(&mut self, module: usize, records: impl IntoIterator<Item = &'r Record>) -> Result<()> {
+    /// One module's records (borrowed or owned: a reader's records can be
+    /// written as they are read, without holding them all).
+    pub fn write_module<R: std::borrow::Borrow<Record>>(
+        &mut self,
+        module: usize,
+        records: impl IntoIterator<Item = R>,
+    ) -> Result<()> {
         if module >= MAX_MODS || module < self.next_module {
             return Err(LogError::Write(format!("module {module} written out of order")));
         }
@@ -135,10 +141,11 @@ impl<W: Write + Seek> LogWriter<W> {
         // DXT: 40-byte segments (DXT_POSIX v2 / DXT_MPIIO v3) when the
         // first record has thread ids, else the 32-byte ones every
         // released reader takes.
-        let tids = records.peek().is_some_and(|r| crate::encode::dxt_thread_ids(r));
+        let tids = records.peek().is_some_and(|r| crate::encode::dxt_thread_ids(r.borrow()));
         let mut enc = Encoder::new(self.comp, &mut self.out)?;
         self.stage.clear();
         for r in records {
+            let r = r.borrow();
             if r.module != module {
                 return Err(LogError::Write(format!("record of module {} given for module {module}", r.module)));
             }

@@ -36,7 +36,8 @@ struct Collected {
     /// Records read, per module id.
     records: Vec<u64>,
     long_metadata_records: u64,
-    rank_meta: Vec<f64>,
+    /// Metadata seconds by rank (a map: no more entries than records).
+    rank_meta: std::collections::BTreeMap<i64, f64>,
     shared_meta: f64,
     heat: Vec<HeatAcc>,
     timeline: Option<Timeline>,
@@ -117,7 +118,7 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, String> {
         hints,
     };
     report.metrics =
-        seed::metrics(&cx, &report.heatmaps, seed::RankMeta { per_rank: &c.rank_meta, shared: c.shared_meta });
+        seed::metrics(&cx, &report.heatmaps, seed::RankMeta { per_rank: &c.rank_meta.values().copied().collect::<Vec<_>>(), shared: c.shared_meta });
     report.findings = diagnose::diagnose(&cx, &report.metrics);
     Ok(report)
 }
@@ -248,12 +249,8 @@ fn posix_meta(c: &mut Collected, rec: &Record, threshold: f64) {
     }
     if rec.rank < 0 {
         c.shared_meta += meta;
-    } else if (rec.rank as usize) < (1 << 24) {
-        let r = rec.rank as usize;
-        if c.rank_meta.len() <= r {
-            c.rank_meta.resize(r + 1, 0.0);
-        }
-        c.rank_meta[r] += meta;
+    } else {
+        *c.rank_meta.entry(rec.rank).or_default() += meta;
     }
 }
 

@@ -6,6 +6,9 @@
 use crate::model::Heatmap;
 
 const GRID_RANKS: usize = 64;
+/// Ranks the per-rank totals cover (0..2^20, more than the largest MPI
+/// jobs run): a rank number from a log cannot make a table larger.
+pub const PER_RANK_MAX: usize = 1 << 20;
 const GRID_BINS: usize = 128;
 /// DXT segments are binned into this many bins over the job's run time.
 pub const DXT_BINS: usize = 200;
@@ -19,7 +22,8 @@ pub struct HeatAcc {
     nranks: usize,
     read: Vec<f64>,
     write: Vec<f64>,
-    per_rank: Vec<f64>,
+    /// Bytes by rank, for ranks below the job's process count.
+    per_rank: std::collections::BTreeMap<usize, f64>,
     active: Vec<u32>,
     grid: Vec<Vec<f64>>,
     rank_step: usize,
@@ -40,7 +44,7 @@ impl HeatAcc {
             nranks,
             read: vec![0.0; nbins],
             write: vec![0.0; nbins],
-            per_rank: Vec::new(),
+            per_rank: std::collections::BTreeMap::new(),
             active: vec![0; nbins],
             grid: vec![vec![0.0; nbins.div_ceil(bin_step)]; nranks.div_ceil(rank_step)],
             rank_step,
@@ -117,11 +121,8 @@ impl HeatAcc {
 
     fn add_rank_total(&mut self, rank: i64, total: f64) {
         let r = rank.max(0) as usize;
-        if r < (1 << 24) {
-            if self.per_rank.len() <= r {
-                self.per_rank.resize(r + 1, 0.0);
-            }
-            self.per_rank[r] += total;
+        if r < self.nranks.min(PER_RANK_MAX) {
+            *self.per_rank.entry(r).or_default() += total;
         }
     }
 
@@ -133,9 +134,11 @@ impl HeatAcc {
     }
 
     pub fn finish(self) -> Heatmap {
-        let mut per_rank = self.per_rank;
-        if per_rank.len() < self.nranks {
-            per_rank.resize(self.nranks, 0.0);
+        // Dense, to the last rank that moved data (idle ranks after it
+        // are the zeros readers assume).
+        let mut per_rank = vec![0.0; self.per_rank.keys().next_back().map_or(0, |r| r + 1)];
+        for (r, v) in self.per_rank {
+            per_rank[r] = v;
         }
         Heatmap {
             name: self.name,

@@ -102,3 +102,47 @@ fn exit_status_and_bad_usage() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/lib.so"));
 }
+
+/// The terminal-escape names of hostile_names.c as our tools show them.
+const NAMES: [&str; 3] = ["clear\\e[2Jscreen", "title\\e]0;owned\\abell", "line\\nbreak"];
+
+/// darshan-run's summary and `darshan-summary --text` printed control
+/// bytes from file names raw: a file named `\e[2J` cleared the reader's
+/// screen, `\e]0;...\a` set the window's title. They show as escapes now.
+#[test]
+fn terminal_escapes_in_file_names_are_shown_not_sent() {
+    let d = scratch("escapes");
+    let prog = d.join("hostile_names");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/programs/hostile_names.c");
+    let cc = darshan_test_support::output(Command::new("cc").arg("-O2").arg("-o").arg(&prog).arg(&src));
+    assert!(cc.status.success(), "{}", String::from_utf8_lossy(&cc.stderr));
+    let data = d.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let logs = d.join("logs");
+    let out = darshan_test_support::output(
+        Command::new(bin())
+            .args(["--lib", lib().to_str().unwrap(), "--log-dir", logs.to_str().unwrap(), "--"])
+            .arg(&prog)
+            .arg(&data)
+            .stdin(std::process::Stdio::null()),
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let log = std::fs::read_dir(&logs).unwrap().next().unwrap().unwrap().path();
+    let summary = darshan_test_support::output(
+        Command::new(bin().with_file_name("darshan-summary")).args(["--text", "--top", "50", "-o", "-"]).arg(&log),
+    );
+    assert!(summary.status.success());
+    // The program's own line on stderr, "to stderr", is not ours.
+    let ours: Vec<u8> = out.stderr.split(|&b| b == b'\n').filter(|l| *l != b"to stderr").flat_map(|l| l.iter().copied().chain([b'\n'])).collect();
+    for (what, text) in [("darshan-run", ours), ("darshan-summary --text", summary.stdout)] {
+        let bad: Vec<u8> = text.iter().copied().filter(|&b| (b < 0x20 && b != b'\n') || b == 0x7f).collect();
+        assert!(bad.is_empty(), "{what} sent control bytes {bad:?}");
+        let t = String::from_utf8_lossy(&text);
+        // darshan-run names the three busiest files (those two); the
+        // report every file.
+        let names: &[&str] = if what == "darshan-run" { &NAMES[..2] } else { &NAMES };
+        for shown in names {
+            assert!(t.contains(shown), "{what}: {shown} not shown: {t}");
+        }
+    }
+}

@@ -383,8 +383,10 @@ pub struct Accumulator {
     files: HashMap<u64, FileEntry>,
     total_bytes: i64,
     shared_time: f64,
-    /// per rank: (io total, rw only, md only)
-    rank_times: Vec<(f64, f64, f64)>,
+    /// per rank: (io total, rw only, md only). A map, not a vector by
+    /// rank: a log's rank numbers are as hostile as its other words, and a
+    /// map holds no more entries than the log has records.
+    rank_times: std::collections::BTreeMap<i64, (f64, f64, f64)>,
     /// Off when the caller keeps its own per-file entries (and passes them
     /// to `metrics_with`), so a big log's files are not held twice.
     track_files: bool,
@@ -402,7 +404,7 @@ impl Accumulator {
             files: HashMap::new(),
             total_bytes: 0,
             shared_time: 0.0,
-            rank_times: Vec::new(),
+            rank_times: std::collections::BTreeMap::new(),
             track_files: true,
         })
     }
@@ -431,18 +433,12 @@ impl Accumulator {
         if rec.rank < 0 {
             self.shared_time += f[s.f_slowest];
         } else {
-            let rank = rec.rank as usize;
-            if rank < (1 << 24) {
-                if self.rank_times.len() <= rank {
-                    self.rank_times.resize(rank + 1, (0.0, 0.0, 0.0));
-                }
-                let md = f[s.times[2]];
-                let rw = f[s.times[0]] + f[s.times[1]];
-                let e = &mut self.rank_times[rank];
-                e.0 += md + f[s.times[0]] + f[s.times[1]];
-                e.1 += rw;
-                e.2 += md;
-            }
+            let md = f[s.times[2]];
+            let rw = f[s.times[0]] + f[s.times[1]];
+            let e = self.rank_times.entry(rec.rank).or_default();
+            e.0 += md + f[s.times[0]] + f[s.times[1]];
+            e.1 += rw;
+            e.2 += md;
         }
         if self.track_files {
             self.files.entry(rec.id).or_default().add(r, w, max_offset, rec.rank);
@@ -496,13 +492,14 @@ impl Accumulator {
         }
         m.total_bytes = self.total_bytes;
         m.shared_io_total_time_by_slowest = self.shared_time;
-        let nranks = self.nprocs.max(0) as usize;
-        for (i, t) in self.rank_times.iter().enumerate().take(nranks) {
+        // darshan-util looks at ranks 0..nprocs in order; the first of
+        // equally slow ranks wins.
+        for (&rank, t) in self.rank_times.range(0..self.nprocs.max(0)) {
             if t.0 > m.unique_io_total_time_by_slowest {
                 m.unique_io_total_time_by_slowest = t.0;
                 m.unique_rw_only_time_by_slowest = t.1;
                 m.unique_md_only_time_by_slowest = t.2;
-                m.unique_io_slowest_rank = i as i64;
+                m.unique_io_slowest_rank = rank;
             }
         }
         m.agg_time_by_slowest = m.unique_io_total_time_by_slowest + m.shared_io_total_time_by_slowest;

@@ -119,9 +119,18 @@ fn one_width(recs: &mut [Record]) {
     for r in recs.iter_mut() {
         if let Extra::Heatmap { bin_width, write_bins, read_bins } = &mut r.extra {
             let target = widest[&r.id];
-            while *bin_width * 2.0 <= target * 1.01 {
+            // Only real widths are folded: a width of 0, negative or NaN
+            // (a damaged log) would never reach the target. 64 foldings
+            // leave at most one bin of any 64-bit count.
+            if !(bin_width.is_finite() && *bin_width > 0.0 && target.is_finite()) {
+                continue;
+            }
+            for _ in 0..64 {
+                if *bin_width * 2.0 > target * 1.01 {
+                    break;
+                }
                 for bins in [&mut *write_bins, &mut *read_bins] {
-                    let folded: Vec<i64> = bins.chunks(2).map(|c| c.iter().sum()).collect();
+                    let folded: Vec<i64> = bins.chunks(2).map(|c| c.iter().fold(0i64, |a, b| a.wrapping_add(*b))).collect();
                     *bins = folded;
                 }
                 *bin_width *= 2.0;

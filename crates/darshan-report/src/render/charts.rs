@@ -37,6 +37,17 @@ fn html_escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
+/// An axis from `lo` to `hi`, refused unless both ends are finite and
+/// apart: a damaged log's infinite or NaN seconds would otherwise send the
+/// axis's tick search on forever. The chart becomes a note instead.
+fn axis(lo: f64, hi: f64) -> Result<std::ops::Range<f64>, Box<dyn std::error::Error>> {
+    if lo.is_finite() && hi.is_finite() && hi > lo {
+        Ok(lo..hi)
+    } else {
+        Err(format!("the log's values span no finite range ({lo} to {hi})").into())
+    }
+}
+
 fn nice_max(v: f64) -> f64 {
     if v <= 0.0 {
         1.0
@@ -79,7 +90,7 @@ pub fn category_bars(
             .margin(8)
             .x_label_area_size(if upright { 70 } else { 30 })
             .y_label_area_size(60)
-            .build_cartesian_2d(0f64..n as f64, 0f64..nice_max(top))?;
+            .build_cartesian_2d(0f64..n as f64, axis(0.0, nice_max(top))?)?;
         let label_of = |x: &f64| labels.get(x.floor() as usize).cloned().unwrap_or_default();
         let mut mesh = c.configure_mesh();
         mesh.disable_x_mesh().x_labels(n).x_label_formatter(&label_of).y_desc(y_desc);
@@ -165,7 +176,7 @@ pub fn heatmap(h: &Heatmap) -> String {
             .caption(format!("{}: bytes per time bin (bin {:.3} s)", h.name, h.bin_width), (FONT, 14))
             .margin(6)
             .y_label_area_size(70)
-            .build_cartesian_2d(0f64..span.max(1e-9), 0f64..nice_max(pmax))?;
+            .build_cartesian_2d(axis(0.0, span.max(1e-9))?, axis(0.0, nice_max(pmax))?)?;
         t.configure_mesh().disable_x_mesh().x_labels(0).y_labels(3).draw()?;
         t.draw_series(per_bin.iter().enumerate().filter(|(_, v)| **v > 0.0).map(|(i, v)| {
             let x = i as f64 * h.bin_width;
@@ -175,7 +186,7 @@ pub fn heatmap(h: &Heatmap) -> String {
             .margin(6)
             .x_label_area_size(35)
             .y_label_area_size(70)
-            .build_cartesian_2d(0f64..span.max(1e-9), 0f64..(rows * h.grid_rank_step) as f64)?;
+            .build_cartesian_2d(axis(0.0, span.max(1e-9))?, axis(0.0, (rows * h.grid_rank_step) as f64)?)?;
         c.configure_mesh().disable_mesh().x_desc("seconds since job start").y_desc("rank").draw()?;
         let cell_w = span / cols as f64;
         let lmax = (max + 1.0).ln();
@@ -203,7 +214,7 @@ pub fn timeline(t: &Timeline) -> String {
             .margin(6)
             .x_label_area_size(35)
             .y_label_area_size(60)
-            .build_cartesian_2d(0f64..t.end_time.max(1e-9) * 1.02, 0f64..ranks)?;
+            .build_cartesian_2d(axis(0.0, t.end_time.max(1e-9) * 1.02)?, axis(0.0, ranks)?)?;
         c.configure_mesh().disable_mesh().x_desc("seconds since job start").y_desc("rank").draw()?;
         let h = (0.8f64).min(ranks / 40.0).max(0.3);
         for (w, color, label) in [(false, READ, "read"), (true, WRITE, "write")] {
@@ -231,7 +242,7 @@ pub fn lines(title: &str, x_desc: &str, y_desc: &str, x: &[f64], series: &[Serie
             .margin(8)
             .x_label_area_size(35)
             .y_label_area_size(70)
-            .build_cartesian_2d(x0..if x1 > x0 { x1 } else { x0 + 1.0 }, 0f64..nice_max(top))?;
+            .build_cartesian_2d(axis(x0, if x1 > x0 { x1 } else { x0 + 1.0 })?, axis(0.0, nice_max(top))?)?;
         c.configure_mesh().x_desc(x_desc).y_desc(y_desc).draw()?;
         for sr in series {
             let color = sr.color;

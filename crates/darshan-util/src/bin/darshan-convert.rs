@@ -105,18 +105,27 @@ fn convert(inp: &str, outp: &str, bzip2: bool, obf: bool, key: u64, only: Option
             partial &= !(1u64 << m);
             continue;
         }
+        // Records are written as they are read: memory stays one record,
+        // whatever the region's size. A record that cannot be read ends
+        // the conversion (after the iterator stops).
         let mut rd = log.module_reader(m).map_err(|e| e.to_string())?;
-        let mut recs = Vec::new();
-        loop {
+        let mut failed = None;
+        let records = std::iter::from_fn(|| loop {
             let mut r = Record::new(m);
-            if !rd.next_into(&mut r).map_err(|e| e.to_string())? {
-                break;
+            match rd.next_into(&mut r) {
+                Ok(true) if only.is_none_or(|id| r.id == id) => return Some(r),
+                Ok(true) => continue,
+                Ok(false) => return None,
+                Err(e) => {
+                    failed = Some(e.to_string());
+                    return None;
+                }
             }
-            if only.is_none_or(|id| r.id == id) {
-                recs.push(r);
-            }
+        });
+        w.write_module(m, records).map_err(|e| e.to_string())?;
+        if let Some(e) = failed {
+            return Err(e);
         }
-        w.write_module(m, recs.iter()).map_err(|e| e.to_string())?;
     }
     w.set_partial_flag(partial);
     w.finish().map_err(|e| e.to_string())?;
