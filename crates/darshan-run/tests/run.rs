@@ -146,3 +146,24 @@ fn terminal_escapes_in_file_names_are_shown_not_sent() {
         }
     }
 }
+
+/// `darshan-run --summary truncated.darshan` exited 0 saying "1 log(s)
+/// could not be read" without why. It names the log and the reason, and
+/// exits 1.
+#[test]
+fn a_summary_of_a_truncated_log_says_why_and_fails() {
+    let d = scratch("truncated");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/logs/imbalanced_io__imbalanced-io.darshan");
+    let bytes = std::fs::read(&src).unwrap();
+    let cut = d.join("truncated.darshan");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let out = darshan_test_support::output(Command::new(bin()).arg("--summary").arg(&cut).arg(&src));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let line = err.lines().find(|l| l.contains("cannot read")).expect(&err);
+    assert!(line.contains("truncated.darshan") && line.contains("truncated or corrupt"), "{line}");
+    // The readable one is still summarized.
+    assert!(err.contains("POSIX"), "{err}");
+    let ok = darshan_test_support::output(Command::new(bin()).arg("--summary").arg(&src));
+    assert_eq!(ok.status.code(), Some(0));
+}

@@ -119,6 +119,11 @@ fn a_crash_safe_file_with_lustre_mapped_onto_posix_is_a_clean_error() {
     b[48 + 16 * LUSTRE..56 + 16 * LUSTRE].copy_from_slice(&posix.off.to_le_bytes());
     b[56 + 16 * LUSTRE..64 + 16 * LUSTRE].copy_from_slice(&posix.len.to_le_bytes());
     b[1072 + 4 * LUSTRE..1076 + 4 * LUSTRE].copy_from_slice(&2u32.to_le_bytes());
+    // Read as a LUSTRE record, the first POSIX record's POSIX_OPENS (1) is
+    // its component count and POSIX_READS its first component's stripe
+    // count: a program that read 5e7 times (set here) claims 5e7 stripes.
+    let reads = posix.off as usize + 16 + 8 * darshan_log::counters::posix::READS;
+    b[reads..reads + 8].copy_from_slice(&50_000_000i64.to_le_bytes());
     let bad = d.join("lustre-on-posix.darshan");
     std::fs::write(&bad, &b).unwrap();
     for args in [vec!["--all"], vec![]] {
@@ -141,7 +146,9 @@ fn a_crash_safe_file_with_lustre_mapped_onto_posix_is_a_clean_error() {
 fn a_summary_of_a_job_claiming_2_31_or_2_40_processes_stays_small() {
     let d = scratch("nprocs");
     for claim in [(1i64 << 31) - 1, 1 << 40, i64::MAX] {
-        let log = crafted(&d, &format!("nprocs-{claim}.darshan"), "imbalanced_io__imbalanced-io.darshan", |u| {
+        // A log with heat maps: their per-rank totals were sized by the claim.
+        let src = "dlio_logs__snyder_python3_id3116902-2110365_12-19-66957-188958432683465822_1.darshan";
+        let log = crafted(&d, &format!("nprocs-{claim}.darshan"), src, |u| {
             set(u, Region::Job, "job nprocs", 0, claim)
         });
         for args in [vec!["-o", "-"], vec!["--json", "-o", "-"], vec!["--text", "-o", "-"]] {
