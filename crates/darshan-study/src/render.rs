@@ -34,6 +34,8 @@ fn cell(column: &str, v: &serde_json::Value) -> String {
             other => other.to_string(),
         };
     };
+    // Counters are summed as doubles (study.sql): a whole number is a count.
+    let whole = v.is_i64() || (x.fract() == 0.0 && x.abs() < 9.0e15);
     if column.contains("bytes") {
         units::bytes(x)
     } else if column.contains("percent") {
@@ -42,7 +44,7 @@ fn cell(column: &str, v: &serde_json::Value) -> String {
         format!("{:.1}%", x * 100.0)
     } else if column.contains("hours") || column.contains("seconds") {
         format!("{x:.2}")
-    } else if v.is_i64() {
+    } else if whole {
         units::count(x as i64)
     } else {
         format!("{x:.3}")

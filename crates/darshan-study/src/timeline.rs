@@ -9,12 +9,26 @@
 //!
 //! Each file record's bytes and operations are spread evenly over its
 //! read (write) interval from the F_*_START/END_TIMESTAMP counters, or over
-//! the job's run when a record has none.
+//! the job's run when a record has none (or a time outside the job's run).
+//!
+//! Times come from logs and can lie: jobs that start before 2000, end
+//! before they start or run longer than a year are left out of the
+//! timeline (and counted in `jobs_left_out`), so one log cannot stretch
+//! the facility's timeline over centuries or spread a record over
+//! millions of intervals.
 
 use std::collections::HashMap;
 
 use rusqlite::Connection;
 use serde::Serialize;
+
+/// Jobs the timeline takes: started after 2000-01-01 (before Darshan 3),
+/// ended no earlier than they started, ran at most 366 days.
+const PLAUSIBLE_JOB: &str =
+    "j.start_time >= 946684800 AND j.end_time >= j.start_time AND j.end_time - j.start_time <= 31622400";
+
+/// The most intervals a timeline may have (50 years of 30 s intervals).
+const MAX_INTERVALS: f64 = 5e7;
 
 /// Activity thresholds c, bytes per interval and server.
 pub const THRESHOLDS: [f64; 3] = [0.0, 131072.0, 1048576.0];
@@ -53,6 +67,9 @@ pub struct Timeline {
     pub bandwidth_mean_percent: f64,
     /// Servers behind P: "OSTs", "processes" or both.
     pub servers: String,
+    /// Jobs whose times are impossible (before 2000, ending before they
+    /// start, longer than a year), left out of the timeline.
+    pub jobs_left_out: i64,
     /// Intervals with I/O, in time order.
     pub points: Vec<Point>,
 }
@@ -137,6 +154,9 @@ struct Acc {
 impl Acc {
     /// Spread `f` evenly over [a, b] (Unix seconds), to `server`.
     fn spread(&mut self, a: f64, b: f64, f: Flow, server: Server, nprocs: i64) {
+        if !(a.is_finite() && b.is_finite()) {
+            return;
+        }
         let k0 = ((a - self.origin) / self.dt).floor() as i64;
         let k1 = ((b - self.origin) / self.dt).floor().max(k0 as f64) as i64;
         let len = b - a;
@@ -194,24 +214,39 @@ SELECT r.log_id, r.record_id, r.rank, j.start_time, j.end_time, j.nprocs,
   r.POSIX_F_READ_START_TIMESTAMP, r.POSIX_F_READ_END_TIMESTAMP,
   r.POSIX_F_WRITE_START_TIMESTAMP, r.POSIX_F_WRITE_END_TIMESTAMP
 FROM posix_records r JOIN jobs j ON j.log_id = r.log_id
-WHERE r.POSIX_BYTES_READ > 0 OR r.POSIX_BYTES_WRITTEN > 0
+WHERE (r.POSIX_BYTES_READ > 0 OR r.POSIX_BYTES_WRITTEN > 0) AND PLAUSIBLE_JOB
 UNION ALL
 SELECT r.log_id, r.record_id, r.rank, j.start_time, j.end_time, j.nprocs,
   r.STDIO_BYTES_READ, r.STDIO_BYTES_WRITTEN, r.STDIO_READS, r.STDIO_WRITES,
   r.STDIO_F_READ_START_TIMESTAMP, r.STDIO_F_READ_END_TIMESTAMP,
   r.STDIO_F_WRITE_START_TIMESTAMP, r.STDIO_F_WRITE_END_TIMESTAMP
 FROM stdio_records r JOIN jobs j ON j.log_id = r.log_id
-WHERE r.STDIO_BYTES_READ > 0 OR r.STDIO_BYTES_WRITTEN > 0";
+WHERE (r.STDIO_BYTES_READ > 0 OR r.STDIO_BYTES_WRITTEN > 0) AND PLAUSIBLE_JOB";
 
 pub fn compute(conn: &Connection, dt: f64, fsu: Fsu) -> Result<Timeline, String> {
     let e = |e: rusqlite::Error| format!("timeline: {e}");
-    let (t0, t1): (Option<i64>, Option<i64>) = conn
-        .query_row("SELECT MIN(start_time), MAX(end_time) FROM jobs", [], |r| Ok((r.get(0)?, r.get(1)?)))
+    let (t0, t1, left_out): (Option<i64>, Option<i64>, i64) = conn
+        .query_row(
+            &format!(
+                "SELECT MIN(CASE WHEN {PLAUSIBLE_JOB} THEN j.start_time END), MAX(CASE WHEN {PLAUSIBLE_JOB} THEN j.end_time END),
+                        SUM(CASE WHEN {PLAUSIBLE_JOB} THEN 0 ELSE 1 END) FROM jobs j"
+            ),
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, Option<i64>>(2)?.unwrap_or(0))),
+        )
         .map_err(e)?;
-    let mut tl = Timeline { interval_seconds: dt, thresholds: THRESHOLDS, ..Default::default() };
+    let mut tl =
+        Timeline { interval_seconds: dt, thresholds: THRESHOLDS, jobs_left_out: left_out, ..Default::default() };
     let (Some(t0), Some(t1)) = (t0, t1) else { return Ok(tl) };
     tl.start_time = t0;
-    tl.intervals = (((t1 - t0).max(0) as f64 / dt).floor() as u64) + 1;
+    let intervals = (t1 - t0).max(0) as f64 / dt;
+    if intervals > MAX_INTERVALS {
+        return Err(format!(
+            "the timeline would have {intervals:.0} intervals of {dt} s (its jobs span {} s): use a larger --interval",
+            t1 - t0
+        ));
+    }
+    tl.intervals = intervals.floor() as u64 + 1;
     let mut osts: HashMap<(i64, i64), Vec<i64>> = HashMap::new();
     {
         let mut st =
@@ -223,7 +258,7 @@ pub fn compute(conn: &Connection, dt: f64, fsu: Fsu) -> Result<Timeline, String>
     }
     let mut acc = Acc { dt, origin: t0 as f64, slots: HashMap::new() };
     let (mut by_ost, mut by_rank) = (false, false);
-    let mut st = conn.prepare(FLOWS_SQL).map_err(e)?;
+    let mut st = conn.prepare(&FLOWS_SQL.replace("PLAUSIBLE_JOB", PLAUSIBLE_JOB)).map_err(e)?;
     let mut rows = st.query([]).map_err(e)?;
     while let Some(r) = rows.next().map_err(e)? {
         let g = |i: usize| r.get::<_, Option<f64>>(i).map(|v| v.unwrap_or(0.0));
@@ -241,8 +276,11 @@ pub fn compute(conn: &Connection, dt: f64, fsu: Fsu) -> Result<Timeline, String>
                 Server::Rank { log_id, rank }
             }
         };
+        // A record's own times (seconds from the job's start) when they lie
+        // within the job's run, else the whole run.
+        let run = (end - start) as f64 + 1.0;
         let span = |a: f64, b: f64| {
-            if b > 0.0 && b >= a {
+            if b > 0.0 && b >= a && a >= 0.0 && b <= run {
                 (start as f64 + a, start as f64 + b)
             } else {
                 (start as f64, end.max(start) as f64)

@@ -116,6 +116,9 @@ struct ToolReport {
     worst_bytes_per_unpacked_byte: f64,
     worst_ratio_input: String,
     exit_codes: BTreeMap<String, usize>,
+    /// What the tool said (first line of standard error) the first time
+    /// it exited with each status.
+    exit_samples: BTreeMap<String, String>,
 }
 
 #[derive(Serialize)]
@@ -247,7 +250,9 @@ fn account(r: &mut Report, tool: &Tool, input: &Path, size: u64, what: &str, o: 
     r.runs += 1;
     let t = r.per_tool.entry(tool.label.to_string()).or_default();
     t.runs += 1;
-    *t.exit_codes.entry(o.code.map_or("signal".into(), |c| c.to_string())).or_default() += 1;
+    let code = o.code.map_or("signal".into(), |c| c.to_string());
+    *t.exit_codes.entry(code.clone()).or_default() += 1;
+    t.exit_samples.entry(code).or_insert_with(|| o.stderr.lines().next().unwrap_or("").chars().take(200).collect());
     t.slowest_seconds = t.slowest_seconds.max(o.seconds);
     let ratio = (o.peak_kib * 1024).saturating_sub(tool.base_mib << 20) as f64 / size.max(1) as f64;
     if ratio > t.worst_bytes_per_unpacked_byte {

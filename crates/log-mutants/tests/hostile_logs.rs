@@ -230,3 +230,61 @@ fn a_region_that_expands_more_than_1100_times_is_refused() {
     assert_eq!(o.status.code(), Some(255), "{err}");
     assert!(err.contains("1100 times"), "{err}");
 }
+
+fn ingest_and_study(d: &Path, logs: &[PathBuf]) -> Output {
+    let db = d.join("f.db");
+    let mut args: Vec<&std::ffi::OsStr> = vec!["-q".as_ref(), "--db".as_ref(), db.as_os_str()];
+    args.extend(logs.iter().map(|l| l.as_os_str()));
+    let o = run_limited("darshan-ingest", &args);
+    ended_by_itself(&o, "ingest");
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    run_limited("darshan-study", &["--json".as_ref(), "--db".as_ref(), db.as_os_str()])
+}
+
+/// Found by the mutation harness: two logs whose POSIX_BYTES_READ is the
+/// largest 64-bit value made the study's sums overflow ("query
+/// sharing_by_size: integer overflow"): one user's log took the whole
+/// facility's study down.
+#[test]
+fn counters_that_overflow_a_sum_do_not_take_the_study_down() {
+    let d = scratch("overflow");
+    let logs: Vec<PathBuf> = (0..2)
+        .map(|k| {
+            crafted(&d, &format!("big-{k}.darshan"), "imbalanced_io__imbalanced-io.darshan", |u| {
+                // A different job id each: two logs, not one copy.
+                set(u, Region::Job, "job jobid", 0, 1000 + k);
+                let read = 2 + darshan_log::counters::posix::BYTES_READ;
+                set(u, Region::Module(POSIX), &format!("POSIX word {read}"), 0, i64::MAX);
+            })
+        })
+        .collect();
+    let o = ingest_and_study(&d, &logs);
+    ended_by_itself(&o, "study");
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mix = v["tables"].as_array().unwrap().iter().find(|t| t["name"] == "read_write_mix").unwrap();
+    let read: f64 = mix["rows"].as_array().unwrap().iter().map(|r| r[3].as_f64().unwrap()).sum();
+    assert!(read >= 2.0 * i64::MAX as f64 * 0.999, "{read}");
+}
+
+/// Found by the mutation harness: a job claiming to run from 1970 to
+/// 2^40 seconds made the study allocate 2.3 GB of timeline intervals. It
+/// is left out of the timeline now, and counted.
+#[test]
+fn a_job_with_impossible_times_is_left_out_of_the_timeline() {
+    let d = scratch("times");
+    let liar = crafted(&d, "liar.darshan", "imbalanced_io__imbalanced-io.darshan", |u| {
+        set(u, Region::Job, "job start_time", 0, 0);
+        set(u, Region::Job, "job end_time", 0, 1 << 40);
+    });
+    let o = ingest_and_study(&d, &[liar, corpus_path("release_logs__mpi-io-test-x86_64-3.4.7.darshan")]);
+    ended_by_itself(&o, "study");
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["timeline"]["jobs_left_out"], 1);
+    assert!(v["timeline"]["intervals"].as_u64().unwrap() < 1000, "{}", v["timeline"]["intervals"]);
+}
+
+fn corpus_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/logs").join(name)
+}
