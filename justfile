@@ -34,7 +34,7 @@ install PREFIX:
 test:
     scripts/test.sh
 
-# The mutation harness, long: 400 mutants of every corpus log and of the
+# The mutation harness, long: 200 mutants of every corpus log and of the
 # logs the runtime's tests wrote (run `just test` first for those), and a
 # few of the 200,000-record log; every tool that reads logs on each, under
 # an address-space limit and a timeout (docs/robustness.md).
@@ -42,7 +42,7 @@ fuzz:
     scripts/setup.sh
     cargo build --release
     mkdir -p target/log-mutants-long
-    target/release/log-mutants --per-log 400 --timeout 120 --work target/log-mutants-long --json target/log-mutants-long/report.json ../shared/corpus/logs $(test -d target/preload-tests && echo target/preload-tests)
+    target/release/log-mutants --per-log 200 --max-seed-size 1000000 --timeout 120 --work target/log-mutants-long --json target/log-mutants-long/report.json ../shared/corpus/logs $(test -d target/preload-tests && echo target/preload-tests)
     target/release/log-mutants --per-log 12 --seed 7 --max-seed-size 20000000 --timeout 300 --work target/log-mutants-big --json target/log-mutants-big/report.json ../shared/corpus/big
 
 # Benchmarks; figures go to docs/performance.md.

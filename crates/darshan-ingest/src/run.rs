@@ -116,7 +116,8 @@ pub struct Problem {
 pub fn find_logs(roots: &[PathBuf]) -> (Vec<PathBuf>, Vec<Problem>) {
     let mut out = Vec::new();
     let mut problems = Vec::new();
-    let problem = |p: &Path, e: std::io::Error| Problem { path: p.to_string_lossy().into_owned(), error: e.to_string() };
+    let problem =
+        |p: &Path, e: std::io::Error| Problem { path: p.to_string_lossy().into_owned(), error: e.to_string() };
     let mut stack: Vec<PathBuf> = roots.to_vec();
     while let Some(p) = stack.pop() {
         let meta = match std::fs::symlink_metadata(&p) {

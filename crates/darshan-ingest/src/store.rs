@@ -251,7 +251,14 @@ impl Store {
 
     /// The log's `logs` row, with its final status, and the end of its
     /// savepoint: from here the log is part of the next commit, whole.
-    pub fn finish_log(&mut self, key: &str, path: &str, size: i64, status: Status, error: Option<&str>) -> Result<i64, String> {
+    pub fn finish_log(
+        &mut self,
+        key: &str,
+        path: &str,
+        size: i64,
+        status: Status,
+        error: Option<&str>,
+    ) -> Result<i64, String> {
         let Some((id, rows)) = self.open_log.take() else {
             return Err("internal: a log was finished that was not begun".into());
         };
@@ -292,7 +299,10 @@ impl Store {
 
     /// Commit if it is time; never inside a log.
     pub fn commit_if_due(&mut self) -> Result<(), String> {
-        if self.in_tx && self.open_log.is_none() && (self.rows_in_tx >= COMMIT_ROWS || self.last_commit.elapsed() >= self.commit_every) {
+        if self.in_tx
+            && self.open_log.is_none()
+            && (self.rows_in_tx >= COMMIT_ROWS || self.last_commit.elapsed() >= self.commit_every)
+        {
             self.commit()?;
         }
         Ok(())

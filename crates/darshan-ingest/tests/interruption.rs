@@ -94,9 +94,7 @@ fn differences(a: &BTreeMap<String, Vec<String>>, b: &BTreeMap<String, Vec<Strin
     for (t, rows) in a {
         match b.get(t) {
             None => d.push(format!("table {t} missing")),
-            Some(other) if other != rows => {
-                d.push(format!("table {t}: {} rows against {}", other.len(), rows.len()))
-            }
+            Some(other) if other != rows => d.push(format!("table {t}: {} rows against {}", other.len(), rows.len())),
             _ => {}
         }
     }
@@ -141,10 +139,8 @@ fn a_rerun_after_sigkill_at_any_moment_equals_an_uninterrupted_ingest() {
             killed_mid_way += 1;
             // No log is ever visible half-written, or as 'loading'.
             let c = Connection::open(&db).unwrap();
-            let loading: i64 =
-                c.query_row("SELECT COUNT(*) FROM logs WHERE status NOT IN ('ok', 'partial', 'error')", [], |r| {
-                    r.get(0)
-                })
+            let loading: i64 = c
+                .query_row("SELECT COUNT(*) FROM logs WHERE status NOT IN ('ok', 'partial', 'error')", [], |r| r.get(0))
                 .unwrap_or(0);
             assert_eq!(loading, 0, "kill {k}");
         }

@@ -117,8 +117,11 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, String> {
         dxt_hosts: &c.dxt_hosts,
         hints,
     };
-    report.metrics =
-        seed::metrics(&cx, &report.heatmaps, seed::RankMeta { per_rank: &c.rank_meta.values().copied().collect::<Vec<_>>(), shared: c.shared_meta });
+    report.metrics = seed::metrics(
+        &cx,
+        &report.heatmaps,
+        seed::RankMeta { per_rank: &c.rank_meta.values().copied().collect::<Vec<_>>(), shared: c.shared_meta },
+    );
     report.findings = diagnose::diagnose(&cx, &report.metrics);
     Ok(report)
 }

@@ -137,11 +137,8 @@ pub fn report(logs: &[PathBuf], pid: u32) -> (String, usize) {
         }
     }
     let procs: usize = all.programs.values().sum();
-    let progs: Vec<String> = all
-        .programs
-        .iter()
-        .map(|(p, n)| if *n > 1 { format!("{} x{n}", V(p)) } else { V(p).to_string() })
-        .collect();
+    let progs: Vec<String> =
+        all.programs.iter().map(|(p, n)| if *n > 1 { format!("{} x{n}", V(p)) } else { V(p).to_string() }).collect();
     let _ = writeln!(
         o,
         "darshan-run: the command ran {procs} instrumented process{} and wrote {} log{}: {}",
@@ -185,7 +182,9 @@ pub fn report(logs: &[PathBuf], pid: u32) -> (String, usize) {
     // escapes what comes from the log).
     if let Some(log) = main.or(if logs.len() == 1 { logs.first() } else { None }) {
         if let Ok(r) = darshan_report::analyze(log, &darshan_report::Options::default()) {
-            o.push_str(&darshan_report::render::text::diagnosis(&r).replace("\nDiagnosis\n", "darshan-run: diagnosis\n"));
+            o.push_str(
+                &darshan_report::render::text::diagnosis(&r).replace("\nDiagnosis\n", "darshan-run: diagnosis\n"),
+            );
             let _ = writeln!(o, "darshan-run: full report: darshan-summary {}", shown(log));
         }
     }

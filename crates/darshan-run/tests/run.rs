@@ -133,7 +133,12 @@ fn terminal_escapes_in_file_names_are_shown_not_sent() {
     );
     assert!(summary.status.success());
     // The program's own line on stderr, "to stderr", is not ours.
-    let ours: Vec<u8> = out.stderr.split(|&b| b == b'\n').filter(|l| *l != b"to stderr").flat_map(|l| l.iter().copied().chain([b'\n'])).collect();
+    let ours: Vec<u8> = out
+        .stderr
+        .split(|&b| b == b'\n')
+        .filter(|l| *l != b"to stderr")
+        .flat_map(|l| l.iter().copied().chain([b'\n']))
+        .collect();
     for (what, text) in [("darshan-run", ours), ("darshan-summary --text", summary.stdout)] {
         let bad: Vec<u8> = text.iter().copied().filter(|&b| (b < 0x20 && b != b'\n') || b == 0x7f).collect();
         assert!(bad.is_empty(), "{what} sent control bytes {bad:?}");
@@ -153,7 +158,8 @@ fn terminal_escapes_in_file_names_are_shown_not_sent() {
 #[test]
 fn a_summary_of_a_truncated_log_says_why_and_fails() {
     let d = scratch("truncated");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/logs/imbalanced_io__imbalanced-io.darshan");
+    let src =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/logs/imbalanced_io__imbalanced-io.darshan");
     let bytes = std::fs::read(&src).unwrap();
     let cut = d.join("truncated.darshan");
     std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();

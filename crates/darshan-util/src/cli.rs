@@ -24,7 +24,9 @@ fn closed_pipe_ends(e: std::io::Error) -> std::io::Error {
 /// tool quietly; another error is returned as one line.
 pub fn stdout(bytes: &[u8]) -> Result<(), String> {
     let mut so = std::io::stdout().lock();
-    so.write_all(bytes).and_then(|_| so.flush()).map_err(|e| format!("writing standard output: {}", closed_pipe_ends(e)))
+    so.write_all(bytes)
+        .and_then(|_| so.flush())
+        .map_err(|e| format!("writing standard output: {}", closed_pipe_ends(e)))
 }
 
 /// Write `text` to standard error. A closed pipe ends the tool quietly;

@@ -12,7 +12,8 @@ use crate::cfmt::{ctime, push_fixed};
 /// Open a log and its mount table, printing the C tools' kind of error
 /// (and returning None, for exit status 255) when either fails.
 pub fn open_for_print(path: &str) -> Option<(LogFile<FileSource>, Vec<Mount>)> {
-    let log = LogFile::open(path).map_err(|e| crate::say!("Error: failed to open darshan log file {path}: {e}")).ok()?;
+    let log =
+        LogFile::open(path).map_err(|e| crate::say!("Error: failed to open darshan log file {path}: {e}")).ok()?;
     let mounts = log.job.mounts().map_err(|e| crate::say!("Error: {e}")).ok()?;
     Some((log, mounts))
 }

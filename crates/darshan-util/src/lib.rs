@@ -8,8 +8,8 @@
 pub const DARSHAN_VERSION: &str = "3.5.0";
 
 pub mod accum;
-pub mod cli;
 pub mod cfmt;
+pub mod cli;
 pub mod describe;
 pub mod dxt;
 pub mod jobhdr;

@@ -130,7 +130,8 @@ fn one_width(recs: &mut [Record]) {
                     break;
                 }
                 for bins in [&mut *write_bins, &mut *read_bins] {
-                    let folded: Vec<i64> = bins.chunks(2).map(|c| c.iter().fold(0i64, |a, b| a.wrapping_add(*b))).collect();
+                    let folded: Vec<i64> =
+                        bins.chunks(2).map(|c| c.iter().fold(0i64, |a, b| a.wrapping_add(*b))).collect();
                     *bins = folded;
                 }
                 *bin_width *= 2.0;

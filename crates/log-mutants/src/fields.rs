@@ -7,8 +7,8 @@
 
 use darshan_log::decode::fixed_record_size;
 use darshan_log::dxt_mapped;
-use darshan_log::LogVersion;
 use darshan_log::modules::*;
+use darshan_log::LogVersion;
 
 use crate::unpacked::Region;
 
@@ -90,7 +90,8 @@ fn walk_records(m: usize, ver: u32, b: &[u8], out: &mut Vec<Field>) {
                 let what = format!("{name} word {}", k / 8);
                 push(at + k, what, m == MDHIM && k == 16 + 8 * 4);
             }
-            let size = if m == MDHIM { size + 8 * word(b, at + 48).unwrap_or(1).clamp(1, 1 << 16) as usize } else { size };
+            let size =
+                if m == MDHIM { size + 8 * word(b, at + 48).unwrap_or(1).clamp(1, 1 << 16) as usize } else { size };
             at + size
         } else {
             match m {
@@ -132,7 +133,8 @@ fn walk_records(m: usize, ver: u32, b: &[u8], out: &mut Vec<Field>) {
                     push(at + 96, format!("{name} read_count"), true);
                     let with_tid = (m == DXT_POSIX && ver >= 2) || (m == DXT_MPIIO && ver >= 3);
                     let per = if with_tid { 40 } else { 32 };
-                    let n = word(b, at + 88).unwrap_or(0).clamp(0, 1 << 24) + word(b, at + 96).unwrap_or(0).clamp(0, 1 << 24);
+                    let n = word(b, at + 88).unwrap_or(0).clamp(0, 1 << 24)
+                        + word(b, at + 96).unwrap_or(0).clamp(0, 1 << 24);
                     // The first segment's offset and length.
                     push(at + 104, format!("{name} segment offset"), false);
                     push(at + 112, format!("{name} segment length"), false);

@@ -151,7 +151,10 @@ fn make_mutants(args: &Args, logs: &[PathBuf]) -> Vec<MutantFile> {
         let Ok(bytes) = std::fs::read(log) else { continue };
         let stem = log.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let short: String = stem.chars().take(40).collect();
-        for (k, m) in mutants(&bytes, args.per_log, args.seed.wrapping_mul(1_000_003).wrapping_add(i as u64)).into_iter().enumerate() {
+        for (k, m) in mutants(&bytes, args.per_log, args.seed.wrapping_mul(1_000_003).wrapping_add(i as u64))
+            .into_iter()
+            .enumerate()
+        {
             let path = dir.join(format!("{i:04}-{k:03}-{short}.darshan"));
             if std::fs::write(&path, &m.bytes).is_ok() {
                 let size = decompressed_size(&m.bytes);
@@ -175,7 +178,12 @@ fn run_all(args: &Args, mutants: &[MutantFile], report: &Mutex<Report>) {
     let mut jobs: Vec<Job> = Vec::new();
     for t in TOOLS.iter().filter(|t| t.input == Input::Log) {
         for m in mutants {
-            jobs.push(Job { tool: t, input: m.path.clone(), size: m.size, what: format!("{} ({})", m.what, m.seed_log) });
+            jobs.push(Job {
+                tool: t,
+                input: m.path.clone(),
+                size: m.size,
+                what: format!("{} ({})", m.what, m.seed_log),
+            });
         }
     }
     // The database tools on batches of mutants (linked into a directory
@@ -291,12 +299,8 @@ fn main() -> ExitCode {
     let t0 = Instant::now();
     let logs = seed_logs(&args.inputs, args.max_seed_size);
     let mutants = make_mutants(&args, &logs);
-    let report = Mutex::new(Report {
-        seed_logs: logs.len(),
-        mutants: mutants.len(),
-        tools: TOOLS.len(),
-        ..Default::default()
-    });
+    let report =
+        Mutex::new(Report { seed_logs: logs.len(), mutants: mutants.len(), tools: TOOLS.len(), ..Default::default() });
     run_all(&args, &mutants, &report);
     let mut r = report.into_inner().unwrap_or_else(|e| e.into_inner());
     r.seconds = t0.elapsed().as_secs_f64();
@@ -341,7 +345,10 @@ fn print_report(r: &Report) {
         r.seconds,
         r.failures.len()
     );
-    println!("  {:<30} {:>6} {:>5} {:>10} {:>10} {:>10} {:>7} {:>7}  exit statuses", "tool", "runs", "fail", "peak KiB", "bound KiB", "unpacked B", "B/B", "max s");
+    println!(
+        "  {:<30} {:>6} {:>5} {:>10} {:>10} {:>10} {:>7} {:>7}  exit statuses",
+        "tool", "runs", "fail", "peak KiB", "bound KiB", "unpacked B", "B/B", "max s"
+    );
     for (name, t) in &r.per_tool {
         let codes: Vec<String> = t.exit_codes.iter().map(|(c, n)| format!("{c}:{n}")).collect();
         println!(

@@ -40,20 +40,8 @@ impl Rng {
 }
 
 /// The values a lying count or offset takes.
-pub const LIES: [i64; 12] = [
-    0,
-    -1,
-    1,
-    2,
-    (1 << 31) - 1,
-    1 << 31,
-    1 << 40,
-    -(1 << 40),
-    i64::MAX,
-    i64::MIN,
-    50_000_000,
-    4096,
-];
+pub const LIES: [i64; 12] =
+    [0, -1, 1, 2, (1 << 31) - 1, 1 << 31, 1 << 40, -(1 << 40), i64::MAX, i64::MIN, 50_000_000, 4096];
 
 /// Values for floating-point counters.
 pub const FLOAT_LIES: [f64; 6] = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1.0, 1e300, -0.0];
@@ -121,7 +109,8 @@ fn header_lie(file: &[u8], rng: &mut Rng) -> Option<Mutant> {
     let h = darshan_log::Header::parse(file.get(..HEADER_SIZE.min(file.len()))?, file.len() as u64).ok()?;
     let new = h.version == LogVersion::V341;
     // name map, module map, module versions, partial flag (and its width)
-    let (name_at, slots_at, vers_at, flag_at, flag_len) = if new { (32, 48, 1072, 24, 8) } else { (24, 40, 296, 20, 4) };
+    let (name_at, slots_at, vers_at, flag_at, flag_len) =
+        if new { (32, 48, 1072, 24, 8) } else { (24, 40, 296, 20, 4) };
     let mut b = file.to_vec();
     let present: Vec<(usize, usize)> =
         (0..MAX_MODS).filter(|&m| h.mod_map[m].len > 0).filter_map(|m| Some((m, raw_slot(h.version, m)?))).collect();
@@ -140,7 +129,8 @@ fn header_lie(file: &[u8], rng: &mut Rng) -> Option<Mutant> {
                 let src = slots_at + 16 * other + (field - base);
                 u64::from_le_bytes(b[src..src + 8].try_into().ok()?)
             } else {
-                let lies = [0, 1, (1 << 31) - 1, 1 << 40, u64::MAX, file.len() as u64, file.len() as u64 + 1, u64::MAX - 7];
+                let lies =
+                    [0, 1, (1 << 31) - 1, 1 << 40, u64::MAX, file.len() as u64, file.len() as u64 + 1, u64::MAX - 7];
                 swap8(*rng.pick(&lies))
             };
             b[field..field + 8].copy_from_slice(&v.to_le_bytes());
@@ -213,7 +203,8 @@ fn inside(u: &Unpacked, rng: &mut Rng) -> Option<Mutant> {
                     bytes.extend_from_slice(&one);
                     if let Some(s) = fresh {
                         for r in (at..bytes.len()).step_by(s) {
-                            let id = u64::from_le_bytes(bytes[r..r + 8].try_into().unwrap_or([0; 8])) ^ (copy as u64) << 40;
+                            let id =
+                                u64::from_le_bytes(bytes[r..r + 8].try_into().unwrap_or([0; 8])) ^ (copy as u64) << 40;
                             bytes[r..r + 8].copy_from_slice(&id.to_le_bytes());
                         }
                     }

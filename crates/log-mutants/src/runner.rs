@@ -4,8 +4,8 @@
 //! process group is killed), its peak memory measured by GNU time, its
 //! standard error kept to be judged.
 
-use std::path::{Path, PathBuf};
 use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -37,7 +37,8 @@ pub fn verdict(tool: &Tool, o: &Outcome, size: u64) -> Option<String> {
     if let Some(s) = o.signal {
         return Some(format!("killed by signal {s}: {}", first_line(&o.stderr)));
     }
-    if o.stderr.contains("panicked at") || o.stderr.contains("internal error:") || o.stderr.contains("stack backtrace") {
+    if o.stderr.contains("panicked at") || o.stderr.contains("internal error:") || o.stderr.contains("stack backtrace")
+    {
         return Some(format!("panic: {}", first_line(&o.stderr)));
     }
     let code = o.code.unwrap_or(-1);

@@ -170,7 +170,10 @@ mod tests {
             let file = std::fs::read(e.unwrap().path()).unwrap();
             let Some(u) = Unpacked::of(&file) else { continue };
             versions.insert(u.version);
-            let (a, b) = (darshan_log::LogFile::from_source(file).unwrap(), darshan_log::LogFile::from_source(u.pack()).unwrap());
+            let (a, b) = (
+                darshan_log::LogFile::from_source(file).unwrap(),
+                darshan_log::LogFile::from_source(u.pack()).unwrap(),
+            );
             assert_eq!(a.job, b.job);
             assert_eq!(a.names().unwrap().iter().collect::<Vec<_>>(), b.names().unwrap().iter().collect::<Vec<_>>());
             assert_eq!(a.modules_present(), b.modules_present());

@@ -58,7 +58,9 @@ fn no_tool_panics_when_its_reader_goes_away() {
     let log = corpus("imbalanced_io__imbalanced-io.darshan");
     let dxt = corpus("mpi_io_test_with_dxt__treddy_mpi-io-test_id4373053_6-2-60198-9815401321915095332_1.darshan");
     let db = d.join("study.db");
-    let st = darshan_test_support::status(Command::new(bin("darshan-ingest")).arg("-q").arg("--db").arg(&db).arg(&log).arg(&dxt));
+    let st = darshan_test_support::status(
+        Command::new(bin("darshan-ingest")).arg("-q").arg("--db").arg(&db).arg(&log).arg(&dxt),
+    );
     assert!(st.success());
     let s = |x: &'static str| -> &std::ffi::OsStr { x.as_ref() };
     let cases: Vec<(Closed, &str, Vec<&std::ffi::OsStr>)> = vec![

@@ -62,7 +62,10 @@ fn crafted(dir: &Path, name: &str, from: &str, lie: impl FnOnce(&mut Unpacked)) 
 fn ended_by_itself(o: &Output, what: &str) {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.code().is_some(), "{what}: killed by a signal ({:?}): {err}", o.status);
-    assert!(!err.contains("panicked") && !err.contains("internal error") && !err.contains("memory allocation"), "{what}: {err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("internal error") && !err.contains("memory allocation"),
+        "{what}: {err}"
+    );
 }
 
 const LUSTRE_LOG: &str = "dlio_logs__snyder_python3_id3116902-2110483_12-19-66980-15861026832475351160_1.darshan";
@@ -148,9 +151,7 @@ fn a_summary_of_a_job_claiming_2_31_or_2_40_processes_stays_small() {
     for claim in [(1i64 << 31) - 1, 1 << 40, i64::MAX] {
         // A log with heat maps: their per-rank totals were sized by the claim.
         let src = "dlio_logs__snyder_python3_id3116902-2110365_12-19-66957-188958432683465822_1.darshan";
-        let log = crafted(&d, &format!("nprocs-{claim}.darshan"), src, |u| {
-            set(u, Region::Job, "job nprocs", 0, claim)
-        });
+        let log = crafted(&d, &format!("nprocs-{claim}.darshan"), src, |u| set(u, Region::Job, "job nprocs", 0, claim));
         for args in [vec!["-o", "-"], vec!["--json", "-o", "-"], vec!["--text", "-o", "-"]] {
             let mut a: Vec<&std::ffi::OsStr> = args.iter().map(|s| s.as_ref()).collect();
             a.push(log.as_os_str());
@@ -184,9 +185,7 @@ fn the_dxt_parser_exits_255_when_a_dxt_record_cannot_be_parsed() {
 fn merging_a_heatmap_of_zero_bin_width_ends() {
     let d = scratch("heat");
     let src = "runtime_heatmap_inactive_ranks__treddy_runtime_heatmap_inactive_ranks.darshan";
-    let log = crafted(&d, "heat.darshan", src, |u| {
-        set(u, Region::Module(HEATMAP), "HEATMAP bin width", 1, 0)
-    });
+    let log = crafted(&d, "heat.darshan", src, |u| set(u, Region::Module(HEATMAP), "HEATMAP bin width", 1, 0));
     let o = run_limited("darshan-merge", &["--output".as_ref(), d.join("m.darshan").as_os_str(), log.as_os_str()]);
     ended_by_itself(&o, "merge");
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
