@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use log_mutants::mutate::mutants;
 use log_mutants::runner::{run, verdict, Limits, Outcome};
 use log_mutants::tools::{Input, Tool, TOOLS};
-use log_mutants::unpacked::decompressed_size;
+use log_mutants::unpacked::{decompressed_size, Unpacked};
 use serde::Serialize;
 
 struct Args {
@@ -79,19 +79,39 @@ fn parse() -> Result<Args, String> {
     Ok(a)
 }
 
-/// Every `.darshan` file under the inputs, sorted, up to `max` bytes each.
-fn seed_logs(inputs: &[PathBuf], max: u64) -> Vec<PathBuf> {
-    let mut out = Vec::new();
+/// Every `.darshan` file under the inputs, sorted, with its bytes: the
+/// file itself up to `max` bytes; a larger crash-safe (uncompressed) file
+/// packed tight (its regions sit far apart in a sparse file of megabytes:
+/// the same log in a few kilobytes).
+fn seed_logs(inputs: &[PathBuf], max: u64) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut paths = Vec::new();
     let mut stack = inputs.to_vec();
     while let Some(p) = stack.pop() {
         if p.is_dir() {
             stack.extend(std::fs::read_dir(&p).into_iter().flatten().flatten().map(|e| e.path()));
-        } else if p.extension().is_some_and(|e| e == "darshan") && p.metadata().is_ok_and(|m| m.len() <= max) {
-            out.push(p);
+        } else if p.extension().is_some_and(|e| e == "darshan") {
+            paths.push(p);
         }
     }
-    out.sort();
-    out
+    paths.sort();
+    let uncompressed = |b: &[u8]| b.get(16) == Some(&darshan_log::Compression::None.code());
+    paths
+        .into_iter()
+        .filter_map(|p| {
+            let size = p.metadata().ok()?.len();
+            if size <= max {
+                return Some((p.clone(), std::fs::read(&p).ok()?));
+            }
+            // Crash-safe files only: a compressed log over the limit is skipped.
+            let mut head = [0u8; 17];
+            std::io::Read::read_exact(&mut std::fs::File::open(&p).ok()?, &mut head).ok()?;
+            if !uncompressed(&head) || size > 64 << 20 {
+                return None;
+            }
+            let packed = Unpacked::of(&std::fs::read(&p).ok()?)?.pack();
+            (packed.len() as u64 <= max).then_some((p, packed))
+        })
+        .collect()
 }
 
 struct MutantFile {
@@ -142,13 +162,12 @@ struct Report {
 }
 
 /// Phase 1: mutants of every seed log, written under `work/mutants`.
-fn make_mutants(args: &Args, logs: &[PathBuf]) -> Vec<MutantFile> {
+fn make_mutants(args: &Args, logs: &[(PathBuf, Vec<u8>)]) -> Vec<MutantFile> {
     let dir = args.work.join("mutants");
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::create_dir_all(&dir);
     let mut out = Vec::new();
-    for (i, log) in logs.iter().enumerate() {
-        let Ok(bytes) = std::fs::read(log) else { continue };
+    for (i, (log, bytes)) in logs.iter().enumerate() {
         let stem = log.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let short: String = stem.chars().take(40).collect();
         for (k, m) in mutants(&bytes, args.per_log, args.seed.wrapping_mul(1_000_003).wrapping_add(i as u64))

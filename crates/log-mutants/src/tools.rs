@@ -111,7 +111,7 @@ pub const TOOLS: &[Tool] = &[
         ok_codes: &[0, 1],
         one_line_errors: true,
         base_mib: 16,
-        per_byte: 4,
+        per_byte: 8,
     },
     Tool {
         label: "darshan-summary (HTML)",
