@@ -30,6 +30,11 @@ const PLAUSIBLE_JOB: &str =
 /// The most intervals a timeline may have (50 years of 30 s intervals).
 const MAX_INTERVALS: f64 = 5e7;
 
+/// The most (record, interval) pieces the timeline spreads bytes into:
+/// each costs a few map updates. Past it, Δt is widened (and the study
+/// says so): 200,000 records of a year-long job at 600 s would be 10^10.
+pub const SPREAD_BUDGET: f64 = 3e7;
+
 /// Activity thresholds c, bytes per interval and server.
 pub const THRESHOLDS: [f64; 3] = [0.0, 131072.0, 1048576.0];
 
@@ -70,6 +75,9 @@ pub struct Timeline {
     /// Jobs whose times are impossible (before 2000, ending before they
     /// start, longer than a year), left out of the timeline.
     pub jobs_left_out: i64,
+    /// The Δt asked for, when the records spread over more pieces than
+    /// `SPREAD_BUDGET` at it and `interval_seconds` was widened.
+    pub requested_interval_seconds: Option<f64>,
     /// Intervals with I/O, in time order.
     pub points: Vec<Point>,
 }
@@ -201,6 +209,18 @@ enum Server<'a> {
     Rank { log_id: i64, rank: i64 },
 }
 
+/// One record's read or write flow, to be spread over [a, b].
+struct Piece {
+    a: f64,
+    b: f64,
+    flow: Flow,
+    /// (log_id, record_id) of its OSTs, else the rank it counts for.
+    log_id: i64,
+    record_id: i64,
+    rank: i64,
+    nprocs: i64,
+}
+
 /// The POSIX and STDIO records with data, with their job's times.
 const FLOWS_SQL: &str = "
 SELECT r.log_id, r.record_id, r.rank, j.start_time, j.end_time, j.nprocs,
@@ -246,7 +266,6 @@ pub fn compute(conn: &Connection, dt: f64, fsu: Fsu) -> Result<Timeline, String>
             t1 - t0
         ));
     }
-    tl.intervals = intervals.floor() as u64 + 1;
     let mut osts: HashMap<(i64, i64), Vec<i64>> = HashMap::new();
     {
         let mut st =
@@ -256,8 +275,8 @@ pub fn compute(conn: &Connection, dt: f64, fsu: Fsu) -> Result<Timeline, String>
             osts.entry((r.get(0).map_err(e)?, r.get(1).map_err(e)?)).or_default().push(r.get(2).map_err(e)?);
         }
     }
-    let mut acc = Acc { dt, origin: t0 as f64, slots: HashMap::new() };
-    let (mut by_ost, mut by_rank) = (false, false);
+    // Read every flow first: what spreading them costs decides Δt.
+    let mut pieces: Vec<Piece> = Vec::new();
     let mut st = conn.prepare(&FLOWS_SQL.replace("PLAUSIBLE_JOB", PLAUSIBLE_JOB)).map_err(e)?;
     let mut rows = st.query([]).map_err(e)?;
     while let Some(r) = rows.next().map_err(e)? {
@@ -266,16 +285,6 @@ pub fn compute(conn: &Connection, dt: f64, fsu: Fsu) -> Result<Timeline, String>
             (r.get(0).map_err(e)?, r.get(1).map_err(e)?, r.get(2).map_err(e)?);
         let (start, end, nprocs): (i64, i64, i64) = (r.get(3).map_err(e)?, r.get(4).map_err(e)?, r.get(5).map_err(e)?);
         let v: Vec<f64> = (6..14).map(g).collect::<Result<_, _>>().map_err(e)?;
-        let server = match osts.get(&(log_id, record_id)) {
-            Some(o) if !o.is_empty() => {
-                by_ost = true;
-                Server::Osts(o)
-            }
-            _ => {
-                by_rank = true;
-                Server::Rank { log_id, rank }
-            }
-        };
         // A record's own times (seconds from the job's start) when they lie
         // within the job's run, else the whole run.
         let run = (end - start) as f64 + 1.0;
@@ -288,12 +297,40 @@ pub fn compute(conn: &Connection, dt: f64, fsu: Fsu) -> Result<Timeline, String>
         };
         let (ra, rb) = span(v[4], v[5]);
         let (wa, wb) = span(v[6], v[7]);
+        let piece = |a, b, flow| Piece { a, b, flow, log_id, record_id, rank, nprocs };
         if v[0] > 0.0 {
-            acc.spread(ra, rb, Flow { read_bytes: v[0], read_ops: v[2], ..Default::default() }, server, nprocs);
+            pieces.push(piece(ra, rb, Flow { read_bytes: v[0], read_ops: v[2], ..Default::default() }));
         }
         if v[1] > 0.0 {
-            acc.spread(wa, wb, Flow { write_bytes: v[1], write_ops: v[3], ..Default::default() }, server, nprocs);
+            pieces.push(piece(wa, wb, Flow { write_bytes: v[1], write_ops: v[3], ..Default::default() }));
         }
+    }
+    let cost = |dt: f64| pieces.iter().map(|p| ((p.b - p.a).max(0.0) / dt).floor() + 2.0).sum::<f64>();
+    let mut dt = dt;
+    let at_asked = cost(dt);
+    if at_asked > SPREAD_BUDGET {
+        tl.requested_interval_seconds = Some(dt);
+        dt *= (at_asked / SPREAD_BUDGET).ceil();
+        while cost(dt) > SPREAD_BUDGET {
+            dt *= 2.0;
+        }
+        tl.interval_seconds = dt;
+    }
+    tl.intervals = ((t1 - t0).max(0) as f64 / dt).floor() as u64 + 1;
+    let mut acc = Acc { dt, origin: t0 as f64, slots: HashMap::new() };
+    let (mut by_ost, mut by_rank) = (false, false);
+    for p in &pieces {
+        let server = match osts.get(&(p.log_id, p.record_id)) {
+            Some(o) if !o.is_empty() => {
+                by_ost = true;
+                Server::Osts(o)
+            }
+            _ => {
+                by_rank = true;
+                Server::Rank { log_id: p.log_id, rank: p.rank }
+            }
+        };
+        acc.spread(p.a, p.b, p.flow, server, p.nprocs);
     }
     tl.servers = match (by_ost, by_rank) {
         (true, true) => "OSTs (files with LUSTRE records) and processes (the rest)",

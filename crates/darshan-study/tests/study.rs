@@ -160,3 +160,50 @@ fn the_page_and_the_json_come_from_the_command() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no such database"));
 }
+
+/// A 200,000-record job that claims to have run for a year, its records
+/// without times of their own, would spread each record over 52,704
+/// ten-minute intervals: 10^10 pieces, hours of work from one log. The
+/// timeline widens Δt to stay within its budget, and says so.
+#[test]
+fn a_year_long_job_of_many_records_widens_the_interval_instead_of_running_for_hours() {
+    let dir = out_dir("widened");
+    let db = dir.join("w.db");
+    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/big/open_storm_200k.darshan");
+    let mut store = Store::open(&db).unwrap();
+    let opts = run::Options { jobs: 2, progress: false, commit_every: None };
+    assert_eq!(run::ingest(&[log], &mut store, &opts).unwrap().ingested, 1);
+    drop(store);
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute_batch(
+        "UPDATE jobs SET end_time = start_time + 31000000;
+         UPDATE posix_records SET POSIX_F_READ_END_TIMESTAMP = 0, POSIX_F_WRITE_END_TIMESTAMP = 0;",
+    )
+    .unwrap();
+    drop(c);
+    let out = darshan_test_support::output_within(
+        std::process::Command::new(env!("CARGO_BIN_EXE_darshan-study")).arg("--json").arg("--db").arg(&db),
+        Duration::from_secs(600),
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tl = &v["timeline"];
+    assert_eq!(tl["requested_interval_seconds"], 600.0);
+    let dt = tl["interval_seconds"].as_f64().unwrap();
+    // 200,000 records over 31,000,000 s within the budget of pieces.
+    let pieces = 200_000.0 * (31_000_000.0 / dt + 2.0);
+    assert!(pieces <= darshan_study::timeline::SPREAD_BUDGET, "{dt}: {pieces}");
+    assert!(
+        dt < 4.0 * 31_000_000.0 * 200_000.0 / darshan_study::timeline::SPREAD_BUDGET,
+        "not wider than needed: {dt}"
+    );
+    // Every byte is still placed.
+    let written: f64 = tl["points"].as_array().unwrap().iter().map(|p| p["write_bytes"].as_f64().unwrap()).sum();
+    let want: f64 = v["tables"].as_array().unwrap().iter().find(|t| t["name"] == "read_write_mix").unwrap()["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r[4].as_f64().unwrap())
+        .sum();
+    assert!((written - want).abs() <= 1e-6 * want, "{written} against {want}");
+}
