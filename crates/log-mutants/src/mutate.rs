@@ -39,9 +39,10 @@ impl Rng {
     }
 }
 
-/// The values a lying count or offset takes.
-pub const LIES: [i64; 12] =
-    [0, -1, 1, 2, (1 << 31) - 1, 1 << 31, 1 << 40, -(1 << 40), i64::MAX, i64::MIN, 50_000_000, 4096];
+/// The values a lying count, offset or time takes (31,000,000 s: a job
+/// that ran for a year).
+pub const LIES: [i64; 13] =
+    [0, -1, 1, 2, (1 << 31) - 1, 1 << 31, 1 << 40, -(1 << 40), i64::MAX, i64::MIN, 50_000_000, 31_000_000, 4096];
 
 /// Values for floating-point counters.
 pub const FLOAT_LIES: [f64; 6] = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1.0, 1e300, -0.0];
