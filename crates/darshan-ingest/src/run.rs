@@ -3,13 +3,12 @@
 //! (one thread owns the database).
 //!
 //! Each worker sends its logs' rows, in bounded chunks, down a lane of its
-//! own, and announces each log on a shared queue of turns before its first
+//! own, and takes a turn for each log on a shared queue with its first
 //! message. The writer takes the turns in order and writes one log at a
 //! time, whole, from that worker's lane, while the other workers go on
-//! reading into theirs (and wait when their lane is full). So a log is
-//! written inside one savepoint and transactions are committed only
-//! between logs (`store`), and memory stays bounded whatever the logs'
-//! sizes.
+//! reading into theirs (and wait when their lane is full). So a log's rows
+//! are written together and transactions are committed only between logs
+//! (`store`), and memory stays bounded whatever the logs' sizes.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
@@ -174,7 +173,7 @@ pub fn content_key(p: &Path) -> std::io::Result<String> {
 /// A worker's end of its lane. A send fails only when the writer has
 /// stopped; the worker then stops too.
 struct ChannelSink<'a> {
-    tx: &'a SyncSender<Msg>,
+    lane: &'a Lane,
     file: FileInfo,
     key: String,
     writer_gone: bool,
@@ -183,35 +182,44 @@ struct ChannelSink<'a> {
 impl Sink for ChannelSink<'_> {
     fn begin(&mut self, b: Begin) {
         let m = Msg::Begin { file: self.file.clone(), key: self.key.clone(), job: b.job };
-        self.writer_gone |= self.tx.send(m).is_err();
+        self.writer_gone |= self.lane.first(m).is_err();
     }
     fn rows(&mut self, table: usize, rows: Vec<Row>) {
         if !self.writer_gone {
-            self.writer_gone |= self.tx.send(Msg::Rows { table, rows }).is_err();
+            self.writer_gone |= self.lane.tx.send(Msg::Rows { table, rows }).is_err();
         }
     }
 }
 
-/// Phase 2, one worker: take paths until none are left; announce each
-/// log on `turns` before sending its messages down `lane`.
-fn worker(
+/// A worker's lane and its place in the queue of turns.
+struct Lane {
     me: usize,
-    queue: Arc<Mutex<Vec<FileInfo>>>,
-    keys: Arc<Mutex<HashSet<String>>>,
-    ix: &TableIndex,
     turns: Sender<usize>,
-    lane: SyncSender<Msg>,
-) {
+    tx: SyncSender<Msg>,
+}
+
+struct WriterGone;
+
+impl Lane {
+    /// The first message of a log: its turn is taken when its data starts
+    /// to flow (not when it is picked up), so the writer does not wait on
+    /// a log still being hashed while others are ready.
+    fn first(&self, m: Msg) -> Result<(), WriterGone> {
+        self.turns.send(self.me).map_err(|_| WriterGone)?;
+        self.tx.send(m).map_err(|_| WriterGone)
+    }
+}
+
+/// Phase 2, one worker: take paths until none are left; each log's
+/// messages go down its lane, its turn taken with the first of them.
+fn worker(queue: Arc<Mutex<Vec<FileInfo>>>, keys: Arc<Mutex<HashSet<String>>>, ix: &TableIndex, lane: Lane) {
     loop {
         let Some(file) = queue.lock().ok().and_then(|mut q| q.pop()) else { return };
-        if turns.send(me).is_err() {
-            return;
-        }
         let path = PathBuf::from(&file.path);
         let key = match content_key(&path) {
             Ok(k) => k,
             Err(e) => {
-                if lane.send(Msg::Unreadable { file, error: e.to_string() }).is_err() {
+                if lane.first(Msg::Unreadable { file, error: e.to_string() }).is_err() {
                     return;
                 }
                 continue;
@@ -219,17 +227,18 @@ fn worker(
         };
         let fresh = keys.lock().map(|mut k| k.insert(key.clone())).unwrap_or(false);
         if !fresh {
-            if lane.send(Msg::Duplicate { file, key }).is_err() {
+            if lane.first(Msg::Duplicate { file, key }).is_err() {
                 return;
             }
             continue;
         }
-        let mut sink = ChannelSink { tx: &lane, file: file.clone(), key: key.clone(), writer_gone: false };
-        let msg = match extract::extract(&path, ix, &mut sink) {
-            Ok(end) => Msg::End { end },
-            Err(error) => Msg::Failed { file, key, error },
+        let mut sink = ChannelSink { lane: &lane, file: file.clone(), key: key.clone(), writer_gone: false };
+        let sent = match extract::extract(&path, ix, &mut sink) {
+            Ok(end) => lane.tx.send(Msg::End { end }).map_err(|_| WriterGone),
+            // Nothing was sent for a log that could not be opened.
+            Err(error) => lane.first(Msg::Failed { file, key, error }),
         };
-        if sink.writer_gone || lane.send(msg).is_err() {
+        if sink.writer_gone || sent.is_err() {
             return;
         }
     }
@@ -276,10 +285,11 @@ pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Su
     let mut lanes = Vec::with_capacity(workers);
     let handles: Vec<_> = (0..workers)
         .map(|me| {
-            let (lane_tx, lane_rx) = sync_channel::<Msg>(4);
+            let (tx, lane_rx) = sync_channel::<Msg>(4);
             lanes.push(lane_rx);
-            let (q, k, ix, t) = (queue.clone(), keys.clone(), ix.clone(), turn_tx.clone());
-            std::thread::spawn(move || worker(me, q, k, &ix, t, lane_tx))
+            let lane = Lane { me, turns: turn_tx.clone(), tx };
+            let (q, k, ix) = (queue.clone(), keys.clone(), ix.clone());
+            std::thread::spawn(move || worker(q, k, &ix, lane))
         })
         .collect();
     drop(turn_tx);
@@ -365,7 +375,14 @@ impl Writer<'_> {
                 Ok(Msg::Rows { table, rows }) => self.store.insert(id, table, &rows)?,
                 Ok(Msg::End { end }) => break end,
                 Ok(_) => return Err("internal: a log's messages were interleaved with another's".into()),
-                Err(_) => return self.store.abandon_log(),
+                Err(_) => {
+                    self.store.abandon()?;
+                    return Err(format!(
+                        "internal: the worker reading {} stopped in the middle of it; the logs since the last commit \
+                         will be ingested by the next run",
+                        file.path
+                    ));
+                }
             }
         };
         self.store.insert(id, self.ix.modules, &end.modules)?;

@@ -6,9 +6,11 @@
 //! * `seen_files` remembers each path with its size and mtime, so a
 //!   re-run skips unchanged files without reading them.
 //! * A log is written whole or not at all: its rows and its `logs` row
-//!   are written inside one savepoint, and transactions are committed only
-//!   between logs, so a run killed at any moment leaves every log either
-//!   complete or absent; the next run ingests the absent ones. (Databases
+//!   are written one after the other by the one writer, and transactions
+//!   are committed only between logs, so a run killed at any moment leaves
+//!   every log either complete or absent; the next run ingests the absent
+//!   ones. (Not a savepoint per log: in SQLite each one keeps a statement
+//!   journal of every page it changes, a fifth of the ingest's time.) (Databases
 //!   of earlier versions could hold logs left `loading`; those are
 //!   deleted when such a database is opened.)
 //! * One darshan-ingest at a time: the run holds an exclusive advisory
@@ -43,7 +45,7 @@ pub struct Store {
     in_tx: bool,
     /// The next log's log_id (one writer, by the lock: no query per log).
     next_id: i64,
-    /// The log being written (inside its savepoint), and its rows per table.
+    /// The log being written, and its rows per table.
     open_log: Option<(i64, Vec<u64>)>,
     rows_in_tx: usize,
     last_commit: Instant,
@@ -219,14 +221,13 @@ impl Store {
         Ok(())
     }
 
-    /// Start writing a log: its rows go into a savepoint that
-    /// `finish_log` releases or `abandon_log` rolls back. Returns its log_id.
+    /// Start writing a log; `finish_log` ends it. No commit happens
+    /// between the two. Returns its log_id.
     pub fn begin_log(&mut self) -> Result<i64, String> {
         if self.open_log.is_some() {
             return Err("internal: a log was begun while another was open".into());
         }
         self.tx()?;
-        self.conn.execute_batch("SAVEPOINT log").map_err(err)?;
         let id = self.next_id;
         self.next_id += 1;
         self.open_log = Some((id, vec![0; self.tables.len()]));
@@ -250,7 +251,7 @@ impl Store {
     }
 
     /// The log's `logs` row, with its final status, and the end of its
-    /// savepoint: from here the log is part of the next commit, whole.
+    /// writing: from here the log is part of the next commit, whole.
     pub fn finish_log(
         &mut self,
         key: &str,
@@ -266,7 +267,6 @@ impl Store {
             .prepare_cached("INSERT INTO logs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
             .and_then(|mut st| st.execute(params![id, key, path, size, status.as_str(), error, now()]))
             .map_err(err)?;
-        self.conn.execute_batch("RELEASE log").map_err(err)?;
         for (w, n) in self.rows_written.iter_mut().zip(rows) {
             *w += n;
         }
@@ -274,12 +274,18 @@ impl Store {
         Ok(id)
     }
 
-    /// Drop everything written for the open log (its worker went away).
-    pub fn abandon_log(&mut self) -> Result<(), String> {
-        if let Some((id, _)) = self.open_log.take() {
-            self.conn.execute_batch("ROLLBACK TO log; RELEASE log").map_err(err)?;
-            self.next_id = id;
+    /// Drop everything written since the last commit (a log's worker went
+    /// away in the middle of it, which only a bug can do): the next run
+    /// ingests those logs.
+    pub fn abandon(&mut self) -> Result<(), String> {
+        self.open_log = None;
+        if self.in_tx {
+            self.conn.execute_batch("ROLLBACK").map_err(err)?;
+            self.in_tx = false;
         }
+        self.rows_in_tx = 0;
+        self.next_id =
+            self.conn.query_row("SELECT COALESCE(MAX(log_id), 0) + 1 FROM logs", [], |r| r.get(0)).map_err(err)?;
         Ok(())
     }
 
@@ -309,7 +315,9 @@ impl Store {
     }
 
     pub fn commit(&mut self) -> Result<(), String> {
-        self.abandon_log()?;
+        if self.open_log.is_some() {
+            return Err("internal: a commit was asked for in the middle of a log".into());
+        }
         if self.in_tx {
             self.conn.execute_batch("COMMIT").map_err(err)?;
             self.in_tx = false;
