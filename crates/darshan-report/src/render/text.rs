@@ -133,7 +133,7 @@ fn files(o: &mut String, r: &Report) {
             continue;
         }
         let _ = writeln!(o, "  top files {title}:");
-        for x in rows.iter().take(5) {
+        for x in rows.iter() {
             let ranks = if x.ranks == -1 { "all".to_string() } else { x.ranks.to_string() };
             let _ = writeln!(
                 o,
