@@ -2,7 +2,7 @@
 # scripts/install.sh BUILD_DIR PREFIX: install the runtime and the tools
 # from a cargo release build directory (target/release) into PREFIX.
 #   PREFIX/bin    darshan-parser, -dxt-parser, -convert, -merge, -run,
-#                 darshan-config, darshan-mk-log-dirs, darshan-mmap-epilog,
+#                 darshan-summary, -ingest, -study, darshan-config, darshan-mk-log-dirs, darshan-mmap-epilog,
 #                 darshan-cc (and -cxx, -mpicc, -mpicxx, -mpifort, -fc)
 #   PREFIX/lib    libdarshan.so, libdarshan.a, pkgconfig/darshan-runtime.pc
 #   PREFIX/share  ld-opts/darshan-ld-opts (--wrap for static linking),
@@ -17,11 +17,12 @@ set -euo pipefail
 build=${1:?usage: install.sh BUILD_DIR PREFIX}
 prefix=${2:?usage: install.sh BUILD_DIR PREFIX}
 src=$(cd "$(dirname "$0")/.." && pwd)
-for f in libdarshan.so libdarshan.a darshan-parser darshan-dxt-parser darshan-convert darshan-merge darshan-run darshan-config; do
+tools=(darshan-parser darshan-dxt-parser darshan-convert darshan-merge darshan-run darshan-summary darshan-ingest darshan-study darshan-config)
+for f in libdarshan.so libdarshan.a "${tools[@]}"; do
     [ -f "$build/$f" ] || { echo "install.sh: $build/$f missing (cargo build --release)" >&2; exit 1; }
 done
 mkdir -p "$prefix/bin" "$prefix/lib/pkgconfig"
-for f in darshan-parser darshan-dxt-parser darshan-convert darshan-merge darshan-run darshan-config; do
+for f in "${tools[@]}"; do
     install -m 0755 "$build/$f" "$prefix/bin/$f"
 done
 install -m 0755 "$src/scripts/darshan-mk-log-dirs" "$src/scripts/darshan-mmap-epilog" "$prefix/bin/"

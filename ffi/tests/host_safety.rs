@@ -583,6 +583,41 @@ fn mk_log_dirs_makes_a_shared_dated_tree() {
     assert_eq!(missing.status.code(), Some(1));
 }
 
+/// docs/runtime.md's cluster set-up, as written there: the site makes the
+/// dated tree with darshan-mk-log-dirs and names it with LOGPATH in its
+/// config file; the job sets only DARSHAN_CONFIG_PATH. The log must land
+/// in today's YYYY/M/D directory (the docs once set DARSHAN_LOGPATH,
+/// which is a flat directory, so the tree they told sites to make was
+/// never used).
+#[test]
+fn the_documented_cluster_setup_puts_logs_in_the_dated_tree() {
+    let d = scratch("dated-tree");
+    let tree = d.join("darshan-logs");
+    std::fs::create_dir_all(&tree).unwrap();
+    let out = output(Command::new(root().join("scripts/darshan-mk-log-dirs")).arg(&tree));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let docs = std::fs::read_to_string(root().join("docs/runtime.md")).unwrap();
+    let line = docs.lines().find(|l| l.starts_with("LOGPATH ")).expect("docs/runtime.md names LOGPATH in a config file");
+    let conf = d.join("darshan.conf");
+    std::fs::write(&conf, line.replace("/lus/darshan-logs", tree.to_str().unwrap()) + "\n").unwrap();
+    let exe = compile("fopen_once", &d, &[]);
+    let file = d.join("data/existing.txt");
+    std::fs::write(&file, b"x\n").unwrap();
+    let out = output_within(
+        Command::new(&exe)
+            .arg(&file)
+            .env("LD_PRELOAD", lib())
+            .env("DARSHAN_ENABLE_NONMPI", "1")
+            .env("DARSHAN_CONFIG_PATH", &conf)
+            .env("DARSHAN_MMAP_LOGPATH", d.join("mmap")),
+        LIMIT,
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let logs = files(&tree.join(chrono_free_today()));
+    assert_eq!(logs.len(), 1, "one log in today's directory: {logs:?}");
+    darshan_log::LogFile::open(&logs[0]).unwrap();
+}
+
 /// exec removes the image's crash-safe file first. When the exec fails,
 /// the program goes on: its records must still get their pages (never a
 /// SIGBUS from an unlinked mapping) and reach its log, and no file stays.

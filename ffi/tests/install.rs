@@ -83,6 +83,38 @@ fn the_installed_tree_has_its_layout_and_moves_with_its_directory() {
     assert_eq!(Path::new(&lines[2]).canonicalize().unwrap(), moved.join("lib").canonicalize().unwrap(), "{lines:?}");
 }
 
+/// Every tool the README names (`darshan-xyz` in its list of what is
+/// here) is installed, and the installed one starts: `darshan-run` tells
+/// its user to run `darshan-summary`, which was once "command not found"
+/// because install.sh left the report and facility tools out.
+#[test]
+fn every_tool_the_readme_names_is_installed_and_starts() {
+    let p = prefix();
+    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    let mut named = std::collections::BTreeSet::new();
+    for line in readme.lines().filter(|l| l.starts_with("* `darshan-") || l.starts_with("  `darshan-")) {
+        for part in line.split('`').skip(1).step_by(2) {
+            let tool = part.split_whitespace().next().unwrap_or("");
+            if tool.starts_with("darshan-") && tool.chars().all(|c| c.is_ascii_lowercase() || c == '-') {
+                named.insert(tool.to_string());
+            }
+        }
+    }
+    for t in ["darshan-summary", "darshan-ingest", "darshan-study", "darshan-run", "darshan-parser"] {
+        assert!(named.contains(t), "README's tool list names {t}: {named:?}");
+    }
+    for t in &named {
+        let exe = p.join("bin").join(t);
+        assert!(exe.exists(), "{t} is named in the README but not installed");
+        // The C-compatible tools answer --help as C's do (usage, exit 1);
+        // every tool must start and print its usage.
+        let o = common::output_within(Command::new(&exe).arg("--help"), common::LIMIT);
+        let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        assert!(matches!(o.status.code(), Some(0 | 1)), "installed {t} --help: {:?} {text}", o.status);
+        assert!(text.to_lowercase().contains("usage"), "installed {t} --help prints its usage: {text}");
+    }
+}
+
 #[test]
 fn darshan_config_answers_as_the_c_tool_does() {
     let o = config(&["--version"]);
