@@ -3,8 +3,8 @@
 # did and its log through our parser; a 4-rank MPI job's one log; then
 # parse a log the C runtime wrote on an HPC machine.
 demo:
-    scripts/setup.sh
-    cargo build --release
+    @scripts/setup.sh
+    @echo "set-up: building (cargo build --release) ..." && cargo build --release -q 2> target/build.log || { tail -20 target/build.log; exit 1; }
     rm -rf target/demo && mkdir -p target/demo
     target/release/darshan-run --log-dir target/demo/logs -- tar cf target/demo/src.tar crates core modules ffi
     target/release/darshan-parser --perf target/demo/logs/*.darshan | tail -12

@@ -58,13 +58,34 @@ command -v chromium >/dev/null || need_apt+=(chromium)
 # Spark (pyspark, local mode) reads darshan-ingest's Parquet dataset in the
 # tests; it runs on Debian's Java 17.
 command -v java >/dev/null || need_apt+=(openjdk-17-jre-headless)
+# One status line per step; what apt-get and pip print goes to a log
+# that is named when a step fails.
+mkdir -p target
+LOG=$PWD/target/setup.log
+: > "$LOG"
+step() {
+    local what=$1; shift
+    printf 'set-up: %s ... ' "$what"
+    if "$@" >> "$LOG" 2>&1; then
+        echo ok
+    else
+        echo "FAILED (what it printed: $LOG)"
+        tail -5 "$LOG" | sed 's/^/  | /'
+        exit 1
+    fi
+}
+apt_install() {
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"
+}
 if [ ${#need_apt[@]} -gt 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
+    step "Debian packages (${#need_apt[@]}: ${need_apt[*]})" apt_install "${need_apt[@]}"
+else
+    echo "set-up: Debian packages ... already installed"
 fi
-if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import darshan, numpy, h5py, drishti, websocket, PIL, duckdb, pyspark' 2>/dev/null; then
+venv() {
     if ! python3 -m venv .venv 2>/dev/null; then
         # Debian's own python3 needs the venv package for ensurepip
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv
+        apt_install python3-venv
         rm -rf .venv && python3 -m venv .venv
     fi
     # h5py's wheel bundles its own HDF5 (2.0), loaded RTLD_LOCAL: the
@@ -73,4 +94,9 @@ if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import darshan, numpy, h5
     # runs the study's SQL over it) in the facility tests.
     .venv/bin/pip install -q --disable-pip-version-check darshan==3.5.0 h5py==3.16.0 drishti-io==0.8 websocket-client==1.9.2 pillow \
         duckdb==2.0.0 pyspark==3.5.3
+}
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import darshan, numpy, h5py, drishti, websocket, PIL, duckdb, pyspark' 2>/dev/null; then
+    step "Python venv (PyDarshan, h5py, Drishti, DuckDB, pyspark)" venv
+else
+    echo "set-up: Python venv ... already installed"
 fi

@@ -76,7 +76,13 @@ impl Fuse {
 /// `fusermount3 args` under the watchdog; None if it cannot be run. It
 /// never panics: the unmount runs in Drop, also while a test unwinds.
 fn fusermount(args: &[&str]) -> Option<std::process::ExitStatus> {
-    let mut child = Command::new("fusermount3").args(args).stdout(std::process::Stdio::null()).spawn().ok()?;
+    fusermount_to(args, std::process::Stdio::inherit())
+}
+
+/// `fusermount(args)` with its stderr sent to `err`.
+fn fusermount_to(args: &[&str], err: std::process::Stdio) -> Option<std::process::ExitStatus> {
+    let mut child =
+        Command::new("fusermount3").args(args).stdout(std::process::Stdio::null()).stderr(err).spawn().ok()?;
     darshan_test_support::watchdog(&child);
     child.wait().ok()
 }
@@ -87,7 +93,9 @@ impl Drop for Fuse {
         // Lazily if something still holds it busy: killing the server
         // under a mount leaves it stale ("transport endpoint is not
         // connected"), and the next run's `rm -rf` of the test tree fails.
-        if !fusermount(&["-u", mount]).is_some_and(|s| s.success()) {
+        // The first try's "Device or resource busy" is expected, not news:
+        // only the lazy unmount's complaint would be.
+        if !fusermount_to(&["-u", mount], std::process::Stdio::null()).is_some_and(|s| s.success()) {
             let _ = fusermount(&["-u", "-z", mount]);
         }
         let _ = self.server.kill();

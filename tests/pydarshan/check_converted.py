@@ -77,5 +77,5 @@ for log in sorted(glob.glob(os.path.join(logdir, "*.darshan"))):
 for f in failures:
     print("FAIL", f)
 print(f"pydarshan: {checked} module comparisons, {len(failures)} failures")
-print(f"{checked - len(failures)} passed, {len(failures)} failed")
+print(f"darshan-convert's logs: {checked - len(failures)} of {checked} module comparisons equal")
 sys.exit(1 if failures or checked == 0 else 0)

@@ -37,6 +37,31 @@ COUNTED = ("POSIX", "STDIO", "MPI-IO", "BG/Q", "H5F", "H5D", "PNETCDF_FILE", "PN
 
 failures = 0
 compared = 0
+
+
+class c_stderr_captured:
+    """File descriptor 2 into a temporary file while open (the C library
+    under PyDarshan writes there directly, not through sys.stderr)."""
+
+    def __enter__(self):
+        import tempfile
+        sys.stderr.flush()
+        self.tmp = tempfile.TemporaryFile()
+        self.saved = os.dup(2)
+        os.dup2(self.tmp.fileno(), 2)
+        return self
+
+    def __exit__(self, *exc):
+        sys.stderr.flush()
+        os.dup2(self.saved, 2)
+        os.close(self.saved)
+        return False
+
+    def text(self):
+        self.tmp.seek(0)
+        return self.tmp.read().decode(errors="replace")
+
+
 skipped = 0
 skipped_dxt = 0
 for log in logs:
@@ -52,7 +77,15 @@ for log in logs:
         f = line.split("\t")
         if len(f) >= 6 and f[0] in COUNTED + ("LUSTRE",):
             ours[(f[0], int(f[1]), int(f[2]), f[3])] = f[4]
-    rep = darshan.DarshanReport(log, read_all=True)
+    # PyDarshan's C reader prints "Error: Invalid DXT POSIX module version
+    # number (got 2)" on stderr for the thread-id DXT layout it refuses
+    # (counted below as not compared); that line, and only it, is kept
+    # out of the test's output, where it read like a failure.
+    with c_stderr_captured() as err:
+        rep = darshan.DarshanReport(log, read_all=True)
+    for line in err.text().splitlines():
+        if not line.startswith("Error: Invalid DXT"):
+            print(f"{log}: PyDarshan said: {line}")
     for mod in COUNTED:
         if mod not in rep.records:
             continue

@@ -255,3 +255,18 @@ fn the_text_report_carries_the_known_figures_and_findings() {
     let diag = darshan_report::render::text::diagnosis(&r);
     assert!(diag.starts_with("\nDiagnosis\n") && diag.contains("X04") && !diag.contains("burstiness"), "{diag}");
 }
+
+/// Given several logs, darshan-summary said only "unexpected argument";
+/// now it says what to do: one report per log, or merge one job's logs.
+#[test]
+fn several_logs_get_told_what_to_do() {
+    let d = out_dir("several");
+    let log = known_log(&d);
+    let l = log.to_str().unwrap();
+    let out = summary(&[l, l, "--text"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(err.contains("2 logs given") && err.contains("darshan-merge") && err.contains("for f in"), "{err}");
+    assert!(out.stdout.is_empty());
+}

@@ -20,8 +20,9 @@ use darshan_util::visible::visible;
                   went away."
 )]
 struct Args {
-    /// The Darshan log.
-    log: PathBuf,
+    /// The Darshan log (one: a report is about one job).
+    #[arg(required = true, num_args = 1.., value_name = "LOG")]
+    logs: Vec<PathBuf>,
     /// Where to write the HTML report (default: <log name>_report.html in
     /// the current directory). With --text or --json, write that instead;
     /// `-` is standard output.
@@ -44,6 +45,16 @@ struct Args {
 fn main() -> ExitCode {
     cli::one_line_panics("darshan-summary");
     let args = Args::parse();
+    if args.logs.len() > 1 {
+        cli::say(&format!(
+            "darshan-summary: {} logs given, but a report is about one job's log. For one report per log: \
+             for f in LOGS; do darshan-summary \"$f\"; done. For one job that left several logs (one per \
+             process, or a killed job's crash-safe files): darshan-merge --shared-redux --output job.darshan \
+             LOGS, then darshan-summary job.darshan.",
+            args.logs.len()
+        ));
+        return ExitCode::from(2);
+    }
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -58,13 +69,13 @@ fn run(args: &Args) -> Result<(), String> {
         Some(p) => Config::load(p)?,
         None => Config::default(),
     };
-    let report = analyze(&args.log, &Options { config, top: args.top.max(1) })?;
+    let report = analyze(&args.logs[0], &Options { config, top: args.top.max(1) })?;
     let (body, default_out) = if args.text {
         (render::text::render(&report), None)
     } else if args.json {
         (render::json(&report), None)
     } else {
-        let stem = args.log.file_name().map(|f| f.to_string_lossy().trim_end_matches(".darshan").to_string());
+        let stem = args.logs[0].file_name().map(|f| f.to_string_lossy().trim_end_matches(".darshan").to_string());
         (render::html::render(&report)?, Some(PathBuf::from(format!("{}_report.html", stem.unwrap_or_default()))))
     };
     let out = args.output.clone().or(default_out);
