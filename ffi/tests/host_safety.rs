@@ -597,7 +597,8 @@ fn the_documented_cluster_setup_puts_logs_in_the_dated_tree() {
     let out = output(Command::new(root().join("scripts/darshan-mk-log-dirs")).arg(&tree));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let docs = std::fs::read_to_string(root().join("docs/runtime.md")).unwrap();
-    let line = docs.lines().find(|l| l.starts_with("LOGPATH ")).expect("docs/runtime.md names LOGPATH in a config file");
+    let line =
+        docs.lines().find(|l| l.starts_with("LOGPATH ")).expect("docs/runtime.md names LOGPATH in a config file");
     let conf = d.join("darshan.conf");
     std::fs::write(&conf, line.replace("/lus/darshan-logs", tree.to_str().unwrap()) + "\n").unwrap();
     let exe = compile("fopen_once", &d, &[]);

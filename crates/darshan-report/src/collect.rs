@@ -116,13 +116,15 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, String> {
         lustre: &c.lustre,
         dxt_hosts: &c.dxt_hosts,
         hints,
+        internal: diagnose::internals::find(&c.files, &names),
+        withheld: Default::default(),
     };
     report.metrics = seed::metrics(
         &cx,
         &report.heatmaps,
         seed::RankMeta { per_rank: &c.rank_meta.values().copied().collect::<Vec<_>>(), shared: c.shared_meta },
     );
-    report.findings = diagnose::diagnose(&cx, &report.metrics);
+    (report.findings, report.withheld) = diagnose::diagnose(&cx, &report.metrics);
     Ok(report)
 }
 

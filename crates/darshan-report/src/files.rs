@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use darshan_log::counters::mpiio;
+use darshan_log::counters::{mpiio, posix};
 use darshan_log::modules::{self, module_name};
 use darshan_log::{NameTable, Record};
 use darshan_util::accum::{self, FileEntry};
@@ -47,6 +47,11 @@ pub enum Detail {
         /// written and read (Drishti P21/P22); None before the first.
         rank_w: Option<MinMax>,
         rank_r: Option<MinMax>,
+        /// Requests not aligned to the file alignment, and that alignment
+        /// (the largest of the file's records: st_blksize, or the stripe
+        /// size where the runtime knows it).
+        file_not_aligned: i64,
+        file_alignment: i64,
     },
     Mpiio {
         indep_reads: i64,
@@ -59,7 +64,14 @@ pub enum Detail {
 impl FileAgg {
     fn new(module: usize, id: u64) -> FileAgg {
         let detail = match module {
-            modules::POSIX => Detail::Posix { small_reads: 0, small_writes: 0, rank_w: None, rank_r: None },
+            modules::POSIX => Detail::Posix {
+                small_reads: 0,
+                small_writes: 0,
+                rank_w: None,
+                rank_r: None,
+                file_not_aligned: 0,
+                file_alignment: 0,
+            },
             modules::MPIIO => Detail::Mpiio { indep_reads: 0, indep_writes: 0, coll_reads: 0, coll_writes: 0 },
             _ => Detail::None,
         };
@@ -115,6 +127,25 @@ impl FileAgg {
             Detail::Posix { rank_w, rank_r, .. } => (rank_w, rank_r),
             _ => (None, None),
         }
+    }
+
+    /// (requests not aligned to the file alignment, that alignment).
+    pub fn file_alignment(&self) -> (i64, i64) {
+        match self.detail {
+            Detail::Posix { file_not_aligned, file_alignment, .. } => (file_not_aligned, file_alignment),
+            _ => (0, 0),
+        }
+    }
+
+    /// Bytes read beyond the file's extent (the highest offset read + 1):
+    /// data read more than once. Sparse reads (gaps) never count.
+    pub fn reread_bytes(&self) -> i64 {
+        (self.bytes_read() - (self.max_byte_read + 1)).max(0)
+    }
+
+    /// Bytes written beyond the file's extent: data written more than once.
+    pub fn rewritten_bytes(&self) -> i64 {
+        (self.bytes_written() - (self.max_byte_written + 1)).max(0)
     }
 
     /// (independent reads, independent writes, collective reads, collective writes)
@@ -178,7 +209,9 @@ impl Files {
                 *coll_reads += r.counters[mpiio::COLL_READS];
                 *coll_writes += r.counters[mpiio::COLL_WRITES];
             }
-            Detail::Posix { small_reads, small_writes, rank_w, rank_r } => {
+            Detail::Posix { small_reads, small_writes, rank_w, rank_r, file_not_aligned, file_alignment } => {
+                *file_not_aligned += r.counters.get(posix::FILE_NOT_ALIGNED).copied().unwrap_or(0);
+                *file_alignment = (*file_alignment).max(r.counters.get(posix::FILE_ALIGNMENT).copied().unwrap_or(0));
                 for &(sr, sw) in &l.small {
                     *small_reads += r.counters[sr];
                     *small_writes += r.counters[sw];

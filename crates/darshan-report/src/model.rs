@@ -26,6 +26,10 @@ pub struct Report {
     pub files: FileTables,
     pub metrics: Metrics,
     pub findings: Vec<Finding>,
+    /// Drishti's rules that would have fired here but that a counter in
+    /// the log refutes (or whose volume is under the threshold): each with
+    /// why, so a Drishti user sees what was left out and can check it.
+    pub withheld: Vec<Withheld>,
 }
 
 #[derive(Serialize, Debug, Default)]
@@ -294,9 +298,17 @@ pub enum Level {
     Ok,
 }
 
+/// A rule that would fire on its own thresholds, held back by evidence.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct Withheld {
+    pub code: String,
+    pub reason: String,
+}
+
 #[derive(Serialize, Debug, Clone)]
 pub struct Finding {
-    /// Drishti's code (S01, P01-P22, M01-M10) or ours (X.., L..).
+    /// Drishti's code (S01, P01-P22, M01-M10) or ours (M11, N01, X.., J..,
+    /// F.., L..).
     pub code: String,
     pub level: Level,
     pub title: String,

@@ -100,6 +100,7 @@ fn run(o: Opts) -> Result<ExitCode, String> {
         _ => lib.display().to_string(),
     };
     let before = summary::logs_in(&log_dir);
+    let started = std::time::SystemTime::now();
     let mut child = Command::new(&o.cmd[0])
         .args(&o.cmd[1..])
         .env("LD_PRELOAD", preload)
@@ -114,7 +115,7 @@ fn run(o: Opts) -> Result<ExitCode, String> {
         let logs: Vec<PathBuf> = summary::logs_in(&log_dir).into_iter().filter(|l| !before.contains(l)).collect();
         // The command's own status is what darshan-run returns, even
         // when one of its logs cannot be read (that is said above).
-        cli::stderr(&summary::report(&logs, pid).0);
+        cli::stderr(&summary::report(&logs, pid, Some(&summary::Run { args: &o.cmd[1..], started })).0);
     }
     Ok(ExitCode::from(code.clamp(0, 255) as u8))
 }
@@ -130,7 +131,7 @@ fn summarize(logs: &[PathBuf]) -> ExitCode {
         cli::say(&format!("darshan-run: no such log: {}", visible_bytes(bad.as_os_str().as_encoded_bytes())));
         return ExitCode::from(2);
     }
-    let (text, unreadable) = summary::report(logs, 0);
+    let (text, unreadable) = summary::report(logs, 0, None);
     cli::stderr(&text);
     ExitCode::from(if unreadable > 0 { 1 } else { 0 })
 }

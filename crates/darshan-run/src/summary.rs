@@ -120,11 +120,53 @@ impl Totals {
     }
 }
 
+/// What darshan-run knows of the command beyond its logs: its arguments
+/// and when it started, to find files it wrote that no log saw written.
+pub struct Run<'a> {
+    pub args: &'a [String],
+    pub started: SystemTime,
+}
+
+/// Files named among the command's arguments that changed during the run
+/// but that no log records a write to: they were written through a
+/// descriptor a process inherited rather than opened (`tar czf out.tgz`
+/// hands out.tgz to gzip as its standard output), which Darshan, like the
+/// C runtime, does not record. (argument as given, size now)
+fn written_unseen(run: &Run, totals: &Totals) -> Vec<(String, u64)> {
+    let written: std::collections::HashSet<PathBuf> = totals
+        .files
+        .iter()
+        .filter(|(_, v)| v.1 > 0)
+        .map(|((_, name), _)| PathBuf::from(String::from_utf8_lossy(name).into_owned()))
+        .collect();
+    // mtime has the file system's granularity: a second of slack.
+    let since = run.started - std::time::Duration::from_secs(1);
+    let mut out = Vec::new();
+    for a in run.args.iter().flat_map(|a| [a.as_str(), a.split_once('=').map_or("", |(_, v)| v)]) {
+        let p = Path::new(a);
+        let Ok(m) = std::fs::metadata(p) else { continue };
+        if a.is_empty() || !m.is_file() || m.modified().map_or(true, |t| t < since) {
+            continue;
+        }
+        let Ok(full) = p.canonicalize() else { continue };
+        if !written.contains(&full) && !out.iter().any(|(x, _): &(String, u64)| x == a) {
+            out.push((a.to_string(), m.len()));
+        }
+    }
+    out
+}
+
+/// The command's standard output, when a shell redirected it to a file.
+fn stdout_file() -> Option<PathBuf> {
+    let target = std::fs::read_link("/proc/self/fd/1").ok()?;
+    std::fs::metadata("/proc/self/fd/1").ok()?.is_file().then_some(target)
+}
+
 /// After the command: which logs it made (a shell script or a launcher
 /// makes one per process), what all of them together say, and which one
 /// is the command's own process. Returns the text for standard error and
 /// how many of the logs could not be read.
-pub fn report(logs: &[PathBuf], pid: u32) -> (String, usize) {
+pub fn report(logs: &[PathBuf], pid: u32, run: Option<&Run>) -> (String, usize) {
     let mut o = String::new();
     if logs.is_empty() {
         o.push_str("darshan-run: no log was written (see the messages above)\n");
@@ -177,6 +219,26 @@ pub fn report(logs: &[PathBuf], pid: u32) -> (String, usize) {
         );
     }
     all.print(&mut o);
+    if let Some(run) = run {
+        for (a, size) in written_unseen(run, &all) {
+            let _ = writeln!(
+                o,
+                "  note: {} ({} now) was written during the run, but no log records a write to it: a process wrote it \
+                 through a descriptor it inherited (a shell redirection, or the archive tar hands gzip as its \
+                 standard output), which is not recorded",
+                V(&a),
+                bytes(size as f64)
+            );
+        }
+        if let Some(f) = stdout_file() {
+            let _ = writeln!(
+                o,
+                "  note: the command's standard output went to {}: what it wrote there (as <STDOUT>) is counted, \
+                 but writes by processes that inherited it are not",
+                shown(&f)
+            );
+        }
+    }
     // The diagnosis of the command's own log (or the only one), from the
     // same analysis as darshan-summary's report (whose text renderer
     // escapes what comes from the log).

@@ -28,6 +28,8 @@ pub const DEFAULTS: &[(&str, f64, &str)] = &[
     ("fsu_a1_read", 1.0e-9, "NERSC FSU: seconds per byte read (1 GB/s)"),
     ("fsu_a0_write", 0.001, "NERSC FSU: seconds per write operation"),
     ("fsu_a1_write", 1.25e-9, "NERSC FSU: seconds per byte written (800 MB/s)"),
+    ("min_volume", 1048576.0, "ours: bytes under which no finding about data volume is made"),
+    ("min_time", 1.0, "ours: seconds under which no finding about time (X02) is made"),
     ("lustre_large_file", 1073741824.0, "Lustre: file size above which one stripe is too few (L01)"),
 ];
 

@@ -4,13 +4,24 @@
 //! Differences (docs/report.md): M08-M10 need the node count, which Drishti
 //! asks SLURM's `sacct` for; we count DXT host names instead and stay
 //! silent without DXT. Backtraces (a Darshan fork's DXT column) are not
-//! read.
+//! read. Where a counter in the log refutes a rule (collective I/O behind
+//! an imbalance, sparse reads that are not re-reads, the page-sized
+//! alignment of a local file system, a volume under `min_volume`) the
+//! rule is held back and the reason kept (`Ctx::withhold`); P09 and P10
+//! mean data read or written beyond a file's extent, which is what
+//! Drishti's wording says but not what its condition tests.
 
 use darshan_log::modules;
 
 use super::{finding, pct, Ctx};
 use crate::files::{name_of, FileAgg};
 use crate::model::{Finding, Level};
+use crate::units::{bytes as b, count};
+
+/// The file alignment of a local, page-cached file system (st_blksize):
+/// misaligned requests there cost a page-cache merge, not a lock or a
+/// read-modify-write on a server.
+const PAGE: i64 = 4096;
 
 pub fn insights(cx: &Ctx) -> Vec<Finding> {
     let mut out = Vec::new();
@@ -35,22 +46,43 @@ fn stdio_and_mpiio(cx: &Ctx, out: &mut Vec<Finding>) {
     }
     let total = stdio + posix + mpiio;
     if total > 0 && stdio as f64 / total as f64 > cx.cfg.get("interface_stdio") {
-        out.push(finding(
-            "S01",
-            Level::High,
-            format!("STDIO moves {} of the job's data ({} of {} bytes)", pct(stdio, total), stdio, total),
-            vec![],
-            Some("Use a high-performance interface such as MPI-IO (or POSIX with large requests) for bulk data"),
-        ));
+        if (stdio as f64) < cx.min_volume() {
+            cx.withhold(
+                "S01",
+                format!(
+                    "STDIO moves {} of the data, but only {}: under the {} a finding needs",
+                    pct(stdio, total),
+                    b(stdio as f64),
+                    b(cx.min_volume())
+                ),
+            );
+        } else {
+            out.push(finding(
+                "S01",
+                Level::High,
+                format!(
+                    "STDIO moves {} of the job's data ({} of {})",
+                    pct(stdio, total),
+                    b(stdio as f64),
+                    b(total as f64)
+                ),
+                vec![],
+                Some("Use a high-performance interface such as MPI-IO (or POSIX with large requests) for bulk data"),
+            ));
+        }
     }
     if !cx.module_present("MPI-IO") {
-        out.push(finding(
-            "M01",
-            Level::Warn,
-            "The application does not use MPI-IO".into(),
-            vec![],
-            Some("Consider a high-performance parallel interface (MPI-IO, or HDF5/PnetCDF over it)"),
-        ));
+        if cx.nprocs <= 1 {
+            cx.withhold("M01", "no MPI-IO, but a single process: a parallel I/O interface would not help it".into());
+        } else {
+            out.push(finding(
+                "M01",
+                Level::Info,
+                format!("The application does not use MPI-IO ({} processes)", cx.nprocs),
+                vec![],
+                Some("For shared files, a parallel interface (MPI-IO, or HDF5/PnetCDF over it) can aggregate requests"),
+            ));
+        }
     }
 }
 
@@ -67,11 +99,12 @@ fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
             code,
             Level::Info,
             format!(
-                "Operation-intensive: {} {what}s ({} of {ops} operations)",
-                writes.max(reads),
-                pct(writes.max(reads), ops)
+                "Operation-intensive: {} {what}s ({} of {} operations)",
+                count(writes.max(reads)),
+                pct(writes.max(reads), ops),
+                count(ops)
             ),
-            vec![format!("{reads} reads, {writes} writes")],
+            vec![format!("{} reads, {} writes", count(reads), count(writes))],
             None,
         ));
     }
@@ -84,7 +117,7 @@ fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
             code,
             Level::Info,
             format!("Size-intensive: {} of the bytes are {what}s", pct(bw.max(br), bytes)),
-            vec![format!("{br} bytes read, {bw} bytes written")],
+            vec![format!("{} read, {} written", b(br as f64), b(bw as f64))],
             None,
         ));
     }
@@ -93,12 +126,43 @@ fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
         ("P05", small_r, reads, "read", (|e: &FileAgg| e.small().0) as fn(&FileAgg) -> i64),
         ("P06", small_w, writes, "write", |e: &FileAgg| e.small().1),
     ] {
+        let moved = if what == "read" { br } else { bw };
+        let spent = if what == "read" { p.times[0] } else { p.times[1] };
         if n > 0 && ratio(n, total) > t("small_requests") && n as f64 > t("small_requests_absolute") {
+            if (moved as f64) < cx.min_volume() {
+                cx.withhold(
+                    code,
+                    format!(
+                        "{} small {what}s, but {} {what} in all: under the {} a finding needs",
+                        count(n),
+                        b(moved as f64),
+                        b(cx.min_volume())
+                    ),
+                );
+                continue;
+            }
+            // Many small requests cost the job only the time they take;
+            // consecutive ones are merged by the kernel's read-ahead and
+            // write-back before they reach a disk or a server.
+            if spent < cx.min_time() {
+                cx.withhold(
+                    code,
+                    format!(
+                        "{} small {what}s, but all {} {what}s took {} (every process together): under the {} a finding about time needs",
+                        count(n),
+                        count(total),
+                        crate::units::secs(spent),
+                        crate::units::secs(cx.min_time())
+                    ),
+                );
+                continue;
+            }
             // Drishti names the files with over half the ratio's share.
             let floor = total as f64 * t("small_requests") / 2.0;
             let files = cx.files_of(modules::POSIX).map(|e| (key(e) as f64, e)).filter(|(k, _)| *k > floor).collect();
-            let mut ev = vec![format!("{n} of {total} {what} requests are under 1 MiB ({})", pct(n, total))];
-            ev.extend(cx.worst(files, |name, _, k| format!("{k} small {what}s to {name}")));
+            let mut ev =
+                vec![format!("{} of {} {what} requests are under 1 MiB ({})", count(n), count(total), pct(n, total))];
+            ev.extend(cx.worst(files, |name, _, k| format!("{} small {what}s to {name}", count(k as i64))));
             let rec = if cx.module_present("MPI-IO") {
                 "Use collective MPI-IO operations (MPI_File_read_all, MPI_File_write_all) or aggregate requests into larger ones"
             } else {
@@ -107,56 +171,42 @@ fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
             out.push(finding(
                 code,
                 Level::High,
-                format!("High number ({n}) of small {what} requests (< 1 MiB)"),
+                format!("High number ({}) of small {what} requests (< 1 MiB)", count(n)),
                 ev,
                 Some(rec),
             ));
         }
     }
     let mem = p.sum("POSIX_MEM_NOT_ALIGNED");
-    let file = p.sum("POSIX_FILE_NOT_ALIGNED");
+    let spent = p.times[0] + p.times[1];
     if ops > 0 && mem as f64 / ops as f64 > t("misaligned_requests") {
-        out.push(finding(
-            "P07",
-            Level::High,
-            format!("High number of requests misaligned in memory ({})", pct(mem, ops)),
-            vec![format!("{mem} of {ops} requests")],
-            Some("Align I/O buffers to the memory alignment (e.g. posix_memalign)"),
-        ));
-    }
-    if ops > 0 && file as f64 / ops as f64 > t("misaligned_requests") {
-        let mut ev = vec![format!("{file} of {ops} requests are not aligned to the file alignment")];
-        if let Some(s) = cx.lustre_stripe_sizes().first() {
-            ev.push(format!("Lustre stripe size {s} bytes"));
+        if spent < cx.min_time() {
+            cx.withhold(
+                "P07",
+                format!(
+                    "{} of {} requests misaligned in memory, but all reads and writes took {} (every process together)",
+                    count(mem),
+                    count(ops),
+                    crate::units::secs(spent)
+                ),
+            );
+        } else if ((br + bw) as f64) < cx.min_volume() {
+            cx.withhold(
+                "P07",
+                format!("{} requests misaligned in memory, but {} moved in all", count(mem), b((br + bw) as f64)),
+            );
+        } else {
+            out.push(finding(
+                "P07",
+                Level::High,
+                format!("High number of requests misaligned in memory ({})", pct(mem, ops)),
+                vec![format!("{} of {} requests", count(mem), count(ops))],
+                Some("Align I/O buffers to the memory alignment (e.g. posix_memalign)"),
+            ));
         }
-        out.push(finding(
-            "P08",
-            Level::High,
-            format!("High number of requests misaligned in the file ({})", pct(file, ops)),
-            ev,
-            Some("Make request offsets and sizes multiples of the file system block or stripe size"),
-        ));
     }
-    let max_read = cx.files_of(modules::POSIX).map(|e| e.max_byte_read).max().unwrap_or(-1);
-    let max_write = cx.files_of(modules::POSIX).map(|e| e.max_byte_written).max().unwrap_or(-1);
-    if max_read > br {
-        out.push(finding(
-            "P09",
-            Level::Warn,
-            "Possible redundant read traffic (the highest offset read exceeds the data read)".into(),
-            vec![format!("max read offset {max_read}, bytes read {br}")],
-            None,
-        ));
-    }
-    if max_write > bw {
-        out.push(finding(
-            "P10",
-            Level::Warn,
-            "Possible redundant write traffic (the highest offset written exceeds the data written)".into(),
-            vec![format!("max write offset {max_write}, bytes written {bw}")],
-            None,
-        ));
-    }
+    misaligned_in_file(cx, ops, br + bw, spent, out);
+    redundant(cx, p, out);
     for (total, seq, consec, what, random_code, seq_code) in [
         (reads, p.sum("POSIX_SEQ_READS"), p.sum("POSIX_CONSEC_READS"), "read", "P11", "P12"),
         (writes, p.sum("POSIX_SEQ_WRITES"), p.sum("POSIX_CONSEC_WRITES"), "write", "P13", "P14"),
@@ -172,22 +222,36 @@ fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
             out.push(finding(
                 random_code,
                 Level::High,
-                format!("High number ({random}) of random {what} operations ({})", pct(random, total)),
-                vec![format!("{consec} consecutive, {} sequential, {random} random of {total}", seq - consec)],
+                format!("High number ({}) of random {what} operations ({})", count(random), pct(random, total)),
+                vec![format!(
+                    "{} consecutive, {} sequential with gaps, {} random of {}",
+                    count(consec),
+                    count(seq - consec),
+                    count(random),
+                    count(total)
+                )],
                 Some("Access files sequentially in large requests, or use collective I/O to reorder requests"),
             ));
         } else {
-            out.push(finding(
-                seq_code,
-                Level::Ok,
+            // Drishti says "mostly consecutive and sequential" here even
+            // when most requests are random but too few to matter; say
+            // what the shares are instead.
+            let shares = format!(
+                "{} consecutive, {} sequential with gaps, {} random",
+                pct(consec, total),
+                pct(seq - consec, total),
+                pct(random, total)
+            );
+            let title = if ratio(random, total) > t("random_operations") {
                 format!(
-                    "Mostly consecutive ({}) and sequential ({}) {what} requests",
-                    pct(consec, total),
-                    pct(seq - consec, total)
-                ),
-                vec![],
-                None,
-            ));
+                    "{what} requests: {shares} ({} random, under the {} that would matter)",
+                    count(random),
+                    count(t("random_operations_absolute") as i64)
+                )
+            } else {
+                format!("Sequential {what} requests: {shares}")
+            };
+            out.push(finding(seq_code, Level::Ok, capitalized(&title), vec![], None));
         }
     }
     shared_posix(cx, out);
@@ -207,6 +271,134 @@ fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
     per_rank_imbalance(cx, out);
 }
 
+/// P08: requests misaligned in the file, counted only on files whose
+/// alignment is larger than a page (a parallel file system's block or
+/// stripe): on a local file system the page cache absorbs misalignment.
+fn misaligned_in_file(cx: &Ctx, ops: i64, moved: i64, spent: f64, out: &mut Vec<Finding>) {
+    let t = |k: &str| cx.cfg.get(k);
+    let (mut wide, mut paged) = (0i64, 0i64);
+    for e in cx.files_of(modules::POSIX) {
+        let (n, align) = e.file_alignment();
+        if align > PAGE {
+            wide += n;
+        } else {
+            paged += n;
+        }
+    }
+    let all = wide + paged;
+    if ops == 0 || all as f64 / ops as f64 <= t("misaligned_requests") {
+        return;
+    }
+    if (moved as f64) < cx.min_volume() {
+        cx.withhold(
+            "P08",
+            format!("{} requests misaligned in the file, but {} moved in all", count(all), b(moved as f64)),
+        );
+        return;
+    }
+    if spent < cx.min_time() {
+        cx.withhold(
+            "P08",
+            format!(
+                "{} of {} requests misaligned in the file, but all reads and writes took {} (every process together)",
+                count(all),
+                count(ops),
+                crate::units::secs(spent)
+            ),
+        );
+        return;
+    }
+    if wide as f64 / ops as f64 <= t("misaligned_requests") {
+        cx.withhold(
+            "P08",
+            format!(
+                "{} of {} requests are misaligned, {} of them on files aligned to the {} page of a local file system, where the page cache absorbs it",
+                count(all),
+                count(ops),
+                count(paged),
+                b(PAGE as f64)
+            ),
+        );
+        return;
+    }
+    let mut ev = vec![format!("{} of {} requests are not aligned to their file's alignment", count(wide), count(ops))];
+    if let Some(s) = cx.lustre_stripe_sizes().first() {
+        ev.push(format!("Lustre stripe size {}", b(*s as f64)));
+    }
+    out.push(finding(
+        "P08",
+        Level::High,
+        format!("High number of requests misaligned in the file ({})", pct(wide, ops)),
+        ev,
+        Some("Make request offsets and sizes multiples of the file system block or stripe size"),
+    ));
+}
+
+/// P09/P10: data read (written) beyond a file's extent, that is more than
+/// once. Drishti's condition (the highest offset exceeds the bytes moved)
+/// fires on sparse access instead; when only it holds, the rule is held
+/// back with why.
+fn redundant(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
+    let kinds: [(&str, &str, i64, fn(&FileAgg) -> i64, fn(&FileAgg) -> (i64, i64), &str); 2] = [
+        (
+            "P09",
+            "read",
+            p.sum("POSIX_BYTES_READ"),
+            FileAgg::reread_bytes,
+            |e| (e.bytes_read(), e.max_byte_read),
+            "Read each part of a file once and keep it in memory, or read it on one rank and distribute it (MPI_Bcast)",
+        ),
+        (
+            "P10",
+            "written",
+            p.sum("POSIX_BYTES_WRITTEN"),
+            FileAgg::rewritten_bytes,
+            |e| (e.bytes_written(), e.max_byte_written),
+            "Write each part of a file once: buffer updates in memory and write them when final",
+        ),
+    ];
+    for (code, what, moved, extra, of, rec) in kinds {
+        let files: Vec<(f64, &FileAgg)> =
+            cx.files_of(modules::POSIX).map(|e| (extra(e) as f64, e)).filter(|(x, _)| *x > 0.0).collect();
+        let total: f64 = files.iter().map(|(x, _)| x).sum();
+        let highest = cx.files_of(modules::POSIX).map(|e| of(e).1).max().unwrap_or(-1);
+        if total >= cx.min_volume() {
+            let mut ev = vec![format!("{} {what} beyond the extent of {} files", b(total), files.len())];
+            ev.extend(cx.worst(files, |name, e, _| {
+                let (moved, max) = of(e);
+                format!("{name}: {} {what}, extent {}", b(moved as f64), b((max + 1) as f64))
+            }));
+            out.push(finding(
+                code,
+                Level::Warn,
+                format!("Redundant traffic: {} {what} more than once", b(total)),
+                ev,
+                Some(rec),
+            ));
+        } else if total > 0.0 {
+            cx.withhold(
+                code,
+                format!("{} {what} beyond files' extents: under the {} a finding needs", b(total), b(cx.min_volume())),
+            );
+        } else if highest > moved {
+            cx.withhold(
+                code,
+                format!(
+                    "the highest offset {what} ({}) exceeds the bytes {what} ({}) because accesses skip parts of files (sparse), which is not redundant traffic; no file is {what} beyond its extent",
+                    b(highest as f64),
+                    b(moved as f64)
+                ),
+            );
+        }
+    }
+}
+
+/// "the" → "The".
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+}
+
 fn shared_posix(cx: &Ctx, out: &mut Vec<Finding>) {
     let t = |k: &str| cx.cfg.get(k);
     let shared: Vec<&FileAgg> = cx.files_of(modules::POSIX).filter(|e| e.ranks() == -1).collect();
@@ -220,13 +412,43 @@ fn shared_posix(cx: &Ctx, out: &mut Vec<Finding>) {
         writes += e.writes;
         small_w += e.small().1;
     }
-    for (code, total, small, what) in [("P15", reads, small_r, "read"), ("P16", writes, small_w, "write")] {
+    let time = |f: fn(&FileAgg) -> i64| -> f64 {
+        // A shared file's time, split by its bytes: the record keeps one
+        // I/O time, not read and write apart.
+        shared
+            .iter()
+            .map(|e| {
+                let all = (e.bytes_read() + e.bytes_written()).max(1) as f64;
+                e.io_time * f(e) as f64 / all
+            })
+            .sum()
+    };
+    let spent_r = time(|e| e.bytes_read());
+    let spent_w = time(|e| e.bytes_written());
+    for (code, total, small, what, spent) in
+        [("P15", reads, small_r, "read", spent_r), ("P16", writes, small_w, "write", spent_w)]
+    {
         if total > 0 && small as f64 / total as f64 > t("small_requests") && small as f64 > t("small_requests_absolute")
         {
+            if spent < cx.min_time() {
+                cx.withhold(
+                    code,
+                    format!(
+                        "{} small {what}s to shared files, but they took about {} (every process together)",
+                        count(small),
+                        crate::units::secs(spent)
+                    ),
+                );
+                continue;
+            }
             out.push(finding(
                 code,
                 Level::High,
-                format!("High number ({small}) of small {what} requests to shared files ({})", pct(small, total)),
+                format!(
+                    "High number ({}) of small {what} requests to shared files ({})",
+                    count(small),
+                    pct(small, total)
+                ),
                 vec![],
                 Some("Use MPI-IO collective operations so aggregators issue large requests to shared files"),
             ));
@@ -249,11 +471,13 @@ fn shared_posix(cx: &Ctx, out: &mut Vec<Finding>) {
             (e.io_time != 0.0).then(|| (e.slowest.1 - e.fastest.1).abs() / e.io_time)
         }),
     ];
+    let mut aggregated: Vec<(f64, &FileAgg)> = Vec::new();
     for (code, kind, what, rec, ratio) in stragglers {
-        let hits: Vec<(f64, &FileAgg)> = shared
+        let all: Vec<(f64, &FileAgg)> = shared
             .iter()
             .filter_map(|e| ratio(e).filter(|d| *d > t("imbalance_stragglers")).map(|d| (d, *e)))
             .collect();
+        let hits = refute_imbalance(cx, code, all, &mut aggregated);
         if !hits.is_empty() {
             out.push(finding(
                 code,
@@ -264,6 +488,91 @@ fn shared_posix(cx: &Ctx, out: &mut Vec<Finding>) {
             ));
         }
     }
+    aggregation(cx, aggregated, out);
+}
+
+/// The files of an imbalance rule that stand: files accessed only through
+/// collective MPI-IO go to `aggregated` (the library's aggregators do
+/// their file I/O, unevenly by design) and files under `min_volume` are
+/// dropped; the rule is held back, with why, when nothing stands.
+fn refute_imbalance<'a>(
+    cx: &Ctx,
+    code: &str,
+    all: Vec<(f64, &'a FileAgg)>,
+    aggregated: &mut Vec<(f64, &'a FileAgg)>,
+) -> Vec<(f64, &'a FileAgg)> {
+    let n = all.len();
+    let (mut collective, mut small) = (0, 0);
+    let mut hits = Vec::new();
+    for (d, e) in all {
+        if cx.collective_only(e.id) {
+            collective += 1;
+            if !aggregated.iter().any(|(_, a)| a.id == e.id) {
+                aggregated.push((d, e));
+            }
+        } else if ((e.bytes_read() + e.bytes_written()) as f64) < cx.min_volume() {
+            small += 1;
+        } else {
+            hits.push((d, e));
+        }
+    }
+    if hits.is_empty() && n > 0 {
+        let mut why = Vec::new();
+        if collective > 0 {
+            why.push(format!(
+                "{collective} accessed only through collective MPI-IO, whose aggregators do the file I/O (M11)"
+            ));
+        }
+        if small > 0 {
+            why.push(format!("{small} moving under {} each", b(cx.min_volume())));
+        }
+        cx.withhold(code, format!("imbalance on {n} files: {}", why.join("; ")));
+    }
+    hits
+}
+
+/// M11: shared files whose uneven split between ranks is collective
+/// buffering at work. The aggregator count comes from the MPI-IO hints
+/// (cb_nodes) when the log has them; the split from the POSIX record's
+/// fastest and slowest rank.
+fn aggregation(cx: &Ctx, files: Vec<(f64, &FileAgg)>, out: &mut Vec<Finding>) {
+    if files.is_empty() {
+        return;
+    }
+    let n = files.len();
+    let mut ev = Vec::new();
+    if let Some(cb) = cx.cb_nodes() {
+        ev.push(format!(
+            "the MPI-IO hints set cb_nodes={cb}: at most {} when the library buffers collectively (it may instead let each rank write its own contiguous part)",
+            super::plural(cb, "aggregator")
+        ));
+    }
+    ev.extend(cx.worst(files, |name, e, _| {
+        let moved = e.bytes_read() + e.bytes_written();
+        if e.slowest.0 >= 0 && e.slowest.2 > 0 {
+            format!(
+                "{name}: rank {} moved {} of the file's {} through POSIX ({}), rank {} moved {}",
+                e.slowest.0,
+                b(e.slowest.2 as f64),
+                b(moved as f64),
+                pct(e.slowest.2, moved),
+                e.fastest.0,
+                b(e.fastest.2 as f64)
+            )
+        } else {
+            format!("{name}: {} through POSIX", b(moved as f64))
+        }
+    }));
+    out.push(finding(
+        "M11",
+        Level::Info,
+        format!(
+            "Collective I/O: the MPI library's aggregators do the file I/O of {}, so ranks' shares differ by design",
+            super::plural(n as i64, "shared file")
+        ),
+        ev,
+        None,
+    ));
 }
 
 fn per_rank_imbalance(cx: &Ctx, out: &mut Vec<Finding>) {
@@ -273,8 +582,9 @@ fn per_rank_imbalance(cx: &Ctx, out: &mut Vec<Finding>) {
         ("P21", "write", (|e: &FileAgg| e.rank_extremes().0) as fn(&FileAgg) -> Option<(i64, i64)>),
         ("P22", "read", |e: &FileAgg| e.rank_extremes().1),
     ] {
-        let hits: Vec<(f64, &FileAgg)> =
+        let all: Vec<(f64, &FileAgg)> =
             cx.files_of(modules::POSIX).filter_map(|e| diff(get(e)).filter(|d| *d > t).map(|d| (d, e))).collect();
+        let hits = refute_imbalance(cx, code, all, &mut Vec::new());
         if !hits.is_empty() {
             out.push(finding(
                 code,
@@ -338,8 +648,13 @@ fn mpiio(cx: &Ctx, out: &mut Vec<Finding>) {
             let n = name_of(cx.names, e.id);
             n.ends_with(".h5") || n.ends_with(".hdf5")
         });
-    for (code, nb, what) in [("M06", m.sum("MPIIO_NB_READS"), "read"), ("M07", m.sum("MPIIO_NB_WRITES"), "write")] {
-        if nb == 0 {
+    for (code, nb, what, moved) in [
+        ("M06", m.sum("MPIIO_NB_READS"), "read", m.sum("MPIIO_BYTES_READ")),
+        ("M07", m.sum("MPIIO_NB_WRITES"), "written", m.sum("MPIIO_BYTES_WRITTEN")),
+    ] {
+        if nb == 0 && (moved as f64) < cx.min_volume() {
+            cx.withhold(code, format!("no non-blocking MPI-IO, but only {} {what} through MPI-IO", b(moved as f64)));
+        } else if nb == 0 {
             let rec = if hdf5 {
                 "Consider HDF5's asynchronous I/O VOL connector, or non-blocking MPI-IO"
             } else {
@@ -347,8 +662,13 @@ fn mpiio(cx: &Ctx, out: &mut Vec<Finding>) {
             };
             out.push(finding(
                 code,
-                Level::Warn,
-                format!("The application could benefit from non-blocking {what}s"),
+                // A suggestion, not a fault: blocking I/O is correct.
+                Level::Info,
+                format!(
+                    "No non-blocking MPI-IO {} ({} {what}, all blocking)",
+                    if what == "read" { "reads" } else { "writes" },
+                    b(moved as f64)
+                ),
                 vec![],
                 Some(rec),
             ));

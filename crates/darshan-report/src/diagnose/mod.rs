@@ -5,9 +5,11 @@
 
 pub mod config;
 pub mod drishti;
+pub mod internals;
 pub mod lustre;
 pub mod seed;
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use darshan_log::NameTable;
@@ -15,7 +17,7 @@ use darshan_log::NameTable;
 pub use config::Config;
 
 use crate::files::{FileAgg, Files};
-use crate::model::{Finding, Level, Metrics};
+use crate::model::{Finding, Level, Metrics, Withheld};
 use crate::modstats::ModuleSums;
 
 /// Files named in one finding's evidence.
@@ -44,6 +46,11 @@ pub struct Ctx<'a> {
     pub dxt_hosts: &'a HashSet<String>,
     /// The MPI-IO hints (`h=` in the job metadata).
     pub hints: Option<&'a str>,
+    /// Files the MPI library made for itself (internals.rs): left out of
+    /// every file-level rule, listed once (N01).
+    pub internal: HashSet<u64>,
+    /// Rules held back, and why (Report::withheld).
+    pub withheld: RefCell<Vec<Withheld>>,
 }
 
 impl Ctx<'_> {
@@ -55,8 +62,39 @@ impl Ctx<'_> {
         self.modules_present.iter().any(|m| m == name)
     }
 
+    /// The application's files of a module (the MPI library's own left out).
     pub fn files_of(&self, module: usize) -> impl Iterator<Item = &FileAgg> {
-        self.files.of(module)
+        self.files.of(module).filter(|e| !self.internal.contains(&e.id))
+    }
+
+    /// Hold a rule back, saying why (once per code and reason).
+    pub fn withhold(&self, code: &str, reason: String) {
+        let w = Withheld { code: code.to_string(), reason };
+        let mut v = self.withheld.borrow_mut();
+        if !v.contains(&w) {
+            v.push(w);
+        }
+    }
+
+    /// Bytes under which a finding about data volume is not worth a
+    /// reader's time (config `min_volume`, 1 MiB by default).
+    pub fn min_volume(&self) -> f64 {
+        self.cfg.get("min_volume")
+    }
+
+    /// Seconds under which a finding about time is not (config `min_time`).
+    pub fn min_time(&self) -> f64 {
+        self.cfg.get("min_time")
+    }
+
+    /// Every MPI-IO access to the file was collective (and there was at
+    /// least one): its POSIX I/O is done by the MPI library's
+    /// aggregators, so an uneven split between ranks is by design.
+    pub fn collective_only(&self, id: u64) -> bool {
+        self.files.get(darshan_log::modules::MPIIO, id).is_some_and(|m| {
+            let (ir, iw, cr, cw) = m.mpiio_ops();
+            ir + iw == 0 && cr + cw > 0
+        })
     }
 
     /// Evidence lines for the files behind a finding: the `WORST` with
@@ -93,6 +131,11 @@ pub fn finding(code: &str, level: Level, title: String, evidence: Vec<String>, r
     Finding { code: code.to_string(), level, title, evidence, recommendation: rec.map(str::to_string) }
 }
 
+/// "1 file", "2 files", with thousands separators.
+pub fn plural(n: i64, what: &str) -> String {
+    format!("{} {what}{}", crate::units::count(n), if n == 1 { "" } else { "s" })
+}
+
 pub fn pct(a: i64, b: i64) -> String {
     if b == 0 {
         return "n/a".to_string();
@@ -100,11 +143,13 @@ pub fn pct(a: i64, b: i64) -> String {
     format!("{:.2}%", a as f64 / b as f64 * 100.0)
 }
 
-/// All findings, most severe first (stable within a level).
-pub fn diagnose(cx: &Ctx, metrics: &Metrics) -> Vec<Finding> {
+/// All findings, most severe first (stable within a level), and the
+/// rules held back with why.
+pub fn diagnose(cx: &Ctx, metrics: &Metrics) -> (Vec<Finding>, Vec<Withheld>) {
     let mut out = drishti::insights(cx);
     out.extend(seed::findings(cx, metrics));
     out.extend(lustre::advice(cx));
+    out.extend(internals::named_once(cx));
     out.sort_by(|a, b| a.level.cmp(&b.level));
-    out
+    (out, cx.withheld.take())
 }

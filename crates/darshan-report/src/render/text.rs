@@ -180,7 +180,7 @@ fn metrics(o: &mut String, r: &Report) {
     if let Some(load) = m.fsu.load {
         let _ = writeln!(
             o,
-            "  file-system load (FSU)     {:.3} ({} read + {} write per run-time second, coefficients: {})",
+            "  file-system load (FSU)     {:.3} file-system seconds per run-time second ({} read + {} write over the run; coefficients: {})",
             load,
             secs(m.fsu.read_seconds),
             secs(m.fsu.write_seconds),
@@ -214,6 +214,12 @@ fn findings(o: &mut String, r: &Report) {
         }
         if let Some(rec) = &f.recommendation {
             let _ = writeln!(o, "           → {}", V(rec));
+        }
+    }
+    if !r.withheld.is_empty() {
+        let _ = writeln!(o, "  Not reported (Drishti's rule would fire; the log refutes it):");
+        for w in &r.withheld {
+            let _ = writeln!(o, "    {} {}", V(&w.code), V(&w.reason));
         }
     }
 }
