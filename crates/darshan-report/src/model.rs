@@ -117,6 +117,10 @@ pub struct Overview {
     pub shared_io_total_time_by_slowest: f64,
     /// total, read-only, write-only, read/write, unique, shared, partially shared.
     pub categories: Vec<FileCategory>,
+    /// The module records offsets (POSIX, STDIO): its file sizes can be
+    /// estimated. MPI-IO, HDF5 and PnetCDF records keep none, and their
+    /// categories' sizes (0, as darshan-util's) mean "not recorded".
+    pub sizes_recorded: bool,
 }
 
 #[derive(Serialize, Debug, Default, Clone)]

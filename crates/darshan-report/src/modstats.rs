@@ -89,7 +89,11 @@ impl ModuleSums {
             module: name.to_string(),
             section,
             records: self.records,
-            overview: self.accum.as_ref().map(|a| overview(&a.metrics_with(files.entries(self.layout.module)))),
+            overview: self.accum.as_ref().map(|a| {
+                let mut o = overview(&a.metrics_with(files.entries(self.layout.module)));
+                o.sizes_recorded = self.layout.max_byte_read.is_some() || self.layout.max_byte_written.is_some();
+                o
+            }),
             access_pattern: (self.layout.module == modules::POSIX).then(|| AccessPattern {
                 reads: self.sum("POSIX_READS"),
                 seq_reads: self.sum("POSIX_SEQ_READS"),
@@ -124,6 +128,7 @@ fn overview(m: &accum::Metrics) -> Overview {
         unique_md_only_time_by_slowest: m.unique_md_only_time_by_slowest,
         unique_io_slowest_rank: m.unique_io_slowest_rank,
         shared_io_total_time_by_slowest: m.shared_io_total_time_by_slowest,
+        sizes_recorded: true,
         categories: m
             .categories
             .iter()

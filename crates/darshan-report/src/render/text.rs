@@ -60,14 +60,18 @@ pub fn render(r: &Report) -> String {
                 secs(ov.agg_time_by_slowest)
             );
             for c in ov.categories.iter().skip(1).take(3).filter(|c| c.count > 0) {
-                let _ = writeln!(
-                    o,
-                    "  {:<18} {:>8} files, avg {}, max {}",
-                    c.kind,
-                    count(c.count),
-                    bytes(c.avg_size),
-                    bytes(c.max_size as f64)
-                );
+                if ov.sizes_recorded {
+                    let _ = writeln!(
+                        o,
+                        "  {:<18} {:>8} files, avg {}, max {}",
+                        c.kind,
+                        count(c.count),
+                        bytes(c.avg_size),
+                        bytes(c.max_size as f64)
+                    );
+                } else {
+                    let _ = writeln!(o, "  {:<18} {:>8} files (sizes not recorded by this module)", c.kind, count(c.count));
+                }
             }
         }
         if let Some(p) = &s.access_pattern {
