@@ -143,7 +143,11 @@ fn xe6_metrics_have_their_known_values() {
     // The redundant reads are the metric's, and P09's finding (X01's
     // before), held back: 2,000 bytes are under the 1 MiB a finding needs.
     assert!(!codes(&r).contains(&"P09") && !codes(&r).contains(&"X01"), "{:?}", codes(&r));
-    assert!(r.withheld.iter().any(|w| w.code == "P09" && w.reason.contains("1.95 KiB read beyond")), "{:?}", r.withheld);
+    assert!(
+        r.withheld.iter().any(|w| w.code == "P09" && w.reason.contains("1.95 KiB read beyond")),
+        "{:?}",
+        r.withheld
+    );
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! inline as SVG from darshan-report's chart functions, no script, no
 //! request: the page's content security policy forbids them).
 
-use darshan_report::render::charts::{category_bars, lines, read_write_bars, Series, COLORS};
+use darshan_report::render::charts::{category_bars, lines, read_write_bars, Series, Unit, COLORS};
 use darshan_report::units;
 use minijinja::{context, AutoEscape, Environment, Value};
 use serde::Serialize;
@@ -84,12 +84,21 @@ fn charts(s: &Study) -> Vec<(String, Value)> {
     if let Some(t) = s.table("jobs_by_size") {
         add(
             "jobs_by_size",
-            category_bars("Jobs by size", "jobs", &labels(t), &series(t, &[("jobs", "jobs")], |_, v| v), false, 0.0),
+            category_bars(
+                "Jobs by size (processes)",
+                Unit::Count,
+                "jobs",
+                &labels(t),
+                &series(t, &[("jobs", "jobs")], |_, v| v),
+                false,
+                0.0,
+            ),
         );
         add(
             "jobs_by_size",
             category_bars(
-                "Core-hours by size",
+                "Core-hours by job size (processes)",
+                Unit::Number,
                 "core-hours",
                 &labels(t),
                 &series(t, &[("core_hours", "core-hours")], |_, v| v),
@@ -104,7 +113,15 @@ fn charts(s: &Study) -> Vec<(String, Value)> {
         let pct = |i: usize, v: f64| 100.0 * v / t.num(i, "jobs").max(1.0);
         add(
             "interfaces_by_size",
-            category_bars("Jobs using each interface", "% of jobs", &labels(t), &series(t, &cols, pct), false, 100.0),
+            category_bars(
+                "Jobs using each interface, by job size (processes)",
+                Unit::Percent,
+                "% of jobs",
+                &labels(t),
+                &series(t, &cols, pct),
+                false,
+                100.0,
+            ),
         );
     }
     if let Some(t) = s.table("sharing_by_size") {
@@ -115,7 +132,15 @@ fn charts(s: &Study) -> Vec<(String, Value)> {
         ];
         add(
             "sharing_by_size",
-            category_bars("POSIX files by sharing", "files", &labels(t), &series(t, &cols, |_, v| v), true, 0.0),
+            category_bars(
+                "POSIX files by sharing, by job size (processes)",
+                Unit::Count,
+                "files",
+                &labels(t),
+                &series(t, &cols, |_, v| v),
+                true,
+                0.0,
+            ),
         );
     }
     if let Some(t) = s.table("access_sizes") {
@@ -133,17 +158,32 @@ fn charts(s: &Study) -> Vec<(String, Value)> {
     }
     if let Some(t) = s.table("read_write_mix") {
         let cols = [("bytes_read", "read"), ("bytes_written", "written")];
-        let gib = |_: usize, v: f64| v / (1u64 << 30) as f64;
         add(
             "read_write_mix",
-            category_bars("Bytes moved by job size", "GiB", &labels(t), &series(t, &cols, gib), false, 0.0),
+            category_bars(
+                "Bytes moved, by job size (processes)",
+                Unit::Bytes,
+                "bytes",
+                &labels(t),
+                &series(t, &cols, |_, v| v),
+                false,
+                0.0,
+            ),
         );
     }
     if let Some(t) = s.table("io_time_by_size") {
         let cols = [("io_percent_of_core_hours", "I/O + metadata")];
         add(
             "io_time_by_size",
-            category_bars("Time in I/O", "% of core-hours", &labels(t), &series(t, &cols, |_, v| v), false, 0.0),
+            category_bars(
+                "Time in I/O, by job size (processes)",
+                Unit::Percent,
+                "% of core-hours",
+                &labels(t),
+                &series(t, &cols, |_, v| v),
+                false,
+                0.0,
+            ),
         );
     }
     for svg in timeline_charts(&s.timeline) {
@@ -167,8 +207,8 @@ fn timeline_charts(tl: &Timeline) -> Vec<String> {
     for p in &tl.points {
         let k = (((p.t - tl.start_time) as f64 / dt) as u64 / per) as usize;
         let k = k.min(n - 1);
-        r[k] += p.read_bytes / (1u64 << 30) as f64;
-        w[k] += p.write_bytes / (1u64 << 30) as f64;
+        r[k] += p.read_bytes;
+        w[k] += p.write_bytes;
         fsu[k] += p.fsu_percent / per as f64;
         bw[k] += p.bandwidth_percent / per as f64;
         for (a, n) in act.iter_mut().zip(p.active_servers) {
@@ -179,17 +219,26 @@ fn timeline_charts(tl: &Timeline) -> Vec<String> {
     let s = |label, k: usize, values| Series { label, color: COLORS[k], values };
     let c_label: Vec<String> = THRESHOLDS.iter().map(|c| format!("c = {}", units::bytes(*c))).collect();
     vec![
-        lines("Data moved per interval", xd, "GiB", &x, &[s("read", 0, r), s("write", 1, w)]),
+        lines(
+            &format!("Data moved per {} interval", units::secs(dt * per as f64)),
+            xd,
+            Unit::Bytes,
+            "bytes",
+            &x,
+            &[s("read", 0, r), s("write", 1, w)],
+        ),
         lines(
             "File-system utilization (FSU model) and bandwidth share",
             xd,
-            "%",
+            Unit::Percent,
+            "% of the file system",
             &x,
             &[s("FSU", 2, fsu), s("bandwidth only", 0, bw)],
         ),
         lines(
             "Active servers per interval (peak)",
             xd,
+            Unit::Count,
             "servers",
             &x,
             &[s(&c_label[0], 0, act[0].clone()), s(&c_label[1], 1, act[1].clone()), s(&c_label[2], 2, act[2].clone())],

@@ -260,7 +260,7 @@ fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
             "P17",
             Level::High,
             format!(
-                "{} records spend over {} s in metadata operations",
+                "{} records spend over {} s in metadata operations (each)",
                 cx.long_metadata_records,
                 t("metadata_time_rank")
             ),
@@ -363,7 +363,8 @@ fn redundant(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) 
         let total: f64 = files.iter().map(|(x, _)| x).sum();
         let highest = cx.files_of(modules::POSIX).map(|e| of(e).1).max().unwrap_or(-1);
         if total >= cx.min_volume() {
-            let mut ev = vec![format!("{} {what} beyond the extent of {} files", b(total), files.len())];
+            let mut ev =
+                vec![format!("{} {what} beyond the extent of {}", b(total), super::plural(files.len() as i64, "file"))];
             ev.extend(cx.worst(files, |name, e, _| {
                 let (moved, max) = of(e);
                 format!("{name}: {} {what}, extent {}", b(moved as f64), b((max + 1) as f64))
@@ -482,7 +483,10 @@ fn shared_posix(cx: &Ctx, out: &mut Vec<Finding>) {
             out.push(finding(
                 code,
                 Level::High,
-                format!("{kind} imbalance between ranks on {} shared files (stragglers)", hits.len()),
+                format!(
+                    "{kind} imbalance between ranks on {} (stragglers)",
+                    super::plural(hits.len() as i64, "shared file")
+                ),
                 pct_lines(cx, hits, &format!("{what} difference between the fastest and slowest rank")),
                 Some(rec),
             ));
@@ -589,7 +593,10 @@ fn per_rank_imbalance(cx: &Ctx, out: &mut Vec<Finding>) {
             out.push(finding(
                 code,
                 Level::High,
-                format!("Size imbalance of individual {what}s between ranks on {} files", hits.len()),
+                format!(
+                    "Size imbalance of individual {what}s between ranks on {}",
+                    super::plural(hits.len() as i64, "file")
+                ),
                 pct_lines(cx, hits, &format!("difference between the smallest and largest rank's bytes {what}")),
                 Some("Give each rank a similar share of the data"),
             ));
@@ -637,7 +644,7 @@ fn mpiio(cx: &Ctx, out: &mut Vec<Finding>) {
             out.push(finding(
                 code_yes,
                 Level::Ok,
-                format!("MPI-IO collective {what}s: {coll} ({} of {what}s)", pct(coll, total)),
+                format!("MPI-IO collective {what}s: {} ({} of {what}s)", count(coll), pct(coll, total)),
                 vec![],
                 None,
             ));

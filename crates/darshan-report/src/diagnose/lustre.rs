@@ -7,6 +7,7 @@ use darshan_log::modules;
 use super::{finding, Ctx};
 use crate::files::FileAgg;
 use crate::model::{Finding, Level};
+use crate::units;
 
 pub fn advice(cx: &Ctx) -> Vec<Finding> {
     // Each rule's files, keyed by how far they are from the advice.
@@ -36,9 +37,9 @@ pub fn advice(cx: &Ctx) -> Vec<Finding> {
         out.push(finding(
             "L01",
             Level::Warn,
-            format!("{} large shared files are striped over a single OST", few.len()),
+            format!("{} striped over a single OST", super::plural(few.len() as i64, "large shared file")),
             cx.worst(few, |name, e, size| {
-                format!("{name}: {size} bytes on 1 stripe, used by {} ranks", ranks(e.ranks(), cx.nprocs))
+                format!("{name}: {} on 1 stripe, used by {} ranks", units::bytes(size), ranks(e.ranks(), cx.nprocs))
             }),
             Some("Stripe large shared files over more OSTs (lfs setstripe -c 8 or -c -1 on the output directory)"),
         ));
@@ -47,10 +48,17 @@ pub fn advice(cx: &Ctx) -> Vec<Finding> {
         out.push(finding(
             "L02",
             Level::Warn,
-            format!("{} shared files are accessed in requests much smaller than their stripe size", small_req.len()),
+            format!(
+                "{} accessed in requests much smaller than the stripe size",
+                super::plural(small_req.len() as i64, "shared file")
+            ),
             cx.worst(small_req, |name, e, _| {
                 let avg = (e.bytes_read() + e.bytes_written()) / (e.reads + e.writes);
-                format!("{name}: average request {avg} bytes, stripe size {}", stripes(e).stripe_size)
+                format!(
+                    "{name}: average request {}, stripe size {}",
+                    units::bytes(avg as f64),
+                    units::bytes(stripes(e).stripe_size as f64)
+                )
             }),
             Some("Make requests a multiple of the stripe size (collective buffering does this), or lower the stripe size to the request size"),
         ));
@@ -59,10 +67,18 @@ pub fn advice(cx: &Ctx) -> Vec<Finding> {
         out.push(finding(
             "L03",
             Level::Info,
-            format!("{} files smaller than one stripe are striped over several OSTs", wide_small.len()),
+            format!(
+                "{} smaller than one stripe but striped over several OSTs",
+                super::plural(wide_small.len() as i64, "file")
+            ),
             cx.worst(wide_small, |name, e, _| {
                 let s = stripes(e);
-                format!("{name}: {} bytes over {} stripes of {}", size_of(e), s.stripe_count, s.stripe_size)
+                format!(
+                    "{name}: {} over {} stripes of {}",
+                    units::bytes(size_of(e) as f64),
+                    s.stripe_count,
+                    units::bytes(s.stripe_size as f64)
+                )
             }),
             Some("Use a stripe count of 1 for small files (lfs setstripe -c 1) to spare OST round trips"),
         ));

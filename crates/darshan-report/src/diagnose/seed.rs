@@ -146,8 +146,9 @@ pub fn findings(cx: &Ctx, m: &Metrics) -> Vec<Finding> {
             "X04",
             level,
             format!(
-                "{} small (< 1 MiB) independent writes to {} shared files, without collective I/O",
-                m.small_shared_independent_writes, m.small_shared_independent_write_files
+                "{} small (< 1 MiB) independent writes to {}, without collective I/O",
+                units::count(m.small_shared_independent_writes),
+                super::plural(m.small_shared_independent_write_files as i64, "shared file")
             ),
             vec![],
             Some("Write shared files with MPI-IO collective writes (MPI_File_write_all) so aggregators issue large requests"),

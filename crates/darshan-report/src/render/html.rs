@@ -13,6 +13,17 @@ use crate::units;
 
 const TEMPLATE: &str = include_str!("../../templates/report.html.j2");
 
+/// A histogram bucket as PyDarshan's charts name it: "0_100" → "0-100",
+/// "100_1K" → "101-1K", "1G_PLUS" → "1G+" (the JSON keeps the counter
+/// names' form).
+pub fn bucket_label(l: &str) -> String {
+    match l {
+        "1G_PLUS" => "1G+".to_string(),
+        "100_1K" => "101-1K".to_string(),
+        _ => l.replace('_', "-"),
+    }
+}
+
 pub fn render(r: &Report) -> Result<String, String> {
     let mut env = Environment::new();
     // Every value is HTML-escaped, whatever the template's name: names,
@@ -32,10 +43,21 @@ pub fn render(r: &Report) -> Result<String, String> {
     for s in &r.module_stats {
         let e = module_charts.entry(s.module.clone()).or_default();
         if !s.access_sizes.is_empty() {
-            e.insert("sizes", safe(charts::read_write_bars(&format!("{} access sizes", s.module), &s.access_sizes)));
+            let rows: Vec<(String, i64, i64)> =
+                s.access_sizes.iter().map(|(l, r, w)| (bucket_label(l), *r, *w)).collect();
+            e.insert(
+                "sizes",
+                safe(charts::read_write_bars(
+                    &format!("{} access sizes (bytes per request, all ranks)", s.module),
+                    &rows,
+                )),
+            );
         }
         if !s.op_counts.is_empty() {
-            e.insert("ops", safe(charts::bars(&format!("{} operation counts", s.module), &s.op_counts)));
+            e.insert(
+                "ops",
+                safe(charts::bars(&format!("{} operation counts (all ranks, whole run)", s.module), &s.op_counts)),
+            );
         }
         if let Some(p) = &s.access_pattern {
             let rows = vec![
@@ -43,7 +65,10 @@ pub fn render(r: &Report) -> Result<String, String> {
                 ("sequential".to_string(), p.seq_reads, p.seq_writes),
                 ("consecutive".to_string(), p.consec_reads, p.consec_writes),
             ];
-            e.insert("pattern", safe(charts::read_write_bars("Access pattern", &rows)));
+            e.insert(
+                "pattern",
+                safe(charts::read_write_bars(&format!("{} access pattern (operations, all ranks)", s.module), &rows)),
+            );
         }
     }
     let io_cost = if r.io_cost.is_empty() { None } else { Some(safe(charts::io_cost(&r.io_cost, r.job.run_time))) };

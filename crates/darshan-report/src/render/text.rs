@@ -70,7 +70,8 @@ pub fn render(r: &Report) -> String {
                         bytes(c.max_size as f64)
                     );
                 } else {
-                    let _ = writeln!(o, "  {:<18} {:>8} files (sizes not recorded by this module)", c.kind, count(c.count));
+                    let _ =
+                        writeln!(o, "  {:<18} {:>8} files (sizes not recorded by this module)", c.kind, count(c.count));
                 }
             }
         }
