@@ -80,12 +80,24 @@ for l in imbalanced_io__imbalanced-io e3sm_io_heatmaps_and_dxt__e3sm_io_heatmap_
          ior_pnetcdf_hdf5__shane_ior-HDF5_id438090-438090_11-9-41522-17417065676046418211_1 \
          partial_data_stdio__partial_data_stdio empty_log__empty_log release_logs__mpi-io-test-ppc64-3.0.0; do
     timeout 120 $S ../shared/corpus/logs/$l.darshan -o target/report-pages/$l.html 2>/dev/null || pages_ok=1
+    timeout 120 $S --json ../shared/corpus/logs/$l.darshan -o target/report-pages/$l.json || pages_ok=1
 done
 # and a log our runtime wrote in the tests above
-timeout 120 $S "$(find target/preload-tests -name '*.darshan' -size +2k | sort | head -1)" -o target/report-pages/runtime.html || pages_ok=1
+runtime_log=$(find target/preload-tests -name '*.darshan' -size +2k | sort | head -1)
+timeout 120 $S "$runtime_log" -o target/report-pages/runtime.html || pages_ok=1
+timeout 120 $S --json "$runtime_log" -o target/report-pages/runtime.json || pages_ok=1
 check "report pages written" test $pages_ok = 0
 check "report pages in Chromium" \
     timeout 900 .venv/bin/python tests/report/check_html_in_chromium.py target/report-pages/shots target/report-pages/*.html
+# The pictures: every category labelled, no overlapping labels, units on
+# axes, whole ranks, a colour scale on every heat map, no sideways scroll
+# (the study page's charts are checked after it is built, below).
+chart_pairs=()
+for h in target/report-pages/*.html; do
+    [ -f "${h%.html}.json" ] && chart_pairs+=("$h:${h%.html}.json")
+done
+check "report charts in Chromium" \
+    timeout 900 .venv/bin/python tests/report/check_charts.py target/report-pages/charts "${chart_pairs[@]}"
 # darshan-ingest and darshan-study: the corpus and 2,000 generated logs
 # into SQLite and a Parquet dataset; DuckDB and Spark (local mode) run the
 # study's SQL over the Parquet files and must give the database's numbers;
@@ -106,6 +118,8 @@ check "study page in Chromium" \
     timeout 300 .venv/bin/python tests/report/check_html_in_chromium.py \
     --sections=overview,jobs_by_size,interfaces_by_size,sharing_by_size,access_sizes,read_write_mix,io_time_by_size,top_producers,top_consumers,redundant_reads,metadata_heavy,small_shared_writes,timeline,bad-logs \
     $F/shots $F/study.html
+check "study charts in Chromium" \
+    timeout 300 .venv/bin/python tests/report/check_charts.py $F/charts --study $F/study.html:$F/study.json
 # Hostile names: a program compiled here makes files named as markup and
 # terminal escapes; its report and the study page of a database holding
 # it, loaded in Chromium, show each name as text and gain no element.

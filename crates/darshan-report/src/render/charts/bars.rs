@@ -61,7 +61,10 @@ fn category_bars_marked(
     let row_px = bar_px * rows_per_cat + 8;
     let names: Vec<&str> = series.iter().map(|s| s.label).collect();
     let legend_px = if multi { legend_rows(&names, WIDTH) * 18 + 6 } else { 0 };
-    let plot_px = row_px * n.max(1) as u32;
+    // A marker's label gets a row of its own above the bars, where no
+    // value label can collide with it.
+    let rows = n.max(1) + usize::from(marker.is_some());
+    let plot_px = row_px * rows as u32;
     let height = 34 + legend_px + plot_px + 48;
     svg(WIDTH, height, |root| {
         let (head, rest) = root.split_vertically(34 + legend_px);
@@ -81,7 +84,7 @@ fn category_bars_marked(
             .margin_top(2)
             .x_label_area_size(40)
             .y_label_area_size(label_px)
-            .build_cartesian_2d(axis(0.0, chart_top)?, axis(0.0, n.max(1) as f64)?)?;
+            .build_cartesian_2d(axis(0.0, chart_top)?, axis(0.0, rows as f64)?)?;
         let axis_name = if scale.suffix.is_empty() || scale.unit == Unit::Percent {
             what.to_string()
         } else {
@@ -126,9 +129,14 @@ fn category_bars_marked(
         }
         if let Some((m, label)) = &marker {
             let m = *m / d;
-            c.draw_series(std::iter::once(PathElement::new(vec![(m, 0.0), (m, n as f64)], BLACK.stroke_width(1))))?;
-            let (px, py) = c.backend_coord(&(m, n as f64));
-            root.draw(&Text::new(label.clone(), (px - 4, py + 10), text_style(11, HPos::Right, VPos::Center)))?;
+            let top = rows as f64;
+            c.draw_series(std::iter::once(PathElement::new(vec![(m, 0.0), (m, top)], BLACK.stroke_width(1))))?;
+            let (px, py) = c.backend_coord(&(m, top - 0.5));
+            let (x0, _) = c.backend_coord(&(0.0, 0.0));
+            // Right of the line when it is near the axis, else left of it.
+            let near_axis = px - x0 < (label.chars().count() as u32 * super::CHAR_PX) as i32 + 8;
+            let (x, h) = if near_axis { (px + 4, HPos::Left) } else { (px - 4, HPos::Right) };
+            root.draw(&Text::new(label.clone(), (x, py), text_style(11, h, VPos::Center)))?;
         }
         for (v, y, text) in ends {
             let (px, py) = c.backend_coord(&(v / d, y));

@@ -20,7 +20,11 @@ impl Shades {
     fn of(grid: &[Vec<f64>]) -> Shades {
         let cells = grid.iter().flatten().copied().filter(|v| *v > 0.0 && v.is_finite());
         let (min, max) = cells.fold((f64::INFINITY, 0.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
-        Shades { min: if min.is_finite() { min } else { 0.0 }, max }
+        let min = if min.is_finite() { min } else { 0.0 };
+        // Cells all alike still get a scale to read them against: three
+        // decades below them, where their colour is the top's.
+        let min = if max > 0.0 && min >= max { max / 1000.0 } else { min };
+        Shades { min, max }
     }
 
     /// Position of `v` on the scale, 0 (smallest) to 1 (largest).
@@ -151,7 +155,7 @@ fn colour_scale(area: &super::Area, shades: Shades) -> super::Res {
     }
     area.draw(&Rectangle::new([(x0, y0), (x1, y1)], BLACK.stroke_width(1)))?;
     // Ticks at the largest cell, the middle of the log scale, and the
-    // smallest non-empty cell (one tick when all cells are alike).
+    // smallest non-empty cell.
     let ticks: &[(f64, i32)] =
         if shades.max > shades.min { &[(1.0, y0), (0.5, (y0 + y1) / 2), (0.0, y1)] } else { &[(1.0, y0)] };
     for &(a, y) in ticks {

@@ -85,9 +85,11 @@ pub fn lines(title: &str, x_desc: &str, unit: Unit, what: &str, x: &[f64], serie
             .x_label_area_size(40)
             .y_label_area_size(80)
             .build_cartesian_2d(axis(x0, if x1 > x0 { x1 } else { x0 + 1.0 })?, axis(0.0, nice_max(top / d))?)?;
+        let x_fmt = |v: &f64| Scale::for_top(Unit::Number, 1.0).tick_scaled(*v);
         c.configure_mesh()
             .x_desc(x_desc)
             .y_desc(axis_name)
+            .x_label_formatter(&x_fmt)
             .y_label_formatter(&fmt)
             .axis_desc_style((FONT, 12))
             .label_style((FONT, 11))
