@@ -38,6 +38,8 @@ command -v pkill >/dev/null || need_apt+=(procps)
 command -v nm >/dev/null || need_apt+=(binutils)
 command -v mount >/dev/null || need_apt+=(mount)
 command -v git >/dev/null || need_apt+=(git)
+# sqlite3: a correct program the diagnosis must stay quiet on.
+command -v sqlite3 >/dev/null || need_apt+=(sqlite3)
 # pkg-config: the installed tree's darshan-runtime.pc is read by it;
 # environment-modules: its modulefile is loaded by it.
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)

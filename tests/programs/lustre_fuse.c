@@ -118,10 +118,23 @@ static int fs_utimens(const char *path, const struct timespec tv[2], struct fuse
     return utimensat(AT_FDCWD, p, tv, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
 }
 
+/* LUSTRE_FUSE_BSIZE=<bytes> reports that block size, as a Lustre client
+ * reports its stripe size: the runtime takes a mount's block size as the
+ * file alignment of files on it. */
 static int fs_statfs(const char *path, struct statvfs *st)
 {
     (void)path;
-    return statvfs(backing, st) < 0 ? -errno : 0;
+    if (statvfs(backing, st) < 0)
+        return -errno;
+    const char *b = getenv("LUSTRE_FUSE_BSIZE");
+    if (b && atol(b) > 0) {
+        unsigned long bs = (unsigned long)atol(b);
+        st->f_blocks = st->f_blocks * st->f_frsize / bs;
+        st->f_bfree = st->f_bfree * st->f_frsize / bs;
+        st->f_bavail = st->f_bavail * st->f_frsize / bs;
+        st->f_bsize = st->f_frsize = bs;
+    }
+    return 0;
 }
 
 static int fs_fsync(const char *path, int datasync, struct fuse_file_info *fi)

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod api_mix;
+pub mod fuse;
 pub mod installed;
 pub mod mpi;
 

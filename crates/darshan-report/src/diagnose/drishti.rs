@@ -506,9 +506,13 @@ fn refute_imbalance<'a>(
     aggregated: &mut Vec<(f64, &'a FileAgg)>,
 ) -> Vec<(f64, &'a FileAgg)> {
     let n = all.len();
-    let (mut collective, mut small) = (0, 0);
+    let (mut collective, mut small, mut brief) = (0, 0, 0);
     let mut hits = Vec::new();
     for (d, e) in all {
+        // How far apart the slowest and fastest rank are in time: an
+        // imbalance of milliseconds costs the job nothing.
+        let fastest = if e.fastest.1.is_finite() { e.fastest.1 } else { 0.0 };
+        let gap = (e.slowest.1 - fastest).abs();
         if cx.collective_only(e.id) {
             collective += 1;
             if !aggregated.iter().any(|(_, a)| a.id == e.id) {
@@ -516,6 +520,8 @@ fn refute_imbalance<'a>(
             }
         } else if ((e.bytes_read() + e.bytes_written()) as f64) < cx.min_volume() {
             small += 1;
+        } else if code == "P19" && gap < cx.min_time() {
+            brief += 1;
         } else {
             hits.push((d, e));
         }
@@ -529,6 +535,12 @@ fn refute_imbalance<'a>(
         }
         if small > 0 {
             why.push(format!("{small} moving under {} each", b(cx.min_volume())));
+        }
+        if brief > 0 {
+            why.push(format!(
+                "{brief} where the slowest rank is under {} behind the fastest",
+                crate::units::secs(cx.min_time())
+            ));
         }
         cx.withhold(code, format!("imbalance on {n} files: {}", why.join("; ")));
     }
