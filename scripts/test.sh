@@ -98,6 +98,13 @@ for h in target/report-pages/*.html; do
 done
 check "report charts in Chromium" \
     timeout 900 .venv/bin/python tests/report/check_charts.py target/report-pages/charts "${chart_pairs[@]}"
+# Our page and PyDarshan's for the same three logs, screenshotted side by
+# side for docs/report.md (target/report-pages/side-by-side/).
+check "report beside PyDarshan's in Chromium" \
+    timeout 1500 .venv/bin/python tests/report/side_by_side.py target/report-pages/side-by-side $S .venv/bin/python \
+    ../shared/corpus/logs/imbalanced_io__imbalanced-io.darshan \
+    ../shared/corpus/logs/e3sm_io_heatmaps_and_dxt__e3sm_io_heatmap_only.darshan \
+    tests/diagnosis/logs/collective.darshan
 # darshan-ingest and darshan-study: the corpus and 2,000 generated logs
 # into SQLite and a Parquet dataset; DuckDB and Spark (local mode) run the
 # study's SQL over the Parquet files and must give the database's numbers;
