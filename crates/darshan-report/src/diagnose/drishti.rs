@@ -534,7 +534,7 @@ fn refute_imbalance<'a>(
             ));
         }
         if small > 0 {
-            why.push(format!("{small} moving under {} each", b(cx.min_volume())));
+            why.push(format!("{small} moving under {}", b(cx.min_volume())));
         }
         if brief > 0 {
             why.push(format!(
@@ -542,7 +542,7 @@ fn refute_imbalance<'a>(
                 crate::units::secs(cx.min_time())
             ));
         }
-        cx.withhold(code, format!("imbalance on {n} files: {}", why.join("; ")));
+        cx.withhold(code, format!("imbalance on {}: {}", super::plural(n as i64, "file"), why.join("; ")));
     }
     hits
 }
