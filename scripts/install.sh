@@ -5,6 +5,7 @@
 #                 darshan-summary, -ingest, -study, darshan-config, darshan-mk-log-dirs, darshan-mmap-epilog,
 #                 darshan-cc (and -cxx, -mpicc, -mpicxx, -mpifort, -fc)
 #   PREFIX/lib    libdarshan.so, libdarshan.a, pkgconfig/darshan-runtime.pc
+#   PREFIX/libexec darshan-config's engine (bin/darshan-config is a shell script)
 #   PREFIX/share  ld-opts/darshan-ld-opts (--wrap for static linking),
 #                 ld-opts/darshan-hdf5-ld-opts (and for HDF5 programs),
 #                 ld-opts/darshan-pnetcdf-ld-opts (and for PnetCDF ones),
@@ -23,8 +24,31 @@ for f in libdarshan.so libdarshan.a "${tools[@]}"; do
 done
 mkdir -p "$prefix/bin" "$prefix/lib/pkgconfig"
 for f in "${tools[@]}"; do
+    [ "$f" = darshan-config ] && continue
     install -m 0755 "$build/$f" "$prefix/bin/$f"
 done
+# darshan-config is a POSIX shell script, as C Darshan's is: scripts run
+# it as `sh darshan-config ...` (Darshan's own tst_runs.sh does, under
+# set -e). Its answers come from the compiled engine in libexec/, which
+# finds the tree from where it is (libexec/../lib), so the tree can move.
+mkdir -p "$prefix/libexec"
+install -m 0755 "$build/darshan-config" "$prefix/libexec/darshan-config"
+cat > "$prefix/bin/darshan-config" <<'SCRIPT'
+#!/bin/sh
+# darshan-config: how this Darshan (darshan-rs) install was built and where
+# it is; `darshan-config --help` lists the options. A shell script, as C
+# Darshan's is, so that `sh darshan-config ...` works; the answers come
+# from the engine beside this tree's lib/.
+self=$0
+case $self in
+    */*) ;;
+    *) self=$(command -v -- "$self" 2>/dev/null) || self=./darshan-config ;;
+esac
+# Through a symbolic link (bin/ linked into /usr/local/bin), to the tree.
+real=$(readlink -f -- "$self" 2>/dev/null) && self=$real
+exec "${self%/*}/../libexec/darshan-config" "$@"
+SCRIPT
+chmod 0755 "$prefix/bin/darshan-config"
 install -m 0755 "$src/scripts/darshan-mk-log-dirs" "$src/scripts/darshan-mmap-epilog" "$prefix/bin/"
 install -m 0755 "$src/scripts/compiler-wrapper" "$prefix/bin/darshan-cc"
 for w in darshan-cxx darshan-mpicc darshan-mpicxx darshan-mpifort darshan-fc; do

@@ -99,10 +99,48 @@ unsafe fn save_cmdline(argc: c_int, argv: *const *const c_char) {
     let _ = ARGV_CMDLINE.set(s);
 }
 
-/// The command line as Darshan reads it without argv: the arguments with
-/// a space after each (/proc/self/cmdline with NULs turned into spaces,
-/// where the constructor was not given them).
+/// The command line MPI_Init was given (argv after the MPI library has
+/// taken its own arguments out), joined by single spaces with none after
+/// the last, as C Darshan records it for a C or C++ MPI program.
+static MPI_ARGV_CMDLINE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Saves the command line from MPI_Init's arguments, when it has them
+/// (Fortran's MPI_INIT and mpi4py pass none: the command line is then
+/// read as without MPI, with its trailing space, as C does).
+///
+/// # Safety
+/// `argc` and `argv` are null or as MPI_Init's caller passed them: `*argv`
+/// null or pointing to `*argc` pointers to NUL-terminated strings.
+pub unsafe fn save_mpi_argv(argc: *const c_int, argv: *const *const *const c_char) {
+    if argc.is_null() || argv.is_null() {
+        return;
+    }
+    // SAFETY: non-null pointers from the caller of MPI_Init (contract).
+    let (n, v) = unsafe { (*argc, *argv) };
+    if v.is_null() || n <= 0 {
+        return;
+    }
+    let mut parts = Vec::with_capacity(n as usize);
+    for i in 0..n as usize {
+        // SAFETY: i < argc, within the array (the contract).
+        let p = unsafe { *v.add(i) };
+        if p.is_null() {
+            break;
+        }
+        // SAFETY: a NUL-terminated argument string (the contract).
+        parts.push(String::from_utf8_lossy(unsafe { CStr::from_ptr(p) }.to_bytes()).into_owned());
+    }
+    let _ = MPI_ARGV_CMDLINE.set(parts.join(" "));
+}
+
+/// The command line: MPI_Init's argv when it had one; otherwise as
+/// Darshan reads it without argv, the arguments with a space after each
+/// (/proc/self/cmdline with NULs turned into spaces, where the
+/// constructor was not given them).
 fn cmdline() -> String {
+    if let Some(s) = MPI_ARGV_CMDLINE.get() {
+        return s.clone();
+    }
     if let Some(s) = ARGV_CMDLINE.get() {
         return s.clone();
     }

@@ -162,6 +162,8 @@ pub unsafe extern "C" fn MPI_Init(argc: *mut c_int, argv: *mut *mut *mut c_char)
     // SAFETY: the program's own arguments, passed on unchanged.
     let ret = unsafe { real(argc, argv) };
     if ret == MPI_SUCCESS {
+        // SAFETY: MPI_Init's arguments, as the program passed them.
+        unsafe { init::save_mpi_argv(argc, argv as *const *const *const c_char) };
         mpi_started();
     }
     ret
@@ -188,6 +190,8 @@ pub unsafe extern "C" fn MPI_Init_thread(
     // SAFETY: the program's own arguments, passed on unchanged.
     let ret = unsafe { real(argc, argv, required, provided) };
     if ret == MPI_SUCCESS {
+        // SAFETY: MPI_Init_thread's arguments, as the program passed them.
+        unsafe { init::save_mpi_argv(argc, argv as *const *const *const c_char) };
         mpi_started();
     }
     ret

@@ -178,10 +178,37 @@ fn thread_ids_on_request_are_written_as_dxt_posix_v2() {
     assert_eq!(tids.len(), 4 + 2 + 20 + 4);
     assert!(tids.iter().all(|t| *t == Some(tid)), "every segment has the program's pthread_self(), {tid}");
     assert_eq!(ol(segs(&t[0].1).0), A_WRITES);
-    // darshan-dxt-parser prints the Pthread-ID column.
+    // darshan-dxt-parser prints every segment line as C's darshan-util
+    // does for DXT_POSIX v2 (darshan-dxt-logutils.c at main):
+    // printf("%8s%8" PRId64 "%7s%9d%16" PRId64 "%16" PRId64 "%12.4f%12.4f  ", ...)
+    // then printf(" %4lu\n", pthread_id). Each line is rebuilt here from
+    // that format and the log's segments (it once padded the id to 20).
     let out = output(Command::new(built("darshan-dxt-parser")).arg(only_log(&dir)));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains(&format!("{tid:>20}")), "{text}");
+    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with(" X_POSIX")).collect();
+    assert_eq!(lines.len(), tids.len(), "{text}");
+    let mut want = Vec::new();
+    for (_, r) in &t {
+        let (w, rd) = segs(r);
+        for (op, list) in [("write", w), ("read", rd)] {
+            for (i, s) in list.iter().enumerate() {
+                want.push(format!(
+                    "{:>8}{:>8}{:>7}{:>9}{:>16}{:>16}{:>12.4}{:>12.4}  {}",
+                    "X_POSIX",
+                    r.rank,
+                    op,
+                    i,
+                    s.offset,
+                    s.length,
+                    s.start_time,
+                    s.end_time,
+                    format_args!(" {:>4}", s.pthread_id.unwrap())
+                ));
+            }
+        }
+    }
+    assert_eq!(lines, want.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(lines[0].ends_with(&format!("   {tid}")), "three spaces before a long thread id: {}", lines[0]);
 }
 
 #[test]

@@ -23,6 +23,7 @@ fn the_installed_tree_has_its_layout_and_moves_with_its_directory() {
         "bin/darshan-merge",
         "bin/darshan-run",
         "bin/darshan-config",
+        "libexec/darshan-config",
         "bin/darshan-mk-log-dirs",
         "bin/darshan-mmap-epilog",
         "bin/darshan-cc",
@@ -113,6 +114,54 @@ fn every_tool_the_readme_names_is_installed_and_starts() {
         assert!(matches!(o.status.code(), Some(0 | 1)), "installed {t} --help: {:?} {text}", o.status);
         assert!(text.to_lowercase().contains("usage"), "installed {t} --help prints its usage: {text}");
     }
+}
+
+/// C Darshan's darshan-config is a shell script, and scripts run it with
+/// `sh darshan-config ...` (Darshan's own `make check`, tst_runs.sh, does
+/// so under `set -e`; a compiled darshan-config made sh stop with
+/// `Syntax error: ")" unexpected` before its first run). Every option the
+/// usage lists answers under `sh`, in a `set -e` script, as the engine
+/// does, with the same exit status; and through a symbolic link.
+#[test]
+fn darshan_config_runs_under_sh_for_every_option() {
+    let p = prefix();
+    let script = p.join("bin/darshan-config");
+    let text = std::fs::read_to_string(&script).unwrap();
+    assert!(text.starts_with("#!/bin/sh\n"), "a POSIX shell script: {text}");
+    let engine = p.join("libexec/darshan-config");
+    let usage = stdout(&common::output(Command::new(&engine).arg("--help")));
+    let options: Vec<&str> = usage
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("--").map(|o| o.split_whitespace().next().unwrap_or("")))
+        .filter(|o| !o.is_empty())
+        .collect();
+    assert!(options.len() >= 20, "the usage lists the options: {usage}");
+    for o in &options {
+        let opt = format!("--{o}");
+        // As tst_runs.sh runs it: `sh darshan-config OPT` in a set -e script.
+        let sh = common::output_within(
+            Command::new("sh").arg("-ec").arg("out=$(sh \"$0\" \"$1\"); printf '%s\n' \"$out\"").arg(&script).arg(&opt),
+            common::LIMIT,
+        );
+        let direct = common::output_within(Command::new(&engine).arg(&opt), common::LIMIT);
+        assert_eq!(
+            sh.status.code(),
+            direct.status.code(),
+            "{opt}: status under sh {}",
+            String::from_utf8_lossy(&sh.stderr)
+        );
+        if direct.status.success() {
+            assert_eq!(stdout(&sh).trim_end(), stdout(&direct).trim_end(), "{opt} under sh");
+        }
+        assert!(!String::from_utf8_lossy(&sh.stderr).contains("Syntax error"), "{opt}");
+    }
+    // Linked into another directory (a site's /usr/local/bin), it still
+    // answers for its own tree.
+    let link = p.parent().unwrap().join("linked-darshan-config");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&script, &link).unwrap();
+    let o = common::output(Command::new("sh").arg(&link).arg("--libdir"));
+    assert_eq!(stdout(&o).trim(), p.join("lib").canonicalize().unwrap().to_str().unwrap());
 }
 
 #[test]

@@ -52,7 +52,7 @@ impl How {
 
 use How::*;
 
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, PartialEq, Debug)]
 enum Lang {
     C,
     Fortran,
@@ -143,6 +143,14 @@ fn mpi_matrix(mpi: Mpi, lang: Lang, src: &Path, flags: &[&str], tag: &str, check
         let out = common::output(mpi.launcher(&env).env_remove("LD_PRELOAD").arg(&exe).arg(&data));
         assert!(out.status.success(), "{mpi:?} {how:?}: {}", String::from_utf8_lossy(&out.stderr));
         let log = only_log(&d);
+        // The command line as C Darshan records it: MPI_Init's argv joined
+        // by single spaces for C; from /proc/self/cmdline, with a space
+        // after every argument, for Fortran (whose MPI_INIT has no argv).
+        // Ours once added the trailing space for C too.
+        let logged = String::from_utf8_lossy(read(&log).file.job.exe()).into_owned();
+        let args = format!("{} {}", exe.display(), data.display());
+        let want = if lang == Lang::Fortran { format!("{args} ") } else { args };
+        assert_eq!(logged, want, "{mpi:?} {how:?} {lang:?}: the logged command line");
         check(&read(&log), &data, how.sees_libraries());
         results.push((how, counters(&log, &data)));
     }

@@ -20,9 +20,11 @@ fn seg_line(b: &mut Vec<u8>, module: &str, rank: i64, op: &str, i: usize, s: &da
     t.clear();
     push_fixed(&mut t, s.end_time, 4);
     let _ = write!(b, "{:>12}", String::from_utf8_lossy(&t));
+    // C (darshan-util at main, for DXT_POSIX v2 / DXT_MPIIO v3): two
+    // spaces after the end time, then " %4lu" or " N/A".
     match s.pthread_id {
         Some(tid) => {
-            let _ = writeln!(b, "{:>20}", tid);
+            let _ = writeln!(b, "   {:>4}", tid);
         }
         None => b.extend_from_slice(b"   N/A\n"),
     }

@@ -171,8 +171,11 @@ pub(crate) fn axis(lo: f64, hi: f64) -> Result<std::ops::Range<f64>, Box<dyn std
     }
 }
 
+/// The top of a value axis: a tenth above the largest value. An infinite
+/// or NaN value stays so, and `axis` then refuses it (the chart becomes a
+/// note rather than bars clipped to a made-up scale).
 pub(crate) fn nice_max(v: f64) -> f64 {
-    if v <= 0.0 || !v.is_finite() {
+    if v <= 0.0 {
         1.0
     } else {
         v * 1.1
