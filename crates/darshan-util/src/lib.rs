@@ -12,6 +12,7 @@ pub mod cfmt;
 pub mod cli;
 pub mod describe;
 pub mod dxt;
+pub mod getopt;
 pub mod jobhdr;
 pub mod merge;
 pub mod notices;

@@ -9,15 +9,24 @@ use std::io::BufWriter;
 use darshan_log::hash::hash_with_level;
 use darshan_log::modules::*;
 use darshan_log::{Compression, LogFile, LogWriter, NameTable, Record};
+use darshan_util::getopt::{getopt_long, Found, LongOpt};
 
-fn usage() -> ! {
-    darshan_util::say!("Usage: darshan-convert [options] <infile> <outfile>");
+fn usage(exe: &str) -> ! {
+    darshan_util::say!("Usage: {exe} [options] <infile> <outfile>");
     darshan_util::say!("       Converts darshan log from infile to outfile.");
     darshan_util::say!("       rewrites the log file into the newest format.");
+    darshan_util::say!("       --help prints this help message and exits");
+    darshan_util::say!("       --version prints Darshan version number and exits");
     darshan_util::say!("       --bzip2 Use bzip2 compression instead of zlib.");
-    darshan_util::say!("       --obfuscate Obfuscate items in the log.");
+    darshan_util::say!("       --obfuscate Obfuscate all items in the log.");
+    darshan_util::say!("       --obfuscate_jobid Obfuscate job ID in the log.");
+    darshan_util::say!("       --obfuscate_uid Obfuscate uid in the log.");
+    darshan_util::say!("       --obfuscate_exe Obfuscate executable in the log.");
+    darshan_util::say!("       --obfuscate_names Obfuscate name records in the log.");
     darshan_util::say!("       --key <key> Key to use when obfuscating.");
+    darshan_util::say!("       --annotate <string> Additional metadata to add.");
     darshan_util::say!("       --file <hash> Limit output to specified (hashed) file only.");
+    darshan_util::say!("       --reset-md Reset old metadata during conversion.");
     std::process::exit(1);
 }
 
@@ -25,73 +34,174 @@ fn obfuscate(v: &[u8], key: u64) -> u64 {
     hash_with_level(v, key) & 0xffff_ffff
 }
 
+/// darshan-convert 3.5.0's options (getopt_long, no short options).
+const OPTS: &[LongOpt] = &[
+    LongOpt { name: "bzip2", takes_value: false },
+    LongOpt { name: "annotate", takes_value: true },
+    LongOpt { name: "obfuscate", takes_value: false },
+    LongOpt { name: "obfuscate_jobid", takes_value: false },
+    LongOpt { name: "obfuscate_uid", takes_value: false },
+    LongOpt { name: "obfuscate_exe", takes_value: false },
+    LongOpt { name: "obfuscate_names", takes_value: false },
+    LongOpt { name: "reset-md", takes_value: false },
+    LongOpt { name: "key", takes_value: true },
+    LongOpt { name: "file", takes_value: true },
+    LongOpt { name: "version", takes_value: false },
+    LongOpt { name: "help", takes_value: false },
+];
+
+/// What to change while converting.
+#[derive(Default)]
+struct Changes {
+    bzip2: bool,
+    jobid: bool,
+    uid: bool,
+    exe: bool,
+    names: bool,
+    reset_md: bool,
+    key: u64,
+    annotation: Option<String>,
+    only: Option<u64>,
+}
+
+/// C's atoi: optional sign and leading digits, 0 when there are none.
+fn atoi(s: &str) -> i32 {
+    let t = s.trim_start();
+    let (neg, digits) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let n: i64 = digits
+        .bytes()
+        .take_while(u8::is_ascii_digit)
+        .fold(0i64, |a, d| (a * 10 + i64::from(d - b'0')).min(i64::from(i32::MAX) + 1));
+    (if neg { -n } else { n }) as i32
+}
+
 fn main() {
     darshan_util::cli::one_line_panics("darshan-convert");
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut bzip2 = false;
-    let mut obf = false;
-    let mut key = 0u64;
-    let mut only: Option<u64> = None;
-    let mut files = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        match args[i].as_str() {
-            "--bzip2" => bzip2 = true,
-            "--obfuscate" => obf = true,
-            "--key" | "--file" => {
-                let v = args.get(i + 1).unwrap_or_else(|| usage());
-                let n: u64 = v.parse().unwrap_or_else(|_| {
-                    darshan_util::say!("darshan-convert: {} expects an unsigned integer, got {v:?}", args[i]);
-                    std::process::exit(1)
-                });
-                if args[i] == "--key" {
-                    key = n
-                } else {
-                    only = Some(n)
-                }
-                i += 1;
+    let args: Vec<String> = std::env::args().collect();
+    let exe = args.first().cloned().unwrap_or_else(|| "darshan-convert".into());
+    let mut c = Changes::default();
+    let parsed = getopt_long(&exe, args.get(1..).unwrap_or_default(), OPTS);
+    for f in parsed.found {
+        match f {
+            Found::Opt("bzip2", _) => c.bzip2 = true,
+            Found::Opt("annotate", v) => c.annotation = v,
+            Found::Opt("obfuscate", _) => (c.jobid, c.uid, c.exe, c.names) = (true, true, true, true),
+            Found::Opt("obfuscate_jobid", _) => c.jobid = true,
+            Found::Opt("obfuscate_uid", _) => c.uid = true,
+            Found::Opt("obfuscate_exe", _) => c.exe = true,
+            Found::Opt("obfuscate_names", _) => c.names = true,
+            Found::Opt("reset-md", _) => c.reset_md = true,
+            // As C: atoi, taken as the hash's 32-bit initial value.
+            Found::Opt("key", Some(v)) => c.key = u64::from(atoi(&v) as u32),
+            Found::Opt("file", Some(v)) => match v.trim_start().parse::<u64>() {
+                Ok(0) => c.only = None,
+                Ok(h) => c.only = Some(h),
+                Err(_) => usage(&exe),
+            },
+            Found::Opt("version", _) => {
+                darshan_util::outln!("{}", darshan_util::DARSHAN_VERSION);
+                std::process::exit(0);
             }
-            a if a.starts_with("--") => usage(),
-            a => files.push(a.to_string()),
+            Found::Bad(msg) => {
+                darshan_util::say!("{msg}");
+                usage(&exe)
+            }
+            _ => usage(&exe),
         }
-        i += 1;
     }
+    let files = parsed.operands;
     if files.len() != 2 {
-        usage();
+        usage(&exe);
     }
-    if let Err(e) = convert(&files[0], &files[1], bzip2, obf, key, only) {
+    if let Err(e) = convert(&files[0], &files[1], &c) {
         darshan_util::say!("darshan-convert: {e}");
         let _ = std::fs::remove_file(&files[1]);
         std::process::exit(255);
     }
 }
 
-fn convert(inp: &str, outp: &str, bzip2: bool, obf: bool, key: u64, only: Option<u64>) -> Result<(), String> {
+/// Names darshan-convert never obfuscates (they say nothing about a user).
+const KEEP: [&[u8]; 4] = [b"<STDIN>", b"<STDOUT>", b"<STDERR>", b"heatmap:"];
+
+/// C's add_annotation: each tab-separated token on a line of its own,
+/// after a newline ending what is there, while it fits in the 1,024-byte
+/// metadata field.
+fn annotate(meta: &mut Vec<u8>, annotation: &str) {
+    const LEN: usize = 1024;
+    let end = meta.iter().position(|&b| b == 0).unwrap_or(meta.len());
+    meta.truncate(end);
+    if !meta.is_empty() && meta.len() < LEN && meta.last() != Some(&b'\n') {
+        meta.push(b'\n');
+    }
+    for token in annotation.split('\t').filter(|t| !t.is_empty()) {
+        let remaining = LEN as i64 - meta.len() as i64;
+        if (token.len() as i64 + 1) < remaining {
+            meta.extend_from_slice(token.as_bytes());
+            meta.push(b'\n');
+        } else {
+            darshan_util::say!(
+                "not enough space left in metadata for: current={} token={token} (remain={}:need={})",
+                String::from_utf8_lossy(meta),
+                remaining - 1,
+                token.len() + 1
+            );
+        }
+    }
+}
+
+fn convert(inp: &str, outp: &str, c: &Changes) -> Result<(), String> {
+    let (bzip2, only, key) = (c.bzip2, c.only, c.key);
     let log = LogFile::open(inp).map_err(|e| format!("{inp}: {e}"))?;
     let mut job = log.job.clone();
     let mut names = log.names().map_err(|e| format!("{inp}: {e}"))?;
-    if let Some(id) = only {
-        names.retain(|n| n == id);
+    if c.reset_md {
+        job.metadata.clear();
     }
-    if obf {
-        job.uid = obfuscate(&job.uid.to_le_bytes(), key) as i64;
+    if c.jobid && job.jobid != 0 {
         job.jobid = obfuscate(&job.jobid.to_le_bytes(), key) as i64;
-        // Keep the mount table (it says nothing about the user) but hide
-        // the command line.
+    }
+    if c.uid {
+        job.uid = obfuscate(&job.uid.to_le_bytes(), key) as i64;
+    }
+    if let Some(a) = &c.annotation {
+        annotate(&mut job.metadata, a);
+    }
+    if c.exe {
+        // The command line is hidden; the mount table (which says nothing
+        // about the user) is kept.
         let exe_len = job.exe_mnt.iter().position(|&c| c == b'\n').unwrap_or(job.exe_mnt.len());
         let mut e = obfuscate(&job.exe_mnt[..exe_len], key).to_string().into_bytes();
         e.extend_from_slice(&job.exe_mnt[exe_len..]);
         job.exe_mnt = e;
+    }
+    if c.names {
         let mounts = job.mounts().unwrap_or_default();
         let mut t = NameTable::new();
         for (id, n) in names.iter() {
-            let prefix = darshan_log::job::mount_of(&mounts, n).map(|m| m.path.clone()).unwrap_or_default();
-            let mut s = prefix;
-            s.push(b'/');
+            if KEEP.iter().any(|k| n.starts_with(k)) {
+                t.insert(id, n);
+                continue;
+            }
+            // "<mount point>/<hash>", or "<hash>" off every mount.
+            let mut s = match darshan_log::job::mount_of(&mounts, n) {
+                Some(m) => {
+                    let mut p = m.path.clone();
+                    p.push(b'/');
+                    p
+                }
+                None => Vec::new(),
+            };
             s.extend_from_slice(obfuscate(n, key).to_string().as_bytes());
             t.insert(id, &s);
         }
         names = t;
+    }
+    if let Some(id) = only {
+        names.retain(|n| n == id);
     }
     let file = File::create(outp).map_err(|e| format!("cannot create {outp}: {e}"))?;
     let comp = if bzip2 { Compression::Bzip2 } else { Compression::Zlib };

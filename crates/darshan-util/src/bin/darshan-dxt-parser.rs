@@ -1,6 +1,8 @@
 //! darshan-dxt-parser: print the DXT traces of a Darshan log.
 #![forbid(unsafe_code)]
 
+use darshan_util::getopt::{getopt_long, Found, LongOpt};
+
 fn usage(exe: &str) -> ! {
     darshan_util::say!("Usage: {exe} [options] <filename>");
     darshan_util::say!("    --help prints this help message and exits");
@@ -9,24 +11,34 @@ fn usage(exe: &str) -> ! {
     std::process::exit(1);
 }
 
+/// darshan-dxt-parser 3.5.0's options (getopt_long, no short options).
+const OPTS: &[LongOpt] = &[
+    LongOpt { name: "show-incomplete", takes_value: false },
+    LongOpt { name: "version", takes_value: false },
+    LongOpt { name: "help", takes_value: false },
+];
+
 fn main() {
     darshan_util::cli::one_line_panics("darshan-dxt-parser");
     let args: Vec<String> = std::env::args().collect();
     let exe = args.first().cloned().unwrap_or_else(|| "darshan-dxt-parser".into());
     let mut show_incomplete = false;
-    let mut file = None;
-    for a in &args[1..] {
-        match a.as_str() {
-            "--show-incomplete" => show_incomplete = true,
-            "--version" => {
+    let parsed = getopt_long(&exe, args.get(1..).unwrap_or_default(), OPTS);
+    for f in parsed.found {
+        match f {
+            Found::Opt("show-incomplete", _) => show_incomplete = true,
+            Found::Opt("version", _) => {
                 darshan_util::outln!("{}", darshan_util::DARSHAN_VERSION);
                 std::process::exit(0);
             }
-            s if s.starts_with("--") => usage(&exe),
-            s => file = file.or(Some(s.to_string())),
+            Found::Bad(msg) => {
+                darshan_util::say!("{msg}");
+                usage(&exe)
+            }
+            _ => usage(&exe),
         }
     }
-    let Some(file) = file else { usage(&exe) };
+    let Some(file) = parsed.operands.first().cloned() else { usage(&exe) };
     let mut out = darshan_util::out::Out::new();
     let code = darshan_util::dxt::run(&file, show_incomplete, &mut out);
     out.flush();

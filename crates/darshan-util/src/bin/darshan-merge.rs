@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use darshan_util::getopt::{getopt_long, Found, LongOpt};
 use darshan_util::merge::{find_job_files, merge, Options};
 
 fn usage() -> ! {
@@ -17,34 +18,49 @@ fn usage() -> ! {
     std::process::exit(1);
 }
 
+/// darshan-merge 3.5.0's options, and ours (--dir, --jobid).
+const OPTS: &[LongOpt] = &[
+    LongOpt { name: "output", takes_value: true },
+    LongOpt { name: "shared-redux", takes_value: false },
+    LongOpt { name: "job-end-time", takes_value: true },
+    LongOpt { name: "version", takes_value: false },
+    LongOpt { name: "help", takes_value: false },
+    LongOpt { name: "dir", takes_value: true },
+    LongOpt { name: "jobid", takes_value: true },
+];
+
 fn main() {
     darshan_util::cli::one_line_panics("darshan-merge");
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<String> = std::env::args().collect();
+    let exe = args.first().cloned().unwrap_or_else(|| "darshan-merge".into());
     let mut out = None;
     let mut opt = Options { shared_redux: false, job_end_time: None };
     let (mut dir, mut jobid) = (None, None);
-    let mut files = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let val = |i: usize| args.get(i + 1).cloned().unwrap_or_else(|| usage());
-        match args[i].as_str() {
-            "--output" => (out, i) = (Some(val(i)), i + 1),
-            "--shared-redux" => opt.shared_redux = true,
-            "--job-end-time" => {
-                let v = val(i);
+    let parsed = getopt_long(&exe, args.get(1..).unwrap_or_default(), OPTS);
+    for f in parsed.found {
+        match f {
+            Found::Opt("output", v) => out = v,
+            Found::Opt("shared-redux", _) => opt.shared_redux = true,
+            Found::Opt("job-end-time", Some(v)) => {
                 opt.job_end_time = Some(v.parse().unwrap_or_else(|_| {
                     darshan_util::say!("darshan-merge: --job-end-time expects seconds since the epoch, got {v:?}");
                     std::process::exit(1)
                 }));
-                i += 1;
             }
-            "--dir" => (dir, i) = (Some(val(i)), i + 1),
-            "--jobid" => (jobid, i) = (Some(val(i)), i + 1),
-            a if a.starts_with("--") => usage(),
-            a => files.push(PathBuf::from(a)),
+            Found::Opt("dir", v) => dir = v,
+            Found::Opt("jobid", v) => jobid = v,
+            Found::Opt("version", _) => {
+                darshan_util::outln!("{}", darshan_util::DARSHAN_VERSION);
+                std::process::exit(0);
+            }
+            Found::Bad(msg) => {
+                darshan_util::say!("{msg}");
+                usage()
+            }
+            _ => usage(),
         }
-        i += 1;
     }
+    let mut files: Vec<PathBuf> = parsed.operands.iter().map(PathBuf::from).collect();
     let Some(out) = out else { usage() };
     match (dir, jobid) {
         (Some(d), Some(j)) => match find_job_files(d.as_ref(), &j) {

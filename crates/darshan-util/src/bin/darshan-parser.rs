@@ -1,6 +1,7 @@
 //! darshan-parser: print a Darshan log as text (drop-in for the C tool).
 #![forbid(unsafe_code)]
 
+use darshan_util::getopt::{getopt_long, Found, LongOpt};
 use darshan_util::out::Out;
 use darshan_util::parser::*;
 
@@ -16,36 +17,44 @@ fn usage(exe: &str) -> ! {
     std::process::exit(1);
 }
 
+/// darshan-parser 3.5.0's options (getopt_long, no short options).
+const OPTS: &[LongOpt] = &[
+    LongOpt { name: "all", takes_value: false },
+    LongOpt { name: "base", takes_value: false },
+    LongOpt { name: "file", takes_value: false },
+    LongOpt { name: "perf", takes_value: false },
+    LongOpt { name: "total", takes_value: false },
+    LongOpt { name: "show-incomplete", takes_value: false },
+    LongOpt { name: "help", takes_value: false },
+    LongOpt { name: "version", takes_value: false },
+];
+
 fn main() {
     darshan_util::cli::one_line_panics("darshan-parser");
     let args: Vec<String> = std::env::args().collect();
     let exe = args.first().cloned().unwrap_or_else(|| "darshan-parser".into());
     let mut mask = 0u32;
-    let mut file = None;
-    let mut only_files = false;
-    for a in &args[1..] {
-        if only_files || !a.starts_with("--") || a == "-" {
-            if file.is_none() {
-                file = Some(a.clone());
-            }
-            continue;
-        }
-        match a.as_str() {
-            "--" => only_files = true,
-            "--all" => mask |= OPT_ALL,
-            "--base" => mask |= OPT_BASE,
-            "--file" => mask |= OPT_FILE,
-            "--perf" => mask |= OPT_PERF,
-            "--total" => mask |= OPT_TOTAL,
-            "--show-incomplete" => mask |= OPT_SHOW_INCOMPLETE,
-            "--version" => {
+    let parsed = getopt_long(&exe, args.get(1..).unwrap_or_default(), OPTS);
+    for f in parsed.found {
+        match f {
+            Found::Opt("all", _) => mask |= OPT_ALL,
+            Found::Opt("base", _) => mask |= OPT_BASE,
+            Found::Opt("file", _) => mask |= OPT_FILE,
+            Found::Opt("perf", _) => mask |= OPT_PERF,
+            Found::Opt("total", _) => mask |= OPT_TOTAL,
+            Found::Opt("show-incomplete", _) => mask |= OPT_SHOW_INCOMPLETE,
+            Found::Opt("version", _) => {
                 darshan_util::outln!("{}", darshan_util::DARSHAN_VERSION);
                 return;
+            }
+            Found::Bad(msg) => {
+                darshan_util::say!("{msg}");
+                usage(&exe)
             }
             _ => usage(&exe),
         }
     }
-    let file = file.unwrap_or_else(|| usage(&exe));
+    let file = parsed.operands.first().cloned().unwrap_or_else(|| usage(&exe));
     if mask == 0 || mask == OPT_SHOW_INCOMPLETE {
         mask |= OPT_BASE;
     }
