@@ -268,22 +268,26 @@ fn zeros_at(f: &std::fs::File, off: usize, n: usize) -> Result<(), std::io::Erro
 
 /// A descriptor the runtime holds for a moment (making or growing the
 /// crash-safe file) while the program's other threads run, moved at once
-/// to a number near the top of RLIMIT_NOFILE. A low number is one a
-/// thread of the program may be about to `dup2` onto after closing it:
-/// our writes of zeros would then land in the program's file. Up there
-/// only the few instructions between `open` and the move are exposed.
-/// Keeps the number `open` gave where there is no room above it.
+/// near the top of the process's current descriptor table. A low number
+/// is one a thread of the program may be about to `dup2` onto after
+/// closing it: our writes of zeros would then land in the program's file.
+/// Up there only the few instructions between `open` and the move are
+/// exposed.
+///
+/// Within the table, not beyond it: a number past the table's size makes
+/// the kernel grow the table, and a process with a second thread then
+/// waits for an RCU grace period (9-25 ms at the first file I/O of every
+/// threaded program, when this moved descriptors near RLIMIT_NOFILE), and
+/// the table costs memory in proportion to the number. Keeps the number
+/// `open` gave where there is no room above it.
 #[allow(unsafe_code)]
 fn out_of_the_way(f: std::fs::File) -> std::fs::File {
     use std::os::fd::{AsRawFd, FromRawFd};
-    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    // SAFETY: `lim` is a valid out-parameter.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
-        return f;
-    }
-    // The kernel's own ceiling (fs.nr_open) is 2^20 by default.
-    let floor = lim.rlim_cur.min(1 << 20).saturating_sub(64) as libc::c_int;
-    if floor <= f.as_raw_fd() {
+    let Some(size) = fd_table_size() else { return f };
+    // The top eighth of the table, and never below 32: well clear of the
+    // numbers a program reuses, and inside what the table already holds.
+    let floor = (size - size / 8).max(32);
+    if floor >= size || floor <= f.as_raw_fd() {
         return f;
     }
     // SAFETY: duplicates a descriptor we own; the copy is close-on-exec.
@@ -294,6 +298,41 @@ fn out_of_the_way(f: std::fs::File) -> std::fs::File {
     // SAFETY: `high` is a fresh descriptor nothing else holds; the low
     // one closes when `f` drops here.
     unsafe { std::fs::File::from_raw_fd(high) }
+}
+
+/// The size of this process's descriptor table (`FDSize` in
+/// /proc/self/status), read with plain system calls into a stack buffer.
+/// The descriptor used for the read is only read through, so a program
+/// thread taking its number could make it read the wrong bytes, never
+/// write anything.
+#[allow(unsafe_code)]
+fn fd_table_size() -> Option<libc::c_int> {
+    let mut buf = [0u8; 4096];
+    // SAFETY: a NUL-terminated path; read-only, close-on-exec.
+    let fd = unsafe { libc::open(c"/proc/self/status".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return None;
+    }
+    let mut n = 0usize;
+    while n < buf.len() {
+        // SAFETY: reads into the unused tail of our stack buffer.
+        let r = unsafe { libc::read(fd, buf[n..].as_mut_ptr().cast(), buf.len() - n) };
+        if r <= 0 {
+            break;
+        }
+        n += r as usize;
+    }
+    // SAFETY: closes the descriptor opened above.
+    unsafe { libc::close(fd) };
+    fd_size_in(&buf[..n])
+}
+
+/// The FDSize value of a /proc/<pid>/status text.
+fn fd_size_in(status: &[u8]) -> Option<libc::c_int> {
+    let at = status.windows(7).position(|w| w == b"FDSize:")? + 7;
+    let digits = status[at..].iter().skip_while(|b| b.is_ascii_whitespace()).take_while(|b| b.is_ascii_digit());
+    let v = digits.fold(0i64, |a, d| (a * 10 + i64::from(d - b'0')).min(1 << 30));
+    (v > 0).then_some(v as libc::c_int)
 }
 
 #[allow(unsafe_code)]
@@ -382,6 +421,14 @@ impl RecordArena {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_descriptor_table_size_is_read_from_proc_status() {
+        assert_eq!(fd_size_in(b"Name:\tx\nUmask:\t0022\nFDSize:\t64\nGroups:\n"), Some(64));
+        assert_eq!(fd_size_in(b"FDSize:   1024\n"), Some(1024));
+        assert_eq!(fd_size_in(b"Name:\tx\n"), None);
+        assert!(fd_table_size().is_some_and(|n| n >= 64), "this process's own table");
+    }
 
     #[test]
     fn reservations_are_first_come_first_served_and_bounded() {

@@ -113,6 +113,20 @@ pub fn mmap_path(cfg: &crate::config::Config, cmdline: &str, pid: i64, rank: i64
     format!("{}/{user}_{}_id{jobid}_mmap-log-{logmod}-{rank}.darshan", cfg.mmap_log_path, logname::exe_short(cmdline))
 }
 
+/// The directory a log will be written under, as `log_paths` picks it:
+/// DARSHAN_LOGFILE's directory, the flat DARSHAN_LOGPATH, or LOGPATH
+/// itself (the root of the dated tree: the day's directory is only known
+/// from the local time zone, and reading that at start-up sets up a
+/// thread-local that is gone by the time the log is written at exit);
+/// None when no log path is set.
+pub fn log_root(cfg: &crate::config::Config) -> Option<String> {
+    if let Some(f) = &cfg.log_file {
+        let parent = std::path::Path::new(f).parent().map(|p| p.display().to_string()).unwrap_or_default();
+        return Some(if parent.is_empty() { ".".into() } else { parent });
+    }
+    cfg.log_path_flat.clone().or_else(|| cfg.log_path_dated.clone())
+}
+
 /// Where the log goes: (temporary path, final path).
 pub(crate) fn log_paths(jobid: i64, start_sec: i64) -> Result<(String, String), ShutdownError> {
     let sh = runtime::shared().ok_or(ShutdownError::NotInitialised)?;

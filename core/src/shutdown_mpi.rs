@@ -10,6 +10,7 @@
 //! (`all_ok`), so a failure never leaves the other ranks waiting in a
 //! collective call.
 
+use darshan_log::header::HEADER_SIZE;
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
@@ -194,6 +195,14 @@ pub fn write_log_mpi(
         wrote &= comm.sync_log().is_ok();
     }
     comm.close_log();
+    // MPI-IO libraries do not always say a write failed: Open MPI's OMPIO
+    // prints "No space left on device" and returns MPI_SUCCESS, and a
+    // full disk then left an empty log under its final name and every
+    // crash-safe file removed. Rank 0 checks the file has every byte.
+    if rank == 0 {
+        let expected = starts.last().zip(totals.last()).map_or(HEADER_SIZE as u64, |(s, t)| s + t);
+        wrote &= std::fs::metadata(&tmp).is_ok_and(|m| m.len() == expected);
+    }
     let wrote = all_ok(comm, wrote);
     let write_s = t3.elapsed().as_secs_f64();
     let mut out =

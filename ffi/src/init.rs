@@ -220,6 +220,26 @@ pub fn new_logmod() -> u64 {
     darshan_log::hash::hash_with_level(LIBC.hostname().as_bytes(), usec)
 }
 
+/// Why `dir` cannot take a log (it does not exist, is not a directory,
+/// or this user cannot create files in it), in words a user can act on;
+/// None when it can.
+fn unusable_dir(dir: &str) -> Option<String> {
+    let fix = "set DARSHAN_LOGPATH (or LOGPATH in the DARSHAN_CONFIG_PATH file) to a directory you can write";
+    match std::fs::metadata(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Some(format!("the log directory {dir} does not exist ({fix}; darshan-mk-log-dirs makes a dated tree)"))
+        }
+        Err(e) => Some(format!("the log directory {dir} cannot be used: {e} ({fix})")),
+        Ok(m) if !m.is_dir() => Some(format!("the log path {dir} is not a directory ({fix})")),
+        Ok(_) => {
+            let Ok(c) = std::ffi::CString::new(dir) else { return Some(format!("the log path {dir} holds a NUL")) };
+            // SAFETY: a NUL-terminated path; access() only reads it.
+            let ok = unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } == 0;
+            (!ok).then(|| format!("the log directory {dir} is not writable by this user ({fix})"))
+        }
+    }
+}
+
 /// Initialise for this process, `rank` of an MPI job or 0. With `mpi`, an
 /// excluded rank is still set up (with nothing recorded) so that it can
 /// take part in the collective shutdown. `job`: the random part of the
@@ -232,6 +252,17 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
     let excluded = cfg.app_excluded(&exe) || cfg.rank_excluded(rank);
     if excluded && !mpi {
         return Started::Excluded;
+    }
+    // A log directory that cannot take a log is said at once, and the run
+    // goes uninstrumented: recording would only leave a crash-safe file
+    // in DARSHAN_MMAP_LOGPATH (/tmp) per process, filling every node's
+    // /tmp on a cluster with a mistyped path.
+    if let Some(why) = darshan_core::shutdown::log_root(&cfg).and_then(|d| unusable_dir(&d)) {
+        if rank == 0 {
+            say(&format!("{why}; this run is not instrumented"));
+        }
+        guard::set_state(runtime::DISABLED);
+        return Started::No;
     }
     if !guard::transition(runtime::UNINIT, runtime::SHUTTING_DOWN) {
         return Started::No;

@@ -3,6 +3,7 @@
 
 mod common;
 
+use std::path::Path;
 use std::process::Command;
 
 use common::*;
@@ -187,31 +188,6 @@ fn python_closerange_then_writing_a_file_keeps_it_intact() {
     assert_eq!(fields(&out.stdout)["first_fd"], 3);
 }
 
-/// Unmounts a test file system even when the test fails.
-struct Mount(std::path::PathBuf);
-
-impl Drop for Mount {
-    fn drop(&mut self) {
-        let _ = status(Command::new("umount").arg("-l").arg(&self.0));
-    }
-}
-
-fn mount_tmpfs(dir: &std::path::Path, size: &str) -> Option<Mount> {
-    std::fs::create_dir_all(dir).unwrap();
-    let st = status(Command::new("mount").args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"]).arg(dir));
-    match st {
-        s if s.success() => Some(Mount(dir.to_path_buf())),
-        // Only root can mount; CI runs as root, where this must work.
-        _ if effective_uid() != 0 => None,
-        _ => panic!("mount -t tmpfs failed as root"),
-    }
-}
-
-fn effective_uid() -> u32 {
-    let out = output(Command::new("id").arg("-u"));
-    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap_or(1)
-}
-
 /// `fill_records` started with its crash-safe file on the tmpfs `fs`; once
 /// it has a record, another process (here: the test) fills the file
 /// system, and the program goes on, to a successful end. Its stderr and
@@ -353,6 +329,9 @@ fn closing_a_file_in_a_signal_handler_during_a_close_never_hangs() {
     let d = scratch("close-in-handler");
     let exe = compile("close_in_handler", &d, &[]);
     for i in 0..3 {
+        // The log directory must exist: one that does not turns the
+        // runtime off at start-up, and this would test nothing.
+        std::fs::create_dir_all(d.join(format!("logs/{i}"))).unwrap();
         let mut child = instrumented(&exe, &d)
             .arg(d.join("data"))
             .env("DARSHAN_LOGPATH", d.join(format!("logs/{i}")))
@@ -361,6 +340,7 @@ fn closing_a_file_in_a_signal_handler_during_a_close_never_hangs() {
             .unwrap();
         let st = wait_within(&mut child, std::time::Duration::from_secs(30));
         assert_eq!(st.code(), Some(0), "run {i}: {st:?}");
+        assert_eq!(files(&d.join(format!("logs/{i}"))).len(), 1, "run {i} was recorded");
     }
 }
 
@@ -424,6 +404,42 @@ fn sixteen_threads_on_one_fd_never_give_a_negative_time() {
         for k in [px::F_READ_TIME, px::F_WRITE_TIME, px::F_META_TIME] {
             let t = r.fcounters[k];
             assert!(t >= 0.0 && t <= run, "round {round}: time counter {k} = {t} (run {run} s)");
+        }
+    }
+}
+
+/// The same 16 threads, killed after their I/O: the crash-safe file, and
+/// the log darshan-merge makes of it, held POSIX_F_READ_TIME -0.44 to
+/// -0.60 s and POSIX_F_META_TIME -1.41 to -1.53 s (3 of 3 runs): the
+/// non-negative fix was applied only at shutdown. Now the record's words
+/// are never negative.
+#[test]
+fn a_killed_process_never_leaves_a_negative_time() {
+    use darshan_log::counters::posix as px;
+    let d = scratch("negtime-kill");
+    let exe = compile("shared_fd_threads", &d, &["-pthread"]);
+    let f = d.join("data/shared");
+    for round in 0..3 {
+        for sub in ["logs", "mmap"] {
+            let _ = std::fs::remove_dir_all(d.join(sub));
+            std::fs::create_dir_all(d.join(sub)).unwrap();
+        }
+        let out = output_within(instrumented(&exe, &d).arg(&f).arg("kill"), LIMIT);
+        assert!(out.status.code().is_none(), "killed: {:?}", out.status);
+        let left = files(&d.join("mmap"));
+        assert_eq!(left.len(), 1, "one crash-safe file: {left:?}");
+        let merged = d.join("merged.darshan");
+        let _ = std::fs::remove_file(&merged);
+        let m = output(Command::new(built("darshan-merge")).arg("--output").arg(&merged).arg(&left[0]));
+        assert!(m.status.success(), "{}", String::from_utf8_lossy(&m.stderr));
+        let log = darshan_log::LogFile::open(&merged).unwrap();
+        let names = log.names().unwrap();
+        let recs = log.records(darshan_log::modules::POSIX).unwrap();
+        let r = recs.iter().find(|r| names.get(r.id) == Some(f.to_str().unwrap().as_bytes())).unwrap();
+        assert_eq!((r.counters[px::WRITES], r.counters[px::READS]), (80_000, 80_000));
+        for k in [px::F_READ_TIME, px::F_WRITE_TIME, px::F_META_TIME] {
+            let t = r.fcounters[k];
+            assert!(t >= 0.0 && t < 600.0, "round {round}: time counter {k} = {t} after a kill");
         }
     }
 }
@@ -492,16 +508,24 @@ fn a_twenty_thousand_record_log_is_no_larger_than_the_c_runtimes() {
 fn an_unwritable_log_dir_says_once_where_the_records_are_and_how_to_recover_them() {
     let d = scratch("recover");
     let exe = compile("fill_records", &d, &[]);
+    // A log directory there at start-up (one missing then is refused at
+    // once: preload.rs) and removed while the program runs.
+    let vanishing = d.join("vanishing");
+    std::fs::create_dir_all(&vanishing).unwrap();
     let mut child = instrumented(&exe, &d)
-        .env("DARSHAN_LOGPATH", "/proc/no/such/dir")
+        .env("DARSHAN_LOGPATH", &vanishing)
         .arg(d.join("data"))
         .arg("5")
         .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     darshan_test_support::watchdog(&child);
+    let mut ready = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().unwrap()), &mut ready).unwrap();
+    assert_eq!(ready.trim(), "ready");
+    std::fs::remove_dir(&vanishing).unwrap();
     drop(child.stdin.take()); // EOF: the program makes no more files
     let status = wait_within(&mut child, LIMIT);
     let mut err = String::new();
@@ -512,7 +536,7 @@ fn an_unwritable_log_dir_says_once_where_the_records_are_and_how_to_recover_them
     let left = files(&d.join("mmap"));
     assert_eq!(left.len(), 1, "{left:?}");
     let kept = left[0].to_str().unwrap();
-    assert!(lines[0].contains("cannot create log file /proc/no/such/dir/"), "{err}");
+    assert!(lines[0].contains(&format!("cannot create log file {}/", vanishing.display())), "{err}");
     assert!(lines[0].contains(&format!("darshan-merge --output <log>.darshan {kept}")), "{err}");
     // Follow the advice.
     let out = d.join("logs/recovered.darshan");
@@ -710,14 +734,6 @@ fn spy(d: &std::path::Path) -> std::path::PathBuf {
     spy
 }
 
-/// This process's soft RLIMIT_NOFILE (the programs it starts inherit it).
-fn open_files_limit() -> u64 {
-    let limits = std::fs::read_to_string("/proc/self/limits").unwrap();
-    let line = limits.lines().find(|l| l.starts_with("Max open files")).unwrap();
-    let soft = line.split_whitespace().nth(3).unwrap();
-    soft.parse().unwrap_or(u64::MAX)
-}
-
 /// The runtime makes and grows the crash-safe file through a descriptor
 /// it holds for a moment while the program's threads run. At a low
 /// number (the lowest free one, as open gives), a thread of the program
@@ -740,8 +756,45 @@ fn the_crash_safe_files_descriptors_stay_clear_of_the_programs_low_numbers() {
     let (writes, fd) = line.unwrap_or_else(|| panic!("no spy line: {err}"));
     let (writes, fd): (u64, u64) = (writes.parse().unwrap(), fd.trim().parse().unwrap());
     assert!(writes >= 4, "the file was made and grown through writes: {writes}");
-    let floor = open_files_limit().min(1 << 20).saturating_sub(64);
-    assert!(fd >= floor, "a write to the crash-safe file went through fd {fd}, below {floor}");
+    // Near the top of the descriptor table the process already has (64
+    // slots for a small program), never among the low numbers a program
+    // reuses, and never beyond the table (see the FDSize test below).
+    assert!(fd >= 32, "a write to the crash-safe file went through fd {fd}, among the program's low numbers");
+}
+
+/// Making the crash-safe file once moved its descriptor near
+/// RLIMIT_NOFILE: the kernel then grew the process's descriptor table to
+/// that size, and with a second thread alive waited for an RCU grace
+/// period: 9-25 ms at the first file I/O of any threaded program (MPI
+/// ranks, OpenMP, Python), and megabytes of table under a container's
+/// limit of 1,048,576. The table the library leaves (FDSize) must be the
+/// one the program has without it, threaded or not, under the default
+/// limit and under 1,048,576.
+#[test]
+fn the_first_file_io_never_grows_the_descriptor_table() {
+    let d = scratch("fdsize");
+    let exe = compile("first_io_threaded", &d, &["-pthread"]);
+    let run = |preload: bool, thread: bool, limit: &str| -> u64 {
+        let script = format!(
+            "ulimit -n {limit} 2>/dev/null || ulimit -n $(ulimit -Hn); exec \"$0\" \"$1\" {}",
+            if thread { "thread" } else { "" }
+        );
+        let mut cmd = if preload { instrumented(Path::new("sh"), &d) } else { Command::new("sh") };
+        cmd.arg("-c").arg(script).arg(&exe).arg(d.join("data/f.dat"));
+        let out = output_within(&mut cmd, LIMIT);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{text} {}", String::from_utf8_lossy(&out.stderr));
+        text.split_whitespace()
+            .find_map(|w| w.strip_prefix("fdsize="))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no fdsize: {text}"))
+    };
+    for limit in ["1024", "1048576"] {
+        for thread in [false, true] {
+            let (without, with) = (run(false, thread, limit), run(true, thread, limit));
+            assert_eq!(with, without, "FDSize with the library, thread {thread}, limit {limit}");
+        }
+    }
 }
 
 /// Tuning knobs of an experiment (HB, MC, RC: hash bits and match-chain

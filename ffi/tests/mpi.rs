@@ -10,6 +10,7 @@ mod common;
 use common::mpi::*;
 
 on_both_mpis!(
+    a_log_dir_missing_at_start_is_said_once_and_leaves_nothing,
     a_missing_log_dir_leaves_crash_safe_files_that_merge_into_the_jobs_log,
     a_four_rank_job_writes_one_log_with_shared_records_reduced,
     mpi_init_thread_starts_the_runtime_too,
@@ -148,6 +149,30 @@ fn enable_nonmpi_in_an_mpi_job_still_gives_one_job_log(mpi: Mpi) {
     assert!((0..NP).all(|r| heat.contains(&r)), "heatmaps carry each rank: {heat:?}");
 }
 
+/// A log directory missing at start-up: one line (rank 0's), at once; no
+/// crash-safe file anywhere; the job runs as without the library. Ranks
+/// once each left a crash-safe file in DARSHAN_MMAP_LOGPATH (/tmp by
+/// default), and said nothing until the end.
+fn a_log_dir_missing_at_start_is_said_once_and_leaves_nothing(mpi: Mpi) {
+    let d = scratch_mpi(mpi, "mpi-missing-logdir");
+    std::fs::create_dir_all(d.join("mmap")).unwrap();
+    let exe = mpicc(mpi, "mpi_mix", &d);
+    let missing = d.join("no/such/dir");
+    let mut cmd = mpi.launcher(&[
+        ("LD_PRELOAD", common::lib().display().to_string()),
+        ("DARSHAN_LOGPATH", missing.display().to_string()),
+        ("DARSHAN_MMAP_LOGPATH", d.join("mmap").display().to_string()),
+    ]);
+    let out = darshan_test_support::output(cmd.arg(&exe).arg(d.join("data")));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let ours: Vec<&str> = err.lines().filter(|l| l.starts_with("darshan:")).collect();
+    assert_eq!(ours.len(), 1, "one line for the job: {err}");
+    assert!(ours[0].contains(&format!("the log directory {} does not exist", missing.display())), "{}", ours[0]);
+    assert!(ours[0].contains("not instrumented"), "{}", ours[0]);
+    assert!(std::fs::read_dir(d.join("mmap")).unwrap().next().is_none(), "no crash-safe file");
+}
+
 /// An MPI job whose log directory does not exist printed the error once
 /// per rank and left a crash-safe file per rank with no word of how to
 /// recover them. Now one line for the job says where they are and the
@@ -157,13 +182,24 @@ fn enable_nonmpi_in_an_mpi_job_still_gives_one_job_log(mpi: Mpi) {
 /// done before the log could not be created, once marked each rank's
 /// shared records rank -1 in the crash-safe files, and the merge then
 /// held them four times (PyDarshan saw 153 values differ on MPICH).
+///
+/// Now a missing directory is refused at start-up, so the directory here
+/// is a full file system: Open MPI's MPI-IO reported no error for its
+/// failed writes, and the job left an empty log under its final name and
+/// removed every crash-safe file. Rank 0 now checks the log's size.
 fn a_missing_log_dir_leaves_crash_safe_files_that_merge_into_the_jobs_log(mpi: Mpi) {
     let d = scratch_mpi(mpi, "mpi-nologdir");
     std::fs::create_dir_all(d.join("mmap")).unwrap();
     let exe = mpicc(mpi, "mpi_mix", &d);
+    // A directory missing at start-up is refused at once (below); one that
+    // cannot take the log at the end (full) leaves the crash-safe files.
+    let Some(_full) = common::full_log_dir(&d.join("full")) else {
+        eprintln!("SKIPPED: a full log directory needs a tmpfs mount (root)");
+        return;
+    };
     let mut cmd = mpi.launcher(&[
         ("LD_PRELOAD", common::lib().display().to_string()),
-        ("DARSHAN_LOGPATH", d.join("no/such/dir").display().to_string()),
+        ("DARSHAN_LOGPATH", d.join("full").display().to_string()),
         ("DARSHAN_MMAP_LOGPATH", d.join("mmap").display().to_string()),
         ("DARSHAN_JOBID", "MYJOB".to_string()),
         ("MYJOB", "777".to_string()),
@@ -173,6 +209,8 @@ fn a_missing_log_dir_leaves_crash_safe_files_that_merge_into_the_jobs_log(mpi: M
     let err = String::from_utf8_lossy(&out.stderr);
     let ours: Vec<&str> = err.lines().filter(|l| l.starts_with("darshan:")).collect();
     assert_eq!(ours.len(), 1, "{err}");
+    let in_full: Vec<_> = std::fs::read_dir(d.join("full")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(in_full, vec![std::ffi::OsString::from("filler")], "no log, empty or partial, in the full directory");
     let mmap = d.join("mmap");
     let advice = format!("darshan-merge --shared-redux --dir {} --jobid 777", mmap.display());
     assert!(ours[0].contains(&advice), "{}", ours[0]);

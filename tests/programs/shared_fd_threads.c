@@ -1,9 +1,13 @@
 /* 16 threads write and read through one shared descriptor (issue 9,
  * failure 8: POSIX_F_WRITE_TIME came out negative, -0.1 to -0.6 s).
- *   argv[1]: file   Each thread: 5000 pwrite of 64 B and 5000 pread. */
+ *   argv[1]: file   Each thread: 5000 pwrite of 64 B and 5000 pread.
+ *   argv[2]: "kill" to end with SIGKILL after the threads (the crash-safe
+ *   file then holds the times; issue 36: they were negative there). */
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 static int fd;
@@ -31,6 +35,8 @@ int main(int argc, char **argv) {
         pthread_join(th[t], &r);
         bad |= r != NULL;
     }
+    if (argc > 2 && !strcmp(argv[2], "kill"))
+        raise(SIGKILL);
     close(fd);
     return bad;
 }

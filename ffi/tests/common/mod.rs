@@ -149,3 +149,40 @@ pub fn dynamic_symbols(path: &Path) -> std::collections::BTreeSet<String> {
         .map(|s| s.split('@').next().unwrap_or(s).to_string())
         .collect()
 }
+
+/// Unmounts a test file system even when the test fails.
+pub struct Mount(std::path::PathBuf);
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = status(Command::new("umount").arg("-l").arg(&self.0));
+    }
+}
+
+pub fn mount_tmpfs(dir: &std::path::Path, size: &str) -> Option<Mount> {
+    std::fs::create_dir_all(dir).unwrap();
+    let st = status(Command::new("mount").args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"]).arg(dir));
+    match st {
+        s if s.success() => Some(Mount(dir.to_path_buf())),
+        // Only root can mount; CI runs as root, where this must work.
+        _ if effective_uid() != 0 => None,
+        _ => panic!("mount -t tmpfs failed as root"),
+    }
+}
+
+pub fn effective_uid() -> u32 {
+    let out = output(Command::new("id").arg("-u"));
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap_or(1)
+}
+
+/// A log directory that exists and is writable when a run starts but
+/// cannot take the log at its end: a full 4 KiB tmpfs. The run records,
+/// its log cannot be written, and its crash-safe files stay (a missing
+/// directory is refused at start-up instead). None where this user
+/// cannot mount.
+pub fn full_log_dir(dir: &Path) -> Option<Mount> {
+    let m = mount_tmpfs(dir, "4k")?;
+    // Fill it: the first page goes to this file.
+    let _ = std::fs::write(dir.join("filler"), vec![0u8; 1 << 20]);
+    Some(m)
+}
