@@ -305,6 +305,9 @@ fn handler_runs(mode: &str, runs: usize) -> Vec<i32> {
     let exe = compile("handler_exit", &d, &[]);
     (0..runs)
         .map(|i| {
+            // An existing log directory: a missing one turns the runtime
+            // off at start-up, and the run would record nothing.
+            std::fs::create_dir_all(d.join(format!("logs/{i}"))).unwrap();
             let mut child = instrumented(&exe, &d)
                 .arg(mode)
                 .arg(d.join("data"))
