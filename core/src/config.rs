@@ -154,6 +154,13 @@ fn mib(v: &str, what: &str, warn: &mut Vec<String>) -> Option<usize> {
     // Darshan reads whole MiB; a fractional value is truncated.
     match v.trim().parse::<f64>() {
         Ok(x) if x.is_finite() && x >= 1.0 && x <= (1u64 << 20) as f64 => Some((x as usize) << 20),
+        Ok(x) if x > (1u64 << 20) as f64 => {
+            warn.push(format!(
+                "{what} {} MiB is more than the 1048576 MiB (1 TiB) a process can set aside; using the default",
+                quote(v)
+            ));
+            None
+        }
         _ => {
             warn.push(format!(
                 "bad value '{}' for {what} (a whole number of MiB >= 1 expected); using the default",
@@ -507,6 +514,18 @@ impl Config {
 
 #[cfg(test)]
 mod tests {
+    /// DARSHAN_MODMEM=99999999999 said "a whole number of MiB >= 1
+    /// expected": the value is too large, and the line now says so.
+    #[test]
+    fn a_modmem_too_large_is_called_too_large() {
+        let mut warn = Vec::new();
+        assert_eq!(mib("99999999999", "DARSHAN_MODMEM", &mut warn), None);
+        assert!(warn[0].contains("more than the 1048576 MiB"), "{warn:?}");
+        warn.clear();
+        assert_eq!(mib("0.5", "DARSHAN_MODMEM", &mut warn), None);
+        assert!(warn[0].contains("a whole number of MiB >= 1 expected"), "{warn:?}");
+    }
+
     use super::*;
     use std::collections::HashMap;
 

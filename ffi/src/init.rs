@@ -179,8 +179,13 @@ fn init() {
     test_panic("start");
     crate::shim::init();
     let (cfg, warnings) = Config::load(&ProcessEnv);
-    for w in &warnings {
-        say(w);
+    // Under an MPI launcher every rank reads the same settings: rank 0
+    // alone says what is wrong with them (N identical lines at N ranks
+    // said it N times).
+    if crate::mpi_wrap::launcher_rank().is_none_or(|r| r == 0) {
+        for w in &warnings {
+            say(w);
+        }
     }
     if cfg.disable {
         guard::set_state(runtime::DISABLED);
@@ -345,7 +350,10 @@ extern "C" fn destructor() {
 /// Write the log, once. Called from the destructor and from `_exit`.
 pub fn shutdown() {
     if crate::mpi_wrap::mpi_active() {
-        return; // MPI_Finalize writes the job's log
+        // MPI_Finalize writes the job's log; ending without it leaves the
+        // crash-safe files, and one line per node says how to merge them.
+        crate::mpi_wrap::ended_without_finalize();
+        return;
     }
     // A child of vfork() or clone() (posix_spawn, CPython's subprocess)
     // shares our memory: if it calls _exit, it must not finalize the

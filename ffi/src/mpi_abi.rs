@@ -36,6 +36,7 @@ reals! {
     PMPI_Init_thread: fn(*mut c_int, *mut *mut *mut c_char, c_int, *mut c_int) -> c_int;
     PMPI_Finalize: fn() -> c_int;
     PMPI_Get_library_version: fn(*mut c_char, *mut c_int) -> c_int;
+    PMPI_Error_string: fn(c_int, *mut c_char, *mut c_int) -> c_int;
     PMPI_Comm_rank: fn(H, *mut c_int) -> c_int;
     PMPI_Comm_size: fn(H, *mut c_int) -> c_int;
     PMPI_Barrier: fn(H) -> c_int;
@@ -72,6 +73,37 @@ reals! {
     PMPI_File_write_ordered: fn(H, *mut c_void, c_int, H, *mut c_void) -> c_int;
     PMPI_File_read_at: fn(H, i64, *mut c_void, c_int, H, *mut c_void) -> c_int;
     PMPI_File_write_at: fn(H, i64, *mut c_void, c_int, H, *mut c_void) -> c_int;
+    // MPI-4 large-count calls (MPI_Count counts), where the library has
+    // them (MPICH 4, Open MPI 5): spec extensions.md section 2.
+    PMPI_File_read_c: fn(H, *mut c_void, i64, H, *mut c_void) -> c_int;
+    PMPI_File_read_all_c: fn(H, *mut c_void, i64, H, *mut c_void) -> c_int;
+    PMPI_File_read_at_c: fn(H, i64, *mut c_void, i64, H, *mut c_void) -> c_int;
+    PMPI_File_read_at_all_c: fn(H, i64, *mut c_void, i64, H, *mut c_void) -> c_int;
+    PMPI_File_read_shared_c: fn(H, *mut c_void, i64, H, *mut c_void) -> c_int;
+    PMPI_File_read_ordered_c: fn(H, *mut c_void, i64, H, *mut c_void) -> c_int;
+    PMPI_File_iread_c: fn(H, *mut c_void, i64, H, *mut H) -> c_int;
+    PMPI_File_iread_all_c: fn(H, *mut c_void, i64, H, *mut H) -> c_int;
+    PMPI_File_iread_at_c: fn(H, i64, *mut c_void, i64, H, *mut H) -> c_int;
+    PMPI_File_iread_at_all_c: fn(H, i64, *mut c_void, i64, H, *mut H) -> c_int;
+    PMPI_File_iread_shared_c: fn(H, *mut c_void, i64, H, *mut H) -> c_int;
+    PMPI_File_read_all_begin_c: fn(H, *mut c_void, i64, H) -> c_int;
+    PMPI_File_read_at_all_begin_c: fn(H, i64, *mut c_void, i64, H) -> c_int;
+    PMPI_File_read_ordered_begin_c: fn(H, *mut c_void, i64, H) -> c_int;
+    PMPI_File_write_c: fn(H, *mut c_void, i64, H, *mut c_void) -> c_int;
+    PMPI_File_write_all_c: fn(H, *mut c_void, i64, H, *mut c_void) -> c_int;
+    PMPI_File_write_at_c: fn(H, i64, *mut c_void, i64, H, *mut c_void) -> c_int;
+    PMPI_File_write_at_all_c: fn(H, i64, *mut c_void, i64, H, *mut c_void) -> c_int;
+    PMPI_File_write_shared_c: fn(H, *mut c_void, i64, H, *mut c_void) -> c_int;
+    PMPI_File_write_ordered_c: fn(H, *mut c_void, i64, H, *mut c_void) -> c_int;
+    PMPI_File_iwrite_c: fn(H, *mut c_void, i64, H, *mut H) -> c_int;
+    PMPI_File_iwrite_all_c: fn(H, *mut c_void, i64, H, *mut H) -> c_int;
+    PMPI_File_iwrite_at_c: fn(H, i64, *mut c_void, i64, H, *mut H) -> c_int;
+    PMPI_File_iwrite_at_all_c: fn(H, i64, *mut c_void, i64, H, *mut H) -> c_int;
+    PMPI_File_iwrite_shared_c: fn(H, *mut c_void, i64, H, *mut H) -> c_int;
+    PMPI_File_write_all_begin_c: fn(H, *mut c_void, i64, H) -> c_int;
+    PMPI_File_write_at_all_begin_c: fn(H, i64, *mut c_void, i64, H) -> c_int;
+    PMPI_File_write_ordered_begin_c: fn(H, *mut c_void, i64, H) -> c_int;
+    PMPI_Type_size_x: fn(H, *mut i64) -> c_int;
     PMPI_File_read_at_all: fn(H, i64, *mut c_void, c_int, H, *mut c_void) -> c_int;
     PMPI_File_write_at_all: fn(H, i64, *mut c_void, c_int, H, *mut c_void) -> c_int;
     PMPI_File_read_all_begin: fn(H, *mut c_void, c_int, H) -> c_int;
@@ -233,6 +265,19 @@ pub fn type_bytes(dt: H, count: c_int) -> i64 {
         return 0;
     }
     size as i64 * count as i64
+}
+
+/// Bytes of `count` elements of `dt` for the large-count calls: the
+/// datatype's size as an MPI_Count (MPI_Type_size_x), times the count.
+pub fn type_bytes_c(dt: H, count: i64) -> i64 {
+    let Some(f) = PMPI_Type_size_x() else { return 0 };
+    let mut size: i64 = 0;
+    // SAFETY: `size` is writable; `dt` is the caller's datatype handle,
+    // which the real call just accepted.
+    if unsafe { f(dt, &mut size) } != MPI_SUCCESS {
+        return 0;
+    }
+    size.saturating_mul(count)
 }
 
 /// Ranks in `comm` (1 if MPI cannot say).

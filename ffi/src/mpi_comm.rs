@@ -7,7 +7,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicPtr, Ordering};
 
 use darshan_core::collective::{Combine, Comm, Op};
-use libc::c_int;
+use libc::{c_char, c_int};
 
 use crate::mpi_abi::{self as m, Abi, H, MPI_SUCCESS};
 
@@ -280,7 +280,7 @@ impl Comm for MpiComm {
             }
         }
         if r != MPI_SUCCESS {
-            return Err(format!("unable to create log file {path} (MPI error {r})"));
+            return Err(format!("cannot create log file {path}: {}", mpi_error_text(r)));
         }
         self.file.set(fh);
         Ok(())
@@ -310,4 +310,21 @@ impl Comm for MpiComm {
         }
         self.file.set(0);
     }
+}
+
+/// What the MPI library says an error code means ("MPI error 42" told a
+/// user nothing), with the code.
+fn mpi_error_text(code: c_int) -> String {
+    let Some(f) = m::PMPI_Error_string() else { return format!("MPI error {code}") };
+    // MPI_MAX_ERROR_STRING is 256 in Open MPI and 1024 in MPICH.
+    let mut buf = [0 as c_char; 1024];
+    let mut len: c_int = 0;
+    // SAFETY: a buffer of the largest MPI_MAX_ERROR_STRING and an int for
+    // its length, as MPI_Error_string writes them.
+    if unsafe { f(code, buf.as_mut_ptr(), &mut len) } != MPI_SUCCESS {
+        return format!("MPI error {code}");
+    }
+    let len = (len.max(0) as usize).min(buf.len());
+    let bytes: Vec<u8> = buf[..len].iter().map(|&c| c as u8).collect();
+    format!("{} (MPI error {code})", String::from_utf8_lossy(&bytes).trim())
 }

@@ -103,10 +103,38 @@ fn mpi_start() {
 /// The rank the launcher gave this process, from the variables mpirun,
 /// mpiexec (Hydra, PMIx) and srun set, for an MPI we cannot ask: so that
 /// one line, not one per rank, says it is unsupported.
-fn launcher_rank() -> Option<i64> {
+pub(crate) fn launcher_rank() -> Option<i64> {
     ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID", "ALPS_APP_PE"]
         .iter()
         .find_map(|k| std::env::var(k).ok()?.trim().parse().ok())
+}
+
+/// The rank on this node the launcher gave this process (Open MPI's,
+/// Hydra's, Slurm's), for saying something once per node.
+pub(crate) fn launcher_local_rank() -> Option<i64> {
+    ["OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "PMI_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok()?.trim().parse().ok())
+}
+
+/// The process exits with MPI initialized but not finalized (exit(1),
+/// abort paths that run exit handlers, no MPI_Finalize at all): the job's
+/// log cannot be written (that takes every rank), but the records are in
+/// the crash-safe files. Rank 0 and the first rank of every node say so,
+/// with the command that makes the log, once.
+pub(crate) fn ended_without_finalize() {
+    if !MPI_ACTIVE.swap(false, Ordering::AcqRel) {
+        return;
+    }
+    guard::set_state(runtime::FINALIZED);
+    let first_here = launcher_rank() == Some(0) || launcher_local_rank() == Some(0);
+    if !first_here {
+        return;
+    }
+    match darshan_core::shutdown::recovery_hint_mpi() {
+        Some(hint) => say(&format!("this process ended without MPI_Finalize, so the job's log was not written; {hint}")),
+        None => say("this process ended without MPI_Finalize, so the job's log was not written (crash-safe files are off: the records are lost)"),
+    }
 }
 
 /// In MPI_Finalize, before PMPI_Finalize: every rank writes the log.
@@ -284,6 +312,12 @@ fn io(fh: H, count: c_int, dt: H, write: bool, how: Access, at: Option<i64>, tm1
     MPIIO.on_io(fh, write, how, m::type_bytes(dt, count), byte_offset(fh, at), tm1, tm2);
 }
 
+/// `io` for the large-count calls: the count is an MPI_Count.
+#[allow(clippy::too_many_arguments)]
+fn io_c(fh: H, count: i64, dt: H, write: bool, how: Access, at: Option<i64>, tm1: i64, tm2: i64) {
+    MPIIO.on_io(fh, write, how, m::type_bytes_c(dt, count), byte_offset(fh, at), tm1, tm2);
+}
+
 /// Exports `$name` and `$pname` with the given parameters; the body runs
 /// the real `$pname` and records with `$rec(tm1, tm2)`.
 macro_rules! mpi_export {
@@ -347,6 +381,38 @@ mpi_export!(MPI_File_iread_all, PMPI_File_iread_all, (fh: H, buf: Buf, count: c_
 mpi_export!(MPI_File_iwrite_all, PMPI_File_iwrite_all, (fh: H, buf: Buf, count: c_int, dt: H, rq: Req), at = before(fh, Pos::Individual), |t1, t2| io(fh, count, dt, true, Access::Nb, at, t1, t2));
 mpi_export!(MPI_File_iread_at_all, PMPI_File_iread_at_all, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, rq: Req), at = before(fh, Pos::At(off)), |t1, t2| io(fh, count, dt, false, Access::Nb, at, t1, t2));
 mpi_export!(MPI_File_iwrite_at_all, PMPI_File_iwrite_at_all, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, rq: Req), at = before(fh, Pos::At(off)), |t1, t2| io(fh, count, dt, true, Access::Nb, at, t1, t2));
+
+// The MPI-4 large-count forms (MPI_Count counts: i64), counted as the
+// plain calls are (spec extensions.md section 2). A library without them
+// (Open MPI 4) never has them called.
+mpi_export!(MPI_File_read_c, PMPI_File_read_c, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, false, Access::Indep, at, t1, t2));
+mpi_export!(MPI_File_read_all_c, PMPI_File_read_all_c, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, false, Access::Coll, at, t1, t2));
+mpi_export!(MPI_File_read_at_c, PMPI_File_read_at_c, (fh: H, off: i64, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, false, Access::Indep, at, t1, t2));
+mpi_export!(MPI_File_read_at_all_c, PMPI_File_read_at_all_c, (fh: H, off: i64, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, false, Access::Coll, at, t1, t2));
+mpi_export!(MPI_File_read_shared_c, PMPI_File_read_shared_c, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, false, Access::Indep, at, t1, t2));
+mpi_export!(MPI_File_read_ordered_c, PMPI_File_read_ordered_c, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, false, Access::Coll, at, t1, t2));
+mpi_export!(MPI_File_iread_c, PMPI_File_iread_c, (fh: H, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, false, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iread_all_c, PMPI_File_iread_all_c, (fh: H, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, false, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iread_at_c, PMPI_File_iread_at_c, (fh: H, off: i64, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, false, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iread_at_all_c, PMPI_File_iread_at_all_c, (fh: H, off: i64, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, false, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iread_shared_c, PMPI_File_iread_shared_c, (fh: H, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, false, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_read_all_begin_c, PMPI_File_read_all_begin_c, (fh: H, buf: Buf, count: i64, dt: H), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, false, Access::Split, at, t1, t2));
+mpi_export!(MPI_File_read_at_all_begin_c, PMPI_File_read_at_all_begin_c, (fh: H, off: i64, buf: Buf, count: i64, dt: H), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, false, Access::Split, at, t1, t2));
+mpi_export!(MPI_File_read_ordered_begin_c, PMPI_File_read_ordered_begin_c, (fh: H, buf: Buf, count: i64, dt: H), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, false, Access::Split, at, t1, t2));
+mpi_export!(MPI_File_write_c, PMPI_File_write_c, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, true, Access::Indep, at, t1, t2));
+mpi_export!(MPI_File_write_all_c, PMPI_File_write_all_c, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, true, Access::Coll, at, t1, t2));
+mpi_export!(MPI_File_write_at_c, PMPI_File_write_at_c, (fh: H, off: i64, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, true, Access::Indep, at, t1, t2));
+mpi_export!(MPI_File_write_at_all_c, PMPI_File_write_at_all_c, (fh: H, off: i64, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, true, Access::Coll, at, t1, t2));
+mpi_export!(MPI_File_write_shared_c, PMPI_File_write_shared_c, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, true, Access::Indep, at, t1, t2));
+mpi_export!(MPI_File_write_ordered_c, PMPI_File_write_ordered_c, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, true, Access::Coll, at, t1, t2));
+mpi_export!(MPI_File_iwrite_c, PMPI_File_iwrite_c, (fh: H, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, true, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iwrite_all_c, PMPI_File_iwrite_all_c, (fh: H, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, true, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iwrite_at_c, PMPI_File_iwrite_at_c, (fh: H, off: i64, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, true, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iwrite_at_all_c, PMPI_File_iwrite_at_all_c, (fh: H, off: i64, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, true, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iwrite_shared_c, PMPI_File_iwrite_shared_c, (fh: H, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, true, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_write_all_begin_c, PMPI_File_write_all_begin_c, (fh: H, buf: Buf, count: i64, dt: H), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, true, Access::Split, at, t1, t2));
+mpi_export!(MPI_File_write_at_all_begin_c, PMPI_File_write_at_all_begin_c, (fh: H, off: i64, buf: Buf, count: i64, dt: H), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, true, Access::Split, at, t1, t2));
+mpi_export!(MPI_File_write_ordered_begin_c, PMPI_File_write_ordered_begin_c, (fh: H, buf: Buf, count: i64, dt: H), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, true, Access::Split, at, t1, t2));
 
 /// The name MPI_File_open records: ROMIO's `fs:` prefix stripped (only
 /// a prefix longer than one character, so `c:\...` stays), then cleaned.

@@ -190,8 +190,35 @@ fn check_mpi_crash(merged: &Path, data: &Path) {
 
 on_both_mpis!(
     a_four_rank_job_killed_by_mpirun_merges_into_one_log,
-    a_killed_mpi_job_that_recorded_from_its_constructor_merges_too
+    a_killed_mpi_job_that_recorded_from_its_constructor_merges_too,
+    ranks_that_exit_without_mpi_finalize_say_once_how_to_make_the_log
 );
+
+/// Every rank calls exit(0) without MPI_Finalize: no log can be written
+/// (that takes every rank) and nothing said so. Now one line (rank 0,
+/// the first rank of the only node) names the crash-safe files and the
+/// command, and following it gives the job's log.
+fn ranks_that_exit_without_mpi_finalize_say_once_how_to_make_the_log(mpi: Mpi) {
+    let d = scratch_crash(&format!("mpi-nofinalize-{}", mpi.tag()));
+    let exe = cc("mpi_crash", &d, mpi.cc(), &[]);
+    let vars = vec![
+        ("LD_PRELOAD", common::lib().display().to_string()),
+        ("DARSHAN_LOGPATH", d.join("logs").display().to_string()),
+        ("DARSHAN_MMAP_LOGPATH", d.join("mmap").display().to_string()),
+    ];
+    let out = darshan_test_support::output(mpi.launcher(&vars).arg(&exe).arg(d.join("data")).arg("exit"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let ours: Vec<&str> = err.lines().filter(|l| l.starts_with("darshan:")).collect();
+    assert_eq!(ours.len(), 1, "one line for the job: {err}");
+    assert!(ours[0].contains("ended without MPI_Finalize"), "{}", ours[0]);
+    let mm = common::files(&d.join("mmap"));
+    assert_eq!(mm.len(), 4, "{mm:?}");
+    let advice = format!("--dir {} --jobid {}", d.join("mmap").display(), jobid_of(&mm[0]));
+    assert!(ours[0].contains(&advice), "{}", ours[0]);
+    let merged = d.join("logs/merged.darshan");
+    merge(&[], &merged, &["--shared-redux", "--dir", d.join("mmap").to_str().unwrap(), "--jobid", &jobid_of(&mm[0])]);
+    check_mpi_crash(&merged, &d.join("data"));
+}
 
 fn a_four_rank_job_killed_by_mpirun_merges_into_one_log(mpi: Mpi) {
     let d = scratch_crash(&format!("mpi-{}", mpi.tag()));

@@ -11,6 +11,7 @@ use common::mpi::*;
 
 on_both_mpis!(
     a_log_dir_missing_at_start_is_said_once_and_leaves_nothing,
+    a_bad_setting_is_said_once_per_job,
     a_missing_log_dir_leaves_crash_safe_files_that_merge_into_the_jobs_log,
     a_four_rank_job_writes_one_log_with_shared_records_reduced,
     mpi_init_thread_starts_the_runtime_too,
@@ -147,6 +148,26 @@ fn enable_nonmpi_in_an_mpi_job_still_gives_one_job_log(mpi: Mpi) {
     check_mpi_mix(&log, &data);
     let heat: Vec<i64> = log.recs.iter().filter(|(m, _, _)| *m == HEATMAP).map(|x| x.2.rank).collect();
     assert!((0..NP).all(|r| heat.contains(&r)), "heatmaps carry each rank: {heat:?}");
+}
+
+/// A bad setting printed one identical line per rank (N lines at N
+/// ranks): rank 0 alone says it now.
+fn a_bad_setting_is_said_once_per_job(mpi: Mpi) {
+    let d = scratch_mpi(mpi, "mpi-bad-setting");
+    let exe = mpicc(mpi, "mpi_mix", &d);
+    std::fs::create_dir_all(d.join("logs")).unwrap();
+    let mut cmd = mpi.launcher(&[
+        ("LD_PRELOAD", common::lib().display().to_string()),
+        ("DARSHAN_LOGPATH", d.join("logs").display().to_string()),
+        ("DARSHAN_MMAP_LOGPATH", d.join("mmap").display().to_string()),
+        ("DARSHAN_MODMEM", "lots".to_string()),
+    ]);
+    let out = darshan_test_support::output(cmd.arg(&exe).arg(d.join("data")));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("bad value 'lots' for DARSHAN_MODMEM")).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert_eq!(common::files(&d.join("logs")).len(), 1, "the job still logs with the default");
 }
 
 /// A log directory missing at start-up: one line (rank 0's), at once; no
@@ -306,4 +327,43 @@ fn an_unknown_mpi_gets_one_line_and_its_calls_pass_through_unchanged() {
         assert_eq!(ours.len(), lines, "PMI_RANK={rank:?}: {err}");
     }
     assert!(common::files(&d.join("logs")).is_empty());
+}
+
+/// MPI-4 large-count MPI-IO (MPICH 4 has it): the 28 `MPI_File_*_c`
+/// calls were not wrapped, and the log said MPIIO_BYTES_WRITTEN 0 for
+/// them. Each is called once (tests/programs/mpiio_large_count.c) and the
+/// MPI-IO record must equal the one of the same program through the int
+/// forms (our plain wrappers, checked against C elsewhere), counter by
+/// counter, with 14 writes and 14 reads of 1,000 bytes on each of 4 ranks.
+#[test]
+fn large_count_mpi_io_is_counted_as_the_plain_calls_are() {
+    let d = scratch_mpi(Mpich, "mpi-large-count");
+    let exe = mpicc(Mpich, "mpiio_large_count", &d);
+    let mut recs = Vec::new();
+    for (k, how) in ["large", "plain"].iter().enumerate() {
+        let data = d.join(format!("data-{how}"));
+        std::fs::create_dir_all(&data).unwrap();
+        let mut args = vec![data.to_str().unwrap().to_string()];
+        if *how == "plain" {
+            args.push("plain".into());
+        }
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        let logs = mpirun(Mpich, &exe, &a, &d, &[]);
+        assert_eq!(logs.len(), k + 1, "one more log");
+        let newest = logs.iter().max_by_key(|p| std::fs::metadata(p).unwrap().modified().unwrap()).unwrap();
+        let log = read(newest);
+        let r = log.one(darshan_log::modules::MPIIO, &data.join("lc.dat")).clone();
+        recs.push(r);
+    }
+    let (large, plain) = (&recs[0], &recs[1]);
+    use darshan_log::counters::mpiio as mx;
+    assert_eq!(large.counters[mx::BYTES_WRITTEN], 14 * 1000 * NP, "bytes written through the _c calls");
+    assert_eq!(large.counters[mx::BYTES_READ], 14 * 1000 * NP);
+    let names = darshan_log::modules::counter_names(darshan_log::modules::MPIIO).0;
+    for (i, n) in names.iter().enumerate() {
+        if n.contains("RANK") {
+            continue; // the fastest and slowest rank are the clock's choice
+        }
+        assert_eq!(large.counters[i], plain.counters[i], "{n}: large-count run against the int-count run");
+    }
 }

@@ -2,10 +2,12 @@
  * every rank writes 1000 bytes at rank*1000 of shared.dat (MPI-IO,
  * write_at_all) and r+1 POSIX writes of 10 bytes to own_<r>.dat; then a
  * barrier, "ready" from rank 0, and a sleep that the test ends with a
- * signal. usage: mpi_crash <dir> */
+ * signal. With "exit" after <dir>, every rank calls exit(0) there instead,
+ * without MPI_Finalize. usage: mpi_crash <dir> [exit] */
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -30,6 +32,8 @@ int main(int argc, char **argv)
         printf("ready\n");
         fflush(stdout);
     }
+    if (argc > 2 && !strcmp(argv[2], "exit"))
+        exit(0);
     sleep(100);
     MPI_Finalize();
     return 0;
