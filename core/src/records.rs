@@ -226,13 +226,23 @@ impl<R: RecordRt> RecordSet<R> {
             return Some(i);
         }
         let (rec_bytes, cap) = (self.slice.rec_words * 8, self.slice.capacity);
-        let granted = *self.granted.get_or_insert_with(|| runtime::grant(rec_bytes, cap));
+        let granted = self.granted.unwrap_or(0);
         if self.count >= granted {
-            // A module switched off keeps no records and is not partial.
-            if runtime::config().is_some_and(|c| c.mod_enabled.get(self.module).copied().unwrap_or(false)) {
-                runtime::set_partial(self.module);
+            // DARSHAN_MODMEM a chunk at a time (runtime::GRANT_CHUNK).
+            let more =
+                if granted < cap { runtime::grant(rec_bytes, (cap - granted).min(runtime::GRANT_CHUNK)) } else { 0 };
+            self.granted = Some(granted + more);
+            if more == 0 {
+                // A module switched off keeps no records and is not partial.
+                if runtime::config().is_some_and(|c| c.mod_enabled.get(self.module).copied().unwrap_or(false)) {
+                    if granted < cap {
+                        runtime::set_starved(self.module);
+                    } else {
+                        runtime::set_partial(self.module);
+                    }
+                }
+                return None;
             }
-            return None;
         }
         // The crash-safe file (made now if this is the first record) must
         // have storage for the record before it is written.

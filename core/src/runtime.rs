@@ -97,6 +97,38 @@ pub fn grant(rec_bytes: usize, want: usize) -> usize {
     n
 }
 
+/// Records granted at a time: a module takes DARSHAN_MODMEM as it makes
+/// records, a chunk at a time, not its whole MAX_RECORDS at its first
+/// record. Granting all of it at once let `MAX_RECORDS 20000 STDIO` (whose
+/// standard streams are recorded from start-up) take all 4 MiB before
+/// POSIX made its first record: 0 of 3,000 files recorded, and no word.
+pub const GRANT_CHUNK: usize = 64;
+
+/// Modules that wanted DARSHAN_MODMEM when none was left (bit per id).
+static STARVED: AtomicU64 = AtomicU64::new(0);
+
+/// A module asked for more record memory and got none.
+pub fn set_starved(module: usize) {
+    STARVED.fetch_or(1 << module, Ordering::Relaxed);
+    set_partial(module);
+}
+
+/// The line that says which modules ran out of DARSHAN_MODMEM, if any.
+pub fn starved_message() -> Option<String> {
+    let bits = STARVED.load(Ordering::Relaxed);
+    if bits == 0 {
+        return None;
+    }
+    let names: Vec<&str> = (0..64).filter(|m| bits & (1u64 << m) != 0).map(darshan_log::modules::module_name).collect();
+    let mib = config().map_or(0, |c| c.mod_mem >> 20);
+    Some(format!(
+        "DARSHAN_MODMEM ({mib} MiB) ran out: {} kept the records that fit and {} marked incomplete in the log; \
+         set DARSHAN_MODMEM higher (or MAX_RECORDS lower for the modules that need fewer)",
+        names.join(", "),
+        if names.len() == 1 { "is" } else { "are" }
+    ))
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -98,11 +98,26 @@ impl VarRecordSet {
             return None;
         }
         let off = self.used;
-        let room = *self.granted.get_or_insert_with(|| runtime::grant(8, self.words.len()));
-        let fits = off.checked_add(len).is_some_and(|end| end <= room) && self.count < self.index.capacity();
+        // DARSHAN_MODMEM a chunk at a time (runtime::GRANT_CHUNK records
+        // of 512 words), as the fixed-size modules take it.
+        let mut room = self.granted.unwrap_or(0);
+        let need = off.checked_add(len).unwrap_or(usize::MAX);
+        while need > room && room < self.words.len() {
+            let more = runtime::grant(8, (self.words.len() - room).min(runtime::GRANT_CHUNK * 512).max(len));
+            if more == 0 {
+                break;
+            }
+            room += more;
+        }
+        self.granted = Some(room);
+        let fits = need <= room && self.count < self.index.capacity();
         if !fits {
             if runtime::config().is_some_and(|c| c.mod_enabled.get(self.module).copied().unwrap_or(false)) {
-                runtime::set_partial(self.module);
+                if room < self.words.len() && need <= self.words.len() {
+                    runtime::set_starved(self.module);
+                } else {
+                    runtime::set_partial(self.module);
+                }
             }
             return None;
         }

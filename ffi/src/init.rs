@@ -386,6 +386,9 @@ pub fn shutdown() {
         test_panic("shutdown");
         darshan_core::shutdown::write_log(scale, end, end_tick)
     });
+    if let Some(m) = runtime::starved_message() {
+        say(&m);
+    }
     match r {
         Ok(Ok(o)) if timing => say(&format!(
             "shutdown\t1\t{:.6}\t(finalize {:.6}, compress {:.6}, write {:.6}; {} records) {}",

@@ -154,6 +154,12 @@ fn mpi_shutdown() {
         darshan_core::shutdown_mpi::write_log_mpi(&comm, scale, end, end_tick)
     }));
     let rank = comm.rank();
+    // Rank 0's records speak for the job (ranks run the same program).
+    if rank == 0 {
+        if let Some(m) = runtime::starved_message() {
+            say(&m);
+        }
+    }
     match r {
         Ok(Ok(o)) if timing => {
             // The slowest rank's time of each step, as Darshan reports.

@@ -430,12 +430,14 @@ fn more_files_than_max_records_sets_the_partial_flag_and_runs_on() {
     assert_eq!(log.file.records(POSIX).unwrap().len(), 1024);
 }
 
-/// DARSHAN_MODMEM is granted as Darshan grants it: to each module when
-/// it makes its first record, as many of its MAX_RECORDS records as what
-/// is left holds. STDIO records the standard streams from start-up (so it
-/// is first: 1,024 records of 248 B), then POSIX, with MAX_RECORDS 5000
-/// and 1 MiB in all, gets (1 MiB - 1,024 x 248 B) / 704 B = 1,128 records
-/// and is partial past them; the program runs to its end.
+/// DARSHAN_MODMEM is granted to each module as it makes records, 64 at a
+/// time (runtime::GRANT_CHUNK), not its whole MAX_RECORDS at its first
+/// record as Darshan grants it: STDIO records the standard streams from
+/// start-up and so took 1,024 x 248 B first (with `MAX_RECORDS 20000
+/// STDIO`, all 4 MiB: POSIX then recorded 0 of 3,000 files, silently).
+/// Here STDIO holds one chunk (64 x 248 B) and POSIX, with MAX_RECORDS
+/// 5000 and 1 MiB in all, gets (1 MiB - 64 x 248 B) / 704 B = 1,466
+/// records; one line says DARSHAN_MODMEM ran out; the program runs on.
 #[test]
 fn modmem_is_granted_to_modules_in_the_order_they_are_first_used() {
     let d = common::scratch("modmem-grant");
@@ -449,8 +451,26 @@ fn modmem_is_granted_to_modules_in_the_order_they_are_first_used() {
     let log = one_log(&r);
     let posix = darshan_log::counters::posix::RECORD_WORDS * 8;
     let stdio = darshan_log::counters::stdio::RECORD_WORDS * 8;
-    assert_eq!(log.file.records(POSIX).unwrap().len(), ((1 << 20) - 1024 * stdio) / posix);
+    assert_eq!(log.file.records(POSIX).unwrap().len(), ((1 << 20) - 64 * stdio) / posix);
     assert_eq!(log.file.header.partial_flag, 1 << POSIX, "POSIX alone ran out");
+    assert!(log.recs.contains_key(&(STDIO, "<STDOUT>".to_string())));
+    let err = String::from_utf8_lossy(&r.out.stderr);
+    assert!(err.contains("darshan: DARSHAN_MODMEM (1 MiB) ran out: POSIX kept the records that fit"), "{err}");
+}
+
+/// `MAX_RECORDS 20000 STDIO` with the default 4 MiB: STDIO once took all
+/// of it at start-up and POSIX recorded 0 of 3,000 files, with no word.
+/// Now POSIX gets its 1,024 (its own MAX_RECORDS) and STDIO its few.
+#[test]
+fn a_large_stdio_max_records_no_longer_starves_posix() {
+    let d = common::scratch("modmem-stdio");
+    let exe = common::compile("manyfiles", &d, &["-O2"]);
+    let cfg = d.join("darshan.conf");
+    std::fs::write(&cfg, "MAX_RECORDS 20000 STDIO\n").unwrap();
+    let r = run(&exe, &[&s(&d.join("data")), "3000"], &d, &[("DARSHAN_CONFIG_PATH", &s(&cfg))]);
+    assert!(String::from_utf8_lossy(&r.out.stdout).contains("n=3000"));
+    let log = one_log(&r);
+    assert_eq!(log.file.records(POSIX).unwrap().len(), 1024, "POSIX's own MAX_RECORDS, not 0");
     assert!(log.recs.contains_key(&(STDIO, "<STDOUT>".to_string())));
 }
 
