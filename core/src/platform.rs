@@ -22,6 +22,15 @@ pub trait Platform: Sync {
         0
     }
     fn own_io_end(&self, _saved: i32) {}
+    /// Write `bytes` as a new file named `to` (mode 0400) without its ever
+    /// having another name: an unnamed file in `dir` (O_TMPFILE), written
+    /// (and synced with `durable`), then given its name (linkat). No other
+    /// user can rename or replace a half-written log, whatever the
+    /// directory's permissions. Ok(false) where the file system cannot do
+    /// it: the caller then writes a named temporary file and renames it.
+    fn publish_unnamed(&self, _dir: &str, _bytes: &[u8], _durable: bool, _to: &str) -> Result<bool, String> {
+        Ok(false)
+    }
 }
 
 /// A platform for unit tests and tools: fixed answers, stderr collected.

@@ -197,14 +197,27 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     // default, as in Darshan: it costs milliseconds on a local disk and far
     // more on a parallel file system, at every process's exit.
     let durable = sh.config.log_fsync && crate::logmap::has_file();
-    write_new_file(&tmp, &bytes, durable)?;
-    let write_s = t2.elapsed().as_secs_f64();
-    let path = if sh.config.log_file.is_some() {
-        final_base
-    } else {
-        format!("{final_base}_{}.darshan", (compress_s + write_s) as i64 + 1)
+    // The name says how long compressing and writing took (whole seconds,
+    // plus one): with an unnamed file it is fixed before the write.
+    let name = |secs: f64| {
+        if sh.config.log_file.is_some() {
+            final_base.clone()
+        } else {
+            format!("{final_base}_{}.darshan", secs as i64 + 1)
+        }
     };
-    std::fs::rename(&tmp, &path).map_err(|e| ShutdownError::Rename { to: path.clone(), source: e.to_string() })?;
+    let dir = std::path::Path::new(&tmp).parent().map(|p| p.display().to_string()).unwrap_or_default();
+    let dir = if dir.is_empty() { ".".to_string() } else { dir };
+    let path = name(compress_s + t2.elapsed().as_secs_f64());
+    let unnamed = sh
+        .platform
+        .publish_unnamed(&dir, &bytes, durable, &path)
+        .map_err(|e| ShutdownError::Write { path: path.clone(), source: e })?;
+    let write_s = t2.elapsed().as_secs_f64();
+    if !unnamed {
+        write_new_file(&tmp, &bytes, durable)?;
+        std::fs::rename(&tmp, &path).map_err(|e| ShutdownError::Rename { to: path.clone(), source: e.to_string() })?;
+    }
     if durable {
         sync_dir(&path);
     }

@@ -70,6 +70,67 @@ impl Platform for Libc {
         String::from_utf8_lossy(&buf[..n]).into_owned()
     }
 
+    fn publish_unnamed(&self, dir: &str, bytes: &[u8], durable: bool, to: &str) -> Result<bool, String> {
+        let (Ok(cdir), Ok(cto)) = (CString::new(dir), CString::new(to)) else { return Ok(false) };
+        let Some(open) = crate::real::open64() else { return Ok(false) };
+        // SAFETY: NUL-terminated directory path; O_TMPFILE makes an
+        // unnamed file in it, mode 0400, close-on-exec.
+        let fd = unsafe { open(cdir.as_ptr(), libc::O_TMPFILE | libc::O_WRONLY | libc::O_CLOEXEC, 0o400) };
+        if fd < 0 {
+            // Not supported by this file system (or kernel): the caller
+            // falls back to a named temporary file. Real errors (the
+            // directory is gone, no permission) come back the same way
+            // from the fallback, which says them.
+            return Ok(false);
+        }
+        let close = |fd| {
+            // SAFETY: closes the descriptor opened above.
+            unsafe { libc::close(fd) };
+        };
+        let Some(write) = crate::real::write() else {
+            close(fd);
+            return Ok(false);
+        };
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            // SAFETY: `rest` is a valid buffer of the given length.
+            let n = unsafe { write(fd, rest.as_ptr().cast(), rest.len()) };
+            if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            if n <= 0 {
+                let e = std::io::Error::last_os_error();
+                close(fd);
+                return Err(e.to_string());
+            }
+            rest = &rest[n as usize..];
+        }
+        // SAFETY: fsync of our own descriptor.
+        if durable && unsafe { libc::fsync(fd) } != 0 {
+            let e = std::io::Error::last_os_error();
+            close(fd);
+            return Err(e.to_string());
+        }
+        // The unnamed file gets its name through /proc (linkat with
+        // AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH).
+        let Ok(proc_path) = CString::new(format!("/proc/self/fd/{fd}")) else {
+            close(fd);
+            return Ok(false);
+        };
+        // SAFETY: both paths NUL-terminated; links the open file at `to`.
+        let r = unsafe {
+            libc::linkat(libc::AT_FDCWD, proc_path.as_ptr(), libc::AT_FDCWD, cto.as_ptr(), libc::AT_SYMLINK_FOLLOW)
+        };
+        let err = std::io::Error::last_os_error();
+        close(fd);
+        match r {
+            0 => Ok(true),
+            // A file of that name exists: never replaced.
+            _ if err.raw_os_error() == Some(libc::EEXIST) => Err(format!("{to} exists")),
+            _ => Ok(false),
+        }
+    }
+
     fn thread_id(&self) -> u64 {
         // SAFETY: pthread_self has no preconditions and cannot fail.
         unsafe { libc::pthread_self() as u64 }

@@ -4,7 +4,9 @@
  *   "mmap-log" file to the close of that descriptor), and
  * "spy: <n> writes to the crash-safe file, lowest fd <fd>" (the writes
  *   that make it and give it storage, and the lowest descriptor number
- *   they went through).
+ *   they went through), and
+ * "spy: <n> opens of a partial log" (a log written under a temporary
+ *   name, `.darshan_partial`, before its rename).
  * With SPY_STRETCH_MS=<n> in the environment, the making of the file is
  * stretched by sleeping n ms right after its open: a test can then tell
  * "inside the timed interval" from "outside it" by a margin no machine's
@@ -35,8 +37,12 @@ static long long now(void)
     return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
+static long partial_opens;
+
 static int opened(const char *path, int fd, long long t)
 {
+    if (path && strstr(path, ".darshan_partial"))
+        partial_opens++;
     if (fd >= 0 && path && strstr(path, "mmap-log") && took == 0) {
         struct stat st;
         spied = fd;
@@ -106,4 +112,5 @@ __attribute__((destructor)) static void report(void)
 {
     fprintf(stderr, "spy: crash-safe file made in %lld ns\n", took);
     fprintf(stderr, "spy: %ld writes to the crash-safe file, lowest fd %d\n", writes, lowest_fd);
+    fprintf(stderr, "spy: %ld opens of a partial log\n", partial_opens);
 }
