@@ -103,14 +103,16 @@ impl VarRecordSet {
         let mut room = self.granted.unwrap_or(0);
         let need = off.checked_add(len).unwrap_or(usize::MAX);
         while need > room && room < self.words.len() {
-            let more = runtime::grant(8, (self.words.len() - room).min(runtime::GRANT_CHUNK * 512).max(len));
+            let left = self.words.len() - room;
+            let more = runtime::grant(8, left.min((runtime::GRANT_CHUNK * 512).max(len)));
             if more == 0 {
                 break;
             }
-            room += more;
+            room = (room + more).min(self.words.len());
         }
         self.granted = Some(room);
-        let fits = need <= room && self.count < self.index.capacity();
+        // Never past the module's own words, whatever was granted.
+        let fits = need <= room && need <= self.words.len() && self.count < self.index.capacity();
         if !fits {
             if runtime::config().is_some_and(|c| c.mod_enabled.get(self.module).copied().unwrap_or(false)) {
                 if room < self.words.len() && need <= self.words.len() {
