@@ -19,14 +19,10 @@ Exits 1 on any failure. A self-test first shows the checks can fail.
 import json
 import os
 import re
-import shutil
-import signal
 import sys
-import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_html_in_chromium import Page, start_chromium  # noqa: E402
+from check_html_in_chromium import chromium_page  # noqa: E402
 
 # PyDarshan's access-size histogram categories (darshan.experimental.plots).
 PYDARSHAN_BUCKETS = ["0-100", "101-1K", "1K-10K", "10K-100K", "100K-1M", "1M-4M", "4M-10M", "10M-100M", "100M-1G", "1G+"]
@@ -92,31 +88,13 @@ def expected(fig, report, study):
 
 def check_page(path, data, out_dir, failures, is_study=False):
     name = os.path.basename(path)
-    profile = tempfile.mkdtemp(prefix="chromium-profile-", dir=out_dir)
-    proc, ws_url = start_chromium(profile)
-    p = None
-    figures = []
-    try:
-        p = Page(ws_url)
+    with chromium_page(out_dir) as p:
         p.call("Page.enable")
         p.call("Emulation.setDeviceMetricsOverride", width=WIDTH, height=1000, deviceScaleFactor=1, mobile=False)
         p.call("Page.navigate", url="file://" + os.path.abspath(path))
         p.wait_for("Page.loadEventFired")
         figures = json.loads(p.call("Runtime.evaluate", expression=COLLECT, returnByValue=True)["result"]["value"])
         page = json.loads(p.call("Runtime.evaluate", expression=PAGE, returnByValue=True)["result"]["value"])
-    finally:
-        try:
-            p.call("Browser.close")
-            proc.wait(timeout=10)
-        except Exception:
-            pass
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait(timeout=30)
-        time.sleep(0.2)
-        shutil.rmtree(profile, ignore_errors=True)
     has_data = bool(data.get("tables") if is_study else data.get("module_stats"))
     if not figures and has_data:
         failures.append(f"{name}: no charts found")

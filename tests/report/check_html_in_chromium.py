@@ -88,15 +88,40 @@ def start_chromium(profile):
     return proc, page["webSocketDebuggerUrl"]
 
 
+class chromium_page:
+    """A headless Chromium with one page, its profile under `out_dir` (a
+    killed run leaves nothing outside the build tree); closed, its process
+    group killed and its profile removed on exit."""
+
+    def __init__(self, out_dir):
+        self.out_dir = out_dir
+
+    def __enter__(self):
+        self.profile = tempfile.mkdtemp(prefix="chromium-profile-", dir=self.out_dir)
+        self.proc, ws_url = start_chromium(self.profile)
+        self.page = None
+        self.page = Page(ws_url)
+        return self.page
+
+    def __exit__(self, *exc):
+        try:
+            self.page.call("Browser.close")
+            self.proc.wait(timeout=10)
+        except Exception:
+            pass
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait(timeout=30)
+        time.sleep(0.2)
+        shutil.rmtree(self.profile, ignore_errors=True)
+        return False
+
+
 def check(page_path, out_dir, failures):
     name = os.path.basename(page_path)
-    # The profile lives under OUT_DIR, not /tmp: a killed run leaves nothing
-    # behind outside the build tree.
-    profile = tempfile.mkdtemp(prefix="chromium-profile-", dir=out_dir)
-    proc, ws_url = start_chromium(profile)
-    p = None
-    try:
-        p = Page(ws_url)
+    with chromium_page(out_dir) as p:
         for domain in ["Page", "Runtime", "Network", "Log"]:
             p.call(f"{domain}.enable")
         url = "file://" + os.path.abspath(page_path)
@@ -136,19 +161,6 @@ def check(page_path, out_dir, failures):
             failures.append(f"{name}: screenshot is blank ({dark:.4f} of pixels not white)")
         print(f"  {name}: sections {len(present)}, svg charts {svgs['result']['value']}, "
               f"{dark * 100:.1f}% ink, {len(png)} byte screenshot")
-    finally:
-        try:
-            p.call("Browser.close")
-            proc.wait(timeout=10)
-        except Exception:
-            pass
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait(timeout=30)
-        time.sleep(0.2)
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def self_test(out_dir):

@@ -14,17 +14,14 @@ import base64
 import io
 import json
 import os
-import shutil
-import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 from PIL import Image
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_html_in_chromium import Page, start_chromium  # noqa: E402
+from check_html_in_chromium import chromium_page  # noqa: E402
 
 COUNT = r"""
 JSON.stringify({
@@ -38,11 +35,7 @@ JSON.stringify({
 
 
 def shoot(page_path, png_path, out_dir):
-    profile = tempfile.mkdtemp(prefix="chromium-profile-", dir=out_dir)
-    proc, ws_url = start_chromium(profile)
-    p = None
-    try:
-        p = Page(ws_url)
+    with chromium_page(out_dir) as p:
         p.call("Page.enable")
         p.call("Emulation.setDeviceMetricsOverride", width=1200, height=1000, deviceScaleFactor=1, mobile=False)
         p.call("Page.navigate", url="file://" + os.path.abspath(page_path))
@@ -52,25 +45,12 @@ def shoot(page_path, png_path, out_dir):
         height = min(int(facts["height"]), 8000)
         p.call("Emulation.setDeviceMetricsOverride", width=1200, height=height, deviceScaleFactor=1, mobile=False)
         png = base64.b64decode(p.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)["data"])
-        with open(png_path, "wb") as f:
-            f.write(png)
-        img = Image.open(io.BytesIO(png)).convert("L")
-        hist = img.histogram()
-        facts["ink"] = sum(hist[:200]) / max(1, sum(hist))
-        return facts
-    finally:
-        try:
-            p.call("Browser.close")
-            proc.wait(timeout=10)
-        except Exception:
-            pass
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait(timeout=30)
-        time.sleep(0.2)
-        shutil.rmtree(profile, ignore_errors=True)
+    with open(png_path, "wb") as f:
+        f.write(png)
+    img = Image.open(io.BytesIO(png)).convert("L")
+    hist = img.histogram()
+    facts["ink"] = sum(hist[:200]) / max(1, sum(hist))
+    return facts
 
 
 def main():
