@@ -76,7 +76,9 @@ pub fn heatmap(h: &Heatmap) -> String {
             text_style(14, HPos::Left, VPos::Center),
         ))?;
         let (main, bar) = body.split_horizontally(760);
-        let (top, bottom) = main.split_vertically(130);
+        let (left, side) = main.split_horizontally(650);
+        let (top, bottom) = left.split_vertically(130);
+        let (side_top, side_bottom) = side.split_vertically(130);
         let fmt_bytes = |v: &f64| bin_scale.tick_scaled(*v);
         let d = bin_scale.div;
         let mut t = ChartBuilder::on(&top)
@@ -130,8 +132,39 @@ pub fn heatmap(h: &Heatmap) -> String {
             let (px, py) = c.backend_coord(&(0.0, y_of(r) - 0.5));
             root.draw(&Text::new(r.to_string(), (px - 6, py), text_style(11, HPos::Right, VPos::Center)))?;
         }
+        per_rank(&side_top, &side_bottom, h, step, nranks)?;
         colour_scale(&bar, shades)
     })
+}
+
+/// Bytes per rank beside the grid, one bar per row of the grid (a row
+/// sums `step` ranks), rank 0 on top as in the grid: who moved the data,
+/// as PyDarshan's heat maps show on their right edge. No tick labels (they
+/// would crowd the grid's time axis): the largest bar is named above.
+fn per_rank(head: &super::Area, area: &super::Area, h: &Heatmap, step: usize, nranks: usize) -> super::Res {
+    let rows = nranks.div_ceil(step.max(1));
+    let sums: Vec<f64> =
+        (0..rows).map(|ri| h.per_rank.iter().skip(ri * step).take(step).filter(|v| v.is_finite()).sum()).collect();
+    let top = sums.iter().copied().fold(0.0, f64::max);
+    let (_, hh) = head.dim_in_pixel();
+    head.draw(&Text::new("per rank".to_string(), (4, hh as i32 - 28), text_style(11, HPos::Left, VPos::Center)))?;
+    head.draw(&Text::new(
+        format!("max {}", crate::units::bytes(top)),
+        (4, hh as i32 - 14),
+        text_style(10, HPos::Left, VPos::Center),
+    ))?;
+    let mut c = ChartBuilder::on(area)
+        .margin(6)
+        .margin_left(2)
+        .x_label_area_size(40)
+        .build_cartesian_2d(axis(0.0, nice_max(top))?, axis(0.0, nranks as f64)?)?;
+    c.configure_mesh().disable_mesh().x_labels(0).y_labels(0).draw()?;
+    let y_of = |rank: usize| (nranks - rank.min(nranks)) as f64;
+    c.draw_series(sums.iter().enumerate().filter(|(_, v)| **v > 0.0).map(|(ri, v)| {
+        let (r0, r1) = (ri * step, ((ri + 1) * step).min(nranks));
+        Rectangle::new([(0.0, y_of(r0)), (*v, y_of(r1))], COLORS[0].filled())
+    }))?;
+    Ok(())
 }
 
 /// The colour bar: the shade of every value from the smallest cell to the
