@@ -30,14 +30,15 @@ enum Closed {
 fn with_closed(which: Closed, tool: &str, args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
     let mut c = Command::new(bin(tool));
     c.args(args).stdin(Stdio::null());
+    // The pipe's reader is closed before the tool starts: closing it after
+    // the spawn raced with a tool whose whole output fit in the pipe's
+    // buffer (darshan-summary --text once finished first, status 0).
+    let (reader_end, writer_end) = std::io::pipe().unwrap();
+    drop(reader_end);
     let mut child = match which {
-        Closed::Stdout => c.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap(),
-        Closed::Stderr => c.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap(),
+        Closed::Stdout => c.stdout(writer_end).stderr(Stdio::piped()).spawn().unwrap(),
+        Closed::Stderr => c.stdout(Stdio::null()).stderr(writer_end).spawn().unwrap(),
     };
-    match which {
-        Closed::Stdout => drop(child.stdout.take()),
-        Closed::Stderr => drop(child.stderr.take()),
-    }
     let other = child.stderr.take();
     let reader = std::thread::spawn(move || {
         let mut s = String::new();
