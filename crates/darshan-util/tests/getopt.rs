@@ -13,12 +13,9 @@ use darshan_util::getopt::{getopt_long, Found, LongOpt};
 fn probe() -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("getopt_probe");
-    let st = Command::new("cc")
-        .args(["-O1", "-o"])
-        .arg(&out)
-        .arg(root.join("tests/programs/getopt_probe.c"))
-        .status()
-        .unwrap();
+    let st = darshan_test_support::status(
+        Command::new("cc").args(["-O1", "-o"]).arg(&out).arg(root.join("tests/programs/getopt_probe.c")),
+    );
     assert!(st.success(), "compiling getopt_probe.c");
     out
 }
@@ -86,7 +83,10 @@ fn options_are_read_as_glibc_reads_them() {
     ];
     for (opts, args) in cases {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        let c = Command::new(&exe).arg(table(opts)).args(&args).output().unwrap();
+        let c = darshan_test_support::output_within(
+            Command::new(&exe).arg(table(opts)).args(&args),
+            std::time::Duration::from_secs(60),
+        );
         assert!(c.status.success(), "probe failed on {args:?}");
         let glibc_out = String::from_utf8_lossy(&c.stdout).into_owned();
         let glibc_err = String::from_utf8_lossy(&c.stderr).into_owned();

@@ -5,7 +5,7 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::{axis, nice_max, svg, text_style, whole_ticks, Scale, Unit, COLORS, FONT};
+use super::{axis, nice_max, rank_labels, svg, text_style, Scale, Unit, COLORS, FONT};
 use crate::model::Heatmap;
 
 /// The colour scale: logarithmic from the smallest non-empty cell to the
@@ -128,10 +128,7 @@ pub fn heatmap(h: &Heatmap) -> String {
                 )
             })
         }))?;
-        for r in whole_ticks(nranks, 16) {
-            let (px, py) = c.backend_coord(&(0.0, y_of(r) - 0.5));
-            root.draw(&Text::new(r.to_string(), (px - 6, py), text_style(11, HPos::Right, VPos::Center)))?;
-        }
+        rank_labels(root, &c, nranks, |r| y_of(r) - 0.5)?;
         per_rank(&side_top, &side_bottom, h, step, nranks)?;
         colour_scale(&bar, shades)
     })

@@ -220,6 +220,25 @@ pub(crate) fn legend_rows(items: &[&str], w: u32) -> u32 {
     rows
 }
 
+/// Rank labels left of a rank × time chart's axis: whole ranks only (up
+/// to 16, at round steps), each at the y `center_of` gives, drawn at the
+/// coordinates plotters reports.
+pub(crate) fn rank_labels(
+    root: &Area,
+    chart: &ChartContext<
+        SVGBackend,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+    nranks: usize,
+    center_of: impl Fn(usize) -> f64,
+) -> Res {
+    for r in whole_ticks(nranks, 16) {
+        let (px, py) = chart.backend_coord(&(0.0, center_of(r)));
+        root.draw(&Text::new(r.to_string(), (px - 6, py), text_style(11, HPos::Right, VPos::Center)))?;
+    }
+    Ok(())
+}
+
 /// Up to `max` whole numbers from 0 to `n` − 1 at a round step (1, 2, 5,
 /// 10, 20, 50, ...), for rank ticks: rank 0 always, ranks never halves.
 pub(crate) fn whole_ticks(n: usize, max: usize) -> Vec<usize> {

@@ -4,7 +4,7 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::{axis, legend, legend_rows, nice_max, svg, text_style, whole_ticks, Scale, Series, Unit, COLORS, FONT};
+use super::{axis, legend, legend_rows, nice_max, rank_labels, svg, text_style, Scale, Series, Unit, COLORS, FONT};
 use crate::model::Timeline;
 
 /// DXT segments as bars on a rank × time chart: reads blue, writes orange.
@@ -49,10 +49,7 @@ pub fn timeline(t: &Timeline) -> String {
                 Rectangle::new([(s.1 / td, y + (1.0 - h) / 2.0), (end / td, y + (1.0 + h) / 2.0)], color.filled())
             }))?;
         }
-        for r in whole_ticks(nranks, 16) {
-            let (px, py) = c.backend_coord(&(0.0, y_of(r as i64) + 0.5));
-            root.draw(&Text::new(r.to_string(), (px - 6, py), text_style(11, HPos::Right, VPos::Center)))?;
-        }
+        rank_labels(root, &c, nranks, |r| y_of(r as i64) + 0.5)?;
         Ok(())
     })
 }
