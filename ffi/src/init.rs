@@ -351,8 +351,12 @@ extern "C" fn destructor() {
 pub fn shutdown() {
     if crate::mpi_wrap::mpi_active() {
         // MPI_Finalize writes the job's log; ending without it leaves the
-        // crash-safe files, and one line per node says how to merge them.
-        crate::mpi_wrap::ended_without_finalize();
+        // crash-safe files, and one line per node says how to merge them:
+        // not from a signal handler that interrupted the runtime (the line
+        // is formatted, and malloc's lock may be the interrupted one's).
+        if guard::level() == guard::OUTSIDE {
+            crate::mpi_wrap::ended_without_finalize();
+        }
         return;
     }
     // A child of vfork() or clone() (posix_spawn, CPython's subprocess)
