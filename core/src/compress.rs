@@ -26,7 +26,7 @@ use crate::deflate::{self, Shape};
 /// Record regions of this size or more go to zlib-rs, one stream per
 /// worker thread (a thread costs ~50 us); smaller ones to deflate.rs on
 /// the calling thread.
-const LARGE_BYTES: usize = 1 << 20;
+pub const LARGE_BYTES: usize = 1 << 20;
 
 /// Other regions (the name table) of this size or more go to zlib-rs:
 /// classic zlib's hash chains are slow on paths (20,000 names, 549 KB:

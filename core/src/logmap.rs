@@ -195,7 +195,7 @@ impl LogMap {
     /// mapped under the memory. Nothing else writes into the mapping
     /// meanwhile: records and names are only created after [`room`],
     /// which waits for this lock.
-    fn make_file(&mut self) {
+    fn make_file(&mut self, first: (usize, usize)) {
         // A fixed array: this runs in the wrapper that creates the first
         // record, where nothing may allocate.
         let mut copy = [(0, 0, 0); MAX_MODS + 2];
@@ -213,7 +213,14 @@ impl LogMap {
             // start-up (and again in a forked child before its file), so
             // its area is in use here and given whole (26 KB < FIRST),
             // MPI-IO's later heatmap included.
-            let upto = if used > a.start { used.max(a.start + FIRST).min(a.end) } else { a.start };
+            let mut upto = if used > a.start { used.max(a.start + FIRST).min(a.end) } else { a.start };
+            // The area whose record makes the file gets its first storage
+            // now, through the same descriptor: else room() opened the
+            // file a second time at once to give it (about 50 us of every
+            // process's first I/O).
+            if slot == first.0 {
+                upto = upto.max((first.1 + SLACK).max(a.start + FIRST)).min(a.end);
+            }
             copy[slot + 1] = (a.start, used.saturating_sub(a.start), upto - a.start);
             a.given = upto;
         }
@@ -263,7 +270,7 @@ pub fn room(slot: usize, end: usize) -> bool {
             if !m.armed {
                 return true;
             }
-            m.make_file();
+            m.make_file((slot, end - m.base));
         }
         m.backing != Backing::File || m.grow(slot, end - m.base)
     })

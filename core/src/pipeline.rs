@@ -10,6 +10,7 @@
 use darshan_log::header::{Header, LogVersion, RegionMap, HEADER_SIZE};
 use darshan_log::modules::MAX_MODS;
 use darshan_log::Compression;
+use std::collections::HashSet;
 
 use crate::compress;
 use crate::deflate::Shape;
@@ -114,6 +115,14 @@ pub fn compress_regions(job: Option<&[u8]>, names: &[u8], modules: &[&'static dy
         for m in modules {
             let rw = m.record_words().max(1);
             let mut bytes = Vec::new();
+            // Runs (split around the records an MPI reduction took) are
+            // gathered into one stream: a stream per run cost a zlib header,
+            // trailer and code table each, and the matches across records
+            // (at 32 ranks, 8,367 against C's 7,844 bytes of POSIX).
+            // (A single run, the usual case, is compressed where it lies.)
+            let mut runs = 0;
+            m.output(&mut |_| runs += 1);
+            let mut pending = Pending::default();
             m.output(&mut |run: &[u64]| {
                 // Whether every record is of the module's size (the encoder
                 // then knows where each id is).
@@ -123,9 +132,19 @@ pub fn compress_regions(job: Option<&[u8]>, names: &[u8], modules: &[&'static dy
                     fixed &= r.len() == rw;
                 }
                 records += n;
-                let shape = if fixed { Shape::Records(rw * 8) } else { Shape::VarRecords(rw * 8) };
-                c.words(run, shape).iter().for_each(|s| bytes.extend_from_slice(s));
+                if runs == 1 || run.len() * 8 >= compress::LARGE_BYTES {
+                    pending.flush(&mut c, rw, &mut bytes);
+                    let shape = if fixed { Shape::Records(rw * 8) } else { Shape::VarRecords(rw * 8) };
+                    c.words(run, shape).iter().for_each(|s| bytes.extend_from_slice(s));
+                    return;
+                }
+                pending.words.extend_from_slice(run);
+                pending.fixed &= fixed;
+                if pending.words.len() * 8 >= compress::LARGE_BYTES {
+                    pending.flush(&mut c, rw, &mut bytes);
+                }
             });
+            pending.flush(&mut c, rw, &mut bytes);
             per_module.push((m.id(), bytes));
         }
         let names = match helper.map(|h| h.join()) {
@@ -135,6 +154,30 @@ pub fn compress_regions(job: Option<&[u8]>, names: &[u8], modules: &[&'static dy
         (names, per_module)
     });
     Regions { job, names, modules, records }
+}
+
+/// Runs of a module's records waiting to be compressed as one stream
+/// (at most a megabyte: larger runs are compressed where they lie).
+struct Pending {
+    words: Vec<u64>,
+    fixed: bool,
+}
+
+impl Default for Pending {
+    fn default() -> Self {
+        Pending { words: Vec::new(), fixed: true }
+    }
+}
+
+impl Pending {
+    fn flush(&mut self, c: &mut compress::Compressor, rw: usize, out: &mut Vec<u8>) {
+        if !self.words.is_empty() {
+            let shape = if self.fixed { Shape::Records(rw * 8) } else { Shape::VarRecords(rw * 8) };
+            c.words(&self.words, shape).iter().for_each(|s| out.extend_from_slice(s));
+        }
+        self.words.clear();
+        self.fixed = true;
+    }
 }
 
 /// Phase 3: where the regions go. `totals`: each region's whole size
@@ -167,6 +210,37 @@ pub fn layout(totals: &[u64], ids: &[usize], partial_flag: u64) -> (Header, Vec<
     (header, starts)
 }
 
+/// The name table entries a log needs: those of the records some module
+/// holds, less `drop` (on an MPI rank other than 0, the shared records,
+/// which rank 0 names). Names registered for records that were never
+/// written (the standard streams' and an unused heatmap's, registered at
+/// start-up on every rank) are left out: at 32 ranks they were half the
+/// name table (4,408 against C's 2,213 compressed bytes).
+pub fn names_of_records(packed: &[u8], modules: &[&'static dyn Module], drop: &HashSet<u64>) -> Vec<u8> {
+    let mut held = HashSet::new();
+    for m in modules {
+        m.record_ids(&mut |id| {
+            held.insert(id);
+        });
+    }
+    names_kept(packed, |id| held.contains(&id) && !drop.contains(&id))
+}
+
+/// The packed (id, name, NUL) entries of `packed` whose id `keep` keeps.
+fn names_kept(packed: &[u8], keep: impl Fn(u64) -> bool) -> Vec<u8> {
+    let mut out = Vec::with_capacity(packed.len());
+    let mut rest = packed;
+    while rest.len() >= 9 {
+        let id = u64::from_le_bytes(rest[..8].try_into().unwrap_or([0; 8]));
+        let end = rest[8..].iter().position(|&b| b == 0).map(|p| 8 + p + 1).unwrap_or(rest.len());
+        if keep(id) {
+            out.extend_from_slice(&rest[..end]);
+        }
+        rest = &rest[end..];
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,5 +260,22 @@ mod tests {
         // The encoded header parses back to the same map.
         let back = Header::parse(&h.encode(), base + 22).unwrap();
         assert_eq!(back.mod_map[7].off, base + 15);
+    }
+
+    #[test]
+    fn names_without_a_record_or_shared_are_left_out_of_the_name_table() {
+        let mut packed = Vec::new();
+        for (id, n) in [(7u64, "/a"), (9, "/bb"), (11, ""), (13, "<STDIN>")] {
+            packed.extend_from_slice(&id.to_le_bytes());
+            packed.extend_from_slice(n.as_bytes());
+            packed.push(0);
+        }
+        let kept = names_kept(&packed, |id| id != 9 && id != 13);
+        let mut want = Vec::new();
+        want.extend_from_slice(&7u64.to_le_bytes());
+        want.extend_from_slice(b"/a\0");
+        want.extend_from_slice(&11u64.to_le_bytes());
+        want.push(0);
+        assert_eq!(kept, want);
     }
 }

@@ -179,7 +179,7 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     crate::logmap::set_job(&job_bytes);
 
     let t1 = Instant::now();
-    let names = runtime::names_copy();
+    let names = pipeline::names_of_records(&runtime::names_copy(), &modules, &Default::default());
     let regions = pipeline::compress_regions(Some(&job_bytes), &names, &modules);
     let compress_s = t1.elapsed().as_secs_f64();
 

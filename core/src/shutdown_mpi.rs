@@ -50,21 +50,6 @@ fn shared_records(comm: &dyn Comm, modules: &[&'static dyn Module]) -> Vec<(u64,
     ids.into_iter().zip(masks).filter(|(_, m)| *m != 0).collect()
 }
 
-/// The packed name table without the entries of `drop` ids.
-fn names_without(packed: &[u8], drop: &HashSet<u64>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(packed.len());
-    let mut rest = packed;
-    while rest.len() >= 9 {
-        let id = u64::from_le_bytes(rest[..8].try_into().unwrap_or([0; 8]));
-        let end = rest[8..].iter().position(|&b| b == 0).map(|p| 8 + p + 1).unwrap_or(rest.len());
-        if !drop.contains(&id) {
-            out.extend_from_slice(&rest[..end]);
-        }
-        rest = &rest[end..];
-    }
-    out
-}
-
 /// Finalize, reduce and write the job's log. `end_tick` is this rank's
 /// clock at shutdown. Rank 0's outcome names the log.
 pub fn write_log_mpi(
@@ -128,13 +113,9 @@ pub fn write_log_mpi(
     comm.allreduce_u64(&mut sums, Op::Sum);
     counts.iter_mut().zip(sums).for_each(|(c, n)| c.1 = n);
     let job = if rank == 0 { job_record(start, end, nprocs, jobid, &counts).map(|j| j.encode()) } else { None };
-    let packed = runtime::names_copy();
-    let names = if rank == 0 {
-        packed
-    } else {
-        let drop: HashSet<u64> = shared.iter().map(|(id, _)| *id).collect();
-        names_without(&packed, &drop)
-    };
+    // Rank 0 names the shared records for every rank.
+    let drop: HashSet<u64> = if rank == 0 { HashSet::new() } else { shared.iter().map(|(id, _)| *id).collect() };
+    let names = pipeline::names_of_records(&runtime::names_copy(), &modules, &drop);
     let regions = pipeline::compress_regions(job.as_deref(), &names, &modules);
     let compress_s = t2.elapsed().as_secs_f64();
     let records = regions.records;
@@ -237,27 +218,4 @@ pub fn write_log_mpi(
         m.cleanup();
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_of_shared_records_are_dropped_from_the_name_table() {
-        let mut packed = Vec::new();
-        for (id, n) in [(7u64, "/a"), (9, "/bb"), (11, "")] {
-            packed.extend_from_slice(&id.to_le_bytes());
-            packed.extend_from_slice(n.as_bytes());
-            packed.push(0);
-        }
-        let drop: HashSet<u64> = [9u64].into_iter().collect();
-        let kept = names_without(&packed, &drop);
-        let mut want = Vec::new();
-        want.extend_from_slice(&7u64.to_le_bytes());
-        want.extend_from_slice(b"/a\0");
-        want.extend_from_slice(&11u64.to_le_bytes());
-        want.push(0);
-        assert_eq!(kept, want);
-    }
 }

@@ -836,6 +836,34 @@ fn the_first_file_io_never_grows_the_descriptor_table() {
     }
 }
 
+/// The first record used to open the crash-safe file twice: once to
+/// make it, and at once again to give the recording module's area its
+/// first storage (about 50 us of every process's first file I/O). One
+/// open + write + close makes the file and gives it that storage through
+/// one descriptor; `/proc/self/status` (where the descriptor table's size
+/// is read) is read once, however often the file grows.
+#[test]
+fn the_first_file_io_opens_the_crash_safe_file_once() {
+    let d = scratch("first_io_opens");
+    let exe = compile("manyfiles", &d, &[]);
+    let spy = spy(&d);
+    let out = output_within(
+        instrumented(&exe, &d)
+            .env("LD_PRELOAD", format!("{}:{}", spy.display(), lib().display()))
+            .arg(d.join("data"))
+            .arg("1"),
+        LIMIT,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let opens: u64 = err
+        .lines()
+        .find_map(|l| l.strip_prefix("spy: ")?.strip_suffix(" opens of the crash-safe file"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no spy line: {err}"));
+    assert_eq!(opens, 1, "opens of the crash-safe file for one record: {err}");
+}
+
 /// Tuning knobs of an experiment (HB, MC, RC: hash bits and match-chain
 /// lengths) were once read from the program's environment by the log
 /// encoder: a program that happened to set HB=40 would have had the

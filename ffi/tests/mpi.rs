@@ -47,6 +47,28 @@ fn a_four_rank_job_writes_one_log_with_shared_records_reduced(mpi: Mpi) {
     assert_eq!(count(data.join("posix_shared.dat").to_str().unwrap()), 1);
     assert_eq!(count(data.join("subset.dat").to_str().unwrap()), 2);
     assert_eq!(count(data.join("fpp.3").to_str().unwrap()), 1);
+    // Regression (log_bigger_than_cs): names registered for records never
+    // written (the standard streams', an unused heatmap's) were in every
+    // rank's stream, and each run of records between two shared ones was
+    // a zlib stream of its own; at 32 ranks the log was 10% larger than
+    // C's. Now: every name is the name of a record in the log, and each
+    // module region is one stream per rank that has records in it (C's
+    // layout): every rank has its own POSIX file.
+    let in_log: std::collections::HashSet<&str> = log.recs.iter().map(|(_, n, _)| n.as_str()).collect();
+    let mut entries = Vec::new();
+    let mut rest = &names[..];
+    while rest.len() > 8 {
+        let end = 8 + rest[8..].iter().position(|&b| b == 0).unwrap();
+        entries.push(String::from_utf8_lossy(&rest[8..end]).into_owned());
+        rest = &rest[end + 1..];
+    }
+    for n in &entries {
+        assert!(in_log.contains(n.as_str()), "name {n:?} in the name table has no record in the log");
+    }
+    assert_eq!(count("<STDIN>"), 0, "mpi_mix reads no standard input");
+    let posix = log.file.header.mod_map[POSIX];
+    let (_, posix_streams) = common::inflate_region(&bytes[posix.off as usize..(posix.off + posix.len) as usize]);
+    assert_eq!(posix_streams, NP as usize, "one POSIX stream per rank");
 }
 
 fn logs_of(d: &Path) -> Vec<PathBuf> {

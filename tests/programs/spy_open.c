@@ -5,6 +5,7 @@
  * "spy: <n> writes to the crash-safe file, lowest fd <fd>" (the writes
  *   that make it and give it storage, and the lowest descriptor number
  *   they went through), and
+ * "spy: <n> opens of the crash-safe file" (making it, growing it), and
  * "spy: <n> opens of a partial log" (a log written under a temporary
  *   name, `.darshan_partial`, before its rename).
  * With SPY_STRETCH_MS=<n> in the environment, the making of the file is
@@ -38,11 +39,14 @@ static long long now(void)
 }
 
 static long partial_opens;
+static long mmap_opens;
 
 static int opened(const char *path, int fd, long long t)
 {
     if (path && strstr(path, ".darshan_partial"))
         partial_opens++;
+    if (fd >= 0 && path && strstr(path, "mmap-log"))
+        mmap_opens++;
     if (fd >= 0 && path && strstr(path, "mmap-log") && took == 0) {
         struct stat st;
         spied = fd;
@@ -113,4 +117,5 @@ __attribute__((destructor)) static void report(void)
     fprintf(stderr, "spy: crash-safe file made in %lld ns\n", took);
     fprintf(stderr, "spy: %ld writes to the crash-safe file, lowest fd %d\n", writes, lowest_fd);
     fprintf(stderr, "spy: %ld opens of a partial log\n", partial_opens);
+    fprintf(stderr, "spy: %ld opens of the crash-safe file\n", mmap_opens);
 }
