@@ -139,6 +139,15 @@ mutant_seeds=(../shared/corpus/logs)
 check "mutation harness (short)" \
     timeout 1200 target/release/log-mutants --per-log 8 --max-seed-size 1000000 --timeout 60 \
     --work target/log-mutants --json target/log-mutants/report.json "${mutant_seeds[@]}"
+# C Darshan 3.5.0's own `make check` script, unmodified, against our
+# install tree, where its source is on this machine (it is never fetched):
+# counted when it runs, said when it cannot.
+tests/c-darshan/tst_runs.sh > target/tst-runs.log 2>&1
+tst_rc=$?
+cat target/tst-runs.log
+if [ $tst_rc != 77 ]; then
+    check "C Darshan's tst_runs.sh on our install tree" test $tst_rc = 0
+fi
 # A green run once printed "Error: Invalid DXT POSIX module version
 # number" (PyDarshan's C reader, on a layout it refuses) and fusermount's
 # "busy": lines a reader takes for failures. None may appear.
