@@ -1,5 +1,7 @@
 //! The record-id hash: Bob Jenkins' 64-bit lookup8 `hash()` (1997), which
-//! Darshan calls `darshan_hash`. Record ids are `hash(name, 0)`.
+//! Darshan calls `darshan_hash`. Record ids are `hash(name, 0)`. Also his
+//! 32-bit lookup3 `hashlittle()` (2006), Darshan's `darshan_hashlittle`,
+//! with which darshan-convert obfuscates names, executables and ids.
 
 #[inline(always)]
 fn mix64(a: &mut u64, b: &mut u64, c: &mut u64) {
@@ -64,6 +66,73 @@ pub fn record_id(name: &[u8]) -> u64 {
     hash_with_level(name, 0)
 }
 
+/// lookup3's `hashlittle(key, length, initval)`: the bytes read as
+/// little-endian 32-bit words whatever the host (C's aligned and
+/// unaligned paths give these same values on a little-endian machine).
+pub fn hashlittle(key: &[u8], initval: u32) -> u32 {
+    let rot = |x: u32, k: u32| x.rotate_left(k);
+    let init = 0xdead_beef_u32.wrapping_add(key.len() as u32).wrapping_add(initval);
+    let (mut a, mut b, mut c) = (init, init, init);
+    let word = |k: &[u8]| -> u32 {
+        let mut w = [0u8; 4];
+        w[..k.len()].copy_from_slice(k);
+        u32::from_le_bytes(w)
+    };
+    let mut k = key;
+    while k.len() > 12 {
+        a = a.wrapping_add(word(&k[0..4]));
+        b = b.wrapping_add(word(&k[4..8]));
+        c = c.wrapping_add(word(&k[8..12]));
+        // mix(a, b, c)
+        a = a.wrapping_sub(c);
+        a ^= rot(c, 4);
+        c = c.wrapping_add(b);
+        b = b.wrapping_sub(a);
+        b ^= rot(a, 6);
+        a = a.wrapping_add(c);
+        c = c.wrapping_sub(b);
+        c ^= rot(b, 8);
+        b = b.wrapping_add(a);
+        a = a.wrapping_sub(c);
+        a ^= rot(c, 16);
+        c = c.wrapping_add(b);
+        b = b.wrapping_sub(a);
+        b ^= rot(a, 19);
+        a = a.wrapping_add(c);
+        c = c.wrapping_sub(b);
+        c ^= rot(b, 4);
+        b = b.wrapping_add(a);
+        k = &k[12..];
+    }
+    if k.is_empty() {
+        return c;
+    }
+    // The last 1..=12 bytes, zero-padded.
+    a = a.wrapping_add(word(&k[..k.len().min(4)]));
+    if k.len() > 4 {
+        b = b.wrapping_add(word(&k[4..k.len().min(8)]));
+    }
+    if k.len() > 8 {
+        c = c.wrapping_add(word(&k[8..]));
+    }
+    // final(a, b, c)
+    c ^= b;
+    c = c.wrapping_sub(rot(b, 14));
+    a ^= c;
+    a = a.wrapping_sub(rot(c, 11));
+    b ^= a;
+    b = b.wrapping_sub(rot(a, 25));
+    c ^= b;
+    c = c.wrapping_sub(rot(b, 16));
+    a ^= c;
+    a = a.wrapping_sub(rot(c, 4));
+    b ^= a;
+    b = b.wrapping_sub(rot(a, 14));
+    c ^= b;
+    c = c.wrapping_sub(rot(b, 24));
+    c
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,5 +154,15 @@ mod tests {
         for (name, id) in cases {
             assert_eq!(record_id(name.as_bytes()), *id, "hash of {name:?}");
         }
+    }
+
+    /// The values lookup3.c's own driver prints (its author's test
+    /// vectors), with both initial values it uses.
+    #[test]
+    fn hashlittle_gives_lookup3s_published_values() {
+        assert_eq!(hashlittle(b"", 0), 0xdead_beef);
+        assert_eq!(hashlittle(b"", 0xdead_beef), 0xbd5b_7dde);
+        assert_eq!(hashlittle(b"Four score and seven years ago", 0), 0x1777_0551);
+        assert_eq!(hashlittle(b"Four score and seven years ago", 1), 0xcd62_8161);
     }
 }

@@ -6,7 +6,6 @@
 use std::fs::File;
 use std::io::BufWriter;
 
-use darshan_log::hash::hash_with_level;
 use darshan_log::modules::*;
 use darshan_log::{Compression, LogFile, LogWriter, NameTable, Record};
 use darshan_util::getopt::{getopt_long, Found, LongOpt};
@@ -30,8 +29,11 @@ fn usage(exe: &str) -> ! {
     std::process::exit(1);
 }
 
+/// C's obfuscation: lookup3's `hashlittle` with the key as its initial
+/// value (`darshan_hashlittle`), printed or stored as an unsigned 32-bit
+/// number.
 fn obfuscate(v: &[u8], key: u64) -> u64 {
-    hash_with_level(v, key) & 0xffff_ffff
+    u64::from(darshan_log::hash::hashlittle(v, key as u32))
 }
 
 /// darshan-convert 3.5.0's options (getopt_long, no short options).
@@ -127,6 +129,28 @@ fn main() {
 /// Names darshan-convert never obfuscates (they say nothing about a user).
 const KEEP: [&[u8]; 4] = [b"<STDIN>", b"<STDOUT>", b"<STDERR>", b"heatmap:"];
 
+/// The exe/mount string as C's darshan_log_put_exe and _put_mounts write
+/// it: the command line, then each mount as "\n<type>\t<path>" from the
+/// last of the sorted table to the first, while it fits in the 4,096
+/// bytes C gives the mount string.
+fn c_exe_and_mounts(exe: &[u8], mounts: &[darshan_log::job::Mount]) -> Vec<u8> {
+    const EXE_LEN: usize = 4096;
+    let mut out = exe.to_vec();
+    let mut left = EXE_LEN;
+    for m in mounts.iter().rev() {
+        let n = m.fs_type.len() + m.path.len() + 2;
+        if n >= left {
+            break;
+        }
+        out.push(b'\n');
+        out.extend_from_slice(&m.fs_type);
+        out.push(b'\t');
+        out.extend_from_slice(&m.path);
+        left -= n;
+    }
+    out
+}
+
 /// C's add_annotation: each tab-separated token on a line of its own,
 /// after a newline ending what is there, while it fits in the 1,024-byte
 /// metadata field.
@@ -178,8 +202,14 @@ fn convert(inp: &str, outp: &str, c: &Changes) -> Result<(), String> {
         e.extend_from_slice(&job.exe_mnt[exe_len..]);
         job.exe_mnt = e;
     }
+    // C's darshan-convert reads the mount table sorted (longest path
+    // first, a stable sort) and writes it back in the reverse order: mounts
+    // of equal length then come out swapped, which every reader of the
+    // converted log sees.
+    let mounts = job.mounts().map_err(|e| format!("{inp}: {e}"))?;
+    let exe_len = job.exe_mnt.iter().position(|&c| c == b'\n').unwrap_or(job.exe_mnt.len());
+    job.exe_mnt = c_exe_and_mounts(&job.exe_mnt[..exe_len], &mounts);
     if c.names {
-        let mounts = job.mounts().unwrap_or_default();
         let mut t = NameTable::new();
         for (id, n) in names.iter() {
             if KEEP.iter().any(|k| n.starts_with(k)) {
@@ -219,6 +249,12 @@ fn convert(inp: &str, outp: &str, c: &Changes) -> Result<(), String> {
         // whatever the region's size. A record that cannot be read ends
         // the conversion (after the iterator stops).
         let mut rd = log.module_reader(m).map_err(|e| e.to_string())?;
+        // C's reader of byte-swapped POSIX records older than version 3
+        // leaves three time counters unswapped while up-converting them
+        // (darshan-parser shows 0 or -0 for them); C's darshan-convert
+        // writes what that reader gives, and so do we (the values are
+        // lost in C's converted log as in ours).
+        rd.set_c_swap_quirk(true);
         let mut failed = None;
         let records = std::iter::from_fn(|| loop {
             let mut r = Record::new(m);
