@@ -61,12 +61,12 @@ impl HeatBins {
         self.words[1] = rank as u64;
         // Width and bin count as a reader of the crash-safe file needs
         // them while the program runs (rewritten at shutdown).
-        self.words[2] = ((1u64 << shift) as f64 * crate::runtime::tick_secs()).to_bits();
+        self.words[2] = ((1u64 << shift) as f64 * crate::ledger::tick_secs()).to_bits();
         self.words[3] = HEAT_BINS as u64;
         self.shift = shift;
         WIDEST.fetch_max(shift, Ordering::Relaxed);
         self.used = false;
-        crate::runtime::record_added(darshan_log::modules::HEATMAP, HEAT_WORDS * 8);
+        crate::ledger::record_added(darshan_log::modules::HEATMAP, HEAT_WORDS * 8);
     }
 
     pub fn set_rank(&mut self, rank: i64) {
@@ -76,7 +76,7 @@ impl HeatBins {
     /// Forget everything (forked child); the name is registered again.
     pub fn clear(&mut self, rank: i64) {
         self.reset(rank, self.initial_shift);
-        crate::runtime::register_name(darshan_log::modules::HEATMAP, self.words[0], self.name);
+        crate::ledger::register_name(darshan_log::modules::HEATMAP, self.words[0], self.name);
     }
 
     /// Merge pairs of bins: the width doubles.

@@ -107,7 +107,7 @@ fn with<R>(f: impl FnOnce(&mut LogMap) -> R) -> Option<R> {
 
 /// Run the runtime's own I/O (see [`crate::Platform::own_io_begin`]).
 fn own_io<R>(f: impl FnOnce() -> R) -> R {
-    let p = crate::runtime::shared().map(|s| s.platform);
+    let p = PLATFORM.get().copied();
     let saved = p.map(|p| p.own_io_begin()).unwrap_or(0);
     let r = f();
     if let Some(p) = p {
@@ -117,10 +117,15 @@ fn own_io<R>(f: impl FnOnce() -> R) -> R {
 }
 
 fn say(msg: &str) {
-    if let Some(sh) = crate::runtime::shared() {
-        sh.platform.stderr(format!("darshan: {msg}\n").as_bytes());
+    if let Some(p) = PLATFORM.get() {
+        p.stderr(format!("darshan: {msg}\n").as_bytes());
     }
 }
+
+/// The host's system calls, given at [`install`]: the file's own I/O and
+/// its one-line messages go through them (this piece reaches up into no
+/// runtime state).
+static PLATFORM: std::sync::OnceLock<&'static dyn crate::platform::Platform> = std::sync::OnceLock::new();
 
 /// Bytes of the file for these limits (page-rounded).
 pub fn file_len(name_mem: usize, mod_mem: usize) -> usize {
@@ -129,8 +134,14 @@ pub fn file_len(name_mem: usize, mod_mem: usize) -> usize {
 
 /// The reserved memory (see [`crate::arena::reserve_mapping`]) split into
 /// its parts: (names area, module area). Writes the fixed header fields.
-/// The file `path` is made at the first record.
-pub fn install(mem: &'static mut [u8], name_mem: usize, path: String) -> (&'static mut [u8], &'static mut [u8]) {
+/// The file `path` is made at the first record, through `platform`.
+pub fn install(
+    mem: &'static mut [u8],
+    name_mem: usize,
+    path: String,
+    platform: &'static dyn crate::platform::Platform,
+) -> (&'static mut [u8], &'static mut [u8]) {
+    let _ = PLATFORM.set(platform);
     let base = mem.as_ptr() as usize;
     let len = mem.len();
     let (header, rest) = mem.split_at_mut(HEADER_SIZE);

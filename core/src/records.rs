@@ -9,8 +9,8 @@ use crate::collective::{variance_combine, variance_elem, variance_of, Comm};
 use crate::common::{fix_negative_time, ticks_to_secs, NoOverlap};
 use crate::heatmap::HeatBins;
 use crate::id_index::IdIndex;
-use crate::module::FinalizeCtx;
-use crate::runtime;
+use crate::finalize_ctx::FinalizeCtx;
+use crate::ledger;
 
 /// A module's rules for combining the records every rank has (semantics
 /// §6): `prepare` runs on each rank's copy (fastest/slowest start as this
@@ -228,17 +228,17 @@ impl<R: RecordRt> RecordSet<R> {
         let (rec_bytes, cap) = (self.slice.rec_words * 8, self.slice.capacity);
         let granted = self.granted.unwrap_or(0);
         if self.count >= granted {
-            // DARSHAN_MODMEM a chunk at a time (runtime::GRANT_CHUNK).
+            // DARSHAN_MODMEM a chunk at a time (ledger::GRANT_CHUNK).
             let more =
-                if granted < cap { runtime::grant(rec_bytes, (cap - granted).min(runtime::GRANT_CHUNK)) } else { 0 };
+                if granted < cap { ledger::grant(rec_bytes, (cap - granted).min(ledger::GRANT_CHUNK)) } else { 0 };
             self.granted = Some(granted + more);
             if more == 0 {
                 // A module switched off keeps no records and is not partial.
-                if runtime::config().is_some_and(|c| c.mod_enabled.get(self.module).copied().unwrap_or(false)) {
+                if ledger::enabled(self.module) {
                     if granted < cap {
-                        runtime::set_starved(self.module);
+                        ledger::set_starved(self.module);
                     } else {
-                        runtime::set_partial(self.module);
+                        ledger::set_partial(self.module);
                     }
                 }
                 return None;
@@ -249,10 +249,10 @@ impl<R: RecordRt> RecordSet<R> {
         let i = self.count;
         let end = self.slice.words.as_ptr() as usize + (i + 1) * self.slice.rec_words * 8;
         if !crate::logmap::room(self.module, end) {
-            runtime::set_partial(self.module);
+            ledger::set_partial(self.module);
             return None;
         }
-        if !runtime::register_name(self.module, id, name) {
+        if !ledger::register_name(self.module, id, name) {
             return None;
         }
         let w = self.slice.record_mut(i);
@@ -261,7 +261,7 @@ impl<R: RecordRt> RecordSet<R> {
         w[1] = self.rank as u64;
         self.rt.push(R::default());
         self.count += 1;
-        runtime::record_added(self.module, self.slice.rec_words * 8);
+        ledger::record_added(self.module, self.slice.rec_words * 8);
         self.index.insert(id, i);
         Some(i)
     }

@@ -8,11 +8,16 @@
 use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
+pub use crate::ledger::{
+    grant, name_of, names_copy, partial_flags, record_added, register_name, set_partial, set_starved, set_tick_secs,
+    tick_secs, with_names, GRANT_CHUNK,
+};
+
 use crate::arena::RecordArena;
 use crate::config::Config;
 use crate::module::Module;
 use crate::mounts::MountEntry;
-use crate::names::{Insert, NameArena};
+use crate::names::NameArena;
 use crate::platform::Platform;
 
 /// Life cycle of the runtime.
@@ -48,10 +53,8 @@ pub struct JobTimes {
 
 static SHARED: OnceLock<Shared> = OnceLock::new();
 static TIMES: Mutex<JobTimes> = Mutex::new(JobTimes { start: (0, 0), pid: 0, fork_parent: 0, first_pid: 0 });
-static NAMES: Mutex<Option<NameArena>> = Mutex::new(None);
 static ARENA: Mutex<Option<RecordArena>> = Mutex::new(None);
 static REGISTRY: Mutex<Vec<&'static dyn Module>> = Mutex::new(Vec::new());
-static PARTIAL: AtomicU64 = AtomicU64::new(0);
 /// Interposed calls made by a signal handler while the runtime was
 /// recording another call on the same thread: passed through unrecorded
 /// and counted (`lost_calls=` in the job metadata).
@@ -66,56 +69,11 @@ pub fn note_lost_call() {
 pub fn lost_calls() -> u64 {
     LOST_CALLS.load(Ordering::Relaxed)
 }
-/// Seconds per clock tick as estimated at start-up (f64 bits).
-static TICK_SECS: AtomicU64 = AtomicU64::new(0);
-
-pub fn set_tick_secs(s: f64) {
-    TICK_SECS.store(s.to_bits(), Ordering::Relaxed);
-}
-
-pub fn tick_secs() -> f64 {
-    f64::from_bits(TICK_SECS.load(Ordering::Relaxed))
-}
 /// Records all registered modules can hold (sizes the name index).
 static CAPACITY: AtomicUsize = AtomicUsize::new(0);
-/// DARSHAN_MODMEM not yet granted to a module; usize::MAX before start-up
-/// (unit tests that lay out their own records).
-static BUDGET: AtomicUsize = AtomicUsize::new(usize::MAX);
-
-/// A module's share of DARSHAN_MODMEM, asked for when it makes its first
-/// record, as Darshan grants a module its memory when it registers at its
-/// first call: up to `want` records of `rec_bytes`, fewer (maybe none)
-/// when less is left. A module never used takes none of it, whatever its
-/// place in the list of modules, so a job's modules get their memory in
-/// the order the job first uses them.
-pub fn grant(rec_bytes: usize, want: usize) -> usize {
-    let mut n = 0;
-    let _ = BUDGET.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
-        n = left.checked_div(rec_bytes).map_or(want, |fit| want.min(fit));
-        Some(left.saturating_sub(n.saturating_mul(rec_bytes)))
-    });
-    n
-}
-
-/// Records granted at a time: a module takes DARSHAN_MODMEM as it makes
-/// records, a chunk at a time, not its whole MAX_RECORDS at its first
-/// record. Granting all of it at once let `MAX_RECORDS 20000 STDIO` (whose
-/// standard streams are recorded from start-up) take all 4 MiB before
-/// POSIX made its first record: 0 of 3,000 files recorded, and no word.
-pub const GRANT_CHUNK: usize = 64;
-
-/// Modules that wanted DARSHAN_MODMEM when none was left (bit per id).
-static STARVED: AtomicU64 = AtomicU64::new(0);
-
-/// A module asked for more record memory and got none.
-pub fn set_starved(module: usize) {
-    STARVED.fetch_or(1 << module, Ordering::Relaxed);
-    set_partial(module);
-}
-
 /// The line that says which modules ran out of DARSHAN_MODMEM, if any.
 pub fn starved_message() -> Option<String> {
-    let bits = STARVED.load(Ordering::Relaxed);
+    let bits = crate::ledger::starved_bits();
     if bits == 0 {
         return None;
     }
@@ -192,7 +150,7 @@ pub fn init(shared: Shared, start: (i64, i64), pid: i64, mmap: Option<String>) -
     if let Some(path) = mmap {
         match crate::arena::reserve_mapping(crate::logmap::file_len(name_mem, mod_mem)) {
             Some(mem) => {
-                let (names, mods) = crate::logmap::install(mem, name_mem, path);
+                let (names, mods) = crate::logmap::install(mem, name_mem, path, shared.platform);
                 mapped = crate::arena::as_words(mods)
                     .zip(NameArena::in_place(names))
                     .map(|(w, n)| (n, RecordArena::from_words(w)));
@@ -210,12 +168,13 @@ pub fn init(shared: Shared, start: (i64, i64), pid: i64, mmap: Option<String>) -
     for (m, bytes) in dxt.into_iter().filter(|(_, b)| *b > 0) {
         arena.set_aside(m, bytes);
     }
-    BUDGET.store(shared.config.mod_mem, Ordering::Relaxed);
+    crate::ledger::set_budget(shared.config.mod_mem);
+    crate::ledger::set_enabled(&shared.config.mod_enabled);
     if SHARED.set(shared).is_err() {
         return Err("already initialised".into());
     }
     *lock(&TIMES) = JobTimes { start, pid, fork_parent: 0, first_pid: pid };
-    *lock(&NAMES) = Some(names);
+    crate::ledger::install_names(names);
     *lock(&ARENA) = Some(arena);
     Ok(warning)
 }
@@ -243,9 +202,7 @@ pub fn register_all(ms: &[&'static dyn Module], rank: i64) {
         .collect();
     let added: usize = slices.iter().map(|s| s.capacity).sum();
     let total = CAPACITY.fetch_add(added, Ordering::Relaxed) + added;
-    if let Some(n) = lock(&NAMES).as_mut() {
-        n.expect(total);
-    }
+    crate::ledger::expect_names(total);
     for (m, slice) in ms.iter().zip(slices) {
         if !slice.words.is_empty() {
             crate::logmap::module_registered(
@@ -315,71 +272,6 @@ pub fn with_all_locked(f: &mut dyn FnMut()) {
     nest(&reg, f);
 }
 
-/// Mark `module`'s data as incomplete in the log.
-pub fn set_partial(module: usize) {
-    let old = PARTIAL.fetch_or(1 << module, Ordering::Relaxed);
-    if old & (1 << module) == 0 {
-        crate::logmap::partial(old | 1 << module);
-    }
-}
-
-/// A module created a record of `bytes` (the crash-safe file's header
-/// counts it).
-pub fn record_added(module: usize, bytes: usize) {
-    crate::logmap::record_added(module, bytes);
-}
-
-pub fn partial_flags() -> u64 {
-    PARTIAL.load(Ordering::Relaxed)
-}
-
-/// Record `name` for `id`. False (and the module marked partial) when the
-/// name memory is full.
-pub fn register_name(module: usize, id: u64, name: &[u8]) -> bool {
-    let mut g = lock(&NAMES);
-    // Room in the crash-safe file for the entry (id, name, NUL) first.
-    if g.as_ref().is_some_and(|n| !n.contains(id)) && !crate::logmap::names_room(name.len() + 9) {
-        drop(g);
-        set_partial(module);
-        return false;
-    }
-    match g.as_mut().map(|n| n.insert(id, name)) {
-        Some(Insert::Added) => {
-            if let Some(n) = g.as_ref() {
-                crate::logmap::names_len(n.packed().len());
-            }
-            true
-        }
-        Some(Insert::Present) => true,
-        _ => {
-            drop(g);
-            set_partial(module);
-            false
-        }
-    }
-}
-
-/// Copy the name of `id` into `buf`; its length, or None if unknown or
-/// too long.
-pub fn name_of(id: u64, buf: &mut [u8]) -> Option<usize> {
-    let g = lock(&NAMES);
-    let n = g.as_ref()?.get(id)?;
-    let dst = buf.get_mut(..n.len())?;
-    dst.copy_from_slice(n);
-    Some(n.len())
-}
-
-pub fn with_names<R>(f: impl FnOnce(&NameArena) -> R) -> Option<R> {
-    lock(&NAMES).as_ref().map(f)
-}
-
-/// Shutdown: a copy of the packed name table. A copy because compressing
-/// takes the modules' locks (output), which must never be waited for
-/// while the name lock is held (the lock order above).
-pub fn names_copy() -> Vec<u8> {
-    with_names(|n| n.packed().to_vec()).unwrap_or_default()
-}
-
 /// File alignment of a record name from the mount table (-1 if none).
 pub fn alignment_of(name: &[u8]) -> i64 {
     shared().map(|s| crate::mounts::alignment_of(&s.mounts, name)).unwrap_or(-1)
@@ -387,12 +279,12 @@ pub fn alignment_of(name: &[u8]) -> i64 {
 
 /// Hold the core's locks across fork(); modules' locks must be taken first.
 pub struct CoreLocks {
-    _names: MutexGuard<'static, Option<NameArena>>,
+    _names: crate::ledger::NamesGuard,
     _times: MutexGuard<'static, JobTimes>,
 }
 
 pub fn lock_all() -> CoreLocks {
-    CoreLocks { _names: lock(&NAMES), _times: lock(&TIMES) }
+    CoreLocks { _names: crate::ledger::lock_names(), _times: lock(&TIMES) }
 }
 
 /// In a forked child, with the locks released: a fresh record set.
@@ -409,10 +301,7 @@ pub fn fork_child(start: (i64, i64), pid: i64, mmap: Option<String>) -> Option<S
         Some(p) if crate::logmap::reserved() => crate::logmap::fork_child(p).err(),
         _ => None,
     };
-    if let Some(n) = lock(&NAMES).as_mut() {
-        n.clear();
-    }
-    PARTIAL.store(0, Ordering::Relaxed);
+    crate::ledger::fork_child();
     LOST_CALLS.store(0, Ordering::Relaxed);
     for m in modules() {
         m.fork_child();

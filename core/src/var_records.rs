@@ -12,7 +12,7 @@
 use crate::arena::Slice;
 use crate::id_index::IdIndex;
 use crate::records::Records;
-use crate::runtime;
+use crate::ledger;
 
 pub struct VarRecordSet {
     module: usize,
@@ -98,13 +98,13 @@ impl VarRecordSet {
             return None;
         }
         let off = self.used;
-        // DARSHAN_MODMEM a chunk at a time (runtime::GRANT_CHUNK records
+        // DARSHAN_MODMEM a chunk at a time (ledger::GRANT_CHUNK records
         // of 512 words), as the fixed-size modules take it.
         let mut room = self.granted.unwrap_or(0);
         let need = off.checked_add(len).unwrap_or(usize::MAX);
         while need > room && room < self.words.len() {
             let left = self.words.len() - room;
-            let more = runtime::grant(8, left.min((runtime::GRANT_CHUNK * 512).max(len)));
+            let more = ledger::grant(8, left.min((ledger::GRANT_CHUNK * 512).max(len)));
             if more == 0 {
                 break;
             }
@@ -114,11 +114,11 @@ impl VarRecordSet {
         // Never past the module's own words, whatever was granted.
         let fits = need <= room && need <= self.words.len() && self.count < self.index.capacity();
         if !fits {
-            if runtime::config().is_some_and(|c| c.mod_enabled.get(self.module).copied().unwrap_or(false)) {
+            if ledger::enabled(self.module) {
                 if room < self.words.len() && need <= self.words.len() {
-                    runtime::set_starved(self.module);
+                    ledger::set_starved(self.module);
                 } else {
-                    runtime::set_partial(self.module);
+                    ledger::set_partial(self.module);
                 }
             }
             return None;
@@ -126,7 +126,7 @@ impl VarRecordSet {
         // The crash-safe file gets storage for the record before it is written.
         let end = self.words.as_ptr() as usize + (off + len) * 8;
         if !crate::logmap::room(self.module, end) {
-            runtime::set_partial(self.module);
+            ledger::set_partial(self.module);
             return None;
         }
         let w = &mut self.words[off..off + len];
@@ -136,7 +136,7 @@ impl VarRecordSet {
         w[2..2 + head.len()].copy_from_slice(head);
         self.used += len;
         self.count += 1;
-        runtime::record_added(self.module, len * 8);
+        ledger::record_added(self.module, len * 8);
         self.index.insert(id, off);
         Some(off)
     }

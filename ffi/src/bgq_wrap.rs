@@ -9,7 +9,7 @@
 use darshan_bgq::{BgqPlatform, Node, Recorded, BGQ};
 
 use crate::clock;
-use crate::init::say;
+use crate::host::say;
 
 /// Start-up (rank `rank`, 0 without MPI): the job's record, if this is a
 /// BG/Q or a recording says so.

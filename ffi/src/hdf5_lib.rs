@@ -175,7 +175,7 @@ impl Hdf5 {
         let ok = f.H5get_libversion.is_some_and(|v| unsafe { v(&mut maj, &mut min, &mut rel) } >= 0);
         let supported = ok && (maj > 1 || min >= 10);
         if !supported {
-            crate::init::say(&format!(
+            crate::host::say(&format!(
                 "HDF5 {maj}.{min}.{rel} is older than 1.10 (32-bit ids): its calls are not recorded"
             ));
         }

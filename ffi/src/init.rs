@@ -4,39 +4,15 @@
 //! `Platform::stderr`.
 
 use std::ffi::{c_char, c_int, CStr};
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::Ordering;
 
 use darshan_core::config::{Config, ProcessEnv};
 use darshan_core::runtime::{self, Shared};
 use darshan_core::Platform;
 
+use crate::host::{say, say_not_written, std_streams, MEM_ALIGN};
 use crate::platform::LIBC;
 use crate::{clock, guard, real};
-
-/// DARSHAN_MEMALIGN, read by the wrappers for MEM_NOT_ALIGNED.
-pub static MEM_ALIGN: AtomicI64 = AtomicI64::new(8);
-
-extern "C" {
-    static mut stdin: *mut libc::FILE;
-    static mut stdout: *mut libc::FILE;
-    static mut stderr: *mut libc::FILE;
-}
-
-/// The current `stdout` (printf and puts write there).
-pub fn stdout_ptr() -> usize {
-    // SAFETY: reading glibc's stdout pointer; it is always initialised.
-    unsafe { stdout as usize }
-}
-
-pub fn stdin_ptr() -> usize {
-    // SAFETY: as above.
-    unsafe { stdin as usize }
-}
-
-pub(crate) fn std_streams() -> [usize; 3] {
-    // SAFETY: as above.
-    unsafe { [stdin as usize, stdout as usize, stderr as usize] }
-}
 
 /// A panic where DARSHAN_RS_TEST_PANIC says (`start` or `shutdown`): how
 /// the tests check that a panic inside the runtime is caught (the unwinder
@@ -44,19 +20,6 @@ pub(crate) fn std_streams() -> [usize; 3] {
 fn test_panic(at: &str) {
     if std::env::var_os("DARSHAN_RS_TEST_PANIC").is_some_and(|v| v == at) {
         panic!("DARSHAN_RS_TEST_PANIC={at}");
-    }
-}
-
-pub(crate) fn say(msg: &str) {
-    LIBC.stderr(format!("darshan: {msg}\n").as_bytes());
-}
-
-/// Why no log was written, and where the records are kept instead
-/// (`hint`: the crash-safe files and how to merge them), in one line.
-pub(crate) fn say_not_written(why: &dyn std::fmt::Display, hint: Option<String>) {
-    match hint {
-        Some(h) => say(&format!("{why}; {h}")),
-        None => say(&why.to_string()),
     }
 }
 
@@ -182,7 +145,7 @@ fn init() {
     // Under an MPI launcher every rank reads the same settings: rank 0
     // alone says what is wrong with them (N identical lines at N ranks
     // said it N times).
-    if crate::mpi_wrap::launcher_rank().is_none_or(|r| r == 0) {
+    if crate::mpi_state::launcher_rank().is_none_or(|r| r == 0) {
         for w in &warnings {
             say(w);
         }
@@ -349,13 +312,13 @@ extern "C" fn destructor() {
 
 /// Write the log, once. Called from the destructor and from `_exit`.
 pub fn shutdown() {
-    if crate::mpi_wrap::mpi_active() {
+    if crate::mpi_state::mpi_active() {
         // MPI_Finalize writes the job's log; ending without it leaves the
         // crash-safe files, and one line per node says how to merge them:
         // not from a signal handler that interrupted the runtime (the line
         // is formatted, and malloc's lock may be the interrupted one's).
         if guard::level() == guard::OUTSIDE {
-            crate::mpi_wrap::ended_without_finalize();
+            crate::mpi_state::ended_without_finalize();
         }
         return;
     }

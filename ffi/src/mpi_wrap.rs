@@ -12,24 +12,18 @@ use darshan_core::Platform;
 use darshan_mpiio::{Access, MPIIO};
 use libc::{c_char, c_int};
 
-use crate::init::{self, say, say_not_written, Started};
+use crate::host::{say, say_not_written};
+use crate::init::{self, Started};
 use crate::mpi_abi::{self as m, mpi_err_other, H, MPI_SUCCESS};
 use crate::mpi_comm::MpiComm;
+use crate::mpi_state::{launcher_rank, MPI_ACTIVE};
 use crate::platform::LIBC;
 use crate::{clock, guard, paths};
-
-/// Set once MPI_Init has set the runtime up for an MPI job: the log is
-/// then written by MPI_Finalize, on every rank together.
-static MPI_ACTIVE: AtomicBool = AtomicBool::new(false);
 
 /// DXT_MPIIO records each access's byte offset: only with the MPICH
 /// family, as Darshan (its Open MPI builds skip MPI_File_get_byte_offset
 /// for an Open MPI bug and write -1).
 static DXT_OFFSETS: AtomicBool = AtomicBool::new(false);
-
-pub fn mpi_active() -> bool {
-    MPI_ACTIVE.load(Ordering::Acquire)
-}
 
 /// After PMPI_Init(_thread) succeeded: set the runtime up on this rank.
 fn mpi_started() {
@@ -97,43 +91,6 @@ fn mpi_start() {
         if rank == 0 {
             say("the runtime could not start on every rank; this job is not instrumented");
         }
-    }
-}
-
-/// The rank the launcher gave this process, from the variables mpirun,
-/// mpiexec (Hydra, PMIx) and srun set, for an MPI we cannot ask: so that
-/// one line, not one per rank, says it is unsupported.
-pub(crate) fn launcher_rank() -> Option<i64> {
-    ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID", "ALPS_APP_PE"]
-        .iter()
-        .find_map(|k| std::env::var(k).ok()?.trim().parse().ok())
-}
-
-/// The rank on this node the launcher gave this process (Open MPI's,
-/// Hydra's, Slurm's), for saying something once per node.
-pub(crate) fn launcher_local_rank() -> Option<i64> {
-    ["OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "PMI_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"]
-        .iter()
-        .find_map(|k| std::env::var(k).ok()?.trim().parse().ok())
-}
-
-/// The process exits with MPI initialized but not finalized (exit(1),
-/// abort paths that run exit handlers, no MPI_Finalize at all): the job's
-/// log cannot be written (that takes every rank), but the records are in
-/// the crash-safe files. Rank 0 and the first rank of every node say so,
-/// with the command that makes the log, once.
-pub(crate) fn ended_without_finalize() {
-    if !MPI_ACTIVE.swap(false, Ordering::AcqRel) {
-        return;
-    }
-    guard::set_state(runtime::FINALIZED);
-    let first_here = launcher_rank() == Some(0) || launcher_local_rank() == Some(0);
-    if !first_here {
-        return;
-    }
-    match darshan_core::shutdown::recovery_hint_mpi() {
-        Some(hint) => say(&format!("this process ended without MPI_Finalize, so the job's log was not written; {hint}")),
-        None => say("this process ended without MPI_Finalize, so the job's log was not written (crash-safe files are off: the records are lost)"),
     }
 }
 

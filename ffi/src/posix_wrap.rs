@@ -13,7 +13,7 @@ use darshan_posix::POSIX;
 use libc::{c_char, c_int, c_uint, c_ulong, c_void, iovec, mode_t, off64_t, off_t, size_t, ssize_t};
 
 use crate::guard::{enosys, record, record_data, recording};
-use crate::init::MEM_ALIGN;
+use crate::host::MEM_ALIGN;
 use crate::{clock, paths, real};
 
 /// Whether a buffer address is a multiple of DARSHAN_MEMALIGN (a mask

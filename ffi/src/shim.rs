@@ -34,7 +34,7 @@ pub extern "C" fn darshan_rs_stdio_write(stream: *mut FILE, bytes: c_long, tm1: 
 #[no_mangle]
 pub extern "C" fn darshan_rs_stdio_read(stream: *mut FILE, bytes: c_long, tm1: i64) {
     let tm2 = clock::now();
-    let s = if stream.is_null() { crate::init::stdin_ptr() } else { stream as usize };
+    let s = if stream.is_null() { crate::host::stdin_ptr() } else { stream as usize };
     guard::record(|| STDIO.on_read(s, bytes, tm1, tm2));
 }
 

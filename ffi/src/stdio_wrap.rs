@@ -16,7 +16,7 @@ use darshan_stdio::STDIO;
 use libc::{c_char, c_int, c_long, c_void, off64_t, off_t, size_t, FILE};
 
 use crate::guard::{enosys, enosys_null, record, record_data, recording};
-use crate::init::{stdin_ptr, stdout_ptr};
+use crate::host::{stdin_ptr, stdout_ptr};
 use crate::{clock, paths, real};
 
 /// Start-up: the STDIO module learns the process's std streams.

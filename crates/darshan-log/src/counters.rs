@@ -15,7 +15,11 @@ pub mod posix {
     pub const NUM_INDICES: usize = 69;
     pub const F_NUM_INDICES: usize = 17;
     /// Words in one record: id, rank, counters, fcounters.
-    pub const RECORD_WORDS: usize = 2 + NUM_INDICES + F_NUM_INDICES;
+    pub const RECORD_WORDS: usize = FCOUNTERS_AT + F_NUM_INDICES;
+    /// Word offset of the first counter (after id, rank) and of the
+    /// first fcounter: counter k is word `COUNTERS_AT + k`.
+    pub const COUNTERS_AT: usize = 2;
+    pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
     pub const OPENS: usize = 0;
     pub const FILENOS: usize = 1;
     pub const DUPS: usize = 2;
@@ -108,7 +112,11 @@ pub mod stdio {
     pub const NUM_INDICES: usize = 14;
     pub const F_NUM_INDICES: usize = 15;
     /// Words in one record: id, rank, counters, fcounters.
-    pub const RECORD_WORDS: usize = 2 + NUM_INDICES + F_NUM_INDICES;
+    pub const RECORD_WORDS: usize = FCOUNTERS_AT + F_NUM_INDICES;
+    /// Word offset of the first counter (after id, rank) and of the
+    /// first fcounter: counter k is word `COUNTERS_AT + k`.
+    pub const COUNTERS_AT: usize = 2;
+    pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
     pub const OPENS: usize = 0;
     pub const FDOPENS: usize = 1;
     pub const READS: usize = 2;
@@ -144,7 +152,11 @@ pub mod mpiio {
     pub const NUM_INDICES: usize = 51;
     pub const F_NUM_INDICES: usize = 17;
     /// Words in one record: id, rank, counters, fcounters.
-    pub const RECORD_WORDS: usize = 2 + NUM_INDICES + F_NUM_INDICES;
+    pub const RECORD_WORDS: usize = FCOUNTERS_AT + F_NUM_INDICES;
+    /// Word offset of the first counter (after id, rank) and of the
+    /// first fcounter: counter k is word `COUNTERS_AT + k`.
+    pub const COUNTERS_AT: usize = 2;
+    pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
     pub const INDEP_OPENS: usize = 0;
     pub const COLL_OPENS: usize = 1;
     pub const INDEP_READS: usize = 2;
@@ -219,7 +231,11 @@ pub mod h5f {
     pub const NUM_INDICES: usize = 3;
     pub const F_NUM_INDICES: usize = 5;
     /// Words in one record: id, rank, counters, fcounters.
-    pub const RECORD_WORDS: usize = 2 + NUM_INDICES + F_NUM_INDICES;
+    pub const RECORD_WORDS: usize = FCOUNTERS_AT + F_NUM_INDICES;
+    /// Word offset of the first counter (after id, rank) and of the
+    /// first fcounter: counter k is word `COUNTERS_AT + k`.
+    pub const COUNTERS_AT: usize = 2;
+    pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
     pub const OPENS: usize = 0;
     pub const FLUSHES: usize = 1;
     pub const USE_MPIIO: usize = 2;
@@ -234,7 +250,13 @@ pub mod h5d {
     pub const NUM_INDICES: usize = 94;
     pub const F_NUM_INDICES: usize = 17;
     /// Words in one record: id, rank, file_rec_id, counters, fcounters.
-    pub const RECORD_WORDS: usize = 3 + NUM_INDICES + F_NUM_INDICES;
+    pub const RECORD_WORDS: usize = FCOUNTERS_AT + F_NUM_INDICES;
+    /// Word offset of the first counter (after id, rank, file_rec_id) and of the
+    /// first fcounter: counter k is word `COUNTERS_AT + k`.
+    pub const COUNTERS_AT: usize = 3;
+    pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
+    /// Dimensions a record keeps (Darshan's H5D_MAX_NDIMS).
+    pub const MAX_NDIMS: usize = 5;
     pub const OPENS: usize = 0;
     pub const READS: usize = 1;
     pub const WRITES: usize = 2;
@@ -352,7 +374,11 @@ pub mod bgq {
     pub const NUM_INDICES: usize = 11;
     pub const F_NUM_INDICES: usize = 1;
     /// Words in one record: id, rank, counters, fcounters (112 bytes).
-    pub const RECORD_WORDS: usize = 2 + NUM_INDICES + F_NUM_INDICES;
+    pub const RECORD_WORDS: usize = FCOUNTERS_AT + F_NUM_INDICES;
+    /// Word offset of the first counter (after id, rank) and of the
+    /// first fcounter: counter k is word `COUNTERS_AT + k`.
+    pub const COUNTERS_AT: usize = 2;
+    pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
     pub const CSJOBID: usize = 0;
     pub const NNODES: usize = 1;
     pub const RANKSPERNODE: usize = 2;
@@ -371,7 +397,11 @@ pub mod pnetcdf_file {
     pub const NUM_INDICES: usize = 9;
     pub const F_NUM_INDICES: usize = 8;
     /// Words in one record: id, rank, counters, fcounters (152 bytes).
-    pub const RECORD_WORDS: usize = 2 + NUM_INDICES + F_NUM_INDICES;
+    pub const RECORD_WORDS: usize = FCOUNTERS_AT + F_NUM_INDICES;
+    /// Word offset of the first counter (after id, rank) and of the
+    /// first fcounter: counter k is word `COUNTERS_AT + k`.
+    pub const COUNTERS_AT: usize = 2;
+    pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
     pub const CREATES: usize = 0;
     pub const OPENS: usize = 1;
     pub const REDEFS: usize = 2;
@@ -395,7 +425,13 @@ pub mod pnetcdf_var {
     pub const NUM_INDICES: usize = 120;
     pub const F_NUM_INDICES: usize = 17;
     /// Words in one record: id, rank, file_rec_id, counters, fcounters (1120 bytes).
-    pub const RECORD_WORDS: usize = 3 + NUM_INDICES + F_NUM_INDICES;
+    pub const RECORD_WORDS: usize = FCOUNTERS_AT + F_NUM_INDICES;
+    /// Word offset of the first counter (after id, rank, file_rec_id) and of the
+    /// first fcounter: counter k is word `COUNTERS_AT + k`.
+    pub const COUNTERS_AT: usize = 3;
+    pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
+    /// Dimensions a record keeps (Darshan's PNETCDF_VAR_MAX_NDIMS).
+    pub const MAX_NDIMS: usize = 5;
     pub const OPENS: usize = 0;
     pub const INDEP_READS: usize = 1;
     pub const INDEP_WRITES: usize = 2;

@@ -37,8 +37,8 @@ pub use recorded::Recorded;
 pub const RECORD_NAME: &[u8] = b"darshan-bgq-record";
 
 /// The first counter word and the fcounter word of a record.
-const C: usize = 2;
-const F: usize = C + c::NUM_INDICES;
+const C: usize = c::COUNTERS_AT;
+const F: usize = c::FCOUNTERS_AT;
 
 /// What the BG/Q kernel says about this process's node.
 #[derive(Clone, Debug, PartialEq, Eq)]

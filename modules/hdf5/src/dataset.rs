@@ -17,12 +17,12 @@ use darshan_core::access_tuples::{AccessTuples, TUPLE};
 
 /// Word offset of counter k is `C + k` (after id, rank, file_rec_id); of
 /// fcounter k, `F + k`.
-pub const C: usize = 3;
-pub const F: usize = C + c::NUM_INDICES;
+pub const C: usize = c::COUNTERS_AT;
+pub const F: usize = c::FCOUNTERS_AT;
 /// Open datasets (hid_t) tracked at once.
 const HANDLE_SLOTS: usize = 4096;
 /// Dimensions Darshan keeps (H5D_MAX_NDIMS).
-pub const MAX_NDIMS: usize = 5;
+pub const MAX_NDIMS: usize = c::MAX_NDIMS;
 
 /// What a dataset open tells the record.
 pub struct OpenInfo {

@@ -25,7 +25,7 @@ use darshan_log::modules::H5F as ID;
 pub use dataset::{Selection, H5D};
 
 /// Word offset of counter k is `2 + k`; of fcounter k, `F + k`.
-const F: usize = 2 + c::NUM_INDICES;
+const F: usize = c::FCOUNTERS_AT;
 /// Open files (hid_t) tracked at once.
 const HANDLE_SLOTS: usize = 1024;
 

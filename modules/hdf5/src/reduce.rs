@@ -5,9 +5,9 @@ use darshan_core::records::Reducer;
 use darshan_core::reduce_ops::{self as op, Rules};
 use darshan_log::counters::{h5d as d, h5f as fc};
 
-use crate::dataset::{C, F as DF, MAX_NDIMS};
+use d::{COUNTERS_AT as C, FCOUNTERS_AT as DF, MAX_NDIMS};
 
-const FF: usize = 2 + fc::NUM_INDICES;
+const FF: usize = fc::FCOUNTERS_AT;
 
 /// H5F keeps no fastest/slowest ranks or variances: only the combination.
 pub struct FileRules;

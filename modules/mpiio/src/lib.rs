@@ -23,7 +23,7 @@ use darshan_log::counters::mpiio as c;
 use darshan_log::modules::MPIIO as ID;
 
 /// Word offset of counter k is `2 + k`; of fcounter k, `F + k`.
-pub const F: usize = 2 + c::NUM_INDICES;
+pub const F: usize = c::FCOUNTERS_AT;
 /// Open MPI_File handles tracked at once (open-addressing table).
 const HANDLE_SLOTS: usize = 4096;
 

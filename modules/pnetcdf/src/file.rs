@@ -11,8 +11,8 @@ use darshan_log::counters::pnetcdf_file as c;
 use darshan_log::modules::PNETCDF_FILE as ID;
 
 /// Word offset of counter k is `C + k`; of fcounter k, `F + k`.
-pub const C: usize = 2;
-pub const F: usize = C + c::NUM_INDICES;
+pub const C: usize = c::COUNTERS_AT;
+pub const F: usize = c::FCOUNTERS_AT;
 /// Open files (ncids) tracked at once.
 const HANDLE_SLOTS: usize = 1024;
 

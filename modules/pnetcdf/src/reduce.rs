@@ -5,8 +5,8 @@ use darshan_core::records::Reducer;
 use darshan_core::reduce_ops::{self as op, Rules};
 use darshan_log::counters::{pnetcdf_file as fc, pnetcdf_var as v};
 
-use crate::file::{C as FC, F as FF};
-use crate::var::{C, F, MAX_NDIMS};
+use fc::{COUNTERS_AT as FC, FCOUNTERS_AT as FF};
+use v::{COUNTERS_AT as C, FCOUNTERS_AT as F, MAX_NDIMS};
 
 /// PNETCDF_FILE keeps no fastest/slowest ranks or variances: only the
 /// combination.

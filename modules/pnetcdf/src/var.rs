@@ -23,12 +23,12 @@ use darshan_log::modules::PNETCDF_VAR as ID;
 
 /// Word offset of counter k is `C + k` (after id, rank, file_rec_id); of
 /// fcounter k, `F + k`.
-pub const C: usize = 3;
-pub const F: usize = C + c::NUM_INDICES;
+pub const C: usize = c::COUNTERS_AT;
+pub const F: usize = c::FCOUNTERS_AT;
 /// Variable ids tracked at once.
 const HANDLE_SLOTS: usize = 4096;
 /// Dimensions Darshan keeps (PNETCDF_VAR_MAX_NDIMS).
-pub const MAX_NDIMS: usize = 5;
+pub const MAX_NDIMS: usize = c::MAX_NDIMS;
 
 /// The family of a put or get call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

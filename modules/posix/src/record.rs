@@ -10,7 +10,7 @@ use darshan_log::counters::posix as c;
 use crate::OpenKind;
 
 /// Word offset of counter k is `2 + k`; of fcounter k, `F + k`.
-pub const F: usize = 2 + c::NUM_INDICES;
+pub const F: usize = c::FCOUNTERS_AT;
 
 /// Per-record state that is not written to the log.
 pub struct Rt {

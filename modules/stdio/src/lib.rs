@@ -41,7 +41,7 @@ pub fn maybe_tracked(stream: usize) -> bool {
     MAYBE_TRACKED[w].load(Ordering::Relaxed) & b != 0
 }
 
-const F: usize = 2 + c::NUM_INDICES;
+const F: usize = c::FCOUNTERS_AT;
 const STD_NAMES: [&[u8]; 3] = [b"<STDIN>", b"<STDOUT>", b"<STDERR>"];
 
 #[derive(Clone, Copy, PartialEq, Eq)]

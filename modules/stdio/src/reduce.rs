@@ -5,7 +5,7 @@ use darshan_log::counters::stdio as c;
 
 use crate::F;
 
-const C: usize = 2;
+const C: usize = c::COUNTERS_AT;
 
 pub const RULES: Rules = Rules { shape: darshan_core::standard_shape!(c, F), combine };
 
