@@ -151,7 +151,7 @@ pub fn reserve_mapping(len: usize) -> Option<&'static mut [u8]> {
 /// runtime wrote before the file existed) and zeros for the rest (the
 /// next pages records will touch, which so get their blocks now). The
 /// descriptor is closed before returning: the runtime holds none while
-/// the program runs (interposition rule 9).
+/// the program runs (docs/interposition.md rule 9).
 /// The caller guarantees that nothing writes into the mapping meanwhile.
 #[allow(unsafe_code)]
 pub fn create_file_under(base: usize, len: usize, path: &str, copy: &[(usize, usize, usize)]) -> Result<(), String> {

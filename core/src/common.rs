@@ -1,5 +1,5 @@
 //! Counter arithmetic shared by the modules, with Darshan's exact rules
-//! (see `semantics.md` §3): non-overlapping cumulative time, start/end
+//! (docs/counter-rules.md §3): non-overlapping cumulative time, start/end
 //! timestamps, the access-size histogram, and the common-value counters.
 //!
 //! Records are 64-bit words; floating-point counters are stored as f64 bits.
@@ -408,7 +408,7 @@ mod tests {
 
     #[test]
     fn common_values_match_the_verified_darshan_example() {
-        // semantics.md: 10 x 1000, 3 x 100, 1 x 4096, 1 x 10 -> in that order.
+        // docs/counter-rules.md §3: 10 x 1000, 3 x 100, 1 x 4096, 1 x 10 -> in that order.
         let mut w = vec![0u64; 8];
         let mut t = CommonVals::default();
         let mut pool = CommonPool::with_capacity(2);

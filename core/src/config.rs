@@ -1,5 +1,5 @@
 //! Run-time configuration with Darshan's environment variables and
-//! config-file keywords (semantics.md §9): the config file is read first,
+//! config-file keywords (docs/runtime.md): the config file is read first,
 //! the environment second and wins. A bad value is reported in one line on
 //! stderr and the default is kept; it never stops the program.
 

@@ -1,4 +1,4 @@
-//! Heatmaps (semantics.md §5): for each source module (POSIX, STDIO, ...)
+//! Heatmaps (docs/counter-rules.md §5): for each source module (POSIX, STDIO, ...)
 //! the bytes read and written in each time bin of the run, in the record
 //! layout of HEATMAP version 1. A source keeps its [`HeatBins`] under its
 //! own lock and updates it with the same ticks as its counters.

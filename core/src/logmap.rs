@@ -1,4 +1,4 @@
-//! The crash-safe log (log-format §10): while the program runs, the
+//! The crash-safe log (docs/log-format.md §10): while the program runs, the
 //! header, the job record, the name table and every module's records live
 //! in one MAP_SHARED file, an uncompressed Darshan log of this process
 //! that is complete after every call that returned. A killed job leaves

@@ -1,4 +1,4 @@
-//! Log file names (semantics.md §11):
+//! Log file names (docs/counter-rules.md §11):
 //! `<user>_<exe>_id<jobid>-<pid>_<M>-<D>-<secs>-<rand>.darshan_partial`,
 //! renamed to `..._<T>.darshan` once complete.
 

@@ -1,5 +1,5 @@
 //! Record names: path cleaning (as Darshan hashes them) and the path
-//! exclusion rules of semantics.md §10, without allocating.
+//! exclusion rules of docs/counter-rules.md §10, without allocating.
 
 use crate::config::Config;
 

@@ -12,8 +12,8 @@ use crate::id_index::IdIndex;
 use crate::finalize_ctx::FinalizeCtx;
 use crate::ledger;
 
-/// A module's rules for combining the records every rank has (semantics
-/// §6): `prepare` runs on each rank's copy (fastest/slowest start as this
+/// A module's rules for combining the records every rank has (docs/
+/// counter-rules.md §6): `prepare` runs on each rank's copy (fastest/slowest start as this
 /// rank), `combine` merges two copies (`inout = input op inout`), and the
 /// variances of time and bytes across ranks are computed from `spread`.
 pub trait Reducer: Sync {

@@ -1,5 +1,5 @@
 //! The building blocks of Darshan's shared-record reduction operators
-//! (semantics §6.3), on records as 64-bit words: counters are `i64`,
+//! (docs/counter-rules.md §6.3), on records as 64-bit words: counters are `i64`,
 //! fcounters `f64` bits. `a` is the incoming operand, `b` the in-out one,
 //! `out` a zeroed record that becomes the result; the operand chosen when
 //! both are equal is Darshan's.

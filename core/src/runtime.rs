@@ -127,8 +127,16 @@ pub fn set_job_pid(pid: i64) {
 /// fake platform (platform.rs), no mount table and no crash-safe file (the
 /// records live in an arena of the test's own).
 pub fn init_for_tests(config: crate::config::Config) -> Result<Option<String>, String> {
+    init_for_tests_with_mounts(config, Vec::new())
+}
+
+/// The same with a mount table (where records' FILE_ALIGNMENT comes from).
+pub fn init_for_tests_with_mounts(
+    config: crate::config::Config,
+    mounts: Vec<MountEntry>,
+) -> Result<Option<String>, String> {
     let platform: &'static crate::platform::FakePlatform = Box::leak(Box::default());
-    init(Shared { config, mounts: Vec::new(), cmdline: "test".into(), platform, record_space: 0 }, (0, 0), 1, None)
+    init(Shared { config, mounts, cmdline: "test".into(), platform, record_space: 0 }, (0, 0), 1, None)
 }
 
 /// Start-up: keep the configuration and the mount table, reserve the name

@@ -102,7 +102,7 @@ pub fn map_job(end: (i64, i64), nprocs: i64, ticks: Option<f64>) {
 }
 
 /// The crash-safe file's name: `<dir>/<user>_<exe>_id<jobid>_mmap-log-
-/// <logmod>-<rank>.darshan` (log-format §10), `logmod` a hash of the host
+/// <logmod>-<rank>.darshan` (docs/log-format.md §10), `logmod` a hash of the host
 /// name and the time (rank 0's in an MPI job).
 pub fn mmap_path(cfg: &crate::config::Config, cmdline: &str, pid: i64, rank: i64, logmod: u64) -> String {
     let jobid = job_id(cfg, pid);

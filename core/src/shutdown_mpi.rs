@@ -1,6 +1,6 @@
 //! The shutdown pipeline of an MPI job, run in the MPI_Finalize wrapper
-//! on every rank before the real PMPI_Finalize (semantics §6, log-format
-//! §5): agree on the end of the run, finalize the modules, find the
+//! on every rank before the real PMPI_Finalize (docs/counter-rules.md §6, docs/
+//! log-format.md §5): agree on the end of the run, finalize the modules, find the
 //! records every rank has, reduce them onto rank 0, compress each rank's
 //! regions locally, then write one log with MPI-IO (opened collectively
 //! with DARSHAN_LOGHINTS), each region being the ranks' zlib streams in

@@ -1,5 +1,5 @@
 //! The clock of every wrapper. Two timestamps per call are most of the
-//! added cost (interposition rule 18), so on x86-64 with an invariant TSC
+//! added cost (docs/interposition.md rule 18), so on x86-64 with an invariant TSC
 //! we read `rdtsc` (about 20 ns here, against 33 ns for CLOCK_MONOTONIC)
 //! and convert ticks to seconds once, at shutdown, from the TSC and
 //! CLOCK_MONOTONIC readings taken at start-up and at shutdown. Elsewhere

@@ -1,5 +1,5 @@
 //! When a wrapper records: the runtime is running and this thread is not
-//! already inside the runtime (interposition rules 4-6).
+//! already inside the runtime (docs/interposition.md rules 4-6).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -46,7 +46,7 @@ pub const OWN_IO: i32 = 2;
 /// Whether a call on this thread should be recorded. A call made while
 /// this thread is already recording can only come from a signal handler
 /// that interrupted the runtime: it passes through and is counted as
-/// lost (interposition rule 5: never wait for a lock the interrupted
+/// lost (docs/interposition.md rule 5: never wait for a lock the interrupted
 /// frame may hold).
 #[inline(always)]
 pub fn recording() -> bool {

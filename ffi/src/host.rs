@@ -1,7 +1,7 @@
 //! What every piece of the library uses from its host process, below the
 //! life cycle (init.rs) and the wrappers: the one-line messages on
 //! stderr, the C library's standard stream pointers, and
-//! DARSHAN_MEMALIGN. No std I/O here (interposition rule 8): messages go
+//! DARSHAN_MEMALIGN. No std I/O here (docs/interposition.md rule 8): messages go
 //! through `Platform::stderr`.
 
 use std::sync::atomic::AtomicI64;

@@ -1,6 +1,6 @@
 //! Start-up in the library constructor (non-MPI programs with
 //! DARSHAN_ENABLE_NONMPI), shutdown in the destructor or in `_exit`, and
-//! fork. No std I/O here (interposition rule 8): messages go through
+//! fork. No std I/O here (docs/interposition.md rule 8): messages go through
 //! `Platform::stderr`.
 
 use std::ffi::{c_char, c_int, CStr};

@@ -4,7 +4,7 @@
 //! block of the runtime is here, each with its SAFETY comment; the modules
 //! and the core are `#![forbid(unsafe_code)]`.
 //!
-//! Rules followed (../shared/spec/interposition.md): real functions through
+//! Rules followed (docs/interposition.md): real functions through
 //! cached `dlsym(RTLD_NEXT)`; a const thread-local guard so the runtime's
 //! own I/O passes through; nothing allocates or prints in a wrapper's path;
 //! recording runs under `catch_unwind`, the real call outside it.

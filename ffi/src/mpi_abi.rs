@@ -1,4 +1,4 @@
-//! MPI without linking libmpi (interposition rules 16-17). The real
+//! MPI without linking libmpi (docs/interposition.md rules 16-17). The real
 //! `PMPI_*` functions are found with `dlsym(RTLD_NEXT)` the first time
 //! the program calls MPI_Init, so a non-MPI program never loads libmpi.
 //! Handles are opaque `usize`s: Open MPI's are pointers to global objects

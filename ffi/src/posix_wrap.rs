@@ -1,6 +1,6 @@
 //! Exported POSIX wrappers: each calls the real function exactly once,
 //! timing it only when the call is recorded, and hands the result to the
-//! POSIX module (semantics.md §3).
+//! POSIX module (docs/counter-rules.md §3).
 #![allow(clippy::missing_safety_doc)]
 // SAFETY (every wrapper in this file): the only unsafe operation in a
 // wrapper's body, outside the blocks marked SAFETY, is calling the real

@@ -1,6 +1,6 @@
 //! The real functions behind our exports: `dlsym(RTLD_NEXT, name)` (or,
 //! linked statically with `--wrap`, the linker's `__real_` name), cached
-//! in one `AtomicPtr` per symbol (interposition rules 1-3). All are
+//! in one `AtomicPtr` per symbol (docs/interposition.md rules 1-3). All are
 //! resolved eagerly in the constructor; a wrapper called earlier resolves
 //! its own symbol lazily. A missing symbol gives `None`, and the wrapper
 //! fails that call with ENOSYS; the host is never aborted.

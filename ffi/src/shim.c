@@ -26,7 +26,7 @@ extern unsigned char darshan_rs_running;
 extern unsigned char darshan_rs_use_tsc;
 extern uint64_t darshan_rs_t0;
 
-/* The per-thread "inside the runtime" flag (interposition rule 4). Kept
+/* The per-thread "inside the runtime" flag (docs/interposition.md rule 4). Kept
  * here because C can give it the initial-exec TLS model: one %fs-relative
  * access instead of a __tls_get_addr call per use from Rust in a cdylib. */
 static __thread int in_runtime __attribute__((tls_model("initial-exec")));

@@ -1,7 +1,7 @@
 //! The printf/scanf family is variadic, which stable Rust cannot define:
 //! `shim.c` implements those wrappers, and naked Rust functions export
 //! them under the libc names (a cdylib does not export a linked C
-//! library's symbols; interposition rule 12). The C code calls back into
+//! library's symbols; docs/interposition.md rule 12). The C code calls back into
 //! the `darshan_rs_*` functions below to record.
 
 use libc::{c_int, c_long, FILE};

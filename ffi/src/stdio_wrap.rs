@@ -1,6 +1,6 @@
 //! Exported STDIO wrappers (the variadic ones are in shim.c). Streams are
 //! identified by their `FILE*`; bytes are what Darshan counts for each
-//! call (semantics.md §4).
+//! call (docs/counter-rules.md §4).
 #![allow(clippy::missing_safety_doc)]
 // SAFETY (every wrapper in this file): the only unsafe operation in a
 // wrapper's body, outside the blocks marked SAFETY, is calling the real

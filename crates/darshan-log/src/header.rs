@@ -1,6 +1,6 @@
 //! The uncompressed header at offset 0: version, magic, compression,
 //! partial flags, region map and module versions; old (360-byte) headers are
-//! widened to the 64-slot form with the module-id remapping of spec §1.3.
+//! widened to the 64-slot form with the module-id remapping of docs/log-format.md §1.
 
 use crate::error::{LogError, Result};
 use crate::modules::MAX_MODS;

@@ -2,7 +2,7 @@
 //! bytes: counts that size what follows (stripes, components, segments,
 //! bins, servers), ranks and process counts that size per-rank tables,
 //! record ids that join records to names, and counters. Walks records as
-//! the format lays them out (spec log-format.md §4, §9), without decoding
+//! the format lays them out (docs/log-format.md §4, §8), without decoding
 //! them: a mutant must be able to lie to the decoder.
 
 use darshan_log::decode::fixed_record_size;

@@ -1,7 +1,6 @@
 //! DXT_POSIX and DXT_MPIIO: every read and write of a traced file as a
 //! segment (offset, length, start, end[, thread id]), one record per file
-//! and rank, as Darshan 3.5.0's darshan-dxt.c keeps them (semantics §5,
-//! modules-and-deployment §5).
+//! and rank, as Darshan 3.5.0's darshan-dxt.c keeps them (docs/counter-rules.md §5).
 //!
 //! Off unless asked for (`DARSHAN_MOD_ENABLE=DXT_POSIX,DXT_MPIIO`,
 //! `MOD_ENABLE`, `DXT_ENABLE_IO_TRACE`). The POSIX and MPI-IO modules call

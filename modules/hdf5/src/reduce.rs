@@ -1,5 +1,5 @@
 //! The shared-record reductions of H5F and H5D (darshan-hdf5.c's
-//! reduction operators, semantics §6).
+//! reduction operators, docs/counter-rules.md §6).
 
 use darshan_core::records::Reducer;
 use darshan_core::reduce_ops::{self as op, Rules};

@@ -1,5 +1,5 @@
 //! The HEATMAP module: one record per source module (POSIX, STDIO, ...)
-//! with the bytes read and written in each time bin (semantics.md §5).
+//! with the bytes read and written in each time bin (docs/counter-rules.md §5).
 //!
 //! It owns the record memory (8 heatmaps, as Darshan reserves) and hands
 //! one block to each module that names a heatmap (`Module::heat_name`) at

@@ -1,4 +1,4 @@
-//! The MPI-IO module (record version 3, semantics §4): one record per
+//! The MPI-IO module (record version 3, docs/counter-rules.md §4): one record per
 //! file name given to MPI_File_open, found again from the MPI_File handle
 //! by the I/O calls. Access sizes are `count × MPI_Type_size(datatype)`,
 //! as Darshan counts them (not the bytes actually moved); the POSIX
@@ -10,6 +10,8 @@
 #![forbid(unsafe_code)]
 
 mod reduce;
+#[cfg(test)]
+mod tests;
 
 use darshan_core::arena::Slice;
 use darshan_core::common::{

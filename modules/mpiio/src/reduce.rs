@@ -1,4 +1,4 @@
-//! MPI-IO's shared-record reduction operator (semantics §6.3).
+//! MPI-IO's shared-record reduction operator (docs/counter-rules.md §6.3).
 
 use darshan_core::reduce_ops::{self as op, Rules};
 use darshan_log::counters::mpiio as c;

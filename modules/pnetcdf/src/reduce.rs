@@ -1,5 +1,5 @@
 //! The shared-record reductions of PNETCDF_FILE and PNETCDF_VAR
-//! (darshan-pnetcdf.c's reduction operators, semantics §6).
+//! (darshan-pnetcdf.c's reduction operators, docs/counter-rules.md §6).
 
 use darshan_core::records::Reducer;
 use darshan_core::reduce_ops::{self as op, Rules};

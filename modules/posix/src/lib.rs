@@ -1,12 +1,14 @@
 //! The POSIX module: one record per file (cleaned absolute path) with
 //! every counter of the POSIX record version 4, computed as Darshan 3.5.0
-//! does (semantics.md §3). The `ffi` crate calls the `on_*` functions after
+//! does (docs/counter-rules.md §3). The `ffi` crate calls the `on_*` functions after
 //! each real call returns; times are clock ticks since start-up (turned
 //! into seconds at shutdown).
 #![forbid(unsafe_code)]
 
 mod record;
 mod reduce;
+#[cfg(test)]
+mod tests;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 

@@ -1,5 +1,5 @@
 //! How each call changes a POSIX record: the counter rules of
-//! semantics.md §3, on the record's 64-bit words and its runtime state.
+//! docs/counter-rules.md §3, on the record's 64-bit words and its runtime state.
 
 use darshan_core::common::{
     add, get, size_bucket, stamp, timer_inc_no_overlap, CommonPool, CommonVals, IoTimers, LastIo, NoOverlap, Tick,

@@ -1,4 +1,4 @@
-//! POSIX's shared-record reduction operator (semantics §6.3).
+//! POSIX's shared-record reduction operator (docs/counter-rules.md §6.3).
 
 use darshan_core::reduce_ops::{self as op, Rules};
 use darshan_log::counters::posix as c;

@@ -1,11 +1,13 @@
 //! The STDIO module: one record per stream path (plus `<STDIN>`,
 //! `<STDOUT>`, `<STDERR>`), STDIO record version 2, with Darshan 3.5.0's
-//! rules (semantics.md §4): the offset is tracked per record, fflush is a
+//! rules (docs/counter-rules.md §4): the offset is tracked per record, fflush is a
 //! 0-byte write counted in FLUSHES, unused standard streams are dropped at
 //! shutdown. Streams are keyed by their `FILE*` address.
 #![forbid(unsafe_code)]
 
 mod reduce;
+#[cfg(test)]
+mod tests;
 mod streams;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -151,7 +153,7 @@ impl Stdio {
         self.data(stream, if flush { Access::Flush } else { Access::Write }, bytes, tm1, tm2);
     }
 
-    /// A read or write at the record's tracked offset (semantics.md §4).
+    /// A read or write at the record's tracked offset (docs/counter-rules.md §4).
     #[inline]
     fn data(&self, stream: usize, kind: Access, bytes: i64, tm1: Tick, tm2: Tick) {
         let mut st = self.lock();
@@ -260,8 +262,8 @@ impl Module for Stdio {
 
     fn output(&self, emit: &mut dyn FnMut(&[u64])) {
         let std_ids: [u64; 3] = std::array::from_fn(|k| darshan_log::record_id(STD_NAMES[k]));
-        // Standard streams nobody read or wrote are left out (their names
-        // stay in the name table, as in Darshan).
+        // Standard streams nobody read or wrote are left out (and their
+        // names with them: the name table holds only records in the log).
         self.lock().set.output(emit, |w| !(std_ids.contains(&w[0]) && w[2 + c::WRITES] == 0 && w[2 + c::READS] == 0));
     }
 

@@ -249,12 +249,11 @@ fn convert(inp: &str, outp: &str, c: &Changes) -> Result<(), String> {
         // whatever the region's size. A record that cannot be read ends
         // the conversion (after the iterator stops).
         let mut rd = log.module_reader(m).map_err(|e| e.to_string())?;
-        // C's reader of byte-swapped POSIX records older than version 3
-        // leaves three time counters unswapped while up-converting them
-        // (darshan-parser shows 0 or -0 for them); C's darshan-convert
-        // writes what that reader gives, and so do we (the values are
-        // lost in C's converted log as in ours).
-        rd.set_c_swap_quirk(true);
+        // Not C's reader quirk on byte-swapped POSIX records older than
+        // version 3 (three time counters left unswapped; darshan-parser
+        // prints 0 or -0 for them, and C's darshan-convert writes those):
+        // the converted log keeps the values the original holds, as
+        // PyDarshan reads them.
         let mut failed = None;
         let records = std::iter::from_fn(|| loop {
             let mut r = Record::new(m);

@@ -1,0 +1,106 @@
+//! MPI-IO's counting rules driven through the module's entry points, each
+//! test with a module of its own, on one rank's calls of the MPI test
+//! program (tests/programs/mpi_mix.c, whose job log ffi/tests/mpi.rs checks
+//! with real MPI) and docs/counter-rules.md §4.
+
+use std::sync::Once;
+
+use darshan_core::arena::RecordArena;
+use darshan_core::common::{getf, CommonPool};
+use darshan_core::handles::HandleTable;
+use darshan_core::records::RecordSet;
+use darshan_core::sync::Lock;
+use darshan_core::{FinalizeCtx, Module};
+use darshan_log::counters::mpiio as c;
+
+use crate::{Access, Mpiio, State, ID};
+
+const C: usize = c::COUNTERS_AT;
+const F: usize = c::FCOUNTERS_AT;
+
+fn mpiio(records: usize) -> Mpiio {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let _ = darshan_core::runtime::init_for_tests(darshan_core::config::Config::default());
+    });
+    let m = Mpiio { st: Lock::new(State { set: RecordSet::new(ID), handles: HandleTable::new(), pool: CommonPool::new() }) };
+    let arena = Box::leak(Box::new(RecordArena::new(records * c::RECORD_WORDS * 8).expect("record memory")));
+    m.attach(arena.reserve(c::RECORD_WORDS, records), 0);
+    m
+}
+
+fn records(m: &Mpiio) -> Vec<Vec<u64>> {
+    m.finalize(&FinalizeCtx::one_process(1.0, 1_000_000));
+    let mut out = Vec::new();
+    m.output(&mut |run: &[u64]| out.extend(run.chunks(c::RECORD_WORDS).map(<[u64]>::to_vec)));
+    out
+}
+
+fn counter(w: &[u64], k: usize) -> i64 {
+    w[C + k] as i64
+}
+
+/// One rank's shared.dat in mpi_mix: a collective open (CREATE|RDWR) by 4
+/// ranks, two write_at_all of 250 ints, a read_at of 10 doubles, an
+/// iread_at of 2 doubles, a read_at_all of 250 ints, close.
+#[test]
+fn one_ranks_calls_of_the_mpi_test_program_are_counted_as_darshan_counts_them() {
+    let m = mpiio(2);
+    let fh = 0xA0;
+    m.on_open(fh, b"/data/shared.dat", 1 | 8, 4, false, 10, 12);
+    m.on_io(fh, true, Access::Coll, 1000, 0, 13, 15);
+    m.on_io(fh, true, Access::Coll, 1000, 4000, 16, 20);
+    m.on_io(fh, false, Access::Indep, 80, 0, 21, 22);
+    m.on_io(fh, false, Access::Nb, 16, 80, 23, 24);
+    m.on_io(fh, false, Access::Coll, 1000, 0, 25, 28);
+    m.on_close(fh, 29, 30);
+    let w = &records(&m)[0];
+    let want = [
+        (c::COLL_OPENS, 1),
+        (c::INDEP_OPENS, 0),
+        (c::COLL_WRITES, 2),
+        (c::INDEP_READS, 1),
+        (c::NB_READS, 1),
+        (c::COLL_READS, 1),
+        (c::HINTS, 0),
+        (c::BYTES_WRITTEN, 2000),
+        (c::BYTES_READ, 1096),
+        (c::RW_SWITCHES, 1),
+        (c::MODE, 9),
+        (c::SIZE_WRITE_AGG_100_1K, 2),
+        (c::SIZE_READ_AGG_0_100, 2),
+        (c::SIZE_READ_AGG_100_1K, 1),
+        (c::ACCESS1_ACCESS, 1000),
+        (c::ACCESS1_COUNT, 3),
+        (c::ACCESS2_ACCESS, 80),
+        (c::ACCESS2_COUNT, 1),
+        (c::ACCESS3_ACCESS, 16),
+        (c::ACCESS3_COUNT, 1),
+        (c::MAX_WRITE_TIME_SIZE, 1000),
+        (c::MAX_READ_TIME_SIZE, 1000),
+    ];
+    let got: Vec<(usize, i64)> = want.iter().map(|&(k, _)| (k, counter(w, k))).collect();
+    assert_eq!(got, want.to_vec());
+    assert_eq!(getf(w, F + c::F_WRITE_TIME), 6.0);
+    assert_eq!(getf(w, F + c::F_READ_TIME), 5.0);
+    assert_eq!(getf(w, F + c::F_META_TIME), 3.0, "open and close");
+}
+
+/// An open by one rank alone is independent; set_view counts VIEWS, and
+/// HINTS and metadata time only with an info object; MPI_File_sync is
+/// counted and its time is write time.
+#[test]
+fn views_hints_and_syncs_are_counted_as_darshan_counts_them() {
+    let m = mpiio(1);
+    let fh = 0xB0;
+    m.on_open(fh, b"/data/fpp.0", 4 | 1, 1, true, 1, 2);
+    m.on_set_view(fh, false, 3, 5);
+    m.on_set_view(fh, true, 6, 9);
+    m.on_sync(fh, 10, 14);
+    m.on_close(fh, 15, 16);
+    let w = &records(&m)[0];
+    assert_eq!((counter(w, c::INDEP_OPENS), counter(w, c::COLL_OPENS)), (1, 0));
+    assert_eq!((counter(w, c::VIEWS), counter(w, c::HINTS), counter(w, c::SYNCS)), (2, 2, 1));
+    assert_eq!(getf(w, F + c::F_META_TIME), 1.0 + 3.0 + 1.0, "open, the view with hints, close");
+    assert_eq!(getf(w, F + c::F_WRITE_TIME), 4.0);
+}

@@ -1,0 +1,235 @@
+//! POSIX's counting rules driven through the module's own entry points,
+//! without the wrappers and without a log: each test makes its own
+//! [`Posix`] (its own records and fd table), so any number of them run in
+//! one test binary. The oracle is Darshan's rules as
+//! docs/counter-rules.md §3 states them, and the numbers C Darshan 3.5.0
+//! gave for the same calls (its verification program, below).
+
+use std::sync::atomic::AtomicU32;
+use std::sync::Once;
+
+use darshan_core::arena::RecordArena;
+use darshan_core::common::{getf, Tick};
+use darshan_core::mounts::MountEntry;
+use darshan_core::records::{RecordSet, Reducer};
+use darshan_core::sync::Lock;
+use darshan_core::{FinalizeCtx, Module};
+use darshan_log::counters::posix as c;
+
+use crate::{OpenKind, Posix, State, AIO_SLOTS, ID, MAX_FDS};
+
+const C: usize = c::COUNTERS_AT;
+const F: usize = c::FCOUNTERS_AT;
+
+/// The runtime's configuration and a mount table of one ext4 file system
+/// with 4 KiB blocks at "/", once per test binary: what a record's
+/// FILE_ALIGNMENT comes from.
+fn runtime() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let root = MountEntry { path: "/".into(), fs_type: "ext4".into(), block_size: 4096 };
+        darshan_core::runtime::init_for_tests_with_mounts(darshan_core::config::Config::default(), vec![root])
+            .expect("the test runtime");
+    });
+}
+
+/// A POSIX module of the test's own, with room for `records` records.
+fn posix(records: usize) -> Posix {
+    runtime();
+    let fds: Vec<AtomicU32> = (0..MAX_FDS).map(|_| AtomicU32::new(0)).collect();
+    let fds: Box<[AtomicU32; MAX_FDS]> = fds.into_boxed_slice().try_into().unwrap_or_else(|_| unreachable!());
+    let p = Posix {
+        set: Lock::new(State {
+            set: RecordSet::new(ID),
+            aio: [(0, 0, false); AIO_SLOTS],
+            pool: darshan_core::common::CommonPool::new(),
+        }),
+        fds: Box::leak(fds),
+    };
+    let arena = Box::leak(Box::new(RecordArena::new(records * c::RECORD_WORDS * 8).expect("record memory")));
+    p.attach(arena.reserve(c::RECORD_WORDS, records), 0);
+    p
+}
+
+/// Finalized (one tick = one second) and written out: the records' words.
+fn records(p: &Posix) -> Vec<Vec<u64>> {
+    records_of_rank(p, 0, 1)
+}
+
+/// The same as rank `rank` of an MPI job of `nprocs`.
+fn records_of_rank(p: &Posix, rank: i64, nprocs: i64) -> Vec<Vec<u64>> {
+    p.finalize(&FinalizeCtx { rank, nprocs, ..FinalizeCtx::one_process(1.0, 1_000_000) });
+    let mut out = Vec::new();
+    p.output(&mut |run: &[u64]| out.extend(run.chunks(c::RECORD_WORDS).map(<[u64]>::to_vec)));
+    out
+}
+
+fn counter(w: &[u64], k: usize) -> i64 {
+    w[C + k] as i64
+}
+
+/// The program the counter rules were verified with against C Darshan
+/// 3.5.0 (open with O_CREAT, 10 writes of 1,000 bytes, a pwrite of 4,096
+/// bytes at 1 MiB, close; open read-only, 3 reads of 100 bytes, lseek to
+/// 5,000, a read of 10 bytes, close; ext4, 4 KiB blocks): every counter C
+/// gave for it. Ticks are chosen so the slowest read is a 100-byte one and
+/// the slowest write a 1,000-byte one, as they were there.
+#[test]
+fn the_c_runtimes_verification_program_gives_its_counters() {
+    let p = posix(4);
+    let name = b"/data/verify.dat";
+    let mut t: Tick = 10;
+    let mut tick = |d: Tick| {
+        t += d;
+        t
+    };
+    p.on_open(3, name, 0o644, tick(1), tick(1));
+    for _ in 0..10 {
+        let t1 = tick(1);
+        p.on_write(3, 1000, None, true, t1, tick(5));
+    }
+    let t1 = tick(1);
+    p.on_write(3, 4096, Some(1 << 20), true, t1, tick(2));
+    let i = p.take_fd(3).expect("tracked");
+    p.on_closed(i, tick(1), tick(1));
+    p.on_open(4, name, 0, tick(1), tick(1));
+    for _ in 0..3 {
+        let t1 = tick(1);
+        p.on_read(4, 100, None, true, t1, tick(4));
+    }
+    p.on_seek(4, 5000, tick(1), tick(1));
+    let t1 = tick(1);
+    p.on_read(4, 10, None, true, t1, tick(1));
+    let i = p.take_fd(4).expect("tracked");
+    p.on_closed(i, tick(1), tick(1));
+
+    let recs = records(&p);
+    assert_eq!(recs.len(), 1);
+    let w = &recs[0];
+    assert_eq!(w[0], darshan_log::record_id(name));
+    let want = [
+        (c::OPENS, 2),
+        (c::READS, 4),
+        (c::WRITES, 11),
+        (c::SEEKS, 1),
+        (c::BYTES_READ, 310),
+        (c::BYTES_WRITTEN, 14096),
+        (c::MAX_BYTE_READ, 5009),
+        (c::MAX_BYTE_WRITTEN, 1_052_671),
+        (c::CONSEC_READS, 2),
+        (c::CONSEC_WRITES, 9),
+        (c::SEQ_READS, 3),
+        (c::SEQ_WRITES, 10),
+        (c::RW_SWITCHES, 1),
+        (c::MEM_ALIGNMENT, 8),
+        (c::FILE_ALIGNMENT, 4096),
+        (c::FILE_NOT_ALIGNED, 12),
+        (c::SIZE_READ_0_100, 4),
+        (c::SIZE_WRITE_100_1K, 10),
+        (c::SIZE_WRITE_1K_10K, 1),
+        (c::STRIDE1_STRIDE, 1_038_576),
+        (c::STRIDE1_COUNT, 1),
+        (c::STRIDE2_STRIDE, 4700),
+        (c::STRIDE2_COUNT, 1),
+        (c::ACCESS1_ACCESS, 1000),
+        (c::ACCESS1_COUNT, 10),
+        (c::ACCESS2_ACCESS, 100),
+        (c::ACCESS2_COUNT, 3),
+        (c::ACCESS3_ACCESS, 4096),
+        (c::ACCESS3_COUNT, 1),
+        (c::ACCESS4_ACCESS, 10),
+        (c::ACCESS4_COUNT, 1),
+        (c::MAX_READ_TIME_SIZE, 100),
+        (c::MAX_WRITE_TIME_SIZE, 1000),
+        (c::MODE, 0o644),
+    ];
+    let wrong: Vec<String> = want
+        .iter()
+        .filter(|(k, v)| counter(w, *k) != *v)
+        .map(|(k, v)| format!("{}: {} (C: {v})", darshan_log::modules::counter_names(ID).0[*k], counter(w, *k)))
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join(", "));
+}
+
+/// Time counters count time covered, not the sum of calls: two reads that
+/// overlap (another thread's, on the same file) count their union once;
+/// a read that starts after the last one ended counts whole.
+#[test]
+fn overlapping_calls_count_their_time_once() {
+    let p = posix(1);
+    p.on_open(5, b"/data/overlap.dat", 0, 1, 2);
+    p.on_read(5, 10, Some(0), true, 10, 20);
+    p.on_read(5, 10, Some(10), true, 15, 30); // 10 more: 20..30
+    p.on_read(5, 10, Some(20), true, 40, 45); // 5 more
+    let w = &records(&p)[0];
+    assert_eq!(getf(w, F + c::F_READ_TIME), 25.0);
+    assert_eq!(getf(w, F + c::F_MAX_READ_TIME), 15.0, "the longest single read");
+    assert_eq!(getf(w, F + c::F_READ_START_TIMESTAMP), 10.0);
+    assert_eq!(getf(w, F + c::F_READ_END_TIMESTAMP), 45.0);
+}
+
+/// A dup'd descriptor counts as an open of the same record (and a DUP)
+/// without resetting where the file's accesses stand: the write after it
+/// continues the sequence. A second open resets it.
+#[test]
+fn a_dup_shares_the_record_and_keeps_its_sequence_an_open_resets_it() {
+    let p = posix(1);
+    let name = b"/data/dup.dat";
+    p.on_open(6, name, 0o600, 1, 2);
+    p.on_write(6, 100, None, true, 3, 4); // 0..99
+    p.on_dup(6, 7, 5, 6);
+    p.on_write(7, 100, None, true, 7, 8); // 100..199: consecutive
+    p.open_id(8, darshan_log::record_id(name), name, OpenKind::Open, 0, 9, 10);
+    p.on_write(8, 100, Some(200), true, 11, 12); // after the reset: 200 > 0
+    let w = &records(&p)[0];
+    assert_eq!((counter(w, c::OPENS), counter(w, c::DUPS)), (3, 1));
+    assert_eq!(counter(w, c::CONSEC_WRITES), 1, "only the write right after the dup");
+    assert_eq!(counter(w, c::SEQ_WRITES), 2);
+    assert_eq!(counter(w, c::MAX_BYTE_WRITTEN), 299);
+}
+
+/// Equal counts in the common-value tables: the larger value first.
+#[test]
+fn common_access_sizes_are_ordered_by_count_then_by_larger_value() {
+    let p = posix(1);
+    p.on_open(9, b"/data/common.dat", 0, 1, 2);
+    let mut off = 0;
+    for (size, times) in [(10, 2), (30, 2), (20, 2), (5, 3), (40, 1)] {
+        for _ in 0..times {
+            p.on_write(9, size, Some(off), true, 3, 4);
+            off += size;
+        }
+    }
+    let w = &records(&p)[0];
+    let got: Vec<(i64, i64)> = (0..4)
+        .map(|k| (counter(w, c::ACCESS1_ACCESS + k), counter(w, c::ACCESS1_COUNT + k)))
+        .collect();
+    assert_eq!(got, vec![(5, 3), (30, 2), (20, 2), (10, 2)]);
+}
+
+/// The MPI reduction's operator on two ranks' records of one file: sums,
+/// maxima, the earliest start and latest end, the slowest rank by its
+/// read + write + meta time (semantics of darshan-posix.c's reduction).
+#[test]
+fn two_ranks_records_reduce_as_darshans_operator_does() {
+    let make = |rank: i64, bytes: i64, t: Tick| {
+        let p = posix(1);
+        p.on_open(3, b"/data/shared.dat", 0o644, t, t + 1);
+        p.on_write(3, bytes, Some(rank * 1000), true, t + 2, t + 2 + (rank + 1) * 10);
+        let mut w = records_of_rank(&p, rank, 2).remove(0);
+        assert_eq!(w[1] as i64, rank);
+        crate::reduce::RULES.prepare(&mut w);
+        w
+    };
+    let (a, mut b) = (make(1, 500, 100), make(0, 200, 50));
+    crate::reduce::RULES.combine(&a, &mut b);
+    assert_eq!(b[1] as i64, -1, "a shared record");
+    assert_eq!(counter(&b, c::OPENS), 2);
+    assert_eq!(counter(&b, c::BYTES_WRITTEN), 700);
+    assert_eq!(counter(&b, c::MAX_BYTE_WRITTEN), 1499);
+    assert_eq!(getf(&b, F + c::F_OPEN_START_TIMESTAMP), 50.0);
+    assert_eq!(getf(&b, F + c::F_WRITE_END_TIMESTAMP), 122.0);
+    assert_eq!(getf(&b, F + c::F_WRITE_TIME), 30.0, "times add up across ranks");
+    assert_eq!((counter(&b, c::SLOWEST_RANK), counter(&b, c::SLOWEST_RANK_BYTES)), (1, 500));
+    assert_eq!((counter(&b, c::FASTEST_RANK), counter(&b, c::FASTEST_RANK_BYTES)), (0, 200));
+}

@@ -1,0 +1,129 @@
+//! STDIO's counting rules driven through the module's entry points, each
+//! test with a module of its own. The oracle is C Darshan 3.5.0's record
+//! for the reference program `stdio_mix` (one fopen, 1,000,000 fprintf of
+//! "line <i>\n", fseek to the end, rewind, fgets of every line, fclose)
+//! and docs/counter-rules.md §4.
+
+use std::sync::Once;
+
+use darshan_core::arena::RecordArena;
+use darshan_core::common::{getf, Tick};
+use darshan_core::records::RecordSet;
+use darshan_core::sync::Lock;
+use darshan_core::{FinalizeCtx, Module};
+use darshan_log::counters::stdio as c;
+
+use crate::streams::StreamMap;
+use crate::{State, Stdio, ID};
+
+const C: usize = c::COUNTERS_AT;
+const F: usize = c::FCOUNTERS_AT;
+
+/// A STDIO module of the test's own with room for `records` files besides
+/// the standard streams' three records (made at attach).
+fn stdio(records: usize) -> Stdio {
+    let records = records + 3;
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let _ = darshan_core::runtime::init_for_tests(darshan_core::config::Config::default());
+    });
+    let s = Stdio { state: Lock::new(State { set: RecordSet::new(ID), streams: StreamMap::new(), std_streams: [0; 3] }) };
+    let arena = Box::leak(Box::new(RecordArena::new(records * c::RECORD_WORDS * 8).expect("record memory")));
+    s.attach(arena.reserve(c::RECORD_WORDS, records), 0);
+    s
+}
+
+fn records(s: &Stdio) -> Vec<Vec<u64>> {
+    s.finalize(&FinalizeCtx::one_process(1.0, 1 << 40));
+    let mut out = Vec::new();
+    s.output(&mut |run: &[u64]| out.extend(run.chunks(c::RECORD_WORDS).map(<[u64]>::to_vec)));
+    out
+}
+
+fn counter(w: &[u64], k: usize) -> i64 {
+    w[C + k] as i64
+}
+
+#[test]
+fn the_reference_stdio_program_gives_c_darshans_counters() {
+    let s = stdio(4);
+    let f = 0x5000_usize;
+    let name = b"/mnt/oracle-tmpfs/stdio_mix.txt";
+    let mut t: Tick = 100;
+    let mut tick = |d: Tick| {
+        t += d;
+        t
+    };
+    s.on_open(f, name, tick(1), tick(1));
+    let line = |i: i64| format!("line {i}\n").len() as i64;
+    let mut size = 0;
+    for i in 0..1_000_000 {
+        let t1 = tick(1);
+        s.on_write(f, line(i), false, t1, tick(1));
+        size += line(i);
+    }
+    s.on_seek(f, size, tick(1), tick(1));
+    s.on_seek(f, 0, tick(1), tick(1));
+    for i in 0..1_000_000 {
+        let t1 = tick(1);
+        s.on_read(f, line(i), t1, tick(1));
+    }
+    s.on_close(f, tick(1), tick(1));
+    let recs = records(&s);
+    let w = recs.iter().find(|w| w[0] == darshan_log::record_id(name)).expect("the file's record");
+    let got: Vec<(usize, i64)> = [
+        c::OPENS,
+        c::FDOPENS,
+        c::READS,
+        c::WRITES,
+        c::SEEKS,
+        c::FLUSHES,
+        c::BYTES_WRITTEN,
+        c::BYTES_READ,
+        c::MAX_BYTE_READ,
+        c::MAX_BYTE_WRITTEN,
+    ]
+    .iter()
+    .map(|&k| (k, counter(w, k)))
+    .collect();
+    // C Darshan 3.5.0's record of this program (shared/reference/stdio_mix.txt).
+    let c_darshan = [
+        (c::OPENS, 1),
+        (c::FDOPENS, 0),
+        (c::READS, 1_000_000),
+        (c::WRITES, 1_000_000),
+        (c::SEEKS, 2),
+        (c::FLUSHES, 0),
+        (c::BYTES_WRITTEN, 11_888_890),
+        (c::BYTES_READ, 11_888_890),
+        (c::MAX_BYTE_READ, 11_888_889),
+        (c::MAX_BYTE_WRITTEN, 11_888_889),
+    ];
+    assert_eq!(got, c_darshan.to_vec());
+    // Writes before reads, every time within the run, the open first.
+    assert!(getf(w, F + c::F_OPEN_START_TIMESTAMP) < getf(w, F + c::F_WRITE_START_TIMESTAMP));
+    assert!(getf(w, F + c::F_WRITE_END_TIMESTAMP) < getf(w, F + c::F_READ_START_TIMESTAMP));
+    assert_eq!(getf(w, F + c::F_WRITE_TIME), 1_000_000.0, "a million calls of one tick");
+}
+
+/// fflush is a write of 0 bytes counted in FLUSHES, not WRITES, with
+/// write time; fdopen is an open too; reads and writes move one offset.
+#[test]
+fn a_flush_is_a_zero_byte_write_counted_apart_and_fdopen_is_an_open() {
+    let s = stdio(2);
+    let (f, g) = (0x6000_usize, 0x7000_usize);
+    let name = b"/data/log.txt";
+    s.on_open(f, name, 1, 2);
+    s.on_write(f, 10, false, 3, 4);
+    s.on_write(f, 0, true, 5, 8);
+    s.on_close(f, 9, 10);
+    s.on_fdopen(g, darshan_log::record_id(name), name, 11, 12);
+    s.on_write(g, 5, false, 13, 14); // fdopen continues at the record's offset
+    let recs = records(&s);
+    let w = &recs[0];
+    assert_eq!((counter(w, c::OPENS), counter(w, c::FDOPENS)), (2, 1));
+    assert_eq!((counter(w, c::WRITES), counter(w, c::FLUSHES)), (2, 1));
+    assert_eq!(counter(w, c::BYTES_WRITTEN), 15);
+    assert_eq!(counter(w, c::MAX_BYTE_WRITTEN), 14);
+    assert_eq!(getf(w, F + c::F_WRITE_TIME), 1.0 + 3.0 + 1.0);
+}
