@@ -40,6 +40,9 @@ pub enum ShutdownError {
     Rename { to: String, source: String },
     /// A failure of the MPI-IO layer (its own message).
     Collective(String),
+    /// A step of the MPI shutdown failed (a panic caught) on some rank;
+    /// every rank stopped after it, together.
+    Step(&'static str),
     /// An MPI rank other than 0: rank 0 reports the job's failure, once.
     OtherRank,
 }
@@ -55,6 +58,9 @@ impl std::fmt::Display for ShutdownError {
             ShutdownError::Write { path, source } => write!(f, "writing log file {path}: {source}"),
             ShutdownError::Rename { to, source } => write!(f, "cannot rename the log to {to}: {source}"),
             ShutdownError::Collective(msg) => write!(f, "{msg}"),
+            ShutdownError::Step(name) => {
+                write!(f, "the log was not written: its {name} step failed on a rank (an internal error)")
+            }
             ShutdownError::OtherRank => Ok(()),
         }
     }

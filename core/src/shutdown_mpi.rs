@@ -6,9 +6,15 @@
 //! with DARSHAN_LOGHINTS), each region being the ranks' zlib streams in
 //! rank order, each rank writing its own.
 //!
-//! Every step that can fail on one rank is followed by an agreement
-//! (`all_ok`), so a failure never leaves the other ranks waiting in a
-//! collective call.
+//! The shutdown is a sequence of collective calls with local work between
+//! them. Each piece of local work is a named step ([`step`]): a failure in
+//! it, a panic included, is caught on its rank and followed by an
+//! agreement (`all_ok`) among all ranks, so that every rank leaves the
+//! sequence at the same point and none is left waiting in a collective
+//! call (a job that hangs at MPI_Finalize loses its allocation and every
+//! rank's log). The crash-safe files stay when a step fails: the line rank
+//! 0 prints says how to merge them. The modules' reductions are
+//! collectives of their own and are not steps.
 
 use darshan_log::header::HEADER_SIZE;
 use std::collections::{HashMap, HashSet};
@@ -50,6 +56,36 @@ fn shared_records(comm: &dyn Comm, modules: &[&'static dyn Module]) -> Vec<(u64,
     ids.into_iter().zip(masks).filter(|(_, m)| *m != 0).collect()
 }
 
+/// A piece of this rank's local work between two collective calls, then
+/// the job's agreement on it: Ok on every rank only when it succeeded on
+/// every rank. Rank 0 carries the job's error (the step's name when it
+/// failed elsewhere); the others `OtherRank`.
+fn step<T>(comm: &dyn Comm, name: &'static str, f: impl FnOnce() -> Result<T, ShutdownError>) -> Result<T, ShutdownError> {
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        failure_injected(name, comm.rank());
+        f()
+    }))
+    .unwrap_or(Err(ShutdownError::Step(name)));
+    if all_ok(comm, r.is_ok()) {
+        return r;
+    }
+    Err(match r {
+        _ if comm.rank() != 0 => ShutdownError::OtherRank,
+        Err(e) => e,
+        Ok(_) => ShutdownError::Step(name),
+    })
+}
+
+/// The tests' way of failing one step on one rank:
+/// `DARSHAN_RS_TEST_FAIL=<step>@<rank>` (read at shutdown only).
+fn failure_injected(name: &str, rank: i64) {
+    if let Ok(v) = std::env::var("DARSHAN_RS_TEST_FAIL") {
+        if v.split_once('@').is_some_and(|(s, r)| s == name && r.parse() == Ok(rank)) {
+            panic!("DARSHAN_RS_TEST_FAIL={v}");
+        }
+    }
+}
+
 /// Finalize, reduce and write the job's log. `end_tick` is this rank's
 /// clock at shutdown. Rank 0's outcome names the log.
 pub fn write_log_mpi(
@@ -80,9 +116,12 @@ pub fn write_log_mpi(
     let heat_shift = u32::try_from(widest[0]).unwrap_or(u32::MAX); // finish() caps it
     let modules = runtime::modules();
     let ctx = FinalizeCtx { secs_per_tick, end_tick, heat_secs_per_tick, heat_shift, rank, nprocs };
-    pipeline::finalize(&modules, &ctx);
-    // This rank's crash-safe file now holds seconds (no `ticks=`).
-    crate::shutdown::map_job(end, nprocs, None);
+    step(comm, "finalize", || {
+        pipeline::finalize(&modules, &ctx);
+        // This rank's crash-safe file now holds seconds (no `ticks=`).
+        crate::shutdown::map_job(end, nprocs, None);
+        Ok(())
+    })?;
     let finalize_s = t_start.elapsed().as_secs_f64();
 
     let t1 = Instant::now();
@@ -108,15 +147,17 @@ pub fn write_log_mpi(
 
     // Compress this rank's share of every region: [job, names, modules..].
     let t2 = Instant::now();
-    let mut counts = metadata_counts(&modules);
+    let mut counts = step(comm, "count", || Ok(metadata_counts(&modules)))?;
     let mut sums: Vec<u64> = counts.iter().map(|(_, n)| *n).collect();
     comm.allreduce_u64(&mut sums, Op::Sum);
     counts.iter_mut().zip(sums).for_each(|(c, n)| c.1 = n);
-    let job = if rank == 0 { job_record(start, end, nprocs, jobid, &counts).map(|j| j.encode()) } else { None };
-    // Rank 0 names the shared records for every rank.
-    let drop: HashSet<u64> = if rank == 0 { HashSet::new() } else { shared.iter().map(|(id, _)| *id).collect() };
-    let names = pipeline::names_of_records(&runtime::names_copy(), &modules, &drop);
-    let regions = pipeline::compress_regions(job.as_deref(), &names, &modules);
+    let regions = step(comm, "compress", || {
+        let job = if rank == 0 { job_record(start, end, nprocs, jobid, &counts).map(|j| j.encode()) } else { None };
+        // Rank 0 names the shared records for every rank.
+        let drop: HashSet<u64> = if rank == 0 { HashSet::new() } else { shared.iter().map(|(id, _)| *id).collect() };
+        let names = pipeline::names_of_records(&runtime::names_copy(), &modules, &drop);
+        Ok(pipeline::compress_regions(job.as_deref(), &names, &modules))
+    })?;
     let compress_s = t2.elapsed().as_secs_f64();
     let records = regions.records;
 
@@ -132,14 +173,15 @@ pub fn write_log_mpi(
     comm.allreduce_u64(&mut partial, Op::Bor);
     let (header, starts) = pipeline::layout(&totals, &regions.module_ids(), partial[0]);
 
-    let mut path = Vec::new();
-    let mut tmp_final = Err(ShutdownError::OtherRank);
-    if rank == 0 {
-        tmp_final = log_paths(jobid, start.0);
-        if let Ok((tmp, _)) = &tmp_final {
-            path = tmp.clone().into_bytes();
+    // Rank 0 names the log; every rank learns the name (none: no log).
+    let (mut path, tmp_final) = step(comm, "name", || {
+        if rank != 0 {
+            return Ok((Vec::new(), Err(ShutdownError::OtherRank)));
         }
-    }
+        let tmp_final = log_paths(jobid, start.0);
+        let path = tmp_final.as_ref().map(|(tmp, _)| tmp.clone().into_bytes()).unwrap_or_default();
+        Ok((path, tmp_final))
+    })?;
     bcast_vec(comm, &mut path);
     if path.is_empty() {
         return Err(tmp_final.err().unwrap_or(ShutdownError::OtherRank));
@@ -161,15 +203,22 @@ pub fn write_log_mpi(
     // rank's stream now and then when the hints asked for more than one
     // aggregator (cb_nodes=2: 1 log in 8 here), and the pieces do not
     // overlap, so nothing is gained by aggregating them on one node.
-    let mut wrote = true;
-    for (r, data) in regions.in_order().enumerate() {
-        if !data.is_empty() {
-            wrote &= comm.write_at(starts[r] + mine[r], data).is_ok();
+    // A failed write is agreed on with the size check below; a panic here
+    // would leave the others in the sync or close: caught, as a step's.
+    let mut wrote = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        failure_injected("write", rank);
+        let mut wrote = true;
+        for (r, data) in regions.in_order().enumerate() {
+            if !data.is_empty() {
+                wrote &= comm.write_at(starts[r] + mine[r], data).is_ok();
+            }
         }
-    }
-    if rank == 0 {
-        wrote &= comm.write_at(0, &header.encode()).is_ok();
-    }
+        if rank == 0 {
+            wrote &= comm.write_at(0, &header.encode()).is_ok();
+        }
+        wrote
+    }))
+    .unwrap_or(false);
     // With crash-safe files (on any rank: the sync is collective), the
     // log must be durable before they go.
     if !all_ok(comm, !(sh.config.log_fsync && crate::logmap::has_file())) {

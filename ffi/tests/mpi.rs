@@ -22,6 +22,7 @@ on_both_mpis!(
     enable_nonmpi_in_an_mpi_job_still_gives_one_job_log,
     lost_calls_of_every_rank_are_counted_in_the_job_log,
     a_non_mpi_program_does_not_load_libmpi,
+    a_step_of_the_shutdown_failing_on_one_rank_neither_hangs_the_job_nor_loses_its_records,
 );
 
 use std::path::{Path, PathBuf};
@@ -265,6 +266,50 @@ fn a_missing_log_dir_leaves_crash_safe_files_that_merge_into_the_jobs_log(mpi: M
             .args(["--shared-redux", "--dir"])
             .arg(&mmap)
             .args(["--jobid", "777", "--output"])
+            .arg(&merged),
+    );
+    assert!(m.status.success(), "{}", String::from_utf8_lossy(&m.stderr));
+    check_mpi_mix_as(&read(&merged), &d.join("data"), MixLog::Merged);
+}
+
+/// The shutdown's local steps are each followed by an agreement among
+/// the ranks: a step that fails on one rank (here a panic injected into
+/// rank 1's compression, between two collective calls) makes every rank
+/// stop after it together. Without the agreement, rank 1 left the
+/// sequence early and the other ranks waited in the next collective until
+/// the job was killed. The job ends (within the time limit), rank 0 says
+/// once that the log was not written and how to merge the crash-safe
+/// files, which are all there and merge into mpi_mix's known log.
+fn a_step_of_the_shutdown_failing_on_one_rank_neither_hangs_the_job_nor_loses_its_records(mpi: Mpi) {
+    let d = scratch_mpi(mpi, "mpi-step-fails");
+    std::fs::create_dir_all(d.join("mmap")).unwrap();
+    std::fs::create_dir_all(d.join("logs")).unwrap();
+    let exe = mpicc(mpi, "mpi_mix", &d);
+    let mut cmd = mpi.launcher(&[
+        ("LD_PRELOAD", common::lib().display().to_string()),
+        ("DARSHAN_LOGPATH", d.join("logs").display().to_string()),
+        ("DARSHAN_MMAP_LOGPATH", d.join("mmap").display().to_string()),
+        ("DARSHAN_JOBID", "MYJOB".to_string()),
+        ("MYJOB", "778".to_string()),
+        ("DARSHAN_RS_TEST_FAIL", "compress@1".to_string()),
+    ]);
+    let out = darshan_test_support::output_within(cmd.arg(&exe).arg(d.join("data")), darshan_test_support::LIMIT);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let ours: Vec<&str> = err.lines().filter(|l| l.starts_with("darshan:")).collect();
+    assert_eq!(ours.len(), 1, "one line for the job: {err}");
+    assert!(ours[0].contains("compress step failed"), "{}", ours[0]);
+    let mmap = d.join("mmap");
+    assert!(ours[0].contains(&format!("darshan-merge --shared-redux --dir {} --jobid 778", mmap.display())), "{}", ours[0]);
+    assert!(common::files(&d.join("logs")).is_empty(), "no log, whole or partial");
+    let left: Vec<PathBuf> = std::fs::read_dir(&mmap).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(left.len() as i64, NP, "{left:?}");
+    let merged = d.join("recovered.darshan");
+    let m = darshan_test_support::output(
+        Command::new(common::built("darshan-merge"))
+            .args(["--shared-redux", "--dir"])
+            .arg(&mmap)
+            .args(["--jobid", "778", "--output"])
             .arg(&merged),
     );
     assert!(m.status.success(), "{}", String::from_utf8_lossy(&m.stderr));
