@@ -1,8 +1,38 @@
-// Compiles the C shim for the variadic printf/scanf wrappers, and links
-// the unwinder statically (see `static_unwinder`).
+// Compiles the C shim for the variadic printf/scanf wrappers (with the
+// header of the values it shares with the Rust side, written here from
+// their one source), and links the unwinder statically (see
+// `static_unwinder`).
+
+mod facts {
+    include!("src/facts.rs");
+}
+mod stdio_filter {
+    include!("../modules/stdio/src/filter.rs");
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=src/shim.c");
-    cc::Build::new().file("src/shim.c").flag("-fvisibility=hidden").flag_if_supported("-O2").compile("darshanshim");
+    println!("cargo:rerun-if-changed=src/facts.rs");
+    println!("cargo:rerun-if-changed=../modules/stdio/src/filter.rs");
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let header = format!(
+        "/* Written by ffi/build.rs from ffi/src/facts.rs and modules/stdio/src/filter.rs: do not edit. */\n\
+         #define DARSHAN_GUARD_OUTSIDE {}\n#define DARSHAN_GUARD_RECORDING {}\n#define DARSHAN_GUARD_OWN_IO {}\n\
+         #define DARSHAN_FILTER_MUL {:#x}ull\n#define DARSHAN_FILTER_SHIFT {}\n#define DARSHAN_FILTER_WORDS {}\n",
+        facts::OUTSIDE,
+        facts::RECORDING,
+        facts::OWN_IO,
+        stdio_filter::FILTER_MUL,
+        stdio_filter::FILTER_SHIFT,
+        stdio_filter::FILTER_WORDS
+    );
+    std::fs::write(out.join("darshan_facts.h"), header).expect("writing darshan_facts.h");
+    cc::Build::new()
+        .file("src/shim.c")
+        .include(&out)
+        .flag("-fvisibility=hidden")
+        .flag_if_supported("-O2")
+        .compile("darshanshim");
     // The BG/Q module's hardware provider, only for BG/Q targets
     // (RUSTFLAGS="--cfg darshan_bgq" with IBM's headers); see bgq_wrap.rs.
     println!("cargo::rustc-check-cfg=cfg(darshan_bgq)");

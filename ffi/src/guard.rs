@@ -36,12 +36,8 @@ pub fn transition(from: u8, to: u8) -> bool {
     ok
 }
 
-/// The flag's values: outside the runtime; recording a call (a signal
-/// handler that calls an interposed function now re-enters it); doing the
-/// runtime's own I/O (not a missed call).
-pub const OUTSIDE: i32 = 0;
-pub const RECORDING: i32 = 1;
-pub const OWN_IO: i32 = 2;
+/// The flag's values (facts.rs, shared with shim.c).
+pub use crate::facts::{OUTSIDE, OWN_IO, RECORDING};
 
 /// Whether a call on this thread should be recorded. A call made while
 /// this thread is already recording can only come from a signal handler

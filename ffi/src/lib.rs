@@ -17,6 +17,7 @@ mod bgq_wrap;
 mod clock;
 mod cwd;
 mod exec_wrap;
+mod facts;
 mod guard;
 mod host;
 mod hdf5_find;

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "darshan_facts.h" /* written by build.rs from facts.rs and darshan-stdio's filter.rs */
+
 #define HIDDEN __attribute__((visibility("hidden")))
 
 #include <stdint.h>
@@ -33,26 +35,29 @@ static __thread int in_runtime __attribute__((tls_model("initial-exec")));
 
 /* A call made while this thread records another can only come from a
  * signal handler that interrupted the runtime: passed through, counted as
- * lost (guard.rs: RECORDING = 1, OWN_IO = 2). */
+ * lost (the guard's values: darshan_facts.h, from facts.rs). */
 void darshan_rs_lost_call(void);
 
 static inline int recording(void)
 {
     if (!__atomic_load_n(&darshan_rs_running, __ATOMIC_ACQUIRE)) return 0;
-    if (in_runtime == 0) return 1;
-    if (in_runtime == 1) darshan_rs_lost_call();
+    if (in_runtime == DARSHAN_GUARD_OUTSIDE) return 1;
+    if (in_runtime == DARSHAN_GUARD_RECORDING) darshan_rs_lost_call();
     return 0;
 }
 
 /* The STDIO module's filter of streams that may be tracked (given by
- * darshan_shim_init; same hash as darshan_stdio::filter_bit). */
+ * darshan_shim_init), hashed as darshan_stdio::filter_bit does: the
+ * constants come from its filter.rs through darshan_facts.h. */
+_Static_assert((1u << (64 - DARSHAN_FILTER_SHIFT)) == DARSHAN_FILTER_WORDS * 64,
+               "the filter's hash must index exactly its bits");
 static const uint64_t *stream_filter;
 
 static inline int maybe_tracked(FILE *f)
 {
     if (!stream_filter)
         return 1;
-    uint64_t h = ((uint64_t)(uintptr_t)f * 0x9E3779B97F4A7C15ull) >> 54;
+    uint64_t h = ((uint64_t)(uintptr_t)f * DARSHAN_FILTER_MUL) >> DARSHAN_FILTER_SHIFT;
     return (__atomic_load_n(&stream_filter[h >> 6], __ATOMIC_RELAXED) >> (h & 63)) & 1;
 }
 
@@ -160,9 +165,9 @@ static int print(FILE *f, int chk, int flag, const char *fmt, va_list ap)
         int64_t t2 = ticks();
         /* Recording a write makes no system call that can fail (the lock
          * only ever yields), so errno needs no saving here. */
-        in_runtime = 1;
+        in_runtime = DARSHAN_GUARD_RECORDING;
         darshan_rs_stdio_write(f, ret, t1, t2);
-        in_runtime = 0;
+        in_runtime = DARSHAN_GUARD_OUTSIDE;
     }
     return ret;
 }
@@ -254,8 +259,8 @@ HIDDEN void darshan_guard_set(int v) { in_runtime = v; }
 
 /* Enter the recording part of a wrapper: set the flag, return errno so
  * that leaving can restore it (one call each way). */
-HIDDEN int darshan_rt_enter(void) { in_runtime = 1; return errno; }
-HIDDEN void darshan_rt_leave(int saved_errno) { errno = saved_errno; in_runtime = 0; }
+HIDDEN int darshan_rt_enter(void) { in_runtime = DARSHAN_GUARD_RECORDING; return errno; }
+HIDDEN void darshan_rt_leave(int saved_errno) { errno = saved_errno; in_runtime = DARSHAN_GUARD_OUTSIDE; }
 
 /* execl, execlp, execle: variadic argument lists turned into the argv of
  * execv/execvp/execve, which this library also exports (exec_wrap.rs), so

@@ -9,6 +9,9 @@ mod reduce;
 #[cfg(test)]
 mod tests;
 mod streams;
+pub mod filter;
+
+pub use filter::{FILTER_MUL, FILTER_SHIFT, FILTER_WORDS};
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -27,12 +30,13 @@ use streams::StreamMap;
 /// Wrappers test it (without the lock) before timing a call, so I/O on
 /// streams we do not record (excluded paths, fmemopen, pipes from popen)
 /// costs one load. A stale bit only costs a lookup.
-pub static MAYBE_TRACKED: [AtomicU64; 16] = [const { AtomicU64::new(0) }; 16];
+pub static MAYBE_TRACKED: [AtomicU64; FILTER_WORDS] = [const { AtomicU64::new(0) }; FILTER_WORDS];
 
-/// The filter bit of a stream (the same formula is in ffi/src/shim.c).
+/// The filter bit of a stream (shim.c computes it from the same facts,
+/// filter.rs).
 #[inline]
 pub fn filter_bit(stream: usize) -> (usize, u64) {
-    let h = (stream as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54;
+    let h = (stream as u64).wrapping_mul(FILTER_MUL) >> FILTER_SHIFT;
     ((h >> 6) as usize, 1 << (h & 63))
 }
 
