@@ -146,9 +146,6 @@ pub trait Module: Sync {
         });
     }
 
-    /// After shutdown: release what the module holds.
-    fn cleanup(&self) {}
-
     /// In a forked child: forget the parent's records and start afresh.
     fn fork_child(&self) {}
 

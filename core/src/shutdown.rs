@@ -222,9 +222,6 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
         sync_dir(&path);
     }
     crate::logmap::remove();
-    for m in &modules {
-        m.cleanup();
-    }
     Ok(Outcome { path, finalize_s, reduce_s: 0.0, compress_s, write_s, records: regions.records, shared: 0 })
 }
 

@@ -263,8 +263,5 @@ pub fn write_log_mpi(
         return Err(said(ShutdownError::Rename { to: out.path, source: "rename failed".into() }));
     }
     crate::logmap::remove();
-    for m in &modules {
-        m.cleanup();
-    }
     Ok(out)
 }

@@ -20,7 +20,7 @@
 //!    code of their own;
 //! 6. `fork_child` forgets the parent's records.
 //!
-//! `reduce` (MPI) and `cleanup` keep their no-op defaults here.
+//! `reduce` (MPI) keeps its no-op default here.
 #![forbid(unsafe_code)]
 
 use darshan_core::arena::Slice;
