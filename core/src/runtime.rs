@@ -1,5 +1,7 @@
-//! The core's process-wide state: configuration, record memory, names,
-//! partial flags and the module registry.
+//! The core's process-wide state: the life cycle, configuration, record
+//! memory and the module registry; it sets up the ledger below the record
+//! sets (names, DARSHAN_MODMEM grants, partial flags: ledger.rs) and
+//! re-exports it, so modules and ffi keep calling `runtime::...`.
 //!
 //! Locking: a module's own lock is always taken before the core's name
 //! lock (`with_names`), never the other way round; the fork wrapper takes
