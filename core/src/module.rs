@@ -155,3 +155,13 @@ pub trait Module: Sync {
         self.with_records(&mut |r| r.set_rank(rank));
     }
 }
+
+/// `m` finalized with `ctx` and its records as it writes them, one vector
+/// per record: what the modules' unit tests check their counting rules on
+/// (the shutdown itself writes runs, not records).
+pub fn finalized_records(m: &dyn Module, ctx: &FinalizeCtx) -> Vec<Vec<u64>> {
+    m.finalize(ctx);
+    let mut out = Vec::new();
+    m.output(&mut |run: &[u64]| out.extend(crate::var_records::split(run, |r| m.record_len(r)).map(<[u64]>::to_vec)));
+    out
+}

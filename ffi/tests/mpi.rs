@@ -260,16 +260,7 @@ fn a_missing_log_dir_leaves_crash_safe_files_that_merge_into_the_jobs_log(mpi: M
     assert!(ours[0].contains(&advice), "{}", ours[0]);
     let left: Vec<PathBuf> = std::fs::read_dir(&mmap).unwrap().map(|e| e.unwrap().path()).collect();
     assert_eq!(left.len() as i64, NP, "{left:?}");
-    let merged = d.join("logs/recovered.darshan");
-    let m = darshan_test_support::output(
-        Command::new(common::built("darshan-merge"))
-            .args(["--shared-redux", "--dir"])
-            .arg(&mmap)
-            .args(["--jobid", "777", "--output"])
-            .arg(&merged),
-    );
-    assert!(m.status.success(), "{}", String::from_utf8_lossy(&m.stderr));
-    check_mpi_mix_as(&read(&merged), &d.join("data"), MixLog::Merged);
+    merge_and_check_mpi_mix(&mmap, "777", &d.join("logs/recovered.darshan"), &d.join("data"));
 }
 
 /// The shutdown's local steps are each followed by an agreement among
@@ -304,16 +295,21 @@ fn a_step_of_the_shutdown_failing_on_one_rank_neither_hangs_the_job_nor_loses_it
     assert!(common::files(&d.join("logs")).is_empty(), "no log, whole or partial");
     let left: Vec<PathBuf> = std::fs::read_dir(&mmap).unwrap().map(|e| e.unwrap().path()).collect();
     assert_eq!(left.len() as i64, NP, "{left:?}");
-    let merged = d.join("recovered.darshan");
+    merge_and_check_mpi_mix(&mmap, "778", &d.join("recovered.darshan"), &d.join("data"));
+}
+
+/// The crash-safe files of job `jobid` in `mmap`, merged as the line the
+/// job printed says, give mpi_mix's known log.
+fn merge_and_check_mpi_mix(mmap: &Path, jobid: &str, merged: &Path, data: &Path) {
     let m = darshan_test_support::output(
         Command::new(common::built("darshan-merge"))
             .args(["--shared-redux", "--dir"])
-            .arg(&mmap)
-            .args(["--jobid", "778", "--output"])
-            .arg(&merged),
+            .arg(mmap)
+            .args(["--jobid", jobid, "--output"])
+            .arg(merged),
     );
     assert!(m.status.success(), "{}", String::from_utf8_lossy(&m.stderr));
-    check_mpi_mix_as(&read(&merged), &d.join("data"), MixLog::Merged);
+    check_mpi_mix_as(&read(merged), data, MixLog::Merged);
 }
 
 /// A scratch directory of this file's tests (`mpi-<tag>-<mpi>`).

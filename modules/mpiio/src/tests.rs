@@ -30,10 +30,7 @@ fn mpiio(records: usize) -> Mpiio {
 }
 
 fn records(m: &Mpiio) -> Vec<Vec<u64>> {
-    m.finalize(&FinalizeCtx::one_process(1.0, 1_000_000));
-    let mut out = Vec::new();
-    m.output(&mut |run: &[u64]| out.extend(run.chunks(c::RECORD_WORDS).map(<[u64]>::to_vec)));
-    out
+    darshan_core::module::finalized_records(m, &FinalizeCtx::one_process(1.0, 1_000_000))
 }
 
 fn counter(w: &[u64], k: usize) -> i64 {

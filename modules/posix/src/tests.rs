@@ -58,10 +58,7 @@ fn records(p: &Posix) -> Vec<Vec<u64>> {
 
 /// The same as rank `rank` of an MPI job of `nprocs`.
 fn records_of_rank(p: &Posix, rank: i64, nprocs: i64) -> Vec<Vec<u64>> {
-    p.finalize(&FinalizeCtx { rank, nprocs, ..FinalizeCtx::one_process(1.0, 1_000_000) });
-    let mut out = Vec::new();
-    p.output(&mut |run: &[u64]| out.extend(run.chunks(c::RECORD_WORDS).map(<[u64]>::to_vec)));
-    out
+    darshan_core::module::finalized_records(p, &FinalizeCtx { rank, nprocs, ..FinalizeCtx::one_process(1.0, 1_000_000) })
 }
 
 fn counter(w: &[u64], k: usize) -> i64 {

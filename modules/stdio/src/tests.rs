@@ -34,10 +34,7 @@ fn stdio(records: usize) -> Stdio {
 }
 
 fn records(s: &Stdio) -> Vec<Vec<u64>> {
-    s.finalize(&FinalizeCtx::one_process(1.0, 1 << 40));
-    let mut out = Vec::new();
-    s.output(&mut |run: &[u64]| out.extend(run.chunks(c::RECORD_WORDS).map(<[u64]>::to_vec)));
-    out
+    darshan_core::module::finalized_records(s, &FinalizeCtx::one_process(1.0, 1 << 40))
 }
 
 fn counter(w: &[u64], k: usize) -> i64 {
