@@ -6,15 +6,12 @@
 use darshan_log::modules::{self, MAX_MODS, MODULE_NAMES};
 use regex_automata::dfa::regex::Regex;
 
-pub const DEF_MOD_MEM: usize = 4 << 20;
-pub const DEF_NAME_MEM: usize = 1 << 20;
+pub use darshan_log::defaults::{DEF_LOG_HINTS, DEF_MEM_ALIGN, DEF_MOD_MEM, DEF_NAME_MEM};
 pub const DEF_MOD_REC_COUNT: usize = 1024;
 /// DXT modules reserve trace memory as records of this size (Darshan's
 /// DXT_DEF_RECORD_SIZE), 2,048 of them (2 MiB) unless MAX_RECORDS says.
 pub const DXT_RECORD_BYTES: usize = 1024;
 pub const DEF_DXT_REC_COUNT: usize = 2048;
-pub const DEF_MEM_ALIGN: i64 = 8;
-pub const DEF_LOG_HINTS: &str = "cb_nodes=1";
 
 /// A name regex and the set of modules (bit per module id) it applies to.
 pub struct NameRule {

@@ -32,9 +32,7 @@ pub fn dated_dir(dir: &str, start_sec: i64) -> String {
     }
 }
 
-/// Variables holding the job id, tried in order when DARSHAN_JOBID (or
-/// the config's JOBID) names none: Slurm, PBS, Cobalt, LSF, Flux.
-pub const JOBID_ENVS: [&str; 5] = ["SLURM_JOB_ID", "PBS_JOBID", "COBALT_JOBID", "LSB_JOBID", "FLUX_JOB_ID"];
+pub use darshan_log::defaults::JOBID_ENVS;
 
 /// The job id: the integer at the start of the variable named by
 /// DARSHAN_JOBID (as `%d` reads it), else of the usual batch systems'

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 /// build configured `--with-log-path-by-env=DARSHAN_LOGPATH`).
 pub const LOG_PATH_ENV: &str = "DARSHAN_LOGPATH";
 
-pub use darshan_core::logname::JOBID_ENVS;
+pub use darshan_log::defaults::JOBID_ENVS;
 
 /// The C tool's feature switches, in its `--all` order: (name, built).
 /// "Built" as the C tool means it: compiled in (NULL is, and records only

@@ -13,6 +13,7 @@ pub mod decode;
 pub mod dxt_mapped;
 pub mod encode;
 pub mod error;
+pub mod defaults;
 pub mod hash;
 pub mod header;
 pub mod job;
