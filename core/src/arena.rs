@@ -13,24 +13,106 @@ pub struct RecordArena {
     aside: Vec<(usize, &'static mut [u64])>,
 }
 
+/// Gives the bytes of a module's reservation storage up to an address
+/// (`slot`, end address) -> whether they have it: the crash-safe file's
+/// `logmap::room`, passed in by the runtime that owns both.
+pub type Backer = fn(usize, usize) -> bool;
+
+/// Memory that always has storage (not in a file mapping).
+fn always_backed(_slot: usize, _end: usize) -> bool {
+    true
+}
+
 /// A module's reservation: room for `capacity` records of `rec_words` words.
+///
+/// Its words may lie in the crash-safe file's mapping, where a page
+/// without storage behind it raises SIGBUS in the user's program when
+/// touched (a full disk). So the slice hands out only its backed prefix:
+/// it derefs to the words that have storage, and [`Slice::back`] is the
+/// one way to extend that prefix. Storage before write holds by
+/// construction, not by a call each record kind must remember.
 pub struct Slice {
-    pub words: &'static mut [u64],
+    words: &'static mut [u64],
+    /// Words `..backed` have storage.
+    backed: usize,
+    backer: Backer,
+    slot: usize,
     pub rec_words: usize,
     pub capacity: usize,
 }
 
 impl Slice {
     pub const fn empty(rec_words: usize) -> Slice {
-        Slice { words: &mut [], rec_words, capacity: 0 }
+        Slice { words: &mut [], backed: 0, backer: always_backed, slot: 0, rec_words, capacity: 0 }
     }
+
+    /// A reservation of `words` with storage throughout (ordinary memory).
+    pub fn new(words: &'static mut [u64], rec_words: usize, capacity: usize) -> Slice {
+        Slice { backed: words.len(), words, backer: always_backed, slot: 0, rec_words, capacity }
+    }
+
+    /// Storage for the words comes from `backer` (for area `slot`), as
+    /// they are backed: none of them is handed out before.
+    pub fn backed_by(mut self, backer: Backer, slot: usize) -> Slice {
+        (self.backed, self.backer, self.slot) = (0, backer, slot);
+        self
+    }
+
+    /// Words reserved, backed or not (what the module may grow into).
+    pub fn reserved_len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Address and byte length of the whole reservation (the crash-safe
+    /// file's table of module areas).
+    pub fn span(&self) -> (usize, usize) {
+        (self.words.as_ptr() as usize, self.words.len() * 8)
+    }
+
+    /// Give words `..end` storage; false (nothing changes) if they are
+    /// past the reservation or cannot have it.
+    pub fn back(&mut self, end: usize) -> bool {
+        if end <= self.backed {
+            return true;
+        }
+        if end > self.words.len() || !(self.backer)(self.slot, self.words.as_ptr() as usize + end * 8) {
+            return false;
+        }
+        self.backed = end;
+        true
+    }
+
+    /// The backed words for the rest of the process (a module that lays
+    /// out its memory itself after backing all it will use).
+    pub fn into_backed(self) -> &'static mut [u64] {
+        let n = self.backed;
+        &mut self.words[..n]
+    }
+
     #[inline]
     pub fn record(&self, i: usize) -> &[u64] {
-        &self.words[i * self.rec_words..(i + 1) * self.rec_words]
+        &self[i * self.rec_words..(i + 1) * self.rec_words]
     }
     #[inline]
     pub fn record_mut(&mut self, i: usize) -> &mut [u64] {
-        &mut self.words[i * self.rec_words..(i + 1) * self.rec_words]
+        let n = self.rec_words;
+        &mut self[i * n..(i + 1) * n]
+    }
+}
+
+/// The backed words.
+impl std::ops::Deref for Slice {
+    type Target = [u64];
+    #[inline]
+    fn deref(&self) -> &[u64] {
+        &self.words[..self.backed]
+    }
+}
+
+impl std::ops::DerefMut for Slice {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [u64] {
+        &mut self.words[..self.backed]
     }
 }
 
@@ -418,7 +500,7 @@ impl RecordArena {
     /// itself), else as [`RecordArena::reserve`].
     pub fn reserve_for(&mut self, module: usize, rec_words: usize, want: usize) -> Slice {
         match self.aside.iter().position(|(m, _)| *m == module) {
-            Some(k) => Slice { words: self.aside.swap_remove(k).1, rec_words, capacity: 0 },
+            Some(k) => Slice::new(self.aside.swap_remove(k).1, rec_words, 0),
             None => self.reserve(rec_words, want),
         }
     }
@@ -437,7 +519,7 @@ impl RecordArena {
         let block = std::mem::take(&mut self.free);
         let (mine, rest) = block.split_at_mut(n * rec_words);
         self.free = rest;
-        Slice { words: mine, rec_words, capacity: n }
+        Slice::new(mine, rec_words, n)
     }
 }
 
@@ -464,5 +546,29 @@ mod tests {
         assert_eq!(s.capacity, 2960 / 248);
         let none = a.reserve(88, 5);
         assert_eq!(none.capacity, 0);
+    }
+
+    fn refuse_past_100_words(_slot: usize, end: usize) -> bool {
+        STARTS.with(|s| end <= s.get() + 100 * 8)
+    }
+    thread_local!(static STARTS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) });
+
+    #[test]
+    fn a_slice_hands_out_only_words_its_backer_gave_storage() {
+        let mut a = RecordArena::new(8 * 1000).unwrap();
+        let s = a.reserve(10, 50);
+        STARTS.with(|c| c.set(s.span().0));
+        let mut s = s.backed_by(refuse_past_100_words, 3);
+        assert_eq!((s.len(), s.reserved_len()), (0, 500), "nothing is handed out before it is backed");
+        assert!(s.back(20));
+        assert_eq!(s.len(), 20);
+        s.record_mut(1)[0] = 7;
+        assert!(!s.back(101), "the backer refused: nothing changes");
+        assert_eq!(s.len(), 20);
+        assert!(s.back(100));
+        assert!(!s.back(501), "past the reservation");
+        assert_eq!(s.record(1)[0], 7);
+        let plain = a.reserve(10, 5);
+        assert_eq!(plain.len(), 50, "ordinary memory is backed throughout");
     }
 }

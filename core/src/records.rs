@@ -247,8 +247,7 @@ impl<R: RecordRt> RecordSet<R> {
         // The crash-safe file (made now if this is the first record) must
         // have storage for the record before it is written.
         let i = self.count;
-        let end = self.slice.words.as_ptr() as usize + (i + 1) * self.slice.rec_words * 8;
-        if !crate::logmap::room(self.module, end) {
+        if !self.slice.back((i + 1) * self.slice.rec_words) {
             ledger::set_partial(self.module);
             return None;
         }
@@ -285,7 +284,7 @@ impl<R: RecordRt> RecordSet<R> {
     /// Forget every record (forked child); the memory stays reserved.
     pub fn clear(&mut self) {
         let n = self.count * self.slice.rec_words;
-        self.slice.words[..n].iter_mut().for_each(|x| *x = 0);
+        self.slice[..n].iter_mut().for_each(|x| *x = 0);
         self.index.clear();
         self.rt.clear();
         self.count = 0;
@@ -306,7 +305,7 @@ impl<R: RecordRt> RecordSet<R> {
         for i in 0..=self.count {
             if i == self.count || self.shared.get(i) == Some(&true) || !keep(self.slice.record(i)) {
                 if i > start {
-                    emit(&self.slice.words[start * rw..i * rw]);
+                    emit(&self.slice[start * rw..i * rw]);
                 }
                 start = i + 1;
             }

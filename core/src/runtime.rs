@@ -204,9 +204,9 @@ pub fn register_all(ms: &[&'static dyn Module], rank: i64) {
     let slices: Vec<crate::arena::Slice> = ms
         .iter()
         .map(|m| match lock(&ARENA).as_mut() {
-            Some(a) if cfg.mod_enabled.get(m.id()).copied().unwrap_or(false) => {
-                a.reserve_for(m.id(), m.record_words(), m.fixed_records().unwrap_or(cfg.max_records[m.id()]))
-            }
+            Some(a) if cfg.mod_enabled.get(m.id()).copied().unwrap_or(false) => a
+                .reserve_for(m.id(), m.record_words(), m.fixed_records().unwrap_or(cfg.max_records[m.id()]))
+                .backed_by(crate::logmap::room, m.id()),
             _ => crate::arena::Slice::empty(m.record_words()),
         })
         .collect();
@@ -214,13 +214,9 @@ pub fn register_all(ms: &[&'static dyn Module], rank: i64) {
     let total = CAPACITY.fetch_add(added, Ordering::Relaxed) + added;
     crate::ledger::expect_names(total);
     for (m, slice) in ms.iter().zip(slices) {
-        if !slice.words.is_empty() {
-            crate::logmap::module_registered(
-                m.id(),
-                slice.words.as_ptr() as usize,
-                slice.words.len() * 8,
-                m.mapped_version(),
-            );
+        let (addr, bytes) = slice.span();
+        if bytes > 0 {
+            crate::logmap::module_registered(m.id(), addr, bytes, m.mapped_version());
         }
         m.attach(slice, rank);
         let mut reg = lock(&REGISTRY);

@@ -17,7 +17,8 @@ use crate::ledger;
 pub struct VarRecordSet {
     module: usize,
     rank: i64,
-    words: &'static mut [u64],
+    /// The reservation; its backed prefix covers `..used`.
+    words: Slice,
     used: usize,
     /// Words of DARSHAN_MODMEM granted at the first record (None before).
     granted: Option<usize>,
@@ -34,7 +35,7 @@ impl VarRecordSet {
         VarRecordSet {
             module,
             rank: 0,
-            words: &mut [],
+            words: Slice::empty(0),
             used: 0,
             granted: None,
             count: 0,
@@ -47,14 +48,14 @@ impl VarRecordSet {
     /// Take the reserved memory; the index is sized for as many records
     /// of `min_words` as fit, so that no later call allocates.
     pub fn attach(&mut self, slice: Slice, rank: i64, min_words: usize) {
-        match IdIndex::for_entries(slice.words.len() / min_words.max(2)) {
+        match IdIndex::for_entries(slice.reserved_len() / min_words.max(2)) {
             Some(ix) => {
                 self.index = ix;
-                self.words = slice.words;
+                self.words = slice;
             }
             None => {
                 self.index = IdIndex::empty();
-                self.words = &mut [];
+                self.words = Slice::empty(0);
             }
         }
         self.rank = rank;
@@ -102,20 +103,20 @@ impl VarRecordSet {
         // of 512 words), as the fixed-size modules take it.
         let mut room = self.granted.unwrap_or(0);
         let need = off.checked_add(len).unwrap_or(usize::MAX);
-        while need > room && room < self.words.len() {
-            let left = self.words.len() - room;
+        while need > room && room < self.words.reserved_len() {
+            let left = self.words.reserved_len() - room;
             let more = ledger::grant(8, left.min((ledger::GRANT_CHUNK * 512).max(len)));
             if more == 0 {
                 break;
             }
-            room = (room + more).min(self.words.len());
+            room = (room + more).min(self.words.reserved_len());
         }
         self.granted = Some(room);
         // Never past the module's own words, whatever was granted.
-        let fits = need <= room && need <= self.words.len() && self.count < self.index.capacity();
+        let fits = need <= room && need <= self.words.reserved_len() && self.count < self.index.capacity();
         if !fits {
             if ledger::enabled(self.module) {
-                if room < self.words.len() && need <= self.words.len() {
+                if room < self.words.reserved_len() && need <= self.words.reserved_len() {
                     ledger::set_starved(self.module);
                 } else {
                     ledger::set_partial(self.module);
@@ -123,9 +124,7 @@ impl VarRecordSet {
             }
             return None;
         }
-        // The crash-safe file gets storage for the record before it is written.
-        let end = self.words.as_ptr() as usize + (off + len) * 8;
-        if !crate::logmap::room(self.module, end) {
+        if !self.words.back(off + len) {
             ledger::set_partial(self.module);
             return None;
         }

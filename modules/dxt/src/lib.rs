@@ -49,7 +49,8 @@ const NOMINAL_WORDS: usize = 128;
 const HEAD_WORDS: usize = 13;
 
 struct State {
-    words: &'static mut [u64],
+    /// The reservation; its backed prefix covers `..used`.
+    words: Slice,
     used: usize,
     /// Bytes of the budget left (Darshan's accounting).
     avail: usize,
@@ -76,7 +77,7 @@ impl Dxt {
         Dxt {
             id,
             st: Lock::new(State {
-                words: &mut [],
+                words: Slice::empty(0),
                 used: 0,
                 avail: 0,
                 budget: 0,
@@ -129,9 +130,7 @@ impl State {
     /// `n` more words at the end of the chunks, given storage in the
     /// crash-safe file first; None (module partial) if there are none.
     fn take(&mut self, module: usize, n: usize) -> Option<()> {
-        let end = self.used.checked_add(n).filter(|&e| e <= self.words.len());
-        let addr = end.map(|e| self.words.as_ptr() as usize + e * 8);
-        if !addr.is_some_and(|a| darshan_core::logmap::room(module, a)) {
+        if !self.used.checked_add(n).is_some_and(|e| self.words.back(e)) {
             runtime::set_partial(module);
             return None;
         }
@@ -170,7 +169,7 @@ impl State {
         let k = usize::from(!write);
         let cur = self.words[rec + dm::REC_CURRENT + k] as usize;
         let room_in = |w: &[u64], c: usize| c != 0 && matches!(dm::untag(w[c + 1]), (_, _, cap, n) if n < cap);
-        let cur = if room_in(self.words, cur) {
+        let cur = if room_in(&self.words, cur) {
             cur
         } else {
             match self.grow(module, rec, k) {
@@ -223,7 +222,7 @@ impl Dxt {
 
     fn trace_slow(&self, handle: &mut Handle, id: u64, write: bool, mut seg: [u64; 5]) {
         let mut st = self.lock();
-        if st.words.is_empty() {
+        if st.words.reserved_len() == 0 {
             *handle = NOT_TRACED;
             return;
         }
@@ -332,7 +331,7 @@ impl Module for Dxt {
             0 => IdIndex::empty(),
             b => IdIndex::for_entries(b / FILE_BYTES + 1).unwrap_or(IdIndex::empty()),
         };
-        st.words = if st.index.capacity() > 0 { slice.words } else { &mut [] };
+        st.words = if st.index.capacity() > 0 { slice } else { Slice::empty(0) };
         st.used = 0;
         st.avail = st.budget;
         st.rank = rank;

@@ -62,7 +62,11 @@ impl Module for Heatmap {
     fn attach(&self, slice: Slice, rank: i64) {
         let mut st = self.lock();
         st.rank = rank;
-        let mut rest = slice.words;
+        // Backed whole now: the blocks are handed out as plain memory
+        // (before the crash-safe file exists, the file is made with the
+        // heatmap area given whole, logmap::LogMap::make_file).
+        let mut slice = slice;
+        let mut rest = if slice.back(slice.reserved_len()) { slice.into_backed() } else { &mut [] };
         let mut blocks = Vec::with_capacity(MAX_HEATMAPS);
         while rest.len() >= HEAT_WORDS {
             let (block, tail) = rest.split_at_mut(HEAT_WORDS);
