@@ -64,7 +64,6 @@ pub fn set_starved(module: usize) {
     set_partial(module);
 }
 
-
 /// Which modules ran out of DARSHAN_MODMEM (bit per id).
 pub fn starved_bits() -> u64 {
     STARVED.load(Ordering::Relaxed)
@@ -110,7 +109,6 @@ pub fn record_added(module: usize, bytes: usize) {
 pub fn partial_flags() -> u64 {
     PARTIAL.load(Ordering::Relaxed)
 }
-
 
 static NAMES: Mutex<Option<NameArena>> = Mutex::new(None);
 
@@ -187,4 +185,3 @@ pub fn with_names<R>(f: impl FnOnce(&NameArena) -> R) -> Option<R> {
 pub fn names_copy() -> Vec<u8> {
     with_names(|n| n.packed().to_vec()).unwrap_or_default()
 }
-

@@ -7,9 +7,9 @@
 use crate::arena::Slice;
 use crate::collective::{variance_combine, variance_elem, variance_of, Comm};
 use crate::common::{fix_negative_time, ticks_to_secs, NoOverlap};
+use crate::finalize_ctx::FinalizeCtx;
 use crate::heatmap::HeatBins;
 use crate::id_index::IdIndex;
-use crate::finalize_ctx::FinalizeCtx;
 use crate::ledger;
 
 /// A module's rules for combining the records every rank has (docs/

@@ -16,16 +16,16 @@ fn f(w: &[u64], k: usize) -> f64 {
 }
 
 /// Sum of the words in `r` (counters).
-pub fn sum(a: &[u64], b: &[u64], out: &mut [u64], r: std::ops::RangeInclusive<usize>) {
-    for k in r {
+pub fn sum(a: &[u64], b: &[u64], out: &mut [u64], words: impl IntoIterator<Item = usize>) {
+    for k in words {
         out[k] = i(a, k).wrapping_add(i(b, k)) as u64;
     }
 }
 
 /// Sum, but a negative total is stored as exactly -1 (counters that hold
 /// -1 for "not recorded", as POSIX_MMAPS in a preload build).
-pub fn sum_or_minus_one(a: &[u64], b: &[u64], out: &mut [u64], r: std::ops::RangeInclusive<usize>) {
-    for k in r {
+pub fn sum_or_minus_one(a: &[u64], b: &[u64], out: &mut [u64], words: impl IntoIterator<Item = usize>) {
+    for k in words {
         let s = i(a, k).wrapping_add(i(b, k));
         out[k] = if s < 0 { -1i64 as u64 } else { s as u64 };
     }
@@ -35,29 +35,29 @@ pub fn copy(a: &[u64], out: &mut [u64], k: usize) {
     out[k] = a[k];
 }
 
-pub fn max(a: &[u64], b: &[u64], out: &mut [u64], r: std::ops::RangeInclusive<usize>) {
-    for k in r {
+pub fn max(a: &[u64], b: &[u64], out: &mut [u64], words: impl IntoIterator<Item = usize>) {
+    for k in words {
         out[k] = i(a, k).max(i(b, k)) as u64;
     }
 }
 
-pub fn sum_f(a: &[u64], b: &[u64], out: &mut [u64], r: std::ops::RangeInclusive<usize>) {
-    for k in r {
+pub fn sum_f(a: &[u64], b: &[u64], out: &mut [u64], words: impl IntoIterator<Item = usize>) {
+    for k in words {
         out[k] = (f(a, k) + f(b, k)).to_bits();
     }
 }
 
 /// Start timestamps: the smallest non-zero one.
-pub fn min_nonzero_f(a: &[u64], b: &[u64], out: &mut [u64], r: std::ops::RangeInclusive<usize>) {
-    for k in r {
+pub fn min_nonzero_f(a: &[u64], b: &[u64], out: &mut [u64], words: impl IntoIterator<Item = usize>) {
+    for k in words {
         let (x, y) = (f(a, k), f(b, k));
         out[k] = if (x < y && x > 0.0) || y == 0.0 { x } else { y }.to_bits();
     }
 }
 
 /// End timestamps: the largest.
-pub fn max_f(a: &[u64], b: &[u64], out: &mut [u64], r: std::ops::RangeInclusive<usize>) {
-    for k in r {
+pub fn max_f(a: &[u64], b: &[u64], out: &mut [u64], words: impl IntoIterator<Item = usize>) {
+    for k in words {
         let (x, y) = (f(a, k), f(b, k));
         out[k] = if x > y { x } else { y }.to_bits();
     }
@@ -102,27 +102,23 @@ impl Shape {
 
 /// The [`Shape`] of a record whose counter module `$c` (`darshan_log::
 /// counters::posix`, `stdio`, `mpiio`, `h5d`, `pnetcdf_var`) names the
-/// fields as POSIX does, the counters at word `$cw` (2, or 3 after a
-/// dataset's file record id) and the fcounters at word `$f`.
+/// fields as POSIX does; their words come from the module's layout.
 #[macro_export]
 macro_rules! standard_shape {
-    ($c:ident, $f:expr) => {
-        $crate::standard_shape!($c, 2, $f)
-    };
-    ($c:ident, $cw:expr, $f:expr) => {
+    ($c:ident) => {
         $crate::reduce_ops::Shape {
             ranks: $crate::reduce_ops::RankFields {
-                fastest: $cw + $c::FASTEST_RANK,
-                fastest_bytes: $cw + $c::FASTEST_RANK_BYTES,
-                slowest: $cw + $c::SLOWEST_RANK,
-                slowest_bytes: $cw + $c::SLOWEST_RANK_BYTES,
-                fastest_time: $f + $c::F_FASTEST_RANK_TIME,
-                slowest_time: $f + $c::F_SLOWEST_RANK_TIME,
+                fastest: $c::word($c::FASTEST_RANK),
+                fastest_bytes: $c::word($c::FASTEST_RANK_BYTES),
+                slowest: $c::word($c::SLOWEST_RANK),
+                slowest_bytes: $c::word($c::SLOWEST_RANK_BYTES),
+                fastest_time: $c::fword($c::F_FASTEST_RANK_TIME),
+                slowest_time: $c::fword($c::F_SLOWEST_RANK_TIME),
             },
-            times: [$f + $c::F_READ_TIME, $f + $c::F_WRITE_TIME, $f + $c::F_META_TIME],
-            bytes: [$cw + $c::BYTES_READ, $cw + $c::BYTES_WRITTEN],
-            var_time: $f + $c::F_VARIANCE_RANK_TIME,
-            var_bytes: $f + $c::F_VARIANCE_RANK_BYTES,
+            times: [$c::fword($c::F_READ_TIME), $c::fword($c::F_WRITE_TIME), $c::fword($c::F_META_TIME)],
+            bytes: [$c::word($c::BYTES_READ), $c::word($c::BYTES_WRITTEN)],
+            var_time: $c::fword($c::F_VARIANCE_RANK_TIME),
+            var_bytes: $c::fword($c::F_VARIANCE_RANK_BYTES),
         }
     };
 }
@@ -273,4 +269,31 @@ mod tests {
         sum_or_minus_one(&a, &b, &mut out, 0..=1);
         assert_eq!(out.map(|x| x as i64), [-1, 5]);
     }
+}
+
+/// The words of a record that `combine` leaves zero both when the
+/// operands hold distinct non-zero values and when they hold 1s (flags):
+/// counters no rule takes. A module's tests assert there are none past
+/// the id (a counter added to the table, or a table reordered, without
+/// its rule shows up here).
+pub fn words_no_rule_takes(combine: fn(&[u64], &mut [u64]), record_words: usize) -> Vec<usize> {
+    words_no_rule_takes_but(combine, record_words, &[])
+}
+
+/// As [`words_no_rule_takes`] for a [`Rules`]: the variances are set
+/// after the combining (`Reducer::set_variance`).
+pub fn words_no_rules_take(rules: &Rules, record_words: usize) -> Vec<usize> {
+    words_no_rule_takes_but(rules.combine, record_words, &[rules.shape.var_time, rules.shape.var_bytes])
+}
+
+fn words_no_rule_takes_but(combine: fn(&[u64], &mut [u64]), record_words: usize, elsewhere: &[usize]) -> Vec<usize> {
+    let run = |a: &dyn Fn(u64) -> u64, b: &dyn Fn(u64) -> u64| {
+        let x: Vec<u64> = (0..record_words as u64).map(a).collect();
+        let mut y: Vec<u64> = (0..record_words as u64).map(b).collect();
+        combine(&x, &mut y);
+        y
+    };
+    let distinct = run(&|k| 3 + k, &|k| 1000 + k);
+    let ones = run(&|_| 1, &|_| 1);
+    (2..record_words).filter(|&k| distinct[k] == 0 && ones[k] == 0 && !elsewhere.contains(&k)).collect()
 }

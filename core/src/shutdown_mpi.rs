@@ -60,7 +60,11 @@ fn shared_records(comm: &dyn Comm, modules: &[&'static dyn Module]) -> Vec<(u64,
 /// the job's agreement on it: Ok on every rank only when it succeeded on
 /// every rank. Rank 0 carries the job's error (the step's name when it
 /// failed elsewhere); the others `OtherRank`.
-fn step<T>(comm: &dyn Comm, name: &'static str, f: impl FnOnce() -> Result<T, ShutdownError>) -> Result<T, ShutdownError> {
+fn step<T>(
+    comm: &dyn Comm,
+    name: &'static str,
+    f: impl FnOnce() -> Result<T, ShutdownError>,
+) -> Result<T, ShutdownError> {
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         failure_injected(name, comm.rank());
         f()

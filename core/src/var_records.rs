@@ -11,8 +11,8 @@
 
 use crate::arena::Slice;
 use crate::id_index::IdIndex;
-use crate::records::Records;
 use crate::ledger;
+use crate::records::Records;
 
 pub struct VarRecordSet {
     module: usize,

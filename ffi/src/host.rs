@@ -47,4 +47,3 @@ pub(crate) fn say_not_written(why: &dyn std::fmt::Display, hint: Option<String>)
         None => say(&why.to_string()),
     }
 }
-

@@ -54,4 +54,3 @@ pub(crate) fn ended_without_finalize() {
         None => say("this process ended without MPI_Finalize, so the job's log was not written (crash-safe files are off: the records are lost)"),
     }
 }
-

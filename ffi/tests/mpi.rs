@@ -291,7 +291,11 @@ fn a_step_of_the_shutdown_failing_on_one_rank_neither_hangs_the_job_nor_loses_it
     assert_eq!(ours.len(), 1, "one line for the job: {err}");
     assert!(ours[0].contains("compress step failed"), "{}", ours[0]);
     let mmap = d.join("mmap");
-    assert!(ours[0].contains(&format!("darshan-merge --shared-redux --dir {} --jobid 778", mmap.display())), "{}", ours[0]);
+    assert!(
+        ours[0].contains(&format!("darshan-merge --shared-redux --dir {} --jobid 778", mmap.display())),
+        "{}",
+        ours[0]
+    );
     assert!(common::files(&d.join("logs")).is_empty(), "no log, whole or partial");
     let left: Vec<PathBuf> = std::fs::read_dir(&mmap).unwrap().map(|e| e.unwrap().path()).collect();
     assert_eq!(left.len() as i64, NP, "{left:?}");

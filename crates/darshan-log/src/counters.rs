@@ -20,6 +20,30 @@ pub mod posix {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 2;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
+    /// Word of counter `k` in a record (`k` one of this module's counter
+    /// indices; checked in debug builds and wherever `k` is a constant).
+    #[inline(always)]
+    pub const fn word(k: usize) -> usize {
+        debug_assert!(k < NUM_INDICES);
+        COUNTERS_AT + k
+    }
+    /// Word of fcounter `k` in a record.
+    #[inline(always)]
+    pub const fn fword(k: usize) -> usize {
+        debug_assert!(k < F_NUM_INDICES);
+        FCOUNTERS_AT + k
+    }
+    /// The words of counters `first..=last` (a reduction rule's run,
+    /// named by its ends: it is checked to be in order).
+    pub const fn words(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
+        assert!(first <= last && last < NUM_INDICES);
+        word(first)..=word(last)
+    }
+    /// The words of fcounters `first..=last`.
+    pub const fn fwords(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
+        assert!(first <= last && last < F_NUM_INDICES);
+        fword(first)..=fword(last)
+    }
     pub const OPENS: usize = 0;
     pub const FILENOS: usize = 1;
     pub const DUPS: usize = 2;
@@ -117,6 +141,30 @@ pub mod stdio {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 2;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
+    /// Word of counter `k` in a record (`k` one of this module's counter
+    /// indices; checked in debug builds and wherever `k` is a constant).
+    #[inline(always)]
+    pub const fn word(k: usize) -> usize {
+        debug_assert!(k < NUM_INDICES);
+        COUNTERS_AT + k
+    }
+    /// Word of fcounter `k` in a record.
+    #[inline(always)]
+    pub const fn fword(k: usize) -> usize {
+        debug_assert!(k < F_NUM_INDICES);
+        FCOUNTERS_AT + k
+    }
+    /// The words of counters `first..=last` (a reduction rule's run,
+    /// named by its ends: it is checked to be in order).
+    pub const fn words(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
+        assert!(first <= last && last < NUM_INDICES);
+        word(first)..=word(last)
+    }
+    /// The words of fcounters `first..=last`.
+    pub const fn fwords(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
+        assert!(first <= last && last < F_NUM_INDICES);
+        fword(first)..=fword(last)
+    }
     pub const OPENS: usize = 0;
     pub const FDOPENS: usize = 1;
     pub const READS: usize = 2;
@@ -157,6 +205,30 @@ pub mod mpiio {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 2;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
+    /// Word of counter `k` in a record (`k` one of this module's counter
+    /// indices; checked in debug builds and wherever `k` is a constant).
+    #[inline(always)]
+    pub const fn word(k: usize) -> usize {
+        debug_assert!(k < NUM_INDICES);
+        COUNTERS_AT + k
+    }
+    /// Word of fcounter `k` in a record.
+    #[inline(always)]
+    pub const fn fword(k: usize) -> usize {
+        debug_assert!(k < F_NUM_INDICES);
+        FCOUNTERS_AT + k
+    }
+    /// The words of counters `first..=last` (a reduction rule's run,
+    /// named by its ends: it is checked to be in order).
+    pub const fn words(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
+        assert!(first <= last && last < NUM_INDICES);
+        word(first)..=word(last)
+    }
+    /// The words of fcounters `first..=last`.
+    pub const fn fwords(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
+        assert!(first <= last && last < F_NUM_INDICES);
+        fword(first)..=fword(last)
+    }
     pub const INDEP_OPENS: usize = 0;
     pub const COLL_OPENS: usize = 1;
     pub const INDEP_READS: usize = 2;
@@ -236,6 +308,30 @@ pub mod h5f {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 2;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
+    /// Word of counter `k` in a record (`k` one of this module's counter
+    /// indices; checked in debug builds and wherever `k` is a constant).
+    #[inline(always)]
+    pub const fn word(k: usize) -> usize {
+        debug_assert!(k < NUM_INDICES);
+        COUNTERS_AT + k
+    }
+    /// Word of fcounter `k` in a record.
+    #[inline(always)]
+    pub const fn fword(k: usize) -> usize {
+        debug_assert!(k < F_NUM_INDICES);
+        FCOUNTERS_AT + k
+    }
+    /// The words of counters `first..=last` (a reduction rule's run,
+    /// named by its ends: it is checked to be in order).
+    pub const fn words(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
+        assert!(first <= last && last < NUM_INDICES);
+        word(first)..=word(last)
+    }
+    /// The words of fcounters `first..=last`.
+    pub const fn fwords(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
+        assert!(first <= last && last < F_NUM_INDICES);
+        fword(first)..=fword(last)
+    }
     pub const OPENS: usize = 0;
     pub const FLUSHES: usize = 1;
     pub const USE_MPIIO: usize = 2;
@@ -255,6 +351,30 @@ pub mod h5d {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 3;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
+    /// Word of counter `k` in a record (`k` one of this module's counter
+    /// indices; checked in debug builds and wherever `k` is a constant).
+    #[inline(always)]
+    pub const fn word(k: usize) -> usize {
+        debug_assert!(k < NUM_INDICES);
+        COUNTERS_AT + k
+    }
+    /// Word of fcounter `k` in a record.
+    #[inline(always)]
+    pub const fn fword(k: usize) -> usize {
+        debug_assert!(k < F_NUM_INDICES);
+        FCOUNTERS_AT + k
+    }
+    /// The words of counters `first..=last` (a reduction rule's run,
+    /// named by its ends: it is checked to be in order).
+    pub const fn words(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
+        assert!(first <= last && last < NUM_INDICES);
+        word(first)..=word(last)
+    }
+    /// The words of fcounters `first..=last`.
+    pub const fn fwords(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
+        assert!(first <= last && last < F_NUM_INDICES);
+        fword(first)..=fword(last)
+    }
     /// Dimensions a record keeps (Darshan's H5D_MAX_NDIMS).
     pub const MAX_NDIMS: usize = 5;
     pub const OPENS: usize = 0;
@@ -379,6 +499,30 @@ pub mod bgq {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 2;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
+    /// Word of counter `k` in a record (`k` one of this module's counter
+    /// indices; checked in debug builds and wherever `k` is a constant).
+    #[inline(always)]
+    pub const fn word(k: usize) -> usize {
+        debug_assert!(k < NUM_INDICES);
+        COUNTERS_AT + k
+    }
+    /// Word of fcounter `k` in a record.
+    #[inline(always)]
+    pub const fn fword(k: usize) -> usize {
+        debug_assert!(k < F_NUM_INDICES);
+        FCOUNTERS_AT + k
+    }
+    /// The words of counters `first..=last` (a reduction rule's run,
+    /// named by its ends: it is checked to be in order).
+    pub const fn words(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
+        assert!(first <= last && last < NUM_INDICES);
+        word(first)..=word(last)
+    }
+    /// The words of fcounters `first..=last`.
+    pub const fn fwords(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
+        assert!(first <= last && last < F_NUM_INDICES);
+        fword(first)..=fword(last)
+    }
     pub const CSJOBID: usize = 0;
     pub const NNODES: usize = 1;
     pub const RANKSPERNODE: usize = 2;
@@ -402,6 +546,30 @@ pub mod pnetcdf_file {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 2;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
+    /// Word of counter `k` in a record (`k` one of this module's counter
+    /// indices; checked in debug builds and wherever `k` is a constant).
+    #[inline(always)]
+    pub const fn word(k: usize) -> usize {
+        debug_assert!(k < NUM_INDICES);
+        COUNTERS_AT + k
+    }
+    /// Word of fcounter `k` in a record.
+    #[inline(always)]
+    pub const fn fword(k: usize) -> usize {
+        debug_assert!(k < F_NUM_INDICES);
+        FCOUNTERS_AT + k
+    }
+    /// The words of counters `first..=last` (a reduction rule's run,
+    /// named by its ends: it is checked to be in order).
+    pub const fn words(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
+        assert!(first <= last && last < NUM_INDICES);
+        word(first)..=word(last)
+    }
+    /// The words of fcounters `first..=last`.
+    pub const fn fwords(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
+        assert!(first <= last && last < F_NUM_INDICES);
+        fword(first)..=fword(last)
+    }
     pub const CREATES: usize = 0;
     pub const OPENS: usize = 1;
     pub const REDEFS: usize = 2;
@@ -430,6 +598,30 @@ pub mod pnetcdf_var {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 3;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
+    /// Word of counter `k` in a record (`k` one of this module's counter
+    /// indices; checked in debug builds and wherever `k` is a constant).
+    #[inline(always)]
+    pub const fn word(k: usize) -> usize {
+        debug_assert!(k < NUM_INDICES);
+        COUNTERS_AT + k
+    }
+    /// Word of fcounter `k` in a record.
+    #[inline(always)]
+    pub const fn fword(k: usize) -> usize {
+        debug_assert!(k < F_NUM_INDICES);
+        FCOUNTERS_AT + k
+    }
+    /// The words of counters `first..=last` (a reduction rule's run,
+    /// named by its ends: it is checked to be in order).
+    pub const fn words(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
+        assert!(first <= last && last < NUM_INDICES);
+        word(first)..=word(last)
+    }
+    /// The words of fcounters `first..=last`.
+    pub const fn fwords(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
+        assert!(first <= last && last < F_NUM_INDICES);
+        fword(first)..=fword(last)
+    }
     /// Dimensions a record keeps (Darshan's PNETCDF_VAR_MAX_NDIMS).
     pub const MAX_NDIMS: usize = 5;
     pub const OPENS: usize = 0;

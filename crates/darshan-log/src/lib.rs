@@ -10,10 +10,10 @@
 
 pub mod counters;
 pub mod decode;
+pub mod defaults;
 pub mod dxt_mapped;
 pub mod encode;
 pub mod error;
-pub mod defaults;
 pub mod hash;
 pub mod header;
 pub mod job;

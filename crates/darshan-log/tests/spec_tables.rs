@@ -135,7 +135,8 @@ fn every_counter_index_constant_names_its_own_counter() {
         }
         let Some(rest) = line.strip_prefix("pub const ") else { continue };
         let (name, value) = rest.split_once(": usize = ").expect(line);
-        if name.ends_with("NUM_INDICES") || ["RECORD_WORDS", "COUNTERS_AT", "FCOUNTERS_AT", "MAX_NDIMS"].contains(&name) {
+        if name.ends_with("NUM_INDICES") || ["RECORD_WORDS", "COUNTERS_AT", "FCOUNTERS_AT", "MAX_NDIMS"].contains(&name)
+        {
             continue;
         }
         let index: usize = value.trim_end_matches(';').parse().expect(line);

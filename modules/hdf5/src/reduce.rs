@@ -5,9 +5,12 @@ use darshan_core::records::Reducer;
 use darshan_core::reduce_ops::{self as op, Rules};
 use darshan_log::counters::{h5d as d, h5f as fc};
 
-use d::{COUNTERS_AT as C, FCOUNTERS_AT as DF, MAX_NDIMS};
+use d::MAX_NDIMS;
 
-const FF: usize = fc::FCOUNTERS_AT;
+// Rules name the counters they take (a list, or a family's first and
+// last member, consecutive by the format's definition: histogram bins,
+// per-call counters), so a reordered counter table cannot silently move a
+// counter to another rule.
 
 /// H5F keeps no fastest/slowest ranks or variances: only the combination.
 pub struct FileRules;
@@ -21,40 +24,71 @@ impl Reducer for FileRules {
         let mut t = [0u64; fc::RECORD_WORDS];
         t[0] = a[0];
         t[1] = -1i64 as u64;
-        op::sum(a, b, &mut t, 2 + fc::OPENS..=2 + fc::FLUSHES);
-        t[2 + fc::USE_MPIIO] = (a[2 + fc::USE_MPIIO] == 1 || b[2 + fc::USE_MPIIO] == 1) as u64;
-        op::min_nonzero_f(a, b, &mut t, FF + fc::F_OPEN_START_TIMESTAMP..=FF + fc::F_CLOSE_START_TIMESTAMP);
-        op::max_f(a, b, &mut t, FF + fc::F_OPEN_END_TIMESTAMP..=FF + fc::F_CLOSE_END_TIMESTAMP);
-        op::sum_f(a, b, &mut t, FF + fc::F_META_TIME..=FF + fc::F_META_TIME);
+        op::sum(a, b, &mut t, [fc::OPENS, fc::FLUSHES].map(fc::word));
+        let k = fc::word(fc::USE_MPIIO);
+        t[k] = (a[k] == 1 || b[k] == 1) as u64;
+        op::min_nonzero_f(a, b, &mut t, [fc::F_OPEN_START_TIMESTAMP, fc::F_CLOSE_START_TIMESTAMP].map(fc::fword));
+        op::max_f(a, b, &mut t, [fc::F_OPEN_END_TIMESTAMP, fc::F_CLOSE_END_TIMESTAMP].map(fc::fword));
+        op::sum_f(a, b, &mut t, [fc::fword(fc::F_META_TIME)]);
         b.copy_from_slice(&t);
     }
 }
 
-pub const DATASET_RULES: Rules = Rules { shape: darshan_core::standard_shape!(d, C, DF), combine: combine_datasets };
+pub const DATASET_RULES: Rules = Rules { shape: darshan_core::standard_shape!(d), combine: combine_datasets };
 
 fn combine_datasets(a: &[u64], b: &mut [u64]) {
     let mut t = [0u64; d::RECORD_WORDS];
     t[0] = a[0];
     t[1] = -1i64 as u64;
     t[2] = a[2];
-    op::sum(a, b, &mut t, C + d::OPENS..=C + d::POINT_SELECTS);
-    op::sum(a, b, &mut t, C + d::SIZE_READ_AGG_0_100..=C + d::SIZE_WRITE_AGG_1G_PLUS);
-    op::common_tuples(a, b, &mut t, C + d::ACCESS1_ACCESS, C + d::ACCESS1_COUNT, 1 + 2 * MAX_NDIMS);
+    op::sum(
+        a,
+        b,
+        &mut t,
+        [
+            d::OPENS,
+            d::READS,
+            d::WRITES,
+            d::FLUSHES,
+            d::BYTES_READ,
+            d::BYTES_WRITTEN,
+            d::RW_SWITCHES,
+            d::REGULAR_HYPERSLAB_SELECTS,
+            d::IRREGULAR_HYPERSLAB_SELECTS,
+            d::POINT_SELECTS,
+        ]
+        .map(d::word),
+    );
+    op::sum(a, b, &mut t, d::words(d::SIZE_READ_AGG_0_100, d::SIZE_WRITE_AGG_1G_PLUS));
+    op::common_tuples(a, b, &mut t, d::word(d::ACCESS1_ACCESS), d::word(d::ACCESS1_COUNT), 1 + 2 * MAX_NDIMS);
     // The dataset's shape as the first operand has it.
     for k in [d::DATASPACE_NDIMS, d::DATASPACE_NPOINTS, d::DATATYPE_SIZE] {
-        op::copy(a, &mut t, C + k);
+        op::copy(a, &mut t, d::word(k));
     }
-    for k in d::CHUNK_SIZE_D1..=d::CHUNK_SIZE_D5 {
-        op::copy(a, &mut t, C + k);
+    for k in d::words(d::CHUNK_SIZE_D1, d::CHUNK_SIZE_D5) {
+        op::copy(a, &mut t, k);
     }
     for k in [d::USE_MPIIO_COLLECTIVE, d::USE_DEPRECATED] {
-        t[C + k] = (a[C + k] == 1 || b[C + k] == 1) as u64;
+        let k = d::word(k);
+        t[k] = (a[k] == 1 || b[k] == 1) as u64;
     }
-    op::min_nonzero_f(a, b, &mut t, DF + d::F_OPEN_START_TIMESTAMP..=DF + d::F_CLOSE_START_TIMESTAMP);
-    op::max_f(a, b, &mut t, DF + d::F_OPEN_END_TIMESTAMP..=DF + d::F_CLOSE_END_TIMESTAMP);
-    op::sum_f(a, b, &mut t, DF + d::F_READ_TIME..=DF + d::F_META_TIME);
-    op::max_time_with_size(a, b, &mut t, DF + d::F_MAX_READ_TIME, C + d::MAX_READ_TIME_SIZE);
-    op::max_time_with_size(a, b, &mut t, DF + d::F_MAX_WRITE_TIME, C + d::MAX_WRITE_TIME_SIZE);
+    op::min_nonzero_f(
+        a,
+        b,
+        &mut t,
+        [d::F_OPEN_START_TIMESTAMP, d::F_READ_START_TIMESTAMP, d::F_WRITE_START_TIMESTAMP, d::F_CLOSE_START_TIMESTAMP]
+            .map(d::fword),
+    );
+    op::max_f(
+        a,
+        b,
+        &mut t,
+        [d::F_OPEN_END_TIMESTAMP, d::F_READ_END_TIMESTAMP, d::F_WRITE_END_TIMESTAMP, d::F_CLOSE_END_TIMESTAMP]
+            .map(d::fword),
+    );
+    op::sum_f(a, b, &mut t, [d::F_READ_TIME, d::F_WRITE_TIME, d::F_META_TIME].map(d::fword));
+    op::max_time_with_size(a, b, &mut t, d::fword(d::F_MAX_READ_TIME), d::word(d::MAX_READ_TIME_SIZE));
+    op::max_time_with_size(a, b, &mut t, d::fword(d::F_MAX_WRITE_TIME), d::word(d::MAX_WRITE_TIME_SIZE));
     op::fastest_slowest(a, b, &mut t, &DATASET_RULES.shape.ranks);
     b.copy_from_slice(&t);
 }

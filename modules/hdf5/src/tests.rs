@@ -87,3 +87,15 @@ fn files_and_datasets_are_counted_as_darshan_counts_them() {
     assert_eq!(getf(&w, DF + d::F_READ_TIME), 3.0);
     assert_eq!(getf(&w, DF + d::F_META_TIME), 2.0);
 }
+
+#[test]
+fn every_counter_has_a_reduction_rule() {
+    use darshan_core::records::Reducer;
+    use darshan_log::counters::{h5d, h5f};
+    fn file(a: &[u64], b: &mut [u64]) {
+        crate::reduce::FILE_RULES.combine(a, b)
+    }
+    assert_eq!(darshan_core::reduce_ops::words_no_rule_takes(file, h5f::RECORD_WORDS), Vec::<usize>::new());
+    let datasets = &crate::reduce::DATASET_RULES;
+    assert_eq!(darshan_core::reduce_ops::words_no_rules_take(datasets, h5d::RECORD_WORDS), Vec::<usize>::new());
+}

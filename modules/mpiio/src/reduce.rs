@@ -3,26 +3,61 @@
 use darshan_core::reduce_ops::{self as op, Rules};
 use darshan_log::counters::mpiio as c;
 
-use crate::F;
+use c::word as w;
 
-const C: usize = c::COUNTERS_AT;
+pub const RULES: Rules = Rules { shape: darshan_core::standard_shape!(c), combine };
 
-pub const RULES: Rules = Rules { shape: darshan_core::standard_shape!(c, F), combine };
+// Rules name the counters they take (a list, or a family's first and
+// last member, consecutive by the format's definition: histogram bins,
+// per-call counters), so a reordered counter table cannot silently move a
+// counter to another rule.
 
 fn combine(a: &[u64], b: &mut [u64]) {
     let mut t = [0u64; c::RECORD_WORDS];
     t[0] = a[0];
     t[1] = -1i64 as u64;
-    op::sum(a, b, &mut t, C + c::INDEP_OPENS..=C + c::VIEWS);
-    op::copy(a, &mut t, C + c::MODE);
-    op::sum(a, b, &mut t, C + c::BYTES_READ..=C + c::RW_SWITCHES);
-    op::sum(a, b, &mut t, C + c::SIZE_READ_AGG_0_100..=C + c::SIZE_WRITE_AGG_1G_PLUS);
-    op::common(a, b, &mut t, C + c::ACCESS1_ACCESS, C + c::ACCESS1_COUNT);
-    op::min_nonzero_f(a, b, &mut t, F + c::F_OPEN_START_TIMESTAMP..=F + c::F_CLOSE_START_TIMESTAMP);
-    op::max_f(a, b, &mut t, F + c::F_OPEN_END_TIMESTAMP..=F + c::F_CLOSE_END_TIMESTAMP);
-    op::sum_f(a, b, &mut t, F + c::F_READ_TIME..=F + c::F_META_TIME);
-    op::max_time_with_size(a, b, &mut t, F + c::F_MAX_READ_TIME, C + c::MAX_READ_TIME_SIZE);
-    op::max_time_with_size(a, b, &mut t, F + c::F_MAX_WRITE_TIME, C + c::MAX_WRITE_TIME_SIZE);
+    op::sum(
+        a,
+        b,
+        &mut t,
+        [
+            c::INDEP_OPENS,
+            c::COLL_OPENS,
+            c::INDEP_READS,
+            c::INDEP_WRITES,
+            c::COLL_READS,
+            c::COLL_WRITES,
+            c::SPLIT_READS,
+            c::SPLIT_WRITES,
+            c::NB_READS,
+            c::NB_WRITES,
+            c::SYNCS,
+            c::HINTS,
+            c::VIEWS,
+        ]
+        .map(w),
+    );
+    op::copy(a, &mut t, w(c::MODE));
+    op::sum(a, b, &mut t, [c::BYTES_READ, c::BYTES_WRITTEN, c::RW_SWITCHES].map(w));
+    op::sum(a, b, &mut t, c::words(c::SIZE_READ_AGG_0_100, c::SIZE_WRITE_AGG_1G_PLUS));
+    op::common(a, b, &mut t, w(c::ACCESS1_ACCESS), w(c::ACCESS1_COUNT));
+    op::min_nonzero_f(
+        a,
+        b,
+        &mut t,
+        [c::F_OPEN_START_TIMESTAMP, c::F_READ_START_TIMESTAMP, c::F_WRITE_START_TIMESTAMP, c::F_CLOSE_START_TIMESTAMP]
+            .map(c::fword),
+    );
+    op::max_f(
+        a,
+        b,
+        &mut t,
+        [c::F_OPEN_END_TIMESTAMP, c::F_READ_END_TIMESTAMP, c::F_WRITE_END_TIMESTAMP, c::F_CLOSE_END_TIMESTAMP]
+            .map(c::fword),
+    );
+    op::sum_f(a, b, &mut t, [c::F_READ_TIME, c::F_WRITE_TIME, c::F_META_TIME].map(c::fword));
+    op::max_time_with_size(a, b, &mut t, c::fword(c::F_MAX_READ_TIME), c::word(c::MAX_READ_TIME_SIZE));
+    op::max_time_with_size(a, b, &mut t, c::fword(c::F_MAX_WRITE_TIME), c::word(c::MAX_WRITE_TIME_SIZE));
     op::fastest_slowest(a, b, &mut t, &RULES.shape.ranks);
     b.copy_from_slice(&t);
 }

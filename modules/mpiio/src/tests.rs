@@ -23,7 +23,9 @@ fn mpiio(records: usize) -> Mpiio {
     ONCE.call_once(|| {
         let _ = darshan_core::runtime::init_for_tests(darshan_core::config::Config::default());
     });
-    let m = Mpiio { st: Lock::new(State { set: RecordSet::new(ID), handles: HandleTable::new(), pool: CommonPool::new() }) };
+    let m = Mpiio {
+        st: Lock::new(State { set: RecordSet::new(ID), handles: HandleTable::new(), pool: CommonPool::new() }),
+    };
     let arena = Box::leak(Box::new(RecordArena::new(records * c::RECORD_WORDS * 8).expect("record memory")));
     m.attach(arena.reserve(c::RECORD_WORDS, records), 0);
     m
@@ -100,4 +102,12 @@ fn views_hints_and_syncs_are_counted_as_darshan_counts_them() {
     assert_eq!((counter(w, c::VIEWS), counter(w, c::HINTS), counter(w, c::SYNCS)), (2, 2, 1));
     assert_eq!(getf(w, F + c::F_META_TIME), 1.0 + 3.0 + 1.0, "open, the view with hints, close");
     assert_eq!(getf(w, F + c::F_WRITE_TIME), 4.0);
+}
+
+#[test]
+fn every_counter_has_a_reduction_rule() {
+    assert_eq!(
+        darshan_core::reduce_ops::words_no_rules_take(&crate::reduce::RULES, c::RECORD_WORDS),
+        Vec::<usize>::new()
+    );
 }

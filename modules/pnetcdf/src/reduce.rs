@@ -5,8 +5,12 @@ use darshan_core::records::Reducer;
 use darshan_core::reduce_ops::{self as op, Rules};
 use darshan_log::counters::{pnetcdf_file as fc, pnetcdf_var as v};
 
-use fc::{COUNTERS_AT as FC, FCOUNTERS_AT as FF};
-use v::{COUNTERS_AT as C, FCOUNTERS_AT as F, MAX_NDIMS};
+use v::MAX_NDIMS;
+
+// Rules name the counters they take (a list, or a family's first and
+// last member, consecutive by the format's definition: histogram bins,
+// per-call counters), so a reordered counter table cannot silently move a
+// counter to another rule.
 
 /// PNETCDF_FILE keeps no fastest/slowest ranks or variances: only the
 /// combination.
@@ -23,34 +27,91 @@ impl Reducer for FileRules {
         t[1] = -1i64 as u64;
         // Every counter is summed, the bytes too (so ranks whose size
         // query failed add their -1s, as in Darshan).
-        op::sum(a, b, &mut t, FC + fc::CREATES..=FC + fc::WAIT_FAILURES);
-        op::min_nonzero_f(a, b, &mut t, FF + fc::F_OPEN_START_TIMESTAMP..=FF + fc::F_WAIT_START_TIMESTAMP);
-        op::max_f(a, b, &mut t, FF + fc::F_OPEN_END_TIMESTAMP..=FF + fc::F_WAIT_END_TIMESTAMP);
-        op::sum_f(a, b, &mut t, FF + fc::F_META_TIME..=FF + fc::F_WAIT_TIME);
+        op::sum(
+            a,
+            b,
+            &mut t,
+            [
+                fc::CREATES,
+                fc::OPENS,
+                fc::REDEFS,
+                fc::INDEP_WAITS,
+                fc::COLL_WAITS,
+                fc::SYNCS,
+                fc::BYTES_READ,
+                fc::BYTES_WRITTEN,
+                fc::WAIT_FAILURES,
+            ]
+            .map(fc::word),
+        );
+        op::min_nonzero_f(
+            a,
+            b,
+            &mut t,
+            [fc::F_OPEN_START_TIMESTAMP, fc::F_CLOSE_START_TIMESTAMP, fc::F_WAIT_START_TIMESTAMP].map(fc::fword),
+        );
+        op::max_f(
+            a,
+            b,
+            &mut t,
+            [fc::F_OPEN_END_TIMESTAMP, fc::F_CLOSE_END_TIMESTAMP, fc::F_WAIT_END_TIMESTAMP].map(fc::fword),
+        );
+        op::sum_f(a, b, &mut t, [fc::F_META_TIME, fc::F_WAIT_TIME].map(fc::fword));
         b.copy_from_slice(&t);
     }
 }
 
-pub const VAR_RULES: Rules = Rules { shape: darshan_core::standard_shape!(v, C, F), combine: combine_vars };
+pub const VAR_RULES: Rules = Rules { shape: darshan_core::standard_shape!(v), combine: combine_vars };
 
 fn combine_vars(a: &[u64], b: &mut [u64]) {
     let mut t = [0u64; v::RECORD_WORDS];
     t[0] = a[0];
     t[1] = -1i64 as u64;
     t[2] = a[2];
-    op::sum(a, b, &mut t, C + v::OPENS..=C + v::BPUT_VARN);
-    op::sum(a, b, &mut t, C + v::SIZE_READ_AGG_0_100..=C + v::SIZE_WRITE_AGG_1G_PLUS);
-    op::common_tuples(a, b, &mut t, C + v::ACCESS1_ACCESS, C + v::ACCESS1_COUNT, 1 + 2 * MAX_NDIMS);
+    op::sum(
+        a,
+        b,
+        &mut t,
+        [
+            v::OPENS,
+            v::INDEP_READS,
+            v::INDEP_WRITES,
+            v::COLL_READS,
+            v::COLL_WRITES,
+            v::NB_READS,
+            v::NB_WRITES,
+            v::BYTES_READ,
+            v::BYTES_WRITTEN,
+            v::RW_SWITCHES,
+        ]
+        .map(v::word),
+    );
+    op::sum(a, b, &mut t, v::words(v::PUT_VAR, v::BPUT_VARN));
+    op::sum(a, b, &mut t, v::words(v::SIZE_READ_AGG_0_100, v::SIZE_WRITE_AGG_1G_PLUS));
+    op::common_tuples(a, b, &mut t, v::word(v::ACCESS1_ACCESS), v::word(v::ACCESS1_COUNT), 1 + 2 * MAX_NDIMS);
     // The variable's shape as the first operand has it.
     for k in [v::NDIMS, v::NPOINTS, v::DATATYPE_SIZE] {
-        op::copy(a, &mut t, C + k);
+        op::copy(a, &mut t, v::word(k));
     }
-    t[C + v::IS_RECORD_VAR] = (a[C + v::IS_RECORD_VAR] == 1 || b[C + v::IS_RECORD_VAR] == 1) as u64;
-    op::min_nonzero_f(a, b, &mut t, F + v::F_OPEN_START_TIMESTAMP..=F + v::F_CLOSE_START_TIMESTAMP);
-    op::max_f(a, b, &mut t, F + v::F_OPEN_END_TIMESTAMP..=F + v::F_CLOSE_END_TIMESTAMP);
-    op::sum_f(a, b, &mut t, F + v::F_READ_TIME..=F + v::F_META_TIME);
-    op::max_time_with_size(a, b, &mut t, F + v::F_MAX_READ_TIME, C + v::MAX_READ_TIME_SIZE);
-    op::max_time_with_size(a, b, &mut t, F + v::F_MAX_WRITE_TIME, C + v::MAX_WRITE_TIME_SIZE);
+    let k = v::word(v::IS_RECORD_VAR);
+    t[k] = (a[k] == 1 || b[k] == 1) as u64;
+    op::min_nonzero_f(
+        a,
+        b,
+        &mut t,
+        [v::F_OPEN_START_TIMESTAMP, v::F_READ_START_TIMESTAMP, v::F_WRITE_START_TIMESTAMP, v::F_CLOSE_START_TIMESTAMP]
+            .map(v::fword),
+    );
+    op::max_f(
+        a,
+        b,
+        &mut t,
+        [v::F_OPEN_END_TIMESTAMP, v::F_READ_END_TIMESTAMP, v::F_WRITE_END_TIMESTAMP, v::F_CLOSE_END_TIMESTAMP]
+            .map(v::fword),
+    );
+    op::sum_f(a, b, &mut t, [v::F_READ_TIME, v::F_WRITE_TIME, v::F_META_TIME].map(v::fword));
+    op::max_time_with_size(a, b, &mut t, v::fword(v::F_MAX_READ_TIME), v::word(v::MAX_READ_TIME_SIZE));
+    op::max_time_with_size(a, b, &mut t, v::fword(v::F_MAX_WRITE_TIME), v::word(v::MAX_WRITE_TIME_SIZE));
     op::fastest_slowest(a, b, &mut t, &VAR_RULES.shape.ranks);
     b.copy_from_slice(&t);
 }

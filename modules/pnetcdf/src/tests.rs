@@ -93,3 +93,14 @@ fn files_and_variables_are_counted_as_darshan_counts_them() {
     assert_eq!(getf(&w, F + v::F_READ_TIME), 3.0);
     assert_eq!(getf(&w, F + v::F_META_TIME), 1.0);
 }
+
+#[test]
+fn every_counter_has_a_reduction_rule() {
+    use darshan_core::records::Reducer;
+    fn file(a: &[u64], b: &mut [u64]) {
+        crate::reduce::FILE_RULES.combine(a, b)
+    }
+    assert_eq!(darshan_core::reduce_ops::words_no_rule_takes(file, f::RECORD_WORDS), Vec::<usize>::new());
+    let vars = &crate::reduce::VAR_RULES;
+    assert_eq!(darshan_core::reduce_ops::words_no_rules_take(vars, v::RECORD_WORDS), Vec::<usize>::new());
+}

@@ -3,33 +3,72 @@
 use darshan_core::reduce_ops::{self as op, Rules};
 use darshan_log::counters::posix as c;
 
-use crate::record::F;
+use c::word as w;
 
-const C: usize = c::COUNTERS_AT;
+pub const RULES: Rules = Rules { shape: darshan_core::standard_shape!(c), combine };
 
-pub const RULES: Rules = Rules { shape: darshan_core::standard_shape!(c, F), combine };
+// Rules name the counters they take (a list, or a family's first and
+// last member, consecutive by the format's definition: histogram bins,
+// per-call counters), so a reordered counter table cannot silently move a
+// counter to another rule.
 
 fn combine(a: &[u64], b: &mut [u64]) {
     let mut t = [0u64; c::RECORD_WORDS];
     t[0] = a[0];
     t[1] = -1i64 as u64;
-    op::sum_or_minus_one(a, b, &mut t, C + c::OPENS..=C + c::RENAME_TARGETS);
-    op::copy(a, &mut t, C + c::RENAMED_FROM);
-    op::copy(a, &mut t, C + c::MODE);
-    op::sum(a, b, &mut t, C + c::BYTES_READ..=C + c::BYTES_WRITTEN);
-    op::max(a, b, &mut t, C + c::MAX_BYTE_READ..=C + c::MAX_BYTE_WRITTEN);
-    op::sum(a, b, &mut t, C + c::CONSEC_READS..=C + c::MEM_NOT_ALIGNED);
-    op::copy(a, &mut t, C + c::MEM_ALIGNMENT);
-    op::sum(a, b, &mut t, C + c::FILE_NOT_ALIGNED..=C + c::FILE_NOT_ALIGNED);
-    op::copy(a, &mut t, C + c::FILE_ALIGNMENT);
-    op::sum(a, b, &mut t, C + c::SIZE_READ_0_100..=C + c::SIZE_WRITE_1G_PLUS);
-    op::common(a, b, &mut t, C + c::STRIDE1_STRIDE, C + c::STRIDE1_COUNT);
-    op::common(a, b, &mut t, C + c::ACCESS1_ACCESS, C + c::ACCESS1_COUNT);
-    op::min_nonzero_f(a, b, &mut t, F + c::F_OPEN_START_TIMESTAMP..=F + c::F_CLOSE_START_TIMESTAMP);
-    op::max_f(a, b, &mut t, F + c::F_OPEN_END_TIMESTAMP..=F + c::F_CLOSE_END_TIMESTAMP);
-    op::sum_f(a, b, &mut t, F + c::F_READ_TIME..=F + c::F_META_TIME);
-    op::max_time_with_size(a, b, &mut t, F + c::F_MAX_READ_TIME, C + c::MAX_READ_TIME_SIZE);
-    op::max_time_with_size(a, b, &mut t, F + c::F_MAX_WRITE_TIME, C + c::MAX_WRITE_TIME_SIZE);
+    op::sum_or_minus_one(
+        a,
+        b,
+        &mut t,
+        [
+            c::OPENS,
+            c::FILENOS,
+            c::DUPS,
+            c::READS,
+            c::WRITES,
+            c::SEEKS,
+            c::STATS,
+            c::MMAPS,
+            c::FSYNCS,
+            c::FDSYNCS,
+            c::RENAME_SOURCES,
+            c::RENAME_TARGETS,
+        ]
+        .map(w),
+    );
+    op::copy(a, &mut t, w(c::RENAMED_FROM));
+    op::copy(a, &mut t, w(c::MODE));
+    op::sum(a, b, &mut t, [c::BYTES_READ, c::BYTES_WRITTEN].map(w));
+    op::max(a, b, &mut t, [c::MAX_BYTE_READ, c::MAX_BYTE_WRITTEN].map(w));
+    op::sum(
+        a,
+        b,
+        &mut t,
+        [c::CONSEC_READS, c::CONSEC_WRITES, c::SEQ_READS, c::SEQ_WRITES, c::RW_SWITCHES, c::MEM_NOT_ALIGNED].map(w),
+    );
+    op::copy(a, &mut t, w(c::MEM_ALIGNMENT));
+    op::sum(a, b, &mut t, [w(c::FILE_NOT_ALIGNED)]);
+    op::copy(a, &mut t, w(c::FILE_ALIGNMENT));
+    op::sum(a, b, &mut t, c::words(c::SIZE_READ_0_100, c::SIZE_WRITE_1G_PLUS));
+    op::common(a, b, &mut t, w(c::STRIDE1_STRIDE), w(c::STRIDE1_COUNT));
+    op::common(a, b, &mut t, w(c::ACCESS1_ACCESS), w(c::ACCESS1_COUNT));
+    op::min_nonzero_f(
+        a,
+        b,
+        &mut t,
+        [c::F_OPEN_START_TIMESTAMP, c::F_READ_START_TIMESTAMP, c::F_WRITE_START_TIMESTAMP, c::F_CLOSE_START_TIMESTAMP]
+            .map(c::fword),
+    );
+    op::max_f(
+        a,
+        b,
+        &mut t,
+        [c::F_OPEN_END_TIMESTAMP, c::F_READ_END_TIMESTAMP, c::F_WRITE_END_TIMESTAMP, c::F_CLOSE_END_TIMESTAMP]
+            .map(c::fword),
+    );
+    op::sum_f(a, b, &mut t, [c::F_READ_TIME, c::F_WRITE_TIME, c::F_META_TIME].map(c::fword));
+    op::max_time_with_size(a, b, &mut t, c::fword(c::F_MAX_READ_TIME), c::word(c::MAX_READ_TIME_SIZE));
+    op::max_time_with_size(a, b, &mut t, c::fword(c::F_MAX_WRITE_TIME), c::word(c::MAX_WRITE_TIME_SIZE));
     op::fastest_slowest(a, b, &mut t, &RULES.shape.ranks);
     b.copy_from_slice(&t);
 }

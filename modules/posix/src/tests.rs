@@ -58,7 +58,10 @@ fn records(p: &Posix) -> Vec<Vec<u64>> {
 
 /// The same as rank `rank` of an MPI job of `nprocs`.
 fn records_of_rank(p: &Posix, rank: i64, nprocs: i64) -> Vec<Vec<u64>> {
-    darshan_core::module::finalized_records(p, &FinalizeCtx { rank, nprocs, ..FinalizeCtx::one_process(1.0, 1_000_000) })
+    darshan_core::module::finalized_records(
+        p,
+        &FinalizeCtx { rank, nprocs, ..FinalizeCtx::one_process(1.0, 1_000_000) },
+    )
 }
 
 fn counter(w: &[u64], k: usize) -> i64 {
@@ -198,9 +201,8 @@ fn common_access_sizes_are_ordered_by_count_then_by_larger_value() {
         }
     }
     let w = &records(&p)[0];
-    let got: Vec<(i64, i64)> = (0..4)
-        .map(|k| (counter(w, c::ACCESS1_ACCESS + k), counter(w, c::ACCESS1_COUNT + k)))
-        .collect();
+    let got: Vec<(i64, i64)> =
+        (0..4).map(|k| (counter(w, c::ACCESS1_ACCESS + k), counter(w, c::ACCESS1_COUNT + k))).collect();
     assert_eq!(got, vec![(5, 3), (30, 2), (20, 2), (10, 2)]);
 }
 
@@ -229,4 +231,12 @@ fn two_ranks_records_reduce_as_darshans_operator_does() {
     assert_eq!(getf(&b, F + c::F_WRITE_TIME), 30.0, "times add up across ranks");
     assert_eq!((counter(&b, c::SLOWEST_RANK), counter(&b, c::SLOWEST_RANK_BYTES)), (1, 500));
     assert_eq!((counter(&b, c::FASTEST_RANK), counter(&b, c::FASTEST_RANK_BYTES)), (0, 200));
+}
+
+#[test]
+fn every_counter_has_a_reduction_rule() {
+    assert_eq!(
+        darshan_core::reduce_ops::words_no_rules_take(&crate::reduce::RULES, c::RECORD_WORDS),
+        Vec::<usize>::new()
+    );
 }

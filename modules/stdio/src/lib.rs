@@ -5,11 +5,11 @@
 //! shutdown. Streams are keyed by their `FILE*` address.
 #![forbid(unsafe_code)]
 
+pub mod filter;
 mod reduce;
+mod streams;
 #[cfg(test)]
 mod tests;
-mod streams;
-pub mod filter;
 
 pub use filter::{FILTER_MUL, FILTER_SHIFT, FILTER_WORDS};
 

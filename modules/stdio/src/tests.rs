@@ -27,7 +27,8 @@ fn stdio(records: usize) -> Stdio {
     ONCE.call_once(|| {
         let _ = darshan_core::runtime::init_for_tests(darshan_core::config::Config::default());
     });
-    let s = Stdio { state: Lock::new(State { set: RecordSet::new(ID), streams: StreamMap::new(), std_streams: [0; 3] }) };
+    let s =
+        Stdio { state: Lock::new(State { set: RecordSet::new(ID), streams: StreamMap::new(), std_streams: [0; 3] }) };
     let arena = Box::leak(Box::new(RecordArena::new(records * c::RECORD_WORDS * 8).expect("record memory")));
     s.attach(arena.reserve(c::RECORD_WORDS, records), 0);
     s
@@ -123,4 +124,12 @@ fn a_flush_is_a_zero_byte_write_counted_apart_and_fdopen_is_an_open() {
     assert_eq!(counter(w, c::BYTES_WRITTEN), 15);
     assert_eq!(counter(w, c::MAX_BYTE_WRITTEN), 14);
     assert_eq!(getf(w, F + c::F_WRITE_TIME), 1.0 + 3.0 + 1.0);
+}
+
+#[test]
+fn every_counter_has_a_reduction_rule() {
+    assert_eq!(
+        darshan_core::reduce_ops::words_no_rules_take(&crate::reduce::RULES, c::RECORD_WORDS),
+        Vec::<usize>::new()
+    );
 }
