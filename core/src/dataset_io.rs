@@ -81,34 +81,34 @@ pub fn count(
 }
 
 /// The [`IoLayout`] of a record whose counter module `$c` (`darshan_log::
-/// counters::h5d`, `pnetcdf_var`) names the fields as H5D does, the
-/// counters at word `$cw` and the fcounters at word `$f`.
+/// counters::h5d`, `pnetcdf_var`) names the fields as H5D does; their
+/// words come from the module's layout.
 #[macro_export]
 macro_rules! dataset_io_layout {
-    ($c:ident, $cw:expr, $f:expr) => {
+    ($c:ident) => {
         $crate::dataset_io::IoLayout {
             read: $crate::dataset_io::Direction {
-                bytes: $cw + $c::BYTES_READ,
-                hist: $cw + $c::SIZE_READ_AGG_0_100,
-                start: $f + $c::F_READ_START_TIMESTAMP,
-                end: $f + $c::F_READ_END_TIMESTAMP,
-                max_time: $f + $c::F_MAX_READ_TIME,
-                max_size: $cw + $c::MAX_READ_TIME_SIZE,
-                time: $f + $c::F_READ_TIME,
+                bytes: $c::word($c::BYTES_READ),
+                hist: $c::word($c::SIZE_READ_AGG_0_100),
+                start: $c::fword($c::F_READ_START_TIMESTAMP),
+                end: $c::fword($c::F_READ_END_TIMESTAMP),
+                max_time: $c::fword($c::F_MAX_READ_TIME),
+                max_size: $c::word($c::MAX_READ_TIME_SIZE),
+                time: $c::fword($c::F_READ_TIME),
             },
             write: $crate::dataset_io::Direction {
-                bytes: $cw + $c::BYTES_WRITTEN,
-                hist: $cw + $c::SIZE_WRITE_AGG_0_100,
-                start: $f + $c::F_WRITE_START_TIMESTAMP,
-                end: $f + $c::F_WRITE_END_TIMESTAMP,
-                max_time: $f + $c::F_MAX_WRITE_TIME,
-                max_size: $cw + $c::MAX_WRITE_TIME_SIZE,
-                time: $f + $c::F_WRITE_TIME,
+                bytes: $c::word($c::BYTES_WRITTEN),
+                hist: $c::word($c::SIZE_WRITE_AGG_0_100),
+                start: $c::fword($c::F_WRITE_START_TIMESTAMP),
+                end: $c::fword($c::F_WRITE_END_TIMESTAMP),
+                max_time: $c::fword($c::F_MAX_WRITE_TIME),
+                max_size: $c::word($c::MAX_WRITE_TIME_SIZE),
+                time: $c::fword($c::F_WRITE_TIME),
             },
-            rw_switches: $cw + $c::RW_SWITCHES,
-            access1: $cw + $c::ACCESS1_ACCESS,
-            count1: $cw + $c::ACCESS1_COUNT,
-            meta_time: $f + $c::F_META_TIME,
+            rw_switches: $c::word($c::RW_SWITCHES),
+            access1: $c::word($c::ACCESS1_ACCESS),
+            count1: $c::word($c::ACCESS1_COUNT),
+            meta_time: $c::fword($c::F_META_TIME),
         }
     };
 }

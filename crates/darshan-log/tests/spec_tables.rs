@@ -133,7 +133,7 @@ fn every_counter_index_constant_names_its_own_counter() {
             module = Some((Box::leak(prefix.into_boxed_str()), id));
             continue;
         }
-        let Some(rest) = line.strip_prefix("pub const ") else { continue };
+        let Some(rest) = line.strip_prefix("pub const ").filter(|r| !r.starts_with("fn ")) else { continue };
         let (name, value) = rest.split_once(": usize = ").expect(line);
         if name.ends_with("NUM_INDICES") || ["RECORD_WORDS", "COUNTERS_AT", "FCOUNTERS_AT", "MAX_NDIMS"].contains(&name)
         {
@@ -147,4 +147,20 @@ fn every_counter_index_constant_names_its_own_counter() {
         checked += 1;
     }
     assert!(checked > 440, "only {checked} constants checked");
+}
+
+/// A counter's word is its index past the record's header (id, rank and,
+/// for H5D and PnetCDF variables, the file's record id); an fcounter's
+/// is past the counters; the last fcounter is the record's last word.
+#[test]
+fn word_positions_follow_each_modules_header() {
+    use darshan_log::counters::{h5d, pnetcdf_var, posix, stdio};
+    assert_eq!(posix::word(posix::OPENS), 2);
+    assert_eq!(h5d::word(h5d::OPENS), 3, "after the file's record id");
+    assert_eq!(pnetcdf_var::word(pnetcdf_var::OPENS), 3);
+    assert_eq!(posix::fword(posix::F_OPEN_START_TIMESTAMP), 2 + posix::NUM_INDICES);
+    assert_eq!(stdio::fword(stdio::F_VARIANCE_RANK_BYTES), stdio::RECORD_WORDS - 1);
+    assert_eq!(posix::words(posix::SIZE_READ_0_100, posix::SIZE_READ_1G_PLUS).count(), 10);
+    let reversed = std::panic::catch_unwind(|| posix::words(posix::READS, posix::OPENS));
+    assert!(reversed.is_err(), "a family named last-first is refused");
 }

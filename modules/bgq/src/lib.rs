@@ -37,8 +37,6 @@ pub use recorded::Recorded;
 pub const RECORD_NAME: &[u8] = b"darshan-bgq-record";
 
 /// The first counter word and the fcounter word of a record.
-const C: usize = c::COUNTERS_AT;
-const F: usize = c::FCOUNTERS_AT;
 
 /// What the BG/Q kernel says about this process's node.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,9 +124,9 @@ impl Bgq {
         let Some(i) = st.set.find_or_create(darshan_log::record_id(RECORD_NAME), b"") else { return false };
         let w = st.set.words(i);
         for (k, v) in counters(node).into_iter().enumerate() {
-            w[C + k] = v as u64;
+            w[c::word(k)] = v as u64;
         }
-        w[F + c::F_TIMESTAMP] = now as u64;
+        w[c::fword(c::F_TIMESTAMP)] = now as u64;
         true
     }
 }
@@ -151,7 +149,7 @@ impl Module for Bgq {
     }
     fn finalize(&self, ctx: &FinalizeCtx) {
         // The timestamp from ticks to seconds since start-up.
-        self.lock().set.finalize(ctx, F..F + c::F_NUM_INDICES);
+        self.lock().set.finalize(ctx, c::FCOUNTERS_AT..c::RECORD_WORDS);
     }
     /// Collective: every rank with the record (all of them, its id being
     /// shared) sends its I/O node id to rank 0, whose record becomes the
@@ -165,12 +163,12 @@ impl Module for Bgq {
         let Some(i) = st.set.find(id) else { return };
         let mut job = [0u64; c::RECORD_WORDS];
         job.copy_from_slice(st.set.record(i));
-        let ids = comm.gather_u64(job[C + c::INODES]);
+        let ids = comm.gather_u64(job[c::word(c::INODES)]);
         if comm.rank() == 0 {
             job[1] = -1i64 as u64;
             // -1 where MPI failed, as C's where its buffer could not be had.
             let n = if ids.is_empty() { -1 } else { distinct_io_nodes(&ids) };
-            job[C + c::INODES] = n as u64;
+            job[c::word(c::INODES)] = n as u64;
             st.job = Some(job);
         }
     }

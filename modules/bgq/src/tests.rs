@@ -156,9 +156,9 @@ fn the_record_is_made_reduced_to_rank_0_and_written_by_rank_0_only() {
     let w = output();
     assert_eq!(w.len(), c::RECORD_WORDS);
     assert_eq!((w[0], w[1] as i64), (id, -1));
-    assert_eq!(w[C + c::INODES], 2);
-    assert_eq!(w[C + c::CSJOBID], 3288074);
-    assert_eq!(f64::from_bits(w[F + c::F_TIMESTAMP]), 4.0, "8 ticks of 0.5 s");
+    assert_eq!(w[c::word(c::INODES)], 2);
+    assert_eq!(w[c::word(c::CSJOBID)], 3288074);
+    assert_eq!(f64::from_bits(w[c::fword(c::F_TIMESTAMP)]), 4.0, "8 ticks of 0.5 s");
 
     // Rank 2: takes part in the gather, writes nothing.
     BGQ.fork_child();
@@ -177,7 +177,7 @@ fn the_record_is_made_reduced_to_rank_0_and_written_by_rank_0_only() {
     assert!(BGQ.capture(&node, 2));
     BGQ.finalize(&ctx(0));
     let w = output();
-    assert_eq!((w[1], w[C + c::INODES]), (0, 12));
+    assert_eq!((w[1], w[c::word(c::INODES)]), (0, 12));
 
     // No room (the module switched off): no record.
     BGQ.fork_child();

@@ -15,10 +15,6 @@ use darshan_log::modules::H5D as ID;
 
 use darshan_core::access_tuples::{AccessTuples, TUPLE};
 
-/// Word offset of counter k is `C + k` (after id, rank, file_rec_id); of
-/// fcounter k, `F + k`.
-pub const C: usize = c::COUNTERS_AT;
-pub const F: usize = c::FCOUNTERS_AT;
 /// Open datasets (hid_t) tracked at once.
 const HANDLE_SLOTS: usize = 4096;
 /// Dimensions Darshan keeps (H5D_MAX_NDIMS).
@@ -57,7 +53,7 @@ pub enum Selection {
 }
 
 /// Where H5D keeps what every read and write updates.
-const IO: IoLayout = darshan_core::dataset_io_layout!(c, C, F);
+const IO: IoLayout = darshan_core::dataset_io_layout!(c);
 
 #[derive(Default)]
 pub struct Rt {
@@ -97,18 +93,18 @@ impl H5d {
         let Some(i) = st.set.find_or_create(id, name) else { return };
         st.handles.open(hid as u64, i, ID);
         let (w, rt) = st.set.both(i);
-        add(w, C + c::OPENS, 1);
-        w[C + c::USE_DEPRECATED] = info.deprecated as u64;
-        stamp(w, F + c::F_OPEN_START_TIMESTAMP, F + c::F_OPEN_END_TIMESTAMP, tm1, tm2);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.io.t.meta);
-        w[C + c::DATASPACE_NDIMS] = info.ndims as u64;
-        w[C + c::DATASPACE_NPOINTS] = info.npoints as u64;
+        add(w, c::word(c::OPENS), 1);
+        w[c::word(c::USE_DEPRECATED)] = info.deprecated as u64;
+        stamp(w, c::fword(c::F_OPEN_START_TIMESTAMP), c::fword(c::F_OPEN_END_TIMESTAMP), tm1, tm2);
+        timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.io.t.meta);
+        w[c::word(c::DATASPACE_NDIMS)] = info.ndims as u64;
+        w[c::word(c::DATASPACE_NPOINTS)] = info.npoints as u64;
         if let Some(chunk) = info.chunk {
             for (d, &v) in chunk.iter().enumerate() {
-                w[C + c::CHUNK_SIZE_D1 + d] = v as u64;
+                w[c::word(c::CHUNK_SIZE_D1) + d] = v as u64;
             }
         }
-        w[C + c::DATATYPE_SIZE] = info.type_size as u64;
+        w[c::word(c::DATATYPE_SIZE)] = info.type_size as u64;
         w[2] = info.file_rec_id;
     }
 
@@ -121,19 +117,19 @@ impl H5d {
         let (w, rt) = st.set.both(i);
         let mut tuple = [0i64; TUPLE];
         let npoints = match sel {
-            Selection::All => w[C + c::DATASPACE_NPOINTS] as i64,
+            Selection::All => w[c::word(c::DATASPACE_NPOINTS)] as i64,
             Selection::Points(n) => {
-                add(w, C + c::POINT_SELECTS, 1);
+                add(w, c::word(c::POINT_SELECTS), 1);
                 n
             }
             Selection::Regular { npoints, lengths, strides } => {
-                add(w, C + c::REGULAR_HYPERSLAB_SELECTS, 1);
+                add(w, c::word(c::REGULAR_HYPERSLAB_SELECTS), 1);
                 tuple[1..=MAX_NDIMS].copy_from_slice(&lengths);
                 tuple[1 + MAX_NDIMS..].copy_from_slice(&strides);
                 npoints
             }
             Selection::Irregular(n) => {
-                add(w, C + c::IRREGULAR_HYPERSLAB_SELECTS, 1);
+                add(w, c::word(c::IRREGULAR_HYPERSLAB_SELECTS), 1);
                 n
             }
             Selection::Other(n) => n,
@@ -141,12 +137,12 @@ impl H5d {
         };
         let bytes = match sel {
             Selection::Chunk(stored) => stored,
-            _ => npoints.wrapping_mul(w[C + c::DATATYPE_SIZE] as i64),
+            _ => npoints.wrapping_mul(w[c::word(c::DATATYPE_SIZE)] as i64),
         };
         tuple[0] = bytes;
-        add(w, C + if write { c::WRITES } else { c::READS }, 1);
+        add(w, c::word(if write { c::WRITES } else { c::READS }), 1);
         if collective {
-            w[C + c::USE_MPIIO_COLLECTIVE] = 1;
+            w[c::word(c::USE_MPIIO_COLLECTIVE)] = 1;
         }
         dataset_io::count(&IO, &mut st.tuples, i, w, &mut rt.io, write, bytes, &tuple, tm1, tm2);
     }
@@ -155,8 +151,8 @@ impl H5d {
         let mut st = self.lock();
         let Some(i) = st.handles.record(hid as u64, &st.set) else { return };
         let (w, rt) = st.set.both(i);
-        add(w, C + c::FLUSHES, 1);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.io.t.meta);
+        add(w, c::word(c::FLUSHES), 1);
+        timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.io.t.meta);
     }
 
     /// H5Dclose, or H5Oclose of an id this module knows (any other object
@@ -166,8 +162,8 @@ impl H5d {
         let st = &mut *guard;
         let Some(i) = st.handles.close(hid as u64, &st.set) else { return };
         let (w, rt) = st.set.both(i);
-        stamp(w, F + c::F_CLOSE_START_TIMESTAMP, F + c::F_CLOSE_END_TIMESTAMP, tm1, tm2);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.io.t.meta);
+        stamp(w, c::fword(c::F_CLOSE_START_TIMESTAMP), c::fword(c::F_CLOSE_END_TIMESTAMP), tm1, tm2);
+        timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.io.t.meta);
     }
 }
 
@@ -193,7 +189,7 @@ impl Module for H5d {
 
     fn finalize(&self, ctx: &FinalizeCtx) {
         // Every fcounter but the byte variance holds clock ticks.
-        self.lock().set.finalize(ctx, F..F + c::F_VARIANCE_RANK_BYTES);
+        self.lock().set.finalize(ctx, c::FCOUNTERS_AT..c::fword(c::F_VARIANCE_RANK_BYTES));
     }
 
     fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {

@@ -24,8 +24,6 @@ use darshan_log::modules::H5F as ID;
 
 pub use dataset::{Selection, H5D};
 
-/// Word offset of counter k is `2 + k`; of fcounter k, `F + k`.
-const F: usize = c::FCOUNTERS_AT;
 /// Open files (hid_t) tracked at once.
 const HANDLE_SLOTS: usize = 1024;
 
@@ -36,7 +34,7 @@ pub struct FileRt {
 
 impl darshan_core::records::RecordRt for FileRt {
     fn timers(&self, f: &mut dyn FnMut(usize, &NoOverlap)) {
-        f(F + c::F_META_TIME, &self.last_meta_end);
+        f(c::fword(c::F_META_TIME), &self.last_meta_end);
     }
 }
 
@@ -71,10 +69,10 @@ impl H5f {
         st.handles.open(hid as u64, i, ID);
         let (w, rt) = st.set.both(i);
         // As Darshan: the last open says whether MPI-IO is used.
-        w[2 + c::USE_MPIIO] = use_mpio as u64;
-        add(w, 2 + c::OPENS, 1);
-        stamp(w, F + c::F_OPEN_START_TIMESTAMP, F + c::F_OPEN_END_TIMESTAMP, tm1, tm2);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+        w[c::word(c::USE_MPIIO)] = use_mpio as u64;
+        add(w, c::word(c::OPENS), 1);
+        stamp(w, c::fword(c::F_OPEN_START_TIMESTAMP), c::fword(c::F_OPEN_END_TIMESTAMP), tm1, tm2);
+        timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.last_meta_end);
     }
 
     /// H5Fflush of an object in the file `file_hid`.
@@ -82,8 +80,8 @@ impl H5f {
         let mut st = self.lock();
         let Some(i) = st.handles.record(file_hid as u64, &st.set) else { return };
         let (w, rt) = st.set.both(i);
-        add(w, 2 + c::FLUSHES, 1);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+        add(w, c::word(c::FLUSHES), 1);
+        timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.last_meta_end);
     }
 
     pub fn on_close(&self, hid: i64, tm1: Tick, tm2: Tick) {
@@ -91,8 +89,8 @@ impl H5f {
         let st = &mut *guard;
         let Some(i) = st.handles.close(hid as u64, &st.set) else { return };
         let (w, rt) = st.set.both(i);
-        stamp(w, F + c::F_CLOSE_START_TIMESTAMP, F + c::F_CLOSE_END_TIMESTAMP, tm1, tm2);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.last_meta_end);
+        stamp(w, c::fword(c::F_CLOSE_START_TIMESTAMP), c::fword(c::F_CLOSE_END_TIMESTAMP), tm1, tm2);
+        timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.last_meta_end);
     }
 }
 
@@ -117,7 +115,7 @@ impl Module for H5f {
 
     fn finalize(&self, ctx: &FinalizeCtx) {
         // All five fcounters are times.
-        self.lock().set.finalize(ctx, F..F + c::F_NUM_INDICES);
+        self.lock().set.finalize(ctx, c::FCOUNTERS_AT..c::RECORD_WORDS);
     }
 
     fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {

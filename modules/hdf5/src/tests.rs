@@ -6,8 +6,8 @@ use darshan_core::common::getf;
 use darshan_core::{FinalizeCtx, Module};
 use darshan_log::counters::{h5d as d, h5f as f};
 
-use crate::dataset::{OpenInfo, C, F as DF};
-use crate::{Selection, F as FF, H5D, H5F};
+use crate::dataset::OpenInfo;
+use crate::{Selection, H5D, H5F};
 
 fn finalize_and_output(m: &dyn Module) -> Vec<u64> {
     m.finalize(&FinalizeCtx::one_process(1.0, 1000));
@@ -53,17 +53,17 @@ fn files_and_datasets_are_counted_as_darshan_counts_them() {
     let w = finalize_and_output(&H5F);
     assert_eq!(w.len(), f::RECORD_WORDS);
     assert_eq!(w[0], file_id);
-    assert_eq!((w[2 + f::OPENS], w[2 + f::FLUSHES], w[2 + f::USE_MPIIO]), (2, 1, 1));
-    assert_eq!(getf(&w, FF + f::F_OPEN_START_TIMESTAMP), 10.0);
-    assert_eq!(getf(&w, FF + f::F_OPEN_END_TIMESTAMP), 41.0);
-    assert_eq!(getf(&w, FF + f::F_CLOSE_START_TIMESTAMP), 30.0);
-    assert_eq!(getf(&w, FF + f::F_CLOSE_END_TIMESTAMP), 52.0);
-    assert_eq!(getf(&w, FF + f::F_META_TIME), 2.0 + 1.0 + 3.0 + 1.0 + 2.0);
+    assert_eq!((w[f::word(f::OPENS)], w[f::word(f::FLUSHES)], w[f::word(f::USE_MPIIO)]), (2, 1, 1));
+    assert_eq!(getf(&w, f::fword(f::F_OPEN_START_TIMESTAMP)), 10.0);
+    assert_eq!(getf(&w, f::fword(f::F_OPEN_END_TIMESTAMP)), 41.0);
+    assert_eq!(getf(&w, f::fword(f::F_CLOSE_START_TIMESTAMP)), 30.0);
+    assert_eq!(getf(&w, f::fword(f::F_CLOSE_END_TIMESTAMP)), 52.0);
+    assert_eq!(getf(&w, f::fword(f::F_META_TIME)), 2.0 + 1.0 + 3.0 + 1.0 + 2.0);
 
     let w = finalize_and_output(&H5D);
     assert_eq!(w.len(), d::RECORD_WORDS);
     assert_eq!((w[0], w[2]), (darshan_log::record_id(b"/data/f.h5:/x"), file_id));
-    let k = |i: usize| w[C + i] as i64;
+    let k = |i: usize| w[d::word(i)] as i64;
     assert_eq!((k(d::OPENS), k(d::WRITES), k(d::READS)), (1, 2, 3));
     assert_eq!((k(d::BYTES_WRITTEN), k(d::BYTES_READ)), (160, 800 + 24 + 32));
     assert_eq!(k(d::RW_SWITCHES), 1);
@@ -80,12 +80,12 @@ fn files_and_datasets_are_counted_as_darshan_counts_them() {
     assert_eq!((k(d::DATASPACE_NDIMS), k(d::DATASPACE_NPOINTS), k(d::DATATYPE_SIZE)), (2, 100, 8));
     assert_eq!((k(d::CHUNK_SIZE_D1), k(d::CHUNK_SIZE_D2), k(d::CHUNK_SIZE_D3)), (10, 5, 0));
     assert_eq!((k(d::USE_MPIIO_COLLECTIVE), k(d::USE_DEPRECATED)), (1, 0));
-    assert_eq!((k(d::MAX_WRITE_TIME_SIZE), getf(&w, DF + d::F_MAX_WRITE_TIME)), (80, 2.0));
-    assert_eq!(getf(&w, DF + d::F_WRITE_START_TIMESTAMP), 15.0);
-    assert_eq!(getf(&w, DF + d::F_READ_END_TIMESTAMP), 23.0);
-    assert_eq!(getf(&w, DF + d::F_WRITE_TIME), 3.0);
-    assert_eq!(getf(&w, DF + d::F_READ_TIME), 3.0);
-    assert_eq!(getf(&w, DF + d::F_META_TIME), 2.0);
+    assert_eq!((k(d::MAX_WRITE_TIME_SIZE), getf(&w, d::fword(d::F_MAX_WRITE_TIME))), (80, 2.0));
+    assert_eq!(getf(&w, d::fword(d::F_WRITE_START_TIMESTAMP)), 15.0);
+    assert_eq!(getf(&w, d::fword(d::F_READ_END_TIMESTAMP)), 23.0);
+    assert_eq!(getf(&w, d::fword(d::F_WRITE_TIME)), 3.0);
+    assert_eq!(getf(&w, d::fword(d::F_READ_TIME)), 3.0);
+    assert_eq!(getf(&w, d::fword(d::F_META_TIME)), 2.0);
 }
 
 #[test]

@@ -24,8 +24,6 @@ use darshan_core::{FinalizeCtx, Module};
 use darshan_log::counters::mpiio as c;
 use darshan_log::modules::MPIIO as ID;
 
-/// Word offset of counter k is `2 + k`; of fcounter k, `F + k`.
-pub const F: usize = c::FCOUNTERS_AT;
 /// Open MPI_File handles tracked at once (open-addressing table).
 const HANDLE_SLOTS: usize = 4096;
 
@@ -53,7 +51,7 @@ pub struct Rt {
 
 impl darshan_core::records::RecordRt for Rt {
     fn timers(&self, f: &mut dyn FnMut(usize, &NoOverlap)) {
-        self.t.each(f, F + c::F_READ_TIME, F + c::F_WRITE_TIME, F + c::F_META_TIME);
+        self.t.each(f, c::fword(c::F_READ_TIME), c::fword(c::F_WRITE_TIME), c::fword(c::F_META_TIME));
     }
 }
 
@@ -89,13 +87,13 @@ impl Mpiio {
         let Some(i) = st.set.find_or_create(id, name) else { return };
         st.handles.open(fh as u64, i, ID);
         let (w, rt) = st.set.both(i);
-        w[2 + c::MODE] = amode as u64;
-        add(w, 2 + if comm_size == 1 { c::INDEP_OPENS } else { c::COLL_OPENS }, 1);
+        w[c::word(c::MODE)] = amode as u64;
+        add(w, c::word(if comm_size == 1 { c::INDEP_OPENS } else { c::COLL_OPENS }), 1);
         if info {
-            add(w, 2 + c::HINTS, 1);
+            add(w, c::word(c::HINTS), 1);
         }
-        stamp(w, F + c::F_OPEN_START_TIMESTAMP, F + c::F_OPEN_END_TIMESTAMP, tm1, tm2);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
+        stamp(w, c::fword(c::F_OPEN_START_TIMESTAMP), c::fword(c::F_OPEN_END_TIMESTAMP), tm1, tm2);
+        timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.t.meta);
     }
 
     /// A successful read or write of `bytes` (count × type size) at byte
@@ -108,7 +106,7 @@ impl Mpiio {
         let Some(i) = st.handles.record(fh as u64, &st.set) else { return };
         let (w, rt) = st.set.both(i);
         if rt.last_io.switches(write) {
-            add(w, 2 + c::RW_SWITCHES, 1);
+            add(w, c::word(c::RW_SWITCHES), 1);
         }
         let (hist, total, max_time, max_size, start, end, last_end) = if write {
             let n = match how {
@@ -117,7 +115,7 @@ impl Mpiio {
                 Access::Split => c::SPLIT_WRITES,
                 Access::Nb => c::NB_WRITES,
             };
-            add(w, 2 + n, 1);
+            add(w, c::word(n), 1);
             (
                 c::SIZE_WRITE_AGG_0_100,
                 c::BYTES_WRITTEN,
@@ -134,7 +132,7 @@ impl Mpiio {
                 Access::Split => c::SPLIT_READS,
                 Access::Nb => c::NB_READS,
             };
-            add(w, 2 + n, 1);
+            add(w, c::word(n), 1);
             (
                 c::SIZE_READ_AGG_0_100,
                 c::BYTES_READ,
@@ -145,16 +143,16 @@ impl Mpiio {
                 &mut rt.t.read,
             )
         };
-        add(w, 2 + hist + size_bucket(bytes), 1);
-        add(w, 2 + total, bytes);
-        rt.access.count(&mut st.pool, w, 2 + c::ACCESS1_ACCESS, 2 + c::ACCESS1_COUNT, bytes);
-        stamp(w, F + start, F + end, tm1, tm2);
+        add(w, c::word(hist + size_bucket(bytes)), 1);
+        add(w, c::word(total), bytes);
+        rt.access.count(&mut st.pool, w, c::word(c::ACCESS1_ACCESS), c::word(c::ACCESS1_COUNT), bytes);
+        stamp(w, c::fword(start), c::fword(end), tm1, tm2);
         // Times are ticks until finalize; the longest call keeps its size.
-        if (tm2 - tm1) as u64 > w[F + max_time] {
-            w[F + max_time] = (tm2 - tm1) as u64;
-            w[2 + max_size] = bytes as u64;
+        if (tm2 - tm1) as u64 > w[c::fword(max_time)] {
+            w[c::fword(max_time)] = (tm2 - tm1) as u64;
+            w[c::word(max_size)] = bytes as u64;
         }
-        timer_inc_no_overlap(w, F + if write { c::F_WRITE_TIME } else { c::F_READ_TIME }, tm1, tm2, last_end);
+        timer_inc_no_overlap(w, c::fword(if write { c::F_WRITE_TIME } else { c::F_READ_TIME }), tm1, tm2, last_end);
         darshan_dxt::DXT_MPIIO.trace(&mut rt.dxt, w[0], write, offset, bytes, tm1, tm2);
         st.set.heat_add(write, bytes, tm1, tm2);
     }
@@ -164,8 +162,8 @@ impl Mpiio {
         let mut st = self.lock();
         let Some(i) = st.handles.record(fh as u64, &st.set) else { return };
         let (w, rt) = st.set.both(i);
-        add(w, 2 + c::SYNCS, 1);
-        timer_inc_no_overlap(w, F + c::F_WRITE_TIME, tm1, tm2, &mut rt.t.write);
+        add(w, c::word(c::SYNCS), 1);
+        timer_inc_no_overlap(w, c::fword(c::F_WRITE_TIME), tm1, tm2, &mut rt.t.write);
     }
 
     /// MPI_File_set_view: VIEWS; with an info object also HINTS and (as
@@ -174,10 +172,10 @@ impl Mpiio {
         let mut st = self.lock();
         let Some(i) = st.handles.record(fh as u64, &st.set) else { return };
         let (w, rt) = st.set.both(i);
-        add(w, 2 + c::VIEWS, 1);
+        add(w, c::word(c::VIEWS), 1);
         if info {
-            add(w, 2 + c::HINTS, 1);
-            timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
+            add(w, c::word(c::HINTS), 1);
+            timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.t.meta);
         }
     }
 
@@ -187,7 +185,7 @@ impl Mpiio {
         let mut st = self.lock();
         let Some(i) = st.handles.record(fh as u64, &st.set) else { return };
         let (w, rt) = st.set.both(i);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
+        timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.t.meta);
     }
 
     pub fn on_close(&self, fh: usize, tm1: Tick, tm2: Tick) {
@@ -195,8 +193,8 @@ impl Mpiio {
         let st = &mut *guard;
         let Some(i) = st.handles.close(fh as u64, &st.set) else { return };
         let (w, rt) = st.set.both(i);
-        stamp(w, F + c::F_CLOSE_START_TIMESTAMP, F + c::F_CLOSE_END_TIMESTAMP, tm1, tm2);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
+        stamp(w, c::fword(c::F_CLOSE_START_TIMESTAMP), c::fword(c::F_CLOSE_END_TIMESTAMP), tm1, tm2);
+        timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.t.meta);
     }
 }
 
@@ -232,7 +230,7 @@ impl Module for Mpiio {
         let mut guard = self.lock();
         let st = &mut *guard;
         // Every fcounter but the byte variance holds clock ticks.
-        st.set.finalize(ctx, F..F + c::F_VARIANCE_RANK_BYTES);
+        st.set.finalize(ctx, c::FCOUNTERS_AT..c::fword(c::F_VARIANCE_RANK_BYTES));
     }
 
     fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {

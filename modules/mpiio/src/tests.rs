@@ -15,9 +15,6 @@ use darshan_log::counters::mpiio as c;
 
 use crate::{Access, Mpiio, State, ID};
 
-const C: usize = c::COUNTERS_AT;
-const F: usize = c::FCOUNTERS_AT;
-
 fn mpiio(records: usize) -> Mpiio {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
@@ -36,7 +33,7 @@ fn records(m: &Mpiio) -> Vec<Vec<u64>> {
 }
 
 fn counter(w: &[u64], k: usize) -> i64 {
-    w[C + k] as i64
+    w[c::word(k)] as i64
 }
 
 /// One rank's shared.dat in mpi_mix: a collective open (CREATE|RDWR) by 4
@@ -80,9 +77,9 @@ fn one_ranks_calls_of_the_mpi_test_program_are_counted_as_darshan_counts_them() 
     ];
     let got: Vec<(usize, i64)> = want.iter().map(|&(k, _)| (k, counter(w, k))).collect();
     assert_eq!(got, want.to_vec());
-    assert_eq!(getf(w, F + c::F_WRITE_TIME), 6.0);
-    assert_eq!(getf(w, F + c::F_READ_TIME), 5.0);
-    assert_eq!(getf(w, F + c::F_META_TIME), 3.0, "open and close");
+    assert_eq!(getf(w, c::fword(c::F_WRITE_TIME)), 6.0);
+    assert_eq!(getf(w, c::fword(c::F_READ_TIME)), 5.0);
+    assert_eq!(getf(w, c::fword(c::F_META_TIME)), 3.0, "open and close");
 }
 
 /// An open by one rank alone is independent; set_view counts VIEWS, and
@@ -100,8 +97,8 @@ fn views_hints_and_syncs_are_counted_as_darshan_counts_them() {
     let w = &records(&m)[0];
     assert_eq!((counter(w, c::INDEP_OPENS), counter(w, c::COLL_OPENS)), (1, 0));
     assert_eq!((counter(w, c::VIEWS), counter(w, c::HINTS), counter(w, c::SYNCS)), (2, 2, 1));
-    assert_eq!(getf(w, F + c::F_META_TIME), 1.0 + 3.0 + 1.0, "open, the view with hints, close");
-    assert_eq!(getf(w, F + c::F_WRITE_TIME), 4.0);
+    assert_eq!(getf(w, c::fword(c::F_META_TIME)), 1.0 + 3.0 + 1.0, "open, the view with hints, close");
+    assert_eq!(getf(w, c::fword(c::F_WRITE_TIME)), 4.0);
 }
 
 #[test]

@@ -10,9 +10,6 @@ use darshan_core::{FinalizeCtx, Module};
 use darshan_log::counters::pnetcdf_file as c;
 use darshan_log::modules::PNETCDF_FILE as ID;
 
-/// Word offset of counter k is `C + k`; of fcounter k, `F + k`.
-pub const C: usize = c::COUNTERS_AT;
-pub const F: usize = c::FCOUNTERS_AT;
 /// Open files (ncids) tracked at once.
 const HANDLE_SLOTS: usize = 1024;
 
@@ -32,8 +29,8 @@ pub struct Rt {
 
 impl darshan_core::records::RecordRt for Rt {
     fn timers(&self, f: &mut dyn FnMut(usize, &NoOverlap)) {
-        f(F + c::F_META_TIME, &self.meta);
-        f(F + c::F_WAIT_TIME, &self.wait);
+        f(c::fword(c::F_META_TIME), &self.meta);
+        f(c::fword(c::F_WAIT_TIME), &self.wait);
     }
 }
 
@@ -66,9 +63,9 @@ impl PnetcdfFile {
         let st = &mut *guard;
         let Some(i) = st.set.find_or_create(id, name) else { return };
         let (w, rt) = st.set.both(i);
-        stamp(w, F + c::F_OPEN_START_TIMESTAMP, F + c::F_OPEN_END_TIMESTAMP, tm1, tm2);
-        add(w, C + if create { c::CREATES } else { c::OPENS }, 1);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.meta);
+        stamp(w, c::fword(c::F_OPEN_START_TIMESTAMP), c::fword(c::F_OPEN_END_TIMESTAMP), tm1, tm2);
+        add(w, c::word(if create { c::CREATES } else { c::OPENS }), 1);
+        timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.meta);
         st.handles.open(ncid as u64, i, ID);
     }
 
@@ -79,10 +76,10 @@ impl PnetcdfFile {
         let (w, rt) = st.set.both(i);
         match call {
             Meta::Enddef => {}
-            Meta::Redef => add(w, C + c::REDEFS, 1),
-            Meta::Sync => add(w, C + c::SYNCS, 1),
+            Meta::Redef => add(w, c::word(c::REDEFS), 1),
+            Meta::Sync => add(w, c::word(c::SYNCS), 1),
         }
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.meta);
+        timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.meta);
     }
 
     /// `ncmpi_wait` (independent) or `ncmpi_wait_all` (`collective`),
@@ -96,9 +93,9 @@ impl PnetcdfFile {
             (true, false) => c::INDEP_WAITS,
             (true, true) => c::COLL_WAITS,
         };
-        add(w, C + k, 1);
-        stamp(w, F + c::F_WAIT_START_TIMESTAMP, F + c::F_WAIT_END_TIMESTAMP, tm1, tm2);
-        timer_inc_no_overlap(w, F + c::F_WAIT_TIME, tm1, tm2, &mut rt.wait);
+        add(w, c::word(k), 1);
+        stamp(w, c::fword(c::F_WAIT_START_TIMESTAMP), c::fword(c::F_WAIT_END_TIMESTAMP), tm1, tm2);
+        timer_inc_no_overlap(w, c::fword(c::F_WAIT_TIME), tm1, tm2, &mut rt.wait);
     }
 
     /// A successful `ncmpi_close`; `put_size`/`get_size`: what
@@ -111,14 +108,14 @@ impl PnetcdfFile {
         let Some(i) = st.handles.close(ncid as u64, &st.set) else { return };
         let (w, rt) = st.set.both(i);
         for (k, size) in [(c::BYTES_WRITTEN, put_size), (c::BYTES_READ, get_size)] {
-            if size >= 0 && w[C + k] as i64 >= 0 {
-                add(w, C + k, size);
+            if size >= 0 && w[c::word(k)] as i64 >= 0 {
+                add(w, c::word(k), size);
             } else {
-                w[C + k] = -1i64 as u64;
+                w[c::word(k)] = -1i64 as u64;
             }
         }
-        stamp(w, F + c::F_CLOSE_START_TIMESTAMP, F + c::F_CLOSE_END_TIMESTAMP, tm1, tm2);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.meta);
+        stamp(w, c::fword(c::F_CLOSE_START_TIMESTAMP), c::fword(c::F_CLOSE_END_TIMESTAMP), tm1, tm2);
+        timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.meta);
     }
 }
 
@@ -143,7 +140,7 @@ impl Module for PnetcdfFile {
 
     fn finalize(&self, ctx: &FinalizeCtx) {
         // All eight fcounters are times.
-        self.lock().set.finalize(ctx, F..F + c::F_NUM_INDICES);
+        self.lock().set.finalize(ctx, c::FCOUNTERS_AT..c::RECORD_WORDS);
     }
 
     fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {

@@ -6,8 +6,6 @@ use darshan_core::common::getf;
 use darshan_core::{FinalizeCtx, Module};
 use darshan_log::counters::{pnetcdf_file as f, pnetcdf_var as v};
 
-use crate::file::{C as FC, F as FF};
-use crate::var::{C, F};
 use crate::{Access, Api, Kind, Meta, Op, VarInfo, PNETCDF_FILE, PNETCDF_VAR};
 
 fn finalize_and_output(m: &dyn Module) -> Vec<u64> {
@@ -63,20 +61,29 @@ fn files_and_variables_are_counted_as_darshan_counts_them() {
 
     let w = finalize_and_output(&PNETCDF_FILE);
     assert_eq!((w.len(), w[0]), (f::RECORD_WORDS, file_id));
-    let k = |i: usize| w[FC + i] as i64;
+    let k = |i: usize| w[f::word(i)] as i64;
     assert_eq!((k(f::CREATES), k(f::OPENS), k(f::REDEFS), k(f::SYNCS)), (1, 1, 1, 1));
     assert_eq!((k(f::COLL_WAITS), k(f::INDEP_WAITS), k(f::WAIT_FAILURES)), (1, 0, 1));
     assert_eq!((k(f::BYTES_WRITTEN), k(f::BYTES_READ)), (-1, 48), "a failed size query is -1 for good");
-    assert_eq!((getf(&w, FF + f::F_OPEN_START_TIMESTAMP), getf(&w, FF + f::F_OPEN_END_TIMESTAMP)), (10.0, 41.0));
-    assert_eq!((getf(&w, FF + f::F_WAIT_START_TIMESTAMP), getf(&w, FF + f::F_WAIT_END_TIMESTAMP)), (20.0, 25.0));
-    assert_eq!((getf(&w, FF + f::F_CLOSE_START_TIMESTAMP), getf(&w, FF + f::F_CLOSE_END_TIMESTAMP)), (30.0, 52.0));
-    assert_eq!(getf(&w, FF + f::F_META_TIME), 2.0 + 1.0 + 1.0 + 1.0 + 3.0 + 1.0 + 2.0);
-    assert_eq!(getf(&w, FF + f::F_WAIT_TIME), 4.0);
+    assert_eq!(
+        (getf(&w, f::fword(f::F_OPEN_START_TIMESTAMP)), getf(&w, f::fword(f::F_OPEN_END_TIMESTAMP))),
+        (10.0, 41.0)
+    );
+    assert_eq!(
+        (getf(&w, f::fword(f::F_WAIT_START_TIMESTAMP)), getf(&w, f::fword(f::F_WAIT_END_TIMESTAMP))),
+        (20.0, 25.0)
+    );
+    assert_eq!(
+        (getf(&w, f::fword(f::F_CLOSE_START_TIMESTAMP)), getf(&w, f::fword(f::F_CLOSE_END_TIMESTAMP))),
+        (30.0, 52.0)
+    );
+    assert_eq!(getf(&w, f::fword(f::F_META_TIME)), 2.0 + 1.0 + 1.0 + 1.0 + 3.0 + 1.0 + 2.0);
+    assert_eq!(getf(&w, f::fword(f::F_WAIT_TIME)), 4.0);
 
     let w = finalize_and_output(&PNETCDF_VAR);
     assert_eq!(w.len(), v::RECORD_WORDS);
     assert_eq!((w[0], w[2]), (darshan_log::record_id(b"/data/f.nc:T"), file_id));
-    let k = |i: usize| w[C + i] as i64;
+    let k = |i: usize| w[v::word(i)] as i64;
     assert_eq!((k(v::OPENS), k(v::COLL_WRITES), k(v::INDEP_READS), k(v::NB_WRITES)), (1, 2, 1, 2));
     assert_eq!((k(v::PUT_VARA), k(v::IPUT_VARA), k(v::GET_VAR), k(v::BPUT_VAR1)), (2, 1, 1, 1));
     assert_eq!((k(v::BYTES_WRITTEN), k(v::BYTES_READ), k(v::RW_SWITCHES)), (164, 120, 2));
@@ -85,13 +92,13 @@ fn files_and_variables_are_counted_as_darshan_counts_them() {
     assert_eq!((k(v::ACCESS1_ACCESS), k(v::ACCESS1_LENGTH_D2), k(v::ACCESS1_COUNT)), (40, 10, 2));
     assert_eq!((k(v::ACCESS2_ACCESS), k(v::ACCESS3_ACCESS), k(v::ACCESS4_ACCESS)), (120, 80, 4));
     assert_eq!((k(v::NDIMS), k(v::NPOINTS), k(v::DATATYPE_SIZE), k(v::IS_RECORD_VAR)), (2, 10, 4, 1));
-    assert_eq!((k(v::MAX_WRITE_TIME_SIZE), getf(&w, F + v::F_MAX_WRITE_TIME)), (40, 2.0));
-    assert_eq!((k(v::MAX_READ_TIME_SIZE), getf(&w, F + v::F_MAX_READ_TIME)), (120, 3.0));
-    assert_eq!(getf(&w, F + v::F_WRITE_START_TIMESTAMP), 14.0);
-    assert_eq!(getf(&w, F + v::F_WRITE_END_TIMESTAMP), 25.0);
-    assert_eq!(getf(&w, F + v::F_WRITE_TIME), 2.0 + 1.0 + 1.0 + 1.0);
-    assert_eq!(getf(&w, F + v::F_READ_TIME), 3.0);
-    assert_eq!(getf(&w, F + v::F_META_TIME), 1.0);
+    assert_eq!((k(v::MAX_WRITE_TIME_SIZE), getf(&w, v::fword(v::F_MAX_WRITE_TIME))), (40, 2.0));
+    assert_eq!((k(v::MAX_READ_TIME_SIZE), getf(&w, v::fword(v::F_MAX_READ_TIME))), (120, 3.0));
+    assert_eq!(getf(&w, v::fword(v::F_WRITE_START_TIMESTAMP)), 14.0);
+    assert_eq!(getf(&w, v::fword(v::F_WRITE_END_TIMESTAMP)), 25.0);
+    assert_eq!(getf(&w, v::fword(v::F_WRITE_TIME)), 2.0 + 1.0 + 1.0 + 1.0);
+    assert_eq!(getf(&w, v::fword(v::F_READ_TIME)), 3.0);
+    assert_eq!(getf(&w, v::fword(v::F_META_TIME)), 1.0);
 }
 
 #[test]

@@ -21,10 +21,6 @@ use darshan_core::{FinalizeCtx, Module};
 use darshan_log::counters::pnetcdf_var as c;
 use darshan_log::modules::PNETCDF_VAR as ID;
 
-/// Word offset of counter k is `C + k` (after id, rank, file_rec_id); of
-/// fcounter k, `F + k`.
-pub const C: usize = c::COUNTERS_AT;
-pub const F: usize = c::FCOUNTERS_AT;
 /// Variable ids tracked at once.
 const HANDLE_SLOTS: usize = 4096;
 /// Dimensions Darshan keeps (PNETCDF_VAR_MAX_NDIMS).
@@ -114,7 +110,7 @@ pub struct Access {
 }
 
 /// Where PNETCDF_VAR keeps what every read and write updates (as H5D).
-const IO: IoLayout = darshan_core::dataset_io_layout!(c, C, F);
+const IO: IoLayout = darshan_core::dataset_io_layout!(c);
 
 #[derive(Default)]
 pub struct Rt {
@@ -159,17 +155,17 @@ impl PnetcdfVar {
         let st = &mut *guard;
         let Some(i) = st.set.find_or_create(id, name) else { return };
         let (w, rt) = st.set.both(i);
-        add(w, C + c::OPENS, 1);
-        stamp(w, F + c::F_OPEN_START_TIMESTAMP, F + c::F_OPEN_END_TIMESTAMP, tm1, tm2);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.io.t.meta);
+        add(w, c::word(c::OPENS), 1);
+        stamp(w, c::fword(c::F_OPEN_START_TIMESTAMP), c::fword(c::F_OPEN_END_TIMESTAMP), tm1, tm2);
+        timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.io.t.meta);
         rt.unlimdimid = info.unlimdimid;
         // Set, never cleared, as in Darshan.
         if info.is_record {
-            w[C + c::IS_RECORD_VAR] = 1;
+            w[c::word(c::IS_RECORD_VAR)] = 1;
         }
-        w[C + c::NPOINTS] = info.npoints as u64;
-        w[C + c::NDIMS] = info.ndims as u64;
-        w[C + c::DATATYPE_SIZE] = info.type_size as u64;
+        w[c::word(c::NPOINTS)] = info.npoints as u64;
+        w[c::word(c::NDIMS)] = info.ndims as u64;
+        w[c::word(c::DATATYPE_SIZE)] = info.type_size as u64;
         w[2] = info.file_rec_id;
         st.handles.open(varid as u64, i, ID);
     }
@@ -181,9 +177,9 @@ impl PnetcdfVar {
         let i = st.handles.record(varid as u64, &st.set)?;
         let w = st.set.record(i);
         Some(VarShape {
-            ndims: w[C + c::NDIMS] as i64,
-            npoints: w[C + c::NPOINTS] as i64,
-            type_size: w[C + c::DATATYPE_SIZE] as i64,
+            ndims: w[c::word(c::NDIMS)] as i64,
+            npoints: w[c::word(c::NPOINTS)] as i64,
+            type_size: w[c::word(c::DATATYPE_SIZE)] as i64,
             unlimdimid: st.set.rt[i].unlimdimid,
         })
     }
@@ -194,7 +190,7 @@ impl PnetcdfVar {
         let st = &mut *guard;
         let Some(i) = st.handles.record(varid as u64, &st.set) else { return };
         let (w, rt) = st.set.both(i);
-        add(w, C + api.counter(), 1);
+        add(w, c::word(api.counter()), 1);
         let write = !api.reads();
         dataset_io::count(&IO, &mut st.tuples, i, w, &mut rt.io, write, access.bytes, &access.tuple, tm1, tm2);
         let mode = match (api.op, api.collective) {
@@ -205,7 +201,7 @@ impl PnetcdfVar {
             (Op::Iget, _) => c::NB_READS,
             (Op::Iput | Op::Bput, _) => c::NB_WRITES,
         };
-        add(w, C + mode, 1);
+        add(w, c::word(mode), 1);
     }
 }
 
@@ -231,7 +227,7 @@ impl Module for PnetcdfVar {
 
     fn finalize(&self, ctx: &FinalizeCtx) {
         // Every fcounter but the byte variance holds clock ticks.
-        self.lock().set.finalize(ctx, F..F + c::F_VARIANCE_RANK_BYTES);
+        self.lock().set.finalize(ctx, c::FCOUNTERS_AT..c::fword(c::F_VARIANCE_RANK_BYTES));
     }
 
     fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {

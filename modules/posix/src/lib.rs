@@ -194,21 +194,21 @@ impl Posix {
     pub fn on_seek(&self, fd: i32, new_offset: i64, tm1: Tick, tm2: Tick) {
         self.with_fd(fd, |w, rt| {
             rt.offset = new_offset;
-            darshan_core::common::add(w, 2 + c::SEEKS, 1);
+            darshan_core::common::add(w, c::word(c::SEEKS), 1);
             record::meta_time(w, rt, tm1, tm2);
         });
     }
 
     pub fn on_sync(&self, fd: i32, data_only: bool, tm1: Tick, tm2: Tick) {
         self.with_fd(fd, |w, rt| {
-            darshan_core::common::add(w, 2 + if data_only { c::FDSYNCS } else { c::FSYNCS }, 1);
-            let wt = record::F + c::F_WRITE_TIME;
+            darshan_core::common::add(w, c::word(if data_only { c::FDSYNCS } else { c::FSYNCS }), 1);
+            let wt = c::fword(c::F_WRITE_TIME);
             darshan_core::common::timer_inc_no_overlap(w, wt, tm1, tm2, &mut rt.t.write);
         });
     }
 
     pub fn on_mmap(&self, fd: i32) {
-        self.with_fd(fd, |w, _| darshan_core::common::add(w, 2 + c::MMAPS, 1));
+        self.with_fd(fd, |w, _| darshan_core::common::add(w, c::word(c::MMAPS), 1));
     }
 
     /// stat family on a tracked fd (fstat, fstatat with AT_EMPTY_PATH).
@@ -259,7 +259,7 @@ impl Posix {
         let Some(o) = set.find(old_id) else { return };
         {
             let (w, rt) = set.both(o);
-            darshan_core::common::add(w, 2 + c::RENAME_SOURCES, 1);
+            darshan_core::common::add(w, c::word(c::RENAME_SOURCES), 1);
             record::meta_time(w, rt, tm1, tm2);
         }
         if darshan_core::paths::excluded(cfg, ID, new) {
@@ -271,9 +271,9 @@ impl Posix {
             record::init_new(&mut set, n, new, cfg_align());
         }
         let w = set.words(n);
-        darshan_core::common::add(w, 2 + c::RENAME_TARGETS, 1);
-        if w[2 + c::RENAMED_FROM] == 0 {
-            w[2 + c::RENAMED_FROM] = old_id;
+        darshan_core::common::add(w, c::word(c::RENAME_TARGETS), 1);
+        if w[c::word(c::RENAMED_FROM)] == 0 {
+            w[c::word(c::RENAMED_FROM)] = old_id;
         }
     }
 
@@ -344,13 +344,13 @@ impl Module for Posix {
         let mut guard = self.lock();
         let st = &mut *guard;
         // Every fcounter but the byte variance holds clock ticks.
-        st.set.finalize(ctx, record::F..record::F + c::F_VARIANCE_RANK_BYTES);
+        st.set.finalize(ctx, c::FCOUNTERS_AT..c::fword(c::F_VARIANCE_RANK_BYTES));
         // DXT's triggers look at this rank's own counters, before any
         // reduction (darshan-core.c applies them first).
         let set = &st.set;
         darshan_dxt::apply_triggers(&|id| {
             let w = set.record(set.find(id)?);
-            let n = |k: usize| w[2 + k] as i64;
+            let n = |k: usize| w[c::word(k)] as i64;
             let small = [c::SIZE_READ_0_100, c::SIZE_READ_100_1K, c::SIZE_READ_1K_10K]
                 .into_iter()
                 .chain([c::SIZE_WRITE_0_100, c::SIZE_WRITE_100_1K, c::SIZE_WRITE_1K_10K])

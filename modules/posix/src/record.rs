@@ -9,9 +9,6 @@ use darshan_log::counters::posix as c;
 
 use crate::OpenKind;
 
-/// Word offset of counter k is `2 + k`; of fcounter k, `F + k`.
-pub const F: usize = c::FCOUNTERS_AT;
-
 /// Per-record state that is not written to the log.
 pub struct Rt {
     pub fresh: bool,
@@ -28,7 +25,7 @@ pub struct Rt {
 
 impl darshan_core::records::RecordRt for Rt {
     fn timers(&self, f: &mut dyn FnMut(usize, &NoOverlap)) {
-        self.t.each(f, F + c::F_READ_TIME, F + c::F_WRITE_TIME, F + c::F_META_TIME);
+        self.t.each(f, c::fword(c::F_READ_TIME), c::fword(c::F_WRITE_TIME), c::fword(c::F_META_TIME));
     }
 }
 
@@ -53,42 +50,42 @@ pub fn init_new(set: &mut RecordSet<Rt>, i: usize, name: &[u8], mem_align: i64) 
     let align = darshan_core::runtime::alignment_of(name);
     let (w, rt) = set.both(i);
     rt.fresh = false;
-    w[2 + c::MEM_ALIGNMENT] = mem_align as u64;
-    w[2 + c::FILE_ALIGNMENT] = align as u64;
+    w[c::word(c::MEM_ALIGNMENT)] = mem_align as u64;
+    w[c::word(c::FILE_ALIGNMENT)] = align as u64;
 }
 
 pub fn meta_time(w: &mut [u64], rt: &mut Rt, tm1: Tick, tm2: Tick) {
-    timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
+    timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.t.meta);
 }
 
 pub fn open(w: &mut [u64], rt: &mut Rt, kind: OpenKind, mode: i64, tm1: Tick, tm2: Tick) {
     if mode != 0 {
-        w[2 + c::MODE] = mode as u64;
+        w[c::word(c::MODE)] = mode as u64;
     }
     if kind == OpenKind::Open {
         rt.offset = 0;
         rt.last_byte_read = 0;
         rt.last_byte_written = 0;
     }
-    add(w, 2 + c::OPENS, 1);
+    add(w, c::word(c::OPENS), 1);
     match kind {
-        OpenKind::Dup => add(w, 2 + c::DUPS, 1),
-        OpenKind::Fileno => add(w, 2 + c::FILENOS, 1),
+        OpenKind::Dup => add(w, c::word(c::DUPS), 1),
+        OpenKind::Fileno => add(w, c::word(c::FILENOS), 1),
         OpenKind::Open => {}
     }
-    stamp(w, F + c::F_OPEN_START_TIMESTAMP, F + c::F_OPEN_END_TIMESTAMP, tm1, tm2);
+    stamp(w, c::fword(c::F_OPEN_START_TIMESTAMP), c::fword(c::F_OPEN_END_TIMESTAMP), tm1, tm2);
     meta_time(w, rt, tm1, tm2);
 }
 
 pub fn close(w: &mut [u64], rt: &mut Rt, tm1: Tick, tm2: Tick) {
     rt.last_byte_read = 0;
     rt.last_byte_written = 0;
-    stamp(w, F + c::F_CLOSE_START_TIMESTAMP, F + c::F_CLOSE_END_TIMESTAMP, tm1, tm2);
+    stamp(w, c::fword(c::F_CLOSE_START_TIMESTAMP), c::fword(c::F_CLOSE_END_TIMESTAMP), tm1, tm2);
     meta_time(w, rt, tm1, tm2);
 }
 
 pub fn stat(w: &mut [u64], rt: &mut Rt, tm1: Tick, tm2: Tick) {
-    add(w, 2 + c::STATS, 1);
+    add(w, c::word(c::STATS), 1);
     meta_time(w, rt, tm1, tm2);
 }
 
@@ -133,26 +130,26 @@ pub fn access(
         )
     };
     if this > *last_byte {
-        add(w, 2 + seq, 1);
+        add(w, c::word(seq), 1);
     }
     if this == *last_byte + 1 {
-        add(w, 2 + consec, 1);
+        add(w, c::word(consec), 1);
     }
     let stride = if this > 0 && this > *last_byte && *last_byte != 0 { this - *last_byte - 1 } else { 0 };
     *last_byte = this + bytes - 1;
     rt.offset = this + bytes;
-    if get(w, 2 + max_byte) < this + bytes - 1 {
-        w[2 + max_byte] = (this + bytes - 1) as u64;
+    if get(w, c::word(max_byte)) < this + bytes - 1 {
+        w[c::word(max_byte)] = (this + bytes - 1) as u64;
     }
-    add(w, 2 + total, bytes);
-    add(w, 2 + count, 1);
-    add(w, 2 + hist + size_bucket(bytes), 1);
-    rt.access.count(pool, w, 2 + c::ACCESS1_ACCESS, 2 + c::ACCESS1_COUNT, bytes);
-    rt.stride.count(pool, w, 2 + c::STRIDE1_STRIDE, 2 + c::STRIDE1_COUNT, stride);
+    add(w, c::word(total), bytes);
+    add(w, c::word(count), 1);
+    add(w, c::word(hist + size_bucket(bytes)), 1);
+    rt.access.count(pool, w, c::word(c::ACCESS1_ACCESS), c::word(c::ACCESS1_COUNT), bytes);
+    rt.stride.count(pool, w, c::word(c::STRIDE1_STRIDE), c::word(c::STRIDE1_COUNT), stride);
     if !aligned {
-        add(w, 2 + c::MEM_NOT_ALIGNED, 1);
+        add(w, c::word(c::MEM_NOT_ALIGNED), 1);
     }
-    let falign = get(w, 2 + c::FILE_ALIGNMENT);
+    let falign = get(w, c::word(c::FILE_ALIGNMENT));
     let off_in_block = if falign > 0 && falign & (falign - 1) == 0 {
         this & (falign - 1)
     } else if falign > 0 {
@@ -161,10 +158,10 @@ pub fn access(
         0
     };
     if off_in_block != 0 {
-        add(w, 2 + c::FILE_NOT_ALIGNED, 1);
+        add(w, c::word(c::FILE_NOT_ALIGNED), 1);
     }
     if rt.last_io.switches(write) {
-        add(w, 2 + c::RW_SWITCHES, 1);
+        add(w, c::word(c::RW_SWITCHES), 1);
     }
     let elapsed = tm2 - tm1;
     let (start, end, maxt, maxsz, time, last_end) = if write {
@@ -186,11 +183,11 @@ pub fn access(
             &mut rt.t.read,
         )
     };
-    stamp(w, F + start, F + end, tm1, tm2);
-    if (w[F + maxt] as i64) < elapsed {
-        w[F + maxt] = elapsed as u64;
-        w[2 + maxsz] = bytes as u64;
+    stamp(w, c::fword(start), c::fword(end), tm1, tm2);
+    if (w[c::fword(maxt)] as i64) < elapsed {
+        w[c::fword(maxt)] = elapsed as u64;
+        w[c::word(maxsz)] = bytes as u64;
     }
-    timer_inc_no_overlap(w, F + time, tm1, tm2, last_end);
+    timer_inc_no_overlap(w, c::fword(time), tm1, tm2, last_end);
     this
 }

@@ -18,9 +18,6 @@ use darshan_log::counters::posix as c;
 
 use crate::{OpenKind, Posix, State, AIO_SLOTS, ID, MAX_FDS};
 
-const C: usize = c::COUNTERS_AT;
-const F: usize = c::FCOUNTERS_AT;
-
 /// The runtime's configuration and a mount table of one ext4 file system
 /// with 4 KiB blocks at "/", once per test binary: what a record's
 /// FILE_ALIGNMENT comes from.
@@ -65,7 +62,7 @@ fn records_of_rank(p: &Posix, rank: i64, nprocs: i64) -> Vec<Vec<u64>> {
 }
 
 fn counter(w: &[u64], k: usize) -> i64 {
-    w[C + k] as i64
+    w[c::word(k)] as i64
 }
 
 /// The program the counter rules were verified with against C Darshan
@@ -162,10 +159,10 @@ fn overlapping_calls_count_their_time_once() {
     p.on_read(5, 10, Some(10), true, 15, 30); // 10 more: 20..30
     p.on_read(5, 10, Some(20), true, 40, 45); // 5 more
     let w = &records(&p)[0];
-    assert_eq!(getf(w, F + c::F_READ_TIME), 25.0);
-    assert_eq!(getf(w, F + c::F_MAX_READ_TIME), 15.0, "the longest single read");
-    assert_eq!(getf(w, F + c::F_READ_START_TIMESTAMP), 10.0);
-    assert_eq!(getf(w, F + c::F_READ_END_TIMESTAMP), 45.0);
+    assert_eq!(getf(w, c::fword(c::F_READ_TIME)), 25.0);
+    assert_eq!(getf(w, c::fword(c::F_MAX_READ_TIME)), 15.0, "the longest single read");
+    assert_eq!(getf(w, c::fword(c::F_READ_START_TIMESTAMP)), 10.0);
+    assert_eq!(getf(w, c::fword(c::F_READ_END_TIMESTAMP)), 45.0);
 }
 
 /// A dup'd descriptor counts as an open of the same record (and a DUP)
@@ -226,9 +223,9 @@ fn two_ranks_records_reduce_as_darshans_operator_does() {
     assert_eq!(counter(&b, c::OPENS), 2);
     assert_eq!(counter(&b, c::BYTES_WRITTEN), 700);
     assert_eq!(counter(&b, c::MAX_BYTE_WRITTEN), 1499);
-    assert_eq!(getf(&b, F + c::F_OPEN_START_TIMESTAMP), 50.0);
-    assert_eq!(getf(&b, F + c::F_WRITE_END_TIMESTAMP), 122.0);
-    assert_eq!(getf(&b, F + c::F_WRITE_TIME), 30.0, "times add up across ranks");
+    assert_eq!(getf(&b, c::fword(c::F_OPEN_START_TIMESTAMP)), 50.0);
+    assert_eq!(getf(&b, c::fword(c::F_WRITE_END_TIMESTAMP)), 122.0);
+    assert_eq!(getf(&b, c::fword(c::F_WRITE_TIME)), 30.0, "times add up across ranks");
     assert_eq!((counter(&b, c::SLOWEST_RANK), counter(&b, c::SLOWEST_RANK_BYTES)), (1, 500));
     assert_eq!((counter(&b, c::FASTEST_RANK), counter(&b, c::FASTEST_RANK_BYTES)), (0, 200));
 }

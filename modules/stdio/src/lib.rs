@@ -47,7 +47,6 @@ pub fn maybe_tracked(stream: usize) -> bool {
     MAYBE_TRACKED[w].load(Ordering::Relaxed) & b != 0
 }
 
-const F: usize = c::FCOUNTERS_AT;
 const STD_NAMES: [&[u8]; 3] = [b"<STDIN>", b"<STDOUT>", b"<STDERR>"];
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -65,7 +64,7 @@ pub struct Rt {
 
 impl darshan_core::records::RecordRt for Rt {
     fn timers(&self, f: &mut dyn FnMut(usize, &NoOverlap)) {
-        self.t.each(f, F + c::F_READ_TIME, F + c::F_WRITE_TIME, F + c::F_META_TIME);
+        self.t.each(f, c::fword(c::F_READ_TIME), c::fword(c::F_WRITE_TIME), c::fword(c::F_META_TIME));
     }
 }
 
@@ -91,12 +90,12 @@ impl State {
         if !fdopen {
             rt.offset = 0;
         }
-        add(w, 2 + c::OPENS, 1);
+        add(w, c::word(c::OPENS), 1);
         if fdopen {
-            add(w, 2 + c::FDOPENS, 1);
+            add(w, c::word(c::FDOPENS), 1);
         }
-        stamp(w, F + c::F_OPEN_START_TIMESTAMP, F + c::F_OPEN_END_TIMESTAMP, tm1, tm2);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
+        stamp(w, c::fword(c::F_OPEN_START_TIMESTAMP), c::fword(c::F_OPEN_END_TIMESTAMP), tm1, tm2);
+        timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.t.meta);
         self.streams.insert(stream, i as u32);
         let (word, bit) = filter_bit(stream);
         MAYBE_TRACKED[word].fetch_or(bit, Ordering::Relaxed);
@@ -143,8 +142,8 @@ impl Stdio {
             return;
         }
         let (w, rt) = st.set.both(i as usize);
-        stamp(w, F + c::F_CLOSE_START_TIMESTAMP, F + c::F_CLOSE_END_TIMESTAMP, tm1, tm2);
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
+        stamp(w, c::fword(c::F_CLOSE_START_TIMESTAMP), c::fword(c::F_CLOSE_END_TIMESTAMP), tm1, tm2);
+        timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.t.meta);
     }
 
     pub fn on_read(&self, stream: usize, bytes: i64, tm1: Tick, tm2: Tick) {
@@ -188,13 +187,13 @@ impl Stdio {
         };
         let this = rt.offset;
         rt.offset = this + bytes;
-        if get(w, 2 + max_byte) < this + bytes - 1 {
-            w[2 + max_byte] = (this + bytes - 1) as u64;
+        if get(w, c::word(max_byte)) < this + bytes - 1 {
+            w[c::word(max_byte)] = (this + bytes - 1) as u64;
         }
-        add(w, 2 + total, bytes);
-        add(w, 2 + count, 1);
-        stamp(w, F + start, F + end, tm1, tm2);
-        timer_inc_no_overlap(w, F + time, tm1, tm2, last_end);
+        add(w, c::word(total), bytes);
+        add(w, c::word(count), 1);
+        stamp(w, c::fword(start), c::fword(end), tm1, tm2);
+        timer_inc_no_overlap(w, c::fword(time), tm1, tm2, last_end);
         st.set.heat_add(kind != Access::Read, bytes, tm1, tm2);
     }
 
@@ -208,8 +207,8 @@ impl Stdio {
         }
         let (w, rt) = st.set.both(i as usize);
         rt.offset = pos;
-        timer_inc_no_overlap(w, F + c::F_META_TIME, tm1, tm2, &mut rt.t.meta);
-        add(w, 2 + c::SEEKS, 1);
+        timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.t.meta);
+        add(w, c::word(c::SEEKS), 1);
     }
 
     /// ungetc: the tracked offset moves back one byte.
@@ -257,7 +256,7 @@ impl Module for Stdio {
         let mut guard = self.lock();
         let st = &mut *guard;
         // Every fcounter but the byte variance holds clock ticks.
-        st.set.finalize(ctx, F..F + c::F_VARIANCE_RANK_BYTES);
+        st.set.finalize(ctx, c::FCOUNTERS_AT..c::fword(c::F_VARIANCE_RANK_BYTES));
     }
 
     fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
@@ -268,7 +267,9 @@ impl Module for Stdio {
         let std_ids: [u64; 3] = std::array::from_fn(|k| darshan_log::record_id(STD_NAMES[k]));
         // Standard streams nobody read or wrote are left out (and their
         // names with them: the name table holds only records in the log).
-        self.lock().set.output(emit, |w| !(std_ids.contains(&w[0]) && w[2 + c::WRITES] == 0 && w[2 + c::READS] == 0));
+        self.lock()
+            .set
+            .output(emit, |w| !(std_ids.contains(&w[0]) && w[c::word(c::WRITES)] == 0 && w[c::word(c::READS)] == 0));
     }
 
     fn fork_child(&self) {

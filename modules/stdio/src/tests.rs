@@ -16,9 +16,6 @@ use darshan_log::counters::stdio as c;
 use crate::streams::StreamMap;
 use crate::{State, Stdio, ID};
 
-const C: usize = c::COUNTERS_AT;
-const F: usize = c::FCOUNTERS_AT;
-
 /// A STDIO module of the test's own with room for `records` files besides
 /// the standard streams' three records (made at attach).
 fn stdio(records: usize) -> Stdio {
@@ -39,7 +36,7 @@ fn records(s: &Stdio) -> Vec<Vec<u64>> {
 }
 
 fn counter(w: &[u64], k: usize) -> i64 {
-    w[C + k] as i64
+    w[c::word(k)] as i64
 }
 
 #[test]
@@ -99,9 +96,9 @@ fn the_reference_stdio_program_gives_c_darshans_counters() {
     ];
     assert_eq!(got, c_darshan.to_vec());
     // Writes before reads, every time within the run, the open first.
-    assert!(getf(w, F + c::F_OPEN_START_TIMESTAMP) < getf(w, F + c::F_WRITE_START_TIMESTAMP));
-    assert!(getf(w, F + c::F_WRITE_END_TIMESTAMP) < getf(w, F + c::F_READ_START_TIMESTAMP));
-    assert_eq!(getf(w, F + c::F_WRITE_TIME), 1_000_000.0, "a million calls of one tick");
+    assert!(getf(w, c::fword(c::F_OPEN_START_TIMESTAMP)) < getf(w, c::fword(c::F_WRITE_START_TIMESTAMP)));
+    assert!(getf(w, c::fword(c::F_WRITE_END_TIMESTAMP)) < getf(w, c::fword(c::F_READ_START_TIMESTAMP)));
+    assert_eq!(getf(w, c::fword(c::F_WRITE_TIME)), 1_000_000.0, "a million calls of one tick");
 }
 
 /// fflush is a write of 0 bytes counted in FLUSHES, not WRITES, with
@@ -123,7 +120,7 @@ fn a_flush_is_a_zero_byte_write_counted_apart_and_fdopen_is_an_open() {
     assert_eq!((counter(w, c::WRITES), counter(w, c::FLUSHES)), (2, 1));
     assert_eq!(counter(w, c::BYTES_WRITTEN), 15);
     assert_eq!(counter(w, c::MAX_BYTE_WRITTEN), 14);
-    assert_eq!(getf(w, F + c::F_WRITE_TIME), 1.0 + 3.0 + 1.0);
+    assert_eq!(getf(w, c::fword(c::F_WRITE_TIME)), 1.0 + 3.0 + 1.0);
 }
 
 #[test]
