@@ -2,74 +2,52 @@
 //! a log directory), then say where the log is and what the command did.
 //!
 //! usage: darshan-run [--log-dir DIR] [--lib PATH] [--quiet] [--] command [args...]
-//!        darshan-run --summary LOG...
+//!        darshan-run --summary LOG...   (options parsed by clap: `Opts`)
 #![forbid(unsafe_code)]
 
 mod summary;
 
+use std::ffi::OsString;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+use clap::Parser;
+
 use darshan_util::cli;
 use darshan_util::visible::{visible, visible_bytes};
 
-const USAGE: &str = "usage: darshan-run [--log-dir DIR] [--lib PATH] [--quiet] [--] command [args...]
-       darshan-run --summary LOG...      (the same summary of logs already written)
-
-Runs the command with libdarshan.so preloaded (DARSHAN_ENABLE_NONMPI=1),
-writes its Darshan log to DIR (default: $DARSHAN_LOGPATH, else ./darshan-logs),
-then prints the log's path and a summary of the command's I/O on stderr.
-Exits with the command's exit status. With --summary: 0 when every log
-was read, 1 when some could not be (each is named, with why), 2 for a
-usage error or a missing file; 141 when the output's reader went away.";
-
+/// darshan-run's options. The command is everything after the options
+/// (or after `--`): its own options are never taken for ours.
+#[derive(Parser)]
+#[command(
+    name = "darshan-run",
+    version,
+    about = "Run a command under the Darshan runtime, then say where its log is and what its I/O did",
+    long_about = "Runs the command with libdarshan.so preloaded (DARSHAN_ENABLE_NONMPI=1), writes its \
+                  Darshan log to the log directory, then prints the log's path and a summary of the \
+                  command's I/O on stderr.",
+    after_help = "Exit status: the command's own. With --summary: 0 when every log was read, 1 when some \
+                  could not be (each is named, with why), 2 for a usage error or a missing file; 141 when \
+                  the output's reader went away."
+)]
 struct Opts {
+    /// Where the log goes (default: $DARSHAN_LOGPATH, else ./darshan-logs).
+    #[arg(long, value_name = "DIR", env = "DARSHAN_LOGPATH", default_value = "darshan-logs", hide_env_values = true)]
     log_dir: PathBuf,
+    /// The runtime library (default: $DARSHAN_RS_LIB, else the
+    /// libdarshan.so installed with this program).
+    #[arg(long, value_name = "PATH")]
     lib: Option<PathBuf>,
+    /// Print nothing; only run the command and write its log.
+    #[arg(short, long)]
     quiet: bool,
-    cmd: Vec<String>,
-}
-
-fn parse(args: &[String]) -> Result<Opts, String> {
-    let mut o = Opts {
-        log_dir: std::env::var_os("DARSHAN_LOGPATH").map(PathBuf::from).unwrap_or_else(|| "darshan-logs".into()),
-        lib: None,
-        quiet: false,
-        cmd: Vec::new(),
-    };
-    let mut i = 0;
-    while i < args.len() {
-        match args[i].as_str() {
-            "--" => {
-                o.cmd = args[i + 1..].to_vec();
-                break;
-            }
-            "--log-dir" | "--lib" => {
-                let v = args.get(i + 1).ok_or(format!("{} needs a value", args[i]))?;
-                if args[i] == "--lib" {
-                    o.lib = Some(v.into());
-                } else {
-                    o.log_dir = v.into();
-                }
-                i += 2;
-            }
-            "--quiet" | "-q" => {
-                o.quiet = true;
-                i += 1;
-            }
-            "-h" | "--help" => return Err(String::new()),
-            s if s.starts_with('-') => return Err(format!("unknown option {s}")),
-            _ => {
-                o.cmd = args[i..].to_vec();
-                break;
-            }
-        }
-    }
-    if o.cmd.is_empty() {
-        return Err("no command given".into());
-    }
-    Ok(o)
+    /// Summarize logs already written instead of running a command.
+    #[arg(long, value_name = "LOG", num_args = 1.., conflicts_with_all = ["command", "quiet", "lib"])]
+    summary: Vec<PathBuf>,
+    /// The command and its arguments.
+    #[arg(value_name = "COMMAND", trailing_var_arg = true, num_args = 1.., required_unless_present = "summary")]
+    command: Vec<OsString>,
 }
 
 /// libdarshan.so: --lib, $DARSHAN_RS_LIB, next to this executable, or in
@@ -101,13 +79,13 @@ fn run(o: Opts) -> Result<ExitCode, String> {
     };
     let before = summary::logs_in(&log_dir);
     let started = std::time::SystemTime::now();
-    let mut child = Command::new(&o.cmd[0])
-        .args(&o.cmd[1..])
+    let mut child = Command::new(&o.command[0])
+        .args(&o.command[1..])
         .env("LD_PRELOAD", preload)
         .env("DARSHAN_ENABLE_NONMPI", "1")
         .env("DARSHAN_LOGPATH", &log_dir)
         .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", o.cmd[0]))?;
+        .map_err(|e| format!("cannot run {}: {e}", visible_bytes(o.command[0].as_encoded_bytes())))?;
     let pid = child.id();
     let status = child.wait().map_err(|e| e.to_string())?;
     let code = status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
@@ -115,18 +93,15 @@ fn run(o: Opts) -> Result<ExitCode, String> {
         let logs: Vec<PathBuf> = summary::logs_in(&log_dir).into_iter().filter(|l| !before.contains(l)).collect();
         // The command's own status is what darshan-run returns, even
         // when one of its logs cannot be read (that is said above).
-        cli::stderr(&summary::report(&logs, pid, Some(&summary::Run { args: &o.cmd[1..], started })).0);
+        let args: Vec<String> = o.command[1..].iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        cli::stderr(&summary::report(&logs, pid, Some(&summary::Run { args: &args, started })).0);
     }
     Ok(ExitCode::from(code.clamp(0, 255) as u8))
 }
 
 /// `--summary`: 0 when every log was read, 1 when some could not be
-/// (each named with why), 2 for usage errors and missing files.
+/// (each named with why), 2 for missing files.
 fn summarize(logs: &[PathBuf]) -> ExitCode {
-    if logs.is_empty() {
-        cli::say(USAGE);
-        return ExitCode::from(2);
-    }
     if let Some(bad) = logs.iter().find(|l| !l.is_file()) {
         cli::say(&format!("darshan-run: no such log: {}", visible_bytes(bad.as_os_str().as_encoded_bytes())));
         return ExitCode::from(2);
@@ -138,21 +113,10 @@ fn summarize(logs: &[PathBuf]) -> ExitCode {
 
 fn main() -> ExitCode {
     cli::one_line_panics("darshan-run");
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("--summary") {
-        let logs: Vec<PathBuf> = args[1..].iter().map(PathBuf::from).collect();
-        return summarize(&logs);
+    let opts = Opts::parse();
+    if !opts.summary.is_empty() {
+        return summarize(&opts.summary);
     }
-    let opts = match parse(&args) {
-        Ok(o) => o,
-        Err(e) => {
-            if !e.is_empty() {
-                cli::say(&format!("darshan-run: {e}"));
-            }
-            cli::say(USAGE);
-            return ExitCode::from(if e.is_empty() { 0 } else { 2 });
-        }
-    };
     match run(opts) {
         Ok(c) => c,
         Err(e) => {

@@ -97,7 +97,23 @@ fn exit_status_and_bad_usage() {
     assert_eq!(st.code(), Some(7));
     let out = darshan_test_support::output(&mut Command::new(bin()));
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no command given"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("<COMMAND>"), "names what is missing");
+    // An option of ours that does not exist is refused, not run as a
+    // command; the command's own options (after its name) are its own.
+    let out = darshan_test_support::output(&mut Command::new(bin()).args(["--bogus", "true"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unexpected argument '--bogus'"));
+    let st = darshan_test_support::status(&mut Command::new(bin()).args([
+        "--lib",
+        lib().to_str().unwrap(),
+        "--log-dir",
+        d.to_str().unwrap(),
+        "sh",
+        "-c",
+        "exit 9",
+        "--quiet",
+    ]));
+    assert_eq!(st.code(), Some(9), "--quiet after the command is the command's argument");
     let out = darshan_test_support::output(&mut Command::new(bin()).args(["--lib", "/no/such/lib.so", "true"]));
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/lib.so"));
