@@ -12,6 +12,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
@@ -97,9 +98,27 @@ enum Msg {
 
 #[derive(Clone)]
 struct FileInfo {
-    path: String,
+    /// The path as the file system has it (any bytes).
+    path: PathBuf,
     size: i64,
     mtime_ns: i64,
+}
+
+impl FileInfo {
+    /// The path as the `logs` table and messages show it: itself when it
+    /// is UTF-8, else with each byte that is not shown as `\xNN`.
+    fn shown(&self) -> String {
+        shown(&self.path)
+    }
+}
+
+/// `p` as text: itself when UTF-8, else escaped (never lossy, so two
+/// non-UTF-8 names never show alike).
+pub fn shown(p: &Path) -> String {
+    match p.to_str() {
+        Some(s) => s.to_string(),
+        None => darshan_util::visible::visible_bytes(p.as_os_str().as_bytes()).into_owned(),
+    }
 }
 
 /// A path that could not be looked at while walking the trees.
@@ -110,36 +129,26 @@ pub struct Problem {
 
 /// Phase 1: every log file under `roots`, sorted. Darshan's `YYYY/M/D`
 /// layout or any other; `.darshan_partial` files are logs still being
-/// written and are left for a later run. Symbolic links to directories are
-/// not followed (no cycles).
+/// written and are left for a later run. Symbolic links to directories
+/// below a root are not followed (no cycles); a root given as a file is
+/// taken whatever its name.
 pub fn find_logs(roots: &[PathBuf]) -> (Vec<PathBuf>, Vec<Problem>) {
     let mut out = Vec::new();
     let mut problems = Vec::new();
-    let problem =
-        |p: &Path, e: std::io::Error| Problem { path: p.to_string_lossy().into_owned(), error: e.to_string() };
-    let mut stack: Vec<PathBuf> = roots.to_vec();
-    while let Some(p) = stack.pop() {
-        let meta = match std::fs::symlink_metadata(&p) {
-            Ok(m) => m,
-            Err(e) => {
-                problems.push(problem(&p, e));
-                continue;
-            }
-        };
-        if meta.is_dir() {
-            match std::fs::read_dir(&p) {
-                Ok(rd) => {
-                    for e in rd {
-                        match e {
-                            Ok(e) => stack.push(e.path()),
-                            Err(e) => problems.push(problem(&p, e)),
-                        }
-                    }
+    for root in roots {
+        for entry in walkdir::WalkDir::new(root).follow_links(false) {
+            match entry {
+                Ok(e) if e.file_type().is_dir() => {}
+                Ok(e) if e.depth() == 0 || e.path().extension().is_some_and(|x| x == "darshan") => {
+                    out.push(e.into_path())
                 }
-                Err(e) => problems.push(problem(&p, e)),
+                Ok(_) => {}
+                Err(e) => {
+                    let path = e.path().unwrap_or(root);
+                    let error = e.io_error().map_or_else(|| e.to_string(), |io| io.to_string());
+                    problems.push(Problem { path: shown(path), error });
+                }
             }
-        } else if roots.contains(&p) || p.extension().is_some_and(|e| e == "darshan") {
-            out.push(p);
         }
     }
     out.sort();
@@ -148,11 +157,7 @@ pub fn find_logs(roots: &[PathBuf]) -> (Vec<PathBuf>, Vec<Problem>) {
 
 fn file_info(p: &Path) -> std::io::Result<FileInfo> {
     let m = std::fs::metadata(p)?;
-    Ok(FileInfo {
-        path: p.to_string_lossy().into_owned(),
-        size: m.len() as i64,
-        mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
-    })
+    Ok(FileInfo { path: p.to_path_buf(), size: m.len() as i64, mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec() })
 }
 
 /// The content key: BLAKE3 of the file's bytes (128 bits, hex).
@@ -215,7 +220,7 @@ impl Lane {
 fn worker(queue: Arc<Mutex<Vec<FileInfo>>>, keys: Arc<Mutex<HashSet<String>>>, ix: &TableIndex, lane: Lane) {
     loop {
         let Some(file) = queue.lock().ok().and_then(|mut q| q.pop()) else { return };
-        let path = PathBuf::from(&file.path);
+        let path = file.path.clone();
         let key = match content_key(&path) {
             Ok(k) => k,
             Err(e) => {
@@ -263,10 +268,10 @@ pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Su
     let mut todo = Vec::new();
     for p in &paths {
         match file_info(p) {
-            Ok(f) if seen.get(&f.path) == Some(&(f.size, f.mtime_ns)) => sum.unchanged += 1,
+            Ok(f) if seen.get(f.path.as_os_str().as_bytes()) == Some(&(f.size, f.mtime_ns)) => sum.unchanged += 1,
             Ok(f) => todo.push(f),
             Err(e) => sum.errors.push(LogError {
-                path: p.to_string_lossy().into_owned(),
+                path: shown(p),
                 status: Status::Error,
                 error: e.to_string(),
             }),
@@ -344,9 +349,9 @@ impl Writer<'_> {
             Msg::Begin { file, key, job } => self.opened_log(lane, file, key, job),
             Msg::Failed { file, key, error } => {
                 self.store.begin_log()?;
-                let id = self.store.finish_log(&key, &file.path, file.size, Status::Error, Some(&error))?;
+                let id = self.store.finish_log(&key, &file.shown(), file.size, Status::Error, Some(&error))?;
                 self.seen(&file, &key, id)?;
-                self.sum.errors.push(LogError { path: file.path, status: Status::Error, error });
+                self.sum.errors.push(LogError { path: file.shown(), status: Status::Error, error });
                 Ok(())
             }
             Msg::Duplicate { file, key } => {
@@ -360,7 +365,7 @@ impl Writer<'_> {
                 }
             }
             Msg::Unreadable { file, error } => {
-                self.sum.errors.push(LogError { path: file.path, status: Status::Error, error });
+                self.sum.errors.push(LogError { path: file.shown(), status: Status::Error, error });
                 Ok(())
             }
             Msg::Rows { .. } | Msg::End { .. } => Err("internal: a log's rows came before its beginning".into()),
@@ -380,7 +385,7 @@ impl Writer<'_> {
                     return Err(format!(
                         "internal: the worker reading {} stopped in the middle of it; the logs since the last commit \
                          will be ingested by the next run",
-                        file.path
+                        file.shown()
                     ));
                 }
             }
@@ -389,13 +394,13 @@ impl Writer<'_> {
         for (t, row) in &end.totals {
             self.store.insert(id, *t, std::slice::from_ref(row))?;
         }
-        self.store.finish_log(&key, &file.path, file.size, end.status, end.error.as_deref())?;
+        self.store.finish_log(&key, &file.shown(), file.size, end.status, end.error.as_deref())?;
         self.seen(&file, &key, id)?;
         self.sum.ingested += 1;
         if end.status == Status::Partial {
             self.sum.partial += 1;
             self.sum.partial_logs.push(LogError {
-                path: file.path,
+                path: file.shown(),
                 status: end.status,
                 error: end.error.unwrap_or_else(|| "incomplete: the runtime marked a module partial".into()),
             });

@@ -20,9 +20,11 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fs::{File, TryLockError};
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::{params, params_from_iter, Connection, ToSql};
 
 use crate::extract::{Row, Status, Value};
@@ -206,10 +208,19 @@ impl Store {
         rows.collect::<Result<_, _>>().map_err(err)
     }
 
-    /// Paths already ingested, with the size and mtime they had.
-    pub fn seen(&self) -> Result<HashMap<String, (i64, i64)>, String> {
+    /// Paths already ingested (their bytes), with the size and mtime they
+    /// had.
+    pub fn seen(&self) -> Result<HashMap<Vec<u8>, (i64, i64)>, String> {
         let mut st = self.conn.prepare("SELECT path, file_size, mtime_ns FROM seen_files").map_err(err)?;
-        let rows = st.query_map([], |r| Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get(2)?)))).map_err(err)?;
+        let rows = st
+            .query_map([], |r| {
+                let path = match r.get_ref(0)? {
+                    ValueRef::Text(b) | ValueRef::Blob(b) => b.to_vec(),
+                    _ => Vec::new(),
+                };
+                Ok((path, (r.get(1)?, r.get(2)?)))
+            })
+            .map_err(err)?;
         rows.collect::<Result<_, _>>().map_err(err)
     }
 
@@ -289,11 +300,19 @@ impl Store {
         Ok(())
     }
 
-    pub fn mark_seen(&mut self, path: &str, size: i64, mtime_ns: i64, log_id: Option<i64>) -> Result<(), String> {
+    /// `path` was looked at: kept as the file system's bytes (TEXT when
+    /// they are UTF-8, as every path was before; a BLOB otherwise, which
+    /// SQLite keeps as is in this column), so that two names that differ
+    /// only in bytes that are not UTF-8 stay two files.
+    pub fn mark_seen(&mut self, path: &Path, size: i64, mtime_ns: i64, log_id: Option<i64>) -> Result<(), String> {
         self.tx()?;
+        let key = match path.to_str() {
+            Some(s) => SqlValue::Text(s.to_string()),
+            None => SqlValue::Blob(path.as_os_str().as_bytes().to_vec()),
+        };
         self.conn
             .prepare_cached("INSERT OR REPLACE INTO seen_files VALUES (?1, ?2, ?3, ?4)")
-            .and_then(|mut st| st.execute(params![path, size, mtime_ns, log_id]))
+            .and_then(|mut st| st.execute(params![key, size, mtime_ns, log_id]))
             .map_err(err)?;
         Ok(())
     }

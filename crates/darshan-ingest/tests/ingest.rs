@@ -371,3 +371,35 @@ fn parquet_rows(dir: &Path) -> i64 {
     }
     n
 }
+
+/// Log names that differ only in bytes that are not UTF-8 were stored
+/// decoded lossily (both as `a\u{FFFD}.darshan`): one `seen_files` row
+/// for two files, so a second run took one of them for a changed file.
+/// Now each path is kept as its bytes and shown escaped.
+#[test]
+fn non_utf8_log_names_that_differ_only_in_invalid_bytes_stay_two_files() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = out_dir("non-utf8");
+    let tree = dir.join("logs");
+    std::fs::create_dir_all(&tree).unwrap();
+    let names: Vec<PathBuf> = [b"a\xff.darshan", b"a\xfe.darshan"]
+        .iter()
+        .map(|n| tree.join(std::ffi::OsStr::from_bytes(*n)))
+        .collect();
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(corpus()).unwrap().map(|e| e.unwrap().path()).collect();
+    sources.sort();
+    for (src, dst) in sources.iter().zip(&names) {
+        std::fs::copy(src, dst).unwrap();
+    }
+    let db = dir.join("non-utf8.db");
+    let first = ingest(std::slice::from_ref(&tree), &db);
+    assert_eq!((first.files_found, first.ingested + first.errors.len()), (2, 2));
+    let second = ingest(std::slice::from_ref(&tree), &db);
+    assert_eq!((second.unchanged, second.ingested, second.duplicates), (2, 0, 0), "both are known by their bytes");
+    let c = Connection::open(&db).unwrap();
+    let mut shown: Vec<String> =
+        c.prepare("SELECT path FROM logs").unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+    shown.sort();
+    let want: Vec<String> = ["a\\xfe.darshan", "a\\xff.darshan"].iter().map(|n| format!("{}/{n}", tree.display())).collect();
+    assert_eq!(shown, want);
+}
