@@ -25,48 +25,38 @@ use crate::module::{FinalizeCtx, Module};
 /// fresh tables cost more page faults than the 0.45 ms it overlapped).
 const NAMES_THREAD_MIN: usize = compress::LARGE_TEXT_BYTES;
 
-/// Why a log was not written.
-#[derive(Debug)]
+/// Why a log was not written. The I/O failures keep their `io::Error`
+/// (its kind, and `source()` for whoever reports the chain); failures of
+/// the MPI-IO layer, which has no `io::Error`, carry `ErrorKind::Other`
+/// with what failed.
+#[derive(Debug, thiserror::Error)]
 pub enum ShutdownError {
     /// The runtime never started (nothing to write).
+    #[error("runtime not initialised")]
     NotInitialised,
     /// No DARSHAN_LOGPATH / DARSHAN_LOGFILE and no built-in directory.
+    #[error("unable to determine log file path (set DARSHAN_LOGPATH or DARSHAN_LOGFILE)")]
     NoLogPath,
     /// The log file could not be made (`path`), e.g. a missing directory.
-    Create { path: String, source: String },
+    #[error("cannot create log file {path}: {source}")]
+    Create { path: String, source: std::io::Error },
     /// Writing, syncing or closing the log failed part way.
-    Write { path: String, source: String },
+    #[error("writing log file {path}: {source}")]
+    Write { path: String, source: std::io::Error },
     /// The complete log could not be given its final name.
-    Rename { to: String, source: String },
+    #[error("cannot rename the log to {to}: {source}")]
+    Rename { to: String, source: std::io::Error },
     /// A failure of the MPI-IO layer (its own message).
+    #[error("{0}")]
     Collective(String),
     /// A step of the MPI shutdown failed (a panic caught) on some rank;
     /// every rank stopped after it, together.
+    #[error("the log was not written: its {0} step failed on a rank (an internal error)")]
     Step(&'static str),
     /// An MPI rank other than 0: rank 0 reports the job's failure, once.
+    #[error("")]
     OtherRank,
 }
-
-impl std::fmt::Display for ShutdownError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ShutdownError::NotInitialised => write!(f, "runtime not initialised"),
-            ShutdownError::NoLogPath => {
-                write!(f, "unable to determine log file path (set DARSHAN_LOGPATH or DARSHAN_LOGFILE)")
-            }
-            ShutdownError::Create { path, source } => write!(f, "cannot create log file {path}: {source}"),
-            ShutdownError::Write { path, source } => write!(f, "writing log file {path}: {source}"),
-            ShutdownError::Rename { to, source } => write!(f, "cannot rename the log to {to}: {source}"),
-            ShutdownError::Collective(msg) => write!(f, "{msg}"),
-            ShutdownError::Step(name) => {
-                write!(f, "the log was not written: its {name} step failed on a rank (an internal error)")
-            }
-            ShutdownError::OtherRank => Ok(()),
-        }
-    }
-}
-
-impl std::error::Error for ShutdownError {}
 
 /// Phase 1: every module freezes its records (times into seconds).
 pub fn finalize(modules: &[&'static dyn Module], ctx: &FinalizeCtx) {

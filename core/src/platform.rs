@@ -28,7 +28,7 @@ pub trait Platform: Sync {
     /// user can rename or replace a half-written log, whatever the
     /// directory's permissions. Ok(false) where the file system cannot do
     /// it: the caller then writes a named temporary file and renames it.
-    fn publish_unnamed(&self, _dir: &str, _bytes: &[u8], _durable: bool, _to: &str) -> Result<bool, String> {
+    fn publish_unnamed(&self, _dir: &str, _bytes: &[u8], _durable: bool, _to: &str) -> std::io::Result<bool> {
         Ok(false)
     }
 }

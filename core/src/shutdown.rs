@@ -216,7 +216,7 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     let write_s = t2.elapsed().as_secs_f64();
     if !unnamed {
         write_new_file(&tmp, &bytes, durable)?;
-        std::fs::rename(&tmp, &path).map_err(|e| ShutdownError::Rename { to: path.clone(), source: e.to_string() })?;
+        std::fs::rename(&tmp, &path).map_err(|e| ShutdownError::Rename { to: path.clone(), source: e })?;
     }
     if durable {
         sync_dir(&path);
@@ -234,11 +234,11 @@ fn write_new_file(path: &str, bytes: &[u8], durable: bool) -> Result<(), Shutdow
         .create_new(true)
         .mode(0o400)
         .open(path)
-        .map_err(|e| ShutdownError::Create { path: path.into(), source: e.to_string() })?;
+        .map_err(|e| ShutdownError::Create { path: path.into(), source: e })?;
     let written = file.write_all(bytes).and_then(|_| if durable { file.sync_all() } else { Ok(()) });
     written.map_err(|e| {
         let _ = std::fs::remove_file(path);
-        ShutdownError::Write { path: path.into(), source: e.to_string() }
+        ShutdownError::Write { path: path.into(), source: e }
     })
 }
 

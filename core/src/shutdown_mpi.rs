@@ -198,7 +198,7 @@ pub fn write_log_mpi(
             Err(e) => ShutdownError::Collective(e),
             Ok(()) => {
                 comm.close_log();
-                ShutdownError::Create { path: tmp, source: "not opened on every rank".into() }
+                ShutdownError::Create { path: tmp, source: std::io::Error::other("not opened on every rank") }
             }
         }));
     }
@@ -247,7 +247,7 @@ pub fn write_log_mpi(
     if let Ok((tmp, base)) = tmp_final {
         if !wrote {
             let _ = std::fs::remove_file(&tmp);
-            return Err(ShutdownError::Write { path: tmp, source: "an MPI-IO write failed".into() });
+            return Err(ShutdownError::Write { path: tmp, source: std::io::Error::other("an MPI-IO write failed") });
         }
         out.path = if sh.config.log_file.is_some() {
             base
@@ -264,7 +264,7 @@ pub fn write_log_mpi(
         return Err(ShutdownError::OtherRank);
     }
     if !all_ok(comm, named) {
-        return Err(said(ShutdownError::Rename { to: out.path, source: "rename failed".into() }));
+        return Err(said(ShutdownError::Rename { to: out.path, source: std::io::Error::other("rename failed") }));
     }
     crate::logmap::remove();
     Ok(out)

@@ -70,7 +70,7 @@ impl Platform for Libc {
         String::from_utf8_lossy(&buf[..n]).into_owned()
     }
 
-    fn publish_unnamed(&self, dir: &str, bytes: &[u8], durable: bool, to: &str) -> Result<bool, String> {
+    fn publish_unnamed(&self, dir: &str, bytes: &[u8], durable: bool, to: &str) -> std::io::Result<bool> {
         let (Ok(cdir), Ok(cto)) = (CString::new(dir), CString::new(to)) else { return Ok(false) };
         let Some(open) = crate::real::open64() else { return Ok(false) };
         // SAFETY: NUL-terminated directory path; O_TMPFILE makes an
@@ -101,7 +101,7 @@ impl Platform for Libc {
             if n <= 0 {
                 let e = std::io::Error::last_os_error();
                 close(fd);
-                return Err(e.to_string());
+                return Err(e);
             }
             rest = &rest[n as usize..];
         }
@@ -109,7 +109,7 @@ impl Platform for Libc {
         if durable && unsafe { libc::fsync(fd) } != 0 {
             let e = std::io::Error::last_os_error();
             close(fd);
-            return Err(e.to_string());
+            return Err(e);
         }
         // The unnamed file gets its name through /proc (linkat with
         // AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH).
@@ -126,7 +126,9 @@ impl Platform for Libc {
         match r {
             0 => Ok(true),
             // A file of that name exists: never replaced.
-            _ if err.raw_os_error() == Some(libc::EEXIST) => Err(format!("{to} exists")),
+            _ if err.raw_os_error() == Some(libc::EEXIST) => {
+                Err(std::io::Error::new(std::io::ErrorKind::AlreadyExists, format!("{to} exists")))
+            }
             _ => Ok(false),
         }
     }

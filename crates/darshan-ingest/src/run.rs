@@ -50,15 +50,17 @@ pub struct Summary {
     /// are not Darshan logs or cannot be read, directories that cannot be
     /// listed.
     pub failed: usize,
-    pub errors: Vec<LogError>,
-    pub partial_logs: Vec<LogError>,
+    pub errors: Vec<LogProblem>,
+    pub partial_logs: Vec<LogProblem>,
     pub rows: HashMap<String, u64>,
     pub seconds: f64,
     pub logs_per_second: f64,
 }
 
+/// A log that could not be ingested, or only in part, and why (the
+/// summary's `errors` and `partial_logs`).
 #[derive(Debug, Serialize)]
-pub struct LogError {
+pub struct LogProblem {
     pub path: String,
     pub status: Status,
     pub error: String,
@@ -261,7 +263,7 @@ pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Su
     // Phase 1: find.
     let (paths, problems) = find_logs(roots);
     for p in problems {
-        sum.errors.push(LogError { path: p.path, status: Status::Error, error: p.error });
+        sum.errors.push(LogProblem { path: p.path, status: Status::Error, error: p.error });
     }
     sum.files_found = paths.len();
     let seen = store.seen()?;
@@ -270,11 +272,7 @@ pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Su
         match file_info(p) {
             Ok(f) if seen.get(f.path.as_os_str().as_bytes()) == Some(&(f.size, f.mtime_ns)) => sum.unchanged += 1,
             Ok(f) => todo.push(f),
-            Err(e) => sum.errors.push(LogError {
-                path: shown(p),
-                status: Status::Error,
-                error: e.to_string(),
-            }),
+            Err(e) => sum.errors.push(LogProblem { path: shown(p), status: Status::Error, error: e.to_string() }),
         }
     }
     // Workers pop from the end: reverse so logs go in path order.
@@ -351,7 +349,7 @@ impl Writer<'_> {
                 self.store.begin_log()?;
                 let id = self.store.finish_log(&key, &file.shown(), file.size, Status::Error, Some(&error))?;
                 self.seen(&file, &key, id)?;
-                self.sum.errors.push(LogError { path: file.shown(), status: Status::Error, error });
+                self.sum.errors.push(LogProblem { path: file.shown(), status: Status::Error, error });
                 Ok(())
             }
             Msg::Duplicate { file, key } => {
@@ -365,7 +363,7 @@ impl Writer<'_> {
                 }
             }
             Msg::Unreadable { file, error } => {
-                self.sum.errors.push(LogError { path: file.shown(), status: Status::Error, error });
+                self.sum.errors.push(LogProblem { path: file.shown(), status: Status::Error, error });
                 Ok(())
             }
             Msg::Rows { .. } | Msg::End { .. } => Err("internal: a log's rows came before its beginning".into()),
@@ -399,7 +397,7 @@ impl Writer<'_> {
         self.sum.ingested += 1;
         if end.status == Status::Partial {
             self.sum.partial += 1;
-            self.sum.partial_logs.push(LogError {
+            self.sum.partial_logs.push(LogProblem {
                 path: file.shown(),
                 status: end.status,
                 error: end.error.unwrap_or_else(|| "incomplete: the runtime marked a module partial".into()),

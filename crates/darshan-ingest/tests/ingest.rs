@@ -382,10 +382,8 @@ fn non_utf8_log_names_that_differ_only_in_invalid_bytes_stay_two_files() {
     let dir = out_dir("non-utf8");
     let tree = dir.join("logs");
     std::fs::create_dir_all(&tree).unwrap();
-    let names: Vec<PathBuf> = [b"a\xff.darshan", b"a\xfe.darshan"]
-        .iter()
-        .map(|n| tree.join(std::ffi::OsStr::from_bytes(*n)))
-        .collect();
+    let names: Vec<PathBuf> =
+        [b"a\xff.darshan", b"a\xfe.darshan"].iter().map(|n| tree.join(std::ffi::OsStr::from_bytes(*n))).collect();
     let mut sources: Vec<PathBuf> = std::fs::read_dir(corpus()).unwrap().map(|e| e.unwrap().path()).collect();
     sources.sort();
     for (src, dst) in sources.iter().zip(&names) {
@@ -400,6 +398,7 @@ fn non_utf8_log_names_that_differ_only_in_invalid_bytes_stay_two_files() {
     let mut shown: Vec<String> =
         c.prepare("SELECT path FROM logs").unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
     shown.sort();
-    let want: Vec<String> = ["a\\xfe.darshan", "a\\xff.darshan"].iter().map(|n| format!("{}/{n}", tree.display())).collect();
+    let want: Vec<String> =
+        ["a\\xfe.darshan", "a\\xff.darshan"].iter().map(|n| format!("{}/{n}", tree.display())).collect();
     assert_eq!(shown, want);
 }
