@@ -94,6 +94,20 @@ fn err(e: rusqlite::Error) -> String {
     e.to_string()
 }
 
+/// The database's lock, waiting up to 100 ms for it: a process that
+/// has just closed the database may still have its lock held for a
+/// moment by a child it forked that has not yet exec'd (the descriptor is
+/// close-on-exec, not close-on-fork), which is not "in use".
+fn try_lock_briefly(f: &File) -> Result<(), TryLockError> {
+    let until = Instant::now() + Duration::from_millis(100);
+    loop {
+        match f.try_lock() {
+            Err(TryLockError::WouldBlock) if Instant::now() < until => std::thread::sleep(Duration::from_millis(20)),
+            r => return r,
+        }
+    }
+}
+
 impl Store {
     /// Open (or create) the database for one ingest run.
     pub fn open(path: &Path) -> Result<Store, String> {
@@ -105,7 +119,7 @@ impl Store {
         let failed = |e: &dyn std::fmt::Display| OpenError::Failed(format!("{}: {e}", path.display()));
         let conn = Connection::open(path).map_err(|e| failed(&e))?;
         let lock = File::open(path).map_err(|e| failed(&e))?;
-        match lock.try_lock() {
+        match try_lock_briefly(&lock) {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
                 return Err(OpenError::InUse(format!(
