@@ -2,7 +2,7 @@
 //! table of fixed size, allocated at attach, so that looking a handle up
 //! in a wrapper's path never allocates.
 
-use crate::arena::ZeroedWords;
+use crate::arena::{Slice, ZeroedWords};
 use crate::records::{RecordRt, RecordSet};
 
 /// Slot value of a removed entry (lookups go on past it).
@@ -139,6 +139,33 @@ impl HandleTable {
     /// writing zeros over pages that were never touched.
     pub fn clear(&mut self) {
         *self = HandleTable::with_slots(self.len());
+    }
+}
+
+/// The state of a module whose records are found through open handles
+/// and that keeps nothing else (H5F, PnetCDF files): its records and its
+/// handle table, attached and reset together.
+pub struct HandleRecords<R> {
+    pub set: RecordSet<R>,
+    pub handles: HandleTable,
+}
+
+impl<R: RecordRt> HandleRecords<R> {
+    pub const fn new(module: usize) -> HandleRecords<R> {
+        HandleRecords { set: RecordSet::new(module), handles: HandleTable::new() }
+    }
+
+    /// Start-up: a table of `slots` handles (none if the module got no
+    /// room), then the records.
+    pub fn attach(&mut self, slice: Slice, rank: i64, slots: usize) {
+        self.handles = HandleTable::for_records(slice.capacity, slots);
+        self.set.attach(slice, rank);
+    }
+
+    /// In a forked child: no records, no open handles.
+    pub fn fork_child(&mut self) {
+        self.set.clear();
+        self.handles.clear();
     }
 }
 

@@ -3,8 +3,8 @@
 //! module through this trait alone: start-up (its record memory, its
 //! heatmap), fork (its lock held across the call, then a fresh start in
 //! the child), the rank learnt at MPI_Init, shutdown (finalize, reduce,
-//! output, cleanup). Every hook but `id`, `record_words` and `attach` has
-//! a default, so adding a hook breaks no module: a module that keeps its
+//! output). Every hook but `spec` (the static facts: id, record size, ...)
+//! and `attach` has a default, so adding a hook breaks no module: a module that keeps its
 //! records in a `RecordSet` gives it to `with_records`, and the heatmap,
 //! rank, output and fork hooks need nothing more. See
 //! `modules/null` for a complete example in one short file and
@@ -17,12 +17,51 @@ use crate::records::Records;
 
 pub use crate::finalize_ctx::FinalizeCtx;
 
-pub trait Module: Sync {
+/// What a module is, fixed when it is built: the runtime reads these and
+/// never asks again.
+#[derive(Clone, Copy, Debug)]
+pub struct ModuleSpec {
     /// The module's id in the log format (`darshan_log::modules`).
-    fn id(&self) -> usize;
-
+    pub id: usize,
     /// Size of one record in 64-bit words, as written to the log.
-    fn record_words(&self) -> usize;
+    pub record_words: usize,
+    /// How many records to reserve, if not MAX_RECORDS (HEATMAP: 8).
+    pub fixed_records: Option<usize>,
+    /// Only in MPI jobs (MPI-IO): registered at MPI_Init, never in a
+    /// program that does not call it.
+    pub mpi_only: bool,
+    /// The heatmap record this module feeds (`heatmap:POSIX`), if any.
+    pub heat_name: Option<&'static [u8]>,
+}
+
+impl ModuleSpec {
+    pub const fn new(id: usize, record_words: usize) -> ModuleSpec {
+        ModuleSpec { id, record_words, fixed_records: None, mpi_only: false, heat_name: None }
+    }
+    pub const fn fixed_records(self, n: usize) -> ModuleSpec {
+        ModuleSpec { fixed_records: Some(n), ..self }
+    }
+    pub const fn mpi_only(self) -> ModuleSpec {
+        ModuleSpec { mpi_only: true, ..self }
+    }
+    pub const fn heat(self, name: &'static [u8]) -> ModuleSpec {
+        ModuleSpec { heat_name: Some(name), ..self }
+    }
+}
+
+pub trait Module: Sync {
+    /// The module's static facts.
+    fn spec(&self) -> &ModuleSpec;
+
+    /// `spec().id` (the accessors below read the spec; modules do not
+    /// override them).
+    fn id(&self) -> usize {
+        self.spec().id
+    }
+
+    fn record_words(&self) -> usize {
+        self.spec().record_words
+    }
 
     /// The version of this module's records in the log header.
     fn version(&self) -> u32 {
@@ -50,20 +89,16 @@ pub trait Module: Sync {
         Vec::new()
     }
 
-    /// How many records to reserve, if not MAX_RECORDS (HEATMAP: 8).
     fn fixed_records(&self) -> Option<usize> {
-        None
+        self.spec().fixed_records
     }
 
-    /// Only in MPI jobs (MPI-IO): registered at MPI_Init, never in a
-    /// program that does not call it.
     fn mpi_only(&self) -> bool {
-        false
+        self.spec().mpi_only
     }
 
-    /// The heatmap record this module feeds (`heatmap:POSIX`), if any.
     fn heat_name(&self) -> Option<&'static [u8]> {
-        None
+        self.spec().heat_name
     }
 
     /// Run `f` on this module's records while holding the module's lock.

@@ -132,6 +132,46 @@ pub mod posix {
     pub const F_VARIANCE_RANK_BYTES: usize = 16;
 }
 
+pub mod null {
+    //! The NULL module's template record (`modules/null`).
+    pub const NUM_INDICES: usize = 2;
+    pub const F_NUM_INDICES: usize = 2;
+    /// Words in one record: id, rank, counters, fcounters.
+    pub const RECORD_WORDS: usize = FCOUNTERS_AT + F_NUM_INDICES;
+    /// Word offset of the first counter (after id, rank) and of the
+    /// first fcounter: counter k is word `COUNTERS_AT + k`.
+    pub const COUNTERS_AT: usize = 2;
+    pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
+    /// Word of counter `k` in a record (`k` one of this module's counter
+    /// indices; checked in debug builds and wherever `k` is a constant).
+    #[inline(always)]
+    pub const fn word(k: usize) -> usize {
+        debug_assert!(k < NUM_INDICES);
+        COUNTERS_AT + k
+    }
+    /// Word of fcounter `k` in a record.
+    #[inline(always)]
+    pub const fn fword(k: usize) -> usize {
+        debug_assert!(k < F_NUM_INDICES);
+        FCOUNTERS_AT + k
+    }
+    /// The words of counters `first..=last` (a reduction rule's run,
+    /// named by its ends: it is checked to be in order).
+    pub const fn words(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
+        assert!(first <= last && last < NUM_INDICES);
+        word(first)..=word(last)
+    }
+    /// The words of fcounters `first..=last`.
+    pub const fn fwords(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
+        assert!(first <= last && last < F_NUM_INDICES);
+        fword(first)..=fword(last)
+    }
+    pub const FOOS: usize = 0;
+    pub const FOO_MAX_DAT: usize = 1;
+    pub const F_FOO_TIMESTAMP: usize = 0;
+    pub const F_FOO_MAX_DURATION: usize = 1;
+}
+
 pub mod stdio {
     pub const NUM_INDICES: usize = 14;
     pub const F_NUM_INDICES: usize = 15;

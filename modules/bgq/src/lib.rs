@@ -25,7 +25,7 @@ use darshan_core::collective::Comm;
 use darshan_core::common::Tick;
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{FinalizeCtx, Module};
+use darshan_core::{FinalizeCtx, Module, ModuleSpec};
 use darshan_log::counters::bgq as c;
 use darshan_log::modules::BGQ as ID;
 
@@ -131,17 +131,13 @@ impl Bgq {
     }
 }
 
+const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS).fixed_records(1);
+
 impl Module for Bgq {
-    fn id(&self) -> usize {
-        ID
+    fn spec(&self) -> &ModuleSpec {
+        &SPEC
     }
-    fn record_words(&self) -> usize {
-        c::RECORD_WORDS
-    }
-    /// One record per process, whatever MAX_RECORDS says.
-    fn fixed_records(&self) -> Option<usize> {
-        Some(1)
-    }
+
     fn attach(&self, slice: Slice, rank: i64) {
         let mut st = self.lock();
         st.set.attach(slice, rank);

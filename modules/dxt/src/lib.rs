@@ -29,7 +29,7 @@ use darshan_core::arena::Slice;
 use darshan_core::common::{at_c_resolution, Tick};
 use darshan_core::id_index::IdIndex;
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{runtime, FinalizeCtx, Module};
+use darshan_core::{runtime, FinalizeCtx, Module, ModuleSpec};
 use darshan_log::dxt_mapped as dm;
 use darshan_log::encode::encode_record_dxt;
 use darshan_log::modules::{DXT_MPIIO as MPIIO_ID, DXT_POSIX as POSIX_ID, WRITE_VERSIONS};
@@ -69,13 +69,17 @@ struct State {
 
 pub struct Dxt {
     id: usize,
+    /// DXT_MPIIO is registered at MPI_Init only.
+    spec: ModuleSpec,
     st: Lock<State>,
 }
 
 impl Dxt {
     const fn new(id: usize) -> Dxt {
+        let spec = ModuleSpec::new(id, NOMINAL_WORDS);
         Dxt {
             id,
+            spec: if id == MPIIO_ID { spec.mpi_only() } else { spec },
             st: Lock::new(State {
                 words: Slice::empty(0),
                 used: 0,
@@ -300,11 +304,8 @@ pub fn apply_triggers(stats: &dyn Fn(u64) -> Option<(i64, i64, i64)>) {
 }
 
 impl Module for Dxt {
-    fn id(&self) -> usize {
-        self.id
-    }
-    fn record_words(&self) -> usize {
-        NOMINAL_WORDS
+    fn spec(&self) -> &ModuleSpec {
+        &self.spec
     }
     fn version(&self) -> u32 {
         let tids = runtime::config().is_some_and(|c| c.dxt_thread_ids);
@@ -317,9 +318,6 @@ impl Module for Dxt {
         let sw = if runtime::config().is_some_and(|c| c.dxt_thread_ids) { 5 } else { 4 };
         let n = rec.get(11).copied().unwrap_or(0).saturating_add(rec.get(12).copied().unwrap_or(0));
         HEAD_WORDS.saturating_add((n as usize).saturating_mul(sw))
-    }
-    fn mpi_only(&self) -> bool {
-        self.id == MPIIO_ID
     }
     fn attach(&self, slice: Slice, rank: i64) {
         let mut st = self.lock();

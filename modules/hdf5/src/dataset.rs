@@ -9,7 +9,7 @@ use darshan_core::dataset_io::{self, IoLayout, IoState};
 use darshan_core::handles::HandleTable;
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{FinalizeCtx, Module};
+use darshan_core::{FinalizeCtx, Module, ModuleSpec};
 use darshan_log::counters::h5d as c;
 use darshan_log::modules::H5D as ID;
 
@@ -167,13 +167,11 @@ impl H5d {
     }
 }
 
-impl Module for H5d {
-    fn id(&self) -> usize {
-        ID
-    }
+const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS);
 
-    fn record_words(&self) -> usize {
-        c::RECORD_WORDS
+impl Module for H5d {
+    fn spec(&self) -> &ModuleSpec {
+        &SPEC
     }
 
     fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {

@@ -15,10 +15,10 @@ mod reduce;
 
 use darshan_core::arena::Slice;
 use darshan_core::common::{add, stamp, timer_inc_no_overlap, NoOverlap, Tick};
-use darshan_core::handles::HandleTable;
-use darshan_core::records::{RecordSet, Records};
+use darshan_core::handles::HandleRecords;
+use darshan_core::records::Records;
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{FinalizeCtx, Module};
+use darshan_core::{FinalizeCtx, Module, ModuleSpec};
 use darshan_log::counters::h5f as c;
 use darshan_log::modules::H5F as ID;
 
@@ -38,16 +38,14 @@ impl darshan_core::records::RecordRt for FileRt {
     }
 }
 
-pub struct FileState {
-    set: RecordSet<FileRt>,
-    handles: HandleTable,
-}
+/// H5F's records and its open files' handles.
+pub type FileState = HandleRecords<FileRt>;
 
 pub struct H5f {
     st: Lock<FileState>,
 }
 
-pub static H5F: H5f = H5f { st: Lock::new(FileState { set: RecordSet::new(ID), handles: HandleTable::new() }) };
+pub static H5F: H5f = H5f { st: Lock::new(HandleRecords::new(ID)) };
 
 impl H5f {
     fn lock(&self) -> LockGuard<'_, FileState> {
@@ -94,13 +92,11 @@ impl H5f {
     }
 }
 
-impl Module for H5f {
-    fn id(&self) -> usize {
-        ID
-    }
+const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS);
 
-    fn record_words(&self) -> usize {
-        c::RECORD_WORDS
+impl Module for H5f {
+    fn spec(&self) -> &ModuleSpec {
+        &SPEC
     }
 
     fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
@@ -108,9 +104,7 @@ impl Module for H5f {
     }
 
     fn attach(&self, slice: Slice, rank: i64) {
-        let mut st = self.lock();
-        st.handles = HandleTable::for_records(slice.capacity, HANDLE_SLOTS);
-        st.set.attach(slice, rank);
+        self.lock().attach(slice, rank, HANDLE_SLOTS);
     }
 
     fn finalize(&self, ctx: &FinalizeCtx) {
@@ -123,9 +117,7 @@ impl Module for H5f {
     }
 
     fn fork_child(&self) {
-        let mut st = self.lock();
-        st.set.clear();
-        st.handles.clear();
+        self.lock().fork_child();
     }
 }
 

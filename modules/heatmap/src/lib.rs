@@ -11,7 +11,7 @@
 use darshan_core::arena::Slice;
 use darshan_core::heatmap::{HeatBins, HEAT_WORDS};
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{runtime, Module};
+use darshan_core::{runtime, Module, ModuleSpec};
 use darshan_log::modules::HEATMAP as ID;
 
 /// Heatmaps Darshan reserves room for.
@@ -46,17 +46,11 @@ impl Heatmap {
     }
 }
 
+const SPEC: ModuleSpec = ModuleSpec::new(ID, HEAT_WORDS).fixed_records(MAX_HEATMAPS);
+
 impl Module for Heatmap {
-    fn id(&self) -> usize {
-        ID
-    }
-
-    fn record_words(&self) -> usize {
-        HEAT_WORDS
-    }
-
-    fn fixed_records(&self) -> Option<usize> {
-        Some(MAX_HEATMAPS)
+    fn spec(&self) -> &ModuleSpec {
+        &SPEC
     }
 
     fn attach(&self, slice: Slice, rank: i64) {

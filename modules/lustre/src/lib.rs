@@ -25,7 +25,7 @@ use darshan_core::collective::Comm;
 use darshan_core::records::Records;
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::var_records::VarRecordSet;
-use darshan_core::{FinalizeCtx, Module};
+use darshan_core::{FinalizeCtx, Module, ModuleSpec};
 use darshan_log::modules::LUSTRE as ID;
 
 use layout::{Layout, FL_INIT};
@@ -185,13 +185,13 @@ impl Lustre {
     }
 }
 
+const SPEC: ModuleSpec = ModuleSpec::new(ID, NOMINAL_WORDS);
+
 impl Module for Lustre {
-    fn id(&self) -> usize {
-        ID
+    fn spec(&self) -> &ModuleSpec {
+        &SPEC
     }
-    fn record_words(&self) -> usize {
-        NOMINAL_WORDS
-    }
+
     fn record_len(&self, rec: &[u64]) -> usize {
         record_len(rec)
     }

@@ -20,7 +20,7 @@ use darshan_core::common::{
 use darshan_core::handles::HandleTable;
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{FinalizeCtx, Module};
+use darshan_core::{FinalizeCtx, Module, ModuleSpec};
 use darshan_log::counters::mpiio as c;
 use darshan_log::modules::MPIIO as ID;
 
@@ -198,25 +198,15 @@ impl Mpiio {
     }
 }
 
-impl Module for Mpiio {
-    fn mpi_only(&self) -> bool {
-        true
-    }
+const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS).mpi_only().heat(b"heatmap:MPIIO");
 
-    fn heat_name(&self) -> Option<&'static [u8]> {
-        Some(b"heatmap:MPIIO")
+impl Module for Mpiio {
+    fn spec(&self) -> &ModuleSpec {
+        &SPEC
     }
 
     fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
         f(&mut self.lock().set)
-    }
-
-    fn id(&self) -> usize {
-        ID
-    }
-
-    fn record_words(&self) -> usize {
-        c::RECORD_WORDS
     }
 
     fn attach(&self, slice: Slice, rank: i64) {

@@ -27,16 +27,13 @@ use darshan_core::arena::Slice;
 use darshan_core::common::Tick;
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{FinalizeCtx, Module};
+use darshan_core::{FinalizeCtx, Module, ModuleSpec};
 use darshan_log::modules::NULL as ID;
 
-pub const NULL_FOOS: usize = 0;
-pub const NULL_FOO_MAX_DAT: usize = 1;
-pub const NULL_F_FOO_TIMESTAMP: usize = 0;
-pub const NULL_F_FOO_MAX_DURATION: usize = 1;
-/// id, rank, 2 counters, 2 fcounters.
-pub const RECORD_WORDS: usize = 6;
-const F: usize = 4;
+// The record's layout lives in the format crate with every module's
+// (tools read it there): counter k is word `c::word(k)`, fcounter k
+// `c::fword(k)`.
+use darshan_log::counters::null as c;
 
 pub struct Null {
     set: Lock<RecordSet<()>>,
@@ -55,31 +52,31 @@ impl Null {
         let mut set = self.lock();
         let Some(i) = set.find_or_create(id, name) else { return };
         let w = set.words(i);
-        w[2 + NULL_FOOS] += 1;
-        if (w[2 + NULL_FOO_MAX_DAT] as i64) < arg {
-            w[2 + NULL_FOO_MAX_DAT] = arg as u64;
+        w[c::word(c::FOOS)] += 1;
+        if (w[c::word(c::FOO_MAX_DAT)] as i64) < arg {
+            w[c::word(c::FOO_MAX_DAT)] = arg as u64;
         }
         // Times are ticks until finalize (integers: no float work per call).
-        w[F + NULL_F_FOO_TIMESTAMP] = tm1 as u64;
-        if (w[F + NULL_F_FOO_MAX_DURATION] as i64) < tm2 - tm1 {
-            w[F + NULL_F_FOO_MAX_DURATION] = (tm2 - tm1) as u64;
+        w[c::fword(c::F_FOO_TIMESTAMP)] = tm1 as u64;
+        if (w[c::fword(c::F_FOO_MAX_DURATION)] as i64) < tm2 - tm1 {
+            w[c::fword(c::F_FOO_MAX_DURATION)] = (tm2 - tm1) as u64;
         }
     }
 }
 
+const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS);
+
 impl Module for Null {
-    fn id(&self) -> usize {
-        ID
+    fn spec(&self) -> &ModuleSpec {
+        &SPEC
     }
-    fn record_words(&self) -> usize {
-        RECORD_WORDS
-    }
+
     fn attach(&self, slice: Slice, rank: i64) {
         self.lock().attach(slice, rank);
     }
     fn finalize(&self, ctx: &FinalizeCtx) {
         // Freeze, set the rank, ticks to seconds in the fcounters (no heatmap).
-        self.lock().finalize(ctx, F..F + 2);
+        self.lock().finalize(ctx, c::FCOUNTERS_AT..c::RECORD_WORDS);
     }
     /// What the heatmap, rank, output and fork hooks work through: the
     /// records, under the lock (fork holds it across the call).
@@ -103,8 +100,8 @@ mod tests {
         config.mod_enabled[ID] = true;
         darshan_core::runtime::init_for_tests(config).unwrap();
         // Two records fit; the third name marks the module partial.
-        let mut arena = RecordArena::new(2 * RECORD_WORDS * 8).unwrap();
-        NULL.attach(arena.reserve(RECORD_WORDS, 1024), 0);
+        let mut arena = RecordArena::new(2 * c::RECORD_WORDS * 8).unwrap();
+        NULL.attach(arena.reserve(c::RECORD_WORDS, 1024), 0);
         NULL.on_foo(b"a", 5, 10, 12);
         NULL.on_foo(b"a", 3, 20, 21);
         NULL.on_foo(b"b", 1, 30, 34);
@@ -112,12 +109,12 @@ mod tests {
         NULL.finalize(&FinalizeCtx::one_process(0.5, 100));
         let mut words = Vec::new();
         NULL.output(&mut |run: &[u64]| words.extend_from_slice(run));
-        assert_eq!(words.len(), 2 * RECORD_WORDS);
+        assert_eq!(words.len(), 2 * c::RECORD_WORDS);
         assert_eq!(words[0], darshan_log::record_id(b"a"));
-        assert_eq!(words[2 + NULL_FOOS], 2);
-        assert_eq!(words[2 + NULL_FOO_MAX_DAT], 5);
-        assert_eq!(f64::from_bits(words[F + NULL_F_FOO_TIMESTAMP]), 10.0);
-        assert_eq!(f64::from_bits(words[F + NULL_F_FOO_MAX_DURATION]), 1.0);
+        assert_eq!(words[c::word(c::FOOS)], 2);
+        assert_eq!(words[c::word(c::FOO_MAX_DAT)], 5);
+        assert_eq!(f64::from_bits(words[c::fword(c::F_FOO_TIMESTAMP)]), 10.0);
+        assert_eq!(f64::from_bits(words[c::fword(c::F_FOO_MAX_DURATION)]), 1.0);
         assert!(darshan_core::runtime::partial_flags() & 1 != 0);
     }
 

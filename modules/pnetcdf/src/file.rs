@@ -3,10 +3,10 @@
 
 use darshan_core::arena::Slice;
 use darshan_core::common::{add, stamp, timer_inc_no_overlap, NoOverlap, Tick};
-use darshan_core::handles::HandleTable;
-use darshan_core::records::{RecordSet, Records};
+use darshan_core::handles::HandleRecords;
+use darshan_core::records::Records;
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{FinalizeCtx, Module};
+use darshan_core::{FinalizeCtx, Module, ModuleSpec};
 use darshan_log::counters::pnetcdf_file as c;
 use darshan_log::modules::PNETCDF_FILE as ID;
 
@@ -34,17 +34,14 @@ impl darshan_core::records::RecordRt for Rt {
     }
 }
 
-pub struct State {
-    set: RecordSet<Rt>,
-    handles: HandleTable,
-}
+/// The files' records and their open handles (ncid).
+pub type State = HandleRecords<Rt>;
 
 pub struct PnetcdfFile {
     st: Lock<State>,
 }
 
-pub static PNETCDF_FILE: PnetcdfFile =
-    PnetcdfFile { st: Lock::new(State { set: RecordSet::new(ID), handles: HandleTable::new() }) };
+pub static PNETCDF_FILE: PnetcdfFile = PnetcdfFile { st: Lock::new(HandleRecords::new(ID)) };
 
 impl PnetcdfFile {
     fn lock(&self) -> LockGuard<'_, State> {
@@ -119,13 +116,11 @@ impl PnetcdfFile {
     }
 }
 
-impl Module for PnetcdfFile {
-    fn id(&self) -> usize {
-        ID
-    }
+const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS);
 
-    fn record_words(&self) -> usize {
-        c::RECORD_WORDS
+impl Module for PnetcdfFile {
+    fn spec(&self) -> &ModuleSpec {
+        &SPEC
     }
 
     fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
@@ -133,9 +128,7 @@ impl Module for PnetcdfFile {
     }
 
     fn attach(&self, slice: Slice, rank: i64) {
-        let mut st = self.lock();
-        st.handles = HandleTable::for_records(slice.capacity, HANDLE_SLOTS);
-        st.set.attach(slice, rank);
+        self.lock().attach(slice, rank, HANDLE_SLOTS);
     }
 
     fn finalize(&self, ctx: &FinalizeCtx) {
@@ -148,8 +141,6 @@ impl Module for PnetcdfFile {
     }
 
     fn fork_child(&self) {
-        let mut st = self.lock();
-        st.set.clear();
-        st.handles.clear();
+        self.lock().fork_child();
     }
 }

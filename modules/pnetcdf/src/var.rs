@@ -17,7 +17,7 @@ use darshan_core::dataset_io::{self, IoLayout, IoState};
 use darshan_core::handles::HandleTable;
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{FinalizeCtx, Module};
+use darshan_core::{FinalizeCtx, Module, ModuleSpec};
 use darshan_log::counters::pnetcdf_var as c;
 use darshan_log::modules::PNETCDF_VAR as ID;
 
@@ -205,13 +205,11 @@ impl PnetcdfVar {
     }
 }
 
-impl Module for PnetcdfVar {
-    fn id(&self) -> usize {
-        ID
-    }
+const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS);
 
-    fn record_words(&self) -> usize {
-        c::RECORD_WORDS
+impl Module for PnetcdfVar {
+    fn spec(&self) -> &ModuleSpec {
+        &SPEC
     }
 
     fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {

@@ -16,7 +16,7 @@ use darshan_core::arena::Slice;
 use darshan_core::common::{CommonPool, Tick};
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{runtime, FinalizeCtx, Module};
+use darshan_core::{runtime, FinalizeCtx, Module, ModuleSpec};
 use darshan_log::counters::posix as c;
 use darshan_log::modules::POSIX as ID;
 
@@ -317,21 +317,15 @@ fn cfg_align() -> i64 {
     runtime::config().map(|c| c.mem_align).unwrap_or(8)
 }
 
+const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS).heat(b"heatmap:POSIX");
+
 impl Module for Posix {
-    fn heat_name(&self) -> Option<&'static [u8]> {
-        Some(b"heatmap:POSIX")
+    fn spec(&self) -> &ModuleSpec {
+        &SPEC
     }
 
     fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
         f(&mut self.lock().set)
-    }
-
-    fn id(&self) -> usize {
-        ID
-    }
-
-    fn record_words(&self) -> usize {
-        c::RECORD_WORDS
     }
 
     fn attach(&self, slice: Slice, rank: i64) {

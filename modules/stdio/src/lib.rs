@@ -19,7 +19,7 @@ use darshan_core::arena::Slice;
 use darshan_core::common::{add, get, stamp, timer_inc_no_overlap, IoTimers, NoOverlap, Tick};
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{runtime, FinalizeCtx, Module};
+use darshan_core::{runtime, FinalizeCtx, Module, ModuleSpec};
 use darshan_log::counters::stdio as c;
 use darshan_log::modules::STDIO as ID;
 
@@ -229,21 +229,15 @@ impl Stdio {
     }
 }
 
+const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS).heat(b"heatmap:STDIO");
+
 impl Module for Stdio {
-    fn heat_name(&self) -> Option<&'static [u8]> {
-        Some(b"heatmap:STDIO")
+    fn spec(&self) -> &ModuleSpec {
+        &SPEC
     }
 
     fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
         f(&mut self.lock().set)
-    }
-
-    fn id(&self) -> usize {
-        ID
-    }
-
-    fn record_words(&self) -> usize {
-        c::RECORD_WORDS
     }
 
     fn attach(&self, slice: Slice, rank: i64) {
