@@ -6,8 +6,8 @@
 use darshan_core::arena::Slice;
 use darshan_core::common::{add, stamp, timer_inc_no_overlap, NoOverlap, Tick};
 use darshan_core::dataset_io::{self, IoLayout, IoState};
-use darshan_core::handles::HandleTable;
-use darshan_core::records::{RecordSet, Records};
+use darshan_core::handles::HandleRecords;
+use darshan_core::records::Records;
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{FinalizeCtx, Module, ModuleSpec};
 use darshan_log::counters::h5d as c;
@@ -67,8 +67,7 @@ impl darshan_core::records::RecordRt for Rt {
 }
 
 pub struct State {
-    set: RecordSet<Rt>,
-    handles: HandleTable,
+    recs: HandleRecords<Rt>,
     tuples: AccessTuples,
 }
 
@@ -76,8 +75,7 @@ pub struct H5d {
     st: Lock<State>,
 }
 
-pub static H5D: H5d =
-    H5d { st: Lock::new(State { set: RecordSet::new(ID), handles: HandleTable::new(), tuples: AccessTuples::none() }) };
+pub static H5D: H5d = H5d { st: Lock::new(State { recs: HandleRecords::new(ID), tuples: AccessTuples::none() }) };
 
 impl H5d {
     fn lock(&self) -> LockGuard<'_, State> {
@@ -90,9 +88,9 @@ impl H5d {
         let id = darshan_log::record_id(name);
         let mut guard = self.lock();
         let st = &mut *guard;
-        let Some(i) = st.set.find_or_create(id, name) else { return };
-        st.handles.open(hid as u64, i, ID);
-        let (w, rt) = st.set.both(i);
+        let Some(i) = st.recs.set.find_or_create(id, name) else { return };
+        st.recs.handles.open(hid as u64, i, ID);
+        let (w, rt) = st.recs.set.both(i);
         add(w, c::word(c::OPENS), 1);
         w[c::word(c::USE_DEPRECATED)] = info.deprecated as u64;
         stamp(w, c::fword(c::F_OPEN_START_TIMESTAMP), c::fword(c::F_OPEN_END_TIMESTAMP), tm1, tm2);
@@ -113,8 +111,8 @@ impl H5d {
     pub fn on_io(&self, hid: i64, write: bool, sel: Selection, collective: bool, tm1: Tick, tm2: Tick) {
         let mut guard = self.lock();
         let st = &mut *guard;
-        let Some(i) = st.handles.record(hid as u64, &st.set) else { return };
-        let (w, rt) = st.set.both(i);
+        let Some(i) = st.recs.handles.record(hid as u64, &st.recs.set) else { return };
+        let (w, rt) = st.recs.set.both(i);
         let mut tuple = [0i64; TUPLE];
         let npoints = match sel {
             Selection::All => w[c::word(c::DATASPACE_NPOINTS)] as i64,
@@ -149,8 +147,8 @@ impl H5d {
 
     pub fn on_flush(&self, hid: i64, tm1: Tick, tm2: Tick) {
         let mut st = self.lock();
-        let Some(i) = st.handles.record(hid as u64, &st.set) else { return };
-        let (w, rt) = st.set.both(i);
+        let Some(i) = st.recs.handles.record(hid as u64, &st.recs.set) else { return };
+        let (w, rt) = st.recs.set.both(i);
         add(w, c::word(c::FLUSHES), 1);
         timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.io.t.meta);
     }
@@ -160,8 +158,8 @@ impl H5d {
     pub fn on_close(&self, hid: i64, tm1: Tick, tm2: Tick) {
         let mut guard = self.lock();
         let st = &mut *guard;
-        let Some(i) = st.handles.close(hid as u64, &st.set) else { return };
-        let (w, rt) = st.set.both(i);
+        let Some(i) = st.recs.handles.close(hid as u64, &st.recs.set) else { return };
+        let (w, rt) = st.recs.set.both(i);
         stamp(w, c::fword(c::F_CLOSE_START_TIMESTAMP), c::fword(c::F_CLOSE_END_TIMESTAMP), tm1, tm2);
         timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.io.t.meta);
     }
@@ -175,28 +173,25 @@ impl Module for H5d {
     }
 
     fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
-        f(&mut self.lock().set)
+        f(&mut self.lock().recs.set)
     }
 
     fn attach(&self, slice: Slice, rank: i64) {
         let mut st = self.lock();
-        st.handles = HandleTable::for_records(slice.capacity, HANDLE_SLOTS);
         st.tuples = AccessTuples::for_records(slice.capacity);
-        st.set.attach(slice, rank);
+        st.recs.attach(slice, rank, HANDLE_SLOTS);
     }
 
     fn finalize(&self, ctx: &FinalizeCtx) {
         // Every fcounter but the byte variance holds clock ticks.
-        self.lock().set.finalize(ctx, c::FCOUNTERS_AT..c::fword(c::F_VARIANCE_RANK_BYTES));
+        self.lock().recs.set.finalize(ctx, c::FCOUNTERS_AT..c::fword(c::F_VARIANCE_RANK_BYTES));
     }
 
     fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
-        self.lock().set.reduce_shared(shared, comm, &crate::reduce::DATASET_RULES);
+        self.lock().recs.set.reduce_shared(shared, comm, &crate::reduce::DATASET_RULES);
     }
 
     fn fork_child(&self) {
-        let mut st = self.lock();
-        st.set.clear();
-        st.handles.clear();
+        self.lock().recs.fork_child();
     }
 }

@@ -14,8 +14,8 @@ use darshan_core::access_tuples::{AccessTuples, TUPLE};
 use darshan_core::arena::Slice;
 use darshan_core::common::{add, stamp, timer_inc_no_overlap, NoOverlap, Tick};
 use darshan_core::dataset_io::{self, IoLayout, IoState};
-use darshan_core::handles::HandleTable;
-use darshan_core::records::{RecordSet, Records};
+use darshan_core::handles::HandleRecords;
+use darshan_core::records::Records;
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{FinalizeCtx, Module, ModuleSpec};
 use darshan_log::counters::pnetcdf_var as c;
@@ -125,8 +125,7 @@ impl darshan_core::records::RecordRt for Rt {
 }
 
 pub struct State {
-    set: RecordSet<Rt>,
-    handles: HandleTable,
+    recs: HandleRecords<Rt>,
     tuples: AccessTuples,
 }
 
@@ -134,9 +133,8 @@ pub struct PnetcdfVar {
     st: Lock<State>,
 }
 
-pub static PNETCDF_VAR: PnetcdfVar = PnetcdfVar {
-    st: Lock::new(State { set: RecordSet::new(ID), handles: HandleTable::new(), tuples: AccessTuples::none() }),
-};
+pub static PNETCDF_VAR: PnetcdfVar =
+    PnetcdfVar { st: Lock::new(State { recs: HandleRecords::new(ID), tuples: AccessTuples::none() }) };
 
 impl PnetcdfVar {
     fn lock(&self) -> LockGuard<'_, State> {
@@ -153,8 +151,8 @@ impl PnetcdfVar {
         let id = darshan_log::record_id(name);
         let mut guard = self.lock();
         let st = &mut *guard;
-        let Some(i) = st.set.find_or_create(id, name) else { return };
-        let (w, rt) = st.set.both(i);
+        let Some(i) = st.recs.set.find_or_create(id, name) else { return };
+        let (w, rt) = st.recs.set.both(i);
         add(w, c::word(c::OPENS), 1);
         stamp(w, c::fword(c::F_OPEN_START_TIMESTAMP), c::fword(c::F_OPEN_END_TIMESTAMP), tm1, tm2);
         timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.io.t.meta);
@@ -167,20 +165,20 @@ impl PnetcdfVar {
         w[c::word(c::NDIMS)] = info.ndims as u64;
         w[c::word(c::DATATYPE_SIZE)] = info.type_size as u64;
         w[2] = info.file_rec_id;
-        st.handles.open(varid as u64, i, ID);
+        st.recs.handles.open(varid as u64, i, ID);
     }
 
     /// The shape of the variable `varid` names, as last opened, to size
     /// an access against (the wrappers measure it outside this lock).
     pub fn shape(&self, varid: i32) -> Option<VarShape> {
         let st = self.lock();
-        let i = st.handles.record(varid as u64, &st.set)?;
-        let w = st.set.record(i);
+        let i = st.recs.handles.record(varid as u64, &st.recs.set)?;
+        let w = st.recs.set.record(i);
         Some(VarShape {
             ndims: w[c::word(c::NDIMS)] as i64,
             npoints: w[c::word(c::NPOINTS)] as i64,
             type_size: w[c::word(c::DATATYPE_SIZE)] as i64,
-            unlimdimid: st.set.rt[i].unlimdimid,
+            unlimdimid: st.recs.set.rt[i].unlimdimid,
         })
     }
 
@@ -188,8 +186,8 @@ impl PnetcdfVar {
     pub fn on_access(&self, varid: i32, api: Api, access: &Access, tm1: Tick, tm2: Tick) {
         let mut guard = self.lock();
         let st = &mut *guard;
-        let Some(i) = st.handles.record(varid as u64, &st.set) else { return };
-        let (w, rt) = st.set.both(i);
+        let Some(i) = st.recs.handles.record(varid as u64, &st.recs.set) else { return };
+        let (w, rt) = st.recs.set.both(i);
         add(w, c::word(api.counter()), 1);
         let write = !api.reads();
         dataset_io::count(&IO, &mut st.tuples, i, w, &mut rt.io, write, access.bytes, &access.tuple, tm1, tm2);
@@ -213,28 +211,25 @@ impl Module for PnetcdfVar {
     }
 
     fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
-        f(&mut self.lock().set)
+        f(&mut self.lock().recs.set)
     }
 
     fn attach(&self, slice: Slice, rank: i64) {
         let mut st = self.lock();
-        st.handles = HandleTable::for_records(slice.capacity, HANDLE_SLOTS);
         st.tuples = AccessTuples::for_records(slice.capacity);
-        st.set.attach(slice, rank);
+        st.recs.attach(slice, rank, HANDLE_SLOTS);
     }
 
     fn finalize(&self, ctx: &FinalizeCtx) {
         // Every fcounter but the byte variance holds clock ticks.
-        self.lock().set.finalize(ctx, c::FCOUNTERS_AT..c::fword(c::F_VARIANCE_RANK_BYTES));
+        self.lock().recs.set.finalize(ctx, c::FCOUNTERS_AT..c::fword(c::F_VARIANCE_RANK_BYTES));
     }
 
     fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
-        self.lock().set.reduce_shared(shared, comm, &crate::reduce::VAR_RULES);
+        self.lock().recs.set.reduce_shared(shared, comm, &crate::reduce::VAR_RULES);
     }
 
     fn fork_child(&self) {
-        let mut st = self.lock();
-        st.set.clear();
-        st.handles.clear();
+        self.lock().recs.fork_child();
     }
 }
