@@ -5,6 +5,14 @@
 //!
 //! The install prefix is found from this program's own path
 //! (`<prefix>/bin/darshan-config`), so an installed tree can be moved.
+//!
+//! Why not clap, as the other tools: the C tool is a shell loop over its
+//! arguments (`while test $# -gt 0; case $1 ...`), and scripts rely on
+//! what that does: each option answered as it comes (a repeated one
+//! twice), the answers before an unknown option printed, then
+//! `unknown option: X`, the usage on stdout and exit 1. A parser that
+//! validates the whole command line first cannot do that; the options are
+//! one table here (`answer`), which `--all` and the tests walk.
 #![forbid(unsafe_code)]
 
 mod facts;
