@@ -10,10 +10,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 // Exported (hidden names) so that the C printf/scanf shim reads the same
 // clock without a call into Rust.
 #[export_name = "darshan_rs_use_tsc"]
-static USE_TSC: AtomicBool = AtomicBool::new(false);
+pub(crate) static USE_TSC: AtomicBool = AtomicBool::new(false);
 /// Tick and CLOCK_MONOTONIC (ns) at start-up.
 #[export_name = "darshan_rs_t0"]
-static T0: AtomicU64 = AtomicU64::new(0);
+pub(crate) static T0: AtomicU64 = AtomicU64::new(0);
 static MONO0: AtomicU64 = AtomicU64::new(0);
 
 fn mono_ns() -> u64 {

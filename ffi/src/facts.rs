@@ -9,3 +9,19 @@
 pub const OUTSIDE: i32 = 0;
 pub const RECORDING: i32 = 1;
 pub const OWN_IO: i32 = 2;
+
+// The C declarations of what the Rust side gives the shim (functions it
+// calls, statics it reads), written by build.rs into darshan_facts.h:
+// shim.c declares none of them itself. Each has its Rust type checked in
+// ffi/src/c_api.rs, and a test there fails when a name here has no check.
+// Read by build.rs and by c_api.rs's test only.
+#[allow(dead_code)]
+pub const C_DECLARATIONS: &str = "\
+void darshan_rs_stdio_write(FILE *f, long bytes, int64_t tm1, int64_t tm2);
+void darshan_rs_stdio_read(FILE *f, long bytes, int64_t tm1);
+int64_t darshan_rs_now(void);
+void darshan_rs_lost_call(void);
+extern unsigned char darshan_rs_running;
+extern unsigned char darshan_rs_use_tsc;
+extern uint64_t darshan_rs_t0;
+";

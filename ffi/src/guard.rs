@@ -19,7 +19,7 @@ extern "C" {
 /// 1 while the runtime records (state RUNNING), for the C shim to read
 /// without a call; kept in step with the core's state by `set_state`.
 #[export_name = "darshan_rs_running"]
-static RUNNING: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+pub(crate) static RUNNING: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
 
 /// Change the runtime's state (and the C shim's view of it).
 pub fn set_state(s: u8) {

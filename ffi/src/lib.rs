@@ -14,6 +14,7 @@
 #[macro_use]
 mod real;
 mod bgq_wrap;
+mod c_api;
 mod clock;
 mod cwd;
 mod exec_wrap;

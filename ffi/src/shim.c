@@ -19,14 +19,10 @@
 #include <x86intrin.h>
 #endif
 
-void darshan_rs_stdio_write(FILE *f, long bytes, int64_t tm1, int64_t tm2);
-void darshan_rs_stdio_read(FILE *f, long bytes, int64_t tm1);
-int64_t darshan_rs_now(void);
-
-/* The Rust runtime's state and clock (clock.rs, guard.rs). */
-extern unsigned char darshan_rs_running;
-extern unsigned char darshan_rs_use_tsc;
-extern uint64_t darshan_rs_t0;
+/* What the Rust side gives the shim (its functions; the runtime's state
+ * and clock, clock.rs and guard.rs) is declared in darshan_facts.h,
+ * written from ffi/src/facts.rs and checked against the Rust definitions
+ * (ffi/src/c_api.rs). */
 
 /* The per-thread "inside the runtime" flag (docs/interposition.md rule 4). Kept
  * here because C can give it the initial-exec TLS model: one %fs-relative
@@ -36,7 +32,6 @@ static __thread int in_runtime __attribute__((tls_model("initial-exec")));
 /* A call made while this thread records another can only come from a
  * signal handler that interrupted the runtime: passed through, counted as
  * lost (the guard's values: darshan_facts.h, from facts.rs). */
-void darshan_rs_lost_call(void);
 
 static inline int recording(void)
 {
