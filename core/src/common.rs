@@ -182,6 +182,12 @@ pub struct CommonPool {
     blocks: Vec<([i64; SPILL], [u32; SPILL])>,
 }
 
+impl Default for CommonPool {
+    fn default() -> CommonPool {
+        CommonPool::new()
+    }
+}
+
 impl CommonPool {
     pub const fn new() -> CommonPool {
         CommonPool { blocks: Vec::new() }

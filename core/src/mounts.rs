@@ -85,7 +85,7 @@ pub fn parse(text: &str, platform: &dyn Platform) -> Vec<MountEntry> {
             MountEntry { path, fs_type, block_size }
         })
         .collect();
-    out.sort_by(|a, b| b.path.len().cmp(&a.path.len()));
+    out.sort_by_key(|m| std::cmp::Reverse(m.path.len()));
     out
 }
 

@@ -102,7 +102,7 @@ impl VarRecordSet {
         // DARSHAN_MODMEM a chunk at a time (ledger::GRANT_CHUNK records
         // of 512 words), as the fixed-size modules take it.
         let mut room = self.granted.unwrap_or(0);
-        let need = off.checked_add(len).unwrap_or(usize::MAX);
+        let need = off.saturating_add(len);
         while need > room && room < self.words.reserved_len() {
             let left = self.words.reserved_len() - room;
             let more = ledger::grant(8, left.min((ledger::GRANT_CHUNK * 512).max(len)));

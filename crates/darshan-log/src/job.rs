@@ -170,7 +170,7 @@ impl Job {
                 }
             }
         }
-        out.sort_by(|a, b| b.path.len().cmp(&a.path.len()));
+        out.sort_by_key(|m| std::cmp::Reverse(m.path.len()));
         Ok(out)
     }
 }

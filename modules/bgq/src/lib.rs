@@ -36,8 +36,6 @@ pub use recorded::Recorded;
 /// name for it).
 pub const RECORD_NAME: &[u8] = b"darshan-bgq-record";
 
-/// The first counter word and the fcounter word of a record.
-
 /// What the BG/Q kernel says about this process's node.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Node {
