@@ -18,11 +18,6 @@ pub struct RecordArena {
 /// `logmap::room`, passed in by the runtime that owns both.
 pub type Backer = fn(usize, usize) -> bool;
 
-/// Memory that always has storage (not in a file mapping).
-fn always_backed(_slot: usize, _end: usize) -> bool {
-    true
-}
-
 /// A module's reservation: room for `capacity` records of `rec_words` words.
 ///
 /// Its words may lie in the crash-safe file's mapping, where a page
@@ -35,7 +30,8 @@ pub struct Slice {
     words: &'static mut [u64],
     /// Words `..backed` have storage.
     backed: usize,
-    backer: Backer,
+    /// Where storage comes from (None: ordinary memory, backed throughout).
+    backer: Option<Backer>,
     slot: usize,
     pub rec_words: usize,
     pub capacity: usize,
@@ -43,18 +39,18 @@ pub struct Slice {
 
 impl Slice {
     pub const fn empty(rec_words: usize) -> Slice {
-        Slice { words: &mut [], backed: 0, backer: always_backed, slot: 0, rec_words, capacity: 0 }
+        Slice { words: &mut [], backed: 0, backer: None, slot: 0, rec_words, capacity: 0 }
     }
 
     /// A reservation of `words` with storage throughout (ordinary memory).
     pub fn new(words: &'static mut [u64], rec_words: usize, capacity: usize) -> Slice {
-        Slice { backed: words.len(), words, backer: always_backed, slot: 0, rec_words, capacity }
+        Slice { backed: words.len(), words, backer: None, slot: 0, rec_words, capacity }
     }
 
     /// Storage for the words comes from `backer` (for area `slot`), as
     /// they are backed: none of them is handed out before.
     pub fn backed_by(mut self, backer: Backer, slot: usize) -> Slice {
-        (self.backed, self.backer, self.slot) = (0, backer, slot);
+        (self.backed, self.backer, self.slot) = (0, Some(backer), slot);
         self
     }
 
@@ -75,11 +71,22 @@ impl Slice {
         if end <= self.backed {
             return true;
         }
-        if end > self.words.len() || !(self.backer)(self.slot, self.words.as_ptr() as usize + end * 8) {
+        let addr = self.words.as_ptr() as usize + end * 8;
+        if end > self.words.len() || !self.backer.is_some_and(|b| b(self.slot, addr)) {
             return false;
         }
         self.backed = end;
         true
+    }
+
+    /// The storage behind the words is gone (a forked child: the crash-safe
+    /// file is the parent's, the child's is made at its first record): from
+    /// now on every word must be backed again before it is handed out.
+    /// Ordinary memory keeps its storage.
+    pub fn forget_backing(&mut self) {
+        if self.backer.is_some() {
+            self.backed = 0;
+        }
     }
 
     /// The backed words for the rest of the process (a module that lays
@@ -568,6 +575,10 @@ mod tests {
         assert!(s.back(100));
         assert!(!s.back(501), "past the reservation");
         assert_eq!(s.record(1)[0], 7);
+        // A forked child: nothing is backed until its backer says so again.
+        s.forget_backing();
+        assert_eq!(s.len(), 0);
+        assert!(!s.back(101) && s.back(20) && s.len() == 20);
         let plain = a.reserve(10, 5);
         assert_eq!(plain.len(), 50, "ordinary memory is backed throughout");
     }

@@ -285,6 +285,7 @@ impl<R: RecordRt> RecordSet<R> {
     pub fn clear(&mut self) {
         let n = self.count * self.slice.rec_words;
         self.slice[..n].iter_mut().for_each(|x| *x = 0);
+        self.slice.forget_backing();
         self.index.clear();
         self.rt.clear();
         self.count = 0;

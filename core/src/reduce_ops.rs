@@ -84,6 +84,9 @@ pub struct RankFields {
 /// fields, the three I/O times, the two byte counts and the variances.
 pub struct Shape {
     pub ranks: RankFields,
+    /// Start and end timestamps of open, read, write and close.
+    pub starts: [usize; 4],
+    pub ends: [usize; 4],
     pub times: [usize; 3],
     pub bytes: [usize; 2],
     pub var_time: usize,
@@ -115,6 +118,18 @@ macro_rules! standard_shape {
                 fastest_time: $c::fword($c::F_FASTEST_RANK_TIME),
                 slowest_time: $c::fword($c::F_SLOWEST_RANK_TIME),
             },
+            starts: [
+                $c::fword($c::F_OPEN_START_TIMESTAMP),
+                $c::fword($c::F_READ_START_TIMESTAMP),
+                $c::fword($c::F_WRITE_START_TIMESTAMP),
+                $c::fword($c::F_CLOSE_START_TIMESTAMP),
+            ],
+            ends: [
+                $c::fword($c::F_OPEN_END_TIMESTAMP),
+                $c::fword($c::F_READ_END_TIMESTAMP),
+                $c::fword($c::F_WRITE_END_TIMESTAMP),
+                $c::fword($c::F_CLOSE_END_TIMESTAMP),
+            ],
             times: [$c::fword($c::F_READ_TIME), $c::fword($c::F_WRITE_TIME), $c::fword($c::F_META_TIME)],
             bytes: [$c::word($c::BYTES_READ), $c::word($c::BYTES_WRITTEN)],
             var_time: $c::fword($c::F_VARIANCE_RANK_TIME),
@@ -148,6 +163,15 @@ impl Reducer for Rules {
         rec[self.shape.var_time] = time.to_bits();
         rec[self.shape.var_bytes] = bytes.to_bits();
     }
+}
+
+/// What every module of the standard shape combines alike: the earliest
+/// non-zero start and the latest end of open, read, write and close, and
+/// the sum of each I/O time.
+pub fn standard_times(a: &[u64], b: &[u64], out: &mut [u64], s: &Shape) {
+    min_nonzero_f(a, b, out, s.starts);
+    max_f(a, b, out, s.ends);
+    sum_f(a, b, out, s.times);
 }
 
 /// Fastest: the operand with the smaller time (zeros count); slowest: the

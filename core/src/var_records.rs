@@ -159,6 +159,7 @@ impl VarRecordSet {
     /// Forget every record (forked child); the memory stays reserved.
     pub fn clear(&mut self) {
         self.words[..self.used].iter_mut().for_each(|x| *x = 0);
+        self.words.forget_backing();
         self.index.clear();
         self.used = 0;
         self.count = 0;

@@ -11,6 +11,34 @@ pub fn size_bucket(bytes: i64) -> usize {
     BOUNDS.iter().position(|&b| bytes <= b).unwrap_or(9)
 }
 
+/// The word positions of a module's counters, from its `COUNTERS_AT`,
+/// `FCOUNTERS_AT`, `NUM_INDICES` and `F_NUM_INDICES`: `word(k)` and
+/// `fword(k)` (checked in debug builds and wherever `k` is a constant),
+/// and `words(first, last)` for a family whose members are consecutive
+/// by the format's definition (histogram bins, per-call counters).
+#[macro_export]
+macro_rules! layout_fns {
+    () => {
+        /// Word of counter `k` in a record.
+        #[inline(always)]
+        pub const fn word(k: usize) -> usize {
+            debug_assert!(k < NUM_INDICES);
+            COUNTERS_AT + k
+        }
+        /// Word of fcounter `k` in a record.
+        #[inline(always)]
+        pub const fn fword(k: usize) -> usize {
+            debug_assert!(k < F_NUM_INDICES);
+            FCOUNTERS_AT + k
+        }
+        /// The words of counters `first..=last`, checked to be in order.
+        pub const fn words(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
+            assert!(first <= last && last < NUM_INDICES);
+            word(first)..=word(last)
+        }
+    };
+}
+
 pub mod posix {
     pub const NUM_INDICES: usize = 69;
     pub const F_NUM_INDICES: usize = 17;
@@ -20,30 +48,7 @@ pub mod posix {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 2;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
-    /// Word of counter `k` in a record (`k` one of this module's counter
-    /// indices; checked in debug builds and wherever `k` is a constant).
-    #[inline(always)]
-    pub const fn word(k: usize) -> usize {
-        debug_assert!(k < NUM_INDICES);
-        COUNTERS_AT + k
-    }
-    /// Word of fcounter `k` in a record.
-    #[inline(always)]
-    pub const fn fword(k: usize) -> usize {
-        debug_assert!(k < F_NUM_INDICES);
-        FCOUNTERS_AT + k
-    }
-    /// The words of counters `first..=last` (a reduction rule's run,
-    /// named by its ends: it is checked to be in order).
-    pub const fn words(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
-        assert!(first <= last && last < NUM_INDICES);
-        word(first)..=word(last)
-    }
-    /// The words of fcounters `first..=last`.
-    pub const fn fwords(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
-        assert!(first <= last && last < F_NUM_INDICES);
-        fword(first)..=fword(last)
-    }
+    crate::layout_fns!();
     pub const OPENS: usize = 0;
     pub const FILENOS: usize = 1;
     pub const DUPS: usize = 2;
@@ -142,30 +147,7 @@ pub mod null {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 2;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
-    /// Word of counter `k` in a record (`k` one of this module's counter
-    /// indices; checked in debug builds and wherever `k` is a constant).
-    #[inline(always)]
-    pub const fn word(k: usize) -> usize {
-        debug_assert!(k < NUM_INDICES);
-        COUNTERS_AT + k
-    }
-    /// Word of fcounter `k` in a record.
-    #[inline(always)]
-    pub const fn fword(k: usize) -> usize {
-        debug_assert!(k < F_NUM_INDICES);
-        FCOUNTERS_AT + k
-    }
-    /// The words of counters `first..=last` (a reduction rule's run,
-    /// named by its ends: it is checked to be in order).
-    pub const fn words(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
-        assert!(first <= last && last < NUM_INDICES);
-        word(first)..=word(last)
-    }
-    /// The words of fcounters `first..=last`.
-    pub const fn fwords(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
-        assert!(first <= last && last < F_NUM_INDICES);
-        fword(first)..=fword(last)
-    }
+    crate::layout_fns!();
     pub const FOOS: usize = 0;
     pub const FOO_MAX_DAT: usize = 1;
     pub const F_FOO_TIMESTAMP: usize = 0;
@@ -181,30 +163,7 @@ pub mod stdio {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 2;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
-    /// Word of counter `k` in a record (`k` one of this module's counter
-    /// indices; checked in debug builds and wherever `k` is a constant).
-    #[inline(always)]
-    pub const fn word(k: usize) -> usize {
-        debug_assert!(k < NUM_INDICES);
-        COUNTERS_AT + k
-    }
-    /// Word of fcounter `k` in a record.
-    #[inline(always)]
-    pub const fn fword(k: usize) -> usize {
-        debug_assert!(k < F_NUM_INDICES);
-        FCOUNTERS_AT + k
-    }
-    /// The words of counters `first..=last` (a reduction rule's run,
-    /// named by its ends: it is checked to be in order).
-    pub const fn words(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
-        assert!(first <= last && last < NUM_INDICES);
-        word(first)..=word(last)
-    }
-    /// The words of fcounters `first..=last`.
-    pub const fn fwords(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
-        assert!(first <= last && last < F_NUM_INDICES);
-        fword(first)..=fword(last)
-    }
+    crate::layout_fns!();
     pub const OPENS: usize = 0;
     pub const FDOPENS: usize = 1;
     pub const READS: usize = 2;
@@ -245,30 +204,7 @@ pub mod mpiio {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 2;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
-    /// Word of counter `k` in a record (`k` one of this module's counter
-    /// indices; checked in debug builds and wherever `k` is a constant).
-    #[inline(always)]
-    pub const fn word(k: usize) -> usize {
-        debug_assert!(k < NUM_INDICES);
-        COUNTERS_AT + k
-    }
-    /// Word of fcounter `k` in a record.
-    #[inline(always)]
-    pub const fn fword(k: usize) -> usize {
-        debug_assert!(k < F_NUM_INDICES);
-        FCOUNTERS_AT + k
-    }
-    /// The words of counters `first..=last` (a reduction rule's run,
-    /// named by its ends: it is checked to be in order).
-    pub const fn words(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
-        assert!(first <= last && last < NUM_INDICES);
-        word(first)..=word(last)
-    }
-    /// The words of fcounters `first..=last`.
-    pub const fn fwords(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
-        assert!(first <= last && last < F_NUM_INDICES);
-        fword(first)..=fword(last)
-    }
+    crate::layout_fns!();
     pub const INDEP_OPENS: usize = 0;
     pub const COLL_OPENS: usize = 1;
     pub const INDEP_READS: usize = 2;
@@ -348,30 +284,7 @@ pub mod h5f {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 2;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
-    /// Word of counter `k` in a record (`k` one of this module's counter
-    /// indices; checked in debug builds and wherever `k` is a constant).
-    #[inline(always)]
-    pub const fn word(k: usize) -> usize {
-        debug_assert!(k < NUM_INDICES);
-        COUNTERS_AT + k
-    }
-    /// Word of fcounter `k` in a record.
-    #[inline(always)]
-    pub const fn fword(k: usize) -> usize {
-        debug_assert!(k < F_NUM_INDICES);
-        FCOUNTERS_AT + k
-    }
-    /// The words of counters `first..=last` (a reduction rule's run,
-    /// named by its ends: it is checked to be in order).
-    pub const fn words(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
-        assert!(first <= last && last < NUM_INDICES);
-        word(first)..=word(last)
-    }
-    /// The words of fcounters `first..=last`.
-    pub const fn fwords(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
-        assert!(first <= last && last < F_NUM_INDICES);
-        fword(first)..=fword(last)
-    }
+    crate::layout_fns!();
     pub const OPENS: usize = 0;
     pub const FLUSHES: usize = 1;
     pub const USE_MPIIO: usize = 2;
@@ -391,30 +304,7 @@ pub mod h5d {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 3;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
-    /// Word of counter `k` in a record (`k` one of this module's counter
-    /// indices; checked in debug builds and wherever `k` is a constant).
-    #[inline(always)]
-    pub const fn word(k: usize) -> usize {
-        debug_assert!(k < NUM_INDICES);
-        COUNTERS_AT + k
-    }
-    /// Word of fcounter `k` in a record.
-    #[inline(always)]
-    pub const fn fword(k: usize) -> usize {
-        debug_assert!(k < F_NUM_INDICES);
-        FCOUNTERS_AT + k
-    }
-    /// The words of counters `first..=last` (a reduction rule's run,
-    /// named by its ends: it is checked to be in order).
-    pub const fn words(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
-        assert!(first <= last && last < NUM_INDICES);
-        word(first)..=word(last)
-    }
-    /// The words of fcounters `first..=last`.
-    pub const fn fwords(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
-        assert!(first <= last && last < F_NUM_INDICES);
-        fword(first)..=fword(last)
-    }
+    crate::layout_fns!();
     /// Dimensions a record keeps (Darshan's H5D_MAX_NDIMS).
     pub const MAX_NDIMS: usize = 5;
     pub const OPENS: usize = 0;
@@ -539,30 +429,7 @@ pub mod bgq {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 2;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
-    /// Word of counter `k` in a record (`k` one of this module's counter
-    /// indices; checked in debug builds and wherever `k` is a constant).
-    #[inline(always)]
-    pub const fn word(k: usize) -> usize {
-        debug_assert!(k < NUM_INDICES);
-        COUNTERS_AT + k
-    }
-    /// Word of fcounter `k` in a record.
-    #[inline(always)]
-    pub const fn fword(k: usize) -> usize {
-        debug_assert!(k < F_NUM_INDICES);
-        FCOUNTERS_AT + k
-    }
-    /// The words of counters `first..=last` (a reduction rule's run,
-    /// named by its ends: it is checked to be in order).
-    pub const fn words(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
-        assert!(first <= last && last < NUM_INDICES);
-        word(first)..=word(last)
-    }
-    /// The words of fcounters `first..=last`.
-    pub const fn fwords(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
-        assert!(first <= last && last < F_NUM_INDICES);
-        fword(first)..=fword(last)
-    }
+    crate::layout_fns!();
     pub const CSJOBID: usize = 0;
     pub const NNODES: usize = 1;
     pub const RANKSPERNODE: usize = 2;
@@ -586,30 +453,7 @@ pub mod pnetcdf_file {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 2;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
-    /// Word of counter `k` in a record (`k` one of this module's counter
-    /// indices; checked in debug builds and wherever `k` is a constant).
-    #[inline(always)]
-    pub const fn word(k: usize) -> usize {
-        debug_assert!(k < NUM_INDICES);
-        COUNTERS_AT + k
-    }
-    /// Word of fcounter `k` in a record.
-    #[inline(always)]
-    pub const fn fword(k: usize) -> usize {
-        debug_assert!(k < F_NUM_INDICES);
-        FCOUNTERS_AT + k
-    }
-    /// The words of counters `first..=last` (a reduction rule's run,
-    /// named by its ends: it is checked to be in order).
-    pub const fn words(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
-        assert!(first <= last && last < NUM_INDICES);
-        word(first)..=word(last)
-    }
-    /// The words of fcounters `first..=last`.
-    pub const fn fwords(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
-        assert!(first <= last && last < F_NUM_INDICES);
-        fword(first)..=fword(last)
-    }
+    crate::layout_fns!();
     pub const CREATES: usize = 0;
     pub const OPENS: usize = 1;
     pub const REDEFS: usize = 2;
@@ -638,30 +482,7 @@ pub mod pnetcdf_var {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 3;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
-    /// Word of counter `k` in a record (`k` one of this module's counter
-    /// indices; checked in debug builds and wherever `k` is a constant).
-    #[inline(always)]
-    pub const fn word(k: usize) -> usize {
-        debug_assert!(k < NUM_INDICES);
-        COUNTERS_AT + k
-    }
-    /// Word of fcounter `k` in a record.
-    #[inline(always)]
-    pub const fn fword(k: usize) -> usize {
-        debug_assert!(k < F_NUM_INDICES);
-        FCOUNTERS_AT + k
-    }
-    /// The words of counters `first..=last` (a reduction rule's run,
-    /// named by its ends: it is checked to be in order).
-    pub const fn words(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
-        assert!(first <= last && last < NUM_INDICES);
-        word(first)..=word(last)
-    }
-    /// The words of fcounters `first..=last`.
-    pub const fn fwords(first: usize, last: usize) -> std::ops::RangeInclusive<usize> {
-        assert!(first <= last && last < F_NUM_INDICES);
-        fword(first)..=fword(last)
-    }
+    crate::layout_fns!();
     /// Dimensions a record keeps (Darshan's PNETCDF_VAR_MAX_NDIMS).
     pub const MAX_NDIMS: usize = 5;
     pub const OPENS: usize = 0;

@@ -200,6 +200,7 @@ impl State {
 
     fn clear(&mut self) {
         self.words[..self.used].iter_mut().for_each(|w| *w = 0);
+        self.words.forget_backing();
         self.used = 0;
         self.avail = self.budget;
         self.index.clear();

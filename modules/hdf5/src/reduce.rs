@@ -72,21 +72,7 @@ fn combine_datasets(a: &[u64], b: &mut [u64]) {
         let k = d::word(k);
         t[k] = (a[k] == 1 || b[k] == 1) as u64;
     }
-    op::min_nonzero_f(
-        a,
-        b,
-        &mut t,
-        [d::F_OPEN_START_TIMESTAMP, d::F_READ_START_TIMESTAMP, d::F_WRITE_START_TIMESTAMP, d::F_CLOSE_START_TIMESTAMP]
-            .map(d::fword),
-    );
-    op::max_f(
-        a,
-        b,
-        &mut t,
-        [d::F_OPEN_END_TIMESTAMP, d::F_READ_END_TIMESTAMP, d::F_WRITE_END_TIMESTAMP, d::F_CLOSE_END_TIMESTAMP]
-            .map(d::fword),
-    );
-    op::sum_f(a, b, &mut t, [d::F_READ_TIME, d::F_WRITE_TIME, d::F_META_TIME].map(d::fword));
+    op::standard_times(a, b, &mut t, &DATASET_RULES.shape);
     op::max_time_with_size(a, b, &mut t, d::fword(d::F_MAX_READ_TIME), d::word(d::MAX_READ_TIME_SIZE));
     op::max_time_with_size(a, b, &mut t, d::fword(d::F_MAX_WRITE_TIME), d::word(d::MAX_WRITE_TIME_SIZE));
     op::fastest_slowest(a, b, &mut t, &DATASET_RULES.shape.ranks);

@@ -95,21 +95,7 @@ fn combine_vars(a: &[u64], b: &mut [u64]) {
     }
     let k = v::word(v::IS_RECORD_VAR);
     t[k] = (a[k] == 1 || b[k] == 1) as u64;
-    op::min_nonzero_f(
-        a,
-        b,
-        &mut t,
-        [v::F_OPEN_START_TIMESTAMP, v::F_READ_START_TIMESTAMP, v::F_WRITE_START_TIMESTAMP, v::F_CLOSE_START_TIMESTAMP]
-            .map(v::fword),
-    );
-    op::max_f(
-        a,
-        b,
-        &mut t,
-        [v::F_OPEN_END_TIMESTAMP, v::F_READ_END_TIMESTAMP, v::F_WRITE_END_TIMESTAMP, v::F_CLOSE_END_TIMESTAMP]
-            .map(v::fword),
-    );
-    op::sum_f(a, b, &mut t, [v::F_READ_TIME, v::F_WRITE_TIME, v::F_META_TIME].map(v::fword));
+    op::standard_times(a, b, &mut t, &VAR_RULES.shape);
     op::max_time_with_size(a, b, &mut t, v::fword(v::F_MAX_READ_TIME), v::word(v::MAX_READ_TIME_SIZE));
     op::max_time_with_size(a, b, &mut t, v::fword(v::F_MAX_WRITE_TIME), v::word(v::MAX_WRITE_TIME_SIZE));
     op::fastest_slowest(a, b, &mut t, &VAR_RULES.shape.ranks);

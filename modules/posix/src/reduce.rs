@@ -52,21 +52,7 @@ fn combine(a: &[u64], b: &mut [u64]) {
     op::sum(a, b, &mut t, c::words(c::SIZE_READ_0_100, c::SIZE_WRITE_1G_PLUS));
     op::common(a, b, &mut t, w(c::STRIDE1_STRIDE), w(c::STRIDE1_COUNT));
     op::common(a, b, &mut t, w(c::ACCESS1_ACCESS), w(c::ACCESS1_COUNT));
-    op::min_nonzero_f(
-        a,
-        b,
-        &mut t,
-        [c::F_OPEN_START_TIMESTAMP, c::F_READ_START_TIMESTAMP, c::F_WRITE_START_TIMESTAMP, c::F_CLOSE_START_TIMESTAMP]
-            .map(c::fword),
-    );
-    op::max_f(
-        a,
-        b,
-        &mut t,
-        [c::F_OPEN_END_TIMESTAMP, c::F_READ_END_TIMESTAMP, c::F_WRITE_END_TIMESTAMP, c::F_CLOSE_END_TIMESTAMP]
-            .map(c::fword),
-    );
-    op::sum_f(a, b, &mut t, [c::F_READ_TIME, c::F_WRITE_TIME, c::F_META_TIME].map(c::fword));
+    op::standard_times(a, b, &mut t, &RULES.shape);
     op::max_time_with_size(a, b, &mut t, c::fword(c::F_MAX_READ_TIME), c::word(c::MAX_READ_TIME_SIZE));
     op::max_time_with_size(a, b, &mut t, c::fword(c::F_MAX_WRITE_TIME), c::word(c::MAX_WRITE_TIME_SIZE));
     op::fastest_slowest(a, b, &mut t, &RULES.shape.ranks);
