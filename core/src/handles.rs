@@ -3,6 +3,7 @@
 //! in a wrapper's path never allocates.
 
 use crate::arena::{Slice, ZeroedWords};
+use crate::module::Env;
 use crate::records::{RecordRt, RecordSet};
 
 /// Slot value of a removed entry (lookups go on past it).
@@ -106,11 +107,11 @@ impl HandleTable {
         Some(i)
     }
 
-    /// Map `h` to record `i` of `module`; when the table is full the
-    /// handle goes unrecorded and the module's data is marked incomplete.
-    pub fn open(&mut self, h: u64, i: usize, module: usize) {
+    /// Map `h` to record `i` of `set`; when the table is full the handle
+    /// goes unrecorded and the module's data is marked incomplete.
+    pub fn open<R: RecordRt>(&mut self, h: u64, i: usize, set: &RecordSet<R>) {
         if !self.insert(h, i) {
-            crate::runtime::set_partial(module);
+            set.mark_partial();
         }
     }
 
@@ -157,9 +158,14 @@ impl<R: RecordRt> HandleRecords<R> {
 
     /// Start-up: a table of `slots` handles (none if the module got no
     /// room), then the records.
-    pub fn attach(&mut self, slice: Slice, rank: i64, slots: usize) {
+    pub fn attach(&mut self, slice: Slice, env: &Env, slots: usize) {
         self.handles = HandleTable::for_records(slice.capacity, slots);
-        self.set.attach(slice, rank);
+        self.set.attach(slice, env);
+    }
+
+    /// Map handle `h` to record `i` (see [`HandleTable::open`]).
+    pub fn open(&mut self, h: u64, i: usize) {
+        self.handles.open(h, i, &self.set);
     }
 
     /// In a forked child: no records, no open handles.

@@ -13,6 +13,7 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::common::Tick;
+use crate::ledger::Ledger;
 
 /// The widest bins (largest shift) any heatmap of this process has had. An
 /// MPI job's ranks agree on the widest of all at shutdown: each rank picks
@@ -34,6 +35,8 @@ const R: usize = 6 + HEAT_BINS;
 
 pub struct HeatBins {
     words: &'static mut [u64; HEAT_WORDS],
+    /// Tick length, record count and the name table (HEATMAP's ledger).
+    ledger: &'static Ledger,
     name: &'static [u8],
     shift: u32,
     initial_shift: u32,
@@ -46,11 +49,17 @@ pub struct HeatBins {
 
 impl HeatBins {
     /// A heatmap in `words` (HEAT_WORDS long) for the record `name`
-    /// (`heatmap:<MODULE>`), with bins of `2^shift` ticks.
-    /// None if `words` is not HEAT_WORDS long.
-    pub fn new(words: &'static mut [u64], name: &'static [u8], rank: i64, shift: u32) -> Option<HeatBins> {
+    /// (`heatmap:<MODULE>`), with bins of `2^shift` ticks, counted in
+    /// `ledger`. None if `words` is not HEAT_WORDS long.
+    pub fn new(
+        words: &'static mut [u64],
+        name: &'static [u8],
+        rank: i64,
+        shift: u32,
+        ledger: &'static Ledger,
+    ) -> Option<HeatBins> {
         let words: &'static mut [u64; HEAT_WORDS] = words.try_into().ok()?;
-        let mut h = HeatBins { words, name, shift, initial_shift: shift, used: false, out: Vec::new() };
+        let mut h = HeatBins { words, ledger, name, shift, initial_shift: shift, used: false, out: Vec::new() };
         h.reset(rank, shift);
         Some(h)
     }
@@ -61,12 +70,12 @@ impl HeatBins {
         self.words[1] = rank as u64;
         // Width and bin count as a reader of the crash-safe file needs
         // them while the program runs (rewritten at shutdown).
-        self.words[2] = ((1u64 << shift) as f64 * crate::ledger::tick_secs()).to_bits();
+        self.words[2] = ((1u64 << shift) as f64 * self.ledger.tick_secs()).to_bits();
         self.words[3] = HEAT_BINS as u64;
         self.shift = shift;
         WIDEST.fetch_max(shift, Ordering::Relaxed);
         self.used = false;
-        crate::ledger::record_added(darshan_log::modules::HEATMAP, HEAT_WORDS * 8);
+        self.ledger.record_added(darshan_log::modules::HEATMAP, HEAT_WORDS * 8);
     }
 
     pub fn set_rank(&mut self, rank: i64) {
@@ -76,7 +85,7 @@ impl HeatBins {
     /// Forget everything (forked child); the name is registered again.
     pub fn clear(&mut self, rank: i64) {
         self.reset(rank, self.initial_shift);
-        crate::ledger::register_name(darshan_log::modules::HEATMAP, self.words[0], self.name);
+        self.ledger.register_name(darshan_log::modules::HEATMAP, self.words[0], self.name);
     }
 
     /// Merge pairs of bins: the width doubles.
@@ -192,7 +201,8 @@ mod tests {
 
     fn bins() -> HeatBins {
         let words: &'static mut [u64] = vec![0u64; HEAT_WORDS].leak();
-        HeatBins::new(words, b"heatmap:POSIX", 0, 4).unwrap() // 16 ticks per bin
+        HeatBins::new(words, b"heatmap:POSIX", 0, 4, Ledger::for_tests(0, &[])).unwrap()
+        // 16 ticks per bin
     }
 
     #[test]
@@ -234,7 +244,7 @@ mod tests {
         };
         let wide = {
             let words: &'static mut [u64] = vec![0u64; HEAT_WORDS].leak();
-            let mut h = HeatBins::new(words, b"heatmap:POSIX", 1, 5).unwrap(); // 32 ticks
+            let mut h = HeatBins::new(words, b"heatmap:POSIX", 1, 5, Ledger::for_tests(0, &[])).unwrap(); // 32 ticks
             h.add(true, 10, 0, 1);
             h
         };

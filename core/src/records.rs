@@ -10,7 +10,8 @@ use crate::common::{fix_negative_time, ticks_to_secs, NoOverlap};
 use crate::finalize_ctx::FinalizeCtx;
 use crate::heatmap::HeatBins;
 use crate::id_index::IdIndex;
-use crate::ledger;
+use crate::ledger::GRANT_CHUNK;
+use crate::module::Env;
 
 /// A module's rules for combining the records every rank has (docs/
 /// counter-rules.md §6): `prepare` runs on each rank's copy (fastest/slowest start as this
@@ -72,6 +73,10 @@ const SHARED_RANK: u64 = -1i64 as u64;
 pub struct RecordSet<R> {
     module: usize,
     rank: i64,
+    /// What the runtime gave at attach: the ledger grants, names and
+    /// flags go to, the configuration (none before attach, when the set
+    /// has no memory either).
+    env: Option<Env>,
     slice: Slice,
     /// Records of DARSHAN_MODMEM granted at the first record (None
     /// before it; kept by a forked child, whose memory it still is).
@@ -99,6 +104,7 @@ impl<R: RecordRt> RecordSet<R> {
         RecordSet {
             module,
             rank: 0,
+            env: None,
             slice: Slice::empty(0),
             granted: None,
             count: 0,
@@ -135,7 +141,7 @@ impl<R: RecordRt> RecordSet<R> {
     /// Take the reserved memory; allocate the index and runtime state now
     /// so that no later call allocates. If that memory cannot be had, the
     /// module keeps no records (and says so with its partial flag).
-    pub fn attach(&mut self, mut slice: Slice, rank: i64) {
+    pub fn attach(&mut self, mut slice: Slice, env: &Env) {
         let cap = slice.capacity;
         let mut rt = Vec::new();
         match IdIndex::for_entries(cap) {
@@ -148,8 +154,28 @@ impl<R: RecordRt> RecordSet<R> {
         self.rt = rt;
         self.slice = slice;
         self.granted = None;
-        self.rank = rank;
+        self.rank = env.rank;
+        self.env = Some(*env);
         self.count = 0;
+    }
+
+    /// Mark this module's data as incomplete in the log (a handle table
+    /// or a trace ran out of room).
+    pub fn mark_partial(&self) {
+        if let Some(e) = self.env {
+            e.ledger.set_partial(self.module);
+        }
+    }
+
+    /// What the runtime gave at attach.
+    pub fn env(&self) -> Option<&Env> {
+        self.env.as_ref()
+    }
+
+    /// Whether the configuration leaves `name` out of this module
+    /// (DARSHAN_EXCLUDE_DIRS and the like); before attach, every name.
+    pub fn excluded(&self, name: &[u8]) -> bool {
+        self.env.is_none_or(|e| crate::paths::excluded(e.config, self.module, name))
     }
 
     pub fn len(&self) -> usize {
@@ -225,20 +251,20 @@ impl<R: RecordRt> RecordSet<R> {
         if let Some(i) = self.find(id) {
             return Some(i);
         }
+        let ledger = self.env.map(|e| e.ledger)?;
         let (rec_bytes, cap) = (self.slice.rec_words * 8, self.slice.capacity);
         let granted = self.granted.unwrap_or(0);
         if self.count >= granted {
-            // DARSHAN_MODMEM a chunk at a time (ledger::GRANT_CHUNK).
-            let more =
-                if granted < cap { ledger::grant(rec_bytes, (cap - granted).min(ledger::GRANT_CHUNK)) } else { 0 };
+            // DARSHAN_MODMEM a chunk at a time (GRANT_CHUNK).
+            let more = if granted < cap { ledger.grant(rec_bytes, (cap - granted).min(GRANT_CHUNK)) } else { 0 };
             self.granted = Some(granted + more);
             if more == 0 {
                 // A module switched off keeps no records and is not partial.
-                if ledger::enabled(self.module) {
+                if ledger.enabled(self.module) {
                     if granted < cap {
-                        ledger::set_starved(self.module);
+                        ledger.set_starved(self.module);
                     } else {
-                        ledger::set_partial(self.module);
+                        ledger.set_partial(self.module);
                     }
                 }
                 return None;
@@ -248,10 +274,10 @@ impl<R: RecordRt> RecordSet<R> {
         // have storage for the record before it is written.
         let i = self.count;
         if !self.slice.back((i + 1) * self.slice.rec_words) {
-            ledger::set_partial(self.module);
+            ledger.set_partial(self.module);
             return None;
         }
-        if !ledger::register_name(self.module, id, name) {
+        if !ledger.register_name(self.module, id, name) {
             return None;
         }
         let w = self.slice.record_mut(i);
@@ -260,7 +286,7 @@ impl<R: RecordRt> RecordSet<R> {
         w[1] = self.rank as u64;
         self.rt.push(R::default());
         self.count += 1;
-        ledger::record_added(self.module, self.slice.rec_words * 8);
+        ledger.record_added(self.module, self.slice.rec_words * 8);
         self.index.insert(id, i);
         Some(i)
     }

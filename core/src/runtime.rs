@@ -10,10 +10,7 @@
 use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
-pub use crate::ledger::{
-    grant, name_of, names_copy, partial_flags, record_added, register_name, set_partial, set_starved, set_tick_secs,
-    tick_secs, with_names, GRANT_CHUNK,
-};
+pub use crate::ledger::{Ledger, GRANT_CHUNK};
 
 use crate::arena::RecordArena;
 use crate::config::Config;
@@ -30,6 +27,11 @@ pub const FINALIZED: u8 = 3;
 pub const DISABLED: u8 = 4;
 
 static STATE: AtomicU8 = AtomicU8::new(UNINIT);
+
+/// The process's ledger (ledger.rs): handed to each module at attach, in
+/// its [`Env`](crate::module::Env); the wrappers and the shutdown read
+/// names and flags from it here.
+pub static LEDGER: Ledger = Ledger::new();
 
 /// What does not change after start-up.
 pub struct Shared {
@@ -75,7 +77,7 @@ pub fn lost_calls() -> u64 {
 static CAPACITY: AtomicUsize = AtomicUsize::new(0);
 /// The line that says which modules ran out of DARSHAN_MODMEM, if any.
 pub fn starved_message() -> Option<String> {
-    let bits = crate::ledger::starved_bits();
+    let bits = LEDGER.starved_bits();
     if bits == 0 {
         return None;
     }
@@ -125,22 +127,6 @@ pub fn set_job_pid(pid: i64) {
     lock(&TIMES).first_pid = pid;
 }
 
-/// For the modules' unit tests: the runtime initialised with `config`, a
-/// fake platform (platform.rs), no mount table and no crash-safe file (the
-/// records live in an arena of the test's own).
-pub fn init_for_tests(config: crate::config::Config) -> Result<Option<String>, String> {
-    init_for_tests_with_mounts(config, Vec::new())
-}
-
-/// The same with a mount table (where records' FILE_ALIGNMENT comes from).
-pub fn init_for_tests_with_mounts(
-    config: crate::config::Config,
-    mounts: Vec<MountEntry>,
-) -> Result<Option<String>, String> {
-    let platform: &'static crate::platform::FakePlatform = Box::leak(Box::default());
-    init(Shared { config, mounts, cmdline: "test".into(), platform, record_space: 0 }, (0, 0), 1, None)
-}
-
 /// Start-up: keep the configuration and the mount table, reserve the name
 /// and record memory — in the crash-safe file `mmap` if given, else on the
 /// heap. An error line if that memory cannot be had (or the runtime was
@@ -178,13 +164,14 @@ pub fn init(shared: Shared, start: (i64, i64), pid: i64, mmap: Option<String>) -
     for (m, bytes) in dxt.into_iter().filter(|(_, b)| *b > 0) {
         arena.set_aside(m, bytes);
     }
-    crate::ledger::set_budget(shared.config.mod_mem);
-    crate::ledger::set_enabled(&shared.config.mod_enabled);
+    LEDGER.set_budget(shared.config.mod_mem);
+    LEDGER.set_enabled(&shared.config.mod_enabled);
+    LEDGER.report_to_file();
     if SHARED.set(shared).is_err() {
         return Err("already initialised".into());
     }
     *lock(&TIMES) = JobTimes { start, pid, fork_parent: 0, first_pid: pid };
-    crate::ledger::install_names(names);
+    LEDGER.install_names(names);
     *lock(&ARENA) = Some(arena);
     Ok(warning)
 }
@@ -200,7 +187,10 @@ pub fn register(m: &'static dyn Module, rank: i64) {
 /// index is sized once for all of them (not rebuilt per module, a fresh
 /// page or two each time), then each attaches.
 pub fn register_all(ms: &[&'static dyn Module], rank: i64) {
-    let Some(cfg) = config() else { return };
+    let Some(shared) = shared() else { return };
+    let cfg = &shared.config;
+    let env =
+        crate::module::Env { rank, ledger: &LEDGER, config: cfg, mounts: &shared.mounts, platform: shared.platform };
     let slices: Vec<crate::arena::Slice> = ms
         .iter()
         .map(|m| match lock(&ARENA).as_mut() {
@@ -212,13 +202,13 @@ pub fn register_all(ms: &[&'static dyn Module], rank: i64) {
         .collect();
     let added: usize = slices.iter().map(|s| s.capacity).sum();
     let total = CAPACITY.fetch_add(added, Ordering::Relaxed) + added;
-    crate::ledger::expect_names(total);
+    LEDGER.expect_names(total);
     for (m, slice) in ms.iter().zip(slices) {
         let (addr, bytes) = slice.span();
         if bytes > 0 {
             crate::logmap::module_registered(m.id(), addr, bytes, m.mapped_version());
         }
-        m.attach(slice, rank);
+        m.attach(slice, &env);
         let mut reg = lock(&REGISTRY);
         reg.push(*m);
         reg.sort_by_key(|m| m.id());
@@ -278,19 +268,14 @@ pub fn with_all_locked(f: &mut dyn FnMut()) {
     nest(&reg, f);
 }
 
-/// File alignment of a record name from the mount table (-1 if none).
-pub fn alignment_of(name: &[u8]) -> i64 {
-    shared().map(|s| crate::mounts::alignment_of(&s.mounts, name)).unwrap_or(-1)
-}
-
 /// Hold the core's locks across fork(); modules' locks must be taken first.
 pub struct CoreLocks {
-    _names: crate::ledger::NamesGuard,
+    _names: crate::ledger::NamesGuard<'static>,
     _times: MutexGuard<'static, JobTimes>,
 }
 
 pub fn lock_all() -> CoreLocks {
-    CoreLocks { _names: crate::ledger::lock_names(), _times: lock(&TIMES) }
+    CoreLocks { _names: LEDGER.lock_names(), _times: lock(&TIMES) }
 }
 
 /// In a forked child, with the locks released: a fresh record set.
@@ -307,7 +292,7 @@ pub fn fork_child(start: (i64, i64), pid: i64, mmap: Option<String>) -> Option<S
         Some(p) if crate::logmap::reserved() => crate::logmap::fork_child(p).err(),
         _ => None,
     };
-    crate::ledger::fork_child();
+    LEDGER.fork_child();
     LOST_CALLS.store(0, Ordering::Relaxed);
     for m in modules() {
         m.fork_child();

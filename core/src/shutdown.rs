@@ -179,14 +179,14 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     crate::logmap::set_job(&job_bytes);
 
     let t1 = Instant::now();
-    let names = pipeline::names_of_records(&runtime::names_copy(), &modules, &Default::default());
+    let names = pipeline::names_of_records(&runtime::LEDGER.names_copy(), &modules, &Default::default());
     let regions = pipeline::compress_regions(Some(&job_bytes), &names, &modules);
     let compress_s = t1.elapsed().as_secs_f64();
 
     // The whole log is assembled in memory and written in one call.
     let t2 = Instant::now();
     let sizes = regions.sizes();
-    let (header, _) = pipeline::layout(&sizes, &regions.module_ids(), runtime::partial_flags());
+    let (header, _) = pipeline::layout(&sizes, &regions.module_ids(), runtime::LEDGER.partial_flags());
     let mut bytes = header.encode();
     bytes.reserve(sizes.iter().sum::<u64>() as usize);
     regions.in_order().for_each(|r| bytes.extend_from_slice(r));

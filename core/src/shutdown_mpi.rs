@@ -159,7 +159,7 @@ pub fn write_log_mpi(
         let job = if rank == 0 { job_record(start, end, nprocs, jobid, &counts).map(|j| j.encode()) } else { None };
         // Rank 0 names the shared records for every rank.
         let drop: HashSet<u64> = if rank == 0 { HashSet::new() } else { shared.iter().map(|(id, _)| *id).collect() };
-        let names = pipeline::names_of_records(&runtime::names_copy(), &modules, &drop);
+        let names = pipeline::names_of_records(&runtime::LEDGER.names_copy(), &modules, &drop);
         Ok(pipeline::compress_regions(job.as_deref(), &names, &modules))
     })?;
     let compress_s = t2.elapsed().as_secs_f64();
@@ -173,7 +173,7 @@ pub fn write_log_mpi(
     comm.exscan_u64(&mut mine);
     let mut totals = sizes.clone();
     comm.allreduce_u64(&mut totals, Op::Sum);
-    let mut partial = [runtime::partial_flags()];
+    let mut partial = [runtime::LEDGER.partial_flags()];
     comm.allreduce_u64(&mut partial, Op::Bor);
     let (header, starts) = pipeline::layout(&totals, &regions.module_ids(), partial[0]);
 

@@ -11,12 +11,15 @@
 
 use crate::arena::Slice;
 use crate::id_index::IdIndex;
-use crate::ledger;
+use crate::ledger::{Ledger, GRANT_CHUNK};
+use crate::module::Env;
 use crate::records::Records;
 
 pub struct VarRecordSet {
     module: usize,
     rank: i64,
+    /// Where grants and flags go (given at attach).
+    ledger: Option<&'static Ledger>,
     /// The reservation; its backed prefix covers `..used`.
     words: Slice,
     used: usize,
@@ -35,6 +38,7 @@ impl VarRecordSet {
         VarRecordSet {
             module,
             rank: 0,
+            ledger: None,
             words: Slice::empty(0),
             used: 0,
             granted: None,
@@ -47,7 +51,7 @@ impl VarRecordSet {
 
     /// Take the reserved memory; the index is sized for as many records
     /// of `min_words` as fit, so that no later call allocates.
-    pub fn attach(&mut self, slice: Slice, rank: i64, min_words: usize) {
+    pub fn attach(&mut self, slice: Slice, env: &Env, min_words: usize) {
         match IdIndex::for_entries(slice.reserved_len() / min_words.max(2)) {
             Some(ix) => {
                 self.index = ix;
@@ -58,7 +62,8 @@ impl VarRecordSet {
                 self.words = Slice::empty(0);
             }
         }
-        self.rank = rank;
+        self.rank = env.rank;
+        self.ledger = Some(env.ledger);
         self.used = 0;
         self.granted = None;
         self.count = 0;
@@ -98,14 +103,15 @@ impl VarRecordSet {
         if self.frozen || self.find(id).is_some() || len < 2 + head.len() {
             return None;
         }
+        let ledger = self.ledger?;
         let off = self.used;
-        // DARSHAN_MODMEM a chunk at a time (ledger::GRANT_CHUNK records
+        // DARSHAN_MODMEM a chunk at a time (GRANT_CHUNK records
         // of 512 words), as the fixed-size modules take it.
         let mut room = self.granted.unwrap_or(0);
         let need = off.saturating_add(len);
         while need > room && room < self.words.reserved_len() {
             let left = self.words.reserved_len() - room;
-            let more = ledger::grant(8, left.min((ledger::GRANT_CHUNK * 512).max(len)));
+            let more = ledger.grant(8, left.min((GRANT_CHUNK * 512).max(len)));
             if more == 0 {
                 break;
             }
@@ -115,17 +121,17 @@ impl VarRecordSet {
         // Never past the module's own words, whatever was granted.
         let fits = need <= room && need <= self.words.reserved_len() && self.count < self.index.capacity();
         if !fits {
-            if ledger::enabled(self.module) {
+            if ledger.enabled(self.module) {
                 if room < self.words.reserved_len() && need <= self.words.reserved_len() {
-                    ledger::set_starved(self.module);
+                    ledger.set_starved(self.module);
                 } else {
-                    ledger::set_partial(self.module);
+                    ledger.set_partial(self.module);
                 }
             }
             return None;
         }
         if !self.words.back(off + len) {
-            ledger::set_partial(self.module);
+            ledger.set_partial(self.module);
             return None;
         }
         let w = &mut self.words[off..off + len];
@@ -135,7 +141,7 @@ impl VarRecordSet {
         w[2..2 + head.len()].copy_from_slice(head);
         self.used += len;
         self.count += 1;
-        ledger::record_added(self.module, len * 8);
+        ledger.record_added(self.module, len * 8);
         self.index.insert(id, off);
         Some(off)
     }
@@ -213,7 +219,7 @@ mod tests {
     fn records_of_different_sizes_are_back_to_back_and_found_again() {
         let mut arena = RecordArena::new(4096).unwrap();
         let mut set = VarRecordSet::new(8, len_of);
-        set.attach(arena.reserve(16, 4), 0, 3);
+        set.attach(arena.reserve(16, 4), &Env::for_tests(), 3);
         let a = set.create(10, 4, &[1]).unwrap();
         let b = set.create(20, 6, &[3]).unwrap();
         assert_eq!((a, b), (0, 4));
@@ -229,7 +235,7 @@ mod tests {
     fn a_record_past_the_reservation_is_refused() {
         let mut arena = RecordArena::new(4096).unwrap();
         let mut set = VarRecordSet::new(8, len_of);
-        set.attach(arena.reserve(4, 2), 0, 3);
+        set.attach(arena.reserve(4, 2), &Env::for_tests(), 3);
         assert!(set.create(1, 5, &[2]).is_some());
         assert!(set.create(2, 4, &[1]).is_none(), "8 words reserved, 5 used");
         assert!(set.create(3, 3, &[0]).is_some());

@@ -245,8 +245,12 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
     };
     // After the mount table: the longer the clock has run, the better the
     // provisional tick length (and the less there is to wait for).
-    runtime::set_tick_secs(if mmap.is_some() { clock::provisional_secs_per_tick() } else { clock::secs_per_tick() });
-    crate::cwd::start(runtime::tick_secs());
+    runtime::LEDGER.set_tick_secs(if mmap.is_some() {
+        clock::provisional_secs_per_tick()
+    } else {
+        clock::secs_per_tick()
+    });
+    crate::cwd::start(runtime::LEDGER.tick_secs());
     let dump = cfg.dump_config;
     let timing = cfg.internal_timing;
     let text = if dump { cfg.dump() } else { String::new() };
@@ -276,7 +280,7 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
     let mods: Vec<_> = crate::modules::MODULES.iter().copied().filter(|m| mpi || !m.mpi_only()).collect();
     runtime::register_all(&mods, rank);
     runtime::connect_heatmaps(clock::heat_shift());
-    darshan_core::shutdown::map_job((0, 0), nprocs, Some(runtime::tick_secs()));
+    darshan_core::shutdown::map_job((0, 0), nprocs, Some(runtime::LEDGER.tick_secs()));
     darshan_core::logmap::arm();
     // The job's BG/Q record, on excluded ranks too: it describes the
     // job, and every rank takes part in its reduction.
@@ -403,7 +407,7 @@ pub fn fork() -> libc::pid_t {
         guard::set_inside(true);
         let child = || {
             clock::start();
-            crate::cwd::start(runtime::tick_secs());
+            crate::cwd::start(runtime::LEDGER.tick_secs());
             let mmap = runtime::config()
                 .filter(|c| c.mmap_logs && darshan_core::logmap::reserved())
                 .zip(runtime::shared())
@@ -415,7 +419,7 @@ pub fn fork() -> libc::pid_t {
                 guard::set_state(runtime::DISABLED);
                 return;
             }
-            darshan_core::shutdown::map_job((0, 0), 1, Some(runtime::tick_secs()));
+            darshan_core::shutdown::map_job((0, 0), 1, Some(runtime::LEDGER.tick_secs()));
         };
         if std::panic::catch_unwind(child).is_err() {
             guard::set_state(runtime::DISABLED);

@@ -13,7 +13,7 @@ use libc::{c_char, c_int};
 
 fn dir_of_fd(fd: c_int, buf: &mut [u8]) -> Option<usize> {
     if let Some(id) = POSIX.id_of_fd(fd) {
-        if let Some(n) = runtime::name_of(id, buf) {
+        if let Some(n) = runtime::LEDGER.name_of(id, buf) {
             return Some(n);
         }
     }

@@ -25,7 +25,7 @@ use darshan_core::collective::Comm;
 use darshan_core::common::Tick;
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{FinalizeCtx, Module, ModuleSpec};
+use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
 use darshan_log::counters::bgq as c;
 use darshan_log::modules::BGQ as ID;
 
@@ -136,9 +136,9 @@ impl Module for Bgq {
         &SPEC
     }
 
-    fn attach(&self, slice: Slice, rank: i64) {
+    fn attach(&self, slice: Slice, env: &Env) {
         let mut st = self.lock();
-        st.set.attach(slice, rank);
+        st.set.attach(slice, env);
         st.job = None;
     }
     fn finalize(&self, ctx: &FinalizeCtx) {

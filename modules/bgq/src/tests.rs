@@ -125,7 +125,7 @@ impl Comm for Job {
 /// is one static.
 #[test]
 fn the_record_is_made_reduced_to_rank_0_and_written_by_rank_0_only() {
-    darshan_core::runtime::init_for_tests(darshan_core::config::Config::default()).unwrap();
+    let env = darshan_core::Env::for_tests();
     let node = Recorded::parse(RECORDING).unwrap().node(0).unwrap();
     let id = darshan_log::record_id(RECORD_NAME);
     let ctx = |rank| FinalizeCtx {
@@ -144,11 +144,11 @@ fn the_record_is_made_reduced_to_rank_0_and_written_by_rank_0_only() {
 
     // Rank 0 of four: the job's record, INODES the distinct I/O nodes.
     let mut arena = RecordArena::new(2 * c::RECORD_WORDS * 8).unwrap();
-    BGQ.attach(arena.reserve(c::RECORD_WORDS, 1), 0);
+    BGQ.attach(arena.reserve(c::RECORD_WORDS, 1), &env);
     assert!(BGQ.capture(&node, 8));
     // Registered with an empty name, as the C module registers it.
     let mut name = [0u8; 8];
-    assert_eq!(darshan_core::runtime::name_of(id, &mut name), Some(0));
+    assert_eq!(env.ledger.name_of(id, &mut name), Some(0));
     BGQ.finalize(&ctx(0));
     let job = Job { rank: 0, ids: vec![12, 12, 13, 13], sent: 0.into() };
     BGQ.reduce(&[id], &job);
@@ -162,7 +162,7 @@ fn the_record_is_made_reduced_to_rank_0_and_written_by_rank_0_only() {
 
     // Rank 2: takes part in the gather, writes nothing.
     BGQ.fork_child();
-    BGQ.attach(arena.reserve(c::RECORD_WORDS, 1), 2);
+    BGQ.attach(arena.reserve(c::RECORD_WORDS, 1), &env.with_rank(2));
     assert!(BGQ.capture(&Recorded::parse(RECORDING).unwrap().node(2).unwrap(), 8));
     BGQ.finalize(&ctx(2));
     let job = Job { rank: 2, ids: vec![12, 12, 13, 13], sent: 0.into() };
@@ -173,7 +173,7 @@ fn the_record_is_made_reduced_to_rank_0_and_written_by_rank_0_only() {
     // Without MPI: rank 0's record as captured.
     BGQ.fork_child();
     let mut arena = RecordArena::new(c::RECORD_WORDS * 8).unwrap();
-    BGQ.attach(arena.reserve(c::RECORD_WORDS, 1), 0);
+    BGQ.attach(arena.reserve(c::RECORD_WORDS, 1), &env);
     assert!(BGQ.capture(&node, 2));
     BGQ.finalize(&ctx(0));
     let w = output();
@@ -181,7 +181,7 @@ fn the_record_is_made_reduced_to_rank_0_and_written_by_rank_0_only() {
 
     // No room (the module switched off): no record.
     BGQ.fork_child();
-    BGQ.attach(Slice::empty(c::RECORD_WORDS), 0);
+    BGQ.attach(Slice::empty(c::RECORD_WORDS), &env);
     assert!(!BGQ.capture(&node, 2));
     assert!(output().is_empty());
 }

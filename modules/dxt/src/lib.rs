@@ -25,11 +25,13 @@
 //! then every write, then every read.
 #![forbid(unsafe_code)]
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use darshan_core::arena::Slice;
 use darshan_core::common::{at_c_resolution, Tick};
 use darshan_core::id_index::IdIndex;
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{runtime, FinalizeCtx, Module, ModuleSpec};
+use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
 use darshan_log::dxt_mapped as dm;
 use darshan_log::encode::encode_record_dxt;
 use darshan_log::modules::{DXT_MPIIO as MPIIO_ID, DXT_POSIX as POSIX_ID, WRITE_VERSIONS};
@@ -65,12 +67,17 @@ struct State {
     secs_per_tick: f64,
     /// Ids whose traces the triggers dropped (sorted).
     dropped: Vec<u64>,
+    /// What the runtime gave at attach (None before: nothing traced).
+    env: Option<Env>,
 }
 
 pub struct Dxt {
     id: usize,
     /// DXT_MPIIO is registered at MPI_Init only.
     spec: ModuleSpec,
+    /// DXT_ENABLE_THREAD_IDS as configured at attach (read at shutdown
+    /// for every record's length, without the lock).
+    thread_ids: AtomicBool,
     st: Lock<State>,
 }
 
@@ -80,6 +87,7 @@ impl Dxt {
         Dxt {
             id,
             spec: if id == MPIIO_ID { spec.mpi_only() } else { spec },
+            thread_ids: AtomicBool::new(false),
             st: Lock::new(State {
                 words: Slice::empty(0),
                 used: 0,
@@ -92,6 +100,7 @@ impl Dxt {
                 frozen: false,
                 secs_per_tick: 0.0,
                 dropped: Vec::new(),
+                env: None,
             }),
         }
     }
@@ -107,15 +116,16 @@ impl State {
         if let Some(off) = self.index.find(id) {
             return Some(off);
         }
+        let env = self.env?;
         let mut buf = [0u8; 4096];
-        if let (Some(cfg), Some(n)) = (runtime::config(), runtime::name_of(id, &mut buf)) {
-            if darshan_core::paths::excluded(cfg, module, &buf[..n]) {
+        if let Some(n) = env.ledger.name_of(id, &mut buf) {
+            if darshan_core::paths::excluded(env.config, module, &buf[..n]) {
                 return None;
             }
         }
         // The index was sized for every record the budget can pay for.
         if self.avail < FILE_BYTES {
-            runtime::set_partial(module);
+            env.ledger.set_partial(module);
             return None;
         }
         let off = self.used;
@@ -127,7 +137,7 @@ impl State {
         c[dm::REC_HOST..dm::REC_HOST + 8].copy_from_slice(&self.host);
         self.avail -= FILE_BYTES;
         self.index.insert(id, off);
-        runtime::record_added(module, dm::RECORD_WORDS * 8);
+        env.ledger.record_added(module, dm::RECORD_WORDS * 8);
         Some(off)
     }
 
@@ -135,7 +145,7 @@ impl State {
     /// crash-safe file first; None (module partial) if there are none.
     fn take(&mut self, module: usize, n: usize) -> Option<()> {
         if !self.used.checked_add(n).is_some_and(|e| self.words.back(e)) {
-            runtime::set_partial(module);
+            self.set_partial(module);
             return None;
         }
         self.used += n;
@@ -152,7 +162,7 @@ impl State {
         if inc * sw * 8 > self.avail {
             inc = self.avail / (sw * 8);
             if inc == 0 {
-                runtime::set_partial(module);
+                self.set_partial(module);
                 return None;
             }
         }
@@ -165,8 +175,16 @@ impl State {
         self.avail -= inc * sw * 8;
         self.words[rec + dm::REC_CAPACITY + k] += inc as u64;
         self.words[rec + dm::REC_CURRENT + k] = off as u64;
-        runtime::record_added(module, (2 + inc * sw) * 8);
+        if let Some(env) = self.env {
+            env.ledger.record_added(module, (2 + inc * sw) * 8);
+        }
         Some(off)
+    }
+
+    fn set_partial(&self, module: usize) {
+        if let Some(env) = self.env {
+            env.ledger.set_partial(module);
+        }
     }
 
     fn append(&mut self, module: usize, rec: usize, write: bool, seg: &[u64; 5]) {
@@ -249,7 +267,7 @@ impl Dxt {
             },
         };
         if st.seg_words == 5 {
-            seg[4] = runtime::shared().map_or(0, |s| s.platform.thread_id());
+            seg[4] = st.env.map_or(0, |e| e.platform.thread_id());
         }
         st.append(self.id, rec, write, &seg);
     }
@@ -278,7 +296,7 @@ impl Dxt {
 /// both. `stats(id)`: the file's POSIX (reads + writes, small ops,
 /// unaligned ops), None if it has no POSIX record (kept).
 pub fn apply_triggers(stats: &dyn Fn(u64) -> Option<(i64, i64, i64)>) {
-    let Some(cfg) = runtime::config() else { return };
+    let Some(cfg) = DXT_POSIX.lock().env.map(|e| e.config) else { return };
     let (small, unaligned) = (cfg.dxt_small_io_trigger, cfg.dxt_unaligned_io_trigger);
     if small.is_none() && unaligned.is_none() {
         return;
@@ -309,22 +327,23 @@ impl Module for Dxt {
         &self.spec
     }
     fn version(&self) -> u32 {
-        let tids = runtime::config().is_some_and(|c| c.dxt_thread_ids);
-        WRITE_VERSIONS[self.id] + u32::from(tids)
+        WRITE_VERSIONS[self.id] + u32::from(self.thread_ids.load(Ordering::Relaxed))
     }
     fn mapped_version(&self) -> u32 {
         dm::VERSION
     }
     fn record_len(&self, rec: &[u64]) -> usize {
-        let sw = if runtime::config().is_some_and(|c| c.dxt_thread_ids) { 5 } else { 4 };
+        let sw = if self.thread_ids.load(Ordering::Relaxed) { 5 } else { 4 };
         let n = rec.get(11).copied().unwrap_or(0).saturating_add(rec.get(12).copied().unwrap_or(0));
         HEAD_WORDS.saturating_add((n as usize).saturating_mul(sw))
     }
-    fn attach(&self, slice: Slice, rank: i64) {
+    fn attach(&self, slice: Slice, env: &Env) {
         let mut st = self.lock();
-        let cfg = runtime::config();
-        st.budget = cfg.map_or(0, |c| c.dxt_budget(self.id));
-        st.seg_words = if cfg.is_some_and(|c| c.dxt_thread_ids) { 5 } else { 4 };
+        let cfg = env.config;
+        st.env = Some(*env);
+        st.budget = cfg.dxt_budget(self.id);
+        self.thread_ids.store(cfg.dxt_thread_ids, Ordering::Relaxed);
+        st.seg_words = if cfg.dxt_thread_ids { 5 } else { 4 };
         // Off (no budget): nothing is allocated, and every file is untraced.
         st.index = match st.budget {
             0 => IdIndex::empty(),
@@ -333,8 +352,8 @@ impl Module for Dxt {
         st.words = if st.index.capacity() > 0 { slice } else { Slice::empty(0) };
         st.used = 0;
         st.avail = st.budget;
-        st.rank = rank;
-        let host = runtime::shared().map(|s| s.platform.hostname()).unwrap_or_default();
+        st.rank = env.rank;
+        let host = env.platform.hostname();
         let mut bytes = [0u8; 64];
         let n = host.len().min(64);
         bytes[..n].copy_from_slice(&host.as_bytes()[..n]);

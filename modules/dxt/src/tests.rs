@@ -1,13 +1,15 @@
 //! The trace store on its own: segments kept exactly, Darshan's memory
 //! accounting to the segment, exclusion, triggers and the output layout.
-//! One runtime per test binary, so one test drives the stages in order.
+//! The module is one static (traces are found through it), so one test
+//! drives the stages in order; the ledger and configuration are the
+//! test's own.
 
 use super::*;
 use darshan_core::arena::RecordArena;
 use darshan_core::config::{Config, Source};
 
-struct Env(&'static str);
-impl Source for Env {
+struct ConfigFile(&'static str);
+impl Source for ConfigFile {
     fn var(&self, n: &str) -> Option<String> {
         (n == "DARSHAN_CONFIG_PATH").then(|| "/cfg".into())
     }
@@ -33,15 +35,15 @@ fn output(m: &Dxt) -> Vec<Vec<u64>> {
 fn traces_are_exact_bounded_as_darshan_bounds_them_and_filtered_by_the_triggers() {
     // 4 KiB per module: a file (104 B), 64 segments (2,048 B), then the
     // 60 that the 1,944 B left pay for; the 125th write is dropped.
-    let (cfg, warn) = Config::load(&Env(
+    let (cfg, warn) = Config::load(&ConfigFile(
         "MOD_ENABLE DXT_POSIX,DXT_MPIIO\nMAX_RECORDS 4 DXT_POSIX,DXT_MPIIO\nNAME_EXCLUDE ^/skip DXT_POSIX\nDXT_SMALL_IO_TRIGGER .5\n",
     ));
     assert!(warn.is_empty(), "{warn:?}");
     assert_eq!(cfg.dxt_budget(POSIX_ID), 4096);
-    runtime::init_for_tests(cfg).unwrap();
+    let env = darshan_core::Env::for_config(cfg);
     let mut arena = RecordArena::new(64 << 10).unwrap();
-    DXT_POSIX.attach(arena.reserve(NOMINAL_WORDS, 40), 0);
-    DXT_MPIIO.attach(arena.reserve(NOMINAL_WORDS, 40), 0);
+    DXT_POSIX.attach(arena.reserve(NOMINAL_WORDS, 40), &env);
+    DXT_MPIIO.attach(arena.reserve(NOMINAL_WORDS, 40), &env);
 
     let a = darshan_log::record_id(b"/data/a");
     let mut h = 0;
@@ -49,7 +51,7 @@ fn traces_are_exact_bounded_as_darshan_bounds_them_and_filtered_by_the_triggers(
         DXT_POSIX.trace(&mut h, a, true, k * 10, 10, 100 + k, 101 + k);
     }
     assert_eq!(DXT_POSIX.counts(a), Some((124, 0)), "64 + 60 segments fit in 4 KiB");
-    assert_ne!(runtime::partial_flags() & 1 << POSIX_ID, 0, "the module is partial");
+    assert_ne!(env.ledger.partial_flags() & 1 << POSIX_ID, 0, "the module is partial");
     // No room for another file (24 B left): refused, and known as such.
     let b = darshan_log::record_id(b"/data/b");
     let mut hb = 0;
@@ -57,7 +59,7 @@ fn traces_are_exact_bounded_as_darshan_bounds_them_and_filtered_by_the_triggers(
     assert_eq!((hb, DXT_POSIX.counts(b)), (NOT_TRACED, None));
 
     // MPI-IO: an excluded-for-POSIX name is traced here; reads and writes.
-    runtime::register_name(darshan_log::modules::POSIX, 77, b"/skip/me");
+    env.ledger.register_name(darshan_log::modules::POSIX, 77, b"/skip/me");
     let mut hm = 0;
     DXT_MPIIO.trace(&mut hm, 77, false, -1, 4000, 10, 20);
     DXT_MPIIO.trace(&mut hm, 77, true, -1, 8, 21, 22);

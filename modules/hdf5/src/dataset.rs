@@ -9,7 +9,7 @@ use darshan_core::dataset_io::{self, IoLayout, IoState};
 use darshan_core::handles::HandleRecords;
 use darshan_core::records::Records;
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{FinalizeCtx, Module, ModuleSpec};
+use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
 use darshan_log::counters::h5d as c;
 use darshan_log::modules::H5D as ID;
 
@@ -89,7 +89,7 @@ impl H5d {
         let mut guard = self.lock();
         let st = &mut *guard;
         let Some(i) = st.recs.set.find_or_create(id, name) else { return };
-        st.recs.handles.open(hid as u64, i, ID);
+        st.recs.open(hid as u64, i);
         let (w, rt) = st.recs.set.both(i);
         add(w, c::word(c::OPENS), 1);
         w[c::word(c::USE_DEPRECATED)] = info.deprecated as u64;
@@ -176,10 +176,10 @@ impl Module for H5d {
         f(&mut self.lock().recs.set)
     }
 
-    fn attach(&self, slice: Slice, rank: i64) {
+    fn attach(&self, slice: Slice, env: &Env) {
         let mut st = self.lock();
         st.tuples = AccessTuples::for_records(slice.capacity);
-        st.recs.attach(slice, rank, HANDLE_SLOTS);
+        st.recs.attach(slice, env, HANDLE_SLOTS);
     }
 
     fn finalize(&self, ctx: &FinalizeCtx) {

@@ -18,7 +18,7 @@ use darshan_core::common::{add, stamp, timer_inc_no_overlap, NoOverlap, Tick};
 use darshan_core::handles::HandleRecords;
 use darshan_core::records::Records;
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{FinalizeCtx, Module, ModuleSpec};
+use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
 use darshan_log::counters::h5f as c;
 use darshan_log::modules::H5F as ID;
 
@@ -56,15 +56,13 @@ impl H5f {
     /// returned `hid`; `use_mpio`: its access property list uses the MPI-IO
     /// driver.
     pub fn on_open(&self, hid: i64, name: &[u8], use_mpio: bool, tm1: Tick, tm2: Tick) {
-        let Some(cfg) = darshan_core::runtime::config() else { return };
-        if darshan_core::paths::excluded(cfg, ID, name) {
+        let id = darshan_log::record_id(name);
+        let mut st = self.lock();
+        if st.set.excluded(name) {
             return;
         }
-        let id = darshan_log::record_id(name);
-        let mut guard = self.lock();
-        let st = &mut *guard;
         let Some(i) = st.set.find_or_create(id, name) else { return };
-        st.handles.open(hid as u64, i, ID);
+        st.open(hid as u64, i);
         let (w, rt) = st.set.both(i);
         // As Darshan: the last open says whether MPI-IO is used.
         w[c::word(c::USE_MPIIO)] = use_mpio as u64;
@@ -103,8 +101,8 @@ impl Module for H5f {
         f(&mut self.lock().set)
     }
 
-    fn attach(&self, slice: Slice, rank: i64) {
-        self.lock().attach(slice, rank, HANDLE_SLOTS);
+    fn attach(&self, slice: Slice, env: &Env) {
+        self.lock().attach(slice, env, HANDLE_SLOTS);
     }
 
     fn finalize(&self, ctx: &FinalizeCtx) {

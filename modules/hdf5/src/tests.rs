@@ -18,10 +18,10 @@ fn finalize_and_output(m: &dyn Module) -> Vec<u64> {
 
 #[test]
 fn files_and_datasets_are_counted_as_darshan_counts_them() {
-    darshan_core::runtime::init_for_tests(darshan_core::config::Config::default()).unwrap();
+    let env = darshan_core::Env::for_tests();
     let mut arena = RecordArena::new(1 << 20).unwrap();
-    H5F.attach(arena.reserve(f::RECORD_WORDS, 16), 0);
-    H5D.attach(arena.reserve(d::RECORD_WORDS, 16), 0);
+    H5F.attach(arena.reserve(f::RECORD_WORDS, 16), &env);
+    H5D.attach(arena.reserve(d::RECORD_WORDS, 16), &env);
 
     // A file opened twice (the second time with MPI-IO), flushed once.
     H5F.on_open(7, b"/data/f.h5", false, 10, 12);

@@ -10,8 +10,9 @@
 
 use darshan_core::arena::Slice;
 use darshan_core::heatmap::{HeatBins, HEAT_WORDS};
+use darshan_core::ledger::Ledger;
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{runtime, Module, ModuleSpec};
+use darshan_core::{runtime, Env, Module, ModuleSpec};
 use darshan_log::modules::HEATMAP as ID;
 
 /// Heatmaps Darshan reserves room for.
@@ -20,13 +21,14 @@ pub const MAX_HEATMAPS: usize = 8;
 pub struct State {
     blocks: Vec<&'static mut [u64]>,
     rank: i64,
+    ledger: Option<&'static Ledger>,
 }
 
 pub struct Heatmap {
     st: Lock<State>,
 }
 
-pub static HEATMAP: Heatmap = Heatmap { st: Lock::new(State { blocks: Vec::new(), rank: 0 }) };
+pub static HEATMAP: Heatmap = Heatmap { st: Lock::new(State { blocks: Vec::new(), rank: 0, ledger: None }) };
 
 impl Heatmap {
     fn lock(&self) -> LockGuard<'_, State> {
@@ -37,12 +39,13 @@ impl Heatmap {
     /// of 2^shift ticks; None when the module is disabled or full.
     pub fn take(&self, name: &'static [u8], shift: u32) -> Option<HeatBins> {
         let mut st = self.lock();
+        let ledger = st.ledger?;
         let block = st.blocks.pop()?;
         let id = darshan_log::record_id(name);
-        if !runtime::register_name(ID, id, name) {
+        if !ledger.register_name(ID, id, name) {
             return None;
         }
-        HeatBins::new(block, name, st.rank, shift)
+        HeatBins::new(block, name, st.rank, shift, ledger)
     }
 }
 
@@ -53,9 +56,10 @@ impl Module for Heatmap {
         &SPEC
     }
 
-    fn attach(&self, slice: Slice, rank: i64) {
+    fn attach(&self, slice: Slice, env: &Env) {
         let mut st = self.lock();
-        st.rank = rank;
+        st.rank = env.rank;
+        st.ledger = Some(env.ledger);
         // Backed whole now: the blocks are handed out as plain memory
         // (before the crash-safe file exists, the file is made with the
         // heatmap area given whole, logmap::LogMap::make_file).

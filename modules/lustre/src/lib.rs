@@ -25,7 +25,7 @@ use darshan_core::collective::Comm;
 use darshan_core::records::Records;
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::var_records::VarRecordSet;
-use darshan_core::{FinalizeCtx, Module, ModuleSpec};
+use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
 use darshan_log::modules::LUSTRE as ID;
 
 use layout::{Layout, FL_INIT};
@@ -195,8 +195,8 @@ impl Module for Lustre {
     fn record_len(&self, rec: &[u64]) -> usize {
         record_len(rec)
     }
-    fn attach(&self, slice: Slice, rank: i64) {
-        self.lock().set.attach(slice, rank, HEAD + COMP_WORDS);
+    fn attach(&self, slice: Slice, env: &Env) {
+        self.lock().set.attach(slice, env, HEAD + COMP_WORDS);
     }
     fn finalize(&self, ctx: &FinalizeCtx) {
         let mut st = self.lock();

@@ -11,7 +11,7 @@ const EOF_I: u64 = u64::MAX;
 fn fresh_set() -> VarRecordSet {
     let mut set = VarRecordSet::new(ID, record_len);
     let mut arena = RecordArena::new(1 << 20).unwrap();
-    set.attach(arena.reserve(NOMINAL_WORDS, 64), 0, HEAD + COMP_WORDS);
+    set.attach(arena.reserve(NOMINAL_WORDS, 64), &darshan_core::Env::for_tests(), HEAD + COMP_WORDS);
     set
 }
 
@@ -184,9 +184,9 @@ fn a_blob_in_the_other_byte_order_decodes_the_same() {
 
 #[test]
 fn the_module_counts_bad_layouts_and_makes_one_record_per_file() {
-    darshan_core::runtime::init_for_tests(darshan_core::config::Config::default()).unwrap();
+    let env = darshan_core::Env::for_tests();
     let mut arena = RecordArena::new(1 << 20).unwrap();
-    LUSTRE.attach(arena.reserve(NOMINAL_WORDS, 16), 0);
+    LUSTRE.attach(arena.reserve(NOMINAL_WORDS, 16), &env);
     LUSTRE.on_layout(1, b"garbage");
     LUSTRE.on_layout(2, &plain(1, 1 << 20, 1, None, &[4]));
     LUSTRE.on_layout(2, &plain(1, 1 << 20, 1, None, &[5]));

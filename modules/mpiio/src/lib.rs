@@ -20,7 +20,7 @@ use darshan_core::common::{
 use darshan_core::handles::HandleTable;
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{FinalizeCtx, Module, ModuleSpec};
+use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
 use darshan_log::counters::mpiio as c;
 use darshan_log::modules::MPIIO as ID;
 
@@ -78,14 +78,14 @@ impl Mpiio {
     /// stripped, path cleaned) by a communicator of `comm_size` ranks.
     #[allow(clippy::too_many_arguments)]
     pub fn on_open(&self, fh: usize, name: &[u8], amode: i64, comm_size: i64, info: bool, tm1: Tick, tm2: Tick) {
-        let Some(cfg) = darshan_core::runtime::config() else { return };
-        if darshan_core::paths::excluded(cfg, ID, name) {
+        let id = darshan_log::record_id(name);
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        if st.set.excluded(name) {
             return;
         }
-        let id = darshan_log::record_id(name);
-        let mut st = self.lock();
         let Some(i) = st.set.find_or_create(id, name) else { return };
-        st.handles.open(fh as u64, i, ID);
+        st.handles.open(fh as u64, i, &st.set);
         let (w, rt) = st.set.both(i);
         w[c::word(c::MODE)] = amode as u64;
         add(w, c::word(if comm_size == 1 { c::INDEP_OPENS } else { c::COLL_OPENS }), 1);
@@ -209,11 +209,11 @@ impl Module for Mpiio {
         f(&mut self.lock().set)
     }
 
-    fn attach(&self, slice: Slice, rank: i64) {
+    fn attach(&self, slice: Slice, env: &Env) {
         let mut st = self.lock();
         st.pool = CommonPool::with_capacity(2 * slice.capacity);
         st.handles = HandleTable::for_records(slice.capacity, HANDLE_SLOTS);
-        st.set.attach(slice, rank);
+        st.set.attach(slice, env);
     }
 
     fn finalize(&self, ctx: &FinalizeCtx) {

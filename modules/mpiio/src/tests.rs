@@ -3,28 +3,24 @@
 //! program (tests/programs/mpi_mix.c, whose job log ffi/tests/mpi.rs checks
 //! with real MPI) and docs/counter-rules.md §4.
 
-use std::sync::Once;
-
 use darshan_core::arena::RecordArena;
-use darshan_core::common::{getf, CommonPool};
+use darshan_core::common::{getf, CommonPool, Tick};
 use darshan_core::handles::HandleTable;
-use darshan_core::records::RecordSet;
+use darshan_core::records::{RecordSet, Reducer};
 use darshan_core::sync::Lock;
-use darshan_core::{FinalizeCtx, Module};
+use darshan_core::{Env, FinalizeCtx, Module};
 use darshan_log::counters::mpiio as c;
 
 use crate::{Access, Mpiio, State, ID};
 
+/// An MPI-IO module of the test's own, with its own ledger and
+/// configuration: no process-wide runtime.
 fn mpiio(records: usize) -> Mpiio {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let _ = darshan_core::runtime::init_for_tests(darshan_core::config::Config::default());
-    });
     let m = Mpiio {
         st: Lock::new(State { set: RecordSet::new(ID), handles: HandleTable::new(), pool: CommonPool::new() }),
     };
     let arena = Box::leak(Box::new(RecordArena::new(records * c::RECORD_WORDS * 8).expect("record memory")));
-    m.attach(arena.reserve(c::RECORD_WORDS, records), 0);
+    m.attach(arena.reserve(c::RECORD_WORDS, records), &Env::for_tests());
     m
 }
 
@@ -107,4 +103,56 @@ fn every_counter_has_a_reduction_rule() {
         darshan_core::reduce_ops::words_no_rules_take(&crate::reduce::RULES, c::RECORD_WORDS),
         Vec::<usize>::new()
     );
+}
+
+/// One rank's record of `/data/shared.dat` (opened by 2 ranks, one
+/// collective write of `bytes` at `rank * 1000` taking `(rank + 1) * 10`
+/// ticks), finalized as rank `rank` of 2 and prepared for the reduction.
+fn rank_record(rank: i64, bytes: i64, t: Tick) -> Vec<u64> {
+    let m = mpiio(1);
+    m.on_open(0xC0, b"/data/shared.dat", 1 | 4, 2, false, t, t + 1);
+    m.on_io(0xC0, true, Access::Coll, bytes, rank * 1000, t + 2, t + 2 + (rank + 1) * 10);
+    let mut w = darshan_core::module::finalized_records(
+        &m,
+        &FinalizeCtx { rank, nprocs: 2, ..FinalizeCtx::one_process(1.0, 1_000_000) },
+    )
+    .remove(0);
+    assert_eq!(w[1] as i64, rank);
+    crate::reduce::RULES.prepare(&mut w);
+    w
+}
+
+/// The MPI reduction's operator on two ranks' records of one file: sums,
+/// the earliest start and latest end, times added, the slowest and
+/// fastest rank by read + write + meta time with their bytes (semantics
+/// of darshan-mpiio.c's reduction).
+#[test]
+fn two_ranks_records_reduce_as_darshans_operator_does() {
+    let (a, mut b) = (rank_record(1, 500, 100), rank_record(0, 200, 50));
+    crate::reduce::RULES.combine(&a, &mut b);
+    assert_eq!(b[1] as i64, -1, "a shared record");
+    assert_eq!((counter(&b, c::COLL_OPENS), counter(&b, c::COLL_WRITES)), (2, 2));
+    assert_eq!(counter(&b, c::BYTES_WRITTEN), 700);
+    assert_eq!(counter(&b, c::SIZE_WRITE_AGG_100_1K), 2);
+    assert_eq!(getf(&b, c::fword(c::F_OPEN_START_TIMESTAMP)), 50.0);
+    assert_eq!(getf(&b, c::fword(c::F_WRITE_END_TIMESTAMP)), 122.0);
+    assert_eq!(getf(&b, c::fword(c::F_WRITE_TIME)), 30.0, "times add up across ranks");
+    assert_eq!((counter(&b, c::SLOWEST_RANK), counter(&b, c::SLOWEST_RANK_BYTES)), (1, 500));
+    assert_eq!((counter(&b, c::FASTEST_RANK), counter(&b, c::FASTEST_RANK_BYTES)), (0, 200));
+    assert_eq!(getf(&b, c::fword(c::F_SLOWEST_RANK_TIME)), 21.0, "open 1 + write 20");
+    assert_eq!(getf(&b, c::fword(c::F_FASTEST_RANK_TIME)), 11.0);
+}
+
+/// Aggregate access sizes (count × type size) fill the SIZE_*_AGG_
+/// histogram at Darshan's inclusive bounds, as POSIX's sizes do.
+#[test]
+fn access_sizes_fill_the_aggregate_histogram_at_darshans_bucket_edges() {
+    let m = mpiio(1);
+    m.on_open(0xD0, b"/data/hist.dat", 2, 1, false, 1, 2);
+    for s in [0, 100, 101, 1024, 1025, 4 << 20, (4 << 20) + 1] {
+        m.on_io(0xD0, false, Access::Indep, s, 0, 3, 4);
+    }
+    let w = &records(&m)[0];
+    let got: Vec<i64> = (c::SIZE_READ_AGG_0_100..=c::SIZE_READ_AGG_1G_PLUS).map(|k| counter(w, k)).collect();
+    assert_eq!(got, vec![2, 2, 1, 0, 0, 1, 1, 0, 0, 0]);
 }

@@ -27,7 +27,7 @@ use darshan_core::arena::Slice;
 use darshan_core::common::Tick;
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{FinalizeCtx, Module, ModuleSpec};
+use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
 use darshan_log::modules::NULL as ID;
 
 // The record's layout lives in the format crate with every module's
@@ -71,8 +71,8 @@ impl Module for Null {
         &SPEC
     }
 
-    fn attach(&self, slice: Slice, rank: i64) {
-        self.lock().attach(slice, rank);
+    fn attach(&self, slice: Slice, env: &Env) {
+        self.lock().attach(slice, env);
     }
     fn finalize(&self, ctx: &FinalizeCtx) {
         // Freeze, set the rank, ticks to seconds in the fcounters (no heatmap).
@@ -98,10 +98,10 @@ mod tests {
         // The NULL module is off by default: this run asks for it.
         let mut config = darshan_core::config::Config::default();
         config.mod_enabled[ID] = true;
-        darshan_core::runtime::init_for_tests(config).unwrap();
+        let env = Env::for_config(config);
         // Two records fit; the third name marks the module partial.
         let mut arena = RecordArena::new(2 * c::RECORD_WORDS * 8).unwrap();
-        NULL.attach(arena.reserve(c::RECORD_WORDS, 1024), 0);
+        NULL.attach(arena.reserve(c::RECORD_WORDS, 1024), &env);
         NULL.on_foo(b"a", 5, 10, 12);
         NULL.on_foo(b"a", 3, 20, 21);
         NULL.on_foo(b"b", 1, 30, 34);
@@ -115,7 +115,7 @@ mod tests {
         assert_eq!(words[c::word(c::FOO_MAX_DAT)], 5);
         assert_eq!(f64::from_bits(words[c::fword(c::F_FOO_TIMESTAMP)]), 10.0);
         assert_eq!(f64::from_bits(words[c::fword(c::F_FOO_MAX_DURATION)]), 1.0);
-        assert!(darshan_core::runtime::partial_flags() & 1 != 0);
+        assert!(env.ledger.partial_flags() & 1 << ID != 0);
     }
 
     /// The template (the file a new module's author copies) kept its lock

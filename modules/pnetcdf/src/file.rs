@@ -6,7 +6,7 @@ use darshan_core::common::{add, stamp, timer_inc_no_overlap, NoOverlap, Tick};
 use darshan_core::handles::HandleRecords;
 use darshan_core::records::Records;
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{FinalizeCtx, Module, ModuleSpec};
+use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
 use darshan_log::counters::pnetcdf_file as c;
 use darshan_log::modules::PNETCDF_FILE as ID;
 
@@ -51,19 +51,18 @@ impl PnetcdfFile {
     /// `ncmpi_create` (`create`) or `ncmpi_open` of `name` (a `prefix:`
     /// removed, cleaned) returned `ncid`.
     pub fn on_open(&self, ncid: i32, name: &[u8], create: bool, tm1: Tick, tm2: Tick) {
-        let Some(cfg) = darshan_core::runtime::config() else { return };
-        if darshan_core::paths::excluded(cfg, ID, name) {
-            return;
-        }
         let id = darshan_log::record_id(name);
         let mut guard = self.lock();
         let st = &mut *guard;
+        if st.set.excluded(name) {
+            return;
+        }
         let Some(i) = st.set.find_or_create(id, name) else { return };
         let (w, rt) = st.set.both(i);
         stamp(w, c::fword(c::F_OPEN_START_TIMESTAMP), c::fword(c::F_OPEN_END_TIMESTAMP), tm1, tm2);
         add(w, c::word(if create { c::CREATES } else { c::OPENS }), 1);
         timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.meta);
-        st.handles.open(ncid as u64, i, ID);
+        st.open(ncid as u64, i);
     }
 
     /// A successful `ncmpi_enddef`, `ncmpi_redef` or `ncmpi_sync`.
@@ -127,8 +126,8 @@ impl Module for PnetcdfFile {
         f(&mut self.lock().set)
     }
 
-    fn attach(&self, slice: Slice, rank: i64) {
-        self.lock().attach(slice, rank, HANDLE_SLOTS);
+    fn attach(&self, slice: Slice, env: &Env) {
+        self.lock().attach(slice, env, HANDLE_SLOTS);
     }
 
     fn finalize(&self, ctx: &FinalizeCtx) {

@@ -24,10 +24,10 @@ fn access(bytes: i64, lengths: &[i64]) -> Access {
 
 #[test]
 fn files_and_variables_are_counted_as_darshan_counts_them() {
-    darshan_core::runtime::init_for_tests(darshan_core::config::Config::default()).unwrap();
+    let env = darshan_core::Env::for_tests();
     let mut arena = RecordArena::new(1 << 20).unwrap();
-    PNETCDF_FILE.attach(arena.reserve(f::RECORD_WORDS, 16), 0);
-    PNETCDF_VAR.attach(arena.reserve(v::RECORD_WORDS, 16), 0);
+    PNETCDF_FILE.attach(arena.reserve(f::RECORD_WORDS, 16), &env);
+    PNETCDF_VAR.attach(arena.reserve(v::RECORD_WORDS, 16), &env);
 
     // Created, redefined once, synced, two waits (one failed), closed;
     // then opened again and closed with a failed size query.

@@ -17,7 +17,7 @@ use darshan_core::dataset_io::{self, IoLayout, IoState};
 use darshan_core::handles::HandleRecords;
 use darshan_core::records::Records;
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{FinalizeCtx, Module, ModuleSpec};
+use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
 use darshan_log::counters::pnetcdf_var as c;
 use darshan_log::modules::PNETCDF_VAR as ID;
 
@@ -144,13 +144,12 @@ impl PnetcdfVar {
     /// `ncmpi_def_var` or `ncmpi_inq_varid` returned `varid` for the
     /// variable named `name` (`<file path>:<variable name>`).
     pub fn on_open(&self, varid: i32, name: &[u8], info: &VarInfo, tm1: Tick, tm2: Tick) {
-        let Some(cfg) = darshan_core::runtime::config() else { return };
-        if darshan_core::paths::excluded(cfg, ID, name) {
-            return;
-        }
         let id = darshan_log::record_id(name);
         let mut guard = self.lock();
         let st = &mut *guard;
+        if st.recs.set.excluded(name) {
+            return;
+        }
         let Some(i) = st.recs.set.find_or_create(id, name) else { return };
         let (w, rt) = st.recs.set.both(i);
         add(w, c::word(c::OPENS), 1);
@@ -165,7 +164,7 @@ impl PnetcdfVar {
         w[c::word(c::NDIMS)] = info.ndims as u64;
         w[c::word(c::DATATYPE_SIZE)] = info.type_size as u64;
         w[2] = info.file_rec_id;
-        st.recs.handles.open(varid as u64, i, ID);
+        st.recs.open(varid as u64, i);
     }
 
     /// The shape of the variable `varid` names, as last opened, to size
@@ -214,10 +213,10 @@ impl Module for PnetcdfVar {
         f(&mut self.lock().recs.set)
     }
 
-    fn attach(&self, slice: Slice, rank: i64) {
+    fn attach(&self, slice: Slice, env: &Env) {
         let mut st = self.lock();
         st.tuples = AccessTuples::for_records(slice.capacity);
-        st.recs.attach(slice, rank, HANDLE_SLOTS);
+        st.recs.attach(slice, env, HANDLE_SLOTS);
     }
 
     fn finalize(&self, ctx: &FinalizeCtx) {

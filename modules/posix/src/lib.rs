@@ -16,7 +16,7 @@ use darshan_core::arena::Slice;
 use darshan_core::common::{CommonPool, Tick};
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{runtime, FinalizeCtx, Module, ModuleSpec};
+use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
 use darshan_log::counters::posix as c;
 use darshan_log::modules::POSIX as ID;
 
@@ -123,12 +123,11 @@ impl Posix {
 
     /// open family, on success: `name` is the cleaned path.
     pub fn on_open(&self, fd: i32, name: &[u8], mode: i64, tm1: Tick, tm2: Tick) {
-        let Some(cfg) = runtime::config() else { return };
-        if darshan_core::paths::excluded(cfg, ID, name) {
-            return;
-        }
         let id = darshan_log::record_id(name);
-        self.open_id(fd, id, name, OpenKind::Open, mode, tm1, tm2);
+        let mut st = self.lock();
+        if !st.excluded(name) {
+            self.open_locked(&mut st, fd, id, name, OpenKind::Open, mode, tm1, tm2);
+        }
     }
 
     /// A new fd for the record `id` if it already exists (fileno's common
@@ -146,12 +145,23 @@ impl Posix {
     /// POSIX has not seen, or open by id).
     #[allow(clippy::too_many_arguments)]
     pub fn open_id(&self, fd: i32, id: u64, name: &[u8], kind: OpenKind, mode: i64, tm1: Tick, tm2: Tick) {
-        let mut set = self.lock();
-        let Some(i) = set.find_or_create(id, name) else { return };
-        if set.rt[i].fresh {
-            record::init_new(&mut set, i, name, cfg_align());
-        }
-        let (w, rt) = set.both(i);
+        self.open_locked(&mut self.lock(), fd, id, name, kind, mode, tm1, tm2);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn open_locked(
+        &self,
+        st: &mut State,
+        fd: i32,
+        id: u64,
+        name: &[u8],
+        kind: OpenKind,
+        mode: i64,
+        tm1: Tick,
+        tm2: Tick,
+    ) {
+        let Some(i) = st.record_for(id, name) else { return };
+        let (w, rt) = st.set.both(i);
         record::open(w, rt, kind, mode, tm1, tm2);
         self.map_fd(fd, Some(i));
     }
@@ -218,17 +228,13 @@ impl Posix {
 
     /// stat family by path, on a regular file: creates the record.
     pub fn on_stat_path(&self, name: &[u8], tm1: Tick, tm2: Tick) {
-        let Some(cfg) = runtime::config() else { return };
-        if darshan_core::paths::excluded(cfg, ID, name) {
+        let id = darshan_log::record_id(name);
+        let mut st = self.lock();
+        if st.excluded(name) {
             return;
         }
-        let id = darshan_log::record_id(name);
-        let mut set = self.lock();
-        let Some(i) = set.find_or_create(id, name) else { return };
-        if set.rt[i].fresh {
-            record::init_new(&mut set, i, name, cfg_align());
-        }
-        let (w, rt) = set.both(i);
+        let Some(i) = st.record_for(id, name) else { return };
+        let (w, rt) = st.set.both(i);
         record::stat(w, rt, tm1, tm2);
     }
 
@@ -250,26 +256,22 @@ impl Posix {
 
     /// rename(old, new) succeeded; both names cleaned.
     pub fn on_rename(&self, old: &[u8], new: &[u8], tm1: Tick, tm2: Tick) {
-        let Some(cfg) = runtime::config() else { return };
-        if darshan_core::paths::excluded(cfg, ID, old) {
-            return;
-        }
         let old_id = darshan_log::record_id(old);
         let mut set = self.lock();
+        if set.excluded(old) {
+            return;
+        }
         let Some(o) = set.find(old_id) else { return };
         {
             let (w, rt) = set.both(o);
             darshan_core::common::add(w, c::word(c::RENAME_SOURCES), 1);
             record::meta_time(w, rt, tm1, tm2);
         }
-        if darshan_core::paths::excluded(cfg, ID, new) {
+        if set.excluded(new) {
             return;
         }
         let new_id = darshan_log::record_id(new);
-        let Some(n) = set.find_or_create(new_id, new) else { return };
-        if set.rt[n].fresh {
-            record::init_new(&mut set, n, new, cfg_align());
-        }
+        let Some(n) = set.record_for(new_id, new) else { return };
         let w = set.words(n);
         darshan_core::common::add(w, c::word(c::RENAME_TARGETS), 1);
         if w[c::word(c::RENAMED_FROM)] == 0 {
@@ -313,8 +315,16 @@ impl Posix {
     }
 }
 
-fn cfg_align() -> i64 {
-    runtime::config().map(|c| c.mem_align).unwrap_or(8)
+impl State {
+    /// The record for `id`, created named `name` with its alignments if new.
+    fn record_for(&mut self, id: u64, name: &[u8]) -> Option<usize> {
+        let i = self.set.find_or_create(id, name)?;
+        let env = *self.set.env()?;
+        if self.set.rt[i].fresh {
+            record::init_new(&mut self.set, i, env.config.mem_align, env.alignment_of(name));
+        }
+        Some(i)
+    }
 }
 
 const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS).heat(b"heatmap:POSIX");
@@ -328,10 +338,10 @@ impl Module for Posix {
         f(&mut self.lock().set)
     }
 
-    fn attach(&self, slice: Slice, rank: i64) {
+    fn attach(&self, slice: Slice, env: &Env) {
         let mut st = self.lock();
         st.pool = CommonPool::with_capacity(2 * slice.capacity);
-        st.set.attach(slice, rank);
+        st.set.attach(slice, env);
     }
 
     fn finalize(&self, ctx: &FinalizeCtx) {

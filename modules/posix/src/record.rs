@@ -46,12 +46,11 @@ impl Default for Rt {
 }
 
 /// Fields set once when a record is created.
-pub fn init_new(set: &mut RecordSet<Rt>, i: usize, name: &[u8], mem_align: i64) {
-    let align = darshan_core::runtime::alignment_of(name);
+pub fn init_new(set: &mut RecordSet<Rt>, i: usize, mem_align: i64, file_align: i64) {
     let (w, rt) = set.both(i);
     rt.fresh = false;
     w[c::word(c::MEM_ALIGNMENT)] = mem_align as u64;
-    w[c::word(c::FILE_ALIGNMENT)] = align as u64;
+    w[c::word(c::FILE_ALIGNMENT)] = file_align as u64;
 }
 
 pub fn meta_time(w: &mut [u64], rt: &mut Rt, tm1: Tick, tm2: Tick) {

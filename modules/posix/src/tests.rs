@@ -6,33 +6,32 @@
 //! gave for the same calls (its verification program, below).
 
 use std::sync::atomic::AtomicU32;
-use std::sync::Once;
 
 use darshan_core::arena::RecordArena;
 use darshan_core::common::{getf, Tick};
 use darshan_core::mounts::MountEntry;
 use darshan_core::records::{RecordSet, Reducer};
 use darshan_core::sync::Lock;
-use darshan_core::{FinalizeCtx, Module};
+use darshan_core::{Env, FinalizeCtx, Module};
 use darshan_log::counters::posix as c;
 
 use crate::{OpenKind, Posix, State, AIO_SLOTS, ID, MAX_FDS};
 
-/// The runtime's configuration and a mount table of one ext4 file system
-/// with 4 KiB blocks at "/", once per test binary: what a record's
-/// FILE_ALIGNMENT comes from.
-fn runtime() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let root = MountEntry { path: "/".into(), fs_type: "ext4".into(), block_size: 4096 };
-        darshan_core::runtime::init_for_tests_with_mounts(darshan_core::config::Config::default(), vec![root])
-            .expect("the test runtime");
-    });
+/// What the runtime would give the module, made for each test (no
+/// process-wide runtime): a ledger of its own, the default configuration
+/// and a mount table of one ext4 file system with 4 KiB blocks at "/"
+/// (what a record's FILE_ALIGNMENT comes from).
+fn env() -> Env {
+    Env::for_tests().with_mounts(vec![MountEntry { path: "/".into(), fs_type: "ext4".into(), block_size: 4096 }])
 }
 
 /// A POSIX module of the test's own, with room for `records` records.
 fn posix(records: usize) -> Posix {
-    runtime();
+    posix_in(records, &env())
+}
+
+/// The same, attached with `env`.
+fn posix_in(records: usize, env: &Env) -> Posix {
     let fds: Vec<AtomicU32> = (0..MAX_FDS).map(|_| AtomicU32::new(0)).collect();
     let fds: Box<[AtomicU32; MAX_FDS]> = fds.into_boxed_slice().try_into().unwrap_or_else(|_| unreachable!());
     let p = Posix {
@@ -44,7 +43,7 @@ fn posix(records: usize) -> Posix {
         fds: Box::leak(fds),
     };
     let arena = Box::leak(Box::new(RecordArena::new(records * c::RECORD_WORDS * 8).expect("record memory")));
-    p.attach(arena.reserve(c::RECORD_WORDS, records), 0);
+    p.attach(arena.reserve(c::RECORD_WORDS, records), env);
     p
 }
 
@@ -236,4 +235,112 @@ fn every_counter_has_a_reduction_rule() {
         darshan_core::reduce_ops::words_no_rules_take(&crate::reduce::RULES, c::RECORD_WORDS),
         Vec::<usize>::new()
     );
+}
+
+/// FILE_ALIGNMENT is the block size of the mount the path lies on (the
+/// longest matching mount point first, as the table is sorted), and an
+/// access counts in FILE_NOT_ALIGNED when its offset is not a multiple of
+/// it; MEM_ALIGNMENT is the configuration's. Both come from the test's own
+/// `Env`: two mounts here, none in the process.
+#[test]
+fn file_alignment_comes_from_the_mount_the_path_lies_on() {
+    let mounts = vec![
+        MountEntry { path: "/lustre".into(), fs_type: "lustre".into(), block_size: 1 << 20 },
+        MountEntry { path: "/".into(), fs_type: "ext4".into(), block_size: 4096 },
+    ];
+    let mut config = darshan_core::config::Config::default();
+    config.mem_align = 64;
+    let env = Env::for_config(config).with_mounts(mounts);
+    let p = posix_in(2, &env);
+    for (fd, name) in [(3, &b"/lustre/big.dat"[..]), (4, &b"/home/u/small.dat"[..])] {
+        p.on_open(fd, name, 0o644, 1, 2);
+        for off in [0, 4096, 1 << 20, 3 * 4096] {
+            p.on_write(fd, 4096, Some(off), true, 3, 4);
+        }
+    }
+    let recs = records(&p);
+    let by_name = |n: &[u8]| recs.iter().find(|w| w[0] == darshan_log::record_id(n)).expect("a record").clone();
+    let (big, small) = (by_name(b"/lustre/big.dat"), by_name(b"/home/u/small.dat"));
+    assert_eq!((counter(&big, c::FILE_ALIGNMENT), counter(&big, c::FILE_NOT_ALIGNED)), (1 << 20, 2));
+    assert_eq!((counter(&small, c::FILE_ALIGNMENT), counter(&small, c::FILE_NOT_ALIGNED)), (4096, 0));
+    assert_eq!(counter(&big, c::MEM_ALIGNMENT), 64);
+}
+
+/// Darshan leaves out system paths (/etc, /proc, ...) and what a
+/// NAME_EXCLUDE rule names for the module; the rest is recorded.
+#[test]
+fn excluded_paths_get_no_record_and_the_rest_do() {
+    struct ConfigFile;
+    impl darshan_core::config::Source for ConfigFile {
+        fn var(&self, n: &str) -> Option<String> {
+            (n == "DARSHAN_CONFIG_PATH").then(|| "/cfg".into())
+        }
+        fn read_file(&self, _p: &str) -> std::io::Result<String> {
+            Ok("NAME_EXCLUDE ^/scratch/tmp POSIX\n".into())
+        }
+    }
+    let (config, warnings) = darshan_core::config::Config::load(&ConfigFile);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let env = Env::for_config(config);
+    let p = posix_in(4, &env);
+    for (fd, name) in [(3, &b"/etc/hosts"[..]), (4, b"/scratch/tmp/x"), (5, b"/scratch/data/y")] {
+        p.on_open(fd, name, 0, 1, 2);
+        p.on_read(fd, 10, Some(0), true, 3, 4);
+    }
+    let ids: Vec<u64> = records(&p).iter().map(|w| w[0]).collect();
+    assert_eq!(ids, vec![darshan_log::record_id(b"/scratch/data/y")]);
+    assert_eq!(env.ledger.partial_flags(), 0, "leaving a name out is not running out of room");
+}
+
+/// A module out of records marks itself partial in its own ledger, and in
+/// no other: two modules with two ledgers in one test binary, which the
+/// process-wide runtime could not have.
+#[test]
+fn a_full_record_set_marks_only_its_own_ledger_partial() {
+    let (full, other) = (env(), env());
+    let p = posix_in(1, &full);
+    let q = posix_in(1, &other);
+    p.on_open(3, b"/data/one", 0, 1, 2);
+    p.on_open(4, b"/data/two", 0, 1, 2);
+    q.on_open(3, b"/data/one", 0, 1, 2);
+    assert_eq!(records(&p).len(), 1);
+    assert_eq!(full.ledger.partial_flags(), 1 << ID);
+    assert_eq!(other.ledger.partial_flags(), 0);
+    let mut buf = [0u8; 32];
+    assert_eq!(full.ledger.name_of(darshan_log::record_id(b"/data/two"), &mut buf), None, "no name for no record");
+    let n = other.ledger.name_of(darshan_log::record_id(b"/data/one"), &mut buf).expect("named");
+    assert_eq!(&buf[..n], b"/data/one");
+}
+
+/// DARSHAN_MODMEM is granted a chunk of records at a time; when the
+/// budget has no room for another chunk the module is starved (which the
+/// runtime reports by name), not merely full.
+#[test]
+fn a_module_past_the_memory_budget_is_starved_not_just_full() {
+    let env = env();
+    env.ledger.set_budget(3 * c::RECORD_WORDS * 8);
+    let p = posix_in(10, &env);
+    for fd in 3..8 {
+        p.on_open(fd, format!("/data/f{fd}").as_bytes(), 0, 1, 2);
+    }
+    assert_eq!(records(&p).len(), 3, "the three records the budget pays for");
+    assert_eq!(env.ledger.starved_bits(), 1 << ID);
+    assert_eq!(env.ledger.partial_flags(), 1 << ID);
+}
+
+/// Access sizes fill the SIZE_ histogram at Darshan's inclusive upper
+/// bounds (DARSHAN_BUCKET_INC: 100, 1024, 10240, ... 1 GiB, then above).
+#[test]
+fn access_sizes_fill_the_histogram_at_darshans_bucket_edges() {
+    let p = posix(1);
+    p.on_open(3, b"/data/hist.dat", 0, 1, 2);
+    let sizes = [0, 100, 101, 1024, 1025, 10240, 10241, 1 << 20, (1 << 20) + 1, 1 << 30, (1 << 30) + 1];
+    let mut off = 0;
+    for s in sizes {
+        p.on_read(3, s, Some(off), true, 3, 4);
+        off += s;
+    }
+    let w = &records(&p)[0];
+    let got: Vec<i64> = (c::SIZE_READ_0_100..=c::SIZE_READ_1G_PLUS).map(|k| counter(w, k)).collect();
+    assert_eq!(got, vec![2, 2, 2, 1, 1, 1, 0, 0, 1, 1]);
 }

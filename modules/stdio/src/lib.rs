@@ -19,7 +19,7 @@ use darshan_core::arena::Slice;
 use darshan_core::common::{add, get, stamp, timer_inc_no_overlap, IoTimers, NoOverlap, Tick};
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{runtime, FinalizeCtx, Module, ModuleSpec};
+use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
 use darshan_log::counters::stdio as c;
 use darshan_log::modules::STDIO as ID;
 
@@ -122,12 +122,11 @@ impl Stdio {
 
     /// fopen/fopen64/freopen succeeded; `name` is the cleaned path.
     pub fn on_open(&self, stream: usize, name: &[u8], tm1: Tick, tm2: Tick) {
-        let Some(cfg) = runtime::config() else { return };
-        if darshan_core::paths::excluded(cfg, ID, name) {
-            return;
-        }
         let id = darshan_log::record_id(name);
-        self.lock().open(stream, id, name, false, tm1, tm2);
+        let mut st = self.lock();
+        if !st.set.excluded(name) {
+            st.open(stream, id, name, false, tm1, tm2);
+        }
     }
 
     /// fdopen succeeded on a descriptor whose record is `id` / `name`.
@@ -240,9 +239,9 @@ impl Module for Stdio {
         f(&mut self.lock().set)
     }
 
-    fn attach(&self, slice: Slice, rank: i64) {
+    fn attach(&self, slice: Slice, env: &Env) {
         let mut st = self.lock();
-        st.set.attach(slice, rank);
+        st.set.attach(slice, env);
         st.register_std();
     }
 

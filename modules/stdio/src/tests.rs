@@ -4,30 +4,25 @@
 //! "line <i>\n", fseek to the end, rewind, fgets of every line, fclose)
 //! and docs/counter-rules.md §4.
 
-use std::sync::Once;
-
 use darshan_core::arena::RecordArena;
 use darshan_core::common::{getf, Tick};
-use darshan_core::records::RecordSet;
+use darshan_core::records::{RecordSet, Reducer};
 use darshan_core::sync::Lock;
-use darshan_core::{FinalizeCtx, Module};
+use darshan_core::{Env, FinalizeCtx, Module};
 use darshan_log::counters::stdio as c;
 
 use crate::streams::StreamMap;
 use crate::{State, Stdio, ID};
 
 /// A STDIO module of the test's own with room for `records` files besides
-/// the standard streams' three records (made at attach).
+/// the standard streams' three records (made at attach), and its own
+/// ledger and configuration: no process-wide runtime.
 fn stdio(records: usize) -> Stdio {
     let records = records + 3;
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let _ = darshan_core::runtime::init_for_tests(darshan_core::config::Config::default());
-    });
     let s =
         Stdio { state: Lock::new(State { set: RecordSet::new(ID), streams: StreamMap::new(), std_streams: [0; 3] }) };
     let arena = Box::leak(Box::new(RecordArena::new(records * c::RECORD_WORDS * 8).expect("record memory")));
-    s.attach(arena.reserve(c::RECORD_WORDS, records), 0);
+    s.attach(arena.reserve(c::RECORD_WORDS, records), &Env::for_tests());
     s
 }
 
@@ -129,4 +124,41 @@ fn every_counter_has_a_reduction_rule() {
         darshan_core::reduce_ops::words_no_rules_take(&crate::reduce::RULES, c::RECORD_WORDS),
         Vec::<usize>::new()
     );
+}
+
+/// One rank's record of `/data/shared.txt` (fopen, one fwrite of `bytes`
+/// at `rank * 1000` taking `(rank + 1) * 10` ticks), finalized as rank
+/// `rank` of 2 and prepared for the reduction.
+fn rank_record(rank: i64, bytes: i64, t: Tick) -> Vec<u64> {
+    let s = stdio(1);
+    let f = 0x7000_usize;
+    let name = b"/data/shared.txt";
+    s.on_open(f, name, t, t + 1);
+    s.on_seek(f, rank * 1000, t + 1, t + 2);
+    s.on_write(f, bytes, false, t + 2, t + 2 + (rank + 1) * 10);
+    let ctx = FinalizeCtx { rank, nprocs: 2, ..FinalizeCtx::one_process(1.0, 1 << 40) };
+    let mut w = darshan_core::module::finalized_records(&s, &ctx)
+        .into_iter()
+        .find(|w| w[0] == darshan_log::record_id(name))
+        .expect("the file's record");
+    crate::reduce::RULES.prepare(&mut w);
+    w
+}
+
+/// The MPI reduction's operator on two ranks' records of one stream's
+/// file: sums, maxima, the earliest start and latest end, the slowest and
+/// fastest rank with their bytes (semantics of darshan-stdio.c's).
+#[test]
+fn two_ranks_records_reduce_as_darshans_operator_does() {
+    let (a, mut b) = (rank_record(1, 500, 100), rank_record(0, 200, 50));
+    crate::reduce::RULES.combine(&a, &mut b);
+    assert_eq!(b[1] as i64, -1, "a shared record");
+    assert_eq!((counter(&b, c::OPENS), counter(&b, c::WRITES), counter(&b, c::SEEKS)), (2, 2, 2));
+    assert_eq!(counter(&b, c::BYTES_WRITTEN), 700);
+    assert_eq!(counter(&b, c::MAX_BYTE_WRITTEN), 1499);
+    assert_eq!(getf(&b, c::fword(c::F_OPEN_START_TIMESTAMP)), 50.0);
+    assert_eq!(getf(&b, c::fword(c::F_WRITE_END_TIMESTAMP)), 122.0);
+    assert_eq!(getf(&b, c::fword(c::F_WRITE_TIME)), 30.0, "times add up across ranks");
+    assert_eq!((counter(&b, c::SLOWEST_RANK), counter(&b, c::SLOWEST_RANK_BYTES)), (1, 500));
+    assert_eq!((counter(&b, c::FASTEST_RANK), counter(&b, c::FASTEST_RANK_BYTES)), (0, 200));
 }
