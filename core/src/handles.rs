@@ -3,8 +3,11 @@
 //! in a wrapper's path never allocates.
 
 use crate::arena::{Slice, ZeroedWords};
-use crate::module::Env;
-use crate::records::{RecordRt, RecordSet};
+use crate::collective::Comm;
+use crate::env::Env;
+use crate::finalize_ctx::FinalizeCtx;
+use crate::heatmap::HeatBins;
+use crate::records::{RecordRt, RecordSet, Records, Reducer};
 
 /// Slot value of a removed entry (lookups go on past it).
 const TOMB: u64 = u64::MAX;
@@ -149,17 +152,20 @@ impl HandleTable {
 pub struct HandleRecords<R> {
     pub set: RecordSet<R>,
     pub handles: HandleTable,
+    /// Handles the table holds (when the module has room for records).
+    slots: usize,
 }
 
 impl<R: RecordRt> HandleRecords<R> {
-    pub const fn new(module: usize) -> HandleRecords<R> {
-        HandleRecords { set: RecordSet::new(module), handles: HandleTable::new() }
+    /// Records of `module` found through a table of `slots` handles.
+    pub const fn new(module: usize, slots: usize) -> HandleRecords<R> {
+        HandleRecords { set: RecordSet::new(module), handles: HandleTable::new(), slots }
     }
 
-    /// Start-up: a table of `slots` handles (none if the module got no
-    /// room), then the records.
-    pub fn attach(&mut self, slice: Slice, env: &Env, slots: usize) {
-        self.handles = HandleTable::for_records(slice.capacity, slots);
+    /// Start-up: the handle table (none if the module got no room), then
+    /// the records.
+    pub fn attach(&mut self, slice: Slice, env: &Env) {
+        self.handles = HandleTable::for_records(slice.capacity, self.slots);
         self.set.attach(slice, env);
     }
 
@@ -172,6 +178,35 @@ impl<R: RecordRt> HandleRecords<R> {
     pub fn fork_child(&mut self) {
         self.set.clear();
         self.handles.clear();
+    }
+}
+
+/// A handle-based module's whole state through the module contract's
+/// default hooks: its `Module` impl is `spec` and `with_records`.
+impl<R: RecordRt> Records for HandleRecords<R> {
+    fn attach(&mut self, slice: Slice, env: &Env) {
+        HandleRecords::attach(self, slice, env)
+    }
+    fn finalize(&mut self, ctx: &FinalizeCtx, ticks: std::ops::Range<usize>) {
+        self.set.finalize(ctx, ticks)
+    }
+    fn reduce(&mut self, shared: &[u64], comm: &dyn Comm, rules: &dyn Reducer) {
+        self.set.reduce_shared(shared, comm, rules);
+    }
+    fn fork_child(&mut self) {
+        HandleRecords::fork_child(self)
+    }
+    fn set_heat(&mut self, bins: HeatBins) {
+        self.set.set_heat(bins)
+    }
+    fn heat_record(&self, emit: &mut dyn FnMut(&[u64])) {
+        self.set.heat_record(emit)
+    }
+    fn set_rank(&mut self, rank: i64) {
+        self.set.set_rank(rank)
+    }
+    fn output_all(&self, emit: &mut dyn FnMut(&[u64])) {
+        Records::output_all(&self.set, emit)
     }
 }
 

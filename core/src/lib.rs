@@ -20,6 +20,7 @@ pub mod compress;
 pub mod config;
 pub mod dataset_io;
 pub mod deflate;
+pub mod env;
 pub mod finalize_ctx;
 pub mod handles;
 pub mod heatmap;

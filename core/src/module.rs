@@ -3,27 +3,26 @@
 //! module through this trait alone: start-up (its record memory, its
 //! heatmap), fork (its lock held across the call, then a fresh start in
 //! the child), the rank learnt at MPI_Init, shutdown (finalize, reduce,
-//! output). Every hook but `spec` (the static facts: id, record size, ...)
-//! and `attach` has a default, so adding a hook breaks no module: a module that keeps its
-//! records in a `RecordSet` gives it to `with_records`, and the heatmap,
-//! rank, output and fork hooks need nothing more. See
+//! output). Every hook but `spec` (the static facts: id, record size, tick
+//! words, reduction rules, ...) has a default, so adding a hook breaks no
+//! module: a module that keeps its records in a `RecordSet` (or
+//! `HandleRecords`, `VarRecordSet`) gives them to `with_records`, and
+//! attach, finalize, reduce, fork, heatmap, rank and output need nothing
+//! more: such a module is two methods long. See
 //! `modules/null` for a complete example in one short file and
 //! docs/new-module.md for the steps.
 
 use crate::arena::Slice;
 use crate::collective::Comm;
-use crate::config::Config;
 use crate::heatmap::HeatBins;
-use crate::ledger::Ledger;
-use crate::mounts::MountEntry;
-use crate::platform::Platform;
-use crate::records::Records;
+use crate::records::{Records, Reducer};
 
+pub use crate::env::Env;
 pub use crate::finalize_ctx::FinalizeCtx;
 
 /// What a module is, fixed when it is built: the runtime reads these and
 /// never asks again.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct ModuleSpec {
     /// The module's id in the log format (`darshan_log::modules`).
     pub id: usize,
@@ -36,11 +35,25 @@ pub struct ModuleSpec {
     pub mpi_only: bool,
     /// The heatmap record this module feeds (`heatmap:POSIX`), if any.
     pub heat_name: Option<&'static [u8]>,
+    /// Record words that hold clock ticks until shutdown (turned into
+    /// seconds by the default `finalize`); none by default.
+    pub tick_words: (usize, usize),
+    /// The rules that combine the records every rank has (used by the
+    /// default `reduce`); none: the module's records are not reduced.
+    pub reducer: Option<&'static dyn Reducer>,
 }
 
 impl ModuleSpec {
     pub const fn new(id: usize, record_words: usize) -> ModuleSpec {
-        ModuleSpec { id, record_words, fixed_records: None, mpi_only: false, heat_name: None }
+        ModuleSpec {
+            id,
+            record_words,
+            fixed_records: None,
+            mpi_only: false,
+            heat_name: None,
+            tick_words: (0, 0),
+            reducer: None,
+        }
     }
     pub const fn fixed_records(self, n: usize) -> ModuleSpec {
         ModuleSpec { fixed_records: Some(n), ..self }
@@ -51,55 +64,14 @@ impl ModuleSpec {
     pub const fn heat(self, name: &'static [u8]) -> ModuleSpec {
         ModuleSpec { heat_name: Some(name), ..self }
     }
-}
-
-/// What a module is given at attach, besides its record memory: all it
-/// may know of the runtime. The runtime passes the process's; a unit test
-/// builds its own ([`Env::for_tests`]), so a module's counting rules run
-/// without a process-wide runtime, any number per test binary.
-#[derive(Clone, Copy)]
-pub struct Env {
-    /// The run's rank (0 until MPI_Init says otherwise: `set_rank`).
-    pub rank: i64,
-    /// Budget, names and flags every module's records report to.
-    pub ledger: &'static Ledger,
-    pub config: &'static Config,
-    /// The mount table (a record's FILE_ALIGNMENT comes from it).
-    pub mounts: &'static [MountEntry],
-    pub platform: &'static dyn Platform,
-}
-
-impl Env {
-    /// A test's own, with the default configuration: see [`Env::for_config`].
-    pub fn for_tests() -> Env {
-        Env::for_config(Config::default())
+    /// Words `ticks` hold clock ticks (usually the fcounters but the
+    /// variance of bytes).
+    pub const fn ticks(self, ticks: std::ops::Range<usize>) -> ModuleSpec {
+        ModuleSpec { tick_words: (ticks.start, ticks.end), ..self }
     }
-
-    /// A test's own: a fresh ledger (1 MiB of names, the modules `config`
-    /// switches on, no DARSHAN_MODMEM limit: the test's slices bound the
-    /// records), no mounts, a fake platform, rank 0.
-    pub fn for_config(config: Config) -> Env {
-        let config: &'static Config = Box::leak(Box::new(config));
-        Env {
-            rank: 0,
-            ledger: Ledger::for_tests(1 << 20, &config.mod_enabled),
-            config,
-            mounts: &[],
-            platform: Box::leak(Box::<crate::platform::FakePlatform>::default()),
-        }
-    }
-
-    pub fn with_rank(self, rank: i64) -> Env {
-        Env { rank, ..self }
-    }
-
-    pub fn with_mounts(self, mounts: Vec<MountEntry>) -> Env {
-        Env { mounts: mounts.leak(), ..self }
-    }
-
-    /// File alignment of a record name from the mount table (-1 if none).
-    pub fn alignment_of(&self, name: &[u8]) -> i64 {
-        crate::mounts::alignment_of(self.mounts, name)
+    /// An MPI job's shared records are combined with `rules`.
+    pub const fn reduced_by(self, rules: &'static dyn Reducer) -> ModuleSpec {
+        ModuleSpec { reducer: Some(rules), ..self }
     }
 }
 
@@ -203,19 +175,35 @@ pub trait Module: Sync {
 
     /// Start-up: the record memory reserved for this module (possibly
     /// empty when DARSHAN_MODMEM is exhausted) and what it may know of
-    /// the runtime (rank, ledger, configuration, mounts, platform).
-    fn attach(&self, slice: Slice, env: &Env);
+    /// the runtime (rank, ledger, configuration, mounts, platform). By
+    /// default given to `with_records`' records.
+    fn attach(&self, slice: Slice, env: &Env) {
+        let mut slice = Some(slice);
+        self.with_records(&mut |r| {
+            if let Some(s) = slice.take() {
+                r.attach(s, env)
+            }
+        });
+    }
 
     /// Shutdown, first step: stop recording, turn ticks into seconds,
-    /// drop records that must not be written.
-    fn finalize(&self, _ctx: &FinalizeCtx) {}
+    /// drop records that must not be written. By default `with_records`'
+    /// records are frozen and their `spec().tick_words` made seconds.
+    fn finalize(&self, ctx: &FinalizeCtx) {
+        let (from, to) = self.spec().tick_words;
+        self.with_records(&mut |r| r.finalize(ctx, from..to));
+    }
 
     /// Shutdown, MPI only, after `finalize`: combine the records every
     /// rank has (`shared` ids, the same list on every rank) into rank -1
-    /// records, usually with `RecordSet::reduce_shared`. Called on every
-    /// rank (collectively) when `shared` is not empty, unless
+    /// records; by default with `spec().reducer` (none: nothing). Called
+    /// on every rank (collectively) when `shared` is not empty, unless
     /// DARSHAN_DISABLE_SHARED_REDUCTION. Non-MPI runs never call it.
-    fn reduce(&self, _shared: &[u64], _comm: &dyn Comm) {}
+    fn reduce(&self, shared: &[u64], comm: &dyn Comm) {
+        if let Some(rules) = self.spec().reducer {
+            self.with_records(&mut |r| r.reduce(shared, comm, rules));
+        }
+    }
 
     /// Hand the records to write, as runs of record words in the log's
     /// layout, to `emit` (called while the module holds its lock). By
@@ -236,8 +224,11 @@ pub trait Module: Sync {
         });
     }
 
-    /// In a forked child: forget the parent's records and start afresh.
-    fn fork_child(&self) {}
+    /// In a forked child: forget the parent's records and start afresh
+    /// (by default `with_records`' records).
+    fn fork_child(&self) {
+        self.with_records(&mut |r| r.fork_child());
+    }
 
     /// A process recording since its constructor learnt its MPI rank (in
     /// MPI_Init): its records, existing and future, carry it.

@@ -7,11 +7,11 @@
 use crate::arena::Slice;
 use crate::collective::{variance_combine, variance_elem, variance_of, Comm};
 use crate::common::{fix_negative_time, ticks_to_secs, NoOverlap};
+use crate::env::Env;
 use crate::finalize_ctx::FinalizeCtx;
 use crate::heatmap::HeatBins;
 use crate::id_index::IdIndex;
 use crate::ledger::GRANT_CHUNK;
-use crate::module::Env;
 
 /// A module's rules for combining the records every rank has (docs/
 /// counter-rules.md §6): `prepare` runs on each rank's copy (fastest/slowest start as this
@@ -40,11 +40,20 @@ pub trait RecordRt: Default {
 /// A module without per-record state (NULL).
 impl RecordRt for () {}
 
-/// What the module contract's default hooks (`Module::set_heat`,
-/// `heat_record`, `set_rank`, `output`, `while_locked`) do to a module's
-/// records, reached through `Module::with_records`: a module keeps a
-/// [`RecordSet`] and forwards nothing by hand.
+/// What the module contract's default hooks (`Module::attach`,
+/// `finalize`, `reduce`, `fork_child`, `set_heat`, `heat_record`,
+/// `set_rank`, `output`, `while_locked`) do to a module's records, reached
+/// through `Module::with_records`: a module keeps a [`RecordSet`] (or a
+/// `HandleRecords`, a `VarRecordSet`) and forwards nothing by hand.
 pub trait Records {
+    /// Start-up: the reserved memory and what the runtime gives.
+    fn attach(&mut self, slice: Slice, env: &Env);
+    /// Shutdown: freeze, and make the words `ticks` seconds.
+    fn finalize(&mut self, ctx: &FinalizeCtx, ticks: std::ops::Range<usize>);
+    /// Shutdown, MPI: combine the records every rank has with `rules`.
+    fn reduce(&mut self, shared: &[u64], comm: &dyn Comm, rules: &dyn Reducer);
+    /// In a forked child: no records.
+    fn fork_child(&mut self);
     fn set_heat(&mut self, bins: HeatBins);
     fn heat_record(&self, emit: &mut dyn FnMut(&[u64]));
     fn set_rank(&mut self, rank: i64);
@@ -53,6 +62,18 @@ pub trait Records {
 }
 
 impl<R: RecordRt> Records for RecordSet<R> {
+    fn attach(&mut self, slice: Slice, env: &Env) {
+        RecordSet::attach(self, slice, env)
+    }
+    fn finalize(&mut self, ctx: &FinalizeCtx, ticks: std::ops::Range<usize>) {
+        RecordSet::finalize(self, ctx, ticks)
+    }
+    fn reduce(&mut self, shared: &[u64], comm: &dyn Comm, rules: &dyn Reducer) {
+        self.reduce_shared(shared, comm, rules);
+    }
+    fn fork_child(&mut self) {
+        self.clear()
+    }
     fn set_heat(&mut self, bins: HeatBins) {
         RecordSet::set_heat(self, bins)
     }

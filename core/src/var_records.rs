@@ -10,9 +10,9 @@
 //! new record is refused and the module marked partial.
 
 use crate::arena::Slice;
+use crate::env::Env;
 use crate::id_index::IdIndex;
 use crate::ledger::{Ledger, GRANT_CHUNK};
-use crate::module::Env;
 use crate::records::Records;
 
 pub struct VarRecordSet {
@@ -30,11 +30,14 @@ pub struct VarRecordSet {
     /// Record id -> word offset.
     index: IdIndex,
     len_of: fn(&[u64]) -> usize,
+    /// The shortest record: the index is sized for as many as fit.
+    min_words: usize,
 }
 
 impl VarRecordSet {
-    /// `len_of`: a record's length in words from its words (at least 2).
-    pub const fn new(module: usize, len_of: fn(&[u64]) -> usize) -> Self {
+    /// `len_of`: a record's length in words from its words (at least 2);
+    /// `min_words`: the shortest a record can be.
+    pub const fn new(module: usize, len_of: fn(&[u64]) -> usize, min_words: usize) -> Self {
         VarRecordSet {
             module,
             rank: 0,
@@ -46,13 +49,14 @@ impl VarRecordSet {
             frozen: false,
             index: IdIndex::empty(),
             len_of,
+            min_words,
         }
     }
 
     /// Take the reserved memory; the index is sized for as many records
     /// of `min_words` as fit, so that no later call allocates.
-    pub fn attach(&mut self, slice: Slice, env: &Env, min_words: usize) {
-        match IdIndex::for_entries(slice.reserved_len() / min_words.max(2)) {
+    pub fn attach(&mut self, slice: Slice, env: &Env) {
+        match IdIndex::for_entries(slice.reserved_len() / self.min_words.max(2)) {
             Some(ix) => {
                 self.index = ix;
                 self.words = slice;
@@ -188,6 +192,22 @@ pub fn split(mut run: &[u64], len: impl Fn(&[u64]) -> usize) -> impl Iterator<It
 }
 
 impl Records for VarRecordSet {
+    fn attach(&mut self, slice: Slice, env: &Env) {
+        VarRecordSet::attach(self, slice, env)
+    }
+    /// Variable-length records hold no ticks: frozen, with the rank.
+    fn finalize(&mut self, ctx: &crate::finalize_ctx::FinalizeCtx, _ticks: std::ops::Range<usize>) {
+        self.freeze();
+        if self.rank != ctx.rank {
+            Records::set_rank(self, ctx.rank);
+        }
+    }
+    /// No reduction rules apply to records of different layouts; a module
+    /// that has them marks its shared records itself (LUSTRE).
+    fn reduce(&mut self, _shared: &[u64], _comm: &dyn crate::collective::Comm, _rules: &dyn crate::records::Reducer) {}
+    fn fork_child(&mut self) {
+        self.clear()
+    }
     fn set_heat(&mut self, _bins: crate::heatmap::HeatBins) {}
     fn heat_record(&self, _emit: &mut dyn FnMut(&[u64])) {}
     fn set_rank(&mut self, rank: i64) {
@@ -218,8 +238,8 @@ mod tests {
     #[test]
     fn records_of_different_sizes_are_back_to_back_and_found_again() {
         let mut arena = RecordArena::new(4096).unwrap();
-        let mut set = VarRecordSet::new(8, len_of);
-        set.attach(arena.reserve(16, 4), &Env::for_tests(), 3);
+        let mut set = VarRecordSet::new(8, len_of, 3);
+        set.attach(arena.reserve(16, 4), &Env::for_tests());
         let a = set.create(10, 4, &[1]).unwrap();
         let b = set.create(20, 6, &[3]).unwrap();
         assert_eq!((a, b), (0, 4));
@@ -234,8 +254,8 @@ mod tests {
     #[test]
     fn a_record_past_the_reservation_is_refused() {
         let mut arena = RecordArena::new(4096).unwrap();
-        let mut set = VarRecordSet::new(8, len_of);
-        set.attach(arena.reserve(4, 2), &Env::for_tests(), 3);
+        let mut set = VarRecordSet::new(8, len_of, 3);
+        set.attach(arena.reserve(4, 2), &Env::for_tests());
         assert!(set.create(1, 5, &[2]).is_some());
         assert!(set.create(2, 4, &[1]).is_none(), "8 words reserved, 5 used");
         assert!(set.create(3, 3, &[0]).is_some());

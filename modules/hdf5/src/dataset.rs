@@ -9,7 +9,7 @@ use darshan_core::dataset_io::{self, IoLayout, IoState};
 use darshan_core::handles::HandleRecords;
 use darshan_core::records::Records;
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
+use darshan_core::{Env, Module, ModuleSpec};
 use darshan_log::counters::h5d as c;
 use darshan_log::modules::H5D as ID;
 
@@ -75,7 +75,8 @@ pub struct H5d {
     st: Lock<State>,
 }
 
-pub static H5D: H5d = H5d { st: Lock::new(State { recs: HandleRecords::new(ID), tuples: AccessTuples::none() }) };
+pub static H5D: H5d =
+    H5d { st: Lock::new(State { recs: HandleRecords::new(ID, HANDLE_SLOTS), tuples: AccessTuples::none() }) };
 
 impl H5d {
     fn lock(&self) -> LockGuard<'_, State> {
@@ -165,33 +166,25 @@ impl H5d {
     }
 }
 
-const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS);
+/// Every fcounter but the byte variance holds clock ticks.
+const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS)
+    .ticks(c::FCOUNTERS_AT..c::fword(c::F_VARIANCE_RANK_BYTES))
+    .reduced_by(&crate::reduce::DATASET_RULES);
 
+/// Finalize, reduce and fork through `HandleRecords` and the spec; attach
+/// also sizes the access tuples.
 impl Module for H5d {
     fn spec(&self) -> &ModuleSpec {
         &SPEC
     }
 
     fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
-        f(&mut self.lock().recs.set)
+        f(&mut self.lock().recs)
     }
 
     fn attach(&self, slice: Slice, env: &Env) {
         let mut st = self.lock();
         st.tuples = AccessTuples::for_records(slice.capacity);
-        st.recs.attach(slice, env, HANDLE_SLOTS);
-    }
-
-    fn finalize(&self, ctx: &FinalizeCtx) {
-        // Every fcounter but the byte variance holds clock ticks.
-        self.lock().recs.set.finalize(ctx, c::FCOUNTERS_AT..c::fword(c::F_VARIANCE_RANK_BYTES));
-    }
-
-    fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
-        self.lock().recs.set.reduce_shared(shared, comm, &crate::reduce::DATASET_RULES);
-    }
-
-    fn fork_child(&self) {
-        self.lock().recs.fork_child();
+        st.recs.attach(slice, env);
     }
 }

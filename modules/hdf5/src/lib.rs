@@ -13,12 +13,11 @@
 pub mod dataset;
 mod reduce;
 
-use darshan_core::arena::Slice;
 use darshan_core::common::{add, stamp, timer_inc_no_overlap, NoOverlap, Tick};
 use darshan_core::handles::HandleRecords;
 use darshan_core::records::Records;
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
+use darshan_core::{Module, ModuleSpec};
 use darshan_log::counters::h5f as c;
 use darshan_log::modules::H5F as ID;
 
@@ -45,7 +44,7 @@ pub struct H5f {
     st: Lock<FileState>,
 }
 
-pub static H5F: H5f = H5f { st: Lock::new(HandleRecords::new(ID)) };
+pub static H5F: H5f = H5f { st: Lock::new(HandleRecords::new(ID, HANDLE_SLOTS)) };
 
 impl H5f {
     fn lock(&self) -> LockGuard<'_, FileState> {
@@ -90,32 +89,18 @@ impl H5f {
     }
 }
 
-const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS);
+/// All five fcounters are times; shared records combine by FILE_RULES.
+const SPEC: ModuleSpec =
+    ModuleSpec::new(ID, c::RECORD_WORDS).ticks(c::FCOUNTERS_AT..c::RECORD_WORDS).reduced_by(&reduce::FILE_RULES);
 
+/// Attach, finalize, reduce and fork through `HandleRecords` and the spec.
 impl Module for H5f {
     fn spec(&self) -> &ModuleSpec {
         &SPEC
     }
 
     fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
-        f(&mut self.lock().set)
-    }
-
-    fn attach(&self, slice: Slice, env: &Env) {
-        self.lock().attach(slice, env, HANDLE_SLOTS);
-    }
-
-    fn finalize(&self, ctx: &FinalizeCtx) {
-        // All five fcounters are times.
-        self.lock().set.finalize(ctx, c::FCOUNTERS_AT..c::RECORD_WORDS);
-    }
-
-    fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
-        self.lock().set.reduce_shared(shared, comm, &reduce::FILE_RULES);
-    }
-
-    fn fork_child(&self) {
-        self.lock().fork_child();
+        f(&mut *self.lock())
     }
 }
 

@@ -66,8 +66,13 @@ pub struct Lustre {
     state: Lock<State>,
 }
 
-pub static LUSTRE: Lustre =
-    Lustre { state: Lock::new(State { set: VarRecordSet::new(ID, record_len), bad_layouts: 0, shared: Vec::new() }) };
+pub static LUSTRE: Lustre = Lustre {
+    state: Lock::new(State {
+        set: VarRecordSet::new(ID, record_len, HEAD + COMP_WORDS),
+        bad_layouts: 0,
+        shared: Vec::new(),
+    }),
+};
 
 /// The size of a new record for `l`, as the C module computes it: every
 /// component, and the stripe counts of those whose pattern is not MDT,
@@ -194,9 +199,6 @@ impl Module for Lustre {
 
     fn record_len(&self, rec: &[u64]) -> usize {
         record_len(rec)
-    }
-    fn attach(&self, slice: Slice, env: &Env) {
-        self.lock().set.attach(slice, env, HEAD + COMP_WORDS);
     }
     fn finalize(&self, ctx: &FinalizeCtx) {
         let mut st = self.lock();

@@ -9,9 +9,9 @@ const EOF_I: u64 = u64::MAX;
 
 /// A fresh record set with room for 64 nominal records.
 fn fresh_set() -> VarRecordSet {
-    let mut set = VarRecordSet::new(ID, record_len);
+    let mut set = VarRecordSet::new(ID, record_len, HEAD + COMP_WORDS);
     let mut arena = RecordArena::new(1 << 20).unwrap();
-    set.attach(arena.reserve(NOMINAL_WORDS, 64), &darshan_core::Env::for_tests(), HEAD + COMP_WORDS);
+    set.attach(arena.reserve(NOMINAL_WORDS, 64), &darshan_core::Env::for_tests());
     set
 }
 

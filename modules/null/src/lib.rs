@@ -7,27 +7,29 @@
 //! The steps, in the order the runtime drives them:
 //! 1. a `'static` instance holds its state behind a lock (wrappers on many
 //!    threads call into it);
-//! 2. `attach`: the core hands over the record memory it reserved (with
-//!    MAX_RECORDS and DARSHAN_MODMEM limits) — keep it in a `RecordSet`;
-//! 3. the wrapper in `ffi` calls `on_foo` after the real call returned,
+//! 2. `spec`: the module's static facts — its id, record size, which words
+//!    hold clock ticks until shutdown (`.ticks`), and, for a module whose
+//!    records ranks share, the reduction rules (`.reduced_by`);
+//! 3. `with_records` gives the runtime the records under the lock; with
+//!    it every other hook has a default that works: `attach` (the record
+//!    memory the core reserved, with MAX_RECORDS and DARSHAN_MODMEM
+//!    limits, and the `Env`), `finalize` (freeze, ticks to seconds in the
+//!    spec's words), `reduce` (none here), `output` (the records, in the
+//!    log's layout, to the core), `set_rank`, `while_locked` (the lock
+//!    held across fork) and `fork_child` (forget the parent's records);
+//! 4. the wrapper in `ffi` calls `on_foo` after the real call returned,
 //!    with clock ticks; `find_or_create` registers the name and sets the
 //!    partial flag when memory runs out — then the call is simply not
-//!    recorded;
-//! 4. `finalize` at shutdown turns ticks into seconds;
-//! 5. `with_records` gives the runtime the records under the lock: with
-//!    it, `output` (the records, in the log's layout, to the core),
-//!    `set_rank` and `while_locked` (the lock held across fork) need no
-//!    code of their own;
-//! 6. `fork_child` forgets the parent's records.
+//!    recorded.
 //!
-//! `reduce` (MPI) keeps its no-op default here.
+//! A module overrides a hook only to do more (POSIX's `finalize` applies
+//! DXT's triggers; H5D's `attach` sizes its access tuples).
 #![forbid(unsafe_code)]
 
-use darshan_core::arena::Slice;
 use darshan_core::common::Tick;
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
+use darshan_core::{Module, ModuleSpec};
 use darshan_log::modules::NULL as ID;
 
 // The record's layout lives in the format crate with every module's
@@ -64,27 +66,18 @@ impl Null {
     }
 }
 
-const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS);
+/// Both fcounters hold ticks until shutdown; no reduction across ranks.
+const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS).ticks(c::FCOUNTERS_AT..c::RECORD_WORDS);
 
 impl Module for Null {
     fn spec(&self) -> &ModuleSpec {
         &SPEC
     }
 
-    fn attach(&self, slice: Slice, env: &Env) {
-        self.lock().attach(slice, env);
-    }
-    fn finalize(&self, ctx: &FinalizeCtx) {
-        // Freeze, set the rank, ticks to seconds in the fcounters (no heatmap).
-        self.lock().finalize(ctx, c::FCOUNTERS_AT..c::RECORD_WORDS);
-    }
-    /// What the heatmap, rank, output and fork hooks work through: the
-    /// records, under the lock (fork holds it across the call).
+    /// What every other hook works through: the records, under the lock
+    /// (fork holds it across the call).
     fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
         f(&mut *self.lock())
-    }
-    fn fork_child(&self) {
-        self.lock().clear();
     }
 }
 
@@ -92,6 +85,7 @@ impl Module for Null {
 mod tests {
     use super::*;
     use darshan_core::arena::RecordArena;
+    use darshan_core::{Env, FinalizeCtx};
 
     #[test]
     fn records_are_counted_bounded_and_converted() {
@@ -116,6 +110,11 @@ mod tests {
         assert_eq!(f64::from_bits(words[c::fword(c::F_FOO_TIMESTAMP)]), 10.0);
         assert_eq!(f64::from_bits(words[c::fword(c::F_FOO_MAX_DURATION)]), 1.0);
         assert!(env.ledger.partial_flags() & 1 << ID != 0);
+        // The default fork_child: a forked child starts with no records.
+        NULL.fork_child();
+        let mut left = 0;
+        NULL.output(&mut |run: &[u64]| left += run.len());
+        assert_eq!(left, 0, "the child kept its parent's records");
     }
 
     /// The template (the file a new module's author copies) kept its lock

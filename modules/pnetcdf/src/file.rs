@@ -1,12 +1,11 @@
 //! The PNETCDF_FILE module: creates, opens, redefs, syncs, waits and the
 //! bytes PnetCDF says it moved, per file, as darshan-pnetcdf.c counts them.
 
-use darshan_core::arena::Slice;
 use darshan_core::common::{add, stamp, timer_inc_no_overlap, NoOverlap, Tick};
 use darshan_core::handles::HandleRecords;
 use darshan_core::records::Records;
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
+use darshan_core::{Module, ModuleSpec};
 use darshan_log::counters::pnetcdf_file as c;
 use darshan_log::modules::PNETCDF_FILE as ID;
 
@@ -41,7 +40,7 @@ pub struct PnetcdfFile {
     st: Lock<State>,
 }
 
-pub static PNETCDF_FILE: PnetcdfFile = PnetcdfFile { st: Lock::new(HandleRecords::new(ID)) };
+pub static PNETCDF_FILE: PnetcdfFile = PnetcdfFile { st: Lock::new(HandleRecords::new(ID, HANDLE_SLOTS)) };
 
 impl PnetcdfFile {
     fn lock(&self) -> LockGuard<'_, State> {
@@ -115,31 +114,17 @@ impl PnetcdfFile {
     }
 }
 
-const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS);
+/// All eight fcounters are times; shared records combine by FILE_RULES.
+const SPEC: ModuleSpec =
+    ModuleSpec::new(ID, c::RECORD_WORDS).ticks(c::FCOUNTERS_AT..c::RECORD_WORDS).reduced_by(&crate::reduce::FILE_RULES);
 
+/// Attach, finalize, reduce and fork through `HandleRecords` and the spec.
 impl Module for PnetcdfFile {
     fn spec(&self) -> &ModuleSpec {
         &SPEC
     }
 
     fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
-        f(&mut self.lock().set)
-    }
-
-    fn attach(&self, slice: Slice, env: &Env) {
-        self.lock().attach(slice, env, HANDLE_SLOTS);
-    }
-
-    fn finalize(&self, ctx: &FinalizeCtx) {
-        // All eight fcounters are times.
-        self.lock().set.finalize(ctx, c::FCOUNTERS_AT..c::RECORD_WORDS);
-    }
-
-    fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
-        self.lock().set.reduce_shared(shared, comm, &crate::reduce::FILE_RULES);
-    }
-
-    fn fork_child(&self) {
-        self.lock().fork_child();
+        f(&mut *self.lock())
     }
 }

@@ -1,0 +1,60 @@
+//! What a module is given at attach besides its record memory: the run's
+//! rank, the ledger its records report to, the configuration, the mount
+//! table and the platform — all a module may know of the runtime. Its own
+//! file, below both the module contract (module.rs) and the record sets
+//! (records.rs), which both take it.
+
+use crate::config::Config;
+use crate::ledger::Ledger;
+use crate::mounts::MountEntry;
+use crate::platform::Platform;
+
+/// What a module is given at attach, besides its record memory: all it
+/// may know of the runtime. The runtime passes the process's; a unit test
+/// builds its own ([`Env::for_tests`]), so a module's counting rules run
+/// without a process-wide runtime, any number per test binary.
+#[derive(Clone, Copy)]
+pub struct Env {
+    /// The run's rank (0 until MPI_Init says otherwise: `set_rank`).
+    pub rank: i64,
+    /// Budget, names and flags every module's records report to.
+    pub ledger: &'static Ledger,
+    pub config: &'static Config,
+    /// The mount table (a record's FILE_ALIGNMENT comes from it).
+    pub mounts: &'static [MountEntry],
+    pub platform: &'static dyn Platform,
+}
+
+impl Env {
+    /// A test's own, with the default configuration: see [`Env::for_config`].
+    pub fn for_tests() -> Env {
+        Env::for_config(Config::default())
+    }
+
+    /// A test's own: a fresh ledger (1 MiB of names, the modules `config`
+    /// switches on, no DARSHAN_MODMEM limit: the test's slices bound the
+    /// records), no mounts, a fake platform, rank 0.
+    pub fn for_config(config: Config) -> Env {
+        let config: &'static Config = Box::leak(Box::new(config));
+        Env {
+            rank: 0,
+            ledger: Ledger::for_tests(1 << 20, &config.mod_enabled),
+            config,
+            mounts: &[],
+            platform: Box::leak(Box::<crate::platform::FakePlatform>::default()),
+        }
+    }
+
+    pub fn with_rank(self, rank: i64) -> Env {
+        Env { rank, ..self }
+    }
+
+    pub fn with_mounts(self, mounts: Vec<MountEntry>) -> Env {
+        Env { mounts: mounts.leak(), ..self }
+    }
+
+    /// File alignment of a record name from the mount table (-1 if none).
+    pub fn alignment_of(&self, name: &[u8]) -> i64 {
+        crate::mounts::alignment_of(self.mounts, name)
+    }
+}
