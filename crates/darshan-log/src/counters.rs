@@ -39,6 +39,108 @@ macro_rules! layout_fns {
     };
 }
 
+/// A module's counter and fcounter indices, written once: as `usize`
+/// constants (the tools index parsed records' counter vectors with them)
+/// and, in the module's `typed` namespace, as constants of two distinct
+/// types, `Counter` and `FCounter`, whose `word`/`fword` take only their
+/// own kind. The runtime's modules use `typed`: an fcounter passed where
+/// a counter belongs (or another module's counter: each module's types
+/// are its own) does not compile, where with plain indices it silently
+/// addressed the wrong word:
+///
+/// ```compile_fail
+/// use darshan_log::counters::posix::typed as c;
+/// let _ = c::word(c::F_READ_TIME); // an fcounter where a counter belongs
+/// ```
+///
+/// ```compile_fail
+/// use darshan_log::counters::posix::typed as c;
+/// let _ = c::word(darshan_log::counters::stdio::typed::OPENS); // STDIO's
+/// ```
+///
+/// ```
+/// use darshan_log::counters::posix::{self, typed as c};
+/// assert_eq!(c::word(c::OPENS), posix::word(posix::OPENS));
+/// assert_eq!(c::fword(c::F_READ_TIME), posix::fword(posix::F_READ_TIME));
+/// ```
+#[macro_export]
+macro_rules! layout {
+    (counters { $($c:ident = $cv:expr,)* } fcounters { $($f:ident = $fv:expr,)* }) => {
+        $(pub const $c: usize = $cv;)*
+        $(pub const $f: usize = $fv;)*
+        $crate::layout_fns!();
+
+        /// This module's record layout with typed indices (see
+        /// [`layout!`](crate::layout)): everything of the module, with
+        /// the counter names, `word`, `fword` and `words` typed.
+        pub mod typed {
+            pub use super::*;
+
+            /// A counter of this module's record.
+            #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Hash)]
+            pub struct Counter(usize);
+            /// An fcounter of this module's record.
+            #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Hash)]
+            pub struct FCounter(usize);
+
+            impl Counter {
+                /// Its index among the counters (the tools' `usize` index).
+                pub const fn index(self) -> usize {
+                    self.0
+                }
+                /// The counter `n` places after this one, in a family the
+                /// format lays out consecutively (histogram bins, ACCESS1..4).
+                #[inline(always)]
+                pub const fn plus(self, n: usize) -> Counter {
+                    assert!(self.0 + n < NUM_INDICES);
+                    Counter(self.0 + n)
+                }
+                /// Every counter, in order.
+                pub fn all() -> impl Iterator<Item = Counter> {
+                    (0..NUM_INDICES).map(Counter)
+                }
+            }
+
+            impl FCounter {
+                pub const fn index(self) -> usize {
+                    self.0
+                }
+                #[inline(always)]
+                pub const fn plus(self, n: usize) -> FCounter {
+                    assert!(self.0 + n < F_NUM_INDICES);
+                    FCounter(self.0 + n)
+                }
+                pub fn all() -> impl Iterator<Item = FCounter> {
+                    (0..F_NUM_INDICES).map(FCounter)
+                }
+            }
+
+            $(pub const $c: Counter = Counter($cv);)*
+            $(pub const $f: FCounter = FCounter($fv);)*
+
+            /// Word of counter `k` in a record.
+            #[inline(always)]
+            pub const fn word(k: Counter) -> usize {
+                super::word(k.0)
+            }
+            /// Word of fcounter `k` in a record.
+            #[inline(always)]
+            pub const fn fword(k: FCounter) -> usize {
+                super::fword(k.0)
+            }
+            /// The words of counters `first..=last`, checked to be in order.
+            pub const fn words(first: Counter, last: Counter) -> std::ops::RangeInclusive<usize> {
+                super::words(first.0, last.0)
+            }
+            /// The words of fcounters `first..=last`, checked to be in order.
+            pub const fn fwords(first: FCounter, last: FCounter) -> std::ops::RangeInclusive<usize> {
+                assert!(first.0 <= last.0 && last.0 < F_NUM_INDICES);
+                super::fword(first.0)..=super::fword(last.0)
+            }
+        }
+    };
+}
+
 pub mod posix {
     pub const NUM_INDICES: usize = 69;
     pub const F_NUM_INDICES: usize = 17;
@@ -48,93 +150,98 @@ pub mod posix {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 2;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
-    crate::layout_fns!();
-    pub const OPENS: usize = 0;
-    pub const FILENOS: usize = 1;
-    pub const DUPS: usize = 2;
-    pub const READS: usize = 3;
-    pub const WRITES: usize = 4;
-    pub const SEEKS: usize = 5;
-    pub const STATS: usize = 6;
-    pub const MMAPS: usize = 7;
-    pub const FSYNCS: usize = 8;
-    pub const FDSYNCS: usize = 9;
-    pub const RENAME_SOURCES: usize = 10;
-    pub const RENAME_TARGETS: usize = 11;
-    pub const RENAMED_FROM: usize = 12;
-    pub const MODE: usize = 13;
-    pub const BYTES_READ: usize = 14;
-    pub const BYTES_WRITTEN: usize = 15;
-    pub const MAX_BYTE_READ: usize = 16;
-    pub const MAX_BYTE_WRITTEN: usize = 17;
-    pub const CONSEC_READS: usize = 18;
-    pub const CONSEC_WRITES: usize = 19;
-    pub const SEQ_READS: usize = 20;
-    pub const SEQ_WRITES: usize = 21;
-    pub const RW_SWITCHES: usize = 22;
-    pub const MEM_NOT_ALIGNED: usize = 23;
-    pub const MEM_ALIGNMENT: usize = 24;
-    pub const FILE_NOT_ALIGNED: usize = 25;
-    pub const FILE_ALIGNMENT: usize = 26;
-    pub const MAX_READ_TIME_SIZE: usize = 27;
-    pub const MAX_WRITE_TIME_SIZE: usize = 28;
-    pub const SIZE_READ_0_100: usize = 29;
-    pub const SIZE_READ_100_1K: usize = 30;
-    pub const SIZE_READ_1K_10K: usize = 31;
-    pub const SIZE_READ_10K_100K: usize = 32;
-    pub const SIZE_READ_100K_1M: usize = 33;
-    pub const SIZE_READ_1M_4M: usize = 34;
-    pub const SIZE_READ_4M_10M: usize = 35;
-    pub const SIZE_READ_10M_100M: usize = 36;
-    pub const SIZE_READ_100M_1G: usize = 37;
-    pub const SIZE_READ_1G_PLUS: usize = 38;
-    pub const SIZE_WRITE_0_100: usize = 39;
-    pub const SIZE_WRITE_100_1K: usize = 40;
-    pub const SIZE_WRITE_1K_10K: usize = 41;
-    pub const SIZE_WRITE_10K_100K: usize = 42;
-    pub const SIZE_WRITE_100K_1M: usize = 43;
-    pub const SIZE_WRITE_1M_4M: usize = 44;
-    pub const SIZE_WRITE_4M_10M: usize = 45;
-    pub const SIZE_WRITE_10M_100M: usize = 46;
-    pub const SIZE_WRITE_100M_1G: usize = 47;
-    pub const SIZE_WRITE_1G_PLUS: usize = 48;
-    pub const STRIDE1_STRIDE: usize = 49;
-    pub const STRIDE2_STRIDE: usize = 50;
-    pub const STRIDE3_STRIDE: usize = 51;
-    pub const STRIDE4_STRIDE: usize = 52;
-    pub const STRIDE1_COUNT: usize = 53;
-    pub const STRIDE2_COUNT: usize = 54;
-    pub const STRIDE3_COUNT: usize = 55;
-    pub const STRIDE4_COUNT: usize = 56;
-    pub const ACCESS1_ACCESS: usize = 57;
-    pub const ACCESS2_ACCESS: usize = 58;
-    pub const ACCESS3_ACCESS: usize = 59;
-    pub const ACCESS4_ACCESS: usize = 60;
-    pub const ACCESS1_COUNT: usize = 61;
-    pub const ACCESS2_COUNT: usize = 62;
-    pub const ACCESS3_COUNT: usize = 63;
-    pub const ACCESS4_COUNT: usize = 64;
-    pub const FASTEST_RANK: usize = 65;
-    pub const FASTEST_RANK_BYTES: usize = 66;
-    pub const SLOWEST_RANK: usize = 67;
-    pub const SLOWEST_RANK_BYTES: usize = 68;
-    pub const F_OPEN_START_TIMESTAMP: usize = 0;
-    pub const F_READ_START_TIMESTAMP: usize = 1;
-    pub const F_WRITE_START_TIMESTAMP: usize = 2;
-    pub const F_CLOSE_START_TIMESTAMP: usize = 3;
-    pub const F_OPEN_END_TIMESTAMP: usize = 4;
-    pub const F_READ_END_TIMESTAMP: usize = 5;
-    pub const F_WRITE_END_TIMESTAMP: usize = 6;
-    pub const F_CLOSE_END_TIMESTAMP: usize = 7;
-    pub const F_READ_TIME: usize = 8;
-    pub const F_WRITE_TIME: usize = 9;
-    pub const F_META_TIME: usize = 10;
-    pub const F_MAX_READ_TIME: usize = 11;
-    pub const F_MAX_WRITE_TIME: usize = 12;
-    pub const F_FASTEST_RANK_TIME: usize = 13;
-    pub const F_SLOWEST_RANK_TIME: usize = 14;
-    pub const F_VARIANCE_RANK_TIME: usize = 15;
-    pub const F_VARIANCE_RANK_BYTES: usize = 16;
+    crate::layout! {
+        counters {
+            OPENS = 0,
+            FILENOS = 1,
+            DUPS = 2,
+            READS = 3,
+            WRITES = 4,
+            SEEKS = 5,
+            STATS = 6,
+            MMAPS = 7,
+            FSYNCS = 8,
+            FDSYNCS = 9,
+            RENAME_SOURCES = 10,
+            RENAME_TARGETS = 11,
+            RENAMED_FROM = 12,
+            MODE = 13,
+            BYTES_READ = 14,
+            BYTES_WRITTEN = 15,
+            MAX_BYTE_READ = 16,
+            MAX_BYTE_WRITTEN = 17,
+            CONSEC_READS = 18,
+            CONSEC_WRITES = 19,
+            SEQ_READS = 20,
+            SEQ_WRITES = 21,
+            RW_SWITCHES = 22,
+            MEM_NOT_ALIGNED = 23,
+            MEM_ALIGNMENT = 24,
+            FILE_NOT_ALIGNED = 25,
+            FILE_ALIGNMENT = 26,
+            MAX_READ_TIME_SIZE = 27,
+            MAX_WRITE_TIME_SIZE = 28,
+            SIZE_READ_0_100 = 29,
+            SIZE_READ_100_1K = 30,
+            SIZE_READ_1K_10K = 31,
+            SIZE_READ_10K_100K = 32,
+            SIZE_READ_100K_1M = 33,
+            SIZE_READ_1M_4M = 34,
+            SIZE_READ_4M_10M = 35,
+            SIZE_READ_10M_100M = 36,
+            SIZE_READ_100M_1G = 37,
+            SIZE_READ_1G_PLUS = 38,
+            SIZE_WRITE_0_100 = 39,
+            SIZE_WRITE_100_1K = 40,
+            SIZE_WRITE_1K_10K = 41,
+            SIZE_WRITE_10K_100K = 42,
+            SIZE_WRITE_100K_1M = 43,
+            SIZE_WRITE_1M_4M = 44,
+            SIZE_WRITE_4M_10M = 45,
+            SIZE_WRITE_10M_100M = 46,
+            SIZE_WRITE_100M_1G = 47,
+            SIZE_WRITE_1G_PLUS = 48,
+            STRIDE1_STRIDE = 49,
+            STRIDE2_STRIDE = 50,
+            STRIDE3_STRIDE = 51,
+            STRIDE4_STRIDE = 52,
+            STRIDE1_COUNT = 53,
+            STRIDE2_COUNT = 54,
+            STRIDE3_COUNT = 55,
+            STRIDE4_COUNT = 56,
+            ACCESS1_ACCESS = 57,
+            ACCESS2_ACCESS = 58,
+            ACCESS3_ACCESS = 59,
+            ACCESS4_ACCESS = 60,
+            ACCESS1_COUNT = 61,
+            ACCESS2_COUNT = 62,
+            ACCESS3_COUNT = 63,
+            ACCESS4_COUNT = 64,
+            FASTEST_RANK = 65,
+            FASTEST_RANK_BYTES = 66,
+            SLOWEST_RANK = 67,
+            SLOWEST_RANK_BYTES = 68,
+        }
+        fcounters {
+            F_OPEN_START_TIMESTAMP = 0,
+            F_READ_START_TIMESTAMP = 1,
+            F_WRITE_START_TIMESTAMP = 2,
+            F_CLOSE_START_TIMESTAMP = 3,
+            F_OPEN_END_TIMESTAMP = 4,
+            F_READ_END_TIMESTAMP = 5,
+            F_WRITE_END_TIMESTAMP = 6,
+            F_CLOSE_END_TIMESTAMP = 7,
+            F_READ_TIME = 8,
+            F_WRITE_TIME = 9,
+            F_META_TIME = 10,
+            F_MAX_READ_TIME = 11,
+            F_MAX_WRITE_TIME = 12,
+            F_FASTEST_RANK_TIME = 13,
+            F_SLOWEST_RANK_TIME = 14,
+            F_VARIANCE_RANK_TIME = 15,
+            F_VARIANCE_RANK_BYTES = 16,
+        }
+    }
 }
 
 pub mod null {
@@ -147,11 +254,16 @@ pub mod null {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 2;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
-    crate::layout_fns!();
-    pub const FOOS: usize = 0;
-    pub const FOO_MAX_DAT: usize = 1;
-    pub const F_FOO_TIMESTAMP: usize = 0;
-    pub const F_FOO_MAX_DURATION: usize = 1;
+    crate::layout! {
+        counters {
+            FOOS = 0,
+            FOO_MAX_DAT = 1,
+        }
+        fcounters {
+            F_FOO_TIMESTAMP = 0,
+            F_FOO_MAX_DURATION = 1,
+        }
+    }
 }
 
 pub mod stdio {
@@ -163,36 +275,41 @@ pub mod stdio {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 2;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
-    crate::layout_fns!();
-    pub const OPENS: usize = 0;
-    pub const FDOPENS: usize = 1;
-    pub const READS: usize = 2;
-    pub const WRITES: usize = 3;
-    pub const SEEKS: usize = 4;
-    pub const FLUSHES: usize = 5;
-    pub const BYTES_WRITTEN: usize = 6;
-    pub const BYTES_READ: usize = 7;
-    pub const MAX_BYTE_READ: usize = 8;
-    pub const MAX_BYTE_WRITTEN: usize = 9;
-    pub const FASTEST_RANK: usize = 10;
-    pub const FASTEST_RANK_BYTES: usize = 11;
-    pub const SLOWEST_RANK: usize = 12;
-    pub const SLOWEST_RANK_BYTES: usize = 13;
-    pub const F_META_TIME: usize = 0;
-    pub const F_WRITE_TIME: usize = 1;
-    pub const F_READ_TIME: usize = 2;
-    pub const F_OPEN_START_TIMESTAMP: usize = 3;
-    pub const F_CLOSE_START_TIMESTAMP: usize = 4;
-    pub const F_WRITE_START_TIMESTAMP: usize = 5;
-    pub const F_READ_START_TIMESTAMP: usize = 6;
-    pub const F_OPEN_END_TIMESTAMP: usize = 7;
-    pub const F_CLOSE_END_TIMESTAMP: usize = 8;
-    pub const F_WRITE_END_TIMESTAMP: usize = 9;
-    pub const F_READ_END_TIMESTAMP: usize = 10;
-    pub const F_FASTEST_RANK_TIME: usize = 11;
-    pub const F_SLOWEST_RANK_TIME: usize = 12;
-    pub const F_VARIANCE_RANK_TIME: usize = 13;
-    pub const F_VARIANCE_RANK_BYTES: usize = 14;
+    crate::layout! {
+        counters {
+            OPENS = 0,
+            FDOPENS = 1,
+            READS = 2,
+            WRITES = 3,
+            SEEKS = 4,
+            FLUSHES = 5,
+            BYTES_WRITTEN = 6,
+            BYTES_READ = 7,
+            MAX_BYTE_READ = 8,
+            MAX_BYTE_WRITTEN = 9,
+            FASTEST_RANK = 10,
+            FASTEST_RANK_BYTES = 11,
+            SLOWEST_RANK = 12,
+            SLOWEST_RANK_BYTES = 13,
+        }
+        fcounters {
+            F_META_TIME = 0,
+            F_WRITE_TIME = 1,
+            F_READ_TIME = 2,
+            F_OPEN_START_TIMESTAMP = 3,
+            F_CLOSE_START_TIMESTAMP = 4,
+            F_WRITE_START_TIMESTAMP = 5,
+            F_READ_START_TIMESTAMP = 6,
+            F_OPEN_END_TIMESTAMP = 7,
+            F_CLOSE_END_TIMESTAMP = 8,
+            F_WRITE_END_TIMESTAMP = 9,
+            F_READ_END_TIMESTAMP = 10,
+            F_FASTEST_RANK_TIME = 11,
+            F_SLOWEST_RANK_TIME = 12,
+            F_VARIANCE_RANK_TIME = 13,
+            F_VARIANCE_RANK_BYTES = 14,
+        }
+    }
 }
 
 pub mod mpiio {
@@ -204,75 +321,80 @@ pub mod mpiio {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 2;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
-    crate::layout_fns!();
-    pub const INDEP_OPENS: usize = 0;
-    pub const COLL_OPENS: usize = 1;
-    pub const INDEP_READS: usize = 2;
-    pub const INDEP_WRITES: usize = 3;
-    pub const COLL_READS: usize = 4;
-    pub const COLL_WRITES: usize = 5;
-    pub const SPLIT_READS: usize = 6;
-    pub const SPLIT_WRITES: usize = 7;
-    pub const NB_READS: usize = 8;
-    pub const NB_WRITES: usize = 9;
-    pub const SYNCS: usize = 10;
-    pub const HINTS: usize = 11;
-    pub const VIEWS: usize = 12;
-    pub const MODE: usize = 13;
-    pub const BYTES_READ: usize = 14;
-    pub const BYTES_WRITTEN: usize = 15;
-    pub const RW_SWITCHES: usize = 16;
-    pub const MAX_READ_TIME_SIZE: usize = 17;
-    pub const MAX_WRITE_TIME_SIZE: usize = 18;
-    pub const SIZE_READ_AGG_0_100: usize = 19;
-    pub const SIZE_READ_AGG_100_1K: usize = 20;
-    pub const SIZE_READ_AGG_1K_10K: usize = 21;
-    pub const SIZE_READ_AGG_10K_100K: usize = 22;
-    pub const SIZE_READ_AGG_100K_1M: usize = 23;
-    pub const SIZE_READ_AGG_1M_4M: usize = 24;
-    pub const SIZE_READ_AGG_4M_10M: usize = 25;
-    pub const SIZE_READ_AGG_10M_100M: usize = 26;
-    pub const SIZE_READ_AGG_100M_1G: usize = 27;
-    pub const SIZE_READ_AGG_1G_PLUS: usize = 28;
-    pub const SIZE_WRITE_AGG_0_100: usize = 29;
-    pub const SIZE_WRITE_AGG_100_1K: usize = 30;
-    pub const SIZE_WRITE_AGG_1K_10K: usize = 31;
-    pub const SIZE_WRITE_AGG_10K_100K: usize = 32;
-    pub const SIZE_WRITE_AGG_100K_1M: usize = 33;
-    pub const SIZE_WRITE_AGG_1M_4M: usize = 34;
-    pub const SIZE_WRITE_AGG_4M_10M: usize = 35;
-    pub const SIZE_WRITE_AGG_10M_100M: usize = 36;
-    pub const SIZE_WRITE_AGG_100M_1G: usize = 37;
-    pub const SIZE_WRITE_AGG_1G_PLUS: usize = 38;
-    pub const ACCESS1_ACCESS: usize = 39;
-    pub const ACCESS2_ACCESS: usize = 40;
-    pub const ACCESS3_ACCESS: usize = 41;
-    pub const ACCESS4_ACCESS: usize = 42;
-    pub const ACCESS1_COUNT: usize = 43;
-    pub const ACCESS2_COUNT: usize = 44;
-    pub const ACCESS3_COUNT: usize = 45;
-    pub const ACCESS4_COUNT: usize = 46;
-    pub const FASTEST_RANK: usize = 47;
-    pub const FASTEST_RANK_BYTES: usize = 48;
-    pub const SLOWEST_RANK: usize = 49;
-    pub const SLOWEST_RANK_BYTES: usize = 50;
-    pub const F_OPEN_START_TIMESTAMP: usize = 0;
-    pub const F_READ_START_TIMESTAMP: usize = 1;
-    pub const F_WRITE_START_TIMESTAMP: usize = 2;
-    pub const F_CLOSE_START_TIMESTAMP: usize = 3;
-    pub const F_OPEN_END_TIMESTAMP: usize = 4;
-    pub const F_READ_END_TIMESTAMP: usize = 5;
-    pub const F_WRITE_END_TIMESTAMP: usize = 6;
-    pub const F_CLOSE_END_TIMESTAMP: usize = 7;
-    pub const F_READ_TIME: usize = 8;
-    pub const F_WRITE_TIME: usize = 9;
-    pub const F_META_TIME: usize = 10;
-    pub const F_MAX_READ_TIME: usize = 11;
-    pub const F_MAX_WRITE_TIME: usize = 12;
-    pub const F_FASTEST_RANK_TIME: usize = 13;
-    pub const F_SLOWEST_RANK_TIME: usize = 14;
-    pub const F_VARIANCE_RANK_TIME: usize = 15;
-    pub const F_VARIANCE_RANK_BYTES: usize = 16;
+    crate::layout! {
+        counters {
+            INDEP_OPENS = 0,
+            COLL_OPENS = 1,
+            INDEP_READS = 2,
+            INDEP_WRITES = 3,
+            COLL_READS = 4,
+            COLL_WRITES = 5,
+            SPLIT_READS = 6,
+            SPLIT_WRITES = 7,
+            NB_READS = 8,
+            NB_WRITES = 9,
+            SYNCS = 10,
+            HINTS = 11,
+            VIEWS = 12,
+            MODE = 13,
+            BYTES_READ = 14,
+            BYTES_WRITTEN = 15,
+            RW_SWITCHES = 16,
+            MAX_READ_TIME_SIZE = 17,
+            MAX_WRITE_TIME_SIZE = 18,
+            SIZE_READ_AGG_0_100 = 19,
+            SIZE_READ_AGG_100_1K = 20,
+            SIZE_READ_AGG_1K_10K = 21,
+            SIZE_READ_AGG_10K_100K = 22,
+            SIZE_READ_AGG_100K_1M = 23,
+            SIZE_READ_AGG_1M_4M = 24,
+            SIZE_READ_AGG_4M_10M = 25,
+            SIZE_READ_AGG_10M_100M = 26,
+            SIZE_READ_AGG_100M_1G = 27,
+            SIZE_READ_AGG_1G_PLUS = 28,
+            SIZE_WRITE_AGG_0_100 = 29,
+            SIZE_WRITE_AGG_100_1K = 30,
+            SIZE_WRITE_AGG_1K_10K = 31,
+            SIZE_WRITE_AGG_10K_100K = 32,
+            SIZE_WRITE_AGG_100K_1M = 33,
+            SIZE_WRITE_AGG_1M_4M = 34,
+            SIZE_WRITE_AGG_4M_10M = 35,
+            SIZE_WRITE_AGG_10M_100M = 36,
+            SIZE_WRITE_AGG_100M_1G = 37,
+            SIZE_WRITE_AGG_1G_PLUS = 38,
+            ACCESS1_ACCESS = 39,
+            ACCESS2_ACCESS = 40,
+            ACCESS3_ACCESS = 41,
+            ACCESS4_ACCESS = 42,
+            ACCESS1_COUNT = 43,
+            ACCESS2_COUNT = 44,
+            ACCESS3_COUNT = 45,
+            ACCESS4_COUNT = 46,
+            FASTEST_RANK = 47,
+            FASTEST_RANK_BYTES = 48,
+            SLOWEST_RANK = 49,
+            SLOWEST_RANK_BYTES = 50,
+        }
+        fcounters {
+            F_OPEN_START_TIMESTAMP = 0,
+            F_READ_START_TIMESTAMP = 1,
+            F_WRITE_START_TIMESTAMP = 2,
+            F_CLOSE_START_TIMESTAMP = 3,
+            F_OPEN_END_TIMESTAMP = 4,
+            F_READ_END_TIMESTAMP = 5,
+            F_WRITE_END_TIMESTAMP = 6,
+            F_CLOSE_END_TIMESTAMP = 7,
+            F_READ_TIME = 8,
+            F_WRITE_TIME = 9,
+            F_META_TIME = 10,
+            F_MAX_READ_TIME = 11,
+            F_MAX_WRITE_TIME = 12,
+            F_FASTEST_RANK_TIME = 13,
+            F_SLOWEST_RANK_TIME = 14,
+            F_VARIANCE_RANK_TIME = 15,
+            F_VARIANCE_RANK_BYTES = 16,
+        }
+    }
 }
 
 pub mod h5f {
@@ -284,15 +406,20 @@ pub mod h5f {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 2;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
-    crate::layout_fns!();
-    pub const OPENS: usize = 0;
-    pub const FLUSHES: usize = 1;
-    pub const USE_MPIIO: usize = 2;
-    pub const F_OPEN_START_TIMESTAMP: usize = 0;
-    pub const F_CLOSE_START_TIMESTAMP: usize = 1;
-    pub const F_OPEN_END_TIMESTAMP: usize = 2;
-    pub const F_CLOSE_END_TIMESTAMP: usize = 3;
-    pub const F_META_TIME: usize = 4;
+    crate::layout! {
+        counters {
+            OPENS = 0,
+            FLUSHES = 1,
+            USE_MPIIO = 2,
+        }
+        fcounters {
+            F_OPEN_START_TIMESTAMP = 0,
+            F_CLOSE_START_TIMESTAMP = 1,
+            F_OPEN_END_TIMESTAMP = 2,
+            F_CLOSE_END_TIMESTAMP = 3,
+            F_META_TIME = 4,
+        }
+    }
 }
 
 pub mod h5d {
@@ -304,120 +431,125 @@ pub mod h5d {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 3;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
-    crate::layout_fns!();
     /// Dimensions a record keeps (Darshan's H5D_MAX_NDIMS).
     pub const MAX_NDIMS: usize = 5;
-    pub const OPENS: usize = 0;
-    pub const READS: usize = 1;
-    pub const WRITES: usize = 2;
-    pub const FLUSHES: usize = 3;
-    pub const BYTES_READ: usize = 4;
-    pub const BYTES_WRITTEN: usize = 5;
-    pub const RW_SWITCHES: usize = 6;
-    pub const REGULAR_HYPERSLAB_SELECTS: usize = 7;
-    pub const IRREGULAR_HYPERSLAB_SELECTS: usize = 8;
-    pub const POINT_SELECTS: usize = 9;
-    pub const MAX_READ_TIME_SIZE: usize = 10;
-    pub const MAX_WRITE_TIME_SIZE: usize = 11;
-    pub const SIZE_READ_AGG_0_100: usize = 12;
-    pub const SIZE_READ_AGG_100_1K: usize = 13;
-    pub const SIZE_READ_AGG_1K_10K: usize = 14;
-    pub const SIZE_READ_AGG_10K_100K: usize = 15;
-    pub const SIZE_READ_AGG_100K_1M: usize = 16;
-    pub const SIZE_READ_AGG_1M_4M: usize = 17;
-    pub const SIZE_READ_AGG_4M_10M: usize = 18;
-    pub const SIZE_READ_AGG_10M_100M: usize = 19;
-    pub const SIZE_READ_AGG_100M_1G: usize = 20;
-    pub const SIZE_READ_AGG_1G_PLUS: usize = 21;
-    pub const SIZE_WRITE_AGG_0_100: usize = 22;
-    pub const SIZE_WRITE_AGG_100_1K: usize = 23;
-    pub const SIZE_WRITE_AGG_1K_10K: usize = 24;
-    pub const SIZE_WRITE_AGG_10K_100K: usize = 25;
-    pub const SIZE_WRITE_AGG_100K_1M: usize = 26;
-    pub const SIZE_WRITE_AGG_1M_4M: usize = 27;
-    pub const SIZE_WRITE_AGG_4M_10M: usize = 28;
-    pub const SIZE_WRITE_AGG_10M_100M: usize = 29;
-    pub const SIZE_WRITE_AGG_100M_1G: usize = 30;
-    pub const SIZE_WRITE_AGG_1G_PLUS: usize = 31;
-    pub const ACCESS1_ACCESS: usize = 32;
-    pub const ACCESS1_LENGTH_D1: usize = 33;
-    pub const ACCESS1_LENGTH_D2: usize = 34;
-    pub const ACCESS1_LENGTH_D3: usize = 35;
-    pub const ACCESS1_LENGTH_D4: usize = 36;
-    pub const ACCESS1_LENGTH_D5: usize = 37;
-    pub const ACCESS1_STRIDE_D1: usize = 38;
-    pub const ACCESS1_STRIDE_D2: usize = 39;
-    pub const ACCESS1_STRIDE_D3: usize = 40;
-    pub const ACCESS1_STRIDE_D4: usize = 41;
-    pub const ACCESS1_STRIDE_D5: usize = 42;
-    pub const ACCESS2_ACCESS: usize = 43;
-    pub const ACCESS2_LENGTH_D1: usize = 44;
-    pub const ACCESS2_LENGTH_D2: usize = 45;
-    pub const ACCESS2_LENGTH_D3: usize = 46;
-    pub const ACCESS2_LENGTH_D4: usize = 47;
-    pub const ACCESS2_LENGTH_D5: usize = 48;
-    pub const ACCESS2_STRIDE_D1: usize = 49;
-    pub const ACCESS2_STRIDE_D2: usize = 50;
-    pub const ACCESS2_STRIDE_D3: usize = 51;
-    pub const ACCESS2_STRIDE_D4: usize = 52;
-    pub const ACCESS2_STRIDE_D5: usize = 53;
-    pub const ACCESS3_ACCESS: usize = 54;
-    pub const ACCESS3_LENGTH_D1: usize = 55;
-    pub const ACCESS3_LENGTH_D2: usize = 56;
-    pub const ACCESS3_LENGTH_D3: usize = 57;
-    pub const ACCESS3_LENGTH_D4: usize = 58;
-    pub const ACCESS3_LENGTH_D5: usize = 59;
-    pub const ACCESS3_STRIDE_D1: usize = 60;
-    pub const ACCESS3_STRIDE_D2: usize = 61;
-    pub const ACCESS3_STRIDE_D3: usize = 62;
-    pub const ACCESS3_STRIDE_D4: usize = 63;
-    pub const ACCESS3_STRIDE_D5: usize = 64;
-    pub const ACCESS4_ACCESS: usize = 65;
-    pub const ACCESS4_LENGTH_D1: usize = 66;
-    pub const ACCESS4_LENGTH_D2: usize = 67;
-    pub const ACCESS4_LENGTH_D3: usize = 68;
-    pub const ACCESS4_LENGTH_D4: usize = 69;
-    pub const ACCESS4_LENGTH_D5: usize = 70;
-    pub const ACCESS4_STRIDE_D1: usize = 71;
-    pub const ACCESS4_STRIDE_D2: usize = 72;
-    pub const ACCESS4_STRIDE_D3: usize = 73;
-    pub const ACCESS4_STRIDE_D4: usize = 74;
-    pub const ACCESS4_STRIDE_D5: usize = 75;
-    pub const ACCESS1_COUNT: usize = 76;
-    pub const ACCESS2_COUNT: usize = 77;
-    pub const ACCESS3_COUNT: usize = 78;
-    pub const ACCESS4_COUNT: usize = 79;
-    pub const DATASPACE_NDIMS: usize = 80;
-    pub const DATASPACE_NPOINTS: usize = 81;
-    pub const DATATYPE_SIZE: usize = 82;
-    pub const CHUNK_SIZE_D1: usize = 83;
-    pub const CHUNK_SIZE_D2: usize = 84;
-    pub const CHUNK_SIZE_D3: usize = 85;
-    pub const CHUNK_SIZE_D4: usize = 86;
-    pub const CHUNK_SIZE_D5: usize = 87;
-    pub const USE_MPIIO_COLLECTIVE: usize = 88;
-    pub const USE_DEPRECATED: usize = 89;
-    pub const FASTEST_RANK: usize = 90;
-    pub const FASTEST_RANK_BYTES: usize = 91;
-    pub const SLOWEST_RANK: usize = 92;
-    pub const SLOWEST_RANK_BYTES: usize = 93;
-    pub const F_OPEN_START_TIMESTAMP: usize = 0;
-    pub const F_READ_START_TIMESTAMP: usize = 1;
-    pub const F_WRITE_START_TIMESTAMP: usize = 2;
-    pub const F_CLOSE_START_TIMESTAMP: usize = 3;
-    pub const F_OPEN_END_TIMESTAMP: usize = 4;
-    pub const F_READ_END_TIMESTAMP: usize = 5;
-    pub const F_WRITE_END_TIMESTAMP: usize = 6;
-    pub const F_CLOSE_END_TIMESTAMP: usize = 7;
-    pub const F_READ_TIME: usize = 8;
-    pub const F_WRITE_TIME: usize = 9;
-    pub const F_META_TIME: usize = 10;
-    pub const F_MAX_READ_TIME: usize = 11;
-    pub const F_MAX_WRITE_TIME: usize = 12;
-    pub const F_FASTEST_RANK_TIME: usize = 13;
-    pub const F_SLOWEST_RANK_TIME: usize = 14;
-    pub const F_VARIANCE_RANK_TIME: usize = 15;
-    pub const F_VARIANCE_RANK_BYTES: usize = 16;
+    crate::layout! {
+        counters {
+            OPENS = 0,
+            READS = 1,
+            WRITES = 2,
+            FLUSHES = 3,
+            BYTES_READ = 4,
+            BYTES_WRITTEN = 5,
+            RW_SWITCHES = 6,
+            REGULAR_HYPERSLAB_SELECTS = 7,
+            IRREGULAR_HYPERSLAB_SELECTS = 8,
+            POINT_SELECTS = 9,
+            MAX_READ_TIME_SIZE = 10,
+            MAX_WRITE_TIME_SIZE = 11,
+            SIZE_READ_AGG_0_100 = 12,
+            SIZE_READ_AGG_100_1K = 13,
+            SIZE_READ_AGG_1K_10K = 14,
+            SIZE_READ_AGG_10K_100K = 15,
+            SIZE_READ_AGG_100K_1M = 16,
+            SIZE_READ_AGG_1M_4M = 17,
+            SIZE_READ_AGG_4M_10M = 18,
+            SIZE_READ_AGG_10M_100M = 19,
+            SIZE_READ_AGG_100M_1G = 20,
+            SIZE_READ_AGG_1G_PLUS = 21,
+            SIZE_WRITE_AGG_0_100 = 22,
+            SIZE_WRITE_AGG_100_1K = 23,
+            SIZE_WRITE_AGG_1K_10K = 24,
+            SIZE_WRITE_AGG_10K_100K = 25,
+            SIZE_WRITE_AGG_100K_1M = 26,
+            SIZE_WRITE_AGG_1M_4M = 27,
+            SIZE_WRITE_AGG_4M_10M = 28,
+            SIZE_WRITE_AGG_10M_100M = 29,
+            SIZE_WRITE_AGG_100M_1G = 30,
+            SIZE_WRITE_AGG_1G_PLUS = 31,
+            ACCESS1_ACCESS = 32,
+            ACCESS1_LENGTH_D1 = 33,
+            ACCESS1_LENGTH_D2 = 34,
+            ACCESS1_LENGTH_D3 = 35,
+            ACCESS1_LENGTH_D4 = 36,
+            ACCESS1_LENGTH_D5 = 37,
+            ACCESS1_STRIDE_D1 = 38,
+            ACCESS1_STRIDE_D2 = 39,
+            ACCESS1_STRIDE_D3 = 40,
+            ACCESS1_STRIDE_D4 = 41,
+            ACCESS1_STRIDE_D5 = 42,
+            ACCESS2_ACCESS = 43,
+            ACCESS2_LENGTH_D1 = 44,
+            ACCESS2_LENGTH_D2 = 45,
+            ACCESS2_LENGTH_D3 = 46,
+            ACCESS2_LENGTH_D4 = 47,
+            ACCESS2_LENGTH_D5 = 48,
+            ACCESS2_STRIDE_D1 = 49,
+            ACCESS2_STRIDE_D2 = 50,
+            ACCESS2_STRIDE_D3 = 51,
+            ACCESS2_STRIDE_D4 = 52,
+            ACCESS2_STRIDE_D5 = 53,
+            ACCESS3_ACCESS = 54,
+            ACCESS3_LENGTH_D1 = 55,
+            ACCESS3_LENGTH_D2 = 56,
+            ACCESS3_LENGTH_D3 = 57,
+            ACCESS3_LENGTH_D4 = 58,
+            ACCESS3_LENGTH_D5 = 59,
+            ACCESS3_STRIDE_D1 = 60,
+            ACCESS3_STRIDE_D2 = 61,
+            ACCESS3_STRIDE_D3 = 62,
+            ACCESS3_STRIDE_D4 = 63,
+            ACCESS3_STRIDE_D5 = 64,
+            ACCESS4_ACCESS = 65,
+            ACCESS4_LENGTH_D1 = 66,
+            ACCESS4_LENGTH_D2 = 67,
+            ACCESS4_LENGTH_D3 = 68,
+            ACCESS4_LENGTH_D4 = 69,
+            ACCESS4_LENGTH_D5 = 70,
+            ACCESS4_STRIDE_D1 = 71,
+            ACCESS4_STRIDE_D2 = 72,
+            ACCESS4_STRIDE_D3 = 73,
+            ACCESS4_STRIDE_D4 = 74,
+            ACCESS4_STRIDE_D5 = 75,
+            ACCESS1_COUNT = 76,
+            ACCESS2_COUNT = 77,
+            ACCESS3_COUNT = 78,
+            ACCESS4_COUNT = 79,
+            DATASPACE_NDIMS = 80,
+            DATASPACE_NPOINTS = 81,
+            DATATYPE_SIZE = 82,
+            CHUNK_SIZE_D1 = 83,
+            CHUNK_SIZE_D2 = 84,
+            CHUNK_SIZE_D3 = 85,
+            CHUNK_SIZE_D4 = 86,
+            CHUNK_SIZE_D5 = 87,
+            USE_MPIIO_COLLECTIVE = 88,
+            USE_DEPRECATED = 89,
+            FASTEST_RANK = 90,
+            FASTEST_RANK_BYTES = 91,
+            SLOWEST_RANK = 92,
+            SLOWEST_RANK_BYTES = 93,
+        }
+        fcounters {
+            F_OPEN_START_TIMESTAMP = 0,
+            F_READ_START_TIMESTAMP = 1,
+            F_WRITE_START_TIMESTAMP = 2,
+            F_CLOSE_START_TIMESTAMP = 3,
+            F_OPEN_END_TIMESTAMP = 4,
+            F_READ_END_TIMESTAMP = 5,
+            F_WRITE_END_TIMESTAMP = 6,
+            F_CLOSE_END_TIMESTAMP = 7,
+            F_READ_TIME = 8,
+            F_WRITE_TIME = 9,
+            F_META_TIME = 10,
+            F_MAX_READ_TIME = 11,
+            F_MAX_WRITE_TIME = 12,
+            F_FASTEST_RANK_TIME = 13,
+            F_SLOWEST_RANK_TIME = 14,
+            F_VARIANCE_RANK_TIME = 15,
+            F_VARIANCE_RANK_BYTES = 16,
+        }
+    }
 }
 
 pub mod bgq {
@@ -429,19 +561,24 @@ pub mod bgq {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 2;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
-    crate::layout_fns!();
-    pub const CSJOBID: usize = 0;
-    pub const NNODES: usize = 1;
-    pub const RANKSPERNODE: usize = 2;
-    pub const DDRPERNODE: usize = 3;
-    pub const INODES: usize = 4;
-    pub const ANODES: usize = 5;
-    pub const BNODES: usize = 6;
-    pub const CNODES: usize = 7;
-    pub const DNODES: usize = 8;
-    pub const ENODES: usize = 9;
-    pub const TORUSENABLED: usize = 10;
-    pub const F_TIMESTAMP: usize = 0;
+    crate::layout! {
+        counters {
+            CSJOBID = 0,
+            NNODES = 1,
+            RANKSPERNODE = 2,
+            DDRPERNODE = 3,
+            INODES = 4,
+            ANODES = 5,
+            BNODES = 6,
+            CNODES = 7,
+            DNODES = 8,
+            ENODES = 9,
+            TORUSENABLED = 10,
+        }
+        fcounters {
+            F_TIMESTAMP = 0,
+        }
+    }
 }
 
 pub mod pnetcdf_file {
@@ -453,24 +590,29 @@ pub mod pnetcdf_file {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 2;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
-    crate::layout_fns!();
-    pub const CREATES: usize = 0;
-    pub const OPENS: usize = 1;
-    pub const REDEFS: usize = 2;
-    pub const INDEP_WAITS: usize = 3;
-    pub const COLL_WAITS: usize = 4;
-    pub const SYNCS: usize = 5;
-    pub const BYTES_READ: usize = 6;
-    pub const BYTES_WRITTEN: usize = 7;
-    pub const WAIT_FAILURES: usize = 8;
-    pub const F_OPEN_START_TIMESTAMP: usize = 0;
-    pub const F_CLOSE_START_TIMESTAMP: usize = 1;
-    pub const F_WAIT_START_TIMESTAMP: usize = 2;
-    pub const F_OPEN_END_TIMESTAMP: usize = 3;
-    pub const F_CLOSE_END_TIMESTAMP: usize = 4;
-    pub const F_WAIT_END_TIMESTAMP: usize = 5;
-    pub const F_META_TIME: usize = 6;
-    pub const F_WAIT_TIME: usize = 7;
+    crate::layout! {
+        counters {
+            CREATES = 0,
+            OPENS = 1,
+            REDEFS = 2,
+            INDEP_WAITS = 3,
+            COLL_WAITS = 4,
+            SYNCS = 5,
+            BYTES_READ = 6,
+            BYTES_WRITTEN = 7,
+            WAIT_FAILURES = 8,
+        }
+        fcounters {
+            F_OPEN_START_TIMESTAMP = 0,
+            F_CLOSE_START_TIMESTAMP = 1,
+            F_WAIT_START_TIMESTAMP = 2,
+            F_OPEN_END_TIMESTAMP = 3,
+            F_CLOSE_END_TIMESTAMP = 4,
+            F_WAIT_END_TIMESTAMP = 5,
+            F_META_TIME = 6,
+            F_WAIT_TIME = 7,
+        }
+    }
 }
 
 pub mod pnetcdf_var {
@@ -482,144 +624,149 @@ pub mod pnetcdf_var {
     /// first fcounter: counter k is word `COUNTERS_AT + k`.
     pub const COUNTERS_AT: usize = 3;
     pub const FCOUNTERS_AT: usize = COUNTERS_AT + NUM_INDICES;
-    crate::layout_fns!();
     /// Dimensions a record keeps (Darshan's PNETCDF_VAR_MAX_NDIMS).
     pub const MAX_NDIMS: usize = 5;
-    pub const OPENS: usize = 0;
-    pub const INDEP_READS: usize = 1;
-    pub const INDEP_WRITES: usize = 2;
-    pub const COLL_READS: usize = 3;
-    pub const COLL_WRITES: usize = 4;
-    pub const NB_READS: usize = 5;
-    pub const NB_WRITES: usize = 6;
-    pub const BYTES_READ: usize = 7;
-    pub const BYTES_WRITTEN: usize = 8;
-    pub const RW_SWITCHES: usize = 9;
-    pub const PUT_VAR: usize = 10;
-    pub const PUT_VAR1: usize = 11;
-    pub const PUT_VARA: usize = 12;
-    pub const PUT_VARS: usize = 13;
-    pub const PUT_VARM: usize = 14;
-    pub const PUT_VARN: usize = 15;
-    pub const PUT_VARD: usize = 16;
-    pub const GET_VAR: usize = 17;
-    pub const GET_VAR1: usize = 18;
-    pub const GET_VARA: usize = 19;
-    pub const GET_VARS: usize = 20;
-    pub const GET_VARM: usize = 21;
-    pub const GET_VARN: usize = 22;
-    pub const GET_VARD: usize = 23;
-    pub const IPUT_VAR: usize = 24;
-    pub const IPUT_VAR1: usize = 25;
-    pub const IPUT_VARA: usize = 26;
-    pub const IPUT_VARS: usize = 27;
-    pub const IPUT_VARM: usize = 28;
-    pub const IPUT_VARN: usize = 29;
-    pub const IGET_VAR: usize = 30;
-    pub const IGET_VAR1: usize = 31;
-    pub const IGET_VARA: usize = 32;
-    pub const IGET_VARS: usize = 33;
-    pub const IGET_VARM: usize = 34;
-    pub const IGET_VARN: usize = 35;
-    pub const BPUT_VAR: usize = 36;
-    pub const BPUT_VAR1: usize = 37;
-    pub const BPUT_VARA: usize = 38;
-    pub const BPUT_VARS: usize = 39;
-    pub const BPUT_VARM: usize = 40;
-    pub const BPUT_VARN: usize = 41;
-    pub const MAX_READ_TIME_SIZE: usize = 42;
-    pub const MAX_WRITE_TIME_SIZE: usize = 43;
-    pub const SIZE_READ_AGG_0_100: usize = 44;
-    pub const SIZE_READ_AGG_100_1K: usize = 45;
-    pub const SIZE_READ_AGG_1K_10K: usize = 46;
-    pub const SIZE_READ_AGG_10K_100K: usize = 47;
-    pub const SIZE_READ_AGG_100K_1M: usize = 48;
-    pub const SIZE_READ_AGG_1M_4M: usize = 49;
-    pub const SIZE_READ_AGG_4M_10M: usize = 50;
-    pub const SIZE_READ_AGG_10M_100M: usize = 51;
-    pub const SIZE_READ_AGG_100M_1G: usize = 52;
-    pub const SIZE_READ_AGG_1G_PLUS: usize = 53;
-    pub const SIZE_WRITE_AGG_0_100: usize = 54;
-    pub const SIZE_WRITE_AGG_100_1K: usize = 55;
-    pub const SIZE_WRITE_AGG_1K_10K: usize = 56;
-    pub const SIZE_WRITE_AGG_10K_100K: usize = 57;
-    pub const SIZE_WRITE_AGG_100K_1M: usize = 58;
-    pub const SIZE_WRITE_AGG_1M_4M: usize = 59;
-    pub const SIZE_WRITE_AGG_4M_10M: usize = 60;
-    pub const SIZE_WRITE_AGG_10M_100M: usize = 61;
-    pub const SIZE_WRITE_AGG_100M_1G: usize = 62;
-    pub const SIZE_WRITE_AGG_1G_PLUS: usize = 63;
-    pub const ACCESS1_ACCESS: usize = 64;
-    pub const ACCESS1_LENGTH_D1: usize = 65;
-    pub const ACCESS1_LENGTH_D2: usize = 66;
-    pub const ACCESS1_LENGTH_D3: usize = 67;
-    pub const ACCESS1_LENGTH_D4: usize = 68;
-    pub const ACCESS1_LENGTH_D5: usize = 69;
-    pub const ACCESS1_STRIDE_D1: usize = 70;
-    pub const ACCESS1_STRIDE_D2: usize = 71;
-    pub const ACCESS1_STRIDE_D3: usize = 72;
-    pub const ACCESS1_STRIDE_D4: usize = 73;
-    pub const ACCESS1_STRIDE_D5: usize = 74;
-    pub const ACCESS2_ACCESS: usize = 75;
-    pub const ACCESS2_LENGTH_D1: usize = 76;
-    pub const ACCESS2_LENGTH_D2: usize = 77;
-    pub const ACCESS2_LENGTH_D3: usize = 78;
-    pub const ACCESS2_LENGTH_D4: usize = 79;
-    pub const ACCESS2_LENGTH_D5: usize = 80;
-    pub const ACCESS2_STRIDE_D1: usize = 81;
-    pub const ACCESS2_STRIDE_D2: usize = 82;
-    pub const ACCESS2_STRIDE_D3: usize = 83;
-    pub const ACCESS2_STRIDE_D4: usize = 84;
-    pub const ACCESS2_STRIDE_D5: usize = 85;
-    pub const ACCESS3_ACCESS: usize = 86;
-    pub const ACCESS3_LENGTH_D1: usize = 87;
-    pub const ACCESS3_LENGTH_D2: usize = 88;
-    pub const ACCESS3_LENGTH_D3: usize = 89;
-    pub const ACCESS3_LENGTH_D4: usize = 90;
-    pub const ACCESS3_LENGTH_D5: usize = 91;
-    pub const ACCESS3_STRIDE_D1: usize = 92;
-    pub const ACCESS3_STRIDE_D2: usize = 93;
-    pub const ACCESS3_STRIDE_D3: usize = 94;
-    pub const ACCESS3_STRIDE_D4: usize = 95;
-    pub const ACCESS3_STRIDE_D5: usize = 96;
-    pub const ACCESS4_ACCESS: usize = 97;
-    pub const ACCESS4_LENGTH_D1: usize = 98;
-    pub const ACCESS4_LENGTH_D2: usize = 99;
-    pub const ACCESS4_LENGTH_D3: usize = 100;
-    pub const ACCESS4_LENGTH_D4: usize = 101;
-    pub const ACCESS4_LENGTH_D5: usize = 102;
-    pub const ACCESS4_STRIDE_D1: usize = 103;
-    pub const ACCESS4_STRIDE_D2: usize = 104;
-    pub const ACCESS4_STRIDE_D3: usize = 105;
-    pub const ACCESS4_STRIDE_D4: usize = 106;
-    pub const ACCESS4_STRIDE_D5: usize = 107;
-    pub const ACCESS1_COUNT: usize = 108;
-    pub const ACCESS2_COUNT: usize = 109;
-    pub const ACCESS3_COUNT: usize = 110;
-    pub const ACCESS4_COUNT: usize = 111;
-    pub const NDIMS: usize = 112;
-    pub const NPOINTS: usize = 113;
-    pub const DATATYPE_SIZE: usize = 114;
-    pub const IS_RECORD_VAR: usize = 115;
-    pub const FASTEST_RANK: usize = 116;
-    pub const FASTEST_RANK_BYTES: usize = 117;
-    pub const SLOWEST_RANK: usize = 118;
-    pub const SLOWEST_RANK_BYTES: usize = 119;
-    pub const F_OPEN_START_TIMESTAMP: usize = 0;
-    pub const F_READ_START_TIMESTAMP: usize = 1;
-    pub const F_WRITE_START_TIMESTAMP: usize = 2;
-    pub const F_CLOSE_START_TIMESTAMP: usize = 3;
-    pub const F_OPEN_END_TIMESTAMP: usize = 4;
-    pub const F_READ_END_TIMESTAMP: usize = 5;
-    pub const F_WRITE_END_TIMESTAMP: usize = 6;
-    pub const F_CLOSE_END_TIMESTAMP: usize = 7;
-    pub const F_READ_TIME: usize = 8;
-    pub const F_WRITE_TIME: usize = 9;
-    pub const F_META_TIME: usize = 10;
-    pub const F_MAX_READ_TIME: usize = 11;
-    pub const F_MAX_WRITE_TIME: usize = 12;
-    pub const F_FASTEST_RANK_TIME: usize = 13;
-    pub const F_SLOWEST_RANK_TIME: usize = 14;
-    pub const F_VARIANCE_RANK_TIME: usize = 15;
-    pub const F_VARIANCE_RANK_BYTES: usize = 16;
+    crate::layout! {
+        counters {
+            OPENS = 0,
+            INDEP_READS = 1,
+            INDEP_WRITES = 2,
+            COLL_READS = 3,
+            COLL_WRITES = 4,
+            NB_READS = 5,
+            NB_WRITES = 6,
+            BYTES_READ = 7,
+            BYTES_WRITTEN = 8,
+            RW_SWITCHES = 9,
+            PUT_VAR = 10,
+            PUT_VAR1 = 11,
+            PUT_VARA = 12,
+            PUT_VARS = 13,
+            PUT_VARM = 14,
+            PUT_VARN = 15,
+            PUT_VARD = 16,
+            GET_VAR = 17,
+            GET_VAR1 = 18,
+            GET_VARA = 19,
+            GET_VARS = 20,
+            GET_VARM = 21,
+            GET_VARN = 22,
+            GET_VARD = 23,
+            IPUT_VAR = 24,
+            IPUT_VAR1 = 25,
+            IPUT_VARA = 26,
+            IPUT_VARS = 27,
+            IPUT_VARM = 28,
+            IPUT_VARN = 29,
+            IGET_VAR = 30,
+            IGET_VAR1 = 31,
+            IGET_VARA = 32,
+            IGET_VARS = 33,
+            IGET_VARM = 34,
+            IGET_VARN = 35,
+            BPUT_VAR = 36,
+            BPUT_VAR1 = 37,
+            BPUT_VARA = 38,
+            BPUT_VARS = 39,
+            BPUT_VARM = 40,
+            BPUT_VARN = 41,
+            MAX_READ_TIME_SIZE = 42,
+            MAX_WRITE_TIME_SIZE = 43,
+            SIZE_READ_AGG_0_100 = 44,
+            SIZE_READ_AGG_100_1K = 45,
+            SIZE_READ_AGG_1K_10K = 46,
+            SIZE_READ_AGG_10K_100K = 47,
+            SIZE_READ_AGG_100K_1M = 48,
+            SIZE_READ_AGG_1M_4M = 49,
+            SIZE_READ_AGG_4M_10M = 50,
+            SIZE_READ_AGG_10M_100M = 51,
+            SIZE_READ_AGG_100M_1G = 52,
+            SIZE_READ_AGG_1G_PLUS = 53,
+            SIZE_WRITE_AGG_0_100 = 54,
+            SIZE_WRITE_AGG_100_1K = 55,
+            SIZE_WRITE_AGG_1K_10K = 56,
+            SIZE_WRITE_AGG_10K_100K = 57,
+            SIZE_WRITE_AGG_100K_1M = 58,
+            SIZE_WRITE_AGG_1M_4M = 59,
+            SIZE_WRITE_AGG_4M_10M = 60,
+            SIZE_WRITE_AGG_10M_100M = 61,
+            SIZE_WRITE_AGG_100M_1G = 62,
+            SIZE_WRITE_AGG_1G_PLUS = 63,
+            ACCESS1_ACCESS = 64,
+            ACCESS1_LENGTH_D1 = 65,
+            ACCESS1_LENGTH_D2 = 66,
+            ACCESS1_LENGTH_D3 = 67,
+            ACCESS1_LENGTH_D4 = 68,
+            ACCESS1_LENGTH_D5 = 69,
+            ACCESS1_STRIDE_D1 = 70,
+            ACCESS1_STRIDE_D2 = 71,
+            ACCESS1_STRIDE_D3 = 72,
+            ACCESS1_STRIDE_D4 = 73,
+            ACCESS1_STRIDE_D5 = 74,
+            ACCESS2_ACCESS = 75,
+            ACCESS2_LENGTH_D1 = 76,
+            ACCESS2_LENGTH_D2 = 77,
+            ACCESS2_LENGTH_D3 = 78,
+            ACCESS2_LENGTH_D4 = 79,
+            ACCESS2_LENGTH_D5 = 80,
+            ACCESS2_STRIDE_D1 = 81,
+            ACCESS2_STRIDE_D2 = 82,
+            ACCESS2_STRIDE_D3 = 83,
+            ACCESS2_STRIDE_D4 = 84,
+            ACCESS2_STRIDE_D5 = 85,
+            ACCESS3_ACCESS = 86,
+            ACCESS3_LENGTH_D1 = 87,
+            ACCESS3_LENGTH_D2 = 88,
+            ACCESS3_LENGTH_D3 = 89,
+            ACCESS3_LENGTH_D4 = 90,
+            ACCESS3_LENGTH_D5 = 91,
+            ACCESS3_STRIDE_D1 = 92,
+            ACCESS3_STRIDE_D2 = 93,
+            ACCESS3_STRIDE_D3 = 94,
+            ACCESS3_STRIDE_D4 = 95,
+            ACCESS3_STRIDE_D5 = 96,
+            ACCESS4_ACCESS = 97,
+            ACCESS4_LENGTH_D1 = 98,
+            ACCESS4_LENGTH_D2 = 99,
+            ACCESS4_LENGTH_D3 = 100,
+            ACCESS4_LENGTH_D4 = 101,
+            ACCESS4_LENGTH_D5 = 102,
+            ACCESS4_STRIDE_D1 = 103,
+            ACCESS4_STRIDE_D2 = 104,
+            ACCESS4_STRIDE_D3 = 105,
+            ACCESS4_STRIDE_D4 = 106,
+            ACCESS4_STRIDE_D5 = 107,
+            ACCESS1_COUNT = 108,
+            ACCESS2_COUNT = 109,
+            ACCESS3_COUNT = 110,
+            ACCESS4_COUNT = 111,
+            NDIMS = 112,
+            NPOINTS = 113,
+            DATATYPE_SIZE = 114,
+            IS_RECORD_VAR = 115,
+            FASTEST_RANK = 116,
+            FASTEST_RANK_BYTES = 117,
+            SLOWEST_RANK = 118,
+            SLOWEST_RANK_BYTES = 119,
+        }
+        fcounters {
+            F_OPEN_START_TIMESTAMP = 0,
+            F_READ_START_TIMESTAMP = 1,
+            F_WRITE_START_TIMESTAMP = 2,
+            F_CLOSE_START_TIMESTAMP = 3,
+            F_OPEN_END_TIMESTAMP = 4,
+            F_READ_END_TIMESTAMP = 5,
+            F_WRITE_END_TIMESTAMP = 6,
+            F_CLOSE_END_TIMESTAMP = 7,
+            F_READ_TIME = 8,
+            F_WRITE_TIME = 9,
+            F_META_TIME = 10,
+            F_MAX_READ_TIME = 11,
+            F_MAX_WRITE_TIME = 12,
+            F_FASTEST_RANK_TIME = 13,
+            F_SLOWEST_RANK_TIME = 14,
+            F_VARIANCE_RANK_TIME = 15,
+            F_VARIANCE_RANK_BYTES = 16,
+        }
+    }
 }

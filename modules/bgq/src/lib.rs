@@ -26,7 +26,7 @@ use darshan_core::common::Tick;
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
-use darshan_log::counters::bgq as c;
+use darshan_log::counters::bgq::typed as c;
 use darshan_log::modules::BGQ as ID;
 
 pub use recorded::Recorded;
@@ -74,14 +74,14 @@ pub trait BgqPlatform {
 /// The counters of a node, as darshan-bgq.c's `capture` sets them.
 pub fn counters(node: &Node) -> [i64; c::NUM_INDICES] {
     let mut k = [0i64; c::NUM_INDICES];
-    k[c::CSJOBID] = node.job_id;
-    k[c::RANKSPERNODE] = node.ranks_per_node;
-    k[c::INODES] = node.io_node_id;
+    k[c::CSJOBID.index()] = node.job_id;
+    k[c::RANKSPERNODE.index()] = node.ranks_per_node;
+    k[c::INODES.index()] = node.io_node_id;
     if let Some(p) = &node.personality {
-        k[c::NNODES] = p.nodes;
-        k[c::ANODES..=c::ENODES].copy_from_slice(&p.dims);
-        k[c::TORUSENABLED] = p.torus.iter().enumerate().map(|(i, &on)| (on as i64) << i).sum();
-        k[c::DDRPERNODE] = p.ddr_mb;
+        k[c::NNODES.index()] = p.nodes;
+        k[c::ANODES.index()..=c::ENODES.index()].copy_from_slice(&p.dims);
+        k[c::TORUSENABLED.index()] = p.torus.iter().enumerate().map(|(i, &on)| (on as i64) << i).sum();
+        k[c::DDRPERNODE.index()] = p.ddr_mb;
     }
     k
 }
@@ -121,7 +121,7 @@ impl Bgq {
         let mut st = self.lock();
         let Some(i) = st.set.find_or_create(darshan_log::record_id(RECORD_NAME), b"") else { return false };
         let w = st.set.words(i);
-        for (k, v) in counters(node).into_iter().enumerate() {
+        for (k, v) in c::Counter::all().zip(counters(node)) {
             w[c::word(k)] = v as u64;
         }
         w[c::fword(c::F_TIMESTAMP)] = now as u64;

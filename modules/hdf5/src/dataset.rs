@@ -10,7 +10,7 @@ use darshan_core::handles::HandleRecords;
 use darshan_core::records::Records;
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{Env, Module, ModuleSpec};
-use darshan_log::counters::h5d as c;
+use darshan_log::counters::h5d::typed as c;
 use darshan_log::modules::H5D as ID;
 
 use darshan_core::access_tuples::{AccessTuples, TUPLE};

@@ -18,7 +18,7 @@ use darshan_core::handles::HandleRecords;
 use darshan_core::records::Records;
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{Module, ModuleSpec};
-use darshan_log::counters::h5f as c;
+use darshan_log::counters::h5f::typed as c;
 use darshan_log::modules::H5F as ID;
 
 pub use dataset::{Selection, H5D};

@@ -3,7 +3,7 @@
 
 use darshan_core::records::Reducer;
 use darshan_core::reduce_ops::{self as op, Rules};
-use darshan_log::counters::{h5d as d, h5f as fc};
+use darshan_log::counters::{h5d::typed as d, h5f::typed as fc};
 
 use d::MAX_NDIMS;
 

@@ -4,7 +4,7 @@
 use darshan_core::arena::RecordArena;
 use darshan_core::common::getf;
 use darshan_core::{FinalizeCtx, Module};
-use darshan_log::counters::{h5d as d, h5f as f};
+use darshan_log::counters::{h5d::typed as d, h5f::typed as f};
 
 use crate::dataset::OpenInfo;
 use crate::{Selection, H5D, H5F};
@@ -63,7 +63,7 @@ fn files_and_datasets_are_counted_as_darshan_counts_them() {
     let w = finalize_and_output(&H5D);
     assert_eq!(w.len(), d::RECORD_WORDS);
     assert_eq!((w[0], w[2]), (darshan_log::record_id(b"/data/f.h5:/x"), file_id));
-    let k = |i: usize| w[d::word(i)] as i64;
+    let k = |i: d::Counter| w[d::word(i)] as i64;
     assert_eq!((k(d::OPENS), k(d::WRITES), k(d::READS)), (1, 2, 3));
     assert_eq!((k(d::BYTES_WRITTEN), k(d::BYTES_READ)), (160, 800 + 24 + 32));
     assert_eq!(k(d::RW_SWITCHES), 1);

@@ -20,12 +20,11 @@
 
 pub mod layout;
 
-use darshan_core::arena::Slice;
 use darshan_core::collective::Comm;
 use darshan_core::records::Records;
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::var_records::VarRecordSet;
-use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
+use darshan_core::{FinalizeCtx, Module, ModuleSpec};
 use darshan_log::modules::LUSTRE as ID;
 
 use layout::{Layout, FL_INIT};

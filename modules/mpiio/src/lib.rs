@@ -21,7 +21,7 @@ use darshan_core::handles::HandleTable;
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
-use darshan_log::counters::mpiio as c;
+use darshan_log::counters::mpiio::typed as c;
 use darshan_log::modules::MPIIO as ID;
 
 /// Open MPI_File handles tracked at once (open-addressing table).
@@ -143,7 +143,7 @@ impl Mpiio {
                 &mut rt.t.read,
             )
         };
-        add(w, c::word(hist + size_bucket(bytes)), 1);
+        add(w, c::word(hist.plus(size_bucket(bytes))), 1);
         add(w, c::word(total), bytes);
         rt.access.count(&mut st.pool, w, c::word(c::ACCESS1_ACCESS), c::word(c::ACCESS1_COUNT), bytes);
         stamp(w, c::fword(start), c::fword(end), tm1, tm2);

@@ -1,7 +1,7 @@
 //! MPI-IO's shared-record reduction operator (docs/counter-rules.md §6.3).
 
 use darshan_core::reduce_ops::{self as op, Rules};
-use darshan_log::counters::mpiio as c;
+use darshan_log::counters::mpiio::typed as c;
 
 use c::word as w;
 

@@ -9,7 +9,7 @@ use darshan_core::handles::HandleTable;
 use darshan_core::records::{RecordSet, Reducer};
 use darshan_core::sync::Lock;
 use darshan_core::{Env, FinalizeCtx, Module};
-use darshan_log::counters::mpiio as c;
+use darshan_log::counters::mpiio::typed as c;
 
 use crate::{Access, Mpiio, State, ID};
 
@@ -28,7 +28,7 @@ fn records(m: &Mpiio) -> Vec<Vec<u64>> {
     darshan_core::module::finalized_records(m, &FinalizeCtx::one_process(1.0, 1_000_000))
 }
 
-fn counter(w: &[u64], k: usize) -> i64 {
+fn counter(w: &[u64], k: c::Counter) -> i64 {
     w[c::word(k)] as i64
 }
 
@@ -71,7 +71,7 @@ fn one_ranks_calls_of_the_mpi_test_program_are_counted_as_darshan_counts_them() 
         (c::MAX_WRITE_TIME_SIZE, 1000),
         (c::MAX_READ_TIME_SIZE, 1000),
     ];
-    let got: Vec<(usize, i64)> = want.iter().map(|&(k, _)| (k, counter(w, k))).collect();
+    let got: Vec<(c::Counter, i64)> = want.iter().map(|&(k, _)| (k, counter(w, k))).collect();
     assert_eq!(got, want.to_vec());
     assert_eq!(getf(w, c::fword(c::F_WRITE_TIME)), 6.0);
     assert_eq!(getf(w, c::fword(c::F_READ_TIME)), 5.0);
@@ -153,6 +153,6 @@ fn access_sizes_fill_the_aggregate_histogram_at_darshans_bucket_edges() {
         m.on_io(0xD0, false, Access::Indep, s, 0, 3, 4);
     }
     let w = &records(&m)[0];
-    let got: Vec<i64> = (c::SIZE_READ_AGG_0_100..=c::SIZE_READ_AGG_1G_PLUS).map(|k| counter(w, k)).collect();
+    let got: Vec<i64> = c::words(c::SIZE_READ_AGG_0_100, c::SIZE_READ_AGG_1G_PLUS).map(|i| w[i] as i64).collect();
     assert_eq!(got, vec![2, 2, 1, 0, 0, 1, 1, 0, 0, 0]);
 }

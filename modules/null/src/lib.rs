@@ -35,7 +35,7 @@ use darshan_log::modules::NULL as ID;
 // The record's layout lives in the format crate with every module's
 // (tools read it there): counter k is word `c::word(k)`, fcounter k
 // `c::fword(k)`.
-use darshan_log::counters::null as c;
+use darshan_log::counters::null::typed as c;
 
 pub struct Null {
     set: Lock<RecordSet<()>>,

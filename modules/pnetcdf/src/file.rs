@@ -6,7 +6,7 @@ use darshan_core::handles::HandleRecords;
 use darshan_core::records::Records;
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{Module, ModuleSpec};
-use darshan_log::counters::pnetcdf_file as c;
+use darshan_log::counters::pnetcdf_file::typed as c;
 use darshan_log::modules::PNETCDF_FILE as ID;
 
 /// Open files (ncids) tracked at once.

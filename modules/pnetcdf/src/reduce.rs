@@ -3,7 +3,7 @@
 
 use darshan_core::records::Reducer;
 use darshan_core::reduce_ops::{self as op, Rules};
-use darshan_log::counters::{pnetcdf_file as fc, pnetcdf_var as v};
+use darshan_log::counters::{pnetcdf_file::typed as fc, pnetcdf_var::typed as v};
 
 use v::MAX_NDIMS;
 

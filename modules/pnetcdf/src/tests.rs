@@ -4,7 +4,7 @@
 use darshan_core::arena::RecordArena;
 use darshan_core::common::getf;
 use darshan_core::{FinalizeCtx, Module};
-use darshan_log::counters::{pnetcdf_file as f, pnetcdf_var as v};
+use darshan_log::counters::{pnetcdf_file::typed as f, pnetcdf_var::typed as v};
 
 use crate::{Access, Api, Kind, Meta, Op, VarInfo, PNETCDF_FILE, PNETCDF_VAR};
 
@@ -61,7 +61,7 @@ fn files_and_variables_are_counted_as_darshan_counts_them() {
 
     let w = finalize_and_output(&PNETCDF_FILE);
     assert_eq!((w.len(), w[0]), (f::RECORD_WORDS, file_id));
-    let k = |i: usize| w[f::word(i)] as i64;
+    let k = |i: f::Counter| w[f::word(i)] as i64;
     assert_eq!((k(f::CREATES), k(f::OPENS), k(f::REDEFS), k(f::SYNCS)), (1, 1, 1, 1));
     assert_eq!((k(f::COLL_WAITS), k(f::INDEP_WAITS), k(f::WAIT_FAILURES)), (1, 0, 1));
     assert_eq!((k(f::BYTES_WRITTEN), k(f::BYTES_READ)), (-1, 48), "a failed size query is -1 for good");
@@ -83,7 +83,7 @@ fn files_and_variables_are_counted_as_darshan_counts_them() {
     let w = finalize_and_output(&PNETCDF_VAR);
     assert_eq!(w.len(), v::RECORD_WORDS);
     assert_eq!((w[0], w[2]), (darshan_log::record_id(b"/data/f.nc:T"), file_id));
-    let k = |i: usize| w[v::word(i)] as i64;
+    let k = |i: v::Counter| w[v::word(i)] as i64;
     assert_eq!((k(v::OPENS), k(v::COLL_WRITES), k(v::INDEP_READS), k(v::NB_WRITES)), (1, 2, 1, 2));
     assert_eq!((k(v::PUT_VARA), k(v::IPUT_VARA), k(v::GET_VAR), k(v::BPUT_VAR1)), (2, 1, 1, 1));
     assert_eq!((k(v::BYTES_WRITTEN), k(v::BYTES_READ), k(v::RW_SWITCHES)), (164, 120, 2));

@@ -18,7 +18,7 @@ use darshan_core::handles::HandleRecords;
 use darshan_core::records::Records;
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{Env, Module, ModuleSpec};
-use darshan_log::counters::pnetcdf_var as c;
+use darshan_log::counters::pnetcdf_var::typed as c;
 use darshan_log::modules::PNETCDF_VAR as ID;
 
 /// Variable ids tracked at once.
@@ -64,7 +64,7 @@ impl Api {
     }
 
     /// The per-API counter, PNETCDF_VAR_<OP>_VAR<KIND>.
-    fn counter(&self) -> usize {
+    fn counter(&self) -> c::Counter {
         let base = match self.op {
             Op::Put => c::PUT_VAR,
             Op::Get => c::GET_VAR,
@@ -72,7 +72,7 @@ impl Api {
             Op::Iget => c::IGET_VAR,
             Op::Bput => c::BPUT_VAR,
         };
-        base + self.kind as usize
+        base.plus(self.kind as usize)
     }
 }
 

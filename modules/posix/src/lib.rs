@@ -17,7 +17,7 @@ use darshan_core::common::{CommonPool, Tick};
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
-use darshan_log::counters::posix as c;
+use darshan_log::counters::posix::typed as c;
 use darshan_log::modules::POSIX as ID;
 
 pub use record::Rt;
@@ -354,7 +354,7 @@ impl Module for Posix {
         let set = &st.set;
         darshan_dxt::apply_triggers(&|id| {
             let w = set.record(set.find(id)?);
-            let n = |k: usize| w[c::word(k)] as i64;
+            let n = |k: c::Counter| w[c::word(k)] as i64;
             let small = [c::SIZE_READ_0_100, c::SIZE_READ_100_1K, c::SIZE_READ_1K_10K]
                 .into_iter()
                 .chain([c::SIZE_WRITE_0_100, c::SIZE_WRITE_100_1K, c::SIZE_WRITE_1K_10K])

@@ -5,7 +5,7 @@ use darshan_core::common::{
     add, get, size_bucket, stamp, timer_inc_no_overlap, CommonPool, CommonVals, IoTimers, LastIo, NoOverlap, Tick,
 };
 use darshan_core::records::RecordSet;
-use darshan_log::counters::posix as c;
+use darshan_log::counters::posix::typed as c;
 
 use crate::OpenKind;
 
@@ -142,7 +142,7 @@ pub fn access(
     }
     add(w, c::word(total), bytes);
     add(w, c::word(count), 1);
-    add(w, c::word(hist + size_bucket(bytes)), 1);
+    add(w, c::word(hist.plus(size_bucket(bytes))), 1);
     rt.access.count(pool, w, c::word(c::ACCESS1_ACCESS), c::word(c::ACCESS1_COUNT), bytes);
     rt.stride.count(pool, w, c::word(c::STRIDE1_STRIDE), c::word(c::STRIDE1_COUNT), stride);
     if !aligned {

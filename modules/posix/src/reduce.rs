@@ -1,7 +1,7 @@
 //! POSIX's shared-record reduction operator (docs/counter-rules.md §6.3).
 
 use darshan_core::reduce_ops::{self as op, Rules};
-use darshan_log::counters::posix as c;
+use darshan_log::counters::posix::typed as c;
 
 use c::word as w;
 

@@ -20,7 +20,7 @@ use darshan_core::common::{add, get, stamp, timer_inc_no_overlap, IoTimers, NoOv
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
-use darshan_log::counters::stdio as c;
+use darshan_log::counters::stdio::typed as c;
 use darshan_log::modules::STDIO as ID;
 
 use streams::StreamMap;

@@ -1,7 +1,7 @@
 //! STDIO's shared-record reduction operator (docs/counter-rules.md §6.3).
 
 use darshan_core::reduce_ops::{self as op, Rules};
-use darshan_log::counters::stdio as c;
+use darshan_log::counters::stdio::typed as c;
 
 use c::word as w;
 

@@ -9,7 +9,7 @@ use darshan_core::common::{getf, Tick};
 use darshan_core::records::{RecordSet, Reducer};
 use darshan_core::sync::Lock;
 use darshan_core::{Env, FinalizeCtx, Module};
-use darshan_log::counters::stdio as c;
+use darshan_log::counters::stdio::typed as c;
 
 use crate::streams::StreamMap;
 use crate::{State, Stdio, ID};
@@ -30,7 +30,7 @@ fn records(s: &Stdio) -> Vec<Vec<u64>> {
     darshan_core::module::finalized_records(s, &FinalizeCtx::one_process(1.0, 1 << 40))
 }
 
-fn counter(w: &[u64], k: usize) -> i64 {
+fn counter(w: &[u64], k: c::Counter) -> i64 {
     w[c::word(k)] as i64
 }
 
@@ -61,7 +61,7 @@ fn the_reference_stdio_program_gives_c_darshans_counters() {
     s.on_close(f, tick(1), tick(1));
     let recs = records(&s);
     let w = recs.iter().find(|w| w[0] == darshan_log::record_id(name)).expect("the file's record");
-    let got: Vec<(usize, i64)> = [
+    let got: Vec<(c::Counter, i64)> = [
         c::OPENS,
         c::FDOPENS,
         c::READS,
