@@ -99,8 +99,8 @@ impl TableIndex {
 
 /// Read one log into `sink`. `Err` when the log cannot be opened at all
 /// (nothing was sent).
-pub fn extract(path: &Path, ix: &TableIndex, sink: &mut dyn Sink) -> Result<End, String> {
-    let log = LogFile::open(path).map_err(|e| e.to_string())?;
+pub fn extract(path: &Path, ix: &TableIndex, sink: &mut dyn Sink) -> Result<End, darshan_log::LogError> {
+    let log = LogFile::open(path)?;
     let mut errors = Vec::new();
     let mounts = log.job.mounts().unwrap_or_else(|e| {
         errors.push(format!("mount table: {e}"));

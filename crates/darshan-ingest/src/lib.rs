@@ -4,9 +4,12 @@
 //! study (`darshan-study`) or Spark. docs/facility.md describes the tables.
 #![forbid(unsafe_code)]
 
+pub mod error;
 pub mod extract;
 pub mod parquet_out;
 pub mod run;
 pub mod schema;
 pub mod store;
 pub mod synth;
+
+pub use error::IngestError;

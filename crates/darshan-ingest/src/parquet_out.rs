@@ -25,6 +25,7 @@ use parquet::schema::parser::parse_message_type;
 use rusqlite::types::ValueRef;
 use serde::Serialize;
 
+use crate::error::IngestError;
 use crate::schema::{ColType, Table};
 use crate::store::Store;
 
@@ -38,11 +39,7 @@ pub struct ExportSummary {
     pub rows: BTreeMap<String, u64>,
 }
 
-fn perr(e: impl std::fmt::Display) -> String {
-    format!("parquet: {e}")
-}
-
-pub fn export(store: &Store, dir: &Path) -> Result<ExportSummary, String> {
+pub fn export(store: &Store, dir: &Path) -> Result<ExportSummary, IngestError> {
     let c = store.conn();
     let mut sum = ExportSummary { directory: dir.display().to_string(), ..Default::default() };
     c.execute_batch(
@@ -54,25 +51,25 @@ pub fn export(store: &Store, dir: &Path) -> Result<ExportSummary, String> {
            FROM logs l LEFT JOIN jobs j ON j.log_id = l.log_id
            WHERE l.status != 'loading' AND l.log_id NOT IN (SELECT log_id FROM parquet_exported);",
     )
-    .map_err(|e| e.to_string())?;
+    ?;
     let (n, lo, hi): (i64, i64, i64) = c
         .query_row("SELECT COUNT(*), COALESCE(MIN(log_id), 0), COALESCE(MAX(log_id), 0) FROM export_ids", [], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?))
         })
-        .map_err(|e| e.to_string())?;
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        ?;
+    std::fs::create_dir_all(dir).map_err(IngestError::io(&dir))?;
     remove_overlapping(dir, lo, hi)?;
     let part = format!("part-{lo}-{hi}.parquet");
     let partitions: Vec<(i64, i64)> = {
         let mut st = c
             .prepare("SELECT DISTINCT COALESCE(year, 0), COALESCE(month, 0) FROM export_ids ORDER BY 1, 2")
-            .map_err(|e| e.to_string())?;
-        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).map_err(|e| e.to_string())?;
-        rows.collect::<Result<_, _>>().map_err(|e| e.to_string())?
+            ?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect::<Result<_, _>>()?
     };
     for t in &store.tables {
         let tdir = dir.join(&t.name);
-        std::fs::create_dir_all(&tdir).map_err(|e| format!("{}: {e}", tdir.display()))?;
+        std::fs::create_dir_all(&tdir).map_err(IngestError::io(&tdir))?;
         if n > 0 {
             if t.name == "logs" {
                 let sql = "SELECT t.* FROM logs t JOIN export_ids e ON e.log_id = t.log_id ORDER BY t.log_id";
@@ -93,19 +90,19 @@ pub fn export(store: &Store, dir: &Path) -> Result<ExportSummary, String> {
     c.execute_batch(
         "INSERT OR IGNORE INTO parquet_exported SELECT log_id FROM export_ids; DROP TABLE temp.export_ids;",
     )
-    .map_err(|e| e.to_string())?;
+    ?;
     sum.logs = n as usize;
     Ok(sum)
 }
 
 /// A table no log has rows in still gets one file with its columns, so
 /// readers find every table; it goes once the table has data.
-fn keep_readable_when_empty(store: &Store, t: &Table, tdir: &Path) -> Result<(), String> {
+fn keep_readable_when_empty(store: &Store, t: &Table, tdir: &Path) -> Result<(), IngestError> {
     let empty = tdir.join("part-empty.parquet");
     let has_data = parts(tdir).iter().any(|p| p != &empty);
     if has_data {
         if empty.exists() {
-            std::fs::remove_file(&empty).map_err(|e| format!("{}: {e}", empty.display()))?;
+            std::fs::remove_file(&empty).map_err(IngestError::io(&empty))?;
         }
     } else if !empty.exists() {
         let sql = format!("SELECT * FROM {} WHERE 0", t.name);
@@ -149,14 +146,14 @@ fn part_range(p: &Path) -> Option<(i64, i64)> {
 
 /// Part files that overlap the logs about to be exported, and the hidden
 /// temporaries an interrupted export left (see [`open_writer`]).
-fn remove_overlapping(dir: &Path, lo: i64, hi: i64) -> Result<(), String> {
+fn remove_overlapping(dir: &Path, lo: i64, hi: i64) -> Result<(), IngestError> {
     for p in temporaries(dir) {
-        std::fs::remove_file(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+        std::fs::remove_file(&p).map_err(IngestError::io(&p))?;
     }
     for p in parts(dir) {
         if let Some((a, b)) = part_range(&p) {
             if a <= hi && lo <= b {
-                std::fs::remove_file(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+                std::fs::remove_file(&p).map_err(IngestError::io(&p))?;
             }
         }
     }
@@ -197,20 +194,20 @@ fn write_query(
     args: &[i64],
     path: &Path,
     rows_out: &mut BTreeMap<String, u64>,
-) -> Result<usize, String> {
+) -> Result<usize, IngestError> {
     let c = store.conn();
-    let mut st = c.prepare(sql).map_err(|e| e.to_string())?;
-    let mut rows = st.query(rusqlite::params_from_iter(args.iter())).map_err(|e| e.to_string())?;
+    let mut st = c.prepare(sql)?;
+    let mut rows = st.query(rusqlite::params_from_iter(args.iter()))?;
     let placeholder = path.file_name().is_some_and(|f| f == "part-empty.parquet");
     let mut writer: Option<(SerializedFileWriter<File>, PathBuf)> = None;
     let mut bufs = new_bufs(t);
     let mut pending = 0usize;
     let mut total = 0u64;
     loop {
-        let row = rows.next().map_err(|e| e.to_string())?;
+        let row = rows.next()?;
         if let Some(row) = row {
             for (i, b) in bufs.iter_mut().enumerate() {
-                push_value(b, row.get_ref(i).map_err(|e| e.to_string())?);
+                push_value(b, row.get_ref(i)?);
             }
             pending += 1;
             total += 1;
@@ -234,8 +231,8 @@ fn write_query(
         }
     }
     let Some((w, tmp)) = writer else { return Ok(0) };
-    w.close().map_err(perr)?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))?;
+    w.close()?;
+    std::fs::rename(&tmp, path).map_err(IngestError::io(&path))?;
     *rows_out.entry(t.name.clone()).or_default() += total;
     Ok(1)
 }
@@ -282,43 +279,43 @@ fn push_value(b: &mut ColBuf, v: ValueRef<'_>) {
     b.defs.push(present as i16);
 }
 
-fn open_writer(t: &Table, path: &Path) -> Result<(SerializedFileWriter<File>, PathBuf), String> {
+fn open_writer(t: &Table, path: &Path) -> Result<(SerializedFileWriter<File>, PathBuf), IngestError> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(IngestError::io(&dir))?;
     let name = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
     // A leading dot: Spark, DuckDB and pyarrow skip it while it is written.
     let tmp = dir.join(format!(".{name}.tmp"));
-    let schema = Arc::new(parse_message_type(&message_type(t)).map_err(perr)?);
+    let schema = Arc::new(parse_message_type(&message_type(t))?);
     let props = Arc::new(WriterProperties::builder().set_compression(Compression::SNAPPY).build());
-    let file = File::create(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    Ok((SerializedFileWriter::new(file, schema, props).map_err(perr)?, tmp))
+    let file = File::create(&tmp).map_err(IngestError::io(&tmp))?;
+    Ok((SerializedFileWriter::new(file, schema, props)?, tmp))
 }
 
-fn write_group(w: &mut SerializedFileWriter<File>, bufs: &mut [ColBuf]) -> Result<(), String> {
-    let mut rg = w.next_row_group().map_err(perr)?;
+fn write_group(w: &mut SerializedFileWriter<File>, bufs: &mut [ColBuf]) -> Result<(), IngestError> {
+    let mut rg = w.next_row_group()?;
     let mut i = 0;
-    while let Some(mut col) = rg.next_column().map_err(perr)? {
+    while let Some(mut col) = rg.next_column()? {
         let b = &mut bufs[i];
         // Each column's values are written, then emptied for the next group.
         match &mut b.values {
             Buf::Int(v) => {
-                col.typed::<Int64Type>().write_batch(v, Some(&b.defs), None).map_err(perr)?;
+                col.typed::<Int64Type>().write_batch(v, Some(&b.defs), None)?;
                 v.clear();
             }
             Buf::Real(v) => {
-                col.typed::<DoubleType>().write_batch(v, Some(&b.defs), None).map_err(perr)?;
+                col.typed::<DoubleType>().write_batch(v, Some(&b.defs), None)?;
                 v.clear();
             }
             Buf::Text(v) => {
-                col.typed::<ByteArrayType>().write_batch(v, Some(&b.defs), None).map_err(perr)?;
+                col.typed::<ByteArrayType>().write_batch(v, Some(&b.defs), None)?;
                 v.clear();
             }
         }
-        col.close().map_err(perr)?;
+        col.close()?;
         b.defs.clear();
         i += 1;
     }
-    rg.close().map_err(perr)?;
+    rg.close()?;
     Ok(())
 }
 

@@ -22,6 +22,7 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
+use crate::error::IngestError;
 use crate::extract::{self, Begin, End, Row, Sink, Status, TableIndex};
 use crate::store::Store;
 
@@ -243,7 +244,7 @@ fn worker(queue: Arc<Mutex<Vec<FileInfo>>>, keys: Arc<Mutex<HashSet<String>>>, i
         let sent = match extract::extract(&path, ix, &mut sink) {
             Ok(end) => lane.tx.send(Msg::End { end }).map_err(|_| WriterGone),
             // Nothing was sent for a log that could not be opened.
-            Err(error) => lane.first(Msg::Failed { file, key, error }),
+            Err(error) => lane.first(Msg::Failed { file, key, error: error.to_string() }),
         };
         if sink.writer_gone || sent.is_err() {
             return;
@@ -251,12 +252,12 @@ fn worker(queue: Arc<Mutex<Vec<FileInfo>>>, keys: Arc<Mutex<HashSet<String>>>, i
     }
 }
 
-pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Summary, String> {
+pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Summary, IngestError> {
     let t0 = Instant::now();
     let mut sum = Summary::default();
     if let Some(secs) = opts.commit_every {
         if !(secs.is_finite() && secs >= 0.0) {
-            return Err(format!("--commit-every must be a non-negative number of seconds, not {secs}"));
+            return Err(IngestError::CommitEvery(secs));
         }
         store.commit_every = std::time::Duration::from_secs_f64(secs);
     }
@@ -338,7 +339,7 @@ struct Writer<'a> {
 
 impl Writer<'_> {
     /// Write the next log of one worker's lane, whole.
-    fn one_log(&mut self, lane: &Receiver<Msg>) -> Result<(), String> {
+    fn one_log(&mut self, lane: &Receiver<Msg>) -> Result<(), IngestError> {
         // A closed lane: the worker stopped (it cannot, short of a bug);
         // nothing of its log was written.
         let Ok(first) = lane.recv() else { return Ok(()) };
@@ -366,25 +367,21 @@ impl Writer<'_> {
                 self.sum.errors.push(LogProblem { path: file.shown(), status: Status::Error, error });
                 Ok(())
             }
-            Msg::Rows { .. } | Msg::End { .. } => Err("internal: a log's rows came before its beginning".into()),
+            Msg::Rows { .. } | Msg::End { .. } => Err(IngestError::Internal("a log's rows came before its beginning")),
         }
     }
 
-    fn opened_log(&mut self, lane: &Receiver<Msg>, file: FileInfo, key: String, job: Row) -> Result<(), String> {
+    fn opened_log(&mut self, lane: &Receiver<Msg>, file: FileInfo, key: String, job: Row) -> Result<(), IngestError> {
         let id = self.store.begin_log()?;
         self.store.insert(id, self.ix.jobs, &[job])?;
         let end = loop {
             match lane.recv() {
                 Ok(Msg::Rows { table, rows }) => self.store.insert(id, table, &rows)?,
                 Ok(Msg::End { end }) => break end,
-                Ok(_) => return Err("internal: a log's messages were interleaved with another's".into()),
+                Ok(_) => return Err(IngestError::Internal("a log's messages were interleaved with another's")),
                 Err(_) => {
                     self.store.abandon()?;
-                    return Err(format!(
-                        "internal: the worker reading {} stopped in the middle of it; the logs since the last commit \
-                         will be ingested by the next run",
-                        file.shown()
-                    ));
+                    return Err(IngestError::WorkerStopped(file.shown()));
                 }
             }
         };
@@ -407,7 +404,7 @@ impl Writer<'_> {
     }
 
     /// `file` and every file waiting for the same content are seen.
-    fn seen(&mut self, file: &FileInfo, key: &str, id: i64) -> Result<(), String> {
+    fn seen(&mut self, file: &FileInfo, key: &str, id: i64) -> Result<(), IngestError> {
         self.store.mark_seen(&file.path, file.size, file.mtime_ns, Some(id))?;
         for f in self.waiting.remove(key).unwrap_or_default() {
             self.store.mark_seen(&f.path, f.size, f.mtime_ns, Some(id))?;

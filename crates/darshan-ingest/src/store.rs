@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::{params, params_from_iter, Connection, ToSql};
 
+use crate::error::IngestError;
 use crate::extract::{Row, Status, Value};
 use crate::schema::{self, Table};
 
@@ -58,20 +59,18 @@ pub struct Store {
 }
 
 /// Why the database could not be opened for ingesting.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum OpenError {
     /// Another darshan-ingest holds it.
-    InUse(String),
+    #[error("{}: the database is in use by another darshan-ingest; run again when it has finished", .0.display())]
+    InUse(std::path::PathBuf),
     /// Not a database, not writable, a newer schema...
-    Failed(String),
-}
-
-impl std::fmt::Display for OpenError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            OpenError::InUse(m) | OpenError::Failed(m) => f.write_str(m),
-        }
-    }
+    #[error("{}: {source}", path.display())]
+    Failed {
+        path: std::path::PathBuf,
+        #[source]
+        source: IngestError,
+    },
 }
 
 /// Waits at most this long for SQLite's own locks (a reader's checkpoint).
@@ -90,10 +89,6 @@ impl rusqlite::ToSql for Value {
     }
 }
 
-fn err(e: rusqlite::Error) -> String {
-    e.to_string()
-}
-
 /// The database's lock, waiting up to 100 ms for it: a process that
 /// has just closed the database may still have its lock held for a
 /// moment by a child it forked that has not yet exec'd (the descriptor is
@@ -110,28 +105,23 @@ fn try_lock_briefly(f: &File) -> Result<(), TryLockError> {
 
 impl Store {
     /// Open (or create) the database for one ingest run.
-    pub fn open(path: &Path) -> Result<Store, String> {
-        Self::open_locked(path).map_err(|e| e.to_string())
+    pub fn open(path: &Path) -> Result<Store, OpenError> {
+        Self::open_locked(path)
     }
 
     /// Like `open`, telling "in use by another ingest" apart.
     pub fn open_locked(path: &Path) -> Result<Store, OpenError> {
-        let failed = |e: &dyn std::fmt::Display| OpenError::Failed(format!("{}: {e}", path.display()));
-        let conn = Connection::open(path).map_err(|e| failed(&e))?;
-        let lock = File::open(path).map_err(|e| failed(&e))?;
+        let failed = |e: IngestError| OpenError::Failed { path: path.to_path_buf(), source: e };
+        let conn = Connection::open(path).map_err(|e| failed(e.into()))?;
+        let lock = File::open(path).map_err(|e| failed(IngestError::io(path)(e)))?;
         match try_lock_briefly(&lock) {
             Ok(()) => {}
-            Err(TryLockError::WouldBlock) => {
-                return Err(OpenError::InUse(format!(
-                    "{}: the database is in use by another darshan-ingest; run again when it has finished",
-                    path.display()
-                )))
-            }
-            Err(TryLockError::Error(e)) => return Err(failed(&e)),
+            Err(TryLockError::WouldBlock) => return Err(OpenError::InUse(path.to_path_buf())),
+            Err(TryLockError::Error(e)) => return Err(failed(IngestError::io(path)(e))),
         }
-        conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| failed(&e))?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| failed(e.into()))?;
         conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF;")
-            .map_err(|e| failed(&e))?;
+            .map_err(|e| failed(e.into()))?;
         let tables = schema::tables();
         let mut s = Store {
             conn,
@@ -145,12 +135,12 @@ impl Store {
             commit_every: COMMIT_EVERY,
             _lock: lock,
         };
-        s.create().map_err(|e| failed(&e))?;
-        s.drop_unfinished().map_err(|e| failed(&e))?;
+        s.create().map_err(failed)?;
+        s.drop_unfinished().map_err(failed)?;
         s.next_id = s
             .conn
             .query_row("SELECT COALESCE(MAX(log_id), 0) + 1 FROM logs", [], |r| r.get(0))
-            .map_err(|e| failed(&e))?;
+            .map_err(|e| failed(e.into()))?;
         Ok(s)
     }
 
@@ -158,74 +148,72 @@ impl Store {
         &self.conn
     }
 
-    fn create(&mut self) -> Result<(), String> {
+    fn create(&mut self) -> Result<(), IngestError> {
         let c = &self.conn;
         c.execute_batch(
             "CREATE TABLE IF NOT EXISTS ingest_meta (key TEXT PRIMARY KEY, value TEXT);
              CREATE TABLE IF NOT EXISTS seen_files (path TEXT PRIMARY KEY, file_size INTEGER, mtime_ns INTEGER, log_id INTEGER);
              CREATE TABLE IF NOT EXISTS parquet_exported (log_id INTEGER PRIMARY KEY);",
         )
-        .map_err(err)?;
+        ?;
         let v: Option<String> =
             c.query_row("SELECT value FROM ingest_meta WHERE key = 'schema_version'", [], |r| r.get(0)).ok();
         match v.and_then(|v| v.parse::<i64>().ok()) {
             Some(SCHEMA_VERSION) => {}
             Some(other) => {
-                return Err(format!(
-                    "the database has schema version {other}; this darshan-ingest writes {SCHEMA_VERSION}: ingest into a new file"
-                ))
+                return Err(IngestError::Schema { found: other, ours: SCHEMA_VERSION })
             }
             None => {
                 c.execute(
                     "INSERT OR REPLACE INTO ingest_meta VALUES ('schema_version', ?1)",
                     [SCHEMA_VERSION.to_string()],
                 )
-                .map_err(err)?;
+                ?;
             }
         }
         for t in &self.tables {
-            c.execute(&t.create_sql(), []).map_err(err)?;
+            c.execute(&t.create_sql(), [])?;
             if t.name == "logs" {
-                c.execute("CREATE UNIQUE INDEX IF NOT EXISTS logs_key ON logs(content_key)", []).map_err(err)?;
-                c.execute("CREATE UNIQUE INDEX IF NOT EXISTS logs_id ON logs(log_id)", []).map_err(err)?;
+                c.execute("CREATE UNIQUE INDEX IF NOT EXISTS logs_key ON logs(content_key)", [])?;
+                c.execute("CREATE UNIQUE INDEX IF NOT EXISTS logs_id ON logs(log_id)", [])?;
             } else {
-                c.execute(&format!("CREATE INDEX IF NOT EXISTS {0}_log ON {0}(log_id)", t.name), []).map_err(err)?;
+                c.execute(&format!("CREATE INDEX IF NOT EXISTS {0}_log ON {0}(log_id)", t.name), [])?;
             }
         }
         Ok(())
     }
 
     /// Delete what an interrupted run left half-written.
-    fn drop_unfinished(&mut self) -> Result<(), String> {
+    fn drop_unfinished(&mut self) -> Result<(), IngestError> {
         let ids: Vec<i64> = {
-            let mut st = self.conn.prepare("SELECT log_id FROM logs WHERE status = 'loading'").map_err(err)?;
-            let rows = st.query_map([], |r| r.get(0)).map_err(err)?;
-            rows.collect::<Result<_, _>>().map_err(err)?
+            let mut st = self.conn.prepare("SELECT log_id FROM logs WHERE status = 'loading'")?;
+            let rows = st.query_map([], |r| r.get(0))?;
+            rows.collect::<Result<_, _>>()?
         };
         if ids.is_empty() {
             return Ok(());
         }
-        let tx = self.conn.transaction().map_err(err)?;
+        let tx = self.conn.transaction()?;
         for id in &ids {
             for t in &self.tables {
-                tx.execute(&format!("DELETE FROM {} WHERE log_id = ?1", t.name), [id]).map_err(err)?;
+                tx.execute(&format!("DELETE FROM {} WHERE log_id = ?1", t.name), [id])?;
             }
-            tx.execute("DELETE FROM seen_files WHERE log_id = ?1", [id]).map_err(err)?;
+            tx.execute("DELETE FROM seen_files WHERE log_id = ?1", [id])?;
         }
-        tx.commit().map_err(err)
+        Ok(tx.commit()?)
     }
 
     /// Content keys of every log already in the database.
-    pub fn known_keys(&self) -> Result<HashSet<String>, String> {
-        let mut st = self.conn.prepare("SELECT content_key FROM logs").map_err(err)?;
-        let rows = st.query_map([], |r| r.get::<_, String>(0)).map_err(err)?;
-        rows.collect::<Result<_, _>>().map_err(err)
+    pub fn known_keys(&self) -> Result<HashSet<String>, IngestError> {
+        let mut st = self.conn.prepare("SELECT content_key FROM logs")?;
+        let rows = st.query_map([], |r| r.get::<_, String>(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// Paths already ingested (their bytes), with the size and mtime they
     /// had.
-    pub fn seen(&self) -> Result<HashMap<Vec<u8>, (i64, i64)>, String> {
-        let mut st = self.conn.prepare("SELECT path, file_size, mtime_ns FROM seen_files").map_err(err)?;
+    pub fn seen(&self) -> Result<HashMap<Vec<u8>, (i64, i64)>, IngestError> {
+        let mut st = self.conn.prepare("SELECT path, file_size, mtime_ns FROM seen_files")?;
         let rows = st
             .query_map([], |r| {
                 let path = match r.get_ref(0)? {
@@ -234,13 +222,13 @@ impl Store {
                 };
                 Ok((path, (r.get(1)?, r.get(2)?)))
             })
-            .map_err(err)?;
-        rows.collect::<Result<_, _>>().map_err(err)
+            ?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    fn tx(&mut self) -> Result<(), String> {
+    fn tx(&mut self) -> Result<(), IngestError> {
         if !self.in_tx {
-            self.conn.execute_batch("BEGIN").map_err(err)?;
+            self.conn.execute_batch("BEGIN")?;
             self.in_tx = true;
         }
         Ok(())
@@ -248,9 +236,9 @@ impl Store {
 
     /// Start writing a log; `finish_log` ends it. No commit happens
     /// between the two. Returns its log_id.
-    pub fn begin_log(&mut self) -> Result<i64, String> {
+    pub fn begin_log(&mut self) -> Result<i64, IngestError> {
         if self.open_log.is_some() {
-            return Err("internal: a log was begun while another was open".into());
+            return Err(IngestError::Internal("a log was begun while another was open"));
         }
         self.tx()?;
         let id = self.next_id;
@@ -259,14 +247,14 @@ impl Store {
         Ok(id)
     }
 
-    pub fn insert(&mut self, log_id: i64, table: usize, rows: &[Row]) -> Result<(), String> {
+    pub fn insert(&mut self, log_id: i64, table: usize, rows: &[Row]) -> Result<(), IngestError> {
         self.tx()?;
         let sql = self.tables[table].insert_sql();
-        let mut st = self.conn.prepare_cached(&sql).map_err(err)?;
+        let mut st = self.conn.prepare_cached(&sql)?;
         let id = Value::Int(log_id);
         for row in rows {
             let params = std::iter::once(&id as &dyn ToSql).chain(row.iter().map(|v| v as &dyn ToSql));
-            st.execute(params_from_iter(params)).map_err(err)?;
+            st.execute(params_from_iter(params))?;
         }
         if let Some((_, n)) = self.open_log.as_mut() {
             n[table] += rows.len() as u64;
@@ -284,14 +272,14 @@ impl Store {
         size: i64,
         status: Status,
         error: Option<&str>,
-    ) -> Result<i64, String> {
+    ) -> Result<i64, IngestError> {
         let Some((id, rows)) = self.open_log.take() else {
-            return Err("internal: a log was finished that was not begun".into());
+            return Err(IngestError::Internal("a log was finished that was not begun"));
         };
         self.conn
             .prepare_cached("INSERT INTO logs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
             .and_then(|mut st| st.execute(params![id, key, path, size, status.as_str(), error, now()]))
-            .map_err(err)?;
+            ?;
         for (w, n) in self.rows_written.iter_mut().zip(rows) {
             *w += n;
         }
@@ -302,15 +290,15 @@ impl Store {
     /// Drop everything written since the last commit (a log's worker went
     /// away in the middle of it, which only a bug can do): the next run
     /// ingests those logs.
-    pub fn abandon(&mut self) -> Result<(), String> {
+    pub fn abandon(&mut self) -> Result<(), IngestError> {
         self.open_log = None;
         if self.in_tx {
-            self.conn.execute_batch("ROLLBACK").map_err(err)?;
+            self.conn.execute_batch("ROLLBACK")?;
             self.in_tx = false;
         }
         self.rows_in_tx = 0;
         self.next_id =
-            self.conn.query_row("SELECT COALESCE(MAX(log_id), 0) + 1 FROM logs", [], |r| r.get(0)).map_err(err)?;
+            self.conn.query_row("SELECT COALESCE(MAX(log_id), 0) + 1 FROM logs", [], |r| r.get(0))?;
         Ok(())
     }
 
@@ -318,7 +306,7 @@ impl Store {
     /// they are UTF-8, as every path was before; a BLOB otherwise, which
     /// SQLite keeps as is in this column), so that two names that differ
     /// only in bytes that are not UTF-8 stay two files.
-    pub fn mark_seen(&mut self, path: &Path, size: i64, mtime_ns: i64, log_id: Option<i64>) -> Result<(), String> {
+    pub fn mark_seen(&mut self, path: &Path, size: i64, mtime_ns: i64, log_id: Option<i64>) -> Result<(), IngestError> {
         self.tx()?;
         let key = match path.to_str() {
             Some(s) => SqlValue::Text(s.to_string()),
@@ -327,7 +315,7 @@ impl Store {
         self.conn
             .prepare_cached("INSERT OR REPLACE INTO seen_files VALUES (?1, ?2, ?3, ?4)")
             .and_then(|mut st| st.execute(params![key, size, mtime_ns, log_id]))
-            .map_err(err)?;
+            ?;
         Ok(())
     }
 
@@ -337,7 +325,7 @@ impl Store {
     }
 
     /// Commit if it is time; never inside a log.
-    pub fn commit_if_due(&mut self) -> Result<(), String> {
+    pub fn commit_if_due(&mut self) -> Result<(), IngestError> {
         if self.in_tx
             && self.open_log.is_none()
             && (self.rows_in_tx >= COMMIT_ROWS || self.last_commit.elapsed() >= self.commit_every)
@@ -347,12 +335,12 @@ impl Store {
         Ok(())
     }
 
-    pub fn commit(&mut self) -> Result<(), String> {
+    pub fn commit(&mut self) -> Result<(), IngestError> {
         if self.open_log.is_some() {
-            return Err("internal: a commit was asked for in the middle of a log".into());
+            return Err(IngestError::Internal("a commit was asked for in the middle of a log"));
         }
         if self.in_tx {
-            self.conn.execute_batch("COMMIT").map_err(err)?;
+            self.conn.execute_batch("COMMIT")?;
             self.in_tx = false;
         }
         self.rows_in_tx = 0;

@@ -10,6 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::IngestError;
+
 use darshan_log::counters::{mpiio as m, posix as p, size_bucket, stdio as s};
 use darshan_log::modules;
 use darshan_log::{Compression, Extra, Job, LogWriter, LustreComponent, NameTable, Record};
@@ -101,29 +103,29 @@ pub fn posix_io(name: &str, rank: i64, reads: i64, writes: i64, size: i64, t0: f
 }
 
 /// Write one log with its records grouped by module (in id order).
-pub fn write_log(path: &Path, job: &Job, names: &NameTable, mut records: Vec<Record>) -> Result<(), String> {
+pub fn write_log(path: &Path, job: &Job, names: &NameTable, mut records: Vec<Record>) -> Result<(), IngestError> {
     if let Some(d) = path.parent() {
-        std::fs::create_dir_all(d).map_err(|e| e.to_string())?;
+        std::fs::create_dir_all(d).map_err(IngestError::io(d))?;
     }
     records.sort_by_key(|r| r.module);
-    let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut w = LogWriter::new(std::io::BufWriter::new(file), Compression::Zlib).map_err(|e| e.to_string())?;
-    w.write_job(job).map_err(|e| e.to_string())?;
-    w.write_names(names).map_err(|e| e.to_string())?;
+    let file = std::fs::File::create(path).map_err(IngestError::io(path))?;
+    let mut w = LogWriter::new(std::io::BufWriter::new(file), Compression::Zlib)?;
+    w.write_job(job)?;
+    w.write_names(names)?;
     let mut i = 0;
     while i < records.len() {
         let m = records[i].module;
         let n = records[i..].iter().take_while(|r| r.module == m).count();
-        w.write_module(m, records[i..i + n].iter()).map_err(|e| e.to_string())?;
+        w.write_module(m, records[i..i + n].iter())?;
         i += n;
     }
-    w.finish().map_err(|e| e.to_string())?;
+    w.finish()?;
     Ok(())
 }
 
 /// Generate `n` logs under `dir`. Job `i` is planted when `i % 1000` is
 /// 7, 11 or 13.
-pub fn generate(dir: &Path, n: usize, seed: u64) -> Result<Vec<Generated>, String> {
+pub fn generate(dir: &Path, n: usize, seed: u64) -> Result<Vec<Generated>, IngestError> {
     let mut rng = Rng::new(seed);
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
@@ -139,7 +141,7 @@ pub fn generate(dir: &Path, n: usize, seed: u64) -> Result<Vec<Generated>, Strin
     Ok(out)
 }
 
-fn one(dir: &Path, i: usize, planted: Option<Planted>, rng: &mut Rng) -> Result<Generated, String> {
+fn one(dir: &Path, i: usize, planted: Option<Planted>, rng: &mut Rng) -> Result<Generated, IngestError> {
     let user = format!("user{:02}", rng.below(24));
     let app = *rng.pick(&APPS);
     let mut nprocs = *rng.pick(&NPROCS);

@@ -82,15 +82,15 @@ fn go(cli: &Cli) -> Result<u8, (u8, String)> {
         return Ok(USAGE);
     }
     let mut store = Store::open_locked(&cli.db).map_err(|e| match e {
-        OpenError::InUse(m) => (IN_USE, m),
-        OpenError::Failed(m) => (USAGE, m),
+        OpenError::InUse(_) => (IN_USE, e.to_string()),
+        OpenError::Failed { .. } => (USAGE, e.to_string()),
     })?;
     let jobs = cli.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
     let opts = run::Options { jobs, progress: !cli.quiet && !cli.json, commit_every: cli.commit_every };
-    let mut sum = run::ingest(&cli.logdirs, &mut store, &opts).map_err(|e| (USAGE, e))?;
+    let mut sum = run::ingest(&cli.logdirs, &mut store, &opts).map_err(|e| (USAGE, e.to_string()))?;
     sum.database = cli.db.display().to_string();
     let export = match &cli.parquet {
-        Some(dir) => Some(parquet_out::export(&store, dir).map_err(|e| (USAGE, e))?),
+        Some(dir) => Some(parquet_out::export(&store, dir).map_err(|e| (USAGE, e.to_string()))?),
         None => None,
     };
     // Errors, each on one line, on standard error whatever else is asked.
