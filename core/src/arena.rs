@@ -234,6 +234,18 @@ pub fn reserve_mapping(len: usize) -> Option<&'static mut [u8]> {
     Some(unsafe { std::slice::from_raw_parts_mut(p.cast::<u8>(), len) })
 }
 
+/// The crash-safe file could not be put under the record memory: which
+/// step failed (create, size, write, map), on which file, and the system's
+/// error with its kind (a full disk is not a permission problem).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot {step} {path}: {source}")]
+pub struct MapFileError {
+    pub step: &'static str,
+    pub path: String,
+    #[source]
+    pub source: std::io::Error,
+}
+
 /// Put a new file `path` (mode 0600, exclusive) of `len` bytes under the
 /// mapping at `base`, after writing into it, for each `copy` range
 /// (offset, bytes used, length), the used bytes of the mapping (what the
@@ -243,7 +255,7 @@ pub fn reserve_mapping(len: usize) -> Option<&'static mut [u8]> {
 /// the program runs (docs/interposition.md rule 9).
 /// The caller guarantees that nothing writes into the mapping meanwhile.
 #[allow(unsafe_code)]
-pub fn create_file_under(base: usize, len: usize, path: &str, copy: &[(usize, usize, usize)]) -> Result<(), String> {
+pub fn create_file_under(base: usize, len: usize, path: &str, copy: &[(usize, usize, usize)]) -> Result<(), MapFileError> {
     use std::os::unix::fs::{FileExt, OpenOptionsExt};
     let f = std::fs::OpenOptions::new()
         .read(true)
@@ -253,22 +265,24 @@ pub fn create_file_under(base: usize, len: usize, path: &str, copy: &[(usize, us
         .custom_flags(libc::O_CLOEXEC)
         .open(path)
         .map(out_of_the_way)
-        .map_err(|e| format!("cannot create {path}: {e}"))?;
-    let fail = |what: String| {
-        let _ = std::fs::remove_file(path);
-        what
+        .map_err(|e| MapFileError { step: "create", path: path.into(), source: e })?;
+    let fail = |step: &'static str| {
+        move |source| {
+            let _ = std::fs::remove_file(path);
+            MapFileError { step, path: path.into(), source }
+        }
     };
-    f.set_len(len as u64).map_err(|e| fail(format!("cannot size {path}: {e}")))?;
+    f.set_len(len as u64).map_err(fail("size"))?;
     for &(off, used, n) in copy.iter().filter(|(_, _, n)| *n > 0) {
         let n = n.min(len.saturating_sub(off));
         let used = used.min(n);
         // SAFETY: `base..base+len` is our mapping (reserve_mapping) and the
         // range lies inside it; nothing writes to it meanwhile.
         let bytes = unsafe { std::slice::from_raw_parts((base + off) as *const u8, used) };
-        f.write_all_at(bytes, off as u64).map_err(|e| fail(format!("cannot write {path}: {e}")))?;
+        f.write_all_at(bytes, off as u64).map_err(fail("write"))?;
         // The rest from a static page of zeros: reading the memory's
         // untouched pages would fault each one in only to copy zeros.
-        zeros_at(&f, off + used, n - used).map_err(|e| fail(format!("cannot write {path}: {e}")))?;
+        zeros_at(&f, off + used, n - used).map_err(fail("write"))?;
     }
     use std::os::unix::io::AsRawFd;
     // SAFETY: `base..base+len` is our own mapping; MAP_FIXED replaces it in
@@ -285,7 +299,7 @@ pub fn create_file_under(base: usize, len: usize, path: &str, copy: &[(usize, us
         )
     };
     if p == libc::MAP_FAILED {
-        return Err(fail(format!("cannot map {path}: {}", std::io::Error::last_os_error())));
+        return Err(fail("map")(std::io::Error::last_os_error()));
     }
     Ok(())
 }

@@ -19,6 +19,25 @@ pub enum Op {
 /// `inout = input (op) inout`, as an MPI user operator does.
 pub type Combine<'a> = &'a (dyn Fn(&[u64], &mut [u64]) + Sync);
 
+/// Why one of the log's collective file operations failed: what the MPI
+/// library said, kept by kind (a missing function, a failed call with its
+/// code and MPI_Error_string text), not as a sentence.
+#[derive(Debug, thiserror::Error)]
+pub enum CommError {
+    /// The MPI library lacks the function (an MPI without MPI-IO).
+    #[error("{0} not found")]
+    Missing(&'static str),
+    /// The log's path cannot be given to MPI (it holds a NUL byte).
+    #[error("bad log path {0}")]
+    BadPath(String),
+    /// MPI_File_open refused to create the log.
+    #[error("cannot create log file {path}: {text}")]
+    Create { path: String, code: i32, text: String },
+    /// A call on the open log returned `code`.
+    #[error("{call} failed ({code})")]
+    Failed { call: &'static str, code: i32 },
+}
+
 pub trait Comm {
     fn rank(&self) -> i64;
     fn size(&self) -> i64;
@@ -38,11 +57,11 @@ pub trait Comm {
     fn gather_u64(&self, v: u64) -> Vec<u64>;
     /// Open the log file collectively (create, exclusive, write only) with
     /// the `key=value;...` hints.
-    fn open_log(&self, path: &str, hints: &str) -> Result<(), String>;
+    fn open_log(&self, path: &str, hints: &str) -> Result<(), CommError>;
     /// Independent write (only the calling rank).
-    fn write_at(&self, off: u64, data: &[u8]) -> Result<(), String>;
+    fn write_at(&self, off: u64, data: &[u8]) -> Result<(), CommError>;
     /// Collective: every rank's writes reach the storage.
-    fn sync_log(&self) -> Result<(), String>;
+    fn sync_log(&self) -> Result<(), CommError>;
     fn close_log(&self);
 }
 

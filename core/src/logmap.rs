@@ -342,18 +342,23 @@ pub fn partial(flags: u64) {
     with(|m| put(m.header, 24, flags));
 }
 
+/// A forked child could not let go of its parent's crash-safe file.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot detach the parent's crash-safe log; the child is not instrumented")]
+pub struct DetachError;
+
 /// A forked child: the parent's file is replaced by private memory under
 /// the same addresses (the child never writes its parent's file), the
 /// header is written afresh (module regions where they were, empty) and
 /// the child's own file `path` is made at its first record. The caller
 /// writes the job record again. Err: the child could not let go of the
 /// parent's file and must not record.
-pub fn fork_child(path: String) -> Result<(), String> {
+pub fn fork_child(path: String) -> Result<(), DetachError> {
     with(|m| {
         let saved = m.header[48..HEADER_SIZE].to_vec();
         if m.backing == Backing::File && !crate::arena::detach_file(m.base, m.len) {
             m.backing = Backing::Memory;
-            return Err("cannot detach the parent's crash-safe log; the child is not instrumented".to_string());
+            return Err(DetachError);
         }
         m.backing = Backing::Pending;
         m.path = path;

@@ -46,9 +46,9 @@ pub enum ShutdownError {
     /// The complete log could not be given its final name.
     #[error("cannot rename the log to {to}: {source}")]
     Rename { to: String, source: std::io::Error },
-    /// A failure of the MPI-IO layer (its own message).
+    /// A failure of the MPI-IO layer.
     #[error("{0}")]
-    Collective(String),
+    Collective(#[from] crate::collective::CommError),
     /// A step of the MPI shutdown failed (a panic caught) on some rank;
     /// every rank stopped after it, together.
     #[error("the log was not written: its {0} step failed on a rank (an internal error)")]

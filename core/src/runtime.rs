@@ -289,7 +289,7 @@ pub fn fork_child(start: (i64, i64), pid: i64, mmap: Option<String>) -> Option<S
         t.start = start;
     }
     let warning = match mmap {
-        Some(p) if crate::logmap::reserved() => crate::logmap::fork_child(p).err(),
+        Some(p) if crate::logmap::reserved() => crate::logmap::fork_child(p).err().map(|e| e.to_string()),
         _ => None,
     };
     LEDGER.fork_child();

@@ -6,7 +6,7 @@ use std::ffi::{c_void, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicPtr, Ordering};
 
-use darshan_core::collective::{Combine, Comm, Op};
+use darshan_core::collective::{Combine, Comm, CommError, Op};
 use libc::{c_char, c_int};
 
 use crate::mpi_abi::{self as m, Abi, H, MPI_SUCCESS};
@@ -93,8 +93,8 @@ impl MpiComm {
         }
     }
 
-    fn write(&self, off: u64, data: &[u8]) -> Result<(), String> {
-        let f = m::PMPI_File_write_at().ok_or("MPI_File_write_at not found")?;
+    fn write(&self, off: u64, data: &[u8]) -> Result<(), CommError> {
+        let f = m::PMPI_File_write_at().ok_or(CommError::Missing("MPI_File_write_at"))?;
         let mut status = [0u64; 16];
         let mut done = 0usize;
         // Pieces of at most 1 GiB (counts are ints).
@@ -112,7 +112,7 @@ impl MpiComm {
                 )
             };
             if r != MPI_SUCCESS {
-                return Err(format!("MPI_File_write_at failed ({r})"));
+                return Err(CommError::Failed { call: "MPI_File_write_at", code: r });
             }
             done += n;
             if done >= data.len() {
@@ -244,14 +244,14 @@ impl Comm for MpiComm {
         r
     }
 
-    fn open_log(&self, path: &str, hints: &str) -> Result<(), String> {
+    fn open_log(&self, path: &str, hints: &str) -> Result<(), CommError> {
         let (open, icreate, iset, ifree) = (
-            m::PMPI_File_open().ok_or("MPI_File_open not found")?,
+            m::PMPI_File_open().ok_or(CommError::Missing("MPI_File_open"))?,
             m::PMPI_Info_create(),
             m::PMPI_Info_set(),
             m::PMPI_Info_free(),
         );
-        let cpath = CString::new(path).map_err(|_| format!("bad log path {path}"))?;
+        let cpath = CString::new(path).map_err(|_| CommError::BadPath(path.into()))?;
         let mut info = self.abi.info_null;
         if let (Some(ic), Some(is)) = (icreate, iset) {
             let pairs: Vec<(CString, CString)> = hints
@@ -280,22 +280,22 @@ impl Comm for MpiComm {
             }
         }
         if r != MPI_SUCCESS {
-            return Err(format!("cannot create log file {path}: {}", mpi_error_text(r)));
+            return Err(CommError::Create { path: path.into(), code: r, text: mpi_error_text(r) });
         }
         self.file.set(fh);
         Ok(())
     }
 
-    fn write_at(&self, off: u64, data: &[u8]) -> Result<(), String> {
+    fn write_at(&self, off: u64, data: &[u8]) -> Result<(), CommError> {
         self.write(off, data)
     }
 
-    fn sync_log(&self) -> Result<(), String> {
-        let f = m::PMPI_File_sync().ok_or("MPI_File_sync not found")?;
+    fn sync_log(&self) -> Result<(), CommError> {
+        let f = m::PMPI_File_sync().ok_or(CommError::Missing("MPI_File_sync"))?;
         // SAFETY: the file opened by open_log.
         match unsafe { f(self.file.get()) } {
             MPI_SUCCESS => Ok(()),
-            r => Err(format!("MPI_File_sync failed ({r})")),
+            r => Err(CommError::Failed { call: "MPI_File_sync", code: r }),
         }
     }
 

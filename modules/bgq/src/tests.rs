@@ -108,13 +108,13 @@ impl Comm for Job {
             Vec::new()
         }
     }
-    fn open_log(&self, _p: &str, _h: &str) -> Result<(), String> {
+    fn open_log(&self, _p: &str, _h: &str) -> Result<(), darshan_core::collective::CommError> {
         Ok(())
     }
-    fn write_at(&self, _o: u64, _d: &[u8]) -> Result<(), String> {
+    fn write_at(&self, _o: u64, _d: &[u8]) -> Result<(), darshan_core::collective::CommError> {
         Ok(())
     }
-    fn sync_log(&self) -> Result<(), String> {
+    fn sync_log(&self) -> Result<(), darshan_core::collective::CommError> {
         Ok(())
     }
     fn close_log(&self) {}
