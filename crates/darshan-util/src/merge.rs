@@ -27,23 +27,50 @@ struct Input {
     mtime: (i64, i64),
 }
 
+/// Why the logs could not be merged: each kind with the file it is
+/// about and, where there is one, the underlying error (kept as such).
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    #[error("no input logs")]
+    NoInput,
+    #[error("no crash-safe logs of job {jobid} in {}", dir.display())]
+    NoJobFiles { jobid: String, dir: PathBuf },
+    #[error("{}: not a readable Darshan log: {source}", path.display())]
+    Unreadable { path: PathBuf, source: darshan_log::LogError },
+    #[error("{}: {source}", path.display())]
+    Log { path: PathBuf, source: darshan_log::LogError },
+    #[error(
+        "{} and {} are not from the same job (job id {} / {}, nprocs {} / {}, command lines differ: {commands_differ})",
+        a.display(), b.display(), jobids.0, jobids.1, nprocs.0, nprocs.1
+    )]
+    NotOneJob { a: PathBuf, b: PathBuf, jobids: (i64, i64), nprocs: (i64, i64), commands_differ: bool },
+    #[error("{} and {} are both rank {rank}", a.display(), b.display())]
+    SameRank { a: PathBuf, b: PathBuf, rank: i64 },
+    #[error("writing {}: {source}", path.display())]
+    Write { path: PathBuf, source: darshan_log::LogError },
+    #[error("cannot rename {} to {}: {source}", from.display(), to.display())]
+    Rename { from: PathBuf, to: PathBuf, source: std::io::Error },
+    #[error("{what} {}: {source}", path.display())]
+    Io { what: &'static str, path: PathBuf, source: std::io::Error },
+}
+
 /// The crash-safe files of job `jobid` in `dir` (`*_id<jobid>_mmap-log-*`).
-pub fn find_job_files(dir: &Path, jobid: &str) -> Result<Vec<PathBuf>, String> {
+pub fn find_job_files(dir: &Path, jobid: &str) -> Result<Vec<PathBuf>, MergeError> {
     let pat = format!("_id{jobid}_mmap-log-");
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .map_err(|e| MergeError::Io { what: "cannot read", path: dir.into(), source: e })?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.contains(&pat) && n.ends_with(".darshan")))
         .collect();
     v.sort();
     if v.is_empty() {
-        return Err(format!("no crash-safe logs of job {jobid} in {}", dir.display()));
+        return Err(MergeError::NoJobFiles { jobid: jobid.into(), dir: dir.into() });
     }
     Ok(v)
 }
 
-fn open(path: &Path) -> Result<Input, String> {
-    let log = LogFile::open(path).map_err(|e| format!("{}: not a readable Darshan log: {e}", path.display()))?;
+fn open(path: &Path) -> Result<Input, MergeError> {
+    let log = LogFile::open(path).map_err(|e| MergeError::Unreadable { path: path.into(), source: e })?;
     let mtime = std::fs::metadata(path)
         .ok()
         .and_then(|m| m.modified().ok())
@@ -56,7 +83,7 @@ fn open(path: &Path) -> Result<Input, String> {
         if m == HEATMAP {
             continue;
         }
-        let recs = log.records(m).map_err(|e| format!("{}: {e}", path.display()))?;
+        let recs = log.records(m).map_err(|e| MergeError::Log { path: path.into(), source: e })?;
         if let Some(r) = recs.first() {
             rank = Some(r.rank);
             break;
@@ -72,26 +99,23 @@ fn exe(job: &Job) -> &[u8] {
 
 /// Check the inputs are the processes of one job: same job id, command
 /// line and process count, no rank twice.
-fn check_same_job(inputs: &[Input]) -> Result<(), String> {
+fn check_same_job(inputs: &[Input]) -> Result<(), MergeError> {
     let j0 = &inputs[0].log.job;
     let mut seen = HashMap::new();
     for i in inputs {
         let j = &i.log.job;
         if j.jobid != j0.jobid || exe(j) != exe(j0) || j.nprocs != j0.nprocs {
-            return Err(format!(
-                "{} and {} are not from the same job (job id {} / {}, nprocs {} / {}, command lines differ: {})",
-                inputs[0].path.display(),
-                i.path.display(),
-                j0.jobid,
-                j.jobid,
-                j0.nprocs,
-                j.nprocs,
-                exe(j) != exe(j0)
-            ));
+            return Err(MergeError::NotOneJob {
+                a: inputs[0].path.clone(),
+                b: i.path.clone(),
+                jobids: (j0.jobid, j.jobid),
+                nprocs: (j0.nprocs, j.nprocs),
+                commands_differ: exe(j) != exe(j0),
+            });
         }
         if i.rank >= 0 {
             if let Some(p) = seen.insert(i.rank, &i.path) {
-                return Err(format!("{} and {} are both rank {}", p.display(), i.path.display(), i.rank));
+                return Err(MergeError::SameRank { a: p.to_path_buf(), b: i.path.clone(), rank: i.rank });
             }
         }
     }
@@ -168,9 +192,9 @@ fn bgq_job_record(recs: &mut Vec<Record>) {
     *recs = vec![job];
 }
 
-pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, String> {
+pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, MergeError> {
     if paths.is_empty() {
-        return Err("no input logs".into());
+        return Err(MergeError::NoInput);
     }
     let inputs: Vec<Input> = paths.iter().map(|p| open(p)).collect::<Result<_, _>>()?;
     check_same_job(&inputs)?;
@@ -179,13 +203,13 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Stri
     let mut by_module: BTreeMap<usize, Vec<Record>> = BTreeMap::new();
     let mut partial = 0u64;
     for i in &inputs {
-        let t = i.log.names().map_err(|e| format!("{}: {e}", i.path.display()))?;
+        let t = i.log.names().map_err(|e| MergeError::Log { path: i.path.clone(), source: e })?;
         for (id, n) in t.iter() {
             names.insert(id, n);
         }
         partial |= i.log.header.partial_flag;
         for m in i.log.modules_present() {
-            let recs = i.log.records(m).map_err(|e| format!("{}: {e}", i.path.display()))?;
+            let recs = i.log.records(m).map_err(|e| MergeError::Log { path: i.path.clone(), source: e })?;
             by_module.entry(m).or_default().extend(recs.into_iter().filter(|r| !is_unused_std_stream(r, &t)));
         }
     }
@@ -264,8 +288,8 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Stri
         meta.lines().filter(|l| !l.starts_with("ticks=")).map(|l| format!("{l}\n")).collect::<String>().into_bytes();
 
     let tmp = out.with_extension("darshan_partial_merge");
-    let file = std::fs::File::create(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
-    let werr = |e: darshan_log::LogError| format!("writing {}: {e}", tmp.display());
+    let file = std::fs::File::create(&tmp).map_err(|e| MergeError::Io { what: "cannot create", path: tmp.clone(), source: e })?;
+    let werr = |e: darshan_log::LogError| MergeError::Write { path: tmp.clone(), source: e };
     let mut w = LogWriter::new(std::io::BufWriter::new(file), Compression::Zlib).map_err(werr)?;
     w.write_job(&job).map_err(werr)?;
     w.write_names(&names).map_err(werr)?;
@@ -278,8 +302,8 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Stri
     }
     w.set_partial_flag(partial);
     let f = w.finish().map_err(werr)?;
-    let f = f.into_inner().map_err(|e| format!("writing {}: {}", tmp.display(), e.error()))?;
-    f.sync_all().map_err(|e| format!("writing {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, out).map_err(|e| format!("cannot rename {} to {}: {e}", tmp.display(), out.display()))?;
+    let f = f.into_inner().map_err(|e| MergeError::Io { what: "writing", path: tmp.clone(), source: e.into_error() })?;
+    f.sync_all().map_err(|e| MergeError::Io { what: "writing", path: tmp.clone(), source: e })?;
+    std::fs::rename(&tmp, out).map_err(|e| MergeError::Rename { from: tmp.clone(), to: out.to_path_buf(), source: e })?;
     Ok(count)
 }
