@@ -255,7 +255,12 @@ pub struct MapFileError {
 /// the program runs (docs/interposition.md rule 9).
 /// The caller guarantees that nothing writes into the mapping meanwhile.
 #[allow(unsafe_code)]
-pub fn create_file_under(base: usize, len: usize, path: &str, copy: &[(usize, usize, usize)]) -> Result<(), MapFileError> {
+pub fn create_file_under(
+    base: usize,
+    len: usize,
+    path: &str,
+    copy: &[(usize, usize, usize)],
+) -> Result<(), MapFileError> {
     use std::os::unix::fs::{FileExt, OpenOptionsExt};
     let f = std::fs::OpenOptions::new()
         .read(true)

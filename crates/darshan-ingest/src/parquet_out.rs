@@ -50,20 +50,17 @@ pub fn export(store: &Store, dir: &Path) -> Result<ExportSummary, IngestError> {
                   CAST(strftime('%m', j.start_time, 'unixepoch') AS INTEGER) AS month
            FROM logs l LEFT JOIN jobs j ON j.log_id = l.log_id
            WHERE l.status != 'loading' AND l.log_id NOT IN (SELECT log_id FROM parquet_exported);",
-    )
-    ?;
-    let (n, lo, hi): (i64, i64, i64) = c
-        .query_row("SELECT COUNT(*), COALESCE(MIN(log_id), 0), COALESCE(MAX(log_id), 0) FROM export_ids", [], |r| {
+    )?;
+    let (n, lo, hi): (i64, i64, i64) =
+        c.query_row("SELECT COUNT(*), COALESCE(MIN(log_id), 0), COALESCE(MAX(log_id), 0) FROM export_ids", [], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-        })
-        ?;
+        })?;
     std::fs::create_dir_all(dir).map_err(IngestError::io(&dir))?;
     remove_overlapping(dir, lo, hi)?;
     let part = format!("part-{lo}-{hi}.parquet");
     let partitions: Vec<(i64, i64)> = {
-        let mut st = c
-            .prepare("SELECT DISTINCT COALESCE(year, 0), COALESCE(month, 0) FROM export_ids ORDER BY 1, 2")
-            ?;
+        let mut st =
+            c.prepare("SELECT DISTINCT COALESCE(year, 0), COALESCE(month, 0) FROM export_ids ORDER BY 1, 2")?;
         let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
         rows.collect::<Result<_, _>>()?
     };
@@ -89,8 +86,7 @@ pub fn export(store: &Store, dir: &Path) -> Result<ExportSummary, IngestError> {
     }
     c.execute_batch(
         "INSERT OR IGNORE INTO parquet_exported SELECT log_id FROM export_ids; DROP TABLE temp.export_ids;",
-    )
-    ?;
+    )?;
     sum.logs = n as usize;
     Ok(sum)
 }

@@ -160,15 +160,12 @@ impl Store {
             c.query_row("SELECT value FROM ingest_meta WHERE key = 'schema_version'", [], |r| r.get(0)).ok();
         match v.and_then(|v| v.parse::<i64>().ok()) {
             Some(SCHEMA_VERSION) => {}
-            Some(other) => {
-                return Err(IngestError::Schema { found: other, ours: SCHEMA_VERSION })
-            }
+            Some(other) => return Err(IngestError::Schema { found: other, ours: SCHEMA_VERSION }),
             None => {
                 c.execute(
                     "INSERT OR REPLACE INTO ingest_meta VALUES ('schema_version', ?1)",
                     [SCHEMA_VERSION.to_string()],
-                )
-                ?;
+                )?;
             }
         }
         for t in &self.tables {
@@ -214,15 +211,13 @@ impl Store {
     /// had.
     pub fn seen(&self) -> Result<HashMap<Vec<u8>, (i64, i64)>, IngestError> {
         let mut st = self.conn.prepare("SELECT path, file_size, mtime_ns FROM seen_files")?;
-        let rows = st
-            .query_map([], |r| {
-                let path = match r.get_ref(0)? {
-                    ValueRef::Text(b) | ValueRef::Blob(b) => b.to_vec(),
-                    _ => Vec::new(),
-                };
-                Ok((path, (r.get(1)?, r.get(2)?)))
-            })
-            ?;
+        let rows = st.query_map([], |r| {
+            let path = match r.get_ref(0)? {
+                ValueRef::Text(b) | ValueRef::Blob(b) => b.to_vec(),
+                _ => Vec::new(),
+            };
+            Ok((path, (r.get(1)?, r.get(2)?)))
+        })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
@@ -278,8 +273,7 @@ impl Store {
         };
         self.conn
             .prepare_cached("INSERT INTO logs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
-            .and_then(|mut st| st.execute(params![id, key, path, size, status.as_str(), error, now()]))
-            ?;
+            .and_then(|mut st| st.execute(params![id, key, path, size, status.as_str(), error, now()]))?;
         for (w, n) in self.rows_written.iter_mut().zip(rows) {
             *w += n;
         }
@@ -297,8 +291,7 @@ impl Store {
             self.in_tx = false;
         }
         self.rows_in_tx = 0;
-        self.next_id =
-            self.conn.query_row("SELECT COALESCE(MAX(log_id), 0) + 1 FROM logs", [], |r| r.get(0))?;
+        self.next_id = self.conn.query_row("SELECT COALESCE(MAX(log_id), 0) + 1 FROM logs", [], |r| r.get(0))?;
         Ok(())
     }
 
@@ -314,8 +307,7 @@ impl Store {
         };
         self.conn
             .prepare_cached("INSERT OR REPLACE INTO seen_files VALUES (?1, ?2, ?3, ?4)")
-            .and_then(|mut st| st.execute(params![key, size, mtime_ns, log_id]))
-            ?;
+            .and_then(|mut st| st.execute(params![key, size, mtime_ns, log_id]))?;
         Ok(())
     }
 

@@ -45,9 +45,19 @@ struct Collected {
     dxt_hosts: HashSet<String>,
 }
 
-pub fn analyze(path: &Path, opts: &Options) -> Result<Report, String> {
+/// The log could not be opened at all (what is wrong inside an opened
+/// log becomes the report's warnings instead).
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {source}", path.display())]
+pub struct UnreadableLog {
+    pub path: std::path::PathBuf,
+    #[source]
+    pub source: darshan_log::LogError,
+}
+
+pub fn analyze(path: &Path, opts: &Options) -> Result<Report, UnreadableLog> {
     // Phase 1: open.
-    let log = LogFile::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let log = LogFile::open(path).map_err(|e| UnreadableLog { path: path.to_path_buf(), source: e })?;
     let mut report = Report { schema: SCHEMA, ..Default::default() };
     report.log = log_info(path, &log);
     let mounts = log.job.mounts().unwrap_or_else(|e| {

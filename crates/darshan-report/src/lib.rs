@@ -15,5 +15,5 @@ pub mod modstats;
 pub mod render;
 pub mod units;
 
-pub use collect::{analyze, Options};
+pub use collect::{analyze, Options, UnreadableLog};
 pub use model::Report;

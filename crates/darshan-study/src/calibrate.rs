@@ -7,6 +7,7 @@
 //! Input: CSV with a header `op,size,count,seconds` (op is read or write;
 //! seconds is the time the `count` operations of `size` bytes took).
 
+use crate::error::CalibrationError;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, Serialize, PartialEq)]
@@ -38,7 +39,7 @@ impl Calibration {
 }
 
 /// Weighted least squares of y = a0 + a1·x with weights w.
-pub fn fit(points: &[(f64, f64, f64)]) -> Result<Fit, String> {
+pub fn fit(points: &[(f64, f64, f64)]) -> Result<Fit, CalibrationError> {
     let (mut s, mut sx, mut sy, mut sxx, mut sxy) = (0.0, 0.0, 0.0, 0.0, 0.0);
     for &(x, y, w) in points {
         s += w;
@@ -49,7 +50,7 @@ pub fn fit(points: &[(f64, f64, f64)]) -> Result<Fit, String> {
     }
     let det = s * sxx - sx * sx;
     if points.len() < 2 || det.abs() <= f64::EPSILON * s * sxx {
-        return Err("at least two different request sizes are needed".into());
+        return Err(CalibrationError::TooFewSizes);
     }
     let a1 = (s * sxy - sx * sy) / det;
     let a0 = (sy - a1 * sx) / s;
@@ -63,15 +64,16 @@ pub fn fit(points: &[(f64, f64, f64)]) -> Result<Fit, String> {
     Ok(Fit { a0, a1, observations: points.len(), r2 })
 }
 
-pub fn calibrate(csv: &str) -> Result<Calibration, String> {
+pub fn calibrate(csv: &str) -> Result<Calibration, CalibrationError> {
     let (mut reads, mut writes) = (Vec::new(), Vec::new());
     let mut lines = csv.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
     match lines.next() {
         Some((_, h)) if h.replace(' ', "").eq_ignore_ascii_case("op,size,count,seconds") => {}
-        _ => return Err("the first line must be the header op,size,count,seconds".into()),
+        _ => return Err(CalibrationError::Header),
     }
     for (i, line) in lines {
-        let bad = |what: &str| format!("line {}: {what}: {}", i + 1, line.chars().take(60).collect::<String>());
+        let bad =
+            |what: &'static str| CalibrationError::Line { line: i + 1, what, text: line.chars().take(60).collect() };
         let f: Vec<&str> = line.split(',').map(str::trim).collect();
         if f.len() != 4 {
             return Err(bad("expected 4 fields"));
@@ -90,8 +92,8 @@ pub fn calibrate(csv: &str) -> Result<Calibration, String> {
             _ => return Err(bad("op must be read or write")),
         }
     }
-    let read = fit(&reads).map_err(|e| format!("reads: {e}"))?;
-    let write = fit(&writes).map_err(|e| format!("writes: {e}"))?;
+    let read = fit(&reads).map_err(|e| CalibrationError::Fit { ops: "reads", source: Box::new(e) })?;
+    let write = fit(&writes).map_err(|e| CalibrationError::Fit { ops: "writes", source: Box::new(e) })?;
     Ok(Calibration { read, write })
 }
 
@@ -132,9 +134,16 @@ mod tests {
 
     #[test]
     fn bad_observation_files_are_clear_errors() {
-        assert!(calibrate("size,count\n").unwrap_err().contains("header"));
-        assert!(calibrate("op,size,count,seconds\nread,1,1,x\n").unwrap_err().contains("line 2"));
-        assert!(calibrate("op,size,count,seconds\nread,1,1,1\nwrite,1,1,1\n").unwrap_err().contains("two different"));
-        assert!(calibrate("op,size,count,seconds\nseek,1,1,1\n").unwrap_err().contains("read or write"));
+        assert!(matches!(calibrate("size,count\n"), Err(CalibrationError::Header)));
+        assert!(matches!(
+            calibrate("op,size,count,seconds\nread,1,1,x\n"),
+            Err(CalibrationError::Line { line: 2, .. })
+        ));
+        let e = calibrate("op,size,count,seconds\nread,1,1,1\nwrite,1,1,1\n").unwrap_err();
+        assert!(
+            matches!(&e, CalibrationError::Fit { ops: "reads", source } if matches!(**source, CalibrationError::TooFewSizes))
+        );
+        assert!(e.to_string().contains("two different"), "{e}");
+        assert!(calibrate("op,size,count,seconds\nseek,1,1,1\n").unwrap_err().to_string().contains("read or write"));
     }
 }

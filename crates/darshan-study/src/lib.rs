@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod calibrate;
+pub mod error;
 pub mod queries;
 pub mod render;
 pub mod timeline;
@@ -17,6 +18,8 @@ use std::time::Instant;
 use darshan_report::diagnose::Config;
 use rusqlite::{Connection, OpenFlags};
 use serde::Serialize;
+
+pub use error::{CalibrationError, StudyError};
 
 pub const SCHEMA: &str = "darshan-study/1";
 
@@ -79,9 +82,9 @@ impl Study {
     }
 }
 
-pub fn open(db: &Path) -> Result<Connection, String> {
+pub fn open(db: &Path) -> Result<Connection, StudyError> {
     if !db.is_file() {
-        return Err(format!("{}: no such database (make one with darshan-ingest)", db.display()));
+        return Err(StudyError::NoDatabase(db.into()));
     }
     // The study only reads (its views are temporary), but a read-only
     // connection to a WAL database leaves its -wal and -shm files behind
@@ -91,32 +94,31 @@ pub fn open(db: &Path) -> Result<Connection, String> {
     let ro = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let c = Connection::open_with_flags(db, rw)
         .or_else(|_| Connection::open_with_flags(db, ro))
-        .map_err(|e| format!("{}: {e}", db.display()))?;
+        .map_err(|e| StudyError::Open { path: db.into(), source: e })?;
     let ok: bool = c
         .query_row("SELECT COUNT(*) FROM sqlite_master WHERE name IN ('jobs', 'logs', 'posix_records')", [], |r| {
             r.get::<_, i64>(0)
         })
         .map(|n| n == 3)
-        .map_err(|e| format!("{}: {e}", db.display()))?;
+        .map_err(|e| StudyError::Open { path: db.into(), source: e })?;
     if !ok {
-        return Err(format!("{}: not a darshan-ingest database", db.display()));
+        return Err(StudyError::NotIngest(db.into()));
     }
     Ok(c)
 }
 
-pub fn study(db: &Path, opts: &Options) -> Result<Study, String> {
+pub fn study(db: &Path, opts: &Options) -> Result<Study, StudyError> {
     if !(opts.interval.is_finite() && opts.interval > 0.0) {
-        return Err(format!("the interval must be a positive number of seconds, not {}", opts.interval));
+        return Err(StudyError::Interval(opts.interval));
     }
     let conn = open(db)?;
-    let e = |e: rusqlite::Error| e.to_string();
     let mut logs = LogCounts::default();
     let mut loading = 0;
     {
-        let mut st = conn.prepare("SELECT status, COUNT(*) FROM logs GROUP BY status").map_err(e)?;
-        let mut rows = st.query([]).map_err(e)?;
-        while let Some(r) = rows.next().map_err(e)? {
-            let (s, n): (String, i64) = (r.get(0).map_err(e)?, r.get(1).map_err(e)?);
+        let mut st = conn.prepare("SELECT status, COUNT(*) FROM logs GROUP BY status")?;
+        let mut rows = st.query([])?;
+        while let Some(r) = rows.next()? {
+            let (s, n): (String, i64) = (r.get(0)?, r.get(1)?);
             match s.as_str() {
                 "ok" => logs.ok = n,
                 "partial" => logs.partial = n,
@@ -129,27 +131,22 @@ pub fn study(db: &Path, opts: &Options) -> Result<Study, String> {
     // logs half-written ('loading'); their rows must not count as jobs.
     logs.total = logs.ok + logs.partial + logs.error;
     if loading > 0 {
-        return Err(format!(
-            "{}: {loading} logs are only partly written (an interrupted ingest): run darshan-ingest on the database again to finish them",
-            db.display()
-        ));
+        return Err(StudyError::Unfinished { path: db.into(), logs: loading });
     }
     if logs.total == 0 {
-        return Err(format!("{}: the database holds no logs yet (darshan-ingest adds them)", db.display()));
+        return Err(StudyError::Empty(db.into()));
     }
     let bad_logs = {
         let mut st = conn
             .prepare(
                 "SELECT path, status, COALESCE(error, '') FROM logs WHERE status IN ('error', 'partial') ORDER BY status, path LIMIT 100",
             )
-            .map_err(e)?;
-        let rows =
-            st.query_map([], |r| Ok(BadLog { path: r.get(0)?, status: r.get(1)?, error: r.get(2)? })).map_err(e)?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(e)?
+            ?;
+        let rows = st.query_map([], |r| Ok(BadLog { path: r.get(0)?, status: r.get(1)?, error: r.get(2)? }))?;
+        rows.collect::<Result<Vec<_>, _>>()?
     };
-    let (first, last): (Option<i64>, Option<i64>) = conn
-        .query_row("SELECT MIN(start_time), MAX(end_time) FROM jobs", [], |r| Ok((r.get(0)?, r.get(1)?)))
-        .map_err(e)?;
+    let (first, last): (Option<i64>, Option<i64>) =
+        conn.query_row("SELECT MIN(start_time), MAX(end_time) FROM jobs", [], |r| Ok((r.get(0)?, r.get(1)?)))?;
     let t0 = Instant::now();
     let tables = queries::run_all(&conn)?;
     let query_seconds = t0.elapsed().as_secs_f64();

@@ -2,6 +2,7 @@
 //! queries, and run on the SQLite database. The same text runs on DuckDB
 //! and Spark over the Parquet dataset (tests/facility/).
 
+use crate::error::StudyError;
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 use serde::Serialize;
@@ -70,12 +71,13 @@ pub fn blocks(text: &str) -> Vec<Block> {
 }
 
 /// Create the views, then run every query.
-pub fn run_all(conn: &Connection) -> Result<Vec<Table>, String> {
+pub fn run_all(conn: &Connection) -> Result<Vec<Table>, StudyError> {
     let mut out = Vec::new();
     for b in blocks(STUDY_SQL) {
         if b.is_view {
-            conn.execute(&format!("DROP VIEW IF EXISTS temp.{}", b.name), []).map_err(|e| e.to_string())?;
-            conn.execute(&b.sql, []).map_err(|e| format!("view {}: {e}", b.name))?;
+            let e = StudyError::sql(format!("view {}", b.name));
+            conn.execute(&format!("DROP VIEW IF EXISTS temp.{}", b.name), []).map_err(&e)?;
+            conn.execute(&b.sql, []).map_err(&e)?;
         } else {
             out.push(run(conn, &b)?);
         }
@@ -83,17 +85,17 @@ pub fn run_all(conn: &Connection) -> Result<Vec<Table>, String> {
     Ok(out)
 }
 
-pub fn run(conn: &Connection, b: &Block) -> Result<Table, String> {
-    let e = |e: rusqlite::Error| format!("query {}: {e}", b.name);
-    let mut st = conn.prepare(&b.sql).map_err(e)?;
+pub fn run(conn: &Connection, b: &Block) -> Result<Table, StudyError> {
+    let e = StudyError::sql(format!("query {}", b.name));
+    let mut st = conn.prepare(&b.sql).map_err(&e)?;
     let columns: Vec<String> = st.column_names().into_iter().map(str::to_string).collect();
     let n = columns.len();
-    let mut rows = st.query([]).map_err(e)?;
+    let mut rows = st.query([]).map_err(&e)?;
     let mut t = Table { name: b.name.clone(), title: b.title.clone(), columns, rows: Vec::new() };
-    while let Some(r) = rows.next().map_err(e)? {
+    while let Some(r) = rows.next().map_err(&e)? {
         let mut row = Vec::with_capacity(n);
         for i in 0..n {
-            row.push(match r.get_ref(i).map_err(e)? {
+            row.push(match r.get_ref(i).map_err(&e)? {
                 ValueRef::Null => serde_json::Value::Null,
                 ValueRef::Integer(v) => v.into(),
                 ValueRef::Real(v) => serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, Into::into),

@@ -2,6 +2,7 @@
 //! inline as SVG from darshan-report's chart functions, no script, no
 //! request: the page's content security policy forbids them).
 
+use crate::error::StudyError;
 use darshan_report::render::charts::{category_bars, lines, read_write_bars, Series, Unit, COLORS};
 use darshan_report::units;
 use minijinja::{context, AutoEscape, Environment, Value};
@@ -246,7 +247,7 @@ fn timeline_charts(tl: &Timeline) -> Vec<String> {
     ]
 }
 
-pub fn render(s: &Study) -> Result<String, String> {
+pub fn render(s: &Study) -> Result<String, StudyError> {
     let mut env = Environment::new();
     // Every value is HTML-escaped, whatever the template's name: names,
     // command lines and metadata come from logs and are hostile until
@@ -259,15 +260,15 @@ pub fn render(s: &Study) -> Result<String, String> {
     env.add_filter("date", |t: i64| {
         chrono::DateTime::from_timestamp(t, 0).map(|d| d.format("%Y-%m-%d %H:%M UTC").to_string()).unwrap_or_default()
     });
-    env.add_template("study", TEMPLATE).map_err(|e| format!("study template: {e}"))?;
+    env.add_template("study", TEMPLATE)?;
     let tables: Vec<ViewTable> = s.tables.iter().map(view).collect();
     let charts = charts(s);
-    let tpl = env.get_template("study").map_err(|e| e.to_string())?;
+    let tpl = env.get_template("study")?;
     tpl.render(context! {
         s => s,
         tables => tables,
         charts => charts,
         generator => format!("darshan-study {}", env!("CARGO_PKG_VERSION")),
     })
-    .map_err(|e| format!("study template: {e}"))
+    .map_err(StudyError::from)
 }

@@ -17,6 +17,7 @@
 //! the facility's timeline over centuries or spread a record over
 //! millions of intervals.
 
+use crate::error::StudyError;
 use std::collections::HashMap;
 
 use rusqlite::Connection;
@@ -243,8 +244,8 @@ SELECT r.log_id, r.record_id, r.rank, j.start_time, j.end_time, j.nprocs,
 FROM stdio_records r JOIN jobs j ON j.log_id = r.log_id
 WHERE (r.STDIO_BYTES_READ > 0 OR r.STDIO_BYTES_WRITTEN > 0) AND PLAUSIBLE_JOB";
 
-pub fn compute(conn: &Connection, dt: f64, fsu: Fsu) -> Result<Timeline, String> {
-    let e = |e: rusqlite::Error| format!("timeline: {e}");
+pub fn compute(conn: &Connection, dt: f64, fsu: Fsu) -> Result<Timeline, StudyError> {
+    let e = StudyError::sql("timeline");
     let (t0, t1, left_out): (Option<i64>, Option<i64>, i64) = conn
         .query_row(
             &format!(
@@ -254,37 +255,35 @@ pub fn compute(conn: &Connection, dt: f64, fsu: Fsu) -> Result<Timeline, String>
             [],
             |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, Option<i64>>(2)?.unwrap_or(0))),
         )
-        .map_err(e)?;
+        .map_err(&e)?;
     let mut tl =
         Timeline { interval_seconds: dt, thresholds: THRESHOLDS, jobs_left_out: left_out, ..Default::default() };
     let (Some(t0), Some(t1)) = (t0, t1) else { return Ok(tl) };
     tl.start_time = t0;
     let intervals = (t1 - t0).max(0) as f64 / dt;
     if intervals > MAX_INTERVALS {
-        return Err(format!(
-            "the timeline would have {intervals:.0} intervals of {dt} s (its jobs span {} s): use a larger --interval",
-            t1 - t0
-        ));
+        return Err(StudyError::TooManyIntervals { intervals, dt, span: t1 - t0 });
     }
     let mut osts: HashMap<(i64, i64), Vec<i64>> = HashMap::new();
     {
         let mut st =
-            conn.prepare("SELECT DISTINCT log_id, record_id, ost_id FROM lustre_osts ORDER BY 1, 2, 3").map_err(e)?;
-        let mut rows = st.query([]).map_err(e)?;
-        while let Some(r) = rows.next().map_err(e)? {
-            osts.entry((r.get(0).map_err(e)?, r.get(1).map_err(e)?)).or_default().push(r.get(2).map_err(e)?);
+            conn.prepare("SELECT DISTINCT log_id, record_id, ost_id FROM lustre_osts ORDER BY 1, 2, 3").map_err(&e)?;
+        let mut rows = st.query([]).map_err(&e)?;
+        while let Some(r) = rows.next().map_err(&e)? {
+            osts.entry((r.get(0).map_err(&e)?, r.get(1).map_err(&e)?)).or_default().push(r.get(2).map_err(&e)?);
         }
     }
     // Read every flow first: what spreading them costs decides Δt.
     let mut pieces: Vec<Piece> = Vec::new();
-    let mut st = conn.prepare(&FLOWS_SQL.replace("PLAUSIBLE_JOB", PLAUSIBLE_JOB)).map_err(e)?;
-    let mut rows = st.query([]).map_err(e)?;
-    while let Some(r) = rows.next().map_err(e)? {
+    let mut st = conn.prepare(&FLOWS_SQL.replace("PLAUSIBLE_JOB", PLAUSIBLE_JOB)).map_err(&e)?;
+    let mut rows = st.query([]).map_err(&e)?;
+    while let Some(r) = rows.next().map_err(&e)? {
         let g = |i: usize| r.get::<_, Option<f64>>(i).map(|v| v.unwrap_or(0.0));
         let (log_id, record_id, rank): (i64, i64, i64) =
-            (r.get(0).map_err(e)?, r.get(1).map_err(e)?, r.get(2).map_err(e)?);
-        let (start, end, nprocs): (i64, i64, i64) = (r.get(3).map_err(e)?, r.get(4).map_err(e)?, r.get(5).map_err(e)?);
-        let v: Vec<f64> = (6..14).map(g).collect::<Result<_, _>>().map_err(e)?;
+            (r.get(0).map_err(&e)?, r.get(1).map_err(&e)?, r.get(2).map_err(&e)?);
+        let (start, end, nprocs): (i64, i64, i64) =
+            (r.get(3).map_err(&e)?, r.get(4).map_err(&e)?, r.get(5).map_err(&e)?);
+        let v: Vec<f64> = (6..14).map(g).collect::<Result<_, _>>().map_err(&e)?;
         // A record's own times (seconds from the job's start) when they lie
         // within the job's run, else the whole run.
         let run = (end - start) as f64 + 1.0;

@@ -20,13 +20,17 @@ fn closed_pipe_ends(e: std::io::Error) -> std::io::Error {
     e
 }
 
+/// Standard output could not be written (a full disk under a
+/// redirection, an I/O error): the error, with its kind.
+#[derive(Debug, thiserror::Error)]
+#[error("writing standard output: {0}")]
+pub struct StdoutError(#[source] pub std::io::Error);
+
 /// Write `bytes` to standard output and flush. A closed pipe ends the
-/// tool quietly; another error is returned as one line.
-pub fn stdout(bytes: &[u8]) -> Result<(), String> {
+/// tool quietly; another error is returned.
+pub fn stdout(bytes: &[u8]) -> Result<(), StdoutError> {
     let mut so = std::io::stdout().lock();
-    so.write_all(bytes)
-        .and_then(|_| so.flush())
-        .map_err(|e| format!("writing standard output: {}", closed_pipe_ends(e)))
+    so.write_all(bytes).and_then(|_| so.flush()).map_err(|e| StdoutError(closed_pipe_ends(e)))
 }
 
 /// Write `text` to standard error. A closed pipe ends the tool quietly;
@@ -36,6 +40,24 @@ pub fn stderr(text: &str) {
     if let Err(e) = se.write_all(text.as_bytes()).and_then(|_| se.flush()) {
         closed_pipe_ends(e);
     }
+}
+
+/// An error and its causes as one line, `what: why: why`. A cause whose
+/// text the message before it already ends with is not repeated (a typed
+/// error usually says its source in its own message, and also gives it as
+/// `source()` for callers that look at its kind).
+pub fn error_line(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut line = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let text = c.to_string();
+        if !text.is_empty() && !line.ends_with(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+        cause = c.source();
+    }
+    line
 }
 
 /// One line on standard error (a newline is added).
@@ -84,4 +106,29 @@ macro_rules! outln {
     ($($t:tt)*) => {
         { let _ = $crate::cli::stdout(format!("{}\n", format_args!($($t)*)).as_bytes()); }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("{path}: {source}")]
+    struct SaysItsSource {
+        path: &'static str,
+        source: std::io::Error,
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("opening the log")]
+    struct Context(#[source] SaysItsSource);
+
+    /// A typed error that names its source in its message was printed
+    /// with the source twice (`f: denied: denied`) by a chain printer.
+    #[test]
+    fn an_error_line_says_each_cause_once() {
+        let inner = SaysItsSource { path: "f", source: std::io::Error::other("denied") };
+        assert_eq!(error_line(&inner), "f: denied");
+        assert_eq!(error_line(&Context(inner)), "opening the log: f: denied");
+    }
 }

@@ -288,7 +288,11 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
         meta.lines().filter(|l| !l.starts_with("ticks=")).map(|l| format!("{l}\n")).collect::<String>().into_bytes();
 
     let tmp = out.with_extension("darshan_partial_merge");
-    let file = std::fs::File::create(&tmp).map_err(|e| MergeError::Io { what: "cannot create", path: tmp.clone(), source: e })?;
+    let file = std::fs::File::create(&tmp).map_err(|e| MergeError::Io {
+        what: "cannot create",
+        path: tmp.clone(),
+        source: e,
+    })?;
     let werr = |e: darshan_log::LogError| MergeError::Write { path: tmp.clone(), source: e };
     let mut w = LogWriter::new(std::io::BufWriter::new(file), Compression::Zlib).map_err(werr)?;
     w.write_job(&job).map_err(werr)?;
@@ -302,8 +306,13 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
     }
     w.set_partial_flag(partial);
     let f = w.finish().map_err(werr)?;
-    let f = f.into_inner().map_err(|e| MergeError::Io { what: "writing", path: tmp.clone(), source: e.into_error() })?;
+    let f =
+        f.into_inner().map_err(|e| MergeError::Io { what: "writing", path: tmp.clone(), source: e.into_error() })?;
     f.sync_all().map_err(|e| MergeError::Io { what: "writing", path: tmp.clone(), source: e })?;
-    std::fs::rename(&tmp, out).map_err(|e| MergeError::Rename { from: tmp.clone(), to: out.to_path_buf(), source: e })?;
+    std::fs::rename(&tmp, out).map_err(|e| MergeError::Rename {
+        from: tmp.clone(),
+        to: out.to_path_buf(),
+        source: e,
+    })?;
     Ok(count)
 }

@@ -102,7 +102,7 @@ fn go(cli: &Cli) -> Result<u8, (u8, String)> {
     if cli.json {
         let v = serde_json::json!({ "ingest": sum, "parquet": export });
         let text = serde_json::to_string_pretty(&v).map_err(|e| (USAGE, e.to_string()))?;
-        cli::stdout(format!("{text}\n").as_bytes()).map_err(|e| (USAGE, e))?;
+        cli::stdout(format!("{text}\n").as_bytes()).map_err(|e| (USAGE, e.to_string()))?;
     } else if !cli.quiet {
         let mut o = String::new();
         let _ = writeln!(
@@ -134,7 +134,7 @@ fn go(cli: &Cli) -> Result<u8, (u8, String)> {
         if let Some(x) = &export {
             let _ = writeln!(o, "{}: {} logs exported in {} files", visible(&x.directory), x.logs, x.files_written);
         }
-        cli::stdout(o.as_bytes()).map_err(|e| (USAGE, e))?;
+        cli::stdout(o.as_bytes()).map_err(|e| (USAGE, e.to_string()))?;
     }
     Ok(if sum.errors.is_empty() { 0 } else { SOME_UNREADABLE })
 }

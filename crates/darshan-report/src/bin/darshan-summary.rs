@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::Context;
 use clap::Parser;
 use darshan_report::diagnose::Config;
 use darshan_report::{analyze, render, Options};
@@ -58,13 +59,14 @@ fn main() -> ExitCode {
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            cli::say(&format!("darshan-summary: {}", visible(&e)));
+            // One line: the context, then each cause (`a: b: c`).
+            cli::say(&format!("darshan-summary: {}", visible(&cli::error_line(e.as_ref()))));
             ExitCode::FAILURE
         }
     }
 }
 
-fn run(args: &Args) -> Result<(), String> {
+fn run(args: &Args) -> anyhow::Result<()> {
     let config = match &args.config {
         Some(p) => Config::load(p)?,
         None => Config::default(),
@@ -76,18 +78,21 @@ fn run(args: &Args) -> Result<(), String> {
         (render::json(&report), None)
     } else {
         let stem = args.logs[0].file_name().map(|f| f.to_string_lossy().trim_end_matches(".darshan").to_string());
-        (render::html::render(&report)?, Some(PathBuf::from(format!("{}_report.html", stem.unwrap_or_default()))))
+        (
+            render::html::render(&report).context("rendering the report")?,
+            Some(PathBuf::from(format!("{}_report.html", stem.unwrap_or_default()))),
+        )
     };
     let out = args.output.clone().or(default_out);
     match out {
         Some(p) if p.as_os_str() != "-" => {
-            std::fs::write(&p, body).map_err(|e| format!("{}: {e}", p.display()))?;
+            std::fs::write(&p, body).with_context(|| p.display().to_string())?;
             if !args.text && !args.json {
                 cli::say(&format!("darshan-summary: wrote {}", visible(&p.display().to_string())));
             }
             Ok(())
         }
         // A closed pipe (| head) ends the tool quietly.
-        _ => cli::stdout(body.as_bytes()),
+        _ => Ok(cli::stdout(body.as_bytes())?),
     }
 }

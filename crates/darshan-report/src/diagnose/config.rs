@@ -53,16 +53,18 @@ impl Config {
 
     /// Read a JSON config: `{"category": {"name": value}}` sets
     /// `category_name`; a flat `{"category_name": value}` works too.
-    pub fn load(path: &std::path::Path) -> Result<Config, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut c = Config::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    pub fn load(path: &std::path::Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ConfigError::Read { path: path.display().to_string(), source: e })?;
+        let mut c = Config::from_json(&text)
+            .map_err(|e| ConfigError::In { path: path.display().to_string(), source: Box::new(e) })?;
         c.source = path.display().to_string();
         Ok(c)
     }
 
-    pub fn from_json(text: &str) -> Result<Config, String> {
-        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
-        let top = v.as_object().ok_or("expected a JSON object")?;
+    pub fn from_json(text: &str) -> Result<Config, ConfigError> {
+        let v: serde_json::Value = serde_json::from_str(text)?;
+        let top = v.as_object().ok_or(ConfigError::NotAnObject)?;
         let mut c = Config::default();
         for (cat, inner) in top {
             match inner {
@@ -77,22 +79,42 @@ impl Config {
         Ok(c)
     }
 
-    fn set(&mut self, key: &str, val: &serde_json::Value) -> Result<(), String> {
+    fn set(&mut self, key: &str, val: &serde_json::Value) -> Result<(), ConfigError> {
         let Some((k, _, _)) = DEFAULTS.iter().find(|(k, _, _)| *k == key) else {
-            return Err(format!("unknown threshold `{key}`"));
+            return Err(ConfigError::Unknown(key.into()));
         };
-        let x = val.as_f64().ok_or_else(|| format!("`{key}` must be a number"))?;
+        let x = val.as_f64().ok_or_else(|| ConfigError::NotANumber(key.into()))?;
         let ratio = matches!(
             key,
             "imbalance_operations" | "small_requests" | "misaligned_requests" | "random_operations" | "metadata_ratio"
         );
         if !x.is_finite() || x < 0.0 || (ratio && x > 1.0) {
             let range = if ratio { "between 0 and 1" } else { "a non-negative number" };
-            return Err(format!("`{key}` must be {range}, not {x}"));
+            return Err(ConfigError::OutOfRange { key: key.into(), range, value: x });
         }
         self.values.insert(k, x);
         Ok(())
     }
+}
+
+/// A thresholds file that cannot be used: why, with the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{path}: {source}")]
+    Read { path: String, source: std::io::Error },
+    /// What is wrong inside the file `path`.
+    #[error("{path}: {source}")]
+    In { path: String, source: Box<ConfigError> },
+    #[error("not valid JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("expected a JSON object")]
+    NotAnObject,
+    #[error("unknown threshold `{0}`")]
+    Unknown(String),
+    #[error("`{0}` must be a number")]
+    NotANumber(String),
+    #[error("`{key}` must be {range}, not {value}")]
+    OutOfRange { key: String, range: &'static str, value: f64 },
 }
 
 #[cfg(test)]
@@ -112,10 +134,14 @@ mod tests {
 
     #[test]
     fn bad_config_values_are_clear_errors() {
-        assert!(Config::from_json("[1]").unwrap_err().contains("object"));
-        assert!(Config::from_json(r#"{"small": {"requests": 2}}"#).unwrap_err().contains("between 0 and 1"));
-        assert!(Config::from_json(r#"{"nonsense": 1}"#).unwrap_err().contains("unknown threshold"));
-        assert!(Config::from_json(r#"{"fsu": {"a0_read": "x"}}"#).unwrap_err().contains("number"));
-        assert!(Config::from_json("{").unwrap_err().contains("JSON"));
+        assert!(matches!(Config::from_json("[1]"), Err(ConfigError::NotAnObject)));
+        let e = Config::from_json(r#"{"small": {"requests": 2}}"#).unwrap_err();
+        assert!(matches!(&e, ConfigError::OutOfRange { key, value, .. } if key == "small_requests" && *value == 2.0));
+        assert!(e.to_string().contains("between 0 and 1"), "{e}");
+        assert!(matches!(Config::from_json(r#"{"nonsense": 1}"#), Err(ConfigError::Unknown(k)) if k == "nonsense"));
+        assert!(
+            matches!(Config::from_json(r#"{"fsu": {"a0_read": "x"}}"#), Err(ConfigError::NotANumber(k)) if k == "fsu_a0_read")
+        );
+        assert!(Config::from_json("{").unwrap_err().to_string().contains("JSON"));
     }
 }

@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 
 use darshan_log::NameTable;
 
-pub use config::Config;
+pub use config::{Config, ConfigError};
 
 use crate::files::{FileAgg, Files};
 use crate::model::{Finding, Level, Metrics, Withheld};

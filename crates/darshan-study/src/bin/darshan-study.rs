@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::Context;
 use clap::{Parser, Subcommand};
 use darshan_report::diagnose::Config;
 use darshan_study::{calibrate, render, study, Options};
@@ -57,17 +58,19 @@ fn main() -> ExitCode {
     match go(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            cli::say(&format!("darshan-study: {}", visible(&e)));
+            // One line: the context, then each cause (`a: b: c`).
+            cli::say(&format!("darshan-study: {}", visible(&cli::error_line(e.as_ref()))));
             ExitCode::from(2)
         }
     }
 }
 
-fn go(cli: Cli) -> Result<(), String> {
+fn go(cli: Cli) -> anyhow::Result<()> {
     if let Some(Cmd::Calibrate { observations, output }) = cli.cmd {
-        let text = std::fs::read_to_string(&observations).map_err(|e| format!("{}: {e}", observations.display()))?;
-        let c = calibrate::calibrate(&text).map_err(|e| format!("{}: {e}", observations.display()))?;
-        let cfg = serde_json::to_string_pretty(&c.config_json()).map_err(|e| e.to_string())?;
+        let shown = || observations.display().to_string();
+        let text = std::fs::read_to_string(&observations).with_context(shown)?;
+        let c = calibrate::calibrate(&text).with_context(shown)?;
+        let cfg = serde_json::to_string_pretty(&c.config_json())?;
         for (op, f) in [("read", c.read), ("write", c.write)] {
             cli::say(&format!(
                 "{op}: a0 = {:.4e} s per operation, a1 = {:.4e} s per byte ({:.0} MB/s); {} observations, R² = {:.4}",
@@ -79,23 +82,23 @@ fn go(cli: Cli) -> Result<(), String> {
             ));
         }
         return match output {
-            Some(p) => std::fs::write(&p, cfg + "\n").map_err(|e| format!("{}: {e}", p.display())),
-            None => cli::stdout(format!("{cfg}\n").as_bytes()),
+            Some(p) => std::fs::write(&p, cfg + "\n").with_context(|| p.display().to_string()),
+            None => Ok(cli::stdout(format!("{cfg}\n").as_bytes())?),
         };
     }
-    let db = cli.db.ok_or("--db FILE is required (the database darshan-ingest wrote)")?;
+    let db = cli.db.context("--db FILE is required (the database darshan-ingest wrote)")?;
     let config = match &cli.config {
         Some(p) => Config::load(p)?,
         None => Config::default(),
     };
     let s = study(&db, &Options { interval: cli.interval, config })?;
     if cli.json {
-        let text = serde_json::to_string_pretty(&s).map_err(|e| e.to_string())?;
-        return cli::stdout(format!("{text}\n").as_bytes());
+        let text = serde_json::to_string_pretty(&s)?;
+        return Ok(cli::stdout(format!("{text}\n").as_bytes())?);
     }
     let out = cli.output.unwrap_or_else(|| PathBuf::from("study.html"));
     let html = render::render(&s)?;
-    std::fs::write(&out, html).map_err(|e| format!("{}: {e}", out.display()))?;
+    std::fs::write(&out, html).with_context(|| out.display().to_string())?;
     cli::say(&format!("darshan-study: {} ({} logs)", visible(&out.display().to_string()), s.logs.total));
     Ok(())
 }
