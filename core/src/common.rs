@@ -418,7 +418,7 @@ mod tests {
         let mut w = vec![0u64; 8];
         let mut t = CommonVals::default();
         let mut pool = CommonPool::with_capacity(2);
-        for v in std::iter::repeat(1000).take(10).chain([100, 100, 100, 4096, 10]) {
+        for v in std::iter::repeat_n(1000, 10).chain([100, 100, 100, 4096, 10]) {
             t.count(&mut pool, &mut w, 0, 4, v);
         }
         assert_eq!(list(&w), vec![(1000, 10), (100, 3), (4096, 1), (10, 1)]);

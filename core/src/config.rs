@@ -488,9 +488,10 @@ impl Config {
         s += &format!("darshan:DARSHAN_JOBID\t{}\n", self.jobid_env.as_deref().unwrap_or("(pid)"));
         s += &format!("darshan:DARSHAN_LOGHINTS\t{}\n", self.log_hints);
         s += &format!("darshan:enabled modules\t{}\n", on.join(","));
-        for m in 0..MODULE_NAMES.len() {
-            if self.max_records[m] != default_records()[m] {
-                s += &format!("darshan:MAX_RECORDS\t{} {}\n", self.max_records[m], MODULE_NAMES[m]);
+        let defaults = default_records();
+        for ((name, n), d) in MODULE_NAMES.iter().zip(self.max_records.iter()).zip(defaults.iter()) {
+            if n != d {
+                s += &format!("darshan:MAX_RECORDS\t{n} {name}\n");
             }
         }
         for r in &self.name_exclude {

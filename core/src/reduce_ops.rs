@@ -253,6 +253,33 @@ pub fn common_tuples(a: &[u64], b: &[u64], out: &mut [u64], vi: usize, ci: usize
     }
 }
 
+/// The words of a record that `combine` leaves zero both when the
+/// operands hold distinct non-zero values and when they hold 1s (flags):
+/// counters no rule takes. A module's tests assert there are none past
+/// the id (a counter added to the table, or a table reordered, without
+/// its rule shows up here).
+pub fn words_no_rule_takes(combine: fn(&[u64], &mut [u64]), record_words: usize) -> Vec<usize> {
+    words_no_rule_takes_but(combine, record_words, &[])
+}
+
+/// As [`words_no_rule_takes`] for a [`Rules`]: the variances are set
+/// after the combining (`Reducer::set_variance`).
+pub fn words_no_rules_take(rules: &Rules, record_words: usize) -> Vec<usize> {
+    words_no_rule_takes_but(rules.combine, record_words, &[rules.shape.var_time, rules.shape.var_bytes])
+}
+
+fn words_no_rule_takes_but(combine: fn(&[u64], &mut [u64]), record_words: usize, elsewhere: &[usize]) -> Vec<usize> {
+    let run = |a: &dyn Fn(u64) -> u64, b: &dyn Fn(u64) -> u64| {
+        let x: Vec<u64> = (0..record_words as u64).map(a).collect();
+        let mut y: Vec<u64> = (0..record_words as u64).map(b).collect();
+        combine(&x, &mut y);
+        y
+    };
+    let distinct = run(&|k| 3 + k, &|k| 1000 + k);
+    let ones = run(&|_| 1, &|_| 1);
+    (2..record_words).filter(|&k| distinct[k] == 0 && ones[k] == 0 && !elsewhere.contains(&k)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -293,31 +320,4 @@ mod tests {
         sum_or_minus_one(&a, &b, &mut out, 0..=1);
         assert_eq!(out.map(|x| x as i64), [-1, 5]);
     }
-}
-
-/// The words of a record that `combine` leaves zero both when the
-/// operands hold distinct non-zero values and when they hold 1s (flags):
-/// counters no rule takes. A module's tests assert there are none past
-/// the id (a counter added to the table, or a table reordered, without
-/// its rule shows up here).
-pub fn words_no_rule_takes(combine: fn(&[u64], &mut [u64]), record_words: usize) -> Vec<usize> {
-    words_no_rule_takes_but(combine, record_words, &[])
-}
-
-/// As [`words_no_rule_takes`] for a [`Rules`]: the variances are set
-/// after the combining (`Reducer::set_variance`).
-pub fn words_no_rules_take(rules: &Rules, record_words: usize) -> Vec<usize> {
-    words_no_rule_takes_but(rules.combine, record_words, &[rules.shape.var_time, rules.shape.var_bytes])
-}
-
-fn words_no_rule_takes_but(combine: fn(&[u64], &mut [u64]), record_words: usize, elsewhere: &[usize]) -> Vec<usize> {
-    let run = |a: &dyn Fn(u64) -> u64, b: &dyn Fn(u64) -> u64| {
-        let x: Vec<u64> = (0..record_words as u64).map(a).collect();
-        let mut y: Vec<u64> = (0..record_words as u64).map(b).collect();
-        combine(&x, &mut y);
-        y
-    };
-    let distinct = run(&|k| 3 + k, &|k| 1000 + k);
-    let ones = run(&|_| 1, &|_| 1);
-    (2..record_words).filter(|&k| distinct[k] == 0 && ones[k] == 0 && !elsewhere.contains(&k)).collect()
 }

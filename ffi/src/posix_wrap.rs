@@ -718,7 +718,11 @@ pub unsafe extern "C" fn _exit(status: c_int) -> ! {
     }
     // SAFETY: no real _exit was found: end the process as it would.
     unsafe { libc::syscall(libc::SYS_exit_group, status) };
-    loop {}
+    // exit_group does not return; the function's type needs an end that
+    // does not either.
+    loop {
+        std::hint::spin_loop()
+    }
 }
 
 #[no_mangle]
@@ -730,5 +734,9 @@ pub unsafe extern "C" fn _Exit(status: c_int) -> ! {
     }
     // SAFETY: no real _exit was found: end the process as it would.
     unsafe { libc::syscall(libc::SYS_exit_group, status) };
-    loop {}
+    // exit_group does not return; the function's type needs an end that
+    // does not either.
+    loop {
+        std::hint::spin_loop()
+    }
 }

@@ -19,10 +19,8 @@ use common::mpi::{Mpi, Mpich, OpenMpi};
 fn cc(name: &str, dir: &Path, compiler: &str, flags: &[&str]) -> PathBuf {
     let out = dir.join(name);
     let src = common::root().join("tests/programs").join(format!("{name}.c"));
-    assert!(darshan_test_support::status(
-        &mut Command::new(compiler).arg("-O2").arg("-o").arg(&out).arg(&src).args(flags)
-    )
-    .success());
+    assert!(darshan_test_support::status(Command::new(compiler).arg("-O2").arg("-o").arg(&out).arg(&src).args(flags))
+        .success());
     out
 }
 
@@ -46,7 +44,7 @@ fn one<'a>(recs: &'a [(usize, String, Record)], m: usize, name: &Path) -> &'a Re
 
 fn merge(inputs: &[PathBuf], out: &Path, extra: &[&str]) {
     let o = darshan_test_support::output(
-        &mut Command::new(common::built("darshan-merge")).arg("--output").arg(out).args(extra).args(inputs),
+        Command::new(common::built("darshan-merge")).arg("--output").arg(out).args(extra).args(inputs),
     );
     assert!(o.status.success(), "darshan-merge: {}", String::from_utf8_lossy(&o.stderr));
 }
@@ -162,7 +160,7 @@ fn killed_mpi_job(mpi: Mpi, d: &Path, env: &[(&str, &str)]) -> Vec<PathBuf> {
         OpenMpi => cmd.args(["--timeout", "4"]),
         Mpich => cmd.env("MPIEXEC_TIMEOUT", "4"),
     };
-    let out = darshan_test_support::output(&mut cmd.arg(&exe).arg(d.join("data")));
+    let out = darshan_test_support::output(cmd.arg(&exe).arg(d.join("data")));
     assert!(!out.status.success(), "the job was to be killed");
     assert!(String::from_utf8_lossy(&out.stdout).contains("ready"));
     assert!(common::files(&d.join("logs")).is_empty());
@@ -257,7 +255,7 @@ fn darshan_merge_refuses_what_it_cannot_merge() {
     let junk = d.join("data/junk.bin");
     std::fs::write(&junk, b"not a log at all").unwrap();
     let o = darshan_test_support::output(
-        &mut Command::new(common::built("darshan-merge")).arg("--output").arg(d.join("logs/x.darshan")).arg(&junk),
+        Command::new(common::built("darshan-merge")).arg("--output").arg(d.join("logs/x.darshan")).arg(&junk),
     );
     assert_eq!(o.status.code(), Some(1));
     assert!(
@@ -276,7 +274,7 @@ fn darshan_merge_refuses_what_it_cannot_merge() {
     let mm = common::files(&d.join("mmap"));
     assert_eq!(mm.len(), 2);
     let o = darshan_test_support::output(
-        &mut Command::new(common::built("darshan-merge")).arg("--output").arg(d.join("logs/y.darshan")).args(&mm),
+        Command::new(common::built("darshan-merge")).arg("--output").arg(d.join("logs/y.darshan")).args(&mm),
     );
     assert_eq!(o.status.code(), Some(1));
     assert!(
@@ -288,7 +286,7 @@ fn darshan_merge_refuses_what_it_cannot_merge() {
     let t = d.join("data/trunc.bin");
     std::fs::write(&t, &std::fs::read(&mm[0]).unwrap()[..3000]).unwrap();
     let o = darshan_test_support::output(
-        &mut Command::new(common::built("darshan-merge")).arg("--output").arg(d.join("logs/z.darshan")).arg(&t),
+        Command::new(common::built("darshan-merge")).arg("--output").arg(d.join("logs/z.darshan")).arg(&t),
     );
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("truncated"), "{}", String::from_utf8_lossy(&o.stderr));

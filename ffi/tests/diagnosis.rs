@@ -142,7 +142,7 @@ fn run_case(name: &str, case: &str, how: Run, exe: &Path) -> Option<PathBuf> {
         _ => {}
     }
     let env_ref: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let args = vec![case.to_string(), target.display().to_string(), input.display().to_string()];
+    let args = [case.to_string(), target.display().to_string(), input.display().to_string()];
     let logs = if let Run::TwoNodes(_) = how {
         // Each rank renames its host in a UTS namespace of its own before
         // the program starts: DXT records two host names, as on 2 nodes.

@@ -452,7 +452,7 @@ fn a_killed_process_never_leaves_a_negative_time() {
         assert_eq!((r.counters[px::WRITES], r.counters[px::READS]), (80_000, 80_000));
         for k in [px::F_READ_TIME, px::F_WRITE_TIME, px::F_META_TIME] {
             let t = r.fcounters[k];
-            assert!(t >= 0.0 && t < 600.0, "round {round}: time counter {k} = {t} after a kill");
+            assert!((0.0..600.0).contains(&t), "round {round}: time counter {k} = {t} after a kill");
         }
     }
 }

@@ -114,9 +114,9 @@ fn a_non_mpi_program_does_not_load_libmpi(mpi: Mpi) {
     let d = scratch_mpi(mpi, "maps");
     let exe = d.join("maps_check");
     let src = common::root().join("tests/programs/maps_check.c");
-    assert!(darshan_test_support::status(&mut Command::new("cc").arg("-O2").arg("-o").arg(&exe).arg(&src)).success());
+    assert!(darshan_test_support::status(Command::new("cc").arg("-O2").arg("-o").arg(&exe).arg(&src)).success());
     let out = darshan_test_support::output(
-        &mut Command::new(&exe)
+        Command::new(&exe)
             .arg(d.join("data/out.txt"))
             .env("LD_PRELOAD", common::lib())
             .env("DARSHAN_ENABLE_NONMPI", "1")
@@ -130,10 +130,10 @@ fn a_non_mpi_program_does_not_load_libmpi(mpi: Mpi) {
     let mexe = d.join("maps_check_mpi");
     // (--no-as-needed: the program calls no MPI function, yet links libmpi.)
     assert!(darshan_test_support::status(
-        &mut Command::new(mpi.cc()).args(["-Wl,--no-as-needed", "-o"]).arg(&mexe).arg(&src)
+        Command::new(mpi.cc()).args(["-Wl,--no-as-needed", "-o"]).arg(&mexe).arg(&src)
     )
     .success());
-    let out = darshan_test_support::output(&mut Command::new(&mexe).arg(d.join("data/out2.txt")));
+    let out = darshan_test_support::output(Command::new(&mexe).arg(d.join("data/out2.txt")));
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "1");
 }
 

@@ -24,7 +24,7 @@ fn compile_ref(name: &str, dir: &Path) -> PathBuf {
 
 fn compile_src(src: &Path, name: &str, dir: &Path, flags: &[&str]) -> PathBuf {
     let out = dir.join(name);
-    let st = darshan_test_support::status(&mut Command::new("cc").arg("-o").arg(&out).arg(src).args(flags));
+    let st = darshan_test_support::status(Command::new("cc").arg("-o").arg(&out).arg(src).args(flags));
     assert!(st.success(), "compiling {name}");
     out
 }
@@ -38,7 +38,7 @@ struct Run {
 fn run(exe: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Run {
     let logs = dir.join("logs");
     let out = darshan_test_support::output(
-        &mut Command::new(exe)
+        Command::new(exe)
             .args(args)
             .env("LD_PRELOAD", common::lib())
             .env("DARSHAN_ENABLE_NONMPI", "1")
@@ -212,7 +212,7 @@ fn io_in_another_librarys_constructor_and_dlopen_are_harmless() {
     let d = common::scratch("ctor");
     let so = d.join("libctor_lib.so");
     let st = darshan_test_support::status(
-        &mut Command::new("cc")
+        Command::new("cc")
             .args(["-shared", "-fPIC", "-o"])
             .arg(&so)
             .arg(common::root().join("tests/programs/ctor_lib.c")),
@@ -553,7 +553,7 @@ fn disabled_excluded_or_not_enabled_runs_write_no_log() {
         assert!(r.logs.is_empty(), "{env:?}: {:?}", r.logs);
     }
     let out = darshan_test_support::output(
-        &mut Command::new(&exe).arg(&f).env("LD_PRELOAD", common::lib()).env("DARSHAN_LOGPATH", d.join("logs")),
+        Command::new(&exe).arg(&f).env("LD_PRELOAD", common::lib()).env("DARSHAN_LOGPATH", d.join("logs")),
     );
     assert!(out.status.success());
     assert!(std::fs::read_dir(d.join("logs")).unwrap().next().is_none(), "non-MPI run without DARSHAN_ENABLE_NONMPI");
@@ -572,7 +572,7 @@ fn logfile_names_the_exact_path_and_logs_are_read_only() {
     let d2 = common::scratch("logname");
     let r = run(&exe, &[&s(&d2.join("data/q"))], &d2, &[]);
     let name = r.logs[0].file_name().unwrap().to_string_lossy().into_owned();
-    let pid_part = format!("_quick_exit_id");
+    let pid_part = "_quick_exit_id".to_string();
     assert!(name.contains(&pid_part) && name.ends_with(".darshan") && !name.contains("partial"), "{name}");
 }
 

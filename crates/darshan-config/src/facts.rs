@@ -45,6 +45,18 @@ pub const EXIT_WRAPPER: bool = true;
 /// the `cc` crate's default).
 pub const CC: &str = "cc";
 
+/// What is missing from the installed tree for the answer asked for.
+#[derive(Debug, thiserror::Error)]
+pub enum FactsError {
+    #[error("cannot find my own path: {0}")]
+    OwnPath(#[source] std::io::Error),
+    #[error("no libdarshan.so in {} (install with `just install PREFIX`)", .0.display())]
+    NoLibrary(PathBuf),
+    /// An ld-opts file `just install` makes, needed for static linking.
+    #[error("no {} (static linking needs the installed tree: `just install PREFIX`)", .0.display())]
+    NoLdOpts(PathBuf),
+}
+
 pub struct Facts {
     /// Directory holding libdarshan.so (and libdarshan.a).
     lib: PathBuf,
@@ -54,14 +66,15 @@ impl Facts {
     /// The tree this program was installed in: `<prefix>/bin/darshan-config`
     /// with the library in `<prefix>/lib`; or, run from a cargo build
     /// directory, the library next to it.
-    pub fn of_this_install() -> Result<Facts, String> {
-        let exe = std::env::current_exe().map_err(|e| format!("cannot find my own path: {e}"))?;
+    pub fn of_this_install() -> Result<Facts, FactsError> {
+        let exe = std::env::current_exe().map_err(FactsError::OwnPath)?;
         let exe = exe.canonicalize().unwrap_or(exe);
         let bin = exe.parent().unwrap_or(Path::new("/"));
         let candidates = [bin.join("../lib"), bin.to_path_buf()];
-        let lib = candidates.iter().find(|d| d.join("libdarshan.so").is_file()).ok_or_else(|| {
-            format!("no libdarshan.so in {} (install with `just install PREFIX`)", candidates[0].display())
-        })?;
+        let lib = candidates
+            .iter()
+            .find(|d| d.join("libdarshan.so").is_file())
+            .ok_or_else(|| FactsError::NoLibrary(candidates[0].clone()))?;
         let lib = lib.canonicalize().unwrap_or_else(|_| lib.clone());
         Ok(Facts { lib })
     }
@@ -86,24 +99,22 @@ impl Facts {
 
     /// The ld-opts file of the installed tree (`--wrap=` for every
     /// function the runtime interposes), made by `just install`.
-    fn ld_opts(&self) -> Result<PathBuf, String> {
+    fn ld_opts(&self) -> Result<PathBuf, FactsError> {
         self.installed_ld_opts("darshan-ld-opts")
     }
 
-    fn installed_ld_opts(&self, name: &str) -> Result<PathBuf, String> {
+    fn installed_ld_opts(&self, name: &str) -> Result<PathBuf, FactsError> {
         let f = self.lib.join("../share/ld-opts").join(name);
         match f.canonicalize() {
             Ok(f) => Ok(f),
-            Err(_) => {
-                Err(format!("no {} (static linking needs the installed tree: `just install PREFIX`)", f.display()))
-            }
+            Err(_) => Err(FactsError::NoLdOpts(f)),
         }
     }
 
     /// Before the program's objects: the static library and the ld-opts
     /// file, which wraps every interposed function and pulls in the
     /// table of real functions (libdarshan.a as `just install` makes it).
-    pub fn pre_ld_flags(&self) -> Result<String, String> {
+    pub fn pre_ld_flags(&self) -> Result<String, FactsError> {
         let opts = self.ld_opts()?;
         Ok(format!("-L{} -l:libdarshan.a -Wl,@{}", self.lib_dir(), opts.display()))
     }
@@ -113,14 +124,14 @@ impl Facts {
     /// table of them pulled in, which needs HDF5 in the link (so it is
     /// not part of --pre-ld-flags, as it is of the C runtime's built with
     /// HDF5, where every static link then needs HDF5).
-    pub fn hdf5_ld_flags(&self) -> Result<String, String> {
+    pub fn hdf5_ld_flags(&self) -> Result<String, FactsError> {
         let opts = self.installed_ld_opts("darshan-hdf5-ld-opts")?;
         Ok(format!("-Wl,@{}", opts.display()))
     }
 
     /// With the static flags, for a program linked with PnetCDF, as
     /// [`Self::hdf5_ld_flags`] for HDF5.
-    pub fn pnetcdf_ld_flags(&self) -> Result<String, String> {
+    pub fn pnetcdf_ld_flags(&self) -> Result<String, FactsError> {
         let opts = self.installed_ld_opts("darshan-pnetcdf-ld-opts")?;
         Ok(format!("-Wl,@{}", opts.display()))
     }
@@ -128,7 +139,7 @@ impl Facts {
     /// After the program's objects: the static library again (for the
     /// wrappers the program's own objects asked for) and what the Rust
     /// runtime in it needs from the system.
-    pub fn post_ld_flags(&self) -> Result<String, String> {
+    pub fn post_ld_flags(&self) -> Result<String, FactsError> {
         self.ld_opts()?;
         Ok(format!("-L{} -l:libdarshan.a -lpthread -lrt -lm -ldl", self.lib_dir()))
     }

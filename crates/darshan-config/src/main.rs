@@ -70,7 +70,7 @@ enum Answer {
     Line(String),
     Text(String),
     Usage(i32),
-    Fail(String),
+    Fail(facts::FactsError),
 }
 
 fn answer(f: &Facts, opt: &str) -> Answer {

@@ -55,7 +55,7 @@ pub fn export(store: &Store, dir: &Path) -> Result<ExportSummary, IngestError> {
         c.query_row("SELECT COUNT(*), COALESCE(MIN(log_id), 0), COALESCE(MAX(log_id), 0) FROM export_ids", [], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?))
         })?;
-    std::fs::create_dir_all(dir).map_err(IngestError::io(&dir))?;
+    std::fs::create_dir_all(dir).map_err(IngestError::io(dir))?;
     remove_overlapping(dir, lo, hi)?;
     let part = format!("part-{lo}-{hi}.parquet");
     let partitions: Vec<(i64, i64)> = {
@@ -228,7 +228,7 @@ fn write_query(
     }
     let Some((w, tmp)) = writer else { return Ok(0) };
     w.close()?;
-    std::fs::rename(&tmp, path).map_err(IngestError::io(&path))?;
+    std::fs::rename(&tmp, path).map_err(IngestError::io(path))?;
     *rows_out.entry(t.name.clone()).or_default() += total;
     Ok(1)
 }
@@ -277,7 +277,7 @@ fn push_value(b: &mut ColBuf, v: ValueRef<'_>) {
 
 fn open_writer(t: &Table, path: &Path) -> Result<(SerializedFileWriter<File>, PathBuf), IngestError> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(IngestError::io(&dir))?;
+    std::fs::create_dir_all(dir).map_err(IngestError::io(dir))?;
     let name = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
     // A leading dot: Spark, DuckDB and pyarrow skip it while it is written.
     let tmp = dir.join(format!(".{name}.tmp"));

@@ -230,12 +230,12 @@ fn exit_status_and_streams_say_what_happened() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("garbage.darshan: not a Darshan log"));
     // Everything readable: 0, and without -q the summary is on stdout.
-    let o = output(ingest_cmd().arg("--db").arg(dir.join("ok.db")).arg(&mixed.join("good.darshan")));
+    let o = output(ingest_cmd().arg("--db").arg(dir.join("ok.db")).arg(mixed.join("good.darshan")));
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stdout).contains("1 ingested"));
     assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
     // Run again: nothing new is not an error.
-    let o = output(ingest_cmd().arg("-q").arg("--db").arg(dir.join("ok.db")).arg(&mixed.join("good.darshan")));
+    let o = output(ingest_cmd().arg("-q").arg("--db").arg(dir.join("ok.db")).arg(mixed.join("good.darshan")));
     assert_eq!(o.status.code(), Some(0));
 }
 

@@ -12,6 +12,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+use anyhow::Context;
 use clap::Parser;
 
 use darshan_util::cli;
@@ -52,27 +53,27 @@ struct Opts {
 
 /// libdarshan.so: --lib, $DARSHAN_RS_LIB, next to this executable, or in
 /// ../lib from it.
-fn find_lib(explicit: Option<&Path>) -> Result<PathBuf, String> {
+fn find_lib(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
     if let Some(p) = explicit {
-        return p.canonicalize().map_err(|e| format!("library {}: {e}", p.display()));
+        return p.canonicalize().with_context(|| format!("library {}", p.display()));
     }
     if let Some(p) = std::env::var_os("DARSHAN_RS_LIB") {
-        return PathBuf::from(&p).canonicalize().map_err(|e| format!("DARSHAN_RS_LIB {}: {e}", p.to_string_lossy()));
+        return PathBuf::from(&p).canonicalize().with_context(|| format!("DARSHAN_RS_LIB {}", p.to_string_lossy()));
     }
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let exe = std::env::current_exe().context("cannot find my own path")?;
     let dir = exe.parent().unwrap_or(Path::new("."));
     for c in [dir.join("libdarshan.so"), dir.join("../lib/libdarshan.so"), dir.join("../libdarshan.so")] {
         if c.exists() {
-            return c.canonicalize().map_err(|e| e.to_string());
+            return c.canonicalize().with_context(|| c.display().to_string());
         }
     }
-    Err(format!("libdarshan.so not found next to {} (use --lib)", exe.display()))
+    anyhow::bail!("libdarshan.so not found next to {} (use --lib)", exe.display())
 }
 
-fn run(o: Opts) -> Result<ExitCode, String> {
+fn run(o: Opts) -> anyhow::Result<ExitCode> {
     let lib = find_lib(o.lib.as_deref())?;
-    std::fs::create_dir_all(&o.log_dir).map_err(|e| format!("log directory {}: {e}", o.log_dir.display()))?;
-    let log_dir = o.log_dir.canonicalize().map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(&o.log_dir).with_context(|| format!("log directory {}", o.log_dir.display()))?;
+    let log_dir = o.log_dir.canonicalize().with_context(|| format!("log directory {}", o.log_dir.display()))?;
     let preload = match std::env::var("LD_PRELOAD") {
         Ok(old) if !old.is_empty() => format!("{}:{old}", lib.display()),
         _ => lib.display().to_string(),
@@ -85,9 +86,9 @@ fn run(o: Opts) -> Result<ExitCode, String> {
         .env("DARSHAN_ENABLE_NONMPI", "1")
         .env("DARSHAN_LOGPATH", &log_dir)
         .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", visible_bytes(o.command[0].as_encoded_bytes())))?;
+        .with_context(|| format!("cannot run {}", visible_bytes(o.command[0].as_encoded_bytes())))?;
     let pid = child.id();
-    let status = child.wait().map_err(|e| e.to_string())?;
+    let status = child.wait().context("waiting for the command")?;
     let code = status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
     if !o.quiet {
         let logs: Vec<PathBuf> = summary::logs_in(&log_dir).into_iter().filter(|l| !before.contains(l)).collect();
@@ -120,7 +121,7 @@ fn main() -> ExitCode {
     match run(opts) {
         Ok(c) => c,
         Err(e) => {
-            cli::say(&format!("darshan-run: {}", visible(&e)));
+            cli::say(&format!("darshan-run: {}", visible(&cli::error_line(e.as_ref()))));
             ExitCode::from(2)
         }
     }

@@ -48,13 +48,13 @@ struct Totals {
     partial: u64,
     programs: BTreeMap<String, usize>,
     /// Logs that could not be read, with why.
-    unreadable: Vec<(PathBuf, String)>,
+    unreadable: Vec<(PathBuf, darshan_log::LogError)>,
 }
 
 impl Totals {
-    fn add(&mut self, path: &Path) -> Result<(), String> {
-        let log = LogFile::open(path).map_err(|e| e.to_string())?;
-        let names = log.names().map_err(|e| e.to_string())?;
+    fn add(&mut self, path: &Path) -> Result<(), darshan_log::LogError> {
+        let log = LogFile::open(path)?;
+        let names = log.names()?;
         let exe = String::from_utf8_lossy(log.job.exe()).split_whitespace().next().unwrap_or("?").to_string();
         let prog = exe.rsplit('/').next().unwrap_or(&exe).to_string();
         *self.programs.entry(prog).or_default() += log.job.nprocs.max(1) as usize;
@@ -65,9 +65,9 @@ impl Totals {
                 _ => None,
             };
             let Some(layout) = layout else { continue };
-            let mut rd = log.module_reader(m).map_err(|e| e.to_string())?;
+            let mut rd = log.module_reader(m)?;
             let mut rec = Record::new(m);
-            while rd.next_into(&mut rec).map_err(|e| e.to_string())? {
+            while rd.next_into(&mut rec)? {
                 let (a, b, c) = io_of(&layout, &rec);
                 let t = self.modules.entry(m).or_default();
                 t.0 += 1;
@@ -206,7 +206,7 @@ pub fn report(logs: &[PathBuf], pid: u32, run: Option<&Run>) -> (String, usize) 
         );
     }
     for (l, e) in &all.unreadable {
-        let _ = writeln!(o, "darshan-run: cannot read {}: {}", shown(l), V(e));
+        let _ = writeln!(o, "darshan-run: cannot read {}: {}", shown(l), V(&e.to_string()));
     }
     if logs.len() > 1 {
         let _ = writeln!(o, "darshan-run: all {} logs together:", logs.len());

@@ -31,7 +31,7 @@ fn copies_a_file_and_reports_its_bytes() {
     let dst = d.join("dst.dat");
     let logs = d.join("logs");
     let out = darshan_test_support::output(
-        &mut Command::new(bin())
+        Command::new(bin())
             .args(["--lib", lib().to_str().unwrap(), "--log-dir", logs.to_str().unwrap(), "--", "cp"])
             .arg(&src)
             .arg(&dst),
@@ -64,7 +64,7 @@ fn a_pipeline_is_summarized_over_all_its_processes() {
     let script =
         format!("cat {} > {}/a.dat; cat {}/a.dat > {}/b.dat", src.display(), d.display(), d.display(), d.display());
     let out = darshan_test_support::output(
-        &mut Command::new(bin())
+        Command::new(bin())
             .args(["--lib", lib().to_str().unwrap(), "--log-dir", logs.to_str().unwrap(), "--", "sh", "-c"])
             .arg(&script),
     );
@@ -96,13 +96,13 @@ fn exit_status_and_bad_usage() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("<COMMAND>"), "names what is missing");
     // An option of ours that does not exist is refused, not run as a
     // command; the command's own options (after its name) are its own.
-    let out = darshan_test_support::output(&mut Command::new(bin()).args(["--bogus", "true"]));
+    let out = darshan_test_support::output(Command::new(bin()).args(["--bogus", "true"]));
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unexpected argument '--bogus'"));
     // The command exits with its number of arguments: 1 when `--quiet`
     // reached it, 0 had darshan-run taken it.
     assert_eq!(run(&["sh", "-c", "exit $#", "sh", "--quiet"]).code(), Some(1), "--quiet after the command is its own");
-    let out = darshan_test_support::output(&mut Command::new(bin()).args(["--lib", "/no/such/lib.so", "true"]));
+    let out = darshan_test_support::output(Command::new(bin()).args(["--lib", "/no/such/lib.so", "true"]));
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/lib.so"));
 }

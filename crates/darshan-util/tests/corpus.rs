@@ -13,7 +13,7 @@ fn shared() -> PathBuf {
 /// The C outputs are stored gzipped; the system gzip reads them.
 fn gunzip(p: &Path) -> Vec<u8> {
     let f = std::fs::File::open(p).unwrap();
-    let out = darshan_test_support::output(&mut Command::new("gzip").arg("-dc").stdin(f));
+    let out = darshan_test_support::output(Command::new("gzip").arg("-dc").stdin(f));
     assert!(out.status.success(), "gzip -dc {}", p.display());
     out.stdout
 }
@@ -38,7 +38,7 @@ fn all_logs() -> Vec<PathBuf> {
 }
 
 fn run(bin: &str, args: &[&str]) -> std::process::Output {
-    darshan_test_support::output(&mut Command::new(bin).args(args).env("TZ", "UTC"))
+    darshan_test_support::output(Command::new(bin).args(args).env("TZ", "UTC"))
 }
 
 #[test]

@@ -11,7 +11,7 @@ fn corpus(name: &str) -> PathBuf {
 }
 
 fn run(bin: &str, args: &[&Path]) -> std::process::Output {
-    darshan_test_support::output(&mut Command::new(bin).args(args).env("TZ", "UTC"))
+    darshan_test_support::output(Command::new(bin).args(args).env("TZ", "UTC"))
 }
 
 #[test]
@@ -28,7 +28,7 @@ fn dxt_parser_refuses_a_partial_dxt_module_unless_asked() {
     assert!(err.contains("option to darshan-dxt-parser."), "{err}");
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(!text.contains("# DXT, file_id"), "no segment printed");
-    let o = darshan_test_support::output(&mut Command::new(bin).arg("--show-incomplete").arg(&log).env("TZ", "UTC"));
+    let o = darshan_test_support::output(Command::new(bin).arg("--show-incomplete").arg(&log).env("TZ", "UTC"));
     assert_eq!(o.status.code(), Some(0));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("# *WARNING*: The DXT_POSIX module contains incomplete data!"));

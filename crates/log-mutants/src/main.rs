@@ -170,7 +170,7 @@ fn make_mutants(args: &Args, logs: &[(PathBuf, Vec<u8>)]) -> Vec<MutantFile> {
     for (i, (log, bytes)) in logs.iter().enumerate() {
         let stem = log.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let short: String = stem.chars().take(40).collect();
-        for (k, m) in mutants(&bytes, args.per_log, args.seed.wrapping_mul(1_000_003).wrapping_add(i as u64))
+        for (k, m) in mutants(bytes, args.per_log, args.seed.wrapping_mul(1_000_003).wrapping_add(i as u64))
             .into_iter()
             .enumerate()
         {

@@ -19,7 +19,7 @@ impl Rng {
     pub fn new(seed: u64) -> Rng {
         Rng(seed ^ 0x9e37_79b9_7f4a_7c15)
     }
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -31,7 +31,7 @@ impl Rng {
         if n == 0 {
             0
         } else {
-            (self.next() % n as u64) as usize
+            (self.next_u64() % n as u64) as usize
         }
     }
     pub fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
@@ -145,7 +145,7 @@ fn header_lie(file: &[u8], rng: &mut Rng) -> Option<Mutant> {
             format!("header: {} version = {v}", darshan_log::modules::module_name(id))
         }
         _ => {
-            let v = rng.next().to_le_bytes();
+            let v = rng.next_u64().to_le_bytes();
             b[flag_at..flag_at + flag_len].copy_from_slice(&v[..flag_len]);
             "header: partial flag set to random bits".to_string()
         }

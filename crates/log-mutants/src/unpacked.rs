@@ -156,6 +156,29 @@ pub fn compress(bytes: &[u8], comp: Compression) -> Vec<u8> {
     }
 }
 
+/// How many bytes a log's regions decompress to, as far as each can be
+/// read (the file's own size when its header cannot be read): what a tool
+/// can legitimately hold, and at most `MAX_EXPANSION` times the file.
+pub fn decompressed_size(file: &[u8]) -> u64 {
+    let Ok(h) = Header::parse(&file[..HEADER_SIZE.min(file.len())], file.len() as u64) else {
+        return file.len() as u64;
+    };
+    let mut maps = vec![h.job_map, h.name_map];
+    maps.extend(h.mod_map.iter().copied().filter(|m| m.len > 0));
+    let mut total = 0u64;
+    let mut buf = vec![0u8; 1 << 16];
+    for map in maps {
+        let mut r = RegionReader::new(&file, map, h.compression, "region");
+        while let Ok(n) = r.read_full(&mut buf) {
+            total += n as u64;
+            if n < buf.len() {
+                break;
+            }
+        }
+    }
+    total.max(file.len() as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,27 +208,4 @@ mod tests {
         }
         assert_eq!(versions.len(), 5, "{versions:?}");
     }
-}
-
-/// How many bytes a log's regions decompress to, as far as each can be
-/// read (the file's own size when its header cannot be read): what a tool
-/// can legitimately hold, and at most `MAX_EXPANSION` times the file.
-pub fn decompressed_size(file: &[u8]) -> u64 {
-    let Ok(h) = Header::parse(&file[..HEADER_SIZE.min(file.len())], file.len() as u64) else {
-        return file.len() as u64;
-    };
-    let mut maps = vec![h.job_map, h.name_map];
-    maps.extend(h.mod_map.iter().copied().filter(|m| m.len > 0));
-    let mut total = 0u64;
-    let mut buf = vec![0u8; 1 << 16];
-    for map in maps {
-        let mut r = RegionReader::new(&file, map, h.compression, "region");
-        while let Ok(n) = r.read_full(&mut buf) {
-            total += n as u64;
-            if n < buf.len() {
-                break;
-            }
-        }
-    }
-    total.max(file.len() as u64)
 }

@@ -93,7 +93,7 @@ pub fn mpirun(mpi: Mpi, exe: &Path, args: &[&str], dir: &Path, env: &[(&str, &st
         ("DARSHAN_MMAP_LOGPATH", dir.join("mmap").display().to_string()),
     ];
     all.extend(env.iter().map(|(k, v)| (*k, v.to_string())));
-    let out = darshan_test_support::output(&mut mpi.launcher(&all).arg(exe).args(args));
+    let out = darshan_test_support::output(mpi.launcher(&all).arg(exe).args(args));
     assert!(
         out.status.success(),
         "{mpi:?} mpirun: {:?}\nstdout: {}\nstderr: {}",

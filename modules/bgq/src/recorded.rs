@@ -29,9 +29,42 @@ pub struct Recorded {
 /// a mistake; the check keeps a bad file from costing memory).
 const MAX_VALUES: usize = 1 << 20;
 
+/// Why a recording cannot be used: the line and what is wrong with it,
+/// or what the whole is missing.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RecordingError {
+    #[error("line {line}: {why}")]
+    Line { line: usize, why: LineError },
+    #[error("nodes, dims, torus and ddr_mb go together (all or none)")]
+    PartialPersonality,
+    #[error("{0} missing")]
+    Missing(&'static str),
+}
+
+/// What is wrong with one `key = value` line.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    #[error("not `key = value`")]
+    NotKeyValue,
+    #[error("one number expected")]
+    NotOne,
+    #[error("five numbers expected (A B C D E)")]
+    NotFive,
+    /// The key, at most 40 characters of it.
+    #[error("unknown key `{0}`")]
+    UnknownKey(String),
+    #[error("more than {MAX_VALUES} numbers")]
+    TooMany,
+    /// The word, at most 40 characters of it.
+    #[error("`{0}` is not an integer")]
+    NotInteger(String),
+    #[error("no value")]
+    NoValue,
+}
+
 impl Recorded {
     /// Parse a recording; the error names the line and what is wrong.
-    pub fn parse(text: &str) -> Result<Recorded, String> {
+    pub fn parse(text: &str) -> Result<Recorded, RecordingError> {
         let mut job_id = None;
         let mut ranks_per_node = None;
         let mut io_node_ids = None;
@@ -41,14 +74,14 @@ impl Recorded {
             if line.is_empty() {
                 continue;
             }
-            let at = |why: &str| format!("line {}: {why}", n + 1);
-            let (key, value) = line.split_once('=').ok_or_else(|| at("not `key = value`"))?;
-            let values = numbers(value).map_err(|e| at(&e))?;
+            let at = |why: LineError| RecordingError::Line { line: n + 1, why };
+            let (key, value) = line.split_once('=').ok_or_else(|| at(LineError::NotKeyValue))?;
+            let values = numbers(value).map_err(at)?;
             let one = || match values[..] {
                 [v] => Ok(v),
-                _ => Err(at("one number expected")),
+                _ => Err(at(LineError::NotOne)),
             };
-            let five = || <[i64; 5]>::try_from(&values[..]).map_err(|_| at("five numbers expected (A B C D E)"));
+            let five = || <[i64; 5]>::try_from(&values[..]).map_err(|_| at(LineError::NotFive));
             match key.trim() {
                 "job_id" => job_id = Some(one()?),
                 "ranks_per_node" => ranks_per_node = Some(one()?),
@@ -57,18 +90,18 @@ impl Recorded {
                 "dims" => dims = Some(five()?),
                 "torus" => torus = Some(five()?.map(|v| v != 0)),
                 "ddr_mb" => ddr_mb = Some(one()?),
-                other => return Err(at(&format!("unknown key `{}`", short(other)))),
+                other => return Err(at(LineError::UnknownKey(short(other)))),
             }
         }
         let personality = match (nodes, dims, torus, ddr_mb) {
             (Some(nodes), Some(dims), Some(torus), Some(ddr_mb)) => Some(Personality { nodes, dims, torus, ddr_mb }),
             (None, None, None, None) => None,
-            _ => return Err("nodes, dims, torus and ddr_mb go together (all or none)".into()),
+            _ => return Err(RecordingError::PartialPersonality),
         };
         Ok(Recorded {
-            job_id: job_id.ok_or("job_id missing")?,
-            ranks_per_node: ranks_per_node.ok_or("ranks_per_node missing")?,
-            io_node_ids: io_node_ids.ok_or("io_node_id missing")?,
+            job_id: job_id.ok_or(RecordingError::Missing("job_id"))?,
+            ranks_per_node: ranks_per_node.ok_or(RecordingError::Missing("ranks_per_node"))?,
+            io_node_ids: io_node_ids.ok_or(RecordingError::Missing("io_node_id"))?,
             personality,
         })
     }
@@ -87,16 +120,16 @@ impl BgqPlatform for Recorded {
 }
 
 /// The whitespace-separated integers of a value, at least one.
-fn numbers(value: &str) -> Result<Vec<i64>, String> {
+fn numbers(value: &str) -> Result<Vec<i64>, LineError> {
     let mut v = Vec::new();
     for w in value.split_whitespace() {
         if v.len() == MAX_VALUES {
-            return Err(format!("more than {MAX_VALUES} numbers"));
+            return Err(LineError::TooMany);
         }
-        v.push(w.parse::<i64>().map_err(|_| format!("`{}` is not an integer", short(w)))?);
+        v.push(w.parse::<i64>().map_err(|_| LineError::NotInteger(short(w)))?);
     }
     if v.is_empty() {
-        return Err("no value".into());
+        return Err(LineError::NoValue);
     }
     Ok(v)
 }

@@ -338,8 +338,12 @@ fn misaligned_in_file(cx: &Ctx, ops: i64, moved: i64, spent: f64, out: &mut Vec<
 /// once. Drishti's condition (the highest offset exceeds the bytes moved)
 /// fires on sparse access instead; when only it holds, the rule is held
 /// back with why.
+/// One direction of P09/P10: code, direction, bytes moved, the file's
+/// bytes of that direction, (highest offset, size), and the advice.
+type RedundantKind = (&'static str, &'static str, i64, fn(&FileAgg) -> i64, fn(&FileAgg) -> (i64, i64), &'static str);
+
 fn redundant(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
-    let kinds: [(&str, &str, i64, fn(&FileAgg) -> i64, fn(&FileAgg) -> (i64, i64), &str); 2] = [
+    let kinds: [RedundantKind; 2] = [
         (
             "P09",
             "read",
@@ -457,7 +461,8 @@ fn shared_posix(cx: &Ctx, out: &mut Vec<Finding>) {
     }
     // Stragglers: how far apart the fastest and slowest rank are, in
     // bytes (P18) and in time (P19), against the file's total.
-    let stragglers: [(&str, &str, &str, &str, fn(&FileAgg) -> Option<f64>); 2] = [
+    type Straggler = (&'static str, &'static str, &'static str, &'static str, fn(&FileAgg) -> Option<f64>);
+    let stragglers: [Straggler; 2] = [
         (
             "P18",
             "Data transfer",

@@ -177,11 +177,22 @@ fn annotate(meta: &mut Vec<u8>, annotation: &str) {
     }
 }
 
-fn convert(inp: &str, outp: &str, c: &Changes) -> Result<(), String> {
+/// Why a conversion failed: the input's or the writer's error, kept.
+#[derive(Debug, thiserror::Error)]
+enum ConvertError {
+    #[error("{path}: {source}")]
+    Input { path: String, source: darshan_log::LogError },
+    #[error("cannot create {path}: {source}")]
+    Create { path: String, source: std::io::Error },
+    #[error("{0}")]
+    Log(#[from] darshan_log::LogError),
+}
+
+fn convert(inp: &str, outp: &str, c: &Changes) -> Result<(), ConvertError> {
     let (bzip2, only, key) = (c.bzip2, c.only, c.key);
-    let log = LogFile::open(inp).map_err(|e| format!("{inp}: {e}"))?;
+    let log = LogFile::open(inp).map_err(|e| ConvertError::Input { path: inp.into(), source: e })?;
     let mut job = log.job.clone();
-    let mut names = log.names().map_err(|e| format!("{inp}: {e}"))?;
+    let mut names = log.names().map_err(|e| ConvertError::Input { path: inp.into(), source: e })?;
     if c.reset_md {
         job.metadata.clear();
     }
@@ -206,7 +217,7 @@ fn convert(inp: &str, outp: &str, c: &Changes) -> Result<(), String> {
     // first, a stable sort) and writes it back in the reverse order: mounts
     // of equal length then come out swapped, which every reader of the
     // converted log sees.
-    let mounts = job.mounts().map_err(|e| format!("{inp}: {e}"))?;
+    let mounts = job.mounts().map_err(|e| ConvertError::Input { path: inp.into(), source: e })?;
     let exe_len = job.exe_mnt.iter().position(|&c| c == b'\n').unwrap_or(job.exe_mnt.len());
     job.exe_mnt = c_exe_and_mounts(&job.exe_mnt[..exe_len], &mounts);
     if c.names {
@@ -233,11 +244,11 @@ fn convert(inp: &str, outp: &str, c: &Changes) -> Result<(), String> {
     if let Some(id) = only {
         names.retain(|n| n == id);
     }
-    let file = File::create(outp).map_err(|e| format!("cannot create {outp}: {e}"))?;
+    let file = File::create(outp).map_err(|e| ConvertError::Create { path: outp.into(), source: e })?;
     let comp = if bzip2 { Compression::Bzip2 } else { Compression::Zlib };
-    let mut w = LogWriter::new(BufWriter::new(file), comp).map_err(|e| e.to_string())?;
-    w.write_job(&job).map_err(|e| e.to_string())?;
-    w.write_names(&names).map_err(|e| e.to_string())?;
+    let mut w = LogWriter::new(BufWriter::new(file), comp)?;
+    w.write_job(&job)?;
+    w.write_names(&names)?;
     let mut partial = log.header.partial_flag;
     for m in log.modules_present() {
         if m >= KNOWN_MODULE_COUNT || WRITE_VERSIONS[m] == 0 {
@@ -248,7 +259,7 @@ fn convert(inp: &str, outp: &str, c: &Changes) -> Result<(), String> {
         // Records are written as they are read: memory stays one record,
         // whatever the region's size. A record that cannot be read ends
         // the conversion (after the iterator stops).
-        let mut rd = log.module_reader(m).map_err(|e| e.to_string())?;
+        let mut rd = log.module_reader(m)?;
         // Not C's reader quirk on byte-swapped POSIX records older than
         // version 3 (three time counters left unswapped; darshan-parser
         // prints 0 or -0 for them, and C's darshan-convert writes those):
@@ -262,17 +273,17 @@ fn convert(inp: &str, outp: &str, c: &Changes) -> Result<(), String> {
                 Ok(true) => continue,
                 Ok(false) => return None,
                 Err(e) => {
-                    failed = Some(e.to_string());
+                    failed = Some(e);
                     return None;
                 }
             }
         });
-        w.write_module(m, records).map_err(|e| e.to_string())?;
+        w.write_module(m, records)?;
         if let Some(e) = failed {
-            return Err(e);
+            return Err(e.into());
         }
     }
     w.set_partial_flag(partial);
-    w.finish().map_err(|e| e.to_string())?;
+    w.finish()?;
     Ok(())
 }
