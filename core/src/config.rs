@@ -3,7 +3,7 @@
 //! the environment second and wins. A bad value is reported in one line on
 //! stderr and the default is kept; it never stops the program.
 
-use darshan_log::modules::{self, MAX_MODS, MODULE_NAMES};
+use darshan_log::modules::{self, MAX_MODS};
 use regex_automata::dfa::regex::Regex;
 
 pub use darshan_log::defaults::{DEF_LOG_HINTS, DEF_MEM_ALIGN, DEF_MOD_MEM, DEF_NAME_MEM};
@@ -139,7 +139,7 @@ fn module_mask(list: &str, warn: &mut Vec<String>, what: &str) -> u64 {
             mask |= 1 << modules::H5F | 1 << modules::H5D;
             continue;
         }
-        match MODULE_NAMES.iter().position(|n| n.eq_ignore_ascii_case(m)) {
+        match modules::module_id(m) {
             Some(i) => mask |= 1 << i,
             None => warn.push(format!("unknown module '{}' in {what}; ignored", quote(m))),
         }
@@ -474,7 +474,7 @@ impl Config {
     /// What DUMP_CONFIG prints, one setting per line.
     pub fn dump(&self) -> String {
         let mut s = String::new();
-        let on: Vec<&str> = (0..MODULE_NAMES.len()).filter(|&m| self.mod_enabled[m]).map(|m| MODULE_NAMES[m]).collect();
+        let on: Vec<&str> = modules::known_ids().filter(|&m| self.mod_enabled[m]).map(modules::module_name).collect();
         s += &format!("darshan:DARSHAN_MODMEM\t{} MiB\n", self.mod_mem >> 20);
         s += &format!("darshan:DARSHAN_NAMEMEM\t{} MiB\n", self.name_mem >> 20);
         s += &format!("darshan:DARSHAN_MEMALIGN\t{}\n", self.mem_align);
@@ -489,9 +489,9 @@ impl Config {
         s += &format!("darshan:DARSHAN_LOGHINTS\t{}\n", self.log_hints);
         s += &format!("darshan:enabled modules\t{}\n", on.join(","));
         let defaults = default_records();
-        for ((name, n), d) in MODULE_NAMES.iter().zip(self.max_records.iter()).zip(defaults.iter()) {
-            if n != d {
-                s += &format!("darshan:MAX_RECORDS\t{n} {name}\n");
+        for m in modules::known_ids() {
+            if self.max_records[m] != defaults[m] {
+                s += &format!("darshan:MAX_RECORDS\t{} {}\n", self.max_records[m], modules::module_name(m));
             }
         }
         for r in &self.name_exclude {

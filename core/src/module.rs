@@ -91,7 +91,7 @@ pub trait Module: Sync {
 
     /// The version of this module's records in the log header.
     fn version(&self) -> u32 {
-        darshan_log::modules::WRITE_VERSIONS.get(self.id()).copied().unwrap_or(0)
+        darshan_log::modules::write_version(self.id())
     }
 
     /// The version of its records as they lie in the crash-safe file

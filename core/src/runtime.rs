@@ -220,7 +220,7 @@ pub fn register_all(ms: &[&'static dyn Module], rank: i64) {
 pub fn module_version(id: usize) -> u32 {
     match lock(&REGISTRY).iter().find(|m| m.id() == id) {
         Some(m) => m.version(),
-        None => darshan_log::modules::WRITE_VERSIONS.get(id).copied().unwrap_or(0),
+        None => darshan_log::modules::write_version(id),
     }
 }
 

@@ -79,7 +79,7 @@ pub struct TableIndex {
 
 impl TableIndex {
     pub fn new(tables: &[Table]) -> Self {
-        let n = modules::KNOWN_MODULE_COUNT;
+        let n = modules::MAX_MODS;
         let mut ix =
             TableIndex { jobs: 0, modules: 0, records: vec![None; n], totals: vec![None; n], heatmap: 0, lustre: 0 };
         for (i, t) in tables.iter().enumerate() {

@@ -68,7 +68,7 @@ impl Table {
 
 /// Modules whose records have a fixed counter layout (a table each).
 pub fn record_modules() -> Vec<usize> {
-    (1..modules::KNOWN_MODULE_COUNT).filter(|&m| !counter_names(m).0.is_empty()).collect()
+    modules::known_ids().filter(|&m| m != modules::NULL && !counter_names(m).0.is_empty()).collect()
 }
 
 /// Modules darshan-parser prints `--total` for (a totals table each).

@@ -146,16 +146,21 @@ pub struct ModuleReader<'a> {
     mapped: Option<std::collections::VecDeque<Record>>,
 }
 
-/// The modules whose fcounters (all but the last, VARIANCE_RANK_BYTES)
-/// our runtime keeps in clock ticks until shutdown.
-fn tick_counted(module: usize) -> bool {
-    matches!(module, POSIX | STDIO | MPIIO)
+/// How many of a module's `n` fcounters (the first ones) our runtime
+/// keeps in clock ticks until shutdown: all but the last
+/// (VARIANCE_RANK_BYTES) for POSIX, STDIO and MPI-IO, all for POSIX_META.
+fn tick_fcounters(module: usize, n: usize) -> usize {
+    match module {
+        POSIX | STDIO | MPIIO => n.saturating_sub(1),
+        POSIX_META => n,
+        _ => 0,
+    }
 }
 
 impl<'a> ModuleReader<'a> {
     pub fn new(region: RegionReader<'a>, module: usize, version: u32, swapped: bool) -> Result<Self> {
         let mapped_dxt = matches!(module, DXT_POSIX | DXT_MPIIO) && version == crate::dxt_mapped::VERSION;
-        let known = module < KNOWN_MODULE_COUNT && version >= 1 && version <= READ_VERSIONS[module] || mapped_dxt;
+        let known = (1..=read_version(module)).contains(&version) || mapped_dxt;
         if !known {
             return Err(LogError::BadModuleVersion { module: legacy_name(module).to_string(), version });
         }
@@ -227,8 +232,8 @@ impl<'a> ModuleReader<'a> {
                     return Ok(false);
                 }
                 upconvert(self.module, self.version, &mut rec.counters, &mut rec.fcounters);
-                if let (Some(s), true) = (self.tick_secs, tick_counted(self.module)) {
-                    let n = rec.fcounters.len().saturating_sub(1);
+                if let Some(s) = self.tick_secs {
+                    let n = tick_fcounters(self.module, rec.fcounters.len());
                     for f in &mut rec.fcounters[..n] {
                         *f = (f.to_bits() as i64) as f64 * s;
                     }

@@ -95,7 +95,7 @@ pub fn encode_record_dxt(rec: &Record, b: &mut Vec<u8>, tids: bool) -> Result<()
                 put(b, v as u64);
             }
         }
-        (extra, m) if m < KNOWN_MODULE_COUNT && !counter_names(m).0.is_empty() => {
+        (extra, m) if is_known(m) && !counter_names(m).0.is_empty() => {
             let (cn, fnames) = counter_names(m);
             expect_len(rec, cn.len(), fnames.len())?;
             if m == H5D || m == PNETCDF_VAR {

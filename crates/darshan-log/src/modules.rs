@@ -26,6 +26,17 @@ pub const HEATMAP: usize = 15;
 pub const DFS: usize = 16;
 pub const DAOS: usize = 17;
 
+/// Our own module (not in C Darshan): namespace, attribute and mapping
+/// operations per path. Its id is the last of the range C Darshan leaves
+/// unused (18-63: `DARSHAN_KNOWN_MODULE_COUNT` is 18 of `DARSHAN_MAX_MODS`
+/// 64), so that a future C module is unlikely to take it. C's
+/// darshan-parser prints `# <UNKNOWN> module (id 63)` for it, warns, and
+/// reads every other module; PyDarshan never lists it.
+pub const POSIX_META: usize = 63;
+
+/// The modules of ours beyond C's numbering: id, name, version written.
+pub const EXTENSION_MODULES: [(usize, &str, u32); 1] = [(POSIX_META, "POSIX_META", 1)];
+
 /// `darshan_module_names`: the names darshan-parser prints.
 pub const MODULE_NAMES: [&str; KNOWN_MODULE_COUNT] = [
     "NULL",
@@ -56,7 +67,55 @@ pub const READ_VERSIONS: [u32; KNOWN_MODULE_COUNT] = [1, 4, 3, 3, 2, 3, 1, 2, 2,
 pub const WRITE_VERSIONS: [u32; KNOWN_MODULE_COUNT] = [1, 4, 3, 3, 2, 3, 1, 2, 2, 2, 1, 2, 1, 0, 0, 1, 1, 1];
 
 pub fn module_name(id: usize) -> &'static str {
-    MODULE_NAMES.get(id).copied().unwrap_or("<UNKNOWN>")
+    match extension(id) {
+        Some((_, name, _)) => name,
+        None => MODULE_NAMES.get(id).copied().unwrap_or("<UNKNOWN>"),
+    }
+}
+
+fn extension(id: usize) -> Option<(usize, &'static str, u32)> {
+    EXTENSION_MODULES.iter().copied().find(|e| e.0 == id)
+}
+
+/// Whether this library knows module `id`: one of C's (0-17) or one of
+/// ours (`EXTENSION_MODULES`).
+pub fn is_known(id: usize) -> bool {
+    id < KNOWN_MODULE_COUNT || extension(id).is_some()
+}
+
+/// Whether `id` is a module of ours that C's tools do not know.
+pub fn is_extension(id: usize) -> bool {
+    extension(id).is_some()
+}
+
+/// The module named `name` (case-insensitive, as Darshan's module
+/// variables and config keywords take it), C's or ours.
+pub fn module_id(name: &str) -> Option<usize> {
+    MODULE_NAMES
+        .iter()
+        .position(|n| n.eq_ignore_ascii_case(name))
+        .or_else(|| EXTENSION_MODULES.iter().find(|e| e.1.eq_ignore_ascii_case(name)).map(|e| e.0))
+}
+
+/// Every module id this library knows, in id order.
+pub fn known_ids() -> impl Iterator<Item = usize> {
+    (0..KNOWN_MODULE_COUNT).chain(EXTENSION_MODULES.iter().map(|e| e.0))
+}
+
+/// The version this library writes for module `id` (0: none).
+pub fn write_version(id: usize) -> u32 {
+    match extension(id) {
+        Some((_, _, v)) => v,
+        None => WRITE_VERSIONS.get(id).copied().unwrap_or(0),
+    }
+}
+
+/// The newest version of module `id` this library reads (0: none).
+pub fn read_version(id: usize) -> u32 {
+    match extension(id) {
+        Some((_, _, v)) => v,
+        None => READ_VERSIONS.get(id).copied().unwrap_or(0),
+    }
 }
 
 /// Counter and fcounter names of a fixed-layout module, in on-disk order.
@@ -74,6 +133,7 @@ pub fn counter_names(id: usize) -> (&'static [&'static str], &'static [&'static 
         MDHIM => (&MDHIM_NAMES, &MDHIM_F_NAMES),
         DFS => (&DFS_NAMES, &DFS_F_NAMES),
         DAOS => (&DAOS_NAMES, &DAOS_F_NAMES),
+        POSIX_META => (&POSIX_META_NAMES, &POSIX_META_F_NAMES),
         _ => (&[], &[]),
     }
 }

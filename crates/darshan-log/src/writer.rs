@@ -8,7 +8,7 @@ use crate::encode::encode_record_dxt;
 use crate::error::{LogError, Result};
 use crate::header::{Compression, Header, LogVersion, RegionMap, HEADER_SIZE};
 use crate::job::Job;
-use crate::modules::{MAX_MODS, WRITE_VERSIONS};
+use crate::modules::{write_version, MAX_MODS};
 use crate::names::NameTable;
 use crate::record::Record;
 
@@ -160,7 +160,7 @@ impl<W: Write + Seek> LogWriter<W> {
         let len = enc.finish()?;
         self.pos += len;
         self.header.mod_map[module] = RegionMap { off, len };
-        self.header.mod_ver[module] = WRITE_VERSIONS.get(module).copied().unwrap_or(0) + u32::from(tids);
+        self.header.mod_ver[module] = write_version(module) + u32::from(tids);
         Ok(())
     }
 

@@ -127,12 +127,13 @@ fn every_counter_index_constant_names_its_own_counter() {
                 "pnetcdf_file" => modules::PNETCDF_FILE,
                 "pnetcdf_var" => modules::PNETCDF_VAR,
                 "null" => modules::NULL,
+                "posix_meta" => modules::POSIX_META,
                 // The typed namespace inside the `layout!` macro.
                 "typed" => continue,
                 other => panic!("counters.rs module {other} not known to this test"),
             };
             // The counters of "BG/Q" are BGQ_...
-            let prefix = darshan_log::modules::MODULE_NAMES[id].replace(['-', '/'], "");
+            let prefix = darshan_log::modules::module_name(id).replace(['-', '/'], "");
             module = Some((Box::leak(prefix.into_boxed_str()), id));
             continue;
         }

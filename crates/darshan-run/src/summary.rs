@@ -9,7 +9,7 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use darshan_log::modules::{self, MODULE_NAMES};
+use darshan_log::modules;
 use darshan_log::{LogFile, Record};
 use darshan_report::layout::Layout;
 use darshan_report::units::bytes;
@@ -89,7 +89,7 @@ impl Totals {
             let _ = writeln!(
                 o,
                 "  {:<6} {:>5} files  read {:>10}  written {:>10}  I/O time {:.6} s",
-                MODULE_NAMES[*m],
+                modules::module_name(*m),
                 n,
                 bytes(*r as f64),
                 bytes(*w as f64),
@@ -103,14 +103,14 @@ impl Totals {
                 o,
                 "  busiest: {}  ({}: {} read, {} written, {t:.6} s)",
                 visible_bytes(name),
-                MODULE_NAMES[*m],
+                modules::module_name(*m),
                 bytes(*r as f64),
                 bytes(*w as f64)
             );
         }
         if self.partial != 0 {
             let parts: Vec<&str> =
-                (0..MODULE_NAMES.len()).filter(|m| self.partial & (1 << m) != 0).map(|m| MODULE_NAMES[m]).collect();
+                modules::known_ids().filter(|m| self.partial & (1 << m) != 0).map(modules::module_name).collect();
             let _ = writeln!(
                 o,
                 "  note: incomplete data for {} (memory limits reached; see DARSHAN_MODMEM / MAX_RECORDS)",

@@ -315,6 +315,20 @@ const DAOS_DESC: &str = "
 #   DAOS_F_*_RANK_TIME: fastest and slowest I/O time for a single rank (for shared objects).
 ";
 
+/// Our module (not in C's darshan-util, which skips it with a warning).
+const POSIX_META_DESC: &str = "
+# description of POSIX_META counters (darshan-rs; not in C Darshan):
+#   POSIX_META_UNLINKS, _RMDIRS, _MKDIRS: files and directories removed and made under this path.
+#   POSIX_META_RENAMES_FROM/TO: renames of which this path was the source / the target.
+#   POSIX_META_OPENDIRS, _READDIRS: directory streams opened, readdir calls; _DIR_ENTRIES: entries they returned.
+#   POSIX_META_TRUNCATES, _FALLOCATES, _CHMODS, _CHOWNS, _ACCESSES, _LINKS, _SYMLINKS, _READLINKS, _UTIMES,
+#   POSIX_META_XATTR_GETS/SETS: calls of each kind on this path (by name, at-form or descriptor).
+#   POSIX_META_MMAPS, _MMAP_BYTES: file-backed mappings and their length; _MMAP_SHARED_WRITE_BYTES: length of
+#     shared writable mappings (what can reach the file); _MSYNCS, _MUNMAPS: calls on those mappings.
+#   POSIX_META_F_START/END_TIMESTAMP: start of the first and end of the last of these calls.
+#   POSIX_META_F_TIME: cumulative time in them; POSIX_META_F_MAX_TIME: the slowest one.
+";
+
 /// Description block for `module` at format version `ver`, or None for
 /// modules whose darshan-util prints no description.
 pub fn description(module: usize, ver: u32) -> Option<String> {
@@ -368,6 +382,7 @@ pub fn description(module: usize, ver: u32) -> Option<String> {
         HEATMAP => s.push_str(HEATMAP_DESC),
         DFS => s.push_str(DFS_DESC),
         DAOS => s.push_str(DAOS_DESC),
+        POSIX_META => s.push_str(POSIX_META_DESC),
         _ => return None,
     }
     Some(s)

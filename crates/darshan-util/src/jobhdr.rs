@@ -48,7 +48,7 @@ pub fn print_job_header<S: LogSource>(b: &mut Vec<u8>, log: &LogFile<S>, mounts:
     let _ = writeln!(b, "# record table: {} bytes (compressed)", h.name_map.len);
     for i in 0..MAX_MODS {
         if h.mod_map[i].len > 0 || h.is_partial(i) {
-            if i < KNOWN_MODULE_COUNT {
+            if darshan_log::modules::is_known(i) {
                 let _ = writeln!(
                     b,
                     "# {} module: {} bytes (compressed), ver={}",

@@ -3,7 +3,7 @@
 //! differ: the DXT tool spells "unecessary", and puts no `#` before its
 //! no-handler warning).
 
-use darshan_log::modules::{module_name, APMPI, APXC, KNOWN_MODULE_COUNT, NULL};
+use darshan_log::modules::{is_known, module_name, APMPI, APXC, NULL};
 
 /// The tool whose wording is used.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -25,7 +25,7 @@ impl Tool {
 /// utilities do not know, or a module they have no handler for (NULL, the
 /// template; APXC/APMPI, Cray/HPE add-ons). None: the tool handles it.
 pub fn unhandled(tool: Tool, m: usize) -> Option<String> {
-    if m >= KNOWN_MODULE_COUNT {
+    if !is_known(m) {
         return Some(format!(
             "# Warning: module id {m} is unknown. You may need a newer version of the Darshan utilities to parse it."
         ));

@@ -34,7 +34,7 @@ use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
 use darshan_log::dxt_mapped as dm;
 use darshan_log::encode::encode_record_dxt;
-use darshan_log::modules::{DXT_MPIIO as MPIIO_ID, DXT_POSIX as POSIX_ID, WRITE_VERSIONS};
+use darshan_log::modules::{write_version, DXT_MPIIO as MPIIO_ID, DXT_POSIX as POSIX_ID};
 
 /// What a POSIX or MPI-IO record knows of its trace: 0 not yet asked,
 /// [`NOT_TRACED`], else the trace's word offset + 1.
@@ -327,7 +327,7 @@ impl Module for Dxt {
         &self.spec
     }
     fn version(&self) -> u32 {
-        WRITE_VERSIONS[self.id] + u32::from(self.thread_ids.load(Ordering::Relaxed))
+        write_version(self.id) + u32::from(self.thread_ids.load(Ordering::Relaxed))
     }
     fn mapped_version(&self) -> u32 {
         dm::VERSION

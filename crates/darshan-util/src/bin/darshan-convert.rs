@@ -251,7 +251,7 @@ fn convert(inp: &str, outp: &str, c: &Changes) -> Result<(), ConvertError> {
     w.write_names(&names)?;
     let mut partial = log.header.partial_flag;
     for m in log.modules_present() {
-        if m >= KNOWN_MODULE_COUNT || WRITE_VERSIONS[m] == 0 {
+        if write_version(m) == 0 {
             darshan_util::say!("Warning: no log utility handlers defined for module {}, SKIPPING.", module_name(m));
             partial &= !(1u64 << m);
             continue;

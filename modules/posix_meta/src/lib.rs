@@ -1,0 +1,238 @@
+//! The POSIX_META module (ours, id 63): what a job does to the namespace
+//! and to files' attributes and mappings, which Darshan does not record —
+//! unlink, rename, mkdir, rmdir, directory listing, truncate, fallocate,
+//! chmod, chown, access, link, symlink, readlink, utimes, extended
+//! attributes, and file-backed mmap/msync/munmap. One record per path
+//! (record id = Darshan's hash of the cleaned path, so it joins the POSIX
+//! record of the same file; a directory's record is named by the
+//! directory), bounded by MAX_RECORDS, partial when full, at counter cost.
+//!
+//! Only successful calls are counted (as Darshan counts opens and stats).
+//! Times are clock ticks until shutdown: F_TIME adds each call's duration
+//! without counting overlapping calls twice (Darshan's META_TIME rule),
+//! F_MAX_TIME is the slowest call, F_START/END_TIMESTAMP the first start
+//! and the last end. docs/posix-meta.md has the counters and their rules.
+#![forbid(unsafe_code)]
+
+mod reduce;
+#[cfg(test)]
+mod tests;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use darshan_core::common::{add, stamp, timer_inc_no_overlap, NoOverlap, Tick};
+use darshan_core::handles::HandleTable;
+use darshan_core::records::{RecordSet, Records};
+use darshan_core::sync::{Lock, LockGuard};
+use darshan_core::{Env, Module, ModuleSpec};
+use darshan_log::counters::posix_meta::typed as c;
+use darshan_log::modules::POSIX_META as ID;
+
+pub use c::Counter;
+
+/// Directory streams and mappings followed at once (DIR* and mapping
+/// addresses -> record); more than this go uncounted in readdir, msync
+/// and munmap (the module is marked partial).
+const HANDLE_SLOTS: usize = 4096;
+
+#[derive(Default)]
+pub struct Rt {
+    time: NoOverlap,
+}
+
+impl darshan_core::records::RecordRt for Rt {
+    fn timers(&self, f: &mut dyn FnMut(usize, &NoOverlap)) {
+        f(c::fword(c::F_TIME), &self.time)
+    }
+}
+
+pub struct State {
+    set: RecordSet<Rt>,
+    /// Open directory streams (DIR* -> record).
+    dirs: HandleTable,
+    /// File-backed mappings (start address -> record).
+    maps: HandleTable,
+}
+
+pub struct PosixMeta {
+    st: Lock<State>,
+    /// File-backed mappings live: munmap of anything else (malloc's
+    /// arenas, anonymous memory) skips the lock while there are none.
+    live_maps: AtomicUsize,
+}
+
+pub static POSIX_META: PosixMeta = PosixMeta {
+    st: Lock::new(State { set: RecordSet::new(ID), dirs: HandleTable::new(), maps: HandleTable::new() }),
+    live_maps: AtomicUsize::new(0),
+};
+
+/// What a mapping is, for its counters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mapping {
+    pub addr: usize,
+    pub len: u64,
+    /// MAP_SHARED with PROT_WRITE: what is written can reach the file.
+    pub shared_write: bool,
+}
+
+impl State {
+    /// The record for `name`, made if new; None when the name is left out
+    /// by the configuration or the module has no room.
+    fn record(&mut self, name: &[u8]) -> Option<usize> {
+        if self.set.excluded(name) {
+            return None;
+        }
+        self.set.find_or_create(darshan_log::record_id(name), name)
+    }
+
+    /// Count `n` of `k` on record `i` and the call's time.
+    fn count(&mut self, i: usize, k: Counter, n: i64, tm1: Tick, tm2: Tick) {
+        let (w, rt) = self.set.both(i);
+        add(w, c::word(k), n);
+        timed(w, rt, tm1, tm2);
+    }
+}
+
+/// A call from `tm1` to `tm2`: its time, the slowest, first and last.
+fn timed(w: &mut [u64], rt: &mut Rt, tm1: Tick, tm2: Tick) {
+    timer_inc_no_overlap(w, c::fword(c::F_TIME), tm1, tm2, &mut rt.time);
+    if (w[c::fword(c::F_MAX_TIME)] as i64) < tm2 - tm1 {
+        w[c::fword(c::F_MAX_TIME)] = (tm2 - tm1) as u64;
+    }
+    stamp(w, c::fword(c::F_START_TIMESTAMP), c::fword(c::F_END_TIMESTAMP), tm1, tm2);
+}
+
+impl PosixMeta {
+    fn lock(&self) -> LockGuard<'_, State> {
+        self.st.lock()
+    }
+
+    /// A successful call of kind `k` on the path `name` (cleaned,
+    /// absolute): unlink, mkdir, rmdir, truncate, fallocate, chmod,
+    /// chown, access, link (the new name), symlink (the link), readlink,
+    /// utimes, xattr get/set.
+    pub fn on_path(&self, k: Counter, name: &[u8], tm1: Tick, tm2: Tick) {
+        let mut st = self.lock();
+        if let Some(i) = st.record(name) {
+            st.count(i, k, 1, tm1, tm2);
+        }
+    }
+
+    /// rename(old, new) succeeded: counted on both paths, the call's time
+    /// on each.
+    pub fn on_rename(&self, old: &[u8], new: &[u8], tm1: Tick, tm2: Tick) {
+        let mut st = self.lock();
+        if let Some(i) = st.record(old) {
+            st.count(i, c::RENAMES_FROM, 1, tm1, tm2);
+        }
+        if let Some(i) = st.record(new) {
+            st.count(i, c::RENAMES_TO, 1, tm1, tm2);
+        }
+    }
+
+    /// opendir/fdopendir of the directory `name` returned the stream `dir`.
+    pub fn on_opendir(&self, dir: usize, name: &[u8], tm1: Tick, tm2: Tick) {
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        if let Some(i) = st.record(name) {
+            st.count(i, c::OPENDIRS, 1, tm1, tm2);
+            st.dirs.open(dir as u64, i, &st.set);
+        }
+    }
+
+    /// readdir on `dir` (whatever it returned: `entry` is whether it
+    /// returned one; the call that finds the end counts as a call).
+    pub fn on_readdir(&self, dir: usize, entry: bool, tm1: Tick, tm2: Tick) {
+        let mut st = self.lock();
+        let Some(i) = st.dirs.record(dir as u64, &st.set) else { return };
+        st.count(i, c::READDIRS, 1, tm1, tm2);
+        if entry {
+            add(st.set.words(i), c::word(c::DIR_ENTRIES), 1);
+        }
+    }
+
+    /// closedir(dir): the stream is no longer followed.
+    pub fn on_closedir(&self, dir: usize) {
+        let mut st = self.lock();
+        st.dirs.remove(dir as u64);
+    }
+
+    /// A file-backed mapping of `name` was made.
+    pub fn on_mmap(&self, name: &[u8], m: Mapping, tm1: Tick, tm2: Tick) {
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        let Some(i) = st.record(name) else { return };
+        st.count(i, c::MMAPS, 1, tm1, tm2);
+        let w = st.set.words(i);
+        add(w, c::word(c::MMAP_BYTES), m.len as i64);
+        if m.shared_write {
+            add(w, c::word(c::MMAP_SHARED_WRITE_BYTES), m.len as i64);
+        }
+        if st.maps.get(m.addr as u64).is_none() {
+            self.live_maps.fetch_add(1, Ordering::Relaxed);
+        }
+        st.maps.open(m.addr as u64, i, &st.set);
+    }
+
+    /// Whether any file-backed mapping is followed (munmap's fast test).
+    #[inline]
+    pub fn maps_live(&self) -> bool {
+        self.live_maps.load(Ordering::Relaxed) > 0
+    }
+
+    /// msync on the mapping starting at `addr`.
+    pub fn on_msync(&self, addr: usize, tm1: Tick, tm2: Tick) {
+        let mut st = self.lock();
+        if let Some(i) = st.maps.record(addr as u64, &st.set) {
+            st.count(i, c::MSYNCS, 1, tm1, tm2);
+        }
+    }
+
+    /// munmap of the mapping starting at `addr` (a mapping unmapped from
+    /// another address, or in pieces, is not followed).
+    pub fn on_munmap(&self, addr: usize, tm1: Tick, tm2: Tick) {
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        let Some(i) = st.maps.get(addr as u64) else { return };
+        st.maps.remove(addr as u64);
+        self.live_maps.fetch_sub(1, Ordering::Relaxed);
+        if st.set.live(i) {
+            st.count(i, c::MUNMAPS, 1, tm1, tm2);
+        }
+    }
+}
+
+/// Every fcounter holds ticks until shutdown; shared records combine by
+/// `reduce::RULES`.
+const SPEC: ModuleSpec =
+    ModuleSpec::new(ID, c::RECORD_WORDS).ticks(c::FCOUNTERS_AT..c::RECORD_WORDS).reduced_by(&reduce::RULES);
+
+impl Module for PosixMeta {
+    fn spec(&self) -> &ModuleSpec {
+        &SPEC
+    }
+
+    fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
+        f(&mut self.lock().set)
+    }
+
+    /// The records, and tables for the streams and mappings it follows.
+    fn attach(&self, slice: darshan_core::arena::Slice, env: &Env) {
+        let mut st = self.lock();
+        st.dirs = HandleTable::for_records(slice.capacity, HANDLE_SLOTS);
+        st.maps = HandleTable::for_records(slice.capacity, HANDLE_SLOTS);
+        self.live_maps.store(0, Ordering::Relaxed);
+        st.set.attach(slice, env);
+    }
+
+    /// A forked child: no records, streams or mappings of its parent's
+    /// (the child's mappings are its own copies; their munmaps are not
+    /// followed).
+    fn fork_child(&self) {
+        let mut st = self.lock();
+        st.set.clear();
+        st.dirs.clear();
+        st.maps.clear();
+        self.live_maps.store(0, Ordering::Relaxed);
+    }
+}

@@ -1,0 +1,29 @@
+//! POSIX_META's shared-record reduction: counts and times add up across
+//! ranks, the first start is the earliest, the last end the latest, the
+//! slowest call the slowest of any rank (docs/posix-meta.md).
+
+use darshan_core::records::Reducer;
+use darshan_core::reduce_ops as op;
+use darshan_log::counters::posix_meta::typed as c;
+
+pub struct MetaRules;
+
+pub const RULES: MetaRules = MetaRules;
+
+pub fn combine(a: &[u64], b: &mut [u64]) {
+    let mut t = [0u64; c::RECORD_WORDS];
+    t[0] = a[0];
+    t[1] = -1i64 as u64;
+    op::sum(a, b, &mut t, c::words(c::UNLINKS, c::MUNMAPS));
+    op::min_nonzero_f(a, b, &mut t, [c::fword(c::F_START_TIMESTAMP)]);
+    op::max_f(a, b, &mut t, [c::fword(c::F_END_TIMESTAMP), c::fword(c::F_MAX_TIME)]);
+    op::sum_f(a, b, &mut t, [c::fword(c::F_TIME)]);
+    b.copy_from_slice(&t);
+}
+
+impl Reducer for MetaRules {
+    fn prepare(&self, _rec: &mut [u64]) {}
+    fn combine(&self, input: &[u64], inout: &mut [u64]) {
+        combine(input, inout)
+    }
+}
