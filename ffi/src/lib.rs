@@ -26,6 +26,7 @@ mod hdf5_wrap;
 mod host;
 mod init;
 mod lustre_wrap;
+mod meta_wrap;
 mod modules;
 mod mpi_abi;
 mod mpi_comm;

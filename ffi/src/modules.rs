@@ -18,5 +18,6 @@ pub static MODULES: &[&dyn Module] = &[
     &darshan_dxt::DXT_POSIX,
     &darshan_dxt::DXT_MPIIO,
     &darshan_bgq::BGQ,
+    &darshan_posix_meta::POSIX_META,
     &darshan_null::NULL,
 ];

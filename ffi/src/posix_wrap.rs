@@ -481,10 +481,20 @@ pub unsafe extern "C" fn mmap(
     off: off_t,
 ) -> *mut c_void {
     let Some(r) = real::mmap() else { return libc::MAP_FAILED };
-    // SAFETY: the real function, with the caller's arguments unchanged.
+    // Anonymous memory passes straight through (a flag test).
+    if fd < 0 || fl & libc::MAP_ANONYMOUS != 0 || !recording() {
+        // SAFETY: the real function, with the caller's arguments unchanged.
+        return unsafe { r(a, len, prot, fl, fd, off) };
+    }
+    let t1 = clock::now();
+    // SAFETY: as above.
     let p = unsafe { r(a, len, prot, fl, fd, off) };
-    if p != libc::MAP_FAILED && fd >= 0 && recording() {
-        record(|| POSIX.on_mmap(fd));
+    let t2 = clock::now();
+    if p != libc::MAP_FAILED {
+        record(|| {
+            POSIX.on_mmap(fd);
+            crate::meta_wrap::mapped(fd, p, len, prot, fl, t1, t2);
+        });
     }
     p
 }
@@ -499,10 +509,20 @@ pub unsafe extern "C" fn mmap64(
     off: off64_t,
 ) -> *mut c_void {
     let Some(r) = real::mmap64() else { return libc::MAP_FAILED };
-    // SAFETY: the real function, with the caller's arguments unchanged.
+    // Anonymous memory passes straight through (a flag test).
+    if fd < 0 || fl & libc::MAP_ANONYMOUS != 0 || !recording() {
+        // SAFETY: the real function, with the caller's arguments unchanged.
+        return unsafe { r(a, len, prot, fl, fd, off) };
+    }
+    let t1 = clock::now();
+    // SAFETY: as above.
     let p = unsafe { r(a, len, prot, fl, fd, off) };
-    if p != libc::MAP_FAILED && fd >= 0 && recording() {
-        record(|| POSIX.on_mmap(fd));
+    let t2 = clock::now();
+    if p != libc::MAP_FAILED {
+        record(|| {
+            POSIX.on_mmap(fd);
+            crate::meta_wrap::mapped(fd, p, len, prot, fl, t1, t2);
+        });
     }
     p
 }
@@ -587,7 +607,12 @@ pub unsafe extern "C" fn rename(old: *const c_char, new: *const c_char) -> c_int
     if ret == 0 {
         // SAFETY: the caller's two NUL-terminated paths.
         record(|| unsafe {
-            paths::with_clean(None, old, |o| paths::with_clean(None, new, |n| POSIX.on_rename(o, n, t1, t2)))
+            paths::with_clean(None, old, |o| {
+                paths::with_clean(None, new, |n| {
+                    POSIX.on_rename(o, n, t1, t2);
+                    darshan_posix_meta::POSIX_META.on_rename(o, n, t1, t2);
+                })
+            })
         });
     }
     ret

@@ -1,0 +1,122 @@
+//! POSIX_META end to end: a C program compiled at test time makes a known
+//! number of each call the module counts — by path, by descriptor, through
+//! a directory descriptor (with AT_EMPTY_PATH), relative to the working
+//! directory after a chdir — and every counter of every record is checked
+//! exactly against that pattern (tests/programs/meta_mix.c).
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::*;
+use darshan_log::counters::posix_meta as c;
+use darshan_log::modules::{counter_names, POSIX_META};
+
+/// name (relative to the data directory) -> counters by name.
+fn meta_records(dir: &std::path::Path, data: &std::path::Path) -> BTreeMap<String, darshan_log::Record> {
+    let logs = files(&dir.join("logs"));
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    let log = darshan_log::LogFile::open(&logs[0]).unwrap();
+    assert!(log.modules_present().contains(&POSIX_META), "no POSIX_META region");
+    let names = log.names().unwrap();
+    let prefix = format!("{}/", data.display());
+    log.records(POSIX_META)
+        .unwrap()
+        .into_iter()
+        .map(|r| {
+            let n = String::from_utf8_lossy(names.get(r.id).expect("a name")).into_owned();
+            (n.strip_prefix(&prefix).map(str::to_string).unwrap_or(n), r)
+        })
+        .collect()
+}
+
+#[test]
+fn every_counter_of_the_known_pattern_is_exact() {
+    let d = scratch("meta-mix");
+    let exe = compile("meta_mix", &d, &[]);
+    let data = d.join("data").canonicalize().unwrap();
+    let out = output(instrumented(&exe, &d).arg(&data));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let xattr = String::from_utf8_lossy(&out.stdout).contains("xattr=ok");
+    let recs = meta_records(&d, &data);
+
+    let x = |n: i64| if xattr { n } else { 0 };
+    let want: Vec<(&str, Vec<(usize, i64)>)> = vec![
+        ("sub", vec![(c::MKDIRS, 1)]),
+        ("sub2", vec![(c::MKDIRS, 1), (c::RMDIRS, 1)]),
+        ("sub3", vec![(c::MKDIRS, 1), (c::RMDIRS, 1)]),
+        ("f1", vec![(c::UNLINKS, 1)]),
+        ("f2", vec![(c::UNLINKS, 1)]),
+        ("f3", vec![(c::UNLINKS, 1)]),
+        ("f4", vec![(c::UNLINKS, 1)]),
+        ("a", vec![(c::RENAMES_FROM, 1)]),
+        ("b", vec![(c::RENAMES_TO, 1), (c::RENAMES_FROM, 1)]),
+        ("c", vec![(c::RENAMES_TO, 1)]),
+        ("list", vec![(c::MKDIRS, 1), (c::OPENDIRS, 2), (c::READDIRS, 16), (c::DIR_ENTRIES, 14)]),
+        (
+            "t",
+            vec![
+                (c::TRUNCATES, 3),
+                (c::FALLOCATES, 2),
+                (c::CHMODS, 3),
+                (c::CHOWNS, 5),
+                (c::ACCESSES, 3),
+                (c::UTIMES, 4),
+                (c::XATTR_SETS, x(2)),
+                (c::XATTR_GETS, x(3)),
+            ],
+        ),
+        ("t_hard", vec![(c::LINKS, 1)]),
+        ("t_hard2", vec![(c::LINKS, 1)]),
+        ("t_sym", vec![(c::SYMLINKS, 1), (c::READLINKS, 2)]),
+        ("t_sym2", vec![(c::SYMLINKS, 1), (c::READLINKS, 1)]),
+        (
+            "m",
+            vec![
+                (c::TRUNCATES, 1),
+                (c::MMAPS, 2),
+                (c::MMAP_BYTES, 12288),
+                (c::MMAP_SHARED_WRITE_BYTES, 8192),
+                (c::MSYNCS, 2),
+                (c::MUNMAPS, 2),
+            ],
+        ),
+    ];
+    let got_names: Vec<&String> = recs.keys().collect();
+    let mut want_names: Vec<&str> = want.iter().map(|w| w.0).collect();
+    want_names.sort();
+    assert_eq!(got_names, want_names, "records (failed calls and system paths make none)");
+    let names = counter_names(POSIX_META).0;
+    let mut wrong = Vec::new();
+    for (name, counts) in &want {
+        let r = &recs[*name];
+        for (k, counter) in names.iter().enumerate() {
+            let expect = counts.iter().find(|(i, _)| *i == k).map_or(0, |(_, v)| *v);
+            if r.counters[k] != expect {
+                wrong.push(format!("{name} {counter}: {} (want {expect})", r.counters[k]));
+            }
+        }
+        let f = &r.fcounters;
+        let (start, end, time, max) = (f[c::F_START_TIMESTAMP], f[c::F_END_TIMESTAMP], f[c::F_TIME], f[c::F_MAX_TIME]);
+        if !(start > 0.0 && start <= end && time > 0.0 && max > 0.0 && max <= time) {
+            wrong.push(format!("{name} times: start {start} end {end} time {time} max {max}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Switched off, the module makes no record and is not partial; the
+/// program runs the same.
+#[test]
+fn the_module_can_be_switched_off() {
+    let d = scratch("meta-off");
+    let exe = compile("meta_mix", &d, &[]);
+    let data = d.join("data").canonicalize().unwrap();
+    let out = output(instrumented(&exe, &d).arg(&data).env("DARSHAN_MOD_DISABLE", "POSIX_META"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let logs = files(&d.join("logs"));
+    let log = darshan_log::LogFile::open(&logs[0]).unwrap();
+    assert!(!log.modules_present().contains(&POSIX_META));
+    assert_eq!(log.header.partial_flag & (1 << POSIX_META), 0);
+    assert!(log.modules_present().contains(&darshan_log::modules::POSIX), "POSIX still records");
+}
