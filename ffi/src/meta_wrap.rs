@@ -15,8 +15,8 @@
 // function with the caller's arguments unchanged, so the caller's
 // obligations are exactly those of the libc function it meant to call.
 
-use darshan_posix_meta::{Counter, POSIX_META};
 use darshan_log::counters::posix_meta::typed as c;
+use darshan_posix_meta::{Counter, POSIX_META};
 use libc::{c_char, c_int, c_void, gid_t, mode_t, off64_t, off_t, size_t, ssize_t, timespec, timeval, uid_t, DIR};
 
 use crate::guard::{enosys, enosys_null, record, recording};
