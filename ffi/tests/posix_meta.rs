@@ -120,3 +120,33 @@ fn the_module_can_be_switched_off() {
     assert_eq!(log.header.partial_flag & (1 << POSIX_META), 0);
     assert!(log.modules_present().contains(&darshan_log::modules::POSIX), "POSIX still records");
 }
+
+/// Killed with SIGKILL after a known number of calls: the crash-safe file
+/// holds every one, read directly and after darshan-merge.
+#[test]
+fn a_killed_process_keeps_every_completed_call() {
+    let d = scratch("meta-kill");
+    let exe = compile("meta_crash", &d, &[]);
+    let data = d.join("data").canonicalize().unwrap();
+    let (mut child, _) = start_ready(instrumented(&exe, &d).arg(&data).arg("300"));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(files(&d.join("logs")).is_empty(), "a killed process writes no log");
+    let mm = files(&d.join("mmap"));
+    assert_eq!(mm.len(), 1, "{mm:?}");
+    let merged = d.join("logs/merged.darshan");
+    let o = output(std::process::Command::new(built("darshan-merge")).arg("--output").arg(&merged).args(&mm));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for log in [&mm[0], &merged] {
+        let l = darshan_log::LogFile::open(log).unwrap();
+        let names = l.names().unwrap();
+        let recs = l.records(POSIX_META).unwrap();
+        let name = |r: &darshan_log::Record| String::from_utf8_lossy(names.get(r.id).unwrap()).into_owned();
+        let unlinks: i64 = recs.iter().map(|r| r.counters[c::UNLINKS]).sum();
+        assert_eq!(unlinks, 300, "{}", log.display());
+        let dir = recs.iter().find(|r| name(r) == data.display().to_string()).expect("the directory's record");
+        assert_eq!((dir.counters[c::OPENDIRS], dir.counters[c::READDIRS], dir.counters[c::DIR_ENTRIES]), (1, 3, 2));
+        let t = dir.fcounters[c::F_TIME];
+        assert!(t > 0.0 && t < 5.0, "seconds, not ticks: {t}");
+    }
+}

@@ -774,6 +774,21 @@ pub mod pnetcdf_var {
 pub mod posix_meta {
     //! POSIX_META (id 63, ours): namespace, attribute and mapping
     //! operations per path (docs/posix-meta.md).
+
+    /// How one fcounter of two ranks' records of a path combines.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Combine {
+        /// The smaller that is not 0 (0: never happened).
+        MinNonzero,
+        Max,
+        Sum,
+    }
+
+    /// How ranks' records of one path combine, in the runtime's MPI
+    /// reduction and in darshan-merge alike: every counter sums; the
+    /// fcounters: the first start, the last end, the total time, the
+    /// slowest call.
+    pub const F_COMBINE: [Combine; F_NUM_INDICES] = [Combine::MinNonzero, Combine::Max, Combine::Sum, Combine::Max];
     pub const NUM_INDICES: usize = 24;
     pub const F_NUM_INDICES: usize = 4;
     /// Words in one record: id, rank, counters, fcounters.

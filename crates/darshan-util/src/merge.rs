@@ -224,7 +224,7 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
             bgq_job_record(recs);
             continue;
         }
-        if !opt.shared_redux || nranks < 2 || !(crate::accum::supported(*m) || *m == LUSTRE) {
+        if !opt.shared_redux || nranks < 2 || !(crate::accum::supported(*m) || *m == LUSTRE || *m == POSIX_META) {
             continue;
         }
         let mut groups: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
@@ -240,6 +240,8 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
                 // aggregation keeps it (ranks may see different ones).
                 let reduced_one = if *m == LUSTRE {
                     group.first().map(|r| Record { rank: -1, ..(*r).clone() })
+                } else if *m == POSIX_META {
+                    posix_meta_reduced(&group)
                 } else {
                     crate::accum::reduce_shared(&group)
                 };
@@ -315,4 +317,58 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
         source: e,
     })?;
     Ok(count)
+}
+
+/// Ranks' POSIX_META records of one path as one rank -1 record, by the
+/// rules the runtime's MPI reduction uses (`counters::posix_meta`).
+fn posix_meta_reduced(group: &[&Record]) -> Option<Record> {
+    use darshan_log::counters::posix_meta::{Combine, F_COMBINE};
+    let (first, rest) = group.split_first()?;
+    let mut out = Record { rank: -1, ..(*first).clone() };
+    for r in rest {
+        for (a, b) in out.counters.iter_mut().zip(&r.counters) {
+            *a = a.wrapping_add(*b);
+        }
+        for ((a, b), how) in out.fcounters.iter_mut().zip(&r.fcounters).zip(F_COMBINE) {
+            *a = match how {
+                Combine::MinNonzero if *a == 0.0 || (*b < *a && *b > 0.0) => *b,
+                Combine::MinNonzero => *a,
+                Combine::Max => a.max(*b),
+                Combine::Sum => *a + *b,
+            };
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use darshan_log::counters::posix_meta as c;
+
+    fn rec(rank: i64, entries: i64, start: f64, end: f64, time: f64, max: f64) -> Record {
+        let mut r = Record::new(POSIX_META);
+        r.id = 7;
+        r.rank = rank;
+        r.counters = vec![0; c::NUM_INDICES];
+        r.counters[c::DIR_ENTRIES] = entries;
+        r.counters[c::OPENDIRS] = 1;
+        r.fcounters = vec![0.0; c::F_NUM_INDICES];
+        r.fcounters[c::F_START_TIMESTAMP] = start;
+        r.fcounters[c::F_END_TIMESTAMP] = end;
+        r.fcounters[c::F_TIME] = time;
+        r.fcounters[c::F_MAX_TIME] = max;
+        r
+    }
+
+    /// darshan-merge --shared-redux combines ranks' POSIX_META records of
+    /// a path as the runtime's MPI reduction does: counts and time add
+    /// up, the first start, the last end, the slowest call.
+    #[test]
+    fn posix_meta_records_of_every_rank_combine_as_the_runtime_combines_them() {
+        let (a, b, z) = (rec(0, 6, 2.0, 3.0, 0.5, 0.25), rec(1, 6, 1.5, 4.0, 0.75, 0.5), rec(2, 6, 0.0, 0.0, 0.0, 0.0));
+        let r = posix_meta_reduced(&[&a, &b, &z]).unwrap();
+        assert_eq!((r.rank, r.counters[c::OPENDIRS], r.counters[c::DIR_ENTRIES]), (-1, 3, 18));
+        assert_eq!(r.fcounters, vec![1.5, 4.0, 1.25, 0.5], "a rank with no call does not make the start 0");
+    }
 }

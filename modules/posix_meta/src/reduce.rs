@@ -5,6 +5,7 @@
 use darshan_core::records::Reducer;
 use darshan_core::reduce_ops as op;
 use darshan_log::counters::posix_meta::typed as c;
+use darshan_log::counters::posix_meta::Combine;
 
 pub struct MetaRules;
 
@@ -15,9 +16,15 @@ pub fn combine(a: &[u64], b: &mut [u64]) {
     t[0] = a[0];
     t[1] = -1i64 as u64;
     op::sum(a, b, &mut t, c::words(c::UNLINKS, c::MUNMAPS));
-    op::min_nonzero_f(a, b, &mut t, [c::fword(c::F_START_TIMESTAMP)]);
-    op::max_f(a, b, &mut t, [c::fword(c::F_END_TIMESTAMP), c::fword(c::F_MAX_TIME)]);
-    op::sum_f(a, b, &mut t, [c::fword(c::F_TIME)]);
+    // The fcounters by the format crate's table (darshan-merge uses it too).
+    for (k, how) in c::FCounter::all().zip(c::F_COMBINE) {
+        let w = [c::fword(k)];
+        match how {
+            Combine::MinNonzero => op::min_nonzero_f(a, b, &mut t, w),
+            Combine::Max => op::max_f(a, b, &mut t, w),
+            Combine::Sum => op::sum_f(a, b, &mut t, w),
+        }
+    }
     b.copy_from_slice(&t);
 }
 
