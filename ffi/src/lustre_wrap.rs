@@ -31,10 +31,13 @@ fn enabled() -> bool {
 
 /// `fgetxattr(fd, "lustre.lov")` into `buf`: the bytes read, or the errno.
 fn read_attr(fd: c_int, buf: &mut [u8]) -> Result<usize, i32> {
+    // The real fgetxattr, not POSIX_META's wrapper: the runtime's own call
+    // is no attribute read of the program's (and from inside a recording
+    // it would count as a call lost to a signal handler).
+    let Some(fgetxattr) = crate::real::fgetxattr() else { return Err(libc::ENOSYS) };
     // SAFETY: `buf` is valid for writes of `buf.len()` bytes; the name is
-    // NUL-terminated; fgetxattr writes at most that many bytes. It is not
-    // interposed, so this is libc's.
-    let n = unsafe { libc::fgetxattr(fd, NAME.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+    // NUL-terminated; fgetxattr writes at most that many bytes.
+    let n = unsafe { fgetxattr(fd, NAME.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
     if n < 0 {
         // SAFETY: __errno_location is this thread's errno slot.
         Err(unsafe { *libc::__errno_location() })
