@@ -33,6 +33,8 @@ impl Default for Options {
 struct Collected {
     sums: Vec<ModuleSums>,
     files: Files,
+    /// POSIX_META (namespace.rs).
+    namespace: crate::namespace::NamespaceAcc,
     /// Records read, per module id.
     records: Vec<u64>,
     long_metadata_records: u64,
@@ -135,6 +137,11 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, UnreadableLog> {
         seed::RankMeta { per_rank: &c.rank_meta.values().copied().collect::<Vec<_>>(), shared: c.shared_meta },
     );
     (report.findings, report.withheld) = diagnose::diagnose(&cx, &report.metrics);
+    report.namespace = std::mem::take(&mut c.namespace).finish(&c.files, opts.top);
+    if let Some(ns) = &report.namespace {
+        report.findings.extend(diagnose::namespace::findings(ns, &opts.config, nprocs));
+        report.findings.sort_by(|a, b| a.level.cmp(&b.level));
+    }
     Ok(report)
 }
 
@@ -214,6 +221,10 @@ fn stream_module(
             }
         }
         c.records[m] += 1;
+        if m == modules::POSIX_META {
+            c.namespace.add(&rec, names);
+            continue;
+        }
         if let Some(s) = sums.as_mut() {
             s.add(&rec);
             if files::covered(m) && rec.counters.len() == s.counters.len() {

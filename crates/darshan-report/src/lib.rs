@@ -12,6 +12,7 @@ pub mod heat;
 pub mod layout;
 pub mod model;
 pub mod modstats;
+pub mod namespace;
 pub mod render;
 pub mod units;
 

@@ -24,6 +24,9 @@ pub struct Report {
     pub timeline: Option<Timeline>,
     pub categories: Categories,
     pub files: FileTables,
+    /// Namespace, attribute and mapping operations (the POSIX_META
+    /// module, ours), when the log has them.
+    pub namespace: Option<crate::namespace::Namespace>,
     pub metrics: Metrics,
     pub findings: Vec<Finding>,
     /// Drishti's rules that would have fired here but that a counter in

@@ -31,6 +31,10 @@ pub const DEFAULTS: &[(&str, f64, &str)] = &[
     ("min_volume", 1048576.0, "ours: bytes under which no finding about data volume is made"),
     ("min_time", 1.0, "ours: seconds under which no finding about time (X02) is made"),
     ("lustre_large_file", 1073741824.0, "Lustre: file size above which one stripe is too few (L01)"),
+    ("metadata_ops_rate", 1000.0, "ours: namespace operations per second above which they are a storm (D01)"),
+    ("metadata_ops_absolute", 10000.0, "ours: namespace operations under which no storm is reported (D01)"),
+    ("temporary_files", 100.0, "ours: files written and removed within the run from which it is said (D02)"),
+    ("repeated_listings", 10.0, "ours: listings of one directory per process from which it is said (D03)"),
 ];
 
 #[derive(Debug, Clone)]

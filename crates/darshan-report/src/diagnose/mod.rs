@@ -7,6 +7,7 @@ pub mod config;
 pub mod drishti;
 pub mod internals;
 pub mod lustre;
+pub mod namespace;
 pub mod seed;
 
 use std::cell::RefCell;

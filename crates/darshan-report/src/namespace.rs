@@ -1,0 +1,257 @@
+//! The metadata section: what the job did to the namespace and to files'
+//! attributes and mappings, from the POSIX_META module (ours; C Darshan
+//! records none of it): operations by kind, the busiest directories, an
+//! estimate of the rate over time, temporary files (written and removed
+//! within the run) and directories listed again and again.
+//!
+//! A directory's "operations" are the entries made and removed in it
+//! (unlink, rename, mkdir, rmdir, link, symlink of its children) and its
+//! own listings (opendir). The rate over time spreads each record's
+//! namespace operations evenly between its first and last call: the log
+//! keeps counts, not when each call was, so this is an estimate (said so
+//! in the report).
+
+use std::collections::HashMap;
+
+use darshan_log::counters::posix_meta as c;
+use darshan_log::modules::POSIX;
+use darshan_log::{NameTable, Record};
+use serde::Serialize;
+
+use crate::files::Files;
+
+/// Bins of the rate estimate.
+const RATE_BINS: usize = 50;
+
+/// The counters that change the namespace (each counted once: a rename by
+/// its source).
+pub const NAMESPACE: [usize; 7] =
+    [c::UNLINKS, c::RENAMES_FROM, c::MKDIRS, c::RMDIRS, c::OPENDIRS, c::LINKS, c::SYMLINKS];
+
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct Namespace {
+    /// (counter, total) of every counter, in the format's order.
+    pub operations: Vec<(String, i64)>,
+    /// Unlinks, renames, mkdirs, rmdirs, directory opens, links, symlinks.
+    pub namespace_ops: i64,
+    /// Every counted call but the readdir calls (which are not system
+    /// calls one for one) and the byte counts.
+    pub attribute_ops: i64,
+    pub mapping_ops: i64,
+    /// Seconds in these calls (summed over processes).
+    pub time: f64,
+    /// First start and last end of any of them (seconds since the start).
+    pub start: f64,
+    pub end: f64,
+    /// Namespace operations per second between `start` and `end`.
+    pub rate: f64,
+    /// The estimate's peak: the busiest bin's operations per second.
+    pub peak_rate: f64,
+    /// (bin start seconds, namespace operations) of the estimate.
+    pub rate_bins: Vec<(f64, f64)>,
+    pub bin_seconds: f64,
+    pub busiest_dirs: Vec<DirOps>,
+    /// Files removed within the run that the job also opened (POSIX).
+    pub temporary_files: u64,
+    pub temporary_bytes_written: i64,
+    pub temporary_examples: Vec<String>,
+    /// Directories opened for listing more than once, most first.
+    pub relisted_dirs: Vec<DirOps>,
+    pub records: u64,
+}
+
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct DirOps {
+    pub path: String,
+    /// Entries made and removed in it, and its listings.
+    pub ops: i64,
+    pub listings: i64,
+    pub entries_read: i64,
+}
+
+/// What streams past: totals, per-directory sums, per-record spans.
+#[derive(Default)]
+pub struct NamespaceAcc {
+    totals: Vec<i64>,
+    time: f64,
+    start: f64,
+    end: f64,
+    dirs: HashMap<Vec<u8>, DirOps>,
+    /// (start, end, namespace ops) of each record, for the rate.
+    spans: Vec<(f64, f64, f64)>,
+    /// Ids of the paths unlinked (with their names).
+    unlinked: Vec<(u64, Vec<u8>)>,
+    records: u64,
+}
+
+fn parent(p: &[u8]) -> &[u8] {
+    match p.iter().rposition(|&b| b == b'/') {
+        Some(0) => b"/",
+        Some(i) => &p[..i],
+        None => b".",
+    }
+}
+
+impl NamespaceAcc {
+    pub fn add(&mut self, r: &Record, names: &NameTable) {
+        if r.counters.len() != c::NUM_INDICES || r.fcounters.len() != c::F_NUM_INDICES {
+            return;
+        }
+        self.records += 1;
+        if self.totals.is_empty() {
+            self.totals = vec![0; c::NUM_INDICES];
+        }
+        for (t, v) in self.totals.iter_mut().zip(&r.counters) {
+            *t = t.saturating_add(*v);
+        }
+        let f = &r.fcounters;
+        self.time += f[c::F_TIME];
+        let (s, e) = (f[c::F_START_TIMESTAMP], f[c::F_END_TIMESTAMP]);
+        if s > 0.0 && (self.start == 0.0 || s < self.start) {
+            self.start = s;
+        }
+        self.end = self.end.max(e);
+        let ns: i64 = NAMESPACE.iter().map(|&k| r.counters[k]).sum();
+        if ns > 0 && e >= s {
+            self.spans.push((s, e, ns as f64));
+        }
+        let name = names.get(r.id).map(<[u8]>::to_vec).unwrap_or_else(|| format!("{:016x}", r.id).into_bytes());
+        // Entries made and removed: in the parent; listings: the directory.
+        let in_parent: i64 = [c::UNLINKS, c::RENAMES_FROM, c::MKDIRS, c::RMDIRS, c::LINKS, c::SYMLINKS]
+            .iter()
+            .map(|&k| r.counters[k])
+            .sum();
+        if in_parent > 0 {
+            self.dir(parent(&name)).ops += in_parent;
+        }
+        if r.counters[c::OPENDIRS] > 0 {
+            let d = self.dir(&name);
+            d.ops += r.counters[c::OPENDIRS];
+            d.listings += r.counters[c::OPENDIRS];
+            d.entries_read += r.counters[c::DIR_ENTRIES];
+        }
+        if r.counters[c::UNLINKS] > 0 {
+            self.unlinked.push((r.id, name));
+        }
+    }
+
+    fn dir(&mut self, p: &[u8]) -> &mut DirOps {
+        self.dirs
+            .entry(p.to_vec())
+            .or_insert_with(|| DirOps { path: String::from_utf8_lossy(p).into_owned(), ..Default::default() })
+    }
+
+    /// The section (None without POSIX_META records); `files` gives the
+    /// POSIX side of the paths removed, `top` the rows of each table.
+    pub fn finish(self, files: &Files, top: usize) -> Option<Namespace> {
+        if self.records == 0 {
+            return None;
+        }
+        let names = darshan_log::modules::counter_names(darshan_log::modules::POSIX_META).0;
+        let operations: Vec<(String, i64)> = names.iter().zip(&self.totals).map(|(n, v)| (n.to_string(), *v)).collect();
+        let t = |k: usize| self.totals[k];
+        let namespace_ops: i64 = NAMESPACE.iter().map(|&k| t(k)).sum();
+        let attribute_ops = [
+            c::TRUNCATES,
+            c::FALLOCATES,
+            c::CHMODS,
+            c::CHOWNS,
+            c::ACCESSES,
+            c::READLINKS,
+            c::UTIMES,
+            c::XATTR_GETS,
+            c::XATTR_SETS,
+        ]
+        .iter()
+        .map(|&k| t(k))
+        .sum();
+        let mapping_ops = t(c::MMAPS) + t(c::MSYNCS) + t(c::MUNMAPS);
+        let span = (self.end - self.start).max(0.0);
+        let rate = if span > 0.0 { namespace_ops as f64 / span } else { 0.0 };
+        let (rate_bins, bin_seconds) = rate_estimate(&self.spans, self.start, self.end);
+        let peak_rate = rate_bins.iter().map(|b| b.1).fold(0.0, f64::max) / bin_seconds.max(f64::MIN_POSITIVE);
+        let mut dirs: Vec<DirOps> = self.dirs.into_values().collect();
+        dirs.sort_by(|a, b| b.ops.cmp(&a.ops).then(a.path.cmp(&b.path)));
+        let mut relisted: Vec<DirOps> = dirs.iter().filter(|d| d.listings > 1).cloned().collect();
+        relisted.sort_by(|a, b| b.listings.cmp(&a.listings).then(a.path.cmp(&b.path)));
+        relisted.truncate(top);
+        dirs.truncate(top);
+        // Temporary files: removed, and opened by the job (a POSIX record
+        // of the same path: the ids are the same hash).
+        let mut temporary_files = 0;
+        let mut temporary_bytes_written = 0;
+        let mut temporary_examples = Vec::new();
+        for (id, name) in &self.unlinked {
+            if let Some(f) = files.get(POSIX, *id) {
+                temporary_files += 1;
+                temporary_bytes_written += f.entry.w_bytes;
+                if temporary_examples.len() < 5 {
+                    temporary_examples.push(String::from_utf8_lossy(name).into_owned());
+                }
+            }
+        }
+        Some(Namespace {
+            operations,
+            namespace_ops,
+            attribute_ops,
+            mapping_ops,
+            time: self.time,
+            start: self.start,
+            end: self.end,
+            rate,
+            peak_rate,
+            rate_bins,
+            bin_seconds,
+            busiest_dirs: dirs,
+            temporary_files,
+            temporary_bytes_written,
+            temporary_examples,
+            relisted_dirs: relisted,
+            records: self.records,
+        })
+    }
+}
+
+/// Namespace operations per bin, each record's spread evenly over its
+/// [start, end] (all at once when the two are equal).
+fn rate_estimate(spans: &[(f64, f64, f64)], t0: f64, t1: f64) -> (Vec<(f64, f64)>, f64) {
+    let width = ((t1 - t0) / RATE_BINS as f64).max(1e-3);
+    let mut bins = vec![0.0; RATE_BINS];
+    for &(s, e, n) in spans {
+        let (a, b) = (((s - t0) / width).max(0.0), ((e - t0) / width).max(0.0));
+        let (ia, ib) = ((a as usize).min(RATE_BINS - 1), (b as usize).min(RATE_BINS - 1));
+        if ia == ib || b <= a {
+            bins[ia] += n;
+            continue;
+        }
+        for (i, bin) in bins.iter_mut().enumerate().take(ib + 1).skip(ia) {
+            let lo = a.max(i as f64);
+            let hi = b.min(i as f64 + 1.0);
+            if hi > lo {
+                *bin += n * (hi - lo) / (b - a);
+            }
+        }
+    }
+    (bins.into_iter().enumerate().map(|(i, v)| (t0 + i as f64 * width, v)).collect(), width)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rate_estimate_keeps_every_operation_and_spreads_it_over_its_span() {
+        let (bins, w) = rate_estimate(&[(0.0, 10.0, 100.0), (5.0, 5.0, 7.0)], 0.0, 10.0);
+        assert_eq!(w, 0.2);
+        let total: f64 = bins.iter().map(|b| b.1).sum();
+        assert!((total - 107.0).abs() < 1e-9, "{total}");
+        assert!((bins[0].1 - 2.0).abs() < 1e-9);
+        assert!((bins[25].1 - 9.0).abs() < 1e-9, "{}", bins[25].1);
+    }
+
+    #[test]
+    fn entries_count_in_their_parent_and_listings_in_the_directory() {
+        assert_eq!(parent(b"/a/b/c"), b"/a/b");
+        assert_eq!(parent(b"/a"), b"/");
+    }
+}
