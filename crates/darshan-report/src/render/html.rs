@@ -75,6 +75,20 @@ pub fn render(r: &Report) -> Result<String, minijinja::Error> {
     }
     let io_cost = if r.io_cost.is_empty() { None } else { Some(safe(charts::io_cost(&r.io_cost, r.job.run_time))) };
     let timeline = r.timeline.as_ref().map(|t| safe(charts::timeline(t)));
+    // Namespace operations per second over the run (POSIX_META's estimate).
+    let metadata_rate = r.namespace.as_ref().filter(|ns| ns.namespace_ops > 0).map(|ns| {
+        let x: Vec<f64> = ns.rate_bins.iter().map(|b| b.0).collect();
+        let per_sec: Vec<f64> = ns.rate_bins.iter().map(|b| b.1 / ns.bin_seconds.max(f64::MIN_POSITIVE)).collect();
+        let series = [charts::Series { label: "namespace operations", color: charts::COLORS[0], values: per_sec }];
+        safe(charts::lines(
+            "Namespace operations per second (estimate)",
+            "seconds since the job started",
+            charts::Unit::Count,
+            "operations per second",
+            &x,
+            &series,
+        ))
+    });
     let tmpl = env.get_template("report")?;
     tmpl.render(context! {
         r => Value::from_serialize(r),
@@ -82,6 +96,7 @@ pub fn render(r: &Report) -> Result<String, minijinja::Error> {
         module_charts => module_charts,
         io_cost_svg => io_cost,
         timeline_svg => timeline,
+        metadata_rate_svg => metadata_rate,
         generator => concat!("darshan-summary ", env!("CARGO_PKG_VERSION")),
     })
 }
