@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::IngestError;
 
-use darshan_log::counters::{mpiio as m, posix as p, size_bucket, stdio as s};
+use darshan_log::counters::{mpiio as m, posix as p, posix_meta as pm, size_bucket, stdio as s};
 use darshan_log::modules;
 use darshan_log::{Compression, Extra, Job, LogWriter, LustreComponent, NameTable, Record};
 
@@ -216,6 +216,32 @@ fn one(dir: &Path, i: usize, planted: Option<Planted>, rng: &mut Rng) -> Result<
             };
             recs.push(lr);
         }
+    }
+    // Every fourth job removes the scratch files it made (POSIX_META,
+    // ours): 10 per process in one directory, listed once per process.
+    // From values already drawn, so the generator's stream is unchanged.
+    if jobid % 4 == 0 {
+        let d = name(&mut names, format!("{scratch}/{user}/{app}/tmp.{jobid}"));
+        let mut r = blank(modules::POSIX_META, &d, -1);
+        r.counters[pm::UNLINKS] = 0;
+        r.counters[pm::MKDIRS] = 1;
+        r.counters[pm::RMDIRS] = 1;
+        r.counters[pm::OPENDIRS] = nprocs;
+        r.counters[pm::READDIRS] = nprocs * (nprocs * 10 + 3);
+        r.counters[pm::DIR_ENTRIES] = nprocs * (nprocs * 10 + 2);
+        r.fcounters[pm::F_START_TIMESTAMP] = 1.0;
+        r.fcounters[pm::F_END_TIMESTAMP] = run as f64 - 1.0;
+        r.fcounters[pm::F_TIME] = 0.001 * nprocs as f64;
+        r.fcounters[pm::F_MAX_TIME] = 0.001;
+        recs.push(r);
+        let f = name(&mut names, format!("{scratch}/{user}/{app}/tmp.{jobid}/scratch"));
+        let mut u = blank(modules::POSIX_META, &f, -1);
+        u.counters[pm::UNLINKS] = nprocs * 10;
+        u.fcounters[pm::F_START_TIMESTAMP] = 1.0;
+        u.fcounters[pm::F_END_TIMESTAMP] = run as f64 - 1.0;
+        u.fcounters[pm::F_TIME] = 0.01 * nprocs as f64;
+        u.fcounters[pm::F_MAX_TIME] = 0.001;
+        recs.push(u);
     }
     match planted {
         Some(Planted::RedundantReads) => {

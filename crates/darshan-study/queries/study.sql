@@ -203,3 +203,22 @@ FROM w JOIN jobs j ON j.log_id = w.log_id
 WHERE w.small_writes >= 1000000
 ORDER BY w.small_writes DESC, j.log_id
 LIMIT 100
+
+-- query: namespace_jobs | Jobs with the most namespace operations (POSIX_META: unlinks, renames, mkdirs, rmdirs, directory listings, links)
+SELECT j.log_id, j.jobid, j.username, j.app, j.nprocs,
+  SUM(CAST(m.POSIX_META_UNLINKS AS DOUBLE) + m.POSIX_META_RENAMES_FROM + m.POSIX_META_MKDIRS + m.POSIX_META_RMDIRS
+      + m.POSIX_META_OPENDIRS + m.POSIX_META_LINKS + m.POSIX_META_SYMLINKS) AS namespace_ops,
+  SUM(CAST(m.POSIX_META_F_TIME AS DOUBLE)) AS seconds
+FROM posix_meta_records m JOIN jobs j ON j.log_id = m.log_id
+GROUP BY j.log_id, j.jobid, j.username, j.app, j.nprocs
+ORDER BY namespace_ops DESC, j.log_id
+LIMIT 10
+
+-- query: namespace_users | Users with the most namespace operations (POSIX_META)
+SELECT j.username, COUNT(DISTINCT j.log_id) AS jobs,
+  SUM(CAST(m.POSIX_META_UNLINKS AS DOUBLE) + m.POSIX_META_RENAMES_FROM + m.POSIX_META_MKDIRS + m.POSIX_META_RMDIRS
+      + m.POSIX_META_OPENDIRS + m.POSIX_META_LINKS + m.POSIX_META_SYMLINKS) AS namespace_ops
+FROM posix_meta_records m JOIN jobs j ON j.log_id = m.log_id
+GROUP BY j.username
+ORDER BY namespace_ops DESC, j.username
+LIMIT 10

@@ -207,3 +207,52 @@ fn a_year_long_job_of_many_records_widens_the_interval_instead_of_running_for_ho
         .sum();
     assert!((written - want).abs() <= 1e-6 * want, "{written} against {want}");
 }
+
+/// The jobs and users with the most namespace operations (POSIX_META):
+/// alice's job removes 500 files and lists their directory 4 times, bob's
+/// renames 3 and makes 2 directories; carol's does none.
+#[test]
+fn the_busiest_namespace_jobs_and_users_come_first() {
+    use darshan_log::counters::posix_meta as m;
+    const T: i64 = 1_790_812_800;
+    let dir = out_dir("namespace");
+    let tree = dir.join("tree");
+    let job = |jobid: i64, nprocs: i64| Job {
+        uid: 1000 + jobid,
+        start_time_sec: T,
+        start_time_nsec: 0,
+        end_time_sec: T + 100,
+        end_time_nsec: 0,
+        nprocs,
+        jobid,
+        metadata: b"lib_ver=3.5.0\n".to_vec(),
+        exe_mnt: b"/bin/app\nxfs /data".to_vec(),
+    };
+    let meta = |name: &str, set: &[(usize, i64)]| {
+        let mut names = NameTable::new();
+        names.insert(darshan_log::record_id(name.as_bytes()), name.as_bytes());
+        let mut r = synth::blank(darshan_log::modules::POSIX_META, name, -1);
+        for &(k, v) in set {
+            r.counters[k] = v;
+        }
+        (names, r)
+    };
+    let (n, a) = meta("/data/tmp", &[(m::UNLINKS, 500), (m::OPENDIRS, 4), (m::DIR_ENTRIES, 2008)]);
+    synth::write_log(&tree.join("alice_a_id1-1_11-1-0-1_1.darshan"), &job(1, 4), &n, vec![a]).unwrap();
+    let (n, b) = meta("/data/out", &[(m::RENAMES_FROM, 3), (m::MKDIRS, 2), (m::CHMODS, 9)]);
+    synth::write_log(&tree.join("bob_b_id2-2_11-1-0-2_1.darshan"), &job(2, 1), &n, vec![b]).unwrap();
+    let c = synth::posix_io("/data/c", 0, 1, 0, 100, 0.0, 1.0);
+    let mut n = NameTable::new();
+    n.insert(darshan_log::record_id(b"/data/c"), b"/data/c");
+    synth::write_log(&tree.join("carol_c_id3-3_11-1-0-3_1.darshan"), &job(3, 1), &n, vec![c]).unwrap();
+    let db = dir.join("n.db");
+    ingest(&tree, &db);
+    let s = study(&db, &Options::default()).unwrap();
+    let jobs = s.table("namespace_jobs").unwrap();
+    assert_eq!(jobs.rows.len(), 2, "carol's job has no namespace operations");
+    assert_eq!((jobs.num(0, "jobid"), jobs.num(0, "namespace_ops")), (1.0, 504.0));
+    assert_eq!((jobs.num(1, "jobid"), jobs.num(1, "namespace_ops")), (2.0, 5.0), "chmods are not namespace operations");
+    let users = s.table("namespace_users").unwrap();
+    assert_eq!((users.text(0, "username"), users.num(0, "namespace_ops")), ("alice".to_string(), 504.0));
+    assert_eq!(users.text(1, "username"), "bob");
+}
