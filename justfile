@@ -51,6 +51,7 @@ bench:
     cargo build --release
     scripts/bench-parser.sh
     scripts/bench-runtime.sh
+    scripts/bench-meta.sh
     scripts/bench-first-io.sh
     scripts/bench-shutdown.sh
     scripts/bench-report.sh

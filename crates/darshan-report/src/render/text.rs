@@ -47,6 +47,30 @@ pub fn render(r: &Report) -> String {
             );
         }
     }
+    if let Some(ns) = &r.namespace {
+        let _ = writeln!(
+            o,
+            "\nMetadata operations (POSIX_META, {} records): {} namespace, {} attribute, {} mapping; {} in them; {:.0}/s (peak about {:.0}/s)",
+            count(ns.records as i64),
+            count(ns.namespace_ops),
+            count(ns.attribute_ops),
+            count(ns.mapping_ops),
+            secs(ns.time),
+            ns.rate,
+            ns.peak_rate
+        );
+        for d in ns.busiest_dirs.iter().take(5) {
+            let _ = writeln!(o, "  {:>10} ops  {:>6} listings  {}", count(d.ops), count(d.listings), V(&d.path));
+        }
+        if ns.temporary_files > 0 {
+            let _ = writeln!(
+                o,
+                "  {} files written ({}) and removed within the run",
+                count(ns.temporary_files as i64),
+                bytes(ns.temporary_bytes_written as f64)
+            );
+        }
+    }
     for s in &r.module_stats {
         let _ = writeln!(o, "\n{} ({} records)", V(&s.module), count(s.records as i64));
         if let Some(ov) = &s.overview {
