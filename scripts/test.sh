@@ -86,6 +86,9 @@ done
 runtime_log=$(find target/preload-tests -name '*.darshan' -size +2k | sort | head -1)
 timeout 120 $S "$runtime_log" -o target/report-pages/runtime.html || pages_ok=1
 timeout 120 $S --json "$runtime_log" -o target/report-pages/runtime.json || pages_ok=1
+# and the metadata-storm log of the report's known-answer tests (POSIX_META)
+storm=target/tmp/ns-storm/storm.darshan
+if [ -f "$storm" ]; then timeout 120 $S "$storm" -o target/report-pages/metadata-storm.html || pages_ok=1; else pages_ok=1; fi
 check "report pages written" test $pages_ok = 0
 check "report pages in Chromium" \
     timeout 900 .venv/bin/python tests/report/check_html_in_chromium.py target/report-pages/shots target/report-pages/*.html
