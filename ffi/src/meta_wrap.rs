@@ -63,7 +63,7 @@ unsafe fn on_path<R: Succeeded>(
     empty_is_fd: bool,
     call: impl FnOnce() -> R,
 ) -> R {
-    if !recording() {
+    if !POSIX_META.on() || !recording() {
         return call();
     }
     let t1 = clock::now();
@@ -73,7 +73,7 @@ unsafe fn on_path<R: Succeeded>(
         // SAFETY: the caller's NUL-terminated path.
         let empty = empty_is_fd && (path.is_null() || unsafe { *path } == 0);
         record(|| match (empty, dirfd) {
-            (true, Some(fd)) => paths::with_fd_name(fd, |n| POSIX_META.on_path(k, n, t1, t2)),
+            (true, Some(fd)) => paths::with_fd_name(fd, !POSIX_META.full(), |n| POSIX_META.on_path(k, n, t1, t2)),
             // SAFETY: as above.
             _ => unsafe { paths::with_clean(dirfd, path, |n| POSIX_META.on_path(k, n, t1, t2)) },
         });
@@ -84,14 +84,14 @@ unsafe fn on_path<R: Succeeded>(
 /// As [`on_path`] for a call on the file open as `fd`.
 #[inline(always)]
 fn on_fd<R: Succeeded>(k: Counter, fd: c_int, call: impl FnOnce() -> R) -> R {
-    if !recording() {
+    if !POSIX_META.on() || !recording() {
         return call();
     }
     let t1 = clock::now();
     let ret = call();
     let t2 = clock::now();
     if ret.ok() {
-        record(|| paths::with_fd_name(fd, |n| POSIX_META.on_path(k, n, t1, t2)));
+        record(|| paths::with_fd_name(fd, !POSIX_META.full(), |n| POSIX_META.on_path(k, n, t1, t2)));
     }
     ret
 }
@@ -267,7 +267,7 @@ unsafe fn renamed(
     new: *const c_char,
     call: impl FnOnce() -> c_int,
 ) -> c_int {
-    if !recording() {
+    if !POSIX_META.on() || !recording() {
         return call();
     }
     let t1 = clock::now();
@@ -286,7 +286,7 @@ unsafe fn renamed(
 #[no_mangle]
 pub unsafe extern "C" fn opendir(path: *const c_char) -> *mut DIR {
     let Some(r) = real::opendir() else { return enosys_null() };
-    if !recording() {
+    if !POSIX_META.on() || !recording() {
         // SAFETY: the real function, with the caller's arguments unchanged.
         return unsafe { r(path) };
     }
@@ -304,7 +304,7 @@ pub unsafe extern "C" fn opendir(path: *const c_char) -> *mut DIR {
 #[no_mangle]
 pub unsafe extern "C" fn fdopendir(fd: c_int) -> *mut DIR {
     let Some(r) = real::fdopendir() else { return enosys_null() };
-    if !recording() {
+    if !POSIX_META.on() || !recording() {
         // SAFETY: as above.
         return unsafe { r(fd) };
     }
@@ -313,7 +313,7 @@ pub unsafe extern "C" fn fdopendir(fd: c_int) -> *mut DIR {
     let d = unsafe { r(fd) };
     let t2 = clock::now();
     if !d.is_null() {
-        record(|| paths::with_fd_name(fd, |n| POSIX_META.on_opendir(d as usize, n, t1, t2)));
+        record(|| paths::with_fd_name(fd, !POSIX_META.full(), |n| POSIX_META.on_opendir(d as usize, n, t1, t2)));
     }
     d
 }
@@ -323,7 +323,7 @@ macro_rules! readdirs {
         #[no_mangle]
         pub unsafe extern "C" fn $name(dir: *mut DIR) -> *mut $ent {
             let Some(r) = real::$name() else { return enosys_null() };
-            if !recording() {
+            if !POSIX_META.on() || !recording() {
                 // SAFETY: the real function, with the caller's arguments unchanged.
                 return unsafe { r(dir) };
             }
@@ -345,7 +345,7 @@ readdirs! {
 #[no_mangle]
 pub unsafe extern "C" fn closedir(dir: *mut DIR) -> c_int {
     let Some(r) = real::closedir() else { return enosys() };
-    if recording() {
+    if POSIX_META.on() && recording() {
         // Forgotten before the real close, so that a stream opened at once
         // on another thread with the same address is not lost.
         record(|| POSIX_META.on_closedir(dir as usize));
@@ -356,9 +356,12 @@ pub unsafe extern "C" fn closedir(dir: *mut DIR) -> c_int {
 
 /// mmap (POSIX's wrapper) tells this module of a file-backed mapping.
 pub fn mapped(fd: c_int, addr: *mut c_void, len: size_t, prot: c_int, flags: c_int, t1: i64, t2: i64) {
+    if !POSIX_META.on() {
+        return;
+    }
     let shared_write = flags & libc::MAP_SHARED != 0 && prot & libc::PROT_WRITE != 0;
     let m = darshan_posix_meta::Mapping { addr: addr as usize, len: len as u64, shared_write };
-    paths::with_fd_name(fd, |n| POSIX_META.on_mmap(n, m, t1, t2));
+    paths::with_fd_name(fd, !POSIX_META.full(), |n| POSIX_META.on_mmap(n, m, t1, t2));
 }
 
 #[no_mangle]

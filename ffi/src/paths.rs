@@ -41,19 +41,27 @@ fn dir_of_fd(fd: c_int, buf: &mut [u8]) -> Option<usize> {
     }
     // The real readlink: ours would take the runtime's own call for one
     // made from a signal handler (a lost call).
-    let Some(readlink) = crate::real::readlink() else { return None };
+    let readlink = crate::real::readlink()?;
     // SAFETY: `link` is NUL-terminated (zero-filled), `buf` writable.
     let r = unsafe { readlink(link.as_ptr().cast(), buf.as_mut_ptr().cast(), buf.len() - 1) };
     (r > 0 && (r as usize) < buf.len() - 1 && buf[0] == b'/').then_some(r as usize)
 }
 
 /// Hand the name of the file open as `fd` to `f`: its record's name if
-/// POSIX follows it (no system call), else the /proc/self/fd link (one
-/// readlink); not called if it has no absolute name (a socket, a pipe).
-pub fn with_fd_name(fd: c_int, f: impl FnOnce(&[u8])) {
+/// POSIX follows it (no system call), else, with `ask_proc`, the
+/// /proc/self/fd link (one readlink); not called if it has no absolute
+/// name (a socket, a pipe) or none was asked for.
+pub fn with_fd_name(fd: c_int, ask_proc: bool, f: impl FnOnce(&[u8])) {
     let mut buf = [0u8; libc::PATH_MAX as usize];
-    if let Some(n) = dir_of_fd(fd, &mut buf) {
-        f(&buf[..n]);
+    if let Some(id) = POSIX.id_of_fd(fd) {
+        if let Some(n) = runtime::LEDGER.name_of(id, &mut buf) {
+            return f(&buf[..n]);
+        }
+    }
+    if ask_proc {
+        if let Some(n) = dir_of_fd(fd, &mut buf) {
+            f(&buf[..n]);
+        }
     }
 }
 

@@ -610,7 +610,9 @@ pub unsafe extern "C" fn rename(old: *const c_char, new: *const c_char) -> c_int
             paths::with_clean(None, old, |o| {
                 paths::with_clean(None, new, |n| {
                     POSIX.on_rename(o, n, t1, t2);
-                    darshan_posix_meta::POSIX_META.on_rename(o, n, t1, t2);
+                    if darshan_posix_meta::POSIX_META.on() {
+                        darshan_posix_meta::POSIX_META.on_rename(o, n, t1, t2);
+                    }
                 })
             })
         });

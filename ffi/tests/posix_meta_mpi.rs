@@ -13,7 +13,7 @@ fn a_directory_every_rank_lists_reduces_to_one_record(mpi: Mpi) {
     let d = scratch(&format!("meta-mpi-{}", mpi.tag()));
     let exe = mpicc(mpi, "meta_mpi", &d);
     let data = d.join("data").canonicalize().unwrap();
-    let logs = mpirun(mpi, &exe, &[data.to_str().unwrap()], &d, &[]);
+    let logs = mpirun(mpi, &exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_MOD_ENABLE", "POSIX_META")]);
     let log = the_log(&logs);
     let dir = log.all(POSIX_META, &data.join("shared"));
     assert_eq!(dir.len(), 1, "one record for the shared directory");

@@ -58,7 +58,7 @@ fn traced(d: &Path, argv: &[&std::ffi::OsStr], trace: &str) -> Vec<Call> {
         .arg(&st)
         .arg("-E")
         .arg(format!("LD_PRELOAD={}", lib().display()))
-        .args(["-E", "DARSHAN_ENABLE_NONMPI=1", "-E"])
+        .args(["-E", "DARSHAN_ENABLE_NONMPI=1", "-E", "DARSHAN_MOD_ENABLE=POSIX_META", "-E"])
         .arg(format!("DARSHAN_LOGPATH={}", d.join("logs").display()))
         .arg("-E")
         .arg(format!("DARSHAN_MMAP_LOGPATH={}", d.join("mmap").display()))
@@ -221,7 +221,7 @@ fn find_lists_every_directory_of_the_tree_once() {
     let d = scratch("meta-find");
     let tree = data(&d).join("tree");
     make_tree(&tree);
-    let out = output(instrumented("find".as_ref(), &d).arg(&tree));
+    let out = output(instrumented("find".as_ref(), &d).arg(&tree).env("DARSHAN_MOD_ENABLE", "POSIX_META"));
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count() as i64, TREE_FILES + TREE_DIRS);
     let (per, t) = sums(&d, &tree);

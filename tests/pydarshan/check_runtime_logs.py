@@ -37,6 +37,7 @@ COUNTED = ("POSIX", "STDIO", "MPI-IO", "BG/Q", "H5F", "H5D", "PNETCDF_FILE", "PN
 
 failures = 0
 compared = 0
+unopenable = 0
 
 
 class c_stderr_captured:
@@ -81,6 +82,22 @@ for log in logs:
     # number (got 2)" on stderr for the thread-id DXT layout it refuses
     # (counted below as not compared); that line, and only it, is kept
     # out of the test's output, where it read like a failure.
+    # A log with POSIX_META (our module id 63, on only when asked for):
+    # PyDarshan 3.5.0 cannot open it at all (darshan_log_get_modules names
+    # an unknown id NULL and its backend calls ffi.string on that), which
+    # is why the module is off by default (docs/posix-meta.md). Pinned
+    # here: the day PyDarshan opens such a log, this says so.
+    if "# POSIX_META module:" in text:
+        try:
+            with c_stderr_captured():
+                darshan.DarshanReport(log, read_all=False)
+            print(f"{log}: PyDarshan now opens a log with POSIX_META: it could be on by default")
+        except RuntimeError as e:
+            if "NULL" not in str(e):
+                failures += 1
+                print(f"{log}: PyDarshan failed otherwise than known: {e}")
+        unopenable += 1
+        continue
     with c_stderr_captured() as err:
         rep = darshan.DarshanReport(log, read_all=True)
     for line in err.text().splitlines():
@@ -191,7 +208,8 @@ for log in logs:
                 failures += 1
                 print(f"{log}: heatmap:{mod} {op} bins add up to {binned}, records say {total}")
 
-print(f"{len(logs) - skipped} runtime logs read by PyDarshan ({skipped} with NULL-module records skipped, "
+print(f"{len(logs) - skipped - unopenable} runtime logs read by PyDarshan ({skipped} with NULL-module records skipped, "
+      f"{unopenable} with POSIX_META it cannot open (as known), "
       f"DXT of {skipped_dxt} in the thread-id layout PyDarshan 3.5.0 refuses not compared), "
       f"{compared} values compared, {failures} differences")
 sys.exit(1 if failures else 0)

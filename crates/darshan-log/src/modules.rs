@@ -31,7 +31,9 @@ pub const DAOS: usize = 17;
 /// unused (18-63: `DARSHAN_KNOWN_MODULE_COUNT` is 18 of `DARSHAN_MAX_MODS`
 /// 64), so that a future C module is unlikely to take it. C's
 /// darshan-parser prints `# <UNKNOWN> module (id 63)` for it, warns, and
-/// reads every other module; PyDarshan never lists it.
+/// reads every other module; PyDarshan 3.5.0 cannot open a log that has
+/// it (a NULL module name from darshan_log_get_modules), which is why the
+/// runtime records it only when asked for.
 pub const POSIX_META: usize = 63;
 
 /// The modules of ours beyond C's numbering: id, name, version written.

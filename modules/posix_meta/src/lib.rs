@@ -55,15 +55,24 @@ pub struct State {
 }
 
 pub struct PosixMeta {
+    /// Whether the module records (attached with room): off, the wrappers
+    /// pass every call straight through at the cost of this load.
+    on: std::sync::atomic::AtomicBool,
     st: Lock<State>,
     /// File-backed mappings live: munmap of anything else (malloc's
     /// arenas, anonymous memory) skips the lock while there are none.
     live_maps: AtomicUsize,
+    /// A record could not be made (no room): a call on a descriptor POSIX
+    /// does not follow is then not worth naming through /proc (a system
+    /// call) for a record that most likely cannot be made either.
+    full: std::sync::atomic::AtomicBool,
 }
 
 pub static POSIX_META: PosixMeta = PosixMeta {
+    on: std::sync::atomic::AtomicBool::new(false),
     st: Lock::new(State { set: RecordSet::new(ID), dirs: HandleTable::new(), maps: HandleTable::new() }),
     live_maps: AtomicUsize::new(0),
+    full: std::sync::atomic::AtomicBool::new(false),
 };
 
 /// What a mapping is, for its counters.
@@ -82,7 +91,11 @@ impl State {
         if self.set.excluded(name) {
             return None;
         }
-        self.set.find_or_create(darshan_log::record_id(name), name)
+        let i = self.set.find_or_create(darshan_log::record_id(name), name);
+        if i.is_none() {
+            POSIX_META.full.store(true, Ordering::Relaxed);
+        }
+        i
     }
 
     /// Count `n` of `k` on record `i` and the call's time.
@@ -174,6 +187,18 @@ impl PosixMeta {
         st.maps.open(m.addr as u64, i, &st.set);
     }
 
+    /// Whether the module has run out of records (see `full`).
+    #[inline]
+    pub fn full(&self) -> bool {
+        self.full.load(Ordering::Relaxed)
+    }
+
+    /// Whether the module records at all (the wrappers' first test).
+    #[inline]
+    pub fn on(&self) -> bool {
+        self.on.load(Ordering::Relaxed)
+    }
+
     /// Whether any file-backed mapping is followed (munmap's fast test).
     #[inline]
     pub fn maps_live(&self) -> bool {
@@ -222,6 +247,8 @@ impl Module for PosixMeta {
         st.dirs = HandleTable::for_records(slice.capacity, HANDLE_SLOTS);
         st.maps = HandleTable::for_records(slice.capacity, HANDLE_SLOTS);
         self.live_maps.store(0, Ordering::Relaxed);
+        self.on.store(slice.capacity > 0, Ordering::Relaxed);
+        self.full.store(false, Ordering::Relaxed);
         st.set.attach(slice, env);
     }
 
@@ -234,5 +261,6 @@ impl Module for PosixMeta {
         st.dirs.clear();
         st.maps.clear();
         self.live_maps.store(0, Ordering::Relaxed);
+        self.full.store(false, Ordering::Relaxed);
     }
 }

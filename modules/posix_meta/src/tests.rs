@@ -15,16 +15,25 @@ use crate::{Mapping, PosixMeta, State, ID};
 
 fn meta_in(records: usize, env: &Env) -> PosixMeta {
     let m = PosixMeta {
+        on: std::sync::atomic::AtomicBool::new(false),
         st: Lock::new(State { set: RecordSet::new(ID), dirs: HandleTable::new(), maps: HandleTable::new() }),
         live_maps: AtomicUsize::new(0),
+        full: std::sync::atomic::AtomicBool::new(false),
     };
     let arena = Box::leak(Box::new(RecordArena::new(records * c::RECORD_WORDS * 8).expect("record memory")));
     m.attach(arena.reserve(c::RECORD_WORDS, records), env);
     m
 }
 
+/// The test's own Env, with the module switched on (it is off by default).
+fn env() -> Env {
+    let mut config = darshan_core::config::Config::default();
+    config.mod_enabled[ID] = true;
+    Env::for_config(config)
+}
+
 fn meta(records: usize) -> PosixMeta {
-    meta_in(records, &Env::for_tests())
+    meta_in(records, &env())
 }
 
 fn records(m: &PosixMeta) -> Vec<Vec<u64>> {
@@ -129,7 +138,7 @@ fn mappings_count_their_bytes_and_their_msync_and_munmap() {
 /// record; a full module marks itself partial in its own ledger.
 #[test]
 fn excluded_names_get_no_record_and_a_full_module_is_partial() {
-    let env = Env::for_tests();
+    let env = env();
     let m = meta_in(1, &env);
     m.on_path(c::ACCESSES, b"/etc/ld.so.cache", 1, 2);
     m.on_path(c::UNLINKS, b"/tmp/a", 1, 2);
@@ -144,7 +153,7 @@ fn excluded_names_get_no_record_and_a_full_module_is_partial() {
 #[test]
 fn two_ranks_records_of_a_directory_reduce_to_one() {
     let rank = |r: i64, calls: i64, t: i64| {
-        let m = meta_in(1, &Env::for_tests().with_rank(r));
+        let m = meta_in(1, &env().with_rank(r));
         m.on_opendir(0x10, b"/shared/dir", t, t + 1);
         for _ in 0..calls {
             m.on_readdir(0x10, true, t + 2, t + 2 + r + 1);
