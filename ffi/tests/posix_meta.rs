@@ -158,3 +158,37 @@ fn a_killed_process_keeps_every_completed_call() {
         assert!(t > 0.0 && t < 5.0, "seconds, not ticks: {t}");
     }
 }
+
+/// darshan-convert carries the module like any other: every POSIX_META
+/// record of the known pattern's log, and its name, comes out unchanged
+/// (bzip2 and back to zlib, as the C tool's users convert).
+#[test]
+fn darshan_convert_keeps_every_record() {
+    let d = scratch("meta-convert");
+    let exe = compile("meta_mix", &d, &[]);
+    let data = d.join("data").canonicalize().unwrap();
+    let out = output(instrumented(&exe, &d).arg(&data).env("DARSHAN_MOD_ENABLE", "POSIX_META"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let log = files(&d.join("logs")).remove(0);
+    let (bz, back) = (d.join("meta.bz2.darshan"), d.join("meta.back.darshan"));
+    for (args, to) in [(vec!["--bzip2"], &bz), (vec![], &back)] {
+        let from = if to == &bz { &log } else { &bz };
+        let o = output(std::process::Command::new(built("darshan-convert")).args(&args).arg(from).arg(to));
+        assert!(o.status.success(), "darshan-convert: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    let read = |p: &std::path::Path| {
+        let l = darshan_log::LogFile::open(p).unwrap();
+        let names = l.names().unwrap();
+        let mut v: Vec<(String, Vec<i64>, Vec<f64>)> = l
+            .records(POSIX_META)
+            .unwrap()
+            .into_iter()
+            .map(|r| (String::from_utf8_lossy(names.get(r.id).unwrap()).into_owned(), r.counters, r.fcounters))
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    };
+    let (a, b) = (read(&log), read(&back));
+    assert_eq!(a.len(), 17);
+    assert_eq!(a, b);
+}
