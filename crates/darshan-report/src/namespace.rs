@@ -16,9 +16,9 @@ use std::collections::HashMap;
 use darshan_log::counters::posix_meta as c;
 use darshan_log::modules::POSIX;
 use darshan_log::{NameTable, Record};
-use serde::Serialize;
 
 use crate::files::Files;
+use crate::model::{DirOps, Namespace};
 
 /// Bins of the rate estimate.
 const RATE_BINS: usize = 50;
@@ -27,47 +27,6 @@ const RATE_BINS: usize = 50;
 /// its source).
 pub const NAMESPACE: [usize; 7] =
     [c::UNLINKS, c::RENAMES_FROM, c::MKDIRS, c::RMDIRS, c::OPENDIRS, c::LINKS, c::SYMLINKS];
-
-#[derive(Serialize, Debug, Default, Clone)]
-pub struct Namespace {
-    /// (counter, total) of every counter, in the format's order.
-    pub operations: Vec<(String, i64)>,
-    /// Unlinks, renames, mkdirs, rmdirs, directory opens, links, symlinks.
-    pub namespace_ops: i64,
-    /// Every counted call but the readdir calls (which are not system
-    /// calls one for one) and the byte counts.
-    pub attribute_ops: i64,
-    pub mapping_ops: i64,
-    /// Seconds in these calls (summed over processes).
-    pub time: f64,
-    /// First start and last end of any of them (seconds since the start).
-    pub start: f64,
-    pub end: f64,
-    /// Namespace operations per second between `start` and `end`.
-    pub rate: f64,
-    /// The estimate's peak: the busiest bin's operations per second.
-    pub peak_rate: f64,
-    /// (bin start seconds, namespace operations) of the estimate.
-    pub rate_bins: Vec<(f64, f64)>,
-    pub bin_seconds: f64,
-    pub busiest_dirs: Vec<DirOps>,
-    /// Files removed within the run that the job also opened (POSIX).
-    pub temporary_files: u64,
-    pub temporary_bytes_written: i64,
-    pub temporary_examples: Vec<String>,
-    /// Directories opened for listing more than once, most first.
-    pub relisted_dirs: Vec<DirOps>,
-    pub records: u64,
-}
-
-#[derive(Serialize, Debug, Default, Clone)]
-pub struct DirOps {
-    pub path: String,
-    /// Entries made and removed in it, and its listings.
-    pub ops: i64,
-    pub listings: i64,
-    pub entries_read: i64,
-}
 
 /// What streams past: totals, per-directory sums, per-record spans.
 #[derive(Default)]

@@ -12,8 +12,8 @@
 //!   times per process: a listing the program could keep.
 
 use crate::diagnose::{finding, plural, Config};
+use crate::model::Namespace;
 use crate::model::{Finding, Level};
-use crate::namespace::Namespace;
 use crate::units;
 
 pub fn findings(ns: &Namespace, cfg: &Config, nprocs: i64) -> Vec<Finding> {
