@@ -15,8 +15,9 @@
 // function with the caller's arguments unchanged, so the caller's
 // obligations are exactly those of the libc function it meant to call.
 
+use darshan_core::runtime;
 use darshan_log::counters::posix_meta::typed as c;
-use darshan_posix_meta::{Counter, POSIX_META};
+use darshan_posix_meta::{Counter, PosixMeta, POSIX_META};
 use libc::{c_char, c_int, c_void, gid_t, mode_t, off64_t, off_t, size_t, ssize_t, timespec, timeval, uid_t, DIR};
 
 use crate::guard::{enosys, enosys_null, record, recording};
@@ -49,6 +50,26 @@ impl Succeeded for ErrNo {
     }
 }
 
+/// `call`, timed when the module records on this thread: Ok((its result,
+/// start, end)); else Err(its result), passed straight through (one load
+/// when the module is off).
+#[inline(always)]
+fn timed<R>(call: impl FnOnce() -> R) -> Result<(R, i64, i64), R> {
+    if !POSIX_META.on() || !recording() {
+        return Err(call());
+    }
+    let t1 = clock::now();
+    let ret = call();
+    Ok((ret, t1, clock::now()))
+}
+
+/// Whether a descriptor POSIX does not follow is worth naming through
+/// /proc (a readlink): not once the module is partial, out of records,
+/// when the name would most likely make no record either.
+fn ask_proc() -> bool {
+    runtime::LEDGER.partial_flags() & (1 << darshan_log::modules::POSIX_META) == 0
+}
+
 /// Time `call` when recording; on success count `k` on the path `path`
 /// (relative to `dirfd` for the *at forms). With `empty_is_fd`
 /// (AT_EMPTY_PATH given), an empty (or null) path names `dirfd` itself.
@@ -63,17 +84,15 @@ unsafe fn on_path<R: Succeeded>(
     empty_is_fd: bool,
     call: impl FnOnce() -> R,
 ) -> R {
-    if !POSIX_META.on() || !recording() {
-        return call();
-    }
-    let t1 = clock::now();
-    let ret = call();
-    let t2 = clock::now();
+    let (ret, t1, t2) = match timed(call) {
+        Ok(timed) => timed,
+        Err(ret) => return ret,
+    };
     if ret.ok() {
         // SAFETY: the caller's NUL-terminated path.
         let empty = empty_is_fd && (path.is_null() || unsafe { *path } == 0);
         record(|| match (empty, dirfd) {
-            (true, Some(fd)) => paths::with_fd_name(fd, !POSIX_META.full(), |n| POSIX_META.on_path(k, n, t1, t2)),
+            (true, Some(fd)) => paths::with_fd_name(fd, ask_proc(), |n| POSIX_META.on_path(k, n, t1, t2)),
             // SAFETY: as above.
             _ => unsafe { paths::with_clean(dirfd, path, |n| POSIX_META.on_path(k, n, t1, t2)) },
         });
@@ -84,14 +103,12 @@ unsafe fn on_path<R: Succeeded>(
 /// As [`on_path`] for a call on the file open as `fd`.
 #[inline(always)]
 fn on_fd<R: Succeeded>(k: Counter, fd: c_int, call: impl FnOnce() -> R) -> R {
-    if !POSIX_META.on() || !recording() {
-        return call();
-    }
-    let t1 = clock::now();
-    let ret = call();
-    let t2 = clock::now();
+    let (ret, t1, t2) = match timed(call) {
+        Ok(timed) => timed,
+        Err(ret) => return ret,
+    };
     if ret.ok() {
-        record(|| paths::with_fd_name(fd, !POSIX_META.full(), |n| POSIX_META.on_path(k, n, t1, t2)));
+        record(|| paths::with_fd_name(fd, ask_proc(), |n| POSIX_META.on_path(k, n, t1, t2)));
     }
     ret
 }
@@ -267,12 +284,10 @@ unsafe fn renamed(
     new: *const c_char,
     call: impl FnOnce() -> c_int,
 ) -> c_int {
-    if !POSIX_META.on() || !recording() {
-        return call();
-    }
-    let t1 = clock::now();
-    let ret = call();
-    let t2 = clock::now();
+    let (ret, t1, t2) = match timed(call) {
+        Ok(timed) => timed,
+        Err(ret) => return ret,
+    };
     if ret == 0 {
         // SAFETY: the caller's two NUL-terminated paths.
         record(|| unsafe {
@@ -286,14 +301,11 @@ unsafe fn renamed(
 #[no_mangle]
 pub unsafe extern "C" fn opendir(path: *const c_char) -> *mut DIR {
     let Some(r) = real::opendir() else { return enosys_null() };
-    if !POSIX_META.on() || !recording() {
-        // SAFETY: the real function, with the caller's arguments unchanged.
-        return unsafe { r(path) };
-    }
-    let t1 = clock::now();
-    // SAFETY: as above.
-    let d = unsafe { r(path) };
-    let t2 = clock::now();
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    let (d, t1, t2) = match timed(|| unsafe { r(path) }) {
+        Ok(timed) => timed,
+        Err(d) => return d,
+    };
     if !d.is_null() {
         // SAFETY: the caller's NUL-terminated path.
         record(|| unsafe { paths::with_clean(None, path, |n| POSIX_META.on_opendir(d as usize, n, t1, t2)) });
@@ -304,16 +316,13 @@ pub unsafe extern "C" fn opendir(path: *const c_char) -> *mut DIR {
 #[no_mangle]
 pub unsafe extern "C" fn fdopendir(fd: c_int) -> *mut DIR {
     let Some(r) = real::fdopendir() else { return enosys_null() };
-    if !POSIX_META.on() || !recording() {
-        // SAFETY: as above.
-        return unsafe { r(fd) };
-    }
-    let t1 = clock::now();
-    // SAFETY: as above.
-    let d = unsafe { r(fd) };
-    let t2 = clock::now();
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    let (d, t1, t2) = match timed(|| unsafe { r(fd) }) {
+        Ok(timed) => timed,
+        Err(d) => return d,
+    };
     if !d.is_null() {
-        record(|| paths::with_fd_name(fd, !POSIX_META.full(), |n| POSIX_META.on_opendir(d as usize, n, t1, t2)));
+        record(|| paths::with_fd_name(fd, ask_proc(), |n| POSIX_META.on_opendir(d as usize, n, t1, t2)));
     }
     d
 }
@@ -323,14 +332,11 @@ macro_rules! readdirs {
         #[no_mangle]
         pub unsafe extern "C" fn $name(dir: *mut DIR) -> *mut $ent {
             let Some(r) = real::$name() else { return enosys_null() };
-            if !POSIX_META.on() || !recording() {
-                // SAFETY: the real function, with the caller's arguments unchanged.
-                return unsafe { r(dir) };
-            }
-            let t1 = clock::now();
-            // SAFETY: as above.
-            let e = unsafe { r(dir) };
-            let t2 = clock::now();
+            // SAFETY: the real function, with the caller's arguments unchanged.
+            let (e, t1, t2) = match timed(|| unsafe { r(dir) }) {
+                Ok(timed) => timed,
+                Err(e) => return e,
+            };
             record(|| POSIX_META.on_readdir(dir as usize, !e.is_null(), t1, t2));
             e
         }
@@ -361,40 +367,37 @@ pub fn mapped(fd: c_int, addr: *mut c_void, len: size_t, prot: c_int, flags: c_i
     }
     let shared_write = flags & libc::MAP_SHARED != 0 && prot & libc::PROT_WRITE != 0;
     let m = darshan_posix_meta::Mapping { addr: addr as usize, len: len as u64, shared_write };
-    paths::with_fd_name(fd, !POSIX_META.full(), |n| POSIX_META.on_mmap(n, m, t1, t2));
+    paths::with_fd_name(fd, ask_proc(), |n| POSIX_META.on_mmap(n, m, t1, t2));
+}
+
+/// msync and munmap, counted on the mapping that starts at `addr`; while
+/// no file-backed mapping is followed (anonymous memory: most munmaps),
+/// one load and straight through.
+#[inline(always)]
+fn on_mapping(addr: *mut c_void, call: impl FnOnce() -> c_int, count: fn(&PosixMeta, usize, i64, i64)) -> c_int {
+    if !POSIX_META.maps_live() {
+        return call();
+    }
+    let (ret, t1, t2) = match timed(call) {
+        Ok(timed) => timed,
+        Err(ret) => return ret,
+    };
+    if ret == 0 {
+        record(|| count(&POSIX_META, addr as usize, t1, t2));
+    }
+    ret
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn msync(addr: *mut c_void, len: size_t, flags: c_int) -> c_int {
     let Some(r) = real::msync() else { return enosys() };
-    if !recording() || !POSIX_META.maps_live() {
-        // SAFETY: the real function, with the caller's arguments unchanged.
-        return unsafe { r(addr, len, flags) };
-    }
-    let t1 = clock::now();
-    // SAFETY: as above.
-    let ret = unsafe { r(addr, len, flags) };
-    let t2 = clock::now();
-    if ret == 0 {
-        record(|| POSIX_META.on_msync(addr as usize, t1, t2));
-    }
-    ret
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    on_mapping(addr, || unsafe { r(addr, len, flags) }, PosixMeta::on_msync)
 }
 
-/// munmap: anonymous memory (most munmaps) costs a flag test and one load.
 #[no_mangle]
 pub unsafe extern "C" fn munmap(addr: *mut c_void, len: size_t) -> c_int {
     let Some(r) = real::munmap() else { return enosys() };
-    if !POSIX_META.maps_live() || !recording() {
-        // SAFETY: the real function, with the caller's arguments unchanged.
-        return unsafe { r(addr, len) };
-    }
-    let t1 = clock::now();
-    // SAFETY: as above.
-    let ret = unsafe { r(addr, len) };
-    let t2 = clock::now();
-    if ret == 0 {
-        record(|| POSIX_META.on_munmap(addr as usize, t1, t2));
-    }
-    ret
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    on_mapping(addr, || unsafe { r(addr, len) }, PosixMeta::on_munmap)
 }

@@ -11,11 +11,17 @@ use darshan_core::runtime;
 use darshan_posix::POSIX;
 use libc::{c_char, c_int};
 
-fn dir_of_fd(fd: c_int, buf: &mut [u8]) -> Option<usize> {
+/// The name of the file open as `fd` into `buf`: its POSIX record's name
+/// (no system call), else, with `ask_proc`, the /proc/self/fd link (one
+/// readlink); None if it has no absolute name (a socket, a pipe).
+fn dir_of_fd(fd: c_int, buf: &mut [u8], ask_proc: bool) -> Option<usize> {
     if let Some(id) = POSIX.id_of_fd(fd) {
         if let Some(n) = runtime::LEDGER.name_of(id, buf) {
             return Some(n);
         }
+    }
+    if !ask_proc {
+        return None;
     }
     let mut link = [0u8; 32];
     let mut k = 0;
@@ -47,21 +53,12 @@ fn dir_of_fd(fd: c_int, buf: &mut [u8]) -> Option<usize> {
     (r > 0 && (r as usize) < buf.len() - 1 && buf[0] == b'/').then_some(r as usize)
 }
 
-/// Hand the name of the file open as `fd` to `f`: its record's name if
-/// POSIX follows it (no system call), else, with `ask_proc`, the
-/// /proc/self/fd link (one readlink); not called if it has no absolute
-/// name (a socket, a pipe) or none was asked for.
+/// Hand the name of the file open as `fd` to `f` ([`dir_of_fd`]); not
+/// called if it has none.
 pub fn with_fd_name(fd: c_int, ask_proc: bool, f: impl FnOnce(&[u8])) {
     let mut buf = [0u8; libc::PATH_MAX as usize];
-    if let Some(id) = POSIX.id_of_fd(fd) {
-        if let Some(n) = runtime::LEDGER.name_of(id, &mut buf) {
-            return f(&buf[..n]);
-        }
-    }
-    if ask_proc {
-        if let Some(n) = dir_of_fd(fd, &mut buf) {
-            f(&buf[..n]);
-        }
+    if let Some(n) = dir_of_fd(fd, &mut buf, ask_proc) {
+        f(&buf[..n]);
     }
 }
 
@@ -112,7 +109,7 @@ pub unsafe fn clean<const N: usize>(dirfd: Option<c_int>, path: *const c_char, o
     // answer, a /proc/self/fd link or a record's name, all clean already.
     out.set_under(
         |dir| match dirfd {
-            Some(fd) if fd != libc::AT_FDCWD => dir_of_fd(fd, dir),
+            Some(fd) if fd != libc::AT_FDCWD => dir_of_fd(fd, dir, true),
             _ => crate::cwd::get(dir),
         },
         p,

@@ -30,14 +30,26 @@ fn meta_records(dir: &std::path::Path, data: &std::path::Path) -> BTreeMap<Strin
         .collect()
 }
 
-#[test]
-fn every_counter_of_the_known_pattern_is_exact() {
-    let d = scratch("meta-mix");
+/// meta_mix run under the library in a fresh scratch directory `tag`
+/// (POSIX_META on when `on`): (scratch, data directory, stdout).
+fn run_meta_mix(tag: &str, on: bool) -> (std::path::PathBuf, std::path::PathBuf, String) {
+    let d = scratch(tag);
     let exe = compile("meta_mix", &d, &[]);
     let data = d.join("data").canonicalize().unwrap();
-    let out = output(instrumented(&exe, &d).arg(&data).env("DARSHAN_MOD_ENABLE", "POSIX_META"));
+    let mut cmd = instrumented(&exe, &d);
+    cmd.arg(&data);
+    if on {
+        cmd.env("DARSHAN_MOD_ENABLE", "POSIX_META");
+    }
+    let out = output(&mut cmd);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let xattr = String::from_utf8_lossy(&out.stdout).contains("xattr=ok");
+    (d, data, String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn every_counter_of_the_known_pattern_is_exact() {
+    let (d, data, stdout) = run_meta_mix("meta-mix", true);
+    let xattr = stdout.contains("xattr=ok");
     let recs = meta_records(&d, &data);
     // The runtime's own calls of wrapped functions (LUSTRE's fgetxattr at
     // each close, the descriptor names' readlink) went to the real ones:
@@ -116,11 +128,7 @@ fn every_counter_of_the_known_pattern_is_exact() {
 /// log opens in PyDarshan; DARSHAN_MOD_ENABLE=POSIX_META switches it on.
 #[test]
 fn the_module_is_off_unless_asked_for() {
-    let d = scratch("meta-off");
-    let exe = compile("meta_mix", &d, &[]);
-    let data = d.join("data").canonicalize().unwrap();
-    let out = output(instrumented(&exe, &d).arg(&data));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (d, _, _) = run_meta_mix("meta-off", false);
     let logs = files(&d.join("logs"));
     let log = darshan_log::LogFile::open(&logs[0]).unwrap();
     assert!(!log.modules_present().contains(&POSIX_META));
@@ -164,11 +172,7 @@ fn a_killed_process_keeps_every_completed_call() {
 /// (bzip2 and back to zlib, as the C tool's users convert).
 #[test]
 fn darshan_convert_keeps_every_record() {
-    let d = scratch("meta-convert");
-    let exe = compile("meta_mix", &d, &[]);
-    let data = d.join("data").canonicalize().unwrap();
-    let out = output(instrumented(&exe, &d).arg(&data).env("DARSHAN_MOD_ENABLE", "POSIX_META"));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (d, _, _) = run_meta_mix("meta-convert", true);
     let log = files(&d.join("logs")).remove(0);
     // The bzip2 step is not named *.darshan: the PyDarshan check reads
     // every such log under target/preload-tests, and PyDarshan's bundled

@@ -64,30 +64,33 @@ impl NamespaceAcc {
             *t = t.saturating_add(*v);
         }
         let f = &r.fcounters;
-        self.time += f[c::F_TIME];
+        if f[c::F_TIME].is_finite() && f[c::F_TIME] > 0.0 {
+            self.time += f[c::F_TIME];
+        }
         let (s, e) = (f[c::F_START_TIMESTAMP], f[c::F_END_TIMESTAMP]);
         if s > 0.0 && (self.start == 0.0 || s < self.start) {
             self.start = s;
         }
         self.end = self.end.max(e);
-        let ns: i64 = NAMESPACE.iter().map(|&k| r.counters[k]).sum();
+        // Counts from a log are not trusted to be small: sums saturate.
+        let sum = |ks: &[usize]| ks.iter().fold(0i64, |a, &k| a.saturating_add(r.counters[k].max(0)));
+        let ns = sum(&NAMESPACE);
         if ns > 0 && e >= s {
             self.spans.push((s, e, ns as f64));
         }
         let name = names.get(r.id).map(<[u8]>::to_vec).unwrap_or_else(|| format!("{:016x}", r.id).into_bytes());
         // Entries made and removed: in the parent; listings: the directory.
-        let in_parent: i64 = [c::UNLINKS, c::RENAMES_FROM, c::MKDIRS, c::RMDIRS, c::LINKS, c::SYMLINKS]
-            .iter()
-            .map(|&k| r.counters[k])
-            .sum();
+        let in_parent = sum(&[c::UNLINKS, c::RENAMES_FROM, c::MKDIRS, c::RMDIRS, c::LINKS, c::SYMLINKS]);
         if in_parent > 0 {
-            self.dir(parent(&name)).ops += in_parent;
+            let d = self.dir(parent(&name));
+            d.ops = d.ops.saturating_add(in_parent);
         }
-        if r.counters[c::OPENDIRS] > 0 {
+        let (listings, entries) = (r.counters[c::OPENDIRS], r.counters[c::DIR_ENTRIES].max(0));
+        if listings > 0 {
             let d = self.dir(&name);
-            d.ops += r.counters[c::OPENDIRS];
-            d.listings += r.counters[c::OPENDIRS];
-            d.entries_read += r.counters[c::DIR_ENTRIES];
+            d.ops = d.ops.saturating_add(listings);
+            d.listings = d.listings.saturating_add(listings);
+            d.entries_read = d.entries_read.saturating_add(entries);
         }
         if r.counters[c::UNLINKS] > 0 {
             self.unlinked.push((r.id, name));
@@ -109,8 +112,9 @@ impl NamespaceAcc {
         let names = darshan_log::modules::counter_names(darshan_log::modules::POSIX_META).0;
         let operations: Vec<(String, i64)> = names.iter().zip(&self.totals).map(|(n, v)| (n.to_string(), *v)).collect();
         let t = |k: usize| self.totals[k];
-        let namespace_ops: i64 = NAMESPACE.iter().map(|&k| t(k)).sum();
-        let attribute_ops = [
+        let sum = |ks: &[usize]| ks.iter().fold(0i64, |a, &k| a.saturating_add(t(k).max(0)));
+        let namespace_ops = sum(&NAMESPACE);
+        let attribute_ops = sum(&[
             c::TRUNCATES,
             c::FALLOCATES,
             c::CHMODS,
@@ -120,11 +124,8 @@ impl NamespaceAcc {
             c::UTIMES,
             c::XATTR_GETS,
             c::XATTR_SETS,
-        ]
-        .iter()
-        .map(|&k| t(k))
-        .sum();
-        let mapping_ops = t(c::MMAPS) + t(c::MSYNCS) + t(c::MUNMAPS);
+        ]);
+        let mapping_ops = sum(&[c::MMAPS, c::MSYNCS, c::MUNMAPS]);
         let span = (self.end - self.start).max(0.0);
         let rate = if span > 0.0 { namespace_ops as f64 / span } else { 0.0 };
         let (rate_bins, bin_seconds) = rate_estimate(&self.spans, self.start, self.end);
@@ -143,7 +144,7 @@ impl NamespaceAcc {
         for (id, name) in &self.unlinked {
             if let Some(f) = files.get(POSIX, *id) {
                 temporary_files += 1;
-                temporary_bytes_written += f.entry.w_bytes;
+                temporary_bytes_written = f.entry.w_bytes.max(0).saturating_add(temporary_bytes_written);
                 if temporary_examples.len() < 5 {
                     temporary_examples.push(String::from_utf8_lossy(name).into_owned());
                 }

@@ -162,3 +162,32 @@ fn a_log_without_the_module_has_no_section() {
     w.finish().unwrap();
     assert!(report(&path).namespace.is_none());
 }
+
+/// Counts a hostile log sets to i64::MAX (or negative, or times to NaN)
+/// overflowed the section's sums (a panic in a debug build): they
+/// saturate, and the report is made.
+#[test]
+fn huge_counts_from_a_log_saturate_instead_of_overflowing() {
+    let d = out_dir("ns-huge");
+    let path = storm_log(&d, 3, 1);
+    let log = darshan_log::LogFile::open(&path).unwrap();
+    let names = log.names().unwrap();
+    let mut meta = log.records(POSIX_META).unwrap();
+    for r in &mut meta {
+        r.counters[c::UNLINKS] = i64::MAX;
+        r.counters[c::OPENDIRS] = i64::MAX;
+        r.counters[c::DIR_ENTRIES] = -5;
+        r.fcounters[c::F_TIME] = f64::NAN;
+    }
+    let hostile = d.join("hostile.darshan");
+    let mut w = LogWriter::new(std::fs::File::create(&hostile).unwrap(), Compression::Zlib).unwrap();
+    w.write_job(&log.job).unwrap();
+    w.write_names(&names).unwrap();
+    w.write_module(POSIX_META, meta.iter()).unwrap();
+    w.finish().unwrap();
+    let r = report(&hostile);
+    let ns = r.namespace.as_ref().unwrap();
+    assert_eq!(ns.namespace_ops, i64::MAX);
+    assert_eq!(ns.busiest_dirs[0].ops, i64::MAX);
+    assert!(ns.time.is_finite());
+}

@@ -62,17 +62,12 @@ pub struct PosixMeta {
     /// File-backed mappings live: munmap of anything else (malloc's
     /// arenas, anonymous memory) skips the lock while there are none.
     live_maps: AtomicUsize,
-    /// A record could not be made (no room): a call on a descriptor POSIX
-    /// does not follow is then not worth naming through /proc (a system
-    /// call) for a record that most likely cannot be made either.
-    full: std::sync::atomic::AtomicBool,
 }
 
 pub static POSIX_META: PosixMeta = PosixMeta {
     on: std::sync::atomic::AtomicBool::new(false),
     st: Lock::new(State { set: RecordSet::new(ID), dirs: HandleTable::new(), maps: HandleTable::new() }),
     live_maps: AtomicUsize::new(0),
-    full: std::sync::atomic::AtomicBool::new(false),
 };
 
 /// What a mapping is, for its counters.
@@ -91,11 +86,7 @@ impl State {
         if self.set.excluded(name) {
             return None;
         }
-        let i = self.set.find_or_create(darshan_log::record_id(name), name);
-        if i.is_none() {
-            POSIX_META.full.store(true, Ordering::Relaxed);
-        }
-        i
+        self.set.find_or_create(darshan_log::record_id(name), name)
     }
 
     /// Count `n` of `k` on record `i` and the call's time.
@@ -181,16 +172,14 @@ impl PosixMeta {
         if m.shared_write {
             add(w, c::word(c::MMAP_SHARED_WRITE_BYTES), m.len as i64);
         }
-        if st.maps.get(m.addr as u64).is_none() {
+        // Counted live only once followed: a mapping the full table could
+        // not take would keep munmap on the slow path for good.
+        let new = st.maps.get(m.addr as u64).is_none();
+        if !st.maps.insert(m.addr as u64, i) {
+            st.set.mark_partial();
+        } else if new {
             self.live_maps.fetch_add(1, Ordering::Relaxed);
         }
-        st.maps.open(m.addr as u64, i, &st.set);
-    }
-
-    /// Whether the module has run out of records (see `full`).
-    #[inline]
-    pub fn full(&self) -> bool {
-        self.full.load(Ordering::Relaxed)
     }
 
     /// Whether the module records at all (the wrappers' first test).
@@ -248,7 +237,6 @@ impl Module for PosixMeta {
         st.maps = HandleTable::for_records(slice.capacity, HANDLE_SLOTS);
         self.live_maps.store(0, Ordering::Relaxed);
         self.on.store(slice.capacity > 0, Ordering::Relaxed);
-        self.full.store(false, Ordering::Relaxed);
         st.set.attach(slice, env);
     }
 
@@ -261,6 +249,5 @@ impl Module for PosixMeta {
         st.dirs.clear();
         st.maps.clear();
         self.live_maps.store(0, Ordering::Relaxed);
-        self.full.store(false, Ordering::Relaxed);
     }
 }

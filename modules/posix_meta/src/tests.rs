@@ -18,7 +18,6 @@ fn meta_in(records: usize, env: &Env) -> PosixMeta {
         on: std::sync::atomic::AtomicBool::new(false),
         st: Lock::new(State { set: RecordSet::new(ID), dirs: HandleTable::new(), maps: HandleTable::new() }),
         live_maps: AtomicUsize::new(0),
-        full: std::sync::atomic::AtomicBool::new(false),
     };
     let arena = Box::leak(Box::new(RecordArena::new(records * c::RECORD_WORDS * 8).expect("record memory")));
     m.attach(arena.reserve(c::RECORD_WORDS, records), env);
