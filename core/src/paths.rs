@@ -131,6 +131,32 @@ pub fn excluded(cfg: &Config, module: usize, name: &[u8]) -> bool {
     ex
 }
 
+/// A module's exclusion rules, readable without the module's lock: the
+/// test a wrapper makes on a name before it locks anything (an open of a
+/// system file then takes no lock). Set once, at attach; before that,
+/// every name is left out (nothing is recorded before attach anyway).
+pub struct NameFilter {
+    module: usize,
+    config: std::sync::OnceLock<&'static Config>,
+}
+
+impl NameFilter {
+    pub const fn new(module: usize) -> NameFilter {
+        NameFilter { module, config: std::sync::OnceLock::new() }
+    }
+
+    /// At attach (a second call keeps the first configuration: a
+    /// process's runtime attaches a module once).
+    pub fn set(&self, config: &'static Config) {
+        let _ = self.config.set(config);
+    }
+
+    #[inline]
+    pub fn excluded(&self, name: &[u8]) -> bool {
+        self.config.get().is_none_or(|c| excluded(c, self.module, name))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use darshan_core::arena::Slice;
 use darshan_core::common::{CommonPool, Tick};
+use darshan_core::paths::NameFilter;
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
@@ -52,6 +53,8 @@ impl std::ops::DerefMut for State {
 
 pub struct Posix {
     set: Lock<State>,
+    /// The exclusion rules, tested before the lock is taken.
+    names: NameFilter,
     /// fd -> record index + 1 (0: not tracked). Read without the lock so
     /// that I/O on untracked descriptors (sockets, pipes) costs nothing.
     fds: &'static [AtomicU32; MAX_FDS],
@@ -64,6 +67,7 @@ static FDS: [AtomicU32; MAX_FDS] = [const { AtomicU32::new(0) }; MAX_FDS];
 
 pub static POSIX: Posix = Posix {
     set: Lock::new(State { set: RecordSet::new(ID), aio: [(0, 0, false); AIO_SLOTS], pool: CommonPool::new() }),
+    names: NameFilter::new(ID),
     fds: &FDS,
 };
 
@@ -123,11 +127,11 @@ impl Posix {
 
     /// open family, on success: `name` is the cleaned path.
     pub fn on_open(&self, fd: i32, name: &[u8], mode: i64, tm1: Tick, tm2: Tick) {
-        let id = darshan_log::record_id(name);
-        let mut st = self.lock();
-        if !st.excluded(name) {
-            self.open_locked(&mut st, fd, id, name, OpenKind::Open, mode, tm1, tm2);
+        if self.names.excluded(name) {
+            return;
         }
+        let id = darshan_log::record_id(name);
+        self.open_locked(&mut self.lock(), fd, id, name, OpenKind::Open, mode, tm1, tm2);
     }
 
     /// A new fd for the record `id` if it already exists (fileno's common
@@ -228,11 +232,11 @@ impl Posix {
 
     /// stat family by path, on a regular file: creates the record.
     pub fn on_stat_path(&self, name: &[u8], tm1: Tick, tm2: Tick) {
-        let id = darshan_log::record_id(name);
-        let mut st = self.lock();
-        if st.excluded(name) {
+        if self.names.excluded(name) {
             return;
         }
+        let id = darshan_log::record_id(name);
+        let mut st = self.lock();
         let Some(i) = st.record_for(id, name) else { return };
         let (w, rt) = st.set.both(i);
         record::stat(w, rt, tm1, tm2);
@@ -257,17 +261,17 @@ impl Posix {
     /// rename(old, new) succeeded; both names cleaned.
     pub fn on_rename(&self, old: &[u8], new: &[u8], tm1: Tick, tm2: Tick) {
         let old_id = darshan_log::record_id(old);
-        let mut set = self.lock();
-        if set.excluded(old) {
+        if self.names.excluded(old) {
             return;
         }
+        let mut set = self.lock();
         let Some(o) = set.find(old_id) else { return };
         {
             let (w, rt) = set.both(o);
             darshan_core::common::add(w, c::word(c::RENAME_SOURCES), 1);
             record::meta_time(w, rt, tm1, tm2);
         }
-        if set.excluded(new) {
+        if self.names.excluded(new) {
             return;
         }
         let new_id = darshan_log::record_id(new);
@@ -341,6 +345,7 @@ impl Module for Posix {
     fn attach(&self, slice: Slice, env: &Env) {
         let mut st = self.lock();
         st.pool = CommonPool::with_capacity(2 * slice.capacity);
+        self.names.set(env.config);
         st.set.attach(slice, env);
     }
 

@@ -40,6 +40,7 @@ fn posix_in(records: usize, env: &Env) -> Posix {
             aio: [(0, 0, false); AIO_SLOTS],
             pool: darshan_core::common::CommonPool::new(),
         }),
+        names: darshan_core::paths::NameFilter::new(ID),
         fds: Box::leak(fds),
     };
     let arena = Box::leak(Box::new(RecordArena::new(records * c::RECORD_WORDS * 8).expect("record memory")));

@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use darshan_core::arena::Slice;
 use darshan_core::common::{add, get, stamp, timer_inc_no_overlap, IoTimers, NoOverlap, Tick};
+use darshan_core::paths::NameFilter;
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
@@ -76,10 +77,14 @@ pub struct State {
 
 pub struct Stdio {
     state: Lock<State>,
+    /// The exclusion rules, tested before the lock is taken.
+    names: NameFilter,
 }
 
-pub static STDIO: Stdio =
-    Stdio { state: Lock::new(State { set: RecordSet::new(ID), streams: StreamMap::new(), std_streams: [0; 3] }) };
+pub static STDIO: Stdio = Stdio {
+    state: Lock::new(State { set: RecordSet::new(ID), streams: StreamMap::new(), std_streams: [0; 3] }),
+    names: NameFilter::new(ID),
+};
 
 impl State {
     /// fopen/freopen/fdopen and the standard streams at start-up.
@@ -122,11 +127,11 @@ impl Stdio {
 
     /// fopen/fopen64/freopen succeeded; `name` is the cleaned path.
     pub fn on_open(&self, stream: usize, name: &[u8], tm1: Tick, tm2: Tick) {
-        let id = darshan_log::record_id(name);
-        let mut st = self.lock();
-        if !st.set.excluded(name) {
-            st.open(stream, id, name, false, tm1, tm2);
+        if self.names.excluded(name) {
+            return;
         }
+        let id = darshan_log::record_id(name);
+        self.lock().open(stream, id, name, false, tm1, tm2);
     }
 
     /// fdopen succeeded on a descriptor whose record is `id` / `name`.
@@ -241,6 +246,7 @@ impl Module for Stdio {
 
     fn attach(&self, slice: Slice, env: &Env) {
         let mut st = self.lock();
+        self.names.set(env.config);
         st.set.attach(slice, env);
         st.register_std();
     }

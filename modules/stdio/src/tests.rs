@@ -19,8 +19,10 @@ use crate::{State, Stdio, ID};
 /// ledger and configuration: no process-wide runtime.
 fn stdio(records: usize) -> Stdio {
     let records = records + 3;
-    let s =
-        Stdio { state: Lock::new(State { set: RecordSet::new(ID), streams: StreamMap::new(), std_streams: [0; 3] }) };
+    let s = Stdio {
+        state: Lock::new(State { set: RecordSet::new(ID), streams: StreamMap::new(), std_streams: [0; 3] }),
+        names: darshan_core::paths::NameFilter::new(ID),
+    };
     let arena = Box::leak(Box::new(RecordArena::new(records * c::RECORD_WORDS * 8).expect("record memory")));
     s.attach(arena.reserve(c::RECORD_WORDS, records), &Env::for_tests());
     s
