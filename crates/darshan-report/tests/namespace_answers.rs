@@ -116,7 +116,11 @@ fn a_storm_of_temporary_files_and_relistings_is_reported_with_its_numbers() {
     assert!(d01.title.contains("2005 namespace operations per second"), "{}", d01.title);
     assert!(d01.evidence[0].starts_with("20,052 namespace operations in"), "{:?}", d01.evidence);
     let d02 = finding(&r, "D02").expect("D02");
-    assert!(d02.evidence[0].starts_with("20,000 files written"), "{:?}", d02.evidence);
+    assert!(
+        d02.evidence[0].starts_with("20,000 files opened by the job (19.07 MiB written to them)"),
+        "{:?}",
+        d02.evidence
+    );
     // 50 listings of /s/tmp by 2 processes: 25 each, over 10.
     let d03 = finding(&r, "D03").expect("D03");
     assert!(d03.evidence[0].starts_with("/s/tmp: listed 50 times (600 entries read)"), "{:?}", d03.evidence);

@@ -4,7 +4,7 @@
 //!   opens, link, symlink) at a sustained rate above `metadata_ops_rate`
 //!   per second, and at least `metadata_ops_absolute` of them: the load
 //!   that slows a parallel file system's metadata servers for every job.
-//! * D02: at least `temporary_files` files written and removed within the
+//! * D02: at least `temporary_files` files opened and removed within the
 //!   run (a POSIX record and an unlink of the same path): scratch data
 //!   that node-local storage or memory would keep off the shared file
 //!   system.
@@ -49,7 +49,7 @@ pub fn findings(ns: &Namespace, cfg: &Config, nprocs: i64) -> Vec<Finding> {
     }
     if ns.temporary_files as f64 >= cfg.get("temporary_files") {
         let mut ev = vec![format!(
-            "{} written ({}) and removed within the run",
+            "{} opened by the job ({} written to them) and removed within the run",
             plural(ns.temporary_files as i64, "file"),
             units::bytes(ns.temporary_bytes_written as f64)
         )];

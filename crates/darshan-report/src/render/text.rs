@@ -65,7 +65,7 @@ pub fn render(r: &Report) -> String {
         if ns.temporary_files > 0 {
             let _ = writeln!(
                 o,
-                "  {} files written ({}) and removed within the run",
+                "  {} files opened ({} written to them) and removed within the run",
                 count(ns.temporary_files as i64),
                 bytes(ns.temporary_bytes_written as f64)
             );
