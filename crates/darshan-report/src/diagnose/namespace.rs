@@ -57,7 +57,7 @@ pub fn findings(ns: &Namespace, cfg: &Config, nprocs: i64) -> Vec<Finding> {
         out.push(finding(
             "D02",
             Level::Warn,
-            format!("{} created and deleted within the run", plural(ns.temporary_files as i64, "file")),
+            format!("{} opened and removed within the run", plural(ns.temporary_files as i64, "file")),
             ev,
             Some("Keep temporary files on node-local storage (/tmp, /dev/shm, a burst buffer) or in memory"),
         ));
