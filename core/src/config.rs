@@ -70,12 +70,10 @@ impl Default for Config {
         // The NULL module is the template: built in, on only when asked
         // for (DARSHAN_MOD_ENABLE=NULL).
         mod_enabled[modules::NULL] = false;
-        // POSIX_META (ours, id 63) only when asked for
-        // (DARSHAN_MOD_ENABLE=POSIX_META): PyDarshan 3.5.0 cannot open a
-        // log with a module id it does not know (darshan_log_get_modules
-        // gives such a module a NULL name, on which its backend fails), so
-        // a log with it is unreadable by PyDarshan and Drishti.
-        mod_enabled[modules::POSIX_META] = false;
+        // POSIX_META (ours, id 63) is on: its region is named by the
+        // extension trailer, not the header's map, so PyDarshan 3.5.0 and
+        // C's tools read such a log as one without it
+        // (darshan_log::extension).
         Config {
             disable: false,
             enable_nonmpi: false,

@@ -188,8 +188,10 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     let sizes = regions.sizes();
     let (header, _) = pipeline::layout(&sizes, &regions.module_ids(), runtime::LEDGER.partial_flags());
     let mut bytes = header.encode();
-    bytes.reserve(sizes.iter().sum::<u64>() as usize);
+    let trailer = darshan_log::extension::encode_trailer(&header);
+    bytes.reserve(sizes.iter().sum::<u64>() as usize + trailer.len());
     regions.in_order().for_each(|r| bytes.extend_from_slice(r));
+    bytes.extend_from_slice(&trailer);
     let (tmp, final_base) = log_paths(jobid, t.start.0)?;
     // The log is written and renamed before the crash-safe file is removed
     // (Darshan removes it first), so no kill can lose both. With

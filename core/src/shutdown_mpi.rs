@@ -176,6 +176,8 @@ pub fn write_log_mpi(
     let mut partial = [runtime::LEDGER.partial_flags()];
     comm.allreduce_u64(&mut partial, Op::Bor);
     let (header, starts) = pipeline::layout(&totals, &regions.module_ids(), partial[0]);
+    let regions_end = starts.last().zip(totals.last()).map_or(HEADER_SIZE as u64, |(s, t)| s + t);
+    let trailer = darshan_log::extension::encode_trailer(&header);
 
     // Rank 0 names the log; every rank learns the name (none: no log).
     let (mut path, tmp_final) = step(comm, "name", || {
@@ -219,6 +221,11 @@ pub fn write_log_mpi(
         }
         if rank == 0 {
             wrote &= comm.write_at(0, &header.encode()).is_ok();
+            // Modules Darshan does not know: named after the last region
+            // (darshan_log::extension).
+            if !trailer.is_empty() {
+                wrote &= comm.write_at(regions_end, &trailer).is_ok();
+            }
         }
         wrote
     }))
@@ -234,7 +241,7 @@ pub fn write_log_mpi(
     // full disk then left an empty log under its final name and every
     // crash-safe file removed. Rank 0 checks the file has every byte.
     if rank == 0 {
-        let expected = starts.last().zip(totals.last()).map_or(HEADER_SIZE as u64, |(s, t)| s + t);
+        let expected = regions_end + trailer.len() as u64;
         wrote &= std::fs::metadata(&tmp).is_ok_and(|m| m.len() == expected);
     }
     let wrote = all_ok(comm, wrote);

@@ -31,16 +31,18 @@ fn meta_records(dir: &std::path::Path, data: &std::path::Path) -> BTreeMap<Strin
 }
 
 /// meta_mix run under the library in a fresh scratch directory `tag`
-/// (POSIX_META on when `on`): (scratch, data directory, stdout).
+/// (POSIX_META asked for by name when `on`, else the default):
+/// (scratch, data directory, stdout).
 fn run_meta_mix(tag: &str, on: bool) -> (std::path::PathBuf, std::path::PathBuf, String) {
+    run_meta_mix_env(tag, if on { &[("DARSHAN_MOD_ENABLE", "POSIX_META")] } else { &[] })
+}
+
+fn run_meta_mix_env(tag: &str, env: &[(&str, &str)]) -> (std::path::PathBuf, std::path::PathBuf, String) {
     let d = scratch(tag);
     let exe = compile("meta_mix", &d, &[]);
     let data = d.join("data").canonicalize().unwrap();
     let mut cmd = instrumented(&exe, &d);
-    cmd.arg(&data);
-    if on {
-        cmd.env("DARSHAN_MOD_ENABLE", "POSIX_META");
-    }
+    cmd.arg(&data).envs(env.iter().copied());
     let out = output(&mut cmd);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     (d, data, String::from_utf8_lossy(&out.stdout).into_owned())
@@ -123,17 +125,34 @@ fn every_counter_of_the_known_pattern_is_exact() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
-/// Off unless asked for (PyDarshan 3.5.0 cannot open a log with a module
-/// id it does not know): by default no region and not partial, and the
-/// log opens in PyDarshan; DARSHAN_MOD_ENABLE=POSIX_META switches it on.
+/// On by default, and off with Darshan's module variable. By default the
+/// region is named by the extension trailer, not the header's module map
+/// (whose id-63 slot C's darshan-util would hand PyDarshan with a NULL
+/// name): the raw header bytes map no id ≥ 18 and set no such partial bit.
 #[test]
-fn the_module_is_off_unless_asked_for() {
-    let (d, _, _) = run_meta_mix("meta-off", false);
+fn the_module_is_on_by_default_outside_the_header_map() {
+    let (d, data, _) = run_meta_mix("meta-default", false);
+    let recs = meta_records(&d, &data);
+    assert!(recs.values().any(|r| r.counters[c::UNLINKS] > 0), "default run recorded no unlink");
+    let logs = files(&d.join("logs"));
+    let raw = std::fs::read(&logs[0]).unwrap();
+    // docs/log-format.md: mod_map[i] at 48 + 16 i (offset, length), mod_ver[i] at 1072 + 4 i.
+    let word = |at: usize| u64::from_le_bytes(raw[at..at + 8].try_into().unwrap());
+    for id in darshan_log::modules::KNOWN_MODULE_COUNT..64 {
+        assert_eq!((word(48 + 16 * id), word(56 + 16 * id)), (0, 0), "module {id} in the header's map");
+        assert_eq!(raw[1072 + 4 * id..1076 + 4 * id], [0; 4], "module {id} has a version in the header");
+    }
+    assert_eq!(word(24) >> darshan_log::modules::KNOWN_MODULE_COUNT, 0, "a partial bit of an unknown id");
+    assert_eq!(&raw[raw.len() - 8..], darshan_log::extension::MAGIC, "no extension trailer");
+
+    let (d, _, _) = run_meta_mix_env("meta-disabled", &[("DARSHAN_MOD_DISABLE", "POSIX_META")]);
     let logs = files(&d.join("logs"));
     let log = darshan_log::LogFile::open(&logs[0]).unwrap();
     assert!(!log.modules_present().contains(&POSIX_META));
     assert_eq!(log.header.partial_flag & (1 << POSIX_META), 0);
     assert!(log.modules_present().contains(&darshan_log::modules::POSIX), "POSIX still records");
+    let raw = std::fs::read(&logs[0]).unwrap();
+    assert_ne!(&raw[raw.len() - 8..], darshan_log::extension::MAGIC, "a trailer with nothing to name");
 }
 
 /// Killed with SIGKILL after a known number of calls: the crash-safe file

@@ -17,6 +17,9 @@ pub enum LogError {
     BadCompression(u8),
     /// A region's offset or length points outside the file.
     BadRegion { region: String, off: u64, len: u64, file_size: u64 },
+    /// The trailer naming the regions of modules Darshan does not know
+    /// (crate::extension) is damaged.
+    BadExtensionMap(String),
     /// A compressed stream failed to decompress.
     Decompress { region: String, msg: String },
     /// The region ended in the middle of a compressed stream.
@@ -52,6 +55,9 @@ impl fmt::Display for LogError {
                 f,
                 "{region} region (offset {off}, length {len}) lies outside the file ({file_size} bytes): the log is truncated or corrupt"
             ),
+            LogError::BadExtensionMap(msg) => {
+                write!(f, "damaged extension map at the end of the log: {msg}")
+            }
             LogError::Decompress { region, msg } => {
                 write!(f, "failed to decompress the {region} region: {msg}")
             }

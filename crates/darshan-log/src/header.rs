@@ -227,16 +227,20 @@ impl Header {
         Ok(())
     }
 
-    /// Encode a "3.41" header (always little-endian).
+    /// Encode a "3.41" header (always little-endian). Modules with ids
+    /// Darshan does not know are left out of its map and partial flags:
+    /// they go in the extension trailer ([`crate::extension::encode_trailer`]),
+    /// which whoever writes the header must write after the last region.
     pub fn encode(&self) -> Vec<u8> {
         let mut b = vec![0u8; HEADER_SIZE];
         b[..4].copy_from_slice(b"3.41");
         b[8..16].copy_from_slice(&MAGIC.to_le_bytes());
         b[16] = self.compression.code();
-        b[24..32].copy_from_slice(&self.partial_flag.to_le_bytes());
+        let known = (1u64 << crate::modules::KNOWN_MODULE_COUNT) - 1;
+        b[24..32].copy_from_slice(&(self.partial_flag & known).to_le_bytes());
         b[32..40].copy_from_slice(&self.name_map.off.to_le_bytes());
         b[40..48].copy_from_slice(&self.name_map.len.to_le_bytes());
-        for i in 0..MAX_MODS {
+        for i in 0..crate::modules::KNOWN_MODULE_COUNT {
             b[48 + 16 * i..56 + 16 * i].copy_from_slice(&self.mod_map[i].off.to_le_bytes());
             b[56 + 16 * i..64 + 16 * i].copy_from_slice(&self.mod_map[i].len.to_le_bytes());
             b[1072 + 4 * i..1076 + 4 * i].copy_from_slice(&self.mod_ver[i].to_le_bytes());

@@ -14,6 +14,7 @@ pub mod defaults;
 pub mod dxt_mapped;
 pub mod encode;
 pub mod error;
+pub mod extension;
 pub mod hash;
 pub mod header;
 pub mod job;

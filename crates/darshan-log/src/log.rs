@@ -29,7 +29,12 @@ impl<S: LogSource> LogFile<S> {
         let size = src.size();
         let mut hb = vec![0u8; HEADER_SIZE.min(size as usize)];
         src.read_exact_at(&mut hb, 0)?;
-        let header = Header::parse(&hb, size)?;
+        let mut header = Header::parse(&hb, size)?;
+        // Modules Darshan does not know are named by a trailer (crate::extension).
+        let tail_len = crate::extension::MAX_TRAILER_SIZE.min(size.saturating_sub(HEADER_SIZE as u64) as usize);
+        let mut tail = vec![0u8; tail_len];
+        src.read_exact_at(&mut tail, size - tail_len as u64)?;
+        crate::extension::apply_trailer(&mut header, &tail, size)?;
         let job = {
             let mut r = RegionReader::new(&src, header.job_map, header.compression, "job");
             let bytes = r.read_to_end(JOB_RECORD_SIZE)?;

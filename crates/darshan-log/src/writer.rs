@@ -168,8 +168,13 @@ impl<W: Write + Seek> LogWriter<W> {
         self.header.partial_flag = flag;
     }
 
-    /// Write the header and return the underlying writer.
+    /// Write the extension trailer (modules Darshan does not know, see
+    /// crate::extension) and the header; return the underlying writer.
     pub fn finish(mut self) -> Result<W> {
+        let trailer = crate::extension::encode_trailer(&self.header);
+        self.out.seek(SeekFrom::Start(self.pos))?;
+        self.out.write_all(&trailer)?;
+        self.pos += trailer.len() as u64;
         self.out.seek(SeekFrom::Start(0))?;
         self.out.write_all(&self.header.encode())?;
         self.out.seek(SeekFrom::Start(self.pos))?;
