@@ -42,6 +42,9 @@ pub struct Config {
     /// fsyncs cost every short process milliseconds.
     pub log_fsync: bool,
     pub jobid_env: Option<String>,
+    /// A non-MPI process's rank, job size and job key from its launcher's
+    /// environment (crate::launcher); read here, once, with the rest.
+    pub launch: crate::launcher::Launch,
     pub log_hints: String,
     pub mod_mem: usize,
     pub name_mem: usize,
@@ -87,6 +90,7 @@ impl Default for Config {
             mmap_logs: true,
             log_fsync: false,
             jobid_env: None,
+            launch: Default::default(),
             log_hints: DEF_LOG_HINTS.into(),
             mod_mem: DEF_MOD_MEM,
             name_mem: DEF_NAME_MEM,
@@ -371,6 +375,7 @@ impl Config {
     }
 
     fn apply_env(&mut self, src: &dyn Source, warn: &mut Vec<String>) {
+        self.launch = crate::launcher::Launch::from_env(&|n: &str| src.var(n));
         let set = |n: &str| src.var(n).is_some();
         self.disable |= set("DARSHAN_DISABLE");
         self.enable_nonmpi |= set("DARSHAN_ENABLE_NONMPI");

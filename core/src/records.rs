@@ -26,6 +26,13 @@ pub trait Reducer: Sync {
         None
     }
     fn set_variance(&self, _rec: &mut [u64], _time: f64, _bytes: f64) {}
+    /// Two processes' records of one rank (a worker and the children it
+    /// forked, in a job without MPI): combined by `combine`, but the
+    /// fields that describe the spread across ranks (fastest, slowest,
+    /// variances) stay as one process leaves them. By default, `combine`.
+    fn combine_same_rank(&self, input: &[u64], inout: &mut [u64]) {
+        self.combine(input, inout)
+    }
 }
 
 /// A module's per-record runtime state (what the record words do not
@@ -90,6 +97,17 @@ impl<R: RecordRt> Records for RecordSet<R> {
 
 /// Rank word of a record reduced across ranks.
 const SHARED_RANK: u64 = -1i64 as u64;
+
+/// One rank's copy of a shared record made ready for the reduction: its
+/// rank fields set (the fastest and the slowest is itself), the rank made
+/// -1; returns its (time, bytes) for the variances. The MPI reduction
+/// ([`RecordSet::reduce_shared`]) and the job log's
+/// ([`crate::reduce_local`]) both start here.
+pub fn prepare_shared(rec: &mut [u64], rules: &dyn Reducer) -> Option<(f64, f64)> {
+    rules.prepare(rec);
+    rec[1] = SHARED_RANK;
+    rules.spread(rec)
+}
 
 pub struct RecordSet<R> {
     module: usize,
@@ -380,9 +398,7 @@ impl<R: RecordRt> RecordSet<R> {
                 Some(i) => dst.copy_from_slice(self.slice.record(i)),
                 None => dst[0] = id,
             }
-            rules.prepare(dst);
-            dst[1] = SHARED_RANK;
-            spread.push(rules.spread(dst));
+            spread.push(prepare_shared(dst, rules));
         }
         let root = comm.rank() == 0;
         let mut recv = vec![0u64; if root { n * rw } else { 0 }];

@@ -163,6 +163,19 @@ impl Reducer for Rules {
         rec[self.shape.var_time] = time.to_bits();
         rec[self.shape.var_bytes] = bytes.to_bits();
     }
+
+    fn combine_same_rank(&self, input: &[u64], inout: &mut [u64]) {
+        let p = &self.shape.ranks;
+        let kept = [p.fastest, p.fastest_bytes, p.slowest, p.slowest_bytes, p.fastest_time, p.slowest_time]
+            .into_iter()
+            .chain([self.shape.var_time, self.shape.var_bytes])
+            .map(|k| (k, inout[k]))
+            .collect::<Vec<_>>();
+        (self.combine)(input, inout);
+        for (k, v) in kept {
+            inout[k] = v;
+        }
+    }
 }
 
 /// What every module of the standard shape combines alike: the earliest

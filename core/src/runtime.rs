@@ -53,10 +53,14 @@ pub struct JobTimes {
     pub fork_parent: i64,
     /// Original pid (Darshan keeps the parent's for the job id after fork).
     pub first_pid: i64,
+    /// The parent process: at start-up the one that started this
+    /// program, in a forked child the process it was forked from.
+    pub ppid: i64,
 }
 
 static SHARED: OnceLock<Shared> = OnceLock::new();
-static TIMES: Mutex<JobTimes> = Mutex::new(JobTimes { start: (0, 0), pid: 0, fork_parent: 0, first_pid: 0 });
+static TIMES: Mutex<JobTimes> =
+    Mutex::new(JobTimes { start: (0, 0), pid: 0, fork_parent: 0, first_pid: 0, ppid: 0 });
 static ARENA: Mutex<Option<RecordArena>> = Mutex::new(None);
 static REGISTRY: Mutex<Vec<&'static dyn Module>> = Mutex::new(Vec::new());
 /// Interposed calls made by a signal handler while the runtime was
@@ -170,7 +174,8 @@ pub fn init(shared: Shared, start: (i64, i64), pid: i64, mmap: Option<String>) -
     if SHARED.set(shared).is_err() {
         return Err("already initialised".into());
     }
-    *lock(&TIMES) = JobTimes { start, pid, fork_parent: 0, first_pid: pid };
+    let ppid = i64::from(std::os::unix::process::parent_id());
+    *lock(&TIMES) = JobTimes { start, pid, fork_parent: 0, first_pid: pid, ppid };
     LEDGER.install_names(names);
     *lock(&ARENA) = Some(arena);
     Ok(warning)
@@ -285,6 +290,7 @@ pub fn fork_child(start: (i64, i64), pid: i64, mmap: Option<String>) -> Option<S
     {
         let mut t = lock(&TIMES);
         t.fork_parent = t.pid;
+        t.ppid = t.pid;
         t.pid = pid;
         t.start = start;
     }

@@ -46,18 +46,24 @@ pub(crate) fn metadata_counts(modules: &[&'static dyn crate::Module]) -> Vec<(&'
 
 /// The job record; `counts`: see [`metadata_counts`] (every rank's, in
 /// an MPI job).
+/// `mpi`: the log is an MPI job's; else the process's place in a job
+/// without MPI is said (crate::launcher: rank, size, key, parent).
 pub(crate) fn job_record(
     start: (i64, i64),
     end: (i64, i64),
     nprocs: i64,
     jobid: i64,
     counts: &[(&'static str, u64)],
+    mpi: bool,
 ) -> Option<Job> {
     let sh = runtime::shared()?;
     let t = runtime::times();
     let mut metadata = format!("lib_ver={LIB_VER}\nh={}\n", sh.config.log_hints).into_bytes();
     if t.fork_parent != 0 {
         metadata.extend_from_slice(format!("fork_parent={}\n", t.fork_parent).as_bytes());
+    }
+    if !mpi {
+        metadata.extend_from_slice(sh.config.launch.metadata(t.ppid).as_bytes());
     }
     for (key, n) in counts.iter().filter(|(_, n)| *n != 0) {
         metadata.extend_from_slice(format!("{key}={n}\n").as_bytes());
@@ -85,14 +91,14 @@ pub(crate) fn job_id(cfg: &crate::config::Config, pid: i64) -> i64 {
 /// Write the job record into the crash-safe file (if there is one): the
 /// start, the job id, `nprocs`, `end` (0 while running) and, while the
 /// time counters are still clock ticks, how long a tick is.
-pub fn map_job(end: (i64, i64), nprocs: i64, ticks: Option<f64>) {
+pub fn map_job(end: (i64, i64), nprocs: i64, ticks: Option<f64>, mpi: bool) {
     if !crate::logmap::reserved() {
         return;
     }
     let Some(sh) = runtime::shared() else { return };
     let t = runtime::times();
     let jobid = job_id(&sh.config, t.first_pid);
-    if let Some(mut job) = job_record(t.start, end, nprocs, jobid, &metadata_counts(&runtime::modules())) {
+    if let Some(mut job) = job_record(t.start, end, nprocs, jobid, &metadata_counts(&runtime::modules()), mpi) {
         if let Some(s) = ticks {
             job.metadata.extend_from_slice(format!("ticks={s:e}\n").as_bytes());
             job.metadata.truncate(darshan_log::job::METADATA_LEN - 1);
@@ -172,7 +178,7 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
 
     let t = runtime::times();
     let jobid = job_id(&sh.config, t.first_pid);
-    let job = job_record(t.start, end, 1, jobid, &metadata_counts(&modules)).ok_or(ShutdownError::NotInitialised)?;
+    let job = job_record(t.start, end, 1, jobid, &metadata_counts(&modules), false).ok_or(ShutdownError::NotInitialised)?;
     // The crash-safe file now holds seconds: its job record says so (the
     // final one, without `ticks=`).
     let job_bytes = job.encode();

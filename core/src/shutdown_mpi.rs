@@ -123,7 +123,7 @@ pub fn write_log_mpi(
     step(comm, "finalize", || {
         pipeline::finalize(&modules, &ctx);
         // This rank's crash-safe file now holds seconds (no `ticks=`).
-        crate::shutdown::map_job(end, nprocs, None);
+        crate::shutdown::map_job(end, nprocs, None, true);
         Ok(())
     })?;
     let finalize_s = t_start.elapsed().as_secs_f64();
@@ -156,7 +156,7 @@ pub fn write_log_mpi(
     comm.allreduce_u64(&mut sums, Op::Sum);
     counts.iter_mut().zip(sums).for_each(|(c, n)| c.1 = n);
     let regions = step(comm, "compress", || {
-        let job = if rank == 0 { job_record(start, end, nprocs, jobid, &counts).map(|j| j.encode()) } else { None };
+        let job = if rank == 0 { job_record(start, end, nprocs, jobid, &counts, true).map(|j| j.encode()) } else { None };
         // Rank 0 names the shared records for every rank.
         let drop: HashSet<u64> = if rank == 0 { HashSet::new() } else { shared.iter().map(|(id, _)| *id).collect() };
         let names = pipeline::names_of_records(&runtime::LEDGER.names_copy(), &modules, &drop);

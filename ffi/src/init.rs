@@ -280,7 +280,7 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
     let mods: Vec<_> = crate::modules::MODULES.iter().copied().filter(|m| mpi || !m.mpi_only()).collect();
     runtime::register_all(&mods, rank);
     runtime::connect_heatmaps(clock::heat_shift());
-    darshan_core::shutdown::map_job((0, 0), nprocs, Some(runtime::LEDGER.tick_secs()));
+    darshan_core::shutdown::map_job((0, 0), nprocs, Some(runtime::LEDGER.tick_secs()), mpi);
     darshan_core::logmap::arm();
     // The job's BG/Q record, on excluded ranks too: it describes the
     // job, and every rank takes part in its reduction.
@@ -419,7 +419,7 @@ pub fn fork() -> libc::pid_t {
                 guard::set_state(runtime::DISABLED);
                 return;
             }
-            darshan_core::shutdown::map_job((0, 0), 1, Some(runtime::LEDGER.tick_secs()));
+            darshan_core::shutdown::map_job((0, 0), 1, Some(runtime::LEDGER.tick_secs()), false);
         };
         if std::panic::catch_unwind(child).is_err() {
             guard::set_state(runtime::DISABLED);

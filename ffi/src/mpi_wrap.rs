@@ -70,7 +70,7 @@ fn mpi_start() {
                 m.set_rank(rank);
             }
             runtime::set_job_pid(job.1);
-            darshan_core::shutdown::map_job((0, 0), comm.size(), Some(runtime::LEDGER.tick_secs()));
+            darshan_core::shutdown::map_job((0, 0), comm.size(), Some(runtime::LEDGER.tick_secs()), true);
             Started::Yes
         }
         _ => Started::No,

@@ -13,6 +13,8 @@ pub mod cli;
 pub mod describe;
 pub mod dxt;
 pub mod getopt;
+pub mod job_inputs;
+pub mod job_merge;
 pub mod jobhdr;
 pub mod merge;
 pub mod notices;

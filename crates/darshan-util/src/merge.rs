@@ -122,7 +122,7 @@ fn check_same_job(inputs: &[Input]) -> Result<(), MergeError> {
     Ok(())
 }
 
-fn is_unused_std_stream(r: &Record, names: &NameTable) -> bool {
+pub(crate) fn is_unused_std_stream(r: &Record, names: &NameTable) -> bool {
     use darshan_log::counters::stdio as sx;
     r.module == STDIO
         && matches!(names.get(r.id), Some(b"<STDIN>") | Some(b"<STDOUT>") | Some(b"<STDERR>"))
@@ -132,7 +132,7 @@ fn is_unused_std_stream(r: &Record, names: &NameTable) -> bool {
 
 /// Give every heatmap of one source the widest width among the ranks
 /// (folding pairs of bins), as readers require one width per source.
-fn one_width(recs: &mut [Record]) {
+pub(crate) fn one_width(recs: &mut [Record]) {
     let mut widest: HashMap<u64, f64> = HashMap::new();
     for r in recs.iter() {
         if let Extra::Heatmap { bin_width, .. } = &r.extra {
@@ -170,7 +170,7 @@ fn one_width(recs: &mut [Record]) {
 /// or without --shared-redux: rank 0's; with more than one rank's, as the
 /// job's (rank -1) with BGQ_INODES the number of distinct I/O node ids
 /// the ranks' records hold.
-fn bgq_job_record(recs: &mut Vec<Record>) {
+pub(crate) fn bgq_job_record(recs: &mut Vec<Record>) {
     use darshan_log::counters::bgq::INODES;
     // Already the job's (a log, not a crash-safe file, among the inputs).
     if let Some(job) = recs.iter().position(|r| r.rank == -1) {

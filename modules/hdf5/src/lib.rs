@@ -11,7 +11,7 @@
 #![forbid(unsafe_code)]
 
 pub mod dataset;
-mod reduce;
+pub mod reduce;
 
 use darshan_core::common::{add, stamp, timer_inc_no_overlap, NoOverlap, Tick};
 use darshan_core::handles::HandleRecords;

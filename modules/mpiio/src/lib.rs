@@ -9,7 +9,7 @@
 //! in Open MPI, an int in MPICH).
 #![forbid(unsafe_code)]
 
-mod reduce;
+pub mod reduce;
 #[cfg(test)]
 mod tests;
 

@@ -12,7 +12,7 @@
 #![forbid(unsafe_code)]
 
 pub mod file;
-mod reduce;
+pub mod reduce;
 pub mod var;
 
 pub use file::{Meta, PNETCDF_FILE};

@@ -6,7 +6,7 @@
 #![forbid(unsafe_code)]
 
 mod record;
-mod reduce;
+pub mod reduce;
 #[cfg(test)]
 mod tests;
 

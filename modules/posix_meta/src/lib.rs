@@ -14,7 +14,7 @@
 //! and the last end. docs/posix-meta.md has the counters and their rules.
 #![forbid(unsafe_code)]
 
-mod reduce;
+pub mod reduce;
 #[cfg(test)]
 mod tests;
 

@@ -6,7 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod filter;
-mod reduce;
+pub mod reduce;
 mod streams;
 #[cfg(test)]
 mod tests;

@@ -5,7 +5,86 @@
 use std::path::PathBuf;
 
 use darshan_util::getopt::{getopt_long, Found, LongOpt};
+use darshan_util::job_inputs::{find_logs, group_by_job};
+use darshan_util::job_merge::{job_log_name, merge_job, JobOptions};
 use darshan_util::merge::{find_job_files, merge, Options};
+use darshan_util::visible::{visible, visible_bytes};
+
+#[derive(Default)]
+struct JobArgs {
+    on: bool,
+    key: Option<String>,
+    out_dir: Option<PathBuf>,
+    remove: bool,
+}
+
+fn shown(p: &std::path::Path) -> String {
+    visible_bytes(p.as_os_str().as_encoded_bytes()).into_owned()
+}
+
+/// `--job`: the inputs grouped by job; one job log per job (into
+/// `--output` when there is one job, or `--output-dir`). Exit status.
+fn merge_jobs(inputs: &[PathBuf], out: Option<PathBuf>, a: JobArgs, end: Option<i64>) -> i32 {
+    if inputs.is_empty() || out.is_some() == a.out_dir.is_some() {
+        usage();
+    }
+    let logs = find_logs(inputs);
+    let (mut jobs, bad) = group_by_job(&logs);
+    for (p, e) in &bad {
+        darshan_util::say!("darshan-merge: {} skipped: {e}", shown(p));
+    }
+    if let Some(k) = &a.key {
+        jobs.retain(|key, _| key == k);
+    }
+    if jobs.is_empty() {
+        darshan_util::say!("darshan-merge: no log of {} among {} file(s)", a.key.as_deref().map_or("any job".into(), |k| format!("job {k:?}")), logs.len());
+        return 1;
+    }
+    if out.is_some() && jobs.len() > 1 {
+        let keys: Vec<String> = jobs.keys().take(5).map(|k| visible(k).into_owned()).collect();
+        darshan_util::say!(
+            "darshan-merge: the inputs hold {} jobs ({}{}): choose one with --job-key, or use --output-dir",
+            jobs.len(),
+            keys.join(", "),
+            if jobs.len() > 5 { ", ..." } else { "" }
+        );
+        return 1;
+    }
+    let mut status = 0;
+    for (key, procs) in jobs {
+        let paths: Vec<PathBuf> = procs.iter().map(|p| p.path.clone()).collect();
+        let target = match (&out, &a.out_dir) {
+            (Some(o), _) => o.clone(),
+            (None, Some(d)) => d.join(job_log_name(&procs[0].path, &procs[0].job, &key)),
+            (None, None) => unreachable!("checked above"),
+        };
+        match merge_job(procs, &key, &target, &JobOptions { job_end_time: end }) {
+            Ok(m) => {
+                darshan_util::say!(
+                    "darshan-merge: job {}: {} logs, nprocs {}, {} records ({} shared) -> {}",
+                    visible(&key),
+                    m.processes,
+                    m.nprocs,
+                    m.records,
+                    m.shared,
+                    shown(&target)
+                );
+                if a.remove {
+                    for p in paths.iter().filter(|p| **p != target) {
+                        if let Err(e) = std::fs::remove_file(p) {
+                            darshan_util::say!("darshan-merge: cannot remove {}: {e}", shown(p));
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                darshan_util::say!("darshan-merge: job {}: {}", visible(&key), visible(&e.to_string()));
+                status = 1;
+            }
+        }
+    }
+    status
+}
 
 fn usage() -> ! {
     darshan_util::say!("Usage: darshan-merge [options] <infile1> <infile2> ...");
@@ -15,6 +94,14 @@ fn usage() -> ! {
     darshan_util::say!("       --shared-redux          Reduce the records every rank has into one record.");
     darshan_util::say!("       --job-end-time <secs>   Job end time (seconds since the epoch) to record.");
     darshan_util::say!("       --dir <d> --jobid <id>  Take every crash-safe log of job <id> found in <d>.");
+    darshan_util::say!("       darshan-merge --job [options] <log or directory> ...");
+    darshan_util::say!("       Merges the per-process logs of a job without MPI (and its killed");
+    darshan_util::say!("       processes' crash-safe files) into the job's log: ranks from the");
+    darshan_util::say!("       launcher, records every rank has reduced as an MPI job's are.");
+    darshan_util::say!("       --output <file>         The job log (one job among the inputs).");
+    darshan_util::say!("       --output-dir <dir>      One job log per job found, named after it.");
+    darshan_util::say!("       --job-key <key>         Only the job of this key (job_key= in the logs).");
+    darshan_util::say!("       --remove-inputs         Remove the per-process logs once the job log is durable.");
     std::process::exit(1);
 }
 
@@ -27,6 +114,10 @@ const OPTS: &[LongOpt] = &[
     LongOpt { name: "help", takes_value: false },
     LongOpt { name: "dir", takes_value: true },
     LongOpt { name: "jobid", takes_value: true },
+    LongOpt { name: "job", takes_value: false },
+    LongOpt { name: "job-key", takes_value: true },
+    LongOpt { name: "output-dir", takes_value: true },
+    LongOpt { name: "remove-inputs", takes_value: false },
 ];
 
 fn main() {
@@ -36,6 +127,7 @@ fn main() {
     let mut out = None;
     let mut opt = Options { shared_redux: false, job_end_time: None };
     let (mut dir, mut jobid) = (None, None);
+    let mut job = JobArgs::default();
     let parsed = getopt_long(&exe, args.get(1..).unwrap_or_default(), OPTS);
     for f in parsed.found {
         match f {
@@ -49,6 +141,10 @@ fn main() {
             }
             Found::Opt("dir", v) => dir = v,
             Found::Opt("jobid", v) => jobid = v,
+            Found::Opt("job", _) => job.on = true,
+            Found::Opt("job-key", v) => job.key = v,
+            Found::Opt("output-dir", v) => job.out_dir = v.map(PathBuf::from),
+            Found::Opt("remove-inputs", _) => job.remove = true,
             Found::Opt("version", _) => {
                 darshan_util::outln!("{}", darshan_util::DARSHAN_VERSION);
                 std::process::exit(0);
@@ -61,6 +157,9 @@ fn main() {
         }
     }
     let mut files: Vec<PathBuf> = parsed.operands.iter().map(PathBuf::from).collect();
+    if job.on {
+        std::process::exit(merge_jobs(&files, out.map(PathBuf::from), job, opt.job_end_time));
+    }
     let Some(out) = out else { usage() };
     match (dir, jobid) {
         (Some(d), Some(j)) => match find_job_files(d.as_ref(), &j) {

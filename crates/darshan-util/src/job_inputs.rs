@@ -1,0 +1,153 @@
+//! The per-process logs of jobs without MPI, and which job each belongs
+//! to: what `darshan-merge --job`, `darshan-run` and `darshan-ingest` read
+//! from a log's job metadata (the runtime writes `job_rank=`, `job_size=`,
+//! `job_key=`, `ppid=`, `fork_parent=`; docs/runtime.md "Jobs without MPI").
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use darshan_log::{Job, LogFile};
+
+/// One process's log, as the job merge needs it (the log itself is
+/// opened again per module, so that no descriptor is held per input).
+#[derive(Clone, Debug)]
+pub struct ProcessLog {
+    pub path: PathBuf,
+    /// Its rank in the job: the launcher's (`job_rank=`), else 0.
+    pub rank: i64,
+    /// The job's size as its launcher said (`job_size=`).
+    pub size: Option<i64>,
+    /// Which job: `job_key=`, else `id<jobid>`.
+    pub key: String,
+    /// An MPI job's log (nprocs > 1): its records keep their own ranks.
+    pub mpi: bool,
+    /// Start, in nanoseconds since the epoch.
+    pub start_ns: i128,
+    /// End in nanoseconds (a crash-safe file's: its last modification).
+    pub end_ns: i128,
+    /// Its parent process (`ppid=`).
+    pub ppid: Option<i64>,
+    pub job: Job,
+}
+
+fn meta<'a>(job: &'a Job, key: &str) -> Option<&'a [u8]> {
+    job.metadata_pairs().into_iter().find(|(k, _)| *k == key.as_bytes()).map(|(_, v)| v)
+}
+
+fn meta_i64(job: &Job, key: &str) -> Option<i64> {
+    std::str::from_utf8(meta(job, key)?).ok()?.trim().parse().ok()
+}
+
+/// The job key of a log: its `job_key=`, else `id<jobid>`.
+pub fn job_key(job: &Job) -> String {
+    match meta(job, "job_key") {
+        Some(k) if !k.is_empty() => String::from_utf8_lossy(k).into_owned(),
+        _ => format!("id{}", job.jobid),
+    }
+}
+
+/// A process's rank in its job (`job_rank=`, else 0) and the job's size
+/// as its launcher said.
+pub fn rank_and_size(job: &Job) -> (i64, Option<i64>) {
+    let rank = meta_i64(job, "job_rank").filter(|r| (0..1 << 31).contains(r)).unwrap_or(0);
+    (rank, meta_i64(job, "job_size").filter(|n| (1..=1 << 31).contains(n)))
+}
+
+fn ns(sec: i64, nsec: i64) -> i128 {
+    i128::from(sec) * 1_000_000_000 + i128::from(nsec)
+}
+
+fn mtime_ns(path: &Path) -> Option<i128> {
+    let d = std::fs::metadata(path).ok()?.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
+    Some(d.as_nanos() as i128)
+}
+
+impl ProcessLog {
+    pub fn read(path: &Path) -> Result<ProcessLog, darshan_log::LogError> {
+        let log = LogFile::open(path)?;
+        let job = log.job;
+        let (rank, size) = rank_and_size(&job);
+        let start_ns = ns(job.start_time_sec, job.start_time_nsec);
+        let end = ns(job.end_time_sec, job.end_time_nsec);
+        let end_ns = if job.end_time_sec > 0 { end } else { mtime_ns(path).unwrap_or(start_ns) };
+        Ok(ProcessLog {
+            path: path.to_path_buf(),
+            rank,
+            size,
+            key: job_key(&job),
+            mpi: job.nprocs > 1,
+            start_ns,
+            end_ns: end_ns.max(start_ns),
+            ppid: meta_i64(&job, "ppid"),
+            job,
+        })
+    }
+}
+
+/// Every `*.darshan` file under `paths` (files as given, directories
+/// walked: a flat log directory or the dated tree), sorted; crash-safe
+/// files (`_mmap-log-`) included: a killed process's records are there.
+pub fn find_logs(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack: Vec<PathBuf> = paths.to_vec();
+    while let Some(p) = stack.pop() {
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.is_dir() => {
+                if let Ok(rd) = std::fs::read_dir(&p) {
+                    stack.extend(rd.filter_map(|e| e.ok().map(|e| e.path())));
+                }
+            }
+            Ok(_) if paths.contains(&p) || p.extension().is_some_and(|e| e == "darshan") => out.push(p),
+            _ => {}
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The logs grouped by job key; unreadable ones returned apart, with why.
+#[allow(clippy::type_complexity)]
+pub fn group_by_job(paths: &[PathBuf]) -> (BTreeMap<String, Vec<ProcessLog>>, Vec<(PathBuf, darshan_log::LogError)>) {
+    let mut jobs: BTreeMap<String, Vec<ProcessLog>> = BTreeMap::new();
+    let mut bad = Vec::new();
+    for p in paths {
+        match ProcessLog::read(p) {
+            Ok(l) => jobs.entry(l.key.clone()).or_default().push(l),
+            Err(e) => bad.push((p.clone(), e)),
+        }
+    }
+    (jobs, bad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(meta: &str, jobid: i64) -> Job {
+        Job {
+            uid: 1,
+            start_time_sec: 1,
+            start_time_nsec: 0,
+            end_time_sec: 2,
+            end_time_nsec: 0,
+            nprocs: 1,
+            jobid,
+            metadata: meta.as_bytes().to_vec(),
+            exe_mnt: b"a\n".to_vec(),
+        }
+    }
+
+    #[test]
+    fn rank_size_and_key_come_from_the_metadata() {
+        let j = job("lib_ver=x\njob_rank=3\njob_size=4\njob_key=slurm-9.0\nppid=5\n", 9);
+        assert_eq!((rank_and_size(&j), job_key(&j).as_str()), ((3, Some(4)), "slurm-9.0"));
+        // A log without them (C Darshan's, an older one of ours): rank 0
+        // of a job named by its job id.
+        let c = job("lib_ver=3.5.0\nh=romio_no_indep_rw=true;cb_nodes=4\n", 77);
+        assert_eq!((rank_and_size(&c), job_key(&c).as_str()), ((0, None), "id77"));
+        // Hostile values are not believed.
+        let h = job("job_rank=-4\njob_size=99999999999\n", 1);
+        assert_eq!(rank_and_size(&h), (0, None));
+    }
+}

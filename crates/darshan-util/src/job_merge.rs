@@ -1,0 +1,423 @@
+//! `darshan-merge --job`: the per-process logs of one job without MPI
+//! (Slurm tasks, torchrun workers, their forked children, killed ones'
+//! crash-safe files) made into the job's log, as an MPI job writes it:
+//! nprocs the job's size, each record under its process's rank (the
+//! records of one rank's several processes combined), the records every
+//! rank has reduced to rank -1 by the runtime's own MPI reduction
+//! (`darshan_core::reduce_local`, the modules' rules), times relative to
+//! the job's start.
+//!
+//! Phases: `plan` (which job, its ranks, size and start, from the job
+//! records alone), then one module at a time `gather` (its records from
+//! every input, shifted to the job's clock), `combine_ranks`,
+//! `reduce_shared`, and write. Memory holds one module's records, and no
+//! input stays open between modules.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+
+use darshan_core::records::Reducer;
+use darshan_log::modules::*;
+use darshan_log::record::Extra;
+use darshan_log::{Compression, Job, LogFile, LogWriter, NameTable, Record};
+
+use crate::job_inputs::ProcessLog;
+use crate::merge::MergeError;
+
+pub struct JobOptions {
+    /// End time to record (seconds since the epoch), else the inputs'.
+    pub job_end_time: Option<i64>,
+}
+
+/// What the merge made.
+#[derive(Debug, Default)]
+pub struct JobMerged {
+    pub processes: usize,
+    pub nprocs: i64,
+    pub records: usize,
+    pub shared: usize,
+}
+
+/// The module's shared-record rules (the runtime's), for modules that
+/// reduce their records with them.
+fn rules(module: usize) -> Option<&'static dyn Reducer> {
+    Some(match module {
+        POSIX => &darshan_posix::reduce::RULES,
+        MPIIO => &darshan_mpiio::reduce::RULES,
+        STDIO => &darshan_stdio::reduce::RULES,
+        H5F => &darshan_hdf5::reduce::FILE_RULES,
+        H5D => &darshan_hdf5::reduce::DATASET_RULES,
+        PNETCDF_FILE => &darshan_pnetcdf::reduce::FILE_RULES,
+        PNETCDF_VAR => &darshan_pnetcdf::reduce::VAR_RULES,
+        POSIX_META => &darshan_posix_meta::reduce::RULES,
+        _ => return None,
+    })
+}
+
+/// A record's words as the runtime holds them: id, rank, (the owning
+/// file's id), counters, fcounters.
+fn to_words(r: &Record) -> Vec<u64> {
+    let mut w = Vec::with_capacity(3 + r.counters.len() + r.fcounters.len());
+    w.extend([r.id, r.rank as u64]);
+    if let Extra::FileRecId(f) = r.extra {
+        w.push(f);
+    }
+    w.extend(r.counters.iter().map(|&c| c as u64));
+    w.extend(r.fcounters.iter().map(|f| f.to_bits()));
+    w
+}
+
+fn from_words(w: &[u64], like: &Record) -> Record {
+    let mut r = like.clone();
+    r.id = w[0];
+    r.rank = w[1] as i64;
+    let mut k = 2;
+    if let Extra::FileRecId(f) = &mut r.extra {
+        *f = w[k];
+        k += 1;
+    }
+    for c in r.counters.iter_mut() {
+        *c = w[k] as i64;
+        k += 1;
+    }
+    for f in r.fcounters.iter_mut() {
+        *f = f64::from_bits(w[k]);
+        k += 1;
+    }
+    r
+}
+
+/// The job's plan: its processes sorted by rank then start, its size,
+/// start and end.
+struct Plan {
+    procs: Vec<ProcessLog>,
+    nprocs: i64,
+    start_ns: i128,
+    end_ns: i128,
+}
+
+fn plan(mut procs: Vec<ProcessLog>, opt: &JobOptions) -> Result<Plan, MergeError> {
+    if procs.is_empty() {
+        return Err(MergeError::NoInput);
+    }
+    procs.sort_by(|a, b| (a.rank, a.start_ns, &a.path).cmp(&(b.rank, b.start_ns, &b.path)));
+    let top = procs.iter().map(|p| if p.mpi { p.job.nprocs - 1 } else { p.rank }).max().unwrap_or(0);
+    let said = procs.iter().filter_map(|p| p.size).max().unwrap_or(0);
+    let nprocs = said.max(top + 1);
+    let start_ns = procs.iter().map(|p| p.start_ns).min().unwrap_or(0);
+    let mut end_ns = procs.iter().map(|p| p.end_ns).max().unwrap_or(start_ns);
+    if let Some(t) = opt.job_end_time {
+        end_ns = i128::from(t) * 1_000_000_000;
+    }
+    Ok(Plan { procs, nprocs, start_ns, end_ns: end_ns.max(start_ns) })
+}
+
+/// Seconds from the job's start to this process's.
+fn shift_of(p: &ProcessLog, plan: &Plan) -> f64 {
+    (p.start_ns - plan.start_ns) as f64 / 1e9
+}
+
+/// A module's time-stamp fcounters (moved to the job's clock).
+fn timestamp_fcounters(module: usize) -> Vec<usize> {
+    let (_, f) = counter_names(module);
+    f.iter().enumerate().filter(|(_, n)| n.contains("TIMESTAMP")).map(|(k, _)| k).collect()
+}
+
+/// Every input's records of `module`, under their process's rank, their
+/// times on the job's clock.
+fn gather(plan: &Plan, module: usize) -> Result<Vec<Record>, MergeError> {
+    let stamps = timestamp_fcounters(module);
+    let mut out = Vec::new();
+    for p in &plan.procs {
+        let log = LogFile::open(&p.path).map_err(|e| MergeError::Unreadable { path: p.path.clone(), source: e })?;
+        if !log.modules_present().contains(&module) {
+            continue;
+        }
+        let t = log.names().map_err(|e| MergeError::Log { path: p.path.clone(), source: e })?;
+        let shift = shift_of(p, plan);
+        let recs = log.records(module).map_err(|e| MergeError::Log { path: p.path.clone(), source: e })?;
+        for mut r in recs {
+            if crate::merge::is_unused_std_stream(&r, &t) {
+                continue;
+            }
+            if !p.mpi {
+                r.rank = p.rank;
+            }
+            for &k in &stamps {
+                if let Some(v) = r.fcounters.get_mut(k) {
+                    if *v > 0.0 {
+                        *v += shift;
+                    }
+                }
+            }
+            if let Extra::Dxt { writes, reads, .. } = &mut r.extra {
+                for s in writes.iter_mut().chain(reads.iter_mut()) {
+                    s.start_time += shift;
+                    s.end_time += shift;
+                }
+            }
+            if let Extra::Heatmap { bin_width, write_bins, read_bins } = &mut r.extra {
+                shift_bins(*bin_width, shift, write_bins, read_bins);
+            }
+            out.push(r);
+        }
+    }
+    Ok(out)
+}
+
+/// A heat map starts at its process's start: leading empty bins put it
+/// on the job's clock (at most 2^20 of them, whatever the times say).
+fn shift_bins(width: f64, shift: f64, w: &mut Vec<i64>, r: &mut Vec<i64>) {
+    if !(width > 0.0 && shift > 0.0 && width.is_finite() && shift.is_finite()) {
+        return;
+    }
+    let k = ((shift / width).floor() as usize).min(1 << 20);
+    for bins in [w, r] {
+        bins.splice(0..0, std::iter::repeat_n(0, k));
+    }
+}
+
+/// Records of one (rank, id) from several processes as one.
+fn combine_ranks(module: usize, recs: Vec<Record>) -> Vec<Record> {
+    let mut order: Vec<(i64, u64)> = Vec::new();
+    let mut groups: HashMap<(i64, u64), Vec<Record>> = HashMap::new();
+    for r in recs {
+        let k = (r.rank, r.id);
+        let g = groups.entry(k).or_default();
+        if g.is_empty() {
+            order.push(k);
+        }
+        g.push(r);
+    }
+    let rules = rules(module);
+    order
+        .into_iter()
+        .filter_map(|k| {
+            let mut g = groups.remove(&k)?;
+            if g.len() == 1 {
+                return g.pop();
+            }
+            let first = g[0].clone();
+            match (&first.extra, rules) {
+                (Extra::Dxt { .. }, _) => Some(concat_dxt(g)),
+                (Extra::Heatmap { .. }, _) => Some(add_heatmaps(g)),
+                (_, Some(rules)) => {
+                    let words: Vec<Vec<u64>> = g.iter().map(to_words).collect();
+                    let refs: Vec<&[u64]> = words.iter().map(|w| w.as_slice()).collect();
+                    darshan_core::reduce_local::combine_processes(&refs, rules).map(|w| from_words(&w, &first))
+                }
+                // LUSTRE, BG/Q and the rest: the first process's.
+                _ => Some(first),
+            }
+        })
+        .collect()
+}
+
+fn concat_dxt(g: Vec<Record>) -> Record {
+    let mut it = g.into_iter();
+    let mut first = it.next().expect("a group is never empty");
+    if let Extra::Dxt { writes, reads, .. } = &mut first.extra {
+        for r in it {
+            if let Extra::Dxt { writes: w, reads: rd, .. } = r.extra {
+                writes.extend(w);
+                reads.extend(rd);
+            }
+        }
+        writes.sort_by(|a, b| a.start_time.total_cmp(&b.start_time));
+        reads.sort_by(|a, b| a.start_time.total_cmp(&b.start_time));
+    }
+    first
+}
+
+/// Bins of one width (already made so) added, the longest length kept.
+fn add_heatmaps(g: Vec<Record>) -> Record {
+    let mut it = g.into_iter();
+    let mut first = it.next().expect("a group is never empty");
+    if let Extra::Heatmap { write_bins, read_bins, .. } = &mut first.extra {
+        for r in it {
+            if let Extra::Heatmap { write_bins: w, read_bins: rd, .. } = r.extra {
+                for (acc, add) in [(&mut *write_bins, w), (&mut *read_bins, rd)] {
+                    if acc.len() < add.len() {
+                        acc.resize(add.len(), 0);
+                    }
+                    acc.iter_mut().zip(add).for_each(|(a, b)| *a = a.wrapping_add(b));
+                }
+            }
+        }
+    }
+    first
+}
+
+/// Every heat map of one source the same length (the runtime's ranks
+/// agree on one bin count; readers lay the ranks' bins side by side).
+fn same_length(recs: &mut [Record]) {
+    let mut longest: HashMap<u64, usize> = HashMap::new();
+    for r in recs.iter() {
+        if let Extra::Heatmap { write_bins, read_bins, .. } = &r.extra {
+            let l = longest.entry(r.id).or_default();
+            *l = (*l).max(write_bins.len()).max(read_bins.len());
+        }
+    }
+    for r in recs.iter_mut() {
+        if let Extra::Heatmap { write_bins, read_bins, .. } = &mut r.extra {
+            write_bins.resize(longest[&r.id], 0);
+            read_bins.resize(longest[&r.id], 0);
+        }
+    }
+}
+
+/// The records every rank 0..nprocs has, reduced to rank -1 as the MPI
+/// shutdown reduces them; rank 0's other records, then the reduced ones,
+/// then the other ranks' (the order of an MPI job's log). Returns the
+/// number reduced.
+fn reduce_shared(module: usize, recs: &mut Vec<Record>, nprocs: i64) -> usize {
+    if module == LUSTRE {
+        return reduce_lustre(recs, nprocs);
+    }
+    let Some(rules) = rules(module) else { return 0 };
+    let mut ranks_of: HashMap<u64, BTreeSet<i64>> = HashMap::new();
+    for r in recs.iter().filter(|r| r.rank >= 0) {
+        ranks_of.entry(r.id).or_default().insert(r.rank);
+    }
+    let shared: BTreeSet<u64> =
+        ranks_of.into_iter().filter(|(_, s)| s.len() as i64 == nprocs && nprocs > 0).map(|(id, _)| id).collect();
+    if shared.is_empty() {
+        return 0;
+    }
+    let mut copies: BTreeMap<u64, Vec<Record>> = BTreeMap::new();
+    let mut rest = Vec::with_capacity(recs.len());
+    for r in recs.drain(..) {
+        if shared.contains(&r.id) && r.rank >= 0 {
+            copies.entry(r.id).or_default().push(r);
+        } else {
+            rest.push(r);
+        }
+    }
+    let mut reduced = Vec::with_capacity(copies.len());
+    for (_, mut g) in copies {
+        g.sort_by_key(|r| r.rank);
+        let words: Vec<Vec<u64>> = g.iter().map(to_words).collect();
+        let refs: Vec<&[u64]> = words.iter().map(|w| w.as_slice()).collect();
+        if let Some(w) = darshan_core::reduce_local::reduce_ranks(&refs, rules) {
+            reduced.push(from_words(&w, &g[0]));
+        }
+    }
+    let n = reduced.len();
+    let split = rest.iter().position(|r| r.rank > 0).unwrap_or(rest.len());
+    let later = rest.split_off(split);
+    rest.extend(reduced);
+    rest.extend(later);
+    *recs = rest;
+    n
+}
+
+/// LUSTRE: a layout every rank has becomes rank 0's, as rank -1 (what the
+/// runtime's LUSTRE module writes).
+fn reduce_lustre(recs: &mut Vec<Record>, nprocs: i64) -> usize {
+    let mut ranks_of: HashMap<u64, BTreeSet<i64>> = HashMap::new();
+    for r in recs.iter() {
+        ranks_of.entry(r.id).or_default().insert(r.rank);
+    }
+    let shared: BTreeSet<u64> =
+        ranks_of.into_iter().filter(|(_, s)| s.len() as i64 == nprocs).map(|(id, _)| id).collect();
+    recs.retain(|r| !shared.contains(&r.id) || r.rank == 0);
+    for r in recs.iter_mut().filter(|r| shared.contains(&r.id)) {
+        r.rank = -1;
+    }
+    shared.len()
+}
+
+/// The job record: the first process's (lowest rank, earliest start),
+/// with the job's size and times, and the job's lines in place of the
+/// process's own (`job_rank`, `rank_env`, `ppid`, `fork_parent`, `ticks`).
+fn job_record(plan: &Plan, key: &str) -> Job {
+    let mut job = plan.procs[0].job.clone();
+    job.nprocs = plan.nprocs;
+    let (s, e) = (plan.start_ns, plan.end_ns);
+    job.start_time_sec = s.div_euclid(1_000_000_000) as i64;
+    job.start_time_nsec = s.rem_euclid(1_000_000_000) as i64;
+    job.end_time_sec = e.div_euclid(1_000_000_000) as i64;
+    job.end_time_nsec = e.rem_euclid(1_000_000_000) as i64;
+    let per_process = ["job_rank=", "rank_env=", "ppid=", "fork_parent=", "ticks=", "job_key=", "job_size="];
+    let meta = String::from_utf8_lossy(&job.metadata).into_owned();
+    let mut m: String =
+        meta.lines().filter(|l| !per_process.iter().any(|p| l.starts_with(p))).map(|l| format!("{l}\n")).collect();
+    m.push_str(&format!("job_key={key}\njob_size={}\njob_processes={}\n", plan.nprocs, plan.procs.len()));
+    job.metadata = m.into_bytes();
+    job.metadata.truncate(darshan_log::job::METADATA_LEN - 1);
+    job
+}
+
+/// Merge the logs of one job (`procs`, all of key `key`) into `out`.
+pub fn merge_job(procs: Vec<ProcessLog>, key: &str, out: &Path, opt: &JobOptions) -> Result<JobMerged, MergeError> {
+    let plan = plan(procs, opt)?;
+    // The names (written before any record) and which modules there are:
+    // every input's job region and name table, read once.
+    let mut names = NameTable::new();
+    let mut modules = BTreeSet::new();
+    let mut partial = 0u64;
+    for p in &plan.procs {
+        let log = LogFile::open(&p.path).map_err(|e| MergeError::Unreadable { path: p.path.clone(), source: e })?;
+        partial |= log.header.partial_flag;
+        modules.extend(log.modules_present());
+        let t = log.names().map_err(|e| MergeError::Log { path: p.path.clone(), source: e })?;
+        for (id, n) in t.iter() {
+            names.insert(id, n);
+        }
+    }
+    let mut done = JobMerged { processes: plan.procs.len(), nprocs: plan.nprocs, ..Default::default() };
+    let tmp = out.with_extension("darshan_partial_merge");
+    let file =
+        std::fs::File::create(&tmp).map_err(|e| MergeError::Io { what: "cannot create", path: tmp.clone(), source: e })?;
+    let werr = |e: darshan_log::LogError| MergeError::Write { path: tmp.clone(), source: e };
+    let mut w = LogWriter::new(std::io::BufWriter::new(file), Compression::Zlib).map_err(werr)?;
+    w.write_job(&job_record(&plan, key)).map_err(werr)?;
+    w.write_names(&names).map_err(werr)?;
+    drop(names);
+    // One module at a time: its records from every input, combined,
+    // reduced, written, dropped.
+    for &m in &modules {
+        let mut recs = gather(&plan, m)?;
+        if m == HEATMAP {
+            crate::merge::one_width(&mut recs);
+        }
+        let mut recs = combine_ranks(m, recs);
+        if m == HEATMAP {
+            same_length(&mut recs);
+        }
+        if m == BGQ {
+            crate::merge::bgq_job_record(&mut recs);
+        } else {
+            done.shared += reduce_shared(m, &mut recs, plan.nprocs);
+        }
+        done.records += recs.len();
+        if !recs.is_empty() {
+            w.write_module(m, recs.iter()).map_err(werr)?;
+        }
+    }
+    w.set_partial_flag(partial);
+    let f = w.finish().map_err(werr)?;
+    let f =
+        f.into_inner().map_err(|e| MergeError::Io { what: "writing", path: tmp.clone(), source: e.into_error() })?;
+    f.sync_all().map_err(|e| MergeError::Io { what: "writing", path: tmp.clone(), source: e })?;
+    std::fs::rename(&tmp, out).map_err(|e| MergeError::Rename { from: tmp.clone(), to: out.to_path_buf(), source: e })?;
+    // The job log is durable before any input may be removed.
+    let dir = out.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(done)
+}
+
+/// The job log's name: `<user>_<exe>_id<jobid>_<key>_job.darshan` from
+/// the first process's log name and the key.
+pub fn job_log_name(first: &Path, job: &Job, key: &str) -> PathBuf {
+    let base = first.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let stem = match base.find(&format!("_id{}", job.jobid)) {
+        Some(k) => base[..k].to_string(),
+        None => "job".into(),
+    };
+    let key: String = key.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
+    PathBuf::from(format!("{stem}_id{}_{key}_job.darshan", job.jobid))
+}

@@ -1,0 +1,221 @@
+//! Jobs without MPI as one job (docs/runtime.md "Jobs without MPI"): each
+//! process's log says its rank, the job's size and key (from the
+//! launcher's environment), and `darshan-merge --job` makes the job's log,
+//! whose records equal, counter for counter, those of the same accesses
+//! run as an MPI job under the runtime (tests/programs/job_tasks.c).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::mpi::*;
+use common::*;
+use darshan_log::counters::posix as px;
+use darshan_log::modules::POSIX;
+
+/// What a non-MPI log's metadata says: key -> value.
+fn metadata(log: &Path) -> std::collections::BTreeMap<String, String> {
+    let l = darshan_log::LogFile::open(log).unwrap();
+    l.job
+        .metadata_pairs()
+        .into_iter()
+        .map(|(k, v)| (String::from_utf8_lossy(k).into_owned(), String::from_utf8_lossy(v).into_owned()))
+        .collect()
+}
+
+fn merge_job(inputs: &[&Path], out: &Path, extra: &[&str]) -> String {
+    let o = output(Command::new(built("darshan-merge")).arg("--job").arg("--output").arg(out).args(extra).args(inputs));
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "darshan-merge --job: {err}");
+    err
+}
+
+/// Four tasks started as srun starts them: a launcher script gives each
+/// SLURM_PROCID, SLURM_NTASKS, SLURM_JOB_ID and SLURM_STEP_ID (and the
+/// library, which srun itself would not run under).
+fn srun_like(d: &Path, exe: &Path, data: &Path) {
+    let script = format!(
+        "for r in 0 1 2 3; do env LD_PRELOAD='{lib}' DARSHAN_ENABLE_NONMPI=1 DARSHAN_LOGPATH='{logs}' \
+         DARSHAN_MMAP_LOGPATH='{mmap}' SLURM_PROCID=$r SLURM_NTASKS=4 SLURM_JOB_ID=4242 SLURM_STEP_ID=0 \
+         '{exe}' '{data}' & done; wait",
+        lib = lib().display(),
+        logs = d.join("logs").display(),
+        mmap = d.join("mmap").display(),
+        exe = exe.display(),
+        data = data.display()
+    );
+    let st = status(Command::new("sh").arg("-c").arg(script));
+    assert!(st.success());
+}
+
+/// Every POSIX counter of the record named `name` at `rank`, less the
+/// two whose value depends on which rank happened to be faster.
+fn posix_counters(log: &Log, name: &Path, rank: i64) -> Vec<(&'static str, i64)> {
+    let recs = log.all(POSIX, name);
+    let r = recs.iter().find(|r| r.rank == rank).unwrap_or_else(|| panic!("{} at rank {rank}: {recs:?}", name.display()));
+    let (names, _) = darshan_log::modules::counter_names(POSIX);
+    names
+        .iter()
+        .zip(&r.counters)
+        .enumerate()
+        .filter(|(k, _)| *k != px::FASTEST_RANK && *k != px::SLOWEST_RANK)
+        .map(|(_, (n, v))| (*n, *v))
+        .collect()
+}
+
+#[test]
+fn srun_tasks_merge_into_the_log_an_mpi_job_writes() {
+    let d = scratch("job-srun");
+    let exe = compile("job_tasks", &d, &[]);
+    let data = d.join("data").canonicalize().unwrap();
+    srun_like(&d, &exe, &data);
+    let logs = files(&d.join("logs"));
+    assert_eq!(logs.len(), 4, "{logs:?}");
+    // Each process's own log: a valid one-process log that says where
+    // the process stands.
+    let mut ranks: Vec<String> = logs.iter().map(|l| metadata(l)["job_rank"].clone()).collect();
+    ranks.sort();
+    assert_eq!(ranks, ["0", "1", "2", "3"]);
+    for l in &logs {
+        let m = metadata(l);
+        assert_eq!((m["job_size"].as_str(), m["job_key"].as_str(), m["rank_env"].as_str()), ("4", "slurm-4242.0", "SLURM_PROCID"));
+        assert_eq!(darshan_log::LogFile::open(l).unwrap().job.nprocs, 1);
+    }
+    let job = d.join("job.darshan");
+    merge_job(&[&d.join("logs")], &job, &[]);
+    let merged = read(&job);
+    assert_eq!(merged.file.job.nprocs, 4);
+
+    // The oracle: the same accesses as a 4-rank MPI job under the runtime.
+    let m = scratch("job-srun-mpi");
+    let mexe = mpicc_with(OpenMpi, "job_tasks", &m, &["-DUSE_MPI"]);
+    let mdata = m.join("data").canonicalize().unwrap();
+    let mpi_log = the_log(&mpirun(OpenMpi, &mexe, &[mdata.to_str().unwrap()], &m, &[]));
+    assert_eq!(
+        posix_counters(&merged, &data.join("shared"), -1),
+        posix_counters(&mpi_log, &mdata.join("shared"), -1),
+        "the shared file's rank -1 record"
+    );
+    assert_eq!(merged.all(POSIX, &data.join("shared")).len(), 1, "only the reduced record of the shared file");
+    for r in 0..4 {
+        let own = format!("own{r}");
+        assert_eq!(
+            posix_counters(&merged, &data.join(&own), r),
+            posix_counters(&mpi_log, &mdata.join(&own), r),
+            "{own} at rank {r}"
+        );
+    }
+}
+
+#[test]
+fn a_killed_task_joins_the_job_log_from_its_crash_safe_file() {
+    let d = scratch("job-kill");
+    let exe = compile("job_tasks", &d, &[]);
+    let data = d.join("data").canonicalize().unwrap();
+    let task = |r: i64| {
+        let mut c = instrumented(&exe, &d);
+        c.arg(&data).arg("3").env("SLURM_PROCID", r.to_string()).env("SLURM_NTASKS", "4").env("SLURM_JOB_ID", "77");
+        c
+    };
+    for r in 0..3 {
+        assert!(output(&mut task(r)).status.success());
+    }
+    let (mut killed, _) = start_ready(&mut task(3));
+    killed.kill().unwrap();
+    killed.wait().unwrap();
+    assert_eq!(files(&d.join("logs")).len(), 3);
+    let mm = files(&d.join("mmap"));
+    assert_eq!(mm.len(), 1, "the killed task's crash-safe file");
+    let job = d.join("job.darshan");
+    let said = merge_job(&[&d.join("logs"), &d.join("mmap")], &job, &["--remove-inputs"]);
+    assert!(said.contains("4 logs, nprocs 4"), "{said}");
+    let merged = read(&job);
+    assert_eq!(merged.file.job.nprocs, 4);
+    let own3 = merged.one(POSIX, &data.join("own3"));
+    assert_eq!((own3.rank, own3.counters[px::BYTES_WRITTEN]), (3, 3000));
+    let shared = merged.one(POSIX, &data.join("shared"));
+    assert_eq!(shared.rank, -1, "the killed task had the shared file too: it is every rank's");
+    assert_eq!((shared.counters[px::WRITES], shared.counters[px::BYTES_READ]), (16, 4 * 16384));
+    assert!(files(&d.join("logs")).is_empty() && files(&d.join("mmap")).is_empty(), "--remove-inputs");
+}
+
+/// torchrun's way: 4 workers with RANK, WORLD_SIZE and TORCHELASTIC_RUN_ID,
+/// each forking 2 data-loader processes; one job log of 4 ranks, the
+/// loaders' I/O under their worker's rank.
+#[test]
+fn torchrun_workers_and_their_forked_loaders_make_one_job_of_four_ranks() {
+    let d = scratch("job-torch");
+    let data = d.join("data").canonicalize().unwrap();
+    let worker = r#"
+import os, sys
+rank, data = int(os.environ["RANK"]), sys.argv[1]
+for k in range(2):
+    if os.fork() == 0:
+        with open(f"{data}/loader{rank}-{k}", "wb") as f:
+            f.write(b"x" * (100 * (k + 1)))
+        sys.exit(0)
+with open(f"{data}/worker{rank}", "wb") as f:
+    f.write(b"w" * 1000)
+for k in range(2):
+    os.wait()
+"#;
+    let launcher = format!(
+        r#"
+import os, subprocess, sys
+env = dict(os.environ, LD_PRELOAD="{lib}", DARSHAN_ENABLE_NONMPI="1", DARSHAN_LOGPATH="{logs}",
+           DARSHAN_MMAP_LOGPATH="{mmap}", WORLD_SIZE="4", TORCHELASTIC_RUN_ID="run7", LOCAL_RANK="0")
+ps = [subprocess.Popen([sys.executable, "-c", {worker:?}, "{data}"], env=dict(env, RANK=str(r))) for r in range(4)]
+sys.exit(max(p.wait() for p in ps))
+"#,
+        lib = lib().display(),
+        logs = d.join("logs").display(),
+        mmap = d.join("mmap").display(),
+        data = data.display(),
+    );
+    assert!(status(Command::new(python()).arg("-c").arg(launcher)).success());
+    let logs = files(&d.join("logs"));
+    assert_eq!(logs.len(), 12, "4 workers and 8 loaders: {logs:?}");
+    let forked = logs.iter().filter(|l| metadata(l).contains_key("fork_parent")).count();
+    assert_eq!(forked, 8);
+    let job = d.join("job.darshan");
+    merge_job(&[&d.join("logs")], &job, &[]);
+    let merged = read(&job);
+    assert_eq!(merged.file.job.nprocs, 4);
+    for r in 0..4 {
+        assert_eq!(merged.one(POSIX, &data.join(format!("worker{r}"))).rank, r);
+        for k in 0..2 {
+            let l = merged.one(POSIX, &data.join(format!("loader{r}-{k}")));
+            assert_eq!((l.rank, l.counters[px::BYTES_WRITTEN]), (r, 100 * (k + 1)), "loader {k} of worker {r}");
+        }
+    }
+    let meta = metadata(&job);
+    assert_eq!((meta["job_key"].as_str(), meta["job_processes"].as_str()), ("torch-run7", "12"));
+}
+
+/// Logs of two jobs in one directory: --output refuses to pick one,
+/// --job-key picks, --output-dir writes one log per job.
+#[test]
+fn two_jobs_in_one_directory_are_told_apart() {
+    let d = scratch("job-two");
+    let exe = compile("job_tasks", &d, &[]);
+    let data = d.join("data").canonicalize().unwrap();
+    for (job, r) in [("1", 0), ("1", 1), ("2", 0)] {
+        let mut c = instrumented(&exe, &d);
+        c.arg(&data).env("SLURM_PROCID", r.to_string()).env("SLURM_NTASKS", "2").env("SLURM_JOB_ID", job);
+        assert!(output(&mut c).status.success());
+    }
+    let out = d.join("one.darshan");
+    let o = output(Command::new(built("darshan-merge")).args(["--job", "--output"]).arg(&out).arg(d.join("logs")));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("2 jobs (slurm-1, slurm-2)"), "{err}");
+    merge_job(&[&d.join("logs")], &out, &["--job-key", "slurm-2"]);
+    assert_eq!(read(&out).file.job.nprocs, 2, "job 2's launcher said 2 tasks");
+    let dir = d.join("jobs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let o = output(Command::new(built("darshan-merge")).args(["--job", "--output-dir"]).arg(&dir).arg(d.join("logs")));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let made: Vec<PathBuf> = files(&dir);
+    assert_eq!(made.len(), 2, "{made:?}");
+    assert!(made.iter().all(|p| p.to_string_lossy().ends_with("_job.darshan")));
+}
