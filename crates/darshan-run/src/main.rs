@@ -5,6 +5,7 @@
 //!        darshan-run --summary LOG...   (options parsed by clap: `Opts`)
 #![forbid(unsafe_code)]
 
+mod job;
 mod summary;
 
 use std::ffi::OsString;
@@ -43,8 +44,13 @@ struct Opts {
     /// Print nothing; only run the command and write its log.
     #[arg(short, long)]
     quiet: bool,
+    /// Keep each process's log beside the job log (by default, when the
+    /// command ran more than one process, their logs are merged into one
+    /// job log and removed).
+    #[arg(long)]
+    keep_process_logs: bool,
     /// Summarize logs already written instead of running a command.
-    #[arg(long, value_name = "LOG", num_args = 1.., conflicts_with_all = ["command", "quiet", "lib"])]
+    #[arg(long, value_name = "LOG", num_args = 1.., conflicts_with_all = ["command", "quiet", "lib", "keep_process_logs"])]
     summary: Vec<PathBuf>,
     /// The command and its arguments.
     #[arg(value_name = "COMMAND", trailing_var_arg = true, num_args = 1.., required_unless_present = "summary")]
@@ -80,22 +86,35 @@ fn run(o: Opts) -> anyhow::Result<ExitCode> {
     };
     let before = summary::logs_in(&log_dir);
     let started = std::time::SystemTime::now();
+    // Every process the command makes (pipeline members, children) says
+    // it belongs to this run: their logs merge into one job log.
+    let since_epoch = started.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let key = format!("run-{}-{}", std::process::id(), since_epoch.as_nanos());
     let mut child = Command::new(&o.command[0])
         .args(&o.command[1..])
         .env("LD_PRELOAD", preload)
         .env("DARSHAN_ENABLE_NONMPI", "1")
+        .env("DARSHAN_JOB_KEY", &key)
         .env("DARSHAN_LOGPATH", &log_dir)
         .spawn()
         .with_context(|| format!("cannot run {}", visible_bytes(o.command[0].as_encoded_bytes())))?;
     let pid = child.id();
     let status = child.wait().context("waiting for the command")?;
     let code = status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
+    let logs: Vec<PathBuf> = summary::logs_in(&log_dir).into_iter().filter(|l| !before.contains(l)).collect();
+    let killed = job::crash_safe_files_since(started);
+    let job = job::make_job_log(&log_dir, &logs, &killed, &key);
     if !o.quiet {
-        let logs: Vec<PathBuf> = summary::logs_in(&log_dir).into_iter().filter(|l| !before.contains(l)).collect();
         // The command's own status is what darshan-run returns, even
         // when one of its logs cannot be read (that is said above).
         let args: Vec<String> = o.command[1..].iter().map(|a| a.to_string_lossy().into_owned()).collect();
-        cli::stderr(&summary::report(&logs, pid, Some(&summary::Run { args: &args, started })).0);
+        let run = summary::Run { args: &args, started };
+        cli::stderr(&summary::report(&logs, pid, Some(&run), job.as_ref().ok().and_then(|j| j.as_deref())).0);
+    }
+    match job {
+        Ok(Some(_)) if !o.keep_process_logs => job::remove(&logs, &killed, &key),
+        Ok(_) => {}
+        Err(e) => cli::say(&format!("darshan-run: no job log: {}", visible(&cli::error_line(e.as_ref())))),
     }
     Ok(ExitCode::from(code.clamp(0, 255) as u8))
 }
@@ -107,7 +126,7 @@ fn summarize(logs: &[PathBuf]) -> ExitCode {
         cli::say(&format!("darshan-run: no such log: {}", visible_bytes(bad.as_os_str().as_encoded_bytes())));
         return ExitCode::from(2);
     }
-    let (text, unreadable) = summary::report(logs, 0, None);
+    let (text, unreadable) = summary::report(logs, 0, None, None);
     cli::stderr(&text);
     ExitCode::from(if unreadable > 0 { 1 } else { 0 })
 }

@@ -166,7 +166,8 @@ fn stdout_file() -> Option<PathBuf> {
 /// makes one per process), what all of them together say, and which one
 /// is the command's own process. Returns the text for standard error and
 /// how many of the logs could not be read.
-pub fn report(logs: &[PathBuf], pid: u32, run: Option<&Run>) -> (String, usize) {
+/// `job`: the job log the processes' logs were merged into, if any.
+pub fn report(logs: &[PathBuf], pid: u32, run: Option<&Run>, job: Option<&Path>) -> (String, usize) {
     let mut o = String::new();
     if logs.is_empty() {
         o.push_str("darshan-run: no log was written (see the messages above)\n");
@@ -181,23 +182,28 @@ pub fn report(logs: &[PathBuf], pid: u32, run: Option<&Run>) -> (String, usize) 
     let procs: usize = all.programs.values().sum();
     let progs: Vec<String> =
         all.programs.iter().map(|(p, n)| if *n > 1 { format!("{} x{n}", V(p)) } else { V(p).to_string() }).collect();
-    let _ = writeln!(
-        o,
-        "darshan-run: the command ran {procs} instrumented process{} and wrote {} log{}: {}",
-        if procs == 1 { "" } else { "es" },
-        logs.len(),
-        if logs.len() == 1 { "" } else { "s" },
-        progs.join(", ")
-    );
+    if let Some(j) = job {
+        let _ = writeln!(o, "darshan-run: the command ran {procs} instrumented processes: {}", progs.join(", "));
+        let _ = writeln!(o, "darshan-run: job log {}  ({} process logs merged into it)", shown(j), logs.len());
+    } else {
+        let _ = writeln!(
+            o,
+            "darshan-run: the command ran {procs} instrumented process{} and wrote {} log{}: {}",
+            if procs == 1 { "" } else { "es" },
+            logs.len(),
+            if logs.len() == 1 { "" } else { "s" },
+            progs.join(", ")
+        );
+    }
     // The command's own log (its pid is in the name); children of a fork
     // have logs of their own.
     let tag = format!("-{pid}_");
     let main = logs.iter().find(|l| l.file_name().is_some_and(|n| n.to_string_lossy().contains(&tag)));
-    for l in logs.iter().take(5) {
+    for l in logs.iter().take(if job.is_some() { 0 } else { 5 }) {
         let own = if Some(l) == main { "  (the command's own process)" } else { "" };
         let _ = writeln!(o, "darshan-run: log {}{own}", shown(l));
     }
-    if logs.len() > 5 {
+    if logs.len() > 5 && job.is_none() {
         let _ = writeln!(
             o,
             "darshan-run: ... and {} more in {}",
@@ -208,7 +214,9 @@ pub fn report(logs: &[PathBuf], pid: u32, run: Option<&Run>) -> (String, usize) 
     for (l, e) in &all.unreadable {
         let _ = writeln!(o, "darshan-run: cannot read {}: {}", shown(l), V(&e.to_string()));
     }
-    if logs.len() > 1 {
+    if job.is_some() {
+        let _ = writeln!(o, "darshan-run: all {procs} processes together:");
+    } else if logs.len() > 1 {
         let _ = writeln!(o, "darshan-run: all {} logs together:", logs.len());
     } else if let Ok(log) = LogFile::open(&logs[0]) {
         let _ = writeln!(
@@ -242,7 +250,8 @@ pub fn report(logs: &[PathBuf], pid: u32, run: Option<&Run>) -> (String, usize) 
     // The diagnosis of the command's own log (or the only one), from the
     // same analysis as darshan-summary's report (whose text renderer
     // escapes what comes from the log).
-    if let Some(log) = main.or(if logs.len() == 1 { logs.first() } else { None }) {
+    // A job log covers every process: its diagnosis is the command's.
+    if let Some(log) = job.or(main.map(PathBuf::as_path)).or(if logs.len() == 1 { logs.first().map(PathBuf::as_path) } else { None }) {
         if let Ok(r) = darshan_report::analyze(log, &darshan_report::Options::default()) {
             o.push_str(
                 &darshan_report::render::text::diagnosis(&r).replace("\nDiagnosis\n", "darshan-run: diagnosis\n"),

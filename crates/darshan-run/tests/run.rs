@@ -70,8 +70,29 @@ fn a_pipeline_is_summarized_over_all_its_processes() {
     );
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("instrumented processes and wrote 3 logs: cat x2, sh"), "{err}");
-    assert!(err.contains("all 3 logs together:"), "{err}");
+    assert!(err.contains("the command ran 3 instrumented processes: cat x2, sh"), "{err}");
+    assert!(err.contains("all 3 processes together:"), "{err}");
+    // One log for the run: the job log, every member's records in it.
+    let left: Vec<PathBuf> = std::fs::read_dir(&logs).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    let job = &left[0].canonicalize().unwrap();
+    assert!(job.to_string_lossy().ends_with("_job.darshan") && job.to_string_lossy().contains("/0_sh_id"), "{job:?}");
+    assert!(err.contains(&format!("job log {}  (3 process logs merged into it)", job.display())), "{err}");
+    assert!(err.contains(&format!("full report: darshan-summary {}", job.display())), "the diagnosis is the job's: {err}");
+    let log = darshan_log::LogFile::open(job).unwrap();
+    let meta = String::from_utf8_lossy(&log.job.metadata).into_owned();
+    assert!(meta.contains("job_processes=3\n") && meta.contains("job_key=run-"), "{meta}");
+    assert_eq!(log.job.nprocs, 1, "no launcher gave ranks: the members are one task");
+    let names = log.names().unwrap();
+    let read_of = |path: &Path| {
+        log.records(darshan_log::modules::POSIX)
+            .unwrap()
+            .iter()
+            .filter(|r| names.get(r.id) == Some(path.to_str().unwrap().as_bytes()))
+            .map(|r| r.counters[darshan_log::counters::posix::BYTES_READ])
+            .sum::<i64>()
+    };
+    assert_eq!((read_of(&src), read_of(&d.join("a.dat"))), (100_000, 100_000), "each cat's read, from its own process");
     // Both cats' reads are in the POSIX sum: 100,000 bytes from src and
     // 100,000 from a.dat (the shell reads nothing of its own here). Their
     // writes go to stdout, a descriptor the shell opened before exec: no
@@ -79,6 +100,24 @@ fn a_pipeline_is_summarized_over_all_its_processes() {
     let posix = err.lines().find(|l| l.trim_start().starts_with("POSIX")).expect(&err);
     let words = posix.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(words.contains("read 195.31 KiB written 0 B"), "{posix}");
+}
+
+/// --keep-process-logs keeps each member's log beside the job log.
+#[test]
+fn keep_process_logs_keeps_them_beside_the_job_log() {
+    let d = scratch("pipe-keep");
+    let logs = d.join("logs");
+    let out = darshan_test_support::output(
+        Command::new(bin())
+            .args(["--lib", lib().to_str().unwrap(), "--log-dir", logs.to_str().unwrap(), "--keep-process-logs"])
+            .args(["--", "sh", "-c", "cat /etc/hostname | cat > /dev/null"]),
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut left: Vec<String> =
+        std::fs::read_dir(&logs).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    left.sort();
+    assert_eq!(left.len(), 4, "sh, two cats and the job log: {left:?}");
+    assert_eq!(left.iter().filter(|n| n.ends_with("_job.darshan")).count(), 1, "{left:?}");
 }
 
 #[test]

@@ -84,6 +84,18 @@ impl ProcessLog {
     }
 }
 
+/// The order of a job's processes: by rank, then start (a rank's first
+/// process is the one it started with), then path.
+pub fn process_order(a: &ProcessLog, b: &ProcessLog) -> std::cmp::Ordering {
+    (a.rank, a.start_ns, &a.path).cmp(&(b.rank, b.start_ns, &b.path))
+}
+
+/// The job's first process (rank 0's first): it names the job log and
+/// gives it its command line.
+pub fn first_process(procs: &[ProcessLog]) -> Option<&ProcessLog> {
+    procs.iter().min_by(|a, b| process_order(a, b))
+}
+
 /// Every `*.darshan` file under `paths` (files as given, directories
 /// walked: a flat log directory or the dated tree), sorted; crash-safe
 /// files (`_mmap-log-`) included: a killed process's records are there.

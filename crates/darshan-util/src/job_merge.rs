@@ -101,7 +101,7 @@ fn plan(mut procs: Vec<ProcessLog>, opt: &JobOptions) -> Result<Plan, MergeError
     if procs.is_empty() {
         return Err(MergeError::NoInput);
     }
-    procs.sort_by(|a, b| (a.rank, a.start_ns, &a.path).cmp(&(b.rank, b.start_ns, &b.path)));
+    procs.sort_by(crate::job_inputs::process_order);
     let top = procs.iter().map(|p| if p.mpi { p.job.nprocs - 1 } else { p.rank }).max().unwrap_or(0);
     let said = procs.iter().filter_map(|p| p.size).max().unwrap_or(0);
     let nprocs = said.max(top + 1);

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use darshan_util::getopt::{getopt_long, Found, LongOpt};
-use darshan_util::job_inputs::{find_logs, group_by_job};
+use darshan_util::job_inputs::{find_logs, first_process, group_by_job};
 use darshan_util::job_merge::{job_log_name, merge_job, JobOptions};
 use darshan_util::merge::{find_job_files, merge, Options};
 use darshan_util::visible::{visible, visible_bytes};
@@ -55,7 +55,10 @@ fn merge_jobs(inputs: &[PathBuf], out: Option<PathBuf>, a: JobArgs, end: Option<
         let paths: Vec<PathBuf> = procs.iter().map(|p| p.path.clone()).collect();
         let target = match (&out, &a.out_dir) {
             (Some(o), _) => o.clone(),
-            (None, Some(d)) => d.join(job_log_name(&procs[0].path, &procs[0].job, &key)),
+            (None, Some(d)) => {
+                let first = first_process(&procs).expect("a job has a process");
+                d.join(job_log_name(&first.path, &first.job, &key))
+            }
             (None, None) => unreachable!("checked above"),
         };
         match merge_job(procs, &key, &target, &JobOptions { job_end_time: end }) {
