@@ -6,6 +6,7 @@
 
 pub mod error;
 pub mod extract;
+pub mod job_groups;
 pub mod parquet_out;
 pub mod run;
 pub mod schema;

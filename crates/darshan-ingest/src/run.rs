@@ -53,6 +53,11 @@ pub struct Summary {
     pub failed: usize,
     pub errors: Vec<LogProblem>,
     pub partial_logs: Vec<LogProblem>,
+    /// Per-process logs of jobs without MPI ingested as their job's log
+    /// (one row in `jobs` per job; crate::job_groups).
+    pub process_logs_grouped: usize,
+    /// Job logs made from such per-process logs during this run.
+    pub job_logs_made: usize,
     pub rows: HashMap<String, u64>,
     pub seconds: f64,
     pub logs_per_second: f64,
@@ -276,6 +281,11 @@ pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Su
             Err(e) => sum.errors.push(LogProblem { path: shown(p), status: Status::Error, error: e.to_string() }),
         }
     }
+    // Phase 1b: the per-process logs of a job without MPI become one job.
+    let jobs_dir = std::env::temp_dir().join(format!("darshan-ingest-jobs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&jobs_dir);
+    std::fs::create_dir_all(&jobs_dir).map_err(IngestError::io(&jobs_dir))?;
+    let mut todo = group_jobs(todo, store, &jobs_dir, &mut sum)?;
     // Workers pop from the end: reverse so logs go in path order.
     todo.reverse();
     let total = todo.len() as u64;
@@ -311,6 +321,7 @@ pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Su
     for h in handles {
         let _ = h.join();
     }
+    let _ = std::fs::remove_dir_all(&jobs_dir);
     result?;
     store.commit()?;
     bar.finish_and_clear();
@@ -324,6 +335,34 @@ pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Su
         }
     }
     Ok(sum)
+}
+
+/// Phase 1b (crate::job_groups): the logs to read, with the job logs
+/// made in `dir` in place of their processes' logs, which are marked seen.
+fn group_jobs(todo: Vec<FileInfo>, store: &mut Store, dir: &Path, sum: &mut Summary) -> Result<Vec<FileInfo>, IngestError> {
+    let known = store.job_log_keys()?;
+    let info: HashMap<PathBuf, FileInfo> = todo.into_iter().map(|f| (f.path.clone(), f)).collect();
+    let g = crate::job_groups::group(info.keys().cloned().collect(), &known, dir);
+    for (key, error) in g.problems {
+        sum.errors.push(LogProblem { path: format!("job {key}"), status: Status::Error, error });
+    }
+    for p in &g.absorbed {
+        if let Some(f) = info.get(p) {
+            store.mark_seen(&f.path, f.size, f.mtime_ns, None)?;
+        }
+    }
+    sum.process_logs_grouped = g.absorbed.len();
+    let mut out = Vec::with_capacity(g.ingest.len());
+    for p in g.ingest {
+        match info.get(&p) {
+            Some(f) => out.push(f.clone()),
+            None => {
+                sum.job_logs_made += 1;
+                out.push(file_info(&p).map_err(IngestError::io(&p))?);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Phase 3: the one thread that writes.

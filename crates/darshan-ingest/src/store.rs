@@ -207,6 +207,15 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// Job keys of the job logs of jobs without MPI already stored
+    /// (crate::job_groups).
+    pub fn job_log_keys(&self) -> Result<HashSet<String>, IngestError> {
+        let mut st = self.conn.prepare("SELECT metadata FROM jobs WHERE metadata LIKE '%job_processes=%'")?;
+        let rows = st.query_map([], |r| r.get::<_, Option<String>>(0))?;
+        let metas: Vec<String> = rows.filter_map(|r| r.ok().flatten()).collect();
+        Ok(crate::job_groups::known_job_keys(metas.into_iter()))
+    }
+
     /// Paths already ingested (their bytes), with the size and mtime they
     /// had.
     pub fn seen(&self) -> Result<HashMap<Vec<u8>, (i64, i64)>, IngestError> {

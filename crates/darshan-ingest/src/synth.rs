@@ -287,3 +287,40 @@ fn one(dir: &Path, i: usize, planted: Option<Planted>, rng: &mut Rng) -> Result<
     write_log(&path, &job, &names, recs)?;
     Ok(Generated { path, jobid, planted })
 }
+
+/// The per-process logs of a job without MPI, as the runtime writes them
+/// (each a one-process log whose metadata says its rank, the job's size
+/// and key): `n` tasks of job `jobid`, each reading its own input file and
+/// writing `writes` accesses of 4 KiB to its slice of one shared output,
+/// task `r` starting `r` ms after the first. Returns their paths.
+pub fn process_logs(dir: &Path, jobid: i64, n: usize, writes: i64) -> Result<Vec<PathBuf>, IngestError> {
+    let mut out = Vec::with_capacity(n);
+    for r in 0..n as i64 {
+        let own = format!("/lustre/proj/in/part{r:05}.dat");
+        let shared = "/lustre/proj/out/result.dat";
+        let mut names = NameTable::new();
+        names.insert(darshan_log::record_id(own.as_bytes()), own.as_bytes());
+        names.insert(darshan_log::record_id(shared.as_bytes()), shared.as_bytes());
+        let recs = vec![posix_io(&own, 0, 4, 0, 1 << 20, 0.01, 0.2), posix_io(shared, 0, 0, writes, 4096, 0.2, 0.5)];
+        let start_ns = r * 1_000_000;
+        let job = Job {
+            uid: 1000,
+            start_time_sec: EPOCH + start_ns / 1_000_000_000,
+            start_time_nsec: start_ns % 1_000_000_000,
+            end_time_sec: EPOCH + 60,
+            end_time_nsec: 0,
+            nprocs: 1,
+            jobid,
+            metadata: format!(
+                "lib_ver=3.5.0\nh=romio_no_indep_rw=true;cb_nodes=4\njob_rank={r}\nrank_env=SLURM_PROCID\njob_size={n}\njob_key=slurm-{jobid}.0\nppid={}\n",
+                1000 + r
+            )
+            .into_bytes(),
+            exe_mnt: b"/apps/bin/serial_tool -i input\nlustre /lustre\n".to_vec(),
+        };
+        let path = dir.join(format!("user1_serial_tool_id{jobid}-{}_10-1-0-{r}_1.darshan", 5000 + r));
+        write_log(&path, &job, &names, recs)?;
+        out.push(path);
+    }
+    Ok(out)
+}

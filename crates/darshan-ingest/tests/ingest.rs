@@ -402,3 +402,50 @@ fn non_utf8_log_names_that_differ_only_in_invalid_bytes_stay_two_files() {
         ["a\\xfe.darshan", "a\\xff.darshan"].iter().map(|n| format!("{}/{n}", tree.display())).collect();
     assert_eq!(shown, want);
 }
+
+/// The per-process logs of a job without MPI (4 Slurm tasks) made 4 jobs
+/// of one process in the study's job-size table. They are one job of 4
+/// now, whether the ingest merges them or `darshan-merge --job` did.
+#[test]
+fn a_job_without_mpi_is_one_job_whether_or_not_its_logs_were_merged() {
+    let d = out_dir("job-groups");
+    let logs = d.join("logs");
+    let procs = synth::process_logs(&logs, 31, 4, 8).unwrap();
+    let one_job = |db: &Path| {
+        let c = Connection::open(db).unwrap();
+        let jobs: (i64, i64) = c.query_row("SELECT COUNT(*), MAX(nprocs) FROM jobs", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+        assert_eq!(jobs, (1, 4), "one job of 4 processes");
+        let shared: (i64, i64) = c
+            .query_row(
+                "SELECT rank, POSIX_WRITES FROM posix_records WHERE file_name = '/lustre/proj/out/result.dat'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!(shared, (-1, 32), "the shared output, every task's writes, once");
+        let own: i64 = c.query_row("SELECT COUNT(DISTINCT rank) FROM posix_records WHERE file_name LIKE '%/in/part%'", [], |r| r.get(0)).unwrap();
+        assert_eq!(own, 4, "each task's input under its rank");
+    };
+    // Not merged: the ingest makes the job log.
+    let db = d.join("unmerged.db");
+    let s = ingest(&[logs.clone()], &db);
+    assert_eq!((s.ingested, s.process_logs_grouped, s.job_logs_made, s.failed), (1, 4, 1, 0), "{s:?}");
+    one_job(&db);
+    let again = ingest(&[logs.clone()], &db);
+    assert_eq!((again.ingested, again.unchanged), (0, 4), "{again:?}");
+    // Merged beside them by darshan-merge --job: the job log stands for them.
+    let (mut jobs, _) = darshan_util::job_inputs::group_by_job(&procs);
+    let key = "slurm-31.0";
+    let job_log = logs.join("job.darshan");
+    darshan_util::job_merge::merge_job(
+        jobs.remove(key).unwrap(),
+        key,
+        &job_log,
+        &darshan_util::job_merge::JobOptions { job_end_time: None },
+    )
+    .unwrap();
+    let db = d.join("merged.db");
+    let s = ingest(&[logs.clone()], &db);
+    assert_eq!((s.ingested, s.process_logs_grouped, s.job_logs_made), (1, 4, 0), "{s:?}");
+    one_job(&db);
+}

@@ -118,6 +118,13 @@ fn go(cli: &Cli) -> Result<u8, (u8, String)> {
             sum.seconds,
             sum.logs_per_second
         );
+        if sum.process_logs_grouped > 0 {
+            let _ = writeln!(
+                o,
+                "  {} per-process logs of jobs without MPI ingested as their jobs ({} job logs made here)",
+                sum.process_logs_grouped, sum.job_logs_made
+            );
+        }
         // A tree of thousands of partial logs must not flood the terminal;
         // the database (table logs) and --json have them all.
         const SHOWN: usize = 20;
