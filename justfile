@@ -56,3 +56,4 @@ bench:
     scripts/bench-shutdown.sh
     scripts/bench-report.sh
     scripts/bench-facility.sh
+    scripts/bench-job-merge.sh

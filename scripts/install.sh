@@ -2,7 +2,7 @@
 # scripts/install.sh BUILD_DIR PREFIX: install the runtime and the tools
 # from a cargo release build directory (target/release) into PREFIX.
 #   PREFIX/bin    darshan-parser, -dxt-parser, -convert, -merge, -run,
-#                 darshan-summary, -ingest, -study, darshan-config, darshan-mk-log-dirs, darshan-mmap-epilog,
+#                 darshan-summary, -ingest, -study, darshan-config, darshan-mk-log-dirs, darshan-mmap-epilog, darshan-job-epilog,
 #                 darshan-cc (and -cxx, -mpicc, -mpicxx, -mpifort, -fc)
 #   PREFIX/lib    libdarshan.so, libdarshan.a, pkgconfig/darshan-runtime.pc
 #   PREFIX/libexec darshan-config's engine (bin/darshan-config is a shell script)
@@ -49,7 +49,7 @@ real=$(readlink -f -- "$self" 2>/dev/null) && self=$real
 exec "${self%/*}/../libexec/darshan-config" "$@"
 SCRIPT
 chmod 0755 "$prefix/bin/darshan-config"
-install -m 0755 "$src/scripts/darshan-mk-log-dirs" "$src/scripts/darshan-mmap-epilog" "$prefix/bin/"
+install -m 0755 "$src/scripts/darshan-mk-log-dirs" "$src/scripts/darshan-mmap-epilog" "$src/scripts/darshan-job-epilog" "$prefix/bin/"
 install -m 0755 "$src/scripts/compiler-wrapper" "$prefix/bin/darshan-cc"
 for w in darshan-cxx darshan-mpicc darshan-mpicxx darshan-mpifort darshan-fc; do
     ln -sf darshan-cc "$prefix/bin/$w"

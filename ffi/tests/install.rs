@@ -26,6 +26,7 @@ fn the_installed_tree_has_its_layout_and_moves_with_its_directory() {
         "libexec/darshan-config",
         "bin/darshan-mk-log-dirs",
         "bin/darshan-mmap-epilog",
+        "bin/darshan-job-epilog",
         "bin/darshan-cc",
         "bin/darshan-cxx",
         "bin/darshan-mpicc",

@@ -219,3 +219,48 @@ fn two_jobs_in_one_directory_are_told_apart() {
     assert_eq!(made.len(), 2, "{made:?}");
     assert!(made.iter().all(|p| p.to_string_lossy().ends_with("_job.darshan")));
 }
+
+/// The job epilog: a job's two steps (4 tasks, one of them killed, then 2
+/// tasks) leave 5 logs and a crash-safe file; after it, one log per step
+/// and nothing else.
+#[test]
+fn the_job_epilog_leaves_one_log_per_step() {
+    let d = scratch("job-epilog");
+    let exe = compile("job_tasks", &d, &[]);
+    let data = d.join("data").canonicalize().unwrap();
+    let task = |step: &str, r: i64, n: i64, hang: bool| {
+        let mut c = instrumented(&exe, &d);
+        c.arg(&data).arg(if hang { r.to_string() } else { "-1".into() });
+        c.env("SLURM_PROCID", r.to_string()).env("SLURM_NTASKS", n.to_string());
+        c.env("SLURM_JOB_ID", "5151").env("SLURM_STEP_ID", step);
+        c
+    };
+    for r in 0..3 {
+        assert!(output(&mut task("0", r, 4, false)).status.success());
+    }
+    let (mut killed, _) = start_ready(&mut task("0", 3, 4, true));
+    killed.kill().unwrap();
+    killed.wait().unwrap();
+    for r in 0..2 {
+        assert!(output(&mut task("1", r, 2, false)).status.success());
+    }
+    assert_eq!((files(&d.join("logs")).len(), files(&d.join("mmap")).len()), (5, 1));
+    let merge_dir = built("darshan-merge").parent().unwrap().to_path_buf();
+    let out = output(
+        Command::new(root().join("scripts/darshan-job-epilog"))
+            .arg("5151")
+            .arg(d.join("logs"))
+            .env("DARSHAN_MMAP_LOGPATH", d.join("mmap"))
+            .env("DARSHAN_MERGE", merge_dir.join("darshan-merge")),
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(files(&d.join("mmap")).is_empty(), "the killed task's file is in its job log");
+    let logs = files(&d.join("logs"));
+    assert_eq!(logs.len(), 2, "{logs:?}");
+    let mut sizes: Vec<(String, i64)> = logs
+        .iter()
+        .map(|l| (metadata(l)["job_key"].clone(), darshan_log::LogFile::open(l).unwrap().job.nprocs))
+        .collect();
+    sizes.sort();
+    assert_eq!(sizes, [("slurm-5151.0".to_string(), 4), ("slurm-5151.1".to_string(), 2)]);
+}

@@ -39,7 +39,7 @@ fn meta_value(job: &darshan_log::Job, key: &str) -> Option<String> {
 
 /// A per-process log of a job without MPI (ours, with a job key).
 fn is_process_log(p: &ProcessLog) -> bool {
-    !p.mpi && p.ppid.is_some() && meta_value(&p.job, "job_key").is_some() && meta_value(&p.job, "job_processes").is_none()
+    p.is_process_log() && p.ppid.is_some() && meta_value(&p.job, "job_key").is_some()
 }
 
 /// Sort `paths` into logs to ingest and per-process logs a job log
@@ -53,7 +53,7 @@ pub fn group(paths: Vec<PathBuf>, known_jobs: &HashSet<String>, tmp: &Path) -> G
         match ProcessLog::read(&p) {
             Ok(l) if is_process_log(&l) => by_key.entry(l.key.clone()).or_default().push(l),
             Ok(l) => {
-                if meta_value(&l.job, "job_processes").is_some() {
+                if l.job_log {
                     job_logs.insert(l.key.clone());
                 }
                 out.ingest.push(p);

@@ -316,7 +316,7 @@ pub fn process_logs(dir: &Path, jobid: i64, n: usize, writes: i64) -> Result<Vec
                 1000 + r
             )
             .into_bytes(),
-            exe_mnt: b"/apps/bin/serial_tool -i input\nlustre /lustre\n".to_vec(),
+            exe_mnt: b"/apps/bin/serial_tool -i input\nlustre /lustre".to_vec(),
         };
         let path = dir.join(format!("user1_serial_tool_id{jobid}-{}_10-1-0-{r}_1.darshan", 5000 + r));
         write_log(&path, &job, &names, recs)?;

@@ -30,7 +30,8 @@ pub fn crash_safe_files_since(start: SystemTime) -> Vec<PathBuf> {
 pub fn make_job_log(dir: &Path, logs: &[PathBuf], killed: &[PathBuf], key: &str) -> anyhow::Result<Option<PathBuf>> {
     let inputs: Vec<PathBuf> = logs.iter().chain(killed).cloned().collect();
     let (mut jobs, _) = group_by_job(&inputs);
-    let Some(procs) = jobs.remove(key) else { return Ok(None) };
+    let Some(mut procs) = jobs.remove(key) else { return Ok(None) };
+    procs.retain(|p| p.is_process_log());
     if procs.len() < 2 {
         return Ok(None);
     }
@@ -45,7 +46,7 @@ pub fn make_job_log(dir: &Path, logs: &[PathBuf], killed: &[PathBuf], key: &str)
 pub fn remove(logs: &[PathBuf], killed: &[PathBuf], key: &str) {
     let inputs: Vec<PathBuf> = logs.iter().chain(killed).cloned().collect();
     let (jobs, _) = group_by_job(&inputs);
-    for p in jobs.get(key).into_iter().flatten() {
+    for p in jobs.get(key).into_iter().flatten().filter(|p| p.is_process_log()) {
         let _ = std::fs::remove_file(&p.path);
     }
 }

@@ -21,6 +21,8 @@ pub struct ProcessLog {
     pub key: String,
     /// An MPI job's log (nprocs > 1): its records keep their own ranks.
     pub mpi: bool,
+    /// Already a job log (`job_processes=`, written by a job merge).
+    pub job_log: bool,
     /// Start, in nanoseconds since the epoch.
     pub start_ns: i128,
     /// End in nanoseconds (a crash-safe file's: its last modification).
@@ -76,6 +78,7 @@ impl ProcessLog {
             size,
             key: job_key(&job),
             mpi: job.nprocs > 1,
+            job_log: meta(&job, "job_processes").is_some(),
             start_ns,
             end_ns: end_ns.max(start_ns),
             ppid: meta_i64(&job, "ppid"),
@@ -116,6 +119,14 @@ pub fn find_logs(paths: &[PathBuf]) -> Vec<PathBuf> {
     out.sort();
     out.dedup();
     out
+}
+
+impl ProcessLog {
+    /// Whether a job merge takes this log: a process's log, not an MPI
+    /// job's (merged by its own shutdown) nor a job log already.
+    pub fn is_process_log(&self) -> bool {
+        !self.mpi && !self.job_log
+    }
 }
 
 /// The logs grouped by job key; unreadable ones returned apart, with why.

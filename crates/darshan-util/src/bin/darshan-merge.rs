@@ -36,6 +36,18 @@ fn merge_jobs(inputs: &[PathBuf], out: Option<PathBuf>, a: JobArgs, end: Option<
     if let Some(k) = &a.key {
         jobs.retain(|key, _| key == k);
     }
+    // MPI jobs' logs (their shutdown merged them) and job logs stay as
+    // they are, and are never removed.
+    for procs in jobs.values_mut() {
+        procs.retain(|p| {
+            if !p.is_process_log() {
+                let why = if p.mpi { "an MPI job's log" } else { "already a job log" };
+                darshan_util::say!("darshan-merge: {} left out: {why}", shown(&p.path));
+            }
+            p.is_process_log()
+        });
+    }
+    jobs.retain(|_, procs| !procs.is_empty());
     if jobs.is_empty() {
         darshan_util::say!("darshan-merge: no log of {} among {} file(s)", a.key.as_deref().map_or("any job".into(), |k| format!("job {k:?}")), logs.len());
         return 1;
