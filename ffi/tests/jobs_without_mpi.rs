@@ -86,6 +86,14 @@ fn srun_tasks_merge_into_the_log_an_mpi_job_writes() {
     merge_job(&[&d.join("logs")], &job, &[]);
     let merged = read(&job);
     assert_eq!(merged.file.job.nprocs, 4);
+    // darshan-summary sees a 4-rank job: 4 files of one rank each, 1 every rank shares.
+    let json = d.join("job.json");
+    let o = output(Command::new(built("darshan-summary")).arg("--json").arg(&job).arg("-o").arg(&json));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(report["job"]["nprocs"], 4);
+    let sharing = &report["files"]["sharing"];
+    assert_eq!((sharing["unique"].as_i64(), sharing["shared"].as_i64()), (Some(4), Some(1)), "{sharing}");
 
     // The oracle: the same accesses as a 4-rank MPI job under the runtime.
     let m = scratch("job-srun-mpi");
