@@ -273,73 +273,9 @@ impl CommonVals {
     }
 }
 
-/// Insert `v` with total count `count` into the 4-slot list (vals at
-/// `w[vi..vi+4]`, counts at `w[ci..ci+4]`), ordered by count descending,
-/// then by value descending; 0 is never inserted. With `add`, a count
-/// already in the list for `v` is added (the reduction's use).
-pub fn update_common(w: &mut [u64], vi: usize, ci: usize, v: i64, count: i64, add: bool) {
-    if v == 0 {
-        return;
-    }
-    if !add {
-        // Fast path: `v` is listed and still ranks below its predecessor
-        // with its new count: only its count changes (counts only grow).
-        for k in 0..4 {
-            if w[vi + k] as i64 == v {
-                let above = k == 0 || {
-                    let (pc, pv) = (w[ci + k - 1] as i64, w[vi + k - 1] as i64);
-                    pc > count || (pc == count && pv > v)
-                };
-                if above {
-                    w[ci + k] = count as u64;
-                    return;
-                }
-                break;
-            }
-        }
-    }
-    update_common_tuple(w, vi, ci, &[v], count, add);
-}
-
-/// [`update_common`] for tuples of `n` values (1 for POSIX, MPI-IO and
-/// STDIO; 11 for H5D and PNETCDF_VAR: the access size, 5 lengths and 5
-/// strides): 4 tuples at `w[vi..vi + 4n]`,
-/// counts at `w[ci..ci + 4]`, ordered by count descending and then by the
-/// tuple's first value descending, as Darshan's macro with `__val_size`
-/// n; a tuple whose first value is 0 is never inserted.
-pub fn update_common_tuple(w: &mut [u64], vi: usize, ci: usize, v: &[i64], count: i64, add: bool) {
-    let n = v.len();
-    debug_assert!((1..=16).contains(&n), "tuples of 1 to 16 values");
-    if v[0] == 0 {
-        return;
-    }
-    let same = |w: &[u64], k: usize| (0..n).all(|j| w[vi + k * n + j] as i64 == v[j]);
-    let mut total = count;
-    if add {
-        if let Some(k) = (0..4).find(|&k| same(w, k)) {
-            total += w[ci + k] as i64;
-        }
-    }
-    // The tuples ranked above the new one keep their places.
-    let above = |k: usize| {
-        let c = w[ci + k] as i64;
-        c > total || (c == total && w[vi + k * n] as i64 > v[0])
-    };
-    let Some(i) = (0..4).find(|&k| !above(k)) else { return };
-    // From slot i on: the new tuple, then the old ones without it.
-    let mut out_v = [0u64; 4 * 16];
-    let mut out_c = [0u64; 4];
-    for (o, &x) in out_v.iter_mut().zip(v) {
-        *o = x as u64;
-    }
-    out_c[0] = total as u64;
-    for (m, k) in (1..).zip((i..4).filter(|&k| !same(w, k)).take(3 - i)) {
-        out_v[m * n..(m + 1) * n].copy_from_slice(&w[vi + k * n..vi + (k + 1) * n]);
-        out_c[m] = w[ci + k];
-    }
-    w[vi + i * n..vi + 4 * n].copy_from_slice(&out_v[..(4 - i) * n]);
-    w[ci + i..ci + 4].copy_from_slice(&out_c[..4 - i]);
-}
+// The common-value lists' insertion is the log format's (the reduction
+// merges them too): darshan_log::reduce.
+pub use darshan_log::reduce::{update_common, update_common_tuple};
 
 #[cfg(test)]
 mod tests {

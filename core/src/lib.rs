@@ -36,7 +36,6 @@ pub mod paths;
 pub mod pipeline;
 pub mod platform;
 pub mod records;
-pub mod reduce_local;
 pub mod reduce_ops;
 pub mod runtime;
 pub mod shutdown;

@@ -13,27 +13,7 @@ use crate::heatmap::HeatBins;
 use crate::id_index::IdIndex;
 use crate::ledger::GRANT_CHUNK;
 
-/// A module's rules for combining the records every rank has (docs/
-/// counter-rules.md §6): `prepare` runs on each rank's copy (fastest/slowest start as this
-/// rank), `combine` merges two copies (`inout = input op inout`), and the
-/// variances of time and bytes across ranks are computed from `spread`.
-pub trait Reducer: Sync {
-    fn prepare(&self, rec: &mut [u64]);
-    fn combine(&self, input: &[u64], inout: &mut [u64]);
-    /// (I/O time, bytes) of one rank's record, for the variances; None if
-    /// the module keeps no variances.
-    fn spread(&self, _rec: &[u64]) -> Option<(f64, f64)> {
-        None
-    }
-    fn set_variance(&self, _rec: &mut [u64], _time: f64, _bytes: f64) {}
-    /// Two processes' records of one rank (a worker and the children it
-    /// forked, in a job without MPI): combined by `combine`, but the
-    /// fields that describe the spread across ranks (fastest, slowest,
-    /// variances) stay as one process leaves them. By default, `combine`.
-    fn combine_same_rank(&self, input: &[u64], inout: &mut [u64]) {
-        self.combine(input, inout)
-    }
-}
+pub use darshan_log::reduce::{prepare_shared, Reducer};
 
 /// A module's per-record runtime state (what the record words do not
 /// hold: last offsets, open descriptors, timers).
@@ -96,18 +76,6 @@ impl<R: RecordRt> Records for RecordSet<R> {
 }
 
 /// Rank word of a record reduced across ranks.
-const SHARED_RANK: u64 = -1i64 as u64;
-
-/// One rank's copy of a shared record made ready for the reduction: its
-/// rank fields set (the fastest and the slowest is itself), the rank made
-/// -1; returns its (time, bytes) for the variances. The MPI reduction
-/// ([`RecordSet::reduce_shared`]) and the job log's
-/// ([`crate::reduce_local`]) both start here.
-pub fn prepare_shared(rec: &mut [u64], rules: &dyn Reducer) -> Option<(f64, f64)> {
-    rules.prepare(rec);
-    rec[1] = SHARED_RANK;
-    rules.spread(rec)
-}
 
 pub struct RecordSet<R> {
     module: usize,

@@ -23,6 +23,7 @@ pub mod modules;
 pub mod names;
 pub mod names_table;
 pub mod record;
+pub mod reduce;
 pub mod region;
 pub mod source;
 pub mod writer;

@@ -4,7 +4,7 @@
 //! nprocs the job's size, each record under its process's rank (the
 //! records of one rank's several processes combined), the records every
 //! rank has reduced to rank -1 by the runtime's own MPI reduction
-//! (`darshan_core::reduce_local`, the modules' rules), times relative to
+//! (`darshan_log::reduce`, the modules' own rules), times relative to
 //! the job's start.
 //!
 //! Phases: `plan` (which job, its ranks, size and start, from the job
@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 
-use darshan_core::records::Reducer;
+use darshan_log::reduce::{combine_processes, reduce_ranks, Reducer};
 use darshan_log::modules::*;
 use darshan_log::record::Extra;
 use darshan_log::{Compression, Job, LogFile, LogWriter, NameTable, Record};
@@ -39,20 +39,10 @@ pub struct JobMerged {
     pub shared: usize,
 }
 
-/// The module's shared-record rules (the runtime's), for modules that
-/// reduce their records with them.
+/// The module's shared-record rules (the runtime's own), for modules
+/// that reduce their records with them.
 fn rules(module: usize) -> Option<&'static dyn Reducer> {
-    Some(match module {
-        POSIX => &darshan_posix::reduce::RULES,
-        MPIIO => &darshan_mpiio::reduce::RULES,
-        STDIO => &darshan_stdio::reduce::RULES,
-        H5F => &darshan_hdf5::reduce::FILE_RULES,
-        H5D => &darshan_hdf5::reduce::DATASET_RULES,
-        PNETCDF_FILE => &darshan_pnetcdf::reduce::FILE_RULES,
-        PNETCDF_VAR => &darshan_pnetcdf::reduce::VAR_RULES,
-        POSIX_META => &darshan_posix_meta::reduce::RULES,
-        _ => return None,
-    })
+    darshan_log::reduce::rules_of(module)
 }
 
 /// A record's words as the runtime holds them: id, rank, (the owning
@@ -205,7 +195,7 @@ fn combine_ranks(module: usize, recs: Vec<Record>) -> Vec<Record> {
                 (_, Some(rules)) => {
                     let words: Vec<Vec<u64>> = g.iter().map(to_words).collect();
                     let refs: Vec<&[u64]> = words.iter().map(|w| w.as_slice()).collect();
-                    darshan_core::reduce_local::combine_processes(&refs, rules).map(|w| from_words(&w, &first))
+                    combine_processes(&refs, rules).map(|w| from_words(&w, &first))
                 }
                 // LUSTRE, BG/Q and the rest: the first process's.
                 _ => Some(first),
@@ -299,7 +289,7 @@ fn reduce_shared(module: usize, recs: &mut Vec<Record>, nprocs: i64) -> usize {
         g.sort_by_key(|r| r.rank);
         let words: Vec<Vec<u64>> = g.iter().map(to_words).collect();
         let refs: Vec<&[u64]> = words.iter().map(|w| w.as_slice()).collect();
-        if let Some(w) = darshan_core::reduce_local::reduce_ranks(&refs, rules) {
+        if let Some(w) = reduce_ranks(&refs, rules) {
             reduced.push(from_words(&w, &g[0]));
         }
     }
