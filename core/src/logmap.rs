@@ -36,6 +36,35 @@ use darshan_log::modules::MAX_MODS;
 
 /// Where the name table starts in the file.
 pub const NAMES_OFF: usize = HEADER_SIZE + JOB_RECORD_SIZE;
+/// Each module's live sequence word (crate::sync, docs/live.md): 8 bytes
+/// per module id at the end of the job area, after the job record's
+/// exe/mount string (which gives up these 512 bytes in this file only).
+pub const LIVE_OFF: usize = NAMES_OFF - 8 * MAX_MODS;
+
+/// The sequence words, once the layout is installed.
+static LIVE: std::sync::OnceLock<&'static [std::sync::atomic::AtomicU64]> = std::sync::OnceLock::new();
+
+/// Module `id`'s sequence word, when this process has a crash-safe layout.
+pub fn live_word(id: usize) -> Option<&'static std::sync::atomic::AtomicU64> {
+    LIVE.get().and_then(|w| w.get(id))
+}
+
+/// The last `8 * MAX_MODS` bytes of the job area as atomic words.
+#[allow(unsafe_code)]
+fn live_words(area: &'static mut [u8]) -> Option<&'static [std::sync::atomic::AtomicU64]> {
+    use std::sync::atomic::AtomicU64;
+    let p = area.as_mut_ptr();
+    if area.len() != 8 * MAX_MODS || !(p as usize).is_multiple_of(std::mem::align_of::<AtomicU64>()) {
+        return None;
+    }
+    // SAFETY: `area` is an exclusively owned, 'static, 8-aligned part of
+    // the reserved mapping (checked above), `MAX_MODS` words long; it is
+    // given up here and only ever used through these atomics. The mapping
+    // is never unmapped while the process runs (a forked child and the
+    // crash-safe file's creation put other memory under the same
+    // addresses with MAP_FIXED, keeping them valid).
+    Some(unsafe { std::slice::from_raw_parts(p.cast::<AtomicU64>(), MAX_MODS) })
+}
 /// comp_type of an uncompressed (mmap) log.
 const COMP_NONE: u8 = 2;
 /// Bytes of each area that holds records given storage when the file is
@@ -146,6 +175,10 @@ pub fn install(
     let len = mem.len();
     let (header, rest) = mem.split_at_mut(HEADER_SIZE);
     let (job, rest) = rest.split_at_mut(JOB_RECORD_SIZE);
+    let (job, live) = job.split_at_mut(LIVE_OFF - HEADER_SIZE);
+    if let Some(w) = live_words(live) {
+        let _ = LIVE.set(w);
+    }
     let (names, mods) = rest.split_at_mut(name_mem.next_multiple_of(8));
     write_fixed_header(header);
     let mut areas = [Area::default(); MAX_MODS + 1];
@@ -302,7 +335,8 @@ pub fn names_room(bytes: usize) -> bool {
 /// The job record (struct + exe/mount string) as it stands.
 pub fn set_job(encoded: &[u8]) {
     with(|m| {
-        let n = encoded.len().min(JOB_RECORD_SIZE);
+        // The string ends before the live words, with its NUL.
+        let n = encoded.len().min(m.job.len() - 1);
         m.job[..n].copy_from_slice(&encoded[..n]);
         m.job[n..].iter_mut().for_each(|b| *b = 0);
     });

@@ -127,6 +127,14 @@ pub trait Module: Sync {
         self.spec().heat_name
     }
 
+    /// The lock the module's records are behind, for the live view: the
+    /// runtime publishes it to the module's sequence word in the
+    /// crash-safe file (crate::sync, docs/live.md). None by default (a
+    /// reader then copies the module's records without that guarantee).
+    fn live_lock(&self) -> Option<&dyn crate::sync::Publish> {
+        None
+    }
+
     /// Run `f` on this module's records while holding the module's lock.
     /// A module that keeps a `RecordSet` implements this one hook (`f(&mut
     /// self.lock().set)`), and the defaults of `set_heat`, `heat_record`,

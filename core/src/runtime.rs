@@ -214,6 +214,9 @@ pub fn register_all(ms: &[&'static dyn Module], rank: i64) {
             crate::logmap::module_registered(m.id(), addr, bytes, m.mapped_version());
         }
         m.attach(slice, &env);
+        if let (Some(lock), Some(word)) = (m.live_lock(), crate::logmap::live_word(m.id())) {
+            lock.publish(word);
+        }
         let mut reg = lock(&REGISTRY);
         reg.push(*m);
         reg.sort_by_key(|m| m.id());

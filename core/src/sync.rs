@@ -10,6 +10,124 @@
 //! module's first record and then once per 64 KiB of records, tens of
 //! microseconds). A waiter that does not get the lock at once yields the
 //! CPU, which keeps 8 threads on 2 cores fair.
+//!
+//! The live view (docs/live.md): once a module's lock is published
+//! ([`Lock::publish`], at attach), taking it writes an odd number into the
+//! module's sequence word in the crash-safe file and releasing it the next
+//! even one, so that a reader in another process copies the module's
+//! records between two equal even readings, never in the middle of an
+//! update (a seqlock whose writer side is the lock the update takes
+//! anyway: two plain stores more per locked call).
 
-pub type Lock<T> = spin::mutex::SpinMutex<T, spin::relax::Yield>;
-pub type LockGuard<'a, T> = spin::mutex::SpinMutexGuard<'a, T>;
+use std::sync::atomic::{fence, AtomicU64, Ordering};
+use std::sync::OnceLock;
+
+pub struct Lock<T> {
+    inner: spin::mutex::SpinMutex<T, spin::relax::Yield>,
+    /// The module's sequence word in the crash-safe file.
+    live: OnceLock<&'static AtomicU64>,
+    /// Lock cycles so far (changed only while the lock is held): the
+    /// sequence word is written from it, so a store the file missed (its
+    /// mapping replaced at that moment) is made good by the next cycle.
+    cycles: AtomicU64,
+}
+
+pub struct LockGuard<'a, T> {
+    guard: spin::mutex::SpinMutexGuard<'a, T>,
+    /// The sequence word and the even value to leave in it.
+    live: Option<(&'static AtomicU64, u64)>,
+}
+
+impl<T> Lock<T> {
+    pub const fn new(value: T) -> Lock<T> {
+        Lock { inner: spin::mutex::SpinMutex::new(value), live: OnceLock::new(), cycles: AtomicU64::new(0) }
+    }
+
+    #[inline]
+    pub fn lock(&self) -> LockGuard<'_, T> {
+        let guard = self.inner.lock();
+        let live = self.live.get().map(|w| {
+            let n = self.cycles.load(Ordering::Relaxed) + 1;
+            self.cycles.store(n, Ordering::Relaxed);
+            w.store(2 * n - 1, Ordering::Relaxed);
+            // The odd value is visible before any record word changes.
+            fence(Ordering::Release);
+            (*w, 2 * n)
+        });
+        LockGuard { guard, live }
+    }
+
+    pub fn is_locked(&self) -> bool {
+        self.inner.is_locked()
+    }
+
+    /// From now on, say in `word` when the lock is held (the first
+    /// publication stays).
+    pub fn publish(&self, word: &'static AtomicU64) {
+        let _ = self.live.set(word);
+    }
+}
+
+impl<T> std::ops::Deref for LockGuard<'_, T> {
+    type Target = T;
+    #[inline]
+    fn deref(&self) -> &T {
+        &self.guard
+    }
+}
+
+impl<T> std::ops::DerefMut for LockGuard<'_, T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.guard
+    }
+}
+
+impl<T> Drop for LockGuard<'_, T> {
+    #[inline]
+    fn drop(&mut self) {
+        // Before the lock itself is released (the guard field drops after
+        // this): every record word written is visible before the even value.
+        if let Some((w, even)) = self.live {
+            w.store(even, Ordering::Release);
+        }
+    }
+}
+
+/// What the runtime publishes a module's lock through (Module::live_lock).
+pub trait Publish {
+    fn publish(&self, word: &'static AtomicU64);
+}
+
+impl<T> Publish for Lock<T> {
+    fn publish(&self, word: &'static AtomicU64) {
+        Lock::publish(self, word)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_published_lock_is_odd_while_held_and_even_after() {
+        static WORD: AtomicU64 = AtomicU64::new(0);
+        static L: Lock<u32> = Lock::new(0);
+        {
+            let mut g = L.lock();
+            *g += 1;
+            assert_eq!(WORD.load(Ordering::Relaxed), 0, "not published yet: untouched");
+        }
+        L.publish(&WORD);
+        for k in 1..=3u64 {
+            let g = L.lock();
+            assert_eq!(WORD.load(Ordering::Relaxed), 2 * k - 1);
+            drop(g);
+            assert_eq!(WORD.load(Ordering::Relaxed), 2 * k);
+        }
+        // A store the file missed is made good by the next cycle.
+        WORD.store(5, Ordering::Relaxed);
+        drop(L.lock());
+        assert_eq!(WORD.load(Ordering::Relaxed), 8);
+    }
+}

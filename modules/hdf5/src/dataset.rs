@@ -174,6 +174,10 @@ const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS)
 /// Finalize, reduce and fork through `HandleRecords` and the spec; attach
 /// also sizes the access tuples.
 impl Module for H5d {
+    fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
+        Some(&self.st)
+    }
+
     fn spec(&self) -> &ModuleSpec {
         &SPEC
     }

@@ -95,6 +95,10 @@ const SPEC: ModuleSpec =
 
 /// Attach, finalize, reduce and fork through `HandleRecords` and the spec.
 impl Module for H5f {
+    fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
+        Some(&self.st)
+    }
+
     fn spec(&self) -> &ModuleSpec {
         &SPEC
     }

@@ -192,6 +192,10 @@ impl Lustre {
 const SPEC: ModuleSpec = ModuleSpec::new(ID, NOMINAL_WORDS);
 
 impl Module for Lustre {
+    fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
+        Some(&self.state)
+    }
+
     fn spec(&self) -> &ModuleSpec {
         &SPEC
     }

@@ -201,6 +201,10 @@ impl Mpiio {
 const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS).mpi_only().heat(b"heatmap:MPIIO");
 
 impl Module for Mpiio {
+    fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
+        Some(&self.st)
+    }
+
     fn spec(&self) -> &ModuleSpec {
         &SPEC
     }

@@ -70,6 +70,10 @@ impl Null {
 const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS).ticks(c::FCOUNTERS_AT..c::RECORD_WORDS);
 
 impl Module for Null {
+    fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
+        Some(&self.set)
+    }
+
     fn spec(&self) -> &ModuleSpec {
         &SPEC
     }

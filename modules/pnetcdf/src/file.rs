@@ -120,6 +120,10 @@ const SPEC: ModuleSpec =
 
 /// Attach, finalize, reduce and fork through `HandleRecords` and the spec.
 impl Module for PnetcdfFile {
+    fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
+        Some(&self.st)
+    }
+
     fn spec(&self) -> &ModuleSpec {
         &SPEC
     }

@@ -334,6 +334,10 @@ impl State {
 const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS).heat(b"heatmap:POSIX");
 
 impl Module for Posix {
+    fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
+        Some(&self.set)
+    }
+
     fn spec(&self) -> &ModuleSpec {
         &SPEC
     }

@@ -222,6 +222,10 @@ const SPEC: ModuleSpec =
     ModuleSpec::new(ID, c::RECORD_WORDS).ticks(c::FCOUNTERS_AT..c::RECORD_WORDS).reduced_by(&reduce::RULES);
 
 impl Module for PosixMeta {
+    fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
+        Some(&self.st)
+    }
+
     fn spec(&self) -> &ModuleSpec {
         &SPEC
     }

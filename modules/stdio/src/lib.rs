@@ -236,6 +236,10 @@ impl Stdio {
 const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS).heat(b"heatmap:STDIO");
 
 impl Module for Stdio {
+    fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
+        Some(&self.state)
+    }
+
     fn spec(&self) -> &ModuleSpec {
         &SPEC
     }
