@@ -1,0 +1,380 @@
+//! Successive snapshots as per-interval deltas: per module (bytes,
+//! operations, time), per process, per job, and the busiest files.
+//!
+//! A process whose crash-safe file is gone has ended: its final log
+//! (found in the log directories by job id, start time and command) gives
+//! what it did after the last snapshot, reported once; without one, its
+//! last snapshot stands. A file is counted from the first time it is seen
+//! (what it held then is that interval's delta), so the sums over all
+//! intervals equal the process's counters.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+use darshan_log::modules::{self, module_name};
+use darshan_log::{Job, LogFile, Record};
+use darshan_report::layout::Layout;
+use serde::Serialize;
+
+use crate::snapshot::{take, LiveError, Snapshot};
+
+/// What a module's records add up to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Totals {
+    pub bytes_read: i64,
+    pub bytes_written: i64,
+    pub reads: i64,
+    pub writes: i64,
+    /// Opens, stats, seeks, syncs and the namespace operations
+    /// (POSIX_META): what a metadata server sees.
+    pub meta_ops: i64,
+    pub read_time: f64,
+    pub write_time: f64,
+    pub meta_time: f64,
+}
+
+impl Totals {
+    fn add(&mut self, o: &Totals) {
+        self.bytes_read = self.bytes_read.wrapping_add(o.bytes_read);
+        self.bytes_written = self.bytes_written.wrapping_add(o.bytes_written);
+        self.reads = self.reads.wrapping_add(o.reads);
+        self.writes = self.writes.wrapping_add(o.writes);
+        self.meta_ops = self.meta_ops.wrapping_add(o.meta_ops);
+        self.read_time += o.read_time;
+        self.write_time += o.write_time;
+        self.meta_time += o.meta_time;
+    }
+
+    fn minus(&self, o: &Totals) -> Totals {
+        Totals {
+            bytes_read: self.bytes_read.wrapping_sub(o.bytes_read),
+            bytes_written: self.bytes_written.wrapping_sub(o.bytes_written),
+            reads: self.reads.wrapping_sub(o.reads),
+            writes: self.writes.wrapping_sub(o.writes),
+            meta_ops: self.meta_ops.wrapping_sub(o.meta_ops),
+            read_time: self.read_time - o.read_time,
+            write_time: self.write_time - o.write_time,
+            meta_time: self.meta_time - o.meta_time,
+        }
+    }
+
+    pub fn is_zero(&self) -> bool {
+        *self == Totals::default()
+    }
+}
+
+/// Counters named `<PREFIX>_<suffix>` of a module, found once.
+fn counter(module: usize, suffix: &str) -> Option<usize> {
+    let prefix = darshan_report::layout::prefix(module).or(if module == modules::POSIX_META { Some("POSIX_META") } else { None })?;
+    modules::counter_names(module).0.iter().position(|n| n.strip_prefix(prefix).and_then(|s| s.strip_prefix('_')) == Some(suffix))
+}
+
+const META_SUFFIXES: [&str; 5] = ["OPENS", "STATS", "SEEKS", "FSYNCS", "FLUSHES"];
+const NAMESPACE: [&str; 14] = [
+    "UNLINKS", "RENAMES_FROM", "MKDIRS", "RMDIRS", "OPENDIRS", "READDIRS", "TRUNCATES", "CHMODS", "CHOWNS",
+    "ACCESSES", "LINKS", "SYMLINKS", "UTIMES", "XATTR_SETS",
+];
+
+/// One record's totals.
+fn of_record(module: usize, r: &Record) -> Totals {
+    let c = |k: Option<usize>| k.and_then(|k| r.counters.get(k)).copied().unwrap_or(0);
+    let f = |k: Option<usize>| k.and_then(|k| r.fcounters.get(k)).copied().unwrap_or(0.0);
+    if module == modules::POSIX_META {
+        let meta = NAMESPACE.iter().map(|s| c(counter(module, s))).fold(0i64, i64::wrapping_add);
+        let time = darshan_log::counters::posix_meta::F_TIME;
+        return Totals { meta_ops: meta, meta_time: f(Some(time)), ..Default::default() };
+    }
+    let Some(l) = Layout::of(module) else { return Totals::default() };
+    let meta = META_SUFFIXES.iter().map(|s| c(counter(module, s))).fold(0i64, i64::wrapping_add);
+    Totals {
+        bytes_read: c(l.bytes_read),
+        bytes_written: c(l.bytes_written),
+        reads: c(l.reads),
+        writes: c(l.writes),
+        meta_ops: meta,
+        read_time: f(l.read_time),
+        write_time: f(l.write_time),
+        meta_time: f(l.meta_time),
+    }
+}
+
+/// The modules whose records are summed (interfaces a program calls: the
+/// layers under MPI-IO and HDF5 are POSIX's own records).
+fn counted(module: usize) -> bool {
+    matches!(module, modules::POSIX | modules::STDIO | modules::MPIIO | modules::POSIX_META)
+}
+
+/// Per module, and per file name (POSIX and STDIO: what reaches the file
+/// system), what a snapshot's (or a final log's) records add up to.
+fn sums(mods: &BTreeMap<usize, Vec<Record>>, names: &dyn Fn(u64) -> String) -> (BTreeMap<usize, Totals>, HashMap<String, Totals>) {
+    let mut by_mod: BTreeMap<usize, Totals> = BTreeMap::new();
+    let mut by_file: HashMap<String, Totals> = HashMap::new();
+    for (&m, recs) in mods {
+        if !counted(m) {
+            continue;
+        }
+        for r in recs {
+            let t = of_record(m, r);
+            by_mod.entry(m).or_default().add(&t);
+            if m == modules::POSIX || m == modules::STDIO {
+                by_file.entry(names(r.id)).or_default().add(&t);
+            }
+        }
+    }
+    (by_mod, by_file)
+}
+
+/// A process as the last interval saw it.
+#[derive(Clone, Debug, Serialize)]
+pub struct ProcessView {
+    pub file: String,
+    pub uid: i64,
+    pub exe: String,
+    pub jobid: i64,
+    pub job_key: String,
+    pub rank: i64,
+    /// What it did this interval, per module name.
+    pub delta: BTreeMap<String, Totals>,
+    /// Since it started, per module name.
+    pub total: BTreeMap<String, Totals>,
+    /// Modules whose records were busy at every try this interval.
+    pub stale: Vec<String>,
+    /// It ended this interval (its last figures are in `delta`).
+    pub ended: bool,
+    /// Where its final figures came from, once it ended: "final log PATH"
+    /// or "last snapshot".
+    pub final_from: Option<String>,
+}
+
+/// A job: its processes' deltas and totals added up.
+#[derive(Clone, Debug, Serialize)]
+pub struct JobView {
+    pub job_key: String,
+    pub jobid: i64,
+    pub uid: i64,
+    pub exe: String,
+    pub processes: usize,
+    pub ranks: Vec<i64>,
+    pub delta: BTreeMap<String, Totals>,
+    pub total: BTreeMap<String, Totals>,
+}
+
+/// One interval.
+#[derive(Clone, Debug, Serialize)]
+pub struct Interval {
+    /// Seconds since the epoch at its end, and its length.
+    pub at: f64,
+    pub seconds: f64,
+    pub processes: Vec<ProcessView>,
+    pub jobs: Vec<JobView>,
+    /// Files with the most bytes moved this interval: (name, bytes read,
+    /// bytes written), at most 10.
+    pub busiest: Vec<(String, i64, i64)>,
+    /// Modules left stale (busy at every try) this interval, over all files.
+    pub stale_modules: usize,
+}
+
+struct Seen {
+    snap: Snapshot,
+    by_mod: BTreeMap<usize, Totals>,
+    by_file: HashMap<String, Totals>,
+}
+
+/// Follows the crash-safe files from one interval to the next.
+pub struct Tracker {
+    seen: HashMap<PathBuf, Seen>,
+    /// Where final logs are looked for (flat directories, or dated trees).
+    log_dirs: Vec<PathBuf>,
+    last: f64,
+}
+
+fn mod_names(m: &BTreeMap<usize, Totals>) -> BTreeMap<String, Totals> {
+    m.iter().map(|(k, v)| (module_name(*k).to_string(), *v)).collect()
+}
+
+fn meta(job: &Job, key: &str) -> Option<String> {
+    job.metadata_pairs().into_iter().find(|(k, _)| *k == key.as_bytes()).map(|(_, v)| String::from_utf8_lossy(v).into_owned())
+}
+
+fn rank_of(s: &Snapshot) -> i64 {
+    meta(&s.job, "job_rank")
+        .and_then(|r| r.parse().ok())
+        .or_else(|| s.modules.values().flatten().map(|r| r.rank).find(|r| *r >= 0))
+        .unwrap_or(0)
+}
+
+impl Tracker {
+    pub fn new(log_dirs: Vec<PathBuf>) -> Tracker {
+        Tracker { seen: HashMap::new(), log_dirs, last: 0.0 }
+    }
+
+    /// Read `files` (the crash-safe files found now) and report the
+    /// interval since the last call. Files that cannot be read this time
+    /// (being made, or gone between listing and reading) are skipped.
+    pub fn interval(&mut self, files: &[PathBuf]) -> Interval {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0);
+        let seconds = if self.last > 0.0 { now - self.last } else { 0.0 };
+        self.last = now;
+        let mut processes = Vec::new();
+        let mut files_delta: HashMap<String, Totals> = HashMap::new();
+        let mut stale_modules = 0;
+        for f in files {
+            let prev = self.seen.get(f);
+            let snap = match take(f, prev.map(|p| &p.snap)) {
+                Ok(s) => s,
+                Err(LiveError::Io { .. } | LiveError::Log { .. }) => continue,
+            };
+            stale_modules += snap.stale.len();
+            let names = snap.names.clone();
+            let (by_mod, by_file) = sums(&snap.modules, &|id| names.get(&id).cloned().unwrap_or_else(|| format!("<record {id}>")));
+            let (delta, fdelta) = match prev {
+                Some(p) => (minus_map(&by_mod, &p.by_mod), minus_files(&by_file, &p.by_file)),
+                None => (by_mod.clone(), by_file.clone()),
+            };
+            for (n, t) in fdelta {
+                files_delta.entry(n).or_default().add(&t);
+            }
+            processes.push(view(&snap, &delta, &by_mod, false, None));
+            self.seen.insert(f.clone(), Seen { snap, by_mod, by_file });
+        }
+        // Files gone since the last interval: their processes ended.
+        let gone: Vec<PathBuf> = self.seen.keys().filter(|p| !files.contains(p)).cloned().collect();
+        for p in gone {
+            let Some(s) = self.seen.remove(&p) else { continue };
+            let (fin, from) = match self.final_log(&s.snap) {
+                Some((path, mods)) => {
+                    let (m, _) = sums(&mods, &|_| String::new());
+                    (m, format!("final log {}", path.display()))
+                }
+                None => (s.by_mod.clone(), "last snapshot".to_string()),
+            };
+            let delta = minus_map(&fin, &s.by_mod);
+            processes.push(view(&s.snap, &delta, &fin, true, Some(from)));
+        }
+        processes.sort_by(|a, b| (&a.job_key, a.rank, &a.file).cmp(&(&b.job_key, b.rank, &b.file)));
+        let jobs = jobs_of(&processes);
+        let mut busiest: Vec<(String, i64, i64)> =
+            files_delta.into_iter().filter(|(_, t)| t.bytes_read != 0 || t.bytes_written != 0).map(|(n, t)| (n, t.bytes_read, t.bytes_written)).collect();
+        busiest.sort_by(|a, b| (b.1.saturating_add(b.2)).cmp(&a.1.saturating_add(a.2)).then(a.0.cmp(&b.0)));
+        busiest.truncate(10);
+        Interval { at: now, seconds, processes, jobs, busiest, stale_modules }
+    }
+
+    /// The final log of an ended process: a log in the log directories
+    /// (today's and yesterday's in a dated tree) with the same job id,
+    /// start time and command line. An MPI job's log is its ranks' together:
+    /// a process of such a job has none of its own (None).
+    fn final_log(&self, s: &Snapshot) -> Option<(PathBuf, BTreeMap<usize, Vec<Record>>)> {
+        if s.job.nprocs > 1 {
+            return None;
+        }
+        let tag = format!("_id{}", s.job.jobid);
+        for d in candidate_dirs(&self.log_dirs) {
+            let Ok(rd) = std::fs::read_dir(&d) else { continue };
+            for e in rd.flatten() {
+                let p = e.path();
+                let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                if !name.contains(&tag) || !name.ends_with(".darshan") || name.contains("_mmap-log-") {
+                    continue;
+                }
+                let Ok(log) = LogFile::open(&p) else { continue };
+                let j = &log.job;
+                if (j.start_time_sec, j.start_time_nsec, j.exe()) != (s.job.start_time_sec, s.job.start_time_nsec, s.job.exe()) {
+                    continue;
+                }
+                let mut mods = BTreeMap::new();
+                for m in log.modules_present() {
+                    if let Ok(r) = log.records(m) {
+                        mods.insert(m, r);
+                    }
+                }
+                return Some((p, mods));
+            }
+        }
+        None
+    }
+}
+
+/// The log directories to look in: each as given, and for a dated tree
+/// (`<dir>/YYYY/M/D`) today's and yesterday's directories.
+fn candidate_dirs(dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+    for d in dirs {
+        out.push(d.clone());
+        for back in [0, 86400] {
+            let (y, m, day) = civil(now - back);
+            out.push(d.join(format!("{y}/{m}/{day}")));
+        }
+    }
+    out
+}
+
+/// (year, month, day) of a Unix time in UTC (Howard Hinnant's algorithm).
+fn civil(t: i64) -> (i64, i64, i64) {
+    let z = t.div_euclid(86400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+fn minus_map(a: &BTreeMap<usize, Totals>, b: &BTreeMap<usize, Totals>) -> BTreeMap<usize, Totals> {
+    a.iter().map(|(k, v)| (*k, v.minus(&b.get(k).copied().unwrap_or_default()))).collect()
+}
+
+fn minus_files(a: &HashMap<String, Totals>, b: &HashMap<String, Totals>) -> HashMap<String, Totals> {
+    a.iter().map(|(k, v)| (k.clone(), v.minus(&b.get(k).copied().unwrap_or_default()))).collect()
+}
+
+fn view(s: &Snapshot, delta: &BTreeMap<usize, Totals>, total: &BTreeMap<usize, Totals>, ended: bool, from: Option<String>) -> ProcessView {
+    ProcessView {
+        file: s.path.display().to_string(),
+        uid: s.job.uid,
+        exe: String::from_utf8_lossy(s.job.exe()).into_owned(),
+        jobid: s.job.jobid,
+        job_key: darshan_util::job_inputs::job_key(&s.job),
+        rank: rank_of(s),
+        delta: mod_names(delta),
+        total: mod_names(total),
+        stale: s.stale.iter().map(|m| module_name(*m).to_string()).collect(),
+        ended,
+        final_from: from,
+    }
+}
+
+fn jobs_of(procs: &[ProcessView]) -> Vec<JobView> {
+    let mut jobs: BTreeMap<String, JobView> = BTreeMap::new();
+    for p in procs {
+        let j = jobs.entry(p.job_key.clone()).or_insert_with(|| JobView {
+            job_key: p.job_key.clone(),
+            jobid: p.jobid,
+            uid: p.uid,
+            exe: p.exe.clone(),
+            processes: 0,
+            ranks: Vec::new(),
+            delta: BTreeMap::new(),
+            total: BTreeMap::new(),
+        });
+        j.processes += 1;
+        if !j.ranks.contains(&p.rank) {
+            j.ranks.push(p.rank);
+        }
+        for (m, t) in &p.delta {
+            j.delta.entry(m.clone()).or_default().add(t);
+        }
+        for (m, t) in &p.total {
+            j.total.entry(m.clone()).or_default().add(t);
+        }
+    }
+    jobs.into_values().collect()
+}
+
+/// Convenience for one-shot use: every file's snapshot now.
+pub fn snapshot_all(files: &[PathBuf]) -> Vec<Result<Snapshot, LiveError>> {
+    files.iter().map(|f| take(f, None)).collect()
+}

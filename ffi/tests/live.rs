@@ -1,0 +1,158 @@
+//! The live view's reader on real running processes (docs/live.md): a
+//! program writing from several threads is never seen half way through a
+//! record update, and the per-interval deltas add up to the program's
+//! final log (tests/programs/live_writer.c).
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use darshan_live::{find_files, snapshot, Tracker};
+use darshan_log::counters::posix as px;
+use darshan_log::modules::POSIX;
+
+fn uid() -> u32 {
+    darshan_live::find::my_uid()
+}
+
+/// The POSIX record of `name` in a snapshot.
+fn record<'a>(s: &'a darshan_live::Snapshot, name: &Path) -> Option<&'a darshan_log::Record> {
+    let n = name.to_str()?;
+    s.modules.get(&POSIX)?.iter().find(|r| s.names.get(&r.id).map(String::as_str) == Some(n))
+}
+
+/// 4 threads update one record as fast as they can; every snapshot
+/// taken meanwhile has BYTES_WRITTEN = 4096 x WRITES (a copy taken in the
+/// middle of an update has the bytes of one more write than writes, or
+/// the reverse), and the counts never go back.
+#[test]
+fn a_reader_never_sees_a_record_half_updated() {
+    let d = scratch("live-torn");
+    let exe = compile("live_writer", &d, &["-pthread"]);
+    let data = d.join("data/shared").to_path_buf();
+    let (mut child, _) = start_ready(instrumented(&exe, &d).arg(&data).args(["4", "3"]));
+    let (mut checked, mut last, mut stale) = (0, 0i64, 0);
+    let mut bad = Vec::new();
+    while child.try_wait().unwrap().is_none() {
+        for f in find_files(&[d.join("mmap")], uid()) {
+            let Ok(s) = snapshot::take(&f, None) else { continue };
+            stale += s.stale.len();
+            let Some(r) = record(&s, &data) else { continue };
+            let (w, b) = (r.counters[px::WRITES], r.counters[px::BYTES_WRITTEN]);
+            let bucket = r.counters[px::SIZE_WRITE_1K_10K];
+            if b != 4096 * w || bucket != w || w < last {
+                bad.push(format!("writes {w}, bytes {b}, 1K-10K {bucket}, previous writes {last}"));
+            }
+            last = w;
+            checked += 1;
+        }
+    }
+    assert!(child.wait().unwrap().success());
+    assert!(bad.is_empty(), "{} torn copies of {checked}: {:?}", bad.len(), &bad[..bad.len().min(5)]);
+    assert!(checked >= 20 && last > 1000, "{checked} copies checked, {last} writes seen (stale modules: {stale})");
+}
+
+/// A program writing for 2 s: the deltas grow while it runs, the process
+/// is reported ended once, and the deltas over all intervals add up to
+/// its final log's bytes and writes.
+#[test]
+fn interval_deltas_add_up_to_the_final_log() {
+    let d = scratch("live-deltas");
+    let exe = compile("live_writer", &d, &["-pthread"]);
+    let data = d.join("data/shared").to_path_buf();
+    let (mut child, _) = start_ready(instrumented(&exe, &d).arg(&data).args(["1", "2"]));
+    let mut t = Tracker::new(vec![d.join("logs")]);
+    let (mut bytes, mut writes, mut growing, mut ended) = (0i64, 0i64, 0, Vec::new());
+    let mut add = |iv: darshan_live::Interval| {
+        for p in iv.processes {
+            if let Some(x) = p.delta.get("POSIX") {
+                bytes += x.bytes_written;
+                writes += x.writes;
+                growing += usize::from(x.bytes_written > 0 && !p.ended);
+            }
+            if p.ended {
+                ended.push(p.final_from.clone().unwrap_or_default());
+            }
+        }
+    };
+    while child.try_wait().unwrap().is_none() {
+        add(t.interval(&find_files(&[d.join("mmap")], uid())));
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    assert!(child.wait().unwrap().success());
+    for _ in 0..2 {
+        add(t.interval(&find_files(&[d.join("mmap")], uid())));
+    }
+    assert!(growing >= 3, "the deltas grew while it ran: {growing} intervals");
+    assert_eq!(ended.len(), 1, "{ended:?}");
+    assert!(ended[0].starts_with("final log "), "{ended:?}");
+    let log = darshan_log::LogFile::open(only_log(&d)).unwrap();
+    let recs = log.records(POSIX).unwrap();
+    let names = log.names().unwrap();
+    let r = recs.iter().find(|r| names.get(r.id) == Some(data.to_str().unwrap().as_bytes())).unwrap();
+    let final_bytes: i64 = recs.iter().map(|r| r.counters[px::BYTES_WRITTEN]).sum();
+    assert_eq!((bytes, writes), (final_bytes, recs.iter().map(|r| r.counters[px::WRITES]).sum::<i64>()));
+    assert_eq!(r.counters[px::BYTES_WRITTEN], 4096 * r.counters[px::WRITES]);
+}
+
+/// `darshan-top --once --json` on a known program (one Slurm task writing
+/// 4 KiB blocks): its job and process are listed with their rank, the
+/// totals are whole writes, and the write rate is the interval's delta.
+#[test]
+fn darshan_top_once_json_shows_the_running_job() {
+    let d = scratch("live-top");
+    let exe = compile("live_writer", &d, &["-pthread"]);
+    let data = d.join("data/shared").to_path_buf();
+    let mut cmd = instrumented(&exe, &d);
+    cmd.arg(&data).args(["2", "3"]).env("SLURM_JOB_ID", "31337").env("SLURM_STEP_ID", "2").env("SLURM_PROCID", "5").env("SLURM_NTASKS", "8");
+    let (mut child, _) = start_ready(&mut cmd);
+    let o = output(
+        std::process::Command::new(built("darshan-top"))
+            .args(["--once", "--json", "--interval", "0.5", "--dir"])
+            .arg(d.join("mmap")),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let job = &s["jobs"][0];
+    assert_eq!((job["job_key"].as_str(), job["jobid"].as_i64(), job["processes"].as_i64()), (Some("slurm-31337.2"), Some(31337), Some(1)));
+    let p = &s["processes"][0];
+    assert_eq!(p["rank"].as_i64(), Some(5));
+    let total = &p["total"]["POSIX"];
+    let (b, w) = (total["bytes_written"].as_i64().unwrap(), total["writes"].as_i64().unwrap());
+    assert!(w > 0 && b == 4096 * w, "{total}");
+    let rate = p["rates"]["write_bytes"].as_f64().unwrap();
+    assert!(rate > 0.0 && rate * s["seconds"].as_f64().unwrap() <= b as f64 + 1.0, "{rate} {b}");
+    assert!(child.wait().unwrap().success());
+    assert!(s["jobs"].as_array().unwrap().len() == 1, "only this directory's files: {s}");
+}
+
+/// The terminal view, drawn in tmux and captured (the picture in
+/// docs/live.md comes from here: target/live/darshan-top.txt).
+#[test]
+fn darshan_top_draws_in_a_terminal() {
+    let d = scratch("live-tmux");
+    let exe = compile("live_writer", &d, &["-pthread"]);
+    let data = d.join("data/shared").to_path_buf();
+    let mut cmd = instrumented(&exe, &d);
+    cmd.arg(&data).args(["2", "4"]).env("SLURM_JOB_ID", "4711").env("SLURM_STEP_ID", "0").env("SLURM_PROCID", "0").env("SLURM_NTASKS", "1");
+    let (mut child, _) = start_ready(&mut cmd);
+    let session = format!("darshan-top-{}", std::process::id());
+    let top = format!("{} --interval 0.5 --dir {}", built("darshan-top").display(), d.join("mmap").display());
+    let tmux = |args: &[&str]| output(std::process::Command::new("tmux").args(args));
+    let started = tmux(&["new-session", "-d", "-s", &session, "-x", "120", "-y", "30", &top]);
+    assert!(started.status.success(), "{}", String::from_utf8_lossy(&started.stderr));
+    std::thread::sleep(std::time::Duration::from_millis(2000));
+    let shot = tmux(&["capture-pane", "-p", "-t", &session]);
+    let _ = tmux(&["send-keys", "-t", &session, "q"]);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let _ = tmux(&["kill-session", "-t", &session]);
+    assert!(child.wait().unwrap().success());
+    let text = String::from_utf8_lossy(&shot.stdout).into_owned();
+    let out = root().join("target/live");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("darshan-top.txt"), &text).unwrap();
+    for want in ["darshan-top", " jobs ", " processes ", "slurm-4711.0", "running", "busiest files", "iB/s"] {
+        assert!(text.contains(want), "{want:?} not on the screen:\n{text}");
+    }
+}
