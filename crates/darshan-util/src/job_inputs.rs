@@ -66,8 +66,7 @@ fn mtime_ns(path: &Path) -> Option<i128> {
 
 impl ProcessLog {
     pub fn read(path: &Path) -> Result<ProcessLog, darshan_log::LogError> {
-        let log = LogFile::open(path)?;
-        let job = log.job;
+        let job = LogFile::open(path)?.job;
         let (rank, size) = rank_and_size(&job);
         let start_ns = ns(job.start_time_sec, job.start_time_nsec);
         let end = ns(job.end_time_sec, job.end_time_nsec);
@@ -130,16 +129,37 @@ impl ProcessLog {
 }
 
 /// The logs grouped by job key; unreadable ones returned apart, with why.
+///
+/// The logs are read on a thread of their own and what is kept of each is
+/// copied here: a log's read buffers and decompressor (tens of KB, freed
+/// at once) and what is kept of it (a few hundred bytes) then come from
+/// different allocator arenas. Interleaved in one, the kept bytes pinned
+/// the freed buffers apart: 183 MB of memory for 10,000 logs of 4 KB
+/// whose kept part is 3 MB.
 #[allow(clippy::type_complexity)]
 pub fn group_by_job(paths: &[PathBuf]) -> (BTreeMap<String, Vec<ProcessLog>>, Vec<(PathBuf, darshan_log::LogError)>) {
     let mut jobs: BTreeMap<String, Vec<ProcessLog>> = BTreeMap::new();
     let mut bad = Vec::new();
-    for p in paths {
-        match ProcessLog::read(p) {
-            Ok(l) => jobs.entry(l.key.clone()).or_default().push(l),
-            Err(e) => bad.push((p.clone(), e)),
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::sync_channel(64);
+        s.spawn(move || {
+            for p in paths {
+                if tx.send((p, ProcessLog::read(p))).is_err() {
+                    return;
+                }
+            }
+        });
+        for (p, r) in rx {
+            match r {
+                Ok(l) => {
+                    let kept = l.clone();
+                    drop(l);
+                    jobs.entry(kept.key.clone()).or_default().push(kept);
+                }
+                Err(e) => bad.push((p.clone(), e)),
+            }
         }
-    }
+    });
     (jobs, bad)
 }
 

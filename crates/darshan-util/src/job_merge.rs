@@ -13,16 +13,17 @@
 //! `reduce_shared`, and write. Memory holds one module's records, and no
 //! input stays open between modules.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 
-use darshan_log::reduce::{combine_processes, reduce_ranks, Reducer};
+use darshan_log::reduce::Reducer;
 use darshan_log::modules::*;
 use darshan_log::record::Extra;
 use darshan_log::{Compression, Job, LogFile, LogWriter, NameTable, Record};
 
 use crate::job_inputs::ProcessLog;
+use crate::job_words::{combine_and_reduce, Flat};
 use crate::merge::MergeError;
 
 pub struct JobOptions {
@@ -43,39 +44,6 @@ pub struct JobMerged {
 /// that reduce their records with them.
 fn rules(module: usize) -> Option<&'static dyn Reducer> {
     darshan_log::reduce::rules_of(module)
-}
-
-/// A record's words as the runtime holds them: id, rank, (the owning
-/// file's id), counters, fcounters.
-fn to_words(r: &Record) -> Vec<u64> {
-    let mut w = Vec::with_capacity(3 + r.counters.len() + r.fcounters.len());
-    w.extend([r.id, r.rank as u64]);
-    if let Extra::FileRecId(f) = r.extra {
-        w.push(f);
-    }
-    w.extend(r.counters.iter().map(|&c| c as u64));
-    w.extend(r.fcounters.iter().map(|f| f.to_bits()));
-    w
-}
-
-fn from_words(w: &[u64], like: &Record) -> Record {
-    let mut r = like.clone();
-    r.id = w[0];
-    r.rank = w[1] as i64;
-    let mut k = 2;
-    if let Extra::FileRecId(f) = &mut r.extra {
-        *f = w[k];
-        k += 1;
-    }
-    for c in r.counters.iter_mut() {
-        *c = w[k] as i64;
-        k += 1;
-    }
-    for f in r.fcounters.iter_mut() {
-        *f = f64::from_bits(w[k]);
-        k += 1;
-    }
-    r
 }
 
 /// The job's plan: its processes sorted by rank then start, its size,
@@ -116,9 +84,8 @@ fn timestamp_fcounters(module: usize) -> Vec<usize> {
 
 /// Every input's records of `module`, under their process's rank, their
 /// times on the job's clock.
-fn gather(plan: &Plan, module: usize) -> Result<Vec<Record>, MergeError> {
+fn gather(plan: &Plan, module: usize, sink: &mut dyn FnMut(Record)) -> Result<(), MergeError> {
     let stamps = timestamp_fcounters(module);
-    let mut out = Vec::new();
     for p in &plan.procs {
         let log = LogFile::open(&p.path).map_err(|e| MergeError::Unreadable { path: p.path.clone(), source: e })?;
         if !log.modules_present().contains(&module) {
@@ -150,10 +117,10 @@ fn gather(plan: &Plan, module: usize) -> Result<Vec<Record>, MergeError> {
             if let Extra::Heatmap { bin_width, write_bins, read_bins } = &mut r.extra {
                 shift_bins(*bin_width, shift, write_bins, read_bins);
             }
-            out.push(r);
+            sink(r);
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// A heat map starts at its process's start: leading empty bins put it
@@ -168,8 +135,10 @@ fn shift_bins(width: f64, shift: f64, w: &mut Vec<i64>, r: &mut Vec<i64>) {
     }
 }
 
-/// Records of one (rank, id) from several processes as one.
-fn combine_ranks(module: usize, recs: Vec<Record>) -> Vec<Record> {
+/// Records of one (rank, id) from several processes as one (the modules
+/// without reduction rules: DXT's segments joined, heat maps added, else
+/// the first process's).
+fn combine_ranks(recs: Vec<Record>) -> Vec<Record> {
     let mut order: Vec<(i64, u64)> = Vec::new();
     let mut groups: HashMap<(i64, u64), Vec<Record>> = HashMap::new();
     for r in recs {
@@ -180,7 +149,6 @@ fn combine_ranks(module: usize, recs: Vec<Record>) -> Vec<Record> {
         }
         g.push(r);
     }
-    let rules = rules(module);
     order
         .into_iter()
         .filter_map(|k| {
@@ -188,17 +156,11 @@ fn combine_ranks(module: usize, recs: Vec<Record>) -> Vec<Record> {
             if g.len() == 1 {
                 return g.pop();
             }
-            let first = g[0].clone();
-            match (&first.extra, rules) {
-                (Extra::Dxt { .. }, _) => Some(concat_dxt(g)),
-                (Extra::Heatmap { .. }, _) => Some(add_heatmaps(g)),
-                (_, Some(rules)) => {
-                    let words: Vec<Vec<u64>> = g.iter().map(to_words).collect();
-                    let refs: Vec<&[u64]> = words.iter().map(|w| w.as_slice()).collect();
-                    combine_processes(&refs, rules).map(|w| from_words(&w, &first))
-                }
+            match &g[0].extra {
+                Extra::Dxt { .. } => Some(concat_dxt(g)),
+                Extra::Heatmap { .. } => Some(add_heatmaps(g)),
                 // LUSTRE, BG/Q and the rest: the first process's.
-                _ => Some(first),
+                _ => g.into_iter().next(),
             }
         })
         .collect()
@@ -255,51 +217,6 @@ fn same_length(recs: &mut [Record]) {
             read_bins.resize(longest[&r.id], 0);
         }
     }
-}
-
-/// The records every rank 0..nprocs has, reduced to rank -1 as the MPI
-/// shutdown reduces them; rank 0's other records, then the reduced ones,
-/// then the other ranks' (the order of an MPI job's log). Returns the
-/// number reduced.
-fn reduce_shared(module: usize, recs: &mut Vec<Record>, nprocs: i64) -> usize {
-    if module == LUSTRE {
-        return reduce_lustre(recs, nprocs);
-    }
-    let Some(rules) = rules(module) else { return 0 };
-    let mut ranks_of: HashMap<u64, BTreeSet<i64>> = HashMap::new();
-    for r in recs.iter().filter(|r| r.rank >= 0) {
-        ranks_of.entry(r.id).or_default().insert(r.rank);
-    }
-    let shared: BTreeSet<u64> =
-        ranks_of.into_iter().filter(|(_, s)| s.len() as i64 == nprocs && nprocs > 0).map(|(id, _)| id).collect();
-    if shared.is_empty() {
-        return 0;
-    }
-    let mut copies: BTreeMap<u64, Vec<Record>> = BTreeMap::new();
-    let mut rest = Vec::with_capacity(recs.len());
-    for r in recs.drain(..) {
-        if shared.contains(&r.id) && r.rank >= 0 {
-            copies.entry(r.id).or_default().push(r);
-        } else {
-            rest.push(r);
-        }
-    }
-    let mut reduced = Vec::with_capacity(copies.len());
-    for (_, mut g) in copies {
-        g.sort_by_key(|r| r.rank);
-        let words: Vec<Vec<u64>> = g.iter().map(to_words).collect();
-        let refs: Vec<&[u64]> = words.iter().map(|w| w.as_slice()).collect();
-        if let Some(w) = reduce_ranks(&refs, rules) {
-            reduced.push(from_words(&w, &g[0]));
-        }
-    }
-    let n = reduced.len();
-    let split = rest.iter().position(|r| r.rank > 0).unwrap_or(rest.len());
-    let later = rest.split_off(split);
-    rest.extend(reduced);
-    rest.extend(later);
-    *recs = rest;
-    n
 }
 
 /// LUSTRE: a layout every rank has becomes rank 0's, as rank -1 (what the
@@ -368,18 +285,38 @@ pub fn merge_job(procs: Vec<ProcessLog>, key: &str, out: &Path, opt: &JobOptions
     // One module at a time: its records from every input, combined,
     // reduced, written, dropped.
     for &m in &modules {
-        let mut recs = gather(&plan, m)?;
+        // The fixed-layout modules with reduction rules: as flat words.
+        if let Some(rules) = rules(m).filter(|_| m != LUSTRE) {
+            let mut flat: Option<Flat> = None;
+            let mut odd = Vec::new();
+            gather(&plan, m, &mut |r| {
+                let f = flat.get_or_insert_with(|| Flat::new(&r));
+                if !f.push(&r) {
+                    odd.push(r);
+                }
+            })?;
+            let Some(flat) = flat else { continue };
+            let (flat, shared) = combine_and_reduce(flat, rules, plan.nprocs);
+            done.shared += shared;
+            done.records += flat.len() + odd.len();
+            w.write_module(m, flat.records().chain(odd)).map_err(werr)?;
+            continue;
+        }
+        let mut recs = Vec::new();
+        gather(&plan, m, &mut |r| recs.push(r))?;
         if m == HEATMAP {
             crate::merge::one_width(&mut recs);
         }
-        let mut recs = combine_ranks(m, recs);
+        let mut recs = combine_ranks(recs);
         if m == HEATMAP {
             same_length(&mut recs);
         }
         if m == BGQ {
             crate::merge::bgq_job_record(&mut recs);
         } else {
-            done.shared += reduce_shared(m, &mut recs, plan.nprocs);
+            if m == LUSTRE {
+                done.shared += reduce_lustre(&mut recs, plan.nprocs);
+            }
         }
         done.records += recs.len();
         if !recs.is_empty() {
