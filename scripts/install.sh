@@ -2,7 +2,7 @@
 # scripts/install.sh BUILD_DIR PREFIX: install the runtime and the tools
 # from a cargo release build directory (target/release) into PREFIX.
 #   PREFIX/bin    darshan-parser, -dxt-parser, -convert, -merge, -run,
-#                 darshan-summary, -ingest, -study, darshan-config, darshan-top, darshan-mk-log-dirs, darshan-mmap-epilog, darshan-job-epilog,
+#                 darshan-summary, -ingest, -study, darshan-config, darshan-top, darshan-stream, darshan-mk-log-dirs, darshan-mmap-epilog, darshan-job-epilog,
 #                 darshan-cc (and -cxx, -mpicc, -mpicxx, -mpifort, -fc)
 #   PREFIX/lib    libdarshan.so, libdarshan.a, pkgconfig/darshan-runtime.pc
 #   PREFIX/libexec darshan-config's engine (bin/darshan-config is a shell script)
@@ -18,7 +18,7 @@ set -euo pipefail
 build=${1:?usage: install.sh BUILD_DIR PREFIX}
 prefix=${2:?usage: install.sh BUILD_DIR PREFIX}
 src=$(cd "$(dirname "$0")/.." && pwd)
-tools=(darshan-parser darshan-dxt-parser darshan-convert darshan-merge darshan-run darshan-summary darshan-ingest darshan-study darshan-config darshan-top)
+tools=(darshan-parser darshan-dxt-parser darshan-convert darshan-merge darshan-run darshan-summary darshan-ingest darshan-study darshan-config darshan-top darshan-stream)
 for f in libdarshan.so libdarshan.a "${tools[@]}"; do
     [ -f "$build/$f" ] || { echo "install.sh: $build/$f missing (cargo build --release)" >&2; exit 1; }
 done

@@ -63,6 +63,12 @@ command -v chromium >/dev/null || need_apt+=(chromium)
 # Spark (pyspark, local mode) reads darshan-ingest's Parquet dataset in the
 # tests; it runs on Debian's Java 17.
 command -v java >/dev/null || need_apt+=(openjdk-17-jre-headless)
+# The live view's daemon publishes to a real NATS server and is scraped by
+# a real Prometheus in the tests (ffi/tests/stream.rs); darshan-top's
+# screen is drawn in tmux.
+command -v nats-server >/dev/null || need_apt+=(nats-server)
+command -v prometheus >/dev/null || need_apt+=(prometheus)
+command -v tmux >/dev/null || need_apt+=(tmux)
 # One status line per step; what apt-get and pip print goes to a log
 # that is named when a step fails.
 mkdir -p target

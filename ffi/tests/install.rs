@@ -23,6 +23,7 @@ fn the_installed_tree_has_its_layout_and_moves_with_its_directory() {
         "bin/darshan-merge",
         "bin/darshan-run",
         "bin/darshan-top",
+        "bin/darshan-stream",
         "bin/darshan-config",
         "libexec/darshan-config",
         "bin/darshan-mk-log-dirs",

@@ -61,7 +61,7 @@ fn interval_deltas_add_up_to_the_final_log() {
     let d = scratch("live-deltas");
     let exe = compile("live_writer", &d, &["-pthread"]);
     let data = d.join("data/shared").to_path_buf();
-    let (mut child, _) = start_ready(instrumented(&exe, &d).arg(&data).args(["1", "2"]));
+    let (mut child, _) = start_ready(instrumented(&exe, &d).arg(&data).args(["1", "2", "50"]));
     let mut t = Tracker::new(vec![d.join("logs")]);
     let (mut bytes, mut writes, mut growing, mut ended) = (0i64, 0i64, 0, Vec::new());
     let mut add = |iv: darshan_live::Interval| {
@@ -105,7 +105,7 @@ fn darshan_top_once_json_shows_the_running_job() {
     let exe = compile("live_writer", &d, &["-pthread"]);
     let data = d.join("data/shared").to_path_buf();
     let mut cmd = instrumented(&exe, &d);
-    cmd.arg(&data).args(["2", "3"]).env("SLURM_JOB_ID", "31337").env("SLURM_STEP_ID", "2").env("SLURM_PROCID", "5").env("SLURM_NTASKS", "8");
+    cmd.arg(&data).args(["2", "3", "50"]).env("SLURM_JOB_ID", "31337").env("SLURM_STEP_ID", "2").env("SLURM_PROCID", "5").env("SLURM_NTASKS", "8");
     let (mut child, _) = start_ready(&mut cmd);
     let o = output(
         std::process::Command::new(built("darshan-top"))
@@ -135,7 +135,7 @@ fn darshan_top_draws_in_a_terminal() {
     let exe = compile("live_writer", &d, &["-pthread"]);
     let data = d.join("data/shared").to_path_buf();
     let mut cmd = instrumented(&exe, &d);
-    cmd.arg(&data).args(["2", "4"]).env("SLURM_JOB_ID", "4711").env("SLURM_STEP_ID", "0").env("SLURM_PROCID", "0").env("SLURM_NTASKS", "1");
+    cmd.arg(&data).args(["2", "4", "50"]).env("SLURM_JOB_ID", "4711").env("SLURM_STEP_ID", "0").env("SLURM_PROCID", "0").env("SLURM_NTASKS", "1");
     let (mut child, _) = start_ready(&mut cmd);
     let session = format!("darshan-top-{}", std::process::id());
     let top = format!("{} --interval 0.5 --dir {}", built("darshan-top").display(), d.join("mmap").display());

@@ -2,8 +2,10 @@
  * pwrite 4096-byte blocks to one shared file (one POSIX record updated
  * from every thread) for <seconds>, then the file is closed. A reader
  * must only ever see POSIX_BYTES_WRITTEN == 4096 * POSIX_WRITES.
- * Prints "ready" once the file is open and every thread runs.
- * usage: live_writer <file> <threads> <seconds> */
+ * Prints "ready" once the file is open and every thread runs. With
+ * <pause-us>, each thread sleeps that long after each write (a program
+ * doing I/O at an ordinary pace rather than millions of calls a second).
+ * usage: live_writer <file> <threads> <seconds> [pause-us] */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 static int fd;
 static double until;
 static pthread_barrier_t start;
+static int pause_us;
 
 static double now(void) {
     struct timespec t;
@@ -27,8 +30,10 @@ static void *run(void *arg) {
     char buf[4096];
     memset(buf, 'a' + (int)k, sizeof buf);
     pthread_barrier_wait(&start);
-    for (long i = 0; now() < until; i++)
+    for (long i = 0; now() < until; i++) {
         if (pwrite(fd, buf, sizeof buf, (off_t)((i % 256) * 4096)) != sizeof buf) return (void *)1;
+        if (pause_us > 0) usleep((useconds_t)pause_us);
+    }
     return NULL;
 }
 
@@ -38,6 +43,7 @@ int main(int argc, char **argv) {
     fd = open(argv[1], O_CREAT | O_WRONLY, 0644);
     if (fd < 0 || n < 1 || n > 64) return 1;
     until = now() + atof(argv[3]);
+    pause_us = argc > 4 ? atoi(argv[4]) : 0;
     pthread_t t[64];
     pthread_barrier_init(&start, NULL, (unsigned)n + 1);
     for (long k = 0; k < n; k++) pthread_create(&t[k], NULL, run, (void *)k);

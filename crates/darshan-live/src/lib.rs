@@ -10,6 +10,7 @@
 
 pub mod find;
 pub mod snapshot;
+pub mod stream;
 pub mod track;
 pub mod view;
 

@@ -134,7 +134,11 @@ pub fn take(path: &Path, previous: Option<&Snapshot>) -> Result<Snapshot, LiveEr
             break;
         }
         retries = attempt + 1;
-        std::thread::sleep(std::time::Duration::from_micros(200 << attempt.min(4)));
+        // At once a few times (an update holds the lock for well under a
+        // microsecond), then backing off.
+        if attempt >= 4 {
+            std::thread::sleep(std::time::Duration::from_micros(100 << (attempt - 4).min(5)));
+        }
     }
     // The file as a log: header, job area, names, the modules taken (the
     // busy ones left out), zeros elsewhere.

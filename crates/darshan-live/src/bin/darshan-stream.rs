@@ -1,0 +1,167 @@
+//! darshan-stream: the per-node daemon of the live view (docs/live.md).
+//! Every interval it reads the crash-safe files of the node's running
+//! processes (darshan_live) and publishes the deltas: one JSON message
+//! per process and per job to a NATS server, and per-job counters on an
+//! HTTP port for Prometheus. It never makes a program wait: it only reads
+//! files; a slow or absent server costs dropped messages (counted), and
+//! the NATS client reconnects by itself. SIGTERM or SIGINT: a last
+//! interval is published, then it exits.
+#![forbid(unsafe_code)]
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use clap::Parser;
+use darshan_live::find::{default_dirs, find_files, my_uid};
+use darshan_live::stream::{messages, Metrics};
+use darshan_live::Tracker;
+
+#[derive(Parser)]
+#[command(name = "darshan-stream", version, about = "Publish this node's live Darshan I/O figures to NATS and Prometheus")]
+struct Opts {
+    /// Seconds between readings.
+    #[arg(long, default_value_t = 1.0)]
+    interval: f64,
+    /// A crash-safe directory (repeatable; default $DARSHAN_MMAP_LOGPATH, else /tmp).
+    #[arg(long = "dir", value_name = "DIR")]
+    dirs: Vec<PathBuf>,
+    /// Where finished processes' logs are (repeatable; default $DARSHAN_LOGPATH).
+    #[arg(long = "log-dir", value_name = "DIR")]
+    log_dirs: Vec<PathBuf>,
+    /// NATS server to publish to (e.g. nats://127.0.0.1:4222).
+    #[arg(long, value_name = "URL")]
+    nats: Option<String>,
+    /// Subject prefix: messages go to <prefix>.process and <prefix>.job.
+    #[arg(long, default_value = "darshan.live")]
+    subject: String,
+    /// Serve Prometheus metrics at http://ADDR/metrics (e.g. 127.0.0.1:9466).
+    #[arg(long, value_name = "ADDR")]
+    prometheus: Option<std::net::SocketAddr>,
+    /// The node's name in messages and metrics (default: the host name).
+    #[arg(long)]
+    node: Option<String>,
+    /// Seconds a finished job's counters stay in the metrics.
+    #[arg(long, default_value_t = 600.0)]
+    keep: f64,
+    /// Messages the NATS client may hold while the server is slow or away;
+    /// beyond that they are dropped and counted.
+    #[arg(long, default_value_t = 4096)]
+    max_pending: usize,
+}
+
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_string()).unwrap_or_else(|_| "unknown".into())
+}
+
+async fn serve(addr: std::net::SocketAddr, metrics: Arc<Mutex<Metrics>>, node: String) -> std::io::Result<()> {
+    use axum::routing::get;
+    let app = axum::Router::new().route(
+        "/metrics",
+        get(move || {
+            let text = metrics.lock().map(|m| m.render(&node)).unwrap_or_default();
+            async move { ([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], text) }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    axum::serve(listener, app).await
+}
+
+async fn run(o: Opts) -> Result<(), String> {
+    let dirs = if o.dirs.is_empty() { default_dirs() } else { o.dirs.clone() };
+    let mut logs = o.log_dirs.clone();
+    if logs.is_empty() {
+        if let Some(d) = std::env::var_os("DARSHAN_LOGPATH") {
+            logs.push(PathBuf::from(d));
+        }
+    }
+    let node = o.node.clone().unwrap_or_else(host_name);
+    let uid = my_uid();
+    let metrics = Arc::new(Mutex::new(Metrics::new(o.keep)));
+    if let Some(addr) = o.prometheus {
+        // Bound before the first interval, so a wrong address is said at once.
+        let listener = std::net::TcpListener::bind(addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        drop(listener);
+        let (m, n) = (metrics.clone(), node.clone());
+        tokio::spawn(async move {
+            if let Err(e) = serve(addr, m, n).await {
+                eprintln!("darshan-stream: metrics server on {addr}: {e}");
+            }
+        });
+    }
+    let nats = match &o.nats {
+        Some(url) => Some(
+            async_nats::ConnectOptions::new()
+                .retry_on_initial_connect()
+                .client_capacity(o.max_pending.max(1))
+                .connect(url.as_str())
+                .await
+                .map_err(|e| format!("NATS server {url}: {e}"))?,
+        ),
+        None => None,
+    };
+    let mut tracker = Tracker::new(logs);
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).map_err(|e| e.to_string())?;
+    let mut int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).map_err(|e| e.to_string())?;
+    let mut tick = tokio::time::interval(Duration::from_secs_f64(o.interval.clamp(0.01, 3600.0)));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut last = false;
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {}
+            _ = term.recv() => last = true,
+            _ = int.recv() => last = true,
+        }
+        let files = find_files(&dirs, uid);
+        let iv = tracker.interval(&files);
+        let msgs = messages(&iv, &node);
+        let (mut sent, mut dropped) = (0u64, 0u64);
+        if let Some(c) = &nats {
+            for (kind, body) in msgs {
+                let subject = format!("{}.{kind}", o.subject);
+                // Never wait on the server: a publish that cannot be queued
+                // at once (the client's buffer full) is dropped.
+                match tokio::time::timeout(Duration::from_millis(20), c.publish(subject, body.into())).await {
+                    Ok(Ok(())) => sent += 1,
+                    _ => dropped += 1,
+                }
+            }
+            if last {
+                let _ = tokio::time::timeout(Duration::from_secs(2), c.flush()).await;
+            }
+        }
+        if let Ok(mut m) = metrics.lock() {
+            m.files = files.len();
+            m.published += sent;
+            m.dropped += dropped;
+            m.add(&iv);
+        }
+        if last {
+            return Ok(());
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    darshan_util::cli::one_line_panics("darshan-stream");
+    let o = Opts::parse();
+    if !(o.interval.is_finite() && o.interval > 0.0) {
+        eprintln!("darshan-stream: --interval must be a positive number of seconds");
+        return ExitCode::from(2);
+    }
+    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("darshan-stream: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match rt.block_on(run(o)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("darshan-stream: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! darshan-stream against real servers started here: a NATS server
+//! (Debian's nats-server), read with the NATS protocol itself, and
+//! Debian's Prometheus scraping the daemon. A program writes 4 KiB blocks
+//! for a few seconds under the runtime: the published figures grow while
+//! it runs and add up to the counters of its final log
+//! (tests/programs/live_writer.c, docs/live.md).
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::*;
+use darshan_log::counters::posix as px;
+use darshan_log::modules::POSIX;
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// A server process, killed when dropped (a failing test leaves none).
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start(cmd: &mut Command, port: u16) -> Server {
+    let child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("start the server");
+    darshan_test_support::watchdog(&child);
+    let until = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < until, "{cmd:?} did not listen on {port}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Server(child)
+}
+
+/// The final log's POSIX bytes written and writes, over all records.
+fn final_posix(d: &Path) -> (i64, i64) {
+    let log = darshan_log::LogFile::open(only_log(d)).unwrap();
+    let recs = log.records(POSIX).unwrap();
+    (recs.iter().map(|r| r.counters[px::BYTES_WRITTEN]).sum(), recs.iter().map(|r| r.counters[px::WRITES]).sum())
+}
+
+fn writer(d: &Path, job: &str, secs: &str) -> Child {
+    let exe = compile("live_writer", d, &["-pthread"]);
+    let mut cmd = instrumented(&exe, d);
+    // At an ordinary pace (a write every ~50 us): a record updated
+    // millions of times a second is never quiet long enough to be copied
+    // whole, and is kept from its last quiet copy (docs/live.md).
+    cmd.arg(d.join("data/shared")).args(["1", secs, "50"]);
+    cmd.env("SLURM_JOB_ID", job).env("SLURM_STEP_ID", "0").env("SLURM_PROCID", "2").env("SLURM_NTASKS", "4");
+    start_ready(&mut cmd).0
+}
+
+fn stream(d: &Path, extra: &[&str]) -> Server {
+    let child = Command::new(built("darshan-stream"))
+        .args(["--interval", "0.3", "--node", "testnode", "--dir"])
+        .arg(d.join("mmap"))
+        .arg("--log-dir")
+        .arg(d.join("logs"))
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    darshan_test_support::watchdog(&child);
+    Server(child)
+}
+
+fn sigterm(s: &mut Server) -> std::process::ExitStatus {
+    let st = Command::new("kill").args(["-TERM", &s.0.id().to_string()]).status().unwrap();
+    assert!(st.success());
+    s.0.wait().unwrap()
+}
+
+/// Every message on `darshan.live.>`, read with the NATS protocol (INFO,
+/// CONNECT, SUB, then MSG frames; PINGs answered) until `stop`.
+fn subscribe(port: u16, stop: Arc<Mutex<bool>>) -> std::thread::JoinHandle<Vec<(String, serde_json::Value)>> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_millis(200))).unwrap();
+    s.write_all(b"CONNECT {\"verbose\":false,\"pedantic\":false}\r\nSUB darshan.live.> 1\r\nPING\r\n").unwrap();
+    std::thread::spawn(move || {
+        let mut r = BufReader::new(s.try_clone().unwrap());
+        let mut got = Vec::new();
+        let mut line = String::new();
+        loop {
+            line.clear();
+            match r.read_line(&mut line) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(_) => {
+                    if *stop.lock().unwrap() {
+                        break;
+                    }
+                    continue;
+                }
+            }
+            if line.starts_with("PING") {
+                let _ = s.write_all(b"PONG\r\n");
+            } else if let Some(rest) = line.strip_prefix("MSG ") {
+                let f: Vec<&str> = rest.split_whitespace().collect();
+                let n: usize = f.last().unwrap().parse().unwrap();
+                let mut body = vec![0u8; n + 2];
+                r.read_exact(&mut body).unwrap();
+                got.push((f[0].to_string(), serde_json::from_slice(&body[..n]).unwrap()));
+            }
+        }
+        got
+    })
+}
+
+#[test]
+fn nats_messages_grow_while_it_runs_and_add_up_to_the_final_log() {
+    let d = scratch("stream-nats");
+    let port = free_port();
+    let _nats = start(Command::new("nats-server").args(["-a", "127.0.0.1", "-p", &port.to_string()]), port);
+    let stop = Arc::new(Mutex::new(false));
+    let sub = subscribe(port, stop.clone());
+    let mut daemon = stream(&d, &["--nats", &format!("nats://127.0.0.1:{port}")]);
+    let mut w = writer(&d, "8080", "2");
+    assert!(w.wait().unwrap().success());
+    // Long enough for the daemon to see the file gone and read the log.
+    std::thread::sleep(Duration::from_millis(1200));
+    assert!(sigterm(&mut daemon).success(), "darshan-stream exits cleanly on SIGTERM");
+    std::thread::sleep(Duration::from_millis(300));
+    *stop.lock().unwrap() = true;
+    let msgs = sub.join().unwrap();
+    let procs: Vec<&serde_json::Value> =
+        msgs.iter().filter(|(s, m)| s == "darshan.live.process" && m["job_key"] == "slurm-8080.0").map(|(_, m)| m).collect();
+    let bytes = |m: &serde_json::Value| m["modules"]["POSIX"]["bytes_written"].as_i64().unwrap_or(0);
+    let during = procs.iter().filter(|m| m["ended"] == false && bytes(m) > 0).count();
+    assert!(during >= 3, "the figures grew while it ran: {during} messages of {}", procs.len());
+    let ended: Vec<_> = procs.iter().filter(|m| m["ended"] == true).collect();
+    assert_eq!(ended.len(), 1, "its end is said once");
+    let m = procs[0];
+    assert_eq!((m["rank"].as_i64(), m["job_id"].as_i64(), m["ProducerName"].as_str()), (Some(2), Some(8080), Some("testnode")));
+    assert_eq!((m["file"].as_str(), m["schema"].as_str()), (Some("N/A"), Some("darshan_live")));
+    let writes: i64 = procs.iter().map(|m| m["modules"]["POSIX"]["writes"].as_i64().unwrap_or(0)).sum();
+    assert_eq!((procs.iter().map(|m| bytes(m)).sum::<i64>(), writes), final_posix(&d));
+    let jobs = msgs.iter().filter(|(s, _)| s == "darshan.live.job").count();
+    assert!(jobs >= 3, "{jobs} job messages");
+}
+
+fn http_get(port: u16, path: &str) -> String {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    write!(s, "GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    out.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default()
+}
+
+fn encode(q: &str) -> String {
+    q.bytes().map(|b| if b.is_ascii_alphanumeric() || b"_-.".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
+}
+
+/// Prometheus's answer to `query`: the first sample's value.
+fn prom_value(port: u16, query: &str) -> Option<f64> {
+    let body = http_get(port, &format!("/api/v1/query?query={}", encode(query)));
+    let v: serde_json::Value = serde_json::from_str(&body).ok()?;
+    v["data"]["result"][0]["value"][1].as_str()?.parse().ok()
+}
+
+#[test]
+fn prometheus_scrapes_figures_that_grow_and_end_at_the_final_log() {
+    let d = scratch("stream-prom");
+    let (metrics, web) = (free_port(), free_port());
+    let mut daemon = stream(&d, &["--prometheus", &format!("127.0.0.1:{metrics}")]);
+    let cfg = d.join("prometheus.yml");
+    std::fs::write(
+        &cfg,
+        format!("global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: darshan\n    static_configs:\n      - targets: ['127.0.0.1:{metrics}']\n"),
+    )
+    .unwrap();
+    let _prom = start(
+        Command::new("prometheus")
+            .arg(format!("--config.file={}", cfg.display()))
+            .arg(format!("--storage.tsdb.path={}", d.join("tsdb").display()))
+            .arg(format!("--web.listen-address=127.0.0.1:{web}")),
+        web,
+    );
+    // Prometheus scrapes the daemon before the program starts.
+    let until = Instant::now() + Duration::from_secs(60);
+    while prom_value(web, "up{job=\"darshan\"}") != Some(1.0) {
+        assert!(Instant::now() < until, "Prometheus never scraped the daemon");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let q = "sum(darshan_bytes_written_total{job_key=\"slurm-9090.0\",module=\"POSIX\"})";
+    let mut w = writer(&d, "9090", "4");
+    let mut seen = Vec::new();
+    while w.try_wait().unwrap().is_none() {
+        if let Some(v) = prom_value(web, q) {
+            if seen.last() != Some(&v) {
+                seen.push(v);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    assert!(w.wait().unwrap().success());
+    let (bytes, _) = final_posix(&d);
+    let until = Instant::now() + Duration::from_secs(15);
+    let mut last = None;
+    while Instant::now() < until {
+        last = prom_value(web, q);
+        if last == Some(bytes as f64) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    assert!(seen.len() >= 2 && seen.windows(2).all(|p| p[0] < p[1]), "grew while it ran: {seen:?}");
+    assert_eq!(last, Some(bytes as f64), "the scraped total ends at the final log's bytes");
+    let text = http_get(metrics, "/metrics");
+    assert!(text.contains("# TYPE darshan_bytes_written_total counter") && text.contains("node=\"testnode\""), "{text}");
+    assert!(sigterm(&mut daemon).success());
+}
