@@ -57,3 +57,4 @@ bench:
     scripts/bench-report.sh
     scripts/bench-facility.sh
     scripts/bench-job-merge.sh
+    scripts/bench-live.sh
