@@ -100,7 +100,10 @@ pub fn map_job(end: (i64, i64), nprocs: i64, ticks: Option<f64>, mpi: bool) {
     let jobid = job_id(&sh.config, t.first_pid);
     if let Some(mut job) = job_record(t.start, end, nprocs, jobid, &metadata_counts(&runtime::modules()), mpi) {
         if let Some(s) = ticks {
-            job.metadata.extend_from_slice(format!("ticks={s:e}\n").as_bytes());
+            // The process, for a live reader to tell a running process's
+            // file from a killed one's (docs/live.md); the final log has
+            // neither line.
+            job.metadata.extend_from_slice(format!("ticks={s:e}\npid={}\n", t.pid).as_bytes());
             job.metadata.truncate(darshan_log::job::METADATA_LEN - 1);
         }
         crate::logmap::set_job(&job.encode());

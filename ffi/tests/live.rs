@@ -156,3 +156,29 @@ fn darshan_top_draws_in_a_terminal() {
         assert!(text.contains(want), "{want:?} not on the screen:\n{text}");
     }
 }
+
+/// A killed process leaves its crash-safe file: its last state is
+/// reported once, as ended, and the file is not read again.
+#[test]
+fn a_killed_process_is_reported_ended_once() {
+    let d = scratch("live-killed");
+    let exe = compile("live_writer", &d, &["-pthread"]);
+    let data = d.join("data/shared").to_path_buf();
+    let (mut child, _) = start_ready(instrumented(&exe, &d).arg(&data).args(["1", "30", "50"]));
+    let mut t = Tracker::new(vec![d.join("logs")]);
+    let files = || find_files(&[d.join("mmap")], uid());
+    let first = t.interval(&files());
+    assert_eq!(first.processes.len(), 1);
+    assert!(!first.processes[0].ended);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(files().len(), 1, "the killed process's file stays");
+    let after = t.interval(&files());
+    assert_eq!(after.processes.len(), 1);
+    let p = &after.processes[0];
+    assert!(p.ended && p.final_from.as_deref() == Some("killed: its crash-safe file"), "{p:?}");
+    assert!(p.total["POSIX"].bytes_written > 0);
+    let later = t.interval(&files());
+    assert!(later.processes.is_empty(), "reported once: {:?}", later.processes);
+}

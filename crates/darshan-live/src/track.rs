@@ -183,6 +183,8 @@ struct Seen {
 /// Follows the crash-safe files from one interval to the next.
 pub struct Tracker {
     seen: HashMap<PathBuf, Seen>,
+    /// Files of killed processes already reported ended.
+    killed: std::collections::HashSet<PathBuf>,
     /// Where final logs are looked for (flat directories, or dated trees).
     log_dirs: Vec<PathBuf>,
     last: f64,
@@ -205,7 +207,7 @@ fn rank_of(s: &Snapshot) -> i64 {
 
 impl Tracker {
     pub fn new(log_dirs: Vec<PathBuf>) -> Tracker {
-        Tracker { seen: HashMap::new(), log_dirs, last: 0.0 }
+        Tracker { seen: HashMap::new(), killed: Default::default(), log_dirs, last: 0.0 }
     }
 
     /// Read `files` (the crash-safe files found now) and report the
@@ -218,7 +220,17 @@ impl Tracker {
         let mut processes = Vec::new();
         let mut files_delta: HashMap<String, Totals> = HashMap::new();
         let mut stale_modules = 0;
+        // A file that stays while its process is gone was left by a killed
+        // process: its state is final; it is reported ended once (below)
+        // and then left alone (the epilog merges it).
+        let dead: Vec<PathBuf> =
+            self.seen.iter().filter(|(p, s)| files.contains(p) && !alive(&s.snap)).map(|(p, _)| p.clone()).collect();
+        self.killed.extend(dead.iter().cloned());
+        self.killed.retain(|p| files.contains(p));
         for f in files {
+            if self.killed.contains(f) {
+                continue;
+            }
             let prev = self.seen.get(f);
             let snap = match take(f, prev.map(|p| &p.snap)) {
                 Ok(s) => s,
@@ -238,15 +250,27 @@ impl Tracker {
             self.seen.insert(f.clone(), Seen { snap, by_mod, by_file });
         }
         // Files gone since the last interval: their processes ended.
-        let gone: Vec<PathBuf> = self.seen.keys().filter(|p| !files.contains(p)).cloned().collect();
+        let gone: Vec<PathBuf> = self.seen.keys().filter(|p| !files.contains(p) || dead.contains(p)).cloned().collect();
         for p in gone {
             let Some(s) = self.seen.remove(&p) else { continue };
-            let (fin, from) = match self.final_log(&s.snap) {
-                Some((path, mods)) => {
-                    let (m, _) = sums(&mods, &|_| String::new());
-                    (m, format!("final log {}", path.display()))
+            let (fin, from) = if dead.contains(&p) {
+                // What the killed process's file holds now is its last state.
+                match take(&p, Some(&s.snap)) {
+                    Ok(now) => {
+                        let names = now.names.clone();
+                        let (m, _) = sums(&now.modules, &|id| names.get(&id).cloned().unwrap_or_default());
+                        (m, "killed: its crash-safe file".to_string())
+                    }
+                    Err(_) => (s.by_mod.clone(), "killed: last snapshot".to_string()),
                 }
-                None => (s.by_mod.clone(), "last snapshot".to_string()),
+            } else {
+                match self.final_log(&s.snap) {
+                    Some((path, mods)) => {
+                        let (m, _) = sums(&mods, &|_| String::new());
+                        (m, format!("final log {}", path.display()))
+                    }
+                    None => (s.by_mod.clone(), "last snapshot".to_string()),
+                }
             };
             let delta = minus_map(&fin, &s.by_mod);
             processes.push(view(&s.snap, &delta, &fin, true, Some(from)));
@@ -292,6 +316,25 @@ impl Tracker {
             }
         }
         None
+    }
+}
+
+/// Whether the process that writes a snapshot's file still runs: its
+/// `pid=` (written into the crash-safe file's job metadata) names a live
+/// process that started no later than the file's job did (a pid reused by
+/// a later process does not count). Without a pid (an older runtime's
+/// file) or a readable /proc, it is taken to run.
+fn alive(s: &Snapshot) -> bool {
+    let Some(pid) = meta(&s.job, "pid").and_then(|p| p.parse::<i64>().ok()) else { return true };
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
+    // Field 22, start time in clock ticks (USER_HZ, 100 on Linux) since boot.
+    let start_ticks = stat.rsplit_once(')').and_then(|(_, r)| r.split_whitespace().nth(19)?.parse::<i64>().ok());
+    let boot = std::fs::read_to_string("/proc/stat")
+        .ok()
+        .and_then(|t| t.lines().find_map(|l| l.strip_prefix("btime ")?.trim().parse::<i64>().ok()));
+    match (start_ticks, boot) {
+        (Some(t), Some(b)) => b + t / 100 <= s.job.start_time_sec + 2,
+        _ => true,
     }
 }
 

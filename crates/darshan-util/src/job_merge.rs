@@ -246,7 +246,7 @@ fn job_record(plan: &Plan, key: &str) -> Job {
     job.start_time_nsec = s.rem_euclid(1_000_000_000) as i64;
     job.end_time_sec = e.div_euclid(1_000_000_000) as i64;
     job.end_time_nsec = e.rem_euclid(1_000_000_000) as i64;
-    let per_process = ["job_rank=", "rank_env=", "ppid=", "fork_parent=", "ticks=", "job_key=", "job_size="];
+    let per_process = ["job_rank=", "rank_env=", "ppid=", "fork_parent=", "ticks=", "pid=", "job_key=", "job_size="];
     let meta = String::from_utf8_lossy(&job.metadata).into_owned();
     let mut m: String =
         meta.lines().filter(|l| !per_process.iter().any(|p| l.starts_with(p))).map(|l| format!("{l}\n")).collect();

@@ -287,7 +287,7 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
     }
     let meta = String::from_utf8_lossy(&job.metadata).into_owned();
     job.metadata =
-        meta.lines().filter(|l| !l.starts_with("ticks=")).map(|l| format!("{l}\n")).collect::<String>().into_bytes();
+        meta.lines().filter(|l| !l.starts_with("ticks=") && !l.starts_with("pid=")).map(|l| format!("{l}\n")).collect::<String>().into_bytes();
 
     let tmp = out.with_extension("darshan_partial_merge");
     let file = std::fs::File::create(&tmp).map_err(|e| MergeError::Io {
