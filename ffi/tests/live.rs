@@ -182,3 +182,40 @@ fn a_killed_process_is_reported_ended_once() {
     let later = t.interval(&files());
     assert!(later.processes.is_empty(), "reported once: {:?}", later.processes);
 }
+
+/// A 4-rank MPI job (Open MPI) watched while it runs: one job of four
+/// ranks, each rank's file under its rank, all writing.
+#[test]
+fn an_mpi_job_is_one_job_of_four_ranks() {
+    use common::mpi::*;
+    let d = scratch("live-mpi");
+    let exe = mpicc(OpenMpi, "live_mpi", &d);
+    let env = [
+        ("LD_PRELOAD", lib().display().to_string()),
+        ("DARSHAN_LOGPATH", d.join("logs").display().to_string()),
+        ("DARSHAN_MMAP_LOGPATH", d.join("mmap").display().to_string()),
+    ];
+    let mut cmd = OpenMpi.launcher(&env);
+    cmd.arg(&exe).arg(d.join("data")).arg("3");
+    let (mut child, _) = start_ready(&mut cmd);
+    let mut t = Tracker::new(vec![d.join("logs")]);
+    let mut seen = None;
+    while child.try_wait().unwrap().is_none() {
+        let iv = t.interval(&find_files(&[d.join("mmap")], uid()));
+        if let Some(j) = iv.jobs.iter().find(|j| j.processes == 4) {
+            let mut ranks = j.ranks.clone();
+            ranks.sort();
+            let bytes = j.delta.get("POSIX").map_or(0, |x| x.bytes_written);
+            if bytes > 0 {
+                seen = Some((ranks, j.job_key.clone(), bytes));
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    assert!(child.wait().unwrap().success());
+    let (ranks, key, bytes) = seen.expect("the job seen with 4 processes writing");
+    assert_eq!(ranks, [0, 1, 2, 3], "{key}");
+    assert!(bytes > 0);
+    let log = darshan_log::LogFile::open(only_log(&d)).unwrap();
+    assert_eq!(key, format!("id{}", log.job.jobid), "the job's key is the MPI job's id");
+}

@@ -1,0 +1,35 @@
+/* An MPI job for the live view's tests: every rank writes 4 KiB blocks to
+ * its own file every 50 us for <seconds>; rank 0 prints "ready" once every
+ * rank has written.
+ * usage: live_mpi <dir> <seconds> */
+#include <fcntl.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (argc < 3) MPI_Abort(MPI_COMM_WORLD, 2);
+    char path[4096], buf[4096];
+    memset(buf, 'a' + rank % 26, sizeof buf);
+    snprintf(path, sizeof path, "%s/rank%d", argv[1], rank);
+    int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    if (fd < 0 || pwrite(fd, buf, sizeof buf, 0) != sizeof buf) MPI_Abort(MPI_COMM_WORLD, 1);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        printf("ready\n");
+        fflush(stdout);
+    }
+    double until = MPI_Wtime() + atof(argv[2]);
+    for (long i = 1; MPI_Wtime() < until; i++) {
+        if (pwrite(fd, buf, sizeof buf, (off_t)((i % 256) * 4096)) != sizeof buf) MPI_Abort(MPI_COMM_WORLD, 1);
+        usleep(50);
+    }
+    close(fd);
+    MPI_Finalize();
+    return 0;
+}
