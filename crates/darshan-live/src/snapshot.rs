@@ -14,7 +14,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use darshan_log::header::crash_safe::{LIVE_OFF, NAMES_OFF};
+use darshan_log::crash_safe::{LIVE_OFF, NAMES_OFF};
 use darshan_log::header::{Header, RegionMap, HEADER_SIZE};
 use darshan_log::modules::MAX_MODS;
 use darshan_log::{Job, LogFile, Record};

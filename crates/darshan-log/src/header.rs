@@ -252,17 +252,3 @@ impl Header {
         module < 64 && self.partial_flag & (1u64 << module) != 0
     }
 }
-
-/// The crash-safe (uncompressed, memory-mapped) file's fixed layout
-/// (docs/log-format.md §10): the job area, where the names start, and the
-/// module sequence words of the live view at the end of the job area.
-pub mod crash_safe {
-    use crate::job::JOB_RECORD_SIZE;
-    use crate::modules::MAX_MODS;
-
-    /// Where the name table starts.
-    pub const NAMES_OFF: usize = super::HEADER_SIZE + JOB_RECORD_SIZE;
-    /// Module `id`'s sequence word is at `LIVE_OFF + 8 * id` (u64, odd
-    /// while the module's lock is held).
-    pub const LIVE_OFF: usize = NAMES_OFF - 8 * MAX_MODS;
-}

@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 pub mod counters;
+pub mod crash_safe;
 pub mod decode;
 pub mod defaults;
 pub mod dxt_mapped;
