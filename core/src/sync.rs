@@ -19,8 +19,21 @@
 //! update (a seqlock whose writer side is the lock the update takes
 //! anyway: two plain stores more per locked call).
 
-use std::sync::atomic::{fence, AtomicU64, Ordering};
+use std::sync::atomic::{fence, AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
+
+/// Set in a forked child from fork's return until it has its own
+/// crash-safe mapping: until then the sequence words are its parent's
+/// file, and a guard taken before the fork (released in the child) or in
+/// the child's set-up must not write them (the parent may be inside an
+/// update by then). A static of the child's own (copy-on-write) memory.
+static FORKED_CHILD: AtomicBool = AtomicBool::new(false);
+
+/// The fork wrapper, in the child: `true` at once, `false` once the child
+/// has its own crash-safe mapping.
+pub fn forked_child(on: bool) {
+    FORKED_CHILD.store(on, Ordering::Relaxed);
+}
 
 pub struct Lock<T> {
     inner: spin::mutex::SpinMutex<T, spin::relax::Yield>,
@@ -46,7 +59,7 @@ impl<T> Lock<T> {
     #[inline]
     pub fn lock(&self) -> LockGuard<'_, T> {
         let guard = self.inner.lock();
-        let live = self.live.get().map(|w| {
+        let live = self.live.get().filter(|_| !FORKED_CHILD.load(Ordering::Relaxed)).map(|w| {
             let n = self.cycles.load(Ordering::Relaxed) + 1;
             self.cycles.store(n, Ordering::Relaxed);
             w.store(2 * n - 1, Ordering::Relaxed);
@@ -88,7 +101,7 @@ impl<T> Drop for LockGuard<'_, T> {
     fn drop(&mut self) {
         // Before the lock itself is released (the guard field drops after
         // this): every record word written is visible before the even value.
-        if let Some((w, even)) = self.live {
+        if let Some((w, even)) = self.live.filter(|_| !FORKED_CHILD.load(Ordering::Relaxed)) {
             w.store(even, Ordering::Release);
         }
     }
@@ -108,6 +121,29 @@ impl<T> Publish for Lock<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A forked child released the guards taken for the fork into its
+    /// parent's file (still mapped under it): a late even value there
+    /// would tell a reader the parent's lock was free while the parent was
+    /// inside an update. In the child, neither taking nor releasing a lock
+    /// writes the word.
+    /// (Called from the test below: the flag is process-wide, and tests
+    /// run on parallel threads.)
+    fn a_forked_child_never_writes_its_parents_sequence_words() {
+        static WORD: AtomicU64 = AtomicU64::new(0);
+        static L: Lock<u32> = Lock::new(0);
+        L.publish(&WORD);
+        let before_fork = L.lock();
+        assert_eq!(WORD.load(Ordering::Relaxed), 1);
+        forked_child(true);
+        drop(before_fork);
+        drop(L.lock());
+        let seen = WORD.load(Ordering::Relaxed);
+        forked_child(false);
+        assert_eq!(seen, 1, "the child wrote the parent's word");
+        drop(L.lock());
+        assert_eq!(WORD.load(Ordering::Relaxed) % 2, 0, "its own again once it has its own file");
+    }
 
     #[test]
     fn a_published_lock_is_odd_while_held_and_even_after() {
@@ -129,5 +165,6 @@ mod tests {
         WORD.store(5, Ordering::Relaxed);
         drop(L.lock());
         assert_eq!(WORD.load(Ordering::Relaxed), 8);
+        a_forked_child_never_writes_its_parents_sequence_words();
     }
 }

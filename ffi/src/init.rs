@@ -402,7 +402,14 @@ pub fn fork() -> libc::pid_t {
     }
     let mut pid = -1;
     // SAFETY: plain fork; every runtime lock is held by this thread.
-    runtime::with_all_locked(&mut || pid = unsafe { real_fork() });
+    runtime::with_all_locked(&mut || {
+        pid = unsafe { real_fork() };
+        // Before the guards taken for the fork are released here: the
+        // child must not write its parent's live sequence words.
+        if pid == 0 {
+            darshan_core::sync::forked_child(true);
+        }
+    });
     if pid == 0 {
         guard::set_inside(true);
         let child = || {
@@ -420,6 +427,8 @@ pub fn fork() -> libc::pid_t {
                 return;
             }
             darshan_core::shutdown::map_job((0, 0), 1, Some(runtime::LEDGER.tick_secs()), false);
+            // Its own crash-safe file now lies under the same addresses.
+            darshan_core::sync::forked_child(false);
         };
         if std::panic::catch_unwind(child).is_err() {
             guard::set_state(runtime::DISABLED);

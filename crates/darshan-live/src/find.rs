@@ -42,3 +42,36 @@ pub fn find_files(dirs: &[PathBuf], uid: u32) -> Vec<PathBuf> {
 pub fn my_uid() -> u32 {
     std::fs::metadata("/proc/self").map(|m| m.uid()).unwrap_or(u32::MAX)
 }
+
+/// Where the live tools read, as both take it on their command line.
+#[derive(Clone, Debug, clap::Args)]
+pub struct Sources {
+    /// A crash-safe directory (repeatable; default $DARSHAN_MMAP_LOGPATH, else /tmp).
+    #[arg(long = "dir", value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// Where finished processes' logs are looked for (repeatable; a flat
+    /// directory or the root of the dated tree; default $DARSHAN_LOGPATH).
+    #[arg(long = "log-dir", value_name = "DIR")]
+    pub log_dirs: Vec<PathBuf>,
+}
+
+impl Sources {
+    /// The crash-safe directories given, else the default.
+    pub fn crash_safe_dirs(&self) -> Vec<PathBuf> {
+        if self.dirs.is_empty() {
+            default_dirs()
+        } else {
+            self.dirs.clone()
+        }
+    }
+
+    /// A tracker following ended processes to their logs in the log
+    /// directories given, else $DARSHAN_LOGPATH.
+    pub fn tracker(&self) -> crate::Tracker {
+        let mut logs = self.log_dirs.clone();
+        if logs.is_empty() {
+            logs.extend(std::env::var_os("DARSHAN_LOGPATH").map(PathBuf::from));
+        }
+        crate::Tracker::new(logs)
+    }
+}

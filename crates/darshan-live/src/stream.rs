@@ -51,59 +51,55 @@ fn cnt(m: &BTreeMap<String, Totals>) -> i64 {
     m.iter().filter(|(k, _)| *k == "POSIX" || *k == "STDIO").map(|(_, t)| t.reads.wrapping_add(t.writes)).fold(0, i64::wrapping_add)
 }
 
+/// A message with the fields every one has; the caller fills in whose.
+fn message<'a>(iv: &Interval, producer: &'a str, modules: &'a BTreeMap<String, Totals>) -> Message<'a> {
+    Message {
+        schema: "darshan_live",
+        version: 1,
+        kind: "process",
+        uid: 0,
+        exe: "",
+        job_id: 0,
+        job_key: "",
+        rank: -1,
+        producer,
+        timestamp: iv.at,
+        interval: iv.seconds,
+        ended: false,
+        processes: 1,
+        cnt: cnt(modules),
+        file: "N/A",
+        record_id: 0,
+        module: "ALL",
+        modules,
+    }
+}
+
 /// The interval's messages: (subject suffix, JSON). Processes that did
 /// nothing this interval (and did not end) send none.
 pub fn messages(iv: &Interval, producer: &str) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
-    for p in &iv.processes {
-        if !p.ended && p.delta.values().all(Totals::is_zero) {
-            continue;
-        }
+    for p in iv.processes.iter().filter(|p| p.ended || !p.delta.values().all(Totals::is_zero)) {
         let m = Message {
-            schema: "darshan_live",
-            version: 1,
-            kind: "process",
             uid: p.uid,
             exe: &p.exe,
             job_id: p.jobid,
             job_key: &p.job_key,
             rank: p.rank,
-            producer,
-            timestamp: iv.at,
-            interval: iv.seconds,
             ended: p.ended,
-            processes: 1,
-            cnt: cnt(&p.delta),
-            file: "N/A",
-            record_id: 0,
-            module: "ALL",
-            modules: &p.delta,
+            ..message(iv, producer, &p.delta)
         };
         out.push(("process", serde_json::to_string(&m).unwrap_or_default()));
     }
-    for j in &iv.jobs {
-        if j.delta.values().all(Totals::is_zero) {
-            continue;
-        }
+    for j in iv.jobs.iter().filter(|j| !j.delta.values().all(Totals::is_zero)) {
         let m = Message {
-            schema: "darshan_live",
-            version: 1,
             kind: "job",
             uid: j.uid,
             exe: &j.exe,
             job_id: j.jobid,
             job_key: &j.job_key,
-            rank: -1,
-            producer,
-            timestamp: iv.at,
-            interval: iv.seconds,
-            ended: false,
             processes: j.processes,
-            cnt: cnt(&j.delta),
-            file: "N/A",
-            record_id: 0,
-            module: "ALL",
-            modules: &j.delta,
+            ..message(iv, producer, &j.delta)
         };
         out.push(("job", serde_json::to_string(&m).unwrap_or_default()));
     }
@@ -174,15 +170,7 @@ impl Metrics {
             j.running = iv.processes.iter().filter(|p| p.job_key == jv.job_key && !p.ended).count();
             j.last = iv.at;
             for (m, t) in &jv.delta {
-                let acc = j.totals.entry(m.clone()).or_default();
-                acc.bytes_read = acc.bytes_read.wrapping_add(t.bytes_read);
-                acc.bytes_written = acc.bytes_written.wrapping_add(t.bytes_written);
-                acc.reads = acc.reads.wrapping_add(t.reads);
-                acc.writes = acc.writes.wrapping_add(t.writes);
-                acc.meta_ops = acc.meta_ops.wrapping_add(t.meta_ops);
-                acc.read_time += t.read_time;
-                acc.write_time += t.write_time;
-                acc.meta_time += t.meta_time;
+                j.totals.entry(m.clone()).or_default().add(t);
             }
         }
         let keep = self.keep;

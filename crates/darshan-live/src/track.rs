@@ -34,7 +34,7 @@ pub struct Totals {
 }
 
 impl Totals {
-    fn add(&mut self, o: &Totals) {
+    pub fn add(&mut self, o: &Totals) {
         self.bytes_read = self.bytes_read.wrapping_add(o.bytes_read);
         self.bytes_written = self.bytes_written.wrapping_add(o.bytes_written);
         self.reads = self.reads.wrapping_add(o.reads);

@@ -50,17 +50,8 @@ pub fn rates(delta: &std::collections::BTreeMap<String, Totals>, seconds: f64) -
     // POSIX and STDIO are what reaches the file system; MPI-IO's bytes
     // are POSIX's again underneath, and are not added twice.
     let mut t = Totals::default();
-    for (m, d) in delta {
-        if m == "POSIX" || m == "STDIO" || m == "POSIX_META" {
-            t.bytes_read += d.bytes_read;
-            t.bytes_written += d.bytes_written;
-            t.reads += d.reads;
-            t.writes += d.writes;
-            t.meta_ops += d.meta_ops;
-            t.read_time += d.read_time;
-            t.write_time += d.write_time;
-            t.meta_time += d.meta_time;
-        }
+    for (_, d) in delta.iter().filter(|(m, _)| matches!(m.as_str(), "POSIX" | "STDIO" | "POSIX_META")) {
+        t.add(d);
     }
     let s = if seconds > 0.0 { seconds } else { 1.0 };
     Rates {

@@ -9,15 +9,14 @@
 //!
 //! Phases: `plan` (which job, its ranks, size and start, from the job
 //! records alone), then one module at a time `gather` (its records from
-//! every input, shifted to the job's clock), `combine_ranks`,
-//! `reduce_shared`, and write. Memory holds one module's records, and no
+//! every input, shifted to the job's clock), combine and reduce (the
+//! modules with reduction rules as flat words, job_words.rs; DXT, heat
+//! maps and LUSTRE as records, `combine_ranks`), and write. Memory holds one module's records, and no
 //! input stays open between modules.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-
-use darshan_log::reduce::Reducer;
 use darshan_log::modules::*;
 use darshan_log::record::Extra;
 use darshan_log::{Compression, Job, LogFile, LogWriter, NameTable, Record};
@@ -40,12 +39,6 @@ pub struct JobMerged {
     pub shared: usize,
 }
 
-/// The module's shared-record rules (the runtime's own), for modules
-/// that reduce their records with them.
-fn rules(module: usize) -> Option<&'static dyn Reducer> {
-    darshan_log::reduce::rules_of(module)
-}
-
 /// The job's plan: its processes sorted by rank then start, its size,
 /// start and end.
 struct Plan {
@@ -60,9 +53,9 @@ fn plan(mut procs: Vec<ProcessLog>, opt: &JobOptions) -> Result<Plan, MergeError
         return Err(MergeError::NoInput);
     }
     procs.sort_by(crate::job_inputs::process_order);
-    let top = procs.iter().map(|p| if p.mpi { p.job.nprocs - 1 } else { p.rank }).max().unwrap_or(0);
+    let top = procs.iter().map(|p| if p.mpi { p.job.nprocs.saturating_sub(1) } else { p.rank }).max().unwrap_or(0);
     let said = procs.iter().filter_map(|p| p.size).max().unwrap_or(0);
-    let nprocs = said.max(top + 1);
+    let nprocs = said.max(top.saturating_add(1));
     let start_ns = procs.iter().map(|p| p.start_ns).min().unwrap_or(0);
     let mut end_ns = procs.iter().map(|p| p.end_ns).max().unwrap_or(start_ns);
     if let Some(t) = opt.job_end_time {
@@ -123,13 +116,20 @@ fn gather(plan: &Plan, module: usize, sink: &mut dyn FnMut(Record)) -> Result<()
     Ok(())
 }
 
+/// The most leading empty bins a heat map is given to move it to the
+/// job's clock: start times come from the logs, and 10,000 logs each
+/// told to shift by a year must not make 10,000 huge vectors. A process
+/// that started later than this many of its bins after the job is drawn
+/// that far in (its bytes are all kept).
+const MAX_SHIFT_BINS: usize = 1024;
+
 /// A heat map starts at its process's start: leading empty bins put it
-/// on the job's clock (at most 2^20 of them, whatever the times say).
+/// on the job's clock.
 fn shift_bins(width: f64, shift: f64, w: &mut Vec<i64>, r: &mut Vec<i64>) {
     if !(width > 0.0 && shift > 0.0 && width.is_finite() && shift.is_finite()) {
         return;
     }
-    let k = ((shift / width).floor() as usize).min(1 << 20);
+    let k = ((shift / width).floor() as usize).min(MAX_SHIFT_BINS);
     for bins in [w, r] {
         bins.splice(0..0, std::iter::repeat_n(0, k));
     }
@@ -286,7 +286,7 @@ pub fn merge_job(procs: Vec<ProcessLog>, key: &str, out: &Path, opt: &JobOptions
     // reduced, written, dropped.
     for &m in &modules {
         // The fixed-layout modules with reduction rules: as flat words.
-        if let Some(rules) = rules(m).filter(|_| m != LUSTRE) {
+        if let Some(rules) = darshan_log::reduce::rules_of(m) {
             let mut flat: Option<Flat> = None;
             let mut odd = Vec::new();
             gather(&plan, m, &mut |r| {

@@ -8,15 +8,13 @@
 //! interval is published, then it exits.
 #![forbid(unsafe_code)]
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use clap::Parser;
-use darshan_live::find::{default_dirs, find_files, my_uid};
+use darshan_live::find::{find_files, my_uid};
 use darshan_live::stream::{messages, Metrics};
-use darshan_live::Tracker;
 
 #[derive(Parser)]
 #[command(name = "darshan-stream", version, about = "Publish this node's live Darshan I/O figures to NATS and Prometheus")]
@@ -24,12 +22,8 @@ struct Opts {
     /// Seconds between readings.
     #[arg(long, default_value_t = 1.0)]
     interval: f64,
-    /// A crash-safe directory (repeatable; default $DARSHAN_MMAP_LOGPATH, else /tmp).
-    #[arg(long = "dir", value_name = "DIR")]
-    dirs: Vec<PathBuf>,
-    /// Where finished processes' logs are (repeatable; default $DARSHAN_LOGPATH).
-    #[arg(long = "log-dir", value_name = "DIR")]
-    log_dirs: Vec<PathBuf>,
+    #[command(flatten)]
+    src: darshan_live::find::Sources,
     /// NATS server to publish to (e.g. nats://127.0.0.1:4222).
     #[arg(long, value_name = "URL")]
     nats: Option<String>,
@@ -69,13 +63,7 @@ async fn serve(addr: std::net::SocketAddr, metrics: Arc<Mutex<Metrics>>, node: S
 }
 
 async fn run(o: Opts) -> Result<(), String> {
-    let dirs = if o.dirs.is_empty() { default_dirs() } else { o.dirs.clone() };
-    let mut logs = o.log_dirs.clone();
-    if logs.is_empty() {
-        if let Some(d) = std::env::var_os("DARSHAN_LOGPATH") {
-            logs.push(PathBuf::from(d));
-        }
-    }
+    let dirs = o.src.crash_safe_dirs();
     let node = o.node.clone().unwrap_or_else(host_name);
     let uid = my_uid();
     let metrics = Arc::new(Mutex::new(Metrics::new(o.keep)));
@@ -101,7 +89,7 @@ async fn run(o: Opts) -> Result<(), String> {
         ),
         None => None,
     };
-    let mut tracker = Tracker::new(logs);
+    let mut tracker = o.src.tracker();
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).map_err(|e| e.to_string())?;
     let mut int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).map_err(|e| e.to_string())?;
     let mut tick = tokio::time::interval(Duration::from_secs_f64(o.interval.clamp(0.01, 3600.0)));

@@ -11,9 +11,8 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use darshan_live::find::{default_dirs, find_files, my_uid};
+use darshan_live::find::{find_files, my_uid};
 use darshan_live::view::{bytes, per_second, screen, Filter, Screen, SortBy};
-use darshan_live::Tracker;
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind};
 use ratatui::layout::{Constraint, Layout};
 use ratatui::style::{Modifier, Style};
@@ -25,13 +24,8 @@ struct Opts {
     /// Seconds between refreshes.
     #[arg(long, default_value_t = 1.0)]
     interval: f64,
-    /// A crash-safe directory (repeatable; default $DARSHAN_MMAP_LOGPATH, else /tmp).
-    #[arg(long = "dir", value_name = "DIR")]
-    dirs: Vec<PathBuf>,
-    /// Where finished processes' logs are looked for (repeatable; a flat
-    /// directory or the root of the dated tree; default $DARSHAN_LOGPATH).
-    #[arg(long = "log-dir", value_name = "DIR")]
-    log_dirs: Vec<PathBuf>,
+    #[command(flatten)]
+    src: darshan_live::find::Sources,
     /// Only this job (its job key or job id).
     #[arg(long)]
     job: Option<String>,
@@ -82,18 +76,8 @@ fn text(s: &Screen) -> String {
     o
 }
 
-fn tracker(o: &Opts) -> Tracker {
-    let mut logs = o.log_dirs.clone();
-    if logs.is_empty() {
-        if let Some(d) = std::env::var_os("DARSHAN_LOGPATH") {
-            logs.push(PathBuf::from(d));
-        }
-    }
-    Tracker::new(logs)
-}
-
 fn once(o: &Opts, dirs: &[PathBuf], uid: u32) -> ExitCode {
-    let mut t = tracker(o);
+    let mut t = o.src.tracker();
     t.interval(&find_files(dirs, uid));
     std::thread::sleep(Duration::from_secs_f64(o.interval.clamp(0.01, 3600.0)));
     let iv = t.interval(&find_files(dirs, uid));
@@ -178,7 +162,7 @@ fn draw(frame: &mut ratatui::Frame, s: &Screen, filter: &Filter) {
 }
 
 fn interactive(o: &Opts, dirs: &[PathBuf], uid: u32) -> std::io::Result<()> {
-    let mut t = tracker(o);
+    let mut t = o.src.tracker();
     let mut sort = o.sort;
     let mut filter = Filter { job: o.job.clone(), uid: o.uid };
     let every = Duration::from_secs_f64(o.interval.clamp(0.05, 3600.0));
@@ -220,7 +204,7 @@ fn main() -> ExitCode {
         eprintln!("darshan-top: --interval must be a positive number of seconds");
         return ExitCode::from(2);
     }
-    let dirs = if o.dirs.is_empty() { default_dirs() } else { o.dirs.clone() };
+    let dirs = o.src.crash_safe_dirs();
     let uid = my_uid();
     if o.once {
         return once(&o, &dirs, uid);
