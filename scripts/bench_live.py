@@ -1,5 +1,7 @@
 """The live view's cost (issue 40): darshan-stream's own CPU reading N
-processes' crash-safe files at 1 Hz and 10 Hz, and the per-call figures of
+processes' crash-safe files at 1 Hz and 10 Hz (busy processes; then
+1,000 processes at an ordinary pace and 1,000 idle ones, with the
+daemon's peak memory), and the per-call figures of
 tests/programs/ab_calls.c with no daemon, and with the daemon reading at
 1 Hz and 10 Hz (the program pays nothing for being watched).
 
@@ -40,26 +42,66 @@ def daemon(hz):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-# N processes writing at an ordinary pace for the whole measurement.
-procs = [subprocess.Popen([writer, os.path.join(work, "data", f"f{k}"), "1", "40", "2000"], env=env,
-                          stdout=subprocess.DEVNULL) for k in range(nproc)]
-time.sleep(2)
-print(f"{nproc} processes writing 4 KiB every 2 ms; darshan-stream's own CPU, 10 s each:")
-print("| reading at | CPU seconds per second | per 100 processes |")
-print("|---|---|---|")
-for hz in (1, 10):
+def peak_kib(pid):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return 0
+
+
+def measure(hz, secs=10):
+    """The daemon's CPU fraction over `secs` at `hz`, and its peak RSS (MiB)."""
     d = daemon(hz)
-    time.sleep(1)
+    time.sleep(1.5)
     c0, t0 = cpu_seconds(d.pid), time.time()
-    time.sleep(10)
+    time.sleep(secs)
     c1, t1 = cpu_seconds(d.pid), time.time()
+    peak = peak_kib(d.pid) / 1024
     d.send_signal(signal.SIGTERM)
     d.wait()
-    frac = (c1 - c0) / (t1 - t0)
-    print(f"| {hz} Hz | {frac:.4f} | {frac * 100 / nproc:.4f} |")
-for p in procs:
-    p.kill()
-    p.wait()
+    return (c1 - c0) / (t1 - t0), peak
+
+
+def start(n, pause_us, seconds, idle=None):
+    extra = [str(idle)] if idle is not None else []
+    return [subprocess.Popen([writer, os.path.join(work, "data", f"f{k}"), "1", str(seconds), str(pause_us)] + extra,
+                             env=env, stdout=subprocess.DEVNULL) for k in range(n)]
+
+
+def stop(procs):
+    """Kill them, and remove the crash-safe files killed processes leave."""
+    for p in procs:
+        p.kill()
+    for p in procs:
+        p.wait()
+    for f in os.listdir(os.path.join(work, "mmap")):
+        os.unlink(os.path.join(work, "mmap", f))
+
+
+# N processes writing at an ordinary pace for the whole measurement.
+procs = start(nproc, 2000, 40)
+time.sleep(2)
+print(f"{nproc} processes writing 4 KiB every 2 ms; darshan-stream's own CPU, 10 s each:")
+print("| reading at | CPU seconds per second | per 100 processes | peak RSS |")
+print("|---|---|---|---|")
+for hz in (1, 10):
+    frac, peak = measure(hz)
+    print(f"| {hz} Hz | {frac:.4f} | {frac * 100 / nproc:.4f} | {peak:.1f} MiB |")
+stop(procs)
+
+# 1,000 processes: writing every 100 ms, then doing nothing (each has
+# written once and stays).
+for what, pause, secs, idle in (("writing 4 KiB every 100 ms", 100000, 60, None), ("idle", 0, 0.01, 60)):
+    procs = start(1000, pause, secs, idle)
+    time.sleep(5)
+    files = len(os.listdir(os.path.join(work, "mmap")))
+    print(f"\n1,000 processes {what} ({files} crash-safe files); darshan-stream, 10 s each:")
+    print("| reading at | CPU seconds per second | peak RSS |")
+    print("|---|---|---|")
+    for hz in (1, 10):
+        frac, peak = measure(hz)
+        print(f"| {hz} Hz | {frac:.4f} | {peak:.1f} MiB |")
+    stop(procs)
 
 # Per-call figures with and without the daemon.
 data = "/mnt/darshan-bench-tmpfs" if os.path.ismount("/mnt/darshan-bench-tmpfs") else os.path.join(work, "data")

@@ -53,6 +53,63 @@ fn a_reader_never_sees_a_record_half_updated() {
     assert!(checked >= 20 && last > 1000, "{checked} copies checked, {last} writes seen (stale modules: {stale})");
 }
 
+/// A reader that follows a file from one snapshot to the next shares the
+/// records of modules whose sequence word did not move, and copies the
+/// others: while 2 threads write, every snapshot's record is whole and
+/// newer than the last (a module taken as unmoved while it moved would
+/// stay frozen); once the program is idle, nothing is copied, the records
+/// are the previous snapshot's own, and they equal a fresh full copy.
+#[test]
+fn a_followed_file_is_copied_only_where_it_moved() {
+    let d = scratch("live-reuse");
+    let exe = compile("live_writer", &d, &["-pthread"]);
+    let data = d.join("data/shared").to_path_buf();
+    let (mut child, mut lines) = start_ready(instrumented(&exe, &d).arg(&data).args(["2", "1.5", "20", "30"]));
+    let file = || find_files(&[d.join("mmap")], uid()).pop().expect("its crash-safe file");
+    let mut prev: Option<darshan_live::Snapshot> = None;
+    // HEATMAP has no word of its own: its bins move under POSIX's lock.
+    let heat = |s: &darshan_live::Snapshot| -> i64 {
+        let recs = s.modules.get(&darshan_log::modules::HEATMAP);
+        recs.into_iter().flat_map(|v| v.iter()).map(|r| match &r.extra {
+            darshan_log::Extra::Heatmap { write_bins, .. } => write_bins.iter().sum::<i64>(),
+            _ => 0,
+        }).sum()
+    };
+    let (mut copies, mut grew, mut heat_grew, mut bad) = (0, 0, 0, Vec::new());
+    let until = std::time::Instant::now() + std::time::Duration::from_millis(1300);
+    while std::time::Instant::now() < until {
+        let s = snapshot::take(&file(), prev.as_ref()).unwrap();
+        if let (Some(r), Some(p)) = (record(&s, &data), prev.as_ref().and_then(|p| record(p, &data))) {
+            let (w, b) = (r.counters[px::WRITES], r.counters[px::BYTES_WRITTEN]);
+            if b != 4096 * w || w < p.counters[px::WRITES] {
+                bad.push(format!("writes {w}, bytes {b}, before {}", p.counters[px::WRITES]));
+            }
+            grew += usize::from(w > p.counters[px::WRITES]);
+            heat_grew += usize::from(heat(&s) > heat(prev.as_ref().unwrap()));
+            copies += 1;
+        }
+        prev = Some(s);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(bad.is_empty(), "{bad:?}");
+    assert!(copies >= 50 && grew * 10 >= copies * 9, "{grew} of {copies} snapshots saw new writes");
+    assert!(heat_grew * 10 >= copies * 9, "{heat_grew} of {copies} snapshots saw the heatmap grow");
+    assert_eq!(lines.next().and_then(Result::ok).as_deref(), Some("idle"));
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let before = snapshot::take(&file(), prev.as_ref()).unwrap();
+    let idle = snapshot::take(&file(), Some(&before)).unwrap();
+    let fresh = snapshot::take(&file(), None).unwrap();
+    assert!(idle.copied.is_empty() && idle.same_as_before(), "copied while idle: {:?}", idle.copied);
+    assert!(std::sync::Arc::ptr_eq(&idle.modules[&POSIX], &before.modules[&POSIX]), "the idle module's records are shared");
+    assert_eq!(idle.modules.keys().collect::<Vec<_>>(), fresh.modules.keys().collect::<Vec<_>>());
+    for (m, recs) in &fresh.modules {
+        assert_eq!(**recs, *idle.modules[m], "module {m}: the shared records are the file's");
+    }
+    assert!(!fresh.copied.is_empty());
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 /// A program writing for 2 s: the deltas grow while it runs, the process
 /// is reported ended once, and the deltas over all intervals add up to
 /// its final log's bytes and writes.
@@ -174,13 +231,28 @@ fn a_killed_process_is_reported_ended_once() {
     child.kill().unwrap();
     child.wait().unwrap();
     assert_eq!(files().len(), 1, "the killed process's file stays");
-    let after = t.interval(&files());
-    assert_eq!(after.processes.len(), 1);
-    let p = &after.processes[0];
-    assert!(p.ended && p.final_from.as_deref() == Some("killed: its crash-safe file"), "{p:?}");
-    assert!(p.total["POSIX"].bytes_written > 0);
-    let later = t.interval(&files());
-    assert!(later.processes.is_empty(), "reported once: {:?}", later.processes);
+    // /proc is asked about a file once it stops moving, at most once a
+    // second: the end is reported within a few intervals.
+    let mut reports = Vec::new();
+    let mut written = first.processes[0].delta["POSIX"].bytes_written;
+    for _ in 0..12 {
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        let iv = t.interval(&files());
+        for p in iv.processes {
+            written += p.delta.get("POSIX").map_or(0, |x| x.bytes_written);
+            reports.push(p);
+        }
+    }
+    let ended: Vec<_> = reports.iter().filter(|p| p.ended).collect();
+    assert_eq!(ended.len(), 1, "reported ended once: {reports:?}");
+    let p = ended[0];
+    assert_eq!(p.final_from.as_deref(), Some("killed: its crash-safe file"), "{p:?}");
+    assert!(reports.last().is_some_and(|l| l.ended), "not read again once reported ended");
+    // Its last state is what the file holds, and the deltas add up to it.
+    let fin = snapshot::take(&files()[0], None).unwrap();
+    let file_bytes: i64 = fin.modules[&POSIX].iter().map(|r| r.counters[px::BYTES_WRITTEN]).sum();
+    assert!(file_bytes > 0);
+    assert_eq!((p.total["POSIX"].bytes_written, written), (file_bytes, file_bytes));
 }
 
 /// A 4-rank MPI job (Open MPI) watched while it runs: one job of four

@@ -5,7 +5,9 @@
  * Prints "ready" once the file is open and every thread runs. With
  * <pause-us>, each thread sleeps that long after each write (a program
  * doing I/O at an ordinary pace rather than millions of calls a second).
- * usage: live_writer <file> <threads> <seconds> [pause-us] */
+ * With <idle-seconds>, the process stays that long after closing the
+ * file, doing no I/O, and prints "idle" when it starts to.
+ * usage: live_writer <file> <threads> <seconds> [pause-us] [idle-seconds] */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -57,5 +59,10 @@ int main(int argc, char **argv) {
         bad |= r != NULL;
     }
     close(fd);
+    if (argc > 5) {
+        printf("idle\n");
+        fflush(stdout);
+        usleep((useconds_t)(atof(argv[5]) * 1e6));
+    }
     return bad;
 }

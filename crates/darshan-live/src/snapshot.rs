@@ -8,15 +8,22 @@
 //! it was published (word 0) is taken when two copies of its bytes are
 //! equal. A module that stays busy over the retries keeps the previous
 //! snapshot's records (it is listed in `stale`): never a torn record.
+//!
+//! A module whose word and region are what the previous snapshot took
+//! them at has not been updated since (every update takes its lock, and
+//! each lock moves the word): its records are the previous snapshot's,
+//! shared, not copied again. An idle process costs a reader two small
+//! reads; a busy one, a copy of the modules that moved.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use darshan_log::crash_safe::{LIVE_OFF, NAMES_OFF};
 use darshan_log::header::{Header, RegionMap, HEADER_SIZE};
-use darshan_log::modules::MAX_MODS;
+use darshan_log::modules::{self, MAX_MODS};
 use darshan_log::{Job, LogFile, Record};
 
 #[derive(Debug, thiserror::Error)]
@@ -36,15 +43,34 @@ pub struct Snapshot {
     /// When it was read (seconds since the epoch).
     pub at: f64,
     pub job: Job,
-    /// Each module's records (times in seconds).
-    pub modules: BTreeMap<usize, Vec<Record>>,
-    /// Names of the records' ids.
-    pub names: HashMap<u64, String>,
+    /// Each module's records (times in seconds); shared with the
+    /// previous snapshot for a module that did not move.
+    pub modules: BTreeMap<usize, Arc<Vec<Record>>>,
+    /// Names of the records' ids (shared while the name table is unchanged).
+    pub names: Arc<HashMap<u64, String>>,
     /// Modules whose records were busy at every try: the previous
     /// snapshot's are kept for them.
     pub stale: Vec<usize>,
+    /// Modules copied from the file this time (the others' records are
+    /// the previous snapshot's, or stale).
+    pub copied: Vec<usize>,
     /// Re-reads it took.
     pub retries: usize,
+    /// Per module: the sequence word and region its records were taken
+    /// at (zero and empty for a module not taken).
+    words: [u64; MAX_MODS],
+    maps: [RegionMap; MAX_MODS],
+    /// HEATMAP, when it was copied with every word quiet: those words.
+    quiet: BTreeMap<usize, [u64; MAX_MODS]>,
+    name_map: RegionMap,
+}
+
+impl Snapshot {
+    /// Whether the names and every module's records are the previous
+    /// snapshot's (nothing was copied, nothing is stale).
+    pub fn same_as_before(&self) -> bool {
+        self.copied.is_empty() && self.stale.is_empty()
+    }
 }
 
 fn now() -> f64 {
@@ -68,14 +94,14 @@ impl Reader<'_> {
         Ok(b)
     }
 
-    fn header(&self) -> Result<Header, LiveError> {
-        let b = self.bytes(0, HEADER_SIZE)?;
-        Header::parse(&b, self.size).map_err(|e| LiveError::Log { path: self.path.to_path_buf(), source: e })
-    }
-
-    fn words(&self) -> Result<[u64; MAX_MODS], LiveError> {
-        let b = self.bytes(LIVE_OFF as u64, 8 * MAX_MODS)?;
-        Ok(std::array::from_fn(|k| u64::from_le_bytes(b[8 * k..8 * k + 8].try_into().unwrap_or([0; 8]))))
+    /// The header, the job area and the sequence words at its end, in
+    /// one read (an idle process costs a reader two of them).
+    fn head(&self) -> Result<(Header, [u64; MAX_MODS], Vec<u8>), LiveError> {
+        let b = self.bytes(0, NAMES_OFF)?;
+        let h = Header::parse(&b[..HEADER_SIZE], self.size).map_err(|e| LiveError::Log { path: self.path.to_path_buf(), source: e })?;
+        let w = &b[LIVE_OFF..LIVE_OFF + 8 * MAX_MODS];
+        let words = std::array::from_fn(|k| u64::from_le_bytes(w[8 * k..8 * k + 8].try_into().unwrap_or([0; 8])));
+        Ok((h, words, b))
     }
 
     fn region(&self, m: RegionMap) -> Result<Vec<u8>, LiveError> {
@@ -89,47 +115,91 @@ fn module_regions(h: &Header) -> Vec<(usize, RegionMap)> {
     (0..MAX_MODS).filter(|&m| h.mod_map[m].len > 0).map(|m| (m, h.mod_map[m])).collect()
 }
 
+/// Whether module `m` (region `map`, the file's words `now`) is as
+/// `prev` took it: its own word has not moved, or, for HEATMAP (whose
+/// bins change only under their source module's lock, never its own: it
+/// has no word), no word of the file has moved since it was taken.
+fn unmoved(prev: Option<&Snapshot>, m: usize, map: RegionMap, now: &[u64; MAX_MODS]) -> bool {
+    let Some(p) = prev else { return false };
+    let word = now[m];
+    let same = if m == modules::HEATMAP && word == 0 {
+        p.quiet.get(&m) == Some(now)
+    } else {
+        word != 0 && word % 2 == 0 && p.words[m] == word
+    };
+    same && p.maps[m] == map && p.modules.contains_key(&m)
+}
+
+/// Every word even and none moved between two readings: no module's lock
+/// was held meanwhile.
+fn quiet(s1: &[u64; MAX_MODS], s2: &[u64; MAX_MODS]) -> bool {
+    s1 == s2 && s1.iter().all(|w| w % 2 == 0)
+}
+
 /// A consistent copy of the crash-safe file at `path`; `previous`: the
 /// last snapshot of the same file (its records stand in for a busy
-/// module's).
+/// module's, and are shared for one that did not move).
 pub fn take(path: &Path, previous: Option<&Snapshot>) -> Result<Snapshot, LiveError> {
+    let snap = take_with(path, previous, true)?;
+    // The job area changed (at the end the runtime turns its records'
+    // clock ticks into seconds, under each module's lock, then drops
+    // `ticks=` from the job's metadata): records kept from before were
+    // read with the old metadata, so all are read again.
+    match previous {
+        Some(p) if p.job.metadata != snap.job.metadata && snap.modules.len() > snap.copied.len() + snap.stale.len() => {
+            take_with(path, previous, false)
+        }
+        _ => Ok(snap),
+    }
+}
+
+fn take_with(path: &Path, previous: Option<&Snapshot>, reuse: bool) -> Result<Snapshot, LiveError> {
     let file = File::open(path).map_err(|e| LiveError::Io { path: path.to_path_buf(), source: e })?;
     let size = file.metadata().map_err(|e| LiveError::Io { path: path.to_path_buf(), source: e })?.len();
     let r = Reader { file, path, size };
     let at = now();
     let mut retries = 0;
-    // Per module: its region's bytes once read whole, and where they go.
-    let mut taken: BTreeMap<usize, (RegionMap, Vec<u8>)> = BTreeMap::new();
+    // Per module: its region's bytes once read whole (None: unmoved since
+    // the previous snapshot), the region and the word it was taken at.
+    let mut taken: BTreeMap<usize, (RegionMap, u64, Option<Vec<u8>>)> = BTreeMap::new();
+    let mut quiet_at: BTreeMap<usize, [u64; MAX_MODS]> = BTreeMap::new();
     let mut busy: Vec<usize> = Vec::new();
-    let mut header = r.header()?;
+    // The first reading before the copies; a retry reads afresh (after
+    // its back-off), then the reading after the copies closes each try.
+    let (mut header, mut s1, mut head) = r.head()?;
     for attempt in 0..TRIES {
-        let h1 = r.header()?;
-        let s1 = r.words()?;
+        if attempt > 0 {
+            (header, s1, _) = r.head()?;
+        }
+        let h1 = header.clone();
         let want: Vec<(usize, RegionMap)> =
             module_regions(&h1).into_iter().filter(|(m, _)| !taken.contains_key(m)).collect();
         let mut copies = Vec::with_capacity(want.len());
         for &(m, map) in &want {
-            copies.push((m, map, r.region(map)?));
+            let bytes = if reuse && unmoved(previous, m, map, &s1) { None } else { Some(r.region(map)?) };
+            copies.push((m, map, bytes));
         }
-        let s2 = r.words()?;
-        let h2 = r.header()?;
+        let (h2, s2, head2) = r.head()?;
         busy.clear();
         for (m, map, bytes) in copies {
             let stable = s1[m] == s2[m] && s1[m] % 2 == 0 && h2.mod_map[m] == map;
-            let ok = if stable && s1[m] == 0 {
+            let ok = match &bytes {
                 // Never locked since it was published (or a module that
                 // publishes nothing): two equal copies.
-                r.region(map)? == bytes
-            } else {
-                stable
+                Some(b) if stable && s1[m] == 0 => r.region(map)? == *b,
+                _ => stable,
             };
             if ok {
-                taken.insert(m, (map, bytes));
+                if m == modules::HEATMAP && s1[m] == 0 && (bytes.is_none() || quiet(&s1, &s2)) {
+                    quiet_at.insert(m, s1);
+                }
+                taken.insert(m, (map, s1[m], bytes));
             } else {
                 busy.push(m);
             }
         }
         header = h2;
+        head = head2;
         if busy.is_empty() {
             break;
         }
@@ -140,66 +210,86 @@ pub fn take(path: &Path, previous: Option<&Snapshot>) -> Result<Snapshot, LiveEr
             std::thread::sleep(std::time::Duration::from_micros(100 << (attempt - 4).min(5)));
         }
     }
-    // The file as a log: header, job area, names, the modules taken (the
-    // busy ones left out), zeros elsewhere.
-    let names_end = (header.name_map.off + header.name_map.len) as usize;
-    let end = taken.values().map(|(m, _)| (m.off + m.len) as usize).chain([names_end, NAMES_OFF]).max().unwrap_or(0);
-    let mut image = vec![0u8; end.min(size as usize)];
-    let head = r.bytes(0, NAMES_OFF.min(image.len()))?;
-    image[..head.len()].copy_from_slice(&head);
-    if header.name_map.len > 0 && names_end <= image.len() {
-        let names = r.region(header.name_map)?;
-        image[header.name_map.off as usize..names_end].copy_from_slice(&names);
-    }
-    // The header as read last, with the busy modules' regions emptied.
+    // The copied parts as a compact log: header, job area, the names
+    // unless unchanged, the modules copied one after another (a
+    // crash-safe file is mostly room to grow: its regions sit megabytes
+    // apart).
+    let names_same = reuse && previous.is_some_and(|p| p.name_map == header.name_map);
+    let mut image = head;
     let mut h = header.clone();
+    h.name_map = if names_same || header.name_map.len == 0 {
+        RegionMap::default()
+    } else {
+        let names = r.region(header.name_map)?;
+        let m = RegionMap { off: image.len() as u64, len: names.len() as u64 };
+        image.extend_from_slice(&names);
+        m
+    };
     for m in 0..MAX_MODS {
-        if !taken.contains_key(&m) {
-            h.mod_map[m] = RegionMap::default();
-        } else {
-            h.mod_map[m] = taken[&m].0;
-        }
+        h.mod_map[m] = match taken.get(&m) {
+            Some((_, _, Some(bytes))) => {
+                let map = RegionMap { off: image.len() as u64, len: bytes.len() as u64 };
+                image.extend_from_slice(bytes);
+                map
+            }
+            _ => RegionMap::default(),
+        };
     }
     let mut hb = h.encode();
     // encode() writes a compressed log's header: keep the file's own
     // compression byte and the map of every id (the crash-safe header
     // maps ids past 17 too).
-    hb[16] = head.get(16).copied().unwrap_or(2);
+    hb[16] = image.get(16).copied().unwrap_or(2);
     hb[24..32].copy_from_slice(&h.partial_flag.to_le_bytes());
     for (m, map) in h.mod_map.iter().enumerate() {
         hb[48 + 16 * m..56 + 16 * m].copy_from_slice(&map.off.to_le_bytes());
         hb[56 + 16 * m..64 + 16 * m].copy_from_slice(&map.len.to_le_bytes());
         hb[1072 + 4 * m..1076 + 4 * m].copy_from_slice(&h.mod_ver[m].to_le_bytes());
     }
-    image[..HEADER_SIZE].copy_from_slice(&hb);
-    for (map, bytes) in taken.values() {
-        image[map.off as usize..(map.off + map.len) as usize].copy_from_slice(bytes);
-    }
+    hb[32..40].copy_from_slice(&h.name_map.off.to_le_bytes());
+    hb[40..48].copy_from_slice(&h.name_map.len.to_le_bytes());
+    let n = HEADER_SIZE.min(image.len());
+    image[..n].copy_from_slice(&hb[..n]);
     let bad = |e| LiveError::Log { path: path.to_path_buf(), source: e };
     let log = LogFile::from_source(image).map_err(bad)?;
-    let table = log.names().map_err(bad)?;
-    let mut modules = BTreeMap::new();
-    let mut names = HashMap::new();
-    for &m in taken.keys() {
-        let recs = log.records(m).map_err(bad)?;
-        for rec in &recs {
-            if let Some(n) = table.get(rec.id) {
-                names.entry(rec.id).or_insert_with(|| String::from_utf8_lossy(n).into_owned());
-            }
+    let names: Arc<HashMap<u64, String>> = match previous {
+        Some(p) if names_same => p.names.clone(),
+        _ => {
+            let table = log.names().map_err(bad)?;
+            Arc::new(table.iter().map(|(id, n)| (id, String::from_utf8_lossy(n).into_owned())).collect())
         }
-        modules.insert(m, recs);
+    };
+    let mut snap = Snapshot {
+        path: path.to_path_buf(),
+        at,
+        job: log.job.clone(),
+        modules: BTreeMap::new(),
+        names,
+        stale: Vec::new(),
+        copied: Vec::new(),
+        retries,
+        words: [0; MAX_MODS],
+        maps: [RegionMap::default(); MAX_MODS],
+        quiet: quiet_at,
+        name_map: header.name_map,
+    };
+    for (&m, (map, word, bytes)) in &taken {
+        let recs = match (bytes, previous.and_then(|p| p.modules.get(&m))) {
+            (None, Some(prev)) => prev.clone(),
+            _ => {
+                snap.copied.push(m);
+                Arc::new(log.records(m).map_err(bad)?)
+            }
+        };
+        snap.modules.insert(m, recs);
+        snap.words[m] = *word;
+        snap.maps[m] = *map;
     }
-    let mut stale = Vec::new();
     for m in busy {
-        stale.push(m);
+        snap.stale.push(m);
         if let Some(prev) = previous.and_then(|p| p.modules.get(&m)) {
-            modules.insert(m, prev.clone());
-            for rec in prev {
-                if let Some(n) = previous.and_then(|p| p.names.get(&rec.id)) {
-                    names.entry(rec.id).or_insert_with(|| n.clone());
-                }
-            }
+            snap.modules.insert(m, prev.clone());
         }
     }
-    Ok(Snapshot { path: path.to_path_buf(), at, job: log.job, modules, names, stale, retries })
+    Ok(snap)
 }

@@ -152,22 +152,22 @@ impl Metrics {
 
     pub fn add(&mut self, iv: &Interval) {
         self.intervals += 1;
-        for j in self.jobs.values_mut() {
-            j.running = 0;
+        // Running processes per job, counted in one pass (a node of a
+        // thousand one-process jobs would otherwise compare every job
+        // with every process).
+        let mut running: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for p in iv.processes.iter().filter(|p| !p.ended) {
+            *running.entry(p.job_key.as_str()).or_default() += 1;
         }
-        for p in &iv.processes {
-            if !p.ended {
-                if let Some(j) = self.jobs.get_mut(&p.job_key) {
-                    j.running += 1;
-                }
-            }
+        for (key, j) in self.jobs.iter_mut() {
+            j.running = running.get(key.as_str()).copied().unwrap_or(0);
         }
         for jv in &iv.jobs {
             let j = self.jobs.entry(jv.job_key.clone()).or_default();
             j.jobid = jv.jobid;
             j.uid = jv.uid;
             j.exe = jv.exe.split_whitespace().next().unwrap_or("").rsplit('/').next().unwrap_or("").to_string();
-            j.running = iv.processes.iter().filter(|p| p.job_key == jv.job_key && !p.ended).count();
+            j.running = running.get(jv.job_key.as_str()).copied().unwrap_or(0);
             j.last = iv.at;
             for (m, t) in &jv.delta {
                 j.totals.entry(m.clone()).or_default().add(t);

@@ -8,8 +8,9 @@
 //! (what it held then is that interval's delta), so the sums over all
 //! intervals equal the process's counters.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use darshan_log::modules::{self, module_name};
 use darshan_log::{Job, LogFile, Record};
@@ -75,17 +76,41 @@ const NAMESPACE: [&str; 14] = [
     "ACCESSES", "LINKS", "SYMLINKS", "UTIMES", "XATTR_SETS",
 ];
 
+/// Where a counted module's figures are, looked up by name once per
+/// module (not per record: a reader sums every record of every process
+/// every interval).
+struct Where {
+    layout: Option<Layout>,
+    meta: Vec<usize>,
+}
+
+fn where_of(module: usize) -> &'static Where {
+    static CACHE: std::sync::OnceLock<Vec<Where>> = std::sync::OnceLock::new();
+    let all = CACHE.get_or_init(|| {
+        (0..modules::MAX_MODS)
+            .map(|m| {
+                let suffixes: &[&str] = if m == modules::POSIX_META { &NAMESPACE } else { &META_SUFFIXES };
+                Where {
+                    layout: if counted(m) && m != modules::POSIX_META { Layout::of(m) } else { None },
+                    meta: if counted(m) { suffixes.iter().filter_map(|s| counter(m, s)).collect() } else { Vec::new() },
+                }
+            })
+            .collect()
+    });
+    &all[module.min(modules::MAX_MODS - 1)]
+}
+
 /// One record's totals.
 fn of_record(module: usize, r: &Record) -> Totals {
     let c = |k: Option<usize>| k.and_then(|k| r.counters.get(k)).copied().unwrap_or(0);
     let f = |k: Option<usize>| k.and_then(|k| r.fcounters.get(k)).copied().unwrap_or(0.0);
+    let w = where_of(module);
+    let meta = w.meta.iter().map(|&k| c(Some(k))).fold(0i64, i64::wrapping_add);
     if module == modules::POSIX_META {
-        let meta = NAMESPACE.iter().map(|s| c(counter(module, s))).fold(0i64, i64::wrapping_add);
         let time = darshan_log::counters::posix_meta::F_TIME;
         return Totals { meta_ops: meta, meta_time: f(Some(time)), ..Default::default() };
     }
-    let Some(l) = Layout::of(module) else { return Totals::default() };
-    let meta = META_SUFFIXES.iter().map(|s| c(counter(module, s))).fold(0i64, i64::wrapping_add);
+    let Some(l) = &w.layout else { return Totals::default() };
     Totals {
         bytes_read: c(l.bytes_read),
         bytes_written: c(l.bytes_written),
@@ -106,10 +131,13 @@ fn counted(module: usize) -> bool {
 
 /// Per module, and per file name (POSIX and STDIO: what reaches the file
 /// system), what a snapshot's (or a final log's) records add up to.
-fn sums(mods: &BTreeMap<usize, Vec<Record>>, names: &dyn Fn(u64) -> String) -> (BTreeMap<usize, Totals>, HashMap<String, Totals>) {
+fn sums<'a>(
+    mods: impl IntoIterator<Item = (usize, &'a [Record])>,
+    names: &dyn Fn(u64) -> String,
+) -> (BTreeMap<usize, Totals>, HashMap<String, Totals>) {
     let mut by_mod: BTreeMap<usize, Totals> = BTreeMap::new();
     let mut by_file: HashMap<String, Totals> = HashMap::new();
-    for (&m, recs) in mods {
+    for (m, recs) in mods {
         if !counted(m) {
             continue;
         }
@@ -122,6 +150,14 @@ fn sums(mods: &BTreeMap<usize, Vec<Record>>, names: &dyn Fn(u64) -> String) -> (
         }
     }
     (by_mod, by_file)
+}
+
+/// A snapshot's sums, its records' names as the files.
+fn snap_sums(s: &Snapshot) -> (BTreeMap<usize, Totals>, HashMap<String, Totals>) {
+    let names = &s.names;
+    sums(s.modules.iter().map(|(&m, r)| (m, r.as_slice())), &|id| {
+        names.get(&id).cloned().unwrap_or_else(|| format!("<record {id}>"))
+    })
 }
 
 /// A process as the last interval saw it.
@@ -175,6 +211,8 @@ pub struct Interval {
 }
 
 struct Seen {
+    /// When /proc was last asked whether its process runs.
+    asked: f64,
     snap: Snapshot,
     by_mod: BTreeMap<usize, Totals>,
     by_file: HashMap<String, Totals>,
@@ -184,10 +222,12 @@ struct Seen {
 pub struct Tracker {
     seen: HashMap<PathBuf, Seen>,
     /// Files of killed processes already reported ended.
-    killed: std::collections::HashSet<PathBuf>,
+    killed: HashSet<PathBuf>,
     /// Where final logs are looked for (flat directories, or dated trees).
     log_dirs: Vec<PathBuf>,
     last: f64,
+    /// The boot time (/proc/stat's btime), read once.
+    boot: Option<Option<i64>>,
 }
 
 fn mod_names(m: &BTreeMap<usize, Totals>) -> BTreeMap<String, Totals> {
@@ -201,13 +241,13 @@ fn meta(job: &Job, key: &str) -> Option<String> {
 fn rank_of(s: &Snapshot) -> i64 {
     meta(&s.job, "job_rank")
         .and_then(|r| r.parse().ok())
-        .or_else(|| s.modules.values().flatten().map(|r| r.rank).find(|r| *r >= 0))
+        .or_else(|| s.modules.values().flat_map(|v| v.iter()).map(|r| r.rank).find(|r| *r >= 0))
         .unwrap_or(0)
 }
 
 impl Tracker {
     pub fn new(log_dirs: Vec<PathBuf>) -> Tracker {
-        Tracker { seen: HashMap::new(), killed: Default::default(), log_dirs, last: 0.0 }
+        Tracker { seen: HashMap::new(), killed: Default::default(), log_dirs, last: 0.0, boot: None }
     }
 
     /// Read `files` (the crash-safe files found now) and report the
@@ -220,13 +260,26 @@ impl Tracker {
         let mut processes = Vec::new();
         let mut files_delta: HashMap<String, Totals> = HashMap::new();
         let mut stale_modules = 0;
+        let present: HashSet<&PathBuf> = files.iter().collect();
         // A file that stays while its process is gone was left by a killed
         // process: its state is final; it is reported ended once (below)
         // and then left alone (the epilog merges it).
-        let dead: Vec<PathBuf> =
-            self.seen.iter().filter(|(p, s)| files.contains(p) && !alive(&s.snap)).map(|(p, _)| p.clone()).collect();
+        // Whether its process runs is asked of /proc at most once a second,
+        // and not of a file that moved at its last reading (its process
+        // was writing): a thousand idle processes read at 10 Hz would
+        // otherwise cost the daemon ten thousand /proc reads a second.
+        let boot = *self.boot.get_or_insert_with(boot_time);
+        let mut dead: HashSet<PathBuf> = HashSet::new();
+        for (p, s) in self.seen.iter_mut().filter(|(p, _)| present.contains(p)) {
+            if s.snap.same_as_before() && now - s.asked >= 1.0 {
+                s.asked = now;
+                if !alive(&s.snap, boot) {
+                    dead.insert(p.clone());
+                }
+            }
+        }
         self.killed.extend(dead.iter().cloned());
-        self.killed.retain(|p| files.contains(p));
+        self.killed.retain(|p| present.contains(p));
         for f in files {
             if self.killed.contains(f) {
                 continue;
@@ -237,36 +290,41 @@ impl Tracker {
                 Err(LiveError::Io { .. } | LiveError::Log { .. }) => continue,
             };
             stale_modules += snap.stale.len();
-            let names = snap.names.clone();
-            let (by_mod, by_file) = sums(&snap.modules, &|id| names.get(&id).cloned().unwrap_or_else(|| format!("<record {id}>")));
-            let (delta, fdelta) = match prev {
-                Some(p) => (minus_map(&by_mod, &p.by_mod), minus_files(&by_file, &p.by_file)),
-                None => (by_mod.clone(), by_file.clone()),
+            let (delta, by_mod, by_file) = match prev {
+                // Nothing counted moved: the sums stand, the delta is zero.
+                Some(p) if snap.stale.is_empty() && !snap.copied.iter().any(|&m| counted(m)) && Arc::ptr_eq(&snap.names, &p.snap.names) => {
+                    (p.by_mod.iter().map(|(&m, _)| (m, Totals::default())).collect(), p.by_mod.clone(), p.by_file.clone())
+                }
+                _ => {
+                    let (by_mod, by_file) = snap_sums(&snap);
+                    let (delta, fdelta) = match prev {
+                        Some(p) => (minus_map(&by_mod, &p.by_mod), minus_files(&by_file, &p.by_file)),
+                        None => (by_mod.clone(), by_file.clone()),
+                    };
+                    for (n, t) in fdelta {
+                        files_delta.entry(n).or_default().add(&t);
+                    }
+                    (delta, by_mod, by_file)
+                }
             };
-            for (n, t) in fdelta {
-                files_delta.entry(n).or_default().add(&t);
-            }
             processes.push(view(&snap, &delta, &by_mod, false, None));
-            self.seen.insert(f.clone(), Seen { snap, by_mod, by_file });
+            let asked = prev.map_or(now, |p| p.asked);
+            self.seen.insert(f.clone(), Seen { asked, snap, by_mod, by_file });
         }
         // Files gone since the last interval: their processes ended.
-        let gone: Vec<PathBuf> = self.seen.keys().filter(|p| !files.contains(p) || dead.contains(p)).cloned().collect();
+        let gone: Vec<PathBuf> = self.seen.keys().filter(|p| !present.contains(p) || dead.contains(*p)).cloned().collect();
         for p in gone {
             let Some(s) = self.seen.remove(&p) else { continue };
             let (fin, from) = if dead.contains(&p) {
                 // What the killed process's file holds now is its last state.
                 match take(&p, Some(&s.snap)) {
-                    Ok(now) => {
-                        let names = now.names.clone();
-                        let (m, _) = sums(&now.modules, &|id| names.get(&id).cloned().unwrap_or_default());
-                        (m, "killed: its crash-safe file".to_string())
-                    }
+                    Ok(now) => (snap_sums(&now).0, "killed: its crash-safe file".to_string()),
                     Err(_) => (s.by_mod.clone(), "killed: last snapshot".to_string()),
                 }
             } else {
                 match self.final_log(&s.snap) {
                     Some((path, mods)) => {
-                        let (m, _) = sums(&mods, &|_| String::new());
+                        let (m, _) = sums(mods.iter().map(|(&k, v)| (k, v.as_slice())), &|_| String::new());
                         (m, format!("final log {}", path.display()))
                     }
                     None => (s.by_mod.clone(), "last snapshot".to_string()),
@@ -324,18 +382,21 @@ impl Tracker {
 /// process that started no later than the file's job did (a pid reused by
 /// a later process does not count). Without a pid (an older runtime's
 /// file) or a readable /proc, it is taken to run.
-fn alive(s: &Snapshot) -> bool {
+fn alive(s: &Snapshot, boot: Option<i64>) -> bool {
     let Some(pid) = meta(&s.job, "pid").and_then(|p| p.parse::<i64>().ok()) else { return true };
     let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
     // Field 22, start time in clock ticks (USER_HZ, 100 on Linux) since boot.
     let start_ticks = stat.rsplit_once(')').and_then(|(_, r)| r.split_whitespace().nth(19)?.parse::<i64>().ok());
-    let boot = std::fs::read_to_string("/proc/stat")
-        .ok()
-        .and_then(|t| t.lines().find_map(|l| l.strip_prefix("btime ")?.trim().parse::<i64>().ok()));
     match (start_ticks, boot) {
         (Some(t), Some(b)) => b + t / 100 <= s.job.start_time_sec + 2,
         _ => true,
     }
+}
+
+/// The boot time, seconds since the epoch (/proc/stat's `btime`).
+fn boot_time() -> Option<i64> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    stat.lines().find_map(|l| l.strip_prefix("btime ")?.trim().parse::<i64>().ok())
 }
 
 /// The log directories to look in: each as given, and for a dated tree

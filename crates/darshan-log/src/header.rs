@@ -207,22 +207,25 @@ impl Header {
     }
 
     fn validate(&self, file_size: u64) -> Result<()> {
-        let check = |region: &str, m: &RegionMap| -> Result<()> {
+        // The region's name is made only for an error: a header is parsed
+        // for every log a tool opens, and the live view parses one per
+        // process per interval.
+        let check = |region: &dyn Fn() -> String, m: &RegionMap| -> Result<()> {
             if m.len == 0 {
                 return Ok(());
             }
             match m.off.checked_add(m.len) {
                 Some(end) if end <= file_size => Ok(()),
-                _ => Err(LogError::BadRegion { region: region.to_string(), off: m.off, len: m.len, file_size }),
+                _ => Err(LogError::BadRegion { region: region(), off: m.off, len: m.len, file_size }),
             }
         };
-        check("job", &self.job_map)?;
+        check(&|| "job".into(), &self.job_map)?;
         if self.job_map.len == 0 {
             return Err(LogError::BadRegion { region: "job".into(), off: self.job_map.off, len: 0, file_size });
         }
-        check("name", &self.name_map)?;
+        check(&|| "name".into(), &self.name_map)?;
         for (i, m) in self.mod_map.iter().enumerate() {
-            check(&format!("module {} ({})", i, crate::modules::module_name(i)), m)?;
+            check(&|| format!("module {} ({})", i, crate::modules::module_name(i)), m)?;
         }
         Ok(())
     }
