@@ -256,7 +256,9 @@ fn a_killed_process_is_reported_ended_once() {
 }
 
 /// A 4-rank MPI job (Open MPI) watched while it runs: one job of four
-/// ranks, each rank's file under its rank, all writing.
+/// ranks, each rank's file under its rank, all writing; once the ranks
+/// end, the job's log (shared file reduced to one record) gives the job's
+/// last delta, and the job's deltas over all intervals add up to its log.
 #[test]
 fn an_mpi_job_is_one_job_of_four_ranks() {
     use common::mpi::*;
@@ -272,22 +274,43 @@ fn an_mpi_job_is_one_job_of_four_ranks() {
     let (mut child, _) = start_ready(&mut cmd);
     let mut t = Tracker::new(vec![d.join("logs")]);
     let mut seen = None;
+    let (mut bytes, mut writes, mut ends) = (0i64, 0i64, Vec::new());
+    let mut add = |iv: &darshan_live::Interval| {
+        for j in &iv.jobs {
+            bytes += j.delta.get("POSIX").map_or(0, |x| x.bytes_written);
+            writes += j.delta.get("POSIX").map_or(0, |x| x.writes);
+            if let Some(f) = &j.final_from {
+                ends.push((f.clone(), j.total.get("POSIX").map_or(0, |x| x.bytes_written)));
+            }
+        }
+    };
     while child.try_wait().unwrap().is_none() {
         let iv = t.interval(&find_files(&[d.join("mmap")], uid()));
+        add(&iv);
         if let Some(j) = iv.jobs.iter().find(|j| j.processes == 4) {
             let mut ranks = j.ranks.clone();
             ranks.sort();
-            let bytes = j.delta.get("POSIX").map_or(0, |x| x.bytes_written);
-            if bytes > 0 {
-                seen = Some((ranks, j.job_key.clone(), bytes));
+            let b = j.delta.get("POSIX").map_or(0, |x| x.bytes_written);
+            if b > 0 {
+                seen = Some((ranks, j.job_key.clone()));
             }
         }
         std::thread::sleep(std::time::Duration::from_millis(300));
     }
     assert!(child.wait().unwrap().success());
-    let (ranks, key, bytes) = seen.expect("the job seen with 4 processes writing");
+    for _ in 0..3 {
+        add(&t.interval(&find_files(&[d.join("mmap")], uid())));
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let (ranks, key) = seen.expect("the job seen with 4 processes writing");
     assert_eq!(ranks, [0, 1, 2, 3], "{key}");
-    assert!(bytes > 0);
     let log = darshan_log::LogFile::open(only_log(&d)).unwrap();
     assert_eq!(key, format!("id{}", log.job.jobid), "the job's key is the MPI job's id");
+    let recs = log.records(POSIX).unwrap();
+    assert!(recs.iter().any(|r| r.rank == -1), "the shared file is one reduced record");
+    let fin: (i64, i64) = (recs.iter().map(|r| r.counters[px::BYTES_WRITTEN]).sum(), recs.iter().map(|r| r.counters[px::WRITES]).sum());
+    assert_eq!(ends.len(), 1, "the job's log is read once: {ends:?}");
+    assert!(ends[0].0.starts_with("final log "), "{ends:?}");
+    assert_eq!(ends[0].1, fin.0, "the job's total is its log's");
+    assert_eq!((bytes, writes), fin, "the job's deltas add up to its log");
 }

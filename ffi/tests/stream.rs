@@ -170,30 +170,52 @@ fn prom_value(port: u16, query: &str) -> Option<f64> {
     v["data"]["result"][0]["value"][1].as_str()?.parse().ok()
 }
 
-#[test]
-fn prometheus_scrapes_figures_that_grow_and_end_at_the_final_log() {
-    let d = scratch("stream-prom");
-    let (metrics, web) = (free_port(), free_port());
-    let mut daemon = stream(&d, &["--prometheus", &format!("127.0.0.1:{metrics}")]);
+/// Debian's Prometheus scraping the daemon's `metrics` port every second,
+/// started and scraping once before this returns: (server, its web port).
+fn prometheus(d: &Path, metrics: u16) -> (Server, u16) {
+    let web = free_port();
     let cfg = d.join("prometheus.yml");
     std::fs::write(
         &cfg,
         format!("global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: darshan\n    static_configs:\n      - targets: ['127.0.0.1:{metrics}']\n"),
     )
     .unwrap();
-    let _prom = start(
+    let prom = start(
         Command::new("prometheus")
             .arg(format!("--config.file={}", cfg.display()))
             .arg(format!("--storage.tsdb.path={}", d.join("tsdb").display()))
             .arg(format!("--web.listen-address=127.0.0.1:{web}")),
         web,
     );
-    // Prometheus scrapes the daemon before the program starts.
     let until = Instant::now() + Duration::from_secs(60);
     while prom_value(web, "up{job=\"darshan\"}") != Some(1.0) {
         assert!(Instant::now() < until, "Prometheus never scraped the daemon");
         std::thread::sleep(Duration::from_millis(200));
     }
+    (prom, web)
+}
+
+/// Polls `query` until it answers `want` (at most 15 s): the last answer.
+fn prom_until(web: u16, query: &str, want: f64) -> Option<f64> {
+    let until = Instant::now() + Duration::from_secs(15);
+    let mut last = None;
+    while Instant::now() < until {
+        last = prom_value(web, query);
+        if last == Some(want) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    last
+}
+
+#[test]
+fn prometheus_scrapes_figures_that_grow_and_end_at_the_final_log() {
+    let d = scratch("stream-prom");
+    let metrics = free_port();
+    let mut daemon = stream(&d, &["--prometheus", &format!("127.0.0.1:{metrics}")]);
+    // Prometheus scrapes the daemon before the program starts.
+    let (_prom, web) = prometheus(&d, metrics);
     let q = "sum(darshan_bytes_written_total{job_key=\"slurm-9090.0\",module=\"POSIX\"})";
     let mut w = writer(&d, "9090", "4");
     let mut seen = Vec::new();
@@ -207,18 +229,114 @@ fn prometheus_scrapes_figures_that_grow_and_end_at_the_final_log() {
     }
     assert!(w.wait().unwrap().success());
     let (bytes, _) = final_posix(&d);
-    let until = Instant::now() + Duration::from_secs(15);
-    let mut last = None;
-    while Instant::now() < until {
-        last = prom_value(web, q);
-        if last == Some(bytes as f64) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(300));
-    }
+    let last = prom_until(web, q, bytes as f64);
     assert!(seen.len() >= 2 && seen.windows(2).all(|p| p[0] < p[1]), "grew while it ran: {seen:?}");
     assert_eq!(last, Some(bytes as f64), "the scraped total ends at the final log's bytes");
     let text = http_get(metrics, "/metrics");
     assert!(text.contains("# TYPE darshan_bytes_written_total counter") && text.contains("node=\"testnode\""), "{text}");
     assert!(sigterm(&mut daemon).success());
+}
+
+/// A 4-rank MPI job (Open MPI) through the daemon to both servers: one
+/// job id, four ranks, figures that grow while it runs, and job figures
+/// that end at the job's log (its shared file reduced to one record).
+#[test]
+fn an_mpi_job_reaches_nats_and_prometheus_as_one_job_of_four_ranks() {
+    use common::mpi::*;
+    let d = scratch("stream-mpi");
+    let (port, metrics) = (free_port(), free_port());
+    let _nats = start(Command::new("nats-server").args(["-a", "127.0.0.1", "-p", &port.to_string()]), port);
+    let stop = Arc::new(Mutex::new(false));
+    let sub = subscribe(port, stop.clone());
+    let mut daemon = stream(&d, &["--nats", &format!("nats://127.0.0.1:{port}"), "--prometheus", &format!("127.0.0.1:{metrics}")]);
+    let (_prom, web) = prometheus(&d, metrics);
+    let exe = mpicc(OpenMpi, "live_mpi", &d);
+    let env = [
+        ("LD_PRELOAD", lib().display().to_string()),
+        ("DARSHAN_LOGPATH", d.join("logs").display().to_string()),
+        ("DARSHAN_MMAP_LOGPATH", d.join("mmap").display().to_string()),
+    ];
+    let mut cmd = OpenMpi.launcher(&env);
+    cmd.arg(&exe).arg(d.join("data")).arg("4");
+    let (mut child, _) = start_ready(&mut cmd);
+    let q = "sum(darshan_bytes_written_total{module=\"POSIX\"})";
+    let (mut grew, mut running) = (Vec::new(), 0.0f64);
+    while child.try_wait().unwrap().is_none() {
+        if let Some(v) = prom_value(web, q) {
+            if grew.last() != Some(&v) {
+                grew.push(v);
+            }
+        }
+        running = running.max(prom_value(web, "sum(darshan_processes)").unwrap_or(0.0));
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    assert!(child.wait().unwrap().success());
+    let log = darshan_log::LogFile::open(only_log(&d)).unwrap();
+    let recs = log.records(POSIX).unwrap();
+    let bytes: i64 = recs.iter().map(|r| r.counters[px::BYTES_WRITTEN]).sum();
+    let last = prom_until(web, q, bytes as f64);
+    assert!(sigterm(&mut daemon).success());
+    std::thread::sleep(Duration::from_millis(300));
+    *stop.lock().unwrap() = true;
+    let msgs = sub.join().unwrap();
+
+    assert!(grew.len() >= 2 && grew.windows(2).all(|p| p[0] < p[1]), "grew while it ran: {grew:?}");
+    assert_eq!(running, 4.0, "four processes of the job ran on the node");
+    assert_eq!(last, Some(bytes as f64), "the scraped total ends at the job's log");
+    let key = format!("id{}", log.job.jobid);
+    let of = |kind: &str| -> Vec<&serde_json::Value> {
+        msgs.iter().filter(|(s, m)| s == &format!("darshan.live.{kind}") && m["job_key"] == key.as_str()).map(|(_, m)| m).collect()
+    };
+    let (procs, jobs) = (of("process"), of("job"));
+    let mut ranks: Vec<i64> = procs.iter().filter_map(|m| m["rank"].as_i64()).collect();
+    ranks.sort();
+    ranks.dedup();
+    assert_eq!(ranks, [0, 1, 2, 3]);
+    assert!(procs.iter().chain(&jobs).all(|m| m["job_id"].as_i64() == Some(log.job.jobid)), "one job id");
+    assert_eq!(procs.iter().filter(|m| m["ended"] == true).count(), 4, "each rank's end said once");
+    let posix = |m: &serde_json::Value| m["modules"]["POSIX"]["bytes_written"].as_i64().unwrap_or(0);
+    assert!(jobs.iter().filter(|m| posix(m) > 0).count() >= 3, "{} job messages", jobs.len());
+    assert_eq!(jobs.iter().map(|m| posix(m)).sum::<i64>(), bytes, "the job's messages add up to its log");
+}
+
+/// A process killed while it writes: its last state is published once,
+/// as ended, and nothing after; Prometheus's figures end at what its
+/// crash-safe file holds, with no process of the job left running.
+#[test]
+fn a_killed_process_is_published_once_then_ended() {
+    let d = scratch("stream-killed");
+    let (port, metrics) = (free_port(), free_port());
+    let _nats = start(Command::new("nats-server").args(["-a", "127.0.0.1", "-p", &port.to_string()]), port);
+    let stop = Arc::new(Mutex::new(false));
+    let sub = subscribe(port, stop.clone());
+    let mut daemon = stream(&d, &["--nats", &format!("nats://127.0.0.1:{port}"), "--prometheus", &format!("127.0.0.1:{metrics}")]);
+    let (_prom, web) = prometheus(&d, metrics);
+    let mut w = writer(&d, "7070", "60");
+    std::thread::sleep(Duration::from_millis(1500));
+    w.kill().unwrap();
+    w.wait().unwrap();
+    let files = darshan_live::find_files(&[d.join("mmap")], darshan_live::find::my_uid());
+    assert_eq!(files.len(), 1, "the killed process's file stays");
+    let held = darshan_live::snapshot::take(&files[0], None).unwrap();
+    let bytes: i64 = held.modules[&POSIX].iter().map(|r| r.counters[px::BYTES_WRITTEN]).sum();
+    let q = "sum(darshan_bytes_written_total{job_key=\"slurm-7070.0\",module=\"POSIX\"})";
+    let last = prom_until(web, q, bytes as f64);
+    // The end is known once /proc says the process is gone (docs/live.md).
+    let running = prom_until(web, "sum(darshan_processes{job_key=\"slurm-7070.0\"})", 0.0);
+    // Intervals go by after the end was said: nothing more is published.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(sigterm(&mut daemon).success());
+    std::thread::sleep(Duration::from_millis(300));
+    *stop.lock().unwrap() = true;
+    let msgs = sub.join().unwrap();
+
+    assert!(bytes > 0);
+    assert_eq!(last, Some(bytes as f64), "the scraped total ends at the crash-safe file's bytes");
+    assert_eq!(running, Some(0.0), "no process of the job runs");
+    let procs: Vec<&serde_json::Value> =
+        msgs.iter().filter(|(s, m)| s == "darshan.live.process" && m["job_key"] == "slurm-7070.0").map(|(_, m)| m).collect();
+    let ended: Vec<usize> = procs.iter().enumerate().filter(|(_, m)| m["ended"] == true).map(|(i, _)| i).collect();
+    assert_eq!(ended, [procs.len() - 1], "its end is said once, last: {} messages", procs.len());
+    let posix = |m: &serde_json::Value| m["modules"]["POSIX"]["bytes_written"].as_i64().unwrap_or(0);
+    assert_eq!(procs.iter().map(|m| posix(m)).sum::<i64>(), bytes, "its messages add up to its last state");
 }

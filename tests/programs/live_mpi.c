@@ -1,5 +1,6 @@
 /* An MPI job for the live view's tests: every rank writes 4 KiB blocks to
- * its own file every 50 us for <seconds>; rank 0 prints "ready" once every
+ * its own file and one to its part of a file all ranks share every 50 us
+ * for <seconds>; rank 0 prints "ready" once every
  * rank has written.
  * usage: live_mpi <dir> <seconds> */
 #include <fcntl.h>
@@ -19,6 +20,9 @@ int main(int argc, char **argv) {
     snprintf(path, sizeof path, "%s/rank%d", argv[1], rank);
     int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
     if (fd < 0 || pwrite(fd, buf, sizeof buf, 0) != sizeof buf) MPI_Abort(MPI_COMM_WORLD, 1);
+    snprintf(path, sizeof path, "%s/shared", argv[1]);
+    int shared = open(path, O_CREAT | O_WRONLY, 0644);
+    if (shared < 0) MPI_Abort(MPI_COMM_WORLD, 1);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
         printf("ready\n");
@@ -27,9 +31,11 @@ int main(int argc, char **argv) {
     double until = MPI_Wtime() + atof(argv[2]);
     for (long i = 1; MPI_Wtime() < until; i++) {
         if (pwrite(fd, buf, sizeof buf, (off_t)((i % 256) * 4096)) != sizeof buf) MPI_Abort(MPI_COMM_WORLD, 1);
+        if (pwrite(shared, buf, sizeof buf, (off_t)rank * 4096) != sizeof buf) MPI_Abort(MPI_COMM_WORLD, 1);
         usleep(50);
     }
     close(fd);
+    close(shared);
     MPI_Finalize();
     return 0;
 }

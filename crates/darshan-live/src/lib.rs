@@ -8,6 +8,7 @@
 //! interval (counted), never read torn.
 #![forbid(unsafe_code)]
 
+pub mod final_log;
 pub mod find;
 pub mod snapshot;
 pub mod stream;

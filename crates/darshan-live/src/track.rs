@@ -13,10 +13,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use darshan_log::modules::{self, module_name};
-use darshan_log::{Job, LogFile, Record};
+use darshan_log::{Job, Record};
 use darshan_report::layout::Layout;
 use serde::Serialize;
 
+use crate::final_log::{find_log, JobEnd, MpiJob, MPI_LOG_WAIT};
 use crate::snapshot::{take, LiveError, Snapshot};
 
 /// What a module's records add up to.
@@ -193,6 +194,10 @@ pub struct JobView {
     pub ranks: Vec<i64>,
     pub delta: BTreeMap<String, Totals>,
     pub total: BTreeMap<String, Totals>,
+    /// An MPI job whose every rank ran here, once they all ended: "final
+    /// log PATH" (its `delta` then holds what the log adds to the ranks'
+    /// last snapshots, its `total` the log's figures).
+    pub final_from: Option<String>,
 }
 
 /// One interval.
@@ -213,6 +218,8 @@ pub struct Interval {
 struct Seen {
     /// When /proc was last asked whether its process runs.
     asked: f64,
+    key: String,
+    rank: i64,
     snap: Snapshot,
     by_mod: BTreeMap<usize, Totals>,
     by_file: HashMap<String, Totals>,
@@ -228,6 +235,8 @@ pub struct Tracker {
     last: f64,
     /// The boot time (/proc/stat's btime), read once.
     boot: Option<Option<i64>>,
+    /// MPI jobs with a rank seen here, until their log is read or given up.
+    mpi: HashMap<String, MpiJob>,
 }
 
 fn mod_names(m: &BTreeMap<usize, Totals>) -> BTreeMap<String, Totals> {
@@ -247,7 +256,7 @@ fn rank_of(s: &Snapshot) -> i64 {
 
 impl Tracker {
     pub fn new(log_dirs: Vec<PathBuf>) -> Tracker {
-        Tracker { seen: HashMap::new(), killed: Default::default(), log_dirs, last: 0.0, boot: None }
+        Tracker { seen: HashMap::new(), killed: Default::default(), log_dirs, last: 0.0, boot: None, mpi: HashMap::new() }
     }
 
     /// Read `files` (the crash-safe files found now) and report the
@@ -307,9 +316,16 @@ impl Tracker {
                     (delta, by_mod, by_file)
                 }
             };
-            processes.push(view(&snap, &delta, &by_mod, false, None));
+            let (key, rank) = match prev {
+                Some(p) => (p.key.clone(), p.rank),
+                None => (darshan_util::job_inputs::job_key(&snap.job), rank_of(&snap)),
+            };
+            if snap.job.nprocs > 1 {
+                self.mpi.entry(key.clone()).or_insert_with(|| MpiJob::new(&snap.job)).saw(rank, &snap.job);
+            }
+            processes.push(view(&snap, &key, rank, &delta, &by_mod, false, None));
             let asked = prev.map_or(now, |p| p.asked);
-            self.seen.insert(f.clone(), Seen { asked, snap, by_mod, by_file });
+            self.seen.insert(f.clone(), Seen { asked, key, rank, snap, by_mod, by_file });
         }
         // Files gone since the last interval: their processes ended.
         let gone: Vec<PathBuf> = self.seen.keys().filter(|p| !present.contains(p) || dead.contains(*p)).cloned().collect();
@@ -331,10 +347,14 @@ impl Tracker {
                 }
             };
             let delta = minus_map(&fin, &s.by_mod);
-            processes.push(view(&s.snap, &delta, &fin, true, Some(from)));
+            if let Some(j) = self.mpi.get_mut(&s.key) {
+                j.end(s.rank, &fin);
+            }
+            processes.push(view(&s.snap, &s.key, s.rank, &delta, &fin, true, Some(from)));
         }
+        let ends = self.mpi_jobs_ended(now);
         processes.sort_by(|a, b| (&a.job_key, a.rank, &a.file).cmp(&(&b.job_key, b.rank, &b.file)));
-        let jobs = jobs_of(&processes);
+        let jobs = jobs_of(&processes, ends);
         let mut busiest: Vec<(String, i64, i64)> =
             files_delta.into_iter().filter(|(_, t)| t.bytes_read != 0 || t.bytes_written != 0).map(|(n, t)| (n, t.bytes_read, t.bytes_written)).collect();
         busiest.sort_by(|a, b| (b.1.saturating_add(b.2)).cmp(&a.1.saturating_add(a.2)).then(a.0.cmp(&b.0)));
@@ -342,38 +362,53 @@ impl Tracker {
         Interval { at: now, seconds, processes, jobs, busiest, stale_modules }
     }
 
-    /// The final log of an ended process: a log in the log directories
-    /// (today's and yesterday's in a dated tree) with the same job id,
-    /// start time and command line. An MPI job's log is its ranks' together:
-    /// a process of such a job has none of its own (None).
+    /// MPI jobs done with: those whose every rank ran here and ended get
+    /// their log's figures (once it is found, or never after
+    /// [`MPI_LOG_WAIT`]); those with ranks elsewhere are forgotten once
+    /// none of their ranks here runs.
+    fn mpi_jobs_ended(&mut self, now: f64) -> Vec<JobEnd> {
+        let running: HashSet<&str> = self.seen.values().map(|s| s.key.as_str()).collect();
+        let mut ends = Vec::new();
+        let mut done = Vec::new();
+        for (key, j) in &mut self.mpi {
+            if !j.whole_and_ended() {
+                if !running.contains(key.as_str()) {
+                    done.push(key.clone());
+                }
+                continue;
+            }
+            let since = *j.all_ended_at.get_or_insert(now);
+            if let Some((path, mods)) = j.log(&self.log_dirs) {
+                let (total, _) = sums(mods.iter().map(|(&k, v)| (k, v.as_slice())), &|_| String::new());
+                let delta = minus_map(&total, &j.last);
+                ends.push(JobEnd {
+                    job_key: key.clone(),
+                    jobid: j.jobid,
+                    uid: j.uid,
+                    exe: String::from_utf8_lossy(&j.exe).into_owned(),
+                    delta,
+                    total,
+                    from: format!("final log {}", path.display()),
+                });
+                done.push(key.clone());
+            } else if now - since > MPI_LOG_WAIT {
+                done.push(key.clone());
+            }
+        }
+        for k in done {
+            self.mpi.remove(&k);
+        }
+        ends
+    }
+
+    /// The final log of an ended process that is not an MPI rank (an MPI
+    /// job's log is its ranks' together: see [`crate::final_log::MpiJob`]).
     fn final_log(&self, s: &Snapshot) -> Option<(PathBuf, BTreeMap<usize, Vec<Record>>)> {
         if s.job.nprocs > 1 {
             return None;
         }
-        let tag = format!("_id{}", s.job.jobid);
-        for d in candidate_dirs(&self.log_dirs) {
-            let Ok(rd) = std::fs::read_dir(&d) else { continue };
-            for e in rd.flatten() {
-                let p = e.path();
-                let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                if !name.contains(&tag) || !name.ends_with(".darshan") || name.contains("_mmap-log-") {
-                    continue;
-                }
-                let Ok(log) = LogFile::open(&p) else { continue };
-                let j = &log.job;
-                if (j.start_time_sec, j.start_time_nsec, j.exe()) != (s.job.start_time_sec, s.job.start_time_nsec, s.job.exe()) {
-                    continue;
-                }
-                let mut mods = BTreeMap::new();
-                for m in log.modules_present() {
-                    if let Ok(r) = log.records(m) {
-                        mods.insert(m, r);
-                    }
-                }
-                return Some((p, mods));
-            }
-        }
-        None
+        let want = (s.job.start_time_sec, s.job.start_time_nsec, s.job.exe());
+        find_log(&self.log_dirs, s.job.jobid, &|j| (j.start_time_sec, j.start_time_nsec, j.exe()) == want)
     }
 }
 
@@ -399,34 +434,6 @@ fn boot_time() -> Option<i64> {
     stat.lines().find_map(|l| l.strip_prefix("btime ")?.trim().parse::<i64>().ok())
 }
 
-/// The log directories to look in: each as given, and for a dated tree
-/// (`<dir>/YYYY/M/D`) today's and yesterday's directories.
-fn candidate_dirs(dirs: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
-    for d in dirs {
-        out.push(d.clone());
-        for back in [0, 86400] {
-            let (y, m, day) = civil(now - back);
-            out.push(d.join(format!("{y}/{m}/{day}")));
-        }
-    }
-    out
-}
-
-/// (year, month, day) of a Unix time in UTC (Howard Hinnant's algorithm).
-fn civil(t: i64) -> (i64, i64, i64) {
-    let z = t.div_euclid(86400) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
 fn minus_map(a: &BTreeMap<usize, Totals>, b: &BTreeMap<usize, Totals>) -> BTreeMap<usize, Totals> {
     a.iter().map(|(k, v)| (*k, v.minus(&b.get(k).copied().unwrap_or_default()))).collect()
 }
@@ -435,14 +442,22 @@ fn minus_files(a: &HashMap<String, Totals>, b: &HashMap<String, Totals>) -> Hash
     a.iter().map(|(k, v)| (k.clone(), v.minus(&b.get(k).copied().unwrap_or_default()))).collect()
 }
 
-fn view(s: &Snapshot, delta: &BTreeMap<usize, Totals>, total: &BTreeMap<usize, Totals>, ended: bool, from: Option<String>) -> ProcessView {
+fn view(
+    s: &Snapshot,
+    job_key: &str,
+    rank: i64,
+    delta: &BTreeMap<usize, Totals>,
+    total: &BTreeMap<usize, Totals>,
+    ended: bool,
+    from: Option<String>,
+) -> ProcessView {
     ProcessView {
         file: s.path.display().to_string(),
         uid: s.job.uid,
         exe: String::from_utf8_lossy(s.job.exe()).into_owned(),
         jobid: s.job.jobid,
-        job_key: darshan_util::job_inputs::job_key(&s.job),
-        rank: rank_of(s),
+        job_key: job_key.to_string(),
+        rank,
         delta: mod_names(delta),
         total: mod_names(total),
         stale: s.stale.iter().map(|m| module_name(*m).to_string()).collect(),
@@ -451,19 +466,21 @@ fn view(s: &Snapshot, delta: &BTreeMap<usize, Totals>, total: &BTreeMap<usize, T
     }
 }
 
-fn jobs_of(procs: &[ProcessView]) -> Vec<JobView> {
+fn jobs_of(procs: &[ProcessView], ends: Vec<JobEnd>) -> Vec<JobView> {
     let mut jobs: BTreeMap<String, JobView> = BTreeMap::new();
+    let new = |key: &str, jobid: i64, uid: i64, exe: &str| JobView {
+        job_key: key.to_string(),
+        jobid,
+        uid,
+        exe: exe.to_string(),
+        processes: 0,
+        ranks: Vec::new(),
+        delta: BTreeMap::new(),
+        total: BTreeMap::new(),
+        final_from: None,
+    };
     for p in procs {
-        let j = jobs.entry(p.job_key.clone()).or_insert_with(|| JobView {
-            job_key: p.job_key.clone(),
-            jobid: p.jobid,
-            uid: p.uid,
-            exe: p.exe.clone(),
-            processes: 0,
-            ranks: Vec::new(),
-            delta: BTreeMap::new(),
-            total: BTreeMap::new(),
-        });
+        let j = jobs.entry(p.job_key.clone()).or_insert_with(|| new(&p.job_key, p.jobid, p.uid, &p.exe));
         j.processes += 1;
         if !j.ranks.contains(&p.rank) {
             j.ranks.push(p.rank);
@@ -474,6 +491,16 @@ fn jobs_of(procs: &[ProcessView]) -> Vec<JobView> {
         for (m, t) in &p.total {
             j.total.entry(m.clone()).or_default().add(t);
         }
+    }
+    // An MPI job's log: what it adds is this interval's, its figures the
+    // job's total (its ranks may have ended in an earlier interval).
+    for e in ends {
+        let j = jobs.entry(e.job_key.clone()).or_insert_with(|| new(&e.job_key, e.jobid, e.uid, &e.exe));
+        for (m, t) in &e.delta {
+            j.delta.entry(module_name(*m).to_string()).or_default().add(t);
+        }
+        j.total = mod_names(&e.total);
+        j.final_from = Some(e.from);
     }
     jobs.into_values().collect()
 }
