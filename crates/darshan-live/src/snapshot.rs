@@ -62,6 +62,8 @@ pub struct Snapshot {
     maps: [RegionMap; MAX_MODS],
     /// HEATMAP, when it was copied with every word quiet: those words.
     quiet: BTreeMap<usize, [u64; MAX_MODS]>,
+    /// The job area as read (to its last byte not zero, the words left out).
+    job_area: Arc<[u8]>,
     name_map: RegionMap,
 }
 
@@ -109,6 +111,14 @@ impl Reader<'_> {
         // against its size), so its length is bounded by the file's.
         self.bytes(m.off, m.len as usize)
     }
+}
+
+/// The job area of a file's first bytes, to its last byte that is not
+/// zero (the sequence words at its end left out).
+fn job_area(head: &[u8]) -> &[u8] {
+    let area = &head[HEADER_SIZE.min(head.len())..LIVE_OFF.min(head.len())];
+    let end = area.iter().rposition(|&b| b != 0).map_or(0, |k| k + 1);
+    &area[..end]
 }
 
 fn module_regions(h: &Header) -> Vec<(usize, RegionMap)> {
@@ -167,6 +177,19 @@ fn take_with(path: &Path, previous: Option<&Snapshot>, reuse: bool) -> Result<Sn
     // The first reading before the copies; a retry reads afresh (after
     // its back-off), then the reading after the copies closes each try.
     let (mut header, mut s1, mut head) = r.head()?;
+    // Nothing moved since the previous snapshot (every module's word and
+    // region, the names and the job area as then): it is the snapshot now.
+    // One reading is enough: records unmoved at this reading are the ones
+    // copied before.
+    if let Some(p) = previous.filter(|_| reuse) {
+        let all_unmoved = (0..MAX_MODS).all(|m| {
+            let map = header.mod_map[m];
+            if map.len == 0 { !p.modules.contains_key(&m) } else { unmoved(previous, m, map, &s1) }
+        });
+        if all_unmoved && p.stale.is_empty() && p.name_map == header.name_map && *p.job_area == *job_area(&head) {
+            return Ok(Snapshot { at, copied: Vec::new(), retries: 0, ..p.clone() });
+        }
+    }
     for attempt in 0..TRIES {
         if attempt > 0 {
             (header, s1, _) = r.head()?;
@@ -215,6 +238,7 @@ fn take_with(path: &Path, previous: Option<&Snapshot>, reuse: bool) -> Result<Sn
     // crash-safe file is mostly room to grow: its regions sit megabytes
     // apart).
     let names_same = reuse && previous.is_some_and(|p| p.name_map == header.name_map);
+    let area: Arc<[u8]> = job_area(&head).into();
     let mut image = head;
     let mut h = header.clone();
     h.name_map = if names_same || header.name_map.len == 0 {
@@ -271,6 +295,7 @@ fn take_with(path: &Path, previous: Option<&Snapshot>, reuse: bool) -> Result<Sn
         words: [0; MAX_MODS],
         maps: [RegionMap::default(); MAX_MODS],
         quiet: quiet_at,
+        job_area: area,
         name_map: header.name_map,
     };
     for (&m, (map, word, bytes)) in &taken {
