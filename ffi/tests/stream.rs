@@ -340,3 +340,52 @@ fn a_killed_process_is_published_once_then_ended() {
     let posix = |m: &serde_json::Value| m["modules"]["POSIX"]["bytes_written"].as_i64().unwrap_or(0);
     assert_eq!(procs.iter().map(|m| posix(m)).sum::<i64>(), bytes, "its messages add up to its last state");
 }
+
+/// A figure of the daemon's own in its /metrics text.
+fn own_metric(port: u16, name: &str) -> Option<f64> {
+    http_get(port, "/metrics").lines().find(|l| l.starts_with(&format!("{name}{{")))?.rsplit(' ').next()?.parse().ok()
+}
+
+/// The NATS server goes away while a program writes: the daemon goes on
+/// reading (its intervals keep counting, its metrics keep answering),
+/// drops what the client cannot hold and counts it, and when a server is
+/// back on the same address the client reconnects by itself and messages
+/// flow again.
+#[test]
+fn while_nats_is_away_messages_are_dropped_and_counted_then_it_reconnects() {
+    let d = scratch("stream-away");
+    let (port, metrics) = (free_port(), free_port());
+    let nats = start(Command::new("nats-server").args(["-a", "127.0.0.1", "-p", &port.to_string()]), port);
+    let mut daemon = stream(
+        &d,
+        &["--nats", &format!("nats://127.0.0.1:{port}"), "--max-pending", "2", "--prometheus", &format!("127.0.0.1:{metrics}")],
+    );
+    let mut w = writer(&d, "6060", "12");
+    std::thread::sleep(Duration::from_millis(1000));
+    let sent_before = own_metric(metrics, "darshan_stream_messages_total").unwrap_or(0.0);
+    drop(nats);
+    let t0 = Instant::now();
+    let i0 = own_metric(metrics, "darshan_stream_intervals_total").expect("the daemon answers");
+    std::thread::sleep(Duration::from_millis(3000));
+    let i1 = own_metric(metrics, "darshan_stream_intervals_total").expect("the daemon answers while the server is away");
+    let dropped = own_metric(metrics, "darshan_stream_dropped_total").unwrap_or(0.0);
+    let elapsed = t0.elapsed().as_secs_f64();
+    // The server is back: a subscriber on it gets the daemon's messages.
+    let _nats = start(Command::new("nats-server").args(["-a", "127.0.0.1", "-p", &port.to_string()]), port);
+    let stop = Arc::new(Mutex::new(false));
+    let sub = subscribe(port, stop.clone());
+    assert!(w.wait().unwrap().success());
+    std::thread::sleep(Duration::from_millis(1000));
+    assert!(sigterm(&mut daemon).success(), "darshan-stream exits cleanly on SIGTERM");
+    std::thread::sleep(Duration::from_millis(300));
+    *stop.lock().unwrap() = true;
+    let msgs = sub.join().unwrap();
+
+    assert!(sent_before > 0.0, "messages went out while the server was up");
+    // 0.3 s intervals: about 10 in 3 s; a daemon waiting on the server would count few.
+    assert!(i1 - i0 >= (elapsed / 0.3 * 0.6).floor(), "{} intervals in {elapsed:.1} s while the server was away", i1 - i0);
+    assert!(dropped > 0.0, "what the client could not hold was dropped and counted");
+    let after: Vec<_> = msgs.iter().filter(|(_, m)| m["job_key"] == "slurm-6060.0").collect();
+    assert!(after.len() >= 3, "messages flow again after the reconnect: {}", after.len());
+    assert!(after.iter().any(|(_, m)| m["ended"] == true), "its end reaches the new server");
+}
