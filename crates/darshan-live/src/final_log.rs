@@ -16,7 +16,9 @@ pub fn find_log(dirs: &[PathBuf], jobid: i64, fits: &dyn Fn(&Job) -> bool) -> Op
     let tag = format!("_id{jobid}");
     for d in candidate_dirs(dirs) {
         let Ok(rd) = std::fs::read_dir(&d) else { continue };
-        for e in rd.flatten() {
+        // Regular files only, never through a link: a FIFO named like a
+        // log would make the reader wait for ever.
+        for e in rd.flatten().filter(|e| e.file_type().is_ok_and(|t| t.is_file())) {
             let p = e.path();
             let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
             if !name.contains(&tag) || !name.ends_with(".darshan") || name.contains("_mmap-log-") {

@@ -32,6 +32,31 @@ pub enum LiveError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("{}: not a crash-safe Darshan file: {source}", path.display())]
     Log { path: PathBuf, source: darshan_log::LogError },
+    #[error("{}: not a regular file", path.display())]
+    NotAFile { path: PathBuf },
+    #[error("{}: its records take {bytes} bytes, more than the {MAX_FILE_BYTES} a snapshot reads", path.display())]
+    TooLarge { path: PathBuf, bytes: u64 },
+}
+
+/// The most a snapshot reads of one file. A root daemon reads every
+/// user's files: a file claiming terabytes of records (a sparse file
+/// costs its maker nothing) must not make it allocate them. A process
+/// with more than 256 MiB of records (64 times the runtime's default
+/// room per module) is not watched live; its log is not affected.
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
+
+/// Opens a crash-safe file to read: never through a symbolic link, never
+/// waiting (a FIFO put in its place between listing and opening), and
+/// only a regular file.
+fn open(path: &Path) -> Result<(File, u64), LiveError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let io = |e| LiveError::Io { path: path.to_path_buf(), source: e };
+    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(LiveError::NotAFile { path: path.to_path_buf() });
+    }
+    Ok((file, meta.len()))
 }
 
 /// Tries per snapshot for a module whose lock was held while it was read.
@@ -83,6 +108,8 @@ struct Reader<'a> {
     file: File,
     path: &'a Path,
     size: u64,
+    /// Bytes of regions this snapshot may still read.
+    budget: std::cell::Cell<u64>,
 }
 
 impl Reader<'_> {
@@ -108,7 +135,14 @@ impl Reader<'_> {
 
     fn region(&self, m: RegionMap) -> Result<Vec<u8>, LiveError> {
         // A region never reaches past the file (the header was checked
-        // against its size), so its length is bounded by the file's.
+        // against its size), and all a snapshot reads of regions stays
+        // within MAX_FILE_BYTES (the file may say anything, and change
+        // between readings).
+        let left = self.budget.get();
+        if m.len > left {
+            return Err(LiveError::TooLarge { path: self.path.to_path_buf(), bytes: m.len });
+        }
+        self.budget.set(left - m.len);
         self.bytes(m.off, m.len as usize)
     }
 }
@@ -164,9 +198,11 @@ pub fn take(path: &Path, previous: Option<&Snapshot>) -> Result<Snapshot, LiveEr
 }
 
 fn take_with(path: &Path, previous: Option<&Snapshot>, reuse: bool) -> Result<Snapshot, LiveError> {
-    let file = File::open(path).map_err(|e| LiveError::Io { path: path.to_path_buf(), source: e })?;
-    let size = file.metadata().map_err(|e| LiveError::Io { path: path.to_path_buf(), source: e })?.len();
-    let r = Reader { file, path, size };
+    let (file, size) = open(path)?;
+    // A module without a word is read twice (two equal copies), and a
+    // busy one again at a retry: twice the limit in all, then the
+    // snapshot gives up (the file is skipped this interval).
+    let r = Reader { file, path, size, budget: std::cell::Cell::new(2 * MAX_FILE_BYTES) };
     let at = now();
     let mut retries = 0;
     // Per module: its region's bytes once read whole (None: unmoved since
@@ -177,6 +213,10 @@ fn take_with(path: &Path, previous: Option<&Snapshot>, reuse: bool) -> Result<Sn
     // The first reading before the copies; a retry reads afresh (after
     // its back-off), then the reading after the copies closes each try.
     let (mut header, mut s1, mut head) = r.head()?;
+    let claimed = header.mod_map.iter().chain([&header.name_map]).fold(0u64, |a, m| a.saturating_add(m.len));
+    if claimed > MAX_FILE_BYTES {
+        return Err(LiveError::TooLarge { path: path.to_path_buf(), bytes: claimed });
+    }
     // Nothing moved since the previous snapshot (every module's word and
     // region, the names and the job area as then): it is the snapshot now.
     // One reading is enough: records unmoved at this reading are the ones

@@ -296,7 +296,9 @@ impl Tracker {
             let prev = self.seen.get(f);
             let snap = match take(f, prev.map(|p| &p.snap)) {
                 Ok(s) => s,
-                Err(LiveError::Io { .. } | LiveError::Log { .. }) => continue,
+                // Being made, gone between listing and reading, not a
+                // regular file, or too large to read: skipped this time.
+                Err(_) => continue,
             };
             stale_modules += snap.stale.len();
             let (delta, by_mod, by_file) = match prev {
