@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use darshan_log::{Job, LogFile, Record};
 
-use crate::track::Totals;
+use crate::totals::Totals;
 
 /// A log in `dirs` (each flat, or a dated tree: today's and yesterday's
 /// directories) named with job id `jobid` whose job record `fits`, with

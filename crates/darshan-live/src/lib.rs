@@ -12,6 +12,7 @@ pub mod final_log;
 pub mod find;
 pub mod snapshot;
 pub mod stream;
+pub mod totals;
 pub mod track;
 pub mod view;
 
