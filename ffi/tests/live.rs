@@ -70,10 +70,13 @@ fn a_followed_file_is_copied_only_where_it_moved() {
     // HEATMAP has no word of its own: its bins move under POSIX's lock.
     let heat = |s: &darshan_live::Snapshot| -> i64 {
         let recs = s.modules.get(&darshan_log::modules::HEATMAP);
-        recs.into_iter().flat_map(|v| v.iter()).map(|r| match &r.extra {
-            darshan_log::Extra::Heatmap { write_bins, .. } => write_bins.iter().sum::<i64>(),
-            _ => 0,
-        }).sum()
+        recs.into_iter()
+            .flat_map(|v| v.iter())
+            .map(|r| match &r.extra {
+                darshan_log::Extra::Heatmap { write_bins, .. } => write_bins.iter().sum::<i64>(),
+                _ => 0,
+            })
+            .sum()
     };
     let (mut copies, mut grew, mut heat_grew, mut bad) = (0, 0, 0, Vec::new());
     let until = std::time::Instant::now() + std::time::Duration::from_millis(1300);
@@ -100,7 +103,10 @@ fn a_followed_file_is_copied_only_where_it_moved() {
     let idle = snapshot::take(&file(), Some(&before)).unwrap();
     let fresh = snapshot::take(&file(), None).unwrap();
     assert!(idle.copied.is_empty() && idle.same_as_before(), "copied while idle: {:?}", idle.copied);
-    assert!(std::sync::Arc::ptr_eq(&idle.modules[&POSIX], &before.modules[&POSIX]), "the idle module's records are shared");
+    assert!(
+        std::sync::Arc::ptr_eq(&idle.modules[&POSIX], &before.modules[&POSIX]),
+        "the idle module's records are shared"
+    );
     assert_eq!(idle.modules.keys().collect::<Vec<_>>(), fresh.modules.keys().collect::<Vec<_>>());
     for (m, recs) in &fresh.modules {
         assert_eq!(**recs, *idle.modules[m], "module {m}: the shared records are the file's");
@@ -162,7 +168,12 @@ fn darshan_top_once_json_shows_the_running_job() {
     let exe = compile("live_writer", &d, &["-pthread"]);
     let data = d.join("data/shared").to_path_buf();
     let mut cmd = instrumented(&exe, &d);
-    cmd.arg(&data).args(["2", "3", "50"]).env("SLURM_JOB_ID", "31337").env("SLURM_STEP_ID", "2").env("SLURM_PROCID", "5").env("SLURM_NTASKS", "8");
+    cmd.arg(&data)
+        .args(["2", "3", "50"])
+        .env("SLURM_JOB_ID", "31337")
+        .env("SLURM_STEP_ID", "2")
+        .env("SLURM_PROCID", "5")
+        .env("SLURM_NTASKS", "8");
     let (mut child, _) = start_ready(&mut cmd);
     let o = output(
         std::process::Command::new(built("darshan-top"))
@@ -172,7 +183,10 @@ fn darshan_top_once_json_shows_the_running_job() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let job = &s["jobs"][0];
-    assert_eq!((job["job_key"].as_str(), job["jobid"].as_i64(), job["processes"].as_i64()), (Some("slurm-31337.2"), Some(31337), Some(1)));
+    assert_eq!(
+        (job["job_key"].as_str(), job["jobid"].as_i64(), job["processes"].as_i64()),
+        (Some("slurm-31337.2"), Some(31337), Some(1))
+    );
     let p = &s["processes"][0];
     assert_eq!(p["rank"].as_i64(), Some(5));
     let total = &p["total"]["POSIX"];
@@ -192,7 +206,12 @@ fn darshan_top_draws_in_a_terminal() {
     let exe = compile("live_writer", &d, &["-pthread"]);
     let data = d.join("data/shared").to_path_buf();
     let mut cmd = instrumented(&exe, &d);
-    cmd.arg(&data).args(["2", "4", "50"]).env("SLURM_JOB_ID", "4711").env("SLURM_STEP_ID", "0").env("SLURM_PROCID", "0").env("SLURM_NTASKS", "1");
+    cmd.arg(&data)
+        .args(["2", "4", "50"])
+        .env("SLURM_JOB_ID", "4711")
+        .env("SLURM_STEP_ID", "0")
+        .env("SLURM_PROCID", "0")
+        .env("SLURM_NTASKS", "1");
     let (mut child, _) = start_ready(&mut cmd);
     let session = format!("darshan-top-{}", std::process::id());
     let top = format!("{} --interval 0.5 --dir {}", built("darshan-top").display(), d.join("mmap").display());
@@ -308,7 +327,8 @@ fn an_mpi_job_is_one_job_of_four_ranks() {
     assert_eq!(key, format!("id{}", log.job.jobid), "the job's key is the MPI job's id");
     let recs = log.records(POSIX).unwrap();
     assert!(recs.iter().any(|r| r.rank == -1), "the shared file is one reduced record");
-    let fin: (i64, i64) = (recs.iter().map(|r| r.counters[px::BYTES_WRITTEN]).sum(), recs.iter().map(|r| r.counters[px::WRITES]).sum());
+    let fin: (i64, i64) =
+        (recs.iter().map(|r| r.counters[px::BYTES_WRITTEN]).sum(), recs.iter().map(|r| r.counters[px::WRITES]).sum());
     assert_eq!(ends.len(), 1, "the job's log is read once: {ends:?}");
     assert!(ends[0].0.starts_with("final log "), "{ends:?}");
     assert_eq!(ends[0].1, fin.0, "the job's total is its log's");

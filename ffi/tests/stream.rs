@@ -134,15 +134,21 @@ fn nats_messages_grow_while_it_runs_and_add_up_to_the_final_log() {
     std::thread::sleep(Duration::from_millis(300));
     *stop.lock().unwrap() = true;
     let msgs = sub.join().unwrap();
-    let procs: Vec<&serde_json::Value> =
-        msgs.iter().filter(|(s, m)| s == "darshan.live.process" && m["job_key"] == "slurm-8080.0").map(|(_, m)| m).collect();
+    let procs: Vec<&serde_json::Value> = msgs
+        .iter()
+        .filter(|(s, m)| s == "darshan.live.process" && m["job_key"] == "slurm-8080.0")
+        .map(|(_, m)| m)
+        .collect();
     let bytes = |m: &serde_json::Value| m["modules"]["POSIX"]["bytes_written"].as_i64().unwrap_or(0);
     let during = procs.iter().filter(|m| m["ended"] == false && bytes(m) > 0).count();
     assert!(during >= 3, "the figures grew while it ran: {during} messages of {}", procs.len());
     let ended: Vec<_> = procs.iter().filter(|m| m["ended"] == true).collect();
     assert_eq!(ended.len(), 1, "its end is said once");
     let m = procs[0];
-    assert_eq!((m["rank"].as_i64(), m["job_id"].as_i64(), m["ProducerName"].as_str()), (Some(2), Some(8080), Some("testnode")));
+    assert_eq!(
+        (m["rank"].as_i64(), m["job_id"].as_i64(), m["ProducerName"].as_str()),
+        (Some(2), Some(8080), Some("testnode"))
+    );
     assert_eq!((m["file"].as_str(), m["schema"].as_str()), (Some("N/A"), Some("darshan_live")));
     let writes: i64 = procs.iter().map(|m| m["modules"]["POSIX"]["writes"].as_i64().unwrap_or(0)).sum();
     assert_eq!((procs.iter().map(|m| bytes(m)).sum::<i64>(), writes), final_posix(&d));
@@ -160,7 +166,15 @@ fn http_get(port: u16, path: &str) -> String {
 }
 
 fn encode(q: &str) -> String {
-    q.bytes().map(|b| if b.is_ascii_alphanumeric() || b"_-.".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
+    q.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"_-.".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
 }
 
 /// Prometheus's answer to `query`: the first sample's value.
@@ -233,7 +247,10 @@ fn prometheus_scrapes_figures_that_grow_and_end_at_the_final_log() {
     assert!(seen.len() >= 2 && seen.windows(2).all(|p| p[0] < p[1]), "grew while it ran: {seen:?}");
     assert_eq!(last, Some(bytes as f64), "the scraped total ends at the final log's bytes");
     let text = http_get(metrics, "/metrics");
-    assert!(text.contains("# TYPE darshan_bytes_written_total counter") && text.contains("node=\"testnode\""), "{text}");
+    assert!(
+        text.contains("# TYPE darshan_bytes_written_total counter") && text.contains("node=\"testnode\""),
+        "{text}"
+    );
     assert!(sigterm(&mut daemon).success());
 }
 
@@ -248,7 +265,8 @@ fn an_mpi_job_reaches_nats_and_prometheus_as_one_job_of_four_ranks() {
     let _nats = start(Command::new("nats-server").args(["-a", "127.0.0.1", "-p", &port.to_string()]), port);
     let stop = Arc::new(Mutex::new(false));
     let sub = subscribe(port, stop.clone());
-    let mut daemon = stream(&d, &["--nats", &format!("nats://127.0.0.1:{port}"), "--prometheus", &format!("127.0.0.1:{metrics}")]);
+    let mut daemon =
+        stream(&d, &["--nats", &format!("nats://127.0.0.1:{port}"), "--prometheus", &format!("127.0.0.1:{metrics}")]);
     let (_prom, web) = prometheus(&d, metrics);
     let exe = mpicc(OpenMpi, "live_mpi", &d);
     let env = [
@@ -285,7 +303,10 @@ fn an_mpi_job_reaches_nats_and_prometheus_as_one_job_of_four_ranks() {
     assert_eq!(last, Some(bytes as f64), "the scraped total ends at the job's log");
     let key = format!("id{}", log.job.jobid);
     let of = |kind: &str| -> Vec<&serde_json::Value> {
-        msgs.iter().filter(|(s, m)| s == &format!("darshan.live.{kind}") && m["job_key"] == key.as_str()).map(|(_, m)| m).collect()
+        msgs.iter()
+            .filter(|(s, m)| s == &format!("darshan.live.{kind}") && m["job_key"] == key.as_str())
+            .map(|(_, m)| m)
+            .collect()
     };
     let (procs, jobs) = (of("process"), of("job"));
     let mut ranks: Vec<i64> = procs.iter().filter_map(|m| m["rank"].as_i64()).collect();
@@ -309,7 +330,8 @@ fn a_killed_process_is_published_once_then_ended() {
     let _nats = start(Command::new("nats-server").args(["-a", "127.0.0.1", "-p", &port.to_string()]), port);
     let stop = Arc::new(Mutex::new(false));
     let sub = subscribe(port, stop.clone());
-    let mut daemon = stream(&d, &["--nats", &format!("nats://127.0.0.1:{port}"), "--prometheus", &format!("127.0.0.1:{metrics}")]);
+    let mut daemon =
+        stream(&d, &["--nats", &format!("nats://127.0.0.1:{port}"), "--prometheus", &format!("127.0.0.1:{metrics}")]);
     let (_prom, web) = prometheus(&d, metrics);
     let mut w = writer(&d, "7070", "60");
     std::thread::sleep(Duration::from_millis(1500));
@@ -333,8 +355,11 @@ fn a_killed_process_is_published_once_then_ended() {
     assert!(bytes > 0);
     assert_eq!(last, Some(bytes as f64), "the scraped total ends at the crash-safe file's bytes");
     assert_eq!(running, Some(0.0), "no process of the job runs");
-    let procs: Vec<&serde_json::Value> =
-        msgs.iter().filter(|(s, m)| s == "darshan.live.process" && m["job_key"] == "slurm-7070.0").map(|(_, m)| m).collect();
+    let procs: Vec<&serde_json::Value> = msgs
+        .iter()
+        .filter(|(s, m)| s == "darshan.live.process" && m["job_key"] == "slurm-7070.0")
+        .map(|(_, m)| m)
+        .collect();
     let ended: Vec<usize> = procs.iter().enumerate().filter(|(_, m)| m["ended"] == true).map(|(i, _)| i).collect();
     assert_eq!(ended, [procs.len() - 1], "its end is said once, last: {} messages", procs.len());
     let posix = |m: &serde_json::Value| m["modules"]["POSIX"]["bytes_written"].as_i64().unwrap_or(0);
@@ -358,7 +383,14 @@ fn while_nats_is_away_messages_are_dropped_and_counted_then_it_reconnects() {
     let nats = start(Command::new("nats-server").args(["-a", "127.0.0.1", "-p", &port.to_string()]), port);
     let mut daemon = stream(
         &d,
-        &["--nats", &format!("nats://127.0.0.1:{port}"), "--max-pending", "2", "--prometheus", &format!("127.0.0.1:{metrics}")],
+        &[
+            "--nats",
+            &format!("nats://127.0.0.1:{port}"),
+            "--max-pending",
+            "2",
+            "--prometheus",
+            &format!("127.0.0.1:{metrics}"),
+        ],
     );
     let mut w = writer(&d, "6060", "12");
     std::thread::sleep(Duration::from_millis(1000));
@@ -367,7 +399,8 @@ fn while_nats_is_away_messages_are_dropped_and_counted_then_it_reconnects() {
     let t0 = Instant::now();
     let i0 = own_metric(metrics, "darshan_stream_intervals_total").expect("the daemon answers");
     std::thread::sleep(Duration::from_millis(3000));
-    let i1 = own_metric(metrics, "darshan_stream_intervals_total").expect("the daemon answers while the server is away");
+    let i1 =
+        own_metric(metrics, "darshan_stream_intervals_total").expect("the daemon answers while the server is away");
     let dropped = own_metric(metrics, "darshan_stream_dropped_total").unwrap_or(0.0);
     let elapsed = t0.elapsed().as_secs_f64();
     // The server is back: a subscriber on it gets the daemon's messages.
@@ -383,7 +416,11 @@ fn while_nats_is_away_messages_are_dropped_and_counted_then_it_reconnects() {
 
     assert!(sent_before > 0.0, "messages went out while the server was up");
     // 0.3 s intervals: about 10 in 3 s; a daemon waiting on the server would count few.
-    assert!(i1 - i0 >= (elapsed / 0.3 * 0.6).floor(), "{} intervals in {elapsed:.1} s while the server was away", i1 - i0);
+    assert!(
+        i1 - i0 >= (elapsed / 0.3 * 0.6).floor(),
+        "{} intervals in {elapsed:.1} s while the server was away",
+        i1 - i0
+    );
     assert!(dropped > 0.0, "what the client could not hold was dropped and counted");
     let after: Vec<_> = msgs.iter().filter(|(_, m)| m["job_key"] == "slurm-6060.0").collect();
     assert!(after.len() >= 3, "messages flow again after the reconnect: {}", after.len());

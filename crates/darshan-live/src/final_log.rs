@@ -12,7 +12,11 @@ use crate::totals::Totals;
 /// A log in `dirs` (each flat, or a dated tree: today's and yesterday's
 /// directories) named with job id `jobid` whose job record `fits`, with
 /// its records.
-pub fn find_log(dirs: &[PathBuf], jobid: i64, fits: &dyn Fn(&Job) -> bool) -> Option<(PathBuf, BTreeMap<usize, Vec<Record>>)> {
+pub fn find_log(
+    dirs: &[PathBuf],
+    jobid: i64,
+    fits: &dyn Fn(&Job) -> bool,
+) -> Option<(PathBuf, BTreeMap<usize, Vec<Record>>)> {
     let tag = format!("_id{jobid}");
     for d in candidate_dirs(dirs) {
         let Ok(rd) = std::fs::read_dir(&d) else { continue };
@@ -44,7 +48,8 @@ fn read_if(p: &Path, fits: &dyn Fn(&Job) -> bool) -> Option<BTreeMap<usize, Vec<
 /// (`<dir>/YYYY/M/D`) today's and yesterday's directories.
 fn candidate_dirs(dirs: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+    let now =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
     for d in dirs {
         out.push(d.clone());
         for back in [0, 86400] {
@@ -148,7 +153,11 @@ impl MpiJob {
     /// The job's log, if it is there: the same job id, size, command line
     /// and start.
     pub fn log(&self, dirs: &[PathBuf]) -> Option<(PathBuf, BTreeMap<usize, Vec<Record>>)> {
-        let fits = |j: &Job| j.nprocs == self.nprocs && j.exe() == self.exe.as_slice() && (j.start_time_sec, j.start_time_nsec) == self.start;
+        let fits = |j: &Job| {
+            j.nprocs == self.nprocs
+                && j.exe() == self.exe.as_slice()
+                && (j.start_time_sec, j.start_time_nsec) == self.start
+        };
         find_log(dirs, self.jobid, &fits)
     }
 }

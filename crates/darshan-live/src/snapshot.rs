@@ -51,7 +51,11 @@ pub const MAX_FILE_BYTES: u64 = 256 << 20;
 fn open(path: &Path) -> Result<(File, u64), LiveError> {
     use std::os::unix::fs::OpenOptionsExt;
     let io = |e| LiveError::Io { path: path.to_path_buf(), source: e };
-    let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path).map_err(io)?;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     if !meta.is_file() {
         return Err(LiveError::NotAFile { path: path.to_path_buf() });
@@ -127,7 +131,8 @@ impl Reader<'_> {
     /// one read (an idle process costs a reader two of them).
     fn head(&self) -> Result<(Header, [u64; MAX_MODS], Vec<u8>), LiveError> {
         let b = self.bytes(0, NAMES_OFF)?;
-        let h = Header::parse(&b[..HEADER_SIZE], self.size).map_err(|e| LiveError::Log { path: self.path.to_path_buf(), source: e })?;
+        let h = Header::parse(&b[..HEADER_SIZE], self.size)
+            .map_err(|e| LiveError::Log { path: self.path.to_path_buf(), source: e })?;
         let w = &b[LIVE_OFF..LIVE_OFF + 8 * MAX_MODS];
         let words = std::array::from_fn(|k| u64::from_le_bytes(w[8 * k..8 * k + 8].try_into().unwrap_or([0; 8])));
         Ok((h, words, b))
@@ -224,7 +229,11 @@ fn take_with(path: &Path, previous: Option<&Snapshot>, reuse: bool) -> Result<Sn
     if let Some(p) = previous.filter(|_| reuse) {
         let all_unmoved = (0..MAX_MODS).all(|m| {
             let map = header.mod_map[m];
-            if map.len == 0 { !p.modules.contains_key(&m) } else { unmoved(previous, m, map, &s1) }
+            if map.len == 0 {
+                !p.modules.contains_key(&m)
+            } else {
+                unmoved(previous, m, map, &s1)
+            }
         });
         if all_unmoved && p.stale.is_empty() && p.name_map == header.name_map && *p.job_area == *job_area(&head) {
             return Ok(Snapshot { at, copied: Vec::new(), retries: 0, ..p.clone() });

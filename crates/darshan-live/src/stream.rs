@@ -48,7 +48,10 @@ pub struct Message<'a> {
 }
 
 fn cnt(m: &BTreeMap<String, Totals>) -> i64 {
-    m.iter().filter(|(k, _)| *k == "POSIX" || *k == "STDIO").map(|(_, t)| t.reads.wrapping_add(t.writes)).fold(0, i64::wrapping_add)
+    m.iter()
+        .filter(|(k, _)| *k == "POSIX" || *k == "STDIO")
+        .map(|(_, t)| t.reads.wrapping_add(t.writes))
+        .fold(0, i64::wrapping_add)
 }
 
 /// A message with the fields every one has; the caller fills in whose.
@@ -185,7 +188,12 @@ impl Metrics {
         let series: [(&str, &str, Option<&str>, Get); 8] = [
             ("darshan_bytes_read_total", "Bytes read", None, |t| t.bytes_read as f64),
             ("darshan_bytes_written_total", "Bytes written", None, |t| t.bytes_written as f64),
-            ("darshan_operations_total", "Operations (read, write, meta: opens, stats, seeks, syncs, namespace calls)", Some("read"), |t| t.reads as f64),
+            (
+                "darshan_operations_total",
+                "Operations (read, write, meta: opens, stats, seeks, syncs, namespace calls)",
+                Some("read"),
+                |t| t.reads as f64,
+            ),
             ("darshan_operations_total", "", Some("write"), |t| t.writes as f64),
             ("darshan_operations_total", "", Some("meta"), |t| t.meta_ops as f64),
             ("darshan_io_seconds_total", "Seconds in I/O calls (read, write, meta)", Some("read"), |t| t.read_time),
@@ -213,9 +221,18 @@ impl Metrics {
                 }
             }
         }
-        let _ = writeln!(o, "# HELP darshan_processes Processes of the job running on this node.\n# TYPE darshan_processes gauge");
+        let _ = writeln!(
+            o,
+            "# HELP darshan_processes Processes of the job running on this node.\n# TYPE darshan_processes gauge"
+        );
         for (key, j) in &self.jobs {
-            let _ = writeln!(o, "darshan_processes{{node=\"{node}\",job_key=\"{}\",jobid=\"{}\"}} {}", label(key), j.jobid, j.running);
+            let _ = writeln!(
+                o,
+                "darshan_processes{{node=\"{node}\",job_key=\"{}\",jobid=\"{}\"}} {}",
+                label(key),
+                j.jobid,
+                j.running
+            );
         }
         let _ = writeln!(o, "# HELP darshan_stream_intervals_total Intervals read.\n# TYPE darshan_stream_intervals_total counter\ndarshan_stream_intervals_total{{node=\"{node}\"}} {}", self.intervals);
         let _ = writeln!(o, "# HELP darshan_stream_messages_total Messages published.\n# TYPE darshan_stream_messages_total counter\ndarshan_stream_messages_total{{node=\"{node}\"}} {}", self.published);

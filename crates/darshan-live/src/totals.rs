@@ -55,14 +55,33 @@ impl Totals {
 
 /// Counters named `<PREFIX>_<suffix>` of a module, found once.
 fn counter(module: usize, suffix: &str) -> Option<usize> {
-    let prefix = darshan_report::layout::prefix(module).or(if module == modules::POSIX_META { Some("POSIX_META") } else { None })?;
-    modules::counter_names(module).0.iter().position(|n| n.strip_prefix(prefix).and_then(|s| s.strip_prefix('_')) == Some(suffix))
+    let prefix = darshan_report::layout::prefix(module).or(if module == modules::POSIX_META {
+        Some("POSIX_META")
+    } else {
+        None
+    })?;
+    modules::counter_names(module)
+        .0
+        .iter()
+        .position(|n| n.strip_prefix(prefix).and_then(|s| s.strip_prefix('_')) == Some(suffix))
 }
 
 const META_SUFFIXES: [&str; 5] = ["OPENS", "STATS", "SEEKS", "FSYNCS", "FLUSHES"];
 const NAMESPACE: [&str; 14] = [
-    "UNLINKS", "RENAMES_FROM", "MKDIRS", "RMDIRS", "OPENDIRS", "READDIRS", "TRUNCATES", "CHMODS", "CHOWNS",
-    "ACCESSES", "LINKS", "SYMLINKS", "UTIMES", "XATTR_SETS",
+    "UNLINKS",
+    "RENAMES_FROM",
+    "MKDIRS",
+    "RMDIRS",
+    "OPENDIRS",
+    "READDIRS",
+    "TRUNCATES",
+    "CHMODS",
+    "CHOWNS",
+    "ACCESSES",
+    "LINKS",
+    "SYMLINKS",
+    "UTIMES",
+    "XATTR_SETS",
 ];
 
 /// Where a counted module's figures are, looked up by name once per

@@ -18,8 +18,8 @@ use serde::Serialize;
 
 use crate::final_log::{find_log, JobEnd, MpiJob, MPI_LOG_WAIT};
 use crate::snapshot::{take, LiveError, Snapshot};
-use crate::totals::{counted, minus_files, minus_map, sums};
 pub use crate::totals::Totals;
+use crate::totals::{counted, minus_files, minus_map, sums};
 
 /// A snapshot's sums, its records' names as the files.
 fn snap_sums(s: &Snapshot) -> (BTreeMap<usize, Totals>, HashMap<String, Totals>) {
@@ -112,7 +112,10 @@ fn mod_names(m: &BTreeMap<usize, Totals>) -> BTreeMap<String, Totals> {
 }
 
 fn meta(job: &Job, key: &str) -> Option<String> {
-    job.metadata_pairs().into_iter().find(|(k, _)| *k == key.as_bytes()).map(|(_, v)| String::from_utf8_lossy(v).into_owned())
+    job.metadata_pairs()
+        .into_iter()
+        .find(|(k, _)| *k == key.as_bytes())
+        .map(|(_, v)| String::from_utf8_lossy(v).into_owned())
 }
 
 fn rank_of(s: &Snapshot) -> i64 {
@@ -124,14 +127,22 @@ fn rank_of(s: &Snapshot) -> i64 {
 
 impl Tracker {
     pub fn new(log_dirs: Vec<PathBuf>) -> Tracker {
-        Tracker { seen: HashMap::new(), killed: Default::default(), log_dirs, last: 0.0, boot: None, mpi: HashMap::new() }
+        Tracker {
+            seen: HashMap::new(),
+            killed: Default::default(),
+            log_dirs,
+            last: 0.0,
+            boot: None,
+            mpi: HashMap::new(),
+        }
     }
 
     /// Read `files` (the crash-safe files found now) and report the
     /// interval since the last call. Files that cannot be read this time
     /// (being made, or gone between listing and reading) are skipped.
     pub fn interval(&mut self, files: &[PathBuf]) -> Interval {
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0);
+        let now =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0);
         let seconds = if self.last > 0.0 { now - self.last } else { 0.0 };
         self.last = now;
         let mut processes = Vec::new();
@@ -171,8 +182,16 @@ impl Tracker {
             stale_modules += snap.stale.len();
             let (delta, by_mod, by_file) = match prev {
                 // Nothing counted moved: the sums stand, the delta is zero.
-                Some(p) if snap.stale.is_empty() && !snap.copied.iter().any(|&m| counted(m)) && Arc::ptr_eq(&snap.names, &p.snap.names) => {
-                    (p.by_mod.iter().map(|(&m, _)| (m, Totals::default())).collect(), p.by_mod.clone(), p.by_file.clone())
+                Some(p)
+                    if snap.stale.is_empty()
+                        && !snap.copied.iter().any(|&m| counted(m))
+                        && Arc::ptr_eq(&snap.names, &p.snap.names) =>
+                {
+                    (
+                        p.by_mod.iter().map(|(&m, _)| (m, Totals::default())).collect(),
+                        p.by_mod.clone(),
+                        p.by_file.clone(),
+                    )
                 }
                 _ => {
                     let (by_mod, by_file) = snap_sums(&snap);
@@ -198,7 +217,8 @@ impl Tracker {
             self.seen.insert(f.clone(), Seen { asked, key, rank, snap, by_mod, by_file });
         }
         // Files gone since the last interval: their processes ended.
-        let gone: Vec<PathBuf> = self.seen.keys().filter(|p| !present.contains(p) || dead.contains(*p)).cloned().collect();
+        let gone: Vec<PathBuf> =
+            self.seen.keys().filter(|p| !present.contains(p) || dead.contains(*p)).cloned().collect();
         for p in gone {
             let Some(s) = self.seen.remove(&p) else { continue };
             let (fin, from) = if dead.contains(&p) {
@@ -225,8 +245,11 @@ impl Tracker {
         let ends = self.mpi_jobs_ended(now);
         processes.sort_by(|a, b| (&a.job_key, a.rank, &a.file).cmp(&(&b.job_key, b.rank, &b.file)));
         let jobs = jobs_of(&processes, ends);
-        let mut busiest: Vec<(String, i64, i64)> =
-            files_delta.into_iter().filter(|(_, t)| t.bytes_read != 0 || t.bytes_written != 0).map(|(n, t)| (n, t.bytes_read, t.bytes_written)).collect();
+        let mut busiest: Vec<(String, i64, i64)> = files_delta
+            .into_iter()
+            .filter(|(_, t)| t.bytes_read != 0 || t.bytes_written != 0)
+            .map(|(n, t)| (n, t.bytes_read, t.bytes_written))
+            .collect();
         busiest.sort_by(|a, b| (b.1.saturating_add(b.2)).cmp(&a.1.saturating_add(a.2)).then(a.0.cmp(&b.0)));
         busiest.truncate(10);
         Interval { at: now, seconds, processes, jobs, busiest, stale_modules }
@@ -303,7 +326,6 @@ fn boot_time() -> Option<i64> {
     let stat = std::fs::read_to_string("/proc/stat").ok()?;
     stat.lines().find_map(|l| l.strip_prefix("btime ")?.trim().parse::<i64>().ok())
 }
-
 
 fn view(
     s: &Snapshot,

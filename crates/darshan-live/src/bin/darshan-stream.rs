@@ -17,7 +17,11 @@ use darshan_live::find::{find_files, my_uid};
 use darshan_live::stream::{messages, Metrics};
 
 #[derive(Parser)]
-#[command(name = "darshan-stream", version, about = "Publish this node's live Darshan I/O figures to NATS and Prometheus")]
+#[command(
+    name = "darshan-stream",
+    version,
+    about = "Publish this node's live Darshan I/O figures to NATS and Prometheus"
+)]
 struct Opts {
     /// Seconds between readings.
     #[arg(long, default_value_t = 1.0)]
@@ -46,7 +50,9 @@ struct Opts {
 }
 
 fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_string()).unwrap_or_else(|_| "unknown".into())
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into())
 }
 
 async fn serve(addr: std::net::SocketAddr, metrics: Arc<Mutex<Metrics>>, node: String) -> std::io::Result<()> {
@@ -90,8 +96,10 @@ async fn run(o: Opts) -> Result<(), String> {
         None => None,
     };
     let mut tracker = o.src.tracker();
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).map_err(|e| e.to_string())?;
-    let mut int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).map_err(|e| e.to_string())?;
+    let mut term =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).map_err(|e| e.to_string())?;
+    let mut int =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).map_err(|e| e.to_string())?;
     let mut tick = tokio::time::interval(Duration::from_secs_f64(o.interval.clamp(0.01, 3600.0)));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut last = false;

@@ -19,7 +19,11 @@ use ratatui::style::{Modifier, Style};
 use ratatui::widgets::{Block, Paragraph, Row, Table};
 
 #[derive(Parser)]
-#[command(name = "darshan-top", version, about = "The jobs and processes doing I/O on this node, live, from Darshan's crash-safe files")]
+#[command(
+    name = "darshan-top",
+    version,
+    about = "The jobs and processes doing I/O on this node, live, from Darshan's crash-safe files"
+)]
 struct Opts {
     /// Seconds between refreshes.
     #[arg(long, default_value_t = 1.0)]
@@ -51,9 +55,16 @@ fn text(s: &Screen) -> String {
         s.processes.len(),
         s.seconds,
         s.sort,
-        if s.stale_modules > 0 { format!(" ({} busy modules kept from before)", s.stale_modules) } else { String::new() }
+        if s.stale_modules > 0 {
+            format!(" ({} busy modules kept from before)", s.stale_modules)
+        } else {
+            String::new()
+        }
     ));
-    o.push_str(&format!("{:<28} {:>8} {:>5} {:>12} {:>12} {:>10} {:>10}  {}\n", "JOB", "UID", "PROCS", "READ", "WRITE", "OPS/S", "META/S", "COMMAND"));
+    o.push_str(&format!(
+        "{:<28} {:>8} {:>5} {:>12} {:>12} {:>10} {:>10}  {}\n",
+        "JOB", "UID", "PROCS", "READ", "WRITE", "OPS/S", "META/S", "COMMAND"
+    ));
     for j in &s.jobs {
         o.push_str(&format!(
             "{:<28} {:>8} {:>5} {:>12} {:>12} {:>10.0} {:>10.0}  {}\n",
@@ -110,7 +121,11 @@ fn draw(frame: &mut ratatui::Frame, s: &Screen, filter: &Filter) {
         s.seconds,
         s.sort,
         filter.job.as_ref().map(|j| format!("  job {j}")).unwrap_or_default(),
-        if s.stale_modules > 0 { format!("  ({} busy modules kept from before)", s.stale_modules) } else { String::new() }
+        if s.stale_modules > 0 {
+            format!("  ({} busy modules kept from before)", s.stale_modules)
+        } else {
+            String::new()
+        }
     );
     frame.render_widget(Paragraph::new(title).style(Style::new().add_modifier(Modifier::BOLD)), head);
     let bold = Style::new().add_modifier(Modifier::BOLD);
@@ -154,10 +169,19 @@ fn draw(frame: &mut ratatui::Frame, s: &Screen, filter: &Filter) {
         ])
     });
     let header = Row::new(["JOB", "RANK", "STATE", "READ", "WRITE", "OPS/S", "META/S", "IO", "COMMAND"]).style(bold);
-    frame.render_widget(Table::new(proc_rows, widths).header(header).block(Block::bordered().title(" processes ")), procs);
-    let file_rows = s.busiest.iter().map(|(n, r, w)| Row::new(vec![n.clone(), format!("{} read", bytes(*r)), format!("{} written", bytes(*w))]));
+    frame.render_widget(
+        Table::new(proc_rows, widths).header(header).block(Block::bordered().title(" processes ")),
+        procs,
+    );
+    let file_rows = s
+        .busiest
+        .iter()
+        .map(|(n, r, w)| Row::new(vec![n.clone(), format!("{} read", bytes(*r)), format!("{} written", bytes(*w))]));
     let fw = [Constraint::Min(20), Constraint::Length(18), Constraint::Length(20)];
-    frame.render_widget(Table::new(file_rows, fw).block(Block::bordered().title(" busiest files this interval ")), files);
+    frame.render_widget(
+        Table::new(file_rows, fw).block(Block::bordered().title(" busiest files this interval ")),
+        files,
+    );
     frame.render_widget(Paragraph::new("q quit   s sort (bytes, ops, meta)   a all jobs"), keys);
 }
 
