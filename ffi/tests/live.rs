@@ -116,6 +116,28 @@ fn a_followed_file_is_copied_only_where_it_moved() {
     let _ = child.wait();
 }
 
+/// A file named with terminal control bytes (a screen clear, a bell):
+/// darshan-top's text shows the name made visible, never the raw bytes
+/// that would act on the terminal of whoever watches.
+#[test]
+fn darshan_top_never_sends_a_file_names_control_bytes_to_the_terminal() {
+    let d = scratch("live-top-names");
+    let exe = compile("live_writer", &d, &["-pthread"]);
+    let data = d.join("data/evil\x1b[2J\x07name");
+    let (mut child, _) = start_ready(instrumented(&exe, &d).arg(&data).args(["1", "3", "50"]));
+    let o = output(
+        std::process::Command::new(built("darshan-top"))
+            .args(["--once", "--interval", "0.5", "--dir"])
+            .arg(d.join("mmap")),
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("evil") && text.contains("name"), "the busy file is listed: {text}");
+    assert!(!o.stdout.iter().any(|&b| b == 0x1b || b == 0x07), "raw control bytes reached the terminal: {text:?}");
+}
+
 /// A program writing for 2 s: the deltas grow while it runs, the process
 /// is reported ended once, and the deltas over all intervals add up to
 /// its final log's bytes and writes.
@@ -282,15 +304,7 @@ fn a_killed_process_is_reported_ended_once() {
 fn an_mpi_job_is_one_job_of_four_ranks() {
     use common::mpi::*;
     let d = scratch("live-mpi");
-    let exe = mpicc(OpenMpi, "live_mpi", &d);
-    let env = [
-        ("LD_PRELOAD", lib().display().to_string()),
-        ("DARSHAN_LOGPATH", d.join("logs").display().to_string()),
-        ("DARSHAN_MMAP_LOGPATH", d.join("mmap").display().to_string()),
-    ];
-    let mut cmd = OpenMpi.launcher(&env);
-    cmd.arg(&exe).arg(d.join("data")).arg("3");
-    let (mut child, _) = start_ready(&mut cmd);
+    let mut child = start_live_mpi(&d, "3");
     let mut t = Tracker::new(vec![d.join("logs")]);
     let mut seen = None;
     let (mut bytes, mut writes, mut ends) = (0i64, 0i64, Vec::new());

@@ -254,6 +254,42 @@ fn prometheus_scrapes_figures_that_grow_and_end_at_the_final_log() {
     assert!(sigterm(&mut daemon).success());
 }
 
+/// The daemon publishing to a NATS server (with a subscriber on
+/// `darshan.live.>`) and scraped by Prometheus, all started here.
+struct Watched {
+    _nats: Server,
+    _prom: Server,
+    daemon: Server,
+    stop: Arc<Mutex<bool>>,
+    sub: std::thread::JoinHandle<Vec<(String, serde_json::Value)>>,
+    /// Prometheus's web port.
+    web: u16,
+}
+
+impl Watched {
+    fn start(d: &Path) -> Watched {
+        let (port, metrics) = (free_port(), free_port());
+        let nats = start(Command::new("nats-server").args(["-a", "127.0.0.1", "-p", &port.to_string()]), port);
+        let stop = Arc::new(Mutex::new(false));
+        let sub = subscribe(port, stop.clone());
+        let daemon = stream(
+            d,
+            &["--nats", &format!("nats://127.0.0.1:{port}"), "--prometheus", &format!("127.0.0.1:{metrics}")],
+        );
+        let (prom, web) = prometheus(d, metrics);
+        Watched { _nats: nats, _prom: prom, daemon, stop, sub, web }
+    }
+
+    /// Stops the daemon (it must exit cleanly on SIGTERM) and returns
+    /// every message the subscriber got.
+    fn finish(mut self) -> Vec<(String, serde_json::Value)> {
+        assert!(sigterm(&mut self.daemon).success(), "darshan-stream exits cleanly on SIGTERM");
+        std::thread::sleep(Duration::from_millis(300));
+        *self.stop.lock().unwrap() = true;
+        self.sub.join().unwrap()
+    }
+}
+
 /// A 4-rank MPI job (Open MPI) through the daemon to both servers: one
 /// job id, four ranks, figures that grow while it runs, and job figures
 /// that end at the job's log (its shared file reduced to one record).
@@ -261,22 +297,9 @@ fn prometheus_scrapes_figures_that_grow_and_end_at_the_final_log() {
 fn an_mpi_job_reaches_nats_and_prometheus_as_one_job_of_four_ranks() {
     use common::mpi::*;
     let d = scratch("stream-mpi");
-    let (port, metrics) = (free_port(), free_port());
-    let _nats = start(Command::new("nats-server").args(["-a", "127.0.0.1", "-p", &port.to_string()]), port);
-    let stop = Arc::new(Mutex::new(false));
-    let sub = subscribe(port, stop.clone());
-    let mut daemon =
-        stream(&d, &["--nats", &format!("nats://127.0.0.1:{port}"), "--prometheus", &format!("127.0.0.1:{metrics}")]);
-    let (_prom, web) = prometheus(&d, metrics);
-    let exe = mpicc(OpenMpi, "live_mpi", &d);
-    let env = [
-        ("LD_PRELOAD", lib().display().to_string()),
-        ("DARSHAN_LOGPATH", d.join("logs").display().to_string()),
-        ("DARSHAN_MMAP_LOGPATH", d.join("mmap").display().to_string()),
-    ];
-    let mut cmd = OpenMpi.launcher(&env);
-    cmd.arg(&exe).arg(d.join("data")).arg("4");
-    let (mut child, _) = start_ready(&mut cmd);
+    let both = Watched::start(&d);
+    let web = both.web;
+    let mut child = start_live_mpi(&d, "4");
     let q = "sum(darshan_bytes_written_total{module=\"POSIX\"})";
     let (mut grew, mut running) = (Vec::new(), 0.0f64);
     while child.try_wait().unwrap().is_none() {
@@ -293,10 +316,7 @@ fn an_mpi_job_reaches_nats_and_prometheus_as_one_job_of_four_ranks() {
     let recs = log.records(POSIX).unwrap();
     let bytes: i64 = recs.iter().map(|r| r.counters[px::BYTES_WRITTEN]).sum();
     let last = prom_until(web, q, bytes as f64);
-    assert!(sigterm(&mut daemon).success());
-    std::thread::sleep(Duration::from_millis(300));
-    *stop.lock().unwrap() = true;
-    let msgs = sub.join().unwrap();
+    let msgs = both.finish();
 
     assert!(grew.len() >= 2 && grew.windows(2).all(|p| p[0] < p[1]), "grew while it ran: {grew:?}");
     assert_eq!(running, 4.0, "four processes of the job ran on the node");
@@ -326,13 +346,8 @@ fn an_mpi_job_reaches_nats_and_prometheus_as_one_job_of_four_ranks() {
 #[test]
 fn a_killed_process_is_published_once_then_ended() {
     let d = scratch("stream-killed");
-    let (port, metrics) = (free_port(), free_port());
-    let _nats = start(Command::new("nats-server").args(["-a", "127.0.0.1", "-p", &port.to_string()]), port);
-    let stop = Arc::new(Mutex::new(false));
-    let sub = subscribe(port, stop.clone());
-    let mut daemon =
-        stream(&d, &["--nats", &format!("nats://127.0.0.1:{port}"), "--prometheus", &format!("127.0.0.1:{metrics}")]);
-    let (_prom, web) = prometheus(&d, metrics);
+    let both = Watched::start(&d);
+    let web = both.web;
     let mut w = writer(&d, "7070", "60");
     std::thread::sleep(Duration::from_millis(1500));
     w.kill().unwrap();
@@ -347,10 +362,7 @@ fn a_killed_process_is_published_once_then_ended() {
     let running = prom_until(web, "sum(darshan_processes{job_key=\"slurm-7070.0\"})", 0.0);
     // Intervals go by after the end was said: nothing more is published.
     std::thread::sleep(Duration::from_millis(1500));
-    assert!(sigterm(&mut daemon).success());
-    std::thread::sleep(Duration::from_millis(300));
-    *stop.lock().unwrap() = true;
-    let msgs = sub.join().unwrap();
+    let msgs = both.finish();
 
     assert!(bytes > 0);
     assert_eq!(last, Some(bytes as f64), "the scraped total ends at the crash-safe file's bytes");

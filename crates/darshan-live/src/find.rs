@@ -43,9 +43,22 @@ pub fn my_uid() -> u32 {
     std::fs::metadata("/proc/self").map(|m| m.uid()).unwrap_or(u32::MAX)
 }
 
-/// Where the live tools read, as both take it on their command line.
+/// A positive, finite number of seconds (clap's value parser for the
+/// tools' `--interval`).
+fn seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v.clamp(0.01, 3600.0)),
+        _ => Err(format!("{s:?} is not a positive number of seconds")),
+    }
+}
+
+/// Where the live tools read, and how often, as both take it on their
+/// command line.
 #[derive(Clone, Debug, clap::Args)]
 pub struct Sources {
+    /// Seconds between readings (0.01 to 3600).
+    #[arg(long, default_value = "1", value_parser = seconds)]
+    pub interval: f64,
     /// A crash-safe directory (repeatable; default $DARSHAN_MMAP_LOGPATH, else /tmp).
     #[arg(long = "dir", value_name = "DIR")]
     pub dirs: Vec<PathBuf>,

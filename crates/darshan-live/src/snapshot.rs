@@ -4,16 +4,18 @@
 //! and of every module's records, the sequence words and the header again.
 //! A module's records are taken when its word read the same even value
 //! both times and its region did not grow meanwhile (no writer held its
-//! lock in between: its records are whole); a module never locked since
-//! it was published (word 0) is taken when two copies of its bytes are
-//! equal. A module that stays busy over the retries keeps the previous
-//! snapshot's records (it is listed in `stale`): never a torn record.
+//! lock in between: its records are whole). A module without a word of
+//! its own (HEATMAP, whose bins move under their source module's lock) is
+//! taken when no word of the file moved across its copy and two copies
+//! of its bytes are equal. A module that stays busy over the retries
+//! keeps the previous snapshot's records (it is listed in `stale`): never
+//! a torn record.
 //!
 //! A module whose word and region are what the previous snapshot took
 //! them at has not been updated since (every update takes its lock, and
 //! each lock moves the word): its records are the previous snapshot's,
-//! shared, not copied again. An idle process costs a reader two small
-//! reads; a busy one, a copy of the modules that moved.
+//! shared, not copied again. An idle process costs a reader one read of
+//! the file's first 5.6 KB; a busy one, a copy of the modules that moved.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
@@ -23,7 +25,7 @@ use std::sync::Arc;
 
 use darshan_log::crash_safe::{LIVE_OFF, NAMES_OFF};
 use darshan_log::header::{Header, RegionMap, HEADER_SIZE};
-use darshan_log::modules::{self, MAX_MODS};
+use darshan_log::modules::MAX_MODS;
 use darshan_log::{Job, LogFile, Record};
 
 #[derive(Debug, thiserror::Error)]
@@ -165,17 +167,13 @@ fn module_regions(h: &Header) -> Vec<(usize, RegionMap)> {
 }
 
 /// Whether module `m` (region `map`, the file's words `now`) is as
-/// `prev` took it: its own word has not moved, or, for HEATMAP (whose
-/// bins change only under their source module's lock, never its own: it
-/// has no word), no word of the file has moved since it was taken.
+/// `prev` took it: its own word has not moved, or, for a module without
+/// a word of its own (HEATMAP: its bins move under their source module's
+/// lock), no word of the file has moved since it was copied.
 fn unmoved(prev: Option<&Snapshot>, m: usize, map: RegionMap, now: &[u64; MAX_MODS]) -> bool {
     let Some(p) = prev else { return false };
     let word = now[m];
-    let same = if m == modules::HEATMAP && word == 0 {
-        p.quiet.get(&m) == Some(now)
-    } else {
-        word != 0 && word % 2 == 0 && p.words[m] == word
-    };
+    let same = if word == 0 { p.quiet.get(&m) == Some(now) } else { word % 2 == 0 && p.words[m] == word };
     same && p.maps[m] == map && p.modules.contains_key(&m)
 }
 
@@ -189,20 +187,6 @@ fn quiet(s1: &[u64; MAX_MODS], s2: &[u64; MAX_MODS]) -> bool {
 /// last snapshot of the same file (its records stand in for a busy
 /// module's, and are shared for one that did not move).
 pub fn take(path: &Path, previous: Option<&Snapshot>) -> Result<Snapshot, LiveError> {
-    let snap = take_with(path, previous, true)?;
-    // The job area changed (at the end the runtime turns its records'
-    // clock ticks into seconds, under each module's lock, then drops
-    // `ticks=` from the job's metadata): records kept from before were
-    // read with the old metadata, so all are read again.
-    match previous {
-        Some(p) if p.job.metadata != snap.job.metadata && snap.modules.len() > snap.copied.len() + snap.stale.len() => {
-            take_with(path, previous, false)
-        }
-        _ => Ok(snap),
-    }
-}
-
-fn take_with(path: &Path, previous: Option<&Snapshot>, reuse: bool) -> Result<Snapshot, LiveError> {
     let (file, size) = open(path)?;
     // A module without a word is read twice (two equal copies), and a
     // busy one again at a retry: twice the limit in all, then the
@@ -211,7 +195,8 @@ fn take_with(path: &Path, previous: Option<&Snapshot>, reuse: bool) -> Result<Sn
     let at = now();
     let mut retries = 0;
     // Per module: its region's bytes once read whole (None: unmoved since
-    // the previous snapshot), the region and the word it was taken at.
+    // the previous snapshot), the region and the word it was taken at;
+    // for a module without a word, the file's words it was copied under.
     let mut taken: BTreeMap<usize, (RegionMap, u64, Option<Vec<u8>>)> = BTreeMap::new();
     let mut quiet_at: BTreeMap<usize, [u64; MAX_MODS]> = BTreeMap::new();
     let mut busy: Vec<usize> = Vec::new();
@@ -222,20 +207,20 @@ fn take_with(path: &Path, previous: Option<&Snapshot>, reuse: bool) -> Result<Sn
     if claimed > MAX_FILE_BYTES {
         return Err(LiveError::TooLarge { path: path.to_path_buf(), bytes: claimed });
     }
+    // Records are decoded with the job area's metadata (`ticks=` while
+    // they hold clock ticks; at the end the runtime turns them into
+    // seconds under each module's lock, then drops the line): when the
+    // job area changed, nothing of the previous snapshot is kept.
+    let previous = previous.filter(|p| *p.job_area == *job_area(&head));
     // Nothing moved since the previous snapshot (every module's word and
-    // region, the names and the job area as then): it is the snapshot now.
-    // One reading is enough: records unmoved at this reading are the ones
-    // copied before.
-    if let Some(p) = previous.filter(|_| reuse) {
-        let all_unmoved = (0..MAX_MODS).all(|m| {
-            let map = header.mod_map[m];
-            if map.len == 0 {
-                !p.modules.contains_key(&m)
-            } else {
-                unmoved(previous, m, map, &s1)
-            }
+    // region, the names): it is the snapshot now. One reading is enough:
+    // records unmoved at this reading are the ones copied before.
+    if let Some(p) = previous {
+        let all_unmoved = (0..MAX_MODS).all(|m| match header.mod_map[m] {
+            map if map.len == 0 => !p.modules.contains_key(&m),
+            map => unmoved(previous, m, map, &s1),
         });
-        if all_unmoved && p.stale.is_empty() && p.name_map == header.name_map && *p.job_area == *job_area(&head) {
+        if all_unmoved && p.stale.is_empty() && p.name_map == header.name_map {
             return Ok(Snapshot { at, copied: Vec::new(), retries: 0, ..p.clone() });
         }
     }
@@ -248,7 +233,7 @@ fn take_with(path: &Path, previous: Option<&Snapshot>, reuse: bool) -> Result<Sn
             module_regions(&h1).into_iter().filter(|(m, _)| !taken.contains_key(m)).collect();
         let mut copies = Vec::with_capacity(want.len());
         for &(m, map) in &want {
-            let bytes = if reuse && unmoved(previous, m, map, &s1) { None } else { Some(r.region(map)?) };
+            let bytes = if unmoved(previous, m, map, &s1) { None } else { Some(r.region(map)?) };
             copies.push((m, map, bytes));
         }
         let (h2, s2, head2) = r.head()?;
@@ -256,13 +241,14 @@ fn take_with(path: &Path, previous: Option<&Snapshot>, reuse: bool) -> Result<Sn
         for (m, map, bytes) in copies {
             let stable = s1[m] == s2[m] && s1[m] % 2 == 0 && h2.mod_map[m] == map;
             let ok = match &bytes {
-                // Never locked since it was published (or a module that
-                // publishes nothing): two equal copies.
-                Some(b) if stable && s1[m] == 0 => r.region(map)? == *b,
+                // Without a word of its own: copied while no lock of the
+                // file was held (its writers hold other modules' locks),
+                // and two copies equal.
+                Some(b) if stable && s1[m] == 0 => quiet(&s1, &s2) && r.region(map)? == *b,
                 _ => stable,
             };
             if ok {
-                if m == modules::HEATMAP && s1[m] == 0 && (bytes.is_none() || quiet(&s1, &s2)) {
+                if s1[m] == 0 {
                     quiet_at.insert(m, s1);
                 }
                 taken.insert(m, (map, s1[m], bytes));
@@ -286,7 +272,7 @@ fn take_with(path: &Path, previous: Option<&Snapshot>, reuse: bool) -> Result<Sn
     // unless unchanged, the modules copied one after another (a
     // crash-safe file is mostly room to grow: its regions sit megabytes
     // apart).
-    let names_same = reuse && previous.is_some_and(|p| p.name_map == header.name_map);
+    let names_same = previous.is_some_and(|p| p.name_map == header.name_map);
     let area: Arc<[u8]> = job_area(&head).into();
     let mut image = head;
     let mut h = header.clone();
@@ -308,19 +294,7 @@ fn take_with(path: &Path, previous: Option<&Snapshot>, reuse: bool) -> Result<Sn
             _ => RegionMap::default(),
         };
     }
-    let mut hb = h.encode();
-    // encode() writes a compressed log's header: keep the file's own
-    // compression byte and the map of every id (the crash-safe header
-    // maps ids past 17 too).
-    hb[16] = image.get(16).copied().unwrap_or(2);
-    hb[24..32].copy_from_slice(&h.partial_flag.to_le_bytes());
-    for (m, map) in h.mod_map.iter().enumerate() {
-        hb[48 + 16 * m..56 + 16 * m].copy_from_slice(&map.off.to_le_bytes());
-        hb[56 + 16 * m..64 + 16 * m].copy_from_slice(&map.len.to_le_bytes());
-        hb[1072 + 4 * m..1076 + 4 * m].copy_from_slice(&h.mod_ver[m].to_le_bytes());
-    }
-    hb[32..40].copy_from_slice(&h.name_map.off.to_le_bytes());
-    hb[40..48].copy_from_slice(&h.name_map.len.to_le_bytes());
+    let hb = h.encode_crash_safe();
     let n = HEADER_SIZE.min(image.len());
     image[..n].copy_from_slice(&hb[..n]);
     let bad = |e| LiveError::Log { path: path.to_path_buf(), source: e };

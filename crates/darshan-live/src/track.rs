@@ -9,7 +9,7 @@
 //! intervals equal the process's counters.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use darshan_log::modules::module_name;
@@ -17,7 +17,7 @@ use darshan_log::{Job, Record};
 use serde::Serialize;
 
 use crate::final_log::{find_log, JobEnd, MpiJob, MPI_LOG_WAIT};
-use crate::snapshot::{take, LiveError, Snapshot};
+use crate::snapshot::{take, Snapshot};
 pub use crate::totals::Totals;
 use crate::totals::{counted, minus_files, minus_map, sums};
 
@@ -145,102 +145,26 @@ impl Tracker {
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0);
         let seconds = if self.last > 0.0 { now - self.last } else { 0.0 };
         self.last = now;
+        let present: HashSet<&PathBuf> = files.iter().collect();
+        let dead = self.killed_now(&present, now);
         let mut processes = Vec::new();
         let mut files_delta: HashMap<String, Totals> = HashMap::new();
         let mut stale_modules = 0;
-        let present: HashSet<&PathBuf> = files.iter().collect();
-        // A file that stays while its process is gone was left by a killed
-        // process: its state is final; it is reported ended once (below)
-        // and then left alone (the epilog merges it).
-        // Whether its process runs is asked of /proc at most once a second,
-        // and not of a file that moved at its last reading (its process
-        // was writing): a thousand idle processes read at 10 Hz would
-        // otherwise cost the daemon ten thousand /proc reads a second.
-        let boot = *self.boot.get_or_insert_with(boot_time);
-        let mut dead: HashSet<PathBuf> = HashSet::new();
-        for (p, s) in self.seen.iter_mut().filter(|(p, _)| present.contains(p)) {
-            if s.snap.same_as_before() && now - s.asked >= 1.0 {
-                s.asked = now;
-                if !alive(&s.snap, boot) {
-                    dead.insert(p.clone());
-                }
-            }
-        }
-        self.killed.extend(dead.iter().cloned());
-        self.killed.retain(|p| present.contains(p));
         for f in files {
             if self.killed.contains(f) {
                 continue;
             }
-            let prev = self.seen.get(f);
-            let snap = match take(f, prev.map(|p| &p.snap)) {
-                Ok(s) => s,
-                // Being made, gone between listing and reading, not a
-                // regular file, or too large to read: skipped this time.
-                Err(_) => continue,
-            };
-            stale_modules += snap.stale.len();
-            let (delta, by_mod, by_file) = match prev {
-                // Nothing counted moved: the sums stand, the delta is zero.
-                Some(p)
-                    if snap.stale.is_empty()
-                        && !snap.copied.iter().any(|&m| counted(m))
-                        && Arc::ptr_eq(&snap.names, &p.snap.names) =>
-                {
-                    (
-                        p.by_mod.iter().map(|(&m, _)| (m, Totals::default())).collect(),
-                        p.by_mod.clone(),
-                        p.by_file.clone(),
-                    )
-                }
-                _ => {
-                    let (by_mod, by_file) = snap_sums(&snap);
-                    let (delta, fdelta) = match prev {
-                        Some(p) => (minus_map(&by_mod, &p.by_mod), minus_files(&by_file, &p.by_file)),
-                        None => (by_mod.clone(), by_file.clone()),
-                    };
-                    for (n, t) in fdelta {
-                        files_delta.entry(n).or_default().add(&t);
-                    }
-                    (delta, by_mod, by_file)
-                }
-            };
-            let (key, rank) = match prev {
-                Some(p) => (p.key.clone(), p.rank),
-                None => (darshan_util::job_inputs::job_key(&snap.job), rank_of(&snap)),
-            };
-            if snap.job.nprocs > 1 {
-                self.mpi.entry(key.clone()).or_insert_with(|| MpiJob::new(&snap.job)).saw(rank, &snap.job);
+            if let Some(v) = self.read_running(f, now, &mut files_delta, &mut stale_modules) {
+                processes.push(v);
             }
-            processes.push(view(&snap, &key, rank, &delta, &by_mod, false, None));
-            let asked = prev.map_or(now, |p| p.asked);
-            self.seen.insert(f.clone(), Seen { asked, key, rank, snap, by_mod, by_file });
         }
         // Files gone since the last interval: their processes ended.
         let gone: Vec<PathBuf> =
             self.seen.keys().filter(|p| !present.contains(p) || dead.contains(*p)).cloned().collect();
         for p in gone {
-            let Some(s) = self.seen.remove(&p) else { continue };
-            let (fin, from) = if dead.contains(&p) {
-                // What the killed process's file holds now is its last state.
-                match take(&p, Some(&s.snap)) {
-                    Ok(now) => (snap_sums(&now).0, "killed: its crash-safe file".to_string()),
-                    Err(_) => (s.by_mod.clone(), "killed: last snapshot".to_string()),
-                }
-            } else {
-                match self.final_log(&s.snap) {
-                    Some((path, mods)) => {
-                        let (m, _) = sums(mods.iter().map(|(&k, v)| (k, v.as_slice())), &|_| String::new());
-                        (m, format!("final log {}", path.display()))
-                    }
-                    None => (s.by_mod.clone(), "last snapshot".to_string()),
-                }
-            };
-            let delta = minus_map(&fin, &s.by_mod);
-            if let Some(j) = self.mpi.get_mut(&s.key) {
-                j.end(s.rank, &fin);
+            if let Some(s) = self.seen.remove(&p) {
+                processes.push(self.read_ended(&p, s, dead.contains(&p)));
             }
-            processes.push(view(&s.snap, &s.key, s.rank, &delta, &fin, true, Some(from)));
         }
         let ends = self.mpi_jobs_ended(now);
         processes.sort_by(|a, b| (&a.job_key, a.rank, &a.file).cmp(&(&b.job_key, b.rank, &b.file)));
@@ -253,6 +177,113 @@ impl Tracker {
         busiest.sort_by(|a, b| (b.1.saturating_add(b.2)).cmp(&a.1.saturating_add(a.2)).then(a.0.cmp(&b.0)));
         busiest.truncate(10);
         Interval { at: now, seconds, processes, jobs, busiest, stale_modules }
+    }
+
+    /// The files whose processes were killed since the last interval: a
+    /// file that stays while its process is gone holds its final state;
+    /// it is reported ended once and then left alone (the epilog merges
+    /// it). /proc is asked at most once a second per file, and not about a
+    /// file that moved at its last reading (its process was writing): a
+    /// thousand idle processes read at 10 Hz would otherwise cost ten
+    /// thousand /proc reads a second.
+    fn killed_now(&mut self, present: &HashSet<&PathBuf>, now: f64) -> HashSet<PathBuf> {
+        let boot = *self.boot.get_or_insert_with(boot_time);
+        let mut dead = HashSet::new();
+        for (p, s) in self.seen.iter_mut().filter(|(p, _)| present.contains(p)) {
+            if s.snap.same_as_before() && now - s.asked >= 1.0 {
+                s.asked = now;
+                if !alive(&s.snap, boot) {
+                    dead.insert(p.clone());
+                }
+            }
+        }
+        self.killed.extend(dead.iter().cloned());
+        self.killed.retain(|p| present.contains(p));
+        dead
+    }
+
+    /// A running process's file read again: its view for the interval,
+    /// its files' deltas added to `files_delta`.
+    fn read_running(
+        &mut self,
+        f: &PathBuf,
+        now: f64,
+        files_delta: &mut HashMap<String, Totals>,
+        stale_modules: &mut usize,
+    ) -> Option<ProcessView> {
+        let prev = self.seen.remove(f);
+        let snap = match take(f, prev.as_ref().map(|p| &p.snap)) {
+            Ok(s) => s,
+            // Being made, gone between listing and reading, not a regular
+            // file, or too large to read: skipped this time, as it was.
+            Err(_) => {
+                if let Some(p) = prev {
+                    self.seen.insert(f.clone(), p);
+                }
+                return None;
+            }
+        };
+        *stale_modules += snap.stale.len();
+        let unchanged = |p: &Seen| {
+            snap.stale.is_empty() && !snap.copied.iter().any(|&m| counted(m)) && Arc::ptr_eq(&snap.names, &p.snap.names)
+        };
+        let (delta, by_mod, by_file, asked, key, rank) = match prev {
+            // Nothing counted moved: the sums stand, the delta is zero.
+            Some(p) if unchanged(&p) => (
+                p.by_mod.keys().map(|&m| (m, Totals::default())).collect(),
+                p.by_mod,
+                p.by_file,
+                p.asked,
+                p.key,
+                p.rank,
+            ),
+            prev => {
+                let (by_mod, by_file) = snap_sums(&snap);
+                let (delta, fdelta) = match &prev {
+                    Some(p) => (minus_map(&by_mod, &p.by_mod), minus_files(&by_file, &p.by_file)),
+                    None => (by_mod.clone(), by_file.clone()),
+                };
+                for (n, t) in fdelta {
+                    files_delta.entry(n).or_default().add(&t);
+                }
+                let (asked, key, rank) = match prev {
+                    Some(p) => (p.asked, p.key, p.rank),
+                    None => (now, darshan_util::job_inputs::job_key(&snap.job), rank_of(&snap)),
+                };
+                (delta, by_mod, by_file, asked, key, rank)
+            }
+        };
+        if snap.job.nprocs > 1 {
+            self.mpi.entry(key.clone()).or_insert_with(|| MpiJob::new(&snap.job)).saw(rank, &snap.job);
+        }
+        let v = view(&snap, &key, rank, &delta, &by_mod, false, None);
+        self.seen.insert(f.clone(), Seen { asked, key, rank, snap, by_mod, by_file });
+        Some(v)
+    }
+
+    /// A process that ended (its file gone) or was killed (its file
+    /// stays): its last figures, from its final log, its file, or its
+    /// last snapshot.
+    fn read_ended(&mut self, p: &Path, s: Seen, killed: bool) -> ProcessView {
+        let (fin, from) = if killed {
+            match take(p, Some(&s.snap)) {
+                Ok(now) => (snap_sums(&now).0, "killed: its crash-safe file".to_string()),
+                Err(_) => (s.by_mod.clone(), "killed: last snapshot".to_string()),
+            }
+        } else {
+            match self.final_log(&s.snap) {
+                Some((path, mods)) => {
+                    let (m, _) = sums(mods.iter().map(|(&k, v)| (k, v.as_slice())), &|_| String::new());
+                    (m, format!("final log {}", path.display()))
+                }
+                None => (s.by_mod.clone(), "last snapshot".to_string()),
+            }
+        };
+        let delta = minus_map(&fin, &s.by_mod);
+        if let Some(j) = self.mpi.get_mut(&s.key) {
+            j.end(s.rank, &fin);
+        }
+        view(&s.snap, &s.key, s.rank, &delta, &fin, true, Some(from))
     }
 
     /// MPI jobs done with: those whose every rank ran here and ended get
@@ -388,9 +419,4 @@ fn jobs_of(procs: &[ProcessView], ends: Vec<JobEnd>) -> Vec<JobView> {
         j.final_from = Some(e.from);
     }
     jobs.into_values().collect()
-}
-
-/// Convenience for one-shot use: every file's snapshot now.
-pub fn snapshot_all(files: &[PathBuf]) -> Vec<Result<Snapshot, LiveError>> {
-    files.iter().map(|f| take(f, None)).collect()
 }

@@ -12,8 +12,9 @@ use darshan_log::crash_safe::NAMES_OFF;
 use darshan_log::header::{Compression, Header, LogVersion, RegionMap, HEADER_SIZE};
 use darshan_log::modules::{MAX_MODS, POSIX};
 
+/// A fresh directory under cargo's target/tmp (never /tmp).
 fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("darshan-live-{name}-{}", std::process::id()));
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("live-hostile-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
@@ -57,7 +58,7 @@ fn sparse_claiming(path: &Path, len: u64) {
 fn a_fifo_named_like_a_crash_safe_file_is_neither_listed_nor_waited_on() {
     let d = scratch("fifo");
     let p = d.join("u_prog_id1_mmap-log-1-0.darshan");
-    let st = std::process::Command::new("mkfifo").arg(&p).status().unwrap();
+    let st = darshan_test_support::status(std::process::Command::new("mkfifo").arg(&p));
     assert!(st.success());
     assert!(find_files(&[d.clone()], 0).is_empty(), "listed");
     assert!(matches!(take_within(&p), Err(LiveError::NotAFile { .. })));
@@ -83,9 +84,11 @@ fn a_file_claiming_gigabytes_of_records_is_refused_not_allocated() {
         Err(LiveError::TooLarge { bytes, .. }) => assert_eq!(bytes, 16 << 30),
         other => panic!("{other:?}"),
     }
+    let _ = std::fs::remove_file(&p);
     // Within the limit, the same lie is read (zeros decode to nothing
     // harmful) or refused as a bad log, never a panic.
     let small = d.join("u_prog_id2_mmap-log-1-0.darshan");
     sparse_claiming(&small, MAX_FILE_BYTES / 64);
     let _ = take_within(&small);
+    let _ = std::fs::remove_dir_all(&d);
 }

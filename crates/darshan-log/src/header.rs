@@ -235,15 +235,26 @@ impl Header {
     /// they go in the extension trailer ([`crate::extension::encode_trailer`]),
     /// which whoever writes the header must write after the last region.
     pub fn encode(&self) -> Vec<u8> {
+        self.encode_ids(crate::modules::KNOWN_MODULE_COUNT)
+    }
+
+    /// Encode a crash-safe file's header (docs/log-format.md §10): every
+    /// module id in the map and the partial flags, as the runtime writes
+    /// them (an uncompressed file has no extension trailer).
+    pub fn encode_crash_safe(&self) -> Vec<u8> {
+        self.encode_ids(MAX_MODS)
+    }
+
+    fn encode_ids(&self, ids: usize) -> Vec<u8> {
         let mut b = vec![0u8; HEADER_SIZE];
         b[..4].copy_from_slice(b"3.41");
         b[8..16].copy_from_slice(&MAGIC.to_le_bytes());
         b[16] = self.compression.code();
-        let known = (1u64 << crate::modules::KNOWN_MODULE_COUNT) - 1;
-        b[24..32].copy_from_slice(&(self.partial_flag & known).to_le_bytes());
+        let mapped = if ids >= 64 { u64::MAX } else { (1u64 << ids) - 1 };
+        b[24..32].copy_from_slice(&(self.partial_flag & mapped).to_le_bytes());
         b[32..40].copy_from_slice(&self.name_map.off.to_le_bytes());
         b[40..48].copy_from_slice(&self.name_map.len.to_le_bytes());
-        for i in 0..crate::modules::KNOWN_MODULE_COUNT {
+        for i in 0..ids.min(MAX_MODS) {
             b[48 + 16 * i..56 + 16 * i].copy_from_slice(&self.mod_map[i].off.to_le_bytes());
             b[56 + 16 * i..64 + 16 * i].copy_from_slice(&self.mod_map[i].len.to_le_bytes());
             b[1072 + 4 * i..1076 + 4 * i].copy_from_slice(&self.mod_ver[i].to_le_bytes());

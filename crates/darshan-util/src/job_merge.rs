@@ -246,10 +246,12 @@ fn job_record(plan: &Plan, key: &str) -> Job {
     job.start_time_nsec = s.rem_euclid(1_000_000_000) as i64;
     job.end_time_sec = e.div_euclid(1_000_000_000) as i64;
     job.end_time_nsec = e.rem_euclid(1_000_000_000) as i64;
-    let per_process = ["job_rank=", "rank_env=", "ppid=", "fork_parent=", "ticks=", "pid=", "job_key=", "job_size="];
+    let per_process = ["job_rank=", "rank_env=", "ppid=", "fork_parent=", "job_key=", "job_size="]
+        .into_iter()
+        .chain(darshan_log::crash_safe::FILE_ONLY_METADATA);
     let meta = String::from_utf8_lossy(&job.metadata).into_owned();
     let mut m: String =
-        meta.lines().filter(|l| !per_process.iter().any(|p| l.starts_with(p))).map(|l| format!("{l}\n")).collect();
+        meta.lines().filter(|l| !per_process.clone().any(|p| l.starts_with(p))).map(|l| format!("{l}\n")).collect();
     m.push_str(&format!("job_key={key}\njob_size={}\njob_processes={}\n", plan.nprocs, plan.procs.len()));
     job.metadata = m.into_bytes();
     job.metadata.truncate(darshan_log::job::METADATA_LEN - 1);
@@ -313,10 +315,8 @@ pub fn merge_job(procs: Vec<ProcessLog>, key: &str, out: &Path, opt: &JobOptions
         }
         if m == BGQ {
             crate::merge::bgq_job_record(&mut recs);
-        } else {
-            if m == LUSTRE {
-                done.shared += reduce_lustre(&mut recs, plan.nprocs);
-            }
+        } else if m == LUSTRE {
+            done.shared += reduce_lustre(&mut recs, plan.nprocs);
         }
         done.records += recs.len();
         if !recs.is_empty() {

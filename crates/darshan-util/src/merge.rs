@@ -8,6 +8,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+use darshan_log::crash_safe::FILE_ONLY_METADATA;
 use darshan_log::modules::*;
 use darshan_log::record::Extra;
 use darshan_log::{Compression, Job, LogFile, LogWriter, NameTable, Record};
@@ -287,7 +288,7 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
     }
     let meta = String::from_utf8_lossy(&job.metadata).into_owned();
     job.metadata =
-        meta.lines().filter(|l| !l.starts_with("ticks=") && !l.starts_with("pid=")).map(|l| format!("{l}\n")).collect::<String>().into_bytes();
+        meta.lines().filter(|l| !FILE_ONLY_METADATA.iter().any(|k| l.starts_with(k))).map(|l| format!("{l}\n")).collect::<String>().into_bytes();
 
     let tmp = out.with_extension("darshan_partial_merge");
     let file = std::fs::File::create(&tmp).map_err(|e| MergeError::Io {

@@ -328,3 +328,18 @@ pub fn check_mpi_mix_as(log: &Log, data: &Path, kind: MixLog) {
         log.recs.iter().filter(|(m, n, _)| *m == HEATMAP && n == "heatmap:POSIX").map(|x| x.2.rank).collect();
     assert_eq!(heat_ranks.len(), NP as usize, "{heat_ranks:?}");
 }
+
+/// tests/programs/live_mpi.c as a 4-rank Open MPI job under the library,
+/// writing for `secs` (logs in `dir/logs`, crash-safe files in
+/// `dir/mmap`), started and past its "ready" line.
+pub fn start_live_mpi(dir: &Path, secs: &str) -> std::process::Child {
+    let exe = mpicc(OpenMpi, "live_mpi", dir);
+    let env = [
+        ("LD_PRELOAD", super::lib().display().to_string()),
+        ("DARSHAN_LOGPATH", dir.join("logs").display().to_string()),
+        ("DARSHAN_MMAP_LOGPATH", dir.join("mmap").display().to_string()),
+    ];
+    let mut cmd = OpenMpi.launcher(&env);
+    cmd.arg(&exe).arg(dir.join("data")).arg(secs);
+    super::start_ready(&mut cmd).0
+}

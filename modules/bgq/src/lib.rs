@@ -132,6 +132,10 @@ impl Bgq {
 const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS).fixed_records(1);
 
 impl Module for Bgq {
+    fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
+        Some(&self.state)
+    }
+
     fn spec(&self) -> &ModuleSpec {
         &SPEC
     }

@@ -323,6 +323,10 @@ pub fn apply_triggers(stats: &dyn Fn(u64) -> Option<(i64, i64, i64)>) {
 }
 
 impl Module for Dxt {
+    fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
+        Some(&self.st)
+    }
+
     fn spec(&self) -> &ModuleSpec {
         &self.spec
     }

@@ -23,9 +23,6 @@ use darshan_live::stream::{messages, Metrics};
     about = "Publish this node's live Darshan I/O figures to NATS and Prometheus"
 )]
 struct Opts {
-    /// Seconds between readings.
-    #[arg(long, default_value_t = 1.0)]
-    interval: f64,
     #[command(flatten)]
     src: darshan_live::find::Sources,
     /// NATS server to publish to (e.g. nats://127.0.0.1:4222).
@@ -100,7 +97,7 @@ async fn run(o: Opts) -> Result<(), String> {
         tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).map_err(|e| e.to_string())?;
     let mut int =
         tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).map_err(|e| e.to_string())?;
-    let mut tick = tokio::time::interval(Duration::from_secs_f64(o.interval.clamp(0.01, 3600.0)));
+    let mut tick = tokio::time::interval(Duration::from_secs_f64(o.src.interval));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut last = false;
     loop {
@@ -142,10 +139,6 @@ async fn run(o: Opts) -> Result<(), String> {
 fn main() -> ExitCode {
     darshan_util::cli::one_line_panics("darshan-stream");
     let o = Opts::parse();
-    if !(o.interval.is_finite() && o.interval > 0.0) {
-        eprintln!("darshan-stream: --interval must be a positive number of seconds");
-        return ExitCode::from(2);
-    }
     let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {

@@ -25,9 +25,6 @@ use ratatui::widgets::{Block, Paragraph, Row, Table};
     about = "The jobs and processes doing I/O on this node, live, from Darshan's crash-safe files"
 )]
 struct Opts {
-    /// Seconds between refreshes.
-    #[arg(long, default_value_t = 1.0)]
-    interval: f64,
     #[command(flatten)]
     src: darshan_live::find::Sources,
     /// Only this job (its job key or job id).
@@ -47,6 +44,15 @@ struct Opts {
     json: bool,
 }
 
+/// " (N busy modules kept from before)" when some were (docs/live.md).
+fn busy_note(s: &Screen) -> String {
+    if s.stale_modules > 0 {
+        format!(" ({} busy modules kept from before)", s.stale_modules)
+    } else {
+        String::new()
+    }
+}
+
 fn text(s: &Screen) -> String {
     let mut o = String::new();
     o.push_str(&format!(
@@ -55,11 +61,7 @@ fn text(s: &Screen) -> String {
         s.processes.len(),
         s.seconds,
         s.sort,
-        if s.stale_modules > 0 {
-            format!(" ({} busy modules kept from before)", s.stale_modules)
-        } else {
-            String::new()
-        }
+        busy_note(s)
     ));
     o.push_str(&format!(
         "{:<28} {:>8} {:>5} {:>12} {:>12} {:>10} {:>10}  {}\n",
@@ -90,7 +92,7 @@ fn text(s: &Screen) -> String {
 fn once(o: &Opts, dirs: &[PathBuf], uid: u32) -> ExitCode {
     let mut t = o.src.tracker();
     t.interval(&find_files(dirs, uid));
-    std::thread::sleep(Duration::from_secs_f64(o.interval.clamp(0.01, 3600.0)));
+    std::thread::sleep(Duration::from_secs_f64(o.src.interval));
     let iv = t.interval(&find_files(dirs, uid));
     let f = Filter { job: o.job.clone(), uid: o.uid };
     let s = screen(&iv, o.sort, &f);
@@ -121,11 +123,7 @@ fn draw(frame: &mut ratatui::Frame, s: &Screen, filter: &Filter) {
         s.seconds,
         s.sort,
         filter.job.as_ref().map(|j| format!("  job {j}")).unwrap_or_default(),
-        if s.stale_modules > 0 {
-            format!("  ({} busy modules kept from before)", s.stale_modules)
-        } else {
-            String::new()
-        }
+        busy_note(s)
     );
     frame.render_widget(Paragraph::new(title).style(Style::new().add_modifier(Modifier::BOLD)), head);
     let bold = Style::new().add_modifier(Modifier::BOLD);
@@ -189,7 +187,7 @@ fn interactive(o: &Opts, dirs: &[PathBuf], uid: u32) -> std::io::Result<()> {
     let mut t = o.src.tracker();
     let mut sort = o.sort;
     let mut filter = Filter { job: o.job.clone(), uid: o.uid };
-    let every = Duration::from_secs_f64(o.interval.clamp(0.05, 3600.0));
+    let every = Duration::from_secs_f64(o.src.interval.max(0.05));
     let mut terminal = ratatui::init();
     let mut iv = t.interval(&find_files(dirs, uid));
     let mut next = Instant::now() + every;
@@ -224,10 +222,6 @@ fn interactive(o: &Opts, dirs: &[PathBuf], uid: u32) -> std::io::Result<()> {
 fn main() -> ExitCode {
     darshan_util::cli::one_line_panics("darshan-top");
     let o = Opts::parse();
-    if !(o.interval.is_finite() && o.interval > 0.0) {
-        eprintln!("darshan-top: --interval must be a positive number of seconds");
-        return ExitCode::from(2);
-    }
     let dirs = o.src.crash_safe_dirs();
     let uid = my_uid();
     if o.once {
