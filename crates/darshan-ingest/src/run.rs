@@ -282,10 +282,11 @@ pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Su
         }
     }
     // Phase 1b: the per-process logs of a job without MPI become one job.
-    let jobs_dir = std::env::temp_dir().join(format!("darshan-ingest-jobs-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&jobs_dir);
-    std::fs::create_dir_all(&jobs_dir).map_err(IngestError::io(&jobs_dir))?;
-    let mut todo = group_jobs(todo, store, &jobs_dir, &mut sum)?;
+    let jobs_dir = ScratchDir::new("darshan-ingest-jobs").map_err(IngestError::io(&std::env::temp_dir()))?;
+    let mut todo = group_jobs(todo, store, &jobs_dir.0, &mut sum)?;
+    // Kept only while it holds job logs to read: a run killed later (the
+    // drop never comes) leaves nothing behind unless it made some.
+    let jobs_dir = (sum.job_logs_made > 0).then_some(jobs_dir);
     // Workers pop from the end: reverse so logs go in path order.
     todo.reverse();
     let total = todo.len() as u64;
@@ -321,7 +322,7 @@ pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Su
     for h in handles {
         let _ = h.join();
     }
-    let _ = std::fs::remove_dir_all(&jobs_dir);
+    drop(jobs_dir);
     result?;
     store.commit()?;
     bar.finish_and_clear();
@@ -462,4 +463,58 @@ fn progress_bar(total: u64, show: bool) -> ProgressBar {
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar
+}
+
+/// A directory of this run's own under the temporary directory: made new
+/// (never one that was already there: another user may have put one, or a
+/// link, at a name they could guess), private to the user (0700), and
+/// removed when dropped, on every way out of `run`.
+struct ScratchDir(PathBuf);
+
+impl ScratchDir {
+    fn new(stem: &str) -> std::io::Result<ScratchDir> {
+        use std::os::unix::fs::DirBuilderExt;
+        let base = std::env::temp_dir();
+        let mut last = None;
+        for k in 0..64u32 {
+            let p = base.join(format!("{stem}-{}-{k}", std::process::id()));
+            match std::fs::DirBuilder::new().mode(0o700).create(&p) {
+                Ok(()) => return Ok(ScratchDir(p)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| std::io::Error::other("no free name")))
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[cfg(test)]
+mod scratch_dir_tests {
+    use super::ScratchDir;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// The job logs made during an ingest went to
+    /// /tmp/darshan-ingest-jobs-<pid>, first removed and then made with
+    /// create_dir_all: a directory another user put there in between was
+    /// used as it was, and an early error left the directory behind.
+    #[test]
+    fn the_ingests_scratch_directory_is_new_private_and_removed() {
+        let taken = std::env::temp_dir().join(format!("darshan-test-scratch-{}-0", std::process::id()));
+        let _ = std::fs::create_dir(&taken);
+        let d = ScratchDir::new("darshan-test-scratch").unwrap();
+        assert_ne!(d.0, taken, "a directory that was already there is never used");
+        let mode = std::fs::metadata(&d.0).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        let p = d.0.clone();
+        std::fs::write(p.join("a.darshan"), b"x").unwrap();
+        drop(d);
+        assert!(!p.exists(), "removed when dropped");
+        let _ = std::fs::remove_dir(&taken);
+    }
 }
