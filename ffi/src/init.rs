@@ -141,6 +141,17 @@ fn init() {
     real::resolve_all();
     test_panic("start");
     crate::shim::init();
+    // A set-user-ID, set-group-ID or capability-raising program (the
+    // kernel's AT_SECURE) runs with more privilege than the user whose
+    // environment it inherited: DARSHAN_CONFIG_PATH=/etc/shadow would
+    // have its lines echoed as unknown keywords, and a crash-safe file
+    // would belong to the privileged owner, not the user. Such a program
+    // is the system's, not the job's: it is not instrumented, and nothing
+    // of the environment is read or said (docs/robustness.md).
+    if secure_execution() {
+        guard::set_state(runtime::DISABLED);
+        return;
+    }
     let (cfg, warnings) = Config::load(&ProcessEnv);
     // Under an MPI launcher every rank reads the same settings: rank 0
     // alone says what is wrong with them (N identical lines at N ranks
@@ -160,6 +171,16 @@ fn init() {
         // An MPI program starts the runtime in MPI_Init.
         *PENDING.lock().unwrap_or_else(|e| e.into_inner()) = Some(cfg);
     }
+}
+
+/// Whether the kernel started this program in secure-execution mode
+/// (`AT_SECURE` in its auxiliary vector: set-user-ID, set-group-ID or
+/// file capabilities), as the dynamic loader itself decides.
+fn secure_execution() -> bool {
+    // SAFETY: getauxval only reads the auxiliary vector the kernel gave
+    // the process; it has no preconditions and returns 0 for a type it
+    // does not find.
+    unsafe { libc::getauxval(libc::AT_SECURE) != 0 }
 }
 
 /// The configuration read in the constructor, for MPI_Init.

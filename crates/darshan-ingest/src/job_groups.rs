@@ -15,7 +15,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use darshan_util::job_inputs::{first_process, ProcessLog};
+use darshan_util::job_inputs::{first_process, one_per_process, ProcessLog};
 use darshan_util::job_merge::{job_log_name, merge_job, JobOptions};
 
 /// What to do with the logs found.
@@ -63,6 +63,11 @@ pub fn group(paths: Vec<PathBuf>, known_jobs: &HashSet<String>, tmp: &Path) -> G
         }
     }
     for (key, procs) in by_key {
+        // One process, one count (its log and a crash-safe file left by a
+        // kill around its exit, a recovered log, a copy): the others are
+        // marked seen with it.
+        let (procs, dropped) = one_per_process(procs);
+        out.absorbed.extend(dropped.into_iter().map(|(p, _)| p.path));
         if job_logs.contains(&key) {
             out.absorbed.extend(procs.into_iter().map(|p| p.path));
             continue;

@@ -164,13 +164,17 @@ pub fn find_logs(roots: &[PathBuf]) -> (Vec<PathBuf>, Vec<Problem>) {
 }
 
 fn file_info(p: &Path) -> std::io::Result<FileInfo> {
-    let m = std::fs::metadata(p)?;
+    // Opened as every tool opens a log (no link another user owns, no
+    // FIFO or device: a `*.darshan` link to /dev/zero once spun forever).
+    let m = darshan_log::safe_fs::open_input(p)?.file.metadata()?;
     Ok(FileInfo { path: p.to_path_buf(), size: m.len() as i64, mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec() })
 }
 
-/// The content key: BLAKE3 of the file's bytes (128 bits, hex).
+/// The content key: BLAKE3 of the file's bytes (128 bits, hex), read no
+/// further than the size the file had when opened.
 pub fn content_key(p: &Path) -> std::io::Result<String> {
-    let mut f = std::fs::File::open(p)?;
+    let input = darshan_log::safe_fs::open_input(p)?;
+    let mut f = input.file.take(input.size);
     let mut h = blake3::Hasher::new();
     let mut buf = vec![0u8; 1 << 16];
     loop {

@@ -26,6 +26,7 @@ pub mod names_table;
 pub mod record;
 pub mod reduce;
 pub mod region;
+pub mod safe_fs;
 pub mod source;
 pub mod writer;
 

@@ -43,6 +43,11 @@ impl<S: LogSource> LogFile<S> {
         Ok(LogFile { src, header, job })
     }
 
+    /// The log's size in bytes, as it was when opened.
+    pub fn size(&self) -> u64 {
+        self.src.size()
+    }
+
     /// Read the whole name table (bounded by the names themselves).
     pub fn names(&self) -> Result<NameTable> {
         let mut r = RegionReader::new(&self.src, self.header.name_map, self.header.compression, "name");

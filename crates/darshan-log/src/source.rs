@@ -29,13 +29,12 @@ pub struct FileSource {
 }
 
 impl FileSource {
+    /// Opens a log as every tool must (crate::safe_fs::open_input): no
+    /// link another user owns followed, no FIFO or device waited on or
+    /// read; reads end at the file's real size.
     pub fn open(path: &std::path::Path) -> io::Result<Self> {
-        let file = File::open(path)?;
-        let meta = file.metadata()?;
-        if meta.is_dir() {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, "is a directory"));
-        }
-        Ok(FileSource { size: meta.len(), file })
+        let input = crate::safe_fs::open_input(path)?;
+        Ok(FileSource { size: input.size, file: input.file })
     }
 }
 

@@ -29,7 +29,31 @@ pub struct ProcessLog {
     pub end_ns: i128,
     /// Its parent process (`ppid=`).
     pub ppid: Option<i64>,
+    /// A crash-safe file (uncompressed, the runtime's live layout), not a
+    /// log the process or a merge finished.
+    pub crash_safe: bool,
+    /// The file's size in bytes.
+    pub bytes: u64,
     pub job: Job,
+}
+
+/// Who a process is, wherever its data appears: its log, its crash-safe
+/// file, a log recovered from that file, a copy of any of them. The
+/// runtime's processes (which say `ppid=`) are named by their job, rank,
+/// owner, parent, command line and start to the nanosecond, all of which
+/// the crash-safe file and the log share; a log without that (C
+/// Darshan's) only by its whole job record and its size, so that two
+/// processes are never taken for one, and a copy is.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Identity {
+    key: String,
+    rank: i64,
+    uid: i64,
+    start: (i64, i64),
+    ppid: Option<i64>,
+    exe: Vec<u8>,
+    /// For logs without `ppid=`: their metadata and size as well.
+    rest: Option<(Vec<u8>, i64, u64)>,
 }
 
 fn meta<'a>(job: &'a Job, key: &str) -> Option<&'a [u8]> {
@@ -66,7 +90,8 @@ fn mtime_ns(path: &Path) -> Option<i128> {
 
 impl ProcessLog {
     pub fn read(path: &Path) -> Result<ProcessLog, darshan_log::LogError> {
-        let job = LogFile::open(path)?.job;
+        let log = LogFile::open(path)?;
+        let job = log.job.clone();
         let (rank, size) = rank_and_size(&job);
         let start_ns = ns(job.start_time_sec, job.start_time_nsec);
         let end = ns(job.end_time_sec, job.end_time_nsec);
@@ -81,9 +106,57 @@ impl ProcessLog {
             start_ns,
             end_ns: end_ns.max(start_ns),
             ppid: meta_i64(&job, "ppid"),
+            crash_safe: log.header.compression == darshan_log::Compression::None,
+            bytes: log.size(),
             job,
         })
     }
+
+    /// Who this process is (see [`Identity`]).
+    pub fn identity(&self) -> Identity {
+        let j = &self.job;
+        let exe = j.exe_mnt.split(|&b| b == b'\n').next().unwrap_or_default().to_vec();
+        let rest = self.ppid.is_none().then(|| (j.metadata.clone(), j.nprocs, self.bytes));
+        Identity {
+            key: self.key.clone(),
+            rank: self.rank,
+            uid: j.uid,
+            start: (j.start_time_sec, j.start_time_nsec),
+            ppid: self.ppid,
+            exe,
+            rest,
+        }
+    }
+
+    /// How complete this copy of a process's data is: a log the process
+    /// finished itself, then a log recovered from its crash-safe file,
+    /// then the crash-safe file; the larger, then the first path, among
+    /// equals.
+    fn completeness(&self) -> (bool, bool, u64, std::cmp::Reverse<&PathBuf>) {
+        let recovered = self.path.to_string_lossy().ends_with("-recovered.darshan");
+        (!self.crash_safe && !recovered, !self.crash_safe, self.bytes, std::cmp::Reverse(&self.path))
+    }
+}
+
+/// One process, one count: of the copies of one process's data among
+/// `procs` the most complete is kept; the others are returned beside it,
+/// each with the path of the copy that stands for it.
+pub fn one_per_process(procs: Vec<ProcessLog>) -> (Vec<ProcessLog>, Vec<(ProcessLog, PathBuf)>) {
+    let mut by_id: BTreeMap<Identity, Vec<ProcessLog>> = BTreeMap::new();
+    for p in procs {
+        by_id.entry(p.identity()).or_default().push(p);
+    }
+    let mut kept = Vec::new();
+    let mut dropped = Vec::new();
+    for (_, mut copies) in by_id {
+        copies.sort_by(|a, b| b.completeness().cmp(&a.completeness()));
+        let mut it = copies.into_iter();
+        let Some(best) = it.next() else { continue };
+        dropped.extend(it.map(|p| (p, best.path.clone())));
+        kept.push(best);
+    }
+    kept.sort_by(process_order);
+    (kept, dropped)
 }
 
 /// The order of a job's processes: by rank, then start (a rank's first

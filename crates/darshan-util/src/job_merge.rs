@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use darshan_log::modules::*;
 use darshan_log::record::Extra;
-use darshan_log::{Compression, Job, LogFile, LogWriter, NameTable, Record};
+use darshan_log::{Job, LogFile, NameTable, Record};
 
 use crate::job_inputs::ProcessLog;
 use crate::job_words::{combine_and_reduce, Flat};
@@ -276,22 +276,32 @@ pub fn merge_job(procs: Vec<ProcessLog>, key: &str, out: &Path, opt: &JobOptions
         }
     }
     let mut done = JobMerged { processes: plan.procs.len(), nprocs: plan.nprocs, ..Default::default() };
-    let tmp = out.with_extension("darshan_partial_merge");
-    let file =
-        std::fs::File::create(&tmp).map_err(|e| MergeError::Io { what: "cannot create", path: tmp.clone(), source: e })?;
-    let werr = |e: darshan_log::LogError| MergeError::Write { path: tmp.clone(), source: e };
-    let mut w = LogWriter::new(std::io::BufWriter::new(file), Compression::Zlib).map_err(werr)?;
-    w.write_job(&job_record(&plan, key)).map_err(werr)?;
-    w.write_names(&names).map_err(werr)?;
-    drop(names);
-    // One module at a time: its records from every input, combined,
-    // reduced, written, dropped.
-    for &m in &modules {
+    crate::merge::write_new_log(out, |w, werr| {
+        w.write_job(&job_record(&plan, key)).map_err(werr)?;
+        w.write_names(&names).map_err(werr)?;
+        drop(names);
+        write_modules(w, werr, &plan, &modules, &mut done)?;
+        w.set_partial_flag(partial);
+        Ok(())
+    })?;
+    Ok(done)
+}
+
+/// One module at a time: its records from every input, combined,
+/// reduced, written, dropped.
+fn write_modules(
+    w: &mut crate::merge::NewLogWriter,
+    werr: &dyn Fn(darshan_log::LogError) -> MergeError,
+    plan: &Plan,
+    modules: &BTreeSet<usize>,
+    done: &mut JobMerged,
+) -> Result<(), MergeError> {
+    for &m in modules {
         // The fixed-layout modules with reduction rules: as flat words.
         if let Some(rules) = darshan_log::reduce::rules_of(m) {
             let mut flat: Option<Flat> = None;
             let mut odd = Vec::new();
-            gather(&plan, m, &mut |r| {
+            gather(plan, m, &mut |r| {
                 let f = flat.get_or_insert_with(|| Flat::new(&r));
                 if !f.push(&r) {
                     odd.push(r);
@@ -305,7 +315,7 @@ pub fn merge_job(procs: Vec<ProcessLog>, key: &str, out: &Path, opt: &JobOptions
             continue;
         }
         let mut recs = Vec::new();
-        gather(&plan, m, &mut |r| recs.push(r))?;
+        gather(plan, m, &mut |r| recs.push(r))?;
         if m == HEATMAP {
             crate::merge::one_width(&mut recs);
         }
@@ -323,18 +333,7 @@ pub fn merge_job(procs: Vec<ProcessLog>, key: &str, out: &Path, opt: &JobOptions
             w.write_module(m, recs.iter()).map_err(werr)?;
         }
     }
-    w.set_partial_flag(partial);
-    let f = w.finish().map_err(werr)?;
-    let f =
-        f.into_inner().map_err(|e| MergeError::Io { what: "writing", path: tmp.clone(), source: e.into_error() })?;
-    f.sync_all().map_err(|e| MergeError::Io { what: "writing", path: tmp.clone(), source: e })?;
-    std::fs::rename(&tmp, out).map_err(|e| MergeError::Rename { from: tmp.clone(), to: out.to_path_buf(), source: e })?;
-    // The job log is durable before any input may be removed.
-    let dir = out.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    if let Ok(d) = std::fs::File::open(dir) {
-        let _ = d.sync_all();
-    }
-    Ok(done)
+    Ok(())
 }
 
 /// The job log's name: `<user>_<exe>_id<jobid>_<key>_job.darshan` from

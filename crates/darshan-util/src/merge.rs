@@ -290,34 +290,45 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
     job.metadata =
         meta.lines().filter(|l| !FILE_ONLY_METADATA.iter().any(|k| l.starts_with(k))).map(|l| format!("{l}\n")).collect::<String>().into_bytes();
 
-    let tmp = out.with_extension("darshan_partial_merge");
-    let file = std::fs::File::create(&tmp).map_err(|e| MergeError::Io {
-        what: "cannot create",
-        path: tmp.clone(),
-        source: e,
-    })?;
+    write_new_log(out, |w, werr| {
+        w.write_job(&job).map_err(werr)?;
+        w.write_names(&names).map_err(werr)?;
+        let mut count = 0;
+        for (m, recs) in &by_module {
+            if !recs.is_empty() {
+                w.write_module(*m, recs.iter()).map_err(werr)?;
+                count += recs.len();
+            }
+        }
+        w.set_partial_flag(partial);
+        Ok(count)
+    })
+}
+
+/// The log writer a merge fills.
+pub type NewLogWriter = LogWriter<std::io::BufWriter<std::fs::File>>;
+
+/// Writes the log `out` as a new file (darshan_log::safe_fs::NewFile:
+/// never through a link planted at its name, never over a file already
+/// there), read-only (0400) like the runtime's logs and C's
+/// darshan_log_create, durable with its directory entry before this
+/// returns: only then may a merge's inputs be removed. `fill` writes
+/// job, names and modules; it is handed how to report a write error.
+pub fn write_new_log<T>(
+    out: &Path,
+    fill: impl FnOnce(&mut NewLogWriter, &dyn Fn(darshan_log::LogError) -> MergeError) -> Result<T, MergeError>,
+) -> Result<T, MergeError> {
+    let (new, file) = darshan_log::safe_fs::NewFile::create(out)
+        .map_err(|e| MergeError::Io { what: "cannot create", path: out.to_path_buf(), source: e })?;
+    let tmp = new.temp_path();
     let werr = |e: darshan_log::LogError| MergeError::Write { path: tmp.clone(), source: e };
     let mut w = LogWriter::new(std::io::BufWriter::new(file), Compression::Zlib).map_err(werr)?;
-    w.write_job(&job).map_err(werr)?;
-    w.write_names(&names).map_err(werr)?;
-    let mut count = 0;
-    for (m, recs) in &by_module {
-        if !recs.is_empty() {
-            w.write_module(*m, recs.iter()).map_err(werr)?;
-            count += recs.len();
-        }
-    }
-    w.set_partial_flag(partial);
+    let done = fill(&mut w, &werr)?;
     let f = w.finish().map_err(werr)?;
     let f =
         f.into_inner().map_err(|e| MergeError::Io { what: "writing", path: tmp.clone(), source: e.into_error() })?;
-    f.sync_all().map_err(|e| MergeError::Io { what: "writing", path: tmp.clone(), source: e })?;
-    std::fs::rename(&tmp, out).map_err(|e| MergeError::Rename {
-        from: tmp.clone(),
-        to: out.to_path_buf(),
-        source: e,
-    })?;
-    Ok(count)
+    new.publish(f, 0o400).map_err(|e| MergeError::Io { what: "cannot publish", path: out.to_path_buf(), source: e })?;
+    Ok(done)
 }
 
 /// Ranks' POSIX_META records of one path as one rank -1 record, by the

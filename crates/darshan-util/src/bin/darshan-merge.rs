@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use darshan_util::getopt::{getopt_long, Found, LongOpt};
-use darshan_util::job_inputs::{find_logs, first_process, group_by_job};
+use darshan_util::job_inputs::{find_logs, first_process, group_by_job, one_per_process};
 use darshan_util::job_merge::{job_log_name, merge_job, JobOptions};
 use darshan_util::merge::{find_job_files, merge, Options};
 use darshan_util::visible::{visible, visible_bytes};
@@ -48,6 +48,21 @@ fn merge_jobs(inputs: &[PathBuf], out: Option<PathBuf>, a: JobArgs, end: Option<
         });
     }
     jobs.retain(|_, procs| !procs.is_empty());
+    // One process, one count: a process's log and its crash-safe file
+    // (killed around its exit), a recovered log, a copy: the most
+    // complete is merged; a left-over crash-safe file goes with the
+    // inputs under --remove-inputs, a copy of a log stays.
+    let mut leftovers = std::collections::BTreeMap::new();
+    for (key, procs) in jobs.iter_mut() {
+        let (kept, dropped) = one_per_process(std::mem::take(procs));
+        for (p, standing) in dropped {
+            darshan_util::say!("darshan-merge: {} left out: the same process as {}", shown(&p.path), shown(&standing));
+            if p.crash_safe {
+                leftovers.entry(key.clone()).or_insert_with(Vec::new).push(p.path);
+            }
+        }
+        *procs = kept;
+    }
     if jobs.is_empty() {
         darshan_util::say!("darshan-merge: no log of {} among {} file(s)", a.key.as_deref().map_or("any job".into(), |k| format!("job {k:?}")), logs.len());
         return 1;
@@ -64,7 +79,8 @@ fn merge_jobs(inputs: &[PathBuf], out: Option<PathBuf>, a: JobArgs, end: Option<
     }
     let mut status = 0;
     for (key, procs) in jobs {
-        let paths: Vec<PathBuf> = procs.iter().map(|p| p.path.clone()).collect();
+        let mut paths: Vec<PathBuf> = procs.iter().map(|p| p.path.clone()).collect();
+        paths.extend(leftovers.remove(&key).unwrap_or_default());
         let target = match (&out, &a.out_dir) {
             (Some(o), _) => o.clone(),
             (None, Some(d)) => {
@@ -189,6 +205,19 @@ fn main() {
     }
     if files.is_empty() {
         usage();
+    }
+    // What is not a regular file (a FIFO or device in a log's place, a
+    // link another user owns) is skipped with one line, not waited on.
+    files.retain(|f| match darshan_log::safe_fs::open_input(f) {
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+            darshan_util::say!("darshan-merge: {} skipped: {e}", shown(f));
+            false
+        }
+        _ => true,
+    });
+    if files.is_empty() {
+        darshan_util::say!("darshan-merge: no input log left to merge");
+        std::process::exit(1);
     }
     match merge(&files, out.as_ref(), &opt) {
         Ok(n) => darshan_util::say!("darshan-merge: {} logs, {n} records -> {out}", files.len()),
