@@ -37,6 +37,8 @@ pub enum LogError {
 impl fmt::Display for LogError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            // A file refused before reading (crate::safe_fs) says why alone.
+            LogError::Io(e) if e.kind() == std::io::ErrorKind::InvalidInput => write!(f, "{e}"),
             LogError::Io(e) => write!(f, "I/O error: {e}"),
             LogError::TooShort { size, need } => write!(
                 f,

@@ -1,0 +1,291 @@
+//! Privileged use (docs/robustness.md "Privileged use"): the tools a
+//! centre runs as root — the epilogs, darshan-merge, darshan-ingest,
+//! darshan-parser, darshan-summary — against files an unprivileged user
+//! (nobody, uid 65534, through setpriv) planted in 1777 directories; and
+//! a set-user-ID program under a site-wide preload. Each case is refused
+//! or skipped with one line, nothing outside the output directory
+//! changes, and no tool runs past its time limit.
+//!
+//! These tests need root (as `just test` runs in CI); elsewhere they say
+//! so and pass nothing off as checked.
+
+mod common;
+
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use common::*;
+
+const NOBODY: u32 = 65534;
+/// No tool may take longer than this on a planted file.
+const TOOL_LIMIT: Duration = Duration::from_secs(60);
+
+fn is_root() -> bool {
+    std::fs::metadata("/proc/self").map(|m| m.uid() == 0).unwrap_or(false)
+}
+
+macro_rules! need_root {
+    () => {
+        if !is_root() {
+            eprintln!("not root: the privileged-use tests are not run");
+            return;
+        }
+    };
+}
+
+/// Runs `script` as nobody (what an unprivileged user can do).
+fn as_nobody(script: &str) {
+    let o = output(Command::new("setpriv").args(["--reuid=65534", "--regid=65534", "--clear-groups", "sh", "-c", script]));
+    assert!(o.status.success(), "as nobody: {script}: {}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// A directory anyone may create files in (1777, as darshan-mk-log-dirs
+/// and /tmp are).
+fn sticky(d: &Path) -> PathBuf {
+    std::fs::create_dir_all(d).unwrap();
+    std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    d.to_path_buf()
+}
+
+/// A root-owned file with its content and mode: what must not change.
+struct Victim {
+    path: PathBuf,
+    bytes: Vec<u8>,
+    mode: u32,
+}
+
+impl Victim {
+    fn new(path: PathBuf, mode: u32) -> Victim {
+        let bytes = format!("root's own file {}\n", path.display()).into_bytes();
+        std::fs::write(&path, &bytes).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+        Victim { path, bytes, mode }
+    }
+
+    fn unchanged(&self) {
+        let m = std::fs::metadata(&self.path).unwrap();
+        assert_eq!(std::fs::read(&self.path).unwrap(), self.bytes, "{} was written", self.path.display());
+        assert_eq!(m.permissions().mode() & 0o7777, self.mode, "{}'s mode changed", self.path.display());
+    }
+}
+
+fn run(cmd: &mut Command) -> (Output, String) {
+    let o = output_within(cmd, TOOL_LIMIT);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    (o, err)
+}
+
+/// Two tasks of Slurm job `job` (job_tasks.c), their logs in `logs`.
+fn two_tasks(d: &Path, logs: &Path, job: &str) {
+    let exe = compile("job_tasks", d, &[]);
+    for r in 0..2 {
+        let mut c = instrumented(&exe, d);
+        c.arg(d.join("data")).env("DARSHAN_LOGPATH", logs);
+        c.env("SLURM_PROCID", r.to_string()).env("SLURM_NTASKS", "2").env("SLURM_JOB_ID", job).env("SLURM_STEP_ID", "0");
+        assert!(output(&mut c).status.success());
+    }
+}
+
+/// `err` names `p` on exactly one line, and that line says `why`.
+fn said_once(err: &str, p: &Path, why: &str) {
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains(&*p.to_string_lossy())).collect();
+    assert!(lines.len() == 1 && lines[0].contains(why), "{} {why}: {err}", p.display());
+}
+
+fn job_log_name(logs: &Path, job: &str) -> PathBuf {
+    let first = files(logs).into_iter().find(|p| p.to_string_lossy().contains(&format!("_id{job}-"))).unwrap();
+    let n = first.file_name().unwrap().to_string_lossy().into_owned();
+    let stem = &n[..n.find(&format!("_id{job}")).unwrap()];
+    logs.join(format!("{stem}_id{job}_slurm-{job}.0_job.darshan"))
+}
+
+#[test]
+fn the_job_epilog_never_writes_or_chmods_through_a_link_planted_at_its_output() {
+    need_root!();
+    let d = scratch("priv-job-link");
+    let logs = sticky(&d.join("logs"));
+    two_tasks(&d, &logs, "6101");
+    let target = job_log_name(&logs, "6101");
+    let secret = Victim::new(d.join("shadow-like"), 0o600);
+    let program = Victim::new(d.join("program"), 0o755);
+    // The job log's name links to root's 0600 file; the name the merge's
+    // temporary file once had links to a 0755 one.
+    let partial = target.with_extension("darshan_partial_merge");
+    as_nobody(&format!("ln -s '{}' '{}' && ln -s '{}' '{}'", secret.path.display(), target.display(), program.path.display(), partial.display()));
+    let (o, err) = run(Command::new(root().join("scripts/darshan-job-epilog")).arg("6101").arg(&logs).env("DARSHAN_MERGE", built("darshan-merge")));
+    assert!(!o.status.success(), "the epilog must fail when its output's name is taken: {err}");
+    assert!(err.contains("already exists; not replaced"), "{err}");
+    assert_eq!(err.lines().filter(|l| l.contains("not replaced")).count(), 1, "one line: {err}");
+    secret.unchanged();
+    program.unchanged();
+    assert!(std::fs::symlink_metadata(&target).unwrap().file_type().is_symlink(), "the planted link is left as it was");
+    assert_eq!(files(&logs).iter().filter(|p| p.to_string_lossy().contains("_id6101-")).count(), 2, "inputs kept when nothing was merged");
+    // Once the name is free, the job log is made new, read-only, root's.
+    as_nobody(&format!("rm '{}'", target.display()));
+    let (o, err) = run(Command::new(root().join("scripts/darshan-job-epilog")).arg("6101").arg(&logs).env("DARSHAN_MERGE", built("darshan-merge")));
+    assert!(o.status.success(), "{err}");
+    let m = std::fs::symlink_metadata(&target).unwrap();
+    assert!(m.file_type().is_file() && m.permissions().mode() & 0o777 == 0o400 && m.uid() == 0, "{m:?}");
+    secret.unchanged();
+    program.unchanged();
+    assert!(!files(&logs).iter().any(|p| p.to_string_lossy().contains(".tmp")), "no temporary file left: {:?}", files(&logs));
+}
+
+#[test]
+fn the_mmap_epilog_never_writes_through_a_link_planted_at_its_output() {
+    need_root!();
+    let d = scratch("priv-mmap-link");
+    let mmap = sticky(&d.join("mmap"));
+    let out = sticky(&d.join("out"));
+    let exe = compile("crash_io", &d, &[]);
+    let mut c = instrumented(&exe, &d);
+    c.arg(d.join("data/a.dat")).arg(d.join("data/b.txt")).env("DARSHAN_MMAP_LOGPATH", &mmap).env("SLURM_JOB_ID", "6102");
+    let (mut child, _) = start_ready(&mut c);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let left = files(&mmap);
+    assert_eq!(left.len(), 1, "the killed process's crash-safe file: {left:?}");
+    let base = left[0].file_name().unwrap().to_string_lossy().into_owned();
+    let (head, tail) = base.split_once("_mmap-log-").unwrap();
+    let hash = tail.rsplit_once('-').unwrap().0;
+    let name = out.join(format!("{head}_{hash}-recovered.darshan"));
+    let secret = Victim::new(d.join("shadow-like"), 0o600);
+    as_nobody(&format!("ln -s '{}' '{}'", secret.path.display(), name.display()));
+    let epilog = || {
+        let mut c = Command::new(root().join("scripts/darshan-mmap-epilog"));
+        c.arg("6102").arg(&out).env("DARSHAN_MMAP_LOGPATH", &mmap).env("DARSHAN_MERGE", built("darshan-merge"));
+        run(&mut c)
+    };
+    let (o, err) = epilog();
+    assert!(!o.status.success() && err.contains("already exists; not replaced"), "{err}");
+    secret.unchanged();
+    assert_eq!(files(&mmap), left, "the crash-safe file stays while its log is not made");
+    as_nobody(&format!("rm '{}'", name.display()));
+    let (o, err) = epilog();
+    assert!(o.status.success(), "{err}");
+    assert_eq!(std::fs::symlink_metadata(&name).unwrap().permissions().mode() & 0o777, 0o400);
+    secret.unchanged();
+}
+
+/// FIFOs named like logs and crash-safe files, and a `*.darshan` link to
+/// /dev/zero: every tool goes on past them with one line each.
+#[test]
+fn fifos_and_devices_named_like_logs_never_stop_a_tool() {
+    need_root!();
+    let d = scratch("priv-fifo");
+    let logs = sticky(&d.join("logs"));
+    let mmap = sticky(&d.join("mmap"));
+    two_tasks(&d, &logs, "6103");
+    let fifo_log = logs.join("nobody_x_id6103-1-2.darshan");
+    let fifo_mmap = mmap.join("nobody_x_id6103_mmap-log-1-0.darshan");
+    let zero = logs.join("nobody_z_id6103-3-4.darshan");
+    as_nobody(&format!("mkfifo '{}' '{}' && ln -s /dev/zero '{}'", fifo_log.display(), fifo_mmap.display(), zero.display()));
+    let merge = built("darshan-merge");
+
+    // darshan-merge --job over the directories.
+    let (o, err) = run(Command::new(&merge).arg("--job").arg("--output").arg(d.join("job.darshan")).arg(&logs).arg(&mmap));
+    assert!(o.status.success(), "{err}");
+    for p in [&fifo_log, &fifo_mmap] {
+        said_once(&err, p, "not a regular file");
+    }
+    said_once(&err, &zero, "a symbolic link owned by another user");
+    assert!(err.contains("2 logs, nprocs 2"), "{err}");
+
+    // darshan-merge --dir --jobid and the mmap epilog (only the FIFO there).
+    let (o, err) = run(Command::new(&merge).args(["--dir"]).arg(&mmap).args(["--jobid", "6103", "--output"]).arg(d.join("m.darshan")));
+    assert!(!o.status.success() && err.contains("not a regular file") && err.contains("no input log left"), "{err}");
+    let (o, err) = run(Command::new(root().join("scripts/darshan-mmap-epilog"))
+        .arg("6103")
+        .arg(d.join("data"))
+        .env("DARSHAN_MMAP_LOGPATH", &mmap)
+        .env("DARSHAN_MERGE", &merge));
+    assert!(!o.status.success() && err.contains("not a regular file"), "{err}");
+
+    // The job epilog: the two tasks' job log, the FIFOs skipped.
+    let (o, err) = run(Command::new(root().join("scripts/darshan-job-epilog"))
+        .arg("6103")
+        .arg(&logs)
+        .env("DARSHAN_MMAP_LOGPATH", &mmap)
+        .env("DARSHAN_MERGE", &merge));
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("skipped: not a regular file"), "{err}");
+    assert!(std::fs::symlink_metadata(&fifo_log).unwrap().file_type().is_fifo(), "--remove-inputs removes only what was merged in");
+
+    // darshan-ingest over the tree, twice: the second is not locked out.
+    let db = d.join("f.db");
+    for _ in 0..2 {
+        let (o, err) = run(Command::new(built("darshan-ingest")).arg("-q").arg(&logs).arg("--db").arg(&db));
+        assert!(err.contains("not a regular file") && !err.contains("in use"), "{err}");
+        assert!(o.status.code().is_some(), "{err}");
+    }
+    // The readers given one on the command line.
+    for tool in ["darshan-parser", "darshan-summary"] {
+        for p in [&fifo_log, &zero] {
+            let (o, err) = run(Command::new(built(tool)).arg(p));
+            assert!(!o.status.success(), "{tool} {}: {err}", p.display());
+            assert_eq!(err.trim().lines().count(), 1, "{tool}: one line: {err}");
+        }
+    }
+}
+
+use std::os::unix::fs::FileTypeExt;
+
+/// A set-user-ID program run by a user under a site-wide preload
+/// (/etc/ld.so.preload, in a private mount namespace): nothing of the
+/// file the user named in DARSHAN_CONFIG_PATH is printed, and nothing is
+/// left that the user cannot remove. The same program without its
+/// set-user-ID bit shows that the preload and the setting are real.
+#[test]
+fn a_setuid_program_under_a_site_wide_preload_says_nothing_of_a_file_the_user_named() {
+    need_root!();
+    let d = scratch("priv-setuid");
+    std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let exe = compile("setuid_probe", &d, &[]);
+    let plain = d.join("plain_probe");
+    std::fs::copy(&exe, &plain).unwrap();
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o4755)).unwrap();
+    std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let secret = Victim::new(d.join("shadow"), 0o600);
+    std::fs::write(&secret.path, "root:SECRETHASH:19000:0:99999:7:::\n").unwrap();
+    let secret = Victim { bytes: std::fs::read(&secret.path).unwrap(), ..secret };
+    let drop_dir = sticky(&d.join("drop"));
+    let etc = d.join("etc");
+    assert!(status(Command::new("cp").arg("-a").arg("/etc").arg(&etc)).success());
+    std::fs::write(etc.join("ld.so.preload"), format!("{}\n", lib().display())).unwrap();
+    let run_as_user = |prog: &Path| {
+        let inner = format!(
+            "mount --bind '{etc}' /etc && exec setpriv --reuid=65534 --regid=65534 --clear-groups \
+             env DARSHAN_CONFIG_PATH='{secret}' DARSHAN_ENABLE_NONMPI=1 DARSHAN_LOGPATH='{drop}' \
+             DARSHAN_MMAP_LOGPATH='{drop}' '{prog}' /etc/hostname '{drop}/out-{name}'",
+            etc = etc.display(),
+            secret = secret.path.display(),
+            drop = drop_dir.display(),
+            prog = prog.display(),
+            name = prog.file_name().unwrap().to_string_lossy()
+        );
+        output(Command::new("unshare").args(["-m", "sh", "-c", &inner]))
+    };
+    // The control: an ordinary program run by the user reads the file as
+    // the user, who cannot: the runtime says it cannot read it (the
+    // preload is in force), and what it leaves is the user's.
+    let o = run_as_user(&plain);
+    let said = String::from_utf8_lossy(&o.stderr).into_owned() + &String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{said}");
+    assert!(said.contains("uid 65534 euid 65534") && said.contains("cannot read config file"), "the preload must be in force: {said}");
+    // The set-user-ID program: runs as root, says nothing of the file.
+    let o = run_as_user(&exe);
+    let said = String::from_utf8_lossy(&o.stderr).into_owned() + &String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{said}");
+    assert!(said.contains("uid 65534 euid 0"), "the program ran set-user-ID: {said}");
+    assert!(!said.contains("SECRETHASH") && !said.contains("DARSHAN") && !said.contains("darshan"), "{said}");
+    secret.unchanged();
+    // Nothing of root's but the program's own output in the user's 1777 directory.
+    for f in files(&drop_dir) {
+        let m = std::fs::symlink_metadata(&f).unwrap();
+        let own_output = f.file_name().unwrap() == "out-setuid_probe";
+        assert!(m.uid() == NOBODY || own_output, "{} left by root where the user cannot remove it", f.display());
+    }
+    assert!(files(&drop_dir).iter().any(|f| f.to_string_lossy().ends_with(".darshan")), "the ordinary run's log");
+}
