@@ -272,3 +272,86 @@ fn the_job_epilog_leaves_one_log_per_step() {
     sizes.sort();
     assert_eq!(sizes, [("slurm-5151.0".to_string(), 4), ("slurm-5151.1".to_string(), 2)]);
 }
+
+/// The bytes each file's records in `log` say were written to it.
+fn bytes_written_by_file(log: &Log) -> std::collections::BTreeMap<String, Vec<i64>> {
+    let mut m: std::collections::BTreeMap<String, Vec<i64>> = Default::default();
+    for (module, name, r) in &log.recs {
+        if *module == POSIX {
+            m.entry(name.clone()).or_default().push(r.counters[px::BYTES_WRITTEN]);
+        }
+    }
+    m
+}
+
+/// One process, one count: 400 forked children killed around their exit
+/// (exit_race.c: some between publishing their log and removing their
+/// crash-safe file), a process whose crash-safe file was copied before it
+/// exited (what such a kill leaves, made certain), and a log copied into
+/// a second directory. In the job log and in the facility database each
+/// file's bytes are at most what is on disk: never a process twice.
+#[test]
+fn children_killed_around_exit_and_copied_logs_count_each_process_once() {
+    let d = scratch("job-exit-race");
+    let exe = compile("exit_race", &d, &[]);
+    let data = d.join("data").canonicalize().unwrap();
+    let job_env = [("SLURM_JOB_ID", "8080"), ("SLURM_STEP_ID", "0"), ("SLURM_PROCID", "0"), ("SLURM_NTASKS", "1")];
+    let o = output_within(instrumented(&exe, &d).arg(&data).arg("400").envs(job_env), std::time::Duration::from_secs(600));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    eprintln!("exit_race: {}", String::from_utf8_lossy(&o.stdout).trim());
+    // A process that waits after its I/O: its crash-safe file copied, as
+    // a kill after its log was published would leave it.
+    let waiter = "import sys\nopen(sys.argv[1], 'w').write('w' * 3000)\nprint('ready', flush=True)\nsys.stdin.readline()\n";
+    let before = files(&d.join("mmap"));
+    let mut c = instrumented(&python(), &d);
+    c.args(["-c", waiter]).arg(data.join("waiter")).envs(job_env);
+    let (mut child, _) = start_ready(&mut c);
+    let kept = d.join("mmap-kept");
+    std::fs::create_dir_all(&kept).unwrap();
+    let mine: Vec<PathBuf> = files(&d.join("mmap")).into_iter().filter(|f| !before.contains(f)).collect();
+    assert!(!mine.is_empty(), "the waiting process's crash-safe file");
+    for f in &mine {
+        std::fs::copy(f, kept.join(f.file_name().unwrap())).unwrap();
+    }
+    drop(child.stdin.take());
+    assert!(wait(&mut child).success());
+    // A log copied into another directory.
+    let copies = d.join("copies");
+    std::fs::create_dir_all(&copies).unwrap();
+    let logs = files(&d.join("logs"));
+    std::fs::copy(&logs[logs.len() / 2], copies.join(logs[logs.len() / 2].file_name().unwrap())).unwrap();
+
+    let inputs = [d.join("logs"), d.join("mmap"), kept.clone(), copies.clone()];
+    let job = d.join("job.darshan");
+    let said = merge_job(&inputs.iter().map(|p| p.as_path()).collect::<Vec<_>>(), &job, &[]);
+    assert!(said.matches("the same process as").count() >= 2, "{said}");
+    let merged = read(&job);
+    let on_disk = |name: &str| std::fs::metadata(name).map(|m| m.len() as i64).unwrap_or(0);
+    let by_file = bytes_written_by_file(&merged);
+    assert_eq!(by_file[data.join("waiter").to_str().unwrap()], [3000], "the waiting process once");
+    let mut children = 0;
+    for (name, bytes) in &by_file {
+        if name.starts_with(data.to_str().unwrap()) {
+            assert_eq!(bytes.len(), 1, "{name}: {bytes:?}");
+            assert!(bytes[0] <= on_disk(name), "{name}: {bytes:?} written, {} on disk", on_disk(name));
+            children += 1;
+        }
+    }
+    assert!(children > 5, "{children} files recorded");
+
+    // The facility database: the same inputs, the same once.
+    let db = d.join("f.db");
+    let o = output(Command::new(built("darshan-ingest")).arg("-q").args(&inputs).arg("--db").arg(&db));
+    // Status 1 says some files were not logs (the empty crash-safe files
+    // of children killed as their runtime made them): named, not fatal.
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&o.stderr));
+    let q = "import sqlite3, sys, json\nc = sqlite3.connect(sys.argv[1])\nprint(json.dumps(dict(c.execute(\
+             'SELECT file_name, SUM(POSIX_BYTES_WRITTEN) FROM posix_records GROUP BY file_name').fetchall())))";
+    let o = output(Command::new("python3").args(["-c", q]).arg(&db));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let sums: std::collections::BTreeMap<String, i64> = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(sums.get(data.join("waiter").to_str().unwrap()), Some(&3000), "the waiting process once in the database");
+    for (name, b) in sums.iter().filter(|(n, _)| n.starts_with(data.to_str().unwrap())) {
+        assert!(*b <= on_disk(name), "{name}: {b} in the database, {} on disk", on_disk(name));
+    }
+}

@@ -91,6 +91,14 @@ fn mtime_ns(path: &Path) -> Option<i128> {
 impl ProcessLog {
     pub fn read(path: &Path) -> Result<ProcessLog, darshan_log::LogError> {
         let log = LogFile::open(path)?;
+        let crash_safe = log.header.compression == darshan_log::Compression::None;
+        // A process killed while its runtime was setting up or updating
+        // its crash-safe file can leave a name table cut short (seen in
+        // 400 children killed around their exit): such a file is refused
+        // here, with why, rather than failing its whole job's merge.
+        if crash_safe {
+            log.check_names()?;
+        }
         let job = log.job.clone();
         let (rank, size) = rank_and_size(&job);
         let start_ns = ns(job.start_time_sec, job.start_time_nsec);
@@ -106,7 +114,7 @@ impl ProcessLog {
             start_ns,
             end_ns: end_ns.max(start_ns),
             ppid: meta_i64(&job, "ppid"),
-            crash_safe: log.header.compression == darshan_log::Compression::None,
+            crash_safe,
             bytes: log.size(),
             job,
         })
