@@ -155,6 +155,7 @@ impl MpiJob {
     pub fn log(&self, dirs: &[PathBuf]) -> Option<(PathBuf, BTreeMap<usize, Vec<Record>>)> {
         let fits = |j: &Job| {
             j.nprocs == self.nprocs
+                && j.uid == self.uid
                 && j.exe() == self.exe.as_slice()
                 && (j.start_time_sec, j.start_time_nsec) == self.start
         };

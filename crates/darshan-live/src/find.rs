@@ -66,6 +66,11 @@ pub struct Sources {
     /// directory or the root of the dated tree; default $DARSHAN_LOGPATH).
     #[arg(long = "log-dir", value_name = "DIR")]
     pub log_dirs: Vec<PathBuf>,
+    /// The most the records of the files followed may take, in MiB; a
+    /// file past it is not followed (counted). Peak memory stays within
+    /// this plus 512 MiB for the file being read (docs/live.md).
+    #[arg(long, value_name = "MiB", default_value_t = crate::track::DEFAULT_MEMORY_LIMIT >> 20)]
+    pub memory_limit: u64,
 }
 
 impl Sources {
@@ -85,6 +90,6 @@ impl Sources {
         if logs.is_empty() {
             logs.extend(std::env::var_os("DARSHAN_LOGPATH").map(PathBuf::from));
         }
-        crate::Tracker::new(logs)
+        crate::Tracker::new(logs).with_memory_limit(self.memory_limit.saturating_mul(1 << 20))
     }
 }

@@ -34,8 +34,12 @@ pub enum LiveError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("{}: not a crash-safe Darshan file: {source}", path.display())]
     Log { path: PathBuf, source: darshan_log::LogError },
-    #[error("{}: not a regular file", path.display())]
+    #[error("{}: not a regular file, or a link another user owns", path.display())]
     NotAFile { path: PathBuf },
+    #[error("{}: says it is uid {says}'s, but uid {owner} owns it: refused", path.display())]
+    ForeignUid { path: PathBuf, says: i64, owner: u32 },
+    #[error("{}: claims {bytes} bytes of records at offset {off} that it does not hold (a hole): refused", path.display())]
+    Sparse { path: PathBuf, off: u64, bytes: u64 },
     #[error("{}: its records take {bytes} bytes, more than the {MAX_FILE_BYTES} a snapshot reads", path.display())]
     TooLarge { path: PathBuf, bytes: u64 },
 }
@@ -47,22 +51,16 @@ pub enum LiveError {
 /// room per module) is not watched live; its log is not affected.
 pub const MAX_FILE_BYTES: u64 = 256 << 20;
 
-/// Opens a crash-safe file to read: never through a symbolic link, never
-/// waiting (a FIFO put in its place between listing and opening), and
-/// only a regular file.
-fn open(path: &Path) -> Result<(File, u64), LiveError> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let io = |e| LiveError::Io { path: path.to_path_buf(), source: e };
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-        .map_err(io)?;
-    let meta = file.metadata().map_err(io)?;
-    if !meta.is_file() {
-        return Err(LiveError::NotAFile { path: path.to_path_buf() });
+/// Opens a crash-safe file to read as every tool opens a log
+/// (darshan_log::safe_fs): never through a link another user owns, never
+/// waiting (a FIFO put in its place between listing and opening), only a
+/// regular file. Its owner, from the kernel, comes with it.
+fn open(path: &Path) -> Result<(File, u64, u32), LiveError> {
+    match darshan_log::safe_fs::open_input(path) {
+        Ok(i) => Ok((i.file, i.size, i.uid)),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => Err(LiveError::NotAFile { path: path.to_path_buf() }),
+        Err(e) => Err(LiveError::Io { path: path.to_path_buf(), source: e }),
     }
-    Ok((file, meta.len()))
 }
 
 /// Tries per snapshot for a module whose lock was held while it was read.
@@ -71,6 +69,9 @@ const TRIES: usize = 25;
 #[derive(Clone, Debug)]
 pub struct Snapshot {
     pub path: PathBuf,
+    /// Who owns the file (the kernel's word, not the file's): its
+    /// process is reported under this uid.
+    pub owner: u32,
     /// When it was read (seconds since the epoch).
     pub at: f64,
     pub job: Job,
@@ -99,6 +100,12 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// The bytes of the records and names this snapshot holds, as the
+    /// file had them.
+    pub fn bytes(&self) -> u64 {
+        self.maps.iter().chain([&self.name_map]).map(|m| m.len).sum()
+    }
+
     /// Whether the names and every module's records are the previous
     /// snapshot's (nothing was copied, nothing is stale).
     pub fn same_as_before(&self) -> bool {
@@ -116,6 +123,19 @@ struct Reader<'a> {
     size: u64,
     /// Bytes of regions this snapshot may still read.
     budget: std::cell::Cell<u64>,
+}
+
+/// Whether `len` bytes at `off` of `file` are all held by the file
+/// system: a crash-safe file's used regions are written (the runtime
+/// gives them storage before it records), so a hole there is a file
+/// claiming records it does not hold, which would cost the reader
+/// memory and its maker nothing. Where the file system cannot say
+/// (no SEEK_HOLE), the file's end is the only hole and this holds.
+fn held(file: &File, off: u64, len: u64) -> bool {
+    match rustix::fs::seek(file, rustix::fs::SeekFrom::Hole(off)) {
+        Ok(hole) => hole >= off.saturating_add(len),
+        Err(_) => true,
+    }
 }
 
 impl Reader<'_> {
@@ -148,6 +168,9 @@ impl Reader<'_> {
         let left = self.budget.get();
         if m.len > left {
             return Err(LiveError::TooLarge { path: self.path.to_path_buf(), bytes: m.len });
+        }
+        if !held(&self.file, m.off, m.len) {
+            return Err(LiveError::Sparse { path: self.path.to_path_buf(), off: m.off, bytes: m.len });
         }
         self.budget.set(left - m.len);
         self.bytes(m.off, m.len as usize)
@@ -187,7 +210,7 @@ fn quiet(s1: &[u64; MAX_MODS], s2: &[u64; MAX_MODS]) -> bool {
 /// last snapshot of the same file (its records stand in for a busy
 /// module's, and are shared for one that did not move).
 pub fn take(path: &Path, previous: Option<&Snapshot>) -> Result<Snapshot, LiveError> {
-    let (file, size) = open(path)?;
+    let (file, size, owner) = open(path)?;
     // A module without a word is read twice (two equal copies), and a
     // busy one again at a retry: twice the limit in all, then the
     // snapshot gives up (the file is skipped this interval).
@@ -220,7 +243,7 @@ pub fn take(path: &Path, previous: Option<&Snapshot>) -> Result<Snapshot, LiveEr
             map if map.len == 0 => !p.modules.contains_key(&m),
             map => unmoved(previous, m, map, &s1),
         });
-        if all_unmoved && p.stale.is_empty() && p.name_map == header.name_map {
+        if all_unmoved && p.stale.is_empty() && p.name_map == header.name_map && p.owner == owner {
             return Ok(Snapshot { at, copied: Vec::new(), retries: 0, ..p.clone() });
         }
     }
@@ -299,6 +322,11 @@ pub fn take(path: &Path, previous: Option<&Snapshot>) -> Result<Snapshot, LiveEr
     image[..n].copy_from_slice(&hb[..n]);
     let bad = |e| LiveError::Log { path: path.to_path_buf(), source: e };
     let log = LogFile::from_source(image).map_err(bad)?;
+    // A file is its owner's: one that says it is another user's (a copy
+    // with its uid patched) would publish its figures under that user.
+    if log.job.uid != i64::from(owner) {
+        return Err(LiveError::ForeignUid { path: path.to_path_buf(), says: log.job.uid, owner });
+    }
     let names: Arc<HashMap<u64, String>> = match previous {
         Some(p) if names_same => p.names.clone(),
         _ => {
@@ -308,6 +336,7 @@ pub fn take(path: &Path, previous: Option<&Snapshot>) -> Result<Snapshot, LiveEr
     };
     let mut snap = Snapshot {
         path: path.to_path_buf(),
+        owner,
         at,
         job: log.job.clone(),
         modules: BTreeMap::new(),

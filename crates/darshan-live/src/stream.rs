@@ -126,7 +126,13 @@ struct JobCounters {
 /// daemon's memory follows the node's jobs, not its uptime.
 #[derive(Debug, Default)]
 pub struct Metrics {
-    jobs: BTreeMap<String, JobCounters>,
+    /// By owner and job key (a user's process never adds to another's job).
+    jobs: BTreeMap<(i64, String), JobCounters>,
+    /// Files refused (not a regular file, a uid not their owner's,
+    /// records claimed but not held ...), summed over intervals.
+    pub refused: u64,
+    /// Files not followed for the memory limit, summed over intervals.
+    pub over_memory: u64,
     pub intervals: u64,
     pub files: usize,
     pub dropped: u64,
@@ -158,19 +164,21 @@ impl Metrics {
         // Running processes per job, counted in one pass (a node of a
         // thousand one-process jobs would otherwise compare every job
         // with every process).
-        let mut running: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        self.refused += iv.refused.len() as u64;
+        self.over_memory += iv.over_memory as u64;
+        let mut running: std::collections::HashMap<(i64, &str), usize> = std::collections::HashMap::new();
         for p in iv.processes.iter().filter(|p| !p.ended) {
-            *running.entry(p.job_key.as_str()).or_default() += 1;
+            *running.entry((p.uid, p.job_key.as_str())).or_default() += 1;
         }
-        for (key, j) in self.jobs.iter_mut() {
-            j.running = running.get(key.as_str()).copied().unwrap_or(0);
+        for ((uid, key), j) in self.jobs.iter_mut() {
+            j.running = running.get(&(*uid, key.as_str())).copied().unwrap_or(0);
         }
         for jv in &iv.jobs {
-            let j = self.jobs.entry(jv.job_key.clone()).or_default();
+            let j = self.jobs.entry((jv.uid, jv.job_key.clone())).or_default();
             j.jobid = jv.jobid;
             j.uid = jv.uid;
             j.exe = jv.exe.split_whitespace().next().unwrap_or("").rsplit('/').next().unwrap_or("").to_string();
-            j.running = running.get(jv.job_key.as_str()).copied().unwrap_or(0);
+            j.running = running.get(&(jv.uid, jv.job_key.as_str())).copied().unwrap_or(0);
             j.last = iv.at;
             for (m, t) in &jv.delta {
                 j.totals.entry(m.clone()).or_default().add(t);
@@ -205,7 +213,7 @@ impl Metrics {
                 let _ = writeln!(o, "# HELP {name} {help}, per job and module, as Darshan counts them.");
                 let _ = writeln!(o, "# TYPE {name} counter");
             }
-            for (key, j) in &self.jobs {
+            for ((_, key), j) in &self.jobs {
                 for (m, t) in &j.totals {
                     let op = op.map(|v| format!(",op=\"{v}\"")).unwrap_or_default();
                     let _ = writeln!(
@@ -225,7 +233,7 @@ impl Metrics {
             o,
             "# HELP darshan_processes Processes of the job running on this node.\n# TYPE darshan_processes gauge"
         );
-        for (key, j) in &self.jobs {
+        for ((_, key), j) in &self.jobs {
             let _ = writeln!(
                 o,
                 "darshan_processes{{node=\"{node}\",job_key=\"{}\",jobid=\"{}\"}} {}",
@@ -237,6 +245,8 @@ impl Metrics {
         let _ = writeln!(o, "# HELP darshan_stream_intervals_total Intervals read.\n# TYPE darshan_stream_intervals_total counter\ndarshan_stream_intervals_total{{node=\"{node}\"}} {}", self.intervals);
         let _ = writeln!(o, "# HELP darshan_stream_messages_total Messages published.\n# TYPE darshan_stream_messages_total counter\ndarshan_stream_messages_total{{node=\"{node}\"}} {}", self.published);
         let _ = writeln!(o, "# HELP darshan_stream_dropped_total Messages dropped (the server slow or away).\n# TYPE darshan_stream_dropped_total counter\ndarshan_stream_dropped_total{{node=\"{node}\"}} {}", self.dropped);
+        let _ = writeln!(o, "# HELP darshan_stream_refused_total Crash-safe files refused (not a regular file, a uid not their owner's, records claimed but not held, too large), summed over intervals.\n# TYPE darshan_stream_refused_total counter\ndarshan_stream_refused_total{{node=\"{node}\"}} {}", self.refused);
+        let _ = writeln!(o, "# HELP darshan_stream_over_memory_total Crash-safe files not followed for the memory limit, summed over intervals.\n# TYPE darshan_stream_over_memory_total counter\ndarshan_stream_over_memory_total{{node=\"{node}\"}} {}", self.over_memory);
         let _ = writeln!(o, "# HELP darshan_stream_files Crash-safe files read in the last interval.\n# TYPE darshan_stream_files gauge\ndarshan_stream_files{{node=\"{node}\"}} {}", self.files);
         o
     }

@@ -81,6 +81,13 @@ pub struct Interval {
     pub busiest: Vec<(String, i64, i64)>,
     /// Modules left stale (busy at every try) this interval, over all files.
     pub stale_modules: usize,
+    /// Files refused this interval (not a regular file, a link another
+    /// user owns, a uid that is not their owner's, records claimed but not
+    /// held, too large), with why.
+    pub refused: Vec<String>,
+    /// Files not followed this interval because the tracker's memory
+    /// limit was reached.
+    pub over_memory: usize,
 }
 
 struct Seen {
@@ -103,8 +110,22 @@ pub struct Tracker {
     last: f64,
     /// The boot time (/proc/stat's btime), read once.
     boot: Option<Option<i64>>,
-    /// MPI jobs with a rank seen here, until their log is read or given up.
-    mpi: HashMap<String, MpiJob>,
+    /// MPI jobs with a rank seen here, until their log is read or given
+    /// up, by owner and job key (a user cannot join another's job).
+    mpi: HashMap<(i64, String), MpiJob>,
+    /// When the reading before this one was taken (0 before the first).
+    before: f64,
+    /// The most the followed files' records may take, in bytes.
+    memory_limit: u64,
+}
+
+/// The tracker's default memory limit: what the snapshots it keeps may
+/// take (their records, counted at twice their bytes in the file).
+pub const DEFAULT_MEMORY_LIMIT: u64 = 1 << 30;
+
+/// What a snapshot's records hold in memory, as the limit counts it.
+fn held_bytes(s: &Snapshot) -> u64 {
+    2 * s.bytes()
 }
 
 fn mod_names(m: &BTreeMap<usize, Totals>) -> BTreeMap<String, Totals> {
@@ -134,7 +155,16 @@ impl Tracker {
             last: 0.0,
             boot: None,
             mpi: HashMap::new(),
+            before: 0.0,
+            memory_limit: DEFAULT_MEMORY_LIMIT,
         }
+    }
+
+    /// The most the followed files' snapshots may take (bytes); a file
+    /// that would go past it is not followed (counted in `over_memory`).
+    pub fn with_memory_limit(mut self, bytes: u64) -> Tracker {
+        self.memory_limit = bytes;
+        self
     }
 
     /// Read `files` (the crash-safe files found now) and report the
@@ -144,18 +174,28 @@ impl Tracker {
         let now =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0);
         let seconds = if self.last > 0.0 { now - self.last } else { 0.0 };
+        self.before = self.last;
         self.last = now;
         let present: HashSet<&PathBuf> = files.iter().collect();
         let dead = self.killed_now(&present, now);
         let mut processes = Vec::new();
         let mut files_delta: HashMap<String, Totals> = HashMap::new();
         let mut stale_modules = 0;
+        let mut refused = Vec::new();
+        let mut over_memory = 0;
+        let mut held: u64 = self.seen.values().map(|s| held_bytes(&s.snap)).sum();
         for f in files {
             if self.killed.contains(f) {
                 continue;
             }
-            if let Some(v) = self.read_running(f, now, &mut files_delta, &mut stale_modules) {
-                processes.push(v);
+            match self.read_running(f, now, &mut files_delta, &mut held) {
+                Ok(v) => {
+                    stale_modules += v.stale.len();
+                    processes.push(v);
+                }
+                Err(Skipped::Refused(why)) => refused.push(why),
+                Err(Skipped::OverMemory) => over_memory += 1,
+                Err(Skipped::NotNow) => {}
             }
         }
         // Files gone since the last interval: their processes ended.
@@ -176,7 +216,7 @@ impl Tracker {
             .collect();
         busiest.sort_by(|a, b| (b.1.saturating_add(b.2)).cmp(&a.1.saturating_add(a.2)).then(a.0.cmp(&b.0)));
         busiest.truncate(10);
-        Interval { at: now, seconds, processes, jobs, busiest, stale_modules }
+        Interval { at: now, seconds, processes, jobs, busiest, stale_modules, refused, over_memory }
     }
 
     /// The files whose processes were killed since the last interval: a
@@ -203,27 +243,43 @@ impl Tracker {
     }
 
     /// A running process's file read again: its view for the interval,
-    /// its files' deltas added to `files_delta`.
+    /// its files' deltas added to `files_delta`; `held`: the bytes the
+    /// followed snapshots take, kept within the memory limit.
     fn read_running(
         &mut self,
         f: &PathBuf,
         now: f64,
         files_delta: &mut HashMap<String, Totals>,
-        stale_modules: &mut usize,
-    ) -> Option<ProcessView> {
+        held: &mut u64,
+    ) -> Result<ProcessView, Skipped> {
         let prev = self.seen.remove(f);
+        let was = prev.as_ref().map_or(0, |p| held_bytes(&p.snap));
         let snap = match take(f, prev.as_ref().map(|p| &p.snap)) {
-            Ok(s) => s,
-            // Being made, gone between listing and reading, not a regular
-            // file, or too large to read: skipped this time, as it was.
-            Err(_) => {
+            Ok(s) if held.saturating_sub(was).saturating_add(held_bytes(&s)) <= self.memory_limit => s,
+            // Over the limit: not followed (its memory is let go).
+            Ok(_) => {
+                *held = held.saturating_sub(was);
+                return Err(Skipped::OverMemory);
+            }
+            // Being made, or gone between listing and reading: skipped
+            // this time, as it was. Refused: said, and skipped likewise.
+            Err(e) => {
                 if let Some(p) = prev {
                     self.seen.insert(f.clone(), p);
                 }
-                return None;
+                return Err(Skipped::of(e));
             }
         };
-        *stale_modules += snap.stale.len();
+        *held = held.saturating_sub(was).saturating_add(held_bytes(&snap));
+        // What this interval's delta cannot measure: modules whose
+        // records the previous reading could not take (busy: their delta
+        // now spans more than this interval), and a process first seen
+        // after it had run through an earlier reading (its delta is its
+        // history).
+        let mut unmeasured: Vec<usize> = prev.as_ref().map(|p| p.snap.stale.clone()).unwrap_or_default();
+        if prev.is_none() && self.before > 0.0 && (snap.job.start_time_sec as f64) < self.before {
+            unmeasured.extend(snap.modules.keys().copied().filter(|&m| counted(m)));
+        }
         let unchanged = |p: &Seen| {
             snap.stale.is_empty() && !snap.copied.iter().any(|&m| counted(m)) && Arc::ptr_eq(&snap.names, &p.snap.names)
         };
@@ -254,11 +310,18 @@ impl Tracker {
             }
         };
         if snap.job.nprocs > 1 {
-            self.mpi.entry(key.clone()).or_insert_with(|| MpiJob::new(&snap.job)).saw(rank, &snap.job);
+            let k = (snap.job.uid, key.clone());
+            self.mpi.entry(k).or_insert_with(|| MpiJob::new(&snap.job)).saw(rank, &snap.job);
         }
-        let v = view(&snap, &key, rank, &delta, &by_mod, false, None);
+        let mut v = view(&snap, &key, rank, &delta, &by_mod, false, None);
+        for m in unmeasured {
+            let n = module_name(m).to_string();
+            if !v.stale.contains(&n) {
+                v.stale.push(n);
+            }
+        }
         self.seen.insert(f.clone(), Seen { asked, key, rank, snap, by_mod, by_file });
-        Some(v)
+        Ok(v)
     }
 
     /// A process that ended (its file gone) or was killed (its file
@@ -280,7 +343,7 @@ impl Tracker {
             }
         };
         let delta = minus_map(&fin, &s.by_mod);
-        if let Some(j) = self.mpi.get_mut(&s.key) {
+        if let Some(j) = self.mpi.get_mut(&(s.snap.job.uid, s.key.clone())) {
             j.end(s.rank, &fin);
         }
         view(&s.snap, &s.key, s.rank, &delta, &fin, true, Some(from))
@@ -291,13 +354,13 @@ impl Tracker {
     /// [`MPI_LOG_WAIT`]); those with ranks elsewhere are forgotten once
     /// none of their ranks here runs.
     fn mpi_jobs_ended(&mut self, now: f64) -> Vec<JobEnd> {
-        let running: HashSet<&str> = self.seen.values().map(|s| s.key.as_str()).collect();
+        let running: HashSet<(i64, &str)> = self.seen.values().map(|s| (s.snap.job.uid, s.key.as_str())).collect();
         let mut ends = Vec::new();
         let mut done = Vec::new();
-        for (key, j) in &mut self.mpi {
+        for ((uid, key), j) in &mut self.mpi {
             if !j.whole_and_ended() {
-                if !running.contains(key.as_str()) {
-                    done.push(key.clone());
+                if !running.contains(&(*uid, key.as_str())) {
+                    done.push((*uid, key.clone()));
                 }
                 continue;
             }
@@ -314,9 +377,9 @@ impl Tracker {
                     total,
                     from: format!("final log {}", path.display()),
                 });
-                done.push(key.clone());
+                done.push((*uid, key.clone()));
             } else if now - since > MPI_LOG_WAIT {
-                done.push(key.clone());
+                done.push((*uid, key.clone()));
             }
         }
         for k in done {
@@ -331,8 +394,28 @@ impl Tracker {
         if s.job.nprocs > 1 {
             return None;
         }
-        let want = (s.job.start_time_sec, s.job.start_time_nsec, s.job.exe());
-        find_log(&self.log_dirs, s.job.jobid, &|j| (j.start_time_sec, j.start_time_nsec, j.exe()) == want)
+        let want = (s.job.uid, s.job.start_time_sec, s.job.start_time_nsec, s.job.exe());
+        find_log(&self.log_dirs, s.job.jobid, &|j| (j.uid, j.start_time_sec, j.start_time_nsec, j.exe()) == want)
+    }
+}
+
+/// Why a file gave no view this interval.
+enum Skipped {
+    /// Refused, with the one line that says why.
+    Refused(String),
+    /// Over the memory limit.
+    OverMemory,
+    /// Being made, or gone between listing and reading.
+    NotNow,
+}
+
+impl Skipped {
+    fn of(e: crate::snapshot::LiveError) -> Skipped {
+        use crate::snapshot::LiveError as E;
+        match e {
+            E::Io { .. } | E::Log { .. } => Skipped::NotNow,
+            e => Skipped::Refused(darshan_util::visible::visible(&e.to_string()).into_owned()),
+        }
     }
 }
 
@@ -369,7 +452,7 @@ fn view(
 ) -> ProcessView {
     ProcessView {
         file: s.path.display().to_string(),
-        uid: s.job.uid,
+        uid: i64::from(s.owner),
         exe: String::from_utf8_lossy(s.job.exe()).into_owned(),
         jobid: s.job.jobid,
         job_key: job_key.to_string(),
@@ -383,7 +466,8 @@ fn view(
 }
 
 fn jobs_of(procs: &[ProcessView], ends: Vec<JobEnd>) -> Vec<JobView> {
-    let mut jobs: BTreeMap<String, JobView> = BTreeMap::new();
+    // By owner and key: a user's process never joins another user's job.
+    let mut jobs: BTreeMap<(i64, String), JobView> = BTreeMap::new();
     let new = |key: &str, jobid: i64, uid: i64, exe: &str| JobView {
         job_key: key.to_string(),
         jobid,
@@ -396,7 +480,7 @@ fn jobs_of(procs: &[ProcessView], ends: Vec<JobEnd>) -> Vec<JobView> {
         final_from: None,
     };
     for p in procs {
-        let j = jobs.entry(p.job_key.clone()).or_insert_with(|| new(&p.job_key, p.jobid, p.uid, &p.exe));
+        let j = jobs.entry((p.uid, p.job_key.clone())).or_insert_with(|| new(&p.job_key, p.jobid, p.uid, &p.exe));
         j.processes += 1;
         if !j.ranks.contains(&p.rank) {
             j.ranks.push(p.rank);
@@ -411,7 +495,7 @@ fn jobs_of(procs: &[ProcessView], ends: Vec<JobEnd>) -> Vec<JobView> {
     // An MPI job's log: what it adds is this interval's, its figures the
     // job's total (its ranks may have ended in an earlier interval).
     for e in ends {
-        let j = jobs.entry(e.job_key.clone()).or_insert_with(|| new(&e.job_key, e.jobid, e.uid, &e.exe));
+        let j = jobs.entry((e.uid, e.job_key.clone())).or_insert_with(|| new(&e.job_key, e.jobid, e.uid, &e.exe));
         for (m, t) in &e.delta {
             j.delta.entry(module_name(*m).to_string()).or_default().add(t);
         }

@@ -108,6 +108,8 @@ pub struct Screen {
     pub processes: Vec<ProcessLine>,
     pub busiest: Vec<(String, i64, i64)>,
     pub stale_modules: usize,
+    /// Files refused this interval, each with why.
+    pub refused: Vec<String>,
 }
 
 /// Filters: a job key (or job id) and a uid.
@@ -171,6 +173,7 @@ pub fn screen(iv: &Interval, by: SortBy, f: &Filter) -> Screen {
         processes,
         busiest: iv.busiest.iter().map(|(n, r, w)| (visible(n).into_owned(), *r, *w)).collect(),
         stale_modules: iv.stale_modules,
+        refused: iv.refused.clone(),
     }
 }
 

@@ -100,6 +100,7 @@ async fn run(o: Opts) -> Result<(), String> {
     let mut tick = tokio::time::interval(Duration::from_secs_f64(o.src.interval));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut last = false;
+    let mut said = std::collections::HashSet::new();
     loop {
         tokio::select! {
             _ = tick.tick() => {}
@@ -108,6 +109,13 @@ async fn run(o: Opts) -> Result<(), String> {
         }
         let files = find_files(&dirs, uid);
         let iv = tracker.interval(&files);
+        // A refused file is said once (a daemon's log is not flooded at
+        // every interval); the count goes on in Prometheus.
+        for why in &iv.refused {
+            if said.len() < 10_000 && said.insert(why.clone()) {
+                eprintln!("darshan-stream: {why}");
+            }
+        }
         let msgs = messages(&iv, &node);
         let (mut sent, mut dropped) = (0u64, 0u64);
         if let Some(c) = &nats {
