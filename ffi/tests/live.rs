@@ -394,3 +394,41 @@ fn one_shot_readings_of_a_busy_process_are_right_or_flagged_stale() {
     eprintln!("{checked} readings within 2x, {flagged} flagged stale");
     assert!(checked + flagged >= 15, "{checked} + {flagged} readings");
 }
+
+/// The cause, made certain: a module whose lock is held at every try of
+/// the first reading (its word odd) and free at the second. The second
+/// interval's delta is the module's whole history: it is flagged stale,
+/// never shown as that interval's rate.
+#[test]
+fn a_module_busy_when_first_seen_is_flagged_when_it_is_taken() {
+    let d = scratch("live-first-busy");
+    let exe = compile("live_writer", &d, &["-pthread"]);
+    let data = d.join("data/shared").to_path_buf();
+    let (mut child, mut lines) = start_ready(instrumented(&exe, &d).arg(&data).args(["1", "0.3", "100", "30"]));
+    assert_eq!(lines.next().and_then(Result::ok).as_deref(), Some("idle"));
+    let src = find_files(&[d.join("mmap")], uid()).pop().expect("its crash-safe file");
+    let copy = d.join("copy").join(src.file_name().unwrap());
+    std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    std::fs::copy(&src, &copy).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    use std::os::unix::fs::FileExt;
+    let word_at = (darshan_log::crash_safe::LIVE_OFF + 8 * POSIX) as u64;
+    let f = std::fs::OpenOptions::new().read(true).write(true).open(&copy).unwrap();
+    let mut w = [0u8; 8];
+    f.read_exact_at(&mut w, word_at).unwrap();
+    let word = u64::from_le_bytes(w);
+    assert!(word > 0 && word % 2 == 0, "POSIX publishes a word: {word}");
+    let mut t = darshan_live::Tracker::new(Vec::new());
+    f.write_all_at(&(word + 1).to_le_bytes(), word_at).unwrap();
+    let first = t.interval(&[copy.clone()]);
+    assert!(first.processes[0].stale.contains(&"POSIX".to_string()), "busy at every try: {:?}", first.processes[0]);
+    f.write_all_at(&(word + 2).to_le_bytes(), word_at).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    let second = t.interval(&[copy.clone()]);
+    let p = &second.processes[0];
+    assert!(p.delta["POSIX"].bytes_written > 0, "{p:?}");
+    assert!(p.stale.contains(&"POSIX".to_string()), "its history given as one interval's delta, unflagged: {p:?}");
+    let third = t.interval(&[copy]);
+    assert!(third.processes[0].stale.is_empty(), "measured again once taken twice: {:?}", third.processes[0]);
+}
