@@ -83,6 +83,7 @@ fn mpi_start() {
         let dxt = runtime::config().is_some_and(|c| c.mod_enabled[darshan_log::modules::DXT_MPIIO]);
         DXT_OFFSETS.store(dxt && abi.name != "Open MPI", Ordering::Relaxed);
         MPI_ACTIVE.store(true, Ordering::Release);
+        crate::mpi_state::watch_exit_status();
         if runtime::config().map(|c| c.internal_timing).unwrap_or(false) && rank == 0 {
             say(&format!("init\t{}\t{:.6}\t({})", comm.size(), t_init.elapsed().as_secs_f64(), abi.name));
         }

@@ -189,8 +189,30 @@ fn check_mpi_crash(merged: &Path, data: &Path) {
 on_both_mpis!(
     a_four_rank_job_killed_by_mpirun_merges_into_one_log,
     a_killed_mpi_job_that_recorded_from_its_constructor_merges_too,
-    ranks_that_exit_without_mpi_finalize_say_once_how_to_make_the_log
+    ranks_that_exit_without_mpi_finalize_say_once_how_to_make_the_log,
+    a_rank_that_exits_1_before_mpi_finalize_says_where_its_records_are
 );
+
+/// Rank 1 calls exit(1) before MPI_Finalize, the common failure; the
+/// launcher kills the others before their exit handlers run, so rank 0
+/// never says anything. The failing rank says where the records are.
+fn a_rank_that_exits_1_before_mpi_finalize_says_where_its_records_are(mpi: Mpi) {
+    let d = scratch_crash(&format!("mpi-exit1-{}", mpi.tag()));
+    let exe = cc("mpi_crash", &d, mpi.cc(), &[]);
+    let vars = vec![
+        ("LD_PRELOAD", common::lib().display().to_string()),
+        ("DARSHAN_LOGPATH", d.join("logs").display().to_string()),
+        ("DARSHAN_MMAP_LOGPATH", d.join("mmap").display().to_string()),
+    ];
+    let out = darshan_test_support::output(mpi.launcher(&vars).arg(&exe).arg(d.join("data")).arg("fail"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let ours: Vec<&str> = err.lines().filter(|l| l.starts_with("darshan:")).collect();
+    assert_eq!(ours.len(), 1, "one line, from the failing rank: {err}");
+    assert!(ours[0].contains("rank 1) exited with status 1 without MPI_Finalize"), "{}", ours[0]);
+    let mm = common::files(&d.join("mmap"));
+    assert!(ours[0].contains(&format!("--dir {}", d.join("mmap").display())), "{}", ours[0]);
+    assert!(!mm.is_empty());
+}
 
 /// Every rank calls exit(0) without MPI_Finalize: no log can be written
 /// (that takes every rank) and nothing said so. Now one line (rank 0,

@@ -3,7 +3,9 @@
  * write_at_all) and r+1 POSIX writes of 10 bytes to own_<r>.dat; then a
  * barrier, "ready" from rank 0, and a sleep that the test ends with a
  * signal. With "exit" after <dir>, every rank calls exit(0) there instead,
- * without MPI_Finalize. usage: mpi_crash <dir> [exit] */
+ * without MPI_Finalize; with "fail", rank 1 alone calls exit(1) there
+ * (the common failure) and the others wait to be killed by the launcher.
+ * usage: mpi_crash <dir> [exit|fail] */
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -42,6 +44,8 @@ int main(int argc, char **argv)
             usleep(300000);
         exit(0);
     }
+    if (argc > 2 && !strcmp(argv[2], "fail") && rank == 1)
+        exit(1);
     sleep(100);
     MPI_Finalize();
     return 0;
