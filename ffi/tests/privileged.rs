@@ -289,3 +289,30 @@ fn a_setuid_program_under_a_site_wide_preload_says_nothing_of_a_file_the_user_na
     }
     assert!(files(&drop_dir).iter().any(|f| f.to_string_lossy().ends_with(".darshan")), "the ordinary run's log");
 }
+
+/// An ingest into a database its user cannot write left read-only (0444)
+/// -wal and -shm files that broke every later ingest, with a message
+/// that did not name the database. Now: one line naming it, nothing made.
+#[test]
+fn an_ingest_into_a_read_only_database_names_it_and_leaves_nothing() {
+    need_root!();
+    let d = scratch("priv-ro-db");
+    let dir = sticky(&d.join("facility"));
+    let db = dir.join("f.db");
+    let log = root().join("../shared/corpus/logs/imbalanced_io__imbalanced-io.darshan");
+    let ingest = built("darshan-ingest");
+    as_nobody(&format!("'{}' -q --db '{}' '{}' && chmod 0444 '{}'", ingest.display(), db.display(), log.display(), db.display()));
+    let before = std::fs::read(&db).unwrap();
+    let o = output(Command::new("setpriv").args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(&ingest).arg("-q").arg("--db").arg(&db).arg(log.parent().unwrap()));
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(!o.status.success(), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains(&db.display().to_string()) && err.contains("read-only"), "{err}");
+    let extra: Vec<PathBuf> = files(&dir).into_iter().filter(|p| *p != db).collect();
+    assert!(extra.is_empty(), "left beside the database: {extra:?}");
+    assert_eq!(std::fs::read(&db).unwrap(), before);
+    // Writable again, the next ingest works.
+    as_nobody(&format!("chmod 0644 '{}'", db.display()));
+    let o = output(Command::new("setpriv").args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(&ingest).arg("-q").arg("--db").arg(&db).arg(&log));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}

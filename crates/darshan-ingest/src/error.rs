@@ -33,6 +33,9 @@ pub enum IngestError {
          ingested by the next run"
     )]
     WorkerStopped(String),
+    /// Asked to stop (SIGTERM, SIGINT): what was committed stays.
+    #[error("stopped by a signal; the logs ingested so far are kept, the rest are ingested by the next run")]
+    Interrupted,
     /// Calls out of order: a bug of this tool, not of the input.
     #[error("internal: {0}")]
     Internal(&'static str),

@@ -31,6 +31,15 @@ pub struct Options {
     pub progress: bool,
     /// Seconds between commits (default: `store::COMMIT_EVERY`).
     pub commit_every: Option<f64>,
+    /// Set when the run is asked to stop (SIGTERM, SIGINT): it stops at
+    /// the next log, keeps what it committed, and leaves nothing behind.
+    pub stop: Option<Arc<std::sync::atomic::AtomicBool>>,
+}
+
+impl Options {
+    fn stopped(&self) -> bool {
+        self.stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+    }
 }
 
 /// What a run did (printed as JSON with `--json`).
@@ -287,7 +296,7 @@ pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Su
     }
     // Phase 1b: the per-process logs of a job without MPI become one job.
     let jobs_dir = ScratchDir::new("darshan-ingest-jobs").map_err(IngestError::io(&std::env::temp_dir()))?;
-    let mut todo = group_jobs(todo, store, &jobs_dir.0, &mut sum)?;
+    let mut todo = group_jobs(todo, store, &jobs_dir.0, &mut sum, opts)?;
     // Kept only while it holds job logs to read: a run killed later (the
     // drop never comes) leaves nothing behind unless it made some.
     let jobs_dir = (sum.job_logs_made > 0).then_some(jobs_dir);
@@ -316,6 +325,9 @@ pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Su
     let mut result = Ok(());
     for me in turns.iter() {
         result = w.one_log(&lanes[me]).and_then(|_| w.store.commit_if_due());
+        if result.is_ok() && opts.stopped() {
+            result = Err(IngestError::Interrupted);
+        }
         if result.is_err() {
             break;
         }
@@ -344,10 +356,19 @@ pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Su
 
 /// Phase 1b (crate::job_groups): the logs to read, with the job logs
 /// made in `dir` in place of their processes' logs, which are marked seen.
-fn group_jobs(todo: Vec<FileInfo>, store: &mut Store, dir: &Path, sum: &mut Summary) -> Result<Vec<FileInfo>, IngestError> {
+fn group_jobs(
+    todo: Vec<FileInfo>,
+    store: &mut Store,
+    dir: &Path,
+    sum: &mut Summary,
+    opts: &Options,
+) -> Result<Vec<FileInfo>, IngestError> {
     let known = store.job_log_keys()?;
     let info: HashMap<PathBuf, FileInfo> = todo.into_iter().map(|f| (f.path.clone(), f)).collect();
     let g = crate::job_groups::group(info.keys().cloned().collect(), &known, dir);
+    if opts.stopped() {
+        return Err(IngestError::Interrupted);
+    }
     for (key, error) in g.problems {
         sum.errors.push(LogProblem { path: format!("job {key}"), status: Status::Error, error });
     }

@@ -103,6 +103,23 @@ fn try_lock_briefly(f: &File) -> Result<(), TryLockError> {
     }
 }
 
+/// Whether this user may write the database and its directory (where
+/// SQLite makes its -wal and -shm files). Opened read-only, SQLite would
+/// make those files with the database's read-only mode, and every later
+/// ingest would fail on them: nothing is opened unless both are writable.
+fn writable(path: &Path) -> std::io::Result<()> {
+    use rustix::fs::{access, Access};
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let denied = |what: &str| std::io::Error::new(std::io::ErrorKind::PermissionDenied, format!("{what} is read-only for this user; nothing was ingested"));
+    if path.exists() && access(path, Access::WRITE_OK).is_err() {
+        return Err(denied("the database"));
+    }
+    if access(dir, Access::WRITE_OK).is_err() {
+        return Err(denied("its directory"));
+    }
+    Ok(())
+}
+
 impl Store {
     /// Open (or create) the database for one ingest run.
     pub fn open(path: &Path) -> Result<Store, OpenError> {
@@ -112,6 +129,7 @@ impl Store {
     /// Like `open`, telling "in use by another ingest" apart.
     pub fn open_locked(path: &Path) -> Result<Store, OpenError> {
         let failed = |e: IngestError| OpenError::Failed { path: path.to_path_buf(), source: e };
+        writable(path).map_err(|e| failed(IngestError::io(path)(e)))?;
         let conn = Connection::open(path).map_err(|e| failed(e.into()))?;
         let lock = File::open(path).map_err(|e| failed(IngestError::io(path)(e)))?;
         match try_lock_briefly(&lock) {

@@ -25,7 +25,7 @@ fn out_dir(name: &str) -> PathBuf {
 
 fn ingest(roots: &[PathBuf], db: &Path) -> run::Summary {
     let mut store = Store::open(db).unwrap();
-    run::ingest(roots, &mut store, &run::Options { jobs: 2, progress: false, commit_every: None }).unwrap()
+    run::ingest(roots, &mut store, &run::Options { jobs: 2, progress: false, commit_every: None, stop: None }).unwrap()
 }
 
 /// darshan-parser, built beside this test by `cargo test --workspace`.

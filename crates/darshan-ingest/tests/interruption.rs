@@ -153,6 +153,53 @@ fn a_rerun_after_sigkill_at_any_moment_equals_an_uninterrupted_ingest() {
     assert!(killed_mid_way >= points / 2, "only {killed_mid_way} of {points} kills hit a running ingest");
 }
 
+/// An ingest stopped by SIGTERM left its temporary directory
+/// (/tmp/darshan-ingest-jobs-<pid>-0) behind. Now it stops at its next
+/// log, says so in one line, leaves nothing in the temporary directory,
+/// and a rerun gives what one uninterrupted run gives.
+#[test]
+fn an_ingest_stopped_by_sigterm_leaves_nothing_behind() {
+    let dir = out_dir("sigterm");
+    let tree = tree(&dir, 600);
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let clean = dir.join("clean.db");
+    let t0 = Instant::now();
+    assert_eq!(output(ingest_cmd().args(["-q", "-j", "2", "--db"]).arg(&clean).arg(&tree)).status.code(), Some(0));
+    let whole = t0.elapsed();
+    let want = snapshot(&clean);
+    let mut stopped = 0;
+    for k in 0..4 {
+        let db = dir.join(format!("term-{k}.db"));
+        let mut child = ingest_cmd()
+            .args(["-q", "-j", "2", "--commit-every", "0.01", "--db"])
+            .arg(&db)
+            .arg(&tree)
+            .env("TMPDIR", &tmp)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        darshan_test_support::watchdog(&child);
+        std::thread::sleep(whole.mul_f64((k as f64 + 0.5) / 4.0));
+        let st = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status().unwrap();
+        assert!(st.success());
+        let status = darshan_test_support::wait(&mut child);
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        if status.code() != Some(0) {
+            stopped += 1;
+            assert!(err.contains("stopped by a signal") && err.trim().lines().count() == 1, "{status:?}: {err}");
+        }
+        let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().map(|e| e.unwrap().path()).collect();
+        assert!(left.is_empty(), "left behind: {left:?}");
+        let rerun = output(ingest_cmd().args(["-q", "-j", "2", "--db"]).arg(&db).arg(&tree));
+        assert_eq!(rerun.status.code(), Some(0), "{}", String::from_utf8_lossy(&rerun.stderr));
+        assert!(differences(&want, &snapshot(&db)).is_empty(), "stopped at point {k}");
+    }
+    assert!(stopped >= 2, "only {stopped} of 4 signals reached a running ingest");
+}
+
 /// Two ingests into one database at once: the second died with
 /// `UNIQUE constraint failed: logs.log_id`. Now it says in one line that
 /// the database is in use (status 3), and the first one's database is

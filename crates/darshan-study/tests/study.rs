@@ -22,7 +22,7 @@ fn out_dir(name: &str) -> PathBuf {
 
 fn ingest(tree: &Path, db: &Path) {
     let mut store = Store::open(db).unwrap();
-    let opts = run::Options { jobs: 2, progress: false, commit_every: None };
+    let opts = run::Options { jobs: 2, progress: false, commit_every: None, stop: None };
     let sum = run::ingest(&[tree.to_path_buf()], &mut store, &opts).unwrap();
     assert_eq!(sum.failed, 0, "{:?}", sum.errors);
 }
@@ -171,7 +171,7 @@ fn a_year_long_job_of_many_records_widens_the_interval_instead_of_running_for_ho
     let db = dir.join("w.db");
     let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/big/open_storm_200k.darshan");
     let mut store = Store::open(&db).unwrap();
-    let opts = run::Options { jobs: 2, progress: false, commit_every: None };
+    let opts = run::Options { jobs: 2, progress: false, commit_every: None, stop: None };
     assert_eq!(run::ingest(&[log], &mut store, &opts).unwrap().ingested, 1);
     drop(store);
     let c = rusqlite::Connection::open(&db).unwrap();

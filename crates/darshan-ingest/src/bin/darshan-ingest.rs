@@ -86,8 +86,16 @@ fn go(cli: &Cli) -> Result<u8, (u8, String)> {
         OpenError::Failed { .. } => (USAGE, e.to_string()),
     })?;
     let jobs = cli.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
-    let opts = run::Options { jobs, progress: !cli.quiet && !cli.json, commit_every: cli.commit_every };
-    let mut sum = run::ingest(&cli.logdirs, &mut store, &opts).map_err(|e| (USAGE, e.to_string()))?;
+    // SIGTERM or SIGINT: the run stops at its next log and cleans up (a
+    // second one ends it at once).
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        let _ = signal_hook::flag::register_conditional_shutdown(sig, 1, stop.clone());
+        let _ = signal_hook::flag::register(sig, stop.clone());
+    }
+    let opts = run::Options { jobs, progress: !cli.quiet && !cli.json, commit_every: cli.commit_every, stop: Some(stop) };
+    let db = cli.db.display().to_string();
+    let mut sum = run::ingest(&cli.logdirs, &mut store, &opts).map_err(|e| (USAGE, format!("{}: {e}", visible(&db))))?;
     sum.database = cli.db.display().to_string();
     let export = match &cli.parquet {
         Some(dir) => Some(parquet_out::export(&store, dir).map_err(|e| (USAGE, e.to_string()))?),
