@@ -12,6 +12,10 @@ use crate::records::{RecordRt, RecordSet, Records, Reducer};
 /// Slot value of a removed entry (lookups go on past it).
 const TOMB: u64 = u64::MAX;
 
+/// Value bit of a handle a forked child inherited: its record index was
+/// the parent's, and means nothing in the child's fresh record set.
+const INHERITED: u64 = 1 << 63;
+
 /// Slots of two words: the handle, and the record index + 1 (0: free,
 /// TOMB: removed). Zeroed memory is an empty table, so the table is a
 /// fresh mapping whose pages cost nothing until a handle lands there: a
@@ -69,7 +73,29 @@ impl HandleTable {
     /// The record index of handle `h` (an MPI_File, a hid_t).
     pub fn get(&self, h: u64) -> Option<usize> {
         let w = self.slots.as_ref()?;
-        Some(w[2 * self.slot_of(h)? + 1] as usize - 1)
+        let v = w[2 * self.slot_of(h)? + 1];
+        (v & INHERITED == 0).then(|| v as usize - 1)
+    }
+
+    /// Whether `h` was open in the parent when this (forked) process was
+    /// made and has not been opened or closed since.
+    pub fn inherited(&self, h: u64) -> bool {
+        let Some(w) = self.slots.as_ref() else { return false };
+        self.slot_of(h).is_some_and(|s| w[2 * s + 1] & INHERITED != 0)
+    }
+
+    /// In a forked child: every handle is kept, marked as the parent's
+    /// ([`get`](Self::get) misses it, [`inherited`](Self::inherited) says
+    /// so), so that a stream the child goes on using can be told from one
+    /// it never had.
+    pub fn mark_inherited(&mut self) {
+        let Some(w) = self.slots.as_mut() else { return };
+        for s in 0..w.len() / 2 {
+            let v = w[2 * s + 1];
+            if v != 0 && v != TOMB {
+                w[2 * s + 1] = v | INHERITED;
+            }
+        }
     }
 
     /// Map `h` to record `i`; false if the table is full (the caller marks

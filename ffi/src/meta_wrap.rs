@@ -337,7 +337,18 @@ macro_rules! readdirs {
                 Ok(timed) => timed,
                 Err(e) => return e,
             };
-            record(|| POSIX_META.on_readdir(dir as usize, !e.is_null(), t1, t2));
+            record(|| {
+                if !POSIX_META.on_readdir(dir as usize, !e.is_null(), t1, t2) {
+                    // A stream opened before this process was forked: its
+                    // name from its descriptor, once.
+                    // SAFETY: `dir` is the caller's open stream (readdir
+                    // was just called on it); dirfd only reads it.
+                    let fd = unsafe { libc::dirfd(dir) };
+                    paths::with_fd_name(fd, ask_proc(), |n| {
+                        POSIX_META.on_inherited_readdir(dir as usize, n, !e.is_null(), t1, t2)
+                    });
+                }
+            });
             e
         }
     )*};

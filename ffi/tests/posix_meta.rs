@@ -218,3 +218,34 @@ fn darshan_convert_keeps_every_record() {
     assert_eq!(a.len(), 17);
     assert_eq!(a, b);
 }
+
+/// A directory stream opened before fork and read in the child was
+/// counted nowhere, silently (the child forgot its parent's streams). The
+/// child's reads are its own: its log's record of the directory has one
+/// readdir per entry and one for the end, and no opendir (the parent's).
+#[test]
+fn a_directory_stream_read_by_a_forked_child_is_counted_in_the_childs_log() {
+    let d = scratch("meta-dir-fork");
+    let exe = compile("dir_fork", &d, &[]);
+    let data = d.join("data").canonicalize().unwrap();
+    let out = output(instrumented(&exe, &d).arg(&data).arg("5"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("child read 7 entries"));
+    let logs = files(&d.join("logs"));
+    assert_eq!(logs.len(), 2, "the parent's and the child's: {logs:?}");
+    let mut seen = Vec::new();
+    for l in &logs {
+        let log = darshan_log::LogFile::open(l).unwrap();
+        let names = log.names().unwrap();
+        let child = log.job.metadata_pairs().iter().any(|(k, _)| *k == b"fork_parent");
+        let dir = log
+            .records(POSIX_META)
+            .unwrap()
+            .into_iter()
+            .find(|r| names.get(r.id) == Some(data.to_str().unwrap().as_bytes()))
+            .expect("the directory's record");
+        seen.push((child, dir.counters[c::OPENDIRS], dir.counters[c::READDIRS], dir.counters[c::DIR_ENTRIES]));
+    }
+    seen.sort();
+    assert_eq!(seen, [(false, 1, 0, 0), (true, 0, 8, 7)]);
+}

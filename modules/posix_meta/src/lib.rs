@@ -146,12 +146,39 @@ impl PosixMeta {
 
     /// readdir on `dir` (whatever it returned: `entry` is whether it
     /// returned one; the call that finds the end counts as a call).
-    pub fn on_readdir(&self, dir: usize, entry: bool, tm1: Tick, tm2: Tick) {
+    /// Returns false for a stream this forked process inherited from its
+    /// parent and has not named yet: the caller then names it
+    /// ([`on_inherited_readdir`](Self::on_inherited_readdir)).
+    pub fn on_readdir(&self, dir: usize, entry: bool, tm1: Tick, tm2: Tick) -> bool {
         let mut st = self.lock();
-        let Some(i) = st.dirs.record(dir as u64, &st.set) else { return };
+        let Some(i) = st.dirs.record(dir as u64, &st.set) else { return !st.dirs.inherited(dir as u64) };
         st.count(i, c::READDIRS, 1, tm1, tm2);
         if entry {
             add(st.set.words(i), c::word(c::DIR_ENTRIES), 1);
+        }
+        true
+    }
+
+    /// readdir on a stream opened before this process was forked, named
+    /// `name` (from its descriptor): from now on it is the child's own,
+    /// counted under the directory's record (no opendir: the child made
+    /// none).
+    pub fn on_inherited_readdir(&self, dir: usize, name: &[u8], entry: bool, tm1: Tick, tm2: Tick) {
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        if !st.dirs.inherited(dir as u64) {
+            return;
+        }
+        match st.record(name) {
+            Some(i) => {
+                st.dirs.open(dir as u64, i, &st.set);
+                st.count(i, c::READDIRS, 1, tm1, tm2);
+                if entry {
+                    add(st.set.words(i), c::word(c::DIR_ENTRIES), 1);
+                }
+            }
+            // Excluded, or no room: not followed from now on.
+            None => st.dirs.remove(dir as u64),
         }
     }
 
@@ -244,13 +271,14 @@ impl Module for PosixMeta {
         st.set.attach(slice, env);
     }
 
-    /// A forked child: no records, streams or mappings of its parent's
-    /// (the child's mappings are its own copies; their munmaps are not
-    /// followed).
+    /// A forked child: no records or mappings of its parent's (the
+    /// child's mappings are its own copies; their munmaps are not
+    /// followed); the parent's directory streams are kept as inherited,
+    /// so that the child's reads of one are counted as its own.
     fn fork_child(&self) {
         let mut st = self.lock();
         st.set.clear();
-        st.dirs.clear();
+        st.dirs.mark_inherited();
         st.maps.clear();
         self.live_maps.store(0, Ordering::Relaxed);
     }
