@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 pub mod fields;
+pub mod inputs;
 pub mod mutate;
 pub mod runner;
 pub mod tools;

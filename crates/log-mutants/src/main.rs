@@ -205,6 +205,27 @@ fn run_all(args: &Args, mutants: &[MutantFile], report: &Mutex<Report>) {
             });
         }
     }
+    // The crash-safe readers on each crash-safe mutant alone in a
+    // directory under a crash-safe file's name.
+    let mut k = 0;
+    for m in mutants {
+        let bytes = std::fs::read(&m.path).unwrap_or_default();
+        if !log_mutants::inputs::is_crash_safe(&bytes) {
+            continue;
+        }
+        let Some(dir) = log_mutants::inputs::crash_safe_dir(&args.work, k, &m.path) else { continue };
+        k += 1;
+        for t in TOOLS.iter().filter(|t| t.input == Input::CrashSafeDir) {
+            jobs.push(Job { tool: t, input: dir.clone(), size: m.size, what: format!("{} ({})", m.what, m.seed_log) });
+        }
+    }
+    // Lying thresholds files, each with a seed log.
+    let seeds: Vec<PathBuf> = mutants.iter().map(|m| PathBuf::from(&m.seed_log)).collect::<std::collections::BTreeSet<_>>().into_iter().take(4).collect();
+    for (dir, size, what) in log_mutants::inputs::config_dirs(&args.work, &seeds, 4 * args.per_log, args.seed) {
+        for t in TOOLS.iter().filter(|t| t.input == Input::Config) {
+            jobs.push(Job { tool: t, input: dir.clone(), size: size.max(4 << 20), what: what.clone() });
+        }
+    }
     // The database tools on batches of mutants (linked into a directory
     // each); the study runs on the database its batch made.
     let batches: Vec<(PathBuf, u64)> = mutants

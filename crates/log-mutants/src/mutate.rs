@@ -5,6 +5,7 @@
 //! 64-bit values, NaN and infinities; regions cut short, repeated or
 //! pointed at one another.
 
+use darshan_log::extension;
 use darshan_log::header::HEADER_SIZE;
 use darshan_log::modules::MAX_MODS;
 
@@ -66,6 +67,7 @@ pub fn mutants(file: &[u8], n: usize, seed: u64) -> Vec<Mutant> {
             (_, 6) => truncated(file, &mut rng),
             (_, 7) => header_lie(file, &mut rng),
             (_, 8) => garbage_span(file, &mut rng),
+            (_, 9) if has_trailer(file) => trailer_lie(file, &mut rng),
             _ => bit_flips(file, &mut rng),
         };
         if let Some(m) = m {
@@ -149,6 +151,60 @@ fn header_lie(file: &[u8], rng: &mut Rng) -> Option<Mutant> {
             b[flag_at..flag_at + flag_len].copy_from_slice(&v[..flag_len]);
             "header: partial flag set to random bits".to_string()
         }
+    };
+    Some(Mutant { bytes: b, what })
+}
+
+fn has_trailer(file: &[u8]) -> bool {
+    file.len() >= extension::FOOTER_SIZE && &file[file.len() - 8..] == extension::MAGIC
+}
+
+/// The extension trailer (which names POSIX_META's region) lying: an
+/// entry's module id, version, offset, length or flags, or the footer's
+/// entry count or version.
+fn trailer_lie(file: &[u8], rng: &mut Rng) -> Option<Mutant> {
+    let footer = file.len() - extension::FOOTER_SIZE;
+    let n = u32::from_le_bytes(file[footer..footer + 4].try_into().ok()?) as usize;
+    let mut b = file.to_vec();
+    let put32 = |b: &mut Vec<u8>, at: usize, v: u32| b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    let what = match rng.below(5) {
+        0 => {
+            let v = *rng.pick(&[0u32, 2, 46, 47, u32::MAX, n as u32 + 1, 1 << 27]);
+            put32(&mut b, footer, v);
+            format!("trailer: entry count = {v}")
+        }
+        1 => {
+            let v = *rng.pick(&[0u32, 2, u32::MAX]);
+            put32(&mut b, footer + 4, v);
+            format!("trailer: version = {v}")
+        }
+        _ if n >= 1 && n * extension::ENTRY_SIZE <= footer => {
+            let e = footer - (1 + rng.below(n)) * extension::ENTRY_SIZE;
+            match rng.below(5) {
+                0 => {
+                    let v = *rng.pick(&[0u32, 1, 17, 18, 62, 64, u32::MAX]);
+                    put32(&mut b, e, v);
+                    format!("trailer: module id = {v}")
+                }
+                1 => {
+                    let v = *rng.pick(&[0u32, 2, 99, u32::MAX]);
+                    put32(&mut b, e + 4, v);
+                    format!("trailer: module version = {v}")
+                }
+                k @ (2 | 3) => {
+                    let v = *rng.pick(&LIES) as u64;
+                    let at = e + 8 * (k - 1);
+                    b[at..at + 8].copy_from_slice(&v.to_le_bytes());
+                    format!("trailer: region {} = {v:#x}", if k == 2 { "offset" } else { "length" })
+                }
+                _ => {
+                    let v = rng.next_u64() as u32;
+                    put32(&mut b, e + 24, v);
+                    format!("trailer: flags = {v:#x}")
+                }
+            }
+        }
+        _ => return None,
     };
     Some(Mutant { bytes: b, what })
 }

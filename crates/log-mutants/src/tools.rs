@@ -24,6 +24,12 @@ pub enum Input {
     Batch,
     /// The database a batch made.
     Database,
+    /// A directory holding one mutant, named as job 1's crash-safe file
+    /// (what the live reader and `darshan-merge --dir` look for).
+    CrashSafeDir,
+    /// A directory holding a lying thresholds file (`config.json`) and a
+    /// seed log (`seed.darshan`).
+    Config,
 }
 
 pub struct Tool {
@@ -50,7 +56,10 @@ impl Tool {
             .map(|a| match *a {
                 "{in}" => input.as_os_str().to_owned(),
                 "{out}" => scratch.as_os_str().to_owned(),
-                a => OsString::from(a),
+                a => match a.strip_prefix("{in}/") {
+                    Some(inside) => input.join(inside).into_os_string(),
+                    None => OsString::from(a),
+                },
             })
             .collect()
     }
@@ -112,6 +121,47 @@ pub const TOOLS: &[Tool] = &[
         one_line_errors: true,
         base_mib: 16,
         per_byte: 8,
+    },
+    Tool {
+        label: "darshan-merge --job",
+        exe: "darshan-merge",
+        input: Input::Log,
+        args: &["--job", "--output", "{out}", "{in}"],
+        ok_codes: &[0, 1],
+        // A line per input skipped, then what became of the job.
+        one_line_errors: false,
+        base_mib: 16,
+        per_byte: 8,
+    },
+    Tool {
+        label: "darshan-merge --dir --jobid",
+        exe: "darshan-merge",
+        input: Input::CrashSafeDir,
+        args: &["--shared-redux", "--dir", "{in}", "--jobid", "1", "--output", "{out}"],
+        ok_codes: &[0, 1],
+        one_line_errors: true,
+        base_mib: 16,
+        per_byte: 8,
+    },
+    Tool {
+        label: "darshan-top --once --json (live reader)",
+        exe: "darshan-top",
+        input: Input::CrashSafeDir,
+        args: &["--once", "--json", "--interval", "0.01", "--dir", "{in}"],
+        ok_codes: &[0],
+        one_line_errors: true,
+        base_mib: 32,
+        per_byte: 4,
+    },
+    Tool {
+        label: "darshan-summary --config",
+        exe: "darshan-summary",
+        input: Input::Config,
+        args: &["--json", "-o", "-", "--config", "{in}/config.json", "{in}/seed.darshan"],
+        ok_codes: &[0, 1],
+        one_line_errors: true,
+        base_mib: 32,
+        per_byte: 2,
     },
     Tool {
         label: "darshan-summary (HTML)",

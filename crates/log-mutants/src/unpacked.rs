@@ -10,6 +10,7 @@ use std::io::{Read, Write};
 
 use darshan_log::header::{LogVersion, RegionMap, HEADER_SIZE, OLD_HEADER_SIZE};
 use darshan_log::modules::MAX_MODS;
+use darshan_log::extension;
 use darshan_log::region::RegionReader;
 use darshan_log::{Compression, Header};
 
@@ -28,6 +29,8 @@ pub struct Unpacked {
     pub header: Vec<u8>,
     pub compression: Compression,
     pub mod_ver: [u32; MAX_MODS],
+    /// The partial bits, the extension modules' included.
+    pub partial_flag: u64,
     pub job: Vec<u8>,
     pub names: Vec<u8>,
     /// (module id, decompressed bytes), in the order of the file.
@@ -47,10 +50,15 @@ fn region_bytes(file: &[u8], map: RegionMap, comp: Compression, name: &str) -> O
 impl Unpacked {
     /// None when the log's header cannot be read or is big-endian.
     pub fn of(file: &[u8]) -> Option<Unpacked> {
-        let h = Header::parse(&file[..HEADER_SIZE.min(file.len())], file.len() as u64).ok()?;
+        let mut h = Header::parse(&file[..HEADER_SIZE.min(file.len())], file.len() as u64).ok()?;
         if h.swapped {
             return None;
         }
+        // Modules Darshan does not know (POSIX_META) are named by the
+        // extension trailer: taken apart like the others, and written
+        // back with a trailer of their own by `pack`.
+        let tail = &file[file.len().saturating_sub(extension::MAX_TRAILER_SIZE)..];
+        extension::apply_trailer(&mut h, tail, file.len() as u64).ok()?;
         let header_size = if h.version == LogVersion::V341 { HEADER_SIZE } else { OLD_HEADER_SIZE };
         let job = region_bytes(file, h.job_map, h.compression, "job")?;
         let names = region_bytes(file, h.name_map, h.compression, "name")?;
@@ -65,6 +73,7 @@ impl Unpacked {
             header: file[..header_size].to_vec(),
             compression: h.compression,
             mod_ver: h.mod_ver,
+            partial_flag: h.partial_flag,
             job,
             names,
             modules,
@@ -109,12 +118,31 @@ impl Unpacked {
         set(name_at, names.off);
         set(name_at + 8, names.len);
         for (id, map) in maps.iter().enumerate() {
+            if extension::is_extension(id) {
+                continue;
+            }
             if let Some(slot) = raw_slot(self.version, id) {
                 set(slots_at + 16 * slot, map.off);
                 set(slots_at + 16 * slot + 8, map.len);
             }
         }
+        // The extension modules' regions (written last, as the writer
+        // does) named by a trailer at the end.
+        let mut h = Header::parse(&out[..HEADER_SIZE.min(out.len())], u64::MAX).ok();
+        if let Some(h) = h.as_mut().filter(|_| self.version == LogVersion::V341) {
+            for id in (0..MAX_MODS).filter(|&i| extension::is_extension(i)) {
+                h.mod_map[id] = maps[id];
+                h.mod_ver[id] = self.mod_ver[id];
+                h.partial_flag = (h.partial_flag & !(1u64 << id)) | (self.partial_flag & (1u64 << id));
+            }
+            out.extend_from_slice(&extension::encode_trailer(h));
+        }
         out
+    }
+
+    /// Whether the log has modules named by the extension trailer.
+    pub fn has_trailer(&self) -> bool {
+        self.modules.iter().any(|(m, _)| extension::is_extension(*m))
     }
 }
 
@@ -160,9 +188,11 @@ pub fn compress(bytes: &[u8], comp: Compression) -> Vec<u8> {
 /// read (the file's own size when its header cannot be read): what a tool
 /// can legitimately hold, and at most `MAX_EXPANSION` times the file.
 pub fn decompressed_size(file: &[u8]) -> u64 {
-    let Ok(h) = Header::parse(&file[..HEADER_SIZE.min(file.len())], file.len() as u64) else {
+    let Ok(mut h) = Header::parse(&file[..HEADER_SIZE.min(file.len())], file.len() as u64) else {
         return file.len() as u64;
     };
+    let tail = &file[file.len().saturating_sub(extension::MAX_TRAILER_SIZE)..];
+    let _ = extension::apply_trailer(&mut h, tail, file.len() as u64);
     let mut maps = vec![h.job_map, h.name_map];
     maps.extend(h.mod_map.iter().copied().filter(|m| m.len > 0));
     let mut total = 0u64;
@@ -207,5 +237,54 @@ mod tests {
             }
         }
         assert_eq!(versions.len(), 5, "{versions:?}");
+    }
+
+    /// A log with POSIX_META (named by the extension trailer) written as
+    /// the runtime writes one.
+    fn log_with_trailer() -> Vec<u8> {
+        use darshan_log::modules::{POSIX, POSIX_META};
+        use darshan_log::{Job, LogWriter, NameTable, Record};
+        let mut names = NameTable::new();
+        names.insert(darshan_log::record_id(b"/d/f"), b"/d/f");
+        let id = darshan_log::record_id(b"/d/f");
+        let mut m = Record::zeroed(POSIX_META, id, 0);
+        m.counters[darshan_log::counters::posix_meta::UNLINKS] = 3;
+        let job = Job {
+            uid: 1,
+            start_time_sec: 10,
+            start_time_nsec: 0,
+            end_time_sec: 20,
+            end_time_nsec: 0,
+            nprocs: 1,
+            jobid: 1,
+            metadata: b"lib_ver=test\n".to_vec(),
+            exe_mnt: b"./t\n".to_vec(),
+        };
+        let mut w = LogWriter::new(std::io::Cursor::new(Vec::new()), Compression::Zlib).unwrap();
+        w.write_job(&job).unwrap();
+        w.write_names(&names).unwrap();
+        w.write_module(POSIX, [Record::zeroed(POSIX, id, 0)].iter()).unwrap();
+        w.write_module(POSIX_META, [m].iter()).unwrap();
+        w.finish().unwrap().into_inner()
+    }
+
+    /// 150 of 200 mutants of a POSIX_META log once dropped its trailer
+    /// (packing forgot it), so no lie ever reached the module or the map
+    /// that names it: unpacked and packed, the module is there, and the
+    /// mutants lie in the trailer itself and inside POSIX_META's records.
+    #[test]
+    fn a_logs_extension_trailer_survives_packing_and_is_lied_in() {
+        let file = log_with_trailer();
+        let u = Unpacked::of(&file).expect("unpacked");
+        assert!(u.has_trailer());
+        let packed = darshan_log::LogFile::from_source(u.pack()).unwrap();
+        let meta = packed.records(darshan_log::modules::POSIX_META).unwrap();
+        assert_eq!(meta[0].counters[darshan_log::counters::posix_meta::UNLINKS], 3);
+        let ms = crate::mutate::mutants(&file, 200, 5);
+        let kept = ms.iter().filter(|m| m.bytes.ends_with(extension::MAGIC)).count();
+        let trailer_lies = ms.iter().filter(|m| m.what.starts_with("trailer:")).count();
+        let inside_meta = ms.iter().filter(|m| m.what.contains("POSIX_META")).count();
+        assert!(kept >= 150, "{kept} of 200 keep a trailer");
+        assert!(trailer_lies >= 5 && inside_meta >= 5, "{trailer_lies} trailer lies, {inside_meta} inside POSIX_META");
     }
 }

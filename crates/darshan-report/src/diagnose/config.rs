@@ -58,8 +58,7 @@ impl Config {
     /// Read a JSON config: `{"category": {"name": value}}` sets
     /// `category_name`; a flat `{"category_name": value}` works too.
     pub fn load(path: &std::path::Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| ConfigError::Read { path: path.display().to_string(), source: e })?;
+        let text = read_bounded(path).map_err(|e| ConfigError::Read { path: path.display().to_string(), source: e })?;
         let mut c = Config::from_json(&text)
             .map_err(|e| ConfigError::In { path: path.display().to_string(), source: Box::new(e) })?;
         c.source = path.display().to_string();
@@ -99,6 +98,26 @@ impl Config {
         self.values.insert(k, x);
         Ok(())
     }
+}
+
+/// The most a thresholds file may hold (a real one is a few hundred bytes).
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// A thresholds file's text, opened as every tool opens what a user may
+/// have made (darshan_log::safe_fs: no FIFO or device, no link another
+/// user owns) and at most [`MAX_CONFIG_BYTES`] long.
+pub fn read_bounded(path: &std::path::Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let input = darshan_log::safe_fs::open_input(path)?;
+    if input.size > MAX_CONFIG_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{} bytes; a thresholds file is at most {MAX_CONFIG_BYTES}", input.size),
+        ));
+    }
+    let mut text = String::new();
+    input.file.take(MAX_CONFIG_BYTES).read_to_string(&mut text)?;
+    Ok(text)
 }
 
 /// A thresholds file that cannot be used: why, with the file.
