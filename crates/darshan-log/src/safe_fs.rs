@@ -20,7 +20,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rustix::fs::{AtFlags, Mode, OFlags, CWD};
+use rustix::fs::{AtFlags, Mode, OFlags};
 
 /// An input file, opened as [`open_input`] opens it.
 #[derive(Debug)]
@@ -75,12 +75,6 @@ pub fn open_input(path: &Path) -> io::Result<Input> {
         allocated: (st.st_blocks.max(0) as u64).saturating_mul(512),
         uid: st.st_uid,
     })
-}
-
-/// Whether `path` is a regular file, not reached through a link (what a
-/// directory walk takes as a candidate log).
-pub fn is_plain_file(path: &Path) -> bool {
-    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file())
 }
 
 /// A file being made at a name that must be new: written under a private
@@ -180,21 +174,6 @@ impl Drop for NewFile {
         if !self.published {
             let _ = rustix::fs::unlinkat(&self.dir, self.tmp.as_os_str(), AtFlags::empty());
         }
-    }
-}
-
-/// Removes `path` only when it is still the file `was` describes (same
-/// device and inode): what a tool merged in, never what took its name
-/// since. Returns whether it was removed.
-pub fn remove_if_same(path: &Path, was: &Input) -> io::Result<bool> {
-    let then = rustix::fs::fstat(&was.file)?;
-    match rustix::fs::statat(CWD, path, AtFlags::SYMLINK_NOFOLLOW) {
-        Ok(now) if now.st_dev == then.st_dev && now.st_ino == then.st_ino => {
-            std::fs::remove_file(path)?;
-            Ok(true)
-        }
-        Ok(_) => Ok(false),
-        Err(e) => Err(e.into()),
     }
 }
 
