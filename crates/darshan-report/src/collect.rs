@@ -105,7 +105,7 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, UnreadableLog> {
         .filter(|s| s.records > 0)
         .map(|s| {
             let mut st = s.stats(&c.files);
-            st.op_counts = modstats::op_counts(s.layout.module, &c.sums);
+            (st.op_counts, st.not_recorded) = modstats::op_counts(s.layout.module, &c.sums);
             st
         })
         .collect();
@@ -129,6 +129,8 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, UnreadableLog> {
         dxt_hosts: &c.dxt_hosts,
         hints,
         internal: diagnose::internals::find(&c.files, &names),
+        software: diagnose::software::find(&c.files, &names),
+        counting_software: Default::default(),
         withheld: Default::default(),
     };
     report.metrics = seed::metrics(

@@ -100,6 +100,9 @@ pub struct ModuleStats {
     pub common_access: Vec<(i64, i64)>,
     /// Operation counts as PyDarshan labels them.
     pub op_counts: Vec<(String, i64)>,
+    /// Operations the runtime that wrote the log did not record (−1 in
+    /// every record: C Darshan's POSIX_MMAPS): named, never summed.
+    pub not_recorded: Vec<String>,
 }
 
 /// darshan-util's accumulator (darshan-parser `--perf --file`, PyDarshan's

@@ -17,6 +17,10 @@ pub struct ModuleSums {
     pub records: u64,
     /// Σ of every counter over all records (PyDarshan's `agg_ioops`).
     pub counters: Vec<i64>,
+    /// Per counter: every record so far holds −1, which is how C Darshan
+    /// writes a counter it does not record (POSIX_MMAPS in 3.x logs): its
+    /// sum is meaningless and is shown as "not recorded".
+    unrecorded: Vec<bool>,
     /// Σ of read, write, meta, wait time over all records.
     pub times: [f64; 4],
     common: HashMap<i64, i64>,
@@ -24,6 +28,12 @@ pub struct ModuleSums {
 }
 
 impl ModuleSums {
+    /// Whether counter `k` was not recorded by the runtime that wrote the
+    /// log (−1 in every record).
+    pub fn not_recorded(&self, k: usize) -> bool {
+        self.records > 0 && self.unrecorded.get(k).copied().unwrap_or(false)
+    }
+
     pub fn new(module: usize, nprocs: i64) -> Option<ModuleSums> {
         let layout = Layout::of(module)?;
         let n = counter_names(module).0.len();
@@ -31,6 +41,7 @@ impl ModuleSums {
             layout,
             records: 0,
             counters: vec![0; n],
+            unrecorded: vec![true; n],
             times: [0.0; 4],
             common: HashMap::new(),
             accum: Accumulator::without_files(module, nprocs),
@@ -42,8 +53,9 @@ impl ModuleSums {
             return;
         }
         self.records += 1;
-        for (s, v) in self.counters.iter_mut().zip(&r.counters) {
+        for ((s, v), u) in self.counters.iter_mut().zip(&r.counters).zip(self.unrecorded.iter_mut()) {
             *s = s.wrapping_add(*v);
+            *u &= *v == -1;
         }
         let l = &self.layout;
         for (k, idx) in [l.read_time, l.write_time, l.meta_time, l.wait_time].iter().enumerate() {
@@ -110,6 +122,7 @@ impl ModuleSums {
                 .collect(),
             common_access: if self.layout.access.is_empty() { Vec::new() } else { common },
             op_counts: Vec::new(),
+            not_recorded: Vec::new(),
         }
     }
 }
@@ -151,10 +164,14 @@ fn overview(m: &accum::Metrics) -> Overview {
 
 /// PyDarshan's operation-count bars for a module, from the sums of every
 /// module present (HDF5 and PnetCDF bars combine their two modules).
-pub fn op_counts(module: usize, all: &[ModuleSums]) -> Vec<(String, i64)> {
+/// Bars whose every counter the runtime did not record are left out and
+/// returned apart, by label (shown as "not recorded", never summed).
+pub fn op_counts(module: usize, all: &[ModuleSums]) -> (Vec<(String, i64)>, Vec<String>) {
     // Counter names are unique across modules: a bar's counter is found in
     // whichever module has it (0 when that module is absent).
     let get = |n: &str| all.iter().find_map(|s| s.layout.counter(n).map(|i| s.counters[i])).unwrap_or(0);
+    let unrecorded =
+        |n: &str| all.iter().find_map(|s| s.layout.counter(n).map(|i| s.not_recorded(i))).unwrap_or(false);
     let bars: &[(&str, &[&str])] = match module {
         modules::POSIX => &[
             ("Read", &["POSIX_READS"]),
@@ -243,7 +260,11 @@ pub fn op_counts(module: usize, all: &[ModuleSums]) -> Vec<(String, i64)> {
         ],
         _ => &[],
     };
-    bars.iter().map(|(label, parts)| (label.to_string(), parts.iter().map(|n| get(n)).sum())).collect()
+    let (shown, unknown): (Vec<_>, Vec<_>) = bars.iter().partition(|(_, parts)| !parts.iter().all(|n| unrecorded(n)));
+    (
+        shown.iter().map(|(label, parts)| (label.to_string(), parts.iter().filter(|n| !unrecorded(n)).map(|n| get(n)).sum())).collect(),
+        unknown.iter().map(|(label, _)| label.to_string()).collect(),
+    )
 }
 
 /// PyDarshan's I/O cost: per interface, Σ time / nprocs in read, write,

@@ -13,8 +13,11 @@ use darshan_log::{Job, LogFile};
 #[derive(Clone, Debug)]
 pub struct ProcessLog {
     pub path: PathBuf,
-    /// Its rank in the job: the launcher's (`job_rank=`), else 0.
+    /// Its rank in the job: the launcher's (`job_rank=`), else 0 (see
+    /// [`ranks_by_start`] for logs that say nothing of their place).
     pub rank: i64,
+    /// Whether its log says its rank (`job_rank=`).
+    pub ranked: bool,
     /// The job's size as its launcher said (`job_size=`).
     pub size: Option<i64>,
     /// Which job: `job_key=`, else `id<jobid>`.
@@ -107,6 +110,7 @@ impl ProcessLog {
         Ok(ProcessLog {
             path: path.to_path_buf(),
             rank,
+            ranked: meta(&job, "job_rank").is_some(),
             size,
             key: job_key(&job),
             mpi: job.nprocs > 1,
@@ -144,6 +148,23 @@ impl ProcessLog {
         let recovered = self.path.to_string_lossy().ends_with("-recovered.darshan");
         (!self.crash_safe && !recovered, !self.crash_safe, self.bytes, std::cmp::Reverse(&self.path))
     }
+}
+
+/// Logs that say nothing of their place in the job (C Darshan's, whose
+/// runtime records no launcher rank, parent or fork): one rank per
+/// process, in the order they started. True when `procs` are such logs
+/// (and more than one) and their ranks were given so; a job where any
+/// process says its rank or parent keeps what they say.
+pub fn ranks_by_start(procs: &mut [ProcessLog]) -> bool {
+    let silent = |p: &ProcessLog| !p.ranked && p.ppid.is_none() && !p.mpi;
+    if procs.len() < 2 || !procs.iter().all(silent) {
+        return false;
+    }
+    procs.sort_by(|a, b| (a.start_ns, &a.path).cmp(&(b.start_ns, &b.path)));
+    for (r, p) in procs.iter_mut().enumerate() {
+        p.rank = r as i64;
+    }
+    true
 }
 
 /// One process, one count: of the copies of one process's data among

@@ -43,6 +43,9 @@ pub struct JobMerged {
 /// start and end.
 struct Plan {
     procs: Vec<ProcessLog>,
+    /// The processes' logs said nothing of their ranks: one rank each,
+    /// in start order (crate::job_inputs::ranks_by_start).
+    ranks_by_start: bool,
     nprocs: i64,
     start_ns: i128,
     end_ns: i128,
@@ -52,6 +55,7 @@ fn plan(mut procs: Vec<ProcessLog>, opt: &JobOptions) -> Result<Plan, MergeError
     if procs.is_empty() {
         return Err(MergeError::NoInput);
     }
+    let ranks_by_start = crate::job_inputs::ranks_by_start(&mut procs);
     procs.sort_by(crate::job_inputs::process_order);
     let top = procs.iter().map(|p| if p.mpi { p.job.nprocs.saturating_sub(1) } else { p.rank }).max().unwrap_or(0);
     let said = procs.iter().filter_map(|p| p.size).max().unwrap_or(0);
@@ -61,7 +65,7 @@ fn plan(mut procs: Vec<ProcessLog>, opt: &JobOptions) -> Result<Plan, MergeError
     if let Some(t) = opt.job_end_time {
         end_ns = i128::from(t) * 1_000_000_000;
     }
-    Ok(Plan { procs, nprocs, start_ns, end_ns: end_ns.max(start_ns) })
+    Ok(Plan { procs, ranks_by_start, nprocs, start_ns, end_ns: end_ns.max(start_ns) })
 }
 
 /// Seconds from the job's start to this process's.
@@ -253,6 +257,10 @@ fn job_record(plan: &Plan, key: &str) -> Job {
     let mut m: String =
         meta.lines().filter(|l| !per_process.clone().any(|p| l.starts_with(p))).map(|l| format!("{l}\n")).collect();
     m.push_str(&format!("job_key={key}\njob_size={}\njob_processes={}\n", plan.nprocs, plan.procs.len()));
+    if plan.ranks_by_start {
+        // Said, so that a reader knows the ranks are not the launcher's.
+        m.push_str("job_ranks=start_order\n");
+    }
     job.metadata = m.into_bytes();
     job.metadata.truncate(darshan_log::job::METADATA_LEN - 1);
     job

@@ -15,6 +15,11 @@ pub fn advice(cx: &Ctx) -> Vec<Finding> {
     let mut small_req = Vec::new();
     let mut wide_small = Vec::new();
     for (id, s) in cx.lustre {
+        // Software loading and the MPI library's own files: not the
+        // application's to stripe.
+        if cx.software.contains(id) || cx.internal.contains(id) {
+            continue;
+        }
         let Some(e) = cx.files.get(modules::POSIX, *id) else { continue };
         let size = size_of(e);
         let ops = e.reads + e.writes;

@@ -9,6 +9,7 @@ pub mod internals;
 pub mod lustre;
 pub mod namespace;
 pub mod seed;
+pub mod software;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -50,6 +51,12 @@ pub struct Ctx<'a> {
     /// Files the MPI library made for itself (internals.rs): left out of
     /// every file-level rule, listed once (N01).
     pub internal: HashSet<u64>,
+    /// Software loading (software.rs): left out of every file-level rule,
+    /// summed once (N02).
+    pub software: HashSet<u64>,
+    /// Set while the rules are evaluated with the software loading
+    /// counted (as Drishti counts it), to tell which fire only on it.
+    pub counting_software: std::cell::Cell<bool>,
     /// Rules held back, and why (Report::withheld).
     pub withheld: RefCell<Vec<Withheld>>,
 }
@@ -65,7 +72,8 @@ impl Ctx<'_> {
 
     /// The application's files of a module (the MPI library's own left out).
     pub fn files_of(&self, module: usize) -> impl Iterator<Item = &FileAgg> {
-        self.files.of(module).filter(|e| !self.internal.contains(&e.id))
+        let software = !self.counting_software.get();
+        self.files.of(module).filter(move |e| !self.internal.contains(&e.id) && !(software && self.software.contains(&e.id)))
     }
 
     /// Hold a rule back, saying why (once per code and reason).
@@ -144,13 +152,38 @@ pub fn pct(a: i64, b: i64) -> String {
     format!("{:.2}%", a as f64 / b as f64 * 100.0)
 }
 
+/// The Drishti codes that fire when software loading is counted as the
+/// application's I/O (as Drishti counts it): those that do not fire
+/// without it are held back with that reason, not silently dropped.
+fn fires_only_on_software(cx: &Ctx) -> Vec<String> {
+    if cx.software.is_empty() {
+        return Vec::new();
+    }
+    let kept = cx.withheld.take();
+    cx.counting_software.set(true);
+    let codes = drishti::insights(cx).into_iter().map(|f| f.code).collect();
+    cx.counting_software.set(false);
+    cx.withheld.replace(kept);
+    codes
+}
+
 /// All findings, most severe first (stable within a level), and the
 /// rules held back with why.
 pub fn diagnose(cx: &Ctx, metrics: &Metrics) -> (Vec<Finding>, Vec<Withheld>) {
+    let only_on_software = fires_only_on_software(cx);
     let mut out = drishti::insights(cx);
+    for code in only_on_software.into_iter().filter(|c| !out.iter().any(|f| f.code == *c)) {
+        cx.withhold(
+            &code,
+            "fires only on software loading (interpreter modules, bytecode, installed packages, shared libraries): \
+             not the application's I/O (N02)"
+                .to_string(),
+        );
+    }
     out.extend(seed::findings(cx, metrics));
     out.extend(lustre::advice(cx));
     out.extend(internals::named_once(cx));
+    out.extend(software::summary(cx));
     out.sort_by(|a, b| a.level.cmp(&b.level));
     (out, cx.withheld.take())
 }

@@ -58,7 +58,18 @@ pub fn render(r: &Report) -> Result<String, minijinja::Error> {
         if !s.op_counts.is_empty() {
             e.insert(
                 "ops",
-                safe(charts::bars(&format!("{} operation counts (all ranks, whole run)", s.module), &s.op_counts)),
+                safe(charts::bars(
+                    &format!(
+                        "{} operation counts (all ranks, whole run){}",
+                        s.module,
+                        if s.not_recorded.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; not recorded by this log's runtime: {}", s.not_recorded.join(", "))
+                        }
+                    ),
+                    &s.op_counts,
+                )),
             );
         }
         if let Some(p) = &s.access_pattern {

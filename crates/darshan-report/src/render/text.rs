@@ -129,6 +129,9 @@ pub fn render(r: &Report) -> String {
         if !ops.is_empty() {
             let _ = writeln!(o, "  operations         {}", ops.join(", "));
         }
+        if !s.not_recorded.is_empty() {
+            let _ = writeln!(o, "  not recorded       {} (the runtime that wrote this log does not count them)", s.not_recorded.join(", "));
+        }
     }
     files(&mut o, r);
     metrics(&mut o, r);
