@@ -72,6 +72,8 @@ const CASES: &[(&str, &str, Run, &[&str])] = &[
     ("serial", "serial", Run::Plain, &["J02"]),
     ("fs-load", "fs-load", Run::Plain, &["F01"]),
     ("lustre", "lustre", Run::Lustre, &["L01", "L02", "L03", "P08"]),
+    ("epochs", "epochs", Run::Plain, &["E01"]),
+    ("software", "software", Run::Plain, &["N02"]),
 ];
 
 fn trigger_config() -> Config {
@@ -96,7 +98,7 @@ fn codes_in_sources() -> BTreeSet<String> {
         for (i, _) in text.match_indices('"') {
             let c = &text.as_bytes()[i + 1..];
             if c.len() > 4
-                && b"SPMXJFLN".contains(&c[0])
+                && b"SPMXJFLNE".contains(&c[0])
                 && c[1].is_ascii_digit()
                 && c[2].is_ascii_digit()
                 && c[3] == b'"'

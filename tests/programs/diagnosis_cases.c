@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define KIB 1024
@@ -54,6 +55,21 @@ static void pread_or_die(int fd, char *b, size_t n, off_t off)
 {
     if (pread(fd, b, n, off) != (ssize_t)n)
         die("pread");
+}
+
+/* A file of n bytes made without its bytes being counted (the write
+ * system call itself, not the interposed write): its data is then only
+ * ever read, as an existing data set's is. */
+static void fill_uncounted(const char *p, size_t n)
+{
+    int fd = open_or_die(p, O_CREAT | O_WRONLY | O_TRUNC);
+    for (size_t done = 0; done < n;) {
+        long k = syscall(SYS_write, fd, buf, n - done);
+        if (k <= 0)
+            die("write");
+        done += (size_t)k;
+    }
+    close(fd);
 }
 
 /* n requests of size sz, written (or read) one after another from 0. */
@@ -251,6 +267,37 @@ int main(int argc, char **argv)
         if (rank == 0) {
             fd = open_or_die(path("tiny.dat", 0), O_CREAT | O_WRONLY | O_TRUNC);
             pwrite_or_die(fd, buf, 100, 0);
+            close(fd);
+        }
+    } else if (!strcmp(c, "epochs")) {
+        /* E01: each rank's data set, 4 files of 1 MiB, read three times
+         * over (three epochs). */
+        char name[64];
+        for (int f = 0; f < 4; f++) {
+            snprintf(name, sizeof name, "epoch%d", f);
+            fill_uncounted(path(name, 1), MIB);
+        }
+        for (int pass = 0; pass < 3; pass++)
+            for (int f = 0; f < 4; f++) {
+                snprintf(name, sizeof name, "epoch%d", f);
+                fd = open_or_die(path(name, 1), O_RDONLY);
+                stream(fd, 0, MIB, 1, 0);
+                close(fd);
+            }
+    } else if (!strcmp(c, "software")) {
+        /* N02: a Python environment's modules, 30 files of 4 KiB under
+         * lib/python3.11/site-packages, each opened and read once. */
+        char p[4096];
+        const char *parts[] = {"", "/lib", "/lib/python3.11", "/lib/python3.11/site-packages"};
+        for (int k = 0; k < 4; k++) {
+            snprintf(p, sizeof p, "%s/env.%d%s", dir, rank, parts[k]);
+            mkdir(p, 0755);
+        }
+        for (int k = 0; k < 30; k++) {
+            snprintf(p, sizeof p, "%s/env.%d/lib/python3.11/site-packages/mod%d.py", dir, rank, k);
+            fill_uncounted(p, 4 * KIB);
+            fd = open_or_die(p, O_RDONLY);
+            stream(fd, 0, 4 * KIB, 1, 0);
             close(fd);
         }
     } else {

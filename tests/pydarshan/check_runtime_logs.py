@@ -20,7 +20,12 @@ parser, top = sys.argv[1:3]
 dxt_parser = os.path.join(os.path.dirname(parser), "darshan-dxt-parser")
 # Raw crash-safe files hold clock ticks that only our reader converts;
 # their merged logs (darshan-merge) are checked like any other log.
-logs = sorted(p for p in glob.glob(f"{top}/**/*.darshan", recursive=True) if "_mmap-log-" not in p)
+# Regular files only: the privileged-use tests plant FIFOs and links named
+# like logs (a FIFO would block this reader for ever).
+logs = sorted(
+    p for p in glob.glob(f"{top}/**/*.darshan", recursive=True)
+    if "_mmap-log-" not in p and os.path.isfile(p) and not os.path.islink(p)
+)
 if not logs:
     sys.exit(f"no logs under {top}")
 

@@ -116,6 +116,10 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, UnreadableLog> {
     // Phase 4: diagnose.
     let present: Vec<String> = report.modules.iter().map(|m| m.name.clone()).collect();
     let hints = report.job.metadata.iter().find(|(k, _)| k == "h").map(|(_, v)| v.as_str());
+    // An MPI job: it used MPI-IO, or its log holds several processes and
+    // is not a job merge of processes without MPI (job_processes=).
+    let merged = report.job.metadata.iter().any(|(k, _)| k == "job_processes");
+    let mpi = present.iter().any(|m| m == "MPI-IO") || (nprocs > 1 && !merged);
     let cx = Ctx {
         cfg: &opts.config,
         sums: &c.sums,
@@ -128,6 +132,7 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, UnreadableLog> {
         lustre: &c.lustre,
         dxt_hosts: &c.dxt_hosts,
         hints,
+        mpi,
         internal: diagnose::internals::find(&c.files, &names),
         software: diagnose::software::find(&c.files, &names),
         counting_software: Default::default(),

@@ -26,7 +26,9 @@ fn dlio_job_log() -> PathBuf {
     assert!(bad.is_empty(), "{bad:?}");
     assert_eq!(jobs.len(), 1);
     let (key, procs) = jobs.into_iter().next().unwrap();
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("dlio-{}", std::process::id()));
+    static SEQ: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let k = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("dlio-{}-{k}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("dlio_job.darshan");
@@ -75,4 +77,39 @@ fn the_dlio_job_has_24_processes_no_negative_counts_and_software_apart() {
     assert!(in_n02 > 0, "N02 names the environment's files");
     let n02 = json["findings"].as_array().unwrap().iter().find(|f| f["code"] == "N02").unwrap();
     assert!(n02["title"].as_str().unwrap().starts_with("Software loading: 22 files"), "{n02}");
+}
+
+/// Two HIGH findings with MPI advice and "read it on one rank and
+/// MPI_Bcast" for a PyTorch job: a job without MPI gets the advice that
+/// exists for it, and M01 ("does not use MPI-IO") is held back.
+#[test]
+fn the_dlio_job_gets_no_mpi_advice() {
+    let r = analyze(&dlio_job_log(), &Options::default()).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&render::json(&r)).unwrap();
+    for f in json["findings"].as_array().unwrap() {
+        let rec = f["recommendation"].as_str().unwrap_or("");
+        assert!(!rec.contains("MPI") && !rec.contains("collective"), "{}: {rec}", f["code"]);
+    }
+    assert!(json["withheld"].as_array().unwrap().iter().any(|w| w["code"] == "M01"));
+}
+
+/// "97 GiB read more than once ... MPI_Bcast": the training read its data
+/// set about five times over (DLIO's five epochs: 121 GiB in 30,570 reads
+/// of 4 MiB over 168 files of 23.5 GiB). Said as passes over the data
+/// set, with the caching advice, and P09 held back for it.
+#[test]
+fn the_dlio_job_reads_its_data_set_about_five_times() {
+    let r = analyze(&dlio_job_log(), &Options::default()).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&render::json(&r)).unwrap();
+    let e01 = json["findings"].as_array().unwrap().iter().find(|f| f["code"] == "E01").expect("E01");
+    let title = e01["title"].as_str().unwrap();
+    let passes: f64 = title.split_whitespace().next().unwrap().parse().unwrap();
+    assert!((passes - 121.0 / 23.5).abs() / (121.0 / 23.5) < 0.05, "{title}");
+    let extent: f64 = title.split(" data set").next().unwrap().rsplit("a ").next().unwrap().trim_end_matches(" GiB").parse().unwrap();
+    assert!((extent - 23.5).abs() / 23.5 < 0.05, "{title}");
+    assert!(e01["recommendation"].as_str().unwrap().contains("node-local"), "{e01}");
+    assert!(json["findings"].as_array().unwrap().iter().all(|f| f["code"] != "P09"));
+    assert!(json["withheld"].as_array().unwrap().iter().any(|w| w["code"] == "P09"));
+    let p05 = json["findings"].as_array().unwrap().iter().find(|f| f["code"] == "P05").expect("P05");
+    assert_eq!(p05["level"], "info", "header reads carrying 0.16% of the bytes: {p05}");
 }

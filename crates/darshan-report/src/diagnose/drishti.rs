@@ -67,13 +67,21 @@ fn stdio_and_mpiio(cx: &Ctx, out: &mut Vec<Finding>) {
                     b(total as f64)
                 ),
                 vec![],
-                Some("Use a high-performance interface such as MPI-IO (or POSIX with large requests) for bulk data"),
+                Some(cx.advice(
+                    "Use a high-performance interface such as MPI-IO (or POSIX with large requests) for bulk data",
+                    "Use POSIX reads and writes (or a library over them) with large requests for bulk data",
+                )),
             ));
         }
     }
     if !cx.module_present("MPI-IO") {
         if cx.nprocs <= 1 {
             cx.withhold("M01", "no MPI-IO, but a single process: a parallel I/O interface would not help it".into());
+        } else if !cx.mpi {
+            cx.withhold(
+                "M01",
+                format!("{} processes without MPI (a job merge of their logs): MPI-IO is not at hand for them", cx.nprocs),
+            );
         } else {
             out.push(finding(
                 "M01",
@@ -84,6 +92,16 @@ fn stdio_and_mpiio(cx: &Ctx, out: &mut Vec<Finding>) {
             ));
         }
     }
+}
+
+/// The most bytes the requests under 1 MiB can have moved: each size
+/// bucket's count at the bucket's top.
+fn small_bytes_bound(p: &crate::modstats::ModuleSums, what: &str) -> i64 {
+    let dir = if what == "read" { "READ" } else { "WRITE" };
+    [("0_100", 100i64), ("100_1K", 1 << 10), ("1K_10K", 10 << 10), ("10K_100K", 100 << 10), ("100K_1M", 1 << 20)]
+        .iter()
+        .map(|(bucket, top)| p.sum(&format!("POSIX_SIZE_{dir}_{bucket}")).max(0).saturating_mul(*top))
+        .fold(0i64, i64::saturating_add)
 }
 
 fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
@@ -166,11 +184,23 @@ fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
             let rec = if cx.module_present("MPI-IO") {
                 "Use collective MPI-IO operations (MPI_File_read_all, MPI_File_write_all) or aggregate requests into larger ones"
             } else {
-                "Aggregate small requests into larger ones, or use MPI-IO collective I/O"
+                cx.advice(
+                    "Aggregate small requests into larger ones, or use MPI-IO collective I/O",
+                    "Make requests larger: buffer them, put many small samples into fewer larger files or records \
+                     (shards, TFRecord, WebDataset), and read with parallel workers in the data loader",
+                )
             };
+            // What the small requests can have carried at most (each at
+            // its size bucket's top): under 1 % of the bytes, they are
+            // information, not the job's problem.
+            let small_bytes = small_bytes_bound(p, what);
+            let minor = moved > 0 && (small_bytes as f64) < moved as f64 * 0.01;
+            if minor {
+                ev.push(format!("at most {} in them ({} of the bytes {what})", b(small_bytes as f64), pct(small_bytes, moved)));
+            }
             out.push(finding(
                 code,
-                Level::High,
+                if minor { Level::Info } else { Level::High },
                 format!("High number ({}) of small {what} requests (< 1 MiB)", count(n)),
                 ev,
                 Some(rec),
@@ -230,7 +260,10 @@ fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
                     count(random),
                     count(total)
                 )],
-                Some("Access files sequentially in large requests, or use collective I/O to reorder requests"),
+                Some(cx.advice(
+                    "Access files sequentially in large requests, or use collective I/O to reorder requests",
+                    "Access files sequentially in large requests (read whole samples or records, in order)",
+                )),
             ));
         } else {
             // Drishti says "mostly consecutive and sequential" here even
@@ -350,7 +383,10 @@ fn redundant(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) 
             p.sum("POSIX_BYTES_READ"),
             FileAgg::reread_bytes,
             |e| (e.bytes_read(), e.max_byte_read),
-            "Read each part of a file once and keep it in memory, or read it on one rank and distribute it (MPI_Bcast)",
+            cx.advice(
+                "Read each part of a file once and keep it in memory, or read it on one rank and distribute it (MPI_Bcast)",
+                "Keep data read more than once in memory, or copy it to node-local storage (or memory) once and read it from there",
+            ),
         ),
         (
             "P10",
@@ -455,7 +491,10 @@ fn shared_posix(cx: &Ctx, out: &mut Vec<Finding>) {
                     pct(small, total)
                 ),
                 vec![],
-                Some("Use MPI-IO collective operations so aggregators issue large requests to shared files"),
+                Some(cx.advice(
+                    "Use MPI-IO collective operations so aggregators issue large requests to shared files",
+                    "Have one process write each shared file in large requests, or give each process a file of its own",
+                )),
             ));
         }
     }

@@ -65,7 +65,10 @@ pub fn advice(cx: &Ctx) -> Vec<Finding> {
                     units::bytes(stripes(e).stripe_size as f64)
                 )
             }),
-            Some("Make requests a multiple of the stripe size (collective buffering does this), or lower the stripe size to the request size"),
+            Some(cx.advice(
+                "Make requests a multiple of the stripe size (collective buffering does this), or lower the stripe size to the request size",
+                "Make requests a multiple of the stripe size, or lower the stripe size to the request size",
+            )),
         ));
     }
     if !wide_small.is_empty() {

@@ -5,6 +5,7 @@
 
 pub mod config;
 pub mod drishti;
+pub mod epochs;
 pub mod internals;
 pub mod lustre;
 pub mod namespace;
@@ -48,6 +49,11 @@ pub struct Ctx<'a> {
     pub dxt_hosts: &'a HashSet<String>,
     /// The MPI-IO hints (`h=` in the job metadata).
     pub hints: Option<&'a str>,
+    /// An MPI job (MPI-IO used, or several processes in a log that is not
+    /// a merge of processes without MPI): advice naming MPI (collectives,
+    /// MPI_Bcast) is given only to such jobs; the others get what exists
+    /// for them.
+    pub mpi: bool,
     /// Files the MPI library made for itself (internals.rs): left out of
     /// every file-level rule, listed once (N01).
     pub internal: HashSet<u64>,
@@ -82,6 +88,16 @@ impl Ctx<'_> {
         let mut v = self.withheld.borrow_mut();
         if !v.contains(&w) {
             v.push(w);
+        }
+    }
+
+    /// The advice that fits the job's interfaces: `mpi` for an MPI job,
+    /// `other` for one without MPI.
+    pub fn advice(&self, mpi: &'static str, other: &'static str) -> &'static str {
+        if self.mpi {
+            mpi
+        } else {
+            other
         }
     }
 
@@ -184,6 +200,15 @@ pub fn diagnose(cx: &Ctx, metrics: &Metrics) -> (Vec<Finding>, Vec<Withheld>) {
     out.extend(lustre::advice(cx));
     out.extend(internals::named_once(cx));
     out.extend(software::summary(cx));
+    if let Some(e) = epochs::passes(cx) {
+        // The re-read bytes are the passes': said once, with the advice
+        // that fits a data set read epoch after epoch.
+        if let Some(k) = out.iter().position(|f| f.code == "P09") {
+            out.remove(k);
+            cx.withhold("P09", format!("the same re-reads as E01 ({})", e.title));
+        }
+        out.push(e);
+    }
     out.sort_by(|a, b| a.level.cmp(&b.level));
     (out, cx.withheld.take())
 }

@@ -151,7 +151,10 @@ pub fn findings(cx: &Ctx, m: &Metrics) -> Vec<Finding> {
                 super::plural(m.small_shared_independent_write_files as i64, "shared file")
             ),
             vec![],
-            Some("Write shared files with MPI-IO collective writes (MPI_File_write_all) so aggregators issue large requests"),
+            Some(cx.advice(
+                "Write shared files with MPI-IO collective writes (MPI_File_write_all) so aggregators issue large requests",
+                "Have one process write each shared file in large requests, or give each process a file of its own",
+            )),
         ));
     }
     if let (Some(rho), Some(src)) = (m.burstiness, &m.heatmap_source) {
@@ -184,7 +187,10 @@ pub fn findings(cx: &Ctx, m: &Metrics) -> Vec<Finding> {
                 Level::Info,
                 format!("I/O is serialized: on average {p:.2} of {} ranks do I/O at a time", cx.nprocs),
                 vec![format!("from {src}")],
-                Some("If one rank does all I/O, parallel I/O (MPI-IO collective, or per-rank files) can use more bandwidth"),
+                Some(cx.advice(
+                    "If one rank does all I/O, parallel I/O (MPI-IO collective, or per-rank files) can use more bandwidth",
+                    "If one process does all I/O, parallel readers (data-loader workers) or per-process files can use more bandwidth",
+                )),
             ));
         }
     }
