@@ -338,6 +338,17 @@ fn children_killed_around_exit_and_copied_logs_count_each_process_once() {
         }
     }
     assert!(children > 5, "{children} files recorded");
+    // Times: a child killed between turning its ticks into seconds and
+    // saying so in its crash-safe file once gave 1.7e9 s (f64 bits read
+    // as ticks). Every time is within the run.
+    for (m, name, r) in &merged.recs {
+        if *m == POSIX {
+            for k in [px::F_READ_TIME, px::F_WRITE_TIME, px::F_META_TIME, px::F_OPEN_START_TIMESTAMP] {
+                let t = r.fcounters[k];
+                assert!((0.0..600.0).contains(&t), "{name}: fcounter {k} = {t}");
+            }
+        }
+    }
 
     // The facility database: the same inputs, the same once.
     let db = d.join("f.db");

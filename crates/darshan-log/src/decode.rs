@@ -128,6 +128,27 @@ fn upconvert(module: usize, ver: u32, c: &mut Vec<i64>, f: &mut Vec<f64>) {
     }
 }
 
+/// A time word of a crash-safe file whose job says `ticks=`: clock ticks
+/// (an integer of magnitude under 2^61, over seven years at 10 GHz), or
+/// already seconds. The runtime turns a module's ticks into seconds at
+/// its exit before it drops the `ticks=` line, so a process killed in
+/// between leaves modules in seconds under a job still saying ticks:
+/// read as ticks, their f64 bits (2^61 and more for any magnitude over
+/// 1e-154) made times of 1.7e9 s. A word that cannot be a tick count is
+/// the seconds it holds.
+pub fn tick_word_secs(bits: u64, secs_per_tick: f64) -> f64 {
+    let t = bits as i64;
+    if t.unsigned_abs() < 1 << 61 {
+        return t as f64 * secs_per_tick;
+    }
+    let f = f64::from_bits(bits);
+    if f.is_finite() {
+        f
+    } else {
+        0.0
+    }
+}
+
 pub struct ModuleReader<'a> {
     region: RegionReader<'a>,
     module: usize,
@@ -236,7 +257,7 @@ impl<'a> ModuleReader<'a> {
                 if let Some(s) = self.tick_secs {
                     let n = tick_fcounters(self.module, rec.fcounters.len());
                     for f in &mut rec.fcounters[..n] {
-                        *f = (f.to_bits() as i64) as f64 * s;
+                        *f = tick_word_secs(f.to_bits(), s);
                     }
                 }
                 Ok(true)
@@ -441,7 +462,7 @@ impl<'a> ModuleReader<'a> {
                 }
             }
             let s = self.tick_secs;
-            let time = |t: u64| s.map_or(t as f64, |s| (t as i64) as f64 * s);
+            let time = |t: u64| s.map_or(t as f64, |s| tick_word_secs(t, s));
             self.mapped = Some(crate::dxt_mapped::parse(self.module, &words, &time).into());
         }
         match self.mapped.as_mut().and_then(|q| q.pop_front()) {
@@ -564,5 +585,27 @@ pub fn legacy_name(module: usize) -> &'static str {
         H5F => "HDF5",
         BGQ => "BGQ",
         _ => module_name(module),
+    }
+}
+
+#[cfg(test)]
+mod tick_word_tests {
+    use super::tick_word_secs;
+
+    /// A module the runtime had turned into seconds when the process was
+    /// killed, under a job still saying `ticks=`: its f64 bits were read
+    /// as ticks (0.0002 s became 1.75e9 s). Ticks and seconds are told
+    /// apart word by word.
+    #[test]
+    fn a_time_already_in_seconds_is_not_taken_for_ticks() {
+        let tick = 3.85e-10;
+        assert_eq!(tick_word_secs(0.0002f64.to_bits(), tick), 0.0002);
+        assert_eq!(tick_word_secs(123.5f64.to_bits(), tick), 123.5);
+        assert_eq!(tick_word_secs(0, tick), 0.0);
+        assert!((tick_word_secs(2_600_000_000, tick) - 1.001).abs() < 1e-9);
+        // A week of ticks at 5 GHz, and a small negative tick count.
+        assert!((tick_word_secs(3_024_000_000_000_000, 2e-10) - 604_800.0).abs() < 1e-3);
+        assert!((tick_word_secs((-26i64) as u64, tick) + 26.0 * tick).abs() < 1e-18);
+        assert_eq!(tick_word_secs(f64::NAN.to_bits(), tick), 0.0);
     }
 }
