@@ -287,4 +287,11 @@ mod tests {
         assert!(kept >= 150, "{kept} of 200 keep a trailer");
         assert!(trailer_lies >= 5 && inside_meta >= 5, "{trailer_lies} trailer lies, {inside_meta} inside POSIX_META");
     }
+
+    /// The short pass died on an empty seed (a crash-safe file of a child
+    /// killed as its runtime made it): indexing its zero bytes panicked.
+    #[test]
+    fn an_empty_seed_gives_no_mutant_and_no_panic() {
+        assert!(crate::mutate::mutants(&[], 50, 3).is_empty());
+    }
 }

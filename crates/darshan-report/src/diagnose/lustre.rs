@@ -17,7 +17,7 @@ pub fn advice(cx: &Ctx) -> Vec<Finding> {
     for (id, s) in cx.lustre {
         // Software loading and the MPI library's own files: not the
         // application's to stripe.
-        if cx.software.contains(id) || cx.internal.contains(id) {
+        if cx.internal.contains(id) || (cx.software.contains(id) && !cx.counting_software.get()) {
             continue;
         }
         let Some(e) = cx.files.get(modules::POSIX, *id) else { continue };

@@ -168,36 +168,46 @@ pub fn pct(a: i64, b: i64) -> String {
     format!("{:.2}%", a as f64 / b as f64 * 100.0)
 }
 
-/// The Drishti codes that fire when software loading is counted as the
-/// application's I/O (as Drishti counts it): those that do not fire
-/// without it are held back with that reason, not silently dropped.
-fn fires_only_on_software(cx: &Ctx) -> Vec<String> {
+/// What Drishti's rules conclude when software loading is counted as the
+/// application's I/O (as Drishti counts it): the codes that fire, and
+/// those held back with their reasons. A code that neither fires nor is
+/// held back without it is then held back with that reason, not dropped
+/// silently (the comparison with Drishti reads both).
+fn with_software_counted(cx: &Ctx) -> (Vec<String>, Vec<Withheld>) {
     if cx.software.is_empty() {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let kept = cx.withheld.take();
     cx.counting_software.set(true);
-    let codes = drishti::insights(cx).into_iter().map(|f| f.code).collect();
+    let codes = drishti::insights(cx).into_iter().chain(lustre::advice(cx)).map(|f| f.code).collect();
     cx.counting_software.set(false);
-    cx.withheld.replace(kept);
-    codes
+    let held = cx.withheld.replace(kept);
+    (codes, held)
 }
 
 /// All findings, most severe first (stable within a level), and the
 /// rules held back with why.
 pub fn diagnose(cx: &Ctx, metrics: &Metrics) -> (Vec<Finding>, Vec<Withheld>) {
-    let only_on_software = fires_only_on_software(cx);
+    let (with_software, held_with_software) = with_software_counted(cx);
     let mut out = drishti::insights(cx);
-    for code in only_on_software.into_iter().filter(|c| !out.iter().any(|f| f.code == *c)) {
-        cx.withhold(
-            &code,
-            "fires only on software loading (interpreter modules, bytecode, installed packages, shared libraries): \
-             not the application's I/O (N02)"
-                .to_string(),
-        );
+    out.extend(lustre::advice(cx));
+    let decided = |code: &str| out.iter().any(|f| f.code == code) || cx.withheld.borrow().iter().any(|w| w.code == code);
+    for code in with_software {
+        if !decided(&code) {
+            cx.withhold(
+                &code,
+                "fires only on software loading (interpreter modules, bytecode, installed packages, shared \
+                 libraries): not the application's I/O (N02)"
+                    .to_string(),
+            );
+        }
+    }
+    for w in held_with_software {
+        if !decided(&w.code) {
+            cx.withhold(&w.code, format!("{} (with the software loading counted; without it the rule does not apply)", w.reason));
+        }
     }
     out.extend(seed::findings(cx, metrics));
-    out.extend(lustre::advice(cx));
     out.extend(internals::named_once(cx));
     out.extend(software::summary(cx));
     if let Some(e) = epochs::passes(cx) {
