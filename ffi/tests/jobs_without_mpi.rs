@@ -366,3 +366,61 @@ fn children_killed_around_exit_and_copied_logs_count_each_process_once() {
         assert!(*b <= on_disk(name), "{name}: {b} in the database, {} on disk", on_disk(name));
     }
 }
+
+/// A Python job with a `multiprocessing` pool of 4 forked loaders making
+/// three passes over 60 files of 2 MiB (made here, before the job: its
+/// data set is only read). Its job log (darshan-merge --job over the
+/// process logs) is one rank whose processes are the main one and its
+/// workers; the report says three passes over the 120 MiB data set, puts
+/// the interpreter's files in the software-loading line, and makes no
+/// other WARN or HIGH finding (a pool job like this once got P09, P07,
+/// P17, X03 and X02, flipping between runs).
+#[test]
+fn a_python_loader_pool_is_three_passes_over_its_data_set_and_nothing_else() {
+    let d = scratch("job-pool");
+    let data = d.join("data").canonicalize().unwrap();
+    let set = data.join("set");
+    std::fs::create_dir_all(&set).unwrap();
+    let block = vec![7u8; 2 << 20];
+    for k in 0..60 {
+        std::fs::write(set.join(format!("f{k:02}.bin")), &block).unwrap();
+    }
+    let job = r#"
+import multiprocessing as mp, os, sys
+def read(path):
+    with open(path, "rb") as f:
+        return len(f.read())
+if __name__ == "__main__":
+    mp.set_start_method("fork")
+    d = sys.argv[1]
+    files = sorted(os.path.join(d, f) for f in os.listdir(d))
+    pool = mp.Pool(4)
+    for epoch in range(3):
+        assert sum(pool.map(read, files, chunksize=15)) == 60 * (2 << 20)
+    pool.close()
+    pool.join()
+"#;
+    let mut c = instrumented(&python(), &d);
+    c.args(["-c", job]).arg(&set).env("SLURM_JOB_ID", "5150").env("SLURM_PROCID", "0").env("SLURM_NTASKS", "1");
+    let o = output(&mut c);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let log = d.join("pool.darshan");
+    merge_job(&[&d.join("logs"), &d.join("mmap")], &log, &[]);
+    let meta = metadata(&log);
+    assert_eq!(read(&log).file.job.nprocs, 1, "one rank");
+    let procs: i64 = meta["job_processes"].parse().unwrap();
+    assert!(procs >= 5, "the main process and its 4 workers at least: {procs}");
+    let json = d.join("pool.json");
+    let o = output(Command::new(built("darshan-summary")).arg("--json").arg(&log).arg("-o").arg(&json));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let findings = r["findings"].as_array().unwrap();
+    let e01 = findings.iter().find(|f| f["code"] == "E01").unwrap_or_else(|| panic!("no E01: {findings:?}"));
+    let title = e01["title"].as_str().unwrap();
+    assert!(title.starts_with("3.0 passes over a 120.00 MiB data set of 60 files"), "{title}");
+    let loud: Vec<&serde_json::Value> =
+        findings.iter().filter(|f| f["code"] != "E01" && (f["level"] == "high" || f["level"] == "warn")).collect();
+    assert!(loud.is_empty(), "false findings: {loud:?}");
+    let n02 = findings.iter().find(|f| f["code"] == "N02").expect("the interpreter's files in N02");
+    assert!(n02["evidence"].as_array().unwrap().iter().any(|e| e.as_str().unwrap().contains(".py")), "{n02}");
+}
