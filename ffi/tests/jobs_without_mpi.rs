@@ -414,6 +414,8 @@ if __name__ == "__main__":
     let o = output(Command::new(built("darshan-summary")).arg("--json").arg(&log).arg("-o").arg(&json));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let said = r["job"]["processes"].as_str().unwrap();
+    assert!(said.starts_with(&format!("{procs} in 1 rank ")), "{said}");
     let findings = r["findings"].as_array().unwrap();
     let e01 = findings.iter().find(|f| f["code"] == "E01").unwrap_or_else(|| panic!("no E01: {findings:?}"));
     let title = e01["title"].as_str().unwrap();

@@ -166,6 +166,23 @@ fn log_info(path: &Path, log: &LogFile) -> LogInfo {
     }
 }
 
+/// The job's processes as its header says them: a job merge's ranks and
+/// the processes under them (a rank's forked or spawned workers are part
+/// of it), or ranks given by start order to logs that named none.
+fn processes_said(nprocs: i64, metadata: &[(String, String)]) -> String {
+    let get = |k: &str| metadata.iter().find(|(m, _)| m == k).map(|(_, v)| v.as_str());
+    let processes = get("job_processes").and_then(|v| v.trim().parse::<i64>().ok());
+    match (processes, get("job_ranks")) {
+        (_, Some("start_order")) => {
+            format!("{nprocs} (one rank each, in the order they started: their logs name no launcher rank)")
+        }
+        (Some(p), _) if p > nprocs => {
+            format!("{p} in {nprocs} rank{} (each rank's forked or spawned workers under it)", if nprocs == 1 { "" } else { "s" })
+        }
+        _ => nprocs.to_string(),
+    }
+}
+
 fn job_info(log: &LogFile, mounts: &[Mount]) -> JobInfo {
     let j = &log.job;
     let iso = |s: i64| {
@@ -173,21 +190,23 @@ fn job_info(log: &LogFile, mounts: &[Mount]) -> JobInfo {
             .map(|d| d.format("%Y-%m-%d %H:%M:%S UTC").to_string())
             .unwrap_or_default()
     };
+    let metadata: Vec<(String, String)> = j
+        .metadata_pairs()
+        .into_iter()
+        .map(|(k, v)| (String::from_utf8_lossy(k).into_owned(), String::from_utf8_lossy(v).into_owned()))
+        .collect();
     JobInfo {
         jobid: j.jobid,
         uid: j.uid,
         nprocs: j.nprocs,
+        processes: processes_said(j.nprocs, &metadata),
         start_time: j.start_time_sec,
         end_time: j.end_time_sec,
         start: iso(j.start_time_sec),
         end: iso(j.end_time_sec),
         run_time: j.run_time(log.header.version),
         command_line: String::from_utf8_lossy(j.exe()).into_owned(),
-        metadata: j
-            .metadata_pairs()
-            .into_iter()
-            .map(|(k, v)| (String::from_utf8_lossy(k).into_owned(), String::from_utf8_lossy(v).into_owned()))
-            .collect(),
+        metadata,
         mounts: mounts
             .iter()
             .map(|m| (String::from_utf8_lossy(&m.path).into_owned(), String::from_utf8_lossy(&m.fs_type).into_owned()))

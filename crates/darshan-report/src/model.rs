@@ -54,6 +54,9 @@ pub struct JobInfo {
     pub jobid: i64,
     pub uid: i64,
     pub nprocs: i64,
+    /// The processes as the header says them: `nprocs`, or a job merge's
+    /// processes in their ranks (collect::processes_said).
+    pub processes: String,
     pub start_time: i64,
     pub end_time: i64,
     /// UTC, ISO 8601.

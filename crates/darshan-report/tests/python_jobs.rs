@@ -60,6 +60,7 @@ fn the_dlio_job_has_24_processes_no_negative_counts_and_software_apart() {
         assert!(n >= 0, "{label} {n}");
     }
     let text = render::text::render(&r);
+    assert!(text.contains("processes 24 (one rank each, in the order they started"), "{text}");
     let ops = text.lines().find(|l| l.trim_start().starts_with("operations") && l.contains("Seek")).unwrap();
     assert!(!ops.contains('-'), "{ops}");
     assert!(text.contains("not recorded       Mmap"), "{text}");

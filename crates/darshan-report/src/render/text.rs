@@ -13,7 +13,7 @@ pub fn render(r: &Report) -> String {
     let j = &r.job;
     let _ = writeln!(o, "Darshan job summary: {}", V(&r.log.file_name));
     let _ = writeln!(o, "  command     {}", V(&j.command_line));
-    let _ = writeln!(o, "  job id      {}    uid {}    processes {}", j.jobid, j.uid, j.nprocs);
+    let _ = writeln!(o, "  job id      {}    uid {}    processes {}", j.jobid, j.uid, j.processes);
     let _ = writeln!(o, "  run time    {} ({} to {})", secs(j.run_time), V(&j.start), V(&j.end));
     let _ = writeln!(
         o,
