@@ -193,19 +193,26 @@ on_both_mpis!(
     a_rank_that_exits_1_before_mpi_finalize_says_where_its_records_are
 );
 
-/// Rank 1 calls exit(1) before MPI_Finalize, the common failure; the
-/// launcher kills the others before their exit handlers run, so rank 0
-/// never says anything. The failing rank says where the records are.
-fn a_rank_that_exits_1_before_mpi_finalize_says_where_its_records_are(mpi: Mpi) {
-    let d = scratch_crash(&format!("mpi-exit1-{}", mpi.tag()));
+/// mpi_crash.c on 4 ranks ending as `how` says ("exit": every rank
+/// without MPI_Finalize; "fail": rank 1 with exit(1)): its scratch
+/// directory and what the job printed on standard error.
+fn mpi_crash_ending(mpi: Mpi, tag: &str, how: &str) -> (std::path::PathBuf, String) {
+    let d = scratch_crash(&format!("mpi-{tag}-{}", mpi.tag()));
     let exe = cc("mpi_crash", &d, mpi.cc(), &[]);
     let vars = vec![
         ("LD_PRELOAD", common::lib().display().to_string()),
         ("DARSHAN_LOGPATH", d.join("logs").display().to_string()),
         ("DARSHAN_MMAP_LOGPATH", d.join("mmap").display().to_string()),
     ];
-    let out = darshan_test_support::output(mpi.launcher(&vars).arg(&exe).arg(d.join("data")).arg("fail"));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let out = darshan_test_support::output(mpi.launcher(&vars).arg(&exe).arg(d.join("data")).arg(how));
+    (d, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// Rank 1 calls exit(1) before MPI_Finalize, the common failure; the
+/// launcher kills the others before their exit handlers run, so rank 0
+/// never says anything. The failing rank says where the records are.
+fn a_rank_that_exits_1_before_mpi_finalize_says_where_its_records_are(mpi: Mpi) {
+    let (d, err) = mpi_crash_ending(mpi, "exit1", "fail");
     let ours: Vec<&str> = err.lines().filter(|l| l.starts_with("darshan:")).collect();
     assert_eq!(ours.len(), 1, "one line, from the failing rank: {err}");
     assert!(ours[0].contains("rank 1) exited with status 1 without MPI_Finalize"), "{}", ours[0]);
@@ -219,15 +226,7 @@ fn a_rank_that_exits_1_before_mpi_finalize_says_where_its_records_are(mpi: Mpi) 
 /// the first rank of the only node) names the crash-safe files and the
 /// command, and following it gives the job's log.
 fn ranks_that_exit_without_mpi_finalize_say_once_how_to_make_the_log(mpi: Mpi) {
-    let d = scratch_crash(&format!("mpi-nofinalize-{}", mpi.tag()));
-    let exe = cc("mpi_crash", &d, mpi.cc(), &[]);
-    let vars = vec![
-        ("LD_PRELOAD", common::lib().display().to_string()),
-        ("DARSHAN_LOGPATH", d.join("logs").display().to_string()),
-        ("DARSHAN_MMAP_LOGPATH", d.join("mmap").display().to_string()),
-    ];
-    let out = darshan_test_support::output(mpi.launcher(&vars).arg(&exe).arg(d.join("data")).arg("exit"));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let (d, err) = mpi_crash_ending(mpi, "nofinalize", "exit");
     let ours: Vec<&str> = err.lines().filter(|l| l.starts_with("darshan:")).collect();
     assert_eq!(ours.len(), 1, "one line for the job: {err}");
     assert!(ours[0].contains("ended without MPI_Finalize"), "{}", ours[0]);
