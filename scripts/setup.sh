@@ -30,6 +30,9 @@ command -v strace >/dev/null || need_apt+=(strace)
 command -v find >/dev/null || need_apt+=(findutils)
 [ -x /usr/bin/time ] || need_apt+=(time)
 command -v mpicc >/dev/null || need_apt+=(libopenmpi-dev)
+# setpriv and unshare: the privileged-use tests (a planting user, a
+# private mount namespace).
+command -v setpriv >/dev/null && command -v unshare >/dev/null || need_apt+=(util-linux)
 command -v mpirun >/dev/null || need_apt+=(openmpi-bin)
 # MPICH 4.0 beside Open MPI: Debian's alternatives keep Open MPI as plain
 # mpicc/mpirun (priority 50 against 40); MPICH is called by its .mpich names.

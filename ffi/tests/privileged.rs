@@ -236,6 +236,15 @@ fn fifos_and_devices_named_like_logs_never_stop_a_tool() {
 
 use std::os::unix::fs::FileTypeExt;
 
+/// A file removed when the test ends, however it ends.
+struct RemovedOnDrop(PathBuf);
+
+impl Drop for RemovedOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 /// A set-user-ID program run by a user under a site-wide preload
 /// (/etc/ld.so.preload, in a private mount namespace): nothing of the
 /// file the user named in DARSHAN_CONFIG_PATH is printed, and nothing is
@@ -249,6 +258,10 @@ fn a_setuid_program_under_a_site_wide_preload_says_nothing_of_a_file_the_user_na
     let exe = compile("setuid_probe", &d, &[]);
     let plain = d.join("plain_probe");
     std::fs::copy(&exe, &plain).unwrap();
+    // A set-user-ID root program that writes where it is told must not
+    // outlive the test (a local user could truncate any file with it):
+    // removed on every way out, a failed assertion included.
+    let _gone = RemovedOnDrop(exe.clone());
     std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o4755)).unwrap();
     std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o755)).unwrap();
     let secret = Victim::new(d.join("shadow"), 0o600);
@@ -292,6 +305,8 @@ fn a_setuid_program_under_a_site_wide_preload_says_nothing_of_a_file_the_user_na
         assert!(m.uid() == NOBODY || own_output, "{} left by root where the user cannot remove it", f.display());
     }
     assert!(files(&drop_dir).iter().any(|f| f.to_string_lossy().ends_with(".darshan")), "the ordinary run's log");
+    drop(_gone);
+    assert!(!exe.exists(), "the set-user-ID program is gone");
 }
 
 /// An ingest into a database its user cannot write left read-only (0444)
