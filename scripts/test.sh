@@ -14,20 +14,30 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 # Everything this run prints is kept, so the last check can read it: a
 # passing run prints no line starting with "Error:".
-mkdir -p target
+mkdir -p target && rm -rf target/checks
 exec > >(tee target/test-output.log) 2>&1
 PASSED=0
 FAILED=0
 FAILURES=()
+# CI keeps only the last lines of a run: a failed check's own last lines
+# are printed again under its name there, so the tail says why.
 summary() {
-    for f in "${FAILURES[@]}"; do echo "FAILED: $f"; done
+    for f in "${FAILURES[@]}"; do
+        echo "FAILED: $f"
+        local out="target/checks/${f//[^A-Za-z0-9]/_}.log"
+        [ -f "$out" ] && tail -n 8 "$out" | sed 's/^/    /'
+        case $f in "cargo test"*) grep -E '^test .* FAILED$' target/cargo-test.log | head -n 20 | sed 's/^/    /' ;; esac
+    done
     echo "$PASSED passed, $FAILED failed"
 }
-# One check: its name, then the command. Counted as one test.
+# One check: its name, then the command. Counted as one test; its output
+# also kept in target/checks/ for summary().
 check() {
     local name=$1; shift
     echo "== $name"
-    if "$@"; then
+    mkdir -p target/checks
+    "$@" 2>&1 | tee "target/checks/${name//[^A-Za-z0-9]/_}.log"
+    if [ "${PIPESTATUS[0]}" = 0 ]; then
         PASSED=$((PASSED + 1))
     else
         FAILED=$((FAILED + 1))

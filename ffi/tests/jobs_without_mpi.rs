@@ -292,7 +292,7 @@ fn bytes_written_by_file(log: &Log) -> std::collections::BTreeMap<String, Vec<i6
 /// file's bytes are at most what is on disk: never a process twice.
 #[test]
 fn children_killed_around_exit_and_copied_logs_count_each_process_once() {
-    let d = scratch("job-exit-race");
+    let d = scratch("crash-exit-race");
     let exe = compile("exit_race", &d, &[]);
     let data = d.join("data").canonicalize().unwrap();
     let job_env = [("SLURM_JOB_ID", "8080"), ("SLURM_STEP_ID", "0"), ("SLURM_PROCID", "0"), ("SLURM_NTASKS", "1")];
