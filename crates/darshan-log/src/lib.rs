@@ -27,6 +27,7 @@ pub mod record;
 pub mod reduce;
 pub mod region;
 pub mod safe_fs;
+pub mod software;
 pub mod source;
 pub mod writer;
 

@@ -36,8 +36,12 @@ pub const DAOS: usize = 17;
 /// runtime records it only when asked for.
 pub const POSIX_META: usize = 63;
 
+/// Our own region (not in C Darshan, not a runtime module): the processes
+/// of a job log, written by `darshan-merge --job` (counters::processes).
+pub const PROCESSES: usize = 62;
+
 /// The modules of ours beyond C's numbering: id, name, version written.
-pub const EXTENSION_MODULES: [(usize, &str, u32); 1] = [(POSIX_META, "POSIX_META", 1)];
+pub const EXTENSION_MODULES: [(usize, &str, u32); 2] = [(PROCESSES, "PROCESSES", 1), (POSIX_META, "POSIX_META", 1)];
 
 /// `darshan_module_names`: the names darshan-parser prints.
 pub const MODULE_NAMES: [&str; KNOWN_MODULE_COUNT] = [
@@ -136,6 +140,7 @@ pub fn counter_names(id: usize) -> (&'static [&'static str], &'static [&'static 
         DFS => (&DFS_NAMES, &DFS_F_NAMES),
         DAOS => (&DAOS_NAMES, &DAOS_F_NAMES),
         POSIX_META => (&POSIX_META_NAMES, &POSIX_META_F_NAMES),
+        PROCESSES => (&PROCESSES_NAMES, &PROCESSES_F_NAMES),
         _ => (&[], &[]),
     }
 }

@@ -35,6 +35,8 @@ struct Collected {
     files: Files,
     /// POSIX_META (namespace.rs).
     namespace: crate::namespace::NamespaceAcc,
+    /// PROCESSES (processes.rs).
+    processes: crate::processes::ProcessesAcc,
     /// Records read, per module id.
     records: Vec<u64>,
     long_metadata_records: u64,
@@ -112,7 +114,12 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, UnreadableLog> {
     report.heatmaps = std::mem::take(&mut c.heat).into_iter().map(HeatAcc::finish).collect();
     report.timeline = c.timeline.take();
     report.categories = categorize(&c.files, &names, &mounts, opts.top.max(8));
-    report.files = file_tables(&c, &names, opts.top, &report.module_stats);
+    // Software loading and the MPI library's own files are summed in one
+    // line each (N02, N01), not listed among the application's files.
+    let software = diagnose::software::find(&c.files, &names);
+    let internal = diagnose::internals::find(&c.files, &names);
+    let listed = |e: &files::FileAgg| !software.contains(&e.id) && !internal.contains(&e.id);
+    report.files = file_tables(&c, &names, opts.top, &report.module_stats, nprocs, &listed);
     // Phase 4: diagnose.
     let present: Vec<String> = report.modules.iter().map(|m| m.name.clone()).collect();
     let hints = report.job.metadata.iter().find(|(k, _)| k == "h").map(|(_, v)| v.as_str());
@@ -133,10 +140,11 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, UnreadableLog> {
         dxt_hosts: &c.dxt_hosts,
         hints,
         mpi,
-        internal: diagnose::internals::find(&c.files, &names),
-        software: diagnose::software::find(&c.files, &names),
+        internal,
+        software,
         counting_software: Default::default(),
         withheld: Default::default(),
+        heatmaps: &report.heatmaps,
     };
     report.metrics = seed::metrics(
         &cx,
@@ -145,6 +153,7 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, UnreadableLog> {
     );
     (report.findings, report.withheld) = diagnose::diagnose(&cx, &report.metrics);
     report.namespace = std::mem::take(&mut c.namespace).finish(&c.files, opts.top);
+    report.processes = std::mem::take(&mut c.processes).finish();
     if let Some(ns) = &report.namespace {
         report.findings.extend(diagnose::namespace::findings(ns, &opts.config, nprocs));
         report.findings.sort_by(|a, b| a.level.cmp(&b.level));
@@ -251,6 +260,10 @@ fn stream_module(
             c.namespace.add(&rec, names);
             continue;
         }
+        if m == modules::PROCESSES {
+            c.processes.add(&rec);
+            continue;
+        }
         if let Some(s) = sums.as_mut() {
             s.add(&rec);
             if files::covered(m) && rec.counters.len() == s.counters.len() {
@@ -353,9 +366,16 @@ fn dxt(
     }
 }
 
-fn file_tables(c: &Collected, names: &NameTable, n: usize, stats: &[ModuleStats]) -> FileTables {
+fn file_tables(
+    c: &Collected,
+    names: &NameTable,
+    n: usize,
+    stats: &[ModuleStats],
+    nprocs: i64,
+    listed: &dyn Fn(&files::FileAgg) -> bool,
+) -> FileTables {
     // Shared files only: `time_imbalance` is None (0) for the others.
-    let rows = |v: Vec<&files::FileAgg>| v.into_iter().map(|e| files::row(names, e)).collect::<Vec<_>>();
+    let rows = |v: Vec<&files::FileAgg>| v.into_iter().map(|e| files::row(names, e, nprocs)).collect::<Vec<_>>();
     let sharing = ["POSIX", "MPI-IO", "STDIO"]
         .iter()
         .find_map(|m| stats.iter().find(|s| s.module == *m).and_then(|s| s.overview.as_ref().map(|o| (m, o))))
@@ -374,10 +394,10 @@ fn file_tables(c: &Collected, names: &NameTable, n: usize, stats: &[ModuleStats]
         })
         .unwrap_or_default();
     FileTables {
-        by_bytes: rows(files::top(&c.files, n, |e| (e.bytes_read() + e.bytes_written()) as f64)),
-        by_time: rows(files::top(&c.files, n, |e| e.io_time)),
-        by_slowest_rank: rows(files::top(&c.files, n, |e| e.slowest.1)),
-        imbalance: rows(files::top(&c.files, n, |e| e.time_imbalance().unwrap_or(0.0))),
+        by_bytes: rows(files::top(&c.files, n, |e| if listed(e) { (e.bytes_read() + e.bytes_written()) as f64 } else { 0.0 })),
+        by_time: rows(files::top(&c.files, n, |e| if listed(e) { e.io_time } else { 0.0 })),
+        by_slowest_rank: rows(files::top(&c.files, n, |e| if listed(e) { e.slowest.1 } else { 0.0 })),
+        imbalance: rows(files::top(&c.files, n, |e| if listed(e) { e.time_imbalance().unwrap_or(0.0) } else { 0.0 })),
         sharing,
     }
 }

@@ -263,23 +263,27 @@ pub fn name_of(names: &NameTable, id: u64) -> String {
     names.get(id).map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_else(|| format!("<record {id}>"))
 }
 
-pub fn row(names: &NameTable, e: &FileAgg) -> FileRow {
+/// A file's table row; `nprocs` the job's size (a file every rank shared
+/// is said to have that many ranks, and `all_ranks`).
+pub fn row(names: &NameTable, e: &FileAgg, nprocs: i64) -> FileRow {
     let fastest = if e.fastest.1.is_finite() { e.fastest } else { (-1, 0.0, 0) };
     let slowest = if e.slowest.1 >= 0.0 { e.slowest } else { (-1, 0.0, 0) };
+    let all_ranks = e.ranks() == -1;
     FileRow {
         name: name_of(names, e.id),
         module: module_name(e.module).to_string(),
         record_id: e.id,
-        ranks: e.ranks(),
+        ranks: if all_ranks { nprocs.max(1) } else { e.ranks().max(0) },
+        all_ranks,
         bytes_read: e.bytes_read(),
         bytes_written: e.bytes_written(),
         io_time: e.io_time,
-        slowest_rank: slowest.0,
+        slowest_rank: Some(slowest.0).filter(|r| *r >= 0),
         slowest_rank_time: slowest.1,
-        slowest_rank_bytes: slowest.2,
-        fastest_rank: fastest.0,
+        slowest_rank_bytes: slowest.2.max(0),
+        fastest_rank: Some(fastest.0).filter(|r| *r >= 0),
         fastest_rank_time: fastest.1,
-        fastest_rank_bytes: fastest.2,
+        fastest_rank_bytes: fastest.2.max(0),
         time_imbalance: e.time_imbalance(),
     }
 }

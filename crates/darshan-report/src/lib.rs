@@ -13,6 +13,7 @@ pub mod layout;
 pub mod model;
 pub mod modstats;
 pub mod namespace;
+pub mod processes;
 pub mod render;
 pub mod units;
 

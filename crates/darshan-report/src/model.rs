@@ -27,6 +27,10 @@ pub struct Report {
     /// Namespace, attribute and mapping operations (the POSIX_META
     /// module, ours), when the log has them.
     pub namespace: Option<Namespace>,
+    /// The job's processes and their roles (the PROCESSES region a job
+    /// merge writes), with the loader view: what each worker read, how
+    /// long, and how long it waited for its first data.
+    pub processes: Option<Processes>,
     pub metrics: Metrics,
     pub findings: Vec<Finding>,
     /// Drishti's rules that would have fired here but that a counter in
@@ -183,6 +187,69 @@ pub struct Heatmap {
     pub grid_bin_step: usize,
 }
 
+/// The processes of a job merge (processes.rs).
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct Processes {
+    /// How many of each role: ("rank", 4), ("forked worker", 8), ...
+    pub roles: Vec<(String, usize)>,
+    /// Ranks given by start order (the logs named none).
+    pub ranked_by_start: bool,
+    /// Every process, in the job's order (rank, then start).
+    pub rows: Vec<ProcessRow>,
+    /// The processes that read the application's data, side by side.
+    pub readers: Option<ReaderSpread>,
+    /// Seconds per timeline bin, and where the bins came from
+    /// ("DXT", "heat map" or "none").
+    pub bin_width: f64,
+    pub timeline_source: String,
+}
+
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct ProcessRow {
+    pub index: u64,
+    pub rank: i64,
+    pub role: String,
+    /// None: not known.
+    pub pid: Option<i64>,
+    pub parent_pid: Option<i64>,
+    /// Seconds since the job's start.
+    pub start: f64,
+    pub end: f64,
+    pub reads: i64,
+    pub writes: i64,
+    pub bytes_read: i64,
+    pub bytes_written: i64,
+    pub read_time: f64,
+    pub write_time: f64,
+    pub meta_time: f64,
+    /// Its first read of the application's data (seconds since the job's
+    /// start), and the wait for it since the process started.
+    pub first_read: Option<f64>,
+    pub start_up_stall: Option<f64>,
+    pub software_files: i64,
+    pub software_bytes_read: i64,
+    /// Bytes read per bin of the job's run time.
+    pub timeline: Vec<i64>,
+}
+
+/// Readers of the application's data compared: bytes and read time
+/// (min, mean, max), the start-up stall (min, median, max).
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct ReaderSpread {
+    pub count: usize,
+    pub bytes: Spread,
+    pub read_time: Spread,
+    pub stall: Spread,
+}
+
+#[derive(Serialize, Debug, Default, Clone, Copy)]
+pub struct Spread {
+    pub min: f64,
+    /// The mean (bytes, read time) or the median (stall).
+    pub mid: f64,
+    pub max: f64,
+}
+
 /// DXT segments for the timeline drawing (capped; `truncated` says so).
 #[derive(Serialize, Debug, Default, Clone)]
 pub struct Timeline {
@@ -219,15 +286,18 @@ pub struct FileRow {
     pub name: String,
     pub module: String,
     pub record_id: u64,
-    /// Processes that opened it; -1 when every rank shared it.
+    /// Ranks that opened it (the job's size when every rank did).
     pub ranks: i64,
+    /// Every rank shared it (a record of rank -1 in the log).
+    pub all_ranks: bool,
     pub bytes_read: i64,
     pub bytes_written: i64,
     pub io_time: f64,
-    pub slowest_rank: i64,
+    /// None when the log does not say.
+    pub slowest_rank: Option<i64>,
     pub slowest_rank_time: f64,
     pub slowest_rank_bytes: i64,
-    pub fastest_rank: i64,
+    pub fastest_rank: Option<i64>,
     pub fastest_rank_time: f64,
     pub fastest_rank_bytes: i64,
     /// (slowest − fastest) / slowest rank time, for shared files.

@@ -316,6 +316,22 @@ const DAOS_DESC: &str = "
 ";
 
 /// Our module (not in C's darshan-util, which skips it with a warning).
+const PROCESSES_DESC: &str = "
+# description of PROCESSES counters (darshan-rs; not in C Darshan; written by darshan-merge --job):
+#   one record per process of the job: <rank> its rank in the job, <record id> its index in the job.
+#   PROCESSES_PID, _PARENT_PID: its process id and the process it was forked or started from (-1: unknown).
+#   PROCESSES_ROLE: 0 a rank, 1 a worker forked by its parent, 2 a worker its parent started, 3 a launcher.
+#   PROCESSES_RANKED_BY_START: 1 when its log said nothing of its rank (C Darshan's): ranks in start order.
+#   PROCESSES_READS, _WRITES, _BYTES_READ, _BYTES_WRITTEN: POSIX and STDIO operations and bytes on the
+#     application's files; PROCESSES_SOFTWARE_FILES, _SOFTWARE_BYTES_READ: files and bytes of software loading.
+#   PROCESSES_TIMELINE_SOURCE: 0 no timeline, 1 from its heat map (all POSIX reads), 2 from DXT (data reads).
+#   PROCESSES_READ_BIN_<k>: bytes read in the k-th of 32 equal parts of the job's run time.
+#   PROCESSES_F_START, _F_END: its start and end; _F_FIRST_READ, _F_LAST_READ_END: its first data read and the
+#     end of its last (-1: none); seconds since the job's start.
+#   PROCESSES_F_READ_TIME, _F_WRITE_TIME, _F_META_TIME: seconds in those operations on the application's files.
+#   PROCESSES_F_BIN_WIDTH: seconds per timeline bin.
+";
+
 const POSIX_META_DESC: &str = "
 # description of POSIX_META counters (darshan-rs; not in C Darshan):
 #   POSIX_META_UNLINKS, _RMDIRS, _MKDIRS: files and directories removed and made under this path.
@@ -383,6 +399,7 @@ pub fn description(module: usize, ver: u32) -> Option<String> {
         DFS => s.push_str(DFS_DESC),
         DAOS => s.push_str(DAOS_DESC),
         POSIX_META => s.push_str(POSIX_META_DESC),
+        PROCESSES => s.push_str(PROCESSES_DESC),
         _ => return None,
     }
     Some(s)

@@ -63,7 +63,7 @@ fn meta<'a>(job: &'a Job, key: &str) -> Option<&'a [u8]> {
     job.metadata_pairs().into_iter().find(|(k, _)| *k == key.as_bytes()).map(|(_, v)| v)
 }
 
-fn meta_i64(job: &Job, key: &str) -> Option<i64> {
+pub(crate) fn meta_i64(job: &Job, key: &str) -> Option<i64> {
     std::str::from_utf8(meta(job, key)?).ok()?.trim().parse().ok()
 }
 

@@ -304,7 +304,23 @@ fn write_modules(
     modules: &BTreeSet<usize>,
     done: &mut JobMerged,
 ) -> Result<(), MergeError> {
-    for &m in modules {
+    // The job's processes (more than one): a region of their own, at its
+    // id among the modules (written in id order).
+    let mut modules = modules.clone();
+    if plan.procs.len() > 1 {
+        modules.insert(PROCESSES);
+    }
+    for &m in &modules {
+        if m == PROCESSES {
+            let clock = crate::job_processes::Clock {
+                start_ns: plan.start_ns,
+                run_secs: (plan.end_ns - plan.start_ns) as f64 / 1e9,
+            };
+            let recs = crate::job_processes::records(&plan.procs, plan.ranks_by_start, &clock)?;
+            done.records += recs.len();
+            w.write_module(m, recs.iter()).map_err(werr)?;
+            continue;
+        }
         // The fixed-layout modules with reduction rules: as flat words.
         if let Some(rules) = darshan_log::reduce::rules_of(m) {
             let mut flat: Option<Flat> = None;

@@ -15,6 +15,7 @@ pub mod dxt;
 pub mod getopt;
 pub mod job_inputs;
 pub mod job_merge;
+pub mod job_processes;
 pub mod job_words;
 pub mod jobhdr;
 pub mod merge;

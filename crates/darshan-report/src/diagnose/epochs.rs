@@ -42,10 +42,72 @@ pub fn passes(cx: &Ctx) -> Option<Finding> {
         vec![
             format!("{} read from {} whose extent is {} ({passes:.2} times over)", b(read as f64), plural(n, "read-only file"), b(extent as f64)),
             format!("{} of it read again from the file system after the first pass", b(again)),
-        ],
+        ]
+        .into_iter()
+        .chain(pass_times(cx, read, extent))
+        .collect(),
         Some(cx.advice(
             "Read the data set from the file system once: keep it in memory or on node-local storage after the first pass, or read it on one rank per node and distribute it (MPI_Bcast)",
             "Read the data set from the file system once: cache it in memory or on node-local storage after the first pass (or stage it there before the job), and shard it by rank so each process reads only its part",
         )),
+    ))
+}
+
+/// The time at which a share `frac` (0..=1) of the bins' bytes had been
+/// read, interpolated within its bin.
+fn time_at(bins: &[f64], width: f64, total: f64, frac: f64) -> f64 {
+    let mut cum = 0.0;
+    for (i, b) in bins.iter().enumerate() {
+        let share = b / total;
+        if share > 0.0 && cum + share >= frac {
+            return (i as f64 + ((frac - cum) / share).clamp(0.0, 1.0)) * width;
+        }
+        cum += share;
+    }
+    bins.len() as f64 * width
+}
+
+/// Each full pass's time and throughput, from when the job read (DXT's
+/// POSIX segments, else the POSIX heat map): pass k ends when k data set
+/// extents of the data set's reads are done. The bins hold every POSIX
+/// read; the bytes of other files (software loading, configuration) are
+/// taken to come first, as they do at start-up (when the bins hold less
+/// than the data set's reads, every byte counts pro rata). None when the
+/// bins are too coarse to time the passes.
+fn pass_times(cx: &Ctx, read: i64, extent: i64) -> Option<String> {
+    let heat = ["DXT_POSIX", "HEATMAP POSIX"].iter().find_map(|n| cx.heatmaps.iter().find(|h| h.name == *n))?;
+    let total: f64 = heat.read_per_bin.iter().sum();
+    let full = (read / extent.max(1)).min(1000) as usize;
+    if total <= 0.0 || full < 2 || !(heat.bin_width > 0.0) {
+        return None;
+    }
+    let (first, share) = if total >= read as f64 {
+        ((total - read as f64) / total, extent as f64 / total)
+    } else {
+        (0.0, extent as f64 / read as f64)
+    };
+    let at = |f: f64| time_at(&heat.read_per_bin, heat.bin_width, total, f);
+    let t: Vec<f64> = (0..=full).map(|k| at(first + k as f64 * share)).collect();
+    let span = t[full] - t[0];
+    let source = if heat.name == "DXT_POSIX" { "DXT" } else { "heat map" };
+    if span < 2.0 * full as f64 * heat.bin_width {
+        return Some(format!(
+            "the {source}'s bins ({}) are too coarse to time each pass: {full} passes took about {}",
+            crate::units::secs(heat.bin_width),
+            crate::units::secs(span)
+        ));
+    }
+    let each: Vec<String> = t
+        .windows(2)
+        .enumerate()
+        .take(10)
+        .map(|(k, w)| format!("{}: {} ({}/s)", k + 1, crate::units::secs(w[1] - w[0]), b(extent as f64 / (w[1] - w[0]).max(1e-9))))
+        .collect();
+    Some(format!(
+        "per pass, from the {source} ({} bins; the first began {} into the job): {}{}",
+        crate::units::secs(heat.bin_width),
+        crate::units::secs(t[0]),
+        each.join("; "),
+        if full > 10 { " ..." } else { "" }
     ))
 }

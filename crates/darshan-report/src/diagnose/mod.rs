@@ -65,6 +65,8 @@ pub struct Ctx<'a> {
     pub counting_software: std::cell::Cell<bool>,
     /// Rules held back, and why (Report::withheld).
     pub withheld: RefCell<Vec<Withheld>>,
+    /// The heat maps (and DXT's binned segments): when the job read.
+    pub heatmaps: &'a [crate::model::Heatmap],
 }
 
 impl Ctx<'_> {

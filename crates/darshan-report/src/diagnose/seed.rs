@@ -35,7 +35,11 @@ pub fn metrics(cx: &Ctx, heatmaps: &[Heatmap], meta: RankMeta) -> Metrics {
     let spread = if cx.nprocs > 0 { meta.shared / cx.nprocs as f64 } else { meta.shared };
     let busiest = meta.per_rank.iter().cloned().fold(0.0, f64::max);
     m.max_metadata_time_per_process = if meta.shared > 0.0 { busiest + spread } else { busiest };
-    for e in cx.files_of(modules::POSIX).filter(|e| e.shared() && e.small().1 > 0) {
+    // The standard streams are left out: processes sharing a terminal or
+    // a job's output file write lines there, which is not file I/O to
+    // advise on.
+    let stream = |id: u64| cx.names.get(id).is_some_and(|n| matches!(n, b"<STDOUT>" | b"<STDERR>" | b"<STDIN>"));
+    for e in cx.files_of(modules::POSIX).filter(|e| e.shared() && e.small().1 > 0 && !stream(e.id)) {
         let collective = cx.files.get(modules::MPIIO, e.id).is_some_and(|x| x.mpiio_ops().3 > 0);
         if !collective {
             m.small_shared_independent_writes += e.small().1;
@@ -146,9 +150,11 @@ pub fn findings(cx: &Ctx, m: &Metrics) -> Vec<Finding> {
             "X04",
             level,
             format!(
-                "{} small (< 1 MiB) independent writes to {}, without collective I/O",
+                "{} small (< 1 MiB) {} to {}{}",
                 units::count(m.small_shared_independent_writes),
-                super::plural(m.small_shared_independent_write_files as i64, "shared file")
+                if cx.mpi { "independent writes" } else { "writes" },
+                super::plural(m.small_shared_independent_write_files as i64, "shared file"),
+                if cx.mpi { ", without collective I/O" } else { " by several processes" }
             ),
             vec![],
             Some(cx.advice(

@@ -71,6 +71,9 @@ pub fn render(r: &Report) -> String {
             );
         }
     }
+    if let Some(p) = &r.processes {
+        processes(&mut o, p);
+    }
     for s in &r.module_stats {
         let _ = writeln!(o, "\n{} ({} records)", V(&s.module), count(s.records as i64));
         if let Some(ov) = &s.overview {
@@ -166,7 +169,7 @@ fn files(o: &mut String, r: &Report) {
         }
         let _ = writeln!(o, "  top files {title}:");
         for x in rows.iter() {
-            let ranks = if x.ranks == -1 { "all".to_string() } else { x.ranks.to_string() };
+            let ranks = if x.all_ranks { "all".to_string() } else { x.ranks.to_string() };
             let _ = writeln!(
                 o,
                 "    {:<7} {:>10} r {:>10} w {:>10} slowest rank {} {:>9}  ranks {:>4}  {}",
@@ -174,7 +177,7 @@ fn files(o: &mut String, r: &Report) {
                 bytes(x.bytes_read as f64),
                 bytes(x.bytes_written as f64),
                 secs(x.io_time),
-                x.slowest_rank,
+                x.slowest_rank.map_or("-".to_string(), |r| r.to_string()),
                 secs(x.slowest_rank_time),
                 ranks,
                 V(&x.name)
@@ -254,4 +257,69 @@ fn findings(o: &mut String, r: &Report) {
             let _ = writeln!(o, "    {} {}", V(&w.code), V(&w.reason));
         }
     }
+}
+
+/// Rows of the process table shown in a terminal (`--json` has all).
+const PROCESS_ROWS: usize = 32;
+
+/// The job's processes: roles, the readers side by side, and a row each
+/// with a read timeline.
+fn processes(o: &mut String, p: &crate::model::Processes) {
+    let roles: Vec<String> = p.roles.iter().map(|(r, n)| format!("{n} {r}{}", if *n == 1 { "" } else { "s" })).collect();
+    let order = if p.ranked_by_start { " (ranks in start order: the logs name none)" } else { "" };
+    let _ = writeln!(o, "\nProcesses: {}{order}", roles.join(", "));
+    if let Some(rd) = &p.readers {
+        let _ = writeln!(
+            o,
+            "  {} read the application's data: {} to {} each (mean {}, max/mean {:.2}); read time {} to {} (mean {})",
+            rd.count,
+            bytes(rd.bytes.min),
+            bytes(rd.bytes.max),
+            bytes(rd.bytes.mid),
+            rd.bytes.max / rd.bytes.mid.max(1.0),
+            secs(rd.read_time.min),
+            secs(rd.read_time.max),
+            secs(rd.read_time.mid)
+        );
+        let _ = writeln!(
+            o,
+            "  first data read {} to {} after they started (median {})",
+            secs(rd.stall.min),
+            secs(rd.stall.max),
+            secs(rd.stall.mid)
+        );
+    }
+    let top = p.rows.iter().flat_map(|r| r.timeline.iter()).copied().max().unwrap_or(0);
+    let _ = writeln!(
+        o,
+        "  {:>5} {:<15} {:>8} {:>8} {:>9} {:>10} {:>10} {:>10}  reads over time ({} bins of {}, {})",
+        "rank", "role", "pid", "parent", "start", "first read", "read", "read time", p.rows.first().map_or(0, |r| r.timeline.len()), secs(p.bin_width), p.timeline_source
+    );
+    for r in p.rows.iter().take(PROCESS_ROWS) {
+        let id = |v: Option<i64>| v.map_or("-".to_string(), |v| v.to_string());
+        let _ = writeln!(
+            o,
+            "  {:>5} {:<15} {:>8} {:>8} {:>9} {:>10} {:>10} {:>10}  {}",
+            r.rank,
+            r.role,
+            id(r.pid),
+            id(r.parent_pid),
+            secs(r.start),
+            r.first_read.map_or("-".to_string(), secs),
+            bytes(r.bytes_read as f64),
+            secs(r.read_time),
+            spark(&r.timeline, top)
+        );
+    }
+    if p.rows.len() > PROCESS_ROWS {
+        let _ = writeln!(o, "  ... {} more processes (--json lists every one)", p.rows.len() - PROCESS_ROWS);
+    }
+}
+
+/// Bins as a line of block characters, scaled to `top`.
+fn spark(bins: &[i64], top: i64) -> String {
+    const BLOCKS: [char; 9] = [' ', '\u{2581}', '\u{2582}', '\u{2583}', '\u{2584}', '\u{2585}', '\u{2586}', '\u{2587}', '\u{2588}'];
+    bins.iter()
+        .map(|&b| if b <= 0 || top <= 0 { '.' } else { BLOCKS[(1 + (b as f64 / top as f64 * 7.0).round() as usize).min(8)] })
+        .collect()
 }

@@ -50,6 +50,11 @@ impl Shades {
 }
 
 pub fn heatmap(h: &Heatmap) -> String {
+    heatmap_by(h, "rank")
+}
+
+/// A heat map whose rows are `row`s (ranks, or a job's processes).
+pub fn heatmap_by(h: &Heatmap, row: &str) -> String {
     let shades = Shades::of(&h.grid);
     let cols = h.grid.first().map_or(1, |r| r.len()).max(1);
     let nranks = h.nranks.max(1);
@@ -60,7 +65,7 @@ pub fn heatmap(h: &Heatmap) -> String {
     let time_scale = Scale::for_top(Unit::Seconds, span);
     let step = h.grid_rank_step.max(1);
     let cell = if step > 1 || h.grid_bin_step > 1 {
-        format!("; a cell sums {} rank(s) × {} bin(s)", step, h.grid_bin_step.max(1))
+        format!("; a cell sums {} {row}(s) × {} bin(s)", step, h.grid_bin_step.max(1))
     } else {
         String::new()
     };
@@ -68,7 +73,7 @@ pub fn heatmap(h: &Heatmap) -> String {
         let (cap, body) = root.split_vertically(30);
         cap.draw(&Text::new(
             format!(
-                "{}: bytes read + written per rank and time bin (bins of {}{cell})",
+                "{}: bytes read + written per {row} and time bin (bins of {}{cell})",
                 h.name,
                 crate::units::secs(h.bin_width)
             ),
@@ -111,7 +116,7 @@ pub fn heatmap(h: &Heatmap) -> String {
             .x_labels(8)
             .x_label_formatter(&fmt_time)
             .x_desc("time since the job started")
-            .y_desc("rank")
+            .y_desc(row)
             .axis_desc_style((FONT, 12))
             .label_style((FONT, 11))
             .draw()?;
@@ -129,7 +134,7 @@ pub fn heatmap(h: &Heatmap) -> String {
             })
         }))?;
         rank_labels(root, &c, nranks, |r| y_of(r) - 0.5)?;
-        per_rank(&side_top, &side_bottom, h, step, nranks)?;
+        per_rank(&side_top, &side_bottom, h, step, nranks, row)?;
         colour_scale(&bar, shades)
     })
 }
@@ -138,13 +143,13 @@ pub fn heatmap(h: &Heatmap) -> String {
 /// sums `step` ranks), rank 0 on top as in the grid: who moved the data,
 /// as PyDarshan's heat maps show on their right edge. No tick labels (they
 /// would crowd the grid's time axis): the largest bar is named above.
-fn per_rank(head: &super::Area, area: &super::Area, h: &Heatmap, step: usize, nranks: usize) -> super::Res {
+fn per_rank(head: &super::Area, area: &super::Area, h: &Heatmap, step: usize, nranks: usize, row: &str) -> super::Res {
     let rows = nranks.div_ceil(step.max(1));
     let sums: Vec<f64> =
         (0..rows).map(|ri| h.per_rank.iter().skip(ri * step).take(step).filter(|v| v.is_finite()).sum()).collect();
     let top = sums.iter().copied().fold(0.0, f64::max);
     let (_, hh) = head.dim_in_pixel();
-    head.draw(&Text::new("per rank".to_string(), (4, hh as i32 - 28), text_style(11, HPos::Left, VPos::Center)))?;
+    head.draw(&Text::new(format!("per {row}"), (4, hh as i32 - 28), text_style(11, HPos::Left, VPos::Center)))?;
     head.draw(&Text::new(
         format!("max {}", crate::units::bytes(top)),
         (4, hh as i32 - 14),

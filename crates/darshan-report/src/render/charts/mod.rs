@@ -16,7 +16,7 @@ mod heatmap;
 mod over_time;
 
 pub use bars::{bars, category_bars, io_cost, read_write_bars};
-pub use heatmap::heatmap;
+pub use heatmap::{heatmap, heatmap_by};
 pub use over_time::{lines, timeline};
 
 use plotters::coord::Shift;
