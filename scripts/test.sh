@@ -99,6 +99,16 @@ timeout 120 $S --json "$runtime_log" -o target/report-pages/runtime.json || page
 # and the metadata-storm log of the report's known-answer tests (POSIX_META)
 storm=target/tmp/ns-storm/storm.darshan
 if [ -f "$storm" ]; then timeout 120 $S "$storm" -o target/report-pages/metadata-storm.html || pages_ok=1; else pages_ok=1; fi
+# The DLIO training run's 24 logs merged as a job (a Python/AI job without
+# MPI): its figures against PyDarshan's reading of each process's log, its
+# page through the DOM; its page then joins the others below.
+rm -rf target/dlio-job && mkdir -p target/dlio-job
+check "DLIO job: processes, passes, software apart, no MPI advice (JSON, PyDarshan, Chromium)" \
+    timeout 900 .venv/bin/python tests/report/check_dlio_job.py target/dlio-job target/release/darshan-merge $S ../shared/corpus/logs
+if [ -f target/dlio-job/dlio_job.darshan ]; then
+    timeout 120 $S target/dlio-job/dlio_job.darshan -o target/report-pages/dlio_job.html || pages_ok=1
+    timeout 120 $S --json target/dlio-job/dlio_job.darshan -o target/report-pages/dlio_job.json || pages_ok=1
+fi
 check "report pages written" test $pages_ok = 0
 check "report pages in Chromium" \
     timeout 900 .venv/bin/python tests/report/check_html_in_chromium.py target/report-pages/shots target/report-pages/*.html

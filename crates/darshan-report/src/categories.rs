@@ -33,6 +33,9 @@ pub fn root_of(path: &str) -> String {
     root
 }
 
+/// The directory category that holds every file of software loading.
+pub const SOFTWARE: &str = "(software loading)";
+
 fn dir_of(path: &str) -> String {
     match path.rfind('/') {
         Some(0) => "/".to_string(),
@@ -85,7 +88,13 @@ pub fn categorize(files: &Files, names: &NameTable, mounts: &[Mount], max_dirs: 
         let m = mount_of(mounts, name_bytes)
             .map(|m| format!("{} ({})", String::from_utf8_lossy(&m.path), String::from_utf8_lossy(&m.fs_type)))
             .unwrap_or_else(|| "(no mount point)".to_string());
-        for (map, key) in [(&mut root, root_of(&name)), (&mut mount, m), (&mut dir, dir_of(&name))] {
+        // By directory (ours): software loading is one category, not the
+        // environment's many package directories.
+        let directory = match darshan_log::software::software_loading(&name) {
+            Some(_) => SOFTWARE.to_string(),
+            None => dir_of(&name),
+        };
+        for (map, key) in [(&mut root, root_of(&name)), (&mut mount, m), (&mut dir, directory)] {
             let a = map.entry(key).or_default();
             if e.bytes_read() >= 1 {
                 a.bytes_read += e.bytes_read();
