@@ -199,6 +199,26 @@ sys.exit(max(p.wait() for p in ps))
     }
     let meta = metadata(&job);
     assert_eq!((meta["job_key"].as_str(), meta["job_processes"].as_str()), ("torch-run7", "12"));
+    // The report's processes: 4 ranks, each with its 2 forked loaders
+    // under it (their parent that rank's process), each loader's bytes.
+    let o = output(Command::new(built("darshan-summary")).arg("--json").arg(&job));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["processes"]["roles"], serde_json::json!([["rank", 4], ["forked worker", 8]]));
+    let rows = r["processes"]["rows"].as_array().unwrap();
+    for rank in 0..4 {
+        let own: Vec<&serde_json::Value> = rows.iter().filter(|x| x["rank"] == rank).collect();
+        let head = own.iter().find(|x| x["role"] == "rank").expect("the rank's own process");
+        assert_eq!(head["bytes_written"], 1000, "{head}");
+        let mut written: Vec<i64> = own
+            .iter()
+            .filter(|x| x["role"] == "forked worker")
+            .inspect(|x| assert_eq!(x["parent_pid"], head["pid"], "{x}"))
+            .map(|x| x["bytes_written"].as_i64().unwrap())
+            .collect();
+        written.sort();
+        assert_eq!(written, [100, 200], "rank {rank}'s loaders");
+    }
 }
 
 /// Logs of two jobs in one directory: --output refuses to pick one,
@@ -386,24 +406,29 @@ fn a_python_loader_pool_is_three_passes_over_its_data_set_and_nothing_else() {
         std::fs::write(set.join(format!("f{k:02}.bin")), &block).unwrap();
     }
     let job = r#"
-import multiprocessing as mp, os, sys
+import json, multiprocessing as mp, os, sys
 def read(path):
     with open(path, "rb") as f:
-        return len(f.read())
+        return os.getpid(), len(f.read())
 if __name__ == "__main__":
     mp.set_start_method("fork")
     d = sys.argv[1]
     files = sorted(os.path.join(d, f) for f in os.listdir(d))
     pool = mp.Pool(4)
+    split = {}
     for epoch in range(3):
-        assert sum(pool.map(read, files, chunksize=15)) == 60 * (2 << 20)
+        got = pool.map(read, files, chunksize=15)
+        assert sum(n for _, n in got) == 60 * (2 << 20)
+        for pid, n in got:
+            split[pid] = split.get(pid, 0) + n
     pool.close()
     pool.join()
+    print(json.dumps({"main": os.getpid(), "split": split}))
 "#;
     let mut c = instrumented(&python(), &d);
     c.args(["-c", job]).arg(&set).env("SLURM_JOB_ID", "5150").env("SLURM_PROCID", "0").env("SLURM_NTASKS", "1");
-    let o = output(&mut c);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o_job = output(&mut c);
+    assert!(o_job.status.success(), "{}", String::from_utf8_lossy(&o_job.stderr));
     let log = d.join("pool.darshan");
     merge_job(&[&d.join("logs"), &d.join("mmap")], &log, &[]);
     let meta = metadata(&log);
@@ -425,4 +450,23 @@ if __name__ == "__main__":
     assert!(loud.is_empty(), "false findings: {loud:?}");
     let n02 = findings.iter().find(|f| f["code"] == "N02").expect("the interpreter's files in N02");
     assert!(n02["evidence"].as_array().unwrap().iter().any(|e| e.as_str().unwrap().contains(".py")), "{n02}");
+    // The loader view: the main process a rank, the pool's workers forked
+    // from it, each with the bytes the job itself counted it reading.
+    let app: serde_json::Value = serde_json::from_slice(o_job.stdout.trim_ascii()).unwrap();
+    let main = app["main"].as_i64().unwrap();
+    let rows = r["processes"]["rows"].as_array().unwrap();
+    let main_row = rows.iter().find(|x| x["pid"] == main).expect("the main process's row");
+    assert_eq!((main_row["role"].as_str(), main_row["bytes_read"].as_i64()), (Some("rank"), Some(0)), "{main_row}");
+    let split = app["split"].as_object().unwrap();
+    assert!(!split.is_empty());
+    for (pid, bytes) in split {
+        let w = rows.iter().find(|x| x["pid"].to_string() == *pid).unwrap_or_else(|| panic!("worker {pid}: {rows:?}"));
+        assert_eq!(w["role"], "forked worker", "{w}");
+        assert_eq!(w["parent_pid"], main, "{w}");
+        assert_eq!(w["bytes_read"], *bytes, "worker {pid}: the job counted {bytes}");
+        assert!(w["start_up_stall"].as_f64().unwrap() >= 0.0, "{w}");
+    }
+    let workers = rows.iter().filter(|x| x["role"] == "forked worker").count();
+    assert_eq!(workers, procs as usize - 1, "every other process is one of the pool's workers");
+    assert_eq!(r["processes"]["readers"]["count"], split.len());
 }

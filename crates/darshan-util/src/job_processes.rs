@@ -68,7 +68,9 @@ fn roles(procs: &[ProcessLog], ranks_by_start: bool) -> Vec<(Role, i64)> {
             if let Some(fp) = meta_i64(&p.job, "fork_parent") {
                 return (Role::Forked, fp);
             }
-            if in_job(p.ppid).is_some_and(|j| procs[j].rank == p.rank) {
+            // Started by a process of its own rank (a rank that says its
+            // rank started by one that does not is a launcher's rank).
+            if in_job(p.ppid).is_some_and(|j| procs[j].rank == p.rank && procs[j].ranked == p.ranked) {
                 return (Role::Spawned, ppid);
             }
             let starts_other_ranks = procs.iter().any(|c| {
@@ -228,4 +230,70 @@ fn process_record(p: &ProcessLog, index: usize, role: (Role, i64), ranked_by_sta
 pub fn records(procs: &[ProcessLog], ranks_by_start: bool, clock: &Clock) -> Result<Vec<Record>, MergeError> {
     let roles = roles(procs, ranks_by_start);
     procs.iter().zip(roles).enumerate().map(|(i, (p, role))| process_record(p, i, role, ranks_by_start, clock)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use darshan_log::Job;
+    use std::path::PathBuf;
+
+    /// A process log as its runtime names and describes it: pid in the
+    /// name, `job_rank=` when its launcher said one, `ppid=`, and
+    /// `fork_parent=` when it was forked.
+    fn process(pid: i64, rank: Option<i64>, ppid: i64, fork_parent: Option<i64>) -> ProcessLog {
+        let mut meta = format!("ppid={ppid}\n");
+        if let Some(r) = rank {
+            meta.push_str(&format!("job_rank={r}\njob_size=2\n"));
+        }
+        if let Some(f) = fork_parent {
+            meta.push_str(&format!("fork_parent={f}\n"));
+        }
+        let job = Job {
+            uid: 1,
+            start_time_sec: 1,
+            start_time_nsec: 0,
+            end_time_sec: 2,
+            end_time_nsec: 0,
+            nprocs: 1,
+            jobid: 7,
+            metadata: meta.into_bytes(),
+            exe_mnt: b"python3\n".to_vec(),
+        };
+        ProcessLog {
+            path: PathBuf::from(format!("/logs/u_python3_id7-{pid}_1-2-3-4_1.darshan")),
+            rank: rank.unwrap_or(0),
+            ranked: rank.is_some(),
+            size: Some(2),
+            key: "k".into(),
+            mpi: false,
+            job_log: false,
+            start_ns: 0,
+            end_ns: 0,
+            ppid: Some(ppid),
+            crash_safe: false,
+            bytes: 0,
+            job,
+        }
+    }
+
+    #[test]
+    fn a_launcher_its_ranks_and_their_forked_and_spawned_workers_are_told_apart() {
+        let procs = [
+            process(100, None, 1, None),       // starts the two ranks
+            process(101, Some(0), 100, None),  // rank 0
+            process(102, Some(1), 100, None),  // rank 1
+            process(103, Some(0), 101, Some(101)), // forked by rank 0
+            process(104, Some(1), 102, None),  // spawned (fork + exec) by rank 1
+            process(105, Some(1), 55, None),   // rank 1 again, its parent not in the job
+        ];
+        let got: Vec<(Role, i64)> = roles(&procs, false);
+        assert_eq!(
+            got,
+            [(Role::Launcher, 1), (Role::Rank, 100), (Role::Rank, 100), (Role::Forked, 101), (Role::Spawned, 102), (Role::Rank, 55)]
+        );
+        assert_eq!(pid_of(&procs[3]), Some(103));
+        // Logs that say nothing (C's): each a rank, in start order.
+        assert!(roles(&procs, true).iter().all(|r| r.0 == Role::Rank));
+    }
 }
