@@ -387,17 +387,11 @@ fn children_killed_around_exit_and_copied_logs_count_each_process_once() {
     }
 }
 
-/// A Python job with a `multiprocessing` pool of 4 forked loaders making
-/// three passes over 60 files of 2 MiB (made here, before the job: its
-/// data set is only read). Its job log (darshan-merge --job over the
-/// process logs) is one rank whose processes are the main one and its
-/// workers; the report says three passes over the 120 MiB data set, puts
-/// the interpreter's files in the software-loading line, and makes no
-/// other WARN or HIGH finding (a pool job like this once got P09, P07,
-/// P17, X03 and X02, flipping between runs).
-#[test]
-fn a_python_loader_pool_is_three_passes_over_its_data_set_and_nothing_else() {
-    let d = scratch("job-pool");
+/// The pool job (below) run under the runtime in a scratch dir of its
+/// own, merged and reported: the report, what the job itself printed
+/// (its pid and each worker's bytes) and the job's process count.
+fn pool_job(name: &str) -> (serde_json::Value, serde_json::Value, i64) {
+    let d = scratch(name);
     let data = d.join("data").canonicalize().unwrap();
     let set = data.join("set");
     std::fs::create_dir_all(&set).unwrap();
@@ -439,6 +433,28 @@ if __name__ == "__main__":
     let o = output(Command::new(built("darshan-summary")).arg("--json").arg(&log).arg("-o").arg(&json));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let app: serde_json::Value = serde_json::from_slice(o_job.stdout.trim_ascii()).unwrap();
+    (r, app, procs)
+}
+
+/// A Python job with a `multiprocessing` pool of 4 forked loaders making
+/// three passes over 60 files of 2 MiB (made here, before the job: its
+/// data set is only read). Its job log (darshan-merge --job over the
+/// process logs) is one rank whose processes are the main one and its
+/// workers; the report says three passes over the 120 MiB data set, puts
+/// the interpreter's files in the software-loading line, and makes no
+/// other WARN or HIGH finding (a pool job like this once got P09, P07,
+/// P17, X03 and X02, flipping between runs).
+#[test]
+fn a_python_loader_pool_is_three_passes_over_its_data_set_and_nothing_else() {
+    let (r, app, procs) = pool_job("job-pool");
+    // The same job again: the same findings, at the same levels (timing
+    // findings need more time than run-to-run noise moves).
+    let (again, _, _) = pool_job("job-pool-again");
+    let said = |r: &serde_json::Value| -> Vec<String> {
+        r["findings"].as_array().unwrap().iter().map(|f| format!("{} {}", f["code"], f["level"])).collect()
+    };
+    assert_eq!(said(&r), said(&again));
     let said = r["job"]["processes"].as_str().unwrap();
     assert!(said.starts_with(&format!("{procs} in 1 rank ")), "{said}");
     let findings = r["findings"].as_array().unwrap();
@@ -452,7 +468,6 @@ if __name__ == "__main__":
     assert!(n02["evidence"].as_array().unwrap().iter().any(|e| e.as_str().unwrap().contains(".py")), "{n02}");
     // The loader view: the main process a rank, the pool's workers forked
     // from it, each with the bytes the job itself counted it reading.
-    let app: serde_json::Value = serde_json::from_slice(o_job.stdout.trim_ascii()).unwrap();
     let main = app["main"].as_i64().unwrap();
     let rows = r["processes"]["rows"].as_array().unwrap();
     let main_row = rows.iter().find(|x| x["pid"] == main).expect("the main process's row");
