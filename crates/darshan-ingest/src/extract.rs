@@ -293,8 +293,16 @@ fn stream_module(
     out
 }
 
+/// A record's counters as columns; a counter Darshan did not record
+/// (darshan_log::counters::not_recorded: C's −1) is NULL, not a number.
 fn counter_values(rec: &Record) -> Row {
-    let ints = rec.counters.iter().map(|v| Value::Int(*v));
+    let ints = rec.counters.iter().enumerate().map(|(k, v)| {
+        if darshan_log::counters::not_recorded(rec.module, k, *v) {
+            Value::Null
+        } else {
+            Value::Int(*v)
+        }
+    });
     ints.chain(rec.fcounters.iter().map(|v| Value::Real(*v))).collect()
 }
 
