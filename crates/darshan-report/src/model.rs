@@ -1,10 +1,10 @@
 //! What a report holds: every figure and finding, in the form `--json`
-//! prints (schema `darshan-summary/1`, documented in docs/report.md).
+//! prints (schema `darshan-summary/2`, documented in docs/report.md).
 //! The HTML and text renderers read only this.
 
 use serde::Serialize;
 
-pub const SCHEMA: &str = "darshan-summary/1";
+pub const SCHEMA: &str = "darshan-summary/2";
 
 #[derive(Serialize, Debug, Default)]
 pub struct Report {
