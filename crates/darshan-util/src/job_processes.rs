@@ -57,6 +57,14 @@ fn roles(procs: &[ProcessLog], ranks_by_start: bool) -> Vec<(Role, i64)> {
     let pids: Vec<Option<i64>> = procs.iter().map(pid_of).collect();
     let index: HashMap<i64, usize> = pids.iter().enumerate().filter_map(|(i, p)| Some(((*p)?, i))).collect();
     let in_job = |pid: Option<i64>| pid.and_then(|p| index.get(&p).copied());
+    // Each process's children in the job, by parent pid (one pass: a job
+    // of 10,000 processes is not compared pair by pair).
+    let mut children: HashMap<i64, Vec<usize>> = HashMap::new();
+    for (j, c) in procs.iter().enumerate() {
+        if let Some(pp) = c.ppid {
+            children.entry(pp).or_default().push(j);
+        }
+    }
     procs
         .iter()
         .enumerate()
@@ -73,9 +81,9 @@ fn roles(procs: &[ProcessLog], ranks_by_start: bool) -> Vec<(Role, i64)> {
             if in_job(p.ppid).is_some_and(|j| procs[j].rank == p.rank && procs[j].ranked == p.ranked) {
                 return (Role::Spawned, ppid);
             }
-            let starts_other_ranks = procs.iter().any(|c| {
-                c.ranked && c.rank != p.rank && pids[i].is_some() && c.ppid == pids[i] && c.job.jobid == p.job.jobid
-            });
+            let starts_other_ranks = pids[i]
+                .and_then(|pid| children.get(&pid))
+                .is_some_and(|cs| cs.iter().any(|&c| procs[c].ranked && procs[c].rank != p.rank));
             if !p.ranked && starts_other_ranks {
                 return (Role::Launcher, ppid);
             }
