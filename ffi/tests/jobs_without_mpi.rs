@@ -421,6 +421,8 @@ if __name__ == "__main__":
 "#;
     let mut c = instrumented(&python(), &d);
     c.args(["-c", job]).arg(&set).env("SLURM_JOB_ID", "5150").env("SLURM_PROCID", "0").env("SLURM_NTASKS", "1");
+    // DXT on: each worker's read timeline then comes from its own traces.
+    c.env("DXT_ENABLE_IO_TRACE", "1");
     let o_job = output(&mut c);
     assert!(o_job.status.success(), "{}", String::from_utf8_lossy(&o_job.stderr));
     let log = d.join("pool.darshan");
@@ -480,8 +482,11 @@ fn a_python_loader_pool_is_three_passes_over_its_data_set_and_nothing_else() {
         assert_eq!(w["parent_pid"], main, "{w}");
         assert_eq!(w["bytes_read"], *bytes, "worker {pid}: the job counted {bytes}");
         assert!(w["start_up_stall"].as_f64().unwrap() >= 0.0, "{w}");
+        let binned: i64 = w["timeline"].as_array().unwrap().iter().map(|b| b.as_i64().unwrap()).sum();
+        assert_eq!(binned, bytes.as_i64().unwrap(), "worker {pid}'s DXT timeline holds its data reads");
     }
     let workers = rows.iter().filter(|x| x["role"] == "forked worker").count();
     assert_eq!(workers, procs as usize - 1, "every other process is one of the pool's workers");
     assert_eq!(r["processes"]["readers"]["count"], split.len());
+    assert_eq!(r["processes"]["timeline_source"], "DXT");
 }
