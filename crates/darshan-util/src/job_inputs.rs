@@ -266,10 +266,11 @@ pub fn group_by_job(paths: &[PathBuf]) -> (BTreeMap<String, Vec<ProcessLog>>, Ve
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn job(meta: &str, jobid: i64) -> Job {
+    /// A job record of one process, for tests: `meta` its metadata lines.
+    pub(crate) fn job(meta: &str, jobid: i64) -> Job {
         Job {
             uid: 1,
             start_time_sec: 1,

@@ -243,7 +243,6 @@ pub fn records(procs: &[ProcessLog], ranks_by_start: bool, clock: &Clock) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
-    use darshan_log::Job;
     use std::path::PathBuf;
 
     /// A process log as its runtime names and describes it: pid in the
@@ -257,17 +256,7 @@ mod tests {
         if let Some(f) = fork_parent {
             meta.push_str(&format!("fork_parent={f}\n"));
         }
-        let job = Job {
-            uid: 1,
-            start_time_sec: 1,
-            start_time_nsec: 0,
-            end_time_sec: 2,
-            end_time_nsec: 0,
-            nprocs: 1,
-            jobid: 7,
-            metadata: meta.into_bytes(),
-            exe_mnt: b"python3\n".to_vec(),
-        };
+        let job = crate::job_inputs::tests::job(&meta, 7);
         ProcessLog {
             path: PathBuf::from(format!("/logs/u_python3_id7-{pid}_1-2-3-4_1.darshan")),
             rank: rank.unwrap_or(0),
