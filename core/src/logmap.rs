@@ -34,12 +34,12 @@ use darshan_log::header::HEADER_SIZE;
 use darshan_log::job::JOB_RECORD_SIZE;
 use darshan_log::modules::MAX_MODS;
 
-/// Where the name table starts in the file.
-pub use darshan_log::crash_safe::NAMES_OFF;
 /// Each module's live sequence word (crate::sync, docs/live.md): 8 bytes
 /// per module id at the end of the job area, after the job record's
 /// exe/mount string (which gives up these 512 bytes in this file only).
 pub use darshan_log::crash_safe::LIVE_OFF;
+/// Where the name table starts in the file.
+pub use darshan_log::crash_safe::NAMES_OFF;
 
 /// The sequence words, once the layout is installed.
 static LIVE: std::sync::OnceLock<&'static [std::sync::atomic::AtomicU64]> = std::sync::OnceLock::new();

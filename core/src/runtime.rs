@@ -59,8 +59,7 @@ pub struct JobTimes {
 }
 
 static SHARED: OnceLock<Shared> = OnceLock::new();
-static TIMES: Mutex<JobTimes> =
-    Mutex::new(JobTimes { start: (0, 0), pid: 0, fork_parent: 0, first_pid: 0, ppid: 0 });
+static TIMES: Mutex<JobTimes> = Mutex::new(JobTimes { start: (0, 0), pid: 0, fork_parent: 0, first_pid: 0, ppid: 0 });
 static ARENA: Mutex<Option<RecordArena>> = Mutex::new(None);
 static REGISTRY: Mutex<Vec<&'static dyn Module>> = Mutex::new(Vec::new());
 /// Interposed calls made by a signal handler while the runtime was

@@ -181,7 +181,8 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
 
     let t = runtime::times();
     let jobid = job_id(&sh.config, t.first_pid);
-    let job = job_record(t.start, end, 1, jobid, &metadata_counts(&modules), false).ok_or(ShutdownError::NotInitialised)?;
+    let job =
+        job_record(t.start, end, 1, jobid, &metadata_counts(&modules), false).ok_or(ShutdownError::NotInitialised)?;
     // The crash-safe file now holds seconds: its job record says so (the
     // final one, without `ticks=`).
     let job_bytes = job.encode();

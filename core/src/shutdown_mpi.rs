@@ -156,7 +156,8 @@ pub fn write_log_mpi(
     comm.allreduce_u64(&mut sums, Op::Sum);
     counts.iter_mut().zip(sums).for_each(|(c, n)| c.1 = n);
     let regions = step(comm, "compress", || {
-        let job = if rank == 0 { job_record(start, end, nprocs, jobid, &counts, true).map(|j| j.encode()) } else { None };
+        let job =
+            if rank == 0 { job_record(start, end, nprocs, jobid, &counts, true).map(|j| j.encode()) } else { None };
         // Rank 0 names the shared records for every rank.
         let drop: HashSet<u64> = if rank == 0 { HashSet::new() } else { shared.iter().map(|(id, _)| *id).collect() };
         let names = pipeline::names_of_records(&runtime::LEDGER.names_copy(), &modules, &drop);

@@ -80,12 +80,17 @@ pub(crate) fn ended_without_finalize() {
         return;
     }
     let how = if failed {
-        format!("this process (rank {}) exited with status {status} without MPI_Finalize", launcher_rank().unwrap_or(-1))
+        format!(
+            "this process (rank {}) exited with status {status} without MPI_Finalize",
+            launcher_rank().unwrap_or(-1)
+        )
     } else {
         "this process ended without MPI_Finalize".to_string()
     };
     match darshan_core::shutdown::recovery_hint_mpi() {
         Some(hint) => say(&format!("{how}, so the job's log was not written; {hint}")),
-        None => say(&format!("{how}, so the job's log was not written (crash-safe files are off: the records are lost)")),
+        None => {
+            say(&format!("{how}, so the job's log was not written (crash-safe files are off: the records are lost)"))
+        }
     }
 }

@@ -53,7 +53,8 @@ fn srun_like(d: &Path, exe: &Path, data: &Path) {
 /// two whose value depends on which rank happened to be faster.
 fn posix_counters(log: &Log, name: &Path, rank: i64) -> Vec<(&'static str, i64)> {
     let recs = log.all(POSIX, name);
-    let r = recs.iter().find(|r| r.rank == rank).unwrap_or_else(|| panic!("{} at rank {rank}: {recs:?}", name.display()));
+    let r =
+        recs.iter().find(|r| r.rank == rank).unwrap_or_else(|| panic!("{} at rank {rank}: {recs:?}", name.display()));
     let (names, _) = darshan_log::modules::counter_names(POSIX);
     names
         .iter()
@@ -79,7 +80,10 @@ fn srun_tasks_merge_into_the_log_an_mpi_job_writes() {
     assert_eq!(ranks, ["0", "1", "2", "3"]);
     for l in &logs {
         let m = metadata(l);
-        assert_eq!((m["job_size"].as_str(), m["job_key"].as_str(), m["rank_env"].as_str()), ("4", "slurm-4242.0", "SLURM_PROCID"));
+        assert_eq!(
+            (m["job_size"].as_str(), m["job_key"].as_str(), m["rank_env"].as_str()),
+            ("4", "slurm-4242.0", "SLURM_PROCID")
+        );
         assert_eq!(darshan_log::LogFile::open(l).unwrap().job.nprocs, 1);
     }
     let job = d.join("job.darshan");
@@ -316,12 +320,14 @@ fn children_killed_around_exit_and_copied_logs_count_each_process_once() {
     let exe = compile("exit_race", &d, &[]);
     let data = d.join("data").canonicalize().unwrap();
     let job_env = [("SLURM_JOB_ID", "8080"), ("SLURM_STEP_ID", "0"), ("SLURM_PROCID", "0"), ("SLURM_NTASKS", "1")];
-    let o = output_within(instrumented(&exe, &d).arg(&data).arg("400").envs(job_env), std::time::Duration::from_secs(600));
+    let o =
+        output_within(instrumented(&exe, &d).arg(&data).arg("400").envs(job_env), std::time::Duration::from_secs(600));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     eprintln!("exit_race: {}", String::from_utf8_lossy(&o.stdout).trim());
     // A process that waits after its I/O: its crash-safe file copied, as
     // a kill after its log was published would leave it.
-    let waiter = "import sys\nopen(sys.argv[1], 'w').write('w' * 3000)\nprint('ready', flush=True)\nsys.stdin.readline()\n";
+    let waiter =
+        "import sys\nopen(sys.argv[1], 'w').write('w' * 3000)\nprint('ready', flush=True)\nsys.stdin.readline()\n";
     let before = files(&d.join("mmap"));
     let mut c = instrumented(&python(), &d);
     c.args(["-c", waiter]).arg(data.join("waiter")).envs(job_env);
@@ -381,7 +387,11 @@ fn children_killed_around_exit_and_copied_logs_count_each_process_once() {
     let o = output(Command::new("python3").args(["-c", q]).arg(&db));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let sums: std::collections::BTreeMap<String, i64> = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(sums.get(data.join("waiter").to_str().unwrap()), Some(&3000), "the waiting process once in the database");
+    assert_eq!(
+        sums.get(data.join("waiter").to_str().unwrap()),
+        Some(&3000),
+        "the waiting process once in the database"
+    );
     for (name, b) in sums.iter().filter(|(n, _)| n.starts_with(data.to_str().unwrap())) {
         assert!(*b <= on_disk(name), "{name}: {b} in the database, {} on disk", on_disk(name));
     }

@@ -383,7 +383,10 @@ fn one_shot_readings_of_a_busy_process_are_right_or_flagged_stale() {
             if stale {
                 flagged += 1;
             } else {
-                assert!(real > 0.0 && rate <= 2.0 * real && rate >= real / 2.0, "rate {rate:.0} B/s against {real:.0} B/s: {p}");
+                assert!(
+                    real > 0.0 && rate <= 2.0 * real && rate >= real / 2.0,
+                    "rate {rate:.0} B/s against {real:.0} B/s: {p}"
+                );
                 checked += 1;
             }
         }

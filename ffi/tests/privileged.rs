@@ -37,7 +37,8 @@ macro_rules! need_root {
 
 /// Runs `script` as nobody (what an unprivileged user can do).
 fn as_nobody(script: &str) {
-    let o = output(Command::new("setpriv").args(["--reuid=65534", "--regid=65534", "--clear-groups", "sh", "-c", script]));
+    let o =
+        output(Command::new("setpriv").args(["--reuid=65534", "--regid=65534", "--clear-groups", "sh", "-c", script]));
     assert!(o.status.success(), "as nobody: {script}: {}", String::from_utf8_lossy(&o.stderr));
 }
 
@@ -83,7 +84,10 @@ fn two_tasks(d: &Path, logs: &Path, job: &str) {
     for r in 0..2 {
         let mut c = instrumented(&exe, d);
         c.arg(d.join("data")).env("DARSHAN_LOGPATH", logs);
-        c.env("SLURM_PROCID", r.to_string()).env("SLURM_NTASKS", "2").env("SLURM_JOB_ID", job).env("SLURM_STEP_ID", "0");
+        c.env("SLURM_PROCID", r.to_string())
+            .env("SLURM_NTASKS", "2")
+            .env("SLURM_JOB_ID", job)
+            .env("SLURM_STEP_ID", "0");
         assert!(output(&mut c).status.success());
     }
 }
@@ -113,24 +117,44 @@ fn the_job_epilog_never_writes_or_chmods_through_a_link_planted_at_its_output() 
     // The job log's name links to root's 0600 file; the name the merge's
     // temporary file once had links to a 0755 one.
     let partial = target.with_extension("darshan_partial_merge");
-    as_nobody(&format!("ln -s '{}' '{}' && ln -s '{}' '{}'", secret.path.display(), target.display(), program.path.display(), partial.display()));
-    let (o, err) = run(Command::new(root().join("scripts/darshan-job-epilog")).arg("6101").arg(&logs).env("DARSHAN_MERGE", built("darshan-merge")));
+    as_nobody(&format!(
+        "ln -s '{}' '{}' && ln -s '{}' '{}'",
+        secret.path.display(),
+        target.display(),
+        program.path.display(),
+        partial.display()
+    ));
+    let (o, err) = run(Command::new(root().join("scripts/darshan-job-epilog"))
+        .arg("6101")
+        .arg(&logs)
+        .env("DARSHAN_MERGE", built("darshan-merge")));
     assert!(!o.status.success(), "the epilog must fail when its output's name is taken: {err}");
     assert!(err.contains("already exists; not replaced"), "{err}");
     assert_eq!(err.lines().filter(|l| l.contains("not replaced")).count(), 1, "one line: {err}");
     secret.unchanged();
     program.unchanged();
     assert!(std::fs::symlink_metadata(&target).unwrap().file_type().is_symlink(), "the planted link is left as it was");
-    assert_eq!(files(&logs).iter().filter(|p| p.to_string_lossy().contains("_id6101-")).count(), 2, "inputs kept when nothing was merged");
+    assert_eq!(
+        files(&logs).iter().filter(|p| p.to_string_lossy().contains("_id6101-")).count(),
+        2,
+        "inputs kept when nothing was merged"
+    );
     // Once the name is free, the job log is made new, read-only, root's.
     as_nobody(&format!("rm '{}'", target.display()));
-    let (o, err) = run(Command::new(root().join("scripts/darshan-job-epilog")).arg("6101").arg(&logs).env("DARSHAN_MERGE", built("darshan-merge")));
+    let (o, err) = run(Command::new(root().join("scripts/darshan-job-epilog"))
+        .arg("6101")
+        .arg(&logs)
+        .env("DARSHAN_MERGE", built("darshan-merge")));
     assert!(o.status.success(), "{err}");
     let m = std::fs::symlink_metadata(&target).unwrap();
     assert!(m.file_type().is_file() && m.permissions().mode() & 0o777 == 0o400 && m.uid() == 0, "{m:?}");
     secret.unchanged();
     program.unchanged();
-    assert!(!files(&logs).iter().any(|p| p.to_string_lossy().contains(".tmp")), "no temporary file left: {:?}", files(&logs));
+    assert!(
+        !files(&logs).iter().any(|p| p.to_string_lossy().contains(".tmp")),
+        "no temporary file left: {:?}",
+        files(&logs)
+    );
 }
 
 #[test]
@@ -141,7 +165,10 @@ fn the_mmap_epilog_never_writes_through_a_link_planted_at_its_output() {
     let out = sticky(&d.join("out"));
     let exe = compile("crash_io", &d, &[]);
     let mut c = instrumented(&exe, &d);
-    c.arg(d.join("data/a.dat")).arg(d.join("data/b.txt")).env("DARSHAN_MMAP_LOGPATH", &mmap).env("SLURM_JOB_ID", "6102");
+    c.arg(d.join("data/a.dat"))
+        .arg(d.join("data/b.txt"))
+        .env("DARSHAN_MMAP_LOGPATH", &mmap)
+        .env("SLURM_JOB_ID", "6102");
     let (mut child, _) = start_ready(&mut c);
     child.kill().unwrap();
     child.wait().unwrap();
@@ -181,11 +208,17 @@ fn fifos_and_devices_named_like_logs_never_stop_a_tool() {
     let fifo_log = logs.join("nobody_x_id6103-1-2.darshan");
     let fifo_mmap = mmap.join("nobody_x_id6103_mmap-log-1-0.darshan");
     let zero = logs.join("nobody_z_id6103-3-4.darshan");
-    as_nobody(&format!("mkfifo '{}' '{}' && ln -s /dev/zero '{}'", fifo_log.display(), fifo_mmap.display(), zero.display()));
+    as_nobody(&format!(
+        "mkfifo '{}' '{}' && ln -s /dev/zero '{}'",
+        fifo_log.display(),
+        fifo_mmap.display(),
+        zero.display()
+    ));
     let merge = built("darshan-merge");
 
     // darshan-merge --job over the directories.
-    let (o, err) = run(Command::new(&merge).arg("--job").arg("--output").arg(d.join("job.darshan")).arg(&logs).arg(&mmap));
+    let (o, err) =
+        run(Command::new(&merge).arg("--job").arg("--output").arg(d.join("job.darshan")).arg(&logs).arg(&mmap));
     assert!(o.status.success(), "{err}");
     for p in [&fifo_log, &fifo_mmap] {
         said_once(&err, p, "not a regular file");
@@ -194,7 +227,11 @@ fn fifos_and_devices_named_like_logs_never_stop_a_tool() {
     assert!(err.contains("2 logs, nprocs 2"), "{err}");
 
     // darshan-merge --dir --jobid and the mmap epilog (only the FIFO there).
-    let (o, err) = run(Command::new(&merge).args(["--dir"]).arg(&mmap).args(["--jobid", "6103", "--output"]).arg(d.join("m.darshan")));
+    let (o, err) = run(Command::new(&merge)
+        .args(["--dir"])
+        .arg(&mmap)
+        .args(["--jobid", "6103", "--output"])
+        .arg(d.join("m.darshan")));
     assert!(!o.status.success() && err.contains("not a regular file") && err.contains("no input log left"), "{err}");
     let (o, err) = run(Command::new(root().join("scripts/darshan-mmap-epilog"))
         .arg("6103")
@@ -211,7 +248,10 @@ fn fifos_and_devices_named_like_logs_never_stop_a_tool() {
         .env("DARSHAN_MERGE", &merge));
     assert!(o.status.success(), "{err}");
     assert!(err.contains("skipped: not a regular file"), "{err}");
-    assert!(std::fs::symlink_metadata(&fifo_log).unwrap().file_type().is_fifo(), "--remove-inputs removes only what was merged in");
+    assert!(
+        std::fs::symlink_metadata(&fifo_log).unwrap().file_type().is_fifo(),
+        "--remove-inputs removes only what was merged in"
+    );
 
     // darshan-ingest over the tree, twice: the second is not locked out.
     let db = d.join("f.db");
@@ -290,7 +330,10 @@ fn a_setuid_program_under_a_site_wide_preload_says_nothing_of_a_file_the_user_na
     let o = run_as_user(&plain);
     let said = String::from_utf8_lossy(&o.stderr).into_owned() + &String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{said}");
-    assert!(said.contains("uid 65534 euid 65534") && said.contains("cannot read config file"), "the preload must be in force: {said}");
+    assert!(
+        said.contains("uid 65534 euid 65534") && said.contains("cannot read config file"),
+        "the preload must be in force: {said}"
+    );
     // The set-user-ID program: runs as root, says nothing of the file.
     let o = run_as_user(&exe);
     let said = String::from_utf8_lossy(&o.stderr).into_owned() + &String::from_utf8_lossy(&o.stdout);
@@ -320,9 +363,23 @@ fn an_ingest_into_a_read_only_database_names_it_and_leaves_nothing() {
     let db = dir.join("f.db");
     let log = root().join("../shared/corpus/logs/imbalanced_io__imbalanced-io.darshan");
     let ingest = built("darshan-ingest");
-    as_nobody(&format!("'{}' -q --db '{}' '{}' && chmod 0444 '{}'", ingest.display(), db.display(), log.display(), db.display()));
+    as_nobody(&format!(
+        "'{}' -q --db '{}' '{}' && chmod 0444 '{}'",
+        ingest.display(),
+        db.display(),
+        log.display(),
+        db.display()
+    ));
     let before = std::fs::read(&db).unwrap();
-    let o = output(Command::new("setpriv").args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(&ingest).arg("-q").arg("--db").arg(&db).arg(log.parent().unwrap()));
+    let o = output(
+        Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&ingest)
+            .arg("-q")
+            .arg("--db")
+            .arg(&db)
+            .arg(log.parent().unwrap()),
+    );
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(!o.status.success(), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
@@ -332,6 +389,14 @@ fn an_ingest_into_a_read_only_database_names_it_and_leaves_nothing() {
     assert_eq!(std::fs::read(&db).unwrap(), before);
     // Writable again, the next ingest works.
     as_nobody(&format!("chmod 0644 '{}'", db.display()));
-    let o = output(Command::new("setpriv").args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(&ingest).arg("-q").arg("--db").arg(&db).arg(&log));
+    let o = output(
+        Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&ingest)
+            .arg("-q")
+            .arg("--db")
+            .arg(&db)
+            .arg(&log),
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }

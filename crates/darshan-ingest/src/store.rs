@@ -110,11 +110,19 @@ fn try_lock_briefly(f: &File) -> Result<(), TryLockError> {
 fn writable(path: &Path) -> std::io::Result<()> {
     use rustix::fs::{access, Access};
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let denied = |what: &str| std::io::Error::new(std::io::ErrorKind::PermissionDenied, format!("{what} is read-only for this user; nothing was ingested"));
+    let denied = |what: &str| {
+        std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            format!("{what} is read-only for this user; nothing was ingested"),
+        )
+    };
     // Only a refusal is said here; a missing directory and the like are
     // left to SQLite, whose error keeps its code.
     let refused = |p: &Path| {
-        matches!(access(p, Access::WRITE_OK), Err(rustix::io::Errno::ACCESS | rustix::io::Errno::ROFS | rustix::io::Errno::PERM))
+        matches!(
+            access(p, Access::WRITE_OK),
+            Err(rustix::io::Errno::ACCESS | rustix::io::Errno::ROFS | rustix::io::Errno::PERM)
+        )
     };
     if path.exists() && refused(path) {
         return Err(denied("the database"));

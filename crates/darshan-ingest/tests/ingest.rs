@@ -422,7 +422,8 @@ fn a_job_without_mpi_is_one_job_whether_or_not_its_logs_were_merged() {
     let procs = synth::process_logs(&logs, 31, 4, 8).unwrap();
     let one_job = |db: &Path| {
         let c = Connection::open(db).unwrap();
-        let jobs: (i64, i64) = c.query_row("SELECT COUNT(*), MAX(nprocs) FROM jobs", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+        let jobs: (i64, i64) =
+            c.query_row("SELECT COUNT(*), MAX(nprocs) FROM jobs", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
         assert_eq!(jobs, (1, 4), "one job of 4 processes");
         let shared: (i64, i64) = c
             .query_row(
@@ -432,7 +433,11 @@ fn a_job_without_mpi_is_one_job_whether_or_not_its_logs_were_merged() {
             )
             .unwrap();
         assert_eq!(shared, (-1, 32), "the shared output, every task's writes, once");
-        let own: i64 = c.query_row("SELECT COUNT(DISTINCT rank) FROM posix_records WHERE file_name LIKE '%/in/part%'", [], |r| r.get(0)).unwrap();
+        let own: i64 = c
+            .query_row("SELECT COUNT(DISTINCT rank) FROM posix_records WHERE file_name LIKE '%/in/part%'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
         assert_eq!(own, 4, "each task's input under its rank");
     };
     // Not merged: the ingest makes the job log.

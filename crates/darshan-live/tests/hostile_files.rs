@@ -118,7 +118,12 @@ fn saying_uid(path: &Path, uid: i64) {
         exe_mnt: b"prog\n".to_vec(),
     };
     use std::os::unix::fs::FileExt;
-    std::fs::OpenOptions::new().write(true).open(path).unwrap().write_all_at(&job.encode(), HEADER_SIZE as u64).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .write_all_at(&job.encode(), HEADER_SIZE as u64)
+        .unwrap();
 }
 
 /// A copy of a crash-safe file with its uid patched was published under
@@ -129,7 +134,9 @@ fn a_file_saying_it_is_another_users_is_refused() {
     let p = d.join("u_prog_id7_mmap-log-1-0.darshan");
     saying_uid(&p, my_uid() + 1001);
     match take_within(&p) {
-        Err(LiveError::ForeignUid { says, owner, .. }) => assert_eq!((says, i64::from(owner)), (my_uid() + 1001, my_uid())),
+        Err(LiveError::ForeignUid { says, owner, .. }) => {
+            assert_eq!((says, i64::from(owner)), (my_uid() + 1001, my_uid()))
+        }
         other => panic!("{other:?}"),
     }
     // The same file saying its owner's uid is read, under that uid.

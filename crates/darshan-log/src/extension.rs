@@ -40,9 +40,8 @@ pub fn is_extension(module: usize) -> bool {
 
 /// The trailer for `header`'s extension modules (empty when it has none).
 pub fn encode_trailer(header: &Header) -> Vec<u8> {
-    let ids: Vec<usize> = (KNOWN_MODULE_COUNT..MAX_MODS)
-        .filter(|&i| header.mod_map[i].len > 0 || header.is_partial(i))
-        .collect();
+    let ids: Vec<usize> =
+        (KNOWN_MODULE_COUNT..MAX_MODS).filter(|&i| header.mod_map[i].len > 0 || header.is_partial(i)).collect();
     if ids.is_empty() {
         return Vec::new();
     }
@@ -106,7 +105,10 @@ pub fn apply_trailer(header: &mut Header, tail: &[u8], file_size: u64) -> Result
         let map = RegionMap { off: u64_at(e, 8), len: u64_at(e, 16) };
         let flags = u32_at(e, 24);
         if !is_extension(id) {
-            return Err(bad(format!("extension map names module id {id} (only ids {KNOWN_MODULE_COUNT}-{} go there)", MAX_MODS - 1)));
+            return Err(bad(format!(
+                "extension map names module id {id} (only ids {KNOWN_MODULE_COUNT}-{} go there)",
+                MAX_MODS - 1
+            )));
         }
         if header.mod_map[id].len > 0 || header.mod_ver[id] != 0 {
             return Err(bad(format!("module id {id} is in both the header's map and the extension map")));
@@ -206,9 +208,15 @@ mod tests {
             ("count zero", Box::new(move |f| f[n_at..n_at + 4].copy_from_slice(&0u32.to_le_bytes()))),
             ("a known id", Box::new(move |f| f[entry..entry + 4].copy_from_slice(&1u32.to_le_bytes()))),
             ("id past 63", Box::new(move |f| f[entry..entry + 4].copy_from_slice(&64u32.to_le_bytes()))),
-            ("region into the trailer", Box::new(move |f| f[entry + 16..entry + 24].copy_from_slice(&26u64.to_le_bytes()))),
+            (
+                "region into the trailer",
+                Box::new(move |f| f[entry + 16..entry + 24].copy_from_slice(&26u64.to_le_bytes())),
+            ),
             ("offset overflow", Box::new(move |f| f[entry + 8..entry + 16].copy_from_slice(&u64::MAX.to_le_bytes()))),
-            ("region inside the header", Box::new(move |f| f[entry + 8..entry + 16].copy_from_slice(&8u64.to_le_bytes()))),
+            (
+                "region inside the header",
+                Box::new(move |f| f[entry + 8..entry + 16].copy_from_slice(&8u64.to_le_bytes())),
+            ),
             ("unknown trailer version", Box::new(move |f| f[n_at + 4..n_at + 8].copy_from_slice(&2u32.to_le_bytes()))),
         ];
         for (what, damage) in cases {

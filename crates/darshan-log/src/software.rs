@@ -56,9 +56,9 @@ pub fn software_loading(name: &str) -> Option<&'static str> {
         }
     }
     // lib/python3.11/...: the interpreter's own library.
-    let under_lib = dirs.windows(2).any(|w| {
-        (w[0] == "lib" || w[0] == "lib64") && (w[1].starts_with("python3") || w[1].starts_with("python2"))
-    });
+    let under_lib = dirs
+        .windows(2)
+        .any(|w| (w[0] == "lib" || w[0] == "lib64") && (w[1].starts_with("python3") || w[1].starts_with("python2")));
     under_lib.then_some("Python standard library")
 }
 

@@ -186,7 +186,10 @@ fn processes_said(nprocs: i64, metadata: &[(String, String)]) -> String {
             format!("{nprocs} (one rank each, in the order they started: their logs name no launcher rank)")
         }
         (Some(p), _) if p > nprocs => {
-            format!("{p} in {nprocs} rank{} (each rank's forked or spawned workers under it)", if nprocs == 1 { "" } else { "s" })
+            format!(
+                "{p} in {nprocs} rank{} (each rank's forked or spawned workers under it)",
+                if nprocs == 1 { "" } else { "s" }
+            )
         }
         _ => nprocs.to_string(),
     }
@@ -394,7 +397,13 @@ fn file_tables(
         })
         .unwrap_or_default();
     FileTables {
-        by_bytes: rows(files::top(&c.files, n, |e| if listed(e) { (e.bytes_read() + e.bytes_written()) as f64 } else { 0.0 })),
+        by_bytes: rows(files::top(&c.files, n, |e| {
+            if listed(e) {
+                (e.bytes_read() + e.bytes_written()) as f64
+            } else {
+                0.0
+            }
+        })),
         by_time: rows(files::top(&c.files, n, |e| if listed(e) { e.io_time } else { 0.0 })),
         by_slowest_rank: rows(files::top(&c.files, n, |e| if listed(e) { e.slowest.1 } else { 0.0 })),
         imbalance: rows(files::top(&c.files, n, |e| if listed(e) { e.time_imbalance().unwrap_or(0.0) } else { 0.0 })),

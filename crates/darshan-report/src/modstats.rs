@@ -170,8 +170,7 @@ pub fn op_counts(module: usize, all: &[ModuleSums]) -> (Vec<(String, i64)>, Vec<
     // Counter names are unique across modules: a bar's counter is found in
     // whichever module has it (0 when that module is absent).
     let get = |n: &str| all.iter().find_map(|s| s.layout.counter(n).map(|i| s.counters[i])).unwrap_or(0);
-    let unrecorded =
-        |n: &str| all.iter().find_map(|s| s.layout.counter(n).map(|i| s.not_recorded(i))).unwrap_or(false);
+    let unrecorded = |n: &str| all.iter().find_map(|s| s.layout.counter(n).map(|i| s.not_recorded(i))).unwrap_or(false);
     let bars: &[(&str, &[&str])] = match module {
         modules::POSIX => &[
             ("Read", &["POSIX_READS"]),
@@ -262,7 +261,10 @@ pub fn op_counts(module: usize, all: &[ModuleSums]) -> (Vec<(String, i64)>, Vec<
     };
     let (shown, unknown): (Vec<_>, Vec<_>) = bars.iter().partition(|(_, parts)| !parts.iter().all(|n| unrecorded(n)));
     (
-        shown.iter().map(|(label, parts)| (label.to_string(), parts.iter().filter(|n| !unrecorded(n)).map(|n| get(n)).sum())).collect(),
+        shown
+            .iter()
+            .map(|(label, parts)| (label.to_string(), parts.iter().filter(|n| !unrecorded(n)).map(|n| get(n)).sum()))
+            .collect(),
         unknown.iter().map(|(label, _)| label.to_string()).collect(),
     )
 }

@@ -92,7 +92,11 @@ fn spread(rows: &[ProcessRow]) -> Option<ReaderSpread> {
     }
     let mean_spread = |v: Vec<f64>| {
         let mean = v.iter().sum::<f64>() / v.len() as f64;
-        Spread { min: v.iter().copied().fold(f64::INFINITY, f64::min), mid: mean, max: v.iter().copied().fold(0.0, f64::max) }
+        Spread {
+            min: v.iter().copied().fold(f64::INFINITY, f64::min),
+            mid: mean,
+            max: v.iter().copied().fold(0.0, f64::max),
+        }
     };
     let mut stalls: Vec<f64> = readers.iter().filter_map(|r| r.start_up_stall).collect();
     stalls.sort_by(f64::total_cmp);

@@ -37,7 +37,10 @@ fn dlio_job_log() -> PathBuf {
 }
 
 fn software(name: &str) -> bool {
-    name.contains("entry_points.txt") || name.contains(".pyc") || name.contains("site-packages") || name.ends_with("pyvenv.cfg")
+    name.contains("entry_points.txt")
+        || name.contains(".pyc")
+        || name.contains("site-packages")
+        || name.ends_with("pyvenv.cfg")
 }
 
 /// "processes 1" and every file "shared" by one process; "Mmap -194" in
@@ -56,7 +59,9 @@ fn the_dlio_job_has_24_processes_no_negative_counts_and_software_apart() {
     assert_eq!(json["job"]["nprocs"], 24);
     let posix = json["module_stats"].as_array().unwrap().iter().find(|m| m["module"] == "POSIX").unwrap();
     assert_eq!(posix["not_recorded"], serde_json::json!(["Mmap"]));
-    for (label, n) in posix["op_counts"].as_array().unwrap().iter().map(|v| (v[0].as_str().unwrap(), v[1].as_i64().unwrap())) {
+    for (label, n) in
+        posix["op_counts"].as_array().unwrap().iter().map(|v| (v[0].as_str().unwrap(), v[1].as_i64().unwrap()))
+    {
         assert!(n >= 0, "{label} {n}");
     }
     let text = render::text::render(&r);
@@ -106,7 +111,8 @@ fn the_dlio_job_reads_its_data_set_about_five_times() {
     let title = e01["title"].as_str().unwrap();
     let passes: f64 = title.split_whitespace().next().unwrap().parse().unwrap();
     assert!((passes - 121.0 / 23.5).abs() / (121.0 / 23.5) < 0.05, "{title}");
-    let extent: f64 = title.split(" data set").next().unwrap().rsplit("a ").next().unwrap().trim_end_matches(" GiB").parse().unwrap();
+    let extent: f64 =
+        title.split(" data set").next().unwrap().rsplit("a ").next().unwrap().trim_end_matches(" GiB").parse().unwrap();
     assert!((extent - 23.5).abs() / 23.5 < 0.05, "{title}");
     assert!(e01["recommendation"].as_str().unwrap().contains("node-local"), "{e01}");
     assert!(json["findings"].as_array().unwrap().iter().all(|f| f["code"] != "P09"));
@@ -188,7 +194,13 @@ fn the_dlio_processes_view_matches_each_process_log() {
     assert!((mean * 16.0 / (1u64 << 30) as f64 - 121.03).abs() < 0.01, "{mean} x 16");
     // Each pass timed from the heat map: five, each some seconds long.
     let e01 = json["findings"].as_array().unwrap().iter().find(|f| f["code"] == "E01").unwrap();
-    let per_pass = e01["evidence"].as_array().unwrap().iter().filter_map(|e| e.as_str()).find(|e| e.starts_with("per pass")).expect("per pass");
+    let per_pass = e01["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e.as_str())
+        .find(|e| e.starts_with("per pass"))
+        .expect("per pass");
     assert_eq!(per_pass.matches("/s)").count(), 5, "{per_pass}");
     // And on the page: the section, one row per process.
     let html = render::html::render(&r).unwrap();

@@ -251,7 +251,9 @@ pub fn report(logs: &[PathBuf], pid: u32, run: Option<&Run>, job: Option<&Path>)
     // same analysis as darshan-summary's report (whose text renderer
     // escapes what comes from the log).
     // A job log covers every process: its diagnosis is the command's.
-    if let Some(log) = job.or(main.map(PathBuf::as_path)).or(if logs.len() == 1 { logs.first().map(PathBuf::as_path) } else { None }) {
+    if let Some(log) =
+        job.or(main.map(PathBuf::as_path)).or(if logs.len() == 1 { logs.first().map(PathBuf::as_path) } else { None })
+    {
         if let Ok(r) = darshan_report::analyze(log, &darshan_report::Options::default()) {
             o.push_str(
                 &darshan_report::render::text::diagnosis(&r).replace("\nDiagnosis\n", "darshan-run: diagnosis\n"),

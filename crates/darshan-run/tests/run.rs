@@ -78,7 +78,10 @@ fn a_pipeline_is_summarized_over_all_its_processes() {
     let job = &left[0].canonicalize().unwrap();
     assert!(job.to_string_lossy().ends_with("_job.darshan") && job.to_string_lossy().contains("/0_sh_id"), "{job:?}");
     assert!(err.contains(&format!("job log {}  (3 process logs merged into it)", job.display())), "{err}");
-    assert!(err.contains(&format!("full report: darshan-summary {}", job.display())), "the diagnosis is the job's: {err}");
+    assert!(
+        err.contains(&format!("full report: darshan-summary {}", job.display())),
+        "the diagnosis is the job's: {err}"
+    );
     let log = darshan_log::LogFile::open(job).unwrap();
     let meta = String::from_utf8_lossy(&log.job.metadata).into_owned();
     assert!(meta.contains("job_processes=3\n") && meta.contains("job_key=run-"), "{meta}");

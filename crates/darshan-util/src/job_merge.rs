@@ -368,6 +368,7 @@ pub fn job_log_name(first: &Path, job: &Job, key: &str) -> PathBuf {
         Some(k) => base[..k].to_string(),
         None => "job".into(),
     };
-    let key: String = key.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
+    let key: String =
+        key.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
     PathBuf::from(format!("{stem}_id{}_{key}_job.darshan", job.jobid))
 }

@@ -157,7 +157,9 @@ impl Sums {
         for (to, from) in [(pc::BYTES_READ, at.bytes_read), (pc::BYTES_WRITTEN, at.bytes_written)] {
             self.c[to] = self.c[to].saturating_add(c(from));
         }
-        for (to, from) in [(pc::F_READ_TIME, at.read_time), (pc::F_WRITE_TIME, at.write_time), (pc::F_META_TIME, at.meta_time)] {
+        for (to, from) in
+            [(pc::F_READ_TIME, at.read_time), (pc::F_WRITE_TIME, at.write_time), (pc::F_META_TIME, at.meta_time)]
+        {
             self.f[to] += f(from);
         }
         if c(at.reads) > 0 && f(at.read_start) > 0.0 {
@@ -168,7 +170,13 @@ impl Sums {
 
     /// Reads into the timeline: DXT's data segments where the process has
     /// them, else its POSIX heat map's read bins.
-    fn add_timeline(&mut self, log: &LogFile, names: &NameTable, clock: &Clock, shift: f64) -> Result<(), darshan_log::LogError> {
+    fn add_timeline(
+        &mut self,
+        log: &LogFile,
+        names: &NameTable,
+        clock: &Clock,
+        shift: f64,
+    ) -> Result<(), darshan_log::LogError> {
         let modules = log.modules_present();
         if modules.contains(&DXT_POSIX) {
             self.c[pc::TIMELINE_SOURCE] = pc::TIMELINE_DXT;
@@ -204,7 +212,13 @@ fn is_software(names: &NameTable, id: u64) -> bool {
 }
 
 /// One process's record: `index` its place in the job.
-fn process_record(p: &ProcessLog, index: usize, role: (Role, i64), ranked_by_start: bool, clock: &Clock) -> Result<Record, MergeError> {
+fn process_record(
+    p: &ProcessLog,
+    index: usize,
+    role: (Role, i64),
+    ranked_by_start: bool,
+    clock: &Clock,
+) -> Result<Record, MergeError> {
     let err = |e| MergeError::Log { path: p.path.clone(), source: e };
     let log = LogFile::open(&p.path).map_err(|e| MergeError::Unreadable { path: p.path.clone(), source: e })?;
     let names = log.names().map_err(err)?;
@@ -237,7 +251,12 @@ fn process_record(p: &ProcessLog, index: usize, role: (Role, i64), ranked_by_sta
 /// The PROCESSES records of a job's processes (in the job's order).
 pub fn records(procs: &[ProcessLog], ranks_by_start: bool, clock: &Clock) -> Result<Vec<Record>, MergeError> {
     let roles = roles(procs, ranks_by_start);
-    procs.iter().zip(roles).enumerate().map(|(i, (p, role))| process_record(p, i, role, ranks_by_start, clock)).collect()
+    procs
+        .iter()
+        .zip(roles)
+        .enumerate()
+        .map(|(i, (p, role))| process_record(p, i, role, ranks_by_start, clock))
+        .collect()
 }
 
 #[cfg(test)]
@@ -277,17 +296,24 @@ mod tests {
     #[test]
     fn a_launcher_its_ranks_and_their_forked_and_spawned_workers_are_told_apart() {
         let procs = [
-            process(100, None, 1, None),       // starts the two ranks
-            process(101, Some(0), 100, None),  // rank 0
-            process(102, Some(1), 100, None),  // rank 1
+            process(100, None, 1, None),           // starts the two ranks
+            process(101, Some(0), 100, None),      // rank 0
+            process(102, Some(1), 100, None),      // rank 1
             process(103, Some(0), 101, Some(101)), // forked by rank 0
-            process(104, Some(1), 102, None),  // spawned (fork + exec) by rank 1
-            process(105, Some(1), 55, None),   // rank 1 again, its parent not in the job
+            process(104, Some(1), 102, None),      // spawned (fork + exec) by rank 1
+            process(105, Some(1), 55, None),       // rank 1 again, its parent not in the job
         ];
         let got: Vec<(Role, i64)> = roles(&procs, false);
         assert_eq!(
             got,
-            [(Role::Launcher, 1), (Role::Rank, 100), (Role::Rank, 100), (Role::Forked, 101), (Role::Spawned, 102), (Role::Rank, 55)]
+            [
+                (Role::Launcher, 1),
+                (Role::Rank, 100),
+                (Role::Rank, 100),
+                (Role::Forked, 101),
+                (Role::Spawned, 102),
+                (Role::Rank, 55)
+            ]
         );
         assert_eq!(pid_of(&procs[3]), Some(103));
         // Logs that say nothing (C's): each a rank, in start order.

@@ -7,8 +7,8 @@
 
 use std::collections::HashMap;
 
-use darshan_log::reduce::{combine_processes, reduce_ranks, Reducer};
 use darshan_log::record::Extra;
+use darshan_log::reduce::{combine_processes, reduce_ranks, Reducer};
 use darshan_log::Record;
 
 /// A module's records as words; `like` gives the layout back.

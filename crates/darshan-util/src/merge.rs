@@ -287,8 +287,12 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
         job.nprocs = inputs.len() as i64;
     }
     let meta = String::from_utf8_lossy(&job.metadata).into_owned();
-    job.metadata =
-        meta.lines().filter(|l| !FILE_ONLY_METADATA.iter().any(|k| l.starts_with(k))).map(|l| format!("{l}\n")).collect::<String>().into_bytes();
+    job.metadata = meta
+        .lines()
+        .filter(|l| !FILE_ONLY_METADATA.iter().any(|k| l.starts_with(k)))
+        .map(|l| format!("{l}\n"))
+        .collect::<String>()
+        .into_bytes();
 
     write_new_log(out, |w, werr| {
         w.write_job(&job).map_err(werr)?;
@@ -318,8 +322,11 @@ pub fn write_new_log<T>(
     out: &Path,
     fill: impl FnOnce(&mut NewLogWriter, &dyn Fn(darshan_log::LogError) -> MergeError) -> Result<T, MergeError>,
 ) -> Result<T, MergeError> {
-    let (new, file) = darshan_log::safe_fs::NewFile::create(out)
-        .map_err(|e| MergeError::Io { what: "cannot create", path: out.to_path_buf(), source: e })?;
+    let (new, file) = darshan_log::safe_fs::NewFile::create(out).map_err(|e| MergeError::Io {
+        what: "cannot create",
+        path: out.to_path_buf(),
+        source: e,
+    })?;
     let tmp = new.temp_path();
     let werr = |e: darshan_log::LogError| MergeError::Write { path: tmp.clone(), source: e };
     let mut w = LogWriter::new(std::io::BufWriter::new(file), Compression::Zlib).map_err(werr)?;

@@ -69,7 +69,8 @@ pub fn config_dirs(work: &Path, logs: &[PathBuf], n: usize, seed: u64) -> Vec<(P
             continue;
         }
         let (text, what) = config_text(&mut rng);
-        let linked = std::fs::hard_link(log, d.join("seed.darshan")).or_else(|_| std::fs::copy(log, d.join("seed.darshan")).map(|_| ()));
+        let linked = std::fs::hard_link(log, d.join("seed.darshan"))
+            .or_else(|_| std::fs::copy(log, d.join("seed.darshan")).map(|_| ()));
         if std::fs::write(d.join("config.json"), text).is_ok() && linked.is_ok() {
             let size = std::fs::metadata(log).map(|m| m.len()).unwrap_or(0);
             out.push((d, size, format!("{what} ({})", log.display())));

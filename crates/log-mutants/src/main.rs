@@ -224,7 +224,13 @@ fn run_all(args: &Args, mutants: &[MutantFile], report: &Mutex<Report>) {
         }
     }
     // Lying thresholds files, each with a seed log.
-    let seeds: Vec<PathBuf> = mutants.iter().map(|m| PathBuf::from(&m.seed_log)).collect::<std::collections::BTreeSet<_>>().into_iter().take(4).collect();
+    let seeds: Vec<PathBuf> = mutants
+        .iter()
+        .map(|m| PathBuf::from(&m.seed_log))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .take(4)
+        .collect();
     for (dir, size, what) in log_mutants::inputs::config_dirs(&args.work, &seeds, 4 * args.per_log, args.seed) {
         for t in TOOLS.iter().filter(|t| t.input == Input::Config) {
             jobs.push(Job { tool: t, input: dir.clone(), size: size.max(4 << 20), what: what.clone() });

@@ -8,9 +8,9 @@
 
 use std::io::{Read, Write};
 
+use darshan_log::extension;
 use darshan_log::header::{LogVersion, RegionMap, HEADER_SIZE, OLD_HEADER_SIZE};
 use darshan_log::modules::MAX_MODS;
-use darshan_log::extension;
 use darshan_log::region::RegionReader;
 use darshan_log::{Compression, Header};
 

@@ -93,9 +93,11 @@ fn go(cli: &Cli) -> Result<u8, (u8, String)> {
         let _ = signal_hook::flag::register_conditional_shutdown(sig, 1, stop.clone());
         let _ = signal_hook::flag::register(sig, stop.clone());
     }
-    let opts = run::Options { jobs, progress: !cli.quiet && !cli.json, commit_every: cli.commit_every, stop: Some(stop) };
+    let opts =
+        run::Options { jobs, progress: !cli.quiet && !cli.json, commit_every: cli.commit_every, stop: Some(stop) };
     let db = cli.db.display().to_string();
-    let mut sum = run::ingest(&cli.logdirs, &mut store, &opts).map_err(|e| (USAGE, format!("{}: {e}", visible(&db))))?;
+    let mut sum =
+        run::ingest(&cli.logdirs, &mut store, &opts).map_err(|e| (USAGE, format!("{}: {e}", visible(&db))))?;
     sum.database = cli.db.display().to_string();
     let export = match &cli.parquet {
         Some(dir) => Some(parquet_out::export(&store, dir).map_err(|e| (USAGE, e.to_string()))?),

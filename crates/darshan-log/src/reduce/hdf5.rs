@@ -1,8 +1,8 @@
 //! The shared-record reductions of H5F and H5D (darshan-hdf5.c's
 //! reduction operators, docs/counter-rules.md §6).
 
-use super::Reducer;
 use super::ops::{self as op, Rules};
+use super::Reducer;
 use crate::counters::{h5d::typed as d, h5f::typed as fc};
 
 use d::MAX_NDIMS;

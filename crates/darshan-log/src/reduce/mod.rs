@@ -85,7 +85,6 @@ pub fn variance_of(w: &[u64]) -> f64 {
     }
 }
 
-
 /// Every rank's copy of one record (its words: id, rank, counters,
 /// fcounters), in rank order: the rank -1 record. None for no copies.
 pub fn reduce_ranks(copies: &[&[u64]], rules: &dyn Reducer) -> Option<Vec<u64>> {

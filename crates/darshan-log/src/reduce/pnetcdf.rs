@@ -1,8 +1,8 @@
 //! The shared-record reductions of PNETCDF_FILE and PNETCDF_VAR
 //! (darshan-pnetcdf.c's reduction operators, docs/counter-rules.md §6).
 
-use super::Reducer;
 use super::ops::{self as op, Rules};
+use super::Reducer;
 use crate::counters::{pnetcdf_file::typed as fc, pnetcdf_var::typed as v};
 
 use v::MAX_NDIMS;

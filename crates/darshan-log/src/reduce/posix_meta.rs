@@ -2,8 +2,8 @@
 //! ranks, the first start is the earliest, the last end the latest, the
 //! slowest call the slowest of any rank (docs/posix-meta.md).
 
-use super::Reducer;
 use super::ops as op;
+use super::Reducer;
 use crate::counters::posix_meta::typed as c;
 use crate::counters::posix_meta::Combine;
 

@@ -80,7 +80,10 @@ fn stdio_and_mpiio(cx: &Ctx, out: &mut Vec<Finding>) {
         } else if !cx.mpi {
             cx.withhold(
                 "M01",
-                format!("{} processes without MPI (a job merge of their logs): MPI-IO is not at hand for them", cx.nprocs),
+                format!(
+                    "{} processes without MPI (a job merge of their logs): MPI-IO is not at hand for them",
+                    cx.nprocs
+                ),
             );
         } else {
             out.push(finding(
@@ -196,7 +199,11 @@ fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
             let small_bytes = small_bytes_bound(p, what);
             let minor = moved > 0 && (small_bytes as f64) < moved as f64 * 0.01;
             if minor {
-                ev.push(format!("at most {} in them ({} of the bytes {what})", b(small_bytes as f64), pct(small_bytes, moved)));
+                ev.push(format!(
+                    "at most {} in them ({} of the bytes {what})",
+                    b(small_bytes as f64),
+                    pct(small_bytes, moved)
+                ));
             }
             out.push(finding(
                 code,

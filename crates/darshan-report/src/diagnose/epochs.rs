@@ -101,7 +101,9 @@ fn pass_times(cx: &Ctx, read: i64, extent: i64) -> Option<String> {
         .windows(2)
         .enumerate()
         .take(10)
-        .map(|(k, w)| format!("{}: {} ({}/s)", k + 1, crate::units::secs(w[1] - w[0]), b(extent as f64 / (w[1] - w[0]).max(1e-9))))
+        .map(|(k, w)| {
+            format!("{}: {} ({}/s)", k + 1, crate::units::secs(w[1] - w[0]), b(extent as f64 / (w[1] - w[0]).max(1e-9)))
+        })
         .collect();
     Some(format!(
         "per pass, from the {source} ({} bins; the first began {} into the job): {}{}",

@@ -81,7 +81,9 @@ impl Ctx<'_> {
     /// The application's files of a module (the MPI library's own left out).
     pub fn files_of(&self, module: usize) -> impl Iterator<Item = &FileAgg> {
         let software = !self.counting_software.get();
-        self.files.of(module).filter(move |e| !self.internal.contains(&e.id) && !(software && self.software.contains(&e.id)))
+        self.files
+            .of(module)
+            .filter(move |e| !self.internal.contains(&e.id) && !(software && self.software.contains(&e.id)))
     }
 
     /// Hold a rule back, saying why (once per code and reason).
@@ -193,7 +195,8 @@ pub fn diagnose(cx: &Ctx, metrics: &Metrics) -> (Vec<Finding>, Vec<Withheld>) {
     let (with_software, held_with_software) = with_software_counted(cx);
     let mut out = drishti::insights(cx);
     out.extend(lustre::advice(cx));
-    let decided = |code: &str| out.iter().any(|f| f.code == code) || cx.withheld.borrow().iter().any(|w| w.code == code);
+    let decided =
+        |code: &str| out.iter().any(|f| f.code == code) || cx.withheld.borrow().iter().any(|w| w.code == code);
     for code in with_software {
         if !decided(&code) {
             cx.withhold(
@@ -206,7 +209,10 @@ pub fn diagnose(cx: &Ctx, metrics: &Metrics) -> (Vec<Finding>, Vec<Withheld>) {
     }
     for w in held_with_software {
         if !decided(&w.code) {
-            cx.withhold(&w.code, format!("{} (with the software loading counted; without it the rule does not apply)", w.reason));
+            cx.withhold(
+                &w.code,
+                format!("{} (with the software loading counted; without it the rule does not apply)", w.reason),
+            );
         }
     }
     out.extend(seed::findings(cx, metrics));

@@ -126,7 +126,8 @@ fn process_grid(p: &crate::model::Processes) -> Option<crate::model::Heatmap> {
     if nbins == 0 || rows.iter().all(|r| r.iter().all(|v| *v == 0.0)) {
         return None;
     }
-    let read_per_bin: Vec<f64> = (0..nbins).map(|b| rows.iter().map(|r| r.get(b).copied().unwrap_or(0.0)).sum()).collect();
+    let read_per_bin: Vec<f64> =
+        (0..nbins).map(|b| rows.iter().map(|r| r.get(b).copied().unwrap_or(0.0)).sum()).collect();
     Some(crate::model::Heatmap {
         name: format!("Reads by process ({})", p.timeline_source),
         source: "PROCESSES".to_string(),

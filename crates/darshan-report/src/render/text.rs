@@ -133,7 +133,11 @@ pub fn render(r: &Report) -> String {
             let _ = writeln!(o, "  operations         {}", ops.join(", "));
         }
         if !s.not_recorded.is_empty() {
-            let _ = writeln!(o, "  not recorded       {} (the runtime that wrote this log does not count them)", s.not_recorded.join(", "));
+            let _ = writeln!(
+                o,
+                "  not recorded       {} (the runtime that wrote this log does not count them)",
+                s.not_recorded.join(", ")
+            );
         }
     }
     files(&mut o, r);
@@ -265,7 +269,8 @@ const PROCESS_ROWS: usize = 32;
 /// The job's processes: roles, the readers side by side, and a row each
 /// with a read timeline.
 fn processes(o: &mut String, p: &crate::model::Processes) {
-    let roles: Vec<String> = p.roles.iter().map(|(r, n)| format!("{n} {r}{}", if *n == 1 { "" } else { "s" })).collect();
+    let roles: Vec<String> =
+        p.roles.iter().map(|(r, n)| format!("{n} {r}{}", if *n == 1 { "" } else { "s" })).collect();
     let order = if p.ranked_by_start { " (ranks in start order: the logs name none)" } else { "" };
     let _ = writeln!(o, "\nProcesses: {}{order}", roles.join(", "));
     if let Some(rd) = &p.readers {
@@ -293,7 +298,17 @@ fn processes(o: &mut String, p: &crate::model::Processes) {
     let _ = writeln!(
         o,
         "  {:>5} {:<15} {:>8} {:>8} {:>9} {:>10} {:>10} {:>10}  reads over time ({} bins of {}, {})",
-        "rank", "role", "pid", "parent", "start", "first read", "read", "read time", p.rows.first().map_or(0, |r| r.timeline.len()), secs(p.bin_width), p.timeline_source
+        "rank",
+        "role",
+        "pid",
+        "parent",
+        "start",
+        "first read",
+        "read",
+        "read time",
+        p.rows.first().map_or(0, |r| r.timeline.len()),
+        secs(p.bin_width),
+        p.timeline_source
     );
     for r in p.rows.iter().take(PROCESS_ROWS) {
         let id = |v: Option<i64>| v.map_or("-".to_string(), |v| v.to_string());
@@ -318,8 +333,17 @@ fn processes(o: &mut String, p: &crate::model::Processes) {
 
 /// Bins as a line of block characters, scaled to `top`.
 fn spark(bins: &[i64], top: i64) -> String {
-    const BLOCKS: [char; 9] = [' ', '\u{2581}', '\u{2582}', '\u{2583}', '\u{2584}', '\u{2585}', '\u{2586}', '\u{2587}', '\u{2588}'];
+    const BLOCKS: [char; 9] =
+        [' ', '\u{2581}', '\u{2582}', '\u{2583}', '\u{2584}', '\u{2585}', '\u{2586}', '\u{2587}', '\u{2588}'];
     bins.iter()
-        .map(|&b| if b <= 0 || top <= 0 { '.' } else { BLOCKS[(1 + (b as f64 / top as f64 * 7.0).round() as usize).min(8)] })
+        .map(
+            |&b| {
+                if b <= 0 || top <= 0 {
+                    '.'
+                } else {
+                    BLOCKS[(1 + (b as f64 / top as f64 * 7.0).round() as usize).min(8)]
+                }
+            },
+        )
         .collect()
 }

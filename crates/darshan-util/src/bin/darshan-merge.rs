@@ -64,7 +64,11 @@ fn merge_jobs(inputs: &[PathBuf], out: Option<PathBuf>, a: JobArgs, end: Option<
         *procs = kept;
     }
     if jobs.is_empty() {
-        darshan_util::say!("darshan-merge: no log of {} among {} file(s)", a.key.as_deref().map_or("any job".into(), |k| format!("job {k:?}")), logs.len());
+        darshan_util::say!(
+            "darshan-merge: no log of {} among {} file(s)",
+            a.key.as_deref().map_or("any job".into(), |k| format!("job {k:?}")),
+            logs.len()
+        );
         return 1;
     }
     if out.is_some() && jobs.len() > 1 {
