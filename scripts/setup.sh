@@ -18,6 +18,12 @@
 # Safe to run again; skips what is done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The lint gate in `just test` needs clippy and rustfmt beside cargo.
+if command -v rustup >/dev/null; then
+    for c in clippy rustfmt; do
+        rustup component list --installed 2>/dev/null | grep -q "^$c" || rustup component add "$c"
+    done
+fi
 need_apt=()
 command -v cc >/dev/null || need_apt+=(gcc libc6-dev)
 command -v tar >/dev/null || need_apt+=(tar)

@@ -51,6 +51,11 @@ if ! scripts/setup.sh || ! cargo build --release; then
     summary
     exit 1
 fi
+# The lint gate: formatting, then clippy over every crate and target with
+# warnings as errors (the workspace's lints: every unsafe block with its
+# SAFETY comment, no unsafe operation unmarked in an unsafe fn).
+check "cargo fmt --check" cargo fmt --check
+check "cargo clippy -D warnings" cargo clippy --release --workspace --all-targets -q -- -D warnings
 # A FUSE mount a killed earlier run left under the test tree (the LUSTRE
 # tests' file system) would make its removal fail: detach it first.
 awk -v t="$PWD/target/preload-tests/" 'index($2, t) == 1 {print $2}' /proc/mounts | while read -r m; do

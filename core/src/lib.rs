@@ -8,8 +8,9 @@
 //! runs; everything platform-specific (clock, statfs, stderr) comes
 //! through [`platform::Platform`], which the `ffi` crate implements.
 //!
-//! No unsafe code except in `arena.rs`: one fallible zeroed allocation
-//! (the record memory) and the MAP_SHARED file of the crash-safe mode.
+//! No unsafe code except in `arena.rs` (one fallible zeroed allocation:
+//! the record memory) and `logmap.rs` (the MAP_SHARED file of the
+//! crash-safe mode), each block with its SAFETY comment.
 #![deny(unsafe_code)]
 
 pub mod access_tuples;

@@ -76,7 +76,6 @@ impl<R: RecordRt> Records for RecordSet<R> {
 }
 
 /// Rank word of a record reduced across ranks.
-
 pub struct RecordSet<R> {
     module: usize,
     rank: i64,

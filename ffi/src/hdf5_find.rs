@@ -193,6 +193,7 @@ fn owner_of(sym: *mut c_void) -> Option<(*mut c_void, usize)> {
     }
     // SAFETY: dladdr only reads the loader's tables; `info` is writable.
     let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: `sym` is an address the loader gave; dladdr writes `info`.
     if unsafe { libc::dladdr(sym, &mut info) } == 0 || info.dli_fname.is_null() || info.dli_fbase == own_base() {
         return None;
     }
@@ -206,6 +207,7 @@ fn owner_of(sym: *mut c_void) -> Option<(*mut c_void, usize)> {
 fn own_base() -> *mut c_void {
     // SAFETY: as above, for a function of this library.
     let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: this function's own address; dladdr writes `info`.
     unsafe { libc::dladdr(own_base as *const c_void, &mut info) };
     info.dli_fbase
 }
@@ -213,6 +215,7 @@ fn own_base() -> *mut c_void {
 unsafe extern "C" fn first_defining(info: *mut libc::dl_phdr_info, _size: usize, data: *mut c_void) -> c_int {
     // SAFETY: the loader passes a valid entry and our `found` pointer.
     let (info, found) = unsafe { (&*info, &mut *data.cast::<Option<(*mut c_void, usize)>>()) };
+    // SAFETY: a non-null name the loader keeps for the object's lifetime.
     if info.dlpi_name.is_null() || unsafe { *info.dlpi_name } == 0 {
         return 0;
     }

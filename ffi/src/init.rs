@@ -424,6 +424,7 @@ pub fn fork() -> libc::pid_t {
     let mut pid = -1;
     // SAFETY: plain fork; every runtime lock is held by this thread.
     runtime::with_all_locked(&mut || {
+        // SAFETY: as said above: every runtime lock is held here.
         pid = unsafe { real_fork() };
         // Before the guards taken for the fork are released here: the
         // child must not write its parent's live sequence words.

@@ -1,8 +1,10 @@
 //! `libdarshan.so`: the only crate that exports C symbols. It holds the
 //! wrappers of every POSIX and STDIO entry point, the constructor and
 //! destructor, fork and `_exit` handling, and the clock. Every `unsafe`
-//! block of the runtime is here, each with its SAFETY comment; the modules
-//! and the core are `#![forbid(unsafe_code)]`.
+//! block of the runtime is here or in the core's crash-safe store, each
+//! with its SAFETY comment (clippy's `undocumented_unsafe_blocks` denies
+//! one without); the modules are `#![forbid(unsafe_code)]`, the core
+//! `#![deny(unsafe_code)]` but for `arena.rs` and `logmap.rs`.
 //!
 //! Rules followed (docs/interposition.md): real functions through
 //! cached `dlsym(RTLD_NEXT)`; a const thread-local guard so the runtime's

@@ -157,6 +157,8 @@ macro_rules! by_fd {
         #[no_mangle]
         pub unsafe extern "C" fn $name($fd: c_int $(, $a: $t)*) -> $ret {
             let Some(r) = real::$name() else { return enosys() };
+            // SAFETY: the caller's arguments, passed on unchanged to the
+            // function the loader resolved under this name.
             on_fd(c::$k, $fd, || unsafe { r($fd $(, $a)*) })
         }
     )*};
@@ -179,12 +181,14 @@ by_fd! {
 #[no_mangle]
 pub unsafe extern "C" fn posix_fallocate(fd: c_int, off: off_t, len: off_t) -> c_int {
     let Some(r) = real::posix_fallocate() else { return libc::ENOSYS };
+    // SAFETY: the caller's arguments, passed on to the real function.
     on_fd(c::FALLOCATES, fd, || ErrNo(unsafe { r(fd, off, len) })).0
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn posix_fallocate64(fd: c_int, off: off64_t, len: off64_t) -> c_int {
     let Some(r) = real::posix_fallocate64() else { return libc::ENOSYS };
+    // SAFETY: the caller's arguments, passed on to the real function.
     on_fd(c::FALLOCATES, fd, || ErrNo(unsafe { r(fd, off, len) })).0
 }
 

@@ -30,8 +30,8 @@ impl Platform for Libc {
         let w = crate::real::write();
         let mut rest = msg;
         while !rest.is_empty() {
-            // SAFETY: `rest` is a valid buffer of the given length.
             let n = match w {
+                // SAFETY: `rest` is a valid buffer of the given length.
                 Some(w) => unsafe { w(2, rest.as_ptr().cast(), rest.len()) },
                 None => -1,
             };

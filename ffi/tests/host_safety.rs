@@ -894,3 +894,19 @@ fn the_programs_own_hb_mc_rc_variables_never_reach_the_log_encoder() {
     let tuned = names_region("tuned", &[("HB", "9"), ("MC", "1"), ("RC", "1")]);
     assert!(plain == tuned, "name region: {} bytes plain, {} with HB/MC/RC set", plain.len(), tuned.len());
 }
+
+/// `ab_calls` (the benchmark's program) run without its paths opened
+/// "(null)" and "(null).stdio" in its working directory, and an empty
+/// "(null).stdio" was committed at the repository's root: it now refuses
+/// with its usage and makes nothing.
+#[test]
+fn ab_calls_without_its_paths_makes_no_null_named_file() {
+    let d = scratch("ab-calls-usage");
+    let exe = compile("ab_calls", &d, &[]);
+    let cwd = d.join("cwd");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let o = output(Command::new(&exe).current_dir(&cwd));
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).starts_with("usage: ab_calls"));
+    assert_eq!(std::fs::read_dir(&cwd).unwrap().count(), 0, "nothing made");
+}

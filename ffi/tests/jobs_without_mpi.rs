@@ -487,7 +487,10 @@ fn a_python_loader_pool_is_three_passes_over_its_data_set_and_nothing_else() {
     let split = app["split"].as_object().unwrap();
     assert!(!split.is_empty());
     for (pid, bytes) in split {
-        let w = rows.iter().find(|x| x["pid"].to_string() == *pid).unwrap_or_else(|| panic!("worker {pid}: {rows:?}"));
+        let w = rows
+            .iter()
+            .find(|x| x["pid"].as_i64().is_some_and(|p| p.to_string() == *pid))
+            .unwrap_or_else(|| panic!("worker {pid}: {rows:?}"));
         assert_eq!(w["role"], "forked worker", "{w}");
         assert_eq!(w["parent_pid"], main, "{w}");
         assert_eq!(w["bytes_read"], *bytes, "worker {pid}: the job counted {bytes}");

@@ -424,11 +424,11 @@ fn a_module_busy_when_first_seen_is_flagged_when_it_is_taken() {
     assert!(word > 0 && word % 2 == 0, "POSIX publishes a word: {word}");
     let mut t = darshan_live::Tracker::new(Vec::new());
     f.write_all_at(&(word + 1).to_le_bytes(), word_at).unwrap();
-    let first = t.interval(&[copy.clone()]);
+    let first = t.interval(std::slice::from_ref(&copy));
     assert!(first.processes[0].stale.contains(&"POSIX".to_string()), "busy at every try: {:?}", first.processes[0]);
     f.write_all_at(&(word + 2).to_le_bytes(), word_at).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(50));
-    let second = t.interval(&[copy.clone()]);
+    let second = t.interval(std::slice::from_ref(&copy));
     let p = &second.processes[0];
     assert!(p.delta["POSIX"].bytes_written > 0, "{p:?}");
     assert!(p.stale.contains(&"POSIX".to_string()), "its history given as one interval's delta, unflagged: {p:?}");

@@ -37,6 +37,13 @@ static const char *names[NOPS] = {"pwrite", "pread", "fprintf", "fgets"};
 
 int main(int argc, char **argv)
 {
+    /* Without its two paths it would open "(null)" and "(null).stdio" in
+     * the current directory (one was once committed at the repository's
+     * root). */
+    if (argc < 3) {
+        fprintf(stderr, "usage: ab_calls <recorded file> <excluded file> [rounds] [block]\n");
+        return 2;
+    }
     int rounds = argc > 3 ? atoi(argv[3]) : 101;
     long block = argc > 4 ? atol(argv[4]) : 20000;
     char sp[2][4096];

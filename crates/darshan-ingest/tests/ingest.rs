@@ -442,10 +442,10 @@ fn a_job_without_mpi_is_one_job_whether_or_not_its_logs_were_merged() {
     };
     // Not merged: the ingest makes the job log.
     let db = d.join("unmerged.db");
-    let s = ingest(&[logs.clone()], &db);
+    let s = ingest(std::slice::from_ref(&logs), &db);
     assert_eq!((s.ingested, s.process_logs_grouped, s.job_logs_made, s.failed), (1, 4, 1, 0), "{s:?}");
     one_job(&db);
-    let again = ingest(&[logs.clone()], &db);
+    let again = ingest(std::slice::from_ref(&logs), &db);
     assert_eq!((again.ingested, again.unchanged), (0, 4), "{again:?}");
     // Merged beside them by darshan-merge --job: the job log stands for them.
     let (mut jobs, _) = darshan_util::job_inputs::group_by_job(&procs);
@@ -459,7 +459,7 @@ fn a_job_without_mpi_is_one_job_whether_or_not_its_logs_were_merged() {
     )
     .unwrap();
     let db = d.join("merged.db");
-    let s = ingest(&[logs.clone()], &db);
+    let s = ingest(std::slice::from_ref(&logs), &db);
     assert_eq!((s.ingested, s.process_logs_grouped, s.job_logs_made), (1, 4, 0), "{s:?}");
     one_job(&db);
 }

@@ -196,7 +196,7 @@ fn module_regions(h: &Header) -> Vec<(usize, RegionMap)> {
 fn unmoved(prev: Option<&Snapshot>, m: usize, map: RegionMap, now: &[u64; MAX_MODS]) -> bool {
     let Some(p) = prev else { return false };
     let word = now[m];
-    let same = if word == 0 { p.quiet.get(&m) == Some(now) } else { word % 2 == 0 && p.words[m] == word };
+    let same = if word == 0 { p.quiet.get(&m) == Some(now) } else { word.is_multiple_of(2) && p.words[m] == word };
     same && p.maps[m] == map && p.modules.contains_key(&m)
 }
 

@@ -224,7 +224,7 @@ impl Metrics {
                         j.uid,
                         label(&j.exe),
                         label(m),
-                        get(&t)
+                        get(t)
                     );
                 }
             }

@@ -60,7 +60,7 @@ fn a_fifo_named_like_a_crash_safe_file_is_neither_listed_nor_waited_on() {
     let p = d.join("u_prog_id1_mmap-log-1-0.darshan");
     let st = darshan_test_support::status(std::process::Command::new("mkfifo").arg(&p));
     assert!(st.success());
-    assert!(find_files(&[d.clone()], 0).is_empty(), "listed");
+    assert!(find_files(std::slice::from_ref(&d), 0).is_empty(), "listed");
     assert!(matches!(take_within(&p), Err(LiveError::NotAFile { .. })));
 }
 
@@ -71,7 +71,7 @@ fn a_link_named_like_a_crash_safe_file_is_not_followed() {
     sparse_claiming(&target, 4096);
     let p = d.join("u_prog_id1_mmap-log-1-0.darshan");
     std::os::unix::fs::symlink(&target, &p).unwrap();
-    assert!(find_files(&[d.clone()], 0).is_empty(), "listed");
+    assert!(find_files(std::slice::from_ref(&d), 0).is_empty(), "listed");
     // A link another user owns is never followed (a root daemon's own
     // links are its own to trust): made another user's where we can.
     if std::os::unix::fs::lchown(&p, Some(65534), Some(65534)).is_ok() {
@@ -145,7 +145,7 @@ fn a_file_saying_it_is_another_users_is_refused() {
     assert_eq!(i64::from(s.owner), my_uid());
     // The tracker counts the refusal and reports nothing under the lie.
     saying_uid(&p, my_uid() + 1001);
-    let iv = darshan_live::Tracker::new(Vec::new()).interval(&[p.clone()]);
+    let iv = darshan_live::Tracker::new(Vec::new()).interval(std::slice::from_ref(&p));
     assert!(iv.processes.is_empty() && iv.refused.len() == 1 && iv.refused[0].contains("refused"), "{:?}", iv.refused);
     let _ = std::fs::remove_dir_all(&d);
 }

@@ -203,7 +203,8 @@ mod tests {
         let good = file(&h, 25);
         let n_at = good.len() - FOOTER_SIZE;
         let entry = n_at - ENTRY_SIZE;
-        let cases: Vec<(&str, Box<dyn Fn(&mut Vec<u8>)>)> = vec![
+        type Lie = Box<dyn Fn(&mut Vec<u8>)>;
+        let cases: Vec<(&str, Lie)> = vec![
             ("count beyond the file", Box::new(move |f| f[n_at..n_at + 4].copy_from_slice(&u32::MAX.to_le_bytes()))),
             ("count zero", Box::new(move |f| f[n_at..n_at + 4].copy_from_slice(&0u32.to_le_bytes()))),
             ("a known id", Box::new(move |f| f[entry..entry + 4].copy_from_slice(&1u32.to_le_bytes()))),

@@ -78,7 +78,7 @@ fn pass_times(cx: &Ctx, read: i64, extent: i64) -> Option<String> {
     let heat = ["DXT_POSIX", "HEATMAP POSIX"].iter().find_map(|n| cx.heatmaps.iter().find(|h| h.name == *n))?;
     let total: f64 = heat.read_per_bin.iter().sum();
     let full = (read / extent.max(1)).min(1000) as usize;
-    if total <= 0.0 || full < 2 || !(heat.bin_width > 0.0) {
+    if total <= 0.0 || full < 2 || heat.bin_width.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
         return None;
     }
     let (first, share) = if total >= read as f64 {

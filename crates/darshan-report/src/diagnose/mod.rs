@@ -83,7 +83,7 @@ impl Ctx<'_> {
         let software = !self.counting_software.get();
         self.files
             .of(module)
-            .filter(move |e| !self.internal.contains(&e.id) && !(software && self.software.contains(&e.id)))
+            .filter(move |e| !self.internal.contains(&e.id) && (!software || !self.software.contains(&e.id)))
     }
 
     /// Hold a rule back, saying why (once per code and reason).
