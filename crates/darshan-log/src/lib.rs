@@ -22,7 +22,6 @@ pub mod job;
 pub mod log;
 pub mod modules;
 pub mod names;
-pub mod names_table;
 pub mod record;
 pub mod reduce;
 pub mod region;

@@ -1,7 +1,7 @@
 //! Module ids (3.41 numbering), names, and the format versions this library
 //! reads and writes.
 
-use crate::names_table::*;
+use crate::counters;
 
 pub const MAX_MODS: usize = 64;
 /// Ids 0..KNOWN_MODULE_COUNT have names; later ids are "unknown".
@@ -124,23 +124,24 @@ pub fn read_version(id: usize) -> u32 {
     }
 }
 
-/// Counter and fcounter names of a fixed-layout module, in on-disk order.
+/// Counter and fcounter names of a fixed-layout module, in on-disk order
+/// (each module's `layout!` makes them).
 pub fn counter_names(id: usize) -> (&'static [&'static str], &'static [&'static str]) {
     match id {
-        NULL => (&NULL_NAMES, &NULL_F_NAMES),
-        POSIX => (&POSIX_NAMES, &POSIX_F_NAMES),
-        MPIIO => (&MPIIO_NAMES, &MPIIO_F_NAMES),
-        H5F => (&H5F_NAMES, &H5F_F_NAMES),
-        H5D => (&H5D_NAMES, &H5D_F_NAMES),
-        PNETCDF_FILE => (&PNETCDF_FILE_NAMES, &PNETCDF_FILE_F_NAMES),
-        PNETCDF_VAR => (&PNETCDF_VAR_NAMES, &PNETCDF_VAR_F_NAMES),
-        BGQ => (&BGQ_NAMES, &BGQ_F_NAMES),
-        STDIO => (&STDIO_NAMES, &STDIO_F_NAMES),
-        MDHIM => (&MDHIM_NAMES, &MDHIM_F_NAMES),
-        DFS => (&DFS_NAMES, &DFS_F_NAMES),
-        DAOS => (&DAOS_NAMES, &DAOS_F_NAMES),
-        POSIX_META => (&POSIX_META_NAMES, &POSIX_META_F_NAMES),
-        PROCESSES => (&PROCESSES_NAMES, &PROCESSES_F_NAMES),
+        NULL => (&counters::null::NAMES, &counters::null::F_NAMES),
+        POSIX => (&counters::posix::NAMES, &counters::posix::F_NAMES),
+        MPIIO => (&counters::mpiio::NAMES, &counters::mpiio::F_NAMES),
+        H5F => (&counters::h5f::NAMES, &counters::h5f::F_NAMES),
+        H5D => (&counters::h5d::NAMES, &counters::h5d::F_NAMES),
+        PNETCDF_FILE => (&counters::pnetcdf_file::NAMES, &counters::pnetcdf_file::F_NAMES),
+        PNETCDF_VAR => (&counters::pnetcdf_var::NAMES, &counters::pnetcdf_var::F_NAMES),
+        BGQ => (&counters::bgq::NAMES, &counters::bgq::F_NAMES),
+        STDIO => (&counters::stdio::NAMES, &counters::stdio::F_NAMES),
+        MDHIM => (&counters::mdhim::NAMES, &counters::mdhim::F_NAMES),
+        DFS => (&counters::dfs::NAMES, &counters::dfs::F_NAMES),
+        DAOS => (&counters::daos::NAMES, &counters::daos::F_NAMES),
+        POSIX_META => (&counters::posix_meta::NAMES, &counters::posix_meta::F_NAMES),
+        PROCESSES => (&counters::processes::NAMES, &counters::processes::F_NAMES),
         _ => (&[], &[]),
     }
 }
