@@ -4,8 +4,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use darshan_log::modules;
+use darshan_log::roles::Roles;
 use darshan_log::Record;
-use darshan_report::layout::Layout;
 use serde::Serialize;
 
 /// What a module's records add up to.
@@ -55,11 +55,8 @@ impl Totals {
 
 /// Counters named `<PREFIX>_<suffix>` of a module, found once.
 fn counter(module: usize, suffix: &str) -> Option<usize> {
-    let prefix = darshan_report::layout::prefix(module).or(if module == modules::POSIX_META {
-        Some("POSIX_META")
-    } else {
-        None
-    })?;
+    let prefix =
+        darshan_log::roles::prefix(module).or(if module == modules::POSIX_META { Some("POSIX_META") } else { None })?;
     modules::counter_names(module)
         .0
         .iter()
@@ -88,7 +85,7 @@ const NAMESPACE: [&str; 14] = [
 /// module (not per record: a reader sums every record of every process
 /// every interval).
 struct Where {
-    layout: Option<Layout>,
+    layout: Option<Roles>,
     meta: Vec<usize>,
 }
 
@@ -99,7 +96,7 @@ fn where_of(module: usize) -> &'static Where {
             .map(|m| {
                 let suffixes: &[&str] = if m == modules::POSIX_META { &NAMESPACE } else { &META_SUFFIXES };
                 Where {
-                    layout: if counted(m) && m != modules::POSIX_META { Layout::of(m) } else { None },
+                    layout: if counted(m) && m != modules::POSIX_META { Roles::of(m) } else { None },
                     meta: if counted(m) { suffixes.iter().filter_map(|s| counter(m, s)).collect() } else { Vec::new() },
                 }
             })

@@ -25,6 +25,7 @@ pub mod names;
 pub mod record;
 pub mod reduce;
 pub mod region;
+pub mod roles;
 pub mod safe_fs;
 pub mod software;
 pub mod source;

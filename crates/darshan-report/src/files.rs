@@ -10,8 +10,8 @@ use darshan_log::modules::{self, module_name};
 use darshan_log::{NameTable, Record};
 use darshan_util::accum::{self, FileEntry};
 
-use crate::layout::Layout;
 use crate::model::FileRow;
+use darshan_log::roles::Roles;
 
 #[derive(Debug, Clone)]
 pub struct FileAgg {
@@ -182,7 +182,7 @@ pub struct Files {
 }
 
 impl Files {
-    pub fn add(&mut self, l: &Layout, r: &Record) {
+    pub fn add(&mut self, l: &Roles, r: &Record) {
         let i = match self.maps.iter().position(|(m, _)| *m == l.module) {
             Some(i) => i,
             None => {

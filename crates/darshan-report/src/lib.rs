@@ -9,7 +9,6 @@ pub mod collect;
 pub mod diagnose;
 pub mod files;
 pub mod heat;
-pub mod layout;
 pub mod model;
 pub mod modstats;
 pub mod namespace;

@@ -8,12 +8,12 @@ use darshan_log::modules::{self, counter_names, module_name};
 use darshan_log::Record;
 use darshan_util::accum::{self, Accumulator};
 
-use crate::layout::Layout;
 use crate::model::{AccessPattern, FileCategory, IoCost, ModuleStats, Overview};
+use darshan_log::roles::Roles;
 
 /// Everything summed over one module's records.
 pub struct ModuleSums {
-    pub layout: Layout,
+    pub layout: Roles,
     pub records: u64,
     /// Σ of every counter over all records (PyDarshan's `agg_ioops`).
     pub counters: Vec<i64>,
@@ -35,7 +35,7 @@ impl ModuleSums {
     }
 
     pub fn new(module: usize, nprocs: i64) -> Option<ModuleSums> {
-        let layout = Layout::of(module)?;
+        let layout = Roles::of(module)?;
         let n = counter_names(module).0.len();
         Some(ModuleSums {
             layout,

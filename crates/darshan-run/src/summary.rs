@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use darshan_log::modules;
+use darshan_log::roles::Roles;
 use darshan_log::{LogFile, Record};
-use darshan_report::layout::Layout;
 use darshan_report::units::bytes;
 use darshan_util::visible::{visible_bytes, Visible as V};
 
@@ -30,7 +30,7 @@ pub fn logs_in(dir: &Path) -> Vec<PathBuf> {
 
 /// (bytes read, bytes written, read+write+meta seconds) of one record of
 /// POSIX, MPI-IO or STDIO, found through darshan-report's layouts.
-fn io_of(l: &Layout, r: &Record) -> (i64, i64, f64) {
+fn io_of(l: &Roles, r: &Record) -> (i64, i64, f64) {
     let c = |i: Option<usize>| i.and_then(|i| r.counters.get(i)).copied().unwrap_or(0);
     let f = |i: Option<usize>| i.and_then(|i| r.fcounters.get(i)).copied().unwrap_or(0.0);
     (c(l.bytes_read), c(l.bytes_written), f(l.read_time) + f(l.write_time) + f(l.meta_time))
@@ -61,7 +61,7 @@ impl Totals {
         self.partial |= log.header.partial_flag;
         for m in log.modules_present() {
             let layout = match m {
-                modules::POSIX | modules::MPIIO | modules::STDIO => Layout::of(m),
+                modules::POSIX | modules::MPIIO | modules::STDIO => Roles::of(m),
                 _ => None,
             };
             let Some(layout) = layout else { continue };

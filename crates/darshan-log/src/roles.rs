@@ -1,12 +1,14 @@
-//! Where the counters a report needs live in each module's record, found
-//! once by name in the format crate's tables, so every module with the
-//! usual counters (bytes, times, histograms, common accesses, fastest and
-//! slowest rank) is handled by the same code.
+//! What each counter of a module's record is for the tools: bytes read
+//! and written, operations, times, the access-size buckets, the common
+//! accesses, the fastest and slowest rank. Found once per module from its
+//! names (which its `layout!` makes from its constants), so every module
+//! with the usual counters is handled by the same code: the report, the
+//! live view and the facility tools read the roles here.
 
-use darshan_log::modules::{self, counter_names};
+use crate::modules::{self, counter_names};
 
 #[derive(Debug, Default, Clone)]
-pub struct Layout {
+pub struct Roles {
     pub module: usize,
     pub prefix: &'static str,
     pub bytes_read: Option<usize>,
@@ -52,8 +54,8 @@ pub fn prefix(module: usize) -> Option<&'static str> {
     })
 }
 
-impl Layout {
-    pub fn of(module: usize) -> Option<Layout> {
+impl Roles {
+    pub fn of(module: usize) -> Option<Roles> {
         let prefix = prefix(module)?;
         let (names, fnames) = counter_names(module);
         let c = |suffix: &str| {
@@ -62,7 +64,7 @@ impl Layout {
         let f = |suffix: &str| {
             fnames.iter().position(|n| n.strip_prefix(prefix).and_then(|s| s.strip_prefix('_')) == Some(suffix))
         };
-        let mut l = Layout {
+        let mut l = Roles {
             module,
             prefix,
             bytes_read: c("BYTES_READ").or_else(|| c("ARRAY_BYTES_READ")),
@@ -134,19 +136,19 @@ mod tests {
 
     #[test]
     fn posix_and_mpiio_layouts_find_their_histograms_and_common_accesses() {
-        let p = Layout::of(modules::POSIX).unwrap();
+        let p = Roles::of(modules::POSIX).unwrap();
         assert_eq!(p.size_buckets.len(), 10);
         assert_eq!(p.size_buckets[0].0, "0_100");
-        let posix = darshan_log::counters::posix::SIZE_READ_0_100..=darshan_log::counters::posix::SIZE_READ_100K_1M;
+        let posix = crate::counters::posix::SIZE_READ_0_100..=crate::counters::posix::SIZE_READ_100K_1M;
         assert_eq!(p.small.iter().map(|s| s.0).collect::<Vec<_>>(), posix.collect::<Vec<_>>());
-        assert_eq!(p.reads, Some(darshan_log::counters::posix::READS));
+        assert_eq!(p.reads, Some(crate::counters::posix::READS));
         assert_eq!(p.access.len(), 4);
-        assert_eq!(p.bytes_read, Some(darshan_log::counters::posix::BYTES_READ));
-        assert_eq!(p.f_slowest_time, Some(darshan_log::counters::posix::F_SLOWEST_RANK_TIME));
-        let m = Layout::of(modules::MPIIO).unwrap();
+        assert_eq!(p.bytes_read, Some(crate::counters::posix::BYTES_READ));
+        assert_eq!(p.f_slowest_time, Some(crate::counters::posix::F_SLOWEST_RANK_TIME));
+        let m = Roles::of(modules::MPIIO).unwrap();
         assert_eq!(m.size_buckets.len(), 10);
         assert_eq!(m.size_buckets[9].0, "1G_PLUS");
-        let s = Layout::of(modules::STDIO).unwrap();
+        let s = Roles::of(modules::STDIO).unwrap();
         assert!(s.size_buckets.is_empty());
         assert!(s.max_byte_read.is_some());
     }
