@@ -294,10 +294,10 @@ fn stream_module(
 }
 
 /// A record's counters as columns; a counter Darshan did not record
-/// (darshan_log::counters::not_recorded: C's −1) is NULL, not a number.
+/// (darshan_log::roles::not_recorded: C's −1) is NULL, not a number.
 fn counter_values(rec: &Record) -> Row {
     let ints = rec.counters.iter().enumerate().map(|(k, v)| {
-        if darshan_log::counters::not_recorded(rec.module, k, *v) {
+        if darshan_log::roles::not_recorded(rec.module, k, *v) {
             Value::Null
         } else {
             Value::Int(*v)

@@ -7,6 +7,15 @@
 
 use crate::modules::{self, counter_names};
 
+/// Whether `value` of counter `k` of `module` is Darshan's "not
+/// recorded": C Darshan's LD_PRELOAD library does not wrap mmap and
+/// stores −1 in POSIX_MMAPS (docs/counter-rules.md). Such a value is no
+/// count: it is never summed or compared, shown as "not recorded" by the
+/// report and stored as NULL in the facility database.
+pub fn not_recorded(module: usize, k: usize, value: i64) -> bool {
+    value == -1 && module == modules::POSIX && k == crate::counters::posix::MMAPS
+}
+
 #[derive(Debug, Default, Clone)]
 pub struct Roles {
     pub module: usize,

@@ -191,15 +191,6 @@ macro_rules! layout {
     };
 }
 
-/// Whether `value` of counter `k` of `module` is Darshan's "not
-/// recorded": C Darshan's LD_PRELOAD library does not wrap mmap and
-/// stores −1 in POSIX_MMAPS (docs/counter-rules.md). Such a value is no
-/// count: it is never summed or compared, shown as "not recorded" by the
-/// report and stored as NULL in the facility database.
-pub fn not_recorded(module: usize, k: usize, value: i64) -> bool {
-    value == -1 && module == crate::modules::POSIX && k == posix::MMAPS
-}
-
 pub mod bgq;
 pub mod daos;
 pub mod dfs;
