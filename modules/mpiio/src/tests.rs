@@ -156,3 +156,124 @@ fn access_sizes_fill_the_aggregate_histogram_at_darshans_bucket_edges() {
     let got: Vec<i64> = c::words(c::SIZE_READ_AGG_0_100, c::SIZE_READ_AGG_1G_PLUS).map(|i| w[i] as i64).collect();
     assert_eq!(got, vec![2, 2, 1, 0, 0, 1, 1, 0, 0, 0]);
 }
+
+/// Split collectives (`*_begin`) count as SPLIT_, non-blocking calls
+/// (`MPI_File_i*`) as NB_, each never as collective or independent, and
+/// their bytes count as any access's.
+#[test]
+fn split_and_non_blocking_calls_have_counters_of_their_own() {
+    let m = mpiio(1);
+    m.on_open(0xE0, b"/data/split.dat", 1 | 4, 2, false, 1, 2);
+    m.on_io(0xE0, true, Access::Split, 4096, 0, 3, 4);
+    m.on_io(0xE0, false, Access::Split, 100, 0, 5, 6);
+    m.on_io(0xE0, true, Access::Nb, 10, 4096, 7, 8);
+    m.on_io(0xE0, true, Access::Nb, 10, 4106, 9, 10);
+    m.on_close(0xE0, 11, 12);
+    let w = &records(&m)[0];
+    let got: Vec<i64> = [c::SPLIT_WRITES, c::SPLIT_READS, c::NB_WRITES, c::NB_READS, c::COLL_WRITES, c::INDEP_WRITES]
+        .map(|k| counter(w, k))
+        .to_vec();
+    assert_eq!(got, [1, 1, 2, 0, 0, 0]);
+    assert_eq!((counter(w, c::BYTES_WRITTEN), counter(w, c::BYTES_READ)), (4116, 100));
+    assert_eq!(counter(w, c::COLL_OPENS), 1, "opened by a communicator of 2");
+}
+
+/// RW_SWITCHES counts each change of direction, not the first access:
+/// read, write, write, read, read, write is three changes.
+#[test]
+fn read_write_switches_count_each_change_of_direction() {
+    let m = mpiio(1);
+    m.on_open(0xE1, b"/data/rw.dat", 4, 1, false, 1, 2);
+    for (k, write) in [false, true, true, false, false, true].into_iter().enumerate() {
+        let t = 3 + 2 * k as Tick;
+        m.on_io(0xE1, write, Access::Indep, 8, 0, t, t + 1);
+    }
+    assert_eq!(counter(&records(&m)[0], c::RW_SWITCHES), 3);
+}
+
+/// ACCESS1..4 keep the four most frequent access sizes, most frequent
+/// first, with their counts; a zero-byte access is no size.
+#[test]
+fn the_four_most_common_access_sizes_are_kept_most_frequent_first() {
+    let m = mpiio(1);
+    m.on_open(0xE2, b"/data/common.dat", 2, 1, false, 1, 2);
+    let mut t: Tick = 3;
+    for (size, times) in [(10, 3), (20, 5), (30, 1), (40, 4), (50, 2), (0, 6)] {
+        for _ in 0..times {
+            m.on_io(0xE2, false, Access::Indep, size, 0, t, t + 1);
+            t += 2;
+        }
+    }
+    let w = &records(&m)[0];
+    let access: Vec<(i64, i64)> =
+        (0..4).map(|k| (counter(w, c::ACCESS1_ACCESS.plus(k)), counter(w, c::ACCESS1_COUNT.plus(k)))).collect();
+    assert_eq!(access, [(20, 5), (40, 4), (10, 3), (50, 2)]);
+    assert_eq!(counter(w, c::INDEP_READS), 21, "the zero-byte reads are reads");
+    assert_eq!(counter(w, c::SIZE_READ_AGG_0_100), 21);
+}
+
+/// The slowest read and the slowest write keep their time and size
+/// (F_MAX_*_TIME, MAX_*_TIME_SIZE), each of its own direction.
+#[test]
+fn the_slowest_read_and_write_keep_their_sizes() {
+    let m = mpiio(1);
+    m.on_open(0xE3, b"/data/slow.dat", 4, 1, false, 1, 2);
+    m.on_io(0xE3, false, Access::Indep, 100, 0, 10, 15);
+    m.on_io(0xE3, false, Access::Indep, 200, 0, 20, 22);
+    m.on_io(0xE3, true, Access::Coll, 300, 0, 30, 31);
+    m.on_io(0xE3, true, Access::Coll, 400, 0, 40, 47);
+    let w = &records(&m)[0];
+    assert_eq!((counter(w, c::MAX_READ_TIME_SIZE), getf(w, c::fword(c::F_MAX_READ_TIME))), (100, 5.0));
+    assert_eq!((counter(w, c::MAX_WRITE_TIME_SIZE), getf(w, c::fword(c::F_MAX_WRITE_TIME))), (400, 7.0));
+}
+
+/// Calls on a handle the module never saw opened, or after its close, are
+/// not counted (Darshan finds the record from the handle or not at all).
+#[test]
+fn calls_on_an_unknown_or_closed_handle_are_not_counted() {
+    let never = mpiio(1);
+    never.on_io(0xF0, true, Access::Indep, 100, 0, 1, 2);
+    never.on_sync(0xF0, 3, 4);
+    assert!(records(&never).is_empty(), "no record without an open");
+    // (records() finalizes: a module of its own for the closed handle.)
+    let m = mpiio(1);
+    m.on_open(0xF1, b"/data/once.dat", 4, 1, false, 5, 6);
+    m.on_io(0xF1, true, Access::Indep, 100, 0, 7, 8);
+    m.on_close(0xF1, 9, 10);
+    m.on_io(0xF1, true, Access::Indep, 100, 0, 11, 12);
+    let w = &records(&m)[0];
+    assert_eq!((counter(w, c::INDEP_WRITES), counter(w, c::BYTES_WRITTEN)), (1, 100));
+}
+
+/// Each kind's first start and last end: opens, reads, writes, closes.
+#[test]
+fn timestamps_are_each_kinds_first_start_and_last_end() {
+    let m = mpiio(1);
+    m.on_open(0xF2, b"/data/times.dat", 4 | 1, 1, false, 1, 2);
+    m.on_io(0xF2, false, Access::Indep, 8, 0, 3, 4);
+    m.on_io(0xF2, false, Access::Indep, 8, 0, 7, 9);
+    m.on_io(0xF2, true, Access::Indep, 8, 0, 5, 6);
+    m.on_close(0xF2, 10, 11);
+    let w = &records(&m)[0];
+    let f = |k: c::FCounter| getf(w, c::fword(k));
+    assert_eq!((f(c::F_OPEN_START_TIMESTAMP), f(c::F_OPEN_END_TIMESTAMP)), (1.0, 2.0));
+    assert_eq!((f(c::F_READ_START_TIMESTAMP), f(c::F_READ_END_TIMESTAMP)), (3.0, 9.0));
+    assert_eq!((f(c::F_WRITE_START_TIMESTAMP), f(c::F_WRITE_END_TIMESTAMP)), (5.0, 6.0));
+    assert_eq!((f(c::F_CLOSE_START_TIMESTAMP), f(c::F_CLOSE_END_TIMESTAMP)), (10.0, 11.0));
+}
+
+/// Two threads' overlapping reads count their union, not their sum
+/// (Darshan's non-overlapping timer); set_size or set_info time is
+/// metadata time and no counter.
+#[test]
+fn overlapping_calls_count_their_union_and_metadata_calls_only_time() {
+    let m = mpiio(1);
+    m.on_open(0xF3, b"/data/threads.dat", 2, 1, false, 1, 2);
+    m.on_io(0xF3, false, Access::Indep, 8, 0, 10, 15);
+    m.on_io(0xF3, false, Access::Indep, 8, 0, 12, 18);
+    m.on_meta(0xF3, 20, 23);
+    let w = &records(&m)[0];
+    assert_eq!(getf(w, c::fword(c::F_READ_TIME)), 8.0, "10..18");
+    assert_eq!(getf(w, c::fword(c::F_META_TIME)), 1.0 + 3.0, "open and set_size");
+    assert_eq!((counter(w, c::VIEWS), counter(w, c::HINTS), counter(w, c::SYNCS)), (0, 0, 0));
+}
