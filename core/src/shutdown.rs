@@ -209,18 +209,10 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     // default, as in Darshan: it costs milliseconds on a local disk and far
     // more on a parallel file system, at every process's exit.
     let durable = sh.config.log_fsync && crate::logmap::has_file();
-    // The name says how long compressing and writing took (whole seconds,
-    // plus one): with an unnamed file it is fixed before the write.
-    let name = |secs: f64| {
-        if sh.config.log_file.is_some() {
-            final_base.clone()
-        } else {
-            format!("{final_base}_{}.darshan", secs as i64 + 1)
-        }
-    };
+    // With an unnamed file the name is fixed before the write.
     let dir = std::path::Path::new(&tmp).parent().map(|p| p.display().to_string()).unwrap_or_default();
     let dir = if dir.is_empty() { ".".to_string() } else { dir };
-    let path = name(compress_s + t2.elapsed().as_secs_f64());
+    let path = final_name(&sh.config, &final_base, compress_s + t2.elapsed().as_secs_f64());
     let unnamed = sh
         .platform
         .publish_unnamed(&dir, &bytes, durable, &path)
@@ -228,13 +220,35 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     let write_s = t2.elapsed().as_secs_f64();
     if !unnamed {
         write_new_file(&tmp, &bytes, durable)?;
-        std::fs::rename(&tmp, &path).map_err(|e| ShutdownError::Rename { to: path.clone(), source: e })?;
-    }
-    if durable {
+        publish(&tmp, &path, durable).map_err(|e| ShutdownError::Rename { to: path.clone(), source: e })?;
+    } else if durable {
         sync_dir(&path);
     }
     crate::logmap::remove();
     Ok(Outcome { path, finalize_s, reduce_s: 0.0, compress_s, write_s, records: regions.records, shared: 0 })
+}
+
+/// The log's final name: DARSHAN_LOGFILE as given, else the base name
+/// and how long compressing and writing took (whole seconds, plus one),
+/// as Darshan names it. Shared by both shutdowns.
+pub(crate) fn final_name(cfg: &crate::config::Config, base: &str, secs: f64) -> String {
+    if cfg.log_file.is_some() {
+        base.to_string()
+    } else {
+        format!("{base}_{}.darshan", secs as i64 + 1)
+    }
+}
+
+/// A written log under its final name, read-only (0400, as Darshan's),
+/// and with `durable` the rename on disk. Shared by both shutdowns.
+pub(crate) fn publish(tmp: &str, path: &str, durable: bool) -> std::io::Result<()> {
+    std::fs::rename(tmp, path)?;
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o400));
+    if durable {
+        sync_dir(path);
+    }
+    Ok(())
 }
 
 /// Make `path` (mode 0400, never an existing file) holding `bytes`. A

@@ -6,24 +6,25 @@
 //! with DARSHAN_LOGHINTS), each region being the ranks' zlib streams in
 //! rank order, each rank writing its own.
 //!
-//! The shutdown is a sequence of collective calls with local work between
-//! them. Each piece of local work is a named step ([`step`]): a failure in
-//! it, a panic included, is caught on its rank and followed by an
-//! agreement (`all_ok`) among all ranks, so that every rank leaves the
-//! sequence at the same point and none is left waiting in a collective
-//! call (a job that hangs at MPI_Finalize loses its allocation and every
-//! rank's log). The crash-safe files stay when a step fails: the line rank
-//! 0 prints says how to merge them. The modules' reductions are
-//! collectives of their own and are not steps.
+//! The shutdown is a sequence of phases, [`write_log_mpi`] reading as the
+//! protocol. Each phase is collective calls around local work; each piece
+//! of local work is a named step ([`step`]): a failure in it, a panic
+//! included, is caught on its rank and followed by an agreement
+//! (`all_ok`) among all ranks, so that every rank leaves the sequence at
+//! the same point and none is left waiting in a collective call (a job
+//! that hangs at MPI_Finalize loses its allocation and every rank's log).
+//! Rank 0's own work happens only inside a step. The crash-safe files
+//! stay when a step fails: the line rank 0 prints says how to merge them.
+//! The modules' reductions are collectives of their own and are not steps.
 
-use darshan_log::header::HEADER_SIZE;
+use darshan_log::header::{Header, HEADER_SIZE};
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use crate::collective::{all_ok, bcast_vec, Comm, Op};
 use crate::module::{FinalizeCtx, Module};
-use crate::pipeline::{self, ShutdownError};
-use crate::runtime;
+use crate::pipeline::{self, Regions, ShutdownError};
+use crate::runtime::{self, Shared};
 use crate::shutdown::{job_record, log_paths, metadata_counts, Outcome};
 
 /// Each module's record ids, with a bit per module that has the id.
@@ -31,7 +32,7 @@ fn local_ids(modules: &[&'static dyn Module]) -> (Vec<u64>, HashMap<u64, u64>) {
     let mut order = Vec::new();
     let mut mask: HashMap<u64, u64> = HashMap::new();
     for m in modules {
-        let id = m.id();
+        let id = m.spec().id;
         m.record_ids(&mut |rec_id| {
             let e = mask.entry(rec_id).or_insert_with(|| {
                 order.push(rec_id);
@@ -90,6 +91,10 @@ fn failure_injected(name: &str, rank: i64) {
     }
 }
 
+/// The steps, in the order the shutdown runs them (the failure test
+/// fails each in turn).
+pub const STEPS: [&str; 5] = ["finalize", "count", "compress", "name", "write"];
+
 /// Finalize, reduce and write the job's log. `end_tick` is this rank's
 /// clock at shutdown. Rank 0's outcome names the log.
 pub fn write_log_mpi(
@@ -99,16 +104,35 @@ pub fn write_log_mpi(
     end_tick: i64,
 ) -> Result<Outcome, ShutdownError> {
     let sh = runtime::shared().ok_or(ShutdownError::NotInitialised)?;
-    let (rank, nprocs) = (comm.rank(), comm.size());
-    // Rank 0 says what went wrong, once for the job.
-    let said = |e: ShutdownError| if rank == 0 { e } else { ShutdownError::OtherRank };
     comm.barrier();
     let t_start = Instant::now();
+    let modules = runtime::modules();
+    let ctx = agree_on_the_clock(comm, secs_per_tick, end_tick);
+    finalize(comm, &modules, &ctx, end)?;
+    let finalize_s = t_start.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    let shared = reduce_shared_records(comm, &modules, sh);
+    let reduce_s = t1.elapsed().as_secs_f64();
+    let job = agree_on_the_job(comm, end, sh);
+    let t2 = Instant::now();
+    let counts = agree_on_counts(comm, &modules)?;
+    let regions = compress(comm, &modules, &shared, &job, &counts)?;
+    let compress_s = t2.elapsed().as_secs_f64();
+    let t3 = Instant::now();
+    let placed = place_regions(comm, &regions);
+    let name = agree_on_the_name(comm, &job)?;
+    write(comm, sh, &regions, &placed, &name)?;
+    let write_s = t3.elapsed().as_secs_f64();
+    let path = publish(comm, sh, name, t_start)?;
+    crate::logmap::remove();
+    Ok(Outcome { path, finalize_s, reduce_s, compress_s, write_s, records: regions.records, shared: shared.len() })
+}
 
-    // Every rank's heatmaps end at the latest end of any rank (in each
-    // rank's own relative time, as Darshan agrees on it), with bins of
-    // the same width: ticks count with rank 0's rate for heatmaps, and
-    // bins are as many ticks wide as the widest any rank has.
+/// Every rank's heatmaps end at the latest end of any rank (in each
+/// rank's own relative time, as Darshan agrees on it), with bins of the
+/// same width: ticks count with rank 0's rate for heatmaps, and bins are
+/// as many ticks wide as the widest any rank has.
+fn agree_on_the_clock(comm: &dyn Comm, secs_per_tick: f64, end_tick: i64) -> FinalizeCtx {
     let mut heat = secs_per_tick.to_le_bytes();
     comm.bcast(&mut heat);
     let heat_secs_per_tick = f64::from_le_bytes(heat);
@@ -118,162 +142,233 @@ pub fn write_log_mpi(
     let mut widest = [u64::from(crate::heatmap::widest())];
     comm.allreduce_u64(&mut widest, Op::Max);
     let heat_shift = u32::try_from(widest[0]).unwrap_or(u32::MAX); // finish() caps it
-    let modules = runtime::modules();
-    let ctx = FinalizeCtx { secs_per_tick, end_tick, heat_secs_per_tick, heat_shift, rank, nprocs };
-    step(comm, "finalize", || {
-        pipeline::finalize(&modules, &ctx);
-        // This rank's crash-safe file now holds seconds (no `ticks=`).
-        crate::shutdown::map_job(end, nprocs, None, true);
-        Ok(())
-    })?;
-    let finalize_s = t_start.elapsed().as_secs_f64();
+    FinalizeCtx { secs_per_tick, end_tick, heat_secs_per_tick, heat_shift, rank: comm.rank(), nprocs: comm.size() }
+}
 
-    let t1 = Instant::now();
-    let shared = shared_records(comm, &modules);
+/// Every module stops recording and turns ticks into seconds; this rank's
+/// crash-safe file then holds seconds (no `ticks=`).
+fn finalize(
+    comm: &dyn Comm,
+    modules: &[&'static dyn Module],
+    ctx: &FinalizeCtx,
+    end: (i64, i64),
+) -> Result<(), ShutdownError> {
+    step(comm, "finalize", || {
+        pipeline::finalize(modules, ctx);
+        crate::shutdown::map_job(end, ctx.nprocs, None, true);
+        Ok(())
+    })
+}
+
+/// The records every rank has, each module's reduced onto rank 0 as
+/// rank -1 records (unless DARSHAN_DISABLE_SHARED_REDUCTION).
+fn reduce_shared_records(comm: &dyn Comm, modules: &[&'static dyn Module], sh: &Shared) -> Vec<(u64, u64)> {
+    let shared = shared_records(comm, modules);
     if !sh.config.disable_shared_reduction {
-        for m in &modules {
-            let bit = 1u64 << m.id();
+        for m in modules {
+            let bit = 1u64 << m.spec().id;
             let ids: Vec<u64> = shared.iter().filter(|(_, mask)| mask & bit != 0).map(|(id, _)| *id).collect();
             if !ids.is_empty() {
                 m.reduce(&ids, comm);
             }
         }
     }
-    let reduce_s = t1.elapsed().as_secs_f64();
+    shared
+}
 
-    // Job times: the earliest start and the latest end of any rank.
+/// The job's start and end (the earliest start and the latest end of any
+/// rank) and its id.
+struct JobFacts {
+    start: (i64, i64),
+    end: (i64, i64),
+    jobid: i64,
+}
+
+fn agree_on_the_job(comm: &dyn Comm, end: (i64, i64), sh: &Shared) -> JobFacts {
     let t = runtime::times();
     let mut times = [t.start.0 * 1_000_000_000 + t.start.1, -(end.0 * 1_000_000_000 + end.1)];
     comm.allreduce_i64(&mut times, Op::Min);
-    let start = (times[0].div_euclid(1_000_000_000), times[0].rem_euclid(1_000_000_000));
-    let end = ((-times[1]).div_euclid(1_000_000_000), (-times[1]).rem_euclid(1_000_000_000));
-    let jobid = crate::shutdown::job_id(&sh.config, t.first_pid);
+    JobFacts {
+        start: (times[0].div_euclid(1_000_000_000), times[0].rem_euclid(1_000_000_000)),
+        end: ((-times[1]).div_euclid(1_000_000_000), (-times[1]).rem_euclid(1_000_000_000)),
+        jobid: crate::shutdown::job_id(&sh.config, t.first_pid),
+    }
+}
 
-    // Compress this rank's share of every region: [job, names, modules..].
-    let t2 = Instant::now();
-    let mut counts = step(comm, "count", || Ok(metadata_counts(&modules)))?;
+/// What the modules could not record, summed over the ranks (the job
+/// metadata's counts).
+fn agree_on_counts(
+    comm: &dyn Comm,
+    modules: &[&'static dyn Module],
+) -> Result<Vec<(&'static str, u64)>, ShutdownError> {
+    let mut counts = step(comm, "count", || Ok(metadata_counts(modules)))?;
     let mut sums: Vec<u64> = counts.iter().map(|(_, n)| *n).collect();
     comm.allreduce_u64(&mut sums, Op::Sum);
     counts.iter_mut().zip(sums).for_each(|(c, n)| c.1 = n);
-    let regions = step(comm, "compress", || {
-        let job =
-            if rank == 0 { job_record(start, end, nprocs, jobid, &counts, true).map(|j| j.encode()) } else { None };
-        // Rank 0 names the shared records for every rank.
-        let drop: HashSet<u64> = if rank == 0 { HashSet::new() } else { shared.iter().map(|(id, _)| *id).collect() };
-        let names = pipeline::names_of_records(&runtime::LEDGER.names_copy(), &modules, &drop);
-        Ok(pipeline::compress_regions(job.as_deref(), &names, &modules))
-    })?;
-    let compress_s = t2.elapsed().as_secs_f64();
-    let records = regions.records;
+    Ok(counts)
+}
 
-    // Where each rank's pieces go: an exclusive prefix sum of the sizes
-    // within each region, and the regions back to back after the header.
-    let t3 = Instant::now();
+/// This rank's share of every region, compressed: [job, names,
+/// modules..]. Rank 0 writes the job record and names the shared records
+/// for every rank.
+fn compress(
+    comm: &dyn Comm,
+    modules: &[&'static dyn Module],
+    shared: &[(u64, u64)],
+    job: &JobFacts,
+    counts: &[(&'static str, u64)],
+) -> Result<Regions, ShutdownError> {
+    let (rank, nprocs) = (comm.rank(), comm.size());
+    step(comm, "compress", || {
+        let record = if rank == 0 {
+            job_record(job.start, job.end, nprocs, job.jobid, counts, true).map(|j| j.encode())
+        } else {
+            None
+        };
+        let drop: HashSet<u64> = if rank == 0 { HashSet::new() } else { shared.iter().map(|(id, _)| *id).collect() };
+        let names = pipeline::names_of_records(&runtime::LEDGER.names_copy(), modules, &drop);
+        Ok(pipeline::compress_regions(record.as_deref(), &names, modules))
+    })
+}
+
+/// Where each rank's pieces go: an exclusive prefix sum of the sizes
+/// within each region, the regions back to back after the header, and
+/// the trailer naming the modules Darshan does not know after the last.
+struct Placed {
+    header: Header,
+    starts: Vec<u64>,
+    mine: Vec<u64>,
+    trailer: Vec<u8>,
+    /// The log's whole size.
+    end: u64,
+}
+
+fn place_regions(comm: &dyn Comm, regions: &Regions) -> Placed {
     let sizes = regions.sizes();
     let mut mine = sizes.clone();
     comm.exscan_u64(&mut mine);
-    let mut totals = sizes.clone();
+    let mut totals = sizes;
     comm.allreduce_u64(&mut totals, Op::Sum);
     let mut partial = [runtime::LEDGER.partial_flags()];
     comm.allreduce_u64(&mut partial, Op::Bor);
     let (header, starts) = pipeline::layout(&totals, &regions.module_ids(), partial[0]);
     let regions_end = starts.last().zip(totals.last()).map_or(HEADER_SIZE as u64, |(s, t)| s + t);
     let trailer = darshan_log::extension::encode_trailer(&header);
+    let end = regions_end + trailer.len() as u64;
+    Placed { header, starts, mine, trailer, end }
+}
 
-    // Rank 0 names the log; every rank learns the name (none: no log).
-    let (mut path, tmp_final) = step(comm, "name", || {
-        if rank != 0 {
-            return Ok((Vec::new(), Err(ShutdownError::OtherRank)));
-        }
-        let tmp_final = log_paths(jobid, start.0);
-        let path = tmp_final.as_ref().map(|(tmp, _)| tmp.clone().into_bytes()).unwrap_or_default();
-        Ok((path, tmp_final))
-    })?;
+/// The log's temporary name (every rank) and final base name (rank 0).
+struct LogName {
+    tmp: String,
+    base: Option<String>,
+}
+
+/// Rank 0 names the log; every rank learns the name. No name (no log
+/// directory): every rank stops, rank 0 with why.
+fn agree_on_the_name(comm: &dyn Comm, job: &JobFacts) -> Result<LogName, ShutdownError> {
+    let rank = comm.rank();
+    let named = step(comm, "name", || if rank == 0 { log_paths(job.jobid, job.start.0).map(Some) } else { Ok(None) })?;
+    let mut path = named.as_ref().map(|(tmp, _)| tmp.clone().into_bytes()).unwrap_or_default();
     bcast_vec(comm, &mut path);
-    if path.is_empty() {
-        return Err(tmp_final.err().unwrap_or(ShutdownError::OtherRank));
-    }
-    let tmp = String::from_utf8_lossy(&path).into_owned();
-    let opened = comm.open_log(&tmp, &sh.config.log_hints);
-    if !all_ok(comm, opened.is_ok()) {
-        // Said once, by rank 0, for every rank.
-        return Err(said(match opened {
-            Err(e) => ShutdownError::Collective(e),
-            Ok(()) => {
-                comm.close_log();
-                ShutdownError::Create { path: tmp, source: std::io::Error::other("not opened on every rank") }
-            }
-        }));
-    }
-    // Each rank writes its own streams where the scan put them, with
-    // independent writes: Open MPI 4.1's collective buffering corrupted a
-    // rank's stream now and then when the hints asked for more than one
-    // aggregator (cb_nodes=2: 1 log in 8 here), and the pieces do not
-    // overlap, so nothing is gained by aggregating them on one node.
-    // A failed write is agreed on with the size check below; a panic here
-    // would leave the others in the sync or close: caught, as a step's.
-    let mut wrote = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        failure_injected("write", rank);
-        let mut wrote = true;
-        for (r, data) in regions.in_order().enumerate() {
-            if !data.is_empty() {
-                wrote &= comm.write_at(starts[r] + mine[r], data).is_ok();
-            }
-        }
-        if rank == 0 {
-            wrote &= comm.write_at(0, &header.encode()).is_ok();
-            // Modules Darshan does not know: named after the last region
-            // (darshan_log::extension).
-            if !trailer.is_empty() {
-                wrote &= comm.write_at(regions_end, &trailer).is_ok();
-            }
-        }
-        wrote
-    }))
-    .unwrap_or(false);
+    Ok(LogName { tmp: String::from_utf8_lossy(&path).into_owned(), base: named.map(|(_, base)| base) })
+}
+
+/// The log opened collectively, each rank's streams written where the
+/// scan put them (rank 0 also the header and trailer), made durable when
+/// crash-safe files are to go, closed, and its size checked by rank 0.
+fn write(
+    comm: &dyn Comm,
+    sh: &Shared,
+    regions: &Regions,
+    placed: &Placed,
+    name: &LogName,
+) -> Result<(), ShutdownError> {
+    open(comm, sh, &name.tmp)?;
+    let wrote = step(comm, "write", || write_pieces(comm, regions, placed, &name.tmp));
     // With crash-safe files (on any rank: the sync is collective), the
     // log must be durable before they go.
-    if !all_ok(comm, !(sh.config.log_fsync && crate::logmap::has_file())) {
-        wrote &= comm.sync_log().is_ok();
+    let mut synced = true;
+    if wrote.is_ok() && !all_ok(comm, !(sh.config.log_fsync && crate::logmap::has_file())) {
+        synced = comm.sync_log().is_ok();
     }
     comm.close_log();
     // MPI-IO libraries do not always say a write failed: Open MPI's OMPIO
     // prints "No space left on device" and returns MPI_SUCCESS, and a
     // full disk then left an empty log under its final name and every
     // crash-safe file removed. Rank 0 checks the file has every byte.
-    if rank == 0 {
-        let expected = regions_end + trailer.len() as u64;
-        wrote &= std::fs::metadata(&tmp).is_ok_and(|m| m.len() == expected);
+    let complete =
+        wrote.is_ok() && (comm.rank() != 0 || std::fs::metadata(&name.tmp).is_ok_and(|m| m.len() == placed.end));
+    if all_ok(comm, synced && complete) {
+        return Ok(());
     }
-    let wrote = all_ok(comm, wrote);
-    let write_s = t3.elapsed().as_secs_f64();
-    let mut out =
-        Outcome { path: String::new(), finalize_s, reduce_s, compress_s, write_s, records, shared: shared.len() };
-    // Rank 0 makes the log durable and gives it its name; only then may
-    // every rank remove its crash-safe file.
-    let mut named = true;
-    if let Ok((tmp, base)) = tmp_final {
-        if !wrote {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(ShutdownError::Write { path: tmp, source: std::io::Error::other("an MPI-IO write failed") });
-        }
-        out.path = if sh.config.log_file.is_some() {
-            base
-        } else {
-            format!("{base}_{}.darshan", t_start.elapsed().as_secs() as i64 + 1)
-        };
-        named &= std::fs::rename(&tmp, &out.path).is_ok();
-        use std::os::unix::fs::PermissionsExt;
-        let _ = std::fs::set_permissions(&out.path, std::fs::Permissions::from_mode(0o400));
-        if sh.config.log_fsync {
-            crate::shutdown::sync_dir(&out.path);
-        }
-    } else if !wrote {
+    if comm.rank() != 0 {
         return Err(ShutdownError::OtherRank);
     }
-    if !all_ok(comm, named) {
-        return Err(said(ShutdownError::Rename { to: out.path, source: std::io::Error::other("rename failed") }));
+    let _ = std::fs::remove_file(&name.tmp);
+    Err(wrote.err().unwrap_or(ShutdownError::Write {
+        path: name.tmp.clone(),
+        source: std::io::Error::other("an MPI-IO write failed"),
+    }))
+}
+
+/// The collective open (said once, by rank 0, for every rank).
+fn open(comm: &dyn Comm, sh: &Shared, tmp: &str) -> Result<(), ShutdownError> {
+    let opened = comm.open_log(tmp, &sh.config.log_hints);
+    if all_ok(comm, opened.is_ok()) {
+        return Ok(());
     }
-    crate::logmap::remove();
-    Ok(out)
+    if comm.rank() != 0 {
+        return Err(ShutdownError::OtherRank);
+    }
+    Err(match opened {
+        Err(e) => ShutdownError::Collective(e),
+        Ok(()) => {
+            comm.close_log();
+            ShutdownError::Create { path: tmp.into(), source: std::io::Error::other("not opened on every rank") }
+        }
+    })
+}
+
+/// This rank's streams, with independent writes: Open MPI 4.1's
+/// collective buffering corrupted a rank's stream now and then when the
+/// hints asked for more than one aggregator (cb_nodes=2: 1 log in 8
+/// here), and the pieces do not overlap, so nothing is gained by
+/// aggregating them on one node. Modules Darshan does not know are named
+/// by the trailer after the last region (darshan_log::extension).
+fn write_pieces(comm: &dyn Comm, regions: &Regions, placed: &Placed, tmp: &str) -> Result<(), ShutdownError> {
+    let mut wrote = true;
+    for (r, data) in regions.in_order().enumerate() {
+        if !data.is_empty() {
+            wrote &= comm.write_at(placed.starts[r] + placed.mine[r], data).is_ok();
+        }
+    }
+    if comm.rank() == 0 {
+        wrote &= comm.write_at(0, &placed.header.encode()).is_ok();
+        if !placed.trailer.is_empty() {
+            wrote &= comm.write_at(placed.end - placed.trailer.len() as u64, &placed.trailer).is_ok();
+        }
+    }
+    wrote.then_some(()).ok_or_else(|| ShutdownError::Write {
+        path: tmp.into(),
+        source: std::io::Error::other("an MPI-IO write failed"),
+    })
+}
+
+/// Rank 0 gives the log its final name (mode 0400, durable with
+/// DARSHAN_LOG_FSYNC); only when that is done on every rank's word may
+/// the ranks remove their crash-safe files.
+fn publish(comm: &dyn Comm, sh: &Shared, name: LogName, t_start: Instant) -> Result<String, ShutdownError> {
+    let path = name.base.map(|base| crate::shutdown::final_name(&sh.config, &base, t_start.elapsed().as_secs_f64()));
+    let published = match &path {
+        Some(p) => crate::shutdown::publish(&name.tmp, p, sh.config.log_fsync).is_ok(),
+        None => true,
+    };
+    if all_ok(comm, published) {
+        return Ok(path.unwrap_or_default());
+    }
+    Err(match path {
+        Some(to) => ShutdownError::Rename { to, source: std::io::Error::other("rename failed") },
+        None => ShutdownError::OtherRank,
+    })
 }

@@ -264,15 +264,22 @@ fn a_missing_log_dir_leaves_crash_safe_files_that_merge_into_the_jobs_log(mpi: M
 }
 
 /// The shutdown's local steps are each followed by an agreement among
-/// the ranks: a step that fails on one rank (here a panic injected into
-/// rank 1's compression, between two collective calls) makes every rank
-/// stop after it together. Without the agreement, rank 1 left the
-/// sequence early and the other ranks waited in the next collective until
-/// the job was killed. The job ends (within the time limit), rank 0 says
-/// once that the log was not written and how to merge the crash-safe
-/// files, which are all there and merge into mpi_mix's known log.
+/// the ranks: a step that fails on one rank (a panic injected into rank
+/// 1's work, between two collective calls) makes every rank stop after it
+/// together. Without the agreement, rank 1 left the sequence early (first
+/// seen in its compression) and the other ranks waited in the next
+/// collective until the job was killed. For every step of the shutdown in
+/// turn: the job ends (within the time limit), rank 0 says once that the
+/// log was not written and how to merge the crash-safe files, which are
+/// all there and merge into mpi_mix's known log.
 fn a_step_of_the_shutdown_failing_on_one_rank_neither_hangs_the_job_nor_loses_its_records(mpi: Mpi) {
-    let d = scratch_mpi(mpi, "mpi-step-fails");
+    for (k, step) in darshan_core::shutdown_mpi::STEPS.into_iter().enumerate() {
+        one_step_failing_on_one_rank(mpi, step, 778 + k);
+    }
+}
+
+fn one_step_failing_on_one_rank(mpi: Mpi, step: &str, jobid: usize) {
+    let d = scratch_mpi(mpi, &format!("mpi-step-fails-{step}"));
     std::fs::create_dir_all(d.join("mmap")).unwrap();
     std::fs::create_dir_all(d.join("logs")).unwrap();
     let exe = mpicc(mpi, "mpi_mix", &d);
@@ -281,8 +288,8 @@ fn a_step_of_the_shutdown_failing_on_one_rank_neither_hangs_the_job_nor_loses_it
         ("DARSHAN_LOGPATH", d.join("logs").display().to_string()),
         ("DARSHAN_MMAP_LOGPATH", d.join("mmap").display().to_string()),
         ("DARSHAN_JOBID", "MYJOB".to_string()),
-        ("MYJOB", "778".to_string()),
-        ("DARSHAN_RS_TEST_FAIL", "compress@1".to_string()),
+        ("MYJOB", jobid.to_string()),
+        ("DARSHAN_RS_TEST_FAIL", format!("{step}@1")),
         // The injected panic's message (rank 1) is on stderr too.
         ("RUST_BACKTRACE", "0".to_string()),
     ]);
@@ -294,17 +301,17 @@ fn a_step_of_the_shutdown_failing_on_one_rank_neither_hangs_the_job_nor_loses_it
     // found wherever it starts.
     let ours: Vec<&str> = err.lines().filter_map(|l| l.find("darshan: ").map(|at| &l[at..])).collect();
     assert_eq!(ours.len(), 1, "one line for the job: {err}");
-    assert!(ours[0].contains("compress step failed"), "{}", ours[0]);
+    assert!(ours[0].contains(&format!("{step} step failed")), "{}", ours[0]);
     let mmap = d.join("mmap");
     assert!(
-        ours[0].contains(&format!("darshan-merge --shared-redux --dir {} --jobid 778", mmap.display())),
+        ours[0].contains(&format!("darshan-merge --shared-redux --dir {} --jobid {jobid}", mmap.display())),
         "{}",
         ours[0]
     );
     assert!(common::files(&d.join("logs")).is_empty(), "no log, whole or partial");
     let left: Vec<PathBuf> = std::fs::read_dir(&mmap).unwrap().map(|e| e.unwrap().path()).collect();
     assert_eq!(left.len() as i64, NP, "{left:?}");
-    merge_and_check_mpi_mix(&mmap, "778", &d.join("recovered.darshan"), &d.join("data"));
+    merge_and_check_mpi_mix(&mmap, &jobid.to_string(), &d.join("recovered.darshan"), &d.join("data"));
 }
 
 /// The crash-safe files of job `jobid` in `mmap`, merged as the line the
