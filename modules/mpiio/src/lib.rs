@@ -20,7 +20,7 @@ use darshan_core::common::{
 use darshan_core::handles::HandleTable;
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
+use darshan_core::{Env, Module, ModuleSpec};
 use darshan_log::counters::mpiio::typed as c;
 use darshan_log::modules::MPIIO as ID;
 
@@ -66,10 +66,21 @@ pub struct Mpiio {
     st: Lock<State>,
 }
 
-pub static MPIIO: Mpiio =
-    Mpiio { st: Lock::new(State { set: RecordSet::new(ID), handles: HandleTable::new(), pool: CommonPool::new() }) };
+pub static MPIIO: Mpiio = Mpiio::new();
+
+impl Default for Mpiio {
+    fn default() -> Mpiio {
+        Mpiio::new()
+    }
+}
 
 impl Mpiio {
+    /// A module with no records, not yet attached: the runtime's static,
+    /// or a test's own.
+    pub const fn new() -> Mpiio {
+        Mpiio { st: Lock::new(State { set: RecordSet::new(ID), handles: HandleTable::new(), pool: CommonPool::new() }) }
+    }
+
     fn lock(&self) -> LockGuard<'_, State> {
         self.st.lock()
     }
@@ -198,7 +209,12 @@ impl Mpiio {
     }
 }
 
-const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS).mpi_only().heat(b"heatmap:MPIIO");
+/// Every fcounter but the byte variance holds clock ticks until shutdown.
+const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS)
+    .mpi_only()
+    .heat(b"heatmap:MPIIO")
+    .ticks(c::FCOUNTERS_AT..c::fword(c::F_VARIANCE_RANK_BYTES))
+    .reduced_by(&reduce::RULES);
 
 impl Module for Mpiio {
     fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
@@ -218,17 +234,6 @@ impl Module for Mpiio {
         st.pool = CommonPool::with_capacity(2 * slice.capacity);
         st.handles = HandleTable::for_records(slice.capacity, HANDLE_SLOTS);
         st.set.attach(slice, env);
-    }
-
-    fn finalize(&self, ctx: &FinalizeCtx) {
-        let mut guard = self.lock();
-        let st = &mut *guard;
-        // Every fcounter but the byte variance holds clock ticks.
-        st.set.finalize(ctx, c::FCOUNTERS_AT..c::fword(c::F_VARIANCE_RANK_BYTES));
-    }
-
-    fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
-        self.lock().set.reduce_shared(shared, comm, &reduce::RULES);
     }
 
     fn fork_child(&self) {

@@ -4,21 +4,17 @@
 //! with real MPI) and docs/counter-rules.md §4.
 
 use darshan_core::arena::RecordArena;
-use darshan_core::common::{getf, CommonPool, Tick};
-use darshan_core::handles::HandleTable;
-use darshan_core::records::{RecordSet, Reducer};
-use darshan_core::sync::Lock;
+use darshan_core::common::{getf, Tick};
+use darshan_core::records::Reducer;
 use darshan_core::{Env, FinalizeCtx, Module};
 use darshan_log::counters::mpiio::typed as c;
 
-use crate::{Access, Mpiio, State, ID};
+use crate::{Access, Mpiio};
 
 /// An MPI-IO module of the test's own, with its own ledger and
 /// configuration: no process-wide runtime.
 fn mpiio(records: usize) -> Mpiio {
-    let m = Mpiio {
-        st: Lock::new(State { set: RecordSet::new(ID), handles: HandleTable::new(), pool: CommonPool::new() }),
-    };
+    let m = Mpiio::new();
     let arena = Box::leak(Box::new(RecordArena::new(records * c::RECORD_WORDS * 8).expect("record memory")));
     m.attach(arena.reserve(c::RECORD_WORDS, records), &Env::for_tests());
     m

@@ -65,11 +65,19 @@ pub struct Posix {
 /// fields are not zero, a 256 KiB part of the library's file-backed .data.
 static FDS: [AtomicU32; MAX_FDS] = [const { AtomicU32::new(0) }; MAX_FDS];
 
-pub static POSIX: Posix = Posix {
-    set: Lock::new(State { set: RecordSet::new(ID), aio: [(0, 0, false); AIO_SLOTS], pool: CommonPool::new() }),
-    names: NameFilter::new(ID),
-    fds: &FDS,
-};
+pub static POSIX: Posix = Posix::new(&FDS);
+
+impl Posix {
+    /// A module with no records, not yet attached, keeping its descriptor
+    /// table in `fds`: the runtime's static, or a test's own.
+    pub const fn new(fds: &'static [AtomicU32; MAX_FDS]) -> Posix {
+        Posix {
+            set: Lock::new(State { set: RecordSet::new(ID), aio: [(0, 0, false); AIO_SLOTS], pool: CommonPool::new() }),
+            names: NameFilter::new(ID),
+            fds,
+        }
+    }
+}
 
 /// A read or write of record `i`: its counters, its DXT trace, the heatmap.
 #[allow(clippy::too_many_arguments)]
@@ -331,7 +339,11 @@ impl State {
     }
 }
 
-const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS).heat(b"heatmap:POSIX");
+/// Every fcounter but the byte variance holds clock ticks until shutdown.
+const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS)
+    .heat(b"heatmap:POSIX")
+    .ticks(c::FCOUNTERS_AT..c::fword(c::F_VARIANCE_RANK_BYTES))
+    .reduced_by(&reduce::RULES);
 
 impl Module for Posix {
     fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
@@ -356,8 +368,8 @@ impl Module for Posix {
     fn finalize(&self, ctx: &FinalizeCtx) {
         let mut guard = self.lock();
         let st = &mut *guard;
-        // Every fcounter but the byte variance holds clock ticks.
-        st.set.finalize(ctx, c::FCOUNTERS_AT..c::fword(c::F_VARIANCE_RANK_BYTES));
+        let (from, to) = SPEC.tick_words;
+        st.set.finalize(ctx, from..to);
         // DXT's triggers look at this rank's own counters, before any
         // reduction (darshan-core.c applies them first).
         let set = &st.set;
@@ -371,10 +383,6 @@ impl Module for Posix {
                 .sum();
             Some((n(c::READS) + n(c::WRITES), small, n(c::FILE_NOT_ALIGNED)))
         });
-    }
-
-    fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
-        self.lock().set.reduce_shared(shared, comm, &reduce::RULES);
     }
 
     fn fork_child(&self) {

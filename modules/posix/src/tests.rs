@@ -10,12 +10,11 @@ use std::sync::atomic::AtomicU32;
 use darshan_core::arena::RecordArena;
 use darshan_core::common::{getf, Tick};
 use darshan_core::mounts::MountEntry;
-use darshan_core::records::{RecordSet, Reducer};
-use darshan_core::sync::Lock;
+use darshan_core::records::Reducer;
 use darshan_core::{Env, FinalizeCtx, Module};
 use darshan_log::counters::posix::typed as c;
 
-use crate::{OpenKind, Posix, State, AIO_SLOTS, ID, MAX_FDS};
+use crate::{OpenKind, Posix, ID, MAX_FDS};
 
 /// What the runtime would give the module, made for each test (no
 /// process-wide runtime): a ledger of its own, the default configuration
@@ -34,15 +33,7 @@ fn posix(records: usize) -> Posix {
 fn posix_in(records: usize, env: &Env) -> Posix {
     let fds: Vec<AtomicU32> = (0..MAX_FDS).map(|_| AtomicU32::new(0)).collect();
     let fds: Box<[AtomicU32; MAX_FDS]> = fds.into_boxed_slice().try_into().unwrap_or_else(|_| unreachable!());
-    let p = Posix {
-        set: Lock::new(State {
-            set: RecordSet::new(ID),
-            aio: [(0, 0, false); AIO_SLOTS],
-            pool: darshan_core::common::CommonPool::new(),
-        }),
-        names: darshan_core::paths::NameFilter::new(ID),
-        fds: Box::leak(fds),
-    };
+    let p = Posix::new(Box::leak(fds));
     let arena = Box::leak(Box::new(RecordArena::new(records * c::RECORD_WORDS * 8).expect("record memory")));
     p.attach(arena.reserve(c::RECORD_WORDS, records), env);
     p

@@ -64,11 +64,25 @@ pub struct PosixMeta {
     live_maps: AtomicUsize,
 }
 
-pub static POSIX_META: PosixMeta = PosixMeta {
-    on: std::sync::atomic::AtomicBool::new(false),
-    st: Lock::new(State { set: RecordSet::new(ID), dirs: HandleTable::new(), maps: HandleTable::new() }),
-    live_maps: AtomicUsize::new(0),
-};
+pub static POSIX_META: PosixMeta = PosixMeta::new();
+
+impl Default for PosixMeta {
+    fn default() -> PosixMeta {
+        PosixMeta::new()
+    }
+}
+
+impl PosixMeta {
+    /// A module with no records, not yet attached: the runtime's static,
+    /// or a test's own.
+    pub const fn new() -> PosixMeta {
+        PosixMeta {
+            on: std::sync::atomic::AtomicBool::new(false),
+            st: Lock::new(State { set: RecordSet::new(ID), dirs: HandleTable::new(), maps: HandleTable::new() }),
+            live_maps: AtomicUsize::new(0),
+        }
+    }
+}
 
 /// What a mapping is, for its counters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

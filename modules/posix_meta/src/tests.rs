@@ -1,24 +1,16 @@
 //! POSIX_META's counting rules driven through the module's entry points,
 //! each test with a module and an `Env` of its own.
 
-use std::sync::atomic::AtomicUsize;
-
 use darshan_core::arena::RecordArena;
 use darshan_core::common::getf;
-use darshan_core::handles::HandleTable;
-use darshan_core::records::{RecordSet, Reducer};
-use darshan_core::sync::Lock;
+use darshan_core::records::Reducer;
 use darshan_core::{Env, FinalizeCtx, Module};
 use darshan_log::counters::posix_meta::typed as c;
 
-use crate::{Mapping, PosixMeta, State, ID};
+use crate::{Mapping, PosixMeta, ID};
 
 fn meta_in(records: usize, env: &Env) -> PosixMeta {
-    let m = PosixMeta {
-        on: std::sync::atomic::AtomicBool::new(false),
-        st: Lock::new(State { set: RecordSet::new(ID), dirs: HandleTable::new(), maps: HandleTable::new() }),
-        live_maps: AtomicUsize::new(0),
-    };
+    let m = PosixMeta::new();
     let arena = Box::leak(Box::new(RecordArena::new(records * c::RECORD_WORDS * 8).expect("record memory")));
     m.attach(arena.reserve(c::RECORD_WORDS, records), env);
     m

@@ -20,7 +20,7 @@ use darshan_core::common::{add, get, stamp, timer_inc_no_overlap, IoTimers, NoOv
 use darshan_core::paths::NameFilter;
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
+use darshan_core::{Env, Module, ModuleSpec};
 use darshan_log::counters::stdio::typed as c;
 use darshan_log::modules::STDIO as ID;
 
@@ -81,10 +81,24 @@ pub struct Stdio {
     names: NameFilter,
 }
 
-pub static STDIO: Stdio = Stdio {
-    state: Lock::new(State { set: RecordSet::new(ID), streams: StreamMap::new(), std_streams: [0; 3] }),
-    names: NameFilter::new(ID),
-};
+pub static STDIO: Stdio = Stdio::new();
+
+impl Default for Stdio {
+    fn default() -> Stdio {
+        Stdio::new()
+    }
+}
+
+impl Stdio {
+    /// A module with no records, not yet attached: the runtime's static,
+    /// or a test's own.
+    pub const fn new() -> Stdio {
+        Stdio {
+            state: Lock::new(State { set: RecordSet::new(ID), streams: StreamMap::new(), std_streams: [0; 3] }),
+            names: NameFilter::new(ID),
+        }
+    }
+}
 
 impl State {
     /// fopen/freopen/fdopen and the standard streams at start-up.
@@ -233,7 +247,11 @@ impl Stdio {
     }
 }
 
-const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS).heat(b"heatmap:STDIO");
+/// Every fcounter but the byte variance holds clock ticks until shutdown.
+const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS)
+    .heat(b"heatmap:STDIO")
+    .ticks(c::FCOUNTERS_AT..c::fword(c::F_VARIANCE_RANK_BYTES))
+    .reduced_by(&reduce::RULES);
 
 impl Module for Stdio {
     fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
@@ -253,17 +271,6 @@ impl Module for Stdio {
         self.names.set(env.config);
         st.set.attach(slice, env);
         st.register_std();
-    }
-
-    fn finalize(&self, ctx: &FinalizeCtx) {
-        let mut guard = self.lock();
-        let st = &mut *guard;
-        // Every fcounter but the byte variance holds clock ticks.
-        st.set.finalize(ctx, c::FCOUNTERS_AT..c::fword(c::F_VARIANCE_RANK_BYTES));
-    }
-
-    fn reduce(&self, shared: &[u64], comm: &dyn darshan_core::collective::Comm) {
-        self.lock().set.reduce_shared(shared, comm, &reduce::RULES);
     }
 
     fn output(&self, emit: &mut dyn FnMut(&[u64])) {

@@ -6,23 +6,18 @@
 
 use darshan_core::arena::RecordArena;
 use darshan_core::common::{getf, Tick};
-use darshan_core::records::{RecordSet, Reducer};
-use darshan_core::sync::Lock;
+use darshan_core::records::Reducer;
 use darshan_core::{Env, FinalizeCtx, Module};
 use darshan_log::counters::stdio::typed as c;
 
-use crate::streams::StreamMap;
-use crate::{State, Stdio, ID};
+use crate::Stdio;
 
 /// A STDIO module of the test's own with room for `records` files besides
 /// the standard streams' three records (made at attach), and its own
 /// ledger and configuration: no process-wide runtime.
 fn stdio(records: usize) -> Stdio {
     let records = records + 3;
-    let s = Stdio {
-        state: Lock::new(State { set: RecordSet::new(ID), streams: StreamMap::new(), std_streams: [0; 3] }),
-        names: darshan_core::paths::NameFilter::new(ID),
-    };
+    let s = Stdio::new();
     let arena = Box::leak(Box::new(RecordArena::new(records * c::RECORD_WORDS * 8).expect("record memory")));
     s.attach(arena.reserve(c::RECORD_WORDS, records), &Env::for_tests());
     s
