@@ -21,7 +21,7 @@
 
 use flate2::{Compress, Compression, FlushCompress, Status};
 
-use crate::deflate::{self, Shape};
+use darshan_deflate::{self as deflate, Shape};
 
 /// Record regions of this size or more go to zlib-rs, one stream per
 /// worker thread (a thread costs ~50 us); smaller ones to deflate.rs on

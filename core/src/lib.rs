@@ -20,7 +20,6 @@ pub mod common;
 pub mod compress;
 pub mod config;
 pub mod dataset_io;
-pub mod deflate;
 pub mod env;
 pub mod finalize_ctx;
 pub mod handles;

@@ -13,8 +13,8 @@ use darshan_log::Compression;
 use std::collections::HashSet;
 
 use crate::compress;
-use crate::deflate::Shape;
 use crate::module::{FinalizeCtx, Module};
+use darshan_deflate::Shape;
 
 /// A name table this big is compressed (by zlib-rs) on a thread of its
 /// own while the records are. Smaller ones are compressed after the

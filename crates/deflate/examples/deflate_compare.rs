@@ -1,10 +1,10 @@
 //! Compares the runtime's encoder with zlib-rs's level 6 on every region
 //! of the logs named on the command line: size and time of each.
-//! `cargo run --release -p darshan-core --example deflate_compare -- LOG...`
+//! `cargo run --release -p darshan-deflate --example deflate_compare -- LOG...`
 use std::io::Read;
 use std::time::Instant;
 
-use darshan_core::deflate::{Scratch, Shape};
+use darshan_deflate::{Scratch, Shape};
 use darshan_log::header::Header;
 use flate2::{Compress, Compression, FlushCompress};
 
@@ -77,7 +77,7 @@ fn main() {
             let t = Instant::now();
             let mut ours = Vec::new();
             for _ in 0..reps {
-                ours = darshan_core::deflate::zlib_with(&mut Scratch::default(), &raw, shape);
+                ours = darshan_deflate::zlib_with(&mut Scratch::default(), &raw, shape);
             }
             let to = t.elapsed().as_secs_f64() / reps as f64;
             let t = Instant::now();

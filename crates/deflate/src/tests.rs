@@ -91,7 +91,7 @@ fn shape_of(module: usize) -> Shape {
 /// zlib stream: (what it holds, C's compressed size, bytes).
 fn corpus_regions() -> Vec<(Shape, usize, Vec<u8>)> {
     use darshan_log::header::Header;
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/logs");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/logs");
     let mut out = Vec::new();
     for e in std::fs::read_dir(&dir).expect("the corpus") {
         let bytes = std::fs::read(e.unwrap().path()).unwrap();

@@ -19,6 +19,8 @@
 //! and three records (records) or of the last match (other data:
 //! matcher.rs); in a name table it does not search at the record ids.
 
+#![forbid(unsafe_code)]
+
 mod huffman;
 mod matcher;
 
