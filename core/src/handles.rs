@@ -5,8 +5,8 @@
 use crate::arena::{Slice, ZeroedWords};
 use crate::collective::Comm;
 use crate::env::Env;
-use crate::finalize_ctx::FinalizeCtx;
 use crate::heatmap::HeatBins;
+use crate::records::FinalizeCtx;
 use crate::records::{RecordRt, RecordSet, Records, Reducer};
 
 /// Slot value of a removed entry (lookups go on past it).

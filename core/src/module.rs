@@ -18,7 +18,7 @@ use crate::heatmap::HeatBins;
 use crate::records::{Records, Reducer};
 
 pub use crate::env::Env;
-pub use crate::finalize_ctx::FinalizeCtx;
+pub use crate::records::FinalizeCtx;
 
 /// What a module is, fixed when it is built: the runtime reads these and
 /// never asks again.

@@ -196,7 +196,7 @@ impl Records for VarRecordSet {
         VarRecordSet::attach(self, slice, env)
     }
     /// Variable-length records hold no ticks: frozen, with the rank.
-    fn finalize(&mut self, ctx: &crate::finalize_ctx::FinalizeCtx, _ticks: std::ops::Range<usize>) {
+    fn finalize(&mut self, ctx: &crate::records::FinalizeCtx, _ticks: std::ops::Range<usize>) {
         self.freeze();
         if self.rank != ctx.rank {
             Records::set_rank(self, ctx.rank);

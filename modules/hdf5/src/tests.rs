@@ -95,7 +95,7 @@ fn every_counter_has_a_reduction_rule() {
     fn file(a: &[u64], b: &mut [u64]) {
         crate::reduce::FILE_RULES.combine(a, b)
     }
-    assert_eq!(darshan_core::reduce_ops::words_no_rule_takes(file, h5f::RECORD_WORDS), Vec::<usize>::new());
+    assert_eq!(darshan_log::reduce::ops::words_no_rule_takes(file, h5f::RECORD_WORDS), Vec::<usize>::new());
     let datasets = &crate::reduce::DATASET_RULES;
-    assert_eq!(darshan_core::reduce_ops::words_no_rules_take(datasets, h5d::RECORD_WORDS), Vec::<usize>::new());
+    assert_eq!(darshan_log::reduce::ops::words_no_rules_take(datasets, h5d::RECORD_WORDS), Vec::<usize>::new());
 }

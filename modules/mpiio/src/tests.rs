@@ -96,7 +96,7 @@ fn views_hints_and_syncs_are_counted_as_darshan_counts_them() {
 #[test]
 fn every_counter_has_a_reduction_rule() {
     assert_eq!(
-        darshan_core::reduce_ops::words_no_rules_take(&crate::reduce::RULES, c::RECORD_WORDS),
+        darshan_log::reduce::ops::words_no_rules_take(&crate::reduce::RULES, c::RECORD_WORDS),
         Vec::<usize>::new()
     );
 }

@@ -107,7 +107,7 @@ fn every_counter_has_a_reduction_rule() {
     fn file(a: &[u64], b: &mut [u64]) {
         crate::reduce::FILE_RULES.combine(a, b)
     }
-    assert_eq!(darshan_core::reduce_ops::words_no_rule_takes(file, f::RECORD_WORDS), Vec::<usize>::new());
+    assert_eq!(darshan_log::reduce::ops::words_no_rule_takes(file, f::RECORD_WORDS), Vec::<usize>::new());
     let vars = &crate::reduce::VAR_RULES;
-    assert_eq!(darshan_core::reduce_ops::words_no_rules_take(vars, v::RECORD_WORDS), Vec::<usize>::new());
+    assert_eq!(darshan_log::reduce::ops::words_no_rules_take(vars, v::RECORD_WORDS), Vec::<usize>::new());
 }

@@ -224,7 +224,7 @@ fn two_ranks_records_reduce_as_darshans_operator_does() {
 #[test]
 fn every_counter_has_a_reduction_rule() {
     assert_eq!(
-        darshan_core::reduce_ops::words_no_rules_take(&crate::reduce::RULES, c::RECORD_WORDS),
+        darshan_log::reduce::ops::words_no_rules_take(&crate::reduce::RULES, c::RECORD_WORDS),
         Vec::<usize>::new()
     );
 }

@@ -172,7 +172,7 @@ fn two_ranks_records_of_a_directory_reduce_to_one() {
 #[test]
 fn every_counter_has_a_reduction_rule() {
     assert_eq!(
-        darshan_core::reduce_ops::words_no_rule_takes(crate::reduce::combine, c::RECORD_WORDS),
+        darshan_log::reduce::ops::words_no_rule_takes(crate::reduce::combine, c::RECORD_WORDS),
         Vec::<usize>::new()
     );
 }

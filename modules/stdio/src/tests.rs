@@ -118,7 +118,7 @@ fn a_flush_is_a_zero_byte_write_counted_apart_and_fdopen_is_an_open() {
 #[test]
 fn every_counter_has_a_reduction_rule() {
     assert_eq!(
-        darshan_core::reduce_ops::words_no_rules_take(&crate::reduce::RULES, c::RECORD_WORDS),
+        darshan_log::reduce::ops::words_no_rules_take(&crate::reduce::RULES, c::RECORD_WORDS),
         Vec::<usize>::new()
     );
 }
