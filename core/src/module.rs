@@ -79,19 +79,9 @@ pub trait Module: Sync {
     /// The module's static facts.
     fn spec(&self) -> &ModuleSpec;
 
-    /// `spec().id` (the accessors below read the spec; modules do not
-    /// override them).
-    fn id(&self) -> usize {
-        self.spec().id
-    }
-
-    fn record_words(&self) -> usize {
-        self.spec().record_words
-    }
-
     /// The version of this module's records in the log header.
     fn version(&self) -> u32 {
-        darshan_log::modules::write_version(self.id())
+        darshan_log::modules::write_version(self.spec().id)
     }
 
     /// The version of its records as they lie in the crash-safe file
@@ -105,7 +95,7 @@ pub trait Module: Sync {
     /// fixed `record_words` unless the module's records vary in length
     /// (LUSTRE; see `var_records`).
     fn record_len(&self, _rec: &[u64]) -> usize {
-        self.record_words()
+        self.spec().record_words
     }
 
     /// Counts for the job's metadata, written as `key=value` lines when
@@ -113,18 +103,6 @@ pub trait Module: Sync {
     /// could not record and why (LUSTRE: layouts it could not decode).
     fn metadata_counts(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
-    }
-
-    fn fixed_records(&self) -> Option<usize> {
-        self.spec().fixed_records
-    }
-
-    fn mpi_only(&self) -> bool {
-        self.spec().mpi_only
-    }
-
-    fn heat_name(&self) -> Option<&'static [u8]> {
-        self.spec().heat_name
     }
 
     /// The lock the module's records are behind, for the live view: the

@@ -109,7 +109,7 @@ pub fn compress_regions(job: Option<&[u8]>, names: &[u8], modules: &[&'static dy
             .flatten();
         let mut per_module = Vec::with_capacity(modules.len());
         for m in modules {
-            let rw = m.record_words().max(1);
+            let rw = m.spec().record_words.max(1);
             let mut bytes = Vec::new();
             // Runs (split around the records an MPI reduction took) are
             // gathered into one stream: a stream per run cost a zlib header,
@@ -141,7 +141,7 @@ pub fn compress_regions(job: Option<&[u8]>, names: &[u8], modules: &[&'static dy
                 }
             });
             pending.flush(&mut c, rw, &mut bytes);
-            per_module.push((m.id(), bytes));
+            per_module.push((m.spec().id, bytes));
         }
         let names = match helper.map(|h| h.join()) {
             Some(Ok(r)) => r,

@@ -198,10 +198,14 @@ pub fn register_all(ms: &[&'static dyn Module], rank: i64) {
     let slices: Vec<crate::arena::Slice> = ms
         .iter()
         .map(|m| match lock(&ARENA).as_mut() {
-            Some(a) if cfg.mod_enabled.get(m.id()).copied().unwrap_or(false) => a
-                .reserve_for(m.id(), m.record_words(), m.fixed_records().unwrap_or(cfg.max_records[m.id()]))
-                .backed_by(crate::logmap::room, m.id()),
-            _ => crate::arena::Slice::empty(m.record_words()),
+            Some(a) if cfg.mod_enabled.get(m.spec().id).copied().unwrap_or(false) => a
+                .reserve_for(
+                    m.spec().id,
+                    m.spec().record_words,
+                    m.spec().fixed_records.unwrap_or(cfg.max_records[m.spec().id]),
+                )
+                .backed_by(crate::logmap::room, m.spec().id),
+            _ => crate::arena::Slice::empty(m.spec().record_words),
         })
         .collect();
     let added: usize = slices.iter().map(|s| s.capacity).sum();
@@ -210,22 +214,22 @@ pub fn register_all(ms: &[&'static dyn Module], rank: i64) {
     for (m, slice) in ms.iter().zip(slices) {
         let (addr, bytes) = slice.span();
         if bytes > 0 {
-            crate::logmap::module_registered(m.id(), addr, bytes, m.mapped_version());
+            crate::logmap::module_registered(m.spec().id, addr, bytes, m.mapped_version());
         }
         m.attach(slice, &env);
-        if let (Some(lock), Some(word)) = (m.live_lock(), crate::logmap::live_word(m.id())) {
+        if let (Some(lock), Some(word)) = (m.live_lock(), crate::logmap::live_word(m.spec().id)) {
             lock.publish(word);
         }
         let mut reg = lock(&REGISTRY);
         reg.push(*m);
-        reg.sort_by_key(|m| m.id());
+        reg.sort_by_key(|m| m.spec().id);
     }
 }
 
 /// The version written in the log header for module `id`: the registered
 /// module's (DXT's depends on the configuration), else this library's.
 pub fn module_version(id: usize) -> u32 {
-    match lock(&REGISTRY).iter().find(|m| m.id() == id) {
+    match lock(&REGISTRY).iter().find(|m| m.spec().id == id) {
         Some(m) => m.version(),
         None => darshan_log::modules::write_version(id),
     }
@@ -242,10 +246,10 @@ pub fn modules() -> Vec<&'static dyn Module> {
 /// once.
 pub fn connect_heatmaps(shift: u32) {
     let mods = modules();
-    let Some(keeper) = mods.iter().find(|m| m.id() == darshan_log::modules::HEATMAP) else { return };
+    let Some(keeper) = mods.iter().find(|m| m.spec().id == darshan_log::modules::HEATMAP) else { return };
     for m in &mods {
-        if let Some(name) = m.heat_name() {
-            if HEAT_GIVEN.fetch_or(1 << m.id(), Ordering::Relaxed) & (1 << m.id()) == 0 {
+        if let Some(name) = m.spec().heat_name {
+            if HEAT_GIVEN.fetch_or(1 << m.spec().id, Ordering::Relaxed) & (1 << m.spec().id) == 0 {
                 if let Some(bins) = keeper.take_heat(name, shift) {
                     m.set_heat(bins);
                 }

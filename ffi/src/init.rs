@@ -279,9 +279,12 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
     // starts recording before MPI_Init adds MPI-IO later).
     let record_space = crate::modules::MODULES
         .iter()
-        .filter(|m| cfg.mod_enabled.get(m.id()).copied().unwrap_or(false))
+        .filter(|m| cfg.mod_enabled.get(m.spec().id).copied().unwrap_or(false))
         .map(|m| {
-            m.record_words().saturating_mul(8).saturating_mul(m.fixed_records().unwrap_or(cfg.max_records[m.id()]))
+            m.spec()
+                .record_words
+                .saturating_mul(8)
+                .saturating_mul(m.spec().fixed_records.unwrap_or(cfg.max_records[m.spec().id]))
         })
         .fold(0usize, usize::saturating_add);
     let shared = Shared { config: cfg, mounts, cmdline: cmd, platform: &LIBC, record_space };
@@ -298,7 +301,7 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
         }
     }
     crate::stdio_wrap::attach_std_streams(std_streams());
-    let mods: Vec<_> = crate::modules::MODULES.iter().copied().filter(|m| mpi || !m.mpi_only()).collect();
+    let mods: Vec<_> = crate::modules::MODULES.iter().copied().filter(|m| mpi || !m.spec().mpi_only).collect();
     runtime::register_all(&mods, rank);
     runtime::connect_heatmaps(clock::heat_shift());
     darshan_core::shutdown::map_job((0, 0), nprocs, Some(runtime::LEDGER.tick_secs()), mpi);
@@ -324,7 +327,7 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
 /// NONMPI) and then called MPI_Init: the MPI-only modules (MPI-IO) record
 /// from now on.
 pub fn add_mpi_modules(rank: i64) {
-    let mods: Vec<_> = crate::modules::MODULES.iter().copied().filter(|m| m.mpi_only()).collect();
+    let mods: Vec<_> = crate::modules::MODULES.iter().copied().filter(|m| m.spec().mpi_only).collect();
     runtime::register_all(&mods, rank);
     runtime::connect_heatmaps(clock::heat_shift());
 }
