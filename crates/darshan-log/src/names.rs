@@ -7,6 +7,14 @@ use crate::error::{LogError, Result};
 use crate::header::LogVersion;
 use crate::region::RegionReader;
 
+/// The names Darshan gives the standard streams' records, in fd order.
+pub const STD_STREAMS: [&[u8]; 3] = [b"<STDIN>", b"<STDOUT>", b"<STDERR>"];
+
+/// Whether `name` is a standard stream's record name.
+pub fn is_std_stream(name: &[u8]) -> bool {
+    STD_STREAMS.contains(&name)
+}
+
 #[derive(Default, Clone)]
 pub struct NameTable {
     arena: Vec<u8>,

@@ -126,7 +126,7 @@ fn check_same_job(inputs: &[Input]) -> Result<(), MergeError> {
 pub(crate) fn is_unused_std_stream(r: &Record, names: &NameTable) -> bool {
     use darshan_log::counters::stdio as sx;
     r.module == STDIO
-        && matches!(names.get(r.id), Some(b"<STDIN>") | Some(b"<STDOUT>") | Some(b"<STDERR>"))
+        && names.get(r.id).is_some_and(darshan_log::names::is_std_stream)
         && r.counters[sx::READS] == 0
         && r.counters[sx::WRITES] == 0
 }

@@ -48,7 +48,7 @@ pub fn maybe_tracked(stream: usize) -> bool {
     MAYBE_TRACKED[w].load(Ordering::Relaxed) & b != 0
 }
 
-const STD_NAMES: [&[u8]; 3] = [b"<STDIN>", b"<STDOUT>", b"<STDERR>"];
+const STD_NAMES: [&[u8]; 3] = darshan_log::names::STD_STREAMS;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Access {

@@ -53,18 +53,23 @@ pub fn passes(cx: &Ctx) -> Option<Finding> {
     ))
 }
 
-/// The time at which a share `frac` (0..=1) of the bins' bytes had been
-/// read, interpolated within its bin.
-fn time_at(bins: &[f64], width: f64, total: f64, frac: f64) -> f64 {
+/// The times at which the shares `fracs` (ascending, 0..=1) of the bins'
+/// bytes had been read, each interpolated within its bin: one walk over
+/// the bins for all of them (a log's bins and passes are both its own
+/// numbers, so no pass walks the bins again).
+fn times_at(bins: &[f64], width: f64, total: f64, fracs: &[f64]) -> Vec<f64> {
+    let mut out = Vec::with_capacity(fracs.len());
+    let mut want = fracs.iter().copied().peekable();
     let mut cum = 0.0;
     for (i, b) in bins.iter().enumerate() {
         let share = b / total;
-        if share > 0.0 && cum + share >= frac {
-            return (i as f64 + ((frac - cum) / share).clamp(0.0, 1.0)) * width;
+        while let Some(f) = want.next_if(|f| share > 0.0 && cum + share >= *f) {
+            out.push((i as f64 + ((f - cum) / share).clamp(0.0, 1.0)) * width);
         }
         cum += share;
     }
-    bins.len() as f64 * width
+    out.extend(want.map(|_| bins.len() as f64 * width));
+    out
 }
 
 /// Each full pass's time and throughput, from when the job read (DXT's
@@ -86,8 +91,8 @@ fn pass_times(cx: &Ctx, read: i64, extent: i64) -> Option<String> {
     } else {
         (0.0, extent as f64 / read as f64)
     };
-    let at = |f: f64| time_at(&heat.read_per_bin, heat.bin_width, total, f);
-    let t: Vec<f64> = (0..=full).map(|k| at(first + k as f64 * share)).collect();
+    let fracs: Vec<f64> = (0..=full).map(|k| first + k as f64 * share).collect();
+    let t = times_at(&heat.read_per_bin, heat.bin_width, total, &fracs);
     let span = t[full] - t[0];
     let source = if heat.name == "DXT_POSIX" { "DXT" } else { "heat map" };
     if span < 2.0 * full as f64 * heat.bin_width {

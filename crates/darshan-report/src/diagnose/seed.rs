@@ -38,7 +38,7 @@ pub fn metrics(cx: &Ctx, heatmaps: &[Heatmap], meta: RankMeta) -> Metrics {
     // The standard streams are left out: processes sharing a terminal or
     // a job's output file write lines there, which is not file I/O to
     // advise on.
-    let stream = |id: u64| cx.names.get(id).is_some_and(|n| matches!(n, b"<STDOUT>" | b"<STDERR>" | b"<STDIN>"));
+    let stream = |id: u64| cx.names.get(id).is_some_and(darshan_log::names::is_std_stream);
     for e in cx.files_of(modules::POSIX).filter(|e| e.shared() && e.small().1 > 0 && !stream(e.id)) {
         let collective = cx.files.get(modules::MPIIO, e.id).is_some_and(|x| x.mpiio_ops().3 > 0);
         if !collective {
