@@ -5,6 +5,7 @@
 //! (records.rs), which both take it.
 
 use crate::config::Config;
+use crate::heatmap::{HeatBins, Heatmaps};
 use crate::ledger::Ledger;
 use crate::mounts::MountEntry;
 use crate::platform::Platform;
@@ -23,6 +24,9 @@ pub struct Env {
     /// The mount table (a record's FILE_ALIGNMENT comes from it).
     pub mounts: &'static [MountEntry],
     pub platform: &'static dyn Platform,
+    /// The process's heat maps: HEATMAP gives them memory, the sources
+    /// take their bins from them ([`Env::heat_bins`]).
+    pub heat: &'static Heatmaps,
 }
 
 impl Env {
@@ -42,6 +46,7 @@ impl Env {
             config,
             mounts: &[],
             platform: Box::leak(Box::<crate::platform::FakePlatform>::default()),
+            heat: Box::leak(Box::default()),
         }
     }
 
@@ -51,6 +56,14 @@ impl Env {
 
     pub fn with_mounts(self, mounts: Vec<MountEntry>) -> Env {
         Env { mounts: mounts.leak(), ..self }
+    }
+
+    /// The heat-map bins of `module`, if the format gives it a heat map
+    /// (`darshan_log::modules::heat_name`) and HEATMAP has room; bins as
+    /// wide as the platform's clock makes about 0.1 s.
+    pub fn heat_bins(&self, module: usize) -> Option<HeatBins> {
+        let name = darshan_log::modules::heat_name(module)?;
+        self.heat.take(module, name, self.rank, self.platform.heat_shift())
     }
 
     /// File alignment of a record name from the mount table (-1 if none).

@@ -5,7 +5,6 @@
 use crate::arena::{Slice, ZeroedWords};
 use crate::collective::Comm;
 use crate::env::Env;
-use crate::heatmap::HeatBins;
 use crate::records::FinalizeCtx;
 use crate::records::{RecordRt, RecordSet, Records, Reducer};
 
@@ -221,12 +220,6 @@ impl<R: RecordRt> Records for HandleRecords<R> {
     }
     fn fork_child(&mut self) {
         HandleRecords::fork_child(self)
-    }
-    fn set_heat(&mut self, bins: HeatBins) {
-        self.set.set_heat(bins)
-    }
-    fn heat_record(&self, emit: &mut dyn FnMut(&[u64])) {
-        self.set.heat_record(emit)
     }
     fn set_rank(&mut self, rank: i64) {
         self.set.set_rank(rank)

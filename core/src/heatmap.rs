@@ -14,17 +14,95 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::common::Tick;
 use crate::ledger::Ledger;
+use crate::sync::Lock;
 
-/// The widest bins (largest shift) any heatmap of this process has had. An
-/// MPI job's ranks agree on the widest of all at shutdown: each rank picks
-/// its first width from its own estimate of the clock's rate, and two ranks
-/// of an oversubscribed job could round it to different powers of two
-/// (PyDarshan then refuses the log: "Record nbins is not consistent").
-static WIDEST: AtomicU32 = AtomicU32::new(0);
+/// The heat map of each source module (POSIX, MPI-IO, STDIO) of a process,
+/// one way: HEATMAP gives the keeper its record memory in its attach; a
+/// source takes its bins from the keeper in its own attach (through its
+/// [`Env`](crate::env::Env)) and updates them under its own lock; at
+/// shutdown the source leaves its finished record here, and HEATMAP writes
+/// what was left. Nothing reaches up to the module list.
+pub struct Heatmaps {
+    st: Lock<Keeper>,
+    /// The widest bins (largest shift) any heatmap of this process has
+    /// had. An MPI job's ranks agree on the widest of all at shutdown:
+    /// each rank picks its first width from its own estimate of the
+    /// clock's rate, and two ranks of an oversubscribed job could round it
+    /// to different powers of two (PyDarshan then refuses the log: "Record
+    /// nbins is not consistent").
+    widest: AtomicU32,
+}
 
-/// See [`WIDEST`].
-pub fn widest() -> u32 {
-    WIDEST.load(Ordering::Relaxed)
+struct Keeper {
+    /// HEATMAP's record memory not yet taken, HEAT_WORDS each.
+    blocks: Vec<&'static mut [u64]>,
+    ledger: Option<&'static Ledger>,
+    /// Finished records by source module id, as the sources left them.
+    finished: Vec<(usize, Vec<u64>)>,
+}
+
+impl Default for Heatmaps {
+    fn default() -> Self {
+        Heatmaps::new()
+    }
+}
+
+impl Heatmaps {
+    pub const fn new() -> Heatmaps {
+        Heatmaps {
+            st: Lock::new(Keeper { blocks: Vec::new(), ledger: None, finished: Vec::new() }),
+            widest: AtomicU32::new(0),
+        }
+    }
+
+    /// HEATMAP's attach: its record memory (cut into blocks of HEAT_WORDS,
+    /// handed out first to last) and the ledger its records count in.
+    pub fn provide(&self, mut words: &'static mut [u64], ledger: &'static Ledger) {
+        let mut blocks = Vec::with_capacity(words.len() / HEAT_WORDS);
+        while words.len() >= HEAT_WORDS {
+            let (block, rest) = words.split_at_mut(HEAT_WORDS);
+            blocks.push(block);
+            words = rest;
+        }
+        blocks.reverse(); // `take` pops: the first source gets the first block
+        let mut st = self.st.lock();
+        st.blocks = blocks;
+        st.ledger = Some(ledger);
+    }
+
+    /// A source's attach: bins for its record `name` (`heatmap:POSIX`) of
+    /// 2^shift ticks; None when HEATMAP is off, full or out of names.
+    pub fn take(&'static self, source: usize, name: &'static [u8], rank: i64, shift: u32) -> Option<HeatBins> {
+        let mut st = self.st.lock();
+        let ledger = st.ledger?;
+        let block = st.blocks.pop()?;
+        if !ledger.register_name(darshan_log::modules::HEATMAP, darshan_log::record_id(name), name) {
+            return None;
+        }
+        HeatBins::new(block, name, rank, shift, ledger, (self, source))
+    }
+
+    /// See the field: the widest bins this process's heatmaps have had.
+    pub fn widest(&self) -> u32 {
+        self.widest.load(Ordering::Relaxed)
+    }
+
+    /// HEATMAP's output: every finished record, in source id order.
+    pub fn output(&self, emit: &mut dyn FnMut(&[u64])) {
+        let mut st = self.st.lock();
+        st.finished.sort_by_key(|(source, _)| *source);
+        for (_, rec) in &st.finished {
+            emit(rec);
+        }
+    }
+
+    fn leave(&self, source: usize, rec: Option<Vec<u64>>) {
+        let mut st = self.st.lock();
+        st.finished.retain(|(s, _)| *s != source);
+        if let Some(rec) = rec {
+            st.finished.push((source, rec));
+        }
+    }
 }
 
 pub const HEAT_BINS: usize = 200;
@@ -37,6 +115,8 @@ pub struct HeatBins {
     words: &'static mut [u64; HEAT_WORDS],
     /// Tick length, record count and the name table (HEATMAP's ledger).
     ledger: &'static Ledger,
+    /// Where the finished record is left, and for which source module.
+    keeper: (&'static Heatmaps, usize),
     name: &'static [u8],
     shift: u32,
     initial_shift: u32,
@@ -50,16 +130,18 @@ pub struct HeatBins {
 impl HeatBins {
     /// A heatmap in `words` (HEAT_WORDS long) for the record `name`
     /// (`heatmap:<MODULE>`), with bins of `2^shift` ticks, counted in
-    /// `ledger`. None if `words` is not HEAT_WORDS long.
-    pub fn new(
+    /// `ledger`, finished into `keeper`. None if `words` is not HEAT_WORDS
+    /// long.
+    fn new(
         words: &'static mut [u64],
         name: &'static [u8],
         rank: i64,
         shift: u32,
         ledger: &'static Ledger,
+        keeper: (&'static Heatmaps, usize),
     ) -> Option<HeatBins> {
         let words: &'static mut [u64; HEAT_WORDS] = words.try_into().ok()?;
-        let mut h = HeatBins { words, ledger, name, shift, initial_shift: shift, used: false, out: Vec::new() };
+        let mut h = HeatBins { words, ledger, keeper, name, shift, initial_shift: shift, used: false, out: Vec::new() };
         h.reset(rank, shift);
         Some(h)
     }
@@ -73,7 +155,7 @@ impl HeatBins {
         self.words[2] = ((1u64 << shift) as f64 * self.ledger.tick_secs()).to_bits();
         self.words[3] = HEAT_BINS as u64;
         self.shift = shift;
-        WIDEST.fetch_max(shift, Ordering::Relaxed);
+        self.keeper.0.widest.fetch_max(shift, Ordering::Relaxed);
         self.used = false;
         self.ledger.record_added(darshan_log::modules::HEATMAP, HEAT_WORDS * 8);
     }
@@ -85,6 +167,8 @@ impl HeatBins {
     /// Forget everything (forked child); the name is registered again.
     pub fn clear(&mut self, rank: i64) {
         self.reset(rank, self.initial_shift);
+        self.out = Vec::new();
+        self.keeper.0.leave(self.keeper.1, None);
         self.ledger.register_name(darshan_log::modules::HEATMAP, self.words[0], self.name);
     }
 
@@ -100,7 +184,7 @@ impl HeatBins {
             }
         }
         self.shift += 1;
-        WIDEST.fetch_max(self.shift, Ordering::Relaxed);
+        self.keeper.0.widest.fetch_max(self.shift, Ordering::Relaxed);
         self.words[2] = (f64::from_bits(self.words[2]) * 2.0).to_bits();
     }
 
@@ -169,6 +253,7 @@ impl HeatBins {
         out.extend_from_slice(&self.words[W..W + nbins]);
         out.extend_from_slice(&self.words[R..R + nbins]);
         self.out = out;
+        self.keeper.0.leave(self.keeper.1, self.record().map(<[u64]>::to_vec));
     }
 
     /// The finished record's words, if the heatmap saw any data.
@@ -199,10 +284,17 @@ mod tests {
         }
     }
 
+    /// A keeper of its own with room for `n` heatmaps.
+    fn keeper(n: usize) -> &'static Heatmaps {
+        let keeper: &'static Heatmaps = Box::leak(Box::default());
+        let mut on = [false; 64];
+        on[darshan_log::modules::HEATMAP] = true;
+        keeper.provide(vec![0u64; n * HEAT_WORDS].leak(), Ledger::for_tests(1 << 10, &on));
+        keeper
+    }
+
     fn bins() -> HeatBins {
-        let words: &'static mut [u64] = vec![0u64; HEAT_WORDS].leak();
-        HeatBins::new(words, b"heatmap:POSIX", 0, 4, Ledger::for_tests(0, &[])).unwrap()
-        // 16 ticks per bin
+        keeper(1).take(1, b"heatmap:POSIX", 0, 4).unwrap() // 16 ticks per bin
     }
 
     #[test]
@@ -242,13 +334,13 @@ mod tests {
             h.add(false, 7, 40, 41);
             h
         };
+        let keeper = keeper(1);
         let wide = {
-            let words: &'static mut [u64] = vec![0u64; HEAT_WORDS].leak();
-            let mut h = HeatBins::new(words, b"heatmap:POSIX", 1, 5, Ledger::for_tests(0, &[])).unwrap(); // 32 ticks
+            let mut h = keeper.take(1, b"heatmap:POSIX", 1, 5).unwrap(); // 32 ticks
             h.add(true, 10, 0, 1);
             h
         };
-        assert!(widest() >= 5, "the process's widest bins are known");
+        assert_eq!(keeper.widest(), 5, "the keeper knows its widest bins");
         let mut recs = Vec::new();
         for mut h in [narrow, wide] {
             // The job's widest: 5, as the shutdown's all-reduce gives it.
@@ -262,6 +354,30 @@ mod tests {
         // Write bins: 100 + 50 in bin 0 (ticks 0-31), reads 7 in bin 1.
         assert_eq!((a[6] as i64, a[7] as i64), (150, 0));
         assert_eq!(a[6 + 4 + 1], 7);
+    }
+
+    /// The keeper writes what the sources left at shutdown, in source id
+    /// order whatever order they finished in; an unused heatmap leaves
+    /// nothing, and a forked child's cleared bins take back their record.
+    #[test]
+    fn the_keeper_writes_the_finished_records_of_its_sources_in_id_order() {
+        let keeper = keeper(3);
+        let mut stdio = keeper.take(9, b"heatmap:STDIO", 0, 4).unwrap();
+        let mut posix = keeper.take(1, b"heatmap:POSIX", 0, 4).unwrap();
+        let mut idle = keeper.take(2, b"heatmap:MPIIO", 0, 4).unwrap();
+        assert!(keeper.take(3, b"heatmap:X", 0, 4).is_none(), "room for three");
+        stdio.add(true, 5, 0, 1);
+        posix.add(false, 7, 0, 1);
+        for h in [&mut stdio, &mut posix, &mut idle] {
+            h.finish(10, 1.0, 0, 0);
+        }
+        let mut ids = Vec::new();
+        keeper.output(&mut |rec| ids.push(rec[0]));
+        assert_eq!(ids, [b"heatmap:POSIX", b"heatmap:STDIO"].map(|n| darshan_log::record_id(n)));
+        stdio.clear(0);
+        let mut left = 0;
+        keeper.output(&mut |_| left += 1);
+        assert_eq!(left, 1);
     }
 
     #[test]

@@ -41,5 +41,5 @@ pub mod shutdown_mpi;
 pub mod sync;
 pub mod var_records;
 
-pub use module::{Env, FinalizeCtx, Module, ModuleSpec};
+pub use module::{Env, FinalizeCtx, LockedState, Module, ModuleSpec, ModuleState};
 pub use platform::Platform;

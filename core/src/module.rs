@@ -1,21 +1,23 @@
 //! The module contract. A module is a `'static` object implementing
 //! [`Module`]; the runtime keeps one registry of them and drives every
-//! module through this trait alone: start-up (its record memory, its
-//! heatmap), fork (its lock held across the call, then a fresh start in
-//! the child), the rank learnt at MPI_Init, shutdown (finalize, reduce,
-//! output). Every hook but `spec` (the static facts: id, record size, tick
-//! words, reduction rules, ...) has a default, so adding a hook breaks no
-//! module: a module that keeps its records in a `RecordSet` (or
-//! `HandleRecords`, `VarRecordSet`) gives them to `with_records`, and
-//! attach, finalize, reduce, fork, heatmap, rank and output need nothing
-//! more: such a module is two methods long. See
+//! module through this trait alone: start-up (its record memory), fork
+//! (its lock held across the call, then a fresh start in the child), the
+//! rank learnt at MPI_Init, shutdown (finalize, reduce, output). Every
+//! hook but `spec` (the static facts: id, record size, tick words,
+//! reduction rules, ...) has a default, so adding a hook breaks no module:
+//! a module that keeps its records in a `RecordSet` (or `HandleRecords`,
+//! `VarRecordSet`) behind a `Lock` hands that lock to `records`, and
+//! attach, finalize, reduce, fork, rank, output and the live view need
+//! nothing more: such a module is two methods long. See
 //! `modules/null` for a complete example in one short file and
 //! docs/new-module.md for the steps.
 
+use std::sync::atomic::AtomicU64;
+
 use crate::arena::Slice;
 use crate::collective::Comm;
-use crate::heatmap::HeatBins;
 use crate::records::{Records, Reducer};
+use crate::sync::Lock;
 
 pub use crate::env::Env;
 pub use crate::records::FinalizeCtx;
@@ -33,8 +35,6 @@ pub struct ModuleSpec {
     /// Only in MPI jobs (MPI-IO): registered at MPI_Init, never in a
     /// program that does not call it.
     pub mpi_only: bool,
-    /// The heatmap record this module feeds (`heatmap:POSIX`), if any.
-    pub heat_name: Option<&'static [u8]>,
     /// Record words that hold clock ticks until shutdown (turned into
     /// seconds by the default `finalize`); none by default.
     pub tick_words: (usize, usize),
@@ -45,24 +45,13 @@ pub struct ModuleSpec {
 
 impl ModuleSpec {
     pub const fn new(id: usize, record_words: usize) -> ModuleSpec {
-        ModuleSpec {
-            id,
-            record_words,
-            fixed_records: None,
-            mpi_only: false,
-            heat_name: None,
-            tick_words: (0, 0),
-            reducer: None,
-        }
+        ModuleSpec { id, record_words, fixed_records: None, mpi_only: false, tick_words: (0, 0), reducer: None }
     }
     pub const fn fixed_records(self, n: usize) -> ModuleSpec {
         ModuleSpec { fixed_records: Some(n), ..self }
     }
     pub const fn mpi_only(self) -> ModuleSpec {
         ModuleSpec { mpi_only: true, ..self }
-    }
-    pub const fn heat(self, name: &'static [u8]) -> ModuleSpec {
-        ModuleSpec { heat_name: Some(name), ..self }
     }
     /// Words `ticks` hold clock ticks (usually the fcounters but the
     /// variance of bytes).
@@ -78,6 +67,17 @@ impl ModuleSpec {
 pub trait Module: Sync {
     /// The module's static facts.
     fn spec(&self) -> &ModuleSpec;
+
+    /// The module's lock over its state: the one hook through which the
+    /// defaults below reach its records (attach, finalize, reduce, output,
+    /// fork, rank), the runtime holds it across fork(), and the live view
+    /// publishes it (crate::sync, docs/live.md). A module that keeps a
+    /// `RecordSet` (or `HandleRecords`, `VarRecordSet`) behind a `Lock`
+    /// returns `Some(&self.lock)`; None by default (no records: the
+    /// defaults do nothing).
+    fn records(&self) -> Option<&dyn LockedState> {
+        None
+    }
 
     /// The version of this module's records in the log header.
     fn version(&self) -> u32 {
@@ -105,79 +105,29 @@ pub trait Module: Sync {
         Vec::new()
     }
 
-    /// The lock the module's records are behind, for the live view: the
-    /// runtime publishes it to the module's sequence word in the
-    /// crash-safe file (crate::sync, docs/live.md). None by default (a
-    /// reader then copies the module's records without that guarantee).
-    fn live_lock(&self) -> Option<&dyn crate::sync::Publish> {
-        None
-    }
-
-    /// Run `f` on this module's records while holding the module's lock.
-    /// A module that keeps a `RecordSet` implements this one hook (`f(&mut
-    /// self.lock().set)`), and the defaults of `set_heat`, `heat_record`,
-    /// `set_rank`, `output` and `while_locked` work through it; a module
-    /// without records leaves it, and those do nothing (`while_locked`
-    /// just runs its function).
-    fn with_records(&self, _f: &mut dyn FnMut(&mut dyn Records)) {}
-
-    /// Start-up, after every module registered: this module's heatmap
-    /// bins (when HEATMAP is enabled and has room).
-    fn set_heat(&self, bins: HeatBins) {
-        let mut bins = Some(bins);
-        self.with_records(&mut |r| {
-            if let Some(b) = bins.take() {
-                r.set_heat(b)
-            }
-        });
-    }
-
-    /// Shutdown: hand the finished heatmap record (if it saw data) to
-    /// `emit`; the HEATMAP module writes every module's.
-    fn heat_record(&self, emit: &mut dyn FnMut(&[u64])) {
-        self.with_records(&mut |r| r.heat_record(emit));
-    }
-
-    /// The HEATMAP module only: bins for the record `name` with bins of
-    /// 2^shift ticks, if it has room left.
-    fn take_heat(&self, _name: &'static [u8], _shift: u32) -> Option<HeatBins> {
-        None
-    }
-
-    /// fork(): run `f` (the fork itself, with the other modules' locks)
-    /// while holding this module's lock, so that the child never inherits
-    /// a lock another thread held mid-update; the child then gets
-    /// `fork_child`. By default under `with_records`' lock.
-    fn while_locked(&self, f: &mut dyn FnMut()) {
-        let mut ran = false;
-        self.with_records(&mut |_| {
-            ran = true;
-            f()
-        });
-        if !ran {
-            f()
-        }
-    }
-
     /// Start-up: the record memory reserved for this module (possibly
     /// empty when DARSHAN_MODMEM is exhausted) and what it may know of
-    /// the runtime (rank, ledger, configuration, mounts, platform). By
-    /// default given to `with_records`' records.
+    /// the runtime (rank, ledger, configuration, mounts, platform, heat
+    /// maps). By default the state's own part is sized for the records
+    /// (`ModuleState::attach_own`) and the records take the memory.
     fn attach(&self, slice: Slice, env: &Env) {
         let mut slice = Some(slice);
-        self.with_records(&mut |r| {
+        with_state(self, &mut |st| {
             if let Some(s) = slice.take() {
-                r.attach(s, env)
+                st.attach_own(s.capacity);
+                if let Some(r) = st.records() {
+                    r.attach(s, env)
+                }
             }
         });
     }
 
     /// Shutdown, first step: stop recording, turn ticks into seconds,
-    /// drop records that must not be written. By default `with_records`'
-    /// records are frozen and their `spec().tick_words` made seconds.
+    /// drop records that must not be written. By default the records are
+    /// frozen and their `spec().tick_words` made seconds.
     fn finalize(&self, ctx: &FinalizeCtx) {
         let (from, to) = self.spec().tick_words;
-        self.with_records(&mut |r| r.finalize(ctx, from..to));
+        with_records(self, &mut |r| r.finalize(ctx, from..to));
     }
 
     /// Shutdown, MPI only, after `finalize`: combine the records every
@@ -187,15 +137,15 @@ pub trait Module: Sync {
     /// DARSHAN_DISABLE_SHARED_REDUCTION. Non-MPI runs never call it.
     fn reduce(&self, shared: &[u64], comm: &dyn Comm) {
         if let Some(rules) = self.spec().reducer {
-            self.with_records(&mut |r| r.reduce(shared, comm, rules));
+            with_records(self, &mut |r| r.reduce(shared, comm, rules));
         }
     }
 
     /// Hand the records to write, as runs of record words in the log's
     /// layout, to `emit` (called while the module holds its lock). By
-    /// default every record of `with_records`.
+    /// default every record.
     fn output(&self, emit: &mut dyn FnMut(&[u64])) {
-        self.with_records(&mut |r| r.output_all(emit));
+        with_records(self, &mut |r| r.output_all(emit));
     }
 
     /// Shutdown, MPI only, before `reduce`: the id of every record this
@@ -210,16 +160,99 @@ pub trait Module: Sync {
         });
     }
 
-    /// In a forked child: forget the parent's records and start afresh
-    /// (by default `with_records`' records).
+    /// In a forked child: forget the parent's records and start afresh;
+    /// by default the records are cleared, then the state's own part
+    /// (`ModuleState::fork_own`).
     fn fork_child(&self) {
-        self.with_records(&mut |r| r.fork_child());
+        with_state(self, &mut |st| {
+            if let Some(r) = st.records() {
+                r.fork_child()
+            }
+            st.fork_own()
+        });
     }
 
     /// A process recording since its constructor learnt its MPI rank (in
     /// MPI_Init): its records, existing and future, carry it.
     fn set_rank(&self, rank: i64) {
-        self.with_records(&mut |r| r.set_rank(rank));
+        with_records(self, &mut |r| r.set_rank(rank));
+    }
+}
+
+/// What a module keeps behind its lock: the records the defaults work on,
+/// and any state of its own (handle tables, pools) they size and reset.
+pub trait ModuleState: Send {
+    /// The module's records; None for a module that keeps them otherwise
+    /// (DXT's traces), whose hooks are its own.
+    fn records(&mut self) -> Option<&mut dyn Records>;
+    /// Start-up, before the records attach: size the module's own state
+    /// for `capacity` records, so that no later call allocates.
+    fn attach_own(&mut self, _capacity: usize) {}
+    /// In a forked child, after the records were cleared: forget the
+    /// parent's part of the module's own state.
+    fn fork_own(&mut self) {}
+}
+
+impl<R: crate::records::RecordRt + Send> ModuleState for crate::records::RecordSet<R> {
+    fn records(&mut self) -> Option<&mut dyn Records> {
+        Some(self)
+    }
+}
+
+impl<R: crate::records::RecordRt + Send> ModuleState for crate::handles::HandleRecords<R> {
+    fn records(&mut self) -> Option<&mut dyn Records> {
+        Some(self)
+    }
+}
+
+impl ModuleState for crate::var_records::VarRecordSet {
+    fn records(&mut self) -> Option<&mut dyn Records> {
+        Some(self)
+    }
+}
+
+/// A module's lock over its [`ModuleState`], as `Module::records` hands
+/// it: taken for the defaults, held across fork(), published to the
+/// module's sequence word in the crash-safe file.
+pub trait LockedState: Sync {
+    /// Run `f` on the state, under the lock.
+    fn with(&self, f: &mut dyn FnMut(&mut dyn ModuleState));
+    /// From now on, the lock says in `word` when it is held (docs/live.md).
+    fn publish(&self, word: &'static AtomicU64);
+}
+
+impl<T: ModuleState> LockedState for Lock<T> {
+    fn with(&self, f: &mut dyn FnMut(&mut dyn ModuleState)) {
+        f(&mut *self.lock())
+    }
+    fn publish(&self, word: &'static AtomicU64) {
+        Lock::publish(self, word)
+    }
+}
+
+/// `f` on `m`'s state under its lock (nothing for a module without one).
+fn with_state<M: Module + ?Sized>(m: &M, f: &mut dyn FnMut(&mut dyn ModuleState)) {
+    if let Some(l) = m.records() {
+        l.with(f)
+    }
+}
+
+/// `f` on `m`'s records under its lock (nothing without records).
+fn with_records<M: Module + ?Sized>(m: &M, f: &mut dyn FnMut(&mut dyn Records)) {
+    with_state(m, &mut |st| {
+        if let Some(r) = st.records() {
+            f(r)
+        }
+    });
+}
+
+/// fork(): run `f` (the fork itself, with the other modules' locks held)
+/// while holding `m`'s lock, so that the child never inherits a lock
+/// another thread held mid-update.
+pub fn while_locked(m: &dyn Module, f: &mut dyn FnMut()) {
+    match m.records() {
+        Some(l) => l.with(&mut |_| f()),
+        None => f(),
     }
 }
 

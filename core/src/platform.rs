@@ -11,6 +11,11 @@ pub trait Platform: Sync {
     fn pid(&self) -> i64;
     fn euid(&self) -> i64;
     fn hostname(&self) -> String;
+    /// Heat-map bins are 2^heat_shift clock ticks wide (about 0.1 s at the
+    /// clock's rate as it is known now).
+    fn heat_shift(&self) -> u32 {
+        crate::heatmap::shift_for(1e9)
+    }
     /// The calling thread's id (pthread_self), for DXT segments.
     fn thread_id(&self) -> u64 {
         0

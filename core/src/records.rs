@@ -54,8 +54,7 @@ pub trait RecordRt: Default {
 impl RecordRt for () {}
 
 /// What the module contract's default hooks (`Module::attach`,
-/// `finalize`, `reduce`, `fork_child`, `set_heat`, `heat_record`,
-/// `set_rank`, `output`, `while_locked`) do to a module's records, reached
+/// `finalize`, `reduce`, `fork_child`, `set_rank`, `output`) do to a module's records, reached
 /// through `Module::with_records`: a module keeps a [`RecordSet`] (or a
 /// `HandleRecords`, a `VarRecordSet`) and forwards nothing by hand.
 pub trait Records {
@@ -67,8 +66,6 @@ pub trait Records {
     fn reduce(&mut self, shared: &[u64], comm: &dyn Comm, rules: &dyn Reducer);
     /// In a forked child: no records.
     fn fork_child(&mut self);
-    fn set_heat(&mut self, bins: HeatBins);
-    fn heat_record(&self, emit: &mut dyn FnMut(&[u64]));
     fn set_rank(&mut self, rank: i64);
     /// Every record, in runs (`RecordSet::output` keeping all).
     fn output_all(&self, emit: &mut dyn FnMut(&[u64]));
@@ -86,12 +83,6 @@ impl<R: RecordRt> Records for RecordSet<R> {
     }
     fn fork_child(&mut self) {
         self.clear()
-    }
-    fn set_heat(&mut self, bins: HeatBins) {
-        RecordSet::set_heat(self, bins)
-    }
-    fn heat_record(&self, emit: &mut dyn FnMut(&[u64])) {
-        RecordSet::heat_record(self, emit)
     }
     fn set_rank(&mut self, rank: i64) {
         RecordSet::set_rank(self, rank)
@@ -149,24 +140,12 @@ impl<R: RecordRt> RecordSet<R> {
         }
     }
 
-    /// Start-up: the bins of this module's heatmap.
-    pub fn set_heat(&mut self, bins: HeatBins) {
-        self.heat = Some(bins);
-    }
-
     /// A read or write of `bytes` from tick `tm1` to `tm2`, into the
     /// heatmap (if there is one).
     #[inline]
     pub fn heat_add(&mut self, write: bool, bytes: i64, tm1: i64, tm2: i64) {
         if let Some(h) = self.heat.as_mut() {
             h.add(write, bytes, tm1, tm2);
-        }
-    }
-
-    /// Shutdown: the finished heatmap record, if it saw data.
-    pub fn heat_record(&self, emit: &mut dyn FnMut(&[u64])) {
-        if let Some(r) = self.heat.as_ref().and_then(|h| h.record()) {
-            emit(r);
         }
     }
 
@@ -189,6 +168,9 @@ impl<R: RecordRt> RecordSet<R> {
         self.rank = env.rank;
         self.env = Some(*env);
         self.count = 0;
+        // A source of a heat map (POSIX, MPI-IO, STDIO) takes its bins
+        // from the process's keeper, as handed in `env`.
+        self.heat = env.heat_bins(self.module);
     }
 
     /// Mark this module's data as incomplete in the log (a handle table

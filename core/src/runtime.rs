@@ -33,6 +33,10 @@ static STATE: AtomicU8 = AtomicU8::new(UNINIT);
 /// names and flags from it here.
 pub static LEDGER: Ledger = Ledger::new();
 
+/// The process's heat maps (heatmap.rs): given memory by HEATMAP, bins
+/// taken by the sources, both through their [`Env`](crate::module::Env).
+pub static HEAT: crate::heatmap::Heatmaps = crate::heatmap::Heatmaps::new();
+
 /// What does not change after start-up.
 pub struct Shared {
     pub config: Config,
@@ -193,8 +197,14 @@ pub fn register(m: &'static dyn Module, rank: i64) {
 pub fn register_all(ms: &[&'static dyn Module], rank: i64) {
     let Some(shared) = shared() else { return };
     let cfg = &shared.config;
-    let env =
-        crate::module::Env { rank, ledger: &LEDGER, config: cfg, mounts: &shared.mounts, platform: shared.platform };
+    let env = crate::module::Env {
+        rank,
+        ledger: &LEDGER,
+        config: cfg,
+        mounts: &shared.mounts,
+        platform: shared.platform,
+        heat: &HEAT,
+    };
     let slices: Vec<crate::arena::Slice> = ms
         .iter()
         .map(|m| match lock(&ARENA).as_mut() {
@@ -211,13 +221,17 @@ pub fn register_all(ms: &[&'static dyn Module], rank: i64) {
     let added: usize = slices.iter().map(|s| s.capacity).sum();
     let total = CAPACITY.fetch_add(added, Ordering::Relaxed) + added;
     LEDGER.expect_names(total);
-    for (m, slice) in ms.iter().zip(slices) {
+    // HEATMAP first: the sources' record sets take their bins from the
+    // memory it gives the process's heat maps in its attach.
+    let mut order: Vec<(&&'static dyn Module, crate::arena::Slice)> = ms.iter().zip(slices).collect();
+    order.sort_by_key(|(m, _)| m.spec().id != darshan_log::modules::HEATMAP);
+    for (m, slice) in order {
         let (addr, bytes) = slice.span();
         if bytes > 0 {
             crate::logmap::module_registered(m.spec().id, addr, bytes, m.mapped_version());
         }
         m.attach(slice, &env);
-        if let (Some(lock), Some(word)) = (m.live_lock(), crate::logmap::live_word(m.spec().id)) {
+        if let (Some(lock), Some(word)) = (m.records(), crate::logmap::live_word(m.spec().id)) {
             lock.publish(word);
         }
         let mut reg = lock(&REGISTRY);
@@ -239,28 +253,6 @@ pub fn modules() -> Vec<&'static dyn Module> {
     lock(&REGISTRY).clone()
 }
 
-/// Start-up, after the modules registered: every module that feeds a
-/// heatmap gets its bins from the module that keeps heatmaps (HEATMAP),
-/// if that one is registered. Modules registered later (MPI-IO at
-/// MPI_Init) are connected by calling this again; a module is given bins
-/// once.
-pub fn connect_heatmaps(shift: u32) {
-    let mods = modules();
-    let Some(keeper) = mods.iter().find(|m| m.spec().id == darshan_log::modules::HEATMAP) else { return };
-    for m in &mods {
-        if let Some(name) = m.spec().heat_name {
-            if HEAT_GIVEN.fetch_or(1 << m.spec().id, Ordering::Relaxed) & (1 << m.spec().id) == 0 {
-                if let Some(bins) = keeper.take_heat(name, shift) {
-                    m.set_heat(bins);
-                }
-            }
-        }
-    }
-}
-
-/// Modules (bit per id) already given heatmap bins.
-static HEAT_GIVEN: AtomicU64 = AtomicU64::new(0);
-
 /// fork(): run `f` (the fork) with every module's lock held (in the
 /// registry's order), then the core's, so that the child inherits no lock
 /// that another thread held. No allocation: the registry stays locked
@@ -272,7 +264,7 @@ pub fn with_all_locked(f: &mut dyn FnMut()) {
                 let _core = lock_all();
                 f()
             }
-            Some((m, rest)) => m.while_locked(&mut || nest(rest, f)),
+            Some((m, rest)) => crate::module::while_locked(*m, &mut || nest(rest, f)),
         }
     }
     let reg = lock(&REGISTRY);

@@ -139,7 +139,7 @@ fn agree_on_the_clock(comm: &dyn Comm, secs_per_tick: f64, end_tick: i64) -> Fin
     let mut last = [end_tick as f64 * heat_secs_per_tick];
     comm.allreduce_f64(&mut last, Op::Max);
     let end_tick = if heat_secs_per_tick > 0.0 { (last[0] / heat_secs_per_tick).ceil() as i64 } else { end_tick };
-    let mut widest = [u64::from(crate::heatmap::widest())];
+    let mut widest = [u64::from(crate::runtime::HEAT.widest())];
     comm.allreduce_u64(&mut widest, Op::Max);
     let heat_shift = u32::try_from(widest[0]).unwrap_or(u32::MAX); // finish() caps it
     FinalizeCtx { secs_per_tick, end_tick, heat_secs_per_tick, heat_shift, rank: comm.rank(), nprocs: comm.size() }

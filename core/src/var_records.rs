@@ -208,8 +208,6 @@ impl Records for VarRecordSet {
     fn fork_child(&mut self) {
         self.clear()
     }
-    fn set_heat(&mut self, _bins: crate::heatmap::HeatBins) {}
-    fn heat_record(&self, _emit: &mut dyn FnMut(&[u64])) {}
     fn set_rank(&mut self, rank: i64) {
         self.rank = rank;
         let lens: Vec<usize> = self.iter().map(<[u64]>::len).collect();

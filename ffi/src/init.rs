@@ -303,7 +303,6 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
     crate::stdio_wrap::attach_std_streams(std_streams());
     let mods: Vec<_> = crate::modules::MODULES.iter().copied().filter(|m| mpi || !m.spec().mpi_only).collect();
     runtime::register_all(&mods, rank);
-    runtime::connect_heatmaps(clock::heat_shift());
     darshan_core::shutdown::map_job((0, 0), nprocs, Some(runtime::LEDGER.tick_secs()), mpi);
     darshan_core::logmap::arm();
     // The job's BG/Q record, on excluded ranks too: it describes the
@@ -329,7 +328,6 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
 pub fn add_mpi_modules(rank: i64) {
     let mods: Vec<_> = crate::modules::MODULES.iter().copied().filter(|m| m.spec().mpi_only).collect();
     runtime::register_all(&mods, rank);
-    runtime::connect_heatmaps(clock::heat_shift());
 }
 
 extern "C" fn destructor() {

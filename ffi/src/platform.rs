@@ -9,6 +9,9 @@ pub struct Libc;
 pub static LIBC: Libc = Libc;
 
 impl Platform for Libc {
+    fn heat_shift(&self) -> u32 {
+        crate::clock::heat_shift()
+    }
     fn statfs(&self, path: &str) -> Option<(i64, i64)> {
         let c = CString::new(path).ok()?;
         // SAFETY: an all-zero statfs is a valid value to overwrite.

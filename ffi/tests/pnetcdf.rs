@@ -116,9 +116,13 @@ fn a_4_rank_pnetcdf_job_has_every_counter_of_its_known_pattern() {
         (v::NPOINTS, 40),
         (v::DATATYPE_SIZE, 4),
         (v::IS_RECORD_VAR, 1),
-        (v::MAX_WRITE_TIME_SIZE, 40),
     ];
     expect(temp, PNETCDF_VAR, "temp", &want);
+    // The size of the slowest write: temp is written 40 bytes at a time
+    // and once 4 bytes (bput_var1), and which took longest depends on the
+    // machine's load (a full run here once saw the 4-byte one slowest).
+    let slowest = c(temp, v::MAX_WRITE_TIME_SIZE);
+    assert!(slowest == 40 || slowest == 4, "temp PNETCDF_VAR_MAX_WRITE_TIME_SIZE {slowest}: no write of that size");
     assert!((0..NP).contains(&c(temp, v::FASTEST_RANK)) && (0..NP).contains(&c(temp, v::SLOWEST_RANK)));
     // Every rank moved the same bytes.
     assert_eq!((c(temp, v::FASTEST_RANK_BYTES), c(temp, v::SLOWEST_RANK_BYTES)), (224, 224));

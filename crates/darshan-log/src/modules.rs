@@ -72,6 +72,19 @@ pub const READ_VERSIONS: [u32; KNOWN_MODULE_COUNT] = [1, 4, 3, 3, 2, 3, 1, 2, 2,
 /// 32-byte-segment layout that released tools (PyDarshan 3.5.0) read.
 pub const WRITE_VERSIONS: [u32; KNOWN_MODULE_COUNT] = [1, 4, 3, 3, 2, 3, 1, 2, 2, 2, 1, 2, 1, 0, 0, 1, 1, 1];
 
+/// The HEATMAP record a source module's heat map is written as (C
+/// Darshan's POSIX, MPI-IO and STDIO modules register these names, and
+/// PyDarshan finds a module's heat map by them); None for a module that
+/// feeds none.
+pub const fn heat_name(id: usize) -> Option<&'static [u8]> {
+    match id {
+        POSIX => Some(b"heatmap:POSIX"),
+        MPIIO => Some(b"heatmap:MPIIO"),
+        STDIO => Some(b"heatmap:STDIO"),
+        _ => None,
+    }
+}
+
 pub fn module_name(id: usize) -> &'static str {
     match extension(id) {
         Some((_, name, _)) => name,

@@ -26,6 +26,7 @@ use darshan_core::common::Tick;
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
+use darshan_core::{LockedState, ModuleState};
 use darshan_log::counters::bgq::typed as c;
 use darshan_log::modules::BGQ as ID;
 
@@ -131,8 +132,14 @@ impl Bgq {
 
 const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS).fixed_records(1);
 
+impl ModuleState for State {
+    fn records(&mut self) -> Option<&mut dyn Records> {
+        Some(&mut self.set)
+    }
+}
+
 impl Module for Bgq {
-    fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
+    fn records(&self) -> Option<&dyn LockedState> {
         Some(&self.state)
     }
 
@@ -185,9 +192,6 @@ impl Module for Bgq {
     fn record_ids(&self, f: &mut dyn FnMut(u64)) {
         let st = self.lock();
         (0..st.set.len()).for_each(|i| f(st.set.record(i)[0]));
-    }
-    fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
-        f(&mut self.lock().set)
     }
     /// A forked child describes no job of its own (and BG/Q's kernel has
     /// no fork).

@@ -32,6 +32,7 @@ use darshan_core::common::{at_c_resolution, Tick};
 use darshan_core::id_index::IdIndex;
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
+use darshan_core::{LockedState, ModuleState};
 use darshan_log::dxt_mapped as dm;
 use darshan_log::encode::encode_record_dxt;
 use darshan_log::modules::{write_version, DXT_MPIIO as MPIIO_ID, DXT_POSIX as POSIX_ID};
@@ -322,8 +323,16 @@ pub fn apply_triggers(stats: &dyn Fn(u64) -> Option<(i64, i64, i64)>) {
     }
 }
 
+/// DXT's traces are no record set: its hooks are its own; its lock is
+/// still the runtime's to hold across fork() and to publish.
+impl ModuleState for State {
+    fn records(&mut self) -> Option<&mut dyn darshan_core::records::Records> {
+        None
+    }
+}
+
 impl Module for Dxt {
-    fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
+    fn records(&self) -> Option<&dyn LockedState> {
         Some(&self.st)
     }
 
@@ -392,10 +401,6 @@ impl Module for Dxt {
                 emit(&words);
             }
         }
-    }
-    fn while_locked(&self, f: &mut dyn FnMut()) {
-        let _st = self.lock();
-        f()
     }
     fn fork_child(&self) {
         self.lock().clear();

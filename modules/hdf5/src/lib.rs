@@ -15,8 +15,8 @@ pub mod reduce;
 
 use darshan_core::common::{add, stamp, timer_inc_no_overlap, NoOverlap, Tick};
 use darshan_core::handles::HandleRecords;
-use darshan_core::records::Records;
 use darshan_core::sync::{Lock, LockGuard};
+use darshan_core::LockedState;
 use darshan_core::{Module, ModuleSpec};
 use darshan_log::counters::h5f::typed as c;
 use darshan_log::modules::H5F as ID;
@@ -95,16 +95,12 @@ const SPEC: ModuleSpec =
 
 /// Attach, finalize, reduce and fork through `HandleRecords` and the spec.
 impl Module for H5f {
-    fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
+    fn records(&self) -> Option<&dyn LockedState> {
         Some(&self.st)
     }
 
     fn spec(&self) -> &ModuleSpec {
         &SPEC
-    }
-
-    fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
-        f(&mut *self.lock())
     }
 }
 

@@ -1,53 +1,42 @@
-//! The HEATMAP module: one record per source module (POSIX, STDIO, ...)
-//! with the bytes read and written in each time bin (docs/counter-rules.md §5).
+//! The HEATMAP module: one record per source module (POSIX, MPI-IO,
+//! STDIO) with the bytes read and written in each time bin
+//! (docs/counter-rules.md §5).
 //!
-//! It owns the record memory (8 heatmaps, as Darshan reserves) and hands
-//! one block to each module that names a heatmap (`Module::heat_name`) at
-//! start-up (`runtime::connect_heatmaps`); the module updates its bins under
-//! its own lock with the ticks it already has (no extra lock or clock read
-//! per call), finishes them at shutdown, and this module writes them.
+//! One way, as C Darshan does it: at attach it gives its record memory (8
+//! heatmaps, as Darshan reserves) to the process's heat maps (its `Env`'s
+//! `heat`); each source takes its bins from there in its own attach,
+//! updates them under its own lock with the ticks it already has (no extra
+//! lock or clock read per call), and leaves its finished record there at
+//! shutdown; this module writes what was left. It knows no other module.
 #![forbid(unsafe_code)]
 
 use darshan_core::arena::Slice;
-use darshan_core::heatmap::{HeatBins, HEAT_WORDS};
-use darshan_core::ledger::Ledger;
-use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{runtime, Env, Module, ModuleSpec};
+use darshan_core::heatmap::{Heatmaps, HEAT_WORDS};
+use darshan_core::sync::Lock;
+use darshan_core::{Env, Module, ModuleSpec};
 use darshan_log::modules::HEATMAP as ID;
 
 /// Heatmaps Darshan reserves room for.
 pub const MAX_HEATMAPS: usize = 8;
 
-pub struct State {
-    blocks: Vec<&'static mut [u64]>,
-    rank: i64,
-    ledger: Option<&'static Ledger>,
-}
-
 pub struct Heatmap {
-    st: Lock<State>,
+    /// The heat maps this module's memory went to (none before attach).
+    keeper: Lock<Option<&'static Heatmaps>>,
 }
-
-pub static HEATMAP: Heatmap = Heatmap { st: Lock::new(State { blocks: Vec::new(), rank: 0, ledger: None }) };
 
 impl Heatmap {
-    fn lock(&self) -> LockGuard<'_, State> {
-        self.st.lock()
-    }
-
-    /// A heatmap for the source named `name` (`heatmap:POSIX`) with bins
-    /// of 2^shift ticks; None when the module is disabled or full.
-    pub fn take(&self, name: &'static [u8], shift: u32) -> Option<HeatBins> {
-        let mut st = self.lock();
-        let ledger = st.ledger?;
-        let block = st.blocks.pop()?;
-        let id = darshan_log::record_id(name);
-        if !ledger.register_name(ID, id, name) {
-            return None;
-        }
-        HeatBins::new(block, name, st.rank, shift, ledger)
+    pub const fn new() -> Heatmap {
+        Heatmap { keeper: Lock::new(None) }
     }
 }
+
+impl Default for Heatmap {
+    fn default() -> Self {
+        Heatmap::new()
+    }
+}
+
+pub static HEATMAP: Heatmap = Heatmap::new();
 
 const SPEC: ModuleSpec = ModuleSpec::new(ID, HEAT_WORDS).fixed_records(MAX_HEATMAPS);
 
@@ -57,32 +46,52 @@ impl Module for Heatmap {
     }
 
     fn attach(&self, slice: Slice, env: &Env) {
-        let mut st = self.lock();
-        st.rank = env.rank;
-        st.ledger = Some(env.ledger);
         // Backed whole now: the blocks are handed out as plain memory
         // (before the crash-safe file exists, the file is made with the
         // heatmap area given whole, logmap::LogMap::make_file).
         let mut slice = slice;
-        let mut rest = if slice.back(slice.reserved_len()) { slice.into_backed() } else { &mut [] };
-        let mut blocks = Vec::with_capacity(MAX_HEATMAPS);
-        while rest.len() >= HEAT_WORDS {
-            let (block, tail) = rest.split_at_mut(HEAT_WORDS);
-            blocks.push(block);
-            rest = tail;
-        }
-        blocks.reverse(); // `take` pops: the first source gets the first block
-        st.blocks = blocks;
+        let words: &'static mut [u64] = if slice.back(slice.reserved_len()) { slice.into_backed() } else { &mut [] };
+        env.heat.provide(words, env.ledger);
+        *self.keeper.lock() = Some(env.heat);
     }
 
-    fn take_heat(&self, name: &'static [u8], shift: u32) -> Option<HeatBins> {
-        self.take(name, shift)
-    }
-
-    /// Every module's heatmap, in id order (POSIX, MPI-IO, STDIO, ...).
+    /// The sources' finished heat maps, in id order (POSIX, MPI-IO, STDIO).
     fn output(&self, emit: &mut dyn FnMut(&[u64])) {
-        for m in runtime::modules() {
-            m.heat_record(emit);
+        if let Some(keeper) = *self.keeper.lock() {
+            keeper.output(emit)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use darshan_core::arena::RecordArena;
+    use darshan_core::config::Config;
+    use darshan_core::records::{FinalizeCtx, RecordSet};
+
+    /// The one-way heat map, end to end with no process-wide runtime: a
+    /// HEATMAP and a POSIX record set attached with one `Env`; the source
+    /// takes its bins in its attach, counts, finishes at shutdown, and
+    /// HEATMAP writes the record named `heatmap:POSIX` with the bytes.
+    #[test]
+    fn a_source_takes_its_bins_at_attach_and_heatmap_writes_them() {
+        let mut cfg = Config::default();
+        cfg.mod_enabled[ID] = true;
+        cfg.mod_enabled[darshan_log::modules::POSIX] = true;
+        let env = Env::for_config(cfg);
+        let arena: &'static mut RecordArena = Box::leak(Box::new(RecordArena::new(1 << 20).unwrap()));
+        let heat = Heatmap::new();
+        heat.attach(arena.reserve_for(ID, HEAT_WORDS, MAX_HEATMAPS), &env);
+        let mut posix: RecordSet<()> = RecordSet::new(darshan_log::modules::POSIX);
+        posix.attach(arena.reserve_for(darshan_log::modules::POSIX, 4, 4), &env);
+        posix.heat_add(true, 4096, 0, 1);
+        posix.finalize(&FinalizeCtx::one_process(1.0, 10), 0..0);
+        let mut recs = Vec::new();
+        heat.output(&mut |r| recs.push(r.to_vec()));
+        assert_eq!(recs.len(), 1);
+        assert_eq!(recs[0][0], darshan_log::record_id(b"heatmap:POSIX"));
+        let written: i64 = recs[0][6..6 + recs[0][3] as usize].iter().map(|w| *w as i64).sum();
+        assert_eq!(written, 4096);
     }
 }

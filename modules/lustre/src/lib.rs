@@ -25,6 +25,7 @@ use darshan_core::records::Records;
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::var_records::VarRecordSet;
 use darshan_core::{FinalizeCtx, Module, ModuleSpec};
+use darshan_core::{LockedState, ModuleState};
 use darshan_log::modules::LUSTRE as ID;
 
 use layout::{Layout, FL_INIT};
@@ -191,8 +192,14 @@ impl Lustre {
 
 const SPEC: ModuleSpec = ModuleSpec::new(ID, NOMINAL_WORDS);
 
+impl ModuleState for State {
+    fn records(&mut self) -> Option<&mut dyn Records> {
+        Some(&mut self.set)
+    }
+}
+
 impl Module for Lustre {
-    fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
+    fn records(&self) -> Option<&dyn LockedState> {
         Some(&self.state)
     }
 
@@ -215,9 +222,6 @@ impl Module for Lustre {
         let mut ids = shared.to_vec();
         ids.sort_unstable();
         self.lock().shared = ids;
-    }
-    fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
-        f(&mut self.lock().set)
     }
     fn output(&self, emit: &mut dyn FnMut(&[u64])) {
         let st = self.lock();

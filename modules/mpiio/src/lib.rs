@@ -13,14 +13,14 @@ pub mod reduce;
 #[cfg(test)]
 mod tests;
 
-use darshan_core::arena::Slice;
 use darshan_core::common::{
     add, size_bucket, stamp, timer_inc_no_overlap, CommonPool, CommonVals, IoTimers, LastIo, NoOverlap, Tick,
 };
 use darshan_core::handles::HandleTable;
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{Env, Module, ModuleSpec};
+use darshan_core::{LockedState, ModuleState};
+use darshan_core::{Module, ModuleSpec};
 use darshan_log::counters::mpiio::typed as c;
 use darshan_log::modules::MPIIO as ID;
 
@@ -212,34 +212,31 @@ impl Mpiio {
 /// Every fcounter but the byte variance holds clock ticks until shutdown.
 const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS)
     .mpi_only()
-    .heat(b"heatmap:MPIIO")
     .ticks(c::FCOUNTERS_AT..c::fword(c::F_VARIANCE_RANK_BYTES))
     .reduced_by(&reduce::RULES);
 
+/// The records, and the file handles and common-access pool beside
+/// them: sized for the records at attach, emptied in a forked child.
+impl ModuleState for State {
+    fn records(&mut self) -> Option<&mut dyn Records> {
+        Some(&mut self.set)
+    }
+    fn attach_own(&mut self, capacity: usize) {
+        self.pool = CommonPool::with_capacity(2 * capacity);
+        self.handles = HandleTable::for_records(capacity, HANDLE_SLOTS);
+    }
+    fn fork_own(&mut self) {
+        self.pool.clear();
+        self.handles.clear();
+    }
+}
+
 impl Module for Mpiio {
-    fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
+    fn records(&self) -> Option<&dyn LockedState> {
         Some(&self.st)
     }
 
     fn spec(&self) -> &ModuleSpec {
         &SPEC
-    }
-
-    fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
-        f(&mut self.lock().set)
-    }
-
-    fn attach(&self, slice: Slice, env: &Env) {
-        let mut st = self.lock();
-        st.pool = CommonPool::with_capacity(2 * slice.capacity);
-        st.handles = HandleTable::for_records(slice.capacity, HANDLE_SLOTS);
-        st.set.attach(slice, env);
-    }
-
-    fn fork_child(&self) {
-        let mut st = self.lock();
-        st.set.clear();
-        st.pool.clear();
-        st.handles.clear();
     }
 }

@@ -10,13 +10,17 @@
 //! 2. `spec`: the module's static facts — its id, record size, which words
 //!    hold clock ticks until shutdown (`.ticks`), and, for a module whose
 //!    records ranks share, the reduction rules (`.reduced_by`);
-//! 3. `with_records` gives the runtime the records under the lock; with
-//!    it every other hook has a default that works: `attach` (the record
+//! 3. `records` hands the runtime the lock over the records; with it
+//!    every other hook has a default that works: `attach` (the record
 //!    memory the core reserved, with MAX_RECORDS and DARSHAN_MODMEM
 //!    limits, and the `Env`), `finalize` (freeze, ticks to seconds in the
 //!    spec's words), `reduce` (none here), `output` (the records, in the
-//!    log's layout, to the core), `set_rank`, `while_locked` (the lock
-//!    held across fork) and `fork_child` (forget the parent's records);
+//!    log's layout, to the core), `set_rank` and `fork_child` (forget the
+//!    parent's records); the runtime holds the same lock across fork and
+//!    publishes it for the live view. State of the module's own beside
+//!    the records (handle tables, pools) goes in a struct that implements
+//!    `ModuleState` (`attach_own`, `fork_own`: sized and reset by the
+//!    defaults, as MPI-IO's is);
 //! 4. the wrapper in `ffi` calls `on_foo` after the real call returned,
 //!    with clock ticks; `find_or_create` registers the name and sets the
 //!    partial flag when memory runs out — then the call is simply not
@@ -27,9 +31,9 @@
 #![forbid(unsafe_code)]
 
 use darshan_core::common::Tick;
-use darshan_core::records::{RecordSet, Records};
+use darshan_core::records::RecordSet;
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{Module, ModuleSpec};
+use darshan_core::{LockedState, Module, ModuleSpec};
 use darshan_log::modules::NULL as ID;
 
 // The record's layout lives in the format crate with every module's
@@ -41,9 +45,14 @@ pub struct Null {
     set: Lock<RecordSet<()>>,
 }
 
-pub static NULL: Null = Null { set: Lock::new(RecordSet::new(ID)) };
+pub static NULL: Null = Null::new();
 
 impl Null {
+    /// A fresh instance: the process's is [`NULL`]; a test builds its own.
+    pub const fn new() -> Null {
+        Null { set: Lock::new(RecordSet::new(ID)) }
+    }
+
     fn lock(&self) -> LockGuard<'_, RecordSet<()>> {
         self.set.lock()
     }
@@ -69,19 +78,21 @@ impl Null {
 /// Both fcounters hold ticks until shutdown; no reduction across ranks.
 const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS).ticks(c::FCOUNTERS_AT..c::RECORD_WORDS);
 
-impl Module for Null {
-    fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
-        Some(&self.set)
+impl Default for Null {
+    fn default() -> Self {
+        Null::new()
     }
+}
 
+impl Module for Null {
     fn spec(&self) -> &ModuleSpec {
         &SPEC
     }
 
     /// What every other hook works through: the records, under the lock
     /// (fork holds it across the call).
-    fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
-        f(&mut *self.lock())
+    fn records(&self) -> Option<&dyn LockedState> {
+        Some(&self.set)
     }
 }
 
@@ -99,14 +110,15 @@ mod tests {
         let env = Env::for_config(config);
         // Two records fit; the third name marks the module partial.
         let mut arena = RecordArena::new(2 * c::RECORD_WORDS * 8).unwrap();
-        NULL.attach(arena.reserve(c::RECORD_WORDS, 1024), &env);
-        NULL.on_foo(b"a", 5, 10, 12);
-        NULL.on_foo(b"a", 3, 20, 21);
-        NULL.on_foo(b"b", 1, 30, 34);
-        NULL.on_foo(b"c", 1, 40, 41);
-        NULL.finalize(&FinalizeCtx::one_process(0.5, 100));
+        let null = Null::new();
+        null.attach(arena.reserve(c::RECORD_WORDS, 1024), &env);
+        null.on_foo(b"a", 5, 10, 12);
+        null.on_foo(b"a", 3, 20, 21);
+        null.on_foo(b"b", 1, 30, 34);
+        null.on_foo(b"c", 1, 40, 41);
+        null.finalize(&FinalizeCtx::one_process(0.5, 100));
         let mut words = Vec::new();
-        NULL.output(&mut |run: &[u64]| words.extend_from_slice(run));
+        null.output(&mut |run: &[u64]| words.extend_from_slice(run));
         assert_eq!(words.len(), 2 * c::RECORD_WORDS);
         assert_eq!(words[0], darshan_log::record_id(b"a"));
         assert_eq!(words[c::word(c::FOOS)], 2);
@@ -115,21 +127,22 @@ mod tests {
         assert_eq!(f64::from_bits(words[c::fword(c::F_FOO_MAX_DURATION)]), 1.0);
         assert!(env.ledger.partial_flags() & 1 << ID != 0);
         // The default fork_child: a forked child starts with no records.
-        NULL.fork_child();
+        null.fork_child();
         let mut left = 0;
-        NULL.output(&mut |run: &[u64]| left += run.len());
+        null.output(&mut |run: &[u64]| left += run.len());
         assert_eq!(left, 0, "the child kept its parent's records");
     }
 
     /// The template (the file a new module's author copies) kept its lock
     /// only in its own methods: fork, which must hold every module's lock
     /// so that the child inherits none mid-update, ran with NULL's free.
-    /// The lock comes from `with_records` now, for every module alike.
+    /// The lock comes from `records` now, for every module alike.
     #[test]
     fn the_template_holds_its_lock_across_fork() {
+        let null = Null::new();
         let mut held = false;
-        NULL.while_locked(&mut || held = NULL.set.is_locked());
+        darshan_core::module::while_locked(&null, &mut || held = null.set.is_locked());
         assert!(held, "fork ran without the NULL module's lock");
-        assert!(!NULL.set.is_locked(), "and released it after");
+        assert!(!null.set.is_locked(), "and released it after");
     }
 }

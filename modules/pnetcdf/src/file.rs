@@ -3,8 +3,8 @@
 
 use darshan_core::common::{add, stamp, timer_inc_no_overlap, NoOverlap, Tick};
 use darshan_core::handles::HandleRecords;
-use darshan_core::records::Records;
 use darshan_core::sync::{Lock, LockGuard};
+use darshan_core::LockedState;
 use darshan_core::{Module, ModuleSpec};
 use darshan_log::counters::pnetcdf_file::typed as c;
 use darshan_log::modules::PNETCDF_FILE as ID;
@@ -120,15 +120,11 @@ const SPEC: ModuleSpec =
 
 /// Attach, finalize, reduce and fork through `HandleRecords` and the spec.
 impl Module for PnetcdfFile {
-    fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
+    fn records(&self) -> Option<&dyn LockedState> {
         Some(&self.st)
     }
 
     fn spec(&self) -> &ModuleSpec {
         &SPEC
-    }
-
-    fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
-        f(&mut *self.lock())
     }
 }

@@ -11,13 +11,13 @@
 //! over attributing that rare case better.
 
 use darshan_core::access_tuples::{AccessTuples, TUPLE};
-use darshan_core::arena::Slice;
 use darshan_core::common::{add, stamp, timer_inc_no_overlap, NoOverlap, Tick};
 use darshan_core::dataset_io::{self, IoLayout, IoState};
 use darshan_core::handles::HandleRecords;
 use darshan_core::records::Records;
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{Env, Module, ModuleSpec};
+use darshan_core::{LockedState, ModuleState};
+use darshan_core::{Module, ModuleSpec};
 use darshan_log::counters::pnetcdf_var::typed as c;
 use darshan_log::modules::PNETCDF_VAR as ID;
 
@@ -209,22 +209,22 @@ const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS)
 
 /// Finalize, reduce and fork through `HandleRecords` and the spec; attach
 /// also sizes the access tuples.
+/// The records, and the access tuples beside them, sized at attach.
+impl ModuleState for State {
+    fn records(&mut self) -> Option<&mut dyn Records> {
+        Some(&mut self.recs)
+    }
+    fn attach_own(&mut self, capacity: usize) {
+        self.tuples = AccessTuples::for_records(capacity);
+    }
+}
+
 impl Module for PnetcdfVar {
-    fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
+    fn records(&self) -> Option<&dyn LockedState> {
         Some(&self.st)
     }
 
     fn spec(&self) -> &ModuleSpec {
         &SPEC
-    }
-
-    fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
-        f(&mut self.lock().recs)
-    }
-
-    fn attach(&self, slice: Slice, env: &Env) {
-        let mut st = self.lock();
-        st.tuples = AccessTuples::for_records(slice.capacity);
-        st.recs.attach(slice, env);
     }
 }

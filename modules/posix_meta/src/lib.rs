@@ -25,6 +25,7 @@ use darshan_core::handles::HandleTable;
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{Env, Module, ModuleSpec};
+use darshan_core::{LockedState, ModuleState};
 use darshan_log::counters::posix_meta::typed as c;
 use darshan_log::modules::POSIX_META as ID;
 
@@ -262,17 +263,19 @@ impl PosixMeta {
 const SPEC: ModuleSpec =
     ModuleSpec::new(ID, c::RECORD_WORDS).ticks(c::FCOUNTERS_AT..c::RECORD_WORDS).reduced_by(&reduce::RULES);
 
+impl ModuleState for State {
+    fn records(&mut self) -> Option<&mut dyn Records> {
+        Some(&mut self.set)
+    }
+}
+
 impl Module for PosixMeta {
-    fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
+    fn records(&self) -> Option<&dyn LockedState> {
         Some(&self.st)
     }
 
     fn spec(&self) -> &ModuleSpec {
         &SPEC
-    }
-
-    fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
-        f(&mut self.lock().set)
     }
 
     /// The records, and tables for the streams and mappings it follows.

@@ -21,6 +21,7 @@ use darshan_core::paths::NameFilter;
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{Env, Module, ModuleSpec};
+use darshan_core::{LockedState, ModuleState};
 use darshan_log::counters::stdio::typed as c;
 use darshan_log::modules::STDIO as ID;
 
@@ -249,21 +250,22 @@ impl Stdio {
 
 /// Every fcounter but the byte variance holds clock ticks until shutdown.
 const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS)
-    .heat(b"heatmap:STDIO")
     .ticks(c::FCOUNTERS_AT..c::fword(c::F_VARIANCE_RANK_BYTES))
     .reduced_by(&reduce::RULES);
 
+impl ModuleState for State {
+    fn records(&mut self) -> Option<&mut dyn Records> {
+        Some(&mut self.set)
+    }
+}
+
 impl Module for Stdio {
-    fn live_lock(&self) -> Option<&dyn darshan_core::sync::Publish> {
+    fn records(&self) -> Option<&dyn LockedState> {
         Some(&self.state)
     }
 
     fn spec(&self) -> &ModuleSpec {
         &SPEC
-    }
-
-    fn with_records(&self, f: &mut dyn FnMut(&mut dyn Records)) {
-        f(&mut self.lock().set)
     }
 
     fn attach(&self, slice: Slice, env: &Env) {
