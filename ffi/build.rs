@@ -18,11 +18,13 @@ fn main() {
     let header = format!(
         "/* Written by ffi/build.rs from ffi/src/facts.rs and modules/stdio/src/filter.rs: do not edit. */\n\
          #define DARSHAN_GUARD_OUTSIDE {}\n#define DARSHAN_GUARD_RECORDING {}\n#define DARSHAN_GUARD_OWN_IO {}\n\
+         #define DARSHAN_LIFE_RUNNING {}\n\
          #define DARSHAN_FILTER_MUL {:#x}ull\n#define DARSHAN_FILTER_SHIFT {}\n#define DARSHAN_FILTER_WORDS {}\n\
          #include <stdio.h>\n#include <stdint.h>\n{}",
         facts::OUTSIDE,
         facts::RECORDING,
         facts::OWN_IO,
+        facts::Life::Running as u8,
         stdio_filter::FILTER_MUL,
         stdio_filter::FILTER_SHIFT,
         stdio_filter::FILTER_WORDS,

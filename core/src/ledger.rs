@@ -2,7 +2,7 @@
 //! and report to, in one value — the DARSHAN_MODMEM budget granted a
 //! chunk at a time, the modules switched on, the partial and starved
 //! flags, the name table, and the clock's tick length. The runtime owns
-//! the process's ledger (`runtime::LEDGER`) and hands a reference to each
+//! the process's ledger (`runtime::core().ledger`) and hands a reference to each
 //! module at attach (`module::Env`); a unit test builds one of its own
 //! (`Ledger::new()`), so record sets exist without a process-wide
 //! runtime. It reaches up into nothing: what it needs is passed in.

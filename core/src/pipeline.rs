@@ -200,7 +200,7 @@ pub fn layout(totals: &[u64], ids: &[usize], partial_flag: u64) -> (Header, Vec<
         let len = totals[2 + k];
         if len > 0 && id < MAX_MODS {
             header.mod_map[id] = RegionMap { off: starts[2 + k], len };
-            header.mod_ver[id] = crate::runtime::module_version(id);
+            header.mod_ver[id] = crate::runtime::core().module_version(id);
         }
     }
     (header, starts)

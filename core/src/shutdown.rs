@@ -37,7 +37,7 @@ pub struct Outcome {
 /// from signal handlers while the runtime was recording (not recorded),
 /// then each module's own (`Module::metadata_counts`), in registry order.
 pub(crate) fn metadata_counts(modules: &[&'static dyn crate::Module]) -> Vec<(&'static str, u64)> {
-    let mut v = vec![("lost_calls", runtime::lost_calls())];
+    let mut v = vec![("lost_calls", runtime::core().lost_calls())];
     for m in modules {
         v.extend(m.metadata_counts());
     }
@@ -56,8 +56,8 @@ pub(crate) fn job_record(
     counts: &[(&'static str, u64)],
     mpi: bool,
 ) -> Option<Job> {
-    let sh = runtime::shared()?;
-    let t = runtime::times();
+    let sh = runtime::core().shared()?;
+    let t = runtime::core().times();
     let mut metadata = format!("lib_ver={LIB_VER}\nh={}\n", sh.config.log_hints).into_bytes();
     if t.fork_parent != 0 {
         metadata.extend_from_slice(format!("fork_parent={}\n", t.fork_parent).as_bytes());
@@ -95,10 +95,10 @@ pub fn map_job(end: (i64, i64), nprocs: i64, ticks: Option<f64>, mpi: bool) {
     if !crate::logmap::reserved() {
         return;
     }
-    let Some(sh) = runtime::shared() else { return };
-    let t = runtime::times();
+    let Some(sh) = runtime::core().shared() else { return };
+    let t = runtime::core().times();
     let jobid = job_id(&sh.config, t.first_pid);
-    if let Some(mut job) = job_record(t.start, end, nprocs, jobid, &metadata_counts(&runtime::modules()), mpi) {
+    if let Some(mut job) = job_record(t.start, end, nprocs, jobid, &metadata_counts(&runtime::core().modules()), mpi) {
         if let Some(s) = ticks {
             // The process, for a live reader to tell a running process's
             // file from a killed one's (docs/live.md); the final log has
@@ -118,7 +118,7 @@ pub fn mmap_path(cfg: &crate::config::Config, cmdline: &str, pid: i64, rank: i64
     let user = std::env::var("LOGNAME")
         .ok()
         .filter(|u| !u.is_empty())
-        .unwrap_or_else(|| runtime::shared().map(|s| s.platform.euid().to_string()).unwrap_or_else(|| "0".into()));
+        .unwrap_or_else(|| runtime::core().shared().map(|s| s.platform.euid().to_string()).unwrap_or_else(|| "0".into()));
     format!("{}/{user}_{}_id{jobid}_mmap-log-{logmod}-{rank}.darshan", cfg.mmap_log_path, logname::exe_short(cmdline))
 }
 
@@ -138,9 +138,9 @@ pub fn log_root(cfg: &crate::config::Config) -> Option<String> {
 
 /// Where the log goes: (temporary path, final path).
 pub(crate) fn log_paths(jobid: i64, start_sec: i64) -> Result<(String, String), ShutdownError> {
-    let sh = runtime::shared().ok_or(ShutdownError::NotInitialised)?;
+    let sh = runtime::core().shared().ok_or(ShutdownError::NotInitialised)?;
     let cfg = &sh.config;
-    let t = runtime::times();
+    let t = runtime::core().times();
     if let Some(f) = &cfg.log_file {
         return Ok((format!("{f}.darshan_partial.{}", t.pid), f.clone()));
     }
@@ -172,14 +172,14 @@ pub(crate) fn log_paths(jobid: i64, start_sec: i64) -> Result<(String, String), 
 /// Finalize the modules and write the log. Runs once, with the wrappers
 /// passing calls through (the caller has set the state).
 pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<Outcome, ShutdownError> {
-    let sh = runtime::shared().ok_or(ShutdownError::NotInitialised)?;
+    let sh = runtime::core().shared().ok_or(ShutdownError::NotInitialised)?;
     let t0 = Instant::now();
-    let modules = runtime::modules();
+    let modules = runtime::core().modules();
     let ctx = FinalizeCtx::one_process(secs_per_tick, end_tick);
     pipeline::finalize(&modules, &ctx);
     let finalize_s = t0.elapsed().as_secs_f64();
 
-    let t = runtime::times();
+    let t = runtime::core().times();
     let jobid = job_id(&sh.config, t.first_pid);
     let job =
         job_record(t.start, end, 1, jobid, &metadata_counts(&modules), false).ok_or(ShutdownError::NotInitialised)?;
@@ -189,14 +189,14 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     crate::logmap::set_job(&job_bytes);
 
     let t1 = Instant::now();
-    let names = pipeline::names_of_records(&runtime::LEDGER.names_copy(), &modules, &Default::default());
+    let names = pipeline::names_of_records(&runtime::core().ledger.names_copy(), &modules, &Default::default());
     let regions = pipeline::compress_regions(Some(&job_bytes), &names, &modules);
     let compress_s = t1.elapsed().as_secs_f64();
 
     // The whole log is assembled in memory and written in one call.
     let t2 = Instant::now();
     let sizes = regions.sizes();
-    let (header, _) = pipeline::layout(&sizes, &regions.module_ids(), runtime::LEDGER.partial_flags());
+    let (header, _) = pipeline::layout(&sizes, &regions.module_ids(), runtime::core().ledger.partial_flags());
     let mut bytes = header.encode();
     let trailer = darshan_log::extension::encode_trailer(&header);
     bytes.reserve(sizes.iter().sum::<u64>() as usize + trailer.len());
@@ -278,11 +278,11 @@ pub fn recovery_hint() -> Option<String> {
 /// The same for an MPI job (rank 0 says it once for every rank): the
 /// crash-safe files of all ranks, merged by job id.
 pub fn recovery_hint_mpi() -> Option<String> {
-    let cfg = runtime::config()?;
+    let cfg = runtime::core().config()?;
     if !cfg.mmap_logs || !crate::logmap::has_file() {
         return None;
     }
-    let t = runtime::times();
+    let t = runtime::core().times();
     let jobid = job_id(cfg, t.first_pid);
     let dir = &cfg.mmap_log_path;
     Some(format!(

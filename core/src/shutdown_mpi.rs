@@ -103,10 +103,10 @@ pub fn write_log_mpi(
     end: (i64, i64),
     end_tick: i64,
 ) -> Result<Outcome, ShutdownError> {
-    let sh = runtime::shared().ok_or(ShutdownError::NotInitialised)?;
+    let sh = runtime::core().shared().ok_or(ShutdownError::NotInitialised)?;
     comm.barrier();
     let t_start = Instant::now();
-    let modules = runtime::modules();
+    let modules = runtime::core().modules();
     let ctx = agree_on_the_clock(comm, secs_per_tick, end_tick);
     finalize(comm, &modules, &ctx, end)?;
     let finalize_s = t_start.elapsed().as_secs_f64();
@@ -139,7 +139,7 @@ fn agree_on_the_clock(comm: &dyn Comm, secs_per_tick: f64, end_tick: i64) -> Fin
     let mut last = [end_tick as f64 * heat_secs_per_tick];
     comm.allreduce_f64(&mut last, Op::Max);
     let end_tick = if heat_secs_per_tick > 0.0 { (last[0] / heat_secs_per_tick).ceil() as i64 } else { end_tick };
-    let mut widest = [u64::from(crate::runtime::HEAT.widest())];
+    let mut widest = [u64::from(crate::runtime::core().heat.widest())];
     comm.allreduce_u64(&mut widest, Op::Max);
     let heat_shift = u32::try_from(widest[0]).unwrap_or(u32::MAX); // finish() caps it
     FinalizeCtx { secs_per_tick, end_tick, heat_secs_per_tick, heat_shift, rank: comm.rank(), nprocs: comm.size() }
@@ -185,7 +185,7 @@ struct JobFacts {
 }
 
 fn agree_on_the_job(comm: &dyn Comm, end: (i64, i64), sh: &Shared) -> JobFacts {
-    let t = runtime::times();
+    let t = runtime::core().times();
     let mut times = [t.start.0 * 1_000_000_000 + t.start.1, -(end.0 * 1_000_000_000 + end.1)];
     comm.allreduce_i64(&mut times, Op::Min);
     JobFacts {
@@ -226,7 +226,7 @@ fn compress(
             None
         };
         let drop: HashSet<u64> = if rank == 0 { HashSet::new() } else { shared.iter().map(|(id, _)| *id).collect() };
-        let names = pipeline::names_of_records(&runtime::LEDGER.names_copy(), modules, &drop);
+        let names = pipeline::names_of_records(&runtime::core().ledger.names_copy(), modules, &drop);
         Ok(pipeline::compress_regions(record.as_deref(), &names, modules))
     })
 }
@@ -249,7 +249,7 @@ fn place_regions(comm: &dyn Comm, regions: &Regions) -> Placed {
     comm.exscan_u64(&mut mine);
     let mut totals = sizes;
     comm.allreduce_u64(&mut totals, Op::Sum);
-    let mut partial = [runtime::LEDGER.partial_flags()];
+    let mut partial = [runtime::core().ledger.partial_flags()];
     comm.allreduce_u64(&mut partial, Op::Bor);
     let (header, starts) = pipeline::layout(&totals, &regions.module_ids(), partial[0]);
     let regions_end = starts.last().zip(totals.last()).map_or(HEADER_SIZE as u64, |(s, t)| s + t);

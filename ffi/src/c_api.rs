@@ -15,11 +15,11 @@ const _: extern "C" fn(*mut FILE, c_long, i64) = crate::shim::darshan_rs_stdio_r
 const _: extern "C" fn() -> i64 = crate::clock::darshan_rs_now;
 const _: extern "C" fn() = crate::guard::darshan_rs_lost_call;
 
-/// darshan_rs_running, darshan_rs_use_tsc (unsigned char) and
+/// darshan_rs_life, darshan_rs_use_tsc (unsigned char) and
 /// darshan_rs_t0 (uint64_t), by their Rust names.
 #[allow(dead_code)]
 fn statics() -> (&'static AtomicU8, &'static AtomicBool, &'static AtomicU64) {
-    (&crate::guard::RUNNING, &crate::clock::USE_TSC, &crate::clock::T0)
+    (&crate::guard::LIFE, &crate::clock::USE_TSC, &crate::clock::T0)
 }
 const _: () = assert!(size_of::<AtomicU8>() == 1 && size_of::<AtomicBool>() == 1 && size_of::<AtomicU64>() == 8);
 

@@ -12,7 +12,7 @@ use crate::platform::LIBC;
 use crate::real;
 
 fn before_exec() {
-    if logmap::has_file() && runtime::shared().is_some() && LIBC.pid() == runtime::times().pid {
+    if logmap::has_file() && runtime::core().shared().is_some() && LIBC.pid() == runtime::core().times().pid {
         logmap::remove();
     }
 }

@@ -3,6 +3,8 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use std::sync::atomic::{AtomicU8, Ordering};
+
 use darshan_core::runtime;
 
 // The flag itself is a C `__thread int` with the initial-exec TLS model
@@ -16,24 +18,33 @@ extern "C" {
     fn darshan_rt_leave(saved_errno: i32);
 }
 
-/// 1 while the runtime records (state RUNNING), for the C shim to read
-/// without a call; kept in step with the core's state by `set_state`.
-#[export_name = "darshan_rs_running"]
-pub(crate) static RUNNING: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+pub use crate::facts::Life;
 
-/// Change the runtime's state (and the C shim's view of it).
-pub fn set_state(s: u8) {
-    runtime::set_state(s);
-    RUNNING.store((s == runtime::RUNNING) as u8, std::sync::atomic::Ordering::Release);
+/// The runtime's life cycle (facts.rs), the one copy: the C shim reads
+/// this byte too, by its exported name, without a call.
+#[export_name = "darshan_rs_life"]
+pub(crate) static LIFE: AtomicU8 = AtomicU8::new(Life::Uninit as u8);
+
+/// Where the runtime is in its life cycle.
+#[inline(always)]
+pub fn life() -> Life {
+    match LIFE.load(Ordering::Acquire) {
+        0 => Life::Uninit,
+        1 => Life::Running,
+        2 => Life::ShuttingDown,
+        3 => Life::Finalized,
+        _ => Life::Disabled,
+    }
 }
 
-/// Move from `from` to `to`, keeping the C shim's view in step.
-pub fn transition(from: u8, to: u8) -> bool {
-    let ok = runtime::transition(from, to);
-    if ok {
-        RUNNING.store((to == runtime::RUNNING) as u8, std::sync::atomic::Ordering::Release);
-    }
-    ok
+/// Enter `s`.
+pub fn set_life(s: Life) {
+    LIFE.store(s as u8, Ordering::Release)
+}
+
+/// Move from `from` to `to` if the runtime is at `from`.
+pub fn transition(from: Life, to: Life) -> bool {
+    LIFE.compare_exchange(from as u8, to as u8, Ordering::AcqRel, Ordering::Acquire).is_ok()
 }
 
 /// The flag's values (facts.rs, shared with shim.c).
@@ -46,14 +57,14 @@ pub use crate::facts::{OUTSIDE, OWN_IO, RECORDING};
 /// frame may hold).
 #[inline(always)]
 pub fn recording() -> bool {
-    if runtime::state() != runtime::RUNNING {
+    if LIFE.load(Ordering::Acquire) != Life::Running as u8 {
         return false;
     }
     // SAFETY: reads this thread's flag; no preconditions.
     match unsafe { darshan_guard_get() } {
         OUTSIDE => true,
         RECORDING => {
-            runtime::note_lost_call();
+            runtime::core().note_lost_call();
             false
         }
         _ => false,
@@ -63,7 +74,7 @@ pub fn recording() -> bool {
 /// The C shim's way to count a lost call (see `recording`).
 #[no_mangle]
 pub extern "C" fn darshan_rs_lost_call() {
-    runtime::note_lost_call();
+    runtime::core().note_lost_call();
 }
 
 /// This thread's flag (OUTSIDE, RECORDING or OWN_IO).
@@ -103,7 +114,7 @@ pub fn record(f: impl FnOnce()) {
     // SAFETY: sets this thread's flag and reads errno; no preconditions.
     let e = unsafe { darshan_rt_enter() };
     if catch_unwind(AssertUnwindSafe(f)).is_err() {
-        set_state(runtime::DISABLED);
+        set_life(Life::Disabled);
     }
     // SAFETY: restores errno and clears the flag.
     unsafe { darshan_rt_leave(e) };
@@ -117,7 +128,7 @@ pub fn record_data(f: impl FnOnce()) {
     // SAFETY: writes this thread's flag; no preconditions.
     unsafe { darshan_guard_set(RECORDING) };
     if catch_unwind(AssertUnwindSafe(f)).is_err() {
-        set_state(runtime::DISABLED);
+        set_life(Life::Disabled);
     }
     // SAFETY: as above.
     unsafe { darshan_guard_set(OUTSIDE) };
@@ -128,7 +139,7 @@ pub fn record_data(f: impl FnOnce()) {
 #[inline(always)]
 pub fn record_unguarded(f: impl FnOnce()) {
     if catch_unwind(AssertUnwindSafe(f)).is_err() {
-        set_state(runtime::DISABLED);
+        set_life(Life::Disabled);
     }
 }
 

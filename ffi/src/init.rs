@@ -3,6 +3,7 @@
 //! fork. No std I/O here (docs/interposition.md rule 8): messages go through
 //! `Platform::stderr`.
 
+use crate::guard::Life;
 use std::ffi::{c_char, c_int, CStr};
 use std::sync::atomic::Ordering;
 
@@ -130,7 +131,7 @@ extern "C" fn constructor(argc: c_int, argv: *const *const c_char, _envp: *const
     // A panic must not unwind into the loader (that aborts the program):
     // the runtime is disabled instead and the program runs on.
     if std::panic::catch_unwind(init).is_err() {
-        guard::set_state(runtime::DISABLED);
+        guard::set_life(Life::Disabled);
         say("internal error at start-up; this run is not instrumented");
     }
     guard::set_inside(false);
@@ -149,7 +150,7 @@ fn init() {
     // is the system's, not the job's: it is not instrumented, and nothing
     // of the environment is read or said (docs/robustness.md).
     if secure_execution() {
-        guard::set_state(runtime::DISABLED);
+        guard::set_life(Life::Disabled);
         return;
     }
     let (cfg, warnings) = Config::load(&ProcessEnv);
@@ -162,10 +163,10 @@ fn init() {
         }
     }
     if cfg.disable {
-        guard::set_state(runtime::DISABLED);
+        guard::set_life(Life::Disabled);
     } else if cfg.enable_nonmpi {
         if start(cfg, t_init, 0, 1, false, (new_logmod(), LIBC.pid())) == Started::Excluded {
-            guard::set_state(runtime::DISABLED);
+            guard::set_life(Life::Disabled);
         }
     } else {
         // An MPI program starts the runtime in MPI_Init.
@@ -250,10 +251,10 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
         if rank == 0 {
             say(&format!("{why}; this run is not instrumented"));
         }
-        guard::set_state(runtime::DISABLED);
+        guard::set_life(Life::Disabled);
         return Started::No;
     }
-    if !guard::transition(runtime::UNINIT, runtime::SHUTTING_DOWN) {
+    if !guard::transition(Life::Uninit, Life::ShuttingDown) {
         return Started::No;
     }
     clock::start();
@@ -266,12 +267,12 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
     };
     // After the mount table: the longer the clock has run, the better the
     // provisional tick length (and the less there is to wait for).
-    runtime::LEDGER.set_tick_secs(if mmap.is_some() {
+    runtime::core().ledger.set_tick_secs(if mmap.is_some() {
         clock::provisional_secs_per_tick()
     } else {
         clock::secs_per_tick()
     });
-    crate::cwd::start(runtime::LEDGER.tick_secs());
+    crate::cwd::start(runtime::core().ledger.tick_secs());
     let dump = cfg.dump_config;
     let timing = cfg.internal_timing;
     let text = if dump { cfg.dump() } else { String::new() };
@@ -288,22 +289,22 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
         })
         .fold(0usize, usize::saturating_add);
     let shared = Shared { config: cfg, mounts, cmdline: cmd, platform: &LIBC, record_space };
-    match runtime::init(shared, start, LIBC.pid(), mmap) {
+    match runtime::core().init(shared, start, LIBC.pid(), mmap) {
         Ok(Some(warning)) => {
-            runtime::set_job_pid(job_pid);
+            runtime::core().set_job_pid(job_pid);
             say(&warning)
         }
-        Ok(None) => runtime::set_job_pid(job_pid),
+        Ok(None) => runtime::core().set_job_pid(job_pid),
         Err(e) => {
             say(&format!("{e}; this run is not instrumented"));
-            guard::set_state(runtime::DISABLED);
+            guard::set_life(Life::Disabled);
             return Started::No;
         }
     }
     crate::stdio_wrap::attach_std_streams(std_streams());
     let mods: Vec<_> = crate::modules::MODULES.iter().copied().filter(|m| mpi || !m.spec().mpi_only).collect();
-    runtime::register_all(&mods, rank);
-    darshan_core::shutdown::map_job((0, 0), nprocs, Some(runtime::LEDGER.tick_secs()), mpi);
+    runtime::core().register_all(&mods, rank);
+    darshan_core::shutdown::map_job((0, 0), nprocs, Some(runtime::core().ledger.tick_secs()), mpi);
     darshan_core::logmap::arm();
     // The job's BG/Q record, on excluded ranks too: it describes the
     // job, and every rank takes part in its reduction.
@@ -312,7 +313,7 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
         // Set up for the shutdown, recording nothing.
         return Started::Excluded;
     }
-    guard::set_state(runtime::RUNNING);
+    guard::set_life(Life::Running);
     if dump && rank == 0 {
         LIBC.stderr(text.as_bytes());
     }
@@ -327,12 +328,12 @@ pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mp
 /// from now on.
 pub fn add_mpi_modules(rank: i64) {
     let mods: Vec<_> = crate::modules::MODULES.iter().copied().filter(|m| m.spec().mpi_only).collect();
-    runtime::register_all(&mods, rank);
+    runtime::core().register_all(&mods, rank);
 }
 
 extern "C" fn destructor() {
     if std::panic::catch_unwind(shutdown).is_err() {
-        guard::set_state(runtime::FINALIZED);
+        guard::set_life(Life::Finalized);
     }
 }
 
@@ -351,7 +352,7 @@ pub fn shutdown() {
     // A child of vfork() or clone() (posix_spawn, CPython's subprocess)
     // shares our memory: if it calls _exit, it must not finalize the
     // parent's records. Only the process the records belong to writes.
-    if runtime::state() != runtime::RUNNING {
+    if guard::life() != Life::Running {
         return;
     }
     if guard::level() != guard::OUTSIDE {
@@ -361,25 +362,25 @@ pub fn shutdown() {
         // log; the crash-safe file (if any) keeps every completed call.
         // Only async-signal-safe work here: a fixed message, no allocation.
         LIBC.stderr(b"darshan: exit from a signal handler that interrupted the runtime: no log written; the crash-safe file, if any, is kept for darshan-merge\n");
-        guard::set_state(runtime::FINALIZED);
+        guard::set_life(Life::Finalized);
         return;
     }
-    if LIBC.pid() != runtime::times().pid {
+    if LIBC.pid() != runtime::core().times().pid {
         return;
     }
-    if !guard::transition(runtime::RUNNING, runtime::SHUTTING_DOWN) {
+    if !guard::transition(Life::Running, Life::ShuttingDown) {
         return;
     }
     guard::set_inside(true);
     let scale = clock::secs_per_tick();
     let end_tick = clock::now();
     let end = LIBC.realtime();
-    let timing = runtime::config().map(|c| c.internal_timing).unwrap_or(false);
+    let timing = runtime::core().config().map(|c| c.internal_timing).unwrap_or(false);
     let r = std::panic::catch_unwind(|| {
         test_panic("shutdown");
         darshan_core::shutdown::write_log(scale, end, end_tick)
     });
-    if let Some(m) = runtime::starved_message() {
+    if let Some(m) = runtime::core().starved_message() {
         say(&m);
     }
     match r {
@@ -396,7 +397,7 @@ pub fn shutdown() {
         Ok(Err(e)) => say_not_written(&e, darshan_core::shutdown::recovery_hint()),
         Err(_) => say_not_written(&"internal error while writing the log", darshan_core::shutdown::recovery_hint()),
     }
-    guard::set_state(runtime::FINALIZED);
+    guard::set_life(Life::Finalized);
     guard::set_inside(false);
 }
 
@@ -405,7 +406,7 @@ pub fn shutdown() {
 /// thread; the child then starts its own record set (rule 10).
 pub fn fork() -> libc::pid_t {
     let Some(real_fork) = real::fork() else { return guard::enosys() };
-    if runtime::state() != runtime::RUNNING {
+    if guard::life() != Life::Running {
         // SAFETY: plain fork.
         return unsafe { real_fork() };
     }
@@ -417,14 +418,14 @@ pub fn fork() -> libc::pid_t {
         // SAFETY: plain fork.
         let pid = unsafe { real_fork() };
         if pid == 0 {
-            guard::set_state(runtime::DISABLED);
+            guard::set_life(Life::Disabled);
             darshan_core::logmap::detach_without_lock();
         }
         return pid;
     }
     let mut pid = -1;
     // SAFETY: plain fork; every runtime lock is held by this thread.
-    runtime::with_all_locked(&mut || {
+    runtime::core().with_all_locked(&mut || {
         // SAFETY: as said above: every runtime lock is held here.
         pid = unsafe { real_fork() };
         // Before the guards taken for the fork are released here: the
@@ -437,24 +438,24 @@ pub fn fork() -> libc::pid_t {
         guard::set_inside(true);
         let child = || {
             clock::start();
-            crate::cwd::start(runtime::LEDGER.tick_secs());
-            let mmap = runtime::config()
+            crate::cwd::start(runtime::core().ledger.tick_secs());
+            let mmap = runtime::core().config()
                 .filter(|c| c.mmap_logs && darshan_core::logmap::reserved())
-                .zip(runtime::shared())
+                .zip(runtime::core().shared())
                 .map(|(c, sh)| darshan_core::shutdown::mmap_path(c, &sh.cmdline, LIBC.pid(), 0, new_logmod()));
-            if let Some(w) = runtime::fork_child(LIBC.realtime(), LIBC.pid(), mmap) {
+            if let Some(w) = runtime::core().fork_child(LIBC.realtime(), LIBC.pid(), mmap) {
                 // The child could not let go of its parent's crash-safe
                 // file: it must not write into it.
                 say(&w);
-                guard::set_state(runtime::DISABLED);
+                guard::set_life(Life::Disabled);
                 return;
             }
-            darshan_core::shutdown::map_job((0, 0), 1, Some(runtime::LEDGER.tick_secs()), false);
+            darshan_core::shutdown::map_job((0, 0), 1, Some(runtime::core().ledger.tick_secs()), false);
             // Its own crash-safe file now lies under the same addresses.
             darshan_core::sync::forked_child(false);
         };
         if std::panic::catch_unwind(child).is_err() {
-            guard::set_state(runtime::DISABLED);
+            guard::set_life(Life::Disabled);
         }
         guard::set_inside(false);
     }

@@ -67,7 +67,7 @@ fn timed<R>(call: impl FnOnce() -> R) -> Result<(R, i64, i64), R> {
 /// /proc (a readlink): not once the module is partial, out of records,
 /// when the name would most likely make no record either.
 fn ask_proc() -> bool {
-    runtime::LEDGER.partial_flags() & (1 << darshan_log::modules::POSIX_META) == 0
+    runtime::core().ledger.partial_flags() & (1 << darshan_log::modules::POSIX_META) == 0
 }
 
 /// Time `call` when recording; on success count `k` on the path `path`

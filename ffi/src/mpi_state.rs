@@ -3,10 +3,10 @@
 //! log MPI_Finalize writes, and what the launcher says about the rank
 //! when MPI cannot be asked. Below both, so that neither reaches up.
 
+use crate::guard::Life;
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
-use darshan_core::runtime;
 
 use crate::guard;
 use crate::host::say;
@@ -72,7 +72,7 @@ pub(crate) fn ended_without_finalize() {
     if !MPI_ACTIVE.swap(false, Ordering::AcqRel) {
         return;
     }
-    guard::set_state(runtime::FINALIZED);
+    guard::set_life(Life::Finalized);
     let first_here = launcher_rank() == Some(0) || launcher_local_rank() == Some(0);
     let status = EXIT_STATUS.load(Ordering::Relaxed);
     let failed = status != NO_STATUS && status != 0;

@@ -3,6 +3,7 @@
 //! binding may call either; rule 16); the real function is always the
 //! next `PMPI_` definition, found by dlsym.
 
+use crate::guard::Life;
 use std::ffi::{c_void, CStr};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -29,7 +30,7 @@ static DXT_OFFSETS: AtomicBool = AtomicBool::new(false);
 fn mpi_started() {
     guard::set_inside(true);
     if std::panic::catch_unwind(mpi_start).is_err() {
-        guard::set_state(runtime::DISABLED);
+        guard::set_life(Life::Disabled);
     }
     guard::set_inside(false);
 }
@@ -37,7 +38,7 @@ fn mpi_started() {
 fn mpi_start() {
     let t_init = std::time::Instant::now();
     let Some(abi) = m::abi() else {
-        if runtime::state() == runtime::UNINIT && launcher_rank().unwrap_or(0) == 0 {
+        if guard::life() == Life::Uninit && launcher_rank().unwrap_or(0) == 0 {
             say("unsupported MPI library (Open MPI and the MPICH family are supported); this job is not instrumented");
         }
         return;
@@ -56,21 +57,21 @@ fn mpi_start() {
         u64::from_le_bytes(job[..8].try_into().unwrap_or([0; 8])),
         i64::from_le_bytes(job[8..].try_into().unwrap_or([0; 8])),
     );
-    let mine = match runtime::state() {
-        runtime::UNINIT => match init::take_pending_config() {
+    let mine = match guard::life() {
+        Life::Uninit => match init::take_pending_config() {
             Some(cfg) => init::start(cfg, t_init, rank, comm.size(), true, job),
             None => Started::No,
         },
-        runtime::RUNNING => {
+        Life::Running => {
             // Recording since the constructor (DARSHAN_ENABLE_NONMPI): from
             // now on the records carry the rank and the crash-safe file
             // names the job as the other ranks' do.
             init::add_mpi_modules(rank);
-            for m in runtime::modules() {
+            for m in runtime::core().modules() {
                 m.set_rank(rank);
             }
-            runtime::set_job_pid(job.1);
-            darshan_core::shutdown::map_job((0, 0), comm.size(), Some(runtime::LEDGER.tick_secs()), true);
+            runtime::core().set_job_pid(job.1);
+            darshan_core::shutdown::map_job((0, 0), comm.size(), Some(runtime::core().ledger.tick_secs()), true);
             Started::Yes
         }
         _ => Started::No,
@@ -78,17 +79,17 @@ fn mpi_start() {
     // DARSHAN_DISABLE and app exclusions are the same on every rank; a
     // rank that could not start (memory) must not leave the others
     // waiting in the shutdown's collectives: then no rank writes a log.
-    let configured = runtime::config().is_some() && mine != Started::No;
+    let configured = runtime::core().config().is_some() && mine != Started::No;
     if all_ok(&comm, configured) {
-        let dxt = runtime::config().is_some_and(|c| c.mod_enabled[darshan_log::modules::DXT_MPIIO]);
+        let dxt = runtime::core().config().is_some_and(|c| c.mod_enabled[darshan_log::modules::DXT_MPIIO]);
         DXT_OFFSETS.store(dxt && abi.name != "Open MPI", Ordering::Relaxed);
         MPI_ACTIVE.store(true, Ordering::Release);
         crate::mpi_state::watch_exit_status();
-        if runtime::config().map(|c| c.internal_timing).unwrap_or(false) && rank == 0 {
+        if runtime::core().config().map(|c| c.internal_timing).unwrap_or(false) && rank == 0 {
             say(&format!("init\t{}\t{:.6}\t({})", comm.size(), t_init.elapsed().as_secs_f64(), abi.name));
         }
     } else if configured {
-        guard::set_state(runtime::DISABLED);
+        guard::set_life(Life::Disabled);
         if rank == 0 {
             say("the runtime could not start on every rank; this job is not instrumented");
         }
@@ -102,19 +103,19 @@ fn mpi_shutdown() {
     }
     let Some(comm) = m::abi_ready().and_then(MpiComm::new) else { return };
     // Excluded ranks are already SHUTTING_DOWN; recording ranks stop now.
-    guard::transition(runtime::RUNNING, runtime::SHUTTING_DOWN);
+    guard::transition(Life::Running, Life::ShuttingDown);
     guard::set_inside(true);
     let scale = clock::secs_per_tick();
     let end_tick = clock::now();
     let end = crate::platform::LIBC.realtime();
-    let timing = runtime::config().map(|c| c.internal_timing).unwrap_or(false);
+    let timing = runtime::core().config().map(|c| c.internal_timing).unwrap_or(false);
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         darshan_core::shutdown_mpi::write_log_mpi(&comm, scale, end, end_tick)
     }));
     let rank = comm.rank();
     // Rank 0's records speak for the job (ranks run the same program).
     if rank == 0 {
-        if let Some(m) = runtime::starved_message() {
+        if let Some(m) = runtime::core().starved_message() {
             say(&m);
         }
     }
@@ -142,7 +143,7 @@ fn mpi_shutdown() {
         Ok(Err(e)) => say_not_written(&e, darshan_core::shutdown::recovery_hint_mpi()),
         Err(_) => say_not_written(&"internal error while writing the log", darshan_core::shutdown::recovery_hint_mpi()),
     }
-    guard::set_state(runtime::FINALIZED);
+    guard::set_life(Life::Finalized);
     guard::set_inside(false);
 }
 

@@ -16,7 +16,7 @@ use libc::{c_char, c_int};
 /// readlink); None if it has no absolute name (a socket, a pipe).
 fn dir_of_fd(fd: c_int, buf: &mut [u8], ask_proc: bool) -> Option<usize> {
     if let Some(id) = POSIX.id_of_fd(fd) {
-        if let Some(n) = runtime::LEDGER.name_of(id, buf) {
+        if let Some(n) = runtime::core().ledger.name_of(id, buf) {
             return Some(n);
         }
     }

@@ -35,7 +35,7 @@ static __thread int in_runtime __attribute__((tls_model("initial-exec")));
 
 static inline int recording(void)
 {
-    if (!__atomic_load_n(&darshan_rs_running, __ATOMIC_ACQUIRE)) return 0;
+    if (__atomic_load_n(&darshan_rs_life, __ATOMIC_ACQUIRE) != DARSHAN_LIFE_RUNNING) return 0;
     if (in_runtime == DARSHAN_GUARD_OUTSIDE) return 1;
     if (in_runtime == DARSHAN_GUARD_RECORDING) darshan_rs_lost_call();
     return 0;

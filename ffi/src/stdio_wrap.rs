@@ -124,7 +124,7 @@ pub unsafe extern "C" fn fdopen(fd: c_int, mode: *const c_char) -> *mut FILE {
         record(|| {
             let Some(id) = POSIX.id_of_fd(fd) else { return };
             let mut buf = [0u8; PATH_MAX];
-            if let Some(n) = runtime::LEDGER.name_of(id, &mut buf) {
+            if let Some(n) = runtime::core().ledger.name_of(id, &mut buf) {
                 STDIO.on_fdopen(f as usize, id, &buf[..n], t1, t2);
             }
         });
@@ -150,7 +150,7 @@ pub unsafe extern "C" fn fileno(f: *mut FILE) -> c_int {
                 return;
             }
             let mut buf = [0u8; PATH_MAX];
-            if let Some(n) = runtime::LEDGER.name_of(id, &mut buf) {
+            if let Some(n) = runtime::core().ledger.name_of(id, &mut buf) {
                 POSIX.open_id(fd, id, &buf[..n], OpenKind::Fileno, 0, t1, t2);
             }
         });
