@@ -34,6 +34,7 @@ pub mod names;
 pub mod paths;
 pub mod pipeline;
 pub mod platform;
+pub mod protocols;
 pub mod records;
 pub mod runtime;
 pub mod shutdown;

@@ -11,6 +11,37 @@ pub trait Platform: Sync {
     fn pid(&self) -> i64;
     fn euid(&self) -> i64;
     fn hostname(&self) -> String;
+    /// Why `dir` cannot take a log (it does not exist, is not a
+    /// directory, or this user cannot create files in it), in words a
+    /// user can act on; None when it can.
+    fn dir_unusable(&self, _dir: &str) -> Option<String> {
+        None
+    }
+    /// The mount table's text (/proc/self/mounts); empty if unreadable.
+    fn mount_table(&self) -> Vec<u8> {
+        Vec::new()
+    }
+    /// The clock's origin: tick 0 is now (start-up, a forked child).
+    fn start_clock(&self) {}
+    /// Seconds per clock tick: `provisional`, as well as it is known now
+    /// (calibrated again at shutdown), or calibrated now.
+    fn secs_per_tick(&self, _provisional: bool) -> f64 {
+        1e-9
+    }
+    /// Recording starts in this process with ticks of `secs_per_tick`
+    /// (start-up, a forked child): the platform's own caches start.
+    fn recording_starts(&self, _secs_per_tick: f64) {}
+    /// Start-up, just before the modules register (STDIO's standard
+    /// streams are known).
+    fn before_modules(&self) {}
+    /// Start-up, after the modules registered, on every rank (BG/Q's job
+    /// record).
+    fn after_modules(&self, _rank: i64) {}
+    /// The random part of crash-safe file names: a hash of the host name
+    /// and the time.
+    fn new_logmod(&self) -> u64 {
+        0
+    }
     /// Heat-map bins are 2^heat_shift clock ticks wide (about 0.1 s at the
     /// clock's rate as it is known now).
     fn heat_shift(&self) -> u32 {

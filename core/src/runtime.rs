@@ -150,7 +150,13 @@ impl Core {
     /// the runtime was already initialised): the caller then disables the
     /// runtime. Ok(Some) is a warning: the crash-safe file could not be
     /// made, memory is used.
-    pub fn init(&self, shared: Shared, start: (i64, i64), pid: i64, mmap: Option<String>) -> Result<Option<String>, String> {
+    pub fn init(
+        &self,
+        shared: Shared,
+        start: (i64, i64),
+        pid: i64,
+        mmap: Option<String>,
+    ) -> Result<Option<String>, String> {
         if self.shared.get().is_some() {
             return Err("already initialised".into());
         }
@@ -158,8 +164,7 @@ impl Core {
         // DXT's traces have memory of their own, after DARSHAN_MODMEM's.
         let dxt = [darshan_log::modules::DXT_POSIX, darshan_log::modules::DXT_MPIIO]
             .map(|m| (m, shared.config.dxt_reserve(m)));
-        let mod_mem =
-            dxt.iter().fold(shared.config.mod_mem.max(shared.record_space), |n, (_, b)| n.saturating_add(*b));
+        let mod_mem = dxt.iter().fold(shared.config.mod_mem.max(shared.record_space), |n, (_, b)| n.saturating_add(*b));
         let (names, mut arena, warning) = reserve_memory(name_mem, mod_mem, mmap, shared.platform)?;
         for (m, bytes) in dxt.into_iter().filter(|(_, b)| *b > 0) {
             arena.set_aside(m, bytes);

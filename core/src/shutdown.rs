@@ -115,10 +115,9 @@ pub fn map_job(end: (i64, i64), nprocs: i64, ticks: Option<f64>, mpi: bool) {
 /// name and the time (rank 0's in an MPI job).
 pub fn mmap_path(cfg: &crate::config::Config, cmdline: &str, pid: i64, rank: i64, logmod: u64) -> String {
     let jobid = job_id(cfg, pid);
-    let user = std::env::var("LOGNAME")
-        .ok()
-        .filter(|u| !u.is_empty())
-        .unwrap_or_else(|| runtime::core().shared().map(|s| s.platform.euid().to_string()).unwrap_or_else(|| "0".into()));
+    let user = std::env::var("LOGNAME").ok().filter(|u| !u.is_empty()).unwrap_or_else(|| {
+        runtime::core().shared().map(|s| s.platform.euid().to_string()).unwrap_or_else(|| "0".into())
+    });
     format!("{}/{user}_{}_id{jobid}_mmap-log-{logmod}-{rank}.darshan", cfg.mmap_log_path, logname::exe_short(cmdline))
 }
 

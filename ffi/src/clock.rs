@@ -150,3 +150,11 @@ mod tests {
         assert_eq!(glibc, invariant_tsc_from_cpuid());
     }
 }
+
+/// The clock at the end of the run: the tick length calibrated over the
+/// whole run, then the tick and the wall clock.
+pub fn end() -> darshan_core::protocols::End {
+    let secs_per_tick = secs_per_tick();
+    let tick = now();
+    darshan_core::protocols::End { secs_per_tick, tick, time: darshan_core::Platform::realtime(&crate::platform::LIBC) }
+}

@@ -38,12 +38,3 @@ pub(crate) fn std_streams() -> [usize; 3] {
 pub(crate) fn say(msg: &str) {
     LIBC.stderr(format!("darshan: {msg}\n").as_bytes());
 }
-
-/// Why no log was written, and where the records are kept instead
-/// (`hint`: the crash-safe files and how to merge them), in one line.
-pub(crate) fn say_not_written(why: &dyn std::fmt::Display, hint: Option<String>) {
-    match hint {
-        Some(h) => say(&format!("{why}; {h}")),
-        None => say(&why.to_string()),
-    }
-}

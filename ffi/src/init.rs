@@ -8,21 +8,13 @@ use std::ffi::{c_char, c_int, CStr};
 use std::sync::atomic::Ordering;
 
 use darshan_core::config::{Config, ProcessEnv};
-use darshan_core::runtime::{self, Shared};
+use darshan_core::protocols::{Placement, Started};
+use darshan_core::runtime;
 use darshan_core::Platform;
 
-use crate::host::{say, say_not_written, std_streams, MEM_ALIGN};
+use crate::host::{say, MEM_ALIGN};
 use crate::platform::LIBC;
 use crate::{clock, guard, real};
-
-/// A panic where DARSHAN_RS_TEST_PANIC says (`start` or `shutdown`): how
-/// the tests check that a panic inside the runtime is caught (the unwinder
-/// is linked statically, see build.rs) and the program runs on unharmed.
-fn test_panic(at: &str) {
-    if std::env::var_os("DARSHAN_RS_TEST_PANIC").is_some_and(|v| v == at) {
-        panic!("DARSHAN_RS_TEST_PANIC={at}");
-    }
-}
 
 /// A /proc file in one read where it fits: std's read_to_end starts with
 /// a 32-byte probe and doubles (/proc reports no size), eight reads for a
@@ -140,7 +132,7 @@ extern "C" fn constructor(argc: c_int, argv: *const *const c_char, _envp: *const
 fn init() {
     let t_init = std::time::Instant::now();
     real::resolve_all();
-    test_panic("start");
+    darshan_core::protocols::test_panic("start");
     crate::shim::init();
     // A set-user-ID, set-group-ID or capability-raising program (the
     // kernel's AT_SECURE) runs with more privilege than the user whose
@@ -165,7 +157,8 @@ fn init() {
     if cfg.disable {
         guard::set_life(Life::Disabled);
     } else if cfg.enable_nonmpi {
-        if start(cfg, t_init, 0, 1, false, (new_logmod(), LIBC.pid())) == Started::Excluded {
+        let at = Placement { rank: 0, nprocs: 1, mpi: false, logmod: new_logmod(), job_pid: LIBC.pid() };
+        if start(cfg, t_init, at) == Started::Excluded {
             guard::set_life(Life::Disabled);
         }
     } else {
@@ -191,17 +184,6 @@ pub fn take_pending_config() -> Option<Config> {
     PENDING.lock().unwrap_or_else(|e| e.into_inner()).take()
 }
 
-#[derive(PartialEq, Eq, Debug)]
-pub enum Started {
-    /// Recording.
-    Yes,
-    /// Set up but not recording: this rank or program is excluded (an
-    /// excluded MPI rank still takes part in the shutdown).
-    Excluded,
-    /// Not set up (already started, or no memory).
-    No,
-}
-
 /// The random part of crash-safe file names: a hash of the host name and
 /// the time in microseconds (rank 0's in an MPI job).
 pub fn new_logmod() -> u64 {
@@ -213,7 +195,7 @@ pub fn new_logmod() -> u64 {
 /// Why `dir` cannot take a log (it does not exist, is not a directory,
 /// or this user cannot create files in it), in words a user can act on;
 /// None when it can.
-fn unusable_dir(dir: &str) -> Option<String> {
+pub(crate) fn unusable_dir(dir: &str) -> Option<String> {
     let fix = "set DARSHAN_LOGPATH (or LOGPATH in the DARSHAN_CONFIG_PATH file) to a directory you can write";
     match std::fs::metadata(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -230,105 +212,31 @@ fn unusable_dir(dir: &str) -> Option<String> {
     }
 }
 
-/// Initialise for this process, `rank` of an MPI job or 0. With `mpi`, an
-/// excluded rank is still set up (with nothing recorded) so that it can
-/// take part in the collective shutdown. `job`: the random part of the
-/// crash-safe file's name and the pid that stands for the job id (both
-/// rank 0's in an MPI job).
-pub fn start(cfg: Config, t_init: std::time::Instant, rank: i64, nprocs: i64, mpi: bool, job: (u64, i64)) -> Started {
-    let (logmod, job_pid) = job;
-    let cmd = cmdline();
-    let exe = cmd.split(' ').next().unwrap_or("").to_string();
-    let excluded = cfg.app_excluded(&exe) || cfg.rank_excluded(rank);
-    if excluded && !mpi {
-        return Started::Excluded;
-    }
-    // A log directory that cannot take a log is said at once, and the run
-    // goes uninstrumented: recording would only leave a crash-safe file
-    // in DARSHAN_MMAP_LOGPATH (/tmp) per process, filling every node's
-    // /tmp on a cluster with a mistyped path.
-    if let Some(why) = darshan_core::shutdown::log_root(&cfg).and_then(|d| unusable_dir(&d)) {
-        if rank == 0 {
-            say(&format!("{why}; this run is not instrumented"));
-        }
-        guard::set_life(Life::Disabled);
-        return Started::No;
-    }
+/// The mount table's text (Platform::mount_table).
+pub(crate) fn mount_table() -> Vec<u8> {
+    read_proc("/proc/self/mounts").unwrap_or_default()
+}
+
+/// The start frame: claims the start in the life cycle, runs the core's
+/// start-up protocol (`Core::start`) and records from then on if it says
+/// so. With `at.mpi` an excluded rank stays set up, not recording, for
+/// the collective shutdown.
+pub fn start(cfg: Config, t_init: std::time::Instant, at: Placement) -> Started {
     if !guard::transition(Life::Uninit, Life::ShuttingDown) {
         return Started::No;
     }
-    clock::start();
-    let start = LIBC.realtime();
-    let mmap = cfg.mmap_logs.then(|| darshan_core::shutdown::mmap_path(&cfg, &cmd, job_pid, rank, logmod));
-    MEM_ALIGN.store(cfg.mem_align.max(1), Ordering::Relaxed);
-    let mounts = match read_proc("/proc/self/mounts") {
-        Ok(t) => darshan_core::mounts::parse(&String::from_utf8_lossy(&t), &LIBC),
-        Err(_) => Vec::new(),
-    };
-    // After the mount table: the longer the clock has run, the better the
-    // provisional tick length (and the less there is to wait for).
-    runtime::core().ledger.set_tick_secs(if mmap.is_some() {
-        clock::provisional_secs_per_tick()
-    } else {
-        clock::secs_per_tick()
-    });
-    crate::cwd::start(runtime::core().ledger.tick_secs());
-    let dump = cfg.dump_config;
     let timing = cfg.internal_timing;
-    let text = if dump { cfg.dump() } else { String::new() };
-    // Every enabled module's records, MPI-only ones too (a process that
-    // starts recording before MPI_Init adds MPI-IO later).
-    let record_space = crate::modules::MODULES
-        .iter()
-        .filter(|m| cfg.mod_enabled.get(m.spec().id).copied().unwrap_or(false))
-        .map(|m| {
-            m.spec()
-                .record_words
-                .saturating_mul(8)
-                .saturating_mul(m.spec().fixed_records.unwrap_or(cfg.max_records[m.spec().id]))
-        })
-        .fold(0usize, usize::saturating_add);
-    let shared = Shared { config: cfg, mounts, cmdline: cmd, platform: &LIBC, record_space };
-    match runtime::core().init(shared, start, LIBC.pid(), mmap) {
-        Ok(Some(warning)) => {
-            runtime::core().set_job_pid(job_pid);
-            say(&warning)
-        }
-        Ok(None) => runtime::core().set_job_pid(job_pid),
-        Err(e) => {
-            say(&format!("{e}; this run is not instrumented"));
-            guard::set_life(Life::Disabled);
-            return Started::No;
-        }
+    MEM_ALIGN.store(cfg.mem_align.max(1), Ordering::Relaxed);
+    let started = runtime::core().start(cfg, cmdline(), crate::modules::MODULES, at, &LIBC);
+    match started {
+        Started::Yes => guard::set_life(Life::Running),
+        Started::Excluded => {}
+        Started::No => guard::set_life(Life::Disabled),
     }
-    crate::stdio_wrap::attach_std_streams(std_streams());
-    let mods: Vec<_> = crate::modules::MODULES.iter().copied().filter(|m| mpi || !m.spec().mpi_only).collect();
-    runtime::core().register_all(&mods, rank);
-    darshan_core::shutdown::map_job((0, 0), nprocs, Some(runtime::core().ledger.tick_secs()), mpi);
-    darshan_core::logmap::arm();
-    // The job's BG/Q record, on excluded ranks too: it describes the
-    // job, and every rank takes part in its reduction.
-    crate::bgq_wrap::capture(rank);
-    if excluded {
-        // Set up for the shutdown, recording nothing.
-        return Started::Excluded;
-    }
-    guard::set_life(Life::Running);
-    if dump && rank == 0 {
-        LIBC.stderr(text.as_bytes());
-    }
-    if timing && !mpi {
+    if started == Started::Yes && timing && !at.mpi {
         say(&format!("init\t1\t{:.6}", t_init.elapsed().as_secs_f64()));
     }
-    Started::Yes
-}
-
-/// A process that started recording in the constructor (DARSHAN_ENABLE_
-/// NONMPI) and then called MPI_Init: the MPI-only modules (MPI-IO) record
-/// from now on.
-pub fn add_mpi_modules(rank: i64) {
-    let mods: Vec<_> = crate::modules::MODULES.iter().copied().filter(|m| m.spec().mpi_only).collect();
-    runtime::core().register_all(&mods, rank);
+    started
 }
 
 extern "C" fn destructor() {
@@ -372,31 +280,7 @@ pub fn shutdown() {
         return;
     }
     guard::set_inside(true);
-    let scale = clock::secs_per_tick();
-    let end_tick = clock::now();
-    let end = LIBC.realtime();
-    let timing = runtime::core().config().map(|c| c.internal_timing).unwrap_or(false);
-    let r = std::panic::catch_unwind(|| {
-        test_panic("shutdown");
-        darshan_core::shutdown::write_log(scale, end, end_tick)
-    });
-    if let Some(m) = runtime::core().starved_message() {
-        say(&m);
-    }
-    match r {
-        Ok(Ok(o)) if timing => say(&format!(
-            "shutdown\t1\t{:.6}\t(finalize {:.6}, compress {:.6}, write {:.6}; {} records) {}",
-            o.finalize_s + o.compress_s + o.write_s,
-            o.finalize_s,
-            o.compress_s,
-            o.write_s,
-            o.records,
-            o.path
-        )),
-        Ok(Ok(_)) => {}
-        Ok(Err(e)) => say_not_written(&e, darshan_core::shutdown::recovery_hint()),
-        Err(_) => say_not_written(&"internal error while writing the log", darshan_core::shutdown::recovery_hint()),
-    }
+    runtime::core().finish(clock::end());
     guard::set_life(Life::Finalized);
     guard::set_inside(false);
 }
@@ -423,39 +307,18 @@ pub fn fork() -> libc::pid_t {
         }
         return pid;
     }
-    let mut pid = -1;
-    // SAFETY: plain fork; every runtime lock is held by this thread.
-    runtime::core().with_all_locked(&mut || {
-        // SAFETY: as said above: every runtime lock is held here.
-        pid = unsafe { real_fork() };
-        // Before the guards taken for the fork are released here: the
-        // child must not write its parent's live sequence words.
-        if pid == 0 {
-            darshan_core::sync::forked_child(true);
-        }
-    });
+    // SAFETY: plain fork; Core::fork calls it with every runtime lock
+    // held by this thread.
+    let pid = runtime::core().fork(&mut || unsafe { real_fork() });
     if pid == 0 {
         guard::set_inside(true);
-        let child = || {
-            clock::start();
-            crate::cwd::start(runtime::core().ledger.tick_secs());
-            let mmap = runtime::core().config()
-                .filter(|c| c.mmap_logs && darshan_core::logmap::reserved())
-                .zip(runtime::core().shared())
-                .map(|(c, sh)| darshan_core::shutdown::mmap_path(c, &sh.cmdline, LIBC.pid(), 0, new_logmod()));
-            if let Some(w) = runtime::core().fork_child(LIBC.realtime(), LIBC.pid(), mmap) {
-                // The child could not let go of its parent's crash-safe
-                // file: it must not write into it.
+        match std::panic::catch_unwind(|| runtime::core().start_forked_child(&LIBC)) {
+            Ok(Ok(())) => {}
+            Ok(Err(w)) => {
                 say(&w);
                 guard::set_life(Life::Disabled);
-                return;
             }
-            darshan_core::shutdown::map_job((0, 0), 1, Some(runtime::core().ledger.tick_secs()), false);
-            // Its own crash-safe file now lies under the same addresses.
-            darshan_core::sync::forked_child(false);
-        };
-        if std::panic::catch_unwind(child).is_err() {
-            guard::set_life(Life::Disabled);
+            Err(_) => guard::set_life(Life::Disabled),
         }
         guard::set_inside(false);
     }

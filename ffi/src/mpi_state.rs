@@ -7,7 +7,6 @@ use crate::guard::Life;
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
-
 use crate::guard;
 use crate::host::say;
 

@@ -13,13 +13,14 @@ use darshan_core::Platform;
 use darshan_mpiio::{Access, MPIIO};
 use libc::{c_char, c_int};
 
-use crate::host::{say, say_not_written};
-use crate::init::{self, Started};
+use crate::host::say;
+use crate::init;
 use crate::mpi_abi::{self as m, mpi_err_other, H, MPI_SUCCESS};
 use crate::mpi_comm::MpiComm;
 use crate::mpi_state::{launcher_rank, MPI_ACTIVE};
 use crate::platform::LIBC;
 use crate::{clock, guard, paths};
+use darshan_core::protocols::{Placement, Started};
 
 /// DXT_MPIIO records each access's byte offset: only with the MPICH
 /// family, as Darshan (its Open MPI builds skip MPI_File_get_byte_offset
@@ -57,21 +58,15 @@ fn mpi_start() {
         u64::from_le_bytes(job[..8].try_into().unwrap_or([0; 8])),
         i64::from_le_bytes(job[8..].try_into().unwrap_or([0; 8])),
     );
+    let at = Placement { rank, nprocs: comm.size(), mpi: true, logmod: job.0, job_pid: job.1 };
     let mine = match guard::life() {
         Life::Uninit => match init::take_pending_config() {
-            Some(cfg) => init::start(cfg, t_init, rank, comm.size(), true, job),
+            Some(cfg) => init::start(cfg, t_init, at),
             None => Started::No,
         },
         Life::Running => {
-            // Recording since the constructor (DARSHAN_ENABLE_NONMPI): from
-            // now on the records carry the rank and the crash-safe file
-            // names the job as the other ranks' do.
-            init::add_mpi_modules(rank);
-            for m in runtime::core().modules() {
-                m.set_rank(rank);
-            }
-            runtime::core().set_job_pid(job.1);
-            darshan_core::shutdown::map_job((0, 0), comm.size(), Some(runtime::core().ledger.tick_secs()), true);
+            // Recording since the constructor (DARSHAN_ENABLE_NONMPI).
+            runtime::core().join_mpi(crate::modules::MODULES, at);
             Started::Yes
         }
         _ => Started::No,
@@ -105,44 +100,7 @@ fn mpi_shutdown() {
     // Excluded ranks are already SHUTTING_DOWN; recording ranks stop now.
     guard::transition(Life::Running, Life::ShuttingDown);
     guard::set_inside(true);
-    let scale = clock::secs_per_tick();
-    let end_tick = clock::now();
-    let end = crate::platform::LIBC.realtime();
-    let timing = runtime::core().config().map(|c| c.internal_timing).unwrap_or(false);
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        darshan_core::shutdown_mpi::write_log_mpi(&comm, scale, end, end_tick)
-    }));
-    let rank = comm.rank();
-    // Rank 0's records speak for the job (ranks run the same program).
-    if rank == 0 {
-        if let Some(m) = runtime::core().starved_message() {
-            say(&m);
-        }
-    }
-    match r {
-        Ok(Ok(o)) if timing => {
-            // The slowest rank's time of each step, as Darshan reports.
-            let mut t = [
-                o.finalize_s + o.reduce_s + o.compress_s + o.write_s,
-                o.finalize_s,
-                o.reduce_s,
-                o.compress_s,
-                o.write_s,
-            ];
-            comm.allreduce_f64(&mut t, darshan_core::collective::Op::Max);
-            if rank == 0 {
-                say(&format!(
-                    "shutdown\t{}\t{:.6}\t(finalize {:.6}, reduce {:.6}, compress {:.6}, write {:.6}; {} records on rank 0, {} shared) {}",
-                    comm.size(), t[0], t[1], t[2], t[3], t[4], o.records, o.shared, o.path
-                ));
-            }
-        }
-        Ok(Ok(_)) => {}
-        // Rank 0 reports the job's failure, once.
-        Ok(Err(darshan_core::pipeline::ShutdownError::OtherRank)) => {}
-        Ok(Err(e)) => say_not_written(&e, darshan_core::shutdown::recovery_hint_mpi()),
-        Err(_) => say_not_written(&"internal error while writing the log", darshan_core::shutdown::recovery_hint_mpi()),
-    }
+    runtime::core().finish_mpi(&comm, clock::end());
     guard::set_life(Life::Finalized);
     guard::set_inside(false);
 }
