@@ -207,7 +207,7 @@ impl<R: RecordRt> HandleRecords<R> {
 }
 
 /// A handle-based module's whole state through the module contract's
-/// default hooks: its `Module` impl is `spec` and `with_records`.
+/// default hooks: its `Module` impl is `spec` and `records`.
 impl<R: RecordRt> Records for HandleRecords<R> {
     fn attach(&mut self, slice: Slice, env: &Env) {
         HandleRecords::attach(self, slice, env)

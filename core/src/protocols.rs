@@ -86,21 +86,10 @@ impl Core {
         at: Placement,
         platform: &'static dyn Platform,
     ) -> Started {
-        let exe = cmdline.split(' ').next().unwrap_or("");
-        let excluded = cfg.app_excluded(exe) || cfg.rank_excluded(at.rank);
-        if excluded && !at.mpi {
-            return Started::Excluded;
-        }
-        // A log directory that cannot take a log is said at once, and the
-        // run goes uninstrumented: recording would only leave a crash-safe
-        // file in DARSHAN_MMAP_LOGPATH (/tmp) per process, filling every
-        // node's /tmp on a cluster with a mistyped path.
-        if let Some(why) = shutdown::log_root(&cfg).and_then(|d| platform.dir_unusable(&d)) {
-            if at.rank == 0 {
-                say(platform, &format!("{why}; this run is not instrumented"));
-            }
-            return Started::No;
-        }
+        let excluded = match admit(&cfg, &cmdline, at, platform) {
+            Ok(excluded) => excluded,
+            Err(refused) => return refused,
+        };
         platform.start_clock();
         let start = platform.realtime();
         let mmap = cfg.mmap_logs.then(|| shutdown::mmap_path(&cfg, &cmdline, at.job_pid, at.rank, at.logmod));
@@ -250,6 +239,27 @@ impl Core {
             Err(_) => say_not_written(platform, &"internal error while writing the log", shutdown::recovery_hint_mpi()),
         }
     }
+}
+
+/// Whether this process is set up at all (Err: how start ends), and if
+/// so whether it is excluded (set up, recording nothing: an MPI rank).
+fn admit(cfg: &Config, cmdline: &str, at: Placement, platform: &dyn Platform) -> Result<bool, Started> {
+    let exe = cmdline.split(' ').next().unwrap_or("");
+    let excluded = cfg.app_excluded(exe) || cfg.rank_excluded(at.rank);
+    if excluded && !at.mpi {
+        return Err(Started::Excluded);
+    }
+    // A log directory that cannot take a log is said at once, and the run
+    // goes uninstrumented: recording would only leave a crash-safe file in
+    // DARSHAN_MMAP_LOGPATH (/tmp) per process, filling every node's /tmp
+    // on a cluster with a mistyped path.
+    if let Some(why) = shutdown::log_root(cfg).and_then(|d| platform.dir_unusable(&d)) {
+        if at.rank == 0 {
+            say(platform, &format!("{why}; this run is not instrumented"));
+        }
+        return Err(Started::No);
+    }
+    Ok(excluded)
 }
 
 /// The bytes every enabled module's records take at their limits, MPI-only

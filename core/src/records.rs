@@ -55,7 +55,7 @@ impl RecordRt for () {}
 
 /// What the module contract's default hooks (`Module::attach`,
 /// `finalize`, `reduce`, `fork_child`, `set_rank`, `output`) do to a module's records, reached
-/// through `Module::with_records`: a module keeps a [`RecordSet`] (or a
+/// through `Module::records`: a module keeps a [`RecordSet`] (or a
 /// `HandleRecords`, a `VarRecordSet`) and forwards nothing by hand.
 pub trait Records {
     /// Start-up: the reserved memory and what the runtime gives.

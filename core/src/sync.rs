@@ -107,17 +107,6 @@ impl<T> Drop for LockGuard<'_, T> {
     }
 }
 
-/// What the runtime publishes a module's lock through (Module::live_lock).
-pub trait Publish {
-    fn publish(&self, word: &'static AtomicU64);
-}
-
-impl<T> Publish for Lock<T> {
-    fn publish(&self, word: &'static AtomicU64) {
-        Lock::publish(self, word)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
