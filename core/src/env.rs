@@ -63,7 +63,8 @@ impl Env {
     /// wide as the platform's clock makes about 0.1 s.
     pub fn heat_bins(&self, module: usize) -> Option<HeatBins> {
         let name = darshan_log::modules::heat_name(module)?;
-        self.heat.take(module, name, self.rank, self.platform.heat_shift())
+        let shift = crate::heatmap::shift_for(self.platform.ticks_per_sec_now());
+        self.heat.take(module, name, self.rank, shift)
     }
 
     /// File alignment of a record name from the mount table (-1 if none).

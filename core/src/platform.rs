@@ -42,10 +42,10 @@ pub trait Platform: Sync {
     fn new_logmod(&self) -> u64 {
         0
     }
-    /// Heat-map bins are 2^heat_shift clock ticks wide (about 0.1 s at the
-    /// clock's rate as it is known now).
-    fn heat_shift(&self) -> u32 {
-        crate::heatmap::shift_for(1e9)
+    /// Clock ticks per second as well as they are known now (heat-map
+    /// bins are the power of two of ticks nearest 0.1 s at this rate).
+    fn ticks_per_sec_now(&self) -> f64 {
+        1e9
     }
     /// The calling thread's id (pthread_self), for DXT segments.
     fn thread_id(&self) -> u64 {

@@ -88,21 +88,20 @@ pub fn now() -> i64 {
     raw().wrapping_sub(T0.load(Ordering::Relaxed)) as i64
 }
 
-/// Bin width of the heatmaps in ticks (as a power of two near 0.1 s).
-/// The tick rate is estimated over the start-up so far (waiting only if
-/// that was under 20 us); the exact width in seconds is written at
+/// Ticks per second estimated over the start-up so far (waiting only if
+/// that was under 20 us): what heat-map bins are sized by (a power of two
+/// of ticks near 0.1 s); the exact width in seconds is written at
 /// shutdown from the whole run's calibration.
-pub fn heat_shift() -> u32 {
+pub fn ticks_per_sec_now() -> f64 {
     if !USE_TSC.load(Ordering::Relaxed) {
-        return darshan_core::heatmap::shift_for(1e9);
+        return 1e9;
     }
     let (m0, t0) = (MONO0.load(Ordering::Relaxed), T0.load(Ordering::Relaxed));
     let mut m1 = mono_ns();
     while m1.saturating_sub(m0) < 20_000 {
         m1 = mono_ns();
     }
-    let rate = raw().wrapping_sub(t0) as f64 / ((m1 - m0) as f64 * 1e-9);
-    darshan_core::heatmap::shift_for(rate)
+    raw().wrapping_sub(t0) as f64 / ((m1 - m0) as f64 * 1e-9)
 }
 
 /// Seconds per tick estimated over the start-up so far (waiting only if

@@ -13,18 +13,9 @@ use darshan_core::runtime;
 use darshan_core::Platform;
 
 use crate::host::{say, MEM_ALIGN};
+use crate::host_platform::{new_logmod, HOST};
 use crate::platform::LIBC;
 use crate::{clock, guard, real};
-
-/// A /proc file in one read where it fits: std's read_to_end starts with
-/// a 32-byte probe and doubles (/proc reports no size), eight reads for a
-/// mount table, each making the kernel render the table again.
-fn read_proc(path: &str) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let mut buf = Vec::with_capacity(32 << 10);
-    std::fs::File::open(path)?.read_to_end(&mut buf)?;
-    Ok(buf)
-}
 
 /// The command line as glibc handed it to the constructor, saved there:
 /// reading /proc/self/cmdline instead took six system calls (about 30 us
@@ -100,7 +91,7 @@ fn cmdline() -> String {
     if let Some(s) = ARGV_CMDLINE.get() {
         return s.clone();
     }
-    match read_proc("/proc/self/cmdline") {
+    match crate::host_platform::read_proc("/proc/self/cmdline") {
         Ok(b) => String::from_utf8_lossy(&b).replace('\0', " "),
         Err(_) => String::new(),
     }
@@ -184,39 +175,6 @@ pub fn take_pending_config() -> Option<Config> {
     PENDING.lock().unwrap_or_else(|e| e.into_inner()).take()
 }
 
-/// The random part of crash-safe file names: a hash of the host name and
-/// the time in microseconds (rank 0's in an MPI job).
-pub fn new_logmod() -> u64 {
-    let (s, ns) = LIBC.realtime();
-    let usec = (s as u64).wrapping_mul(1_000_000).wrapping_add(ns as u64 / 1000);
-    darshan_log::hash::hash_with_level(LIBC.hostname().as_bytes(), usec)
-}
-
-/// Why `dir` cannot take a log (it does not exist, is not a directory,
-/// or this user cannot create files in it), in words a user can act on;
-/// None when it can.
-pub(crate) fn unusable_dir(dir: &str) -> Option<String> {
-    let fix = "set DARSHAN_LOGPATH (or LOGPATH in the DARSHAN_CONFIG_PATH file) to a directory you can write";
-    match std::fs::metadata(dir) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            Some(format!("the log directory {dir} does not exist ({fix}; darshan-mk-log-dirs makes a dated tree)"))
-        }
-        Err(e) => Some(format!("the log directory {dir} cannot be used: {e} ({fix})")),
-        Ok(m) if !m.is_dir() => Some(format!("the log path {dir} is not a directory ({fix})")),
-        Ok(_) => {
-            let Ok(c) = std::ffi::CString::new(dir) else { return Some(format!("the log path {dir} holds a NUL")) };
-            // SAFETY: a NUL-terminated path; access() only reads it.
-            let ok = unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } == 0;
-            (!ok).then(|| format!("the log directory {dir} is not writable by this user ({fix})"))
-        }
-    }
-}
-
-/// The mount table's text (Platform::mount_table).
-pub(crate) fn mount_table() -> Vec<u8> {
-    read_proc("/proc/self/mounts").unwrap_or_default()
-}
-
 /// The start frame: claims the start in the life cycle, runs the core's
 /// start-up protocol (`Core::start`) and records from then on if it says
 /// so. With `at.mpi` an excluded rank stays set up, not recording, for
@@ -227,7 +185,7 @@ pub fn start(cfg: Config, t_init: std::time::Instant, at: Placement) -> Started 
     }
     let timing = cfg.internal_timing;
     MEM_ALIGN.store(cfg.mem_align.max(1), Ordering::Relaxed);
-    let started = runtime::core().start(cfg, cmdline(), crate::modules::MODULES, at, &LIBC);
+    let started = runtime::core().start(cfg, cmdline(), crate::modules::MODULES, at, &HOST);
     match started {
         Started::Yes => guard::set_life(Life::Running),
         Started::Excluded => {}
@@ -312,7 +270,7 @@ pub fn fork() -> libc::pid_t {
     let pid = runtime::core().fork(&mut || unsafe { real_fork() });
     if pid == 0 {
         guard::set_inside(true);
-        match std::panic::catch_unwind(|| runtime::core().start_forked_child(&LIBC)) {
+        match std::panic::catch_unwind(|| runtime::core().start_forked_child(&HOST)) {
             Ok(Ok(())) => {}
             Ok(Err(w)) => {
                 say(&w);

@@ -26,6 +26,7 @@ mod hdf5_find;
 mod hdf5_lib;
 mod hdf5_wrap;
 mod host;
+mod host_platform;
 mod init;
 mod lustre_wrap;
 mod meta_wrap;

@@ -50,7 +50,7 @@ fn mpi_start() {
     // id (rank 0's pid when no job id variable is set).
     let mut job = [0u8; 16];
     if rank == 0 {
-        job[..8].copy_from_slice(&init::new_logmod().to_le_bytes());
+        job[..8].copy_from_slice(&crate::host_platform::new_logmod().to_le_bytes());
         job[8..].copy_from_slice(&LIBC.pid().to_le_bytes());
     }
     comm.bcast(&mut job);

@@ -9,37 +9,6 @@ pub struct Libc;
 pub static LIBC: Libc = Libc;
 
 impl Platform for Libc {
-    fn heat_shift(&self) -> u32 {
-        crate::clock::heat_shift()
-    }
-    fn dir_unusable(&self, dir: &str) -> Option<String> {
-        crate::init::unusable_dir(dir)
-    }
-    fn mount_table(&self) -> Vec<u8> {
-        crate::init::mount_table()
-    }
-    fn start_clock(&self) {
-        crate::clock::start()
-    }
-    fn secs_per_tick(&self, provisional: bool) -> f64 {
-        if provisional {
-            crate::clock::provisional_secs_per_tick()
-        } else {
-            crate::clock::secs_per_tick()
-        }
-    }
-    fn recording_starts(&self, secs_per_tick: f64) {
-        crate::cwd::start(secs_per_tick)
-    }
-    fn before_modules(&self) {
-        crate::stdio_wrap::attach_std_streams(crate::host::std_streams())
-    }
-    fn after_modules(&self, rank: i64) {
-        crate::bgq_wrap::capture(rank)
-    }
-    fn new_logmod(&self) -> u64 {
-        crate::init::new_logmod()
-    }
     fn statfs(&self, path: &str) -> Option<(i64, i64)> {
         let c = CString::new(path).ok()?;
         // SAFETY: an all-zero statfs is a valid value to overwrite.
