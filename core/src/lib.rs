@@ -8,39 +8,26 @@
 //! runs; everything platform-specific (clock, statfs, stderr) comes
 //! through [`platform::Platform`], which the `ffi` crate implements.
 //!
-//! No unsafe code except in `arena.rs` (one fallible zeroed allocation:
-//! the record memory) and `logmap.rs` (the MAP_SHARED file of the
-//! crash-safe mode), each block with its SAFETY comment.
+//! No unsafe code except in the store's `arena.rs` (one fallible zeroed
+//! allocation: the record memory) and `logmap.rs` (the MAP_SHARED file of
+//! the crash-safe mode), each block with its SAFETY comment.
 #![deny(unsafe_code)]
 
-pub mod access_tuples;
-pub mod arena;
-pub mod collective;
-pub mod common;
-pub mod compress;
+// Grouped by what the pieces are; each is also reachable at the crate's
+// root (`darshan_core::arena`), as modules and ffi name them.
 pub mod config;
-pub mod dataset_io;
-pub mod env;
-pub mod handles;
-pub mod heatmap;
-pub mod id_index;
+pub mod contract;
+pub mod counting;
+pub mod finish;
 pub mod launcher;
-pub mod ledger;
-pub mod logmap;
-pub mod logname;
-pub mod module;
-pub mod mounts;
-pub mod names;
-pub mod paths;
-pub mod pipeline;
-pub mod platform;
 pub mod protocols;
-pub mod records;
 pub mod runtime;
-pub mod shutdown;
-pub mod shutdown_mpi;
-pub mod sync;
-pub mod var_records;
+pub mod store;
+
+pub use contract::{env, handles, heatmap, module, records, var_records};
+pub use counting::{access_tuples, collective, common, dataset_io, mounts, paths};
+pub use finish::{compress, logname, pipeline, shutdown, shutdown_mpi};
+pub use store::{arena, id_index, ledger, logmap, names, platform, sync};
 
 pub use module::{Env, FinalizeCtx, LockedState, Module, ModuleSpec, ModuleState};
 pub use platform::Platform;

@@ -6,13 +6,13 @@
 //! knows through [`Platform`]: the clock, the mount table, the log
 //! directory's check, the standard streams.
 
-use crate::collective::{Comm, Op};
 use crate::config::Config;
-use crate::module::Module;
-use crate::pipeline::ShutdownError;
-use crate::platform::Platform;
+use crate::contract::module::Module;
+use crate::counting::collective::{Comm, Op};
+use crate::finish::pipeline::ShutdownError;
+use crate::finish::shutdown::{self, Outcome};
 use crate::runtime::{Core, Shared};
-use crate::shutdown::{self, Outcome};
+use crate::store::platform::Platform;
 
 /// Where this process stands in its job, as start-up learns it.
 #[derive(Clone, Copy, Debug)]
@@ -93,7 +93,7 @@ impl Core {
         platform.start_clock();
         let start = platform.realtime();
         let mmap = cfg.mmap_logs.then(|| shutdown::mmap_path(&cfg, &cmdline, at.job_pid, at.rank, at.logmod));
-        let mounts = crate::mounts::parse(&String::from_utf8_lossy(&platform.mount_table()), platform);
+        let mounts = crate::counting::mounts::parse(&String::from_utf8_lossy(&platform.mount_table()), platform);
         // After the mount table: the longer the clock has run, the better
         // the provisional tick length (and the less there is to wait for).
         self.ledger.set_tick_secs(platform.secs_per_tick(mmap.is_some()));
@@ -117,7 +117,7 @@ impl Core {
         let mods: Vec<_> = modules.iter().copied().filter(|m| at.mpi || !m.spec().mpi_only).collect();
         self.register_all(&mods, at.rank);
         shutdown::map_job((0, 0), at.nprocs, Some(self.ledger.tick_secs()), at.mpi);
-        crate::logmap::arm();
+        crate::store::logmap::arm();
         // The job's BG/Q record, on excluded ranks too: it describes the
         // job, and every rank takes part in its reduction.
         platform.after_modules(at.rank);
@@ -155,7 +155,7 @@ impl Core {
         self.with_all_locked(&mut || {
             pid = real_fork();
             if pid == 0 {
-                crate::sync::forked_child(true);
+                crate::store::sync::forked_child(true);
             }
         });
         pid
@@ -169,7 +169,7 @@ impl Core {
         platform.recording_starts(self.ledger.tick_secs());
         let mmap = self
             .config()
-            .filter(|c| c.mmap_logs && crate::logmap::reserved())
+            .filter(|c| c.mmap_logs && crate::store::logmap::reserved())
             .zip(self.shared())
             .map(|(c, sh)| shutdown::mmap_path(c, &sh.cmdline, platform.pid(), 0, platform.new_logmod()));
         if let Some(w) = self.fork_child(platform.realtime(), platform.pid(), mmap) {
@@ -177,7 +177,7 @@ impl Core {
         }
         shutdown::map_job((0, 0), 1, Some(self.ledger.tick_secs()), false);
         // Its own crash-safe file now lies under the same addresses.
-        crate::sync::forked_child(false);
+        crate::store::sync::forked_child(false);
         Ok(())
     }
 
@@ -221,7 +221,7 @@ impl Core {
         let Some(platform) = self.shared().map(|s| s.platform) else { return };
         let timing = self.config().is_some_and(|c| c.internal_timing);
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            crate::shutdown_mpi::write_log_mpi(comm, end.secs_per_tick, end.time, end.tick)
+            crate::finish::shutdown_mpi::write_log_mpi(comm, end.secs_per_tick, end.time, end.tick)
         }));
         let rank = comm.rank();
         // Rank 0's records speak for the job (ranks run the same program).

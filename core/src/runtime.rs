@@ -11,15 +11,15 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
-pub use crate::ledger::{Ledger, GRANT_CHUNK};
+pub use crate::store::ledger::{Ledger, GRANT_CHUNK};
 
-use crate::arena::RecordArena;
 use crate::config::Config;
-use crate::heatmap::Heatmaps;
-use crate::module::Module;
-use crate::mounts::MountEntry;
-use crate::names::NameArena;
-use crate::platform::Platform;
+use crate::contract::heatmap::Heatmaps;
+use crate::contract::module::Module;
+use crate::counting::mounts::MountEntry;
+use crate::store::arena::RecordArena;
+use crate::store::names::NameArena;
+use crate::store::platform::Platform;
 
 /// What does not change after start-up.
 pub struct Shared {
@@ -49,7 +49,7 @@ pub struct JobTimes {
 /// The process's runtime.
 pub struct Core {
     /// Names, DARSHAN_MODMEM grants, partial flags, tick length (ledger.rs):
-    /// handed to each module at attach, in its [`Env`](crate::module::Env).
+    /// handed to each module at attach, in its [`Env`](crate::contract::module::Env).
     pub ledger: Ledger,
     /// The heat maps (heatmap.rs): given memory by HEATMAP, bins taken by
     /// the sources, both through their `Env`.
@@ -190,7 +190,7 @@ impl Core {
     pub fn register_all(&'static self, ms: &[&'static dyn Module], rank: i64) {
         let Some(shared) = self.shared() else { return };
         let cfg = &shared.config;
-        let env = crate::module::Env {
+        let env = crate::contract::module::Env {
             rank,
             ledger: &self.ledger,
             config: cfg,
@@ -198,15 +198,15 @@ impl Core {
             platform: shared.platform,
             heat: &self.heat,
         };
-        let slices: Vec<crate::arena::Slice> = ms
+        let slices: Vec<crate::store::arena::Slice> = ms
             .iter()
             .map(|m| {
                 let s = m.spec();
                 match lock(&self.arena).as_mut() {
                     Some(a) if self.ledger.enabled(s.id) => a
                         .reserve_for(s.id, s.record_words, s.fixed_records.unwrap_or(cfg.max_records[s.id]))
-                        .backed_by(crate::logmap::room, s.id),
-                    _ => crate::arena::Slice::empty(s.record_words),
+                        .backed_by(crate::store::logmap::room, s.id),
+                    _ => crate::store::arena::Slice::empty(s.record_words),
                 }
             })
             .collect();
@@ -215,15 +215,15 @@ impl Core {
         self.ledger.expect_names(total);
         // HEATMAP first: the sources' record sets take their bins from the
         // memory it gives the process's heat maps in its attach.
-        let mut order: Vec<(&&'static dyn Module, crate::arena::Slice)> = ms.iter().zip(slices).collect();
+        let mut order: Vec<(&&'static dyn Module, crate::store::arena::Slice)> = ms.iter().zip(slices).collect();
         order.sort_by_key(|(m, _)| m.spec().id != darshan_log::modules::HEATMAP);
         for (m, slice) in order {
             let (addr, bytes) = slice.span();
             if bytes > 0 {
-                crate::logmap::module_registered(m.spec().id, addr, bytes, m.mapped_version());
+                crate::store::logmap::module_registered(m.spec().id, addr, bytes, m.mapped_version());
             }
             m.attach(slice, &env);
-            if let (Some(lock), Some(word)) = (m.records(), crate::logmap::live_word(m.spec().id)) {
+            if let (Some(lock), Some(word)) = (m.records(), crate::store::logmap::live_word(m.spec().id)) {
                 lock.publish(word);
             }
             let mut reg = lock(&self.registry);
@@ -258,7 +258,7 @@ impl Core {
                     let _times = lock(&core.times);
                     f()
                 }
-                Some((m, rest)) => crate::module::while_locked(*m, &mut || nest(core, rest, f)),
+                Some((m, rest)) => crate::contract::module::while_locked(*m, &mut || nest(core, rest, f)),
             }
         }
         let reg = lock(&self.registry);
@@ -277,7 +277,9 @@ impl Core {
             t.start = start;
         }
         let warning = match mmap {
-            Some(p) if crate::logmap::reserved() => crate::logmap::fork_child(p).err().map(|e| e.to_string()),
+            Some(p) if crate::store::logmap::reserved() => {
+                crate::store::logmap::fork_child(p).err().map(|e| e.to_string())
+            }
             _ => None,
         };
         self.ledger.fork_child();
@@ -285,7 +287,7 @@ impl Core {
         for m in self.modules() {
             m.fork_child();
         }
-        crate::logmap::arm();
+        crate::store::logmap::arm();
         warning
     }
 }
@@ -301,10 +303,10 @@ fn reserve_memory(
 ) -> Result<(NameArena, RecordArena, Option<String>), String> {
     let mut warning = None;
     if let Some(path) = mmap {
-        match crate::arena::reserve_mapping(crate::logmap::file_len(name_mem, mod_mem)) {
+        match crate::store::arena::reserve_mapping(crate::store::logmap::file_len(name_mem, mod_mem)) {
             Some(mem) => {
-                let (names, mods) = crate::logmap::install(mem, name_mem, path, platform);
-                if let Some((w, n)) = crate::arena::as_words(mods).zip(NameArena::in_place(names)) {
+                let (names, mods) = crate::store::logmap::install(mem, name_mem, path, platform);
+                if let Some((w, n)) = crate::store::arena::as_words(mods).zip(NameArena::in_place(names)) {
                     return Ok((n, RecordArena::from_words(w), None));
                 }
             }

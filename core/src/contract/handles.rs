@@ -2,11 +2,11 @@
 //! table of fixed size, allocated at attach, so that looking a handle up
 //! in a wrapper's path never allocates.
 
-use crate::arena::{Slice, ZeroedWords};
-use crate::collective::Comm;
-use crate::env::Env;
-use crate::records::FinalizeCtx;
-use crate::records::{RecordRt, RecordSet, Records, Reducer};
+use crate::contract::env::Env;
+use crate::contract::records::FinalizeCtx;
+use crate::contract::records::{RecordRt, RecordSet, Records, Reducer};
+use crate::counting::collective::Comm;
+use crate::store::arena::{Slice, ZeroedWords};
 
 /// Slot value of a removed entry (lookups go on past it).
 const TOMB: u64 = u64::MAX;

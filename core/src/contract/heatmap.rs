@@ -12,14 +12,14 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::common::Tick;
-use crate::ledger::Ledger;
-use crate::sync::Lock;
+use crate::counting::common::Tick;
+use crate::store::ledger::Ledger;
+use crate::store::sync::Lock;
 
 /// The heat map of each source module (POSIX, MPI-IO, STDIO) of a process,
 /// one way: HEATMAP gives the keeper its record memory in its attach; a
 /// source takes its bins from the keeper in its own attach (through its
-/// [`Env`](crate::env::Env)) and updates them under its own lock; at
+/// [`Env`](crate::contract::env::Env)) and updates them under its own lock; at
 /// shutdown the source leaves its finished record here, and HEATMAP writes
 /// what was left. Nothing reaches up to the module list.
 pub struct Heatmaps {

@@ -7,7 +7,7 @@
 //! to its own count of distinct tuples (kept in its runtime state), so
 //! nothing needs clearing.
 
-use crate::arena::ZeroedWords;
+use crate::store::arena::ZeroedWords;
 
 /// Values in one tuple: the access size, then lengths D1..D5 and strides
 /// D1..D5 (the fastest-varying dimension first).

@@ -18,7 +18,7 @@ impl IdIndex {
     /// its memory cannot be had (an absurd MAX_RECORDS must not abort).
     pub fn for_entries(most: usize) -> Option<IdIndex> {
         let slots = most.checked_mul(2)?.max(16).next_power_of_two();
-        slots.checked_mul(2).and_then(crate::arena::zeroed_words).map(|words| IdIndex { words })
+        slots.checked_mul(2).and_then(crate::store::arena::zeroed_words).map(|words| IdIndex { words })
     }
 
     /// Entries it takes while at most half full.

@@ -13,7 +13,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use crate::names::{Insert, NameArena};
+use crate::store::names::{Insert, NameArena};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -144,7 +144,7 @@ impl Ledger {
     pub fn set_partial(&self, module: usize) {
         let old = self.partial.fetch_or(1 << module, Ordering::Relaxed);
         if old & (1 << module) == 0 && self.file() {
-            crate::logmap::partial(old | 1 << module);
+            crate::store::logmap::partial(old | 1 << module);
         }
     }
 
@@ -152,7 +152,7 @@ impl Ledger {
     /// counts it).
     pub fn record_added(&self, module: usize, bytes: usize) {
         if self.file() {
-            crate::logmap::record_added(module, bytes);
+            crate::store::logmap::record_added(module, bytes);
         }
     }
 
@@ -189,7 +189,10 @@ impl Ledger {
     pub fn register_name(&self, module: usize, id: u64, name: &[u8]) -> bool {
         let mut g = lock(&self.names);
         // Room in the crash-safe file for the entry (id, name, NUL) first.
-        if self.file() && g.as_ref().is_some_and(|n| !n.contains(id)) && !crate::logmap::names_room(name.len() + 9) {
+        if self.file()
+            && g.as_ref().is_some_and(|n| !n.contains(id))
+            && !crate::store::logmap::names_room(name.len() + 9)
+        {
             drop(g);
             self.set_partial(module);
             return false;
@@ -197,7 +200,7 @@ impl Ledger {
         match g.as_mut().map(|n| n.insert(id, name)) {
             Some(Insert::Added) => {
                 if let (true, Some(n)) = (self.file(), g.as_ref()) {
-                    crate::logmap::names_len(n.packed().len());
+                    crate::store::logmap::names_len(n.packed().len());
                 }
                 true
             }

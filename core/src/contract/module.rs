@@ -14,13 +14,13 @@
 
 use std::sync::atomic::AtomicU64;
 
-use crate::arena::Slice;
-use crate::collective::Comm;
-use crate::records::{Records, Reducer};
-use crate::sync::Lock;
+use crate::contract::records::{Records, Reducer};
+use crate::counting::collective::Comm;
+use crate::store::arena::Slice;
+use crate::store::sync::Lock;
 
-pub use crate::env::Env;
-pub use crate::records::FinalizeCtx;
+pub use crate::contract::env::Env;
+pub use crate::contract::records::FinalizeCtx;
 
 /// What a module is, fixed when it is built: the runtime reads these and
 /// never asks again.
@@ -71,7 +71,7 @@ pub trait Module: Sync {
     /// The module's lock over its state: the one hook through which the
     /// defaults below reach its records (attach, finalize, reduce, output,
     /// fork, rank), the runtime holds it across fork(), and the live view
-    /// publishes it (crate::sync, docs/live.md). A module that keeps a
+    /// publishes it (crate::store::sync, docs/live.md). A module that keeps a
     /// `RecordSet` (or `HandleRecords`, `VarRecordSet`) behind a `Lock`
     /// returns `Some(&self.lock)`; None by default (no records: the
     /// defaults do nothing).
@@ -154,7 +154,7 @@ pub trait Module: Sync {
     /// it reduces (BG/Q: only rank 0 writes) names them all.
     fn record_ids(&self, f: &mut dyn FnMut(u64)) {
         self.output(&mut |run: &[u64]| {
-            for rec in crate::var_records::split(run, |r| self.record_len(r)) {
+            for rec in crate::contract::var_records::split(run, |r| self.record_len(r)) {
                 f(rec[0]);
             }
         });
@@ -193,19 +193,19 @@ pub trait ModuleState: Send {
     fn fork_own(&mut self) {}
 }
 
-impl<R: crate::records::RecordRt + Send> ModuleState for crate::records::RecordSet<R> {
+impl<R: crate::contract::records::RecordRt + Send> ModuleState for crate::contract::records::RecordSet<R> {
     fn records(&mut self) -> Option<&mut dyn Records> {
         Some(self)
     }
 }
 
-impl<R: crate::records::RecordRt + Send> ModuleState for crate::handles::HandleRecords<R> {
+impl<R: crate::contract::records::RecordRt + Send> ModuleState for crate::contract::handles::HandleRecords<R> {
     fn records(&mut self) -> Option<&mut dyn Records> {
         Some(self)
     }
 }
 
-impl ModuleState for crate::var_records::VarRecordSet {
+impl ModuleState for crate::contract::var_records::VarRecordSet {
     fn records(&mut self) -> Option<&mut dyn Records> {
         Some(self)
     }
@@ -262,6 +262,8 @@ pub fn while_locked(m: &dyn Module, f: &mut dyn FnMut()) {
 pub fn finalized_records(m: &dyn Module, ctx: &FinalizeCtx) -> Vec<Vec<u64>> {
     m.finalize(ctx);
     let mut out = Vec::new();
-    m.output(&mut |run: &[u64]| out.extend(crate::var_records::split(run, |r| m.record_len(r)).map(<[u64]>::to_vec)));
+    m.output(&mut |run: &[u64]| {
+        out.extend(crate::contract::var_records::split(run, |r| m.record_len(r)).map(<[u64]>::to_vec))
+    });
     out
 }

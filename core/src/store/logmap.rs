@@ -34,19 +34,16 @@ use darshan_log::header::HEADER_SIZE;
 use darshan_log::job::JOB_RECORD_SIZE;
 use darshan_log::modules::MAX_MODS;
 
-/// Each module's live sequence word (crate::sync, docs/live.md): 8 bytes
+/// Each module's live sequence word (crate::store::sync, docs/live.md): 8 bytes
 /// per module id at the end of the job area, after the job record's
 /// exe/mount string (which gives up these 512 bytes in this file only).
 pub use darshan_log::crash_safe::LIVE_OFF;
 /// Where the name table starts in the file.
 pub use darshan_log::crash_safe::NAMES_OFF;
 
-/// The sequence words, once the layout is installed.
-static LIVE: std::sync::OnceLock<&'static [std::sync::atomic::AtomicU64]> = std::sync::OnceLock::new();
-
 /// Module `id`'s sequence word, when this process has a crash-safe layout.
 pub fn live_word(id: usize) -> Option<&'static std::sync::atomic::AtomicU64> {
-    LIVE.get().and_then(|w| w.get(id))
+    FILE.live.get().and_then(|w| w.get(id))
 }
 
 /// The last `8 * MAX_MODS` bytes of the job area as atomic words.
@@ -117,26 +114,43 @@ pub struct LogMap {
     armed: bool,
 }
 
-static MAP: Mutex<Option<LogMap>> = Mutex::new(None);
-/// The mapping's address and length, readable without the lock (a child
-/// forked from a signal handler must drop its parent's file without
-/// waiting for a lock the interrupted code may hold).
-static RANGE: [std::sync::atomic::AtomicUsize; 2] =
-    [std::sync::atomic::AtomicUsize::new(0), std::sync::atomic::AtomicUsize::new(0)];
-/// Whether there is a mapping: a process without one (records in memory)
-/// never takes the lock when it creates a record or a name.
-static ACTIVE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-fn with<R>(f: impl FnOnce(&mut LogMap) -> R) -> Option<R> {
-    if !ACTIVE.load(std::sync::atomic::Ordering::Acquire) {
-        return None;
-    }
-    MAP.lock().unwrap_or_else(|e| e.into_inner()).as_mut().map(f)
+/// The process's crash-safe file, one value: the map, and what is read
+/// of it without its lock.
+struct CrashSafe {
+    map: Mutex<Option<LogMap>>,
+    /// The mapping's address and length, readable without the lock (a
+    /// child forked from a signal handler must drop its parent's file
+    /// without waiting for a lock the interrupted code may hold).
+    range: [std::sync::atomic::AtomicUsize; 2],
+    /// Whether there is a mapping: a process without one (records in
+    /// memory) never takes the lock when it creates a record or a name.
+    active: std::sync::atomic::AtomicBool,
+    /// The sequence words, once the layout is installed.
+    live: std::sync::OnceLock<&'static [std::sync::atomic::AtomicU64]>,
+    /// The host's system calls, given at [`install`]: the file's own I/O
+    /// and its one-line messages go through them (this piece reaches up
+    /// into no runtime state).
+    platform: std::sync::OnceLock<&'static dyn crate::store::platform::Platform>,
 }
 
-/// Run the runtime's own I/O (see [`crate::Platform::own_io_begin`]).
+static FILE: CrashSafe = CrashSafe {
+    map: Mutex::new(None),
+    range: [std::sync::atomic::AtomicUsize::new(0), std::sync::atomic::AtomicUsize::new(0)],
+    active: std::sync::atomic::AtomicBool::new(false),
+    live: std::sync::OnceLock::new(),
+    platform: std::sync::OnceLock::new(),
+};
+
+fn with<R>(f: impl FnOnce(&mut LogMap) -> R) -> Option<R> {
+    if !FILE.active.load(std::sync::atomic::Ordering::Acquire) {
+        return None;
+    }
+    FILE.map.lock().unwrap_or_else(|e| e.into_inner()).as_mut().map(f)
+}
+
+/// Run the runtime's own I/O (see [`crate::store::platform::Platform::own_io_begin`]).
 fn own_io<R>(f: impl FnOnce() -> R) -> R {
-    let p = PLATFORM.get().copied();
+    let p = FILE.platform.get().copied();
     let saved = p.map(|p| p.own_io_begin()).unwrap_or(0);
     let r = f();
     if let Some(p) = p {
@@ -146,45 +160,40 @@ fn own_io<R>(f: impl FnOnce() -> R) -> R {
 }
 
 fn say(msg: &str) {
-    if let Some(p) = PLATFORM.get() {
+    if let Some(p) = FILE.platform.get() {
         p.stderr(format!("darshan: {msg}\n").as_bytes());
     }
 }
-
-/// The host's system calls, given at [`install`]: the file's own I/O and
-/// its one-line messages go through them (this piece reaches up into no
-/// runtime state).
-static PLATFORM: std::sync::OnceLock<&'static dyn crate::platform::Platform> = std::sync::OnceLock::new();
 
 /// Bytes of the file for these limits (page-rounded).
 pub fn file_len(name_mem: usize, mod_mem: usize) -> usize {
     (NAMES_OFF + name_mem.next_multiple_of(8) + mod_mem).next_multiple_of(PAGE)
 }
 
-/// The reserved memory (see [`crate::arena::reserve_mapping`]) split into
+/// The reserved memory (see [`crate::store::arena::reserve_mapping`]) split into
 /// its parts: (names area, module area). Writes the fixed header fields.
 /// The file `path` is made at the first record, through `platform`.
 pub fn install(
     mem: &'static mut [u8],
     name_mem: usize,
     path: String,
-    platform: &'static dyn crate::platform::Platform,
+    platform: &'static dyn crate::store::platform::Platform,
 ) -> (&'static mut [u8], &'static mut [u8]) {
-    let _ = PLATFORM.set(platform);
+    let _ = FILE.platform.set(platform);
     let base = mem.as_ptr() as usize;
     let len = mem.len();
     let (header, rest) = mem.split_at_mut(HEADER_SIZE);
     let (job, rest) = rest.split_at_mut(JOB_RECORD_SIZE);
     let (job, live) = job.split_at_mut(LIVE_OFF - HEADER_SIZE);
     if let Some(w) = live_words(live) {
-        let _ = LIVE.set(w);
+        let _ = FILE.live.set(w);
     }
     let (names, mods) = rest.split_at_mut(name_mem.next_multiple_of(8));
     write_fixed_header(header);
     let mut areas = [Area::default(); MAX_MODS + 1];
     let names_end = NAMES_OFF + name_mem.next_multiple_of(8);
     areas[MAX_MODS] = Area { start: NAMES_OFF, given: NAMES_OFF, end: names_end };
-    *MAP.lock().unwrap_or_else(|e| e.into_inner()) = Some(LogMap {
+    *FILE.map.lock().unwrap_or_else(|e| e.into_inner()) = Some(LogMap {
         backing: Backing::Pending,
         header,
         job,
@@ -196,9 +205,9 @@ pub fn install(
         unlinked: false,
         armed: false,
     });
-    RANGE[0].store(base, std::sync::atomic::Ordering::Relaxed);
-    RANGE[1].store(len, std::sync::atomic::Ordering::Relaxed);
-    ACTIVE.store(true, std::sync::atomic::Ordering::Release);
+    FILE.range[0].store(base, std::sync::atomic::Ordering::Relaxed);
+    FILE.range[1].store(len, std::sync::atomic::Ordering::Relaxed);
+    FILE.active.store(true, std::sync::atomic::Ordering::Release);
     (names, mods)
 }
 
@@ -268,7 +277,7 @@ impl LogMap {
             copy[slot + 1] = (a.start, used.saturating_sub(a.start), upto - a.start);
             a.given = upto;
         }
-        match own_io(|| crate::arena::create_file_under(self.base, self.len, &self.path, &copy)) {
+        match own_io(|| crate::store::arena::create_file_under(self.base, self.len, &self.path, &copy)) {
             Ok(()) => self.backing = Backing::File,
             Err(e) => {
                 self.backing = Backing::Memory;
@@ -285,7 +294,7 @@ impl LogMap {
             return end <= a.given;
         }
         let upto = (a.given + AHEAD).max(end + SLACK).min(a.end);
-        match own_io(|| crate::arena::populate(self.base, a.given, upto - a.given, &self.path, !self.unlinked)) {
+        match own_io(|| crate::store::arena::populate(self.base, a.given, upto - a.given, &self.path, !self.unlinked)) {
             Ok(()) => self.areas[slot].given = upto,
             Err(e) if !self.full_said => {
                 self.full_said = true;
@@ -390,7 +399,7 @@ pub struct DetachError;
 pub fn fork_child(path: String) -> Result<(), DetachError> {
     with(|m| {
         let saved = m.header[48..HEADER_SIZE].to_vec();
-        if m.backing == Backing::File && !crate::arena::detach_file(m.base, m.len) {
+        if m.backing == Backing::File && !crate::store::arena::detach_file(m.base, m.len) {
             m.backing = Backing::Memory;
             return Err(DetachError);
         }
@@ -417,10 +426,12 @@ pub fn fork_child(path: String) -> Result<(), DetachError> {
 /// will not record (its state may be mid-update), but it must never write
 /// its parent's file. Takes no lock; one system call.
 pub fn detach_without_lock() {
-    let (base, len) =
-        (RANGE[0].load(std::sync::atomic::Ordering::Relaxed), RANGE[1].load(std::sync::atomic::Ordering::Relaxed));
+    let (base, len) = (
+        FILE.range[0].load(std::sync::atomic::Ordering::Relaxed),
+        FILE.range[1].load(std::sync::atomic::Ordering::Relaxed),
+    );
     if len != 0 {
-        let _ = crate::arena::detach_file(base, len);
+        let _ = crate::store::arena::detach_file(base, len);
     }
 }
 

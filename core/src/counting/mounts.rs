@@ -1,7 +1,7 @@
 //! The mount table: which mounts go into the log, each one's block size
 //! for POSIX_FILE_ALIGNMENT, and the exe + mounts string of the job region.
 
-use crate::platform::Platform;
+use crate::store::platform::Platform;
 
 pub const MAX_MNTS: usize = 64;
 /// Job record + exe/mount string + NUL fit in 4096 bytes.
@@ -127,7 +127,7 @@ pub fn exe_mnt_string(cmdline: &str, mounts: &[MountEntry]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::platform::FakePlatform;
+    use crate::store::platform::FakePlatform;
 
     #[test]
     fn pseudo_file_systems_are_left_out_and_lookup_takes_the_longest_prefix() {

@@ -10,9 +10,9 @@ use std::time::Instant;
 
 use darshan_log::Job;
 
-use crate::logname::{self, NameParts};
-use crate::module::FinalizeCtx;
-use crate::pipeline::{self, ShutdownError};
+use crate::contract::module::FinalizeCtx;
+use crate::finish::logname::{self, NameParts};
+use crate::finish::pipeline::{self, ShutdownError};
 use crate::runtime;
 
 /// The library version written as `lib_ver`: the Darshan release whose
@@ -36,7 +36,7 @@ pub struct Outcome {
 /// The counts written in the job's metadata when not zero: calls made
 /// from signal handlers while the runtime was recording (not recorded),
 /// then each module's own (`Module::metadata_counts`), in registry order.
-pub(crate) fn metadata_counts(modules: &[&'static dyn crate::Module]) -> Vec<(&'static str, u64)> {
+pub(crate) fn metadata_counts(modules: &[&'static dyn crate::contract::module::Module]) -> Vec<(&'static str, u64)> {
     let mut v = vec![("lost_calls", runtime::core().lost_calls())];
     for m in modules {
         v.extend(m.metadata_counts());
@@ -78,7 +78,7 @@ pub(crate) fn job_record(
         nprocs,
         jobid,
         metadata,
-        exe_mnt: crate::mounts::exe_mnt_string(&sh.cmdline, &sh.mounts),
+        exe_mnt: crate::counting::mounts::exe_mnt_string(&sh.cmdline, &sh.mounts),
     })
 }
 
@@ -92,7 +92,7 @@ pub(crate) fn job_id(cfg: &crate::config::Config, pid: i64) -> i64 {
 /// start, the job id, `nprocs`, `end` (0 while running) and, while the
 /// time counters are still clock ticks, how long a tick is.
 pub fn map_job(end: (i64, i64), nprocs: i64, ticks: Option<f64>, mpi: bool) {
-    if !crate::logmap::reserved() {
+    if !crate::store::logmap::reserved() {
         return;
     }
     let Some(sh) = runtime::core().shared() else { return };
@@ -106,7 +106,7 @@ pub fn map_job(end: (i64, i64), nprocs: i64, ticks: Option<f64>, mpi: bool) {
             job.metadata.extend_from_slice(format!("ticks={s:e}\npid={}\n", t.pid).as_bytes());
             job.metadata.truncate(darshan_log::job::METADATA_LEN - 1);
         }
-        crate::logmap::set_job(&job.encode());
+        crate::store::logmap::set_job(&job.encode());
     }
 }
 
@@ -162,7 +162,7 @@ pub(crate) fn log_paths(jobid: i64, start_sec: i64) -> Result<(String, String), 
         rand: darshan_log::hash::hash_with_level(host.as_bytes(), usec),
     };
     let mut base = format!("{dir}/{}", logname::base_name(&parts));
-    if base.len() + 32 >= crate::paths::PATH_MAX {
+    if base.len() + 32 >= crate::counting::paths::PATH_MAX {
         base = format!("{dir}/id{jobid}");
     }
     Ok((format!("{base}.darshan_partial"), base))
@@ -185,7 +185,7 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     // The crash-safe file now holds seconds: its job record says so (the
     // final one, without `ticks=`).
     let job_bytes = job.encode();
-    crate::logmap::set_job(&job_bytes);
+    crate::store::logmap::set_job(&job_bytes);
 
     let t1 = Instant::now();
     let names = pipeline::names_of_records(&runtime::core().ledger.names_copy(), &modules, &Default::default());
@@ -207,7 +207,7 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     // DARSHAN_LOG_FSYNC=1 it is also on disk first (a node crash); not by
     // default, as in Darshan: it costs milliseconds on a local disk and far
     // more on a parallel file system, at every process's exit.
-    let durable = sh.config.log_fsync && crate::logmap::has_file();
+    let durable = sh.config.log_fsync && crate::store::logmap::has_file();
     // With an unnamed file the name is fixed before the write.
     let dir = std::path::Path::new(&tmp).parent().map(|p| p.display().to_string()).unwrap_or_default();
     let dir = if dir.is_empty() { ".".to_string() } else { dir };
@@ -223,7 +223,7 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     } else if durable {
         sync_dir(&path);
     }
-    crate::logmap::remove();
+    crate::store::logmap::remove();
     Ok(Outcome { path, finalize_s, reduce_s: 0.0, compress_s, write_s, records: regions.records, shared: 0 })
 }
 
@@ -270,7 +270,7 @@ fn write_new_file(path: &str, bytes: &[u8], durable: bool) -> Result<(), Shutdow
 /// After a failed log write, where the records are and how to get the log
 /// back, if the process has a crash-safe file: one line.
 pub fn recovery_hint() -> Option<String> {
-    let p = crate::logmap::path()?;
+    let p = crate::store::logmap::path()?;
     Some(format!("the records are kept in {p}; recover the log with: darshan-merge --output <log>.darshan {p}"))
 }
 
@@ -278,7 +278,7 @@ pub fn recovery_hint() -> Option<String> {
 /// crash-safe files of all ranks, merged by job id.
 pub fn recovery_hint_mpi() -> Option<String> {
     let cfg = runtime::core().config()?;
-    if !cfg.mmap_logs || !crate::logmap::has_file() {
+    if !cfg.mmap_logs || !crate::store::logmap::has_file() {
         return None;
     }
     let t = runtime::core().times();

@@ -9,11 +9,11 @@
 //! record from the layout first seen). When the reservation is full, a
 //! new record is refused and the module marked partial.
 
-use crate::arena::Slice;
-use crate::env::Env;
-use crate::id_index::IdIndex;
-use crate::ledger::{Ledger, GRANT_CHUNK};
-use crate::records::Records;
+use crate::contract::env::Env;
+use crate::contract::records::Records;
+use crate::store::arena::Slice;
+use crate::store::id_index::IdIndex;
+use crate::store::ledger::{Ledger, GRANT_CHUNK};
 
 pub struct VarRecordSet {
     module: usize,
@@ -196,7 +196,7 @@ impl Records for VarRecordSet {
         VarRecordSet::attach(self, slice, env)
     }
     /// Variable-length records hold no ticks: frozen, with the rank.
-    fn finalize(&mut self, ctx: &crate::records::FinalizeCtx, _ticks: std::ops::Range<usize>) {
+    fn finalize(&mut self, ctx: &crate::contract::records::FinalizeCtx, _ticks: std::ops::Range<usize>) {
         self.freeze();
         if self.rank != ctx.rank {
             Records::set_rank(self, ctx.rank);
@@ -204,7 +204,13 @@ impl Records for VarRecordSet {
     }
     /// No reduction rules apply to records of different layouts; a module
     /// that has them marks its shared records itself (LUSTRE).
-    fn reduce(&mut self, _shared: &[u64], _comm: &dyn crate::collective::Comm, _rules: &dyn crate::records::Reducer) {}
+    fn reduce(
+        &mut self,
+        _shared: &[u64],
+        _comm: &dyn crate::counting::collective::Comm,
+        _rules: &dyn crate::contract::records::Reducer,
+    ) {
+    }
     fn fork_child(&mut self) {
         self.clear()
     }
@@ -227,7 +233,7 @@ impl Records for VarRecordSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arena::RecordArena;
+    use crate::store::arena::RecordArena;
 
     fn len_of(w: &[u64]) -> usize {
         2 + w.get(2).copied().unwrap_or(0) as usize + 1

@@ -21,11 +21,11 @@ use darshan_log::header::{Header, HEADER_SIZE};
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
-use crate::collective::{all_ok, bcast_vec, Comm, Op};
-use crate::module::{FinalizeCtx, Module};
-use crate::pipeline::{self, Regions, ShutdownError};
+use crate::contract::module::{FinalizeCtx, Module};
+use crate::counting::collective::{all_ok, bcast_vec, Comm, Op};
+use crate::finish::pipeline::{self, Regions, ShutdownError};
+use crate::finish::shutdown::{job_record, log_paths, metadata_counts, Outcome};
 use crate::runtime::{self, Shared};
-use crate::shutdown::{job_record, log_paths, metadata_counts, Outcome};
 
 /// Each module's record ids, with a bit per module that has the id.
 fn local_ids(modules: &[&'static dyn Module]) -> (Vec<u64>, HashMap<u64, u64>) {
@@ -124,7 +124,7 @@ pub fn write_log_mpi(
     write(comm, sh, &regions, &placed, &name)?;
     let write_s = t3.elapsed().as_secs_f64();
     let path = publish(comm, sh, name, t_start)?;
-    crate::logmap::remove();
+    crate::store::logmap::remove();
     Ok(Outcome { path, finalize_s, reduce_s, compress_s, write_s, records: regions.records, shared: shared.len() })
 }
 
@@ -155,7 +155,7 @@ fn finalize(
 ) -> Result<(), ShutdownError> {
     step(comm, "finalize", || {
         pipeline::finalize(modules, ctx);
-        crate::shutdown::map_job(end, ctx.nprocs, None, true);
+        crate::finish::shutdown::map_job(end, ctx.nprocs, None, true);
         Ok(())
     })
 }
@@ -191,7 +191,7 @@ fn agree_on_the_job(comm: &dyn Comm, end: (i64, i64), sh: &Shared) -> JobFacts {
     JobFacts {
         start: (times[0].div_euclid(1_000_000_000), times[0].rem_euclid(1_000_000_000)),
         end: ((-times[1]).div_euclid(1_000_000_000), (-times[1]).rem_euclid(1_000_000_000)),
-        jobid: crate::shutdown::job_id(&sh.config, t.first_pid),
+        jobid: crate::finish::shutdown::job_id(&sh.config, t.first_pid),
     }
 }
 
@@ -289,7 +289,7 @@ fn write(
     // With crash-safe files (on any rank: the sync is collective), the
     // log must be durable before they go.
     let mut synced = true;
-    if wrote.is_ok() && !all_ok(comm, !(sh.config.log_fsync && crate::logmap::has_file())) {
+    if wrote.is_ok() && !all_ok(comm, !(sh.config.log_fsync && crate::store::logmap::has_file())) {
         synced = comm.sync_log().is_ok();
     }
     comm.close_log();
@@ -359,9 +359,10 @@ fn write_pieces(comm: &dyn Comm, regions: &Regions, placed: &Placed, tmp: &str) 
 /// DARSHAN_LOG_FSYNC); only when that is done on every rank's word may
 /// the ranks remove their crash-safe files.
 fn publish(comm: &dyn Comm, sh: &Shared, name: LogName, t_start: Instant) -> Result<String, ShutdownError> {
-    let path = name.base.map(|base| crate::shutdown::final_name(&sh.config, &base, t_start.elapsed().as_secs_f64()));
+    let path =
+        name.base.map(|base| crate::finish::shutdown::final_name(&sh.config, &base, t_start.elapsed().as_secs_f64()));
     let published = match &path {
-        Some(p) => crate::shutdown::publish(&name.tmp, p, sh.config.log_fsync).is_ok(),
+        Some(p) => crate::finish::shutdown::publish(&name.tmp, p, sh.config.log_fsync).is_ok(),
         None => true,
     };
     if all_ok(comm, published) {

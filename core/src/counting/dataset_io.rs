@@ -5,8 +5,10 @@
 //! each module's layout gives. The module counts what is its own (H5D's
 //! selection kinds, PNETCDF_VAR's per-API counts) around it.
 
-use crate::access_tuples::{AccessTuples, TUPLE};
-use crate::common::{add, size_bucket, stamp, timer_inc_no_overlap, update_common_tuple, IoTimers, LastIo, Tick};
+use crate::counting::access_tuples::{AccessTuples, TUPLE};
+use crate::counting::common::{
+    add, size_bucket, stamp, timer_inc_no_overlap, update_common_tuple, IoTimers, LastIo, Tick,
+};
 
 /// Word offsets of one direction's counters.
 pub struct Direction {
@@ -42,7 +44,7 @@ pub struct IoState {
 
 impl IoState {
     /// The record's three timers with their words (`RecordRt::timers`).
-    pub fn timers(&self, l: &IoLayout, f: &mut dyn FnMut(usize, &crate::common::NoOverlap)) {
+    pub fn timers(&self, l: &IoLayout, f: &mut dyn FnMut(usize, &crate::counting::common::NoOverlap)) {
         self.t.each(f, l.read.time, l.write.time, l.meta_time);
     }
 }
@@ -86,8 +88,8 @@ pub fn count(
 #[macro_export]
 macro_rules! dataset_io_layout {
     ($c:ident) => {
-        $crate::dataset_io::IoLayout {
-            read: $crate::dataset_io::Direction {
+        $crate::counting::dataset_io::IoLayout {
+            read: $crate::counting::dataset_io::Direction {
                 bytes: $c::word($c::BYTES_READ),
                 hist: $c::word($c::SIZE_READ_AGG_0_100),
                 start: $c::fword($c::F_READ_START_TIMESTAMP),
@@ -96,7 +98,7 @@ macro_rules! dataset_io_layout {
                 max_size: $c::word($c::MAX_READ_TIME_SIZE),
                 time: $c::fword($c::F_READ_TIME),
             },
-            write: $crate::dataset_io::Direction {
+            write: $crate::counting::dataset_io::Direction {
                 bytes: $c::word($c::BYTES_WRITTEN),
                 hist: $c::word($c::SIZE_WRITE_AGG_0_100),
                 start: $c::fword($c::F_WRITE_START_TIMESTAMP),

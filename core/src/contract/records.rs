@@ -4,13 +4,13 @@
 //! module's records or the name memory run out, the module is marked
 //! partial and the call goes unrecorded (the program is not affected).
 
-use crate::arena::Slice;
-use crate::collective::{variance_combine, variance_elem, variance_of, Comm};
-use crate::common::{fix_negative_time, ticks_to_secs, NoOverlap};
-use crate::env::Env;
-use crate::heatmap::HeatBins;
-use crate::id_index::IdIndex;
-use crate::ledger::GRANT_CHUNK;
+use crate::contract::env::Env;
+use crate::contract::heatmap::HeatBins;
+use crate::counting::collective::{variance_combine, variance_elem, variance_of, Comm};
+use crate::counting::common::{fix_negative_time, ticks_to_secs, NoOverlap};
+use crate::store::arena::Slice;
+use crate::store::id_index::IdIndex;
+use crate::store::ledger::GRANT_CHUNK;
 
 /// What a module needs to know at shutdown.
 pub struct FinalizeCtx {
@@ -189,7 +189,7 @@ impl<R: RecordRt> RecordSet<R> {
     /// Whether the configuration leaves `name` out of this module
     /// (DARSHAN_EXCLUDE_DIRS and the like); before attach, every name.
     pub fn excluded(&self, name: &[u8]) -> bool {
-        self.env.is_none_or(|e| crate::paths::excluded(e.config, self.module, name))
+        self.env.is_none_or(|e| crate::counting::paths::excluded(e.config, self.module, name))
     }
 
     pub fn len(&self) -> usize {

@@ -3,7 +3,7 @@
 //! with an open-addressing index. Memory is reserved at start-up; an
 //! insert never allocates.
 
-use crate::arena::ZeroedWords;
+use crate::store::arena::ZeroedWords;
 
 /// Slots of the index before any module says how many records it keeps.
 const MIN_SLOTS: usize = 64;

@@ -12,8 +12,8 @@ use darshan_log::modules::MAX_MODS;
 use darshan_log::Compression;
 use std::collections::HashSet;
 
-use crate::compress;
-use crate::module::{FinalizeCtx, Module};
+use crate::contract::module::{FinalizeCtx, Module};
+use crate::finish::compress;
 use darshan_deflate::Shape;
 
 /// A name table this big is compressed (by zlib-rs) on a thread of its
@@ -48,7 +48,7 @@ pub enum ShutdownError {
     Rename { to: String, source: std::io::Error },
     /// A failure of the MPI-IO layer.
     #[error("{0}")]
-    Collective(#[from] crate::collective::CommError),
+    Collective(#[from] crate::counting::collective::CommError),
     /// A step of the MPI shutdown failed (a panic caught) on some rank;
     /// every rank stopped after it, together.
     #[error("the log was not written: its {0} step failed on a rank (an internal error)")]
@@ -123,7 +123,7 @@ pub fn compress_regions(job: Option<&[u8]>, names: &[u8], modules: &[&'static dy
                 // Whether every record is of the module's size (the encoder
                 // then knows where each id is).
                 let (mut n, mut fixed) = (0, true);
-                for r in crate::var_records::split(run, |r| m.record_len(r)) {
+                for r in crate::contract::var_records::split(run, |r| m.record_len(r)) {
                     n += 1;
                     fixed &= r.len() == rw;
                 }

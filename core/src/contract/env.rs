@@ -5,10 +5,10 @@
 //! (records.rs), which both take it.
 
 use crate::config::Config;
-use crate::heatmap::{HeatBins, Heatmaps};
-use crate::ledger::Ledger;
-use crate::mounts::MountEntry;
-use crate::platform::Platform;
+use crate::contract::heatmap::{HeatBins, Heatmaps};
+use crate::counting::mounts::MountEntry;
+use crate::store::ledger::Ledger;
+use crate::store::platform::Platform;
 
 /// What a module is given at attach, besides its record memory: all it
 /// may know of the runtime. The runtime passes the process's; a unit test
@@ -45,7 +45,7 @@ impl Env {
             ledger: Ledger::for_tests(1 << 20, &config.mod_enabled),
             config,
             mounts: &[],
-            platform: Box::leak(Box::<crate::platform::FakePlatform>::default()),
+            platform: Box::leak(Box::<crate::store::platform::FakePlatform>::default()),
             heat: Box::leak(Box::default()),
         }
     }
@@ -63,12 +63,12 @@ impl Env {
     /// wide as the platform's clock makes about 0.1 s.
     pub fn heat_bins(&self, module: usize) -> Option<HeatBins> {
         let name = darshan_log::modules::heat_name(module)?;
-        let shift = crate::heatmap::shift_for(self.platform.ticks_per_sec_now());
+        let shift = crate::contract::heatmap::shift_for(self.platform.ticks_per_sec_now());
         self.heat.take(module, name, self.rank, shift)
     }
 
     /// File alignment of a record name from the mount table (-1 if none).
     pub fn alignment_of(&self, name: &[u8]) -> i64 {
-        crate::mounts::alignment_of(self.mounts, name)
+        crate::counting::mounts::alignment_of(self.mounts, name)
     }
 }

@@ -1,0 +1,9 @@
+//! Turning the records into a log: the phases both shutdowns share
+//! (`pipeline`, `compress`, `logname`), a process on its own (`shutdown`)
+//! and an MPI job over `counting::collective`'s `Comm` (`shutdown_mpi`).
+
+pub mod compress;
+pub mod logname;
+pub mod pipeline;
+pub mod shutdown;
+pub mod shutdown_mpi;
