@@ -15,7 +15,7 @@ use crate::host::say;
 /// BG/Q or a recording says so.
 pub fn capture(rank: i64) {
     // Switched off: not even the recording is read.
-    if !darshan_core::runtime::core().config().is_some_and(|c| c.mod_enabled[darshan_log::modules::BGQ]) {
+    if !darshan_core::runtime::core().ledger.enabled(darshan_log::modules::BGQ) {
         return;
     }
     if let Some(node) = node(rank) {

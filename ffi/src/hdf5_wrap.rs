@@ -81,7 +81,8 @@ macro_rules! h5_wrap {
 /// or `HDF5` turns both off: then not even the inspection calls are made).
 fn enabled() -> bool {
     use darshan_log::modules as m;
-    darshan_core::runtime::core().config().is_some_and(|c| c.mod_enabled[m::H5F] || c.mod_enabled[m::H5D])
+    let ledger = &darshan_core::runtime::core().ledger;
+    ledger.enabled(m::H5F) || ledger.enabled(m::H5D)
 }
 
 /// A name argument the real call just accepted: NUL-terminated (empty if

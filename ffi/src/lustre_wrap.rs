@@ -26,7 +26,7 @@ static BIG: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
 static BIG_BUSY: AtomicBool = AtomicBool::new(false);
 
 fn enabled() -> bool {
-    runtime::core().config().is_some_and(|c| c.mod_enabled.get(darshan_log::modules::LUSTRE).copied().unwrap_or(false))
+    runtime::core().ledger.enabled(darshan_log::modules::LUSTRE)
 }
 
 /// `fgetxattr(fd, "lustre.lov")` into `buf`: the bytes read, or the errno.

@@ -76,7 +76,7 @@ fn mpi_start() {
     // waiting in the shutdown's collectives: then no rank writes a log.
     let configured = runtime::core().config().is_some() && mine != Started::No;
     if all_ok(&comm, configured) {
-        let dxt = runtime::core().config().is_some_and(|c| c.mod_enabled[darshan_log::modules::DXT_MPIIO]);
+        let dxt = runtime::core().ledger.enabled(darshan_log::modules::DXT_MPIIO);
         DXT_OFFSETS.store(dxt && abi.name != "Open MPI", Ordering::Relaxed);
         MPI_ACTIVE.store(true, Ordering::Release);
         crate::mpi_state::watch_exit_status();
@@ -97,7 +97,7 @@ fn mpi_shutdown() {
         return;
     }
     let Some(comm) = m::abi_ready().and_then(MpiComm::new) else { return };
-    // Excluded ranks are already SHUTTING_DOWN; recording ranks stop now.
+    // Excluded ranks are already ShuttingDown; recording ranks stop now.
     guard::transition(Life::Running, Life::ShuttingDown);
     guard::set_inside(true);
     runtime::core().finish_mpi(&comm, clock::end());

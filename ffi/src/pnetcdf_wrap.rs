@@ -23,7 +23,7 @@ use crate::{clock, paths};
 pub fn enabled(file: bool) -> bool {
     use darshan_log::modules as m;
     let id = if file { m::PNETCDF_FILE } else { m::PNETCDF_VAR };
-    darshan_core::runtime::core().config().is_some_and(|c| c.mod_enabled[id])
+    darshan_core::runtime::core().ledger.enabled(id)
 }
 
 /// Run the real call (None: the library has none, which fails the call
