@@ -108,9 +108,21 @@ struct State {
     job: Option<[u64; c::RECORD_WORDS]>,
 }
 
-pub static BGQ: Bgq = Bgq { state: Lock::new(State { set: RecordSet::new(ID), job: None }) };
+pub static BGQ: Bgq = Bgq::new();
+
+impl Default for Bgq {
+    fn default() -> Self {
+        Bgq::new()
+    }
+}
 
 impl Bgq {
+    /// An empty, unattached instance: the process's is [`BGQ`]; a test
+    /// builds its own.
+    pub const fn new() -> Bgq {
+        Bgq { state: Lock::new(State { set: RecordSet::new(ID), job: None }) }
+    }
+
     fn lock(&self) -> LockGuard<'_, State> {
         self.state.lock()
     }

@@ -83,7 +83,9 @@ pub struct Dxt {
 }
 
 impl Dxt {
-    const fn new(id: usize) -> Dxt {
+    /// An empty, unattached instance for module `id` (DXT_POSIX or
+    /// DXT_MPIIO): the process's are the statics; a test builds its own.
+    pub const fn new(id: usize) -> Dxt {
         let spec = ModuleSpec::new(id, NOMINAL_WORDS);
         Dxt {
             id,

@@ -75,10 +75,21 @@ pub struct H5d {
     st: Lock<State>,
 }
 
-pub static H5D: H5d =
-    H5d { st: Lock::new(State { recs: HandleRecords::new(ID, HANDLE_SLOTS), tuples: AccessTuples::none() }) };
+pub static H5D: H5d = H5d::new();
+
+impl Default for H5d {
+    fn default() -> Self {
+        H5d::new()
+    }
+}
 
 impl H5d {
+    /// An empty, unattached instance: the process's is [`H5D`]; a test
+    /// builds its own.
+    pub const fn new() -> H5d {
+        H5d { st: Lock::new(State { recs: HandleRecords::new(ID, HANDLE_SLOTS), tuples: AccessTuples::none() }) }
+    }
+
     fn lock(&self) -> LockGuard<'_, State> {
         self.st.lock()
     }

@@ -44,9 +44,21 @@ pub struct H5f {
     st: Lock<FileState>,
 }
 
-pub static H5F: H5f = H5f { st: Lock::new(HandleRecords::new(ID, HANDLE_SLOTS)) };
+pub static H5F: H5f = H5f::new();
+
+impl Default for H5f {
+    fn default() -> Self {
+        H5f::new()
+    }
+}
 
 impl H5f {
+    /// An empty, unattached instance: the process's is [`H5F`]; a test
+    /// builds its own.
+    pub const fn new() -> H5f {
+        H5f { st: Lock::new(HandleRecords::new(ID, HANDLE_SLOTS)) }
+    }
+
     fn lock(&self) -> LockGuard<'_, FileState> {
         self.st.lock()
     }

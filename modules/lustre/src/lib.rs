@@ -66,13 +66,7 @@ pub struct Lustre {
     state: Lock<State>,
 }
 
-pub static LUSTRE: Lustre = Lustre {
-    state: Lock::new(State {
-        set: VarRecordSet::new(ID, record_len, HEAD + COMP_WORDS),
-        bad_layouts: 0,
-        shared: Vec::new(),
-    }),
-};
+pub static LUSTRE: Lustre = Lustre::new();
 
 /// The size of a new record for `l`, as the C module computes it: every
 /// component, and the stripe counts of those whose pattern is not MDT,
@@ -162,7 +156,25 @@ fn truncated(w: &[u64]) -> Vec<u64> {
     out
 }
 
+impl Default for Lustre {
+    fn default() -> Self {
+        Lustre::new()
+    }
+}
+
 impl Lustre {
+    /// An empty, unattached instance: the process's is [`LUSTRE`]; a test
+    /// builds its own.
+    pub const fn new() -> Lustre {
+        Lustre {
+            state: Lock::new(State {
+                set: VarRecordSet::new(ID, record_len, HEAD + COMP_WORDS),
+                bad_layouts: 0,
+                shared: Vec::new(),
+            }),
+        }
+    }
+
     fn lock(&self) -> LockGuard<'_, State> {
         self.state.lock()
     }

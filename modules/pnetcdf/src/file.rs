@@ -40,9 +40,21 @@ pub struct PnetcdfFile {
     st: Lock<State>,
 }
 
-pub static PNETCDF_FILE: PnetcdfFile = PnetcdfFile { st: Lock::new(HandleRecords::new(ID, HANDLE_SLOTS)) };
+pub static PNETCDF_FILE: PnetcdfFile = PnetcdfFile::new();
+
+impl Default for PnetcdfFile {
+    fn default() -> Self {
+        PnetcdfFile::new()
+    }
+}
 
 impl PnetcdfFile {
+    /// An empty, unattached instance: the process's is [`PNETCDF_FILE`]; a test
+    /// builds its own.
+    pub const fn new() -> PnetcdfFile {
+        PnetcdfFile { st: Lock::new(HandleRecords::new(ID, HANDLE_SLOTS)) }
+    }
+
     fn lock(&self) -> LockGuard<'_, State> {
         self.st.lock()
     }

@@ -133,10 +133,21 @@ pub struct PnetcdfVar {
     st: Lock<State>,
 }
 
-pub static PNETCDF_VAR: PnetcdfVar =
-    PnetcdfVar { st: Lock::new(State { recs: HandleRecords::new(ID, HANDLE_SLOTS), tuples: AccessTuples::none() }) };
+pub static PNETCDF_VAR: PnetcdfVar = PnetcdfVar::new();
+
+impl Default for PnetcdfVar {
+    fn default() -> Self {
+        PnetcdfVar::new()
+    }
+}
 
 impl PnetcdfVar {
+    /// An empty, unattached instance: the process's is [`PNETCDF_VAR`]; a test
+    /// builds its own.
+    pub const fn new() -> PnetcdfVar {
+        PnetcdfVar { st: Lock::new(State { recs: HandleRecords::new(ID, HANDLE_SLOTS), tuples: AccessTuples::none() }) }
+    }
+
     fn lock(&self) -> LockGuard<'_, State> {
         self.st.lock()
     }
