@@ -8,8 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
-LIB=$PWD/target/release/libdarshan.so
-OUT=target/bench-shutdown
+LIB=${LIB:-$PWD/target/release/libdarshan.so}
+OUT=${OUT:-target/bench-shutdown}
 rm -rf "$OUT" && mkdir -p "$OUT/logs"
 mpicc -O2 -o "$OUT/shutdown_bench" tests/programs/shutdown_bench.c
 # Not /dev/shm: Darshan (and we) never record paths under /dev/.
