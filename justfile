@@ -4,7 +4,7 @@
 # parse a log the C runtime wrote on an HPC machine.
 demo:
     @scripts/setup.sh
-    @echo "set-up: building (cargo build --release) ..." && cargo build --release -q 2> target/build.log || { tail -20 target/build.log; exit 1; }
+    @echo "set-up: building (scripts/build.sh) ..." && scripts/build.sh -q 2> target/build.log || { tail -20 target/build.log; exit 1; }
     rm -rf target/demo && mkdir -p target/demo
     target/release/darshan-run --log-dir target/demo/logs -- tar cf target/demo/src.tar crates core modules ffi
     target/release/darshan-parser --perf target/demo/logs/*.darshan | tail -12
@@ -27,7 +27,7 @@ demo:
 # Install the runtime, the tools, darshan-config and the compiler wrappers
 # into PREFIX (bin/, lib/, lib/pkgconfig/); the tree can be moved.
 install PREFIX:
-    cargo build --release
+    scripts/build.sh
     scripts/install.sh target/release {{PREFIX}}
 
 # All tests (installs what it needs).
@@ -40,7 +40,7 @@ test:
 # an address-space limit and a timeout (docs/robustness.md).
 fuzz:
     scripts/setup.sh
-    cargo build --release
+    scripts/build.sh
     mkdir -p target/log-mutants-long
     target/release/log-mutants --per-log 200 --max-seed-size 1000000 --timeout 120 --work target/log-mutants-long --json target/log-mutants-long/report.json ../shared/corpus/logs $(test -d target/preload-tests && echo target/preload-tests)
     target/release/log-mutants --per-log 12 --seed 7 --max-seed-size 20000000 --timeout 300 --work target/log-mutants-big --json target/log-mutants-big/report.json ../shared/corpus/big
@@ -48,7 +48,7 @@ fuzz:
 # Benchmarks; figures go to docs/performance.md.
 bench:
     scripts/setup.sh
-    cargo build --release
+    scripts/build.sh
     scripts/bench-parser.sh
     scripts/bench-runtime.sh
     scripts/bench-meta.sh

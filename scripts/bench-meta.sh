@@ -3,5 +3,5 @@
 # docs/performance.md by hand, with the machine and date.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release
+scripts/build.sh
 python3 scripts/bench_meta.py target/release/libdarshan.so target/bench-meta "${PAIRS:-9}"

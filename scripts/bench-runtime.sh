@@ -3,5 +3,5 @@
 # docs/performance.md by hand, with the machine and date.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release
+scripts/build.sh
 python3 scripts/bench_runtime.py target/release/libdarshan.so target/release/darshan-parser target/bench-runtime "${PAIRS:-11}"
