@@ -178,8 +178,13 @@ fn mib(v: &str, what: &str, warn: &mut Vec<String>) -> Option<usize> {
 
 fn regexes(list: &str, what: &str, warn: &mut Vec<String>) -> Vec<(String, Regex)> {
     let mut out = Vec::new();
+    // Byte-wise, as glibc's regcomp (C Darshan's) reads them: `\w`, `\d`,
+    // `\s` and `(?i)` are ASCII classes, `.` any byte, so that a path's
+    // bytes match whatever they encode, and the runtime needs none of
+    // regex's Unicode tables (scripts/build.sh).
+    let syntax = regex_automata::util::syntax::Config::new().unicode(false).utf8(false);
     for p in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        match Regex::new(p) {
+        match Regex::builder().syntax(syntax).build(p) {
             Ok(r) => out.push((p.to_string(), r)),
             Err(e) => warn.push(format!("bad regex '{}' in {what} ({e}); ignored", quote(p))),
         }
@@ -631,5 +636,24 @@ mod tests {
         assert!(c.rank_excluded(0) && !c.rank_excluded(1) && c.rank_excluded(5) && !c.rank_excluded(7));
         assert!(c.app_excluded("/usr/bin/ls") && !c.app_excluded("/home/a.out"));
         assert_eq!(warn.len(), 1);
+    }
+
+    /// Built alone, the runtime has no Unicode tables (scripts/build.sh):
+    /// a user's exclusion with a Perl class or a case-insensitive flag was
+    /// then refused as a bad regex where the workspace's build took it.
+    /// They are byte-wise ASCII classes now, whichever build.
+    #[test]
+    fn exclusions_with_perl_classes_and_case_flags_compile_in_the_runtime_alone() {
+        let mut warn = Vec::new();
+        let rs = regexes(r"^/usr/bin/\w+$,(?i)/SCRATCH/,\d{4}\.h5$,^/tmp/.*\s", "test", &mut warn);
+        assert!(warn.is_empty(), "{warn:?}");
+        let hit = |s: &[u8]| rs.iter().filter(|(_, r)| r.is_match(s)).count();
+        assert_eq!(hit(b"/usr/bin/python3"), 1);
+        assert_eq!(hit(b"/usr/bin/py-thon"), 0);
+        assert_eq!(hit(b"/lus/scratch/a"), 1);
+        assert_eq!(hit(b"/data/out_2026.h5"), 1);
+        assert_eq!(hit(b"/tmp/a b"), 1);
+        // Bytes that are no UTF-8 still match byte-wise.
+        assert_eq!(hit(b"/tmp/\xff\xfe x"), 1);
     }
 }
