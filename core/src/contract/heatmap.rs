@@ -167,8 +167,13 @@ impl HeatBins {
     /// Forget everything (forked child); the name is registered again.
     pub fn clear(&mut self, rank: i64) {
         self.reset(rank, self.initial_shift);
-        self.out = Vec::new();
-        self.keeper.0.leave(self.keeper.1, None);
+        // Only after a shutdown left a record: a forked child must not
+        // take the keeper's lock, which no fork holds (a thread of its
+        // parent may have held it at that moment).
+        if !self.out.is_empty() {
+            self.out = Vec::new();
+            self.keeper.0.leave(self.keeper.1, None);
+        }
         self.ledger.register_name(darshan_log::modules::HEATMAP, self.words[0], self.name);
     }
 
