@@ -62,15 +62,11 @@ pub fn test_panic(at: &str) {
     }
 }
 
-fn say(p: &dyn Platform, msg: &str) {
-    p.stderr(format!("darshan: {msg}\n").as_bytes());
-}
-
 /// Why no log was written, and where the records are kept instead.
 fn say_not_written(p: &dyn Platform, why: &dyn std::fmt::Display, hint: Option<String>) {
     match hint {
-        Some(h) => say(p, &format!("{why}; {h}")),
-        None => say(p, &why.to_string()),
+        Some(h) => p.say(&format!("{why}; {h}")),
+        None => p.say(&why.to_string()),
     }
 }
 
@@ -105,11 +101,11 @@ impl Core {
             Ok(warning) => {
                 self.set_job_pid(at.job_pid);
                 if let Some(w) = warning {
-                    say(platform, &w)
+                    platform.say(&w)
                 }
             }
             Err(e) => {
-                say(platform, &format!("{e}; this run is not instrumented"));
+                platform.say(&format!("{e}; this run is not instrumented"));
                 return Started::No;
             }
         }
@@ -192,21 +188,18 @@ impl Core {
             shutdown::write_log(end.secs_per_tick, end.time, end.tick)
         });
         if let Some(m) = self.starved_message() {
-            say(platform, &m);
+            platform.say(&m);
         }
         match r {
-            Ok(Ok(o)) if timing => say(
-                platform,
-                &format!(
-                    "shutdown\t1\t{:.6}\t(finalize {:.6}, compress {:.6}, write {:.6}; {} records) {}",
-                    o.finalize_s + o.compress_s + o.write_s,
-                    o.finalize_s,
-                    o.compress_s,
-                    o.write_s,
-                    o.records,
-                    o.path
-                ),
-            ),
+            Ok(Ok(o)) if timing => platform.say(&format!(
+                "shutdown\t1\t{:.6}\t(finalize {:.6}, compress {:.6}, write {:.6}; {} records) {}",
+                o.finalize_s + o.compress_s + o.write_s,
+                o.finalize_s,
+                o.compress_s,
+                o.write_s,
+                o.records,
+                o.path
+            )),
             Ok(Ok(_)) => {}
             Ok(Err(e)) => say_not_written(platform, &e, shutdown::recovery_hint()),
             Err(_) => say_not_written(platform, &"internal error while writing the log", shutdown::recovery_hint()),
@@ -227,7 +220,7 @@ impl Core {
         // Rank 0's records speak for the job (ranks run the same program).
         if rank == 0 {
             if let Some(m) = self.starved_message() {
-                say(platform, &m);
+                platform.say(&m);
             }
         }
         match r {
@@ -255,7 +248,7 @@ fn admit(cfg: &Config, cmdline: &str, at: Placement, platform: &dyn Platform) ->
     // on a cluster with a mistyped path.
     if let Some(why) = shutdown::log_root(cfg).and_then(|d| platform.dir_unusable(&d)) {
         if at.rank == 0 {
-            say(platform, &format!("{why}; this run is not instrumented"));
+            platform.say(&format!("{why}; this run is not instrumented"));
         }
         return Err(Started::No);
     }
@@ -279,9 +272,7 @@ fn say_mpi_timing(platform: &dyn Platform, comm: &dyn Comm, o: &Outcome) {
         [o.finalize_s + o.reduce_s + o.compress_s + o.write_s, o.finalize_s, o.reduce_s, o.compress_s, o.write_s];
     comm.allreduce_f64(&mut t, Op::Max);
     if comm.rank() == 0 {
-        say(
-            platform,
-            &format!(
+        platform.say(&format!(
                 "shutdown\t{}\t{:.6}\t(finalize {:.6}, reduce {:.6}, compress {:.6}, write {:.6}; {} records on rank 0, {} shared) {}",
                 comm.size(),
                 t[0],

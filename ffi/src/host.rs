@@ -36,5 +36,5 @@ pub(crate) fn std_streams() -> [usize; 3] {
 }
 
 pub(crate) fn say(msg: &str) {
-    LIBC.stderr(format!("darshan: {msg}\n").as_bytes());
+    LIBC.say(msg);
 }

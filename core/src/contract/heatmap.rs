@@ -121,10 +121,8 @@ pub struct HeatBins {
     shift: u32,
     initial_shift: u32,
     used: bool,
-    /// The record to write, fitted to the run (made at shutdown; the
-    /// 200-bin record in `words` stays as it is, valid in the crash-safe
-    /// file).
-    out: Vec<u64>,
+    /// A finished record was left with the keeper (at shutdown).
+    left: bool,
 }
 
 impl HeatBins {
@@ -141,7 +139,7 @@ impl HeatBins {
         keeper: (&'static Heatmaps, usize),
     ) -> Option<HeatBins> {
         let words: &'static mut [u64; HEAT_WORDS] = words.try_into().ok()?;
-        let mut h = HeatBins { words, ledger, keeper, name, shift, initial_shift: shift, used: false, out: Vec::new() };
+        let mut h = HeatBins { words, ledger, keeper, name, shift, initial_shift: shift, used: false, left: false };
         h.reset(rank, shift);
         Some(h)
     }
@@ -170,8 +168,8 @@ impl HeatBins {
         // Only after a shutdown left a record: a forked child must not
         // take the keeper's lock, which no fork holds (a thread of its
         // parent may have held it at that moment).
-        if !self.out.is_empty() {
-            self.out = Vec::new();
+        if self.left {
+            self.left = false;
             self.keeper.0.leave(self.keeper.1, None);
         }
         self.ledger.register_name(darshan_log::modules::HEATMAP, self.words[0], self.name);
@@ -240,7 +238,9 @@ impl HeatBins {
     /// Shutdown: fit the bins to the run (`end` ticks) with bins of at
     /// least `2^at_least` ticks (the job's widest), write the width in
     /// seconds and the bin count, and move the read bins next to the write
-    /// bins. The record to write is then `record()`; None if no data.
+    /// bins; the record (fitted to the run; the 200-bin one in `words`
+    /// stays valid in the crash-safe file) is left with the keeper if the
+    /// heatmap saw data.
     pub fn finish(&mut self, end: Tick, secs_per_tick: f64, rank: i64, at_least: u32) {
         // A process that started recording before MPI_Init learns its rank late.
         self.words[1] = rank as u64;
@@ -257,13 +257,8 @@ impl HeatBins {
         out[5] = 0;
         out.extend_from_slice(&self.words[W..W + nbins]);
         out.extend_from_slice(&self.words[R..R + nbins]);
-        self.out = out;
-        self.keeper.0.leave(self.keeper.1, self.record().map(<[u64]>::to_vec));
-    }
-
-    /// The finished record's words, if the heatmap saw any data.
-    pub fn record(&self) -> Option<&[u64]> {
-        (self.used && !self.out.is_empty()).then_some(&self.out[..])
+        self.keeper.0.leave(self.keeper.1, self.used.then_some(out));
+        self.left = true;
     }
 }
 
@@ -298,6 +293,12 @@ mod tests {
         keeper
     }
 
+    /// The record `h` left with its keeper at shutdown, if any.
+    fn left(h: &HeatBins) -> Option<Vec<u64>> {
+        let st = h.keeper.0.st.lock();
+        st.finished.iter().find(|(s, _)| *s == h.keeper.1).map(|(_, r)| r.clone())
+    }
+
     fn bins() -> HeatBins {
         keeper(1).take(1, b"heatmap:POSIX", 0, 4).unwrap() // 16 ticks per bin
     }
@@ -317,7 +318,7 @@ mod tests {
         h.finish(32 * 130, 0.5, 0, 0);
         // The 200-bin record (the crash-safe file's) stays whole.
         assert_eq!(h.words[3], 200);
-        let rec = h.record().unwrap();
+        let rec = left(&h).unwrap();
         assert_eq!(rec[3], 130);
         assert_eq!(f64::from_bits(rec[2]), 16.0);
         assert_eq!(rec.len(), 6 + 260);
@@ -350,7 +351,7 @@ mod tests {
         for mut h in [narrow, wide] {
             // The job's widest: 5, as the shutdown's all-reduce gives it.
             h.finish(100, 0.5, 0, 5);
-            recs.push(h.record().unwrap().to_vec());
+            recs.push(left(&h).unwrap());
         }
         let (a, b) = (&recs[0], &recs[1]);
         assert_eq!(f64::from_bits(a[2]), 16.0, "32 ticks of 0.5 s");
@@ -390,7 +391,7 @@ mod tests {
         let mut h = bins();
         h.add(true, 0, 1, 2);
         h.finish(100, 1.0, 0, 0);
-        assert!(h.record().is_none());
+        assert!(left(&h).is_none());
         assert_eq!(shift_for(2.0e9), 28);
         assert_eq!(shift_for(1.0e9), 27);
     }

@@ -161,7 +161,7 @@ fn own_io<R>(f: impl FnOnce() -> R) -> R {
 
 fn say(msg: &str) {
     if let Some(p) = FILE.platform.get() {
-        p.stderr(format!("darshan: {msg}\n").as_bytes());
+        p.say(msg);
     }
 }
 

@@ -6,6 +6,10 @@ pub trait Platform: Sync {
     fn statfs(&self, path: &str) -> Option<(i64, i64)>;
     /// Write one diagnostic line to stderr, unbuffered, without std I/O.
     fn stderr(&self, msg: &[u8]);
+    /// The runtime's one-line message, `darshan: <msg>`.
+    fn say(&self, msg: &str) {
+        self.stderr(format!("darshan: {msg}\n").as_bytes());
+    }
     /// Wall clock (seconds, nanoseconds since the epoch).
     fn realtime(&self) -> (i64, i64);
     fn pid(&self) -> i64;

@@ -12,7 +12,6 @@
 
 use darshan_core::arena::Slice;
 use darshan_core::heatmap::{Heatmaps, HEAT_WORDS};
-use darshan_core::sync::Lock;
 use darshan_core::{Env, Module, ModuleSpec};
 use darshan_log::modules::HEATMAP as ID;
 
@@ -21,12 +20,12 @@ pub const MAX_HEATMAPS: usize = 8;
 
 pub struct Heatmap {
     /// The heat maps this module's memory went to (none before attach).
-    keeper: Lock<Option<&'static Heatmaps>>,
+    keeper: std::sync::OnceLock<&'static Heatmaps>,
 }
 
 impl Heatmap {
     pub const fn new() -> Heatmap {
-        Heatmap { keeper: Lock::new(None) }
+        Heatmap { keeper: std::sync::OnceLock::new() }
     }
 }
 
@@ -52,12 +51,12 @@ impl Module for Heatmap {
         let mut slice = slice;
         let words: &'static mut [u64] = if slice.back(slice.reserved_len()) { slice.into_backed() } else { &mut [] };
         env.heat.provide(words, env.ledger);
-        *self.keeper.lock() = Some(env.heat);
+        let _ = self.keeper.set(env.heat);
     }
 
     /// The sources' finished heat maps, in id order (POSIX, MPI-IO, STDIO).
     fn output(&self, emit: &mut dyn FnMut(&[u64])) {
-        if let Some(keeper) = *self.keeper.lock() {
+        if let Some(keeper) = self.keeper.get() {
             keeper.output(emit)
         }
     }
