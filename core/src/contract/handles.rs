@@ -2,11 +2,9 @@
 //! table of fixed size, allocated at attach, so that looking a handle up
 //! in a wrapper's path never allocates.
 
-use crate::contract::env::Env;
-use crate::contract::records::FinalizeCtx;
-use crate::contract::records::{RecordRt, RecordSet, Records, Reducer};
-use crate::counting::collective::Comm;
-use crate::store::arena::{Slice, ZeroedWords};
+use crate::contract::module::ModuleState;
+use crate::contract::records::{RecordRt, RecordSet, Records};
+use crate::store::arena::ZeroedWords;
 
 /// Slot value of a removed entry (lookups go on past it).
 const TOMB: u64 = u64::MAX;
@@ -187,45 +185,25 @@ impl<R: RecordRt> HandleRecords<R> {
         HandleRecords { set: RecordSet::new(module), handles: HandleTable::new(), slots }
     }
 
-    /// Start-up: the handle table (none if the module got no room), then
-    /// the records.
-    pub fn attach(&mut self, slice: Slice, env: &Env) {
-        self.handles = HandleTable::for_records(slice.capacity, self.slots);
-        self.set.attach(slice, env);
-    }
-
     /// Map handle `h` to record `i` (see [`HandleTable::open`]).
     pub fn open(&mut self, h: u64, i: usize) {
         self.handles.open(h, i, &self.set);
     }
-
-    /// In a forked child: no records, no open handles.
-    pub fn fork_child(&mut self) {
-        self.set.clear();
-        self.handles.clear();
-    }
 }
 
 /// A handle-based module's whole state through the module contract's
-/// default hooks: its `Module` impl is `spec` and `records`.
-impl<R: RecordRt> Records for HandleRecords<R> {
-    fn attach(&mut self, slice: Slice, env: &Env) {
-        HandleRecords::attach(self, slice, env)
+/// default hooks (its `Module` impl is `spec` and `records`): the records,
+/// and the handle table sized for them at attach (none if the module got
+/// no room) and emptied in a forked child.
+impl<R: RecordRt + Send> ModuleState for HandleRecords<R> {
+    fn records(&mut self) -> Option<&mut dyn Records> {
+        Some(&mut self.set)
     }
-    fn finalize(&mut self, ctx: &FinalizeCtx, ticks: std::ops::Range<usize>) {
-        self.set.finalize(ctx, ticks)
+    fn attach_own(&mut self, capacity: usize) {
+        self.handles = HandleTable::for_records(capacity, self.slots);
     }
-    fn reduce(&mut self, shared: &[u64], comm: &dyn Comm, rules: &dyn Reducer) {
-        self.set.reduce_shared(shared, comm, rules);
-    }
-    fn fork_child(&mut self) {
-        HandleRecords::fork_child(self)
-    }
-    fn set_rank(&mut self, rank: i64) {
-        self.set.set_rank(rank)
-    }
-    fn output_all(&self, emit: &mut dyn FnMut(&[u64])) {
-        Records::output_all(&self.set, emit)
+    fn fork_own(&mut self) {
+        self.handles.clear();
     }
 }
 

@@ -199,12 +199,6 @@ impl<R: crate::contract::records::RecordRt + Send> ModuleState for crate::contra
     }
 }
 
-impl<R: crate::contract::records::RecordRt + Send> ModuleState for crate::contract::handles::HandleRecords<R> {
-    fn records(&mut self) -> Option<&mut dyn Records> {
-        Some(self)
-    }
-}
-
 impl ModuleState for crate::contract::var_records::VarRecordSet {
     fn records(&mut self) -> Option<&mut dyn Records> {
         Some(self)

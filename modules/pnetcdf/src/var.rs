@@ -223,10 +223,14 @@ const SPEC: ModuleSpec = ModuleSpec::new(ID, c::RECORD_WORDS)
 /// The records, and the access tuples beside them, sized at attach.
 impl ModuleState for State {
     fn records(&mut self) -> Option<&mut dyn Records> {
-        Some(&mut self.recs)
+        self.recs.records()
     }
     fn attach_own(&mut self, capacity: usize) {
+        self.recs.attach_own(capacity);
         self.tuples = AccessTuples::for_records(capacity);
+    }
+    fn fork_own(&mut self) {
+        self.recs.fork_own();
     }
 }
 
