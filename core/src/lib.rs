@@ -17,6 +17,7 @@
 // root (`darshan_core::arena`), as modules and ffi name them.
 pub mod config;
 pub mod contract;
+pub mod cost;
 pub mod counting;
 pub mod finish;
 pub mod launcher;

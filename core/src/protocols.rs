@@ -29,6 +29,9 @@ pub struct Placement {
     /// The pid that stands for the job id when no job id variable is set
     /// (rank 0's in an MPI job).
     pub job_pid: i64,
+    /// When this start-up began (the constructor's or MPI_Init's entry):
+    /// the crash-safe file's job record states its cost so far.
+    pub began: std::time::Instant,
 }
 
 #[derive(PartialEq, Eq, Debug, Clone, Copy)]
@@ -87,6 +90,7 @@ impl Core {
             Err(refused) => return refused,
         };
         platform.start_clock();
+        self.cost.set_call_ns(platform.call_cost_ns());
         let start = platform.realtime();
         let mmap = cfg.mmap_logs.then(|| shutdown::mmap_path(&cfg, &cmdline, at.job_pid, at.rank, at.logmod));
         let mounts = crate::counting::mounts::parse(&String::from_utf8_lossy(&platform.mount_table()), platform);
@@ -112,7 +116,7 @@ impl Core {
         platform.before_modules();
         let mods: Vec<_> = modules.iter().copied().filter(|m| at.mpi || !m.spec().mpi_only).collect();
         self.register_all(&mods, at.rank);
-        shutdown::map_job((0, 0), at.nprocs, Some(self.ledger.tick_secs()), at.mpi);
+        shutdown::map_job((0, 0), at.nprocs, Some(self.ledger.tick_secs()), at.mpi, &self.cost_so_far(at.began));
         crate::store::logmap::arm();
         // The job's BG/Q record, on excluded ranks too: it describes the
         // job, and every rank takes part in its reduction.
@@ -137,7 +141,7 @@ impl Core {
             m.set_rank(at.rank);
         }
         self.set_job_pid(at.job_pid);
-        shutdown::map_job((0, 0), at.nprocs, Some(self.ledger.tick_secs()), true);
+        shutdown::map_job((0, 0), at.nprocs, Some(self.ledger.tick_secs()), true, &self.cost_so_far(at.began));
     }
 
     /// fork(): `real_fork` runs with every module's lock held (in the
@@ -161,6 +165,8 @@ impl Core {
     /// crash-safe file. Err: it could not let go of its parent's
     /// crash-safe file, and must not record (it would write into it).
     pub fn start_forked_child(&'static self, platform: &'static dyn Platform) -> Result<(), String> {
+        let began = std::time::Instant::now();
+        self.cost.forked_child();
         platform.start_clock();
         platform.recording_starts(self.ledger.tick_secs());
         let mmap = self
@@ -171,9 +177,10 @@ impl Core {
         if let Some(w) = self.fork_child(platform.realtime(), platform.pid(), mmap) {
             return Err(w);
         }
-        shutdown::map_job((0, 0), 1, Some(self.ledger.tick_secs()), false);
+        shutdown::map_job((0, 0), 1, Some(self.ledger.tick_secs()), false, &self.cost_so_far(began));
         // Its own crash-safe file now lies under the same addresses.
         crate::store::sync::forked_child(false);
+        self.cost.add_startup(began.elapsed());
         Ok(())
     }
 
@@ -231,6 +238,16 @@ impl Core {
             Ok(Err(e)) => say_not_written(platform, &e, shutdown::recovery_hint_mpi()),
             Err(_) => say_not_written(platform, &"internal error while writing the log", shutdown::recovery_hint_mpi()),
         }
+    }
+}
+
+impl Core {
+    /// The cost so far of a start-up that began at `began` and is not
+    /// yet counted (its frame adds it when it ends).
+    fn cost_so_far(&self, began: std::time::Instant) -> darshan_log::cost::Cost {
+        let mut c = self.cost.cost(0, std::time::Duration::ZERO);
+        c.startup_us += began.elapsed().as_micros() as u64;
+        c
     }
 }
 

@@ -64,6 +64,8 @@ pub struct Core {
     lost_calls: AtomicU64,
     /// Records all registered modules can hold (sizes the name index).
     capacity: AtomicUsize,
+    /// What the runtime costs this process (cost.rs).
+    pub cost: crate::cost::CostMeter,
 }
 
 /// The process's runtime: the one global default.
@@ -96,6 +98,7 @@ impl Core {
             registry: Mutex::new(Vec::new()),
             lost_calls: AtomicU64::new(0),
             capacity: AtomicUsize::new(0),
+            cost: crate::cost::CostMeter::new(),
         }
     }
 

@@ -95,6 +95,9 @@ impl Platform for Host {
     fn start_clock(&self) {
         crate::clock::start()
     }
+    fn call_cost_ns(&self) -> f64 {
+        crate::clock::call_cost_ns()
+    }
     fn secs_per_tick(&self, provisional: bool) -> f64 {
         if provisional {
             crate::clock::provisional_secs_per_tick()

@@ -148,7 +148,7 @@ fn init() {
     if cfg.disable {
         guard::set_life(Life::Disabled);
     } else if cfg.enable_nonmpi {
-        let at = Placement { rank: 0, nprocs: 1, mpi: false, logmod: new_logmod(), job_pid: LIBC.pid() };
+        let at = Placement { rank: 0, nprocs: 1, mpi: false, logmod: new_logmod(), job_pid: LIBC.pid(), began: t_init };
         if start(cfg, t_init, at) == Started::Excluded {
             guard::set_life(Life::Disabled);
         }
@@ -156,6 +156,9 @@ fn init() {
         // An MPI program starts the runtime in MPI_Init.
         *PENDING.lock().unwrap_or_else(|e| e.into_inner()) = Some(cfg);
     }
+    // The constructor's cost, an MPI program's included (its start-up
+    // goes on in MPI_Init).
+    runtime::core().cost.add_startup(t_init.elapsed());
 }
 
 /// Whether the kernel started this program in secure-execution mode

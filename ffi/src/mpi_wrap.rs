@@ -58,7 +58,7 @@ fn mpi_start() {
         u64::from_le_bytes(job[..8].try_into().unwrap_or([0; 8])),
         i64::from_le_bytes(job[8..].try_into().unwrap_or([0; 8])),
     );
-    let at = Placement { rank, nprocs: comm.size(), mpi: true, logmod: job.0, job_pid: job.1 };
+    let at = Placement { rank, nprocs: comm.size(), mpi: true, logmod: job.0, job_pid: job.1, began: t_init };
     let mine = match guard::life() {
         Life::Uninit => match init::take_pending_config() {
             Some(cfg) => init::start(cfg, t_init, at),
@@ -80,6 +80,7 @@ fn mpi_start() {
         DXT_OFFSETS.store(dxt && abi.name != "Open MPI", Ordering::Relaxed);
         MPI_ACTIVE.store(true, Ordering::Release);
         crate::mpi_state::watch_exit_status();
+        runtime::core().cost.add_startup(t_init.elapsed());
         if runtime::core().config().map(|c| c.internal_timing).unwrap_or(false) && rank == 0 {
             say(&format!("init\t{}\t{:.6}\t({})", comm.size(), t_init.elapsed().as_secs_f64(), abi.name));
         }

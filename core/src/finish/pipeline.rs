@@ -96,12 +96,19 @@ impl Regions {
     }
 }
 
-/// Phase 2: compress the job record (if this process writes it), the name
-/// table and every module's records; a big name table on a helper thread
-/// meanwhile.
-pub fn compress_regions(job: Option<&[u8]>, names: &[u8], modules: &[&'static dyn Module]) -> Regions {
+impl Regions {
+    /// The job record compressed (if this process writes it), last: it
+    /// states the shutdown's cost, which includes compressing the rest.
+    pub fn set_job(&mut self, job: Option<&[u8]>) {
+        self.job = compress::Compressor::default().bytes(job.unwrap_or_default()).concat();
+    }
+}
+
+/// Phase 2: compress the name table and every module's records (a big
+/// name table on a helper thread meanwhile); the job record follows
+/// ([`Regions::set_job`]).
+pub fn compress_regions(names: &[u8], modules: &[&'static dyn Module]) -> Regions {
     let mut c = compress::Compressor::default();
-    let job = c.bytes(job.unwrap_or_default()).concat();
     let mut records = 0;
     let (names, modules) = std::thread::scope(|s| {
         let helper = (names.len() >= NAMES_THREAD_MIN)
@@ -149,7 +156,7 @@ pub fn compress_regions(job: Option<&[u8]>, names: &[u8], modules: &[&'static dy
         };
         (names, per_module)
     });
-    Regions { job, names, modules, records }
+    Regions { job: Vec::new(), names, modules, records }
 }
 
 /// Runs of a module's records waiting to be compressed as one stream

@@ -8,6 +8,7 @@ use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::time::Instant;
 
+use darshan_log::cost::Cost;
 use darshan_log::Job;
 
 use crate::contract::module::FinalizeCtx;
@@ -48,6 +49,8 @@ pub(crate) fn metadata_counts(modules: &[&'static dyn crate::contract::module::M
 /// an MPI job).
 /// `mpi`: the log is an MPI job's; else the process's place in a job
 /// without MPI is said (crate::launcher: rank, size, key, parent).
+/// `cost`: the runtime's own (every rank's, in an MPI job), said right
+/// after the hints so that a long metadata's truncation never drops it.
 pub(crate) fn job_record(
     start: (i64, i64),
     end: (i64, i64),
@@ -55,10 +58,13 @@ pub(crate) fn job_record(
     jobid: i64,
     counts: &[(&'static str, u64)],
     mpi: bool,
+    cost: &Cost,
 ) -> Option<Job> {
     let sh = runtime::core().shared()?;
     let t = runtime::core().times();
     let mut metadata = format!("lib_ver={LIB_VER}\nh={}\n", sh.config.log_hints).into_bytes();
+    let secs = |(s, ns): (i64, i64)| s as f64 + ns as f64 / 1e9;
+    metadata.extend_from_slice(cost.lines(secs(end) - secs(start), nprocs).as_bytes());
     if t.fork_parent != 0 {
         metadata.extend_from_slice(format!("fork_parent={}\n", t.fork_parent).as_bytes());
     }
@@ -89,16 +95,18 @@ pub(crate) fn job_id(cfg: &crate::config::Config, pid: i64) -> i64 {
 }
 
 /// Write the job record into the crash-safe file (if there is one): the
-/// start, the job id, `nprocs`, `end` (0 while running) and, while the
-/// time counters are still clock ticks, how long a tick is.
-pub fn map_job(end: (i64, i64), nprocs: i64, ticks: Option<f64>, mpi: bool) {
+/// start, the job id, `nprocs`, `end` (0 while running), the cost so far
+/// (its calls are counted from the records when the file is merged) and,
+/// while the time counters are still clock ticks, how long a tick is.
+pub fn map_job(end: (i64, i64), nprocs: i64, ticks: Option<f64>, mpi: bool, cost: &Cost) {
     if !crate::store::logmap::reserved() {
         return;
     }
     let Some(sh) = runtime::core().shared() else { return };
     let t = runtime::core().times();
     let jobid = job_id(&sh.config, t.first_pid);
-    if let Some(mut job) = job_record(t.start, end, nprocs, jobid, &metadata_counts(&runtime::core().modules()), mpi) {
+    let counts = metadata_counts(&runtime::core().modules());
+    if let Some(mut job) = job_record(t.start, end, nprocs, jobid, &counts, mpi, cost) {
         if let Some(s) = ticks {
             // The process, for a live reader to tell a running process's
             // file from a killed one's (docs/live.md); the final log has
@@ -180,16 +188,20 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
 
     let t = runtime::core().times();
     let jobid = job_id(&sh.config, t.first_pid);
-    let job =
-        job_record(t.start, end, 1, jobid, &metadata_counts(&modules), false).ok_or(ShutdownError::NotInitialised)?;
+    let calls = crate::cost::calls_recorded(&modules);
+
+    let t1 = Instant::now();
+    let names = pipeline::names_of_records(&runtime::core().ledger.names_copy(), &modules, &Default::default());
+    let mut regions = pipeline::compress_regions(&names, &modules);
+    // The job record last: it says what the shutdown cost so far.
+    let cost = runtime::core().cost.cost(calls, t0.elapsed());
+    let job = job_record(t.start, end, 1, jobid, &metadata_counts(&modules), false, &cost)
+        .ok_or(ShutdownError::NotInitialised)?;
     // The crash-safe file now holds seconds: its job record says so (the
     // final one, without `ticks=`).
     let job_bytes = job.encode();
     crate::store::logmap::set_job(&job_bytes);
-
-    let t1 = Instant::now();
-    let names = pipeline::names_of_records(&runtime::core().ledger.names_copy(), &modules, &Default::default());
-    let regions = pipeline::compress_regions(Some(&job_bytes), &names, &modules);
+    regions.set_job(Some(&job_bytes));
     let compress_s = t1.elapsed().as_secs_f64();
 
     // The whole log is assembled in memory and written in one call.

@@ -17,6 +17,7 @@
 //! stay when a step fails: the line rank 0 prints says how to merge them.
 //! The modules' reductions are collectives of their own and are not steps.
 
+use darshan_log::cost::Cost;
 use darshan_log::header::{Header, HEADER_SIZE};
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
@@ -93,7 +94,7 @@ fn failure_injected(name: &str, rank: i64) {
 
 /// The steps, in the order the shutdown runs them (the failure test
 /// fails each in turn).
-pub const STEPS: [&str; 5] = ["finalize", "count", "compress", "name", "write"];
+pub const STEPS: [&str; 6] = ["finalize", "compress", "count", "job", "name", "write"];
 
 /// Finalize, reduce and write the job's log. `end_tick` is this rank's
 /// clock at shutdown. Rank 0's outcome names the log.
@@ -108,15 +109,16 @@ pub fn write_log_mpi(
     let t_start = Instant::now();
     let modules = runtime::core().modules();
     let ctx = agree_on_the_clock(comm, secs_per_tick, end_tick);
-    finalize(comm, &modules, &ctx, end)?;
+    let calls = finalize(comm, &modules, &ctx, end, t_start)?;
     let finalize_s = t_start.elapsed().as_secs_f64();
     let t1 = Instant::now();
     let shared = reduce_shared_records(comm, &modules, sh);
     let reduce_s = t1.elapsed().as_secs_f64();
     let job = agree_on_the_job(comm, end, sh);
     let t2 = Instant::now();
-    let counts = agree_on_counts(comm, &modules)?;
-    let regions = compress(comm, &modules, &shared, &job, &counts)?;
+    let mut regions = compress(comm, &modules, &shared)?;
+    let (counts, cost) = agree_on_counts(comm, &modules, calls, t_start)?;
+    add_job_record(comm, &mut regions, &job, &counts, &cost)?;
     let compress_s = t2.elapsed().as_secs_f64();
     let t3 = Instant::now();
     let placed = place_regions(comm, &regions);
@@ -146,17 +148,21 @@ fn agree_on_the_clock(comm: &dyn Comm, secs_per_tick: f64, end_tick: i64) -> Fin
 }
 
 /// Every module stops recording and turns ticks into seconds; this rank's
-/// crash-safe file then holds seconds (no `ticks=`).
+/// crash-safe file then holds seconds (no `ticks=`). The calls this
+/// rank's records count, before the reduction moves shared ones to rank 0.
 fn finalize(
     comm: &dyn Comm,
     modules: &[&'static dyn Module],
     ctx: &FinalizeCtx,
     end: (i64, i64),
-) -> Result<(), ShutdownError> {
+    t_start: Instant,
+) -> Result<u64, ShutdownError> {
     step(comm, "finalize", || {
         pipeline::finalize(modules, ctx);
-        crate::finish::shutdown::map_job(end, ctx.nprocs, None, true);
-        Ok(())
+        let calls = crate::cost::calls_recorded(modules);
+        let cost = runtime::core().cost.cost(calls, t_start.elapsed());
+        crate::finish::shutdown::map_job(end, ctx.nprocs, None, true, &cost);
+        Ok(calls)
     })
 }
 
@@ -195,39 +201,60 @@ fn agree_on_the_job(comm: &dyn Comm, end: (i64, i64), sh: &Shared) -> JobFacts {
     }
 }
 
-/// What the modules could not record, summed over the ranks (the job
-/// metadata's counts).
+/// What the modules could not record, and the runtime's cost (this
+/// rank's `calls`, its shutdown since `t_start`), summed over the ranks
+/// (the job metadata's counts and cost lines).
 fn agree_on_counts(
     comm: &dyn Comm,
     modules: &[&'static dyn Module],
-) -> Result<Vec<(&'static str, u64)>, ShutdownError> {
+    calls: u64,
+    t_start: Instant,
+) -> Result<(Vec<(&'static str, u64)>, Cost), ShutdownError> {
     let mut counts = step(comm, "count", || Ok(metadata_counts(modules)))?;
+    let mine = runtime::core().cost.cost(calls, t_start.elapsed());
+    // The per-call cost is summed as nanoseconds x calls: the job's is the
+    // calls' weighted mean.
+    let weighted = (mine.call_ns * calls as f64).round() as u64;
     let mut sums: Vec<u64> = counts.iter().map(|(_, n)| *n).collect();
+    sums.extend([mine.startup_us, mine.shutdown_us, mine.calls, mine.est_us, weighted]);
     comm.allreduce_u64(&mut sums, Op::Sum);
-    counts.iter_mut().zip(sums).for_each(|(c, n)| c.1 = n);
-    Ok(counts)
+    let n = counts.len();
+    counts.iter_mut().zip(&sums).for_each(|(c, s)| c.1 = *s);
+    let [startup_us, shutdown_us, calls, est_us, weighted] = sums[n..] else {
+        return Err(ShutdownError::Step("count"));
+    };
+    let call_ns = if calls > 0 { weighted as f64 / calls as f64 } else { mine.call_ns };
+    Ok((counts, Cost { startup_us, shutdown_us, calls, est_us, call_ns }))
 }
 
-/// This rank's share of every region, compressed: [job, names,
-/// modules..]. Rank 0 writes the job record and names the shared records
-/// for every rank.
-fn compress(
+/// This rank's share of the name table and of every module's records,
+/// compressed. Rank 0 names the shared records for every rank.
+fn compress(comm: &dyn Comm, modules: &[&'static dyn Module], shared: &[(u64, u64)]) -> Result<Regions, ShutdownError> {
+    let rank = comm.rank();
+    step(comm, "compress", || {
+        let drop: HashSet<u64> = if rank == 0 { HashSet::new() } else { shared.iter().map(|(id, _)| *id).collect() };
+        let names = pipeline::names_of_records(&runtime::core().ledger.names_copy(), modules, &drop);
+        Ok(pipeline::compress_regions(&names, modules))
+    })
+}
+
+/// Rank 0 adds the job record, last: it says what the shutdown cost.
+fn add_job_record(
     comm: &dyn Comm,
-    modules: &[&'static dyn Module],
-    shared: &[(u64, u64)],
+    regions: &mut Regions,
     job: &JobFacts,
     counts: &[(&'static str, u64)],
-) -> Result<Regions, ShutdownError> {
+    cost: &Cost,
+) -> Result<(), ShutdownError> {
     let (rank, nprocs) = (comm.rank(), comm.size());
-    step(comm, "compress", || {
+    step(comm, "job", || {
         let record = if rank == 0 {
-            job_record(job.start, job.end, nprocs, job.jobid, counts, true).map(|j| j.encode())
+            job_record(job.start, job.end, nprocs, job.jobid, counts, true, cost).map(|j| j.encode())
         } else {
             None
         };
-        let drop: HashSet<u64> = if rank == 0 { HashSet::new() } else { shared.iter().map(|(id, _)| *id).collect() };
-        let names = pipeline::names_of_records(&runtime::core().ledger.names_copy(), modules, &drop);
-        Ok(pipeline::compress_regions(record.as_deref(), &names, modules))
+        regions.set_job(record.as_deref());
+        Ok(())
     })
 }
 

@@ -27,6 +27,12 @@ pub trait Platform: Sync {
     }
     /// The clock's origin: tick 0 is now (start-up, a forked child).
     fn start_clock(&self) {}
+    /// What one recorded call costs the program, in nanoseconds: the
+    /// wrappers' two clock reads and their bookkeeping, measured on this
+    /// machine at start-up (the runtime's cost estimate, cost.rs).
+    fn call_cost_ns(&self) -> f64 {
+        0.0
+    }
     /// Seconds per clock tick: `provisional`, as well as it is known now
     /// (calibrated again at shutdown), or calibrated now.
     fn secs_per_tick(&self, _provisional: bool) -> f64 {

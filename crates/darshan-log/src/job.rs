@@ -9,7 +9,7 @@ pub const METADATA_LEN: usize = 1024;
 /// The runtime keeps job record + exe/mount string within 4096 bytes.
 pub const JOB_RECORD_SIZE: usize = 4096;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Job {
     pub uid: i64,
     pub start_time_sec: i64,

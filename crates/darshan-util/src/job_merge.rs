@@ -14,6 +14,7 @@
 //! maps and LUSTRE as records, `combine_ranks`), and write. Memory holds one module's records, and no
 //! input stays open between modules.
 
+use darshan_log::cost::Cost;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -242,7 +243,7 @@ fn reduce_lustre(recs: &mut Vec<Record>, nprocs: i64) -> usize {
 /// The job record: the first process's (lowest rank, earliest start),
 /// with the job's size and times, and the job's lines in place of the
 /// process's own (`job_rank`, `rank_env`, `ppid`, `fork_parent`, `ticks`).
-fn job_record(plan: &Plan, key: &str) -> Job {
+fn job_record(plan: &Plan, key: &str, costs: &[Cost]) -> Job {
     let mut job = plan.procs[0].job.clone();
     job.nprocs = plan.nprocs;
     let (s, e) = (plan.start_ns, plan.end_ns);
@@ -261,9 +262,27 @@ fn job_record(plan: &Plan, key: &str) -> Job {
         // Said, so that a reader knows the ranks are not the launcher's.
         m.push_str("job_ranks=start_order\n");
     }
-    job.metadata = m.into_bytes();
+    // The job's cost: every process's, of every process's run time.
+    let run_secs = (e - s) as f64 / 1e9;
+    job.metadata = darshan_log::cost::merged_metadata(&m, costs, run_secs, plan.procs.len() as i64).into_bytes();
     job.metadata.truncate(darshan_log::job::METADATA_LEN - 1);
     job
+}
+
+/// What a process's log says it cost. A crash-safe file's calls are
+/// counted here from its records (a killed process never counted them),
+/// at the per-call cost it measured.
+fn process_cost(p: &ProcessLog, log: &LogFile) -> Result<Option<Cost>, MergeError> {
+    let Some(c) = Cost::of_job(&p.job) else { return Ok(None) };
+    if !p.crash_safe {
+        return Ok(Some(c));
+    }
+    let mut calls = 0u64;
+    for m in log.modules_present() {
+        let recs = log.records(m).map_err(|e| MergeError::Log { path: p.path.clone(), source: e })?;
+        calls += recs.iter().map(|r| darshan_log::cost::counters_calls(m, &r.counters)).sum::<u64>();
+    }
+    Ok(Some(c.with_calls(calls)))
 }
 
 /// Merge the logs of one job (`procs`, all of key `key`) into `out`.
@@ -274,6 +293,7 @@ pub fn merge_job(procs: Vec<ProcessLog>, key: &str, out: &Path, opt: &JobOptions
     let mut names = NameTable::new();
     let mut modules = BTreeSet::new();
     let mut partial = 0u64;
+    let mut costs = Vec::new();
     for p in &plan.procs {
         let log = LogFile::open(&p.path).map_err(|e| MergeError::Unreadable { path: p.path.clone(), source: e })?;
         partial |= log.header.partial_flag;
@@ -282,10 +302,11 @@ pub fn merge_job(procs: Vec<ProcessLog>, key: &str, out: &Path, opt: &JobOptions
         for (id, n) in t.iter() {
             names.insert(id, n);
         }
+        costs.extend(process_cost(p, &log)?);
     }
     let mut done = JobMerged { processes: plan.procs.len(), nprocs: plan.nprocs, ..Default::default() };
     crate::merge::write_new_log(out, |w, werr| {
-        w.write_job(&job_record(&plan, key)).map_err(werr)?;
+        w.write_job(&job_record(&plan, key, &costs)).map_err(werr)?;
         w.write_names(&names).map_err(werr)?;
         drop(names);
         write_modules(w, werr, &plan, &modules, &mut done)?;

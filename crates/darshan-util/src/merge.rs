@@ -193,6 +193,13 @@ pub(crate) fn bgq_job_record(recs: &mut Vec<Record>) {
     *recs = vec![job];
 }
 
+/// One crash-safe file's cost: what its job record states (start-up; the
+/// shutdown, if it got that far), with the `calls` its records count at
+/// its per-call cost: a killed process never counted them itself.
+fn process_cost(job: &darshan_log::Job, calls: u64) -> Option<darshan_log::cost::Cost> {
+    darshan_log::cost::Cost::of_job(job).map(|c| c.with_calls(calls))
+}
+
 pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, MergeError> {
     if paths.is_empty() {
         return Err(MergeError::NoInput);
@@ -203,16 +210,20 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
     let mut names = NameTable::new();
     let mut by_module: BTreeMap<usize, Vec<Record>> = BTreeMap::new();
     let mut partial = 0u64;
+    let mut costs = Vec::new();
     for i in &inputs {
         let t = i.log.names().map_err(|e| MergeError::Log { path: i.path.clone(), source: e })?;
         for (id, n) in t.iter() {
             names.insert(id, n);
         }
         partial |= i.log.header.partial_flag;
+        let mut calls = 0u64;
         for m in i.log.modules_present() {
             let recs = i.log.records(m).map_err(|e| MergeError::Log { path: i.path.clone(), source: e })?;
+            calls += recs.iter().map(|r| darshan_log::cost::counters_calls(m, &r.counters)).sum::<u64>();
             by_module.entry(m).or_default().extend(recs.into_iter().filter(|r| !is_unused_std_stream(r, &t)));
         }
+        costs.extend(process_cost(&i.log.job, calls));
     }
 
     let nranks = inputs.iter().map(|i| i.rank).filter(|r| *r >= 0).collect::<std::collections::HashSet<_>>().len();
@@ -286,13 +297,14 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
     if job.nprocs <= 0 {
         job.nprocs = inputs.len() as i64;
     }
-    let meta = String::from_utf8_lossy(&job.metadata).into_owned();
-    job.metadata = meta
+    let meta: String = String::from_utf8_lossy(&job.metadata)
         .lines()
         .filter(|l| !FILE_ONLY_METADATA.iter().any(|k| l.starts_with(k)))
         .map(|l| format!("{l}\n"))
-        .collect::<String>()
-        .into_bytes();
+        .collect();
+    let run_secs = (e - s) as f64 + (ens - ns) as f64 / 1e9;
+    job.metadata = darshan_log::cost::merged_metadata(&meta, &costs, run_secs, job.nprocs).into_bytes();
+    job.metadata.truncate(darshan_log::job::METADATA_LEN - 1);
 
     write_new_log(out, |w, werr| {
         w.write_job(&job).map_err(werr)?;

@@ -1,0 +1,337 @@
+//! What the runtime cost the job, as it measured itself: the job
+//! metadata's `darshan_cost_*` lines (docs/cost.md), one set of rules for
+//! the runtime that writes them, the merges that sum them and the tools
+//! that read them.
+//!
+//! Every figure is summed over the log's processes (process time), so a
+//! merge adds its inputs' figures and the share is of the processes' run
+//! time: `(startup + shutdown + est) / (run time × processes)`.
+
+use crate::counters::{h5d, h5f, mpiio, pnetcdf_file, pnetcdf_var, posix, posix_meta, stdio};
+use crate::job::Job;
+use crate::modules;
+
+pub const STARTUP_US: &str = "darshan_cost_startup_us";
+pub const SHUTDOWN_US: &str = "darshan_cost_shutdown_us";
+pub const CALLS: &str = "darshan_cost_calls";
+pub const CALL_NS: &str = "darshan_cost_call_ns";
+pub const EST_US: &str = "darshan_cost_est_us";
+pub const SHARE_PCT: &str = "darshan_cost_share_pct";
+
+/// The runtime's own cost in one log (or one process).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Cost {
+    /// Start-up: the constructor and, in an MPI job, MPI_Init's part.
+    pub startup_us: u64,
+    /// Shutdown until the job record is made: finalize, the reduction
+    /// across ranks, compression (the log's own write comes after and is
+    /// not in it). 0 for a process that never shut down (crash-safe file).
+    pub shutdown_us: u64,
+    /// Calls counted in the records (one close per open).
+    pub calls: u64,
+    /// The estimated time the wrappers added: calls × the per-call cost
+    /// measured at start-up (`call_ns`, two clock reads and the
+    /// bookkeeping).
+    pub est_us: u64,
+    /// Nanoseconds per call (the calls' weighted mean in a merge).
+    pub call_ns: f64,
+}
+
+impl Cost {
+    /// Total microseconds the runtime cost.
+    pub fn total_us(&self) -> u64 {
+        self.startup_us.saturating_add(self.shutdown_us).saturating_add(self.est_us)
+    }
+
+    /// The share of `processes` × `run_secs` of process time, percent
+    /// (None for a run of no measurable length).
+    pub fn share_pct(&self, run_secs: f64, processes: i64) -> Option<f64> {
+        let whole = run_secs * processes.max(1) as f64 * 1e6;
+        (whole.is_finite() && whole > 0.0).then(|| self.total_us() as f64 / whole * 100.0)
+    }
+
+    /// This cost with `calls` counted (from a crash-safe file's records:
+    /// a killed process never counted them) at its own per-call cost.
+    pub fn with_calls(&self, calls: u64) -> Cost {
+        Cost { calls, est_us: (calls as f64 * self.call_ns / 1000.0).round() as u64, ..*self }
+    }
+
+    /// The sum of several logs' (or processes') costs.
+    pub fn sum<'a>(costs: impl IntoIterator<Item = &'a Cost>) -> Cost {
+        let mut t = Cost::default();
+        for c in costs {
+            t.startup_us = t.startup_us.saturating_add(c.startup_us);
+            t.shutdown_us = t.shutdown_us.saturating_add(c.shutdown_us);
+            t.calls = t.calls.saturating_add(c.calls);
+            t.est_us = t.est_us.saturating_add(c.est_us);
+            t.call_ns += c.call_ns * c.calls as f64;
+        }
+        t.call_ns = if t.calls > 0 { t.call_ns / t.calls as f64 } else { 0.0 };
+        t
+    }
+
+    /// The metadata lines, `run_secs` and `processes` for the share.
+    pub fn lines(&self, run_secs: f64, processes: i64) -> String {
+        let mut s = format!(
+            "{STARTUP_US}={}\n{SHUTDOWN_US}={}\n{CALLS}={}\n{CALL_NS}={:.1}\n{EST_US}={}\n",
+            self.startup_us, self.shutdown_us, self.calls, self.call_ns, self.est_us
+        );
+        if let Some(p) = self.share_pct(run_secs, processes) {
+            s.push_str(&format!("{SHARE_PCT}={}\n", share_text(p)));
+        }
+        s
+    }
+
+    /// The cost a log's job metadata states; None when it has none (a C
+    /// Darshan log, or ours from before issue 51).
+    pub fn of_job(job: &Job) -> Option<Cost> {
+        let pairs = job.metadata_pairs();
+        let get = |k: &str| {
+            pairs
+                .iter()
+                .find(|(key, _)| *key == k.as_bytes())
+                .and_then(|(_, v)| std::str::from_utf8(v).ok())
+                .map(str::trim)
+        };
+        let int = |k: &str| get(k).and_then(|v| v.parse::<u64>().ok());
+        let startup_us = int(STARTUP_US)?;
+        Some(Cost {
+            startup_us,
+            shutdown_us: int(SHUTDOWN_US).unwrap_or(0),
+            calls: int(CALLS).unwrap_or(0),
+            est_us: int(EST_US).unwrap_or(0),
+            call_ns: get(CALL_NS).and_then(|v| v.parse::<f64>().ok()).filter(|v| v.is_finite()).unwrap_or(0.0),
+        })
+    }
+
+    /// The metadata `text` with its cost lines (and only those) replaced
+    /// by this cost's, placed where the old ones were or else appended.
+    pub fn replace_in(&self, text: &str, run_secs: f64, processes: i64) -> String {
+        let mut out = String::with_capacity(text.len() + 200);
+        let mut placed = false;
+        for l in text.lines() {
+            if is_cost_line(l) {
+                if !placed {
+                    out.push_str(&self.lines(run_secs, processes));
+                    placed = true;
+                }
+                continue;
+            }
+            out.push_str(l);
+            out.push('\n');
+        }
+        if !placed {
+            out.push_str(&self.lines(run_secs, processes));
+        }
+        out
+    }
+}
+
+/// Whether a metadata line is one of the cost lines.
+pub fn is_cost_line(line: &str) -> bool {
+    line.starts_with("darshan_cost_")
+}
+
+/// A share in percent with four significant digits, never in exponent
+/// form (0.0004213, 1.25, 12.5).
+pub fn share_text(pct: f64) -> String {
+    if pct <= 0.0 || !pct.is_finite() {
+        return "0".into();
+    }
+    let digits = (3 - pct.log10().floor() as i32).clamp(0, 12) as usize;
+    format!("{pct:.digits$}")
+}
+
+/// The calls a record counts: its module's operation counters, and one
+/// close per open (no counter counts closes). Modules that count no calls
+/// of their own (DXT, whose calls are POSIX's or MPI-IO's; Lustre, BG/Q,
+/// HEATMAP) give 0, as does a record too short for its module's layout.
+pub fn record_calls(module: usize, words: &[u64]) -> u64 {
+    let at = match module {
+        modules::POSIX => posix::COUNTERS_AT,
+        modules::STDIO => stdio::COUNTERS_AT,
+        modules::MPIIO => mpiio::COUNTERS_AT,
+        modules::H5F => h5f::COUNTERS_AT,
+        modules::H5D => h5d::COUNTERS_AT,
+        modules::PNETCDF_FILE => pnetcdf_file::COUNTERS_AT,
+        modules::PNETCDF_VAR => pnetcdf_var::COUNTERS_AT,
+        modules::POSIX_META => posix_meta::COUNTERS_AT,
+        _ => return 0,
+    };
+    calls_by(module, |k| words.get(at + k).map_or(0, |&v| v as i64))
+}
+
+/// The calls a parsed record counts (its counters, as a tool reads them).
+pub fn counters_calls(module: usize, counters: &[i64]) -> u64 {
+    calls_by(module, |k| counters.get(k).copied().unwrap_or(0))
+}
+
+fn calls_by(module: usize, counter: impl Fn(usize) -> i64) -> u64 {
+    let sum = |ks: &[usize], twice: &[usize]| -> u64 {
+        let w = |k: usize| counter(k).max(0) as u64;
+        ks.iter().map(|&k| w(k)).chain(twice.iter().map(|&k| w(k))).fold(0u64, u64::saturating_add)
+    };
+    match module {
+        modules::POSIX => sum(
+            &[
+                posix::OPENS,
+                posix::FILENOS,
+                posix::DUPS,
+                posix::READS,
+                posix::WRITES,
+                posix::SEEKS,
+                posix::STATS,
+                posix::MMAPS,
+                posix::FSYNCS,
+                posix::FDSYNCS,
+                posix::RENAME_SOURCES,
+            ],
+            &[posix::OPENS, posix::DUPS],
+        ),
+        modules::STDIO => sum(
+            &[stdio::OPENS, stdio::FDOPENS, stdio::READS, stdio::WRITES, stdio::SEEKS, stdio::FLUSHES],
+            &[stdio::OPENS, stdio::FDOPENS],
+        ),
+        modules::MPIIO => sum(
+            &[
+                mpiio::INDEP_OPENS,
+                mpiio::COLL_OPENS,
+                mpiio::INDEP_READS,
+                mpiio::INDEP_WRITES,
+                mpiio::COLL_READS,
+                mpiio::COLL_WRITES,
+                mpiio::SPLIT_READS,
+                mpiio::SPLIT_WRITES,
+                mpiio::NB_READS,
+                mpiio::NB_WRITES,
+                mpiio::SYNCS,
+                mpiio::HINTS,
+                mpiio::VIEWS,
+            ],
+            &[mpiio::INDEP_OPENS, mpiio::COLL_OPENS],
+        ),
+        modules::H5F => sum(&[h5f::OPENS, h5f::FLUSHES], &[h5f::OPENS]),
+        modules::H5D => sum(&[h5d::OPENS, h5d::READS, h5d::WRITES, h5d::FLUSHES], &[h5d::OPENS]),
+        modules::PNETCDF_FILE => sum(
+            &[
+                pnetcdf_file::CREATES,
+                pnetcdf_file::OPENS,
+                pnetcdf_file::REDEFS,
+                pnetcdf_file::INDEP_WAITS,
+                pnetcdf_file::COLL_WAITS,
+                pnetcdf_file::SYNCS,
+            ],
+            &[pnetcdf_file::CREATES, pnetcdf_file::OPENS],
+        ),
+        modules::PNETCDF_VAR => sum(
+            &[
+                pnetcdf_var::OPENS,
+                pnetcdf_var::INDEP_READS,
+                pnetcdf_var::INDEP_WRITES,
+                pnetcdf_var::COLL_READS,
+                pnetcdf_var::COLL_WRITES,
+                pnetcdf_var::NB_READS,
+                pnetcdf_var::NB_WRITES,
+            ],
+            &[],
+        ),
+        modules::POSIX_META => sum(
+            &[
+                posix_meta::UNLINKS,
+                posix_meta::RENAMES_FROM,
+                posix_meta::MKDIRS,
+                posix_meta::RMDIRS,
+                posix_meta::OPENDIRS,
+                posix_meta::READDIRS,
+                posix_meta::TRUNCATES,
+                posix_meta::FALLOCATES,
+                posix_meta::CHMODS,
+                posix_meta::CHOWNS,
+                posix_meta::ACCESSES,
+                posix_meta::LINKS,
+                posix_meta::SYMLINKS,
+                posix_meta::READLINKS,
+                posix_meta::UTIMES,
+                posix_meta::XATTR_GETS,
+                posix_meta::XATTR_SETS,
+                posix_meta::MMAPS,
+                posix_meta::MSYNCS,
+                posix_meta::MUNMAPS,
+            ],
+            &[posix_meta::OPENDIRS],
+        ),
+        _ => 0,
+    }
+}
+
+/// A merged log's metadata (`meta`, the first input's): its cost lines
+/// replaced by the sum of its inputs' `costs`, or dropped when no input
+/// stated one (the first input's alone would misstate the job's).
+pub fn merged_metadata(meta: &str, costs: &[Cost], run_secs: f64, processes: i64) -> String {
+    if costs.is_empty() {
+        return meta.lines().filter(|l| !is_cost_line(l)).map(|l| format!("{l}\n")).collect();
+    }
+    Cost::sum(costs).replace_in(meta, run_secs, processes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn posix_record(set: &[(usize, i64)]) -> Vec<u64> {
+        let mut r = vec![0u64; posix::RECORD_WORDS];
+        for &(k, v) in set {
+            r[posix::COUNTERS_AT + k] = v as u64;
+        }
+        r
+    }
+
+    #[test]
+    fn a_posix_record_counts_its_operations_and_a_close_per_open() {
+        let r = posix_record(&[(posix::OPENS, 2), (posix::READS, 10), (posix::WRITES, 5), (posix::SEEKS, 3)]);
+        assert_eq!(record_calls(modules::POSIX, &r), 2 + 10 + 5 + 3 + 2);
+    }
+
+    #[test]
+    fn c_darshans_minus_one_for_mmaps_counts_nothing() {
+        let r = posix_record(&[(posix::OPENS, 1), (posix::MMAPS, -1)]);
+        assert_eq!(record_calls(modules::POSIX, &r), 2);
+    }
+
+    #[test]
+    fn a_short_record_and_a_module_without_calls_count_nothing_past_their_bytes() {
+        assert_eq!(record_calls(modules::POSIX, &[1, 0, 7]), 7 + 7);
+        assert_eq!(record_calls(modules::LUSTRE, &[1, 0, 7, 7, 7]), 0);
+    }
+
+    #[test]
+    fn lines_read_back_and_sum_with_a_weighted_call_cost() {
+        let a = Cost { startup_us: 100, shutdown_us: 50, calls: 1000, est_us: 40, call_ns: 40.0 };
+        let b = Cost { startup_us: 120, shutdown_us: 0, calls: 3000, est_us: 180, call_ns: 60.0 };
+        let mut job = Job { metadata: format!("lib_ver=3.5.0\n{}", a.lines(2.0, 1)).into_bytes(), ..Job::default() };
+        assert_eq!(Cost::of_job(&job), Some(a));
+        let s = Cost::sum([&a, &b]);
+        assert_eq!((s.startup_us, s.shutdown_us, s.calls, s.est_us), (220, 50, 4000, 220));
+        assert!((s.call_ns - 55.0).abs() < 1e-9);
+        job.metadata = s.replace_in(&String::from_utf8_lossy(&job.metadata), 2.0, 2).into_bytes();
+        assert_eq!(Cost::of_job(&job), Some(Cost { call_ns: 55.0, ..s }));
+        assert_eq!(String::from_utf8_lossy(&job.metadata).matches("darshan_cost_startup_us").count(), 1);
+    }
+
+    #[test]
+    fn the_share_is_of_the_processes_run_time() {
+        let c = Cost { startup_us: 300, shutdown_us: 100, calls: 0, est_us: 100, call_ns: 0.0 };
+        // 500 us of 2 processes × 1 s.
+        assert!((c.share_pct(1.0, 2).unwrap() - 0.025).abs() < 1e-12);
+        assert_eq!(c.share_pct(0.0, 2), None);
+        assert_eq!(share_text(0.025), "0.02500");
+        assert_eq!(share_text(12.5), "12.50");
+        assert_eq!(share_text(0.0), "0");
+    }
+
+    #[test]
+    fn a_log_without_cost_lines_has_no_cost() {
+        let job = Job { metadata: b"lib_ver=3.5.0\nh=romio_no_indep_rw=true;cb_nodes=4\n".to_vec(), ..Job::default() };
+        assert_eq!(Cost::of_job(&job), None);
+    }
+}
