@@ -201,6 +201,9 @@ fn agree_on_the_job(comm: &dyn Comm, end: (i64, i64), sh: &Shared) -> JobFacts {
     }
 }
 
+/// The job metadata's counts, by key.
+type Counts = Vec<(&'static str, u64)>;
+
 /// What the modules could not record, and the runtime's cost (this
 /// rank's `calls`, its shutdown since `t_start`), summed over the ranks
 /// (the job metadata's counts and cost lines).
@@ -209,7 +212,7 @@ fn agree_on_counts(
     modules: &[&'static dyn Module],
     calls: u64,
     t_start: Instant,
-) -> Result<(Vec<(&'static str, u64)>, Cost), ShutdownError> {
+) -> Result<(Counts, Cost), ShutdownError> {
     let mut counts = step(comm, "count", || Ok(metadata_counts(modules)))?;
     let mine = runtime::core().cost.cost(calls, t_start.elapsed());
     // The per-call cost is summed as nanoseconds x calls: the job's is the
