@@ -36,7 +36,7 @@ impl CostMeter {
 
     /// What one recorded call costs, as measured on this machine.
     pub fn set_call_ns(&self, ns: f64) {
-        let cns = if ns.is_finite() && ns > 0.0 { (ns * 100.0).round() as u64 } else { 0 };
+        let cns = if ns.is_finite() && ns > 0.0 { darshan_log::cost::round_u64(ns * 100.0) } else { 0 };
         self.call_cns.store(cns, Ordering::Relaxed);
     }
 
@@ -56,7 +56,7 @@ impl CostMeter {
             startup_us: self.startup_ns.load(Ordering::Relaxed) / 1000,
             shutdown_us: shutdown.as_micros().min(u64::MAX as u128) as u64,
             calls,
-            est_us: (calls as f64 * call_ns / 1000.0).round() as u64,
+            est_us: darshan_log::cost::round_u64(calls as f64 * call_ns / 1000.0),
             call_ns,
         }
     }

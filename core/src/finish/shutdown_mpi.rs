@@ -217,7 +217,7 @@ fn agree_on_counts(
     let mine = runtime::core().cost.cost(calls, t_start.elapsed());
     // The per-call cost is summed as nanoseconds x calls: the job's is the
     // calls' weighted mean.
-    let weighted = (mine.call_ns * calls as f64).round() as u64;
+    let weighted = darshan_log::cost::round_u64(mine.call_ns * calls as f64);
     let mut sums: Vec<u64> = counts.iter().map(|(_, n)| *n).collect();
     sums.extend([mine.startup_us, mine.shutdown_us, mine.calls, mine.est_us, weighted]);
     comm.allreduce_u64(&mut sums, Op::Sum);

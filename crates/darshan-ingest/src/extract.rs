@@ -194,6 +194,17 @@ fn job_row(path: &Path, log: &LogFile) -> Row {
         lib_ver.unwrap_or(Value::Null),
         Value::Text(meta),
     ]
+    .into_iter()
+    .chain(cost_values(j))
+    .collect()
+}
+
+/// The jobs row's cost columns: what the log's metadata says, else NULLs.
+fn cost_values(j: &darshan_log::Job) -> [Value; 5] {
+    let Some(c) = darshan_log::cost::Cost::of_job(j) else { return std::array::from_fn(|_| Value::Null) };
+    let share = darshan_log::cost::stated_share(j);
+    let int = |v: u64| Value::Int(i64::try_from(v).unwrap_or(i64::MAX));
+    [int(c.startup_us), int(c.shutdown_us), int(c.calls), int(c.est_us), share.map_or(Value::Null, Value::Real)]
 }
 
 struct ModuleResult {

@@ -131,6 +131,13 @@ pub fn tables() -> Vec<Table> {
                 ("log_version", Text),
                 ("runtime_version", Text),
                 ("metadata", Text),
+                // What the runtime said it cost (darshan_cost_*), NULL
+                // for logs without it (C Darshan's).
+                ("cost_startup_us", Int),
+                ("cost_shutdown_us", Int),
+                ("cost_calls", Int),
+                ("cost_est_us", Int),
+                ("cost_share_pct", Real),
             ]),
         },
         Table {

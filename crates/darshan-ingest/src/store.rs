@@ -33,7 +33,17 @@ use crate::schema::{self, Table};
 
 /// Bumped when a table changes: an older database is refused with a
 /// clear message rather than half-filled.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
+
+/// Columns added to `jobs` since schema 1, added to a schema-1 database
+/// when it is opened (its old logs keep NULL there): the runtime's cost.
+const JOBS_ADDED_IN_2: [(&str, &str); 5] = [
+    ("cost_startup_us", "INTEGER"),
+    ("cost_shutdown_us", "INTEGER"),
+    ("cost_calls", "INTEGER"),
+    ("cost_est_us", "INTEGER"),
+    ("cost_share_pct", "REAL"),
+];
 
 /// Commit at least this often by default (and every `COMMIT_ROWS` rows),
 /// so an interruption loses little and readers see progress.
@@ -191,6 +201,17 @@ impl Store {
             c.query_row("SELECT value FROM ingest_meta WHERE key = 'schema_version'", [], |r| r.get(0)).ok();
         match v.and_then(|v| v.parse::<i64>().ok()) {
             Some(SCHEMA_VERSION) => {}
+            Some(1) => {
+                let tx = c.unchecked_transaction()?;
+                for (col, ty) in JOBS_ADDED_IN_2 {
+                    tx.execute(&format!("ALTER TABLE jobs ADD COLUMN {col} {ty}"), [])?;
+                }
+                tx.execute(
+                    "UPDATE ingest_meta SET value = ?1 WHERE key = 'schema_version'",
+                    [SCHEMA_VERSION.to_string()],
+                )?;
+                tx.commit()?;
+            }
             Some(other) => return Err(IngestError::Schema { found: other, ours: SCHEMA_VERSION }),
             None => {
                 c.execute(

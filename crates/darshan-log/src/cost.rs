@@ -53,7 +53,7 @@ impl Cost {
     /// This cost with `calls` counted (from a crash-safe file's records:
     /// a killed process never counted them) at its own per-call cost.
     pub fn with_calls(&self, calls: u64) -> Cost {
-        Cost { calls, est_us: (calls as f64 * self.call_ns / 1000.0).round() as u64, ..*self }
+        Cost { calls, est_us: round_u64(calls as f64 * self.call_ns / 1000.0), ..*self }
     }
 
     /// The sum of several logs' (or processes') costs.
@@ -127,6 +127,15 @@ impl Cost {
     }
 }
 
+/// The share a log's metadata states (percent of its processes' run time).
+pub fn stated_share(job: &Job) -> Option<f64> {
+    job.metadata_pairs()
+        .into_iter()
+        .find(|(k, _)| *k == SHARE_PCT.as_bytes())
+        .and_then(|(_, v)| std::str::from_utf8(v).ok()?.trim().parse::<f64>().ok())
+        .filter(|v| v.is_finite() && *v >= 0.0)
+}
+
 /// Whether a metadata line is one of the cost lines.
 pub fn is_cost_line(line: &str) -> bool {
     line.starts_with("darshan_cost_")
@@ -138,8 +147,29 @@ pub fn share_text(pct: f64) -> String {
     if pct <= 0.0 || !pct.is_finite() {
         return "0".into();
     }
-    let digits = (3 - pct.log10().floor() as i32).clamp(0, 12) as usize;
+    // Four significant digits: one decimal fewer per power of ten above 1
+    // (no log10: the runtime links no libm).
+    let (mut digits, mut bound) = (3usize, 10.0);
+    while pct >= bound && digits > 0 {
+        digits -= 1;
+        bound *= 10.0;
+    }
+    let mut bound = 1.0;
+    while pct < bound && digits < 12 {
+        digits += 1;
+        bound /= 10.0;
+    }
     format!("{pct:.digits$}")
+}
+
+/// `x` rounded to the nearest whole number, 0 below 0.5 (without libm's
+/// `round`: the runtime links libc alone).
+pub fn round_u64(x: f64) -> u64 {
+    if x.is_finite() && x > 0.0 {
+        (x + 0.5) as u64
+    } else {
+        0
+    }
 }
 
 /// The calls a record counts: its module's operation counters, and one
@@ -327,6 +357,10 @@ mod tests {
         assert_eq!(share_text(0.025), "0.02500");
         assert_eq!(share_text(12.5), "12.50");
         assert_eq!(share_text(0.0), "0");
+        assert_eq!(share_text(5.331), "5.331");
+        assert_eq!(share_text(1234.5), "1234");
+        assert_eq!(share_text(0.00012345), "0.0001234");
+        assert_eq!((round_u64(2.5), round_u64(2.49), round_u64(-3.0)), (3, 2, 0));
     }
 
     #[test]

@@ -223,6 +223,38 @@ fn job_info(log: &LogFile, mounts: &[Mount]) -> JobInfo {
             .iter()
             .map(|m| (String::from_utf8_lossy(&m.path).into_owned(), String::from_utf8_lossy(&m.fs_type).into_owned()))
             .collect(),
+        darshan_cost: darshan_cost(j),
+    }
+}
+
+/// The runtime's own cost, as its log's metadata states it: the share as
+/// written (it is of the processes' run time), else none said.
+fn darshan_cost(j: &darshan_log::Job) -> Option<DarshanCost> {
+    let c = darshan_log::cost::Cost::of_job(j)?;
+    let share_pct = darshan_log::cost::stated_share(j);
+    let total_ms = c.total_us() as f64 / 1e3;
+    let share = share_pct.map_or_else(
+        || "no run time to compare with".to_string(),
+        |p| format!("{} % of the run", darshan_log::cost::share_text(p)),
+    );
+    Some(DarshanCost {
+        total_ms,
+        startup_ms: c.startup_us as f64 / 1e3,
+        shutdown_ms: c.shutdown_us as f64 / 1e3,
+        wrappers_ms: c.est_us as f64 / 1e3,
+        calls: c.calls,
+        call_ns: c.call_ns,
+        share_pct,
+        said: format!("Darshan's own cost: {} ms, {share}", ms_text(total_ms)),
+    })
+}
+
+/// Milliseconds to two significant digits at least (0.81, 12, 1,234).
+fn ms_text(ms: f64) -> String {
+    if ms < 10.0 {
+        format!("{ms:.2}")
+    } else {
+        crate::units::count(ms.round() as i64)
     }
 }
 

@@ -71,6 +71,26 @@ pub struct JobInfo {
     pub command_line: String,
     pub metadata: Vec<(String, String)>,
     pub mounts: Vec<(String, String)>,
+    /// What the runtime said it cost (its `darshan_cost_*` lines); None
+    /// for a log without them (C Darshan's).
+    pub darshan_cost: Option<DarshanCost>,
+}
+
+/// The runtime's own cost as its log states it (docs/cost.md).
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct DarshanCost {
+    /// Start-up, shutdown, and the wrappers' estimated time, summed over
+    /// the processes, in milliseconds.
+    pub total_ms: f64,
+    pub startup_ms: f64,
+    pub shutdown_ms: f64,
+    pub wrappers_ms: f64,
+    pub calls: u64,
+    pub call_ns: f64,
+    /// Percent of the processes' run time; None for a run of no length.
+    pub share_pct: Option<f64>,
+    /// The header's one line: "Darshan's own cost: 0.8 ms, 0.02 % of the run".
+    pub said: String,
 }
 
 #[derive(Serialize, Debug, Default, Clone)]

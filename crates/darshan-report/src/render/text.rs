@@ -15,6 +15,18 @@ pub fn render(r: &Report) -> String {
     let _ = writeln!(o, "  command     {}", V(&j.command_line));
     let _ = writeln!(o, "  job id      {}    uid {}    processes {}", j.jobid, j.uid, j.processes);
     let _ = writeln!(o, "  run time    {} ({} to {})", secs(j.run_time), V(&j.start), V(&j.end));
+    if let Some(c) = &j.darshan_cost {
+        let _ = writeln!(
+            o,
+            "  {} (start-up {:.2}, shutdown {:.2}, {} calls x {:.0} ns = {:.2} ms)",
+            c.said,
+            c.startup_ms,
+            c.shutdown_ms,
+            count(c.calls as i64),
+            c.call_ns,
+            c.wrappers_ms
+        );
+    }
     let _ = writeln!(
         o,
         "  log         format {}, runtime {}, {} compression, {}",
