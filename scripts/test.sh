@@ -119,6 +119,15 @@ if [ -f target/dlio-job/dlio_job.darshan ]; then
     timeout 120 $S --json target/dlio-job/dlio_job.darshan -o target/report-pages/dlio_job.json || pages_ok=1
 fi
 check "report pages written" test $pages_ok = 0
+# The header's cost line (issue 51): a log the runtime wrote says what it
+# cost, the page shows the log's own figures; a C log shows none.
+check "report's cost line in Chromium" \
+    timeout 300 .venv/bin/python tests/report/check_cost_line.py target/report-pages/cost $S target/release/darshan-parser \
+    "$(ls -t target/preload-tests/cost-serial-*/logs/*.darshan 2>/dev/null | head -1)" \
+    ../shared/corpus/logs/imbalanced_io__imbalanced-io.darshan
+# The stated cost against the time measured outside the process.
+check "stated cost against an outside measurement" \
+    timeout 1800 python3 scripts/check-cost.py target/release/libdarshan.so target/release/darshan-parser target/check-cost
 check "report pages in Chromium" \
     timeout 900 .venv/bin/python tests/report/check_html_in_chromium.py target/report-pages/shots target/report-pages/*.html
 # The pictures: every category labelled, no overlapping labels, units on

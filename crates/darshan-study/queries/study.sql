@@ -222,3 +222,26 @@ FROM posix_meta_records m JOIN jobs j ON j.log_id = m.log_id
 GROUP BY j.username
 ORDER BY namespace_ops DESC, j.username
 LIMIT 10
+
+-- query: darshan_cost | Darshan's own cost: jobs by its share of their processes' run time (logs that state it)
+SELECT
+  CASE WHEN cost_share_pct < 0.01 THEN 1 WHEN cost_share_pct < 0.1 THEN 2 WHEN cost_share_pct < 1 THEN 3
+       WHEN cost_share_pct < 10 THEN 4 ELSE 5 END AS share_order,
+  CASE WHEN cost_share_pct < 0.01 THEN 'under 0.01%' WHEN cost_share_pct < 0.1 THEN '0.01-0.1%'
+       WHEN cost_share_pct < 1 THEN '0.1-1%' WHEN cost_share_pct < 10 THEN '1-10%' ELSE '10% or more' END AS share_class,
+  COUNT(*) AS jobs,
+  SUM(CAST(nprocs AS DOUBLE)) AS processes,
+  SUM(CAST(cost_startup_us AS DOUBLE) + CAST(cost_shutdown_us AS DOUBLE) + CAST(cost_est_us AS DOUBLE)) / 3.6e9
+    AS cost_process_hours,
+  SUM(CAST(cost_startup_us AS DOUBLE)) / SUM(CAST(nprocs AS DOUBLE)) / 1000.0 AS startup_ms_per_process,
+  SUM(CAST(cost_shutdown_us AS DOUBLE)) / SUM(CAST(nprocs AS DOUBLE)) / 1000.0 AS shutdown_ms_per_process,
+  SUM(CAST(cost_calls AS DOUBLE)) AS calls,
+  MAX(cost_share_pct) AS max_share_percent
+FROM jobs
+WHERE cost_share_pct IS NOT NULL AND nprocs > 0
+GROUP BY
+  CASE WHEN cost_share_pct < 0.01 THEN 1 WHEN cost_share_pct < 0.1 THEN 2 WHEN cost_share_pct < 1 THEN 3
+       WHEN cost_share_pct < 10 THEN 4 ELSE 5 END,
+  CASE WHEN cost_share_pct < 0.01 THEN 'under 0.01%' WHEN cost_share_pct < 0.1 THEN '0.01-0.1%'
+       WHEN cost_share_pct < 1 THEN '0.1-1%' WHEN cost_share_pct < 10 THEN '1-10%' ELSE '10% or more' END
+ORDER BY share_order

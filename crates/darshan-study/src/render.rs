@@ -39,6 +39,9 @@ fn cell(column: &str, v: &serde_json::Value) -> String {
     let whole = v.is_i64() || (x.fract() == 0.0 && x.abs() < 9.0e15);
     if column.contains("bytes") {
         units::bytes(x)
+    } else if column.contains("share_percent") {
+        // Darshan's own cost: small shares with their significant digits.
+        format!("{}%", darshan_log::cost::share_text(x))
     } else if column.contains("percent") {
         format!("{x:.1}%")
     } else if column.contains("ratio") {
@@ -53,7 +56,8 @@ fn cell(column: &str, v: &serde_json::Value) -> String {
 }
 
 fn view(t: &Table) -> ViewTable {
-    let keep: Vec<usize> = (0..t.columns.len()).filter(|&i| t.columns[i] != "size_order").collect();
+    // Columns that only order the rows (size_order, share_order) are not shown.
+    let keep: Vec<usize> = (0..t.columns.len()).filter(|&i| !t.columns[i].ends_with("_order")).collect();
     let numeric = keep.iter().map(|&i| t.rows.iter().any(|r| r[i].is_number())).collect();
     ViewTable {
         name: t.name.clone(),
