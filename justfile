@@ -45,10 +45,14 @@ fuzz:
     target/release/log-mutants --per-log 200 --max-seed-size 1000000 --timeout 120 --work target/log-mutants-long --json target/log-mutants-long/report.json ../shared/corpus/logs $(test -d target/preload-tests && echo target/preload-tests)
     target/release/log-mutants --per-log 12 --seed 7 --max-seed-size 20000000 --timeout 300 --work target/log-mutants-big --json target/log-mutants-big/report.json ../shared/corpus/big
 
-# Benchmarks; figures go to docs/performance.md.
+# Benchmarks: each figure beside the previous run's (docs/bench-figures.json,
+# rewritten with this run's, machine and date); the story goes to
+# docs/performance.md. C_DARSHAN_LIB=<C Darshan's libdarshan.so> adds
+# C's figures side by side.
 bench:
     scripts/setup.sh
     scripts/build.sh
+    rm -f target/bench/figures.jsonl
     scripts/bench-parser.sh
     scripts/bench-runtime.sh
     scripts/bench-meta.sh
@@ -58,3 +62,4 @@ bench:
     scripts/bench-facility.sh
     scripts/bench-job-merge.sh
     scripts/bench-live.sh
+    python3 scripts/bench-gate.py target/bench/figures.jsonl docs/bench-figures.json

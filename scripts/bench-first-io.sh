@@ -33,5 +33,10 @@ for limit in 1024 1048576; do
         fb=$(sed 's/.*fdsize=\([0-9]*\).*/\1/' "$w/with" | median)
         us() { if [ -n "$1" ]; then awk -v n="$1" 'BEGIN {printf "%.1f", n / 1000}'; else echo -; fi; }
         printf '%-9s %-7s %12s %12s %12s %8s %8s\n' "$limit" "${thread:-no}" "$(us "$a")" "$(us "$b")" "$(us "$c")" "$fa" "$fb"
+        key="first_io.limit_${limit}_${thread:-nothread}"
+        python3 scripts/bench_figures.py "$key.added" "$(awk -v a="$a" -v b="$b" 'BEGIN {print (b - a) / 1000}')" us
+        if [ -n "$c" ]; then
+            python3 scripts/bench_figures.py "$key.added_c" "$(awk -v a="$a" -v c="$c" 'BEGIN {print (c - a) / 1000}')" us
+        fi
     done
 done

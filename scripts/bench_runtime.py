@@ -12,7 +12,13 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_figures import record  # noqa: E402
+
 lib, parser, work = (os.path.abspath(a) for a in sys.argv[1:4])
+# C Darshan's non-MPI library, when given, is run side by side (never
+# built or fetched by this script).
+c_lib = os.environ.get("C_DARSHAN_LIB")
 pairs = int(sys.argv[4]) if len(sys.argv) > 4 else 11
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ref = os.path.join(root, "..", "shared", "reference")
@@ -182,7 +188,7 @@ def short_process_section():
 
     med = statistics.median
 
-    def spawned(cmd, pairs, n, cwd=None, extra=None):
+    def spawned(cmd, pairs, n, cwd=None, extra=None, with_lib=None):
         """Pairs of (without, with) microseconds per run, from spawn_pairs:
         started by posix_spawn from a small pinned C process, so that the
         launcher's own cost stays out of the figures."""
@@ -193,7 +199,7 @@ def short_process_section():
         for d in (extra or {}).values():
             os.makedirs(d, exist_ok=True)
         e.pop("LD_PRELOAD")
-        out = subprocess.run([spawn_pairs, str(pairs), str(n), str(cpu), lib] + cmd, env=e, cwd=cwd,
+        out = subprocess.run([spawn_pairs, str(pairs), str(n), str(cpu), with_lib or lib] + cmd, env=e, cwd=cwd,
                              capture_output=True, text=True, check=True, timeout=1800).stdout
         return [tuple(map(float, line.split())) for line in out.splitlines()]
 
@@ -202,7 +208,23 @@ def short_process_section():
     d = [b - a for a, b in r]
     print(f"- /bin/true: {med(d):.0f} us added per process [{min(d):.0f} .. {max(d):.0f}], "
           f"{med(a for a, _ in r):.0f} us without; median of 101 alternating pairs of 10-run blocks started by "
-          f"spawn_pairs (C Darshan: 2.0 ms; target 0.5 ms)")
+          f"spawn_pairs (target 0.25 ms)")
+    record("short.bin_true_added", med(d), "us", min(d), max(d))
+    py = subprocess.run(["python3", "-c", "import sys; print(sys.executable)"], capture_output=True, text=True,
+                        check=True).stdout.strip()
+    for name, cmd, target in (("bin_true", ["/bin/true"], "0.25 ms"), ("python_pass", [py, "-c", "pass"], "0.4 ms")):
+        if name == "python_pass":
+            r = spawned(cmd, 41, 5)
+            d = [b - a for a, b in r]
+            print(f"- {py} -c pass: {med(d):.0f} us added per process [{min(d):.0f} .. {max(d):.0f}], "
+                  f"{med(a for a, _ in r):.0f} us without; median of 41 pairs of 5-run blocks (target {target})")
+            record("short.python_pass_added", med(d), "us", min(d), max(d))
+        if c_lib:
+            rc = spawned(cmd, 41, 5, with_lib=c_lib)
+            dc = [b - a for a, b in rc]
+            print(f"- {' '.join(cmd)} under C Darshan (side by side): {med(dc):.0f} us added [{min(dc):.0f} .. "
+                  f"{max(dc):.0f}]")
+            record(f"short.{name}_added_c", med(dc), "us", min(dc), max(dc))
     diffs = []
     # The earlier method, kept for comparison with earlier entries: each run
     # started from Python (fork + exec, about a millisecond more per run in
@@ -288,6 +310,8 @@ def dxt_section():
     for k in ("pwrite_ns", "pread_ns"):
         off, on, nt = (med(r[k] for r in res[m]) for m in modes)
         print(f"| {k[:-3]} | {off:.0f} | {on:.0f} | {on / off:.2f} | {nt:.0f} |")
+        traced = [r[k] for r in res["traced"]]
+        record(f"dxt.{k[:-3]}_traced_added", on, "ns", min(traced), max(traced))
 
 
 if os.environ.get("ONLY") == "dxt":
@@ -337,6 +361,7 @@ for name, (med, lo, hi, ratio, best), c, target in rows:
     unit = (lambda v: f"{v:.0f} ns") if med < 2000 else (lambda v: f"{v / 1000:.2f} us")
     t = f"<= {target} ns" if target else ""
     print(f"| {name} | {unit(med)} [{unit(lo)} .. {unit(hi)}] | {unit(best)} | {ratio:.2f} | {c} | {t} |")
+    record("per_call." + re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_"), med, "ns", lo, hi)
 
 
 # In-process A/B: the same calls on a recorded file and on an excluded one
@@ -360,12 +385,14 @@ print("|---|---|---|---|---|")
 for k, c, t in [("pwrite_ns", "311", "<= 100"), ("pread_ns", "274", "<= 100"), ("fprintf_ns", "162", "<= 55"), ("fgets_ns", "199", "")]:
     m, lo, hi = ab[True][k]
     print(f"| {k[:-3]} | {m:.0f} [{lo:.0f} .. {hi:.0f}] | {ab[False][k][0]:.1f} | {c} | {t} |")
+    record(f"in_process.{k[:-3]}_added", m, "ns", lo, hi)
 
 
 print(f"machine state after the per-call runs: {probe_line()}")
 inits = sorted(internal([empty], "init") for _ in range(21))
 print(f"\nstart-up (constructor, DARSHAN_INTERNAL_TIMING), median of 21: {inits[10] * 1e3:.3f} ms "
       f"[{inits[0] * 1e3:.3f} .. {inits[-1] * 1e3:.3f}] (C: 0.25 ms without mmap logs; target 0.5 ms)")
+record("startup", inits[10] * 1e3, "ms", inits[0] * 1e3, inits[-1] * 1e3)
 
 cfg = os.path.join(work, "20k.conf")
 with open(cfg, "w") as f:
@@ -376,8 +403,11 @@ size = sum(os.path.getsize(os.path.join(logs, f)) for f in os.listdir(logs))
 print(f"shutdown with 20,000 POSIX records (finalize + compress + write), median of 9: "
       f"{downs[4] * 1e3:.1f} ms [{downs[0] * 1e3:.1f} .. {downs[-1] * 1e3:.1f}] (C: 165 ms); "
       f"log {size / 1e6:.2f} MB (C: 0.95-1.02 MB)")
+record("shutdown.records_20000", downs[4] * 1e3, "ms", downs[0] * 1e3, downs[-1] * 1e3)
+record("shutdown.log_bytes_20000", size, "B")
 downs = sorted(internal([posix_small, os.path.join(data, "p.dat"), "10"], "shutdown") for _ in range(11))
 print(f"shutdown with 2 records, median of 11: {downs[5] * 1e3:.2f} ms (C: 0.7 ms)")
+record("shutdown.records_2", downs[5] * 1e3, "ms", downs[0] * 1e3, downs[-1] * 1e3)
 
 
 def rss(on):
@@ -393,6 +423,7 @@ def rss(on):
 off, on = rss(False), rss(True)
 print(f"peak RSS of posix_small (1000 ops): {off / 1024:.1f} MB without, {on / 1024:.1f} MB with, "
       f"+{(on - off) / 1024:.1f} MB (C: 1.6 -> 4.0 MB, +2.4 MB)")
+record("rss.posix_small_added", (on - off) / 1024, "MB")
 
 crash_safe_section()
 dxt_section()

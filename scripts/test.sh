@@ -125,6 +125,8 @@ check "report's cost line in Chromium" \
     timeout 300 .venv/bin/python tests/report/check_cost_line.py target/report-pages/cost $S target/release/darshan-parser \
     "$(ls -t target/preload-tests/cost-serial-*/logs/*.darshan 2>/dev/null | head -1)" \
     ../shared/corpus/logs/imbalanced_io__imbalanced-io.darshan
+# The benchmark gate marks changes beyond the spread, and only those.
+check "benchmark gate" python3 tests/bench/check_gate.py target/check-gate
 # The stated cost against the time measured outside the process.
 check "stated cost against an outside measurement" \
     timeout 1800 python3 scripts/check-cost.py target/release/libdarshan.so target/release/darshan-parser target/check-cost
