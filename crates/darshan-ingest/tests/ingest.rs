@@ -463,3 +463,57 @@ fn a_job_without_mpi_is_one_job_whether_or_not_its_logs_were_merged() {
     assert_eq!((s.ingested, s.process_logs_grouped, s.job_logs_made), (1, 4, 0), "{s:?}");
     one_job(&db);
 }
+
+/// A log's stated cost (darshan_cost_*) lands in jobs.cost_*, a log
+/// without it (C Darshan's) leaves NULLs, and a database of schema 1 (no
+/// cost columns) gains them when opened, its old rows NULL there.
+#[test]
+fn the_runtimes_stated_cost_is_stored_and_an_old_database_gains_its_columns() {
+    let d = out_dir("cost");
+    let tree = d.join("logs");
+    std::fs::create_dir_all(&tree).unwrap();
+    let cost = darshan_log::cost::Cost { startup_us: 420, shutdown_us: 90, calls: 25_002, est_us: 716, call_ns: 28.62 };
+    let mut job = darshan_log::Job {
+        uid: 1000,
+        start_time_sec: 1_700_000_000,
+        end_time_sec: 1_700_000_002,
+        nprocs: 1,
+        jobid: 77,
+        metadata: format!("lib_ver=3.5.0\nh=\n{}", cost.lines(2.0, 1)).into_bytes(),
+        exe_mnt: b"/bin/app\n".to_vec(),
+        ..Default::default()
+    };
+    let ours = tree.join("u_app_id77-77_1-1-1-1_1.darshan");
+    synth::write_log(&ours, &job, &darshan_log::NameTable::new(), Vec::new()).unwrap();
+    job.metadata = b"lib_ver=3.4.6\nh=\n".to_vec();
+    job.jobid = 78;
+    let theirs = tree.join("u_app_id78-78_1-1-1-1_1.darshan");
+    synth::write_log(&theirs, &job, &darshan_log::NameTable::new(), Vec::new()).unwrap();
+
+    // A schema-1 database: the jobs table without the cost columns.
+    let db = d.join("f.db");
+    ingest(&[theirs.clone()], &db);
+    {
+        let c = Connection::open(&db).unwrap();
+        for col in ["cost_startup_us", "cost_shutdown_us", "cost_calls", "cost_est_us", "cost_share_pct"] {
+            c.execute(&format!("ALTER TABLE jobs DROP COLUMN {col}"), []).unwrap();
+        }
+        c.execute("UPDATE ingest_meta SET value = '1' WHERE key = 'schema_version'", []).unwrap();
+    }
+    ingest(&[tree.clone()], &db);
+    let c = Connection::open(&db).unwrap();
+    let row = |jobid: i64| -> (Option<i64>, Option<i64>, Option<i64>, Option<i64>, Option<f64>) {
+        c.query_row(
+            "SELECT cost_startup_us, cost_shutdown_us, cost_calls, cost_est_us, cost_share_pct FROM jobs WHERE jobid = ?1",
+            [jobid],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )
+        .unwrap()
+    };
+    // 1,226 us of 2 s.
+    assert_eq!(row(77), (Some(420), Some(90), Some(25_002), Some(716), Some(0.0613)));
+    assert_eq!(row(78), (None, None, None, None, None));
+    let v: String =
+        c.query_row("SELECT value FROM ingest_meta WHERE key = 'schema_version'", [], |r| r.get(0)).unwrap();
+    assert_eq!(v, darshan_ingest::store::SCHEMA_VERSION.to_string());
+}

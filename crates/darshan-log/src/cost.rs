@@ -73,7 +73,7 @@ impl Cost {
     /// The metadata lines, `run_secs` and `processes` for the share.
     pub fn lines(&self, run_secs: f64, processes: i64) -> String {
         let mut s = format!(
-            "{STARTUP_US}={}\n{SHUTDOWN_US}={}\n{CALLS}={}\n{CALL_NS}={:.1}\n{EST_US}={}\n",
+            "{STARTUP_US}={}\n{SHUTDOWN_US}={}\n{CALLS}={}\n{CALL_NS}={:.2}\n{EST_US}={}\n",
             self.startup_us, self.shutdown_us, self.calls, self.call_ns, self.est_us
         );
         if let Some(p) = self.share_pct(run_secs, processes) {

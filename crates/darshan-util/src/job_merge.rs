@@ -277,10 +277,12 @@ fn process_cost(p: &ProcessLog, log: &LogFile) -> Result<Option<Cost>, MergeErro
     if !p.crash_safe {
         return Ok(Some(c));
     }
+    let names = log.names().map_err(|e| MergeError::Log { path: p.path.clone(), source: e })?;
     let mut calls = 0u64;
     for m in log.modules_present() {
         let recs = log.records(m).map_err(|e| MergeError::Log { path: p.path.clone(), source: e })?;
-        calls += recs.iter().map(|r| darshan_log::cost::counters_calls(m, &r.counters)).sum::<u64>();
+        let kept = recs.iter().filter(|r| !crate::merge::is_unused_std_stream(r, &names));
+        calls += kept.map(|r| darshan_log::cost::counters_calls(m, &r.counters)).sum::<u64>();
     }
     Ok(Some(c.with_calls(calls)))
 }

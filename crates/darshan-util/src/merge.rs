@@ -220,8 +220,11 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
         let mut calls = 0u64;
         for m in i.log.modules_present() {
             let recs = i.log.records(m).map_err(|e| MergeError::Log { path: i.path.clone(), source: e })?;
-            calls += recs.iter().map(|r| darshan_log::cost::counters_calls(m, &r.counters)).sum::<u64>();
-            by_module.entry(m).or_default().extend(recs.into_iter().filter(|r| !is_unused_std_stream(r, &t)));
+            let kept = recs.into_iter().filter(|r| !is_unused_std_stream(r, &t));
+            by_module
+                .entry(m)
+                .or_default()
+                .extend(kept.inspect(|r| calls += darshan_log::cost::counters_calls(m, &r.counters)));
         }
         costs.extend(process_cost(&i.log.job, calls));
     }
