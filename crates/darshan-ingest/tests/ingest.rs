@@ -492,7 +492,7 @@ fn the_runtimes_stated_cost_is_stored_and_an_old_database_gains_its_columns() {
 
     // A schema-1 database: the jobs table without the cost columns.
     let db = d.join("f.db");
-    ingest(&[theirs.clone()], &db);
+    ingest(std::slice::from_ref(&theirs), &db);
     {
         let c = Connection::open(&db).unwrap();
         for col in ["cost_startup_us", "cost_shutdown_us", "cost_calls", "cost_est_us", "cost_share_pct"] {
