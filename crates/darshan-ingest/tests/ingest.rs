@@ -500,7 +500,7 @@ fn the_runtimes_stated_cost_is_stored_and_an_old_database_gains_its_columns() {
         }
         c.execute("UPDATE ingest_meta SET value = '1' WHERE key = 'schema_version'", []).unwrap();
     }
-    ingest(&[tree.clone()], &db);
+    ingest(std::slice::from_ref(&tree), &db);
     let c = Connection::open(&db).unwrap();
     let row = |jobid: i64| -> (Option<i64>, Option<i64>, Option<i64>, Option<i64>, Option<f64>) {
         c.query_row(
