@@ -502,7 +502,8 @@ fn the_runtimes_stated_cost_is_stored_and_an_old_database_gains_its_columns() {
     }
     ingest(std::slice::from_ref(&tree), &db);
     let c = Connection::open(&db).unwrap();
-    let row = |jobid: i64| -> (Option<i64>, Option<i64>, Option<i64>, Option<i64>, Option<f64>) {
+    type CostRow = (Option<i64>, Option<i64>, Option<i64>, Option<i64>, Option<f64>);
+    let row = |jobid: i64| -> CostRow {
         c.query_row(
             "SELECT cost_startup_us, cost_shutdown_us, cost_calls, cost_est_us, cost_share_pct FROM jobs WHERE jobid = ?1",
             [jobid],
