@@ -210,8 +210,9 @@ def short_process_section():
           f"{med(a for a, _ in r):.0f} us without; median of 101 alternating pairs of 10-run blocks started by "
           f"spawn_pairs (target 0.25 ms)")
     record("short.bin_true_added", med(d), "us", min(d), max(d))
-    py = subprocess.run(["python3", "-c", "import sys; print(sys.executable)"], capture_output=True, text=True,
-                        check=True).stdout.strip()
+    # The system's interpreter, as the figure is (a pyenv build
+    # reads its site-packages at start-up: tens of ms of noise).
+    py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else shutil.which("python3")
     for name, cmd, target in (("bin_true", ["/bin/true"], "0.25 ms"), ("python_pass", [py, "-c", "pass"], "0.4 ms")):
         if name == "python_pass":
             r = spawned(cmd, 41, 5)
