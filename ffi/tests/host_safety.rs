@@ -864,6 +864,36 @@ fn the_first_file_io_opens_the_crash_safe_file_once() {
     assert_eq!(opens, 1, "opens of the crash-safe file for one record: {err}");
 }
 
+/// Which high descriptor number the crash-safe file may take was learnt
+/// by reading FDSize from /proc/self/status at the first record: 15-30 us
+/// of every process's first file I/O (every Python process's, whose
+/// standard streams make records at start-up). One `poll` of the top
+/// eighth of the smallest table says it now; nothing is read from /proc
+/// when the file is made or grown (the FDSize test above still holds).
+#[test]
+fn the_first_file_io_reads_nothing_from_proc_self_status() {
+    let d = scratch("first_io_status");
+    let exe = compile("manyfiles", &d, &[]);
+    let spy = spy(&d);
+    let out = output_within(
+        instrumented(&exe, &d)
+            .env("LD_PRELOAD", format!("{}:{}", spy.display(), lib().display()))
+            .arg(d.join("data"))
+            .arg("400"),
+        LIMIT,
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let said = |what: &str| -> u64 {
+        err.lines()
+            .find_map(|l| l.strip_prefix("spy: ")?.strip_suffix(what))
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no spy line for{what}: {err}"))
+    };
+    assert!(said(" opens of the crash-safe file") >= 2, "made and grown: {err}");
+    assert_eq!(said(" opens of /proc/self/status"), 0, "{err}");
+}
+
 /// Tuning knobs of an experiment (HB, MC, RC: hash bits and match-chain
 /// lengths) were once read from the program's environment by the log
 /// encoder: a program that happened to set HB=40 would have had the

@@ -7,7 +7,8 @@
  *   they went through), and
  * "spy: <n> opens of the crash-safe file" (making it, growing it), and
  * "spy: <n> opens of a partial log" (a log written under a temporary
- *   name, `.darshan_partial`, before its rename).
+ *   name, `.darshan_partial`, before its rename), and
+ * "spy: <n> opens of /proc/self/status".
  * With SPY_STRETCH_MS=<n> in the environment, the making of the file is
  * stretched by sleeping n ms right after its open: a test can then tell
  * "inside the timed interval" from "outside it" by a margin no machine's
@@ -40,11 +41,14 @@ static long long now(void)
 
 static long partial_opens;
 static long mmap_opens;
+static long status_opens;
 
 static int opened(const char *path, int fd, long long t)
 {
     if (path && strstr(path, ".darshan_partial"))
         partial_opens++;
+    if (path && !strcmp(path, "/proc/self/status"))
+        status_opens++;
     if (fd >= 0 && path && strstr(path, "mmap-log"))
         mmap_opens++;
     if (fd >= 0 && path && strstr(path, "mmap-log") && took == 0) {
@@ -118,4 +122,5 @@ __attribute__((destructor)) static void report(void)
     fprintf(stderr, "spy: %ld writes to the crash-safe file, lowest fd %d\n", writes, lowest_fd);
     fprintf(stderr, "spy: %ld opens of a partial log\n", partial_opens);
     fprintf(stderr, "spy: %ld opens of the crash-safe file\n", mmap_opens);
+    fprintf(stderr, "spy: %ld opens of /proc/self/status\n", status_opens);
 }

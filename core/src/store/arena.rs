@@ -381,30 +381,29 @@ fn zeros_at(f: &std::fs::File, off: usize, n: usize) -> Result<(), std::io::Erro
 
 /// A descriptor the runtime holds for a moment (making or growing the
 /// crash-safe file) while the program's other threads run, moved at once
-/// near the top of the process's current descriptor table. A low number
-/// is one a thread of the program may be about to `dup2` onto after
-/// closing it: our writes of zeros would then land in the program's file.
-/// Up there only the few instructions between `open` and the move are
-/// exposed.
+/// to a high number. A low number is one a thread of the program may be
+/// about to `dup2` onto after closing it: our writes of zeros would then
+/// land in the program's file. Up there only the few instructions between
+/// `open` and the move are exposed.
 ///
 /// Within the table, not beyond it: a number past the table's size makes
 /// the kernel grow the table, and a process with a second thread then
 /// waits for an RCU grace period (9-25 ms at the first file I/O of every
 /// threaded program, when this moved descriptors near RLIMIT_NOFILE), and
-/// the table costs memory in proportion to the number. Keeps the number
-/// `open` gave where there is no room above it.
+/// the table costs memory in proportion to the number. The numbers of
+/// [`HIGH`] lie in every process's table; which of them are free one
+/// `poll` says. Keeps the number `open` gave where none is free or it is
+/// already that high.
 #[allow(unsafe_code)]
 fn out_of_the_way(f: std::fs::File) -> std::fs::File {
     use std::os::fd::{AsRawFd, FromRawFd};
-    let Some(size) = known_fd_table_size() else { return f };
-    // The top eighth of the table, and never below 32: well clear of the
-    // numbers a program reuses, and inside what the table already holds.
-    let floor = (size - size / 8).max(32);
-    if floor >= size || floor <= f.as_raw_fd() {
+    if f.as_raw_fd() >= HIGH.start || !any_free(HIGH) {
         return f;
     }
     // SAFETY: duplicates a descriptor we own; the copy is close-on-exec.
-    let high = unsafe { libc::fcntl(f.as_raw_fd(), libc::F_DUPFD_CLOEXEC, floor) };
+    // The lowest free number from HIGH.start is one of HIGH (any_free),
+    // unless a thread of the program took the last free one meanwhile.
+    let high = unsafe { libc::fcntl(f.as_raw_fd(), libc::F_DUPFD_CLOEXEC, HIGH.start) };
     if high < 0 {
         return f;
     }
@@ -413,57 +412,29 @@ fn out_of_the_way(f: std::fs::File) -> std::fs::File {
     unsafe { std::fs::File::from_raw_fd(high) }
 }
 
-/// The descriptor table's size as first read in this process. A table
-/// only grows (a forked child gets a copy of its parent's, exec a new
-/// process and a fresh static), so a number below a size once read is
-/// inside the table for good: read once, not at every growth of the file
-/// (each read of /proc/self/status cost about 20 us of the first I/O).
-fn known_fd_table_size() -> Option<libc::c_int> {
-    use std::sync::atomic::{AtomicI32, Ordering};
-    static SIZE: AtomicI32 = AtomicI32::new(0);
-    match SIZE.load(Ordering::Relaxed) {
-        0 => {
-            let size = fd_table_size()?;
-            SIZE.store(size, Ordering::Relaxed);
-            Some(size)
-        }
-        size => Some(size),
-    }
-}
+/// The top eighth of the smallest descriptor table the kernel gives a
+/// process (NR_OPEN_DEFAULT, a long's bits: 64 entries on 64-bit), so a
+/// number here never grows a table: well clear of the numbers a program
+/// reuses. Found by one `poll` instead of reading FDSize from
+/// /proc/self/status, which cost 15-30 us of every process's first I/O.
+const HIGH: std::ops::Range<libc::c_int> = {
+    let first = (std::mem::size_of::<libc::c_long>() * 8) as libc::c_int;
+    (first - first / 8)..first
+};
 
-/// The size of this process's descriptor table (`FDSize` in
-/// /proc/self/status), read with plain system calls into a stack buffer.
-/// The descriptor used for the read is only read through, so a program
-/// thread taking its number could make it read the wrong bytes, never
-/// write anything.
+/// Whether a number of `r` (at most 16) is free: `poll` marks a number
+/// that is not open POLLNVAL, and has no other effect on one that is.
 #[allow(unsafe_code)]
-fn fd_table_size() -> Option<libc::c_int> {
-    let mut buf = [0u8; 4096];
-    // SAFETY: a NUL-terminated path; read-only, close-on-exec.
-    let fd = unsafe { libc::open(c"/proc/self/status".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
-    if fd < 0 {
-        return None;
+fn any_free(r: std::ops::Range<libc::c_int>) -> bool {
+    let mut fds = [libc::pollfd { fd: -1, events: 0, revents: 0 }; 16];
+    let n = r.len().min(fds.len());
+    for (p, fd) in fds.iter_mut().zip(r) {
+        p.fd = fd;
     }
-    let mut n = 0usize;
-    while n < buf.len() {
-        // SAFETY: reads into the unused tail of our stack buffer.
-        let r = unsafe { libc::read(fd, buf[n..].as_mut_ptr().cast(), buf.len() - n) };
-        if r <= 0 {
-            break;
-        }
-        n += r as usize;
-    }
-    // SAFETY: closes the descriptor opened above.
-    unsafe { libc::close(fd) };
-    fd_size_in(&buf[..n])
-}
-
-/// The FDSize value of a /proc/<pid>/status text.
-fn fd_size_in(status: &[u8]) -> Option<libc::c_int> {
-    let at = status.windows(7).position(|w| w == b"FDSize:")? + 7;
-    let digits = status[at..].iter().skip_while(|b| b.is_ascii_whitespace()).take_while(|b| b.is_ascii_digit());
-    let v = digits.fold(0i64, |a, d| (a * 10 + i64::from(d - b'0')).min(1 << 30));
-    (v > 0).then_some(v as libc::c_int)
+    // SAFETY: `fds[..n]` is a valid, writable array of n pollfd; a zero
+    // timeout returns at once.
+    let ready = unsafe { libc::poll(fds.as_mut_ptr(), n as libc::nfds_t, 0) };
+    ready > 0 && fds[..n].iter().any(|p| p.revents & libc::POLLNVAL != 0)
 }
 
 #[allow(unsafe_code)]
@@ -554,11 +525,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_descriptor_table_size_is_read_from_proc_status() {
-        assert_eq!(fd_size_in(b"Name:\tx\nUmask:\t0022\nFDSize:\t64\nGroups:\n"), Some(64));
-        assert_eq!(fd_size_in(b"FDSize:   1024\n"), Some(1024));
-        assert_eq!(fd_size_in(b"Name:\tx\n"), None);
-        assert!(fd_table_size().is_some_and(|n| n >= 64), "this process's own table");
+    fn a_free_high_number_is_found_and_an_open_one_is_not_taken_for_free() {
+        use std::os::fd::AsRawFd;
+        assert_eq!(HIGH, 56..64, "64-bit Linux: the top eighth of 64");
+        let f = std::fs::File::open("/proc/self/exe").unwrap();
+        let n = f.as_raw_fd();
+        assert!(!any_free(n..n + 1), "an open descriptor is not free");
+        assert!(any_free(1000..1001), "a number beyond the table is free");
+        let moved = out_of_the_way(std::fs::File::open("/proc/self/exe").unwrap());
+        assert!(HIGH.contains(&moved.as_raw_fd()) || !any_free(HIGH), "moved to {}", moved.as_raw_fd());
     }
 
     #[test]
