@@ -6,7 +6,8 @@
  *     shared1024  1024 files opened by every rank
  *     fpp1        1 file per rank
  *     fpp1024     1024 files per rank
- * Rank 0 prints "finalize_s <seconds>". */
+ * Rank 0 prints "finalize_s <seconds>" and "init_s <seconds>" (MPI_Init,
+ * the slowest rank's). */
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -22,8 +23,12 @@ static double now(void) {
 
 int main(int argc, char **argv) {
     int rank;
+    double t0 = now();
     MPI_Init(&argc, &argv);
+    double init = now() - t0, slowest;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Reduce(&init, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (rank == 0) printf("init_s %.6f\n", slowest);
     int files = strstr(argv[2], "1024") ? 1024 : 1;
     int shared = strncmp(argv[2], "shared", 6) == 0;
     char path[4096], buf[100];

@@ -28,7 +28,8 @@ def fail(msg):
 
 
 def stated(log):
-    text = subprocess.run([parser, log], capture_output=True, text=True, check=True, timeout=120).stdout
+    # darshan-parser exits 255 on a partial log (as C's does): its header is printed all the same.
+    text = subprocess.run([parser, log], capture_output=True, text=True, timeout=120).stdout
     return dict(re.findall(r"^# metadata: (darshan_cost_\w+) = (\S+)$", text, re.M))
 
 
