@@ -172,126 +172,147 @@ pub fn round_u64(x: f64) -> u64 {
     }
 }
 
+/// Which counters count a module's calls: the module, where its counters
+/// start in a record, the operation counters, and the counters whose
+/// calls each have a close (no counter counts closes).
+struct CallCounters {
+    module: usize,
+    counters_at: usize,
+    calls: &'static [usize],
+    closed: &'static [usize],
+}
+
+const CALL_COUNTERS: [CallCounters; 8] = [
+    CallCounters {
+        module: modules::POSIX,
+        counters_at: posix::COUNTERS_AT,
+        calls: &[
+            posix::OPENS,
+            posix::FILENOS,
+            posix::DUPS,
+            posix::READS,
+            posix::WRITES,
+            posix::SEEKS,
+            posix::STATS,
+            posix::MMAPS,
+            posix::FSYNCS,
+            posix::FDSYNCS,
+            posix::RENAME_SOURCES,
+        ],
+        closed: &[posix::OPENS, posix::DUPS],
+    },
+    CallCounters {
+        module: modules::STDIO,
+        counters_at: stdio::COUNTERS_AT,
+        calls: &[stdio::OPENS, stdio::FDOPENS, stdio::READS, stdio::WRITES, stdio::SEEKS, stdio::FLUSHES],
+        closed: &[stdio::OPENS, stdio::FDOPENS],
+    },
+    CallCounters {
+        module: modules::MPIIO,
+        counters_at: mpiio::COUNTERS_AT,
+        calls: &[
+            mpiio::INDEP_OPENS,
+            mpiio::COLL_OPENS,
+            mpiio::INDEP_READS,
+            mpiio::INDEP_WRITES,
+            mpiio::COLL_READS,
+            mpiio::COLL_WRITES,
+            mpiio::SPLIT_READS,
+            mpiio::SPLIT_WRITES,
+            mpiio::NB_READS,
+            mpiio::NB_WRITES,
+            mpiio::SYNCS,
+            mpiio::HINTS,
+            mpiio::VIEWS,
+        ],
+        closed: &[mpiio::INDEP_OPENS, mpiio::COLL_OPENS],
+    },
+    CallCounters {
+        module: modules::H5F,
+        counters_at: h5f::COUNTERS_AT,
+        calls: &[h5f::OPENS, h5f::FLUSHES],
+        closed: &[h5f::OPENS],
+    },
+    CallCounters {
+        module: modules::H5D,
+        counters_at: h5d::COUNTERS_AT,
+        calls: &[h5d::OPENS, h5d::READS, h5d::WRITES, h5d::FLUSHES],
+        closed: &[h5d::OPENS],
+    },
+    CallCounters {
+        module: modules::PNETCDF_FILE,
+        counters_at: pnetcdf_file::COUNTERS_AT,
+        calls: &[
+            pnetcdf_file::CREATES,
+            pnetcdf_file::OPENS,
+            pnetcdf_file::REDEFS,
+            pnetcdf_file::INDEP_WAITS,
+            pnetcdf_file::COLL_WAITS,
+            pnetcdf_file::SYNCS,
+        ],
+        closed: &[pnetcdf_file::CREATES, pnetcdf_file::OPENS],
+    },
+    CallCounters {
+        module: modules::PNETCDF_VAR,
+        counters_at: pnetcdf_var::COUNTERS_AT,
+        calls: &[
+            pnetcdf_var::OPENS,
+            pnetcdf_var::INDEP_READS,
+            pnetcdf_var::INDEP_WRITES,
+            pnetcdf_var::COLL_READS,
+            pnetcdf_var::COLL_WRITES,
+            pnetcdf_var::NB_READS,
+            pnetcdf_var::NB_WRITES,
+        ],
+        closed: &[],
+    },
+    CallCounters {
+        module: modules::POSIX_META,
+        counters_at: posix_meta::COUNTERS_AT,
+        calls: &[
+            posix_meta::UNLINKS,
+            posix_meta::RENAMES_FROM,
+            posix_meta::MKDIRS,
+            posix_meta::RMDIRS,
+            posix_meta::OPENDIRS,
+            posix_meta::READDIRS,
+            posix_meta::TRUNCATES,
+            posix_meta::FALLOCATES,
+            posix_meta::CHMODS,
+            posix_meta::CHOWNS,
+            posix_meta::ACCESSES,
+            posix_meta::LINKS,
+            posix_meta::SYMLINKS,
+            posix_meta::READLINKS,
+            posix_meta::UTIMES,
+            posix_meta::XATTR_GETS,
+            posix_meta::XATTR_SETS,
+            posix_meta::MMAPS,
+            posix_meta::MSYNCS,
+            posix_meta::MUNMAPS,
+        ],
+        closed: &[posix_meta::OPENDIRS],
+    },
+];
+
 /// The calls a record counts: its module's operation counters, and one
-/// close per open (no counter counts closes). Modules that count no calls
-/// of their own (DXT, whose calls are POSIX's or MPI-IO's; Lustre, BG/Q,
-/// HEATMAP) give 0, as does a record too short for its module's layout.
+/// close per open. Modules that count no calls of their own (DXT, whose
+/// calls are POSIX's or MPI-IO's; Lustre, BG/Q, HEATMAP) give 0, as does a
+/// record too short for its module's layout (past its words, 0).
 pub fn record_calls(module: usize, words: &[u64]) -> u64 {
-    let at = match module {
-        modules::POSIX => posix::COUNTERS_AT,
-        modules::STDIO => stdio::COUNTERS_AT,
-        modules::MPIIO => mpiio::COUNTERS_AT,
-        modules::H5F => h5f::COUNTERS_AT,
-        modules::H5D => h5d::COUNTERS_AT,
-        modules::PNETCDF_FILE => pnetcdf_file::COUNTERS_AT,
-        modules::PNETCDF_VAR => pnetcdf_var::COUNTERS_AT,
-        modules::POSIX_META => posix_meta::COUNTERS_AT,
-        _ => return 0,
-    };
-    calls_by(module, |k| words.get(at + k).map_or(0, |&v| v as i64))
+    let Some(c) = CALL_COUNTERS.iter().find(|c| c.module == module) else { return 0 };
+    calls_of(c, |k| words.get(c.counters_at + k).map_or(0, |&v| v as i64))
 }
 
 /// The calls a parsed record counts (its counters, as a tool reads them).
 pub fn counters_calls(module: usize, counters: &[i64]) -> u64 {
-    calls_by(module, |k| counters.get(k).copied().unwrap_or(0))
+    let Some(c) = CALL_COUNTERS.iter().find(|c| c.module == module) else { return 0 };
+    calls_of(c, |k| counters.get(k).copied().unwrap_or(0))
 }
 
-fn calls_by(module: usize, counter: impl Fn(usize) -> i64) -> u64 {
-    let sum = |ks: &[usize], twice: &[usize]| -> u64 {
-        let w = |k: usize| counter(k).max(0) as u64;
-        ks.iter().map(|&k| w(k)).chain(twice.iter().map(|&k| w(k))).fold(0u64, u64::saturating_add)
-    };
-    match module {
-        modules::POSIX => sum(
-            &[
-                posix::OPENS,
-                posix::FILENOS,
-                posix::DUPS,
-                posix::READS,
-                posix::WRITES,
-                posix::SEEKS,
-                posix::STATS,
-                posix::MMAPS,
-                posix::FSYNCS,
-                posix::FDSYNCS,
-                posix::RENAME_SOURCES,
-            ],
-            &[posix::OPENS, posix::DUPS],
-        ),
-        modules::STDIO => sum(
-            &[stdio::OPENS, stdio::FDOPENS, stdio::READS, stdio::WRITES, stdio::SEEKS, stdio::FLUSHES],
-            &[stdio::OPENS, stdio::FDOPENS],
-        ),
-        modules::MPIIO => sum(
-            &[
-                mpiio::INDEP_OPENS,
-                mpiio::COLL_OPENS,
-                mpiio::INDEP_READS,
-                mpiio::INDEP_WRITES,
-                mpiio::COLL_READS,
-                mpiio::COLL_WRITES,
-                mpiio::SPLIT_READS,
-                mpiio::SPLIT_WRITES,
-                mpiio::NB_READS,
-                mpiio::NB_WRITES,
-                mpiio::SYNCS,
-                mpiio::HINTS,
-                mpiio::VIEWS,
-            ],
-            &[mpiio::INDEP_OPENS, mpiio::COLL_OPENS],
-        ),
-        modules::H5F => sum(&[h5f::OPENS, h5f::FLUSHES], &[h5f::OPENS]),
-        modules::H5D => sum(&[h5d::OPENS, h5d::READS, h5d::WRITES, h5d::FLUSHES], &[h5d::OPENS]),
-        modules::PNETCDF_FILE => sum(
-            &[
-                pnetcdf_file::CREATES,
-                pnetcdf_file::OPENS,
-                pnetcdf_file::REDEFS,
-                pnetcdf_file::INDEP_WAITS,
-                pnetcdf_file::COLL_WAITS,
-                pnetcdf_file::SYNCS,
-            ],
-            &[pnetcdf_file::CREATES, pnetcdf_file::OPENS],
-        ),
-        modules::PNETCDF_VAR => sum(
-            &[
-                pnetcdf_var::OPENS,
-                pnetcdf_var::INDEP_READS,
-                pnetcdf_var::INDEP_WRITES,
-                pnetcdf_var::COLL_READS,
-                pnetcdf_var::COLL_WRITES,
-                pnetcdf_var::NB_READS,
-                pnetcdf_var::NB_WRITES,
-            ],
-            &[],
-        ),
-        modules::POSIX_META => sum(
-            &[
-                posix_meta::UNLINKS,
-                posix_meta::RENAMES_FROM,
-                posix_meta::MKDIRS,
-                posix_meta::RMDIRS,
-                posix_meta::OPENDIRS,
-                posix_meta::READDIRS,
-                posix_meta::TRUNCATES,
-                posix_meta::FALLOCATES,
-                posix_meta::CHMODS,
-                posix_meta::CHOWNS,
-                posix_meta::ACCESSES,
-                posix_meta::LINKS,
-                posix_meta::SYMLINKS,
-                posix_meta::READLINKS,
-                posix_meta::UTIMES,
-                posix_meta::XATTR_GETS,
-                posix_meta::XATTR_SETS,
-                posix_meta::MMAPS,
-                posix_meta::MSYNCS,
-                posix_meta::MUNMAPS,
-            ],
-            &[posix_meta::OPENDIRS],
-        ),
-        _ => 0,
-    }
+/// Negative counters (C's -1 for what it did not record) count nothing.
+fn calls_of(c: &CallCounters, counter: impl Fn(usize) -> i64) -> u64 {
+    c.calls.iter().chain(c.closed).map(|&k| counter(k).max(0) as u64).fold(0, u64::saturating_add)
 }
 
 /// A merged log's metadata (`meta`, the first input's): its cost lines

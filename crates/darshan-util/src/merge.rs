@@ -200,6 +200,35 @@ fn process_cost(job: &darshan_log::Job, calls: u64) -> Option<darshan_log::cost:
     darshan_log::cost::Cost::of_job(job).map(|c| c.with_calls(calls))
 }
 
+/// What every input holds: the names, the records by module (unused
+/// standard streams left out), the partial flags and each input's cost.
+struct Gathered {
+    names: NameTable,
+    by_module: BTreeMap<usize, Vec<Record>>,
+    partial: u64,
+    costs: Vec<darshan_log::cost::Cost>,
+}
+
+fn gather(inputs: &[Input]) -> Result<Gathered, MergeError> {
+    let mut g = Gathered { names: NameTable::new(), by_module: BTreeMap::new(), partial: 0, costs: Vec::new() };
+    for i in inputs {
+        let t = i.log.names().map_err(|e| MergeError::Log { path: i.path.clone(), source: e })?;
+        for (id, n) in t.iter() {
+            g.names.insert(id, n);
+        }
+        g.partial |= i.log.header.partial_flag;
+        let mut calls = 0u64;
+        for m in i.log.modules_present() {
+            let recs = i.log.records(m).map_err(|e| MergeError::Log { path: i.path.clone(), source: e })?;
+            let kept = recs.into_iter().filter(|r| !is_unused_std_stream(r, &t));
+            let counted = kept.inspect(|r| calls += darshan_log::cost::counters_calls(m, &r.counters));
+            g.by_module.entry(m).or_default().extend(counted);
+        }
+        g.costs.extend(process_cost(&i.log.job, calls));
+    }
+    Ok(g)
+}
+
 pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, MergeError> {
     if paths.is_empty() {
         return Err(MergeError::NoInput);
@@ -207,27 +236,7 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
     let inputs: Vec<Input> = paths.iter().map(|p| open(p)).collect::<Result<_, _>>()?;
     check_same_job(&inputs)?;
 
-    let mut names = NameTable::new();
-    let mut by_module: BTreeMap<usize, Vec<Record>> = BTreeMap::new();
-    let mut partial = 0u64;
-    let mut costs = Vec::new();
-    for i in &inputs {
-        let t = i.log.names().map_err(|e| MergeError::Log { path: i.path.clone(), source: e })?;
-        for (id, n) in t.iter() {
-            names.insert(id, n);
-        }
-        partial |= i.log.header.partial_flag;
-        let mut calls = 0u64;
-        for m in i.log.modules_present() {
-            let recs = i.log.records(m).map_err(|e| MergeError::Log { path: i.path.clone(), source: e })?;
-            let kept = recs.into_iter().filter(|r| !is_unused_std_stream(r, &t));
-            by_module
-                .entry(m)
-                .or_default()
-                .extend(kept.inspect(|r| calls += darshan_log::cost::counters_calls(m, &r.counters)));
-        }
-        costs.extend(process_cost(&i.log.job, calls));
-    }
+    let Gathered { names, mut by_module, partial, costs } = gather(&inputs)?;
 
     let nranks = inputs.iter().map(|i| i.rank).filter(|r| *r >= 0).collect::<std::collections::HashSet<_>>().len();
     for (m, recs) in by_module.iter_mut() {
