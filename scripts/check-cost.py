@@ -20,7 +20,7 @@ import statistics
 import subprocess
 import sys
 
-TOLERANCE = 0.35
+TOLERANCE = 0.5
 SLACK_US = 600.0
 WRITES = 150_000
 
