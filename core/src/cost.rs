@@ -9,8 +9,6 @@ use std::time::Duration;
 
 use darshan_log::cost::Cost;
 
-use crate::contract::module::Module;
-
 /// The process's cost so far.
 pub struct CostMeter {
     startup_ns: AtomicU64,
@@ -44,6 +42,14 @@ impl CostMeter {
         self.call_cns.load(Ordering::Relaxed) as f64 / 100.0
     }
 
+    /// The cost so far of a start-up that began at `began` and whose
+    /// frame has not yet added it (the crash-safe file's job record).
+    pub fn so_far(&self, began: std::time::Instant) -> Cost {
+        let mut c = self.cost(0, Duration::ZERO);
+        c.startup_us = c.startup_us.saturating_add(began.elapsed().as_micros() as u64);
+        c
+    }
+
     /// A forked child's cost is its own: it inherited its parent's start-up.
     pub fn forked_child(&self) {
         self.startup_ns.store(0, Ordering::Relaxed);
@@ -60,21 +66,6 @@ impl CostMeter {
             call_ns,
         }
     }
-}
-
-/// The calls the `modules`' records count (darshan_log::cost's rule),
-/// read where they lie.
-pub fn calls_recorded(modules: &[&'static dyn Module]) -> u64 {
-    let mut calls = 0u64;
-    for m in modules {
-        let id = m.spec().id;
-        m.output(&mut |run: &[u64]| {
-            for r in crate::contract::var_records::split(run, |r| m.record_len(r)) {
-                calls = calls.saturating_add(darshan_log::cost::record_calls(id, r));
-            }
-        });
-    }
-    calls
 }
 
 #[cfg(test)]

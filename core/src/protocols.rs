@@ -116,7 +116,7 @@ impl Core {
         platform.before_modules();
         let mods: Vec<_> = modules.iter().copied().filter(|m| at.mpi || !m.spec().mpi_only).collect();
         self.register_all(&mods, at.rank);
-        shutdown::map_job((0, 0), at.nprocs, Some(self.ledger.tick_secs()), at.mpi, &self.cost_so_far(at.began));
+        shutdown::map_job((0, 0), at.nprocs, Some(self.ledger.tick_secs()), at.mpi, &self.cost.so_far(at.began));
         crate::store::logmap::arm();
         // The job's BG/Q record, on excluded ranks too: it describes the
         // job, and every rank takes part in its reduction.
@@ -141,7 +141,7 @@ impl Core {
             m.set_rank(at.rank);
         }
         self.set_job_pid(at.job_pid);
-        shutdown::map_job((0, 0), at.nprocs, Some(self.ledger.tick_secs()), true, &self.cost_so_far(at.began));
+        shutdown::map_job((0, 0), at.nprocs, Some(self.ledger.tick_secs()), true, &self.cost.so_far(at.began));
     }
 
     /// fork(): `real_fork` runs with every module's lock held (in the
@@ -177,7 +177,7 @@ impl Core {
         if let Some(w) = self.fork_child(platform.realtime(), platform.pid(), mmap) {
             return Err(w);
         }
-        shutdown::map_job((0, 0), 1, Some(self.ledger.tick_secs()), false, &self.cost_so_far(began));
+        shutdown::map_job((0, 0), 1, Some(self.ledger.tick_secs()), false, &self.cost.so_far(began));
         // Its own crash-safe file now lies under the same addresses.
         crate::store::sync::forked_child(false);
         self.cost.add_startup(began.elapsed());
@@ -238,16 +238,6 @@ impl Core {
             Ok(Err(e)) => say_not_written(platform, &e, shutdown::recovery_hint_mpi()),
             Err(_) => say_not_written(platform, &"internal error while writing the log", shutdown::recovery_hint_mpi()),
         }
-    }
-}
-
-impl Core {
-    /// The cost so far of a start-up that began at `began` and is not
-    /// yet counted (its frame adds it when it ends).
-    fn cost_so_far(&self, began: std::time::Instant) -> darshan_log::cost::Cost {
-        let mut c = self.cost.cost(0, std::time::Duration::ZERO);
-        c.startup_us += began.elapsed().as_micros() as u64;
-        c
     }
 }
 

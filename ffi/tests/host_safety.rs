@@ -773,6 +773,26 @@ fn spy(d: &std::path::Path) -> std::path::PathBuf {
     spy
 }
 
+/// manyfiles making `files` records under the spy (preloaded before the
+/// runtime): its stderr, and what a "spy: <n><what>" line of it says.
+fn spied_manyfiles(tag: &str, files: &str) -> (String, impl Fn(&str) -> u64) {
+    let d = scratch(tag);
+    let exe = compile("manyfiles", &d, &[]);
+    let preload = format!("{}:{}", spy(&d).display(), lib().display());
+    let out = output_within(instrumented(&exe, &d).env("LD_PRELOAD", preload).arg(d.join("data")).arg(files), LIMIT);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    let lines = err.clone();
+    let said = move |what: &str| -> u64 {
+        lines
+            .lines()
+            .find_map(|l| l.strip_prefix("spy: ")?.strip_suffix(what))
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no spy line for{what}: {lines}"))
+    };
+    (err, said)
+}
+
 /// The runtime makes and grows the crash-safe file through a descriptor
 /// it holds for a moment while the program's threads run. At a low
 /// number (the lowest free one, as open gives), a thread of the program
@@ -844,24 +864,8 @@ fn the_first_file_io_never_grows_the_descriptor_table() {
 /// is read) is read once, however often the file grows.
 #[test]
 fn the_first_file_io_opens_the_crash_safe_file_once() {
-    let d = scratch("first_io_opens");
-    let exe = compile("manyfiles", &d, &[]);
-    let spy = spy(&d);
-    let out = output_within(
-        instrumented(&exe, &d)
-            .env("LD_PRELOAD", format!("{}:{}", spy.display(), lib().display()))
-            .arg(d.join("data"))
-            .arg("1"),
-        LIMIT,
-    );
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
-    let opens: u64 = err
-        .lines()
-        .find_map(|l| l.strip_prefix("spy: ")?.strip_suffix(" opens of the crash-safe file"))
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no spy line: {err}"));
-    assert_eq!(opens, 1, "opens of the crash-safe file for one record: {err}");
+    let (err, said) = spied_manyfiles("first_io_opens", "1");
+    assert_eq!(said(" opens of the crash-safe file"), 1, "opens of the crash-safe file for one record: {err}");
 }
 
 /// Which high descriptor number the crash-safe file may take was learnt
@@ -872,24 +876,7 @@ fn the_first_file_io_opens_the_crash_safe_file_once() {
 /// when the file is made or grown (the FDSize test above still holds).
 #[test]
 fn the_first_file_io_reads_nothing_from_proc_self_status() {
-    let d = scratch("first_io_status");
-    let exe = compile("manyfiles", &d, &[]);
-    let spy = spy(&d);
-    let out = output_within(
-        instrumented(&exe, &d)
-            .env("LD_PRELOAD", format!("{}:{}", spy.display(), lib().display()))
-            .arg(d.join("data"))
-            .arg("400"),
-        LIMIT,
-    );
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
-    let said = |what: &str| -> u64 {
-        err.lines()
-            .find_map(|l| l.strip_prefix("spy: ")?.strip_suffix(what))
-            .and_then(|n| n.trim().parse().ok())
-            .unwrap_or_else(|| panic!("no spy line for{what}: {err}"))
-    };
+    let (err, said) = spied_manyfiles("first_io_status", "400");
     assert!(said(" opens of the crash-safe file") >= 2, "made and grown: {err}");
     assert_eq!(said(" opens of /proc/self/status"), 0, "{err}");
 }

@@ -74,6 +74,9 @@ pub struct Regions {
     pub modules: Vec<(usize, Vec<u8>)>,
     /// Records this process wrote.
     pub records: usize,
+    /// The calls those records count (`darshan_log::cost::record_calls`),
+    /// counted as they are compressed: the runtime's cost estimate.
+    pub calls: u64,
 }
 
 impl Regions {
@@ -110,6 +113,7 @@ impl Regions {
 pub fn compress_regions(names: &[u8], modules: &[&'static dyn Module]) -> Regions {
     let mut c = compress::Compressor::default();
     let mut records = 0;
+    let mut calls = 0u64;
     let (names, modules) = std::thread::scope(|s| {
         let helper = (names.len() >= NAMES_THREAD_MIN)
             .then(|| std::thread::Builder::new().spawn_scoped(s, || compress::large_text(names)).ok())
@@ -132,6 +136,7 @@ pub fn compress_regions(names: &[u8], modules: &[&'static dyn Module]) -> Region
                 let (mut n, mut fixed) = (0, true);
                 for r in crate::contract::var_records::split(run, |r| m.record_len(r)) {
                     n += 1;
+                    calls = calls.saturating_add(darshan_log::cost::record_calls(m.spec().id, r));
                     fixed &= r.len() == rw;
                 }
                 records += n;
@@ -156,7 +161,7 @@ pub fn compress_regions(names: &[u8], modules: &[&'static dyn Module]) -> Region
         };
         (names, per_module)
     });
-    Regions { job: Vec::new(), names, modules, records }
+    Regions { job: Vec::new(), names, modules, records, calls }
 }
 
 /// Runs of a module's records waiting to be compressed as one stream

@@ -188,13 +188,12 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
 
     let t = runtime::core().times();
     let jobid = job_id(&sh.config, t.first_pid);
-    let calls = crate::cost::calls_recorded(&modules);
 
     let t1 = Instant::now();
     let names = pipeline::names_of_records(&runtime::core().ledger.names_copy(), &modules, &Default::default());
     let mut regions = pipeline::compress_regions(&names, &modules);
     // The job record last: it says what the shutdown cost so far.
-    let cost = runtime::core().cost.cost(calls, t0.elapsed());
+    let cost = runtime::core().cost.cost(regions.calls, t0.elapsed());
     let job = job_record(t.start, end, 1, jobid, &metadata_counts(&modules), false, &cost)
         .ok_or(ShutdownError::NotInitialised)?;
     // The crash-safe file now holds seconds: its job record says so (the

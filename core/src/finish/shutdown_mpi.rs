@@ -109,7 +109,7 @@ pub fn write_log_mpi(
     let t_start = Instant::now();
     let modules = runtime::core().modules();
     let ctx = agree_on_the_clock(comm, secs_per_tick, end_tick);
-    let calls = finalize(comm, &modules, &ctx, end, t_start)?;
+    finalize(comm, &modules, &ctx, end, t_start)?;
     let finalize_s = t_start.elapsed().as_secs_f64();
     let t1 = Instant::now();
     let shared = reduce_shared_records(comm, &modules, sh);
@@ -117,7 +117,7 @@ pub fn write_log_mpi(
     let job = agree_on_the_job(comm, end, sh);
     let t2 = Instant::now();
     let mut regions = compress(comm, &modules, &shared)?;
-    let (counts, cost) = agree_on_counts(comm, &modules, calls, t_start)?;
+    let (counts, cost) = agree_on_counts(comm, &modules, regions.calls, t_start)?;
     add_job_record(comm, &mut regions, &job, &counts, &cost)?;
     let compress_s = t2.elapsed().as_secs_f64();
     let t3 = Instant::now();
@@ -148,21 +148,20 @@ fn agree_on_the_clock(comm: &dyn Comm, secs_per_tick: f64, end_tick: i64) -> Fin
 }
 
 /// Every module stops recording and turns ticks into seconds; this rank's
-/// crash-safe file then holds seconds (no `ticks=`). The calls this
-/// rank's records count, before the reduction moves shared ones to rank 0.
+/// crash-safe file then holds seconds (no `ticks=`; its calls are counted
+/// from its records if it is ever merged).
 fn finalize(
     comm: &dyn Comm,
     modules: &[&'static dyn Module],
     ctx: &FinalizeCtx,
     end: (i64, i64),
     t_start: Instant,
-) -> Result<u64, ShutdownError> {
+) -> Result<(), ShutdownError> {
     step(comm, "finalize", || {
         pipeline::finalize(modules, ctx);
-        let calls = crate::cost::calls_recorded(modules);
-        let cost = runtime::core().cost.cost(calls, t_start.elapsed());
+        let cost = runtime::core().cost.cost(0, t_start.elapsed());
         crate::finish::shutdown::map_job(end, ctx.nprocs, None, true, &cost);
-        Ok(calls)
+        Ok(())
     })
 }
 
@@ -204,8 +203,9 @@ fn agree_on_the_job(comm: &dyn Comm, end: (i64, i64), sh: &Shared) -> JobFacts {
 /// The job metadata's counts, by key.
 type Counts = Vec<(&'static str, u64)>;
 
-/// What the modules could not record, and the runtime's cost (this
-/// rank's `calls`, its shutdown since `t_start`), summed over the ranks
+/// What the modules could not record, and the runtime's cost (the calls
+/// this rank's share of the log counts, its shutdown since `t_start`),
+/// summed over the ranks
 /// (the job metadata's counts and cost lines).
 fn agree_on_counts(
     comm: &dyn Comm,

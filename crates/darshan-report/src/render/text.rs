@@ -8,8 +8,9 @@ use darshan_util::visible::Visible as V;
 
 use crate::units::{bytes, count, secs};
 
-pub fn render(r: &Report) -> String {
-    let mut o = String::new();
+/// The job and the log: what ran, how long, what the runtime cost, and
+/// the log's own warnings.
+fn header(o: &mut String, r: &Report) {
     let j = &r.job;
     let _ = writeln!(o, "Darshan job summary: {}", V(&r.log.file_name));
     let _ = writeln!(o, "  command     {}", V(&j.command_line));
@@ -38,6 +39,11 @@ pub fn render(r: &Report) -> String {
     for w in &r.warnings {
         let _ = writeln!(o, "  WARNING     {}", V(w));
     }
+}
+
+pub fn render(r: &Report) -> String {
+    let mut o = String::new();
+    header(&mut o, r);
     if r.modules.is_empty() {
         let _ = writeln!(o, "\nThis log has no instrumentation records: the program did no I/O that Darshan saw.");
     }
