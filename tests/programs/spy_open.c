@@ -8,7 +8,9 @@
  * "spy: <n> opens of the crash-safe file" (making it, growing it), and
  * "spy: <n> opens of a partial log" (a log written under a temporary
  *   name, `.darshan_partial`, before its rename), and
- * "spy: <n> opens of /proc/self/status".
+ * "spy: <n> opens of /proc/self/status", and
+ * "spy: <n> anonymous mappings" (fresh ones, not MAP_FIXED: each is a
+ *   system call and a mapping of its own).
  * With SPY_STRETCH_MS=<n> in the environment, the making of the file is
  * stretched by sleeping n ms right after its open: a test can then tell
  * "inside the timed interval" from "outside it" by a margin no machine's
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
@@ -116,6 +119,17 @@ ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
     return r(fd, buf, n, off);
 }
 
+static long anon_maps;
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+    void *(*r)(void *, size_t, int, int, int, off_t) =
+        (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, "mmap");
+    if ((flags & MAP_ANONYMOUS) && !(flags & MAP_FIXED))
+        anon_maps++;
+    return r(addr, len, prot, flags, fd, off);
+}
+
 __attribute__((destructor)) static void report(void)
 {
     fprintf(stderr, "spy: crash-safe file made in %lld ns\n", took);
@@ -123,4 +137,5 @@ __attribute__((destructor)) static void report(void)
     fprintf(stderr, "spy: %ld opens of a partial log\n", partial_opens);
     fprintf(stderr, "spy: %ld opens of the crash-safe file\n", mmap_opens);
     fprintf(stderr, "spy: %ld opens of /proc/self/status\n", status_opens);
+    fprintf(stderr, "spy: %ld anonymous mappings\n", anon_maps);
 }

@@ -6,6 +6,8 @@
 //! MAP_SHARED file (crash-safe logs) and written out without conversion.
 //! The block is allocated zeroed, so pages cost memory only once touched.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 pub struct RecordArena {
     free: &'static mut [u64],
     /// Memory set aside at start-up for one module alone (DXT's traces,
@@ -152,7 +154,8 @@ impl ZeroedWords {
         let bytes = n.checked_mul(8)?;
         if bytes >= MAP_MIN_BYTES {
             // Page-aligned, so whole words; Drop unmaps it.
-            let words = as_words(reserve_mapping(bytes)?)?;
+            let block = POOL.take(bytes).or_else(|| reserve_mapping(bytes))?;
+            let words = as_words(block)?;
             return Some(ZeroedWords { words, mapped: true });
         }
         let layout = std::alloc::Layout::array::<u64>(n).ok()?;
@@ -205,6 +208,78 @@ impl Drop for ZeroedWords {
         }
     }
 }
+
+/// Bytes of fresh zeroed pages set aside at the first mapped block, from
+/// which later blocks are carved: a process starts about twenty (record
+/// memory, each module's index, handle table and access tuples), and each
+/// of its own took an mmap (1.4 us here) and a mapping to tear down at
+/// exit. Blocks that do not fit in what is left get their own.
+const POOL_BYTES: usize = 16 << 20;
+
+/// What is left of the pool: its next free address and its end (0 until
+/// the first block; see [`NONE`] and [`MAPPING`]).
+struct MapPool {
+    next: AtomicUsize,
+    end: AtomicUsize,
+}
+
+static POOL: MapPool = MapPool { next: AtomicUsize::new(0), end: AtomicUsize::new(0) };
+
+impl MapPool {
+    /// `len` bytes (rounded up to whole pages) of the pool, or None when
+    /// they do not fit (or no pool could be had). A block is never handed
+    /// out twice, so its owner may unmap exactly its pages.
+    fn take(&self, len: usize) -> Option<&'static mut [u8]> {
+        let pages = len.checked_add(PAGE - 1)? & !(PAGE - 1);
+        if pages > POOL_BYTES / 2 {
+            return None;
+        }
+        let end = self.mapped()?;
+        let mut at = self.next.load(Ordering::Relaxed);
+        loop {
+            let to = at.checked_add(pages).filter(|&to| to <= end)?;
+            match self.next.compare_exchange_weak(at, to, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => break,
+                Err(now) => at = now,
+            }
+        }
+        #[allow(unsafe_code)]
+        // SAFETY: `at..at+len` lies in the pool's mapping (at + pages <=
+        // end), is zeroed and writable, and the compare-exchange gave it to
+        // this caller alone.
+        Some(unsafe { std::slice::from_raw_parts_mut(at as *mut u8, len) })
+    }
+
+    /// The pool's end address, mapping it on first use; None if it
+    /// cannot be had (then every block maps its own), or while another
+    /// thread maps it.
+    fn mapped(&self) -> Option<usize> {
+        match self.end.load(Ordering::Acquire) {
+            0 => {}
+            NONE | MAPPING => return None,
+            end => return Some(end),
+        }
+        if self.end.compare_exchange(0, MAPPING, Ordering::Acquire, Ordering::Relaxed).is_err() {
+            return None;
+        }
+        let Some(m) = reserve_mapping(POOL_BYTES) else {
+            self.end.store(NONE, Ordering::Release);
+            return None;
+        };
+        let base = m.as_mut_ptr() as usize;
+        self.next.store(base, Ordering::Relaxed);
+        // Release: whoever sees the end sees the start stored before it.
+        self.end.store(base + POOL_BYTES, Ordering::Release);
+        Some(base + POOL_BYTES)
+    }
+}
+
+/// `MapPool::end` before the pool is mapped: none to be had, or being
+/// mapped by another thread.
+const NONE: usize = 1;
+const MAPPING: usize = 2;
+
+const PAGE: usize = 4096;
 
 /// `len` bytes of fresh private zeroed memory, whose pages cost nothing
 /// until touched: the crash-safe log's address space (until the first
@@ -585,6 +660,40 @@ mod tests {
         assert_eq!(s.capacity, 2960 / 248);
         let none = a.reserve(88, 5);
         assert_eq!(none.capacity, 0);
+    }
+
+    /// Whether the page at `addr` is mapped (mincore fails with ENOMEM on
+    /// an unmapped one).
+    #[allow(unsafe_code)]
+    fn mapped_at(addr: usize) -> bool {
+        let mut v = 0u8;
+        // SAFETY: mincore only reads the page tables and writes one byte
+        // into `v` for the one page asked about.
+        unsafe { libc::mincore((addr & !(PAGE - 1)) as *mut libc::c_void, PAGE, &mut v) == 0 }
+    }
+
+    #[test]
+    fn zeroed_blocks_are_carved_from_one_mapping_and_each_gives_back_only_its_own_pages() {
+        let mut a = ZeroedWords::new(1024).unwrap(); // 8 KiB
+        let b = ZeroedWords::new(1000).unwrap(); // 8,000 bytes: two pages
+        let (pa, pb) = (a.as_ptr() as usize, b.as_ptr() as usize);
+        assert!(a.iter().chain(b.iter()).all(|&w| w == 0), "zeroed");
+        assert_eq!((pa % PAGE, pb % PAGE), (0, 0), "page-aligned");
+        assert!(pa + 8192 <= pb || pb + 8192 <= pa, "no two blocks overlap: {pa:#x} {pb:#x}");
+        let end = POOL.end.load(Ordering::Acquire);
+        assert!(end > MAPPING && (end - POOL_BYTES..end).contains(&pa), "from the pool");
+        a[1023] = 7;
+        drop(b);
+        assert!(!mapped_at(pb) && !mapped_at(pb + PAGE), "the dropped block's pages are gone");
+        assert_eq!(a[1023], 7, "and no other block's");
+        let c = ZeroedWords::new(512).unwrap();
+        assert_ne!(c.as_ptr() as usize, pb, "a dropped block's pages are never handed out again");
+        // One larger than half the pool gets a mapping of its own.
+        let big = ZeroedWords::new((POOL_BYTES / 2 + PAGE) / 8).unwrap();
+        let pbig = big.as_ptr() as usize;
+        assert!(!(end - POOL_BYTES..end).contains(&pbig), "outside the pool");
+        drop(big);
+        assert!(!mapped_at(pbig));
     }
 
     fn refuse_past_100_words(_slot: usize, end: usize) -> bool {
