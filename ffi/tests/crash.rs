@@ -113,6 +113,10 @@ fn a_killed_process_leaves_a_log_with_every_completed_call() {
     assert!(log.job.end_time_sec >= log.job.start_time_sec);
     assert!(!String::from_utf8_lossy(&log.job.metadata).contains("ticks="));
     check_crash_io(&recs, &data);
+    // <STDOUT>'s record, made at its first use after b.txt's, comes first
+    // in the log, as in one written at exit (and in C's).
+    let stdio: Vec<&str> = recs.iter().filter(|(m, _, _)| *m == STDIO).map(|(_, n, _)| n.as_str()).collect();
+    assert_eq!(stdio, ["<STDOUT>", data.join("b.txt").to_str().unwrap()]);
 }
 
 #[test]

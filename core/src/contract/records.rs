@@ -356,6 +356,19 @@ impl<R: RecordRt> RecordSet<R> {
         }
     }
 
+    /// As [`RecordSet::output`], but the records of the ids `first` come
+    /// first, in that order: records a module makes at their first use
+    /// keep the place in the log they had when it made them at start-up.
+    pub fn output_first(&self, first: &[u64], emit: &mut dyn FnMut(&[u64]), keep: impl Fn(&[u64]) -> bool) {
+        for &id in first {
+            let Some(i) = self.find(id) else { continue };
+            if self.shared.get(i) != Some(&true) && keep(self.slice.record(i)) {
+                emit(self.slice.record(i));
+            }
+        }
+        self.output(emit, |w| !first.contains(&w[0]) && keep(w));
+    }
+
     /// MPI shutdown, on every rank: combine the records of the `shared`
     /// ids (the same list on every rank) into rank -1 records on rank 0
     /// with `rules`; the local copies are then not written. Returns false

@@ -15,6 +15,22 @@ pub fn is_std_stream(name: &[u8]) -> bool {
     STD_STREAMS.contains(&name)
 }
 
+/// The standard streams' record ids, in fd order.
+pub fn std_stream_ids() -> [u64; 3] {
+    STD_STREAMS.map(crate::record_id)
+}
+
+/// A STDIO region holds the standard streams' records first, in fd order:
+/// C Darshan makes them when the module starts, before any file's, and
+/// this runtime, which makes each at the stream's first use, writes them
+/// in that place. Puts `recs` (one STDIO region's records, with `id` of
+/// each) in that order, the others keeping theirs (a crash-safe file holds
+/// them in the order they were made).
+pub fn std_streams_first<T>(recs: &mut [T], id: impl Fn(&T) -> u64) {
+    let std = std_stream_ids();
+    recs.sort_by_key(|r| std.iter().position(|&s| s == id(r)).unwrap_or(std.len()));
+}
+
 #[derive(Default, Clone)]
 pub struct NameTable {
     arena: Vec<u8>,
@@ -150,5 +166,19 @@ impl NameTable {
             b.push(0);
         }
         b
+    }
+}
+
+#[cfg(test)]
+mod std_stream_tests {
+    use super::*;
+
+    #[test]
+    fn standard_streams_come_first_in_fd_order_and_the_rest_keep_theirs() {
+        let [stdin, stdout, stderr] = std_stream_ids();
+        let mut recs = vec![(1, "a"), (stderr, "err"), (2, "b"), (stdin, "in"), (3, "c")];
+        std_streams_first(&mut recs, |r| r.0);
+        assert_eq!(recs.iter().map(|r| r.1).collect::<Vec<_>>(), ["in", "err", "a", "b", "c"]);
+        assert_ne!(stdout, stdin, "three ids");
     }
 }

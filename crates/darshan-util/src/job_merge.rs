@@ -91,7 +91,10 @@ fn gather(plan: &Plan, module: usize, sink: &mut dyn FnMut(Record)) -> Result<()
         }
         let t = log.names().map_err(|e| MergeError::Log { path: p.path.clone(), source: e })?;
         let shift = shift_of(p, plan);
-        let recs = log.records(module).map_err(|e| MergeError::Log { path: p.path.clone(), source: e })?;
+        let mut recs = log.records(module).map_err(|e| MergeError::Log { path: p.path.clone(), source: e })?;
+        if module == darshan_log::modules::STDIO {
+            darshan_log::names::std_streams_first(&mut recs, |r| r.id);
+        }
         for mut r in recs {
             if crate::merge::is_unused_std_stream(&r, &t) {
                 continue;

@@ -219,7 +219,10 @@ fn gather(inputs: &[Input]) -> Result<Gathered, MergeError> {
         g.partial |= i.log.header.partial_flag;
         let mut calls = 0u64;
         for m in i.log.modules_present() {
-            let recs = i.log.records(m).map_err(|e| MergeError::Log { path: i.path.clone(), source: e })?;
+            let mut recs = i.log.records(m).map_err(|e| MergeError::Log { path: i.path.clone(), source: e })?;
+            if m == STDIO {
+                darshan_log::names::std_streams_first(&mut recs, |r| r.id);
+            }
             let kept = recs.into_iter().filter(|r| !is_unused_std_stream(r, &t));
             let counted = kept.inspect(|r| calls += darshan_log::cost::counters_calls(m, &r.counters));
             g.by_module.entry(m).or_default().extend(counted);

@@ -74,6 +74,12 @@ pub struct State {
     set: RecordSet<Rt>,
     streams: StreamMap,
     std_streams: [usize; 3],
+    /// The standard streams whose record is still to be made, at their
+    /// first use: made at start-up, their three records, names and index
+    /// entries were a third of a short process's page faults in the
+    /// constructor (16 of 57), for streams most programs never touch
+    /// through stdio.
+    pending_std: [bool; 3],
 }
 
 pub struct Stdio {
@@ -95,7 +101,12 @@ impl Stdio {
     /// or a test's own.
     pub const fn new() -> Stdio {
         Stdio {
-            state: Lock::new(State { set: RecordSet::new(ID), streams: StreamMap::new(), std_streams: [0; 3] }),
+            state: Lock::new(State {
+                set: RecordSet::new(ID),
+                streams: StreamMap::new(),
+                std_streams: [0; 3],
+                pending_std: [false; 3],
+            }),
             names: NameFilter::new(ID),
         }
     }
@@ -104,6 +115,7 @@ impl Stdio {
 impl State {
     /// fopen/freopen/fdopen and the standard streams at start-up.
     fn open(&mut self, stream: usize, id: u64, name: &[u8], fdopen: bool, tm1: Tick, tm2: Tick) {
+        self.settle_std(stream);
         let Some(i) = self.set.find_or_create(id, name) else { return };
         let (w, rt) = self.set.both(i);
         // fdopen continues at the record's offset; fopen starts at 0.
@@ -121,10 +133,39 @@ impl State {
         MAYBE_TRACKED[word].fetch_or(bit, Ordering::Relaxed);
     }
 
-    fn register_std(&mut self) {
+    /// The standard streams get their records at their first use, as if
+    /// made now: their names are registered now, so that the name table
+    /// keeps its order, and the filter lets their calls through.
+    fn register_std(&mut self, env: &Env) {
         for (k, name) in STD_NAMES.iter().enumerate() {
-            let id = darshan_log::record_id(name);
-            self.open(self.std_streams[k], id, name, false, 0, 0);
+            let stream = self.std_streams[k];
+            self.pending_std[k] = stream != 0 && env.ledger.register_name(ID, darshan_log::record_id(name), name);
+            if self.pending_std[k] {
+                let (word, bit) = filter_bit(stream);
+                MAYBE_TRACKED[word].fetch_or(bit, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// The record index of `stream`, making a standard stream's record at
+    /// its first use (opened at time 0, as at start-up).
+    fn stream_record(&mut self, stream: usize) -> Option<u32> {
+        if let Some(i) = self.streams.get(stream) {
+            return Some(i);
+        }
+        let k = (0..3).find(|&k| self.pending_std[k] && self.std_streams[k] == stream)?;
+        self.open(stream, darshan_log::record_id(STD_NAMES[k]), STD_NAMES[k], false, 0, 0);
+        self.streams.get(stream)
+    }
+
+    /// A standard stream closed or reopened before its first use gets no
+    /// record of its own from now on (made at start-up, it would have had
+    /// neither reads nor writes, and been left out).
+    fn settle_std(&mut self, stream: usize) {
+        for k in 0..3 {
+            if self.std_streams[k] == stream {
+                self.pending_std[k] = false;
+            }
         }
     }
 }
@@ -156,6 +197,7 @@ impl Stdio {
 
     pub fn on_close(&self, stream: usize, tm1: Tick, tm2: Tick) {
         let mut st = self.lock();
+        st.settle_std(stream);
         let Some(i) = st.streams.remove(stream) else { return };
         if !st.set.live(i as usize) {
             return;
@@ -179,7 +221,7 @@ impl Stdio {
     #[inline]
     fn data(&self, stream: usize, kind: Access, bytes: i64, tm1: Tick, tm2: Tick) {
         let mut st = self.lock();
-        let Some(i) = st.streams.get(stream) else { return };
+        let Some(i) = st.stream_record(stream) else { return };
         if !st.set.live(i as usize) {
             return;
         }
@@ -220,7 +262,7 @@ impl Stdio {
     /// (ftell after the call; 0 for rewind).
     pub fn on_seek(&self, stream: usize, pos: i64, tm1: Tick, tm2: Tick) {
         let mut st = self.lock();
-        let Some(i) = st.streams.get(stream) else { return };
+        let Some(i) = st.stream_record(stream) else { return };
         if !st.set.live(i as usize) {
             return;
         }
@@ -233,7 +275,7 @@ impl Stdio {
     /// ungetc: the tracked offset moves back one byte.
     pub fn on_unget(&self, stream: usize) {
         let mut st = self.lock();
-        let Some(i) = st.streams.get(stream) else { return };
+        let Some(i) = st.stream_record(stream) else { return };
         if st.set.live(i as usize) {
             let (_, rt) = st.set.both(i as usize);
             rt.offset = (rt.offset - 1).max(0);
@@ -243,7 +285,7 @@ impl Stdio {
     /// The record id of a tracked stream (fileno).
     pub fn id_of_stream(&self, stream: usize) -> Option<u64> {
         let mut st = self.lock();
-        let i = st.streams.get(stream)?;
+        let i = st.stream_record(stream)?;
         Some(st.set.record(i as usize)[0])
     }
 }
@@ -272,16 +314,16 @@ impl Module for Stdio {
         let mut st = self.lock();
         self.names.set(env.config);
         st.set.attach(slice, env);
-        st.register_std();
+        st.register_std(env);
     }
 
     fn output(&self, emit: &mut dyn FnMut(&[u64])) {
-        let std_ids: [u64; 3] = std::array::from_fn(|k| darshan_log::record_id(STD_NAMES[k]));
+        let std_ids = darshan_log::names::std_stream_ids();
         // Standard streams nobody read or wrote are left out (and their
-        // names with them: the name table holds only records in the log).
-        self.lock()
-            .set
-            .output(emit, |w| !(std_ids.contains(&w[0]) && w[c::word(c::WRITES)] == 0 && w[c::word(c::READS)] == 0));
+        // names with them: the name table holds only records in the log);
+        // the others come first, where they were when made at start-up.
+        let unused = |w: &[u64]| std_ids.contains(&w[0]) && w[c::word(c::WRITES)] == 0 && w[c::word(c::READS)] == 0;
+        self.lock().set.output_first(&std_ids, emit, |w| !unused(w));
     }
 
     fn fork_child(&self) {
@@ -291,6 +333,8 @@ impl Module for Stdio {
         for w in &MAYBE_TRACKED {
             w.store(0, Ordering::Relaxed);
         }
-        st.register_std();
+        if let Some(env) = st.set.env().copied() {
+            st.register_std(&env);
+        }
     }
 }

@@ -13,11 +13,17 @@ use darshan_log::counters::stdio::typed as c;
 use crate::Stdio;
 
 /// A STDIO module of the test's own with room for `records` files besides
-/// the standard streams' three records (made at attach), and its own
-/// ledger and configuration: no process-wide runtime.
+/// the standard streams' three records, and its own ledger and
+/// configuration: no process-wide runtime.
 fn stdio(records: usize) -> Stdio {
+    stdio_with_std(records, [0; 3])
+}
+
+/// The same, its standard streams at the `FILE*` values `std`.
+fn stdio_with_std(records: usize, std: [usize; 3]) -> Stdio {
     let records = records + 3;
     let s = Stdio::new();
+    s.set_std_streams(std);
     let arena = Box::leak(Box::new(RecordArena::new(records * c::RECORD_WORDS * 8).expect("record memory")));
     s.attach(arena.reserve(c::RECORD_WORDS, records), &Env::for_tests());
     s
@@ -158,4 +164,47 @@ fn two_ranks_records_reduce_as_darshans_operator_does() {
     assert_eq!(getf(&b, c::fword(c::F_WRITE_TIME)), 30.0, "times add up across ranks");
     assert_eq!((counter(&b, c::SLOWEST_RANK), counter(&b, c::SLOWEST_RANK_BYTES)), (1, 500));
     assert_eq!((counter(&b, c::FASTEST_RANK), counter(&b, c::FASTEST_RANK_BYTES)), (0, 200));
+}
+
+const STD: [usize; 3] = [0x10, 0x20, 0x30];
+
+fn names_of(recs: &[Vec<u64>]) -> Vec<&'static [u8]> {
+    let named = |id| darshan_log::names::STD_STREAMS.into_iter().find(|n| darshan_log::record_id(n) == id);
+    recs.iter().map(|w| named(w[0]).unwrap_or(b"file")).collect()
+}
+
+/// The standard streams' records are made at their first use (a third of
+/// a short process's page faults at start-up went into making all three
+/// there), but they keep the place they had: first, in fd order, opened
+/// once at time 0.
+#[test]
+fn a_standard_streams_record_is_made_at_its_first_use_and_written_first() {
+    let s = stdio_with_std(2, STD);
+    assert_eq!(s.lock().set.len(), 0, "no record made at start-up");
+    s.on_open(0x5000, b"/data/a.txt", 1, 2);
+    s.on_write(0x5000, 10, false, 3, 4);
+    s.on_write(STD[2], 7, false, 5, 6);
+    s.on_read(STD[0], 3, 7, 8);
+    let recs = records(&s);
+    assert_eq!(names_of(&recs), [&b"<STDIN>"[..], b"<STDERR>", b"file"]);
+    assert_eq!(
+        (counter(&recs[1], c::OPENS), counter(&recs[1], c::WRITES), counter(&recs[1], c::BYTES_WRITTEN)),
+        (1, 1, 7)
+    );
+    assert_eq!(getf(&recs[1], c::fword(c::F_OPEN_START_TIMESTAMP)), 0.0);
+}
+
+/// A standard stream closed, or reopened onto a file, before its first
+/// use has no record of its own later (made at start-up, it would have
+/// had no reads or writes and been left out).
+#[test]
+fn a_standard_stream_closed_or_reopened_before_use_gets_no_record() {
+    let s = stdio_with_std(2, STD);
+    s.on_close(STD[2], 1, 2);
+    s.on_write(STD[2], 5, false, 3, 4); // on a closed stream: not counted
+    s.on_open(STD[1], b"/data/out.txt", 5, 6); // freopen(stdout)
+    s.on_write(STD[1], 9, false, 7, 8);
+    let recs = records(&s);
+    assert_eq!(names_of(&recs), [&b"file"[..]]);
+    assert_eq!(counter(&recs[0], c::BYTES_WRITTEN), 9);
 }
