@@ -356,6 +356,13 @@ impl<R: RecordRt> RecordSet<R> {
         }
     }
 
+    /// This module will likely make records soon after start-up (records
+    /// it makes at first use, which it used to make at start-up): the
+    /// crash-safe file gives its area storage when it is made.
+    pub fn expect_early_records(&self) {
+        crate::store::logmap::expect_early(self.module);
+    }
+
     /// As [`RecordSet::output`], but the records of the ids `first` come
     /// first, in that order: records a module makes at their first use
     /// keep the place in the log they had when it made them at start-up.

@@ -90,6 +90,10 @@ struct Area {
     start: usize,
     given: usize,
     end: usize,
+    /// Records are expected here early (a module that makes records at
+    /// first use which it used to make at start-up): its first storage
+    /// comes with the file, through the same descriptor.
+    early: bool,
 }
 
 pub struct LogMap {
@@ -192,7 +196,7 @@ pub fn install(
     write_fixed_header(header);
     let mut areas = [Area::default(); MAX_MODS + 1];
     let names_end = NAMES_OFF + name_mem.next_multiple_of(8);
-    areas[MAX_MODS] = Area { start: NAMES_OFF, given: NAMES_OFF, end: names_end };
+    areas[MAX_MODS] = Area { start: NAMES_OFF, given: NAMES_OFF, end: names_end, early: false };
     *FILE.map.lock().unwrap_or_else(|e| e.into_inner()) = Some(LogMap {
         backing: Backing::Pending,
         header,
@@ -266,7 +270,8 @@ impl LogMap {
             // start-up (and again in a forked child before its file), so
             // its area is in use here and given whole (26 KB < FIRST),
             // MPI-IO's later heatmap included.
-            let mut upto = if used > a.start { used.max(a.start + FIRST).min(a.end) } else { a.start };
+            let in_use = used > a.start || a.early;
+            let mut upto = if in_use { used.max(a.start + FIRST).min(a.end) } else { a.start };
             // The area whose record makes the file gets its first storage
             // now, through the same descriptor: else room() opened the
             // file a second time at once to give it (about 50 us of every
@@ -357,11 +362,23 @@ pub fn module_registered(id: usize, addr: usize, bytes: usize, version: u32) {
     with(|m| {
         if id < MAX_MODS && addr >= m.base && addr < m.base + m.len {
             let off = addr - m.base;
-            m.areas[id] = Area { start: off, given: off, end: off + bytes };
+            m.areas[id] = Area { start: off, given: off, end: off + bytes, early: false };
             put(m.header, 48 + 16 * id, off as u64);
             m.header[1072 + 4 * id..1076 + 4 * id].copy_from_slice(&version.to_le_bytes());
             // Registered after the file was made (MPI-IO at MPI_Init): its
             // storage comes with its first record, as every area's.
+        }
+    });
+}
+
+/// Module `id` expects records early (STDIO's standard streams, made at
+/// their first use): its area gets its first storage when the file is
+/// made, as one in use does, not through a second open at its first
+/// record.
+pub fn expect_early(id: usize) {
+    with(|m| {
+        if let Some(a) = m.areas.get_mut(id).filter(|_| id < MAX_MODS) {
+            a.early = true;
         }
     });
 }

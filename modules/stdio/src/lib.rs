@@ -145,6 +145,9 @@ impl State {
                 MAYBE_TRACKED[word].fetch_or(bit, Ordering::Relaxed);
             }
         }
+        if self.pending_std.contains(&true) {
+            self.set.expect_early_records();
+        }
     }
 
     /// The record index of `stream`, making a standard stream's record at
