@@ -288,8 +288,13 @@ impl Stdio {
     /// The record id of a tracked stream (fileno).
     pub fn id_of_stream(&self, stream: usize) -> Option<u64> {
         let mut st = self.lock();
-        let i = st.stream_record(stream)?;
-        Some(st.set.record(i as usize)[0])
+        if let Some(i) = st.streams.get(stream) {
+            return Some(st.set.record(i as usize)[0]);
+        }
+        // A standard stream not used yet: its id, without making its record
+        // (fileno(stdin) alone leaves none in the log).
+        let k = (0..3).find(|&k| st.pending_std[k] && st.std_streams[k] == stream)?;
+        Some(darshan_log::record_id(STD_NAMES[k]))
     }
 }
 
