@@ -46,6 +46,9 @@ pub struct Config {
     /// environment (crate::launcher); read here, once, with the rest.
     pub launch: crate::launcher::Launch,
     pub log_hints: String,
+    /// An MPI job's log up to this many bytes is gathered onto rank 0 and
+    /// written there (DARSHAN_LOG_GATHER_MAX, MiB; 0: always MPI-IO).
+    pub log_gather_max: u64,
     pub mod_mem: usize,
     pub name_mem: usize,
     pub mem_align: i64,
@@ -92,6 +95,7 @@ impl Default for Config {
             jobid_env: None,
             launch: Default::default(),
             log_hints: DEF_LOG_HINTS.into(),
+            log_gather_max: 16 << 20,
             mod_mem: DEF_MOD_MEM,
             name_mem: DEF_NAME_MEM,
             mem_align: DEF_MEM_ALIGN,
@@ -404,6 +408,11 @@ impl Config {
         if let Some(v) = src.var("DARSHAN_LOGHINTS") {
             self.log_hints = v;
         }
+        if let Some(v) = src.var("DARSHAN_LOG_GATHER_MAX") {
+            // 0: every log through MPI-IO (the tests' way to that path).
+            let bytes = if v.trim() == "0" { Some(0) } else { mib(&v, "DARSHAN_LOG_GATHER_MAX", warn) };
+            self.log_gather_max = bytes.map_or(self.log_gather_max, |b| b as u64);
+        }
         if let Some(v) = src.var("DARSHAN_MODMEM") {
             self.mod_mem = mib(&v, "DARSHAN_MODMEM", warn).unwrap_or(self.mod_mem);
         }
@@ -575,6 +584,16 @@ mod tests {
         assert!(c.mmap_logs, "a bad value keeps the default");
         assert_eq!(w, vec!["DARSHAN_MMAP_LOGS=yes: expected 0 or 1; keeping 1".to_string()]);
         assert!(!Config::default().log_fsync, "no fsync unless asked for");
+    }
+
+    #[test]
+    fn the_gather_limit_is_whole_mib_or_0_for_none() {
+        let gather = |v: &'static str| Config::load(&Fake([("DARSHAN_LOG_GATHER_MAX", v)].into(), ""));
+        assert_eq!(Config::default().log_gather_max, 16 << 20);
+        assert_eq!(gather("4").0.log_gather_max, 4 << 20);
+        assert_eq!(gather("0").0.log_gather_max, 0, "every log through MPI-IO");
+        let (c, w) = gather("-3");
+        assert_eq!((c.log_gather_max, w.len()), (16 << 20, 1), "a bad value keeps the default, said once");
     }
 
     /// A config file line of 5 MB gave a 5 MB warning.

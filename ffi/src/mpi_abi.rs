@@ -44,6 +44,7 @@ reals! {
     PMPI_Allreduce: fn(*const c_void, *mut c_void, c_int, H, H, H) -> c_int;
     PMPI_Reduce: fn(*const c_void, *mut c_void, c_int, H, H, c_int, H) -> c_int;
     PMPI_Gather: fn(*const c_void, c_int, H, *mut c_void, c_int, H, c_int, H) -> c_int;
+    PMPI_Gatherv: fn(*const c_void, c_int, H, *mut c_void, *const c_int, *const c_int, H, c_int, H) -> c_int;
     PMPI_Exscan: fn(*const c_void, *mut c_void, c_int, H, H, H) -> c_int;
     PMPI_Type_contiguous: fn(c_int, H, *mut H) -> c_int;
     PMPI_Type_commit: fn(*mut H) -> c_int;

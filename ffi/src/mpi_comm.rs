@@ -180,18 +180,18 @@ impl Comm for MpiComm {
         }
     }
 
-    fn gather_u64(&self, v: u64) -> Vec<u64> {
-        let Some(f) = m::PMPI_Gather() else { return Vec::new() };
-        let mut all = vec![0u64; if self.rank == 0 { self.size.max(0) as usize } else { 0 }];
-        // SAFETY: one u64 sent; rank 0's buffer holds one per rank (the
+    fn gather_u64s(&self, v: &[u64]) -> Vec<u64> {
+        let (Some(f), Ok(n)) = (m::PMPI_Gather(), c_int::try_from(v.len())) else { return Vec::new() };
+        let mut all = vec![0u64; if self.rank == 0 { self.size.max(0) as usize * v.len() } else { 0 }];
+        // SAFETY: `n` u64 sent; rank 0's buffer holds `n` per rank (the
         // others' is not read by MPI).
         let r = unsafe {
             f(
-                (&v as *const u64).cast(),
-                1,
+                v.as_ptr().cast(),
+                n,
                 self.abi.uint64,
                 all.as_mut_ptr().cast(),
-                1,
+                n,
                 self.abi.uint64,
                 0,
                 self.abi.comm_world,
@@ -202,6 +202,43 @@ impl Comm for MpiComm {
         } else {
             Vec::new()
         }
+    }
+
+    fn gather_bytes(&self, data: &[u8], counts: &[u64]) -> Option<Vec<u8>> {
+        // The shutdown agrees on the sizes before calling this (all_ok), so
+        // that no rank returns here while the others enter the collective.
+        let f = m::PMPI_Gatherv()?;
+        let n = c_int::try_from(data.len()).ok()?;
+        let root = self.rank == 0;
+        if root && counts.len() != self.size.max(0) as usize {
+            return None;
+        }
+        let (mut ints, mut displs) = (Vec::new(), Vec::new());
+        if root {
+            let mut at: c_int = 0;
+            for &c in counts {
+                let c = c_int::try_from(c).ok()?;
+                ints.push(c);
+                displs.push(at);
+                at = at.checked_add(c)?;
+            }
+        }
+        let mut all =
+            vec![0u8; if root { displs.last().zip(ints.last()).map_or(0, |(d, c)| (d + c) as usize) } else { 0 }];
+        let null = std::ptr::null();
+        let (cp, dp) = if root { (ints.as_ptr(), displs.as_ptr()) } else { (null, null) };
+        // An empty slice's pointer is 1 for bytes, which Open MPI takes for
+        // MPI_IN_PLACE (an excluded rank sends nothing): a real byte's.
+        let mut spare = [0u8; 1];
+        let send = if data.is_empty() { spare.as_ptr() } else { data.as_ptr() };
+        let recv = if all.is_empty() { spare.as_mut_ptr() } else { all.as_mut_ptr() };
+        // SAFETY: `n` bytes sent from `send` (`data`, or `spare` when `n`
+        // is 0); on rank 0 `recv` holds the sum of `counts` (`spare` when
+        // it is 0, nothing written), one count and displacement per rank
+        // (checked against the communicator's size); MPI reads the counts
+        // on the root only.
+        let r = unsafe { f(send.cast(), n, self.abi.byte, recv.cast(), cp, dp, self.abi.byte, 0, self.abi.comm_world) };
+        (r == MPI_SUCCESS).then_some(all)
     }
 
     fn reduce_elems(&self, send: &[u64], recv: &mut [u64], elem_words: usize, combine: Combine) -> bool {

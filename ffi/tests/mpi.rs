@@ -19,6 +19,7 @@ on_both_mpis!(
     disable_shared_reduction_keeps_one_record_per_rank,
     an_excluded_rank_records_nothing_but_takes_part_in_the_shutdown,
     log_hints_are_kept_in_the_job_record_and_the_log_still_written,
+    a_log_too_large_to_gather_is_written_through_mpi_io_with_the_same_records,
     enable_nonmpi_in_an_mpi_job_still_gives_one_job_log,
     lost_calls_of_every_rank_are_counted_in_the_job_log,
     a_non_mpi_program_does_not_load_libmpi,
@@ -158,6 +159,18 @@ fn log_hints_are_kept_in_the_job_record_and_the_log_still_written(mpi: Mpi) {
     let log = the_log(&mpirun(mpi, &exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_LOGHINTS", hints)]));
     let meta = String::from_utf8_lossy(&log.file.job.metadata).into_owned();
     assert!(meta.contains(&format!("h={hints}\n")), "{meta}");
+    check_mpi_mix(&log, &data);
+}
+
+/// A small log (most are) is gathered onto rank 0 and written there: the
+/// collective MPI-IO open and close were most of the shutdown's cost. A
+/// larger one is written through MPI-IO, each rank its own pieces
+/// (DARSHAN_LOG_GATHER_MAX=0 sends every log that way): the same records.
+fn a_log_too_large_to_gather_is_written_through_mpi_io_with_the_same_records(mpi: Mpi) {
+    let d = scratch_mpi(mpi, "mpiio-write");
+    let exe = mpicc(mpi, "mpi_mix", &d);
+    let data = d.join("data");
+    let log = the_log(&mpirun(mpi, &exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_LOG_GATHER_MAX", "0")]));
     check_mpi_mix(&log, &data);
 }
 

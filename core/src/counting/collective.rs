@@ -52,9 +52,13 @@ pub trait Comm {
     /// Reduce `send` (elements of `elem_words` words) onto rank 0's `recv`
     /// with `combine`. False if MPI refused.
     fn reduce_elems(&self, send: &[u64], recv: &mut [u64], elem_words: usize, combine: Combine) -> bool;
-    /// Every rank's `v` on rank 0, in rank order (empty on the others,
-    /// and on rank 0 if MPI refused).
-    fn gather_u64(&self, v: u64) -> Vec<u64>;
+    /// Every rank's `v` (as long on every rank) on rank 0, rank after
+    /// rank (empty on the others, and on rank 0 if MPI refused).
+    fn gather_u64s(&self, v: &[u64]) -> Vec<u64>;
+    /// Every rank's `data` on rank 0, rank after rank, `counts` (read on
+    /// rank 0 only) being their lengths: None on rank 0 if MPI refused,
+    /// or if the counts do not fit its int counts; empty on the others.
+    fn gather_bytes(&self, data: &[u8], counts: &[u64]) -> Option<Vec<u8>>;
     /// Open the log file collectively (create, exclusive, write only) with
     /// the `key=value;...` hints.
     fn open_log(&self, path: &str, hints: &str) -> Result<(), CommError>;

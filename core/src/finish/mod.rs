@@ -3,6 +3,7 @@
 //! and an MPI job over `counting::collective`'s `Comm` (`shutdown_mpi`).
 
 pub mod compress;
+mod gathered;
 pub mod logname;
 pub mod pipeline;
 pub mod shutdown;

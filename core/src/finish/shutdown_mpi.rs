@@ -62,7 +62,7 @@ fn shared_records(comm: &dyn Comm, modules: &[&'static dyn Module]) -> Vec<(u64,
 /// the job's agreement on it: Ok on every rank only when it succeeded on
 /// every rank. Rank 0 carries the job's error (the step's name when it
 /// failed elsewhere); the others `OtherRank`.
-fn step<T>(
+pub(crate) fn step<T>(
     comm: &dyn Comm,
     name: &'static str,
     f: impl FnOnce() -> Result<T, ShutdownError>,
@@ -264,13 +264,15 @@ fn add_job_record(
 /// Where each rank's pieces go: an exclusive prefix sum of the sizes
 /// within each region, the regions back to back after the header, and
 /// the trailer naming the modules Darshan does not know after the last.
-struct Placed {
-    header: Header,
-    starts: Vec<u64>,
+pub(crate) struct Placed {
+    pub(crate) header: Header,
+    /// Where each region starts in the log.
+    pub(crate) starts: Vec<u64>,
+    /// Where this rank's piece starts in each region.
     mine: Vec<u64>,
-    trailer: Vec<u8>,
+    pub(crate) trailer: Vec<u8>,
     /// The log's whole size.
-    end: u64,
+    pub(crate) end: u64,
 }
 
 fn place_regions(comm: &dyn Comm, regions: &Regions) -> Placed {
@@ -289,8 +291,8 @@ fn place_regions(comm: &dyn Comm, regions: &Regions) -> Placed {
 }
 
 /// The log's temporary name (every rank) and final base name (rank 0).
-struct LogName {
-    tmp: String,
+pub(crate) struct LogName {
+    pub(crate) tmp: String,
     base: Option<String>,
 }
 
@@ -304,9 +306,11 @@ fn agree_on_the_name(comm: &dyn Comm, job: &JobFacts) -> Result<LogName, Shutdow
     Ok(LogName { tmp: String::from_utf8_lossy(&path).into_owned(), base: named.map(|(_, base)| base) })
 }
 
-/// The log opened collectively, each rank's streams written where the
-/// scan put them (rank 0 also the header and trailer), made durable when
-/// crash-safe files are to go, closed, and its size checked by rank 0.
+/// The log written: gathered onto rank 0 when it is small (most are),
+/// else with MPI-IO, opened collectively, each rank's streams written
+/// where the scan put them (rank 0 also the header and trailer), made
+/// durable when crash-safe files are to go, closed, and its size checked
+/// by rank 0.
 fn write(
     comm: &dyn Comm,
     sh: &Shared,
@@ -314,6 +318,9 @@ fn write(
     placed: &Placed,
     name: &LogName,
 ) -> Result<(), ShutdownError> {
+    if placed.end <= sh.config.log_gather_max {
+        return crate::finish::gathered::write(comm, sh, regions, placed, name);
+    }
     open(comm, sh, &name.tmp)?;
     let wrote = step(comm, "write", || write_pieces(comm, regions, placed, &name.tmp));
     // With crash-safe files (on any rank: the sync is collective), the

@@ -180,7 +180,7 @@ impl Module for Bgq {
         let Some(i) = st.set.find(id) else { return };
         let mut job = [0u64; c::RECORD_WORDS];
         job.copy_from_slice(st.set.record(i));
-        let ids = comm.gather_u64(job[c::word(c::INODES)]);
+        let ids = comm.gather_u64s(&[job[c::word(c::INODES)]]);
         if comm.rank() == 0 {
             job[1] = -1i64 as u64;
             // -1 where MPI failed, as C's where its buffer could not be had.

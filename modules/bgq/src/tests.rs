@@ -100,8 +100,11 @@ impl Comm for Job {
     fn reduce_elems(&self, _s: &[u64], _r: &mut [u64], _w: usize, _c: Combine) -> bool {
         false
     }
-    fn gather_u64(&self, v: u64) -> Vec<u64> {
-        self.sent.set(v);
+    fn gather_bytes(&self, _d: &[u8], _c: &[u64]) -> Option<Vec<u8>> {
+        None
+    }
+    fn gather_u64s(&self, v: &[u64]) -> Vec<u64> {
+        self.sent.set(v[0]);
         if self.rank == 0 {
             self.ids.clone()
         } else {
