@@ -9,20 +9,31 @@
 
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 
+use darshan_log::header::Header;
+
 use crate::counting::collective::{all_ok, Comm};
 use crate::finish::pipeline::{Regions, ShutdownError};
-use crate::finish::shutdown_mpi::{step, LogName, Placed};
+use crate::finish::step::step;
 use crate::runtime::Shared;
 
+/// Where the scan placed the log's parts: the header, each region's start,
+/// the trailer (at the end) and the whole size.
+pub(crate) struct Layout<'a> {
+    pub header: &'a Header,
+    pub starts: &'a [u64],
+    pub trailer: &'a [u8],
+    pub end: u64,
+}
+
 /// Gather every rank's pieces onto rank 0, which writes the log under
-/// `name.tmp` (made durable when crash-safe files are to go) and checks
-/// its size; the job agrees on the outcome.
+/// `tmp` (made durable when crash-safe files are to go) and checks its
+/// size; the job agrees on the outcome.
 pub(crate) fn write(
     comm: &dyn Comm,
     sh: &Shared,
     regions: &Regions,
-    placed: &Placed,
-    name: &LogName,
+    placed: &Layout,
+    tmp: &str,
 ) -> Result<(), ShutdownError> {
     let pieces: Vec<&[u8]> = regions.in_order().collect();
     let lens: Vec<u64> = pieces.iter().map(|p| p.len() as u64).collect();
@@ -32,20 +43,20 @@ pub(crate) fn write(
     let per_rank: Vec<u64> = every_len.chunks(lens.len().max(1)).map(|c| c.iter().sum()).collect();
     let known = comm.rank() != 0 || (per_rank.len() == comm.size() as usize && !lens.is_empty());
     if !all_ok(comm, known) {
-        return Err(failed(comm, name, "MPI_Gather of the pieces' lengths failed"));
+        return Err(failed(comm, tmp, "MPI_Gather of the pieces' lengths failed"));
     }
     let bytes = comm.gather_bytes(&pieces.concat(), &per_rank);
     // With crash-safe files on any rank, the log must be durable before
     // they go.
     let fsync = !all_ok(comm, !(sh.config.log_fsync && crate::store::logmap::has_file()));
     let wrote = step(comm, "write", || match (comm.rank(), bytes) {
-        (0, Some(b)) => write_file(&name.tmp, placed, &every_len, lens.len(), &b, fsync),
-        (0, None) => Err(write_error(&name.tmp, std::io::Error::other("MPI_Gatherv of the log's pieces failed"))),
+        (0, Some(b)) => write_file(tmp, placed, &every_len, lens.len(), &b, fsync),
+        (0, None) => Err(write_error(tmp, std::io::Error::other("MPI_Gatherv of the log's pieces failed"))),
         _ => Ok(()),
     });
     if wrote.is_err() && comm.rank() == 0 {
         // Failed elsewhere: no log, whole or partial, is left.
-        let _ = std::fs::remove_file(&name.tmp);
+        let _ = std::fs::remove_file(tmp);
     }
     wrote
 }
@@ -54,7 +65,7 @@ pub(crate) fn write(
 /// the scan placed the region, and the trailer, into a new file.
 fn write_file(
     tmp: &str,
-    placed: &Placed,
+    placed: &Layout,
     every_len: &[u64],
     regions: usize,
     bytes: &[u8],
@@ -67,7 +78,7 @@ fn write_file(
         .custom_flags(libc::O_CLOEXEC)
         .open(tmp)
         .map_err(|source| ShutdownError::Create { path: tmp.into(), source })?;
-    let mut at = placed.starts.clone();
+    let mut at = placed.starts.to_vec();
     let mut from = 0usize;
     let wrote = (|| {
         f.write_all_at(&placed.header.encode(), 0)?;
@@ -78,7 +89,7 @@ fn write_file(
             (at[r], from) = (at[r] + len as u64, from + len);
         }
         if !placed.trailer.is_empty() {
-            f.write_all_at(&placed.trailer, placed.end - placed.trailer.len() as u64)?;
+            f.write_all_at(placed.trailer, placed.end - placed.trailer.len() as u64)?;
         }
         if fsync {
             f.sync_all()?;
@@ -99,9 +110,9 @@ fn write_error(path: &str, source: std::io::Error) -> ShutdownError {
 }
 
 /// Rank 0 carries the job's error; the others `OtherRank`.
-fn failed(comm: &dyn Comm, name: &LogName, why: &str) -> ShutdownError {
+fn failed(comm: &dyn Comm, tmp: &str, why: &str) -> ShutdownError {
     match comm.rank() {
-        0 => write_error(&name.tmp, std::io::Error::other(why.to_string())),
+        0 => write_error(tmp, std::io::Error::other(why.to_string())),
         _ => ShutdownError::OtherRank,
     }
 }

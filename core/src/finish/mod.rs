@@ -8,3 +8,4 @@ pub mod logname;
 pub mod pipeline;
 pub mod shutdown;
 pub mod shutdown_mpi;
+mod step;

@@ -24,8 +24,10 @@ use std::time::Instant;
 
 use crate::contract::module::{FinalizeCtx, Module};
 use crate::counting::collective::{all_ok, bcast_vec, Comm, Op};
+use crate::finish::gathered::Layout;
 use crate::finish::pipeline::{self, Regions, ShutdownError};
 use crate::finish::shutdown::{job_record, log_paths, metadata_counts, Outcome};
+use crate::finish::step::step;
 use crate::runtime::{self, Shared};
 
 /// Each module's record ids, with a bit per module that has the id.
@@ -56,40 +58,6 @@ fn shared_records(comm: &dyn Comm, modules: &[&'static dyn Module]) -> Vec<(u64,
     let mut masks: Vec<u64> = ids.iter().map(|id| mask.get(id).copied().unwrap_or(0)).collect();
     comm.allreduce_u64(&mut masks, Op::Band);
     ids.into_iter().zip(masks).filter(|(_, m)| *m != 0).collect()
-}
-
-/// A piece of this rank's local work between two collective calls, then
-/// the job's agreement on it: Ok on every rank only when it succeeded on
-/// every rank. Rank 0 carries the job's error (the step's name when it
-/// failed elsewhere); the others `OtherRank`.
-pub(crate) fn step<T>(
-    comm: &dyn Comm,
-    name: &'static str,
-    f: impl FnOnce() -> Result<T, ShutdownError>,
-) -> Result<T, ShutdownError> {
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        failure_injected(name, comm.rank());
-        f()
-    }))
-    .unwrap_or(Err(ShutdownError::Step(name)));
-    if all_ok(comm, r.is_ok()) {
-        return r;
-    }
-    Err(match r {
-        _ if comm.rank() != 0 => ShutdownError::OtherRank,
-        Err(e) => e,
-        Ok(_) => ShutdownError::Step(name),
-    })
-}
-
-/// The tests' way of failing one step on one rank:
-/// `DARSHAN_RS_TEST_FAIL=<step>@<rank>` (read at shutdown only).
-fn failure_injected(name: &str, rank: i64) {
-    if let Ok(v) = std::env::var("DARSHAN_RS_TEST_FAIL") {
-        if v.split_once('@').is_some_and(|(s, r)| s == name && r.parse() == Ok(rank)) {
-            panic!("DARSHAN_RS_TEST_FAIL={v}");
-        }
-    }
 }
 
 /// The steps, in the order the shutdown runs them (the failure test
@@ -264,15 +232,15 @@ fn add_job_record(
 /// Where each rank's pieces go: an exclusive prefix sum of the sizes
 /// within each region, the regions back to back after the header, and
 /// the trailer naming the modules Darshan does not know after the last.
-pub(crate) struct Placed {
-    pub(crate) header: Header,
+struct Placed {
+    header: Header,
     /// Where each region starts in the log.
-    pub(crate) starts: Vec<u64>,
+    starts: Vec<u64>,
     /// Where this rank's piece starts in each region.
     mine: Vec<u64>,
-    pub(crate) trailer: Vec<u8>,
+    trailer: Vec<u8>,
     /// The log's whole size.
-    pub(crate) end: u64,
+    end: u64,
 }
 
 fn place_regions(comm: &dyn Comm, regions: &Regions) -> Placed {
@@ -291,8 +259,8 @@ fn place_regions(comm: &dyn Comm, regions: &Regions) -> Placed {
 }
 
 /// The log's temporary name (every rank) and final base name (rank 0).
-pub(crate) struct LogName {
-    pub(crate) tmp: String,
+struct LogName {
+    tmp: String,
     base: Option<String>,
 }
 
@@ -319,7 +287,9 @@ fn write(
     name: &LogName,
 ) -> Result<(), ShutdownError> {
     if placed.end <= sh.config.log_gather_max {
-        return crate::finish::gathered::write(comm, sh, regions, placed, name);
+        let layout =
+            Layout { header: &placed.header, starts: &placed.starts, trailer: &placed.trailer, end: placed.end };
+        return crate::finish::gathered::write(comm, sh, regions, &layout, &name.tmp);
     }
     open(comm, sh, &name.tmp)?;
     let wrote = step(comm, "write", || write_pieces(comm, regions, placed, &name.tmp));
