@@ -356,11 +356,25 @@ impl<R: RecordRt> RecordSet<R> {
         }
     }
 
-    /// This module will likely make records soon after start-up (records
-    /// it makes at first use, which it used to make at start-up): the
+    /// This module makes at their first use records it used to make at
+    /// start-up: it takes DARSHAN_MODMEM's first chunk now, as it did by
+    /// making them (else a module that records first could take it all,
+    /// and a later `printf` found no room for `<STDOUT>`), and the
     /// crash-safe file gives its area storage when it is made.
-    pub fn expect_early_records(&self) {
+    pub fn expect_early_records(&mut self) {
         crate::store::logmap::expect_early(self.module);
+        let (Some(ledger), None) = (self.env.map(|e| e.ledger), self.granted) else { return };
+        let cap = self.slice.capacity;
+        let chunk = if cap > 0 { ledger.grant(self.slice.rec_words * 8, cap.min(GRANT_CHUNK)) } else { 0 };
+        self.granted = Some(chunk);
+        // And says so when there is none, as the first record did.
+        if chunk == 0 && ledger.enabled(self.module) {
+            if cap > 0 {
+                ledger.set_starved(self.module);
+            } else {
+                ledger.set_partial(self.module);
+            }
+        }
     }
 
     /// As [`RecordSet::output`], but the records of the ids `first` come
