@@ -12,10 +12,13 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
 LIB=${LIB:-$PWD/target/release/libdarshan.so}
 OUT=${OUT:-target/bench-shutdown}
+# A relative OUT is the repository's (the script works from its root); an
+# absolute one is taken as given (it was once put under the root too).
+case "$OUT" in /*) ;; *) OUT=$PWD/$OUT ;; esac
 rm -rf "$OUT" && mkdir -p "$OUT/logs"
 mpicc -O2 -o "$OUT/shutdown_bench" tests/programs/shutdown_bench.c
 # Not /dev/shm: Darshan (and we) never record paths under /dev/.
-DATA=$PWD/$OUT/data
+DATA=$OUT/data
 mkdir -p "$DATA"
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 CLIB=${C_DARSHAN_MPI_LIB:-}
