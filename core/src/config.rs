@@ -383,14 +383,26 @@ impl Config {
         }
     }
 
+    /// The environment's settings, over the file's: switches, where and
+    /// how the log is written, memory, and what is recorded.
     fn apply_env(&mut self, src: &dyn Source, warn: &mut Vec<String>) {
         self.launch = crate::launcher::Launch::from_env(&|n: &str| src.var(n));
+        self.env_switches(src);
+        self.env_log(src, warn);
+        self.env_memory(src, warn);
+        self.env_selection(src, warn);
+    }
+
+    fn env_switches(&mut self, src: &dyn Source) {
         let set = |n: &str| src.var(n).is_some();
         self.disable |= set("DARSHAN_DISABLE");
         self.enable_nonmpi |= set("DARSHAN_ENABLE_NONMPI");
         self.dump_config |= set("DARSHAN_DUMP_CONFIG");
         self.internal_timing |= set("DARSHAN_INTERNAL_TIMING");
         self.disable_shared_reduction |= set("DARSHAN_DISABLE_SHARED_REDUCTION");
+    }
+
+    fn env_log(&mut self, src: &dyn Source, warn: &mut Vec<String>) {
         if let Some(v) = src.var("DARSHAN_LOGPATH") {
             self.log_path_flat = Some(v);
         }
@@ -413,6 +425,9 @@ impl Config {
             let bytes = if v.trim() == "0" { Some(0) } else { mib(&v, "DARSHAN_LOG_GATHER_MAX", warn) };
             self.log_gather_max = bytes.map_or(self.log_gather_max, |b| b as u64);
         }
+    }
+
+    fn env_memory(&mut self, src: &dyn Source, warn: &mut Vec<String>) {
         if let Some(v) = src.var("DARSHAN_MODMEM") {
             self.mod_mem = mib(&v, "DARSHAN_MODMEM", warn).unwrap_or(self.mod_mem);
         }
@@ -422,6 +437,10 @@ impl Config {
         if let Some(v) = src.var("DARSHAN_MEMALIGN") {
             self.set_align(&v, "DARSHAN_MEMALIGN", warn);
         }
+    }
+
+    fn env_selection(&mut self, src: &dyn Source, warn: &mut Vec<String>) {
+        let set = |n: &str| src.var(n).is_some();
         let dis = src.var("DARSHAN_MOD_DISABLE");
         let en = src.var("DARSHAN_MOD_ENABLE");
         if dis.is_some() || en.is_some() {

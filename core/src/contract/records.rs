@@ -10,7 +10,7 @@ use crate::counting::collective::{variance_combine, variance_elem, variance_of, 
 use crate::counting::common::{fix_negative_time, ticks_to_secs, NoOverlap};
 use crate::store::arena::Slice;
 use crate::store::id_index::IdIndex;
-use crate::store::ledger::GRANT_CHUNK;
+use crate::store::ledger::{Ledger, GRANT_CHUNK};
 
 /// What a module needs to know at shutdown.
 pub struct FinalizeCtx {
@@ -266,23 +266,8 @@ impl<R: RecordRt> RecordSet<R> {
             return Some(i);
         }
         let ledger = self.env.map(|e| e.ledger)?;
-        let (rec_bytes, cap) = (self.slice.rec_words * 8, self.slice.capacity);
-        let granted = self.granted.unwrap_or(0);
-        if self.count >= granted {
-            // DARSHAN_MODMEM a chunk at a time (GRANT_CHUNK).
-            let more = if granted < cap { ledger.grant(rec_bytes, (cap - granted).min(GRANT_CHUNK)) } else { 0 };
-            self.granted = Some(granted + more);
-            if more == 0 {
-                // A module switched off keeps no records and is not partial.
-                if ledger.enabled(self.module) {
-                    if granted < cap {
-                        ledger.set_starved(self.module);
-                    } else {
-                        ledger.set_partial(self.module);
-                    }
-                }
-                return None;
-            }
+        if self.count >= self.granted.unwrap_or(0) && !self.grant_more(ledger) {
+            return None;
         }
         // The crash-safe file (made now if this is the first record) must
         // have storage for the record before it is written.
@@ -303,6 +288,25 @@ impl<R: RecordRt> RecordSet<R> {
         ledger.record_added(self.module, self.slice.rec_words * 8);
         self.index.insert(id, i);
         Some(i)
+    }
+
+    /// DARSHAN_MODMEM's next chunk (GRANT_CHUNK records) for this module;
+    /// false when none is left: the module is then marked starved, or
+    /// partial once its own reservation is used up (a module switched off
+    /// keeps no records and is neither).
+    fn grant_more(&mut self, ledger: &Ledger) -> bool {
+        let (rec_bytes, cap) = (self.slice.rec_words * 8, self.slice.capacity);
+        let granted = self.granted.unwrap_or(0);
+        let more = if granted < cap { ledger.grant(rec_bytes, (cap - granted).min(GRANT_CHUNK)) } else { 0 };
+        self.granted = Some(granted + more);
+        if more == 0 && ledger.enabled(self.module) {
+            if granted < cap {
+                ledger.set_starved(self.module);
+            } else {
+                ledger.set_partial(self.module);
+            }
+        }
+        more > 0
     }
 
     #[inline]
@@ -363,17 +367,8 @@ impl<R: RecordRt> RecordSet<R> {
     /// crash-safe file gives its area storage when it is made.
     pub fn expect_early_records(&mut self) {
         crate::store::logmap::expect_early(self.module);
-        let (Some(ledger), None) = (self.env.map(|e| e.ledger), self.granted) else { return };
-        let cap = self.slice.capacity;
-        let chunk = if cap > 0 { ledger.grant(self.slice.rec_words * 8, cap.min(GRANT_CHUNK)) } else { 0 };
-        self.granted = Some(chunk);
-        // And says so when there is none, as the first record did.
-        if chunk == 0 && ledger.enabled(self.module) {
-            if cap > 0 {
-                ledger.set_starved(self.module);
-            } else {
-                ledger.set_partial(self.module);
-            }
+        if let (Some(ledger), None) = (self.env.map(|e| e.ledger), self.granted) {
+            self.grant_more(ledger);
         }
     }
 
@@ -381,7 +376,8 @@ impl<R: RecordRt> RecordSet<R> {
     /// first, in that order: records a module makes at their first use
     /// keep the place in the log they had when it made them at start-up.
     pub fn output_first(&self, first: &[u64], emit: &mut dyn FnMut(&[u64]), keep: impl Fn(&[u64]) -> bool) {
-        for &id in first {
+        // No look-up in an empty set: its index's pages were never touched.
+        for &id in first.iter().filter(|_| self.count > 0) {
             let Some(i) = self.find(id) else { continue };
             if self.shared.get(i) != Some(&true) && keep(self.slice.record(i)) {
                 emit(self.slice.record(i));

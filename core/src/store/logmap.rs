@@ -377,8 +377,8 @@ pub fn module_registered(id: usize, addr: usize, bytes: usize, version: u32) {
 /// record.
 pub fn expect_early(id: usize) {
     with(|m| {
-        if let Some(a) = m.areas.get_mut(id).filter(|_| id < MAX_MODS) {
-            a.early = true;
+        if id < MAX_MODS {
+            m.areas[id].early = true;
         }
     });
 }

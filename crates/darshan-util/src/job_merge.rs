@@ -91,14 +91,8 @@ fn gather(plan: &Plan, module: usize, sink: &mut dyn FnMut(Record)) -> Result<()
         }
         let t = log.names().map_err(|e| MergeError::Log { path: p.path.clone(), source: e })?;
         let shift = shift_of(p, plan);
-        let mut recs = log.records(module).map_err(|e| MergeError::Log { path: p.path.clone(), source: e })?;
-        if module == darshan_log::modules::STDIO {
-            darshan_log::names::std_streams_first(&mut recs, |r| r.id);
-        }
-        for mut r in recs {
-            if crate::merge::is_unused_std_stream(&r, &t) {
-                continue;
-            }
+        let recs = log.records(module).map_err(|e| MergeError::Log { path: p.path.clone(), source: e })?;
+        for mut r in crate::merge::kept_records(recs, module, &t) {
             if !p.mpi {
                 r.rank = p.rank;
             }
@@ -284,7 +278,7 @@ fn process_cost(p: &ProcessLog, log: &LogFile) -> Result<Option<Cost>, MergeErro
     let mut calls = 0u64;
     for m in log.modules_present() {
         let recs = log.records(m).map_err(|e| MergeError::Log { path: p.path.clone(), source: e })?;
-        let kept = recs.iter().filter(|r| !crate::merge::is_unused_std_stream(r, &names));
+        let kept = crate::merge::kept_records(recs, m, &names);
         calls += kept.map(|r| darshan_log::cost::counters_calls(m, &r.counters)).sum::<u64>();
     }
     Ok(Some(c.with_calls(calls)))

@@ -123,7 +123,17 @@ fn check_same_job(inputs: &[Input]) -> Result<(), MergeError> {
     Ok(())
 }
 
-pub(crate) fn is_unused_std_stream(r: &Record, names: &NameTable) -> bool {
+/// One input's records of module `m` as a merge takes them: the standard
+/// streams' first in a STDIO region (a crash-safe file holds them in the
+/// order they were made), those never read or written left out.
+pub(crate) fn kept_records(mut recs: Vec<Record>, m: usize, names: &NameTable) -> impl Iterator<Item = Record> + '_ {
+    if m == STDIO {
+        darshan_log::names::std_streams_first(&mut recs, |r| r.id);
+    }
+    recs.into_iter().filter(move |r| !is_unused_std_stream(r, names))
+}
+
+fn is_unused_std_stream(r: &Record, names: &NameTable) -> bool {
     use darshan_log::counters::stdio as sx;
     r.module == STDIO
         && names.get(r.id).is_some_and(darshan_log::names::is_std_stream)
@@ -219,11 +229,8 @@ fn gather(inputs: &[Input]) -> Result<Gathered, MergeError> {
         g.partial |= i.log.header.partial_flag;
         let mut calls = 0u64;
         for m in i.log.modules_present() {
-            let mut recs = i.log.records(m).map_err(|e| MergeError::Log { path: i.path.clone(), source: e })?;
-            if m == STDIO {
-                darshan_log::names::std_streams_first(&mut recs, |r| r.id);
-            }
-            let kept = recs.into_iter().filter(|r| !is_unused_std_stream(r, &t));
+            let recs = i.log.records(m).map_err(|e| MergeError::Log { path: i.path.clone(), source: e })?;
+            let kept = kept_records(recs, m, &t);
             let counted = kept.inspect(|r| calls += darshan_log::cost::counters_calls(m, &r.counters));
             g.by_module.entry(m).or_default().extend(counted);
         }

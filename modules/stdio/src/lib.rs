@@ -156,9 +156,14 @@ impl State {
         if let Some(i) = self.streams.get(stream) {
             return Some(i);
         }
-        let k = (0..3).find(|&k| self.pending_std[k] && self.std_streams[k] == stream)?;
-        self.open(stream, darshan_log::record_id(STD_NAMES[k]), STD_NAMES[k], false, 0, 0);
+        let k = self.pending(stream)?;
+        self.open(stream, darshan_log::names::std_stream_ids()[k], STD_NAMES[k], false, 0, 0);
         self.streams.get(stream)
+    }
+
+    /// Which standard stream `stream` is, if its record is still to be made.
+    fn pending(&self, stream: usize) -> Option<usize> {
+        (0..3).find(|&k| self.pending_std[k] && self.std_streams[k] == stream)
     }
 
     /// A standard stream closed or reopened before its first use gets no
@@ -293,8 +298,7 @@ impl Stdio {
         }
         // A standard stream not used yet: its id, without making its record
         // (fileno(stdin) alone leaves none in the log).
-        let k = (0..3).find(|&k| st.pending_std[k] && st.std_streams[k] == stream)?;
-        Some(darshan_log::record_id(STD_NAMES[k]))
+        st.pending(stream).map(|k| darshan_log::names::std_stream_ids()[k])
     }
 }
 
