@@ -48,6 +48,18 @@ _Static_assert((1u << (64 - DARSHAN_FILTER_SHIFT)) == DARSHAN_FILTER_WORDS * 64,
                "the filter's hash must index exactly its bits");
 static const uint64_t *stream_filter;
 
+/* Set at the program's first STDIO call (darshan_stdio's Stdio::begin):
+ * from then on the standard streams are tracked (given by
+ * darshan_shim_init). */
+static unsigned char *stdio_begun;
+
+static inline int begin_stdio(void)
+{
+    if (stdio_begun && !__atomic_load_n(stdio_begun, __ATOMIC_RELAXED))
+        __atomic_store_n(stdio_begun, 1, __ATOMIC_RELAXED);
+    return 1;
+}
+
 static inline int maybe_tracked(FILE *f)
 {
     if (!stream_filter)
@@ -132,9 +144,10 @@ static void *resolve(void **slot, const char *name)
     return p;
 }
 
-HIDDEN void darshan_shim_init(const uint64_t *filter)
+HIDDEN void darshan_shim_init(const uint64_t *filter, unsigned char *begun)
 {
     stream_filter = filter;
+    stdio_begun = begun;
     resolve(&p_vfprintf, "vfprintf");
     resolve(&p_vfprintf_chk, "__vfprintf_chk");
     resolve(&p_vfscanf, "vfscanf");
@@ -145,7 +158,7 @@ HIDDEN void darshan_shim_init(const uint64_t *filter)
 static int print(FILE *f, int chk, int flag, const char *fmt, va_list ap)
 {
     int ret;
-    int rec = recording() && maybe_tracked(f);
+    int rec = recording() && begin_stdio() && maybe_tracked(f);
     int64_t t1 = rec ? ticks() : 0;
     if (chk) {
         vfprintf_chk_fn r = (vfprintf_chk_fn)resolve(&p_vfprintf_chk, "__vfprintf_chk");
@@ -209,7 +222,7 @@ static int scan(void **slot, const char *name, FILE *f, const char *fmt, va_list
 {
     vfscanf_fn r = (vfscanf_fn)resolve(slot, name);
     if (!r) { errno = ENOSYS; return -1; }
-    int64_t t1 = recording() && maybe_tracked(f) ? ticks() : -1;
+    int64_t t1 = recording() && begin_stdio() && maybe_tracked(f) ? ticks() : -1;
     long start = t1 >= 0 ? ftell(f) : 0;
     int ret = r(f, fmt, ap);
     if (t1 >= 0 && ret != 0) {

@@ -14,13 +14,14 @@ use crate::{clock, guard};
 use clock as _;
 
 extern "C" {
-    fn darshan_shim_init(filter: *const u64);
+    fn darshan_shim_init(filter: *const u64, begun: *mut bool);
 }
 
 pub fn init() {
     // SAFETY: resolves the shim's real function pointers and hands it the
-    // STDIO stream filter, a static that lives as long as the process.
-    unsafe { darshan_shim_init(darshan_stdio::MAYBE_TRACKED.as_ptr().cast()) };
+    // STDIO stream filter and first-call flag, statics that live as long as
+    // the process (the flag an AtomicBool: one byte, written atomically).
+    unsafe { darshan_shim_init(darshan_stdio::MAYBE_TRACKED.as_ptr().cast(), STDIO.begun_flag()) };
 }
 
 /// A formatted write of `bytes` on `stream` ran from tick `tm1` to `tm2`

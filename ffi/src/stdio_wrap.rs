@@ -34,6 +34,7 @@ unsafe fn opened(path: *const c_char, call: impl FnOnce() -> *mut FILE) -> *mut 
     if !recording() {
         return call();
     }
+    STDIO.begin();
     let t1 = clock::now();
     let f = call();
     let t2 = clock::now();
@@ -48,7 +49,11 @@ unsafe fn opened(path: *const c_char, call: impl FnOnce() -> *mut FILE) -> *mut 
 /// recorded, e.g. EOF).
 #[inline(always)]
 fn io<R: Copy>(stream: usize, write: bool, call: impl FnOnce() -> R, bytes: impl FnOnce(R) -> Option<i64>) -> R {
-    if !recording() || !darshan_stdio::maybe_tracked(stream) {
+    if !recording() {
+        return call();
+    }
+    STDIO.begin();
+    if !darshan_stdio::maybe_tracked(stream) {
         return call();
     }
     let t1 = clock::now();
@@ -63,13 +68,21 @@ fn io<R: Copy>(stream: usize, write: bool, call: impl FnOnce() -> R, bytes: impl
 /// # Safety
 /// `f` is the caller's stream.
 unsafe fn seeked(f: *mut FILE, call: impl FnOnce() -> c_int) -> c_int {
-    if !recording() || !darshan_stdio::maybe_tracked(f as usize) {
+    if !recording() {
         return call();
+    }
+    if !darshan_stdio::maybe_tracked(f as usize) {
+        let r = call();
+        if r >= 0 {
+            STDIO.begin();
+        }
+        return r;
     }
     let t1 = clock::now();
     let r = call();
     let t2 = clock::now();
     if r >= 0 {
+        STDIO.begin();
         // SAFETY: `f` is a valid stream (the seek succeeded on it).
         let pos = real::ftello64().map(|t| unsafe { t(f) }).unwrap_or(0);
         record(|| STDIO.on_seek(f as usize, pos, t1, t2));
@@ -123,6 +136,7 @@ pub unsafe extern "C" fn fdopen(fd: c_int, mode: *const c_char) -> *mut FILE {
     if !f.is_null() {
         record(|| {
             let Some(id) = POSIX.id_of_fd(fd) else { return };
+            STDIO.begin();
             let mut buf = [0u8; PATH_MAX];
             if let Some(n) = runtime::core().ledger.name_of(id, &mut buf) {
                 STDIO.on_fdopen(f as usize, id, &buf[..n], t1, t2);
@@ -165,6 +179,7 @@ pub unsafe extern "C" fn fclose(f: *mut FILE) -> c_int {
         // SAFETY: the real function, with the caller's arguments unchanged.
         return unsafe { r(f) };
     }
+    STDIO.begin();
     // fclose closes the stream's fd without calling close(): forget it.
     if let Some(fno) = real::fileno() {
         // SAFETY: fileno of the caller's stream, which fclose is given next.
@@ -183,8 +198,13 @@ pub unsafe extern "C" fn fclose(f: *mut FILE) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn fflush(f: *mut FILE) -> c_int {
     let Some(r) = real::fflush() else { return enosys() };
-    if !recording() || !darshan_stdio::maybe_tracked(f as usize) {
+    if !recording() {
         // SAFETY: the real function, with the caller's arguments unchanged.
+        return unsafe { r(f) };
+    }
+    STDIO.begin();
+    if !darshan_stdio::maybe_tracked(f as usize) {
+        // SAFETY: as above.
         return unsafe { r(f) };
     }
     let t1 = clock::now();
@@ -383,6 +403,7 @@ pub unsafe extern "C" fn rewind(f: *mut FILE) {
         // SAFETY: the real function, with the caller's arguments unchanged.
         return unsafe { r(f) };
     }
+    STDIO.begin();
     let t1 = clock::now();
     // SAFETY: the real function, with the caller's arguments unchanged.
     unsafe { r(f) };

@@ -342,6 +342,28 @@ fn standard_streams_and_formatted_io() {
     );
 }
 
+/// `python3 -c pass` gave POSIX <STDOUT> 2 opens and <STDERR> 3 where
+/// Darshan 3.5.0 gives 1 and 1: Python calls fileno on the three streams
+/// before its first fopen, and Darshan's STDIO module, set up at the
+/// program's first STDIO call, knows no stream before it. The first STDIO
+/// call here is a failed fopen, or an fprintf through the C shim; the
+/// expected counts are Darshan 3.5.0's on this program (checked side by
+/// side, 2026-11-29).
+#[test]
+fn fileno_on_a_standard_stream_before_the_first_stdio_call_is_not_counted() {
+    for first in ["fopen", "fprintf"] {
+        let d = common::scratch("fileno_std");
+        let exe = common::compile("fileno_std", &d, &["-O2"]);
+        let r = run(&exe, &[first, &s(&d.join("data/missing"))], &d, &[]);
+        let log = one_log(&r);
+        for (name, filenos) in [("<STDOUT>", 1), ("<STDIN>", 1)] {
+            let rec = log.get(POSIX, name);
+            assert_eq!((c(rec, px::FILENOS), c(rec, px::OPENS)), (filenos, filenos), "{first}: {name}");
+        }
+        assert!(!log.has(POSIX, "<STDERR>"), "{first}: fileno(stderr) came before the first STDIO call");
+    }
+}
+
 /// The runtime caches the working directory (a getcwd for every relative
 /// path was an eighth of what it added to `git status`): every way the
 /// directory changes must still give each file its own name, including

@@ -13,7 +13,7 @@ mod tests;
 
 pub use filter::{FILTER_MUL, FILTER_SHIFT, FILTER_WORDS};
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use darshan_core::arena::Slice;
 use darshan_core::common::{add, get, stamp, timer_inc_no_overlap, IoTimers, NoOverlap, Tick};
@@ -86,6 +86,12 @@ pub struct Stdio {
     state: Lock<State>,
     /// The exclusion rules, tested before the lock is taken.
     names: NameFilter,
+    /// Set at the program's first STDIO call. Darshan sets its STDIO module
+    /// up then, and only from then are the standard streams its streams:
+    /// a `fileno(stdout)` before it is not counted (Python calls fileno on
+    /// the three streams before its first `fopen`). Outside the lock, as
+    /// every STDIO wrapper sets it.
+    begun: AtomicBool,
 }
 
 pub static STDIO: Stdio = Stdio::new();
@@ -108,6 +114,7 @@ impl Stdio {
                 pending_std: [false; 3],
             }),
             names: NameFilter::new(ID),
+            begun: AtomicBool::new(false),
         }
     }
 }
@@ -181,6 +188,22 @@ impl State {
 impl Stdio {
     fn lock(&self) -> LockGuard<'_, State> {
         self.state.lock()
+    }
+
+    /// A STDIO call of the program's (where Darshan's wrapper of that call
+    /// sets its module up: every one, fdopen of a tracked descriptor and a
+    /// successful seek): the standard streams are tracked from now on.
+    #[inline]
+    pub fn begin(&self) {
+        if !self.begun.load(Ordering::Relaxed) {
+            self.begun.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// The flag [`Stdio::begin`] sets, for the C shim's printf and scanf
+    /// wrappers, which set it themselves.
+    pub fn begun_flag(&self) -> *mut bool {
+        self.begun.as_ptr()
     }
 
     /// The `FILE*` values of stdin, stdout and stderr, given at start-up
@@ -297,7 +320,11 @@ impl Stdio {
             return Some(st.set.record(i as usize)[0]);
         }
         // A standard stream not used yet: its id, without making its record
-        // (fileno(stdin) alone leaves none in the log).
+        // (fileno(stdin) alone leaves none in the log); none before the
+        // program's first STDIO call.
+        if !self.begun.load(Ordering::Relaxed) {
+            return None;
+        }
         st.pending(stream).map(|k| darshan_log::names::std_stream_ids()[k])
     }
 }
@@ -342,6 +369,8 @@ impl Module for Stdio {
         let mut st = self.lock();
         st.set.clear();
         st.streams.clear();
+        // Darshan's child sets its modules up anew, STDIO at its first call.
+        self.begun.store(false, Ordering::Relaxed);
         for w in &MAYBE_TRACKED {
             w.store(0, Ordering::Relaxed);
         }

@@ -210,11 +210,15 @@ fn a_standard_stream_closed_or_reopened_before_use_gets_no_record() {
 }
 
 /// fileno(stdin) (Python calls it on every standard stream at start-up)
-/// asks for the stream's record id: it is known without making the
-/// record, which would cost the process nine page faults for nothing.
+/// asks for the stream's record id: none before the program's first STDIO
+/// call (Darshan's module does not exist yet), and after it the id is
+/// known without making the record, which would cost the process nine
+/// page faults for nothing.
 #[test]
 fn fileno_of_an_unused_standard_stream_gives_its_id_without_making_its_record() {
     let s = stdio_with_std(1, STD);
+    assert_eq!(s.id_of_stream(STD[0]), None, "before the first STDIO call");
+    s.begin();
     assert_eq!(s.id_of_stream(STD[0]), Some(darshan_log::record_id(b"<STDIN>")));
     assert_eq!(s.lock().set.len(), 0);
     assert_eq!(s.id_of_stream(0x999), None, "not a stream we know");
