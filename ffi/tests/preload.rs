@@ -410,6 +410,28 @@ fn relative_names_stay_right_across_chdir_fchdir_nftw_fts_unshare_and_raw_chdir(
     }
 }
 
+/// `tar -C DIR .` gave records named `DIR/./file` where C Darshan's would be
+/// `DIR/file`: the directory's record is named `DIR/.` (what `open(".")`
+/// names), and the join with the relative path made a `/./` that nothing
+/// cleaned. Names are Darshan 3.5.0's on this program (checked side by
+/// side, 2026-11-29).
+#[test]
+fn openat_under_the_descriptor_of_dot_names_the_file_without_a_dot() {
+    let dir = common::scratch("openat-dot");
+    let exe = common::compile("openat_dot", &dir, &[]);
+    let base = std::fs::canonicalize(dir.join("data")).unwrap();
+    std::fs::create_dir(base.join("sub")).unwrap();
+    let r = run(&exe, &[&s(&base)], &dir, &[]);
+    let log = one_log(&r);
+    let b = s(&base);
+    let mut got: Vec<&str> = log.recs.keys().filter(|(m, _)| *m == POSIX).map(|(_, n)| n.as_str()).collect();
+    got.sort();
+    let mut want = [format!("{b}/."), format!("{b}/f.txt"), format!("{b}/sub"), format!("{b}/sub/g.txt")];
+    want.sort();
+    assert_eq!(got, want);
+    assert_eq!(log.get(POSIX, &format!("{b}/f.txt")).counters[px::BYTES_WRITTEN], 5);
+}
+
 #[test]
 fn tar_members_opened_relative_to_a_directory_fd_are_recorded() {
     let d = common::scratch("tar");

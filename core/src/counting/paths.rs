@@ -54,6 +54,13 @@ impl<const N: usize> CleanPath<N> {
             Some(n) if n < room => self.len = n,
             _ => return false,
         }
+        // A record's name may end in `/.` (the name of `open(".")`): joined
+        // to the path, that is a `/./`, which C Darshan's cleaning of the
+        // joined name removes (`openat(dirfd, "f")` is `<dir>/f`, not
+        // `<dir>/./f`).
+        if self.buf[..self.len].ends_with(b"/.") {
+            self.len -= 1;
+        }
         let slash = self.len == 0 || self.buf[self.len - 1] != b'/';
         (!slash || self.push_raw(b"/")) && self.push_clean(path)
     }
@@ -189,6 +196,11 @@ mod tests {
         assert_eq!(clean(Some("/a"), "../b"), "/a/../b");
         assert_eq!(clean(Some("/w/r"), "f//./g/"), "/w/r/f/g/");
         assert_eq!(clean(Some("/w/"), "./a/./b"), "/w/a/b");
+        // The name of open(".") ends in "/."; C cleans the joined name.
+        assert_eq!(clean(Some("/w/."), "f"), "/w/f");
+        assert_eq!(clean(Some("/w/."), "./f"), "/w/f");
+        assert_eq!(clean(Some("/."), "f"), "/f");
+        assert_eq!(clean(Some("/w/.."), "f"), "/w/../f", "C does not resolve ..");
         assert_eq!(clean(None, "<STDOUT>"), "<STDOUT>");
         assert_eq!(clean(None, "/a/././b//"), "/a/b/");
         assert!(already_clean(b"/tmp/x.dat") && !already_clean(b"/tmp//x") && !already_clean(b"/a/./b"));
