@@ -410,6 +410,25 @@ fn relative_names_stay_right_across_chdir_fchdir_nftw_fts_unshare_and_raw_chdir(
     }
 }
 
+/// fclose closes its descriptor without close(): C Darshan 3.5.0 keeps
+/// the descriptor as the closed file's, and counts the reads of whatever is
+/// opened next on that number (an excluded file: Python's .pyc files after
+/// its script) as the closed file's (checked side by side, 2026-11-29:
+/// 2 reads and 4,106 bytes of /etc/services instead of 1 and 10). A
+/// deliberate difference
+/// (docs/runtime.md).
+#[test]
+fn a_descriptor_reused_after_fclose_is_not_counted_as_the_closed_file() {
+    let d = common::scratch("fclose-reuse");
+    let exe = common::compile("fclose_fd_reuse", &d, &[]);
+    let f = d.join("data/small.txt");
+    std::fs::write(&f, [b'x'; 100]).unwrap();
+    let r = run(&exe, &[&s(&f)], &d, &[]);
+    let log = one_log(&r);
+    let rec = log.get(POSIX, &s(&f));
+    assert_eq!((c(rec, px::READS), c(rec, px::BYTES_READ)), (1, 10));
+}
+
 /// `tar -C DIR .` gave records named `DIR/./file` where C Darshan's would be
 /// `DIR/file`: the directory's record is named `DIR/.` (what `open(".")`
 /// names), and the join with the relative path made a `/./` that nothing
