@@ -36,12 +36,19 @@ pub const DAOS: usize = 17;
 /// runtime records it only when asked for.
 pub const POSIX_META: usize = 63;
 
+/// Our own module (not in C Darshan): the requests a process submits
+/// through io_uring rings, per file (docs/io-uring.md). Below POSIX_META
+/// and PROCESSES at the top of the unused range; in the extension map, so
+/// C's tools and PyDarshan read the rest of the log unchanged.
+pub const IO_URING: usize = 61;
+
 /// Our own region (not in C Darshan, not a runtime module): the processes
 /// of a job log, written by `darshan-merge --job` (counters::processes).
 pub const PROCESSES: usize = 62;
 
 /// The modules of ours beyond C's numbering: id, name, version written.
-pub const EXTENSION_MODULES: [(usize, &str, u32); 2] = [(PROCESSES, "PROCESSES", 1), (POSIX_META, "POSIX_META", 1)];
+pub const EXTENSION_MODULES: [(usize, &str, u32); 3] =
+    [(IO_URING, "IO_URING", 1), (PROCESSES, "PROCESSES", 1), (POSIX_META, "POSIX_META", 1)];
 
 /// `darshan_module_names`: the names darshan-parser prints.
 pub const MODULE_NAMES: [&str; KNOWN_MODULE_COUNT] = [
@@ -154,6 +161,7 @@ pub fn counter_names(id: usize) -> (&'static [&'static str], &'static [&'static 
         DFS => (&counters::dfs::NAMES, &counters::dfs::F_NAMES),
         DAOS => (&counters::daos::NAMES, &counters::daos::F_NAMES),
         POSIX_META => (&counters::posix_meta::NAMES, &counters::posix_meta::F_NAMES),
+        IO_URING => (&counters::io_uring::NAMES, &counters::io_uring::F_NAMES),
         PROCESSES => (&counters::processes::NAMES, &counters::processes::F_NAMES),
         _ => (&[], &[]),
     }

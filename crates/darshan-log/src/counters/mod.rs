@@ -204,5 +204,6 @@ pub mod pnetcdf_file;
 pub mod pnetcdf_var;
 pub mod posix;
 pub mod posix_meta;
+pub mod io_uring;
 pub mod processes;
 pub mod stdio;

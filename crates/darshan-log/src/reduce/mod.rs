@@ -7,6 +7,7 @@
 pub mod ops;
 
 pub mod hdf5;
+pub mod io_uring;
 pub mod mpiio;
 pub mod pnetcdf;
 pub mod posix;
@@ -145,6 +146,7 @@ pub fn rules_of(module: usize) -> Option<&'static dyn Reducer> {
         PNETCDF_FILE => &pnetcdf::FILE_RULES,
         PNETCDF_VAR => &pnetcdf::VAR_RULES,
         POSIX_META => &posix_meta::RULES,
+        IO_URING => &io_uring::RULES,
         _ => return None,
     })
 }

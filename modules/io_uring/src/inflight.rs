@@ -1,0 +1,200 @@
+//! Requests submitted and not yet seen completing: (ring, user_data) ->
+//! (record, kind, length, submit tick), in an open-addressing table of
+//! fixed size allocated at attach (linear probing, deletion by backward
+//! shift: no tombstones to fill it up over a long run).
+
+use darshan_core::arena::ZeroedWords;
+
+/// Requests followed at once. Past this, the oldest in its probe run is
+/// let go as a completion not seen.
+pub const SLOTS: usize = 4096;
+const WORDS: usize = 4;
+const VALID: u64 = 1 << 63;
+
+/// What a request is, for its completion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Read,
+    Write,
+    Other,
+}
+
+/// One request in flight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pending {
+    pub record: usize,
+    pub kind: Kind,
+    pub len: u64,
+    pub submitted: i64,
+}
+
+fn pack(ring: usize, p: &Pending) -> u64 {
+    let kind = match p.kind {
+        Kind::Read => 0,
+        Kind::Write => 1,
+        Kind::Other => 2,
+    };
+    VALID | (ring as u64 & 0xff) << 48 | kind << 40 | (p.record as u64 & 0xff_ffff_ffff)
+}
+
+fn unpack(meta: u64) -> (usize, Kind, usize) {
+    let kind = match (meta >> 40) & 0xff {
+        0 => Kind::Read,
+        1 => Kind::Write,
+        _ => Kind::Other,
+    };
+    (((meta >> 48) & 0xff) as usize, kind, (meta & 0xff_ffff_ffff) as usize)
+}
+
+#[derive(Default)]
+pub struct Inflight {
+    w: Option<ZeroedWords>,
+    live: usize,
+}
+
+impl Inflight {
+    pub const fn new() -> Inflight {
+        Inflight { w: None, live: 0 }
+    }
+
+    /// A table of `SLOTS` requests, or none (every request then counts as
+    /// a completion not seen) if the memory cannot be had.
+    pub fn with_slots(n: usize) -> Inflight {
+        Inflight { w: ZeroedWords::new(n.next_power_of_two() * WORDS), live: 0 }
+    }
+
+    fn slots(&self) -> usize {
+        self.w.as_ref().map_or(0, |w| w.len() / WORDS)
+    }
+
+    fn home(&self, ring: usize, user_data: u64) -> usize {
+        let h = (user_data ^ ((ring as u64) << 56)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (h >> 40) as usize & (self.slots() - 1)
+    }
+
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// Follow a request; returns a request it had to let go (the same
+    /// user_data still in flight on the ring, or the table full).
+    pub fn insert(&mut self, ring: usize, user_data: u64, p: Pending) -> Option<Pending> {
+        let n = self.slots();
+        if n == 0 {
+            return Some(p);
+        }
+        let mut s = self.home(ring, user_data);
+        let mut dropped = None;
+        let Some(w) = self.w.as_mut() else { return Some(p) };
+        for _ in 0..n {
+            let b = s * WORDS;
+            if w[b + 1] & VALID == 0 {
+                self.live += 1;
+                break;
+            }
+            let (r, _, _) = unpack(w[b + 1]);
+            if w[b] == user_data && r == ring {
+                dropped = Some(read(w, b));
+                break;
+            }
+            s = (s + 1) & (n - 1);
+        }
+        let b = s * WORDS;
+        if w[b + 1] & VALID != 0 && dropped.is_none() {
+            // Full: let the slot's request go.
+            dropped = Some(read(w, b));
+        }
+        w[b] = user_data;
+        w[b + 1] = pack(ring, &p);
+        w[b + 2] = p.len;
+        w[b + 3] = p.submitted as u64;
+        dropped
+    }
+
+    /// The request `user_data` of `ring`, no longer followed.
+    pub fn take(&mut self, ring: usize, user_data: u64) -> Option<Pending> {
+        let n = self.slots();
+        if n == 0 || self.live == 0 {
+            return None;
+        }
+        let mut s = self.home(ring, user_data);
+        let w = self.w.as_mut()?;
+        for _ in 0..n {
+            let b = s * WORDS;
+            if w[b + 1] & VALID == 0 {
+                return None;
+            }
+            if w[b] == user_data && unpack(w[b + 1]).0 == ring {
+                let p = read(w, b);
+                self.remove_at(s);
+                return Some(p);
+            }
+            s = (s + 1) & (n - 1);
+        }
+        None
+    }
+
+    /// Backward-shift deletion: entries after `s` in its run move up when
+    /// their home allows, so that lookups never stop early.
+    fn remove_at(&mut self, mut s: usize) {
+        let n = self.slots();
+        loop {
+            let next = (s + 1) & (n - 1);
+            let (nb, valid, home) = {
+                let w = self.w.as_ref().expect("a table with slots");
+                let nb = next * WORDS;
+                let valid = w[nb + 1] & VALID != 0;
+                let home = if valid { self.home(unpack(w[nb + 1]).0, w[nb]) } else { 0 };
+                (nb, valid, home)
+            };
+            let w = self.w.as_mut().expect("a table with slots");
+            let b = s * WORDS;
+            // The next entry may fill the hole unless its home lies in
+            // (s, next] cyclically.
+            if !valid || (next.wrapping_sub(home) & (n - 1)) < (next.wrapping_sub(s) & (n - 1)) {
+                w[b..b + WORDS].fill(0);
+                break;
+            }
+            w.copy_within(nb..nb + WORDS, b);
+            s = next;
+        }
+        self.live -= 1;
+    }
+
+    /// Every request still followed, let go (shutdown, a ring closed:
+    /// `ring` Some, only that ring's).
+    pub fn drain(&mut self, ring: Option<usize>, mut f: impl FnMut(Pending)) {
+        let n = self.slots();
+        let mut s = 0;
+        while s < n {
+            let (valid, r, user_data) = match self.w.as_ref() {
+                Some(w) => (w[s * WORDS + 1] & VALID != 0, unpack(w[s * WORDS + 1]).0, w[s * WORDS]),
+                None => return,
+            };
+            if valid && ring.is_none_or(|x| x == r) {
+                if let Some(p) = self.take(r, user_data) {
+                    f(p);
+                }
+                // The shift may have moved another entry into slot s.
+                continue;
+            }
+            s += 1;
+        }
+    }
+
+    pub fn clear(&mut self) {
+        if let Some(w) = self.w.as_mut() {
+            w.fill(0);
+        }
+        self.live = 0;
+    }
+}
+
+fn read(w: &[u64], b: usize) -> Pending {
+    let (_, kind, record) = unpack(w[b + 1]);
+    Pending { record, kind, len: w[b + 2], submitted: w[b + 3] as i64 }
+}

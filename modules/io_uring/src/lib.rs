@@ -1,0 +1,508 @@
+//! The IO_URING module (ours, id 61): the requests a process submits
+//! through io_uring rings, one record per file (record id = Darshan's hash
+//! of the path, so it joins the file's POSIX record). Counted from each
+//! submission entry when it is submitted (operation, size, offset,
+//! sequence) and from each completion entry the runtime reads (result,
+//! latency); a request whose completion it never read counts as a full
+//! transfer and in COMPLETIONS_UNSEEN, never silently. docs/io-uring.md
+//! has the counters, what is seen exactly and what only approximately.
+//!
+//! The ffi crate reads the rings' shared memory (this crate holds only
+//! their addresses) and hands plain [`Sqe`]s and [`Cqe`]s in.
+#![forbid(unsafe_code)]
+
+pub mod inflight;
+pub mod ops;
+pub mod reduce;
+pub mod ring;
+#[cfg(test)]
+mod tests;
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use darshan_core::common::{add, stamp, Tick};
+use darshan_core::handles::HandleTable;
+use darshan_core::records::{RecordSet, Records};
+use darshan_core::sync::{Lock, LockGuard};
+use darshan_core::{Env, FinalizeCtx, LockedState, Module, ModuleSpec, ModuleState};
+use darshan_log::counters::io_uring::typed as c;
+use darshan_log::counters::size_bucket;
+use darshan_log::modules::IO_URING as ID;
+
+use inflight::{Inflight, Kind, Pending};
+use ops::Class;
+pub use ring::{Params, Ring, RingView, MAX_RINGS};
+
+/// Descriptors whose file is known at once (fd -> record).
+const FD_SLOTS: usize = 1024;
+/// The value of a descriptor that names no recorded file (a socket, a
+/// pipe, an excluded path): its requests are not counted.
+const NOT_RECORDED: usize = 1 << 40;
+
+/// One submission queue entry, as read from the ring.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sqe {
+    pub opcode: u8,
+    pub flags: u8,
+    pub fd: i32,
+    pub off: u64,
+    /// Bytes asked for: `len`, or for a vectored request the sum of its
+    /// iovecs' lengths.
+    pub bytes: u64,
+    /// The operation's flags word (fsync: IORING_FSYNC_DATASYNC).
+    pub op_flags: u32,
+    pub user_data: u64,
+}
+
+/// One completion queue entry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cqe {
+    pub user_data: u64,
+    pub res: i32,
+    pub flags: u32,
+}
+
+/// IORING_CQE_F_MORE: more completions of this request will follow.
+const CQE_F_MORE: u32 = 1 << 1;
+
+#[derive(Default)]
+pub struct Rt {
+    /// The position a request at offset -1 (the file's own) starts at.
+    offset: u64,
+    last_byte_read: i64,
+    last_byte_written: i64,
+    last: Option<Kind>,
+    inflight: u64,
+}
+
+impl darshan_core::records::RecordRt for Rt {}
+
+pub struct State {
+    set: RecordSet<Rt>,
+    rings: [Ring; MAX_RINGS],
+    inflight: Inflight,
+    /// Descriptor -> record (or NOT_RECORDED).
+    fds: HandleTable,
+}
+
+pub struct IoUring {
+    /// Whether the module records (attached with room).
+    on: AtomicBool,
+    /// Rings followed: the close, mmap and munmap wrappers skip the lock
+    /// while there are none.
+    rings: AtomicUsize,
+    st: Lock<State>,
+}
+
+pub static IO_URING: IoUring = IoUring::new();
+
+impl Default for IoUring {
+    fn default() -> IoUring {
+        IoUring::new()
+    }
+}
+
+impl IoUring {
+    /// A module with no records, not yet attached: the runtime's static,
+    /// or a test's own.
+    pub const fn new() -> IoUring {
+        IoUring {
+            on: AtomicBool::new(false),
+            rings: AtomicUsize::new(0),
+            st: Lock::new(State {
+                set: RecordSet::new(ID),
+                rings: [Ring::FREE; MAX_RINGS],
+                inflight: Inflight::new(),
+                fds: HandleTable::new(),
+            }),
+        }
+    }
+
+    fn lock(&self) -> LockGuard<'_, State> {
+        self.st.lock()
+    }
+
+    /// Whether the module records at all (the wrappers' first test).
+    #[inline]
+    pub fn on(&self) -> bool {
+        self.on.load(Ordering::Relaxed)
+    }
+
+    /// Whether any ring is followed.
+    #[inline]
+    pub fn rings_live(&self) -> bool {
+        self.rings.load(Ordering::Relaxed) > 0
+    }
+}
+
+impl State {
+    fn ring(&self, fd: i32) -> Option<usize> {
+        self.rings.iter().position(|r| r.fd == fd && fd >= 0)
+    }
+
+    fn add_ring(&mut self, ring: Ring, count: &AtomicUsize) -> Option<usize> {
+        if let Some(k) = self.ring(ring.fd) {
+            self.rings[k] = ring;
+            return Some(k);
+        }
+        let Some(k) = self.rings.iter().position(|r| r.fd < 0) else {
+            self.set.mark_partial();
+            return None;
+        };
+        self.rings[k] = ring;
+        count.fetch_add(1, Ordering::Relaxed);
+        Some(k)
+    }
+
+    /// The record of the file open as `fd`, if known.
+    fn record_of_fd(&self, fd: i32) -> Option<usize> {
+        self.fds.get(fd as u64).filter(|&i| i != NOT_RECORDED && self.set.live(i))
+    }
+
+    /// The descriptor a request acts on (a registered file's own).
+    fn target_fd(&self, ring: usize, sqe: &Sqe) -> Option<i32> {
+        if sqe.flags & ops::SQE_FIXED_FILE != 0 {
+            self.rings[ring].fixed_fd(sqe.fd)
+        } else {
+            Some(sqe.fd)
+        }
+    }
+
+    fn submit_one(&mut self, ring: usize, sqe: &Sqe, t: Tick) -> Option<Pending> {
+        let class = ops::class(sqe.opcode, sqe.op_flags)?;
+        let fd = self.target_fd(ring, sqe)?;
+        let i = self.record_of_fd(fd)?;
+        let sqpoll = self.rings[ring].sqpoll();
+        let fixed_file = sqe.flags & ops::SQE_FIXED_FILE != 0;
+        let (w, rt) = self.set.both(i);
+        let kind = match class {
+            Class::Read { vectored, fixed } => {
+                data(w, rt, Kind::Read, sqe, vectored, fixed);
+                Kind::Read
+            }
+            Class::Write { vectored, fixed } => {
+                data(w, rt, Kind::Write, sqe, vectored, fixed);
+                Kind::Write
+            }
+            Class::Fsync { data: true } => other(w, c::FDATASYNCS),
+            Class::Fsync { data: false } => other(w, c::FSYNCS),
+            Class::SyncRange => other(w, c::SYNC_RANGES),
+            Class::Meta => other(w, c::META_OPS),
+        };
+        if fixed_file {
+            add(w, c::word(c::FIXED_FILE_OPS), 1);
+        }
+        if sqpoll {
+            add(w, c::word(c::SQPOLL_OPS), 1);
+        }
+        stamp(w, c::fword(c::F_START_TIMESTAMP), c::fword(c::F_END_TIMESTAMP), t, t);
+        rt.inflight += 1;
+        if w[c::word(c::MAX_INFLIGHT)] < rt.inflight {
+            w[c::word(c::MAX_INFLIGHT)] = rt.inflight;
+        }
+        let len = if matches!(kind, Kind::Other) { 0 } else { sqe.bytes };
+        Some(Pending { record: i, kind, len, submitted: t })
+    }
+
+    /// A request completed: its result and latency.
+    fn complete(&mut self, p: Pending, res: i32, t: Tick) {
+        if !self.set.live(p.record) {
+            return;
+        }
+        let (w, rt) = self.set.both(p.record);
+        rt.inflight = rt.inflight.saturating_sub(1);
+        add(w, c::word(c::COMPLETIONS_SEEN), 1);
+        stamp(w, c::fword(c::F_START_TIMESTAMP), c::fword(c::F_END_TIMESTAMP), t, t);
+        if res < 0 {
+            add(w, c::word(c::ERRORS), 1);
+            return;
+        }
+        let (bytes, short, time, max) = match p.kind {
+            Kind::Read => (c::BYTES_READ, c::SHORT_READS, c::F_READ_TIME, c::F_MAX_READ_TIME),
+            Kind::Write => (c::BYTES_WRITTEN, c::SHORT_WRITES, c::F_WRITE_TIME, c::F_MAX_WRITE_TIME),
+            Kind::Other => return,
+        };
+        add(w, c::word(bytes), i64::from(res));
+        if (res as u64) < p.len {
+            add(w, c::word(short), 1);
+        }
+        let lat = (t - p.submitted).max(0);
+        add(w, c::fword(time), lat);
+        if (w[c::fword(max)] as i64) < lat {
+            w[c::fword(max)] = lat as u64;
+        }
+    }
+
+    /// A request whose completion was never read: a full transfer.
+    fn unseen(&mut self, p: Pending) {
+        if !self.set.live(p.record) {
+            return;
+        }
+        let (w, rt) = self.set.both(p.record);
+        rt.inflight = rt.inflight.saturating_sub(1);
+        add(w, c::word(c::COMPLETIONS_UNSEEN), 1);
+        match p.kind {
+            Kind::Read => add(w, c::word(c::BYTES_READ), p.len as i64),
+            Kind::Write => add(w, c::word(c::BYTES_WRITTEN), p.len as i64),
+            Kind::Other => {}
+        }
+    }
+}
+
+/// A read or write at its offset: counts, size, sequence (as POSIX counts
+/// them, docs/counter-rules.md §4, with the size asked for).
+fn data(w: &mut [u64], rt: &mut Rt, kind: Kind, sqe: &Sqe, vectored: bool, fixed: bool) {
+    let read = kind == Kind::Read;
+    let (count, vcount, fcount) = if read {
+        (c::READS, c::READVS, c::READ_FIXEDS)
+    } else {
+        (c::WRITES, c::WRITEVS, c::WRITE_FIXEDS)
+    };
+    add(w, c::word(count), 1);
+    if vectored {
+        add(w, c::word(vcount), 1);
+    }
+    if fixed {
+        add(w, c::word(fcount), 1);
+    }
+    let first = if read { c::SIZE_READ_0_100 } else { c::SIZE_WRITE_0_100 };
+    add(w, c::word(first) + size_bucket(sqe.bytes as i64), 1);
+    // Offset -1: the file's own position, which this request moves.
+    let off = if sqe.off == u64::MAX { rt.offset } else { sqe.off };
+    rt.offset = off.saturating_add(sqe.bytes);
+    let (last, consec, seq, max) = if read {
+        (&mut rt.last_byte_read, c::CONSEC_READS, c::SEQ_READS, c::MAX_BYTE_READ)
+    } else {
+        (&mut rt.last_byte_written, c::CONSEC_WRITES, c::SEQ_WRITES, c::MAX_BYTE_WRITTEN)
+    };
+    let off = off as i64;
+    if off == *last + 1 {
+        add(w, c::word(consec), 1);
+    }
+    if off > *last {
+        add(w, c::word(seq), 1);
+    }
+    let end = off + sqe.bytes as i64 - 1;
+    *last = end;
+    if (w[c::word(max)] as i64) < end {
+        w[c::word(max)] = end as u64;
+    }
+    if rt.last.is_some_and(|k| k != kind) {
+        add(w, c::word(c::RW_SWITCHES), 1);
+    }
+    rt.last = Some(kind);
+}
+
+fn other(w: &mut [u64], k: c::Counter) -> Kind {
+    add(w, c::word(k), 1);
+    Kind::Other
+}
+
+impl IoUring {
+    /// `io_uring_setup` returned the ring `fd` (not mapped yet).
+    pub fn on_setup(&self, fd: i32, params: Params) {
+        let mut st = self.lock();
+        st.add_ring(Ring::from_setup(fd, params), &self.rings);
+    }
+
+    /// `mmap` of region `offset` of `fd` returned `addr`; false if `fd` is
+    /// no ring of ours.
+    pub fn on_mmap(&self, fd: i32, offset: u64, addr: usize) -> bool {
+        let mut st = self.lock();
+        let Some(k) = st.ring(fd) else { return false };
+        st.rings[k].mapped(offset, addr);
+        true
+    }
+
+    /// `munmap(addr)`: a ring mapped there is no longer read.
+    pub fn on_munmap(&self, addr: usize) {
+        let mut st = self.lock();
+        for r in st.rings.iter_mut().filter(|r| r.fd >= 0) {
+            r.unmapped(addr);
+        }
+    }
+
+    /// A liburing ring (`struct io_uring`): followed from now on, its
+    /// view refreshed (liburing may remap on resize).
+    pub fn on_liburing(&self, fd: i32, flags: u32, view: RingView) {
+        let mut st = self.lock();
+        match st.ring(fd) {
+            Some(k) if st.rings[k].view == Some(view) => {}
+            Some(k) => {
+                st.rings[k].view = Some(view);
+                st.rings[k].flags = flags;
+            }
+            None => {
+                st.add_ring(Ring::from_view(fd, flags, view), &self.rings);
+            }
+        }
+    }
+
+    /// The ring `fd`'s view and cursors, for the ffi crate to read it: its
+    /// memory, the completion cursor (None: not started) and SQ cursor.
+    pub fn view(&self, fd: i32) -> Option<(RingView, Option<u32>, u32, bool)> {
+        let st = self.lock();
+        let r = &st.rings[st.ring(fd)?];
+        Some((r.view?, r.started.then_some(r.cq_seen), r.sq_seen, r.sqpoll()))
+    }
+
+    /// `close(fd)`: a ring closed is forgotten (its requests still in
+    /// flight count as completions not seen), a file's descriptor no
+    /// longer names it.
+    pub fn on_close(&self, fd: i32) {
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        st.fds.remove(fd as u64);
+        if let Some(k) = st.ring(fd) {
+            let mut table = std::mem::take(&mut st.inflight);
+            table.drain(Some(k), |p| st.unseen(p));
+            st.inflight = table;
+            st.rings[k] = Ring::FREE;
+            self.rings.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Descriptors among `sqes` (submitted on ring `fd`) whose file is not
+    /// known yet, into `out`; how many.
+    pub fn unknown_fds(&self, fd: i32, sqes: &[Sqe], out: &mut [i32]) -> usize {
+        let st = self.lock();
+        let Some(k) = st.ring(fd) else { return 0 };
+        let mut n = 0;
+        for s in sqes.iter().filter(|s| ops::class(s.opcode, s.op_flags).is_some()) {
+            let Some(target) = st.target_fd(k, s) else { continue };
+            if target >= 0 && st.fds.get(target as u64).is_none() && !out[..n].contains(&target) && n < out.len() {
+                out[n] = target;
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// The file open as `fd` is `name` (cleaned, absolute; None: not a
+    /// file, whose requests are not counted).
+    pub fn bind_fd(&self, fd: i32, name: Option<&[u8]>) {
+        let mut st = self.lock();
+        let i = match name {
+            Some(n) if !st.set.excluded(n) => st.set.find_or_create(darshan_log::record_id(n), n),
+            _ => None,
+        };
+        if !st.fds.insert(fd as u64, i.unwrap_or(NOT_RECORDED)) {
+            st.set.mark_partial();
+        }
+    }
+
+    /// `sqes` were submitted on ring `fd` at tick `t`; `sq_seen` is the
+    /// submission cursor after them.
+    pub fn on_submit(&self, fd: i32, sqes: &[Sqe], sq_seen: u32, t: Tick) {
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        let Some(k) = st.ring(fd) else { return };
+        st.rings[k].sq_seen = sq_seen;
+        for s in sqes {
+            if s.opcode == ops::OP_CLOSE && s.flags & ops::SQE_FIXED_FILE == 0 {
+                // Closed by the ring: the number may name another file next.
+                let p = st.submit_one(k, s, t);
+                st.fds.remove(s.fd as u64);
+                track(st, k, s.user_data, p);
+                continue;
+            }
+            let p = st.submit_one(k, s, t);
+            track(st, k, s.user_data, p);
+        }
+    }
+
+    /// Completions read from ring `fd` at tick `t`; `cq_seen` is the
+    /// cursor after them and `missed` how many the program consumed and
+    /// the kernel overwrote before they could be read.
+    pub fn on_complete(&self, fd: i32, cqes: &[Cqe], cq_seen: u32, t: Tick) {
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        let Some(k) = st.ring(fd) else { return };
+        st.rings[k].cq_seen = cq_seen;
+        st.rings[k].started = true;
+        for e in cqes {
+            if e.flags & CQE_F_MORE != 0 {
+                continue;
+            }
+            if let Some(p) = st.inflight.take(k, e.user_data) {
+                st.complete(p, e.res, t);
+            }
+        }
+    }
+
+    /// Registered files of ring `fd` from index `first`.
+    pub fn on_register_files(&self, fd: i32, first: usize, fds: &[i32]) {
+        let mut st = self.lock();
+        let Some(k) = st.ring(fd) else { return };
+        if !st.rings[k].register(first, fds) {
+            st.set.mark_partial();
+        }
+    }
+
+    pub fn on_unregister_files(&self, fd: i32) {
+        let mut st = self.lock();
+        if let Some(k) = st.ring(fd) {
+            st.rings[k].unregister();
+        }
+    }
+}
+
+/// Follow a submitted request to its completion (one let go counts as
+/// not seen).
+fn track(st: &mut State, ring: usize, user_data: u64, p: Option<Pending>) {
+    let Some(p) = p else { return };
+    if let Some(old) = st.inflight.insert(ring, user_data, p) {
+        st.unseen(old);
+    }
+}
+
+/// Every fcounter holds ticks until shutdown; shared records combine by
+/// `reduce::RULES`.
+const SPEC: ModuleSpec =
+    ModuleSpec::new(ID, c::RECORD_WORDS).ticks(c::FCOUNTERS_AT..c::RECORD_WORDS).reduced_by(&reduce::RULES);
+
+impl ModuleState for State {
+    fn records(&mut self) -> Option<&mut dyn Records> {
+        Some(&mut self.set)
+    }
+}
+
+impl Module for IoUring {
+    fn records(&self) -> Option<&dyn LockedState> {
+        Some(&self.st)
+    }
+
+    fn spec(&self) -> &ModuleSpec {
+        &SPEC
+    }
+
+    fn attach(&self, slice: darshan_core::arena::Slice, env: &Env) {
+        let mut st = self.lock();
+        let room = slice.capacity > 0;
+        st.fds = HandleTable::for_records(slice.capacity, FD_SLOTS);
+        st.inflight = if room { Inflight::with_slots(inflight::SLOTS) } else { Inflight::new() };
+        st.set.attach(slice, env);
+        self.on.store(room, Ordering::Relaxed);
+    }
+
+    /// Requests still in flight at shutdown count as completions not
+    /// seen (full transfers), then the default finalize.
+    fn finalize(&self, ctx: &FinalizeCtx) {
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        let mut left = std::mem::take(&mut st.inflight);
+        left.drain(None, |p| st.unseen(p));
+        let (from, to) = SPEC.tick_words;
+        st.set.finalize(ctx, from..to);
+    }
+
+    /// A forked child: none of its parent's records, rings or requests.
+    fn fork_child(&self) {
+        let mut st = self.lock();
+        st.set.clear();
+        st.inflight.clear();
+        st.fds.clear();
+        st.rings = [Ring::FREE; MAX_RINGS];
+        self.rings.store(0, Ordering::Relaxed);
+    }
+}

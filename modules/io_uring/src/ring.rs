@@ -1,0 +1,185 @@
+//! The rings a process has set up, as the runtime learns of them: from
+//! `io_uring_setup` and the `mmap`s of the ring descriptor (programs that
+//! drive the kernel interface themselves, as fio does), or from a
+//! liburing `struct io_uring` (which makes its own system calls). Here
+//! only addresses and cursors, as integers: the ffi crate reads the
+//! shared memory they point to.
+
+/// Rings followed at once; a process's further rings are not seen (the
+/// module is marked partial).
+pub const MAX_RINGS: usize = 16;
+/// Registered files followed per ring.
+pub const MAX_FIXED: usize = 256;
+
+pub const SETUP_IOPOLL: u32 = 1 << 0;
+pub const SETUP_SQPOLL: u32 = 1 << 1;
+pub const SETUP_SQE128: u32 = 1 << 10;
+pub const SETUP_CQE32: u32 = 1 << 11;
+pub const SETUP_NO_SQARRAY: u32 = 1 << 16;
+pub const FEAT_SINGLE_MMAP: u32 = 1 << 0;
+
+/// The offsets `mmap` takes for a ring's three regions.
+pub const OFF_SQ_RING: u64 = 0;
+pub const OFF_CQ_RING: u64 = 0x800_0000;
+pub const OFF_SQES: u64 = 0x1000_0000;
+
+/// What `io_uring_setup` returned in `struct io_uring_params`: sizes,
+/// flags, and where each ring field lies in its mapping.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Params {
+    pub sq_entries: u32,
+    pub cq_entries: u32,
+    pub flags: u32,
+    pub features: u32,
+    /// `io_sqring_offsets`: head, tail, ring_mask, ring_entries, flags,
+    /// dropped, array.
+    pub sq_off: [u32; 7],
+    /// `io_cqring_offsets`: head, tail, ring_mask, ring_entries,
+    /// overflow, cqes.
+    pub cq_off: [u32; 6],
+}
+
+/// Where a ring's shared memory is: the kernel's and the program's
+/// cursors, the index array and the entries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RingView {
+    pub sq_head: usize,
+    pub sq_tail: usize,
+    pub sq_mask: u32,
+    /// The SQ index array; 0 without one (IORING_SETUP_NO_SQARRAY).
+    pub sq_array: usize,
+    pub sqes: usize,
+    pub sqe_size: usize,
+    pub cq_head: usize,
+    pub cq_tail: usize,
+    pub cq_mask: u32,
+    pub cq_entries: u32,
+    pub cqes: usize,
+    pub cqe_size: usize,
+}
+
+impl RingView {
+    /// The view of a ring set up with `p` and mapped at these addresses.
+    pub fn from_params(p: &Params, sq_ring: usize, cq_ring: usize, sqes: usize) -> Option<RingView> {
+        if !p.sq_entries.is_power_of_two() || !p.cq_entries.is_power_of_two() || sq_ring == 0 || cq_ring == 0 {
+            return None;
+        }
+        let at = |base: usize, off: u32| base.checked_add(off as usize);
+        Some(RingView {
+            sq_head: at(sq_ring, p.sq_off[0])?,
+            sq_tail: at(sq_ring, p.sq_off[1])?,
+            sq_mask: p.sq_entries - 1,
+            sq_array: if p.flags & SETUP_NO_SQARRAY != 0 { 0 } else { at(sq_ring, p.sq_off[6])? },
+            sqes,
+            sqe_size: if p.flags & SETUP_SQE128 != 0 { 128 } else { 64 },
+            cq_head: at(cq_ring, p.cq_off[0])?,
+            cq_tail: at(cq_ring, p.cq_off[1])?,
+            cq_mask: p.cq_entries - 1,
+            cq_entries: p.cq_entries,
+            cqes: at(cq_ring, p.cq_off[5])?,
+            cqe_size: if p.flags & SETUP_CQE32 != 0 { 32 } else { 16 },
+        })
+    }
+}
+
+/// One ring followed.
+#[derive(Clone, Copy, Debug)]
+pub struct Ring {
+    /// The ring's descriptor; -1: a free slot.
+    pub fd: i32,
+    pub flags: u32,
+    pub params: Params,
+    sq_ring: usize,
+    cq_ring: usize,
+    sqes: usize,
+    pub view: Option<RingView>,
+    /// Our cursor in the completion queue: the next completion to read.
+    pub cq_seen: u32,
+    /// Our cursor in the submission queue (SQPOLL rings: the kernel's
+    /// thread takes entries without a call of the program's).
+    pub sq_seen: u32,
+    /// Whether the cursors have been set from the ring.
+    pub started: bool,
+    /// Registered files: index -> descriptor + 1 (0: none).
+    pub fixed: [u32; MAX_FIXED],
+}
+
+impl Ring {
+    pub const FREE: Ring = Ring {
+        fd: -1,
+        flags: 0,
+        params: Params { sq_entries: 0, cq_entries: 0, flags: 0, features: 0, sq_off: [0; 7], cq_off: [0; 6] },
+        sq_ring: 0,
+        cq_ring: 0,
+        sqes: 0,
+        view: None,
+        cq_seen: 0,
+        sq_seen: 0,
+        started: false,
+        fixed: [0; MAX_FIXED],
+    };
+
+    /// A ring set up through `io_uring_setup`, not mapped yet.
+    pub fn from_setup(fd: i32, params: Params) -> Ring {
+        Ring { fd, flags: params.flags, params, ..Ring::FREE }
+    }
+
+    /// A ring whose addresses liburing's `struct io_uring` gave.
+    pub fn from_view(fd: i32, flags: u32, view: RingView) -> Ring {
+        Ring { fd, flags, view: Some(view), ..Ring::FREE }
+    }
+
+    /// The program mapped region `offset` of the ring at `addr`: the view
+    /// is known once the three regions are (or two, with one mapping for
+    /// both queues).
+    pub fn mapped(&mut self, offset: u64, addr: usize) {
+        match offset {
+            OFF_SQ_RING => self.sq_ring = addr,
+            OFF_CQ_RING => self.cq_ring = addr,
+            OFF_SQES => self.sqes = addr,
+            _ => return,
+        }
+        let single = self.params.features & FEAT_SINGLE_MMAP != 0;
+        let cq = if self.cq_ring == 0 && single { self.sq_ring } else { self.cq_ring };
+        if self.sq_ring != 0 && self.sqes != 0 && cq != 0 {
+            self.view = RingView::from_params(&self.params, self.sq_ring, cq, self.sqes);
+        }
+    }
+
+    /// The ring's mapping at `addr` went away (munmap).
+    pub fn unmapped(&mut self, addr: usize) -> bool {
+        let hit = [self.sq_ring, self.cq_ring, self.sqes].contains(&addr)
+            || self.view.is_some_and(|v| v.sqes == addr);
+        if hit {
+            self.view = None;
+        }
+        hit
+    }
+
+    pub fn sqpoll(&self) -> bool {
+        self.flags & SETUP_SQPOLL != 0
+    }
+
+    /// The descriptor behind registered file `idx`.
+    pub fn fixed_fd(&self, idx: i32) -> Option<i32> {
+        let v = *self.fixed.get(usize::try_from(idx).ok()?)?;
+        (v != 0).then(|| v as i32 - 1)
+    }
+
+    /// `fds` registered from index `first` (-1 entries: sparse slots).
+    /// False if some did not fit.
+    pub fn register(&mut self, first: usize, fds: &[i32]) -> bool {
+        let mut all = true;
+        for (k, &fd) in fds.iter().enumerate() {
+            match self.fixed.get_mut(first + k) {
+                Some(slot) => *slot = if fd >= 0 { fd as u32 + 1 } else { 0 },
+                None => all = false,
+            }
+        }
+        all
+    }
+
+    pub fn unregister(&mut self) {
+        self.fixed = [0; MAX_FIXED];
+    }
+}

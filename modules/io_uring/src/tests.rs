@@ -1,0 +1,143 @@
+use darshan_core::arena::Slice;
+use darshan_core::Env;
+use darshan_log::counters::io_uring::typed as c;
+
+use super::*;
+
+fn attached(records: usize) -> IoUring {
+    let m = IoUring::new();
+    let words: &'static mut [u64] = Box::leak(vec![0u64; records * c::RECORD_WORDS].into_boxed_slice());
+    m.attach(Slice::new(words, c::RECORD_WORDS, records), &Env::for_tests());
+    m
+}
+
+fn params(entries: u32) -> Params {
+    Params {
+        sq_entries: entries,
+        cq_entries: 2 * entries,
+        flags: 0,
+        features: ring::FEAT_SINGLE_MMAP,
+        sq_off: [0, 4, 8, 12, 16, 20, 64],
+        cq_off: [0, 4, 8, 12, 16, 64],
+    }
+}
+
+fn record(m: &IoUring, name: &[u8]) -> Vec<u64> {
+    let st = m.lock();
+    let i = st.set.find(darshan_log::record_id(name)).expect("a record");
+    st.set.record(i).to_vec()
+}
+
+fn n(w: &[u64], k: c::Counter) -> i64 {
+    w[c::word(k)] as i64
+}
+
+fn write(fd: i32, off: u64, bytes: u64, user_data: u64) -> Sqe {
+    Sqe { opcode: ops::OP_WRITE, flags: 0, fd, off, bytes, op_flags: 0, user_data }
+}
+
+#[test]
+fn a_ring_is_read_once_its_regions_are_mapped() {
+    let m = attached(4);
+    m.on_setup(7, params(8));
+    assert!(m.view(7).is_none(), "not mapped yet");
+    assert!(m.on_mmap(7, ring::OFF_SQ_RING, 0x1000));
+    assert!(m.on_mmap(7, ring::OFF_SQES, 0x9000));
+    let (v, cursor, _, sqpoll) = m.view(7).expect("one mapping serves both queues (SINGLE_MMAP)");
+    assert_eq!((v.sq_head, v.sq_tail, v.sq_mask, v.sq_array, v.sqes), (0x1000, 0x1004, 7, 0x1040, 0x9000));
+    assert_eq!((v.cq_head, v.cq_mask, v.cq_entries, v.cqes, v.cqe_size), (0x1000, 15, 16, 0x1040, 16));
+    assert_eq!((cursor, sqpoll), (None, false));
+    assert!(!m.on_mmap(8, ring::OFF_SQ_RING, 0x1000), "not a ring");
+    m.on_munmap(0x9000);
+    assert!(m.view(7).is_none(), "unmapped: never read again");
+}
+
+#[test]
+fn sequential_writes_then_completions_give_bytes_sizes_sequence_and_latency() {
+    let m = attached(4);
+    m.on_setup(7, params(8));
+    m.bind_fd(3, Some(b"/data/f"));
+    let sqes: Vec<Sqe> = (0..4).map(|k| write(3, k * 4096, 4096, 100 + k)).collect();
+    m.on_submit(7, &sqes, 4, 10);
+    let w = record(&m, b"/data/f");
+    assert_eq!((n(&w, c::WRITES), n(&w, c::SIZE_WRITE_1K_10K), n(&w, c::MAX_INFLIGHT)), (4, 4, 4));
+    assert_eq!((n(&w, c::CONSEC_WRITES), n(&w, c::SEQ_WRITES), n(&w, c::MAX_BYTE_WRITTEN)), (3, 3, 16383));
+    let cqes: Vec<Cqe> = (0..4).map(|k| Cqe { user_data: 100 + k, res: if k == 3 { 100 } else { 4096 }, flags: 0 }).collect();
+    m.on_complete(7, &cqes, 4, 25);
+    let w = record(&m, b"/data/f");
+    assert_eq!((n(&w, c::BYTES_WRITTEN), n(&w, c::SHORT_WRITES), n(&w, c::COMPLETIONS_SEEN)), (3 * 4096 + 100, 1, 4));
+    assert_eq!((w[c::fword(c::F_WRITE_TIME)], w[c::fword(c::F_MAX_WRITE_TIME)]), (60, 15));
+}
+
+#[test]
+fn a_completion_never_read_counts_as_a_full_transfer_and_says_so() {
+    let m = attached(4);
+    m.on_setup(7, params(8));
+    m.bind_fd(3, Some(b"/data/f"));
+    m.on_submit(7, &[write(3, 0, 1 << 20, 1), write(3, 1 << 20, 1 << 20, 2)], 2, 10);
+    m.on_complete(7, &[Cqe { user_data: 1, res: 1 << 20, flags: 0 }], 1, 20);
+    m.finalize(&FinalizeCtx::one_process(1.0, 100));
+    let w = record(&m, b"/data/f");
+    assert_eq!((n(&w, c::BYTES_WRITTEN), n(&w, c::COMPLETIONS_SEEN), n(&w, c::COMPLETIONS_UNSEEN)), (2 << 20, 1, 1));
+}
+
+#[test]
+fn registered_files_and_offset_minus_one_are_resolved() {
+    let m = attached(4);
+    m.on_setup(7, params(8));
+    m.on_register_files(7, 0, &[-1, 5]);
+    m.bind_fd(5, Some(b"/data/g"));
+    let mut r = Sqe { opcode: ops::OP_READ, flags: ops::SQE_FIXED_FILE, fd: 1, off: u64::MAX, bytes: 50, ..Sqe::default() };
+    let mut unknown = [0; 4];
+    assert_eq!(m.unknown_fds(7, &[r], &mut unknown), 0, "fd 5 is bound");
+    m.on_submit(7, &[r], 1, 1);
+    r.user_data = 9;
+    m.on_submit(7, &[r], 2, 2);
+    let w = record(&m, b"/data/g");
+    assert_eq!((n(&w, c::READS), n(&w, c::FIXED_FILE_OPS), n(&w, c::CONSEC_READS)), (2, 2, 1));
+    assert_eq!(n(&w, c::MAX_BYTE_READ), 99, "the second read starts where the first ended");
+}
+
+#[test]
+fn requests_on_descriptors_that_are_not_files_are_not_counted() {
+    let m = attached(4);
+    m.on_setup(7, params(8));
+    m.bind_fd(4, None);
+    m.on_submit(7, &[write(4, 0, 10, 1)], 1, 1);
+    let mut unknown = [0; 4];
+    assert_eq!(m.unknown_fds(7, &[write(4, 0, 10, 2), write(6, 0, 10, 3)], &mut unknown), 1);
+    assert_eq!(unknown[0], 6);
+    assert_eq!(m.lock().set.len(), 0);
+}
+
+#[test]
+fn a_closed_ring_is_forgotten_and_its_requests_count_as_unseen() {
+    let m = attached(4);
+    m.on_setup(7, params(8));
+    m.bind_fd(3, Some(b"/data/f"));
+    m.on_submit(7, &[write(3, 0, 10, 1)], 1, 1);
+    assert!(m.rings_live());
+    m.on_close(7);
+    assert!(!m.rings_live());
+    assert!(m.view(7).is_none());
+    assert_eq!(n(&record(&m, b"/data/f"), c::COMPLETIONS_UNSEEN), 1);
+}
+
+#[test]
+fn the_inflight_table_finds_every_request_after_removals() {
+    let mut t = Inflight::with_slots(16);
+    let p = |r| Pending { record: r, kind: Kind::Write, len: 1, submitted: 0 };
+    for u in 0..12u64 {
+        assert_eq!(t.insert(0, u * 16, p(u as usize)), None);
+    }
+    for u in (0..12u64).step_by(3) {
+        assert_eq!(t.take(0, u * 16).map(|x| x.record), Some(u as usize));
+    }
+    for u in 0..12u64 {
+        let found = t.take(0, u * 16).map(|x| x.record);
+        assert_eq!(found, (u % 3 != 0).then_some(u as usize), "{u}");
+    }
+    assert!(t.is_empty());
+    assert_eq!(t.insert(1, 5, p(1)), None);
+    assert_eq!(t.take(0, 5), None, "another ring's request");
+}
