@@ -45,3 +45,5 @@ mod posix_wrap;
 mod shim;
 mod stat_wrap;
 mod stdio_wrap;
+mod uring_ring;
+mod uring_wrap;

@@ -413,6 +413,7 @@ pub unsafe extern "C" fn msync(addr: *mut c_void, len: size_t, flags: c_int) -> 
 #[no_mangle]
 pub unsafe extern "C" fn munmap(addr: *mut c_void, len: size_t) -> c_int {
     let Some(r) = real::munmap() else { return enosys() };
+    crate::uring_wrap::ring_unmapped(addr);
     // SAFETY: the real function, with the caller's arguments unchanged.
     on_mapping(addr, || unsafe { r(addr, len) }, PosixMeta::on_munmap)
 }

@@ -19,5 +19,6 @@ pub static MODULES: &[&dyn Module] = &[
     &darshan_dxt::DXT_MPIIO,
     &darshan_bgq::BGQ,
     &darshan_posix_meta::POSIX_META,
+    &darshan_io_uring::IO_URING,
     &darshan_null::NULL,
 ];

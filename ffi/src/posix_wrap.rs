@@ -232,6 +232,7 @@ pub unsafe extern "C" fn dup(oldfd: c_int) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn dup2(oldfd: c_int, newfd: c_int) -> c_int {
     let Some(r) = real::dup2() else { return enosys() };
+    crate::uring_wrap::fd_closing(newfd);
     // SAFETY: the real function, with the caller's arguments unchanged.
     duped(oldfd, || unsafe { r(oldfd, newfd) })
 }
@@ -239,6 +240,7 @@ pub unsafe extern "C" fn dup2(oldfd: c_int, newfd: c_int) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn dup3(oldfd: c_int, newfd: c_int, flags: c_int) -> c_int {
     let Some(r) = real::dup3() else { return enosys() };
+    crate::uring_wrap::fd_closing(newfd);
     // SAFETY: the real function, with the caller's arguments unchanged.
     duped(oldfd, || unsafe { r(oldfd, newfd, flags) })
 }
@@ -268,7 +270,12 @@ pub unsafe extern "C" fn fcntl64(fd: c_int, cmd: c_int, arg: c_ulong) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn close(fd: c_int) -> c_int {
     let Some(r) = real::close() else { return enosys() };
-    if !recording() || POSIX.tracked(fd).is_none() {
+    if !recording() {
+        // SAFETY: the real function, with the caller's arguments unchanged.
+        return unsafe { r(fd) };
+    }
+    crate::uring_wrap::closed_by_program(fd);
+    if POSIX.tracked(fd).is_none() {
         // SAFETY: the real function, with the caller's arguments unchanged.
         return unsafe { r(fd) };
     }
@@ -494,6 +501,7 @@ pub unsafe extern "C" fn mmap(
         record(|| {
             POSIX.on_mmap(fd);
             crate::meta_wrap::mapped(fd, p, len, prot, fl, t1, t2);
+            crate::uring_wrap::ring_mapped(fd, off as i64, p);
         });
     }
     p
@@ -522,6 +530,7 @@ pub unsafe extern "C" fn mmap64(
         record(|| {
             POSIX.on_mmap(fd);
             crate::meta_wrap::mapped(fd, p, len, prot, fl, t1, t2);
+            crate::uring_wrap::ring_mapped(fd, off as i64, p);
         });
     }
     p

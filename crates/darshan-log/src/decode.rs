@@ -46,7 +46,7 @@ fn fixed_layout(module: usize, ver: u32) -> Option<Layout> {
         (DFS, 1) => lay(584, 52, 15),  // + pool and container uuids
         (DAOS, 1) => lay(696, 64, 15), // + uuids and object id
         (POSIX_META, 1) => lay(16 + 8 * 24 + 8 * 4, 24, 4),
-        (IO_URING, 1) => lay(16 + 8 * 47 + 8 * 6, 47, 6),
+        (IO_URING, 1) => lay(16 + 8 * 48 + 8 * 6, 48, 6),
         (PROCESSES, 1) => lay(16 + 8 * 43 + 8 * 8, 43, 8),
         _ => return None,
     })

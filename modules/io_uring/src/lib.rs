@@ -33,6 +33,10 @@ use inflight::{Inflight, Kind, Pending};
 use ops::Class;
 pub use ring::{Params, Ring, RingView, MAX_RINGS};
 
+/// The record of the requests no file can be named for: those submitted
+/// where the runtime could not read them.
+pub const UNOBSERVED: &[u8] = b"<io_uring>";
+
 /// Descriptors whose file is known at once (fd -> record).
 const FD_SLOTS: usize = 1024;
 /// The value of a descriptor that names no recorded file (a socket, a
@@ -314,6 +318,13 @@ impl IoUring {
         true
     }
 
+    /// The ring (descriptor and view) one of whose regions is mapped at
+    /// `addr`.
+    pub fn ring_at(&self, addr: usize) -> Option<(i32, RingView)> {
+        let st = self.lock();
+        st.rings.iter().filter(|r| r.fd >= 0).find(|r| r.maps(addr)).and_then(|r| Some((r.fd, r.view?)))
+    }
+
     /// `munmap(addr)`: a ring mapped there is no longer read.
     pub fn on_munmap(&self, addr: usize) {
         let mut st = self.lock();
@@ -323,8 +334,10 @@ impl IoUring {
     }
 
     /// A liburing ring (`struct io_uring`): followed from now on, its
-    /// view refreshed (liburing may remap on resize).
-    pub fn on_liburing(&self, fd: i32, flags: u32, view: RingView) {
+    /// view refreshed (liburing may remap on resize). `head` is the
+    /// kernel's SQ head now: what was submitted before we knew the ring
+    /// is not ours to count.
+    pub fn on_liburing(&self, fd: i32, flags: u32, view: RingView, head: u32) {
         let mut st = self.lock();
         match st.ring(fd) {
             Some(k) if st.rings[k].view == Some(view) => {}
@@ -333,8 +346,31 @@ impl IoUring {
                 st.rings[k].flags = flags;
             }
             None => {
-                st.add_ring(Ring::from_view(fd, flags, view), &self.rings);
+                let mut r = Ring::from_view(fd, flags, view);
+                r.sq_seen = head;
+                r.started_sq = true;
+                st.add_ring(r, &self.rings);
             }
+        }
+    }
+
+    /// The ring `fd` is going away (its mapping or descriptor) with the
+    /// kernel's SQ head at `head`: the requests submitted since our
+    /// cursor were never read (the program entered the kernel without a
+    /// call we see) and are counted as unobserved.
+    pub fn on_ring_end(&self, fd: i32, head: u32) {
+        let mut guard = self.lock();
+        let st = &mut *guard;
+        let Some(k) = st.ring(fd) else { return };
+        let r = &mut st.rings[k];
+        let missed = head.wrapping_sub(r.sq_seen);
+        r.sq_seen = head;
+        r.started_sq = true;
+        if missed == 0 || missed > i32::MAX as u32 {
+            return;
+        }
+        if let Some(i) = st.set.find_or_create(darshan_log::record_id(UNOBSERVED), UNOBSERVED) {
+            add(st.set.words(i), c::word(c::UNOBSERVED_OPS), i64::from(missed));
         }
     }
 
@@ -358,7 +394,11 @@ impl IoUring {
             table.drain(Some(k), |p| st.unseen(p));
             st.inflight = table;
             st.rings[k] = Ring::FREE;
-            self.rings.fetch_sub(1, Ordering::Relaxed);
+            if self.rings.fetch_sub(1, Ordering::Relaxed) == 1 {
+                // No ring left: no close is followed until the next one,
+                // so no descriptor's name can be trusted then.
+                st.fds.clear();
+            }
         }
     }
 
@@ -391,24 +431,39 @@ impl IoUring {
         }
     }
 
-    /// `sqes` were submitted on ring `fd` at tick `t`; `sq_seen` is the
-    /// submission cursor after them.
-    pub fn on_submit(&self, fd: i32, sqes: &[Sqe], sq_seen: u32, t: Tick) {
+    /// Submission entries of ring `fd` read at positions `first..` (the
+    /// kernel's SQ positions); those below `consumed` (the kernel's head
+    /// after the call) were submitted at tick `t`. Entries already counted
+    /// (a wrapper inside another: liburing calls its own exports) are
+    /// skipped by the ring's cursor. On an SQPOLL ring, entries the
+    /// kernel's thread took before any call of ours could read them
+    /// (`first` past the cursor) are lost: the module is marked partial.
+    pub fn on_submit(&self, fd: i32, first: u32, sqes: &[Sqe], consumed: u32, t: Tick) {
         let mut guard = self.lock();
         let st = &mut *guard;
         let Some(k) = st.ring(fd) else { return };
-        st.rings[k].sq_seen = sq_seen;
-        for s in sqes {
-            if s.opcode == ops::OP_CLOSE && s.flags & ops::SQE_FIXED_FILE == 0 {
-                // Closed by the ring: the number may name another file next.
-                let p = st.submit_one(k, s, t);
-                st.fds.remove(s.fd as u64);
-                track(st, k, s.user_data, p);
+        let seen = st.rings[k].sq_seen;
+        if (first.wrapping_sub(seen) as i32) > 0 && st.rings[k].started_sq {
+            st.set.mark_partial();
+        }
+        for (n, s) in sqes.iter().enumerate() {
+            let pos = first.wrapping_add(n as u32);
+            let fresh = !st.rings[k].started_sq || (pos.wrapping_sub(seen) as i32) >= 0;
+            if !fresh || (pos.wrapping_sub(consumed) as i32) >= 0 {
                 continue;
             }
             let p = st.submit_one(k, s, t);
+            if s.opcode == ops::OP_CLOSE && s.flags & ops::SQE_FIXED_FILE == 0 {
+                // Closed by the ring: the number may name another file next.
+                st.fds.remove(s.fd as u64);
+            }
             track(st, k, s.user_data, p);
         }
+        let r = &mut st.rings[k];
+        if !r.started_sq || (consumed.wrapping_sub(r.sq_seen) as i32) > 0 {
+            r.sq_seen = consumed;
+        }
+        r.started_sq = true;
     }
 
     /// Completions read from ring `fd` at tick `t`; `cq_seen` is the

@@ -98,8 +98,10 @@ pub struct Ring {
     /// Our cursor in the submission queue (SQPOLL rings: the kernel's
     /// thread takes entries without a call of the program's).
     pub sq_seen: u32,
-    /// Whether the cursors have been set from the ring.
+    /// Whether the completion cursor has been set from the ring.
     pub started: bool,
+    /// Whether the submission cursor has been set from the ring.
+    pub started_sq: bool,
     /// Registered files: index -> descriptor + 1 (0: none).
     pub fixed: [u32; MAX_FIXED],
 }
@@ -116,12 +118,14 @@ impl Ring {
         cq_seen: 0,
         sq_seen: 0,
         started: false,
+        started_sq: false,
         fixed: [0; MAX_FIXED],
     };
 
     /// A ring set up through `io_uring_setup`, not mapped yet.
     pub fn from_setup(fd: i32, params: Params) -> Ring {
-        Ring { fd, flags: params.flags, params, ..Ring::FREE }
+        // The kernel's cursors start at 0 on a new ring.
+        Ring { fd, flags: params.flags, params, started_sq: true, ..Ring::FREE }
     }
 
     /// A ring whose addresses liburing's `struct io_uring` gave.
@@ -146,10 +150,16 @@ impl Ring {
         }
     }
 
+    /// Whether one of the ring's regions is mapped at `addr`.
+    pub fn maps(&self, addr: usize) -> bool {
+        addr != 0
+            && ([self.sq_ring, self.cq_ring, self.sqes].contains(&addr)
+                || self.view.is_some_and(|v| v.sqes == addr))
+    }
+
     /// The ring's mapping at `addr` went away (munmap).
     pub fn unmapped(&mut self, addr: usize) -> bool {
-        let hit = [self.sq_ring, self.cq_ring, self.sqes].contains(&addr)
-            || self.view.is_some_and(|v| v.sqes == addr);
+        let hit = self.maps(addr);
         if hit {
             self.view = None;
         }

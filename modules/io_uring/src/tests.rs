@@ -58,7 +58,7 @@ fn sequential_writes_then_completions_give_bytes_sizes_sequence_and_latency() {
     m.on_setup(7, params(8));
     m.bind_fd(3, Some(b"/data/f"));
     let sqes: Vec<Sqe> = (0..4).map(|k| write(3, k * 4096, 4096, 100 + k)).collect();
-    m.on_submit(7, &sqes, 4, 10);
+    m.on_submit(7, 0, &sqes, 4, 10);
     let w = record(&m, b"/data/f");
     assert_eq!((n(&w, c::WRITES), n(&w, c::SIZE_WRITE_1K_10K), n(&w, c::MAX_INFLIGHT)), (4, 4, 4));
     assert_eq!((n(&w, c::CONSEC_WRITES), n(&w, c::SEQ_WRITES), n(&w, c::MAX_BYTE_WRITTEN)), (3, 3, 16383));
@@ -74,7 +74,7 @@ fn a_completion_never_read_counts_as_a_full_transfer_and_says_so() {
     let m = attached(4);
     m.on_setup(7, params(8));
     m.bind_fd(3, Some(b"/data/f"));
-    m.on_submit(7, &[write(3, 0, 1 << 20, 1), write(3, 1 << 20, 1 << 20, 2)], 2, 10);
+    m.on_submit(7, 0, &[write(3, 0, 1 << 20, 1), write(3, 1 << 20, 1 << 20, 2)], 2, 10);
     m.on_complete(7, &[Cqe { user_data: 1, res: 1 << 20, flags: 0 }], 1, 20);
     m.finalize(&FinalizeCtx::one_process(1.0, 100));
     let w = record(&m, b"/data/f");
@@ -90,9 +90,9 @@ fn registered_files_and_offset_minus_one_are_resolved() {
     let mut r = Sqe { opcode: ops::OP_READ, flags: ops::SQE_FIXED_FILE, fd: 1, off: u64::MAX, bytes: 50, ..Sqe::default() };
     let mut unknown = [0; 4];
     assert_eq!(m.unknown_fds(7, &[r], &mut unknown), 0, "fd 5 is bound");
-    m.on_submit(7, &[r], 1, 1);
+    m.on_submit(7, 0, &[r], 1, 1);
     r.user_data = 9;
-    m.on_submit(7, &[r], 2, 2);
+    m.on_submit(7, 1, &[r], 2, 2);
     let w = record(&m, b"/data/g");
     assert_eq!((n(&w, c::READS), n(&w, c::FIXED_FILE_OPS), n(&w, c::CONSEC_READS)), (2, 2, 1));
     assert_eq!(n(&w, c::MAX_BYTE_READ), 99, "the second read starts where the first ended");
@@ -103,7 +103,7 @@ fn requests_on_descriptors_that_are_not_files_are_not_counted() {
     let m = attached(4);
     m.on_setup(7, params(8));
     m.bind_fd(4, None);
-    m.on_submit(7, &[write(4, 0, 10, 1)], 1, 1);
+    m.on_submit(7, 0, &[write(4, 0, 10, 1)], 1, 1);
     let mut unknown = [0; 4];
     assert_eq!(m.unknown_fds(7, &[write(4, 0, 10, 2), write(6, 0, 10, 3)], &mut unknown), 1);
     assert_eq!(unknown[0], 6);
@@ -115,7 +115,7 @@ fn a_closed_ring_is_forgotten_and_its_requests_count_as_unseen() {
     let m = attached(4);
     m.on_setup(7, params(8));
     m.bind_fd(3, Some(b"/data/f"));
-    m.on_submit(7, &[write(3, 0, 10, 1)], 1, 1);
+    m.on_submit(7, 0, &[write(3, 0, 10, 1)], 1, 1);
     assert!(m.rings_live());
     m.on_close(7);
     assert!(!m.rings_live());
@@ -140,4 +140,23 @@ fn the_inflight_table_finds_every_request_after_removals() {
     assert!(t.is_empty());
     assert_eq!(t.insert(1, 5, p(1)), None);
     assert_eq!(t.take(0, 5), None, "another ring's request");
+}
+
+/// liburing calls its own exports (io_uring_wait_cqes submits through
+/// __io_uring_get_cqe): the inner wrapper counts the entries, the outer
+/// one, which read the same positions before the call, does not again.
+#[test]
+fn entries_read_twice_by_nested_wrappers_are_counted_once() {
+    let m = attached(4);
+    m.on_setup(7, params(8));
+    m.bind_fd(3, Some(b"/data/f"));
+    let sqes = [write(3, 0, 10, 1), write(3, 10, 10, 2), write(3, 20, 10, 3)];
+    m.on_submit(7, 0, &sqes, 3, 1); // inner
+    m.on_submit(7, 0, &sqes, 3, 2); // outer, same snapshot
+    assert_eq!(n(&record(&m, b"/data/f"), c::WRITES), 3);
+    // Only the entries below the kernel's head were submitted.
+    m.on_submit(7, 3, &[write(3, 30, 10, 4), write(3, 40, 10, 5)], 4, 3);
+    assert_eq!(n(&record(&m, b"/data/f"), c::WRITES), 4);
+    m.on_submit(7, 4, &[write(3, 40, 10, 5)], 5, 4);
+    assert_eq!(n(&record(&m, b"/data/f"), c::WRITES), 5);
 }

@@ -3,9 +3,12 @@
 //! submission queue entry at submit time (operation, size, offset) and
 //! from each completion entry the runtime saw (result, latency); a
 //! completion it did not see is counted as a full transfer and said so
-//! in COMPLETIONS_UNSEEN.
+//! in COMPLETIONS_UNSEEN. Requests submitted where the runtime could not
+//! read them (a program that enters the kernel with its own `syscall`
+//! instruction, as fio does) are counted, from the kernel's submission
+//! cursor, in UNOBSERVED_OPS of the record `<io_uring>`.
 
-pub const NUM_INDICES: usize = 47;
+pub const NUM_INDICES: usize = 48;
 pub const F_NUM_INDICES: usize = 6;
 /// Words in one record: id, rank, counters, fcounters.
 pub const RECORD_WORDS: usize = FCOUNTERS_AT + F_NUM_INDICES;
@@ -63,6 +66,7 @@ crate::layout! {
         COMPLETIONS_UNSEEN = 44,
         FIXED_FILE_OPS = 45,
         SQPOLL_OPS = 46,
+        UNOBSERVED_OPS = 47,
     }
     fcounters {
         F_START_TIMESTAMP = 0,

@@ -19,7 +19,7 @@ pub fn combine(a: &[u64], b: &mut [u64]) {
     op::max(a, b, &mut t, c::words(c::MAX_BYTE_READ, c::MAX_BYTE_WRITTEN));
     op::sum(a, b, &mut t, c::words(c::CONSEC_READS, c::SHORT_WRITES));
     op::max(a, b, &mut t, [c::word(c::MAX_INFLIGHT)]);
-    op::sum(a, b, &mut t, c::words(c::COMPLETIONS_SEEN, c::SQPOLL_OPS));
+    op::sum(a, b, &mut t, c::words(c::COMPLETIONS_SEEN, c::UNOBSERVED_OPS));
     op::min_nonzero_f(a, b, &mut t, [c::fword(c::F_START_TIMESTAMP)]);
     op::max_f(a, b, &mut t, [c::fword(c::F_END_TIMESTAMP)]);
     op::sum_f(a, b, &mut t, [c::fword(c::F_READ_TIME), c::fword(c::F_WRITE_TIME)]);

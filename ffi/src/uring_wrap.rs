@@ -1,0 +1,377 @@
+//! io_uring, seen through every door a program uses (docs/io-uring.md):
+//! libc's `syscall()` for `io_uring_setup`/`_enter`/`_register` (what fio
+//! does; every other number passes straight through), the `mmap`s of a
+//! ring descriptor (posix_wrap.rs calls [`ring_mapped`]), and liburing's
+//! exported functions, which make their own system calls. At each call
+//! on a ring: the submission entries the kernel took during the call are
+//! read and counted, then the completion queue from our own cursor.
+#![allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
+// SAFETY (every wrapper in this file): the only unsafe operation in a
+// wrapper's body, outside the blocks marked SAFETY, is calling the real
+// function with the caller's arguments unchanged, so the caller's
+// obligations are exactly those of the function it meant to call.
+
+use darshan_io_uring::{Cqe, RingView, Sqe, IO_URING, MAX_RINGS};
+use libc::{c_int, c_long, c_uint, c_void};
+
+use crate::guard::{enosys, record, recording};
+use crate::uring_ring::{self as ring, BATCH};
+use crate::{clock, paths, real};
+
+const SYS_IO_URING_SETUP: c_long = 425;
+const SYS_IO_URING_ENTER: c_long = 426;
+const SYS_IO_URING_REGISTER: c_long = 427;
+/// IORING_ENTER_REGISTERED_RING: the fd is an index we cannot map.
+const ENTER_REGISTERED_RING: c_uint = 1 << 4;
+
+/// The descriptors the requests of a batch act on, named (their POSIX
+/// record's name, or /proc/self/fd's link) before they are counted.
+fn name_new_fds(fd: i32, sqes: &[Sqe]) {
+    let mut unknown = [0i32; BATCH];
+    let n = IO_URING.unknown_fds(fd, sqes, &mut unknown);
+    for &target in &unknown[..n] {
+        let mut named = false;
+        paths::with_fd_name(target, true, |name| {
+            named = true;
+            IO_URING.bind_fd(target, Some(name));
+        });
+        if !named {
+            IO_URING.bind_fd(target, None);
+        }
+    }
+}
+
+/// The entries at SQ positions `from..to` were submitted at tick `t`.
+///
+/// # Safety
+/// `v` describes the live ring `fd`.
+unsafe fn count_submitted(fd: i32, v: &RingView, from: u32, to: u32, t: i64) {
+    let mut pos = from;
+    let mut buf = [Sqe::default(); BATCH];
+    while (to.wrapping_sub(pos) as i32) > 0 {
+        // SAFETY: the caller's.
+        let n = unsafe { ring::sqes(v, pos, to, &mut buf) };
+        name_new_fds(fd, &buf[..n]);
+        IO_URING.on_submit(fd, pos, &buf[..n], to, t);
+        pos = pos.wrapping_add(n as u32);
+    }
+}
+
+/// Read the completions posted since our cursor. A completion slot the
+/// program consumed stays readable until the kernel writes the one
+/// `cq_entries` later: those older than that are lost (counted as not
+/// seen at shutdown), as is any the kernel overwrote while we read.
+///
+/// # Safety
+/// `v` describes the live ring `fd`.
+unsafe fn scan_completions(fd: i32, v: &RingView, cursor: Option<u32>, t: i64) {
+    // SAFETY: the caller's.
+    let (head, tail) = unsafe { (ring::cursor(v.cq_head), ring::cursor(v.cq_tail)) };
+    let mut pos = cursor.unwrap_or(head);
+    if tail.wrapping_sub(pos) > v.cq_entries {
+        pos = tail.wrapping_sub(v.cq_entries);
+    }
+    let mut buf = [Cqe::default(); BATCH];
+    while (tail.wrapping_sub(pos) as i32) > 0 {
+        // SAFETY: the caller's.
+        let n = unsafe { ring::cqes(v, pos, tail, &mut buf) };
+        // SAFETY: as above. Entries the kernel may have rewritten while we
+        // read (a full lap behind its tail now) are dropped.
+        let now_tail = unsafe { ring::cursor(v.cq_tail) };
+        let oldest_intact = now_tail.wrapping_sub(v.cq_entries);
+        let skip = (0..n).take_while(|&k| (pos.wrapping_add(k as u32).wrapping_sub(oldest_intact) as i32) < 0).count();
+        pos = pos.wrapping_add(n as u32);
+        IO_URING.on_complete(fd, &buf[skip..n], pos, t);
+    }
+    if cursor.is_none() {
+        IO_URING.on_complete(fd, &[], pos, t);
+    }
+}
+
+/// A call on ring `fd` (its view `v`, if mapped): time it, count what it
+/// submitted and what has completed.
+fn on_ring<R: Copy>(fd: i32, call: impl FnOnce() -> R) -> R {
+    let Some((v, _, _, _)) = IO_URING.view(fd) else { return call() };
+    // SAFETY: the ring is mapped (we drop a view at munmap/close) and in
+    // use by this call.
+    let head = unsafe { ring::cursor(v.sq_head) };
+    let t1 = clock::now();
+    let r = call();
+    let t2 = clock::now();
+    record(|| {
+        // SAFETY: as above; the program is blocked in no other use of the
+        // ring's entries that the kernel took during its own call.
+        unsafe {
+            let after = ring::cursor(v.sq_head);
+            count_submitted(fd, &v, head, after, t1);
+            // The cursor as it is now: a liburing call inside this one
+            // (liburing calls its own exports) may have moved it.
+            if let Some((v, cursor, _, _)) = IO_URING.view(fd) {
+                scan_completions(fd, &v, cursor, t2);
+            }
+        }
+    });
+    r
+}
+
+/// `syscall(2)`: the three io_uring numbers are seen, every other passes
+/// straight through (one comparison). Defined with a fixed arity, which
+/// the x86-64 and aarch64 Linux calling conventions make the same as the
+/// variadic one (docs/interposition.md rule 12), and forwarding all six
+/// argument registers as glibc's own `syscall` does.
+#[no_mangle]
+pub unsafe extern "C" fn syscall(n: c_long, a1: c_long, a2: c_long, a3: c_long, a4: c_long, a5: c_long, a6: c_long) -> c_long {
+    let Some(r) = real::syscall() else { return enosys() };
+    // SAFETY (each call below): the real function, with the caller's
+    // arguments unchanged.
+    if !(SYS_IO_URING_SETUP..=SYS_IO_URING_REGISTER).contains(&n) || !IO_URING.on() || !recording() {
+        return unsafe { r(n, a1, a2, a3, a4, a5, a6) };
+    }
+    match n {
+        SYS_IO_URING_SETUP => {
+            let fd = unsafe { r(n, a1, a2, a3, a4, a5, a6) };
+            if fd >= 0 {
+                set_up(fd as i32, a2 as u64);
+            }
+            fd
+        }
+        SYS_IO_URING_ENTER if a4 as c_uint & ENTER_REGISTERED_RING == 0 => {
+            on_ring(a1 as i32, || unsafe { r(n, a1, a2, a3, a4, a5, a6) })
+        }
+        SYS_IO_URING_REGISTER => {
+            let ret = unsafe { r(n, a1, a2, a3, a4, a5, a6) };
+            if ret >= 0 {
+                registered(a1 as i32, a2 as u32, a3 as u64, a4 as u32);
+            }
+            ret
+        }
+        _ => unsafe { r(n, a1, a2, a3, a4, a5, a6) },
+    }
+}
+
+/// `io_uring_setup` returned `fd`; the kernel filled the parameters at
+/// `params`.
+fn set_up(fd: i32, params: u64) {
+    record(|| {
+        if let Some(p) = ring::params(params) {
+            IO_URING.on_setup(fd, p);
+        }
+    });
+}
+
+/// `io_uring_register(fd, opcode, arg, nr)` succeeded: registered files
+/// are followed (their index -> descriptor).
+fn registered(fd: i32, opcode: u32, arg: u64, nr: u32) {
+    const FILES: u32 = 2;
+    const UNREGISTER_FILES: u32 = 3;
+    const FILES_UPDATE: u32 = 6;
+    const FILES2: u32 = 13;
+    const FILES_UPDATE2: u32 = 14;
+    record(|| {
+        let mut b = [0u8; 32];
+        let (first, data, count) = match opcode {
+            FILES => (0, arg, nr),
+            UNREGISTER_FILES => return IO_URING.on_unregister_files(fd),
+            FILES_UPDATE if ring::read_user(arg, &mut b[..16]) => {
+                (u32::from_ne_bytes([b[0], b[1], b[2], b[3]]), u64::from_ne_bytes(b[8..16].try_into().unwrap_or([0; 8])), nr)
+            }
+            FILES2 if ring::read_user(arg, &mut b[..32]) => {
+                (0, u64::from_ne_bytes(b[16..24].try_into().unwrap_or([0; 8])), u32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
+            }
+            FILES_UPDATE2 if ring::read_user(arg, &mut b[..32]) => (
+                u32::from_ne_bytes([b[0], b[1], b[2], b[3]]),
+                u64::from_ne_bytes(b[8..16].try_into().unwrap_or([0; 8])),
+                u32::from_ne_bytes([b[24], b[25], b[26], b[27]]),
+            ),
+            _ => return,
+        };
+        register_files(fd, first, data, count);
+    });
+}
+
+fn register_files(fd: i32, first: u32, data: u64, count: u32) {
+    let count = (count as usize).min(darshan_io_uring::ring::MAX_FIXED);
+    let mut fds = [-1i32; darshan_io_uring::ring::MAX_FIXED];
+    let mut b = [0u8; 4 * darshan_io_uring::ring::MAX_FIXED];
+    if data != 0 && !ring::read_user(data, &mut b[..4 * count]) {
+        return;
+    }
+    for (k, fd) in fds.iter_mut().enumerate().take(count) {
+        if data != 0 {
+            *fd = i32::from_ne_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]]);
+        }
+    }
+    IO_URING.on_register_files(fd, first as usize, &fds[..count]);
+}
+
+/// posix_wrap.rs's mmap: region `offset` of `fd` mapped at `addr` (a ring's, if `fd` is one).
+pub fn ring_mapped(fd: c_int, offset: i64, addr: *mut c_void) {
+    if IO_URING.rings_live() {
+        IO_URING.on_mmap(fd, offset as u64, addr as usize);
+    }
+}
+
+/// A ring going away while still mapped: what it submitted beyond what
+/// we read is counted as unobserved (from the kernel's SQ head), and its
+/// last completions are read.
+fn ring_ends(fd: i32, v: &RingView) {
+    // SAFETY: the ring is still mapped: the callers run before the munmap
+    // or close that ends it.
+    let head = unsafe { ring::cursor(v.sq_head) };
+    IO_URING.on_ring_end(fd, head);
+    if let Some((v, cursor, _, _)) = IO_URING.view(fd) {
+        // SAFETY: as above.
+        unsafe { scan_completions(fd, &v, cursor, clock::now()) };
+    }
+}
+
+/// munmap of `addr`, before the real call: a ring mapped there ends and is
+/// no longer read. (Only the program's calls: one from inside the runtime
+/// must not record.)
+pub fn ring_unmapped(addr: *mut c_void) {
+    if IO_URING.rings_live() && recording() {
+        record(|| {
+            if let Some((fd, v)) = IO_URING.ring_at(addr as usize) {
+                ring_ends(fd, &v);
+            }
+            IO_URING.on_munmap(addr as usize)
+        });
+    }
+}
+
+/// dup2/dup3 onto `fd`: as a close of it.
+pub fn fd_closing(fd: c_int) {
+    if IO_URING.rings_live() && recording() {
+        closing(fd);
+    }
+}
+
+/// close(fd) by the program (the caller has checked `recording`): a ring,
+/// or a descriptor the module named, is forgotten.
+pub fn closed_by_program(fd: c_int) {
+    if IO_URING.rings_live() {
+        closing(fd);
+    }
+}
+
+fn closing(fd: c_int) {
+    record(|| {
+        if let Some((v, _, _, _)) = IO_URING.view(fd) {
+            ring_ends(fd, &v);
+        }
+        IO_URING.on_close(fd)
+    });
+}
+
+/// A liburing call on `ring`: the ring is learnt (or its view refreshed)
+/// from the struct, then the call is timed and read as any other.
+///
+/// # Safety
+/// `ring` is the caller's `struct io_uring` (see [`ring::of_liburing`]).
+unsafe fn liburing<R: Copy>(ring: *mut c_void, call: impl FnOnce() -> R) -> R {
+    if !IO_URING.on() || !recording() {
+        return call();
+    }
+    // SAFETY: the caller's.
+    let Some((fd, flags, view)) = (unsafe { ring::of_liburing(ring as *const u8) }) else { return call() };
+    // SAFETY: the ring is set up and mapped (the caller's).
+    let head = unsafe { ring::cursor(view.sq_head) };
+    record(|| IO_URING.on_liburing(fd, flags, view, head));
+    on_ring(fd, call)
+}
+
+const _: () = assert!(MAX_RINGS <= 255, "ring slots fit the in-flight table's byte");
+
+macro_rules! liburing_wrap {
+    ($name:ident($ring:ident: *mut c_void $(, $arg:ident: $ty:ty)*) -> $ret:ty) => {
+        liburing_wrap!($name($ring: *mut c_void $(, $arg: $ty)*) -> $ret, enosys());
+    };
+    ($name:ident($ring:ident: *mut c_void $(, $arg:ident: $ty:ty)*) -> $ret:ty, $missing:expr) => {
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($ring: *mut c_void $(, $arg: $ty)*) -> $ret {
+            let Some(r) = real::$name() else { return $missing };
+            // SAFETY: liburing's own ring, passed on unchanged.
+            unsafe { liburing($ring, || r($ring $(, $arg)*)) }
+        }
+    };
+}
+
+liburing_wrap!(io_uring_submit(ring: *mut c_void) -> c_int);
+liburing_wrap!(io_uring_submit_and_wait(ring: *mut c_void, wait_nr: c_uint) -> c_int);
+liburing_wrap!(io_uring_submit_and_wait_timeout(ring: *mut c_void, cqe: *mut c_void, wait_nr: c_uint, ts: *mut c_void, sigmask: *mut c_void) -> c_int);
+liburing_wrap!(io_uring_submit_and_get_events(ring: *mut c_void) -> c_int);
+liburing_wrap!(__io_uring_get_cqe(ring: *mut c_void, cqe: *mut c_void, submit: c_uint, wait_nr: c_uint, sigmask: *mut c_void) -> c_int);
+liburing_wrap!(io_uring_wait_cqes(ring: *mut c_void, cqe: *mut c_void, wait_nr: c_uint, ts: *mut c_void, sigmask: *mut c_void) -> c_int);
+liburing_wrap!(io_uring_wait_cqe_timeout(ring: *mut c_void, cqe: *mut c_void, ts: *mut c_void) -> c_int);
+liburing_wrap!(io_uring_peek_batch_cqe(ring: *mut c_void, cqes: *mut c_void, count: c_uint) -> c_uint, 0);
+liburing_wrap!(io_uring_get_events(ring: *mut c_void) -> c_int);
+
+/// Files registered through liburing (which makes the system call itself).
+#[no_mangle]
+pub unsafe extern "C" fn io_uring_register_files(ring: *mut c_void, files: *const c_int, nr: c_uint) -> c_int {
+    let Some(r) = real::io_uring_register_files() else { return enosys() };
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    let ret = unsafe { r(ring, files, nr) };
+    if ret >= 0 && IO_URING.on() && recording() {
+        // SAFETY: liburing's own ring.
+        if let Some((fd, flags, view)) = unsafe { ring::of_liburing(ring as *const u8) } {
+            // SAFETY: the ring is set up and mapped.
+            let head = unsafe { ring::cursor(view.sq_head) };
+            record(|| IO_URING.on_liburing(fd, flags, view, head));
+            record(|| register_files(fd, 0, files as u64, nr));
+        }
+    }
+    ret
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn io_uring_register_files_update(ring: *mut c_void, off: c_uint, files: *const c_int, nr: c_uint) -> c_int {
+    let Some(r) = real::io_uring_register_files_update() else { return enosys() };
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    let ret = unsafe { r(ring, off, files, nr) };
+    if ret >= 0 && IO_URING.on() && recording() {
+        // SAFETY: liburing's own ring.
+        if let Some((fd, _, _)) = unsafe { ring::of_liburing(ring as *const u8) } {
+            record(|| register_files(fd, off, files as u64, nr));
+        }
+    }
+    ret
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn io_uring_unregister_files(ring: *mut c_void) -> c_int {
+    let Some(r) = real::io_uring_unregister_files() else { return enosys() };
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    let ret = unsafe { r(ring) };
+    if ret >= 0 && IO_URING.on() && recording() {
+        // SAFETY: liburing's own ring.
+        if let Some((fd, _, _)) = unsafe { ring::of_liburing(ring as *const u8) } {
+            record(|| IO_URING.on_unregister_files(fd));
+        }
+    }
+    ret
+}
+
+/// The ring's last completions are read before liburing unmaps and
+/// closes it (with its own system calls, which we do not see).
+#[no_mangle]
+pub unsafe extern "C" fn io_uring_queue_exit(ring: *mut c_void) {
+    let Some(r) = real::io_uring_queue_exit() else { return };
+    if !IO_URING.on() || !recording() {
+        // SAFETY: the real function, with the caller's arguments unchanged.
+        return unsafe { r(ring) };
+    }
+    // SAFETY: liburing's own ring, still set up.
+    let known = unsafe { ring::of_liburing(ring as *const u8) };
+    if let Some((fd, _, _)) = known {
+        if let Some((v, _, _, _)) = IO_URING.view(fd) {
+            // Mapped until the real call below.
+            record(|| ring_ends(fd, &v));
+        }
+    }
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    unsafe { r(ring) };
+    if let Some((fd, _, _)) = known {
+        record(|| IO_URING.on_close(fd));
+    }
+}
