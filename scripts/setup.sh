@@ -67,6 +67,9 @@ command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 # file system (skipped where /dev/fuse is missing).
 [ -f /usr/include/fuse3/fuse.h ] || need_apt+=(libfuse3-dev)
 command -v fusermount3 >/dev/null || need_apt+=(fuse3)
+# IO_URING's tests: Debian's fio (its io_uring engine) and liburing.
+command -v fio >/dev/null || need_apt+=(fio)
+[ -f /usr/include/liburing.h ] || need_apt+=(liburing-dev)
 # darshan-summary's HTML pages are rendered in it by the tests.
 command -v chromium >/dev/null || need_apt+=(chromium)
 # Spark (pyspark, local mode) reads darshan-ingest's Parquet dataset in the

@@ -1,0 +1,179 @@
+//! IO_URING end to end (docs/io-uring.md): programs compiled at test time
+//! drive rings through liburing, through syscall(), and with their own
+//! syscall instruction (as fio does), and Debian's fio runs its io_uring
+//! engine; each log is checked against the known pattern or fio's own
+//! JSON totals.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use common::*;
+use darshan_log::counters::io_uring as c;
+use darshan_log::counters::posix as px;
+use darshan_log::modules::{IO_URING, POSIX};
+
+/// name -> (module, record) of the one log in `dir`/logs.
+fn records(dir: &Path) -> BTreeMap<(usize, String), darshan_log::Record> {
+    let log = darshan_log::LogFile::open(only_log(dir)).unwrap();
+    let names = log.names().unwrap();
+    let mut out = BTreeMap::new();
+    for m in log.modules_present() {
+        for r in log.records(m).unwrap() {
+            let n = String::from_utf8_lossy(names.get(r.id).unwrap_or(b"?")).into_owned();
+            out.insert((m, n), r);
+        }
+    }
+    out
+}
+
+fn uring(recs: &BTreeMap<(usize, String), darshan_log::Record>, name: &str) -> Vec<i64> {
+    recs.get(&(IO_URING, name.to_string()))
+        .unwrap_or_else(|| panic!("no IO_URING record for {name}: {:?}", recs.keys()))
+        .counters
+        .clone()
+}
+
+fn s(p: &Path) -> String {
+    p.to_str().unwrap().to_string()
+}
+
+fn run(exe: &Path, args: &[&str], dir: &Path) -> String {
+    let out = output(instrumented(exe, dir).args(args));
+    assert!(out.status.success(), "{exe:?}: {:?} {}", out.status, String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn with_liburing(name: &str, dir: &Path) -> PathBuf {
+    compile(name, dir, &["-luring", "-pthread"])
+}
+
+/// A liburing copy of 16 blocks of 64 KiB and one of 1,000 bytes, four in
+/// flight, completions consumed with the inline io_uring_cqe_seen: every
+/// request and byte, the size buckets and the sequence, each completion
+/// read; the POSIX records of the same files (open, fstat) beside them.
+/// With "fixed", the files are registered and used by index.
+#[test]
+fn a_liburing_copy_is_counted_exactly_with_and_without_registered_files() {
+    for mode in ["plain", "fixed"] {
+        let d = scratch("uring-copy");
+        let exe = with_liburing("uring_copy", &d);
+        let (src, dst) = (d.join("data/src.dat"), d.join("data/dst.dat"));
+        std::fs::write(&src, vec![7u8; 16 * 65536 + 1000]).unwrap();
+        run(&exe, &[&s(&src), &s(&dst), "65536", "4", mode], &d);
+        assert_eq!(std::fs::read(&dst).unwrap().len(), 16 * 65536 + 1000);
+        let recs = records(&d);
+        for (name, ops, bytes, big, small) in [
+            (&src, c::READS, c::BYTES_READ, c::SIZE_READ_10K_100K, c::SIZE_READ_100_1K),
+            (&dst, c::WRITES, c::BYTES_WRITTEN, c::SIZE_WRITE_10K_100K, c::SIZE_WRITE_100_1K),
+        ] {
+            let w = uring(&recs, &s(name));
+            let got = [ops, bytes, big, small, c::COMPLETIONS_SEEN, c::COMPLETIONS_UNSEEN, c::MAX_INFLIGHT].map(|k| w[k]);
+            assert_eq!(got, [17, 16 * 65536 + 1000, 16, 1, 17, 0, 4], "{mode} {name:?}");
+            assert_eq!(w[c::FIXED_FILE_OPS], if mode == "fixed" { 17 } else { 0 });
+            assert_eq!(recs[&(POSIX, s(name))].counters[px::OPENS], 1, "the POSIX record beside it");
+        }
+    }
+}
+
+/// A ring driven with syscall() alone (no liburing): three 8 KiB writes.
+#[test]
+fn a_ring_driven_through_syscall_is_counted_exactly() {
+    let d = scratch("uring-raw");
+    let exe = compile("uring_raw", &d, &[]);
+    let f = d.join("data/raw.dat");
+    run(&exe, &[&s(&f)], &d);
+    let w = uring(&records(&d), &s(&f));
+    let got = [c::WRITES, c::BYTES_WRITTEN, c::SIZE_WRITE_1K_10K, c::CONSEC_WRITES, c::COMPLETIONS_SEEN].map(|k| w[k]);
+    assert_eq!(got, [3, 3 * 8192, 3, 2, 3]);
+}
+
+/// A program that enters the kernel with its own syscall instruction:
+/// the runtime never reads its submissions, and the log says how many
+/// there were (the kernel's submission cursor when the ring ends).
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn submissions_the_runtime_cannot_see_are_counted_as_unobserved() {
+    let d = scratch("uring-inline");
+    let exe = compile("uring_inline", &d, &[]);
+    let f = d.join("data/inline.dat");
+    run(&exe, &[&s(&f), "7"], &d);
+    let recs = records(&d);
+    assert_eq!(uring(&recs, "<io_uring>")[c::UNOBSERVED_OPS], 7);
+    assert!(!recs.contains_key(&(IO_URING, s(&f))), "nothing was seen of the file's requests");
+    assert_eq!(std::fs::metadata(&f).unwrap().len(), 7 * 8192);
+}
+
+/// One ring per thread, four threads: each file its own eight writes.
+#[test]
+fn rings_of_several_threads_are_counted_apart() {
+    let d = scratch("uring-threads");
+    let exe = with_liburing("uring_threads", &d);
+    let out = run(&exe, &[&s(&d.join("data"))], &d);
+    assert_eq!(out.trim(), "done");
+    let recs = records(&d);
+    for t in 0..4 {
+        let w = uring(&recs, &s(&d.join(format!("data/t{t}.dat"))));
+        assert_eq!([c::WRITES, c::BYTES_WRITTEN, c::COMPLETIONS_SEEN].map(|k| w[k]), [8, 32768, 8], "thread {t}");
+    }
+}
+
+/// syscall() with every other number behaves exactly as without the
+/// runtime: getpid, gettid, futex waits (value mismatch, timeout), an
+/// invalid number (ENOSYS).
+#[test]
+fn syscall_passes_every_other_number_through_unchanged() {
+    let d = scratch("syscall-pass");
+    let exe = compile("syscall_pass", &d, &[]);
+    let plain = output(&mut std::process::Command::new(&exe));
+    let under = run(&exe, &[], &d);
+    assert!(plain.status.success());
+    assert_eq!(under, String::from_utf8_lossy(&plain.stdout));
+    assert_eq!(under.matches(" 1\n").count(), 5, "every check held: {under}");
+}
+
+/// fio's (3.33, Debian's) json totals of one job: (ios, bytes) read and
+/// written.
+fn fio_totals(json: &str) -> [(i64, i64); 2] {
+    let v: serde_json::Value = serde_json::from_str(json).expect("fio's JSON");
+    let job = &v["jobs"][0];
+    ["read", "write"].map(|d| (job[d]["total_ios"].as_i64().unwrap(), job[d]["io_bytes"].as_i64().unwrap()))
+}
+
+/// fio's io_uring engine enters the kernel with its own syscall
+/// instruction on x86-64 (FIO_ARCH_HAS_SYSCALL): none of its requests can
+/// be read, and every one is accounted for as unobserved, its count equal
+/// to fio's own total. fio's results under the runtime are those asked for.
+#[test]
+fn fio_io_uring_requests_are_all_accounted_for() {
+    if !Path::new("/usr/bin/fio").exists() {
+        panic!("fio is not installed (scripts/setup.sh installs it)");
+    }
+    for args in [
+        &["--rw=write", "--bs=4k", "--size=2m", "--iodepth=32"][..],
+        &["--rw=randread", "--bs=16k", "--size=2m", "--iodepth=8", "--registerfiles", "--fixedbufs"][..],
+        &["--rw=readwrite", "--bs=8k", "--size=1m", "--iodepth=4", "--thread"][..],
+    ] {
+        let d = scratch("fio-uring");
+        let f = d.join("data/fio.dat");
+        let mut cmd = instrumented(Path::new("/usr/bin/fio"), &d);
+        cmd.args(["--name=t", "--ioengine=io_uring", "--output-format=json"]).args(args).arg(format!("--filename={}", s(&f)));
+        let out = output(&mut cmd);
+        assert!(out.status.success(), "fio {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let [(r, rb), (w, wb)] = fio_totals(&String::from_utf8_lossy(&out.stdout));
+        assert_eq!(rb + wb, if args.contains(&"--size=1m") { 1 << 20 } else { 2 << 20 }, "fio moved what was asked");
+        // One log per fio process; the job's holds the ring.
+        let unobserved: i64 = files(&d.join("logs"))
+            .iter()
+            .filter_map(|l| {
+                let log = darshan_log::LogFile::open(l).ok()?;
+                let names = log.names().ok()?;
+                let recs = log.records(IO_URING).ok()?;
+                recs.iter().find(|r| names.get(r.id) == Some(&b"<io_uring>"[..])).map(|r| r.counters[c::UNOBSERVED_OPS])
+            })
+            .sum();
+        assert_eq!(unobserved, r + w, "fio {args:?}");
+    }
+}
+
