@@ -181,9 +181,8 @@ pub unsafe fn of_liburing(ring: *const u8) -> Option<(i32, u32, RingView)> {
         return None;
     }
     // SAFETY: the masks and entry count are u32s in the live rings.
-    let (sq_mask, cq_mask, cq_entries) = unsafe {
-        (cursor(word(L::SQ_KRING_MASK)), cursor(word(L::CQ_KRING_MASK)), cursor(word(L::CQ_KRING_ENTRIES)))
-    };
+    let (sq_mask, cq_mask, cq_entries) =
+        unsafe { (cursor(word(L::SQ_KRING_MASK)), cursor(word(L::CQ_KRING_MASK)), cursor(word(L::CQ_KRING_ENTRIES))) };
     if !sq_mask.wrapping_add(1).is_power_of_two() || cq_mask.wrapping_add(1) != cq_entries || cq_entries == 0 {
         return None;
     }

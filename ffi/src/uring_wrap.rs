@@ -120,32 +120,38 @@ fn on_ring<R: Copy>(fd: i32, call: impl FnOnce() -> R) -> R {
 /// variadic one (docs/interposition.md rule 12), and forwarding all six
 /// argument registers as glibc's own `syscall` does.
 #[no_mangle]
-pub unsafe extern "C" fn syscall(n: c_long, a1: c_long, a2: c_long, a3: c_long, a4: c_long, a5: c_long, a6: c_long) -> c_long {
+pub unsafe extern "C" fn syscall(
+    n: c_long,
+    a1: c_long,
+    a2: c_long,
+    a3: c_long,
+    a4: c_long,
+    a5: c_long,
+    a6: c_long,
+) -> c_long {
     let Some(r) = real::syscall() else { return enosys() };
-    // SAFETY (each call below): the real function, with the caller's
-    // arguments unchanged.
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    let call = || unsafe { r(n, a1, a2, a3, a4, a5, a6) };
     if !(SYS_IO_URING_SETUP..=SYS_IO_URING_REGISTER).contains(&n) || !IO_URING.on() || !recording() {
-        return unsafe { r(n, a1, a2, a3, a4, a5, a6) };
+        return call();
     }
     match n {
         SYS_IO_URING_SETUP => {
-            let fd = unsafe { r(n, a1, a2, a3, a4, a5, a6) };
+            let fd = call();
             if fd >= 0 {
                 set_up(fd as i32, a2 as u64);
             }
             fd
         }
-        SYS_IO_URING_ENTER if a4 as c_uint & ENTER_REGISTERED_RING == 0 => {
-            on_ring(a1 as i32, || unsafe { r(n, a1, a2, a3, a4, a5, a6) })
-        }
+        SYS_IO_URING_ENTER if a4 as c_uint & ENTER_REGISTERED_RING == 0 => on_ring(a1 as i32, call),
         SYS_IO_URING_REGISTER => {
-            let ret = unsafe { r(n, a1, a2, a3, a4, a5, a6) };
+            let ret = call();
             if ret >= 0 {
                 registered(a1 as i32, a2 as u32, a3 as u64, a4 as u32);
             }
             ret
         }
-        _ => unsafe { r(n, a1, a2, a3, a4, a5, a6) },
+        _ => call(),
     }
 }
 
@@ -172,12 +178,16 @@ fn registered(fd: i32, opcode: u32, arg: u64, nr: u32) {
         let (first, data, count) = match opcode {
             FILES => (0, arg, nr),
             UNREGISTER_FILES => return IO_URING.on_unregister_files(fd),
-            FILES_UPDATE if ring::read_user(arg, &mut b[..16]) => {
-                (u32::from_ne_bytes([b[0], b[1], b[2], b[3]]), u64::from_ne_bytes(b[8..16].try_into().unwrap_or([0; 8])), nr)
-            }
-            FILES2 if ring::read_user(arg, &mut b[..32]) => {
-                (0, u64::from_ne_bytes(b[16..24].try_into().unwrap_or([0; 8])), u32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
-            }
+            FILES_UPDATE if ring::read_user(arg, &mut b[..16]) => (
+                u32::from_ne_bytes([b[0], b[1], b[2], b[3]]),
+                u64::from_ne_bytes(b[8..16].try_into().unwrap_or([0; 8])),
+                nr,
+            ),
+            FILES2 if ring::read_user(arg, &mut b[..32]) => (
+                0,
+                u64::from_ne_bytes(b[16..24].try_into().unwrap_or([0; 8])),
+                u32::from_ne_bytes([b[0], b[1], b[2], b[3]]),
+            ),
             FILES_UPDATE2 if ring::read_user(arg, &mut b[..32]) => (
                 u32::from_ne_bytes([b[0], b[1], b[2], b[3]]),
                 u64::from_ne_bytes(b[8..16].try_into().unwrap_or([0; 8])),
@@ -325,7 +335,12 @@ pub unsafe extern "C" fn io_uring_register_files(ring: *mut c_void, files: *cons
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn io_uring_register_files_update(ring: *mut c_void, off: c_uint, files: *const c_int, nr: c_uint) -> c_int {
+pub unsafe extern "C" fn io_uring_register_files_update(
+    ring: *mut c_void,
+    off: c_uint,
+    files: *const c_int,
+    nr: c_uint,
+) -> c_int {
     let Some(r) = real::io_uring_register_files_update() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
     let ret = unsafe { r(ring, off, files, nr) };

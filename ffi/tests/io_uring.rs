@@ -69,7 +69,8 @@ fn a_liburing_copy_is_counted_exactly_with_and_without_registered_files() {
             (&dst, c::WRITES, c::BYTES_WRITTEN, c::SIZE_WRITE_10K_100K, c::SIZE_WRITE_100_1K),
         ] {
             let w = uring(&recs, &s(name));
-            let got = [ops, bytes, big, small, c::COMPLETIONS_SEEN, c::COMPLETIONS_UNSEEN, c::MAX_INFLIGHT].map(|k| w[k]);
+            let got =
+                [ops, bytes, big, small, c::COMPLETIONS_SEEN, c::COMPLETIONS_UNSEEN, c::MAX_INFLIGHT].map(|k| w[k]);
             assert_eq!(got, [17, 16 * 65536 + 1000, 16, 1, 17, 0, 4], "{mode} {name:?}");
             assert_eq!(w[c::FIXED_FILE_OPS], if mode == "fixed" { 17 } else { 0 });
             assert_eq!(recs[&(POSIX, s(name))].counters[px::OPENS], 1, "the POSIX record beside it");
@@ -158,7 +159,9 @@ fn fio_io_uring_requests_are_all_accounted_for() {
         let d = scratch("fio-uring");
         let f = d.join("data/fio.dat");
         let mut cmd = instrumented(Path::new("/usr/bin/fio"), &d);
-        cmd.args(["--name=t", "--ioengine=io_uring", "--output-format=json"]).args(args).arg(format!("--filename={}", s(&f)));
+        cmd.args(["--name=t", "--ioengine=io_uring", "--output-format=json"])
+            .args(args)
+            .arg(format!("--filename={}", s(&f)));
         let out = output(&mut cmd);
         assert!(out.status.success(), "fio {args:?}: {}", String::from_utf8_lossy(&out.stderr));
         let [(r, rb), (w, wb)] = fio_totals(&String::from_utf8_lossy(&out.stdout));
@@ -176,4 +179,3 @@ fn fio_io_uring_requests_are_all_accounted_for() {
         assert_eq!(unobserved, r + w, "fio {args:?}");
     }
 }
-

@@ -257,11 +257,8 @@ impl State {
 /// them, docs/counter-rules.md §4, with the size asked for).
 fn data(w: &mut [u64], rt: &mut Rt, kind: Kind, sqe: &Sqe, vectored: bool, fixed: bool) {
     let read = kind == Kind::Read;
-    let (count, vcount, fcount) = if read {
-        (c::READS, c::READVS, c::READ_FIXEDS)
-    } else {
-        (c::WRITES, c::WRITEVS, c::WRITE_FIXEDS)
-    };
+    let (count, vcount, fcount) =
+        if read { (c::READS, c::READVS, c::READ_FIXEDS) } else { (c::WRITES, c::WRITEVS, c::WRITE_FIXEDS) };
     add(w, c::word(count), 1);
     if vectored {
         add(w, c::word(vcount), 1);

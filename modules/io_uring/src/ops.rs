@@ -5,10 +5,18 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
     /// A read: plain, vectored (`readv`), into registered buffers (`fixed`).
-    Read { vectored: bool, fixed: bool },
-    Write { vectored: bool, fixed: bool },
+    Read {
+        vectored: bool,
+        fixed: bool,
+    },
+    Write {
+        vectored: bool,
+        fixed: bool,
+    },
     /// fsync; `data`: with IORING_FSYNC_DATASYNC (fdatasync).
-    Fsync { data: bool },
+    Fsync {
+        data: bool,
+    },
     SyncRange,
     /// An operation on the file that moves no data (fallocate, close,
     /// fadvise, xattr, ftruncate).

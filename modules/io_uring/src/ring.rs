@@ -153,8 +153,7 @@ impl Ring {
     /// Whether one of the ring's regions is mapped at `addr`.
     pub fn maps(&self, addr: usize) -> bool {
         addr != 0
-            && ([self.sq_ring, self.cq_ring, self.sqes].contains(&addr)
-                || self.view.is_some_and(|v| v.sqes == addr))
+            && ([self.sq_ring, self.cq_ring, self.sqes].contains(&addr) || self.view.is_some_and(|v| v.sqes == addr))
     }
 
     /// The ring's mapping at `addr` went away (munmap).

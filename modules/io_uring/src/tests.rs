@@ -62,7 +62,8 @@ fn sequential_writes_then_completions_give_bytes_sizes_sequence_and_latency() {
     let w = record(&m, b"/data/f");
     assert_eq!((n(&w, c::WRITES), n(&w, c::SIZE_WRITE_1K_10K), n(&w, c::MAX_INFLIGHT)), (4, 4, 4));
     assert_eq!((n(&w, c::CONSEC_WRITES), n(&w, c::SEQ_WRITES), n(&w, c::MAX_BYTE_WRITTEN)), (3, 3, 16383));
-    let cqes: Vec<Cqe> = (0..4).map(|k| Cqe { user_data: 100 + k, res: if k == 3 { 100 } else { 4096 }, flags: 0 }).collect();
+    let cqes: Vec<Cqe> =
+        (0..4).map(|k| Cqe { user_data: 100 + k, res: if k == 3 { 100 } else { 4096 }, flags: 0 }).collect();
     m.on_complete(7, &cqes, 4, 25);
     let w = record(&m, b"/data/f");
     assert_eq!((n(&w, c::BYTES_WRITTEN), n(&w, c::SHORT_WRITES), n(&w, c::COMPLETIONS_SEEN)), (3 * 4096 + 100, 1, 4));
@@ -87,7 +88,8 @@ fn registered_files_and_offset_minus_one_are_resolved() {
     m.on_setup(7, params(8));
     m.on_register_files(7, 0, &[-1, 5]);
     m.bind_fd(5, Some(b"/data/g"));
-    let mut r = Sqe { opcode: ops::OP_READ, flags: ops::SQE_FIXED_FILE, fd: 1, off: u64::MAX, bytes: 50, ..Sqe::default() };
+    let mut r =
+        Sqe { opcode: ops::OP_READ, flags: ops::SQE_FIXED_FILE, fd: 1, off: u64::MAX, bytes: 50, ..Sqe::default() };
     let mut unknown = [0; 4];
     assert_eq!(m.unknown_fds(7, &[r], &mut unknown), 0, "fd 5 is bound");
     m.on_submit(7, 0, &[r], 1, 1);
