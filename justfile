@@ -58,6 +58,7 @@ bench:
     scripts/bench-meta.sh
     scripts/bench-first-io.sh
     scripts/bench-shutdown.sh
+    scripts/bench-uring.sh
     scripts/bench-report.sh
     scripts/bench-facility.sh
     scripts/bench-job-merge.sh
