@@ -125,6 +125,12 @@ check "report's cost line in Chromium" \
     timeout 300 .venv/bin/python tests/report/check_cost_line.py target/report-pages/cost $S target/release/darshan-parser \
     "$(ls -t target/preload-tests/cost-serial-*/logs/*.darshan 2>/dev/null | head -1)" \
     ../shared/corpus/logs/release_logs__mpi-io-test-x86_64-3.5.0.darshan
+# The io_uring section (issue 52) against the known patterns of the
+# liburing copy and the inline-syscall program ffi/tests/io_uring.rs ran.
+check "report's io_uring section (JSON, Chromium)" \
+    timeout 300 .venv/bin/python tests/report/check_io_uring.py target/report-pages/io-uring $S \
+    "$(ls -t target/preload-tests/uring-copy-*/logs/*.darshan 2>/dev/null | head -1)" \
+    "$(ls -t target/preload-tests/uring-inline-*/logs/*.darshan 2>/dev/null | head -1)"
 # The benchmark gate marks changes beyond the spread, and only those.
 check "benchmark gate" python3 tests/bench/check_gate.py target/check-gate
 # The stated cost against the time measured outside the process.

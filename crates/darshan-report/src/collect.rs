@@ -37,6 +37,8 @@ struct Collected {
     namespace: crate::namespace::NamespaceAcc,
     /// PROCESSES (processes.rs).
     processes: crate::processes::ProcessesAcc,
+    /// IO_URING (uring.rs).
+    uring: crate::uring::UringAcc,
     /// Records read, per module id.
     records: Vec<u64>,
     long_metadata_records: u64,
@@ -154,6 +156,7 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, UnreadableLog> {
     (report.findings, report.withheld) = diagnose::diagnose(&cx, &report.metrics);
     report.namespace = std::mem::take(&mut c.namespace).finish(&c.files, opts.top);
     report.processes = std::mem::take(&mut c.processes).finish();
+    report.io_uring = std::mem::take(&mut c.uring).finish(opts.top);
     if let Some(ns) = &report.namespace {
         report.findings.extend(diagnose::namespace::findings(ns, &opts.config, nprocs));
         report.findings.sort_by(|a, b| a.level.cmp(&b.level));
@@ -293,6 +296,10 @@ fn stream_module(
         c.records[m] += 1;
         if m == modules::POSIX_META {
             c.namespace.add(&rec, names);
+            continue;
+        }
+        if m == modules::IO_URING {
+            c.uring.add(&rec, names);
             continue;
         }
         if m == modules::PROCESSES {

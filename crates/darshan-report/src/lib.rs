@@ -15,6 +15,7 @@ pub mod namespace;
 pub mod processes;
 pub mod render;
 pub mod units;
+pub mod uring;
 
 pub use collect::{analyze, Options, UnreadableLog};
 pub use model::Report;

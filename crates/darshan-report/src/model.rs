@@ -27,6 +27,9 @@ pub struct Report {
     /// Namespace, attribute and mapping operations (the POSIX_META
     /// module, ours), when the log has them.
     pub namespace: Option<Namespace>,
+    /// Requests submitted through io_uring rings (the IO_URING module,
+    /// ours), when the log has them.
+    pub io_uring: Option<IoUring>,
     /// The job's processes and their roles (the PROCESSES region a job
     /// merge writes), with the loader view: what each worker read, how
     /// long, and how long it waited for its first data.
@@ -460,4 +463,45 @@ pub struct DirOps {
     pub ops: i64,
     pub listings: i64,
     pub entries_read: i64,
+}
+
+/// The io_uring section (uring.rs makes it from IO_URING records).
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct IoUring {
+    pub records: u64,
+    /// Files with reads or writes through a ring.
+    pub file_count: usize,
+    pub reads: i64,
+    pub writes: i64,
+    pub bytes_read: i64,
+    pub bytes_written: i64,
+    pub syncs: i64,
+    pub meta_ops: i64,
+    pub errors: i64,
+    pub short_transfers: i64,
+    /// The most requests on one file in flight at once.
+    pub max_inflight: i64,
+    pub completions_seen: i64,
+    /// Requests whose completion was never read (counted as full).
+    pub completions_unseen: i64,
+    /// Requests the runtime could not read at all (docs/io-uring.md).
+    pub unobserved: i64,
+    /// Mean seconds from submission to the completion being read.
+    pub read_latency: f64,
+    pub write_latency: f64,
+    /// (bucket, reads, writes) of the request sizes.
+    pub sizes: Vec<(String, i64, i64)>,
+    /// The files with the most bytes, most first.
+    pub files: Vec<UringFile>,
+}
+
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct UringFile {
+    pub path: String,
+    pub rank: i64,
+    pub reads: i64,
+    pub writes: i64,
+    pub bytes_read: i64,
+    pub bytes_written: i64,
+    pub max_inflight: i64,
 }

@@ -37,6 +37,7 @@ pub fn render(r: &Report) -> Result<String, minijinja::Error> {
     env.add_filter("secs", |v: f64| units::secs(v));
     env.add_filter("count", |v: i64| units::count(v));
     env.add_filter("pct", |v: f64| format!("{:.1}%", v * 100.0));
+    env.add_filter("bucket", |v: String| bucket_label(&v));
     env.add_filter("fixed", |v: f64, n: Option<usize>| format!("{v:.*}", n.unwrap_or(2)));
     env.add_template("report", TEMPLATE)?;
     let safe = Value::from_safe_string;

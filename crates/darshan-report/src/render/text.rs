@@ -65,6 +65,37 @@ pub fn render(r: &Report) -> String {
             );
         }
     }
+    if let Some(u) = &r.io_uring {
+        let _ = writeln!(
+            o,
+            "\nio_uring (IO_URING, {} files): {} reads ({}), {} writes ({}); deepest queue {}; {} completions read, {} not",
+            count(u.file_count as i64),
+            count(u.reads),
+            bytes(u.bytes_read as f64),
+            count(u.writes),
+            bytes(u.bytes_written as f64),
+            count(u.max_inflight),
+            count(u.completions_seen),
+            count(u.completions_unseen)
+        );
+        if u.unobserved > 0 {
+            let _ = writeln!(
+                o,
+                "  {} requests were submitted where the runtime could not read them (docs/io-uring.md): not in the figures above",
+                count(u.unobserved)
+            );
+        }
+        for f in u.files.iter().take(5) {
+            let _ = writeln!(
+                o,
+                "  {:>10} read {:>10} written  queue {:>4}  {}",
+                bytes(f.bytes_read as f64),
+                bytes(f.bytes_written as f64),
+                f.max_inflight,
+                V(&f.path)
+            );
+        }
+    }
     if let Some(ns) = &r.namespace {
         let _ = writeln!(
             o,
