@@ -60,7 +60,7 @@ impl UringAcc {
             })
             .filter(|(_, r, w)| r + w > 0)
             .collect();
-        self.files.sort_by(|a, b| (b.bytes_read + b.bytes_written).cmp(&(a.bytes_read + a.bytes_written)));
+        self.files.sort_by_key(|f| std::cmp::Reverse(f.bytes_read.saturating_add(f.bytes_written)));
         let file_count = self.files.len();
         self.files.truncate(top);
         Some(IoUring {
