@@ -84,7 +84,7 @@ fn a_ring_driven_through_syscall_is_counted_exactly() {
     let d = scratch("uring-raw");
     let exe = compile("uring_raw", &d, &[]);
     let f = d.join("data/raw.dat");
-    run(&exe, &[&s(&f)], &d);
+    run(&exe, &[&s(&f), "3"], &d);
     let w = uring(&records(&d), &s(&f));
     let got = [c::WRITES, c::BYTES_WRITTEN, c::SIZE_WRITE_1K_10K, c::CONSEC_WRITES, c::COMPLETIONS_SEEN].map(|k| w[k]);
     assert_eq!(got, [3, 3 * 8192, 3, 2, 3]);
@@ -97,9 +97,9 @@ fn a_ring_driven_through_syscall_is_counted_exactly() {
 #[test]
 fn submissions_the_runtime_cannot_see_are_counted_as_unobserved() {
     let d = scratch("uring-inline");
-    let exe = compile("uring_inline", &d, &[]);
+    let exe = compile("uring_raw", &d, &[]);
     let f = d.join("data/inline.dat");
-    run(&exe, &[&s(&f), "7"], &d);
+    run(&exe, &[&s(&f), "7", "inline"], &d);
     let recs = records(&d);
     assert_eq!(uring(&recs, "<io_uring>")[c::UNOBSERVED_OPS], 7);
     assert!(!recs.contains_key(&(IO_URING, s(&f))), "nothing was seen of the file's requests");

@@ -5,7 +5,7 @@ Chromium and through --json, against known patterns:
   16 blocks of 64 KiB and one of 1,000 bytes, four in flight): 17 reads
   and 17 writes of 1,049,576 bytes, sizes 16 in 10K_100K and 1 in
   100_1K each way, deepest queue 4, 34 completions read, none unobserved;
-* the inline-syscall program (tests/programs/uring_inline.c, 7 requests
+* the inline-syscall run of tests/programs/uring_raw.c (7 requests
   the runtime cannot read): the page says 7 requests were not observed.
 
 Usage: check_io_uring.py OUT_DIR DARSHAN_SUMMARY COPY_LOG INLINE_LOG
