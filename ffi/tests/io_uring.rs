@@ -155,6 +155,7 @@ fn fio_io_uring_requests_are_all_accounted_for() {
         &["--rw=write", "--bs=4k", "--size=2m", "--iodepth=32"][..],
         &["--rw=randread", "--bs=16k", "--size=2m", "--iodepth=8", "--registerfiles", "--fixedbufs"][..],
         &["--rw=readwrite", "--bs=8k", "--size=1m", "--iodepth=4", "--thread"][..],
+        &["--rw=write", "--bs=4k", "--size=2m", "--iodepth=16", "--sqthread_poll=1"][..],
     ] {
         let d = scratch("fio-uring");
         let f = d.join("data/fio.dat");
