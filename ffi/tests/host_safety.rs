@@ -34,6 +34,9 @@ fn library_exports_no_foreign_symbol_like_bz_internal_error() {
     // The PnetCDF wrappers: names Debian's libpnetcdf exports.
     let pnetcdf = dynamic_symbols(std::path::Path::new("/usr/lib/x86_64-linux-gnu/libpnetcdf.so"));
     assert!(pnetcdf.contains("ncmpi_put_vara_int_all"), "libpnetcdf symbols read");
+    // The IO_URING wrappers: names liburing exports (Debian's liburing2).
+    let liburing = dynamic_symbols(std::path::Path::new("/usr/lib/x86_64-linux-gnu/liburing.so.2"));
+    assert!(liburing.contains("io_uring_submit"), "liburing symbols read");
     let foreign: Vec<&String> = ours
         .iter()
         .filter(|s| !s.starts_with("darshan_"))
@@ -41,6 +44,7 @@ fn library_exports_no_foreign_symbol_like_bz_internal_error() {
         .filter(|s| !((s.starts_with("MPI_") || s.starts_with("PMPI_")) && s.len() > 5))
         .filter(|s| !(s.starts_with("H5") && hdf5.contains(*s)))
         .filter(|s| !(s.starts_with("ncmpi_") && pnetcdf.contains(*s)))
+        .filter(|s| !(s.contains("io_uring_") && liburing.contains(*s)))
         .collect();
     assert!(foreign.is_empty(), "exported symbols that are not interposed functions: {foreign:?}");
     // The MPI names are MPI's own: compare with libmpi when it is here.
