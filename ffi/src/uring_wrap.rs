@@ -130,24 +130,39 @@ pub unsafe extern "C" fn syscall(
     a6: c_long,
 ) -> c_long {
     let Some(r) = real::syscall() else { return enosys() };
-    // SAFETY: the real function, with the caller's arguments unchanged.
-    let call = || unsafe { r(n, a1, a2, a3, a4, a5, a6) };
     if !(SYS_IO_URING_SETUP..=SYS_IO_URING_REGISTER).contains(&n) || !IO_URING.on() || !recording() {
-        return call();
+        // SAFETY: the real function, with the caller's arguments unchanged
+        // (the fast path: a direct call, nothing spilled before the test).
+        return unsafe { r(n, a1, a2, a3, a4, a5, a6) };
     }
-    match n {
+    // SAFETY: as above, inside.
+    unsafe { uring_syscall(r, [n, a1, a2, a3, a4, a5, a6]) }
+}
+
+type RealSyscall = unsafe extern "C" fn(c_long, c_long, c_long, c_long, c_long, c_long, c_long) -> c_long;
+
+/// One of the three io_uring system calls, seen.
+///
+/// # Safety
+/// `r` is the real `syscall`; `a` the caller's arguments, unchanged.
+#[cold]
+#[inline(never)]
+unsafe fn uring_syscall(r: RealSyscall, a: [c_long; 7]) -> c_long {
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    let call = || unsafe { r(a[0], a[1], a[2], a[3], a[4], a[5], a[6]) };
+    match a[0] {
         SYS_IO_URING_SETUP => {
             let fd = call();
             if fd >= 0 {
-                set_up(fd as i32, a2 as u64);
+                set_up(fd as i32, a[2] as u64);
             }
             fd
         }
-        SYS_IO_URING_ENTER if a4 as c_uint & ENTER_REGISTERED_RING == 0 => on_ring(a1 as i32, call),
+        SYS_IO_URING_ENTER if a[4] as c_uint & ENTER_REGISTERED_RING == 0 => on_ring(a[1] as i32, call),
         SYS_IO_URING_REGISTER => {
             let ret = call();
             if ret >= 0 {
-                registered(a1 as i32, a2 as u32, a3 as u64, a4 as u32);
+                registered(a[1] as i32, a[2] as u32, a[3] as u64, a[4] as u32);
             }
             ret
         }
