@@ -38,6 +38,9 @@ def cost_row(p, log, name):
     if os.path.exists(page):
         os.remove(page)
     subprocess.run([summary, log, "-o", page], check=True, timeout=300)
+    # The previous page's load event must not be taken for this one's
+    # (the C log's page was read before it loaded: "no row" held vacuously).
+    p.events.clear()
     p.call("Page.navigate", url="file://" + os.path.abspath(page))
     p.wait_for("Page.loadEventFired")
     return p.call("Runtime.evaluate", returnByValue=True, expression=r"""(() => {

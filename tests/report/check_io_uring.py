@@ -39,6 +39,8 @@ def section(p, log, name):
     if os.path.exists(page):
         os.remove(page)
     subprocess.run([summary, log, "-o", page], check=True, timeout=300)
+    # The previous page's load event must not be taken for this one's.
+    p.events.clear()
     p.call("Page.navigate", url="file://" + os.path.abspath(page))
     p.wait_for("Page.loadEventFired")
     return p.call("Runtime.evaluate", returnByValue=True, expression=r"""(() => {
