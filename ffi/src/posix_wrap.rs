@@ -501,7 +501,7 @@ pub unsafe extern "C" fn mmap(
         record(|| {
             POSIX.on_mmap(fd);
             crate::meta_wrap::mapped(fd, p, len, prot, fl, t1, t2);
-            crate::uring_wrap::ring_mapped(fd, off, p);
+            crate::uring_wrap::ring_mapped(fd, off, p, len);
         });
     }
     p
@@ -530,7 +530,7 @@ pub unsafe extern "C" fn mmap64(
         record(|| {
             POSIX.on_mmap(fd);
             crate::meta_wrap::mapped(fd, p, len, prot, fl, t1, t2);
-            crate::uring_wrap::ring_mapped(fd, off, p);
+            crate::uring_wrap::ring_mapped(fd, off, p, len);
         });
     }
     p

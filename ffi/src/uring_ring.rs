@@ -37,12 +37,30 @@ pub fn read_user(addr: u64, out: &mut [u8]) -> bool {
     n == out.len() as isize
 }
 
-fn u32_at(b: &[u8], off: usize) -> u32 {
-    u32::from_ne_bytes(b[off..off + 4].try_into().unwrap_or([0; 4]))
+/// The native-endian u32 at `off` of `b` (0 past its end).
+pub fn u32_at(b: &[u8], off: usize) -> u32 {
+    b.get(off..off + 4).and_then(|s| s.try_into().ok()).map_or(0, u32::from_ne_bytes)
 }
 
-fn u64_at(b: &[u8], off: usize) -> u64 {
-    u64::from_ne_bytes(b[off..off + 8].try_into().unwrap_or([0; 8]))
+/// The native-endian u64 at `off` of `b` (0 past its end).
+pub fn u64_at(b: &[u8], off: usize) -> u64 {
+    b.get(off..off + 8).and_then(|s| s.try_into().ok()).map_or(0, u64::from_ne_bytes)
+}
+
+/// Whether the pages of a ring's cursors and completion entries are still
+/// mapped (mincore fails with ENOMEM on an address that is not).
+pub fn still_mapped(v: &RingView) -> bool {
+    // SAFETY: sysconf reads a constant of the system.
+    let page = match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {
+        p if p > 0 => p as usize,
+        _ => return false,
+    };
+    [v.sq_head, v.cq_tail, v.cqes].iter().all(|&a| {
+        let mut vec = [0u8; 1];
+        // SAFETY: mincore only inspects the page table for the one page
+        // at the aligned address and writes one byte into `vec`.
+        unsafe { libc::mincore((a & !(page - 1)) as *mut libc::c_void, 1, vec.as_mut_ptr()) == 0 }
+    })
 }
 
 /// `struct io_uring_params` (120 bytes) the kernel filled at `addr`.

@@ -11,7 +11,7 @@
 // function with the caller's arguments unchanged, so the caller's
 // obligations are exactly those of the function it meant to call.
 
-use darshan_io_uring::{Cqe, RingView, Sqe, IO_URING, MAX_RINGS};
+use darshan_io_uring::{Cqe, Region, RingView, Sqe, IO_URING, MAX_RINGS};
 use libc::{c_int, c_long, c_uint, c_void};
 
 use crate::guard::{enosys, record, recording};
@@ -46,7 +46,10 @@ fn name_new_fds(fd: i32, sqes: &[Sqe]) {
 /// # Safety
 /// `v` describes the live ring `fd`.
 unsafe fn count_submitted(fd: i32, v: &RingView, from: u32, to: u32, t: i64) {
-    let mut pos = from;
+    // At most one lap: older slots hold newer entries now (the module
+    // counts the gap as unobserved).
+    let lap = v.sq_mask.wrapping_add(1);
+    let mut pos = if to.wrapping_sub(from) > lap { to.wrapping_sub(lap) } else { from };
     let mut buf = [Sqe::default(); BATCH];
     while (to.wrapping_sub(pos) as i32) > 0 {
         // SAFETY: the caller's.
@@ -64,10 +67,10 @@ unsafe fn count_submitted(fd: i32, v: &RingView, from: u32, to: u32, t: i64) {
 ///
 /// # Safety
 /// `v` describes the live ring `fd`.
-unsafe fn scan_completions(fd: i32, v: &RingView, cursor: Option<u32>, t: i64) {
+unsafe fn scan_completions(fd: i32, v: &RingView, cursor: u32, t: i64) {
     // SAFETY: the caller's.
-    let (head, tail) = unsafe { (ring::cursor(v.cq_head), ring::cursor(v.cq_tail)) };
-    let mut pos = cursor.unwrap_or(head);
+    let tail = unsafe { ring::cursor(v.cq_tail) };
+    let mut pos = cursor;
     if tail.wrapping_sub(pos) > v.cq_entries {
         pos = tail.wrapping_sub(v.cq_entries);
     }
@@ -83,15 +86,12 @@ unsafe fn scan_completions(fd: i32, v: &RingView, cursor: Option<u32>, t: i64) {
         pos = pos.wrapping_add(n as u32);
         IO_URING.on_complete(fd, &buf[skip..n], pos, t);
     }
-    if cursor.is_none() {
-        IO_URING.on_complete(fd, &[], pos, t);
-    }
 }
 
 /// A call on ring `fd` (its view `v`, if mapped): time it, count what it
 /// submitted and what has completed.
 fn on_ring<R: Copy>(fd: i32, call: impl FnOnce() -> R) -> R {
-    let Some((v, _, _, _)) = IO_URING.view(fd) else { return call() };
+    let Some((v, _)) = IO_URING.view(fd) else { return call() };
     // SAFETY: the ring is mapped (we drop a view at munmap/close) and in
     // use by this call.
     let head = unsafe { ring::cursor(v.sq_head) };
@@ -106,7 +106,7 @@ fn on_ring<R: Copy>(fd: i32, call: impl FnOnce() -> R) -> R {
             count_submitted(fd, &v, head, after, t1);
             // The cursor as it is now: a liburing call inside this one
             // (liburing calls its own exports) may have moved it.
-            if let Some((v, cursor, _, _)) = IO_URING.view(fd) {
+            if let Some((v, cursor)) = IO_URING.view(fd) {
                 scan_completions(fd, &v, cursor, t2);
             }
         }
@@ -193,21 +193,13 @@ fn registered(fd: i32, opcode: u32, arg: u64, nr: u32) {
         let (first, data, count) = match opcode {
             FILES => (0, arg, nr),
             UNREGISTER_FILES => return IO_URING.on_unregister_files(fd),
-            FILES_UPDATE if ring::read_user(arg, &mut b[..16]) => (
-                u32::from_ne_bytes([b[0], b[1], b[2], b[3]]),
-                u64::from_ne_bytes(b[8..16].try_into().unwrap_or([0; 8])),
-                nr,
-            ),
-            FILES2 if ring::read_user(arg, &mut b[..32]) => (
-                0,
-                u64::from_ne_bytes(b[16..24].try_into().unwrap_or([0; 8])),
-                u32::from_ne_bytes([b[0], b[1], b[2], b[3]]),
-            ),
-            FILES_UPDATE2 if ring::read_user(arg, &mut b[..32]) => (
-                u32::from_ne_bytes([b[0], b[1], b[2], b[3]]),
-                u64::from_ne_bytes(b[8..16].try_into().unwrap_or([0; 8])),
-                u32::from_ne_bytes([b[24], b[25], b[26], b[27]]),
-            ),
+            // struct io_uring_files_update, io_uring_rsrc_register,
+            // io_uring_rsrc_update2 (linux/io_uring.h).
+            FILES_UPDATE if ring::read_user(arg, &mut b[..16]) => (ring::u32_at(&b, 0), ring::u64_at(&b, 8), nr),
+            FILES2 if ring::read_user(arg, &mut b) => (0, ring::u64_at(&b, 16), ring::u32_at(&b, 0)),
+            FILES_UPDATE2 if ring::read_user(arg, &mut b) => {
+                (ring::u32_at(&b, 0), ring::u64_at(&b, 8), ring::u32_at(&b, 24))
+            }
             _ => return,
         };
         register_files(fd, first, data, count);
@@ -221,18 +213,19 @@ fn register_files(fd: i32, first: u32, data: u64, count: u32) {
     if data != 0 && !ring::read_user(data, &mut b[..4 * count]) {
         return;
     }
-    for (k, fd) in fds.iter_mut().enumerate().take(count) {
-        if data != 0 {
-            *fd = i32::from_ne_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]]);
+    if data != 0 {
+        for (k, fd) in fds.iter_mut().enumerate().take(count) {
+            *fd = ring::u32_at(&b, 4 * k) as i32;
         }
     }
     IO_URING.on_register_files(fd, first as usize, &fds[..count]);
 }
 
-/// posix_wrap.rs's mmap: region `offset` of `fd` mapped at `addr` (a ring's, if `fd` is one).
-pub fn ring_mapped(fd: c_int, offset: i64, addr: *mut c_void) {
+/// posix_wrap.rs's mmap: region `offset` of `fd` mapped at `addr` for
+/// `len` bytes (a ring's, if `fd` is one).
+pub fn ring_mapped(fd: c_int, offset: i64, addr: *mut c_void, len: usize) {
     if IO_URING.rings_live() {
-        IO_URING.on_mmap(fd, offset as u64, addr as usize);
+        IO_URING.on_mmap(fd, offset as u64, Region { addr: addr as usize, len });
     }
 }
 
@@ -240,11 +233,16 @@ pub fn ring_mapped(fd: c_int, offset: i64, addr: *mut c_void) {
 /// we read is counted as unobserved (from the kernel's SQ head), and its
 /// last completions are read.
 fn ring_ends(fd: i32, v: &RingView) {
-    // SAFETY: the ring is still mapped: the callers run before the munmap
-    // or close that ends it.
+    // A program may have unmapped the ring with its own system call before
+    // closing it: then there is nothing to read.
+    if !ring::still_mapped(v) {
+        return;
+    }
+    // SAFETY: the ring is still mapped (checked just now; the callers run
+    // before the munmap or close that ends it).
     let head = unsafe { ring::cursor(v.sq_head) };
     IO_URING.on_ring_end(fd, head);
-    if let Some((v, cursor, _, _)) = IO_URING.view(fd) {
+    if let Some((v, cursor)) = IO_URING.view(fd) {
         // SAFETY: as above.
         unsafe { scan_completions(fd, &v, cursor, clock::now()) };
     }
@@ -281,7 +279,7 @@ pub fn closed_by_program(fd: c_int) {
 
 fn closing(fd: c_int) {
     record(|| {
-        if let Some((v, _, _, _)) = IO_URING.view(fd) {
+        if let Some((v, _)) = IO_URING.view(fd) {
             ring_ends(fd, &v);
         }
         IO_URING.on_close(fd)
@@ -298,11 +296,36 @@ unsafe fn liburing<R: Copy>(ring: *mut c_void, call: impl FnOnce() -> R) -> R {
         return call();
     }
     // SAFETY: the caller's.
-    let Some((fd, flags, view)) = (unsafe { ring::of_liburing(ring as *const u8) }) else { return call() };
-    // SAFETY: the ring is set up and mapped (the caller's).
-    let head = unsafe { ring::cursor(view.sq_head) };
-    record(|| IO_URING.on_liburing(fd, flags, view, head));
+    let Some(fd) = (unsafe { learn_liburing(ring) }) else { return call() };
     on_ring(fd, call)
+}
+
+/// The descriptor of the liburing ring `ring`, followed (or its view
+/// refreshed) from now on.
+///
+/// # Safety
+/// `ring` is the caller's `struct io_uring`, set up.
+unsafe fn learn_liburing(ring: *mut c_void) -> Option<i32> {
+    // SAFETY: the caller's.
+    let (fd, flags, view) = unsafe { ring::of_liburing(ring as *const u8) }?;
+    // SAFETY: the ring is set up and mapped (the caller's).
+    let heads = unsafe { (ring::cursor(view.sq_head), ring::cursor(view.cq_head)) };
+    record(|| IO_URING.on_liburing(fd, flags, view, heads));
+    Some(fd)
+}
+
+/// After a successful liburing registration call on `ring`: `f` with the
+/// ring's descriptor.
+///
+/// # Safety
+/// As for [`learn_liburing`].
+unsafe fn after_liburing(ok: bool, ring: *mut c_void, f: impl FnOnce(i32)) {
+    if ok && IO_URING.on() && recording() {
+        // SAFETY: the caller's.
+        if let Some(fd) = unsafe { learn_liburing(ring) } {
+            record(|| f(fd));
+        }
+    }
 }
 
 const _: () = assert!(MAX_RINGS <= 255, "ring slots fit the in-flight table's byte");
@@ -337,15 +360,8 @@ pub unsafe extern "C" fn io_uring_register_files(ring: *mut c_void, files: *cons
     let Some(r) = real::io_uring_register_files() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
     let ret = unsafe { r(ring, files, nr) };
-    if ret >= 0 && IO_URING.on() && recording() {
-        // SAFETY: liburing's own ring.
-        if let Some((fd, flags, view)) = unsafe { ring::of_liburing(ring as *const u8) } {
-            // SAFETY: the ring is set up and mapped.
-            let head = unsafe { ring::cursor(view.sq_head) };
-            record(|| IO_URING.on_liburing(fd, flags, view, head));
-            record(|| register_files(fd, 0, files as u64, nr));
-        }
-    }
+    // SAFETY: liburing's own ring.
+    unsafe { after_liburing(ret >= 0, ring, |fd| register_files(fd, 0, files as u64, nr)) };
     ret
 }
 
@@ -359,12 +375,8 @@ pub unsafe extern "C" fn io_uring_register_files_update(
     let Some(r) = real::io_uring_register_files_update() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
     let ret = unsafe { r(ring, off, files, nr) };
-    if ret >= 0 && IO_URING.on() && recording() {
-        // SAFETY: liburing's own ring.
-        if let Some((fd, _, _)) = unsafe { ring::of_liburing(ring as *const u8) } {
-            record(|| register_files(fd, off, files as u64, nr));
-        }
-    }
+    // SAFETY: liburing's own ring.
+    unsafe { after_liburing(ret >= 0, ring, |fd| register_files(fd, off, files as u64, nr)) };
     ret
 }
 
@@ -373,12 +385,8 @@ pub unsafe extern "C" fn io_uring_unregister_files(ring: *mut c_void) -> c_int {
     let Some(r) = real::io_uring_unregister_files() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
     let ret = unsafe { r(ring) };
-    if ret >= 0 && IO_URING.on() && recording() {
-        // SAFETY: liburing's own ring.
-        if let Some((fd, _, _)) = unsafe { ring::of_liburing(ring as *const u8) } {
-            record(|| IO_URING.on_unregister_files(fd));
-        }
-    }
+    // SAFETY: liburing's own ring.
+    unsafe { after_liburing(ret >= 0, ring, |fd| IO_URING.on_unregister_files(fd)) };
     ret
 }
 
@@ -394,7 +402,7 @@ pub unsafe extern "C" fn io_uring_queue_exit(ring: *mut c_void) {
     // SAFETY: liburing's own ring, still set up.
     let known = unsafe { ring::of_liburing(ring as *const u8) };
     if let Some((fd, _, _)) = known {
-        if let Some((v, _, _, _)) = IO_URING.view(fd) {
+        if let Some((v, _)) = IO_URING.view(fd) {
             // Mapped until the real call below.
             record(|| ring_ends(fd, &v));
         }

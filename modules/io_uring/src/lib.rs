@@ -31,7 +31,7 @@ use darshan_log::modules::IO_URING as ID;
 
 use inflight::{Inflight, Kind, Pending};
 use ops::Class;
-pub use ring::{Params, Ring, RingView, MAX_RINGS};
+pub use ring::{Params, Region, Ring, RingView, MAX_RINGS};
 
 /// The record of the requests no file can be named for: those submitted
 /// where the runtime could not read them.
@@ -237,6 +237,17 @@ impl State {
         }
     }
 
+    /// `n` requests submitted where we could not read them, in the
+    /// `<io_uring>` record (a wrapped-around count is no count).
+    fn unobserved(&mut self, n: u32) {
+        if n == 0 || n > i32::MAX as u32 {
+            return;
+        }
+        if let Some(i) = self.set.find_or_create(darshan_log::record_id(UNOBSERVED), UNOBSERVED) {
+            add(self.set.words(i), c::word(c::UNOBSERVED_OPS), i64::from(n));
+        }
+    }
+
     /// A request whose completion was never read: a full transfer.
     fn unseen(&mut self, p: Pending) {
         if !self.set.live(p.record) {
@@ -306,12 +317,12 @@ impl IoUring {
         st.add_ring(Ring::from_setup(fd, params), &self.rings);
     }
 
-    /// `mmap` of region `offset` of `fd` returned `addr`; false if `fd` is
+    /// `mmap` of region `offset` of `fd` made `region`; false if `fd` is
     /// no ring of ours.
-    pub fn on_mmap(&self, fd: i32, offset: u64, addr: usize) -> bool {
+    pub fn on_mmap(&self, fd: i32, offset: u64, region: Region) -> bool {
         let mut st = self.lock();
         let Some(k) = st.ring(fd) else { return false };
-        st.rings[k].mapped(offset, addr);
+        st.rings[k].mapped(offset, region);
         true
     }
 
@@ -331,10 +342,10 @@ impl IoUring {
     }
 
     /// A liburing ring (`struct io_uring`): followed from now on, its
-    /// view refreshed (liburing may remap on resize). `head` is the
-    /// kernel's SQ head now: what was submitted before we knew the ring
-    /// is not ours to count.
-    pub fn on_liburing(&self, fd: i32, flags: u32, view: RingView, head: u32) {
+    /// view refreshed (liburing may remap on resize). `heads` are the
+    /// kernel's SQ and CQ heads now: what came before we knew the ring is
+    /// not ours to count.
+    pub fn on_liburing(&self, fd: i32, flags: u32, view: RingView, heads: (u32, u32)) {
         let mut st = self.lock();
         match st.ring(fd) {
             Some(k) if st.rings[k].view == Some(view) => {}
@@ -343,10 +354,7 @@ impl IoUring {
                 st.rings[k].flags = flags;
             }
             None => {
-                let mut r = Ring::from_view(fd, flags, view);
-                r.sq_seen = head;
-                r.started_sq = true;
-                st.add_ring(r, &self.rings);
+                st.add_ring(Ring::from_view(fd, flags, view, heads), &self.rings);
             }
         }
     }
@@ -362,21 +370,15 @@ impl IoUring {
         let r = &mut st.rings[k];
         let missed = head.wrapping_sub(r.sq_seen);
         r.sq_seen = head;
-        r.started_sq = true;
-        if missed == 0 || missed > i32::MAX as u32 {
-            return;
-        }
-        if let Some(i) = st.set.find_or_create(darshan_log::record_id(UNOBSERVED), UNOBSERVED) {
-            add(st.set.words(i), c::word(c::UNOBSERVED_OPS), i64::from(missed));
-        }
+        st.unobserved(missed);
     }
 
-    /// The ring `fd`'s view and cursors, for the ffi crate to read it: its
-    /// memory, the completion cursor (None: not started) and SQ cursor.
-    pub fn view(&self, fd: i32) -> Option<(RingView, Option<u32>, u32, bool)> {
+    /// The ring `fd`'s memory and our completion cursor, for the ffi crate
+    /// to read it.
+    pub fn view(&self, fd: i32) -> Option<(RingView, u32)> {
         let st = self.lock();
         let r = &st.rings[st.ring(fd)?];
-        Some((r.view?, r.started.then_some(r.cq_seen), r.sq_seen, r.sqpoll()))
+        Some((r.view?, r.cq_seen))
     }
 
     /// `close(fd)`: a ring closed is forgotten (its requests still in
@@ -432,21 +434,20 @@ impl IoUring {
     /// kernel's SQ positions); those below `consumed` (the kernel's head
     /// after the call) were submitted at tick `t`. Entries already counted
     /// (a wrapper inside another: liburing calls its own exports) are
-    /// skipped by the ring's cursor. On an SQPOLL ring, entries the
-    /// kernel's thread took before any call of ours could read them
-    /// (`first` past the cursor) are lost: the module is marked partial.
+    /// skipped by the ring's cursor. Entries the kernel took before any
+    /// call of ours could read them (`first` past the cursor: an SQPOLL
+    /// ring's thread) are counted as unobserved.
     pub fn on_submit(&self, fd: i32, first: u32, sqes: &[Sqe], consumed: u32, t: Tick) {
         let mut guard = self.lock();
         let st = &mut *guard;
         let Some(k) = st.ring(fd) else { return };
         let seen = st.rings[k].sq_seen;
-        if (first.wrapping_sub(seen) as i32) > 0 && st.rings[k].started_sq {
-            st.set.mark_partial();
-        }
+        // Taken by the kernel before any call of ours read them (an SQPOLL
+        // ring's thread, or an enter we do not see).
+        st.unobserved(first.wrapping_sub(seen));
         for (n, s) in sqes.iter().enumerate() {
             let pos = first.wrapping_add(n as u32);
-            let fresh = !st.rings[k].started_sq || (pos.wrapping_sub(seen) as i32) >= 0;
-            if !fresh || (pos.wrapping_sub(consumed) as i32) >= 0 {
+            if (pos.wrapping_sub(seen) as i32) < 0 || (pos.wrapping_sub(consumed) as i32) >= 0 {
                 continue;
             }
             let p = st.submit_one(k, s, t);
@@ -457,21 +458,18 @@ impl IoUring {
             track(st, k, s.user_data, p);
         }
         let r = &mut st.rings[k];
-        if !r.started_sq || (consumed.wrapping_sub(r.sq_seen) as i32) > 0 {
+        if (consumed.wrapping_sub(r.sq_seen) as i32) > 0 {
             r.sq_seen = consumed;
         }
-        r.started_sq = true;
     }
 
     /// Completions read from ring `fd` at tick `t`; `cq_seen` is the
-    /// cursor after them and `missed` how many the program consumed and
-    /// the kernel overwrote before they could be read.
+    /// cursor after them.
     pub fn on_complete(&self, fd: i32, cqes: &[Cqe], cq_seen: u32, t: Tick) {
         let mut guard = self.lock();
         let st = &mut *guard;
         let Some(k) = st.ring(fd) else { return };
         st.rings[k].cq_seen = cq_seen;
-        st.rings[k].started = true;
         for e in cqes {
             if e.flags & CQE_F_MORE != 0 {
                 continue;

@@ -59,11 +59,25 @@ pub struct RingView {
 }
 
 impl RingView {
-    /// The view of a ring set up with `p` and mapped at these addresses.
-    pub fn from_params(p: &Params, sq_ring: usize, cq_ring: usize, sqes: usize) -> Option<RingView> {
-        if !p.sq_entries.is_power_of_two() || !p.cq_entries.is_power_of_two() || sq_ring == 0 || cq_ring == 0 {
+    /// The view of a ring set up with `p` and mapped in these regions, or
+    /// None unless every field the runtime reads lies inside the mapping
+    /// the program made (reading past a short mapping would fault in the
+    /// program).
+    pub fn from_params(p: &Params, sq_ring: Region, cq_ring: Region, sqes: Region) -> Option<RingView> {
+        if !p.sq_entries.is_power_of_two() || !p.cq_entries.is_power_of_two() {
             return None;
         }
+        let (sqe_size, cqe_size) =
+            (if p.flags & SETUP_SQE128 != 0 { 128 } else { 64 }, if p.flags & SETUP_CQE32 != 0 { 32 } else { 16 });
+        let sq_end = if p.flags & SETUP_NO_SQARRAY != 0 { 0 } else { p.sq_off[6] as usize + 4 * p.sq_entries as usize };
+        let sq_fits = sq_ring.holds(p.sq_off[0], 4) && sq_ring.holds(p.sq_off[1], 4) && sq_end <= sq_ring.len;
+        let cq_fits = cq_ring.holds(p.cq_off[0], 4)
+            && cq_ring.holds(p.cq_off[1], 4)
+            && cq_ring.holds(p.cq_off[5], cqe_size * p.cq_entries as usize);
+        if !sq_fits || !cq_fits || !sqes.holds(0, sqe_size * p.sq_entries as usize) {
+            return None;
+        }
+        let (sq_ring, cq_ring, sqes) = (sq_ring.addr, cq_ring.addr, sqes.addr);
         let at = |base: usize, off: u32| base.checked_add(off as usize);
         Some(RingView {
             sq_head: at(sq_ring, p.sq_off[0])?,
@@ -71,14 +85,28 @@ impl RingView {
             sq_mask: p.sq_entries - 1,
             sq_array: if p.flags & SETUP_NO_SQARRAY != 0 { 0 } else { at(sq_ring, p.sq_off[6])? },
             sqes,
-            sqe_size: if p.flags & SETUP_SQE128 != 0 { 128 } else { 64 },
+            sqe_size,
             cq_head: at(cq_ring, p.cq_off[0])?,
             cq_tail: at(cq_ring, p.cq_off[1])?,
             cq_mask: p.cq_entries - 1,
             cq_entries: p.cq_entries,
             cqes: at(cq_ring, p.cq_off[5])?,
-            cqe_size: if p.flags & SETUP_CQE32 != 0 { 32 } else { 16 },
+            cqe_size,
         })
+    }
+}
+
+/// One mapping the program made of a ring region: where and how long.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Region {
+    pub addr: usize,
+    pub len: usize,
+}
+
+impl Region {
+    /// Whether `bytes` at offset `off` lie inside the mapping.
+    fn holds(&self, off: u32, bytes: usize) -> bool {
+        self.addr != 0 && (off as usize).checked_add(bytes).is_some_and(|end| end <= self.len)
     }
 }
 
@@ -89,19 +117,15 @@ pub struct Ring {
     pub fd: i32,
     pub flags: u32,
     pub params: Params,
-    sq_ring: usize,
-    cq_ring: usize,
-    sqes: usize,
+    sq_ring: Region,
+    cq_ring: Region,
+    sqes: Region,
     pub view: Option<RingView>,
     /// Our cursor in the completion queue: the next completion to read.
     pub cq_seen: u32,
     /// Our cursor in the submission queue (SQPOLL rings: the kernel's
     /// thread takes entries without a call of the program's).
     pub sq_seen: u32,
-    /// Whether the completion cursor has been set from the ring.
-    pub started: bool,
-    /// Whether the submission cursor has been set from the ring.
-    pub started_sq: bool,
     /// Registered files: index -> descriptor + 1 (0: none).
     pub fixed: [u32; MAX_FIXED],
 }
@@ -111,49 +135,48 @@ impl Ring {
         fd: -1,
         flags: 0,
         params: Params { sq_entries: 0, cq_entries: 0, flags: 0, features: 0, sq_off: [0; 7], cq_off: [0; 6] },
-        sq_ring: 0,
-        cq_ring: 0,
-        sqes: 0,
+        sq_ring: Region { addr: 0, len: 0 },
+        cq_ring: Region { addr: 0, len: 0 },
+        sqes: Region { addr: 0, len: 0 },
         view: None,
         cq_seen: 0,
         sq_seen: 0,
-        started: false,
-        started_sq: false,
         fixed: [0; MAX_FIXED],
     };
 
-    /// A ring set up through `io_uring_setup`, not mapped yet.
+    /// A ring set up through `io_uring_setup`, not mapped yet (the
+    /// kernel's cursors start at 0, and so do ours).
     pub fn from_setup(fd: i32, params: Params) -> Ring {
-        // The kernel's cursors start at 0 on a new ring.
-        Ring { fd, flags: params.flags, params, started_sq: true, ..Ring::FREE }
+        Ring { fd, flags: params.flags, params, ..Ring::FREE }
     }
 
-    /// A ring whose addresses liburing's `struct io_uring` gave.
-    pub fn from_view(fd: i32, flags: u32, view: RingView) -> Ring {
-        Ring { fd, flags, view: Some(view), ..Ring::FREE }
+    /// A ring whose addresses liburing's `struct io_uring` gave, learnt
+    /// with the kernel's SQ head and CQ head at `sq` and `cq`: what came
+    /// before is not ours to count.
+    pub fn from_view(fd: i32, flags: u32, view: RingView, (sq, cq): (u32, u32)) -> Ring {
+        Ring { fd, flags, view: Some(view), sq_seen: sq, cq_seen: cq, ..Ring::FREE }
     }
 
     /// The program mapped region `offset` of the ring at `addr`: the view
     /// is known once the three regions are (or two, with one mapping for
     /// both queues).
-    pub fn mapped(&mut self, offset: u64, addr: usize) {
+    pub fn mapped(&mut self, offset: u64, region: Region) {
         match offset {
-            OFF_SQ_RING => self.sq_ring = addr,
-            OFF_CQ_RING => self.cq_ring = addr,
-            OFF_SQES => self.sqes = addr,
+            OFF_SQ_RING => self.sq_ring = region,
+            OFF_CQ_RING => self.cq_ring = region,
+            OFF_SQES => self.sqes = region,
             _ => return,
         }
         let single = self.params.features & FEAT_SINGLE_MMAP != 0;
-        let cq = if self.cq_ring == 0 && single { self.sq_ring } else { self.cq_ring };
-        if self.sq_ring != 0 && self.sqes != 0 && cq != 0 {
-            self.view = RingView::from_params(&self.params, self.sq_ring, cq, self.sqes);
-        }
+        let cq = if self.cq_ring.addr == 0 && single { self.sq_ring } else { self.cq_ring };
+        self.view = RingView::from_params(&self.params, self.sq_ring, cq, self.sqes);
     }
 
     /// Whether one of the ring's regions is mapped at `addr`.
     pub fn maps(&self, addr: usize) -> bool {
         addr != 0
-            && ([self.sq_ring, self.cq_ring, self.sqes].contains(&addr) || self.view.is_some_and(|v| v.sqes == addr))
+            && ([self.sq_ring.addr, self.cq_ring.addr, self.sqes.addr].contains(&addr)
+                || self.view.is_some_and(|v| v.sqes == addr))
     }
 
     /// The ring's mapping at `addr` went away (munmap).

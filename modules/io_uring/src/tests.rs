@@ -36,20 +36,53 @@ fn write(fd: i32, off: u64, bytes: u64, user_data: u64) -> Sqe {
     Sqe { opcode: ops::OP_WRITE, flags: 0, fd, off, bytes, op_flags: 0, user_data }
 }
 
+fn region(addr: usize, len: usize) -> Region {
+    Region { addr, len }
+}
+
 #[test]
 fn a_ring_is_read_once_its_regions_are_mapped() {
     let m = attached(4);
     m.on_setup(7, params(8));
     assert!(m.view(7).is_none(), "not mapped yet");
-    assert!(m.on_mmap(7, ring::OFF_SQ_RING, 0x1000));
-    assert!(m.on_mmap(7, ring::OFF_SQES, 0x9000));
-    let (v, cursor, _, sqpoll) = m.view(7).expect("one mapping serves both queues (SINGLE_MMAP)");
+    assert!(m.on_mmap(7, ring::OFF_SQ_RING, region(0x1000, 4096)));
+    assert!(m.on_mmap(7, ring::OFF_SQES, region(0x9000, 8 * 64)));
+    let (v, cursor) = m.view(7).expect("one mapping serves both queues (SINGLE_MMAP)");
     assert_eq!((v.sq_head, v.sq_tail, v.sq_mask, v.sq_array, v.sqes), (0x1000, 0x1004, 7, 0x1040, 0x9000));
     assert_eq!((v.cq_head, v.cq_mask, v.cq_entries, v.cqes, v.cqe_size), (0x1000, 15, 16, 0x1040, 16));
-    assert_eq!((cursor, sqpoll), (None, false));
-    assert!(!m.on_mmap(8, ring::OFF_SQ_RING, 0x1000), "not a ring");
+    assert_eq!(cursor, 0, "a new ring's cursors start at 0");
+    assert!(!m.on_mmap(8, ring::OFF_SQ_RING, region(0x1000, 4096)), "not a ring");
     m.on_munmap(0x9000);
     assert!(m.view(7).is_none(), "unmapped: never read again");
+}
+
+/// A mapping shorter than the fields the runtime would read (here the
+/// SQ ring mapped without room for the 16 completion entries the single
+/// mapping would hold) is never read: reading past it would fault in the
+/// program.
+#[test]
+fn a_ring_mapped_too_short_for_its_fields_is_not_read() {
+    let m = attached(4);
+    m.on_setup(7, params(8));
+    m.on_mmap(7, ring::OFF_SQ_RING, region(0x1000, 96));
+    m.on_mmap(7, ring::OFF_SQES, region(0x9000, 8 * 64));
+    assert!(m.view(7).is_none(), "the completion entries lie past the SQ mapping");
+    m.on_mmap(7, ring::OFF_CQ_RING, region(0x5000, 64 + 16 * 16));
+    assert!(m.view(7).is_some(), "once the CQ ring is mapped whole");
+    m.on_mmap(7, ring::OFF_SQES, region(0x9000, 8 * 64 - 1));
+    assert!(m.view(7).is_none(), "an SQE array one byte short");
+}
+
+/// An SQPOLL ring's thread took two entries before a call of ours read
+/// the ring: they are counted as unobserved, the rest as usual.
+#[test]
+fn entries_the_kernel_took_before_we_read_them_are_counted_as_unobserved() {
+    let m = attached(4);
+    m.on_setup(7, params(8));
+    m.bind_fd(3, Some(b"/data/f"));
+    m.on_submit(7, 2, &[write(3, 0, 10, 1)], 3, 1);
+    assert_eq!(n(&record(&m, b"<io_uring>"), c::UNOBSERVED_OPS), 2);
+    assert_eq!(n(&record(&m, b"/data/f"), c::WRITES), 1);
 }
 
 #[test]
