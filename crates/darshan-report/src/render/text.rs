@@ -66,59 +66,10 @@ pub fn render(r: &Report) -> String {
         }
     }
     if let Some(u) = &r.io_uring {
-        let _ = writeln!(
-            o,
-            "\nio_uring (IO_URING, {} files): {} reads ({}), {} writes ({}); deepest queue {}; {} completions read, {} not",
-            count(u.file_count as i64),
-            count(u.reads),
-            bytes(u.bytes_read as f64),
-            count(u.writes),
-            bytes(u.bytes_written as f64),
-            count(u.max_inflight),
-            count(u.completions_seen),
-            count(u.completions_unseen)
-        );
-        if u.unobserved > 0 {
-            let _ = writeln!(
-                o,
-                "  {} requests were submitted where the runtime could not read them (docs/io-uring.md): not in the figures above",
-                count(u.unobserved)
-            );
-        }
-        for f in u.files.iter().take(5) {
-            let _ = writeln!(
-                o,
-                "  {:>10} read {:>10} written  queue {:>4}  {}",
-                bytes(f.bytes_read as f64),
-                bytes(f.bytes_written as f64),
-                f.max_inflight,
-                V(&f.path)
-            );
-        }
+        io_uring(&mut o, u);
     }
     if let Some(ns) = &r.namespace {
-        let _ = writeln!(
-            o,
-            "\nMetadata operations (POSIX_META, {} records): {} namespace, {} attribute, {} mapping; {} in them; {:.0}/s (peak about {:.0}/s)",
-            count(ns.records as i64),
-            count(ns.namespace_ops),
-            count(ns.attribute_ops),
-            count(ns.mapping_ops),
-            secs(ns.time),
-            ns.rate,
-            ns.peak_rate
-        );
-        for d in ns.busiest_dirs.iter().take(5) {
-            let _ = writeln!(o, "  {:>10} ops  {:>6} listings  {}", count(d.ops), count(d.listings), V(&d.path));
-        }
-        if ns.temporary_files > 0 {
-            let _ = writeln!(
-                o,
-                "  {} files opened ({} written to them) and removed within the run",
-                count(ns.temporary_files as i64),
-                bytes(ns.temporary_bytes_written as f64)
-            );
-        }
+        namespace(&mut o, ns);
     }
     if let Some(p) = &r.processes {
         processes(&mut o, p);
@@ -193,6 +144,65 @@ pub fn render(r: &Report) -> String {
     metrics(&mut o, r);
     findings(&mut o, r);
     o
+}
+
+/// The io_uring section (IO_URING, ours).
+fn io_uring(o: &mut String, u: &crate::model::IoUring) {
+    let _ = writeln!(
+        o,
+        "\nio_uring (IO_URING, {} files): {} reads ({}), {} writes ({}); deepest queue {}; {} completions read, {} not",
+        count(u.file_count as i64),
+        count(u.reads),
+        bytes(u.bytes_read as f64),
+        count(u.writes),
+        bytes(u.bytes_written as f64),
+        count(u.max_inflight),
+        count(u.completions_seen),
+        count(u.completions_unseen)
+    );
+    if u.unobserved > 0 {
+        let _ = writeln!(
+            o,
+            "  {} requests were submitted where the runtime could not read them (docs/io-uring.md): not in the figures above",
+            count(u.unobserved)
+        );
+    }
+    for f in u.files.iter().take(5) {
+        let _ = writeln!(
+            o,
+            "  {:>10} read {:>10} written  queue {:>4}  {}",
+            bytes(f.bytes_read as f64),
+            bytes(f.bytes_written as f64),
+            f.max_inflight,
+            V(&f.path)
+        );
+    }
+}
+
+/// The metadata section (POSIX_META, ours).
+fn namespace(o: &mut String, ns: &crate::model::Namespace) {
+    let _ = writeln!(
+        o,
+        "\nMetadata operations (POSIX_META, {} records): {} namespace, {} attribute, {} mapping; {} in them; {:.0}/s (peak about {:.0}/s)",
+        count(ns.records as i64),
+        count(ns.namespace_ops),
+        count(ns.attribute_ops),
+        count(ns.mapping_ops),
+        secs(ns.time),
+        ns.rate,
+        ns.peak_rate
+    );
+    for d in ns.busiest_dirs.iter().take(5) {
+        let _ = writeln!(o, "  {:>10} ops  {:>6} listings  {}", count(d.ops), count(d.listings), V(&d.path));
+    }
+    if ns.temporary_files > 0 {
+        let _ = writeln!(
+            o,
+            "  {} files opened ({} written to them) and removed within the run",
+            count(ns.temporary_files as i64),
+            bytes(ns.temporary_bytes_written as f64)
+        );
+    }
 }
 
 fn files(o: &mut String, r: &Report) {
