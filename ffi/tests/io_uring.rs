@@ -180,3 +180,44 @@ fn fio_io_uring_requests_are_all_accounted_for() {
         assert_eq!(unobserved, r + w, "fio {args:?}");
     }
 }
+
+/// The facility tools on a liburing copy (16 blocks of 64 KiB and one of
+/// 1,000 bytes each way): darshan-ingest keeps its IO_URING records, and
+/// darshan-study counts the job among the io_uring users, draws its
+/// request sizes and adds its bytes (they are no other module's) to the
+/// job's bytes read and written.
+#[test]
+fn the_facility_study_counts_a_ring_copy() {
+    let d = scratch("uring-study");
+    let exe = with_liburing("uring_copy", &d);
+    let (src, dst) = (d.join("data/src.dat"), d.join("data/dst.dat"));
+    const SIZE: f64 = (16 * 65536 + 1000) as f64;
+    std::fs::write(&src, vec![5u8; SIZE as usize]).unwrap();
+    run(&exe, &[&s(&src), &s(&dst), "65536", "4"], &d);
+    let db = d.join("facility.sqlite");
+    let ingest =
+        output(std::process::Command::new(built("darshan-ingest")).arg("-q").arg("--db").arg(&db).arg(d.join("logs")));
+    assert!(ingest.status.success(), "{}", String::from_utf8_lossy(&ingest.stderr));
+    let study = output(std::process::Command::new(built("darshan-study")).arg("--json").arg("--db").arg(&db));
+    assert!(study.status.success(), "{}", String::from_utf8_lossy(&study.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&study.stdout).unwrap();
+    let table = |name: &str| -> BTreeMap<String, serde_json::Value> {
+        let t = v["tables"].as_array().unwrap().iter().find(|t| t["name"] == name).unwrap();
+        let cols = t["columns"].as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_string());
+        cols.zip(t["rows"][t["rows"].as_array().unwrap().len() - 1].as_array().unwrap().iter().cloned()).collect()
+    };
+    assert_eq!(table("interfaces_by_size")["io_uring"], 1);
+    let sizes = table("access_sizes");
+    assert_eq!(sizes["interface"], "IO_URING");
+    let got =
+        ["read_10k_100k", "read_100_1k", "write_10k_100k", "write_100_1k", "read_1m_4m"].map(|k| sizes[k].as_f64());
+    assert_eq!(got, [16.0, 1.0, 16.0, 1.0, 0.0].map(Some));
+    let mix = table("read_write_mix");
+    assert_eq!(mix["bytes_read"].as_f64(), Some(SIZE), "POSIX read nothing: every byte is the ring's");
+    let line = format!("copied {} bytes\n", SIZE as i64);
+    assert_eq!(
+        mix["bytes_written"].as_f64(),
+        Some(SIZE + line.len() as f64),
+        "the ring's bytes and the line on stdout"
+    );
+}

@@ -10,7 +10,7 @@ use std::path::Path;
 use common::*;
 use darshan_live::{find_files, snapshot, Tracker};
 use darshan_log::counters::posix as px;
-use darshan_log::modules::POSIX;
+use darshan_log::modules::{IO_URING, POSIX};
 
 fn uid() -> u32 {
     darshan_live::find::my_uid()
@@ -434,4 +434,46 @@ fn a_module_busy_when_first_seen_is_flagged_when_it_is_taken() {
     assert!(p.stale.contains(&"POSIX".to_string()), "its history given as one interval's delta, unflagged: {p:?}");
     let third = t.interval(&[copy]);
     assert!(third.processes[0].stale.is_empty(), "measured again once taken twice: {:?}", third.processes[0]);
+}
+
+/// A liburing copy (16 blocks of 64 KiB and one of 1,000 bytes each way)
+/// held open once done: the live view counts its io_uring requests while
+/// it runs, per module and per file, and the deltas over all intervals
+/// add up to the known pattern; they are not POSIX's.
+#[test]
+fn io_uring_requests_are_counted_live_and_add_up_to_the_copy() {
+    let d = scratch("live-uring");
+    let exe = compile("uring_copy", &d, &["-luring"]);
+    let (src, dst) = (d.join("data/src.dat"), d.join("data/dst.dat"));
+    const SIZE: i64 = 16 * 65536 + 1000;
+    std::fs::write(&src, vec![3u8; SIZE as usize]).unwrap();
+    let mut cmd = instrumented(&exe, &d);
+    cmd.args([&src, &dst]).args(["65536", "4", "plain", "hold"]);
+    // Its stdout stays open: it prints once more at the end.
+    let (mut child, _stdout) = start_ready(&mut cmd);
+    let mut t = Tracker::new(vec![d.join("logs")]);
+    let dst_name = dst.to_str().unwrap().to_string();
+    let (mut sum, mut dst_bytes) = (darshan_live::Totals::default(), 0);
+    let mut add = |t: &mut Tracker| {
+        let iv = t.interval(&find_files(&[d.join("mmap")], uid()));
+        for p in &iv.processes {
+            if let Some(x) = p.delta.get("IO_URING") {
+                sum.add(x);
+            }
+        }
+        dst_bytes += iv.busiest.iter().filter(|f| f.0 == dst_name).map(|f| f.2).sum::<i64>();
+        (sum, dst_bytes)
+    };
+    let (live, _) = add(&mut t);
+    assert_eq!((live.reads, live.writes, live.bytes_read, live.bytes_written), (17, 17, SIZE, SIZE), "while it runs");
+    drop(child.stdin.take());
+    assert!(child.wait().unwrap().success());
+    add(&mut t);
+    let (sum, dst_bytes) = add(&mut t);
+    assert_eq!((sum.reads, sum.writes, sum.bytes_read, sum.bytes_written), (17, 17, SIZE, SIZE), "in all");
+    assert_eq!(dst_bytes, SIZE, "the destination's bytes, by file");
+    let log = darshan_log::LogFile::open(only_log(&d)).unwrap();
+    assert!(log.records(IO_URING).unwrap().len() >= 2);
+    let posix_written: i64 = log.records(POSIX).unwrap().iter().map(|r| r.counters[px::BYTES_WRITTEN]).sum();
+    assert_eq!(posix_written, 0, "a ring's writes are not POSIX's");
 }

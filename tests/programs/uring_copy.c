@@ -3,7 +3,9 @@
  * waited for with io_uring_wait_cqe and consumed with io_uring_cqe_seen
  * (an inline: no call the runtime sees). With "fixed", the two files are
  * registered and used by index (IOSQE_FIXED_FILE).
- * usage: uring_copy <src> <dst> <block bytes> <queue depth> [fixed] */
+ * With "hold" after it, the program says "ready" once the copy is done
+ * and waits for its standard input to close before it ends the ring.
+ * usage: uring_copy <src> <dst> <block bytes> <queue depth> [fixed|plain [hold]] */
 #include <fcntl.h>
 #include <liburing.h>
 #include <stdio.h>
@@ -58,6 +60,11 @@ int main(int argc, char **argv)
             io_uring_cqe_seen(&ring, c);
         }
         off += (off_t)n * bs;
+    }
+    if (argc > 6 && strcmp(argv[6], "hold") == 0) {
+        printf("ready\n");
+        fflush(stdout);
+        while (getchar() != EOF) {}
     }
     io_uring_queue_exit(&ring);
     close(in);

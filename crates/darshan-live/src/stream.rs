@@ -49,7 +49,7 @@ pub struct Message<'a> {
 
 fn cnt(m: &BTreeMap<String, Totals>) -> i64 {
     m.iter()
-        .filter(|(k, _)| *k == "POSIX" || *k == "STDIO")
+        .filter(|(k, _)| crate::totals::reaches_files(k))
         .map(|(_, t)| t.reads.wrapping_add(t.writes))
         .fold(0, i64::wrapping_add)
 }

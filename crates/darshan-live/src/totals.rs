@@ -55,15 +55,17 @@ impl Totals {
 
 /// Counters named `<PREFIX>_<suffix>` of a module, found once.
 fn counter(module: usize, suffix: &str) -> Option<usize> {
-    let prefix =
-        darshan_log::roles::prefix(module).or(if module == modules::POSIX_META { Some("POSIX_META") } else { None })?;
+    let prefix = darshan_log::roles::prefix(module).or(darshan_log::roles::extension_prefix(module))?;
     modules::counter_names(module)
         .0
         .iter()
         .position(|n| n.strip_prefix(prefix).and_then(|s| s.strip_prefix('_')) == Some(suffix))
 }
 
-const META_SUFFIXES: [&str; 5] = ["OPENS", "STATS", "SEEKS", "FSYNCS", "FLUSHES"];
+/// IO_URING's FDATASYNCS and SYNC_RANGES are syncs as FSYNCS are, and
+/// its META_OPS the opens, closes and stats submitted through a ring.
+const META_SUFFIXES: [&str; 8] =
+    ["OPENS", "STATS", "SEEKS", "FSYNCS", "FLUSHES", "FDATASYNCS", "SYNC_RANGES", "META_OPS"];
 const NAMESPACE: [&str; 14] = [
     "UNLINKS",
     "RENAMES_FROM",
@@ -95,8 +97,9 @@ fn where_of(module: usize) -> &'static Where {
         (0..modules::MAX_MODS)
             .map(|m| {
                 let suffixes: &[&str] = if m == modules::POSIX_META { &NAMESPACE } else { &META_SUFFIXES };
+                let prefix = darshan_log::roles::prefix(m).or(darshan_log::roles::extension_prefix(m));
                 Where {
-                    layout: if counted(m) && m != modules::POSIX_META { Roles::of(m) } else { None },
+                    layout: prefix.filter(|_| counted(m) && m != modules::POSIX_META).map(|p| Roles::named(m, p)),
                     meta: if counted(m) { suffixes.iter().filter_map(|s| counter(m, s)).collect() } else { Vec::new() },
                 }
             })
@@ -116,6 +119,18 @@ fn of_record(module: usize, r: &Record) -> Totals {
         return Totals { meta_ops: meta, meta_time: f(Some(time)), ..Default::default() };
     }
     let Some(l) = &w.layout else { return Totals::default() };
+    if module == modules::IO_URING {
+        // A ring's submit-to-completion times overlap (32 requests in
+        // flight wait together): their sum is not time spent in I/O.
+        return Totals {
+            bytes_read: c(l.bytes_read),
+            bytes_written: c(l.bytes_written),
+            reads: c(l.reads),
+            writes: c(l.writes),
+            meta_ops: meta,
+            ..Default::default()
+        };
+    }
     Totals {
         bytes_read: c(l.bytes_read),
         bytes_written: c(l.bytes_written),
@@ -131,10 +146,17 @@ fn of_record(module: usize, r: &Record) -> Totals {
 /// The modules whose records are summed (interfaces a program calls: the
 /// layers under MPI-IO and HDF5 are POSIX's own records).
 pub fn counted(module: usize) -> bool {
-    matches!(module, modules::POSIX | modules::STDIO | modules::MPIIO | modules::POSIX_META)
+    matches!(module, modules::POSIX | modules::STDIO | modules::MPIIO | modules::POSIX_META | modules::IO_URING)
 }
 
-/// Per module, and per file name (POSIX and STDIO: what reaches the file
+/// The modules whose bytes reach the file system as the program asked
+/// for them (MPI-IO's are POSIX's again underneath). io_uring's requests
+/// are not POSIX calls: their bytes are nowhere else.
+pub fn reaches_files(module: &str) -> bool {
+    matches!(module, "POSIX" | "STDIO" | "IO_URING")
+}
+
+/// Per module, and per file name (the modules that reach the file
 /// system), what a snapshot's (or a final log's) records add up to.
 pub fn sums<'a>(
     mods: impl IntoIterator<Item = (usize, &'a [Record])>,
@@ -149,7 +171,7 @@ pub fn sums<'a>(
         for r in recs {
             let t = of_record(m, r);
             by_mod.entry(m).or_default().add(&t);
-            if m == modules::POSIX || m == modules::STDIO {
+            if reaches_files(modules::module_name(m)) {
                 by_file.entry(names(r.id)).or_default().add(&t);
             }
         }

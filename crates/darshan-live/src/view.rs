@@ -47,10 +47,10 @@ pub struct Rates {
 }
 
 pub fn rates(delta: &std::collections::BTreeMap<String, Totals>, seconds: f64) -> Rates {
-    // POSIX and STDIO are what reaches the file system; MPI-IO's bytes
-    // are POSIX's again underneath, and are not added twice.
+    // POSIX, STDIO and io_uring are what reaches the file system; MPI-IO's
+    // bytes are POSIX's again underneath, and are not added twice.
     let mut t = Totals::default();
-    for (_, d) in delta.iter().filter(|(m, _)| matches!(m.as_str(), "POSIX" | "STDIO" | "POSIX_META")) {
+    for (_, d) in delta.iter().filter(|(m, _)| crate::totals::reaches_files(m) || m.as_str() == "POSIX_META") {
         t.add(d);
     }
     let s = if seconds > 0.0 { seconds } else { 1.0 };

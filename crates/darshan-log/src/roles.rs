@@ -47,7 +47,9 @@ pub struct Roles {
     pub access: Vec<(usize, usize)>,
 }
 
-/// The name prefix of a fixed-layout module's counters.
+/// The name prefix of a fixed-layout module's counters, for the modules
+/// the report's per-interface statistics (PyDarshan's sections, the I/O
+/// cost) are made of.
 pub fn prefix(module: usize) -> Option<&'static str> {
     Some(match module {
         modules::POSIX => "POSIX",
@@ -63,9 +65,29 @@ pub fn prefix(module: usize) -> Option<&'static str> {
     })
 }
 
+/// The name prefix of our extension modules' counters (docs/extensions.md).
+/// They are not in [`prefix`]: their times do not add up to time spent
+/// (io_uring's submit-to-completion latencies overlap), and POSIX_META has
+/// no reads or writes, so the per-interface statistics leave them out;
+/// the tools that count operations and bytes (the live view, the facility
+/// database) read them with [`Roles::named`].
+pub fn extension_prefix(module: usize) -> Option<&'static str> {
+    Some(match module {
+        modules::POSIX_META => "POSIX_META",
+        modules::IO_URING => "IO_URING",
+        _ => return None,
+    })
+}
+
 impl Roles {
+    /// The roles of a module in [`prefix`].
     pub fn of(module: usize) -> Option<Roles> {
-        let prefix = prefix(module)?;
+        prefix(module).map(|p| Roles::named(module, p))
+    }
+
+    /// The roles of `module`'s counters named `<prefix>_…` (any module,
+    /// [`extension_prefix`]'s too).
+    pub fn named(module: usize, prefix: &'static str) -> Roles {
         let (names, fnames) = counter_names(module);
         let c = |suffix: &str| {
             names.iter().position(|n| n.strip_prefix(prefix).and_then(|s| s.strip_prefix('_')) == Some(suffix))
@@ -110,7 +132,7 @@ impl Roles {
                 l.access.push((a, n));
             }
         }
-        Some(l)
+        l
     }
 
     /// Index of a counter by its full name (e.g. "POSIX_READS").
@@ -160,6 +182,17 @@ mod tests {
         let s = Roles::of(modules::STDIO).unwrap();
         assert!(s.size_buckets.is_empty());
         assert!(s.max_byte_read.is_some());
+    }
+
+    #[test]
+    fn io_uring_is_named_as_an_extension_not_a_reported_interface() {
+        use crate::counters::io_uring as c;
+        assert!(Roles::of(modules::IO_URING).is_none());
+        let u = Roles::named(modules::IO_URING, extension_prefix(modules::IO_URING).unwrap());
+        assert_eq!((u.reads, u.writes), (Some(c::READS), Some(c::WRITES)));
+        assert_eq!((u.bytes_read, u.bytes_written), (Some(c::BYTES_READ), Some(c::BYTES_WRITTEN)));
+        assert_eq!(u.size_buckets.len(), 10);
+        assert_eq!(u.small.len(), 5);
     }
 
     #[test]

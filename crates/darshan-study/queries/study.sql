@@ -44,16 +44,23 @@ WITH p AS (
 s AS (
   SELECT log_id, SUM(CAST(STDIO_BYTES_READ AS DOUBLE)) AS sr, SUM(CAST(STDIO_BYTES_WRITTEN AS DOUBLE)) AS sw,
     SUM(CAST(STDIO_F_READ_TIME AS DOUBLE)) AS rt, SUM(CAST(STDIO_F_WRITE_TIME AS DOUBLE)) AS wt, SUM(CAST(STDIO_F_META_TIME AS DOUBLE)) AS mt
-  FROM stdio_records GROUP BY log_id)
+  FROM stdio_records GROUP BY log_id),
+-- io_uring's bytes are nowhere else (its requests are not POSIX calls);
+-- its times are submit-to-completion latencies that overlap, not time
+-- spent, and are left out of the times.
+u AS (
+  SELECT log_id, SUM(CAST(IO_URING_BYTES_READ AS DOUBLE)) AS ur, SUM(CAST(IO_URING_BYTES_WRITTEN AS DOUBLE)) AS uw
+  FROM io_uring_records GROUP BY log_id)
 SELECT j.log_id, j.username, j.app, j.nprocs, j.run_time, j.core_hours,
-  COALESCE(p.pr, 0) + COALESCE(s.sr, 0) AS bytes_read,
-  COALESCE(p.pw, 0) + COALESCE(s.sw, 0) AS bytes_written,
+  COALESCE(p.pr, 0) + COALESCE(s.sr, 0) + COALESCE(u.ur, 0) AS bytes_read,
+  COALESCE(p.pw, 0) + COALESCE(s.sw, 0) + COALESCE(u.uw, 0) AS bytes_written,
   COALESCE(p.rt, 0) + COALESCE(s.rt, 0) AS read_time,
   COALESCE(p.wt, 0) + COALESCE(s.wt, 0) AS write_time,
   COALESCE(p.mt, 0) + COALESCE(s.mt, 0) AS meta_time,
   COALESCE(p.mt, 0) AS posix_meta_time,
   COALESCE(p.rt, 0) + COALESCE(p.wt, 0) + COALESCE(p.mt, 0) AS posix_time
 FROM jobs j LEFT JOIN p ON p.log_id = j.log_id LEFT JOIN s ON s.log_id = j.log_id
+  LEFT JOIN u ON u.log_id = j.log_id
 
 -- view: user_app_io
 CREATE TEMPORARY VIEW user_app_io AS
@@ -76,12 +83,13 @@ WITH m AS (
     MAX(CASE WHEN module = 'MPI-IO' THEN 1 ELSE 0 END) AS mpiio,
     MAX(CASE WHEN module IN ('H5F', 'H5D') THEN 1 ELSE 0 END) AS hdf5,
     MAX(CASE WHEN module IN ('PNETCDF_FILE', 'PNETCDF_VAR') THEN 1 ELSE 0 END) AS pnetcdf,
-    MAX(CASE WHEN module = 'STDIO' THEN 1 ELSE 0 END) AS stdio
+    MAX(CASE WHEN module = 'STDIO' THEN 1 ELSE 0 END) AS stdio,
+    MAX(CASE WHEN module = 'IO_URING' THEN 1 ELSE 0 END) AS io_uring
   FROM modules WHERE records > 0 GROUP BY log_id)
 SELECT s.size_order, s.size_class, COUNT(*) AS jobs,
   SUM(COALESCE(m.posix, 0)) AS posix, SUM(COALESCE(m.mpiio, 0)) AS mpiio,
   SUM(COALESCE(m.hdf5, 0)) AS hdf5, SUM(COALESCE(m.pnetcdf, 0)) AS pnetcdf,
-  SUM(COALESCE(m.stdio, 0)) AS stdio
+  SUM(COALESCE(m.stdio, 0)) AS stdio, SUM(COALESCE(m.io_uring, 0)) AS io_uring
 FROM job_size s LEFT JOIN m ON m.log_id = s.log_id
 GROUP BY s.size_order, s.size_class
 ORDER BY s.size_order
@@ -103,7 +111,7 @@ FROM f
 GROUP BY size_order, size_class
 ORDER BY size_order
 
--- query: access_sizes | Accesses by size (POSIX and MPI-IO, all jobs)
+-- query: access_sizes | Accesses by size (POSIX, MPI-IO and io_uring, all jobs)
 SELECT 'POSIX' AS interface,
   SUM(CAST(POSIX_SIZE_READ_0_100 AS DOUBLE)) AS read_0_100, SUM(CAST(POSIX_SIZE_READ_100_1K AS DOUBLE)) AS read_100_1k,
   SUM(CAST(POSIX_SIZE_READ_1K_10K AS DOUBLE)) AS read_1k_10k, SUM(CAST(POSIX_SIZE_READ_10K_100K AS DOUBLE)) AS read_10k_100k,
@@ -129,9 +137,24 @@ SELECT 'MPI-IO' AS interface,
   SUM(CAST(MPIIO_SIZE_WRITE_AGG_4M_10M AS DOUBLE)), SUM(CAST(MPIIO_SIZE_WRITE_AGG_10M_100M AS DOUBLE)),
   SUM(CAST(MPIIO_SIZE_WRITE_AGG_100M_1G AS DOUBLE)), SUM(CAST(MPIIO_SIZE_WRITE_AGG_1G_PLUS AS DOUBLE))
 FROM mpiio_records
+UNION ALL
+-- Only where some job used io_uring: an empty row would draw an empty chart.
+SELECT 'IO_URING' AS interface,
+  SUM(CAST(IO_URING_SIZE_READ_0_100 AS DOUBLE)), SUM(CAST(IO_URING_SIZE_READ_100_1K AS DOUBLE)),
+  SUM(CAST(IO_URING_SIZE_READ_1K_10K AS DOUBLE)), SUM(CAST(IO_URING_SIZE_READ_10K_100K AS DOUBLE)),
+  SUM(CAST(IO_URING_SIZE_READ_100K_1M AS DOUBLE)), SUM(CAST(IO_URING_SIZE_READ_1M_4M AS DOUBLE)),
+  SUM(CAST(IO_URING_SIZE_READ_4M_10M AS DOUBLE)), SUM(CAST(IO_URING_SIZE_READ_10M_100M AS DOUBLE)),
+  SUM(CAST(IO_URING_SIZE_READ_100M_1G AS DOUBLE)), SUM(CAST(IO_URING_SIZE_READ_1G_PLUS AS DOUBLE)),
+  SUM(CAST(IO_URING_SIZE_WRITE_0_100 AS DOUBLE)), SUM(CAST(IO_URING_SIZE_WRITE_100_1K AS DOUBLE)),
+  SUM(CAST(IO_URING_SIZE_WRITE_1K_10K AS DOUBLE)), SUM(CAST(IO_URING_SIZE_WRITE_10K_100K AS DOUBLE)),
+  SUM(CAST(IO_URING_SIZE_WRITE_100K_1M AS DOUBLE)), SUM(CAST(IO_URING_SIZE_WRITE_1M_4M AS DOUBLE)),
+  SUM(CAST(IO_URING_SIZE_WRITE_4M_10M AS DOUBLE)), SUM(CAST(IO_URING_SIZE_WRITE_10M_100M AS DOUBLE)),
+  SUM(CAST(IO_URING_SIZE_WRITE_100M_1G AS DOUBLE)), SUM(CAST(IO_URING_SIZE_WRITE_1G_PLUS AS DOUBLE))
+FROM io_uring_records
+HAVING COUNT(*) > 0
 ORDER BY interface DESC
 
--- query: read_write_mix | Bytes read and written (POSIX + STDIO), by job size
+-- query: read_write_mix | Bytes read and written (POSIX, STDIO and io_uring), by job size
 SELECT s.size_order, s.size_class, COUNT(*) AS jobs,
   SUM(io.bytes_read) AS bytes_read, SUM(io.bytes_written) AS bytes_written,
   SUM(CASE WHEN io.bytes_read > 0 AND io.bytes_written = 0 THEN 1 ELSE 0 END) AS read_only_jobs,

@@ -104,7 +104,27 @@ pub fn open(db: &Path) -> Result<Connection, StudyError> {
     if !ok {
         return Err(StudyError::NotIngest(db.into()));
     }
+    stand_in_for_io_uring(&c).map_err(|e| StudyError::Open { path: db.into(), source: e })?;
     Ok(c)
+}
+
+/// A database ingested before darshan-ingest knew IO_URING has no
+/// `io_uring_records`; the study reads it as a table without rows (a
+/// temporary view: the database itself is never changed by a study).
+fn stand_in_for_io_uring(c: &Connection) -> rusqlite::Result<()> {
+    let present: i64 =
+        c.query_row("SELECT COUNT(*) FROM sqlite_master WHERE name = 'io_uring_records'", [], |r| r.get(0))?;
+    if present > 0 {
+        return Ok(());
+    }
+    let (ints, reals) = darshan_log::modules::counter_names(darshan_log::modules::IO_URING);
+    let cols: Vec<String> = ["log_id", "record_id", "rank"]
+        .iter()
+        .map(|n| format!("0 AS {n}"))
+        .chain(ints.iter().map(|n| format!("0 AS {n}")))
+        .chain(reals.iter().map(|n| format!("0.0 AS {n}")))
+        .collect();
+    c.execute_batch(&format!("CREATE TEMPORARY VIEW io_uring_records AS SELECT {} WHERE 0", cols.join(", ")))
 }
 
 pub fn study(db: &Path, opts: &Options) -> Result<Study, StudyError> {

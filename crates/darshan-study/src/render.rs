@@ -113,8 +113,14 @@ fn charts(s: &Study) -> Vec<(String, Value)> {
         );
     }
     if let Some(t) = s.table("interfaces_by_size") {
-        let cols =
-            [("posix", "POSIX"), ("mpiio", "MPI-IO"), ("hdf5", "HDF5"), ("pnetcdf", "PnetCDF"), ("stdio", "STDIO")];
+        let cols = [
+            ("posix", "POSIX"),
+            ("mpiio", "MPI-IO"),
+            ("hdf5", "HDF5"),
+            ("pnetcdf", "PnetCDF"),
+            ("stdio", "STDIO"),
+            ("io_uring", "io_uring"),
+        ];
         let pct = |i: usize, v: f64| 100.0 * v / t.num(i, "jobs").max(1.0);
         add(
             "interfaces_by_size",
