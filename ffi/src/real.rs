@@ -174,6 +174,7 @@ reals! {
     io_uring_peek_batch_cqe: fn(*mut c_void, *mut c_void, c_uint) -> c_uint;
     io_uring_get_events: fn(*mut c_void) -> c_int;
     io_uring_register_files: fn(*mut c_void, *const c_int, c_uint) -> c_int;
+    io_uring_register_buffers: fn(*mut c_void, *const c_void, c_uint) -> c_int;
     io_uring_register_files_update: fn(*mut c_void, c_uint, *const c_int, c_uint) -> c_int;
     io_uring_unregister_files: fn(*mut c_void) -> c_int;
     io_uring_queue_exit: fn(*mut c_void) -> ();

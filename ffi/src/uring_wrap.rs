@@ -181,9 +181,11 @@ fn set_up(fd: i32, params: u64) {
 }
 
 /// `io_uring_register(fd, opcode, arg, nr)` succeeded: registered files
-/// are followed (their index -> descriptor).
+/// are followed (their index -> descriptor), registered buffers counted.
 fn registered(fd: i32, opcode: u32, arg: u64, nr: u32) {
+    const BUFFERS: u32 = 0;
     const FILES: u32 = 2;
+    const BUFFERS2: u32 = 15;
     const UNREGISTER_FILES: u32 = 3;
     const FILES_UPDATE: u32 = 6;
     const FILES2: u32 = 13;
@@ -191,6 +193,11 @@ fn registered(fd: i32, opcode: u32, arg: u64, nr: u32) {
     record(|| {
         let mut b = [0u8; 32];
         let (first, data, count) = match opcode {
+            BUFFERS => return IO_URING.on_register_buffers(fd, nr),
+            // struct io_uring_rsrc_register: nr first.
+            BUFFERS2 if ring::read_user(arg, &mut b[..4]) => {
+                return IO_URING.on_register_buffers(fd, ring::u32_at(&b, 0))
+            }
             FILES => (0, arg, nr),
             UNREGISTER_FILES => return IO_URING.on_unregister_files(fd),
             // struct io_uring_files_update, io_uring_rsrc_register,
@@ -206,8 +213,8 @@ fn registered(fd: i32, opcode: u32, arg: u64, nr: u32) {
     });
 }
 
-fn register_files(fd: i32, first: u32, data: u64, count: u32) {
-    let count = (count as usize).min(darshan_io_uring::ring::MAX_FIXED);
+fn register_files(fd: i32, first: u32, data: u64, nr: u32) {
+    let count = (nr as usize).min(darshan_io_uring::ring::MAX_FIXED);
     let mut fds = [-1i32; darshan_io_uring::ring::MAX_FIXED];
     let mut b = [0u8; 4 * darshan_io_uring::ring::MAX_FIXED];
     if data != 0 && !ring::read_user(data, &mut b[..4 * count]) {
@@ -218,7 +225,10 @@ fn register_files(fd: i32, first: u32, data: u64, count: u32) {
             *fd = ring::u32_at(&b, 4 * k) as i32;
         }
     }
-    IO_URING.on_register_files(fd, first as usize, &fds[..count]);
+    // Sparse slots (-1, or no array at all) register no file; those past
+    // what we follow are taken to name one each.
+    let named = fds[..count].iter().filter(|&&f| f >= 0).count() as u32 + (nr - count as u32);
+    IO_URING.on_register_files(fd, first as usize, &fds[..count], named);
 }
 
 /// posix_wrap.rs's mmap: region `offset` of `fd` mapped at `addr` for
@@ -377,6 +387,17 @@ pub unsafe extern "C" fn io_uring_register_files_update(
     let ret = unsafe { r(ring, off, files, nr) };
     // SAFETY: liburing's own ring.
     unsafe { after_liburing(ret >= 0, ring, |fd| register_files(fd, off, files as u64, nr)) };
+    ret
+}
+
+/// Buffers registered through liburing, for READ_FIXED/WRITE_FIXED.
+#[no_mangle]
+pub unsafe extern "C" fn io_uring_register_buffers(ring: *mut c_void, iovecs: *const c_void, nr: c_uint) -> c_int {
+    let Some(r) = real::io_uring_register_buffers() else { return enosys() };
+    // SAFETY: the real function, with the caller's arguments unchanged.
+    let ret = unsafe { r(ring, iovecs, nr) };
+    // SAFETY: liburing's own ring.
+    unsafe { after_liburing(ret >= 0, ring, |fd| IO_URING.on_register_buffers(fd, nr)) };
     ret
 }
 

@@ -75,6 +75,13 @@ fn a_liburing_copy_is_counted_exactly_with_and_without_registered_files() {
             assert_eq!(w[c::FIXED_FILE_OPS], if mode == "fixed" { 17 } else { 0 });
             assert_eq!(recs[&(POSIX, s(name))].counters[px::OPENS], 1, "the POSIX record beside it");
         }
+        // The process's ring: 4 entries, 4 in flight at most, files
+        // registered with "fixed", five rounds of two submitting calls.
+        let p = uring(&recs, "<io_uring>");
+        let facts = [c::RINGS, c::RING_ENTRIES_MAX, c::RING_MAX_INFLIGHT, c::REGISTERED_FILES, c::SUBMIT_CALLS];
+        let registered = if mode == "fixed" { 2 } else { 0 };
+        assert_eq!(facts.map(|k| p[k]), [1, 4, 4, registered, 10], "{mode}");
+        assert_eq!([c::SQPOLL_RINGS, c::REGISTERED_BUFFERS, c::UNOBSERVED_OPS].map(|k| p[k]), [0, 0, 0]);
     }
 }
 
@@ -118,6 +125,7 @@ fn rings_of_several_threads_are_counted_apart() {
         let w = uring(&recs, &s(&d.join(format!("data/t{t}.dat"))));
         assert_eq!([c::WRITES, c::BYTES_WRITTEN, c::COMPLETIONS_SEEN].map(|k| w[k]), [8, 32768, 8], "thread {t}");
     }
+    assert_eq!(uring(&recs, "<io_uring>")[c::RINGS], 4, "the process's rings, one per thread");
 }
 
 /// syscall() with every other number behaves exactly as without the
@@ -168,17 +176,38 @@ fn fio_io_uring_requests_are_all_accounted_for() {
         let [(r, rb), (w, wb)] = fio_totals(&String::from_utf8_lossy(&out.stdout));
         assert_eq!(rb + wb, if args.contains(&"--size=1m") { 1 << 20 } else { 2 << 20 }, "fio moved what was asked");
         // One log per fio process; the job's holds the ring.
-        let unobserved: i64 = files(&d.join("logs"))
-            .iter()
-            .filter_map(|l| {
-                let log = darshan_log::LogFile::open(l).ok()?;
-                let names = log.names().ok()?;
-                let recs = log.records(IO_URING).ok()?;
-                recs.iter().find(|r| names.get(r.id) == Some(&b"<io_uring>"[..])).map(|r| r.counters[c::UNOBSERVED_OPS])
-            })
-            .sum();
+        let unobserved: i64 = process_records(&d).iter().map(|r| r[c::UNOBSERVED_OPS]).sum();
         assert_eq!(unobserved, r + w, "fio {args:?}");
+        // Its ring, set up and registered through syscall(): as asked.
+        let depth = args.iter().find_map(|a| a.strip_prefix("--iodepth=")).unwrap().parse::<i64>().unwrap();
+        let has = |a: &str| i64::from(args.contains(&a));
+        // fio registers its files for an SQPOLL ring whether asked or not
+        // (engines/io_uring.c: sqpoll_thread sets registerfiles).
+        let rings = process_records(&d);
+        let sum = |k: usize| rings.iter().map(|r| r[k]).sum::<i64>();
+        let got = [c::RINGS, c::RING_ENTRIES_MAX, c::SQPOLL_RINGS, c::REGISTERED_FILES, c::REGISTERED_BUFFERS].map(sum);
+        let want = [
+            1,
+            (depth as u64).next_power_of_two() as i64,
+            has("--sqthread_poll=1"),
+            has("--registerfiles").max(has("--sqthread_poll=1")),
+            has("--fixedbufs") * depth,
+        ];
+        assert_eq!(got, want, "fio {args:?}");
     }
+}
+
+/// The `<io_uring>` records (the processes' rings) of every log in `dir`/logs.
+fn process_records(dir: &Path) -> Vec<Vec<i64>> {
+    files(&dir.join("logs"))
+        .iter()
+        .filter_map(|l| {
+            let log = darshan_log::LogFile::open(l).ok()?;
+            let names = log.names().ok()?;
+            let recs = log.records(IO_URING).ok()?;
+            recs.iter().find(|r| names.get(r.id) == Some(&b"<io_uring>"[..])).map(|r| r.counters.clone())
+        })
+        .collect()
 }
 
 /// The facility tools on a liburing copy (16 blocks of 64 KiB and one of

@@ -46,6 +46,7 @@ fn fixed_layout(module: usize, ver: u32) -> Option<Layout> {
         (DFS, 1) => lay(584, 52, 15),  // + pool and container uuids
         (DAOS, 1) => lay(696, 64, 15), // + uuids and object id
         (POSIX_META, 1) => lay(16 + 8 * 24 + 8 * 4, 24, 4),
+        (IO_URING, 2) => lay(16 + 8 * 56 + 8 * 6, 56, 6),
         (IO_URING, 1) => lay(16 + 8 * 48 + 8 * 6, 48, 6),
         (PROCESSES, 1) => lay(16 + 8 * 43 + 8 * 8, 43, 8),
         _ => return None,
@@ -105,6 +106,8 @@ fn upconvert(module: usize, ver: u32, c: &mut Vec<i64>, f: &mut Vec<f64>) {
     match module {
         MPIIO if ver <= 2 => insert_at(f, 3, &[-1.0, -1.0]),
         STDIO if ver == 1 => insert_at(c, 1, &[-1]),
+        // Version 1 did not record the process's rings.
+        IO_URING if ver == 1 => c.extend_from_slice(&[-1; 8]),
         H5F => {
             if ver == 1 {
                 let (open, close) = (f[0], f[1]);
@@ -609,5 +612,29 @@ mod tick_word_tests {
         assert!((tick_word_secs(3_024_000_000_000_000, 2e-10) - 604_800.0).abs() < 1e-3);
         assert!((tick_word_secs((-26i64) as u64, tick) + 26.0 * tick).abs() < 1e-18);
         assert_eq!(tick_word_secs(f64::NAN.to_bits(), tick), 0.0);
+    }
+}
+
+#[cfg(test)]
+mod io_uring_versions {
+    use super::*;
+    use crate::counters::io_uring as c;
+
+    /// A version 1 record (48 counters, written before the process's
+    /// rings were recorded) reads as the newest layout with them −1 (not
+    /// recorded), every counter it had in its place.
+    #[test]
+    fn a_version_1_io_uring_record_reads_with_its_ring_facts_not_recorded() {
+        let old = fixed_layout(IO_URING, 1).unwrap();
+        let new = fixed_layout(IO_URING, read_version(IO_URING)).unwrap();
+        assert_eq!((old.counters, new.counters, new.fcounters), (48, c::NUM_INDICES, c::F_NUM_INDICES));
+        assert_eq!(new.size, 16 + 8 * (c::NUM_INDICES + c::F_NUM_INDICES));
+        let mut counters: Vec<i64> = (0..48).collect();
+        let mut f = vec![0.5; 6];
+        upconvert(IO_URING, 1, &mut counters, &mut f);
+        assert_eq!(counters.len(), c::NUM_INDICES);
+        assert_eq!(counters[c::UNOBSERVED_OPS], 47);
+        assert!(counters[c::RINGS..].iter().all(|&v| v == -1));
+        assert_eq!(f, vec![0.5; 6]);
     }
 }

@@ -48,7 +48,7 @@ pub const PROCESSES: usize = 62;
 
 /// The modules of ours beyond C's numbering: id, name, version written.
 pub const EXTENSION_MODULES: [(usize, &str, u32); 3] =
-    [(IO_URING, "IO_URING", 1), (PROCESSES, "PROCESSES", 1), (POSIX_META, "POSIX_META", 1)];
+    [(IO_URING, "IO_URING", 2), (PROCESSES, "PROCESSES", 1), (POSIX_META, "POSIX_META", 1)];
 
 /// `darshan_module_names`: the names darshan-parser prints.
 pub const MODULE_NAMES: [&str; KNOWN_MODULE_COUNT] = [

@@ -145,6 +145,7 @@ impl State {
     }
 
     fn add_ring(&mut self, ring: Ring, count: &AtomicUsize) -> Option<usize> {
+        self.ring_learnt(&ring);
         if let Some(k) = self.ring(ring.fd) {
             self.rings[k] = ring;
             return Some(k);
@@ -156,6 +157,39 @@ impl State {
         self.rings[k] = ring;
         count.fetch_add(1, Ordering::Relaxed);
         Some(k)
+    }
+
+    /// The process's record, `<io_uring>`: its rings and the requests no
+    /// file can be named for (None without room).
+    fn process(&mut self) -> Option<&mut [u64]> {
+        let i = self.set.find_or_create(darshan_log::record_id(UNOBSERVED), UNOBSERVED)?;
+        Some(self.set.words(i))
+    }
+
+    /// A ring set up (or first seen through liburing): the process's
+    /// ring facts.
+    fn ring_learnt(&mut self, ring: &Ring) {
+        let Some(w) = self.process() else { return };
+        add(w, c::word(c::RINGS), 1);
+        add(w, c::word(c::SQPOLL_RINGS), i64::from(ring.sqpoll()));
+        add(w, c::word(c::IOPOLL_RINGS), i64::from(ring.iopoll()));
+        let entries = &mut w[c::word(c::RING_ENTRIES_MAX)];
+        *entries = (*entries).max(u64::from(ring.entries()));
+    }
+
+    /// One more request in flight on ring `k`: the deepest queue of any
+    /// ring, in the process's record when it deepens.
+    fn ring_deepened(&mut self, k: usize) {
+        let r = &mut self.rings[k];
+        r.inflight += 1;
+        if r.inflight > r.max_inflight {
+            r.max_inflight = r.inflight;
+            let depth = u64::from(r.inflight);
+            if let Some(w) = self.process() {
+                let m = &mut w[c::word(c::RING_MAX_INFLIGHT)];
+                *m = (*m).max(depth);
+            }
+        }
     }
 
     /// The record of the file open as `fd`, if known.
@@ -243,8 +277,8 @@ impl State {
         if n == 0 || n > i32::MAX as u32 {
             return;
         }
-        if let Some(i) = self.set.find_or_create(darshan_log::record_id(UNOBSERVED), UNOBSERVED) {
-            add(self.set.words(i), c::word(c::UNOBSERVED_OPS), i64::from(n));
+        if let Some(w) = self.process() {
+            add(w, c::word(c::UNOBSERVED_OPS), i64::from(n));
         }
     }
 
@@ -457,6 +491,12 @@ impl IoUring {
             }
             track(st, k, s.user_data, p);
         }
+        // A call that submitted entries we read (not only a gap).
+        if (consumed.wrapping_sub(first) as i32) > 0 && (consumed.wrapping_sub(seen) as i32) > 0 {
+            if let Some(w) = st.process() {
+                add(w, c::word(c::SUBMIT_CALLS), 1);
+            }
+        }
         let r = &mut st.rings[k];
         if (consumed.wrapping_sub(r.sq_seen) as i32) > 0 {
             r.sq_seen = consumed;
@@ -475,17 +515,33 @@ impl IoUring {
                 continue;
             }
             if let Some(p) = st.inflight.take(k, e.user_data) {
+                st.rings[k].inflight = st.rings[k].inflight.saturating_sub(1);
                 st.complete(p, e.res, t);
             }
         }
     }
 
-    /// Registered files of ring `fd` from index `first`.
-    pub fn on_register_files(&self, fd: i32, first: usize, fds: &[i32]) {
+    /// Registered files of ring `fd` from index `first` (`registered`
+    /// of them named a file: more than `fds` holds if there were more
+    /// than we follow).
+    pub fn on_register_files(&self, fd: i32, first: usize, fds: &[i32], registered: u32) {
         let mut st = self.lock();
         let Some(k) = st.ring(fd) else { return };
         if !st.rings[k].register(first, fds) {
             st.set.mark_partial();
+        }
+        if let Some(w) = st.process() {
+            add(w, c::word(c::REGISTERED_FILES), i64::from(registered));
+        }
+    }
+
+    /// `n` buffers registered on ring `fd` (for READ_FIXED/WRITE_FIXED).
+    pub fn on_register_buffers(&self, fd: i32, n: u32) {
+        let mut st = self.lock();
+        if st.ring(fd).is_some() {
+            if let Some(w) = st.process() {
+                add(w, c::word(c::REGISTERED_BUFFERS), i64::from(n));
+            }
         }
     }
 
@@ -501,8 +557,11 @@ impl IoUring {
 /// not seen).
 fn track(st: &mut State, ring: usize, user_data: u64, p: Option<Pending>) {
     let Some(p) = p else { return };
-    if let Some(old) = st.inflight.insert(ring, user_data, p) {
-        st.unseen(old);
+    match st.inflight.insert(ring, user_data, p) {
+        // The same user_data again: the older request's completion was
+        // missed, the ring's depth is unchanged.
+        Some(old) => st.unseen(old),
+        None => st.ring_deepened(ring),
     }
 }
 

@@ -126,6 +126,10 @@ pub struct Ring {
     /// Our cursor in the submission queue (SQPOLL rings: the kernel's
     /// thread takes entries without a call of the program's).
     pub sq_seen: u32,
+    /// Requests submitted on this ring whose completion is not read yet,
+    /// and the most there were at once.
+    pub inflight: u32,
+    pub max_inflight: u32,
     /// Registered files: index -> descriptor + 1 (0: none).
     pub fixed: [u32; MAX_FIXED],
 }
@@ -141,6 +145,8 @@ impl Ring {
         view: None,
         cq_seen: 0,
         sq_seen: 0,
+        inflight: 0,
+        max_inflight: 0,
         fixed: [0; MAX_FIXED],
     };
 
@@ -190,6 +196,20 @@ impl Ring {
 
     pub fn sqpoll(&self) -> bool {
         self.flags & SETUP_SQPOLL != 0
+    }
+
+    pub fn iopoll(&self) -> bool {
+        self.flags & SETUP_IOPOLL != 0
+    }
+
+    /// Submission queue entries: from the setup's answer, or liburing's
+    /// view of a ring set up before we saw it.
+    pub fn entries(&self) -> u32 {
+        match self.view {
+            _ if self.params.sq_entries > 0 => self.params.sq_entries,
+            Some(v) => v.sq_mask.wrapping_add(1),
+            None => 0,
+        }
     }
 
     /// The descriptor behind registered file `idx`.

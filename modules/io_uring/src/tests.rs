@@ -119,7 +119,7 @@ fn a_completion_never_read_counts_as_a_full_transfer_and_says_so() {
 fn registered_files_and_offset_minus_one_are_resolved() {
     let m = attached(4);
     m.on_setup(7, params(8));
-    m.on_register_files(7, 0, &[-1, 5]);
+    m.on_register_files(7, 0, &[-1, 5], 1);
     m.bind_fd(5, Some(b"/data/g"));
     let mut r =
         Sqe { opcode: ops::OP_READ, flags: ops::SQE_FIXED_FILE, fd: 1, off: u64::MAX, bytes: 50, ..Sqe::default() };
@@ -142,7 +142,31 @@ fn requests_on_descriptors_that_are_not_files_are_not_counted() {
     let mut unknown = [0; 4];
     assert_eq!(m.unknown_fds(7, &[write(4, 0, 10, 2), write(6, 0, 10, 3)], &mut unknown), 1);
     assert_eq!(unknown[0], 6);
-    assert_eq!(m.lock().set.len(), 0);
+    assert_eq!(m.lock().set.len(), 1, "the process's own <io_uring>, no file's");
+}
+
+/// Two rings (one SQPOLL of 64 entries, one of 8), files and buffers
+/// registered, three requests in flight on one ring at once though each
+/// file had at most two, two calls that submitted: the process's record.
+#[test]
+fn the_process_record_holds_its_rings() {
+    let m = attached(4);
+    m.on_setup(7, params(8));
+    m.on_setup(9, Params { flags: ring::SETUP_SQPOLL, ..params(64) });
+    m.bind_fd(4, Some(b"/data/a"));
+    m.bind_fd(5, Some(b"/data/b"));
+    m.on_register_files(7, 0, &[4, -1, 5], 2);
+    m.on_register_buffers(7, 16);
+    m.on_submit(7, 0, &[write(4, 0, 10, 1), write(5, 0, 10, 2), write(4, 10, 10, 3)], 3, 1);
+    m.on_complete(7, &[Cqe { user_data: 1, res: 10, flags: 0 }], 1, 2);
+    m.on_submit(7, 3, &[write(5, 10, 10, 4)], 4, 3);
+    m.on_submit(7, 3, &[write(5, 10, 10, 4)], 4, 3);
+    let p = record(&m, UNOBSERVED);
+    let got = [c::RINGS, c::SQPOLL_RINGS, c::IOPOLL_RINGS, c::RING_ENTRIES_MAX, c::REGISTERED_FILES].map(|k| n(&p, k));
+    assert_eq!(got, [2, 1, 0, 64, 2]);
+    assert_eq!([c::REGISTERED_BUFFERS, c::RING_MAX_INFLIGHT, c::SUBMIT_CALLS].map(|k| n(&p, k)), [16, 3, 2]);
+    assert_eq!(n(&record(&m, b"/data/a"), c::MAX_INFLIGHT), 2);
+    assert_eq!(n(&record(&m, b"/data/a"), c::RINGS), 0, "a file's record holds no ring facts");
 }
 
 #[test]

@@ -7,8 +7,12 @@
 //! read them (a program that enters the kernel with its own `syscall`
 //! instruction, as fio does) are counted, from the kernel's submission
 //! cursor, in UNOBSERVED_OPS of the record `<io_uring>`.
+//!
+//! The record `<io_uring>` is also the process's: its rings (RINGS to
+//! SUBMIT_CALLS, version 2 on; −1 in a version 1 log, which did not
+//! record them). A file's record holds 0 there.
 
-pub const NUM_INDICES: usize = 48;
+pub const NUM_INDICES: usize = 56;
 pub const F_NUM_INDICES: usize = 6;
 /// Words in one record: id, rank, counters, fcounters.
 pub const RECORD_WORDS: usize = FCOUNTERS_AT + F_NUM_INDICES;
@@ -67,6 +71,14 @@ crate::layout! {
         FIXED_FILE_OPS = 45,
         SQPOLL_OPS = 46,
         UNOBSERVED_OPS = 47,
+        RINGS = 48,
+        SQPOLL_RINGS = 49,
+        IOPOLL_RINGS = 50,
+        RING_ENTRIES_MAX = 51,
+        REGISTERED_FILES = 52,
+        REGISTERED_BUFFERS = 53,
+        RING_MAX_INFLIGHT = 54,
+        SUBMIT_CALLS = 55,
     }
     fcounters {
         F_START_TIMESTAMP = 0,
