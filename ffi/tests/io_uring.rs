@@ -250,3 +250,46 @@ fn the_facility_study_counts_a_ring_copy() {
         "the ring's bytes and the line on stdout"
     );
 }
+
+/// darshan-summary's io_uring findings on copies of known shape (times
+/// gated at 1 ms, so the rules, not this machine's speed, decide):
+/// * 8 MiB in 4 KiB blocks, one at a time: U01 (one request at a time)
+///   and U02 (small requests in file order); the opens' share of POSIX
+///   time (X02) is not said, the data time being the ring's;
+/// * the same four at a time: U02 only;
+/// * 16 blocks of 64 KiB and one of 1,000 bytes, four at a time: nothing
+///   about io_uring (17 requests each way are no pattern); with the stall
+///   threshold at 0 s, its slowest request is said (U03).
+#[test]
+fn io_uring_findings_fit_the_copies_known_shapes() {
+    let d = scratch("uring-findings");
+    let exe = with_liburing("uring_copy", &d);
+    let (config, stall) = (d.join("thresholds.json"), d.join("stall.json"));
+    std::fs::write(&config, r#"{"min_time": 0.001}"#).unwrap();
+    std::fs::write(&stall, r#"{"min_time": 0.001, "uring_stall": 0}"#).unwrap();
+    for (size, block, depth, want) in [
+        (8 << 20, "4096", "1", &["U01", "U02"][..]),
+        (8 << 20, "4096", "4", &["U02"][..]),
+        (16 * 65536 + 1000, "65536", "4", &[][..]),
+        (16 * 65536 + 1000, "65536", "4", &["U03"][..]),
+    ] {
+        let run_dir = scratch("uring-findings-run");
+        let (src, dst) = (run_dir.join("data/src.dat"), run_dir.join("data/dst.dat"));
+        std::fs::write(&src, vec![9u8; size]).unwrap();
+        run(&exe, &[&s(&src), &s(&dst), block, depth], &run_dir);
+        let out = output(
+            std::process::Command::new(built("darshan-summary"))
+                .args(["--json", "-o", "-", "--config"])
+                .arg(if want == ["U03"] { &stall } else { &config })
+                .arg(only_log(&run_dir)),
+        );
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let codes: Vec<&str> = r["findings"].as_array().unwrap().iter().filter_map(|f| f["code"].as_str()).collect();
+        let ours: Vec<&str> = codes.iter().copied().filter(|c| c.starts_with('U')).collect();
+        assert_eq!(ours, want, "{block} B blocks, {depth} in flight: {codes:?}");
+        assert!(!codes.contains(&"X02"), "metadata's share of POSIX time is not the job's: {codes:?}");
+        let rings = &r["io_uring"]["rings"];
+        assert_eq!(rings["max_inflight"].as_i64(), Some(depth.parse().unwrap()), "{rings}");
+    }
+}

@@ -5,6 +5,9 @@ Chromium and through --json, against known patterns:
   16 blocks of 64 KiB and one of 1,000 bytes, four in flight): 17 reads
   and 17 writes of 1,049,576 bytes, sizes 16 in 10K_100K and 1 in
   100_1K each way, deepest queue 4, 34 completions read, none unobserved;
+  its one ring of 4 entries, 4 requests in flight at most, 10 calls that
+  submitted (five rounds of a read batch and a write batch), 3.4 requests
+  each;
 * the inline-syscall run of tests/programs/uring_raw.c (7 requests
   the runtime cannot read): the page says 7 requests were not observed.
 
@@ -50,6 +53,7 @@ def section(p, log, name):
         .map(r => Array.from(r.cells).map(c => c.textContent.trim()));
       const note = s.querySelector('[data-note="io-uring-unobserved"]');
       return {totals: rows('io-uring-totals'), sizes: rows('io-uring-sizes'), files: rows('io-uring-files'),
+              rings: rows('io-uring-rings'),
               unobserved: note ? note.textContent : null};
     })()""")["result"].get("value")
 
@@ -64,6 +68,9 @@ else:
     expect("JSON deepest queue, completions, unobserved",
            (j["max_inflight"], j["completions_seen"], j["completions_unseen"], j["unobserved"]), (4, 34, 0, 0))
     expect("JSON sizes", sorted(map(tuple, j["sizes"])), [("100_1K", 1, 1), ("10K_100K", 16, 16)])
+    g = j["rings"] or {}
+    expect("JSON rings", [g.get(k) for k in ("rings", "entries_max", "max_inflight", "submit_calls", "per_call")],
+           [1, 4, 4, 10, 3.4])
     with chromium_page(out) as p:
         p.call("Page.enable")
         s = section(p, copy_log, "copy.html")
@@ -75,6 +82,9 @@ else:
             expect("page deepest queue, completions read", (t[5], t[6]), ("4", "34"))
             expect("page sizes", sorted(tuple(r) for r in s["sizes"]), [("101-1K", "1", "1"), ("10K-100K", "16", "16")])
             expect("page files", len(s["files"]), 2)
+            g = s["rings"][0] if s["rings"] else []
+            expect("page rings (rings, largest, in flight, calls, per call)",
+                   [g[i] for i in (0, 3, 4, 5, 6)] if len(g) > 6 else g, ["1", "4", "4", "10", "3.4"])
             expect("page note", s["unobserved"], None)
         s = section(p, inline_log, "inline.html")
         if s is None or not s["unobserved"] or not s["unobserved"].startswith("7 requests"):

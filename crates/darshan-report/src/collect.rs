@@ -140,6 +140,7 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, UnreadableLog> {
         long_metadata_records: c.long_metadata_records,
         lustre: &c.lustre,
         dxt_hosts: &c.dxt_hosts,
+        uring_time: c.uring.latency_sum(),
         hints,
         mpi,
         internal,
@@ -159,8 +160,11 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, UnreadableLog> {
     report.io_uring = std::mem::take(&mut c.uring).finish(opts.top);
     if let Some(ns) = &report.namespace {
         report.findings.extend(diagnose::namespace::findings(ns, &opts.config, nprocs));
-        report.findings.sort_by(|a, b| a.level.cmp(&b.level));
     }
+    if let Some(u) = &report.io_uring {
+        report.findings.extend(diagnose::uring::findings(u, &opts.config));
+    }
+    report.findings.sort_by(|a, b| a.level.cmp(&b.level));
     Ok(report)
 }
 

@@ -489,10 +489,46 @@ pub struct IoUring {
     /// Mean seconds from submission to the completion being read.
     pub read_latency: f64,
     pub write_latency: f64,
+    /// Seconds from the first io_uring read or write to the last.
+    pub span: f64,
+    /// The longest one request took from submission to completion.
+    pub max_latency: f64,
+    /// Σ submit-to-completion seconds of reads and writes (they overlap
+    /// when several are in flight: not time spent).
+    pub latency_sum: f64,
+    /// Reads and writes under 1 MiB, and those that started where the
+    /// one before ended.
+    pub small: i64,
+    pub consecutive: i64,
     /// (bucket, reads, writes) of the request sizes.
     pub sizes: Vec<(String, i64, i64)>,
+    /// The processes' rings (None for a log of IO_URING version 1, which
+    /// did not record them).
+    pub rings: Option<UringRings>,
     /// The files with the most bytes, most first.
     pub files: Vec<UringFile>,
+    /// The files with the most small requests, most first (the findings'
+    /// evidence).
+    #[serde(skip)]
+    pub by_small: Vec<UringFile>,
+}
+
+/// What the processes' `<io_uring>` records say of their rings.
+#[derive(Serialize, Debug, Default, Clone, PartialEq)]
+pub struct UringRings {
+    pub rings: i64,
+    pub sqpoll: i64,
+    pub iopoll: i64,
+    /// Submission entries of the largest ring.
+    pub entries_max: i64,
+    pub registered_files: i64,
+    pub registered_buffers: i64,
+    /// The most requests in flight on one ring at once (all its files).
+    pub max_inflight: i64,
+    /// Calls that submitted requests the runtime read, and the requests
+    /// (reads, writes, syncs, others) per call.
+    pub submit_calls: i64,
+    pub per_call: f64,
 }
 
 #[derive(Serialize, Debug, Default, Clone)]
@@ -504,4 +540,6 @@ pub struct UringFile {
     pub bytes_read: i64,
     pub bytes_written: i64,
     pub max_inflight: i64,
+    pub small: i64,
+    pub consecutive: i64,
 }

@@ -35,6 +35,11 @@ pub const DEFAULTS: &[(&str, f64, &str)] = &[
     ("metadata_ops_absolute", 10000.0, "ours: namespace operations under which no storm is reported (D01)"),
     ("temporary_files", 100.0, "ours: files written and removed within the run from which it is said (D02)"),
     ("repeated_listings", 10.0, "ours: listings of one directory per process from which it is said (D03)"),
+    (
+        "uring_stall",
+        1.0,
+        "ours: seconds one io_uring request may take from submission to completion before it is said (U03)",
+    ),
 ];
 
 #[derive(Debug, Clone)]

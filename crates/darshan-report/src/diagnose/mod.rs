@@ -11,6 +11,7 @@ pub mod lustre;
 pub mod namespace;
 pub mod seed;
 pub mod software;
+pub mod uring;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -67,6 +68,9 @@ pub struct Ctx<'a> {
     pub withheld: RefCell<Vec<Withheld>>,
     /// The heat maps (and DXT's binned segments): when the job read.
     pub heatmaps: &'a [crate::model::Heatmap],
+    /// Σ submit-to-completion seconds of the io_uring reads and writes
+    /// (IO_URING): I/O time POSIX's records do not hold.
+    pub uring_time: f64,
 }
 
 impl Ctx<'_> {

@@ -167,6 +167,21 @@ fn io_uring(o: &mut String, u: &crate::model::IoUring) {
             count(u.unobserved)
         );
     }
+    if let Some(r) = &u.rings {
+        let _ = writeln!(
+            o,
+            "  {} ({} SQPOLL, {} IOPOLL) of up to {} entries; at most {} requests in flight on one ring; {} submitting calls ({:.1} requests each); {} files and {} buffers registered",
+            crate::diagnose::plural(r.rings, "ring"),
+            count(r.sqpoll),
+            count(r.iopoll),
+            count(r.entries_max),
+            count(r.max_inflight),
+            count(r.submit_calls),
+            r.per_call,
+            count(r.registered_files),
+            count(r.registered_buffers)
+        );
+    }
     for f in u.files.iter().take(5) {
         let _ = writeln!(
             o,
