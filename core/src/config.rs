@@ -73,6 +73,7 @@ impl Default for Config {
         let mut mod_enabled = [true; MAX_MODS];
         mod_enabled[modules::DXT_POSIX] = false;
         mod_enabled[modules::DXT_MPIIO] = false;
+        mod_enabled[modules::DXT_IO_URING] = false;
         // The NULL module is the template: built in, on only when asked
         // for (DARSHAN_MOD_ENABLE=NULL).
         mod_enabled[modules::NULL] = false;
@@ -118,6 +119,7 @@ fn default_records() -> [usize; MAX_MODS] {
     let mut r = [DEF_MOD_REC_COUNT; MAX_MODS];
     r[modules::DXT_POSIX] = DEF_DXT_REC_COUNT;
     r[modules::DXT_MPIIO] = DEF_DXT_REC_COUNT;
+    r[modules::DXT_IO_URING] = DEF_DXT_REC_COUNT;
     r
 }
 
@@ -454,6 +456,8 @@ impl Config {
         if set("DXT_ENABLE_IO_TRACE") {
             self.mod_enabled[modules::DXT_POSIX] = true;
             self.mod_enabled[modules::DXT_MPIIO] = true;
+            // Ours: the io_uring requests' trace, asked for with the rest.
+            self.mod_enabled[modules::DXT_IO_URING] = true;
         }
         if let Some(v) = src.var("DARSHAN_APP_EXCLUDE") {
             self.app_exclude.extend(regexes(&v, "DARSHAN_APP_EXCLUDE", warn));
@@ -482,7 +486,7 @@ impl Config {
     /// file, 32 or 40 per segment): its own, outside DARSHAN_MODMEM, as
     /// in Darshan; 0 when the module is off.
     pub fn dxt_budget(&self, module: usize) -> usize {
-        let on = matches!(module, modules::DXT_POSIX | modules::DXT_MPIIO) && self.mod_enabled[module];
+        let on = modules::is_dxt(module) && self.mod_enabled[module];
         if on {
             self.max_records[module].saturating_mul(DXT_RECORD_BYTES)
         } else {

@@ -165,8 +165,8 @@ impl Core {
         }
         let name_mem = shared.config.name_mem;
         // DXT's traces have memory of their own, after DARSHAN_MODMEM's.
-        let dxt = [darshan_log::modules::DXT_POSIX, darshan_log::modules::DXT_MPIIO]
-            .map(|m| (m, shared.config.dxt_reserve(m)));
+        use darshan_log::modules::{DXT_IO_URING, DXT_MPIIO, DXT_POSIX};
+        let dxt = [DXT_POSIX, DXT_MPIIO, DXT_IO_URING].map(|m| (m, shared.config.dxt_reserve(m)));
         let mod_mem = dxt.iter().fold(shared.config.mod_mem.max(shared.record_space), |n, (_, b)| n.saturating_add(*b));
         let (names, mut arena, warning) = reserve_memory(name_mem, mod_mem, mmap, shared.platform)?;
         for (m, bytes) in dxt.into_iter().filter(|(_, b)| *b > 0) {

@@ -20,5 +20,8 @@ pub static MODULES: &[&dyn Module] = &[
     &darshan_bgq::BGQ,
     &darshan_posix_meta::POSIX_META,
     &darshan_io_uring::IO_URING,
+    // After IO_URING: the requests still in flight at its shutdown are
+    // traced before this freezes.
+    &darshan_dxt::DXT_IO_URING,
     &darshan_null::NULL,
 ];

@@ -293,3 +293,51 @@ fn io_uring_findings_fit_the_copies_known_shapes() {
         assert_eq!(rings["max_inflight"].as_i64(), Some(depth.parse().unwrap()), "{rings}");
     }
 }
+
+/// With DXT on, every io_uring read and write of the liburing copy is a
+/// DXT_IO_URING segment: the source's 17 reads and the destination's 17
+/// writes at the blocks' offsets and lengths, each ending no earlier than
+/// it started; darshan-dxt-parser prints them as X_IO_URING, and the
+/// POSIX trace holds none of them.
+#[test]
+fn dxt_traces_every_io_uring_request_of_a_copy() {
+    let d = scratch("uring-dxt");
+    let exe = with_liburing("uring_copy", &d);
+    let (src, dst) = (d.join("data/src.dat"), d.join("data/dst.dat"));
+    std::fs::write(&src, vec![4u8; 16 * 65536 + 1000]).unwrap();
+    let out = output(instrumented(&exe, &d).args([&s(&src), &s(&dst), "65536", "4"]).env("DXT_ENABLE_IO_TRACE", "1"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let log_path = only_log(&d);
+    let log = darshan_log::LogFile::open(&log_path).unwrap();
+    let names = log.names().unwrap();
+    let mut want: Vec<(i64, i64)> = (0..16).map(|k| (k * 65536, 65536)).collect();
+    want.push((16 * 65536, 1000));
+    let traces = log.records(darshan_log::modules::DXT_IO_URING).unwrap();
+    for (file, is_write) in [(&src, false), (&dst, true)] {
+        let r = traces.iter().find(|r| names.get(r.id) == Some(s(file).as_bytes())).expect("a trace of the file");
+        let darshan_log::Extra::Dxt { writes, reads, .. } = &r.extra else { panic!("not a trace") };
+        let (segs, none) = if is_write { (writes, reads) } else { (reads, writes) };
+        assert!(none.is_empty(), "{file:?}");
+        let mut got: Vec<(i64, i64)> = segs.iter().map(|g| (g.offset, g.length)).collect();
+        got.sort();
+        assert_eq!(got, want, "{file:?}");
+        assert!(segs.iter().all(|g| g.start_time <= g.end_time && g.start_time >= 0.0), "{segs:?}");
+    }
+    let posix_segments: usize = log
+        .records(darshan_log::modules::DXT_POSIX)
+        .map(|v| {
+            v.iter()
+                .map(|r| match &r.extra {
+                    darshan_log::Extra::Dxt { writes, reads, .. } => writes.len() + reads.len(),
+                    _ => 0,
+                })
+                .sum()
+        })
+        .unwrap_or(0);
+    assert_eq!(posix_segments, 0, "the ring's requests are not POSIX's");
+    let printed = output(std::process::Command::new(built("darshan-dxt-parser")).arg(&log_path));
+    assert!(printed.status.success());
+    let text = String::from_utf8_lossy(&printed.stdout);
+    assert_eq!(text.lines().filter(|l| l.starts_with("X_IO_URING")).count(), 34, "{text}");
+    assert!(text.contains("# DXT_IO_URING module data"), "{text}");
+}

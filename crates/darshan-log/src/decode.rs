@@ -186,7 +186,7 @@ fn tick_fcounters(module: usize, n: usize) -> usize {
 
 impl<'a> ModuleReader<'a> {
     pub fn new(region: RegionReader<'a>, module: usize, version: u32, swapped: bool) -> Result<Self> {
-        let mapped_dxt = matches!(module, DXT_POSIX | DXT_MPIIO) && version == crate::dxt_mapped::VERSION;
+        let mapped_dxt = is_dxt(module) && version == crate::dxt_mapped::VERSION;
         let known = (1..=read_version(module)).contains(&version) || mapped_dxt;
         if !known {
             return Err(LogError::BadModuleVersion { module: legacy_name(module).to_string(), version });
@@ -250,7 +250,7 @@ impl<'a> ModuleReader<'a> {
         rec.module = self.module;
         match self.module {
             LUSTRE => self.next_lustre(rec),
-            DXT_POSIX | DXT_MPIIO => self.next_dxt(rec),
+            DXT_POSIX | DXT_MPIIO | DXT_IO_URING => self.next_dxt(rec),
             HEATMAP => self.next_heatmap(rec),
             MDHIM => self.next_mdhim(rec),
             POSIX if self.version < 4 => self.next_old_posix(rec),
@@ -498,8 +498,7 @@ impl<'a> ModuleReader<'a> {
         if nw < 0 || nr < 0 {
             return Err(self.bad(format!("negative segment counts ({nw} writes, {nr} reads)")));
         }
-        let with_tid =
-            (self.module == DXT_POSIX && self.version >= 2) || (self.module == DXT_MPIIO && self.version >= 3);
+        let with_tid = dxt_thread_ids_at(self.module, self.version);
         let no_offsets = self.module == DXT_MPIIO && self.version == 1;
         let per = if with_tid { 5 } else { 4 };
         let mut segs = |n: i64, what: &str| -> Result<Vec<DxtSegment>> {

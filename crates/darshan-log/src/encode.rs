@@ -56,7 +56,7 @@ pub fn encode_record_dxt(rec: &Record, b: &mut Vec<u8>, tids: bool) -> Result<()
                 put(b, o as u64);
             }
         }
-        (Extra::Dxt { shared_record, hostname, writes, reads }, DXT_POSIX | DXT_MPIIO) => {
+        (Extra::Dxt { shared_record, hostname, writes, reads }, DXT_POSIX | DXT_MPIIO | DXT_IO_URING) => {
             put(b, *shared_record as u64);
             b.extend_from_slice(hostname);
             put(b, writes.len() as u64);

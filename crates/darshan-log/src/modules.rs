@@ -42,13 +42,37 @@ pub const POSIX_META: usize = 63;
 /// C's tools and PyDarshan read the rest of the log unchanged.
 pub const IO_URING: usize = 61;
 
+/// Our own module (not in C Darshan): DXT_POSIX's trace for the io_uring
+/// requests (docs/io-uring.md), laid out as DXT_POSIX's records are
+/// (version 1: 32-byte segments, 2: with thread ids).
+pub const DXT_IO_URING: usize = 60;
+
 /// Our own region (not in C Darshan, not a runtime module): the processes
 /// of a job log, written by `darshan-merge --job` (counters::processes).
 pub const PROCESSES: usize = 62;
 
 /// The modules of ours beyond C's numbering: id, name, version written.
-pub const EXTENSION_MODULES: [(usize, &str, u32); 3] =
-    [(IO_URING, "IO_URING", 2), (PROCESSES, "PROCESSES", 1), (POSIX_META, "POSIX_META", 1)];
+pub const EXTENSION_MODULES: [(usize, &str, u32); 4] = [
+    (DXT_IO_URING, "DXT_IO_URING", 1),
+    (IO_URING, "IO_URING", 2),
+    (PROCESSES, "PROCESSES", 1),
+    (POSIX_META, "POSIX_META", 1),
+];
+
+/// The DXT modules: their records are traces (darshan_log::record::Extra::Dxt).
+pub fn is_dxt(id: usize) -> bool {
+    matches!(id, DXT_POSIX | DXT_MPIIO | DXT_IO_URING)
+}
+
+/// Whether a DXT module's records at `version` have 40-byte segments
+/// (with thread ids): DXT_POSIX and DXT_IO_URING from 2, DXT_MPIIO from 3.
+pub fn dxt_thread_ids_at(id: usize, version: u32) -> bool {
+    match id {
+        DXT_POSIX | DXT_IO_URING => version >= 2,
+        DXT_MPIIO => version >= 3,
+        _ => false,
+    }
+}
 
 /// `darshan_module_names`: the names darshan-parser prints.
 pub const MODULE_NAMES: [&str; KNOWN_MODULE_COUNT] = [
@@ -139,6 +163,8 @@ pub fn write_version(id: usize) -> u32 {
 /// The newest version of module `id` this library reads (0: none).
 pub fn read_version(id: usize) -> u32 {
     match extension(id) {
+        // Written one higher with thread ids, as DXT_POSIX is.
+        Some((DXT_IO_URING, _, v)) => v + 1,
         Some((_, _, v)) => v,
         None => READ_VERSIONS.get(id).copied().unwrap_or(0),
     }

@@ -53,7 +53,7 @@ pub fn run(path: &str, show_incomplete: bool, out: &mut Out) -> i32 {
             crate::say!("{w}");
             continue;
         }
-        if module == DXT_POSIX || module == DXT_MPIIO {
+        if is_dxt(module) {
             let _ = write!(
                 out.buf(),
                 "\n# ***************************************************\n# {} module data\n# ***************************************************\n",
@@ -71,7 +71,11 @@ pub fn run(path: &str, show_incomplete: bool, out: &mut Out) -> i32 {
                 return 255;
             }
         }
-        let label = if module == DXT_POSIX { "X_POSIX" } else { "X_MPIIO" };
+        let label = match module {
+            DXT_POSIX => "X_POSIX",
+            DXT_MPIIO => "X_MPIIO",
+            _ => "X_IO_URING",
+        };
         // A record that cannot be read ends the tool with status 255, as
         // C's does (LUSTRE's records too: C reads them for its OST columns).
         let failed = |out: &mut Out, e: &dyn std::fmt::Display| {

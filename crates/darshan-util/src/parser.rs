@@ -64,7 +64,7 @@ pub fn run(path: &str, mask: u32, out: &mut Out) -> i32 {
             out.flush();
             crate::say!("{w}");
             continue;
-        } else if i == DXT_POSIX || i == DXT_MPIIO || (!accum::supported(i) && mask & OPT_BASE == 0) {
+        } else if is_dxt(i) || (!accum::supported(i) && mask & OPT_BASE == 0) {
             continue;
         }
         let name = module_name(i);

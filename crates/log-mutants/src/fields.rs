@@ -110,7 +110,7 @@ fn walk_records(m: usize, ver: u32, b: &[u8], out: &mut Vec<Field>) {
                     push(at + 48, "LUSTRE v1 stripe width".into(), true);
                     at + 56 + 8 * word(b, at + 48).unwrap_or(0).clamp(0, 1 << 20) as usize
                 }
-                DXT_POSIX | DXT_MPIIO if ver == dxt_mapped::VERSION => {
+                DXT_POSIX | DXT_MPIIO | DXT_IO_URING if ver == dxt_mapped::VERSION => {
                     // Chunks of a crash-safe file: id, tag (kind, words per
                     // segment, capacity and count packed), then the body.
                     push(at + 8, format!("{name} chunk tag"), true);
@@ -128,10 +128,10 @@ fn walk_records(m: usize, ver: u32, b: &[u8], out: &mut Vec<Field>) {
                     };
                     at + 8 * words.min(1 << 24)
                 }
-                DXT_POSIX | DXT_MPIIO => {
+                DXT_POSIX | DXT_MPIIO | DXT_IO_URING => {
                     push(at + 88, format!("{name} write_count"), true);
                     push(at + 96, format!("{name} read_count"), true);
-                    let with_tid = (m == DXT_POSIX && ver >= 2) || (m == DXT_MPIIO && ver >= 3);
+                    let with_tid = dxt_thread_ids_at(m, ver);
                     let per = if with_tid { 40 } else { 32 };
                     let n = word(b, at + 88).unwrap_or(0).clamp(0, 1 << 24)
                         + word(b, at + 96).unwrap_or(0).clamp(0, 1 << 24);

@@ -35,7 +35,7 @@ use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
 use darshan_core::{LockedState, ModuleState};
 use darshan_log::dxt_mapped as dm;
 use darshan_log::encode::encode_record_dxt;
-use darshan_log::modules::{write_version, DXT_MPIIO as MPIIO_ID, DXT_POSIX as POSIX_ID};
+use darshan_log::modules::{write_version, DXT_IO_URING as URING_ID, DXT_MPIIO as MPIIO_ID, DXT_POSIX as POSIX_ID};
 
 /// What a POSIX or MPI-IO record knows of its trace: 0 not yet asked,
 /// [`NOT_TRACED`], else the trace's word offset + 1.
@@ -111,6 +111,10 @@ impl Dxt {
 
 pub static DXT_POSIX: Dxt = Dxt::new(POSIX_ID);
 pub static DXT_MPIIO: Dxt = Dxt::new(MPIIO_ID);
+/// Ours: the io_uring requests (the IO_URING module traces each at its
+/// completion, from its submission). The triggers, which judge a file by
+/// its POSIX counters, do not apply to it.
+pub static DXT_IO_URING: Dxt = Dxt::new(URING_ID);
 
 impl State {
     /// The trace record of `id`, made if new; None if DXT does not trace

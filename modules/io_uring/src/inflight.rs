@@ -1,5 +1,5 @@
 //! Requests submitted and not yet seen completing: (ring, user_data) ->
-//! (record, kind, length, submit tick), in an open-addressing table of
+//! (record, kind, length, offset, submit tick), in an open-addressing table of
 //! fixed size allocated at attach (linear probing, deletion by backward
 //! shift: no tombstones to fill it up over a long run).
 
@@ -8,7 +8,7 @@ use darshan_core::arena::ZeroedWords;
 /// Requests followed at once. Past this, the oldest in its probe run is
 /// let go as a completion not seen.
 pub const SLOTS: usize = 4096;
-const WORDS: usize = 4;
+const WORDS: usize = 5;
 const VALID: u64 = 1 << 63;
 
 /// What a request is, for its completion.
@@ -25,6 +25,8 @@ pub struct Pending {
     pub record: usize,
     pub kind: Kind,
     pub len: u64,
+    /// Where the request reads or writes (its DXT segment's offset).
+    pub offset: u64,
     pub submitted: i64,
 }
 
@@ -112,6 +114,7 @@ impl Inflight {
         w[b + 1] = pack(ring, &p);
         w[b + 2] = p.len;
         w[b + 3] = p.submitted as u64;
+        w[b + 4] = p.offset;
         dropped
     }
 
@@ -196,5 +199,5 @@ impl Inflight {
 
 fn read(w: &[u64], b: usize) -> Pending {
     let (_, kind, record) = unpack(w[b + 1]);
-    Pending { record, kind, len: w[b + 2], submitted: w[b + 3] as i64 }
+    Pending { record, kind, len: w[b + 2], offset: w[b + 4], submitted: w[b + 3] as i64 }
 }

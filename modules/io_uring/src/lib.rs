@@ -77,6 +77,8 @@ pub struct Rt {
     last_byte_written: i64,
     last: Option<Kind>,
     inflight: u64,
+    /// The file's DXT_IO_URING trace (darshan_dxt::Handle).
+    dxt: darshan_dxt::Handle,
 }
 
 impl darshan_core::records::RecordRt for Rt {}
@@ -213,19 +215,13 @@ impl State {
         let sqpoll = self.rings[ring].sqpoll();
         let fixed_file = sqe.flags & ops::SQE_FIXED_FILE != 0;
         let (w, rt) = self.set.both(i);
-        let kind = match class {
-            Class::Read { vectored, fixed } => {
-                data(w, rt, Kind::Read, sqe, vectored, fixed);
-                Kind::Read
-            }
-            Class::Write { vectored, fixed } => {
-                data(w, rt, Kind::Write, sqe, vectored, fixed);
-                Kind::Write
-            }
-            Class::Fsync { data: true } => other(w, c::FDATASYNCS),
-            Class::Fsync { data: false } => other(w, c::FSYNCS),
-            Class::SyncRange => other(w, c::SYNC_RANGES),
-            Class::Meta => other(w, c::META_OPS),
+        let (kind, offset) = match class {
+            Class::Read { vectored, fixed } => (Kind::Read, data(w, rt, Kind::Read, sqe, vectored, fixed)),
+            Class::Write { vectored, fixed } => (Kind::Write, data(w, rt, Kind::Write, sqe, vectored, fixed)),
+            Class::Fsync { data: true } => (other(w, c::FDATASYNCS), 0),
+            Class::Fsync { data: false } => (other(w, c::FSYNCS), 0),
+            Class::SyncRange => (other(w, c::SYNC_RANGES), 0),
+            Class::Meta => (other(w, c::META_OPS), 0),
         };
         if fixed_file {
             add(w, c::word(c::FIXED_FILE_OPS), 1);
@@ -239,7 +235,7 @@ impl State {
             w[c::word(c::MAX_INFLIGHT)] = rt.inflight;
         }
         let len = if matches!(kind, Kind::Other) { 0 } else { sqe.bytes };
-        Some(Pending { record: i, kind, len, submitted: t })
+        Some(Pending { record: i, kind, len, offset, submitted: t })
     }
 
     /// A request completed: its result and latency.
@@ -269,6 +265,8 @@ impl State {
         if (w[c::fword(max)] as i64) < lat {
             w[c::fword(max)] = lat as u64;
         }
+        let write = p.kind == Kind::Write;
+        darshan_dxt::DXT_IO_URING.trace(&mut rt.dxt, w[0], write, p.offset as i64, i64::from(res), p.submitted, t);
     }
 
     /// `n` requests submitted where we could not read them, in the
@@ -290,17 +288,22 @@ impl State {
         let (w, rt) = self.set.both(p.record);
         rt.inflight = rt.inflight.saturating_sub(1);
         add(w, c::word(c::COMPLETIONS_UNSEEN), 1);
-        match p.kind {
-            Kind::Read => add(w, c::word(c::BYTES_READ), p.len as i64),
-            Kind::Write => add(w, c::word(c::BYTES_WRITTEN), p.len as i64),
-            Kind::Other => {}
-        }
+        let write = match p.kind {
+            Kind::Read => false,
+            Kind::Write => true,
+            Kind::Other => return,
+        };
+        add(w, c::word(if write { c::BYTES_WRITTEN } else { c::BYTES_READ }), p.len as i64);
+        // Its end was never seen: the segment ends where it started.
+        let (len, at) = (p.len as i64, p.offset as i64);
+        darshan_dxt::DXT_IO_URING.trace(&mut rt.dxt, w[0], write, at, len, p.submitted, p.submitted);
     }
 }
 
 /// A read or write at its offset: counts, size, sequence (as POSIX counts
-/// them, docs/counter-rules.md §4, with the size asked for).
-fn data(w: &mut [u64], rt: &mut Rt, kind: Kind, sqe: &Sqe, vectored: bool, fixed: bool) {
+/// them, docs/counter-rules.md §4, with the size asked for); the offset
+/// it acts at.
+fn data(w: &mut [u64], rt: &mut Rt, kind: Kind, sqe: &Sqe, vectored: bool, fixed: bool) -> u64 {
     let read = kind == Kind::Read;
     let (count, vcount, fcount) =
         if read { (c::READS, c::READVS, c::READ_FIXEDS) } else { (c::WRITES, c::WRITEVS, c::WRITE_FIXEDS) };
@@ -316,6 +319,7 @@ fn data(w: &mut [u64], rt: &mut Rt, kind: Kind, sqe: &Sqe, vectored: bool, fixed
     // Offset -1: the file's own position, which this request moves.
     let off = if sqe.off == u64::MAX { rt.offset } else { sqe.off };
     rt.offset = off.saturating_add(sqe.bytes);
+    let at = off;
     let (last, consec, seq, max) = if read {
         (&mut rt.last_byte_read, c::CONSEC_READS, c::SEQ_READS, c::MAX_BYTE_READ)
     } else {
@@ -337,6 +341,7 @@ fn data(w: &mut [u64], rt: &mut Rt, kind: Kind, sqe: &Sqe, vectored: bool, fixed
         add(w, c::word(c::RW_SWITCHES), 1);
     }
     rt.last = Some(kind);
+    at
 }
 
 fn other(w: &mut [u64], k: c::Counter) -> Kind {

@@ -185,7 +185,7 @@ fn a_closed_ring_is_forgotten_and_its_requests_count_as_unseen() {
 #[test]
 fn the_inflight_table_finds_every_request_after_removals() {
     let mut t = Inflight::with_slots(16);
-    let p = |r| Pending { record: r, kind: Kind::Write, len: 1, submitted: 0 };
+    let p = |r| Pending { record: r, kind: Kind::Write, len: 1, offset: 0, submitted: 0 };
     for u in 0..12u64 {
         assert_eq!(t.insert(0, u * 16, p(u as usize)), None);
     }
