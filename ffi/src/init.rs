@@ -237,6 +237,7 @@ pub fn shutdown() {
     if LIBC.pid() != runtime::core().times().pid {
         return;
     }
+    crate::uring_wrap::rings_at_exit();
     if !guard::transition(Life::Running, Life::ShuttingDown) {
         return;
     }

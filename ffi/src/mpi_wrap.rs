@@ -98,6 +98,7 @@ fn mpi_shutdown() {
         return;
     }
     let Some(comm) = m::abi_ready().and_then(MpiComm::new) else { return };
+    crate::uring_wrap::rings_at_exit();
     // Excluded ranks are already ShuttingDown; recording ranks stop now.
     guard::transition(Life::Running, Life::ShuttingDown);
     guard::set_inside(true);

@@ -258,6 +258,23 @@ fn ring_ends(fd: i32, v: &RingView) {
     }
 }
 
+/// The program is ending (its destructor, MPI_Finalize) with rings still
+/// set up: each still mapped is read a last time, as at its close
+/// (completions since our last call, entries submitted where we could
+/// not read them), before the modules finalize.
+pub fn rings_at_exit() {
+    if !(IO_URING.on() && IO_URING.rings_live() && recording()) {
+        return;
+    }
+    record(|| {
+        let mut live = [(0, RingView::default()); MAX_RINGS];
+        let n = IO_URING.mapped_rings(&mut live);
+        for (fd, v) in &live[..n] {
+            ring_ends(*fd, v);
+        }
+    });
+}
+
 /// munmap of `addr`, before the real call: a ring mapped there ends and is
 /// no longer read. (Only the program's calls: one from inside the runtime
 /// must not record.)

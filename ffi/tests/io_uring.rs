@@ -113,6 +113,29 @@ fn submissions_the_runtime_cannot_see_are_counted_as_unobserved() {
     assert_eq!(std::fs::metadata(&f).unwrap().len(), 7 * 8192);
 }
 
+/// A ring left mapped and open when the program ends is read a last time
+/// at shutdown: submissions made with the program's own syscall
+/// instruction are counted as unobserved (they were lost before); one
+/// driven through syscall() is counted once, not again.
+#[test]
+fn a_ring_left_open_at_exit_is_read_a_last_time() {
+    let d = scratch("uring-keep");
+    let exe = compile("uring_raw", &d, &[]);
+    let f = d.join("data/kept.dat");
+    run(&exe, &[&s(&f), "3", "keep"], &d);
+    let recs = records(&d);
+    let w = uring(&recs, &s(&f));
+    assert_eq!([c::WRITES, c::BYTES_WRITTEN, c::COMPLETIONS_SEEN].map(|k| w[k]), [3, 3 * 8192, 3]);
+    assert_eq!(uring(&recs, "<io_uring>")[c::UNOBSERVED_OPS], 0, "nothing counted twice");
+    #[cfg(target_arch = "x86_64")]
+    {
+        let d = scratch("uring-keep-inline");
+        let f = d.join("data/kept.dat");
+        run(&exe, &[&s(&f), "5", "inline", "keep"], &d);
+        assert_eq!(uring(&records(&d), "<io_uring>")[c::UNOBSERVED_OPS], 5);
+    }
+}
+
 /// One ring per thread, four threads: each file its own eight writes.
 #[test]
 fn rings_of_several_threads_are_counted_apart() {

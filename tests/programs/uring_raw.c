@@ -2,8 +2,9 @@
  * syscall(), mapped with mmap, entered either with syscall() or, with
  * "inline" (x86-64), with the program's own syscall instruction, as fio
  * does: then the runtime sees the set-up, the mappings and the
- * munmap/close, never the submissions.
- * usage: uring_raw <file> <n> [inline] */
+ * munmap/close, never the submissions. With "keep", the ring is left
+ * mapped and open when the program ends, as many programs leave theirs.
+ * usage: uring_raw <file> <n> [inline] [keep] */
 #include <fcntl.h>
 #include <linux/io_uring.h>
 #include <stdio.h>
@@ -38,7 +39,11 @@ int main(int argc, char **argv)
 {
     if (argc < 3) return 1;
     int n = atoi(argv[2]);
-    inline_enter = argc > 3 && strcmp(argv[3], "inline") == 0;
+    int keep = 0;
+    for (int a = 3; a < argc; a++) {
+        inline_enter |= strcmp(argv[a], "inline") == 0;
+        keep |= strcmp(argv[a], "keep") == 0;
+    }
     struct io_uring_params p;
     memset(&p, 0, sizeof p);
     int ring = syscall(__NR_io_uring_setup, 4, &p);
@@ -71,6 +76,7 @@ int main(int argc, char **argv)
         __atomic_store_n(chead, *chead + 1, __ATOMIC_RELEASE);
     }
     close(fd);
+    if (keep) return 0;
     munmap(sq, sqsz);
     munmap(cq, cqsz);
     munmap(sqes, sqesz);

@@ -412,6 +412,20 @@ impl IoUring {
         st.unobserved(missed);
     }
 
+    /// The rings with a view (mapped as far as we know), into `out`; how
+    /// many.
+    pub fn mapped_rings(&self, out: &mut [(i32, RingView); MAX_RINGS]) -> usize {
+        let st = self.lock();
+        let mut n = 0;
+        for r in st.rings.iter().filter(|r| r.fd >= 0) {
+            if let Some(v) = r.view {
+                out[n] = (r.fd, v);
+                n += 1;
+            }
+        }
+        n
+    }
+
     /// The ring `fd`'s memory and our completion cursor, for the ffi crate
     /// to read it.
     pub fn view(&self, fd: i32) -> Option<(RingView, u32)> {
