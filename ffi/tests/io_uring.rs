@@ -85,6 +85,28 @@ fn a_liburing_copy_is_counted_exactly_with_and_without_registered_files() {
     }
 }
 
+/// POSIX and io_uring on the same files (the copy, then a pread of 1,000
+/// bytes of the source and a pwrite of 4,096 after the copied bytes):
+/// each file has both records, each with its own calls only.
+#[test]
+fn posix_and_io_uring_on_one_file_each_get_their_record() {
+    let d = scratch("uring-mix");
+    let exe = with_liburing("uring_copy", &d);
+    let (src, dst) = (d.join("data/src.dat"), d.join("data/dst.dat"));
+    const SIZE: i64 = 16 * 65536 + 1000;
+    std::fs::write(&src, vec![8u8; SIZE as usize]).unwrap();
+    run(&exe, &[&s(&src), &s(&dst), "65536", "4", "plain", "mix"], &d);
+    assert_eq!(std::fs::metadata(&dst).unwrap().len() as i64, SIZE + 4096);
+    let recs = records(&d);
+    let (u_src, u_dst) = (uring(&recs, &s(&src)), uring(&recs, &s(&dst)));
+    assert_eq!([u_src[c::READS], u_src[c::BYTES_READ], u_src[c::WRITES]], [17, SIZE, 0]);
+    assert_eq!([u_dst[c::WRITES], u_dst[c::BYTES_WRITTEN], u_dst[c::READS]], [17, SIZE, 0]);
+    let (p_src, p_dst) = (&recs[&(POSIX, s(&src))].counters, &recs[&(POSIX, s(&dst))].counters);
+    assert_eq!([p_src[px::READS], p_src[px::BYTES_READ], p_src[px::WRITES]], [1, 1000, 0]);
+    assert_eq!([p_dst[px::WRITES], p_dst[px::BYTES_WRITTEN], p_dst[px::READS]], [1, 4096, 0]);
+    assert_eq!(p_dst[px::MAX_BYTE_WRITTEN], SIZE + 4095, "POSIX's own extent, not the ring's");
+}
+
 /// A ring driven with syscall() alone (no liburing): three 8 KiB writes.
 #[test]
 fn a_ring_driven_through_syscall_is_counted_exactly() {
@@ -363,4 +385,52 @@ fn dxt_traces_every_io_uring_request_of_a_copy() {
     let text = String::from_utf8_lossy(&printed.stdout);
     assert_eq!(text.lines().filter(|l| l.starts_with("X_IO_URING")).count(), 34, "{text}");
     assert!(text.contains("# DXT_IO_URING module data"), "{text}");
+}
+
+/// Two tasks of one job (as srun starts them, without MPI) copy the same
+/// source through liburing, each to its own file; `darshan-merge --job`
+/// makes the job's log as for POSIX: the source read by every task is one
+/// shared record (rank -1) with both tasks' requests, each destination
+/// stays its task's, and the processes' `<io_uring>` records become one
+/// (two rings, the largest four entries, four in flight at most, twenty
+/// submitting calls).
+#[test]
+fn a_job_of_ring_copies_merges_as_posix_does() {
+    let d = scratch("uring-job");
+    let exe = with_liburing("uring_copy", &d);
+    let src = d.join("data/src.dat");
+    const SIZE: i64 = 16 * 65536 + 1000;
+    std::fs::write(&src, vec![6u8; SIZE as usize]).unwrap();
+    for rank in ["0", "1"] {
+        let dst = d.join(format!("data/dst.{rank}"));
+        let mut cmd = instrumented(&exe, &d);
+        cmd.args([&s(&src), &s(&dst), "65536", "4"]);
+        cmd.env("SLURM_PROCID", rank).env("SLURM_NTASKS", "2").env("SLURM_JOB_ID", "5252").env("SLURM_STEP_ID", "0");
+        let out = output(&mut cmd);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let job = d.join("job.darshan");
+    let o = output(
+        std::process::Command::new(built("darshan-merge")).arg("--job").arg("--output").arg(&job).arg(d.join("logs")),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let log = darshan_log::LogFile::open(&job).unwrap();
+    let names = log.names().unwrap();
+    let recs = log.records(IO_URING).unwrap();
+    let find = |name: &str| -> Vec<&darshan_log::Record> {
+        recs.iter().filter(|r| names.get(r.id) == Some(name.as_bytes())).collect()
+    };
+    let shared = find(&s(&src));
+    assert_eq!(shared.len(), 1, "one record for the shared source");
+    assert_eq!(shared[0].rank, -1);
+    assert_eq!([c::READS, c::BYTES_READ].map(|k| shared[0].counters[k]), [34, 2 * SIZE]);
+    for rank in [0, 1] {
+        let own = find(&s(&d.join(format!("data/dst.{rank}"))));
+        assert_eq!(own.len(), 1);
+        assert_eq!((own[0].rank, own[0].counters[c::WRITES], own[0].counters[c::BYTES_WRITTEN]), (rank, 17, SIZE));
+    }
+    let p = find("<io_uring>");
+    assert_eq!(p.len(), 1, "the processes' records are one");
+    let facts = [c::RINGS, c::RING_ENTRIES_MAX, c::RING_MAX_INFLIGHT, c::SUBMIT_CALLS].map(|k| p[0].counters[k]);
+    assert_eq!(facts, [2, 4, 4, 20]);
 }

@@ -3,9 +3,11 @@
  * waited for with io_uring_wait_cqe and consumed with io_uring_cqe_seen
  * (an inline: no call the runtime sees). With "fixed", the two files are
  * registered and used by index (IOSQE_FIXED_FILE).
- * With "hold" after it, the program says "ready" once the copy is done
- * and waits for its standard input to close before it ends the ring.
- * usage: uring_copy <src> <dst> <block bytes> <queue depth> [fixed|plain [hold]] */
+ * With "hold", the program says "ready" once the copy is done and waits
+ * for its standard input to close before it ends the ring. With "mix", it
+ * then also reads 1,000 bytes of the source with pread and appends 4,096
+ * to the destination with pwrite: POSIX and io_uring on the same files.
+ * usage: uring_copy <src> <dst> <block bytes> <queue depth> [fixed|plain] [hold] [mix] */
 #include <fcntl.h>
 #include <liburing.h>
 #include <stdio.h>
@@ -19,7 +21,12 @@ int main(int argc, char **argv)
     if (argc < 5) return 1;
     size_t bs = strtoul(argv[3], 0, 10);
     unsigned qd = strtoul(argv[4], 0, 10);
-    int fixed = argc > 5 && strcmp(argv[5], "fixed") == 0;
+    int fixed = 0, hold = 0, mix = 0;
+    for (int a = 5; a < argc; a++) {
+        fixed |= strcmp(argv[a], "fixed") == 0;
+        hold |= strcmp(argv[a], "hold") == 0;
+        mix |= strcmp(argv[a], "mix") == 0;
+    }
     int in = open(argv[1], O_RDONLY), out = open(argv[2], O_CREAT | O_WRONLY | O_TRUNC, 0644);
     struct stat st;
     if (in < 0 || out < 0 || fstat(in, &st) != 0) return 2;
@@ -61,7 +68,13 @@ int main(int argc, char **argv)
         }
         off += (off_t)n * bs;
     }
-    if (argc > 6 && strcmp(argv[6], "hold") == 0) {
+    if (mix) {
+        char posix[4096];
+        memset(posix, 1, sizeof posix);
+        if (pread(in, posix, 1000, 0) != 1000 || pwrite(out, posix, sizeof posix, size) != (ssize_t)sizeof posix)
+            return 9;
+    }
+    if (hold) {
         printf("ready\n");
         fflush(stdout);
         while (getchar() != EOF) {}
