@@ -11,6 +11,7 @@ pub mod accum;
 pub mod cfmt;
 pub mod cli;
 pub mod describe;
+pub mod diff;
 pub mod dxt;
 pub mod getopt;
 pub mod job_inputs;

@@ -103,6 +103,17 @@ pub const TOOLS: &[Tool] = &[
         per_byte: 1,
     },
     Tool {
+        // A damaged log against itself: both sides are read whole.
+        label: "darshan-diff",
+        exe: "darshan-diff",
+        input: Input::Log,
+        args: &["{in}", "{in}"],
+        ok_codes: &[0, 255],
+        one_line_errors: false,
+        base_mib: 16,
+        per_byte: 8,
+    },
+    Tool {
         label: "darshan-convert",
         exe: "darshan-convert",
         input: Input::Log,
