@@ -51,12 +51,16 @@ unsafe fn count_submitted(fd: i32, v: &RingView, from: u32, to: u32, t: i64) {
     let lap = v.sq_mask.wrapping_add(1);
     let mut pos = if to.wrapping_sub(from) > lap { to.wrapping_sub(lap) } else { from };
     let mut buf = [Sqe::default(); BATCH];
+    let mut counted = 0;
     while (to.wrapping_sub(pos) as i32) > 0 {
         // SAFETY: the caller's.
         let n = unsafe { ring::sqes(v, pos, to, &mut buf) };
         name_new_fds(fd, &buf[..n]);
-        IO_URING.on_submit(fd, pos, &buf[..n], to, t);
+        counted += IO_URING.on_submit(fd, pos, &buf[..n], to, t);
         pos = pos.wrapping_add(n as u32);
+    }
+    if counted > 0 {
+        IO_URING.on_submit_call(fd);
     }
 }
 

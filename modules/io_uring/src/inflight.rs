@@ -82,8 +82,11 @@ impl Inflight {
         self.live == 0
     }
 
-    /// Follow a request; returns a request it had to let go (the same
-    /// user_data still in flight on the ring, or the table full).
+    /// Follow a request; returns a request it had to let go (the table
+    /// full). Requests with the same user_data on one ring are all kept
+    /// (programs leave it 0, or reuse it once they reaped a completion
+    /// we read later): each lies after the earlier ones in its probe run,
+    /// so `take` matches completions to them first in, first out.
     pub fn insert(&mut self, ring: usize, user_data: u64, p: Pending) -> Option<Pending> {
         let n = self.slots();
         if n == 0 {
@@ -96,11 +99,6 @@ impl Inflight {
             let b = s * WORDS;
             if w[b + 1] & VALID == 0 {
                 self.live += 1;
-                break;
-            }
-            let (r, _, _) = unpack(w[b + 1]);
-            if w[b] == user_data && r == ring {
-                dropped = Some(read(w, b));
                 break;
             }
             s = (s + 1) & (n - 1);
@@ -118,7 +116,8 @@ impl Inflight {
         dropped
     }
 
-    /// The request `user_data` of `ring`, no longer followed.
+    /// The request `user_data` of `ring` (the earliest still followed),
+    /// no longer followed.
     pub fn take(&mut self, ring: usize, user_data: u64) -> Option<Pending> {
         let n = self.slots();
         if n == 0 || self.live == 0 {

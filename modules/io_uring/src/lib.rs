@@ -484,41 +484,55 @@ impl IoUring {
     }
 
     /// Submission entries of ring `fd` read at positions `first..` (the
-    /// kernel's SQ positions); those below `consumed` (the kernel's head
+    /// kernel's SQ positions; a call's entries come in several batches
+    /// when there are many); those below `consumed` (the kernel's head
     /// after the call) were submitted at tick `t`. Entries already counted
     /// (a wrapper inside another: liburing calls its own exports) are
     /// skipped by the ring's cursor. Entries the kernel took before any
     /// call of ours could read them (`first` past the cursor: an SQPOLL
-    /// ring's thread) are counted as unobserved.
-    pub fn on_submit(&self, fd: i32, first: u32, sqes: &[Sqe], consumed: u32, t: Tick) {
+    /// ring's thread) are counted as unobserved. Returns how many entries
+    /// were counted now.
+    pub fn on_submit(&self, fd: i32, first: u32, sqes: &[Sqe], consumed: u32, t: Tick) -> u32 {
         let mut guard = self.lock();
         let st = &mut *guard;
-        let Some(k) = st.ring(fd) else { return };
+        let Some(k) = st.ring(fd) else { return 0 };
         let seen = st.rings[k].sq_seen;
         // Taken by the kernel before any call of ours read them (an SQPOLL
         // ring's thread, or an enter we do not see).
         st.unobserved(first.wrapping_sub(seen));
+        let mut counted = 0;
         for (n, s) in sqes.iter().enumerate() {
             let pos = first.wrapping_add(n as u32);
             if (pos.wrapping_sub(seen) as i32) < 0 || (pos.wrapping_sub(consumed) as i32) >= 0 {
                 continue;
             }
+            counted += 1;
             let p = st.submit_one(k, s, t);
             if s.opcode == ops::OP_CLOSE && s.flags & ops::SQE_FIXED_FILE == 0 {
                 // Closed by the ring: the number may name another file next.
                 st.fds.remove(s.fd as u64);
             }
-            track(st, k, s.user_data, p);
+            track(st, k, s, p);
         }
-        // A call that submitted entries we read (not only a gap).
-        if (consumed.wrapping_sub(first) as i32) > 0 && (consumed.wrapping_sub(seen) as i32) > 0 {
+        // The cursor passes these entries only: the call's next batch
+        // starts where this one ends.
+        let end = first.wrapping_add(sqes.len() as u32);
+        let upto = if (end.wrapping_sub(consumed) as i32) > 0 { consumed } else { end };
+        let r = &mut st.rings[k];
+        if (upto.wrapping_sub(r.sq_seen) as i32) > 0 {
+            r.sq_seen = upto;
+        }
+        counted
+    }
+
+    /// A call of the program submitted entries we counted (once per call,
+    /// however many batches they came in).
+    pub fn on_submit_call(&self, fd: i32) {
+        let mut st = self.lock();
+        if st.ring(fd).is_some() {
             if let Some(w) = st.process() {
                 add(w, c::word(c::SUBMIT_CALLS), 1);
             }
-        }
-        let r = &mut st.rings[k];
-        if (consumed.wrapping_sub(r.sq_seen) as i32) > 0 {
-            r.sq_seen = consumed;
         }
     }
 
@@ -574,11 +588,16 @@ impl IoUring {
 
 /// Follow a submitted request to its completion (one let go counts as
 /// not seen).
-fn track(st: &mut State, ring: usize, user_data: u64, p: Option<Pending>) {
+fn track(st: &mut State, ring: usize, sqe: &Sqe, p: Option<Pending>) {
     let Some(p) = p else { return };
-    match st.inflight.insert(ring, user_data, p) {
-        // The same user_data again: the older request's completion was
-        // missed, the ring's depth is unchanged.
+    if sqe.flags & ops::SQE_CQE_SKIP_SUCCESS != 0 {
+        // No completion is posted when it succeeds: it counts as a full
+        // transfer not seen, now, instead of waiting for nothing.
+        return st.unseen(p);
+    }
+    match st.inflight.insert(ring, sqe.user_data, p) {
+        // The table was full: the request let go counts as not seen, the
+        // ring's depth is unchanged.
         Some(old) => st.unseen(old),
         None => st.ring_deepened(ring),
     }

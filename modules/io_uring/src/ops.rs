@@ -45,6 +45,8 @@ pub const FSYNC_DATASYNC: u32 = 1;
 /// IOSQE_FIXED_FILE: the request's fd is an index into the ring's
 /// registered files.
 pub const SQE_FIXED_FILE: u8 = 1;
+/// IOSQE_CQE_SKIP_SUCCESS: no completion is posted if the request succeeds.
+pub const SQE_CQE_SKIP_SUCCESS: u8 = 1 << 6;
 
 /// The class of a request on a file descriptor, or None for a request
 /// this module does not count (network, poll, timeouts, path-based
