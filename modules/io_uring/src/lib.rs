@@ -199,6 +199,14 @@ impl State {
         self.fds.get(fd as u64).filter(|&i| i != NOT_RECORDED && self.set.live(i))
     }
 
+    /// A file-class request on a registered-file slot we were never told
+    /// of.
+    fn unnamed_fixed_file(&self, ring: usize, sqe: &Sqe) -> bool {
+        sqe.flags & ops::SQE_FIXED_FILE != 0
+            && ops::class(sqe.opcode, sqe.op_flags).is_some()
+            && self.rings[ring].fixed_fd(sqe.fd).is_none()
+    }
+
     /// The descriptor a request acts on (a registered file's own).
     fn target_fd(&self, ring: usize, sqe: &Sqe) -> Option<i32> {
         if sqe.flags & ops::SQE_FIXED_FILE != 0 {
@@ -507,6 +515,12 @@ impl IoUring {
                 continue;
             }
             counted += 1;
+            if st.unnamed_fixed_file(k, s) {
+                // A direct descriptor the ring made itself (openat into a
+                // file slot, accept_direct): no file can be named for it.
+                st.unobserved(1);
+                continue;
+            }
             let p = st.submit_one(k, s, t);
             if s.opcode == ops::OP_CLOSE && s.flags & ops::SQE_FIXED_FILE == 0 {
                 // Closed by the ring: the number may name another file next.

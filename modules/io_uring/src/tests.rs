@@ -265,6 +265,18 @@ fn a_request_that_skips_its_completion_counts_at_once() {
     assert_eq!(w[c::fword(c::F_WRITE_TIME)], 10, "the completion is the second request's");
 }
 
+/// A request on a registered-file slot nobody registered through a call
+/// we see (a direct descriptor the ring opened itself) cannot be given to
+/// a file: it is counted as unobserved, not dropped.
+#[test]
+fn a_request_on_a_slot_the_ring_filled_itself_is_counted_as_unobserved() {
+    let m = attached(4);
+    m.on_setup(7, params(8));
+    let direct = Sqe { flags: ops::SQE_FIXED_FILE, ..write(5, 0, 4096, 1) };
+    m.on_submit(7, 0, &[direct], 1, 10);
+    assert_eq!(n(&record(&m, UNOBSERVED), c::UNOBSERVED_OPS), 1);
+}
+
 /// liburing calls its own exports (io_uring_wait_cqes submits through
 /// __io_uring_get_cqe): the inner wrapper counts the entries, the outer
 /// one, which read the same positions before the call, does not again.
