@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-11}
-PAIRS=${PAIRS:-5}
+PAIRS=${PAIRS:-11}
 lib=$PWD/target/release/libdarshan.so
 w=target/bench-uring
 rm -rf "$w" && mkdir -p "$w/logs" "$w/mmap"
@@ -29,8 +29,15 @@ if command -v fio >/dev/null; then
     iops() { python3 -c 'import json,sys; print(json.load(sys.stdin)["jobs"][0]["read"]["iops"])'; }
     "${job[@]}" --runtime=1 > /dev/null # lay the file out
     for i in $(seq "$PAIRS"); do
-        x=$("${job[@]}" | iops)
-        y=$("${env[@]}" "${job[@]}" | iops)
+        # Which runs first alternates, so that an order effect (the
+        # machine warming or cooling) does not bias the ratio.
+        if [ $((i % 2)) = 1 ]; then
+            x=$("${job[@]}" | iops)
+            y=$("${env[@]}" "${job[@]}" | iops)
+        else
+            y=$("${env[@]}" "${job[@]}" | iops)
+            x=$("${job[@]}" | iops)
+        fi
         awk -v x="$x" -v y="$y" 'BEGIN {print y / x}' >> "$w/ratios"
         echo "fio io_uring 4 KiB QD32 randread: $x IOPS without, $y with"
     done
