@@ -19,6 +19,10 @@
 //!   (`darshan-bgq-record` for BG/Q, else `(null)`).
 //! * Two records of one module with the same id and rank in one log: C
 //!   aborts on an assertion; both are compared, in log order.
+//!
+//! Our own modules with counters (IO_URING, PROCESSES, POSIX_META), which
+//! C's tools do not see, are compared after C's, in the same form; a log
+//! without them gets C's output.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -38,7 +42,15 @@ struct Side {
     names: NameTable,
     /// Record ids in the order the log first gives them (uthash's order).
     order: Vec<u64>,
+    /// Per record id, per module of [`modules_read`] (by position).
     recs: HashMap<u64, Vec<VecDeque<Record>>>,
+}
+
+/// The modules read, in id order: C's with darshan-util handlers, then
+/// ours with counters.
+fn modules_read() -> Vec<usize> {
+    let ours = EXTENSION_MODULES.iter().map(|e| e.0).filter(|&m| !counter_names(m).0.is_empty());
+    (0..C_MODULES).filter(|&m| read_by_c(m)).chain(ours).collect()
 }
 
 /// Modules with darshan-util handlers in a default C build (NULL, APXC
@@ -49,7 +61,7 @@ fn read_by_c(m: usize) -> bool {
 
 /// Modules whose records are compared (see the module comment).
 fn compared(m: usize) -> bool {
-    read_by_c(m) && !matches!(m, DXT_POSIX | DXT_MPIIO | HEATMAP)
+    !matches!(m, DXT_POSIX | DXT_MPIIO | HEATMAP)
 }
 
 pub fn run(path1: &str, path2: &str, out: &mut Out) -> i32 {
@@ -146,7 +158,8 @@ impl Side {
     /// cannot be read.
     fn build(log: LogFile<FileSource>, names: NameTable) -> Result<Side, &'static str> {
         let mut side = Side { log, names, order: Vec::new(), recs: HashMap::new() };
-        for m in (0..C_MODULES).filter(|&m| read_by_c(m)) {
+        let modules = modules_read();
+        for (slot, &m) in modules.iter().enumerate() {
             if side.log.header.mod_map[m].len == 0 {
                 continue;
             }
@@ -163,10 +176,10 @@ impl Side {
                 }
                 let lists = side.recs.entry(r.id).or_insert_with(|| {
                     side.order.push(r.id);
-                    vec![VecDeque::new(); C_MODULES]
+                    vec![VecDeque::new(); modules.len()]
                 });
                 // Sorted by rank; equal ranks keep log order.
-                let list = &mut lists[m];
+                let list = &mut lists[slot];
                 let at = list.partition_point(|x| x.rank <= r.rank);
                 list.insert(at, r);
             }
@@ -185,13 +198,15 @@ impl Side {
 }
 
 fn records_diff(out: &mut Out, mut a: Side, mut z: Side) {
+    let modules = modules_read();
+    let compared: Vec<(usize, usize)> = modules.iter().copied().enumerate().filter(|&(_, m)| compared(m)).collect();
     for id in std::mem::take(&mut a.order) {
         out.buf().push(b'\n');
-        let mut l1 = a.recs.remove(&id).unwrap_or_default();
+        let Some(mut l1) = a.recs.remove(&id) else { continue };
         let mut l2 = z.recs.remove(&id);
-        for m in (0..C_MODULES).filter(|&m| compared(m)) {
+        for &(slot, m) in &compared {
             let (v1, v2) = (a.log.header.mod_ver[m], z.log.header.mod_ver[m]);
-            let both = !l1[m].is_empty() && l2.as_ref().is_some_and(|l| !l[m].is_empty());
+            let both = !l1[slot].is_empty() && l2.as_ref().is_some_and(|l| !l[slot].is_empty());
             if both && v1 != v2 {
                 out.flush();
                 crate::say_raw!(
@@ -201,14 +216,14 @@ fn records_diff(out: &mut Out, mut a: Side, mut z: Side) {
                 continue;
             }
             let empty = &mut VecDeque::new();
-            let q2 = l2.as_mut().map_or(empty, |l| &mut l[m]);
-            pair_by_rank(out, m, &mut l1[m], q2, &a, &z);
+            let q2 = l2.as_mut().map_or(empty, |l| &mut l[slot]);
+            pair_by_rank(out, m, &mut l1[slot], q2, &a, &z);
         }
     }
     for id in std::mem::take(&mut z.order) {
         let Some(mut lists) = z.recs.remove(&id) else { continue };
-        for m in (0..C_MODULES).filter(|&m| compared(m)) {
-            while let Some(r) = lists[m].pop_front() {
+        for &(slot, m) in &compared {
+            while let Some(r) = lists[slot].pop_front() {
                 module_diff(out, m, None, Some((&r, z.name(&r))));
             }
         }
