@@ -304,6 +304,11 @@ fn the_facility_study_counts_a_ring_copy() {
         cols.zip(t["rows"][t["rows"].as_array().unwrap().len() - 1].as_array().unwrap().iter().cloned()).collect()
     };
     assert_eq!(table("interfaces_by_size")["io_uring"], 1);
+    // A job without MPI-IO: no MPI-IO row (it drew an empty chart).
+    let sizes_table = v["tables"].as_array().unwrap().iter().find(|t| t["name"] == "access_sizes").unwrap();
+    let interfaces: Vec<&str> =
+        sizes_table["rows"].as_array().unwrap().iter().map(|r| r[0].as_str().unwrap()).collect();
+    assert_eq!(interfaces, ["POSIX", "IO_URING"]);
     let sizes = table("access_sizes");
     assert_eq!(sizes["interface"], "IO_URING");
     let got =

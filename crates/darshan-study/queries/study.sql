@@ -137,8 +137,10 @@ SELECT 'MPI-IO' AS interface,
   SUM(CAST(MPIIO_SIZE_WRITE_AGG_4M_10M AS DOUBLE)), SUM(CAST(MPIIO_SIZE_WRITE_AGG_10M_100M AS DOUBLE)),
   SUM(CAST(MPIIO_SIZE_WRITE_AGG_100M_1G AS DOUBLE)), SUM(CAST(MPIIO_SIZE_WRITE_AGG_1G_PLUS AS DOUBLE))
 FROM mpiio_records
+HAVING COUNT(*) > 0
 UNION ALL
--- Only where some job used io_uring: an empty row would draw an empty chart.
+-- Each row only where some job used the interface: an empty row would draw
+-- an empty chart (a facility without MPI-IO had one).
 SELECT 'IO_URING' AS interface,
   SUM(CAST(IO_URING_SIZE_READ_0_100 AS DOUBLE)), SUM(CAST(IO_URING_SIZE_READ_100_1K AS DOUBLE)),
   SUM(CAST(IO_URING_SIZE_READ_1K_10K AS DOUBLE)), SUM(CAST(IO_URING_SIZE_READ_10K_100K AS DOUBLE)),
