@@ -111,7 +111,8 @@ def run_spark(bl, parquet_dir):
     spark.sparkContext.setLogLevel("ERROR")
     try:
         for t in tables(parquet_dir):
-            spark.read.parquet(os.path.join(parquet_dir, t)).createOrReplaceTempView(t)
+            # Files exported before a schema upgrade lack its columns.
+            spark.read.option("mergeSchema", "true").parquet(os.path.join(parquet_dir, t)).createOrReplaceTempView(t)
         def query(sql):
             df = spark.sql(sql)
             return df.columns, [list(r) for r in df.collect()]

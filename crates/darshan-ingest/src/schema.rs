@@ -60,9 +60,11 @@ impl Table {
         format!("CREATE TABLE IF NOT EXISTS {} ({})", self.name, cols.join(", "))
     }
 
+    /// Columns named: a table an upgrade added columns to has them last.
     pub fn insert_sql(&self) -> String {
         let marks = vec!["?"; self.columns.len()].join(",");
-        format!("INSERT INTO {} VALUES ({marks})", self.name)
+        let names: Vec<String> = self.columns.iter().map(|c| format!("\"{}\"", c.name)).collect();
+        format!("INSERT INTO {} ({}) VALUES ({marks})", self.name, names.join(","))
     }
 }
 

@@ -31,19 +31,12 @@ use crate::error::IngestError;
 use crate::extract::{Row, Status, Value};
 use crate::schema::{self, Table};
 
-/// Bumped when a table changes: an older database is refused with a
-/// clear message rather than half-filled.
-pub const SCHEMA_VERSION: i64 = 2;
-
-/// Columns added to `jobs` since schema 1, added to a schema-1 database
-/// when it is opened (its old logs keep NULL there): the runtime's cost.
-const JOBS_ADDED_IN_2: [(&str, &str); 5] = [
-    ("cost_startup_us", "INTEGER"),
-    ("cost_shutdown_us", "INTEGER"),
-    ("cost_calls", "INTEGER"),
-    ("cost_est_us", "INTEGER"),
-    ("cost_share_pct", "REAL"),
-];
+/// Bumped when a table changes. An older database is upgraded in place
+/// when it is opened, by adding the columns it lacks (its logs keep NULL
+/// there: not recorded), and the run says so: schema 2 added the
+/// runtime's cost to `jobs`, schema 3 the processes' io_uring rings
+/// (IO_URING version 2). A newer one is refused with a clear message.
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// Commit at least this often by default (and every `COMMIT_ROWS` rows),
 /// so an interruption loses little and readers see progress.
@@ -51,6 +44,8 @@ pub const COMMIT_EVERY: Duration = Duration::from_secs(2);
 const COMMIT_ROWS: usize = 50_000;
 
 pub struct Store {
+    /// What opening the database upgraded (the run says it), if anything.
+    pub upgraded: Option<String>,
     /// Dropped before `_lock` (fields drop in order): SQLite's own locks
     /// are released before the file whose flock guards the run is closed.
     conn: Connection,
@@ -174,6 +169,7 @@ impl Store {
             rows_in_tx: 0,
             last_commit: Instant::now(),
             commit_every: COMMIT_EVERY,
+            upgraded: None,
             _lock: lock,
         };
         s.create().map_err(failed)?;
@@ -201,16 +197,19 @@ impl Store {
             c.query_row("SELECT value FROM ingest_meta WHERE key = 'schema_version'", [], |r| r.get(0)).ok();
         match v.and_then(|v| v.parse::<i64>().ok()) {
             Some(SCHEMA_VERSION) => {}
-            Some(1) => {
-                let tx = c.unchecked_transaction()?;
-                for (col, ty) in JOBS_ADDED_IN_2 {
-                    tx.execute(&format!("ALTER TABLE jobs ADD COLUMN {col} {ty}"), [])?;
-                }
-                tx.execute(
+            Some(old) if old < SCHEMA_VERSION => {
+                let added = self.add_missing_columns()?;
+                self.conn.execute(
                     "UPDATE ingest_meta SET value = ?1 WHERE key = 'schema_version'",
                     [SCHEMA_VERSION.to_string()],
                 )?;
-                tx.commit()?;
+                self.upgraded = Some(format!(
+                    "upgraded the database from schema {old} to {SCHEMA_VERSION}: {} column{} added ({}); the logs \
+                     already in it have no value there",
+                    added.len(),
+                    if added.len() == 1 { "" } else { "s" },
+                    added.join(", ")
+                ));
             }
             Some(other) => return Err(IngestError::Schema { found: other, ours: SCHEMA_VERSION }),
             None => {
@@ -230,6 +229,29 @@ impl Store {
             }
         }
         Ok(())
+    }
+
+    /// The columns of our tables an existing database lacks, added (in
+    /// one transaction); "table.column" of each.
+    fn add_missing_columns(&self) -> Result<Vec<String>, IngestError> {
+        let tx = self.conn.unchecked_transaction()?;
+        let mut added = Vec::new();
+        for t in &self.tables {
+            let have: Vec<String> = {
+                let mut st = tx.prepare(&format!("SELECT name FROM pragma_table_info('{}')", t.name))?;
+                let rows = st.query_map([], |r| r.get(0))?;
+                rows.collect::<Result<_, _>>()?
+            };
+            if have.is_empty() {
+                continue; // made whole by create_sql below
+            }
+            for col in t.columns.iter().filter(|c| !have.contains(&c.name)) {
+                tx.execute(&format!("ALTER TABLE {} ADD COLUMN \"{}\" {}", t.name, col.name, col.ty.sql()), [])?;
+                added.push(format!("{}.{}", t.name, col.name));
+            }
+        }
+        tx.commit()?;
+        Ok(added)
     }
 
     /// Delete what an interrupted run left half-written.

@@ -518,3 +518,62 @@ fn the_runtimes_stated_cost_is_stored_and_an_old_database_gains_its_columns() {
         c.query_row("SELECT value FROM ingest_meta WHERE key = 'schema_version'", [], |r| r.get(0)).unwrap();
     assert_eq!(v, darshan_ingest::store::SCHEMA_VERSION.to_string());
 }
+
+/// A database of schema 2, whose io_uring_records lack IO_URING version
+/// 2's ring columns, gains them when opened and the run says so on
+/// standard error; its rows keep no value there, and a new log's ring
+/// facts land in them (an insert naming no columns put them in the wrong
+/// place, or failed on the count).
+#[test]
+fn an_old_database_gains_the_io_uring_ring_columns_and_says_so() {
+    use darshan_log::counters::io_uring as u;
+    let d = out_dir("uring-upgrade");
+    let job = |jobid: i64| darshan_log::Job {
+        uid: 1000,
+        start_time_sec: 1_700_000_000,
+        end_time_sec: 1_700_000_002,
+        nprocs: 1,
+        jobid,
+        exe_mnt: b"/bin/ring\n".to_vec(),
+        ..Default::default()
+    };
+    let log = |dir: &str, jobid: i64| -> PathBuf {
+        let tree = d.join(dir);
+        std::fs::create_dir_all(&tree).unwrap();
+        let mut names = darshan_log::NameTable::new();
+        names.insert(darshan_log::record_id(b"<io_uring>"), b"<io_uring>");
+        let mut r = synth::blank(darshan_log::modules::IO_URING, "<io_uring>", 0);
+        r.counters[u::RINGS] = 2;
+        r.counters[u::SUBMIT_CALLS] = 10;
+        let path = tree.join(format!("u_ring_id{jobid}-{jobid}_1-1-1-1_1.darshan"));
+        synth::write_log(&path, &job(jobid), &names, vec![r]).unwrap();
+        tree
+    };
+    let db = d.join("f.db");
+    ingest(&[log("old", 1)], &db);
+    {
+        let c = Connection::open(&db).unwrap();
+        for col in &u::NAMES[u::RINGS..] {
+            c.execute(&format!("ALTER TABLE io_uring_records DROP COLUMN {col}"), []).unwrap();
+        }
+        c.execute("UPDATE ingest_meta SET value = '2' WHERE key = 'schema_version'", []).unwrap();
+    }
+    let o = output_within(
+        Command::new(env!("CARGO_BIN_EXE_darshan-ingest")).arg("--db").arg(&db).arg(log("new", 2)),
+        Duration::from_secs(60),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("from schema 2 to 3: 8 columns added (io_uring_records.IO_URING_RINGS"), "{err}");
+    let c = Connection::open(&db).unwrap();
+    let rings = |jobid: i64| -> (Option<i64>, Option<i64>) {
+        c.query_row(
+            "SELECT r.IO_URING_RINGS, r.IO_URING_SUBMIT_CALLS FROM io_uring_records r JOIN jobs j ON j.log_id = r.log_id \
+             WHERE j.jobid = ?1",
+            [jobid],
+            |x| Ok((x.get(0)?, x.get(1)?)),
+        )
+        .unwrap()
+    };
+    assert_eq!((rings(1), rings(2)), ((None, None), (Some(2), Some(10))));
+}

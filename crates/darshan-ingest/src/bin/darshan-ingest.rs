@@ -85,6 +85,9 @@ fn go(cli: &Cli) -> Result<u8, (u8, String)> {
         OpenError::InUse(_) => (IN_USE, e.to_string()),
         OpenError::Failed { .. } => (USAGE, e.to_string()),
     })?;
+    if let (Some(note), false) = (&store.upgraded, cli.quiet) {
+        cli::stderr(&format!("darshan-ingest: {}: {note}\n", cli.db.display()));
+    }
     let jobs = cli.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
     // SIGTERM or SIGINT: the run stops at its next log and cleans up (a
     // second one ends it at once).
