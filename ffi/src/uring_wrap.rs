@@ -230,8 +230,9 @@ fn register_files(fd: i32, first: u32, data: u64, nr: u32) {
         }
     }
     // Sparse slots (-1, or no array at all) register no file; those past
-    // what we follow are taken to name one each.
-    let named = fds[..count].iter().filter(|&&f| f >= 0).count() as u32 + (nr - count as u32);
+    // what we follow are taken to name one each when there is an array.
+    let beyond = if data == 0 { 0 } else { nr - count as u32 };
+    let named = fds[..count].iter().filter(|&&f| f >= 0).count() as u32 + beyond;
     IO_URING.on_register_files(fd, first as usize, &fds[..count], named);
 }
 

@@ -243,24 +243,9 @@ fn one(dir: &Path, i: usize, planted: Option<Planted>, rng: &mut Rng) -> Result<
         u.fcounters[pm::F_MAX_TIME] = 0.001;
         recs.push(u);
     }
-    // Every seventh job reads its samples through io_uring (IO_URING,
-    // ours): 4 KiB requests, 32 in flight, per process. From values
-    // already drawn, so the generator's stream is unchanged.
     if jobid % 7 == 3 {
         let f = name(&mut names, format!("{scratch}/{user}/{app}/samples.{jobid}"));
-        let reads = 256 * nprocs;
-        let mut r = blank(modules::IO_URING, &f, -1);
-        r.counters[u::READS] = reads;
-        r.counters[u::BYTES_READ] = reads * 4096;
-        r.counters[u::SIZE_READ_1K_10K] = reads;
-        r.counters[u::MAX_BYTE_READ] = 256 * 4096 - 1;
-        r.counters[u::MAX_INFLIGHT] = 32;
-        r.counters[u::COMPLETIONS_SEEN] = reads;
-        r.fcounters[u::F_START_TIMESTAMP] = 1.0;
-        r.fcounters[u::F_END_TIMESTAMP] = run as f64 - 1.0;
-        r.fcounters[u::F_READ_TIME] = 0.0001 * reads as f64;
-        r.fcounters[u::F_MAX_READ_TIME] = 0.001;
-        recs.push(r);
+        recs.push(ring_reads(&f, nprocs, run as f64));
     }
     match planted {
         Some(Planted::RedundantReads) => {
@@ -342,4 +327,23 @@ pub fn process_logs(dir: &Path, jobid: i64, n: usize, writes: i64) -> Result<Vec
         out.push(path);
     }
     Ok(out)
+}
+
+/// Every seventh job reads its samples through io_uring (IO_URING, ours):
+/// 4 KiB requests, 32 in flight, 256 per process. From values already
+/// drawn, so the generator's stream is unchanged.
+fn ring_reads(file: &str, nprocs: i64, run: f64) -> Record {
+    let reads = 256 * nprocs;
+    let mut r = blank(modules::IO_URING, file, -1);
+    r.counters[u::READS] = reads;
+    r.counters[u::BYTES_READ] = reads * 4096;
+    r.counters[u::SIZE_READ_1K_10K] = reads;
+    r.counters[u::MAX_BYTE_READ] = 256 * 4096 - 1;
+    r.counters[u::MAX_INFLIGHT] = 32;
+    r.counters[u::COMPLETIONS_SEEN] = reads;
+    r.fcounters[u::F_START_TIMESTAMP] = 1.0;
+    r.fcounters[u::F_END_TIMESTAMP] = run - 1.0;
+    r.fcounters[u::F_READ_TIME] = 0.0001 * reads as f64;
+    r.fcounters[u::F_MAX_READ_TIME] = 0.001;
+    r
 }

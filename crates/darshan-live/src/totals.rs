@@ -168,10 +168,11 @@ pub fn sums<'a>(
         if !counted(m) {
             continue;
         }
+        let per_file = reaches_files(modules::module_name(m));
         for r in recs {
             let t = of_record(m, r);
             by_mod.entry(m).or_default().add(&t);
-            if reaches_files(modules::module_name(m)) {
+            if per_file {
                 by_file.entry(names(r.id)).or_default().add(&t);
             }
         }

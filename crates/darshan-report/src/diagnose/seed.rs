@@ -106,45 +106,7 @@ pub fn findings(cx: &Ctx, m: &Metrics) -> Vec<Finding> {
     let mut out = Vec::new();
     // The XE6 study's redundant read traffic is a metric (Metrics) and
     // the finding is P09's: one fact, one finding.
-    if let Some(r) = m.metadata_ratio.filter(|r| *r > t("metadata_ratio")) {
-        // A job that reads and writes through io_uring has its data time
-        // there, not in POSIX's records: its opens are not the whole story.
-        let with_uring = m.metadata_time / (m.metadata_time + m.io_time + cx.uring_time);
-        if cx.uring_time > 0.0 && with_uring <= t("metadata_ratio") {
-            cx.withhold(
-                "X02",
-                format!(
-                    "metadata is {:.1}% of POSIX I/O time, but the reads and writes went through io_uring ({} of \
-                     request time): {:.1}% with them",
-                    r * 100.0,
-                    units::secs(cx.uring_time),
-                    with_uring * 100.0
-                ),
-            );
-        } else if m.metadata_time < cx.min_time() {
-            cx.withhold(
-                "X02",
-                format!(
-                    "metadata is {:.1}% of POSIX I/O time, but {} in all: under the {} a finding about time needs",
-                    r * 100.0,
-                    units::secs(m.metadata_time),
-                    units::secs(cx.min_time())
-                ),
-            );
-        } else {
-            out.push(finding(
-                "X02",
-                Level::Warn,
-                format!("Metadata takes {:.1}% of POSIX I/O time", r * 100.0),
-                vec![format!(
-                    "{} metadata, {} reading and writing",
-                    units::secs(m.metadata_time),
-                    units::secs(m.io_time)
-                )],
-                Some("Open, stat and seek less: reuse open files, fewer files, no per-access stat"),
-            ));
-        }
-    }
+    out.extend(metadata_share(cx, m));
     if m.max_metadata_time_per_process > t("metadata_time_rank") {
         out.push(finding(
             "X03",
@@ -232,4 +194,53 @@ pub fn findings(cx: &Ctx, m: &Metrics) -> Vec<Finding> {
         ));
     }
     out
+}
+
+/// X02, the XE6 study's metadata share of POSIX I/O time: held back under
+/// `min_time`, and when the job's reads and writes went through io_uring
+/// (its data time is there, not in POSIX's records).
+fn metadata_share(cx: &Ctx, m: &Metrics) -> Option<Finding> {
+    let limit = cx.cfg.get("metadata_ratio");
+    let r = m.metadata_ratio.filter(|r| *r > limit)?;
+    // A job that reads and writes through io_uring has its data time
+    // there, not in POSIX's records: its opens are not the whole story.
+    let with_uring = m.metadata_time / (m.metadata_time + m.io_time + cx.uring_time);
+    if cx.uring_time > 0.0 && with_uring <= limit {
+        return withheld(
+            cx,
+            "X02",
+            format!(
+                "metadata is {:.1}% of POSIX I/O time, but the reads and writes went through io_uring ({} of \
+                 request time): {:.1}% with them",
+                r * 100.0,
+                units::secs(cx.uring_time),
+                with_uring * 100.0
+            ),
+        );
+    }
+    if m.metadata_time < cx.min_time() {
+        return withheld(
+            cx,
+            "X02",
+            format!(
+                "metadata is {:.1}% of POSIX I/O time, but {} in all: under the {} a finding about time needs",
+                r * 100.0,
+                units::secs(m.metadata_time),
+                units::secs(cx.min_time())
+            ),
+        );
+    }
+    Some(finding(
+        "X02",
+        Level::Warn,
+        format!("Metadata takes {:.1}% of POSIX I/O time", r * 100.0),
+        vec![format!("{} metadata, {} reading and writing", units::secs(m.metadata_time), units::secs(m.io_time))],
+        Some("Open, stat and seek less: reuse open files, fewer files, no per-access stat"),
+    ))
+}
+
+/// X02 held back, saying why.
+fn withheld(cx: &Ctx, code: &str, reason: String) -> Option<Finding> {
+    cx.withhold(code, reason);
+    None
 }
