@@ -10,6 +10,7 @@ use darshan_log::{Extra, LogFile, Mount, NameTable, Record};
 use darshan_util::accum::Accumulator;
 use darshan_util::notices;
 
+use crate::facts::FactsBuilder;
 use crate::schema::{self, Kind, Table};
 
 /// Records per chunk sent to the writer.
@@ -38,6 +39,8 @@ pub struct End {
     pub modules: Vec<Row>,
     /// (table index, row)
     pub totals: Vec<(usize, Row)>,
+    /// The job's facts (crate::facts), for `job_facts`.
+    pub facts: Vec<Row>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -75,13 +78,21 @@ pub struct TableIndex {
     totals: Vec<Option<usize>>,
     heatmap: usize,
     lustre: usize,
+    pub facts: usize,
 }
 
 impl TableIndex {
     pub fn new(tables: &[Table]) -> Self {
         let n = modules::MAX_MODS;
-        let mut ix =
-            TableIndex { jobs: 0, modules: 0, records: vec![None; n], totals: vec![None; n], heatmap: 0, lustre: 0 };
+        let mut ix = TableIndex {
+            jobs: 0,
+            modules: 0,
+            records: vec![None; n],
+            totals: vec![None; n],
+            heatmap: 0,
+            lustre: 0,
+            facts: 0,
+        };
         for (i, t) in tables.iter().enumerate() {
             match t.kind {
                 Kind::Records(m) => ix.records[m] = Some(i),
@@ -90,6 +101,7 @@ impl TableIndex {
                 Kind::LustreOsts => ix.lustre = i,
                 Kind::Jobs => ix.jobs = i,
                 Kind::Modules => ix.modules = i,
+                Kind::Facts => ix.facts = i,
                 Kind::Logs => {}
             }
         }
@@ -116,6 +128,7 @@ pub fn extract(path: &Path, ix: &TableIndex, sink: &mut dyn Sink) -> Result<End,
     sink.begin(Begin { job: job_row(path, &log) });
     let mut modules_rows = Vec::new();
     let mut totals = Vec::new();
+    let mut facts = FactsBuilder::new();
     for m in log.modules_present() {
         // Modules darshan-util has no handlers for (APXC, APMPI, NULL,
         // unknown ids) are listed, not decoded, and do not make a log
@@ -124,7 +137,7 @@ pub fn extract(path: &Path, ix: &TableIndex, sink: &mut dyn Sink) -> Result<End,
             modules_rows.push(module_row(&log, m, 0, Some("not decoded (no darshan-util handler)".into())));
             continue;
         }
-        let r = stream_module(&log, m, &names, &mounts, ix, sink);
+        let r = stream_module(&log, m, &names, &mounts, ix, sink, &mut facts);
         let module_partial = log.header.is_partial(m);
         partial |= module_partial || r.error.is_some();
         if let Some(e) = &r.error {
@@ -137,7 +150,9 @@ pub fn extract(path: &Path, ix: &TableIndex, sink: &mut dyn Sink) -> Result<End,
     }
     let status = if partial || !errors.is_empty() { Status::Partial } else { Status::Ok };
     let error = (!errors.is_empty()).then(|| errors.join("; "));
-    Ok(End { status, error, modules: modules_rows, totals })
+    let facts = facts.finish(log.job.run_time(log.header.version)).0;
+    let facts = facts.into_iter().map(|(m, f, v)| vec![Value::Text(m), Value::Text(f), Value::Real(v)]).collect();
+    Ok(End { status, error, modules: modules_rows, totals, facts })
 }
 
 fn module_row(log: &LogFile, m: usize, records: u64, error: Option<String>) -> Row {
@@ -220,6 +235,7 @@ fn stream_module(
     mounts: &[Mount],
     ix: &TableIndex,
     sink: &mut dyn Sink,
+    facts: &mut FactsBuilder,
 ) -> ModuleResult {
     let mut out = ModuleResult { records: 0, error: None, totals: None };
     let mut rd = match log.module_reader(m) {
@@ -247,6 +263,7 @@ fn stream_module(
         if let Some(a) = acc.as_mut() {
             a.inject(&rec);
         }
+        facts.inject(&rec, None);
         if table.is_some() {
             chunk.push(record_row(&rec, names, mounts));
         }

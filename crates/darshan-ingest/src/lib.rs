@@ -6,11 +6,13 @@
 
 pub mod error;
 pub mod extract;
+pub mod facts;
 pub mod job_groups;
 pub mod parquet_out;
 pub mod run;
 pub mod schema;
 pub mod store;
+pub mod stored;
 pub mod synth;
 
 pub use error::IngestError;

@@ -454,6 +454,7 @@ impl Writer<'_> {
         for (t, row) in &end.totals {
             self.store.insert(id, *t, std::slice::from_ref(row))?;
         }
+        self.store.insert(id, self.ix.facts, &end.facts)?;
         self.store.finish_log(&key, &file.shown(), file.size, end.status, end.error.as_deref())?;
         self.seen(&file, &key, id)?;
         self.sum.ingested += 1;

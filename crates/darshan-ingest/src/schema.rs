@@ -45,6 +45,9 @@ pub enum Kind {
     Heatmap,
     /// LUSTRE striping: one row per OST of a file.
     LustreOsts,
+    /// What history compares a job on (crate::facts): one row per
+    /// (module or "job", fact) that is not 0.
+    Facts,
 }
 
 #[derive(Clone, Debug)]
@@ -188,6 +191,11 @@ pub fn tables() -> Vec<Table> {
             ("read_bytes", Int),
             ("write_bytes", Int),
         ]),
+    });
+    t.push(Table {
+        name: "job_facts".into(),
+        kind: Kind::Facts,
+        columns: cols(&[("log_id", Int), ("module", Text), ("fact", Text), ("value", Real)]),
     });
     t.push(Table {
         name: "lustre_osts".into(),

@@ -35,8 +35,11 @@ use crate::schema::{self, Table};
 /// when it is opened, by adding the columns it lacks (its logs keep NULL
 /// there: not recorded), and the run says so: schema 2 added the
 /// runtime's cost to `jobs`, schema 3 the processes' io_uring rings
-/// (IO_URING version 2). A newer one is refused with a clear message.
-pub const SCHEMA_VERSION: i64 = 3;
+/// (IO_URING version 2), schema 4 `job_facts` (what history compares a
+/// job on, crate::facts: made for the logs already in the database from
+/// their records when it is upgraded). A newer one is refused with a
+/// clear message.
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// Commit at least this often by default (and every `COMMIT_ROWS` rows),
 /// so an interruption loses little and readers see progress.
@@ -186,6 +189,7 @@ impl Store {
     }
 
     fn create(&mut self) -> Result<(), IngestError> {
+        let mut upgraded_from = None;
         let c = &self.conn;
         c.execute_batch(
             "CREATE TABLE IF NOT EXISTS ingest_meta (key TEXT PRIMARY KEY, value TEXT);
@@ -203,13 +207,7 @@ impl Store {
                     "UPDATE ingest_meta SET value = ?1 WHERE key = 'schema_version'",
                     [SCHEMA_VERSION.to_string()],
                 )?;
-                self.upgraded = Some(format!(
-                    "upgraded the database from schema {old} to {SCHEMA_VERSION}: {} column{} added ({}); the logs \
-                     already in it have no value there",
-                    added.len(),
-                    if added.len() == 1 { "" } else { "s" },
-                    added.join(", ")
-                ));
+                upgraded_from = Some((old, added));
             }
             Some(other) => return Err(IngestError::Schema { found: other, ours: SCHEMA_VERSION }),
             None => {
@@ -228,7 +226,53 @@ impl Store {
                 c.execute(&format!("CREATE INDEX IF NOT EXISTS {0}_log ON {0}(log_id)", t.name), [])?;
             }
         }
+        // History looks runs up by application.
+        c.execute("CREATE INDEX IF NOT EXISTS jobs_app ON jobs(app)", [])?;
+        if let Some((old, added)) = upgraded_from {
+            let facts = self.fill_facts()?;
+            let mut said = format!(
+                "upgraded the database from schema {old} to {SCHEMA_VERSION}: {} column{} added{}",
+                added.len(),
+                if added.len() == 1 { "" } else { "s" },
+                if added.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({}; the logs already in it have no value there)", added.join(", "))
+                },
+            );
+            if facts > 0 {
+                said.push_str(&format!(
+                    "; the facts history compares on made for the {facts} logs already in it, from their records"
+                ));
+            }
+            self.upgraded = Some(said);
+        }
         Ok(())
+    }
+
+    /// `job_facts` for every readable log that has none, made from its
+    /// stored records (one transaction); how many logs got them.
+    fn fill_facts(&self) -> Result<usize, IngestError> {
+        let todo: Vec<(i64, f64)> = {
+            let mut st = self.conn.prepare(
+                "SELECT j.log_id, COALESCE(j.run_time, 0) FROM jobs j JOIN logs l ON l.log_id = j.log_id \
+                 WHERE l.status != 'error' AND NOT EXISTS (SELECT 1 FROM job_facts f WHERE f.log_id = j.log_id)",
+            )?;
+            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            rows.collect::<Result<_, _>>()?
+        };
+        let tx = self.conn.unchecked_transaction()?;
+        {
+            let mut ins = tx.prepare("INSERT INTO job_facts (log_id, module, fact, value) VALUES (?1, ?2, ?3, ?4)")?;
+            for (id, run_time) in &todo {
+                let (facts, _, _) = crate::stored::facts_from_records(&tx, *id, *run_time, usize::MAX)?;
+                for (m, f, v) in facts {
+                    ins.execute(params![id, m, f, v])?;
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(todo.len())
     }
 
     /// The columns of our tables an existing database lacks, added (in

@@ -1,0 +1,375 @@
+//! What a job is compared with its own history on (darshan-summary
+//! `--history`, darshan-study's regressions): per module and for the job
+//! as a whole, its bytes, operations by size bucket, metadata operations
+//! and time, read and write time, slowest rank, files opened, shared and
+//! unique files, collective and independent MPI-IO, POSIX_META's counts.
+//!
+//! One set of rules, fed record by record: by darshan-ingest as it reads
+//! a log (the `job_facts` table), by the upgrade of a database ingested
+//! before that table existed (its records rebuilt from the record
+//! tables), and by the report for the log it is about. With `files`, it
+//! also keeps each file's figures, for naming the files a change is in.
+
+use std::collections::{BTreeMap, HashMap};
+
+use darshan_log::modules::{self, counter_names, module_name};
+use darshan_log::roles::{self, Roles};
+use darshan_log::Record;
+
+/// The module name of the facts about the job as a whole.
+pub const JOB: &str = "job";
+
+/// One figure: (module name or [`JOB`], fact name, value). Facts that are
+/// 0 are not listed: an absent fact is 0.
+pub type Fact = (String, String, f64);
+
+/// Modules whose files are the files the job touched (the job's file
+/// count is over their record ids).
+const FILE_MODULES: [usize; 8] = [
+    modules::POSIX,
+    modules::STDIO,
+    modules::MPIIO,
+    modules::H5F,
+    modules::PNETCDF_FILE,
+    modules::DFS,
+    modules::DAOS,
+    modules::IO_URING,
+];
+/// The lowest layers: what their bytes and times say reached the files
+/// (MPI-IO's and HDF5's run through POSIX's, so they are not added).
+const BOTTOM_MODULES: [usize; 5] = [modules::POSIX, modules::STDIO, modules::DFS, modules::DAOS, modules::IO_URING];
+/// Layers stacked on POSIX: a rank's time in I/O is the largest of these
+/// (each contains the ones beneath), plus its STDIO time.
+const STACKED: [&[usize]; 4] = [
+    &[modules::POSIX],
+    &[modules::MPIIO],
+    &[modules::H5F, modules::H5D],
+    &[modules::PNETCDF_FILE, modules::PNETCDF_VAR],
+];
+
+/// Counter suffixes that are metadata operations.
+const META_OPS: [&str; 8] = ["OPENS", "INDEP_OPENS", "COLL_OPENS", "STATS", "FSYNCS", "FDSYNCS", "SYNCS", "FLUSHES"];
+/// POSIX_META counters that are amounts, not operations.
+const META_AMOUNTS: [&str; 3] = ["DIR_ENTRIES", "MMAP_BYTES", "MMAP_SHARED_WRITE_BYTES"];
+
+/// One file's figures in one module (summed over its records).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FileFacts {
+    pub module: usize,
+    pub name: String,
+    /// The one rank that used it, or -1 when it was shared.
+    pub rank: i64,
+    pub bytes_read: f64,
+    pub bytes_written: f64,
+    pub time: f64,
+    /// Operations per size bucket: (label, reads, writes).
+    pub buckets: Vec<(String, f64, f64)>,
+}
+
+impl FileFacts {
+    /// The size bucket most of its reads (or writes) fell in.
+    pub fn usual_bucket(&self, writes: bool) -> Option<&str> {
+        let count = |b: &(String, f64, f64)| if writes { b.2 } else { b.1 };
+        let best = self.buckets.iter().filter(|b| count(b) > 0.0).max_by(|a, b| count(a).total_cmp(&count(b)))?;
+        Some(&best.0)
+    }
+}
+
+struct ModuleAcc {
+    roles: Roles,
+    meta: Vec<(usize, String)>,
+    sums: BTreeMap<String, f64>,
+    /// Record id → the rank that used it, -1 once a second rank did.
+    ranks_of: HashMap<u64, i64>,
+    rank_time: BTreeMap<i64, f64>,
+}
+
+impl ModuleAcc {
+    fn new(module: usize, prefix: &'static str) -> ModuleAcc {
+        let roles = Roles::named(module, prefix);
+        let names = counter_names(module).0;
+        let meta = names
+            .iter()
+            .enumerate()
+            .filter_map(|(k, n)| {
+                let suffix = n.strip_prefix(prefix)?.strip_prefix('_')?;
+                let is_meta = if module == modules::POSIX_META {
+                    !META_AMOUNTS.contains(&suffix)
+                } else {
+                    META_OPS.contains(&suffix)
+                };
+                is_meta.then(|| (k, suffix.to_ascii_lowercase()))
+            })
+            .collect();
+        ModuleAcc { roles, meta, sums: BTreeMap::new(), ranks_of: HashMap::new(), rank_time: BTreeMap::new() }
+    }
+
+    fn add(&mut self, fact: &str, v: f64) {
+        if v != 0.0 && v.is_finite() {
+            *self.sums.entry(fact.to_string()).or_default() += v;
+        }
+    }
+
+    fn inject(&mut self, rec: &Record) {
+        let c = |k: Option<usize>| {
+            k.and_then(|k| rec.counters.get(k).copied())
+                .filter(|v| !roles::not_recorded(rec.module, 0, *v) && *v >= 0)
+                .map_or(0.0, |v| v as f64)
+        };
+        let f = |k: Option<usize>| k.and_then(|k| rec.fcounters.get(k).copied()).filter(|v| *v > 0.0).unwrap_or(0.0);
+        let r = &self.roles;
+        let (br, bw, nr, nw) = (c(r.bytes_read), c(r.bytes_written), c(r.reads), c(r.writes));
+        let (tr, tw, tm) = (f(r.read_time), f(r.write_time), f(r.meta_time));
+        let buckets: Vec<(String, f64, f64)> =
+            r.size_buckets.iter().map(|(l, i, j)| (l.clone(), c(Some(*i)), c(Some(*j)))).collect();
+        let meta: Vec<(String, f64)> = self.meta.iter().map(|(k, n)| (n.clone(), c(Some(*k)))).collect();
+        let slowest = r.slowest_rank.map(|k| rec.counters.get(k).copied().unwrap_or(-1));
+        let slowest_time = f(r.f_slowest_time);
+        for (fact, v) in [("bytes_read", br), ("bytes_written", bw), ("reads", nr), ("writes", nw)] {
+            self.add(fact, v);
+        }
+        for (fact, v) in [("read_time", tr), ("write_time", tw), ("meta_time", tm)] {
+            self.add(fact, v);
+        }
+        for (label, nr, nw) in &buckets {
+            self.add(&format!("read_{label}"), *nr);
+            self.add(&format!("write_{label}"), *nw);
+        }
+        for (name, v) in &meta {
+            self.add("meta_ops", *v);
+            if rec.module == modules::POSIX_META {
+                self.add(name, *v);
+            }
+        }
+        if rec.module == modules::MPIIO {
+            let n = |s: &str| c(self.roles.counter(s));
+            let coll = n("MPIIO_COLL_READS") + n("MPIIO_COLL_WRITES");
+            let indep = n("MPIIO_INDEP_READS") + n("MPIIO_INDEP_WRITES");
+            self.add("collective_ops", coll);
+            self.add("independent_ops", indep);
+        }
+        self.ranks_of
+            .entry(rec.id)
+            .and_modify(|r| {
+                if *r != rec.rank {
+                    *r = -1
+                }
+            })
+            .or_insert(rec.rank);
+        // A shared record's time is its ranks' sum: the slowest rank's
+        // own is what it says it had.
+        match (rec.rank, slowest) {
+            (r, _) if r >= 0 => *self.rank_time.entry(r).or_default() += tr + tw + tm,
+            (_, Some(s)) if s >= 0 && slowest_time > 0.0 => *self.rank_time.entry(s).or_default() += slowest_time,
+            _ => {}
+        }
+    }
+
+    fn facts(self, module: &str, out: &mut Vec<Fact>) {
+        let shared = self.ranks_of.values().filter(|r| **r < 0).count();
+        let counts =
+            [("files", self.ranks_of.len()), ("shared_files", shared), ("unique_files", self.ranks_of.len() - shared)];
+        let mut push = |fact: &str, v: f64| {
+            if v != 0.0 {
+                out.push((module.to_string(), fact.to_string(), v));
+            }
+        };
+        for (fact, n) in counts {
+            push(fact, n as f64);
+        }
+        for (fact, v) in &self.sums {
+            push(fact, *v);
+        }
+        if let Some((rank, t)) = slowest(&self.rank_time) {
+            push("slowest_rank_time", t);
+            out.push((module.to_string(), "slowest_rank".into(), rank as f64));
+        }
+    }
+}
+
+/// The rank with the most time, and its time (the lowest rank on a tie).
+fn slowest(rank_time: &BTreeMap<i64, f64>) -> Option<(i64, f64)> {
+    rank_time.iter().filter(|(_, t)| **t > 0.0).fold(None, |best, (r, t)| match best {
+        Some((_, bt)) if bt >= *t => best,
+        _ => Some((*r, *t)),
+    })
+}
+
+/// The facts of one job, fed its records one at a time.
+#[derive(Default)]
+pub struct FactsBuilder {
+    modules: BTreeMap<usize, ModuleAcc>,
+    files: Option<HashMap<(usize, u64), FileFacts>>,
+}
+
+impl FactsBuilder {
+    pub fn new() -> FactsBuilder {
+        FactsBuilder::default()
+    }
+
+    /// Also keep each file's figures ([`FactsBuilder::files`]).
+    pub fn with_files() -> FactsBuilder {
+        FactsBuilder { files: Some(HashMap::new()), ..Default::default() }
+    }
+
+    /// Whether the facts take this module's records (others are skipped).
+    pub fn takes(module: usize) -> bool {
+        roles::prefix(module).or_else(|| roles::extension_prefix(module)).is_some()
+    }
+
+    /// One record, with its file's name when the log has one.
+    pub fn inject(&mut self, rec: &Record, name: Option<&[u8]>) {
+        let Some(prefix) = roles::prefix(rec.module).or_else(|| roles::extension_prefix(rec.module)) else { return };
+        let acc = self.modules.entry(rec.module).or_insert_with(|| ModuleAcc::new(rec.module, prefix));
+        acc.inject(rec);
+        if let Some(files) = self.files.as_mut() {
+            file_inject(files, &acc.roles, rec, name);
+        }
+    }
+
+    /// The job's facts; `run_time` is the job's (from its header).
+    pub fn finish(self, run_time: f64) -> (Vec<Fact>, Vec<FileFacts>) {
+        let mut out = Vec::new();
+        if run_time > 0.0 {
+            out.push((JOB.to_string(), "run_time".to_string(), run_time));
+        }
+        job_facts(&self.modules, &mut out);
+        for (m, acc) in self.modules {
+            acc.facts(module_name(m), &mut out);
+        }
+        let mut files: Vec<FileFacts> = self.files.map(|f| f.into_values().collect()).unwrap_or_default();
+        files.sort_by(|a, b| (a.module, &a.name).cmp(&(b.module, &b.name)));
+        (out, files)
+    }
+}
+
+fn file_inject(files: &mut HashMap<(usize, u64), FileFacts>, r: &Roles, rec: &Record, name: Option<&[u8]>) {
+    let c =
+        |k: Option<usize>| k.and_then(|k| rec.counters.get(k).copied()).filter(|v| *v > 0).map_or(0.0, |v| v as f64);
+    let f = |k: Option<usize>| k.and_then(|k| rec.fcounters.get(k).copied()).filter(|v| *v > 0.0).unwrap_or(0.0);
+    let e = files.entry((rec.module, rec.id)).or_insert_with(|| FileFacts {
+        module: rec.module,
+        name: name.map_or_else(|| format!("<record {:016x}>", rec.id), |n| String::from_utf8_lossy(n).into_owned()),
+        rank: rec.rank,
+        buckets: r.size_buckets.iter().map(|(l, _, _)| (l.clone(), 0.0, 0.0)).collect(),
+        ..Default::default()
+    });
+    if e.rank != rec.rank {
+        e.rank = -1;
+    }
+    e.bytes_read += c(r.bytes_read);
+    e.bytes_written += c(r.bytes_written);
+    e.time += f(r.read_time) + f(r.write_time) + f(r.meta_time);
+    for (b, (_, i, j)) in e.buckets.iter_mut().zip(&r.size_buckets) {
+        b.1 += c(Some(*i));
+        b.2 += c(Some(*j));
+    }
+}
+
+/// The job as a whole: its files, what reached them, and its slowest rank.
+fn job_facts(accs: &BTreeMap<usize, ModuleAcc>, out: &mut Vec<Fact>) {
+    let mut push = |fact: &str, v: f64| {
+        if v != 0.0 {
+            out.push((JOB.to_string(), fact.to_string(), v));
+        }
+    };
+    let mut ids: std::collections::HashSet<u64> = std::collections::HashSet::new();
+    for m in FILE_MODULES {
+        if let Some(a) = accs.get(&m) {
+            ids.extend(a.ranks_of.keys());
+        }
+    }
+    push("files", ids.len() as f64);
+    let bottom = |fact: &str| -> f64 {
+        BOTTOM_MODULES.iter().filter_map(|m| accs.get(m)).map(|a| a.sums.get(fact).copied().unwrap_or(0.0)).sum()
+    };
+    push("bytes_read", bottom("bytes_read"));
+    push("bytes_written", bottom("bytes_written"));
+    push("io_time", bottom("read_time") + bottom("write_time") + bottom("meta_time"));
+    let time_of = |ms: &[usize], rank: i64| -> f64 {
+        ms.iter().filter_map(|m| accs.get(m)).filter_map(|a| a.rank_time.get(&rank)).sum()
+    };
+    let mut per_rank: BTreeMap<i64, f64> = BTreeMap::new();
+    let ranks: std::collections::BTreeSet<i64> = accs.values().flat_map(|a| a.rank_time.keys().copied()).collect();
+    for r in ranks {
+        let stacked = STACKED.iter().map(|ms| time_of(ms, r)).fold(0.0, f64::max);
+        per_rank.insert(r, stacked + time_of(&[modules::STDIO], r));
+    }
+    if let Some((rank, t)) = slowest(&per_rank) {
+        push("slowest_rank_time", t);
+        out.push((JOB.to_string(), "slowest_rank".into(), rank as f64));
+    }
+}
+
+/// Whether a fact names a thing (a rank) rather than an amount: it is
+/// shown, never judged.
+pub fn is_label(fact: &str) -> bool {
+    fact == "slowest_rank"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use darshan_log::counters::{mpiio as mx, posix as px};
+
+    fn rec(module: usize, id: u64, rank: i64) -> Record {
+        Record::zeroed(module, id, rank)
+    }
+
+    fn get(facts: &[Fact], module: &str, fact: &str) -> f64 {
+        facts.iter().find(|f| f.0 == module && f.1 == fact).map_or(0.0, |f| f.2)
+    }
+
+    #[test]
+    fn a_file_two_ranks_used_is_shared_and_the_slowest_rank_is_the_one_with_most_time() {
+        let mut b = FactsBuilder::with_files();
+        let mut a = rec(modules::POSIX, 1, 0);
+        a.counters[px::BYTES_WRITTEN] = 1 << 20;
+        a.counters[px::WRITES] = 1;
+        a.counters[px::SIZE_WRITE_1M_4M] = 1;
+        a.counters[px::OPENS] = 1;
+        a.fcounters[px::F_WRITE_TIME] = 0.5;
+        let mut c = a.clone();
+        c.rank = 1;
+        c.fcounters[px::F_WRITE_TIME] = 2.0;
+        let mut own = rec(modules::POSIX, 2, 3);
+        own.fcounters[px::F_META_TIME] = 0.25;
+        own.counters[px::STATS] = 4;
+        for r in [&a, &c, &own] {
+            b.inject(r, Some(b"/f"));
+        }
+        let (facts, files) = b.finish(10.0);
+        assert_eq!(get(&facts, "POSIX", "files"), 2.0);
+        assert_eq!(get(&facts, "POSIX", "shared_files"), 1.0);
+        assert_eq!(get(&facts, "POSIX", "unique_files"), 1.0);
+        assert_eq!(get(&facts, "POSIX", "write_1M_4M"), 2.0);
+        assert_eq!(get(&facts, "POSIX", "meta_ops"), 6.0);
+        assert_eq!(get(&facts, "POSIX", "slowest_rank"), 1.0);
+        assert_eq!(get(&facts, "POSIX", "slowest_rank_time"), 2.0);
+        assert_eq!(get(&facts, JOB, "bytes_written"), 2.0 * (1 << 20) as f64);
+        assert_eq!(get(&facts, JOB, "run_time"), 10.0);
+        assert_eq!(get(&facts, "POSIX", "read_0_100"), 0.0, "zeros are not listed");
+        assert_eq!(files.iter().find(|f| f.rank == -1).and_then(|f| f.usual_bucket(true)), Some("1M_4M"));
+    }
+
+    #[test]
+    fn a_rank_waiting_in_mpi_io_is_the_jobs_slowest_though_its_posix_time_is_small() {
+        let mut b = FactsBuilder::new();
+        let mut m0 = rec(modules::MPIIO, 9, 0);
+        m0.fcounters[mx::F_WRITE_TIME] = 0.1;
+        m0.counters[mx::COLL_WRITES] = 4;
+        let mut m2 = m0.clone();
+        m2.rank = 2;
+        m2.fcounters[mx::F_WRITE_TIME] = 0.9;
+        let mut p0 = rec(modules::POSIX, 9, 0);
+        p0.fcounters[px::F_WRITE_TIME] = 0.3;
+        for r in [&m0, &m2, &p0] {
+            b.inject(r, None);
+        }
+        let (facts, _) = b.finish(0.0);
+        assert_eq!(get(&facts, JOB, "slowest_rank"), 2.0);
+        assert_eq!(get(&facts, JOB, "slowest_rank_time"), 0.9);
+        assert_eq!(get(&facts, "MPI-IO", "collective_ops"), 8.0);
+        assert_eq!(get(&facts, JOB, "files"), 1.0);
+    }
+}
