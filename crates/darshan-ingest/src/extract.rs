@@ -263,7 +263,7 @@ fn stream_module(
         if let Some(a) = acc.as_mut() {
             a.inject(&rec);
         }
-        facts.inject(&rec, None);
+        facts.inject(&rec, names.get(rec.id));
         if table.is_some() {
             chunk.push(record_row(&rec, names, mounts));
         }

@@ -195,10 +195,23 @@ fn slowest(rank_time: &BTreeMap<i64, f64>) -> Option<(i64, f64)> {
     })
 }
 
+/// The application's own I/O, for the job's facts: files the job loaded
+/// as software (darshan_log::software: interpreters' modules, packages,
+/// shared libraries) are left out, as the report leaves them out of its
+/// file-level findings.
+#[derive(Default)]
+struct AppAcc {
+    ids: std::collections::HashSet<u64>,
+    bytes_read: f64,
+    bytes_written: f64,
+    io_time: f64,
+}
+
 /// The facts of one job, fed its records one at a time.
 #[derive(Default)]
 pub struct FactsBuilder {
     modules: BTreeMap<usize, ModuleAcc>,
+    app: AppAcc,
     files: Option<HashMap<(usize, u64), FileFacts>>,
 }
 
@@ -222,6 +235,11 @@ impl FactsBuilder {
         let Some(prefix) = roles::prefix(rec.module).or_else(|| roles::extension_prefix(rec.module)) else { return };
         let acc = self.modules.entry(rec.module).or_insert_with(|| ModuleAcc::new(rec.module, prefix));
         acc.inject(rec);
+        let software =
+            name.is_some_and(|n| darshan_log::software::software_loading(&String::from_utf8_lossy(n)).is_some());
+        if !software {
+            app_inject(&mut self.app, &acc.roles, rec);
+        }
         if let Some(files) = self.files.as_mut() {
             file_inject(files, &acc.roles, rec, name);
         }
@@ -233,7 +251,7 @@ impl FactsBuilder {
         if run_time > 0.0 {
             out.push((JOB.to_string(), "run_time".to_string(), run_time));
         }
-        job_facts(&self.modules, &mut out);
+        job_facts(&self.modules, &self.app, &mut out);
         for (m, acc) in self.modules {
             acc.facts(module_name(m), &mut out);
         }
@@ -266,26 +284,33 @@ fn file_inject(files: &mut HashMap<(usize, u64), FileFacts>, r: &Roles, rec: &Re
     }
 }
 
-/// The job as a whole: its files, what reached them, and its slowest rank.
-fn job_facts(accs: &BTreeMap<usize, ModuleAcc>, out: &mut Vec<Fact>) {
+fn app_inject(app: &mut AppAcc, r: &Roles, rec: &Record) {
+    if FILE_MODULES.contains(&rec.module) {
+        app.ids.insert(rec.id);
+    }
+    if BOTTOM_MODULES.contains(&rec.module) {
+        let c = |k: Option<usize>| {
+            k.and_then(|k| rec.counters.get(k).copied()).filter(|v| *v > 0).map_or(0.0, |v| v as f64)
+        };
+        let f = |k: Option<usize>| k.and_then(|k| rec.fcounters.get(k).copied()).filter(|v| *v > 0.0).unwrap_or(0.0);
+        app.bytes_read += c(r.bytes_read);
+        app.bytes_written += c(r.bytes_written);
+        app.io_time += f(r.read_time) + f(r.write_time) + f(r.meta_time);
+    }
+}
+
+/// The job as a whole: the application's files, what reached them, and
+/// its slowest rank.
+fn job_facts(accs: &BTreeMap<usize, ModuleAcc>, app: &AppAcc, out: &mut Vec<Fact>) {
     let mut push = |fact: &str, v: f64| {
         if v != 0.0 {
             out.push((JOB.to_string(), fact.to_string(), v));
         }
     };
-    let mut ids: std::collections::HashSet<u64> = std::collections::HashSet::new();
-    for m in FILE_MODULES {
-        if let Some(a) = accs.get(&m) {
-            ids.extend(a.ranks_of.keys());
-        }
-    }
-    push("files", ids.len() as f64);
-    let bottom = |fact: &str| -> f64 {
-        BOTTOM_MODULES.iter().filter_map(|m| accs.get(m)).map(|a| a.sums.get(fact).copied().unwrap_or(0.0)).sum()
-    };
-    push("bytes_read", bottom("bytes_read"));
-    push("bytes_written", bottom("bytes_written"));
-    push("io_time", bottom("read_time") + bottom("write_time") + bottom("meta_time"));
+    push("files", app.ids.len() as f64);
+    push("bytes_read", app.bytes_read);
+    push("bytes_written", app.bytes_written);
+    push("io_time", app.io_time);
     let time_of = |ms: &[usize], rank: i64| -> f64 {
         ms.iter().filter_map(|m| accs.get(m)).filter_map(|a| a.rank_time.get(&rank)).sum()
     };

@@ -14,7 +14,7 @@ pub mod modstats;
 pub mod namespace;
 pub mod processes;
 pub mod render;
-pub mod units;
+pub use darshan_util::units;
 pub mod uring;
 
 pub use collect::{analyze, Options, UnreadableLog};

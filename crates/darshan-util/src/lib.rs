@@ -24,4 +24,5 @@ pub mod notices;
 pub mod out;
 pub mod parser;
 pub mod printrec;
+pub mod units;
 pub mod visible;

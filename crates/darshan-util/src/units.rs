@@ -1,4 +1,5 @@
-//! Human-readable numbers for the text and HTML renderers.
+//! Human-readable numbers for the reports (darshan-summary, its history
+//! section) and their renderers.
 
 /// Bytes in binary units with two decimals ("1.50 MiB"), as PyDarshan.
 pub fn bytes(b: f64) -> String {

@@ -1,0 +1,129 @@
+//! Run-to-run noise, robustly: a figure has moved when it lies outside
+//! its earlier runs' median by more than 3.5 scaled median absolute
+//! deviations (Iglewicz and Hoaglin's cut for the modified z-score), and
+//! by more than a tenth of the median and a floor of its kind, so that
+//! earlier runs that happened to agree exactly do not make every small
+//! difference a finding.
+
+use serde::Serialize;
+
+/// What a figure counts, for its floor and its units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Bytes,
+    Ops,
+    Files,
+    /// Seconds in I/O.
+    Time,
+    /// The job's run time.
+    RunTime,
+}
+
+impl Kind {
+    pub fn of(fact: &str) -> Kind {
+        match fact {
+            "run_time" => Kind::RunTime,
+            "files" | "shared_files" | "unique_files" => Kind::Files,
+            f if f.ends_with("_time") => Kind::Time,
+            f if f.starts_with("bytes_") || f.ends_with("_bytes") => Kind::Bytes,
+            _ => Kind::Ops,
+        }
+    }
+
+    /// The smallest change that can be a finding: 64 KiB, 5 operations,
+    /// 1 file, 50 ms in I/O (or 1 % of the runs' median run time, if
+    /// more), 1 s of run time.
+    fn floor(self, median_run_time: f64) -> f64 {
+        match self {
+            Kind::Bytes => 65536.0,
+            Kind::Ops => 4.0,
+            Kind::Files => 0.5,
+            Kind::Time => (0.01 * median_run_time).max(0.05),
+            Kind::RunTime => 1.0,
+        }
+    }
+}
+
+/// Modified z-score cut.
+const Z: f64 = 3.5;
+/// MAD to standard deviation, for normal noise.
+const MAD_SCALE: f64 = 1.4826;
+/// Changes under this share of the median are never findings.
+const RELATIVE: f64 = 0.10;
+
+/// The earlier runs' middle and spread, and the range a run's value can
+/// take without having moved.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Band {
+    pub median: f64,
+    pub mad: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+impl Band {
+    pub fn of(history: &[f64], kind: Kind, median_run_time: f64) -> Band {
+        let median = median(history);
+        let deviations: Vec<f64> = history.iter().map(|v| (v - median).abs()).collect();
+        let mad = self::median(&deviations);
+        let half = (Z * MAD_SCALE * mad).max(RELATIVE * median.abs()).max(kind.floor(median_run_time));
+        Band { median, mad, low: (median - half).max(0.0), high: median + half }
+    }
+
+    pub fn moved(&self, value: f64) -> bool {
+        value < self.low || value > self.high
+    }
+}
+
+/// The median (0 for no values).
+pub fn median(values: &[f64]) -> f64 {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn noise_within_its_spread_has_not_moved_and_a_tenfold_change_has() {
+        let times = [1.0, 1.1, 0.9, 1.05, 0.95, 1.2, 0.8, 1.0];
+        let b = Band::of(&times, Kind::Time, 10.0);
+        assert_eq!(b.median, 1.0);
+        assert!((b.mad - 0.075).abs() < 1e-12, "{b:?}");
+        assert!(!b.moved(1.3) && !b.moved(0.7), "{b:?}");
+        assert!(b.moved(10.0) && b.moved(0.1), "{b:?}");
+    }
+
+    #[test]
+    fn runs_that_agreed_exactly_still_allow_a_tenth_and_the_floor() {
+        let bytes = [8.0 * 1048576.0; 8];
+        let b = Band::of(&bytes, Kind::Bytes, 1.0);
+        assert!(!b.moved(8.5 * 1048576.0) && b.moved(9.0 * 1048576.0), "{b:?}");
+        let files = Band::of(&[4.0; 8], Kind::Files, 1.0);
+        assert!(files.moved(5.0) && !files.moved(4.0), "one more file is a change: {files:?}");
+        let ops = Band::of(&[0.0; 8], Kind::Ops, 1.0);
+        assert!(!ops.moved(4.0) && ops.moved(5.0), "{ops:?}");
+        let t = Band::of(&[0.001; 8], Kind::Time, 0.3);
+        assert!(!t.moved(0.04), "milliseconds of I/O time are not a finding: {t:?}");
+    }
+
+    #[test]
+    fn the_kind_of_a_fact_comes_from_its_name() {
+        assert_eq!(Kind::of("bytes_written"), Kind::Bytes);
+        assert_eq!(Kind::of("slowest_rank_time"), Kind::Time);
+        assert_eq!(Kind::of("run_time"), Kind::RunTime);
+        assert_eq!(Kind::of("write_1M_4M"), Kind::Ops);
+        assert_eq!(Kind::of("shared_files"), Kind::Files);
+    }
+}
