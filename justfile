@@ -61,6 +61,7 @@ bench:
     scripts/bench-uring.sh
     scripts/bench-report.sh
     scripts/bench-facility.sh
+    scripts/bench-history.sh
     scripts/bench-job-merge.sh
     scripts/bench-live.sh
     python3 scripts/bench-gate.py target/bench/figures.jsonl docs/bench-figures.json

@@ -131,6 +131,11 @@ check "report's io_uring section (JSON, Chromium)" \
     timeout 300 .venv/bin/python tests/report/check_io_uring.py target/report-pages/io-uring $S \
     "$(ls -t target/preload-tests/uring-copy-*/logs/*.darshan 2>/dev/null | head -1)" \
     "$(ls -t target/preload-tests/uring-inline-*/logs/*.darshan 2>/dev/null | head -1)"
+# The history section (issue 53) on the real runs ffi/tests/history.rs
+# made: an identical run, 20-byte writes, an extra file and a slow rank,
+# an application with 3 runs; the page through the DOM against --json.
+check "report's history section (JSON, Chromium)" \
+    timeout 600 .venv/bin/python tests/report/check_history.py target/report-pages/history $S target/history-test
 # The benchmark gate marks changes beyond the spread, and only those.
 check "benchmark gate" python3 tests/bench/check_gate.py target/check-gate
 # The stated cost against the time measured outside the process.
@@ -172,7 +177,7 @@ check "study SQL on DuckDB and Spark" \
     timeout 900 .venv/bin/python tests/facility/check_engines.py crates/darshan-study/queries/study.sql $F/pq $F/study.json duckdb spark
 check "study page in Chromium" \
     timeout 300 .venv/bin/python tests/report/check_html_in_chromium.py \
-    --sections=overview,jobs_by_size,interfaces_by_size,sharing_by_size,access_sizes,read_write_mix,io_time_by_size,top_producers,top_consumers,redundant_reads,metadata_heavy,small_shared_writes,timeline,bad-logs \
+    --sections=overview,jobs_by_size,interfaces_by_size,sharing_by_size,access_sizes,read_write_mix,io_time_by_size,top_producers,top_consumers,redundant_reads,metadata_heavy,small_shared_writes,timeline,regressions,bad-logs \
     $F/shots $F/study.html
 check "study charts in Chromium" \
     timeout 300 .venv/bin/python tests/report/check_charts.py $F/charts --study $F/study.html:$F/study.json

@@ -68,6 +68,11 @@ pub fn judged(conn: &Connection, now: Now, earlier: Vec<Run>, db: String, key: S
     Ok(s)
 }
 
+pub fn moved(this: &[Fact], earlier: &[Vec<Fact>], median_run_time: f64) -> Vec<Change> {
+    let earlier: Vec<FactMap> = earlier.iter().map(|f| map(f)).collect();
+    changes(&map(this), &earlier, median_run_time)
+}
+
 fn changes(this: &FactMap, earlier: &[FactMap], median_run_time: f64) -> Vec<Change> {
     let keys: BTreeSet<&(String, String)> = this.keys().chain(earlier.iter().flat_map(|f| f.keys())).collect();
     let mut out: Vec<(f64, Change)> = Vec::new();
@@ -92,6 +97,7 @@ fn changes(this: &FactMap, earlier: &[FactMap], median_run_time: f64) -> Vec<Cha
                 direction: if now > band.median { "up" } else { "down" }.into(),
                 now_text: words::value(kind, now),
                 usual_text: words::value(kind, band.median),
+                range_text: format!("{} to {}", words::value(kind, band.low), words::value(kind, band.high)),
                 carriers: Vec::new(),
             },
         ));
@@ -146,7 +152,7 @@ fn carriers(c: &Change, files: &[FileNote], ranks: &[RankNote]) -> Vec<String> {
     let kinds: &[&str] = match c.kind {
         Kind::Files => &["new", "gone"],
         Kind::Bytes | Kind::Ops => &["new", "sizes", "bytes", "gone"],
-        Kind::Time | Kind::RunTime => &["slower", "new"],
+        Kind::Time | Kind::RunTime => &["slower"],
     };
     let mut out: Vec<String> =
         ranks.iter().filter(|r| r.scope == c.scope && c.kind == Kind::Time).map(|r| r.said.clone()).collect();
@@ -162,11 +168,14 @@ fn carriers(c: &Change, files: &[FileNote], ranks: &[RankNote]) -> Vec<String> {
 }
 
 /// Whether a file's note can carry the change: a file only read does not
-/// carry a change in writes, and the other way round.
+/// carry a change in writes, and the other way round; a change in
+/// metadata or collective operations is carried by files that came or
+/// went, not by sizes.
 fn relevant(c: &Change, f: &FileNote) -> bool {
     let writes = c.fact.starts_with("write") || c.fact == "bytes_written";
     let reads = c.fact.starts_with("read") || c.fact == "bytes_read";
     match f.what.as_str() {
+        "sizes" | "bytes" if !writes && !reads => false,
         "sizes" => (!writes || f.said.starts_with("writes")) && (!reads || f.said.starts_with("reads")),
         "bytes" => (!writes || f.said.contains(" written ")) && (!reads || f.said.contains(" read ")),
         _ => true,

@@ -3,7 +3,9 @@
 //! deviations (Iglewicz and Hoaglin's cut for the modified z-score), and
 //! by more than a tenth of the median and a floor of its kind, so that
 //! earlier runs that happened to agree exactly do not make every small
-//! difference a finding.
+//! difference a finding. Files are the exception to the tenth: one file
+//! more than runs that always had the same files is a change, and the
+//! file is named.
 
 use serde::Serialize;
 
@@ -31,16 +33,25 @@ impl Kind {
         }
     }
 
+    /// The share of the median under which a change is no finding.
+    fn relative(self) -> f64 {
+        match self {
+            Kind::Files => 0.0,
+            _ => RELATIVE,
+        }
+    }
+
     /// The smallest change that can be a finding: 64 KiB, 5 operations,
     /// 1 file, 50 ms in I/O (or 1 % of the runs' median run time, if
-    /// more), 1 s of run time.
+    /// more), 100 ms of run time (logs before format 3.41 keep whole
+    /// seconds: there the tenth of the median decides).
     fn floor(self, median_run_time: f64) -> f64 {
         match self {
             Kind::Bytes => 65536.0,
             Kind::Ops => 4.0,
             Kind::Files => 0.5,
             Kind::Time => (0.01 * median_run_time).max(0.05),
-            Kind::RunTime => 1.0,
+            Kind::RunTime => 0.1,
         }
     }
 }
@@ -67,7 +78,7 @@ impl Band {
         let median = median(history);
         let deviations: Vec<f64> = history.iter().map(|v| (v - median).abs()).collect();
         let mad = self::median(&deviations);
-        let half = (Z * MAD_SCALE * mad).max(RELATIVE * median.abs()).max(kind.floor(median_run_time));
+        let half = (Z * MAD_SCALE * mad).max(kind.relative() * median.abs()).max(kind.floor(median_run_time));
         Band { median, mad, low: (median - half).max(0.0), high: median + half }
     }
 
@@ -112,6 +123,8 @@ mod tests {
         assert!(!b.moved(8.5 * 1048576.0) && b.moved(9.0 * 1048576.0), "{b:?}");
         let files = Band::of(&[4.0; 8], Kind::Files, 1.0);
         assert!(files.moved(5.0) && !files.moved(4.0), "one more file is a change: {files:?}");
+        let many = Band::of(&[60.0; 8], Kind::Files, 1.0);
+        assert!(many.moved(61.0), "among many too: {many:?}");
         let ops = Band::of(&[0.0; 8], Kind::Ops, 1.0);
         assert!(!ops.moved(4.0) && ops.moved(5.0), "{ops:?}");
         let t = Band::of(&[0.001; 8], Kind::Time, 0.3);

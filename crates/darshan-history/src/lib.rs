@@ -22,6 +22,14 @@ use darshan_ingest::facts::{Fact, FactsBuilder, FileFacts};
 use darshan_log::{LogFile, Record};
 
 pub use compare::judged;
+
+/// The figures of `this` run that moved beyond `earlier` runs' noise (at
+/// least [`MIN_RUNS`] of them), farthest first, the job's before each
+/// module's: the judgement the report's section makes, for callers with
+/// facts in hand (darshan-study's regressions).
+pub fn moved(this: &[Fact], earlier: &[Vec<Fact>], median_run_time: f64) -> Vec<model::Change> {
+    compare::moved(this, earlier, median_run_time)
+}
 pub use model::{Section, Status};
 pub use runs::Key;
 

@@ -89,6 +89,8 @@ pub struct Change {
     /// This run's value and the usual one, in units.
     pub now_text: String,
     pub usual_text: String,
+    /// The range the earlier runs allow, in units ("7.20 MiB-8.80 MiB").
+    pub range_text: String,
     /// The files and ranks that carry it, in words.
     pub carriers: Vec<String>,
 }

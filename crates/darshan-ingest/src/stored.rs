@@ -16,7 +16,7 @@ use crate::schema;
 
 /// The columns `table` has in this database (none: no such table).
 pub fn columns_of(conn: &Connection, table: &str) -> rusqlite::Result<Vec<String>> {
-    let mut st = conn.prepare("SELECT name FROM pragma_table_info(?1)")?;
+    let mut st = conn.prepare_cached("SELECT name FROM pragma_table_info(?1)")?;
     let rows = st.query_map([table], |r| r.get(0))?;
     rows.collect()
 }
@@ -50,7 +50,9 @@ pub fn each_record(
         list.join(", "),
         limit.saturating_add(1).min(i64::MAX as usize)
     );
-    let mut st = conn.prepare(&sql)?;
+    // One statement per module, kept: a history reads 20 runs' records.
+    conn.set_prepared_statement_cache_capacity(128);
+    let mut st = conn.prepare_cached(&sql)?;
     let mut rows = st.query([log_id])?;
     let mut rec = Record::zeroed(module, 0, 0);
     let mut n = 0usize;

@@ -40,6 +40,10 @@ pub struct Report {
     /// the log refutes (or whose volume is under the threshold): each with
     /// why, so a Drishti user sees what was left out and can check it.
     pub withheld: Vec<Withheld>,
+    /// This run against the application's earlier runs in a darshan-ingest
+    /// database (`--history DB`): what moved beyond their noise, and the
+    /// files and ranks that carry it.
+    pub history: Option<darshan_history::Section>,
 }
 
 #[derive(Serialize, Debug, Default)]

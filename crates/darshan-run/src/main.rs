@@ -49,6 +49,14 @@ struct Opts {
     /// job log and removed).
     #[arg(long)]
     keep_process_logs: bool,
+    /// Compare the run with the command's earlier runs in this
+    /// darshan-ingest database (as darshan-summary --history).
+    #[arg(long, value_name = "DB", conflicts_with = "quiet")]
+    history: Option<PathBuf>,
+    /// What makes an earlier run the same application's: exe, command or
+    /// meta:NAME (darshan-summary --help).
+    #[arg(long, value_name = "KEY", default_value = "exe", requires = "history")]
+    history_key: darshan_history::Key,
     /// Summarize logs already written instead of running a command.
     #[arg(long, value_name = "LOG", num_args = 1.., conflicts_with_all = ["command", "quiet", "lib", "keep_process_logs"])]
     summary: Vec<PathBuf>,
@@ -109,7 +117,11 @@ fn run(o: Opts) -> anyhow::Result<ExitCode> {
         // when one of its logs cannot be read (that is said above).
         let args: Vec<String> = o.command[1..].iter().map(|a| a.to_string_lossy().into_owned()).collect();
         let run = summary::Run { args: &args, started };
-        cli::stderr(&summary::report(&logs, pid, Some(&run), job.as_ref().ok().and_then(|j| j.as_deref())).0);
+        let job_log = job.as_ref().ok().and_then(|j| j.as_deref());
+        cli::stderr(&summary::report(&logs, pid, Some(&run), job_log).0);
+        if let Some(db) = &o.history {
+            history(db, &o.history_key, job_log.or(logs.first().map(PathBuf::as_path)));
+        }
     }
     match job {
         Ok(Some(_)) if !o.keep_process_logs => job::remove(&logs, &killed, &key),
@@ -117,6 +129,23 @@ fn run(o: Opts) -> anyhow::Result<ExitCode> {
         Err(e) => cli::say(&format!("darshan-run: no job log: {}", visible(&cli::error_line(e.as_ref())))),
     }
     Ok(ExitCode::from(code.clamp(0, 255) as u8))
+}
+
+/// The run (its job log, or its one log) against its earlier runs.
+fn history(db: &Path, key: &darshan_history::Key, log: Option<&Path>) {
+    let Some(log) = log else {
+        cli::say("darshan-run: history: the command wrote no log to compare");
+        return;
+    };
+    let opts = darshan_history::Options { db: db.to_path_buf(), key: key.clone(), runs: darshan_history::DEFAULT_RUNS };
+    match darshan_history::compare(log, &opts) {
+        Ok(h) => {
+            let mut o = String::new();
+            darshan_report::render::text::history(&mut o, &h);
+            cli::stderr(&o);
+        }
+        Err(e) => cli::say(&format!("darshan-run: history: {}", visible(&e))),
+    }
 }
 
 /// `--summary`: 0 when every log was read, 1 when some could not be

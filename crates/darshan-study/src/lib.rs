@@ -9,6 +9,7 @@
 pub mod calibrate;
 pub mod error;
 pub mod queries;
+pub mod regressions;
 pub mod render;
 pub mod timeline;
 
@@ -71,6 +72,8 @@ pub struct Study {
     pub tables: Vec<queries::Table>,
     pub timeline: timeline::Timeline,
     pub fsu: FsuCoefficients,
+    /// Per application, the runs that moved beyond their own history.
+    pub regressions: regressions::Regressions,
     /// Wall time of the SQL queries and of the timeline.
     pub query_seconds: f64,
     pub timeline_seconds: f64,
@@ -180,6 +183,7 @@ pub fn study(db: &Path, opts: &Options) -> Result<Study, StudyError> {
     let t1 = Instant::now();
     let timeline = timeline::compute(&conn, opts.interval, fsu)?;
     let timeline_seconds = t1.elapsed().as_secs_f64();
+    let regressions = regressions::compute(&conn)?;
     Ok(Study {
         schema: SCHEMA,
         database: db.display().to_string(),
@@ -190,6 +194,7 @@ pub fn study(db: &Path, opts: &Options) -> Result<Study, StudyError> {
         tables,
         timeline,
         fsu: FsuCoefficients { coefficients: fsu, source: opts.config.source.clone() },
+        regressions,
         query_seconds,
         timeline_seconds,
     })

@@ -256,3 +256,53 @@ fn the_busiest_namespace_jobs_and_users_come_first() {
     assert_eq!((users.text(0, "username"), users.num(0, "namespace_ops")), ("alice".to_string(), 504.0));
     assert_eq!(users.text(1, "username"), "bob");
 }
+
+/// An application run 10 times with its own small noise, whose 9th run
+/// wrote 4 KiB requests instead of 1 MiB ones (bucket 100K_1M: Darshan
+/// counts 1 MiB in the bucket it ends): that run, and only it, is
+/// in the regressions table, with the size buckets and bytes that moved;
+/// an application run 3 times is not judged.
+#[test]
+fn the_one_run_that_changed_its_writes_is_the_regression() {
+    const T: i64 = 1_790_812_800;
+    let dir = out_dir("regressions");
+    let tree = dir.join("tree");
+    let job = |exe: &[u8], jobid: i64, start: i64| Job {
+        uid: 1000,
+        start_time_sec: start,
+        end_time_sec: start + 60 + jobid % 4,
+        nprocs: 4,
+        jobid,
+        metadata: b"lib_ver=3.5.0\n".to_vec(),
+        exe_mnt: [exe, b"\nxfs /data".as_slice()].concat(),
+        ..Default::default()
+    };
+    let mut names = NameTable::new();
+    names.insert(darshan_log::record_id(b"/data/out"), b"/data/out");
+    for i in 0..10i64 {
+        let size = if i == 8 { 4096 } else { 1 << 20 };
+        let rec = synth::posix_io("/data/out", 0, 0, 100 + i % 3, size, 0.0, 10.0 + (i % 3) as f64);
+        let path = tree.join(format!("u_steady_id{}-1_1-1-1-1_1.darshan", 100 + i));
+        synth::write_log(&path, &job(b"/bin/steady -n 4", 100 + i, T + 3600 * i), &names, vec![rec]).unwrap();
+    }
+    for i in 0..3i64 {
+        let rec = synth::posix_io("/data/out", 0, 0, 100, 1 << 20, 0.0, 10.0);
+        let path = tree.join(format!("u_rare_id{}-1_1-1-1-1_1.darshan", 200 + i));
+        synth::write_log(&path, &job(b"/bin/rare", 200 + i, T + 3600 * i), &names, vec![rec]).unwrap();
+    }
+    let db = dir.join("r.db");
+    ingest(&tree, &db);
+    let g = study(&db, &Options::default()).unwrap().regressions;
+    assert!(g.available);
+    assert_eq!((g.judged, g.moved), (5, 1), "runs 6 to 10 of steady are judged: {g:#?}");
+    assert_eq!(g.apps.iter().map(|a| a.app.as_str()).collect::<Vec<_>>(), ["steady"]);
+    assert_eq!(g.runs.len(), 1);
+    let r = &g.runs[0];
+    assert_eq!((r.jobid, r.earlier), (108, 8));
+    let moved: BTreeSet<(&str, &str, &str)> =
+        r.figures.iter().map(|f| (f.scope.as_str(), f.fact.as_str(), f.direction.as_str())).collect();
+    for m in [("POSIX", "write_1K_10K", "up"), ("POSIX", "write_100K_1M", "down"), ("job", "bytes_written", "down")] {
+        assert!(moved.contains(&m), "{m:?} not in {moved:?}");
+    }
+    assert!(!moved.iter().any(|m| m.1 == "run_time" || m.1 == "files"), "{moved:?}");
+}

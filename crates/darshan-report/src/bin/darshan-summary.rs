@@ -41,6 +41,19 @@ struct Args {
     /// Rows in each per-file table.
     #[arg(long, default_value_t = 10)]
     top: usize,
+    /// Compare the job with the application's earlier runs in this
+    /// darshan-ingest database (a section: what moved beyond their noise).
+    #[arg(long, value_name = "DB")]
+    history: Option<PathBuf>,
+    /// What makes an earlier run the same application's: exe (the
+    /// executable's name), command (the whole command line) or meta:NAME
+    /// (NAME= in the job's metadata, e.g. a project or job name).
+    #[arg(long, value_name = "KEY", default_value = "exe", requires = "history")]
+    history_key: darshan_history::Key,
+    /// Compare with at most the last N comparable runs (at least 5 are
+    /// needed to judge).
+    #[arg(long, value_name = "N", default_value_t = darshan_history::DEFAULT_RUNS, requires = "history")]
+    history_runs: usize,
 }
 
 fn main() -> ExitCode {
@@ -71,7 +84,15 @@ fn run(args: &Args) -> anyhow::Result<()> {
         Some(p) => Config::load(p)?,
         None => Config::default(),
     };
-    let report = analyze(&args.logs[0], &Options { config, top: args.top.max(1) })?;
+    let mut report = analyze(&args.logs[0], &Options { config, top: args.top.max(1) })?;
+    if let Some(db) = &args.history {
+        let opts = darshan_history::Options { db: db.clone(), key: args.history_key.clone(), runs: args.history_runs };
+        let h = darshan_history::compare(&args.logs[0], &opts).map_err(anyhow::Error::msg)?;
+        // Said where the user looks, whatever the output: a missing
+        // database or too few runs is a message, not an error.
+        cli::say(&format!("darshan-summary: history: {}", visible(&h.said)));
+        report.history = Some(h);
+    }
     let (body, default_out) = if args.text {
         (render::text::render(&report), None)
     } else if args.json {

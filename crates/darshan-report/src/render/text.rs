@@ -41,9 +41,45 @@ fn header(o: &mut String, r: &Report) {
     }
 }
 
+/// The run against its earlier runs (`--history`; darshan-run prints it
+/// too).
+pub fn history(o: &mut String, h: &darshan_history::Section) {
+    let _ = writeln!(o, "\nAgainst earlier runs\n  {}", V(&h.said));
+    for k in &h.ranks {
+        let _ = writeln!(o, "  {}: {}", V(&k.scope), V(&k.said));
+    }
+    for c in &h.changes {
+        let _ = writeln!(
+            o,
+            "  {} {}: {} now, usually {} (no change within {})",
+            V(&c.scope),
+            V(&c.label),
+            V(&c.now_text),
+            V(&c.usual_text),
+            V(&c.range_text)
+        );
+        for x in &c.carriers {
+            let _ = writeln!(o, "      {}", V(x));
+        }
+    }
+    for f in &h.files {
+        let _ = writeln!(o, "  file {} ({}): {}", V(&f.name), V(&f.module), V(&f.said));
+    }
+    for v in &h.values {
+        let earlier: Vec<String> = v.earlier_text.iter().map(|e| V(e).to_string()).collect();
+        let _ = writeln!(o, "  {:<28} {:>12}   earlier: {}", V(&v.label), V(&v.now_text), earlier.join(", "));
+    }
+    for n in &h.notes {
+        let _ = writeln!(o, "  note: {}", V(n));
+    }
+}
+
 pub fn render(r: &Report) -> String {
     let mut o = String::new();
     header(&mut o, r);
+    if let Some(h) = &r.history {
+        history(&mut o, h);
+    }
     if r.modules.is_empty() {
         let _ = writeln!(o, "\nThis log has no instrumentation records: the program did no I/O that Darshan saw.");
     }
