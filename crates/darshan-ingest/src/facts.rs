@@ -75,10 +75,100 @@ impl FileFacts {
     }
 }
 
-struct ModuleAcc {
+/// What a module's facts are and where each counter goes, made once per
+/// module for the whole run (darshan-ingest reads thousands of logs).
+struct Layout {
     roles: Roles,
-    meta: Vec<(usize, String)>,
-    sums: BTreeMap<String, f64>,
+    /// Each fact's name, in a fixed order.
+    names: Vec<String>,
+    /// Counters summed into facts: bytes, operations, buckets, metadata.
+    counters: Vec<Route>,
+    /// Fcounters (times) summed into facts.
+    fcounters: Vec<Route>,
+}
+
+impl Layout {
+    /// The layout of `module`'s facts, made at its first use.
+    fn of(module: usize, prefix: &'static str) -> &'static Layout {
+        static LAYOUTS: std::sync::OnceLock<Vec<std::sync::OnceLock<Layout>>> = std::sync::OnceLock::new();
+        let all = LAYOUTS.get_or_init(|| (0..modules::MAX_MODS).map(|_| std::sync::OnceLock::new()).collect());
+        all[module].get_or_init(|| Layout::new(module, prefix))
+    }
+
+    fn new(module: usize, prefix: &'static str) -> Layout {
+        let roles = Roles::named(module, prefix);
+        let names = counter_names(module).0;
+        let mut l = Layout { roles: Roles::default(), names: Vec::new(), counters: Vec::new(), fcounters: Vec::new() };
+        for (fact, k) in [
+            ("bytes_read", roles.bytes_read),
+            ("bytes_written", roles.bytes_written),
+            ("reads", roles.reads),
+            ("writes", roles.writes),
+        ] {
+            l.route(fact.to_string(), k, false);
+        }
+        for (fact, k) in
+            [("read_time", roles.read_time), ("write_time", roles.write_time), ("meta_time", roles.meta_time)]
+        {
+            l.route(fact.to_string(), k, true);
+        }
+        for (label, i, j) in &roles.size_buckets {
+            l.route(format!("read_{label}"), Some(*i), false);
+            l.route(format!("write_{label}"), Some(*j), false);
+        }
+        let meta_ops = l.slot("meta_ops".to_string());
+        for (k, n) in names.iter().enumerate() {
+            let Some(suffix) = n.strip_prefix(prefix).and_then(|s| s.strip_prefix('_')) else { continue };
+            let is_meta = if module == modules::POSIX_META {
+                !META_AMOUNTS.contains(&suffix)
+            } else {
+                META_OPS.contains(&suffix)
+            };
+            if is_meta {
+                l.counters.push((k, meta_ops));
+                if module == modules::POSIX_META {
+                    l.route(suffix.to_ascii_lowercase(), Some(k), false);
+                }
+            }
+        }
+        if module == modules::MPIIO {
+            let (coll, indep) = (l.slot("collective_ops".into()), l.slot("independent_ops".into()));
+            for (n, to) in
+                [("COLL_READS", coll), ("COLL_WRITES", coll), ("INDEP_READS", indep), ("INDEP_WRITES", indep)]
+            {
+                if let Some(k) = roles.counter(&format!("MPIIO_{n}")) {
+                    l.counters.push((k, to));
+                }
+            }
+        }
+        l.roles = roles;
+        l
+    }
+
+    fn slot(&mut self, fact: String) -> usize {
+        self.names.push(fact);
+        self.names.len() - 1
+    }
+
+    fn route(&mut self, fact: String, k: Option<usize>, time: bool) {
+        let Some(k) = k else { return };
+        let s = self.slot(fact);
+        if time {
+            self.fcounters.push((k, s))
+        } else {
+            self.counters.push((k, s))
+        }
+    }
+}
+
+/// Where a counter's value goes: (counter index, fact index).
+type Route = (usize, usize);
+
+struct ModuleAcc {
+    layout: &'static Layout,
+    roles: &'static Roles,
+    /// The sum of each of the layout's facts.
+    sums: Vec<f64>,
     /// Record id → the rank that used it, -1 once a second rank did.
     ranks_of: HashMap<u64, i64>,
     rank_time: BTreeMap<i64, f64>,
@@ -86,68 +176,33 @@ struct ModuleAcc {
 
 impl ModuleAcc {
     fn new(module: usize, prefix: &'static str) -> ModuleAcc {
-        let roles = Roles::named(module, prefix);
-        let names = counter_names(module).0;
-        let meta = names
-            .iter()
-            .enumerate()
-            .filter_map(|(k, n)| {
-                let suffix = n.strip_prefix(prefix)?.strip_prefix('_')?;
-                let is_meta = if module == modules::POSIX_META {
-                    !META_AMOUNTS.contains(&suffix)
-                } else {
-                    META_OPS.contains(&suffix)
-                };
-                is_meta.then(|| (k, suffix.to_ascii_lowercase()))
-            })
-            .collect();
-        ModuleAcc { roles, meta, sums: BTreeMap::new(), ranks_of: HashMap::new(), rank_time: BTreeMap::new() }
-    }
-
-    fn add(&mut self, fact: &str, v: f64) {
-        if v != 0.0 && v.is_finite() {
-            *self.sums.entry(fact.to_string()).or_default() += v;
+        let layout = Layout::of(module, prefix);
+        ModuleAcc {
+            layout,
+            roles: &layout.roles,
+            sums: vec![0.0; layout.names.len()],
+            ranks_of: HashMap::new(),
+            rank_time: BTreeMap::new(),
         }
     }
 
     fn inject(&mut self, rec: &Record) {
-        let c = |k: Option<usize>| {
-            k.and_then(|k| rec.counters.get(k).copied())
-                .filter(|v| !roles::not_recorded(rec.module, 0, *v) && *v >= 0)
-                .map_or(0.0, |v| v as f64)
-        };
-        let f = |k: Option<usize>| k.and_then(|k| rec.fcounters.get(k).copied()).filter(|v| *v > 0.0).unwrap_or(0.0);
-        let r = &self.roles;
-        let (br, bw, nr, nw) = (c(r.bytes_read), c(r.bytes_written), c(r.reads), c(r.writes));
-        let (tr, tw, tm) = (f(r.read_time), f(r.write_time), f(r.meta_time));
-        let buckets: Vec<(String, f64, f64)> =
-            r.size_buckets.iter().map(|(l, i, j)| (l.clone(), c(Some(*i)), c(Some(*j)))).collect();
-        let meta: Vec<(String, f64)> = self.meta.iter().map(|(k, n)| (n.clone(), c(Some(*k)))).collect();
-        let slowest = r.slowest_rank.map(|k| rec.counters.get(k).copied().unwrap_or(-1));
-        let slowest_time = f(r.f_slowest_time);
-        for (fact, v) in [("bytes_read", br), ("bytes_written", bw), ("reads", nr), ("writes", nw)] {
-            self.add(fact, v);
-        }
-        for (fact, v) in [("read_time", tr), ("write_time", tw), ("meta_time", tm)] {
-            self.add(fact, v);
-        }
-        for (label, nr, nw) in &buckets {
-            self.add(&format!("read_{label}"), *nr);
-            self.add(&format!("write_{label}"), *nw);
-        }
-        for (name, v) in &meta {
-            self.add("meta_ops", *v);
-            if rec.module == modules::POSIX_META {
-                self.add(name, *v);
+        for &(k, s) in &self.layout.counters {
+            // Not recorded (C's -1 in POSIX_MMAPS) and damage are no count.
+            if let Some(v) = rec.counters.get(k).copied().filter(|v| *v > 0) {
+                self.sums[s] += v as f64;
             }
         }
-        if rec.module == modules::MPIIO {
-            let n = |s: &str| c(self.roles.counter(s));
-            let coll = n("MPIIO_COLL_READS") + n("MPIIO_COLL_WRITES");
-            let indep = n("MPIIO_INDEP_READS") + n("MPIIO_INDEP_WRITES");
-            self.add("collective_ops", coll);
-            self.add("independent_ops", indep);
+        for &(k, s) in &self.layout.fcounters {
+            if let Some(v) = rec.fcounters.get(k).copied().filter(|v| *v > 0.0 && v.is_finite()) {
+                self.sums[s] += v;
+            }
         }
+        let f = |k: Option<usize>| k.and_then(|k| rec.fcounters.get(k).copied()).filter(|v| *v > 0.0).unwrap_or(0.0);
+        let r = self.roles;
+        let time = f(r.read_time) + f(r.write_time) + f(r.meta_time);
+        let slowest = r.slowest_rank.and_then(|k| rec.counters.get(k).copied());
+        let slowest_time = f(r.f_slowest_time);
         self.ranks_of
             .entry(rec.id)
             .and_modify(|r| {
@@ -159,7 +214,7 @@ impl ModuleAcc {
         // A shared record's time is its ranks' sum: the slowest rank's
         // own is what it says it had.
         match (rec.rank, slowest) {
-            (r, _) if r >= 0 => *self.rank_time.entry(r).or_default() += tr + tw + tm,
+            (r, _) if r >= 0 => *self.rank_time.entry(r).or_default() += time,
             (_, Some(s)) if s >= 0 && slowest_time > 0.0 => *self.rank_time.entry(s).or_default() += slowest_time,
             _ => {}
         }
@@ -177,7 +232,7 @@ impl ModuleAcc {
         for (fact, n) in counts {
             push(fact, n as f64);
         }
-        for (fact, v) in &self.sums {
+        for (fact, v) in self.layout.names.iter().zip(&self.sums) {
             push(fact, *v);
         }
         if let Some((rank, t)) = slowest(&self.rank_time) {
@@ -238,10 +293,10 @@ impl FactsBuilder {
         let software =
             name.is_some_and(|n| darshan_log::software::software_loading(&String::from_utf8_lossy(n)).is_some());
         if !software {
-            app_inject(&mut self.app, &acc.roles, rec);
+            app_inject(&mut self.app, acc.roles, rec);
         }
         if let Some(files) = self.files.as_mut() {
-            file_inject(files, &acc.roles, rec, name);
+            file_inject(files, acc.roles, rec, name);
         }
     }
 

@@ -60,7 +60,17 @@ pub struct Table {
 impl Table {
     pub fn create_sql(&self) -> String {
         let cols: Vec<String> = self.columns.iter().map(|c| format!("\"{}\" {}", c.name, c.ty.sql())).collect();
-        format!("CREATE TABLE IF NOT EXISTS {} ({})", self.name, cols.join(", "))
+        // The facts are read by log: kept in log order in their own
+        // b-tree, with no second index to maintain per row (a third of
+        // the ingest's time otherwise).
+        let clustered =
+            if self.kind == Kind::Facts { ", PRIMARY KEY (log_id, module, fact)) WITHOUT ROWID" } else { ")" };
+        format!("CREATE TABLE IF NOT EXISTS {} ({}{clustered}", self.name, cols.join(", "))
+    }
+
+    /// Whether the table needs an index on log_id of its own.
+    pub fn indexed_by_log(&self) -> bool {
+        !matches!(self.kind, Kind::Logs | Kind::Facts)
     }
 
     /// Columns named: a table an upgrade added columns to has them last.

@@ -222,7 +222,7 @@ impl Store {
             if t.name == "logs" {
                 c.execute("CREATE UNIQUE INDEX IF NOT EXISTS logs_key ON logs(content_key)", [])?;
                 c.execute("CREATE UNIQUE INDEX IF NOT EXISTS logs_id ON logs(log_id)", [])?;
-            } else {
+            } else if t.indexed_by_log() {
                 c.execute(&format!("CREATE INDEX IF NOT EXISTS {0}_log ON {0}(log_id)", t.name), [])?;
             }
         }
