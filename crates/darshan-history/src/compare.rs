@@ -28,8 +28,9 @@ pub fn judged(conn: &Connection, now: Now, earlier: Vec<Run>, db: String, key: S
     let mut facts = Vec::new();
     let mut run_files = Vec::new();
     let mut notes = Vec::new();
+    let tables = stored::RecordTables::of(conn)?;
     for r in &earlier {
-        let (made, files, cut) = stored::facts_from_records(conn, r.log_id, r.run_time, FILE_LIMIT)?;
+        let (made, files, cut) = stored::facts_from_records(&tables, r.log_id, r.run_time, FILE_LIMIT)?;
         if cut && notes.is_empty() {
             notes.push(format!("files are compared over each earlier run's {FILE_LIMIT} busiest records per module"));
         }

@@ -161,6 +161,23 @@ impl Layout {
     }
 }
 
+/// The counters and fcounters of `module` the facts read (a database's
+/// records are read back with these columns only).
+pub fn read_counters(module: usize) -> (Vec<usize>, Vec<usize>) {
+    let Some(prefix) = roles::prefix(module).or_else(|| roles::extension_prefix(module)) else {
+        return (Vec::new(), Vec::new());
+    };
+    let l = Layout::of(module, prefix);
+    let r = &l.roles;
+    let mut c: Vec<usize> = l.counters.iter().map(|x| x.0).chain(r.slowest_rank).collect();
+    let mut f: Vec<usize> = l.fcounters.iter().map(|x| x.0).chain(r.f_slowest_time).collect();
+    c.sort_unstable();
+    c.dedup();
+    f.sort_unstable();
+    f.dedup();
+    (c, f)
+}
+
 /// Where a counter's value goes: (counter index, fact index).
 type Route = (usize, usize);
 

@@ -264,8 +264,9 @@ impl Store {
         let tx = self.conn.unchecked_transaction()?;
         {
             let mut ins = tx.prepare("INSERT INTO job_facts (log_id, module, fact, value) VALUES (?1, ?2, ?3, ?4)")?;
+            let tables = crate::stored::RecordTables::of(&tx)?;
             for (id, run_time) in &todo {
-                let (facts, _, _) = crate::stored::facts_from_records(&tx, *id, *run_time, usize::MAX)?;
+                let (facts, _, _) = crate::stored::facts_from_records(&tables, *id, *run_time, usize::MAX)?;
                 for (m, f, v) in facts {
                     ins.execute(params![id, m, f, v])?;
                 }

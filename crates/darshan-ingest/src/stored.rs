@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use darshan_log::modules::counter_names;
+use darshan_log::modules::{self, counter_names};
 use darshan_log::Record;
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
@@ -21,24 +21,110 @@ pub fn columns_of(conn: &Connection, table: &str) -> rusqlite::Result<Vec<String
     rows.collect()
 }
 
-/// Each record of `module` the database holds for `log_id`, with its
-/// file name; at most `limit` of them, the busiest first when there are
-/// more. Returns whether the limit cut some.
-pub fn each_record(
-    conn: &Connection,
-    module: usize,
-    log_id: i64,
-    limit: usize,
-    mut each: impl FnMut(Option<&str>, &Record),
-) -> rusqlite::Result<bool> {
+/// The record tables of one database, read for the facts: each
+/// module's query made at its first use (a history reads 20 runs'
+/// records; an upgrade every log's).
+pub struct RecordTables<'c> {
+    conn: &'c Connection,
+    /// Per module: its query (log_id, limit) and the counters and
+    /// fcounters it selects; None where this database has no such table.
+    queries: std::cell::RefCell<HashMap<usize, Option<Query>>>,
+}
+
+struct Query {
+    sql: String,
+    counters: Vec<usize>,
+    fcounters: Vec<usize>,
+}
+
+impl<'c> RecordTables<'c> {
+    pub fn of(conn: &'c Connection) -> rusqlite::Result<RecordTables<'c>> {
+        conn.set_prepared_statement_cache_capacity(64);
+        Ok(RecordTables { conn, queries: Default::default() })
+    }
+
+    /// Each record the database holds for `log_id`, with its file name;
+    /// at most `limit` per module, the busiest first when there are more.
+    /// Returns whether the limit cut some.
+    pub fn each(
+        &self,
+        log_id: i64,
+        limit: usize,
+        mut each: impl FnMut(Option<&str>, &Record),
+    ) -> rusqlite::Result<bool> {
+        let present: Vec<String> = {
+            let mut st = self.conn.prepare_cached("SELECT module FROM modules WHERE log_id = ?1 AND records > 0")?;
+            let rows = st.query_map([log_id], |r| r.get(0))?;
+            rows.collect::<Result<_, _>>()?
+        };
+        let mut cut = false;
+        for module in present.iter().filter_map(|n| modules::module_id(n)).filter(|m| FactsBuilder::takes(*m)) {
+            if !self.queries.borrow().contains_key(&module) {
+                let q = query(self.conn, module)?;
+                self.queries.borrow_mut().insert(module, q);
+            }
+            if let Some(q) = self.queries.borrow().get(&module).and_then(Option::as_ref) {
+                cut |= self.one(module, q, log_id, limit, &mut each)?;
+            }
+        }
+        Ok(cut)
+    }
+
+    fn one(
+        &self,
+        module: usize,
+        q: &Query,
+        log_id: i64,
+        limit: usize,
+        each: &mut impl FnMut(Option<&str>, &Record),
+    ) -> rusqlite::Result<bool> {
+        let mut st = self.conn.prepare_cached(&q.sql)?;
+        let mut rows =
+            st.query(rusqlite::params![log_id, i64::try_from(limit.saturating_add(1)).unwrap_or(i64::MAX)])?;
+        let mut rec = Record::zeroed(module, 0, 0);
+        let mut n = 0usize;
+        while let Some(row) = rows.next()? {
+            if n == limit {
+                return Ok(true);
+            }
+            n += 1;
+            rec.id = row.get::<_, i64>(0)? as u64;
+            rec.rank = row.get(1)?;
+            let name: Option<String> = row.get(2)?;
+            for (i, k) in q.counters.iter().enumerate() {
+                rec.counters[*k] = match row.get_ref(3 + i)? {
+                    ValueRef::Integer(v) => v,
+                    ValueRef::Real(v) => v as i64,
+                    _ => -1,
+                };
+            }
+            for (i, k) in q.fcounters.iter().enumerate() {
+                rec.fcounters[*k] = match row.get_ref(3 + q.counters.len() + i)? {
+                    ValueRef::Real(v) => v,
+                    ValueRef::Integer(v) => v as f64,
+                    _ => 0.0,
+                };
+            }
+            each(name.as_deref(), &rec);
+        }
+        Ok(false)
+    }
+}
+
+/// The query of a module's records of one log: the columns the facts
+/// read (a column this database lacks, of an older schema, reads as not
+/// recorded); None when the database has no table for the module.
+fn query(conn: &Connection, module: usize) -> rusqlite::Result<Option<Query>> {
     let table = format!("{}_records", schema::stem(module));
     let have = columns_of(conn, &table)?;
     if have.is_empty() {
-        return Ok(false);
+        return Ok(None);
     }
     let (names, fnames) = counter_names(module);
+    let (counters, fcounters) = crate::facts::read_counters(module);
     let col = |n: &str| if have.iter().any(|h| h == n) { format!("\"{n}\"") } else { "NULL".to_string() };
-    let list: Vec<String> = names.iter().chain(fnames.iter()).map(|n| col(n)).collect();
+    let list: Vec<String> =
+        counters.iter().map(|k| col(names[*k])).chain(fcounters.iter().map(|k| col(fnames[*k]))).collect();
     let busy = ["BYTES_READ", "BYTES_WRITTEN"]
         .iter()
         .filter_map(|s| names.iter().find(|n| n.ends_with(&format!("_{s}"))))
@@ -46,41 +132,10 @@ pub fn each_record(
         .collect::<Vec<_>>();
     let order = if busy.is_empty() { "rowid".to_string() } else { format!("{} DESC", busy.join(" + ")) };
     let sql = format!(
-        "SELECT record_id, rank, file_name, {} FROM {table} WHERE log_id = ?1 ORDER BY {order} LIMIT {}",
-        list.join(", "),
-        limit.saturating_add(1).min(i64::MAX as usize)
+        "SELECT record_id, rank, file_name, {} FROM {table} WHERE log_id = ?1 ORDER BY {order} LIMIT ?2",
+        list.join(", ")
     );
-    // One statement per module, kept: a history reads 20 runs' records.
-    conn.set_prepared_statement_cache_capacity(128);
-    let mut st = conn.prepare_cached(&sql)?;
-    let mut rows = st.query([log_id])?;
-    let mut rec = Record::zeroed(module, 0, 0);
-    let mut n = 0usize;
-    while let Some(row) = rows.next()? {
-        if n == limit {
-            return Ok(true);
-        }
-        n += 1;
-        rec.id = row.get::<_, i64>(0)? as u64;
-        rec.rank = row.get(1)?;
-        let name: Option<String> = row.get(2)?;
-        for k in 0..names.len() {
-            rec.counters[k] = match row.get_ref(3 + k)? {
-                ValueRef::Integer(v) => v,
-                ValueRef::Real(v) => v as i64,
-                _ => -1,
-            };
-        }
-        for k in 0..fnames.len() {
-            rec.fcounters[k] = match row.get_ref(3 + names.len() + k)? {
-                ValueRef::Real(v) => v,
-                ValueRef::Integer(v) => v as f64,
-                _ => 0.0,
-            };
-        }
-        each(name.as_deref(), &rec);
-    }
-    Ok(false)
+    Ok(Some(Query { sql, counters, fcounters }))
 }
 
 /// A stored log's facts made again from its records (a database of an
@@ -88,16 +143,13 @@ pub fn each_record(
 /// figures (at most `file_limit` records per module, the busiest).
 /// Returns the facts, the files and whether the limit cut some.
 pub fn facts_from_records(
-    conn: &Connection,
+    tables: &RecordTables,
     log_id: i64,
     run_time: f64,
     file_limit: usize,
 ) -> rusqlite::Result<(Vec<Fact>, Vec<FileFacts>, bool)> {
     let mut b = FactsBuilder::with_files();
-    let mut cut = false;
-    for m in schema::record_modules().into_iter().filter(|m| FactsBuilder::takes(*m)) {
-        cut |= each_record(conn, m, log_id, file_limit, |name, rec| b.inject(rec, name.map(str::as_bytes)))?;
-    }
+    let cut = tables.each(log_id, file_limit, |name, rec| b.inject(rec, name.map(str::as_bytes)))?;
     let (facts, files) = b.finish(run_time);
     Ok((facts, files, cut))
 }
