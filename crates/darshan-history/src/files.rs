@@ -22,9 +22,14 @@ type ByPattern = HashMap<(usize, String), FileFacts>;
 pub fn by_pattern(files: &[FileFacts]) -> ByPattern {
     let mut out: ByPattern = HashMap::new();
     for f in files.iter().filter(|f| darshan_log::software::software_loading(&f.name).is_none()) {
+        // The first file of a pattern starts its entry with nothing
+        // counted: every file, the first too, is added below.
         let e = out.entry((f.module, words::pattern(&f.name))).or_insert_with(|| FileFacts {
+            module: f.module,
+            name: f.name.clone(),
+            rank: f.rank,
             buckets: f.buckets.iter().map(|(l, _, _)| (l.clone(), 0.0, 0.0)).collect(),
-            ..f.clone()
+            ..Default::default()
         });
         if e.rank != f.rank {
             e.rank = -1;
@@ -157,4 +162,31 @@ fn mode<'a>(v: &[&'a str]) -> Option<(&'a str, usize)> {
 /// The median of the earlier runs' run times (for the time floor).
 pub fn median_run_time(runs: &[crate::model::Run]) -> f64 {
     judge::median(&runs.iter().map(|r| r.run_time).collect::<Vec<_>>())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str, rank: i64, written: f64) -> FileFacts {
+        FileFacts {
+            module: darshan_log::modules::POSIX,
+            name: name.into(),
+            rank,
+            bytes_written: written,
+            buckets: vec![("100K_1M".into(), 0.0, 1.0)],
+            ..Default::default()
+        }
+    }
+
+    /// A file's bytes were counted twice: its entry started from its own
+    /// figures and then had them added.
+    #[test]
+    fn a_series_sums_its_files_once_each() {
+        let one = by_pattern(&[file("/d/out.dat", 0, 100.0)]);
+        assert_eq!(one.values().next().map(|f| (f.bytes_written, f.buckets[0].2)), Some((100.0, 1.0)));
+        let series = by_pattern(&[file("/d/rank0.dat", 0, 100.0), file("/d/rank1.dat", 1, 50.0)]);
+        let f = series.values().next().unwrap();
+        assert_eq!((series.len(), f.bytes_written, f.rank, f.name.as_str()), (1, 150.0, -1, "/d/rank#.dat"));
+    }
 }

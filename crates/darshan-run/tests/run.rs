@@ -218,3 +218,44 @@ fn a_summary_of_a_truncated_log_says_why_and_fails() {
     let ok = darshan_test_support::output(Command::new(bin()).arg("--summary").arg(&src));
     assert_eq!(ok.status.code(), Some(0));
 }
+
+/// `darshan-run --history DB`: the run against the command's earlier runs
+/// in a darshan-ingest database. Six copies of one file, ingested; a
+/// seventh copy is consistent with them; a copy of a file ten times the
+/// size names the bytes that moved and the file.
+#[test]
+fn history_compares_a_run_with_the_commands_earlier_runs() {
+    let d = scratch("history");
+    let src = d.join("src.dat");
+    std::fs::write(&src, vec![7u8; 1 << 20]).unwrap();
+    let dst = d.join("dst.dat");
+    let copy = |logs: &Path, history: Option<&Path>| -> String {
+        let mut cmd = Command::new(bin());
+        cmd.args(["--lib", lib().to_str().unwrap(), "--log-dir", logs.to_str().unwrap()]);
+        if let Some(db) = history {
+            cmd.arg("--history").arg(db);
+        }
+        let out = darshan_test_support::output(cmd.arg("--").arg("cp").arg(&src).arg(&dst));
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let earlier = d.join("earlier");
+    for _ in 0..6 {
+        copy(&earlier, None);
+    }
+    let db = d.join("h.db");
+    let mut store = darshan_ingest::store::Store::open(&db).unwrap();
+    let opts = darshan_ingest::run::Options { jobs: 1, progress: false, commit_every: None, stop: None };
+    let sum = darshan_ingest::run::ingest(&[earlier], &mut store, &opts).unwrap();
+    assert_eq!(sum.ingested, 6, "{:?}", sum.errors);
+    drop(store);
+    let err = copy(&d.join("now"), Some(&db));
+    assert!(
+        err.contains("\nAgainst earlier runs\n  consistent with 6 earlier runs of executable cp: nothing moved"),
+        "{err}"
+    );
+    std::fs::write(&src, vec![7u8; 10 << 20]).unwrap();
+    let err = copy(&d.join("bigger"), Some(&db));
+    assert!(err.contains("  POSIX bytes read: 10.00 MiB now, usually 1.00 MiB"), "{err}");
+    assert!(err.contains(&format!("      {}: 10.00 MiB read now, usually 1.00 MiB", src.display())), "{err}");
+}
