@@ -115,7 +115,7 @@ fn rank_notes(changes: &[Change], this: &FactMap, earlier: &[FactMap]) -> Vec<Ra
         let rank_key = (c.scope.clone(), "slowest_rank".to_string());
         let Some(rank) = this.get(&rank_key).map(|r| *r as i64) else { continue };
         let before: Vec<i64> = earlier.iter().filter_map(|f| f.get(&rank_key)).map(|r| *r as i64).collect();
-        let usual = mode(&before);
+        let usual = crate::judge::mode(&before).map(|m| m.0);
         let t = |v: f64| words::value(Kind::Time, v);
         let said = match usual {
             Some(u) if u != rank => format!(
@@ -135,17 +135,6 @@ fn rank_notes(changes: &[Change], this: &FactMap, earlier: &[FactMap]) -> Vec<Ra
         });
     }
     out
-}
-
-fn mode(v: &[i64]) -> Option<i64> {
-    let mut counts: Vec<(i64, usize)> = Vec::new();
-    for x in v {
-        match counts.iter_mut().find(|c| c.0 == *x) {
-            Some(c) => c.1 += 1,
-            None => counts.push((*x, 1)),
-        }
-    }
-    counts.into_iter().max_by_key(|c| (c.1, -c.0)).map(|c| c.0)
 }
 
 /// The files and ranks behind one change, in words (at most 5 files).

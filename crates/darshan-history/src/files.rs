@@ -106,7 +106,7 @@ fn changes(f: &FileFacts, seen: &[&FileFacts], median_run_time: f64) -> Vec<(&'s
     for (writes, verb) in [(false, "reads"), (true, "writes")] {
         let Some(now) = f.usual_bucket(writes) else { continue };
         let before: Vec<&str> = seen.iter().filter_map(|s| s.usual_bucket(writes)).collect();
-        let Some((usual, count)) = mode(&before) else { continue };
+        let Some((usual, count)) = judge::mode(&before) else { continue };
         if now != usual {
             let ops: f64 = f.buckets.iter().map(|b| if writes { b.2 } else { b.1 }).sum();
             let said = format!(
@@ -142,21 +142,6 @@ fn changes(f: &FileFacts, seen: &[&FileFacts], median_run_time: f64) -> Vec<(&'s
         out.push(("slower", f.time - band.median, said));
     }
     out
-}
-
-/// The most common value and how often it occurs (the first on a tie).
-fn mode<'a>(v: &[&'a str]) -> Option<(&'a str, usize)> {
-    let mut counts: Vec<(&str, usize)> = Vec::new();
-    for x in v {
-        match counts.iter_mut().find(|c| c.0 == *x) {
-            Some(c) => c.1 += 1,
-            None => counts.push((x, 1)),
-        }
-    }
-    counts.into_iter().fold(None, |best, c| match best {
-        Some((_, n)) if n >= c.1 => best,
-        _ => Some(c),
-    })
 }
 
 /// The median of the earlier runs' run times (for the time floor).

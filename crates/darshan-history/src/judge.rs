@@ -87,6 +87,22 @@ impl Band {
     }
 }
 
+/// The most common value and how often it occurs (the first seen on a
+/// tie).
+pub fn mode<T: PartialEq + Copy>(values: &[T]) -> Option<(T, usize)> {
+    let mut counts: Vec<(T, usize)> = Vec::new();
+    for x in values {
+        match counts.iter_mut().find(|c| c.0 == *x) {
+            Some(c) => c.1 += 1,
+            None => counts.push((*x, 1)),
+        }
+    }
+    counts.into_iter().fold(None, |best, c| match best {
+        Some((_, n)) if n >= c.1 => best,
+        _ => Some(c),
+    })
+}
+
 /// The median (0 for no values).
 pub fn median(values: &[f64]) -> f64 {
     let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
