@@ -136,6 +136,11 @@ check "report's io_uring section (JSON, Chromium)" \
 # an application with 3 runs; the page through the DOM against --json.
 check "report's history section (JSON, Chromium)" \
     timeout 600 .venv/bin/python tests/report/check_history.py target/report-pages/history $S target/history-test
+# The DXT traces for Perfetto (issue 54): every corpus log with DXT,
+# drawn by a small Trace Event viewer of our own, one slice per segment.
+check "DXT traces for Perfetto drawn in Chromium" \
+    timeout 900 .venv/bin/python tests/report/check_trace_viewer.py target/report-pages/traces target/release/darshan-dxt-parser \
+    ../shared/corpus/logs/*.darshan
 # The benchmark gate marks changes beyond the spread, and only those.
 check "benchmark gate" python3 tests/bench/check_gate.py target/check-gate
 # The stated cost against the time measured outside the process.

@@ -66,3 +66,30 @@ fn history_without_a_database_is_said_and_the_report_written() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// `--trace OUT.json`: the log's DXT segments as Trace Event JSON beside
+/// the report (the same writer as darshan-dxt-parser --perfetto, whose
+/// test checks it against C's segments); one line says what was written.
+#[test]
+fn the_report_writes_the_logs_trace_for_perfetto() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("trace-cli");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus/logs/release_logs__mpi-io-test-x86_64-3.1.6.darshan");
+    let out = dir.join("t.json");
+    let o = summary(&[
+        "--trace".as_ref(),
+        out.as_os_str(),
+        "--text".as_ref(),
+        "-o".as_ref(),
+        "-".as_ref(),
+        log.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("t.json: 16 DXT segments, 0 heat map samples"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let x = v["traceEvents"].as_array().unwrap().iter().filter(|e| e["ph"] == "X").count();
+    assert_eq!(x, 16);
+}

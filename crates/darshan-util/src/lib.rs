@@ -24,5 +24,6 @@ pub mod notices;
 pub mod out;
 pub mod parser;
 pub mod printrec;
+pub mod trace_json;
 pub mod units;
 pub mod visible;

@@ -103,6 +103,17 @@ pub const TOOLS: &[Tool] = &[
         per_byte: 1,
     },
     Tool {
+        // The trace for Perfetto: written as it is read.
+        label: "darshan-dxt-parser --perfetto",
+        exe: "darshan-dxt-parser",
+        input: Input::Log,
+        args: &["--show-incomplete", "--perfetto", "{out}", "{in}"],
+        ok_codes: &[0, 255],
+        one_line_errors: true,
+        base_mib: 16,
+        per_byte: 1,
+    },
+    Tool {
         // A damaged log against itself: both sides are read whole.
         label: "darshan-diff",
         exe: "darshan-diff",

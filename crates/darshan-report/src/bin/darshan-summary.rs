@@ -41,6 +41,11 @@ struct Args {
     /// Rows in each per-file table.
     #[arg(long, default_value_t = 10)]
     top: usize,
+    /// Also write the log's DXT traces (or, without DXT, its heat maps) as
+    /// Chrome Trace Event JSON for Perfetto to this new file (as
+    /// darshan-dxt-parser --perfetto).
+    #[arg(long, value_name = "OUT.json")]
+    trace: Option<PathBuf>,
     /// Compare the job with the application's earlier runs in this
     /// darshan-ingest database (a section: what moved beyond their noise).
     #[arg(long, value_name = "DB")]
@@ -85,6 +90,19 @@ fn run(args: &Args) -> anyhow::Result<()> {
         None => Config::default(),
     };
     let mut report = analyze(&args.logs[0], &Options { config, top: args.top.max(1) })?;
+    if let Some(out) = &args.trace {
+        let log = darshan_log::LogFile::open(&args.logs[0]).with_context(|| args.logs[0].display().to_string())?;
+        let shown = args.logs[0].display().to_string();
+        let w = darshan_util::trace_json::to_new_file(&log, &shown, out, Default::default())
+            .with_context(|| format!("trace {}", out.display()))?;
+        let cut = if w.cut > 0 { format!("; {} events left out", w.cut) } else { String::new() };
+        cli::say(&format!(
+            "darshan-summary: trace {}: {} DXT segments, {} heat map samples{cut}",
+            visible(&out.display().to_string()),
+            w.segment_events,
+            w.counter_events
+        ));
+    }
     if let Some(db) = &args.history {
         let opts = darshan_history::Options { db: db.clone(), key: args.history_key.clone(), runs: args.history_runs };
         let h = darshan_history::compare(&args.logs[0], &opts).map_err(anyhow::Error::msg)?;
