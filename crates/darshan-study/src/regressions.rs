@@ -24,6 +24,9 @@ pub struct Regressions {
     pub judged: usize,
     pub moved: usize,
     pub apps: Vec<AppCount>,
+    /// Over the facility's timeline: per week (from Monday 00:00 UTC),
+    /// the runs judged and those that moved.
+    pub weeks: Vec<Week>,
     /// The newest [`LISTED`] runs that moved.
     pub runs: Vec<MovedRun>,
 }
@@ -33,6 +36,21 @@ pub struct AppCount {
     pub app: String,
     pub judged: usize,
     pub moved: usize,
+}
+
+#[derive(Debug, Serialize, PartialEq, Eq)]
+pub struct Week {
+    /// Monday 00:00 UTC, seconds since the epoch.
+    pub start: i64,
+    pub judged: usize,
+    pub moved: usize,
+}
+
+/// Monday 00:00 UTC of the week `t` falls in (1970-01-01 was a Thursday).
+pub fn week_of(t: i64) -> i64 {
+    const WEEK: i64 = 7 * 86_400;
+    const MONDAY: i64 = 4 * 86_400;
+    (t - MONDAY).div_euclid(WEEK) * WEEK + MONDAY
 }
 
 #[derive(Debug, Serialize)]
@@ -102,6 +120,7 @@ pub fn compute(conn: &Connection) -> rusqlite::Result<Regressions> {
     let none = Vec::new();
     let mut r = Regressions { available: true, ..Default::default() };
     let mut moved_runs = Vec::new();
+    let mut weeks: std::collections::BTreeMap<i64, (usize, usize)> = Default::default();
     for group in jobs.chunk_by(|a, b| a.app == b.app && a.nprocs == b.nprocs) {
         let mut app = AppCount { app: group[0].app.clone(), judged: 0, moved: 0 };
         for (i, job) in group.iter().enumerate().skip(darshan_history::MIN_RUNS) {
@@ -112,9 +131,12 @@ pub fn compute(conn: &Connection) -> rusqlite::Result<Regressions> {
             let this = facts.get(&job.log_id).unwrap_or(&none);
             let changes = darshan_history::moved(this, &history, darshan_history::judge::median(&times));
             app.judged += 1;
+            let week = weeks.entry(week_of(job.start_time)).or_default();
+            week.0 += 1;
             if changes.is_empty() {
                 continue;
             }
+            week.1 += 1;
             app.moved += 1;
             let figures = changes
                 .into_iter()
@@ -148,8 +170,20 @@ pub fn compute(conn: &Connection) -> rusqlite::Result<Regressions> {
     r.apps.retain(|a| a.judged > 0);
     r.judged = r.apps.iter().map(|a| a.judged).sum();
     r.moved = moved_runs.len();
+    r.weeks = weeks.into_iter().map(|(start, (judged, moved))| Week { start, judged, moved }).collect();
     moved_runs.sort_by_key(|m| (-m.start_time, -m.log_id));
     moved_runs.truncate(LISTED);
     r.runs = moved_runs;
     Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn weeks_start_on_monday_utc() {
+        // 2026-11-29 was a Sunday; its week began on Monday 2026-11-23.
+        assert_eq!(super::week_of(1_795_910_400 + 86_399), 1_795_392_000);
+        assert_eq!(super::week_of(1_795_996_800), 1_795_996_800);
+        assert_eq!(super::week_of(0), -3 * 86_400);
+    }
 }

@@ -297,6 +297,9 @@ fn the_one_run_that_changed_its_writes_is_the_regression() {
     assert_eq!((g.judged, g.moved), (5, 1), "runs 6 to 10 of steady are judged: {g:#?}");
     assert_eq!(g.apps.iter().map(|a| a.app.as_str()).collect::<Vec<_>>(), ["steady"]);
     assert_eq!(g.runs.len(), 1);
+    // Runs an hour apart from 2026-10-01: all in the week of Monday 2026-09-28.
+    assert_eq!(g.weeks.len(), 1);
+    assert_eq!((g.weeks[0].start, g.weeks[0].judged, g.weeks[0].moved), (1_790_553_600, 5, 1));
     let r = &g.runs[0];
     assert_eq!((r.jobid, r.earlier), (108, 8));
     let moved: BTreeSet<(&str, &str, &str)> =
