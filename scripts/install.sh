@@ -18,7 +18,7 @@ set -euo pipefail
 build=${1:?usage: install.sh BUILD_DIR PREFIX}
 prefix=${2:?usage: install.sh BUILD_DIR PREFIX}
 src=$(cd "$(dirname "$0")/.." && pwd)
-tools=(darshan-parser darshan-dxt-parser darshan-convert darshan-diff darshan-merge darshan-run darshan-summary darshan-ingest darshan-study darshan-config darshan-top darshan-stream)
+tools=(darshan-parser darshan-dxt-parser darshan-convert darshan-diff darshan-merge darshan-run darshan-summary darshan-ingest darshan-study darshan-config darshan-top darshan-stream darshan-replay)
 for f in libdarshan.so libdarshan.a "${tools[@]}"; do
     [ -f "$build/$f" ] || { echo "install.sh: $build/$f missing (cargo build --release)" >&2; exit 1; }
 done

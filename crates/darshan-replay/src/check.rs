@@ -1,0 +1,134 @@
+//! `--check`: the generated benchmark run under the runtime, and its log
+//! against the original, per figure, each as a ratio.
+//!
+//! The files are laid out first by fio without the runtime
+//! (`--create_only`), so a read job's layout writes are not in the
+//! replay's log; then fio runs the job with the runtime preloaded. Only
+//! the replay directory's files are compared (fio reads its own files
+//! too), against the original's application files.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use darshan_log::counters::posix as p;
+use darshan_log::modules::POSIX;
+use darshan_log::roles::Roles;
+use darshan_log::{LogFile, Record};
+
+/// What is compared: totals over the compared files.
+#[derive(Clone, Debug, Default)]
+pub struct Totals {
+    pub files: f64,
+    pub bytes_read: f64,
+    pub bytes_written: f64,
+    pub reads: f64,
+    pub writes: f64,
+    pub seq_ops: f64,
+    /// Operations per size bucket: (label, reads, writes).
+    pub buckets: Vec<(String, f64, f64)>,
+}
+
+/// The POSIX totals of `logs`, over the files `keep` accepts.
+pub fn totals(logs: &[PathBuf], keep: &dyn Fn(&str) -> bool) -> anyhow::Result<Totals> {
+    let roles = Roles::of(POSIX).expect("POSIX has roles");
+    let mut t = Totals {
+        buckets: roles.size_buckets.iter().map(|(l, _, _)| (l.clone(), 0.0, 0.0)).collect(),
+        ..Default::default()
+    };
+    let mut ids = std::collections::HashSet::new();
+    for l in logs {
+        let log = LogFile::open(l)?;
+        if log.header.mod_map[POSIX].len == 0 {
+            continue;
+        }
+        let names = log.names()?;
+        let mut rd = log.module_reader(POSIX)?;
+        let mut rec = Record::new(POSIX);
+        while rd.next_into(&mut rec)? {
+            let name = names.get(rec.id).map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_default();
+            if !keep(&name) {
+                continue;
+            }
+            let c = |k: usize| rec.counters[k].max(0) as f64;
+            if c(p::BYTES_READ) + c(p::BYTES_WRITTEN) > 0.0 {
+                ids.insert(rec.id);
+            }
+            t.bytes_read += c(p::BYTES_READ);
+            t.bytes_written += c(p::BYTES_WRITTEN);
+            t.reads += c(p::READS);
+            t.writes += c(p::WRITES);
+            t.seq_ops += c(p::SEQ_READS) + c(p::SEQ_WRITES);
+            for (b, (_, r, w)) in t.buckets.iter_mut().zip(&roles.size_buckets) {
+                b.1 += c(*r);
+                b.2 += c(*w);
+            }
+        }
+    }
+    t.files = ids.len() as f64;
+    Ok(t)
+}
+
+/// One figure of the comparison.
+pub struct Line {
+    pub what: String,
+    pub original: f64,
+    pub replay: f64,
+}
+
+impl Line {
+    /// replay / original (1 when both are 0).
+    pub fn ratio(&self) -> f64 {
+        if self.original == 0.0 {
+            if self.replay == 0.0 {
+                1.0
+            } else {
+                f64::INFINITY
+            }
+        } else {
+            self.replay / self.original
+        }
+    }
+}
+
+/// The figures side by side: bytes, operations, each size bucket with
+/// requests on either side, the sequential share, the file count.
+pub fn compare(o: &Totals, r: &Totals) -> Vec<Line> {
+    let l = |what: &str, a: f64, b: f64| Line { what: what.to_string(), original: a, replay: b };
+    let mut out = vec![
+        l("bytes read", o.bytes_read, r.bytes_read),
+        l("bytes written", o.bytes_written, r.bytes_written),
+        l("reads", o.reads, r.reads),
+        l("writes", o.writes, r.writes),
+    ];
+    let share = |t: &Totals| if t.reads + t.writes > 0.0 { t.seq_ops / (t.reads + t.writes) } else { 0.0 };
+    out.push(l("sequential share", share(o), share(r)));
+    out.push(l("files", o.files, r.files));
+    for ((label, or, ow), (_, rr, rw)) in o.buckets.iter().zip(&r.buckets) {
+        if or + rr > 0.0 {
+            out.push(l(&format!("reads of {label}"), *or, *rr));
+        }
+        if ow + rw > 0.0 {
+            out.push(l(&format!("writes of {label}"), *ow, *rw));
+        }
+    }
+    out
+}
+
+/// Run fio on `job` (laid out without the runtime, then run with it);
+/// the logs it wrote.
+pub fn run_fio(fio: &Path, lib: &Path, job: &Path, logs: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(logs)?;
+    let lay = Command::new(fio).arg("--create_only=1").arg(job).output()?;
+    anyhow::ensure!(lay.status.success(), "fio --create_only: {}", String::from_utf8_lossy(&lay.stderr).trim());
+    let run = Command::new(fio)
+        .arg(job)
+        .env("LD_PRELOAD", lib)
+        .env("DARSHAN_ENABLE_NONMPI", "1")
+        .env("DARSHAN_LOGPATH", logs)
+        .output()?;
+    anyhow::ensure!(run.status.success(), "fio: {}", String::from_utf8_lossy(&run.stderr).trim());
+    let mut found: Vec<PathBuf> = std::fs::read_dir(logs)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    found.sort();
+    anyhow::ensure!(!found.is_empty(), "fio ran but the runtime wrote no log in {}", logs.display());
+    Ok(found)
+}

@@ -1,0 +1,188 @@
+//! darshan-replay LOG --fio [-o OUT] [--ranks N] [--scale-bytes F] [--dir PATH]
+//! darshan-replay --check LOG [--fio-bin FIO] [--lib LIBDARSHAN] [--tolerance T]
+//!
+//! A job's I/O as a fio benchmark (pattern.rs: the groups of its files;
+//! fio.rs: the job file), and the check that the benchmark, run under
+//! the runtime, reproduces the log's figures (check.rs). docs/replay.md.
+#![forbid(unsafe_code)]
+
+mod check;
+mod fio;
+mod pattern;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Parser;
+use darshan_log::modules::{self, module_name};
+use darshan_log::LogFile;
+use darshan_util::cli;
+use darshan_util::visible::visible;
+
+#[derive(Parser)]
+#[command(
+    name = "darshan-replay",
+    version,
+    about = "A Darshan log's I/O as a fio benchmark, and the check that the benchmark reproduces it",
+    after_help = "Exit status: 0 when the job file was written (with --check: when the replay is within the \
+                  tolerance); 1 when the log cannot be read or fio failed; 2 for a usage error; 3 when --check \
+                  finds the replay off by more than the tolerance."
+)]
+struct Args {
+    /// The Darshan log.
+    log: PathBuf,
+    /// Write a fio job file (the default).
+    #[arg(long)]
+    fio: bool,
+    /// Where to write it (default: standard output; never replaced).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Jobs per group: this many ranks instead of the log's.
+    #[arg(long, value_name = "N")]
+    ranks: Option<u64>,
+    /// Bytes and file sizes times F.
+    #[arg(long, value_name = "F", default_value_t = 1.0)]
+    scale_bytes: f64,
+    /// The directory the benchmark's files go in.
+    #[arg(long, value_name = "PATH", default_value = "./darshan-replay-files")]
+    dir: String,
+    /// Run the benchmark under the runtime and compare its log with this one.
+    #[arg(long)]
+    check: bool,
+    /// fio to run.
+    #[arg(long, value_name = "FIO", default_value = "fio")]
+    fio_bin: PathBuf,
+    /// The runtime library for --check (default: $DARSHAN_RS_LIB, else
+    /// libdarshan.so beside this program or in ../lib).
+    #[arg(long, value_name = "PATH")]
+    lib: Option<PathBuf>,
+    /// The largest relative difference --check accepts per figure.
+    #[arg(long, value_name = "T", default_value_t = 0.05)]
+    tolerance: f64,
+}
+
+fn main() -> ExitCode {
+    cli::one_line_panics("darshan-replay");
+    let args = Args::parse();
+    if !(args.scale_bytes.is_finite() && args.scale_bytes > 0.0) || args.ranks == Some(0) {
+        cli::say("darshan-replay: --scale-bytes must be above 0 and --ranks at least 1");
+        return ExitCode::from(2);
+    }
+    let r = if args.check { check(&args) } else { write_job(&args).map(|_| ExitCode::SUCCESS) };
+    r.unwrap_or_else(|e| {
+        cli::say(&format!("darshan-replay: {}", visible(&cli::error_line(e.as_ref()))));
+        ExitCode::FAILURE
+    })
+}
+
+/// What the fio job leaves out of this log, said in its header.
+fn left_out(log: &LogFile) -> Vec<String> {
+    let mut out = Vec::new();
+    for m in log.modules_present() {
+        let why = match m {
+            modules::MPIIO => "MPI-IO (fio has no MPI-IO; the POSIX requests it made are replayed)",
+            modules::H5F | modules::H5D => "HDF5 (its POSIX requests are replayed)",
+            modules::PNETCDF_FILE | modules::PNETCDF_VAR => "PnetCDF (its POSIX requests are replayed)",
+            modules::STDIO => "STDIO (buffered streams: fio has no fwrite/fread)",
+            modules::POSIX_META => "POSIX_META's namespace operations",
+            _ => continue,
+        };
+        if !out.iter().any(|o: &String| o == why) {
+            out.push(why.to_string());
+        }
+        let _ = module_name(m);
+    }
+    out
+}
+
+fn job_text(args: &Args, dir: &str) -> anyhow::Result<String> {
+    let log = LogFile::open(&args.log).with_context(|| args.log.display().to_string())?;
+    let groups = pattern::groups(&log).with_context(|| args.log.display().to_string())?;
+    anyhow::ensure!(
+        !groups.is_empty(),
+        "{}: no POSIX reads or writes of the application's files to replay",
+        args.log.display()
+    );
+    let shown = args.log.display().to_string();
+    let command = String::from_utf8_lossy(log.job.exe()).into_owned();
+    let src = fio::Source {
+        log: &shown,
+        jobid: log.job.jobid,
+        nprocs: log.job.nprocs,
+        command: &command,
+        left_out: left_out(&log),
+    };
+    let scale = fio::Scale { ranks: args.ranks, bytes: args.scale_bytes, dir: dir.to_string() };
+    Ok(fio::job_file(&groups, &src, &scale))
+}
+
+fn write_job(args: &Args) -> anyhow::Result<()> {
+    let text = job_text(args, &args.dir)?;
+    match &args.output {
+        Some(p) if p.as_os_str() != "-" => {
+            let (new, mut f) = darshan_log::safe_fs::NewFile::create(p)?;
+            std::io::Write::write_all(&mut f, text.as_bytes())?;
+            new.publish(f, 0o644)?;
+            Ok(())
+        }
+        _ => Ok(cli::stdout(text.as_bytes())?),
+    }
+}
+
+fn find_lib(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
+    if let Some(p) = explicit.map(Path::to_path_buf).or_else(|| std::env::var_os("DARSHAN_RS_LIB").map(PathBuf::from)) {
+        return p.canonicalize().with_context(|| format!("library {}", p.display()));
+    }
+    let exe = std::env::current_exe()?;
+    let dir = exe.parent().unwrap_or(Path::new("."));
+    [dir.join("libdarshan.so"), dir.join("../lib/libdarshan.so")]
+        .into_iter()
+        .find(|c| c.exists())
+        .ok_or_else(|| anyhow::anyhow!("libdarshan.so not found next to {} (use --lib)", exe.display()))
+}
+
+/// `--check`: the job file in a new scratch directory, fio under the
+/// runtime, the figures side by side.
+fn check(args: &Args) -> anyhow::Result<ExitCode> {
+    let lib = find_lib(args.lib.as_deref())?;
+    let work = std::env::temp_dir().join(format!("darshan-replay-{}", std::process::id()));
+    std::fs::create_dir(&work).with_context(|| work.display().to_string())?;
+    let result = check_in(args, &lib, &work);
+    let _ = std::fs::remove_dir_all(&work);
+    result
+}
+
+fn check_in(args: &Args, lib: &Path, work: &Path) -> anyhow::Result<ExitCode> {
+    let data = work.join("files");
+    std::fs::create_dir(&data)?;
+    let job = work.join("replay.fio");
+    std::fs::write(&job, job_text(args, &data.display().to_string())?)?;
+    let logs = check::run_fio(&args.fio_bin, lib, &job, &work.join("logs"))?;
+    let log = LogFile::open(&args.log)?;
+    let groups = pattern::groups(&log)?;
+    drop(log);
+    let names: Vec<String> = groups.iter().map(|g| g.name.clone()).collect();
+    let original = check::totals(std::slice::from_ref(&args.log), &|n| {
+        names.iter().any(|g| *g == n || *g == pattern::pattern(n))
+    })?;
+    let prefix = format!("{}/", data.display());
+    let replay = check::totals(&logs, &|n| n.starts_with(&prefix))?;
+    let lines = check::compare(&original, &replay);
+    let mut worst: f64 = 0.0;
+    let mut out = format!("{:<28} {:>16} {:>16} {:>8}\n", "POSIX", "original", "replay", "ratio");
+    for l in &lines {
+        let off = (l.ratio() - 1.0).abs();
+        worst = worst.max(off);
+        let mark = if off > args.tolerance { "  <- off" } else { "" };
+        out.push_str(&format!("{:<28} {:>16.3} {:>16.3} {:>8.3}{mark}\n", l.what, l.original, l.replay, l.ratio()));
+    }
+    let score = 1.0 - lines.iter().map(|l| (l.ratio() - 1.0).abs().min(1.0)).sum::<f64>() / lines.len().max(1) as f64;
+    out.push_str(&format!(
+        "score {score:.3} (1: every figure equal); worst figure off by {:.1} %, tolerance {:.1} %\n",
+        worst * 100.0,
+        args.tolerance * 100.0
+    ));
+    cli::stdout(out.as_bytes())?;
+    Ok(if worst > args.tolerance { ExitCode::from(3) } else { ExitCode::SUCCESS })
+}

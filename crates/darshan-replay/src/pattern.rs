@@ -1,0 +1,217 @@
+//! A job's I/O pattern from its POSIX records: the application's files
+//! (software loading and the kernel's pseudo files left out) in groups a
+//! benchmark can reproduce: a file shared by ranks is one group; files
+//! of one rank each with the same name apart from their numbers
+//! (`out.0.dat` ... `out.63.dat`) are one file-per-process group. Each
+//! group's bytes, operations, request sizes, sequential share and sync
+//! frequency, per rank, from the counters named in `from`.
+
+use std::collections::BTreeMap;
+
+use darshan_log::counters::posix as p;
+use darshan_log::modules::POSIX;
+use darshan_log::roles::{bucket_bounds, Roles};
+use darshan_log::{LogFile, Record};
+
+/// One direction of a group's requests, per job.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Side {
+    /// Jobs that made these requests: every rank of a file per process
+    /// group; of a shared file, at most as many ranks as requests.
+    pub jobs: u64,
+    pub bytes: u64,
+    pub ops: u64,
+    /// Request sizes and their share of the requests (percent).
+    pub sizes: Vec<(u64, u32)>,
+    /// Share of requests after each rank's first on each file that
+    /// started past the end of the one before (Darshan's sequential).
+    pub sequential: f64,
+}
+
+/// One group of files as a benchmark job.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Group {
+    /// A file's name, or the pattern of a series (digits as `#`).
+    pub name: String,
+    /// Shared by ranks (one file, every job on it), else one file per job.
+    pub shared: bool,
+    /// The ranks that used the shared file, or the series' files.
+    pub jobs: u64,
+    /// The file's extent (its largest offset + 1), per file.
+    pub extent: u64,
+    pub read: Side,
+    pub write: Side,
+    /// Writes per fsync/fdatasync (0: none).
+    pub fsync_every: u64,
+}
+
+/// Paths whose I/O is the system's, not the application's.
+fn not_application(name: &str) -> bool {
+    darshan_log::software::software_loading(name).is_some()
+        || ["/proc/", "/sys/", "/dev/"].iter().any(|p| name.starts_with(p))
+        || name.starts_with('<')
+}
+
+/// A name with its digit runs as `#`.
+pub fn pattern(name: &str) -> String {
+    let mut out = String::new();
+    let mut digits = false;
+    for c in name.chars() {
+        if c.is_ascii_digit() {
+            if !digits {
+                out.push('#');
+            }
+            digits = true;
+        } else {
+            out.push(c);
+            digits = false;
+        }
+    }
+    out
+}
+
+#[derive(Default)]
+struct Acc {
+    names: Vec<String>,
+    ranks: u64,
+    shared: bool,
+    extent: u64,
+    c: Vec<f64>,
+    /// Common access sizes (POSIX_ACCESS1..4 of each record) and counts.
+    access: BTreeMap<u64, f64>,
+}
+
+/// The groups of the log's POSIX records.
+pub fn groups(log: &LogFile) -> Result<Vec<Group>, darshan_log::LogError> {
+    let names = log.names()?;
+    let roles = Roles::of(POSIX).expect("POSIX has roles");
+    let mut accs: BTreeMap<(bool, String), Acc> = BTreeMap::new();
+    if log.header.mod_map[POSIX].len == 0 {
+        return Ok(Vec::new());
+    }
+    let mut rd = log.module_reader(POSIX)?;
+    let mut rec = Record::new(POSIX);
+    while rd.next_into(&mut rec)? {
+        let name = names.get(rec.id).map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_default();
+        if name.is_empty() || not_application(&name) {
+            continue;
+        }
+        let shared = rec.rank < 0;
+        let key = if shared { (true, name.clone()) } else { (false, pattern(&name)) };
+        let a = accs.entry(key).or_default();
+        a.shared |= shared;
+        if !a.names.contains(&name) {
+            a.names.push(name);
+        }
+        a.ranks += 1;
+        if shared {
+            a.ranks = log.job.nprocs.max(1) as u64;
+        }
+        let c = |k: usize| rec.counters.get(k).copied().unwrap_or(0).max(0) as u64;
+        a.extent = a.extent.max(c(p::MAX_BYTE_READ).max(c(p::MAX_BYTE_WRITTEN)) + 1);
+        if a.c.is_empty() {
+            a.c = vec![0.0; rec.counters.len()];
+        }
+        for (k, v) in rec.counters.iter().enumerate() {
+            a.c[k] += (*v).max(0) as f64;
+        }
+        for (size, count) in &roles.access {
+            if c(*size) > 0 && c(*count) > 0 {
+                *a.access.entry(c(*size)).or_default() += c(*count) as f64;
+            }
+        }
+    }
+    // A series whose files are used by one rank each but have the same
+    // name on every rank (a scratch file per process) is file per process.
+    let mut out = Vec::new();
+    for ((_, key), a) in accs {
+        out.push(group(&roles, key, a));
+    }
+    out.retain(|g| g.read.bytes + g.write.bytes > 0);
+    Ok(out)
+}
+
+fn group(roles: &Roles, key: String, a: Acc) -> Group {
+    // One name used by several ranks, each with its own record (a file
+    // not every rank opened): shared by those ranks.
+    let shared = a.shared || (a.names.len() == 1 && a.ranks > 1);
+    let jobs = if shared { a.ranks } else { a.names.len().max(1) as u64 }.max(1);
+    let side = |read: bool| -> Side {
+        let (b, n, sq) =
+            if read { (p::BYTES_READ, p::READS, p::SEQ_READS) } else { (p::BYTES_WRITTEN, p::WRITES, p::SEQ_WRITES) };
+        let ops = a.c[n];
+        // A shared file's requests of one kind may come from fewer ranks
+        // than used it (one rank wrote what all read).
+        let jobs = if shared { jobs.min(ops as u64).max(1) } else { jobs };
+        let counts: Vec<(u64, f64)> = roles
+            .size_buckets
+            .iter()
+            .map(|(label, r, w)| (typical(label, &a.access), a.c[if read { *r } else { *w }]))
+            .filter(|x| x.1 > 0.0)
+            .collect();
+        // Darshan counts a request sequential when it starts past the end
+        // of the one before on that file and rank: the first never is.
+        let after_first = ops - jobs as f64;
+        Side {
+            jobs,
+            bytes: (a.c[b] / jobs as f64).round() as u64,
+            ops: (ops / jobs as f64).round() as u64,
+            sizes: percents(&counts),
+            sequential: if after_first > 0.0 { (a.c[sq] / after_first).clamp(0.0, 1.0) } else { 1.0 },
+        }
+    };
+    let syncs = a.c[p::FSYNCS] + a.c[p::FDSYNCS];
+    Group {
+        name: if a.names.len() == 1 { a.names[0].clone() } else { key },
+        shared,
+        jobs,
+        extent: a.extent,
+        read: side(true),
+        write: side(false),
+        fsync_every: if syncs > 0.0 { (a.c[p::WRITES] / syncs).round().max(1.0) as u64 } else { 0 },
+    }
+}
+
+/// The request size that stands for a bucket: the most common access
+/// size that falls in it (POSIX_ACCESS1..4), else the bucket's middle.
+fn typical(label: &str, access: &BTreeMap<u64, f64>) -> u64 {
+    let (lo, hi) = bucket_bounds(label);
+    // Darshan's buckets end at their upper bound: 100 B is in 0_100.
+    let inside = |s: f64| (lo == 0.0 || s > lo) && hi.is_none_or(|h| s <= h);
+    let best = access.iter().filter(|(s, _)| inside(**s as f64)).max_by(|a, b| a.1.total_cmp(b.1));
+    if let Some((s, _)) = best {
+        return *s;
+    }
+    match hi {
+        Some(h) => ((lo.max(1.0) + h) / 2.0) as u64,
+        None => (lo * 2.0) as u64,
+    }
+}
+
+/// Counts as whole percents that add up to 100 (none under 1).
+fn percents(counts: &[(u64, f64)]) -> Vec<(u64, u32)> {
+    let total: f64 = counts.iter().map(|c| c.1).sum();
+    if total <= 0.0 {
+        return Vec::new();
+    }
+    let mut out: Vec<(u64, u32)> =
+        counts.iter().map(|(s, n)| (*s, ((n / total * 100.0).round() as u32).max(1))).collect();
+    let sum: i64 = out.iter().map(|x| x.1 as i64).sum();
+    if let Some(big) = out.iter_mut().max_by_key(|x| x.1) {
+        big.1 = (big.1 as i64 + 100 - sum).max(1) as u32;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percents_add_up_to_a_hundred() {
+        let p = percents(&[(4096, 999.0), (1 << 20, 1.0)]);
+        assert_eq!(p.iter().map(|x| x.1).sum::<u32>(), 100);
+        assert_eq!(p, vec![(4096, 99), (1 << 20, 1)]);
+        assert_eq!(pattern("/d/out.0007.dat"), "/d/out.#.dat");
+    }
+}

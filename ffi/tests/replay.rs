@@ -1,0 +1,44 @@
+//! darshan-replay round trips on known patterns: an MPI program run under
+//! the runtime, its log turned into a fio job, fio run under the runtime,
+//! and the replay's log within 5 % of the original in bytes, operations,
+//! size buckets, sequential share and files (`darshan-replay --check`,
+//! which exits 3 when a figure is off by more).
+
+mod common;
+
+use std::process::Command;
+
+use common::mpi::{self, Mpi};
+use common::*;
+
+fn round_trip(pattern: &str, expect: &[&str]) {
+    let d = scratch(&format!("replay-{pattern}"));
+    let exe = mpi::mpicc(Mpi::OpenMpi, "replay_patterns", &d);
+    let logs = mpi::mpirun(Mpi::OpenMpi, &exe, &[pattern, d.join("data").to_str().unwrap()], &d, &[]);
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    let out = output_within(
+        Command::new(built("darshan-replay")).arg("--check").arg(&logs[0]).arg("--lib").arg(lib()),
+        std::time::Duration::from_secs(300),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{pattern}: {:?}\n{text}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    for e in expect {
+        assert!(
+            text.lines().any(|l| l.starts_with(e) && l.trim_end().ends_with("1.000")),
+            "{pattern}: no {e:?} at 1.000 in\n{text}"
+        );
+    }
+}
+
+/// Each rank writes its own file: 16 sequential 1 MiB writes.
+#[test]
+fn sequential_writes_of_a_file_per_rank_replay_exactly() {
+    round_trip("seq_fpp", &["bytes written", "writes of 100K_1M", "files", "sequential share"]);
+}
+
+/// Rank 0 writes a shared file that all 4 ranks then read at random in
+/// 4 KiB requests.
+#[test]
+fn random_reads_of_a_shared_file_replay_within_the_tolerance() {
+    round_trip("rand_shared", &["bytes read", "reads of 1K_10K", "bytes written", "files"]);
+}

@@ -1,0 +1,78 @@
+/* Known I/O patterns for darshan-replay's round trips (ffi/tests/replay.rs).
+ * usage: replay_patterns PATTERN DIR
+ *   seq_fpp      each rank writes DIR/out.<rank>.dat: 16 sequential 1 MiB writes
+ *   rand_shared  rank 0 writes DIR/shared.dat (8 MiB) before the others start;
+ *                then every rank reads 256 random 4 KiB blocks of it
+ *                (a fixed seed per rank: the same blocks every run) */
+#include <fcntl.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MIB (1 << 20)
+
+static void die(const char *what)
+{
+    perror(what);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+static void seq_fpp(const char *dir, int rank)
+{
+    char path[4096], *buf = calloc(1, MIB);
+    snprintf(path, sizeof path, "%s/out.%d.dat", dir, rank);
+    int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+    if (fd < 0 || !buf)
+        die(path);
+    for (int i = 0; i < 16; i++)
+        if (write(fd, buf, MIB) != MIB)
+            die("write");
+    close(fd);
+    free(buf);
+}
+
+static void rand_shared(const char *dir, int rank)
+{
+    char path[4096], block[4096];
+    snprintf(path, sizeof path, "%s/shared.dat", dir);
+    if (rank == 0) {
+        int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+        char *buf = calloc(1, 8 * MIB);
+        if (fd < 0 || !buf || write(fd, buf, 8 * MIB) != 8 * MIB)
+            die(path);
+        close(fd);
+        free(buf);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        die(path);
+    unsigned seed = 12345u + (unsigned)rank;
+    for (int i = 0; i < 256; i++) {
+        off_t block_no = rand_r(&seed) % (8 * MIB / 4096);
+        if (pread(fd, block, sizeof block, block_no * 4096) != sizeof block)
+            die("pread");
+    }
+    close(fd);
+}
+
+int main(int argc, char **argv)
+{
+    int rank;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (argc < 3) {
+        fprintf(stderr, "usage: replay_patterns PATTERN DIR\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (strcmp(argv[1], "seq_fpp") == 0)
+        seq_fpp(argv[2], rank);
+    else if (strcmp(argv[1], "rand_shared") == 0)
+        rand_shared(argv[2], rank);
+    else
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    MPI_Finalize();
+    return 0;
+}
