@@ -42,3 +42,30 @@ fn sequential_writes_of_a_file_per_rank_replay_exactly() {
 fn random_reads_of_a_shared_file_replay_within_the_tolerance() {
     round_trip("rand_shared", &["bytes read", "reads of 1K_10K", "bytes written", "files"]);
 }
+
+/// `--exact` on a DXT log: every DXT_POSIX segment replayed at its file,
+/// operation, offset and length (fio's iolog per rank), checked in the
+/// replay's own DXT trace.
+#[test]
+fn the_exact_replay_reproduces_every_dxt_segment() {
+    let d = scratch("replay-exact");
+    let exe = mpi::mpicc(Mpi::OpenMpi, "replay_patterns", &d);
+    let logs = mpi::mpirun(
+        Mpi::OpenMpi,
+        &exe,
+        &["rand_shared", d.join("data").to_str().unwrap()],
+        &d,
+        &[("DXT_ENABLE_IO_TRACE", "1")],
+    );
+    let out = output_within(
+        Command::new(built("darshan-replay")).args(["--check", "--exact"]).arg(&logs[0]).arg("--lib").arg(lib()),
+        std::time::Duration::from_secs(300),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{:?}\n{text}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    // Rank 0's write of the file, then 4 ranks × 256 reads.
+    assert_eq!(
+        text.trim(),
+        "DXT_POSIX segments: 1025 in the log, 1025 in the replay, 1025 with the same file, operation, offset and length"
+    );
+}

@@ -116,16 +116,18 @@ pub fn compare(o: &Totals, r: &Totals) -> Vec<Line> {
 
 /// Run fio on `job` (laid out without the runtime, then run with it);
 /// the logs it wrote.
-pub fn run_fio(fio: &Path, lib: &Path, job: &Path, logs: &Path) -> anyhow::Result<Vec<PathBuf>> {
+pub fn run_fio(fio: &Path, lib: &Path, job: &Path, logs: &Path, exact: bool) -> anyhow::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(logs)?;
-    let lay = Command::new(fio).arg("--create_only=1").arg(job).output()?;
-    anyhow::ensure!(lay.status.success(), "fio --create_only: {}", String::from_utf8_lossy(&lay.stderr).trim());
-    let run = Command::new(fio)
-        .arg(job)
-        .env("LD_PRELOAD", lib)
-        .env("DARSHAN_ENABLE_NONMPI", "1")
-        .env("DARSHAN_LOGPATH", logs)
-        .output()?;
+    if !exact {
+        let lay = Command::new(fio).arg("--create_only=1").arg(job).output()?;
+        anyhow::ensure!(lay.status.success(), "fio --create_only: {}", String::from_utf8_lossy(&lay.stderr).trim());
+    }
+    let mut cmd = Command::new(fio);
+    if exact {
+        cmd.env("DXT_ENABLE_IO_TRACE", "1");
+    }
+    let run =
+        cmd.arg(job).env("LD_PRELOAD", lib).env("DARSHAN_ENABLE_NONMPI", "1").env("DARSHAN_LOGPATH", logs).output()?;
     anyhow::ensure!(run.status.success(), "fio: {}", String::from_utf8_lossy(&run.stderr).trim());
     let mut found: Vec<PathBuf> = std::fs::read_dir(logs)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
     found.sort();

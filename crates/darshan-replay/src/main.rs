@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 mod check;
+mod exact;
 mod fio;
 mod pattern;
 
@@ -35,6 +36,10 @@ struct Args {
     /// Write a fio job file (the default).
     #[arg(long)]
     fio: bool,
+    /// Replay the log's DXT_POSIX segments exactly: a job file and one
+    /// fio iolog per rank, written into the new directory -o names.
+    #[arg(long, conflicts_with = "fio")]
+    exact: bool,
     /// Where to write it (default: standard output; never replaced).
     #[arg(short, long)]
     output: Option<PathBuf>,
@@ -69,7 +74,11 @@ fn main() -> ExitCode {
         cli::say("darshan-replay: --scale-bytes must be above 0 and --ranks at least 1");
         return ExitCode::from(2);
     }
-    let r = if args.check { check(&args) } else { write_job(&args).map(|_| ExitCode::SUCCESS) };
+    let r = match (args.check, args.exact) {
+        (true, _) => check(&args),
+        (false, true) => write_exact(&args).map(|_| ExitCode::SUCCESS),
+        (false, false) => write_job(&args).map(|_| ExitCode::SUCCESS),
+    };
     r.unwrap_or_else(|e| {
         cli::say(&format!("darshan-replay: {}", visible(&cli::error_line(e.as_ref()))));
         ExitCode::FAILURE
@@ -130,6 +139,33 @@ fn write_job(args: &Args) -> anyhow::Result<()> {
     }
 }
 
+/// The exact replay's files into `out` (made here): job.fio and
+/// rank<N>.iolog; the replayed files go in `dir`. Returns the trace.
+fn exact_files(log_path: &Path, out: &Path, dir: &str) -> anyhow::Result<exact::Trace> {
+    let log = LogFile::open(log_path).with_context(|| log_path.display().to_string())?;
+    let t = exact::trace(&log)?;
+    anyhow::ensure!(
+        !t.ranks.is_empty(),
+        "{}: no DXT_POSIX segments (DXT_ENABLE_IO_TRACE=1 records them)",
+        log_path.display()
+    );
+    std::fs::create_dir(out).with_context(|| format!("{}: a new directory", out.display()))?;
+    let mut logs = std::collections::BTreeMap::new();
+    for rank in t.ranks.keys() {
+        let p = out.join(format!("rank{rank}.iolog"));
+        std::fs::write(&p, exact::iolog(dir, &t, *rank))?;
+        logs.insert(*rank, p.display().to_string());
+    }
+    std::fs::write(out.join("job.fio"), exact::job_file(&log_path.display().to_string(), &t, &logs))?;
+    Ok(t)
+}
+
+fn write_exact(args: &Args) -> anyhow::Result<()> {
+    let Some(out) = &args.output else { anyhow::bail!("--exact writes a directory: give it with -o DIR") };
+    exact_files(&args.log, out, &args.dir)?;
+    Ok(())
+}
+
 fn find_lib(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
     if let Some(p) = explicit.map(Path::to_path_buf).or_else(|| std::env::var_os("DARSHAN_RS_LIB").map(PathBuf::from)) {
         return p.canonicalize().with_context(|| format!("library {}", p.display()));
@@ -156,9 +192,12 @@ fn check(args: &Args) -> anyhow::Result<ExitCode> {
 fn check_in(args: &Args, lib: &Path, work: &Path) -> anyhow::Result<ExitCode> {
     let data = work.join("files");
     std::fs::create_dir(&data)?;
+    if args.exact {
+        return check_exact(args, lib, work, &data);
+    }
     let job = work.join("replay.fio");
     std::fs::write(&job, job_text(args, &data.display().to_string())?)?;
-    let logs = check::run_fio(&args.fio_bin, lib, &job, &work.join("logs"))?;
+    let logs = check::run_fio(&args.fio_bin, lib, &job, &work.join("logs"), false)?;
     let log = LogFile::open(&args.log)?;
     let groups = pattern::groups(&log)?;
     drop(log);
@@ -185,4 +224,43 @@ fn check_in(args: &Args, lib: &Path, work: &Path) -> anyhow::Result<ExitCode> {
     ));
     cli::stdout(out.as_bytes())?;
     Ok(if worst > args.tolerance { ExitCode::from(3) } else { ExitCode::SUCCESS })
+}
+
+/// `--check --exact`: every DXT_POSIX segment of the replay against the
+/// original's, by file, operation, offset and length.
+fn check_exact(args: &Args, lib: &Path, work: &Path, data: &Path) -> anyhow::Result<ExitCode> {
+    let dir = data.display().to_string();
+    let t = exact_files(&args.log, &work.join("job"), &dir)?;
+    // The files exist before the replay (sparse, made without the
+    // runtime): a trace may read what an earlier job wrote.
+    for (i, extent) in t.extents.iter().enumerate() {
+        std::fs::File::create(exact::replay_name(&dir, &t, i))?.set_len(*extent)?;
+    }
+    let logs = check::run_fio(&args.fio_bin, lib, &work.join("job/job.fio"), &work.join("logs"), true)?;
+    let mut want: std::collections::BTreeMap<(usize, bool, i64, i64), i64> = Default::default();
+    for segs in t.ranks.values() {
+        for (_, f, w, off, len) in segs {
+            *want.entry((*f, *w, *off, *len)).or_default() += 1;
+        }
+    }
+    let total: i64 = want.values().sum();
+    let mut got = std::collections::BTreeMap::new();
+    for l in &logs {
+        let r = exact::trace(&LogFile::open(l)?)?;
+        for segs in r.ranks.values() {
+            for (_, f, w, off, len) in segs {
+                let name = &r.files[*f];
+                if let Some(i) = (0..t.files.len()).find(|i| exact::replay_name(&dir, &t, *i) == *name) {
+                    *got.entry((i, *w, *off, *len)).or_insert(0i64) += 1;
+                }
+            }
+        }
+    }
+    let same: i64 = want.iter().map(|(k, n)| (*n).min(got.get(k).copied().unwrap_or(0))).sum();
+    let replayed: i64 = got.values().sum();
+    let text = format!(
+        "DXT_POSIX segments: {total} in the log, {replayed} in the replay, {same} with the same file, operation, offset and length\n"
+    );
+    cli::stdout(text.as_bytes())?;
+    Ok(if same == total && replayed == total { ExitCode::SUCCESS } else { ExitCode::from(3) })
 }
