@@ -66,25 +66,7 @@ pub fn value(kind: Kind, v: f64) -> String {
     }
 }
 
-/// A file's name with the digits of numbered files (`out.0007.h5`,
-/// `ckpt_20261129`) as `#`, so that one file of a series is the same file
-/// from run to run.
-pub fn pattern(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    let mut in_digits = false;
-    for c in name.chars() {
-        if c.is_ascii_digit() {
-            if !in_digits {
-                out.push('#');
-            }
-            in_digits = true;
-        } else {
-            out.push(c);
-            in_digits = false;
-        }
-    }
-    out
-}
+pub use darshan_util::series::pattern;
 
 #[cfg(test)]
 mod tests {
@@ -97,7 +79,6 @@ mod tests {
         assert_eq!(label("write_100K_1M"), "writes of 100 KiB-1 MiB");
         assert_eq!(label("read_1G_PLUS"), "reads of 1 GiB and more");
         assert_eq!(label("unlinks"), "unlinks");
-        assert_eq!(pattern("/scratch/run/out.0007.h5"), "/scratch/run/out.#.h#");
         assert_eq!(value(Kind::Bytes, 1048576.0), "1.00 MiB");
     }
 }

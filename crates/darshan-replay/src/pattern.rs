@@ -52,23 +52,7 @@ fn not_application(name: &str) -> bool {
         || name.starts_with('<')
 }
 
-/// A name with its digit runs as `#`.
-pub fn pattern(name: &str) -> String {
-    let mut out = String::new();
-    let mut digits = false;
-    for c in name.chars() {
-        if c.is_ascii_digit() {
-            if !digits {
-                out.push('#');
-            }
-            digits = true;
-        } else {
-            out.push(c);
-            digits = false;
-        }
-    }
-    out
-}
+pub use darshan_util::series::pattern;
 
 #[derive(Default)]
 struct Acc {
@@ -212,6 +196,5 @@ mod tests {
         let p = percents(&[(4096, 999.0), (1 << 20, 1.0)]);
         assert_eq!(p.iter().map(|x| x.1).sum::<u32>(), 100);
         assert_eq!(p, vec![(4096, 99), (1 << 20, 1)]);
-        assert_eq!(pattern("/d/out.0007.dat"), "/d/out.#.dat");
     }
 }

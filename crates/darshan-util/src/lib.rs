@@ -24,6 +24,7 @@ pub mod notices;
 pub mod out;
 pub mod parser;
 pub mod printrec;
+pub mod series;
 pub mod trace_json;
 pub mod units;
 pub mod visible;
