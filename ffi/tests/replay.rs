@@ -69,3 +69,29 @@ fn the_exact_replay_reproduces_every_dxt_segment() {
         "DXT_POSIX segments: 1025 in the log, 1025 in the replay, 1025 with the same file, operation, offset and length"
     );
 }
+
+/// A collective MPI-IO writer (tests/programs/collective_textbook.c: 8
+/// blocks of 1 MiB per rank written with MPI_File_write_at_all, then read
+/// back): fio has no MPI-IO, so the POSIX requests the MPI library made
+/// are what is replayed, and they replay exactly (one fio process per job,
+/// as ranks are: Darshan counts sequential requests per process).
+#[test]
+fn a_collective_mpi_io_writers_posix_requests_replay_exactly() {
+    let d = scratch("replay-collective");
+    let exe = mpi::mpicc(Mpi::OpenMpi, "collective_textbook", &d);
+    let logs = mpi::mpirun(Mpi::OpenMpi, &exe, &[d.join("data/c.dat").to_str().unwrap(), "8"], &d, &[]);
+    let job = output_within(Command::new(built("darshan-replay")).arg(&logs[0]), std::time::Duration::from_secs(60));
+    assert!(String::from_utf8_lossy(&job.stdout).contains("; Not reproduced: MPI-IO (fio has no MPI-IO"));
+    let out = output_within(
+        Command::new(built("darshan-replay")).arg("--check").arg(&logs[0]).arg("--lib").arg(lib()),
+        std::time::Duration::from_secs(300),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{:?}\n{text}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    for e in ["bytes written", "bytes read", "writes of 1M_4M", "reads of 1M_4M", "sequential share"] {
+        assert!(
+            text.lines().any(|l| l.starts_with(e) && l.trim_end().ends_with("1.000")),
+            "no {e:?} at 1.000 in\n{text}"
+        );
+    }
+}

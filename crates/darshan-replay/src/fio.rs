@@ -61,7 +61,9 @@ pub fn job_file(groups: &[Group], src: &Source, scale: &Scale) -> String {
     for l in &src.left_out {
         let _ = writeln!(o, "; Not reproduced: {l}");
     }
-    let _ = writeln!(o, "\n[global]\nioengine=psync\nthread=1\ngroup_reporting=1\ndirectory={}", scale.dir);
+    // One process per job, as ranks are: Darshan counts sequential
+    // requests per process and file.
+    let _ = writeln!(o, "\n[global]\nioengine=psync\ngroup_reporting=1\ndirectory={}", scale.dir);
     for (i, g) in groups.iter().enumerate() {
         section(&mut o, i + 1, g, scale);
     }
