@@ -95,3 +95,13 @@ fn a_collective_mpi_io_writers_posix_requests_replay_exactly() {
         );
     }
 }
+
+/// A metadata storm: each of 4 ranks creates 50 empty files, stats them,
+/// removes them. Replayed with fio's filecreate, filestat and filedelete
+/// engines over 200 files: 200 opens, stats and unlinks, as the original
+/// (fio's own process, which stats each file to set it up, is not one of
+/// its jobs and its log is left out).
+#[test]
+fn a_metadata_storm_replays_its_creates_stats_and_unlinks() {
+    round_trip("meta_storm", &["files without data", "opens of them", "stats of them", "unlinks of them"]);
+}

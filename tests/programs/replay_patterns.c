@@ -3,12 +3,15 @@
  *   seq_fpp      each rank writes DIR/out.<rank>.dat: 16 sequential 1 MiB writes
  *   rand_shared  rank 0 writes DIR/shared.dat (8 MiB) before the others start;
  *                then every rank reads 256 random 4 KiB blocks of it
- *                (a fixed seed per rank: the same blocks every run) */
+ *                (a fixed seed per rank: the same blocks every run)
+ *   meta_storm   each rank creates 50 empty files DIR/meta.<rank>.<i>, then
+ *                stats each, then removes each */
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MIB (1 << 20)
@@ -58,6 +61,25 @@ static void rand_shared(const char *dir, int rank)
     close(fd);
 }
 
+static void meta_storm(const char *dir, int rank)
+{
+    char path[4096];
+    struct stat st;
+    for (int step = 0; step < 3; step++)
+        for (int i = 0; i < 50; i++) {
+            snprintf(path, sizeof path, "%s/meta.%d.%d", dir, rank, i);
+            if (step == 0) {
+                int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+                if (fd < 0)
+                    die(path);
+                close(fd);
+            } else if (step == 1 && stat(path, &st) != 0)
+                die(path);
+            else if (step == 2 && unlink(path) != 0)
+                die(path);
+        }
+}
+
 int main(int argc, char **argv)
 {
     int rank;
@@ -71,6 +93,8 @@ int main(int argc, char **argv)
         seq_fpp(argv[2], rank);
     else if (strcmp(argv[1], "rand_shared") == 0)
         rand_shared(argv[2], rank);
+    else if (strcmp(argv[1], "meta_storm") == 0)
+        meta_storm(argv[2], rank);
     else
         MPI_Abort(MPI_COMM_WORLD, 2);
     MPI_Finalize();

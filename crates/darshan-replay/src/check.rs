@@ -126,11 +126,81 @@ pub fn run_fio(fio: &Path, lib: &Path, job: &Path, logs: &Path, exact: bool) -> 
     if exact {
         cmd.env("DXT_ENABLE_IO_TRACE", "1");
     }
-    let run =
-        cmd.arg(job).env("LD_PRELOAD", lib).env("DARSHAN_ENABLE_NONMPI", "1").env("DARSHAN_LOGPATH", logs).output()?;
+    let child = cmd
+        .arg(job)
+        .env("LD_PRELOAD", lib)
+        .env("DARSHAN_ENABLE_NONMPI", "1")
+        .env("DARSHAN_LOGPATH", logs)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()?;
+    let pid = child.id();
+    let run = child.wait_with_output()?;
     anyhow::ensure!(run.status.success(), "fio: {}", String::from_utf8_lossy(&run.stderr).trim());
-    let mut found: Vec<PathBuf> = std::fs::read_dir(logs)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    // fio's own process sets the files up (it opens and stats them to
+    // decide their layout) and its jobs are its children: the jobs' logs
+    // are the replay's.
+    let parent = format!("_id{pid}-{pid}_");
+    let mut found: Vec<PathBuf> = std::fs::read_dir(logs)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| !p.file_name().is_some_and(|n| n.to_string_lossy().contains(&parent)))
+        .collect();
     found.sort();
     anyhow::ensure!(!found.is_empty(), "fio ran but the runtime wrote no log in {}", logs.display());
     Ok(found)
+}
+
+/// Files without data, and the opens, stats and unlinks of them.
+#[derive(Clone, Debug, Default)]
+pub struct MetaTotals {
+    pub files: f64,
+    pub opens: f64,
+    pub stats: f64,
+    pub unlinks: f64,
+}
+
+pub fn meta_totals(logs: &[PathBuf], keep: &dyn Fn(&str) -> bool) -> anyhow::Result<MetaTotals> {
+    let mut t = MetaTotals::default();
+    let mut files = std::collections::HashSet::new();
+    for l in logs {
+        let log = LogFile::open(l)?;
+        let names = log.names()?;
+        for m in [POSIX, darshan_log::modules::POSIX_META] {
+            if log.header.mod_map[m].len == 0 {
+                continue;
+            }
+            let mut rd = log.module_reader(m)?;
+            let mut rec = Record::new(m);
+            while rd.next_into(&mut rec)? {
+                let name = names.get(rec.id).map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_default();
+                if !keep(&name) {
+                    continue;
+                }
+                let c = |k: usize| rec.counters[k].max(0) as f64;
+                if m == POSIX {
+                    if c(p::BYTES_READ) + c(p::BYTES_WRITTEN) > 0.0 {
+                        continue;
+                    }
+                    files.insert(rec.id);
+                    t.opens += c(p::OPENS);
+                    t.stats += c(p::STATS);
+                } else {
+                    t.unlinks += c(darshan_log::counters::posix_meta::UNLINKS);
+                }
+            }
+        }
+    }
+    t.files = files.len() as f64;
+    Ok(t)
+}
+
+/// The metadata figures side by side.
+pub fn compare_meta(o: &MetaTotals, r: &MetaTotals) -> Vec<Line> {
+    let l = |what: &str, a: f64, b: f64| Line { what: what.to_string(), original: a, replay: b };
+    vec![
+        l("files without data", o.files, r.files),
+        l("opens of them", o.opens, r.opens),
+        l("stats of them", o.stats, r.stats),
+        l("unlinks of them", o.unlinks, r.unlinks),
+    ]
 }

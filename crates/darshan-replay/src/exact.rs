@@ -89,7 +89,8 @@ pub fn job_file(log_name: &str, t: &Trace, iologs: &BTreeMap<i64, String>) -> St
     let _ = writeln!(o, "; darshan-replay --exact of {log_name}: every DXT_POSIX segment, in each rank's order,");
     let _ = writeln!(o, "; at its offset and length, with no waiting between them (replay_no_stall).");
     let _ = writeln!(o, "; Not reproduced: the time between requests, MPI-IO's own segments (their POSIX ones are).");
-    let _ = writeln!(o, "\n[global]\nioengine=psync\nthread=1\nreplay_no_stall=1");
+    // One process per rank, as the job had.
+    let _ = writeln!(o, "\n[global]\nioengine=psync\nreplay_no_stall=1");
     for (rank, path) in iologs {
         let n = t.ranks.get(rank).map_or(0, Vec::len);
         let _ = writeln!(o, "\n; rank {rank}: {n} segments\n[rank{rank}]\nread_iolog={path}");

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use crate::pattern::{Group, Side};
+use crate::pattern::{Group, MetaGroup, Side};
 
 #[derive(Clone, Debug)]
 pub struct Scale {
@@ -47,7 +47,7 @@ fn file_name(i: usize, g: &Group) -> String {
     format!("g{i}-{numbered}")
 }
 
-pub fn job_file(groups: &[Group], src: &Source, scale: &Scale) -> String {
+pub fn job_file(groups: &[Group], metas: &[MetaGroup], src: &Source, scale: &Scale) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "; darshan-replay of {}", src.log);
     let _ = writeln!(o, "; job {}, {} processes: {}", src.jobid, src.nprocs, src.command.replace('\n', " "));
@@ -67,7 +67,40 @@ pub fn job_file(groups: &[Group], src: &Source, scale: &Scale) -> String {
     for (i, g) in groups.iter().enumerate() {
         section(&mut o, i + 1, g, scale);
     }
+    for (i, m) in metas.iter().enumerate() {
+        meta_section(&mut o, i + 1, m, scale);
+    }
     o
+}
+
+/// A series of files the job only made, looked at and removed: fio's
+/// filecreate, filestat and filedelete jobs in turn, over the same files.
+fn meta_section(o: &mut String, i: usize, m: &MetaGroup, scale: &Scale) {
+    let files = scale.ranks.map_or(m.files, |r| m.files * r / m.files.max(1)).max(1);
+    let _ = writeln!(
+        o,
+        "\n; {}: {} files without data; per file {} opens, {} stats, {} unlinks",
+        m.name.replace('\n', " "),
+        m.files,
+        m.opens,
+        m.stats,
+        m.unlinks
+    );
+    let steps = [("create", "filecreate", m.opens), ("stat", "filestat", m.stats), ("delete", "filedelete", m.unlinks)];
+    let mut first = true;
+    for (step, engine, per_file) in steps {
+        for round in 0..per_file.min(8) {
+            let _ = writeln!(o, "[m{i}-{step}{}]", if round > 0 { format!("-{round}") } else { String::new() });
+            if !first {
+                let _ = writeln!(o, "stonewall");
+            }
+            first = false;
+            let _ = writeln!(
+                o,
+                "ioengine={engine}\nfilename_format=m{i}-f.$filenum\nnrfiles={files}\nfilesize=4k\nopenfiles=1"
+            );
+        }
+    }
 }
 
 /// A group's sections: its writes, then (after them: `stonewall`) its

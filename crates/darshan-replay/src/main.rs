@@ -108,9 +108,10 @@ fn left_out(log: &LogFile) -> Vec<String> {
 fn job_text(args: &Args, dir: &str) -> anyhow::Result<String> {
     let log = LogFile::open(&args.log).with_context(|| args.log.display().to_string())?;
     let groups = pattern::groups(&log).with_context(|| args.log.display().to_string())?;
+    let metas = pattern::meta_groups(&log).with_context(|| args.log.display().to_string())?;
     anyhow::ensure!(
-        !groups.is_empty(),
-        "{}: no POSIX reads or writes of the application's files to replay",
+        !groups.is_empty() || !metas.is_empty(),
+        "{}: no POSIX reads, writes or file series of the application's to replay",
         args.log.display()
     );
     let shown = args.log.display().to_string();
@@ -123,7 +124,7 @@ fn job_text(args: &Args, dir: &str) -> anyhow::Result<String> {
         left_out: left_out(&log),
     };
     let scale = fio::Scale { ranks: args.ranks, bytes: args.scale_bytes, dir: dir.to_string() };
-    Ok(fio::job_file(&groups, &src, &scale))
+    Ok(fio::job_file(&groups, &metas, &src, &scale))
 }
 
 fn write_job(args: &Args) -> anyhow::Result<()> {
@@ -200,14 +201,21 @@ fn check_in(args: &Args, lib: &Path, work: &Path) -> anyhow::Result<ExitCode> {
     let logs = check::run_fio(&args.fio_bin, lib, &job, &work.join("logs"), false)?;
     let log = LogFile::open(&args.log)?;
     let groups = pattern::groups(&log)?;
+    let metas = pattern::meta_groups(&log)?;
     drop(log);
     let names: Vec<String> = groups.iter().map(|g| g.name.clone()).collect();
     let original = check::totals(std::slice::from_ref(&args.log), &|n| {
         names.iter().any(|g| *g == n || *g == pattern::pattern(n))
     })?;
     let prefix = format!("{}/", data.display());
-    let replay = check::totals(&logs, &|n| n.starts_with(&prefix))?;
-    let lines = check::compare(&original, &replay);
+    let in_replay = |n: &str| n.starts_with(&prefix);
+    let replay = check::totals(&logs, &in_replay)?;
+    let mut lines = check::compare(&original, &replay);
+    if !metas.is_empty() {
+        let series: Vec<String> = metas.iter().map(|m| m.name.clone()).collect();
+        let o = check::meta_totals(std::slice::from_ref(&args.log), &|n| series.contains(&pattern::pattern(n)))?;
+        lines.extend(check::compare_meta(&o, &check::meta_totals(&logs, &in_replay)?));
+    }
     let mut worst: f64 = 0.0;
     let mut out = format!("{:<28} {:>16} {:>16} {:>8}\n", "POSIX", "original", "replay", "ratio");
     for l in &lines {

@@ -45,6 +45,18 @@ pub struct Group {
     pub fsync_every: u64,
 }
 
+/// Files the job only made, looked at or removed (no data): a series of
+/// them is a metadata job (fio's filecreate, filestat and filedelete
+/// engines), per file on average.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MetaGroup {
+    pub name: String,
+    pub files: u64,
+    pub opens: u64,
+    pub stats: u64,
+    pub unlinks: u64,
+}
+
 /// Paths whose I/O is the system's, not the application's.
 fn not_application(name: &str) -> bool {
     darshan_log::software::software_loading(name).is_some()
@@ -63,6 +75,48 @@ struct Acc {
     c: Vec<f64>,
     /// Common access sizes (POSIX_ACCESS1..4 of each record) and counts.
     access: BTreeMap<u64, f64>,
+}
+
+/// The metadata groups: POSIX records without data, with the POSIX_META
+/// unlinks of the same paths.
+pub fn meta_groups(log: &LogFile) -> Result<Vec<MetaGroup>, darshan_log::LogError> {
+    let names = log.names()?;
+    // pattern → (names, opens, stats, unlinks)
+    let mut acc: BTreeMap<String, (std::collections::BTreeSet<String>, u64, u64, u64)> = BTreeMap::new();
+    for m in [POSIX, darshan_log::modules::POSIX_META] {
+        if log.header.mod_map[m].len == 0 {
+            continue;
+        }
+        let mut rd = log.module_reader(m)?;
+        let mut rec = Record::new(m);
+        while rd.next_into(&mut rec)? {
+            let name = names.get(rec.id).map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_default();
+            if name.is_empty() || not_application(&name) {
+                continue;
+            }
+            let c = |k: usize| rec.counters.get(k).copied().unwrap_or(0).max(0) as u64;
+            if m == POSIX {
+                if c(p::BYTES_READ) + c(p::BYTES_WRITTEN) > 0 || c(p::OPENS) + c(p::STATS) == 0 {
+                    continue;
+                }
+                let e = acc.entry(pattern(&name)).or_default();
+                e.0.insert(name);
+                e.1 += c(p::OPENS);
+                e.2 += c(p::STATS);
+            } else if let Some(e) = acc.get_mut(&pattern(&name)) {
+                e.3 += c(darshan_log::counters::posix_meta::UNLINKS);
+            }
+        }
+    }
+    Ok(acc
+        .into_iter()
+        .filter(|(_, v)| v.0.len() > 1)
+        .map(|(name, (files, opens, stats, unlinks))| {
+            let n = files.len() as u64;
+            let per = |x: u64| (x as f64 / n as f64).round() as u64;
+            MetaGroup { name, files: n, opens: per(opens), stats: per(stats), unlinks: per(unlinks) }
+        })
+        .collect())
 }
 
 /// The groups of the log's POSIX records.
