@@ -98,7 +98,8 @@ fn darshan_diff_of_many_one_module_records_stays_within_its_memory_bound() {
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("meta.darshan");
     let job = Job { nprocs: 1, jobid: 1, exe_mnt: b"/bin/storm\n".to_vec(), ..Default::default() };
-    let mut w = LogWriter::new(std::io::BufWriter::new(std::fs::File::create(&log).unwrap()), Compression::Zlib).unwrap();
+    let mut w =
+        LogWriter::new(std::io::BufWriter::new(std::fs::File::create(&log).unwrap()), Compression::Zlib).unwrap();
     w.write_job(&job).unwrap();
     w.write_names(&NameTable::new()).unwrap();
     let recs: Vec<Record> = (0..N)
