@@ -69,7 +69,7 @@ pub fn judged(conn: &Connection, now: Now, earlier: Vec<Run>, db: String, key: S
     Ok(s)
 }
 
-pub fn moved(this: &[Fact], earlier: &[Vec<Fact>], median_run_time: f64) -> Vec<Change> {
+pub fn moved(this: &[Fact], earlier: &[&[Fact]], median_run_time: f64) -> Vec<Change> {
     let earlier: Vec<FactMap> = earlier.iter().map(|f| map(f)).collect();
     changes(&map(this), &earlier, median_run_time)
 }

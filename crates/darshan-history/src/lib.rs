@@ -27,7 +27,7 @@ pub use compare::judged;
 /// least [`MIN_RUNS`] of them), farthest first, the job's before each
 /// module's: the judgement the report's section makes, for callers with
 /// facts in hand (darshan-study's regressions).
-pub fn moved(this: &[Fact], earlier: &[Vec<Fact>], median_run_time: f64) -> Vec<model::Change> {
+pub fn moved(this: &[Fact], earlier: &[&[Fact]], median_run_time: f64) -> Vec<model::Change> {
     compare::moved(this, earlier, median_run_time)
 }
 pub use model::{Section, Status};

@@ -163,32 +163,21 @@ pub fn meta_totals(logs: &[PathBuf], keep: &dyn Fn(&str) -> bool) -> anyhow::Res
     let mut t = MetaTotals::default();
     let mut files = std::collections::HashSet::new();
     for l in logs {
-        let log = LogFile::open(l)?;
-        let names = log.names()?;
-        for m in [POSIX, darshan_log::modules::POSIX_META] {
-            if log.header.mod_map[m].len == 0 {
-                continue;
+        crate::pattern::each_named(&LogFile::open(l)?, &[POSIX, darshan_log::modules::POSIX_META], |m, name, rec| {
+            if !keep(name) {
+                return;
             }
-            let mut rd = log.module_reader(m)?;
-            let mut rec = Record::new(m);
-            while rd.next_into(&mut rec)? {
-                let name = names.get(rec.id).map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_default();
-                if !keep(&name) {
-                    continue;
-                }
-                let c = |k: usize| rec.counters[k].max(0) as f64;
-                if m == POSIX {
-                    if c(p::BYTES_READ) + c(p::BYTES_WRITTEN) > 0.0 {
-                        continue;
-                    }
+            let c = |k: usize| rec.counters.get(k).copied().unwrap_or(0).max(0) as f64;
+            if m == POSIX {
+                if c(p::BYTES_READ) + c(p::BYTES_WRITTEN) == 0.0 {
                     files.insert(rec.id);
                     t.opens += c(p::OPENS);
                     t.stats += c(p::STATS);
-                } else {
-                    t.unlinks += c(darshan_log::counters::posix_meta::UNLINKS);
                 }
+            } else {
+                t.unlinks += c(darshan_log::counters::posix_meta::UNLINKS);
             }
-        }
+        })?;
     }
     t.files = files.len() as f64;
     Ok(t)

@@ -184,7 +184,10 @@ fn find_lib(explicit: Option<&Path>) -> anyhow::Result<PathBuf> {
 fn check(args: &Args) -> anyhow::Result<ExitCode> {
     let lib = find_lib(args.lib.as_deref())?;
     let work = std::env::temp_dir().join(format!("darshan-replay-{}", std::process::id()));
-    std::fs::create_dir(&work).with_context(|| work.display().to_string())?;
+    // Private to the user, new (an existing path is not followed).
+    std::os::unix::fs::DirBuilderExt::mode(&mut std::fs::DirBuilder::new(), 0o700)
+        .create(&work)
+        .with_context(|| work.display().to_string())?;
     let result = check_in(args, &lib, &work);
     let _ = std::fs::remove_dir_all(&work);
     result

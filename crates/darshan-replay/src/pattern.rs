@@ -77,13 +77,15 @@ struct Acc {
     access: BTreeMap<u64, f64>,
 }
 
-/// The metadata groups: POSIX records without data, with the POSIX_META
-/// unlinks of the same paths.
-pub fn meta_groups(log: &LogFile) -> Result<Vec<MetaGroup>, darshan_log::LogError> {
+/// Each record of `modules` in `log` with its file's name ("" without
+/// one): the one loop the groups and --check's totals read logs with.
+pub fn each_named(
+    log: &LogFile,
+    modules: &[usize],
+    mut f: impl FnMut(usize, &str, &Record),
+) -> Result<(), darshan_log::LogError> {
     let names = log.names()?;
-    // pattern → (names, opens, stats, unlinks)
-    let mut acc: BTreeMap<String, (std::collections::BTreeSet<String>, u64, u64, u64)> = BTreeMap::new();
-    for m in [POSIX, darshan_log::modules::POSIX_META] {
+    for &m in modules {
         if log.header.mod_map[m].len == 0 {
             continue;
         }
@@ -91,23 +93,34 @@ pub fn meta_groups(log: &LogFile) -> Result<Vec<MetaGroup>, darshan_log::LogErro
         let mut rec = Record::new(m);
         while rd.next_into(&mut rec)? {
             let name = names.get(rec.id).map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_default();
-            if name.is_empty() || not_application(&name) {
-                continue;
-            }
-            let c = |k: usize| rec.counters.get(k).copied().unwrap_or(0).max(0) as u64;
-            if m == POSIX {
-                if c(p::BYTES_READ) + c(p::BYTES_WRITTEN) > 0 || c(p::OPENS) + c(p::STATS) == 0 {
-                    continue;
-                }
-                let e = acc.entry(pattern(&name)).or_default();
-                e.0.insert(name);
-                e.1 += c(p::OPENS);
-                e.2 += c(p::STATS);
-            } else if let Some(e) = acc.get_mut(&pattern(&name)) {
-                e.3 += c(darshan_log::counters::posix_meta::UNLINKS);
-            }
+            f(m, &name, &rec);
         }
     }
+    Ok(())
+}
+
+/// The metadata groups: POSIX records without data, with the POSIX_META
+/// unlinks of the same paths.
+pub fn meta_groups(log: &LogFile) -> Result<Vec<MetaGroup>, darshan_log::LogError> {
+    // pattern → (names, opens, stats, unlinks)
+    let mut acc: BTreeMap<String, (std::collections::BTreeSet<String>, u64, u64, u64)> = BTreeMap::new();
+    each_named(log, &[POSIX, darshan_log::modules::POSIX_META], |m, name, rec| {
+        if name.is_empty() || not_application(name) {
+            return;
+        }
+        let c = |k: usize| rec.counters.get(k).copied().unwrap_or(0).max(0) as u64;
+        if m == POSIX {
+            if c(p::BYTES_READ) + c(p::BYTES_WRITTEN) > 0 || c(p::OPENS) + c(p::STATS) == 0 {
+                return;
+            }
+            let e = acc.entry(pattern(name)).or_default();
+            e.0.insert(name.to_string());
+            e.1 += c(p::OPENS);
+            e.2 += c(p::STATS);
+        } else if let Some(e) = acc.get_mut(&pattern(name)) {
+            e.3 += c(darshan_log::counters::posix_meta::UNLINKS);
+        }
+    })?;
     Ok(acc
         .into_iter()
         .filter(|(_, v)| v.0.len() > 1)

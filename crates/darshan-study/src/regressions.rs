@@ -111,6 +111,30 @@ fn facts(conn: &Connection) -> rusqlite::Result<HashMap<i64, Vec<Fact>>> {
     Ok(out)
 }
 
+/// A run that moved, with what moved.
+fn moved_run(job: &Job, earlier: usize, changes: Vec<darshan_history::model::Change>) -> MovedRun {
+    let figures = changes
+        .into_iter()
+        .map(|c| Figure {
+            scope: c.scope,
+            fact: c.fact,
+            label: c.label,
+            direction: c.direction,
+            now_text: c.now_text,
+            usual_text: c.usual_text,
+        })
+        .collect();
+    MovedRun {
+        app: job.app.clone(),
+        jobid: job.jobid,
+        log_id: job.log_id,
+        start_time: job.start_time,
+        nprocs: job.nprocs,
+        earlier,
+        figures,
+    }
+}
+
 pub fn compute(conn: &Connection) -> rusqlite::Result<Regressions> {
     if darshan_ingest::stored::columns_of(conn, "job_facts")?.is_empty() {
         return Ok(Regressions::default());
@@ -125,8 +149,8 @@ pub fn compute(conn: &Connection) -> rusqlite::Result<Regressions> {
         let mut app = AppCount { app: group[0].app.clone(), judged: 0, moved: 0 };
         for (i, job) in group.iter().enumerate().skip(darshan_history::MIN_RUNS) {
             let earlier = &group[i.saturating_sub(WINDOW)..i];
-            let history: Vec<Vec<Fact>> =
-                earlier.iter().map(|e| facts.get(&e.log_id).unwrap_or(&none).clone()).collect();
+            let history: Vec<&[Fact]> =
+                earlier.iter().map(|e| facts.get(&e.log_id).unwrap_or(&none).as_slice()).collect();
             let times: Vec<f64> = earlier.iter().map(|e| e.run_time).collect();
             let this = facts.get(&job.log_id).unwrap_or(&none);
             let changes = darshan_history::moved(this, &history, darshan_history::judge::median(&times));
@@ -138,26 +162,7 @@ pub fn compute(conn: &Connection) -> rusqlite::Result<Regressions> {
             }
             week.1 += 1;
             app.moved += 1;
-            let figures = changes
-                .into_iter()
-                .map(|c| Figure {
-                    scope: c.scope,
-                    fact: c.fact,
-                    label: c.label,
-                    direction: c.direction,
-                    now_text: c.now_text,
-                    usual_text: c.usual_text,
-                })
-                .collect();
-            moved_runs.push(MovedRun {
-                app: job.app.clone(),
-                jobid: job.jobid,
-                log_id: job.log_id,
-                start_time: job.start_time,
-                nprocs: job.nprocs,
-                earlier: earlier.len(),
-                figures,
-            });
+            moved_runs.push(moved_run(job, earlier.len(), changes));
         }
         match r.apps.iter_mut().find(|a| a.app == app.app) {
             Some(a) => {
