@@ -5,7 +5,11 @@
  *                then every rank reads 256 random 4 KiB blocks of it
  *                (a fixed seed per rank: the same blocks every run)
  *   meta_storm   each rank creates 50 empty files DIR/meta.<rank>.<i>, then
- *                stats each, then removes each */
+ *                stats each, then removes each
+ *   mixed        each rank writes DIR/table.<rank>.txt with 2000 fwrite()s of
+ *                a 512-byte row and reads it back with 2000 fread()s (STDIO),
+ *                and writes DIR/bin.<rank>.dat with 32 write()s of 64 KiB
+ *                (POSIX) */
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -80,6 +84,36 @@ static void meta_storm(const char *dir, int rank)
         }
 }
 
+static void mixed(const char *dir, int rank)
+{
+    char path[4096], row[512];
+    memset(row, 'x', sizeof row);
+    snprintf(path, sizeof path, "%s/table.%d.txt", dir, rank);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        die(path);
+    for (int i = 0; i < 2000; i++)
+        if (fwrite(row, sizeof row, 1, f) != 1)
+            die("fwrite");
+    fclose(f);
+    if (!(f = fopen(path, "r")))
+        die(path);
+    for (int i = 0; i < 2000; i++)
+        if (fread(row, sizeof row, 1, f) != 1)
+            die("fread");
+    fclose(f);
+    char *buf = calloc(1, 64 << 10);
+    snprintf(path, sizeof path, "%s/bin.%d.dat", dir, rank);
+    int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+    if (fd < 0 || !buf)
+        die(path);
+    for (int i = 0; i < 32; i++)
+        if (write(fd, buf, 64 << 10) != 64 << 10)
+            die("write");
+    close(fd);
+    free(buf);
+}
+
 int main(int argc, char **argv)
 {
     int rank;
@@ -95,6 +129,8 @@ int main(int argc, char **argv)
         rand_shared(argv[2], rank);
     else if (strcmp(argv[1], "meta_storm") == 0)
         meta_storm(argv[2], rank);
+    else if (strcmp(argv[1], "mixed") == 0)
+        mixed(argv[2], rank);
     else
         MPI_Abort(MPI_COMM_WORLD, 2);
     MPI_Finalize();

@@ -13,7 +13,7 @@ use std::process::Command;
 use darshan_log::counters::posix as p;
 use darshan_log::modules::POSIX;
 use darshan_log::roles::Roles;
-use darshan_log::{LogFile, Record};
+use darshan_log::LogFile;
 
 /// What is compared: totals over the compared files.
 #[derive(Clone, Debug, Default)]
@@ -28,41 +28,39 @@ pub struct Totals {
     pub buckets: Vec<(String, f64, f64)>,
 }
 
-/// The POSIX totals of `logs`, over the files `keep` accepts.
-pub fn totals(logs: &[PathBuf], keep: &dyn Fn(&str) -> bool) -> anyhow::Result<Totals> {
-    let roles = Roles::of(POSIX).expect("POSIX has roles");
+/// The totals of one module (POSIX or STDIO) of `logs`, over the files
+/// `keep` accepts.
+pub fn totals(logs: &[PathBuf], module: usize, keep: &dyn Fn(&str) -> bool) -> anyhow::Result<Totals> {
+    let roles = Roles::of(module).ok_or_else(|| anyhow::anyhow!("module {module} has no totals"))?;
+    let role = |r: Option<usize>| r.ok_or_else(|| anyhow::anyhow!("{} has no reads and writes", roles.prefix));
+    let [br, bw, nr, nw] =
+        [role(roles.bytes_read)?, role(roles.bytes_written)?, role(roles.reads)?, role(roles.writes)?];
     let mut t = Totals {
         buckets: roles.size_buckets.iter().map(|(l, _, _)| (l.clone(), 0.0, 0.0)).collect(),
         ..Default::default()
     };
     let mut ids = std::collections::HashSet::new();
     for l in logs {
-        let log = LogFile::open(l)?;
-        if log.header.mod_map[POSIX].len == 0 {
-            continue;
-        }
-        let names = log.names()?;
-        let mut rd = log.module_reader(POSIX)?;
-        let mut rec = Record::new(POSIX);
-        while rd.next_into(&mut rec)? {
-            let name = names.get(rec.id).map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_default();
-            if !keep(&name) {
-                continue;
+        crate::pattern::each_named(&LogFile::open(l)?, &[module], |_, name, rec| {
+            if !keep(name) {
+                return;
             }
-            let c = |k: usize| rec.counters[k].max(0) as f64;
-            if c(p::BYTES_READ) + c(p::BYTES_WRITTEN) > 0.0 {
+            let c = |k: usize| rec.counters.get(k).copied().unwrap_or(0).max(0) as f64;
+            if c(br) + c(bw) > 0.0 {
                 ids.insert(rec.id);
             }
-            t.bytes_read += c(p::BYTES_READ);
-            t.bytes_written += c(p::BYTES_WRITTEN);
-            t.reads += c(p::READS);
-            t.writes += c(p::WRITES);
-            t.seq_ops += c(p::SEQ_READS) + c(p::SEQ_WRITES);
+            t.bytes_read += c(br);
+            t.bytes_written += c(bw);
+            t.reads += c(nr);
+            t.writes += c(nw);
+            if module == POSIX {
+                t.seq_ops += c(p::SEQ_READS) + c(p::SEQ_WRITES);
+            }
             for (b, (_, r, w)) in t.buckets.iter_mut().zip(&roles.size_buckets) {
                 b.1 += c(*r);
                 b.2 += c(*w);
             }
-        }
+        })?;
     }
     t.files = ids.len() as f64;
     Ok(t)
@@ -92,17 +90,24 @@ impl Line {
 
 /// The figures side by side: bytes, operations, each size bucket with
 /// requests on either side, the sequential share, the file count.
-pub fn compare(o: &Totals, r: &Totals) -> Vec<Line> {
-    let l = |what: &str, a: f64, b: f64| Line { what: what.to_string(), original: a, replay: b };
+/// STDIO's streams (replayed as POSIX requests) have no sequential
+/// counters or buckets: those are compared only when the original has
+/// them (`posix`); their lines start with `stdio`.
+pub fn compare(o: &Totals, r: &Totals, posix: bool) -> Vec<Line> {
+    let tag = if posix { "" } else { "stdio " };
+    let l = |what: &str, a: f64, b: f64| Line { what: format!("{tag}{what}"), original: a, replay: b };
     let mut out = vec![
         l("bytes read", o.bytes_read, r.bytes_read),
         l("bytes written", o.bytes_written, r.bytes_written),
         l("reads", o.reads, r.reads),
         l("writes", o.writes, r.writes),
     ];
-    let share = |t: &Totals| if t.reads + t.writes > 0.0 { t.seq_ops / (t.reads + t.writes) } else { 0.0 };
-    out.push(l("sequential share", share(o), share(r)));
     out.push(l("files", o.files, r.files));
+    if !posix {
+        return out;
+    }
+    let share = |t: &Totals| if t.reads + t.writes > 0.0 { t.seq_ops / (t.reads + t.writes) } else { 0.0 };
+    out.insert(4, l("sequential share", share(o), share(r)));
     for ((label, or, ow), (_, rr, rw)) in o.buckets.iter().zip(&r.buckets) {
         if or + rr > 0.0 {
             out.push(l(&format!("reads of {label}"), *or, *rr));

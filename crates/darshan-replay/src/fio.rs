@@ -26,6 +26,12 @@ pub struct Source<'a> {
     pub left_out: Vec<String>,
 }
 
+/// `s` safe on one comment line: control characters (a newline or a
+/// carriage return in a file name) escaped.
+pub fn comment(s: &str) -> String {
+    darshan_util::visible::visible(s).into_owned()
+}
+
 /// `bssplit` terms: `4096/99:1048576/1`.
 fn split(sizes: &[(u64, u32)]) -> String {
     sizes.iter().map(|(s, p)| format!("{}/{p}", s.max(&1))).collect::<Vec<_>>().join(":")
@@ -49,8 +55,8 @@ fn file_name(i: usize, g: &Group) -> String {
 
 pub fn job_file(groups: &[Group], metas: &[MetaGroup], src: &Source, scale: &Scale) -> String {
     let mut o = String::new();
-    let _ = writeln!(o, "; darshan-replay of {}", src.log);
-    let _ = writeln!(o, "; job {}, {} processes: {}", src.jobid, src.nprocs, src.command.replace('\n', " "));
+    let _ = writeln!(o, "; darshan-replay of {}", comment(src.log));
+    let _ = writeln!(o, "; job {}, {} processes: {}", src.jobid, src.nprocs, comment(src.command));
     let _ = writeln!(o, "; Each section is one group of the job's files: a file shared by ranks (one fio job per rank");
     let _ = writeln!(o, "; on it), or a file per process (one fio job per file). Taken from the POSIX counters:");
     let _ = writeln!(o, "; BYTES_READ/BYTES_WRITTEN and READS/WRITES (io_size, rwmixread), SIZE_READ_*/SIZE_WRITE_*");
@@ -59,7 +65,7 @@ pub fn job_file(groups: &[Group], metas: &[MetaGroup], src: &Source, scale: &Sca
     let _ = writeln!(o, "; Not reproduced: the time between requests (fio issues them back to back), what the");
     let _ = writeln!(o, "; data depended on, the order across files, and the software the job loaded.");
     for l in &src.left_out {
-        let _ = writeln!(o, "; Not reproduced: {l}");
+        let _ = writeln!(o, "; Not reproduced: {}", comment(l));
     }
     // One process per job, as ranks are: Darshan counts sequential
     // requests per process and file.
@@ -76,11 +82,11 @@ pub fn job_file(groups: &[Group], metas: &[MetaGroup], src: &Source, scale: &Sca
 /// A series of files the job only made, looked at and removed: fio's
 /// filecreate, filestat and filedelete jobs in turn, over the same files.
 fn meta_section(o: &mut String, i: usize, m: &MetaGroup, scale: &Scale) {
-    let files = scale.ranks.map_or(m.files, |r| m.files * r / m.files.max(1)).max(1);
+    let files = scale.ranks.map_or(m.files, |r| m.files.div_ceil(m.ranks.max(1)) * r).max(1);
     let _ = writeln!(
         o,
         "\n; {}: {} files without data; per file {} opens, {} stats, {} unlinks",
-        m.name.replace('\n', " "),
+        comment(&m.name),
         m.files,
         m.opens,
         m.stats,
@@ -108,7 +114,8 @@ fn meta_section(o: &mut String, i: usize, m: &MetaGroup, scale: &Scale) {
 fn section(o: &mut String, i: usize, g: &Group, scale: &Scale) {
     let who =
         if g.shared { format!("shared by {} ranks", g.jobs) } else { format!("{} files, one per process", g.jobs) };
-    let _ = writeln!(o, "\n; {}: {who}", g.name.replace('\n', " "));
+    let stream = if g.stream { ", STDIO streams replayed as unbuffered requests" } else { "" };
+    let _ = writeln!(o, "\n; {}: {who}{stream}", comment(&g.name));
     let name = file_name(i, g);
     let mut first = true;
     for (side, verb) in [(&g.write, "write"), (&g.read, "read")] {

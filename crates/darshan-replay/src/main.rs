@@ -1,14 +1,16 @@
 //! darshan-replay LOG --fio [-o OUT] [--ranks N] [--scale-bytes F] [--dir PATH]
+//! darshan-replay LOG --ior [-o OUT] [--ranks N] [--scale-bytes F] [--dir PATH]
 //! darshan-replay --check LOG [--fio-bin FIO] [--lib LIBDARSHAN] [--tolerance T]
 //!
 //! A job's I/O as a fio benchmark (pattern.rs: the groups of its files;
-//! fio.rs: the job file), and the check that the benchmark, run under
+//! fio.rs: the job file) or IOR and mdtest commands (ior.rs), and the check that the benchmark, run under
 //! the runtime, reproduces the log's figures (check.rs). docs/replay.md.
 #![forbid(unsafe_code)]
 
 mod check;
 mod exact;
 mod fio;
+mod ior;
 mod pattern;
 
 use std::path::{Path, PathBuf};
@@ -16,7 +18,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Parser;
-use darshan_log::modules::{self, module_name};
+use darshan_log::modules;
 use darshan_log::LogFile;
 use darshan_util::cli;
 use darshan_util::visible::visible;
@@ -40,6 +42,11 @@ struct Args {
     /// fio iolog per rank, written into the new directory -o names.
     #[arg(long, conflicts_with = "fio")]
     exact: bool,
+    /// Write IOR and mdtest commands instead: a shell script, one ior run
+    /// per group of files and direction, one mdtest run per series of
+    /// files without data.
+    #[arg(long, conflicts_with_all = ["fio", "exact", "check"])]
+    ior: bool,
     /// Where to write it (default: standard output; never replaced).
     #[arg(short, long)]
     output: Option<PathBuf>,
@@ -85,29 +92,49 @@ fn main() -> ExitCode {
     })
 }
 
-/// What the fio job leaves out of this log, said in its header.
-fn left_out(log: &LogFile) -> Vec<String> {
+/// What the benchmark leaves out of this log, said in its header: fio
+/// has only POSIX requests; IOR has MPI-IO, HDF5 and PnetCDF of its own
+/// making (one dataset or variable, its own layout).
+fn left_out(log: &LogFile, ior: bool) -> Vec<String> {
     let mut out = Vec::new();
     for m in log.modules_present() {
-        let why = match m {
-            modules::MPIIO => "MPI-IO (fio has no MPI-IO; the POSIX requests it made are replayed)",
-            modules::H5F | modules::H5D => "HDF5 (its POSIX requests are replayed)",
-            modules::PNETCDF_FILE | modules::PNETCDF_VAR => "PnetCDF (its POSIX requests are replayed)",
-            modules::STDIO => "STDIO (buffered streams: fio has no fwrite/fread)",
-            modules::POSIX_META => "POSIX_META's namespace operations",
+        let why = match (m, ior) {
+            (modules::MPIIO, false) => "MPI-IO (fio has no MPI-IO; the POSIX requests it made are replayed)",
+            (modules::H5F | modules::H5D, false) => "HDF5 (its POSIX requests are replayed)",
+            (modules::PNETCDF_FILE | modules::PNETCDF_VAR, false) => "PnetCDF (its POSIX requests are replayed)",
+            (modules::H5F | modules::H5D, true) => "HDF5's datasets (IOR writes one of its own making)",
+            (modules::PNETCDF_FILE | modules::PNETCDF_VAR, true) => {
+                "PnetCDF's variables (IOR writes one of its own making)"
+            }
+            (modules::STDIO, false) => {
+                "STDIO's buffering (fio has no fwrite/fread: each stream is replayed as unbuffered requests of its mean size)"
+            }
+            (modules::STDIO, true) => "STDIO (buffered streams: IOR has no fwrite/fread)",
+            (modules::POSIX_META, _) => "POSIX_META's namespace operations",
             _ => continue,
         };
         if !out.iter().any(|o: &String| o == why) {
             out.push(why.to_string());
         }
-        let _ = module_name(m);
     }
     out
 }
 
+/// The groups a benchmark replays: POSIX's, then (for fio) the STDIO
+/// streams of files POSIX did not see, as unbuffered requests.
+fn replay_groups(log: &LogFile, streams: bool) -> Result<Vec<pattern::Group>, darshan_log::LogError> {
+    let mut groups = pattern::groups(log)?;
+    if streams {
+        let stdio = pattern::groups_in(log, modules::STDIO)?;
+        let fresh: Vec<_> = stdio.into_iter().filter(|s| !groups.iter().any(|g| g.name == s.name)).collect();
+        groups.extend(fresh);
+    }
+    Ok(groups)
+}
+
 fn job_text(args: &Args, dir: &str) -> anyhow::Result<String> {
     let log = LogFile::open(&args.log).with_context(|| args.log.display().to_string())?;
-    let groups = pattern::groups(&log).with_context(|| args.log.display().to_string())?;
+    let groups = replay_groups(&log, !args.ior).with_context(|| args.log.display().to_string())?;
     let metas = pattern::meta_groups(&log).with_context(|| args.log.display().to_string())?;
     anyhow::ensure!(
         !groups.is_empty() || !metas.is_empty(),
@@ -121,9 +148,15 @@ fn job_text(args: &Args, dir: &str) -> anyhow::Result<String> {
         jobid: log.job.jobid,
         nprocs: log.job.nprocs,
         command: &command,
-        left_out: left_out(&log),
+        left_out: left_out(&log, args.ior),
     };
     let scale = fio::Scale { ranks: args.ranks, bytes: args.scale_bytes, dir: dir.to_string() };
+    if args.ior {
+        let ifaces = ior::interfaces(&log).with_context(|| args.log.display().to_string())?;
+        let mpiio = pattern::groups_in(&log, modules::MPIIO).with_context(|| args.log.display().to_string())?;
+        let parts = ior::Parts { groups: &groups, mpiio: &mpiio, metas: &metas, ifaces: &ifaces };
+        return Ok(ior::script(&parts, &src, &scale));
+    }
     Ok(fio::job_file(&groups, &metas, &src, &scale))
 }
 
@@ -133,7 +166,8 @@ fn write_job(args: &Args) -> anyhow::Result<()> {
         Some(p) if p.as_os_str() != "-" => {
             let (new, mut f) = darshan_log::safe_fs::NewFile::create(p)?;
             std::io::Write::write_all(&mut f, text.as_bytes())?;
-            new.publish(f, 0o644)?;
+            // The IOR script is run as it is.
+            new.publish(f, if args.ior { 0o755 } else { 0o644 })?;
             Ok(())
         }
         _ => Ok(cli::stdout(text.as_bytes())?),
@@ -203,17 +237,27 @@ fn check_in(args: &Args, lib: &Path, work: &Path) -> anyhow::Result<ExitCode> {
     std::fs::write(&job, job_text(args, &data.display().to_string())?)?;
     let logs = check::run_fio(&args.fio_bin, lib, &job, &work.join("logs"), false)?;
     let log = LogFile::open(&args.log)?;
-    let groups = pattern::groups(&log)?;
+    let groups = replay_groups(&log, true)?;
     let metas = pattern::meta_groups(&log)?;
     drop(log);
-    let names: Vec<String> = groups.iter().map(|g| g.name.clone()).collect();
-    let original = check::totals(std::slice::from_ref(&args.log), &|n| {
-        names.iter().any(|g| *g == n || *g == pattern::pattern(n))
-    })?;
+    let mut lines = Vec::new();
+    // POSIX's groups, then STDIO's streams (replayed as POSIX requests in
+    // the files of their own groups: g<N>-…).
+    for (module, stream) in [(modules::POSIX, false), (modules::STDIO, true)] {
+        let mine: Vec<usize> = (0..groups.len()).filter(|i| groups[*i].stream == stream).collect();
+        if mine.is_empty() && stream {
+            continue;
+        }
+        let names: Vec<&str> = mine.iter().map(|i| groups[*i].name.as_str()).collect();
+        let original = check::totals(std::slice::from_ref(&args.log), module, &|n| {
+            names.iter().any(|g| *g == n || *g == pattern::pattern(n))
+        })?;
+        let prefixes: Vec<String> = mine.iter().map(|i| format!("{}/g{}-", data.display(), i + 1)).collect();
+        let replay = check::totals(&logs, modules::POSIX, &|n| prefixes.iter().any(|p| n.starts_with(p.as_str())))?;
+        lines.extend(check::compare(&original, &replay, !stream));
+    }
     let prefix = format!("{}/", data.display());
     let in_replay = |n: &str| n.starts_with(&prefix);
-    let replay = check::totals(&logs, &in_replay)?;
-    let mut lines = check::compare(&original, &replay);
     if !metas.is_empty() {
         let series: Vec<String> = metas.iter().map(|m| m.name.clone()).collect();
         let o = check::meta_totals(std::slice::from_ref(&args.log), &|n| series.contains(&pattern::pattern(n)))?;

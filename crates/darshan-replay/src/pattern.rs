@@ -6,10 +6,10 @@
 //! group's bytes, operations, request sizes, sequential share and sync
 //! frequency, per rank, from the counters named in `from`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use darshan_log::counters::posix as p;
-use darshan_log::modules::POSIX;
+use darshan_log::modules::{MPIIO, POSIX, STDIO};
 use darshan_log::roles::{bucket_bounds, Roles};
 use darshan_log::{LogFile, Record};
 
@@ -26,6 +26,9 @@ pub struct Side {
     /// Share of requests after each rank's first on each file that
     /// started past the end of the one before (Darshan's sequential).
     pub sequential: f64,
+    /// Share of them that started right at the previous one's end
+    /// (Darshan's consecutive).
+    pub consecutive: f64,
 }
 
 /// One group of files as a benchmark job.
@@ -43,6 +46,9 @@ pub struct Group {
     pub write: Side,
     /// Writes per fsync/fdatasync (0: none).
     pub fsync_every: u64,
+    /// Of STDIO streams (fio and IOR have none: replayed as unbuffered
+    /// requests of each stream's mean size).
+    pub stream: bool,
 }
 
 /// Files the job only made, looked at or removed (no data): a series of
@@ -52,6 +58,8 @@ pub struct Group {
 pub struct MetaGroup {
     pub name: String,
     pub files: u64,
+    /// The ranks that used them.
+    pub ranks: u64,
     pub opens: u64,
     pub stats: u64,
     pub unlinks: u64,
@@ -102,8 +110,10 @@ pub fn each_named(
 /// The metadata groups: POSIX records without data, with the POSIX_META
 /// unlinks of the same paths.
 pub fn meta_groups(log: &LogFile) -> Result<Vec<MetaGroup>, darshan_log::LogError> {
-    // pattern → (names, opens, stats, unlinks)
-    let mut acc: BTreeMap<String, (std::collections::BTreeSet<String>, u64, u64, u64)> = BTreeMap::new();
+    // pattern → (names, opens, stats, unlinks, ranks)
+    type Series = (BTreeSet<String>, u64, u64, u64, BTreeSet<i64>);
+    let mut acc: BTreeMap<String, Series> = BTreeMap::new();
+    let nprocs = log.job.nprocs.max(1) as u64;
     each_named(log, &[POSIX, darshan_log::modules::POSIX_META], |m, name, rec| {
         if name.is_empty() || not_application(name) {
             return;
@@ -117,6 +127,7 @@ pub fn meta_groups(log: &LogFile) -> Result<Vec<MetaGroup>, darshan_log::LogErro
             e.0.insert(name.to_string());
             e.1 += c(p::OPENS);
             e.2 += c(p::STATS);
+            e.4.insert(rec.rank);
         } else if let Some(e) = acc.get_mut(&pattern(name)) {
             e.3 += c(darshan_log::counters::posix_meta::UNLINKS);
         }
@@ -124,42 +135,92 @@ pub fn meta_groups(log: &LogFile) -> Result<Vec<MetaGroup>, darshan_log::LogErro
     Ok(acc
         .into_iter()
         .filter(|(_, v)| v.0.len() > 1)
-        .map(|(name, (files, opens, stats, unlinks))| {
+        .map(|(name, (files, opens, stats, unlinks, ranks))| {
             let n = files.len() as u64;
             let per = |x: u64| (x as f64 / n as f64).round() as u64;
-            MetaGroup { name, files: n, opens: per(opens), stats: per(stats), unlinks: per(unlinks) }
+            // A shared record (rank -1) stands for every rank.
+            let ranks = if ranks.contains(&-1) { nprocs } else { ranks.len() as u64 };
+            MetaGroup { name, files: n, ranks, opens: per(opens), stats: per(stats), unlinks: per(unlinks) }
         })
         .collect())
 }
 
+/// Where a module keeps what a group is made of: bytes, operations,
+/// sequential and consecutive requests, extent and syncs, per direction
+/// ([read, write]).
+struct Fields {
+    bytes: [usize; 2],
+    ops: [&'static [usize]; 2],
+    seq: Option<[usize; 2]>,
+    consec: Option<[usize; 2]>,
+    max_byte: Option<[usize; 2]>,
+    syncs: &'static [usize],
+}
+
+fn fields(module: usize) -> Option<Fields> {
+    use darshan_log::counters::{mpiio as m, stdio as s};
+    Some(match module {
+        POSIX => Fields {
+            bytes: [p::BYTES_READ, p::BYTES_WRITTEN],
+            ops: [&[p::READS], &[p::WRITES]],
+            seq: Some([p::SEQ_READS, p::SEQ_WRITES]),
+            consec: Some([p::CONSEC_READS, p::CONSEC_WRITES]),
+            max_byte: Some([p::MAX_BYTE_READ, p::MAX_BYTE_WRITTEN]),
+            syncs: &[p::FSYNCS, p::FDSYNCS],
+        },
+        // The application's own requests; its POSIX ones are the MPI
+        // library's, after aggregation.
+        MPIIO => Fields {
+            bytes: [m::BYTES_READ, m::BYTES_WRITTEN],
+            ops: [
+                &[m::INDEP_READS, m::COLL_READS, m::SPLIT_READS, m::NB_READS],
+                &[m::INDEP_WRITES, m::COLL_WRITES, m::SPLIT_WRITES, m::NB_WRITES],
+            ],
+            seq: None,
+            consec: None,
+            max_byte: None,
+            syncs: &[],
+        },
+        // Streams: written and read in order (STDIO has no sequential
+        // counters or size buckets: each request is the mean).
+        STDIO => Fields {
+            bytes: [s::BYTES_READ, s::BYTES_WRITTEN],
+            ops: [&[s::READS], &[s::WRITES]],
+            seq: None,
+            consec: None,
+            max_byte: Some([s::MAX_BYTE_READ, s::MAX_BYTE_WRITTEN]),
+            syncs: &[],
+        },
+        _ => return None,
+    })
+}
+
 /// The groups of the log's POSIX records.
 pub fn groups(log: &LogFile) -> Result<Vec<Group>, darshan_log::LogError> {
-    let names = log.names()?;
-    let roles = Roles::of(POSIX).expect("POSIX has roles");
+    groups_in(log, POSIX)
+}
+
+/// The groups of one module's records (POSIX, MPIIO or STDIO).
+pub fn groups_in(log: &LogFile, module: usize) -> Result<Vec<Group>, darshan_log::LogError> {
+    let (Some(roles), Some(f)) = (Roles::of(module), fields(module)) else { return Ok(Vec::new()) };
     let mut accs: BTreeMap<(bool, String), Acc> = BTreeMap::new();
-    if log.header.mod_map[POSIX].len == 0 {
-        return Ok(Vec::new());
-    }
-    let mut rd = log.module_reader(POSIX)?;
-    let mut rec = Record::new(POSIX);
-    while rd.next_into(&mut rec)? {
-        let name = names.get(rec.id).map(|n| String::from_utf8_lossy(n).into_owned()).unwrap_or_default();
-        if name.is_empty() || not_application(&name) {
-            continue;
+    let nprocs = log.job.nprocs.max(1) as u64;
+    each_named(log, &[module], |_, name, rec| {
+        if name.is_empty() || not_application(name) {
+            return;
         }
         let shared = rec.rank < 0;
-        let key = if shared { (true, name.clone()) } else { (false, pattern(&name)) };
+        let key = if shared { (true, name.to_string()) } else { (false, pattern(name)) };
         let a = accs.entry(key).or_default();
         a.shared |= shared;
-        if !a.names.contains(&name) {
-            a.names.push(name);
+        if !a.names.iter().any(|n| n == name) {
+            a.names.push(name.to_string());
         }
-        a.ranks += 1;
-        if shared {
-            a.ranks = log.job.nprocs.max(1) as u64;
-        }
+        a.ranks = if shared { nprocs } else { a.ranks + 1 };
         let c = |k: usize| rec.counters.get(k).copied().unwrap_or(0).max(0) as u64;
-        a.extent = a.extent.max(c(p::MAX_BYTE_READ).max(c(p::MAX_BYTE_WRITTEN)) + 1);
+        if let Some([r, w]) = f.max_byte {
+            a.extent = a.extent.max(c(r).max(c(w)) + 1);
+        }
         if a.c.is_empty() {
             a.c = vec![0.0; rec.counters.len()];
         }
@@ -171,47 +232,50 @@ pub fn groups(log: &LogFile) -> Result<Vec<Group>, darshan_log::LogError> {
                 *a.access.entry(c(*size)).or_default() += c(*count) as f64;
             }
         }
-    }
-    // A series whose files are used by one rank each but have the same
-    // name on every rank (a scratch file per process) is file per process.
-    let mut out = Vec::new();
-    for ((_, key), a) in accs {
-        out.push(group(&roles, key, a));
-    }
+    })?;
+    let mut out: Vec<Group> = accs.into_iter().map(|((_, key), a)| group(&roles, &f, key, a)).collect();
     out.retain(|g| g.read.bytes + g.write.bytes > 0);
     Ok(out)
 }
 
-fn group(roles: &Roles, key: String, a: Acc) -> Group {
+fn group(roles: &Roles, f: &Fields, key: String, a: Acc) -> Group {
     // One name used by several ranks, each with its own record (a file
     // not every rank opened): shared by those ranks.
     let shared = a.shared || (a.names.len() == 1 && a.ranks > 1);
     let jobs = if shared { a.ranks } else { a.names.len().max(1) as u64 }.max(1);
     let side = |read: bool| -> Side {
-        let (b, n, sq) =
-            if read { (p::BYTES_READ, p::READS, p::SEQ_READS) } else { (p::BYTES_WRITTEN, p::WRITES, p::SEQ_WRITES) };
-        let ops = a.c[n];
+        let d = usize::from(!read);
+        let ops: f64 = f.ops[d].iter().map(|k| a.c[*k]).sum();
         // A shared file's requests of one kind may come from fewer ranks
         // than used it (one rank wrote what all read).
         let jobs = if shared { jobs.min(ops as u64).max(1) } else { jobs };
-        let counts: Vec<(u64, f64)> = roles
+        let mut counts: Vec<(u64, f64)> = roles
             .size_buckets
             .iter()
             .map(|(label, r, w)| (typical(label, &a.access), a.c[if read { *r } else { *w }]))
             .filter(|x| x.1 > 0.0)
             .collect();
+        if roles.size_buckets.is_empty() && ops > 0.0 {
+            counts.push(((a.c[f.bytes[d]] / ops).round().max(1.0) as u64, ops));
+        }
         // Darshan counts a request sequential when it starts past the end
         // of the one before on that file and rank: the first never is.
         let after_first = ops - jobs as f64;
+        let share = |k: Option<[usize; 2]>| match k {
+            Some(k) if after_first > 0.0 => (a.c[k[d]] / after_first).clamp(0.0, 1.0),
+            _ => 1.0,
+        };
         Side {
             jobs,
-            bytes: (a.c[b] / jobs as f64).round() as u64,
+            bytes: (a.c[f.bytes[d]] / jobs as f64).round() as u64,
             ops: (ops / jobs as f64).round() as u64,
             sizes: percents(&counts),
-            sequential: if after_first > 0.0 { (a.c[sq] / after_first).clamp(0.0, 1.0) } else { 1.0 },
+            sequential: share(f.seq),
+            consecutive: share(f.consec),
         }
     };
-    let syncs = a.c[p::FSYNCS] + a.c[p::FDSYNCS];
+    let syncs: f64 = f.syncs.iter().map(|k| a.c[*k]).sum();
+    let writes: f64 = f.ops[1].iter().map(|k| a.c[*k]).sum();
     Group {
         name: if a.names.len() == 1 { a.names[0].clone() } else { key },
         shared,
@@ -219,7 +283,8 @@ fn group(roles: &Roles, key: String, a: Acc) -> Group {
         extent: a.extent,
         read: side(true),
         write: side(false),
-        fsync_every: if syncs > 0.0 { (a.c[p::WRITES] / syncs).round().max(1.0) as u64 } else { 0 },
+        fsync_every: if syncs > 0.0 { (writes / syncs).round().max(1.0) as u64 } else { 0 },
+        stream: roles.module == STDIO,
     }
 }
 
