@@ -25,6 +25,8 @@ fn parsed(log: &Path, module: &str, under: &Path) -> BTreeMap<String, f64> {
     assert!(out.status.success());
     let mut sums = BTreeMap::new();
     let under = format!("{}/", under.display());
+    // darshan-parser's first column names MPI-IO with its dash.
+    let module = if module == "MPIIO" { "MPI-IO" } else { module };
     for line in String::from_utf8_lossy(&out.stdout).lines().filter(|l| !l.starts_with('#')) {
         let f: Vec<&str> = line.split('\t').collect();
         if f.len() > 5 && f[0] == module && f[5].starts_with(&under) {
