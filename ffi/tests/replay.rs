@@ -46,7 +46,8 @@ fn within(what: &str, original: f64, replay: f64) {
 /// within 5 % of the original's in bytes, operations, size buckets and
 /// (POSIX) sequential share. The script's text.
 fn ior_round_trip(log: &Path, data: &Path, module: &str) -> String {
-    let out = output_within(Command::new(built("darshan-replay")).arg("--ior").arg(log), std::time::Duration::from_secs(60));
+    let out =
+        output_within(Command::new(built("darshan-replay")).arg("--ior").arg(log), std::time::Duration::from_secs(60));
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let runs = ior_rules::parse_script(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let o = parsed(log, module, data);
@@ -78,7 +79,11 @@ fn ior_round_trip(log: &Path, data: &Path, module: &str) -> String {
             within(&format!("{module}_{bucket}\n{text}"), g(&bucket), *k as f64);
         }
         if module == "POSIX" && ops > 0.0 {
-            within(&format!("sequential share of {dir}S\n{text}"), g(&format!("SEQ_{dir}S")) / ops, c.seq as f64 / c.ops.max(1) as f64);
+            within(
+                &format!("sequential share of {dir}S\n{text}"),
+                g(&format!("SEQ_{dir}S")) / ops,
+                c.seq as f64 / c.ops.max(1) as f64,
+            );
         }
     }
     text
@@ -267,12 +272,15 @@ fn a_collective_mpi_io_writers_posix_requests_replay_exactly() {
 /// its jobs and its log is left out).
 #[test]
 fn a_metadata_storm_replays_its_creates_stats_and_unlinks() {
-    let (log, _) = round_trip("meta_storm", &["files without data", "opens of them", "stats of them", "unlinks of them"]);
+    let (log, _) =
+        round_trip("meta_storm", &["files without data", "opens of them", "stats of them", "unlinks of them"]);
     // And as mdtest: 4 tasks, 50 files each, made, stat'ed and removed.
-    let out = output_within(Command::new(built("darshan-replay")).arg("--ior").arg(&log), std::time::Duration::from_secs(60));
+    let out =
+        output_within(Command::new(built("darshan-replay")).arg("--ior").arg(&log), std::time::Duration::from_secs(60));
     let text = String::from_utf8_lossy(&out.stdout);
     let runs = ior_rules::parse_script(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    let md: Vec<_> = runs.iter().filter_map(|r| if let ior_rules::Run::Mdtest(m) = r { Some(m) } else { None }).collect();
+    let md: Vec<_> =
+        runs.iter().filter_map(|r| if let ior_rules::Run::Mdtest(m) = r { Some(m) } else { None }).collect();
     assert_eq!(md.len(), 1, "{text}");
     assert_eq!((md[0].np * md[0].items, md[0].flags.as_str()), (200, "FuCTr"), "{text}");
 }

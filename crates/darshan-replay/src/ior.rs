@@ -114,9 +114,8 @@ fn transfer_size(s: &Side, notes: &mut Vec<String>) -> u64 {
     let common = main.map(|x| x.0).unwrap_or(s.bytes / s.ops.max(1)).max(1);
     let t = (common.div_ceil(8) * 8).max(8);
     if let Some((_, share)) = main.filter(|_| s.sizes.len() > 1) {
-        notes.push(format!(
-            "{share} % of the requests were {common} B and moved most bytes; IOR has one transfer size"
-        ));
+        notes
+            .push(format!("{share} % of the requests were {common} B and moved most bytes; IOR has one transfer size"));
     }
     if t != common {
         notes.push(format!("{common} B requests rounded to {t} B (IOR moves multiples of 8 bytes)"));
@@ -174,7 +173,6 @@ fn file_name(i: usize, g: &Group) -> String {
 fn quoted(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
-
 
 /// What the script is made of: the POSIX groups, the same files' MPI-IO
 /// groups (the application's own requests, where it used MPI-IO), the

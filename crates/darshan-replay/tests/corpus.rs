@@ -193,8 +193,10 @@ fn iors_own_logs_replay_as_the_ior_commands_that_made_them() {
             .into_iter()
             .filter_map(|r| if let ior_rules::Run::Ior(r) = r { Some(r) } else { None })
             .collect();
-        let got: Vec<_> =
-            runs.iter().map(|r| (r.np, r.api.as_str(), r.transfer, r.block, r.segments, r.has('F'), r.has('w'))).collect();
+        let got: Vec<_> = runs
+            .iter()
+            .map(|r| (r.np, r.api.as_str(), r.transfer, r.block, r.segments, r.has('F'), r.has('w')))
+            .collect();
         let want = vec![(np, api, 262144, 1048576, 1, false, true), (np, api, 262144, 1048576, 1, false, false)];
         assert_eq!(got, want, "{stem}:\n{text}");
         seen += 1;

@@ -112,11 +112,7 @@ fn size(v: &str) -> Option<u64> {
 }
 
 /// The options of one command: flags in `flags`, values by letter.
-fn options(
-    words: &[&str],
-    flags: &str,
-    values: &[(char, char)],
-) -> Result<(String, BTreeMap<char, String>), String> {
+fn options(words: &[&str], flags: &str, values: &[(char, char)]) -> Result<(String, BTreeMap<char, String>), String> {
     let (mut on, mut vals) = (String::new(), BTreeMap::new());
     let mut it = words.iter();
     while let Some(w) = it.next() {
@@ -283,7 +279,13 @@ pub fn offsets(r: &Ior, rank: u64, rng: &mut u64) -> Vec<u64> {
     }
     let mut out = Vec::with_capacity(base.len() * r.segments as usize);
     for i in 0..r.segments {
-        let seg = if r.has('F') { i * b } else if r.has('z') { i * np * b } else { i * np * b + rank * b };
+        let seg = if r.has('F') {
+            i * b
+        } else if r.has('z') {
+            i * np * b
+        } else {
+            i * np * b + rank * b
+        };
         out.extend(base.iter().map(|o| o + seg));
     }
     out
