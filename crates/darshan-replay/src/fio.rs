@@ -82,7 +82,7 @@ pub fn job_file(groups: &[Group], metas: &[MetaGroup], src: &Source, scale: &Sca
 /// A series of files the job only made, looked at and removed: fio's
 /// filecreate, filestat and filedelete jobs in turn, over the same files.
 fn meta_section(o: &mut String, i: usize, m: &MetaGroup, scale: &Scale) {
-    let files = scale.ranks.map_or(m.files, |r| m.files.div_ceil(m.ranks.max(1)) * r).max(1);
+    let files = scale.ranks.map_or(m.files, |r| m.files.div_ceil(m.ranks.max(1)).saturating_mul(r)).max(1);
     let _ = writeln!(
         o,
         "\n; {}: {} files without data; per file {} opens, {} stats, {} unlinks",

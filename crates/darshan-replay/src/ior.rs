@@ -83,7 +83,7 @@ impl Run {
     /// Bytes the run's file holds when it is done (per file with `-F`).
     fn extent(&self) -> u64 {
         let tasks = if self.file_per_process { 1 } else { self.np };
-        self.block * self.segments * tasks
+        self.block.saturating_mul(self.segments).saturating_mul(tasks)
     }
 
     fn options(&self) -> String {
@@ -112,7 +112,7 @@ fn transfer_size(s: &Side, notes: &mut Vec<String>) -> u64 {
     let moved = |x: &&(u64, u32)| x.0 as u128 * x.1 as u128;
     let main = s.sizes.iter().max_by_key(moved).copied();
     let common = main.map(|x| x.0).unwrap_or(s.bytes / s.ops.max(1)).max(1);
-    let t = (common.div_ceil(8) * 8).max(8);
+    let t = common.div_ceil(8).saturating_mul(8).max(8);
     if let Some((_, share)) = main.filter(|_| s.sizes.len() > 1) {
         notes
             .push(format!("{share} % of the requests were {common} B and moved most bytes; IOR has one transfer size"));
@@ -134,7 +134,9 @@ pub fn run_for(g: &Group, s: &Side, write: bool, iface: Iface, scale: &Scale, no
     let np = if g.shared { scale.ranks.unwrap_or(s.jobs) } else { scale.ranks.unwrap_or(g.jobs) }.max(1);
     let t = transfer_size(s, notes);
     let bytes = (s.bytes as f64 * scale.bytes).round().max(1.0);
-    let n = ((bytes / t as f64).round() as u64).max(1);
+    // IOR's sizes are signed 64-bit (IOR_offset_t): a block stays a whole
+    // number of transfers below that.
+    let n = ((bytes / t as f64).round() as u64).clamp(1, i64::MAX as u64 / t);
     // Uniformly random offsets start past the previous request's end
     // half the time (Darshan's sequential share 0.5); in order, 1.
     let mut random = s.sequential < 0.75 && n > 1;
@@ -145,7 +147,7 @@ pub fn run_for(g: &Group, s: &Side, write: bool, iface: Iface, scale: &Scale, no
     // Ranks taking turns through a shared file (each request sequential
     // but not adjacent to the rank's last) are IOR's segments.
     let strided = g.shared && !random && s.consecutive < 0.5 && n > 1;
-    let (block, segments) = if strided { (t, n) } else { (n * t, 1) };
+    let (block, segments) = if strided { (t, n) } else { (n.saturating_mul(t), 1) };
     Run {
         np,
         iface,
@@ -273,7 +275,7 @@ fn group_runs(o: &mut String, i: usize, g: &Group, iface: Iface, scale: &Scale) 
 /// phases over as many files per task.
 fn mdtest(o: &mut String, i: usize, m: &MetaGroup, scale: &Scale) {
     let np = scale.ranks.unwrap_or(m.ranks).max(1);
-    let files = scale.ranks.map_or(m.files, |r| m.files.div_ceil(m.ranks.max(1)) * r);
+    let files = scale.ranks.map_or(m.files, |r| m.files.div_ceil(m.ranks.max(1)).saturating_mul(r));
     let per_task = files.div_ceil(np).max(1);
     let _ = writeln!(
         o,
