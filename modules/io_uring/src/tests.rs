@@ -295,3 +295,30 @@ fn entries_read_twice_by_nested_wrappers_are_counted_once() {
     m.on_submit(7, 4, &[write(3, 40, 10, 5)], 5, 4);
     assert_eq!(n(&record(&m, b"/data/f"), c::WRITES), 5);
 }
+
+/// This thread's minor page faults so far (/proc/thread-self/stat).
+fn minor_faults() -> u64 {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").expect("/proc/thread-self/stat");
+    let after_name = &stat[stat.rfind(')').expect("a name") + 2..];
+    after_name.split(' ').nth(7).and_then(|f| f.parse().ok()).expect("minflt")
+}
+
+/// Regression: the shutdown drained the request table by scanning all of
+/// it (4,096 slots, 160 KiB) in every process, rings or not, and a forked
+/// child cleared it by filling it: 40 page faults each time, about 90 us
+/// of a /bin/true's added time. Nothing in flight: not a page of it read.
+#[test]
+fn an_empty_request_table_is_not_scanned_at_shutdown_or_fork() {
+    let mut t = inflight::Inflight::with_slots(inflight::SLOTS);
+    let before = minor_faults();
+    t.drain(None, |p| panic!("nothing was in flight: {p:?}"));
+    t.clear();
+    let faults = minor_faults() - before;
+    assert!(faults < 4, "{faults} page faults draining and clearing an empty table");
+    // With a request in flight the table is still drained.
+    let p = inflight::Pending { record: 3, kind: inflight::Kind::Write, len: 4096, offset: 0, submitted: 7 };
+    assert_eq!(t.insert(0, 42, p), None);
+    let mut seen = Vec::new();
+    t.drain(None, |q| seen.push(q));
+    assert_eq!((seen, t.len()), (vec![p], 0));
+}
