@@ -20,11 +20,14 @@ const INHERITED: u64 = 1 << 63;
 #[derive(Default)]
 pub struct HandleTable {
     slots: Option<ZeroedWords>,
+    /// Handles in the table: a forked child with none marks nothing (the
+    /// scan read every page of the table, 16 page faults per child).
+    live: usize,
 }
 
 impl HandleTable {
     pub const fn new() -> HandleTable {
-        HandleTable { slots: None }
+        HandleTable { slots: None, live: 0 }
     }
 
     /// The table of a module given room for `records` records: `slots`
@@ -39,7 +42,7 @@ impl HandleTable {
         if n == 0 {
             return HandleTable::new();
         }
-        HandleTable { slots: ZeroedWords::new(2 * n.next_power_of_two()) }
+        HandleTable { slots: ZeroedWords::new(2 * n.next_power_of_two()), live: 0 }
     }
 
     fn len(&self) -> usize {
@@ -86,6 +89,9 @@ impl HandleTable {
     /// so), so that a stream the child goes on using can be told from one
     /// it never had.
     pub fn mark_inherited(&mut self) {
+        if self.live == 0 {
+            return;
+        }
         let Some(w) = self.slots.as_mut() else { return };
         for s in 0..w.len() / 2 {
             let v = w[2 * s + 1];
@@ -111,6 +117,7 @@ impl HandleTable {
             if w[2 * s + 1] == 0 || w[2 * s + 1] == TOMB {
                 w[2 * s] = h;
                 w[2 * s + 1] = i as u64 + 1;
+                self.live += 1;
                 return true;
             }
             s = (s + 1) & (n - 1);
@@ -151,6 +158,7 @@ impl HandleTable {
         let n = self.len();
         let Some(w) = self.slots.as_mut() else { return };
         w[2 * s + 1] = TOMB;
+        self.live -= 1;
         if w[2 * ((s + 1) & (n - 1)) + 1] != 0 {
             return;
         }

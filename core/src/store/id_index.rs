@@ -5,20 +5,22 @@
 //! id at `2s` and the position + 1 at `2s + 1` (0: empty). A slot is
 //! taken when its value is set, so every id, 0 included, is its own key.
 
+use crate::store::arena::ZeroedWords;
+
 pub struct IdIndex {
-    words: &'static mut [u64],
+    words: ZeroedWords,
 }
 
 impl IdIndex {
     pub const fn empty() -> IdIndex {
-        IdIndex { words: &mut [] }
+        IdIndex { words: ZeroedWords::empty() }
     }
 
     /// An index for up to `most` entries (at most half full), or None if
     /// its memory cannot be had (an absurd MAX_RECORDS must not abort).
     pub fn for_entries(most: usize) -> Option<IdIndex> {
         let slots = most.checked_mul(2)?.max(16).next_power_of_two();
-        slots.checked_mul(2).and_then(crate::store::arena::zeroed_words).map(|words| IdIndex { words })
+        slots.checked_mul(2).and_then(ZeroedWords::new).map(|words| IdIndex { words })
     }
 
     /// Entries it takes while at most half full.
@@ -52,8 +54,9 @@ impl IdIndex {
         self.words[s + 1] = pos as u64 + 1;
     }
 
+    /// Empty again, its pages given back (a forked child).
     pub fn clear(&mut self) {
-        self.words.iter_mut().for_each(|k| *k = 0);
+        self.words.zero();
     }
 }
 

@@ -186,7 +186,7 @@ impl NameArena {
 
     pub fn clear(&mut self) {
         self.packed.clear();
-        self.index.iter_mut().for_each(|k| *k = 0);
+        self.index.zero();
         self.count = 0;
     }
 }

@@ -201,7 +201,7 @@ impl Inflight {
             return;
         }
         if let Some(w) = self.w.as_mut() {
-            w.fill(0);
+            w.zero();
         }
         self.live = 0;
     }
