@@ -263,7 +263,8 @@ fn run_all(args: &Args, mutants: &[MutantFile], report: &Mutex<Report>) {
                     let Some(j) = jobs.get(i) else { return };
                     let scratch = scratch_dir.join(format!("w{w}-{i}.out"));
                     let o = run(&args.bin, j.tool, &j.input, &scratch, args.limits);
-                    let _ = std::fs::remove_file(&scratch);
+                    // A file, or the directory a tool made (darshan-replay --exact).
+                    let _ = std::fs::remove_file(&scratch).or_else(|_| std::fs::remove_dir_all(&scratch));
                     let repro = format!(
                         "{} {}",
                         args.bin.join(j.tool.exe).display(),

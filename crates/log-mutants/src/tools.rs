@@ -114,6 +114,39 @@ pub const TOOLS: &[Tool] = &[
         per_byte: 1,
     },
     Tool {
+        // The job as a fio benchmark: 1 when there is nothing to replay.
+        label: "darshan-replay (fio job)",
+        exe: "darshan-replay",
+        input: Input::Log,
+        args: &["{in}", "-o", "{out}"],
+        ok_codes: &[0, 1],
+        one_line_errors: true,
+        base_mib: 16,
+        per_byte: 2,
+    },
+    Tool {
+        label: "darshan-replay --ior",
+        exe: "darshan-replay",
+        input: Input::Log,
+        args: &["--ior", "{in}", "-o", "{out}"],
+        ok_codes: &[0, 1],
+        one_line_errors: true,
+        base_mib: 16,
+        per_byte: 2,
+    },
+    Tool {
+        // Every DXT_POSIX segment as a fio iolog line, into a new
+        // directory.
+        label: "darshan-replay --exact",
+        exe: "darshan-replay",
+        input: Input::Log,
+        args: &["--exact", "{in}", "-o", "{out}", "--dir", "/replayed"],
+        ok_codes: &[0, 1],
+        one_line_errors: true,
+        base_mib: 16,
+        per_byte: 4,
+    },
+    Tool {
         // A damaged log against itself: both sides are read whole.
         label: "darshan-diff",
         exe: "darshan-diff",
