@@ -71,6 +71,8 @@ fn no_tool_panics_when_its_reader_goes_away() {
         (Closed::Stdout, "darshan-summary", vec![s("--json"), s("-o"), s("-"), log.as_os_str()]),
         (Closed::Stdout, "darshan-summary", vec![s("--text"), s("-o"), s("-"), log.as_os_str()]),
         (Closed::Stdout, "darshan-study", vec![s("--json"), s("--db"), db.as_os_str()]),
+        (Closed::Stdout, "darshan-replay", vec![log.as_os_str()]),
+        (Closed::Stdout, "darshan-replay", vec![s("--ior"), log.as_os_str()]),
         (Closed::Stderr, "darshan-run", vec![s("--summary"), log.as_os_str()]),
         (Closed::Stderr, "darshan-parser", vec![d.join("no-such.darshan").into_os_string().leak()]),
         (Closed::Stderr, "darshan-study", vec![s("--db"), d.join("no-such.db").into_os_string().leak()]),
