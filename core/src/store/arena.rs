@@ -489,17 +489,28 @@ fn zeros_at(f: &std::fs::File, off: usize, n: usize) -> Result<(), std::io::Erro
     Ok(())
 }
 
-/// Whether `f` lies on tmpfs.
+/// Whether `f`, the crash-safe file, lies on tmpfs: asked of the file
+/// system once per process (the file is made six times over at its first
+/// record, each a `fstatfs` more; a forked child's file goes in the same
+/// directory). 0: not asked yet, 1: no, 2: tmpfs.
 #[allow(unsafe_code)]
 fn on_tmpfs(f: &std::fs::File) -> bool {
     use std::os::fd::AsRawFd;
+    static KNOWN: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+    match KNOWN.load(Ordering::Relaxed) {
+        1 => return false,
+        2 => return true,
+        _ => {}
+    }
     let mut st = std::mem::MaybeUninit::<libc::statfs>::uninit();
     // SAFETY: `st` is a writable statfs the call fills when it returns 0.
     if unsafe { libc::fstatfs(f.as_raw_fd(), st.as_mut_ptr()) } != 0 {
         return false;
     }
     // SAFETY: fstatfs returned 0, so it filled `st`.
-    unsafe { st.assume_init() }.f_type == libc::TMPFS_MAGIC
+    let tmpfs = unsafe { st.assume_init() }.f_type == libc::TMPFS_MAGIC;
+    KNOWN.store(if tmpfs { 2 } else { 1 }, Ordering::Relaxed);
+    tmpfs
 }
 
 /// `fallocate` of `off..off+n` (pages allocated and zeroed, the size kept).
