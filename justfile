@@ -21,6 +21,8 @@ demo:
     # the job's report: what its I/O did and what to change (HTML; --text for a terminal)
     target/release/darshan-summary --text target/demo/mpi-logs/*.darshan | sed -n '/^Diagnosis/,$p'
     target/release/darshan-summary target/demo/mpi-logs/*.darshan -o target/demo/mpi-job-report.html
+    # the job's I/O as a benchmark without the program: IOR and mdtest commands (--fio for a fio job)
+    target/release/darshan-replay --ior target/demo/mpi-logs/*.darshan | sed -n '/^mkdir/,$p'
     @echo "demo: the MPI job's report is $PWD/target/demo/mpi-job-report.html (open it in a browser)"
 
 
