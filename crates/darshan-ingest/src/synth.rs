@@ -141,6 +141,38 @@ pub fn generate(dir: &Path, n: usize, seed: u64) -> Result<Vec<Generated>, Inges
     Ok(out)
 }
 
+/// One job being made: what every part of it draws on, its names and
+/// records so far. The parts are added in a fixed order (the generator's
+/// stream, and so every test's facility, depends on it).
+struct Draft {
+    user: String,
+    app: &'static str,
+    nprocs: i64,
+    run: i64,
+    jobid: i64,
+    scratch: &'static str,
+    size: i64,
+    names: NameTable,
+    recs: Vec<Record>,
+}
+
+impl Draft {
+    /// `s` named in the job's name table.
+    fn name(&mut self, s: String) -> String {
+        self.names.insert(darshan_log::record_id(s.as_bytes()), s.as_bytes());
+        s
+    }
+
+    /// A start between 0 and half the run, and the run's end.
+    fn span(&self, rng: &mut Rng) -> (f64, f64) {
+        (rng.below(self.run as u64 / 2) as f64, self.run as f64)
+    }
+
+    fn dir(&self) -> String {
+        format!("{}/{}/{}", self.scratch, self.user, self.app)
+    }
+}
+
 fn one(dir: &Path, i: usize, planted: Option<Planted>, rng: &mut Rng) -> Result<Generated, IngestError> {
     let user = format!("user{:02}", rng.below(24));
     let app = *rng.pick(&APPS);
@@ -151,134 +183,36 @@ fn one(dir: &Path, i: usize, planted: Option<Planted>, rng: &mut Rng) -> Result<
     let start = EPOCH + rng.below(30 * 86400) as i64;
     let run = 60 + rng.below(7200) as i64;
     let jobid = 100_000 + i as i64;
-    let mut names = NameTable::new();
-    let mut recs = Vec::new();
     let scratch = if rng.below(3) == 0 { "/lustre/scratch" } else { "/gpfs/projects" };
-    let name = |names: &mut NameTable, s: String| {
-        names.insert(darshan_log::record_id(s.as_bytes()), s.as_bytes());
-        s
-    };
     let size = *rng.pick(&[512i64, 4096, 65536, 1 << 20, 4 << 20, 16 << 20]);
-    let t = |rng: &mut Rng| (rng.below(run as u64 / 2) as f64, run as f64);
-    // Per-rank files (up to 8 ranks get one each) and shared ones.
-    let unique = (nprocs.min(8)) as usize;
-    for r in 0..unique {
-        let f = name(&mut names, format!("{scratch}/{user}/{app}/out.{jobid}.{r}"));
-        let (t0, t1) = t(rng);
-        let (t0, t1) = (t0, t0 + (t1 - t0) / 2.0);
-        recs.push(posix_io(&f, r as i64, rng.below(50) as i64, 1 + rng.below(200) as i64, size, t0, t1));
-    }
-    if nprocs > 1 {
-        let f = name(&mut names, format!("{scratch}/{user}/{app}/checkpoint.{jobid}"));
-        let (t0, t1) = t(rng);
-        recs.push(posix_io(&f, -1, 0, nprocs * (1 + rng.below(8) as i64), size, t0, t1));
-        if rng.below(2) == 0 {
-            let mut mr = blank(modules::MPIIO, &f, -1);
-            mr.counters[m::COLL_OPENS] = nprocs;
-            mr.counters[m::COLL_WRITES] = nprocs;
-            mr.counters[m::BYTES_WRITTEN] = recs.last().map_or(0, |r: &Record| r.counters[p::BYTES_WRITTEN]);
-            mr.fcounters[m::F_WRITE_TIME] = 1.0;
-            recs.push(mr);
-        }
-        if nprocs >= 4 && rng.below(3) == 0 {
-            // Partially shared: two ranks each open the same input.
-            let f = name(&mut names, format!("{scratch}/{user}/{app}/input.dat"));
-            for r in 0..2 {
-                recs.push(posix_io(&f, r, 10, 0, 1 << 20, 0.0, 10.0));
-            }
-        }
-    }
-    if rng.below(2) == 0 {
-        let f = name(&mut names, format!("/home/{user}/{app}.log"));
-        let mut sr = blank(modules::STDIO, &f, 0);
-        sr.counters[s::OPENS] = 1;
-        sr.counters[s::WRITES] = 100;
-        sr.counters[s::BYTES_WRITTEN] = 8000;
-        sr.fcounters[s::F_WRITE_START_TIMESTAMP] = 1.0;
-        sr.fcounters[s::F_WRITE_END_TIMESTAMP] = run as f64 - 1.0;
-        sr.fcounters[s::F_WRITE_TIME] = 0.01;
-        recs.push(sr);
-    }
-    if rng.below(5) == 0 {
-        let f = name(&mut names, format!("{scratch}/{user}/{app}/fields.h5"));
-        let mut hf = blank(modules::H5F, &f, -1);
-        hf.counters[0] = nprocs;
-        recs.push(hf);
-    }
+    let mut d = Draft { user, app, nprocs, run, jobid, scratch, size, names: NameTable::new(), recs: Vec::new() };
+    per_rank_and_shared(&mut d, rng);
+    streams_and_hdf5(&mut d, rng);
     if scratch.starts_with("/lustre") {
-        let osts: Vec<i64> = (0..4).map(|k| ((i as i64) * 4 + k) % 96).collect();
-        for r in recs.iter().filter(|r| r.module == modules::POSIX).map(|r| (r.id, r.rank)).collect::<Vec<_>>() {
-            // LUSTRE has no fixed counters: the zeroed record is empty.
-            let mut lr = Record::zeroed(modules::LUSTRE, r.0, r.1);
-            lr.extra = Extra::Lustre {
-                components: vec![LustreComponent { counters: [1 << 20, 4, 0, 0, 0, -1, 0], pool_name: [0; 16] }],
-                ost_ids: osts.clone(),
-            };
-            recs.push(lr);
-        }
+        lustre_layouts(&mut d, i);
     }
     // Every fourth job removes the scratch files it made (POSIX_META,
-    // ours): 10 per process in one directory, listed once per process.
-    // From values already drawn, so the generator's stream is unchanged.
+    // ours): from values already drawn, so the generator's stream is
+    // unchanged.
     if jobid % 4 == 0 {
-        let d = name(&mut names, format!("{scratch}/{user}/{app}/tmp.{jobid}"));
-        let mut r = blank(modules::POSIX_META, &d, -1);
-        r.counters[pm::UNLINKS] = 0;
-        r.counters[pm::MKDIRS] = 1;
-        r.counters[pm::RMDIRS] = 1;
-        r.counters[pm::OPENDIRS] = nprocs;
-        r.counters[pm::READDIRS] = nprocs * (nprocs * 10 + 3);
-        r.counters[pm::DIR_ENTRIES] = nprocs * (nprocs * 10 + 2);
-        r.fcounters[pm::F_START_TIMESTAMP] = 1.0;
-        r.fcounters[pm::F_END_TIMESTAMP] = run as f64 - 1.0;
-        r.fcounters[pm::F_TIME] = 0.001 * nprocs as f64;
-        r.fcounters[pm::F_MAX_TIME] = 0.001;
-        recs.push(r);
-        let f = name(&mut names, format!("{scratch}/{user}/{app}/tmp.{jobid}/scratch"));
-        let mut u = blank(modules::POSIX_META, &f, -1);
-        u.counters[pm::UNLINKS] = nprocs * 10;
-        u.fcounters[pm::F_START_TIMESTAMP] = 1.0;
-        u.fcounters[pm::F_END_TIMESTAMP] = run as f64 - 1.0;
-        u.fcounters[pm::F_TIME] = 0.01 * nprocs as f64;
-        u.fcounters[pm::F_MAX_TIME] = 0.001;
-        recs.push(u);
+        scratch_removal(&mut d);
     }
     if jobid % 7 == 3 {
-        let f = name(&mut names, format!("{scratch}/{user}/{app}/samples.{jobid}"));
-        recs.push(ring_reads(&f, nprocs, run as f64));
+        let f = d.name(format!("{}/samples.{jobid}", d.dir()));
+        d.recs.push(ring_reads(&f, nprocs, run as f64));
     }
-    match planted {
-        Some(Planted::RedundantReads) => {
-            let f = name(&mut names, format!("{scratch}/{user}/{app}/mesh.bin"));
-            let mut r = posix_io(&f, -1, 2 << 10, 0, 1 << 30, 0.0, run as f64);
-            r.counters[p::MAX_BYTE_READ] = (1 << 30) - 1;
-            recs.push(r);
-        }
-        Some(Planted::MetadataHeavy) => {
-            for rank in 0..nprocs {
-                let f = name(&mut names, format!("{scratch}/{user}/{app}/tiny.{jobid}.{rank}"));
-                let mut r = posix_io(&f, rank, 0, 1, 4096, 0.0, 1.0);
-                r.fcounters[p::F_META_TIME] = 40.0;
-                r.fcounters[p::F_WRITE_TIME] = 4.0;
-                recs.push(r);
-            }
-        }
-        Some(Planted::SmallSharedWrites) => {
-            let f = name(&mut names, format!("{scratch}/{user}/{app}/particles.log"));
-            recs.push(posix_io(&f, -1, 0, 1_500_000, 64, 0.0, run as f64));
-        }
-        None => {}
-    }
+    plant(&mut d, planted);
     let secs = start - EPOCH;
     let (mo, day) = (10 + secs / (31 * 86400), 1 + (secs % (31 * 86400)) / 86400);
     let path = dir.join(format!(
-        "2026/{mo}/{day}/{user}_{app}_id{jobid}-{}_{mo}-{day}-{}-{}_1.darshan",
+        "2026/{mo}/{day}/{}_{app}_id{jobid}-{}_{mo}-{day}-{}-{}_1.darshan",
+        d.user,
         1000 + i,
         secs % 86400,
         rng.next_u64()
     ));
     let job = Job {
-        uid: 1000 + user[4..].parse::<i64>().unwrap_or(0),
+        uid: 1000 + d.user[4..].parse::<i64>().unwrap_or(0),
         start_time_sec: start,
         start_time_nsec: 0,
         end_time_sec: start + run,
@@ -288,8 +222,132 @@ fn one(dir: &Path, i: usize, planted: Option<Planted>, rng: &mut Rng) -> Result<
         metadata: b"lib_ver=3.5.0\n".to_vec(),
         exe_mnt: format!("/apps/bin/{app} -i input.{jobid}\nlustre /lustre\ngpfs /gpfs\nnfs /home").into_bytes(),
     };
-    write_log(&path, &job, &names, recs)?;
+    write_log(&path, &job, &d.names, d.recs)?;
     Ok(Generated { path, jobid, planted })
+}
+
+/// Per-rank files (up to 8 ranks get one each), then for MPI jobs a shared
+/// checkpoint (half of them written through MPI-IO) and, in a third of
+/// the jobs of 4 processes or more, an input two ranks share.
+fn per_rank_and_shared(d: &mut Draft, rng: &mut Rng) {
+    let (nprocs, jobid, size) = (d.nprocs, d.jobid, d.size);
+    for r in 0..nprocs.min(8) {
+        let f = d.name(format!("{}/out.{jobid}.{r}", d.dir()));
+        let (t0, t1) = d.span(rng);
+        let (t0, t1) = (t0, t0 + (t1 - t0) / 2.0);
+        d.recs.push(posix_io(&f, r, rng.below(50) as i64, 1 + rng.below(200) as i64, size, t0, t1));
+    }
+    if nprocs <= 1 {
+        return;
+    }
+    let f = d.name(format!("{}/checkpoint.{jobid}", d.dir()));
+    let (t0, t1) = d.span(rng);
+    d.recs.push(posix_io(&f, -1, 0, nprocs * (1 + rng.below(8) as i64), size, t0, t1));
+    if rng.below(2) == 0 {
+        let mut mr = blank(modules::MPIIO, &f, -1);
+        mr.counters[m::COLL_OPENS] = nprocs;
+        mr.counters[m::COLL_WRITES] = nprocs;
+        mr.counters[m::BYTES_WRITTEN] = d.recs.last().map_or(0, |r: &Record| r.counters[p::BYTES_WRITTEN]);
+        mr.fcounters[m::F_WRITE_TIME] = 1.0;
+        d.recs.push(mr);
+    }
+    if nprocs >= 4 && rng.below(3) == 0 {
+        // Partially shared: two ranks each open the same input.
+        let f = d.name(format!("{}/input.dat", d.dir()));
+        for r in 0..2 {
+            d.recs.push(posix_io(&f, r, 10, 0, 1 << 20, 0.0, 10.0));
+        }
+    }
+}
+
+/// A STDIO log file in half the jobs, an HDF5 file in a fifth.
+fn streams_and_hdf5(d: &mut Draft, rng: &mut Rng) {
+    if rng.below(2) == 0 {
+        let f = d.name(format!("/home/{}/{}.log", d.user, d.app));
+        let mut sr = blank(modules::STDIO, &f, 0);
+        sr.counters[s::OPENS] = 1;
+        sr.counters[s::WRITES] = 100;
+        sr.counters[s::BYTES_WRITTEN] = 8000;
+        sr.fcounters[s::F_WRITE_START_TIMESTAMP] = 1.0;
+        sr.fcounters[s::F_WRITE_END_TIMESTAMP] = d.run as f64 - 1.0;
+        sr.fcounters[s::F_WRITE_TIME] = 0.01;
+        d.recs.push(sr);
+    }
+    if rng.below(5) == 0 {
+        let f = d.name(format!("{}/fields.h5", d.dir()));
+        let mut hf = blank(modules::H5F, &f, -1);
+        hf.counters[0] = d.nprocs;
+        d.recs.push(hf);
+    }
+}
+
+/// A LUSTRE record for every POSIX one: 4 OSTs of 96, by job number.
+fn lustre_layouts(d: &mut Draft, i: usize) {
+    let osts: Vec<i64> = (0..4).map(|k| ((i as i64) * 4 + k) % 96).collect();
+    let posix: Vec<(u64, i64)> = d.recs.iter().filter(|r| r.module == modules::POSIX).map(|r| (r.id, r.rank)).collect();
+    for (id, rank) in posix {
+        // LUSTRE has no fixed counters: the zeroed record is empty.
+        let mut lr = Record::zeroed(modules::LUSTRE, id, rank);
+        lr.extra = Extra::Lustre {
+            components: vec![LustreComponent { counters: [1 << 20, 4, 0, 0, 0, -1, 0], pool_name: [0; 16] }],
+            ost_ids: osts.clone(),
+        };
+        d.recs.push(lr);
+    }
+}
+
+/// 10 scratch files per process removed from one directory, listed once
+/// per process (POSIX_META).
+fn scratch_removal(d: &mut Draft) {
+    let (nprocs, run) = (d.nprocs, d.run as f64);
+    let dir = d.name(format!("{}/tmp.{}", d.dir(), d.jobid));
+    let mut r = blank(modules::POSIX_META, &dir, -1);
+    r.counters[pm::UNLINKS] = 0;
+    r.counters[pm::MKDIRS] = 1;
+    r.counters[pm::RMDIRS] = 1;
+    r.counters[pm::OPENDIRS] = nprocs;
+    r.counters[pm::READDIRS] = nprocs * (nprocs * 10 + 3);
+    r.counters[pm::DIR_ENTRIES] = nprocs * (nprocs * 10 + 2);
+    r.fcounters[pm::F_START_TIMESTAMP] = 1.0;
+    r.fcounters[pm::F_END_TIMESTAMP] = run - 1.0;
+    r.fcounters[pm::F_TIME] = 0.001 * nprocs as f64;
+    r.fcounters[pm::F_MAX_TIME] = 0.001;
+    d.recs.push(r);
+    let f = d.name(format!("{dir}/scratch"));
+    let mut u = blank(modules::POSIX_META, &f, -1);
+    u.counters[pm::UNLINKS] = nprocs * 10;
+    u.fcounters[pm::F_START_TIMESTAMP] = 1.0;
+    u.fcounters[pm::F_END_TIMESTAMP] = run - 1.0;
+    u.fcounters[pm::F_TIME] = 0.01 * nprocs as f64;
+    u.fcounters[pm::F_MAX_TIME] = 0.001;
+    d.recs.push(u);
+}
+
+/// The planted job's records, well past its metric's threshold.
+fn plant(d: &mut Draft, planted: Option<Planted>) {
+    let run = d.run as f64;
+    match planted {
+        Some(Planted::RedundantReads) => {
+            let f = d.name(format!("{}/mesh.bin", d.dir()));
+            let mut r = posix_io(&f, -1, 2 << 10, 0, 1 << 30, 0.0, run);
+            r.counters[p::MAX_BYTE_READ] = (1 << 30) - 1;
+            d.recs.push(r);
+        }
+        Some(Planted::MetadataHeavy) => {
+            for rank in 0..d.nprocs {
+                let f = d.name(format!("{}/tiny.{}.{rank}", d.dir(), d.jobid));
+                let mut r = posix_io(&f, rank, 0, 1, 4096, 0.0, 1.0);
+                r.fcounters[p::F_META_TIME] = 40.0;
+                r.fcounters[p::F_WRITE_TIME] = 4.0;
+                d.recs.push(r);
+            }
+        }
+        Some(Planted::SmallSharedWrites) => {
+            let f = d.name(format!("{}/particles.log", d.dir()));
+            d.recs.push(posix_io(&f, -1, 0, 1_500_000, 64, 0.0, run));
+        }
+        None => {}
+    }
 }
 
 /// The per-process logs of a job without MPI, as the runtime writes them
