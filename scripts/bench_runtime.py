@@ -226,6 +226,20 @@ def short_process_section():
             print(f"- {' '.join(cmd)} under C Darshan (side by side): {med(dc):.0f} us added [{min(dc):.0f} .. "
                   f"{max(dc):.0f}]")
             record(f"short.{name}_added_c", med(dc), "us", min(dc), max(dc))
+    # Forks: a shell script running /bin/true 20 times (each iteration a
+    # forked child of the instrumented shell, then an instrumented exec).
+    loop = os.path.join(work, "forks.sh")
+    with open(loop, "w") as f:
+        f.write("for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do /bin/true; done\n")
+    for tag, with_lib in (("", None), ("_c", c_lib)):
+        if tag and not with_lib:
+            continue
+        r = spawned(["/bin/sh", loop], 21, 3, with_lib=with_lib)
+        d = [b - a for a, b in r]
+        who = "C Darshan" if tag else "the runtime"
+        print(f"- sh running /bin/true 20 times under {who}: {med(d) / 1e3:.2f} ms added [{min(d) / 1e3:.2f} .. "
+              f"{max(d) / 1e3:.2f}], {med(a for a, _ in r) / 1e3:.2f} ms without; 21 pairs of 3-run blocks")
+        record(f"short.sh_20_forks_added{tag}", med(d), "us", min(d), max(d))
     diffs = []
     # The earlier method, kept for comparison with earlier entries: each run
     # started from Python (fork + exec, about a millisecond more per run in
