@@ -279,19 +279,21 @@ impl Core {
             t.pid = pid;
             t.start = start;
         }
-        let warning = match mmap {
-            Some(p) if crate::store::logmap::reserved() => {
-                crate::store::logmap::fork_child(p).err().map(|e| e.to_string())
+        if let Some(p) = mmap.filter(|_| crate::store::logmap::reserved()) {
+            if let Err(e) = crate::store::logmap::fork_child(p) {
+                // Still its parent's file under the records: clearing them
+                // would write zeros into the parent's live records. The
+                // child records nothing (the caller disables it).
+                return Some(e.to_string());
             }
-            _ => None,
-        };
+        }
         self.ledger.fork_child();
         self.lost_calls.store(0, Ordering::Relaxed);
         for m in self.modules() {
             m.fork_child();
         }
         crate::store::logmap::arm();
-        warning
+        None
     }
 }
 

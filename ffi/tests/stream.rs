@@ -82,8 +82,6 @@ fn sigterm(s: &mut Server) -> std::process::ExitStatus {
     s.0.wait().unwrap()
 }
 
-/// Every message on `darshan.live.>`, read with the NATS protocol (INFO,
-/// CONNECT, SUB, then MSG frames; PINGs answered) until `stop`.
 /// `buf` filled from `r`, across the read timeouts (a body may arrive in
 /// pieces on a busy machine).
 fn read_all(r: &mut impl Read, buf: &mut [u8]) {
@@ -99,6 +97,8 @@ fn read_all(r: &mut impl Read, buf: &mut [u8]) {
     assert_eq!(at, buf.len(), "a NATS message's body was cut short");
 }
 
+/// Every message on `darshan.live.>`, read with the NATS protocol (INFO,
+/// CONNECT, SUB, then MSG frames; PINGs answered) until `stop`.
 fn subscribe(port: u16, stop: Arc<Mutex<bool>>) -> std::thread::JoinHandle<Vec<(String, serde_json::Value)>> {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     s.set_read_timeout(Some(Duration::from_millis(200))).unwrap();

@@ -170,10 +170,13 @@ impl HandleTable {
         }
     }
 
-    /// Forget every handle (a forked child): a fresh mapping, rather than
-    /// writing zeros over pages that were never touched.
+    /// Forget every handle (a forked child): the table's pages given back
+    /// ([`ZeroedWords::zero`]), not written.
     pub fn clear(&mut self) {
-        *self = HandleTable::with_slots(self.len());
+        if let Some(w) = self.slots.as_mut() {
+            w.zero();
+        }
+        self.live = 0;
     }
 }
 

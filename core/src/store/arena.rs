@@ -490,9 +490,9 @@ fn zeros_at(f: &std::fs::File, off: usize, n: usize) -> Result<(), std::io::Erro
 }
 
 /// Whether `f`, the crash-safe file, lies on tmpfs: asked of the file
-/// system once per process (the file is made six times over at its first
-/// record, each a `fstatfs` more; a forked child's file goes in the same
-/// directory). 0: not asked yet, 1: no, 2: tmpfs.
+/// system once per process (its first record gives six areas their
+/// storage, each asked again before; a forked child's file goes in the
+/// same directory). 0: not asked yet, 1: no, 2: tmpfs.
 #[allow(unsafe_code)]
 fn on_tmpfs(f: &std::fs::File) -> bool {
     use std::os::fd::AsRawFd;

@@ -55,30 +55,34 @@ pub fn trace(log: &LogFile) -> Result<Trace, darshan_log::LogError> {
     Ok(t)
 }
 
-/// The replay's name of file `i`.
-pub fn replay_name(dir: &str, t: &Trace, i: usize) -> String {
-    let base = t.files[i].rsplit('/').next().unwrap_or("file");
-    let clean: String =
-        base.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
-    format!("{dir}/x{i}-{clean}")
+/// The replay's names of the trace's files, by index: in `dir`, each
+/// base name with what an iolog line cannot hold made `_`.
+pub fn replay_names(dir: &str, t: &Trace) -> Vec<String> {
+    let name = |(i, f): (usize, &String)| {
+        let base = f.rsplit('/').next().unwrap_or("file");
+        let clean: String =
+            base.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
+        format!("{dir}/x{i}-{clean}")
+    };
+    t.files.iter().enumerate().map(name).collect()
 }
 
-/// Rank `rank`'s iolog.
-pub fn iolog(dir: &str, t: &Trace, rank: i64) -> String {
+/// Rank `rank`'s iolog, the files named by [`replay_names`].
+pub fn iolog(names: &[String], t: &Trace, rank: i64) -> String {
     let mut o = String::from("fio version 2 iolog\n");
     let segs = t.ranks.get(&rank).map(Vec::as_slice).unwrap_or_default();
     let mut used: Vec<usize> = segs.iter().map(|s| s.1).collect();
     used.sort_unstable();
     used.dedup();
     for f in &used {
-        let n = replay_name(dir, t, *f);
+        let n = &names[*f];
         let _ = writeln!(o, "{n} add\n{n} open");
     }
     for (_, f, w, off, len) in segs {
-        let _ = writeln!(o, "{} {} {off} {len}", replay_name(dir, t, *f), if *w { "write" } else { "read" });
+        let _ = writeln!(o, "{} {} {off} {len}", names[*f], if *w { "write" } else { "read" });
     }
     for f in &used {
-        let _ = writeln!(o, "{} close", replay_name(dir, t, *f));
+        let _ = writeln!(o, "{} close", names[*f]);
     }
     o
 }

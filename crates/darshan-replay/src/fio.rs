@@ -83,15 +83,7 @@ pub fn job_file(groups: &[Group], metas: &[MetaGroup], src: &Source, scale: &Sca
 /// filecreate, filestat and filedelete jobs in turn, over the same files.
 fn meta_section(o: &mut String, i: usize, m: &MetaGroup, scale: &Scale) {
     let files = scale.ranks.map_or(m.files, |r| m.files.div_ceil(m.ranks.max(1)).saturating_mul(r)).max(1);
-    let _ = writeln!(
-        o,
-        "\n; {}: {} files without data; per file {} opens, {} stats, {} unlinks",
-        comment(&m.name),
-        m.files,
-        m.opens,
-        m.stats,
-        m.unlinks
-    );
+    let _ = writeln!(o, "\n; {}", m.summary());
     let steps = [("create", "filecreate", m.opens), ("stat", "filestat", m.stats), ("delete", "filedelete", m.unlinks)];
     let mut first = true;
     for (step, engine, per_file) in steps {

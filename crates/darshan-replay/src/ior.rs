@@ -49,8 +49,8 @@ pub fn interfaces(log: &LogFile) -> Result<BTreeMap<String, Iface>, darshan_log:
             let e = ops.entry(key).or_default();
             e.0 = e.0.max(level);
             if m == MPIIO {
-                e.1 += c(mp::COLL_READS) + c(mp::COLL_WRITES);
-                e.2 += c(mp::INDEP_READS) + c(mp::INDEP_WRITES);
+                e.1 = e.1.saturating_add(c(mp::COLL_READS)).saturating_add(c(mp::COLL_WRITES));
+                e.2 = e.2.saturating_add(c(mp::INDEP_READS)).saturating_add(c(mp::INDEP_WRITES));
             }
         }
     })?;
@@ -209,9 +209,10 @@ pub fn script(parts: &Parts, src: &crate::fio::Source, scale: &Scale) -> String 
     }
     let _ = writeln!(o, "set -e\nMPIRUN=${{MPIRUN:-mpirun}}\nIOR=${{IOR:-ior}}\nMDTEST=${{MDTEST:-mdtest}}");
     let _ = writeln!(o, "DIR=${{DIR:-{}}}\nmkdir -p \"$DIR\"", quoted(&scale.dir));
+    let mpiio: BTreeMap<&str, &Group> = parts.mpiio.iter().map(|m| (m.name.as_str(), m)).collect();
     for (i, g) in parts.groups.iter().enumerate() {
         let iface = parts.ifaces.get(&g.name).copied().unwrap_or(POSIX_API);
-        match parts.mpiio.iter().find(|m| m.name == g.name).filter(|_| iface.api != "POSIX") {
+        match mpiio.get(g.name.as_str()).filter(|_| iface.api != "POSIX") {
             // MPI-IO's requests, in the POSIX group's file: MPI-IO's
             // counters do not say where in the file each rank's were.
             Some(m) => {
@@ -277,16 +278,7 @@ fn mdtest(o: &mut String, i: usize, m: &MetaGroup, scale: &Scale) {
     let np = scale.ranks.unwrap_or(m.ranks).max(1);
     let files = scale.ranks.map_or(m.files, |r| m.files.div_ceil(m.ranks.max(1)).saturating_mul(r));
     let per_task = files.div_ceil(np).max(1);
-    let _ = writeln!(
-        o,
-        "\n# {}: {} files without data on {} ranks; per file {} opens, {} stats, {} unlinks",
-        comment(&m.name),
-        m.files,
-        m.ranks,
-        m.opens,
-        m.stats,
-        m.unlinks
-    );
+    let _ = writeln!(o, "\n# {}", m.summary());
     if m.opens > 1 || m.stats > 1 || m.unlinks > 1 {
         let _ = writeln!(o, "# mdtest makes, stats and removes each file once");
     }

@@ -176,7 +176,9 @@ fn write_job(args: &Args) -> anyhow::Result<()> {
 
 /// The exact replay's files into `out` (made here): job.fio and
 /// rank<N>.iolog; the replayed files go in `dir`. Returns the trace.
-fn exact_files(log_path: &Path, out: &Path, dir: &str) -> anyhow::Result<exact::Trace> {
+fn exact_files(log_path: &Path, out: &Path, dir: &str) -> anyhow::Result<(exact::Trace, Vec<String>)> {
+    // An iolog line is words apart: a file name cannot hold white space.
+    anyhow::ensure!(!dir.chars().any(char::is_whitespace), "--exact: the directory {dir:?} holds white space");
     let log = LogFile::open(log_path).with_context(|| log_path.display().to_string())?;
     let t = exact::trace(&log)?;
     anyhow::ensure!(
@@ -185,14 +187,15 @@ fn exact_files(log_path: &Path, out: &Path, dir: &str) -> anyhow::Result<exact::
         log_path.display()
     );
     std::fs::create_dir(out).with_context(|| format!("{}: a new directory", out.display()))?;
+    let names = exact::replay_names(dir, &t);
     let mut logs = std::collections::BTreeMap::new();
     for rank in t.ranks.keys() {
         let p = out.join(format!("rank{rank}.iolog"));
-        std::fs::write(&p, exact::iolog(dir, &t, *rank))?;
+        std::fs::write(&p, exact::iolog(&names, &t, *rank))?;
         logs.insert(*rank, p.display().to_string());
     }
     std::fs::write(out.join("job.fio"), exact::job_file(&log_path.display().to_string(), &t, &logs))?;
-    Ok(t)
+    Ok((t, names))
 }
 
 fn write_exact(args: &Args) -> anyhow::Result<()> {
@@ -250,7 +253,8 @@ fn check_in(args: &Args, lib: &Path, work: &Path) -> anyhow::Result<ExitCode> {
         }
         let names: Vec<&str> = mine.iter().map(|i| groups[*i].name.as_str()).collect();
         let original = check::totals(std::slice::from_ref(&args.log), module, &|n| {
-            names.iter().any(|g| *g == n || *g == pattern::pattern(n))
+            let series = pattern::pattern(n);
+            names.iter().any(|g| *g == n || *g == series)
         })?;
         let prefixes: Vec<String> = mine.iter().map(|i| format!("{}/g{}-", data.display(), i + 1)).collect();
         let replay = check::totals(&logs, modules::POSIX, &|n| prefixes.iter().any(|p| n.starts_with(p.as_str())))?;
@@ -285,12 +289,14 @@ fn check_in(args: &Args, lib: &Path, work: &Path) -> anyhow::Result<ExitCode> {
 /// original's, by file, operation, offset and length.
 fn check_exact(args: &Args, lib: &Path, work: &Path, data: &Path) -> anyhow::Result<ExitCode> {
     let dir = data.display().to_string();
-    let t = exact_files(&args.log, &work.join("job"), &dir)?;
+    let (t, names) = exact_files(&args.log, &work.join("job"), &dir)?;
     // The files exist before the replay (sparse, made without the
     // runtime): a trace may read what an earlier job wrote.
-    for (i, extent) in t.extents.iter().enumerate() {
-        std::fs::File::create(exact::replay_name(&dir, &t, i))?.set_len(*extent)?;
+    for (name, extent) in names.iter().zip(&t.extents) {
+        std::fs::File::create(name)?.set_len(*extent)?;
     }
+    let index: std::collections::HashMap<&str, usize> =
+        names.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
     let logs = check::run_fio(&args.fio_bin, lib, &work.join("job/job.fio"), &work.join("logs"), true)?;
     let mut want: std::collections::BTreeMap<(usize, bool, i64, i64), i64> = Default::default();
     for segs in t.ranks.values() {
@@ -304,8 +310,7 @@ fn check_exact(args: &Args, lib: &Path, work: &Path, data: &Path) -> anyhow::Res
         let r = exact::trace(&LogFile::open(l)?)?;
         for segs in r.ranks.values() {
             for (_, f, w, off, len) in segs {
-                let name = &r.files[*f];
-                if let Some(i) = (0..t.files.len()).find(|i| exact::replay_name(&dir, &t, *i) == *name) {
+                if let Some(&i) = index.get(r.files[*f].as_str()) {
                     *got.entry((i, *w, *off, *len)).or_insert(0i64) += 1;
                 }
             }

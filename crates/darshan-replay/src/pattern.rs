@@ -65,6 +65,21 @@ pub struct MetaGroup {
     pub unlinks: u64,
 }
 
+impl MetaGroup {
+    /// One comment line of it (the name's control characters escaped).
+    pub fn summary(&self) -> String {
+        format!(
+            "{}: {} files without data on {} ranks; per file {} opens, {} stats, {} unlinks",
+            darshan_util::visible::visible(&self.name),
+            self.files,
+            self.ranks,
+            self.opens,
+            self.stats,
+            self.unlinks
+        )
+    }
+}
+
 /// Paths whose I/O is the system's, not the application's.
 fn not_application(name: &str) -> bool {
     darshan_log::software::software_loading(name).is_some()
@@ -76,7 +91,9 @@ pub use darshan_util::series::pattern;
 
 #[derive(Default)]
 struct Acc {
-    names: Vec<String>,
+    /// The group's file names (a set: a series of 200,000 files searched
+    /// as a list took a minute).
+    names: BTreeSet<String>,
     ranks: u64,
     shared: bool,
     extent: u64,
@@ -125,11 +142,11 @@ pub fn meta_groups(log: &LogFile) -> Result<Vec<MetaGroup>, darshan_log::LogErro
             }
             let e = acc.entry(pattern(name)).or_default();
             e.0.insert(name.to_string());
-            e.1 += c(p::OPENS);
-            e.2 += c(p::STATS);
+            e.1 = e.1.saturating_add(c(p::OPENS));
+            e.2 = e.2.saturating_add(c(p::STATS));
             e.4.insert(rec.rank);
         } else if let Some(e) = acc.get_mut(&pattern(name)) {
-            e.3 += c(darshan_log::counters::posix_meta::UNLINKS);
+            e.3 = e.3.saturating_add(c(darshan_log::counters::posix_meta::UNLINKS));
         }
     })?;
     Ok(acc
@@ -145,15 +162,13 @@ pub fn meta_groups(log: &LogFile) -> Result<Vec<MetaGroup>, darshan_log::LogErro
         .collect())
 }
 
-/// Where a module keeps what a group is made of: bytes, operations,
-/// sequential and consecutive requests, extent and syncs, per direction
-/// ([read, write]).
+/// What a group is made of that [`Roles`] does not name, per direction
+/// ([read, write]): the operations (MPI-IO's are of four kinds), the
+/// sequential and consecutive requests, the syncs.
 struct Fields {
-    bytes: [usize; 2],
     ops: [&'static [usize]; 2],
     seq: Option<[usize; 2]>,
     consec: Option<[usize; 2]>,
-    max_byte: Option<[usize; 2]>,
     syncs: &'static [usize],
 }
 
@@ -161,36 +176,25 @@ fn fields(module: usize) -> Option<Fields> {
     use darshan_log::counters::{mpiio as m, stdio as s};
     Some(match module {
         POSIX => Fields {
-            bytes: [p::BYTES_READ, p::BYTES_WRITTEN],
             ops: [&[p::READS], &[p::WRITES]],
             seq: Some([p::SEQ_READS, p::SEQ_WRITES]),
             consec: Some([p::CONSEC_READS, p::CONSEC_WRITES]),
-            max_byte: Some([p::MAX_BYTE_READ, p::MAX_BYTE_WRITTEN]),
             syncs: &[p::FSYNCS, p::FDSYNCS],
         },
         // The application's own requests; its POSIX ones are the MPI
         // library's, after aggregation.
         MPIIO => Fields {
-            bytes: [m::BYTES_READ, m::BYTES_WRITTEN],
             ops: [
                 &[m::INDEP_READS, m::COLL_READS, m::SPLIT_READS, m::NB_READS],
                 &[m::INDEP_WRITES, m::COLL_WRITES, m::SPLIT_WRITES, m::NB_WRITES],
             ],
             seq: None,
             consec: None,
-            max_byte: None,
             syncs: &[],
         },
         // Streams: written and read in order (STDIO has no sequential
         // counters or size buckets: each request is the mean).
-        STDIO => Fields {
-            bytes: [s::BYTES_READ, s::BYTES_WRITTEN],
-            ops: [&[s::READS], &[s::WRITES]],
-            seq: None,
-            consec: None,
-            max_byte: Some([s::MAX_BYTE_READ, s::MAX_BYTE_WRITTEN]),
-            syncs: &[],
-        },
+        STDIO => Fields { ops: [&[s::READS], &[s::WRITES]], seq: None, consec: None, syncs: &[] },
         _ => return None,
     })
 }
@@ -213,12 +217,12 @@ pub fn groups_in(log: &LogFile, module: usize) -> Result<Vec<Group>, darshan_log
         let key = if shared { (true, name.to_string()) } else { (false, pattern(name)) };
         let a = accs.entry(key).or_default();
         a.shared |= shared;
-        if !a.names.iter().any(|n| n == name) {
-            a.names.push(name.to_string());
+        if !a.names.contains(name) {
+            a.names.insert(name.to_string());
         }
         a.ranks = if shared { nprocs } else { a.ranks + 1 };
         let c = |k: usize| rec.counters.get(k).copied().unwrap_or(0).max(0) as u64;
-        if let Some([r, w]) = f.max_byte {
+        if let (Some(r), Some(w)) = (roles.max_byte_read, roles.max_byte_written) {
             a.extent = a.extent.max(c(r).max(c(w)) + 1);
         }
         if a.c.is_empty() {
@@ -243,6 +247,7 @@ fn group(roles: &Roles, f: &Fields, key: String, a: Acc) -> Group {
     // not every rank opened): shared by those ranks.
     let shared = a.shared || (a.names.len() == 1 && a.ranks > 1);
     let jobs = if shared { a.ranks } else { a.names.len().max(1) as u64 }.max(1);
+    let bytes = [roles.bytes_read, roles.bytes_written].map(|k| k.map_or(0.0, |k| a.c[k]));
     let side = |read: bool| -> Side {
         let d = usize::from(!read);
         let ops: f64 = f.ops[d].iter().map(|k| a.c[*k]).sum();
@@ -256,7 +261,7 @@ fn group(roles: &Roles, f: &Fields, key: String, a: Acc) -> Group {
             .filter(|x| x.1 > 0.0)
             .collect();
         if roles.size_buckets.is_empty() && ops > 0.0 {
-            counts.push(((a.c[f.bytes[d]] / ops).round().max(1.0) as u64, ops));
+            counts.push(((bytes[d] / ops).round().max(1.0) as u64, ops));
         }
         // Darshan counts a request sequential when it starts past the end
         // of the one before on that file and rank: the first never is.
@@ -267,7 +272,7 @@ fn group(roles: &Roles, f: &Fields, key: String, a: Acc) -> Group {
         };
         Side {
             jobs,
-            bytes: (a.c[f.bytes[d]] / jobs as f64).round() as u64,
+            bytes: (bytes[d] / jobs as f64).round() as u64,
             ops: (ops / jobs as f64).round() as u64,
             sizes: percents(&counts),
             sequential: share(f.seq),
@@ -277,7 +282,10 @@ fn group(roles: &Roles, f: &Fields, key: String, a: Acc) -> Group {
     let syncs: f64 = f.syncs.iter().map(|k| a.c[*k]).sum();
     let writes: f64 = f.ops[1].iter().map(|k| a.c[*k]).sum();
     Group {
-        name: if a.names.len() == 1 { a.names[0].clone() } else { key },
+        name: match (a.names.len(), a.names.first()) {
+            (1, Some(only)) => only.clone(),
+            _ => key,
+        },
         shared,
         jobs,
         extent: a.extent,

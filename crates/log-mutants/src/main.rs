@@ -188,17 +188,43 @@ fn make_mutants(args: &Args, logs: &[(PathBuf, Vec<u8>)]) -> Vec<MutantFile> {
     out
 }
 
-/// Phase 2 and 3: every run, spread over the machine's cores.
+/// One run to make: a tool on an input.
+struct Job<'a> {
+    tool: &'a Tool,
+    input: PathBuf,
+    size: u64,
+    what: String,
+}
+
+/// Phase 2 and 3: every run, spread over the machine's cores: the log
+/// readers and crash-safe readers on each mutant, the configuration
+/// readers on lying thresholds files, then the database tools on batches.
 fn run_all(args: &Args, mutants: &[MutantFile], report: &Mutex<Report>) {
-    struct Job<'a> {
-        tool: &'a Tool,
-        input: PathBuf,
-        size: u64,
-        what: String,
-    }
-    let scratch_dir = args.work.join("scratch");
-    let _ = std::fs::create_dir_all(&scratch_dir);
-    let mut jobs: Vec<Job> = Vec::new();
+    let mut jobs = log_jobs(mutants);
+    jobs.extend(crash_safe_jobs(args, mutants));
+    jobs.extend(config_jobs(args, mutants));
+    let batches = batches(args, mutants);
+    one_pass(args, &jobs, report);
+    let of_kind = |kind: Input, what: &str, input: &dyn Fn(&Path) -> PathBuf| -> Vec<Job> {
+        TOOLS
+            .iter()
+            .filter(|t| t.input == kind)
+            .flat_map(|t| batches.iter().map(move |(d, size)| (t, d, *size)))
+            .map(|(tool, d, size)| Job { tool, input: input(d), size, what: what.into() })
+            .collect()
+    };
+    ingest(args, &of_kind(Input::Batch, "a batch of mutants", &|d| d.to_path_buf()), report);
+    one_pass(args, &of_kind(Input::Database, "the database of a batch", &db_of), report);
+}
+
+/// Where the ingest of batch directory `d` keeps its database.
+fn db_of(d: &Path) -> PathBuf {
+    d.with_extension("db")
+}
+
+/// Every log reader on every mutant.
+fn log_jobs(mutants: &[MutantFile]) -> Vec<Job<'static>> {
+    let mut jobs = Vec::new();
     for t in TOOLS.iter().filter(|t| t.input == Input::Log) {
         for m in mutants {
             jobs.push(Job {
@@ -209,8 +235,13 @@ fn run_all(args: &Args, mutants: &[MutantFile], report: &Mutex<Report>) {
             });
         }
     }
-    // The crash-safe readers on each crash-safe mutant alone in a
-    // directory under a crash-safe file's name.
+    jobs
+}
+
+/// The crash-safe readers on each crash-safe mutant alone in a directory
+/// under a crash-safe file's name.
+fn crash_safe_jobs(args: &Args, mutants: &[MutantFile]) -> Vec<Job<'static>> {
+    let mut jobs = Vec::new();
     let mut k = 0;
     for m in mutants {
         let bytes = std::fs::read(&m.path).unwrap_or_default();
@@ -223,7 +254,11 @@ fn run_all(args: &Args, mutants: &[MutantFile], report: &Mutex<Report>) {
             jobs.push(Job { tool: t, input: dir.clone(), size: m.size, what: format!("{} ({})", m.what, m.seed_log) });
         }
     }
-    // Lying thresholds files, each with a seed log.
+    jobs
+}
+
+/// Lying thresholds files, each with one of the first four seed logs.
+fn config_jobs(args: &Args, mutants: &[MutantFile]) -> Vec<Job<'static>> {
     let seeds: Vec<PathBuf> = mutants
         .iter()
         .map(|m| PathBuf::from(&m.seed_log))
@@ -231,14 +266,19 @@ fn run_all(args: &Args, mutants: &[MutantFile], report: &Mutex<Report>) {
         .into_iter()
         .take(4)
         .collect();
+    let mut jobs = Vec::new();
     for (dir, size, what) in log_mutants::inputs::config_dirs(&args.work, &seeds, 4 * args.per_log, args.seed) {
         for t in TOOLS.iter().filter(|t| t.input == Input::Config) {
             jobs.push(Job { tool: t, input: dir.clone(), size: size.max(4 << 20), what: what.clone() });
         }
     }
-    // The database tools on batches of mutants (linked into a directory
-    // each); the study runs on the database its batch made.
-    let batches: Vec<(PathBuf, u64)> = mutants
+    jobs
+}
+
+/// The mutants in batches (linked into a directory each), with the
+/// largest mutant's size of each.
+fn batches(args: &Args, mutants: &[MutantFile]) -> Vec<(PathBuf, u64)> {
+    mutants
         .chunks(args.batch)
         .enumerate()
         .filter_map(|(b, chunk)| {
@@ -250,43 +290,41 @@ fn run_all(args: &Args, mutants: &[MutantFile], report: &Mutex<Report>) {
             }
             Some((d, chunk.iter().map(|m| m.size).max().unwrap_or(0)))
         })
-        .collect();
-    let one_pass = |jobs: &[Job]| {
-        let next = AtomicUsize::new(0);
-        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-        std::thread::scope(|s| {
-            for w in 0..threads {
-                let next = &next;
-                let scratch_dir = &scratch_dir;
-                s.spawn(move || loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(j) = jobs.get(i) else { return };
-                    let scratch = scratch_dir.join(format!("w{w}-{i}.out"));
-                    let o = run(&args.bin, j.tool, &j.input, &scratch, args.limits);
-                    // A file, or the directory a tool made (darshan-replay --exact).
-                    let _ = std::fs::remove_file(&scratch).or_else(|_| std::fs::remove_dir_all(&scratch));
-                    let repro = format!(
-                        "{} {}",
-                        args.bin.join(j.tool.exe).display(),
-                        j.tool.args.join(" ").replace("{in}", &j.input.display().to_string())
-                    );
-                    let mut r = report.lock().unwrap_or_else(|e| e.into_inner());
-                    account(&mut r, j.tool, &j.input, j.size, &j.what, &o, repro);
-                });
-            }
-        });
-    };
-    one_pass(&jobs);
-    let db_of = |d: &Path| d.with_extension("db");
-    let ingest: Vec<Job> = TOOLS
-        .iter()
-        .filter(|t| t.input == Input::Batch)
-        .flat_map(|t| batches.iter().map(move |(d, size)| (t, d, *size)))
-        .map(|(tool, d, size)| Job { tool, input: d.clone(), size, what: "a batch of mutants".into() })
-        .collect();
-    // The ingest's database is its scratch output: run it by hand here so
-    // the study finds it.
-    for j in &ingest {
+        .collect()
+}
+
+/// `jobs` on as many threads as cores, each run's scratch output removed.
+fn one_pass(args: &Args, jobs: &[Job], report: &Mutex<Report>) {
+    let scratch_dir = args.work.join("scratch");
+    let _ = std::fs::create_dir_all(&scratch_dir);
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|s| {
+        for w in 0..threads {
+            let (next, scratch_dir) = (&next, &scratch_dir);
+            s.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(j) = jobs.get(i) else { return };
+                let scratch = scratch_dir.join(format!("w{w}-{i}.out"));
+                let o = run(&args.bin, j.tool, &j.input, &scratch, args.limits);
+                // A file, or the directory a tool made (darshan-replay --exact).
+                let _ = std::fs::remove_file(&scratch).or_else(|_| std::fs::remove_dir_all(&scratch));
+                let repro = format!(
+                    "{} {}",
+                    args.bin.join(j.tool.exe).display(),
+                    j.tool.args.join(" ").replace("{in}", &j.input.display().to_string())
+                );
+                let mut r = report.lock().unwrap_or_else(|e| e.into_inner());
+                account(&mut r, j.tool, &j.input, j.size, &j.what, &o, repro);
+            });
+        }
+    });
+}
+
+/// The ingest runs, one after another: its database is its scratch
+/// output, kept (beside the batch) for the study to read.
+fn ingest(args: &Args, jobs: &[Job], report: &Mutex<Report>) {
+    for j in jobs {
         let db = db_of(&j.input);
         let _ = std::fs::remove_file(&db);
         let o = run(&args.bin, j.tool, &j.input, &db, args.limits);
@@ -295,13 +333,6 @@ fn run_all(args: &Args, mutants: &[MutantFile], report: &Mutex<Report>) {
         let mut r = report.lock().unwrap_or_else(|e| e.into_inner());
         account(&mut r, j.tool, &j.input, j.size, &j.what, &o, repro);
     }
-    let study: Vec<Job> = TOOLS
-        .iter()
-        .filter(|t| t.input == Input::Database)
-        .flat_map(|t| batches.iter().map(move |(d, size)| (t, d, *size)))
-        .map(|(tool, d, size)| Job { tool, input: db_of(d), size, what: "the database of a batch".into() })
-        .collect();
-    one_pass(&study);
 }
 
 /// One run's outcome into the report.

@@ -194,12 +194,8 @@ impl Inflight {
         }
     }
 
-    /// Nothing followed. An empty table is left as it is (its slots are
-    /// free already; filling it would touch every page of it).
+    /// Nothing followed; the table's pages given back, not written.
     pub fn clear(&mut self) {
-        if self.live == 0 {
-            return;
-        }
         if let Some(w) = self.w.as_mut() {
             w.zero();
         }
