@@ -104,8 +104,7 @@ fn meta_section(o: &mut String, i: usize, m: &MetaGroup, scale: &Scale) {
 /// A group's sections: its writes, then (after them: `stonewall`) its
 /// reads, as programs write what they read back.
 fn section(o: &mut String, i: usize, g: &Group, scale: &Scale) {
-    let who =
-        if g.shared { format!("shared by {} ranks", g.jobs) } else { format!("{} files, one per process", g.jobs) };
+    let who = g.who();
     let stream = if g.stream { ", STDIO streams replayed as unbuffered requests" } else { "" };
     let _ = writeln!(o, "\n; {}: {who}{stream}", comment(&g.name));
     let name = file_name(i, g);
@@ -143,13 +142,20 @@ fn side_section(o: &mut String, job: &str, name: &str, g: &Group, s: &Side, verb
     if after {
         let _ = writeln!(o, "stonewall");
     }
-    if g.shared {
-        let _ = writeln!(o, "filename={name}");
-    } else {
-        let _ = writeln!(o, "filename_format={name}");
+    let many = !g.shared && g.files_per_job > 1;
+    match (g.shared, many) {
+        (true, _) => writeln!(o, "filename={name}"),
+        // A job's files one after another, as the program went through
+        // its series.
+        (false, true) => {
+            writeln!(o, "filename_format={name}.$filenum\nnrfiles={}\nfile_service_type=sequential", g.files_per_job)
+        }
+        (false, false) => writeln!(o, "filename_format={name}"),
     }
+    .ok();
     let _ = writeln!(o, "numjobs={jobs}\nrw={rw}");
-    let extent = f(g.extent);
+    // fio's size is the job's, over all its files.
+    let extent = f(g.extent).saturating_mul(if many { g.files_per_job } else { 1 });
     if g.shared && random == 0 {
         // Each rank its own slice of the shared file, in order.
         let slice = (extent / jobs).max(1);

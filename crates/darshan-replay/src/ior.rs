@@ -229,9 +229,10 @@ pub fn script(parts: &Parts, src: &crate::fio::Source, scale: &Scale) -> String 
 }
 
 fn group_runs(o: &mut String, i: usize, g: &Group, iface: Iface, scale: &Scale) {
-    let who =
-        if g.shared { format!("shared by {} ranks", g.jobs) } else { format!("{} files, one per process", g.jobs) };
-    let _ = writeln!(o, "\n# {}: {who}, {}", comment(&g.name), iface.api);
+    let _ = writeln!(o, "\n# {}: {}, {}", comment(&g.name), g.who(), iface.api);
+    if !g.shared && g.files_per_job > 1 {
+        let _ = writeln!(o, "# IOR has one file per task: each process's {} files are one file here", g.files_per_job);
+    }
     if iface.api != "POSIX" {
         let _ = writeln!(o, "# the application's MPI-IO requests (MPI-IO does not count where each rank's were)");
     }

@@ -46,6 +46,10 @@ pub struct Group {
     pub write: Side,
     /// Writes per fsync/fdatasync (0: none).
     pub fsync_every: u64,
+    /// Files each job uses: 1, or of a series a rank used many files of
+    /// (a single process writing `f0` ... `f199999`, a data loader reading
+    /// a data set's files) as many as it had.
+    pub files_per_job: u64,
     /// Of STDIO streams (fio and IOR have none: replayed as unbuffered
     /// requests of each stream's mean size).
     pub stream: bool,
@@ -63,6 +67,18 @@ pub struct MetaGroup {
     pub opens: u64,
     pub stats: u64,
     pub unlinks: u64,
+}
+
+impl Group {
+    /// What the group is, for a comment line.
+    pub fn who(&self) -> String {
+        let n = |k: u64, one: &str, many: &str| if k == 1 { format!("1 {one}") } else { format!("{k} {many}") };
+        match (self.shared, self.files_per_job) {
+            (true, _) => format!("shared by {}", n(self.jobs, "rank", "ranks")),
+            (false, 1) => format!("{}, one per process", n(self.jobs, "file", "files")),
+            (false, k) => format!("{} with {k} files each", n(self.jobs, "process", "processes")),
+        }
+    }
 }
 
 impl MetaGroup {
@@ -95,6 +111,8 @@ struct Acc {
     /// as a list took a minute).
     names: BTreeSet<String>,
     ranks: u64,
+    /// The ranks of its records of one rank each.
+    rank_set: BTreeSet<i64>,
     shared: bool,
     extent: u64,
     c: Vec<f64>,
@@ -221,6 +239,9 @@ pub fn groups_in(log: &LogFile, module: usize) -> Result<Vec<Group>, darshan_log
             a.names.insert(name.to_string());
         }
         a.ranks = if shared { nprocs } else { a.ranks + 1 };
+        if !shared {
+            a.rank_set.insert(rec.rank);
+        }
         let c = |k: usize| rec.counters.get(k).copied().unwrap_or(0).max(0) as u64;
         if let (Some(r), Some(w)) = (roles.max_byte_read, roles.max_byte_written) {
             a.extent = a.extent.max(c(r).max(c(w)) + 1);
@@ -246,7 +267,10 @@ fn group(roles: &Roles, f: &Fields, key: String, a: Acc) -> Group {
     // One name used by several ranks, each with its own record (a file
     // not every rank opened): shared by those ranks.
     let shared = a.shared || (a.names.len() == 1 && a.ranks > 1);
-    let jobs = if shared { a.ranks } else { a.names.len().max(1) as u64 }.max(1);
+    // A series is a file per process only where its ranks are as many as
+    // its files: a rank that used many of them is one job over its files.
+    let files = a.names.len().max(1) as u64;
+    let jobs = if shared { a.ranks } else { (a.rank_set.len() as u64).min(files) }.max(1);
     let bytes = [roles.bytes_read, roles.bytes_written].map(|k| k.map_or(0.0, |k| a.c[k]));
     let side = |read: bool| -> Side {
         let d = usize::from(!read);
@@ -264,8 +288,10 @@ fn group(roles: &Roles, f: &Fields, key: String, a: Acc) -> Group {
             counts.push(((bytes[d] / ops).round().max(1.0) as u64, ops));
         }
         // Darshan counts a request sequential when it starts past the end
-        // of the one before on that file and rank: the first never is.
-        let after_first = ops - jobs as f64;
+        // of the one before on that file and rank: the first never is (one
+        // per job on a shared file, one per record of a series).
+        let firsts = if shared { jobs } else { a.ranks };
+        let after_first = ops - firsts as f64;
         let share = |k: Option<[usize; 2]>| match k {
             Some(k) if after_first > 0.0 => (a.c[k[d]] / after_first).clamp(0.0, 1.0),
             _ => 1.0,
@@ -292,6 +318,7 @@ fn group(roles: &Roles, f: &Fields, key: String, a: Acc) -> Group {
         read: side(true),
         write: side(false),
         fsync_every: if syncs > 0.0 { (writes / syncs).round().max(1.0) as u64 } else { 0 },
+        files_per_job: if shared { 1 } else { files.div_ceil(jobs) },
         stream: roles.module == STDIO,
     }
 }
