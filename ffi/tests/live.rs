@@ -349,6 +349,68 @@ fn an_mpi_job_is_one_job_of_four_ranks() {
     assert_eq!((bytes, writes), fin, "the job's deltas add up to its log");
 }
 
+/// The same job run with DARSHAN_ENABLE_NONMPI=1, each process writing
+/// a file and waiting 2 s before MPI_Init, watched from its start: each
+/// process is first what its launcher says (Open MPI: a job keyed by its
+/// PMIx namespace; MPICH: no key, so a job of its own, `id<pid>`); once
+/// MPI_Init rewrote its job record it is a rank of the MPI job,
+/// `id<jobid>`, as its log is. The failure: the tracker kept the key and
+/// rank it saw first, for the process's whole life (MPICH: four jobs of
+/// one process that never met their log). Nothing is counted twice: the
+/// deltas under every key add up to the job's log, the early writes
+/// under the keys they were first seen under.
+#[test]
+fn a_process_that_recorded_before_mpi_init_joins_its_mpi_job() {
+    use common::mpi::*;
+    for mpi in [OpenMpi, Mpich] {
+        let d = scratch(&format!("live-mpi-early-{}", mpi.tag()));
+        let (bytes, whole) = watch_early_mpi_job(mpi, &d);
+        let log = darshan_log::LogFile::open(only_log(&d)).unwrap();
+        let key = format!("id{}", log.job.jobid);
+        let (mut ranks, seen_key) = whole.unwrap_or_else(|| panic!("{mpi:?}: no job of 4 processes; keys {bytes:?}"));
+        ranks.sort();
+        assert_eq!((ranks, seen_key), (vec![0, 1, 2, 3], key.clone()), "{mpi:?}: keys {bytes:?}");
+        let early: i64 = bytes.iter().filter(|(k, _)| **k != key).map(|(_, b)| b).sum();
+        assert!(
+            [5, 10, 15, 20].contains(&early),
+            "{mpi:?}: no process was seen before MPI_Init, or not as its own figures: {bytes:?}"
+        );
+        let fin: i64 = log.records(POSIX).unwrap().iter().map(|r| r.counters[px::BYTES_WRITTEN]).sum();
+        assert_eq!(bytes.values().sum::<i64>(), fin, "{mpi:?}: the deltas under every key are the job's log");
+    }
+}
+
+/// The POSIX bytes written that each job key's deltas add up to, and the
+/// job of 4 processes last seen (its ranks and key).
+type Watched = (std::collections::BTreeMap<String, i64>, Option<(Vec<i64>, String)>);
+
+/// Runs live_mpi with 2 s before MPI_Init, read every 200 ms.
+fn watch_early_mpi_job(mpi: common::mpi::Mpi, d: &Path) -> Watched {
+    use std::process::Stdio;
+    let mut cmd = common::mpi::live_mpi(mpi, d, &["3", "2"], &[("DARSHAN_ENABLE_NONMPI", "1")]);
+    let mut child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("mpirun");
+    darshan_test_support::watchdog(&child);
+    let mut t = Tracker::new(vec![d.join("logs")]);
+    let (mut bytes, mut whole) = (std::collections::BTreeMap::new(), None);
+    let mut add = |iv: &darshan_live::Interval| {
+        for j in &iv.jobs {
+            *bytes.entry(j.job_key.clone()).or_insert(0) += j.delta.get("POSIX").map_or(0, |x| x.bytes_written);
+            if j.processes == 4 {
+                whole = Some((j.ranks.clone(), j.job_key.clone()));
+            }
+        }
+    };
+    let mut after = 0;
+    while after < 3 {
+        let running = child.try_wait().unwrap().is_none();
+        add(&t.interval(&find_files(&[d.join("mmap")], uid())));
+        after += usize::from(!running);
+        std::thread::sleep(std::time::Duration::from_millis(if running { 200 } else { 100 }));
+    }
+    assert!(child.wait().unwrap().success(), "{mpi:?}: the job failed");
+    (bytes, whole)
+}
+
 /// Twenty one-shot readings (`darshan-top --once --json`) of a busy
 /// process (4 threads writing 4 KiB blocks with 10 µs pauses): each
 /// reading's write rate is within 2× of the rate its totals show across

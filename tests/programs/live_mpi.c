@@ -1,8 +1,10 @@
 /* An MPI job for the live view's tests: every rank writes 4 KiB blocks to
  * its own file and one to its part of a file all ranks share every 50 us
  * for <seconds>; rank 0 prints "ready" once every
- * rank has written.
- * usage: live_mpi <dir> <seconds> */
+ * rank has written. With <early> seconds, each process first writes a
+ * file of its own and waits that long before MPI_Init (what a job run
+ * with DARSHAN_ENABLE_NONMPI=1 records before it is an MPI job).
+ * usage: live_mpi <dir> <seconds> [<early>] */
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -10,7 +12,17 @@
 #include <string.h>
 #include <unistd.h>
 
+static void before_init(const char *dir, double secs) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/early%d", dir, (int)getpid());
+    int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    if (fd < 0 || write(fd, "early", 5) != 5) exit(1);
+    close(fd);
+    usleep((useconds_t)(secs * 1e6));
+}
+
 int main(int argc, char **argv) {
+    if (argc > 3) before_init(argv[1], atof(argv[3]));
     MPI_Init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

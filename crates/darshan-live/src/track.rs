@@ -139,6 +139,54 @@ fn meta(job: &Job, key: &str) -> Option<String> {
         .map(|(_, v)| String::from_utf8_lossy(v).into_owned())
 }
 
+/// The process's delta since its previous reading `prev`, its sums by
+/// module and by file; its files' deltas are added to `files_delta`.
+type Sums = (BTreeMap<usize, Totals>, BTreeMap<usize, Totals>, HashMap<String, Totals>);
+fn sums_since(prev: Option<Seen>, snap: &Snapshot, files_delta: &mut HashMap<String, Totals>) -> Sums {
+    match prev {
+        // Nothing counted moved: the sums stand, the delta is zero.
+        Some(p) if unchanged(&p, snap) => {
+            (p.by_mod.keys().map(|&m| (m, Totals::default())).collect(), p.by_mod, p.by_file)
+        }
+        prev => {
+            let (by_mod, by_file) = snap_sums(snap);
+            let (delta, fdelta) = match &prev {
+                Some(p) => (minus_map(&by_mod, &p.by_mod), minus_files(&by_file, &p.by_file)),
+                None => (by_mod.clone(), by_file.clone()),
+            };
+            for (n, t) in fdelta {
+                files_delta.entry(n).or_default().add(&t);
+            }
+            (delta, by_mod, by_file)
+        }
+    }
+}
+
+/// Nothing counted moved since the previous reading `p`.
+fn unchanged(p: &Seen, snap: &Snapshot) -> bool {
+    snap.stale.is_empty() && !snap.copied.iter().any(|&m| counted(m)) && Arc::ptr_eq(&snap.names, &p.snap.names)
+}
+
+/// When /proc was first asked about the process, and its job key and
+/// rank. A process joins its MPI job when MPI_Init rewrites its job
+/// record (DARSHAN_ENABLE_NONMPI: it recorded before as a job of its
+/// own): from then on it is keyed and ranked as the job's. What earlier
+/// intervals published under its first key stays there; the job's
+/// deltas and its final delta (its log less its ranks' last figures)
+/// count the rest, so nothing is counted twice.
+fn identity(prev: Option<&Seen>, snap: &Snapshot, now: f64) -> (f64, String, i64) {
+    match prev {
+        Some(p) if same_job(&p.snap.job, &snap.job) => (p.asked, p.key.clone(), p.rank),
+        _ => (prev.map_or(now, |p| p.asked), darshan_util::job_inputs::job_key(&snap.job), rank_of(snap)),
+    }
+}
+
+/// The job records say the same job and rank (what the runtime rewrites
+/// at MPI_Init: the job id, its size, the metadata).
+fn same_job(a: &Job, b: &Job) -> bool {
+    (a.jobid, a.nprocs, &a.metadata) == (b.jobid, b.nprocs, &b.metadata)
+}
+
 fn rank_of(s: &Snapshot) -> i64 {
     meta(&s.job, "job_rank")
         .and_then(|r| r.parse().ok())
@@ -280,35 +328,8 @@ impl Tracker {
         if prev.is_none() && self.before > 0.0 && (snap.job.start_time_sec as f64) < self.before {
             unmeasured.extend(snap.modules.keys().copied().filter(|&m| counted(m)));
         }
-        let unchanged = |p: &Seen| {
-            snap.stale.is_empty() && !snap.copied.iter().any(|&m| counted(m)) && Arc::ptr_eq(&snap.names, &p.snap.names)
-        };
-        let (delta, by_mod, by_file, asked, key, rank) = match prev {
-            // Nothing counted moved: the sums stand, the delta is zero.
-            Some(p) if unchanged(&p) => (
-                p.by_mod.keys().map(|&m| (m, Totals::default())).collect(),
-                p.by_mod,
-                p.by_file,
-                p.asked,
-                p.key,
-                p.rank,
-            ),
-            prev => {
-                let (by_mod, by_file) = snap_sums(&snap);
-                let (delta, fdelta) = match &prev {
-                    Some(p) => (minus_map(&by_mod, &p.by_mod), minus_files(&by_file, &p.by_file)),
-                    None => (by_mod.clone(), by_file.clone()),
-                };
-                for (n, t) in fdelta {
-                    files_delta.entry(n).or_default().add(&t);
-                }
-                let (asked, key, rank) = match prev {
-                    Some(p) => (p.asked, p.key, p.rank),
-                    None => (now, darshan_util::job_inputs::job_key(&snap.job), rank_of(&snap)),
-                };
-                (delta, by_mod, by_file, asked, key, rank)
-            }
-        };
+        let (asked, key, rank) = identity(prev.as_ref(), &snap, now);
+        let (delta, by_mod, by_file) = sums_since(prev, &snap, files_delta);
         if snap.job.nprocs > 1 {
             let k = (snap.job.uid, key.clone());
             self.mpi.entry(k).or_insert_with(|| MpiJob::new(&snap.job)).saw(rank, &snap.job);

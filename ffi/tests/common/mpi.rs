@@ -333,13 +333,21 @@ pub fn check_mpi_mix_as(log: &Log, data: &Path, kind: MixLog) {
 /// writing for `secs` (logs in `dir/logs`, crash-safe files in
 /// `dir/mmap`), started and past its "ready" line.
 pub fn start_live_mpi(dir: &Path, secs: &str) -> std::process::Child {
-    let exe = mpicc(OpenMpi, "live_mpi", dir);
-    let env = [
+    super::start_ready(&mut live_mpi(OpenMpi, dir, &[secs], &[])).0
+}
+
+/// tests/programs/live_mpi.c under the runtime at 4 ranks, its
+/// crash-safe files in `dir/mmap`, its log in `dir/logs`: `args` after
+/// its data directory, `env` added.
+pub fn live_mpi(mpi: Mpi, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
+    let exe = mpicc(mpi, "live_mpi", dir);
+    let mut all = vec![
         ("LD_PRELOAD", super::lib().display().to_string()),
         ("DARSHAN_LOGPATH", dir.join("logs").display().to_string()),
         ("DARSHAN_MMAP_LOGPATH", dir.join("mmap").display().to_string()),
     ];
-    let mut cmd = OpenMpi.launcher(&env);
-    cmd.arg(&exe).arg(dir.join("data")).arg(secs);
-    super::start_ready(&mut cmd).0
+    all.extend(env.iter().map(|(k, v)| (*k, v.to_string())));
+    let mut cmd = mpi.launcher(&all);
+    cmd.arg(&exe).arg(dir.join("data")).args(args);
+    cmd
 }
