@@ -9,6 +9,7 @@ use crate::contract::heatmap::HeatBins;
 use crate::counting::collective::{variance_combine, variance_elem, variance_of, Comm};
 use crate::counting::common::{fix_negative_time, ticks_to_secs, NoOverlap};
 use crate::store::arena::Slice;
+use crate::store::fixed_vec::FixedVec;
 use crate::store::id_index::IdIndex;
 use crate::store::ledger::{Ledger, GRANT_CHUNK};
 
@@ -108,7 +109,7 @@ pub struct RecordSet<R> {
     frozen: bool,
     /// Record id -> record index.
     index: IdIndex,
-    pub rt: Vec<R>,
+    pub rt: FixedVec<R>,
     /// The module's heatmap (bytes over time), when HEATMAP gave it bins.
     heat: Option<HeatBins>,
     /// Rank 0 after an MPI reduction: the rank -1 records, written after
@@ -133,7 +134,7 @@ impl<R: RecordRt> RecordSet<R> {
             count: 0,
             frozen: false,
             index: IdIndex::empty(),
-            rt: Vec::new(),
+            rt: FixedVec::empty(),
             heat: None,
             reduced: Vec::new(),
             shared: Vec::new(),
@@ -154,15 +155,13 @@ impl<R: RecordRt> RecordSet<R> {
     /// module keeps no records (and says so with its partial flag).
     pub fn attach(&mut self, mut slice: Slice, env: &Env) {
         let cap = slice.capacity;
-        let mut rt = Vec::new();
-        match IdIndex::for_entries(cap) {
-            Some(ix) if rt.try_reserve_exact(cap).is_ok() => self.index = ix,
+        match (IdIndex::for_entries(cap), FixedVec::with_capacity(cap)) {
+            (Some(ix), Some(rt)) => (self.index, self.rt) = (ix, rt),
             _ => {
                 slice.capacity = 0;
-                self.index = IdIndex::empty();
+                (self.index, self.rt) = (IdIndex::empty(), FixedVec::empty());
             }
         }
-        self.rt = rt;
         self.slice = slice;
         self.granted = None;
         self.rank = env.rank;
@@ -279,11 +278,14 @@ impl<R: RecordRt> RecordSet<R> {
         if !ledger.register_name(self.module, id, name) {
             return None;
         }
+        // Room for its state was reserved with the record memory.
+        if self.rt.push(R::default()).is_err() {
+            return None;
+        }
         let w = self.slice.record_mut(i);
         w.iter_mut().for_each(|x| *x = 0);
         w[0] = id;
         w[1] = self.rank as u64;
-        self.rt.push(R::default());
         self.count += 1;
         ledger.record_added(self.module, self.slice.rec_words * 8);
         self.index.insert(id, i);

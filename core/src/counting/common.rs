@@ -4,6 +4,8 @@
 //!
 //! Records are 64-bit words; floating-point counters are stored as f64 bits.
 
+use crate::store::fixed_vec::FixedVec;
+
 /// Clock ticks since start-up. Time counters hold ticks while the program
 /// runs (integer arithmetic, no conversion per call) and are turned into
 /// seconds once, at shutdown ([`ticks_to_secs`]).
@@ -179,7 +181,7 @@ pub struct CommonVals {
 /// Overflow blocks for [`CommonVals`], reserved once (two per record) and
 /// touched only when a record sees more than 4 distinct values.
 pub struct CommonPool {
-    blocks: Vec<([i64; SPILL], [u32; SPILL])>,
+    blocks: FixedVec<([i64; SPILL], [u32; SPILL])>,
 }
 
 impl Default for CommonPool {
@@ -190,16 +192,14 @@ impl Default for CommonPool {
 
 impl CommonPool {
     pub const fn new() -> CommonPool {
-        CommonPool { blocks: Vec::new() }
+        CommonPool { blocks: FixedVec::empty() }
     }
 
     /// Room for `tables` spill blocks; allocated now (not per call). If
     /// that fails, no block is ever handed out (a record then tracks only
     /// its first 4 distinct values).
     pub fn with_capacity(tables: usize) -> CommonPool {
-        let mut blocks = Vec::new();
-        let _ = blocks.try_reserve_exact(tables);
-        CommonPool { blocks }
+        CommonPool { blocks: FixedVec::with_capacity(tables).unwrap_or(FixedVec::empty()) }
     }
 
     pub fn clear(&mut self) {
@@ -236,10 +236,8 @@ impl CommonVals {
     fn track_spilled(&mut self, v: i64, pool: &mut CommonPool) -> Option<i64> {
         let n = self.n as usize - INLINE;
         if self.spill == 0 {
-            if pool.blocks.len() == pool.blocks.capacity() {
-                return None; // never: two blocks are reserved per record
-            }
-            pool.blocks.push(([0; SPILL], [0; SPILL]));
+            // Never full: two blocks are reserved per record.
+            pool.blocks.push(([0; SPILL], [0; SPILL])).ok()?;
             self.spill = pool.blocks.len() as u32;
         }
         let (vals, freq) = pool.blocks.get_mut(self.spill as usize - 1)?;

@@ -6,6 +6,7 @@
 //! the platform all of it reaches the system through (`platform`).
 
 pub mod arena;
+pub mod fixed_vec;
 pub mod id_index;
 pub mod ledger;
 pub mod logmap;

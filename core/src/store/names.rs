@@ -5,18 +5,25 @@
 
 use crate::store::arena::ZeroedWords;
 
-/// Slots of the index before any module says how many records it keeps.
+/// Slots of the first index, inline: the names every process has (the
+/// standard streams, the heat maps, a Python's first files) fit in it.
 const MIN_SLOTS: usize = 64;
 
 pub struct NameArena {
     packed: Packed,
     limit: usize,
     /// The index, open addressing over u32 slots: the offset + 1 of a name
-    /// in `packed` (0 = empty), whose first 8 bytes are its record id. A
-    /// fresh mapping, touched only where names land; 4 bytes a slot, so
-    /// a thousand names touch a third of the pages that ids beside the
-    /// offsets did.
+    /// in `packed` (0 = empty), whose first 8 bytes are its record id.
+    /// `first` (inline) until it is 2/3 full, then `index`, sized for
+    /// every record the modules keep: a fresh mapping, touched only where
+    /// names land (4 bytes a slot). Each of a short process's few names
+    /// landed on a page of its own of that mapping: 5-6 page faults in
+    /// every process, for names that fit in one cache line's worth of
+    /// slots.
+    first: [u64; MIN_SLOTS / 2],
     index: ZeroedWords,
+    /// Slots the modules' records call for ([`NameArena::expect`]).
+    want: usize,
     count: usize,
 }
 
@@ -79,24 +86,43 @@ impl NameArena {
     pub fn new(limit: usize) -> Option<NameArena> {
         let mut packed = Vec::new();
         packed.try_reserve_exact(limit).ok()?;
-        let index = ZeroedWords::new(MIN_SLOTS / 2)?;
-        Some(NameArena { packed: Packed::Heap(packed), limit, index, count: 0 })
+        Some(NameArena::with(Packed::Heap(packed), limit))
     }
 
     /// A table whose packed names live in `buf` (the crash-safe mapping).
-    /// None if the small starting index cannot be had.
     pub fn in_place(buf: &'static mut [u8]) -> Option<NameArena> {
         let limit = buf.len();
-        let index = ZeroedWords::new(MIN_SLOTS / 2)?;
-        Some(NameArena { packed: Packed::Mapped { buf, len: 0 }, limit, index, count: 0 })
+        Some(NameArena::with(Packed::Mapped { buf, len: 0 }, limit))
+    }
+
+    fn with(packed: Packed, limit: usize) -> NameArena {
+        let (first, index) = ([0; MIN_SLOTS / 2], ZeroedWords::empty());
+        NameArena { packed, limit, first, index, want: MIN_SLOTS, count: 0 }
+    }
+
+    /// The index in use, as words.
+    fn table(&self) -> &[u64] {
+        if self.index.is_empty() {
+            &self.first
+        } else {
+            &self.index
+        }
+    }
+
+    fn table_mut(&mut self) -> &mut [u64] {
+        if self.index.is_empty() {
+            &mut self.first
+        } else {
+            &mut self.index
+        }
     }
 
     fn slots(&self) -> usize {
-        self.index.len() * 2
+        self.table().len() * 2
     }
 
     fn entry(&self, i: usize) -> u32 {
-        bytemuck::cast_slice::<u64, u32>(&self.index)[i]
+        bytemuck::cast_slice::<u64, u32>(self.table())[i]
     }
 
     /// The record id of the name at `off` in `packed`.
@@ -109,18 +135,30 @@ impl NameArena {
     /// registered module): at most 2/3 full, so inserts never fail for
     /// lack of slots. Called when a module registers, never from a
     /// wrapper; a compact index also means few page faults per new name.
+    /// The index grows then (or, while the first index holds the names,
+    /// when it is full: most processes never get there).
     pub fn expect(&mut self, records: usize) {
         // No more names than fit in `limit` (8-byte id + 1 char + NUL).
         let names = records.min(self.limit / 10);
-        let slots = (names * 3 / 2 + 1).max(MIN_SLOTS).next_power_of_two();
-        if slots <= self.slots() {
+        self.want = self.want.max((names * 3 / 2 + 1).max(MIN_SLOTS).next_power_of_two());
+        if !self.index.is_empty() {
+            self.grow();
+        }
+    }
+
+    /// The index at the size wanted, its names moved over. Kept as it is
+    /// if the new one cannot be had: it stays correct, and inserts are
+    /// refused (Full) once it is 2/3 full. Never allocates: a mapping
+    /// (from the map pool), and the first index is inline.
+    fn grow(&mut self) {
+        if self.want <= self.slots() {
             return;
         }
-        // Keep the old index if the new one cannot be had: it stays
-        // correct, and inserts are refused (Full) once it is 2/3 full.
-        let Some(index) = ZeroedWords::new(slots / 2) else { return };
+        let Some(index) = ZeroedWords::new(self.want / 2) else { return };
         let old = std::mem::replace(&mut self.index, index);
-        for &e in bytemuck::cast_slice::<u64, u32>(&old).iter().filter(|&&e| e != 0) {
+        let first = std::mem::replace(&mut self.first, [0; MIN_SLOTS / 2]);
+        let from: &[u64] = if old.is_empty() { &first } else { &old };
+        for &e in bytemuck::cast_slice::<u64, u32>(from).iter().filter(|&&e| e != 0) {
             let (i, _) = self.slot(self.id_at(e as usize - 1));
             bytemuck::cast_slice_mut::<u64, u32>(&mut self.index)[i] = e;
         }
@@ -140,17 +178,20 @@ impl NameArena {
     }
 
     pub fn insert(&mut self, id: u64, name: &[u8]) -> Insert {
-        let (i, found) = self.slot(id);
-        if found {
+        if self.contains(id) {
             return Insert::Present;
         }
-        let need = 8 + name.len() + 1;
         // At most 2/3 full, so that probing stays short.
+        if (self.count + 1) * 3 > self.slots() * 2 && self.index.is_empty() {
+            self.grow();
+        }
+        let need = 8 + name.len() + 1;
         if self.packed.len() + need > self.limit || (self.count + 1) * 3 > self.slots() * 2 {
             return Insert::Full;
         }
         let Ok(entry) = u32::try_from(self.packed.len() + 1) else { return Insert::Full };
-        bytemuck::cast_slice_mut::<u64, u32>(&mut self.index)[i] = entry;
+        let (i, _) = self.slot(id);
+        bytemuck::cast_slice_mut::<u64, u32>(self.table_mut())[i] = entry;
         self.packed.push([&id.to_le_bytes(), name, &[0]]);
         self.count += 1;
         Insert::Added
@@ -186,6 +227,7 @@ impl NameArena {
 
     pub fn clear(&mut self) {
         self.packed.clear();
+        self.first = [0; MIN_SLOTS / 2];
         self.index.zero();
         self.count = 0;
     }
@@ -214,5 +256,30 @@ mod tests {
         let mut r = darshan_log::region::RegionReader::new(&src, map, darshan_log::Compression::None, "names");
         let t = darshan_log::NameTable::read(&mut r, darshan_log::LogVersion::V341, false).unwrap();
         assert_eq!(t.get(0), Some(&b"<X>"[..]));
+    }
+
+    /// The first index holds 42 names; the 43rd moves them all to the
+    /// index sized for the modules' records, in the insert itself.
+    #[test]
+    fn names_past_the_first_index_move_to_the_full_one() {
+        let mut n = NameArena::new(1 << 20).unwrap();
+        n.expect(10_000);
+        let name = |k: u64| format!("/d/{k}").into_bytes();
+        let ids: Vec<u64> = (0..5000u64).map(|k| k.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+        for (k, &id) in ids.iter().enumerate() {
+            assert_eq!(n.insert(id, &name(k as u64)), Insert::Added, "name {k}");
+            if k == 41 {
+                assert!(n.index.is_empty(), "42 names stay in the first index");
+            }
+        }
+        assert!(!n.index.is_empty() && n.slots() >= 15_000);
+        assert!(ids.iter().enumerate().all(|(k, &id)| n.get(id) == Some(&name(k as u64)[..])));
+        assert_eq!(n.insert(ids[7], b"other"), Insert::Present);
+        n.clear();
+        assert!(n.is_empty() && ids.iter().all(|&id| !n.contains(id)));
+        // Without a module's capacity, the first index is all there is.
+        let mut small = NameArena::new(1 << 20).unwrap();
+        let added = (0..100u64).filter(|&k| small.insert(k + 1, b"x") == Insert::Added).count();
+        assert_eq!(added, 42);
     }
 }
