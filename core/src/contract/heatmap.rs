@@ -139,13 +139,22 @@ impl HeatBins {
         keeper: (&'static Heatmaps, usize),
     ) -> Option<HeatBins> {
         let words: &'static mut [u64; HEAT_WORDS] = words.try_into().ok()?;
+        // Record memory is backed zeroed and this block was never handed
+        // out before: its bins are zero, as `used: false` says.
         let mut h = HeatBins { words, ledger, keeper, name, shift, initial_shift: shift, used: false, left: false };
         h.reset(rank, shift);
         Some(h)
     }
 
+    /// The record anew. Bins are written only once `used` (add sets it;
+    /// fold leaves unused bins alone), so unused ones are zero already
+    /// and their pages untouched: writing zeros over every process's
+    /// three unused heat maps was 3 page faults at start-up and more at
+    /// exit.
     fn reset(&mut self, rank: i64, shift: u32) {
-        self.words.iter_mut().for_each(|w| *w = 0);
+        if self.used {
+            self.words.iter_mut().for_each(|w| *w = 0);
+        }
         self.words[0] = darshan_log::record_id(self.name);
         self.words[1] = rank as u64;
         // Width and bin count as a reader of the crash-safe file needs
@@ -177,7 +186,7 @@ impl HeatBins {
 
     /// Merge pairs of bins: the width doubles.
     fn fold(&mut self) {
-        for base in [W, R] {
+        for base in [W, R].into_iter().filter(|_| self.used) {
             for i in 0..HEAT_BINS / 2 {
                 let v = (self.words[base + 2 * i] as i64) + (self.words[base + 2 * i + 1] as i64);
                 self.words[base + i] = v as u64;
