@@ -2,8 +2,8 @@
 //! STDIO) with the bytes read and written in each time bin
 //! (docs/counter-rules.md §5).
 //!
-//! One way, as C Darshan does it: at attach it gives its record memory (8
-//! heatmaps, as Darshan reserves) to the process's heat maps (its `Env`'s
+//! One way, as C Darshan does it: at attach it gives its record memory
+//! (one heatmap per source) to the process's heat maps (its `Env`'s
 //! `heat`); each source takes its bins from there in its own attach,
 //! updates them under its own lock with the ticks it already has (no extra
 //! lock or clock read per call), and leaves its finished record there at
@@ -15,8 +15,11 @@ use darshan_core::heatmap::{Heatmaps, HEAT_WORDS};
 use darshan_core::{Env, Module, ModuleSpec};
 use darshan_log::modules::HEATMAP as ID;
 
-/// Heatmaps Darshan reserves room for.
-pub const MAX_HEATMAPS: usize = 8;
+/// One heatmap per source module (POSIX, MPI-IO, STDIO:
+/// `darshan_log::modules::heat_name`). C Darshan reserves room for 8; the
+/// other 5 were 16 KB of zeros written into every crash-safe file at its
+/// creation, in every process's first I/O.
+pub const MAX_HEATMAPS: usize = 3;
 
 pub struct Heatmap {
     /// The heat maps this module's memory went to (none before attach).
