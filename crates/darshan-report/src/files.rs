@@ -291,7 +291,12 @@ pub fn row(names: &NameTable, e: &FileAgg, nprocs: i64) -> FileRow {
 /// The `n` largest entries by `key`, largest first (ties by record id).
 pub fn top(files: &Files, n: usize, key: impl Fn(&FileAgg) -> f64) -> Vec<&FileAgg> {
     let mut v: Vec<(f64, &FileAgg)> = files.iter().map(|e| (key(e), e)).filter(|(k, _)| *k > 0.0).collect();
-    let by = |a: &(f64, &FileAgg), b: &(f64, &FileAgg)| b.0.total_cmp(&a.0).then(a.1.id.cmp(&b.1.id));
+    // A file's records of two modules (POSIX and MPI-IO) share its id:
+    // the module breaks that tie, else their order was the hash map's,
+    // and one log's report differed from run to run.
+    let by = |a: &(f64, &FileAgg), b: &(f64, &FileAgg)| {
+        b.0.total_cmp(&a.0).then(a.1.id.cmp(&b.1.id)).then(a.1.module.cmp(&b.1.module))
+    };
     if v.len() > n {
         v.select_nth_unstable_by(n, by);
         v.truncate(n);

@@ -234,6 +234,26 @@ fn partial_logs_say_what_is_incomplete() {
     assert!(r.warnings.iter().any(|w| w.starts_with("STDIO module data incomplete")), "{:?}", r.warnings);
 }
 
+/// Regression: a file's POSIX and MPI-IO records (same id, same bytes)
+/// tied in the per-file tables, and the tie went whichever way the hash
+/// maps' order left it: the same log's report differed from one run to
+/// the next (2 of 6 runs of darshan-summary --json). Each analysis here
+/// builds its maps anew, with new random hash keys.
+#[test]
+fn the_per_file_tables_are_the_same_on_every_run() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/logs");
+    let log = corpus.join("partial_data_stdio__partial_data_stdio.darshan");
+    let tables = || {
+        let r = analyze(&log, &Options::default()).unwrap();
+        serde_json::to_string(&r.files).unwrap()
+    };
+    let first = tables();
+    assert!(first.contains("\"MPI-IO\"") && first.contains("\"POSIX\""), "the log has both modules' records");
+    for run in 1..24 {
+        assert_eq!(tables(), first, "run {run} ordered the files otherwise");
+    }
+}
+
 #[test]
 fn unwritable_output_is_an_error() {
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/logs");

@@ -107,12 +107,51 @@ fn small_bytes_bound(p: &crate::modstats::ModuleSums, what: &str) -> i64 {
         .fold(0i64, i64::saturating_add)
 }
 
+/// POSIX's findings (P01-P17), in Drishti's order.
 fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
+    let t = |k: &str| cx.cfg.get(k);
+    imbalance(cx, p, out);
+    small_requests(cx, p, out);
+    let ops = p.sum("POSIX_READS") + p.sum("POSIX_WRITES");
+    let moved = p.sum("POSIX_BYTES_READ") + p.sum("POSIX_BYTES_WRITTEN");
+    let spent = p.times[0] + p.times[1];
+    misaligned_in_memory(cx, p, out);
+    misaligned_in_file(cx, ops, moved, spent, out);
+    redundant(cx, p, out);
+    random_or_sequential(cx, p, out);
+    shared_posix(cx, out);
+    if cx.long_metadata_records > 0 {
+        out.push(finding(
+            "P17",
+            Level::High,
+            format!(
+                "{} records spend over {} s in metadata operations (each)",
+                cx.long_metadata_records,
+                t("metadata_time_rank")
+            ),
+            vec![],
+            Some("Combine files, or reduce or cache metadata operations (opens, stats, seeks)"),
+        ));
+    }
+    per_rank_imbalance(cx, out);
+}
+
+/// A share a over b (b = 0: infinite, so that any threshold is passed
+/// only where there is something to share).
+fn ratio(a: i64, b: i64) -> f64 {
+    if b == 0 {
+        f64::INFINITY
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+/// P01-P04: operations or bytes mostly one way.
+fn imbalance(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
     let t = |k: &str| cx.cfg.get(k);
     let reads = p.sum("POSIX_READS");
     let writes = p.sum("POSIX_WRITES");
     let ops = reads + writes;
-    let ratio = |a: i64, b: i64| if b == 0 { f64::INFINITY } else { a as f64 / b as f64 };
     // Thresholds are never negative, so passing one means reads ≠ writes.
     if ops > 0 && (writes - reads).abs() as f64 / ops as f64 > t("imbalance_operations") {
         let (code, what) = if writes > reads { ("P01", "write") } else { ("P02", "read") };
@@ -142,6 +181,14 @@ fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
             None,
         ));
     }
+}
+
+/// P05/P06: many small requests, where they move enough data and take
+/// enough time to matter.
+fn small_requests(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
+    let t = |k: &str| cx.cfg.get(k);
+    let (reads, writes) = (p.sum("POSIX_READS"), p.sum("POSIX_WRITES"));
+    let (br, bw) = (p.sum("POSIX_BYTES_READ"), p.sum("POSIX_BYTES_WRITTEN"));
     let (small_r, small_w) = p.small();
     for (code, n, total, what, key) in [
         ("P05", small_r, reads, "read", (|e: &FileAgg| e.small().0) as fn(&FileAgg) -> i64),
@@ -150,32 +197,7 @@ fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
         let moved = if what == "read" { br } else { bw };
         let spent = if what == "read" { p.times[0] } else { p.times[1] };
         if n > 0 && ratio(n, total) > t("small_requests") && n as f64 > t("small_requests_absolute") {
-            if (moved as f64) < cx.min_volume() {
-                cx.withhold(
-                    code,
-                    format!(
-                        "{} small {what}s, but {} {what} in all: under the {} a finding needs",
-                        count(n),
-                        b(moved as f64),
-                        b(cx.min_volume())
-                    ),
-                );
-                continue;
-            }
-            // Many small requests cost the job only the time they take;
-            // consecutive ones are merged by the kernel's read-ahead and
-            // write-back before they reach a disk or a server.
-            if spent < cx.min_time() {
-                cx.withhold(
-                    code,
-                    format!(
-                        "{} small {what}s, but all {} {what}s took {} (every process together): under the {} a finding about time needs",
-                        count(n),
-                        count(total),
-                        crate::units::secs(spent),
-                        crate::units::secs(cx.min_time())
-                    ),
-                );
+            if small_withheld(cx, code, (n, total, what), moved, spent) {
                 continue;
             }
             // Drishti names the files with over half the ratio's share.
@@ -214,6 +236,48 @@ fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
             ));
         }
     }
+}
+
+/// A P05/P06 that is withheld, and why: the small requests (`n` of
+/// `total` `what`s) moved too little data, or all the requests of that
+/// direction took too little time, to be the job's problem.
+fn small_withheld(cx: &Ctx, code: &str, (n, total, what): (i64, i64, &str), moved: i64, spent: f64) -> bool {
+    if (moved as f64) < cx.min_volume() {
+        cx.withhold(
+            code,
+            format!(
+                "{} small {what}s, but {} {what} in all: under the {} a finding needs",
+                count(n),
+                b(moved as f64),
+                b(cx.min_volume())
+            ),
+        );
+        return true;
+    }
+    // Many small requests cost the job only the time they take;
+    // consecutive ones are merged by the kernel's read-ahead and
+    // write-back before they reach a disk or a server.
+    if spent < cx.min_time() {
+        cx.withhold(
+            code,
+            format!(
+                "{} small {what}s, but all {} {what}s took {} (every process together): under the {} a finding about time needs",
+                count(n),
+                count(total),
+                crate::units::secs(spent),
+                crate::units::secs(cx.min_time())
+            ),
+        );
+        return true;
+    }
+    false
+}
+
+/// P07: requests misaligned in memory.
+fn misaligned_in_memory(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
+    let t = |k: &str| cx.cfg.get(k);
+    let ops = p.sum("POSIX_READS") + p.sum("POSIX_WRITES");
+    let (br, bw) = (p.sum("POSIX_BYTES_READ"), p.sum("POSIX_BYTES_WRITTEN"));
     let mem = p.sum("POSIX_MEM_NOT_ALIGNED");
     let spent = p.times[0] + p.times[1];
     if ops > 0 && mem as f64 / ops as f64 > t("misaligned_requests") {
@@ -242,8 +306,12 @@ fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
             ));
         }
     }
-    misaligned_in_file(cx, ops, br + bw, spent, out);
-    redundant(cx, p, out);
+}
+
+/// P11-P14: random reads or writes, or how sequential they were.
+fn random_or_sequential(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
+    let t = |k: &str| cx.cfg.get(k);
+    let (reads, writes) = (p.sum("POSIX_READS"), p.sum("POSIX_WRITES"));
     for (total, seq, consec, what, random_code, seq_code) in [
         (reads, p.sum("POSIX_SEQ_READS"), p.sum("POSIX_CONSEC_READS"), "read", "P11", "P12"),
         (writes, p.sum("POSIX_SEQ_WRITES"), p.sum("POSIX_CONSEC_WRITES"), "write", "P13", "P14"),
@@ -294,21 +362,6 @@ fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
             out.push(finding(seq_code, Level::Ok, capitalized(&title), vec![], None));
         }
     }
-    shared_posix(cx, out);
-    if cx.long_metadata_records > 0 {
-        out.push(finding(
-            "P17",
-            Level::High,
-            format!(
-                "{} records spend over {} s in metadata operations (each)",
-                cx.long_metadata_records,
-                t("metadata_time_rank")
-            ),
-            vec![],
-            Some("Combine files, or reduce or cache metadata operations (opens, stats, seeks)"),
-        ));
-    }
-    per_rank_imbalance(cx, out);
 }
 
 /// P08: requests misaligned in the file, counted only on files whose
