@@ -246,7 +246,8 @@ fn a_collective_mpi_io_writers_posix_requests_replay_exactly() {
     let exe = mpi::mpicc(Mpi::OpenMpi, "collective_textbook", &d);
     let logs = mpi::mpirun(Mpi::OpenMpi, &exe, &[d.join("data/c.dat").to_str().unwrap(), "8"], &d, &[]);
     let job = output_within(Command::new(built("darshan-replay")).arg(&logs[0]), std::time::Duration::from_secs(60));
-    assert!(String::from_utf8_lossy(&job.stdout).contains("; Not reproduced: MPI-IO (fio has no MPI-IO"));
+    let job = String::from_utf8_lossy(&job.stdout).into_owned();
+    assert!(job.contains("; Not reproduced: MPI-IO (fio has no MPI-IO"));
     let out = output_within(
         Command::new(built("darshan-replay")).arg("--check").arg(&logs[0]).arg("--lib").arg(lib()),
         std::time::Duration::from_secs(300),
@@ -263,6 +264,29 @@ fn a_collective_mpi_io_writers_posix_requests_replay_exactly() {
     // 1 MiB per rank each way.
     let ior = ior_round_trip(&logs[0], &d.join("data"), "MPIIO");
     assert!(ior.contains("$MPIRUN -np 4 $IOR -a MPIIO -c -w -k -t 1048576 -b 8388608 -s 1"), "{ior}");
+    not_the_mpi_librarys_files(&logs[0], &[&job, &ior]);
+}
+
+/// Regression: an MPI job's replay took the MPI library's own files for
+/// the application's (here OMPIO's shared file pointers,
+/// `/tmp/ompi.*/…/c.dat_cid-*.sm`, and its lock tests,
+/// `c.dat.locktest.<rank>`: fio jobs and mdtest series of their own). The
+/// log has them; neither the job file nor the IOR script does.
+fn not_the_mpi_librarys_files(log: &Path, replays: &[&str]) {
+    let log = darshan_log::LogFile::open(log).unwrap();
+    let names = log.names().unwrap();
+    let own: Vec<String> = names
+        .iter()
+        .map(|(_, n)| String::from_utf8_lossy(n).into_owned())
+        .filter(|n| (n.contains("/ompi.") && n.ends_with(".sm")) || n.contains(".locktest."))
+        .collect();
+    assert!(own.len() >= 2, "the log has no OMPIO files of its own: nothing to leave out here ({own:?})");
+    for text in replays {
+        for n in &own {
+            let base = n.rsplit('/').next().unwrap_or(n);
+            assert!(!text.contains(base), "{n} replayed:\n{text}");
+        }
+    }
 }
 
 /// A metadata storm: each of 4 ranks creates 50 empty files, stats them,

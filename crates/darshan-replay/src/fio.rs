@@ -63,7 +63,8 @@ pub fn job_file(groups: &[Group], metas: &[MetaGroup], src: &Source, scale: &Sca
     let _ = writeln!(o, "; with ACCESS1-4 for the sizes in each bucket (bssplit), SEQ_READS/SEQ_WRITES (sequential or");
     let _ = writeln!(o, "; percentage_random), FSYNCS/FDSYNCS (fsync), MAX_BYTE_READ/MAX_BYTE_WRITTEN (size).");
     let _ = writeln!(o, "; Not reproduced: the time between requests (fio issues them back to back), what the");
-    let _ = writeln!(o, "; data depended on, the order across files, and the software the job loaded.");
+    let _ = writeln!(o, "; data depended on, the order across files, the software the job loaded and the MPI");
+    let _ = writeln!(o, "; library's own files (shared file pointers, lock tests, shared memory).");
     for l in &src.left_out {
         let _ = writeln!(o, "; Not reproduced: {}", comment(l));
     }

@@ -200,7 +200,8 @@ pub fn script(parts: &Parts, src: &crate::fio::Source, scale: &Scale) -> String 
         "-e); the interface from the MPIIO, H5F and PNETCDF_FILE records (-a; -c when most MPI-IO",
         "operations were collective). Files without data are mdtest runs (-C create, -T stat, -r remove).",
         "Not reproduced: the time between requests, what the data depended on, the order across files,",
-        "the software the job loaded, request sizes other than the one that moved most bytes.",
+        "the software the job loaded, the MPI library's own files, request sizes other than the one that",
+        "moved most bytes.",
     ] {
         let _ = writeln!(o, "# {l}");
     }

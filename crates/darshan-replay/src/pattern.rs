@@ -1,7 +1,8 @@
 //! A job's I/O pattern from its POSIX records: the application's files
-//! (software loading and the kernel's pseudo files left out) in groups a
-//! benchmark can reproduce: a file shared by ranks is one group; files
-//! of one rank each with the same name apart from their numbers
+//! (software loading, the MPI library's own files and the kernel's
+//! pseudo files left out) in groups a benchmark can reproduce: a file
+//! shared by ranks is one group; files of one rank each with the same
+//! name apart from their numbers
 //! (`out.0.dat` ... `out.63.dat`) are one file-per-process group. Each
 //! group's bytes, operations, request sizes, sequential share and sync
 //! frequency, per rank, from the counters named in `from`.
@@ -96,9 +97,11 @@ impl MetaGroup {
     }
 }
 
-/// Paths whose I/O is the system's, not the application's.
+/// Paths whose I/O is the system's or the MPI library's, not the
+/// application's.
 fn not_application(name: &str) -> bool {
     darshan_log::software::software_loading(name).is_some()
+        || darshan_log::software::mpi_internal(name).is_some()
         || ["/proc/", "/sys/", "/dev/"].iter().any(|p| name.starts_with(p))
         || name.starts_with('<')
 }

@@ -1,9 +1,7 @@
-//! Files the MPI library makes for itself beside the application's: Open
-//! MPI's OMPIO keeps a shared file pointer in `<file>_cid-<c>-<pid>.sm`
-//! under its session directory and probes locking with
-//! `<file>.locktest.<n>`; ROMIO (MPICH, and Open MPI's romio component)
-//! keeps its shared file pointer in `.<file>.shfp.<n>[.<n>]` beside the
-//! file. They are small, touched by few ranks, and not the user's to
+//! Files the MPI library makes for itself beside the application's
+//! (shared file pointers, lock tests, its shared-memory store and
+//! segments: `darshan_log::software::mpi_internal`, the rule every tool
+//! shares). They are small, touched by few ranks, and not the user's to
 //! change, so file-level advice about them is noise: they are left out of
 //! every file-level rule and named once (N01).
 
@@ -16,27 +14,7 @@ use crate::files::{name_of, Files};
 use crate::model::{Finding, Level};
 use crate::units;
 
-/// Which library made a file, by its name; None for the application's.
-pub fn mpi_internal(name: &str) -> Option<&'static str> {
-    let base = name.rsplit('/').next().unwrap_or(name);
-    let in_session_dir = name.split('/').any(|c| c.starts_with("ompi.") || c.starts_with("openmpi-sessions-"));
-    if base.ends_with(".sm") && base.contains("_cid-") && in_session_dir {
-        return Some("Open MPI OMPIO shared file pointer");
-    }
-    if let Some((_, n)) = base.rsplit_once(".locktest.") {
-        if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) {
-            return Some("Open MPI OMPIO lock test");
-        }
-    }
-    if base.starts_with('.') {
-        if let Some((_, n)) = base.rsplit_once(".shfp.") {
-            if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
-                return Some("ROMIO shared file pointer");
-            }
-        }
-    }
-    None
-}
+pub use darshan_log::software::mpi_internal;
 
 /// Record ids of every file an MPI library made for itself.
 pub fn find(files: &Files, names: &NameTable) -> HashSet<u64> {
@@ -65,30 +43,10 @@ pub fn named_once(cx: &Ctx) -> Option<Finding> {
         "N01",
         Level::Info,
         format!(
-            "{n} files are the MPI library's own (shared file pointers, lock tests; {} in all): left out of file-level advice",
+            "{n} files are the MPI library's own (shared file pointers, lock tests, shared memory; {} in all): left out of file-level advice",
             units::bytes(bytes as f64)
         ),
         ev,
         None,
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::mpi_internal;
-
-    #[test]
-    fn the_mpi_librarys_files_are_told_from_the_applications() {
-        assert!(mpi_internal("/tmp/ompi.vm.0/pid.17523/1/data.bin_cid-0-17527.sm").is_some());
-        assert!(mpi_internal("/tmp/ompi.vm.0/pid.15564/1/fpp.0_cid--1-0.sm").is_some());
-        assert!(mpi_internal("/scratch/run/fpp.0.locktest.0").is_some());
-        assert!(mpi_internal("/scratch/run/.testfile.shfp.123.456").is_some());
-        assert!(mpi_internal("/scratch/run/.testfile.shfp.123").is_some());
-        // The application's own files, however they are named.
-        assert!(mpi_internal("/scratch/run/model.sm").is_none());
-        assert!(mpi_internal("/scratch/run/a_cid-1-2.sm").is_none());
-        assert!(mpi_internal("/scratch/run/notes.locktest.txt").is_none());
-        assert!(mpi_internal("/scratch/run/testfile.shfp.1").is_none());
-        assert!(mpi_internal("/scratch/run/data.bin").is_none());
-    }
 }
