@@ -7,7 +7,7 @@
 //! the C heap: a block under 128 KiB moved the heap's top (a `brk`) and
 //! the allocator wrote its next header past it, a page fault per block;
 //! a larger one was a mapping of its own whose header was a page fault
-//! too. Every process paid 15 page faults and 5 system calls for room
+//! too. Every process paid 15 page faults and 4 system calls for room
 //! that a process like `/bin/true` never uses. Here the room is a
 //! [`ZeroedWords`] block, carved from the map pool: untouched until used.
 
