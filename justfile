@@ -67,3 +67,9 @@ bench:
     scripts/bench-job-merge.sh
     scripts/bench-live.sh
     python3 scripts/bench-gate.py target/bench/figures.jsonl docs/bench-figures.json
+
+# The per-call cost of this checkout's runtime beside another revision's,
+# alternately in one sitting (the gate's run-to-run comparison cannot
+# tell a code change from a sitting): `just bench-ab main~3`.
+bench-ab base="HEAD~1" rounds="7":
+    scripts/bench-ab.sh {{base}} {{rounds}}
