@@ -22,8 +22,10 @@ pub struct NameArena {
     /// slots.
     first: [u64; MIN_SLOTS / 2],
     index: ZeroedWords,
-    /// Slots the modules' records call for ([`NameArena::expect`]).
-    want: usize,
+    /// The index sized for every record, reserved when the modules
+    /// register ([`NameArena::expect`]) and put in use at the 43rd name:
+    /// no mapping is made in the wrapper that inserts it.
+    spare: ZeroedWords,
     count: usize,
 }
 
@@ -96,8 +98,8 @@ impl NameArena {
     }
 
     fn with(packed: Packed, limit: usize) -> NameArena {
-        let (first, index) = ([0; MIN_SLOTS / 2], ZeroedWords::empty());
-        NameArena { packed, limit, first, index, want: MIN_SLOTS, count: 0 }
+        let (first, index, spare) = ([0; MIN_SLOTS / 2], ZeroedWords::empty(), ZeroedWords::empty());
+        NameArena { packed, limit, first, index, spare, count: 0 }
     }
 
     /// The index in use, as words.
@@ -136,25 +138,26 @@ impl NameArena {
     /// lack of slots. Called when a module registers, never from a
     /// wrapper; a compact index also means few page faults per new name.
     /// The index grows then (or, while the first index holds the names,
-    /// when it is full: most processes never get there).
+    /// its successor is reserved: most processes never use it).
     pub fn expect(&mut self, records: usize) {
         // No more names than fit in `limit` (8-byte id + 1 char + NUL).
         let names = records.min(self.limit / 10);
-        self.want = self.want.max((names * 3 / 2 + 1).max(MIN_SLOTS).next_power_of_two());
-        if !self.index.is_empty() {
-            self.grow();
+        let slots = (names * 3 / 2 + 1).max(MIN_SLOTS).next_power_of_two();
+        if slots <= self.slots() || slots <= self.spare.len() * 2 {
+            return;
+        }
+        // Kept as it is if the new one cannot be had: it stays correct,
+        // and inserts are refused (Full) once it is 2/3 full.
+        let Some(index) = ZeroedWords::new(slots / 2) else { return };
+        if self.index.is_empty() {
+            self.spare = index;
+        } else {
+            self.move_to(index);
         }
     }
 
-    /// The index at the size wanted, its names moved over. Kept as it is
-    /// if the new one cannot be had: it stays correct, and inserts are
-    /// refused (Full) once it is 2/3 full. Never allocates: a mapping
-    /// (from the map pool), and the first index is inline.
-    fn grow(&mut self) {
-        if self.want <= self.slots() {
-            return;
-        }
-        let Some(index) = ZeroedWords::new(self.want / 2) else { return };
+    /// `index` in use, every name moved over into it.
+    fn move_to(&mut self, index: ZeroedWords) {
         let old = std::mem::replace(&mut self.index, index);
         let first = std::mem::replace(&mut self.first, [0; MIN_SLOTS / 2]);
         let from: &[u64] = if old.is_empty() { &first } else { &old };
@@ -182,8 +185,9 @@ impl NameArena {
             return Insert::Present;
         }
         // At most 2/3 full, so that probing stays short.
-        if (self.count + 1) * 3 > self.slots() * 2 && self.index.is_empty() {
-            self.grow();
+        if (self.count + 1) * 3 > self.slots() * 2 && self.index.is_empty() && !self.spare.is_empty() {
+            let spare = std::mem::replace(&mut self.spare, ZeroedWords::empty());
+            self.move_to(spare);
         }
         let need = 8 + name.len() + 1;
         if self.packed.len() + need > self.limit || (self.count + 1) * 3 > self.slots() * 2 {
@@ -264,6 +268,9 @@ mod tests {
     fn names_past_the_first_index_move_to_the_full_one() {
         let mut n = NameArena::new(1 << 20).unwrap();
         n.expect(10_000);
+        // Reserved at registration, so that the insert that moves the
+        // names makes no mapping (it runs inside a wrapper).
+        assert!(n.index.is_empty() && n.spare.len() * 2 >= 15_000);
         let name = |k: u64| format!("/d/{k}").into_bytes();
         let ids: Vec<u64> = (0..5000u64).map(|k| k.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
         for (k, &id) in ids.iter().enumerate() {
@@ -272,7 +279,7 @@ mod tests {
                 assert!(n.index.is_empty(), "42 names stay in the first index");
             }
         }
-        assert!(!n.index.is_empty() && n.slots() >= 15_000);
+        assert!(!n.index.is_empty() && n.spare.is_empty() && n.slots() >= 15_000);
         assert!(ids.iter().enumerate().all(|(k, &id)| n.get(id) == Some(&name(k as u64)[..])));
         assert_eq!(n.insert(ids[7], b"other"), Insert::Present);
         n.clear();
