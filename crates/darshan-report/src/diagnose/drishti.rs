@@ -74,6 +74,11 @@ fn stdio_and_mpiio(cx: &Ctx, out: &mut Vec<Finding>) {
             ));
         }
     }
+    no_mpiio(cx, out);
+}
+
+/// M01: no MPI-IO, said only where MPI-IO was at hand and could help.
+fn no_mpiio(cx: &Ctx, out: &mut Vec<Finding>) {
     if !cx.module_present("MPI-IO") {
         if cx.nprocs <= 1 {
             cx.withhold("M01", "no MPI-IO, but a single process: a parallel I/O interface would not help it".into());
@@ -500,14 +505,22 @@ fn capitalized(s: &str) -> String {
     c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
 }
 
+/// P15-P19: the files every rank shares.
 fn shared_posix(cx: &Ctx, out: &mut Vec<Finding>) {
-    let t = |k: &str| cx.cfg.get(k);
     let shared: Vec<&FileAgg> = cx.files_of(modules::POSIX).filter(|e| e.ranks() == -1).collect();
     if shared.is_empty() {
         return;
     }
+    small_shared(cx, &shared, out);
+    let aggregated = stragglers(cx, &shared, out);
+    aggregation(cx, aggregated, out);
+}
+
+/// P15/P16: many small requests to shared files.
+fn small_shared(cx: &Ctx, shared: &[&FileAgg], out: &mut Vec<Finding>) {
+    let t = |k: &str| cx.cfg.get(k);
     let (mut reads, mut small_r, mut writes, mut small_w) = (0, 0, 0, 0);
-    for e in &shared {
+    for e in shared {
         reads += e.reads;
         small_r += e.small().0;
         writes += e.writes;
@@ -558,8 +571,13 @@ fn shared_posix(cx: &Ctx, out: &mut Vec<Finding>) {
             ));
         }
     }
-    // Stragglers: how far apart the fastest and slowest rank are, in
-    // bytes (P18) and in time (P19), against the file's total.
+}
+
+/// P18/P19, stragglers: how far apart the fastest and slowest rank are,
+/// in bytes and in time, against the file's total. The files accessed
+/// only through collective MPI-IO are given back (see `aggregation`).
+fn stragglers<'a>(cx: &Ctx<'a>, shared: &[&'a FileAgg], out: &mut Vec<Finding>) -> Vec<(f64, &'a FileAgg)> {
+    let t = |k: &str| cx.cfg.get(k);
     type Straggler = (&'static str, &'static str, &'static str, &'static str, fn(&FileAgg) -> Option<f64>);
     let stragglers: [Straggler; 2] = [
         (
@@ -596,7 +614,7 @@ fn shared_posix(cx: &Ctx, out: &mut Vec<Finding>) {
             ));
         }
     }
-    aggregation(cx, aggregated, out);
+    aggregated
 }
 
 /// The files of an imbalance rule that stand: files accessed only through
@@ -727,8 +745,16 @@ fn per_rank_imbalance(cx: &Ctx, out: &mut Vec<Finding>) {
     }
 }
 
+/// MPI-IO's findings (M02-M10).
 fn mpiio(cx: &Ctx, out: &mut Vec<Finding>) {
     let m = cx.sums(modules::MPIIO).expect("checked");
+    collective(cx, m, out);
+    non_blocking(cx, m, out);
+    aggregators(cx, out);
+}
+
+/// M02-M05: collective reads and writes, or none.
+fn collective(cx: &Ctx, m: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
     let t = |k: &str| cx.cfg.get(k);
     for (code_no, code_yes, indep, coll, what) in [
         ("M02", "M04", m.sum("MPIIO_INDEP_READS"), m.sum("MPIIO_COLL_READS"), "read"),
@@ -773,6 +799,10 @@ fn mpiio(cx: &Ctx, out: &mut Vec<Finding>) {
             ));
         }
     }
+}
+
+/// M06/M07: no non-blocking MPI-IO (a suggestion, where enough moved).
+fn non_blocking(cx: &Ctx, m: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
     let hdf5 = cx.module_present("H5F")
         || cx.files_of(modules::MPIIO).any(|e| {
             let n = name_of(cx.names, e.id);
@@ -804,6 +834,10 @@ fn mpiio(cx: &Ctx, out: &mut Vec<Finding>) {
             ));
         }
     }
+}
+
+/// M08-M10: MPI-IO aggregators against compute nodes.
+fn aggregators(cx: &Ctx, out: &mut Vec<Finding>) {
     if let (Some(cb), Some(nodes)) = (cx.cb_nodes(), cx.nodes()) {
         let (code, level, title) = if cb > nodes {
             (
