@@ -18,17 +18,17 @@ rm -rf "$w" && mkdir -p "$w"
 # The base's library, built with the runtime's own features as
 # scripts/build.sh builds this checkout's, in a worktree of its own.
 tree=$(mktemp -d /tmp/darshan-bench-ab.XXXXXX)
-trap 'git worktree remove --force "$tree" >/dev/null 2>&1 || true; rm -rf "$tree"' EXIT
+data=$(mktemp -d /dev/shm/darshan-bench-ab.XXXXXX)
+# Nothing left behind in /tmp or /dev/shm, whatever step fails.
+trap 'git worktree remove --force "$tree" >/dev/null 2>&1 || true; rm -rf "$tree" "$tree-target" "$data"' EXIT
 git worktree add --detach -q "$tree" "$rev"
 (cd "$tree" && CARGO_TARGET_DIR="$PWD/../$(basename "$tree")-target" cargo build -q --release -p darshan-ffi)
 cp "$tree-target/release/libdarshan.so" "$w/base.so"
-rm -rf "$tree-target"
 scripts/build.sh -q
 cp target/release/libdarshan.so "$w/head.so"
 cc -O2 -o "$w/ab_calls" tests/programs/ab_calls.c
 # The recorded file on a tmpfs outside Darshan's excluded prefixes (as
-# bench_runtime.py does), the untracked one under /dev/shm.
-data=$(mktemp -d /dev/shm/darshan-bench-ab.XXXXXX)
+# bench_runtime.py does), the untracked one under /dev/shm ($data).
 mnt=/mnt/darshan-bench-tmpfs
 if ! mountpoint -q "$mnt" 2>/dev/null; then
     mkdir -p "$mnt" 2>/dev/null && mount -t tmpfs -o size=1g tmpfs "$mnt" 2>/dev/null || true
@@ -50,7 +50,6 @@ for i in $(seq "$rounds"); do
         rm -f "$data"/*.darshan
     done
 done
-rm -rf "$data"
 python3 - "$w" "$rev" <<'EOF'
 import statistics, sys
 w, rev = sys.argv[1], sys.argv[2]
