@@ -162,6 +162,52 @@ def crash_safe_section():
     print(f"| start-up, median of 21 | {a * 1e3:.3f} ms | {b * 1e3:.3f} ms | {a / b:.2f} |")
 
 
+def spawned(cmd, pairs, n, cwd=None, extra=None, with_lib=None):
+    """Pairs of (without, with) microseconds per run, from spawn_pairs:
+    started by posix_spawn from a small pinned C process, so that the
+    launcher's own cost stays out of the figures."""
+    fresh()
+    # The runtime's variables, but no LD_PRELOAD for the driver itself:
+    # it adds LD_PRELOAD=lib to the "with" runs only.
+    e = env(True, extra)
+    for d in (extra or {}).values():
+        if d.startswith("/"):
+            os.makedirs(d, exist_ok=True)
+    e.pop("LD_PRELOAD")
+    cpu = (os.cpu_count() or 1) - 1
+    out = subprocess.run([spawn_pairs, str(pairs), str(n), str(cpu), with_lib or lib] + cmd, env=e, cwd=cwd,
+                         capture_output=True, text=True, check=True, timeout=1800).stdout
+    return [tuple(map(float, line.split())) for line in out.splitlines()]
+
+
+def floor():
+    """Issue 51's /bin/true goal against what any log writer pays: a
+    preload that interposes nothing and only does what a log obliges
+    (tests/programs/log_floor.c: the mount table at start; at exit the
+    local date, a stored zlib stream, a new file renamed into place), with
+    each part left out in turn; beside it the runtime, enabled and with
+    DARSHAN_DISABLE=1 (loading and relocating the library, and a
+    constructor that reads the environment and stops). Logs and crash-safe
+    files on the bench's tmpfs where there is one: on this machine's ext4,
+    creating files slows as deleted ones pile up (the floor's own log went
+    from 190 to 431 us in three runs)."""
+    lib_floor = os.path.join(work, "log_floor.so")
+    subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", lib_floor, os.path.join(root, "tests/programs/log_floor.c")],
+                   check=True)
+    where = data if data.startswith("/mnt/") else work
+    dirs = {"DARSHAN_LOGPATH": os.path.join(where, "logs"), "DARSHAN_MMAP_LOGPATH": os.path.join(where, "mmap")}
+    med = statistics.median
+    cases = [("log_floor", lib_floor, {}), ("log_floor_load_only", lib_floor, {"LOG_FLOOR_SKIP": "all"})]
+    cases += [(f"log_floor_without_{p}", lib_floor, {"LOG_FLOOR_SKIP": p}) for p in ("mounts", "time", "write")]
+    cases += [("bin_true_tmpfs", lib, {}), ("bin_true_disabled", lib, {"DARSHAN_DISABLE": "1"})]
+    print(f"- /bin/true under a log writer that does only what a log obliges (log_floor.c), parts of it, and the "
+          f"runtime; logs in {where}; 101 pairs of 10-run blocks:")
+    for name, with_lib, extra in cases:
+        d = [b - a for a, b in spawned(["/bin/true"], 101, 10, extra=dict(dirs, **extra), with_lib=with_lib)]
+        print(f"  - {name}: {med(d):.0f} us added [{min(d):.0f} .. {max(d):.0f}]")
+        record(f"short.{name}_added", med(d), "us", min(d), max(d))
+
+
 def short_process_section():
     """What most users notice first: the cost of a process that does little
     (shell scripts, make and workflow tools start thousands). Wall time of
@@ -188,20 +234,6 @@ def short_process_section():
 
     med = statistics.median
 
-    def spawned(cmd, pairs, n, cwd=None, extra=None, with_lib=None):
-        """Pairs of (without, with) microseconds per run, from spawn_pairs:
-        started by posix_spawn from a small pinned C process, so that the
-        launcher's own cost stays out of the figures."""
-        fresh()
-        # The runtime's variables, but no LD_PRELOAD for the driver itself:
-        # it adds LD_PRELOAD=lib to the "with" runs only.
-        e = env(True, extra)
-        for d in (extra or {}).values():
-            os.makedirs(d, exist_ok=True)
-        e.pop("LD_PRELOAD")
-        out = subprocess.run([spawn_pairs, str(pairs), str(n), str(cpu), with_lib or lib] + cmd, env=e, cwd=cwd,
-                             capture_output=True, text=True, check=True, timeout=1800).stdout
-        return [tuple(map(float, line.split())) for line in out.splitlines()]
 
     print(f"\nShort processes (default crash-safe mode):")
     r = spawned(["/bin/true"], 101, 10)
@@ -210,6 +242,7 @@ def short_process_section():
           f"{med(a for a, _ in r):.0f} us without; median of 101 alternating pairs of 10-run blocks started by "
           f"spawn_pairs (target 0.25 ms)")
     record("short.bin_true_added", med(d), "us", min(d), max(d))
+    floor()
     # The system's interpreter, as the issue's figure is (a pyenv build
     # reads its site-packages at start-up: tens of ms of noise).
     py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else shutil.which("python3")
@@ -334,6 +367,9 @@ if os.environ.get("ONLY") == "dxt":
     sys.exit(0)
 if os.environ.get("ONLY") == "crashsafe":
     crash_safe_section()
+    sys.exit(0)
+if os.environ.get("ONLY") == "floor":
+    floor()
     sys.exit(0)
 if os.environ.get("ONLY") == "short":
     short_process_section()

@@ -59,6 +59,10 @@ check "cargo fmt --check" cargo fmt --check
 # not the workspace's: regex's Unicode tables in it are the tools' and
 # cost every process a tenth of a millisecond to relocate.
 check "the runtime library carries no tool's features" scripts/check-runtime-lib.sh target/release/libdarshan.so
+# The functions a short process runs lie together in its text, so that the
+# kernel maps them in a few faults (ffi/build.rs, scripts/text-order.sh).
+check "the code a short process runs lies together in the runtime library" \
+    python3 scripts/text_order.py --check target/release/libdarshan.so ffi/text-order.txt
 check "cargo clippy -D warnings" cargo clippy --release --workspace --all-targets -q -- -D warnings
 # A FUSE mount a killed earlier run left under the test tree (the LUSTRE
 # tests' file system) would make its removal fail: detach it first.

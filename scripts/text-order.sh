@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Regenerate ffi/text-order.txt: the runtime library's functions that a
+# short process runs, which the linker places together at the start of
+# the library's text (ffi/build.rs). Usage: scripts/text-order.sh
+#
+# Why: the kernel maps a library's text 64 KiB at a time on a page fault.
+# Linked in the compiler's order, the 415 functions /bin/true runs in the
+# library lay in 19 of the text's 28 windows (15 text faults per process);
+# together they take 4 (docs/performance.md, issue 51, sixth step).
+#
+# The list is of symbol names, which stay the same from build to build of
+# the same toolchain, lock file and features; a name that no longer exists
+# is skipped by the linker. `just test` checks the list against the built
+# library (scripts/text_order.py --check) and fails when too few of its
+# names are left: run this script again then.
+#
+# Needs valgrind (callgrind lists every function a run executes). The
+# workloads: /bin/true, `python3 -c pass`, and the reference POSIX and
+# STDIO programs on a few calls, each with the runtime enabled and its log
+# on a scratch directory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v valgrind >/dev/null || { echo "text-order.sh: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
+scripts/build.sh -q
+lib="${CARGO_TARGET_DIR:-$PWD/target}/release/libdarshan.so"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/logs" "$work/data"
+cc -O2 -o "$work/posix_small" ../shared/reference/posix_small.c
+cc -O2 -o "$work/stdio_mix" ../shared/reference/stdio_mix.c
+run() {
+    local tag=$1
+    shift
+    DARSHAN_ENABLE_NONMPI=1 DARSHAN_LOGPATH="$work/logs" DARSHAN_MMAP_LOGPATH="$work/logs" LD_PRELOAD="$lib" \
+        timeout 300 valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/$tag.out" "$@" >/dev/null
+}
+run 1-true /bin/true
+run 2-python python3 -c pass
+run 3-posix "$work/posix_small" "$work/data/p.dat" 100
+run 4-stdio "$work/stdio_mix" "$work/data/s.txt" 100
+python3 scripts/text_order.py "$lib" "$work"/*.out >ffi/text-order.txt
+echo "ffi/text-order.txt: $(grep -vc '^#' ffi/text-order.txt) functions"

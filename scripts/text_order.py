@@ -1,0 +1,92 @@
+"""The runtime library's functions that callgrind saw run, in the order of
+the runs given (each run adds the functions it is the first to run), for
+the linker's --symbol-ordering-file. Used by scripts/text-order.sh.
+
+usage: text_order.py <libdarshan.so> <callgrind.out>...
+       text_order.py --check <libdarshan.so> <text-order.txt>
+
+With --check (scripts/test.sh), fails when the listed functions do not lie
+together in the library (the linker did not order them: ffi/build.rs), or
+when too few of them are left in it (the list is stale: the code's
+functions renamed, or another toolchain or lock file; run
+scripts/text-order.sh again).
+"""
+import re
+import subprocess
+import sys
+
+LINE = re.compile(r"^(ob|fn|cfn|cob)=\((\d+)\)(?: (.*))?$")
+
+
+def executed(path, lib_name):
+    """Mangled names of the functions of `lib_name` that ran, in the order
+    callgrind first lists them."""
+    objects, functions, current, seen = {}, {}, None, {}
+    with open(path) as f:
+        for line in f:
+            m = LINE.match(line.rstrip("\n"))
+            if not m:
+                continue
+            kind, ident, name = m.groups()
+            if kind in ("ob", "cob"):
+                if name:
+                    objects[ident] = name
+                if kind == "ob":
+                    current = objects.get(ident, "")
+            else:
+                if name:
+                    functions[ident] = name
+                if kind == "fn" and current.endswith(lib_name):
+                    seen.setdefault(functions[ident], None)
+    return list(seen)
+
+
+def defined(lib):
+    """The library's defined text symbols: name -> (address, size)."""
+    out = subprocess.run(["nm", "--defined-only", "-S", lib], capture_output=True, text=True, check=True).stdout
+    return {p[3]: (int(p[0], 16), int(p[1], 16)) for p in (line.split() for line in out.splitlines())
+            if len(p) == 4 and p[2] in "tT"}
+
+
+def check(lib, listing):
+    """Exit status 1, with one line saying why, unless at least 90% of the
+    listed functions are in `lib` and they span no more than their own
+    size plus alignment (16 bytes each) and a page."""
+    with open(listing) as f:
+        wanted = [line.strip() for line in f if line.strip() and not line.startswith("#")]
+    symbols = defined(lib)
+    present = [symbols[n] for n in wanted if n in symbols]
+    print(f"{lib}: {len(present)} of the {len(wanted)} functions of {listing}")
+    if len(present) * 10 < len(wanted) * 9:
+        sys.exit(f"{listing} is stale (another toolchain, lock file or the functions renamed): "
+                 "run scripts/text-order.sh")
+    span = max(a + n for a, n in present) - min(a for a, _ in present)
+    size = sum(n for _, n in present)
+    print(f"they span {span} bytes for {size} bytes of code")
+    if span > size + 16 * len(present) + 4096:
+        sys.exit(f"the functions of {listing} are spread over the text: the linker did not order them (ffi/build.rs)")
+
+
+def main():
+    if sys.argv[1] == "--check":
+        check(sys.argv[2], sys.argv[3])
+        return
+    lib, runs = sys.argv[1], sys.argv[2:]
+    names = defined(lib)
+    order = {}
+    for path in sorted(runs):
+        for fn in executed(path, "/" + lib.rsplit("/", 1)[-1]):
+            # callgrind marks a function's later copies `'2`; addresses
+            # without a symbol have no name to order.
+            if fn in names:
+                order.setdefault(fn, None)
+    rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip()
+    print("# Written by scripts/text-order.sh (do not edit): the functions a short process runs in")
+    print("# libdarshan.so, placed first in its text by the linker (ffi/build.rs). The names hold")
+    print(f"# for this toolchain ({rustc}), Cargo.lock and the runtime's features.")
+    for fn in order:
+        print(fn)
+
+
+if __name__ == "__main__":
+    main()
