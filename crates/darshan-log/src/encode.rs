@@ -37,6 +37,39 @@ pub fn dxt_thread_ids(rec: &Record) -> bool {
     }
 }
 
+/// A DXT record's on-disk bytes, as [`encode_record_dxt`] writes them; an
+/// error for any other record. The runtime's DXT module writes its records
+/// with this: the encoder of every module would link every module's
+/// counter-name tables into the runtime library (817 pointers that the
+/// loader relocates in every process, docs/performance.md).
+pub fn encode_dxt(rec: &Record, b: &mut Vec<u8>, tids: bool) -> Result<()> {
+    if !matches!((&rec.extra, rec.module), (Extra::Dxt { .. }, DXT_POSIX | DXT_MPIIO | DXT_IO_URING)) {
+        return Err(LogError::Write(format!("record {} of module {} is not a DXT record", rec.id, rec.module)));
+    }
+    put(b, rec.id);
+    put(b, rec.rank as u64);
+    put_dxt(rec, b, tids);
+    Ok(())
+}
+
+/// The part of a DXT record after its id and rank.
+fn put_dxt(rec: &Record, b: &mut Vec<u8>, tids: bool) {
+    let Extra::Dxt { shared_record, hostname, writes, reads } = &rec.extra else { return };
+    put(b, *shared_record as u64);
+    b.extend_from_slice(hostname);
+    put(b, writes.len() as u64);
+    put(b, reads.len() as u64);
+    for s in writes.iter().chain(reads.iter()) {
+        put(b, s.offset as u64);
+        put(b, s.length as u64);
+        put(b, s.start_time.to_bits());
+        put(b, s.end_time.to_bits());
+        if tids {
+            put(b, s.pthread_id.unwrap_or(0));
+        }
+    }
+}
+
 /// As [`encode_record`], with DXT segments of 40 bytes (thread id, 0 when
 /// unknown) if `tids`, else of 32.
 pub fn encode_record_dxt(rec: &Record, b: &mut Vec<u8>, tids: bool) -> Result<()> {
@@ -56,21 +89,7 @@ pub fn encode_record_dxt(rec: &Record, b: &mut Vec<u8>, tids: bool) -> Result<()
                 put(b, o as u64);
             }
         }
-        (Extra::Dxt { shared_record, hostname, writes, reads }, DXT_POSIX | DXT_MPIIO | DXT_IO_URING) => {
-            put(b, *shared_record as u64);
-            b.extend_from_slice(hostname);
-            put(b, writes.len() as u64);
-            put(b, reads.len() as u64);
-            for s in writes.iter().chain(reads.iter()) {
-                put(b, s.offset as u64);
-                put(b, s.length as u64);
-                put(b, s.start_time.to_bits());
-                put(b, s.end_time.to_bits());
-                if tids {
-                    put(b, s.pthread_id.unwrap_or(0));
-                }
-            }
-        }
+        (Extra::Dxt { .. }, DXT_POSIX | DXT_MPIIO | DXT_IO_URING) => put_dxt(rec, b, tids),
         (Extra::Heatmap { bin_width, write_bins, read_bins }, HEATMAP) => {
             if write_bins.len() != read_bins.len() {
                 return Err(LogError::Write("heatmap read and write bin counts differ".into()));

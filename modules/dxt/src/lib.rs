@@ -34,7 +34,7 @@ use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
 use darshan_core::{LockedState, ModuleState};
 use darshan_log::dxt_mapped as dm;
-use darshan_log::encode::encode_record_dxt;
+use darshan_log::encode::encode_dxt;
 use darshan_log::modules::{write_version, DXT_IO_URING as URING_ID, DXT_MPIIO as MPIIO_ID, DXT_POSIX as POSIX_ID};
 
 /// What a POSIX or MPI-IO record knows of its trace: 0 not yet asked,
@@ -401,7 +401,7 @@ impl Module for Dxt {
             }
             r.rank = st.rank;
             bytes.clear();
-            if encode_record_dxt(&r, &mut bytes, st.seg_words == 5).is_ok() {
+            if encode_dxt(&r, &mut bytes, st.seg_words == 5).is_ok() {
                 words.clear();
                 words.extend(bytes.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default())));
                 emit(&words);
