@@ -30,189 +30,236 @@ fn version_warnings(v: LogVersion) -> &'static str {
     }
 }
 
+const COLUMNS: &str = "\n# description of columns:\n#   <module>: module responsible for this I/O record.\n#   <rank>: MPI rank.  -1 indicates that the file is shared\n#      across all processes and statistics are aggregated.\n#   <record id>: hash of the record's file path\n#   <counter name> and <counter value>: statistical counters.\n#      A value of -1 indicates that Darshan could not monitor\n#      that counter, and its value should be ignored.\n#   <file name>: full file path for the record.\n#   <mount pt>: mount point that the file resides on.\n#   <fs type>: type of file system that the file resides on.\n";
+
+const FILE_COUNTS: &str = "\n# Total file counts\n# -----\n# <file_type>: type of file access:\n#    *read_only: file was only read\n#    *write_only: file was only written\n#    *read_write: file was read and written\n#    *unique: file was opened by a single process only\n#    *shared: file was accessed by a group of processes (maybe all processes)\n# <file_count> total number of files of this type\n# <total_bytes> total number of bytes moved to/from files of this type\n# <max_byte_offset> maximum byte offset accessed for a file of this type\n\n# <file_type> <file_count> <total_bytes> <max_byte_offset>\n";
+
+/// What every module's section is printed from.
+struct View<'a> {
+    log: &'a darshan_log::LogFile<darshan_log::source::FileSource>,
+    names: darshan_log::NameTable,
+    mounts: Vec<darshan_log::job::Mount>,
+    mask: u32,
+}
+
+/// After a module's section: go on to the next module, or stop with this
+/// exit status (an incomplete module without --show-incomplete).
+enum Next {
+    Module,
+    Exit(i32),
+}
+
 /// Run the parser on `path` with option `mask`, writing to `out`.
 /// Returns the process exit status.
 pub fn run(path: &str, mask: u32, out: &mut Out) -> i32 {
     let Some((log, mounts)) = open_for_print(path) else { return 255 };
-    let (job, h) = (&log.job, &log.header);
     // Names are only printed with --base; the other views skip the table
     // (it is most of the work for them on large logs). A corrupt table is
     // still reported, as the C parser does.
     let names_result = if mask & OPT_BASE != 0 { log.names() } else { log.check_names().map(|_| Default::default()) };
-    let names: darshan_log::NameTable = match names_result {
+    let names = match names_result {
         Ok(n) => n,
         Err(e) => {
             crate::say!("Error: failed to read the record name table of {path}: {e}");
             return 255;
         }
     };
-    out.str(version_warnings(h.version));
+    out.str(version_warnings(log.header.version));
     crate::jobhdr::print_job_header(out.buf(), &log, &mounts);
     if mask & OPT_BASE != 0 {
-        out.str("\n# description of columns:\n#   <module>: module responsible for this I/O record.\n#   <rank>: MPI rank.  -1 indicates that the file is shared\n#      across all processes and statistics are aggregated.\n#   <record id>: hash of the record's file path\n#   <counter name> and <counter value>: statistical counters.\n#      A value of -1 indicates that Darshan could not monitor\n#      that counter, and its value should be ignored.\n#   <file name>: full file path for the record.\n#   <mount pt>: mount point that the file resides on.\n#   <fs type>: type of file system that the file resides on.\n");
+        out.str(COLUMNS);
     }
-
-    let mut empty_mods = 0;
+    let view = View { log: &log, names, mounts, mask };
     let mut rec = Record::default();
     for i in 0..MAX_MODS {
-        if h.mod_map[i].len == 0 {
-            empty_mods += 1;
-            if !h.is_partial(i) {
-                continue;
-            }
-        } else if let Some(w) = unhandled(Tool::Parser, i) {
-            out.flush();
-            crate::say!("{w}");
-            continue;
-        } else if is_dxt(i) || (!accum::supported(i) && mask & OPT_BASE == 0) {
-            continue;
-        }
-        let name = module_name(i);
-        let _ = write!(
-            out.buf(),
-            "\n# *******************************************************\n# {name} module data\n# *******************************************************\n"
-        );
-        if h.is_partial(i) {
-            if mask & OPT_SHOW_INCOMPLETE != 0 {
-                out.str(&incomplete(Tool::Parser, name, false));
-                if h.mod_map[i].len == 0 {
-                    continue;
-                }
-            } else {
-                out.flush();
-                crate::say_raw!("{}", incomplete(Tool::Parser, name, true));
-                return 255;
-            }
-        }
-        if mask & OPT_BASE != 0 {
-            if let Some(d) = description(i, h.mod_ver[i]) {
-                out.str(&d);
-                out.str(HEADER_LINE);
-            }
-        }
-        let mut acc = Accumulator::new(i, job.nprocs);
-        let mut reader = match log.module_reader(i) {
-            Ok(r) => r,
-            Err(e) => {
-                out.flush();
-                crate::say!("Error: {e}");
-                crate::say!("Error: failed to parse {name} module record.");
-                continue;
-            }
-        };
-        reader.set_c_swap_quirk(true);
-        let mut failed = false;
-        loop {
-            match reader.next_into(&mut rec) {
-                Ok(true) => {}
-                Ok(false) => break,
-                Err(e) => {
-                    out.flush();
-                    crate::say!("Error: {e}");
-                    crate::say!("Error: failed to parse {name} module record.");
-                    failed = true;
-                    break;
-                }
-            }
-            if mask & OPT_BASE != 0 {
-                let (rname, mnt, fs): (&[u8], &[u8], &[u8]) = match names.get(rec.id) {
-                    Some(n) => match mount_of(&mounts, n) {
-                        Some(m) => (n, &m.path, &m.fs_type),
-                        None => (n, b"UNKNOWN", b"UNKNOWN"),
-                    },
-                    None if i == BGQ => (b"darshan-bgq-record", b"UNKNOWN", b"UNKNOWN"),
-                    None => (b"(null)", b"UNKNOWN", b"UNKNOWN"),
-                };
-                let ctx = LineCtx { module_label: name, name: rname, mnt, fs };
-                print_record(out.buf(), &rec, &ctx);
-                out.maybe_flush();
-            }
-            if let Some(a) = acc.as_mut() {
-                a.inject(&rec);
-            }
-        }
-        if failed {
-            continue;
-        }
-        let acc = match acc {
-            Some(a) => a,
-            None => continue,
-        };
-        if mask & OPT_TOTAL != 0 {
-            if let Some(d) = description(i, h.mod_ver[i]) {
-                out.str(&d);
-            }
-            out.str("\n");
-            let t = acc.total();
-            let (cn, fnames) = counter_names(i);
-            let b = out.buf();
-            for (k, &v) in t.counters.iter().enumerate() {
-                b.extend_from_slice(b"total_");
-                b.extend_from_slice(cn[k].as_bytes());
-                b.extend_from_slice(b": ");
-                push_i64(b, v);
-                b.push(b'\n');
-            }
-            for (k, &v) in t.fcounters.iter().enumerate() {
-                b.extend_from_slice(b"total_");
-                b.extend_from_slice(fnames[k].as_bytes());
-                b.extend_from_slice(b": ");
-                push_fixed(b, v, 6);
-                b.push(b'\n');
-            }
-        }
-        let m = acc.metrics();
-        if mask & OPT_FILE != 0 {
-            out.str("\n# Total file counts\n# -----\n# <file_type>: type of file access:\n#    *read_only: file was only read\n#    *write_only: file was only written\n#    *read_write: file was read and written\n#    *unique: file was opened by a single process only\n#    *shared: file was accessed by a group of processes (maybe all processes)\n# <file_count> total number of files of this type\n# <total_bytes> total number of bytes moved to/from files of this type\n# <max_byte_offset> maximum byte offset accessed for a file of this type\n\n# <file_type> <file_count> <total_bytes> <max_byte_offset>\n");
-            let c = &m.categories;
-            let b = out.buf();
-            for (label, k) in [
-                ("total", accum::ALL),
-                ("read_only", accum::RO),
-                ("write_only", accum::WO),
-                ("read_write", accum::RW),
-                ("unique", accum::UNIQ),
-            ] {
-                let _ = writeln!(
-                    b,
-                    "# {label}: {} {} {}",
-                    c[k].count,
-                    c[k].total_read.wrapping_add(c[k].total_write),
-                    c[k].max_offset
-                );
-            }
-            let (s, p) = (&c[accum::SHARED], &c[accum::PART_SHARED]);
-            let _ = writeln!(
-                b,
-                "# shared: {} {} {}",
-                s.count + p.count,
-                s.total_read.wrapping_add(s.total_write).wrapping_add(p.total_read).wrapping_add(p.total_write),
-                s.max_offset.wrapping_add(p.max_offset)
-            );
-        }
-        if mask & OPT_PERF != 0 {
-            let b = out.buf();
-            let f = |v: f64| {
-                let mut s = Vec::new();
-                push_fixed(&mut s, v, 6);
-                String::from_utf8(s).unwrap_or_default()
-            };
-            let _ = write!(
-                b,
-                "\n# performance\n# -----------\n# total_bytes: {}\n#\n# I/O timing for unique files (seconds):\n# ...........................\n# unique files: slowest_rank_io_time: {}\n# unique files: slowest_rank_meta_only_time: {}\n# unique files: slowest_rank_rw_only_time: {}\n# unique files: slowest_rank: {}\n#\n# I/O timing for shared files (seconds):\n# ...........................\n# shared files: time_by_slowest: {}\n#\n# Aggregate performance, including both shared and unique files:\n# ...........................\n# agg_time_by_slowest: {} # seconds\n# agg_perf_by_slowest: {} # MiB/s\n",
-                m.total_bytes,
-                f(m.unique_io_total_time_by_slowest),
-                f(m.unique_md_only_time_by_slowest),
-                f(m.unique_rw_only_time_by_slowest),
-                m.unique_io_slowest_rank,
-                f(m.shared_io_total_time_by_slowest),
-                f(m.agg_time_by_slowest),
-                f(m.agg_perf_by_slowest)
-            );
+        if let Next::Exit(status) = print_module(&view, i, &mut rec, out) {
+            return status;
         }
     }
-    if empty_mods == MAX_MODS {
+    if (0..MAX_MODS).all(|i| log.header.mod_map[i].len == 0) {
         out.str("\n# no module data available.\n");
     }
     0
+}
+
+/// Module `i`'s section: its banner, its records (--base), then what the
+/// other options print from their accumulation.
+fn print_module(v: &View, i: usize, rec: &mut Record, out: &mut Out) -> Next {
+    let h = &v.log.header;
+    if h.mod_map[i].len == 0 {
+        if !h.is_partial(i) {
+            return Next::Module;
+        }
+    } else if let Some(w) = unhandled(Tool::Parser, i) {
+        out.flush();
+        crate::say!("{w}");
+        return Next::Module;
+    } else if is_dxt(i) || (!accum::supported(i) && v.mask & OPT_BASE == 0) {
+        return Next::Module;
+    }
+    let name = module_name(i);
+    let _ = write!(
+        out.buf(),
+        "\n# *******************************************************\n# {name} module data\n# *******************************************************\n"
+    );
+    if h.is_partial(i) {
+        if v.mask & OPT_SHOW_INCOMPLETE == 0 {
+            out.flush();
+            crate::say_raw!("{}", incomplete(Tool::Parser, name, true));
+            return Next::Exit(255);
+        }
+        out.str(&incomplete(Tool::Parser, name, false));
+        if h.mod_map[i].len == 0 {
+            return Next::Module;
+        }
+    }
+    if v.mask & OPT_BASE != 0 {
+        if let Some(d) = description(i, h.mod_ver[i]) {
+            out.str(&d);
+            out.str(HEADER_LINE);
+        }
+    }
+    if let Some(acc) = print_records(v, i, rec, out) {
+        print_accumulated(v, i, &acc, out);
+    }
+    Next::Module
+}
+
+/// Module `i`'s records, each printed with --base, all accumulated; None
+/// when the module cannot be read or accumulated.
+fn print_records(v: &View, i: usize, rec: &mut Record, out: &mut Out) -> Option<Accumulator> {
+    let name = module_name(i);
+    let fail = |out: &mut Out, e: &dyn std::fmt::Display| {
+        out.flush();
+        crate::say!("Error: {e}");
+        crate::say!("Error: failed to parse {name} module record.");
+    };
+    let mut acc = Accumulator::new(i, v.log.job.nprocs);
+    let mut reader = match v.log.module_reader(i) {
+        Ok(r) => r,
+        Err(e) => {
+            fail(out, &e);
+            return None;
+        }
+    };
+    reader.set_c_swap_quirk(true);
+    loop {
+        match reader.next_into(rec) {
+            Ok(true) => {}
+            Ok(false) => return acc,
+            Err(e) => {
+                fail(out, &e);
+                return None;
+            }
+        }
+        if v.mask & OPT_BASE != 0 {
+            print_line(v, i, rec, out);
+        }
+        if let Some(a) = acc.as_mut() {
+            a.inject(rec);
+        }
+    }
+}
+
+/// One record's counter lines (--base), with its name, mount point and
+/// file system.
+fn print_line(v: &View, i: usize, rec: &Record, out: &mut Out) {
+    let (rname, mnt, fs): (&[u8], &[u8], &[u8]) = match v.names.get(rec.id) {
+        Some(n) => match mount_of(&v.mounts, n) {
+            Some(m) => (n, &m.path, &m.fs_type),
+            None => (n, b"UNKNOWN", b"UNKNOWN"),
+        },
+        None if i == BGQ => (b"darshan-bgq-record", b"UNKNOWN", b"UNKNOWN"),
+        None => (b"(null)", b"UNKNOWN", b"UNKNOWN"),
+    };
+    let ctx = LineCtx { module_label: module_name(i), name: rname, mnt, fs };
+    print_record(out.buf(), rec, &ctx);
+    out.maybe_flush();
+}
+
+/// What --total, --file and --perf print from module `i`'s accumulation.
+fn print_accumulated(v: &View, i: usize, acc: &Accumulator, out: &mut Out) {
+    if v.mask & OPT_TOTAL != 0 {
+        if let Some(d) = description(i, v.log.header.mod_ver[i]) {
+            out.str(&d);
+        }
+        out.str("\n");
+        print_totals(i, &acc.total(), out.buf());
+    }
+    let m = acc.metrics();
+    if v.mask & OPT_FILE != 0 {
+        out.str(FILE_COUNTS);
+        print_file_counts(&m, out.buf());
+    }
+    if v.mask & OPT_PERF != 0 {
+        print_perf(&m, out.buf());
+    }
+}
+
+/// `total_<COUNTER>: <value>` for every counter and fcounter.
+fn print_totals(i: usize, t: &Record, b: &mut Vec<u8>) {
+    let (cn, fnames) = counter_names(i);
+    for (k, &v) in t.counters.iter().enumerate() {
+        b.extend_from_slice(b"total_");
+        b.extend_from_slice(cn[k].as_bytes());
+        b.extend_from_slice(b": ");
+        push_i64(b, v);
+        b.push(b'\n');
+    }
+    for (k, &v) in t.fcounters.iter().enumerate() {
+        b.extend_from_slice(b"total_");
+        b.extend_from_slice(fnames[k].as_bytes());
+        b.extend_from_slice(b": ");
+        push_fixed(b, v, 6);
+        b.push(b'\n');
+    }
+}
+
+/// The file counts by category (--file).
+fn print_file_counts(m: &accum::Metrics, b: &mut Vec<u8>) {
+    let c = &m.categories;
+    for (label, k) in [
+        ("total", accum::ALL),
+        ("read_only", accum::RO),
+        ("write_only", accum::WO),
+        ("read_write", accum::RW),
+        ("unique", accum::UNIQ),
+    ] {
+        let _ = writeln!(
+            b,
+            "# {label}: {} {} {}",
+            c[k].count,
+            c[k].total_read.wrapping_add(c[k].total_write),
+            c[k].max_offset
+        );
+    }
+    let (s, p) = (&c[accum::SHARED], &c[accum::PART_SHARED]);
+    let _ = writeln!(
+        b,
+        "# shared: {} {} {}",
+        s.count + p.count,
+        s.total_read.wrapping_add(s.total_write).wrapping_add(p.total_read).wrapping_add(p.total_write),
+        s.max_offset.wrapping_add(p.max_offset)
+    );
+}
+
+/// The performance estimates (--perf).
+fn print_perf(m: &accum::Metrics, b: &mut Vec<u8>) {
+    let f = |v: f64| {
+        let mut s = Vec::new();
+        push_fixed(&mut s, v, 6);
+        String::from_utf8(s).unwrap_or_default()
+    };
+    let _ = write!(
+        b,
+        "\n# performance\n# -----------\n# total_bytes: {}\n#\n# I/O timing for unique files (seconds):\n# ...........................\n# unique files: slowest_rank_io_time: {}\n# unique files: slowest_rank_meta_only_time: {}\n# unique files: slowest_rank_rw_only_time: {}\n# unique files: slowest_rank: {}\n#\n# I/O timing for shared files (seconds):\n# ...........................\n# shared files: time_by_slowest: {}\n#\n# Aggregate performance, including both shared and unique files:\n# ...........................\n# agg_time_by_slowest: {} # seconds\n# agg_perf_by_slowest: {} # MiB/s\n",
+        m.total_bytes,
+        f(m.unique_io_total_time_by_slowest),
+        f(m.unique_md_only_time_by_slowest),
+        f(m.unique_rw_only_time_by_slowest),
+        m.unique_io_slowest_rank,
+        f(m.shared_io_total_time_by_slowest),
+        f(m.agg_time_by_slowest),
+        f(m.agg_perf_by_slowest)
+    );
 }
