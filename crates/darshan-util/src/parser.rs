@@ -184,7 +184,7 @@ fn print_accumulated(v: &View, i: usize, acc: &Accumulator, out: &mut Out) {
             out.str(&d);
         }
         out.str("\n");
-        print_totals(i, &acc.total(), out.buf());
+        print_totals(i, acc.total(), out.buf());
     }
     let m = acc.metrics();
     if v.mask & OPT_FILE != 0 {
