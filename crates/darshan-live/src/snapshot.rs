@@ -206,6 +206,21 @@ fn quiet(s1: &[u64; MAX_MODS], s2: &[u64; MAX_MODS]) -> bool {
     s1 == s2 && s1.iter().all(|w| w % 2 == 0)
 }
 
+/// What the copy loop took.
+struct Copies {
+    /// Per module: its region, the word it was taken at, and its bytes
+    /// once read whole (None: unmoved since the previous snapshot).
+    taken: BTreeMap<usize, (RegionMap, u64, Option<Vec<u8>>)>,
+    /// For a module without a word, the file's words it was copied under.
+    quiet_at: BTreeMap<usize, [u64; MAX_MODS]>,
+    /// The modules still busy after the last try.
+    busy: Vec<usize>,
+    retries: usize,
+    /// The header and first bytes of the reading that closed the last try.
+    header: Header,
+    head: Vec<u8>,
+}
+
 /// A consistent copy of the crash-safe file at `path`; `previous`: the
 /// last snapshot of the same file (its records stand in for a busy
 /// module's, and are shared for one that did not move).
@@ -216,16 +231,7 @@ pub fn take(path: &Path, previous: Option<&Snapshot>) -> Result<Snapshot, LiveEr
     // snapshot gives up (the file is skipped this interval).
     let r = Reader { file, path, size, budget: std::cell::Cell::new(2 * MAX_FILE_BYTES) };
     let at = now();
-    let mut retries = 0;
-    // Per module: its region's bytes once read whole (None: unmoved since
-    // the previous snapshot), the region and the word it was taken at;
-    // for a module without a word, the file's words it was copied under.
-    let mut taken: BTreeMap<usize, (RegionMap, u64, Option<Vec<u8>>)> = BTreeMap::new();
-    let mut quiet_at: BTreeMap<usize, [u64; MAX_MODS]> = BTreeMap::new();
-    let mut busy: Vec<usize> = Vec::new();
-    // The first reading before the copies; a retry reads afresh (after
-    // its back-off), then the reading after the copies closes each try.
-    let (mut header, mut s1, mut head) = r.head()?;
+    let (header, s1, head) = r.head()?;
     let claimed = header.mod_map.iter().chain([&header.name_map]).fold(0u64, |a, m| a.saturating_add(m.len));
     if claimed > MAX_FILE_BYTES {
         return Err(LiveError::TooLarge { path: path.to_path_buf(), bytes: claimed });
@@ -235,32 +241,89 @@ pub fn take(path: &Path, previous: Option<&Snapshot>) -> Result<Snapshot, LiveEr
     // seconds under each module's lock, then drops the line): when the
     // job area changed, nothing of the previous snapshot is kept.
     let previous = previous.filter(|p| *p.job_area == *job_area(&head));
-    // Nothing moved since the previous snapshot (every module's word and
-    // region, the names): it is the snapshot now. One reading is enough:
-    // records unmoved at this reading are the ones copied before.
-    if let Some(p) = previous {
-        let all_unmoved = (0..MAX_MODS).all(|m| match header.mod_map[m] {
-            map if map.len == 0 => !p.modules.contains_key(&m),
-            map => unmoved(previous, m, map, &s1),
-        });
-        if all_unmoved && p.stale.is_empty() && p.name_map == header.name_map && p.owner == owner {
-            return Ok(Snapshot { at, copied: Vec::new(), retries: 0, ..p.clone() });
-        }
+    // Nothing moved since the previous snapshot: it is the snapshot now.
+    if let Some(p) = previous.filter(|p| nothing_moved(p, &header, &s1, owner)) {
+        return Ok(Snapshot { at, copied: Vec::new(), retries: 0, ..p.clone() });
     }
+    let copies = copy_modules(&r, previous, (header, s1, head))?;
+    let names_same = previous.is_some_and(|p| p.name_map == copies.header.name_map);
+    let log = compact_log(&r, &copies, names_same)?;
+    // A file is its owner's: one that says it is another user's (a copy
+    // with its uid patched) would publish its figures under that user.
+    if log.job.uid != i64::from(owner) {
+        return Err(LiveError::ForeignUid { path: path.to_path_buf(), says: log.job.uid, owner });
+    }
+    let names: Arc<HashMap<u64, String>> = match previous {
+        Some(p) if names_same => p.names.clone(),
+        _ => {
+            let table = log.names().map_err(|e| bad(path, e))?;
+            Arc::new(table.iter().map(|(id, n)| (id, String::from_utf8_lossy(n).into_owned())).collect())
+        }
+    };
+    let snap = Snapshot {
+        path: path.to_path_buf(),
+        owner,
+        at,
+        job: log.job.clone(),
+        modules: BTreeMap::new(),
+        names,
+        stale: Vec::new(),
+        copied: Vec::new(),
+        retries: copies.retries,
+        words: [0; MAX_MODS],
+        maps: [RegionMap::default(); MAX_MODS],
+        quiet: BTreeMap::new(),
+        job_area: job_area(&copies.head).into(),
+        name_map: copies.header.name_map,
+    };
+    with_records(snap, &log, previous, copies)
+}
+
+fn bad(path: &Path, source: darshan_log::LogError) -> LiveError {
+    LiveError::Log { path: path.to_path_buf(), source }
+}
+
+/// Whether nothing moved since `p` was taken (every module's word and
+/// region, the names, the owner). One reading is enough: records unmoved
+/// at this reading are the ones copied before.
+fn nothing_moved(p: &Snapshot, header: &Header, s1: &[u64; MAX_MODS], owner: u32) -> bool {
+    let all_unmoved = (0..MAX_MODS).all(|m| match header.mod_map[m] {
+        map if map.len == 0 => !p.modules.contains_key(&m),
+        map => unmoved(Some(p), m, map, s1),
+    });
+    all_unmoved && p.stale.is_empty() && p.name_map == header.name_map && p.owner == owner
+}
+
+/// Copies every module's region between two readings of the words, until
+/// each was taken unmoved or the tries run out; `first`: the reading
+/// before the first try (a retry reads afresh, after its back-off).
+fn copy_modules(
+    r: &Reader,
+    previous: Option<&Snapshot>,
+    first: (Header, [u64; MAX_MODS], Vec<u8>),
+) -> Result<Copies, LiveError> {
+    let (mut header, mut s1, head) = first;
+    let mut c = Copies {
+        taken: BTreeMap::new(),
+        quiet_at: BTreeMap::new(),
+        busy: Vec::new(),
+        retries: 0,
+        header: header.clone(),
+        head,
+    };
     for attempt in 0..TRIES {
         if attempt > 0 {
             (header, s1, _) = r.head()?;
         }
-        let h1 = header.clone();
         let want: Vec<(usize, RegionMap)> =
-            module_regions(&h1).into_iter().filter(|(m, _)| !taken.contains_key(m)).collect();
+            module_regions(&header).into_iter().filter(|(m, _)| !c.taken.contains_key(m)).collect();
         let mut copies = Vec::with_capacity(want.len());
         for &(m, map) in &want {
             let bytes = if unmoved(previous, m, map, &s1) { None } else { Some(r.region(map)?) };
             copies.push((m, map, bytes));
         }
         let (h2, s2, head2) = r.head()?;
-        busy.clear();
+        c.busy.clear();
         for (m, map, bytes) in copies {
             let stable = s1[m] == s2[m] && s1[m] % 2 == 0 && h2.mod_map[m] == map;
             let ok = match &bytes {
@@ -270,45 +333,46 @@ pub fn take(path: &Path, previous: Option<&Snapshot>) -> Result<Snapshot, LiveEr
                 Some(b) if stable && s1[m] == 0 => quiet(&s1, &s2) && r.region(map)? == *b,
                 _ => stable,
             };
-            if ok {
-                if s1[m] == 0 {
-                    quiet_at.insert(m, s1);
-                }
-                taken.insert(m, (map, s1[m], bytes));
-            } else {
-                busy.push(m);
+            if !ok {
+                c.busy.push(m);
+                continue;
             }
+            if s1[m] == 0 {
+                c.quiet_at.insert(m, s1);
+            }
+            c.taken.insert(m, (map, s1[m], bytes));
         }
+        (c.header, c.head) = (h2.clone(), head2);
         header = h2;
-        head = head2;
-        if busy.is_empty() {
+        if c.busy.is_empty() {
             break;
         }
-        retries = attempt + 1;
+        c.retries = attempt + 1;
         // At once a few times (an update holds the lock for well under a
         // microsecond), then backing off.
         if attempt >= 4 {
             std::thread::sleep(std::time::Duration::from_micros(100 << (attempt - 4).min(5)));
         }
     }
-    // The copied parts as a compact log: header, job area, the names
-    // unless unchanged, the modules copied one after another (a
-    // crash-safe file is mostly room to grow: its regions sit megabytes
-    // apart).
-    let names_same = previous.is_some_and(|p| p.name_map == header.name_map);
-    let area: Arc<[u8]> = job_area(&head).into();
-    let mut image = head;
-    let mut h = header.clone();
-    h.name_map = if names_same || header.name_map.len == 0 {
+    Ok(c)
+}
+
+/// The copied parts as a compact log: header, job area, the names unless
+/// unchanged, the modules copied one after another (a crash-safe file is
+/// mostly room to grow: its regions sit megabytes apart).
+fn compact_log(r: &Reader, c: &Copies, names_same: bool) -> Result<LogFile<Vec<u8>>, LiveError> {
+    let mut image = c.head.clone();
+    let mut h = c.header.clone();
+    h.name_map = if names_same || c.header.name_map.len == 0 {
         RegionMap::default()
     } else {
-        let names = r.region(header.name_map)?;
+        let names = r.region(c.header.name_map)?;
         let m = RegionMap { off: image.len() as u64, len: names.len() as u64 };
         image.extend_from_slice(&names);
         m
     };
     for m in 0..MAX_MODS {
-        h.mod_map[m] = match taken.get(&m) {
+        h.mod_map[m] = match c.taken.get(&m) {
             Some((_, _, Some(bytes))) => {
                 let map = RegionMap { off: image.len() as u64, len: bytes.len() as u64 };
                 image.extend_from_slice(bytes);
@@ -320,49 +384,32 @@ pub fn take(path: &Path, previous: Option<&Snapshot>) -> Result<Snapshot, LiveEr
     let hb = h.encode_crash_safe();
     let n = HEADER_SIZE.min(image.len());
     image[..n].copy_from_slice(&hb[..n]);
-    let bad = |e| LiveError::Log { path: path.to_path_buf(), source: e };
-    let log = LogFile::from_source(image).map_err(bad)?;
-    // A file is its owner's: one that says it is another user's (a copy
-    // with its uid patched) would publish its figures under that user.
-    if log.job.uid != i64::from(owner) {
-        return Err(LiveError::ForeignUid { path: path.to_path_buf(), says: log.job.uid, owner });
-    }
-    let names: Arc<HashMap<u64, String>> = match previous {
-        Some(p) if names_same => p.names.clone(),
-        _ => {
-            let table = log.names().map_err(bad)?;
-            Arc::new(table.iter().map(|(id, n)| (id, String::from_utf8_lossy(n).into_owned())).collect())
-        }
-    };
-    let mut snap = Snapshot {
-        path: path.to_path_buf(),
-        owner,
-        at,
-        job: log.job.clone(),
-        modules: BTreeMap::new(),
-        names,
-        stale: Vec::new(),
-        copied: Vec::new(),
-        retries,
-        words: [0; MAX_MODS],
-        maps: [RegionMap::default(); MAX_MODS],
-        quiet: quiet_at,
-        job_area: area,
-        name_map: header.name_map,
-    };
-    for (&m, (map, word, bytes)) in &taken {
+    LogFile::from_source(image).map_err(|e| bad(r.path, e))
+}
+
+/// `snap` with every module's records: decoded from the copy, or the
+/// previous snapshot's for a module that did not move, and for one that
+/// stayed busy (marked stale).
+fn with_records(
+    mut snap: Snapshot,
+    log: &LogFile<Vec<u8>>,
+    previous: Option<&Snapshot>,
+    c: Copies,
+) -> Result<Snapshot, LiveError> {
+    for (&m, (map, word, bytes)) in &c.taken {
         let recs = match (bytes, previous.and_then(|p| p.modules.get(&m))) {
             (None, Some(prev)) => prev.clone(),
             _ => {
                 snap.copied.push(m);
-                Arc::new(log.records(m).map_err(bad)?)
+                Arc::new(log.records(m).map_err(|e| bad(&snap.path, e))?)
             }
         };
         snap.modules.insert(m, recs);
         snap.words[m] = *word;
         snap.maps[m] = *map;
     }
-    for m in busy {
+    snap.quiet = c.quiet_at;
+    for m in c.busy {
         snap.stale.push(m);
         if let Some(prev) = previous.and_then(|p| p.modules.get(&m)) {
             snap.modules.insert(m, prev.clone());
