@@ -252,50 +252,66 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
     for (m, recs) in by_module.iter_mut() {
         if *m == HEATMAP {
             one_width(recs);
-            continue;
-        }
-        if *m == BGQ {
+        } else if *m == BGQ {
             bgq_job_record(recs);
-            continue;
+        } else if opt.shared_redux && nranks >= 2 && (crate::accum::supported(*m) || *m == LUSTRE || *m == POSIX_META) {
+            reduce_shared_records(*m, recs, nranks, inputs.len());
         }
-        if !opt.shared_redux || nranks < 2 || !(crate::accum::supported(*m) || *m == LUSTRE || *m == POSIX_META) {
-            continue;
-        }
-        let mut groups: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
-        for (k, r) in recs.iter().enumerate() {
-            groups.entry(r.id).or_default().push(k);
-        }
-        let mut reduced = Vec::new();
-        let mut drop = vec![false; recs.len()];
-        for idx in groups.values() {
-            if idx.len() == nranks && idx.len() == inputs.len() {
-                let group: Vec<&Record> = idx.iter().map(|&k| &recs[k]).collect();
-                // LUSTRE: the first rank's layout, as darshan-util's
-                // aggregation keeps it (ranks may see different ones).
-                let reduced_one = if *m == LUSTRE {
-                    group.first().map(|r| Record { rank: -1, ..(*r).clone() })
-                } else if *m == POSIX_META {
-                    posix_meta_reduced(&group)
-                } else {
-                    crate::accum::reduce_shared(&group)
-                };
-                if let Some(r) = reduced_one {
-                    reduced.push(r);
-                    idx.iter().for_each(|&k| drop[k] = true);
-                }
+    }
+    let job = merged_job(&inputs, opt, &costs);
+    write_new_log(out, |w, werr| {
+        w.write_job(&job).map_err(werr)?;
+        w.write_names(&names).map_err(werr)?;
+        let mut count = 0;
+        for (m, recs) in &by_module {
+            if !recs.is_empty() {
+                w.write_module(*m, recs.iter()).map_err(werr)?;
+                count += recs.len();
             }
         }
-        let mut kept: Vec<Record> = recs.drain(..).zip(drop).filter(|(_, d)| !d).map(|(r, _)| r).collect();
-        kept.extend(reduced);
-        *recs = kept;
-    }
+        w.set_partial_flag(partial);
+        Ok(count)
+    })
+}
 
-    // The job: the first input's, with the earliest start, the end, and
-    // without the runtime's tick note (times are seconds now).
+/// Module `m`'s records of a file every one of the `nranks` ranks (and
+/// `inputs` logs) holds become one shared record (rank -1).
+fn reduce_shared_records(m: usize, recs: &mut Vec<Record>, nranks: usize, inputs: usize) {
+    let mut groups: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+    for (k, r) in recs.iter().enumerate() {
+        groups.entry(r.id).or_default().push(k);
+    }
+    let mut reduced = Vec::new();
+    let mut drop = vec![false; recs.len()];
+    for idx in groups.values().filter(|idx| idx.len() == nranks && idx.len() == inputs) {
+        let group: Vec<&Record> = idx.iter().map(|&k| &recs[k]).collect();
+        // LUSTRE: the first rank's layout, as darshan-util's aggregation
+        // keeps it (ranks may see different ones).
+        let reduced_one = if m == LUSTRE {
+            group.first().map(|r| Record { rank: -1, ..(*r).clone() })
+        } else if m == POSIX_META {
+            posix_meta_reduced(&group)
+        } else {
+            crate::accum::reduce_shared(&group)
+        };
+        if let Some(r) = reduced_one {
+            reduced.push(r);
+            idx.iter().for_each(|&k| drop[k] = true);
+        }
+    }
+    let mut kept: Vec<Record> = recs.drain(..).zip(drop).filter(|(_, d)| !d).map(|(r, _)| r).collect();
+    kept.extend(reduced);
+    *recs = kept;
+}
+
+/// The job: the first input's, with the earliest start, the end, and
+/// without the runtime's tick note (times are seconds now); the cost
+/// metadata of every process merged.
+fn merged_job(inputs: &[Input], opt: &Options, costs: &[darshan_log::cost::Cost]) -> darshan_log::Job {
     let mut job = inputs[0].log.job.clone();
     let (mut s, mut ns) = (job.start_time_sec, job.start_time_nsec);
     let (mut e, mut ens) = (0i64, 0i64);
-    for i in &inputs {
+    for i in inputs {
         let j = &i.log.job;
         if (j.start_time_sec, j.start_time_nsec) < (s, ns) && j.start_time_sec > 0 {
             (s, ns) = (j.start_time_sec, j.start_time_nsec);
@@ -312,10 +328,7 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
     if (e, ens) < (s, ns) {
         (e, ens) = (s, ns);
     }
-    job.start_time_sec = s;
-    job.start_time_nsec = ns;
-    job.end_time_sec = e;
-    job.end_time_nsec = ens;
+    (job.start_time_sec, job.start_time_nsec, job.end_time_sec, job.end_time_nsec) = (s, ns, e, ens);
     if job.nprocs <= 0 {
         job.nprocs = inputs.len() as i64;
     }
@@ -325,22 +338,9 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
         .map(|l| format!("{l}\n"))
         .collect();
     let run_secs = (e - s) as f64 + (ens - ns) as f64 / 1e9;
-    job.metadata = darshan_log::cost::merged_metadata(&meta, &costs, run_secs, job.nprocs).into_bytes();
+    job.metadata = darshan_log::cost::merged_metadata(&meta, costs, run_secs, job.nprocs).into_bytes();
     job.metadata.truncate(darshan_log::job::METADATA_LEN - 1);
-
-    write_new_log(out, |w, werr| {
-        w.write_job(&job).map_err(werr)?;
-        w.write_names(&names).map_err(werr)?;
-        let mut count = 0;
-        for (m, recs) in &by_module {
-            if !recs.is_empty() {
-                w.write_module(*m, recs.iter()).map_err(werr)?;
-                count += recs.len();
-            }
-        }
-        w.set_partial_flag(partial);
-        Ok(count)
-    })
+    job
 }
 
 /// The log writer a merge fills.

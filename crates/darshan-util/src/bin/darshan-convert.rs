@@ -189,63 +189,26 @@ enum ConvertError {
 }
 
 fn convert(inp: &str, outp: &str, c: &Changes) -> Result<(), ConvertError> {
-    let (bzip2, only, key) = (c.bzip2, c.only, c.key);
-    let log = LogFile::open(inp).map_err(|e| ConvertError::Input { path: inp.into(), source: e })?;
+    let input = |e| ConvertError::Input { path: inp.into(), source: e };
+    let log = LogFile::open(inp).map_err(input)?;
     let mut job = log.job.clone();
-    let mut names = log.names().map_err(|e| ConvertError::Input { path: inp.into(), source: e })?;
-    if c.reset_md {
-        job.metadata.clear();
-    }
-    if c.jobid && job.jobid != 0 {
-        job.jobid = obfuscate(&job.jobid.to_le_bytes(), key) as i64;
-    }
-    if c.uid {
-        job.uid = obfuscate(&job.uid.to_le_bytes(), key) as i64;
-    }
-    if let Some(a) = &c.annotation {
-        annotate(&mut job.metadata, a);
-    }
-    if c.exe {
-        // The command line is hidden; the mount table (which says nothing
-        // about the user) is kept.
-        let exe_len = job.exe_mnt.iter().position(|&c| c == b'\n').unwrap_or(job.exe_mnt.len());
-        let mut e = obfuscate(&job.exe_mnt[..exe_len], key).to_string().into_bytes();
-        e.extend_from_slice(&job.exe_mnt[exe_len..]);
-        job.exe_mnt = e;
-    }
+    changed_job(&mut job, c);
     // C's darshan-convert reads the mount table sorted (longest path
     // first, a stable sort) and writes it back in the reverse order: mounts
     // of equal length then come out swapped, which every reader of the
     // converted log sees.
-    let mounts = job.mounts().map_err(|e| ConvertError::Input { path: inp.into(), source: e })?;
+    let mounts = job.mounts().map_err(input)?;
     let exe_len = job.exe_mnt.iter().position(|&c| c == b'\n').unwrap_or(job.exe_mnt.len());
     job.exe_mnt = c_exe_and_mounts(&job.exe_mnt[..exe_len], &mounts);
+    let mut names = log.names().map_err(input)?;
     if c.names {
-        let mut t = NameTable::new();
-        for (id, n) in names.iter() {
-            if KEEP.iter().any(|k| n.starts_with(k)) {
-                t.insert(id, n);
-                continue;
-            }
-            // "<mount point>/<hash>", or "<hash>" off every mount.
-            let mut s = match darshan_log::job::mount_of(&mounts, n) {
-                Some(m) => {
-                    let mut p = m.path.clone();
-                    p.push(b'/');
-                    p
-                }
-                None => Vec::new(),
-            };
-            s.extend_from_slice(obfuscate(n, key).to_string().as_bytes());
-            t.insert(id, &s);
-        }
-        names = t;
+        names = hidden_names(&names, &mounts, c.key);
     }
-    if let Some(id) = only {
+    if let Some(id) = c.only {
         names.retain(|n| n == id);
     }
     let file = File::create(outp).map_err(|e| ConvertError::Create { path: outp.into(), source: e })?;
-    let comp = if bzip2 { Compression::Bzip2 } else { Compression::Zlib };
+    let comp = if c.bzip2 { Compression::Bzip2 } else { Compression::Zlib };
     let mut w = LogWriter::new(BufWriter::new(file), comp)?;
     w.write_job(&job)?;
     w.write_names(&names)?;
@@ -256,34 +219,93 @@ fn convert(inp: &str, outp: &str, c: &Changes) -> Result<(), ConvertError> {
             partial &= !(1u64 << m);
             continue;
         }
-        // Records are written as they are read: memory stays one record,
-        // whatever the region's size. A record that cannot be read ends
-        // the conversion (after the iterator stops).
-        let mut rd = log.module_reader(m)?;
-        // Not C's reader quirk on byte-swapped POSIX records older than
-        // version 3 (three time counters left unswapped; darshan-parser
-        // prints 0 or -0 for them, and C's darshan-convert writes those):
-        // the converted log keeps the values the original holds, as
-        // PyDarshan reads them.
-        let mut failed = None;
-        let records = std::iter::from_fn(|| loop {
-            let mut r = Record::new(m);
-            match rd.next_into(&mut r) {
-                Ok(true) if only.is_none_or(|id| r.id == id) => return Some(r),
-                Ok(true) => continue,
-                Ok(false) => return None,
-                Err(e) => {
-                    failed = Some(e);
-                    return None;
-                }
-            }
-        });
-        w.write_module(m, records)?;
-        if let Some(e) = failed {
-            return Err(e.into());
-        }
+        copy_module(&log, m, c.only, &mut w)?;
     }
     w.set_partial_flag(partial);
     w.finish()?;
     Ok(())
+}
+
+/// The job record's fields the options change (metadata, job id, uid,
+/// annotation, command line).
+fn changed_job(job: &mut darshan_log::Job, c: &Changes) {
+    if c.reset_md {
+        job.metadata.clear();
+    }
+    if c.jobid && job.jobid != 0 {
+        job.jobid = obfuscate(&job.jobid.to_le_bytes(), c.key) as i64;
+    }
+    if c.uid {
+        job.uid = obfuscate(&job.uid.to_le_bytes(), c.key) as i64;
+    }
+    if let Some(a) = &c.annotation {
+        annotate(&mut job.metadata, a);
+    }
+    if c.exe {
+        // The command line is hidden; the mount table (which says nothing
+        // about the user) is kept.
+        let exe_len = job.exe_mnt.iter().position(|&c| c == b'\n').unwrap_or(job.exe_mnt.len());
+        let mut e = obfuscate(&job.exe_mnt[..exe_len], c.key).to_string().into_bytes();
+        e.extend_from_slice(&job.exe_mnt[exe_len..]);
+        job.exe_mnt = e;
+    }
+}
+
+/// Every name hidden as "<mount point>/<hash>" (or "<hash>" off every
+/// mount), but the runtime's own (KEEP).
+fn hidden_names(names: &NameTable, mounts: &[darshan_log::Mount], key: u64) -> NameTable {
+    let mut t = NameTable::new();
+    for (id, n) in names.iter() {
+        if KEEP.iter().any(|k| n.starts_with(k)) {
+            t.insert(id, n);
+            continue;
+        }
+        let mut s = match darshan_log::job::mount_of(mounts, n) {
+            Some(m) => {
+                let mut p = m.path.clone();
+                p.push(b'/');
+                p
+            }
+            None => Vec::new(),
+        };
+        s.extend_from_slice(obfuscate(n, key).to_string().as_bytes());
+        t.insert(id, &s);
+    }
+    t
+}
+
+/// Module `m`'s records (only record `only`, if given), written as they
+/// are read: memory stays one record, whatever the region's size. A
+/// record that cannot be read ends the conversion (after the iterator
+/// stops).
+fn copy_module<W: std::io::Write + std::io::Seek>(
+    log: &LogFile<darshan_log::source::FileSource>,
+    m: usize,
+    only: Option<u64>,
+    w: &mut LogWriter<W>,
+) -> Result<(), ConvertError> {
+    let mut rd = log.module_reader(m)?;
+    // Not C's reader quirk on byte-swapped POSIX records older than
+    // version 3 (three time counters left unswapped; darshan-parser
+    // prints 0 or -0 for them, and C's darshan-convert writes those):
+    // the converted log keeps the values the original holds, as
+    // PyDarshan reads them.
+    let mut failed = None;
+    let records = std::iter::from_fn(|| loop {
+        let mut r = Record::new(m);
+        match rd.next_into(&mut r) {
+            Ok(true) if only.is_none_or(|id| r.id == id) => return Some(r),
+            Ok(true) => continue,
+            Ok(false) => return None,
+            Err(e) => {
+                failed = Some(e);
+                return None;
+            }
+        }
+    });
+    w.write_module(m, records)?;
+    match failed {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
+    }
 }

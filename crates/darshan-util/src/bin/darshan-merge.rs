@@ -22,6 +22,8 @@ fn shown(p: &std::path::Path) -> String {
     visible_bytes(p.as_os_str().as_encoded_bytes()).into_owned()
 }
 
+type Jobs = std::collections::BTreeMap<String, Vec<darshan_util::job_inputs::ProcessLog>>;
+
 /// `--job`: the inputs grouped by job; one job log per job (into
 /// `--output` when there is one job, or `--output-dir`). Exit status.
 fn merge_jobs(inputs: &[PathBuf], out: Option<PathBuf>, a: JobArgs, end: Option<i64>) -> i32 {
@@ -29,40 +31,7 @@ fn merge_jobs(inputs: &[PathBuf], out: Option<PathBuf>, a: JobArgs, end: Option<
         usage();
     }
     let logs = find_logs(inputs);
-    let (mut jobs, bad) = group_by_job(&logs);
-    for (p, e) in &bad {
-        darshan_util::say!("darshan-merge: {} skipped: {e}", shown(p));
-    }
-    if let Some(k) = &a.key {
-        jobs.retain(|key, _| key == k);
-    }
-    // MPI jobs' logs (their shutdown merged them) and job logs stay as
-    // they are, and are never removed.
-    for procs in jobs.values_mut() {
-        procs.retain(|p| {
-            if !p.is_process_log() {
-                let why = if p.mpi { "an MPI job's log" } else { "already a job log" };
-                darshan_util::say!("darshan-merge: {} left out: {why}", shown(&p.path));
-            }
-            p.is_process_log()
-        });
-    }
-    jobs.retain(|_, procs| !procs.is_empty());
-    // One process, one count: a process's log and its crash-safe file
-    // (killed around its exit), a recovered log, a copy: the most
-    // complete is merged; a left-over crash-safe file goes with the
-    // inputs under --remove-inputs, a copy of a log stays.
-    let mut leftovers = std::collections::BTreeMap::new();
-    for (key, procs) in jobs.iter_mut() {
-        let (kept, dropped) = one_per_process(std::mem::take(procs));
-        for (p, standing) in dropped {
-            darshan_util::say!("darshan-merge: {} left out: the same process as {}", shown(&p.path), shown(&standing));
-            if p.crash_safe {
-                leftovers.entry(key.clone()).or_insert_with(Vec::new).push(p.path);
-            }
-        }
-        *procs = kept;
-    }
+    let (jobs, mut leftovers) = jobs_to_merge(&logs, a.key.as_deref());
     if jobs.is_empty() {
         darshan_util::say!(
             "darshan-merge: no log of {} among {} file(s)",
@@ -93,32 +62,85 @@ fn merge_jobs(inputs: &[PathBuf], out: Option<PathBuf>, a: JobArgs, end: Option<
             }
             (None, None) => unreachable!("checked above"),
         };
-        match merge_job(procs, &key, &target, &JobOptions { job_end_time: end }) {
-            Ok(m) => {
-                darshan_util::say!(
-                    "darshan-merge: job {}: {} logs, nprocs {}, {} records ({} shared) -> {}",
-                    visible(&key),
-                    m.processes,
-                    m.nprocs,
-                    m.records,
-                    m.shared,
-                    shown(&target)
-                );
-                if a.remove {
-                    for p in paths.iter().filter(|p| **p != target) {
-                        if let Err(e) = std::fs::remove_file(p) {
-                            darshan_util::say!("darshan-merge: cannot remove {}: {e}", shown(p));
-                        }
-                    }
+        if !merge_one_job(procs, &key, &target, end) {
+            status = 1;
+        } else if a.remove {
+            for p in paths.iter().filter(|p| **p != target) {
+                if let Err(e) = std::fs::remove_file(p) {
+                    darshan_util::say!("darshan-merge: cannot remove {}: {e}", shown(p));
                 }
-            }
-            Err(e) => {
-                darshan_util::say!("darshan-merge: job {}: {}", visible(&key), visible(&e.to_string()));
-                status = 1;
             }
         }
     }
     status
+}
+
+/// The jobs among `logs` (the one keyed `key`, if given), each with one
+/// log per process; and per job the crash-safe files left over beside a
+/// process's log (removed with the inputs under --remove-inputs).
+fn jobs_to_merge(logs: &[PathBuf], key: Option<&str>) -> (Jobs, std::collections::BTreeMap<String, Vec<PathBuf>>) {
+    let (mut jobs, bad) = group_by_job(logs);
+    for (p, e) in &bad {
+        darshan_util::say!("darshan-merge: {} skipped: {e}", shown(p));
+    }
+    if let Some(k) = key {
+        jobs.retain(|key, _| key == k);
+    }
+    // MPI jobs' logs (their shutdown merged them) and job logs stay as
+    // they are, and are never removed.
+    for procs in jobs.values_mut() {
+        procs.retain(|p| {
+            if !p.is_process_log() {
+                let why = if p.mpi { "an MPI job's log" } else { "already a job log" };
+                darshan_util::say!("darshan-merge: {} left out: {why}", shown(&p.path));
+            }
+            p.is_process_log()
+        });
+    }
+    jobs.retain(|_, procs| !procs.is_empty());
+    // One process, one count: a process's log and its crash-safe file
+    // (killed around its exit), a recovered log, a copy: the most
+    // complete is merged; a left-over crash-safe file goes with the
+    // inputs under --remove-inputs, a copy of a log stays.
+    let mut leftovers = std::collections::BTreeMap::new();
+    for (key, procs) in jobs.iter_mut() {
+        let (kept, dropped) = one_per_process(std::mem::take(procs));
+        for (p, standing) in dropped {
+            darshan_util::say!("darshan-merge: {} left out: the same process as {}", shown(&p.path), shown(&standing));
+            if p.crash_safe {
+                leftovers.entry(key.clone()).or_insert_with(Vec::new).push(p.path);
+            }
+        }
+        *procs = kept;
+    }
+    (jobs, leftovers)
+}
+
+/// One job's log at `target`, said on stderr; false if it failed.
+fn merge_one_job(
+    procs: Vec<darshan_util::job_inputs::ProcessLog>,
+    key: &str,
+    target: &std::path::Path,
+    end: Option<i64>,
+) -> bool {
+    match merge_job(procs, key, target, &JobOptions { job_end_time: end }) {
+        Ok(m) => {
+            darshan_util::say!(
+                "darshan-merge: job {}: {} logs, nprocs {}, {} records ({} shared) -> {}",
+                visible(key),
+                m.processes,
+                m.nprocs,
+                m.records,
+                m.shared,
+                shown(target)
+            );
+            true
+        }
+        Err(e) => {
+            darshan_util::say!("darshan-merge: job {}: {}", visible(key), visible(&e.to_string()));
+            false
+        }
+    }
 }
 
 fn usage() -> ! {
