@@ -80,11 +80,29 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, UnreadableLog> {
     // One entry per name is the usual size: reserving it spares a rehash
     // (and its doubled peak) on big logs.
     c.files.expect = names.len();
-    let nprocs = report.job.nprocs;
     for m in log.modules_present() {
         stream_module(&log, m, &names, &report.job, opts, &mut c, &mut report.warnings);
     }
-    // Phase 3: assemble.
+    // Software loading and the MPI library's own files are summed in one
+    // line each (N02, N01), not listed among the application's files.
+    let software = diagnose::software::find(&c.files, &names);
+    let internal = diagnose::internals::find(&c.files, &names);
+    let listed = |e: &files::FileAgg| !software.contains(&e.id) && !internal.contains(&e.id);
+    assemble(&log, &mut report, &mut c, (&names, &mounts), opts, &listed);
+    diagnose_all(&mut report, &mut c, &names, opts, (software, internal));
+    Ok(report)
+}
+
+/// Phase 3: the report's tables from what the stream collected.
+fn assemble(
+    log: &LogFile,
+    report: &mut Report,
+    c: &mut Collected,
+    (names, mounts): (&NameTable, &[Mount]),
+    opts: &Options,
+    listed: &dyn Fn(&files::FileAgg) -> bool,
+) {
+    let nprocs = report.job.nprocs;
     report.modules = log
         .modules_present()
         .into_iter()
@@ -115,14 +133,20 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, UnreadableLog> {
         .collect();
     report.heatmaps = std::mem::take(&mut c.heat).into_iter().map(HeatAcc::finish).collect();
     report.timeline = c.timeline.take();
-    report.categories = categorize(&c.files, &names, &mounts, opts.top.max(8));
-    // Software loading and the MPI library's own files are summed in one
-    // line each (N02, N01), not listed among the application's files.
-    let software = diagnose::software::find(&c.files, &names);
-    let internal = diagnose::internals::find(&c.files, &names);
-    let listed = |e: &files::FileAgg| !software.contains(&e.id) && !internal.contains(&e.id);
-    report.files = file_tables(&c, &names, opts.top, &report.module_stats, nprocs, &listed);
-    // Phase 4: diagnose.
+    report.categories = categorize(&c.files, names, mounts, opts.top.max(8));
+    report.files = file_tables(c, names, opts.top, &report.module_stats, nprocs, listed);
+}
+
+/// Phase 4: the findings, from the collected sums and the tables, with
+/// the software's and the MPI library's own files told apart.
+fn diagnose_all(
+    report: &mut Report,
+    c: &mut Collected,
+    names: &NameTable,
+    opts: &Options,
+    (software, internal): (HashSet<u64>, HashSet<u64>),
+) {
+    let nprocs = report.job.nprocs;
     let present: Vec<String> = report.modules.iter().map(|m| m.name.clone()).collect();
     let hints = report.job.metadata.iter().find(|(k, _)| k == "h").map(|(_, v)| v.as_str());
     // An MPI job: it used MPI-IO, or its log holds several processes and
@@ -133,7 +157,7 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, UnreadableLog> {
         cfg: &opts.config,
         sums: &c.sums,
         files: &c.files,
-        names: &names,
+        names,
         modules_present: &present,
         nprocs,
         run_time: report.job.run_time,
@@ -165,7 +189,6 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, UnreadableLog> {
         report.findings.extend(diagnose::uring::findings(u, &opts.config));
     }
     report.findings.sort_by(|a, b| a.level.cmp(&b.level));
-    Ok(report)
 }
 
 fn log_info(path: &Path, log: &LogFile) -> LogInfo {
