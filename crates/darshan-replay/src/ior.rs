@@ -112,7 +112,9 @@ fn transfer_size(s: &Side, notes: &mut Vec<String>) -> u64 {
     let moved = |x: &&(u64, u32)| x.0 as u128 * x.1 as u128;
     let main = s.sizes.iter().max_by_key(moved).copied();
     let common = main.map(|x| x.0).unwrap_or(s.bytes / s.ops.max(1)).max(1);
-    let t = common.div_ceil(8).saturating_mul(8).max(8);
+    // IOR's sizes are signed 64-bit (IOR_offset_t): a log's request size
+    // beyond that (a corrupt one) is held to the largest multiple of 8.
+    let t = common.div_ceil(8).saturating_mul(8).clamp(8, i64::MAX as u64 & !7);
     if let Some((_, share)) = main.filter(|_| s.sizes.len() > 1) {
         notes
             .push(format!("{share} % of the requests were {common} B and moved most bytes; IOR has one transfer size"));
@@ -295,4 +297,21 @@ fn mdtest(o: &mut String, i: usize, m: &MetaGroup, scale: &Scale) {
         let _ = writeln!(o, "# makes the files first (the job found them made):\n{base} -C");
     }
     let _ = writeln!(o, "{base}{phases}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression (the mutation harness): a request size of 2^63 - 1 (a
+    /// corrupt counter) made the transfer size 2^63, and the number of
+    /// transfers was clamped to [1, 0]: a panic, not a script.
+    #[test]
+    fn a_request_size_beyond_iors_range_does_not_panic() {
+        let side = Side { jobs: 1, bytes: u64::MAX, ops: 1, sizes: vec![(i64::MAX as u64, 100)], ..Default::default() };
+        let scale = Scale { ranks: None, bytes: 1.0, dir: "/tmp".into() };
+        let run = run_for(&Group::default(), &side, true, POSIX_API, &scale, &mut Vec::new());
+        assert!(run.transfer <= i64::MAX as u64 && run.transfer % 8 == 0, "transfer {}", run.transfer);
+        assert!(run.block.saturating_mul(run.segments) <= i64::MAX as u64, "block {} x {}", run.block, run.segments);
+    }
 }
