@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::model::{Level, Report};
+use crate::model::{Level, ModuleStats, Overview, Report};
 use darshan_util::visible::Visible as V;
 
 use crate::units::{bytes, count, secs};
@@ -83,6 +83,27 @@ pub fn render(r: &Report) -> String {
     if r.modules.is_empty() {
         let _ = writeln!(o, "\nThis log has no instrumentation records: the program did no I/O that Darshan saw.");
     }
+    io_cost(&mut o, r);
+    if let Some(u) = &r.io_uring {
+        io_uring(&mut o, u);
+    }
+    if let Some(ns) = &r.namespace {
+        namespace(&mut o, ns);
+    }
+    if let Some(p) = &r.processes {
+        processes(&mut o, p);
+    }
+    for s in &r.module_stats {
+        module(&mut o, s);
+    }
+    files(&mut o, r);
+    metrics(&mut o, r);
+    findings(&mut o, r);
+    o
+}
+
+/// The average I/O cost per process, by interface.
+fn io_cost(o: &mut String, r: &Report) {
     if !r.io_cost.is_empty() {
         let _ = writeln!(
             o,
@@ -101,85 +122,78 @@ pub fn render(r: &Report) -> String {
             );
         }
     }
-    if let Some(u) = &r.io_uring {
-        io_uring(&mut o, u);
+}
+
+/// One module's figures: overview, access pattern and sizes, operations.
+fn module(o: &mut String, s: &ModuleStats) {
+    let _ = writeln!(o, "\n{} ({} records)", V(&s.module), count(s.records as i64));
+    if let Some(ov) = &s.overview {
+        overview(o, ov);
     }
-    if let Some(ns) = &r.namespace {
-        namespace(&mut o, ns);
+    if let Some(p) = &s.access_pattern {
+        let _ = writeln!(
+            o,
+            "  access pattern     reads {} (seq {}, consec {}), writes {} (seq {}, consec {})",
+            count(p.reads),
+            count(p.seq_reads),
+            count(p.consec_reads),
+            count(p.writes),
+            count(p.seq_writes),
+            count(p.consec_writes)
+        );
     }
-    if let Some(p) = &r.processes {
-        processes(&mut o, p);
+    if s.access_sizes.iter().any(|(_, r, w)| *r != 0 || *w != 0) {
+        let hist: Vec<String> = s
+            .access_sizes
+            .iter()
+            .filter(|(_, r, w)| *r != 0 || *w != 0)
+            .map(|(l, r, w)| format!("{l}: {}r/{}w", count(*r), count(*w)))
+            .collect();
+        let _ = writeln!(o, "  access sizes       {}", hist.join(", "));
     }
-    for s in &r.module_stats {
-        let _ = writeln!(o, "\n{} ({} records)", V(&s.module), count(s.records as i64));
-        if let Some(ov) = &s.overview {
+    if !s.common_access.is_empty() {
+        let common: Vec<String> = s.common_access.iter().map(|(sz, n)| format!("{sz} B × {}", count(*n))).collect();
+        let _ = writeln!(o, "  common accesses    {}", common.join(", "));
+    }
+    let ops: Vec<String> =
+        s.op_counts.iter().filter(|(_, n)| *n != 0).map(|(l, n)| format!("{l} {}", count(*n))).collect();
+    if !ops.is_empty() {
+        let _ = writeln!(o, "  operations         {}", ops.join(", "));
+    }
+    if !s.not_recorded.is_empty() {
+        let _ = writeln!(
+            o,
+            "  not recorded       {} (the runtime that wrote this log does not count them)",
+            s.not_recorded.join(", ")
+        );
+    }
+}
+
+/// A module's files, bytes and rate, and its file categories.
+fn overview(o: &mut String, ov: &Overview) {
+    let _ = writeln!(
+        o,
+        "  {} files, {} read, {} written, {:.2} MiB/s by the slowest rank ({} in I/O)",
+        count(ov.files),
+        bytes(ov.bytes_read as f64),
+        bytes(ov.bytes_written as f64),
+        ov.agg_perf_by_slowest,
+        secs(ov.agg_time_by_slowest)
+    );
+    for c in ov.categories.iter().skip(1).take(3).filter(|c| c.count > 0) {
+        if ov.sizes_recorded {
             let _ = writeln!(
                 o,
-                "  {} files, {} read, {} written, {:.2} MiB/s by the slowest rank ({} in I/O)",
-                count(ov.files),
-                bytes(ov.bytes_read as f64),
-                bytes(ov.bytes_written as f64),
-                ov.agg_perf_by_slowest,
-                secs(ov.agg_time_by_slowest)
+                "  {:<18} {:>8} files, avg {}, max {}",
+                c.kind,
+                count(c.count),
+                bytes(c.avg_size),
+                bytes(c.max_size as f64)
             );
-            for c in ov.categories.iter().skip(1).take(3).filter(|c| c.count > 0) {
-                if ov.sizes_recorded {
-                    let _ = writeln!(
-                        o,
-                        "  {:<18} {:>8} files, avg {}, max {}",
-                        c.kind,
-                        count(c.count),
-                        bytes(c.avg_size),
-                        bytes(c.max_size as f64)
-                    );
-                } else {
-                    let _ =
-                        writeln!(o, "  {:<18} {:>8} files (sizes not recorded by this module)", c.kind, count(c.count));
-                }
-            }
-        }
-        if let Some(p) = &s.access_pattern {
-            let _ = writeln!(
-                o,
-                "  access pattern     reads {} (seq {}, consec {}), writes {} (seq {}, consec {})",
-                count(p.reads),
-                count(p.seq_reads),
-                count(p.consec_reads),
-                count(p.writes),
-                count(p.seq_writes),
-                count(p.consec_writes)
-            );
-        }
-        if s.access_sizes.iter().any(|(_, r, w)| *r != 0 || *w != 0) {
-            let hist: Vec<String> = s
-                .access_sizes
-                .iter()
-                .filter(|(_, r, w)| *r != 0 || *w != 0)
-                .map(|(l, r, w)| format!("{l}: {}r/{}w", count(*r), count(*w)))
-                .collect();
-            let _ = writeln!(o, "  access sizes       {}", hist.join(", "));
-        }
-        if !s.common_access.is_empty() {
-            let common: Vec<String> = s.common_access.iter().map(|(sz, n)| format!("{sz} B × {}", count(*n))).collect();
-            let _ = writeln!(o, "  common accesses    {}", common.join(", "));
-        }
-        let ops: Vec<String> =
-            s.op_counts.iter().filter(|(_, n)| *n != 0).map(|(l, n)| format!("{l} {}", count(*n))).collect();
-        if !ops.is_empty() {
-            let _ = writeln!(o, "  operations         {}", ops.join(", "));
-        }
-        if !s.not_recorded.is_empty() {
-            let _ = writeln!(
-                o,
-                "  not recorded       {} (the runtime that wrote this log does not count them)",
-                s.not_recorded.join(", ")
-            );
+        } else {
+            let _ = writeln!(o, "  {:<18} {:>8} files (sizes not recorded by this module)", c.kind, count(c.count));
         }
     }
-    files(&mut o, r);
-    metrics(&mut o, r);
-    findings(&mut o, r);
-    o
 }
 
 /// The io_uring section (IO_URING, ours).
