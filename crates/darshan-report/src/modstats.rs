@@ -171,94 +171,7 @@ pub fn op_counts(module: usize, all: &[ModuleSums]) -> (Vec<(String, i64)>, Vec<
     // whichever module has it (0 when that module is absent).
     let get = |n: &str| all.iter().find_map(|s| s.layout.counter(n).map(|i| s.counters[i])).unwrap_or(0);
     let unrecorded = |n: &str| all.iter().find_map(|s| s.layout.counter(n).map(|i| s.not_recorded(i))).unwrap_or(false);
-    let bars: &[(&str, &[&str])] = match module {
-        modules::POSIX => &[
-            ("Read", &["POSIX_READS"]),
-            ("Write", &["POSIX_WRITES"]),
-            ("Open", &["POSIX_OPENS"]),
-            ("Stat", &["POSIX_STATS"]),
-            ("Seek", &["POSIX_SEEKS"]),
-            // PyDarshan plots 0 here ("faulty?"); we show the real count.
-            ("Mmap", &["POSIX_MMAPS"]),
-            ("Fsync", &["POSIX_FSYNCS", "POSIX_FDSYNCS"]),
-        ],
-        modules::MPIIO => &[
-            ("Ind. Read", &["MPIIO_INDEP_READS"]),
-            ("Ind. Write", &["MPIIO_INDEP_WRITES"]),
-            ("Ind. Open", &["MPIIO_INDEP_OPENS"]),
-            ("Col. Read", &["MPIIO_COLL_READS"]),
-            ("Col. Write", &["MPIIO_COLL_WRITES"]),
-            ("Col. Open", &["MPIIO_COLL_OPENS"]),
-            ("Sync", &["MPIIO_SYNCS"]),
-        ],
-        modules::STDIO => &[
-            ("Read", &["STDIO_READS"]),
-            ("Write", &["STDIO_WRITES"]),
-            ("Open", &["STDIO_OPENS"]),
-            ("Seek", &["STDIO_SEEKS"]),
-            ("Flush", &["STDIO_FLUSHES"]),
-        ],
-        modules::H5F | modules::H5D => &[
-            ("H5D Read", &["H5D_READS"]),
-            ("H5D Write", &["H5D_WRITES"]),
-            ("H5D Open", &["H5D_OPENS"]),
-            ("H5D Flush", &["H5D_FLUSHES"]),
-            ("H5F Open", &["H5F_OPENS"]),
-            ("H5F Flush", &["H5F_FLUSHES"]),
-        ],
-        modules::PNETCDF_FILE | modules::PNETCDF_VAR => &[
-            ("Var Ind Read", &["PNETCDF_VAR_INDEP_READS"]),
-            ("Var Ind Write", &["PNETCDF_VAR_INDEP_WRITES"]),
-            ("Var Open", &["PNETCDF_VAR_OPENS"]),
-            ("Var Coll Read", &["PNETCDF_VAR_COLL_READS"]),
-            ("Var Coll Write", &["PNETCDF_VAR_COLL_WRITES"]),
-            ("Var NB Read", &["PNETCDF_VAR_NB_READS"]),
-            ("Var NB Write", &["PNETCDF_VAR_NB_WRITES"]),
-            ("File Open", &["PNETCDF_FILE_OPENS", "PNETCDF_FILE_CREATES"]),
-            ("File Sync", &["PNETCDF_FILE_SYNCS"]),
-            ("File Ind Waits", &["PNETCDF_FILE_INDEP_WAITS"]),
-            ("File Coll Waits", &["PNETCDF_FILE_COLL_WAITS"]),
-        ],
-        modules::DFS => &[
-            ("Read", &["DFS_READS"]),
-            ("Readx", &["DFS_READXS"]),
-            ("Write", &["DFS_WRITES"]),
-            ("Writex", &["DFS_WRITEXS"]),
-            ("Open", &["DFS_OPENS"]),
-            ("GlobalOpen", &["DFS_GLOBAL_OPENS"]),
-            ("Lookup", &["DFS_LOOKUPS"]),
-            ("GetSize", &["DFS_GET_SIZES"]),
-            ("Punch", &["DFS_PUNCHES"]),
-            ("Remove", &["DFS_REMOVES"]),
-            ("Stat", &["DFS_STATS"]),
-        ],
-        modules::DAOS => &[
-            ("ObjFetch", &["DAOS_OBJ_FETCHES"]),
-            ("ObjUpdate", &["DAOS_OBJ_UPDATES"]),
-            ("ObjOpen", &["DAOS_OBJ_OPENS"]),
-            ("ObjPunch", &["DAOS_OBJ_PUNCHES"]),
-            ("ObjDkeyPunch", &["DAOS_OBJ_DKEY_PUNCHES"]),
-            ("ObjAkeyPunch", &["DAOS_OBJ_AKEY_PUNCHES"]),
-            ("ObjDkeyList", &["DAOS_OBJ_DKEY_LISTS"]),
-            ("ObjAkeyList", &["DAOS_OBJ_AKEY_LISTS"]),
-            ("ObjRecxList", &["DAOS_OBJ_RECX_LISTS"]),
-            ("ArrRead", &["DAOS_ARRAY_READS"]),
-            ("ArrWrite", &["DAOS_ARRAY_WRITES"]),
-            ("ArrOpen", &["DAOS_ARRAY_OPENS"]),
-            ("ArrGetSize", &["DAOS_ARRAY_GET_SIZES"]),
-            ("ArrSetSize", &["DAOS_ARRAY_SET_SIZES"]),
-            ("ArrStat", &["DAOS_ARRAY_STATS"]),
-            ("ArrPunch", &["DAOS_ARRAY_PUNCHES"]),
-            ("ArrDestroy", &["DAOS_ARRAY_DESTROYS"]),
-            ("KVGet", &["DAOS_KV_GETS"]),
-            ("KVPut", &["DAOS_KV_PUTS"]),
-            ("KVOpen", &["DAOS_KV_OPENS"]),
-            ("KVRemove", &["DAOS_KV_REMOVES"]),
-            ("KVList", &["DAOS_KV_LISTS"]),
-            ("KVDestroy", &["DAOS_KV_DESTROYS"]),
-        ],
-        _ => &[],
-    };
+    let bars = op_bars(module);
     let (shown, unknown): (Vec<_>, Vec<_>) = bars.iter().partition(|(_, parts)| !parts.iter().all(|n| unrecorded(n)));
     (
         shown
@@ -268,6 +181,115 @@ pub fn op_counts(module: usize, all: &[ModuleSums]) -> (Vec<(String, i64)>, Vec<
         unknown.iter().map(|(label, _)| label.to_string()).collect(),
     )
 }
+
+/// PyDarshan's operation-count bars of a module: each a label and the
+/// counters it sums.
+type Bars = &'static [(&'static str, &'static [&'static str])];
+
+fn op_bars(module: usize) -> Bars {
+    match module {
+        modules::POSIX => POSIX_BARS,
+        modules::MPIIO => MPIIO_BARS,
+        modules::STDIO => STDIO_BARS,
+        modules::H5F | modules::H5D => HDF5_BARS,
+        modules::PNETCDF_FILE | modules::PNETCDF_VAR => PNETCDF_BARS,
+        modules::DFS => DFS_BARS,
+        modules::DAOS => DAOS_BARS,
+        _ => &[],
+    }
+}
+
+const POSIX_BARS: Bars = &[
+    ("Read", &["POSIX_READS"]),
+    ("Write", &["POSIX_WRITES"]),
+    ("Open", &["POSIX_OPENS"]),
+    ("Stat", &["POSIX_STATS"]),
+    ("Seek", &["POSIX_SEEKS"]),
+    // PyDarshan plots 0 here ("faulty?"); we show the real count.
+    ("Mmap", &["POSIX_MMAPS"]),
+    ("Fsync", &["POSIX_FSYNCS", "POSIX_FDSYNCS"]),
+];
+
+const MPIIO_BARS: Bars = &[
+    ("Ind. Read", &["MPIIO_INDEP_READS"]),
+    ("Ind. Write", &["MPIIO_INDEP_WRITES"]),
+    ("Ind. Open", &["MPIIO_INDEP_OPENS"]),
+    ("Col. Read", &["MPIIO_COLL_READS"]),
+    ("Col. Write", &["MPIIO_COLL_WRITES"]),
+    ("Col. Open", &["MPIIO_COLL_OPENS"]),
+    ("Sync", &["MPIIO_SYNCS"]),
+];
+
+const STDIO_BARS: Bars = &[
+    ("Read", &["STDIO_READS"]),
+    ("Write", &["STDIO_WRITES"]),
+    ("Open", &["STDIO_OPENS"]),
+    ("Seek", &["STDIO_SEEKS"]),
+    ("Flush", &["STDIO_FLUSHES"]),
+];
+
+const HDF5_BARS: Bars = &[
+    ("H5D Read", &["H5D_READS"]),
+    ("H5D Write", &["H5D_WRITES"]),
+    ("H5D Open", &["H5D_OPENS"]),
+    ("H5D Flush", &["H5D_FLUSHES"]),
+    ("H5F Open", &["H5F_OPENS"]),
+    ("H5F Flush", &["H5F_FLUSHES"]),
+];
+
+const PNETCDF_BARS: Bars = &[
+    ("Var Ind Read", &["PNETCDF_VAR_INDEP_READS"]),
+    ("Var Ind Write", &["PNETCDF_VAR_INDEP_WRITES"]),
+    ("Var Open", &["PNETCDF_VAR_OPENS"]),
+    ("Var Coll Read", &["PNETCDF_VAR_COLL_READS"]),
+    ("Var Coll Write", &["PNETCDF_VAR_COLL_WRITES"]),
+    ("Var NB Read", &["PNETCDF_VAR_NB_READS"]),
+    ("Var NB Write", &["PNETCDF_VAR_NB_WRITES"]),
+    ("File Open", &["PNETCDF_FILE_OPENS", "PNETCDF_FILE_CREATES"]),
+    ("File Sync", &["PNETCDF_FILE_SYNCS"]),
+    ("File Ind Waits", &["PNETCDF_FILE_INDEP_WAITS"]),
+    ("File Coll Waits", &["PNETCDF_FILE_COLL_WAITS"]),
+];
+
+const DFS_BARS: Bars = &[
+    ("Read", &["DFS_READS"]),
+    ("Readx", &["DFS_READXS"]),
+    ("Write", &["DFS_WRITES"]),
+    ("Writex", &["DFS_WRITEXS"]),
+    ("Open", &["DFS_OPENS"]),
+    ("GlobalOpen", &["DFS_GLOBAL_OPENS"]),
+    ("Lookup", &["DFS_LOOKUPS"]),
+    ("GetSize", &["DFS_GET_SIZES"]),
+    ("Punch", &["DFS_PUNCHES"]),
+    ("Remove", &["DFS_REMOVES"]),
+    ("Stat", &["DFS_STATS"]),
+];
+
+const DAOS_BARS: Bars = &[
+    ("ObjFetch", &["DAOS_OBJ_FETCHES"]),
+    ("ObjUpdate", &["DAOS_OBJ_UPDATES"]),
+    ("ObjOpen", &["DAOS_OBJ_OPENS"]),
+    ("ObjPunch", &["DAOS_OBJ_PUNCHES"]),
+    ("ObjDkeyPunch", &["DAOS_OBJ_DKEY_PUNCHES"]),
+    ("ObjAkeyPunch", &["DAOS_OBJ_AKEY_PUNCHES"]),
+    ("ObjDkeyList", &["DAOS_OBJ_DKEY_LISTS"]),
+    ("ObjAkeyList", &["DAOS_OBJ_AKEY_LISTS"]),
+    ("ObjRecxList", &["DAOS_OBJ_RECX_LISTS"]),
+    ("ArrRead", &["DAOS_ARRAY_READS"]),
+    ("ArrWrite", &["DAOS_ARRAY_WRITES"]),
+    ("ArrOpen", &["DAOS_ARRAY_OPENS"]),
+    ("ArrGetSize", &["DAOS_ARRAY_GET_SIZES"]),
+    ("ArrSetSize", &["DAOS_ARRAY_SET_SIZES"]),
+    ("ArrStat", &["DAOS_ARRAY_STATS"]),
+    ("ArrPunch", &["DAOS_ARRAY_PUNCHES"]),
+    ("ArrDestroy", &["DAOS_ARRAY_DESTROYS"]),
+    ("KVGet", &["DAOS_KV_GETS"]),
+    ("KVPut", &["DAOS_KV_PUTS"]),
+    ("KVOpen", &["DAOS_KV_OPENS"]),
+    ("KVRemove", &["DAOS_KV_REMOVES"]),
+    ("KVList", &["DAOS_KV_LISTS"]),
+    ("KVDestroy", &["DAOS_KV_DESTROYS"]),
+];
 
 /// PyDarshan's I/O cost: per interface, Σ time / nprocs in read, write,
 /// meta and wait; H5F+H5D become HDF5 and the PnetCDF pair PNETCDF.
