@@ -311,7 +311,7 @@ mod tests {
         let side = Side { jobs: 1, bytes: u64::MAX, ops: 1, sizes: vec![(i64::MAX as u64, 100)], ..Default::default() };
         let scale = Scale { ranks: None, bytes: 1.0, dir: "/tmp".into() };
         let run = run_for(&Group::default(), &side, true, POSIX_API, &scale, &mut Vec::new());
-        assert!(run.transfer <= i64::MAX as u64 && run.transfer % 8 == 0, "transfer {}", run.transfer);
+        assert!(run.transfer <= i64::MAX as u64 && run.transfer.is_multiple_of(8), "transfer {}", run.transfer);
         assert!(run.block.saturating_mul(run.segments) <= i64::MAX as u64, "block {} x {}", run.block, run.segments);
     }
 }
