@@ -81,8 +81,8 @@ fn static_unwinder() {
 /// written by scripts/text-order.sh) go first in its text, together: the
 /// kernel maps text 64 KiB at a time on a page fault, and in the
 /// compiler's order /bin/true's 415 functions lay in 19 of the 28 windows
-/// (5 together): 14 faults and about 60 us less per process
-/// (docs/performance.md, issue 51, sixth step). Only LLD reads a symbol
+/// (5 together): its text faults go from 15 to 4, about 30 us less per
+/// process (docs/performance.md, issue 51, sixth step). Only LLD reads a symbol
 /// ordering file, and rustc links with its own LLD on x86-64 Linux since
 /// 1.90 unless a linker is configured; elsewhere the library is linked in
 /// the compiler's order, as before. DARSHAN_TEXT_ORDER=0 turns it off.

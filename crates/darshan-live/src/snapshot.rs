@@ -153,8 +153,7 @@ impl Reader<'_> {
     /// one read (an idle process costs a reader two of them).
     fn head(&self) -> Result<(Header, [u64; MAX_MODS], Vec<u8>), LiveError> {
         let b = self.bytes(0, NAMES_OFF)?;
-        let h = Header::parse(&b[..HEADER_SIZE], self.size)
-            .map_err(|e| LiveError::Log { path: self.path.to_path_buf(), source: e })?;
+        let h = Header::parse(&b[..HEADER_SIZE], self.size).map_err(|e| bad(self.path, e))?;
         let w = &b[LIVE_OFF..LIVE_OFF + 8 * MAX_MODS];
         let words = std::array::from_fn(|k| u64::from_le_bytes(w[8 * k..8 * k + 8].try_into().unwrap_or([0; 8])));
         Ok((h, words, b))
@@ -245,9 +244,10 @@ pub fn take(path: &Path, previous: Option<&Snapshot>) -> Result<Snapshot, LiveEr
     if let Some(p) = previous.filter(|p| nothing_moved(p, &header, &s1, owner)) {
         return Ok(Snapshot { at, copied: Vec::new(), retries: 0, ..p.clone() });
     }
-    let copies = copy_modules(&r, previous, (header, s1, head))?;
+    let mut copies = copy_modules(&r, previous, (header, s1, head))?;
     let names_same = previous.is_some_and(|p| p.name_map == copies.header.name_map);
-    let log = compact_log(&r, &copies, names_same)?;
+    let job_area: Arc<[u8]> = job_area(&copies.head).into();
+    let log = compact_log(&r, std::mem::take(&mut copies.head), &copies, names_same)?;
     // A file is its owner's: one that says it is another user's (a copy
     // with its uid patched) would publish its figures under that user.
     if log.job.uid != i64::from(owner) {
@@ -273,7 +273,7 @@ pub fn take(path: &Path, previous: Option<&Snapshot>) -> Result<Snapshot, LiveEr
         words: [0; MAX_MODS],
         maps: [RegionMap::default(); MAX_MODS],
         quiet: BTreeMap::new(),
-        job_area: job_area(&copies.head).into(),
+        job_area,
         name_map: copies.header.name_map,
     };
     with_records(snap, &log, previous, copies)
@@ -302,21 +302,15 @@ fn copy_modules(
     previous: Option<&Snapshot>,
     first: (Header, [u64; MAX_MODS], Vec<u8>),
 ) -> Result<Copies, LiveError> {
-    let (mut header, mut s1, head) = first;
-    let mut c = Copies {
-        taken: BTreeMap::new(),
-        quiet_at: BTreeMap::new(),
-        busy: Vec::new(),
-        retries: 0,
-        header: header.clone(),
-        head,
-    };
+    let (header, mut s1, head) = first;
+    let mut c =
+        Copies { taken: BTreeMap::new(), quiet_at: BTreeMap::new(), busy: Vec::new(), retries: 0, header, head };
     for attempt in 0..TRIES {
         if attempt > 0 {
-            (header, s1, _) = r.head()?;
+            (c.header, s1, _) = r.head()?;
         }
         let want: Vec<(usize, RegionMap)> =
-            module_regions(&header).into_iter().filter(|(m, _)| !c.taken.contains_key(m)).collect();
+            module_regions(&c.header).into_iter().filter(|(m, _)| !c.taken.contains_key(m)).collect();
         let mut copies = Vec::with_capacity(want.len());
         for &(m, map) in &want {
             let bytes = if unmoved(previous, m, map, &s1) { None } else { Some(r.region(map)?) };
@@ -342,8 +336,7 @@ fn copy_modules(
             }
             c.taken.insert(m, (map, s1[m], bytes));
         }
-        (c.header, c.head) = (h2.clone(), head2);
-        header = h2;
+        (c.header, c.head) = (h2, head2);
         if c.busy.is_empty() {
             break;
         }
@@ -357,11 +350,12 @@ fn copy_modules(
     Ok(c)
 }
 
-/// The copied parts as a compact log: header, job area, the names unless
-/// unchanged, the modules copied one after another (a crash-safe file is
-/// mostly room to grow: its regions sit megabytes apart).
-fn compact_log(r: &Reader, c: &Copies, names_same: bool) -> Result<LogFile<Vec<u8>>, LiveError> {
-    let mut image = c.head.clone();
+/// The copied parts as a compact log: `head` (header and job area), the
+/// names unless unchanged, the modules copied one after another (a
+/// crash-safe file is mostly room to grow: its regions sit megabytes
+/// apart).
+fn compact_log(r: &Reader, head: Vec<u8>, c: &Copies, names_same: bool) -> Result<LogFile<Vec<u8>>, LiveError> {
+    let mut image = head;
     let mut h = c.header.clone();
     h.name_map = if names_same || c.header.name_map.len == 0 {
         RegionMap::default()

@@ -43,12 +43,38 @@ pub fn dxt_thread_ids(rec: &Record) -> bool {
 /// counter-name tables into the runtime library (817 pointers that the
 /// loader relocates in every process, docs/performance.md).
 pub fn encode_dxt(rec: &Record, b: &mut Vec<u8>, tids: bool) -> Result<()> {
-    if !matches!((&rec.extra, rec.module), (Extra::Dxt { .. }, DXT_POSIX | DXT_MPIIO | DXT_IO_URING)) {
+    if !is_dxt_record(rec) {
         return Err(LogError::Write(format!("record {} of module {} is not a DXT record", rec.id, rec.module)));
     }
     put(b, rec.id);
     put(b, rec.rank as u64);
     put_dxt(rec, b, tids);
+    Ok(())
+}
+
+fn is_dxt_record(rec: &Record) -> bool {
+    matches!((&rec.extra, rec.module), (Extra::Dxt { .. }, DXT_POSIX | DXT_MPIIO | DXT_IO_URING))
+}
+
+/// As [`encode_record`], with DXT segments of 40 bytes (thread id, 0 when
+/// unknown) if `tids`, else of 32.
+pub fn encode_record_dxt(rec: &Record, b: &mut Vec<u8>, tids: bool) -> Result<()> {
+    put(b, rec.id);
+    put(b, rec.rank as u64);
+    match (&rec.extra, rec.module) {
+        (Extra::Lustre { components, ost_ids }, LUSTRE) => put_lustre(components, ost_ids, b),
+        _ if is_dxt_record(rec) => put_dxt(rec, b, tids),
+        (Extra::Heatmap { bin_width, write_bins, read_bins }, HEATMAP) => {
+            put_heatmap(*bin_width, write_bins, read_bins, b)?
+        }
+        (Extra::Mdhim { server_histogram }, MDHIM) => {
+            expect_len(rec, 5, 4)?;
+            put_counters(rec, b);
+            server_histogram.iter().for_each(|&v| put(b, v as u64));
+        }
+        (_, m) if is_known(m) && !counter_names(m).0.is_empty() => put_fixed(rec, b)?,
+        (_, m) => return Err(LogError::Write(format!("cannot encode records of module {}", module_name(m)))),
+    }
     Ok(())
 }
 
@@ -70,85 +96,58 @@ fn put_dxt(rec: &Record, b: &mut Vec<u8>, tids: bool) {
     }
 }
 
-/// As [`encode_record`], with DXT segments of 40 bytes (thread id, 0 when
-/// unknown) if `tids`, else of 32.
-pub fn encode_record_dxt(rec: &Record, b: &mut Vec<u8>, tids: bool) -> Result<()> {
-    put(b, rec.id);
-    put(b, rec.rank as u64);
-    match (&rec.extra, rec.module) {
-        (Extra::Lustre { components, ost_ids }, LUSTRE) => {
-            put(b, components.len() as u64);
-            put(b, ost_ids.len() as u64);
-            for c in components {
-                for v in c.counters {
-                    put(b, v as u64);
-                }
-                b.extend_from_slice(&c.pool_name);
-            }
-            for &o in ost_ids {
-                put(b, o as u64);
-            }
+fn put_lustre(components: &[crate::record::LustreComponent], ost_ids: &[i64], b: &mut Vec<u8>) {
+    put(b, components.len() as u64);
+    put(b, ost_ids.len() as u64);
+    for c in components {
+        c.counters.iter().for_each(|&v| put(b, v as u64));
+        b.extend_from_slice(&c.pool_name);
+    }
+    ost_ids.iter().for_each(|&o| put(b, o as u64));
+}
+
+fn put_heatmap(bin_width: f64, write_bins: &[i64], read_bins: &[i64], b: &mut Vec<u8>) -> Result<()> {
+    if write_bins.len() != read_bins.len() {
+        return Err(LogError::Write("heatmap read and write bin counts differ".into()));
+    }
+    put(b, bin_width.to_bits());
+    put(b, write_bins.len() as u64);
+    put(b, 0); // in-memory pointers of the C struct: zero on disk
+    put(b, 0);
+    write_bins.iter().chain(read_bins.iter()).for_each(|&v| put(b, v as u64));
+    Ok(())
+}
+
+/// The counters, then the fcounters.
+fn put_counters(rec: &Record, b: &mut Vec<u8>) {
+    rec.counters.iter().for_each(|&v| put(b, v as u64));
+    rec.fcounters.iter().for_each(|&v| put(b, v.to_bits()));
+}
+
+/// A record of a fixed layout: the file's record id (H5D, PNETCDF_VAR),
+/// the counters, then the pool and container ids (DFS, DAOS).
+fn put_fixed(rec: &Record, b: &mut Vec<u8>) -> Result<()> {
+    let m = rec.module;
+    let (cn, fnames) = counter_names(m);
+    expect_len(rec, cn.len(), fnames.len())?;
+    if m == H5D || m == PNETCDF_VAR {
+        put(b, if let Extra::FileRecId(f) = rec.extra { f } else { 0 });
+    }
+    put_counters(rec, b);
+    match &rec.extra {
+        Extra::Dfs { pool_uuid, cont_uuid } if m == DFS => {
+            b.extend_from_slice(pool_uuid);
+            b.extend_from_slice(cont_uuid);
         }
-        (Extra::Dxt { .. }, DXT_POSIX | DXT_MPIIO | DXT_IO_URING) => put_dxt(rec, b, tids),
-        (Extra::Heatmap { bin_width, write_bins, read_bins }, HEATMAP) => {
-            if write_bins.len() != read_bins.len() {
-                return Err(LogError::Write("heatmap read and write bin counts differ".into()));
-            }
-            put(b, bin_width.to_bits());
-            put(b, write_bins.len() as u64);
-            put(b, 0); // in-memory pointers of the C struct: zero on disk
-            put(b, 0);
-            for &v in write_bins.iter().chain(read_bins.iter()) {
-                put(b, v as u64);
-            }
+        Extra::Daos { pool_uuid, cont_uuid, oid_hi, oid_lo } if m == DAOS => {
+            b.extend_from_slice(pool_uuid);
+            b.extend_from_slice(cont_uuid);
+            put(b, *oid_hi);
+            put(b, *oid_lo);
         }
-        (Extra::Mdhim { server_histogram }, MDHIM) => {
-            expect_len(rec, 5, 4)?;
-            for &v in &rec.counters {
-                put(b, v as u64);
-            }
-            for &v in &rec.fcounters {
-                put(b, v.to_bits());
-            }
-            for &v in server_histogram {
-                put(b, v as u64);
-            }
-        }
-        (extra, m) if is_known(m) && !counter_names(m).0.is_empty() => {
-            let (cn, fnames) = counter_names(m);
-            expect_len(rec, cn.len(), fnames.len())?;
-            if m == H5D || m == PNETCDF_VAR {
-                let fid = match extra {
-                    Extra::FileRecId(f) => *f,
-                    _ => 0,
-                };
-                put(b, fid);
-            }
-            for &v in &rec.counters {
-                put(b, v as u64);
-            }
-            for &v in &rec.fcounters {
-                put(b, v.to_bits());
-            }
-            match extra {
-                Extra::Dfs { pool_uuid, cont_uuid } if m == DFS => {
-                    b.extend_from_slice(pool_uuid);
-                    b.extend_from_slice(cont_uuid);
-                }
-                Extra::Daos { pool_uuid, cont_uuid, oid_hi, oid_lo } if m == DAOS => {
-                    b.extend_from_slice(pool_uuid);
-                    b.extend_from_slice(cont_uuid);
-                    put(b, *oid_hi);
-                    put(b, *oid_lo);
-                }
-                _ if m == DFS => b.extend_from_slice(&[0u8; 32]),
-                _ if m == DAOS => b.extend_from_slice(&[0u8; 48]),
-                _ => {}
-            }
-        }
-        (_, m) => {
-            return Err(LogError::Write(format!("cannot encode records of module {}", module_name(m))));
-        }
+        _ if m == DFS => b.extend_from_slice(&[0u8; 32]),
+        _ if m == DAOS => b.extend_from_slice(&[0u8; 48]),
+        _ => {}
     }
     Ok(())
 }

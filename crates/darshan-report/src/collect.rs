@@ -321,58 +321,71 @@ fn stream_module(
             }
         }
         c.records[m] += 1;
-        if m == modules::POSIX_META {
-            c.namespace.add(&rec, names);
-            continue;
-        }
-        if m == modules::IO_URING {
-            c.uring.add(&rec, names);
-            continue;
-        }
-        if m == modules::PROCESSES {
-            c.processes.add(&rec);
-            continue;
-        }
-        if let Some(s) = sums.as_mut() {
-            s.add(&rec);
-            if files::covered(m) && rec.counters.len() == s.counters.len() {
-                c.files.add(&s.layout, &rec);
-            }
-            if m == modules::POSIX {
-                posix_meta(c, &rec, meta_threshold);
-            }
-            continue;
-        }
-        match &rec.extra {
-            Extra::Heatmap { bin_width, write_bins, read_bins } => {
-                let sub = names
-                    .get(rec.id)
-                    .map(|n| String::from_utf8_lossy(n).trim_start_matches("heatmap:").replace('-', ""))
-                    .unwrap_or_else(|| format!("{:x}", rec.id));
-                let name = format!("HEATMAP {sub}");
-                let i = match c.heat.iter().position(|h| h.name == name) {
-                    Some(i) => i,
-                    None => {
-                        let n = write_bins.len().max(read_bins.len());
-                        c.heat.push(HeatAcc::new(&name, "HEATMAP", job.nprocs.max(1) as usize, n, *bin_width));
-                        c.heat.len() - 1
-                    }
-                };
-                c.heat[i].add_rank_bins(rec.rank, read_bins, write_bins);
-            }
-            Extra::Dxt { hostname, writes, reads, .. } => dxt(c, m, &rec, hostname, writes, reads, job),
-            Extra::Lustre { components, .. } => {
-                if let Some(first) = components.first() {
-                    c.lustre
-                        .insert(rec.id, Striping { stripe_size: first.counters[0], stripe_count: first.counters[1] });
-                }
-            }
-            _ => {}
-        }
+        add_record(c, m, &rec, (names, job), sums.as_mut(), meta_threshold);
     }
     if let Some(s) = sums {
         c.sums.push(s);
     }
+}
+
+/// One record into what its module collects: the namespace, io_uring and
+/// processes tables, the module's sums and per-file figures, or the
+/// heatmaps, DXT timelines and Lustre stripings.
+fn add_record(
+    c: &mut Collected,
+    m: usize,
+    rec: &Record,
+    (names, job): (&NameTable, &JobInfo),
+    sums: Option<&mut ModuleSums>,
+    meta_threshold: f64,
+) {
+    match m {
+        modules::POSIX_META => return c.namespace.add(rec, names),
+        modules::IO_URING => return c.uring.add(rec, names),
+        modules::PROCESSES => return c.processes.add(rec),
+        _ => {}
+    }
+    if let Some(s) = sums {
+        s.add(rec);
+        if files::covered(m) && rec.counters.len() == s.counters.len() {
+            c.files.add(&s.layout, rec);
+        }
+        if m == modules::POSIX {
+            posix_meta(c, rec, meta_threshold);
+        }
+        return;
+    }
+    match &rec.extra {
+        Extra::Heatmap { bin_width, write_bins, read_bins } => {
+            heatmap(c, rec, names, job, (*bin_width, read_bins, write_bins))
+        }
+        Extra::Dxt { hostname, writes, reads, .. } => dxt(c, m, rec, hostname, writes, reads, job),
+        Extra::Lustre { components, .. } => {
+            if let Some(first) = components.first() {
+                c.lustre.insert(rec.id, Striping { stripe_size: first.counters[0], stripe_count: first.counters[1] });
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A HEATMAP record's bins into its heatmap (one per source module).
+fn heatmap(c: &mut Collected, rec: &Record, names: &NameTable, job: &JobInfo, bins: (f64, &[i64], &[i64])) {
+    let (bin_width, read_bins, write_bins) = bins;
+    let sub = names
+        .get(rec.id)
+        .map(|n| String::from_utf8_lossy(n).trim_start_matches("heatmap:").replace('-', ""))
+        .unwrap_or_else(|| format!("{:x}", rec.id));
+    let name = format!("HEATMAP {sub}");
+    let i = match c.heat.iter().position(|h| h.name == name) {
+        Some(i) => i,
+        None => {
+            let n = write_bins.len().max(read_bins.len());
+            c.heat.push(HeatAcc::new(&name, "HEATMAP", job.nprocs.max(1) as usize, n, bin_width));
+            c.heat.len() - 1
+        }
+    };
+    c.heat[i].add_rank_bins(rec.rank, read_bins, write_bins);
 }
 
 fn posix_meta(c: &mut Collected, rec: &Record, threshold: f64) {

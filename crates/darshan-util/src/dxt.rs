@@ -31,16 +31,9 @@ fn seg_line(b: &mut Vec<u8>, module: &str, rank: i64, op: &str, i: usize, s: &da
 }
 
 pub fn run(path: &str, show_incomplete: bool, out: &mut Out) -> i32 {
-    let Some((log, mounts)) = crate::jobhdr::open_for_print(path) else { return 255 };
-    let names = match log.names() {
-        Ok(n) => n,
-        Err(e) => {
-            crate::say!("Error: failed to read the record name table of {path}: {e}");
-            return 255;
-        }
-    };
-    crate::jobhdr::print_job_header(out.buf(), &log, &mounts);
-    let view = View { log: &log, names, mounts, show_incomplete };
+    let Some(p) = crate::jobhdr::open_for_print(path, true) else { return 255 };
+    crate::jobhdr::print_job_header(out.buf(), &p.log, &p.mounts);
+    let view = View { p, show_incomplete };
     let mut rec = Record::default();
     // Every module with data, in id order, as the C tool walks them: DXT
     // modules are printed; LUSTRE is read (and its partial flag checked)
@@ -54,16 +47,14 @@ pub fn run(path: &str, show_incomplete: bool, out: &mut Out) -> i32 {
 }
 
 /// What every module is printed from.
-struct View<'a> {
-    log: &'a darshan_log::LogFile<darshan_log::source::FileSource>,
-    names: darshan_log::NameTable,
-    mounts: Vec<darshan_log::Mount>,
+struct View {
+    p: crate::jobhdr::Printable,
     show_incomplete: bool,
 }
 
 /// One module's banner and records; Err(exit status) ends the tool.
 fn print_module(v: &View, module: usize, rec: &mut Record, out: &mut Out) -> Result<(), i32> {
-    let h = &v.log.header;
+    let h = &v.p.log.header;
     if h.mod_map[module].len == 0 {
         return Ok(());
     } else if let Some(w) = unhandled(Tool::DxtParser, module) {
@@ -95,7 +86,7 @@ fn print_module(v: &View, module: usize, rec: &mut Record, out: &mut Out) -> Res
         crate::say!("Error: failed to parse {} module record: {e}", module_name(module));
         Err(255)
     };
-    let mut rd = match v.log.module_reader(module) {
+    let mut rd = match v.p.log.module_reader(module) {
         Ok(r) => r,
         Err(e) => return failed(out, &e),
     };
@@ -119,8 +110,8 @@ fn print_trace(v: &View, module: usize, rec: &Record, out: &mut Out) {
         DXT_MPIIO => "X_MPIIO",
         _ => "X_IO_URING",
     };
-    let name = v.names.get(rec.id);
-    let (mnt, fs): (&[u8], &[u8]) = match name.and_then(|n| mount_of(&v.mounts, n)) {
+    let name = v.p.names.get(rec.id);
+    let (mnt, fs): (&[u8], &[u8]) = match name.and_then(|n| mount_of(&v.p.mounts, n)) {
         Some(m) => (&m.path, &m.fs_type),
         None => (b"UNKNOWN", b"UNKNOWN"),
     };

@@ -5,17 +5,29 @@ use std::io::Write;
 
 use darshan_log::modules::*;
 use darshan_log::source::{FileSource, LogSource};
-use darshan_log::{LogFile, Mount};
+use darshan_log::{LogFile, Mount, NameTable};
 
 use crate::cfmt::{ctime, push_fixed};
 
-/// Open a log and its mount table, printing the C tools' kind of error
-/// (and returning None, for exit status 255) when either fails.
-pub fn open_for_print(path: &str) -> Option<(LogFile<FileSource>, Vec<Mount>)> {
+/// A log opened to be printed: its mount table and its record names.
+pub struct Printable {
+    pub log: LogFile<FileSource>,
+    pub mounts: Vec<Mount>,
+    pub names: NameTable,
+}
+
+/// Open a log, its mount table and its name table (with `keep_names`
+/// false the table is only checked, as the C parser's views without
+/// names do: reading it is most of their work on large logs), printing
+/// the C tools' kind of error (and returning None, for exit status 255)
+/// when any fails.
+pub fn open_for_print(path: &str, keep_names: bool) -> Option<Printable> {
     let log =
         LogFile::open(path).map_err(|e| crate::say!("Error: failed to open darshan log file {path}: {e}")).ok()?;
     let mounts = log.job.mounts().map_err(|e| crate::say!("Error: {e}")).ok()?;
-    Some((log, mounts))
+    let names = if keep_names { log.names() } else { log.check_names().map(|_| NameTable::default()) };
+    let names = names.map_err(|e| crate::say!("Error: failed to read the record name table of {path}: {e}")).ok()?;
+    Some(Printable { log, mounts, names })
 }
 
 pub fn print_job_header<S: LogSource>(b: &mut Vec<u8>, log: &LogFile<S>, mounts: &[Mount]) {

@@ -9,7 +9,7 @@ use darshan_log::{LogVersion, Record};
 use crate::accum::{self, Accumulator};
 use crate::cfmt::{push_fixed, push_i64};
 use crate::describe::description;
-use crate::jobhdr::open_for_print;
+use crate::jobhdr::{open_for_print, Printable};
 use crate::notices::{incomplete, unhandled, Tool};
 use crate::out::Out;
 use crate::printrec::{print_record, LineCtx};
@@ -35,10 +35,8 @@ const COLUMNS: &str = "\n# description of columns:\n#   <module>: module respons
 const FILE_COUNTS: &str = "\n# Total file counts\n# -----\n# <file_type>: type of file access:\n#    *read_only: file was only read\n#    *write_only: file was only written\n#    *read_write: file was read and written\n#    *unique: file was opened by a single process only\n#    *shared: file was accessed by a group of processes (maybe all processes)\n# <file_count> total number of files of this type\n# <total_bytes> total number of bytes moved to/from files of this type\n# <max_byte_offset> maximum byte offset accessed for a file of this type\n\n# <file_type> <file_count> <total_bytes> <max_byte_offset>\n";
 
 /// What every module's section is printed from.
-struct View<'a> {
-    log: &'a darshan_log::LogFile<darshan_log::source::FileSource>,
-    names: darshan_log::NameTable,
-    mounts: Vec<darshan_log::job::Mount>,
+struct View {
+    p: Printable,
     mask: u32,
 }
 
@@ -52,31 +50,23 @@ enum Next {
 /// Run the parser on `path` with option `mask`, writing to `out`.
 /// Returns the process exit status.
 pub fn run(path: &str, mask: u32, out: &mut Out) -> i32 {
-    let Some((log, mounts)) = open_for_print(path) else { return 255 };
     // Names are only printed with --base; the other views skip the table
     // (it is most of the work for them on large logs). A corrupt table is
     // still reported, as the C parser does.
-    let names_result = if mask & OPT_BASE != 0 { log.names() } else { log.check_names().map(|_| Default::default()) };
-    let names = match names_result {
-        Ok(n) => n,
-        Err(e) => {
-            crate::say!("Error: failed to read the record name table of {path}: {e}");
-            return 255;
-        }
-    };
-    out.str(version_warnings(log.header.version));
-    crate::jobhdr::print_job_header(out.buf(), &log, &mounts);
+    let Some(p) = open_for_print(path, mask & OPT_BASE != 0) else { return 255 };
+    out.str(version_warnings(p.log.header.version));
+    crate::jobhdr::print_job_header(out.buf(), &p.log, &p.mounts);
     if mask & OPT_BASE != 0 {
         out.str(COLUMNS);
     }
-    let view = View { log: &log, names, mounts, mask };
+    let view = View { p, mask };
     let mut rec = Record::default();
     for i in 0..MAX_MODS {
         if let Next::Exit(status) = print_module(&view, i, &mut rec, out) {
             return status;
         }
     }
-    if (0..MAX_MODS).all(|i| log.header.mod_map[i].len == 0) {
+    if (0..MAX_MODS).all(|i| view.p.log.header.mod_map[i].len == 0) {
         out.str("\n# no module data available.\n");
     }
     0
@@ -85,7 +75,7 @@ pub fn run(path: &str, mask: u32, out: &mut Out) -> i32 {
 /// Module `i`'s section: its banner, its records (--base), then what the
 /// other options print from their accumulation.
 fn print_module(v: &View, i: usize, rec: &mut Record, out: &mut Out) -> Next {
-    let h = &v.log.header;
+    let h = &v.p.log.header;
     if h.mod_map[i].len == 0 {
         if !h.is_partial(i) {
             return Next::Module;
@@ -134,8 +124,8 @@ fn print_records(v: &View, i: usize, rec: &mut Record, out: &mut Out) -> Option<
         crate::say!("Error: {e}");
         crate::say!("Error: failed to parse {name} module record.");
     };
-    let mut acc = Accumulator::new(i, v.log.job.nprocs);
-    let mut reader = match v.log.module_reader(i) {
+    let mut acc = Accumulator::new(i, v.p.log.job.nprocs);
+    let mut reader = match v.p.log.module_reader(i) {
         Ok(r) => r,
         Err(e) => {
             fail(out, &e);
@@ -164,8 +154,8 @@ fn print_records(v: &View, i: usize, rec: &mut Record, out: &mut Out) -> Option<
 /// One record's counter lines (--base), with its name, mount point and
 /// file system.
 fn print_line(v: &View, i: usize, rec: &Record, out: &mut Out) {
-    let (rname, mnt, fs): (&[u8], &[u8], &[u8]) = match v.names.get(rec.id) {
-        Some(n) => match mount_of(&v.mounts, n) {
+    let (rname, mnt, fs): (&[u8], &[u8], &[u8]) = match v.p.names.get(rec.id) {
+        Some(n) => match mount_of(&v.p.mounts, n) {
             Some(m) => (n, &m.path, &m.fs_type),
             None => (n, b"UNKNOWN", b"UNKNOWN"),
         },
@@ -180,7 +170,7 @@ fn print_line(v: &View, i: usize, rec: &Record, out: &mut Out) {
 /// What --total, --file and --perf print from module `i`'s accumulation.
 fn print_accumulated(v: &View, i: usize, acc: &Accumulator, out: &mut Out) {
     if v.mask & OPT_TOTAL != 0 {
-        if let Some(d) = description(i, v.log.header.mod_ver[i]) {
+        if let Some(d) = description(i, v.p.log.header.mod_ver[i]) {
             out.str(&d);
         }
         out.str("\n");

@@ -398,25 +398,7 @@ fn processes(o: &mut String, p: &crate::model::Processes) {
     let order = if p.ranked_by_start { " (ranks in start order: the logs name none)" } else { "" };
     let _ = writeln!(o, "\nProcesses: {}{order}", roles.join(", "));
     if let Some(rd) = &p.readers {
-        let _ = writeln!(
-            o,
-            "  {} read the application's data: {} to {} each (mean {}, max/mean {:.2}); read time {} to {} (mean {})",
-            rd.count,
-            bytes(rd.bytes.min),
-            bytes(rd.bytes.max),
-            bytes(rd.bytes.mid),
-            rd.bytes.max / rd.bytes.mid.max(1.0),
-            secs(rd.read_time.min),
-            secs(rd.read_time.max),
-            secs(rd.read_time.mid)
-        );
-        let _ = writeln!(
-            o,
-            "  first data read {} to {} after they started (median {})",
-            secs(rd.stall.min),
-            secs(rd.stall.max),
-            secs(rd.stall.mid)
-        );
+        readers(o, rd);
     }
     let top = p.rows.iter().flat_map(|r| r.timeline.iter()).copied().max().unwrap_or(0);
     let _ = writeln!(
@@ -453,6 +435,30 @@ fn processes(o: &mut String, p: &crate::model::Processes) {
     if p.rows.len() > PROCESS_ROWS {
         let _ = writeln!(o, "  ... {} more processes (--json lists every one)", p.rows.len() - PROCESS_ROWS);
     }
+}
+
+/// The readers side by side: bytes, read time, and how long each waited
+/// for its first data.
+fn readers(o: &mut String, rd: &crate::model::ReaderSpread) {
+    let _ = writeln!(
+        o,
+        "  {} read the application's data: {} to {} each (mean {}, max/mean {:.2}); read time {} to {} (mean {})",
+        rd.count,
+        bytes(rd.bytes.min),
+        bytes(rd.bytes.max),
+        bytes(rd.bytes.mid),
+        rd.bytes.max / rd.bytes.mid.max(1.0),
+        secs(rd.read_time.min),
+        secs(rd.read_time.max),
+        secs(rd.read_time.mid)
+    );
+    let _ = writeln!(
+        o,
+        "  first data read {} to {} after they started (median {})",
+        secs(rd.stall.min),
+        secs(rd.stall.max),
+        secs(rd.stall.mid)
+    );
 }
 
 /// Bins as a line of block characters, scaled to `top`.

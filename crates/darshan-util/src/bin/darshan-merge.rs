@@ -177,31 +177,62 @@ const OPTS: &[LongOpt] = &[
     LongOpt { name: "remove-inputs", takes_value: false },
 ];
 
+/// The command line, parsed.
+struct Args {
+    out: Option<String>,
+    opt: Options,
+    dir: Option<String>,
+    jobid: Option<String>,
+    job: JobArgs,
+    files: Vec<PathBuf>,
+}
+
 fn main() {
     darshan_util::cli::one_line_panics("darshan-merge");
+    let Args { out, opt, dir, jobid, job, files } = parse_args();
+    if job.on {
+        std::process::exit(merge_jobs(&files, out.map(PathBuf::from), job, opt.job_end_time));
+    }
+    let Some(out) = out else { usage() };
+    let files = inputs(files, dir, jobid);
+    match merge(&files, out.as_ref(), &opt) {
+        Ok(n) => darshan_util::say!("darshan-merge: {} logs, {n} records -> {out}", files.len()),
+        Err(e) => {
+            darshan_util::say!("darshan-merge: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+/// The options and operands (the usage, and exit, on a bad one).
+fn parse_args() -> Args {
     let args: Vec<String> = std::env::args().collect();
     let exe = args.first().cloned().unwrap_or_else(|| "darshan-merge".into());
-    let mut out = None;
-    let mut opt = Options { shared_redux: false, job_end_time: None };
-    let (mut dir, mut jobid) = (None, None);
-    let mut job = JobArgs::default();
+    let mut a = Args {
+        out: None,
+        opt: Options { shared_redux: false, job_end_time: None },
+        dir: None,
+        jobid: None,
+        job: JobArgs::default(),
+        files: Vec::new(),
+    };
     let parsed = getopt_long(&exe, args.get(1..).unwrap_or_default(), OPTS);
     for f in parsed.found {
         match f {
-            Found::Opt("output", v) => out = v,
-            Found::Opt("shared-redux", _) => opt.shared_redux = true,
+            Found::Opt("output", v) => a.out = v,
+            Found::Opt("shared-redux", _) => a.opt.shared_redux = true,
             Found::Opt("job-end-time", Some(v)) => {
-                opt.job_end_time = Some(v.parse().unwrap_or_else(|_| {
+                a.opt.job_end_time = Some(v.parse().unwrap_or_else(|_| {
                     darshan_util::say!("darshan-merge: --job-end-time expects seconds since the epoch, got {v:?}");
                     std::process::exit(1)
                 }));
             }
-            Found::Opt("dir", v) => dir = v,
-            Found::Opt("jobid", v) => jobid = v,
-            Found::Opt("job", _) => job.on = true,
-            Found::Opt("job-key", v) => job.key = v,
-            Found::Opt("output-dir", v) => job.out_dir = v.map(PathBuf::from),
-            Found::Opt("remove-inputs", _) => job.remove = true,
+            Found::Opt("dir", v) => a.dir = v,
+            Found::Opt("jobid", v) => a.jobid = v,
+            Found::Opt("job", _) => a.job.on = true,
+            Found::Opt("job-key", v) => a.job.key = v,
+            Found::Opt("output-dir", v) => a.job.out_dir = v.map(PathBuf::from),
+            Found::Opt("remove-inputs", _) => a.job.remove = true,
             Found::Opt("version", _) => {
                 darshan_util::outln!("{}", darshan_util::DARSHAN_VERSION);
                 std::process::exit(0);
@@ -213,11 +244,14 @@ fn main() {
             _ => usage(),
         }
     }
-    let mut files: Vec<PathBuf> = parsed.operands.iter().map(PathBuf::from).collect();
-    if job.on {
-        std::process::exit(merge_jobs(&files, out.map(PathBuf::from), job, opt.job_end_time));
-    }
-    let Some(out) = out else { usage() };
+    a.files = parsed.operands.iter().map(PathBuf::from).collect();
+    a
+}
+
+/// The logs to merge: `files`, and with --dir and --jobid the job's files
+/// found there; what is not a regular file is left out (exit 1 when
+/// nothing is left).
+fn inputs(mut files: Vec<PathBuf>, dir: Option<String>, jobid: Option<String>) -> Vec<PathBuf> {
     match (dir, jobid) {
         (Some(d), Some(j)) => match find_job_files(d.as_ref(), &j) {
             Ok(v) => files.extend(v),
@@ -245,11 +279,5 @@ fn main() {
         darshan_util::say!("darshan-merge: no input log left to merge");
         std::process::exit(1);
     }
-    match merge(&files, out.as_ref(), &opt) {
-        Ok(n) => darshan_util::say!("darshan-merge: {} logs, {n} records -> {out}", files.len()),
-        Err(e) => {
-            darshan_util::say!("darshan-merge: {e}");
-            std::process::exit(1);
-        }
-    }
+    files
 }
