@@ -93,7 +93,7 @@ impl Core {
         self.cost.set_call_ns(platform.call_cost_ns());
         let start = platform.realtime();
         let mmap = cfg.mmap_logs.then(|| shutdown::mmap_path(&cfg, &cmdline, at.job_pid, at.rank, at.logmod));
-        let mounts = crate::counting::mounts::parse(&String::from_utf8_lossy(&platform.mount_table()), platform);
+        let mounts = crate::counting::mounts::parse(&String::from_utf8_lossy(&platform.mount_table()));
         // After the mount table: the longer the clock has run, the better
         // the provisional tick length (and the less there is to wait for).
         self.ledger.set_tick_secs(platform.secs_per_tick(mmap.is_some()));

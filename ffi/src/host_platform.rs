@@ -53,7 +53,7 @@ pub(crate) fn unusable_dir(dir: &str) -> Option<String> {
 }
 
 impl Platform for Host {
-    fn statfs(&self, path: &str) -> Option<(i64, i64)> {
+    fn statfs(&self, path: &std::ffi::CStr) -> Option<(i64, i64)> {
         LIBC.statfs(path)
     }
     fn stderr(&self, msg: &[u8]) {

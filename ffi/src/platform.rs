@@ -1,6 +1,6 @@
 //! The core's view of the operating system, implemented with libc.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 
 use darshan_core::Platform;
 
@@ -9,12 +9,11 @@ pub struct Libc;
 pub static LIBC: Libc = Libc;
 
 impl Platform for Libc {
-    fn statfs(&self, path: &str) -> Option<(i64, i64)> {
-        let c = CString::new(path).ok()?;
+    fn statfs(&self, path: &CStr) -> Option<(i64, i64)> {
         // SAFETY: an all-zero statfs is a valid value to overwrite.
         let mut s: libc::statfs = unsafe { std::mem::zeroed() };
-        // SAFETY: `c` is NUL-terminated, `s` writable.
-        let r = unsafe { libc::statfs(c.as_ptr(), &mut s) };
+        // SAFETY: `path` is NUL-terminated, `s` writable.
+        let r = unsafe { libc::statfs(path.as_ptr(), &mut s) };
         (r == 0).then_some((s.f_bsize, s.f_type))
     }
 

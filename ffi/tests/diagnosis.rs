@@ -128,7 +128,7 @@ fn run_case(name: &str, case: &str, how: Run, exe: &Path) -> Option<PathBuf> {
     let fuse;
     let target = match how {
         Run::Lustre => {
-            fuse = Fuse::start_with(&d, Some(1 << 20))?;
+            fuse = Fuse::start_with(&d, &[("LUSTRE_FUSE_BSIZE", "1048576")])?;
             fuse.layout("wide.dat", &plain(LOV_PATTERN_RAID0, 1 << 20, 1, None, &[0]));
             fuse.layout("tiny.dat", &plain(LOV_PATTERN_RAID0, 1 << 20, 4, None, &[0, 1, 2, 3]));
             fuse.mount.clone()

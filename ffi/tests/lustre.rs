@@ -198,3 +198,39 @@ fn crash_safe_files_of_four_ranks_merge_into_one_shared_lustre_record(m: Mpi) {
 }
 
 on_both_mpis!(four_ranks_share_one_lustre_record, crash_safe_files_of_four_ranks_merge_into_one_shared_lustre_record);
+
+/// A mount's block size (a record's POSIX_FILE_ALIGNMENT) is asked of the
+/// file system when a record on it is made: a file on a file system that
+/// reports 64 KiB blocks records 65,536, a file elsewhere its own mount's.
+#[test]
+fn a_files_alignment_is_the_block_size_its_file_system_reports() {
+    use darshan_log::counters::posix as p;
+    let d = scratch("lustre_bsize");
+    let Some(fs) = Fuse::start_with(&d, &[("LUSTRE_FUSE_BSIZE", "65536")]) else { return };
+    let exe = compile("lustre_files", &d, &[]);
+    std::fs::create_dir_all(d.join("logs")).unwrap();
+    let out = output(instrumented(&exe, &d).arg(fs.path("a.dat")).arg(fs.path("b.dat")));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let log = mpi::the_log(&files(&d.join("logs")));
+    for name in ["a.dat", "b.dat"] {
+        let r = log.one(darshan_log::modules::POSIX, &fs.path(name));
+        assert_eq!(mpi::c(r, p::FILE_ALIGNMENT), 65536, "{name}");
+    }
+}
+
+/// Every process asked every mount its block size at start-up: a mount
+/// whose server does not answer (a Lustre or NFS server that is down)
+/// held up every instrumented process on the node, even one that never
+/// touched it, until statfs came back.
+#[test]
+fn a_mount_whose_statfs_hangs_does_not_stop_a_process_that_never_uses_it() {
+    let d = scratch("statfs_hang");
+    let Some(_fs) = Fuse::start_with(&d, &[("LUSTRE_FUSE_STATFS_SLEEP", "60")]) else { return };
+    let exe = compile("lustre_files", &d, &[]);
+    std::fs::create_dir_all(d.join("logs")).unwrap();
+    let elsewhere = d.join("elsewhere.dat");
+    let out = output_within(instrumented(&exe, &d).arg(&elsewhere), std::time::Duration::from_secs(20));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let log = mpi::the_log(&files(&d.join("logs")));
+    assert_eq!(log.all(darshan_log::modules::POSIX, &elsewhere).len(), 1);
+}

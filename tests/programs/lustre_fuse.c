@@ -120,10 +120,14 @@ static int fs_utimens(const char *path, const struct timespec tv[2], struct fuse
 
 /* LUSTRE_FUSE_BSIZE=<bytes> reports that block size, as a Lustre client
  * reports its stripe size: the runtime takes a mount's block size as the
- * file alignment of files on it. */
+ * file alignment of files on it. LUSTRE_FUSE_STATFS_SLEEP=<seconds>
+ * answers statfs that late, as a client of a server that is down. */
 static int fs_statfs(const char *path, struct statvfs *st)
 {
     (void)path;
+    const char *sleep_s = getenv("LUSTRE_FUSE_STATFS_SLEEP");
+    if (sleep_s && atoi(sleep_s) > 0)
+        sleep((unsigned)atoi(sleep_s));
     if (statvfs(backing, st) < 0)
         return -errno;
     const char *b = getenv("LUSTRE_FUSE_BSIZE");

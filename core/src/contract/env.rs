@@ -69,6 +69,6 @@ impl Env {
 
     /// File alignment of a record name from the mount table (-1 if none).
     pub fn alignment_of(&self, name: &[u8]) -> i64 {
-        crate::counting::mounts::alignment_of(self.mounts, name)
+        crate::counting::mounts::alignment_of(self.mounts, name, self.platform)
     }
 }

@@ -3,7 +3,7 @@
 
 pub trait Platform: Sync {
     /// `statfs(path)`: (block size, file system magic), or None on failure.
-    fn statfs(&self, path: &str) -> Option<(i64, i64)>;
+    fn statfs(&self, path: &std::ffi::CStr) -> Option<(i64, i64)>;
     /// Write one diagnostic line to stderr, unbuffered, without std I/O.
     fn stderr(&self, msg: &[u8]);
     /// The runtime's one-line message, `darshan: <msg>`.
@@ -83,10 +83,13 @@ pub trait Platform: Sync {
 #[derive(Default)]
 pub struct FakePlatform {
     pub messages: std::sync::Mutex<Vec<String>>,
+    /// How many times statfs was asked.
+    pub statfs_calls: std::sync::atomic::AtomicUsize,
 }
 
 impl Platform for FakePlatform {
-    fn statfs(&self, _path: &str) -> Option<(i64, i64)> {
+    fn statfs(&self, _path: &std::ffi::CStr) -> Option<(i64, i64)> {
+        self.statfs_calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Some((4096, 0xEF53))
     }
     fn stderr(&self, msg: &[u8]) {

@@ -20,12 +20,14 @@ pub struct Fuse {
 impl Fuse {
     /// None (and a line saying why) where FUSE cannot run here.
     pub fn start(dir: &Path) -> Option<Fuse> {
-        Fuse::start_with(dir, None)
+        Fuse::start_with(dir, &[])
     }
 
-    /// `start`, with the file system reporting `bsize` as its block size
-    /// (statfs f_bsize): a Lustre client reports its stripe size there.
-    pub fn start_with(dir: &Path, bsize: Option<u64>) -> Option<Fuse> {
+    /// `start`, with the server's settings in its environment
+    /// (tests/programs/lustre_fuse.c): LUSTRE_FUSE_BSIZE makes the file
+    /// system report that block size (statfs f_bsize), as a Lustre client
+    /// reports its stripe size; LUSTRE_FUSE_STATFS_SLEEP delays statfs.
+    pub fn start_with(dir: &Path, env: &[(&str, &str)]) -> Option<Fuse> {
         if !Path::new("/dev/fuse").exists() || fusermount(&["-V"]).is_none() {
             eprintln!("SKIPPED: no /dev/fuse or fusermount3 here; the LUSTRE end-to-end tests need FUSE");
             return None;
@@ -43,12 +45,13 @@ impl Fuse {
         }
         // As /proc/mounts and the log name it.
         let mount = mount.canonicalize().unwrap();
-        let mut server = Command::new(&exe);
-        server.arg(&backing).arg(&layouts).arg(&mount);
-        if let Some(b) = bsize {
-            server.env("LUSTRE_FUSE_BSIZE", b.to_string());
-        }
-        let server = server.spawn().expect("start lustre_fuse");
+        let server = Command::new(&exe)
+            .arg(&backing)
+            .arg(&layouts)
+            .arg(&mount)
+            .envs(env.iter().copied())
+            .spawn()
+            .expect("start lustre_fuse");
         darshan_test_support::watchdog(&server);
         let fuse = Fuse { mount, layouts, server };
         let deadline = Instant::now() + Duration::from_secs(20);

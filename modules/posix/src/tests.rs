@@ -21,7 +21,7 @@ use crate::{OpenKind, Posix, ID, MAX_FDS};
 /// and a mount table of one ext4 file system with 4 KiB blocks at "/"
 /// (what a record's FILE_ALIGNMENT comes from).
 fn env() -> Env {
-    Env::for_tests().with_mounts(vec![MountEntry { path: "/".into(), fs_type: "ext4".into(), block_size: 4096 }])
+    Env::for_tests().with_mounts(vec![MountEntry::with_block_size("/", "ext4", 4096)])
 }
 
 /// A POSIX module of the test's own, with room for `records` records.
@@ -236,10 +236,8 @@ fn every_counter_has_a_reduction_rule() {
 /// `Env`: two mounts here, none in the process.
 #[test]
 fn file_alignment_comes_from_the_mount_the_path_lies_on() {
-    let mounts = vec![
-        MountEntry { path: "/lustre".into(), fs_type: "lustre".into(), block_size: 1 << 20 },
-        MountEntry { path: "/".into(), fs_type: "ext4".into(), block_size: 4096 },
-    ];
+    let mounts =
+        vec![MountEntry::with_block_size("/lustre", "lustre", 1 << 20), MountEntry::with_block_size("/", "ext4", 4096)];
     let config = darshan_core::config::Config { mem_align: 64, ..Default::default() };
     let env = Env::for_config(config).with_mounts(mounts);
     let p = posix_in(2, &env);
