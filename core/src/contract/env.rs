@@ -67,8 +67,16 @@ impl Env {
         self.heat.take(module, name, self.rank, shift)
     }
 
-    /// File alignment of a record name from the mount table (-1 if none).
+    /// File alignment of a record name from the mount table (-1 if none):
+    /// its mount's block size, asked of the file system (statfs) the first
+    /// time. Not under a module's lock: statfs of a Lustre mount asks every
+    /// server, and one that is down holds it up.
     pub fn alignment_of(&self, name: &[u8]) -> i64 {
         crate::counting::mounts::alignment_of(self.mounts, name, self.platform)
+    }
+
+    /// `alignment_of` if known without asking the file system.
+    pub fn known_alignment_of(&self, name: &[u8]) -> Option<i64> {
+        crate::counting::mounts::known_alignment_of(self.mounts, name)
     }
 }

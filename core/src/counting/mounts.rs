@@ -61,11 +61,15 @@ impl MountEntry {
         e
     }
 
+    /// The block size if it was asked already.
+    pub fn known_block_size(&self) -> Option<i64> {
+        Some(self.block_size.0.load(Ordering::Relaxed)).filter(|&b| b != 0)
+    }
+
     /// The mount's block size: Lustre's 1 MiB, else the file system's
     /// block size (4096 if statfs fails or says 0), asked once.
     pub fn block_size(&self, platform: &dyn Platform) -> i64 {
-        let known = self.block_size.0.load(Ordering::Relaxed);
-        if known != 0 {
+        if let Some(known) = self.known_block_size() {
             return known;
         }
         let b = block_size_of(&self.c_path, platform);
@@ -133,10 +137,21 @@ pub fn parse(text: &str) -> Vec<MountEntry> {
     out
 }
 
-/// The block size of the mount holding `name` (the first, longest path
-/// that is a byte prefix, as Darshan matches), or -1.
+/// The mount holding `name`: the first, longest path that is a byte
+/// prefix, as Darshan matches.
+pub fn mount_of<'a>(mounts: &'a [MountEntry], name: &[u8]) -> Option<&'a MountEntry> {
+    mounts.iter().find(|m| name.starts_with(m.path.as_bytes()))
+}
+
+/// The block size of the mount holding `name`, or -1 (on no mount).
 pub fn alignment_of(mounts: &[MountEntry], name: &[u8], platform: &dyn Platform) -> i64 {
-    mounts.iter().find(|m| name.starts_with(m.path.as_bytes())).map_or(-1, |m| m.block_size(platform))
+    mount_of(mounts, name).map_or(-1, |m| m.block_size(platform))
+}
+
+/// `alignment_of` without asking: None while the mount's block size has
+/// not been asked.
+pub fn known_alignment_of(mounts: &[MountEntry], name: &[u8]) -> Option<i64> {
+    mount_of(mounts, name).map_or(Some(-1), MountEntry::known_block_size)
 }
 
 /// `<cmdline>(\n<type>\t<path>)*`, within DARSHAN_EXE_LEN bytes; a command

@@ -146,8 +146,7 @@ impl Posix {
         if self.names.excluded(name) {
             return;
         }
-        let id = darshan_log::record_id(name);
-        self.open_locked(&mut self.lock(), fd, id, name, OpenKind::Open, mode, tm1, tm2);
+        self.open_id(fd, darshan_log::record_id(name), name, OpenKind::Open, mode, tm1, tm2);
     }
 
     /// A new fd for the record `id` if it already exists (fileno's common
@@ -165,25 +164,28 @@ impl Posix {
     /// POSIX has not seen, or open by id).
     #[allow(clippy::too_many_arguments)]
     pub fn open_id(&self, fd: i32, id: u64, name: &[u8], kind: OpenKind, mode: i64, tm1: Tick, tm2: Tick) {
-        self.open_locked(&mut self.lock(), fd, id, name, kind, mode, tm1, tm2);
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn open_locked(
-        &self,
-        st: &mut State,
-        fd: i32,
-        id: u64,
-        name: &[u8],
-        kind: OpenKind,
-        mode: i64,
-        tm1: Tick,
-        tm2: Tick,
-    ) {
-        let Some(i) = st.record_for(id, name) else { return };
+        let Some((mut st, i)) = self.locked_record(id, name) else { return };
         let (w, rt) = st.set.both(i);
         record::open(w, rt, kind, mode, tm1, tm2);
         self.map_fd(fd, Some(i));
+    }
+
+    /// The module locked, with the record `id` named `name`, made and set
+    /// up if new. The first record on a mount needs the mount's block size
+    /// (FILE_ALIGNMENT), which is asked of the file system with the lock
+    /// released (Env::alignment_of), then the record is looked up again.
+    fn locked_record(&self, id: u64, name: &[u8]) -> Option<(LockGuard<'_, State>, usize)> {
+        let mut st = self.lock();
+        match st.record_for(id, name) {
+            Ok(i) => Some((st, i?)),
+            Err(env) => {
+                drop(st);
+                env.alignment_of(name);
+                let mut st = self.lock();
+                let i = st.record_for(id, name).ok()??;
+                Some((st, i))
+            }
+        }
     }
 
     /// dup/dup2/dup3/fcntl(F_DUPFD): `newfd` refers to `oldfd`'s record.
@@ -251,9 +253,7 @@ impl Posix {
         if self.names.excluded(name) {
             return;
         }
-        let id = darshan_log::record_id(name);
-        let mut st = self.lock();
-        let Some(i) = st.record_for(id, name) else { return };
+        let Some((mut st, i)) = self.locked_record(darshan_log::record_id(name), name) else { return };
         let (w, rt) = st.set.both(i);
         record::stat(w, rt, tm1, tm2);
     }
@@ -291,7 +291,12 @@ impl Posix {
             return;
         }
         let new_id = darshan_log::record_id(new);
-        let Some(n) = set.record_for(new_id, new) else { return };
+        // Rename does not cross mounts: the target's block size is the
+        // source's, known, unless the names' prefixes match different
+        // mount entries (a bind mount); it is asked under the lock then.
+        let Some(n) = set.record_for(new_id, new).unwrap_or_else(|env| set.record_aligned(new_id, new, &env)) else {
+            return;
+        };
         let w = set.words(n);
         darshan_core::common::add(w, c::word(c::RENAME_TARGETS), 1);
         if w[c::word(c::RENAMED_FROM)] == 0 {
@@ -336,14 +341,28 @@ impl Posix {
 }
 
 impl State {
-    /// The record for `id`, created named `name` with its alignments if new.
-    fn record_for(&mut self, id: u64, name: &[u8]) -> Option<usize> {
-        let i = self.set.find_or_create(id, name)?;
-        let env = *self.set.env()?;
+    /// The record for `id`, created named `name` with its alignments if
+    /// new. Err: it is new, on a mount whose block size has not been asked
+    /// yet; the caller asks (`Env::alignment_of`) without the lock, then
+    /// calls again. The record is not made until then.
+    fn record_for(&mut self, id: u64, name: &[u8]) -> Result<Option<usize>, Env> {
+        let Some(env) = self.set.env().copied() else { return Ok(None) };
+        let file_align = match self.set.find(id) {
+            Some(_) => None,
+            None => Some(env.known_alignment_of(name).ok_or(env)?),
+        };
+        let Some(i) = self.set.find_or_create(id, name) else { return Ok(None) };
         if self.set.rt[i].fresh {
-            record::init_new(&mut self.set, i, env.config.mem_align, env.alignment_of(name));
+            let file_align = file_align.or_else(|| env.known_alignment_of(name)).ok_or(env)?;
+            record::init_new(&mut self.set, i, env.config.mem_align, file_align);
         }
-        Some(i)
+        Ok(Some(i))
+    }
+
+    /// `record_for`, asking the block size under the lock if need be.
+    fn record_aligned(&mut self, id: u64, name: &[u8], env: &Env) -> Option<usize> {
+        env.alignment_of(name);
+        self.record_for(id, name).ok()?
     }
 }
 

@@ -255,6 +255,60 @@ fn file_alignment_comes_from_the_mount_the_path_lies_on() {
     assert_eq!(counter(&big, c::MEM_ALIGNMENT), 64);
 }
 
+/// A file system that answers statfs with 64 KiB blocks and notes
+/// whether the POSIX module was locked when it was asked.
+#[derive(Default)]
+struct WatchedStatfs {
+    posix: std::sync::OnceLock<&'static Posix>,
+    calls: std::sync::atomic::AtomicUsize,
+    asked_locked: std::sync::atomic::AtomicBool,
+}
+
+impl darshan_core::Platform for WatchedStatfs {
+    fn statfs(&self, _path: &std::ffi::CStr) -> Option<(i64, i64)> {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.calls.fetch_add(1, Relaxed);
+        if self.posix.get().is_some_and(|p| p.set.is_locked()) {
+            self.asked_locked.store(true, Relaxed);
+        }
+        Some((1 << 16, 0x5846_5342))
+    }
+    fn stderr(&self, _msg: &[u8]) {}
+    fn realtime(&self) -> (i64, i64) {
+        (0, 0)
+    }
+    fn pid(&self) -> i64 {
+        1
+    }
+    fn euid(&self) -> i64 {
+        1
+    }
+    fn hostname(&self) -> String {
+        "test".into()
+    }
+}
+
+/// The first record on a mount asks the mount's block size, once, with
+/// the module unlocked: statfs of a Lustre mount asks every server, and
+/// under the lock one that is down held up every thread's I/O.
+#[test]
+fn a_mounts_block_size_is_asked_once_with_the_module_unlocked() {
+    use std::sync::atomic::Ordering::Relaxed;
+    let fs: &'static WatchedStatfs = Box::leak(Box::default());
+    let mounts = vec![MountEntry::new("/scratch".into(), "xfs".into()).expect("a mount")];
+    let env = Env { platform: fs, ..Env::for_tests() }.with_mounts(mounts);
+    let p: &'static Posix = Box::leak(Box::new(posix_in(4, &env)));
+    fs.posix.set(p).unwrap_or_else(|_| unreachable!());
+    p.on_open(3, b"/scratch/a.dat", 0o644, 1, 2);
+    p.on_stat_path(b"/scratch/b.dat", 3, 4);
+    p.on_open(4, b"/scratch/a.dat", 0o644, 5, 6);
+    let recs = records(p);
+    assert_eq!(recs.len(), 2);
+    assert!(recs.iter().all(|w| counter(w, c::FILE_ALIGNMENT) == 1 << 16), "the file system's block size");
+    assert_eq!(fs.calls.load(Relaxed), 1, "asked once");
+    assert!(!fs.asked_locked.load(Relaxed), "asked with the module unlocked");
+}
+
 /// Darshan leaves out system paths (/etc, /proc, ...) and what a
 /// NAME_EXCLUDE rule names for the module; the rest is recorded.
 #[test]
