@@ -336,6 +336,10 @@ macro_rules! readdirs {
         #[no_mangle]
         pub unsafe extern "C" fn $name(dir: *mut DIR) -> *mut $ent {
             let Some(r) = real::$name() else { return enosys_null() };
+            if !POSIX_META.dirs_followed() {
+                // SAFETY: the real function, with the caller's arguments unchanged.
+                return unsafe { r(dir) };
+            }
             // SAFETY: the real function, with the caller's arguments unchanged.
             let (e, t1, t2) = match timed(|| unsafe { r(dir) }) {
                 Ok(timed) => timed,
@@ -366,7 +370,7 @@ readdirs! {
 #[no_mangle]
 pub unsafe extern "C" fn closedir(dir: *mut DIR) -> c_int {
     let Some(r) = real::closedir() else { return enosys() };
-    if POSIX_META.on() && recording() {
+    if POSIX_META.dirs_followed() && recording() {
         // Forgotten before the real close, so that a stream opened at once
         // on another thread with the same address is not lost.
         record(|| POSIX_META.on_closedir(dir as usize));

@@ -45,6 +45,11 @@ impl HandleTable {
         HandleTable { slots: ZeroedWords::new(2 * n.next_power_of_two()), live: 0 }
     }
 
+    /// Whether no handle is in the table (inherited ones count).
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
     fn len(&self) -> usize {
         self.slots.as_ref().map_or(0, |w| w.len() / 2)
     }

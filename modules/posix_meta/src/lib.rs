@@ -63,6 +63,11 @@ pub struct PosixMeta {
     /// File-backed mappings live: munmap of anything else (malloc's
     /// arenas, anonymous memory) skips the lock while there are none.
     live_maps: AtomicUsize,
+    /// Directory streams followed (inherited ones too): readdir of any
+    /// other stream (a Python start-up lists its library directories, 572
+    /// readdirs, none followed) skips the clock and the lock while there
+    /// are none. Set under the lock whenever the table changes.
+    dirs_followed: std::sync::atomic::AtomicBool,
 }
 
 pub static POSIX_META: PosixMeta = PosixMeta::new();
@@ -81,6 +86,7 @@ impl PosixMeta {
             on: std::sync::atomic::AtomicBool::new(false),
             st: Lock::new(State { set: RecordSet::new(ID), dirs: HandleTable::new(), maps: HandleTable::new() }),
             live_maps: AtomicUsize::new(0),
+            dirs_followed: std::sync::atomic::AtomicBool::new(false),
         }
     }
 }
@@ -157,6 +163,18 @@ impl PosixMeta {
             st.count(i, c::OPENDIRS, 1, tm1, tm2);
             st.dirs.open(dir as u64, i, &st.set);
         }
+        self.note_dirs(st);
+    }
+
+    /// Whether any directory stream is followed (readdir's fast test).
+    #[inline]
+    pub fn dirs_followed(&self) -> bool {
+        self.dirs_followed.load(Ordering::Relaxed)
+    }
+
+    /// After a change to the stream table, under the lock.
+    fn note_dirs(&self, st: &State) {
+        self.dirs_followed.store(!st.dirs.is_empty(), Ordering::Relaxed);
     }
 
     /// readdir on `dir` (whatever it returned: `entry` is whether it
@@ -195,12 +213,14 @@ impl PosixMeta {
             // Excluded, or no room: not followed from now on.
             None => st.dirs.remove(dir as u64),
         }
+        self.note_dirs(st);
     }
 
     /// closedir(dir): the stream is no longer followed.
     pub fn on_closedir(&self, dir: usize) {
         let mut st = self.lock();
         st.dirs.remove(dir as u64);
+        self.note_dirs(&st);
     }
 
     /// A file-backed mapping of `name` was made.
@@ -284,6 +304,7 @@ impl Module for PosixMeta {
         st.dirs = HandleTable::for_records(slice.capacity, HANDLE_SLOTS);
         st.maps = HandleTable::for_records(slice.capacity, HANDLE_SLOTS);
         self.live_maps.store(0, Ordering::Relaxed);
+        self.note_dirs(&st);
         self.on.store(slice.capacity > 0, Ordering::Relaxed);
         st.set.attach(slice, env);
     }
@@ -298,5 +319,6 @@ impl Module for PosixMeta {
         st.dirs.mark_inherited();
         st.maps.clear();
         self.live_maps.store(0, Ordering::Relaxed);
+        self.note_dirs(&st);
     }
 }

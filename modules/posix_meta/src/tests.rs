@@ -104,6 +104,27 @@ fn readdir_counts_calls_and_entries_of_the_stream_it_came_from() {
     assert_eq!(recs.len(), 1);
 }
 
+/// readdir skips the module while no stream is followed (the wrapper's
+/// fast test): it must say "followed" from a recorded opendir to its
+/// closedir, and in a forked child for the streams it inherited, or those
+/// streams' readdirs would go uncounted.
+#[test]
+fn dirs_are_followed_from_a_recorded_opendir_to_its_closedir_and_across_fork() {
+    use darshan_core::Module;
+    let m = meta(4);
+    assert!(!m.dirs_followed(), "none at attach");
+    m.on_opendir(0x1000, b"/etc/skipped", 1, 2);
+    assert!(!m.dirs_followed(), "an excluded directory is not followed");
+    m.on_opendir(0x2000, b"/data/a", 1, 2);
+    m.on_opendir(0x3000, b"/data/b", 1, 2);
+    m.on_closedir(0x2000);
+    assert!(m.dirs_followed(), "one stream still open");
+    m.fork_child();
+    assert!(m.dirs_followed(), "the child inherited it");
+    m.on_closedir(0x3000);
+    assert!(!m.dirs_followed(), "all closed");
+}
+
 /// Mappings: count, bytes, the bytes that can reach the file; msync and
 /// munmap by the mapping's start address.
 #[test]
