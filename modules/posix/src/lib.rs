@@ -346,16 +346,13 @@ impl State {
     /// yet; the caller asks (`Env::alignment_of`) without the lock, then
     /// calls again. The record is not made until then.
     fn record_for(&mut self, id: u64, name: &[u8]) -> Result<Option<usize>, Env> {
-        let Some(env) = self.set.env().copied() else { return Ok(None) };
-        let file_align = match self.set.find(id) {
-            Some(_) => None,
-            None => Some(env.known_alignment_of(name).ok_or(env)?),
-        };
-        let Some(i) = self.set.find_or_create(id, name) else { return Ok(None) };
-        if self.set.rt[i].fresh {
-            let file_align = file_align.or_else(|| env.known_alignment_of(name)).ok_or(env)?;
-            record::init_new(&mut self.set, i, env.config.mem_align, file_align);
+        if let Some(i) = self.set.find(id) {
+            return Ok(self.set.live(i).then_some(i));
         }
+        let Some(env) = self.set.env().copied() else { return Ok(None) };
+        let file_align = env.known_alignment_of(name).ok_or(env)?;
+        let Some(i) = self.set.find_or_create(id, name) else { return Ok(None) };
+        record::init_new(&mut self.set, i, env.config.mem_align, file_align);
         Ok(Some(i))
     }
 

@@ -11,7 +11,6 @@ use crate::OpenKind;
 
 /// Per-record state that is not written to the log.
 pub struct Rt {
-    pub fresh: bool,
     pub offset: i64,
     last_byte_read: i64,
     last_byte_written: i64,
@@ -32,7 +31,6 @@ impl darshan_core::records::RecordRt for Rt {
 impl Default for Rt {
     fn default() -> Self {
         Rt {
-            fresh: true,
             offset: 0,
             last_byte_read: 0,
             last_byte_written: 0,
@@ -47,8 +45,7 @@ impl Default for Rt {
 
 /// Fields set once when a record is created.
 pub fn init_new(set: &mut RecordSet<Rt>, i: usize, mem_align: i64, file_align: i64) {
-    let (w, rt) = set.both(i);
-    rt.fresh = false;
+    let w = set.words(i);
     w[c::word(c::MEM_ALIGNMENT)] = mem_align as u64;
     w[c::word(c::FILE_ALIGNMENT)] = file_align as u64;
 }
