@@ -83,124 +83,130 @@ fn series<'a>(t: &Table, cols: &[(&'a str, &'a str)], scale: impl Fn(usize, f64)
         .collect()
 }
 
-fn charts(s: &Study) -> Vec<(String, Value)> {
-    let mut out = Vec::new();
-    let mut add = |section: &str, svg: String| out.push((section.to_string(), Value::from_safe_string(svg)));
-    if let Some(t) = s.table("jobs_by_size") {
-        add(
-            "jobs_by_size",
-            category_bars(
-                "Jobs by size (processes)",
-                Unit::Count,
-                "jobs",
-                &labels(t),
-                &series(t, &[("jobs", "jobs")], |_, v| v),
-                false,
-                0.0,
-            ),
-        );
-        add(
-            "jobs_by_size",
-            category_bars(
-                "Core-hours by job size (processes)",
-                Unit::Number,
-                "core-hours",
-                &labels(t),
-                &series(t, &[("core_hours", "core-hours")], |_, v| v),
-                false,
-                0.0,
-            ),
-        );
-    }
-    if let Some(t) = s.table("interfaces_by_size") {
-        let cols = [
+/// A bar chart of a study table: a row per job-size class, a series per
+/// column (its value scaled to a share of the class's jobs if
+/// `of_jobs`). The page's section is the table's name.
+struct TableChart {
+    table: &'static str,
+    title: &'static str,
+    unit: Unit,
+    what: &'static str,
+    cols: &'static [(&'static str, &'static str)],
+    stacked: bool,
+    min_top: f64,
+    of_jobs: bool,
+}
+
+/// The page's charts, in its order.
+enum Chart {
+    Table(TableChart),
+    /// One read/write histogram per interface.
+    AccessSizes,
+}
+
+const fn bars_of(
+    table: &'static str,
+    title: &'static str,
+    unit: Unit,
+    what: &'static str,
+    cols: &'static [(&'static str, &'static str)],
+) -> Chart {
+    Chart::Table(TableChart { table, title, unit, what, cols, stacked: false, min_top: 0.0, of_jobs: false })
+}
+
+const CHARTS: [Chart; 7] = [
+    bars_of("jobs_by_size", "Jobs by size (processes)", Unit::Count, "jobs", &[("jobs", "jobs")]),
+    bars_of(
+        "jobs_by_size",
+        "Core-hours by job size (processes)",
+        Unit::Number,
+        "core-hours",
+        &[("core_hours", "core-hours")],
+    ),
+    Chart::Table(TableChart {
+        table: "interfaces_by_size",
+        title: "Jobs using each interface, by job size (processes)",
+        unit: Unit::Percent,
+        what: "% of jobs",
+        cols: &[
             ("posix", "POSIX"),
             ("mpiio", "MPI-IO"),
             ("hdf5", "HDF5"),
             ("pnetcdf", "PnetCDF"),
             ("stdio", "STDIO"),
             ("io_uring", "io_uring"),
-        ];
-        let pct = |i: usize, v: f64| 100.0 * v / t.num(i, "jobs").max(1.0);
-        add(
-            "interfaces_by_size",
-            category_bars(
-                "Jobs using each interface, by job size (processes)",
-                Unit::Percent,
-                "% of jobs",
-                &labels(t),
-                &series(t, &cols, pct),
-                false,
-                100.0,
-            ),
-        );
-    }
-    if let Some(t) = s.table("sharing_by_size") {
-        let cols = [
+        ],
+        stacked: false,
+        min_top: 100.0,
+        of_jobs: true,
+    }),
+    Chart::Table(TableChart {
+        table: "sharing_by_size",
+        title: "POSIX files by sharing, by job size (processes)",
+        unit: Unit::Count,
+        what: "files",
+        cols: &[
             ("unique_files", "unique"),
             ("shared_files", "shared (N:1)"),
             ("partially_shared_files", "partially shared"),
-        ];
-        add(
-            "sharing_by_size",
-            category_bars(
-                "POSIX files by sharing, by job size (processes)",
-                Unit::Count,
-                "files",
-                &labels(t),
-                &series(t, &cols, |_, v| v),
-                true,
-                0.0,
-            ),
-        );
-    }
-    if let Some(t) = s.table("access_sizes") {
-        let buckets =
-            ["0_100", "100_1k", "1k_10k", "10k_100k", "100k_1m", "1m_4m", "4m_10m", "10m_100m", "100m_1g", "1g_plus"];
-        for i in 0..t.rows.len() {
-            let rows: Vec<(String, i64, i64)> = buckets
-                .iter()
-                .map(|b| {
-                    (b.replace('_', "-"), t.num(i, &format!("read_{b}")) as i64, t.num(i, &format!("write_{b}")) as i64)
-                })
-                .collect();
-            add("access_sizes", read_write_bars(&format!("{} accesses by size", t.text(i, "interface")), &rows));
+        ],
+        stacked: true,
+        min_top: 0.0,
+        of_jobs: false,
+    }),
+    Chart::AccessSizes,
+    bars_of(
+        "read_write_mix",
+        "Bytes moved, by job size (processes)",
+        Unit::Bytes,
+        "bytes",
+        &[("bytes_read", "read"), ("bytes_written", "written")],
+    ),
+    bars_of(
+        "io_time_by_size",
+        "Time in I/O, by job size (processes)",
+        Unit::Percent,
+        "% of core-hours",
+        &[("io_percent_of_core_hours", "I/O + metadata")],
+    ),
+];
+
+/// Every chart whose table the study has, then the timeline's: (section,
+/// SVG).
+fn charts(s: &Study) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    let mut add = |section: &str, svg: String| out.push((section.to_string(), Value::from_safe_string(svg)));
+    for chart in &CHARTS {
+        match chart {
+            Chart::Table(c) => {
+                let Some(t) = s.table(c.table) else { continue };
+                let scale = |i: usize, v: f64| if c.of_jobs { 100.0 * v / t.num(i, "jobs").max(1.0) } else { v };
+                let series = series(t, c.cols, scale);
+                add(c.table, category_bars(c.title, c.unit, c.what, &labels(t), &series, c.stacked, c.min_top));
+            }
+            Chart::AccessSizes => {
+                let Some(t) = s.table("access_sizes") else { continue };
+                for i in 0..t.rows.len() {
+                    add("access_sizes", access_size_bars(t, i));
+                }
+            }
         }
-    }
-    if let Some(t) = s.table("read_write_mix") {
-        let cols = [("bytes_read", "read"), ("bytes_written", "written")];
-        add(
-            "read_write_mix",
-            category_bars(
-                "Bytes moved, by job size (processes)",
-                Unit::Bytes,
-                "bytes",
-                &labels(t),
-                &series(t, &cols, |_, v| v),
-                false,
-                0.0,
-            ),
-        );
-    }
-    if let Some(t) = s.table("io_time_by_size") {
-        let cols = [("io_percent_of_core_hours", "I/O + metadata")];
-        add(
-            "io_time_by_size",
-            category_bars(
-                "Time in I/O, by job size (processes)",
-                Unit::Percent,
-                "% of core-hours",
-                &labels(t),
-                &series(t, &cols, |_, v| v),
-                false,
-                0.0,
-            ),
-        );
     }
     for svg in timeline_charts(&s.timeline) {
         add("timeline", svg);
     }
     out
+}
+
+/// Row `i` of the access-size table (an interface) as read/write bars.
+fn access_size_bars(t: &Table, i: usize) -> String {
+    const BUCKETS: [&str; 10] =
+        ["0_100", "100_1k", "1k_10k", "10k_100k", "100k_1m", "1m_4m", "4m_10m", "10m_100m", "100m_1g", "1g_plus"];
+    let rows: Vec<(String, i64, i64)> = BUCKETS
+        .iter()
+        .map(|b| (b.replace('_', "-"), t.num(i, &format!("read_{b}")) as i64, t.num(i, &format!("write_{b}")) as i64))
+        .collect();
+    read_write_bars(&format!("{} accesses by size", t.text(i, "interface")), &rows)
 }
 
 /// The timeline merged into at most CHART_POINTS points: bytes summed,
