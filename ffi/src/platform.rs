@@ -90,50 +90,62 @@ impl Platform for Libc {
             close(fd);
             return Ok(false);
         };
-        let mut rest = bytes;
-        while !rest.is_empty() {
-            // SAFETY: `rest` is a valid buffer of the given length.
-            let n = unsafe { write(fd, rest.as_ptr().cast(), rest.len()) };
-            if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
-                continue;
+        let written = write_all(write, fd, bytes).and_then(|()| {
+            // SAFETY: fsync of our own descriptor.
+            if durable && unsafe { libc::fsync(fd) } != 0 {
+                return Err(std::io::Error::last_os_error());
             }
-            if n <= 0 {
-                let e = std::io::Error::last_os_error();
-                close(fd);
-                return Err(e);
-            }
-            rest = &rest[n as usize..];
-        }
-        // SAFETY: fsync of our own descriptor.
-        if durable && unsafe { libc::fsync(fd) } != 0 {
-            let e = std::io::Error::last_os_error();
-            close(fd);
-            return Err(e);
-        }
-        // The unnamed file gets its name through /proc (linkat with
-        // AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH).
-        let Ok(proc_path) = CString::new(format!("/proc/self/fd/{fd}")) else {
-            close(fd);
-            return Ok(false);
-        };
-        // SAFETY: both paths NUL-terminated; links the open file at `to`.
-        let r = unsafe {
-            libc::linkat(libc::AT_FDCWD, proc_path.as_ptr(), libc::AT_FDCWD, cto.as_ptr(), libc::AT_SYMLINK_FOLLOW)
-        };
-        let err = std::io::Error::last_os_error();
+            Ok(())
+        });
+        let linked = written.and_then(|()| link_unnamed(fd, &cto, to));
         close(fd);
-        match r {
-            0 => Ok(true),
-            // A file of that name exists: never replaced.
-            _ if err.raw_os_error() == Some(libc::EEXIST) => {
-                Err(std::io::Error::new(std::io::ErrorKind::AlreadyExists, format!("{to} exists")))
-            }
-            _ => Ok(false),
-        }
+        linked
     }
 
     fn thread_id(&self) -> u64 {
         // SAFETY: pthread_self has no preconditions and cannot fail.
         unsafe { libc::pthread_self() as u64 }
+    }
+}
+
+/// All of `bytes` to `fd` with `write` (the real function, not our
+/// wrapper; EINTR retried); Err on a failed write.
+fn write_all(
+    write: unsafe extern "C" fn(libc::c_int, *const libc::c_void, libc::size_t) -> libc::ssize_t,
+    fd: libc::c_int,
+    bytes: &[u8],
+) -> std::io::Result<()> {
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        // SAFETY: `rest` is a valid buffer of the given length.
+        let n = unsafe { write(fd, rest.as_ptr().cast(), rest.len()) };
+        if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+            continue;
+        }
+        if n <= 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        rest = &rest[n as usize..];
+    }
+    Ok(())
+}
+
+/// The unnamed file `fd` given the name `to` (`cto`), through /proc
+/// (linkat with AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH): Ok(false) if
+/// it cannot be (the caller falls back to a named temporary file), an
+/// error if `to` exists (never replaced).
+fn link_unnamed(fd: libc::c_int, cto: &CStr, to: &str) -> std::io::Result<bool> {
+    let Ok(proc_path) = CString::new(format!("/proc/self/fd/{fd}")) else { return Ok(false) };
+    // SAFETY: both paths NUL-terminated; links the open file at `to`.
+    let r = unsafe {
+        libc::linkat(libc::AT_FDCWD, proc_path.as_ptr(), libc::AT_FDCWD, cto.as_ptr(), libc::AT_SYMLINK_FOLLOW)
+    };
+    let err = std::io::Error::last_os_error();
+    match r {
+        0 => Ok(true),
+        _ if err.raw_os_error() == Some(libc::EEXIST) => {
+            Err(std::io::Error::new(std::io::ErrorKind::AlreadyExists, format!("{to} exists")))
+        }
+        _ => Ok(false),
     }
 }

@@ -7,7 +7,9 @@
 
 mod common;
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
 use common::fuse::Fuse;
 use common::mpi::{self, Mpi};
@@ -123,14 +125,20 @@ fn a_killed_process_leaves_lustre_records_darshan_merge_recovers() {
 fn lustre_switched_off_records_no_striping() {
     let d = scratch("lustre_off");
     let Some(fs) = Fuse::start(&d) else { return };
-    let exe = compile("lustre_files", &d, &[]);
     fs.layout("v1.dat", &plain(LOV_PATTERN_RAID0, 1 << 20, 1, None, &[3]));
-    std::fs::create_dir_all(d.join("logs")).unwrap();
-    let out = output(instrumented(&exe, &d).env("DARSHAN_MOD_DISABLE", "LUSTRE").arg(fs.path("v1.dat")));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let log = mpi::the_log(&files(&d.join("logs")));
+    let log = lustre_files_log(&d, &[fs.path("v1.dat")], &[("DARSHAN_MOD_DISABLE", "LUSTRE")], LIMIT);
     assert!(log.all(LUSTRE, &fs.path("v1.dat")).is_empty());
     assert_eq!(log.all(darshan_log::modules::POSIX, &fs.path("v1.dat")).len(), 1);
+}
+
+/// tests/programs/lustre_files run under the runtime on `files` with
+/// `env`, within `limit`: it must succeed; its one log.
+fn lustre_files_log(d: &Path, files_: &[PathBuf], env: &[(&str, &str)], limit: Duration) -> mpi::Log {
+    let exe = compile("lustre_files", d, &[]);
+    std::fs::create_dir_all(d.join("logs")).unwrap();
+    let out = output_within(instrumented(&exe, d).args(files_).envs(env.iter().copied()), limit);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    mpi::the_log(&files(&d.join("logs")))
 }
 
 /// Four ranks write one shared file through MPI-IO and one file each:
@@ -200,18 +208,14 @@ fn crash_safe_files_of_four_ranks_merge_into_one_shared_lustre_record(m: Mpi) {
 on_both_mpis!(four_ranks_share_one_lustre_record, crash_safe_files_of_four_ranks_merge_into_one_shared_lustre_record);
 
 /// A mount's block size (a record's POSIX_FILE_ALIGNMENT) is asked of the
-/// file system when a record on it is made: a file on a file system that
-/// reports 64 KiB blocks records 65,536, a file elsewhere its own mount's.
+/// file system when a record on it is made: files on a file system that
+/// reports 64 KiB blocks record 65,536.
 #[test]
 fn a_files_alignment_is_the_block_size_its_file_system_reports() {
     use darshan_log::counters::posix as p;
     let d = scratch("lustre_bsize");
     let Some(fs) = Fuse::start_with(&d, &[("LUSTRE_FUSE_BSIZE", "65536")]) else { return };
-    let exe = compile("lustre_files", &d, &[]);
-    std::fs::create_dir_all(d.join("logs")).unwrap();
-    let out = output(instrumented(&exe, &d).arg(fs.path("a.dat")).arg(fs.path("b.dat")));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let log = mpi::the_log(&files(&d.join("logs")));
+    let log = lustre_files_log(&d, &[fs.path("a.dat"), fs.path("b.dat")], &[], LIMIT);
     for name in ["a.dat", "b.dat"] {
         let r = log.one(darshan_log::modules::POSIX, &fs.path(name));
         assert_eq!(mpi::c(r, p::FILE_ALIGNMENT), 65536, "{name}");
@@ -226,11 +230,7 @@ fn a_files_alignment_is_the_block_size_its_file_system_reports() {
 fn a_mount_whose_statfs_hangs_does_not_stop_a_process_that_never_uses_it() {
     let d = scratch("statfs_hang");
     let Some(_fs) = Fuse::start_with(&d, &[("LUSTRE_FUSE_STATFS_SLEEP", "60")]) else { return };
-    let exe = compile("lustre_files", &d, &[]);
-    std::fs::create_dir_all(d.join("logs")).unwrap();
     let elsewhere = d.join("elsewhere.dat");
-    let out = output_within(instrumented(&exe, &d).arg(&elsewhere), std::time::Duration::from_secs(20));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let log = mpi::the_log(&files(&d.join("logs")));
+    let log = lustre_files_log(&d, std::slice::from_ref(&elsewhere), &[], Duration::from_secs(20));
     assert_eq!(log.all(darshan_log::modules::POSIX, &elsewhere).len(), 1);
 }

@@ -4,6 +4,8 @@
 use std::ffi::{CStr, CString};
 use std::sync::atomic::{AtomicI64, Ordering};
 
+use darshan_log::job::{mount_of, MountPath};
+
 use crate::store::platform::Platform;
 
 pub const MAX_MNTS: usize = 64;
@@ -79,6 +81,12 @@ impl MountEntry {
     }
 }
 
+impl MountPath for MountEntry {
+    fn mount_path(&self) -> &[u8] {
+        self.path.as_bytes()
+    }
+}
+
 fn block_size_of(path: &CStr, platform: &dyn Platform) -> i64 {
     match platform.statfs(path) {
         Some((_, magic)) if magic == LUSTRE_MAGIC => 1 << 20,
@@ -135,12 +143,6 @@ pub fn parse(text: &str) -> Vec<MountEntry> {
         list.into_iter().filter_map(|(path, fs_type)| MountEntry::new(path, fs_type)).collect();
     out.sort_by_key(|m| std::cmp::Reverse(m.path.len()));
     out
-}
-
-/// The mount holding `name`: the first, longest path that is a byte
-/// prefix, as Darshan matches.
-pub fn mount_of<'a>(mounts: &'a [MountEntry], name: &[u8]) -> Option<&'a MountEntry> {
-    mounts.iter().find(|m| name.starts_with(m.path.as_bytes()))
 }
 
 /// The block size of the mount holding `name`, or -1 (on no mount).

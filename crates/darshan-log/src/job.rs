@@ -43,11 +43,24 @@ fn until_nul(b: &[u8]) -> &[u8] {
     &b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]
 }
 
+/// A mount table entry, as the rule below reads it: the runtime's (its
+/// `MountEntry`) and the log's ([`Mount`]).
+pub trait MountPath {
+    fn mount_path(&self) -> &[u8];
+}
+
+impl MountPath for Mount {
+    fn mount_path(&self) -> &[u8] {
+        &self.path
+    }
+}
+
 /// The mount a record name lives on: the first entry (mounts come longest
 /// path first) whose path is a byte prefix of the name, as darshan-util
-/// matches them (no "/" boundary check).
-pub fn mount_of<'m>(mounts: &'m [Mount], name: &[u8]) -> Option<&'m Mount> {
-    mounts.iter().find(|m| name.starts_with(&m.path))
+/// matches them (no "/" boundary check). The runtime takes a record's
+/// FILE_ALIGNMENT from the same mount.
+pub fn mount_of<'m, M: MountPath>(mounts: &'m [M], name: &[u8]) -> Option<&'m M> {
+    mounts.iter().find(|m| name.starts_with(m.mount_path()))
 }
 
 impl Job {

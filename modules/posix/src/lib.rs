@@ -188,6 +188,15 @@ impl Posix {
         }
     }
 
+    /// The block size of `name`'s mount asked now, with the lock released
+    /// (at most once per mount: `Env::alignment_of`).
+    fn ask_block_size(&self, name: &[u8]) {
+        let env = self.lock().set.env().copied();
+        if let Some(env) = env {
+            env.alignment_of(name);
+        }
+    }
+
     /// dup/dup2/dup3/fcntl(F_DUPFD): `newfd` refers to `oldfd`'s record.
     pub fn on_dup(&self, oldfd: i32, newfd: i32, tm1: Tick, tm2: Tick) {
         let Some(i) = self.tracked(oldfd) else {
@@ -280,6 +289,9 @@ impl Posix {
         if self.names.excluded(old) {
             return;
         }
+        // The target's record is made in the locked section below: its
+        // mount's block size is asked before it, unlocked.
+        self.ask_block_size(new);
         let mut set = self.lock();
         let Some(o) = set.find(old_id) else { return };
         {
@@ -291,12 +303,7 @@ impl Posix {
             return;
         }
         let new_id = darshan_log::record_id(new);
-        // Rename does not cross mounts: the target's block size is the
-        // source's, known, unless the names' prefixes match different
-        // mount entries (a bind mount); it is asked under the lock then.
-        let Some(n) = set.record_for(new_id, new).unwrap_or_else(|env| set.record_aligned(new_id, new, &env)) else {
-            return;
-        };
+        let Some(n) = set.record_for(new_id, new).ok().flatten() else { return };
         let w = set.words(n);
         darshan_core::common::add(w, c::word(c::RENAME_TARGETS), 1);
         if w[c::word(c::RENAMED_FROM)] == 0 {
@@ -354,12 +361,6 @@ impl State {
         let Some(i) = self.set.find_or_create(id, name) else { return Ok(None) };
         record::init_new(&mut self.set, i, env.config.mem_align, file_align);
         Ok(Some(i))
-    }
-
-    /// `record_for`, asking the block size under the lock if need be.
-    fn record_aligned(&mut self, id: u64, name: &[u8], env: &Env) -> Option<usize> {
-        env.alignment_of(name);
-        self.record_for(id, name).ok()?
     }
 }
 

@@ -290,22 +290,24 @@ impl darshan_core::Platform for WatchedStatfs {
 
 /// The first record on a mount asks the mount's block size, once, with
 /// the module unlocked: statfs of a Lustre mount asks every server, and
-/// under the lock one that is down held up every thread's I/O.
+/// under the lock one that is down held up every thread's I/O. A rename's
+/// target (made inside rename's locked section) too.
 #[test]
 fn a_mounts_block_size_is_asked_once_with_the_module_unlocked() {
     use std::sync::atomic::Ordering::Relaxed;
     let fs: &'static WatchedStatfs = Box::leak(Box::default());
-    let mounts = vec![MountEntry::new("/scratch".into(), "xfs".into()).expect("a mount")];
-    let env = Env { platform: fs, ..Env::for_tests() }.with_mounts(mounts);
+    let mounts = ["/scratch", "/other"].map(|m| MountEntry::new(m.into(), "xfs".into()).expect("a mount"));
+    let env = Env { platform: fs, ..Env::for_tests() }.with_mounts(mounts.into());
     let p: &'static Posix = Box::leak(Box::new(posix_in(4, &env)));
     fs.posix.set(p).unwrap_or_else(|_| unreachable!());
     p.on_open(3, b"/scratch/a.dat", 0o644, 1, 2);
     p.on_stat_path(b"/scratch/b.dat", 3, 4);
     p.on_open(4, b"/scratch/a.dat", 0o644, 5, 6);
+    p.on_rename(b"/scratch/b.dat", b"/other/c.dat", 7, 8);
     let recs = records(p);
-    assert_eq!(recs.len(), 2);
+    assert_eq!(recs.len(), 3, "a.dat, b.dat and the rename's target");
     assert!(recs.iter().all(|w| counter(w, c::FILE_ALIGNMENT) == 1 << 16), "the file system's block size");
-    assert_eq!(fs.calls.load(Relaxed), 1, "asked once");
+    assert_eq!(fs.calls.load(Relaxed), 2, "asked once per mount");
     assert!(!fs.asked_locked.load(Relaxed), "asked with the module unlocked");
 }
 
