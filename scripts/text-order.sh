@@ -15,7 +15,7 @@
 # names are left: run this script again then.
 #
 # Needs valgrind (callgrind lists every function a run executes). The
-# workloads: /bin/true, `python3 -c pass`, and the reference POSIX and
+# workloads: /bin/true, `/usr/bin/python3 -c pass`, and the reference POSIX and
 # STDIO programs on a few calls, each with the runtime enabled and its log
 # on a scratch directory.
 set -euo pipefail
@@ -35,7 +35,12 @@ run() {
         timeout 300 valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/$tag.out" "$@" >/dev/null
 }
 run 1-true /bin/true
-run 2-python python3 -c pass
+# The interpreter itself, as the benchmark times it (bench_runtime.py):
+# `python3` on PATH may be a shell script (a pyenv shim), and callgrind
+# follows no child, so the list held the shell's functions, not Python's.
+py=/usr/bin/python3
+[ -x "$py" ] || py=$(python3 -c 'import sys; print(sys.executable)')
+run 2-python "$py" -c pass
 run 3-posix "$work/posix_small" "$work/data/p.dat" 100
 run 4-stdio "$work/stdio_mix" "$work/data/s.txt" 100
 python3 scripts/text_order.py "$lib" "$work"/*.out >ffi/text-order.txt
