@@ -225,16 +225,7 @@ fn merge_common(agg: &mut [i64], rec: &[i64], i: usize, skip_if_zero: bool) {
 
 /// darshan-util's `log_agg_records` for one incoming record.
 fn agg_record(s: &Spec, rec: &Record, agg: &mut Record, init: bool) {
-    let c = &rec.counters;
-    let f = &rec.fcounters;
-    let (fr, fb, sr, sb) = (s.fast_slow[0], s.fast_slow[1], s.fast_slow[2], s.fast_slow[3]);
-    let (fast_rank, fast_bytes, slow_rank, slow_bytes, fast_time, slow_time) = if rec.rank == -1 {
-        (c[fr], c[fb], c[sr], c[sb], f[s.f_fastest], f[s.f_slowest])
-    } else {
-        let bytes = c[s.bytes_read].wrapping_add(c[s.bytes_written]);
-        let t = f[s.times[0]] + f[s.times[1]] + f[s.times[2]];
-        (rec.rank, bytes, rec.rank, bytes, t, t)
-    };
+    let ends = Extremes::of(s, rec);
     if init {
         agg.rank = rec.rank;
         agg.id = rec.id;
@@ -246,7 +237,21 @@ fn agg_record(s: &Spec, rec: &Record, agg: &mut Record, init: bool) {
     if agg.rank != rec.rank {
         agg.rank = -1;
     }
-    let a = &mut agg.counters;
+    agg_counters(s, &rec.counters, &mut agg.counters);
+    agg_fcounters(s, rec, agg);
+    if same_file {
+        ends.merge_into(s, agg, init);
+    } else {
+        Extremes::clear(s, agg);
+    }
+    for &i in s.f_zero {
+        agg.fcounters[i] = 0.0;
+    }
+}
+
+/// The integer counters' rules: sums (clamped to -1 where C clamps),
+/// last values, maxima and the four-most-common groups.
+fn agg_counters(s: &Spec, c: &[i64], a: &mut [i64]) {
     for &(lo, hi) in s.sum {
         for i in lo..hi {
             a[i] = a[i].wrapping_add(c[i]);
@@ -266,7 +271,14 @@ fn agg_record(s: &Spec, rec: &Record, agg: &mut Record, init: bool) {
     for &(i, skip) in s.common {
         merge_common(a, c, i, skip);
     }
-    let af = &mut agg.fcounters;
+}
+
+/// The float counters' rules: time sums, smallest non-zero values,
+/// maxima, and a maximum time that carries its integer counter (the size
+/// of the slowest operation) along with it.
+fn agg_fcounters(s: &Spec, rec: &Record, agg: &mut Record) {
+    let (c, f) = (&rec.counters, &rec.fcounters);
+    let (a, af) = (&mut agg.counters, &mut agg.fcounters);
     for &i in &s.times {
         af[i] += f[i];
     }
@@ -286,27 +298,45 @@ fn agg_record(s: &Spec, rec: &Record, agg: &mut Record, init: bool) {
             a[ci] = c[ci];
         }
     }
-    if !same_file {
-        a[fr] = -1;
-        a[fb] = -1;
-        af[s.f_fastest] = 0.0;
-        a[sr] = -1;
-        a[sb] = -1;
-        af[s.f_slowest] = 0.0;
-    } else {
-        if init || fast_time < af[s.f_fastest] {
-            a[fr] = fast_rank;
-            a[fb] = fast_bytes;
-            af[s.f_fastest] = fast_time;
+}
+
+/// A record's fastest and slowest rank, their bytes and times: its own
+/// counters for a shared record (rank -1), else its rank with its bytes
+/// and I/O time for both.
+struct Extremes {
+    fast: (i64, i64, f64),
+    slow: (i64, i64, f64),
+}
+
+impl Extremes {
+    fn of(s: &Spec, rec: &Record) -> Extremes {
+        let (c, f) = (&rec.counters, &rec.fcounters);
+        let [fr, fb, sr, sb] = s.fast_slow;
+        if rec.rank == -1 {
+            return Extremes { fast: (c[fr], c[fb], f[s.f_fastest]), slow: (c[sr], c[sb], f[s.f_slowest]) };
         }
-        if init || slow_time > af[s.f_slowest] {
-            a[sr] = slow_rank;
-            a[sb] = slow_bytes;
-            af[s.f_slowest] = slow_time;
+        let bytes = c[s.bytes_read].wrapping_add(c[s.bytes_written]);
+        let t = f[s.times[0]] + f[s.times[1]] + f[s.times[2]];
+        Extremes { fast: (rec.rank, bytes, t), slow: (rec.rank, bytes, t) }
+    }
+
+    /// Records of one file: the faster and the slower of the two.
+    fn merge_into(self, s: &Spec, agg: &mut Record, init: bool) {
+        let [fr, fb, sr, sb] = s.fast_slow;
+        let (a, af) = (&mut agg.counters, &mut agg.fcounters);
+        if init || self.fast.2 < af[s.f_fastest] {
+            (a[fr], a[fb], af[s.f_fastest]) = self.fast;
+        }
+        if init || self.slow.2 > af[s.f_slowest] {
+            (a[sr], a[sb], af[s.f_slowest]) = self.slow;
         }
     }
-    for &i in s.f_zero {
-        af[i] = 0.0;
+
+    /// Records of different files have no fastest or slowest rank.
+    fn clear(s: &Spec, agg: &mut Record) {
+        let [fr, fb, sr, sb] = s.fast_slow;
+        (agg.counters[fr], agg.counters[fb], agg.fcounters[s.f_fastest]) = (-1, -1, 0.0);
+        (agg.counters[sr], agg.counters[sb], agg.fcounters[s.f_slowest]) = (-1, -1, 0.0);
     }
 }
 
