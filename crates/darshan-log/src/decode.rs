@@ -329,32 +329,7 @@ impl<'a> ModuleReader<'a> {
             }
             break;
         }
-        let base = 16;
-        let minus1 = (-1i64).to_le_bytes();
-        if self.version == 1 {
-            let dest = base + 6 * 8;
-            let src = dest + 4 * 8;
-            s.copy_within(src..rec_len, dest);
-        }
-        if self.version <= 2 {
-            let dest = base + 64 * 8 + 5 * 8;
-            let src = dest - 16;
-            s.copy_within(src..src + 12 * 8, dest);
-            s[src..src + 8].copy_from_slice(&(-1.0f64).to_le_bytes());
-            s[src + 8..src + 16].copy_from_slice(&(-1.0f64).to_le_bytes());
-        }
-        let dest = base + 3 * 8;
-        let src = dest - 16;
-        s.copy_within(src..rec_len, dest);
-        s[src..src + 8].copy_from_slice(&minus1);
-        s[src + 8..src + 16].copy_from_slice(&minus1);
-        let dest = base + 13 * 8;
-        let src = dest - 24;
-        s.copy_within(src..rec_len, dest);
-        s[src..src + 8].copy_from_slice(&minus1);
-        s[src + 8..src + 16].copy_from_slice(&minus1);
-        s[src + 16..src + 24].copy_from_slice(&0u64.to_le_bytes());
-
+        upconvert_old_posix(self.version, &mut s, rec_len);
         let mut c = Cur { b: &s, pos: 0, swapped: self.swapped };
         rec.id = c.u64();
         rec.rank = c.i64();
@@ -379,24 +354,7 @@ impl<'a> ModuleReader<'a> {
         rec.counters.clear();
         rec.fcounters.clear();
         if self.version == 1 {
-            if !self.fill(56)? {
-                return Ok(false);
-            }
-            let mut c = Cur { b: &self.buf, pos: 0, swapped: self.swapped };
-            rec.id = c.u64();
-            rec.rank = c.i64();
-            let _osts = c.i64();
-            let _mdts = c.i64();
-            let _offset = c.i64();
-            let stripe_size = c.i64();
-            let width = c.i64();
-            if width < 0 {
-                return Err(self.bad(format!("negative stripe width {width}")));
-            }
-            let ost_ids = self.read_u64s(width as u64, "OST list")?.into_iter().map(|v| v as i64).collect();
-            let comp = LustreComponent { counters: [stripe_size, width, -1, -1, 0, -1, -1], pool_name: [0; 16] };
-            rec.extra = Extra::Lustre { components: vec![comp], ost_ids };
-            return Ok(true);
+            return self.next_lustre_v1(rec);
         }
         if !self.fill(32)? {
             return Ok(false);
@@ -409,18 +367,7 @@ impl<'a> ModuleReader<'a> {
         if ncomps < 0 || nstripes < 0 {
             return Err(self.bad(format!("negative component ({ncomps}) or stripe ({nstripes}) count")));
         }
-        let mut components = Vec::with_capacity(ncomps.min(1024) as usize);
-        for _ in 0..ncomps {
-            if !self.fill(72)? {
-                return Err(self.bad("record ends inside its components".into()));
-            }
-            let mut c = Cur { b: &self.buf, pos: 0, swapped: self.swapped };
-            let mut counters = [0i64; 7];
-            for v in counters.iter_mut() {
-                *v = c.i64();
-            }
-            components.push(LustreComponent { counters, pool_name: c.bytes::<16>() });
-        }
+        let mut components = self.lustre_components(ncomps)?;
         let mut ost_ids: Vec<i64> =
             self.read_u64s(nstripes as u64, "OST list")?.into_iter().map(|v| v as i64).collect();
         // darshan-util drops components from the first unused one (stripe
@@ -444,6 +391,47 @@ impl<'a> ModuleReader<'a> {
             ost_ids.truncate(used as usize);
         }
         rec.extra = Extra::Lustre { components, ost_ids };
+        Ok(true)
+    }
+
+    /// `ncomps` components of a LUSTRE record (version 2 on), each read
+    /// only when its bytes are there: the count never sizes memory beyond
+    /// 1,024 components ahead of them.
+    fn lustre_components(&mut self, ncomps: i64) -> Result<Vec<LustreComponent>> {
+        let mut components = Vec::with_capacity(ncomps.min(1024) as usize);
+        for _ in 0..ncomps {
+            if !self.fill(72)? {
+                return Err(self.bad("record ends inside its components".into()));
+            }
+            let mut c = Cur { b: &self.buf, pos: 0, swapped: self.swapped };
+            let mut counters = [0i64; 7];
+            for v in counters.iter_mut() {
+                *v = c.i64();
+            }
+            components.push(LustreComponent { counters, pool_name: c.bytes::<16>() });
+        }
+        Ok(components)
+    }
+
+    /// A version 1 LUSTRE record: one layout, shown as one component.
+    fn next_lustre_v1(&mut self, rec: &mut Record) -> Result<bool> {
+        if !self.fill(56)? {
+            return Ok(false);
+        }
+        let mut c = Cur { b: &self.buf, pos: 0, swapped: self.swapped };
+        rec.id = c.u64();
+        rec.rank = c.i64();
+        let _osts = c.i64();
+        let _mdts = c.i64();
+        let _offset = c.i64();
+        let stripe_size = c.i64();
+        let width = c.i64();
+        if width < 0 {
+            return Err(self.bad(format!("negative stripe width {width}")));
+        }
+        let ost_ids = self.read_u64s(width as u64, "OST list")?.into_iter().map(|v| v as i64).collect();
+        let comp = LustreComponent { counters: [stripe_size, width, -1, -1, 0, -1, -1], pool_name: [0; 16] };
+        rec.extra = Extra::Lustre { components: vec![comp], ost_ids };
         Ok(true)
     }
 
@@ -590,6 +578,38 @@ pub fn legacy_name(module: usize) -> &'static str {
         BGQ => "BGQ",
         _ => module_name(module),
     }
+}
+
+/// darshan-util's byte moves that turn an old POSIX record (`version` 1
+/// to 3, `rec_len` bytes at the start of `s`) into the current layout,
+/// with the -1 (and -1.0) values it puts in the counters the old one
+/// lacks.
+fn upconvert_old_posix(version: u32, s: &mut [u8; 1024], rec_len: usize) {
+    let base = 16;
+    let minus1 = (-1i64).to_le_bytes();
+    if version == 1 {
+        let dest = base + 6 * 8;
+        let src = dest + 4 * 8;
+        s.copy_within(src..rec_len, dest);
+    }
+    if version <= 2 {
+        let dest = base + 64 * 8 + 5 * 8;
+        let src = dest - 16;
+        s.copy_within(src..src + 12 * 8, dest);
+        s[src..src + 8].copy_from_slice(&(-1.0f64).to_le_bytes());
+        s[src + 8..src + 16].copy_from_slice(&(-1.0f64).to_le_bytes());
+    }
+    let dest = base + 3 * 8;
+    let src = dest - 16;
+    s.copy_within(src..rec_len, dest);
+    s[src..src + 8].copy_from_slice(&minus1);
+    s[src + 8..src + 16].copy_from_slice(&minus1);
+    let dest = base + 13 * 8;
+    let src = dest - 24;
+    s.copy_within(src..rec_len, dest);
+    s[src..src + 8].copy_from_slice(&minus1);
+    s[src + 8..src + 16].copy_from_slice(&minus1);
+    s[src + 16..src + 24].copy_from_slice(&0u64.to_le_bytes());
 }
 
 #[cfg(test)]
