@@ -107,6 +107,58 @@ impl Fields<'_> {
         }
     }
 }
+/// The log's version string and byte order (from its magic number).
+fn identify(bytes: &[u8], file_size: u64) -> Result<(LogVersion, bool)> {
+    if bytes.len() < 16 {
+        return Err(LogError::TooShort { size: file_size, need: OLD_HEADER_SIZE as u64 });
+    }
+    let vend = bytes[..8].iter().position(|&c| c == 0).unwrap_or(8);
+    let vstr = String::from_utf8_lossy(&bytes[..vend]).into_owned();
+    let raw_magic = u64::from_le_bytes(bytes[8..16].try_into().unwrap_or([0; 8]));
+    let swapped = if raw_magic == MAGIC {
+        false
+    } else if raw_magic.swap_bytes() == MAGIC {
+        true
+    } else {
+        return Err(LogError::BadMagic(raw_magic));
+    };
+    let version = LogVersion::parse(&vstr).ok_or(LogError::UnknownVersion(vstr))?;
+    Ok((version, swapped))
+}
+
+/// The partial flags, the name region's map and every module's map and
+/// version, renumbered to 3.41's module ids (older logs lack slot 4,
+/// before 3.20, and slot 6).
+fn read_maps(f: &Fields<'_>, version: LogVersion) -> (u64, RegionMap, [RegionMap; MAX_MODS], [u32; MAX_MODS]) {
+    let mut mod_map = [RegionMap::default(); MAX_MODS];
+    let mut mod_ver = [0u32; MAX_MODS];
+    let (mut partial_flag, name_map) = if version == LogVersion::V341 {
+        for (i, m) in mod_map.iter_mut().enumerate() {
+            *m = RegionMap { off: f.u64(48 + 16 * i), len: f.u64(56 + 16 * i) };
+        }
+        for (i, v) in mod_ver.iter_mut().enumerate() {
+            *v = f.u32(1072 + 4 * i);
+        }
+        (f.u64(24), RegionMap { off: f.u64(32), len: f.u64(40) })
+    } else {
+        for i in 0..16 {
+            mod_map[i] = RegionMap { off: f.u64(40 + 16 * i), len: f.u64(48 + 16 * i) };
+            mod_ver[i] = f.u32(296 + 4 * i);
+        }
+        (f.u32(20) as u64, RegionMap { off: f.u64(24), len: f.u64(32) })
+    };
+    if version < LogVersion::V320 {
+        insert_slot(&mut mod_map, 4);
+        insert_slot(&mut mod_ver, 4);
+        partial_flag = insert_bit(partial_flag, 4);
+    }
+    if version < LogVersion::V341 {
+        insert_slot(&mut mod_map, 6);
+        insert_slot(&mut mod_ver, 6);
+        partial_flag = insert_bit(partial_flag, 6);
+    }
+    (partial_flag, name_map, mod_map, mod_ver)
+}
 
 /// Insert an empty slot at `at`, shifting later slots up by one.
 fn insert_slot<T: Copy + Default>(arr: &mut [T; MAX_MODS], at: usize) {
@@ -125,59 +177,18 @@ fn insert_bit(flag: u64, at: usize) -> u64 {
 impl Header {
     /// Parse the header from the first bytes of a log of `file_size` bytes.
     pub fn parse(bytes: &[u8], file_size: u64) -> Result<Header> {
-        if bytes.len() < 16 {
-            return Err(LogError::TooShort { size: file_size, need: OLD_HEADER_SIZE as u64 });
-        }
-        let vend = bytes[..8].iter().position(|&c| c == 0).unwrap_or(8);
-        let vstr = String::from_utf8_lossy(&bytes[..vend]).into_owned();
-        let raw_magic = u64::from_le_bytes(bytes[8..16].try_into().unwrap_or([0; 8]));
-        let swapped = if raw_magic == MAGIC {
-            false
-        } else if raw_magic.swap_bytes() == MAGIC {
-            true
-        } else {
-            return Err(LogError::BadMagic(raw_magic));
-        };
-        let version = LogVersion::parse(&vstr).ok_or(LogError::UnknownVersion(vstr))?;
+        let (version, swapped) = identify(bytes, file_size)?;
         let size = if version == LogVersion::V341 { HEADER_SIZE } else { OLD_HEADER_SIZE };
         if bytes.len() < size {
             return Err(LogError::TooShort { size: file_size, need: size as u64 });
         }
-        let f = Fields { b: bytes, swapped };
         let compression = match bytes[16] {
             0 => Compression::Zlib,
             1 => Compression::Bzip2,
             2 => Compression::None,
             c => return Err(LogError::BadCompression(c)),
         };
-        let mut mod_map = [RegionMap::default(); MAX_MODS];
-        let mut mod_ver = [0u32; MAX_MODS];
-        let (partial_flag, name_map) = if version == LogVersion::V341 {
-            for (i, m) in mod_map.iter_mut().enumerate() {
-                *m = RegionMap { off: f.u64(48 + 16 * i), len: f.u64(56 + 16 * i) };
-            }
-            for (i, v) in mod_ver.iter_mut().enumerate() {
-                *v = f.u32(1072 + 4 * i);
-            }
-            (f.u64(24), RegionMap { off: f.u64(32), len: f.u64(40) })
-        } else {
-            for i in 0..16 {
-                mod_map[i] = RegionMap { off: f.u64(40 + 16 * i), len: f.u64(48 + 16 * i) };
-                mod_ver[i] = f.u32(296 + 4 * i);
-            }
-            (f.u32(20) as u64, RegionMap { off: f.u64(24), len: f.u64(32) })
-        };
-        let mut partial_flag = partial_flag;
-        if version < LogVersion::V320 {
-            insert_slot(&mut mod_map, 4);
-            insert_slot(&mut mod_ver, 4);
-            partial_flag = insert_bit(partial_flag, 4);
-        }
-        if version < LogVersion::V341 {
-            insert_slot(&mut mod_map, 6);
-            insert_slot(&mut mod_ver, 6);
-            partial_flag = insert_bit(partial_flag, 6);
-        }
+        let (partial_flag, name_map, mod_map, mod_ver) = read_maps(&Fields { b: bytes, swapped }, version);
         let mut h = Header {
             version,
             swapped,
