@@ -102,98 +102,126 @@ fn fsu(cx: &Ctx) -> Fsu {
 }
 
 pub fn findings(cx: &Ctx, m: &Metrics) -> Vec<Finding> {
-    let t = |k: &str| cx.cfg.get(k);
-    let mut out = Vec::new();
     // The XE6 study's redundant read traffic is a metric (Metrics) and
     // the finding is P09's: one fact, one finding.
-    out.extend(metadata_share(cx, m));
-    if m.max_metadata_time_per_process > t("metadata_time_rank") {
-        out.push(finding(
+    [
+        metadata_share(cx, m),
+        metadata_per_process(cx, m),
+        small_shared_writes(cx, m),
+        bursty(cx, m),
+        serialized(cx, m),
+        fsu_load(cx, m),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// X03: one process's time in metadata operations.
+fn metadata_per_process(cx: &Ctx, m: &Metrics) -> Option<Finding> {
+    let limit = cx.cfg.get("metadata_time_rank");
+    (m.max_metadata_time_per_process > limit).then(|| {
+        finding(
             "X03",
             Level::High,
             format!("A process spends {:.1} s in metadata operations", m.max_metadata_time_per_process),
-            vec![format!("threshold {} s per process", t("metadata_time_rank"))],
+            vec![format!("threshold {limit} s per process")],
             Some("Reduce file creations and opens per process; use fewer, shared files"),
-        ));
+        )
+    })
+}
+
+/// X04: small writes to shared files, independent ones under MPI.
+fn small_shared_writes(cx: &Ctx, m: &Metrics) -> Option<Finding> {
+    if m.small_shared_independent_writes == 0 {
+        return None;
     }
-    if m.small_shared_independent_writes > 0 {
-        let level = if m.small_shared_independent_writes as f64 > t("small_requests_absolute") {
-            Level::Warn
-        } else {
-            Level::Info
-        };
-        out.push(finding(
-            "X04",
-            level,
-            format!(
-                "{} small (< 1 MiB) {} to {}{}",
-                units::count(m.small_shared_independent_writes),
-                if cx.mpi { "independent writes" } else { "writes" },
-                super::plural(m.small_shared_independent_write_files as i64, "shared file"),
-                if cx.mpi { ", without collective I/O" } else { " by several processes" }
-            ),
-            vec![],
-            Some(cx.advice(
-                "Write shared files with MPI-IO collective writes (MPI_File_write_all) so aggregators issue large requests",
-                "Have one process write each shared file in large requests, or give each process a file of its own",
-            )),
-        ));
-    }
-    if let (Some(rho), Some(src)) = (m.burstiness, &m.heatmap_source) {
-        if rho > t("burstiness") {
-            out.push(finding(
-                "J01",
-                Level::Info,
-                format!("Bursty I/O: the busiest time bin moves {rho:.1}× the average"),
-                vec![format!("from {src}")],
-                Some(
-                    "Bursts compete for the file system with other jobs; staging (burst buffer) or spreading I/O helps",
-                ),
-            ));
-        }
-    }
-    if let (Some(p), Some(src)) = (m.parallel_intensity, &m.heatmap_source) {
-        let collective = collective_share(cx);
-        if cx.nprocs >= 4 && p <= 1.5 && collective >= 0.9 {
-            cx.withhold(
-                "J02",
-                format!(
-                    "on average {p:.2} of {} ranks do file I/O at a time, but {:.0}% of the POSIX bytes are collective MPI-IO's, which the library's aggregators move (M11)",
-                    cx.nprocs,
-                    collective * 100.0
-                ),
-            );
-        } else if cx.nprocs >= 4 && p <= 1.5 {
-            out.push(finding(
-                "J02",
-                Level::Info,
-                format!("I/O is serialized: on average {p:.2} of {} ranks do I/O at a time", cx.nprocs),
-                vec![format!("from {src}")],
-                Some(cx.advice(
-                    "If one rank does all I/O, parallel I/O (MPI-IO collective, or per-rank files) can use more bandwidth",
-                    "If one process does all I/O, parallel readers (data-loader workers) or per-process files can use more bandwidth",
-                )),
-            ));
-        }
-    }
-    // Under a second of run time the ratio says more about start-up than load.
-    if let Some(load) = m.fsu.load.filter(|l| *l > t("fsu_load") && cx.run_time >= 1.0) {
-        out.push(finding(
-            "F01",
+    let level = if m.small_shared_independent_writes as f64 > cx.cfg.get("small_requests_absolute") {
+        Level::Warn
+    } else {
+        Level::Info
+    };
+    Some(finding(
+        "X04",
+        level,
+        format!(
+            "{} small (< 1 MiB) {} to {}{}",
+            units::count(m.small_shared_independent_writes),
+            if cx.mpi { "independent writes" } else { "writes" },
+            super::plural(m.small_shared_independent_write_files as i64, "shared file"),
+            if cx.mpi { ", without collective I/O" } else { " by several processes" }
+        ),
+        vec![],
+        Some(cx.advice(
+            "Write shared files with MPI-IO collective writes (MPI_File_write_all) so aggregators issue large requests",
+            "Have one process write each shared file in large requests, or give each process a file of its own",
+        )),
+    ))
+}
+
+/// J01: the busiest time bin against the average (from a heat map).
+fn bursty(cx: &Ctx, m: &Metrics) -> Option<Finding> {
+    let (rho, src) = (m.burstiness?, m.heatmap_source.as_ref()?);
+    (rho > cx.cfg.get("burstiness")).then(|| {
+        finding(
+            "J01",
             Level::Info,
-            format!("File-system load: {load:.2} file-system seconds per second of run time (FSU model)"),
-            vec![format!(
-                "{} reads and {} writes over the whole run cost the file system {} + {} in {} of run time",
-                units::count(m.fsu.read_ops),
-                units::count(m.fsu.write_ops),
-                units::secs(m.fsu.read_seconds),
-                units::secs(m.fsu.write_seconds),
-                units::secs(cx.run_time)
-            )],
-            Some("Fewer, larger requests cost the file system less per byte"),
-        ));
+            format!("Bursty I/O: the busiest time bin moves {rho:.1}× the average"),
+            vec![format!("from {src}")],
+            Some("Bursts compete for the file system with other jobs; staging (burst buffer) or spreading I/O helps"),
+        )
+    })
+}
+
+/// J02: ranks doing I/O one at a time; withheld when collective MPI-IO
+/// moved the bytes (its aggregators are few by design).
+fn serialized(cx: &Ctx, m: &Metrics) -> Option<Finding> {
+    let (p, src) = (m.parallel_intensity?, m.heatmap_source.as_ref()?);
+    if cx.nprocs < 4 || p > 1.5 {
+        return None;
     }
-    out
+    let collective = collective_share(cx);
+    if collective >= 0.9 {
+        cx.withhold(
+            "J02",
+            format!(
+                "on average {p:.2} of {} ranks do file I/O at a time, but {:.0}% of the POSIX bytes are collective MPI-IO's, which the library's aggregators move (M11)",
+                cx.nprocs,
+                collective * 100.0
+            ),
+        );
+        return None;
+    }
+    Some(finding(
+        "J02",
+        Level::Info,
+        format!("I/O is serialized: on average {p:.2} of {} ranks do I/O at a time", cx.nprocs),
+        vec![format!("from {src}")],
+        Some(cx.advice(
+            "If one rank does all I/O, parallel I/O (MPI-IO collective, or per-rank files) can use more bandwidth",
+            "If one process does all I/O, parallel readers (data-loader workers) or per-process files can use more bandwidth",
+        )),
+    ))
+}
+
+/// F01: the FSU model's file-system seconds per second of run time.
+fn fsu_load(cx: &Ctx, m: &Metrics) -> Option<Finding> {
+    // Under a second of run time the ratio says more about start-up than load.
+    let load = m.fsu.load.filter(|l| *l > cx.cfg.get("fsu_load") && cx.run_time >= 1.0)?;
+    Some(finding(
+        "F01",
+        Level::Info,
+        format!("File-system load: {load:.2} file-system seconds per second of run time (FSU model)"),
+        vec![format!(
+            "{} reads and {} writes over the whole run cost the file system {} + {} in {} of run time",
+            units::count(m.fsu.read_ops),
+            units::count(m.fsu.write_ops),
+            units::secs(m.fsu.read_seconds),
+            units::secs(m.fsu.write_seconds),
+            units::secs(cx.run_time)
+        )],
+        Some("Fewer, larger requests cost the file system less per byte"),
+    ))
 }
 
 /// X02, the XE6 study's metadata share of POSIX I/O time: held back under
