@@ -10,88 +10,125 @@ use crate::model::{Finding, Level};
 use crate::units;
 
 pub fn advice(cx: &Ctx) -> Vec<Finding> {
-    // Each rule's files, keyed by how far they are from the advice.
-    let mut few = Vec::new();
-    let mut small_req = Vec::new();
-    let mut wide_small = Vec::new();
-    for (id, s) in cx.lustre {
-        // Software loading and the MPI library's own files: not the
-        // application's to stripe.
-        if cx.internal.contains(id) || (cx.software.contains(id) && !cx.counting_software.get()) {
-            continue;
-        }
-        let Some(e) = cx.files.get(modules::POSIX, *id) else { continue };
-        let size = size_of(e);
-        let ops = e.reads + e.writes;
-        if s.stripe_count == 1 && e.shared() && size as f64 > cx.cfg.get("lustre_large_file") {
-            few.push((size as f64, e));
-        }
-        if e.shared() && ops > 0 && s.stripe_size > 0 {
-            let avg = (e.bytes_read() + e.bytes_written()) / ops;
-            if avg > 0 && avg < s.stripe_size / 4 {
-                small_req.push((s.stripe_size as f64 / avg as f64, e));
+    let c = Candidates::of(cx);
+    [single_ost(cx, c.few), small_requests(cx, c.small_req), wide_small(cx, c.wide_small)]
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// Each rule's files, keyed by how far they are from the advice.
+#[derive(Default)]
+struct Candidates<'a> {
+    /// Large shared files on one OST, by size.
+    few: Vec<(f64, &'a FileAgg)>,
+    /// Shared files read or written in requests under a quarter of the
+    /// stripe size, by how many requests make a stripe.
+    small_req: Vec<(f64, &'a FileAgg)>,
+    /// Files smaller than a stripe over several OSTs, by stripe count.
+    wide_small: Vec<(f64, &'a FileAgg)>,
+}
+
+impl<'a> Candidates<'a> {
+    fn of(cx: &Ctx<'a>) -> Candidates<'a> {
+        let mut c = Candidates::default();
+        for (id, s) in cx.lustre {
+            // Software loading and the MPI library's own files: not the
+            // application's to stripe.
+            if cx.internal.contains(id) || (cx.software.contains(id) && !cx.counting_software.get()) {
+                continue;
+            }
+            let Some(e) = cx.files.get(modules::POSIX, *id) else { continue };
+            let size = size_of(e);
+            let ops = e.reads + e.writes;
+            if s.stripe_count == 1 && e.shared() && size as f64 > cx.cfg.get("lustre_large_file") {
+                c.few.push((size as f64, e));
+            }
+            if e.shared() && ops > 0 && s.stripe_size > 0 {
+                let avg = (e.bytes_read() + e.bytes_written()) / ops;
+                if avg > 0 && avg < s.stripe_size / 4 {
+                    c.small_req.push((s.stripe_size as f64 / avg as f64, e));
+                }
+            }
+            if s.stripe_count > 1 && size > 0 && size < s.stripe_size {
+                c.wide_small.push((s.stripe_count as f64, e));
             }
         }
-        if s.stripe_count > 1 && size > 0 && size < s.stripe_size {
-            wide_small.push((s.stripe_count as f64, e));
-        }
+        c
     }
-    let stripes = |e: &FileAgg| cx.lustre.get(&e.id).copied().unwrap_or_default();
-    let mut out = Vec::new();
-    if !few.is_empty() {
-        out.push(finding(
-            "L01",
-            Level::Warn,
-            format!("{} striped over a single OST", super::plural(few.len() as i64, "large shared file")),
-            cx.worst(few, |name, e, size| {
-                format!("{name}: {} on 1 stripe, used by {} ranks", units::bytes(size), ranks(e.ranks(), cx.nprocs))
-            }),
-            Some("Stripe large shared files over more OSTs (lfs setstripe -c 8 or -c -1 on the output directory)"),
-        ));
+}
+
+/// L01: large shared files striped over a single OST.
+fn single_ost(cx: &Ctx, few: Vec<(f64, &FileAgg)>) -> Option<Finding> {
+    if few.is_empty() {
+        return None;
     }
-    if !small_req.is_empty() {
-        out.push(finding(
-            "L02",
-            Level::Warn,
+    Some(finding(
+        "L01",
+        Level::Warn,
+        format!("{} striped over a single OST", super::plural(few.len() as i64, "large shared file")),
+        cx.worst(few, |name, e, size| {
+            format!("{name}: {} on 1 stripe, used by {} ranks", units::bytes(size), ranks(e.ranks(), cx.nprocs))
+        }),
+        Some("Stripe large shared files over more OSTs (lfs setstripe -c 8 or -c -1 on the output directory)"),
+    ))
+}
+
+/// L02: shared files accessed in requests much smaller than a stripe.
+fn small_requests(cx: &Ctx, small_req: Vec<(f64, &FileAgg)>) -> Option<Finding> {
+    if small_req.is_empty() {
+        return None;
+    }
+    Some(finding(
+        "L02",
+        Level::Warn,
+        format!(
+            "{} accessed in requests much smaller than the stripe size",
+            super::plural(small_req.len() as i64, "shared file")
+        ),
+        cx.worst(small_req, |name, e, _| {
+            let avg = (e.bytes_read() + e.bytes_written()) / (e.reads + e.writes);
             format!(
-                "{} accessed in requests much smaller than the stripe size",
-                super::plural(small_req.len() as i64, "shared file")
-            ),
-            cx.worst(small_req, |name, e, _| {
-                let avg = (e.bytes_read() + e.bytes_written()) / (e.reads + e.writes);
-                format!(
-                    "{name}: average request {}, stripe size {}",
-                    units::bytes(avg as f64),
-                    units::bytes(stripes(e).stripe_size as f64)
-                )
-            }),
-            Some(cx.advice(
-                "Make requests a multiple of the stripe size (collective buffering does this), or lower the stripe size to the request size",
-                "Make requests a multiple of the stripe size, or lower the stripe size to the request size",
-            )),
-        ));
+                "{name}: average request {}, stripe size {}",
+                units::bytes(avg as f64),
+                units::bytes(stripes(cx, e).stripe_size as f64)
+            )
+        }),
+        Some(cx.advice(
+            "Make requests a multiple of the stripe size (collective buffering does this), or lower the stripe size to the request size",
+            "Make requests a multiple of the stripe size, or lower the stripe size to the request size",
+        )),
+    ))
+}
+
+/// L03: files smaller than one stripe but striped over several OSTs.
+fn wide_small(cx: &Ctx, wide_small: Vec<(f64, &FileAgg)>) -> Option<Finding> {
+    if wide_small.is_empty() {
+        return None;
     }
-    if !wide_small.is_empty() {
-        out.push(finding(
-            "L03",
-            Level::Info,
+    Some(finding(
+        "L03",
+        Level::Info,
+        format!(
+            "{} smaller than one stripe but striped over several OSTs",
+            super::plural(wide_small.len() as i64, "file")
+        ),
+        cx.worst(wide_small, |name, e, _| {
+            let s = stripes(cx, e);
             format!(
-                "{} smaller than one stripe but striped over several OSTs",
-                super::plural(wide_small.len() as i64, "file")
-            ),
-            cx.worst(wide_small, |name, e, _| {
-                let s = stripes(e);
-                format!(
-                    "{name}: {} over {} stripes of {}",
-                    units::bytes(size_of(e) as f64),
-                    s.stripe_count,
-                    units::bytes(s.stripe_size as f64)
-                )
-            }),
-            Some("Use a stripe count of 1 for small files (lfs setstripe -c 1) to spare OST round trips"),
-        ));
-    }
-    out
+                "{name}: {} over {} stripes of {}",
+                units::bytes(size_of(e) as f64),
+                s.stripe_count,
+                units::bytes(s.stripe_size as f64)
+            )
+        }),
+        Some("Use a stripe count of 1 for small files (lfs setstripe -c 1) to spare OST round trips"),
+    ))
+}
+
+/// The striping of a file the rules picked (they only pick striped ones).
+fn stripes(cx: &Ctx, e: &FileAgg) -> super::Striping {
+    cx.lustre.get(&e.id).copied().unwrap_or_default()
 }
 
 /// A file's size estimated from the highest offset accessed.
