@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use minijinja::{context, AutoEscape, Environment, Value};
 
 use super::charts;
-use crate::model::Report;
+use crate::model::{ModuleStats, Namespace, Report};
 use crate::units;
 
 const TEMPLATE: &str = include_str!("../../templates/report.html.j2");
@@ -27,6 +27,32 @@ pub fn bucket_label(l: &str) -> String {
 /// The report as one HTML page; Err only if the built-in template is
 /// broken (a bug of ours, caught by the tests).
 pub fn render(r: &Report) -> Result<String, minijinja::Error> {
+    let env = environment()?;
+    let safe = Value::from_safe_string;
+    let heatmaps: Vec<Value> = r.heatmaps.iter().map(|h| safe(charts::heatmap(h))).collect();
+    let mut charts_of: BTreeMap<String, BTreeMap<&str, Value>> = BTreeMap::new();
+    for s in &r.module_stats {
+        charts_of.entry(s.module.clone()).or_default().extend(module_charts(s));
+    }
+    let io_cost = if r.io_cost.is_empty() { None } else { Some(safe(charts::io_cost(&r.io_cost, r.job.run_time))) };
+    let timeline = r.timeline.as_ref().map(|t| safe(charts::timeline(t)));
+    let metadata_rate = r.namespace.as_ref().filter(|ns| ns.namespace_ops > 0).map(|ns| safe(metadata_rate(ns)));
+    let processes_svg = r.processes.as_ref().and_then(process_grid).map(|h| safe(charts::heatmap_by(&h, "process")));
+    let tmpl = env.get_template("report")?;
+    tmpl.render(context! {
+        r => Value::from_serialize(r),
+        heatmap_svgs => heatmaps,
+        module_charts => charts_of,
+        io_cost_svg => io_cost,
+        timeline_svg => timeline,
+        metadata_rate_svg => metadata_rate,
+        processes_svg => processes_svg,
+        generator => concat!("darshan-summary ", env!("CARGO_PKG_VERSION")),
+    })
+}
+
+/// The template with its filters.
+fn environment() -> Result<Environment<'static>, minijinja::Error> {
     let mut env = Environment::new();
     // Every value is HTML-escaped, whatever the template's name: names,
     // command lines and metadata come from logs and are hostile until
@@ -40,79 +66,53 @@ pub fn render(r: &Report) -> Result<String, minijinja::Error> {
     env.add_filter("bucket", |v: String| bucket_label(&v));
     env.add_filter("fixed", |v: f64, n: Option<usize>| format!("{v:.*}", n.unwrap_or(2)));
     env.add_template("report", TEMPLATE)?;
+    Ok(env)
+}
+
+/// One module's charts: access sizes, operation counts and access
+/// pattern, each only when the module has the figures.
+fn module_charts(s: &ModuleStats) -> BTreeMap<&'static str, Value> {
     let safe = Value::from_safe_string;
-    let heatmaps: Vec<Value> = r.heatmaps.iter().map(|h| safe(charts::heatmap(h))).collect();
-    let mut module_charts: BTreeMap<String, BTreeMap<&str, Value>> = BTreeMap::new();
-    for s in &r.module_stats {
-        let e = module_charts.entry(s.module.clone()).or_default();
-        if !s.access_sizes.is_empty() {
-            let rows: Vec<(String, i64, i64)> =
-                s.access_sizes.iter().map(|(l, r, w)| (bucket_label(l), *r, *w)).collect();
-            e.insert(
-                "sizes",
-                safe(charts::read_write_bars(
-                    &format!("{} access sizes (bytes per request, all ranks)", s.module),
-                    &rows,
-                )),
-            );
-        }
-        if !s.op_counts.is_empty() {
-            e.insert(
-                "ops",
-                safe(charts::bars(
-                    &format!(
-                        "{} operation counts (all ranks, whole run){}",
-                        s.module,
-                        if s.not_recorded.is_empty() {
-                            String::new()
-                        } else {
-                            format!("; not recorded by this log's runtime: {}", s.not_recorded.join(", "))
-                        }
-                    ),
-                    &s.op_counts,
-                )),
-            );
-        }
-        if let Some(p) = &s.access_pattern {
-            let rows = vec![
-                ("total".to_string(), p.reads, p.writes),
-                ("sequential".to_string(), p.seq_reads, p.seq_writes),
-                ("consecutive".to_string(), p.consec_reads, p.consec_writes),
-            ];
-            e.insert(
-                "pattern",
-                safe(charts::read_write_bars(&format!("{} access pattern (operations, all ranks)", s.module), &rows)),
-            );
-        }
+    let mut e = BTreeMap::new();
+    if !s.access_sizes.is_empty() {
+        let rows: Vec<(String, i64, i64)> = s.access_sizes.iter().map(|(l, r, w)| (bucket_label(l), *r, *w)).collect();
+        let title = format!("{} access sizes (bytes per request, all ranks)", s.module);
+        e.insert("sizes", safe(charts::read_write_bars(&title, &rows)));
     }
-    let io_cost = if r.io_cost.is_empty() { None } else { Some(safe(charts::io_cost(&r.io_cost, r.job.run_time))) };
-    let timeline = r.timeline.as_ref().map(|t| safe(charts::timeline(t)));
-    // Namespace operations per second over the run (POSIX_META's estimate).
-    let metadata_rate = r.namespace.as_ref().filter(|ns| ns.namespace_ops > 0).map(|ns| {
-        let x: Vec<f64> = ns.rate_bins.iter().map(|b| b.0).collect();
-        let per_sec: Vec<f64> = ns.rate_bins.iter().map(|b| b.1 / ns.bin_seconds.max(f64::MIN_POSITIVE)).collect();
-        let series = [charts::Series { label: "namespace operations", color: charts::COLORS[0], values: per_sec }];
-        safe(charts::lines(
-            "Namespace operations per second (estimate)",
-            "seconds since the job started",
-            charts::Unit::Count,
-            "operations per second",
-            &x,
-            &series,
-        ))
-    });
-    let processes_svg = r.processes.as_ref().and_then(process_grid).map(|h| safe(charts::heatmap_by(&h, "process")));
-    let tmpl = env.get_template("report")?;
-    tmpl.render(context! {
-        r => Value::from_serialize(r),
-        heatmap_svgs => heatmaps,
-        module_charts => module_charts,
-        io_cost_svg => io_cost,
-        timeline_svg => timeline,
-        metadata_rate_svg => metadata_rate,
-        processes_svg => processes_svg,
-        generator => concat!("darshan-summary ", env!("CARGO_PKG_VERSION")),
-    })
+    if !s.op_counts.is_empty() {
+        let not_recorded = if s.not_recorded.is_empty() {
+            String::new()
+        } else {
+            format!("; not recorded by this log's runtime: {}", s.not_recorded.join(", "))
+        };
+        let title = format!("{} operation counts (all ranks, whole run){not_recorded}", s.module);
+        e.insert("ops", safe(charts::bars(&title, &s.op_counts)));
+    }
+    if let Some(p) = &s.access_pattern {
+        let rows = vec![
+            ("total".to_string(), p.reads, p.writes),
+            ("sequential".to_string(), p.seq_reads, p.seq_writes),
+            ("consecutive".to_string(), p.consec_reads, p.consec_writes),
+        ];
+        let title = format!("{} access pattern (operations, all ranks)", s.module);
+        e.insert("pattern", safe(charts::read_write_bars(&title, &rows)));
+    }
+    e
+}
+
+/// Namespace operations per second over the run (POSIX_META's estimate).
+fn metadata_rate(ns: &Namespace) -> String {
+    let x: Vec<f64> = ns.rate_bins.iter().map(|b| b.0).collect();
+    let per_sec: Vec<f64> = ns.rate_bins.iter().map(|b| b.1 / ns.bin_seconds.max(f64::MIN_POSITIVE)).collect();
+    let series = [charts::Series { label: "namespace operations", color: charts::COLORS[0], values: per_sec }];
+    charts::lines(
+        "Namespace operations per second (estimate)",
+        "seconds since the job started",
+        charts::Unit::Count,
+        "operations per second",
+        &x,
+        &series,
+    )
 }
 
 /// Rows of the process heat map drawn (the table lists the rest).
