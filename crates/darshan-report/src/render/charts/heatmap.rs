@@ -56,13 +56,7 @@ pub fn heatmap(h: &Heatmap) -> String {
 /// A heat map whose rows are `row`s (ranks, or a job's processes).
 pub fn heatmap_by(h: &Heatmap, row: &str) -> String {
     let shades = Shades::of(&h.grid);
-    let cols = h.grid.first().map_or(1, |r| r.len()).max(1);
     let nranks = h.nranks.max(1);
-    let span = h.bin_width * h.nbins as f64;
-    let per_bin: Vec<f64> = h.read_per_bin.iter().zip(&h.write_per_bin).map(|(r, w)| r + w).collect();
-    let pmax = per_bin.iter().cloned().fold(0.0, f64::max);
-    let bin_scale = Scale::for_top(Unit::Bytes, nice_max(pmax));
-    let time_scale = Scale::for_top(Unit::Seconds, span);
     let step = h.grid_rank_step.max(1);
     let cell = if step > 1 || h.grid_bin_step > 1 {
         format!("; a cell sums {} {row}(s) × {} bin(s)", step, h.grid_bin_step.max(1))
@@ -84,59 +78,83 @@ pub fn heatmap_by(h: &Heatmap, row: &str) -> String {
         let (left, side) = main.split_horizontally(650);
         let (top, bottom) = left.split_vertically(130);
         let (side_top, side_bottom) = side.split_vertically(130);
-        let fmt_bytes = |v: &f64| bin_scale.tick_scaled(*v);
-        let d = bin_scale.div;
-        let mut t = ChartBuilder::on(&top)
-            .margin(6)
-            .y_label_area_size(80)
-            .build_cartesian_2d(axis(0.0, span.max(1e-9))?, axis(0.0, nice_max(pmax / d))?)?;
-        t.configure_mesh()
-            .disable_x_mesh()
-            .x_labels(0)
-            .y_labels(3)
-            .y_label_formatter(&fmt_bytes)
-            .y_desc("per bin")
-            .axis_desc_style((FONT, 12))
-            .label_style((FONT, 11))
-            .draw()?;
-        t.draw_series(per_bin.iter().enumerate().filter(|(_, v)| **v > 0.0).map(|(i, v)| {
-            let x = i as f64 * h.bin_width;
-            Rectangle::new([(x, 0.0), (x + h.bin_width, *v / d)], COLORS[0].filled())
-        }))?;
-        let fmt_time = |v: &f64| time_scale.tick_scaled(*v);
-        let td = time_scale.div;
-        let mut c = ChartBuilder::on(&bottom)
-            .margin(6)
-            .x_label_area_size(40)
-            .y_label_area_size(80)
-            .build_cartesian_2d(axis(0.0, span.max(1e-9) / td)?, axis(0.0, nranks as f64)?)?;
-        c.configure_mesh()
-            .disable_mesh()
-            .y_labels(0)
-            .x_labels(8)
-            .x_label_formatter(&fmt_time)
-            .x_desc("time since the job started")
-            .y_desc(row)
-            .axis_desc_style((FONT, 12))
-            .label_style((FONT, 11))
-            .draw()?;
-        let cell_w = span / td / cols as f64;
-        // Rank 0 at the top, as in PyDarshan's and Darshan's heat maps.
-        let y_of = |rank: usize| (nranks - rank.min(nranks)) as f64;
-        c.draw_series(h.grid.iter().enumerate().flat_map(|(ri, row)| {
-            row.iter().enumerate().filter(|(_, v)| **v > 0.0).map(move |(bi, v)| {
-                let r0 = ri * step;
-                let r1 = ((ri + 1) * step).min(nranks);
-                Rectangle::new(
-                    [(bi as f64 * cell_w, y_of(r0)), ((bi + 1) as f64 * cell_w, y_of(r1))],
-                    shades.colour(*v).filled(),
-                )
-            })
-        }))?;
-        rank_labels(root, &c, nranks, |r| y_of(r) - 0.5)?;
+        per_bin(&top, h)?;
+        grid(root, &bottom, h, shades, row)?;
         per_rank(&side_top, &side_bottom, h, step, nranks, row)?;
         colour_scale(&bar, shades)
     })
+}
+
+/// The run's length the time axes span.
+fn span(h: &Heatmap) -> f64 {
+    h.bin_width * h.nbins as f64
+}
+
+/// Bytes per time bin (all ranks), above the grid.
+fn per_bin(area: &super::Area, h: &Heatmap) -> super::Res {
+    let span = span(h);
+    let per_bin: Vec<f64> = h.read_per_bin.iter().zip(&h.write_per_bin).map(|(r, w)| r + w).collect();
+    let pmax = per_bin.iter().cloned().fold(0.0, f64::max);
+    let bin_scale = Scale::for_top(Unit::Bytes, nice_max(pmax));
+    let fmt_bytes = |v: &f64| bin_scale.tick_scaled(*v);
+    let d = bin_scale.div;
+    let mut t = ChartBuilder::on(area)
+        .margin(6)
+        .y_label_area_size(80)
+        .build_cartesian_2d(axis(0.0, span.max(1e-9))?, axis(0.0, nice_max(pmax / d))?)?;
+    t.configure_mesh()
+        .disable_x_mesh()
+        .x_labels(0)
+        .y_labels(3)
+        .y_label_formatter(&fmt_bytes)
+        .y_desc("per bin")
+        .axis_desc_style((FONT, 12))
+        .label_style((FONT, 11))
+        .draw()?;
+    t.draw_series(per_bin.iter().enumerate().filter(|(_, v)| **v > 0.0).map(|(i, v)| {
+        let x = i as f64 * h.bin_width;
+        Rectangle::new([(x, 0.0), (x + h.bin_width, *v / d)], COLORS[0].filled())
+    }))?;
+    Ok(())
+}
+
+/// The grid itself: a cell per row of ranks and column of time bins,
+/// shaded by its bytes, with the time axis and the rows' labels.
+fn grid(root: &super::Area, area: &super::Area, h: &Heatmap, shades: Shades, row: &str) -> super::Res {
+    let (span, nranks, step) = (span(h), h.nranks.max(1), h.grid_rank_step.max(1));
+    let cols = h.grid.first().map_or(1, |r| r.len()).max(1);
+    let time_scale = Scale::for_top(Unit::Seconds, span);
+    let fmt_time = |v: &f64| time_scale.tick_scaled(*v);
+    let td = time_scale.div;
+    let mut c = ChartBuilder::on(area)
+        .margin(6)
+        .x_label_area_size(40)
+        .y_label_area_size(80)
+        .build_cartesian_2d(axis(0.0, span.max(1e-9) / td)?, axis(0.0, nranks as f64)?)?;
+    c.configure_mesh()
+        .disable_mesh()
+        .y_labels(0)
+        .x_labels(8)
+        .x_label_formatter(&fmt_time)
+        .x_desc("time since the job started")
+        .y_desc(row)
+        .axis_desc_style((FONT, 12))
+        .label_style((FONT, 11))
+        .draw()?;
+    let cell_w = span / td / cols as f64;
+    // Rank 0 at the top, as in PyDarshan's and Darshan's heat maps.
+    let y_of = |rank: usize| (nranks - rank.min(nranks)) as f64;
+    c.draw_series(h.grid.iter().enumerate().flat_map(|(ri, row)| {
+        row.iter().enumerate().filter(|(_, v)| **v > 0.0).map(move |(bi, v)| {
+            let r0 = ri * step;
+            let r1 = ((ri + 1) * step).min(nranks);
+            Rectangle::new(
+                [(bi as f64 * cell_w, y_of(r0)), ((bi + 1) as f64 * cell_w, y_of(r1))],
+                shades.colour(*v).filled(),
+            )
+        })
+    }))?;
+    rank_labels(root, &c, nranks, |r| y_of(r) - 0.5)
 }
 
 /// Bytes per rank beside the grid, one bar per row of the grid (a row
