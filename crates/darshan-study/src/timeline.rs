@@ -245,17 +245,7 @@ FROM stdio_records r JOIN jobs j ON j.log_id = r.log_id
 WHERE (r.STDIO_BYTES_READ > 0 OR r.STDIO_BYTES_WRITTEN > 0) AND PLAUSIBLE_JOB";
 
 pub fn compute(conn: &Connection, dt: f64, fsu: Fsu) -> Result<Timeline, StudyError> {
-    let e = StudyError::sql("timeline");
-    let (t0, t1, left_out): (Option<i64>, Option<i64>, i64) = conn
-        .query_row(
-            &format!(
-                "SELECT MIN(CASE WHEN {PLAUSIBLE_JOB} THEN j.start_time END), MAX(CASE WHEN {PLAUSIBLE_JOB} THEN j.end_time END),
-                        SUM(CASE WHEN {PLAUSIBLE_JOB} THEN 0 ELSE 1 END) FROM jobs j"
-            ),
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, Option<i64>>(2)?.unwrap_or(0))),
-        )
-        .map_err(&e)?;
+    let (t0, t1, left_out) = job_span(conn)?;
     let mut tl =
         Timeline { interval_seconds: dt, thresholds: THRESHOLDS, jobs_left_out: left_out, ..Default::default() };
     let (Some(t0), Some(t1)) = (t0, t1) else { return Ok(tl) };
@@ -264,16 +254,67 @@ pub fn compute(conn: &Connection, dt: f64, fsu: Fsu) -> Result<Timeline, StudyEr
     if intervals > MAX_INTERVALS {
         return Err(StudyError::TooManyIntervals { intervals, dt, span: t1 - t0 });
     }
-    let mut osts: HashMap<(i64, i64), Vec<i64>> = HashMap::new();
-    {
-        let mut st =
-            conn.prepare("SELECT DISTINCT log_id, record_id, ost_id FROM lustre_osts ORDER BY 1, 2, 3").map_err(&e)?;
-        let mut rows = st.query([]).map_err(&e)?;
-        while let Some(r) = rows.next().map_err(&e)? {
-            osts.entry((r.get(0).map_err(&e)?, r.get(1).map_err(&e)?)).or_default().push(r.get(2).map_err(&e)?);
-        }
-    }
+    let osts = ost_lists(conn)?;
     // Read every flow first: what spreading them costs decides Δt.
+    let pieces = read_pieces(conn)?;
+    let dt = fit_interval(&mut tl, &pieces, dt);
+    tl.intervals = ((t1 - t0).max(0) as f64 / dt).floor() as u64 + 1;
+    let mut acc = Acc { dt, origin: t0 as f64, slots: HashMap::new() };
+    let (mut by_ost, mut by_rank) = (false, false);
+    for p in &pieces {
+        let server = match osts.get(&(p.log_id, p.record_id)) {
+            Some(o) if !o.is_empty() => {
+                by_ost = true;
+                Server::Osts(o)
+            }
+            _ => {
+                by_rank = true;
+                Server::Rank { log_id: p.log_id, rank: p.rank }
+            }
+        };
+        acc.spread(p.a, p.b, p.flow, server, p.nprocs);
+    }
+    tl.servers = match (by_ost, by_rank) {
+        (true, true) => "OSTs (files with LUSTRE records) and processes (the rest)",
+        (true, false) => "OSTs",
+        _ => "processes",
+    }
+    .into();
+    finish(&mut tl, acc, fsu);
+    Ok(tl)
+}
+
+/// The first start and last end of the plausible jobs, and how many jobs
+/// were left out as implausible.
+fn job_span(conn: &Connection) -> Result<(Option<i64>, Option<i64>, i64), StudyError> {
+    conn.query_row(
+        &format!(
+            "SELECT MIN(CASE WHEN {PLAUSIBLE_JOB} THEN j.start_time END), MAX(CASE WHEN {PLAUSIBLE_JOB} THEN j.end_time END),
+                    SUM(CASE WHEN {PLAUSIBLE_JOB} THEN 0 ELSE 1 END) FROM jobs j"
+        ),
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, Option<i64>>(2)?.unwrap_or(0))),
+    )
+    .map_err(StudyError::sql("timeline"))
+}
+
+/// Each LUSTRE record's OSTs, by (log_id, record_id).
+fn ost_lists(conn: &Connection) -> Result<HashMap<(i64, i64), Vec<i64>>, StudyError> {
+    let e = StudyError::sql("timeline");
+    let mut osts: HashMap<(i64, i64), Vec<i64>> = HashMap::new();
+    let mut st =
+        conn.prepare("SELECT DISTINCT log_id, record_id, ost_id FROM lustre_osts ORDER BY 1, 2, 3").map_err(&e)?;
+    let mut rows = st.query([]).map_err(&e)?;
+    while let Some(r) = rows.next().map_err(&e)? {
+        osts.entry((r.get(0).map_err(&e)?, r.get(1).map_err(&e)?)).or_default().push(r.get(2).map_err(&e)?);
+    }
+    Ok(osts)
+}
+
+/// Every POSIX and STDIO record's read and write flows, each over the
+/// record's own times when they lie within its job's run, else the run.
+fn read_pieces(conn: &Connection) -> Result<Vec<Piece>, StudyError> {
+    let e = StudyError::sql("timeline");
     let mut pieces: Vec<Piece> = Vec::new();
     let mut st = conn.prepare(&FLOWS_SQL.replace("PLAUSIBLE_JOB", PLAUSIBLE_JOB)).map_err(&e)?;
     let mut rows = st.query([]).map_err(&e)?;
@@ -304,6 +345,13 @@ pub fn compute(conn: &Connection, dt: f64, fsu: Fsu) -> Result<Timeline, StudyEr
             pieces.push(piece(wa, wb, Flow { write_bytes: v[1], write_ops: v[3], ..Default::default() }));
         }
     }
+    Ok(pieces)
+}
+
+/// The interval to use: `dt` as asked, unless spreading the pieces over
+/// it costs more than SPREAD_BUDGET slots; then the smallest multiple
+/// (doubled until it fits) that does not, and `tl` says what was asked.
+fn fit_interval(tl: &mut Timeline, pieces: &[Piece], dt: f64) -> f64 {
     let cost = |dt: f64| pieces.iter().map(|p| ((p.b - p.a).max(0.0) / dt).floor() + 2.0).sum::<f64>();
     let mut dt = dt;
     let at_asked = cost(dt);
@@ -315,30 +363,7 @@ pub fn compute(conn: &Connection, dt: f64, fsu: Fsu) -> Result<Timeline, StudyEr
         }
         tl.interval_seconds = dt;
     }
-    tl.intervals = ((t1 - t0).max(0) as f64 / dt).floor() as u64 + 1;
-    let mut acc = Acc { dt, origin: t0 as f64, slots: HashMap::new() };
-    let (mut by_ost, mut by_rank) = (false, false);
-    for p in &pieces {
-        let server = match osts.get(&(p.log_id, p.record_id)) {
-            Some(o) if !o.is_empty() => {
-                by_ost = true;
-                Server::Osts(o)
-            }
-            _ => {
-                by_rank = true;
-                Server::Rank { log_id: p.log_id, rank: p.rank }
-            }
-        };
-        acc.spread(p.a, p.b, p.flow, server, p.nprocs);
-    }
-    tl.servers = match (by_ost, by_rank) {
-        (true, true) => "OSTs (files with LUSTRE records) and processes (the rest)",
-        (true, false) => "OSTs",
-        _ => "processes",
-    }
-    .into();
-    finish(&mut tl, acc, fsu);
-    Ok(tl)
+    dt
 }
 
 fn finish(tl: &mut Timeline, acc: Acc, fsu: Fsu) {
