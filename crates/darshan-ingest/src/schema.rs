@@ -112,13 +112,17 @@ pub fn has_file_rec_id(module: usize) -> bool {
     module == modules::H5D || module == modules::PNETCDF_VAR
 }
 
-pub fn tables() -> Vec<Table> {
+/// A table whose columns are the same for every log.
+type Fixed = (&'static str, Kind, &'static [(&'static str, ColType)]);
+
+/// The tables before the per-module ones.
+const HEAD: &[Fixed] = {
     use ColType::*;
-    let mut t = vec![
-        Table {
-            name: "logs".into(),
-            kind: Kind::Logs,
-            columns: cols(&[
+    &[
+        (
+            "logs",
+            Kind::Logs,
+            &[
                 ("log_id", Int),
                 ("content_key", Text),
                 ("path", Text),
@@ -126,12 +130,12 @@ pub fn tables() -> Vec<Table> {
                 ("status", Text),
                 ("error", Text),
                 ("ingested_at", Int),
-            ]),
-        },
-        Table {
-            name: "jobs".into(),
-            kind: Kind::Jobs,
-            columns: cols(&[
+            ],
+        ),
+        (
+            "jobs",
+            Kind::Jobs,
+            &[
                 ("log_id", Int),
                 ("jobid", Int),
                 ("uid", Int),
@@ -153,12 +157,12 @@ pub fn tables() -> Vec<Table> {
                 ("cost_calls", Int),
                 ("cost_est_us", Int),
                 ("cost_share_pct", Real),
-            ]),
-        },
-        Table {
-            name: "modules".into(),
-            kind: Kind::Modules,
-            columns: cols(&[
+            ],
+        ),
+        (
+            "modules",
+            Kind::Modules,
+            &[
                 ("log_id", Int),
                 ("module", Text),
                 ("version", Int),
@@ -166,60 +170,78 @@ pub fn tables() -> Vec<Table> {
                 ("compressed_bytes", Int),
                 ("partial", Int),
                 ("error", Text),
-            ]),
-        },
-    ];
-    for m in record_modules() {
-        let mut c = cols(&[
-            ("log_id", Int),
-            ("record_id", Int),
-            ("rank", Int),
-            ("file_name", Text),
-            ("mount_point", Text),
-            ("fs_type", Text),
-        ]);
-        if has_file_rec_id(m) {
-            c.push(Column { name: "file_rec_id".into(), ty: Int });
-        }
-        c.extend(counters(m));
-        t.push(Table { name: format!("{}_records", stem(m)), kind: Kind::Records(m), columns: c });
-    }
-    for m in totals_modules() {
-        let mut c = cols(&[("log_id", Int)]);
-        c.extend(counters(m));
-        t.push(Table { name: format!("{}_totals", stem(m)), kind: Kind::Totals(m), columns: c });
-    }
-    t.push(Table {
-        name: "heatmap".into(),
-        kind: Kind::Heatmap,
-        columns: cols(&[
-            ("log_id", Int),
-            ("source", Text),
-            ("rank", Int),
-            ("bin", Int),
-            ("bin_width", Real),
-            ("read_bytes", Int),
-            ("write_bytes", Int),
-        ]),
-    });
-    t.push(Table {
-        name: "job_facts".into(),
-        kind: Kind::Facts,
-        columns: cols(&[("log_id", Int), ("module", Text), ("fact", Text), ("value", Real)]),
-    });
-    t.push(Table {
-        name: "lustre_osts".into(),
-        kind: Kind::LustreOsts,
-        columns: cols(&[
-            ("log_id", Int),
-            ("record_id", Int),
-            ("rank", Int),
-            ("stripe_size", Int),
-            ("stripe_count", Int),
-            ("ost_id", Int),
-        ]),
-    });
+            ],
+        ),
+    ]
+};
+
+/// The tables after the per-module ones.
+const TAIL: &[Fixed] = {
+    use ColType::*;
+    &[
+        (
+            "heatmap",
+            Kind::Heatmap,
+            &[
+                ("log_id", Int),
+                ("source", Text),
+                ("rank", Int),
+                ("bin", Int),
+                ("bin_width", Real),
+                ("read_bytes", Int),
+                ("write_bytes", Int),
+            ],
+        ),
+        ("job_facts", Kind::Facts, &[("log_id", Int), ("module", Text), ("fact", Text), ("value", Real)]),
+        (
+            "lustre_osts",
+            Kind::LustreOsts,
+            &[
+                ("log_id", Int),
+                ("record_id", Int),
+                ("rank", Int),
+                ("stripe_size", Int),
+                ("stripe_count", Int),
+                ("ost_id", Int),
+            ],
+        ),
+    ]
+};
+
+pub fn tables() -> Vec<Table> {
+    let fixed = |list: &'static [Fixed]| {
+        list.iter().map(|&(name, kind, columns)| Table { name: name.into(), kind, columns: cols(columns) })
+    };
+    let mut t: Vec<Table> = fixed(HEAD).collect();
+    t.extend(record_modules().into_iter().map(records_table));
+    t.extend(totals_modules().into_iter().map(totals_table));
+    t.extend(fixed(TAIL));
     t
+}
+
+/// A module's records: where each came from, then its counters.
+fn records_table(m: usize) -> Table {
+    use ColType::*;
+    let mut c = cols(&[
+        ("log_id", Int),
+        ("record_id", Int),
+        ("rank", Int),
+        ("file_name", Text),
+        ("mount_point", Text),
+        ("fs_type", Text),
+    ]);
+    if has_file_rec_id(m) {
+        c.push(Column { name: "file_rec_id".into(), ty: Int });
+    }
+    c.extend(counters(m));
+    Table { name: format!("{}_records", stem(m)), kind: Kind::Records(m), columns: c }
+}
+
+/// A module's totals over a log's records (darshan-parser --total).
+fn totals_table(m: usize) -> Table {
+    let mut c = cols(&[("log_id", ColType::Int)]);
+    c.extend(counters(m));
+    Table { name: format!("{}_totals", stem(m)), kind: Kind::Totals(m), columns: c }
 }
 
 #[cfg(test)]
