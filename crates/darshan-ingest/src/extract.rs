@@ -268,49 +268,13 @@ fn stream_module(
             chunk.push(record_row(&rec, names, mounts));
         }
         match &rec.extra {
-            Extra::Heatmap { bin_width, write_bins, read_bins } => {
-                let source = names
-                    .get(rec.id)
-                    .map(|n| String::from_utf8_lossy(n).trim_start_matches("heatmap:").to_string())
-                    .unwrap_or_else(|| format!("{:x}", rec.id));
-                for (bin, (r, w)) in read_bins.iter().zip(write_bins).enumerate() {
-                    if *r != 0 || *w != 0 {
-                        heat.push(vec![
-                            Value::Text(source.clone()),
-                            Value::Int(rec.rank),
-                            Value::Int(bin as i64),
-                            Value::Real(*bin_width),
-                            Value::Int(*r),
-                            Value::Int(*w),
-                        ]);
-                    }
-                }
-            }
-            Extra::Lustre { components, ost_ids } => {
-                let first = components.first().map(|c| c.counters).unwrap_or_default();
-                for ost in ost_ids {
-                    lustre.push(vec![
-                        Value::Int(rec.id as i64),
-                        Value::Int(rec.rank),
-                        Value::Int(first[0]),
-                        Value::Int(first[1]),
-                        Value::Int(*ost),
-                    ]);
-                }
-            }
+            Extra::Heatmap { .. } => heat.extend(heatmap_rows(&rec, names)),
+            Extra::Lustre { .. } => lustre.extend(lustre_rows(&rec)),
             _ => {}
         }
-        for (t, rows) in [(table, &mut chunk), (Some(ix.heatmap), &mut heat), (Some(ix.lustre), &mut lustre)] {
-            if let Some(t) = t.filter(|_| rows.len() >= CHUNK) {
-                sink.rows(t, std::mem::take(rows));
-            }
-        }
+        send(sink, [(table, &mut chunk), (Some(ix.heatmap), &mut heat), (Some(ix.lustre), &mut lustre)], CHUNK);
     }
-    for (t, rows) in [(table, chunk), (Some(ix.heatmap), heat), (Some(ix.lustre), lustre)] {
-        if let Some(t) = t.filter(|_| !rows.is_empty()) {
-            sink.rows(t, rows);
-        }
-    }
+    send(sink, [(table, &mut chunk), (Some(ix.heatmap), &mut heat), (Some(ix.lustre), &mut lustre)], 1);
     // darshan-parser prints no totals for a module it could not read to
     // the end; neither do we.
     if out.error.is_none() {
@@ -319,6 +283,55 @@ fn stream_module(
         }
     }
     out
+}
+
+/// Each batch of rows that has `at_least` rows, to its table (None: a
+/// table not kept).
+fn send(sink: &mut dyn Sink, batches: [(Option<usize>, &mut Vec<Row>); 3], at_least: usize) {
+    for (t, rows) in batches {
+        if let Some(t) = t.filter(|_| !rows.is_empty() && rows.len() >= at_least) {
+            sink.rows(t, std::mem::take(rows));
+        }
+    }
+}
+
+/// A HEATMAP record's non-empty bins, each a row of the heatmap table
+/// under its source (the record's name without "heatmap:").
+fn heatmap_rows(rec: &Record, names: &NameTable) -> Vec<Row> {
+    let Extra::Heatmap { bin_width, write_bins, read_bins } = &rec.extra else { return Vec::new() };
+    let source = names
+        .get(rec.id)
+        .map(|n| String::from_utf8_lossy(n).trim_start_matches("heatmap:").to_string())
+        .unwrap_or_else(|| format!("{:x}", rec.id));
+    let bins = read_bins.iter().zip(write_bins).enumerate().filter(|(_, (r, w))| **r != 0 || **w != 0);
+    bins.map(|(bin, (r, w))| {
+        vec![
+            Value::Text(source.clone()),
+            Value::Int(rec.rank),
+            Value::Int(bin as i64),
+            Value::Real(*bin_width),
+            Value::Int(*r),
+            Value::Int(*w),
+        ]
+    })
+    .collect()
+}
+
+/// A LUSTRE record's OSTs, each a row with the first component's stripe
+/// size and count.
+fn lustre_rows(rec: &Record) -> Vec<Row> {
+    let Extra::Lustre { components, ost_ids } = &rec.extra else { return Vec::new() };
+    let first = components.first().map(|c| c.counters).unwrap_or_default();
+    let row = |ost: i64| {
+        vec![
+            Value::Int(rec.id as i64),
+            Value::Int(rec.rank),
+            Value::Int(first[0]),
+            Value::Int(first[1]),
+            Value::Int(ost),
+        ]
+    };
+    ost_ids.iter().map(|&ost| row(ost)).collect()
 }
 
 /// A record's counters as columns; a counter Darshan did not record
