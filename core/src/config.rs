@@ -244,6 +244,38 @@ fn switch(src: &dyn Source, name: &str, flag: &mut bool, warn: &mut Vec<String>)
 
 /// A value quoted in a warning: at most a short prefix (a 5 MB config
 /// line once gave a 5 MB warning).
+/// MOD_DISABLE and MOD_ENABLE lines' modules, applied after the file.
+#[derive(Default)]
+struct ModMasks {
+    disable: u64,
+    enable: u64,
+}
+
+/// How many arguments a configuration file's keyword needs; None for a
+/// keyword Darshan does not know.
+fn arity(key: &str) -> Option<usize> {
+    Some(match key {
+        "MODMEM"
+        | "NAMEMEM"
+        | "MEM_ALIGNMENT"
+        | "JOBID"
+        | "LOGHINTS"
+        | "LOGPATH"
+        | "MMAP_LOGPATH"
+        | "APP_EXCLUDE"
+        | "APP_INCLUDE"
+        | "RANK_EXCLUDE"
+        | "RANK_INCLUDE"
+        | "MOD_DISABLE"
+        | "MOD_ENABLE"
+        | "DXT_SMALL_IO_TRIGGER"
+        | "DXT_UNALIGNED_IO_TRIGGER" => 1,
+        "MAX_RECORDS" | "NAME_EXCLUDE" | "NAME_INCLUDE" => 2,
+        "DXT_THREAD_ID" | "DUMP_CONFIG" | "INTERNAL_TIMING" | "DISABLE_SHARED_REDUCTION" => 0,
+        _ => return None,
+    })
+}
+
 fn quote(v: &str) -> String {
     const MAX: usize = 64;
     if v.len() <= MAX {
@@ -272,8 +304,7 @@ impl Config {
     }
 
     fn apply_file(&mut self, text: &str, warn: &mut Vec<String>) {
-        let mut mod_disable = 0u64;
-        let mut mod_enable = 0u64;
+        let mut masks = ModMasks::default();
         for (n, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("").trim();
             if line.is_empty() {
@@ -282,84 +313,75 @@ impl Config {
             let mut it = line.split_whitespace();
             let key = it.next().unwrap_or("");
             let args: Vec<&str> = it.collect();
-            let what = format!("config line {} ({})", n + 1, quote(key));
-            let need = |k: usize, warn: &mut Vec<String>| {
-                if args.len() < k {
-                    warn.push(format!("{what}: expected {k} argument(s); line ignored"));
-                    false
-                } else {
-                    true
+            match arity(key) {
+                None => warn.push(format!("config line {}: unknown keyword '{}'; skipped", n + 1, quote(key))),
+                Some(k) if args.len() < k => {
+                    warn.push(format!("config line {} ({}): expected {k} argument(s); line ignored", n + 1, quote(key)))
                 }
-            };
-            match key {
-                "MODMEM" if need(1, warn) => self.mod_mem = mib(args[0], &what, warn).unwrap_or(self.mod_mem),
-                "NAMEMEM" if need(1, warn) => self.name_mem = mib(args[0], &what, warn).unwrap_or(self.name_mem),
-                "MEM_ALIGNMENT" if need(1, warn) => self.set_align(args[0], &what, warn),
-                "JOBID" if need(1, warn) => self.jobid_env = Some(args[0].into()),
-                "LOGHINTS" if need(1, warn) => self.log_hints = args[0].into(),
-                "LOGPATH" if need(1, warn) => self.log_path_dated = Some(args[0].into()),
-                "MMAP_LOGPATH" if need(1, warn) => self.mmap_log_path = args[0].into(),
-                "APP_EXCLUDE" if need(1, warn) => self.app_exclude.extend(regexes(args[0], &what, warn)),
-                "APP_INCLUDE" if need(1, warn) => self.app_include.extend(regexes(args[0], &what, warn)),
-                "RANK_EXCLUDE" if need(1, warn) => self.rank_exclude.extend(ranks(args[0], &what, warn)),
-                "RANK_INCLUDE" if need(1, warn) => self.rank_include.extend(ranks(args[0], &what, warn)),
-                "MOD_DISABLE" if need(1, warn) => mod_disable |= module_mask(args[0], warn, &what),
-                "MOD_ENABLE" if need(1, warn) => mod_enable |= module_mask(args[0], warn, &what),
-                "MAX_RECORDS" if need(2, warn) => match args[0].parse::<usize>() {
-                    Ok(n) if n > 0 => {
-                        let mask = module_mask(args[1], warn, &what);
-                        for m in 0..MAX_MODS {
-                            // Not for HEATMAP/APMPI, as in Darshan.
-                            if mask & (1 << m) != 0 && m != modules::HEATMAP && m != modules::APMPI {
-                                self.max_records[m] = n;
-                            }
-                        }
-                    }
-                    _ => warn.push(format!("{what}: bad record count '{}'; ignored", quote(args[0]))),
-                },
-                "NAME_EXCLUDE" | "NAME_INCLUDE" if need(2, warn) => {
-                    let mask = module_mask(args[1], warn, &what);
-                    let rules = regexes(args[0], &what, warn).into_iter().map(|(pattern, regex)| NameRule {
-                        pattern,
-                        regex,
-                        modules: mask,
-                    });
-                    if key == "NAME_EXCLUDE" {
-                        self.name_exclude.extend(rules)
-                    } else {
-                        self.name_include.extend(rules)
-                    }
+                Some(_) => {
+                    let what = format!("config line {} ({})", n + 1, quote(key));
+                    self.apply_line(key, &args, &what, warn, &mut masks);
                 }
-                "DXT_SMALL_IO_TRIGGER" if need(1, warn) => self.dxt_small_io_trigger = fraction(args[0], &what, warn),
-                "DXT_UNALIGNED_IO_TRIGGER" if need(1, warn) => {
-                    self.dxt_unaligned_io_trigger = fraction(args[0], &what, warn)
-                }
-                "DXT_THREAD_ID" => self.dxt_thread_ids = true,
-                "DUMP_CONFIG" => self.dump_config = true,
-                "INTERNAL_TIMING" => self.internal_timing = true,
-                "DISABLE_SHARED_REDUCTION" => self.disable_shared_reduction = true,
-                "MODMEM"
-                | "NAMEMEM"
-                | "MEM_ALIGNMENT"
-                | "JOBID"
-                | "LOGHINTS"
-                | "LOGPATH"
-                | "MMAP_LOGPATH"
-                | "APP_EXCLUDE"
-                | "APP_INCLUDE"
-                | "RANK_EXCLUDE"
-                | "RANK_INCLUDE"
-                | "MOD_DISABLE"
-                | "MOD_ENABLE"
-                | "MAX_RECORDS"
-                | "NAME_EXCLUDE"
-                | "NAME_INCLUDE"
-                | "DXT_SMALL_IO_TRIGGER"
-                | "DXT_UNALIGNED_IO_TRIGGER" => {} // argument missing: warned above
-                _ => warn.push(format!("config line {}: unknown keyword '{}'; skipped", n + 1, quote(key))),
             }
         }
-        self.apply_mod_masks(mod_disable, mod_enable);
+        self.apply_mod_masks(masks.disable, masks.enable);
+    }
+
+    /// One line of a configuration file whose keyword is known and has
+    /// its arguments (`arity`).
+    fn apply_line(&mut self, key: &str, args: &[&str], what: &str, warn: &mut Vec<String>, masks: &mut ModMasks) {
+        match key {
+            "MODMEM" => self.mod_mem = mib(args[0], what, warn).unwrap_or(self.mod_mem),
+            "NAMEMEM" => self.name_mem = mib(args[0], what, warn).unwrap_or(self.name_mem),
+            "MEM_ALIGNMENT" => self.set_align(args[0], what, warn),
+            "JOBID" => self.jobid_env = Some(args[0].into()),
+            "LOGHINTS" => self.log_hints = args[0].into(),
+            "LOGPATH" => self.log_path_dated = Some(args[0].into()),
+            "MMAP_LOGPATH" => self.mmap_log_path = args[0].into(),
+            "APP_EXCLUDE" => self.app_exclude.extend(regexes(args[0], what, warn)),
+            "APP_INCLUDE" => self.app_include.extend(regexes(args[0], what, warn)),
+            "RANK_EXCLUDE" => self.rank_exclude.extend(ranks(args[0], what, warn)),
+            "RANK_INCLUDE" => self.rank_include.extend(ranks(args[0], what, warn)),
+            "MOD_DISABLE" => masks.disable |= module_mask(args[0], warn, what),
+            "MOD_ENABLE" => masks.enable |= module_mask(args[0], warn, what),
+            "MAX_RECORDS" => self.set_max_records(args[0], args[1], what, warn),
+            "NAME_EXCLUDE" | "NAME_INCLUDE" => {
+                let mask = module_mask(args[1], warn, what);
+                let rules = regexes(args[0], what, warn).into_iter().map(|(pattern, regex)| NameRule {
+                    pattern,
+                    regex,
+                    modules: mask,
+                });
+                if key == "NAME_EXCLUDE" {
+                    self.name_exclude.extend(rules)
+                } else {
+                    self.name_include.extend(rules)
+                }
+            }
+            "DXT_SMALL_IO_TRIGGER" => self.dxt_small_io_trigger = fraction(args[0], what, warn),
+            "DXT_UNALIGNED_IO_TRIGGER" => self.dxt_unaligned_io_trigger = fraction(args[0], what, warn),
+            "DXT_THREAD_ID" => self.dxt_thread_ids = true,
+            "DUMP_CONFIG" => self.dump_config = true,
+            "INTERNAL_TIMING" => self.internal_timing = true,
+            "DISABLE_SHARED_REDUCTION" => self.disable_shared_reduction = true,
+            _ => {}
+        }
+    }
+
+    /// MAX_RECORDS: a record limit for the modules named (not HEATMAP or
+    /// APMPI, as in Darshan).
+    fn set_max_records(&mut self, count: &str, names: &str, what: &str, warn: &mut Vec<String>) {
+        match count.parse::<usize>() {
+            Ok(n) if n > 0 => {
+                let mask = module_mask(names, warn, what);
+                for m in 0..MAX_MODS {
+                    if mask & (1 << m) != 0 && m != modules::HEATMAP && m != modules::APMPI {
+                        self.max_records[m] = n;
+                    }
+                }
+            }
+            _ => warn.push(format!("{what}: bad record count '{}'; ignored", quote(count))),
+        }
     }
 
     fn set_align(&mut self, v: &str, what: &str, warn: &mut Vec<String>) {
@@ -617,6 +639,20 @@ mod tests {
         assert_eq!(gather("0").0.log_gather_max, 0, "every log through MPI-IO");
         let (c, w) = gather("-3");
         assert_eq!((c.log_gather_max, w.len()), (16 << 20, 1), "a bad value keeps the default, said once");
+    }
+
+    #[test]
+    fn a_keyword_without_its_arguments_is_ignored_with_one_warning() {
+        let text = "MODMEM\nMAX_RECORDS 5\nDUMP_CONFIG\nNAME_EXCLUDE ^/tmp\nNAMEMEM 3\n";
+        let (c, warn) = Config::load(&Fake([("DARSHAN_CONFIG_PATH", "/x")].into(), text));
+        assert_eq!(c.mod_mem, Config::default().mod_mem);
+        assert_eq!(c.max_records[modules::POSIX], DEF_MOD_REC_COUNT);
+        assert!(c.name_exclude.is_empty());
+        assert!(c.dump_config, "a keyword of no arguments needs none");
+        assert_eq!(c.name_mem, 3 << 20, "the lines after a bad one still count");
+        let said =
+            |n: usize, key: &str, k: usize| format!("config line {n} ({key}): expected {k} argument(s); line ignored");
+        assert_eq!(warn, vec![said(1, "MODMEM", 1), said(2, "MAX_RECORDS", 2), said(4, "NAME_EXCLUDE", 2)]);
     }
 
     /// A config file line of 5 MB gave a 5 MB warning.
