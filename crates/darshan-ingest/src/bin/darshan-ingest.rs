@@ -71,13 +71,7 @@ fn shown(p: &std::path::Path) -> String {
 }
 
 fn go(cli: &Cli) -> Result<u8, (u8, String)> {
-    // A mistyped path is a usage error, found before anything is written.
-    let missing: Vec<&PathBuf> = cli.logdirs.iter().filter(|p| std::fs::symlink_metadata(p).is_err()).collect();
-    if !missing.is_empty() {
-        let mut msg = String::new();
-        for p in &missing {
-            let _ = writeln!(msg, "darshan-ingest: {}: no such file or directory", shown(p));
-        }
+    if let Some(msg) = missing(&cli.logdirs) {
         cli::stderr(&msg);
         return Ok(USAGE);
     }
@@ -89,15 +83,12 @@ fn go(cli: &Cli) -> Result<u8, (u8, String)> {
         cli::stderr(&format!("darshan-ingest: {}: {note}\n", cli.db.display()));
     }
     let jobs = cli.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
-    // SIGTERM or SIGINT: the run stops at its next log and cleans up (a
-    // second one ends it at once).
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
-        let _ = signal_hook::flag::register_conditional_shutdown(sig, 1, stop.clone());
-        let _ = signal_hook::flag::register(sig, stop.clone());
-    }
-    let opts =
-        run::Options { jobs, progress: !cli.quiet && !cli.json, commit_every: cli.commit_every, stop: Some(stop) };
+    let opts = run::Options {
+        jobs,
+        progress: !cli.quiet && !cli.json,
+        commit_every: cli.commit_every,
+        stop: Some(stop_flag()),
+    };
     let db = cli.db.display().to_string();
     let mut sum =
         run::ingest(&cli.logdirs, &mut store, &opts).map_err(|e| (USAGE, format!("{}: {e}", visible(&db))))?;
@@ -117,44 +108,74 @@ fn go(cli: &Cli) -> Result<u8, (u8, String)> {
         let text = serde_json::to_string_pretty(&v).map_err(|e| (USAGE, e.to_string()))?;
         cli::stdout(format!("{text}\n").as_bytes()).map_err(|e| (USAGE, e.to_string()))?;
     } else if !cli.quiet {
-        let mut o = String::new();
-        let _ = writeln!(
-            o,
-            "{}: {} logs found, {} ingested ({} partial), {} unreadable, {} duplicates, {} unchanged; {:.1} s, {:.0} logs/s",
-            visible(&sum.database),
-            sum.files_found,
-            sum.ingested,
-            sum.partial,
-            sum.failed,
-            sum.duplicates,
-            sum.unchanged,
-            sum.seconds,
-            sum.logs_per_second
-        );
-        if sum.process_logs_grouped > 0 {
-            let _ = writeln!(
-                o,
-                "  {} per-process logs of jobs without MPI ingested as their jobs ({} job logs made here)",
-                sum.process_logs_grouped, sum.job_logs_made
-            );
-        }
-        // A tree of thousands of partial logs must not flood the terminal;
-        // the database (table logs) and --json have them all.
-        const SHOWN: usize = 20;
-        for e in sum.partial_logs.iter().take(SHOWN) {
-            let _ = writeln!(o, "  {} (partial): {}", visible(&e.path), visible(&e.error));
-        }
-        if sum.partial_logs.len() > SHOWN {
-            let _ = writeln!(
-                o,
-                "  ... and {} more partial: SELECT path, error FROM logs WHERE status = 'partial' (or --json)",
-                sum.partial_logs.len() - SHOWN
-            );
-        }
-        if let Some(x) = &export {
-            let _ = writeln!(o, "{}: {} logs exported in {} files", visible(&x.directory), x.logs, x.files_written);
-        }
-        cli::stdout(o.as_bytes()).map_err(|e| (USAGE, e.to_string()))?;
+        cli::stdout(summary(&sum, export.as_ref()).as_bytes()).map_err(|e| (USAGE, e.to_string()))?;
     }
     Ok(if sum.errors.is_empty() { 0 } else { SOME_UNREADABLE })
+}
+
+/// A mistyped path is a usage error, found before anything is written:
+/// one line for each path that does not exist.
+fn missing(paths: &[PathBuf]) -> Option<String> {
+    let missing: Vec<&PathBuf> = paths.iter().filter(|p| std::fs::symlink_metadata(p).is_err()).collect();
+    if missing.is_empty() {
+        return None;
+    }
+    let mut msg = String::new();
+    for p in &missing {
+        let _ = writeln!(msg, "darshan-ingest: {}: no such file or directory", shown(p));
+    }
+    Some(msg)
+}
+
+/// SIGTERM or SIGINT: the run stops at its next log and cleans up (a
+/// second one ends it at once).
+fn stop_flag() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        let _ = signal_hook::flag::register_conditional_shutdown(sig, 1, stop.clone());
+        let _ = signal_hook::flag::register(sig, stop.clone());
+    }
+    stop
+}
+
+/// The run's summary for a terminal.
+fn summary(sum: &run::Summary, export: Option<&parquet_out::ExportSummary>) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{}: {} logs found, {} ingested ({} partial), {} unreadable, {} duplicates, {} unchanged; {:.1} s, {:.0} logs/s",
+        visible(&sum.database),
+        sum.files_found,
+        sum.ingested,
+        sum.partial,
+        sum.failed,
+        sum.duplicates,
+        sum.unchanged,
+        sum.seconds,
+        sum.logs_per_second
+    );
+    if sum.process_logs_grouped > 0 {
+        let _ = writeln!(
+            o,
+            "  {} per-process logs of jobs without MPI ingested as their jobs ({} job logs made here)",
+            sum.process_logs_grouped, sum.job_logs_made
+        );
+    }
+    // A tree of thousands of partial logs must not flood the terminal;
+    // the database (table logs) and --json have them all.
+    const SHOWN: usize = 20;
+    for e in sum.partial_logs.iter().take(SHOWN) {
+        let _ = writeln!(o, "  {} (partial): {}", visible(&e.path), visible(&e.error));
+    }
+    if sum.partial_logs.len() > SHOWN {
+        let _ = writeln!(
+            o,
+            "  ... and {} more partial: SELECT path, error FROM logs WHERE status = 'partial' (or --json)",
+            sum.partial_logs.len() - SHOWN
+        );
+    }
+    if let Some(x) = export {
+        let _ = writeln!(o, "{}: {} logs exported in {} files", visible(&x.directory), x.logs, x.files_written);
+    }
+    o
 }
