@@ -279,7 +279,37 @@ pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Su
         }
         store.commit_every = std::time::Duration::from_secs_f64(secs);
     }
-    // Phase 1: find.
+    let todo = changed_logs(roots, store, &mut sum)?;
+    // Phase 1b: the per-process logs of a job without MPI become one job.
+    let jobs_dir = ScratchDir::new("darshan-ingest-jobs").map_err(IngestError::io(&std::env::temp_dir()))?;
+    let mut todo = group_jobs(todo, store, &jobs_dir.0, &mut sum, opts)?;
+    // Kept only while it holds job logs to read: a run killed later (the
+    // drop never comes) leaves nothing behind unless it made some.
+    let jobs_dir = (sum.job_logs_made > 0).then_some(jobs_dir);
+    // Workers pop from the end: reverse so logs go in path order.
+    todo.reverse();
+    let bar = progress_bar(todo.len() as u64, opts.progress);
+    let result = read_and_write(todo, store, &mut sum, opts, &bar);
+    drop(jobs_dir);
+    result?;
+    store.commit()?;
+    bar.finish_and_clear();
+    sum.failed = sum.errors.len();
+    sum.seconds = t0.elapsed().as_secs_f64();
+    let read = (sum.ingested + sum.failed) as f64;
+    sum.logs_per_second = if sum.seconds > 0.0 { read / sum.seconds } else { 0.0 };
+    for (t, n) in store.tables.iter().zip(&store.rows_written) {
+        if *n > 0 {
+            sum.rows.insert(t.name.clone(), *n);
+        }
+    }
+    Ok(sum)
+}
+
+/// Phase 1: the logs under `roots` that the database does not have as
+/// they are now (same size and mtime: `unchanged`); what cannot be
+/// looked at goes to the summary's errors.
+fn changed_logs(roots: &[PathBuf], store: &Store, sum: &mut Summary) -> Result<Vec<FileInfo>, IngestError> {
     let (paths, problems) = find_logs(roots);
     for p in problems {
         sum.errors.push(LogProblem { path: p.path, status: Status::Error, error: p.error });
@@ -294,17 +324,19 @@ pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Su
             Err(e) => sum.errors.push(LogProblem { path: shown(p), status: Status::Error, error: e.to_string() }),
         }
     }
-    // Phase 1b: the per-process logs of a job without MPI become one job.
-    let jobs_dir = ScratchDir::new("darshan-ingest-jobs").map_err(IngestError::io(&std::env::temp_dir()))?;
-    let mut todo = group_jobs(todo, store, &jobs_dir.0, &mut sum, opts)?;
-    // Kept only while it holds job logs to read: a run killed later (the
-    // drop never comes) leaves nothing behind unless it made some.
-    let jobs_dir = (sum.job_logs_made > 0).then_some(jobs_dir);
-    // Workers pop from the end: reverse so logs go in path order.
-    todo.reverse();
-    let total = todo.len() as u64;
-    let bar = progress_bar(total, opts.progress);
-    // Phase 2 and 3: read in parallel, write here.
+    Ok(todo)
+}
+
+/// Phases 2 and 3: `opts.jobs` workers read the logs in parallel; this
+/// thread writes them, in the order the workers take their turns. Every
+/// worker has stopped when this returns.
+fn read_and_write(
+    todo: Vec<FileInfo>,
+    store: &mut Store,
+    sum: &mut Summary,
+    opts: &Options,
+    bar: &ProgressBar,
+) -> Result<(), IngestError> {
     let keys = Arc::new(Mutex::new(store.known_keys()?));
     let queue = Arc::new(Mutex::new(todo));
     let ix = Arc::new(TableIndex::new(&store.tables));
@@ -321,7 +353,7 @@ pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Su
         })
         .collect();
     drop(turn_tx);
-    let mut w = Writer { store, ix: &ix, sum: &mut sum, bar: &bar, waiting: HashMap::new() };
+    let mut w = Writer { store, ix: &ix, sum, bar, waiting: HashMap::new() };
     let mut result = Ok(());
     for me in turns.iter() {
         result = w.one_log(&lanes[me]).and_then(|_| w.store.commit_if_due());
@@ -338,20 +370,7 @@ pub fn ingest(roots: &[PathBuf], store: &mut Store, opts: &Options) -> Result<Su
     for h in handles {
         let _ = h.join();
     }
-    drop(jobs_dir);
-    result?;
-    store.commit()?;
-    bar.finish_and_clear();
-    sum.failed = sum.errors.len();
-    sum.seconds = t0.elapsed().as_secs_f64();
-    let read = (sum.ingested + sum.failed) as f64;
-    sum.logs_per_second = if sum.seconds > 0.0 { read / sum.seconds } else { 0.0 };
-    for (t, n) in store.tables.iter().zip(&store.rows_written) {
-        if *n > 0 {
-            sum.rows.insert(t.name.clone(), *n);
-        }
-    }
-    Ok(sum)
+    result
 }
 
 /// Phase 1b (crate::job_groups): the logs to read, with the job logs
