@@ -180,36 +180,13 @@ pub fn report(logs: &[PathBuf], pid: u32, run: Option<&Run>, job: Option<&Path>)
         }
     }
     let procs: usize = all.programs.values().sum();
-    let progs: Vec<String> =
-        all.programs.iter().map(|(p, n)| if *n > 1 { format!("{} x{n}", V(p)) } else { V(p).to_string() }).collect();
-    if let Some(j) = job {
-        let _ = writeln!(o, "darshan-run: the command ran {procs} instrumented processes: {}", progs.join(", "));
-        let _ = writeln!(o, "darshan-run: job log {}  ({} process logs merged into it)", shown(j), logs.len());
-    } else {
-        let _ = writeln!(
-            o,
-            "darshan-run: the command ran {procs} instrumented process{} and wrote {} log{}: {}",
-            if procs == 1 { "" } else { "es" },
-            logs.len(),
-            if logs.len() == 1 { "" } else { "s" },
-            progs.join(", ")
-        );
-    }
+    headline(&mut o, &all, procs, logs.len(), job);
     // The command's own log (its pid is in the name); children of a fork
     // have logs of their own.
     let tag = format!("-{pid}_");
     let main = logs.iter().find(|l| l.file_name().is_some_and(|n| n.to_string_lossy().contains(&tag)));
-    for l in logs.iter().take(if job.is_some() { 0 } else { 5 }) {
-        let own = if Some(l) == main { "  (the command's own process)" } else { "" };
-        let _ = writeln!(o, "darshan-run: log {}{own}", shown(l));
-    }
-    if logs.len() > 5 && job.is_none() {
-        let _ = writeln!(
-            o,
-            "darshan-run: ... and {} more in {}",
-            logs.len() - 5,
-            shown(logs[0].parent().unwrap_or(Path::new(".")))
-        );
+    if job.is_none() {
+        log_lines(&mut o, logs, main);
     }
     for (l, e) in &all.unreadable {
         let _ = writeln!(o, "darshan-run: cannot read {}: {}", shown(l), V(&e.to_string()));
@@ -228,40 +205,82 @@ pub fn report(logs: &[PathBuf], pid: u32, run: Option<&Run>, job: Option<&Path>)
     }
     all.print(&mut o);
     if let Some(run) = run {
-        for (a, size) in written_unseen(run, &all) {
-            let _ = writeln!(
-                o,
-                "  note: {} ({} now) was written during the run, but no log records a write to it: a process wrote it \
-                 through a descriptor it inherited (a shell redirection, or the archive tar hands gzip as its \
-                 standard output), which is not recorded",
-                V(&a),
-                bytes(size as f64)
-            );
-        }
-        if let Some(f) = stdout_file() {
-            let _ = writeln!(
-                o,
-                "  note: the command's standard output went to {}: what it wrote there (as <STDOUT>) is counted, \
-                 but writes by processes that inherited it are not",
-                shown(&f)
-            );
-        }
+        notes(&mut o, run, &all);
     }
-    // The diagnosis of the command's own log (or the only one), from the
-    // same analysis as darshan-summary's report (whose text renderer
-    // escapes what comes from the log).
     // A job log covers every process: its diagnosis is the command's.
-    if let Some(log) =
-        job.or(main.map(PathBuf::as_path)).or(if logs.len() == 1 { logs.first().map(PathBuf::as_path) } else { None })
-    {
-        if let Ok(r) = darshan_report::analyze(log, &darshan_report::Options::default()) {
-            o.push_str(
-                &darshan_report::render::text::diagnosis(&r).replace("\nDiagnosis\n", "darshan-run: diagnosis\n"),
-            );
-            let _ = writeln!(o, "darshan-run: full report: darshan-summary {}", shown(log));
-        }
+    let only = if logs.len() == 1 { logs.first().map(PathBuf::as_path) } else { None };
+    if let Some(log) = job.or(main.map(PathBuf::as_path)).or(only) {
+        diagnosis(&mut o, log);
     }
     (o, all.unreadable.len())
+}
+
+/// What ran: the instrumented programs (how many of each) and the logs,
+/// or the job log they were merged into.
+fn headline(o: &mut String, all: &Totals, procs: usize, nlogs: usize, job: Option<&Path>) {
+    let progs: Vec<String> =
+        all.programs.iter().map(|(p, n)| if *n > 1 { format!("{} x{n}", V(p)) } else { V(p).to_string() }).collect();
+    if let Some(j) = job {
+        let _ = writeln!(o, "darshan-run: the command ran {procs} instrumented processes: {}", progs.join(", "));
+        let _ = writeln!(o, "darshan-run: job log {}  ({} process logs merged into it)", shown(j), nlogs);
+    } else {
+        let _ = writeln!(
+            o,
+            "darshan-run: the command ran {procs} instrumented process{} and wrote {} log{}: {}",
+            if procs == 1 { "" } else { "es" },
+            nlogs,
+            if nlogs == 1 { "" } else { "s" },
+            progs.join(", ")
+        );
+    }
+}
+
+/// The first five logs, the command's own marked, and how many more.
+fn log_lines(o: &mut String, logs: &[PathBuf], main: Option<&PathBuf>) {
+    for l in logs.iter().take(5) {
+        let own = if Some(l) == main { "  (the command's own process)" } else { "" };
+        let _ = writeln!(o, "darshan-run: log {}{own}", shown(l));
+    }
+    if logs.len() > 5 {
+        let _ = writeln!(
+            o,
+            "darshan-run: ... and {} more in {}",
+            logs.len() - 5,
+            shown(logs[0].parent().unwrap_or(Path::new(".")))
+        );
+    }
+}
+
+/// What the logs cannot show: files written during the run through an
+/// inherited descriptor, and a standard output redirected to a file.
+fn notes(o: &mut String, run: &Run, all: &Totals) {
+    for (a, size) in written_unseen(run, all) {
+        let _ = writeln!(
+            o,
+            "  note: {} ({} now) was written during the run, but no log records a write to it: a process wrote it \
+             through a descriptor it inherited (a shell redirection, or the archive tar hands gzip as its \
+             standard output), which is not recorded",
+            V(&a),
+            bytes(size as f64)
+        );
+    }
+    if let Some(f) = stdout_file() {
+        let _ = writeln!(
+            o,
+            "  note: the command's standard output went to {}: what it wrote there (as <STDOUT>) is counted, \
+             but writes by processes that inherited it are not",
+            shown(&f)
+        );
+    }
+}
+
+/// The diagnosis of `log`, from the same analysis as darshan-summary's
+/// report (whose text renderer escapes what comes from the log).
+fn diagnosis(o: &mut String, log: &Path) {
+    if let Ok(r) = darshan_report::analyze(log, &darshan_report::Options::default()) {
+        o.push_str(&darshan_report::render::text::diagnosis(&r).replace("\nDiagnosis\n", "darshan-run: diagnosis\n"));
+        let _ = writeln!(o, "darshan-run: full report: darshan-summary {}", shown(log));
+    }
 }
 
 /// A path as a terminal may show it.
