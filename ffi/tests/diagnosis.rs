@@ -306,3 +306,26 @@ fn serial_programs_are_quiet() {
         assert_quiet(what, &files(&d.join("logs")));
     }
 }
+
+/// `dd` wrote a file in 3,000 small writes and `cat` read it: the job's
+/// record of the file is shared, and the report warned of "3,000 small
+/// writes to 1 shared file by several processes" (X04) with advice to
+/// have one process write it, which one process already did.
+#[test]
+fn x04_warned_a_pipeline_whose_file_one_process_wrote_and_another_read() {
+    let d = scratch("x04-one-writer");
+    let f = d.join("f.dat");
+    let mut sh = instrumented(Path::new("sh"), &d);
+    sh.env("SLURM_JOB_ID", "5152")
+        .arg("-c")
+        .arg(format!("dd if=/dev/zero of={0} bs=512 count=3000 2>/dev/null && cat {0} >/dev/null", f.display()));
+    let out = output_within(&mut sh, LIMIT);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let job = d.join("job.darshan");
+    let o = output(Command::new(built("darshan-merge")).arg("--job").arg("--output").arg(&job).arg(d.join("logs")));
+    assert!(o.status.success(), "darshan-merge: {}", String::from_utf8_lossy(&o.stderr));
+    let r = report(&job, Config::default());
+    assert!(!codes(&r).contains("X04"), "{:#?}", r.findings);
+    assert!(r.withheld.iter().any(|w| w.code == "X04"), "the rule's count is said as withheld: {:#?}", r.withheld);
+    assert_quiet("dd then cat", &[job]);
+}

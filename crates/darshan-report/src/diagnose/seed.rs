@@ -7,6 +7,7 @@
 use darshan_log::modules;
 
 use super::{finding, Ctx};
+use crate::files::FileAgg;
 use crate::heat;
 use crate::model::{Finding, Fsu, Heatmap, Level, Metrics};
 use crate::units;
@@ -39,12 +40,30 @@ pub fn metrics(cx: &Ctx, heatmaps: &[Heatmap], meta: RankMeta) -> Metrics {
     // a job's output file write lines there, which is not file I/O to
     // advise on.
     let stream = |id: u64| cx.names.get(id).is_some_and(darshan_log::names::is_std_stream);
+    let (mut one_writer, mut one_writer_files) = (0, 0);
     for e in cx.files_of(modules::POSIX).filter(|e| e.shared() && e.small().1 > 0 && !stream(e.id)) {
         let collective = cx.files.get(modules::MPIIO, e.id).is_some_and(|x| x.mpiio_ops().3 > 0);
-        if !collective {
-            m.small_shared_independent_writes += e.small().1;
-            m.small_shared_independent_write_files += 1;
+        if collective {
+            continue;
         }
+        if may_have_one_writer(e) {
+            one_writer += e.small().1;
+            one_writer_files += 1;
+            continue;
+        }
+        m.small_shared_independent_writes += e.small().1;
+        m.small_shared_independent_write_files += 1;
+    }
+    if one_writer > 0 {
+        cx.withhold(
+            "X04",
+            format!(
+                "{} small writes to {} opened by several processes, but one process may have made them all \
+                 (a process the file's record names moved as many bytes as were written to it)",
+                units::count(one_writer),
+                super::plural(one_writer_files, "file")
+            ),
+        );
     }
     let pick = ["HEATMAP POSIX", "DXT_POSIX", "HEATMAP MPIIO", "DXT_MPIIO", "HEATMAP STDIO"]
         .iter()
@@ -57,6 +76,16 @@ pub fn metrics(cx: &Ctx, heatmaps: &[Heatmap], meta: RankMeta) -> Metrics {
     }
     m.fsu = fsu(cx);
     m
+}
+
+/// Whether one process may have written every byte of a shared file: a
+/// file one process writes and others read (a pipeline's `dd` then
+/// `cat`) is shared, but its writes are not. A record names two of the
+/// processes (the fastest and the slowest), with their bytes read and
+/// written; when either moved as many bytes as the file was written, the
+/// log does not show several writers. With two processes it names both.
+fn may_have_one_writer(e: &FileAgg) -> bool {
+    e.fastest.2.max(e.slowest.2) >= e.bytes_written()
 }
 
 /// The share of POSIX bytes on files accessed only through collective
