@@ -158,56 +158,18 @@ impl<'a> RegionReader<'a> {
                 }
                 return Ok(false);
             }
-            let input = &self.inbuf[self.in_pos..self.in_len];
-            let (consumed, produced, ended) = match &mut self.dec {
-                Decoder::Raw => {
-                    let n = input.len().min(self.out.len());
-                    self.out[..n].copy_from_slice(&input[..n]);
-                    (n, n, true)
-                }
-                Decoder::Zlib(d) => {
-                    if self.need_reset {
-                        d.reset(true);
-                        self.need_reset = false;
-                    }
-                    let (i0, o0) = (d.total_in(), d.total_out());
-                    let st = d
-                        .decompress(input, &mut self.out, flate2::FlushDecompress::None)
-                        .map_err(|e| LogError::Decompress { region: self.region.clone(), msg: e.to_string() })?;
-                    let ended = st == flate2::Status::StreamEnd;
-                    ((d.total_in() - i0) as usize, (d.total_out() - o0) as usize, ended)
-                }
-                Decoder::Bzip2(d) => {
-                    if self.need_reset {
-                        **d = bzip2::Decompress::new(false);
-                        self.need_reset = false;
-                    }
-                    let (i0, o0) = (d.total_in(), d.total_out());
-                    let st = d
-                        .decompress(input, &mut self.out)
-                        .map_err(|e| LogError::Decompress { region: self.region.clone(), msg: e.to_string() })?;
-                    let ended = st == bzip2::Status::StreamEnd;
-                    ((d.total_in() - i0) as usize, (d.total_out() - o0) as usize, ended)
-                }
-            };
+            let (consumed, produced, ended) = self.decode_step()?;
             self.in_pos += consumed;
             self.taken += consumed as u64;
             self.produced += produced as u64;
             if !matches!(self.dec, Decoder::Raw) && self.produced > MAX_EXPANSION * self.taken + OUT_CHUNK as u64 {
-                return Err(LogError::Decompress {
-                    region: self.region.clone(),
-                    msg: format!(
-                        "{} bytes expand to more than {} times their size: not a Darshan log's stream",
-                        self.taken, MAX_EXPANSION
-                    ),
-                });
+                return Err(self.corrupt(format!(
+                    "{} bytes expand to more than {} times their size: not a Darshan log's stream",
+                    self.taken, MAX_EXPANSION
+                )));
             }
-            if ended {
-                self.in_stream = false;
-                self.need_reset = true;
-            } else {
-                self.in_stream = true;
-            }
+            self.in_stream = !ended;
+            self.need_reset = ended;
             if produced > 0 {
                 self.out_pos = 0;
                 self.out_len = produced;
@@ -216,12 +178,48 @@ impl<'a> RegionReader<'a> {
             if consumed == 0 && !ended && self.in_pos < self.in_len {
                 // The decoder accepted no input and produced nothing with
                 // room to spare: the stream is corrupt.
-                return Err(LogError::Decompress {
-                    region: self.region.clone(),
-                    msg: "decoder made no progress".into(),
-                });
+                return Err(self.corrupt("decoder made no progress".into()));
             }
         }
+    }
+
+    /// One call of the decoder on the input at hand, into `out`: (bytes
+    /// consumed, bytes produced, whether a stream ended). A decoder whose
+    /// stream ended is reset first (a region may hold several streams).
+    fn decode_step(&mut self) -> Result<(usize, usize, bool)> {
+        let input = &self.inbuf[self.in_pos..self.in_len];
+        let region = &self.region;
+        let failed = |msg: String| LogError::Decompress { region: region.clone(), msg };
+        Ok(match &mut self.dec {
+            Decoder::Raw => {
+                let n = input.len().min(self.out.len());
+                self.out[..n].copy_from_slice(&input[..n]);
+                (n, n, true)
+            }
+            Decoder::Zlib(d) => {
+                if std::mem::take(&mut self.need_reset) {
+                    d.reset(true);
+                }
+                let (i0, o0) = (d.total_in(), d.total_out());
+                let st = d
+                    .decompress(input, &mut self.out, flate2::FlushDecompress::None)
+                    .map_err(|e| failed(e.to_string()))?;
+                ((d.total_in() - i0) as usize, (d.total_out() - o0) as usize, st == flate2::Status::StreamEnd)
+            }
+            Decoder::Bzip2(d) => {
+                if std::mem::take(&mut self.need_reset) {
+                    **d = bzip2::Decompress::new(false);
+                }
+                let (i0, o0) = (d.total_in(), d.total_out());
+                let st = d.decompress(input, &mut self.out).map_err(|e| failed(e.to_string()))?;
+                ((d.total_in() - i0) as usize, (d.total_out() - o0) as usize, st == bzip2::Status::StreamEnd)
+            }
+        })
+    }
+
+    /// A stream that cannot be one of a Darshan log's.
+    fn corrupt(&self, msg: String) -> LogError {
+        LogError::Decompress { region: self.region.clone(), msg }
     }
 
     /// Fill `buf` as far as the region allows; returns the bytes copied
