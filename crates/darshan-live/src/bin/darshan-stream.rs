@@ -71,25 +71,10 @@ async fn run(o: Opts) -> Result<(), String> {
     let uid = my_uid();
     let metrics = Arc::new(Mutex::new(Metrics::new(o.keep)));
     if let Some(addr) = o.prometheus {
-        // Bound before the first interval, so a wrong address is said at once.
-        let listener = std::net::TcpListener::bind(addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
-        drop(listener);
-        let (m, n) = (metrics.clone(), node.clone());
-        tokio::spawn(async move {
-            if let Err(e) = serve(addr, m, n).await {
-                eprintln!("darshan-stream: metrics server on {addr}: {e}");
-            }
-        });
+        start_metrics_server(addr, metrics.clone(), node.clone())?;
     }
     let nats = match &o.nats {
-        Some(url) => Some(
-            async_nats::ConnectOptions::new()
-                .retry_on_initial_connect()
-                .client_capacity(o.max_pending.max(1))
-                .connect(url.as_str())
-                .await
-                .map_err(|e| format!("NATS server {url}: {e}"))?,
-        ),
+        Some(url) => Some(connect(url, o.max_pending).await?),
         None => None,
     };
     let mut tracker = o.src.tracker();
@@ -116,22 +101,10 @@ async fn run(o: Opts) -> Result<(), String> {
                 eprintln!("darshan-stream: {why}");
             }
         }
-        let msgs = messages(&iv, &node);
-        let (mut sent, mut dropped) = (0u64, 0u64);
-        if let Some(c) = &nats {
-            for (kind, body) in msgs {
-                let subject = format!("{}.{kind}", o.subject);
-                // Never wait on the server: a publish that cannot be queued
-                // at once (the client's buffer full) is dropped.
-                match tokio::time::timeout(Duration::from_millis(20), c.publish(subject, body.into())).await {
-                    Ok(Ok(())) => sent += 1,
-                    _ => dropped += 1,
-                }
-            }
-            if last {
-                let _ = tokio::time::timeout(Duration::from_secs(2), c.flush()).await;
-            }
-        }
+        let (sent, dropped) = match &nats {
+            Some(c) => publish(c, &o.subject, messages(&iv, &node), last).await,
+            None => (0, 0),
+        };
         if let Ok(mut m) = metrics.lock() {
             m.files = files.len();
             m.published += sent;
@@ -142,6 +115,48 @@ async fn run(o: Opts) -> Result<(), String> {
             return Ok(());
         }
     }
+}
+
+/// The Prometheus endpoint, serving in the background. Bound here first,
+/// so that a wrong address is said at once, before the first interval.
+fn start_metrics_server(addr: std::net::SocketAddr, metrics: Arc<Mutex<Metrics>>, node: String) -> Result<(), String> {
+    let listener = std::net::TcpListener::bind(addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    drop(listener);
+    tokio::spawn(async move {
+        if let Err(e) = serve(addr, metrics, node).await {
+            eprintln!("darshan-stream: metrics server on {addr}: {e}");
+        }
+    });
+    Ok(())
+}
+
+/// A NATS client that keeps trying a server that is not up yet, with room
+/// for `max_pending` messages.
+async fn connect(url: &str, max_pending: usize) -> Result<async_nats::Client, String> {
+    async_nats::ConnectOptions::new()
+        .retry_on_initial_connect()
+        .client_capacity(max_pending.max(1))
+        .connect(url)
+        .await
+        .map_err(|e| format!("NATS server {url}: {e}"))
+}
+
+/// An interval's messages, each under `subject.kind`: (sent, dropped).
+/// Never waits on the server: a publish that cannot be queued at once
+/// (the client's buffer full) is dropped. The last interval is flushed.
+async fn publish(c: &async_nats::Client, subject: &str, msgs: Vec<(&str, String)>, last: bool) -> (u64, u64) {
+    let (mut sent, mut dropped) = (0u64, 0u64);
+    for (kind, body) in msgs {
+        let subject = format!("{subject}.{kind}");
+        match tokio::time::timeout(Duration::from_millis(20), c.publish(subject, body.into())).await {
+            Ok(Ok(())) => sent += 1,
+            _ => dropped += 1,
+        }
+    }
+    if last {
+        let _ = tokio::time::timeout(Duration::from_secs(2), c.flush()).await;
+    }
+    (sent, dropped)
 }
 
 fn main() -> ExitCode {
