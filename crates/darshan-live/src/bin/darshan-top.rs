@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use darshan_live::find::{find_files, my_uid};
-use darshan_live::view::{bytes, per_second, screen, Filter, Screen, SortBy};
+use darshan_live::view::{bytes, per_second, screen, Filter, Rates, Screen, SortBy};
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind};
 use ratatui::layout::{Constraint, Layout};
 use ratatui::style::{Modifier, Style};
@@ -126,51 +126,8 @@ fn draw(frame: &mut ratatui::Frame, s: &Screen, filter: &Filter) {
         busy_note(s)
     );
     frame.render_widget(Paragraph::new(title).style(Style::new().add_modifier(Modifier::BOLD)), head);
-    let bold = Style::new().add_modifier(Modifier::BOLD);
-    let job_rows = s.jobs.iter().map(|j| {
-        Row::new(vec![
-            j.job_key.clone(),
-            j.uid.to_string(),
-            format!("{}/{}", j.processes, j.ranks),
-            per_second(j.rates.read_bytes),
-            per_second(j.rates.write_bytes),
-            format!("{:.0}", j.rates.ops),
-            format!("{:.0}", j.rates.meta_ops),
-            format!("{:.2}", j.rates.io_time),
-            j.exe.clone(),
-        ])
-    });
-    let widths = [
-        Constraint::Length(26),
-        Constraint::Length(7),
-        Constraint::Length(7),
-        Constraint::Length(12),
-        Constraint::Length(12),
-        Constraint::Length(9),
-        Constraint::Length(9),
-        Constraint::Length(6),
-        Constraint::Min(10),
-    ];
-    let header = Row::new(["JOB", "UID", "PROC/RK", "READ", "WRITE", "OPS/S", "META/S", "IO", "COMMAND"]).style(bold);
-    frame.render_widget(Table::new(job_rows, widths).header(header).block(Block::bordered().title(" jobs ")), jobs);
-    let proc_rows = s.processes.iter().map(|p| {
-        Row::new(vec![
-            p.job_key.clone(),
-            p.rank.to_string(),
-            if p.ended { "ended".into() } else { "running".into() },
-            per_second(p.rates.read_bytes),
-            per_second(p.rates.write_bytes),
-            format!("{:.0}", p.rates.ops),
-            format!("{:.0}", p.rates.meta_ops),
-            format!("{:.2}", p.rates.io_time),
-            p.exe.clone(),
-        ])
-    });
-    let header = Row::new(["JOB", "RANK", "STATE", "READ", "WRITE", "OPS/S", "META/S", "IO", "COMMAND"]).style(bold);
-    frame.render_widget(
-        Table::new(proc_rows, widths).header(header).block(Block::bordered().title(" processes ")),
-        procs,
-    );
+    frame.render_widget(job_table(s), jobs);
+    frame.render_widget(process_table(s), procs);
     let file_rows = s
         .busiest
         .iter()
@@ -181,6 +138,57 @@ fn draw(frame: &mut ratatui::Frame, s: &Screen, filter: &Filter) {
         files,
     );
     frame.render_widget(Paragraph::new("q quit   s sort (bytes, ops, meta)   a all jobs"), keys);
+}
+
+/// The columns of the jobs' and the processes' tables: three of their
+/// own, then the rates, then the command.
+const COLUMNS: [Constraint; 9] = [
+    Constraint::Length(26),
+    Constraint::Length(7),
+    Constraint::Length(7),
+    Constraint::Length(12),
+    Constraint::Length(12),
+    Constraint::Length(9),
+    Constraint::Length(9),
+    Constraint::Length(6),
+    Constraint::Min(10),
+];
+
+/// A row: its first three cells, the interval's rates, the command.
+fn rate_row(first: [String; 3], r: &Rates, exe: &str) -> Row<'static> {
+    let [a, b, c] = first;
+    Row::new(vec![
+        a,
+        b,
+        c,
+        per_second(r.read_bytes),
+        per_second(r.write_bytes),
+        format!("{:.0}", r.ops),
+        format!("{:.0}", r.meta_ops),
+        format!("{:.2}", r.io_time),
+        exe.to_string(),
+    ])
+}
+
+fn job_table(s: &Screen) -> Table<'static> {
+    let rows = s.jobs.iter().map(|j| {
+        rate_row([j.job_key.clone(), j.uid.to_string(), format!("{}/{}", j.processes, j.ranks)], &j.rates, &j.exe)
+    });
+    let header = Row::new(["JOB", "UID", "PROC/RK", "READ", "WRITE", "OPS/S", "META/S", "IO", "COMMAND"]);
+    Table::new(rows, COLUMNS)
+        .header(header.style(Style::new().add_modifier(Modifier::BOLD)))
+        .block(Block::bordered().title(" jobs "))
+}
+
+fn process_table(s: &Screen) -> Table<'static> {
+    let rows = s.processes.iter().map(|p| {
+        let state = if p.ended { "ended" } else { "running" };
+        rate_row([p.job_key.clone(), p.rank.to_string(), state.into()], &p.rates, &p.exe)
+    });
+    let header = Row::new(["JOB", "RANK", "STATE", "READ", "WRITE", "OPS/S", "META/S", "IO", "COMMAND"]);
+    Table::new(rows, COLUMNS)
+        .header(header.style(Style::new().add_modifier(Modifier::BOLD)))
+        .block(Block::bordered().title(" processes "))
 }
 
 fn interactive(o: &Opts, dirs: &[PathBuf], uid: u32) -> std::io::Result<()> {
