@@ -135,30 +135,7 @@ pub fn study(db: &Path, opts: &Options) -> Result<Study, StudyError> {
         return Err(StudyError::Interval(opts.interval));
     }
     let conn = open(db)?;
-    let mut logs = LogCounts::default();
-    let mut loading = 0;
-    {
-        let mut st = conn.prepare("SELECT status, COUNT(*) FROM logs GROUP BY status")?;
-        let mut rows = st.query([])?;
-        while let Some(r) = rows.next()? {
-            let (s, n): (String, i64) = (r.get(0)?, r.get(1)?);
-            match s.as_str() {
-                "ok" => logs.ok = n,
-                "partial" => logs.partial = n,
-                "error" => logs.error = n,
-                _ => loading += n,
-            }
-        }
-    }
-    // Only a darshan-ingest older than its transactional writer leaves
-    // logs half-written ('loading'); their rows must not count as jobs.
-    logs.total = logs.ok + logs.partial + logs.error;
-    if loading > 0 {
-        return Err(StudyError::Unfinished { path: db.into(), logs: loading });
-    }
-    if logs.total == 0 {
-        return Err(StudyError::Empty(db.into()));
-    }
+    let logs = log_counts(&conn, db)?;
     let bad_logs = {
         let mut st = conn
             .prepare(
@@ -198,4 +175,32 @@ pub fn study(db: &Path, opts: &Options) -> Result<Study, StudyError> {
         query_seconds,
         timeline_seconds,
     })
+}
+
+/// The database's logs by status. Only a darshan-ingest older than its
+/// transactional writer leaves logs half-written ('loading'): their rows
+/// must not count as jobs, so such a database is refused, as is one with
+/// no logs.
+fn log_counts(conn: &Connection, db: &Path) -> Result<LogCounts, StudyError> {
+    let mut logs = LogCounts::default();
+    let mut loading = 0;
+    let mut st = conn.prepare("SELECT status, COUNT(*) FROM logs GROUP BY status")?;
+    let mut rows = st.query([])?;
+    while let Some(r) = rows.next()? {
+        let (s, n): (String, i64) = (r.get(0)?, r.get(1)?);
+        match s.as_str() {
+            "ok" => logs.ok = n,
+            "partial" => logs.partial = n,
+            "error" => logs.error = n,
+            _ => loading += n,
+        }
+    }
+    logs.total = logs.ok + logs.partial + logs.error;
+    if loading > 0 {
+        return Err(StudyError::Unfinished { path: db.into(), logs: loading });
+    }
+    if logs.total == 0 {
+        return Err(StudyError::Empty(db.into()));
+    }
+    Ok(logs)
 }
