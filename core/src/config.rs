@@ -242,8 +242,6 @@ fn switch(src: &dyn Source, name: &str, flag: &mut bool, warn: &mut Vec<String>)
     }
 }
 
-/// A value quoted in a warning: at most a short prefix (a 5 MB config
-/// line once gave a 5 MB warning).
 /// MOD_DISABLE and MOD_ENABLE lines' modules, applied after the file.
 #[derive(Default)]
 struct ModMasks {
@@ -276,6 +274,8 @@ fn arity(key: &str) -> Option<usize> {
     })
 }
 
+/// A value quoted in a warning: at most a short prefix (a 5 MB config
+/// line once gave a 5 MB warning).
 fn quote(v: &str) -> String {
     const MAX: usize = 64;
     if v.len() <= MAX {

@@ -131,12 +131,12 @@ fn lustre_switched_off_records_no_striping() {
     assert_eq!(log.all(darshan_log::modules::POSIX, &fs.path("v1.dat")).len(), 1);
 }
 
-/// tests/programs/lustre_files run under the runtime on `files` with
+/// tests/programs/lustre_files run under the runtime on `paths` with
 /// `env`, within `limit`: it must succeed; its one log.
-fn lustre_files_log(d: &Path, files_: &[PathBuf], env: &[(&str, &str)], limit: Duration) -> mpi::Log {
+fn lustre_files_log(d: &Path, paths: &[PathBuf], env: &[(&str, &str)], limit: Duration) -> mpi::Log {
     let exe = compile("lustre_files", d, &[]);
     std::fs::create_dir_all(d.join("logs")).unwrap();
-    let out = output_within(instrumented(&exe, d).args(files_).envs(env.iter().copied()), limit);
+    let out = output_within(instrumented(&exe, d).args(paths).envs(env.iter().copied()), limit);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     mpi::the_log(&files(&d.join("logs")))
 }

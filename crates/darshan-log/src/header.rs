@@ -107,6 +107,7 @@ impl Fields<'_> {
         }
     }
 }
+
 /// The log's version string and byte order (from its magic number).
 fn identify(bytes: &[u8], file_size: u64) -> Result<(LogVersion, bool)> {
     if bytes.len() < 16 {

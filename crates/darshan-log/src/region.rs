@@ -82,6 +82,11 @@ impl Drop for RegionReader<'_> {
     }
 }
 
+/// The error of a stream in `region` that cannot be one of a Darshan log's.
+fn corrupt(region: &str, msg: String) -> LogError {
+    LogError::Decompress { region: region.to_string(), msg }
+}
+
 impl<'a> RegionReader<'a> {
     pub fn new(src: &'a dyn LogSource, map: RegionMap, comp: Compression, region: &str) -> Self {
         let dec = match comp {
@@ -163,10 +168,13 @@ impl<'a> RegionReader<'a> {
             self.taken += consumed as u64;
             self.produced += produced as u64;
             if !matches!(self.dec, Decoder::Raw) && self.produced > MAX_EXPANSION * self.taken + OUT_CHUNK as u64 {
-                return Err(self.corrupt(format!(
-                    "{} bytes expand to more than {} times their size: not a Darshan log's stream",
-                    self.taken, MAX_EXPANSION
-                )));
+                return Err(corrupt(
+                    &self.region,
+                    format!(
+                        "{} bytes expand to more than {} times their size: not a Darshan log's stream",
+                        self.taken, MAX_EXPANSION
+                    ),
+                ));
             }
             self.in_stream = !ended;
             self.need_reset = ended;
@@ -178,7 +186,7 @@ impl<'a> RegionReader<'a> {
             if consumed == 0 && !ended && self.in_pos < self.in_len {
                 // The decoder accepted no input and produced nothing with
                 // room to spare: the stream is corrupt.
-                return Err(self.corrupt("decoder made no progress".into()));
+                return Err(corrupt(&self.region, "decoder made no progress".into()));
             }
         }
     }
@@ -188,8 +196,7 @@ impl<'a> RegionReader<'a> {
     /// stream ended is reset first (a region may hold several streams).
     fn decode_step(&mut self) -> Result<(usize, usize, bool)> {
         let input = &self.inbuf[self.in_pos..self.in_len];
-        let region = &self.region;
-        let failed = |msg: String| LogError::Decompress { region: region.clone(), msg };
+        let failed = |e: &dyn std::fmt::Display| corrupt(&self.region, e.to_string());
         Ok(match &mut self.dec {
             Decoder::Raw => {
                 let n = input.len().min(self.out.len());
@@ -201,9 +208,7 @@ impl<'a> RegionReader<'a> {
                     d.reset(true);
                 }
                 let (i0, o0) = (d.total_in(), d.total_out());
-                let st = d
-                    .decompress(input, &mut self.out, flate2::FlushDecompress::None)
-                    .map_err(|e| failed(e.to_string()))?;
+                let st = d.decompress(input, &mut self.out, flate2::FlushDecompress::None).map_err(|e| failed(&e))?;
                 ((d.total_in() - i0) as usize, (d.total_out() - o0) as usize, st == flate2::Status::StreamEnd)
             }
             Decoder::Bzip2(d) => {
@@ -211,15 +216,10 @@ impl<'a> RegionReader<'a> {
                     **d = bzip2::Decompress::new(false);
                 }
                 let (i0, o0) = (d.total_in(), d.total_out());
-                let st = d.decompress(input, &mut self.out).map_err(|e| failed(e.to_string()))?;
+                let st = d.decompress(input, &mut self.out).map_err(|e| failed(&e))?;
                 ((d.total_in() - i0) as usize, (d.total_out() - o0) as usize, st == bzip2::Status::StreamEnd)
             }
         })
-    }
-
-    /// A stream that cannot be one of a Darshan log's.
-    fn corrupt(&self, msg: String) -> LogError {
-        LogError::Decompress { region: self.region.clone(), msg }
     }
 
     /// Fill `buf` as far as the region allows; returns the bytes copied

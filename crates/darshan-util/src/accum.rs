@@ -165,7 +165,7 @@ fn merge_common(agg: &mut [i64], rec: &[i64], i: usize, skip_if_zero: bool) {
     if skip_if_zero && rec[i] == 0 {
         return;
     }
-    let get = |a: &[i64], k: usize| a.get(k).copied().unwrap_or(0);
+    // Values `agg` already has: their counts added.
     let mut dup = [false; 4];
     for j in i..i + 4 {
         for k in 0..4 {
@@ -179,48 +179,52 @@ fn merge_common(agg: &mut [i64], rec: &[i64], i: usize, skip_if_zero: bool) {
         if dup[j - i] {
             continue;
         }
-        if rec[j] == 0 {
+        if rec[j] == 0 || !insert_ranked(agg, i, rec[j], rec[j + 4]) {
             break;
         }
-        let mut total = rec[j + 4];
-        for k in 0..4 {
-            if agg[i + k] == rec[j] {
-                total = agg[i + k + 4].wrapping_add(rec[j + 4]);
-                break;
-            }
-        }
-        let mut vals = [0i64; 4];
-        let mut cnts = [0i64; 4];
-        let mut n = 0;
-        let mut k = 0;
-        while k < 4 {
-            if agg[i + k + 4] > total || (agg[i + k + 4] == total && agg[i + k] > rec[j]) {
-                vals[n] = agg[i + k];
-                cnts[n] = agg[i + k + 4];
-                n += 1;
-                k += 1;
-            } else {
-                break;
-            }
-        }
-        if n == 4 {
-            break;
-        }
-        vals[n] = rec[j];
-        cnts[n] = rec[j + 4];
-        n += 1;
-        // As in C, this may look past the four values into the counts.
-        while n != 4 && k < 8 {
-            if get(agg, i + k) != rec[j] {
-                vals[n] = get(agg, i + k);
-                cnts[n] = get(agg, i + k + 4);
-                n += 1;
-            }
-            k += 1;
-        }
-        agg[i..i + 4].copy_from_slice(&vals);
-        agg[i + 4..i + 8].copy_from_slice(&cnts);
     }
+}
+
+/// `value`, seen `count` times, into the group at `i` of `agg` in rank
+/// order (more counts first, then the smaller value), as C inserts it;
+/// false when it ranks below all four (C stops merging there).
+fn insert_ranked(agg: &mut [i64], i: usize, value: i64, count: i64) -> bool {
+    let get = |a: &[i64], k: usize| a.get(k).copied().unwrap_or(0);
+    let mut total = count;
+    for k in 0..4 {
+        if agg[i + k] == value {
+            total = agg[i + k + 4].wrapping_add(count);
+            break;
+        }
+    }
+    let mut vals = [0i64; 4];
+    let mut cnts = [0i64; 4];
+    let mut n = 0;
+    let mut k = 0;
+    while k < 4 && (agg[i + k + 4] > total || (agg[i + k + 4] == total && agg[i + k] > value)) {
+        vals[n] = agg[i + k];
+        cnts[n] = agg[i + k + 4];
+        n += 1;
+        k += 1;
+    }
+    if n == 4 {
+        return false;
+    }
+    vals[n] = value;
+    cnts[n] = count;
+    n += 1;
+    // As in C, this may look past the four values into the counts.
+    while n != 4 && k < 8 {
+        if get(agg, i + k) != value {
+            vals[n] = get(agg, i + k);
+            cnts[n] = get(agg, i + k + 4);
+            n += 1;
+        }
+        k += 1;
+    }
+    agg[i..i + 4].copy_from_slice(&vals);
+    agg[i + 4..i + 8].copy_from_slice(&cnts);
+    true
 }
 
 /// darshan-util's `log_agg_records` for one incoming record.

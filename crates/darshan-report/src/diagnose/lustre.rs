@@ -60,26 +60,23 @@ impl<'a> Candidates<'a> {
 
 /// L01: large shared files striped over a single OST.
 fn single_ost(cx: &Ctx, few: Vec<(f64, &FileAgg)>) -> Option<Finding> {
-    if few.is_empty() {
-        return None;
-    }
-    Some(finding(
-        "L01",
-        Level::Warn,
-        format!("{} striped over a single OST", super::plural(few.len() as i64, "large shared file")),
-        cx.worst(few, |name, e, size| {
-            format!("{name}: {} on 1 stripe, used by {} ranks", units::bytes(size), ranks(e.ranks(), cx.nprocs))
-        }),
-        Some("Stripe large shared files over more OSTs (lfs setstripe -c 8 or -c -1 on the output directory)"),
-    ))
+    (!few.is_empty()).then(|| {
+        finding(
+            "L01",
+            Level::Warn,
+            format!("{} striped over a single OST", super::plural(few.len() as i64, "large shared file")),
+            cx.worst(few, |name, e, size| {
+                format!("{name}: {} on 1 stripe, used by {} ranks", units::bytes(size), ranks(e.ranks(), cx.nprocs))
+            }),
+            Some("Stripe large shared files over more OSTs (lfs setstripe -c 8 or -c -1 on the output directory)"),
+        )
+    })
 }
 
 /// L02: shared files accessed in requests much smaller than a stripe.
 fn small_requests(cx: &Ctx, small_req: Vec<(f64, &FileAgg)>) -> Option<Finding> {
-    if small_req.is_empty() {
-        return None;
-    }
-    Some(finding(
+    (!small_req.is_empty()).then(|| {
+        finding(
         "L02",
         Level::Warn,
         format!(
@@ -98,32 +95,32 @@ fn small_requests(cx: &Ctx, small_req: Vec<(f64, &FileAgg)>) -> Option<Finding> 
             "Make requests a multiple of the stripe size (collective buffering does this), or lower the stripe size to the request size",
             "Make requests a multiple of the stripe size, or lower the stripe size to the request size",
         )),
-    ))
+    )
+    })
 }
 
 /// L03: files smaller than one stripe but striped over several OSTs.
 fn wide_small(cx: &Ctx, wide_small: Vec<(f64, &FileAgg)>) -> Option<Finding> {
-    if wide_small.is_empty() {
-        return None;
-    }
-    Some(finding(
-        "L03",
-        Level::Info,
-        format!(
-            "{} smaller than one stripe but striped over several OSTs",
-            super::plural(wide_small.len() as i64, "file")
-        ),
-        cx.worst(wide_small, |name, e, _| {
-            let s = stripes(cx, e);
+    (!wide_small.is_empty()).then(|| {
+        finding(
+            "L03",
+            Level::Info,
             format!(
-                "{name}: {} over {} stripes of {}",
-                units::bytes(size_of(e) as f64),
-                s.stripe_count,
-                units::bytes(s.stripe_size as f64)
-            )
-        }),
-        Some("Use a stripe count of 1 for small files (lfs setstripe -c 1) to spare OST round trips"),
-    ))
+                "{} smaller than one stripe but striped over several OSTs",
+                super::plural(wide_small.len() as i64, "file")
+            ),
+            cx.worst(wide_small, |name, e, _| {
+                let s = stripes(cx, e);
+                format!(
+                    "{name}: {} over {} stripes of {}",
+                    units::bytes(size_of(e) as f64),
+                    s.stripe_count,
+                    units::bytes(s.stripe_size as f64)
+                )
+            }),
+            Some("Use a stripe count of 1 for small files (lfs setstripe -c 1) to spare OST round trips"),
+        )
+    })
 }
 
 /// The striping of a file the rules picked (they only pick striped ones).
