@@ -7,8 +7,8 @@ use darshan_ingest::facts::{is_label, Fact, JOB};
 use darshan_ingest::stored;
 use rusqlite::Connection;
 
-use crate::files::{self, median_run_time};
-use crate::judge::{Band, Kind};
+use crate::files;
+use crate::judge::{Band, Kind, Scale};
 use crate::model::{Change, FileNote, RankNote, Run, Section, Status, Values};
 use crate::{words, Now, FILE_LIMIT, MIN_RUNS};
 
@@ -55,9 +55,9 @@ pub fn judged(conn: &Connection, now: Now, earlier: Vec<Run>, db: String, key: S
         s.runs = earlier;
         return Ok(s);
     }
-    let mrt = median_run_time(&earlier);
-    let file_notes = files::notes(&files::by_pattern(&now.files), &run_files, mrt);
-    s.changes = changes(&this, &facts, mrt);
+    let scale = files::scale(&earlier);
+    let file_notes = files::notes(&files::by_pattern(&now.files), &run_files, scale);
+    s.changes = changes(&this, &facts, scale);
     s.ranks = rank_notes(&s.changes, &this, &facts);
     for c in &mut s.changes {
         c.carriers = carriers(c, &file_notes, &s.ranks);
@@ -69,19 +69,19 @@ pub fn judged(conn: &Connection, now: Now, earlier: Vec<Run>, db: String, key: S
     Ok(s)
 }
 
-pub fn moved(this: &[Fact], earlier: &[&[Fact]], median_run_time: f64) -> Vec<Change> {
+pub fn moved(this: &[Fact], earlier: &[&[Fact]], scale: Scale) -> Vec<Change> {
     let earlier: Vec<FactMap> = earlier.iter().map(|f| map(f)).collect();
-    changes(&map(this), &earlier, median_run_time)
+    changes(&map(this), &earlier, scale)
 }
 
-fn changes(this: &FactMap, earlier: &[FactMap], median_run_time: f64) -> Vec<Change> {
+fn changes(this: &FactMap, earlier: &[FactMap], scale: Scale) -> Vec<Change> {
     let keys: BTreeSet<&(String, String)> = this.keys().chain(earlier.iter().flat_map(|f| f.keys())).collect();
     let mut out: Vec<(f64, Change)> = Vec::new();
     for k in keys.into_iter().filter(|k| !is_label(&k.1)) {
         let kind = Kind::of(&k.1);
         let history: Vec<f64> = earlier.iter().map(|f| f.get(k).copied().unwrap_or(0.0)).collect();
         let now = this.get(k).copied().unwrap_or(0.0);
-        let band = Band::of(&history, kind, median_run_time);
+        let band = Band::of(&history, kind, scale.of_fact(&k.1));
         if !band.moved(now) {
             continue;
         }

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use darshan_ingest::facts::FileFacts;
 use darshan_log::modules::module_name;
 
-use crate::judge::{self, Band, Kind};
+use crate::judge::{self, Band, Kind, Scale};
 use crate::model::FileNote;
 use crate::words;
 
@@ -49,7 +49,7 @@ pub fn by_pattern(files: &[FileFacts]) -> ByPattern {
 }
 
 /// The notes, each kind largest first.
-pub fn notes(now: &ByPattern, earlier: &[ByPattern], median_run_time: f64) -> Vec<FileNote> {
+pub fn notes(now: &ByPattern, earlier: &[ByPattern], scale: Scale) -> Vec<FileNote> {
     let mut found: BTreeMap<&str, Vec<(f64, FileNote)>> = BTreeMap::new();
     let n = earlier.len();
     for (key, f) in now {
@@ -59,7 +59,7 @@ pub fn notes(now: &ByPattern, earlier: &[ByPattern], median_run_time: f64) -> Ve
             found.entry("new").or_default().push((f.bytes_read + f.bytes_written, note(f, "new", said)));
             continue;
         }
-        for (what, weight, said) in changes(f, &seen, median_run_time) {
+        for (what, weight, said) in changes(f, &seen, scale) {
             found.entry(what).or_default().push((weight, note(f, what, said)));
         }
     }
@@ -101,7 +101,9 @@ fn amounts(f: &FileFacts) -> String {
 
 /// How a file seen before differs: its usual access size, its bytes,
 /// its time; (kind, weight for ordering, words).
-fn changes(f: &FileFacts, seen: &[&FileFacts], median_run_time: f64) -> Vec<(&'static str, f64, String)> {
+fn changes(f: &FileFacts, seen: &[&FileFacts], scale: Scale) -> Vec<(&'static str, f64, String)> {
+    // A file one rank used sums one rank's time; a shared one, up to all.
+    let scale = if f.rank >= 0 { scale.one_rank() } else { scale };
     let mut out = Vec::new();
     for (writes, verb) in [(false, "reads"), (true, "writes")] {
         let Some(now) = f.usual_bucket(writes) else { continue };
@@ -122,7 +124,7 @@ fn changes(f: &FileFacts, seen: &[&FileFacts], median_run_time: f64) -> Vec<(&'s
         ("bytes", (|x: &FileFacts| x.bytes_written) as fn(&FileFacts) -> f64, "written"),
         ("bytes", |x: &FileFacts| x.bytes_read, "read"),
     ] {
-        let band = Band::of(&seen.iter().map(|s| get(s)).collect::<Vec<_>>(), Kind::Bytes, median_run_time);
+        let band = Band::of(&seen.iter().map(|s| get(s)).collect::<Vec<_>>(), Kind::Bytes, scale);
         if band.moved(get(f)) {
             let said = format!(
                 "{} {kind} now, usually {}",
@@ -132,7 +134,7 @@ fn changes(f: &FileFacts, seen: &[&FileFacts], median_run_time: f64) -> Vec<(&'s
             out.push((what, (get(f) - band.median).abs(), said));
         }
     }
-    let band = Band::of(&seen.iter().map(|s| s.time).collect::<Vec<_>>(), Kind::Time, median_run_time);
+    let band = Band::of(&seen.iter().map(|s| s.time).collect::<Vec<_>>(), Kind::Time, scale);
     if f.time > band.high {
         let said = format!(
             "{} in I/O now, usually {}",
@@ -144,9 +146,11 @@ fn changes(f: &FileFacts, seen: &[&FileFacts], median_run_time: f64) -> Vec<(&'s
     out
 }
 
-/// The median of the earlier runs' run times (for the time floor).
-pub fn median_run_time(runs: &[crate::model::Run]) -> f64 {
-    judge::median(&runs.iter().map(|r| r.run_time).collect::<Vec<_>>())
+/// The earlier runs' median run time and process count (for the time
+/// floor).
+pub fn scale(runs: &[crate::model::Run]) -> Scale {
+    let times: Vec<f64> = runs.iter().map(|r| r.run_time).collect();
+    Scale::of_runs(&times, &runs.iter().map(|r| r.nprocs as f64).collect::<Vec<_>>())
 }
 
 #[cfg(test)]

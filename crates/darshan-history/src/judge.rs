@@ -42,16 +42,51 @@ impl Kind {
     }
 
     /// The smallest change that can be a finding: 64 KiB, 5 operations,
-    /// 1 file, 50 ms in I/O (or 1 % of the runs' median run time, if
-    /// more), 100 ms of run time (logs before format 3.41 keep whole
-    /// seconds: there the tenth of the median decides).
-    fn floor(self, median_run_time: f64) -> f64 {
+    /// 1 file, 50 ms in I/O per rank the figure sums (or 1 % of the
+    /// runs' median run time, if more), 100 ms of run time (logs before
+    /// format 3.41 keep whole seconds: there the tenth of the median
+    /// decides).
+    fn floor(self, scale: Scale) -> f64 {
         match self {
             Kind::Bytes => 65536.0,
             Kind::Ops => 4.0,
             Kind::Files => 0.5,
-            Kind::Time => (0.01 * median_run_time).max(0.05),
+            Kind::Time => (0.01 * scale.run_time).max(0.05) * scale.ranks.max(1.0),
             Kind::RunTime => 0.1,
+        }
+    }
+}
+
+/// What sets the floor of a time: the earlier runs' median run time, and
+/// how many ranks' time the figure sums. A sum over the ranks is held to
+/// the floor once per rank: one rank late to a collective call keeps
+/// every rank waiting in it, so a 4-rank job's 15 ms hiccup is 60 ms of
+/// metadata time, and is no more a finding than one rank's 15 ms.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scale {
+    pub run_time: f64,
+    pub ranks: f64,
+}
+
+impl Scale {
+    /// The scale of figures summed over the ranks of runs like these.
+    pub fn of_runs(run_times: &[f64], nprocs: &[f64]) -> Scale {
+        Scale { run_time: median(run_times), ranks: median(nprocs) }
+    }
+
+    /// The scale of a figure of one rank (the slowest rank's time, a file
+    /// only one rank used).
+    pub fn one_rank(self) -> Scale {
+        Scale { ranks: 1.0, ..self }
+    }
+
+    /// The scale of a job or module fact: every time is a sum over the
+    /// ranks but the slowest rank's.
+    pub fn of_fact(self, fact: &str) -> Scale {
+        if fact == "slowest_rank_time" {
+            self.one_rank()
+        } else {
+            self
         }
     }
 }
@@ -74,11 +109,11 @@ pub struct Band {
 }
 
 impl Band {
-    pub fn of(history: &[f64], kind: Kind, median_run_time: f64) -> Band {
+    pub fn of(history: &[f64], kind: Kind, scale: Scale) -> Band {
         let median = median(history);
         let deviations: Vec<f64> = history.iter().map(|v| (v - median).abs()).collect();
         let mad = self::median(&deviations);
-        let half = (Z * MAD_SCALE * mad).max(kind.relative() * median.abs()).max(kind.floor(median_run_time));
+        let half = (Z * MAD_SCALE * mad).max(kind.relative() * median.abs()).max(kind.floor(scale));
         Band { median, mad, low: (median - half).max(0.0), high: median + half }
     }
 
@@ -122,10 +157,30 @@ pub fn median(values: &[f64]) -> f64 {
 mod tests {
     use super::*;
 
+    fn one(run_time: f64) -> Scale {
+        Scale { run_time, ranks: 1.0 }
+    }
+
+    /// CI's history test judged a 4-rank job's MPI-IO metadata time "up"
+    /// in a run identical to its 8 earlier ones: 100.5 ms against their
+    /// 44.8 ms, 14 ms per rank, one collective open's wait on a busy
+    /// machine.
+    #[test]
+    fn an_identical_run_was_judged_slower_for_one_collective_wait_in_four_ranks() {
+        let meta = [0.041, 0.043, 0.044, 0.0445, 0.0451, 0.046, 0.047, 0.049];
+        let runs = Scale::of_runs(&[0.032, 0.027, 0.044, 0.027, 0.032, 0.038, 0.041, 0.043], &[4.0; 8]);
+        assert_eq!(runs.ranks, 4.0);
+        let b = Band::of(&meta, Kind::Time, runs.of_fact("meta_time"));
+        assert!(!b.moved(0.1005), "{b:?}");
+        assert!(b.moved(0.0448 + 4.0 * 0.1), "every rank 100 ms slower is a finding: {b:?}");
+        let one_rank = Band::of(&meta, Kind::Time, runs.of_fact("slowest_rank_time"));
+        assert!(one_rank.moved(0.1005), "one rank's 56 ms more is: {one_rank:?}");
+    }
+
     #[test]
     fn noise_within_its_spread_has_not_moved_and_a_tenfold_change_has() {
         let times = [1.0, 1.1, 0.9, 1.05, 0.95, 1.2, 0.8, 1.0];
-        let b = Band::of(&times, Kind::Time, 10.0);
+        let b = Band::of(&times, Kind::Time, one(10.0));
         assert_eq!(b.median, 1.0);
         assert!((b.mad - 0.075).abs() < 1e-12, "{b:?}");
         assert!(!b.moved(1.3) && !b.moved(0.7), "{b:?}");
@@ -135,15 +190,15 @@ mod tests {
     #[test]
     fn runs_that_agreed_exactly_still_allow_a_tenth_and_the_floor() {
         let bytes = [8.0 * 1048576.0; 8];
-        let b = Band::of(&bytes, Kind::Bytes, 1.0);
+        let b = Band::of(&bytes, Kind::Bytes, one(1.0));
         assert!(!b.moved(8.5 * 1048576.0) && b.moved(9.0 * 1048576.0), "{b:?}");
-        let files = Band::of(&[4.0; 8], Kind::Files, 1.0);
+        let files = Band::of(&[4.0; 8], Kind::Files, one(1.0));
         assert!(files.moved(5.0) && !files.moved(4.0), "one more file is a change: {files:?}");
-        let many = Band::of(&[60.0; 8], Kind::Files, 1.0);
+        let many = Band::of(&[60.0; 8], Kind::Files, one(1.0));
         assert!(many.moved(61.0), "among many too: {many:?}");
-        let ops = Band::of(&[0.0; 8], Kind::Ops, 1.0);
+        let ops = Band::of(&[0.0; 8], Kind::Ops, one(1.0));
         assert!(!ops.moved(4.0) && ops.moved(5.0), "{ops:?}");
-        let t = Band::of(&[0.001; 8], Kind::Time, 0.3);
+        let t = Band::of(&[0.001; 8], Kind::Time, one(0.3));
         assert!(!t.moved(0.04), "milliseconds of I/O time are not a finding: {t:?}");
     }
 

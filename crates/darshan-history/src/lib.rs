@@ -27,8 +27,8 @@ pub use compare::judged;
 /// least [`MIN_RUNS`] of them), farthest first, the job's before each
 /// module's: the judgement the report's section makes, for callers with
 /// facts in hand (darshan-study's regressions).
-pub fn moved(this: &[Fact], earlier: &[&[Fact]], median_run_time: f64) -> Vec<model::Change> {
-    compare::moved(this, earlier, median_run_time)
+pub fn moved(this: &[Fact], earlier: &[&[Fact]], scale: judge::Scale) -> Vec<model::Change> {
+    compare::moved(this, earlier, scale)
 }
 pub use model::{Section, Status};
 pub use runs::Key;

@@ -152,8 +152,9 @@ pub fn compute(conn: &Connection) -> rusqlite::Result<Regressions> {
             let history: Vec<&[Fact]> =
                 earlier.iter().map(|e| facts.get(&e.log_id).unwrap_or(&none).as_slice()).collect();
             let times: Vec<f64> = earlier.iter().map(|e| e.run_time).collect();
+            let scale = darshan_history::judge::Scale::of_runs(&times, &[job.nprocs as f64]);
             let this = facts.get(&job.log_id).unwrap_or(&none);
-            let changes = darshan_history::moved(this, &history, darshan_history::judge::median(&times));
+            let changes = darshan_history::moved(this, &history, scale);
             app.judged += 1;
             let week = weeks.entry(week_of(job.start_time)).or_default();
             week.0 += 1;
