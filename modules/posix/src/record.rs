@@ -125,14 +125,7 @@ pub fn access(
             &mut rt.last_byte_read,
         )
     };
-    if this > *last_byte {
-        add(w, c::word(seq), 1);
-    }
-    if this == *last_byte + 1 {
-        add(w, c::word(consec), 1);
-    }
-    let stride = if this > 0 && this > *last_byte && *last_byte != 0 { this - *last_byte - 1 } else { 0 };
-    *last_byte = this + bytes - 1;
+    let stride = position(w, (seq, consec), last_byte, this, bytes);
     rt.offset = this + bytes;
     if get(w, c::word(max_byte)) < this + bytes - 1 {
         w[c::word(max_byte)] = (this + bytes - 1) as u64;
@@ -142,6 +135,34 @@ pub fn access(
     add(w, c::word(hist.plus(size_bucket(bytes))), 1);
     rt.access.count(pool, w, c::word(c::ACCESS1_ACCESS), c::word(c::ACCESS1_COUNT), bytes);
     rt.stride.count(pool, w, c::word(c::STRIDE1_STRIDE), c::word(c::STRIDE1_COUNT), stride);
+    alignment(w, this, aligned);
+    if rt.last_io.switches(write) {
+        add(w, c::word(c::RW_SWITCHES), 1);
+    }
+    timing(w, write, bytes, (tm1, tm2), &mut rt.t);
+    this
+}
+
+/// Sequential and consecutive accesses against the last byte this
+/// direction touched, which moves past this access; returns the stride
+/// from it.
+#[inline(always)]
+fn position(w: &mut [u64], (seq, consec): (c::Counter, c::Counter), last_byte: &mut i64, this: i64, bytes: i64) -> i64 {
+    if this > *last_byte {
+        add(w, c::word(seq), 1);
+    }
+    if this == *last_byte + 1 {
+        add(w, c::word(consec), 1);
+    }
+    let stride = if this > 0 && this > *last_byte && *last_byte != 0 { this - *last_byte - 1 } else { 0 };
+    *last_byte = this + bytes - 1;
+    stride
+}
+
+/// The memory and file alignment counters (the file's alignment is the
+/// block size recorded at open; a power of two takes a mask).
+#[inline(always)]
+fn alignment(w: &mut [u64], this: i64, aligned: bool) {
     if !aligned {
         add(w, c::word(c::MEM_NOT_ALIGNED), 1);
     }
@@ -156,9 +177,12 @@ pub fn access(
     if off_in_block != 0 {
         add(w, c::word(c::FILE_NOT_ALIGNED), 1);
     }
-    if rt.last_io.switches(write) {
-        add(w, c::word(c::RW_SWITCHES), 1);
-    }
+}
+
+/// The direction's first and last timestamps, its slowest access and that
+/// access's size, and its time without overlap.
+#[inline(always)]
+fn timing(w: &mut [u64], write: bool, bytes: i64, (tm1, tm2): (Tick, Tick), t: &mut IoTimers) {
     let elapsed = tm2 - tm1;
     let (start, end, maxt, maxsz, time, last_end) = if write {
         (
@@ -167,7 +191,7 @@ pub fn access(
             c::F_MAX_WRITE_TIME,
             c::MAX_WRITE_TIME_SIZE,
             c::F_WRITE_TIME,
-            &mut rt.t.write,
+            &mut t.write,
         )
     } else {
         (
@@ -176,7 +200,7 @@ pub fn access(
             c::F_MAX_READ_TIME,
             c::MAX_READ_TIME_SIZE,
             c::F_READ_TIME,
-            &mut rt.t.read,
+            &mut t.read,
         )
     };
     stamp(w, c::fword(start), c::fword(end), tm1, tm2);
@@ -185,5 +209,4 @@ pub fn access(
         w[c::word(maxsz)] = bytes as u64;
     }
     timer_inc_no_overlap(w, c::fword(time), tm1, tm2, last_end);
-    this
 }
