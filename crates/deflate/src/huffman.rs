@@ -88,20 +88,40 @@ fn code_lengths_into(freq: &[u32], limit: usize, lens: &mut [u8]) {
         }
     }
     if n < 2 {
-        // As zlib: two codes, so that the code is complete.
-        let other = usize::from(n == 1 && syms[0].1 == 0);
-        lens[other] = 1;
-        if n == 1 {
-            lens[syms[0].1 as usize] = 1;
-        } else if freq.len() > 1 {
-            lens[1 - other] = 1;
-        }
-        return;
+        return two_codes(&syms[..n], freq.len(), lens);
     }
     let syms = &mut syms[..n];
     syms.sort_unstable();
-    // Two-queue Huffman: leaves in weight order, internal nodes made in
-    // weight order after them; a node's parent always has a larger index.
+    let count = length_counts(&tree_depths(syms), n, limit);
+    // The longest codes to the rarest symbols.
+    let mut rarest = syms.iter();
+    for l in (1..=limit).rev() {
+        for _ in 0..count[l] {
+            if let Some(&(_, s)) = rarest.next() {
+                lens[s as usize] = l as u8;
+            }
+        }
+    }
+}
+
+/// The lengths of an alphabet with fewer than two symbols used: as zlib,
+/// two codes of one bit, so that the code is complete.
+fn two_codes(used: &[(u32, u16)], alphabet: usize, lens: &mut [u8]) {
+    let other = usize::from(used.len() == 1 && used[0].1 == 0);
+    lens[other] = 1;
+    if let [(_, s)] = used {
+        lens[*s as usize] = 1;
+    } else if alphabet > 1 {
+        lens[1 - other] = 1;
+    }
+}
+
+/// Each node's depth in the Huffman tree of `syms` (sorted by weight),
+/// built with two queues: leaves in weight order, internal nodes made in
+/// weight order after them; a node's parent always has a larger index.
+/// The leaves' depths come first, in `syms`' order.
+fn tree_depths(syms: &[(u32, u16)]) -> [u16; 2 * MAX_SYMS] {
+    let n = syms.len();
     let mut weight = [0u64; 2 * MAX_SYMS];
     let mut parent = [0u16; 2 * MAX_SYMS];
     for (w, s) in weight.iter_mut().zip(syms.iter()) {
@@ -125,6 +145,13 @@ fn code_lengths_into(freq: &[u32], limit: usize, lens: &mut [u8]) {
     for k in (0..2 * n - 2).rev() {
         depth[k] = depth[parent[k] as usize] + 1;
     }
+    depth
+}
+
+/// How many of the `n` leaves get each code length, none over `limit`:
+/// deeper leaves are cut to the limit, then the shortest codes that can
+/// be lengthened are, until the Kraft sum is one (miniz's way).
+fn length_counts(depth: &[u16], n: usize, limit: usize) -> [usize; 16] {
     let mut count = [0usize; 16];
     for &dp in &depth[..n] {
         count[(dp as usize).min(limit)] += 1;
@@ -139,15 +166,7 @@ fn code_lengths_into(freq: &[u32], limit: usize, lens: &mut [u8]) {
         }
         total -= 1;
     }
-    // The longest codes to the rarest symbols.
-    let mut rarest = syms.iter();
-    for l in (1..=limit).rev() {
-        for _ in 0..count[l] {
-            if let Some(&(_, s)) = rarest.next() {
-                lens[s as usize] = l as u8;
-            }
-        }
-    }
+    count
 }
 
 /// Canonical codes for `lens`, bit-reversed for deflate's LSB-first order.
@@ -320,18 +339,7 @@ impl DynamicHeader {
 /// dynamic, whichever is smallest; `last` sets BFINAL.
 pub fn block(w: &mut BitWriter, input: &[u8], tokens: &[Token], last: bool) {
     let last = u32::from(last);
-    let mut lit_freq = [0u32; 286];
-    let mut dist_freq = [0u32; 30];
-    for t in tokens {
-        match *t {
-            Token::Literal(b) => lit_freq[b as usize] += 1,
-            Token::Match { len, dist } => {
-                lit_freq[257 + len_code(len)] += 1;
-                dist_freq[dist_code(dist)] += 1;
-            }
-        }
-    }
-    lit_freq[256] = 1;
+    let (lit_freq, dist_freq) = frequencies(tokens);
     let fixed = Codes::FIXED;
     let fixed_bits = 3 + fixed.data_bits(&lit_freq, &dist_freq);
     // deflate wants at least one distance code even in a block without
@@ -350,14 +358,7 @@ pub fn block(w: &mut BitWriter, input: &[u8], tokens: &[Token], last: bool) {
     let pieces = input.len().div_ceil(STORED_MAX).max(1);
     let stored_bits = (3 + w.n as usize).div_ceil(8) * 8 - w.n as usize + 32 + (pieces - 1) * 40 + 8 * input.len();
     if stored_bits <= fixed_bits.min(dynamic_bits) {
-        let mut chunks = input.chunks(STORED_MAX).peekable();
-        if input.is_empty() {
-            stored(w, &[], last);
-        }
-        while let Some(c) = chunks.next() {
-            stored(w, c, if chunks.peek().is_none() { last } else { 0 });
-        }
-        return;
+        return stored_blocks(w, input, last);
     }
     let codes_used = if dynamic_bits < fixed_bits {
         w.put(last | 2 << 1, 3);
@@ -367,6 +368,42 @@ pub fn block(w: &mut BitWriter, input: &[u8], tokens: &[Token], last: bool) {
         w.put(last | 1 << 1, 3);
         fixed
     };
+    coded(w, tokens, &codes_used);
+}
+
+/// How often each literal/length and each distance code occurs in
+/// `tokens`, the end of block counted once.
+fn frequencies(tokens: &[Token]) -> ([u32; 286], [u32; 30]) {
+    let mut lit_freq = [0u32; 286];
+    let mut dist_freq = [0u32; 30];
+    for t in tokens {
+        match *t {
+            Token::Literal(b) => lit_freq[b as usize] += 1,
+            Token::Match { len, dist } => {
+                lit_freq[257 + len_code(len)] += 1;
+                dist_freq[dist_code(dist)] += 1;
+            }
+        }
+    }
+    lit_freq[256] = 1;
+    (lit_freq, dist_freq)
+}
+
+/// `input` as stored blocks of at most 65,535 bytes (one, empty, for no
+/// input); the last one's BFINAL is `last`.
+fn stored_blocks(w: &mut BitWriter, input: &[u8], last: u32) {
+    let mut chunks = input.chunks(STORED_MAX).peekable();
+    if input.is_empty() {
+        stored(w, &[], last);
+    }
+    while let Some(c) = chunks.next() {
+        stored(w, c, if chunks.peek().is_none() { last } else { 0 });
+    }
+}
+
+/// `tokens` and the end of block in `codes_used` (after the block's
+/// header).
+fn coded(w: &mut BitWriter, tokens: &[Token], codes_used: &Codes) {
     let lit_codes = codes(&codes_used.lit);
     let dist_codes = codes(&codes_used.dist);
     let lit = |w: &mut BitWriter, s: usize| w.put(u32::from(lit_codes[s]), u32::from(codes_used.lit[s]));

@@ -150,33 +150,40 @@ impl Shape {
 /// Bytes of the record id at the start of each record and name entry.
 const ID_BYTES: usize = 8;
 
+/// The chain ring's length and the hash table's bits for `len` bytes of
+/// `shape`.
+fn table_sizes(len: usize, shape: Shape) -> (usize, u32) {
+    // Records and names find their matches near: the stride candidates,
+    // the names just before. A ring that reaches NEAR_RING back (or
+    // four records) finds as much as the whole window's (0.03% smaller
+    // on the corpus, 0.3% on a `git status`'s records), in a quarter
+    // of the fresh memory: 36 fewer page faults at a short process's
+    // shutdown.
+    let reach = match shape {
+        Shape::Records(s) | Shape::VarRecords(s) => s.saturating_mul(4).max(NEAR_RING),
+        Shape::Names => NEAR_RING,
+        Shape::Bytes => WINDOW,
+    };
+    let ring = len.clamp(1, reach.min(WINDOW)).next_power_of_two();
+    // Name tables hold random 8-byte ids: fewer buckets than about
+    // one per four bytes fill the chains with collisions that every
+    // literal walks. A short process's few kilobytes get a table of
+    // their size (a fresh 32 KiB one costs 8 page faults).
+    let hash_bits = match shape {
+        Shape::Records(_) | Shape::VarRecords(_) if len > ring => 12,
+        Shape::Bytes if len > WINDOW => 14,
+        _ => ring.trailing_zeros().saturating_sub(2).clamp(8, 13),
+    };
+    (ring, hash_bits)
+}
+
 impl<'a> Matcher<'a> {
     /// A matcher for `d`, which holds `shape`. `tables`: the hash table
     /// and chain ring's memory from an earlier matcher
     /// ([`Matcher::into_tables`]) or empty vectors; they are cleared here.
     pub fn new(d: &'a [u8], shape: Shape, tables: (Vec<u32>, Vec<u32>)) -> Self {
         let stride = shape.stride();
-        // Records and names find their matches near: the stride candidates,
-        // the names just before. A ring that reaches NEAR_RING back (or
-        // four records) finds as much as the whole window's (0.03% smaller
-        // on the corpus, 0.3% on a `git status`'s records), in a quarter
-        // of the fresh memory: 36 fewer page faults at a short process's
-        // shutdown.
-        let reach = match shape {
-            Shape::Records(s) | Shape::VarRecords(s) => s.saturating_mul(4).max(NEAR_RING),
-            Shape::Names => NEAR_RING,
-            Shape::Bytes => WINDOW,
-        };
-        let ring = d.len().clamp(1, reach.min(WINDOW)).next_power_of_two();
-        // Name tables hold random 8-byte ids: fewer buckets than about
-        // one per four bytes fill the chains with collisions that every
-        // literal walks. A short process's few kilobytes get a table of
-        // their size (a fresh 32 KiB one costs 8 page faults).
-        let hash_bits = match shape {
-            Shape::Records(_) | Shape::VarRecords(_) if d.len() > ring => 12,
-            Shape::Bytes if d.len() > WINDOW => 14,
-            _ => ring.trailing_zeros().saturating_sub(2).clamp(8, 13),
-        };
+        let (ring, hash_bits) = table_sizes(d.len(), shape);
         let strides: Vec<usize> = if stride >= MIN_MATCH {
             (1..=3).map(|k| k * stride).filter(|&s| s < ring.min(WINDOW)).collect()
         } else {

@@ -136,85 +136,97 @@ pub fn parse(blob: &[u8]) -> Option<Layout<'_>> {
     (0..l.count).all(|i| l.component(i).is_some()).then_some(l)
 }
 
+/// A component's place in the layout: its own bytes and, in a composite
+/// layout, its entry's flags, extent and mirror.
+struct Entry<'a> {
+    plain: &'a [u8],
+    flags: u32,
+    ext_start: u64,
+    ext_end: u64,
+    mirror_id: u32,
+}
+
 impl<'a> Layout<'a> {
     /// Component `i` (0-based, in the attribute's order).
     pub fn component(&self, i: usize) -> Option<Component<'a>> {
         let s = self.swapped;
-        let (plain, flags, ext_start, ext_end, mirror_id) = if self.composite {
-            let e = COMP_HEADER + i * COMP_ENTRY;
-            let (off, size) = (u32_at(self.blob, e + 24, s)? as usize, u32_at(self.blob, e + 28, s)? as usize);
-            let blob = self.blob.get(off..off.checked_add(size)?)?;
-            let id = u32_at(self.blob, e, s)?;
-            (blob, u32_at(self.blob, e + 4, s)?, u64_at(self.blob, e + 8, s)?, u64_at(self.blob, e + 16, s)?, id >> 16)
-        } else if i == 0 {
-            (self.blob, 0, 0, EOF, 0)
-        } else {
-            return None;
+        let e = self.entry(i)?;
+        let plain = e.plain;
+        // What a foreign (HSM) component inside a composite layout is: no
+        // stripes, and no stripe size (so never recorded).
+        let mut c = Component {
+            stripe_size: None,
+            stripe_count: 0,
+            pattern: PATTERN_FOREIGN,
+            flags: e.flags,
+            ext_start: e.ext_start,
+            ext_end: e.ext_end,
+            mirror_id: e.mirror_id,
+            pool: &[],
+            objects: &[],
+            swapped: s,
         };
-        let (m, _) = magic(plain)?;
-        let header = match m {
+        let header = match magic(plain)?.0 {
             MAGIC_V1 => V1_HEADER,
             MAGIC_V3 | MAGIC_SPECIFIC => V3_HEADER,
-            // A foreign (HSM) component inside a composite layout: no
-            // stripes, and no stripe size (so never recorded).
-            MAGIC_FOREIGN if self.composite => {
-                return Some(Component {
-                    stripe_size: None,
-                    stripe_count: 0,
-                    pattern: PATTERN_FOREIGN,
-                    flags,
-                    ext_start,
-                    ext_end,
-                    mirror_id,
-                    pool: &[],
-                    objects: &[],
-                    swapped: s,
-                })
-            }
+            MAGIC_FOREIGN if self.composite => return Some(c),
             _ => return None,
         };
         if plain.len() < header {
             return None;
         }
-        let lov_pattern = u32_at(plain, 4, s)?;
-        let pattern = if lov_pattern == LOV_RAID0 {
-            PATTERN_RAID0
-        } else if lov_pattern == LOV_RAID0 | LOV_OVERSTRIPING {
-            PATTERN_OVERSTRIPING
-        } else if lov_pattern & LOV_MDT != 0 {
-            PATTERN_MDT
-        } else {
-            u64::from(lov_pattern)
-        };
+        c.pattern = pattern(u32_at(plain, 4, s)?);
         let size = u32_at(plain, 24, s)?;
-        let count = u16_at(plain, 28, s)?;
-        let stripe_count = match count {
-            0 => LAYOUT_DEFAULT,
-            c if c >= 0xffe0 => LAYOUT_WIDE + u64::from(0xffff - c),
-            c => u64::from(c),
-        };
-        let pool = if header == V3_HEADER {
+        c.stripe_count = stripe_count(u16_at(plain, 28, s)?);
+        if header == V3_HEADER {
             let p = &plain[32..48];
-            &p[..p.iter().position(|&b| b == 0).unwrap_or(16).min(15)]
-        } else {
-            &[]
-        };
+            c.pool = &p[..p.iter().position(|&b| b == 0).unwrap_or(16).min(15)];
+        }
         let n = (plain.len() - header) / OST_DATA;
-        Some(Component {
-            stripe_size: (flags & FL_EXTENSION == 0).then_some(if size == 0 {
-                LAYOUT_DEFAULT
-            } else {
-                u64::from(size)
-            }),
-            stripe_count,
-            pattern,
-            flags,
-            ext_start,
-            ext_end,
-            mirror_id,
-            pool,
-            objects: &plain[header..header + n * OST_DATA],
-            swapped: s,
+        c.stripe_size =
+            (e.flags & FL_EXTENSION == 0).then_some(if size == 0 { LAYOUT_DEFAULT } else { u64::from(size) });
+        c.objects = &plain[header..header + n * OST_DATA];
+        Some(c)
+    }
+
+    /// Component `i`'s entry: of a composite layout's table, or the whole
+    /// attribute as the one component of a plain layout.
+    fn entry(&self, i: usize) -> Option<Entry<'a>> {
+        let s = self.swapped;
+        if !self.composite {
+            return (i == 0).then_some(Entry { plain: self.blob, flags: 0, ext_start: 0, ext_end: EOF, mirror_id: 0 });
+        }
+        let e = COMP_HEADER + i * COMP_ENTRY;
+        let (off, size) = (u32_at(self.blob, e + 24, s)? as usize, u32_at(self.blob, e + 28, s)? as usize);
+        Some(Entry {
+            plain: self.blob.get(off..off.checked_add(size)?)?,
+            flags: u32_at(self.blob, e + 4, s)?,
+            ext_start: u64_at(self.blob, e + 8, s)?,
+            ext_end: u64_at(self.blob, e + 16, s)?,
+            mirror_id: u32_at(self.blob, e, s)? >> 16,
         })
+    }
+}
+
+/// The pattern as `llapi_layout_pattern_get` gives it.
+fn pattern(lov_pattern: u32) -> u64 {
+    if lov_pattern == LOV_RAID0 {
+        PATTERN_RAID0
+    } else if lov_pattern == LOV_RAID0 | LOV_OVERSTRIPING {
+        PATTERN_OVERSTRIPING
+    } else if lov_pattern & LOV_MDT != 0 {
+        PATTERN_MDT
+    } else {
+        u64::from(lov_pattern)
+    }
+}
+
+/// The stripe count as `llapi_layout_stripe_count_get` gives it: the
+/// default, "wide" (overstriping's -1 - n), or the count.
+fn stripe_count(count: u16) -> u64 {
+    match count {
+        0 => LAYOUT_DEFAULT,
+        c if c >= 0xffe0 => LAYOUT_WIDE + u64::from(0xffff - c),
+        c => u64::from(c),
     }
 }
