@@ -130,26 +130,8 @@ impl NamespaceAcc {
         let rate = if span > 0.0 { namespace_ops as f64 / span } else { 0.0 };
         let (rate_bins, bin_seconds) = rate_estimate(&self.spans, self.start, self.end);
         let peak_rate = rate_bins.iter().map(|b| b.1).fold(0.0, f64::max) / bin_seconds.max(f64::MIN_POSITIVE);
-        let mut dirs: Vec<DirOps> = self.dirs.into_values().collect();
-        dirs.sort_by(|a, b| b.ops.cmp(&a.ops).then(a.path.cmp(&b.path)));
-        let mut relisted: Vec<DirOps> = dirs.iter().filter(|d| d.listings > 1).cloned().collect();
-        relisted.sort_by(|a, b| b.listings.cmp(&a.listings).then(a.path.cmp(&b.path)));
-        relisted.truncate(top);
-        dirs.truncate(top);
-        // Temporary files: removed, and opened by the job (a POSIX record
-        // of the same path: the ids are the same hash).
-        let mut temporary_files = 0;
-        let mut temporary_bytes_written = 0;
-        let mut temporary_examples = Vec::new();
-        for (id, name) in &self.unlinked {
-            if let Some(f) = files.get(POSIX, *id) {
-                temporary_files += 1;
-                temporary_bytes_written = f.entry.w_bytes.max(0).saturating_add(temporary_bytes_written);
-                if temporary_examples.len() < 5 {
-                    temporary_examples.push(String::from_utf8_lossy(name).into_owned());
-                }
-            }
-        }
+        let (dirs, relisted) = ranked_dirs(self.dirs, top);
+        let (temporary_files, temporary_bytes_written, temporary_examples) = temporaries(&self.unlinked, files);
         Some(Namespace {
             operations,
             namespace_ops,
@@ -170,6 +152,37 @@ impl NamespaceAcc {
             records: self.records,
         })
     }
+}
+
+/// The `top` directories with the most operations, and the `top` listed
+/// more than once, most listings first.
+fn ranked_dirs(dirs: HashMap<Vec<u8>, DirOps>, top: usize) -> (Vec<DirOps>, Vec<DirOps>) {
+    let mut dirs: Vec<DirOps> = dirs.into_values().collect();
+    dirs.sort_by(|a, b| b.ops.cmp(&a.ops).then(a.path.cmp(&b.path)));
+    let mut relisted: Vec<DirOps> = dirs.iter().filter(|d| d.listings > 1).cloned().collect();
+    relisted.sort_by(|a, b| b.listings.cmp(&a.listings).then(a.path.cmp(&b.path)));
+    relisted.truncate(top);
+    dirs.truncate(top);
+    (dirs, relisted)
+}
+
+/// Temporary files: removed, and opened by the job (a POSIX record of the
+/// same path: the ids are the same hash); how many, the bytes written to
+/// them, and up to five of their names.
+fn temporaries(unlinked: &[(u64, Vec<u8>)], files: &Files) -> (u64, i64, Vec<String>) {
+    let mut count = 0;
+    let mut bytes_written = 0i64;
+    let mut examples = Vec::new();
+    for (id, name) in unlinked {
+        if let Some(f) = files.get(POSIX, *id) {
+            count += 1;
+            bytes_written = f.entry.w_bytes.max(0).saturating_add(bytes_written);
+            if examples.len() < 5 {
+                examples.push(String::from_utf8_lossy(name).into_owned());
+            }
+        }
+    }
+    (count, bytes_written, examples)
 }
 
 /// Namespace operations per bin, each record's spread evenly over its
