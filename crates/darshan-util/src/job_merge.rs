@@ -339,43 +339,67 @@ fn write_modules(
             let recs = crate::job_processes::records(&plan.procs, plan.ranks_by_start, &clock)?;
             done.records += recs.len();
             w.write_module(m, recs.iter()).map_err(werr)?;
-            continue;
+        } else if let Some(rules) = darshan_log::reduce::rules_of(m) {
+            write_reduced(w, werr, plan, (m, rules), done)?;
+        } else {
+            write_combined(w, werr, plan, m, done)?;
         }
-        // The fixed-layout modules with reduction rules: as flat words.
-        if let Some(rules) = darshan_log::reduce::rules_of(m) {
-            let mut flat: Option<Flat> = None;
-            let mut odd = Vec::new();
-            gather(plan, m, &mut |r| {
-                let f = flat.get_or_insert_with(|| Flat::new(&r));
-                if !f.push(&r) {
-                    odd.push(r);
-                }
-            })?;
-            let Some(flat) = flat else { continue };
-            let (flat, shared) = combine_and_reduce(flat, rules, plan.nprocs);
-            done.shared += shared;
-            done.records += flat.len() + odd.len();
-            w.write_module(m, flat.records().chain(odd)).map_err(werr)?;
-            continue;
+    }
+    Ok(())
+}
+
+/// A fixed-layout module with reduction rules: its records as flat
+/// words, combined per file and reduced over the ranks (a record of
+/// another length is kept as it is).
+fn write_reduced(
+    w: &mut crate::merge::NewLogWriter,
+    werr: &dyn Fn(darshan_log::LogError) -> MergeError,
+    plan: &Plan,
+    (m, rules): (usize, &dyn darshan_log::reduce::Reducer),
+    done: &mut JobMerged,
+) -> Result<(), MergeError> {
+    let mut flat: Option<Flat> = None;
+    let mut odd = Vec::new();
+    gather(plan, m, &mut |r| {
+        let f = flat.get_or_insert_with(|| Flat::new(&r));
+        if !f.push(&r) {
+            odd.push(r);
         }
-        let mut recs = Vec::new();
-        gather(plan, m, &mut |r| recs.push(r))?;
-        if m == HEATMAP {
-            crate::merge::one_width(&mut recs);
-        }
-        let mut recs = combine_ranks(recs);
-        if m == HEATMAP {
-            same_length(&mut recs);
-        }
-        if m == BGQ {
-            crate::merge::bgq_job_record(&mut recs);
-        } else if m == LUSTRE {
-            done.shared += reduce_lustre(&mut recs, plan.nprocs);
-        }
-        done.records += recs.len();
-        if !recs.is_empty() {
-            w.write_module(m, recs.iter()).map_err(werr)?;
-        }
+    })?;
+    let Some(flat) = flat else { return Ok(()) };
+    let (flat, shared) = combine_and_reduce(flat, rules, plan.nprocs);
+    done.shared += shared;
+    done.records += flat.len() + odd.len();
+    w.write_module(m, flat.records().chain(odd)).map_err(werr)
+}
+
+/// Any other module: its ranks' records of each file combined, with the
+/// module's own rules (heat map widths, BG/Q's one job record, Lustre's
+/// layouts).
+fn write_combined(
+    w: &mut crate::merge::NewLogWriter,
+    werr: &dyn Fn(darshan_log::LogError) -> MergeError,
+    plan: &Plan,
+    m: usize,
+    done: &mut JobMerged,
+) -> Result<(), MergeError> {
+    let mut recs = Vec::new();
+    gather(plan, m, &mut |r| recs.push(r))?;
+    if m == HEATMAP {
+        crate::merge::one_width(&mut recs);
+    }
+    let mut recs = combine_ranks(recs);
+    if m == HEATMAP {
+        same_length(&mut recs);
+    }
+    if m == BGQ {
+        crate::merge::bgq_job_record(&mut recs);
+    } else if m == LUSTRE {
+        done.shared += reduce_lustre(&mut recs, plan.nprocs);
+    }
+    done.records += recs.len();
+    if !recs.is_empty() {
+        w.write_module(m, recs.iter()).map_err(werr)?;
     }
     Ok(())
 }
