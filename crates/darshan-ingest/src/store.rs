@@ -217,6 +217,17 @@ impl Store {
                 )?;
             }
         }
+        self.create_tables()?;
+        if let Some((old, added)) = upgraded_from {
+            let facts = self.fill_facts()?;
+            self.upgraded = Some(upgrade_said(old, &added, facts));
+        }
+        Ok(())
+    }
+
+    /// Every table of the schema and its indexes, where missing.
+    fn create_tables(&self) -> Result<(), IngestError> {
+        let c = &self.conn;
         for t in &self.tables {
             c.execute(&t.create_sql(), [])?;
             if t.name == "logs" {
@@ -228,25 +239,6 @@ impl Store {
         }
         // History looks runs up by application.
         c.execute("CREATE INDEX IF NOT EXISTS jobs_app ON jobs(app)", [])?;
-        if let Some((old, added)) = upgraded_from {
-            let facts = self.fill_facts()?;
-            let mut said = format!(
-                "upgraded the database from schema {old} to {SCHEMA_VERSION}: {} column{} added{}",
-                added.len(),
-                if added.len() == 1 { "" } else { "s" },
-                if added.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({}; the logs already in it have no value there)", added.join(", "))
-                },
-            );
-            if facts > 0 {
-                said.push_str(&format!(
-                    "; the facts history compares on made for the {facts} logs already in it, from their records"
-                ));
-            }
-            self.upgraded = Some(said);
-        }
         Ok(())
     }
 
@@ -471,4 +463,25 @@ impl Store {
 
 fn now() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
+}
+
+/// What an upgrade of the database from schema `old` did: the columns
+/// `added`, and the logs given facts from their records.
+fn upgrade_said(old: i64, added: &[String], facts: usize) -> String {
+    let mut said = format!(
+        "upgraded the database from schema {old} to {SCHEMA_VERSION}: {} column{} added{}",
+        added.len(),
+        if added.len() == 1 { "" } else { "s" },
+        if added.is_empty() {
+            String::new()
+        } else {
+            format!(" ({}; the logs already in it have no value there)", added.join(", "))
+        },
+    );
+    if facts > 0 {
+        said.push_str(&format!(
+            "; the facts history compares on made for the {facts} logs already in it, from their records"
+        ));
+    }
+    said
 }
