@@ -192,6 +192,14 @@ impl Metrics {
     pub fn render(&self, node: &str) -> String {
         let mut o = String::new();
         let node = label(node);
+        self.job_series(&mut o, &node);
+        self.processes(&mut o, &node);
+        self.own_counters(&mut o, &node);
+        o
+    }
+
+    /// Each job's totals per module: bytes, operations, seconds.
+    fn job_series(&self, o: &mut String, node: &str) {
         type Get = fn(&Totals) -> f64;
         let series: [(&str, &str, Option<&str>, Get); 8] = [
             ("darshan_bytes_read_total", "Bytes read", None, |t| t.bytes_read as f64),
@@ -229,6 +237,10 @@ impl Metrics {
                 }
             }
         }
+    }
+
+    /// Each job's processes running on this node.
+    fn processes(&self, o: &mut String, node: &str) {
         let _ = writeln!(
             o,
             "# HELP darshan_processes Processes of the job running on this node.\n# TYPE darshan_processes gauge"
@@ -242,13 +254,16 @@ impl Metrics {
                 j.running
             );
         }
+    }
+
+    /// The stream's own counters.
+    fn own_counters(&self, o: &mut String, node: &str) {
         let _ = writeln!(o, "# HELP darshan_stream_intervals_total Intervals read.\n# TYPE darshan_stream_intervals_total counter\ndarshan_stream_intervals_total{{node=\"{node}\"}} {}", self.intervals);
         let _ = writeln!(o, "# HELP darshan_stream_messages_total Messages published.\n# TYPE darshan_stream_messages_total counter\ndarshan_stream_messages_total{{node=\"{node}\"}} {}", self.published);
         let _ = writeln!(o, "# HELP darshan_stream_dropped_total Messages dropped (the server slow or away).\n# TYPE darshan_stream_dropped_total counter\ndarshan_stream_dropped_total{{node=\"{node}\"}} {}", self.dropped);
         let _ = writeln!(o, "# HELP darshan_stream_refused_total Crash-safe files refused (not a regular file, a uid not their owner's, records claimed but not held, too large), summed over intervals.\n# TYPE darshan_stream_refused_total counter\ndarshan_stream_refused_total{{node=\"{node}\"}} {}", self.refused);
         let _ = writeln!(o, "# HELP darshan_stream_over_memory_total Crash-safe files not followed for the memory limit, summed over intervals.\n# TYPE darshan_stream_over_memory_total counter\ndarshan_stream_over_memory_total{{node=\"{node}\"}} {}", self.over_memory);
         let _ = writeln!(o, "# HELP darshan_stream_files Crash-safe files read in the last interval.\n# TYPE darshan_stream_files gauge\ndarshan_stream_files{{node=\"{node}\"}} {}", self.files);
-        o
     }
 }
 
