@@ -70,7 +70,6 @@ pub fn record_id(name: &[u8]) -> u64 {
 /// little-endian 32-bit words whatever the host (C's aligned and
 /// unaligned paths give these same values on a little-endian machine).
 pub fn hashlittle(key: &[u8], initval: u32) -> u32 {
-    let rot = |x: u32, k: u32| x.rotate_left(k);
     let init = 0xdead_beef_u32.wrapping_add(key.len() as u32).wrapping_add(initval);
     let (mut a, mut b, mut c) = (init, init, init);
     let word = |k: &[u8]| -> u32 {
@@ -83,25 +82,7 @@ pub fn hashlittle(key: &[u8], initval: u32) -> u32 {
         a = a.wrapping_add(word(&k[0..4]));
         b = b.wrapping_add(word(&k[4..8]));
         c = c.wrapping_add(word(&k[8..12]));
-        // mix(a, b, c)
-        a = a.wrapping_sub(c);
-        a ^= rot(c, 4);
-        c = c.wrapping_add(b);
-        b = b.wrapping_sub(a);
-        b ^= rot(a, 6);
-        a = a.wrapping_add(c);
-        c = c.wrapping_sub(b);
-        c ^= rot(b, 8);
-        b = b.wrapping_add(a);
-        a = a.wrapping_sub(c);
-        a ^= rot(c, 16);
-        c = c.wrapping_add(b);
-        b = b.wrapping_sub(a);
-        b ^= rot(a, 19);
-        a = a.wrapping_add(c);
-        c = c.wrapping_sub(b);
-        c ^= rot(b, 4);
-        b = b.wrapping_add(a);
+        (a, b, c) = mix(a, b, c);
         k = &k[12..];
     }
     if k.is_empty() {
@@ -115,7 +96,38 @@ pub fn hashlittle(key: &[u8], initval: u32) -> u32 {
     if k.len() > 8 {
         c = c.wrapping_add(word(&k[8..]));
     }
-    // final(a, b, c)
+    final_mix(a, b, c)
+}
+
+/// lookup3's `mix(a, b, c)`: each 12 bytes stirred in.
+#[inline(always)]
+fn mix(mut a: u32, mut b: u32, mut c: u32) -> (u32, u32, u32) {
+    let rot = |x: u32, k: u32| x.rotate_left(k);
+    a = a.wrapping_sub(c);
+    a ^= rot(c, 4);
+    c = c.wrapping_add(b);
+    b = b.wrapping_sub(a);
+    b ^= rot(a, 6);
+    a = a.wrapping_add(c);
+    c = c.wrapping_sub(b);
+    c ^= rot(b, 8);
+    b = b.wrapping_add(a);
+    a = a.wrapping_sub(c);
+    a ^= rot(c, 16);
+    c = c.wrapping_add(b);
+    b = b.wrapping_sub(a);
+    b ^= rot(a, 19);
+    a = a.wrapping_add(c);
+    c = c.wrapping_sub(b);
+    c ^= rot(b, 4);
+    b = b.wrapping_add(a);
+    (a, b, c)
+}
+
+/// lookup3's `final(a, b, c)`, giving c.
+#[inline(always)]
+fn final_mix(mut a: u32, mut b: u32, mut c: u32) -> u32 {
+    let rot = |x: u32, k: u32| x.rotate_left(k);
     c ^= b;
     c = c.wrapping_sub(rot(b, 14));
     a ^= c;
