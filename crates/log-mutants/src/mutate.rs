@@ -250,33 +250,36 @@ fn inside(u: &Unpacked, rng: &mut Rng) -> Option<Mutant> {
                 format!("cut to {at} bytes")
             }
             _ if !bytes.is_empty() && bytes.len() < 1 << 20 => {
-                // Repeated: many records (or names) from a few compressed
-                // bytes; for fixed-size records, half the time each copy's
-                // records get ids of their own (so many files, not one).
-                let k = 2 + rng.below(200);
-                let one = bytes.clone();
                 let size = match region {
                     Region::Module(m) => darshan_log::decode::fixed_record_size(m, ver),
                     _ => None,
                 };
-                let fresh = size.filter(|s| one.len() % s == 0 && rng.below(2) == 0);
-                for copy in 1..k {
-                    let at = bytes.len();
-                    bytes.extend_from_slice(&one);
-                    if let Some(s) = fresh {
-                        for r in (at..bytes.len()).step_by(s) {
-                            let id =
-                                u64::from_le_bytes(bytes[r..r + 8].try_into().unwrap_or([0; 8])) ^ (copy as u64) << 40;
-                            bytes[r..r + 8].copy_from_slice(&id.to_le_bytes());
-                        }
-                    }
-                }
-                format!("repeated {k} times{}", if fresh.is_some() { ", each copy with ids of its own" } else { "" })
+                repeated(bytes, size, rng)
             }
             _ => return None,
         }
     };
     Some(Mutant { bytes: u.pack(), what: format!("{region:?}: {what}") })
+}
+
+/// The region's bytes repeated: many records (or names) from a few
+/// compressed bytes; for records of `record_size`, half the time each
+/// copy's records get ids of their own (so many files, not one).
+fn repeated(bytes: &mut Vec<u8>, record_size: Option<usize>, rng: &mut Rng) -> String {
+    let k = 2 + rng.below(200);
+    let one = bytes.clone();
+    let fresh = record_size.filter(|s| one.len().is_multiple_of(*s) && rng.below(2) == 0);
+    for copy in 1..k {
+        let at = bytes.len();
+        bytes.extend_from_slice(&one);
+        if let Some(s) = fresh {
+            for r in (at..bytes.len()).step_by(s) {
+                let id = u64::from_le_bytes(bytes[r..r + 8].try_into().unwrap_or([0; 8])) ^ (copy as u64) << 40;
+                bytes[r..r + 8].copy_from_slice(&id.to_le_bytes());
+            }
+        }
+    }
+    format!("repeated {k} times{}", if fresh.is_some() { ", each copy with ids of its own" } else { "" })
 }
 
 fn set_word(b: &mut [u8], f: &Field, v: i64) -> String {

@@ -6,7 +6,7 @@
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::tools::Tool;
@@ -58,6 +58,23 @@ fn first_line(s: &str) -> String {
     s.lines().find(|l| !l.trim().is_empty()).unwrap_or("").chars().take(200).collect()
 }
 
+/// The child's status, waited for until `timeout` after `t0`; past it,
+/// its process group is killed (the tool, not only GNU time), and the
+/// second value is true.
+fn wait_within(child: &mut std::process::Child, t0: Instant, timeout: Duration) -> (Option<ExitStatus>, bool) {
+    loop {
+        match child.try_wait() {
+            Ok(Some(st)) => return (Some(st), false),
+            Ok(None) if t0.elapsed() > timeout => {
+                let _ = Command::new("kill").args(["-s", "KILL", "--"]).arg(format!("-{}", child.id())).status();
+                return (child.wait().ok(), true);
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+            Err(_) => return (None, false),
+        }
+    }
+}
+
 /// Run `tool` on `input` with its scratch output at `scratch`.
 pub fn run(bin: &Path, tool: &Tool, input: &Path, scratch: &Path, limits: Limits) -> Outcome {
     let time_out: PathBuf = scratch.with_extension("time");
@@ -94,19 +111,7 @@ pub fn run(bin: &Path, tool: &Tool, input: &Path, scratch: &Path, limits: Limits
             }
         }
     };
-    let mut timed_out = false;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(st)) => break Some(st),
-            Ok(None) if t0.elapsed() > limits.timeout => {
-                timed_out = true;
-                let _ = Command::new("kill").args(["-s", "KILL", "--"]).arg(format!("-{}", child.id())).status();
-                break child.wait().ok();
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
-            Err(_) => break None,
-        }
-    };
+    let (status, timed_out) = wait_within(&mut child, t0, limits.timeout);
     let seconds = t0.elapsed().as_secs_f64();
     let time_text = std::fs::read_to_string(&time_out).unwrap_or_default();
     let stderr = std::fs::read(&err_out).map(|b| String::from_utf8_lossy(&b[..b.len().min(16 << 10)]).into_owned());
