@@ -340,7 +340,7 @@ fn write_modules(
             done.records += recs.len();
             w.write_module(m, recs.iter()).map_err(werr)?;
         } else if let Some(rules) = darshan_log::reduce::rules_of(m) {
-            write_reduced(w, werr, plan, (m, rules), done)?;
+            write_reduced(w, werr, plan, m, rules, done)?;
         } else {
             write_combined(w, werr, plan, m, done)?;
         }
@@ -355,7 +355,8 @@ fn write_reduced(
     w: &mut crate::merge::NewLogWriter,
     werr: &dyn Fn(darshan_log::LogError) -> MergeError,
     plan: &Plan,
-    (m, rules): (usize, &dyn darshan_log::reduce::Reducer),
+    m: usize,
+    rules: &dyn darshan_log::reduce::Reducer,
     done: &mut JobMerged,
 ) -> Result<(), MergeError> {
     let mut flat: Option<Flat> = None;

@@ -61,7 +61,7 @@ fn first_line(s: &str) -> String {
 /// The child's status, waited for until `timeout` after `t0`; past it,
 /// its process group is killed (the tool, not only GNU time), and the
 /// second value is true.
-fn wait_within(child: &mut std::process::Child, t0: Instant, timeout: Duration) -> (Option<ExitStatus>, bool) {
+fn wait_or_kill_group(child: &mut std::process::Child, t0: Instant, timeout: Duration) -> (Option<ExitStatus>, bool) {
     loop {
         match child.try_wait() {
             Ok(Some(st)) => return (Some(st), false),
@@ -111,7 +111,7 @@ pub fn run(bin: &Path, tool: &Tool, input: &Path, scratch: &Path, limits: Limits
             }
         }
     };
-    let (status, timed_out) = wait_within(&mut child, t0, limits.timeout);
+    let (status, timed_out) = wait_or_kill_group(&mut child, t0, limits.timeout);
     let seconds = t0.elapsed().as_secs_f64();
     let time_text = std::fs::read_to_string(&time_out).unwrap_or_default();
     let stderr = std::fs::read(&err_out).map(|b| String::from_utf8_lossy(&b[..b.len().min(16 << 10)]).into_owned());

@@ -146,47 +146,61 @@ struct Entry<'a> {
     mirror_id: u32,
 }
 
+impl<'a> Entry<'a> {
+    /// The component this entry places, without striping: what a foreign
+    /// (HSM) component inside a composite layout is (no stripes, and no
+    /// stripe size, so never recorded), and the base of a striped one.
+    fn unstriped(&self, swapped: bool) -> Component<'a> {
+        Component {
+            stripe_size: None,
+            stripe_count: 0,
+            pattern: PATTERN_FOREIGN,
+            flags: self.flags,
+            ext_start: self.ext_start,
+            ext_end: self.ext_end,
+            mirror_id: self.mirror_id,
+            pool: &[],
+            objects: &[],
+            swapped,
+        }
+    }
+}
+
 impl<'a> Layout<'a> {
     /// Component `i` (0-based, in the attribute's order).
     pub fn component(&self, i: usize) -> Option<Component<'a>> {
         let s = self.swapped;
         let e = self.entry(i)?;
         let plain = e.plain;
-        // What a foreign (HSM) component inside a composite layout is: no
-        // stripes, and no stripe size (so never recorded).
-        let mut c = Component {
-            stripe_size: None,
-            stripe_count: 0,
-            pattern: PATTERN_FOREIGN,
-            flags: e.flags,
-            ext_start: e.ext_start,
-            ext_end: e.ext_end,
-            mirror_id: e.mirror_id,
-            pool: &[],
-            objects: &[],
-            swapped: s,
-        };
         let header = match magic(plain)?.0 {
             MAGIC_V1 => V1_HEADER,
             MAGIC_V3 | MAGIC_SPECIFIC => V3_HEADER,
-            MAGIC_FOREIGN if self.composite => return Some(c),
+            MAGIC_FOREIGN if self.composite => return Some(e.unstriped(s)),
             _ => return None,
         };
         if plain.len() < header {
             return None;
         }
-        c.pattern = pattern(u32_at(plain, 4, s)?);
         let size = u32_at(plain, 24, s)?;
-        c.stripe_count = stripe_count(u16_at(plain, 28, s)?);
-        if header == V3_HEADER {
+        let pool: &[u8] = if header == V3_HEADER {
             let p = &plain[32..48];
-            c.pool = &p[..p.iter().position(|&b| b == 0).unwrap_or(16).min(15)];
-        }
+            &p[..p.iter().position(|&b| b == 0).unwrap_or(16).min(15)]
+        } else {
+            &[]
+        };
         let n = (plain.len() - header) / OST_DATA;
-        c.stripe_size =
-            (e.flags & FL_EXTENSION == 0).then_some(if size == 0 { LAYOUT_DEFAULT } else { u64::from(size) });
-        c.objects = &plain[header..header + n * OST_DATA];
-        Some(c)
+        Some(Component {
+            stripe_size: (e.flags & FL_EXTENSION == 0).then_some(if size == 0 {
+                LAYOUT_DEFAULT
+            } else {
+                u64::from(size)
+            }),
+            stripe_count: stripe_count(u16_at(plain, 28, s)?),
+            pattern: pattern(u32_at(plain, 4, s)?),
+            pool,
+            objects: &plain[header..header + n * OST_DATA],
+            ..e.unstriped(s)
+        })
     }
 
     /// Component `i`'s entry: of a composite layout's table, or the whole

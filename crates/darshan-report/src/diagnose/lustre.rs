@@ -73,29 +73,32 @@ fn single_ost(cx: &Ctx, few: Vec<(f64, &FileAgg)>) -> Option<Finding> {
     })
 }
 
+/// L02's advice to a job with MPI-IO, and to one without.
+const L02_ADVICE_MPI: &str =
+    "Make requests a multiple of the stripe size (collective buffering does this), or lower the \
+     stripe size to the request size";
+const L02_ADVICE: &str = "Make requests a multiple of the stripe size, or lower the stripe size to the request size";
+
 /// L02: shared files accessed in requests much smaller than a stripe.
 fn small_requests(cx: &Ctx, small_req: Vec<(f64, &FileAgg)>) -> Option<Finding> {
     (!small_req.is_empty()).then(|| {
         finding(
-        "L02",
-        Level::Warn,
-        format!(
-            "{} accessed in requests much smaller than the stripe size",
-            super::plural(small_req.len() as i64, "shared file")
-        ),
-        cx.worst(small_req, |name, e, _| {
-            let avg = (e.bytes_read() + e.bytes_written()) / (e.reads + e.writes);
+            "L02",
+            Level::Warn,
             format!(
-                "{name}: average request {}, stripe size {}",
-                units::bytes(avg as f64),
-                units::bytes(stripes(cx, e).stripe_size as f64)
-            )
-        }),
-        Some(cx.advice(
-            "Make requests a multiple of the stripe size (collective buffering does this), or lower the stripe size to the request size",
-            "Make requests a multiple of the stripe size, or lower the stripe size to the request size",
-        )),
-    )
+                "{} accessed in requests much smaller than the stripe size",
+                super::plural(small_req.len() as i64, "shared file")
+            ),
+            cx.worst(small_req, |name, e, _| {
+                let avg = (e.bytes_read() + e.bytes_written()) / (e.reads + e.writes);
+                format!(
+                    "{name}: average request {}, stripe size {}",
+                    units::bytes(avg as f64),
+                    units::bytes(stripes(cx, e).stripe_size as f64)
+                )
+            }),
+            Some(cx.advice(L02_ADVICE_MPI, L02_ADVICE)),
+        )
     })
 }
 
