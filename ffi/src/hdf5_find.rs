@@ -22,6 +22,7 @@ use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 
 use crate::hdf5_lib::Hdf5;
+use crate::loaded::{first_definition, owner_of};
 
 extern "C" {
     /// The return address the entry stub noted for this thread (shim.c,
@@ -139,14 +140,7 @@ fn global() -> Option<&'static Hdf5> {
     GLOBAL.get(|| {
         // SAFETY: dlsym with a NUL-terminated name.
         let next = unsafe { libc::dlsym(libc::RTLD_NEXT, c"H5Fcreate".as_ptr()) };
-        let owner = owner_of(next).or_else(|| {
-            let mut found: Option<(*mut c_void, usize)> = None;
-            // SAFETY: the callback only reads the entry it is given.
-            unsafe {
-                libc::dl_iterate_phdr(Some(first_defining), (&mut found as *mut Option<(*mut c_void, usize)>).cast())
-            };
-            found
-        });
+        let owner = owner_of(next).or_else(|| first_definition(c"H5Fcreate").map(|d| (d.handle, d.base)));
         owner.map(|(handle, base)| library(handle, base))
     })
 }
@@ -183,58 +177,6 @@ fn published(slot: &AtomicPtr<Hdf5>) -> Option<&'static Hdf5> {
     let p = slot.load(Ordering::Acquire);
     // SAFETY: only leaked Boxes are stored in LIBS, and never freed.
     (!p.is_null()).then(|| unsafe { &*p })
-}
-
-/// The object that defines `sym` (not this library): a dlopen handle and
-/// its load address.
-fn owner_of(sym: *mut c_void) -> Option<(*mut c_void, usize)> {
-    if sym.is_null() {
-        return None;
-    }
-    // SAFETY: dladdr only reads the loader's tables; `info` is writable.
-    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
-    // SAFETY: `sym` is an address the loader gave; dladdr writes `info`.
-    if unsafe { libc::dladdr(sym, &mut info) } == 0 || info.dli_fname.is_null() || info.dli_fbase == own_base() {
-        return None;
-    }
-    // SAFETY: a loaded object's file name; RTLD_NOLOAD only takes a
-    // reference to an object already loaded (kept: the library's
-    // functions are used for the rest of the process).
-    let h = unsafe { libc::dlopen(info.dli_fname, libc::RTLD_LAZY | libc::RTLD_NOLOAD) };
-    (!h.is_null()).then_some((h, info.dli_fbase as usize))
-}
-
-fn own_base() -> *mut c_void {
-    // SAFETY: as above, for a function of this library.
-    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
-    // SAFETY: this function's own address; dladdr writes `info`.
-    unsafe { libc::dladdr(own_base as *const c_void, &mut info) };
-    info.dli_fbase
-}
-
-unsafe extern "C" fn first_defining(info: *mut libc::dl_phdr_info, _size: usize, data: *mut c_void) -> c_int {
-    // SAFETY: the loader passes a valid entry and our `found` pointer.
-    let (info, found) = unsafe { (&*info, &mut *data.cast::<Option<(*mut c_void, usize)>>()) };
-    // SAFETY: a non-null name the loader keeps for the object's lifetime.
-    if info.dlpi_name.is_null() || unsafe { *info.dlpi_name } == 0 {
-        return 0;
-    }
-    // SAFETY: the name of a loaded object; RTLD_NOLOAD loads nothing.
-    let h = unsafe { libc::dlopen(info.dlpi_name, libc::RTLD_LAZY | libc::RTLD_NOLOAD) };
-    if h.is_null() {
-        return 0;
-    }
-    // SAFETY: a dlopen handle and a NUL-terminated name.
-    let p = unsafe { libc::dlsym(h, c"H5Fcreate".as_ptr()) };
-    // SAFETY: the handle is ours to release; owner_of takes its own.
-    unsafe { libc::dlclose(h) };
-    match owner_of(p) {
-        Some(owner) => {
-            *found = Some(owner);
-            1
-        }
-        None => 0,
-    }
 }
 
 /// A loaded object: its address range and file name (empty for the

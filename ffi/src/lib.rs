@@ -28,6 +28,7 @@ mod hdf5_wrap;
 mod host;
 mod host_platform;
 mod init;
+mod loaded;
 mod lustre_wrap;
 mod meta_wrap;
 mod modules;

@@ -28,6 +28,10 @@ pub const MPI_SUCCESS: c_int = 0;
 pub fn mpi_err_other() -> c_int {
     abi_ready().map(|a| a.err_other).unwrap_or(16)
 }
+/// MPI_ERR_ARG (13 in Open MPI, 12 in MPICH).
+pub fn mpi_err_arg() -> c_int {
+    abi_ready().map(|a| a.err_arg).unwrap_or(13)
+}
 /// MPI_MODE_CREATE | MPI_MODE_WRONLY | MPI_MODE_EXCL (same in both).
 pub const LOG_AMODE: c_int = 1 | 4 | 64;
 
@@ -134,6 +138,7 @@ pub struct Abi {
     /// undefined when an int is passed in it).
     pub handle_mask: H,
     pub err_other: c_int,
+    pub err_arg: c_int,
     pub comm_world: H,
     pub info_null: H,
     pub datatype_null: H,
@@ -148,10 +153,13 @@ pub struct Abi {
     pub bor: H,
 }
 
+/// The address of Open MPI's global `name`: in the global scope, else in
+/// the MPI library found outside it (mpi4py's, loaded RTLD_LOCAL).
 fn global(name: &'static [u8]) -> Option<H> {
     // SAFETY: `name` is a NUL-terminated literal; dlsym(RTLD_DEFAULT)
     // only looks the symbol up.
     let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr().cast()) };
+    let p = if p.is_null() { crate::loaded::in_known_objects(std::ffi::CStr::from_bytes_with_nul(name).ok()?) } else { p };
     (!p.is_null()).then_some(p as H)
 }
 
@@ -167,6 +175,7 @@ impl Abi {
             name: "Open MPI",
             handle_mask: H::MAX,
             err_other: 16,
+            err_arg: 13,
             comm_world: global(b"ompi_mpi_comm_world\0")?,
             info_null: global(b"ompi_mpi_info_null\0")?,
             datatype_null: global(b"ompi_mpi_datatype_null\0")?,
@@ -188,6 +197,7 @@ impl Abi {
         name: "MPICH",
         handle_mask: 0xffff_ffff,
         err_other: 15,
+        err_arg: 12,
         comm_world: 0x4400_0000,
         info_null: 0x1c00_0000,
         datatype_null: 0x0c00_0000,

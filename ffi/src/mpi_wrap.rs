@@ -270,6 +270,41 @@ macro_rules! mpi_export {
     ($name:ident, $pname:ident, ($($a:ident : $t:ty),*), |$t1:ident, $t2:ident| $rec:expr) => {
         mpi_export!($name, $pname, ($($a: $t),*), _at = (), |$t1, $t2| $rec);
     };
+    // A large-count call (MPI 4.0), `$count` its MPI_Count, `$plain` the
+    // same call with an int count. An MPI-3 library (Open MPI 4) has no
+    // large-count calls, yet a program that asks whether it has them
+    // (mpi4py's weak symbols) finds ours: the plain call then serves a
+    // count that fits an int, and a larger one gets MPI_ERR_ARG, as
+    // mpi4py's own fallback gives it.
+    ($name:ident, $pname:ident, plain = $plain:ident, count = $count:ident, ($($a:ident : $t:ty),*), $at:ident = $pos:expr, |$t1:ident, $t2:ident| $rec:expr) => {
+        /// # Safety
+        /// Called by the program with the MPI function's own arguments.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($a: $t),*) -> c_int {
+            let $at = $pos;
+            timed(
+                || match m::$pname() {
+                    // SAFETY: the program's arguments, passed on unchanged.
+                    Some(f) => Some(unsafe { f($($a),*) }),
+                    None => m::$plain().map(|f| match c_int::try_from($count) {
+                        // SAFETY: the program's arguments, its count as
+                        // the int it fits in.
+                        Ok($count) => unsafe { f($($a),*) },
+                        Err(_) => m::mpi_err_arg(),
+                    }),
+                },
+                |$t1, $t2| $rec,
+            )
+        }
+
+        /// # Safety
+        /// As the MPI_ name.
+        #[no_mangle]
+        pub unsafe extern "C" fn $pname($($a: $t),*) -> c_int {
+            // SAFETY: same contract.
+            unsafe { $name($($a),*) }
+        }
+    };
 }
 
 type Buf = *mut c_void;
@@ -310,34 +345,34 @@ mpi_export!(MPI_File_iwrite_at_all, PMPI_File_iwrite_at_all, (fh: H, off: i64, b
 // The MPI-4 large-count forms (MPI_Count counts: i64), counted as the
 // plain calls are (spec extensions.md section 2). A library without them
 // (Open MPI 4) never has them called.
-mpi_export!(MPI_File_read_c, PMPI_File_read_c, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, false, Access::Indep, at, t1, t2));
-mpi_export!(MPI_File_read_all_c, PMPI_File_read_all_c, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, false, Access::Coll, at, t1, t2));
-mpi_export!(MPI_File_read_at_c, PMPI_File_read_at_c, (fh: H, off: i64, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, false, Access::Indep, at, t1, t2));
-mpi_export!(MPI_File_read_at_all_c, PMPI_File_read_at_all_c, (fh: H, off: i64, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, false, Access::Coll, at, t1, t2));
-mpi_export!(MPI_File_read_shared_c, PMPI_File_read_shared_c, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, false, Access::Indep, at, t1, t2));
-mpi_export!(MPI_File_read_ordered_c, PMPI_File_read_ordered_c, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, false, Access::Coll, at, t1, t2));
-mpi_export!(MPI_File_iread_c, PMPI_File_iread_c, (fh: H, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, false, Access::Nb, at, t1, t2));
-mpi_export!(MPI_File_iread_all_c, PMPI_File_iread_all_c, (fh: H, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, false, Access::Nb, at, t1, t2));
-mpi_export!(MPI_File_iread_at_c, PMPI_File_iread_at_c, (fh: H, off: i64, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, false, Access::Nb, at, t1, t2));
-mpi_export!(MPI_File_iread_at_all_c, PMPI_File_iread_at_all_c, (fh: H, off: i64, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, false, Access::Nb, at, t1, t2));
-mpi_export!(MPI_File_iread_shared_c, PMPI_File_iread_shared_c, (fh: H, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, false, Access::Nb, at, t1, t2));
-mpi_export!(MPI_File_read_all_begin_c, PMPI_File_read_all_begin_c, (fh: H, buf: Buf, count: i64, dt: H), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, false, Access::Split, at, t1, t2));
-mpi_export!(MPI_File_read_at_all_begin_c, PMPI_File_read_at_all_begin_c, (fh: H, off: i64, buf: Buf, count: i64, dt: H), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, false, Access::Split, at, t1, t2));
-mpi_export!(MPI_File_read_ordered_begin_c, PMPI_File_read_ordered_begin_c, (fh: H, buf: Buf, count: i64, dt: H), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, false, Access::Split, at, t1, t2));
-mpi_export!(MPI_File_write_c, PMPI_File_write_c, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, true, Access::Indep, at, t1, t2));
-mpi_export!(MPI_File_write_all_c, PMPI_File_write_all_c, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, true, Access::Coll, at, t1, t2));
-mpi_export!(MPI_File_write_at_c, PMPI_File_write_at_c, (fh: H, off: i64, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, true, Access::Indep, at, t1, t2));
-mpi_export!(MPI_File_write_at_all_c, PMPI_File_write_at_all_c, (fh: H, off: i64, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, true, Access::Coll, at, t1, t2));
-mpi_export!(MPI_File_write_shared_c, PMPI_File_write_shared_c, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, true, Access::Indep, at, t1, t2));
-mpi_export!(MPI_File_write_ordered_c, PMPI_File_write_ordered_c, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, true, Access::Coll, at, t1, t2));
-mpi_export!(MPI_File_iwrite_c, PMPI_File_iwrite_c, (fh: H, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, true, Access::Nb, at, t1, t2));
-mpi_export!(MPI_File_iwrite_all_c, PMPI_File_iwrite_all_c, (fh: H, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, true, Access::Nb, at, t1, t2));
-mpi_export!(MPI_File_iwrite_at_c, PMPI_File_iwrite_at_c, (fh: H, off: i64, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, true, Access::Nb, at, t1, t2));
-mpi_export!(MPI_File_iwrite_at_all_c, PMPI_File_iwrite_at_all_c, (fh: H, off: i64, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, true, Access::Nb, at, t1, t2));
-mpi_export!(MPI_File_iwrite_shared_c, PMPI_File_iwrite_shared_c, (fh: H, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, true, Access::Nb, at, t1, t2));
-mpi_export!(MPI_File_write_all_begin_c, PMPI_File_write_all_begin_c, (fh: H, buf: Buf, count: i64, dt: H), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, true, Access::Split, at, t1, t2));
-mpi_export!(MPI_File_write_at_all_begin_c, PMPI_File_write_at_all_begin_c, (fh: H, off: i64, buf: Buf, count: i64, dt: H), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, true, Access::Split, at, t1, t2));
-mpi_export!(MPI_File_write_ordered_begin_c, PMPI_File_write_ordered_begin_c, (fh: H, buf: Buf, count: i64, dt: H), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, true, Access::Split, at, t1, t2));
+mpi_export!(MPI_File_read_c, PMPI_File_read_c, plain = PMPI_File_read, count = count, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, false, Access::Indep, at, t1, t2));
+mpi_export!(MPI_File_read_all_c, PMPI_File_read_all_c, plain = PMPI_File_read_all, count = count, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, false, Access::Coll, at, t1, t2));
+mpi_export!(MPI_File_read_at_c, PMPI_File_read_at_c, plain = PMPI_File_read_at, count = count, (fh: H, off: i64, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, false, Access::Indep, at, t1, t2));
+mpi_export!(MPI_File_read_at_all_c, PMPI_File_read_at_all_c, plain = PMPI_File_read_at_all, count = count, (fh: H, off: i64, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, false, Access::Coll, at, t1, t2));
+mpi_export!(MPI_File_read_shared_c, PMPI_File_read_shared_c, plain = PMPI_File_read_shared, count = count, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, false, Access::Indep, at, t1, t2));
+mpi_export!(MPI_File_read_ordered_c, PMPI_File_read_ordered_c, plain = PMPI_File_read_ordered, count = count, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, false, Access::Coll, at, t1, t2));
+mpi_export!(MPI_File_iread_c, PMPI_File_iread_c, plain = PMPI_File_iread, count = count, (fh: H, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, false, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iread_all_c, PMPI_File_iread_all_c, plain = PMPI_File_iread_all, count = count, (fh: H, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, false, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iread_at_c, PMPI_File_iread_at_c, plain = PMPI_File_iread_at, count = count, (fh: H, off: i64, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, false, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iread_at_all_c, PMPI_File_iread_at_all_c, plain = PMPI_File_iread_at_all, count = count, (fh: H, off: i64, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, false, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iread_shared_c, PMPI_File_iread_shared_c, plain = PMPI_File_iread_shared, count = count, (fh: H, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, false, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_read_all_begin_c, PMPI_File_read_all_begin_c, plain = PMPI_File_read_all_begin, count = count, (fh: H, buf: Buf, count: i64, dt: H), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, false, Access::Split, at, t1, t2));
+mpi_export!(MPI_File_read_at_all_begin_c, PMPI_File_read_at_all_begin_c, plain = PMPI_File_read_at_all_begin, count = count, (fh: H, off: i64, buf: Buf, count: i64, dt: H), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, false, Access::Split, at, t1, t2));
+mpi_export!(MPI_File_read_ordered_begin_c, PMPI_File_read_ordered_begin_c, plain = PMPI_File_read_ordered_begin, count = count, (fh: H, buf: Buf, count: i64, dt: H), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, false, Access::Split, at, t1, t2));
+mpi_export!(MPI_File_write_c, PMPI_File_write_c, plain = PMPI_File_write, count = count, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, true, Access::Indep, at, t1, t2));
+mpi_export!(MPI_File_write_all_c, PMPI_File_write_all_c, plain = PMPI_File_write_all, count = count, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, true, Access::Coll, at, t1, t2));
+mpi_export!(MPI_File_write_at_c, PMPI_File_write_at_c, plain = PMPI_File_write_at, count = count, (fh: H, off: i64, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, true, Access::Indep, at, t1, t2));
+mpi_export!(MPI_File_write_at_all_c, PMPI_File_write_at_all_c, plain = PMPI_File_write_at_all, count = count, (fh: H, off: i64, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, true, Access::Coll, at, t1, t2));
+mpi_export!(MPI_File_write_shared_c, PMPI_File_write_shared_c, plain = PMPI_File_write_shared, count = count, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, true, Access::Indep, at, t1, t2));
+mpi_export!(MPI_File_write_ordered_c, PMPI_File_write_ordered_c, plain = PMPI_File_write_ordered, count = count, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, true, Access::Coll, at, t1, t2));
+mpi_export!(MPI_File_iwrite_c, PMPI_File_iwrite_c, plain = PMPI_File_iwrite, count = count, (fh: H, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, true, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iwrite_all_c, PMPI_File_iwrite_all_c, plain = PMPI_File_iwrite_all, count = count, (fh: H, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, true, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iwrite_at_c, PMPI_File_iwrite_at_c, plain = PMPI_File_iwrite_at, count = count, (fh: H, off: i64, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, true, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iwrite_at_all_c, PMPI_File_iwrite_at_all_c, plain = PMPI_File_iwrite_at_all, count = count, (fh: H, off: i64, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, true, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_iwrite_shared_c, PMPI_File_iwrite_shared_c, plain = PMPI_File_iwrite_shared, count = count, (fh: H, buf: Buf, count: i64, dt: H, rq: Req), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, true, Access::Nb, at, t1, t2));
+mpi_export!(MPI_File_write_all_begin_c, PMPI_File_write_all_begin_c, plain = PMPI_File_write_all_begin, count = count, (fh: H, buf: Buf, count: i64, dt: H), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, true, Access::Split, at, t1, t2));
+mpi_export!(MPI_File_write_at_all_begin_c, PMPI_File_write_at_all_begin_c, plain = PMPI_File_write_at_all_begin, count = count, (fh: H, off: i64, buf: Buf, count: i64, dt: H), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, true, Access::Split, at, t1, t2));
+mpi_export!(MPI_File_write_ordered_begin_c, PMPI_File_write_ordered_begin_c, plain = PMPI_File_write_ordered_begin, count = count, (fh: H, buf: Buf, count: i64, dt: H), at = before(fh, Pos::Shared), |t1, t2| io_c(fh, count, dt, true, Access::Split, at, t1, t2));
 
 /// The name MPI_File_open records: ROMIO's `fs:` prefix stripped (only
 /// a prefix longer than one character, so `c:\...` stays), then cleaned.

@@ -1,12 +1,16 @@
 //! The real functions behind our exports: `dlsym(RTLD_NEXT, name)` (or,
 //! linked statically with `--wrap`, the linker's `__real_` name), cached
 //! in one `AtomicPtr` per symbol (docs/interposition.md rules 1-3). All are
-//! resolved eagerly in the constructor; a wrapper called earlier resolves
-//! its own symbol lazily. A missing symbol gives `None`, and the wrapper
-//! fails that call with ENOSYS; the host is never aborted.
+//! resolved eagerly in the constructor; a wrapper called earlier, or for
+//! a function then defined nowhere, resolves its own symbol at its call,
+//! and also outside the global scope (loaded.rs). A missing symbol gives
+//! `None`, and the wrapper fails that call with ENOSYS; the host is never
+//! aborted.
 
-use std::ffi::c_void;
+use std::ffi::{c_void, CStr};
 use std::sync::atomic::{AtomicPtr, Ordering};
+
+use crate::loaded;
 
 use libc::{c_char, c_int, c_long, c_uint, c_ulong, iovec, mode_t, off64_t, off_t, size_t, ssize_t, FILE};
 
@@ -17,17 +21,47 @@ extern "C" {
     fn darshan_real_symbol(name: *const c_char) -> *mut c_void;
 }
 
+/// The real function `name` (NUL-terminated) for a wrapper's call, cached
+/// in `slot`: the next definition after ours, else one outside the global
+/// scope (loaded.rs: a library a dlopen'ed object brought in, such as
+/// mpi4py's libmpi), looked for in every loaded object. Null if none.
 pub(crate) fn lookup(slot: &AtomicPtr<c_void>, name: &'static [u8]) -> *mut c_void {
     let p = slot.load(Ordering::Relaxed);
     if !p.is_null() {
         return p;
     }
+    let p = next_definition(name).or_else(|| in_any_object(name)).unwrap_or(std::ptr::null_mut());
+    slot.store(p, Ordering::Relaxed);
+    p
+}
+
+/// [`lookup`] ahead of any call (the constructor; MPI_Init for the MPI
+/// functions): outside the global scope only in the objects already found
+/// to define a name (at start-up there are none, as every object then
+/// loaded is in the global scope), so that a name nothing defines costs
+/// one `dlsym`, not a search of every object.
+pub(crate) fn resolve(slot: &AtomicPtr<c_void>, name: &'static [u8]) {
+    if !slot.load(Ordering::Relaxed).is_null() {
+        return;
+    }
+    let known = || CStr::from_bytes_with_nul(name).ok().map(loaded::in_known_objects).filter(|p| !p.is_null());
+    if let Some(p) = next_definition(name).or_else(known) {
+        slot.store(p, Ordering::Relaxed);
+    }
+}
+
+/// The next definition after ours (or the static link's), if any.
+fn next_definition(name: &'static [u8]) -> Option<*mut c_void> {
     // SAFETY: `name` is a NUL-terminated literal; the shim looks it up in
     // the static table, else with dlsym(RTLD_NEXT), which is safe to call
     // at any time (it may allocate, which is fine here).
     let p = unsafe { darshan_real_symbol(name.as_ptr().cast()) };
-    slot.store(p, Ordering::Relaxed);
-    p
+    (!p.is_null()).then_some(p)
+}
+
+fn in_any_object(name: &'static [u8]) -> Option<*mut c_void> {
+    let p = loaded::anywhere(CStr::from_bytes_with_nul(name).ok()?);
+    (!p.is_null()).then_some(p)
 }
 
 /// Declares, for each wrapped function, its cache slot and a typed
@@ -42,7 +76,7 @@ macro_rules! reals {
         /// Resolve every symbol now (constructor).
         #[allow(dead_code)]
         pub fn resolve_all() {
-            $(lookup(&slots::$name, concat!(stringify!($name), "\0").as_bytes());)*
+            $($crate::real::resolve(&slots::$name, concat!(stringify!($name), "\0").as_bytes());)*
         }
         $(
             #[inline]
