@@ -4,7 +4,8 @@
 # test time), tar, coreutils' cp and python3 (programs the tests run under
 # the runtime), gzip, GNU time and taskset (benchmarks), and a venv with
 # PyDarshan 3.5.0 (the independent reader of our logs) and h5py 3.16.0
-# from PyPI (its wheel bundles HDF5 2.0), and Debian's Open
+# from PyPI (its wheel bundles HDF5 2.0), mpi4py 4.1.2 (its wheel loads
+# the system's libmpi RTLD_LOCAL, as Python loads every extension), and Debian's Open
 # MPI (mpicc, mpirun) and Debian's MPICH beside it (mpicc.mpich,
 # mpirun.mpich: every MPI test runs on both) with gfortran, for the MPI
 # tests and the shutdown benchmark; nm, mount and git, HDF5 1.10
@@ -115,11 +116,13 @@ venv() {
     # HDF5 tests run it under the library.
     # duckdb and pyspark read darshan-ingest's Parquet dataset (and DuckDB
     # runs the study's SQL over it) in the facility tests.
+    # mpi4py's wheel, built for every MPI, loads the system's libmpi
+    # RTLD_LOCAL: the MPI tests run it under the library.
     .venv/bin/pip install -q --disable-pip-version-check darshan==3.5.0 h5py==3.16.0 drishti-io==0.8 websocket-client==1.9.2 pillow \
-        duckdb==2.0.0 pyspark==3.5.3
+        duckdb==2.0.0 pyspark==3.5.3 mpi4py==4.1.2
 }
-if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import darshan, numpy, h5py, drishti, websocket, PIL, duckdb, pyspark' 2>/dev/null; then
-    step "Python venv (PyDarshan, h5py, Drishti, DuckDB, pyspark)" venv
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import darshan, numpy, h5py, drishti, websocket, PIL, duckdb, pyspark, mpi4py' 2>/dev/null; then
+    step "Python venv (PyDarshan, h5py, Drishti, DuckDB, pyspark, mpi4py)" venv
 else
     echo "set-up: Python venv ... already installed"
 fi

@@ -59,30 +59,57 @@ fn a_liburing_copy_is_counted_exactly_with_and_without_registered_files() {
     for mode in ["plain", "fixed"] {
         let d = scratch("uring-copy");
         let exe = with_liburing("uring_copy", &d);
-        let (src, dst) = (d.join("data/src.dat"), d.join("data/dst.dat"));
-        std::fs::write(&src, vec![7u8; 16 * 65536 + 1000]).unwrap();
+        let (src, dst) = copy_files(&d);
         run(&exe, &[&s(&src), &s(&dst), "65536", "4", mode], &d);
-        assert_eq!(std::fs::read(&dst).unwrap().len(), 16 * 65536 + 1000);
-        let recs = records(&d);
-        for (name, ops, bytes, big, small) in [
-            (&src, c::READS, c::BYTES_READ, c::SIZE_READ_10K_100K, c::SIZE_READ_100_1K),
-            (&dst, c::WRITES, c::BYTES_WRITTEN, c::SIZE_WRITE_10K_100K, c::SIZE_WRITE_100_1K),
-        ] {
-            let w = uring(&recs, &s(name));
-            let got =
-                [ops, bytes, big, small, c::COMPLETIONS_SEEN, c::COMPLETIONS_UNSEEN, c::MAX_INFLIGHT].map(|k| w[k]);
-            assert_eq!(got, [17, 16 * 65536 + 1000, 16, 1, 17, 0, 4], "{mode} {name:?}");
-            assert_eq!(w[c::FIXED_FILE_OPS], if mode == "fixed" { 17 } else { 0 });
-            assert_eq!(recs[&(POSIX, s(name))].counters[px::OPENS], 1, "the POSIX record beside it");
-        }
-        // The process's ring: 4 entries, 4 in flight at most, files
-        // registered with "fixed", five rounds of two submitting calls.
-        let p = uring(&recs, "<io_uring>");
-        let facts = [c::RINGS, c::RING_ENTRIES_MAX, c::RING_MAX_INFLIGHT, c::REGISTERED_FILES, c::SUBMIT_CALLS];
-        let registered = if mode == "fixed" { 2 } else { 0 };
-        assert_eq!(facts.map(|k| p[k]), [1, 4, 4, registered, 10], "{mode}");
-        assert_eq!([c::SQPOLL_RINGS, c::REGISTERED_BUFFERS, c::UNOBSERVED_OPS].map(|k| p[k]), [0, 0, 0]);
+        check_copy(&d, &src, &dst, mode);
     }
+}
+
+/// Regression (io_uring_submit failed under the library when liburing was
+/// loaded RTLD_LOCAL): a program that reaches liburing through a library
+/// it dlopens, as a Python extension module does, had every call of
+/// liburing's reach our exported wrapper, which looked for the real one
+/// only in the global scope, found none and failed the call. The same
+/// copy through the same code must succeed and be counted exactly.
+#[test]
+fn a_liburing_copy_failed_when_liburing_was_loaded_by_a_dlopened_library() {
+    let d = scratch("uring-local");
+    let (loader, mut args) = compile_loaded_locally("uring_copy", "cc", &d, &["-luring", "-pthread"]);
+    let (src, dst) = copy_files(&d);
+    args.extend([s(&src), s(&dst), "65536".into(), "4".into(), "fixed".into()]);
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    run(&loader, &a, &d);
+    check_copy(&d, &src, &dst, "fixed");
+}
+
+/// A source of 16 blocks of 64 KiB and 1,000 bytes, and the copy's path.
+fn copy_files(d: &Path) -> (PathBuf, PathBuf) {
+    let (src, dst) = (d.join("data/src.dat"), d.join("data/dst.dat"));
+    std::fs::write(&src, vec![7u8; 16 * 65536 + 1000]).unwrap();
+    (src, dst)
+}
+
+/// uring_copy's known pattern in the log in `d`, in `mode`.
+fn check_copy(d: &Path, src: &Path, dst: &Path, mode: &str) {
+    assert_eq!(std::fs::read(dst).unwrap().len(), 16 * 65536 + 1000);
+    let recs = records(d);
+    for (name, ops, bytes, big, small) in [
+        (src, c::READS, c::BYTES_READ, c::SIZE_READ_10K_100K, c::SIZE_READ_100_1K),
+        (dst, c::WRITES, c::BYTES_WRITTEN, c::SIZE_WRITE_10K_100K, c::SIZE_WRITE_100_1K),
+    ] {
+        let w = uring(&recs, &s(name));
+        let got = [ops, bytes, big, small, c::COMPLETIONS_SEEN, c::COMPLETIONS_UNSEEN, c::MAX_INFLIGHT].map(|k| w[k]);
+        assert_eq!(got, [17, 16 * 65536 + 1000, 16, 1, 17, 0, 4], "{mode} {name:?}");
+        assert_eq!(w[c::FIXED_FILE_OPS], if mode == "fixed" { 17 } else { 0 });
+        assert_eq!(recs[&(POSIX, s(name))].counters[px::OPENS], 1, "the POSIX record beside it");
+    }
+    // The process's ring: 4 entries, 4 in flight at most, files
+    // registered with "fixed", five rounds of two submitting calls.
+    let p = uring(&recs, "<io_uring>");
+    let facts = [c::RINGS, c::RING_ENTRIES_MAX, c::RING_MAX_INFLIGHT, c::REGISTERED_FILES, c::SUBMIT_CALLS];
+    let registered = if mode == "fixed" { 2 } else { 0 };
+    assert_eq!(facts.map(|k| p[k]), [1, 4, 4, registered, 10], "{mode}");
+    assert_eq!([c::SQPOLL_RINGS, c::REGISTERED_BUFFERS, c::UNOBSERVED_OPS].map(|k| p[k]), [0, 0, 0]);
 }
 
 /// 200 blocks of 4 KiB copied 64 at a time: each io_uring_submit hands

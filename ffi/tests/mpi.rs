@@ -24,6 +24,8 @@ on_both_mpis!(
     lost_calls_of_every_rank_are_counted_in_the_job_log,
     a_non_mpi_program_does_not_load_libmpi,
     a_step_of_the_shutdown_failing_on_one_rank_neither_hangs_the_job_nor_loses_its_records,
+    mpi_init_failed_when_libmpi_was_loaded_by_a_dlopened_library,
+    large_count_mpi_io_is_counted_as_the_plain_calls_are,
 );
 
 use std::path::{Path, PathBuf};
@@ -421,17 +423,21 @@ fn an_unknown_mpi_gets_one_line_and_its_calls_pass_through_unchanged() {
     assert!(common::files(&d.join("logs")).is_empty());
 }
 
-/// MPI-4 large-count MPI-IO (MPICH 4 has it): the 28 `MPI_File_*_c`
-/// calls were not wrapped, and the log said MPIIO_BYTES_WRITTEN 0 for
-/// them. Each is called once (tests/programs/mpiio_large_count.c) and the
-/// MPI-IO record must equal the one of the same program through the int
-/// forms (our plain wrappers, checked against C elsewhere), counter by
-/// counter, with 14 writes and 14 reads of 1,000 bytes on each of 4 ranks.
-#[test]
-fn large_count_mpi_io_is_counted_as_the_plain_calls_are() {
-    let d = scratch_mpi(Mpich, "mpi-large-count");
-    let exe = mpicc(Mpich, "mpiio_large_count", &d);
+/// MPI-4 large-count MPI-IO: the 28 `MPI_File_*_c` calls were not
+/// wrapped, and the log said MPIIO_BYTES_WRITTEN 0 for them. Each is
+/// called once (tests/programs/mpiio_large_count.c) and the MPI-IO record
+/// must equal the one of the same program through the int forms (our
+/// plain wrappers, checked against C elsewhere), counter by counter, with
+/// 14 writes and 14 reads of 1,000 bytes on each of 4 ranks, and the file
+/// the same size. MPICH 4 has the calls; Open MPI 4 has none, and the
+/// program reaches ours through weak declarations, as mpi4py does
+/// (regression: they failed with MPI_ERR_OTHER, and mpi4py's
+/// `File.Write_at_all` raised): the plain calls serve them.
+fn large_count_mpi_io_is_counted_as_the_plain_calls_are(mpi: Mpi) {
+    let d = scratch_mpi(mpi, "mpi-large-count");
+    let exe = mpicc(mpi, "mpiio_large_count", &d);
     let mut recs = Vec::new();
+    let mut sizes = Vec::new();
     for (k, how) in ["large", "plain"].iter().enumerate() {
         let data = d.join(format!("data-{how}"));
         std::fs::create_dir_all(&data).unwrap();
@@ -440,14 +446,15 @@ fn large_count_mpi_io_is_counted_as_the_plain_calls_are() {
             args.push("plain".into());
         }
         let a: Vec<&str> = args.iter().map(String::as_str).collect();
-        let logs = mpirun(Mpich, &exe, &a, &d, &[]);
+        let logs = mpirun(mpi, &exe, &a, &d, &[]);
         assert_eq!(logs.len(), k + 1, "one more log");
         let newest = logs.iter().max_by_key(|p| std::fs::metadata(p).unwrap().modified().unwrap()).unwrap();
         let log = read(newest);
-        let r = log.one(darshan_log::modules::MPIIO, &data.join("lc.dat")).clone();
-        recs.push(r);
+        recs.push(log.one(darshan_log::modules::MPIIO, &data.join("lc.dat")).clone());
+        sizes.push(std::fs::metadata(data.join("lc.dat")).unwrap().len());
     }
     let (large, plain) = (&recs[0], &recs[1]);
+    assert_eq!(sizes[0], sizes[1], "the file the large-count calls wrote against the int calls'");
     use darshan_log::counters::mpiio as mx;
     assert_eq!(large.counters[mx::BYTES_WRITTEN], 14 * 1000 * NP, "bytes written through the _c calls");
     assert_eq!(large.counters[mx::BYTES_READ], 14 * 1000 * NP);
@@ -458,4 +465,69 @@ fn large_count_mpi_io_is_counted_as_the_plain_calls_are() {
         }
         assert_eq!(large.counters[i], plain.counters[i], "{n}: large-count run against the int-count run");
     }
+}
+
+/// A count past INT_MAX through a large-count call on Open MPI 4, which
+/// has none: MPI_ERR_ARG, what mpi4py's own fallback answers (its count
+/// cast fails) when the library has no such call, and nothing written.
+/// Regression: MPI_ERR_OTHER.
+#[test]
+fn a_large_count_past_int_max_gets_mpi_err_arg_from_a_library_without_large_counts() {
+    let d = scratch_mpi(OpenMpi, "mpi-too-large");
+    let exe = mpicc(OpenMpi, "mpiio_large_count", &d);
+    let data = d.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let logs = d.join("logs");
+    let env = [
+        ("LD_PRELOAD", common::lib().display().to_string()),
+        ("DARSHAN_LOGPATH", logs.display().to_string()),
+        ("DARSHAN_MMAP_LOGPATH", d.join("mmap").display().to_string()),
+    ];
+    let out = darshan_test_support::output(OpenMpi.launcher(&env).arg(&exe).arg(&data).arg("toolarge"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{:?}: {stdout} {}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert_eq!(stdout.trim(), "error class MPI_ERR_ARG");
+    assert_eq!(std::fs::metadata(data.join("lc.dat")).unwrap().len(), 0, "nothing written");
+}
+
+/// Regression (`from mpi4py import MPI` raised "MPI_Init_thread() failed"
+/// under the library): a library that a program dlopens RTLD_LOCAL, as
+/// Python imports mpi4py's extension module, brings libmpi in outside the
+/// global scope. Its MPI calls reach our exported wrappers, which looked
+/// for the real PMPI functions only in the global scope and failed
+/// MPI_Init. mpi_mix, built as such a library, must run and give the log
+/// of its known pattern, as when it is the program.
+fn mpi_init_failed_when_libmpi_was_loaded_by_a_dlopened_library(mpi: Mpi) {
+    let d = scratch_mpi(mpi, "mpi-local");
+    let (loader, mut args) = common::compile_loaded_locally("mpi_mix", mpi.cc(), &d, &[]);
+    let data = d.join("data");
+    args.push(data.display().to_string());
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    let log = the_log(&mpirun(mpi, &loader, &a, &d, &[]));
+    check_mpi_mix(&log, &data);
+}
+
+/// mpi4py itself (its wheel, built for every MPI, loads Open MPI's
+/// libmpi RTLD_LOCAL and asks for the large-count calls through weak
+/// symbols): importing it, a collective write and a read back of a file
+/// on 4 ranks, under the library. Regression: the import raised
+/// "MPI_Init_thread() failed", then `Write_at_all` MPI_ERR_OTHER. The
+/// log's MPI-IO record holds the known pattern; the data is read back.
+#[test]
+fn mpi4py_failed_to_start_under_the_library() {
+    let d = scratch_mpi(OpenMpi, "mpi4py");
+    let python = common::root().join(".venv/bin/python");
+    assert!(python.exists(), "the venv (scripts/setup.sh)");
+    let script = common::root().join("tests/programs/mpi4py_io.py");
+    let data = d.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let logs = mpirun(OpenMpi, &python, &[script.to_str().unwrap(), data.to_str().unwrap()], &d, &[]);
+    let log = the_log(&logs);
+    let r = log.one(MPIIO, &data.join("m4p.dat"));
+    let want = [(mx::COLL_OPENS, NP), (mx::COLL_WRITES, NP), (mx::COLL_READS, NP)];
+    for (k, v) in want {
+        assert_eq!(c(r, k), v, "MPIIO counter {k}");
+    }
+    assert_eq!((c(r, mx::BYTES_WRITTEN), c(r, mx::BYTES_READ)), (4096 * NP, 4096 * NP));
+    assert_eq!(std::fs::metadata(data.join("m4p.dat")).unwrap().len(), 4096 * NP as u64);
 }

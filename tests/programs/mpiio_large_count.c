@@ -3,24 +3,66 @@
  * (MPI_Count counts), with "plain" through the int forms. Each writes (or
  * reads) 1,000 bytes at its own offset. The two runs' MPI-IO counters
  * must be the same (spec extensions.md section 2: "every counter is
- * updated as for the plain call").
- * usage: mpiio_large_count DIR [plain]   (needs an MPI with MPI-4 counts) */
+ * updated as for the plain call"). With "toolarge" it only calls
+ * MPI_File_write_at_c with a count past INT_MAX on a library that has no
+ * large-count calls, and prints the error class it got.
+ * usage: mpiio_large_count DIR [plain|toolarge]
+ *
+ * An MPI-3 library (Open MPI 4) has no *_c calls. They are declared weak
+ * here, as mpi4py declares them to ask whether the library has them: the
+ * library preloaded exports them all, so they are non-null under it. */
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
 
 #define N 1000
-
-#if MPI_VERSION >= 4
 #define CNT MPI_Count
-#else
-#error "MPI-4 large-count calls needed"
+
+#if MPI_VERSION < 4
+#define W __attribute__((weak))
+#define RW(op) int MPI_File_##op##_c(MPI_File, void *, CNT, MPI_Datatype, MPI_Status *) W; \
+    int MPI_File_##op##_all_c(MPI_File, void *, CNT, MPI_Datatype, MPI_Status *) W; \
+    int MPI_File_##op##_at_c(MPI_File, MPI_Offset, void *, CNT, MPI_Datatype, MPI_Status *) W; \
+    int MPI_File_##op##_at_all_c(MPI_File, MPI_Offset, void *, CNT, MPI_Datatype, MPI_Status *) W; \
+    int MPI_File_##op##_shared_c(MPI_File, void *, CNT, MPI_Datatype, MPI_Status *) W; \
+    int MPI_File_##op##_ordered_c(MPI_File, void *, CNT, MPI_Datatype, MPI_Status *) W; \
+    int MPI_File_i##op##_c(MPI_File, void *, CNT, MPI_Datatype, MPI_Request *) W; \
+    int MPI_File_i##op##_all_c(MPI_File, void *, CNT, MPI_Datatype, MPI_Request *) W; \
+    int MPI_File_i##op##_at_c(MPI_File, MPI_Offset, void *, CNT, MPI_Datatype, MPI_Request *) W; \
+    int MPI_File_i##op##_at_all_c(MPI_File, MPI_Offset, void *, CNT, MPI_Datatype, MPI_Request *) W; \
+    int MPI_File_i##op##_shared_c(MPI_File, void *, CNT, MPI_Datatype, MPI_Request *) W; \
+    int MPI_File_##op##_all_begin_c(MPI_File, void *, CNT, MPI_Datatype) W; \
+    int MPI_File_##op##_at_all_begin_c(MPI_File, MPI_Offset, void *, CNT, MPI_Datatype) W; \
+    int MPI_File_##op##_ordered_begin_c(MPI_File, void *, CNT, MPI_Datatype) W;
+RW(read)
+RW(write)
 #endif
+
+/* A count past INT_MAX through MPI_File_write_at_c where the library has
+ * no large-count calls: the error class, printed ("toolarge"). */
+static int too_large(MPI_File fh, char *buf)
+{
+#if MPI_VERSION >= 4
+    (void)fh, (void)buf;
+    return printf("the library has large-count calls\n"), 1;
+#else
+    MPI_Status st;
+    int cls = -1;
+    if (!MPI_File_write_at_c)
+        return printf("no MPI_File_write_at_c\n"), 1;
+    int err = MPI_File_write_at_c(fh, 0, buf, (CNT)INT_MAX + 1, MPI_BYTE, &st);
+    MPI_Error_class(err, &cls);
+    printf("error class %s\n", cls == MPI_ERR_ARG ? "MPI_ERR_ARG" : err == MPI_SUCCESS ? "none" : "other");
+    return 0;
+#endif
+}
 
 int main(int argc, char **argv)
 {
     static char buf[N];
     int rank, nprocs, plain = argc > 2 && !strcmp(argv[2], "plain");
+    int toolarge = argc > 2 && !strcmp(argv[2], "toolarge");
     char path[4096];
     MPI_File fh;
     MPI_Request rq;
@@ -33,6 +75,13 @@ int main(int argc, char **argv)
     /* Slot k of this rank: offset (k * nprocs + rank) * N. */
 #define AT(k) ((MPI_Offset)((k) * nprocs + rank) * N)
 #define SEEK(k) MPI_File_seek(fh, AT(k), MPI_SEEK_SET)
+    if (toolarge) {
+        MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
+        int r = rank == 0 ? too_large(fh, buf) : 0;
+        MPI_File_close(&fh);
+        MPI_Finalize();
+        return r;
+    }
     for (int pass = 0; pass < 2; pass++) {
         int w = pass == 0;
         int k = 0;

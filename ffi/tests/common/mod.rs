@@ -57,6 +57,22 @@ pub fn compile(name: &str, dir: &Path, flags: &[&str]) -> PathBuf {
     out
 }
 
+/// tests/programs/<name>.c built with `cc` (a C compiler: `mpicc` for
+/// an MPI program) as a shared library whose `main` is `<name>_main`,
+/// and tests/programs/dlopen_main.c, which loads it RTLD_LOCAL as Python
+/// loads an extension module: the libraries it links (`flags`) are then
+/// outside the global scope. The loader's path, and its arguments up to
+/// the program's own.
+pub fn compile_loaded_locally(name: &str, cc: &str, dir: &Path, flags: &[&str]) -> (PathBuf, Vec<String>) {
+    let lib = dir.join(format!("lib{name}.so"));
+    let src = root().join("tests/programs").join(format!("{name}.c"));
+    let main = format!("-Dmain={name}_main");
+    let st = status(Command::new(cc).args(["-O2", "-shared", "-fPIC", &main, "-o"]).arg(&lib).arg(&src).args(flags));
+    assert!(st.success(), "{cc}: {name} as a shared library");
+    let loader = compile("dlopen_main", dir, &["-ldl"]);
+    (loader, vec![lib.display().to_string(), format!("{name}_main")])
+}
+
 /// The Python interpreter itself (`python3` may be a launcher script, as
 /// pyenv's is, that would start a dozen instrumented processes first).
 pub fn python() -> PathBuf {
