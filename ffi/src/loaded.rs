@@ -141,7 +141,7 @@ fn object_of(addr: *mut c_void) -> Option<libc::Dl_info> {
     if addr.is_null() {
         return None;
     }
-    // SAFETY: dladdr only reads the loader's tables; `info` is writable.
+    // SAFETY: Dl_info is plain pointers and integers, valid all zero.
     let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
     // SAFETY: `addr` is an address the loader gave; dladdr writes `info`.
     (unsafe { libc::dladdr(addr, &mut info) } != 0).then_some(info)
