@@ -27,13 +27,26 @@ extern "C" {
 /// mpi4py's libmpi), looked for in every loaded object. Null if none.
 pub(crate) fn lookup(slot: &AtomicPtr<c_void>, name: &'static [u8]) -> *mut c_void {
     let p = slot.load(Ordering::Relaxed);
-    if !p.is_null() {
+    // One comparison, as a null check would be: found, or found absent.
+    if p as usize > ABSENT as usize {
         return p;
     }
-    let p = next_definition(name).or_else(|| in_any_object(name)).unwrap_or(std::ptr::null_mut());
-    slot.store(p, Ordering::Relaxed);
-    p
+    if p == ABSENT {
+        return std::ptr::null_mut();
+    }
+    let found = next_definition(name).or_else(|| in_any_object(name));
+    slot.store(found.unwrap_or(ABSENT), Ordering::Relaxed);
+    found.unwrap_or(std::ptr::null_mut())
 }
+
+/// A slot's value once a wrapper's call found its function nowhere: later
+/// calls fail at once instead of searching every loaded object again
+/// (mpi4py writes through MPI_File_write_at_all_c, which Open MPI 4 does
+/// not have, at every write). A caller reaches our export only once the
+/// libraries it links are loaded, so its own library cannot appear later;
+/// only a second copy, dlopen'ed after, could (not seen: two libmpis in
+/// one process cannot work anyway). No function lives at address 1.
+const ABSENT: *mut c_void = std::ptr::without_provenance_mut(1);
 
 /// [`lookup`] ahead of any call (the constructor; MPI_Init for the MPI
 /// functions): outside the global scope only in the objects already found

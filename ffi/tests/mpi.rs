@@ -490,6 +490,30 @@ fn a_large_count_past_int_max_gets_mpi_err_arg_from_a_library_without_large_coun
     assert_eq!(std::fs::metadata(data.join("lc.dat")).unwrap().len(), 0, "nothing written");
 }
 
+/// Regression (mpi4py's writes took 107 us each instead of 1.3 on Open
+/// MPI 4): the large-count call's real function, which that library does
+/// not have, was looked for in every loaded object again at every call.
+/// The loader's own trace (LD_DEBUG=symbols) counts the look-ups of
+/// PMPI_File_write_at_c: as many for 40 calls as for 1.
+#[test]
+fn a_large_count_call_the_library_lacks_was_looked_up_again_at_every_call() {
+    let d = scratch_mpi(OpenMpi, "mpi-lookups");
+    let exe = mpicc(OpenMpi, "mpiio_large_count", &d);
+    let lookups = |times: &str| {
+        let data = d.join(format!("data-{times}"));
+        let trace = d.join(format!("trace-{times}"));
+        std::fs::create_dir_all(&data).unwrap();
+        std::fs::create_dir_all(&trace).unwrap();
+        let env = [("LD_DEBUG", "symbols"), ("LD_DEBUG_OUTPUT", &*trace.join("ld").display().to_string())];
+        mpirun(OpenMpi, &exe, &[data.to_str().unwrap(), "repeat", times], &d, &env);
+        let text: String = common::files(&trace).iter().map(|f| std::fs::read_to_string(f).unwrap()).collect();
+        text.matches("symbol=PMPI_File_write_at_c;").count()
+    };
+    let (once, forty) = (lookups("1"), lookups("40"));
+    assert!(once > 0, "the loader's trace shows the look-ups");
+    assert_eq!(forty, once, "look-ups for 40 calls against 1");
+}
+
 /// Regression (`from mpi4py import MPI` raised "MPI_Init_thread() failed"
 /// under the library): a library that a program dlopens RTLD_LOCAL, as
 /// Python imports mpi4py's extension module, brings libmpi in outside the

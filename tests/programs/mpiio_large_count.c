@@ -5,8 +5,9 @@
  * must be the same (spec extensions.md section 2: "every counter is
  * updated as for the plain call"). With "toolarge" it only calls
  * MPI_File_write_at_c with a count past INT_MAX on a library that has no
- * large-count calls, and prints the error class it got.
- * usage: mpiio_large_count DIR [plain|toolarge]
+ * large-count calls, and prints the error class it got. With "repeat K"
+ * each rank writes its 1,000 bytes through MPI_File_write_at_c K times.
+ * usage: mpiio_large_count DIR [plain|toolarge|repeat K]
  *
  * An MPI-3 library (Open MPI 4) has no *_c calls. They are declared weak
  * here, as mpi4py declares them to ask whether the library has them: the
@@ -14,6 +15,7 @@
 #include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define N 1000
@@ -63,6 +65,7 @@ int main(int argc, char **argv)
     static char buf[N];
     int rank, nprocs, plain = argc > 2 && !strcmp(argv[2], "plain");
     int toolarge = argc > 2 && !strcmp(argv[2], "toolarge");
+    int repeat = argc > 3 && !strcmp(argv[2], "repeat") ? atoi(argv[3]) : 0;
     char path[4096];
     MPI_File fh;
     MPI_Request rq;
@@ -75,6 +78,13 @@ int main(int argc, char **argv)
     /* Slot k of this rank: offset (k * nprocs + rank) * N. */
 #define AT(k) ((MPI_Offset)((k) * nprocs + rank) * N)
 #define SEEK(k) MPI_File_seek(fh, AT(k), MPI_SEEK_SET)
+    if (repeat) {
+        for (int i = 0; i < repeat; i++)
+            MPI_File_write_at_c(fh, AT(0), buf, N, MPI_BYTE, &st);
+        MPI_File_close(&fh);
+        MPI_Finalize();
+        return 0;
+    }
     if (toolarge) {
         MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
         int r = rank == 0 ? too_large(fh, buf) : 0;
