@@ -246,17 +246,15 @@ fn io_c(fh: H, count: i64, dt: H, write: bool, how: Access, at: Option<i64>, tm1
 /// Exports `$name` and `$pname` with the given parameters; the body runs
 /// the real `$pname` and records with `$rec(tm1, tm2)`.
 macro_rules! mpi_export {
-    ($name:ident, $pname:ident, ($($a:ident : $t:ty),*), $at:ident = $pos:expr, |$t1:ident, $t2:ident| $rec:expr) => {
+    // The two exported functions; `$real` calls the real function
+    // (None if there is none).
+    (@fns $name:ident, $pname:ident, ($($a:ident : $t:ty),*), $at:ident = $pos:expr, $real:expr, |$t1:ident, $t2:ident| $rec:expr) => {
         /// # Safety
         /// Called by the program with the MPI function's own arguments.
         #[no_mangle]
         pub unsafe extern "C" fn $name($($a: $t),*) -> c_int {
             let $at = $pos;
-            timed(
-                // SAFETY: the program's arguments, passed on unchanged.
-                || m::$pname().map(|f| unsafe { f($($a),*) }),
-                |$t1, $t2| $rec,
-            )
+            timed(|| $real, |$t1, $t2| $rec)
         }
 
         /// # Safety
@@ -266,6 +264,12 @@ macro_rules! mpi_export {
             // SAFETY: same contract.
             unsafe { $name($($a),*) }
         }
+    };
+    ($name:ident, $pname:ident, ($($a:ident : $t:ty),*), $at:ident = $pos:expr, |$t1:ident, $t2:ident| $rec:expr) => {
+        mpi_export!(@fns $name, $pname, ($($a: $t),*), $at = $pos,
+            // SAFETY: the program's arguments, passed on unchanged.
+            m::$pname().map(|f| unsafe { f($($a),*) }),
+            |$t1, $t2| $rec);
     };
     ($name:ident, $pname:ident, ($($a:ident : $t:ty),*), |$t1:ident, $t2:ident| $rec:expr) => {
         mpi_export!($name, $pname, ($($a: $t),*), _at = (), |$t1, $t2| $rec);
@@ -277,33 +281,18 @@ macro_rules! mpi_export {
     // count that fits an int, and a larger one gets MPI_ERR_ARG, as
     // mpi4py's own fallback gives it.
     ($name:ident, $pname:ident, plain = $plain:ident, count = $count:ident, ($($a:ident : $t:ty),*), $at:ident = $pos:expr, |$t1:ident, $t2:ident| $rec:expr) => {
-        /// # Safety
-        /// Called by the program with the MPI function's own arguments.
-        #[no_mangle]
-        pub unsafe extern "C" fn $name($($a: $t),*) -> c_int {
-            let $at = $pos;
-            timed(
-                || match m::$pname() {
-                    // SAFETY: the program's arguments, passed on unchanged.
-                    Some(f) => Some(unsafe { f($($a),*) }),
-                    None => m::$plain().map(|f| match c_int::try_from($count) {
-                        // SAFETY: the program's arguments, its count as
-                        // the int it fits in.
-                        Ok($count) => unsafe { f($($a),*) },
-                        Err(_) => m::mpi_err_arg(),
-                    }),
-                },
-                |$t1, $t2| $rec,
-            )
-        }
-
-        /// # Safety
-        /// As the MPI_ name.
-        #[no_mangle]
-        pub unsafe extern "C" fn $pname($($a: $t),*) -> c_int {
-            // SAFETY: same contract.
-            unsafe { $name($($a),*) }
-        }
+        mpi_export!(@fns $name, $pname, ($($a: $t),*), $at = $pos,
+            match m::$pname() {
+                // SAFETY: the program's arguments, passed on unchanged.
+                Some(f) => Some(unsafe { f($($a),*) }),
+                None => m::$plain().map(|f| match c_int::try_from($count) {
+                    // SAFETY: the program's arguments, its count as the
+                    // int it fits in.
+                    Ok($count) => unsafe { f($($a),*) },
+                    Err(_) => m::mpi_err_arg(),
+                }),
+            },
+            |$t1, $t2| $rec);
     };
 }
 
@@ -343,8 +332,8 @@ mpi_export!(MPI_File_iread_at_all, PMPI_File_iread_at_all, (fh: H, off: i64, buf
 mpi_export!(MPI_File_iwrite_at_all, PMPI_File_iwrite_at_all, (fh: H, off: i64, buf: Buf, count: c_int, dt: H, rq: Req), at = before(fh, Pos::At(off)), |t1, t2| io(fh, count, dt, true, Access::Nb, at, t1, t2));
 
 // The MPI-4 large-count forms (MPI_Count counts: i64), counted as the
-// plain calls are (spec extensions.md section 2). A library without them
-// (Open MPI 4) never has them called.
+// plain calls are (spec extensions.md section 2); on a library without
+// them (Open MPI 4), served by the plain calls.
 mpi_export!(MPI_File_read_c, PMPI_File_read_c, plain = PMPI_File_read, count = count, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, false, Access::Indep, at, t1, t2));
 mpi_export!(MPI_File_read_all_c, PMPI_File_read_all_c, plain = PMPI_File_read_all, count = count, (fh: H, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::Individual), |t1, t2| io_c(fh, count, dt, false, Access::Coll, at, t1, t2));
 mpi_export!(MPI_File_read_at_c, PMPI_File_read_at_c, plain = PMPI_File_read_at, count = count, (fh: H, off: i64, buf: Buf, count: i64, dt: H, st: Status), at = before(fh, Pos::At(off)), |t1, t2| io_c(fh, count, dt, false, Access::Indep, at, t1, t2));
