@@ -369,7 +369,7 @@ macro_rules! liburing_wrap {
     ($name:ident($ring:ident: *mut c_void $(, $arg:ident: $ty:ty)*) -> $ret:ty, $missing:expr) => {
         #[no_mangle]
         pub unsafe extern "C" fn $name($ring: *mut c_void $(, $arg: $ty)*) -> $ret {
-            let Some(r) = real::$name() else { return $missing };
+            let Some(r) = real::uring::$name() else { return $missing };
             // SAFETY: liburing's own ring, passed on unchanged.
             unsafe { liburing($ring, || r($ring $(, $arg)*)) }
         }
@@ -389,7 +389,7 @@ liburing_wrap!(io_uring_get_events(ring: *mut c_void) -> c_int);
 /// Files registered through liburing (which makes the system call itself).
 #[no_mangle]
 pub unsafe extern "C" fn io_uring_register_files(ring: *mut c_void, files: *const c_int, nr: c_uint) -> c_int {
-    let Some(r) = real::io_uring_register_files() else { return enosys() };
+    let Some(r) = real::uring::io_uring_register_files() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
     let ret = unsafe { r(ring, files, nr) };
     // SAFETY: liburing's own ring.
@@ -404,7 +404,7 @@ pub unsafe extern "C" fn io_uring_register_files_update(
     files: *const c_int,
     nr: c_uint,
 ) -> c_int {
-    let Some(r) = real::io_uring_register_files_update() else { return enosys() };
+    let Some(r) = real::uring::io_uring_register_files_update() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
     let ret = unsafe { r(ring, off, files, nr) };
     // SAFETY: liburing's own ring.
@@ -415,7 +415,7 @@ pub unsafe extern "C" fn io_uring_register_files_update(
 /// Buffers registered through liburing, for READ_FIXED/WRITE_FIXED.
 #[no_mangle]
 pub unsafe extern "C" fn io_uring_register_buffers(ring: *mut c_void, iovecs: *const c_void, nr: c_uint) -> c_int {
-    let Some(r) = real::io_uring_register_buffers() else { return enosys() };
+    let Some(r) = real::uring::io_uring_register_buffers() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
     let ret = unsafe { r(ring, iovecs, nr) };
     // SAFETY: liburing's own ring.
@@ -425,7 +425,7 @@ pub unsafe extern "C" fn io_uring_register_buffers(ring: *mut c_void, iovecs: *c
 
 #[no_mangle]
 pub unsafe extern "C" fn io_uring_unregister_files(ring: *mut c_void) -> c_int {
-    let Some(r) = real::io_uring_unregister_files() else { return enosys() };
+    let Some(r) = real::uring::io_uring_unregister_files() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
     let ret = unsafe { r(ring) };
     // SAFETY: liburing's own ring.
@@ -437,7 +437,7 @@ pub unsafe extern "C" fn io_uring_unregister_files(ring: *mut c_void) -> c_int {
 /// closes it (with its own system calls, which we do not see).
 #[no_mangle]
 pub unsafe extern "C" fn io_uring_queue_exit(ring: *mut c_void) {
-    let Some(r) = real::io_uring_queue_exit() else { return };
+    let Some(r) = real::uring::io_uring_queue_exit() else { return };
     if !IO_URING.on() || !recording() {
         // SAFETY: the real function, with the caller's arguments unchanged.
         return unsafe { r(ring) };

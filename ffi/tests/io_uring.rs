@@ -519,3 +519,29 @@ fn darshan_diff_shows_the_io_uring_counters_that_moved() {
     assert_eq!(value("- IO_URING", "IO_URING_BYTES_READ"), None, "the bytes did not move: {text}");
     assert!(text.lines().any(|l| l.starts_with("- IO_URING") && l.contains("\tIO_URING_SUBMIT_CALLS\t")), "{text}");
 }
+
+/// A process without liburing looked up its 14 functions at start-up,
+/// each a failing `dlsym` (9-12 us of every process's start). Now one
+/// look-up stands for them: the loader's trace (LD_DEBUG=symbols) of
+/// `/bin/true` shows `io_uring_submit` asked for and none of the others;
+/// a program linked with liburing has them all looked up at start.
+#[test]
+fn a_process_without_liburing_looked_up_each_of_its_functions_at_start() {
+    let looked_up = |exe: &Path, args: &[&str], tag: &str| {
+        let d = scratch(tag);
+        let trace = d.join("trace");
+        std::fs::create_dir_all(&trace).unwrap();
+        let out = output(
+            instrumented(exe, &d).args(args).env("LD_DEBUG", "symbols").env("LD_DEBUG_OUTPUT", trace.join("ld")),
+        );
+        assert!(out.status.success(), "{exe:?}: {:?}", out.status);
+        let text: String = files(&trace).iter().map(|f| std::fs::read_to_string(f).unwrap()).collect();
+        ["symbol=io_uring_submit;", "symbol=io_uring_wait_cqes;", "symbol=io_uring_queue_exit;"]
+            .map(|s| text.contains(s))
+    };
+    assert_eq!(looked_up(Path::new("/bin/true"), &[], "uring-absent"), [true, false, false]);
+    let d = scratch("uring-present");
+    let exe = with_liburing("uring_copy", &d);
+    let (src, dst) = copy_files(&d);
+    assert_eq!(looked_up(&exe, &[&s(&src), &s(&dst), "65536", "4"], "uring-present"), [true, true, true]);
+}

@@ -6,7 +6,9 @@
  * <pause-us>, each thread sleeps that long after each write (a program
  * doing I/O at an ordinary pace rather than millions of calls a second).
  * With <idle-seconds>, the process stays that long after closing the
- * file, doing no I/O, and prints "idle" when it starts to.
+ * file, doing no I/O, and prints "idle" when it starts to. With <seconds>
+ * 0 it writes until its standard input closes (a test that looks at it
+ * while it runs, however slow the machine, then lets it end).
  * usage: live_writer <file> <threads> <seconds> [pause-us] [idle-seconds] */
 #include <fcntl.h>
 #include <pthread.h>
@@ -18,6 +20,7 @@
 
 static int fd;
 static double until;
+static int stop;
 static pthread_barrier_t start;
 static int pause_us;
 
@@ -32,7 +35,7 @@ static void *run(void *arg) {
     char buf[4096];
     memset(buf, 'a' + (int)k, sizeof buf);
     pthread_barrier_wait(&start);
-    for (long i = 0; now() < until; i++) {
+    for (long i = 0; !__atomic_load_n(&stop, __ATOMIC_RELAXED) && now() < until; i++) {
         if (pwrite(fd, buf, sizeof buf, (off_t)((i % 256) * 4096)) != sizeof buf) return (void *)1;
         if (pause_us > 0) usleep((useconds_t)pause_us);
     }
@@ -44,7 +47,8 @@ int main(int argc, char **argv) {
     int n = atoi(argv[2]);
     fd = open(argv[1], O_CREAT | O_WRONLY, 0644);
     if (fd < 0 || n < 1 || n > 64) return 1;
-    until = now() + atof(argv[3]);
+    double seconds = atof(argv[3]);
+    until = seconds > 0 ? now() + seconds : 1e300;
     pause_us = argc > 4 ? atoi(argv[4]) : 0;
     pthread_t t[64];
     pthread_barrier_init(&start, NULL, (unsigned)n + 1);
@@ -52,6 +56,12 @@ int main(int argc, char **argv) {
     pthread_barrier_wait(&start);
     printf("ready\n");
     fflush(stdout);
+    if (seconds <= 0) {
+        char c;
+        while (read(0, &c, 1) > 0)
+            ;
+        __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+    }
     int bad = 0;
     for (int k = 0; k < n; k++) {
         void *r;
