@@ -119,6 +119,12 @@ fn a_killed_process_leaves_a_log_with_every_completed_call() {
     assert_eq!(stdio, ["<STDOUT>", data.join("b.txt").to_str().unwrap()]);
 }
 
+/// Four threads write as fast as they can and the process is killed
+/// mid-burst: each file has its record, and its writes lie between those
+/// that had returned and one more per thread. (A CI run found t3.dat
+/// without a record: its thread had opened it and not yet written when
+/// the others' 20,000 writes were done; crash_burst now starts writing
+/// only once all four files are open.)
 #[test]
 fn killed_inside_a_four_thread_burst_the_counts_lie_between_the_bounds() {
     let d = scratch_crash("burst");
