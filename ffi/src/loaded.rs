@@ -23,37 +23,30 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 const KNOWN: usize = 8;
 static KNOWN_OBJECTS: [AtomicPtr<c_void>; KNOWN] = [const { AtomicPtr::new(std::ptr::null_mut()) }; KNOWN];
 
-/// `name`'s definition in an object already found to define another
-/// name outside the global scope (the MPI library, for each of its
-/// functions once MPI_Init found it there), else null. Cheap: no object
-/// is searched unless one was found before.
-pub fn in_known_objects(name: &CStr) -> *mut c_void {
-    for slot in &KNOWN_OBJECTS {
-        let h = slot.load(Ordering::Acquire);
-        if h.is_null() {
-            break;
-        }
+/// `name`'s definition (`name` NUL-terminated, as the wrappers' slots
+/// keep it) in an object already found to define another name outside
+/// the global scope (the MPI library, for each of its functions once
+/// MPI_Init found it there). Cheap: no object is searched unless one was
+/// found before.
+pub fn in_known_objects(name: &[u8]) -> Option<*mut c_void> {
+    let name = CStr::from_bytes_with_nul(name).ok()?;
+    KNOWN_OBJECTS.iter().map(|slot| slot.load(Ordering::Acquire)).take_while(|h| !h.is_null()).find_map(|h| {
         // SAFETY: a handle from dlopen, never closed; a NUL-terminated name.
         let p = unsafe { libc::dlsym(h, name.as_ptr()) };
         // Its scope's objects stay loaded while it is held open.
-        if object_base(p).is_some_and(|base| base != own_base()) {
-            return p;
-        }
-    }
-    std::ptr::null_mut()
+        object_base(p).is_some_and(|base| base != own_base()).then_some(p)
+    })
 }
 
-/// `name`'s definition anywhere outside this library: in the objects
-/// found before, else the first loaded object (in load order) whose own
-/// dependency scope defines it; null if none does.
-pub fn anywhere(name: &CStr) -> *mut c_void {
-    let p = in_known_objects(name);
-    if !p.is_null() {
-        return p;
-    }
-    let Some(d) = first_definition(name) else { return std::ptr::null_mut() };
-    remember(d.handle);
-    d.sym
+/// `name`'s definition (NUL-terminated) anywhere outside this library:
+/// in the objects found before, else the first loaded object (in load
+/// order) whose own dependency scope defines it.
+pub fn anywhere(name: &[u8]) -> Option<*mut c_void> {
+    in_known_objects(name).or_else(|| {
+        let d = first_definition(CStr::from_bytes_with_nul(name).ok()?)?;
+        remember(d.handle);
+        Some(d.sym)
+    })
 }
 
 /// Keeps `handle` among the known objects (once; past KNOWN, not kept).
@@ -147,7 +140,9 @@ fn object_of(addr: *mut c_void) -> Option<libc::Dl_info> {
     (unsafe { libc::dladdr(addr, &mut info) } != 0).then_some(info)
 }
 
-/// This library's load address.
+/// This library's load address (asked of the loader once: it is fixed
+/// for the process's life).
 pub fn own_base() -> *mut c_void {
-    object_base(own_base as *mut c_void).unwrap_or(std::ptr::null_mut())
+    static BASE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *BASE.get_or_init(|| object_base(own_base as *mut c_void).map_or(0, |b| b as usize)) as *mut c_void
 }

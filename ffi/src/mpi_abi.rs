@@ -159,9 +159,8 @@ fn global(name: &'static [u8]) -> Option<H> {
     // SAFETY: `name` is a NUL-terminated literal; dlsym(RTLD_DEFAULT)
     // only looks the symbol up.
     let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr().cast()) };
-    let p =
-        if p.is_null() { crate::loaded::in_known_objects(std::ffi::CStr::from_bytes_with_nul(name).ok()?) } else { p };
-    (!p.is_null()).then_some(p as H)
+    let p = if p.is_null() { crate::loaded::in_known_objects(name)? } else { p };
+    Some(p as H)
 }
 
 impl Abi {

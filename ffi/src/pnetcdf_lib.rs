@@ -2,8 +2,9 @@
 //! and variable calls wrapped by hand (pnetcdf_wrap.rs) and the inquiry
 //! functions Darshan asks it (a file's path and sizes moved, a variable's
 //! type and dimensions), each resolved the first time it is needed with
-//! `dlsym(RTLD_NEXT)`, like the generated put/get wrappers' own
-//! (pnetcdf_api.rs).
+//! `dlsym(RTLD_NEXT)`, else outside the global scope (a libpnetcdf that a
+//! dlopen'ed object brought in: loaded.rs, interposition rule 3a), like
+//! the generated put/get wrappers' own (pnetcdf_api.rs).
 //! No undefined ncmpi_ symbol and no dependency on libpnetcdf in this
 //! library, so a program without PnetCDF never loads it.
 

@@ -34,7 +34,7 @@ pub(crate) fn lookup(slot: &AtomicPtr<c_void>, name: &'static [u8]) -> *mut c_vo
     if p == ABSENT {
         return std::ptr::null_mut();
     }
-    let found = next_definition(name).or_else(|| in_any_object(name));
+    let found = next_definition(name).or_else(|| loaded::anywhere(name));
     slot.store(found.unwrap_or(ABSENT), Ordering::Relaxed);
     found.unwrap_or(std::ptr::null_mut())
 }
@@ -57,8 +57,7 @@ pub(crate) fn resolve(slot: &AtomicPtr<c_void>, name: &'static [u8]) {
     if !slot.load(Ordering::Relaxed).is_null() {
         return;
     }
-    let known = || CStr::from_bytes_with_nul(name).ok().map(loaded::in_known_objects).filter(|p| !p.is_null());
-    if let Some(p) = next_definition(name).or_else(known) {
+    if let Some(p) = next_definition(name).or_else(|| loaded::in_known_objects(name)) {
         slot.store(p, Ordering::Relaxed);
     }
 }
@@ -69,11 +68,6 @@ fn next_definition(name: &'static [u8]) -> Option<*mut c_void> {
     // the static table, else with dlsym(RTLD_NEXT), which is safe to call
     // at any time (it may allocate, which is fine here).
     let p = unsafe { darshan_real_symbol(name.as_ptr().cast()) };
-    (!p.is_null()).then_some(p)
-}
-
-fn in_any_object(name: &'static [u8]) -> Option<*mut c_void> {
-    let p = loaded::anywhere(CStr::from_bytes_with_nul(name).ok()?);
     (!p.is_null()).then_some(p)
 }
 

@@ -26,6 +26,7 @@ on_both_mpis!(
     a_step_of_the_shutdown_failing_on_one_rank_neither_hangs_the_job_nor_loses_its_records,
     mpi_init_failed_when_libmpi_was_loaded_by_a_dlopened_library,
     large_count_mpi_io_is_counted_as_the_plain_calls_are,
+    mpi4py_failed_to_start_under_the_library,
 );
 
 use std::path::{Path, PathBuf};
@@ -531,21 +532,22 @@ fn mpi_init_failed_when_libmpi_was_loaded_by_a_dlopened_library(mpi: Mpi) {
     check_mpi_mix(&log, &data);
 }
 
-/// mpi4py itself (its wheel, built for every MPI, loads Open MPI's
-/// libmpi RTLD_LOCAL and asks for the large-count calls through weak
-/// symbols): importing it, a collective write and a read back of a file
-/// on 4 ranks, under the library. Regression: the import raised
-/// "MPI_Init_thread() failed", then `Write_at_all` MPI_ERR_OTHER. The
-/// log's MPI-IO record holds the known pattern; the data is read back.
-#[test]
-fn mpi4py_failed_to_start_under_the_library() {
-    let d = scratch_mpi(OpenMpi, "mpi4py");
+/// mpi4py itself (its wheel, built for both MPI families, loads libmpi
+/// RTLD_LOCAL and asks for the large-count calls through weak symbols):
+/// importing it, a collective write and a read back of a file on 4 ranks,
+/// under the library. Regression: the import raised "MPI_Init_thread()
+/// failed", then `Write_at_all` MPI_ERR_OTHER. The log's MPI-IO record
+/// holds the known pattern; the data is read back.
+fn mpi4py_failed_to_start_under_the_library(mpi: Mpi) {
+    let d = scratch_mpi(mpi, "mpi4py");
     let python = common::root().join(".venv/bin/python");
     assert!(python.exists(), "the venv (scripts/setup.sh)");
     let script = common::root().join("tests/programs/mpi4py_io.py");
     let data = d.join("data");
     std::fs::create_dir_all(&data).unwrap();
-    let logs = mpirun(OpenMpi, &python, &[script.to_str().unwrap(), data.to_str().unwrap()], &d, &[]);
+    let env = mpi4py_env(mpi, &d);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let logs = mpirun(mpi, &python, &[script.to_str().unwrap(), data.to_str().unwrap()], &d, &env);
     let log = the_log(&logs);
     let r = log.one(MPIIO, &data.join("m4p.dat"));
     let want = [(mx::COLL_OPENS, NP), (mx::COLL_WRITES, NP), (mx::COLL_READS, NP)];
@@ -554,4 +556,24 @@ fn mpi4py_failed_to_start_under_the_library() {
     }
     assert_eq!((c(r, mx::BYTES_WRITTEN), c(r, mx::BYTES_READ)), (4096 * NP, 4096 * NP));
     assert_eq!(std::fs::metadata(data.join("m4p.dat")).unwrap().len(), 4096 * NP as u64);
+}
+
+/// What makes mpi4py's wheel use `mpi`. Open MPI is its default here
+/// (Debian's `libmpi.so` is Open MPI's). The wheel's MPICH variant links
+/// `libmpi.so.12`, MPICH's own name for its library, which Debian renames
+/// `libmpich.so.12`: a directory in `dir` gives it that name, as an MPICH
+/// installed from source has it.
+fn mpi4py_env(mpi: Mpi, dir: &Path) -> Vec<(&'static str, String)> {
+    match mpi {
+        OpenMpi => vec![],
+        Mpich => {
+            let libs = dir.join("mpich-libmpi");
+            std::fs::create_dir_all(&libs).unwrap();
+            let real = Path::new("/usr/lib/x86_64-linux-gnu/libmpich.so.12");
+            assert!(real.exists(), "Debian's MPICH (scripts/setup.sh)");
+            let _ = std::fs::remove_file(libs.join("libmpi.so.12"));
+            std::os::unix::fs::symlink(real, libs.join("libmpi.so.12")).unwrap();
+            vec![("MPI4PY_MPIABI", "mpich".into()), ("LD_LIBRARY_PATH", libs.display().to_string())]
+        }
+    }
 }

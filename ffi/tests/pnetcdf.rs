@@ -2,7 +2,9 @@
 //! Open MPI): a 4-rank job with a known pattern of collective,
 //! independent, nonblocking and buffered puts and gets, a record
 //! variable and a reopen (tests/programs/pnetcdf_pattern.c), every
-//! counter checked; the module switches; the wrapper list against the
+//! counter checked, also with the job built as a library a program
+//! dlopens RTLD_LOCAL (libpnetcdf outside the global scope); the module
+//! switches; the wrapper list against the
 //! library's own functions; and the same job linked statically with
 //! Debian's libpnetcdf.a (`--wrap`). PyDarshan's reading of these logs is
 //! checked with every other test log by tests/pydarshan/
@@ -47,14 +49,56 @@ fn expect(r: &darshan_log::Record, module: usize, what: &str, want: &[(usize, i6
 fn a_4_rank_pnetcdf_job_has_every_counter_of_its_known_pattern() {
     let dir = scratch("pnetcdf-pattern");
     let exe = build(&dir);
-    let nc = dir.join("f.nc");
-    let sizes = dir.join("sizes.txt");
+    let (nc, sizes) = (dir.join("f.nc"), dir.join("sizes.txt"));
     let logs = mpirun(OpenMpi, &exe, &[nc.to_str().unwrap(), sizes.to_str().unwrap()], &dir, &[]);
-    let log = the_log(&logs);
-    assert_eq!(log.file.header.partial_flag, 0);
+    check_known_pattern(&dir, &logs);
+}
 
-    // The file: shared by all ranks, one reduced record.
-    let file = log.one(PNETCDF_FILE, &nc);
+/// Regression of the same class as mpi4py's (interposition rule 3a): a
+/// library that a program dlopens RTLD_LOCAL, as Python imports an
+/// extension module, brings libpnetcdf and libmpi in outside the global
+/// scope, where `dlsym(RTLD_NEXT)` does not see them. The job built as
+/// such a library must give the log of its known pattern, as when it is
+/// the program.
+#[test]
+fn a_pnetcdf_job_failed_when_libpnetcdf_was_loaded_by_a_dlopened_library() {
+    let dir = scratch("pnetcdf-local");
+    let (loader, mut args) = common::compile_loaded_locally("pnetcdf_pattern", OpenMpi.cc(), &dir, &["-lpnetcdf"]);
+    args.extend([dir.join("f.nc"), dir.join("sizes.txt")].map(|p| p.display().to_string()));
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    let logs = mpirun(OpenMpi, &loader, &a, &dir, &[]);
+    check_known_pattern(&dir, &logs);
+}
+
+/// Every counter of pnetcdf_pattern.c's known pattern, run in `dir`, in
+/// its log (`logs`: the job's one).
+fn check_known_pattern(dir: &Path, logs: &[std::path::PathBuf]) {
+    let log = the_log(logs);
+    assert_eq!(log.file.header.partial_flag, 0);
+    let nc = dir.join("f.nc");
+    let file_id = check_file(&log, &nc, &dir.join("sizes.txt"));
+    check_temp(&log, dir, file_id);
+    check_grid(&log, dir);
+
+    // Beneath it, the MPI-IO and POSIX records of the same file.
+    assert_eq!(log.one(MPIIO, &nc).rank, -1);
+    assert!(!log.all(POSIX, &nc).is_empty());
+
+    // darshan-parser prints the records, with the variable's file id.
+    let out = output(Command::new(built("darshan-parser")).arg(&logs[0]));
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let var_name = dir.join("f.nc:grid").display().to_string();
+    let want = format!(
+        "PNETCDF_VAR\t-1\t{}\tPNETCDF_VAR_FILE_REC_ID\t{file_id}\t{var_name}",
+        darshan_log::record_id(var_name.as_bytes())
+    );
+    assert!(text.lines().any(|l| l.starts_with(&want)), "no line starting {want:?}");
+}
+
+/// The file `nc`: shared by all ranks, one reduced record; its id.
+fn check_file(log: &common::mpi::Log, nc: &Path, sizes: &Path) -> u64 {
+    let file = log.one(PNETCDF_FILE, nc);
     assert_eq!(file.rank, -1);
     let want = [
         (f::CREATES, NP),
@@ -66,7 +110,7 @@ fn a_4_rank_pnetcdf_job_has_every_counter_of_its_known_pattern() {
         (f::WAIT_FAILURES, 0),
     ];
     expect(file, PNETCDF_FILE, "file", &want);
-    let (put, get) = reported_sizes(&sizes);
+    let (put, get) = reported_sizes(sizes);
     assert!(put > 0 && get > 0, "put={put} get={get}");
     assert_eq!((c(file, f::BYTES_WRITTEN), c(file, f::BYTES_READ)), (put, get));
     let t = &file.fcounters;
@@ -77,8 +121,11 @@ fn a_4_rank_pnetcdf_job_has_every_counter_of_its_known_pattern() {
     assert!(t[f::F_META_TIME] > 0.0 && t[f::F_WAIT_TIME] > 0.0);
     let file_id = darshan_log::record_id(nc.to_str().unwrap().as_bytes());
     assert_eq!(file.id, file_id);
+    file_id
+}
 
-    // temp(time, y, x), float: a record variable of 4 x 10 points a record.
+/// temp(time, y, x), float: a record variable of 4 x 10 points a record.
+fn check_temp(log: &common::mpi::Log, dir: &Path, file_id: u64) {
     let temp = log.one(PNETCDF_VAR, &dir.join("f.nc:temp"));
     assert_eq!((temp.rank, &temp.extra), (-1, &Extra::FileRecId(file_id)));
     let want = [
@@ -127,10 +174,12 @@ fn a_4_rank_pnetcdf_job_has_every_counter_of_its_known_pattern() {
     // Every rank moved the same bytes.
     assert_eq!((c(temp, v::FASTEST_RANK_BYTES), c(temp, v::SLOWEST_RANK_BYTES)), (224, 224));
     assert_eq!(temp.fcounters[v::F_VARIANCE_RANK_BYTES], 0.0);
+}
 
-    // grid(y, x), int: not a record variable, but its file has records,
-    // so the whole-variable read counts its 40 points 3 times, as Darshan
-    // sizes it (480 bytes).
+/// grid(y, x), int: not a record variable, but its file has records, so
+/// the whole-variable read counts its 40 points 3 times, as Darshan sizes
+/// it (480 bytes).
+fn check_grid(log: &common::mpi::Log, dir: &Path) {
     let grid = log.one(PNETCDF_VAR, &dir.join("f.nc:grid"));
     let want = [
         (v::OPENS, NP),
@@ -167,21 +216,6 @@ fn a_4_rank_pnetcdf_job_has_every_counter_of_its_known_pattern() {
     let g = &grid.fcounters;
     assert!(g[v::F_WRITE_START_TIMESTAMP] <= g[v::F_WRITE_END_TIMESTAMP]);
     assert!(g[v::F_WRITE_TIME] > 0.0 && g[v::F_READ_TIME] > 0.0);
-
-    // Beneath it, the MPI-IO and POSIX records of the same file.
-    assert_eq!(log.one(MPIIO, &nc).rank, -1);
-    assert!(!log.all(POSIX, &nc).is_empty());
-
-    // darshan-parser prints the records, with the variable's file id.
-    let out = output(Command::new(built("darshan-parser")).arg(&logs[0]));
-    assert!(out.status.success());
-    let text = String::from_utf8_lossy(&out.stdout);
-    let var_name = dir.join("f.nc:grid").display().to_string();
-    let want = format!(
-        "PNETCDF_VAR\t-1\t{}\tPNETCDF_VAR_FILE_REC_ID\t{file_id}\t{var_name}",
-        darshan_log::record_id(var_name.as_bytes())
-    );
-    assert!(text.lines().any(|l| l.starts_with(&want)), "no line starting {want:?}");
 }
 
 /// `DARSHAN_MOD_DISABLE=PNETCDF_FILE,PNETCDF_VAR`: no PnetCDF records and
