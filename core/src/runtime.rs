@@ -71,6 +71,23 @@ pub struct Core {
 /// The process's runtime: the one global default.
 static CORE: Core = Core::new();
 
+/// The runtime whose records the crash-safe file holds (the one that
+/// registered its modules while the file was reserved): the file's maker
+/// takes its locks (logmap::Exclusive).
+static FILE_OWNER: OnceLock<&'static Core> = OnceLock::new();
+
+/// `take()` until it gives something, a few times, yielding the CPU
+/// between (see `contract::module::TRIES`).
+fn tries<T>(mut take: impl FnMut() -> Option<T>) -> Option<T> {
+    for _ in 0..16 {
+        if let Some(t) = take() {
+            return Some(t);
+        }
+        std::thread::yield_now();
+    }
+    None
+}
+
 /// The process's runtime (see [`Core`]).
 #[inline]
 pub fn core() -> &'static Core {
@@ -192,6 +209,9 @@ impl Core {
     /// attaches. DARSHAN_MODMEM is granted at a module's first record.
     pub fn register_all(&'static self, ms: &[&'static dyn Module], rank: i64) {
         let Some(shared) = self.shared() else { return };
+        if crate::store::logmap::reserved() && FILE_OWNER.set(self).is_ok() {
+            crate::store::logmap::set_exclusive(|mods, f| FILE_OWNER.get().is_some_and(|c| c.try_with_locked(mods, f)));
+        }
         let cfg = &shared.config;
         let env = crate::contract::module::Env {
             rank,
@@ -266,6 +286,30 @@ impl Core {
         }
         let reg = lock(&self.registry);
         nest(self, &reg, f);
+    }
+
+    /// The crash-safe file's maker, while records wait for it
+    /// ([`crate::store::logmap::Exclusive`]): `f` with the registry, the
+    /// locks of the modules in `mods` (a bit per id) and the name lock
+    /// held, in fork's order, each only if it comes free within a few
+    /// tries; false, `f` not run, if one did not. No allocation.
+    pub fn try_with_locked(&self, mods: u64, f: &mut dyn FnMut()) -> bool {
+        fn nest(core: &Core, mods: u64, reg: &[&'static dyn Module], f: &mut dyn FnMut()) -> bool {
+            let Some((m, rest)) = reg.split_first() else {
+                return tries(|| core.ledger.try_lock_names().map(|_names| f())).is_some();
+            };
+            if mods & (1 << m.spec().id) == 0 {
+                return nest(core, mods, rest, f);
+            }
+            let mut inner = false;
+            crate::contract::module::try_while_locked(*m, &mut || inner = nest(core, mods, rest, f)) && inner
+        }
+        let reg = tries(|| match self.registry.try_lock() {
+            Ok(g) => Some(g),
+            Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        });
+        reg.is_some_and(|reg| nest(self, mods, &reg, f))
     }
 
     /// In a forked child, with the locks released: a fresh record set.

@@ -352,6 +352,109 @@ fn a_forked_child_keeps_its_own_crash_safe_file() {
     assert_eq!(seen, ["child", "parent"]);
 }
 
+/// A process that has touched only its standard streams makes no
+/// crash-safe file (a Python interpreter's start, `echo`: 0.2-0.5 ms of
+/// each such process); its first other record makes it, with the streams'
+/// records in it. std_first (tests/programs) waits after phase 1 while
+/// the test looks; then its threads keep writing to a standard stream of
+/// one module while the main thread's file makes the crash-safe file
+/// through the other module: the file's maker must keep them out while it
+/// copies the records and maps the file, or their counts come out short.
+fn standard_streams_wait_for_the_crash_safe_file(mode: &str) {
+    const THREADS: i64 = 3;
+    const N: i64 = 20_000;
+    let d = scratch_crash(&format!("std-first-{mode}"));
+    let exe = cc("std_first", &d, "cc", &["-pthread"]);
+    let data = d.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let file = data.join("f.dat");
+    let mut child =
+        instrumented(&exe, &[Path::new(mode), &file, Path::new(&THREADS.to_string()), Path::new(&N.to_string())], &d)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+    darshan_test_support::watchdog(&child);
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line, "qqqquiet\n");
+    assert!(common::files(&d.join("mmap")).is_empty(), "a crash-safe file before any record but the streams'");
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"go\n").unwrap();
+    line.clear();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line, "ready\n");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let mm = common::files(&d.join("mmap"));
+    assert_eq!(mm.len(), 1, "{mm:?}");
+    let (_, recs) = records(&mm[0]);
+    let stream = |m, name: &str| one(&recs, m, Path::new(name)).counters.clone();
+    let posix_out = stream(POSIX, "<STDOUT>");
+    // 3 + 1 writes before the wait; "ready" is counted after it returns,
+    // so the kill may come first.
+    let out_counts = (posix_out[px::WRITES], posix_out[px::BYTES_WRITTEN]);
+    assert!(matches!(out_counts, (4, 9) | (5, 15)), "POSIX <STDOUT> {out_counts:?}");
+    let (racing, quiet) = if mode == "posix" { (STDIO, POSIX) } else { (POSIX, STDIO) };
+    let (w, b) = if racing == STDIO { (sx::WRITES, sx::BYTES_WRITTEN) } else { (px::WRITES, px::BYTES_WRITTEN) };
+    let before = if racing == STDIO { 2 } else { 0 };
+    let err = stream(racing, "<STDERR>");
+    assert_eq!(
+        (err[w], err[b]),
+        (before + THREADS * N, 2 * before + THREADS * N),
+        "the threads' <STDERR> in module {racing}"
+    );
+    let f = one(&recs, quiet, &file).counters.clone();
+    let (opens, bytes) = if quiet == POSIX { (px::OPENS, px::BYTES_WRITTEN) } else { (sx::OPENS, sx::BYTES_WRITTEN) };
+    assert_eq!((f[opens], f[bytes]), (1, 10), "the file");
+}
+
+#[test]
+fn standard_streams_wait_for_the_crash_safe_file_made_by_a_posix_record() {
+    standard_streams_wait_for_the_crash_safe_file("posix");
+}
+
+#[test]
+fn standard_streams_wait_for_the_crash_safe_file_made_by_a_stdio_record() {
+    standard_streams_wait_for_the_crash_safe_file("stdio");
+}
+
+/// A Python interpreter that only starts: its three standard streams'
+/// POSIX records (fstat and fileno at start-up) are in its log, and it
+/// never made a crash-safe file (0.2-0.5 ms of every Python process here,
+/// the most of what the runtime added to it), neither while it ran nor
+/// after. The system's interpreter, isolated (`-I`): its own files are
+/// under /usr, which Darshan does not record (a pyenv-built one reads its
+/// library from the user's home: real records, which make the file).
+#[test]
+fn a_python_start_made_a_crash_safe_file() {
+    let d = scratch_crash("python-start");
+    let python = Path::new("/usr/bin/python3");
+    assert!(python.exists(), "the system's python3 (scripts/setup.sh installs python3-venv)");
+    let code = "import sys; print('up', flush=True); sys.stdin.readline()";
+    let mut child = instrumented(python, &[Path::new("-I"), Path::new("-c"), Path::new(code)], &d)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    darshan_test_support::watchdog(&child);
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    assert_eq!(line, "up\n");
+    assert!(common::files(&d.join("mmap")).is_empty(), "a crash-safe file while Python ran");
+    drop(child.stdin.take());
+    assert!(child.wait().unwrap().success());
+    assert!(common::files(&d.join("mmap")).is_empty(), "a crash-safe file left");
+    let (_, recs) = records(&common::only_log(&d));
+    for stream in ["<STDIN>", "<STDOUT>", "<STDERR>"] {
+        assert!(one(&recs, POSIX, Path::new(stream)).counters[px::OPENS] >= 1, "{stream}");
+    }
+    let out = one(&recs, POSIX, Path::new("<STDOUT>")).counters.clone();
+    assert_eq!((out[px::WRITES], out[px::BYTES_WRITTEN]), (1, 3), "print('up')");
+}
+
 /// A scratch directory of this file's tests (`crash-<tag>`).
 fn scratch_crash(tag: &str) -> PathBuf {
     common::scratch(&format!("crash-{tag}"))

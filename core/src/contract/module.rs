@@ -213,7 +213,16 @@ pub trait LockedState: Sync {
     fn with(&self, f: &mut dyn FnMut(&mut dyn ModuleState));
     /// From now on, the lock says in `word` when it is held (docs/live.md).
     fn publish(&self, word: &'static AtomicU64);
+    /// Run `f` under the lock if it comes free within a few tries (each
+    /// yielding the CPU): false, `f` not run, if it does not.
+    fn try_with(&self, f: &mut dyn FnMut()) -> bool;
 }
+
+/// How many times [`LockedState::try_with`] tries: a module's lock is held
+/// for a record update, a few hundred instructions, unless its holder is
+/// preempted (a yield gives it the CPU back) or waits for a lock the
+/// caller holds (then no number of tries helps).
+const TRIES: usize = 16;
 
 impl<T: ModuleState> LockedState for Lock<T> {
     fn with(&self, f: &mut dyn FnMut(&mut dyn ModuleState)) {
@@ -221,6 +230,16 @@ impl<T: ModuleState> LockedState for Lock<T> {
     }
     fn publish(&self, word: &'static AtomicU64) {
         Lock::publish(self, word)
+    }
+    fn try_with(&self, f: &mut dyn FnMut()) -> bool {
+        for _ in 0..TRIES {
+            if let Some(_g) = self.try_lock() {
+                f();
+                return true;
+            }
+            std::thread::yield_now();
+        }
+        false
     }
 }
 
@@ -247,6 +266,18 @@ pub fn while_locked(m: &dyn Module, f: &mut dyn FnMut()) {
     match m.records() {
         Some(l) => l.with(&mut |_| f()),
         None => f(),
+    }
+}
+
+/// `f` with `m`'s lock held, if it comes free within a few tries (see
+/// [`LockedState::try_with`]); false, `f` not run, if not.
+pub fn try_while_locked(m: &dyn Module, f: &mut dyn FnMut()) -> bool {
+    match m.records() {
+        Some(l) => l.try_with(f),
+        None => {
+            f();
+            true
+        }
     }
 }
 

@@ -269,9 +269,15 @@ impl<R: RecordRt> RecordSet<R> {
             return None;
         }
         // The crash-safe file (made now if this is the first record) must
-        // have storage for the record before it is written.
+        // have storage for the record before it is written. A standard
+        // stream's record does not make it: it waits in memory for the
+        // first other record (logmap::room), so that a process that only
+        // touches its standard streams (a Python start, `echo`) makes none.
         let i = self.count;
-        if !self.slice.back((i + 1) * self.slice.rec_words) {
+        let end = (i + 1) * self.slice.rec_words;
+        let backed =
+            if darshan_log::names::is_std_stream(name) { self.slice.back_waiting(end) } else { self.slice.back(end) };
+        if !backed {
             ledger.set_partial(self.module);
             return None;
         }

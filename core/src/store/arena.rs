@@ -16,9 +16,10 @@ pub struct RecordArena {
 }
 
 /// Gives the bytes of a module's reservation storage up to an address
-/// (`slot`, end address) -> whether they have it: the crash-safe file's
-/// `logmap::room`, passed in by the runtime that owns both.
-pub type Backer = fn(usize, usize) -> bool;
+/// (`slot`, end address, whether they may wait for the crash-safe file)
+/// -> whether they have it: the crash-safe file's `logmap::room`, passed
+/// in by the runtime that owns both.
+pub type Backer = fn(usize, usize, bool) -> bool;
 
 /// A module's reservation: room for `capacity` records of `rec_words` words.
 ///
@@ -70,11 +71,21 @@ impl Slice {
     /// Give words `..end` storage; false (nothing changes) if they are
     /// past the reservation or cannot have it.
     pub fn back(&mut self, end: usize) -> bool {
+        self.back_for(end, false)
+    }
+
+    /// [`Slice::back`] for a record that may wait for the crash-safe file
+    /// (a standard stream's: logmap::room).
+    pub fn back_waiting(&mut self, end: usize) -> bool {
+        self.back_for(end, true)
+    }
+
+    fn back_for(&mut self, end: usize, may_wait: bool) -> bool {
         if end <= self.backed {
             return true;
         }
         let addr = self.words.as_ptr() as usize + end * 8;
-        if end > self.words.len() || !self.backer.is_some_and(|b| b(self.slot, addr)) {
+        if end > self.words.len() || !self.backer.is_some_and(|b| b(self.slot, addr, may_wait)) {
             return false;
         }
         self.backed = end;
@@ -733,7 +744,7 @@ mod tests {
         assert!(!mapped_at(pbig));
     }
 
-    fn refuse_past_100_words(_slot: usize, end: usize) -> bool {
+    fn refuse_past_100_words(_slot: usize, end: usize, _may_wait: bool) -> bool {
         STARTS.with(|s| end <= s.get() + 100 * 8)
     }
     thread_local!(static STARTS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) });

@@ -176,6 +176,16 @@ impl Ledger {
         lock(&self.names)
     }
 
+    /// The name lock if it is free now (see [`crate::store::logmap`]'s
+    /// waiting records: the crash-safe file's creation must not wait).
+    pub fn try_lock_names(&self) -> Option<NamesGuard<'_>> {
+        match self.names.try_lock() {
+            Ok(g) => Some(g),
+            Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
+
     /// In a forked child: no names, nothing partial.
     pub fn fork_child(&self) {
         if let Some(n) = lock(&self.names).as_mut() {
@@ -188,10 +198,11 @@ impl Ledger {
     /// the name memory is full.
     pub fn register_name(&self, module: usize, id: u64, name: &[u8]) -> bool {
         let mut g = lock(&self.names);
-        // Room in the crash-safe file for the entry (id, name, NUL) first.
+        // Room in the crash-safe file for the entry (id, name, NUL) first;
+        // a standard stream's waits for the file (logmap::room_waiting).
         if self.file()
             && g.as_ref().is_some_and(|n| !n.contains(id))
-            && !crate::store::logmap::names_room(name.len() + 9)
+            && !crate::store::logmap::names_room(name.len() + 9, darshan_log::names::is_std_stream(name))
         {
             drop(g);
             self.set_partial(module);

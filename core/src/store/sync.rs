@@ -58,7 +58,17 @@ impl<T> Lock<T> {
 
     #[inline]
     pub fn lock(&self) -> LockGuard<'_, T> {
-        let guard = self.inner.lock();
+        self.guarded(self.inner.lock())
+    }
+
+    /// The lock if it is free now (the crash-safe file's creation, which
+    /// must not wait for a lock whose holder may be waiting for it).
+    pub fn try_lock(&self) -> Option<LockGuard<'_, T>> {
+        self.inner.try_lock().map(|g| self.guarded(g))
+    }
+
+    #[inline]
+    fn guarded<'a>(&'a self, guard: spin::mutex::SpinMutexGuard<'a, T>) -> LockGuard<'a, T> {
         let live = self.live.get().filter(|_| !FORKED_CHILD.load(Ordering::Relaxed)).map(|w| {
             let n = self.cycles.load(Ordering::Relaxed) + 1;
             self.cycles.store(n, Ordering::Relaxed);
