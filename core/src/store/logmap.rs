@@ -386,14 +386,15 @@ impl LogMap {
     /// writers that could not be kept out: false, it waits on.
     fn make_file_now(&mut self, slot: usize, end: usize) -> bool {
         let others = self.waiting & !(1 << slot);
-        if others == 0 {
+        let made = if others == 0 {
             self.make_file((slot, end));
-            return true;
-        }
-        let Some(exclusive) = EXCLUSIVE.get() else { return false };
-        // The names' bit stands for the name lock, always taken.
-        let modules = (others & ((1 << MAX_MODS) - 1)) as u64;
-        let made = exclusive(modules, &mut || self.make_file((slot, end)));
+            true
+        } else {
+            let Some(exclusive) = EXCLUSIVE.get() else { return false };
+            // The names' bit stands for the name lock, always taken.
+            let modules = (others & ((1 << MAX_MODS) - 1)) as u64;
+            exclusive(modules, &mut || self.make_file((slot, end)))
+        };
         if made {
             self.waiting = 0;
         }

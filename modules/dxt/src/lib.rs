@@ -136,7 +136,7 @@ impl State {
             return None;
         }
         let off = self.used;
-        self.take(module, dm::RECORD_WORDS)?;
+        self.take(module, dm::RECORD_WORDS, id)?;
         let c = &mut self.words[off..off + dm::RECORD_WORDS];
         c[0] = id;
         c[1] = dm::tag(dm::KIND_RECORD, 0, 0, 0);
@@ -148,10 +148,15 @@ impl State {
         Some(off)
     }
 
-    /// `n` more words at the end of the chunks, given storage in the
-    /// crash-safe file first; None (module partial) if there are none.
-    fn take(&mut self, module: usize, n: usize) -> Option<()> {
-        if !self.used.checked_add(n).is_some_and(|e| self.words.back(e)) {
+    /// `n` more words at the end of the chunks for the trace of record
+    /// `id`, given storage in the crash-safe file first; None (module
+    /// partial) if there are none. A standard stream's trace waits for the
+    /// file, as its record does (logmap::room): its writer holds the
+    /// stream's module lock, which the file's maker would have to take.
+    fn take(&mut self, module: usize, n: usize, id: u64) -> Option<()> {
+        let waits = darshan_log::names::std_stream_ids().contains(&id);
+        let back = |w: &mut Slice, e| if waits { w.back_waiting(e) } else { w.back(e) };
+        if !self.used.checked_add(n).is_some_and(|e| back(&mut self.words, e)) {
             self.set_partial(module);
             return None;
         }
@@ -175,7 +180,7 @@ impl State {
         }
         let inc = inc.min(dm::MAX_CHUNK_SEGMENTS);
         let off = self.used;
-        self.take(module, 2 + inc * sw)?;
+        self.take(module, 2 + inc * sw, self.words[rec])?;
         let kind = if k == 0 { dm::KIND_WRITES } else { dm::KIND_READS };
         self.words[off] = self.words[rec];
         self.words[off + 1] = dm::tag(kind, sw, inc, 0);
