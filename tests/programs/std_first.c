@@ -28,15 +28,21 @@ static int stdio_mode, n_calls, running, threads;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t all_running = PTHREAD_COND_INITIALIZER;
 
-static void *writer(void *arg)
+/* Returns once the writers and the main thread are all running. */
+static void all_start(void)
 {
-    (void)arg;
     pthread_mutex_lock(&mu);
     if (++running == threads + 1)
         pthread_cond_broadcast(&all_running);
     while (running < threads + 1)
         pthread_cond_wait(&all_running, &mu);
     pthread_mutex_unlock(&mu);
+}
+
+static void *writer(void *arg)
+{
+    (void)arg;
+    all_start();
     for (int i = 0; i < n_calls; i++) {
         if (stdio_mode)
             (void)!write(2, "t", 1);
@@ -82,12 +88,7 @@ int main(int argc, char **argv)
         return 2;
     for (int i = 0; i < threads; i++)
         pthread_create(&t[i], NULL, writer, NULL);
-    pthread_mutex_lock(&mu);
-    if (++running == threads + 1)
-        pthread_cond_broadcast(&all_running);
-    while (running < threads + 1)
-        pthread_cond_wait(&all_running, &mu);
-    pthread_mutex_unlock(&mu);
+    all_start();
     the_file(argv[2]);
     for (int i = 0; i < threads; i++)
         pthread_join(t[i], NULL);
