@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use darshan_log::counters::{mpiio as mx, posix as px, stdio as sx};
-use darshan_log::modules::{MPIIO, POSIX, STDIO};
+use darshan_log::modules::{DXT_POSIX, MPIIO, POSIX, STDIO};
 use darshan_log::{LogFile, Record};
 
 use common::mpi::{Mpi, Mpich, OpenMpi};
@@ -361,20 +361,47 @@ fn a_forked_child_keeps_its_own_crash_safe_file() {
 /// through the other module: the file's maker must keep them out while it
 /// copies the records and maps the file, or their counts come out short.
 fn standard_streams_wait_for_the_crash_safe_file(mode: &str) {
-    const THREADS: i64 = 3;
     const N: i64 = 20_000;
+    let (file, recs) = std_first_killed(mode, N, &[]);
+    let stream = |m, name: &str| one(&recs, m, Path::new(name)).counters.clone();
+    let posix_out = stream(POSIX, "<STDOUT>");
+    // 3 + 1 writes before the wait; "ready" is counted after it returns,
+    // so the kill may come first.
+    let out_counts = (posix_out[px::WRITES], posix_out[px::BYTES_WRITTEN]);
+    assert!(matches!(out_counts, (4, 9) | (5, 15)), "POSIX <STDOUT> {out_counts:?}");
+    let (racing, quiet) = if mode == "posix" { (STDIO, POSIX) } else { (POSIX, STDIO) };
+    let (w, b) = if racing == STDIO { (sx::WRITES, sx::BYTES_WRITTEN) } else { (px::WRITES, px::BYTES_WRITTEN) };
+    let before = if racing == STDIO { 2 } else { 0 };
+    let err = stream(racing, "<STDERR>");
+    assert_eq!(
+        (err[w], err[b]),
+        (before + STD_FIRST_THREADS * N, 2 * before + STD_FIRST_THREADS * N),
+        "the threads' <STDERR> in module {racing}"
+    );
+    let f = one(&recs, quiet, &file).counters.clone();
+    let (opens, bytes) = if quiet == POSIX { (px::OPENS, px::BYTES_WRITTEN) } else { (sx::OPENS, sx::BYTES_WRITTEN) };
+    assert_eq!((f[opens], f[bytes]), (1, 10), "the file");
+}
+
+const STD_FIRST_THREADS: i64 = 3;
+
+/// std_first MODE under the library with `env`, its threads making `n`
+/// calls each: checked to make no crash-safe file while it waits after
+/// phase 1, killed once ready; its file's name, and the records of its
+/// one crash-safe file.
+fn std_first_killed(mode: &str, n: i64, env: &[(&str, &str)]) -> (PathBuf, Vec<(usize, String, Record)>) {
     let d = scratch_crash(&format!("std-first-{mode}"));
     let exe = cc("std_first", &d, "cc", &["-pthread"]);
-    let data = d.join("data");
-    std::fs::create_dir_all(&data).unwrap();
-    let file = data.join("f.dat");
-    let mut child =
-        instrumented(&exe, &[Path::new(mode), &file, Path::new(&THREADS.to_string()), Path::new(&N.to_string())], &d)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+    let file = d.join("data/f.dat");
+    let (threads, n) = (STD_FIRST_THREADS.to_string(), n.to_string());
+    let args = [Path::new(mode), &file, Path::new(&threads), Path::new(&n)];
+    let mut child = instrumented(&exe, &args, &d)
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
     darshan_test_support::watchdog(&child);
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
@@ -390,25 +417,7 @@ fn standard_streams_wait_for_the_crash_safe_file(mode: &str) {
     child.wait().unwrap();
     let mm = common::files(&d.join("mmap"));
     assert_eq!(mm.len(), 1, "{mm:?}");
-    let (_, recs) = records(&mm[0]);
-    let stream = |m, name: &str| one(&recs, m, Path::new(name)).counters.clone();
-    let posix_out = stream(POSIX, "<STDOUT>");
-    // 3 + 1 writes before the wait; "ready" is counted after it returns,
-    // so the kill may come first.
-    let out_counts = (posix_out[px::WRITES], posix_out[px::BYTES_WRITTEN]);
-    assert!(matches!(out_counts, (4, 9) | (5, 15)), "POSIX <STDOUT> {out_counts:?}");
-    let (racing, quiet) = if mode == "posix" { (STDIO, POSIX) } else { (POSIX, STDIO) };
-    let (w, b) = if racing == STDIO { (sx::WRITES, sx::BYTES_WRITTEN) } else { (px::WRITES, px::BYTES_WRITTEN) };
-    let before = if racing == STDIO { 2 } else { 0 };
-    let err = stream(racing, "<STDERR>");
-    assert_eq!(
-        (err[w], err[b]),
-        (before + THREADS * N, 2 * before + THREADS * N),
-        "the threads' <STDERR> in module {racing}"
-    );
-    let f = one(&recs, quiet, &file).counters.clone();
-    let (opens, bytes) = if quiet == POSIX { (px::OPENS, px::BYTES_WRITTEN) } else { (sx::OPENS, sx::BYTES_WRITTEN) };
-    assert_eq!((f[opens], f[bytes]), (1, 10), "the file");
+    (file, records(&mm[0]).1)
 }
 
 #[test]
@@ -419,6 +428,23 @@ fn standard_streams_wait_for_the_crash_safe_file_made_by_a_posix_record() {
 #[test]
 fn standard_streams_wait_for_the_crash_safe_file_made_by_a_stdio_record() {
     standard_streams_wait_for_the_crash_safe_file("stdio");
+}
+
+/// DXT traces of the standard streams wait with their records: the
+/// threads' 3 x 5,000 writes to fd 2 each a segment of POSIX <STDERR>'s
+/// trace while a STDIO record makes the crash-safe file, and <STDOUT>'s
+/// trace as long as its record counts.
+#[test]
+fn standard_streams_dxt_traces_wait_for_the_crash_safe_file_too() {
+    const N: i64 = 5_000;
+    let (_, recs) = std_first_killed("stdio", N, &[("DXT_ENABLE_IO_TRACE", "1")]);
+    let writes = |name: &str| match &one(&recs, DXT_POSIX, Path::new(name)).extra {
+        darshan_log::Extra::Dxt { writes, .. } => writes.len() as i64,
+        other => panic!("{name}: not a DXT record: {other:?}"),
+    };
+    assert_eq!(writes("<STDERR>"), STD_FIRST_THREADS * N, "DXT_POSIX <STDERR> segments");
+    let counted = one(&recs, POSIX, Path::new("<STDOUT>")).counters[px::WRITES];
+    assert!(writes("<STDOUT>") == counted && (4..=5).contains(&counted), "<STDOUT>: {counted} writes");
 }
 
 /// A Python interpreter that only starts: its three standard streams'
