@@ -76,18 +76,6 @@ static CORE: Core = Core::new();
 /// takes its locks (logmap::Exclusive).
 static FILE_OWNER: OnceLock<&'static Core> = OnceLock::new();
 
-/// `take()` until it gives something, a few times, yielding the CPU
-/// between (see `contract::module::TRIES`).
-fn tries<T>(mut take: impl FnMut() -> Option<T>) -> Option<T> {
-    for _ in 0..16 {
-        if let Some(t) = take() {
-            return Some(t);
-        }
-        std::thread::yield_now();
-    }
-    None
-}
-
 /// The process's runtime (see [`Core`]).
 #[inline]
 pub fn core() -> &'static Core {
@@ -294,9 +282,10 @@ impl Core {
     /// held, in fork's order, each only if it comes free within a few
     /// tries; false, `f` not run, if one did not. No allocation.
     pub fn try_with_locked(&self, mods: u64, f: &mut dyn FnMut()) -> bool {
+        use crate::store::sync::{tries, try_lock_std};
         fn nest(core: &Core, mods: u64, reg: &[&'static dyn Module], f: &mut dyn FnMut()) -> bool {
             let Some((m, rest)) = reg.split_first() else {
-                return tries(|| core.ledger.try_lock_names().map(|_names| f())).is_some();
+                return tries(|| core.ledger.try_lock_names()).map(|_names| f()).is_some();
             };
             if mods & (1 << m.spec().id) == 0 {
                 return nest(core, mods, rest, f);
@@ -304,12 +293,7 @@ impl Core {
             let mut inner = false;
             crate::contract::module::try_while_locked(*m, &mut || inner = nest(core, mods, rest, f)) && inner
         }
-        let reg = tries(|| match self.registry.try_lock() {
-            Ok(g) => Some(g),
-            Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
-            Err(std::sync::TryLockError::WouldBlock) => None,
-        });
-        reg.is_some_and(|reg| nest(self, mods, &reg, f))
+        tries(|| try_lock_std(&self.registry)).is_some_and(|reg| nest(self, mods, &reg, f))
     }
 
     /// In a forked child, with the locks released: a fresh record set.

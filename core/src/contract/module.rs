@@ -214,15 +214,10 @@ pub trait LockedState: Sync {
     /// From now on, the lock says in `word` when it is held (docs/live.md).
     fn publish(&self, word: &'static AtomicU64);
     /// Run `f` under the lock if it comes free within a few tries (each
-    /// yielding the CPU): false, `f` not run, if it does not.
+    /// yielding the CPU, `store::sync::tries`): false, `f` not run, if it
+    /// does not.
     fn try_with(&self, f: &mut dyn FnMut()) -> bool;
 }
-
-/// How many times [`LockedState::try_with`] tries: a module's lock is held
-/// for a record update, a few hundred instructions, unless its holder is
-/// preempted (a yield gives it the CPU back) or waits for a lock the
-/// caller holds (then no number of tries helps).
-const TRIES: usize = 16;
 
 impl<T: ModuleState> LockedState for Lock<T> {
     fn with(&self, f: &mut dyn FnMut(&mut dyn ModuleState)) {
@@ -232,14 +227,7 @@ impl<T: ModuleState> LockedState for Lock<T> {
         Lock::publish(self, word)
     }
     fn try_with(&self, f: &mut dyn FnMut()) -> bool {
-        for _ in 0..TRIES {
-            if let Some(_g) = self.try_lock() {
-                f();
-                return true;
-            }
-            std::thread::yield_now();
-        }
-        false
+        crate::store::sync::tries(|| self.try_lock()).map(|_held| f()).is_some()
     }
 }
 

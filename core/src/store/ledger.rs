@@ -179,11 +179,7 @@ impl Ledger {
     /// The name lock if it is free now (see [`crate::store::logmap`]'s
     /// waiting records: the crash-safe file's creation must not wait).
     pub fn try_lock_names(&self) -> Option<NamesGuard<'_>> {
-        match self.names.try_lock() {
-            Ok(g) => Some(g),
-            Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
-            Err(std::sync::TryLockError::WouldBlock) => None,
-        }
+        crate::store::sync::try_lock_std(&self.names)
     }
 
     /// In a forked child: no names, nothing partial.
@@ -199,7 +195,7 @@ impl Ledger {
     pub fn register_name(&self, module: usize, id: u64, name: &[u8]) -> bool {
         let mut g = lock(&self.names);
         // Room in the crash-safe file for the entry (id, name, NUL) first;
-        // a standard stream's waits for the file (logmap::room_waiting).
+        // a standard stream's waits for the file (logmap::room's may_wait).
         if self.file()
             && g.as_ref().is_some_and(|n| !n.contains(id))
             && !crate::store::logmap::names_room(name.len() + 9, darshan_log::names::is_std_stream(name))

@@ -311,6 +311,26 @@ impl LogMap {
         }
     }
 
+    /// The file made for a record of `slot` ending at `end` (the caller
+    /// holds `slot`'s lock), unless areas written while it waited have
+    /// writers that could not be kept out: false, it waits on.
+    fn make_file_now(&mut self, slot: usize, end: usize) -> bool {
+        let others = self.waiting & !(1 << slot);
+        let made = if others == 0 {
+            self.make_file((slot, end));
+            true
+        } else {
+            let Some(exclusive) = EXCLUSIVE.get() else { return false };
+            // The names' bit stands for the name lock, always taken.
+            let modules = (others & ((1 << MAX_MODS) - 1)) as u64;
+            exclusive(modules, &mut || self.make_file((slot, end)))
+        };
+        if made {
+            self.waiting = 0;
+        }
+        made
+    }
+
     /// Give storage to area `slot` up to at least `end` (+ slack).
     /// False if the bytes up to `end` have none (file system full).
     fn grow(&mut self, slot: usize, end: usize) -> bool {
@@ -378,28 +398,6 @@ static EXCLUSIVE: std::sync::OnceLock<Exclusive> = std::sync::OnceLock::new();
 /// See [`Exclusive`] (once per process).
 pub fn set_exclusive(f: Exclusive) {
     let _ = EXCLUSIVE.set(f);
-}
-
-impl LogMap {
-    /// The file made for a record of `slot` ending at `end` (the caller
-    /// holds `slot`'s lock), unless areas written while it waited have
-    /// writers that could not be kept out: false, it waits on.
-    fn make_file_now(&mut self, slot: usize, end: usize) -> bool {
-        let others = self.waiting & !(1 << slot);
-        let made = if others == 0 {
-            self.make_file((slot, end));
-            true
-        } else {
-            let Some(exclusive) = EXCLUSIVE.get() else { return false };
-            // The names' bit stands for the name lock, always taken.
-            let modules = (others & ((1 << MAX_MODS) - 1)) as u64;
-            exclusive(modules, &mut || self.make_file((slot, end)))
-        };
-        if made {
-            self.waiting = 0;
-        }
-        made
-    }
 }
 
 /// Start-up (or a forked child's reset) is over: the next record or name

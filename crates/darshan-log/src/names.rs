@@ -20,6 +20,12 @@ pub fn std_stream_ids() -> [u64; 3] {
     STD_STREAMS.map(crate::record_id)
 }
 
+/// Whether `id` is a standard stream's record id (hashed once).
+pub fn is_std_stream_id(id: u64) -> bool {
+    static IDS: std::sync::OnceLock<[u64; 3]> = std::sync::OnceLock::new();
+    IDS.get_or_init(std_stream_ids).contains(&id)
+}
+
 /// A STDIO region holds the standard streams' records first, in fd order:
 /// C Darshan makes them when the module starts, before any file's, and
 /// this runtime, which makes each at the stream's first use, writes them

@@ -154,7 +154,7 @@ impl State {
     /// file, as its record does (logmap::room): its writer holds the
     /// stream's module lock, which the file's maker would have to take.
     fn take(&mut self, module: usize, n: usize, id: u64) -> Option<()> {
-        let waits = darshan_log::names::std_stream_ids().contains(&id);
+        let waits = darshan_log::names::is_std_stream_id(id);
         let back = |w: &mut Slice, e| if waits { w.back_waiting(e) } else { w.back(e) };
         if !self.used.checked_add(n).is_some_and(|e| back(&mut self.words, e)) {
             self.set_partial(module);
