@@ -6,7 +6,8 @@
 //!
 //! Locking: a module's own lock is always taken before the core's name
 //! lock (`Ledger::lock_names`), never the other way round; fork takes them
-//! in the same order (`Core::with_all_locked`).
+//! in the same order (`Core::with_all_locked`), and so does the crash-safe
+//! file's maker while records wait for it ([`after_record`]).
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
@@ -73,8 +74,28 @@ static CORE: Core = Core::new();
 
 /// The runtime whose records the crash-safe file holds (the one that
 /// registered its modules while the file was reserved): the file's maker
-/// takes its locks (logmap::Exclusive).
+/// takes its locks ([`make_wanted_file`]).
 static FILE_OWNER: OnceLock<&'static Core> = OnceLock::new();
+
+/// At the end of every recorded call, holding none of the runtime's
+/// locks: the crash-safe file, if a record waits for it with the
+/// standard streams' (logmap::room), made with every lock taken in
+/// fork's order (the waiting memory's writers kept out while it is
+/// copied into the file and the file mapped under it). One load when
+/// nothing waits.
+#[inline(always)]
+pub fn after_record() {
+    if crate::store::logmap::file_wanted() {
+        make_wanted_file();
+    }
+}
+
+#[cold]
+fn make_wanted_file() {
+    if let Some(c) = FILE_OWNER.get() {
+        c.with_all_locked(&mut crate::store::logmap::make_wanted_file);
+    }
+}
 
 /// The process's runtime (see [`Core`]).
 #[inline]
@@ -197,8 +218,8 @@ impl Core {
     /// attaches. DARSHAN_MODMEM is granted at a module's first record.
     pub fn register_all(&'static self, ms: &[&'static dyn Module], rank: i64) {
         let Some(shared) = self.shared() else { return };
-        if crate::store::logmap::reserved() && FILE_OWNER.set(self).is_ok() {
-            crate::store::logmap::set_exclusive(|mods, f| FILE_OWNER.get().is_some_and(|c| c.try_with_locked(mods, f)));
+        if crate::store::logmap::reserved() {
+            let _ = FILE_OWNER.set(self);
         }
         let cfg = &shared.config;
         let env = crate::contract::module::Env {
@@ -274,26 +295,6 @@ impl Core {
         }
         let reg = lock(&self.registry);
         nest(self, &reg, f);
-    }
-
-    /// The crash-safe file's maker, while records wait for it
-    /// ([`crate::store::logmap::Exclusive`]): `f` with the registry, the
-    /// locks of the modules in `mods` (a bit per id) and the name lock
-    /// held, in fork's order, each only if it comes free within a few
-    /// tries; false, `f` not run, if one did not. No allocation.
-    pub fn try_with_locked(&self, mods: u64, f: &mut dyn FnMut()) -> bool {
-        use crate::store::sync::{tries, try_lock_std};
-        fn nest(core: &Core, mods: u64, reg: &[&'static dyn Module], f: &mut dyn FnMut()) -> bool {
-            let Some((m, rest)) = reg.split_first() else {
-                return tries(|| core.ledger.try_lock_names()).map(|_names| f()).is_some();
-            };
-            if mods & (1 << m.spec().id) == 0 {
-                return nest(core, mods, rest, f);
-            }
-            let mut inner = false;
-            crate::contract::module::try_while_locked(*m, &mut || inner = nest(core, mods, rest, f)) && inner
-        }
-        tries(|| try_lock_std(&self.registry)).is_some_and(|reg| nest(self, mods, &reg, f))
     }
 
     /// In a forked child, with the locks released: a fresh record set.

@@ -113,7 +113,7 @@ fn set_errno(e: i32) {
 pub fn record(f: impl FnOnce()) {
     // SAFETY: sets this thread's flag and reads errno; no preconditions.
     let e = unsafe { darshan_rt_enter() };
-    if catch_unwind(AssertUnwindSafe(f)).is_err() {
+    if catch_unwind(AssertUnwindSafe(|| ended(f))).is_err() {
         set_life(Life::Disabled);
     }
     // SAFETY: restores errno and clears the flag.
@@ -127,7 +127,7 @@ pub fn record(f: impl FnOnce()) {
 pub fn record_data(f: impl FnOnce()) {
     // SAFETY: writes this thread's flag; no preconditions.
     unsafe { darshan_guard_set(RECORDING) };
-    if catch_unwind(AssertUnwindSafe(f)).is_err() {
+    if catch_unwind(AssertUnwindSafe(|| ended(f))).is_err() {
         set_life(Life::Disabled);
     }
     // SAFETY: as above.
@@ -138,9 +138,19 @@ pub fn record_data(f: impl FnOnce()) {
 /// already handles.
 #[inline(always)]
 pub fn record_unguarded(f: impl FnOnce()) {
-    if catch_unwind(AssertUnwindSafe(f)).is_err() {
+    if catch_unwind(AssertUnwindSafe(|| ended(f))).is_err() {
         set_life(Life::Disabled);
     }
+}
+
+/// A recorded call's counting, then what waits for its end: the
+/// crash-safe file, when a record wants it (`runtime::after_record`), made
+/// here because this thread now holds none of the runtime's locks and is
+/// still marked as inside it (a signal handler's calls pass through).
+#[inline(always)]
+fn ended(f: impl FnOnce()) {
+    f();
+    runtime::after_record();
 }
 
 pub fn enosys<T: From<i8>>() -> T {

@@ -213,10 +213,6 @@ pub trait LockedState: Sync {
     fn with(&self, f: &mut dyn FnMut(&mut dyn ModuleState));
     /// From now on, the lock says in `word` when it is held (docs/live.md).
     fn publish(&self, word: &'static AtomicU64);
-    /// Run `f` under the lock if it comes free within a few tries (each
-    /// yielding the CPU, `store::sync::tries`): false, `f` not run, if it
-    /// does not.
-    fn try_with(&self, f: &mut dyn FnMut()) -> bool;
 }
 
 impl<T: ModuleState> LockedState for Lock<T> {
@@ -225,9 +221,6 @@ impl<T: ModuleState> LockedState for Lock<T> {
     }
     fn publish(&self, word: &'static AtomicU64) {
         Lock::publish(self, word)
-    }
-    fn try_with(&self, f: &mut dyn FnMut()) -> bool {
-        crate::store::sync::tries(|| self.try_lock()).map(|_held| f()).is_some()
     }
 }
 
@@ -254,18 +247,6 @@ pub fn while_locked(m: &dyn Module, f: &mut dyn FnMut()) {
     match m.records() {
         Some(l) => l.with(&mut |_| f()),
         None => f(),
-    }
-}
-
-/// `f` with `m`'s lock held, if it comes free within a few tries (see
-/// [`LockedState::try_with`]); false, `f` not run, if not.
-pub fn try_while_locked(m: &dyn Module, f: &mut dyn FnMut()) -> bool {
-    match m.records() {
-        Some(l) => l.try_with(f),
-        None => {
-            f();
-            true
-        }
     }
 }
 

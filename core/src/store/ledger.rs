@@ -176,12 +176,6 @@ impl Ledger {
         lock(&self.names)
     }
 
-    /// The name lock if it is free now (see [`crate::store::logmap`]'s
-    /// waiting records: the crash-safe file's creation must not wait).
-    pub fn try_lock_names(&self) -> Option<NamesGuard<'_>> {
-        crate::store::sync::try_lock_std(&self.names)
-    }
-
     /// In a forked child: no names, nothing partial.
     pub fn fork_child(&self) {
         if let Some(n) = lock(&self.names).as_mut() {

@@ -17,10 +17,13 @@
 //!   record or name is about to be created. A process that records
 //!   nothing leaves no file and pays for none. The standard streams'
 //!   records and names do not make it: they wait in memory for the first
-//!   other record, whose maker keeps their writers out (their modules'
-//!   locks and the name lock, each only tried: [`Exclusive`]) while it
-//!   copies and maps; a process that only touches its streams (Python's
-//!   start, `echo`) makes no file, and one killed then leaves none.
+//!   other record, which then waits with them and wants the file; the
+//!   wrapper that recorded it makes the file as it ends, holding no lock
+//!   of its own, with every lock taken in fork's order, so that no writer
+//!   of the waiting memory is inside it while it is copied and mapped
+//!   ([`file_wanted`], [`make_wanted_file`]). A process that only touches
+//!   its streams (Python's start, `echo`) makes no file, and one killed
+//!   then leaves none.
 //! - **No descriptor held.** The descriptor is closed right after `mmap`,
 //!   so the program's fd numbers and RLIMIT_NOFILE budget are its own;
 //!   the ones opened for a moment later sit near the top of the limit.
@@ -128,8 +131,13 @@ pub struct LogMap {
     armed: bool,
     /// Areas (a bit per slot, the names' at MAX_MODS) written since
     /// arming while the file waited: the standard streams' records and
-    /// their names, which do not make the file (see [`room`]).
+    /// their names, which do not make the file (see [`room`]), and any
+    /// written after them until it is made.
     waiting: u128,
+    /// The first record that wants the file while others wait (its slot,
+    /// and the file offset its bytes end at): the file is made, with its
+    /// area's first storage, by [`make_wanted_file`].
+    wanted: Option<(usize, usize)>,
 }
 
 /// The process's crash-safe file, one value: the map, and what is read
@@ -143,6 +151,9 @@ struct CrashSafe {
     /// Whether there is a mapping: a process without one (records in
     /// memory) never takes the lock when it creates a record or a name.
     active: std::sync::atomic::AtomicBool,
+    /// `LogMap::wanted` is set: read without the lock at the end of
+    /// every recorded call.
+    wanted: std::sync::atomic::AtomicBool,
     /// The sequence words, once the layout is installed.
     live: std::sync::OnceLock<&'static [std::sync::atomic::AtomicU64]>,
     /// The host's system calls, given at [`install`]: the file's own I/O
@@ -155,6 +166,7 @@ static FILE: CrashSafe = CrashSafe {
     map: Mutex::new(None),
     range: [std::sync::atomic::AtomicUsize::new(0), std::sync::atomic::AtomicUsize::new(0)],
     active: std::sync::atomic::AtomicBool::new(false),
+    wanted: std::sync::atomic::AtomicBool::new(false),
     live: std::sync::OnceLock::new(),
     platform: std::sync::OnceLock::new(),
 };
@@ -223,6 +235,7 @@ pub fn install(
         unlinked: false,
         armed: false,
         waiting: 0,
+        wanted: None,
     });
     FILE.range[0].store(base, std::sync::atomic::Ordering::Relaxed);
     FILE.range[1].store(len, std::sync::atomic::Ordering::Relaxed);
@@ -311,26 +324,6 @@ impl LogMap {
         }
     }
 
-    /// The file made for a record of `slot` ending at `end` (the caller
-    /// holds `slot`'s lock), unless areas written while it waited have
-    /// writers that could not be kept out: false, it waits on.
-    fn make_file_now(&mut self, slot: usize, end: usize) -> bool {
-        let others = self.waiting & !(1 << slot);
-        let made = if others == 0 {
-            self.make_file((slot, end));
-            true
-        } else {
-            let Some(exclusive) = EXCLUSIVE.get() else { return false };
-            // The names' bit stands for the name lock, always taken.
-            let modules = (others & ((1 << MAX_MODS) - 1)) as u64;
-            exclusive(modules, &mut || self.make_file((slot, end)))
-        };
-        if made {
-            self.waiting = 0;
-        }
-        made
-    }
-
     /// Give storage to area `slot` up to at least `end` (+ slack).
     /// False if the bytes up to `end` have none (file system full).
     fn grow(&mut self, slot: usize, end: usize) -> bool {
@@ -364,7 +357,11 @@ impl LogMap {
 /// the file: it is written in memory and goes into the file when the
 /// first other record makes it. A Python interpreter's start (fstat of
 /// its three streams) and a program that only prints then make no file
-/// (0.3-0.5 ms of every such process here).
+/// (0.3-0.5 ms of every such process here). That other record waits too
+/// and wants the file: copying the waiting memory into it and mapping it
+/// under them must keep out their writers, whose locks this caller may
+/// not wait for (a holder may be waiting for this lock); the wrapper that
+/// recorded it makes the file as it ends ([`make_wanted_file`]).
 pub fn room(slot: usize, end: usize, may_wait: bool) -> bool {
     with(|m| {
         if end < m.base || end > m.base + m.len || slot > MAX_MODS {
@@ -374,30 +371,40 @@ pub fn room(slot: usize, end: usize, may_wait: bool) -> bool {
             if !m.armed {
                 return true;
             }
-            if may_wait || !m.make_file_now(slot, end - m.base) {
+            if may_wait || m.waiting != 0 {
                 m.waiting |= 1 << slot;
+                if !may_wait && m.wanted.is_none() {
+                    m.wanted = Some((slot, end - m.base));
+                    FILE.wanted.store(true, std::sync::atomic::Ordering::Release);
+                }
                 return true;
             }
+            m.make_file((slot, end - m.base));
         }
         m.backing != Backing::File || m.grow(slot, end - m.base)
     })
     .unwrap_or(true)
 }
 
-/// How the file's maker keeps every other writer of the waiting areas
-/// out while it copies them into the file and maps it under them: runs
-/// `f` holding the locks of the modules in the mask (a bit per id) and
-/// the name lock, each only if it comes free within a few tries, as the
-/// maker holds this file's lock, which their holders may be waiting for.
-/// False (`f` not run) if one did not. Given by the runtime, which owns
-/// the locks.
-pub type Exclusive = fn(u64, &mut dyn FnMut()) -> bool;
+/// Whether a record waits for the crash-safe file to be made (see
+/// [`room`]): one load, at the end of every recorded call.
+#[inline(always)]
+pub fn file_wanted() -> bool {
+    FILE.wanted.load(std::sync::atomic::Ordering::Relaxed)
+}
 
-static EXCLUSIVE: std::sync::OnceLock<Exclusive> = std::sync::OnceLock::new();
-
-/// See [`Exclusive`] (once per process).
-pub fn set_exclusive(f: Exclusive) {
-    let _ = EXCLUSIVE.set(f);
+/// Make the file a record wants, with what waited for it. The caller
+/// holds every lock under which the waiting memory is written (every
+/// module's and the name lock: the runtime's `with_all_locked`, at the
+/// end of a recorded call).
+pub fn make_wanted_file() {
+    with(|m| {
+        if let (Some(first), Backing::Pending) = (m.wanted.take(), m.backing) {
+            m.make_file(first);
+        }
+        m.waiting = 0;
+        FILE.wanted.store(false, std::sync::atomic::Ordering::Relaxed);
+    });
 }
 
 /// Start-up (or a forked child's reset) is over: the next record or name
@@ -407,12 +414,9 @@ pub fn arm() {
 }
 
 /// The names area's address range check: room for `bytes` more names
-/// (`may_wait`: a standard stream's, see [`room`]). A name while records
-/// wait for the file waits too: its caller holds a module's lock that the
-/// file's maker would have to take.
+/// (`may_wait`: a standard stream's, see [`room`]).
 pub fn names_room(bytes: usize, may_wait: bool) -> bool {
-    with(|m| (m.base + NAMES_OFF + get(m.header, 40) as usize + bytes, m.waiting != 0))
-        .is_none_or(|(end, waiting)| room(MAX_MODS, end, may_wait || waiting))
+    with(|m| m.base + NAMES_OFF + get(m.header, 40) as usize + bytes).is_none_or(|end| room(MAX_MODS, end, may_wait))
 }
 
 /// The job record (struct + exe/mount string) as it stands.
@@ -495,6 +499,8 @@ pub fn fork_child(path: String) -> Result<(), DetachError> {
         m.unlinked = false;
         m.armed = false;
         m.waiting = 0;
+        m.wanted = None;
+        FILE.wanted.store(false, std::sync::atomic::Ordering::Relaxed);
         m.header.iter_mut().for_each(|b| *b = 0);
         write_fixed_header(m.header);
         m.header[48..].copy_from_slice(&saved);

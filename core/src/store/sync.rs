@@ -22,35 +22,6 @@
 use std::sync::atomic::{fence, AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
 
-/// How many times [`tries`] asks: a lock is held for a record update, a
-/// few hundred instructions, unless its holder is preempted (a yield
-/// gives it the CPU back) or waits for a lock the caller holds (then no
-/// number of tries helps).
-const TRIES: usize = 16;
-
-/// `take()` until it gives something, [`TRIES`] times at most, yielding
-/// the CPU between: for a lock the caller must not wait for (the
-/// crash-safe file's maker, logmap::Exclusive).
-pub fn tries<T>(mut take: impl FnMut() -> Option<T>) -> Option<T> {
-    for _ in 0..TRIES {
-        if let Some(t) = take() {
-            return Some(t);
-        }
-        std::thread::yield_now();
-    }
-    None
-}
-
-/// A std mutex's guard if it is free now (a poisoned one is taken as is,
-/// as the blocking `lock` helpers do).
-pub fn try_lock_std<T>(m: &std::sync::Mutex<T>) -> Option<std::sync::MutexGuard<'_, T>> {
-    match m.try_lock() {
-        Ok(g) => Some(g),
-        Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
-        Err(std::sync::TryLockError::WouldBlock) => None,
-    }
-}
-
 /// Set in a forked child from fork's return until it has its own
 /// crash-safe mapping: until then the sequence words are its parent's
 /// file, and a guard taken before the fork (released in the child) or in
@@ -88,12 +59,6 @@ impl<T> Lock<T> {
     #[inline]
     pub fn lock(&self) -> LockGuard<'_, T> {
         self.guarded(self.inner.lock())
-    }
-
-    /// The lock if it is free now (the crash-safe file's creation, which
-    /// must not wait for a lock whose holder may be waiting for it).
-    pub fn try_lock(&self) -> Option<LockGuard<'_, T>> {
-        self.inner.try_lock().map(|g| self.guarded(g))
     }
 
     #[inline]
