@@ -685,6 +685,31 @@ fn a_failed_exec_keeps_recording_to_the_end() {
     assert!(named("before") && named("after0") && named("after199"), "{} records", recs.len());
 }
 
+/// An exec that failed before the process's first record (no crash-safe
+/// file to remove yet): the records after it make the file, reach the
+/// log, and the file goes at exit (a file left would be taken by an
+/// epilog for a killed process's).
+#[test]
+fn a_failed_exec_before_any_record_keeps_recording_and_leaves_no_file() {
+    let d = scratch("failedexec-late");
+    let exe = compile("failed_exec", &d, &[]);
+    let out = output(instrumented(&exe, &d).arg(d.join("data")).arg("late"));
+    assert!(out.status.success(), "{:?} {}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert!(files(&d.join("mmap")).is_empty(), "a crash-safe file left: {:?}", files(&d.join("mmap")));
+    let logs = files(&d.join("logs"));
+    assert_eq!(logs.len(), 1);
+    let log = darshan_log::LogFile::open(&logs[0]).unwrap();
+    let names = log.names().unwrap();
+    let data = d.join("data");
+    let recorded: Vec<_> = log
+        .records(darshan_log::modules::POSIX)
+        .unwrap()
+        .into_iter()
+        .filter(|r| names.get(r.id).is_some_and(|n| n.starts_with(data.to_str().unwrap().as_bytes())))
+        .collect();
+    assert_eq!(recorded.len(), 200, "the 200 files written after the exec");
+}
+
 /// The first record of a run makes the crash-safe file (open, size, map,
 /// copy, close: tens of microseconds). That work, and every other piece
 /// of record keeping, must come after the call's second timestamp, or it

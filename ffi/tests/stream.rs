@@ -18,8 +18,27 @@ use common::*;
 use darshan_log::counters::posix as px;
 use darshan_log::modules::POSIX;
 
+/// A port for a server started here, free when chosen: below the
+/// kernel's ephemeral range (32768-60999), where no outgoing connection
+/// (the tests' own, Prometheus's scrapes, the NATS clients') takes it
+/// before the server binds it, and never handed out twice in this
+/// process, whose tests run at once. A port the kernel chose (a bind to
+/// port 0, released at once) was free for any of those to take: a NATS
+/// server that then could not bind left `start` finding another server
+/// at its port, and its test got no message at all (CI, twice).
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    use std::sync::atomic::{AtomicU32, Ordering};
+    const FIRST: u32 = 20_000;
+    const SPAN: u32 = 12_000;
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let base = std::process::id().wrapping_mul(97) % SPAN;
+    for _ in 0..SPAN {
+        let port = (FIRST + (base + NEXT.fetch_add(1, Ordering::Relaxed)) % SPAN) as u16;
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free port in {FIRST}..{}", FIRST + SPAN);
 }
 
 /// A server process, killed when dropped (a failing test leaves none).
@@ -35,12 +54,17 @@ impl Drop for Server {
 fn start(cmd: &mut Command, port: u16) -> Server {
     let child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("start the server");
     darshan_test_support::watchdog(&child);
+    let mut server = Server(child);
     let until = Instant::now() + Duration::from_secs(20);
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(Instant::now() < until, "{cmd:?} did not listen on {port}");
         std::thread::sleep(Duration::from_millis(50));
     }
-    Server(child)
+    // Listening there is this server, not one that had the port first
+    // (this one would then have failed to bind and exited).
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(server.0.try_wait().unwrap().is_none(), "{cmd:?} exited: port {port} was not free");
+    server
 }
 
 /// The final log's POSIX bytes written and writes, over all records.

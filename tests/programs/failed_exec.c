@@ -1,7 +1,9 @@
 /* Records a file, tries to exec a program that does not exist (the
  * runtime removes its crash-safe file before the exec), then records
  * another: the process goes on after the failed exec and must be
- * recorded to its end.   argv[1]: data directory */
+ * recorded to its end.   argv[1]: data directory; argv[2] "late": no
+ * file recorded before the exec (no crash-safe file made yet then) */
+#include <string.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -15,7 +17,8 @@ static int touch(const char *dir, const char *name) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2 || touch(argv[1], "before")) return 2;
+    int late = argc > 2 && strcmp(argv[2], "late") == 0;
+    if (argc < 2 || (!late && touch(argv[1], "before"))) return 2;
     char *args[] = {"/no/such/program", NULL};
     execv(args[0], args); /* fails */
     for (int i = 0; i < 200; i++) { /* more records than the first pages hold */

@@ -123,7 +123,8 @@ pub struct LogMap {
     full_said: bool,
     /// The file was removed (shutdown done, or exec under way) but stays
     /// mapped: new records still get their pages populated, so a failed
-    /// exec that keeps recording can never raise SIGBUS.
+    /// exec that keeps recording can never raise SIGBUS. Before the file
+    /// was made: none will be (no one would remove it).
     unlinked: bool,
     /// Records may now be created: the first one makes the file. Before
     /// (start-up, a forked child's reset) what is written stays in memory
@@ -368,7 +369,11 @@ pub fn room(slot: usize, end: usize, may_wait: bool) -> bool {
             return true;
         }
         if m.backing == Backing::Pending {
-            if !m.armed {
+            // Before arming, what is written goes into the file when it is
+            // made; once the file is gone (removed before an exec that
+            // failed, or by the shutdown while another thread still
+            // records), none is made: no one would remove it.
+            if !m.armed || m.unlinked {
                 return true;
             }
             if may_wait || m.waiting != 0 {
@@ -399,7 +404,7 @@ pub fn file_wanted() -> bool {
 /// end of a recorded call).
 pub fn make_wanted_file() {
     with(|m| {
-        if let (Some(first), Backing::Pending) = (m.wanted.take(), m.backing) {
+        if let (Some(first), Backing::Pending, false) = (m.wanted.take(), m.backing, m.unlinked) {
             m.make_file(first);
         }
         m.waiting = 0;
