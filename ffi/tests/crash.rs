@@ -428,7 +428,13 @@ impl StdFirst {
     /// Once phase 2 is over, killed: the file's name and the records of
     /// the one crash-safe file.
     fn killed_when_ready(self) -> (PathBuf, Vec<(usize, String, Record)>) {
-        let StdFirst { mut child, mut out, dir, file } = self;
+        let file = self.file.clone();
+        (file, records(&self.crash_safe_file_when_ready()).1)
+    }
+
+    /// Once phase 2 is over, killed: its one crash-safe file.
+    fn crash_safe_file_when_ready(self) -> PathBuf {
+        let StdFirst { mut child, mut out, dir, .. } = self;
         let mut line = String::new();
         out.read_line(&mut line).unwrap();
         assert_eq!(line, "ready\n");
@@ -436,7 +442,7 @@ impl StdFirst {
         child.wait().unwrap();
         let mm = common::files(&dir.join("mmap"));
         assert_eq!(mm.len(), 1, "{}: one crash-safe file: {mm:?}", dir.display());
-        (file, records(&mm[0]).1)
+        mm[0].clone()
     }
 
     /// Phase 2 started.
@@ -480,6 +486,77 @@ fn a_crash_safe_file_whose_maker_found_a_streams_writer_inside_was_never_made() 
             check_std_dxt(&p.killed_when_ready().1, N);
         }
     }
+}
+
+/// A crash-safe file's DXT region was read whole and every record
+/// rebuilt at once, the region and all its segments held together: 2.3
+/// times its bytes (238 MB for std_first's trace region repeated 193
+/// times, as the mutation harness made it), past every reading tool's
+/// bound (16 MiB and a byte per byte for darshan-dxt-parser and
+/// darshan-convert). Here the region of 3 x 5,000 segments, 60 times:
+/// each tool within that bound, and every copy's segments converted.
+#[test]
+fn a_crash_safe_files_long_dxt_trace_took_twice_its_bytes_to_read() {
+    const N: i64 = 5_000;
+    const COPIES: u64 = 60;
+    let env = [("DXT_ENABLE_IO_TRACE", "1")];
+    let src = StdFirst::quiet("dxt-long", "stdio", N, &env).go().crash_safe_file_when_ready();
+    let long = src.with_file_name("long.darshan");
+    let unpacked = repeat_region(&src, DXT_POSIX, COPIES, &long);
+    let bound_kib = 16 * 1024 + unpacked / 1024;
+    let converted = long.with_file_name("converted.darshan");
+    for args in [
+        vec!["--show-incomplete".to_string(), long.display().to_string()],
+        vec![long.display().to_string(), converted.display().to_string()],
+    ] {
+        let tool = if args.len() == 2 && args[0] == long.display().to_string() {
+            "darshan-convert"
+        } else {
+            "darshan-dxt-parser"
+        };
+        let o = darshan_test_support::output_within(
+            Command::new("sh")
+                .args(["-c", "/usr/bin/time -f %M \"$0\" \"$@\" > /dev/null"])
+                .arg(common::built(tool))
+                .args(&args),
+            std::time::Duration::from_secs(120),
+        );
+        assert!(o.status.success(), "{tool}: {}", String::from_utf8_lossy(&o.stderr));
+        let peak_kib: u64 = String::from_utf8_lossy(&o.stderr).lines().last().unwrap().trim().parse().unwrap();
+        assert!(peak_kib < bound_kib, "{tool}: peak {peak_kib} KiB, bound {bound_kib} KiB ({unpacked} bytes)");
+    }
+    let (_, recs) = records(&converted);
+    let segments: usize = recs
+        .iter()
+        .filter(|(m, ..)| *m == DXT_POSIX)
+        .map(|(_, _, r)| match &r.extra {
+            darshan_log::Extra::Dxt { writes, reads, .. } => writes.len() + reads.len(),
+            _ => 0,
+        })
+        .sum();
+    let counted = one(&recs, POSIX, Path::new("<STDOUT>")).counters[px::WRITES];
+    assert_eq!(segments as i64, COPIES as i64 * (STD_FIRST_THREADS * N + counted), "segments of every copy");
+}
+
+/// The crash-safe file `src` with module `m`'s region repeated `copies`
+/// times at its end (the header's map says so: log-format §3, the
+/// module's offset and length at 48 + 16 x id), written to `out`: the
+/// bytes the regions now hold.
+fn repeat_region(src: &Path, m: usize, copies: u64, out: &Path) -> u64 {
+    let mut bytes = std::fs::read(src).unwrap();
+    let at = 48 + 16 * m;
+    let word = |b: &[u8], k: usize| u64::from_le_bytes(b[k..k + 8].try_into().unwrap());
+    let (off, len) = (word(&bytes, at) as usize, word(&bytes, at + 8) as usize);
+    let region = bytes[off..off + len].to_vec();
+    let end = bytes.len() as u64;
+    bytes[at..at + 8].copy_from_slice(&end.to_le_bytes());
+    bytes[at + 8..at + 16].copy_from_slice(&(len as u64 * copies).to_le_bytes());
+    for _ in 0..copies {
+        bytes.extend_from_slice(&region);
+    }
+    std::fs::write(out, &bytes).unwrap();
+    let used: u64 = (0..darshan_log::modules::MAX_MODS).map(|i| word(&bytes, 56 + 16 * i)).sum();
+    used + word(&bytes, 40)
 }
 
 /// `recs`' std_first DXT traces: one segment per counted write.

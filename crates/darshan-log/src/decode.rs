@@ -168,9 +168,75 @@ pub struct ModuleReader<'a> {
     /// Seconds per tick of a crash-safe log of ours whose time counters
     /// still hold clock ticks (job metadata `ticks=`).
     tick_secs: Option<f64>,
-    /// DXT traces of a crash-safe file ([`crate::dxt_mapped`]): rebuilt
-    /// from the whole region at the first record, then handed out.
-    mapped: Option<std::collections::VecDeque<Record>>,
+    /// DXT traces of a crash-safe file ([`crate::dxt_mapped`]): where its
+    /// records lie, found at the first record, then read one by one.
+    mapped: Option<MappedDxt>,
+}
+
+/// A crash-safe file's DXT region being read: the index of its records,
+/// and for a compressed one (never the runtime's, but a log may say so)
+/// the region read whole.
+struct MappedDxt {
+    traces: crate::dxt_mapped_read::Traces,
+    whole: Option<Vec<u64>>,
+}
+
+/// A raw region's words, straight from the file.
+struct RawWords<'r, 'a> {
+    region: &'r mut RegionReader<'a>,
+    swapped: bool,
+}
+
+impl RawWords<'_, '_> {
+    fn word(&self, b: &[u8]) -> u64 {
+        let v = u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
+        if self.swapped {
+            v.swap_bytes()
+        } else {
+            v
+        }
+    }
+}
+
+impl crate::dxt_mapped_read::Words for RawWords<'_, '_> {
+    fn next_words(&mut self, out: &mut [u64]) -> Result<usize> {
+        let mut bytes = [0u8; 8 * 512];
+        let mut n = 0;
+        for part in out.chunks_mut(512) {
+            let got = self.region.read_full(&mut bytes[..8 * part.len()])? / 8;
+            for (w, b) in part.iter_mut().zip(bytes.chunks_exact(8)).take(got) {
+                *w = self.word(b);
+            }
+            n += got;
+            if got < part.len() {
+                break;
+            }
+        }
+        Ok(n)
+    }
+    fn words_at(&mut self, at: u64, out: &mut [u64]) -> Result<()> {
+        let mut bytes = [0u8; 8 * 512];
+        for (k, part) in out.chunks_mut(512).enumerate() {
+            let off = at.saturating_add(512 * k as u64).saturating_mul(8);
+            self.region.raw_at(off, &mut bytes[..8 * part.len()])?;
+            for (w, b) in part.iter_mut().zip(bytes.chunks_exact(8)) {
+                *w = self.word(b);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every word of a region, in order (a compressed mapped DXT region).
+fn read_words(w: &mut dyn crate::dxt_mapped_read::Words) -> Result<Vec<u64>> {
+    let (mut out, mut block) = (Vec::new(), [0u64; 512]);
+    loop {
+        let got = w.next_words(&mut block)?;
+        out.extend_from_slice(&block[..got]);
+        if got < block.len() {
+            return Ok(out);
+        }
+    }
 }
 
 /// How many of a module's `n` fcounters (the first ones) our runtime
@@ -437,28 +503,25 @@ impl<'a> ModuleReader<'a> {
 
     /// The next record of a crash-safe file's DXT region.
     fn next_mapped_dxt(&mut self, rec: &mut Record) -> Result<bool> {
+        use crate::dxt_mapped_read::{InMemory, Traces};
+        let swapped = self.swapped;
         if self.mapped.is_none() {
-            let mut words = Vec::new();
-            let mut chunk = [0u8; 8 * 512];
-            loop {
-                let got = self.region.read_full(&mut chunk)?;
-                words.extend(chunk[..got - got % 8].chunks_exact(8).map(|b| {
-                    let v = u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
-                    if self.swapped {
-                        v.swap_bytes()
-                    } else {
-                        v
-                    }
-                }));
-                if got < chunk.len() {
-                    break;
-                }
-            }
-            let s = self.tick_secs;
-            let time = |t: u64| s.map_or(t as f64, |s| tick_word_secs(t, s));
-            self.mapped = Some(crate::dxt_mapped::parse(self.module, &words, &time).into());
+            let mut raw = RawWords { region: &mut self.region, swapped };
+            self.mapped = Some(if raw.region.is_raw() {
+                MappedDxt { traces: Traces::index(&mut raw)?, whole: None }
+            } else {
+                let whole = read_words(&mut raw)?;
+                MappedDxt { traces: Traces::index(&mut InMemory { words: &whole, pos: 0 })?, whole: Some(whole) }
+            });
         }
-        match self.mapped.as_mut().and_then(|q| q.pop_front()) {
+        let s = self.tick_secs;
+        let time = |t: u64| s.map_or(t as f64, |s| tick_word_secs(t, s));
+        let Some(m) = self.mapped.as_mut() else { return Ok(false) };
+        let next = match &m.whole {
+            Some(w) => m.traces.next(self.module, &mut InMemory { words: w, pos: 0 }, &time)?,
+            None => m.traces.next(self.module, &mut RawWords { region: &mut self.region, swapped }, &time)?,
+        };
+        match next {
             Some(r) => {
                 *rec = r;
                 Ok(true)

@@ -14,6 +14,7 @@ pub mod crash_safe;
 pub mod decode;
 pub mod defaults;
 pub mod dxt_mapped;
+pub mod dxt_mapped_read;
 pub mod encode;
 pub mod error;
 pub mod extension;

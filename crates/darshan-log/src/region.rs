@@ -25,6 +25,8 @@ enum Decoder {
 pub struct RegionReader<'a> {
     src: &'a dyn LogSource,
     region: String,
+    /// The region's place in the file.
+    map: RegionMap,
     next_off: u64,
     remaining: u64,
     inbuf: Vec<u8>,
@@ -105,6 +107,7 @@ impl<'a> RegionReader<'a> {
         RegionReader {
             src,
             region: region.to_string(),
+            map,
             next_off: map.off,
             remaining: map.len,
             inbuf: Vec::new(),
@@ -218,6 +221,28 @@ impl<'a> RegionReader<'a> {
                 let (i0, o0) = (d.total_in(), d.total_out());
                 let st = d.decompress(input, &mut self.out).map_err(|e| failed(&e))?;
                 ((d.total_in() - i0) as usize, (d.total_out() - o0) as usize, st == bzip2::Status::StreamEnd)
+            }
+        })
+    }
+
+    /// Whether the region is stored as it reads (uncompressed, as a
+    /// crash-safe file's are): then [`Self::raw_at`] reads anywhere in it.
+    pub fn is_raw(&self) -> bool {
+        matches!(self.dec, Decoder::Raw)
+    }
+
+    /// An uncompressed region's bytes at offset `off` into `buf`, all of
+    /// them, without moving the reader.
+    pub fn raw_at(&self, off: u64, buf: &mut [u8]) -> Result<()> {
+        let inside = off.checked_add(buf.len() as u64).is_some_and(|end| end <= self.map.len);
+        if !self.is_raw() || !inside {
+            return Err(corrupt(&self.region, format!("no {} bytes at offset {off} of the region", buf.len())));
+        }
+        self.src.read_exact_at(buf, self.map.off + off).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                LogError::TruncatedStream { region: self.region.clone() }
+            } else {
+                LogError::Io(e)
             }
         })
     }

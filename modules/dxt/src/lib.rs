@@ -400,7 +400,11 @@ impl Module for Dxt {
         let s = st.secs_per_tick;
         let time = |t: u64| at_c_resolution((t as i64) as f64 * s);
         let (mut bytes, mut words) = (Vec::new(), Vec::new());
-        for mut r in dm::parse(self.id, &st.words[..st.used], &time) {
+        // One record at a time, as a tool reads the crash-safe file: never
+        // every segment rebuilt at once beside the trace itself.
+        let mem = || darshan_log::dxt_mapped_read::InMemory { words: &st.words[..st.used], pos: 0 };
+        let Ok(mut traces) = darshan_log::dxt_mapped_read::Traces::index(&mut mem()) else { return };
+        while let Ok(Some(mut r)) = traces.next(self.id, &mut mem(), &time) {
             if st.dropped.binary_search(&r.id).is_ok() {
                 continue;
             }
