@@ -128,7 +128,8 @@ check "report pages written" test $pages_ok = 0
 check "report's cost line in Chromium" \
     timeout 300 .venv/bin/python tests/report/check_cost_line.py target/report-pages/cost $S target/release/darshan-parser \
     "$(ls -t target/preload-tests/cost-serial-*/logs/*.darshan 2>/dev/null | head -1)" \
-    ../shared/corpus/logs/release_logs__mpi-io-test-x86_64-3.5.0.darshan
+    ../shared/corpus/logs/release_logs__mpi-io-test-x86_64-3.5.0.darshan \
+    "$(ls -t target/preload-tests/crash-std-first-run-time-*/mmap/*.darshan 2>/dev/null | head -1)"
 # The io_uring section (issue 52) against the known patterns of the
 # liburing copy and the inline-syscall program ffi/tests/io_uring.rs ran.
 check "report's io_uring section (JSON, Chromium)" \

@@ -536,6 +536,37 @@ fn a_crash_safe_files_long_dxt_trace_took_twice_its_bytes_to_read() {
         .sum();
     let counted = one(&recs, POSIX, Path::new("<STDOUT>")).counters[px::WRITES];
     assert_eq!(segments as i64, COPIES as i64 * (STD_FIRST_THREADS * N + counted), "segments of every copy");
+    // Not logs the runtime wrote (scripts/test.sh has PyDarshan read
+    // those): made here, gone here.
+    for f in [&long, &converted] {
+        std::fs::remove_file(f).unwrap();
+    }
+}
+
+/// darshan-summary and darshan-run on a crash-safe file read as it is (a
+/// killed process's: no end written) said its run time was minus its
+/// start ("-1796051737.818 s", the end "1970-01-01"): it is unknown, and
+/// they say so. (scripts/test.sh checks this file's page in Chromium.)
+#[test]
+fn a_crash_safe_files_run_time_was_minus_its_start() {
+    let src = StdFirst::quiet("run-time", "posix", 10, &[]).go().crash_safe_file_when_ready();
+    let tool = |name: &str, args: &[&str]| {
+        let o = darshan_test_support::output(Command::new(common::built(name)).args(args).arg(&src));
+        assert!(o.status.success(), "{name}: {}", String::from_utf8_lossy(&o.stderr));
+        // darshan-run says its summary on stderr (stdout is the program's).
+        String::from_utf8_lossy(&[o.stdout, o.stderr].concat()).into_owned()
+    };
+    let json: serde_json::Value = serde_json::from_str(&tool("darshan-summary", &["--json", "-o", "-"])).unwrap();
+    let job = &json["job"];
+    assert_eq!(
+        (&job["ended"], &job["run_time"], &job["end"]),
+        (&serde_json::json!(false), &serde_json::json!(0.0), &serde_json::json!("")),
+        "{job}"
+    );
+    let text = tool("darshan-summary", &["--text", "-o", "-"]);
+    assert!(text.contains("run time    unknown: the process did not finish"), "{text}");
+    let run = tool("darshan-run", &["--summary"]);
+    assert!(run.contains("run time unknown (the process did not finish"), "{run}");
 }
 
 /// The crash-safe file `src` with module `m`'s region repeated `copies`

@@ -136,6 +136,13 @@ impl Job {
         b
     }
 
+    /// Whether the process's end was written: a crash-safe file read as
+    /// it is (its process killed, or still running) has none (0), and
+    /// its run time would come out as minus its start.
+    pub fn ended(&self) -> bool {
+        self.end_time_sec != 0 || self.end_time_nsec != 0
+    }
+
     /// Run time as darshan-util reports it: fractional for 3.41 logs,
     /// whole seconds + 1 for older ones.
     pub fn run_time(&self, version: LogVersion) -> f64 {

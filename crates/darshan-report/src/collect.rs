@@ -245,8 +245,9 @@ fn job_info(log: &LogFile, mounts: &[Mount]) -> JobInfo {
         start_time: j.start_time_sec,
         end_time: j.end_time_sec,
         start: iso(j.start_time_sec),
-        end: iso(j.end_time_sec),
-        run_time: j.run_time(log.header.version),
+        end: if j.ended() { iso(j.end_time_sec) } else { String::new() },
+        run_time: if j.ended() { j.run_time(log.header.version) } else { 0.0 },
+        ended: j.ended(),
         command_line: String::from_utf8_lossy(j.exe()).into_owned(),
         metadata,
         mounts: mounts

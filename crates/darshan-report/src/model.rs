@@ -73,8 +73,12 @@ pub struct JobInfo {
     /// UTC, ISO 8601.
     pub start: String,
     pub end: String,
-    /// Seconds, as darshan-parser's `run time`.
+    /// Seconds, as darshan-parser's `run time`; 0 when the log has no end
+    /// (`ended`).
     pub run_time: f64,
+    /// The end was written: not so in a crash-safe file read as it is
+    /// (its process killed or still running); then `end` is empty.
+    pub ended: bool,
     pub command_line: String,
     pub metadata: Vec<(String, String)>,
     pub mounts: Vec<(String, String)>,

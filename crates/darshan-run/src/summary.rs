@@ -196,12 +196,11 @@ pub fn report(logs: &[PathBuf], pid: u32, run: Option<&Run>, job: Option<&Path>)
     } else if logs.len() > 1 {
         let _ = writeln!(o, "darshan-run: all {} logs together:", logs.len());
     } else if let Ok(log) = LogFile::open(&logs[0]) {
-        let _ = writeln!(
-            o,
-            "darshan-run: {:.3} s run time, nprocs {}",
-            log.job.run_time(log.header.version),
-            log.job.nprocs
-        );
+        let run_time = match log.job.ended() {
+            true => format!("{:.3} s run time", log.job.run_time(log.header.version)),
+            false => "run time unknown (the process did not finish: a crash-safe file)".to_string(),
+        };
+        let _ = writeln!(o, "darshan-run: {run_time}, nprocs {}", log.job.nprocs);
     }
     all.print(&mut o);
     if let Some(run) = run {

@@ -8,6 +8,9 @@ use darshan_util::visible::Visible as V;
 
 use crate::units::{bytes, count, secs};
 
+/// What the header says of a log without an end (a crash-safe file).
+pub const NOT_ENDED: &str = "unknown: the process did not finish (a crash-safe file; darshan-merge makes its log)";
+
 /// The job and the log: what ran, how long, what the runtime cost, and
 /// the log's own warnings.
 fn header(o: &mut String, r: &Report) {
@@ -15,7 +18,11 @@ fn header(o: &mut String, r: &Report) {
     let _ = writeln!(o, "Darshan job summary: {}", V(&r.log.file_name));
     let _ = writeln!(o, "  command     {}", V(&j.command_line));
     let _ = writeln!(o, "  job id      {}    uid {}    processes {}", j.jobid, j.uid, j.processes);
-    let _ = writeln!(o, "  run time    {} ({} to {})", secs(j.run_time), V(&j.start), V(&j.end));
+    if j.ended {
+        let _ = writeln!(o, "  run time    {} ({} to {})", secs(j.run_time), V(&j.start), V(&j.end));
+    } else {
+        let _ = writeln!(o, "  run time    {NOT_ENDED} (started {})", V(&j.start));
+    }
     if let Some(c) = &j.darshan_cost {
         let _ = writeln!(
             o,
