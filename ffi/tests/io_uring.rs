@@ -135,6 +135,31 @@ fn a_liburing_copy_submitting_64_at_once_is_counted_exactly() {
     assert_eq!([p[c::SUBMIT_CALLS], p[c::RING_MAX_INFLIGHT], p[c::UNOBSERVED_OPS]], [8, 64, 0]);
 }
 
+/// The copy made twice, through a second ring that got the first one's
+/// descriptor number after the program closed it with a raw `close` system
+/// call (the runtime does not see it). The second ring's requests were all
+/// lost: the old ring's cursors (34 entries on) were kept for it, so none
+/// of its entries lay past them. Every request of both copies counts, and
+/// the process had two rings.
+#[test]
+fn a_ring_closed_unseen_whose_number_a_new_ring_took_lost_the_new_rings_requests() {
+    let d = scratch("uring-twice");
+    let exe = with_liburing("uring_copy", &d);
+    let (src, dst) = copy_files(&d);
+    run(&exe, &[&s(&src), &s(&dst), "65536", "4", "plain", "twice"], &d);
+    let recs = records(&d);
+    let (r, w) = (uring(&recs, &s(&src)), uring(&recs, &s(&dst)));
+    let bytes = 2 * (16 * 65536 + 1000);
+    let seen = [c::COMPLETIONS_SEEN, c::COMPLETIONS_UNSEEN];
+    assert_eq!([c::READS, c::BYTES_READ].map(|k| r[k]), [34, bytes]);
+    assert_eq!([c::WRITES, c::BYTES_WRITTEN].map(|k| w[k]), [34, bytes]);
+    assert_eq!([seen.map(|k| r[k]), seen.map(|k| w[k])], [[34, 0], [34, 0]]);
+    // Each copy reads from offset 0 again: 16 consecutive reads per copy.
+    assert_eq!([r[c::CONSEC_READS], w[c::CONSEC_WRITES]], [32, 32]);
+    let p = uring(&recs, "<io_uring>");
+    assert_eq!([c::RINGS, c::SUBMIT_CALLS, c::UNOBSERVED_OPS].map(|k| p[k]), [2, 20, 0]);
+}
+
 /// POSIX and io_uring on the same files (the copy, then a pread of 1,000
 /// bytes of the source and a pwrite of 4,096 after the copied bytes):
 /// each file has both records, each with its own calls only.

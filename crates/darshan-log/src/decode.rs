@@ -63,6 +63,17 @@ pub fn fixed_record_size(module: usize, ver: u32) -> Option<usize> {
     fixed_layout(module, ver).map(|l| l.size)
 }
 
+/// The 8 bytes `b` as a word of a log written little-endian, or of one
+/// written on a big-endian machine (`swapped`).
+fn word(b: &[u8], swapped: bool) -> u64 {
+    let v = u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
+    if swapped {
+        v.swap_bytes()
+    } else {
+        v
+    }
+}
+
 /// Cursor over little- or big-endian fields of one record's bytes.
 struct Cur<'b> {
     b: &'b [u8],
@@ -72,13 +83,9 @@ struct Cur<'b> {
 
 impl Cur<'_> {
     fn u64(&mut self) -> u64 {
-        let v = u64::from_le_bytes(self.b[self.pos..self.pos + 8].try_into().unwrap_or([0; 8]));
+        let v = word(&self.b[self.pos..self.pos + 8], self.swapped);
         self.pos += 8;
-        if self.swapped {
-            v.swap_bytes()
-        } else {
-            v
-        }
+        v
     }
     fn i64(&mut self) -> i64 {
         self.u64() as i64
@@ -187,17 +194,6 @@ struct RawWords<'r, 'a> {
     swapped: bool,
 }
 
-impl RawWords<'_, '_> {
-    fn word(&self, b: &[u8]) -> u64 {
-        let v = u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
-        if self.swapped {
-            v.swap_bytes()
-        } else {
-            v
-        }
-    }
-}
-
 impl crate::dxt_mapped_read::Words for RawWords<'_, '_> {
     fn next_words(&mut self, out: &mut [u64]) -> Result<usize> {
         let mut bytes = [0u8; 8 * 512];
@@ -205,7 +201,7 @@ impl crate::dxt_mapped_read::Words for RawWords<'_, '_> {
         for part in out.chunks_mut(512) {
             let got = self.region.read_full(&mut bytes[..8 * part.len()])? / 8;
             for (w, b) in part.iter_mut().zip(bytes.chunks_exact(8)).take(got) {
-                *w = self.word(b);
+                *w = word(b, self.swapped);
             }
             n += got;
             if got < part.len() {
@@ -220,7 +216,7 @@ impl crate::dxt_mapped_read::Words for RawWords<'_, '_> {
             let off = at.saturating_add(512 * k as u64).saturating_mul(8);
             self.region.raw_at(off, &mut bytes[..8 * part.len()])?;
             for (w, b) in part.iter_mut().zip(bytes.chunks_exact(8)) {
-                *w = self.word(b);
+                *w = word(b, self.swapped);
             }
         }
         Ok(())

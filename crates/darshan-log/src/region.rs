@@ -135,13 +135,7 @@ impl<'a> RegionReader<'a> {
             self.inbuf.resize(want, 0);
         }
         let want = (self.inbuf.len() as u64).min(self.remaining) as usize;
-        self.src.read_exact_at(&mut self.inbuf[..want], self.next_off).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::UnexpectedEof {
-                LogError::TruncatedStream { region: self.region.clone() }
-            } else {
-                LogError::Io(e)
-            }
-        })?;
+        self.src.read_exact_at(&mut self.inbuf[..want], self.next_off).map_err(|e| self.read_error(e))?;
         self.next_off += want as u64;
         self.remaining -= want as u64;
         self.in_pos = 0;
@@ -238,13 +232,17 @@ impl<'a> RegionReader<'a> {
         if !self.is_raw() || !inside {
             return Err(corrupt(&self.region, format!("no {} bytes at offset {off} of the region", buf.len())));
         }
-        self.src.read_exact_at(buf, self.map.off + off).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::UnexpectedEof {
-                LogError::TruncatedStream { region: self.region.clone() }
-            } else {
-                LogError::Io(e)
-            }
-        })
+        self.src.read_exact_at(buf, self.map.off + off).map_err(|e| self.read_error(e))
+    }
+
+    /// A failed read of the region's bytes: the file ending inside the
+    /// region is a truncated log, anything else the system's error.
+    fn read_error(&self, e: std::io::Error) -> LogError {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            LogError::TruncatedStream { region: self.region.clone() }
+        } else {
+            LogError::Io(e)
+        }
     }
 
     /// Fill `buf` as far as the region allows; returns the bytes copied

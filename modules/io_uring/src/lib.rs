@@ -161,6 +161,14 @@ impl State {
         Some(k)
     }
 
+    /// Ring `k` ends: its requests still in flight count as completions
+    /// not seen.
+    fn end_ring(&mut self, k: usize) {
+        let mut table = std::mem::take(&mut self.inflight);
+        table.drain(Some(k), |p| self.unseen(p));
+        self.inflight = table;
+    }
+
     /// The process's record, `<io_uring>`: its rings and the requests no
     /// file can be named for (None without room).
     fn process(&mut self) -> Option<&mut [u64]> {
@@ -392,13 +400,26 @@ impl IoUring {
     /// view refreshed (liburing may remap on resize). `heads` are the
     /// kernel's SQ and CQ heads now: what came before we knew the ring is
     /// not ours to count.
+    ///
+    /// A view that moved with the kernel's SQ head behind our cursor is
+    /// another ring under the same number (the old one's descriptor closed
+    /// where we could not see it, by a raw `close` system call): the old
+    /// ring ends there, the new one is learnt. The same ring's head never
+    /// goes back, resized (its heads are carried over) or not.
     pub fn on_liburing(&self, fd: i32, flags: u32, view: RingView, heads: (u32, u32)) {
-        let mut st = self.lock();
+        let mut guard = self.lock();
+        let st = &mut *guard;
         match st.ring(fd) {
             Some(k) if st.rings[k].view == Some(view) => {}
-            Some(k) => {
+            Some(k) if (heads.0.wrapping_sub(st.rings[k].sq_seen) as i32) >= 0 => {
                 st.rings[k].view = Some(view);
                 st.rings[k].flags = flags;
+            }
+            Some(k) => {
+                // Learnt in the old one's place: rings were followed all
+                // along, and so were the descriptors' closes.
+                st.end_ring(k);
+                st.add_ring(Ring::from_view(fd, flags, view, heads), &self.rings);
             }
             None => {
                 st.add_ring(Ring::from_view(fd, flags, view, heads), &self.rings);
@@ -450,9 +471,7 @@ impl IoUring {
         let st = &mut *guard;
         st.fds.remove(fd as u64);
         if let Some(k) = st.ring(fd) {
-            let mut table = std::mem::take(&mut st.inflight);
-            table.drain(Some(k), |p| st.unseen(p));
-            st.inflight = table;
+            st.end_ring(k);
             st.rings[k] = Ring::FREE;
             if self.rings.fetch_sub(1, Ordering::Relaxed) == 1 {
                 // No ring left: no close is followed until the next one,

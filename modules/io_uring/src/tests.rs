@@ -210,6 +210,34 @@ fn a_closed_ring_is_forgotten_and_its_requests_count_as_unseen() {
     assert_eq!(n(&record(&m, b"/data/f"), c::COMPLETIONS_UNSEEN), 1);
 }
 
+/// A liburing ring's view that moved: resized (the kernel carried its SQ
+/// head over, at or past our cursor) it is the same ring with its cursors;
+/// with the SQ head behind our cursor it is a new ring that took the
+/// number of one closed unseen: the old ring's request in flight counts as
+/// unseen, the new ring's cursors start at its heads.
+#[test]
+fn a_view_that_moved_is_the_same_ring_unless_its_head_went_back() {
+    let m = attached(4);
+    let view = |base: usize| {
+        RingView::from_params(&params(8), region(base, 4096), region(base, 4096), region(base + 0x8000, 8 * 64))
+    };
+    let (a, b, c2) = (view(0x1000).unwrap(), view(0x20000).unwrap(), view(0x40000).unwrap());
+    m.bind_fd(3, Some(b"/data/f"));
+    m.on_liburing(7, 0, a, (0, 0));
+    submit_call(&m, 0, &[write(3, 0, 10, 1), write(3, 10, 10, 2)], 2, 1);
+    m.on_complete(7, &[Cqe { user_data: 1, res: 10, flags: 0 }], 1, 2);
+    m.on_liburing(7, 0, b, (2, 1));
+    assert_eq!(m.view(7), Some((b, 1)), "resized: the same ring, its cursors kept");
+    m.on_liburing(7, 0, c2, (0, 0));
+    assert_eq!(m.view(7), Some((c2, 0)), "a new ring under the old number");
+    let p = record(&m, UNOBSERVED);
+    assert_eq!([c::RINGS, c::UNOBSERVED_OPS].map(|k| n(&p, k)), [2, 0]);
+    let w = record(&m, b"/data/f");
+    assert_eq!([c::COMPLETIONS_SEEN, c::COMPLETIONS_UNSEEN].map(|k| n(&w, k)), [1, 1]);
+    submit_call(&m, 0, &[write(3, 20, 10, 3)], 1, 3);
+    assert_eq!(n(&record(&m, b"/data/f"), c::WRITES), 3, "the new ring's first request counts");
+}
+
 #[test]
 fn the_inflight_table_finds_every_request_after_removals() {
     let mut t = Inflight::with_slots(16);
