@@ -149,6 +149,10 @@ impl State {
     fn add_ring(&mut self, ring: Ring, count: &AtomicUsize) -> Option<usize> {
         self.ring_learnt(&ring);
         if let Some(k) = self.ring(ring.fd) {
+            // A ring under a number we still held: the old one's
+            // descriptor was closed unseen, and it ends here. Rings were
+            // followed all along, and so were the descriptors' closes.
+            self.end_ring(k);
             self.rings[k] = ring;
             return Some(k);
         }
@@ -415,13 +419,7 @@ impl IoUring {
                 st.rings[k].view = Some(view);
                 st.rings[k].flags = flags;
             }
-            Some(k) => {
-                // Learnt in the old one's place: rings were followed all
-                // along, and so were the descriptors' closes.
-                st.end_ring(k);
-                st.add_ring(Ring::from_view(fd, flags, view, heads), &self.rings);
-            }
-            None => {
+            _ => {
                 st.add_ring(Ring::from_view(fd, flags, view, heads), &self.rings);
             }
         }

@@ -238,6 +238,24 @@ fn a_view_that_moved_is_the_same_ring_unless_its_head_went_back() {
     assert_eq!(n(&record(&m, b"/data/f"), c::WRITES), 3, "the new ring's first request counts");
 }
 
+/// `io_uring_setup` returned the number of a ring whose descriptor was
+/// closed unseen: that ring ends (its request in flight counts as a
+/// completion not seen), and a completion of the new ring with the same
+/// user_data is not taken for it (it was: the old request stayed in flight
+/// and was matched, seen, with the new ring's result).
+#[test]
+fn a_ring_set_up_under_the_number_of_one_closed_unseen_ends_it() {
+    let m = attached(4);
+    m.bind_fd(3, Some(b"/data/f"));
+    m.on_setup(7, params(8));
+    submit_call(&m, 0, &[write(3, 0, 10, 1)], 1, 1);
+    m.on_setup(7, params(8));
+    m.on_complete(7, &[Cqe { user_data: 1, res: 10, flags: 0 }], 1, 2);
+    let w = record(&m, b"/data/f");
+    assert_eq!([c::WRITES, c::COMPLETIONS_SEEN, c::COMPLETIONS_UNSEEN].map(|k| n(&w, k)), [1, 0, 1]);
+    assert_eq!(n(&record(&m, UNOBSERVED), c::RINGS), 2);
+}
+
 #[test]
 fn the_inflight_table_finds_every_request_after_removals() {
     let mut t = Inflight::with_slots(16);
