@@ -80,6 +80,9 @@ fn mpi_start() {
         DXT_OFFSETS.store(dxt && abi.name != "Open MPI", Ordering::Relaxed);
         MPI_ACTIVE.store(true, Ordering::Release);
         crate::mpi_state::watch_exit_status();
+        if mine == Started::Yes {
+            runtime::make_crash_safe_file();
+        }
         runtime::core().cost.add_startup(t_init.elapsed());
         if runtime::core().config().map(|c| c.internal_timing).unwrap_or(false) && rank == 0 {
             say(&format!("init\t{}\t{:.6}\t({})", comm.size(), t_init.elapsed().as_secs_f64(), abi.name));

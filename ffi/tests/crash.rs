@@ -156,6 +156,11 @@ fn killed_inside_a_four_thread_burst_the_counts_lie_between_the_bounds() {
 /// Run mpi_crash on 4 ranks until mpirun's timeout kills it; the
 /// crash-safe files left.
 fn killed_mpi_job(mpi: Mpi, d: &Path, env: &[(&str, &str)]) -> Vec<PathBuf> {
+    killed_mpi_job_doing(mpi, d, env, &[])
+}
+
+/// As [`killed_mpi_job`], with mpi_crash's mode `args` after its directory.
+fn killed_mpi_job_doing(mpi: Mpi, d: &Path, env: &[(&str, &str)], args: &[&str]) -> Vec<PathBuf> {
     let exe = cc("mpi_crash", d, mpi.cc(), &[]);
     let mut vars = vec![
         ("LD_PRELOAD", common::lib().display().to_string()),
@@ -170,7 +175,7 @@ fn killed_mpi_job(mpi: Mpi, d: &Path, env: &[(&str, &str)]) -> Vec<PathBuf> {
         OpenMpi => cmd.args(["--timeout", "4"]),
         Mpich => cmd.env("MPIEXEC_TIMEOUT", "4"),
     };
-    let out = darshan_test_support::output(cmd.arg(&exe).arg(d.join("data")));
+    let out = darshan_test_support::output(cmd.arg(&exe).arg(d.join("data")).args(args));
     assert!(!out.status.success(), "the job was to be killed");
     assert!(String::from_utf8_lossy(&out.stdout).contains("ready"));
     assert!(common::files(&d.join("logs")).is_empty());
@@ -197,6 +202,7 @@ fn check_mpi_crash(merged: &Path, data: &Path) {
 }
 
 on_both_mpis!(
+    a_killed_mpi_job_whose_ranks_only_printed_lost_them,
     a_four_rank_job_killed_by_mpirun_merges_into_one_log,
     a_killed_mpi_job_that_recorded_from_its_constructor_merges_too,
     ranks_that_exit_without_mpi_finalize_say_once_how_to_make_the_log,
@@ -247,6 +253,29 @@ fn ranks_that_exit_without_mpi_finalize_say_once_how_to_make_the_log(mpi: Mpi) {
     let merged = d.join("logs/merged.darshan");
     merge(&[], &merged, &["--shared-redux", "--dir", d.join("mmap").to_str().unwrap(), "--jobid", &jobid_of(&mm[0])]);
     check_mpi_crash(&merged, &d.join("data"));
+}
+
+/// Every rank prints one line and does no file I/O, then the job is
+/// killed. A rank's standard streams wait for another record to make its
+/// crash-safe file, and these ranks made none: the job left no file at
+/// all. Each rank now makes its file in MPI_Init (as C Darshan does, for
+/// a call that takes far longer), so the merged log has the four ranks
+/// and what each printed.
+fn a_killed_mpi_job_whose_ranks_only_printed_lost_them(mpi: Mpi) {
+    let d = scratch_crash(&format!("mpi-print-{}", mpi.tag()));
+    let mm = killed_mpi_job_doing(mpi, &d, &[], &["print"]);
+    let merged = d.join("logs/merged.darshan");
+    merge(&mm, &merged, &[]);
+    let (log, recs) = records(&merged);
+    assert_eq!(log.job.nprocs, 4);
+    let mut printed: Vec<(i64, i64)> = recs
+        .iter()
+        .filter(|(m, n, _)| *m == STDIO && n == "<STDOUT>")
+        .map(|(_, _, r)| (r.rank, r.counters[sx::WRITES]))
+        .collect();
+    printed.sort();
+    // "rank <r>" on each; rank 0 also "ready".
+    assert_eq!(printed, [(0, 2), (1, 1), (2, 1), (3, 1)]);
 }
 
 fn a_four_rank_job_killed_by_mpirun_merges_into_one_log(mpi: Mpi) {

@@ -5,7 +5,8 @@
  * signal. With "exit" after <dir>, every rank calls exit(0) there instead,
  * without MPI_Finalize; with "fail", rank 1 alone calls exit(1) there
  * (the common failure) and the others wait to be killed by the launcher.
- * usage: mpi_crash <dir> [exit|fail] */
+ * With "print", no rank does file I/O: each prints one line instead.
+ * usage: mpi_crash <dir> [exit|fail|print] */
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -20,6 +21,18 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     memset(buf, 'a' + rank, sizeof buf);
+    if (argc > 2 && !strcmp(argv[2], "print")) {
+        printf("rank %d\n", rank);
+        fflush(stdout);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0) {
+            printf("ready\n");
+            fflush(stdout);
+        }
+        sleep(100);
+        MPI_Finalize();
+        return 0;
+    }
     MPI_File fh;
     snprintf(path, sizeof path, "%s/shared.dat", argv[1]);
     MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);

@@ -23,7 +23,8 @@
 //!   of the waiting memory is inside it while it is copied and mapped
 //!   ([`file_wanted`], [`make_wanted_file`]). A process that only touches
 //!   its streams (Python's start, `echo`) makes no file, and one killed
-//!   then leaves none.
+//!   then leaves none. An MPI rank wants its file in MPI_Init, record or
+//!   not ([`want_file`]): a killed job leaves one for every rank.
 //! - **No descriptor held.** The descriptor is closed right after `mmap`,
 //!   so the program's fd numbers and RLIMIT_NOFILE budget are its own;
 //!   the ones opened for a moment later sit near the top of the limit.
@@ -396,6 +397,21 @@ pub fn room(slot: usize, end: usize, may_wait: bool) -> bool {
 #[inline(always)]
 pub fn file_wanted() -> bool {
     FILE.wanted.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The file is wanted now, record or not (an MPI rank in MPI_Init, see
+/// `runtime::make_crash_safe_file`): made by the next
+/// [`make_wanted_file`], with whatever waits for it. Nothing if it is
+/// made already, not to be made, or removed.
+pub fn want_file() {
+    with(|m| {
+        if m.backing == Backing::Pending && m.armed && !m.unlinked && m.wanted.is_none() {
+            // An area no module has: none is given storage beyond what
+            // it holds.
+            m.wanted = Some((usize::MAX, 0));
+            FILE.wanted.store(true, std::sync::atomic::Ordering::Release);
+        }
+    });
 }
 
 /// Make the file a record wants, with what waited for it. The caller
