@@ -503,3 +503,49 @@ fn a_python_loader_pool_is_three_passes_over_its_data_set_and_nothing_else() {
     assert_eq!(r["processes"]["readers"]["count"], split.len());
     assert_eq!(r["processes"]["timeline_source"], "DXT");
 }
+
+/// Eight tasks of a job, each tracing 60,000 writes with DXT, and a
+/// ninth process of rank 0 (as a forked loader) tracing 10 more on the
+/// same files: `--job` gathered every process's traces before writing
+/// any, 1.7 times their decoded size at once (28-30 MB here). Now one
+/// input's at a time (the parts of a rank's trace of a file wait for one
+/// another): within 16 MiB. Rank 0's traces of a file are still joined,
+/// in time order, and every rank's are whole (the known pattern).
+#[test]
+fn a_jobs_dxt_traces_were_all_held_at_once_to_merge() {
+    const EXTRA: i64 = 60_000;
+    let d = scratch("job-dxt-memory");
+    let exe = compile("dxt_pattern", &d, &[]);
+    for (k, extra) in (0..8).map(|k| (k, EXTRA)).chain([(8, 10)]) {
+        let dir = d.join(format!("data/r{}", k % 8));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut c = instrumented(&exe, &d);
+        c.arg(&dir).arg(extra.to_string()).env("DXT_ENABLE_IO_TRACE", "1");
+        c.env("SLURM_PROCID", (k % 8).to_string()).env("SLURM_NTASKS", "8").env("SLURM_JOB_ID", "91");
+        assert!(output(&mut c).status.success());
+    }
+    let job = d.join("job.darshan");
+    let o = output(
+        Command::new("sh")
+            .args(["-c", "/usr/bin/time -f %M \"$0\" \"$@\""])
+            .arg(built("darshan-merge"))
+            .args(["--job", "--output"])
+            .arg(&job)
+            .arg(d.join("logs")),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let peak_kib: u64 = err.lines().last().unwrap().trim().parse().unwrap();
+    assert!(peak_kib < 16 * 1024, "darshan-merge --job: peak {peak_kib} KiB");
+    let merged = read(&job);
+    for r in 0..8 {
+        let data = d.join(format!("data/r{r}"));
+        let twice = i64::from(r == 0);
+        for (file, writes) in [("b.dat", 20 * (1 + twice)), ("c.dat", 4 + EXTRA + twice * (4 + 10))] {
+            let t = merged.one(darshan_log::modules::DXT_POSIX, &data.join(file));
+            let darshan_log::Extra::Dxt { writes: w, .. } = &t.extra else { panic!("{file}: no trace") };
+            assert_eq!((t.rank, w.len() as i64), (r, writes), "{file}");
+            assert!(w.windows(2).all(|p| p[0].start_time <= p[1].start_time), "{file}: in time order");
+        }
+    }
+}

@@ -11,8 +11,9 @@
 //! records alone), then one module at a time `gather` (its records from
 //! every input, shifted to the job's clock), combine and reduce (the
 //! modules with reduction rules as flat words, job_words.rs; DXT, heat
-//! maps and LUSTRE as records, `combine_ranks`), and write. Memory holds one module's records, and no
-//! input stays open between modules.
+//! maps and LUSTRE as records, `combine_ranks`), and write. Memory holds
+//! one module's records (DXT's: one input's, job_dxt.rs), and no input
+//! stays open between modules.
 
 use darshan_log::cost::Cost;
 use std::collections::{BTreeSet, HashMap};
@@ -42,8 +43,8 @@ pub struct JobMerged {
 
 /// The job's plan: its processes sorted by rank then start, its size,
 /// start and end.
-struct Plan {
-    procs: Vec<ProcessLog>,
+pub(crate) struct Plan {
+    pub(crate) procs: Vec<ProcessLog>,
     /// The processes' logs said nothing of their ranks: one rank each,
     /// in start order (crate::job_inputs::ranks_by_start).
     ranks_by_start: bool,
@@ -75,47 +76,59 @@ fn shift_of(p: &ProcessLog, plan: &Plan) -> f64 {
 }
 
 /// A module's time-stamp fcounters (moved to the job's clock).
-fn timestamp_fcounters(module: usize) -> Vec<usize> {
+pub(crate) fn timestamp_fcounters(module: usize) -> Vec<usize> {
     let (_, f) = counter_names(module);
     f.iter().enumerate().filter(|(_, n)| n.contains("TIMESTAMP")).map(|(k, _)| k).collect()
 }
 
 /// Every input's records of `module`, under their process's rank, their
-/// times on the job's clock.
+/// times on the job's clock, one input at a time.
 fn gather(plan: &Plan, module: usize, sink: &mut dyn FnMut(Record)) -> Result<(), MergeError> {
     let stamps = timestamp_fcounters(module);
     for p in &plan.procs {
-        let log = LogFile::open(&p.path).map_err(|e| MergeError::Unreadable { path: p.path.clone(), source: e })?;
-        if !log.modules_present().contains(&module) {
-            continue;
-        }
-        let t = log.names().map_err(|e| MergeError::Log { path: p.path.clone(), source: e })?;
-        let shift = shift_of(p, plan);
-        let recs = log.records(module).map_err(|e| MergeError::Log { path: p.path.clone(), source: e })?;
-        for mut r in crate::merge::kept_records(recs, module, &t) {
-            if !p.mpi {
-                r.rank = p.rank;
-            }
-            for &k in &stamps {
-                if let Some(v) = r.fcounters.get_mut(k) {
-                    if *v > 0.0 {
-                        *v += shift;
-                    }
-                }
-            }
-            if let Extra::Dxt { writes, reads, .. } = &mut r.extra {
-                for s in writes.iter_mut().chain(reads.iter_mut()) {
-                    s.start_time += shift;
-                    s.end_time += shift;
-                }
-            }
-            if let Extra::Heatmap { bin_width, write_bins, read_bins } = &mut r.extra {
-                shift_bins(*bin_width, shift, write_bins, read_bins);
-            }
-            sink(r);
-        }
+        process_records(plan, p, module, &stamps)?.into_iter().for_each(&mut *sink);
     }
     Ok(())
+}
+
+/// One input's records of `module` (`stamps`: its time-stamp fcounters),
+/// under its process's rank, their times on the job's clock.
+pub(crate) fn process_records(
+    plan: &Plan,
+    p: &ProcessLog,
+    module: usize,
+    stamps: &[usize],
+) -> Result<Vec<Record>, MergeError> {
+    let log = LogFile::open(&p.path).map_err(|e| MergeError::Unreadable { path: p.path.clone(), source: e })?;
+    if !log.modules_present().contains(&module) {
+        return Ok(Vec::new());
+    }
+    let t = log.names().map_err(|e| MergeError::Log { path: p.path.clone(), source: e })?;
+    let shift = shift_of(p, plan);
+    let recs = log.records(module).map_err(|e| MergeError::Log { path: p.path.clone(), source: e })?;
+    let mut out: Vec<Record> = crate::merge::kept_records(recs, module, &t).collect();
+    for r in out.iter_mut() {
+        if !p.mpi {
+            r.rank = p.rank;
+        }
+        for &k in stamps {
+            if let Some(v) = r.fcounters.get_mut(k) {
+                if *v > 0.0 {
+                    *v += shift;
+                }
+            }
+        }
+        if let Extra::Dxt { writes, reads, .. } = &mut r.extra {
+            for s in writes.iter_mut().chain(reads.iter_mut()) {
+                s.start_time += shift;
+                s.end_time += shift;
+            }
+        }
+        if let Extra::Heatmap { bin_width, write_bins, read_bins } = &mut r.extra {
+            shift_bins(*bin_width, shift, write_bins, read_bins);
+        }
+    }
+    Ok(out)
 }
 
 /// The most leading empty bins a heat map is given to move it to the
@@ -168,18 +181,35 @@ fn combine_ranks(recs: Vec<Record>) -> Vec<Record> {
         .collect()
 }
 
-fn concat_dxt(g: Vec<Record>) -> Record {
+/// One rank's traces of a file from several processes, as one trace in
+/// time order. Each part's segments move into a vector of the joined
+/// length, and each part is dropped as it is moved: the parts and the
+/// whole are never all held twice.
+pub(crate) fn concat_dxt(g: Vec<Record>) -> Record {
+    let lens = |r: &Record| match &r.extra {
+        Extra::Dxt { writes, reads, .. } => (writes.len(), reads.len()),
+        _ => (0, 0),
+    };
+    let (nw, nr) = g.iter().map(lens).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    let (mut all_w, mut all_r) = (Vec::with_capacity(nw), Vec::with_capacity(nr));
     let mut it = g.into_iter();
     let mut first = it.next().expect("a group is never empty");
     if let Extra::Dxt { writes, reads, .. } = &mut first.extra {
-        for r in it {
-            if let Extra::Dxt { writes: w, reads: rd, .. } = r.extra {
-                writes.extend(w);
-                reads.extend(rd);
-            }
+        all_w.append(writes);
+        all_r.append(reads);
+        *writes = Vec::new();
+        *reads = Vec::new();
+    }
+    for mut r in it {
+        if let Extra::Dxt { writes, reads, .. } = &mut r.extra {
+            all_w.append(writes);
+            all_r.append(reads);
         }
-        writes.sort_by(|a, b| a.start_time.total_cmp(&b.start_time));
-        reads.sort_by(|a, b| a.start_time.total_cmp(&b.start_time));
+    }
+    all_w.sort_by(|a, b| a.start_time.total_cmp(&b.start_time));
+    all_r.sort_by(|a, b| a.start_time.total_cmp(&b.start_time));
+    if let Extra::Dxt { writes, reads, .. } = &mut first.extra {
+        (*writes, *reads) = (all_w, all_r);
     }
     first
 }
@@ -339,6 +369,8 @@ fn write_modules(
             let recs = crate::job_processes::records(&plan.procs, plan.ranks_by_start, &clock)?;
             done.records += recs.len();
             w.write_module(m, recs.iter()).map_err(werr)?;
+        } else if m == DXT_POSIX || m == DXT_MPIIO {
+            done.records += crate::job_dxt::write(w, werr, plan, m)?;
         } else if let Some(rules) = darshan_log::reduce::rules_of(m) {
             write_reduced(w, werr, plan, m, rules, done)?;
         } else {

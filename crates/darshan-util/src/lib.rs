@@ -14,6 +14,7 @@ pub mod describe;
 pub mod diff;
 pub mod dxt;
 pub mod getopt;
+mod job_dxt;
 pub mod job_inputs;
 pub mod job_merge;
 pub mod job_processes;
