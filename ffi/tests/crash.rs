@@ -278,6 +278,29 @@ fn a_killed_mpi_job_whose_ranks_only_printed_lost_them(mpi: Mpi) {
     assert_eq!(printed, [(0, 2), (1, 1), (2, 1), (3, 1)]);
 }
 
+/// darshan-merge held every input open until the log was written: a
+/// killed job of more ranks than the descriptors a process may hold
+/// (RLIMIT_NOFILE, 1,024 by default) could not be merged ("Too many open
+/// files"). Here 4 ranks under a limit of 6 (3 taken by the standard
+/// streams): the old tool failed to create its output; now each input is
+/// opened for each pass and closed, and the job's log is whole.
+#[test]
+fn a_killed_jobs_crash_safe_files_were_all_held_open_to_merge() {
+    let d = scratch_crash("mpi-fd-limit");
+    let mm = killed_mpi_job(OpenMpi, &d, &[]);
+    let merged = d.join("logs/merged.darshan");
+    let o = darshan_test_support::output(
+        Command::new("sh")
+            .args(["-c", "ulimit -n 6 && exec \"$0\" \"$@\""])
+            .arg(common::built("darshan-merge"))
+            .args(["--shared-redux", "--output"])
+            .arg(&merged)
+            .args(&mm),
+    );
+    assert!(o.status.success(), "darshan-merge: {}", String::from_utf8_lossy(&o.stderr));
+    check_mpi_crash(&merged, &d.join("data"));
+}
+
 fn a_four_rank_job_killed_by_mpirun_merges_into_one_log(mpi: Mpi) {
     let d = scratch_crash(&format!("mpi-{}", mpi.tag()));
     let data = d.join("data");

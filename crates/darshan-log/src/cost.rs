@@ -304,6 +304,11 @@ pub fn record_calls(module: usize, words: &[u64]) -> u64 {
     calls_of(c, |k| words.get(c.counters_at + k).map_or(0, |&v| v as i64))
 }
 
+/// Whether module `module`'s records count calls ([`counters_calls`]).
+pub fn counts_calls(module: usize) -> bool {
+    CALL_COUNTERS.iter().any(|c| c.module == module)
+}
+
 /// The calls a parsed record counts (its counters, as a tool reads them).
 pub fn counters_calls(module: usize, counters: &[i64]) -> u64 {
     let Some(c) = CALL_COUNTERS.iter().find(|c| c.module == module) else { return 0 };

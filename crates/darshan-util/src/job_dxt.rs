@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use darshan_log::Record;
 
 use crate::job_merge::{concat_dxt, process_records, timestamp_fcounters, Plan};
-use crate::merge::MergeError;
+use crate::merge::{MergeError, OneInputAtATime};
 
 type Key = (i64, u64);
 
@@ -30,23 +30,12 @@ pub(crate) fn write(
     let (order, parts) = count(plan, m)?;
     let n = order.len();
     let mut failed = None;
-    let traces = InOrder {
-        plan,
-        m,
-        stamps: timestamp_fcounters(m),
-        next_input: 0,
-        input: Vec::new().into_iter(),
-        order,
-        next: 0,
-        parts,
-        waiting: HashMap::new(),
-        failed: &mut failed,
-    };
+    let stamps = timestamp_fcounters(m);
+    let read = |k: usize| process_records(plan, &plan.procs[k], m, &stamps);
+    let inputs = OneInputAtATime::new(plan.procs.len(), read, &mut failed);
+    let traces = InOrder { inputs, order, next: 0, parts, waiting: HashMap::new() };
     w.write_module(m, traces).map_err(werr)?;
-    match failed {
-        Some(e) => Err(e),
-        None => Ok(n),
-    }
+    failed.map_or(Ok(n), Err)
 }
 
 /// The first pass: every (rank, file) in the order first met, and how many
@@ -67,24 +56,18 @@ fn count(plan: &Plan, m: usize) -> Result<(Vec<Key>, HashMap<Key, u32>), MergeEr
 }
 
 /// The second pass, as the writer pulls it: each (rank, file)'s trace,
-/// whole, in the order of `order`. A read that fails ends the traces and
-/// leaves its error in `failed`.
-struct InOrder<'a> {
-    plan: &'a Plan,
-    m: usize,
-    stamps: Vec<usize>,
-    next_input: usize,
-    input: std::vec::IntoIter<Record>,
+/// whole, in the order of `order`.
+struct InOrder<I> {
+    inputs: I,
     order: Vec<Key>,
     next: usize,
     parts: HashMap<Key, u32>,
     /// Traces read and not written yet: whole (every part read), or the
     /// parts read so far.
     waiting: HashMap<Key, Vec<Record>>,
-    failed: &'a mut Option<MergeError>,
 }
 
-impl InOrder<'_> {
+impl<I> InOrder<I> {
     /// The next trace's parts, if all are read.
     fn take_next_whole(&mut self) -> Option<Vec<Record>> {
         let key = *self.order.get(self.next)?;
@@ -95,27 +78,9 @@ impl InOrder<'_> {
         self.next += 1;
         self.waiting.remove(&key)
     }
-
-    /// The next record of the inputs, the next input read when one ends.
-    fn read_one(&mut self) -> Option<Record> {
-        loop {
-            if let Some(r) = self.input.next() {
-                return Some(r);
-            }
-            let p = self.plan.procs.get(self.next_input)?;
-            self.next_input += 1;
-            match process_records(self.plan, p, self.m, &self.stamps) {
-                Ok(recs) => self.input = recs.into_iter(),
-                Err(e) => {
-                    *self.failed = Some(e);
-                    return None;
-                }
-            }
-        }
-    }
 }
 
-impl Iterator for InOrder<'_> {
+impl<I: Iterator<Item = Record>> Iterator for InOrder<I> {
     type Item = Record;
 
     fn next(&mut self) -> Option<Record> {
@@ -126,7 +91,7 @@ impl Iterator for InOrder<'_> {
                     _ => Some(concat_dxt(g)),
                 };
             }
-            let r = self.read_one()?;
+            let r = self.inputs.next()?;
             self.waiting.entry((r.rank, r.id)).or_default().push(r);
         }
     }

@@ -304,14 +304,9 @@ fn process_cost(p: &ProcessLog, log: &LogFile) -> Result<Option<Cost>, MergeErro
     if !p.crash_safe {
         return Ok(Some(c));
     }
-    let names = log.names().map_err(|e| MergeError::Log { path: p.path.clone(), source: e })?;
-    let mut calls = 0u64;
-    for m in log.modules_present() {
-        let recs = log.records(m).map_err(|e| MergeError::Log { path: p.path.clone(), source: e })?;
-        let kept = crate::merge::kept_records(recs, m, &names);
-        calls += kept.map(|r| darshan_log::cost::counters_calls(m, &r.counters)).sum::<u64>();
-    }
-    Ok(Some(c.with_calls(calls)))
+    let err = |e| MergeError::Log { path: p.path.clone(), source: e };
+    let names = log.names().map_err(err)?;
+    Ok(Some(c.with_calls(crate::merge::calls_of(log, &names).map_err(err)?)))
 }
 
 /// Merge the logs of one job (`procs`, all of key `key`) into `out`.

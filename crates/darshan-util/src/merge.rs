@@ -20,12 +20,40 @@ pub struct Options {
     pub job_end_time: Option<i64>,
 }
 
+/// One input, not held open: a killed job of thousands of ranks leaves
+/// as many files, more than a process may hold descriptors for (each
+/// stayed open for the whole merge: `Too many open files` past
+/// RLIMIT_NOFILE). Each pass opens it again.
 struct Input {
     path: PathBuf,
-    log: LogFile,
+    job: Job,
+    partial_flag: u64,
+    modules: Vec<usize>,
     rank: i64,
     /// Last modification (s, ns): about when the process last recorded.
     mtime: (i64, i64),
+}
+
+impl Input {
+    fn log(&self) -> Result<LogFile, MergeError> {
+        LogFile::open(&self.path).map_err(|e| MergeError::Unreadable { path: self.path.clone(), source: e })
+    }
+
+    fn err(&self) -> impl Fn(darshan_log::LogError) -> MergeError + '_ {
+        |e| MergeError::Log { path: self.path.clone(), source: e }
+    }
+
+    /// Its records of module `m` as a merge takes them ([`kept_records`]).
+    fn records(&self, m: usize) -> Result<Vec<Record>, MergeError> {
+        if !self.modules.contains(&m) {
+            return Ok(Vec::new());
+        }
+        let log = self.log()?;
+        // Only STDIO's are filtered by name (the standard streams').
+        let names = if m == STDIO { log.names().map_err(self.err())? } else { NameTable::new() };
+        let recs = log.records(m).map_err(self.err())?;
+        Ok(kept_records(recs, m, &names).collect())
+    }
 }
 
 /// Why the logs could not be merged: each kind with the file it is
@@ -79,18 +107,17 @@ fn open(path: &Path) -> Result<Input, MergeError> {
         .map(|d| (d.as_secs() as i64, d.subsec_nanos() as i64))
         .unwrap_or((0, 0));
     // Every record's rank is the process's rank: take the first one.
+    let err = |e| MergeError::Log { path: path.into(), source: e };
     let mut rank = None;
-    for m in log.modules_present() {
-        if m == HEATMAP {
-            continue;
-        }
-        let recs = log.records(m).map_err(|e| MergeError::Log { path: path.into(), source: e })?;
-        if let Some(r) = recs.first() {
-            rank = Some(r.rank);
+    for m in log.modules_present().into_iter().filter(|&m| m != HEATMAP) {
+        let mut first = Record::new(m);
+        if log.module_reader(m).and_then(|mut rd| rd.next_into(&mut first)).map_err(err)? {
+            rank = Some(first.rank);
             break;
         }
     }
-    Ok(Input { path: path.to_path_buf(), rank: rank.unwrap_or(-2), log, mtime })
+    let (partial_flag, modules) = (log.header.partial_flag, log.modules_present());
+    Ok(Input { path: path.to_path_buf(), job: log.job, partial_flag, modules, rank: rank.unwrap_or(-2), mtime })
 }
 
 fn exe(job: &Job) -> &[u8] {
@@ -101,10 +128,10 @@ fn exe(job: &Job) -> &[u8] {
 /// Check the inputs are the processes of one job: same job id, command
 /// line and process count, no rank twice.
 fn check_same_job(inputs: &[Input]) -> Result<(), MergeError> {
-    let j0 = &inputs[0].log.job;
+    let j0 = &inputs[0].job;
     let mut seen = HashMap::new();
     for i in inputs {
-        let j = &i.log.job;
+        let j = &i.job;
         if j.jobid != j0.jobid || exe(j) != exe(j0) || j.nprocs != j0.nprocs {
             return Err(MergeError::NotOneJob {
                 a: inputs[0].path.clone(),
@@ -210,33 +237,35 @@ fn process_cost(job: &darshan_log::Job, calls: u64) -> Option<darshan_log::cost:
     darshan_log::cost::Cost::of_job(job).map(|c| c.with_calls(calls))
 }
 
-/// What every input holds: the names, the records by module (unused
-/// standard streams left out), the partial flags and each input's cost.
-struct Gathered {
-    names: NameTable,
-    by_module: BTreeMap<usize, Vec<Record>>,
-    partial: u64,
-    costs: Vec<darshan_log::cost::Cost>,
+/// The calls a log's records count (`darshan_log::cost`), its unused
+/// standard streams left out, read one record at a time: what a killed
+/// process never counted itself.
+pub(crate) fn calls_of(log: &LogFile, names: &NameTable) -> darshan_log::Result<u64> {
+    let mut calls = 0u64;
+    for m in log.modules_present().into_iter().filter(|&m| darshan_log::cost::counts_calls(m)) {
+        let mut rd = log.module_reader(m)?;
+        let mut r = Record::new(m);
+        while rd.next_into(&mut r)? {
+            if !is_unused_std_stream(&r, names) {
+                calls = calls.saturating_add(darshan_log::cost::counters_calls(m, &r.counters));
+            }
+        }
+    }
+    Ok(calls)
 }
 
-fn gather(inputs: &[Input]) -> Result<Gathered, MergeError> {
-    let mut g = Gathered { names: NameTable::new(), by_module: BTreeMap::new(), partial: 0, costs: Vec::new() };
+/// Every input's names and cost, one input at a time.
+fn names_and_costs(inputs: &[Input]) -> Result<(NameTable, Vec<darshan_log::cost::Cost>), MergeError> {
+    let (mut names, mut costs) = (NameTable::new(), Vec::new());
     for i in inputs {
-        let t = i.log.names().map_err(|e| MergeError::Log { path: i.path.clone(), source: e })?;
+        let log = i.log()?;
+        let t = log.names().map_err(i.err())?;
         for (id, n) in t.iter() {
-            g.names.insert(id, n);
+            names.insert(id, n);
         }
-        g.partial |= i.log.header.partial_flag;
-        let mut calls = 0u64;
-        for m in i.log.modules_present() {
-            let recs = i.log.records(m).map_err(|e| MergeError::Log { path: i.path.clone(), source: e })?;
-            let kept = kept_records(recs, m, &t);
-            let counted = kept.inspect(|r| calls += darshan_log::cost::counters_calls(m, &r.counters));
-            g.by_module.entry(m).or_default().extend(counted);
-        }
-        g.costs.extend(process_cost(&i.log.job, calls));
+        costs.extend(process_cost(&i.job, calls_of(&log, &t).map_err(i.err())?));
     }
-    Ok(g)
+    Ok((names, costs))
 }
 
 pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, MergeError> {
@@ -245,33 +274,104 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
     }
     let inputs: Vec<Input> = paths.iter().map(|p| open(p)).collect::<Result<_, _>>()?;
     check_same_job(&inputs)?;
-
-    let Gathered { names, mut by_module, partial, costs } = gather(&inputs)?;
-
-    let nranks = inputs.iter().map(|i| i.rank).filter(|r| *r >= 0).collect::<std::collections::HashSet<_>>().len();
-    for (m, recs) in by_module.iter_mut() {
-        if *m == HEATMAP {
-            one_width(recs);
-        } else if *m == BGQ {
-            bgq_job_record(recs);
-        } else if opt.shared_redux && nranks >= 2 && (crate::accum::supported(*m) || *m == LUSTRE || *m == POSIX_META) {
-            reduce_shared_records(*m, recs, nranks, inputs.len());
-        }
-    }
+    let (names, costs) = names_and_costs(&inputs)?;
+    let modules: std::collections::BTreeSet<usize> = inputs.iter().flat_map(|i| i.modules.iter().copied()).collect();
+    let partial = inputs.iter().fold(0, |p, i| p | i.partial_flag);
     let job = merged_job(&inputs, opt, &costs);
     write_new_log(out, |w, werr| {
         w.write_job(&job).map_err(werr)?;
         w.write_names(&names).map_err(werr)?;
+        drop(names);
         let mut count = 0;
-        for (m, recs) in &by_module {
-            if !recs.is_empty() {
-                w.write_module(*m, recs.iter()).map_err(werr)?;
-                count += recs.len();
-            }
+        for &m in &modules {
+            count += if m == DXT_POSIX || m == DXT_MPIIO {
+                write_streamed(w, werr, &inputs, m)?
+            } else {
+                write_gathered(w, werr, &inputs, m, opt)?
+            };
         }
         w.set_partial_flag(partial);
         Ok(count)
     })
+}
+
+/// Module `m`'s records from every input (one module's at a time),
+/// combined by the module's rules; how many were written.
+fn write_gathered(
+    w: &mut NewLogWriter,
+    werr: &dyn Fn(darshan_log::LogError) -> MergeError,
+    inputs: &[Input],
+    m: usize,
+    opt: &Options,
+) -> Result<usize, MergeError> {
+    let mut recs = Vec::new();
+    for i in inputs {
+        recs.extend(i.records(m)?);
+    }
+    let nranks = inputs.iter().map(|i| i.rank).filter(|r| *r >= 0).collect::<std::collections::HashSet<_>>().len();
+    if m == HEATMAP {
+        one_width(&mut recs);
+    } else if m == BGQ {
+        bgq_job_record(&mut recs);
+    } else if opt.shared_redux && nranks >= 2 && (crate::accum::supported(m) || m == LUSTRE || m == POSIX_META) {
+        reduce_shared_records(m, &mut recs, nranks, inputs.len());
+    }
+    if !recs.is_empty() {
+        w.write_module(m, recs.iter()).map_err(werr)?;
+    }
+    Ok(recs.len())
+}
+
+/// A DXT module, whose traces are kept as they are: written as they are
+/// read, one input's at a time (its traces are the largest part of a
+/// log); how many were written.
+fn write_streamed(
+    w: &mut NewLogWriter,
+    werr: &dyn Fn(darshan_log::LogError) -> MergeError,
+    inputs: &[Input],
+    m: usize,
+) -> Result<usize, MergeError> {
+    let (mut failed, mut count) = (None, 0);
+    let traces = OneInputAtATime::new(inputs.len(), |k| inputs[k].records(m), &mut failed);
+    w.write_module(m, traces.inspect(|_| count += 1)).map_err(werr)?;
+    failed.map_or(Ok(count), Err)
+}
+
+/// Records of several inputs, read one input at a time as a writer pulls
+/// them: `load(k)` reads input `k`'s. A read that fails ends the records
+/// and leaves its error in `failed`.
+pub(crate) struct OneInputAtATime<'a, F> {
+    load: F,
+    next: usize,
+    inputs: usize,
+    current: std::vec::IntoIter<Record>,
+    failed: &'a mut Option<MergeError>,
+}
+
+impl<'a, F: FnMut(usize) -> Result<Vec<Record>, MergeError>> OneInputAtATime<'a, F> {
+    pub(crate) fn new(inputs: usize, load: F, failed: &'a mut Option<MergeError>) -> Self {
+        OneInputAtATime { load, next: 0, inputs, current: Vec::new().into_iter(), failed }
+    }
+}
+
+impl<F: FnMut(usize) -> Result<Vec<Record>, MergeError>> Iterator for OneInputAtATime<'_, F> {
+    type Item = Record;
+
+    fn next(&mut self) -> Option<Record> {
+        loop {
+            if let Some(r) = self.current.next() {
+                return Some(r);
+            }
+            if self.next == self.inputs || self.failed.is_some() {
+                return None;
+            }
+            self.next += 1;
+            match (self.load)(self.next - 1) {
+                Ok(v) => self.current = v.into_iter(),
+                Err(e) => *self.failed = Some(e),
+            }
+        }
+    }
 }
 
 /// Module `m`'s records of a file every one of the `nranks` ranks (and
@@ -308,11 +408,11 @@ fn reduce_shared_records(m: usize, recs: &mut Vec<Record>, nranks: usize, inputs
 /// without the runtime's tick note (times are seconds now); the cost
 /// metadata of every process merged.
 fn merged_job(inputs: &[Input], opt: &Options, costs: &[darshan_log::cost::Cost]) -> darshan_log::Job {
-    let mut job = inputs[0].log.job.clone();
+    let mut job = inputs[0].job.clone();
     let (mut s, mut ns) = (job.start_time_sec, job.start_time_nsec);
     let (mut e, mut ens) = (0i64, 0i64);
     for i in inputs {
-        let j = &i.log.job;
+        let j = &i.job;
         if (j.start_time_sec, j.start_time_nsec) < (s, ns) && j.start_time_sec > 0 {
             (s, ns) = (j.start_time_sec, j.start_time_nsec);
         }
