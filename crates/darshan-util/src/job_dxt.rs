@@ -8,31 +8,34 @@
 //! records (several processes of one rank, such as a launcher's forked
 //! workers, trace the same file), the second writes each trace in the
 //! order it was first met, as `combine_ranks` did: a rank's traces of one
-//! file are joined (`concat_dxt`) when its last one is read, and what
+//! file are joined ([`concat_dxt`]) when its last one is read, and what
 //! comes after a trace still waiting for its other parts waits with it.
 
 use std::collections::HashMap;
 
+use darshan_log::record::Extra;
 use darshan_log::Record;
 
-use crate::job_merge::{concat_dxt, process_records, timestamp_fcounters, Plan};
 use crate::merge::{MergeError, OneInputAtATime};
 
 type Key = (i64, u64);
 
-/// Write DXT module `m` of the job; how many records it has.
+/// Input `k`'s traces, under its process's rank, on the job's clock.
+pub(crate) type ReadInput<'a> = dyn Fn(usize) -> Result<Vec<Record>, MergeError> + 'a;
+
+/// Write DXT module `m` of the job, whose `inputs` traces `read` gives;
+/// how many records it has.
 pub(crate) fn write(
     w: &mut crate::merge::NewLogWriter,
     werr: &dyn Fn(darshan_log::LogError) -> MergeError,
-    plan: &Plan,
     m: usize,
+    inputs: usize,
+    read: &ReadInput,
 ) -> Result<usize, MergeError> {
-    let (order, parts) = count(plan, m)?;
+    let (order, parts) = count(inputs, read)?;
     let n = order.len();
     let mut failed = None;
-    let stamps = timestamp_fcounters(m);
-    let read = |k: usize| process_records(plan, &plan.procs[k], m, &stamps);
-    let inputs = OneInputAtATime::new(plan.procs.len(), read, &mut failed);
+    let inputs = OneInputAtATime::new(inputs, read, &mut failed);
     let traces = InOrder { inputs, order, next: 0, parts, waiting: HashMap::new() };
     w.write_module(m, traces).map_err(werr)?;
     failed.map_or(Ok(n), Err)
@@ -40,11 +43,10 @@ pub(crate) fn write(
 
 /// The first pass: every (rank, file) in the order first met, and how many
 /// inputs have a trace of it.
-fn count(plan: &Plan, m: usize) -> Result<(Vec<Key>, HashMap<Key, u32>), MergeError> {
-    let stamps = timestamp_fcounters(m);
+fn count(inputs: usize, read: &ReadInput) -> Result<(Vec<Key>, HashMap<Key, u32>), MergeError> {
     let (mut order, mut parts) = (Vec::new(), HashMap::new());
-    for p in &plan.procs {
-        for r in process_records(plan, p, m, &stamps)? {
+    for k in 0..inputs {
+        for r in read(k)? {
             let n = parts.entry((r.rank, r.id)).or_insert(0u32);
             if *n == 0 {
                 order.push((r.rank, r.id));
@@ -95,4 +97,37 @@ impl<I: Iterator<Item = Record>> Iterator for InOrder<I> {
             self.waiting.entry((r.rank, r.id)).or_default().push(r);
         }
     }
+}
+
+/// One rank's traces of a file from several processes, as one trace in
+/// time order. Each part's segments move into a vector of the joined
+/// length, and each part is dropped as it is moved: the parts and the
+/// whole are never all held twice.
+fn concat_dxt(g: Vec<Record>) -> Record {
+    let lens = |r: &Record| match &r.extra {
+        Extra::Dxt { writes, reads, .. } => (writes.len(), reads.len()),
+        _ => (0, 0),
+    };
+    let (nw, nr) = g.iter().map(lens).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    let (mut all_w, mut all_r) = (Vec::with_capacity(nw), Vec::with_capacity(nr));
+    let mut it = g.into_iter();
+    let mut first = it.next().expect("a group is never empty");
+    if let Extra::Dxt { writes, reads, .. } = &mut first.extra {
+        all_w.append(writes);
+        all_r.append(reads);
+        *writes = Vec::new();
+        *reads = Vec::new();
+    }
+    for mut r in it {
+        if let Extra::Dxt { writes, reads, .. } = &mut r.extra {
+            all_w.append(writes);
+            all_r.append(reads);
+        }
+    }
+    all_w.sort_by(|a, b| a.start_time.total_cmp(&b.start_time));
+    all_r.sort_by(|a, b| a.start_time.total_cmp(&b.start_time));
+    if let Extra::Dxt { writes, reads, .. } = &mut first.extra {
+        (*writes, *reads) = (all_w, all_r);
+    }
+    first
 }

@@ -43,8 +43,8 @@ pub struct JobMerged {
 
 /// The job's plan: its processes sorted by rank then start, its size,
 /// start and end.
-pub(crate) struct Plan {
-    pub(crate) procs: Vec<ProcessLog>,
+struct Plan {
+    procs: Vec<ProcessLog>,
     /// The processes' logs said nothing of their ranks: one rank each,
     /// in start order (crate::job_inputs::ranks_by_start).
     ranks_by_start: bool,
@@ -76,7 +76,7 @@ fn shift_of(p: &ProcessLog, plan: &Plan) -> f64 {
 }
 
 /// A module's time-stamp fcounters (moved to the job's clock).
-pub(crate) fn timestamp_fcounters(module: usize) -> Vec<usize> {
+fn timestamp_fcounters(module: usize) -> Vec<usize> {
     let (_, f) = counter_names(module);
     f.iter().enumerate().filter(|(_, n)| n.contains("TIMESTAMP")).map(|(k, _)| k).collect()
 }
@@ -93,12 +93,7 @@ fn gather(plan: &Plan, module: usize, sink: &mut dyn FnMut(Record)) -> Result<()
 
 /// One input's records of `module` (`stamps`: its time-stamp fcounters),
 /// under its process's rank, their times on the job's clock.
-pub(crate) fn process_records(
-    plan: &Plan,
-    p: &ProcessLog,
-    module: usize,
-    stamps: &[usize],
-) -> Result<Vec<Record>, MergeError> {
+fn process_records(plan: &Plan, p: &ProcessLog, module: usize, stamps: &[usize]) -> Result<Vec<Record>, MergeError> {
     let log = LogFile::open(&p.path).map_err(|e| MergeError::Unreadable { path: p.path.clone(), source: e })?;
     if !log.modules_present().contains(&module) {
         return Ok(Vec::new());
@@ -151,7 +146,7 @@ fn shift_bins(width: f64, shift: f64, w: &mut Vec<i64>, r: &mut Vec<i64>) {
 }
 
 /// Records of one (rank, id) from several processes as one (the modules
-/// without reduction rules: DXT's segments joined, heat maps added, else
+/// without reduction rules but DXT's, job_dxt.rs: heat maps added, else
 /// the first process's).
 fn combine_ranks(recs: Vec<Record>) -> Vec<Record> {
     let mut order: Vec<(i64, u64)> = Vec::new();
@@ -172,46 +167,12 @@ fn combine_ranks(recs: Vec<Record>) -> Vec<Record> {
                 return g.pop();
             }
             match &g[0].extra {
-                Extra::Dxt { .. } => Some(concat_dxt(g)),
                 Extra::Heatmap { .. } => Some(add_heatmaps(g)),
                 // LUSTRE, BG/Q and the rest: the first process's.
                 _ => g.into_iter().next(),
             }
         })
         .collect()
-}
-
-/// One rank's traces of a file from several processes, as one trace in
-/// time order. Each part's segments move into a vector of the joined
-/// length, and each part is dropped as it is moved: the parts and the
-/// whole are never all held twice.
-pub(crate) fn concat_dxt(g: Vec<Record>) -> Record {
-    let lens = |r: &Record| match &r.extra {
-        Extra::Dxt { writes, reads, .. } => (writes.len(), reads.len()),
-        _ => (0, 0),
-    };
-    let (nw, nr) = g.iter().map(lens).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
-    let (mut all_w, mut all_r) = (Vec::with_capacity(nw), Vec::with_capacity(nr));
-    let mut it = g.into_iter();
-    let mut first = it.next().expect("a group is never empty");
-    if let Extra::Dxt { writes, reads, .. } = &mut first.extra {
-        all_w.append(writes);
-        all_r.append(reads);
-        *writes = Vec::new();
-        *reads = Vec::new();
-    }
-    for mut r in it {
-        if let Extra::Dxt { writes, reads, .. } = &mut r.extra {
-            all_w.append(writes);
-            all_r.append(reads);
-        }
-    }
-    all_w.sort_by(|a, b| a.start_time.total_cmp(&b.start_time));
-    all_r.sort_by(|a, b| a.start_time.total_cmp(&b.start_time));
-    if let Extra::Dxt { writes, reads, .. } = &mut first.extra {
-        (*writes, *reads) = (all_w, all_r);
-    }
-    first
 }
 
 /// Bins of one width (already made so) added, the longest length kept.
@@ -365,7 +326,9 @@ fn write_modules(
             done.records += recs.len();
             w.write_module(m, recs.iter()).map_err(werr)?;
         } else if m == DXT_POSIX || m == DXT_MPIIO {
-            done.records += crate::job_dxt::write(w, werr, plan, m)?;
+            let stamps = timestamp_fcounters(m);
+            let read = |k: usize| process_records(plan, &plan.procs[k], m, &stamps);
+            done.records += crate::job_dxt::write(w, werr, m, plan.procs.len(), &read)?;
         } else if let Some(rules) = darshan_log::reduce::rules_of(m) {
             write_reduced(w, werr, plan, m, rules, done)?;
         } else {
