@@ -10,10 +10,11 @@
 //! Phases: `plan` (which job, its ranks, size and start, from the job
 //! records alone), then one module at a time `gather` (its records from
 //! every input, shifted to the job's clock), combine and reduce (the
-//! modules with reduction rules as flat words, job_words.rs; DXT, heat
-//! maps and LUSTRE as records, `combine_ranks`), and write. Memory holds
-//! one module's records (DXT's: one input's, job_dxt.rs), and no input
-//! stays open between modules.
+//! modules with reduction rules as flat words, job_words.rs; heat maps
+//! and LUSTRE as records, `combine_ranks`), and write; DXT is written as
+//! it is read, one input at a time (job_dxt.rs). Memory holds one
+//! module's records (DXT's: one input's), and no input stays open
+//! between modules.
 
 use darshan_log::cost::Cost;
 use std::collections::{BTreeSet, HashMap};
