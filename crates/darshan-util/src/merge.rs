@@ -499,6 +499,30 @@ mod tests {
     use super::*;
     use darshan_log::counters::posix_meta as c;
 
+    /// Inputs read as the writer pulls them, in order, each once; a read
+    /// that fails ends the records (no later input is read) and is kept.
+    #[test]
+    fn records_of_one_input_at_a_time_stop_at_the_first_that_cannot_be_read() {
+        let read = std::cell::RefCell::new(Vec::new());
+        let load = |k: usize| {
+            read.borrow_mut().push(k);
+            match k {
+                1 => Err(MergeError::NoInput),
+                _ => {
+                    Ok((0..k + 2).map(|i| Record { rank: k as i64, id: i as u64, ..Record::new(DXT_POSIX) }).collect())
+                }
+            }
+        };
+        let mut failed = None;
+        let got: Vec<(i64, u64)> = OneInputAtATime::new(3, load, &mut failed).map(|r| (r.rank, r.id)).collect();
+        assert_eq!(got, [(0, 0), (0, 1)]);
+        assert!(matches!(failed, Some(MergeError::NoInput)));
+        assert_eq!(*read.borrow(), [0, 1], "input 2 never read");
+        let mut failed = None;
+        let all = OneInputAtATime::new(3, |k| Ok(vec![Record::new(DXT_POSIX); k]), &mut failed).count();
+        assert_eq!((all, failed.is_none()), (3, true), "0 + 1 + 2 records, an empty input passed over");
+    }
+
     fn rec(rank: i64, entries: i64, start: f64, end: f64, time: f64, max: f64) -> Record {
         let mut r = Record::new(POSIX_META);
         r.id = 7;
