@@ -220,6 +220,51 @@ fn darshan_top_once_json_shows_the_running_job() {
     assert!(s["jobs"].as_array().unwrap().len() == 1, "only this directory's files: {s}");
 }
 
+/// A process tracing a million writes with DXT (room for them given
+/// with MAX_RECORDS: 32 MiB of trace), looked at by `darshan-top --once`:
+/// every reading copied and decoded the DXT region, which the live view
+/// never shows (it sums POSIX, STDIO, MPI-IO, POSIX_META and IO_URING),
+/// about 90 MB here. Now only the summed modules' regions are read: within
+/// 24 MiB, and the process's writes are the known pattern's.
+#[test]
+fn a_live_view_copied_dxt_traces_it_never_shows() {
+    use std::io::BufRead;
+    const EXTRA: i64 = 1_000_000;
+    let d = scratch("live-dxt");
+    let exe = compile("dxt_pattern", &d, &[]);
+    let conf = d.join("darshan.conf");
+    std::fs::write(&conf, "MAX_RECORDS 32768 DXT_POSIX\n").unwrap();
+    let mut child = instrumented(&exe, &d)
+        .arg(d.join("data"))
+        .args([&EXTRA.to_string(), "hold"])
+        .env("DXT_ENABLE_IO_TRACE", "1")
+        .env("DARSHAN_CONFIG_PATH", &conf)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    darshan_test_support::watchdog(&child);
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    assert!(first.starts_with("tid="), "{first}");
+    let o = output(
+        std::process::Command::new("sh")
+            .args(["-c", "/usr/bin/time -f %M \"$0\" \"$@\""])
+            .arg(built("darshan-top"))
+            .args(["--once", "--json", "--interval", "0.2", "--dir"])
+            .arg(d.join("mmap")),
+    );
+    drop(child.stdin.take());
+    assert!(child.wait().unwrap().success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // a.dat: write, write, pwrite, writev; b.dat: 20; c.dat: 4 + EXTRA.
+    assert_eq!(s["processes"][0]["total"]["POSIX"]["writes"].as_i64(), Some(4 + 20 + 4 + EXTRA), "{s}");
+    let peak_kib: u64 = err.lines().last().unwrap().trim().parse().unwrap();
+    assert!(peak_kib < 24 * 1024, "darshan-top: peak {peak_kib} KiB");
+}
+
 /// The terminal view, drawn in tmux and captured (the picture in
 /// docs/live.md comes from here: target/live/darshan-top.txt).
 #[test]

@@ -1,10 +1,12 @@
 /* A known sequence of POSIX reads and writes for DXT (ffi/tests/dxt.rs).
- * usage: dxt_pattern DIR [extra] [kill]
+ * usage: dxt_pattern DIR [extra] [kill|hold]
  *   a.dat: write 100, write 200, pwrite 50 at 1000, lseek 0, read 300,
  *          pread 10 at 5, writev 7+9 (at 300)
  *   b.dat: 20 one-byte writes (small, unaligned)
  *   c.dat: 4 writes of 1 MiB (large, aligned), then `extra` 8-byte writes
  *   kill:  SIGKILL itself at the end (a crash-safe file is left)
+ *   hold:  after printing, wait for standard input to close (a reader
+ *          looks at the running process's crash-safe file meanwhile)
  * Prints `tid=<pthread_self()>` (the thread id DXT may record). */
 #include <fcntl.h>
 #include <pthread.h>
@@ -65,5 +67,7 @@ int main(int argc, char **argv) {
     fflush(stdout);
     if (argc > 3 && strcmp(argv[3], "kill") == 0)
         kill(getpid(), SIGKILL);
+    if (argc > 3 && strcmp(argv[3], "hold") == 0)
+        while (getchar() != EOF) {}
     return 0;
 }

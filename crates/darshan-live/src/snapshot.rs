@@ -16,6 +16,7 @@
 //! each lock moves the word): its records are the previous snapshot's,
 //! shared, not copied again. An idle process costs a reader one read of
 //! the file's first 5.6 KB; a busy one, a copy of the modules that moved.
+//! A reader that sums a few modules takes only theirs ([`take_of`]).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
@@ -224,6 +225,18 @@ struct Copies {
 /// last snapshot of the same file (its records stand in for a busy
 /// module's, and are shared for one that did not move).
 pub fn take(path: &Path, previous: Option<&Snapshot>) -> Result<Snapshot, LiveError> {
+    take_of(path, previous, &|_| true)
+}
+
+/// As [`take`], the records of the `wanted` modules only: the others'
+/// regions are never read (a live view sums a few modules; a process's
+/// DXT traces, megabytes that move with every call, were copied and
+/// decoded at every interval for nothing).
+pub fn take_of(
+    path: &Path,
+    previous: Option<&Snapshot>,
+    wanted: &dyn Fn(usize) -> bool,
+) -> Result<Snapshot, LiveError> {
     let (file, size, owner) = open(path)?;
     // A module without a word is read twice (two equal copies), and a
     // busy one again at a retry: twice the limit in all, then the
@@ -231,7 +244,9 @@ pub fn take(path: &Path, previous: Option<&Snapshot>) -> Result<Snapshot, LiveEr
     let r = Reader { file, path, size, budget: std::cell::Cell::new(2 * MAX_FILE_BYTES) };
     let at = now();
     let (header, s1, head) = r.head()?;
-    let claimed = header.mod_map.iter().chain([&header.name_map]).fold(0u64, |a, m| a.saturating_add(m.len));
+    let regions = |h: &Header| module_regions(h).into_iter().filter(|(m, _)| wanted(*m)).collect::<Vec<_>>();
+    let claimed =
+        regions(&header).iter().map(|(_, m)| m).chain([&header.name_map]).fold(0u64, |a, m| a.saturating_add(m.len));
     if claimed > MAX_FILE_BYTES {
         return Err(LiveError::TooLarge { path: path.to_path_buf(), bytes: claimed });
     }
@@ -241,10 +256,10 @@ pub fn take(path: &Path, previous: Option<&Snapshot>) -> Result<Snapshot, LiveEr
     // job area changed, nothing of the previous snapshot is kept.
     let previous = previous.filter(|p| *p.job_area == *job_area(&head));
     // Nothing moved since the previous snapshot: it is the snapshot now.
-    if let Some(p) = previous.filter(|p| nothing_moved(p, &header, &s1, owner)) {
+    if let Some(p) = previous.filter(|p| nothing_moved(p, &header, &s1, owner, wanted)) {
         return Ok(Snapshot { at, copied: Vec::new(), retries: 0, ..p.clone() });
     }
-    let mut copies = copy_modules(&r, previous, (header, s1, head))?;
+    let mut copies = copy_modules(&r, previous, (header, s1, head), &regions)?;
     let names_same = previous.is_some_and(|p| p.name_map == copies.header.name_map);
     let job_area: Arc<[u8]> = job_area(&copies.head).into();
     let log = compact_log(&r, std::mem::take(&mut copies.head), &copies, names_same)?;
@@ -286,21 +301,29 @@ fn bad(path: &Path, source: darshan_log::LogError) -> LiveError {
 /// Whether nothing moved since `p` was taken (every module's word and
 /// region, the names, the owner). One reading is enough: records unmoved
 /// at this reading are the ones copied before.
-fn nothing_moved(p: &Snapshot, header: &Header, s1: &[u64; MAX_MODS], owner: u32) -> bool {
-    let all_unmoved = (0..MAX_MODS).all(|m| match header.mod_map[m] {
+fn nothing_moved(
+    p: &Snapshot,
+    header: &Header,
+    s1: &[u64; MAX_MODS],
+    owner: u32,
+    wanted: &dyn Fn(usize) -> bool,
+) -> bool {
+    let all_unmoved = (0..MAX_MODS).filter(|&m| wanted(m)).all(|m| match header.mod_map[m] {
         map if map.len == 0 => !p.modules.contains_key(&m),
         map => unmoved(Some(p), m, map, s1),
     });
     all_unmoved && p.stale.is_empty() && p.name_map == header.name_map && p.owner == owner
 }
 
-/// Copies every module's region between two readings of the words, until
-/// each was taken unmoved or the tries run out; `first`: the reading
-/// before the first try (a retry reads afresh, after its back-off).
+/// Copies the modules' regions (`regions` of a header: the wanted ones)
+/// between two readings of the words, until each was taken unmoved or the
+/// tries run out; `first`: the reading before the first try (a retry reads
+/// afresh, after its back-off).
 fn copy_modules(
     r: &Reader,
     previous: Option<&Snapshot>,
     first: (Header, [u64; MAX_MODS], Vec<u8>),
+    regions: &dyn Fn(&Header) -> Vec<(usize, RegionMap)>,
 ) -> Result<Copies, LiveError> {
     let (header, mut s1, head) = first;
     let mut c =
@@ -310,7 +333,7 @@ fn copy_modules(
             (c.header, s1, _) = r.head()?;
         }
         let want: Vec<(usize, RegionMap)> =
-            module_regions(&c.header).into_iter().filter(|(m, _)| !c.taken.contains_key(m)).collect();
+            regions(&c.header).into_iter().filter(|(m, _)| !c.taken.contains_key(m)).collect();
         let mut copies = Vec::with_capacity(want.len());
         for &(m, map) in &want {
             let bytes = if unmoved(previous, m, map, &s1) { None } else { Some(r.region(map)?) };

@@ -17,7 +17,7 @@ use darshan_log::{Job, Record};
 use serde::Serialize;
 
 use crate::final_log::{find_log, JobEnd, MpiJob, MPI_LOG_WAIT};
-use crate::snapshot::{take, Snapshot};
+use crate::snapshot::{take_of, Snapshot};
 pub use crate::totals::Totals;
 use crate::totals::{counted, minus_files, minus_map, sums};
 
@@ -302,7 +302,7 @@ impl Tracker {
     ) -> Result<ProcessView, Skipped> {
         let prev = self.seen.remove(f);
         let was = prev.as_ref().map_or(0, |p| held_bytes(&p.snap));
-        let snap = match take(f, prev.as_ref().map(|p| &p.snap)) {
+        let snap = match take_of(f, prev.as_ref().map(|p| &p.snap), &counted) {
             Ok(s) if held.saturating_sub(was).saturating_add(held_bytes(&s)) <= self.memory_limit => s,
             // Over the limit: not followed (its memory is let go).
             Ok(_) => {
@@ -350,7 +350,7 @@ impl Tracker {
     /// last snapshot.
     fn read_ended(&mut self, p: &Path, s: Seen, killed: bool) -> ProcessView {
         let (fin, from) = if killed {
-            match take(p, Some(&s.snap)) {
+            match take_of(p, Some(&s.snap), &counted) {
                 Ok(now) => (snap_sums(&now).0, "killed: its crash-safe file".to_string()),
                 Err(_) => (s.by_mod.clone(), "killed: last snapshot".to_string()),
             }
