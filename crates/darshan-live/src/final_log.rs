@@ -36,12 +36,16 @@ pub fn find_log(
     None
 }
 
+/// The records of the modules the live view sums (`totals::counted`): a
+/// finished job's log may hold DXT traces of every rank, hundreds of
+/// megabytes decoded, which the view never shows.
 fn read_if(p: &Path, fits: &dyn Fn(&Job) -> bool) -> Option<BTreeMap<usize, Vec<Record>>> {
     let log = LogFile::open(p).ok()?;
     if !fits(&log.job) {
         return None;
     }
-    Some(log.modules_present().into_iter().filter_map(|m| Some((m, log.records(m).ok()?))).collect())
+    let summed = log.modules_present().into_iter().filter(|&m| crate::totals::counted(m));
+    Some(summed.filter_map(|m| Some((m, log.records(m).ok()?))).collect())
 }
 
 /// The log directories to look in: each as given, and for a dated tree
