@@ -567,14 +567,11 @@ fn a_crash_safe_files_long_dxt_trace_took_twice_its_bytes_to_read() {
             "darshan-dxt-parser"
         };
         let o = darshan_test_support::output_within(
-            Command::new("sh")
-                .args(["-c", "/usr/bin/time -f %M \"$0\" \"$@\" > /dev/null"])
-                .arg(common::built(tool))
-                .args(&args),
+            darshan_test_support::under_gnu_time(&common::built(tool), true).args(&args),
             std::time::Duration::from_secs(120),
         );
         assert!(o.status.success(), "{tool}: {}", String::from_utf8_lossy(&o.stderr));
-        let peak_kib: u64 = String::from_utf8_lossy(&o.stderr).lines().last().unwrap().trim().parse().unwrap();
+        let peak_kib = darshan_test_support::peak_kib(&o);
         assert!(peak_kib < bound_kib, "{tool}: peak {peak_kib} KiB, bound {bound_kib} KiB ({unpacked} bytes)");
     }
     let (_, recs) = records(&converted);

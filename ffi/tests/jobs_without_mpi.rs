@@ -525,18 +525,13 @@ fn a_jobs_dxt_traces_were_all_held_at_once_to_merge() {
         assert!(output(&mut c).status.success());
     }
     let job = d.join("job.darshan");
+    let merge = built("darshan-merge");
     let o = output(
-        Command::new("sh")
-            .args(["-c", "/usr/bin/time -f %M \"$0\" \"$@\""])
-            .arg(built("darshan-merge"))
-            .args(["--job", "--output"])
-            .arg(&job)
-            .arg(d.join("logs")),
+        darshan_test_support::under_gnu_time(&merge, false).args(["--job", "--output"]).arg(&job).arg(d.join("logs")),
     );
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
-    let peak_kib: u64 = err.lines().last().unwrap().trim().parse().unwrap();
-    assert!(peak_kib < 16 * 1024, "darshan-merge --job: peak {peak_kib} KiB");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let peak = darshan_test_support::peak_kib(&o);
+    assert!(peak < 16 * 1024, "darshan-merge --job: peak {peak} KiB");
     let merged = read(&job);
     for r in 0..8 {
         let data = d.join(format!("data/r{r}"));

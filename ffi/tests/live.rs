@@ -228,41 +228,29 @@ fn darshan_top_once_json_shows_the_running_job() {
 /// 24 MiB, and the process's writes are the known pattern's.
 #[test]
 fn a_live_view_copied_dxt_traces_it_never_shows() {
-    use std::io::BufRead;
     const EXTRA: i64 = 1_000_000;
     let d = scratch("live-dxt");
     let exe = compile("dxt_pattern", &d, &[]);
     let conf = d.join("darshan.conf");
     std::fs::write(&conf, "MAX_RECORDS 32768 DXT_POSIX\n").unwrap();
-    let mut child = instrumented(&exe, &d)
-        .arg(d.join("data"))
-        .args([&EXTRA.to_string(), "hold"])
-        .env("DXT_ENABLE_IO_TRACE", "1")
-        .env("DARSHAN_CONFIG_PATH", &conf)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    darshan_test_support::watchdog(&child);
-    let mut first = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
-    assert!(first.starts_with("tid="), "{first}");
+    let mut cmd = instrumented(&exe, &d);
+    cmd.arg(d.join("data")).args([&EXTRA.to_string(), "hold"]);
+    cmd.env("DXT_ENABLE_IO_TRACE", "1").env("DARSHAN_CONFIG_PATH", &conf);
+    let (mut child, _) = start_ready(&mut cmd);
+    let top = built("darshan-top");
     let o = output(
-        std::process::Command::new("sh")
-            .args(["-c", "/usr/bin/time -f %M \"$0\" \"$@\""])
-            .arg(built("darshan-top"))
+        darshan_test_support::under_gnu_time(&top, false)
             .args(["--once", "--json", "--interval", "0.2", "--dir"])
             .arg(d.join("mmap")),
     );
     drop(child.stdin.take());
     assert!(child.wait().unwrap().success());
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     // a.dat: write, write, pwrite, writev; b.dat: 20; c.dat: 4 + EXTRA.
     assert_eq!(s["processes"][0]["total"]["POSIX"]["writes"].as_i64(), Some(4 + 20 + 4 + EXTRA), "{s}");
-    let peak_kib: u64 = err.lines().last().unwrap().trim().parse().unwrap();
-    assert!(peak_kib < 24 * 1024, "darshan-top: peak {peak_kib} KiB");
+    let peak = darshan_test_support::peak_kib(&o);
+    assert!(peak < 24 * 1024, "darshan-top: peak {peak} KiB");
 }
 
 /// The terminal view, drawn in tmux and captured (the picture in

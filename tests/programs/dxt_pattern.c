@@ -5,8 +5,8 @@
  *   b.dat: 20 one-byte writes (small, unaligned)
  *   c.dat: 4 writes of 1 MiB (large, aligned), then `extra` 8-byte writes
  *   kill:  SIGKILL itself at the end (a crash-safe file is left)
- *   hold:  after printing, wait for standard input to close (a reader
- *          looks at the running process's crash-safe file meanwhile)
+ *   hold:  print "ready" (not the tid), then wait for standard input to
+ *          close (a reader looks at the running process's crash-safe file)
  * Prints `tid=<pthread_self()>` (the thread id DXT may record). */
 #include <fcntl.h>
 #include <pthread.h>
@@ -63,11 +63,15 @@ int main(int argc, char **argv) {
     for (long i = 0; i < extra; i++)
         check(write(fd, big, 8), 8, "write c extra");
     close(fd);
-    printf("tid=%lu\n", (unsigned long)pthread_self());
+    int hold = argc > 3 && strcmp(argv[3], "hold") == 0;
+    if (hold)
+        printf("ready\n");
+    else
+        printf("tid=%lu\n", (unsigned long)pthread_self());
     fflush(stdout);
     if (argc > 3 && strcmp(argv[3], "kill") == 0)
         kill(getpid(), SIGKILL);
-    if (argc > 3 && strcmp(argv[3], "hold") == 0)
+    if (hold)
         while (getchar() != EOF) {}
     return 0;
 }

@@ -268,13 +268,7 @@ pub fn take_of(
     if log.job.uid != i64::from(owner) {
         return Err(LiveError::ForeignUid { path: path.to_path_buf(), says: log.job.uid, owner });
     }
-    let names: Arc<HashMap<u64, String>> = match previous {
-        Some(p) if names_same => p.names.clone(),
-        _ => {
-            let table = log.names().map_err(|e| bad(path, e))?;
-            Arc::new(table.iter().map(|(id, n)| (id, String::from_utf8_lossy(n).into_owned())).collect())
-        }
-    };
+    let names = names_of(&log, previous.filter(|_| names_same), path)?;
     let snap = Snapshot {
         path: path.to_path_buf(),
         owner,
@@ -292,6 +286,20 @@ pub fn take_of(
         name_map: copies.header.name_map,
     };
     with_records(snap, &log, previous, copies)
+}
+
+/// The names of the copy `log`, or `unchanged`'s when its name table is
+/// the one the copy holds.
+fn names_of(
+    log: &LogFile<Vec<u8>>,
+    unchanged: Option<&Snapshot>,
+    path: &Path,
+) -> Result<Arc<HashMap<u64, String>>, LiveError> {
+    if let Some(p) = unchanged {
+        return Ok(p.names.clone());
+    }
+    let table = log.names().map_err(|e| bad(path, e))?;
+    Ok(Arc::new(table.iter().map(|(id, n)| (id, String::from_utf8_lossy(n).into_owned())).collect()))
 }
 
 fn bad(path: &Path, source: darshan_log::LogError) -> LiveError {

@@ -36,7 +36,7 @@ pub(crate) fn write(
     let n = order.len();
     let mut failed = None;
     let inputs = OneInputAtATime::new(inputs, read, &mut failed);
-    let traces = InOrder { inputs, order, next: 0, parts, waiting: HashMap::new() };
+    let traces = InOrder::new(inputs, order, parts);
     w.write_module(m, traces).map_err(werr)?;
     failed.map_or(Ok(n), Err)
 }
@@ -67,18 +67,33 @@ struct InOrder<I> {
     /// Traces read and not written yet: whole (every part read), or the
     /// parts read so far.
     waiting: HashMap<Key, Vec<Record>>,
+    /// The inputs are read to their end: what waits is written as it is.
+    drained: bool,
 }
 
 impl<I> InOrder<I> {
-    /// The next trace's parts, if all are read.
-    fn take_next_whole(&mut self) -> Option<Vec<Record>> {
-        let key = *self.order.get(self.next)?;
-        let read = self.waiting.get(&key).map_or(0, Vec::len);
-        if read < self.parts.get(&key).copied().unwrap_or(0) as usize {
-            return None;
+    fn new(inputs: I, order: Vec<Key>, parts: HashMap<Key, u32>) -> Self {
+        InOrder { inputs, order, next: 0, parts, waiting: HashMap::new(), drained: false }
+    }
+
+    /// The next trace's parts, once all are read. Once the inputs are
+    /// drained, whatever the second pass read, whole or not, and then
+    /// what the first pass never counted (an input that changed between
+    /// the passes: a crash-safe file still being written): nothing read
+    /// is left out.
+    fn take_next(&mut self) -> Option<Vec<Record>> {
+        while let Some(&key) = self.order.get(self.next) {
+            let read = self.waiting.get(&key).map_or(0, Vec::len);
+            if read < self.parts.get(&key).copied().unwrap_or(0) as usize && !self.drained {
+                return None;
+            }
+            self.next += 1;
+            if let Some(g) = self.waiting.remove(&key) {
+                return Some(g);
+            }
         }
-        self.next += 1;
-        self.waiting.remove(&key)
+        let uncounted = self.waiting.keys().min().copied().filter(|_| self.drained)?;
+        self.waiting.remove(&uncounted)
     }
 }
 
@@ -87,14 +102,17 @@ impl<I: Iterator<Item = Record>> Iterator for InOrder<I> {
 
     fn next(&mut self) -> Option<Record> {
         loop {
-            if let Some(mut g) = self.take_next_whole() {
+            if let Some(mut g) = self.take_next() {
                 return match g.len() {
                     1 => g.pop(),
                     _ => Some(concat_dxt(g)),
                 };
             }
-            let r = self.inputs.next()?;
-            self.waiting.entry((r.rank, r.id)).or_default().push(r);
+            match self.inputs.next() {
+                Some(r) => self.waiting.entry((r.rank, r.id)).or_default().push(r),
+                None if !self.drained => self.drained = true,
+                None => return None,
+            }
         }
     }
 }
@@ -130,4 +148,56 @@ fn concat_dxt(g: Vec<Record>) -> Record {
         (*writes, *reads) = (all_w, all_r);
     }
     first
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use darshan_log::modules::DXT_POSIX;
+
+    fn trace(rank: i64, id: u64, starts: &[f64]) -> Record {
+        let seg = |&t: &f64| darshan_log::record::DxtSegment {
+            offset: 0,
+            length: 1,
+            start_time: t,
+            end_time: t,
+            pthread_id: None,
+        };
+        let mut r = Record { rank, id, ..Record::new(DXT_POSIX) };
+        r.extra = Extra::Dxt {
+            shared_record: 0,
+            hostname: [0; 64],
+            writes: starts.iter().map(seg).collect(),
+            reads: Vec::new(),
+        };
+        r
+    }
+
+    fn starts(r: &Record) -> (i64, u64, Vec<f64>) {
+        let Extra::Dxt { writes, .. } = &r.extra else { panic!("not a trace") };
+        (r.rank, r.id, writes.iter().map(|s| s.start_time).collect())
+    }
+
+    /// Traces in the order first met, a rank's parts of one file joined in
+    /// time order, and what comes after a trace waiting for its parts
+    /// waits with it.
+    #[test]
+    fn a_ranks_parts_of_a_file_are_joined_where_the_first_was_met() {
+        let read = vec![trace(0, 7, &[2.0]), trace(0, 8, &[1.0]), trace(1, 7, &[3.0]), trace(0, 7, &[1.0, 4.0])];
+        let parts = HashMap::from([((0, 7), 2), ((0, 8), 1), ((1, 7), 1)]);
+        let got: Vec<_> =
+            InOrder::new(read.into_iter(), vec![(0, 7), (0, 8), (1, 7)], parts).map(|r| starts(&r)).collect();
+        assert_eq!(got, [(0, 7, vec![1.0, 2.0, 4.0]), (0, 8, vec![1.0]), (1, 7, vec![3.0])]);
+    }
+
+    /// An input that changed between the passes: a trace counted twice
+    /// but read once, and one never counted, are written all the same
+    /// (they were held back for ever, and lost).
+    #[test]
+    fn traces_the_two_passes_disagree_on_are_written_all_the_same() {
+        let read = vec![trace(0, 7, &[1.0]), trace(0, 9, &[5.0]), trace(1, 7, &[2.0])];
+        let parts = HashMap::from([((0, 7), 2), ((1, 7), 1)]);
+        let got: Vec<_> = InOrder::new(read.into_iter(), vec![(0, 7), (1, 7)], parts).map(|r| starts(&r)).collect();
+        assert_eq!(got, [(0, 7, vec![1.0]), (1, 7, vec![2.0]), (0, 9, vec![5.0])]);
+    }
 }

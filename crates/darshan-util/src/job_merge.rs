@@ -99,10 +99,9 @@ fn process_records(plan: &Plan, p: &ProcessLog, module: usize, stamps: &[usize])
     if !log.modules_present().contains(&module) {
         return Ok(Vec::new());
     }
-    let t = log.names().map_err(|e| MergeError::Log { path: p.path.clone(), source: e })?;
     let shift = shift_of(p, plan);
-    let recs = log.records(module).map_err(|e| MergeError::Log { path: p.path.clone(), source: e })?;
-    let mut out: Vec<Record> = crate::merge::kept_records(recs, module, &t).collect();
+    let mut out = crate::merge::kept_module_records(&log, module)
+        .map_err(|e| MergeError::Log { path: p.path.clone(), source: e })?;
     for r in out.iter_mut() {
         if !p.mpi {
             r.rank = p.rank;

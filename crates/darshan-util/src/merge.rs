@@ -48,12 +48,16 @@ impl Input {
         if !self.modules.contains(&m) {
             return Ok(Vec::new());
         }
-        let log = self.log()?;
-        // Only STDIO's are filtered by name (the standard streams').
-        let names = if m == STDIO { log.names().map_err(self.err())? } else { NameTable::new() };
-        let recs = log.records(m).map_err(self.err())?;
-        Ok(kept_records(recs, m, &names).collect())
+        kept_module_records(&self.log()?, m).map_err(self.err())
     }
+}
+
+/// A log's records of module `m` as a merge takes them ([`kept_records`]).
+/// Only STDIO's are filtered by name (the standard streams'): the name
+/// table is read for them alone.
+pub(crate) fn kept_module_records(log: &LogFile, m: usize) -> darshan_log::Result<Vec<Record>> {
+    let names = if m == STDIO { log.names()? } else { NameTable::new() };
+    Ok(kept_records(log.records(m)?, m, &names).collect())
 }
 
 /// Why the logs could not be merged: each kind with the file it is
@@ -277,6 +281,7 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
     let (names, costs) = names_and_costs(&inputs)?;
     let modules: std::collections::BTreeSet<usize> = inputs.iter().flat_map(|i| i.modules.iter().copied()).collect();
     let partial = inputs.iter().fold(0, |p, i| p | i.partial_flag);
+    let nranks = inputs.iter().map(|i| i.rank).filter(|r| *r >= 0).collect::<std::collections::HashSet<_>>().len();
     let job = merged_job(&inputs, opt, &costs);
     write_new_log(out, |w, werr| {
         w.write_job(&job).map_err(werr)?;
@@ -287,7 +292,7 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
             count += if m == DXT_POSIX || m == DXT_MPIIO {
                 write_streamed(w, werr, &inputs, m)?
             } else {
-                write_gathered(w, werr, &inputs, m, opt)?
+                write_gathered(w, werr, &inputs, m, opt.shared_redux.then_some(nranks))?
             };
         }
         w.set_partial_flag(partial);
@@ -296,24 +301,26 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
 }
 
 /// Module `m`'s records from every input (one module's at a time),
-/// combined by the module's rules; how many were written.
+/// combined by the module's rules (`redux`: the job's rank count, when
+/// records every rank has are reduced); how many were written.
 fn write_gathered(
     w: &mut NewLogWriter,
     werr: &dyn Fn(darshan_log::LogError) -> MergeError,
     inputs: &[Input],
     m: usize,
-    opt: &Options,
+    redux: Option<usize>,
 ) -> Result<usize, MergeError> {
     let mut recs = Vec::new();
     for i in inputs {
         recs.extend(i.records(m)?);
     }
-    let nranks = inputs.iter().map(|i| i.rank).filter(|r| *r >= 0).collect::<std::collections::HashSet<_>>().len();
     if m == HEATMAP {
         one_width(&mut recs);
     } else if m == BGQ {
         bgq_job_record(&mut recs);
-    } else if opt.shared_redux && nranks >= 2 && (crate::accum::supported(m) || m == LUSTRE || m == POSIX_META) {
+    } else if let Some(nranks) =
+        redux.filter(|&n| n >= 2 && (crate::accum::supported(m) || m == LUSTRE || m == POSIX_META))
+    {
         reduce_shared_records(m, &mut recs, nranks, inputs.len());
     }
     if !recs.is_empty() {

@@ -84,6 +84,26 @@ fn parent_of(pid: u32) -> Option<u32> {
     stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// `program` (its arguments added by the caller) under GNU time, which
+/// prints the peak resident memory on standard error's last line
+/// ([`peak_kib`]); with `quiet`, the program's standard output goes to
+/// /dev/null (a tool whose output is large).
+pub fn under_gnu_time(program: &std::path::Path, quiet: bool) -> Command {
+    let script =
+        if quiet { "/usr/bin/time -f %M \"$0\" \"$@\" > /dev/null" } else { "/usr/bin/time -f %M \"$0\" \"$@\"" };
+    let mut c = Command::new("sh");
+    c.args(["-c", script]).arg(program);
+    c
+}
+
+/// The peak resident memory (KiB) GNU time said a run of
+/// [`under_gnu_time`] took.
+pub fn peak_kib(o: &Output) -> u64 {
+    let err = String::from_utf8_lossy(&o.stderr);
+    let last = err.lines().last().unwrap_or("").trim().to_string();
+    last.parse().unwrap_or_else(|_| panic!("no peak from GNU time: {err}"))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

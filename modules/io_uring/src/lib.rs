@@ -411,8 +411,7 @@ impl IoUring {
     /// ring ends there, the new one is learnt. The same ring's head never
     /// goes back, resized (its heads are carried over) or not.
     pub fn on_liburing(&self, fd: i32, flags: u32, view: RingView, heads: (u32, u32)) {
-        let mut guard = self.lock();
-        let st = &mut *guard;
+        let mut st = self.lock();
         match st.ring(fd) {
             Some(k) if st.rings[k].view == Some(view) => {}
             Some(k) if (heads.0.wrapping_sub(st.rings[k].sq_seen) as i32) >= 0 => {
