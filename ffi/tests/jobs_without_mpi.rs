@@ -510,7 +510,8 @@ fn a_python_loader_pool_is_three_passes_over_its_data_set_and_nothing_else() {
 /// any, 1.7 times their decoded size at once (28-30 MB here). Now one
 /// input's at a time (the parts of a rank's trace of a file wait for one
 /// another): within 16 MiB. Rank 0's traces of a file are still joined,
-/// in time order, and every rank's are whole (the known pattern).
+/// in time order, and every rank's are whole (the known pattern); the
+/// eight tasks alone, one process per rank, are merged in one pass.
 #[test]
 fn a_jobs_dxt_traces_were_all_held_at_once_to_merge() {
     const EXTRA: i64 = 60_000;
@@ -522,25 +523,31 @@ fn a_jobs_dxt_traces_were_all_held_at_once_to_merge() {
         let mut c = instrumented(&exe, &d);
         c.arg(&dir).arg(extra.to_string()).env("DXT_ENABLE_IO_TRACE", "1");
         c.env("SLURM_PROCID", (k % 8).to_string()).env("SLURM_NTASKS", "8").env("SLURM_JOB_ID", "91");
+        if k == 8 {
+            std::fs::create_dir_all(d.join("loader")).unwrap();
+            c.env("DARSHAN_LOGPATH", d.join("loader"));
+        }
         assert!(output(&mut c).status.success());
     }
-    let job = d.join("job.darshan");
     let merge = built("darshan-merge");
-    let o = output(
-        darshan_test_support::under_gnu_time(&merge, false).args(["--job", "--output"]).arg(&job).arg(d.join("logs")),
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let peak = darshan_test_support::peak_kib(&o);
-    assert!(peak < 16 * 1024, "darshan-merge --job: peak {peak} KiB");
-    let merged = read(&job);
-    for r in 0..8 {
-        let data = d.join(format!("data/r{r}"));
-        let twice = i64::from(r == 0);
-        for (file, writes) in [("b.dat", 20 * (1 + twice)), ("c.dat", 4 + EXTRA + twice * (4 + 10))] {
-            let t = merged.one(darshan_log::modules::DXT_POSIX, &data.join(file));
-            let darshan_log::Extra::Dxt { writes: w, .. } = &t.extra else { panic!("{file}: no trace") };
-            assert_eq!((t.rank, w.len() as i64), (r, writes), "{file}");
-            assert!(w.windows(2).all(|p| p[0].start_time <= p[1].start_time), "{file}: in time order");
+    for (inputs, loader) in [(vec![d.join("logs")], false), (vec![d.join("logs"), d.join("loader")], true)] {
+        let job = d.join(format!("job-{loader}.darshan"));
+        let o = output(
+            darshan_test_support::under_gnu_time(&merge, false).args(["--job", "--output"]).arg(&job).args(&inputs),
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let peak = darshan_test_support::peak_kib(&o);
+        assert!(peak < 16 * 1024, "darshan-merge --job: peak {peak} KiB");
+        let merged = read(&job);
+        for r in 0..8 {
+            let data = d.join(format!("data/r{r}"));
+            let twice = i64::from(r == 0 && loader);
+            for (file, writes) in [("b.dat", 20 * (1 + twice)), ("c.dat", 4 + EXTRA + twice * (4 + 10))] {
+                let t = merged.one(darshan_log::modules::DXT_POSIX, &data.join(file));
+                let darshan_log::Extra::Dxt { writes: w, .. } = &t.extra else { panic!("{file}: no trace") };
+                assert_eq!((t.rank, w.len() as i64), (r, writes), "{file}, loader {loader}");
+                assert!(w.windows(2).all(|p| p[0].start_time <= p[1].start_time), "{file}: in time order");
+            }
         }
     }
 }

@@ -71,6 +71,14 @@ fn plan(mut procs: Vec<ProcessLog>, opt: &JobOptions) -> Result<Plan, MergeError
     Ok(Plan { procs, ranks_by_start, nprocs, start_ns, end_ns: end_ns.max(start_ns) })
 }
 
+impl Plan {
+    /// Two processes of one rank (a launcher's forked workers): the
+    /// processes are sorted by rank, so they are neighbours.
+    fn ranks_shared(&self) -> bool {
+        self.procs.windows(2).any(|w| w[0].rank == w[1].rank)
+    }
+}
+
 /// Seconds from the job's start to this process's.
 fn shift_of(p: &ProcessLog, plan: &Plan) -> f64 {
     (p.start_ns - plan.start_ns) as f64 / 1e9
@@ -328,7 +336,8 @@ fn write_modules(
         } else if m == DXT_POSIX || m == DXT_MPIIO {
             let stamps = timestamp_fcounters(m);
             let read = |k: usize| process_records(plan, &plan.procs[k], m, &stamps);
-            done.records += crate::job_dxt::write(w, werr, m, plan.procs.len(), &read)?;
+            let inputs = (plan.procs.len(), plan.ranks_shared());
+            done.records += crate::job_dxt::write(w, werr, m, inputs, &read)?;
         } else if let Some(rules) = darshan_log::reduce::rules_of(m) {
             write_reduced(w, werr, plan, m, rules, done)?;
         } else {
