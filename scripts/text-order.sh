@@ -15,9 +15,11 @@
 # names are left: run this script again then.
 #
 # Needs valgrind (callgrind lists every function a run executes). The
-# workloads: /bin/true, `/usr/bin/python3 -c pass`, and the reference POSIX and
-# STDIO programs on a few calls, each with the runtime enabled and its log
-# on a scratch directory.
+# workloads: /bin/true, `/usr/bin/python3 -c pass`, the reference POSIX and
+# STDIO programs on a few calls, and a forked child that only exits (a
+# shell's subshell: the child maps the library's text again, 64 KiB at a
+# fault), each with the runtime enabled and its log on a scratch
+# directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "text-order.sh: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
@@ -32,7 +34,7 @@ run() {
     local tag=$1
     shift
     DARSHAN_ENABLE_NONMPI=1 DARSHAN_LOGPATH="$work/logs" DARSHAN_MMAP_LOGPATH="$work/logs" LD_PRELOAD="$lib" \
-        timeout 300 valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/$tag.out" "$@" >/dev/null
+        timeout 300 valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/$tag.%p.out" "$@" >/dev/null
 }
 run 1-true /bin/true
 # The interpreter itself, as the benchmark times it (bench_runtime.py):
@@ -43,5 +45,7 @@ py=/usr/bin/python3
 run 2-python "$py" -c pass
 run 3-posix "$work/posix_small" "$work/data/p.dat" 100
 run 4-stdio "$work/stdio_mix" "$work/data/s.txt" 100
+cc -O2 -o "$work/fork_exit" tests/programs/fork_exit.c
+run 5-fork "$work/fork_exit" 1
 python3 scripts/text_order.py "$lib" "$work"/*.out >ffi/text-order.txt
 echo "ffi/text-order.txt: $(grep -vc '^#' ffi/text-order.txt) functions"

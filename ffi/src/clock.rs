@@ -74,10 +74,19 @@ fn raw() -> u64 {
     mono_ns()
 }
 
-/// Start-up (and again in a forked child): tick zero is now.
+/// Whether the TSC was asked about: once per process image.
+#[cfg(target_arch = "x86_64")]
+static PROBED: AtomicBool = AtomicBool::new(false);
+
+/// Start-up (and again in a forked child): tick zero is now. The TSC is
+/// asked about once: a forked child runs on the same CPUs, and asking
+/// again cost it a `dlsym` over every loaded object, cold in the child
+/// (8 page faults, about 20 us of a child that only exits).
 pub fn start() {
     #[cfg(target_arch = "x86_64")]
-    USE_TSC.store(invariant_tsc() && std::env::var_os("DARSHAN_RS_NO_TSC").is_none(), Ordering::Relaxed);
+    if !PROBED.swap(true, Ordering::Relaxed) {
+        USE_TSC.store(invariant_tsc() && std::env::var_os("DARSHAN_RS_NO_TSC").is_none(), Ordering::Relaxed);
+    }
     MONO0.store(mono_ns(), Ordering::Relaxed);
     T0.store(raw(), Ordering::Relaxed);
 }

@@ -55,3 +55,34 @@ fn the_constructor_reserves_no_room_on_the_programs_heap() {
     let with = heap(&mut instrumented(&exe, &d));
     assert!(with.saturating_sub(plain) < 64 << 10, "the runtime left {} bytes on the heap at main()", with - plain);
 }
+
+/// Regression: a forked child that only exits (a shell's subshell) asked
+/// glibc again whether the TSC is invariant, a `dlsym` over every loaded
+/// object, cold in the child; and it gave back every module's record
+/// index and handle table with a system call each (16 `madvise` calls),
+/// written or not. 87 page faults and about 330 us per child here, now
+/// 75 and 300. The loader's own account (LD_DEBUG) says the question is
+/// asked once, by the parent; strace sees the child give back only the
+/// tables its parent wrote (the standard streams' records and names);
+/// the child still writes its log.
+#[test]
+fn a_forked_child_asked_about_the_clock_again_and_cleared_tables_never_written() {
+    let d = scratch("fork-exit");
+    let exe = compile("fork_exit", &d, &[]);
+    let trace = d.join("strace.txt");
+    let mut c = std::process::Command::new("strace");
+    c.args(["-f", "-e", "trace=madvise", "-o"]).arg(&trace);
+    c.arg("-E").arg(format!("LD_PRELOAD={}", lib().display())).args(["-E", "LD_DEBUG=bindings"]);
+    c.env("DARSHAN_ENABLE_NONMPI", "1")
+        .env("DARSHAN_LOGPATH", d.join("logs"))
+        .env("DARSHAN_MMAP_LOGPATH", d.join("mmap"));
+    let out = output_within(c.arg(&exe).arg("1"), std::time::Duration::from_secs(60));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let asked = err.lines().filter(|l| l.contains("`__x86_get_cpuid_feature_leaf'")).count();
+    assert!(asked <= 1, "glibc's CPU features looked up {asked} times (once per process before):\n{err}");
+    let madvised: Vec<String> =
+        std::fs::read_to_string(&trace).unwrap().lines().filter(|l| l.contains("madvise(")).map(String::from).collect();
+    assert!(madvised.len() <= 2, "the child gave back {} tables: {madvised:#?}", madvised.len());
+    assert_eq!(files(&d.join("logs")).len(), 2, "the parent's log and the child's");
+}

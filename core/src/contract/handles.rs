@@ -23,11 +23,14 @@ pub struct HandleTable {
     /// Handles in the table: a forked child with none marks nothing (the
     /// scan read every page of the table, 16 page faults per child).
     live: usize,
+    /// A handle was ever put in: a table never written is all zeros, and
+    /// a forked child's clear() leaves it (a system call per table).
+    written: bool,
 }
 
 impl HandleTable {
     pub const fn new() -> HandleTable {
-        HandleTable { slots: None, live: 0 }
+        HandleTable { slots: None, live: 0, written: false }
     }
 
     /// The table of a module given room for `records` records: `slots`
@@ -42,7 +45,7 @@ impl HandleTable {
         if n == 0 {
             return HandleTable::new();
         }
-        HandleTable { slots: ZeroedWords::new(2 * n.next_power_of_two()), live: 0 }
+        HandleTable { slots: ZeroedWords::new(2 * n.next_power_of_two()), live: 0, written: false }
     }
 
     /// Whether no handle is in the table (inherited ones count).
@@ -123,6 +126,7 @@ impl HandleTable {
                 w[2 * s] = h;
                 w[2 * s + 1] = i as u64 + 1;
                 self.live += 1;
+                self.written = true;
                 return true;
             }
             s = (s + 1) & (n - 1);
@@ -178,10 +182,10 @@ impl HandleTable {
     /// Forget every handle (a forked child): the table's pages given back
     /// ([`ZeroedWords::zero`]), not written.
     pub fn clear(&mut self) {
-        if let Some(w) = self.slots.as_mut() {
+        if let Some(w) = self.slots.as_mut().filter(|_| self.written) {
             w.zero();
         }
-        self.live = 0;
+        (self.live, self.written) = (0, false);
     }
 }
 

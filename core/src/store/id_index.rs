@@ -9,18 +9,21 @@ use crate::store::arena::ZeroedWords;
 
 pub struct IdIndex {
     words: ZeroedWords,
+    /// An id was ever put in: an index never written is all zeros, and a
+    /// forked child's clear() leaves it (a system call per index).
+    written: bool,
 }
 
 impl IdIndex {
     pub const fn empty() -> IdIndex {
-        IdIndex { words: ZeroedWords::empty() }
+        IdIndex { words: ZeroedWords::empty(), written: false }
     }
 
     /// An index for up to `most` entries (at most half full), or None if
     /// its memory cannot be had (an absurd MAX_RECORDS must not abort).
     pub fn for_entries(most: usize) -> Option<IdIndex> {
         let slots = most.checked_mul(2)?.max(16).next_power_of_two();
-        slots.checked_mul(2).and_then(ZeroedWords::new).map(|words| IdIndex { words })
+        slots.checked_mul(2).and_then(ZeroedWords::new).map(|words| IdIndex { words, written: false })
     }
 
     /// Entries it takes while at most half full.
@@ -50,13 +53,16 @@ impl IdIndex {
     /// Map `id` to `pos` (the caller keeps it at most half full).
     pub fn insert(&mut self, id: u64, pos: usize) {
         let s = self.slot(id);
+        self.written = true;
         self.words[s] = id;
         self.words[s + 1] = pos as u64 + 1;
     }
 
     /// Empty again, its pages given back (a forked child).
     pub fn clear(&mut self) {
-        self.words.zero();
+        if std::mem::take(&mut self.written) {
+            self.words.zero();
+        }
     }
 }
 

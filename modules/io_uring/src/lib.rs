@@ -679,7 +679,11 @@ impl Module for IoUring {
         st.set.clear();
         st.inflight.clear();
         st.fds.clear();
-        st.rings = [Ring::FREE; MAX_RINGS];
-        self.rings.store(0, Ordering::Relaxed);
+        // Every slot is free while no ring is followed (on_close frees
+        // it whole): rewriting the table's 16 KiB anyway cost a child of
+        // a program without io_uring four page faults.
+        if self.rings.swap(0, Ordering::Relaxed) > 0 {
+            st.rings = [Ring::FREE; MAX_RINGS];
+        }
     }
 }
