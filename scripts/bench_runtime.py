@@ -208,6 +208,37 @@ def floor():
         record(f"short.{name}_added", med(d), "us", min(d), max(d))
 
 
+def fork_children(c_lib):
+    """Forked children that only exit, as a shell's subshells (`$(...)`)
+    are: tests/programs/fork_exit.c times each fork and each child until
+    it is reaped itself; 100 children a run, 11 alternating pairs of runs,
+    pinned (from Python: under LD_PRELOAD taskset would be instrumented)."""
+    fork_exit = build(os.path.join(root, "tests/programs/fork_exit.c"), "fork_exit")
+    cpu = (os.cpu_count() or 1) - 1
+    med = statistics.median
+    for tag, with_lib in (("", lib), ("_c", c_lib)):
+        if not with_lib:
+            continue
+        d, base = [], []
+        for _ in range(11):
+            r = {}
+            for on in (False, True):
+                fresh()
+                e = env(on)
+                if on:
+                    e["LD_PRELOAD"] = with_lib
+                out = subprocess.run([fork_exit, "100"], env=e, capture_output=True, text=True, check=True,
+                                     timeout=600, preexec_fn=lambda: os.sched_setaffinity(0, {cpu})).stdout
+                f = fields(out)
+                r[on] = f["fork_us"] + f["child_us"]
+            d.append(r[True] - r[False])
+            base.append(r[False])
+        who = "C Darshan" if tag else "the runtime"
+        print(f"- a forked child that only exits, under {who}: {med(d):.0f} us added per child [{min(d):.0f} .. "
+              f"{max(d):.0f}], {med(base):.0f} us without; 11 pairs of 100 children")
+        record(f"short.fork_child_added{tag}", med(d), "us", min(d), max(d))
+
+
 def short_process_section():
     """What most users notice first: the cost of a process that does little
     (shell scripts, make and workflow tools start thousands). Wall time of
@@ -273,6 +304,7 @@ def short_process_section():
         print(f"- sh running /bin/true 20 times under {who}: {med(d) / 1e3:.2f} ms added [{min(d) / 1e3:.2f} .. "
               f"{max(d) / 1e3:.2f}], {med(a for a, _ in r) / 1e3:.2f} ms without; 21 pairs of 3-run blocks")
         record(f"short.sh_20_forks_added{tag}", med(d), "us", min(d), max(d))
+    fork_children(c_lib)
     diffs = []
     # The earlier method, kept for comparison with earlier entries: each run
     # started from Python (fork + exec, about a millisecond more per run in
@@ -370,6 +402,9 @@ if os.environ.get("ONLY") == "crashsafe":
     sys.exit(0)
 if os.environ.get("ONLY") == "floor":
     floor()
+    sys.exit(0)
+if os.environ.get("ONLY") == "fork":
+    fork_children(c_lib)
     sys.exit(0)
 if os.environ.get("ONLY") == "short":
     short_process_section()
