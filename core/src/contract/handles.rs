@@ -248,6 +248,8 @@ mod tests {
         t.clear();
         assert_eq!(t.get(99), None, "a forked child starts with no handle");
         assert!(t.insert(5, 2) && t.get(5) == Some(2), "and can map new ones");
+        t.clear();
+        assert_eq!(t.get(5), None, "which its own child does not inherit");
     }
 
     fn used_slots(t: &HandleTable) -> usize {

@@ -86,4 +86,20 @@ mod tests {
         ix.clear();
         assert_eq!(ix.find(0), None);
     }
+
+    /// clear() leaves an index never written since the last clear (a
+    /// forked child's untouched tables): one written again after a clear
+    /// must still be emptied by the next, in a grandchild.
+    #[test]
+    fn an_index_written_after_a_clear_is_cleared_again() {
+        let mut ix = IdIndex::for_entries(16).unwrap();
+        ix.clear();
+        ix.insert(7, 0);
+        ix.clear();
+        ix.clear();
+        assert_eq!(ix.find(7), None);
+        ix.insert(8, 1);
+        ix.clear();
+        assert_eq!((ix.find(7), ix.find(8)), (None, None));
+    }
 }
