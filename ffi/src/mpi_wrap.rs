@@ -81,7 +81,7 @@ fn mpi_start() {
         MPI_ACTIVE.store(true, Ordering::Release);
         crate::mpi_state::watch_exit_status();
         if mine == Started::Yes {
-            runtime::make_crash_safe_file();
+            runtime::make_crash_safe_file(&[darshan_log::modules::POSIX, darshan_log::modules::MPIIO]);
         }
         runtime::core().cost.add_startup(t_init.elapsed());
         if runtime::core().config().map(|c| c.internal_timing).unwrap_or(false) && rank == 0 {
