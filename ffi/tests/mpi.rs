@@ -40,7 +40,7 @@ on_both_mpis!(
 /// job's log has every rank's write.
 fn an_mpi_ranks_first_io_opened_the_crash_safe_file_again(mpi: Mpi) {
     let d = common::scratch(&format!("mpi-first-io-{}", mpi.tag()));
-    let exe = mpicc(mpi, "mpi_first_io", &d);
+    let exe = mpicc_with(mpi, "first_io_threaded", &d, &["-DUSE_MPI"]);
     let (mmap, trace) = (d.join("mmap"), d.join("trace"));
     let env = [
         ("DARSHAN_LOGPATH", d.join("logs").display().to_string()),
