@@ -4,7 +4,7 @@
 
 use crate::contract::module::ModuleState;
 use crate::contract::records::{RecordRt, RecordSet, Records};
-use crate::store::arena::ZeroedWords;
+use crate::store::table_words::TableWords;
 
 /// Slot value of a removed entry (lookups go on past it).
 const TOMB: u64 = u64::MAX;
@@ -19,18 +19,15 @@ const INHERITED: u64 = 1 << 63;
 /// process that never opens an HDF5 file pays no page fault for it.
 #[derive(Default)]
 pub struct HandleTable {
-    slots: Option<ZeroedWords>,
+    slots: Option<TableWords>,
     /// Handles in the table: a forked child with none marks nothing (the
     /// scan read every page of the table, 16 page faults per child).
     live: usize,
-    /// A handle was ever put in: a table never written is all zeros, and
-    /// a forked child's clear() leaves it (a system call per table).
-    written: bool,
 }
 
 impl HandleTable {
     pub const fn new() -> HandleTable {
-        HandleTable { slots: None, live: 0, written: false }
+        HandleTable { slots: None, live: 0 }
     }
 
     /// The table of a module given room for `records` records: `slots`
@@ -45,7 +42,7 @@ impl HandleTable {
         if n == 0 {
             return HandleTable::new();
         }
-        HandleTable { slots: ZeroedWords::new(2 * n.next_power_of_two()), live: 0, written: false }
+        HandleTable { slots: TableWords::new(2 * n.next_power_of_two()), live: 0 }
     }
 
     /// Whether no handle is in the table (inherited ones count).
@@ -126,7 +123,6 @@ impl HandleTable {
                 w[2 * s] = h;
                 w[2 * s + 1] = i as u64 + 1;
                 self.live += 1;
-                self.written = true;
                 return true;
             }
             s = (s + 1) & (n - 1);
@@ -180,12 +176,12 @@ impl HandleTable {
     }
 
     /// Forget every handle (a forked child): the table's pages given back
-    /// ([`ZeroedWords::zero`]), not written.
+    /// ([`TableWords::zero`]: only if it was written), not written over.
     pub fn clear(&mut self) {
-        if let Some(w) = self.slots.as_mut().filter(|_| self.written) {
+        if let Some(w) = self.slots.as_mut() {
             w.zero();
         }
-        (self.live, self.written) = (0, false);
+        self.live = 0;
     }
 }
 

@@ -5,25 +5,22 @@
 //! id at `2s` and the position + 1 at `2s + 1` (0: empty). A slot is
 //! taken when its value is set, so every id, 0 included, is its own key.
 
-use crate::store::arena::ZeroedWords;
+use crate::store::table_words::TableWords;
 
 pub struct IdIndex {
-    words: ZeroedWords,
-    /// An id was ever put in: an index never written is all zeros, and a
-    /// forked child's clear() leaves it (a system call per index).
-    written: bool,
+    words: TableWords,
 }
 
 impl IdIndex {
     pub const fn empty() -> IdIndex {
-        IdIndex { words: ZeroedWords::empty(), written: false }
+        IdIndex { words: TableWords::empty() }
     }
 
     /// An index for up to `most` entries (at most half full), or None if
     /// its memory cannot be had (an absurd MAX_RECORDS must not abort).
     pub fn for_entries(most: usize) -> Option<IdIndex> {
         let slots = most.checked_mul(2)?.max(16).next_power_of_two();
-        slots.checked_mul(2).and_then(ZeroedWords::new).map(|words| IdIndex { words, written: false })
+        slots.checked_mul(2).and_then(TableWords::new).map(|words| IdIndex { words })
     }
 
     /// Entries it takes while at most half full.
@@ -53,16 +50,14 @@ impl IdIndex {
     /// Map `id` to `pos` (the caller keeps it at most half full).
     pub fn insert(&mut self, id: u64, pos: usize) {
         let s = self.slot(id);
-        self.written = true;
         self.words[s] = id;
         self.words[s + 1] = pos as u64 + 1;
     }
 
-    /// Empty again, its pages given back (a forked child).
+    /// Empty again, its pages given back if it was written (a forked
+    /// child).
     pub fn clear(&mut self) {
-        if std::mem::take(&mut self.written) {
-            self.words.zero();
-        }
+        self.words.zero();
     }
 }
 
@@ -85,21 +80,5 @@ mod tests {
         assert_eq!(ix.find(2), None);
         ix.clear();
         assert_eq!(ix.find(0), None);
-    }
-
-    /// clear() leaves an index never written since the last clear (a
-    /// forked child's untouched tables): one written again after a clear
-    /// must still be emptied by the next, in a grandchild.
-    #[test]
-    fn an_index_written_after_a_clear_is_cleared_again() {
-        let mut ix = IdIndex::for_entries(16).unwrap();
-        ix.clear();
-        ix.insert(7, 0);
-        ix.clear();
-        ix.clear();
-        assert_eq!(ix.find(7), None);
-        ix.insert(8, 1);
-        ix.clear();
-        assert_eq!((ix.find(7), ix.find(8)), (None, None));
     }
 }

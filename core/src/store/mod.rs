@@ -1,6 +1,7 @@
 //! The store: record memory (`arena`: slices backed by construction), the
 //! crash-safe file it may live in (`logmap`), the name table (`names`),
-//! the record index (`id_index`), the ledger that accounts for them all
+//! the record index (`id_index`) and the handle tables' words
+//! (`table_words`, which know whether they were written), the ledger that accounts for them all
 //! (`ledger`), and the lock every module's records sit behind (`sync`,
 //! which publishes itself into the crash-safe file for the live view), and
 //! the platform all of it reaches the system through (`platform`).
@@ -13,3 +14,4 @@ pub mod logmap;
 pub mod names;
 pub mod platform;
 pub mod sync;
+pub mod table_words;
