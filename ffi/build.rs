@@ -20,6 +20,7 @@ fn main() {
          #define DARSHAN_GUARD_OUTSIDE {}\n#define DARSHAN_GUARD_RECORDING {}\n#define DARSHAN_GUARD_OWN_IO {}\n\
          #define DARSHAN_LIFE_RUNNING {}\n\
          #define DARSHAN_FILTER_MUL {:#x}ull\n#define DARSHAN_FILTER_SHIFT {}\n#define DARSHAN_FILTER_WORDS {}\n\
+         #define DARSHAN_H5_SELECTION_WORDS {}\n\
          #include <stdio.h>\n#include <stdint.h>\n{}",
         facts::OUTSIDE,
         facts::RECORDING,
@@ -28,6 +29,7 @@ fn main() {
         stdio_filter::FILTER_MUL,
         stdio_filter::FILTER_SHIFT,
         stdio_filter::FILTER_WORDS,
+        facts::H5_SELECTION_WORDS,
         facts::C_DECLARATIONS
     );
     std::fs::write(out.join("darshan_facts.h"), header).expect("writing darshan_facts.h");

@@ -110,7 +110,8 @@ ${CC:-cc} -c -O2 -fPIC -o "$work/darshan_static_reals.o" "$work/static_reals.c"
 # libhdf5.a (under --wrap the program's own references name __wrap_X, and
 # nothing else would), and would fail every link without HDF5. Weak are
 # the functions not in every HDF5 1.10 build, which sit in the library
-# objects the strong ones pull (H5D.o, H5Dio.o, H5O.o; the MPI-IO
+# objects the strong ones pull (H5D.o, H5Dio.o, H5O.o, H5Sselect.o,
+# H5Shyper.o: the three selection functions of 1.10.7; the MPI-IO
 # driver's in a parallel build's H5FDmpio.o, pulled by the program's
 # H5Pset_fapl_mpio): a program that calls one gets it.
 grep '^H5' "$work/wrapped" > "$work/h5wrapped"
@@ -119,7 +120,7 @@ if ! cmp -s "$work/h5wrapped" <(comm -12 "$work/h5wrapped" "$work/h5called"); th
     echo "install.sh: a wrapped HDF5 function is missing from ffi/src/hdf5_lib.rs's list" >&2
     exit 1
 fi
-h5weak=" H5Oopen_by_token H5Dread_multi H5Dwrite_multi H5Dread_chunk H5Dread_chunk1 H5Dread_chunk2 H5Dwrite_chunk H5Dget_chunk_storage_size H5Pget_fapl_mpio H5Pget_dxpl_mpio "
+h5weak=" H5Oopen_by_token H5Dread_multi H5Dwrite_multi H5Dread_chunk H5Dread_chunk1 H5Dread_chunk2 H5Dwrite_chunk H5Dget_chunk_storage_size H5Pget_fapl_mpio H5Pget_dxpl_mpio H5Sselect_copy H5Smodify_select H5Sselect_adjust "
 : > "$work/h5decls"
 : > "$work/h5entries"
 while read -r f; do

@@ -29,6 +29,11 @@ pub enum Life {
     Disabled = 4,
 }
 
+/// The words of the thread-local slot where an HDF5 hyperslab selection
+/// just set waits for the access that uses it (hdf5_select.rs; the
+/// storage is C's, for the initial-exec TLS model).
+pub const H5_SELECTION_WORDS: usize = 31;
+
 // The C declarations of what the Rust side gives the shim (functions it
 // calls, statics it reads), written by build.rs into darshan_facts.h:
 // shim.c declares none of them itself. Each has its Rust type checked in

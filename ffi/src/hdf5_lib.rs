@@ -27,6 +27,8 @@ pub const H5S_ALL: Hid = 0;
 const H5E_DEFAULT: Hid = 0;
 pub const H5S_SEL_POINTS: c_int = 1;
 pub const H5S_SEL_HYPERSLABS: c_int = 2;
+/// H5S_SELECT_SET: a selection operation that replaces the selection.
+pub const H5S_SELECT_SET: c_int = 0;
 pub const H5I_DATASET: c_int = 5;
 pub const H5D_CHUNKED: c_int = 2;
 pub const H5FD_MPIO_COLLECTIVE: c_int = 1;
@@ -113,6 +115,20 @@ functions! {
     H5Sget_simple_extent_ndims: fn(Hid) -> c_int;
     H5Sget_simple_extent_npoints: fn(Hid) -> i64;
     H5Sclose: fn(Hid) -> Herr;
+    H5Sselect_hyperslab: fn(Hid, c_int, *const Hsize, *const Hsize, *const Hsize, *const Hsize) -> Herr;
+    H5Sselect_elements: fn(Hid, c_int, usize, *const Hsize) -> Herr;
+    H5Sselect_all: fn(Hid) -> Herr;
+    H5Sselect_none: fn(Hid) -> Herr;
+    H5Sselect_copy: fn(Hid, Hid) -> Herr;
+    H5Smodify_select: fn(Hid, c_int, Hid) -> Herr;
+    H5Sselect_adjust: fn(Hid, *const i64) -> Herr;
+    H5Soffset_simple: fn(Hid, *const i64) -> Herr;
+    H5Sset_extent_simple: fn(Hid, c_int, *const Hsize, *const Hsize) -> Herr;
+    H5Sset_extent_none: fn(Hid) -> Herr;
+    H5Sextent_copy: fn(Hid, Hid) -> Herr;
+    H5Iclear_type: fn(c_int, u8) -> Herr;
+    H5Idestroy_type: fn(c_int) -> Herr;
+    H5close: fn() -> Herr;
     H5Pget_layout: fn(Hid) -> c_int;
     H5Pget_chunk: fn(Hid, c_int, *mut Hsize) -> c_int;
     H5Pget_fapl_mpio: fn(Hid, *mut c_void, *mut c_void) -> Herr;
@@ -345,6 +361,12 @@ impl Hdf5 {
         // SAFETY: `dims` holds N <= H5S_MAX_RANK values, as many as asked for.
         let n = unsafe { get(dcpl_id, N as c_int, dims.as_mut_ptr()) }.clamp(0, N as c_int) as usize;
         Some(std::array::from_fn(|i| if i < n { dims[n - i - 1] as i64 } else { 0 }))
+    }
+
+    /// The rank of a dataspace (< 0: an error).
+    pub fn rank(&self, space_id: Hid) -> c_int {
+        // SAFETY: an HDF5 call on an id; no memory passed.
+        self.f.H5Sget_simple_extent_ndims.map_or(-1, |g| unsafe { g(space_id) })
     }
 
     /// (npoints, selection type) of a file dataspace.

@@ -12,25 +12,20 @@ use darshan_hdf5::{Selection, H5D, H5F};
 
 use crate::guard::{record, recording};
 use crate::hdf5_lib::{self as h5, DatasetIds, Haddr, Hdf5, Herr, Hid, Hsize, Token};
+use crate::hdf5_select::{self, Change, SetCall};
 use crate::{clock, hdf5_find, paths};
 
 /// Darshan's limit on an H5D record name (DARSHAN_HDF5_MAX_NAME_LEN).
 const MAX_NAME: usize = 256;
 
-/// One exported wrapper. The exported symbol is an entry stub that notes
-/// the caller's return address (hdf5_find.rs: which HDF5 library the call
-/// belongs to) and jumps to the wrapper, `$name::wrapper`: find the real
-/// function in that library (-1 if it has none, as HDF5 fails), pass
-/// through unless recording, time the real call, and on success run
-/// `$record` under the guard with the library, the result and the two
-/// clock readings.
-macro_rules! h5_wrap {
-    ($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty, |$lib:ident, $r:ident, $t1:ident, $t2:ident| $record:expr) => {
+/// The exported symbol of wrapper `$name::wrapper`: an entry stub that
+/// notes the caller's return address (hdf5_find.rs: which HDF5 library
+/// the call belongs to) in an initial-exec TLS word (rax and r11 are free
+/// at the entry of a non-variadic function), then tail-jumps to the
+/// wrapper, so that it sees the call as it was made.
+macro_rules! h5_stub {
+    ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        /// The entry stub: the return address into an initial-exec TLS
-        /// word (rax and r11 are free at the entry of a non-variadic
-        /// function), then a tail jump, so the wrapper sees the call as it
-        /// was made.
         #[unsafe(naked)]
         #[no_mangle]
         pub extern "C" fn $name() {
@@ -47,6 +42,18 @@ macro_rules! h5_wrap {
             #[cfg(target_arch = "aarch64")]
             core::arch::naked_asm!("b {wrapper}", wrapper = sym $name::wrapper);
         }
+    };
+}
+
+/// One exported wrapper (its stub: `h5_stub!`). The wrapper finds the
+/// real function in the caller's library (-1 if it has none, as HDF5
+/// fails), runs `before` if given (whether recording or not), passes
+/// through unless recording, times the real call, and on success runs
+/// `$record` under the guard with the library, the result and the two
+/// clock readings.
+macro_rules! h5_wrap {
+    ($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty, $(before $before:expr,)? |$lib:ident, $r:ident, $t1:ident, $t2:ident| $record:expr) => {
+        h5_stub!($(#[$doc])* $name);
 
         #[allow(non_snake_case)]
         mod $name {
@@ -60,6 +67,9 @@ macro_rules! h5_wrap {
                 let Some(($lib, real)) = hdf5_find::lib_for(caller).and_then(|l| Some((l, l.f.$name?))) else {
                     return -1;
                 };
+                $(if $lib.supported {
+                    $before;
+                })?
                 if !$lib.supported || !recording() || !enabled() {
                     // SAFETY: the caller's arguments, passed on unchanged.
                     return unsafe { real($($arg),*) };
@@ -72,6 +82,35 @@ macro_rules! h5_wrap {
                     record(|| $record);
                 }
                 $r
+            }
+        }
+    };
+}
+
+/// A wrapper of a function that may change dataspace `$space` (0: any):
+/// the change is noted before the real call (hdf5_select.rs), nothing
+/// recorded.
+macro_rules! h5_change {
+    ($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty, |$lib:ident| $space:expr, $change:ident) => {
+        h5_stub!($(#[$doc])* $name);
+
+        #[allow(non_snake_case)]
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            /// # Safety
+            /// As HDF5's function of this name.
+            pub(super) unsafe extern "C" fn wrapper($($arg: $ty),*) -> $ret {
+                let Some(($lib, real)) = hdf5_find::lib_for(hdf5_find::caller()).and_then(|l| Some((l, l.f.$name?)))
+                else {
+                    return -1;
+                };
+                if $lib.supported {
+                    hdf5_select::changing($space, Change::$change);
+                }
+                // SAFETY: the caller's arguments, passed on unchanged.
+                unsafe { real($($arg),*) }
             }
         }
     };
@@ -144,6 +183,7 @@ h5_wrap!(
 /// as its close (h5py closes every object this way, never with
 /// H5Fclose, H5Dclose or H5Oclose).
 H5Idec_ref(id: Hid) -> c_int,
+before hdf5_select::changing(lib.key(id), Change::Extent),
 |lib, ret, t1, t2| if ret == 0 {
     H5D.on_close(lib.key(id), t1, t2);
     H5F.on_close(lib.key(id), t1, t2);
@@ -289,6 +329,9 @@ fn selection(lib: &Hdf5, file_space: Hid) -> Selection {
     if file_space == h5::H5S_ALL {
         return Selection::All;
     }
+    if let Some(known) = hdf5_select::take(lib.key(file_space)) {
+        return known;
+    }
     let (npoints, kind) = lib.selection(file_space);
     match kind {
         h5::H5S_SEL_POINTS => Selection::Points(npoints),
@@ -384,3 +427,74 @@ h5_wrap!(
     /// bytes as the caller filtered them, no selection counted.
     H5Dwrite_chunk(dset: Hid, dxpl: Hid, filters: u32, offset: *const Hsize, data_size: usize, buf: *const c_void) -> Herr,
     |lib, ret, t1, t2| H5D.on_io(lib.key(dset), true, Selection::Chunk(data_size as i64), lib.collective(dxpl), t1, t2));
+
+// Every function that changes a dataspace, so that a selection the SET
+// call below described stays exact (hdf5_select.rs); none recorded.
+h5_change!(H5Sselect_elements(space: Hid, op: c_int, n: usize, coord: *const Hsize) -> Herr,
+    |lib| lib.key(space), Selection);
+h5_change!(H5Sselect_all(space: Hid) -> Herr, |lib| lib.key(space), Selection);
+h5_change!(H5Sselect_none(space: Hid) -> Herr, |lib| lib.key(space), Selection);
+h5_change!(
+    /// HDF5 1.10.7+.
+    H5Sselect_copy(dst: Hid, src: Hid) -> Herr,
+    |lib| lib.key(dst), Selection);
+h5_change!(
+    /// HDF5 1.10.7+.
+    H5Smodify_select(space: Hid, op: c_int, other: Hid) -> Herr,
+    |lib| lib.key(space), Selection);
+h5_change!(
+    /// HDF5 1.10.7+.
+    H5Sselect_adjust(space: Hid, offset: *const i64) -> Herr,
+    |lib| lib.key(space), Selection);
+h5_change!(H5Soffset_simple(space: Hid, offset: *const i64) -> Herr, |lib| lib.key(space), Selection);
+h5_change!(H5Sset_extent_simple(space: Hid, rank: c_int, dims: *const Hsize, max: *const Hsize) -> Herr,
+    |lib| lib.key(space), Extent);
+h5_change!(H5Sset_extent_none(space: Hid) -> Herr, |lib| lib.key(space), Extent);
+h5_change!(H5Sextent_copy(dst: Hid, src: Hid) -> Herr, |lib| lib.key(dst), Extent);
+h5_change!(H5Sclose(space: Hid) -> Herr, |lib| lib.key(space), Extent);
+h5_change!(H5Iclear_type(kind: c_int, force: u8) -> Herr, |lib| 0, Extent);
+h5_change!(H5Idestroy_type(kind: c_int) -> Herr, |lib| 0, Extent);
+h5_change!(H5close() -> Herr, |lib| 0, Extent);
+
+h5_stub!(
+    /// A selection made with H5S_SELECT_SET is kept for the next access
+    /// through the dataspace on this thread (hdf5_select.rs); any other
+    /// operation only changes it.
+    H5Sselect_hyperslab
+);
+
+#[allow(non_snake_case)]
+mod H5Sselect_hyperslab {
+    use super::*;
+
+    /// # Safety
+    /// As HDF5's H5Sselect_hyperslab.
+    pub(super) unsafe extern "C" fn wrapper(
+        space: Hid,
+        op: c_int,
+        start: *const Hsize,
+        stride: *const Hsize,
+        count: *const Hsize,
+        block: *const Hsize,
+    ) -> Herr {
+        let Some((lib, real)) =
+            hdf5_find::lib_for(hdf5_find::caller()).and_then(|l| Some((l, l.f.H5Sselect_hyperslab?)))
+        else {
+            return -1;
+        };
+        if !lib.supported {
+            // SAFETY: the caller's arguments, passed on unchanged.
+            return unsafe { real(space, op, start, stride, count, block) };
+        }
+        let epoch = hdf5_select::changing(lib.key(space), Change::Selection);
+        // SAFETY: as above.
+        let r = unsafe { real(space, op, start, stride, count, block) };
+        if r >= 0 && op == h5::H5S_SELECT_SET && recording() && enabled() {
+            let call = SetCall { space, epoch, stride, count, block };
+            // SAFETY: the arrays the real call just accepted, as many
+            // values each as the dataspace's rank.
+            record(|| unsafe { hdf5_select::remember(lib, &call) });
+        }
+        r
+    }
+}

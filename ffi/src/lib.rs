@@ -24,6 +24,7 @@ mod facts;
 mod guard;
 mod hdf5_find;
 mod hdf5_lib;
+mod hdf5_select;
 mod hdf5_wrap;
 mod host;
 mod host_platform;

@@ -331,3 +331,14 @@ uintptr_t darshan_h5_caller(void)
 {
     return darshan_h5_caller_tls;
 }
+
+/* The hyperslab selection this thread last set, waiting for the access
+ * that uses it (hdf5_select.rs owns its layout; only the storage is here,
+ * for the initial-exec model). */
+static __thread uint64_t h5_selection_tls[DARSHAN_H5_SELECTION_WORDS]
+    __attribute__((tls_model("initial-exec"), aligned(8)));
+
+uint64_t *darshan_h5_selection(void)
+{
+    return h5_selection_tls;
+}
