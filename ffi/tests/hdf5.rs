@@ -372,6 +372,26 @@ fn mod_disable_hdf5_leaves_the_posix_record_of_the_file() {
     assert!(posix.iter().any(|r| names.get(r.id) == Some(file.as_bytes())), "POSIX record of {file}");
 }
 
+/// A NAME_EXCLUDE rule for H5D left a dataset's record in the log (only
+/// H5F asked whether a name was excluded). Darshan's register_record asks
+/// for every module whose names are paths, so the datasets of a file under
+/// an excluded directory (/dev/shm/x.h5:/d) had records C does not make.
+/// The rule for H5D alone: no H5D record, the file's H5F record kept.
+#[test]
+fn a_dataset_name_exclude_rule_left_h5d_records_in_the_log() {
+    let dir = scratch("h5-name-exclude");
+    let exe = compile_h5("h5_serial", &dir);
+    let cfg = dir.join("darshan.conf");
+    std::fs::write(&cfg, format!("NAME_EXCLUDE ^{}/s\\.h5: H5D\n", dir.display())).unwrap();
+    let out = output(instrumented(&exe, &dir).env("DARSHAN_CONFIG_PATH", &cfg).arg(&dir));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let file = format!("{}/s.h5", dir.display());
+    let files = records(&dir, H5F);
+    assert_eq!(files.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(), [file.as_str()]);
+    assert_eq!(files[0].1.counters[f::OPENS], 2);
+    assert!(!one_log(&dir).modules_present().contains(&H5D), "H5D records in the log");
+}
+
 /// Killed with datasets open: the crash-safe file holds the H5F and H5D
 /// records (file_rec_id included), and darshan-merge makes a log of it.
 #[test]

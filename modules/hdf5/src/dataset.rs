@@ -100,6 +100,12 @@ impl H5d {
         let id = darshan_log::record_id(name);
         let mut guard = self.lock();
         let st = &mut *guard;
+        // As every module's (Darshan's register_record): a dataset of a
+        // file under an excluded directory, or one a NAME_EXCLUDE rule
+        // names, has no record.
+        if st.recs.set.excluded(name) {
+            return;
+        }
         let Some(i) = st.recs.set.find_or_create(id, name) else { return };
         st.recs.open(hid as u64, i);
         let (w, rt) = st.recs.set.both(i);
