@@ -50,7 +50,8 @@ fuzz:
 # Benchmarks: each figure beside the previous run's (docs/bench-figures.json,
 # rewritten with this run's, machine and date); the story goes to
 # docs/performance.md. C_DARSHAN_LIB=<C Darshan's libdarshan.so> adds
-# C's figures side by side.
+# C's figures side by side (C_DARSHAN_MPI_LIB its MPI build's,
+# C_DARSHAN_HDF5_LIB a non-MPI build with --enable-hdf5-mod).
 bench:
     scripts/setup.sh
     scripts/build.sh

@@ -83,14 +83,19 @@ static void count(struct expect *e, hid_t fs, int write)
 static hid_t file;
 
 /* A new dataset of rank `rank` (dims N, or 2 past the second), with
- * its expectations. */
+ * its expectations; a 2-D one chunked 4x5 (HDF5 maps a selection onto
+ * chunks with copies of the file space: the access must not change it). */
 static hid_t dataset(const char *name, int rank, hid_t *space, struct expect **e)
 {
-    hsize_t dims[8];
+    hsize_t dims[8], chunk[2] = {4, 5};
     for (int i = 0; i < rank; i++)
         dims[i] = i < 2 ? N : 2;
     *space = H5Screate_simple(rank, dims, NULL);
-    hid_t d = H5Dcreate2(file, name, H5T_NATIVE_DOUBLE, *space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (rank == 2)
+        H5Pset_chunk(dcpl, 2, chunk);
+    hid_t d = H5Dcreate2(file, name, H5T_NATIVE_DOUBLE, *space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
     check(d >= 0, name);
     *e = &ex[nex++];
     snprintf((*e)->name, sizeof (*e)->name, "/%s", name);
