@@ -59,11 +59,11 @@ subprocess.run(["mpicc", "-O2", "-o", pnetcdf_calls, os.path.join(root, "tests/p
                check=True)
 
 
-def env(on, extra=None):
+def env(on, extra=None, with_lib=None):
     e = dict(os.environ)
     e.pop("LD_PRELOAD", None)
     if on:
-        e.update(LD_PRELOAD=lib, DARSHAN_ENABLE_NONMPI="1", DARSHAN_LOGPATH=logs)
+        e.update(LD_PRELOAD=with_lib or lib, DARSHAN_ENABLE_NONMPI="1", DARSHAN_LOGPATH=logs)
     e.update(extra or {})
     return e
 
@@ -86,8 +86,9 @@ def fields(out):
 PIN = ["taskset", "-c", str((os.cpu_count() or 1) - 1)] if shutil.which("taskset") else []
 
 
-def paired(cmd, keys, n_calls, extra=None):
-    """Per-call added time (ns) for each key, over `pairs` alternating runs."""
+def paired(cmd, keys, n_calls, extra=None, with_lib=None):
+    """Per-call added time (ns) for each key, over `pairs` alternating runs
+    (with `with_lib` preloaded in place of ours, when given)."""
     cmd = PIN + cmd
     diffs = {k: [] for k in keys}
     ratios = {k: [] for k in keys}
@@ -96,7 +97,7 @@ def paired(cmd, keys, n_calls, extra=None):
         r = {}
         for on in (False, True):
             fresh()
-            out = subprocess.run(cmd, env=env(on, extra), capture_output=True, text=True, check=True).stdout
+            out = subprocess.run(cmd, env=env(on, extra, with_lib), capture_output=True, text=True, check=True).stdout
             r[on] = fields(out)
             for k in keys:
                 best[(k, on)] = min(best[(k, on)], r[on][k])
@@ -400,6 +401,38 @@ if os.environ.get("ONLY") == "dxt":
 if os.environ.get("ONLY") == "crashsafe":
     crash_safe_section()
     sys.exit(0)
+# HDF5 (issue 10): one-element hyperslab writes and reads (each after the
+# H5Sselect_hyperslab that sets it, as programs do), and dataset open +
+# close, through the serial HDF5 1.10 library; with C_DARSHAN_HDF5_LIB
+# (C Darshan built with --enable-hdf5-mod against the same HDF5, not MPI),
+# C's added cost beside ours, each paired with its own runs without.
+def hdf5_rows(rows):
+    nh = 100_000
+    h5cmd = [h5_calls, os.path.join(data, "h.h5"), str(nh)]
+    h5keys = ["write_s", "read_s", "open_s"]
+    res = paired(h5cmd, h5keys, nh)
+    c_h5 = os.environ.get("C_DARSHAN_HDF5_LIB")
+    cres = paired(h5cmd, h5keys, nh, with_lib=c_h5) if c_h5 else None
+    for key, name, scale, target in (("write_s", "H5Dwrite, 1 element (hyperslab)", 1, 1000),
+                                     ("read_s", "H5Dread, 1 element (hyperslab)", 1, None),
+                                     ("open_s", "H5Dopen2 + H5Dclose", 10, None)):
+        ours = tuple(x * scale if i != 3 else x for i, x in enumerate(res[key]))
+        c = "?"
+        if cres:
+            theirs = cres[key][0] * scale
+            c = f"{theirs:.0f} ns, ours / C {ours[0] / theirs:.2f}"
+            slug = "per_call." + re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+            record(slug + "_c", theirs, "ns", cres[key][1] * scale, cres[key][2] * scale)
+            record(slug + "_over_c", ours[0] / theirs, "ratio", ours[1] / theirs, ours[2] / theirs)
+        rows.append((name, ours, c, target))
+
+
+if os.environ.get("ONLY") == "hdf5":
+    h5 = []
+    hdf5_rows(h5)
+    for name, (med, lo, hi, _, _), c, _ in h5:
+        print(f"- {name}: {med:.0f} ns added [{lo:.0f} .. {hi:.0f}]; C Darshan: {c}")
+    sys.exit(0)
 if os.environ.get("ONLY") == "floor":
     floor()
     sys.exit(0)
@@ -421,29 +454,7 @@ nf = 1000
 res = paired([manyfiles, data, str(nf)], ["loop_s"], nf)
 rows.append(("open + write 100 B + close, new file", res["loop_s"], "5.2 us", 1000))
 
-# HDF5 (issue 10): one-element hyperslab writes and reads (each after the
-# H5Sselect_hyperslab that sets it, as programs do), and dataset open +
-# close, through the serial HDF5 1.10 library; with C_DARSHAN_HDF5_LIB
-# (C Darshan built with --enable-hdf5-mod against the same HDF5, not MPI),
-# C's added cost beside ours, each paired with its own runs without.
-nh = 100_000
-h5cmd = [h5_calls, os.path.join(data, "h.h5"), str(nh)]
-h5keys = ["write_s", "read_s", "open_s"]
-res = paired(h5cmd, h5keys, nh)
-c_h5 = os.environ.get("C_DARSHAN_HDF5_LIB")
-cres = paired(h5cmd, h5keys, nh, extra={"LD_PRELOAD": c_h5}) if c_h5 else None
-for key, name, scale, target in (("write_s", "H5Dwrite, 1 element (hyperslab)", 1, 1000),
-                                 ("read_s", "H5Dread, 1 element (hyperslab)", 1, None),
-                                 ("open_s", "H5Dopen2 + H5Dclose", 10, None)):
-    ours = tuple(x * scale if i != 3 else x for i, x in enumerate(res[key]))
-    c = "?"
-    if cres:
-        theirs = cres[key][0] * scale
-        c = f"{theirs:.0f} ns, ours / C {ours[0] / theirs:.2f}"
-        slug = "per_call." + re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
-        record(slug + "_c", theirs, "ns", cres[key][1] * scale, cres[key][2] * scale)
-        record(slug + "_over_c", ours[0] / theirs, "ratio", ours[1] / theirs, ours[2] / theirs)
-    rows.append((name, ours, c, target))
+hdf5_rows(rows)
 
 # PnetCDF (issue 13): one-element independent puts and gets (each through
 # MPI-IO and POSIX beneath, whose wrappers add their own cost), and
