@@ -129,6 +129,13 @@ functions! {
     H5Iclear_type: fn(c_int, u8) -> Herr;
     H5Idestroy_type: fn(c_int) -> Herr;
     H5close: fn() -> Herr;
+    H5Ldelete: fn(Hid, *const c_char, Hid) -> Herr;
+    H5Ldelete_by_idx: fn(Hid, *const c_char, c_int, c_int, Hsize, Hid) -> Herr;
+    H5Lmove: fn(Hid, *const c_char, Hid, *const c_char, Hid, Hid) -> Herr;
+    H5Odecr_refcount: fn(Hid) -> Herr;
+    H5Gunlink: fn(Hid, *const c_char) -> Herr;
+    H5Gmove: fn(Hid, *const c_char, *const c_char) -> Herr;
+    H5Gmove2: fn(Hid, *const c_char, Hid, *const c_char) -> Herr;
     H5Pget_layout: fn(Hid) -> c_int;
     H5Pget_chunk: fn(Hid, c_int, *mut Hsize) -> c_int;
     H5Pget_fapl_mpio: fn(Hid, *mut c_void, *mut c_void) -> Herr;
@@ -152,6 +159,9 @@ pub struct Hdf5 {
     pub base: usize,
     /// Its number among the libraries found (0: the first).
     pub tag: u64,
+    /// Linked into the program statically: the 1.6 API's link deletions
+    /// and moves reach it without a wrapper (scripts/install.sh).
+    pub linked_in: bool,
 }
 
 impl Hdf5 {
@@ -180,7 +190,7 @@ impl Hdf5 {
         f.H5Fcreate?;
         // Its base: the table's own code, in the program (no other
         // library's calls reach the __wrap_ names).
-        Some(Self::checked(f, darshan_static_hdf5_symbol as *const () as usize))
+        Some(Hdf5 { linked_in: true, ..Self::checked(f, darshan_static_hdf5_symbol as *const () as usize) })
     }
 
     /// The library with functions `f`, loaded at `base`; its version
@@ -195,7 +205,7 @@ impl Hdf5 {
                 "HDF5 {maj}.{min}.{rel} is older than 1.10 (32-bit ids): its calls are not recorded"
             ));
         }
-        Hdf5 { f, supported, base, tag: 0 }
+        Hdf5 { f, supported, base, tag: 0, linked_in: false }
     }
 
     /// The key the modules know an id of this library by: the id itself
@@ -225,6 +235,25 @@ impl Drop for DatasetIds<'_> {
         f.H5Sclose.map(|c| unsafe { c(self.space_id) });
         // SAFETY: as above.
         f.H5Pclose.map(|c| unsafe { c(self.dcpl_id) });
+    }
+}
+
+/// A dataspace id this library handed out for us, closed when dropped.
+pub struct SpaceId<'a> {
+    lib: &'a Hdf5,
+    id: Hid,
+}
+
+impl SpaceId<'_> {
+    pub fn id(&self) -> Hid {
+        self.id
+    }
+}
+
+impl Drop for SpaceId<'_> {
+    fn drop(&mut self) {
+        // SAFETY: an id this library handed out for us and nobody else holds.
+        self.lib.f.H5Sclose.map(|c| unsafe { c(self.id) });
     }
 }
 
@@ -302,6 +331,22 @@ impl Hdf5 {
     pub fn is_dataset(&self, id: Hid) -> bool {
         // SAFETY: an HDF5 call on an id; no memory passed.
         self.f.H5Iget_type.is_some_and(|g| unsafe { g(id) } == H5I_DATASET)
+    }
+
+    /// The id of the open file `object_id` lives in (the reference HDF5
+    /// takes for it released at once: the number stays the file's while
+    /// it is open, and is never handed out again).
+    pub fn file_id_of(&self, object_id: Hid) -> Option<Hid> {
+        let mut id = None;
+        self.with_file_of(object_id, |f| id = Some(f));
+        id
+    }
+
+    /// An open dataset's dataspace, closed when dropped.
+    pub fn dataset_space(&self, dset: Hid) -> Option<SpaceId<'_>> {
+        // SAFETY: an HDF5 call on a dataset id; no memory passed.
+        let id = unsafe { self.f.H5Dget_space?(dset) };
+        (id >= 0).then_some(SpaceId { lib: self, id })
     }
 
     /// The file `object_id` lives in, for `f`; the reference HDF5 takes

@@ -7,13 +7,13 @@
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 
 use darshan_core::paths::{CleanPath, PATH_MAX};
-use darshan_hdf5::dataset::{OpenInfo, MAX_NDIMS};
+use darshan_hdf5::dataset::{Layout, LayoutKey, OpenInfo, MAX_NDIMS};
 use darshan_hdf5::{Selection, H5D, H5F};
 
 use crate::guard::{record, recording};
 use crate::hdf5_lib::{self as h5, DatasetIds, Haddr, Hdf5, Herr, Hid, Hsize, Token};
 use crate::hdf5_select::{self, Change, SetCall};
-use crate::{clock, hdf5_find, paths};
+use crate::{clock, hdf5_find, hdf5_layout, paths};
 
 /// Darshan's limit on an H5D record name (DARSHAN_HDF5_MAX_NAME_LEN).
 const MAX_NAME: usize = 256;
@@ -87,11 +87,12 @@ macro_rules! h5_wrap {
     };
 }
 
-/// A wrapper of a function that may change dataspace `$space` (0: any):
-/// the change is noted before the real call (hdf5_select.rs), nothing
-/// recorded.
+/// A wrapper of a function that changes what an earlier call described (a
+/// dataspace: hdf5_select.rs; which dataset is at a path:
+/// hdf5_layout.rs): `before` notes the change before the real call;
+/// nothing recorded.
 macro_rules! h5_change {
-    ($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty, |$lib:ident| $space:expr, $change:ident) => {
+    ($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty, |$lib:ident| $before:expr) => {
         h5_stub!($(#[$doc])* $name);
 
         #[allow(non_snake_case)]
@@ -107,7 +108,7 @@ macro_rules! h5_change {
                     return -1;
                 };
                 if $lib.supported {
-                    hdf5_select::changing($space, Change::$change);
+                    $before;
                 }
                 // SAFETY: the caller's arguments, passed on unchanged.
                 unsafe { real($($arg),*) }
@@ -238,46 +239,68 @@ fn dataset_name(lib: &Hdf5, loc_id: Hid, name: &[u8], out: &mut [u8; MAX_NAME]) 
     Some((len, darshan_log::record_id(file)))
 }
 
-/// A dataset `ret` created or opened at `loc_id` under `name`, described
-/// by `ids`.
-fn dataset_opened(
+/// A dataset `ret` created at `loc_id` under `name`, described by the
+/// create call's `ids` (type, dataspace, creation list).
+fn dataset_created(
     lib: &Hdf5,
     ret: Hid,
     loc_id: Hid,
     name: &[u8],
-    ids: (Hid, Hid, Hid),
+    (type_id, space_id, dcpl_id): (Hid, Hid, Hid),
     deprecated: bool,
     t: (i64, i64),
 ) {
     let mut buf = [0u8; MAX_NAME];
     let Some((len, file_rec_id)) = dataset_name(lib, loc_id, name, &mut buf) else { return };
-    let (type_id, space_id, dcpl_id) = ids;
-    let (ndims, npoints) = lib.extent(space_id);
-    let info = OpenInfo {
-        deprecated,
-        ndims,
-        npoints,
-        type_size: lib.type_size(type_id),
-        chunk: lib.chunk::<MAX_NDIMS>(dcpl_id),
-        file_rec_id,
-    };
-    H5D.on_open(lib.key(ret), &buf[..len], &info, t.0, t.1);
+    let layout = Layout { type_size: lib.type_size(type_id), chunk: lib.chunk::<MAX_NDIMS>(dcpl_id) };
+    let opened = Opened { ret, record: &buf[..len], file_rec_id, deprecated, keep: None };
+    record_open(lib, &opened, space_id, layout, t);
 }
 
-/// An opened dataset: its describing ids are asked of HDF5 (and closed
-/// again), as Darshan does after H5Dopen and H5Oopen.
+/// A dataset open, its record named.
+struct Opened<'a> {
+    ret: Hid,
+    record: &'a [u8],
+    file_rec_id: u64,
+    deprecated: bool,
+    keep: Option<LayoutKey>,
+}
+
+fn record_open(lib: &Hdf5, o: &Opened, space_id: Hid, layout: Layout, t: (i64, i64)) {
+    let (ndims, npoints) = lib.extent(space_id);
+    let info = OpenInfo { deprecated: o.deprecated, ndims, npoints, layout, file_rec_id: o.file_rec_id, keep: o.keep };
+    H5D.on_open(lib.key(o.ret), o.record, &info, t.0, t.1);
+}
+
+/// An opened dataset, described as Darshan does after H5Dopen and
+/// H5Oopen: its dataspace asked of HDF5 (and closed again); its datatype
+/// size and chunk sizes too, unless an earlier open of the same dataset
+/// found them and nothing since could have put another dataset in its
+/// place (hdf5_layout.rs: copying its creation property list for them is
+/// most of an open's cost inside HDF5).
 fn opened_by_name(lib: &Hdf5, ret: Hid, loc_id: Hid, name: &[u8], deprecated: bool, t: (i64, i64)) {
+    let mut buf = [0u8; MAX_NAME];
+    let Some((len, file_rec_id)) = dataset_name(lib, loc_id, name, &mut buf) else { return };
+    let keep = hdf5_layout::key(lib, ret);
+    let opened = Opened { ret, record: &buf[..len], file_rec_id, deprecated, keep };
+    if let Some(layout) = keep.and_then(|k| H5D.kept_layout(opened.record, k)) {
+        if let Some(space) = lib.dataset_space(ret) {
+            record_open(lib, &opened, space.id(), layout, t);
+        }
+        return;
+    }
     if let Some(DatasetIds { type_id, space_id, dcpl_id, .. }) = lib.dataset_ids(ret).as_ref() {
-        dataset_opened(lib, ret, loc_id, name, (*type_id, *space_id, *dcpl_id), deprecated, t);
+        let layout = Layout { type_size: lib.type_size(*type_id), chunk: lib.chunk::<MAX_NDIMS>(*dcpl_id) };
+        record_open(lib, &opened, *space_id, layout, t);
     }
 }
 
 h5_wrap!(H5Dcreate2(loc_id: Hid, name: *const c_char, type_id: Hid, space_id: Hid, lcpl: Hid, dcpl: Hid, dapl: Hid) -> Hid,
     // SAFETY: the name the real call just accepted.
-    |lib, ret, t1, t2| dataset_opened(lib, ret, loc_id, unsafe { arg_bytes(name) }, (type_id, space_id, dcpl), false, (t1, t2)));
+    |lib, ret, t1, t2| dataset_created(lib, ret, loc_id, unsafe { arg_bytes(name) }, (type_id, space_id, dcpl), false, (t1, t2)));
 h5_wrap!(H5Dcreate1(loc_id: Hid, name: *const c_char, type_id: Hid, space_id: Hid, dcpl: Hid) -> Hid,
     // SAFETY: the name the real call just accepted.
-    |lib, ret, t1, t2| dataset_opened(lib, ret, loc_id, unsafe { arg_bytes(name) }, (type_id, space_id, dcpl), true, (t1, t2)));
+    |lib, ret, t1, t2| dataset_created(lib, ret, loc_id, unsafe { arg_bytes(name) }, (type_id, space_id, dcpl), true, (t1, t2)));
 h5_wrap!(H5Dopen2(loc_id: Hid, name: *const c_char, dapl: Hid) -> Hid,
     // SAFETY: the name the real call just accepted.
     |lib, ret, t1, t2| opened_by_name(lib, ret, loc_id, unsafe { arg_bytes(name) }, false, (t1, t2)));
@@ -322,7 +345,7 @@ h5_wrap!(
     /// if ever) is recorded as `(anonymous)` at `loc_id`: `<file>:/(anonymous)`
     /// for all of one file's anonymous datasets created at its root.
     H5Dcreate_anon(loc_id: Hid, type_id: Hid, space_id: Hid, dcpl: Hid, dapl: Hid) -> Hid,
-    |lib, ret, t1, t2| dataset_opened(lib, ret, loc_id, b"(anonymous)", (type_id, space_id, dcpl), false, (t1, t2)));
+    |lib, ret, t1, t2| dataset_created(lib, ret, loc_id, b"(anonymous)", (type_id, space_id, dcpl), false, (t1, t2)));
 
 /// The file selection of an access, as Darshan classifies it.
 fn selection(lib: &Hdf5, file_space: Hid) -> Selection {
@@ -431,30 +454,59 @@ h5_wrap!(
 // Every function that changes a dataspace, so that a selection the SET
 // call below described stays exact (hdf5_select.rs); none recorded.
 h5_change!(H5Sselect_elements(space: Hid, op: c_int, n: usize, coord: *const Hsize) -> Herr,
-    |lib| lib.key(space), Selection);
-h5_change!(H5Sselect_all(space: Hid) -> Herr, |lib| lib.key(space), Selection);
-h5_change!(H5Sselect_none(space: Hid) -> Herr, |lib| lib.key(space), Selection);
+    |lib| hdf5_select::changing(lib.key(space), Change::Selection));
+h5_change!(H5Sselect_all(space: Hid) -> Herr, |lib| hdf5_select::changing(lib.key(space), Change::Selection));
+h5_change!(H5Sselect_none(space: Hid) -> Herr, |lib| hdf5_select::changing(lib.key(space), Change::Selection));
 h5_change!(
     /// HDF5 1.10.7+.
     H5Sselect_copy(dst: Hid, src: Hid) -> Herr,
-    |lib| lib.key(dst), Selection);
+    |lib| hdf5_select::changing(lib.key(dst), Change::Selection));
 h5_change!(
     /// HDF5 1.10.7+.
     H5Smodify_select(space: Hid, op: c_int, other: Hid) -> Herr,
-    |lib| lib.key(space), Selection);
+    |lib| hdf5_select::changing(lib.key(space), Change::Selection));
 h5_change!(
     /// HDF5 1.10.7+.
     H5Sselect_adjust(space: Hid, offset: *const i64) -> Herr,
-    |lib| lib.key(space), Selection);
-h5_change!(H5Soffset_simple(space: Hid, offset: *const i64) -> Herr, |lib| lib.key(space), Selection);
+    |lib| hdf5_select::changing(lib.key(space), Change::Selection));
+h5_change!(H5Soffset_simple(space: Hid, offset: *const i64) -> Herr, |lib| hdf5_select::changing(lib.key(space), Change::Selection));
 h5_change!(H5Sset_extent_simple(space: Hid, rank: c_int, dims: *const Hsize, max: *const Hsize) -> Herr,
-    |lib| lib.key(space), Extent);
-h5_change!(H5Sset_extent_none(space: Hid) -> Herr, |lib| lib.key(space), Extent);
-h5_change!(H5Sextent_copy(dst: Hid, src: Hid) -> Herr, |lib| lib.key(dst), Extent);
-h5_change!(H5Sclose(space: Hid) -> Herr, |lib| lib.key(space), Extent);
-h5_change!(H5Iclear_type(kind: c_int, force: u8) -> Herr, |lib| 0, Extent);
-h5_change!(H5Idestroy_type(kind: c_int) -> Herr, |lib| 0, Extent);
-h5_change!(H5close() -> Herr, |lib| 0, Extent);
+    |lib| hdf5_select::changing(lib.key(space), Change::Extent));
+h5_change!(H5Sset_extent_none(space: Hid) -> Herr, |lib| hdf5_select::changing(lib.key(space), Change::Extent));
+h5_change!(H5Sextent_copy(dst: Hid, src: Hid) -> Herr, |lib| hdf5_select::changing(lib.key(dst), Change::Extent));
+h5_change!(H5Sclose(space: Hid) -> Herr, |lib| hdf5_select::changing(lib.key(space), Change::Extent));
+
+/// Any id of a kind freed (files among them), or the library shut down.
+fn everything_may_change() {
+    hdf5_select::changing(0, Change::Extent);
+    hdf5_layout::changed();
+}
+
+h5_change!(H5Iclear_type(kind: c_int, force: u8) -> Herr, |lib| everything_may_change());
+h5_change!(H5Idestroy_type(kind: c_int) -> Herr, |lib| everything_may_change());
+h5_change!(H5close() -> Herr, |lib| everything_may_change());
+
+// Every function that can put another dataset where one was (a link
+// deleted or moved, an object's count of links lowered), so that a layout
+// kept from an earlier open stays exact (hdf5_layout.rs); none recorded.
+h5_change!(H5Ldelete(loc: Hid, name: *const c_char, lapl: Hid) -> Herr, |lib| hdf5_layout::changed());
+h5_change!(H5Ldelete_by_idx(loc: Hid, group: *const c_char, index: c_int, order: c_int, n: Hsize, lapl: Hid) -> Herr,
+    |lib| hdf5_layout::changed());
+h5_change!(H5Lmove(src: Hid, src_name: *const c_char, dst: Hid, dst_name: *const c_char, lcpl: Hid, lapl: Hid) -> Herr,
+    |lib| hdf5_layout::changed());
+h5_change!(H5Odecr_refcount(object: Hid) -> Herr, |lib| hdf5_layout::changed());
+h5_change!(
+    /// The 1.6 API (deprecated, still in 1.10-2.0 builds with it).
+    H5Gunlink(loc: Hid, name: *const c_char) -> Herr,
+    |lib| hdf5_layout::changed());
+h5_change!(
+    /// The 1.6 API.
+    H5Gmove(loc: Hid, src: *const c_char, dst: *const c_char) -> Herr,
+    |lib| hdf5_layout::changed());
+h5_change!(
+    /// The 1.6 API.
+    H5Gmove2(src_loc: Hid, src: *const c_char, dst_loc: Hid, dst: *const c_char) -> Herr,
+    |lib| hdf5_layout::changed());
 
 h5_stub!(
     /// A selection made with H5S_SELECT_SET is kept for the next access

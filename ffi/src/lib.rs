@@ -23,6 +23,7 @@ mod exec_wrap;
 mod facts;
 mod guard;
 mod hdf5_find;
+mod hdf5_layout;
 mod hdf5_lib;
 mod hdf5_select;
 mod hdf5_wrap;

@@ -8,31 +8,11 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::*;
 use darshan_log::counters::h5d as d;
 use darshan_log::modules::H5D;
-
-const SERIAL: &str = "/usr/lib/x86_64-linux-gnu/hdf5/serial";
-
-/// `name` built against Debian's HDF5 (`wheel` false) or h5py's bundled
-/// HDF5 2.0 (with 1.10's headers: the functions used are the same, and
-/// the run sets HDF5_DISABLE_VERSION_CHECK).
-fn build(name: &str, dir: &Path, wheel: bool) -> PathBuf {
-    let (libdir, link) = if wheel {
-        let lib = h5py_libhdf5().expect("h5py's bundled libhdf5 in .venv (scripts/setup.sh)");
-        let file = lib.file_name().unwrap().to_str().unwrap().to_string();
-        (lib.parent().unwrap().to_str().unwrap().to_string(), format!("-l:{file}"))
-    } else {
-        (SERIAL.to_string(), "-lhdf5".to_string())
-    };
-    let out = dir.join(format!("{name}{}", if wheel { "-2.0" } else { "" }));
-    let rpath = format!("-Wl,-rpath,{libdir}");
-    let built = compile(name, dir, &["-I/usr/include/hdf5/serial", "-L", &libdir, &link, &rpath, "-lpthread"]);
-    std::fs::rename(built, &out).unwrap();
-    out
-}
 
 /// One case's expectation, as the program computed it from HDF5's
 /// answers: bytes written and read, regular, irregular and point
@@ -94,7 +74,7 @@ fn counted(dir: &Path) -> BTreeMap<String, Case> {
 
 fn selections_counted_as_hdf5_describes_them(wheel: bool) {
     let dir = scratch(if wheel { "h5-selections-2.0" } else { "h5-selections" });
-    let exe = build("h5_selections", &dir, wheel);
+    let exe = compile_hdf5("h5_selections", &dir, wheel);
     let out = output(instrumented(&exe, &dir).arg(&dir).env("HDF5_DISABLE_VERSION_CHECK", "2"));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let want = expected(&String::from_utf8_lossy(&out.stdout));
@@ -131,7 +111,7 @@ fn every_access_after_a_set_or_a_change_is_counted_as_hdf5_2_describes_it() {
 fn a_set_hyperslab_is_what_its_arguments_say_in_every_hdf5_here() {
     let dir = scratch("h5-set-described");
     for wheel in [false, true] {
-        let exe = build("h5_set_described", &dir, wheel);
+        let exe = compile_hdf5("h5_set_described", &dir, wheel);
         let out = output(std::process::Command::new(&exe).env("HDF5_DISABLE_VERSION_CHECK", "2"));
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));

@@ -236,6 +236,9 @@ fn darshan_config_answers_as_the_c_tool_does() {
         .lines()
         .filter_map(|l| l.split_whitespace().nth(2))
         .filter(|n| !n.starts_with("darshan_"))
+        // Left to a static HDF5 (scripts/install.sh: nothing would pull
+        // their real functions out of libhdf5.a under --wrap).
+        .filter(|n| !["H5Gunlink", "H5Gmove", "H5Gmove2"].contains(n))
         .map(String::from)
         .collect();
     exported.sort();

@@ -141,6 +141,25 @@ pub fn h5py_libhdf5() -> Option<std::path::PathBuf> {
     })
 }
 
+/// tests/programs/<name>.c built against Debian's serial HDF5 1.10
+/// (`wheel` false) or h5py's bundled HDF5 2.0 (with 1.10's headers: the
+/// functions the programs use are the same; run them with
+/// HDF5_DISABLE_VERSION_CHECK=2). Named `<name>` or `<name>-2.0`.
+pub fn compile_hdf5(name: &str, dir: &Path, wheel: bool) -> PathBuf {
+    let (libdir, link) = if wheel {
+        let lib = h5py_libhdf5().expect("h5py's bundled libhdf5 in .venv (scripts/setup.sh)");
+        let file = lib.file_name().unwrap().to_str().unwrap().to_string();
+        (lib.parent().unwrap().to_str().unwrap().to_string(), format!("-l:{file}"))
+    } else {
+        ("/usr/lib/x86_64-linux-gnu/hdf5/serial".to_string(), "-lhdf5".to_string())
+    };
+    let out = dir.join(format!("{name}{}", if wheel { "-2.0" } else { "" }));
+    let rpath = format!("-Wl,-rpath,{libdir}");
+    let built = compile(name, dir, &["-I/usr/include/hdf5/serial", "-L", &libdir, &link, &rpath, "-lpthread"]);
+    std::fs::rename(built, &out).unwrap();
+    out
+}
+
 /// A log region made of zlib streams one after another (one per rank in
 /// an MPI job's), decompressed: (bytes, streams).
 pub fn inflate_region(mut b: &[u8]) -> (Vec<u8>, usize) {

@@ -26,11 +26,32 @@ pub struct OpenInfo {
     pub deprecated: bool,
     pub ndims: i64,
     pub npoints: i64,
-    pub type_size: i64,
-    /// Chunk sizes, D1 the fastest-varying dimension, when chunked.
-    pub chunk: Option<[i64; MAX_NDIMS]>,
+    pub layout: Layout,
     /// Record id of the file's H5F record (0 if the name was too long).
     pub file_rec_id: u64,
+    /// Where the layout may be kept for the next open of the same
+    /// dataset: the wrappers' epoch and the dataset's own file and path
+    /// (hashed) when it was asked for; None: not kept.
+    pub keep: Option<LayoutKey>,
+}
+
+/// What a dataset keeps for as long as it exists: its datatype's size
+/// and its chunk sizes (D1 the fastest-varying dimension, when chunked).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Layout {
+    pub type_size: i64,
+    pub chunk: Option<[i64; MAX_NDIMS]>,
+}
+
+/// Which dataset a kept layout is of, and until when it holds: two
+/// datasets can share a record (Darshan names `/g` + `d` and `/` + `gd`
+/// alike), so the dataset's own file and path are part of it; the epoch
+/// is moved by anything that could put another dataset at that path
+/// (ffi/src/hdf5_layout.rs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LayoutKey {
+    pub epoch: u64,
+    pub object: u64,
 }
 
 /// The file selection of one H5Dread / H5Dwrite.
@@ -58,6 +79,8 @@ const IO: IoLayout = darshan_core::dataset_io_layout!(c);
 #[derive(Default)]
 pub struct Rt {
     io: IoState,
+    /// The layout its last open found, and of which dataset.
+    layout: Option<(LayoutKey, Layout)>,
 }
 
 impl darshan_core::records::RecordRt for Rt {
@@ -115,13 +138,25 @@ impl H5d {
         timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.io.t.meta);
         w[c::word(c::DATASPACE_NDIMS)] = info.ndims as u64;
         w[c::word(c::DATASPACE_NPOINTS)] = info.npoints as u64;
-        if let Some(chunk) = info.chunk {
+        // As Darshan: chunk sizes only from a chunked layout (a dataset
+        // made again unchunked under the name leaves the last ones).
+        if let Some(chunk) = info.layout.chunk {
             for (d, &v) in chunk.iter().enumerate() {
                 w[c::word(c::CHUNK_SIZE_D1) + d] = v as u64;
             }
         }
-        w[c::word(c::DATATYPE_SIZE)] = info.type_size as u64;
+        w[c::word(c::DATATYPE_SIZE)] = info.layout.type_size as u64;
         w[2] = info.file_rec_id;
+        rt.layout = info.keep.map(|k| (k, info.layout));
+    }
+
+    /// The layout the last open of record `name` found, if it was of the
+    /// dataset `key` names and still holds.
+    pub fn kept_layout(&self, name: &[u8], key: LayoutKey) -> Option<Layout> {
+        let mut st = self.lock();
+        let i = st.recs.set.find(darshan_log::record_id(name))?;
+        let (_, rt) = st.recs.set.both(i);
+        rt.layout.filter(|(k, _)| *k == key).map(|(_, l)| l)
     }
 
     /// A successful H5Dread or H5Dwrite on `hid`; `collective`: its transfer

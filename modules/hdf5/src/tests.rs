@@ -6,7 +6,7 @@ use darshan_core::common::getf;
 use darshan_core::{FinalizeCtx, Module};
 use darshan_log::counters::{h5d::typed as d, h5f::typed as f};
 
-use crate::dataset::OpenInfo;
+use crate::dataset::{Layout, OpenInfo};
 use crate::{Selection, H5D, H5F};
 
 fn finalize_and_output(m: &dyn Module) -> Vec<u64> {
@@ -36,9 +36,9 @@ fn files_and_datasets_are_counted_as_darshan_counts_them() {
         deprecated: false,
         ndims: 2,
         npoints: 100,
-        type_size: 8,
-        chunk: Some([10, 5, 0, 0, 0]),
+        layout: Layout { type_size: 8, chunk: Some([10, 5, 0, 0, 0]) },
         file_rec_id: file_id,
+        keep: None,
     };
     H5D.on_open(9, b"/data/f.h5:/x", &info, 13, 14);
     let row = Selection::Regular { npoints: 10, lengths: [10, 1, 0, 0, 0], strides: [1, 1, 0, 0, 0] };
