@@ -52,6 +52,11 @@ impl std::ops::DerefMut for State {
     }
 }
 
+/// On a cache line of its own start: which lines a call's lock and counts
+/// fall on must not depend on the size of the statics the linker puts
+/// before it (an unrelated static moved this one by 24 bytes and pwrite
+/// cost 4.6 ns more).
+#[repr(align(64))]
 pub struct Posix {
     set: Lock<State>,
     /// The exclusion rules, tested before the lock is taken.

@@ -82,6 +82,11 @@ pub struct State {
     pending_std: [bool; 3],
 }
 
+/// On a cache line of its own start: which lines a call's lock and counts
+/// fall on must not depend on the size of the statics the linker puts
+/// before it (an unrelated static moved this one by 24 bytes and pwrite
+/// cost 4.6 ns more).
+#[repr(align(64))]
 pub struct Stdio {
     state: Lock<State>,
     /// The exclusion rules, tested before the lock is taken.
