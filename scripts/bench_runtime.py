@@ -432,6 +432,7 @@ if os.environ.get("ONLY") == "hdf5":
     hdf5_rows(h5)
     for name, (med, lo, hi, _, _), c, _ in h5:
         print(f"- {name}: {med:.0f} ns added [{lo:.0f} .. {hi:.0f}]; C Darshan: {c}")
+        record("per_call." + re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_"), med, "ns", lo, hi)
     sys.exit(0)
 if os.environ.get("ONLY") == "floor":
     floor()
