@@ -97,7 +97,12 @@ def paired(cmd, keys, n_calls, extra=None, with_lib=None):
         r = {}
         for on in (False, True):
             fresh()
-            out = subprocess.run(cmd, env=env(on, extra, with_lib), capture_output=True, text=True, check=True).stdout
+            # C's crash-safe file is made in every process, in /tmp unless
+            # told, and left there by one that execs (taskset, PIN): in the
+            # logs directory, which fresh() empties.
+            c_files = dict(DARSHAN_MMAP_LOGPATH=logs) if with_lib else {}
+            e = env(on, dict(extra or {}, **c_files), with_lib)
+            out = subprocess.run(cmd, env=e, capture_output=True, text=True, check=True).stdout
             r[on] = fields(out)
             for k in keys:
                 best[(k, on)] = min(best[(k, on)], r[on][k])
