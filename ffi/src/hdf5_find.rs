@@ -21,7 +21,7 @@
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 
-use crate::hdf5_lib::Hdf5;
+use crate::hdf5_lib::{Fns, Hdf5};
 use crate::loaded::{first_definition, owner_of};
 
 extern "C" {
@@ -34,6 +34,14 @@ extern "C" {
 pub fn caller() -> usize {
     // SAFETY: reads this thread's word; no preconditions.
     unsafe { darshan_h5_caller() }
+}
+
+/// The library the H5* call this thread is in belongs to, and the real
+/// function `pick` takes from it (None: no library, or it has none).
+#[inline]
+pub fn real<F>(pick: impl FnOnce(&Fns) -> Option<F>) -> Option<(&'static Hdf5, F)> {
+    let lib = lib_for(caller())?;
+    Some((lib, pick(&lib.f)?))
 }
 
 /// Every library found (never freed), at most this many kept.

@@ -146,11 +146,11 @@ pub unsafe fn remember(lib: &Hdf5, call: &SetCall) {
     s.last.store(i as u64, Relaxed);
     let Some(rank) = rank(lib, e, key, call.space) else { return };
     // SAFETY: the caller's contract, `rank` values each.
-    let Some(sel) = (unsafe { derive(rank, call) }) else { return };
-    e.npoints.store(sel.npoints, Relaxed);
+    let Some(Selection::Regular { npoints, lengths, strides }) = (unsafe { derive(rank, call) }) else { return };
+    e.npoints.store(npoints, Relaxed);
     for d in 0..MAX_NDIMS {
-        e.lengths[d].store(sel.lengths[d], Relaxed);
-        e.strides[d].store(sel.strides[d], Relaxed);
+        e.lengths[d].store(lengths[d], Relaxed);
+        e.strides[d].store(strides[d], Relaxed);
     }
     // The description is in place before the entry says it holds.
     compiler_fence(SeqCst);
@@ -177,12 +177,6 @@ fn rank(lib: &Hdf5, e: &Entry, key: i64, space: Hid) -> Option<usize> {
     (1..=H5S_MAX_RANK as i64).contains(&r).then_some(r as usize)
 }
 
-struct Derived {
-    npoints: i64,
-    lengths: [i64; MAX_NDIMS],
-    strides: [i64; MAX_NDIMS],
-}
-
 /// The selection a SET call made, as H5Sget_select_npoints and
 /// H5Sget_regular_hyperslab then describe it; None where HDF5 makes it
 /// something else (a zero count or block selects none) or clips it
@@ -190,7 +184,7 @@ struct Derived {
 ///
 /// # Safety
 /// As [`remember`]'s, for `rank` values.
-unsafe fn derive(rank: usize, call: &SetCall) -> Option<Derived> {
+unsafe fn derive(rank: usize, call: &SetCall) -> Option<Selection> {
     // SAFETY: the caller's contract.
     let at = |p: *const Hsize, d: usize| if p.is_null() { 1 } else { unsafe { *p.add(d) } };
     let mut npoints: Hsize = 1;
@@ -205,13 +199,7 @@ unsafe fn derive(rank: usize, call: &SetCall) -> Option<Derived> {
             (count[d], block[d], stride[d]) = (c, b, at(call.stride, d));
         }
     }
-    // Darshan reads dimensions 5..1 of 5-element arrays, D1 the fifth
-    // (as hdf5_wrap::selection does with HDF5's answers).
-    Some(Derived {
-        npoints: npoints as i64,
-        lengths: std::array::from_fn(|i| count[MAX_NDIMS - i - 1].wrapping_mul(block[MAX_NDIMS - i - 1]) as i64),
-        strides: std::array::from_fn(|i| stride[MAX_NDIMS - i - 1] as i64),
-    })
+    Some(Selection::regular(npoints as i64, &stride, &count, &block))
 }
 
 /// The selection of dataspace `key` if a SET call on this thread made it

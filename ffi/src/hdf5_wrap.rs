@@ -63,10 +63,7 @@ macro_rules! h5_wrap {
             /// # Safety
             /// As HDF5's function of this name.
             pub(super) unsafe extern "C" fn wrapper($($arg: $ty),*) -> $ret {
-                let caller = hdf5_find::caller();
-                let Some(($lib, real)) = hdf5_find::lib_for(caller).and_then(|l| Some((l, l.f.$name?))) else {
-                    return -1;
-                };
+                let Some(($lib, real)) = hdf5_find::real(|f| f.$name) else { return -1 };
                 $(if $lib.supported {
                     $before;
                 })?
@@ -103,10 +100,7 @@ macro_rules! h5_change {
             /// # Safety
             /// As HDF5's function of this name.
             pub(super) unsafe extern "C" fn wrapper($($arg: $ty),*) -> $ret {
-                let Some(($lib, real)) = hdf5_find::lib_for(hdf5_find::caller()).and_then(|l| Some((l, l.f.$name?)))
-                else {
-                    return -1;
-                };
+                let Some(($lib, real)) = hdf5_find::real(|f| f.$name) else { return -1 };
                 if $lib.supported {
                     $before;
                 }
@@ -359,13 +353,7 @@ fn selection(lib: &Hdf5, file_space: Hid) -> Selection {
     match kind {
         h5::H5S_SEL_POINTS => Selection::Points(npoints),
         h5::H5S_SEL_HYPERSLABS => match lib.regular_hyperslab(file_space) {
-            // Darshan reads dimensions 5..1 of 5-element arrays, so D1 is
-            // the fifth dimension (0 for a 2-D dataset): kept as it is.
-            Some([stride, count, block]) => Selection::Regular {
-                npoints,
-                lengths: std::array::from_fn(|i| (count[MAX_NDIMS - i - 1] * block[MAX_NDIMS - i - 1]) as i64),
-                strides: std::array::from_fn(|i| stride[MAX_NDIMS - i - 1] as i64),
-            },
+            Some([stride, count, block]) => Selection::regular(npoints, &stride, &count, &block),
             None => Selection::Irregular(npoints),
         },
         _ => Selection::Other(npoints),
@@ -529,11 +517,7 @@ mod H5Sselect_hyperslab {
         count: *const Hsize,
         block: *const Hsize,
     ) -> Herr {
-        let Some((lib, real)) =
-            hdf5_find::lib_for(hdf5_find::caller()).and_then(|l| Some((l, l.f.H5Sselect_hyperslab?)))
-        else {
-            return -1;
-        };
+        let Some((lib, real)) = hdf5_find::real(|f| f.H5Sselect_hyperslab) else { return -1 };
         if !lib.supported {
             // SAFETY: the caller's arguments, passed on unchanged.
             return unsafe { real(space, op, start, stride, count, block) };

@@ -187,7 +187,7 @@ impl<R: RecordRt> RecordSet<R> {
 
     /// Whether the configuration leaves `name` out of this module
     /// (DARSHAN_EXCLUDE_DIRS and the like); before attach, every name.
-    pub fn excluded(&self, name: &[u8]) -> bool {
+    fn excluded(&self, name: &[u8]) -> bool {
         self.env.is_none_or(|e| crate::counting::paths::excluded(e.config, self.module, name))
     }
 
@@ -256,13 +256,19 @@ impl<R: RecordRt> RecordSet<R> {
     }
 
     /// The record for `id`, created (named `name`) if new. None when the
-    /// module has no room or the name table is full (partial flag set).
+    /// configuration leaves the name out of this module (as Darshan's
+    /// register_record asks for every module: no module can forget it),
+    /// or the module has no room or the name table is full (partial flag
+    /// set).
     pub fn find_or_create(&mut self, id: u64, name: &[u8]) -> Option<usize> {
         if self.frozen {
             return None;
         }
         if let Some(i) = self.find(id) {
             return Some(i);
+        }
+        if self.excluded(name) {
+            return None;
         }
         let ledger = self.env.map(|e| e.ledger)?;
         if self.count >= self.granted.unwrap_or(0) && !self.grant_more(ledger) {
@@ -455,5 +461,38 @@ impl<R: RecordRt> RecordSet<R> {
         for i in 0..self.count {
             f(self.slice.record_mut(i));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, NameRule};
+    use crate::store::arena::RecordArena;
+    use darshan_log::modules::{H5D, POSIX};
+
+    /// H5D made records for datasets of files under /dev/ and for names a
+    /// NAME_EXCLUDE rule for H5D matched: the exclusion was each module's
+    /// own call, and H5D had none. Asked by find_or_create now, for every
+    /// module (as Darshan's register_record asks).
+    #[test]
+    fn a_module_that_did_not_ask_whether_a_name_was_excluded_still_made_its_record() {
+        let rule = NameRule {
+            pattern: "^/data/skip".into(),
+            regex: regex_automata::dfa::regex::Regex::new("^/data/skip").unwrap(),
+            modules: 1 << H5D,
+        };
+        let env = Env::for_config(Config { name_exclude: vec![rule], ..Config::default() });
+        let mut arena = RecordArena::new(1 << 16).unwrap();
+        let mut h5d: RecordSet<()> = RecordSet::new(H5D);
+        h5d.attach(arena.reserve(8, 8), &env);
+        let mut posix: RecordSet<()> = RecordSet::new(POSIX);
+        posix.attach(arena.reserve(8, 8), &env);
+        let made = |set: &mut RecordSet<()>, name: &[u8]| set.find_or_create(darshan_log::record_id(name), name);
+        assert!(made(&mut h5d, b"/dev/shm/f.h5:/x").is_none(), "a default excluded prefix");
+        assert!(made(&mut h5d, b"/data/skip.h5:/x").is_none(), "the rule, for H5D");
+        assert!(made(&mut posix, b"/data/skip.h5").is_some(), "the rule is not POSIX's");
+        assert!(made(&mut h5d, b"/data/keep.h5:/x").is_some());
+        assert_eq!(h5d.len(), 1);
     }
 }

@@ -73,6 +73,21 @@ pub enum Selection {
     Chunk(i64),
 }
 
+impl Selection {
+    /// A regular hyperslab of `npoints` points, from HDF5's stride, count
+    /// and block arrays (at least MAX_NDIMS values each, zeros past the
+    /// rank) as Darshan reads them: dimensions 5..1 of 5-element arrays,
+    /// so D1 is the fifth dimension (0 for a 2-D dataset), kept as it is.
+    pub fn regular(npoints: i64, stride: &[u64], count: &[u64], block: &[u64]) -> Selection {
+        let dim = |i: usize| MAX_NDIMS - i - 1;
+        Selection::Regular {
+            npoints,
+            lengths: std::array::from_fn(|i| count[dim(i)].wrapping_mul(block[dim(i)]) as i64),
+            strides: std::array::from_fn(|i| stride[dim(i)] as i64),
+        }
+    }
+}
+
 /// Where H5D keeps what every read and write updates.
 const IO: IoLayout = darshan_core::dataset_io_layout!(c);
 
@@ -123,12 +138,6 @@ impl H5d {
         let id = darshan_log::record_id(name);
         let mut guard = self.lock();
         let st = &mut *guard;
-        // As every module's (Darshan's register_record): a dataset of a
-        // file under an excluded directory, or one a NAME_EXCLUDE rule
-        // names, has no record.
-        if st.recs.set.excluded(name) {
-            return;
-        }
         let Some(i) = st.recs.set.find_or_create(id, name) else { return };
         st.recs.open(hid as u64, i);
         let (w, rt) = st.recs.set.both(i);

@@ -69,9 +69,6 @@ impl H5f {
     pub fn on_open(&self, hid: i64, name: &[u8], use_mpio: bool, tm1: Tick, tm2: Tick) {
         let id = darshan_log::record_id(name);
         let mut st = self.lock();
-        if st.set.excluded(name) {
-            return;
-        }
         let Some(i) = st.set.find_or_create(id, name) else { return };
         st.open(hid as u64, i);
         let (w, rt) = st.set.both(i);

@@ -22,16 +22,26 @@ fn files_and_datasets_are_counted_as_darshan_counts_them() {
     let mut arena = RecordArena::new(1 << 20).unwrap();
     H5F.attach(arena.reserve(f::RECORD_WORDS, 16), &env);
     H5D.attach(arena.reserve(d::RECORD_WORDS, 16), &env);
+    let file_id = darshan_log::record_id(b"/data/f.h5");
+    use_the_file();
+    use_a_dataset(file_id);
+    check_the_file(&finalize_and_output(&H5F), file_id);
+    check_the_dataset(&finalize_and_output(&H5D), file_id);
+}
 
-    // A file opened twice (the second time with MPI-IO), flushed once.
+/// A file opened twice (the second time with MPI-IO), flushed once.
+fn use_the_file() {
     H5F.on_open(7, b"/data/f.h5", false, 10, 12);
     H5F.on_flush(7, 20, 21);
     H5F.on_close(7, 30, 33);
     H5F.on_open(8, b"/data/f.h5", true, 40, 41);
     H5F.on_close(8, 50, 52);
     H5F.on_flush(8, 60, 61); // closed: not counted
+}
 
-    let file_id = darshan_log::record_id(b"/data/f.h5");
+/// One open; two row writes (one collective), reads of all, 3 points and
+/// an irregular hyperslab of 4; a write after the close.
+fn use_a_dataset(file_id: u64) {
     let info = OpenInfo {
         deprecated: false,
         ndims: 2,
@@ -49,18 +59,20 @@ fn files_and_datasets_are_counted_as_darshan_counts_them() {
     H5D.on_io(9, false, Selection::Irregular(4), false, 22, 23);
     H5D.on_close(9, 24, 25);
     H5D.on_io(9, true, row, false, 26, 27); // closed: not counted
+}
 
-    let w = finalize_and_output(&H5F);
+fn check_the_file(w: &[u64], file_id: u64) {
     assert_eq!(w.len(), f::RECORD_WORDS);
     assert_eq!(w[0], file_id);
     assert_eq!((w[f::word(f::OPENS)], w[f::word(f::FLUSHES)], w[f::word(f::USE_MPIIO)]), (2, 1, 1));
-    assert_eq!(getf(&w, f::fword(f::F_OPEN_START_TIMESTAMP)), 10.0);
-    assert_eq!(getf(&w, f::fword(f::F_OPEN_END_TIMESTAMP)), 41.0);
-    assert_eq!(getf(&w, f::fword(f::F_CLOSE_START_TIMESTAMP)), 30.0);
-    assert_eq!(getf(&w, f::fword(f::F_CLOSE_END_TIMESTAMP)), 52.0);
-    assert_eq!(getf(&w, f::fword(f::F_META_TIME)), 2.0 + 1.0 + 3.0 + 1.0 + 2.0);
+    assert_eq!(getf(w, f::fword(f::F_OPEN_START_TIMESTAMP)), 10.0);
+    assert_eq!(getf(w, f::fword(f::F_OPEN_END_TIMESTAMP)), 41.0);
+    assert_eq!(getf(w, f::fword(f::F_CLOSE_START_TIMESTAMP)), 30.0);
+    assert_eq!(getf(w, f::fword(f::F_CLOSE_END_TIMESTAMP)), 52.0);
+    assert_eq!(getf(w, f::fword(f::F_META_TIME)), 2.0 + 1.0 + 3.0 + 1.0 + 2.0);
+}
 
-    let w = finalize_and_output(&H5D);
+fn check_the_dataset(w: &[u64], file_id: u64) {
     assert_eq!(w.len(), d::RECORD_WORDS);
     assert_eq!((w[0], w[2]), (darshan_log::record_id(b"/data/f.h5:/x"), file_id));
     let k = |i: d::Counter| w[d::word(i)] as i64;
@@ -80,12 +92,12 @@ fn files_and_datasets_are_counted_as_darshan_counts_them() {
     assert_eq!((k(d::DATASPACE_NDIMS), k(d::DATASPACE_NPOINTS), k(d::DATATYPE_SIZE)), (2, 100, 8));
     assert_eq!((k(d::CHUNK_SIZE_D1), k(d::CHUNK_SIZE_D2), k(d::CHUNK_SIZE_D3)), (10, 5, 0));
     assert_eq!((k(d::USE_MPIIO_COLLECTIVE), k(d::USE_DEPRECATED)), (1, 0));
-    assert_eq!((k(d::MAX_WRITE_TIME_SIZE), getf(&w, d::fword(d::F_MAX_WRITE_TIME))), (80, 2.0));
-    assert_eq!(getf(&w, d::fword(d::F_WRITE_START_TIMESTAMP)), 15.0);
-    assert_eq!(getf(&w, d::fword(d::F_READ_END_TIMESTAMP)), 23.0);
-    assert_eq!(getf(&w, d::fword(d::F_WRITE_TIME)), 3.0);
-    assert_eq!(getf(&w, d::fword(d::F_READ_TIME)), 3.0);
-    assert_eq!(getf(&w, d::fword(d::F_META_TIME)), 2.0);
+    assert_eq!((k(d::MAX_WRITE_TIME_SIZE), getf(w, d::fword(d::F_MAX_WRITE_TIME))), (80, 2.0));
+    assert_eq!(getf(w, d::fword(d::F_WRITE_START_TIMESTAMP)), 15.0);
+    assert_eq!(getf(w, d::fword(d::F_READ_END_TIMESTAMP)), 23.0);
+    assert_eq!(getf(w, d::fword(d::F_WRITE_TIME)), 3.0);
+    assert_eq!(getf(w, d::fword(d::F_READ_TIME)), 3.0);
+    assert_eq!(getf(w, d::fword(d::F_META_TIME)), 2.0);
 }
 
 #[test]

@@ -499,8 +499,8 @@ impl IoUring {
     pub fn bind_fd(&self, fd: i32, name: Option<&[u8]>) {
         let mut st = self.lock();
         let i = match name {
-            Some(n) if !st.set.excluded(n) => st.set.find_or_create(darshan_log::record_id(n), n),
-            _ => None,
+            Some(n) => st.set.find_or_create(darshan_log::record_id(n), n),
+            None => None,
         };
         if !st.fds.insert(fd as u64, i.unwrap_or(NOT_RECORDED)) {
             st.set.mark_partial();

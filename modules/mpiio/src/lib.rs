@@ -92,9 +92,6 @@ impl Mpiio {
         let id = darshan_log::record_id(name);
         let mut guard = self.lock();
         let st = &mut *guard;
-        if st.set.excluded(name) {
-            return;
-        }
         let Some(i) = st.set.find_or_create(id, name) else { return };
         st.handles.open(fh as u64, i, &st.set);
         let (w, rt) = st.set.both(i);

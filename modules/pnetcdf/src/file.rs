@@ -65,9 +65,6 @@ impl PnetcdfFile {
         let id = darshan_log::record_id(name);
         let mut guard = self.lock();
         let st = &mut *guard;
-        if st.set.excluded(name) {
-            return;
-        }
         let Some(i) = st.set.find_or_create(id, name) else { return };
         let (w, rt) = st.set.both(i);
         stamp(w, c::fword(c::F_OPEN_START_TIMESTAMP), c::fword(c::F_OPEN_END_TIMESTAMP), tm1, tm2);

@@ -158,9 +158,6 @@ impl PnetcdfVar {
         let id = darshan_log::record_id(name);
         let mut guard = self.lock();
         let st = &mut *guard;
-        if st.recs.set.excluded(name) {
-            return;
-        }
         let Some(i) = st.recs.set.find_or_create(id, name) else { return };
         let (w, rt) = st.recs.set.both(i);
         add(w, c::word(c::OPENS), 1);

@@ -104,9 +104,6 @@ impl State {
     /// The record for `name`, made if new; None when the name is left out
     /// by the configuration or the module has no room.
     fn record(&mut self, name: &[u8]) -> Option<usize> {
-        if self.set.excluded(name) {
-            return None;
-        }
         self.set.find_or_create(darshan_log::record_id(name), name)
     }
 
