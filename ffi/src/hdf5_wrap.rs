@@ -45,14 +45,11 @@ macro_rules! h5_stub {
     };
 }
 
-/// One exported wrapper (its stub: `h5_stub!`). The wrapper finds the
-/// real function in the caller's library (-1 if it has none, as HDF5
-/// fails), runs `before` if given (whether recording or not), passes
-/// through unless recording, times the real call, and on success runs
-/// `$record` under the guard with the library, the result and the two
-/// clock readings.
-macro_rules! h5_wrap {
-    ($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty, $(before $before:expr,)? |$lib:ident, $r:ident, $t1:ident, $t2:ident| $record:expr) => {
+/// One exported function and its wrapper (the stub: `h5_stub!`): the
+/// wrapper finds the real function in the caller's library (-1 if it has
+/// none, as HDF5 fails) and runs `$body` with the library and it.
+macro_rules! h5_entry {
+    ($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty, |$lib:ident, $real:ident| $body:block) => {
         h5_stub!($(#[$doc])* $name);
 
         #[allow(non_snake_case)]
@@ -63,24 +60,36 @@ macro_rules! h5_wrap {
             /// # Safety
             /// As HDF5's function of this name.
             pub(super) unsafe extern "C" fn wrapper($($arg: $ty),*) -> $ret {
-                let Some(($lib, real)) = hdf5_find::real(|f| f.$name) else { return -1 };
-                $(if $lib.supported {
-                    $before;
-                })?
-                if !$lib.supported || !recording() || !enabled() {
-                    // SAFETY: the caller's arguments, passed on unchanged.
-                    return unsafe { real($($arg),*) };
-                }
-                let $t1 = clock::now();
-                // SAFETY: as above.
-                let $r = unsafe { real($($arg),*) };
-                let $t2 = clock::now();
-                if $r >= 0 {
-                    record(|| $record);
-                }
-                $r
+                let Some(($lib, $real)) = hdf5_find::real(|f| f.$name) else { return -1 };
+                $body
             }
         }
+    };
+}
+
+/// A wrapper that records: it runs `before` if given (whether recording
+/// or not), passes through unless recording, times the real call, and on
+/// success runs `$record` under the guard with the library, the result
+/// and the two clock readings.
+macro_rules! h5_wrap {
+    ($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty, $(before $before:expr,)? |$lib:ident, $r:ident, $t1:ident, $t2:ident| $record:expr) => {
+        h5_entry!($(#[$doc])* $name($($arg: $ty),*) -> $ret, |$lib, real| {
+            $(if $lib.supported {
+                $before;
+            })?
+            if !$lib.supported || !recording() || !enabled() {
+                // SAFETY: the caller's arguments, passed on unchanged.
+                return unsafe { real($($arg),*) };
+            }
+            let $t1 = clock::now();
+            // SAFETY: as above.
+            let $r = unsafe { real($($arg),*) };
+            let $t2 = clock::now();
+            if $r >= 0 {
+                record(|| $record);
+            }
+            $r
+        });
     };
 }
 
@@ -90,24 +99,13 @@ macro_rules! h5_wrap {
 /// nothing recorded.
 macro_rules! h5_change {
     ($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty, |$lib:ident| $before:expr) => {
-        h5_stub!($(#[$doc])* $name);
-
-        #[allow(non_snake_case)]
-        mod $name {
-            #[allow(unused_imports)]
-            use super::*;
-
-            /// # Safety
-            /// As HDF5's function of this name.
-            pub(super) unsafe extern "C" fn wrapper($($arg: $ty),*) -> $ret {
-                let Some(($lib, real)) = hdf5_find::real(|f| f.$name) else { return -1 };
-                if $lib.supported {
-                    $before;
-                }
-                // SAFETY: the caller's arguments, passed on unchanged.
-                unsafe { real($($arg),*) }
+        h5_entry!($(#[$doc])* $name($($arg: $ty),*) -> $ret, |$lib, real| {
+            if $lib.supported {
+                $before;
             }
-        }
+            // SAFETY: the caller's arguments, passed on unchanged.
+            unsafe { real($($arg),*) }
+        });
     };
 }
 
@@ -496,28 +494,19 @@ h5_change!(
     H5Gmove2(src_loc: Hid, src: *const c_char, dst_loc: Hid, dst: *const c_char) -> Herr,
     |lib| hdf5_layout::changed());
 
-h5_stub!(
+h5_entry!(
     /// A selection made with H5S_SELECT_SET is kept for the next access
     /// through the dataspace on this thread (hdf5_select.rs); any other
     /// operation only changes it.
-    H5Sselect_hyperslab
-);
-
-#[allow(non_snake_case)]
-mod H5Sselect_hyperslab {
-    use super::*;
-
-    /// # Safety
-    /// As HDF5's H5Sselect_hyperslab.
-    pub(super) unsafe extern "C" fn wrapper(
+    H5Sselect_hyperslab(
         space: Hid,
         op: c_int,
         start: *const Hsize,
         stride: *const Hsize,
         count: *const Hsize,
-        block: *const Hsize,
-    ) -> Herr {
-        let Some((lib, real)) = hdf5_find::real(|f| f.H5Sselect_hyperslab) else { return -1 };
+        block: *const Hsize
+    ) -> Herr,
+    |lib, real| {
         if !lib.supported {
             // SAFETY: the caller's arguments, passed on unchanged.
             return unsafe { real(space, op, start, stride, count, block) };
@@ -533,4 +522,4 @@ mod H5Sselect_hyperslab {
         }
         r
     }
-}
+);
