@@ -68,16 +68,16 @@ macro_rules! h5_entry {
 }
 
 /// A wrapper that records: it runs `before` if given (whether recording
-/// or not), passes through unless recording, times the real call, and on
-/// success runs `$record` under the guard with the library, the result
-/// and the two clock readings.
+/// or not), passes through unless recording (or, given `only if`, unless
+/// that holds), times the real call, and on success runs `$record` under
+/// the guard with the library, the result and the two clock readings.
 macro_rules! h5_wrap {
-    ($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty, $(before $before:expr,)? |$lib:ident, $r:ident, $t1:ident, $t2:ident| $record:expr) => {
+    ($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty, $(before $before:expr,)? $(only if $when:expr,)? |$lib:ident, $r:ident, $t1:ident, $t2:ident| $record:expr) => {
         h5_entry!($(#[$doc])* $name($($arg: $ty),*) -> $ret, |$lib, real| {
             $(if $lib.supported {
                 $before;
             })?
-            if !$lib.supported || !recording() || !enabled() {
+            if !$lib.supported || !recording() || !enabled() $(|| !$when)? {
                 // SAFETY: the caller's arguments, passed on unchanged.
                 return unsafe { real($($arg),*) };
             }
@@ -177,6 +177,7 @@ h5_wrap!(
 /// H5Fclose, H5Dclose or H5Oclose).
 H5Idec_ref(id: Hid) -> c_int,
 before hdf5_select::changing(lib.key(id), Change::Extent),
+only if darshan_hdf5::ids::ID_BITS.may_be_kept(lib.key(id)),
 |lib, ret, t1, t2| if ret == 0 {
     H5D.on_close(lib.key(id), t1, t2);
     H5F.on_close(lib.key(id), t1, t2);

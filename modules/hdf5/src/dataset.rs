@@ -139,6 +139,7 @@ impl H5d {
         let mut guard = self.lock();
         let st = &mut *guard;
         let Some(i) = st.recs.set.find_or_create(id, name) else { return };
+        crate::ids::ID_BITS.kept(hid, crate::ids::Kind::Dataset);
         st.recs.open(hid as u64, i);
         let (w, rt) = st.recs.set.both(i);
         add(w, c::word(c::OPENS), 1);

@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 
 pub mod dataset;
+pub mod ids;
 pub mod reduce;
 
 use darshan_core::common::{add, stamp, timer_inc_no_overlap, NoOverlap, Tick};
@@ -70,6 +71,7 @@ impl H5f {
         let id = darshan_log::record_id(name);
         let mut st = self.lock();
         let Some(i) = st.set.find_or_create(id, name) else { return };
+        ids::ID_BITS.kept(hid, ids::Kind::File);
         st.open(hid as u64, i);
         let (w, rt) = st.set.both(i);
         // As Darshan: the last open says whether MPI-IO is used.
