@@ -92,8 +92,9 @@ impl HandleTable {
         (((Self::mixed(h >> 2) >> 52) << 2) as usize | (h & 3) as usize) & (self.len() - 1)
     }
 
-    /// `h`'s counter in the filter: the mixed hash's top six bits (the
-    /// slot's start uses the twelve below them and more).
+    /// `h`'s counter in the filter: the top six bits of `h`'s mixed hash
+    /// (the slot's start hashes `h >> 2`: handles of one group of four
+    /// slots still fall on different counters).
     fn counter(h: u64) -> usize {
         (Self::mixed(h) >> 58) as usize
     }
