@@ -38,7 +38,6 @@ mod mpi_abi;
 mod mpi_comm;
 mod mpi_state;
 mod mpi_wrap;
-mod next_symbol;
 mod null_wrap;
 mod paths;
 mod platform;
