@@ -7,12 +7,10 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-// Exported (hidden names) so that the C printf/scanf shim reads the same
+// Handed to the C printf/scanf shim (c_api.rs), which reads the same
 // clock without a call into Rust.
-#[export_name = "darshan_rs_use_tsc"]
 pub(crate) static USE_TSC: AtomicBool = AtomicBool::new(false);
 /// Tick and CLOCK_MONOTONIC (ns) at start-up.
-#[export_name = "darshan_rs_t0"]
 pub(crate) static T0: AtomicU64 = AtomicU64::new(0);
 static MONO0: AtomicU64 = AtomicU64::new(0);
 
@@ -151,8 +149,7 @@ pub fn call_cost_ns() -> f64 {
 }
 
 /// The clock for C code that cannot read the TSC itself.
-#[no_mangle]
-pub extern "C" fn darshan_rs_now() -> i64 {
+pub extern "C" fn now_for_c() -> i64 {
     now()
 }
 

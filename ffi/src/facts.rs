@@ -11,9 +11,9 @@ pub const RECORDING: i32 = 1;
 pub const OWN_IO: i32 = 2;
 
 /// The runtime's life cycle, one byte that the Rust wrappers and the C
-/// shim read (`darshan_rs_life`): only `Running` records. Set only by the
-/// start, fork and shutdown frames (init.rs, mpi_wrap.rs) and by a
-/// wrapper whose recording panicked (`Disabled`).
+/// shim read (the shim through `darshan_rs_api.life`): only `Running`
+/// records. Set only by the start, fork and shutdown frames (init.rs,
+/// mpi_wrap.rs) and by a wrapper whose recording panicked (`Disabled`).
 #[repr(u8)]
 #[allow(dead_code)] // the build script, which includes this file, uses one variant
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -34,18 +34,24 @@ pub enum Life {
 /// storage is C's, for the initial-exec TLS model).
 pub const H5_SELECTION_WORDS: usize = 31;
 
-// The C declarations of what the Rust side gives the shim (functions it
-// calls, statics it reads), written by build.rs into darshan_facts.h:
-// shim.c declares none of them itself. Each has its Rust type checked in
-// ffi/src/c_api.rs, and a test there fails when a name here has no check.
-// Read by build.rs and by c_api.rs's test only.
+// What the Rust side gives the shim, as the C struct it is handed once,
+// at start-up (darshan_shim_init), written by build.rs into
+// darshan_facts.h. Handed, not linked by name: a name the shim could
+// link would have to be exported from the library, and only interposed
+// functions are (docs/interposition.md rule 12). Its Rust twin,
+// `c_api::RsApi`, is checked field by field against this text by the
+// test in ffi/src/c_api.rs. Read by build.rs and by that test only.
 #[allow(dead_code)]
 pub const C_DECLARATIONS: &str = "\
-void darshan_rs_stdio_write(FILE *f, long bytes, int64_t tm1, int64_t tm2);
-void darshan_rs_stdio_read(FILE *f, long bytes, int64_t tm1);
-int64_t darshan_rs_now(void);
-void darshan_rs_lost_call(void);
-extern unsigned char darshan_rs_life;
-extern unsigned char darshan_rs_use_tsc;
-extern uint64_t darshan_rs_t0;
+struct darshan_rs_api {
+    const uint64_t *stream_filter;
+    unsigned char *stdio_begun;
+    const unsigned char *life;
+    const unsigned char *use_tsc;
+    const uint64_t *t0;
+    int64_t (*now)(void);
+    void (*lost_call)(void);
+    void (*stdio_write)(FILE *f, long bytes, int64_t tm1, int64_t tm2);
+    void (*stdio_read)(FILE *f, long bytes, int64_t tm1);
+};
 ";

@@ -21,8 +21,7 @@ extern "C" {
 pub use crate::facts::Life;
 
 /// The runtime's life cycle (facts.rs), the one copy: the C shim reads
-/// this byte too, by its exported name, without a call.
-#[export_name = "darshan_rs_life"]
+/// this byte too, through the pointer it was handed (c_api.rs).
 pub(crate) static LIFE: AtomicU8 = AtomicU8::new(Life::Uninit as u8);
 
 /// Where the runtime is in its life cycle.
@@ -72,8 +71,7 @@ pub fn recording() -> bool {
 }
 
 /// The C shim's way to count a lost call (see `recording`).
-#[no_mangle]
-pub extern "C" fn darshan_rs_lost_call() {
+pub extern "C" fn lost_call_for_c() {
     runtime::core().note_lost_call();
 }
 

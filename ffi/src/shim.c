@@ -1,7 +1,8 @@
 /* Variadic STDIO wrappers (printf and scanf families), which stable Rust
  * cannot define. Each calls the real va_list function and reports to the
- * Rust runtime through darshan_rs_stdio_*; the Rust side exports these
- * bodies under the libc names (see shim.rs). Hidden: not exported. */
+ * Rust runtime through the functions it was handed (struct
+ * darshan_rs_api); the Rust side exports these bodies under the libc
+ * names (see shim.rs). Hidden: not exported. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -20,9 +21,15 @@
 #endif
 
 /* What the Rust side gives the shim (its functions; the runtime's state
- * and clock, clock.rs and guard.rs) is declared in darshan_facts.h,
- * written from ffi/src/facts.rs and checked against the Rust definitions
- * (ffi/src/c_api.rs). */
+ * and clock, clock.rs and guard.rs; the STDIO module's stream filter and
+ * first-call flag) is struct darshan_rs_api, declared in darshan_facts.h
+ * (written from ffi/src/facts.rs, checked against its Rust twin in
+ * ffi/src/c_api.rs) and handed over once, by darshan_shim_init, before
+ * the runtime can be running. Until then `rs_life` is null and nothing
+ * records. Handed, not linked by name: no symbol of the runtime's own
+ * needs to be exported. */
+static struct darshan_rs_api rs;
+static const unsigned char *rs_life;
 
 /* The per-thread "inside the runtime" flag (docs/interposition.md rule 4). Kept
  * here because C can give it the initial-exec TLS model: one %fs-relative
@@ -35,47 +42,43 @@ static __thread int in_runtime __attribute__((tls_model("initial-exec")));
 
 static inline int recording(void)
 {
-    if (__atomic_load_n(&darshan_rs_life, __ATOMIC_ACQUIRE) != DARSHAN_LIFE_RUNNING) return 0;
+    const unsigned char *life = __atomic_load_n(&rs_life, __ATOMIC_ACQUIRE);
+    if (!life || __atomic_load_n(life, __ATOMIC_ACQUIRE) != DARSHAN_LIFE_RUNNING) return 0;
     if (in_runtime == DARSHAN_GUARD_OUTSIDE) return 1;
-    if (in_runtime == DARSHAN_GUARD_RECORDING) darshan_rs_lost_call();
+    if (in_runtime == DARSHAN_GUARD_RECORDING) rs.lost_call();
     return 0;
 }
 
-/* The STDIO module's filter of streams that may be tracked (given by
- * darshan_shim_init), hashed as darshan_stdio::filter_bit does: the
+/* The STDIO module's filter of streams that may be tracked
+ * (rs.stream_filter), hashed as darshan_stdio::filter_bit does: the
  * constants come from its filter.rs through darshan_facts.h. */
 _Static_assert((1u << (64 - DARSHAN_FILTER_SHIFT)) == DARSHAN_FILTER_WORDS * 64,
                "the filter's hash must index exactly its bits");
-static const uint64_t *stream_filter;
 
-/* Set at the program's first STDIO call (darshan_stdio's Stdio::begin):
- * from then on the standard streams are tracked (given by
- * darshan_shim_init). */
-static unsigned char *stdio_begun;
-
+/* rs.stdio_begun is set at the program's first STDIO call
+ * (darshan_stdio's Stdio::begin): from then on the standard streams are
+ * tracked. Both are set whenever recording() is true. */
 static inline int begin_stdio(void)
 {
-    if (stdio_begun && !__atomic_load_n(stdio_begun, __ATOMIC_RELAXED))
-        __atomic_store_n(stdio_begun, 1, __ATOMIC_RELAXED);
+    if (!__atomic_load_n(rs.stdio_begun, __ATOMIC_RELAXED))
+        __atomic_store_n(rs.stdio_begun, 1, __ATOMIC_RELAXED);
     return 1;
 }
 
 static inline int maybe_tracked(FILE *f)
 {
-    if (!stream_filter)
-        return 1;
     uint64_t h = ((uint64_t)(uintptr_t)f * DARSHAN_FILTER_MUL) >> DARSHAN_FILTER_SHIFT;
-    return (__atomic_load_n(&stream_filter[h >> 6], __ATOMIC_RELAXED) >> (h & 63)) & 1;
+    return (__atomic_load_n(&rs.stream_filter[h >> 6], __ATOMIC_RELAXED) >> (h & 63)) & 1;
 }
 
 /* Clock ticks since start-up, as clock.rs counts them. */
 static inline int64_t ticks(void)
 {
 #if defined(__x86_64__)
-    if (__atomic_load_n(&darshan_rs_use_tsc, __ATOMIC_RELAXED))
-        return (int64_t)(__rdtsc() - __atomic_load_n(&darshan_rs_t0, __ATOMIC_RELAXED));
+    if (__atomic_load_n(rs.use_tsc, __ATOMIC_RELAXED))
+        return (int64_t)(__rdtsc() - __atomic_load_n(rs.t0, __ATOMIC_RELAXED));
 #endif
-    return darshan_rs_now();
+    return rs.now();
 }
 
 typedef int (*vfprintf_fn)(FILE *, const char *, va_list);
@@ -144,10 +147,13 @@ static void *resolve(void **slot, const char *name)
     return p;
 }
 
-HIDDEN void darshan_shim_init(const uint64_t *filter, unsigned char *begun)
+/* Called once, by the constructor (shim.rs), before the runtime can be
+ * running: `api` is copied, and `rs_life` published last, so that a
+ * thread that sees it sees the rest. */
+HIDDEN void darshan_shim_init(const struct darshan_rs_api *api)
 {
-    stream_filter = filter;
-    stdio_begun = begun;
+    rs = *api;
+    __atomic_store_n(&rs_life, api->life, __ATOMIC_RELEASE);
     resolve(&p_vfprintf, "vfprintf");
     resolve(&p_vfprintf_chk, "__vfprintf_chk");
     resolve(&p_vfscanf, "vfscanf");
@@ -174,7 +180,7 @@ static int print(FILE *f, int chk, int flag, const char *fmt, va_list ap)
         /* Recording a write makes no system call that can fail (the lock
          * only ever yields), so errno needs no saving here. */
         in_runtime = DARSHAN_GUARD_RECORDING;
-        darshan_rs_stdio_write(f, ret, t1, t2);
+        rs.stdio_write(f, ret, t1, t2);
         in_runtime = DARSHAN_GUARD_OUTSIDE;
     }
     return ret;
@@ -229,7 +235,7 @@ static int scan(void **slot, const char *name, FILE *f, const char *fmt, va_list
         int e = errno;
         long end = ftell(f);
         errno = e;
-        darshan_rs_stdio_read(f, end - start, t1);
+        rs.stdio_read(f, end - start, t1);
     }
     return ret;
 }

@@ -2,38 +2,39 @@
 //! `shim.c` implements those wrappers, and naked Rust functions export
 //! them under the libc names (a cdylib does not export a linked C
 //! library's symbols; docs/interposition.md rule 12). The C code calls back into
-//! the `darshan_rs_*` functions below to record.
+//! the functions below, handed to it at start-up (c_api.rs), to record.
 
 use libc::{c_int, c_long, FILE};
 
 use darshan_stdio::STDIO;
 
+use crate::c_api::RsApi;
 use crate::{clock, guard};
 
 #[allow(unused_imports)]
 use clock as _;
 
 extern "C" {
-    fn darshan_shim_init(filter: *const u64, begun: *mut bool);
+    fn darshan_shim_init(api: *const RsApi);
 }
 
 pub fn init() {
-    // SAFETY: resolves the shim's real function pointers and hands it the
-    // STDIO stream filter and first-call flag, statics that live as long as
-    // the process (the flag an AtomicBool: one byte, written atomically).
-    unsafe { darshan_shim_init(darshan_stdio::MAYBE_TRACKED.as_ptr().cast(), STDIO.begun_flag()) };
+    let api = RsApi::new(darshan_stdio::MAYBE_TRACKED.as_ptr().cast(), STDIO.begun_flag());
+    // SAFETY: the shim copies `api` (it keeps no pointer to it) and
+    // resolves its real functions; every pointer in it is to a static
+    // that lives as long as the process (the first-call flag an
+    // AtomicBool: one byte, written atomically).
+    unsafe { darshan_shim_init(&api) };
 }
 
 /// A formatted write of `bytes` on `stream` ran from tick `tm1` to `tm2`
 /// (the C caller has set the thread's guard and keeps errno).
-#[no_mangle]
-pub extern "C" fn darshan_rs_stdio_write(stream: *mut FILE, bytes: c_long, tm1: i64, tm2: i64) {
+pub extern "C" fn stdio_write(stream: *mut FILE, bytes: c_long, tm1: i64, tm2: i64) {
     guard::record_unguarded(|| STDIO.on_write(stream as usize, bytes, false, tm1, tm2));
 }
 
 /// A formatted read of `bytes` (ftell difference) on `stream` ended.
-#[no_mangle]
-pub extern "C" fn darshan_rs_stdio_read(stream: *mut FILE, bytes: c_long, tm1: i64) {
+pub extern "C" fn stdio_read(stream: *mut FILE, bytes: c_long, tm1: i64) {
     let tm2 = clock::now();
     let s = if stream.is_null() { crate::host::stdin_ptr() } else { stream as usize };
     guard::record(|| STDIO.on_read(s, bytes, tm1, tm2));

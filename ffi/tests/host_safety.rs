@@ -16,7 +16,7 @@ fn libc_path() -> std::path::PathBuf {
 /// bzip2's `bz_internal_error` once leaked out of libdarshan.so and
 /// replaced libbz2's own in every program. The library may export only
 /// what it interposes (libc, MPI, HDF5 and PnetCDF functions) and
-/// `darshan_` names.
+/// `darshan_` names (held to one below).
 #[test]
 fn library_exports_no_foreign_symbol_like_bz_internal_error() {
     let ours = dynamic_symbols(&lib());
@@ -61,6 +61,27 @@ fn library_exports_no_foreign_symbol_like_bz_internal_error() {
         let unknown: Vec<_> = mpi.iter().filter(|s| !theirs.contains(**s)).collect();
         assert!(unknown.is_empty(), "MPI names neither libmpi nor libmpich defines: {unknown:?}");
     }
+}
+
+/// The runtime's own state and helpers for the C shim (`darshan_rs_life`,
+/// `darshan_rs_t0`, `darshan_rs_now` ... seven in all) were exported: a
+/// program or library defining one of those names would have replaced
+/// ours, and every wrapper reached the three variables through the GOT.
+/// They are handed to the shim now (c_api.rs). Exported: functions only,
+/// and of `darshan_` names only the null module's stand-in for an
+/// interposed function.
+#[test]
+fn library_exports_no_variable_or_helper_of_its_own_like_darshan_rs_life() {
+    let out = output(Command::new("nm").args(["-D", "--defined-only"]).arg(lib()));
+    assert!(out.status.success(), "nm {}", lib().display());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let symbols: Vec<(&str, &str)> =
+        text.lines().filter_map(|l| l.split_whitespace().nth(1).zip(l.split_whitespace().nth(2))).collect();
+    assert!(symbols.iter().any(|(_, n)| *n == "pwrite"), "exports read: {}", symbols.len());
+    let not_functions: Vec<_> = symbols.iter().filter(|(kind, _)| *kind != "T" && *kind != "W").collect();
+    assert!(not_functions.is_empty(), "exported non-functions: {not_functions:?}");
+    let own: Vec<_> = symbols.iter().filter(|(_, n)| n.starts_with("darshan")).map(|(_, n)| *n).collect();
+    assert_eq!(own, ["darshan_null_foo"], "the runtime's own names exported");
 }
 
 /// libgcc_s.so (Rust's unwinder) was loaded into every program, with its
