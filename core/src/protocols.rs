@@ -90,7 +90,7 @@ impl Core {
             Err(refused) => return refused,
         };
         platform.start_clock();
-        self.cost.set_call_ns(platform.call_cost_ns());
+        self.cost.calibrate(platform.clock_read_ns());
         let start = platform.realtime();
         let mmap = cfg.mmap_logs.then(|| shutdown::mmap_path(&cfg, &cmdline, at.job_pid, at.rank, at.logmod));
         let mounts = crate::counting::mounts::parse(&String::from_utf8_lossy(&platform.mount_table()));

@@ -127,25 +127,28 @@ pub fn provisional_secs_per_tick() -> f64 {
     secs_per_tick()
 }
 
-/// What one wrapped call adds beyond its two clock reads (the guard, the
-/// record's lookup and update, the caches it takes from the program):
-/// measured outside the process on the project's machine, 300,000 pwrites
-/// and preads adding 43-46 ns each against two reads of 27.5 ns
-/// (scripts/check-cost.py; docs/cost.md).
-const BOOKKEEPING_NS: f64 = 17.0;
+/// Whether the call that read `tick` after its real function times its
+/// recording for the cost estimate (core's cost.rs): about one in 64,
+/// by bits of the tick that vary from call to call (its lowest may not,
+/// on a clock of coarse steps), so that no other call does more than
+/// this test.
+#[inline(always)]
+pub fn sampled(tick: i64) -> bool {
+    (tick >> 4) & 63 == 0
+}
 
-/// What one recorded call costs the program, in nanoseconds: two reads of
-/// the wrappers' clock, timed here over 32 reads (about a microsecond,
-/// once per process), and the bookkeeping. A machine whose clock is slow
-/// to read (a VM without a usable TSC) shows it here.
-pub fn call_cost_ns() -> f64 {
+/// What one read of the wrappers' clock costs, in nanoseconds, timed
+/// here over 32 reads (about a microsecond, once per process): the
+/// runtime's per-call cost estimate starts from it (core's cost.rs). A
+/// machine whose clock is slow to read (a VM without a usable TSC) shows
+/// it here.
+pub fn read_cost_ns() -> f64 {
     const READS: u32 = 32;
     let t0 = mono_ns();
     for _ in 0..READS {
         std::hint::black_box(raw());
     }
-    let per_read = mono_ns().saturating_sub(t0) as f64 / f64::from(READS);
-    2.0 * per_read + BOOKKEEPING_NS
+    mono_ns().saturating_sub(t0) as f64 / f64::from(READS)
 }
 
 /// The clock for C code that cannot read the TSC itself.

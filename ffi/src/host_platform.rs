@@ -95,8 +95,8 @@ impl Platform for Host {
     fn start_clock(&self) {
         crate::clock::start()
     }
-    fn call_cost_ns(&self) -> f64 {
-        crate::clock::call_cost_ns()
+    fn clock_read_ns(&self) -> f64 {
+        crate::clock::read_cost_ns()
     }
     fn secs_per_tick(&self, provisional: bool) -> f64 {
         if provisional {

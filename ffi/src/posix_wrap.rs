@@ -83,6 +83,9 @@ fn data(fd: c_int, write: bool, off: Option<i64>, al: bool, call: impl FnOnce() 
                 POSIX.on_read(fd, r as i64, off, al, t1, t2)
             }
         });
+        if clock::sampled(t2) {
+            darshan_core::runtime::core().cost.sample((clock::now() - t2).max(0) as u64);
+        }
     }
     r
 }

@@ -181,6 +181,7 @@ pub(crate) fn log_paths(jobid: i64, start_sec: i64) -> Result<(String, String), 
 pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<Outcome, ShutdownError> {
     let sh = runtime::core().shared().ok_or(ShutdownError::NotInitialised)?;
     let t0 = Instant::now();
+    runtime::core().cost.settle(secs_per_tick);
     let modules = runtime::core().modules();
     let ctx = FinalizeCtx::one_process(secs_per_tick, end_tick);
     pipeline::finalize(&modules, &ctx);

@@ -75,6 +75,7 @@ pub fn write_log_mpi(
     let sh = runtime::core().shared().ok_or(ShutdownError::NotInitialised)?;
     comm.barrier();
     let t_start = Instant::now();
+    runtime::core().cost.settle(secs_per_tick);
     let modules = runtime::core().modules();
     let ctx = agree_on_the_clock(comm, secs_per_tick, end_tick);
     finalize(comm, &modules, &ctx, end, t_start)?;

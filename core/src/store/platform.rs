@@ -27,10 +27,10 @@ pub trait Platform: Sync {
     }
     /// The clock's origin: tick 0 is now (start-up, a forked child).
     fn start_clock(&self) {}
-    /// What one recorded call costs the program, in nanoseconds: the
-    /// wrappers' two clock reads and their bookkeeping, measured on this
-    /// machine at start-up (the runtime's cost estimate, cost.rs).
-    fn call_cost_ns(&self) -> f64 {
+    /// What one read of the wrappers' clock costs, in nanoseconds,
+    /// measured on this machine at start-up (the runtime's cost estimate
+    /// starts from it, cost.rs).
+    fn clock_read_ns(&self) -> f64 {
         0.0
     }
     /// Seconds per clock tick: `provisional`, as well as it is known now

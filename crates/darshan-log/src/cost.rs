@@ -30,8 +30,8 @@ pub struct Cost {
     /// Calls counted in the records (one close per open).
     pub calls: u64,
     /// The estimated time the wrappers added: calls × the per-call cost
-    /// measured at start-up (`call_ns`, two clock reads and the
-    /// bookkeeping).
+    /// (`call_ns`: sampled on the process's reads and writes, else
+    /// calibrated at start-up; docs/cost.md).
     pub est_us: u64,
     /// Nanoseconds per call (the calls' weighted mean in a merge).
     pub call_ns: f64,
