@@ -400,6 +400,37 @@ def dxt_section():
         record(f"dxt.{k[:-3]}_traced_added", on, "ns", min(traced), max(traced))
 
 
+def disk_section():
+    """Per-call cost where the file system does real work: one-byte
+    pwrites extending a file, and one-byte preads of it (page cache), on
+    the work directory's file system (ext4 on the project's machine), not
+    the tmpfs of the per-call rows. A disk's write path evicts the
+    library's cache lines and TLB entries between calls, which tmpfs
+    hardly does: a pwrite added twice the tmpfs figure here, and a layout
+    change that tmpfs did not show moved it by 20 ns (performance.md,
+    seventeenth step). Whole runs timed from outside (spawn_pairs), less
+    the runs without calls (start-up, open, close, shutdown), per call."""
+    prog = build(os.path.join(root, "tests/programs/cost_calls.c"), "cost_calls")
+    fs = subprocess.run(["stat", "-f", "-c", "%T", work], capture_output=True, text=True).stdout.strip()
+    path, calls = os.path.join(work, "disk.dat"), 150_000
+
+    def added(writes, reads):
+        return [b - a for a, b in spawned([prog, path, str(writes), str(reads)], 15, 3)]
+
+    base = statistics.median(added(0, 0))
+    print(f"\nOn the work directory's file system ({fs}), {calls:,} calls per run, added per call from outside "
+          f"(median of 15 pairs of 3-run blocks [min .. max], less {base:.0f} us for a run without calls):")
+    for name, writes, reads in (("pwrite, 1 B extending the file", calls, 0), ("pread, 1 B", 1, calls)):
+        per = sorted((d - base) * 1000 / calls for d in added(writes, reads))
+        print(f"- {name}: {statistics.median(per):.0f} ns [{per[0]:.0f} .. {per[-1]:.0f}]")
+        slug = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+        record(f"per_call.disk.{slug}", statistics.median(per), "ns", per[0], per[-1])
+    os.remove(path)
+
+
+if os.environ.get("ONLY") == "disk":
+    disk_section()
+    sys.exit(0)
 if os.environ.get("ONLY") == "dxt":
     dxt_section()
     sys.exit(0)
@@ -544,6 +575,7 @@ record("rss.posix_small_added", (on - off) / 1024, "MB")
 
 crash_safe_section()
 dxt_section()
+disk_section()
 short_process_section()
 # The excluded files' directory (the per-call A/B and the crash-safe and
 # DXT sections) is the bench's own: nothing of it is left in /dev/shm.
