@@ -411,7 +411,7 @@ def disk_section():
     seventeenth step). Whole runs timed from outside (spawn_pairs), less
     the runs without calls (start-up, open, close, shutdown), per call."""
     prog = build(os.path.join(root, "tests/programs/cost_calls.c"), "cost_calls")
-    fs = subprocess.run(["stat", "-f", "-c", "%T", work], capture_output=True, text=True).stdout.strip()
+    fs = subprocess.run(["df", "--output=fstype", work], capture_output=True, text=True).stdout.split()[-1]
     path, calls = os.path.join(work, "disk.dat"), 150_000
 
     def added(writes, reads):
