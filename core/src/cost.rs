@@ -95,7 +95,7 @@ impl CostMeter {
     /// they measured (`secs_per_tick` converts their ticks).
     pub fn settle(&self, secs_per_tick: f64) {
         let n = self.samples.load(Ordering::Relaxed);
-        if n < MIN_SAMPLES || !(secs_per_tick > 0.0) {
+        if n < MIN_SAMPLES || secs_per_tick.is_nan() || secs_per_tick <= 0.0 {
             return;
         }
         let mean_ns = self.sampled_ticks.load(Ordering::Relaxed) as f64 / n as f64 * secs_per_tick * 1e9;
