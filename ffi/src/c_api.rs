@@ -1,7 +1,7 @@
 //! What the Rust side gives the C shim: `RsApi`, the twin of the C struct
 //! the shim compiles with (`facts::C_DECLARATIONS`, written by build.rs
-//! into darshan_facts.h), handed to it once at start-up. A Rust function
-//! or static whose type changes stops compiling in `RsApi::new`, and a
+//! into darshan_facts.h), handed to it once at start-up (shim.rs). A Rust
+//! function or static whose type changes stops compiling there, and a
 //! field that differs from the C declaration in name, order or type fails
 //! this file's test. The C types map as: `FILE *` = `*mut libc::FILE`,
 //! `long` = `c_long`, `int64_t` = `i64`, `unsigned char` = a one-byte
@@ -23,24 +23,6 @@ pub struct RsApi {
     pub lost_call: extern "C" fn(),
     pub stdio_write: extern "C" fn(*mut FILE, c_long, i64, i64),
     pub stdio_read: extern "C" fn(*mut FILE, c_long, i64),
-}
-
-impl RsApi {
-    /// The runtime's statics and callbacks, with the STDIO module's stream
-    /// filter and first-call flag.
-    pub fn new(stream_filter: *const AtomicU64, stdio_begun: *mut bool) -> RsApi {
-        RsApi {
-            stream_filter,
-            stdio_begun,
-            life: &crate::guard::LIFE,
-            use_tsc: &crate::clock::USE_TSC,
-            t0: &crate::clock::T0,
-            now: crate::clock::now_for_c,
-            lost_call: crate::guard::lost_call_for_c,
-            stdio_write: crate::shim::stdio_write,
-            stdio_read: crate::shim::stdio_read,
-        }
-    }
 }
 
 const _: () = assert!(size_of::<AtomicU8>() == 1 && size_of::<AtomicBool>() == 1 && size_of::<AtomicU64>() == 8);

@@ -19,7 +19,17 @@ extern "C" {
 }
 
 pub fn init() {
-    let api = RsApi::new(darshan_stdio::MAYBE_TRACKED.as_ptr().cast(), STDIO.begun_flag());
+    let api = RsApi {
+        stream_filter: darshan_stdio::MAYBE_TRACKED.as_ptr().cast(),
+        stdio_begun: STDIO.begun_flag(),
+        life: &guard::LIFE,
+        use_tsc: &clock::USE_TSC,
+        t0: &clock::T0,
+        now: clock::now_for_c,
+        lost_call: guard::lost_call_for_c,
+        stdio_write,
+        stdio_read,
+    };
     // SAFETY: the shim copies `api` (it keeps no pointer to it) and
     // resolves its real functions; every pointer in it is to a static
     // that lives as long as the process (the first-call flag an
