@@ -34,6 +34,13 @@ pub const BOOKKEEPING_NS: f64 = 17.0;
 /// Fewer samples than this leave the start-up calibration in place.
 pub const MIN_SAMPLES: u64 = 16;
 
+/// A sample longer than this is not a call's recording but something
+/// that happened to it (the thread preempted, a page first touched): one
+/// such sample among a short process's 16 would multiply its estimate
+/// (a millisecond's preemption: +60 us per call), so it is left out. A
+/// recording takes 60-100 ns here.
+pub const MAX_SAMPLE_NS: f64 = 5_000.0;
+
 /// What a sampled read or write costs beyond its sample (the clock read
 /// after the call, the recording, the clock read that ends the sample)
 /// and the clock read before the call: the wrapper's work before its
@@ -84,9 +91,14 @@ impl CostMeter {
         self.set_call_ns(2.0 * (cns as f64 / 100.0) + BOOKKEEPING_NS);
     }
 
-    /// A sampled call's recording took `ticks` of the wrappers' clock.
+    /// A sampled call's recording took `ticks` of the wrappers' clock
+    /// (`secs_per_tick` as well as it is known now). A sample longer than
+    /// [`MAX_SAMPLE_NS`] is left out.
     #[inline]
-    pub fn sample(&self, ticks: u64) {
+    pub fn sample(&self, ticks: u64, secs_per_tick: f64) {
+        if ticks as f64 * secs_per_tick * 1e9 > MAX_SAMPLE_NS {
+            return;
+        }
         self.sampled_ticks.fetch_add(ticks, Ordering::Relaxed);
         self.samples.fetch_add(1, Ordering::Relaxed);
     }
@@ -154,11 +166,13 @@ mod tests {
         m.calibrate(16.0);
         assert_eq!(m.call_ns(), 32.0 + BOOKKEEPING_NS, "two reads and the bookkeeping");
         for _ in 0..MIN_SAMPLES - 1 {
-            m.sample(120);
+            m.sample(120, 0.5e-9);
         }
         m.settle(0.5e-9);
         assert_eq!(m.call_ns(), 32.0 + BOOKKEEPING_NS, "too few samples");
-        m.sample(120);
+        m.sample(120, 0.5e-9);
+        // A preempted sample (2 ms) is left out, not averaged in.
+        m.sample(4_000_000, 0.5e-9);
         m.settle(0.5e-9);
         // 120 ticks of 0.5 ns: 60 ns, after a 16 ns read and the part before.
         assert!((m.call_ns() - (16.0 + BEFORE_CALL_NS + 60.0)).abs() < 0.01, "{}", m.call_ns());

@@ -84,7 +84,8 @@ fn data(fd: c_int, write: bool, off: Option<i64>, al: bool, call: impl FnOnce() 
             }
         });
         if clock::sampled(t2) {
-            darshan_core::runtime::core().cost.sample((clock::now() - t2).max(0) as u64);
+            let core = darshan_core::runtime::core();
+            core.cost.sample((clock::now() - t2).max(0) as u64, core.ledger.tick_secs());
         }
     }
     r
