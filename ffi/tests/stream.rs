@@ -199,8 +199,11 @@ fn nats_messages_grow_while_it_runs_and_add_up_to_the_final_log() {
     assert!(jobs >= 3, "{jobs} job messages");
 }
 
+/// The body of `path`'s answer; empty when nothing answers (yet).
 fn http_get(port: u16, path: &str) -> String {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    // Refused: Prometheus not (yet, or any more) at its port. The callers
+    // poll until a deadline, and `prometheus` says when the server died.
+    let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else { return String::new() };
     s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
     write!(s, "GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
     let mut out = String::new();
@@ -237,7 +240,7 @@ fn prometheus(d: &Path, metrics: u16) -> (Server, u16) {
         format!("global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: darshan\n    static_configs:\n      - targets: ['127.0.0.1:{metrics}']\n"),
     )
     .unwrap();
-    let prom = start(
+    let mut prom = start(
         Command::new("prometheus")
             .arg(format!("--config.file={}", cfg.display()))
             .arg(format!("--storage.tsdb.path={}", d.join("tsdb").display()))
@@ -247,6 +250,7 @@ fn prometheus(d: &Path, metrics: u16) -> (Server, u16) {
     let until = Instant::now() + Duration::from_secs(60);
     while prom_value(web, "up{job=\"darshan\"}") != Some(1.0) {
         assert!(Instant::now() < until, "Prometheus never scraped the daemon");
+        assert!(prom.0.try_wait().unwrap().is_none(), "Prometheus exited (port {web} taken after it was chosen?)");
         std::thread::sleep(Duration::from_millis(200));
     }
     (prom, web)
