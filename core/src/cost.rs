@@ -50,6 +50,15 @@ pub const MAX_SAMPLE_NS: f64 = 5_000.0;
 /// samples averaged 58 ns and a clock read 16 ns (docs/cost.md).
 pub const BEFORE_CALL_NS: f64 = 22.0;
 
+/// Nanoseconds as the meter keeps them, hundredths; 0 for nonsense.
+fn centi_ns(ns: f64) -> u64 {
+    if ns.is_finite() && ns > 0.0 {
+        darshan_log::cost::round_u64(ns * 100.0)
+    } else {
+        0
+    }
+}
+
 impl Default for CostMeter {
     fn default() -> Self {
         CostMeter::new()
@@ -74,8 +83,7 @@ impl CostMeter {
 
     /// What one recorded call costs, as measured on this machine.
     pub fn set_call_ns(&self, ns: f64) {
-        let cns = if ns.is_finite() && ns > 0.0 { darshan_log::cost::round_u64(ns * 100.0) } else { 0 };
-        self.call_cns.store(cns, Ordering::Relaxed);
+        self.call_cns.store(centi_ns(ns), Ordering::Relaxed);
     }
 
     pub fn call_ns(&self) -> f64 {
@@ -86,7 +94,7 @@ impl CostMeter {
     /// per-call cost until samples replace it is two reads and the
     /// bookkeeping.
     pub fn calibrate(&self, read_ns: f64) {
-        let cns = if read_ns.is_finite() && read_ns > 0.0 { darshan_log::cost::round_u64(read_ns * 100.0) } else { 0 };
+        let cns = centi_ns(read_ns);
         self.read_cns.store(cns, Ordering::Relaxed);
         self.set_call_ns(2.0 * (cns as f64 / 100.0) + BOOKKEEPING_NS);
     }

@@ -206,13 +206,7 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
 
     // The whole log is assembled in memory and written in one call.
     let t2 = Instant::now();
-    let sizes = regions.sizes();
-    let (header, _) = pipeline::layout(&sizes, &regions.module_ids(), runtime::core().ledger.partial_flags());
-    let mut bytes = header.encode();
-    let trailer = darshan_log::extension::encode_trailer(&header);
-    bytes.reserve(sizes.iter().sum::<u64>() as usize + trailer.len());
-    regions.in_order().for_each(|r| bytes.extend_from_slice(r));
-    bytes.extend_from_slice(&trailer);
+    let bytes = assemble(&regions);
     let (tmp, final_base) = log_paths(jobid, t.start.0)?;
     // The log is written and renamed before the crash-safe file is removed
     // (Darshan removes it first), so no kill can lose both. With
@@ -237,6 +231,18 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     }
     crate::store::logmap::remove();
     Ok(Outcome { path, finalize_s, reduce_s: 0.0, compress_s, write_s, records: regions.records, shared: 0 })
+}
+
+/// One process's whole log in memory: header, regions, extension trailer.
+fn assemble(regions: &pipeline::Regions) -> Vec<u8> {
+    let sizes = regions.sizes();
+    let (header, _) = pipeline::layout(&sizes, &regions.module_ids(), runtime::core().ledger.partial_flags());
+    let mut bytes = header.encode();
+    let trailer = darshan_log::extension::encode_trailer(&header);
+    bytes.reserve(sizes.iter().sum::<u64>() as usize + trailer.len());
+    regions.in_order().for_each(|r| bytes.extend_from_slice(r));
+    bytes.extend_from_slice(&trailer);
+    bytes
 }
 
 /// The log's final name: DARSHAN_LOGFILE as given, else the base name
