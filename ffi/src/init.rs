@@ -122,8 +122,7 @@ extern "C" fn constructor(argc: c_int, argv: *const *const c_char, _envp: *const
 
 fn init() {
     let t_init = std::time::Instant::now();
-    real::resolve_all();
-    real::uring::resolve_if_loaded();
+    real::prepare();
     darshan_core::protocols::test_panic("start");
     crate::shim::init();
     // A set-user-ID, set-group-ID or capability-raising program (the

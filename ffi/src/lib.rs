@@ -38,6 +38,7 @@ mod mpi_abi;
 mod mpi_comm;
 mod mpi_state;
 mod mpi_wrap;
+mod next_symbol;
 mod null_wrap;
 mod paths;
 mod platform;

@@ -1,11 +1,13 @@
-//! The real functions behind our exports: `dlsym(RTLD_NEXT, name)` (or,
-//! linked statically with `--wrap`, the linker's `__real_` name), cached
-//! in one `AtomicPtr` per symbol (docs/interposition.md rules 1-3). All are
-//! resolved eagerly in the constructor; a wrapper called earlier, or for
-//! a function then defined nowhere, resolves its own symbol at its call,
-//! and also outside the global scope (loaded.rs). A missing symbol gives
-//! `None`, and the wrapper fails that call with ENOSYS; the host is never
-//! aborted.
+//! The real functions behind our exports: the next definition after ours
+//! (or, linked statically with `--wrap`, the linker's `__real_` name),
+//! cached in one `AtomicPtr` per symbol (docs/interposition.md rules 1-3).
+//! Each is found at its wrapper's first call, in the symbol tables of the
+//! objects loaded with the program (next_symbol.rs: no lock, no
+//! allocation), else with `dlsym(RTLD_NEXT)`, and also outside the global
+//! scope (loaded.rs). Where those tables cannot stand for `dlsym` (checked
+//! in the constructor), every symbol is resolved eagerly there instead. A
+//! missing symbol gives `None`, and the wrapper fails that call with
+//! ENOSYS; the host is never aborted.
 
 use std::ffi::{c_void, CStr};
 use std::sync::atomic::{AtomicPtr, Ordering};
@@ -19,6 +21,8 @@ extern "C" {
     /// `__real_` symbol when linked statically with `--wrap`, else the
     /// next definition after ours (dlsym(RTLD_NEXT)).
     fn darshan_real_symbol(name: *const c_char) -> *mut c_void;
+    /// shim.c: the static link's `__real_` symbol only, else null.
+    fn darshan_static_real(name: *const c_char) -> *mut c_void;
 }
 
 /// The real function `name` (NUL-terminated) for a wrapper's call, cached
@@ -62,13 +66,34 @@ pub(crate) fn resolve(slot: &AtomicPtr<c_void>, name: &'static [u8]) {
     }
 }
 
-/// The next definition after ours (or the static link's), if any.
+/// The next definition after ours (or the static link's), if any: from
+/// the loaded objects' tables where they answer, else from `dlsym`.
 fn next_definition(name: &'static [u8]) -> Option<*mut c_void> {
-    // SAFETY: `name` is a NUL-terminated literal; the shim looks it up in
-    // the static table, else with dlsym(RTLD_NEXT), which is safe to call
-    // at any time (it may allocate, which is fine here).
-    let p = unsafe { darshan_real_symbol(name.as_ptr().cast()) };
-    (!p.is_null()).then_some(p)
+    // SAFETY: `name` is a NUL-terminated literal; the shim only reads the
+    // static link's tables.
+    let p = unsafe { darshan_static_real(name.as_ptr().cast()) };
+    if !p.is_null() {
+        return Some(p);
+    }
+    let name = CStr::from_bytes_with_nul(name).ok()?;
+    crate::next_symbol::find(name).or_else(|| {
+        // SAFETY: a NUL-terminated name. Reached only where the tables
+        // do not answer: before the constructor, for a name no object
+        // loaded with the program defines, or where the constructor found
+        // the tables unfit (then it resolved every name itself).
+        let p = unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr()) };
+        (!p.is_null()).then_some(p)
+    })
+}
+
+/// Constructor: the wrappers find their functions at their first calls,
+/// or, where the loaded objects' tables cannot be read for it, every one
+/// is resolved now with `dlsym`.
+pub fn prepare() {
+    if !crate::next_symbol::prepare() {
+        resolve_all();
+        uring::resolve_if_loaded();
+    }
 }
 
 /// Declares, for each wrapped function, its cache slot and a typed
@@ -80,6 +105,9 @@ macro_rules! reals {
             $(#[allow(non_upper_case_globals)]
               pub static $name: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());)*
         }
+        /// The names, NUL-terminated.
+        #[allow(dead_code)]
+        pub const NAMES: &[&[u8]] = &[$(concat!(stringify!($name), "\0").as_bytes()),*];
         /// Resolve every symbol now (constructor).
         #[allow(dead_code)]
         pub fn resolve_all() {

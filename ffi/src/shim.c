@@ -111,11 +111,17 @@ static void *in_table(const struct darshan_static_real *t, const char *name)
  * inquiry functions the wrappers call. Null everywhere else. */
 extern const struct darshan_static_real darshan_static_pnetcdf[] __attribute__((weak));
 
-HIDDEN void *darshan_real_symbol(const char *name)
+/* `name`'s real function in the static link's tables, null if none (a
+ * shared library, or a name the tables do not hold). */
+HIDDEN void *darshan_static_real(const char *name)
 {
     void *p = in_table(darshan_static_reals, name);
-    if (!p)
-        p = in_table(darshan_static_pnetcdf, name);
+    return p ? p : in_table(darshan_static_pnetcdf, name);
+}
+
+HIDDEN void *darshan_real_symbol(const char *name)
+{
+    void *p = darshan_static_real(name);
     /* A weak entry the link left null (a function of a newer glibc than
      * this one) may still be in a shared library; MPI functions are not
      * in the table (the executable defines them itself: install.sh) and
