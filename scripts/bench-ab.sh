@@ -7,7 +7,9 @@
 # whether a change made calls dearer is only answered by running both
 # libraries alternately, in the same minutes, on the same CPU. Prints the
 # median, minimum and maximum added ns per call of each library and the
-# difference of the medians.
+# difference of the medians. BASE_LIB=path uses that library as the base
+# instead of building BASE_REV's (a build takes minutes; the layout
+# lottery wants many comparisons).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${1:-HEAD~1}
@@ -15,15 +17,21 @@ rounds=${2:-7}
 rev=$(git rev-parse --verify --quiet "$base^{commit}") || { echo "bench-ab: no revision $base" >&2; exit 2; }
 w=target/bench-ab
 rm -rf "$w" && mkdir -p "$w"
-# The base's library, built with the runtime's own features as
-# scripts/build.sh builds this checkout's, in a worktree of its own.
-tree=$(mktemp -d /tmp/darshan-bench-ab.XXXXXX)
 data=$(mktemp -d /dev/shm/darshan-bench-ab.XXXXXX)
-# Nothing left behind in /tmp or /dev/shm, whatever step fails.
-trap 'git worktree remove --force "$tree" >/dev/null 2>&1 || true; rm -rf "$tree" "$tree-target" "$data"' EXIT
-git worktree add --detach -q "$tree" "$rev"
-(cd "$tree" && CARGO_TARGET_DIR="$PWD/../$(basename "$tree")-target" cargo build -q --release -p darshan-ffi)
-cp "$tree-target/release/libdarshan.so" "$w/base.so"
+if [ -n "${BASE_LIB:-}" ]; then
+    trap 'rm -rf "$data"' EXIT
+    cp "$BASE_LIB" "$w/base.so"
+    rev="$BASE_LIB"
+else
+    # The base's library, built with the runtime's own features as
+    # scripts/build.sh builds this checkout's, in a worktree of its own.
+    tree=$(mktemp -d /tmp/darshan-bench-ab.XXXXXX)
+    # Nothing left behind in /tmp or /dev/shm, whatever step fails.
+    trap 'git worktree remove --force "$tree" >/dev/null 2>&1 || true; rm -rf "$tree" "$tree-target" "$data"' EXIT
+    git worktree add --detach -q "$tree" "$rev"
+    (cd "$tree" && CARGO_TARGET_DIR="$PWD/../$(basename "$tree")-target" cargo build -q --release -p darshan-ffi)
+    cp "$tree-target/release/libdarshan.so" "$w/base.so"
+fi
 scripts/build.sh -q
 cp target/release/libdarshan.so "$w/head.so"
 cc -O2 -o "$w/ab_calls" tests/programs/ab_calls.c
@@ -60,7 +68,7 @@ for lib in ("base", "head"):
         f = dict(kv.split("=") for kv in line.split() if "=" in kv)
         rows.append({k: float(v) for k, v in f.items()})
     runs[lib] = rows
-print(f"added ns per call, {len(runs['head'])} alternating rounds: base {rev[:10]} against this checkout")
+print(f"added ns per call, {len(runs['head'])} alternating rounds: base {rev if '/' in rev else rev[:10]} against this checkout")
 print(f"{'call':<12}{'base':>24}{'this checkout':>24}{'difference':>12}")
 for k in runs["head"][0]:
     b = [r[k] for r in runs["base"]]
