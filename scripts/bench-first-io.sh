@@ -10,11 +10,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-21}
 lib=$PWD/target/release/libdarshan.so
-w=target/bench-first-io
+# Absolute: C Darshan takes a relative DARSHAN_LOGPATH or
+# DARSHAN_MMAP_LOGPATH as one under / ("unable to create darshan log file
+# /target/..."), and then ran without its crash-safe file.
+w=$PWD/target/bench-first-io
 rm -rf "$w" && mkdir -p "$w/logs" "$w/mmap"
-# C Darshan writes no log (and leaves its crash-safe file) without its
-# dated directory.
-mkdir -p "$w/logs/$(date +%Y/%-m/%-d)"
 cc -O2 -pthread -o "$w/first_io" tests/programs/first_io_threaded.c
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 clib=${C_DARSHAN_LIB:-}
