@@ -376,28 +376,75 @@ def dxt_section():
     excl = os.path.join(work, "dxt-excl.conf")
     with open(excl, "w") as f:
         f.write(f"NAME_EXCLUDE ^{re.escape(data)}/ DXT_POSIX\n")
+    traced = dict(DARSHAN_MOD_ENABLE="DXT_POSIX", DARSHAN_CONFIG_PATH=conf)
+    # C Darshan reads the same variable and configuration file (its DXT
+    # records count as 1 KiB each: 30,000 of them hold every segment).
     modes = {
-        "DXT off": {},
-        "traced": dict(DARSHAN_MOD_ENABLE="DXT_POSIX", DARSHAN_CONFIG_PATH=conf),
-        "DXT on, file not traced": dict(DARSHAN_MOD_ENABLE="DXT_POSIX", DARSHAN_CONFIG_PATH=excl),
+        "DXT off": ({}, None),
+        "traced": (traced, None),
+        "DXT on, file not traced": (dict(DARSHAN_MOD_ENABLE="DXT_POSIX", DARSHAN_CONFIG_PATH=excl), None),
     }
+    if c_lib:
+        modes["C traced"] = (traced, c_lib)
     res = {m: [] for m in modes}
     for _ in range(5):
-        for m, extra in modes.items():
+        for m, (extra, with_lib) in modes.items():
             fresh()
             out = subprocess.run(PIN + [ab_calls, os.path.join(data, "ab"), os.path.join(untracked, "ab"), str(rounds),
-                                        str(block)], env=env(True, extra), capture_output=True, text=True,
+                                        str(block)], env=env(True, extra, with_lib), capture_output=True, text=True,
                                  check=True).stdout
             res[m].append(fields(out))
     med = statistics.median
     print(f"\nDXT_POSIX, in-process A/B ({rounds} rounds of {block} calls), added ns per call, median of 5 alternating runs:")
-    print("| call | DXT off | traced | traced / off | DXT on, file not traced |")
-    print("|---|---|---|---|---|")
+    print("| call | DXT off | traced | traced / off | DXT on, file not traced | C Darshan traced (side by side) |")
+    print("|---|---|---|---|---|---|")
     for k in ("pwrite_ns", "pread_ns"):
-        off, on, nt = (med(r[k] for r in res[m]) for m in modes)
-        print(f"| {k[:-3]} | {off:.0f} | {on:.0f} | {on / off:.2f} | {nt:.0f} |")
-        traced = [r[k] for r in res["traced"]]
-        record(f"dxt.{k[:-3]}_traced_added", on, "ns", min(traced), max(traced))
+        off, on, nt = (med(r[k] for r in res[m]) for m in ("DXT off", "traced", "DXT on, file not traced"))
+        c = "not run (C_DARSHAN_LIB unset)"
+        if c_lib:
+            theirs = [r[k] for r in res["C traced"]]
+            c = f"{med(theirs):.0f}, ours / C {on / med(theirs):.2f}"
+            record(f"dxt.{k[:-3]}_traced_added_c", med(theirs), "ns", min(theirs), max(theirs))
+            record(f"dxt.{k[:-3]}_traced_over_c", on / med(theirs), "ratio")
+        print(f"| {k[:-3]} | {off:.0f} | {on:.0f} | {on / off:.2f} | {nt:.0f} | {c} |")
+        ours = [r[k] for r in res["traced"]]
+        record(f"dxt.{k[:-3]}_traced_added", on, "ns", min(ours), max(ours))
+
+
+def in_process_section():
+    """In-process A/B: the same calls on a recorded file and on an excluded
+    one (/dev/shm, also tmpfs), alternated in blocks inside one process, so
+    machine drift cancels; the median of 5 runs of 101 rounds each."""
+    untracked_dir = "/dev/shm/darshan-bench"
+    os.makedirs(untracked_dir, exist_ok=True)
+    # With C_DARSHAN_LIB, C Darshan's library runs the same calls in the same
+    # rounds (else the column says what the reference measured, marked so).
+    ab_modes = {"without": (False, None), "with": (True, None)}
+    if c_lib:
+        ab_modes["C"] = (True, c_lib)
+    ab_runs = {m: [] for m in ab_modes}
+    for _ in range(5):
+        for m, (on, with_lib) in ab_modes.items():
+            fresh()
+            out = subprocess.run(PIN + [ab_calls, os.path.join(data, "ab"), os.path.join(untracked_dir, "ab"), "101"],
+                                 env=env(on, with_lib=with_lib), capture_output=True, text=True, check=True).stdout
+            ab_runs[m].append(fields(out))
+    ab = {m: {k: (statistics.median(r[k] for r in runs), min(r[k] for r in runs), max(r[k] for r in runs))
+              for k in runs[0]} for m, runs in ab_runs.items()}
+    print("\nIn one process, recorded file minus excluded file, ns per call, median of 5 runs [min .. max]:")
+    print(f"| call | with libdarshan.so | without (check: ~0) | C Darshan 3.5.0 ({'side by side' if c_lib else 'not run'}) "
+          "| target |")
+    print("|---|---|---|---|---|")
+    for k, ref, t in [("pwrite_ns", "311", "<= 100"), ("pread_ns", "274", "<= 100"), ("fprintf_ns", "162", "<= 55"),
+                      ("fgets_ns", "199", "")]:
+        m, lo, hi = ab["with"][k]
+        c = f"reference: {ref}"
+        if c_lib:
+            cm, clo, chi = ab["C"][k]
+            c = f"{cm:.0f} [{clo:.0f} .. {chi:.0f}], ours / C {m / cm:.2f}"
+            record(f"in_process.{k[:-3]}_added_c", cm, "ns", clo, chi)
+        print(f"| {k[:-3]} | {m:.0f} [{lo:.0f} .. {hi:.0f}] | {ab['without'][k][0]:.1f} | {c} | {t} |")
+        record(f"in_process.{k[:-3]}_added", m, "ns", lo, hi)
 
 
 def disk_section():
@@ -428,6 +475,9 @@ def disk_section():
     os.remove(path)
 
 
+if os.environ.get("ONLY") == "inprocess":
+    in_process_section()
+    sys.exit(0)
 if os.environ.get("ONLY") == "disk":
     disk_section()
     sys.exit(0)
@@ -512,28 +562,7 @@ for name, (med, lo, hi, ratio, best), c, target in rows:
     record("per_call." + re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_"), med, "ns", lo, hi)
 
 
-# In-process A/B: the same calls on a recorded file and on an excluded one
-# (/dev/shm, also tmpfs), alternated in blocks inside one process, so
-# machine drift cancels; the median of 5 runs of 101 rounds each.
-untracked_dir = "/dev/shm/darshan-bench"
-os.makedirs(untracked_dir, exist_ok=True)
-ab = {}
-for on in (False, True):
-    runs = []
-    for _ in range(5):
-        fresh()
-        out = subprocess.run(PIN + [ab_calls, os.path.join(data, "ab"), os.path.join(untracked_dir, "ab"), "101"],
-                             env=env(on), capture_output=True, text=True, check=True).stdout
-        runs.append(fields(out))
-    ab[on] = {k: (statistics.median(r[k] for r in runs), min(r[k] for r in runs), max(r[k] for r in runs))
-              for k in runs[0]}
-print("\nIn one process, recorded file minus excluded file, ns per call, median of 5 runs [min .. max]:")
-print("| call | with libdarshan.so | without (check: ~0) | C Darshan 3.5.0 (side by side) | target |")
-print("|---|---|---|---|---|")
-for k, c, t in [("pwrite_ns", "311", "<= 100"), ("pread_ns", "274", "<= 100"), ("fprintf_ns", "162", "<= 55"), ("fgets_ns", "199", "")]:
-    m, lo, hi = ab[True][k]
-    print(f"| {k[:-3]} | {m:.0f} [{lo:.0f} .. {hi:.0f}] | {ab[False][k][0]:.1f} | {c} | {t} |")
-    record(f"in_process.{k[:-3]}_added", m, "ns", lo, hi)
+in_process_section()
 
 
 print(f"machine state after the per-call runs: {probe_line()}")
@@ -579,4 +608,4 @@ disk_section()
 short_process_section()
 # The excluded files' directory (the per-call A/B and the crash-safe and
 # DXT sections) is the bench's own: nothing of it is left in /dev/shm.
-shutil.rmtree(untracked_dir, ignore_errors=True)
+shutil.rmtree("/dev/shm/darshan-bench", ignore_errors=True)
