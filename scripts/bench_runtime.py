@@ -360,6 +360,20 @@ def short_process_section():
               f"{max(ratios):.2f}], {med(b - a for a, b in r) / 1e3:.2f} ms added to {med(a for a, _ in r) / 1e3:.2f} ms")
 
 
+def alternate(modes, untracked, args, runs=5):
+    """ab_calls run `runs` times in each mode, the modes alternated in
+    every round: {mode: [fields of each run]}. A mode is (library on,
+    extra environment, which library), as env() takes them."""
+    res = {m: [] for m in modes}
+    for _ in range(runs):
+        for m, (on, extra, with_lib) in modes.items():
+            fresh()
+            out = subprocess.run(PIN + [ab_calls, os.path.join(data, "ab"), os.path.join(untracked, "ab")] + args,
+                                 env=env(on, extra, with_lib), capture_output=True, text=True, check=True).stdout
+            res[m].append(fields(out))
+    return res
+
+
 def dxt_section():
     """DXT (issue 13): the added time per pwrite and pread when the file is
     traced (DXT_POSIX on, budget raised so that every segment is kept),
@@ -386,14 +400,8 @@ def dxt_section():
     }
     if c_lib:
         modes["C traced"] = (traced, c_lib)
-    res = {m: [] for m in modes}
-    for _ in range(5):
-        for m, (extra, with_lib) in modes.items():
-            fresh()
-            out = subprocess.run(PIN + [ab_calls, os.path.join(data, "ab"), os.path.join(untracked, "ab"), str(rounds),
-                                        str(block)], env=env(True, extra, with_lib), capture_output=True, text=True,
-                                 check=True).stdout
-            res[m].append(fields(out))
+    res = alternate({m: (True, extra, with_lib) for m, (extra, with_lib) in modes.items()}, untracked,
+                    [str(rounds), str(block)])
     med = statistics.median
     print(f"\nDXT_POSIX, in-process A/B ({rounds} rounds of {block} calls), added ns per call, median of 5 alternating runs:")
     print("| call | DXT off | traced | traced / off | DXT on, file not traced | C Darshan traced (side by side) |")
@@ -419,16 +427,10 @@ def in_process_section():
     os.makedirs(untracked_dir, exist_ok=True)
     # With C_DARSHAN_LIB, C Darshan's library runs the same calls in the same
     # rounds (else the column says what the reference measured, marked so).
-    ab_modes = {"without": (False, None), "with": (True, None)}
+    ab_modes = {"without": (False, None, None), "with": (True, None, None)}
     if c_lib:
-        ab_modes["C"] = (True, c_lib)
-    ab_runs = {m: [] for m in ab_modes}
-    for _ in range(5):
-        for m, (on, with_lib) in ab_modes.items():
-            fresh()
-            out = subprocess.run(PIN + [ab_calls, os.path.join(data, "ab"), os.path.join(untracked_dir, "ab"), "101"],
-                                 env=env(on, with_lib=with_lib), capture_output=True, text=True, check=True).stdout
-            ab_runs[m].append(fields(out))
+        ab_modes["C"] = (True, None, c_lib)
+    ab_runs = alternate(ab_modes, untracked_dir, ["101"])
     ab = {m: {k: (statistics.median(r[k] for r in runs), min(r[k] for r in runs), max(r[k] for r in runs))
               for k in runs[0]} for m, runs in ab_runs.items()}
     print("\nIn one process, recorded file minus excluded file, ns per call, median of 5 runs [min .. max]:")
