@@ -22,7 +22,7 @@ use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 
 use crate::hdf5_lib::{Fns, Hdf5};
-use crate::loaded::{first_definition, owner_of};
+use crate::loaded::{first_definition, load_segments, owner_of};
 
 extern "C" {
     /// The return address the entry stub noted for this thread (shim.c,
@@ -211,18 +211,11 @@ fn object_at(addr: usize) -> Option<Object> {
 unsafe extern "C" fn holding(info: *mut libc::dl_phdr_info, _size: usize, data: *mut c_void) -> c_int {
     // SAFETY: the loader passes a valid entry and our `Search`.
     let (info, s) = unsafe { (&*info, &mut *data.cast::<Search>()) };
-    if info.dlpi_phdr.is_null() {
-        return 0;
-    }
-    // SAFETY: dlpi_phdr points to dlpi_phnum program headers.
-    let phdrs = unsafe { std::slice::from_raw_parts(info.dlpi_phdr, info.dlpi_phnum as usize) };
     let (mut lo, mut hi, mut holds) = (usize::MAX, 0usize, false);
-    for ph in phdrs.iter().filter(|p| p.p_type == libc::PT_LOAD) {
-        let start = (info.dlpi_addr as usize).wrapping_add(ph.p_vaddr as usize);
-        let end = start.wrapping_add(ph.p_memsz as usize);
-        holds |= (start..end).contains(&s.addr);
-        lo = lo.min(start);
-        hi = hi.max(end);
+    for seg in load_segments(info) {
+        holds |= seg.contains(&s.addr);
+        lo = lo.min(seg.start);
+        hi = hi.max(seg.end);
     }
     if !holds {
         return 0;

@@ -110,6 +110,26 @@ unsafe extern "C" fn defining(info: *mut libc::dl_phdr_info, _size: usize, data:
     }
 }
 
+/// The program headers of an object as `dl_iterate_phdr` describes it
+/// (none if it gives none).
+pub fn program_headers(info: &libc::dl_phdr_info) -> &[libc::Elf64_Phdr] {
+    if info.dlpi_phdr.is_null() {
+        return &[];
+    }
+    // SAFETY: dlpi_phdr points to dlpi_phnum program headers, valid while
+    // the loader describes the object (the borrow of `info`).
+    unsafe { std::slice::from_raw_parts(info.dlpi_phdr, usize::from(info.dlpi_phnum)) }
+}
+
+/// The address ranges an object's loaded segments occupy.
+pub fn load_segments(info: &libc::dl_phdr_info) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+    let base = info.dlpi_addr as usize;
+    program_headers(info).iter().filter(|p| p.p_type == libc::PT_LOAD).map(move |p| {
+        let start = base.wrapping_add(p.p_vaddr as usize);
+        start..start.wrapping_add(p.p_memsz as usize)
+    })
+}
+
 /// The object that defines `sym` (not this library): a dlopen handle,
 /// held open, and its load address.
 pub fn owner_of(sym: *mut c_void) -> Option<(*mut c_void, usize)> {

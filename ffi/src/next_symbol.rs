@@ -23,8 +23,8 @@
 use std::ffi::{c_int, c_void, CStr};
 use std::sync::OnceLock;
 
-const PT_LOAD: u32 = 1;
-const PT_DYNAMIC: u32 = 2;
+use crate::loaded::{load_segments, program_headers};
+
 const DT_NULL: i64 = 0;
 const DT_STRTAB: i64 = 5;
 const DT_SYMTAB: i64 = 6;
@@ -122,16 +122,11 @@ fn objects_after(own: usize) -> Option<Vec<Object>> {
         // SAFETY: dl_iterate_phdr passes the `Walk` given below and a valid
         // description of one loaded object, for the call's duration.
         let (w, info) = unsafe { (&mut *data.cast::<Walk>(), &*info) };
-        // SAFETY: `dlpi_phdr` points to `dlpi_phnum` program headers.
-        let phdrs = unsafe { std::slice::from_raw_parts(info.dlpi_phdr, usize::from(info.dlpi_phnum)) };
         let base = info.dlpi_addr as usize;
         if !w.found_own {
-            w.found_own = phdrs.iter().any(|p| {
-                let start = base.wrapping_add(p.p_vaddr as usize);
-                p.p_type == PT_LOAD && (start..start.wrapping_add(p.p_memsz as usize)).contains(&w.own)
-            });
+            w.found_own = load_segments(info).any(|seg| seg.contains(&w.own));
         } else if base != w.vdso {
-            match Object::of(base, phdrs) {
+            match Object::of(base, program_headers(info)) {
                 Some(o) => w.objects.push(o),
                 None => {
                     w.broken = true;
@@ -170,7 +165,7 @@ struct Dyn {
 impl Object {
     /// The tables of the object loaded at `base` with these headers.
     fn of(base: usize, phdrs: &[libc::Elf64_Phdr]) -> Option<Object> {
-        let dynamic = phdrs.iter().find(|p| p.p_type == PT_DYNAMIC)?;
+        let dynamic = phdrs.iter().find(|p| p.p_type == libc::PT_DYNAMIC)?;
         let (mut strtab, mut symtab, mut gnu_hash, mut versym) = (0, 0, 0, 0);
         let mut d = base.wrapping_add(dynamic.p_vaddr as usize) as *const Dyn;
         loop {
