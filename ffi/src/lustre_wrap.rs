@@ -1,8 +1,10 @@
 //! The LUSTRE module's hook (Darshan's `darshan_instrument_fs_data`): when
 //! a file with a POSIX or STDIO record is about to be closed, its
 //! `lustre.lov` attribute is read from the open descriptor and handed to
-//! the module. Asked of every such file, whatever its file system (a
-//! symlink can lead into Lustre); elsewhere it is one failed `fgetxattr`.
+//! the module. Asked of every such file, whatever the file system its
+//! path names (a symlink can lead into Lustre), where a file can be on
+//! Lustre at all (`Lustre::possible`); elsewhere it is one failed
+//! `fgetxattr`.
 //! Not charged to the close's time, as in C.
 
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
@@ -26,7 +28,7 @@ static BIG: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
 static BIG_BUSY: AtomicBool = AtomicBool::new(false);
 
 fn enabled() -> bool {
-    runtime::core().ledger.enabled(darshan_log::modules::LUSTRE)
+    LUSTRE.possible() && runtime::core().ledger.enabled(darshan_log::modules::LUSTRE)
 }
 
 /// `fgetxattr(fd, "lustre.lov")` into `buf`: the bytes read, or the errno.

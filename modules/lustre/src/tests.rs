@@ -197,3 +197,38 @@ fn the_module_counts_bad_layouts_and_makes_one_record_per_file() {
     assert_eq!(out.len(), 1);
     assert_eq!(out[0][HEAD + COMP_WORDS], 5, "refreshed at the second close");
 }
+
+fn mounts(types: &[(&str, &str)]) -> Vec<MountEntry> {
+    types.iter().map(|(path, ty)| MountEntry::with_block_size(path, ty, 4096)).collect()
+}
+
+/// The mount tables of machines without Lustre (a workstation, a GPFS or
+/// NFS site, this VM) ask no file for its striping; one with a Lustre
+/// mount, a FUSE file system or an overlay over which a symlink or the
+/// file system itself may reach Lustre asks every file.
+#[test]
+fn only_a_mount_table_that_can_reach_lustre_asks_files_for_their_striping() {
+    assert!(!lustre_possible(&[]));
+    assert!(!lustre_possible(&mounts(&[("/", "ext4"), ("/home", "nfs4"), ("/gpfs", "gpfs"), ("/boot", "xfs")])));
+    for ty in ["lustre", "fuse", "fuse.sshfs", "fuseblk", "overlay"] {
+        assert!(lustre_possible(&mounts(&[("/", "ext4"), ("/scratch", ty)])), "{ty}");
+    }
+    let many: Vec<(String, String)> = (0..MAX_MNTS).map(|k| (format!("/m{k}"), "ext4".to_string())).collect();
+    let many: Vec<(&str, &str)> = many.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    assert!(lustre_possible(&mounts(&many)), "a table cut at 64 mounts may have left Lustre out");
+    assert!(!lustre_possible(&mounts(&many[..MAX_MNTS - 1])));
+}
+
+#[test]
+fn attach_says_whether_files_can_be_on_lustre() {
+    let env = |types: &[(&str, &str)]| darshan_core::Env::for_tests().with_mounts(mounts(types));
+    for (types, possible) in [(&[("/", "ext4")][..], false), (&[("/", "ext4"), ("/lus", "lustre")][..], true)] {
+        let l = Lustre::new();
+        assert!(!l.possible(), "nothing asked before attach");
+        let mut arena = RecordArena::new(1 << 20).unwrap();
+        l.attach(arena.reserve(NOMINAL_WORDS, 4), &env(types));
+        assert_eq!(l.possible(), possible, "{types:?}");
+        l.on_layout(7, &plain(LOV_PATTERN_RAID0, 1 << 20, 1, None, &[3]));
+        assert_eq!(l.lock().set.len(), 1, "the records were attached too");
+    }
+}
