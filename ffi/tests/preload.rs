@@ -622,6 +622,38 @@ fn disabled_excluded_or_not_enabled_runs_write_no_log() {
     assert!(std::fs::read_dir(d.join("logs")).unwrap().next().is_none(), "non-MPI run without DARSHAN_ENABLE_NONMPI");
 }
 
+/// An interpreter behind a shell shim (pyenv's `python3` is a bash
+/// script that runs `readlink`s before it execs the interpreter): every
+/// process of the shim writes a log, and docs/runtime.md's
+/// DARSHAN_APP_EXCLUDE leaves the program's alone.
+#[test]
+fn a_shell_shim_excluded_as_the_docs_say_leaves_only_the_programs_log() {
+    let d = common::scratch("shim");
+    let exe = common::compile("quick_exit", &d, &["-O2"]);
+    let shim = d.join("shim");
+    let text = format!(
+        "#!/usr/bin/env bash\nset -e\nfor i in 1 2 3; do readlink -f \"$0\" >/dev/null; done\nexec {} \"$@\"\n",
+        exe.display()
+    );
+    std::fs::write(&shim, text).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let f = s(&d.join("data/q"));
+    let all = run(&shim, &[&f], &d, &[]);
+    assert!(all.out.status.success(), "{}", String::from_utf8_lossy(&all.out.stderr));
+    let names: Vec<String> = all.logs.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    assert_eq!(names.iter().filter(|n| n.contains("_readlink_id")).count(), 3, "{names:?}");
+    assert_eq!(names.iter().filter(|n| n.contains("_quick_exit_id")).count(), 1, "{names:?}");
+    for l in &all.logs {
+        std::fs::remove_file(l).unwrap();
+    }
+    let exclude = "^(/usr)?(/bin/)?(bash|sh|env|readlink|dirname|basename)$";
+    let kept = run(&shim, &[&f], &d, &[("DARSHAN_APP_EXCLUDE", exclude)]);
+    assert!(kept.out.status.success());
+    assert_eq!(kept.logs.len(), 1, "{:?}", kept.logs);
+    assert!(kept.logs[0].file_name().unwrap().to_string_lossy().contains("_quick_exit_id"), "{:?}", kept.logs);
+}
+
 #[test]
 fn logfile_names_the_exact_path_and_logs_are_read_only() {
     let d = common::scratch("logfile");

@@ -79,10 +79,12 @@ pub struct Lustre {
 /// Whether a file this process opens can be on Lustre, from its mount
 /// table: a Lustre mount is in it, or one that may pass Lustre's
 /// attributes through from beneath (a FUSE file system, overlayfs); or
-/// the table was cut at its [`MAX_MNTS`] entries and one may be missing.
-/// A symlink can lead anywhere, but only into a mounted file system.
+/// the table says nothing (it could not be read) or was cut at its
+/// [`MAX_MNTS`] entries and one may be missing. A symlink can lead
+/// anywhere, but only into a mounted file system.
 pub fn lustre_possible(mounts: &[MountEntry]) -> bool {
-    mounts.len() >= MAX_MNTS
+    mounts.is_empty()
+        || mounts.len() >= MAX_MNTS
         || mounts.iter().any(|m| matches!(m.fs_type.as_str(), "lustre" | "overlay") || m.fs_type.starts_with("fuse"))
 }
 
