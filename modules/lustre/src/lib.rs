@@ -23,14 +23,14 @@
 
 pub mod layout;
 
-use darshan_core::collective::Comm;
-use darshan_core::records::Records;
-use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::var_records::VarRecordSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use darshan_core::arena::Slice;
+use darshan_core::collective::Comm;
 use darshan_core::mounts::{MountEntry, MAX_MNTS};
+use darshan_core::records::Records;
+use darshan_core::sync::{Lock, LockGuard};
+use darshan_core::var_records::VarRecordSet;
 use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
 use darshan_core::{LockedState, ModuleState};
 use darshan_log::modules::LUSTRE as ID;
