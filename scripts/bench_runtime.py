@@ -64,6 +64,12 @@ def env(on, extra=None, with_lib=None):
     e.pop("LD_PRELOAD", None)
     if on:
         e.update(LD_PRELOAD=with_lib or lib, DARSHAN_ENABLE_NONMPI="1", DARSHAN_LOGPATH=logs)
+        if with_lib:
+            # C's crash-safe file is made in every process, in /tmp unless
+            # told, and left there by one that execs (taskset, PIN): in the
+            # logs directory, which fresh() empties. (alternate() ran C
+            # without it: 10 files left in /tmp by every `just bench`.)
+            e["DARSHAN_MMAP_LOGPATH"] = logs
     e.update(extra or {})
     return e
 
@@ -97,11 +103,7 @@ def paired(cmd, keys, n_calls, extra=None, with_lib=None):
         r = {}
         for on in (False, True):
             fresh()
-            # C's crash-safe file is made in every process, in /tmp unless
-            # told, and left there by one that execs (taskset, PIN): in the
-            # logs directory, which fresh() empties.
-            c_files = dict(DARSHAN_MMAP_LOGPATH=logs) if with_lib else {}
-            e = env(on, dict(extra or {}, **c_files), with_lib)
+            e = env(on, extra, with_lib)
             out = subprocess.run(cmd, env=e, capture_output=True, text=True, check=True).stdout
             r[on] = fields(out)
             for k in keys:
