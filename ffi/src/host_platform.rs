@@ -80,8 +80,8 @@ impl Platform for Host {
     fn own_io_end(&self, saved: i32) {
         LIBC.own_io_end(saved)
     }
-    fn publish_unnamed(&self, dir: &str, bytes: &[u8], durable: bool, to: &str) -> std::io::Result<bool> {
-        LIBC.publish_unnamed(dir, bytes, durable, to)
+    fn open_unnamed(&self, dir: &str) -> Option<Box<dyn darshan_core::platform::UnnamedLog>> {
+        LIBC.open_unnamed(dir)
     }
     fn ticks_per_sec_now(&self) -> f64 {
         crate::clock::ticks_per_sec_now()

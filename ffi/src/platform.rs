@@ -2,6 +2,7 @@
 
 use std::ffi::{CStr, CString};
 
+use darshan_core::platform::UnnamedLog;
 use darshan_core::Platform;
 
 pub struct Libc;
@@ -69,42 +70,47 @@ impl Platform for Libc {
         String::from_utf8_lossy(&buf[..n]).into_owned()
     }
 
-    fn publish_unnamed(&self, dir: &str, bytes: &[u8], durable: bool, to: &str) -> std::io::Result<bool> {
-        let (Ok(cdir), Ok(cto)) = (CString::new(dir), CString::new(to)) else { return Ok(false) };
-        let Some(open) = crate::real::open64() else { return Ok(false) };
+    fn open_unnamed(&self, dir: &str) -> Option<Box<dyn UnnamedLog>> {
+        let cdir = CString::new(dir).ok()?;
+        let open = crate::real::open64()?;
         // SAFETY: NUL-terminated directory path; O_TMPFILE makes an
         // unnamed file in it, mode 0400, close-on-exec.
         let fd = unsafe { open(cdir.as_ptr(), libc::O_TMPFILE | libc::O_WRONLY | libc::O_CLOEXEC, 0o400) };
-        if fd < 0 {
-            // Not supported by this file system (or kernel): the caller
-            // falls back to a named temporary file. Real errors (the
-            // directory is gone, no permission) come back the same way
-            // from the fallback, which says them.
-            return Ok(false);
-        }
-        let close = |fd| {
-            // SAFETY: closes the descriptor opened above.
-            unsafe { libc::close(fd) };
-        };
-        let Some(write) = crate::real::write() else {
-            close(fd);
-            return Ok(false);
-        };
-        let written = write_all(write, fd, bytes).and_then(|()| {
-            // SAFETY: fsync of our own descriptor.
-            if durable && unsafe { libc::fsync(fd) } != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-        let linked = written.and_then(|()| link_unnamed(fd, &cto, to));
-        close(fd);
-        linked
+        // Below 0: not supported by this file system (or kernel), and the
+        // caller falls back to a named temporary file. Real errors (the
+        // directory is gone, no permission) come back the same way from
+        // the fallback, which says them.
+        (fd >= 0).then(|| Box::new(Unnamed { fd }) as Box<dyn UnnamedLog>)
     }
 
     fn thread_id(&self) -> u64 {
         // SAFETY: pthread_self has no preconditions and cannot fail.
         unsafe { libc::pthread_self() as u64 }
+    }
+}
+
+/// The log's unnamed file, open for writing; closed when dropped.
+struct Unnamed {
+    fd: libc::c_int,
+}
+
+impl Drop for Unnamed {
+    fn drop(&mut self) {
+        // SAFETY: closes the descriptor this value owns, once.
+        unsafe { libc::close(self.fd) };
+    }
+}
+
+impl UnnamedLog for Unnamed {
+    fn publish(self: Box<Self>, bytes: &[u8], durable: bool, to: &str) -> std::io::Result<bool> {
+        let Ok(cto) = CString::new(to) else { return Ok(false) };
+        let Some(write) = crate::real::write() else { return Ok(false) };
+        write_all(write, self.fd, bytes)?;
+        // SAFETY: fsync of our own descriptor.
+        if durable && unsafe { libc::fsync(self.fd) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        link_unnamed(self.fd, &cto, to)
     }
 }
 

@@ -67,6 +67,26 @@ fn a_process_log_counts_every_call_of_a_known_program_and_times_its_start_and_en
     assert!(text.contains("# metadata: darshan_cost_calls = 25002\n"), "{text}");
 }
 
+/// A short process's exit is mostly naming and writing its log, and the
+/// shutdown its log stated ended before the log was named: 22 us of
+/// `/bin/true`'s ~300. The name is now picked, and its file opened,
+/// before the job record. Naming is stretched here by 50 ms (a spy
+/// preloaded before the runtime sleeps in the open of the local time
+/// zone, which only the log's name reads): the stated shutdown includes
+/// the 50 ms, where the library before stated microseconds.
+#[test]
+fn the_stated_shutdown_includes_naming_the_log() {
+    let d = scratch("cost-naming");
+    let exe = compile("cost_calls", &d, &[]);
+    let preload = format!("{}:{}", spy(&d).display(), lib().display());
+    let mut cmd = instrumented(&exe, &d);
+    cmd.env("LD_PRELOAD", preload).env("SPY_STRETCH_LOCALTIME_MS", "50").env_remove("TZ");
+    let out = output_within(cmd.arg(d.join("data/f")).arg("10").arg("10"), LIMIT);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (c, _, _, _) = cost_of(&only_log(&d));
+    assert!((50_000..1_000_000).contains(&c.shutdown_us), "{c:?}");
+}
+
 #[test]
 fn a_killed_process_merged_from_its_crash_safe_file_states_its_start_up_and_counted_calls() {
     let d = scratch("cost-crash");

@@ -819,15 +819,6 @@ fn the_log_never_has_a_name_another_user_could_steal() {
     assert!(!log.records(darshan_log::modules::STDIO).unwrap().is_empty());
 }
 
-/// tests/programs/spy_open.c built as a library to preload before ours.
-fn spy(d: &std::path::Path) -> std::path::PathBuf {
-    let spy = d.join("spy_open.so");
-    let src = root().join("tests/programs/spy_open.c");
-    let st = status(Command::new("cc").args(["-O2", "-shared", "-fPIC", "-o"]).arg(&spy).arg(&src).arg("-ldl"));
-    assert!(st.success(), "compiling spy_open.c");
-    spy
-}
-
 /// manyfiles making `files` records under the spy (preloaded before the
 /// runtime): its stderr, and what a "spy: <n><what>" line of it says.
 fn spied_manyfiles(tag: &str, files: &str) -> (String, impl Fn(&str) -> u64) {

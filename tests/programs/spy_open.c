@@ -14,7 +14,10 @@
  * With SPY_STRETCH_MS=<n> in the environment, the making of the file is
  * stretched by sleeping n ms right after its open: a test can then tell
  * "inside the timed interval" from "outside it" by a margin no machine's
- * noise reaches, instead of comparing two times of a few microseconds. */
+ * noise reaches, instead of comparing two times of a few microseconds.
+ * With SPY_STRETCH_LOCALTIME_MS=<n>, every open of /etc/localtime (the
+ * local time zone, which the runtime reads only to name its log at exit)
+ * sleeps n ms first. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -46,6 +49,22 @@ static long partial_opens;
 static long mmap_opens;
 static long status_opens;
 
+static void sleep_ms(const char *ms)
+{
+    long n = atol(ms);
+    struct timespec d = {n / 1000, (n % 1000) * 1000000L};
+    while (nanosleep(&d, &d) != 0)
+        ;
+}
+
+/* Before the open: the stretch for the time zone's. */
+static void opening(const char *path)
+{
+    const char *ms = getenv("SPY_STRETCH_LOCALTIME_MS");
+    if (ms && path && !strcmp(path, "/etc/localtime"))
+        sleep_ms(ms);
+}
+
 static int opened(const char *path, int fd, long long t)
 {
     if (path && strstr(path, ".darshan_partial"))
@@ -63,12 +82,8 @@ static int opened(const char *path, int fd, long long t)
             file_ino = st.st_ino;
         }
         const char *ms = getenv("SPY_STRETCH_MS");
-        if (ms) {
-            long n = atol(ms);
-            struct timespec d = {n / 1000, (n % 1000) * 1000000L};
-            while (nanosleep(&d, &d) != 0)
-                ;
-        }
+        if (ms)
+            sleep_ms(ms);
     }
     return fd;
 }
@@ -79,6 +94,7 @@ int open64(const char *path, int flags, ...)
     va_start(ap, flags);
     int mode = va_arg(ap, int);
     va_end(ap);
+    opening(path);
     long long t = now();
     int (*r)(const char *, int, ...) = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open64");
     return opened(path, r(path, flags, mode), t);
@@ -90,6 +106,7 @@ int open(const char *path, int flags, ...)
     va_start(ap, flags);
     int mode = va_arg(ap, int);
     va_end(ap);
+    opening(path);
     long long t = now();
     int (*r)(const char *, int, ...) = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
     return opened(path, r(path, flags, mode), t);

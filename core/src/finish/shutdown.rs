@@ -1,7 +1,8 @@
 //! The shutdown pipeline of a non-MPI process: finalize every module,
-//! build the job record, pick the log name, write header placeholder, job,
-//! names and module regions (each compressed), then the header; the log is
-//! written under a temporary name and renamed when complete.
+//! compress the names and module regions, pick the log name and open its
+//! (unnamed) file, then build and compress the job record, which states
+//! the shutdown's cost so far; the log (header, job, names, modules) is
+//! written in one call and given its name when complete.
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -24,7 +25,8 @@ pub struct Outcome {
     /// The log written (an MPI job's rank 0 only).
     pub path: String,
     /// Seconds: modules' finalize, the reduction of shared records (MPI),
-    /// compressing every region, writing the file.
+    /// compressing every region (with building the job record and, without
+    /// MPI, naming the log and opening its file), writing the file.
     pub finalize_s: f64,
     pub reduce_s: f64,
     pub compress_s: f64,
@@ -193,21 +195,26 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     let t1 = Instant::now();
     let names = pipeline::names_of_records(&runtime::core().ledger.names_copy(), &modules, &Default::default());
     let mut regions = pipeline::compress_regions(&names, &modules);
+    // The log's name and its file before the job record, so that the
+    // shutdown it states includes them (a short process's exit is mostly
+    // naming and writing its log).
+    let paths = log_paths(jobid, t.start.0);
+    let unnamed = paths.as_ref().ok().and_then(|(tmp, _)| sh.platform.open_unnamed(&dir_of(tmp)));
     // The job record last: it says what the shutdown cost so far.
     let cost = runtime::core().cost.cost(regions.calls, t0.elapsed());
     let job = job_record(t.start, end, 1, jobid, &metadata_counts(&modules), false, &cost)
         .ok_or(ShutdownError::NotInitialised)?;
     // The crash-safe file now holds seconds: its job record says so (the
-    // final one, without `ticks=`).
+    // final one, without `ticks=`), whether or not a log can be written.
     let job_bytes = job.encode();
     crate::store::logmap::set_job(&job_bytes);
     regions.set_job(Some(&job_bytes));
     let compress_s = t1.elapsed().as_secs_f64();
+    let (tmp, final_base) = paths?;
 
     // The whole log is assembled in memory and written in one call.
     let t2 = Instant::now();
     let bytes = assemble(&regions);
-    let (tmp, final_base) = log_paths(jobid, t.start.0)?;
     // The log is written and renamed before the crash-safe file is removed
     // (Darshan removes it first), so no kill can lose both. With
     // DARSHAN_LOG_FSYNC=1 it is also on disk first (a node crash); not by
@@ -215,15 +222,15 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     // more on a parallel file system, at every process's exit.
     let durable = sh.config.log_fsync && crate::store::logmap::has_file();
     // With an unnamed file the name is fixed before the write.
-    let dir = std::path::Path::new(&tmp).parent().map(|p| p.display().to_string()).unwrap_or_default();
-    let dir = if dir.is_empty() { ".".to_string() } else { dir };
     let path = final_name(&sh.config, &final_base, compress_s + t2.elapsed().as_secs_f64());
-    let unnamed = sh
-        .platform
-        .publish_unnamed(&dir, &bytes, durable, &path)
-        .map_err(|e| ShutdownError::Write { path: path.clone(), source: e })?;
+    let linked = match unnamed {
+        Some(file) => {
+            file.publish(&bytes, durable, &path).map_err(|e| ShutdownError::Write { path: path.clone(), source: e })?
+        }
+        None => false,
+    };
     let write_s = t2.elapsed().as_secs_f64();
-    if !unnamed {
+    if !linked {
         write_new_file(&tmp, &bytes, durable)?;
         publish(&tmp, &path, durable).map_err(|e| ShutdownError::Rename { to: path.clone(), source: e })?;
     } else if durable {
@@ -231,6 +238,16 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     }
     crate::store::logmap::remove();
     Ok(Outcome { path, finalize_s, reduce_s: 0.0, compress_s, write_s, records: regions.records, shared: 0 })
+}
+
+/// The directory a file `path` goes in (`.` for a bare name).
+fn dir_of(path: &str) -> String {
+    let dir = std::path::Path::new(path).parent().map(|p| p.display().to_string()).unwrap_or_default();
+    if dir.is_empty() {
+        ".".to_string()
+    } else {
+        dir
+    }
 }
 
 /// One process's whole log in memory: header, regions, extension trailer.

@@ -68,15 +68,27 @@ pub trait Platform: Sync {
         0
     }
     fn own_io_end(&self, _saved: i32) {}
-    /// Write `bytes` as a new file named `to` (mode 0400) without its ever
-    /// having another name: an unnamed file in `dir` (O_TMPFILE), written
-    /// (and synced with `durable`), then given its name (linkat). No other
-    /// user can rename or replace a half-written log, whatever the
-    /// directory's permissions. Ok(false) where the file system cannot do
-    /// it: the caller then writes a named temporary file and renames it.
-    fn publish_unnamed(&self, _dir: &str, _bytes: &[u8], _durable: bool, _to: &str) -> std::io::Result<bool> {
-        Ok(false)
+    /// An unnamed file in `dir` (O_TMPFILE, mode 0400) that will become
+    /// the log without its ever having another name: opened before the
+    /// log's last region is made, so that the runtime's stated shutdown
+    /// cost includes making the file. None where the file system cannot
+    /// do it: the caller then writes a named temporary file and renames
+    /// it.
+    fn open_unnamed(&self, _dir: &str) -> Option<Box<dyn UnnamedLog>> {
+        None
     }
+}
+
+/// A log file not yet in any directory ([`Platform::open_unnamed`]).
+/// Dropped unpublished, it is gone with its descriptor.
+pub trait UnnamedLog {
+    /// Write `bytes` (and sync them with `durable`), then give the file
+    /// its name `to` (linkat): no other user can rename or replace a
+    /// half-written log, whatever the directory's permissions. Ok(false)
+    /// where the name cannot be given this way (the caller falls back as
+    /// for [`Platform::open_unnamed`]); an error if `to` exists or a write
+    /// failed.
+    fn publish(self: Box<Self>, bytes: &[u8], durable: bool, to: &str) -> std::io::Result<bool>;
 }
 
 /// A platform for unit tests and tools: fixed answers, stderr collected.

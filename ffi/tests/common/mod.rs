@@ -57,6 +57,15 @@ pub fn compile(name: &str, dir: &Path, flags: &[&str]) -> PathBuf {
     out
 }
 
+/// tests/programs/spy_open.c built as a library to preload before ours.
+pub fn spy(d: &Path) -> PathBuf {
+    let spy = d.join("spy_open.so");
+    let src = root().join("tests/programs/spy_open.c");
+    let st = status(Command::new("cc").args(["-O2", "-shared", "-fPIC", "-o"]).arg(&spy).arg(&src).arg("-ldl"));
+    assert!(st.success(), "compiling spy_open.c");
+    spy
+}
+
 /// tests/programs/<name>.c built with `cc` (a C compiler: `mpicc` for
 /// an MPI program) as a shared library whose `main` is `<name>_main`,
 /// and tests/programs/dlopen_main.c, which loads it RTLD_LOCAL as Python
