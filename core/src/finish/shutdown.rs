@@ -139,8 +139,7 @@ pub fn mmap_path(cfg: &crate::config::Config, cmdline: &str, pid: i64, rank: i64
 /// None when no log path is set.
 pub fn log_root(cfg: &crate::config::Config) -> Option<String> {
     if let Some(f) = &cfg.log_file {
-        let parent = std::path::Path::new(f).parent().map(|p| p.display().to_string()).unwrap_or_default();
-        return Some(if parent.is_empty() { ".".into() } else { parent });
+        return Some(dir_of(f));
     }
     cfg.log_path_flat.clone().or_else(|| cfg.log_path_dated.clone())
 }
@@ -326,8 +325,22 @@ pub fn recovery_hint_mpi() -> Option<String> {
 
 /// Make a rename durable: fsync the directory holding `path`.
 pub(crate) fn sync_dir(path: &str) {
-    let dir = std::path::Path::new(path).parent().filter(|p| !p.as_os_str().is_empty());
-    if let Ok(d) = std::fs::File::open(dir.unwrap_or(std::path::Path::new("."))) {
+    if let Ok(d) = std::fs::File::open(dir_of(path)) {
         let _ = d.sync_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dir_of;
+
+    /// A bare `DARSHAN_LOGFILE` name's directory is the working directory:
+    /// the log's unnamed file, its root and the fsync after the rename
+    /// must all name the same one.
+    #[test]
+    fn a_bare_name_lies_in_the_working_directory() {
+        assert_eq!(dir_of("job.darshan"), ".");
+        assert_eq!(dir_of("logs/job.darshan"), "logs");
+        assert_eq!(dir_of("/var/log/darshan/job.darshan"), "/var/log/darshan");
     }
 }
