@@ -184,19 +184,34 @@ fn mib(v: &str, what: &str, warn: &mut Vec<String>) -> Option<usize> {
 
 fn regexes(list: &str, what: &str, warn: &mut Vec<String>) -> Vec<(String, Regex)> {
     let mut out = Vec::new();
-    // Byte-wise, as glibc's regcomp (C Darshan's) reads them: `\w`, `\d`,
-    // `\s` and `(?i)` are ASCII classes, `.` any byte, so that a path's
-    // bytes match whatever they encode, and the runtime needs none of
-    // regex's Unicode tables (scripts/build.sh).
-    let syntax = regex_automata::util::syntax::Config::new().unicode(false).utf8(false);
     for p in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        match Regex::builder().syntax(syntax).build(p) {
+        match name_pattern(p) {
             Ok(r) => out.push((p.to_string(), r)),
             Err(e) => warn.push(format!("bad regex '{}' in {what} ({e}); ignored", quote(p))),
         }
     }
     out
 }
+
+/// A configuration pattern as C Darshan reads it: a POSIX extended
+/// regular expression, byte-wise (glibc's `regcomp(REG_EXTENDED)` in the
+/// C locale; see [`crate::ere`]), matched anywhere in the name.
+pub fn name_pattern(ere: &str) -> Result<Regex, String> {
+    let dfa = crate::ere::to_dfa_syntax(ere)?;
+    // No Unicode: a name's bytes match whatever they encode, and the
+    // runtime needs none of regex's Unicode tables (scripts/build.sh).
+    let syntax = regex_automata::util::syntax::Config::new().unicode(false).utf8(false);
+    // Every process builds these at start: a pattern whose automaton is
+    // huge (`a{32767}` took about 30 s) is refused, not built.
+    let nfa = regex_automata::nfa::thompson::Config::new().nfa_size_limit(Some(PATTERN_BYTES));
+    let dense = regex_automata::dfa::dense::Config::new()
+        .dfa_size_limit(Some(PATTERN_BYTES))
+        .determinize_size_limit(Some(PATTERN_BYTES));
+    Regex::builder().syntax(syntax).thompson(nfa).dense(dense).build(&dfa).map_err(|e| e.to_string())
+}
+
+/// The most memory one pattern's automata may take.
+const PATTERN_BYTES: usize = 1 << 20;
 
 fn ranks(list: &str, what: &str, warn: &mut Vec<String>) -> Vec<(i64, i64)> {
     let mut out = Vec::new();
@@ -716,22 +731,36 @@ mod tests {
         assert_eq!(warn.len(), 1);
     }
 
-    /// Built alone, the runtime has no Unicode tables (scripts/build.sh):
-    /// a user's exclusion with a Perl class or a case-insensitive flag was
-    /// then refused as a bad regex where the workspace's build took it.
-    /// They are byte-wise ASCII classes now, whichever build.
+    /// Patterns meant what Rust's regex syntax makes of them, not what C
+    /// Darshan's `regcomp(REG_EXTENDED)` does: `\d` was a digit (glibc:
+    /// the letter d), `(?i)` a flag (glibc: an error), `[\.]` only a dot
+    /// (glibc: a backslash or a dot). ffi/tests/name_patterns.rs checks
+    /// thousands of patterns against glibc itself.
     #[test]
-    fn exclusions_with_perl_classes_and_case_flags_compile_in_the_runtime_alone() {
+    fn exclusion_patterns_mean_what_glibc_makes_of_them() {
         let mut warn = Vec::new();
-        let rs = regexes(r"^/usr/bin/\w+$,(?i)/SCRATCH/,\d{4}\.h5$,^/tmp/.*\s", "test", &mut warn);
-        assert!(warn.is_empty(), "{warn:?}");
+        let rs = regexes(r"\d{4}\.h5$,(?i)/SCRATCH/,[\.]x$,^/usr/bin/\w+$", "test", &mut warn);
+        assert_eq!(warn.len(), 1, "{warn:?}");
+        assert!(warn[0].contains("(?i)/SCRATCH/"), "{warn:?}");
         let hit = |s: &[u8]| rs.iter().filter(|(_, r)| r.is_match(s)).count();
+        assert_eq!(hit(b"/data/out_2026.h5"), 0);
+        assert_eq!(hit(b"/data/out_dddd.h5"), 1);
+        assert_eq!(hit(b"/lus/scratch/a"), 0);
+        assert_eq!(hit(b"/tmp/a\\x"), 1);
+        assert_eq!(hit(b"/tmp/a.x"), 1);
         assert_eq!(hit(b"/usr/bin/python3"), 1);
         assert_eq!(hit(b"/usr/bin/py-thon"), 0);
-        assert_eq!(hit(b"/lus/scratch/a"), 1);
-        assert_eq!(hit(b"/data/out_2026.h5"), 1);
-        assert_eq!(hit(b"/tmp/a b"), 1);
         // Bytes that are no UTF-8 still match byte-wise.
-        assert_eq!(hit(b"/tmp/\xff\xfe x"), 1);
+        let any = regexes("^/tmp/.x", "test", &mut warn);
+        assert!(any[0].1.is_match(b"/tmp/\xffx"));
+    }
+
+    /// Every process builds the configured patterns at start-up: one
+    /// repetition of 32,767 took about 30 s to build.
+    #[test]
+    fn a_pattern_with_a_huge_repetition_is_refused_not_built_at_every_start() {
+        let mut warn = Vec::new();
+        assert!(regexes("a{30000},b{3}", "test", &mut warn).len() == 1);
+        assert!(warn.len() == 1 && warn[0].contains("a{30000}"), "{warn:?}");
     }
 }

@@ -19,6 +19,7 @@ pub mod config;
 pub mod contract;
 pub mod cost;
 pub mod counting;
+pub mod ere;
 pub mod finish;
 pub mod launcher;
 pub mod protocols;
