@@ -27,7 +27,11 @@ fi
 # (a RELATIVE entry in .got per function of ours so called: 799, three
 # pages copied at every load, and 18,280 indirect calls). What remains
 # (about 300) are addresses taken as values: function pointers, statics.
-if ! readelf -d "$lib" | grep -q 'BIND_NOW' || ! readelf -lW "$lib" | grep -q GNU_RELRO; then
+# Whole outputs first: `grep -q` leaving a pipe early would fail it
+# under pipefail.
+dynamic=$(readelf -d "$lib")
+segments=$(readelf -lW "$lib")
+if [[ $dynamic != *BIND_NOW* || $segments != *GNU_RELRO* ]]; then
     echo "$lib is not fully RELRO (BIND_NOW and GNU_RELRO): .cargo/config.toml's -z now is lost" >&2
     exit 1
 fi

@@ -19,11 +19,11 @@ use std::fmt::Write;
 /// `ere` in the DFA's syntax, or why glibc would refuse it (or why it
 /// cannot be matched without glibc).
 pub fn to_dfa_syntax(ere: &str) -> Result<String, String> {
-    let mut t = Translation { src: ere.as_bytes(), at: 0, out: String::new(), atom: None, depth: 0 };
+    let mut t = Translation { src: ere.as_bytes(), at: 0, out: String::new(), atom: None, groups: Vec::new() };
     while let Some(c) = t.next() {
         t.token(c)?;
     }
-    if t.depth > 0 {
+    if !t.groups.is_empty() {
         return Err("unmatched ( or \\(".into());
     }
     Ok(t.out)
@@ -37,8 +37,9 @@ struct Translation<'a> {
     /// repetition could apply to, as at the start or after `(`, `|` or
     /// an anchor).
     atom: Option<usize>,
-    /// Open groups, each with its start in `out`.
-    depth: usize,
+    /// Where each open group starts in `out` (a repetition inserts only
+    /// after the innermost one's start, so these stay right).
+    groups: Vec<usize>,
 }
 
 impl Translation<'_> {
@@ -63,15 +64,14 @@ impl Translation<'_> {
                 self.atom_str(&class)
             }
             b'(' => {
+                self.groups.push(self.out.len());
                 self.out.push_str("(?:");
-                self.depth += 1;
                 self.atom = None;
                 Ok(())
             }
-            b')' if self.depth > 0 => {
-                self.depth -= 1;
+            b')' if !self.groups.is_empty() => {
                 self.out.push(')');
-                self.atom = Some(self.group_start());
+                self.atom = self.groups.pop();
                 Ok(())
             }
             b'|' => {
@@ -86,29 +86,6 @@ impl Translation<'_> {
             }
             other => self.atom_str(&literal(other)),
         }
-    }
-
-    /// Where the group just closed starts in `out`: the matching `(?:`.
-    fn group_start(&self) -> usize {
-        let bytes = self.out.as_bytes();
-        let mut level = 0usize;
-        let mut i = bytes.len();
-        while i > 0 {
-            i -= 1;
-            // Every `(` and `)` this module writes unescaped is a group's;
-            // escaped ones are written as \x28 and \x29.
-            match bytes[i] {
-                b')' => level += 1,
-                b'(' => {
-                    level -= 1;
-                    if level == 0 {
-                        return i;
-                    }
-                }
-                _ => {}
-            }
-        }
-        0
     }
 
     fn atom_str(&mut self, s: &str) -> Result<(), String> {
@@ -161,14 +138,13 @@ impl Translation<'_> {
             return Err("Invalid preceding regular expression".into());
         }
         let low = self.number();
-        if low.is_none() && self.peek() != Some(b',') {
-            return Err("Invalid content of \\{\\}".into());
-        }
         let high = if self.peek() == Some(b',') {
             self.at += 1;
             self.number()
+        } else if low.is_some() {
+            low
         } else {
-            Some(low.unwrap_or(0))
+            return Err("Invalid content of \\{\\}".into());
         };
         if self.next() != Some(b'}') {
             return Err("Invalid content of \\{\\}".into());
@@ -211,7 +187,7 @@ impl Translation<'_> {
             let low = self.bracket_element(c, &mut set)?;
             // A `-` after a class or a range starts no range (glibc:
             // an error), unless it is the bracket's last character.
-            let dash_then_more = self.peek() == Some(b'-') && self.src.get(self.at + 1).is_some_and(|&n| n != b']');
+            let dash_then_more = self.dash_then_more();
             let Some(low) = low else {
                 if dash_then_more {
                     return Err("Invalid range end".into());
@@ -228,7 +204,7 @@ impl Translation<'_> {
                     return Err("Invalid range end".into());
                 }
                 set[usize::from(low)..=usize::from(high)].iter_mut().for_each(|b| *b = true);
-                if self.peek() == Some(b'-') && self.src.get(self.at + 1).is_some_and(|&n| n != b']') {
+                if self.dash_then_more() {
                     return Err("Invalid range end".into());
                 }
             } else {
@@ -236,6 +212,11 @@ impl Translation<'_> {
             }
         }
         Ok(byte_class(&set, negated))
+    }
+
+    /// A `-` next that is not the bracket's last character.
+    fn dash_then_more(&self) -> bool {
+        self.peek() == Some(b'-') && self.src.get(self.at + 1).is_some_and(|&n| n != b']')
     }
 
     /// One element starting with `c`: a character (returned, as a range

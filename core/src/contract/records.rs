@@ -479,7 +479,7 @@ mod tests {
     fn a_module_that_did_not_ask_whether_a_name_was_excluded_still_made_its_record() {
         let rule = NameRule {
             pattern: "^/data/skip".into(),
-            regex: regex_automata::dfa::regex::Regex::new("^/data/skip").unwrap(),
+            regex: crate::config::name_pattern("^/data/skip").unwrap(),
             modules: 1 << H5D,
         };
         let env = Env::for_config(Config { name_exclude: vec![rule], ..Config::default() });
