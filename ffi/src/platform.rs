@@ -136,22 +136,37 @@ fn write_all(
     Ok(())
 }
 
-/// The unnamed file `fd` given the name `to` (`cto`), through /proc
-/// (linkat with AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH): Ok(false) if
-/// it cannot be (the caller falls back to a named temporary file), an
-/// error if `to` exists (never replaced).
+/// The unnamed file `fd` given the name `to` (`cto`): Ok(false) if it
+/// cannot be (the caller falls back to a named temporary file), an error
+/// if `to` exists (never replaced). Linux 6.10 and later let a process
+/// link a file it opened itself by its descriptor (`linkat` with
+/// AT_EMPTY_PATH; before, only with CAP_DAC_READ_SEARCH): tried first, as
+/// it skips resolving a /proc path (about 12 us of a short process's exit
+/// on ext4) and needs no /proc; the path through /proc otherwise.
 fn link_unnamed(fd: libc::c_int, cto: &CStr, to: &str) -> std::io::Result<bool> {
+    // SAFETY: an empty NUL-terminated path and the NUL-terminated target;
+    // links the file open at `fd` at `to`.
+    let r = unsafe { libc::linkat(fd, c"".as_ptr(), libc::AT_FDCWD, cto.as_ptr(), libc::AT_EMPTY_PATH) };
+    match linked(r, to) {
+        Ok(false) => {}
+        done => return done,
+    }
     let Ok(proc_path) = CString::new(format!("/proc/self/fd/{fd}")) else { return Ok(false) };
     // SAFETY: both paths NUL-terminated; links the open file at `to`.
     let r = unsafe {
         libc::linkat(libc::AT_FDCWD, proc_path.as_ptr(), libc::AT_FDCWD, cto.as_ptr(), libc::AT_SYMLINK_FOLLOW)
     };
-    let err = std::io::Error::last_os_error();
-    match r {
-        0 => Ok(true),
-        _ if err.raw_os_error() == Some(libc::EEXIST) => {
-            Err(std::io::Error::new(std::io::ErrorKind::AlreadyExists, format!("{to} exists")))
-        }
+    linked(r, to)
+}
+
+/// What `linkat`'s result `r` means for the log at `to`: linked, an error
+/// if `to` exists, else Ok(false) (not linked: try another way).
+fn linked(r: libc::c_int, to: &str) -> std::io::Result<bool> {
+    if r == 0 {
+        return Ok(true);
+    }
+    match std::io::Error::last_os_error().raw_os_error() {
+        Some(libc::EEXIST) => Err(std::io::Error::new(std::io::ErrorKind::AlreadyExists, format!("{to} exists"))),
         _ => Ok(false),
     }
 }

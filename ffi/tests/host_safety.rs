@@ -793,32 +793,6 @@ fn making_the_crash_safe_file_is_never_charged_to_the_programs_io_time() {
     eprintln!("recorded metadata time / stretched crash-safe file making, worst of 3: {worst:.6}");
 }
 
-/// A log written as `<name>.darshan_partial` and then renamed could be
-/// renamed away and replaced by another user in a world-writable log
-/// directory without the sticky bit (9 of 40 attempts). The log is now
-/// written through an unnamed file (O_TMPFILE) and linked under its final
-/// name: the spy sees no partial log opened, and the log is whole and
-/// read-only.
-#[test]
-fn the_log_never_has_a_name_another_user_could_steal() {
-    let d = scratch("unnamed-log");
-    let exe = compile("fopen_once", &d, &[]);
-    let spy = spy(&d);
-    let file = d.join("data/existing.txt");
-    std::fs::write(&file, b"x\n").unwrap();
-    let preload = format!("{}:{}", spy.display(), lib().display());
-    let out = output_within(instrumented(&exe, &d).env("LD_PRELOAD", preload).arg(&file), LIMIT);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
-    assert!(err.contains("spy: 0 opens of a partial log"), "{err}");
-    let logs = files(&d.join("logs"));
-    assert_eq!(logs.len(), 1, "{logs:?}");
-    use std::os::unix::fs::PermissionsExt;
-    assert_eq!(std::fs::metadata(&logs[0]).unwrap().permissions().mode() & 0o777, 0o400);
-    let log = darshan_log::LogFile::open(&logs[0]).unwrap();
-    assert!(!log.records(darshan_log::modules::STDIO).unwrap().is_empty());
-}
-
 /// manyfiles making `files` records under the spy (preloaded before the
 /// runtime): its stderr, and what a "spy: <n><what>" line of it says.
 fn spied_manyfiles(tag: &str, files: &str) -> (String, impl Fn(&str) -> u64) {

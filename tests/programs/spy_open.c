@@ -6,11 +6,17 @@
  *   that make it and give it storage, and the lowest descriptor number
  *   they went through), and
  * "spy: <n> opens of the crash-safe file" (making it, growing it), and
- * "spy: <n> opens of a partial log" (a log written under a temporary
- *   name, `.darshan_partial`, before its rename), and
  * "spy: <n> opens of /proc/self/status", and
  * "spy: <n> anonymous mappings" (fresh ones, not MAP_FIXED: each is a
  *   system call and a mapping of its own).
+ * The runtime writes its log after this report (its destructor runs
+ * after the spy's), so what concerns the log is said when it happens:
+ * "spy: a partial log opened" (a log written under a temporary name,
+ *   `.darshan_partial`, before its rename), "spy: log linked by
+ *   descriptor" (linkat with AT_EMPTY_PATH), "spy: log linked through
+ *   /proc" (linkat of a /proc/self/fd path).
+ * With SPY_NO_FLINK=1, linkat with AT_EMPTY_PATH fails with ENOENT, as
+ * a kernel before 6.10 answers a process without CAP_DAC_READ_SEARCH.
  * With SPY_STRETCH_MS=<n> in the environment, the making of the file is
  * stretched by sleeping n ms right after its open: a test can then tell
  * "inside the timed interval" from "outside it" by a margin no machine's
@@ -20,6 +26,7 @@
  * sleeps n ms first. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -45,7 +52,6 @@ static long long now(void)
     return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-static long partial_opens;
 static long mmap_opens;
 static long status_opens;
 
@@ -68,7 +74,7 @@ static void opening(const char *path)
 static int opened(const char *path, int fd, long long t)
 {
     if (path && strstr(path, ".darshan_partial"))
-        partial_opens++;
+        fprintf(stderr, "spy: a partial log opened\n");
     if (path && !strcmp(path, "/proc/self/status"))
         status_opens++;
     if (fd >= 0 && path && strstr(path, "mmap-log"))
@@ -147,11 +153,27 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
     return r(addr, len, prot, flags, fd, off);
 }
 
+int linkat(int olddir, const char *old, int newdir, const char *new, int flags)
+{
+    int (*r)(int, const char *, int, const char *, int) =
+        (int (*)(int, const char *, int, const char *, int))dlsym(RTLD_NEXT, "linkat");
+    int by_fd = (flags & AT_EMPTY_PATH) != 0;
+    if (by_fd && getenv("SPY_NO_FLINK")) {
+        errno = ENOENT;
+        return -1;
+    }
+    int ret = r(olddir, old, newdir, new, flags);
+    if (ret == 0 && by_fd)
+        fprintf(stderr, "spy: log linked by descriptor\n");
+    if (ret == 0 && !strncmp(old, "/proc/self/fd/", 14))
+        fprintf(stderr, "spy: log linked through /proc\n");
+    return ret;
+}
+
 __attribute__((destructor)) static void report(void)
 {
     fprintf(stderr, "spy: crash-safe file made in %lld ns\n", took);
     fprintf(stderr, "spy: %ld writes to the crash-safe file, lowest fd %d\n", writes, lowest_fd);
-    fprintf(stderr, "spy: %ld opens of a partial log\n", partial_opens);
     fprintf(stderr, "spy: %ld opens of the crash-safe file\n", mmap_opens);
     fprintf(stderr, "spy: %ld opens of /proc/self/status\n", status_opens);
     fprintf(stderr, "spy: %ld anonymous mappings\n", anon_maps);
