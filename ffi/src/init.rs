@@ -136,7 +136,8 @@ fn init() {
         guard::set_life(Life::Disabled);
         return;
     }
-    let (cfg, warnings) = Config::load(&ProcessEnv);
+    let (mut cfg, warnings) = Config::load(&ProcessEnv);
+    cfg.linked_statically = crate::real::linked_statically();
     // Under an MPI launcher every rank reads the same settings: rank 0
     // alone says what is wrong with them (N identical lines at N ranks
     // said it N times).

@@ -53,8 +53,13 @@ impl ModuleSums {
             return;
         }
         self.records += 1;
-        for ((s, v), u) in self.counters.iter_mut().zip(&r.counters).zip(self.unrecorded.iter_mut()) {
-            *s = s.wrapping_add(*v);
+        let module = self.layout.module;
+        for (k, ((s, v), u)) in self.counters.iter_mut().zip(&r.counters).zip(self.unrecorded.iter_mut()).enumerate() {
+            // A "not recorded" -1 beside counts (our runtime's POSIX_MMAPS
+            // for a file never mapped) adds nothing to them.
+            if !darshan_log::roles::not_recorded(module, k, *v) {
+                *s = s.wrapping_add(*v);
+            }
             *u &= *v == -1;
         }
         let l = &self.layout;
@@ -321,4 +326,36 @@ pub fn io_cost(all: &[ModuleSums], nprocs: i64) -> Vec<IoCost> {
         row.wait += wait / n;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use darshan_log::counters::posix as px;
+
+    fn posix_record(id: u64, mmaps: i64) -> Record {
+        let mut r = Record::zeroed(modules::POSIX, id, 0);
+        r.counters[px::OPENS] = 1;
+        r.counters[px::MMAPS] = mmaps;
+        r
+    }
+
+    fn mmap_bar(mmaps: &[i64]) -> (Option<i64>, Vec<String>) {
+        let mut s = ModuleSums::new(modules::POSIX, 1).unwrap();
+        mmaps.iter().enumerate().for_each(|(i, &m)| s.add(&posix_record(i as u64, m)));
+        let (bars, unknown) = op_counts(modules::POSIX, std::slice::from_ref(&s));
+        (bars.iter().find(|(l, _)| l == "Mmap").map(|b| b.1), unknown)
+    }
+
+    /// Our runtime writes C's -1 in POSIX_MMAPS for a file never mapped
+    /// and counts the mappings of the others: two files mapped 2 and 3
+    /// times beside ten never mapped are 5 mappings, not 5 - 10.
+    #[test]
+    fn files_never_mapped_beside_mapped_ones_take_nothing_from_the_mmap_count() {
+        let mut mmaps = vec![-1; 10];
+        mmaps.extend([2, 3]);
+        assert_eq!(mmap_bar(&mmaps), (Some(5), vec![]));
+        // C's preloaded library: -1 everywhere, no count at all.
+        assert_eq!(mmap_bar(&[-1, -1]), (None, vec!["Mmap".to_string()]));
+    }
 }

@@ -4,6 +4,7 @@
 use darshan_core::common::{
     add, get, size_bucket, stamp, timer_inc_no_overlap, CommonPool, CommonVals, IoTimers, LastIo, NoOverlap, Tick,
 };
+use darshan_core::config::Config;
 use darshan_core::records::RecordSet;
 use darshan_log::counters::posix::typed as c;
 
@@ -43,11 +44,22 @@ impl Default for Rt {
     }
 }
 
-/// Fields set once when a record is created.
-pub fn init_new(set: &mut RecordSet<Rt>, i: usize, mem_align: i64, file_align: i64) {
+/// Fields set once when a record is created. MMAPS starts as C Darshan's
+/// library of the same kind starts it: at 0 in a static link (C's
+/// libdarshan.a wraps mmap), else at -1 (its shared library cannot, and
+/// writes -1 in every record), so that a file never mapped has C's record.
+pub fn init_new(set: &mut RecordSet<Rt>, i: usize, cfg: &Config, file_align: i64) {
     let w = set.words(i);
-    w[c::word(c::MEM_ALIGNMENT)] = mem_align as u64;
+    w[c::word(c::MEM_ALIGNMENT)] = cfg.mem_align as u64;
     w[c::word(c::FILE_ALIGNMENT)] = file_align as u64;
+    w[c::word(c::MMAPS)] = if cfg.linked_statically { 0 } else { -1i64 as u64 };
+}
+
+/// A mapping of the file: MMAPS counts them from 1 at the first (as C's
+/// static library has it), also where C's shared library records none.
+pub fn mmap(w: &mut [u64]) {
+    let k = c::word(c::MMAPS);
+    w[k] = (w[k] as i64).max(0) as u64 + 1;
 }
 
 pub fn meta_time(w: &mut [u64], rt: &mut Rt, tm1: Tick, tm2: Tick) {

@@ -130,6 +130,7 @@ fn the_c_runtimes_verification_program_gives_its_counters() {
         (c::MAX_READ_TIME_SIZE, 100),
         (c::MAX_WRITE_TIME_SIZE, 1000),
         (c::MODE, 0o644),
+        (c::MMAPS, -1),
     ];
     let wrong: Vec<String> = want
         .iter()
@@ -219,6 +220,38 @@ fn two_ranks_records_reduce_as_darshans_operator_does() {
     assert_eq!(getf(&b, c::fword(c::F_WRITE_TIME)), 30.0, "times add up across ranks");
     assert_eq!((counter(&b, c::SLOWEST_RANK), counter(&b, c::SLOWEST_RANK_BYTES)), (1, 500));
     assert_eq!((counter(&b, c::FASTEST_RANK), counter(&b, c::FASTEST_RANK_BYTES)), (0, 200));
+}
+
+/// C Darshan's preloaded library cannot wrap mmap and writes -1 in every
+/// record's MMAPS; the runtime wrote 0 in every record it had not seen
+/// mapped, so no POSIX record of any program was C's. A file never mapped
+/// now keeps C's -1; mappings count from 1, and a rank that mapped a
+/// shared file beside one that did not gives the file its count.
+#[test]
+fn a_file_never_mapped_has_c_darshans_minus_one_in_mmaps() {
+    let p = posix(2);
+    p.on_open(3, b"/data/mapped.dat", 0, 1, 2);
+    p.on_open(4, b"/data/read.dat", 0, 1, 2);
+    p.on_read(4, 100, None, true, 3, 4);
+    p.on_mmap(3);
+    p.on_mmap(3);
+    let recs = records(&p);
+    let mmaps = |name: &[u8]| counter(recs.iter().find(|w| w[0] == darshan_log::record_id(name)).unwrap(), c::MMAPS);
+    assert_eq!((mmaps(b"/data/mapped.dat"), mmaps(b"/data/read.dat")), (2, -1));
+
+    let rank = |r: i64, maps: usize| {
+        let p = posix(1);
+        p.on_open(3, b"/data/shared.dat", 0, 1, 2);
+        (0..maps).for_each(|_| p.on_mmap(3));
+        let mut w = records_of_rank(&p, r, 2).remove(0);
+        crate::reduce::RULES.prepare(&mut w);
+        w
+    };
+    for (maps, want) in [((0, 0), -1), ((3, 0), 3), ((0, 2), 2), ((1, 2), 3)] {
+        let (a, mut b) = (rank(0, maps.0), rank(1, maps.1));
+        crate::reduce::RULES.combine(&a, &mut b);
+        assert_eq!(counter(&b, c::MMAPS), want, "ranks mapping {maps:?} times");
+    }
 }
 
 #[test]

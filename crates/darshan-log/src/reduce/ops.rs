@@ -30,6 +30,15 @@ pub fn sum_or_minus_one(a: &[u64], b: &[u64], out: &mut [u64], words: impl IntoI
     }
 }
 
+/// -1 where neither holds a count (C's preloaded library's "not
+/// recorded", the runtime's "none yet"), else the sum of the counts: a
+/// rank that mapped the file and one that did not make the first's count
+/// (C's own logs never mix the two, and get C's sum_or_minus_one).
+pub fn count_or_minus_one(a: &[u64], b: &[u64], out: &mut [u64], k: usize) {
+    let (x, y) = (i(a, k), i(b, k));
+    out[k] = if x < 0 && y < 0 { -1i64 as u64 } else { x.max(0).wrapping_add(y.max(0)) as u64 };
+}
+
 pub fn copy(a: &[u64], out: &mut [u64], k: usize) {
     out[k] = a[k];
 }
@@ -401,5 +410,15 @@ mod tests {
         let mut out = [0u64; 2];
         sum_or_minus_one(&a, &b, &mut out, 0..=1);
         assert_eq!(out.map(|x| x as i64), [-1, 5]);
+    }
+
+    #[test]
+    fn a_count_beside_a_not_recorded_minus_one_is_the_count() {
+        let m = -1i64 as u64;
+        let mut out = [0u64; 1];
+        for (a, b, want) in [(m, m, -1), (m, 3, 3), (2, m, 2), (2, 3, 5), (0, m, 0)] {
+            count_or_minus_one(&[a], &[b], &mut out, 0);
+            assert_eq!(out[0] as i64, want, "{} and {}", a as i64, b as i64);
+        }
     }
 }

@@ -28,7 +28,6 @@ pub fn combine(a: &[u64], b: &mut [u64]) {
             c::WRITES,
             c::SEEKS,
             c::STATS,
-            c::MMAPS,
             c::FSYNCS,
             c::FDSYNCS,
             c::RENAME_SOURCES,
@@ -36,6 +35,7 @@ pub fn combine(a: &[u64], b: &mut [u64]) {
         ]
         .map(w),
     );
+    op::count_or_minus_one(a, b, &mut t, w(c::MMAPS));
     op::copy(a, &mut t, w(c::RENAMED_FROM));
     op::copy(a, &mut t, w(c::MODE));
     op::sum(a, b, &mut t, [c::BYTES_READ, c::BYTES_WRITTEN].map(w));
