@@ -66,12 +66,6 @@ pub struct Config {
     /// the calling thread's id, written as DXT_POSIX v2 / DXT_MPIIO v3
     /// (Darshan after 3.5.0), which released readers refuse.
     pub dxt_thread_ids: bool,
-    /// The runtime is linked into the program (libdarshan.a with
-    /// `--wrap`), not preloaded or linked as a shared library: a fact of
-    /// the link the constructor sets, not a setting. C Darshan's static
-    /// library wraps mmap (POSIX_MMAPS counts from 0), its shared one
-    /// cannot (POSIX_MMAPS -1 in every record).
-    pub linked_statically: bool,
 }
 
 impl Default for Config {
@@ -117,7 +111,6 @@ impl Default for Config {
             dxt_small_io_trigger: None,
             dxt_unaligned_io_trigger: None,
             dxt_thread_ids: false,
-            linked_statically: false,
         }
     }
 }

@@ -136,8 +136,7 @@ fn init() {
         guard::set_life(Life::Disabled);
         return;
     }
-    let (mut cfg, warnings) = Config::load(&ProcessEnv);
-    cfg.linked_statically = crate::real::linked_statically();
+    let (cfg, warnings) = Config::load(&ProcessEnv);
     // Under an MPI launcher every rank reads the same settings: rank 0
     // alone says what is wrong with them (N identical lines at N ranks
     // said it N times).

@@ -23,15 +23,6 @@ extern "C" {
     fn darshan_real_symbol(name: *const c_char) -> *mut c_void;
     /// shim.c: the static link's `__real_` symbol only, else null.
     fn darshan_static_real(name: *const c_char) -> *mut c_void;
-    /// shim.c: 1 when linked statically with libdarshan.a's table.
-    fn darshan_linked_statically() -> c_int;
-}
-
-/// Whether the runtime is linked into the program statically (libdarshan.a
-/// with `--wrap`), not loaded as libdarshan.so.
-pub(crate) fn linked_statically() -> bool {
-    // SAFETY: reads whether a weak symbol was defined by the link.
-    unsafe { darshan_linked_statically() != 0 }
 }
 
 /// The real function `name` (NUL-terminated) for a wrapper's call, cached

@@ -111,13 +111,6 @@ static void *in_table(const struct darshan_static_real *t, const char *name)
  * inquiry functions the wrappers call. Null everywhere else. */
 extern const struct darshan_static_real darshan_static_pnetcdf[] __attribute__((weak));
 
-/* Whether the program was linked with libdarshan.a's table of real
- * functions (a static link with --wrap), not with libdarshan.so. */
-HIDDEN int darshan_linked_statically(void)
-{
-    return darshan_static_reals != 0;
-}
-
 /* `name`'s real function in the static link's tables, null if none (a
  * shared library, or a name the tables do not hold). */
 HIDDEN void *darshan_static_real(const char *name)

@@ -106,11 +106,6 @@ pub fn counters(log: &Path, data: &Path) -> Counters {
             for k in timed.iter().copied().chain(ranks.into_iter().flatten()) {
                 c[k] = 0;
             }
-            // A file never mapped: -1 from libdarshan.so, 0 from
-            // libdarshan.a, as C's two libraries write it (checked apart).
-            if *m == POSIX && c[px::MMAPS] == -1 {
-                c[px::MMAPS] = 0;
-            }
             ((*m, name, r.rank), c)
         })
         .collect()

@@ -364,7 +364,7 @@ impl State {
         let Some(env) = self.set.env().copied() else { return Ok(None) };
         let file_align = env.known_alignment_of(name).ok_or(env)?;
         let Some(i) = self.set.find_or_create(id, name) else { return Ok(None) };
-        record::init_new(&mut self.set, i, env.config, file_align);
+        record::init_new(&mut self.set, i, env.config.mem_align, file_align);
         Ok(Some(i))
     }
 }

@@ -4,7 +4,6 @@
 use darshan_core::common::{
     add, get, size_bucket, stamp, timer_inc_no_overlap, CommonPool, CommonVals, IoTimers, LastIo, NoOverlap, Tick,
 };
-use darshan_core::config::Config;
 use darshan_core::records::RecordSet;
 use darshan_log::counters::posix::typed as c;
 
@@ -44,15 +43,16 @@ impl Default for Rt {
     }
 }
 
-/// Fields set once when a record is created. MMAPS starts as C Darshan's
-/// library of the same kind starts it: at 0 in a static link (C's
-/// libdarshan.a wraps mmap), else at -1 (its shared library cannot, and
-/// writes -1 in every record), so that a file never mapped has C's record.
-pub fn init_new(set: &mut RecordSet<Rt>, i: usize, cfg: &Config, file_align: i64) {
+/// Fields set once when a record is created. MMAPS starts at -1, what C
+/// Darshan's shared library (the one a preload or a dynamic link brings)
+/// writes in every record, as it cannot wrap mmap: a file never mapped
+/// has C's record. (C's static library, libdarshan.a, wraps mmap and
+/// starts at 0; ours writes -1 there too.)
+pub fn init_new(set: &mut RecordSet<Rt>, i: usize, mem_align: i64, file_align: i64) {
     let w = set.words(i);
-    w[c::word(c::MEM_ALIGNMENT)] = cfg.mem_align as u64;
+    w[c::word(c::MEM_ALIGNMENT)] = mem_align as u64;
     w[c::word(c::FILE_ALIGNMENT)] = file_align as u64;
-    w[c::word(c::MMAPS)] = if cfg.linked_statically { 0 } else { -1i64 as u64 };
+    w[c::word(c::MMAPS)] = -1i64 as u64;
 }
 
 /// A mapping of the file: MMAPS counts them from 1 at the first (as C's
