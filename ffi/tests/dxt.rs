@@ -285,3 +285,47 @@ fn an_aio_write_was_missing_from_its_files_trace() {
     assert_eq!(ol(segs(b).0), [(0, 200), (1000, 50), (4096, 64)]);
     assert_eq!(ol(segs(b).1), [(0, 50)]);
 }
+
+/// dxt_pattern with `extra` 8-byte writes of c.dat, DXT_POSIX on or off
+/// (a budget for every segment): the peak resident memory of its process
+/// (KiB, from wait4: exit and the runtime's shutdown included) and its log.
+fn peak_of_run(tag: &str, extra: usize, traced: bool) -> (i64, LogFile) {
+    let dir = scratch(tag);
+    let exe = compile("dxt_pattern", &dir, &[]);
+    let conf = dir.join("darshan.conf");
+    std::fs::write(&conf, format!("MAX_RECORDS {} DXT_POSIX\n", extra * 32 / 1024 + 64)).unwrap();
+    let mut cmd = instrumented(&exe, &dir);
+    cmd.arg(dir.join("data")).arg(extra.to_string()).env("DARSHAN_CONFIG_PATH", &conf);
+    if traced {
+        cmd.env("DARSHAN_MOD_ENABLE", "DXT_POSIX");
+    }
+    // Reaped by wait4 below, which gives its resource usage too.
+    #[allow(clippy::zombie_processes)]
+    let child = cmd.stdout(std::process::Stdio::null()).spawn().expect("spawn");
+    darshan_test_support::watchdog(&child);
+    // SAFETY: rusage is plain integers, for which all zeros is a value.
+    let (mut st, mut ru) = (0, unsafe { std::mem::zeroed::<libc::rusage>() });
+    // SAFETY: our own child, reaped once; both pointers are to locals.
+    let r = unsafe { libc::wait4(child.id() as i32, &mut st, 0, &mut ru) };
+    assert!(r > 0 && libc::WIFEXITED(st) && libc::WEXITSTATUS(st) == 0, "dxt_pattern failed: {st}");
+    (ru.ru_maxrss, LogFile::open(only_log(&dir)).unwrap())
+}
+
+/// The shutdown held a traced file's segments five times over (the
+/// trace, 48-byte segments rebuilt from it, their bytes, their words,
+/// and the run to compress): 137 MB of peak memory for a 27 MB trace.
+/// Now the trace and one copy in the log's layout, and what compressing
+/// it takes: under three times the segments' bytes over the same
+/// program untraced.
+#[test]
+fn a_long_trace_was_held_five_times_over_at_shutdown() {
+    let extra = 300_000;
+    let (untraced, _) = peak_of_run("dxt-peak-off", extra, false);
+    let (traced, log) = peak_of_run("dxt-peak-on", extra, true);
+    let t = traces(&log, DXT_POSIX);
+    let segments: usize = t.iter().map(|(_, r)| segs(r).0.len() + segs(r).1.len()).sum();
+    assert_eq!(segments, 4 + 2 + 20 + 4 + extra, "every segment kept");
+    let trace_kib = (segments * 32 / 1024) as i64;
+    let added = traced - untraced;
+    assert!(added < 3 * trace_kib, "{added} KiB added at peak for a trace of {trace_kib} KiB");
+}

@@ -148,6 +148,15 @@ pub trait Module: Sync {
         with_records(self, &mut |r| r.output_all(emit));
     }
 
+    /// How many runs `output` would hand over; by default counted by
+    /// calling it (a module whose runs are built, not lent, says it
+    /// without building them).
+    fn output_runs(&self) -> usize {
+        let mut runs = 0;
+        self.output(&mut |_| runs += 1);
+        runs
+    }
+
     /// Shutdown, MPI only, before `reduce`: the id of every record this
     /// rank has, for the ranks to agree on which records they share. By
     /// default those of `output`; a module that writes fewer records than

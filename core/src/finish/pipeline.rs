@@ -127,8 +127,7 @@ pub fn compress_regions(names: &[u8], modules: &[&'static dyn Module]) -> Region
             // trailer and code table each, and the matches across records
             // (at 32 ranks, 8,367 against C's 7,844 bytes of POSIX).
             // (A single run, the usual case, is compressed where it lies.)
-            let mut runs = 0;
-            m.output(&mut |_| runs += 1);
+            let runs = m.output_runs();
             let mut pending = Pending::default();
             m.output(&mut |run: &[u64]| {
                 // Whether every record is of the module's size (the encoder

@@ -96,6 +96,49 @@ impl Traces {
     /// the order the records were made, each segment's times turned into
     /// seconds by `time` (from ticks); None after the last.
     pub fn next(&mut self, module: usize, words: &mut dyn Words, time: &dyn Fn(u64) -> f64) -> Result<Option<Record>> {
+        match self.advance() {
+            Some((r, chunks)) => self.read(module, r, chunks, words, time).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The ids of the records [`Traces::next`] would give, in its order.
+    pub fn ids(&self) -> impl Iterator<Item = u64> + '_ {
+        let mut c = self.chunks.iter().map(|c| c.record).peekable();
+        self.records.iter().enumerate().filter_map(move |(i, r)| {
+            let mut any = false;
+            while c.next_if(|&k| k <= i).is_some() {
+                any = true;
+            }
+            any.then_some(r.id)
+        })
+    }
+
+    /// As [`Traces::next`] for a record whose id `keep` accepts, written
+    /// straight into `out` in the log's layout (that of
+    /// [`crate::encode::encode_dxt`]) as `how` says; its id, None after
+    /// the last. The segments are copied once: through a [`Record`] a
+    /// runtime's shutdown held them three times over (48-byte segments,
+    /// their bytes, the words), 136 MB of peak memory for a 27 MB trace.
+    pub fn next_in_log_layout(
+        &mut self,
+        words: &mut dyn Words,
+        how: &Layout,
+        keep: &dyn Fn(u64) -> bool,
+        out: &mut Vec<u64>,
+    ) -> Result<Option<u64>> {
+        while let Some((r, chunks)) = self.advance() {
+            if keep(r.id) {
+                out.clear();
+                self.log_words(r, chunks, words, how, out)?;
+                return Ok(Some(r.id));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The next record that has chunks, and its chunks.
+    fn advance(&mut self) -> Option<(Traced, std::ops::Range<usize>)> {
         while let Some(&r) = self.records.get(self.next_record) {
             let first = self.next_chunk;
             while self.chunks.get(self.next_chunk).is_some_and(|c| c.record == self.next_record) {
@@ -103,10 +146,10 @@ impl Traces {
             }
             self.next_record += 1;
             if first < self.next_chunk {
-                return self.read(module, r, first..self.next_chunk, words, time).map(Some);
+                return Some((r, first..self.next_chunk));
             }
         }
-        Ok(None)
+        None
     }
 
     /// Record `r` with the segments of `chunks`.
@@ -125,26 +168,18 @@ impl Traces {
         for (k, w) in host.iter().enumerate() {
             hostname[8 * k..8 * k + 8].copy_from_slice(&w.to_le_bytes());
         }
-        let counted = |w: bool| mine.iter().filter(|c| c.writes == w).map(|c| c.count).sum::<usize>();
-        let (mut writes, mut reads) = (Vec::with_capacity(counted(true)), Vec::with_capacity(counted(false)));
-        let mut block = vec![0u64; BLOCK];
-        for c in mine {
-            let segs = if c.writes { &mut writes } else { &mut reads };
-            let per = BLOCK / c.seg_words;
-            let mut done = 0;
-            while done < c.count {
-                let k = per.min(c.count - done);
-                let got = &mut block[..k * c.seg_words];
-                words.words_at(c.at + (done * c.seg_words) as u64, got)?;
-                segs.extend(got.chunks_exact(c.seg_words).map(|s| DxtSegment {
+        let (mut writes, mut reads) =
+            (Vec::with_capacity(counted(mine, true)), Vec::with_capacity(counted(mine, false)));
+        for (w, segs) in [(true, &mut writes), (false, &mut reads)] {
+            segments(mine, w, words, &mut |s| {
+                segs.push(DxtSegment {
                     offset: s[0] as i64,
                     length: s[1] as i64,
                     start_time: time(s[2]),
                     end_time: time(s[3]),
                     pthread_id: s.get(4).copied(),
-                }));
-                done += k;
-            }
+                })
+            })?;
         }
         Ok(Record {
             module,
@@ -154,6 +189,74 @@ impl Traces {
             ..Record::default()
         })
     }
+
+    /// Record `r` in the log's layout: id, rank, shared flag (0), host,
+    /// the counts, every write, then every read.
+    fn log_words(
+        &self,
+        r: Traced,
+        chunks: std::ops::Range<usize>,
+        words: &mut dyn Words,
+        how: &Layout,
+        out: &mut Vec<u64>,
+    ) -> Result<()> {
+        let mine = &self.chunks[chunks];
+        let (nw, nr) = (counted(mine, true), counted(mine, false));
+        let seg_words = if how.thread_ids { 5 } else { 4 };
+        out.reserve(HEAD_WORDS + (nw + nr) * seg_words);
+        let mut host = [0u64; 8];
+        words.words_at(r.at + REC_HOST as u64, &mut host)?;
+        out.extend([r.id, how.rank as u64, 0]);
+        out.extend(host);
+        out.extend([nw as u64, nr as u64]);
+        for w in [true, false] {
+            segments(mine, w, words, &mut |s| {
+                out.extend([s[0], s[1], (how.time)(s[2]).to_bits(), (how.time)(s[3]).to_bits()]);
+                if how.thread_ids {
+                    out.push(s.get(4).copied().unwrap_or(0));
+                }
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// How [`Traces::next_in_log_layout`] writes a record: each segment's
+/// times in seconds from ticks, with thread ids or not
+/// (DXT_ENABLE_THREAD_IDS), the writing rank in place of the chunk's.
+pub struct Layout<'a> {
+    pub time: &'a dyn Fn(u64) -> f64,
+    pub thread_ids: bool,
+    pub rank: i64,
+}
+
+/// A record's words before its segments in the log.
+const HEAD_WORDS: usize = 13;
+
+/// Segments of `chunks` that are writes (else reads).
+fn counted(chunks: &[Chunk], writes: bool) -> usize {
+    chunks.iter().filter(|c| c.writes == writes).map(|c| c.count).sum()
+}
+
+/// Each write (else read) segment of `chunks`, in their order, as its
+/// words, read a block at a time (on the heap: a runtime's shutdown may
+/// run on a small stack).
+fn segments(chunks: &[Chunk], writes: bool, words: &mut dyn Words, f: &mut dyn FnMut(&[u64])) -> Result<()> {
+    let mine = || chunks.iter().filter(|c| c.writes == writes);
+    // At least the segment words of every chunk: each has a segment.
+    let mut block = vec![0u64; mine().map(|c| (c.count * c.seg_words).min(BLOCK)).max().unwrap_or(0)];
+    for c in mine() {
+        let per = block.len() / c.seg_words;
+        let mut done = 0;
+        while done < c.count {
+            let k = per.min(c.count - done);
+            let got = &mut block[..k * c.seg_words];
+            words.words_at(c.at + (done * c.seg_words) as u64, got)?;
+            got.chunks_exact(c.seg_words).for_each(&mut *f);
+            done += k;
+        }
+    }
+    Ok(())
 }
 
 /// Skip `n` words: how many there were.
@@ -265,5 +368,66 @@ mod tests {
         assert_eq!(writes[n - 1].end_time, (2 * n - 1) as f64 * 0.5);
         let Extra::Dxt { reads, writes, .. } = &r[1].extra else { panic!() };
         assert_eq!((reads.len(), writes.len()), (1, 0));
+    }
+
+    /// A region of three records over interleaved chunks of four- and
+    /// five-word segments, one record with none.
+    fn mixed_region() -> Vec<u64> {
+        let mut w = vec![0u64; 0];
+        rec(&mut w, 7, 3);
+        rec(&mut w, 9, 3);
+        rec(&mut w, 8, 3); // never written: no record in the log
+        w.extend([9, tag(KIND_WRITES, 4, 2, 1), 100, 10, 4, 6, 0xdead, 0xdead, 0xdead, 0xdead]);
+        w.extend([7, tag(KIND_READS, 5, 2, 2), 0, 5, 2, 3, 41, 5, 5, 6, 7, 42]);
+        w.extend([7, tag(KIND_WRITES, 4, 1, 1), 50, 1, 8, 9]);
+        w.extend([9, tag(KIND_READS, 4, 1, 1), 1, 2, 3, 4]);
+        w.extend([7, tag(KIND_WRITES, 5, 1, 1), 60, 1, 10, 11, 43]);
+        w
+    }
+
+    /// The words the log holds for `r` as the format's encoder writes it.
+    fn encoded(r: &Record, thread_ids: bool) -> Vec<u64> {
+        let mut b = Vec::new();
+        crate::encode::encode_dxt(r, &mut b, thread_ids).unwrap();
+        b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect()
+    }
+
+    /// The runtime's shutdown writes records straight from the chunks; a
+    /// tool rebuilds them and encodes: the same words, with or without
+    /// thread ids (a four-word segment's thread id written as 0, as the
+    /// encoder does for one it does not know), the writing rank in place
+    /// of the chunk's, and the records `keep` refuses left out.
+    #[test]
+    fn records_written_straight_from_the_chunks_are_the_words_the_encoder_writes() {
+        let w = mixed_region();
+        for thread_ids in [false, true] {
+            let mut want: Vec<Vec<u64>> = all(&w)
+                .iter_mut()
+                .map(|r| {
+                    r.rank = 12;
+                    encoded(r, thread_ids)
+                })
+                .collect();
+            let mut t = Traces::index(&mut InMemory { words: &w, pos: 0 }).unwrap();
+            assert_eq!(t.ids().collect::<Vec<_>>(), vec![7, 9]);
+            // The times as all() reads them.
+            let how = Layout { time: &|x| x as f64 * 0.5, thread_ids, rank: 12 };
+            let (mut got, mut out) = (Vec::new(), Vec::new());
+            while let Some(id) =
+                t.next_in_log_layout(&mut InMemory { words: &w, pos: 0 }, &how, &|_| true, &mut out).unwrap()
+            {
+                assert_eq!(out[0], id);
+                got.push(out.clone());
+            }
+            assert_eq!(got, want, "thread ids {thread_ids}");
+            let mut t = Traces::index(&mut InMemory { words: &w, pos: 0 }).unwrap();
+            let kept = t.next_in_log_layout(&mut InMemory { words: &w, pos: 0 }, &how, &|id| id != 7, &mut out);
+            assert_eq!(kept.unwrap(), Some(9));
+            assert_eq!(out, want.remove(1));
+            assert_eq!(
+                t.next_in_log_layout(&mut InMemory { words: &w, pos: 0 }, &how, &|_| true, &mut out).unwrap(),
+                None
+            );
+        }
     }
 }

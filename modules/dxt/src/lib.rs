@@ -34,7 +34,7 @@ use darshan_core::sync::{Lock, LockGuard};
 use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
 use darshan_core::{LockedState, ModuleState};
 use darshan_log::dxt_mapped as dm;
-use darshan_log::encode::encode_dxt;
+use darshan_log::dxt_mapped_read as dmr;
 use darshan_log::modules::{write_version, DXT_IO_URING as URING_ID, DXT_MPIIO as MPIIO_ID, DXT_POSIX as POSIX_ID};
 
 /// What a POSIX or MPI-IO record knows of its trace: 0 not yet asked,
@@ -394,28 +394,28 @@ impl Module for Dxt {
     /// DXT records are never reduced nor shared: every rank writes its own.
     fn record_ids(&self, _f: &mut dyn FnMut(u64)) {}
     /// Each traced file's record in the log's layout: the chunks read back
-    /// as the crash-safe file's reader reads them, times in seconds.
+    /// as the crash-safe file's reader reads them, times in seconds,
+    /// written straight into one vector (one copy of the segments).
     fn output(&self, emit: &mut dyn FnMut(&[u64])) {
         let st = self.lock();
         let s = st.secs_per_tick;
         let time = |t: u64| at_c_resolution((t as i64) as f64 * s);
-        let (mut bytes, mut words) = (Vec::new(), Vec::new());
+        let how = dmr::Layout { time: &time, thread_ids: st.seg_words == 5, rank: st.rank };
+        let keep = |id: u64| st.dropped.binary_search(&id).is_err();
         // One record at a time, as a tool reads the crash-safe file: never
         // every segment rebuilt at once beside the trace itself.
-        let mem = || darshan_log::dxt_mapped_read::InMemory { words: &st.words[..st.used], pos: 0 };
-        let Ok(mut traces) = darshan_log::dxt_mapped_read::Traces::index(&mut mem()) else { return };
-        while let Ok(Some(mut r)) = traces.next(self.id, &mut mem(), &time) {
-            if st.dropped.binary_search(&r.id).is_ok() {
-                continue;
-            }
-            r.rank = st.rank;
-            bytes.clear();
-            if encode_dxt(&r, &mut bytes, st.seg_words == 5).is_ok() {
-                words.clear();
-                words.extend(bytes.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default())));
-                emit(&words);
-            }
+        let mem = || dmr::InMemory { words: &st.words[..st.used], pos: 0 };
+        let Ok(mut traces) = dmr::Traces::index(&mut mem()) else { return };
+        let mut words = Vec::new();
+        while let Ok(Some(_)) = traces.next_in_log_layout(&mut mem(), &how, &keep, &mut words) {
+            emit(&words);
         }
+    }
+    /// Without building them: the shutdown asks before it compresses.
+    fn output_runs(&self) -> usize {
+        let st = self.lock();
+        let mut mem = dmr::InMemory { words: &st.words[..st.used], pos: 0 };
+        dmr::Traces::index(&mut mem).map_or(0, |t| t.ids().filter(|id| st.dropped.binary_search(id).is_err()).count())
     }
     fn fork_child(&self) {
         self.lock().clear();
