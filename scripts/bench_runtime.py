@@ -419,6 +419,31 @@ def dxt_section():
         print(f"| {k[:-3]} | {off:.0f} | {on:.0f} | {on / off:.2f} | {nt:.0f} | {c} |")
         ours = [r[k] for r in res["traced"]]
         record(f"dxt.{k[:-3]}_traced_added", on, "ns", min(ours), max(ours))
+    dxt_shutdown(traced, untracked, [str(rounds), str(block)])
+
+
+def dxt_shutdown(traced, untracked, args):
+    """The traced process's peak memory (its shutdown included: the
+    trace, 27 MB, is written then) over the same run untraced, ours and
+    C's, and our shutdown's time; median of 3 each."""
+    cmd = [ab_calls, os.path.join(data, "ab"), os.path.join(untracked, "ab")] + args
+
+    def peak(extra, with_lib=None):
+        vals = []
+        for _ in range(3):
+            fresh()
+            r = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, env=env(True, extra, with_lib),
+                               capture_output=True, text=True, check=True)
+            vals.append(int(r.stderr.strip().splitlines()[-1]) / 1024)
+        return statistics.median(vals)
+
+    off, on = peak({}), peak(traced)
+    c = f"C 3.5.0 {peak(traced, c_lib) - peak({}, c_lib):.1f} MB" if c_lib else "C not run"
+    downs = sorted(internal(cmd, "shutdown", traced) for _ in range(3))
+    print(f"DXT_POSIX, the same run's 840,000 segments (27 MB): peak RSS +{on - off:.1f} MB over untraced ({c}); "
+          f"shutdown {downs[1] * 1e3:.0f} ms [{downs[0] * 1e3:.0f} .. {downs[2] * 1e3:.0f}]")
+    record("dxt.traced_27mb_peak_added", on - off, "MB")
+    record("dxt.traced_27mb_shutdown", downs[1] * 1e3, "ms", downs[0] * 1e3, downs[2] * 1e3)
 
 
 def in_process_section():
