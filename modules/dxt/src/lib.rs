@@ -37,10 +37,17 @@ use darshan_log::dxt_mapped as dm;
 use darshan_log::dxt_mapped_read as dmr;
 use darshan_log::modules::{write_version, DXT_IO_URING as URING_ID, DXT_MPIIO as MPIIO_ID, DXT_POSIX as POSIX_ID};
 
-/// What a POSIX or MPI-IO record knows of its trace: 0 not yet asked,
-/// [`NOT_TRACED`], else the trace's word offset + 1.
+/// What a POSIX, MPI-IO or io_uring record knows of its trace: 0 not yet
+/// asked, [`NOT_TRACED`], else the trace's word offset + 1 (below 2^30),
+/// with [`WRITES_FULL`] or [`READS_FULL`] set once that direction can
+/// take no more segments. The budget never comes back, so such a call
+/// then costs one comparison, as an untraced file's does, not the lock
+/// (30 ns a call for every call after a trace outgrew its memory).
 pub type Handle = u32;
 pub const NOT_TRACED: Handle = u32::MAX;
+const WRITES_FULL: Handle = 1 << 31;
+const READS_FULL: Handle = 1 << 30;
+const OFFSET_PART: Handle = READS_FULL - 1;
 
 /// Darshan's charge for a file's trace record (sizeof(dxt_file_record)).
 const FILE_BYTES: usize = 104;
@@ -199,7 +206,9 @@ impl State {
         }
     }
 
-    fn append(&mut self, module: usize, rec: usize, write: bool, seg: &[u64; 5]) {
+    /// False if the segment found no room and none can be had: this
+    /// direction of this file is full for good.
+    fn append(&mut self, module: usize, rec: usize, write: bool, seg: &[u64; 5]) -> bool {
         let k = usize::from(!write);
         let cur = self.words[rec + dm::REC_CURRENT + k] as usize;
         let room_in = |w: &[u64], c: usize| c != 0 && matches!(dm::untag(w[c + 1]), (_, _, cap, n) if n < cap);
@@ -208,7 +217,7 @@ impl State {
         } else {
             match self.grow(module, rec, k) {
                 Some(c) => c,
-                None => return,
+                None => return false,
             }
         };
         let (kind, sw, cap, count) = dm::untag(self.words[cur + 1]);
@@ -216,6 +225,7 @@ impl State {
         self.words[at..at + sw].copy_from_slice(&seg[..sw]);
         // Counted once filled: a killed process leaves no half segment.
         self.words[cur + 1] = dm::tag(kind, sw, cap, count + 1);
+        true
     }
 
     /// Every chunk: (offset, tag).
@@ -250,7 +260,8 @@ impl Dxt {
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn trace(&self, handle: &mut Handle, id: u64, write: bool, offset: i64, length: i64, tm1: Tick, tm2: Tick) {
-        if *handle != NOT_TRACED {
+        // NOT_TRACED has both bits.
+        if *handle & if write { WRITES_FULL } else { READS_FULL } == 0 {
             self.trace_slow(handle, id, write, [offset as u64, length as u64, tm1 as u64, tm2 as u64, 0]);
         }
     }
@@ -264,10 +275,10 @@ impl Dxt {
         if st.frozen {
             return;
         }
-        let known = (*handle as usize).checked_sub(1).filter(|&r| r < st.used && st.words[r] == id);
+        let known = ((*handle & OFFSET_PART) as usize).checked_sub(1).filter(|&r| r < st.used && st.words[r] == id);
         let rec = match known {
             Some(r) => r,
-            None => match st.record_for(self.id, id).filter(|&r| r < NOT_TRACED as usize - 1) {
+            None => match st.record_for(self.id, id).filter(|&r| r < OFFSET_PART as usize) {
                 Some(r) => {
                     *handle = r as Handle + 1;
                     r
@@ -281,7 +292,9 @@ impl Dxt {
         if st.seg_words == 5 {
             seg[4] = st.env.map_or(0, |e| e.platform.thread_id());
         }
-        st.append(self.id, rec, write, &seg);
+        if !st.append(self.id, rec, write, &seg) {
+            *handle |= if write { WRITES_FULL } else { READS_FULL };
+        }
     }
 
     /// Segments traced so far (writes, reads) for `id`.

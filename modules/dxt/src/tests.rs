@@ -98,3 +98,42 @@ fn traces_are_exact_bounded_as_darshan_bounds_them_and_filtered_by_the_triggers(
     DXT_MPIIO.trace(&mut hm, 77, true, 0, 1, 40, 41);
     assert_eq!(DXT_MPIIO.counts(77), Some((1, 0)));
 }
+
+/// Every call after a trace outgrew its memory took DXT's lock to find
+/// no room (30 ns a call, for the rest of a long job). A direction that
+/// can take no more is now marked in the file's handle and skipped at
+/// one comparison; the other direction keeps its room.
+#[test]
+fn a_full_direction_is_known_from_the_handle_and_the_other_keeps_tracing() {
+    static T: Dxt = Dxt::new(URING_ID);
+    let (cfg, warn) = Config::load(&ConfigFile("MOD_ENABLE DXT_IO_URING\nMAX_RECORDS 4 DXT_IO_URING\n"));
+    assert!(warn.is_empty(), "{warn:?}");
+    let env = darshan_core::Env::for_config(cfg);
+    let mut arena = RecordArena::new(64 << 10).unwrap();
+    T.attach(arena.reserve(NOMINAL_WORDS, 40), &env);
+    let a = darshan_log::record_id(b"/data/full");
+    let mut h = 0;
+    // 4 KiB: the file (104 B), the reads' first 64 slots (2,048 B), then
+    // 60 writes in what is left; the 61st finds no room.
+    T.trace(&mut h, a, false, 0, 1, 1, 2);
+    for k in 0..61i64 {
+        T.trace(&mut h, a, true, k, 1, 10 + k, 11 + k);
+    }
+    assert_eq!(T.counts(a), Some((60, 1)));
+    assert_eq!(h & (WRITES_FULL | READS_FULL), WRITES_FULL, "writes full, reads not");
+    // Skipped without the lock: its sequence word (the live view's)
+    // moves by two at every locked call.
+    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    T.st.publish(&SEQ);
+    let before = SEQ.load(Ordering::Relaxed);
+    T.trace(&mut h, a, true, 99, 1, 80, 81);
+    assert_eq!(SEQ.load(Ordering::Relaxed), before, "a write to the full direction took the lock");
+    for k in 0..63i64 {
+        T.trace(&mut h, a, false, k, 1, 90 + k, 91 + k);
+    }
+    assert_eq!(T.counts(a), Some((60, 64)), "the reads fill their 64 slots");
+    T.trace(&mut h, a, false, 0, 1, 200, 201);
+    assert_eq!(h & (WRITES_FULL | READS_FULL), WRITES_FULL | READS_FULL);
+    assert_eq!(T.counts(a), Some((60, 64)));
+    assert_ne!(env.ledger.partial_flags() & 1 << URING_ID, 0, "the module is partial");
+}
