@@ -33,8 +33,18 @@ fn output(m: &Dxt) -> Vec<Vec<u64>> {
 
 #[test]
 fn traces_are_exact_bounded_as_darshan_bounds_them_and_filtered_by_the_triggers() {
-    // 4 KiB per module: a file (104 B), 64 segments (2,048 B), then the
-    // 60 that the 1,944 B left pay for; the 125th write is dropped.
+    let env = attach_both();
+    posix_is_bounded_as_darshan_bounds_it(&env);
+    let mut hm = mpiio_traces_what_posix_excludes_and_forgets_at_fork(&env);
+    the_triggers_drop_a_and_keep_77();
+    // Frozen: nothing more is traced.
+    DXT_MPIIO.trace(&mut hm, 77, true, 0, 1, 40, 41);
+    assert_eq!(DXT_MPIIO.counts(77), Some((1, 0)));
+}
+
+/// DXT_POSIX and DXT_MPIIO at 4 KiB each, `/skip` excluded for POSIX,
+/// the small-I/O trigger at a half.
+fn attach_both() -> darshan_core::Env {
     let (cfg, warn) = Config::load(&ConfigFile(
         "MOD_ENABLE DXT_POSIX,DXT_MPIIO\nMAX_RECORDS 4 DXT_POSIX,DXT_MPIIO\nNAME_EXCLUDE ^/skip DXT_POSIX\nDXT_SMALL_IO_TRIGGER .5\n",
     ));
@@ -44,7 +54,13 @@ fn traces_are_exact_bounded_as_darshan_bounds_them_and_filtered_by_the_triggers(
     let mut arena = RecordArena::new(64 << 10).unwrap();
     DXT_POSIX.attach(arena.reserve(NOMINAL_WORDS, 40), &env);
     DXT_MPIIO.attach(arena.reserve(NOMINAL_WORDS, 40), &env);
+    env
+}
 
+/// 4 KiB: a file (104 B), 64 segments (2,048 B), then the 60 that the
+/// 1,944 B left pay for; the 125th write is dropped, and another file
+/// refused.
+fn posix_is_bounded_as_darshan_bounds_it(env: &darshan_core::Env) {
     let a = darshan_log::record_id(b"/data/a");
     let mut h = 0;
     for k in 0..130i64 {
@@ -57,8 +73,11 @@ fn traces_are_exact_bounded_as_darshan_bounds_them_and_filtered_by_the_triggers(
     let mut hb = 0;
     DXT_POSIX.trace(&mut hb, b, false, 0, 1, 5, 6);
     assert_eq!((hb, DXT_POSIX.counts(b)), (NOT_TRACED, None));
+}
 
-    // MPI-IO: an excluded-for-POSIX name is traced here; reads and writes.
+/// MPI-IO: an excluded-for-POSIX name is traced here, reads and writes;
+/// a forked child starts afresh. The handle of file 77.
+fn mpiio_traces_what_posix_excludes_and_forgets_at_fork(env: &darshan_core::Env) -> Handle {
     env.ledger.register_name(darshan_log::modules::POSIX, 77, b"/skip/me");
     let mut hm = 0;
     DXT_MPIIO.trace(&mut hm, 77, false, -1, 4000, 10, 20);
@@ -71,8 +90,12 @@ fn traces_are_exact_bounded_as_darshan_bounds_them_and_filtered_by_the_triggers(
     let mut hp = 0;
     DXT_POSIX.trace(&mut hp, 77, true, 0, 1, 1, 2);
     assert_eq!(hp, NOT_TRACED, "NAME_EXCLUDE ... DXT_POSIX leaves the file untraced");
+    hm
+}
 
-    // Triggers: 77 (all small ops) stays; `a` (none small) goes from both.
+/// Triggers: 77 (all small ops) stays; `a` (none small) goes from both;
+/// 77's record in the log's layout.
+fn the_triggers_drop_a_and_keep_77() {
     let stats = |id: u64| -> Option<(i64, i64, i64)> {
         match id {
             77 => Some((4, 4, 0)),
@@ -94,9 +117,6 @@ fn traces_are_exact_bounded_as_darshan_bounds_them_and_filtered_by_the_triggers(
     assert_eq!(f64::from_bits(r[16]), 8.0);
     let host: Vec<u8> = r[3..11].iter().flat_map(|w| w.to_le_bytes()).take_while(|&c| c != 0).collect();
     assert_eq!(host, b"testhost");
-    // Frozen: nothing more is traced.
-    DXT_MPIIO.trace(&mut hm, 77, true, 0, 1, 40, 41);
-    assert_eq!(DXT_MPIIO.counts(77), Some((1, 0)));
 }
 
 /// Every call after a trace outgrew its memory took DXT's lock to find
