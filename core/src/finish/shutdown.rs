@@ -213,7 +213,7 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
 
     // The whole log is assembled in memory and written in one call.
     let t2 = Instant::now();
-    let bytes = assemble(&regions);
+    let bytes = assemble(&regions, &tmp)?;
     // The log is written and renamed before the crash-safe file is removed
     // (Darshan removes it first), so no kill can lose both. With
     // DARSHAN_LOG_FSYNC=1 it is also on disk first (a node crash); not by
@@ -249,8 +249,10 @@ fn dir_of(path: &str) -> String {
     }
 }
 
-/// One process's whole log in memory: header, regions, extension trailer.
-fn assemble(regions: &pipeline::Regions) -> Vec<u8> {
+/// One process's whole log in memory: header, regions, extension trailer;
+/// refused (as a write to `tmp`) past the program's `ulimit -f`, where
+/// writing it would bring the program SIGXFSZ at its exit.
+fn assemble(regions: &pipeline::Regions, tmp: &str) -> Result<Vec<u8>, ShutdownError> {
     let sizes = regions.sizes();
     let (header, _) = pipeline::layout(&sizes, &regions.module_ids(), runtime::core().ledger.partial_flags());
     let mut bytes = header.encode();
@@ -258,7 +260,8 @@ fn assemble(regions: &pipeline::Regions) -> Vec<u8> {
     bytes.reserve(sizes.iter().sum::<u64>() as usize + trailer.len());
     regions.in_order().for_each(|r| bytes.extend_from_slice(r));
     bytes.extend_from_slice(&trailer);
-    bytes
+    crate::store::fsize::fits(bytes.len() as u64).map_err(|e| ShutdownError::Write { path: tmp.into(), source: e })?;
+    Ok(bytes)
 }
 
 /// The log's final name: DARSHAN_LOGFILE as given, else the base name

@@ -345,6 +345,13 @@ fn open(comm: &dyn Comm, sh: &Shared, tmp: &str) -> Result<(), ShutdownError> {
 /// aggregating them on one node. Modules Darshan does not know are named
 /// by the trailer after the last region (darshan_log::extension).
 fn write_pieces(comm: &dyn Comm, regions: &Regions, placed: &Placed, tmp: &str) -> Result<(), ShutdownError> {
+    // A rank whose pieces would pass its `ulimit -f` writes none (the
+    // kernel's SIGXFSZ would kill it); the job then agrees the log failed.
+    let end = regions.in_order().enumerate().map(|(r, d)| placed.starts[r] + placed.mine[r] + d.len() as u64).max();
+    let end = if comm.rank() == 0 { placed.end } else { end.unwrap_or(0) };
+    if let Err(source) = crate::store::fsize::fits(end) {
+        return Err(ShutdownError::Write { path: tmp.into(), source });
+    }
     let mut wrote = true;
     for (r, data) in regions.in_order().enumerate() {
         if !data.is_empty() {

@@ -374,6 +374,8 @@ pub fn create_file_under(
     copy: &[(usize, usize, usize)],
 ) -> Result<(), MapFileError> {
     use std::os::unix::fs::{FileExt, OpenOptionsExt};
+    // Sized past `ulimit -f`, the file would bring the program SIGXFSZ.
+    crate::store::fsize::fits(len as u64).map_err(|e| MapFileError { step: "size", path: path.into(), source: e })?;
     let f = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -449,9 +451,11 @@ pub fn detach_file(base: usize, len: usize) -> bool {
 /// that is a quarter of the cost of MADV_POPULATE_WRITE (25 against 100
 /// us per 64 KiB here; the same on tmpfs), and it held a lock other
 /// threads waited on. Otherwise (the file removed, no descriptor to be
-/// had) MADV_POPULATE_WRITE (Linux 5.14).
+/// had, or the program lowered its file size limit below the range since
+/// the file was made: a write there would bring it SIGXFSZ, a store into
+/// the mapping does not) MADV_POPULATE_WRITE (Linux 5.14).
 pub fn populate(base: usize, off: usize, n: usize, path: &str, linked: bool) -> Result<(), std::io::Error> {
-    if linked {
+    if linked && crate::store::fsize::fits((off + n) as u64).is_ok() {
         match write_zeros(path, off, n) {
             Ok(()) => return Ok(()),
             // The disk is full: populating would say the same.

@@ -2,12 +2,14 @@
 //! crash-safe file it may live in (`logmap`), the name table (`names`),
 //! the record index (`id_index`) and the handle tables' words
 //! (`table_words`, which know whether they were written), the ledger that accounts for them all
-//! (`ledger`), and the lock every module's records sit behind (`sync`,
+//! (`ledger`), the file size limit every file the runtime makes is
+//! held to (`fsize`), and the lock every module's records sit behind (`sync`,
 //! which publishes itself into the crash-safe file for the live view), and
 //! the platform all of it reaches the system through (`platform`).
 
 pub mod arena;
 pub mod fixed_vec;
+pub mod fsize;
 pub mod id_index;
 pub mod ledger;
 pub mod logmap;

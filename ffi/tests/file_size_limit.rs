@@ -1,0 +1,126 @@
+//! A program under a file size limit (`ulimit -f`, RLIMIT_FSIZE) was
+//! killed by the runtime: a write or `ftruncate` past the limit brings
+//! the kernel's SIGXFSZ, and the crash-safe file (6.75 MB, sized at the
+//! first record), its growth and the log at exit all went past limits the
+//! program's own files kept to (C Darshan 3.5.0 kills it too, at its
+//! crash-safe file). Each test is named after the failure; the oracle is
+//! tests/programs/fsize_limit.c's known pattern: N new files, 6 bytes
+//! each, and the program's own exit status.
+
+mod common;
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::mpi::Mpi;
+use common::*;
+use darshan_log::counters::posix as px;
+use darshan_log::modules::POSIX;
+
+/// Run `cmd` with its soft file size limit at `bytes` from its start,
+/// as `ulimit -f` in its shell would: (exit status, stdout, stderr).
+fn limited_from_the_start(cmd: &mut Command, bytes: u64) -> std::process::Output {
+    // SAFETY: between fork and exec only setrlimit runs, a system call
+    // that is async-signal-safe; nothing is allocated or locked.
+    unsafe {
+        cmd.pre_exec(move || {
+            let r = libc::rlimit { rlim_cur: bytes, rlim_max: libc::RLIM_INFINITY };
+            match libc::setrlimit(libc::RLIMIT_FSIZE, &r) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    output(cmd)
+}
+
+/// The program's files in the log at `path`: how many, and the bytes
+/// written to them in all.
+fn files_and_bytes(path: &Path, data: &Path) -> (usize, i64) {
+    let log = common::mpi::read(path);
+    let data = format!("{}/", data.display());
+    let mine: Vec<_> = log.recs.iter().filter(|(m, n, _)| *m == POSIX && n.starts_with(&data)).collect();
+    (mine.len(), mine.iter().map(|(_, _, r)| r.counters[px::BYTES_WRITTEN]).sum())
+}
+
+/// darshan-merge's log of the crash-safe files in `mmap`.
+fn recovered(d: &Path) -> PathBuf {
+    let out = d.join("recovered.darshan");
+    let o = output(Command::new(built("darshan-merge")).arg("--output").arg(&out).args(files(&d.join("mmap"))));
+    assert!(o.status.success(), "darshan-merge: {}", String::from_utf8_lossy(&o.stderr));
+    out
+}
+
+fn darshan_lines(err: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(err).lines().filter(|l| l.starts_with("darshan:")).map(str::to_string).collect()
+}
+
+fn setup(tag: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let d = scratch(tag);
+    let data = d.join("data");
+    for sub in [&data, &d.join("logs"), &d.join("mmap")] {
+        std::fs::create_dir_all(sub).unwrap();
+    }
+    (compile("fsize_limit", &d, &[]), d, data)
+}
+
+/// `ulimit -f 100` (100 KiB), far above the program's 6-byte files: the
+/// runtime sized its crash-safe file to 6.75 MB and the program died of
+/// SIGXFSZ at its first file. Now the records stay in memory, one line
+/// says why, and the log (a few KB, under the limit) holds them all.
+#[test]
+fn a_file_size_limit_below_the_crash_safe_files_size_killed_the_program() {
+    let (exe, d, data) = setup("fsize-start");
+    let out = limited_from_the_start(instrumented(&exe, &d).arg(&data).arg("50"), 100 << 10);
+    assert!(out.status.success(), "killed: {:?}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "done 50\n");
+    let said = darshan_lines(&out.stderr);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].contains("ulimit -f") && said[0].contains("records kept in memory"), "{said:?}");
+    assert!(files(&d.join("mmap")).is_empty(), "no crash-safe file");
+    assert_eq!(files_and_bytes(&only_log(&d), &data), (50, 300));
+}
+
+/// The program lowered its own limit to 4 KiB after the crash-safe file
+/// was made, then made 1,000 files: the file's growth (zeros written
+/// past the limit) killed it. Now the growth maps its pages instead, the
+/// log (about 50 KB) is not written, one line says where the records
+/// are, and darshan-merge recovers every one of them.
+#[test]
+fn a_file_size_limit_lowered_after_the_crash_safe_file_was_made_killed_the_program() {
+    let (exe, d, data) = setup("fsize-lowered");
+    let out = output(instrumented(&exe, &d).arg(&data).arg("1000").arg("4096"));
+    assert!(out.status.success(), "killed: {:?}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "done 1000\n");
+    let said = darshan_lines(&out.stderr);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].contains("ulimit -f") && said[0].contains("darshan-merge"), "{said:?}");
+    assert!(files(&d.join("logs")).is_empty(), "no log, whole or partial: {:?}", files(&d.join("logs")));
+    assert_eq!(files_and_bytes(&recovered(&d), &data), (1000, 6000));
+}
+
+/// Each rank lowered its limit to 4 KiB after MPI_Init and its first
+/// file: the shutdown's log write (gathered onto rank 0, or with MPI-IO
+/// from every rank) killed the job. Now every rank leaves MPI_Finalize,
+/// no log is left, and the crash-safe files hold every rank's records.
+fn a_file_size_limit_below_an_mpi_jobs_log_killed_the_job(mpi: Mpi) {
+    for gather_max in ["16", "0"] {
+        let d = scratch(&format!("fsize-mpi-{gather_max}"));
+        let data = d.join("data");
+        std::fs::create_dir_all(&data).unwrap();
+        let exe = common::mpi::mpicc_with(mpi, "fsize_limit", &d, &["-DUSE_MPI"]);
+        let args = [data.to_str().unwrap(), "300", "4096"];
+        let logs = common::mpi::mpirun(mpi, &exe, &args, &d, &[("DARSHAN_LOG_GATHER_MAX", gather_max)]);
+        assert!(logs.is_empty(), "no log, whole or partial: {logs:?}");
+        let (n, bytes) = files_and_bytes(&recovered(&d), &data);
+        let np = common::mpi::NP as usize;
+        assert_eq!(
+            (n, bytes),
+            (np * 300, np as i64 * 1800),
+            "every rank's records, DARSHAN_LOG_GATHER_MAX={gather_max}"
+        );
+    }
+}
+
+on_both_mpis!(a_file_size_limit_below_an_mpi_jobs_log_killed_the_job);
