@@ -66,10 +66,11 @@ pub fn test_panic(at: &str) {
 }
 
 /// Why no log was written, and where the records are kept instead.
-fn say_not_written(p: &dyn Platform, why: &dyn std::fmt::Display, hint: Option<String>) {
+/// Formatted on the stack: the reason may be that memory ran out.
+fn say_not_written(p: &dyn Platform, why: &dyn std::fmt::Display, hint: Option<&dyn std::fmt::Display>) {
     match hint {
-        Some(h) => p.say(&format!("{why}; {h}")),
-        None => p.say(&why.to_string()),
+        Some(h) => p.say_fmt(format_args!("{why}; {h}")),
+        None => p.say_fmt(format_args!("{why}")),
     }
 }
 
@@ -208,8 +209,11 @@ impl Core {
                 o.path
             )),
             Ok(Ok(_)) => {}
-            Ok(Err(e)) => say_not_written(platform, &e, shutdown::recovery_hint()),
-            Err(_) => say_not_written(platform, &"internal error while writing the log", shutdown::recovery_hint()),
+            Ok(Err(e)) => say_not_written(platform, &e, shutdown::recovery_hint().as_ref().map(|h| h as _)),
+            Err(_) => {
+                let why = "internal error while writing the log";
+                say_not_written(platform, &why, shutdown::recovery_hint().as_ref().map(|h| h as _))
+            }
         }
     }
 
@@ -235,8 +239,11 @@ impl Core {
             Ok(Ok(_)) => {}
             // Rank 0 reports the job's failure, once.
             Ok(Err(ShutdownError::OtherRank)) => {}
-            Ok(Err(e)) => say_not_written(platform, &e, shutdown::recovery_hint_mpi()),
-            Err(_) => say_not_written(platform, &"internal error while writing the log", shutdown::recovery_hint_mpi()),
+            Ok(Err(e)) => say_not_written(platform, &e, shutdown::recovery_hint_mpi().as_ref().map(|h| h as _)),
+            Err(_) => {
+                let why = "internal error while writing the log";
+                say_not_written(platform, &why, shutdown::recovery_hint_mpi().as_ref().map(|h| h as _))
+            }
         }
     }
 }

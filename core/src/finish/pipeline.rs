@@ -46,6 +46,11 @@ pub enum ShutdownError {
     /// The complete log could not be given its final name.
     #[error("cannot rename the log to {to}: {source}")]
     Rename { to: String, source: std::io::Error },
+    /// The shutdown's memory could not be had (an address space limit or
+    /// strict overcommit): asked before any of it was taken, since a
+    /// failed allocation would abort the program.
+    #[error("not enough memory to write the log: {bytes} bytes could not be had (ulimit -v?)")]
+    Memory { bytes: usize },
     /// A failure of the MPI-IO layer.
     #[error("{0}")]
     Collective(#[from] crate::counting::collective::CommError),

@@ -181,16 +181,16 @@ pub(crate) fn log_paths(jobid: i64, start_sec: i64) -> Result<(String, String), 
 /// passing calls through (the caller has set the state).
 pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<Outcome, ShutdownError> {
     let sh = runtime::core().shared().ok_or(ShutdownError::NotInitialised)?;
+    // Before any allocation, and while the crash-safe file says ticks.
+    crate::finish::memory::enough()?;
     let t0 = Instant::now();
     runtime::core().cost.settle(secs_per_tick);
     let modules = runtime::core().modules();
     let ctx = FinalizeCtx::one_process(secs_per_tick, end_tick);
     pipeline::finalize(&modules, &ctx);
     let finalize_s = t0.elapsed().as_secs_f64();
-
     let t = runtime::core().times();
     let jobid = job_id(&sh.config, t.first_pid);
-
     let t1 = Instant::now();
     let names = pipeline::names_of_records(&runtime::core().ledger.names_copy(), &modules, &Default::default());
     let mut regions = pipeline::compress_regions(&names, &modules);
@@ -305,25 +305,48 @@ fn write_new_file(path: &str, bytes: &[u8], durable: bool) -> Result<(), Shutdow
 }
 
 /// After a failed log write, where the records are and how to get the log
-/// back, if the process has a crash-safe file: one line.
-pub fn recovery_hint() -> Option<String> {
-    let p = crate::store::logmap::path()?;
-    Some(format!("the records are kept in {p}; recover the log with: darshan-merge --output <log>.darshan {p}"))
+/// back, if the process has a crash-safe file: said without allocating
+/// (the failure may be that memory ran out).
+pub struct Recovery;
+
+impl std::fmt::Display for Recovery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        crate::store::logmap::with_path(|p| {
+            write!(f, "the records are kept in {p}; recover the log with: darshan-merge --output <log>.darshan {p}")
+        })
+        .unwrap_or(Ok(()))
+    }
+}
+
+pub fn recovery_hint() -> Option<Recovery> {
+    crate::store::logmap::with_path(|_| Recovery)
 }
 
 /// The same for an MPI job (rank 0 says it once for every rank): the
 /// crash-safe files of all ranks, merged by job id.
-pub fn recovery_hint_mpi() -> Option<String> {
+pub fn recovery_hint_mpi() -> Option<RecoveryMpi> {
     let cfg = runtime::core().config()?;
     if !cfg.mmap_logs || !crate::store::logmap::has_file() {
         return None;
     }
     let t = runtime::core().times();
-    let jobid = job_id(cfg, t.first_pid);
-    let dir = &cfg.mmap_log_path;
-    Some(format!(
-        "every rank's records are kept in {dir}/*_id{jobid}_mmap-log-*.darshan on its node; recover the job's log with: darshan-merge --shared-redux --dir {dir} --jobid {jobid} --output <log>.darshan (or run darshan-mmap-epilog {jobid} on each node)"
-    ))
+    Some(RecoveryMpi { jobid: job_id(cfg, t.first_pid), dir: &cfg.mmap_log_path })
+}
+
+/// The MPI job's recovery line, said without allocating.
+pub struct RecoveryMpi {
+    jobid: i64,
+    dir: &'static str,
+}
+
+impl std::fmt::Display for RecoveryMpi {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (dir, jobid) = (self.dir, self.jobid);
+        write!(
+            f,
+            "every rank's records are kept in {dir}/*_id{jobid}_mmap-log-*.darshan on its node; recover the job's log with: darshan-merge --shared-redux --dir {dir} --jobid {jobid} --output <log>.darshan (or run darshan-mmap-epilog {jobid} on each node)"
+        )
+    }
 }
 
 /// Make a rename durable: fsync the directory holding `path`.

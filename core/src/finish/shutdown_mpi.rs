@@ -76,9 +76,13 @@ pub fn write_log_mpi(
     comm.barrier();
     let t_start = Instant::now();
     runtime::core().cost.settle(secs_per_tick);
-    let modules = runtime::core().modules();
+    // Asked before anything is allocated; the finalize step stops every
+    // rank when one lacks it (no module list is made there: an empty
+    // vector takes no memory).
+    let memory = crate::finish::memory::enough();
+    let modules = if memory.is_ok() { runtime::core().modules() } else { Vec::new() };
     let ctx = agree_on_the_clock(comm, secs_per_tick, end_tick);
-    finalize(comm, &modules, &ctx, end, t_start)?;
+    finalize(comm, &modules, &ctx, end, t_start, memory)?;
     let finalize_s = t_start.elapsed().as_secs_f64();
     let t1 = Instant::now();
     let shared = reduce_shared_records(comm, &modules, sh);
@@ -125,8 +129,12 @@ fn finalize(
     ctx: &FinalizeCtx,
     end: (i64, i64),
     t_start: Instant,
+    memory: Result<(), ShutdownError>,
 ) -> Result<(), ShutdownError> {
     step(comm, "finalize", || {
+        // Before the records turn into seconds (the crash-safe file then
+        // still says ticks).
+        memory?;
         pipeline::finalize(modules, ctx);
         let cost = runtime::core().cost.cost(0, t_start.elapsed());
         crate::finish::shutdown::map_job(end, ctx.nprocs, None, true, &cost);

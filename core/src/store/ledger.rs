@@ -118,6 +118,12 @@ impl Ledger {
         self.budget.store(bytes, Ordering::Relaxed);
     }
 
+    /// DARSHAN_MODMEM not yet granted (what was granted bounds the
+    /// records' bytes, for the shutdown's memory).
+    pub fn budget_left(&self) -> usize {
+        self.budget.load(Ordering::Relaxed)
+    }
+
     /// A module asked for more record memory and got none.
     pub fn set_starved(&self, module: usize) {
         self.starved.fetch_or(1 << module, Ordering::Relaxed);

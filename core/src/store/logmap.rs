@@ -265,7 +265,12 @@ pub fn has_file() -> bool {
 
 /// The crash-safe file's path, if it exists.
 pub fn path() -> Option<String> {
-    with(|m| (m.backing == Backing::File && !m.unlinked).then(|| m.path.clone())).flatten()
+    with_path(str::to_string)
+}
+
+/// `f` of the crash-safe file's path, if it has one, without a copy.
+pub fn with_path<R>(f: impl FnOnce(&str) -> R) -> Option<R> {
+    with(|m| (m.backing == Backing::File && !m.unlinked).then(|| f(&m.path))).flatten()
 }
 
 fn put(h: &mut [u8], off: usize, v: u64) {

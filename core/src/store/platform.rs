@@ -1,6 +1,40 @@
 //! What the core needs from the operating system, behind one small trait
 //! so that the core stays free of `unsafe` and can be tested with a fake.
 
+/// One line of text in a fixed buffer on the stack (longer text is cut,
+/// the line still ends), for messages that must not allocate.
+pub struct Line {
+    buf: [u8; Line::CAP],
+    len: usize,
+}
+
+impl Line {
+    const CAP: usize = 4096;
+
+    /// The text with its newline.
+    pub fn ended(&mut self) -> &[u8] {
+        let n = self.len.min(Line::CAP - 1);
+        self.buf[n] = b'\n';
+        &self.buf[..=n]
+    }
+}
+
+impl Default for Line {
+    fn default() -> Self {
+        Line { buf: [0; Line::CAP], len: 0 }
+    }
+}
+
+impl std::fmt::Write for Line {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let room = (Line::CAP - 1).saturating_sub(self.len);
+        let n = s.len().min(room);
+        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+        self.len += n;
+        Ok(())
+    }
+}
+
 pub trait Platform: Sync {
     /// `statfs(path)`: (block size, file system magic), or None on failure.
     fn statfs(&self, path: &std::ffi::CStr) -> Option<(i64, i64)>;
@@ -8,7 +42,14 @@ pub trait Platform: Sync {
     fn stderr(&self, msg: &[u8]);
     /// The runtime's one-line message, `darshan: <msg>`.
     fn say(&self, msg: &str) {
-        self.stderr(format!("darshan: {msg}\n").as_bytes());
+        self.say_fmt(format_args!("{msg}"));
+    }
+    /// The same, formatted on the stack: a message that the memory ran
+    /// out must not need memory (a failed allocation aborts the program).
+    fn say_fmt(&self, msg: std::fmt::Arguments) {
+        let mut line = Line::default();
+        let _ = std::fmt::Write::write_fmt(&mut line, format_args!("darshan: {msg}"));
+        self.stderr(line.ended());
     }
     /// Wall clock (seconds, nanoseconds since the epoch).
     fn realtime(&self) -> (i64, i64);

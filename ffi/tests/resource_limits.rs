@@ -1,11 +1,13 @@
-//! A program under a file size limit (`ulimit -f`, RLIMIT_FSIZE) was
-//! killed by the runtime: a write or `ftruncate` past the limit brings
+//! Programs under resource limits the runtime broke. Under a file size
+//! limit (`ulimit -f`, RLIMIT_FSIZE) a write or `ftruncate` past it brings
 //! the kernel's SIGXFSZ, and the crash-safe file (6.75 MB, sized at the
 //! first record), its growth and the log at exit all went past limits the
 //! program's own files kept to (C Darshan 3.5.0 kills it too, at its
-//! crash-safe file). Each test is named after the failure; the oracle is
-//! tests/programs/fsize_limit.c's known pattern: N new files, 6 bytes
-//! each, and the program's own exit status.
+//! crash-safe file). Under an address space limit (`ulimit -v`) a program
+//! that used up its memory before exiting was aborted by the shutdown's
+//! first failed allocation. Each test is named after the failure; the
+//! oracle is the test program's known pattern (N new files, 6 bytes each)
+//! and its own exit status.
 
 mod common;
 
@@ -18,15 +20,15 @@ use common::*;
 use darshan_log::counters::posix as px;
 use darshan_log::modules::POSIX;
 
-/// Run `cmd` with its soft file size limit at `bytes` from its start,
-/// as `ulimit -f` in its shell would: (exit status, stdout, stderr).
-fn limited_from_the_start(cmd: &mut Command, bytes: u64) -> std::process::Output {
+/// Run `cmd` with its soft limit of `resource` (RLIMIT_FSIZE: `ulimit -f`,
+/// RLIMIT_AS: `ulimit -v`) at `bytes` from its start, as its shell would.
+fn limited_from_the_start(cmd: &mut Command, resource: libc::__rlimit_resource_t, bytes: u64) -> std::process::Output {
     // SAFETY: between fork and exec only setrlimit runs, a system call
     // that is async-signal-safe; nothing is allocated or locked.
     unsafe {
         cmd.pre_exec(move || {
             let r = libc::rlimit { rlim_cur: bytes, rlim_max: libc::RLIM_INFINITY };
-            match libc::setrlimit(libc::RLIMIT_FSIZE, &r) {
+            match libc::setrlimit(resource, &r) {
                 0 => Ok(()),
                 _ => Err(std::io::Error::last_os_error()),
             }
@@ -56,13 +58,13 @@ fn darshan_lines(err: &[u8]) -> Vec<String> {
     String::from_utf8_lossy(err).lines().filter(|l| l.starts_with("darshan:")).map(str::to_string).collect()
 }
 
-fn setup(tag: &str) -> (PathBuf, PathBuf, PathBuf) {
+fn setup(tag: &str, program: &str) -> (PathBuf, PathBuf, PathBuf) {
     let d = scratch(tag);
     let data = d.join("data");
     for sub in [&data, &d.join("logs"), &d.join("mmap")] {
         std::fs::create_dir_all(sub).unwrap();
     }
-    (compile("fsize_limit", &d, &[]), d, data)
+    (compile(program, &d, &[]), d, data)
 }
 
 /// `ulimit -f 100` (100 KiB), far above the program's 6-byte files: the
@@ -71,8 +73,8 @@ fn setup(tag: &str) -> (PathBuf, PathBuf, PathBuf) {
 /// says why, and the log (a few KB, under the limit) holds them all.
 #[test]
 fn a_file_size_limit_below_the_crash_safe_files_size_killed_the_program() {
-    let (exe, d, data) = setup("fsize-start");
-    let out = limited_from_the_start(instrumented(&exe, &d).arg(&data).arg("50"), 100 << 10);
+    let (exe, d, data) = setup("fsize-start", "fsize_limit");
+    let out = limited_from_the_start(instrumented(&exe, &d).arg(&data).arg("50"), libc::RLIMIT_FSIZE, 100 << 10);
     assert!(out.status.success(), "killed: {:?}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "done 50\n");
     let said = darshan_lines(&out.stderr);
@@ -89,7 +91,7 @@ fn a_file_size_limit_below_the_crash_safe_files_size_killed_the_program() {
 /// are, and darshan-merge recovers every one of them.
 #[test]
 fn a_file_size_limit_lowered_after_the_crash_safe_file_was_made_killed_the_program() {
-    let (exe, d, data) = setup("fsize-lowered");
+    let (exe, d, data) = setup("fsize-lowered", "fsize_limit");
     let out = output(instrumented(&exe, &d).arg(&data).arg("1000").arg("4096"));
     assert!(out.status.success(), "killed: {:?}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "done 1000\n");
@@ -124,3 +126,23 @@ fn a_file_size_limit_below_an_mpi_jobs_log_killed_the_job(mpi: Mpi) {
 }
 
 on_both_mpis!(a_file_size_limit_below_an_mpi_jobs_log_killed_the_job);
+
+/// Under `ulimit -v` (512 MiB here), the program took every byte of its
+/// address space before it returned from main: the shutdown's first
+/// allocation failed, and Rust's answer, `abort`, turned the program's
+/// success into SIGABRT and a core dump. Now the shutdown asks for its
+/// memory before taking any, says in one line (formatted on the stack)
+/// that the log is not written and where the records are, and the
+/// program exits 0; darshan-merge recovers all 50 files.
+#[test]
+fn an_address_space_used_up_before_exit_aborted_the_program_at_its_shutdown() {
+    let (exe, d, data) = setup("as-used-up", "exhaust_memory");
+    let out = limited_from_the_start(instrumented(&exe, &d).arg(&data).arg("50"), libc::RLIMIT_AS, 512 << 20);
+    assert!(out.status.success(), "killed: {:?}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "done 50\n");
+    let said = darshan_lines(&out.stderr);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].contains("not enough memory") && said[0].contains("darshan-merge"), "{said:?}");
+    assert!(files(&d.join("logs")).is_empty(), "no log, whole or partial");
+    assert_eq!(files_and_bytes(&recovered(&d), &data), (50, 300));
+}
