@@ -28,18 +28,20 @@ impl Platform for Libc {
 
     fn stderr(&self, msg: &[u8]) {
         let w = crate::real::write();
-        let mut rest = msg;
-        while !rest.is_empty() {
-            let n = match w {
-                // SAFETY: `rest` is a valid buffer of the given length.
-                Some(w) => unsafe { w(2, rest.as_ptr().cast(), rest.len()) },
-                None => -1,
-            };
-            if n <= 0 {
-                break;
+        without_sigpipe(|| {
+            let mut rest = msg;
+            while !rest.is_empty() {
+                let n = match w {
+                    // SAFETY: `rest` is a valid buffer of the given length.
+                    Some(w) => unsafe { w(2, rest.as_ptr().cast(), rest.len()) },
+                    None => -1,
+                };
+                if n <= 0 {
+                    break;
+                }
+                rest = &rest[n as usize..];
             }
-            rest = &rest[n as usize..];
-        }
+        });
     }
 
     fn realtime(&self) -> (i64, i64) {
@@ -168,5 +170,41 @@ fn linked(r: libc::c_int, to: &str) -> std::io::Result<bool> {
     match std::io::Error::last_os_error().raw_os_error() {
         Some(libc::EEXIST) => Err(std::io::Error::new(std::io::ErrorKind::AlreadyExists, format!("{to} exists"))),
         _ => Ok(false),
+    }
+}
+
+/// Run `f` (a write to stderr) with SIGPIPE held back on this thread: when
+/// stderr is a pipe whose reader has gone (`prog 2>&1 | head -1`), the
+/// runtime's line at exit got the program killed by SIGPIPE (exit 141)
+/// after it had done all its own writing. The write now just fails. A
+/// SIGPIPE that was already pending is left for the program; one that the
+/// write raised is taken back. Only system calls: no allocation, no lock.
+fn without_sigpipe(f: impl FnOnce()) {
+    // SAFETY: sigset_t is plain data; sigemptyset/sigaddset initialise it.
+    let mut pipe: libc::sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: as above, on our own values.
+    let (mut old, mut pending) =
+        unsafe { (std::mem::zeroed::<libc::sigset_t>(), std::mem::zeroed::<libc::sigset_t>()) };
+    // SAFETY: valid sigset_t pointers; pthread_sigmask changes only this
+    // thread's mask, which is restored below.
+    let held = unsafe {
+        libc::sigemptyset(&mut pipe);
+        libc::sigaddset(&mut pipe, libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &pipe, &mut old) == 0
+    };
+    if !held {
+        return f();
+    }
+    // SAFETY: a valid, writable sigset_t.
+    let was_pending = unsafe { libc::sigpending(&mut pending) == 0 && libc::sigismember(&pending, libc::SIGPIPE) == 1 };
+    f();
+    // SAFETY: valid sigset_t and timespec pointers; a zero timeout never
+    // waits; the old mask is this thread's own from above.
+    unsafe {
+        if !was_pending && libc::sigpending(&mut pending) == 0 && libc::sigismember(&pending, libc::SIGPIPE) == 1 {
+            let now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+            libc::sigtimedwait(&pipe, std::ptr::null_mut(), &now);
+        }
+        libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
     }
 }
