@@ -123,6 +123,7 @@ extern "C" fn constructor(argc: c_int, argv: *const *const c_char, _envp: *const
 fn init() {
     let t_init = std::time::Instant::now();
     real::prepare();
+    crate::platform::note_stderr();
     darshan_core::protocols::test_panic("start");
     crate::shim::init();
     // A set-user-ID, set-group-ID or capability-raising program (the

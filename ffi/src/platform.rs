@@ -1,6 +1,7 @@
 //! The core's view of the operating system, implemented with libc.
 
 use std::ffi::{CStr, CString};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use darshan_core::platform::UnnamedLog;
 use darshan_core::Platform;
@@ -27,6 +28,9 @@ impl Platform for Libc {
     }
 
     fn stderr(&self, msg: &[u8]) {
+        if !stderr_as_at_start() {
+            return;
+        }
         let w = crate::real::write();
         without_sigpipe(|| {
             let mut rest = msg;
@@ -207,4 +211,33 @@ fn without_sigpipe(f: impl FnOnce()) {
         }
         libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
     }
+}
+
+/// Descriptor 2's file at start-up (device, inode; both 0: it was closed).
+/// A program that closes its stderr and then opens a file gets the file as
+/// descriptor 2, and the runtime's line went into the program's data. A
+/// line is written only while descriptor 2 is still the file it was when
+/// the program started.
+static STDERR_AT_START: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+
+/// Start-up: note what descriptor 2 is.
+pub(crate) fn note_stderr() {
+    if let Some((dev, ino)) = identity(2) {
+        STDERR_AT_START[0].store(dev, Ordering::Relaxed);
+        STDERR_AT_START[1].store(ino, Ordering::Relaxed);
+    }
+}
+
+fn stderr_as_at_start() -> bool {
+    let at_start = (STDERR_AT_START[0].load(Ordering::Relaxed), STDERR_AT_START[1].load(Ordering::Relaxed));
+    at_start != (0, 0) && identity(2) == Some(at_start)
+}
+
+/// `fd`'s file as (device, inode), by the real `fstat`.
+fn identity(fd: libc::c_int) -> Option<(u64, u64)> {
+    let fstat = crate::real::fstat()?;
+    // SAFETY: an all-zero stat is a valid value to overwrite.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `st` is writable; an invalid `fd` only makes the call fail.
+    (unsafe { fstat(fd, &mut st) } == 0).then_some((st.st_dev, st.st_ino))
 }

@@ -1,8 +1,10 @@
-//! The runtime's one line on stderr (here: the log directory does not
-//! exist) went into a pipe whose reader had gone (`prog 2>&1 | head -1`)
-//! and SIGPIPE killed the program (exit 141) after it had done all its
-//! own work, which had succeeded. The oracle is the program's own exit
-//! status and output.
+//! Where the runtime's one line on stderr did harm. Into a pipe whose
+//! reader had gone (`prog 2>&1 | head -1`), SIGPIPE killed the program
+//! (exit 141) after it had done all its own work; after the program
+//! closed its stderr and opened a file, which got descriptor 2, the line
+//! (the crash-safe file's directory does not exist, said at that file's
+//! first record) went into the program's data. The oracle is the
+//! program's own exit status, output and files.
 
 mod common;
 
@@ -29,4 +31,14 @@ fn a_line_into_a_closed_stderr_pipe_killed_the_program_with_sigpipe() {
     assert!(status.success(), "killed: {status:?}");
     assert_eq!(stdout, "done 3\n");
     assert_eq!(files(&data).len(), 3, "the program's files");
+}
+
+#[test]
+fn a_line_after_the_program_reused_descriptor_2_went_into_its_data_file() {
+    let d = scratch("stderr-reused");
+    let exe = compile("stderr_reused", &d, &[]);
+    let file = d.join("data.txt");
+    let out = output(instrumented(&exe, &d).env("DARSHAN_MMAP_LOGPATH", d.join("no-such-dir")).arg(&file));
+    assert!(out.status.success(), "{:?}", out.status);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "data\n", "the program's file holds its own bytes only");
 }
