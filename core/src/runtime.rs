@@ -296,6 +296,12 @@ impl Core {
         lock(&self.registry).clone()
     }
 
+    /// `f` of every registered module, without a copy of the list (the
+    /// shutdown asks about them before it may allocate).
+    pub fn each_module(&self, f: &mut dyn FnMut(&'static dyn Module)) {
+        lock(&self.registry).iter().for_each(|m| f(*m));
+    }
+
     /// fork(): run `f` (the fork) with every module's lock held (in the
     /// registry's order), then the core's (names, times), so that the
     /// child inherits no lock that another thread held. No allocation: the

@@ -148,6 +148,14 @@ pub trait Module: Sync {
         with_records(self, &mut |r| r.output_all(emit));
     }
 
+    /// Bytes of records this module holds outside DARSHAN_MODMEM (DXT's
+    /// traces), which the shutdown copies: the shutdown asks for its
+    /// memory from them before it allocates (finish::memory). None by
+    /// default: records in the ledger's grants are counted there.
+    fn own_bytes(&self) -> usize {
+        0
+    }
+
     /// How many runs `output` would hand over; by default counted by
     /// calling it (a module whose runs are built, not lent, says it
     /// without building them).

@@ -24,14 +24,16 @@ pub fn enough() -> Result<(), ShutdownError> {
 
 /// The shutdown's peak, from above: every record and name copied twice
 /// (the compressed streams, then the log they are assembled into; a
-/// region compressed where it lies needs no copy of its own), DXT's trace
-/// three times (its words in the log's layout as well).
+/// region compressed where it lies needs no copy of its own), the traces
+/// a module holds outside DARSHAN_MODMEM (DXT's) three times (their words
+/// in the log's layout as well).
 fn need() -> usize {
     let core = crate::runtime::core();
     let Some(cfg) = core.config() else { return FIXED };
     let records = cfg.mod_mem.saturating_sub(core.ledger.budget_left());
     let names = core.ledger.with_names(|n| n.packed().len()).unwrap_or(0);
-    let traces: usize = (0..darshan_log::modules::MAX_MODS).map(|id| cfg.dxt_budget(id)).fold(0, usize::saturating_add);
+    let mut traces = 0usize;
+    core.each_module(&mut |m| traces = traces.saturating_add(m.own_bytes()));
     shutdown_bytes(records, names, traces)
 }
 

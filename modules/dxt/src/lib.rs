@@ -425,6 +425,9 @@ impl Module for Dxt {
         }
     }
     /// Without building them: the shutdown asks before it compresses.
+    fn own_bytes(&self) -> usize {
+        self.lock().used * 8
+    }
     fn output_runs(&self) -> usize {
         let st = self.lock();
         let mut mem = dmr::InMemory { words: &st.words[..st.used], pos: 0 };
