@@ -54,8 +54,15 @@ fn recovered(d: &Path) -> PathBuf {
     out
 }
 
-fn darshan_lines(err: &[u8]) -> Vec<String> {
-    String::from_utf8_lossy(err).lines().filter(|l| l.starts_with("darshan:")).map(str::to_string).collect()
+/// The program ran to its end (exit 0, its own output) and the runtime
+/// said one line, naming each of `words`.
+fn ran_to_its_end(out: &std::process::Output, stdout: &str, words: &[&str]) {
+    assert!(out.status.success(), "killed: {:?}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let said: Vec<&str> = err.lines().filter(|l| l.starts_with("darshan:")).collect();
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(words.iter().all(|w| said[0].contains(w)), "{said:?}");
 }
 
 fn setup(tag: &str, program: &str) -> (PathBuf, PathBuf, PathBuf) {
@@ -75,11 +82,7 @@ fn setup(tag: &str, program: &str) -> (PathBuf, PathBuf, PathBuf) {
 fn a_file_size_limit_below_the_crash_safe_files_size_killed_the_program() {
     let (exe, d, data) = setup("fsize-start", "fsize_limit");
     let out = limited_from_the_start(instrumented(&exe, &d).arg(&data).arg("50"), libc::RLIMIT_FSIZE, 100 << 10);
-    assert!(out.status.success(), "killed: {:?}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "done 50\n");
-    let said = darshan_lines(&out.stderr);
-    assert_eq!(said.len(), 1, "{said:?}");
-    assert!(said[0].contains("ulimit -f") && said[0].contains("records kept in memory"), "{said:?}");
+    ran_to_its_end(&out, "done 50\n", &["ulimit -f", "records kept in memory"]);
     assert!(files(&d.join("mmap")).is_empty(), "no crash-safe file");
     assert_eq!(files_and_bytes(&only_log(&d), &data), (50, 300));
 }
@@ -93,11 +96,7 @@ fn a_file_size_limit_below_the_crash_safe_files_size_killed_the_program() {
 fn a_file_size_limit_lowered_after_the_crash_safe_file_was_made_killed_the_program() {
     let (exe, d, data) = setup("fsize-lowered", "fsize_limit");
     let out = output(instrumented(&exe, &d).arg(&data).arg("1000").arg("4096"));
-    assert!(out.status.success(), "killed: {:?}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "done 1000\n");
-    let said = darshan_lines(&out.stderr);
-    assert_eq!(said.len(), 1, "{said:?}");
-    assert!(said[0].contains("ulimit -f") && said[0].contains("darshan-merge"), "{said:?}");
+    ran_to_its_end(&out, "done 1000\n", &["ulimit -f", "darshan-merge"]);
     assert!(files(&d.join("logs")).is_empty(), "no log, whole or partial: {:?}", files(&d.join("logs")));
     assert_eq!(files_and_bytes(&recovered(&d), &data), (1000, 6000));
 }
@@ -138,11 +137,7 @@ on_both_mpis!(a_file_size_limit_below_an_mpi_jobs_log_killed_the_job);
 fn an_address_space_used_up_before_exit_aborted_the_program_at_its_shutdown() {
     let (exe, d, data) = setup("as-used-up", "exhaust_memory");
     let out = limited_from_the_start(instrumented(&exe, &d).arg(&data).arg("50"), libc::RLIMIT_AS, 512 << 20);
-    assert!(out.status.success(), "killed: {:?}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "done 50\n");
-    let said = darshan_lines(&out.stderr);
-    assert_eq!(said.len(), 1, "{said:?}");
-    assert!(said[0].contains("not enough memory") && said[0].contains("darshan-merge"), "{said:?}");
+    ran_to_its_end(&out, "done 50\n", &["not enough memory", "darshan-merge"]);
     assert!(files(&d.join("logs")).is_empty(), "no log, whole or partial");
     assert_eq!(files_and_bytes(&recovered(&d), &data), (50, 300));
 }

@@ -25,9 +25,10 @@ fn a_line_into_a_closed_stderr_pipe_killed_the_program_with_sigpipe() {
     let mut cmd = instrumented(&exe, &d);
     cmd.env("DARSHAN_LOGPATH", d.join("no-such-dir")).arg(&data).arg("3");
     let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::from(writer)).spawn().unwrap();
+    // Waited for first, within the limit (its few bytes fit the pipe).
+    let status = wait_within(&mut child, LIMIT);
     let mut stdout = String::new();
     std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
-    let status = wait_within(&mut child, LIMIT);
     assert!(status.success(), "killed: {status:?}");
     assert_eq!(stdout, "done 3\n");
     assert_eq!(files(&data).len(), 3, "the program's files");

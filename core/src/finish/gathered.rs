@@ -71,8 +71,6 @@ fn write_file(
     bytes: &[u8],
     fsync: bool,
 ) -> Result<(), ShutdownError> {
-    // A log past `ulimit -f` would bring rank 0 SIGXFSZ.
-    crate::store::fsize::fits(placed.end).map_err(|e| write_error(tmp, e))?;
     let f = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)

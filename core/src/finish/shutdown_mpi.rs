@@ -295,6 +295,7 @@ fn write(
     placed: &Placed,
     name: &LogName,
 ) -> Result<(), ShutdownError> {
+    fits_everywhere(comm, placed.end, &name.tmp)?;
     if placed.end <= sh.config.log_gather_max {
         let layout =
             Layout { header: &placed.header, starts: &placed.starts, trailer: &placed.trailer, end: placed.end };
@@ -328,6 +329,22 @@ fn write(
     }))
 }
 
+/// Whether a file of `end` bytes is within every rank's `ulimit -f`,
+/// agreed before either way of writing the log: past it the kernel's
+/// SIGXFSZ would kill the ranks that write (rank 0 alone when the log is
+/// gathered, each rank its pieces with MPI-IO).
+fn fits_everywhere(comm: &dyn Comm, end: u64, tmp: &str) -> Result<(), ShutdownError> {
+    let fits = crate::store::fsize::fits(end);
+    if all_ok(comm, fits.is_ok()) {
+        return Ok(());
+    }
+    let elsewhere = || std::io::Error::other("the log would pass another rank's file size limit (ulimit -f)");
+    match (comm.rank(), fits) {
+        (0, r) => Err(ShutdownError::Write { path: tmp.into(), source: r.err().unwrap_or_else(elsewhere) }),
+        _ => Err(ShutdownError::OtherRank),
+    }
+}
+
 /// The collective open (said once, by rank 0, for every rank).
 fn open(comm: &dyn Comm, sh: &Shared, tmp: &str) -> Result<(), ShutdownError> {
     let opened = comm.open_log(tmp, &sh.config.log_hints);
@@ -353,13 +370,6 @@ fn open(comm: &dyn Comm, sh: &Shared, tmp: &str) -> Result<(), ShutdownError> {
 /// aggregating them on one node. Modules Darshan does not know are named
 /// by the trailer after the last region (darshan_log::extension).
 fn write_pieces(comm: &dyn Comm, regions: &Regions, placed: &Placed, tmp: &str) -> Result<(), ShutdownError> {
-    // A rank whose pieces would pass its `ulimit -f` writes none (the
-    // kernel's SIGXFSZ would kill it); the job then agrees the log failed.
-    let end = regions.in_order().enumerate().map(|(r, d)| placed.starts[r] + placed.mine[r] + d.len() as u64).max();
-    let end = if comm.rank() == 0 { placed.end } else { end.unwrap_or(0) };
-    if let Err(source) = crate::store::fsize::fits(end) {
-        return Err(ShutdownError::Write { path: tmp.into(), source });
-    }
     let mut wrote = true;
     for (r, data) in regions.in_order().enumerate() {
         if !data.is_empty() {

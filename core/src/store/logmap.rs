@@ -263,11 +263,6 @@ pub fn has_file() -> bool {
     with(|m| m.backing == Backing::File && !m.unlinked).unwrap_or(false)
 }
 
-/// The crash-safe file's path, if it exists.
-pub fn path() -> Option<String> {
-    with_path(str::to_string)
-}
-
 /// `f` of the crash-safe file's path, if it has one, without a copy.
 pub fn with_path<R>(f: impl FnOnce(&str) -> R) -> Option<R> {
     with(|m| (m.backing == Backing::File && !m.unlinked).then(|| f(&m.path))).flatten()

@@ -424,10 +424,10 @@ impl Module for Dxt {
             emit(&words);
         }
     }
-    /// Without building them: the shutdown asks before it compresses.
     fn own_bytes(&self) -> usize {
         self.lock().used * 8
     }
+    /// Without building them: the shutdown asks before it compresses.
     fn output_runs(&self) -> usize {
         let st = self.lock();
         let mut mem = dmr::InMemory { words: &st.words[..st.used], pos: 0 };
