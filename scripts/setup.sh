@@ -71,6 +71,8 @@ command -v fusermount3 >/dev/null || need_apt+=(fuse3)
 # IO_URING's tests: Debian's fio (its io_uring engine) and liburing.
 command -v fio >/dev/null || need_apt+=(fio)
 [ -f /usr/include/liburing.h ] || need_apt+=(liburing-dev)
+# The seccomp tests' sandboxes, made with libseccomp as programs make them.
+[ -f /usr/include/seccomp.h ] || need_apt+=(libseccomp-dev)
 # darshan-summary's HTML pages are rendered in it by the tests.
 command -v chromium >/dev/null || need_apt+=(chromium)
 # Spark (pyspark, local mode) reads darshan-ingest's Parquet dataset in the

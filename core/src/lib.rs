@@ -24,6 +24,7 @@ pub mod finish;
 pub mod launcher;
 pub mod protocols;
 pub mod runtime;
+pub mod seccomp;
 pub mod store;
 
 pub use contract::{env, handles, heatmap, module, records, var_records};

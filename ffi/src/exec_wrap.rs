@@ -12,6 +12,11 @@ use crate::platform::LIBC;
 use crate::real;
 
 fn before_exec() {
+    // Under a seccomp filter in the runtime's way the file stays (and
+    // removing it could be the call that kills the program).
+    if darshan_core::seccomp::sealed() {
+        return;
+    }
     if logmap::has_file() && runtime::core().shared().is_some() && LIBC.pid() == runtime::core().times().pid {
         logmap::remove();
     }

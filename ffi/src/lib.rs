@@ -46,6 +46,7 @@ mod pnetcdf_api;
 mod pnetcdf_lib;
 mod pnetcdf_wrap;
 mod posix_wrap;
+mod seccomp_wrap;
 mod shim;
 mod stat_wrap;
 mod stdio_wrap;

@@ -1,7 +1,7 @@
 //! The core's view of the operating system, implemented with libc.
 
 use std::ffi::{CStr, CString};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use darshan_core::platform::UnnamedLog;
 use darshan_core::Platform;
@@ -28,7 +28,7 @@ impl Platform for Libc {
     }
 
     fn stderr(&self, msg: &[u8]) {
-        if !stderr_as_at_start() {
+        if SILENCED.load(Ordering::Acquire) || !stderr_as_at_start() {
             return;
         }
         let w = crate::real::write();
@@ -218,6 +218,10 @@ fn without_sigpipe(f: impl FnOnce()) {
 /// descriptor 2, and the runtime's line went into the program's data. A
 /// line is written only while descriptor 2 is still the file it was when
 /// the program started.
+/// Set when a seccomp filter would kill the calls a line needs
+/// (seccomp_wrap.rs): nothing is said from then on.
+pub(crate) static SILENCED: AtomicBool = AtomicBool::new(false);
+
 static STDERR_AT_START: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 
 /// Start-up: note what descriptor 2 is.

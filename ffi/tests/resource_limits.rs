@@ -12,13 +12,11 @@
 mod common;
 
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use common::mpi::Mpi;
 use common::*;
-use darshan_log::counters::posix as px;
-use darshan_log::modules::POSIX;
 
 /// Run `cmd` with its soft limit of `resource` (RLIMIT_FSIZE: `ulimit -f`,
 /// RLIMIT_AS: `ulimit -v`) at `bytes` from its start, as its shell would.
@@ -35,23 +33,6 @@ fn limited_from_the_start(cmd: &mut Command, resource: libc::__rlimit_resource_t
         });
     }
     output(cmd)
-}
-
-/// The program's files in the log at `path`: how many, and the bytes
-/// written to them in all.
-fn files_and_bytes(path: &Path, data: &Path) -> (usize, i64) {
-    let log = common::mpi::read(path);
-    let data = format!("{}/", data.display());
-    let mine: Vec<_> = log.recs.iter().filter(|(m, n, _)| *m == POSIX && n.starts_with(&data)).collect();
-    (mine.len(), mine.iter().map(|(_, _, r)| r.counters[px::BYTES_WRITTEN]).sum())
-}
-
-/// darshan-merge's log of the crash-safe files in `mmap`.
-fn recovered(d: &Path) -> PathBuf {
-    let out = d.join("recovered.darshan");
-    let o = output(Command::new(built("darshan-merge")).arg("--output").arg(&out).args(files(&d.join("mmap"))));
-    assert!(o.status.success(), "darshan-merge: {}", String::from_utf8_lossy(&o.stderr));
-    out
 }
 
 /// The program ran to its end (exit 0, its own output) and the runtime

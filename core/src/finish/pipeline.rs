@@ -51,6 +51,10 @@ pub enum ShutdownError {
     /// failed allocation would abort the program.
     #[error("not enough memory to write the log: {bytes} bytes could not be had (ulimit -v?)")]
     Memory { bytes: usize },
+    /// A seccomp filter the program installed would kill the calls that
+    /// write the log (seccomp.rs): none is made.
+    #[error("the program's seccomp filter would stop the calls that write the log")]
+    Sealed,
     /// A failure of the MPI-IO layer.
     #[error("{0}")]
     Collective(#[from] crate::counting::collective::CommError),

@@ -181,8 +181,8 @@ pub(crate) fn log_paths(jobid: i64, start_sec: i64) -> Result<(String, String), 
 /// passing calls through (the caller has set the state).
 pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<Outcome, ShutdownError> {
     let sh = runtime::core().shared().ok_or(ShutdownError::NotInitialised)?;
-    // Before any allocation, and while the crash-safe file says ticks.
-    crate::finish::memory::enough()?;
+    // Before any allocation or system call (the crash-safe file says ticks).
+    crate::seccomp::check().and_then(|_| crate::finish::memory::enough())?;
     let t0 = Instant::now();
     runtime::core().cost.settle(secs_per_tick);
     let modules = runtime::core().modules();

@@ -79,7 +79,7 @@ pub fn write_log_mpi(
     // Asked before anything is allocated; the finalize step stops every
     // rank when one lacks it (no module list is made there: an empty
     // vector takes no memory).
-    let memory = crate::finish::memory::enough();
+    let memory = crate::seccomp::check().and_then(|_| crate::finish::memory::enough());
     let modules = if memory.is_ok() { runtime::core().modules() } else { Vec::new() };
     let ctx = agree_on_the_clock(comm, secs_per_tick, end_tick);
     finalize(comm, &modules, &ctx, end, t_start, memory)?;

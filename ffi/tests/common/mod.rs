@@ -230,3 +230,21 @@ pub fn full_log_dir(dir: &Path) -> Option<Mount> {
     let _ = std::fs::write(dir.join("filler"), vec![0u8; 1 << 20]);
     Some(m)
 }
+
+/// The program's files in the log at `path`: how many, and the bytes
+/// written to them in all.
+pub fn files_and_bytes(path: &Path, data: &Path) -> (usize, i64) {
+    let log = mpi::read(path);
+    let data = format!("{}/", data.display());
+    let mine: Vec<_> =
+        log.recs.iter().filter(|(m, n, _)| *m == darshan_log::modules::POSIX && n.starts_with(&data)).collect();
+    (mine.len(), mine.iter().map(|(_, _, r)| r.counters[darshan_log::counters::posix::BYTES_WRITTEN]).sum())
+}
+
+/// darshan-merge's log of the crash-safe files in `mmap`.
+pub fn recovered(d: &Path) -> PathBuf {
+    let out = d.join("recovered.darshan");
+    let o = output(Command::new(built("darshan-merge")).arg("--output").arg(&out).args(files(&d.join("mmap"))));
+    assert!(o.status.success(), "darshan-merge: {}", String::from_utf8_lossy(&o.stderr));
+    out
+}

@@ -1,0 +1,89 @@
+//! Programs that sandbox themselves with seccomp (tests/programs/
+//! seccomp_sandbox.c: 20 files of 6 bytes made, a filter installed, 6
+//! more bytes written to each under it). A filter that kills what the
+//! program itself does not call killed it with SIGSYS at the runtime's
+//! first call outside the program's own (the log written at exit): exit
+//! status 159 and its buffered output lost, as under C Darshan 3.5.0. Each
+//! test is named after the failure; the oracles are the program's exit
+//! status, its output and its known files, in the log or in darshan-merge's
+//! recovery of the crash-safe file.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::*;
+
+fn sandboxed(tag: &str, how: &str) -> (Output, PathBuf, PathBuf) {
+    let d = scratch(tag);
+    let data = d.join("data");
+    for sub in [&data, &d.join("logs"), &d.join("mmap")] {
+        std::fs::create_dir_all(sub).unwrap();
+    }
+    let exe = compile("seccomp_sandbox", &d, &["-lseccomp"]);
+    let out = output(instrumented(&exe, &d).arg(&data).arg("20").arg(how));
+    (out, d, data)
+}
+
+/// The program ran to its end, its own output whole; the runtime said
+/// `said` lines.
+fn ran_to_its_end(out: &Output, said: usize) -> Vec<String> {
+    assert!(out.status.success(), "killed: {:?}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "done\n");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<String> = err.lines().filter(|l| l.starts_with("darshan:")).map(String::from).collect();
+    assert_eq!(lines.len(), said, "{lines:?}");
+    lines
+}
+
+/// No log; the crash-safe file holds the 20 files as they were when the
+/// filter came in (6 bytes each: nothing recorded under it).
+fn records_kept_until_the_filter(d: &Path, data: &Path) {
+    assert!(files(&d.join("logs")).is_empty(), "no log: {:?}", files(&d.join("logs")));
+    assert_eq!(files_and_bytes(&recovered(d), data), (20, 120));
+}
+
+#[test]
+fn a_libseccomp_sandbox_killed_the_program_at_the_runtimes_first_call_outside_it() {
+    let (out, d, data) = sandboxed("seccomp-allow", "allow-only");
+    // Its filter lets no line through (no signal-mask calls): none said.
+    ran_to_its_end(&out, 0);
+    records_kept_until_the_filter(&d, &data);
+}
+
+#[test]
+fn a_sandbox_installed_with_prctl_killed_the_program_at_exit() {
+    let (out, d, data) = sandboxed("seccomp-prctl", "prctl-only");
+    ran_to_its_end(&out, 0);
+    records_kept_until_the_filter(&d, &data);
+}
+
+#[test]
+fn a_sandbox_that_lets_a_line_through_killed_the_program_and_said_nothing() {
+    let (out, d, data) = sandboxed("seccomp-say", "allow-and-say");
+    let said = ran_to_its_end(&out, 1);
+    assert!(said[0].contains("seccomp") && said[0].contains("darshan-merge --output"), "{said:?}");
+    records_kept_until_the_filter(&d, &data);
+}
+
+/// A filter on an argument: write(2) only to descriptors 0-2. The runtime
+/// writes its log with write(2) on a higher one.
+#[test]
+fn a_filter_on_writes_descriptor_killed_the_program_when_the_log_was_written() {
+    let (out, d, data) = sandboxed("seccomp-write", "write-std");
+    let said = ran_to_its_end(&out, 1);
+    assert!(said[0].contains("seccomp"), "{said:?}");
+    records_kept_until_the_filter(&d, &data);
+}
+
+/// A filter that kills only calls the runtime never makes leaves it
+/// recording: the log holds the 20 files' 12 bytes each and the 20 made
+/// under the filter (6 bytes each).
+#[test]
+fn a_filter_that_denies_what_the_runtime_never_calls_leaves_the_log_whole() {
+    let (out, d, data) = sandboxed("seccomp-deny", "deny-few");
+    ran_to_its_end(&out, 0);
+    assert!(files(&d.join("mmap")).is_empty(), "crash-safe file left: {:?}", files(&d.join("mmap")));
+    assert_eq!(files_and_bytes(&only_log(&d), &data), (40, 20 * 12 + 20 * 6));
+}
