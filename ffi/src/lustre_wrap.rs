@@ -54,9 +54,16 @@ fn read_attr(fd: c_int, buf: &mut [u8]) -> Result<usize, i32> {
 /// closes a file meanwhile passes through instead of waiting for that
 /// lock. errno is the caller's again afterwards.
 pub fn file_closing(fd: c_int, id_of: impl FnOnce() -> Option<u64>) {
-    if !enabled() {
-        return;
+    if enabled() {
+        read_layout(fd, id_of);
     }
+}
+
+/// [`file_closing`]'s work, in a frame of its own: its buffer would
+/// otherwise sit in every close's and fclose's frame (paths.rs's
+/// `with_fd_name` says why that matters).
+#[inline(never)]
+fn read_layout(fd: c_int, id_of: impl FnOnce() -> Option<u64>) {
     record(|| {
         let Some(id) = id_of() else { return };
         let mut small = [0u8; STACK_BUF];

@@ -54,10 +54,25 @@ fn dir_of_fd(fd: c_int, buf: &mut [u8], ask_proc: bool) -> Option<usize> {
 }
 
 /// Hand the name of the file open as `fd` to `f` ([`dir_of_fd`]); not
-/// called if it has none.
+/// called if it has none. Never inlined: its PATH_MAX buffer would sit in
+/// the frame of every wrapper that may ask (ftruncate, fchmod, mmap,
+/// fclose ...), taken on each call, the runtime's own pass-through calls
+/// included, and a thread with a small stack (PTHREAD_STACK_MIN, an
+/// Argobots ULT's 16 KiB) overflowed at its first record.
+#[inline(never)]
 pub fn with_fd_name(fd: c_int, ask_proc: bool, f: impl FnOnce(&[u8])) {
     let mut buf = [0u8; libc::PATH_MAX as usize];
     if let Some(n) = dir_of_fd(fd, &mut buf, ask_proc) {
+        f(&buf[..n]);
+    }
+}
+
+/// Hand record `id`'s name to `f` (not called if it has none). Never
+/// inlined, for the reason [`with_fd_name`] gives.
+#[inline(never)]
+pub fn with_record_name(id: u64, f: impl FnOnce(&[u8])) {
+    let mut buf = [0u8; libc::PATH_MAX as usize];
+    if let Some(n) = runtime::core().ledger.name_of(id, &mut buf) {
         f(&buf[..n]);
     }
 }
@@ -81,8 +96,20 @@ pub unsafe fn with_clean(dirfd: Option<c_int>, path: *const c_char, f: impl FnOn
     if unsafe { clean(dirfd, path, &mut short) } {
         return f(short.as_bytes());
     }
-    let mut long: CleanPath = CleanPath::default();
     // SAFETY: as above.
+    unsafe { with_long_clean(dirfd, path, f) }
+}
+
+/// [`with_clean`] for a name longer than SHORT_PATH: its PATH_MAX buffer
+/// in a frame of its own, taken only then (see [`with_fd_name`]).
+///
+/// # Safety
+/// As [`with_clean`].
+#[cold]
+#[inline(never)]
+unsafe fn with_long_clean(dirfd: Option<c_int>, path: *const c_char, f: impl FnOnce(&[u8])) {
+    let mut long: CleanPath = CleanPath::default();
+    // SAFETY: the caller's.
     if unsafe { clean(dirfd, path, &mut long) } {
         f(long.as_bytes())
     }

@@ -168,6 +168,7 @@ wait_wrap!(ncmpi_wait_all, true);
 ///
 /// # Safety
 /// `name` is null or NUL-terminated.
+#[inline(never)] // its two name buffers stay out of the wrappers' frames
 unsafe fn var_opened(ncid: c_int, name: *const c_char, xtype: c_int, dims: &[c_int], varid: c_int, t1: Tick, t2: Tick) {
     if name.is_null() {
         return;

@@ -9,8 +9,6 @@
 
 use std::ffi::CStr;
 
-use darshan_core::paths::PATH_MAX;
-use darshan_core::runtime;
 use darshan_posix::{OpenKind, POSIX};
 use darshan_stdio::STDIO;
 use libc::{c_char, c_int, c_long, c_void, off64_t, off_t, size_t, FILE};
@@ -137,10 +135,7 @@ pub unsafe extern "C" fn fdopen(fd: c_int, mode: *const c_char) -> *mut FILE {
         record(|| {
             let Some(id) = POSIX.id_of_fd(fd) else { return };
             STDIO.begin();
-            let mut buf = [0u8; PATH_MAX];
-            if let Some(n) = runtime::core().ledger.name_of(id, &mut buf) {
-                STDIO.on_fdopen(f as usize, id, &buf[..n], t1, t2);
-            }
+            paths::with_record_name(id, |name| STDIO.on_fdopen(f as usize, id, name, t1, t2));
         });
     }
     f
@@ -163,10 +158,7 @@ pub unsafe extern "C" fn fileno(f: *mut FILE) -> c_int {
             if POSIX.reopen(fd, id, OpenKind::Fileno, t1, t2) {
                 return;
             }
-            let mut buf = [0u8; PATH_MAX];
-            if let Some(n) = runtime::core().ledger.name_of(id, &mut buf) {
-                POSIX.open_id(fd, id, &buf[..n], OpenKind::Fileno, 0, t1, t2);
-            }
+            paths::with_record_name(id, |name| POSIX.open_id(fd, id, name, OpenKind::Fileno, 0, t1, t2));
         });
     }
     fd

@@ -5,7 +5,9 @@
 //! program's own files kept to (C Darshan 3.5.0 kills it too, at its
 //! crash-safe file). Under an address space limit (`ulimit -v`) a program
 //! that used up its memory before exiting was aborted by the shutdown's
-//! first failed allocation. Each test is named after the failure; the
+//! first failed allocation. A thread with the smallest stack a pthread
+//! may have overflowed it at its first record. Each test is named after
+//! the failure; the
 //! oracle is the test program's known pattern (N new files, 6 bytes each)
 //! and its own exit status.
 
@@ -121,4 +123,22 @@ fn an_address_space_used_up_before_exit_aborted_the_program_at_its_shutdown() {
     ran_to_its_end(&out, "done 50\n", &["not enough memory", "darshan-merge"]);
     assert!(files(&d.join("logs")).is_empty(), "no log, whole or partial");
     assert_eq!(files_and_bytes(&recovered(&d), &data), (50, 300));
+}
+
+/// A thread with PTHREAD_STACK_MIN (16 KiB, an Argobots ULT's default)
+/// made the process's first records and died of SIGSEGV (C Darshan 3.5.0
+/// runs it): every wrapper that may name a descriptor (ftruncate, fchmod,
+/// mmap, fclose ...) carried a PATH_MAX buffer in its frame, taken on
+/// every call, and the runtime's own `ftruncate` of its crash-safe file
+/// passes through one, under the open that made the record (whose frame
+/// held a PATH_MAX buffer too, for names longer than 512 bytes).
+#[test]
+fn a_thread_with_the_smallest_stack_overflowed_it_at_its_first_record() {
+    let (exe, d, data) = setup("small-stack", "small_stack");
+    let out = output(instrumented(&exe, &d).arg(&data).arg("50"));
+    assert!(out.status.success(), "killed: {:?}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "ok 50\n");
+    // 49 short names and one of 600 bytes under data/, 6 bytes each (named
+    // from the working directory: getcwd's answer, links resolved).
+    assert_eq!(files_and_bytes(&only_log(&d), &data.canonicalize().unwrap()), (50, 300));
 }
