@@ -142,3 +142,30 @@ fn a_thread_with_the_smallest_stack_overflowed_it_at_its_first_record() {
     // from the working directory: getcwd's answer, links resolved).
     assert_eq!(files_and_bytes(&only_log(&d), &data.canonicalize().unwrap()), (50, 300));
 }
+
+/// A program that lowered its soft descriptor limit (the hard one above
+/// it) and opened files until it had none left, keeping them to its end:
+/// no log was written (no descriptor for it; the records left in the
+/// crash-safe file) or, under a limit of 4, no record kept at all (no
+/// descriptor for the crash-safe file either). The runtime now takes the
+/// one descriptor it needs past the soft limit, for a moment; the program
+/// opens exactly as many files as without it.
+#[test]
+fn a_program_that_used_every_descriptor_its_limit_allows_lost_its_log() {
+    for limit in ["4", "16"] {
+        let (exe, d, data) = setup(&format!("nofile-{limit}"), "nofile_limit");
+        let plain = output(std::process::Command::new(&exe).arg(&data).arg(limit));
+        assert!(plain.status.success(), "without the library: {plain:?}");
+        let n: usize = String::from_utf8_lossy(&plain.stdout).trim().trim_start_matches("opened ").parse().unwrap();
+        assert!(n > 0, "{plain:?}");
+        for f in files(&data) {
+            std::fs::remove_file(f).unwrap();
+        }
+        let out = output(instrumented(&exe, &d).arg(&data).arg(limit));
+        assert!(out.status.success(), "killed: {:?}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), format!("opened {n}\n"));
+        assert!(String::from_utf8_lossy(&out.stderr).is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(files(&d.join("mmap")).is_empty(), "crash-safe file left: {:?}", files(&d.join("mmap")));
+        assert_eq!(files_and_bytes(&only_log(&d), &data), (n, 6 * n as i64));
+    }
+}

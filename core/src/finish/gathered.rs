@@ -71,13 +71,10 @@ fn write_file(
     bytes: &[u8],
     fsync: bool,
 ) -> Result<(), ShutdownError> {
-    let f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .custom_flags(libc::O_CLOEXEC)
-        .open(tmp)
-        .map_err(|source| ShutdownError::Create { path: tmp.into(), source })?;
+    let f = crate::store::nofile::with_descriptor(|| {
+        std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).custom_flags(libc::O_CLOEXEC).open(tmp)
+    })
+    .map_err(|source| ShutdownError::Create { path: tmp.into(), source })?;
     let mut at = placed.starts.to_vec();
     let mut from = 0usize;
     let wrote = (|| {

@@ -291,12 +291,10 @@ pub(crate) fn publish(tmp: &str, path: &str, durable: bool) -> std::io::Result<(
 /// truncated log helps nobody: on failure it is removed (what can be
 /// recovered is in the crash-safe file, see recovery_hint).
 fn write_new_file(path: &str, bytes: &[u8], durable: bool) -> Result<(), ShutdownError> {
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o400)
-        .open(path)
-        .map_err(|e| ShutdownError::Create { path: path.into(), source: e })?;
+    let mut file = crate::store::nofile::with_descriptor(|| {
+        OpenOptions::new().write(true).create_new(true).mode(0o400).open(path)
+    })
+    .map_err(|e| ShutdownError::Create { path: path.into(), source: e })?;
     let written = file.write_all(bytes).and_then(|_| if durable { file.sync_all() } else { Ok(()) });
     written.map_err(|e| {
         let _ = std::fs::remove_file(path);

@@ -92,8 +92,9 @@ const FCNTL: [[u64; 6]; 6] = [
     [1023, flags(libc::F_GETFL), 0, 0, 0, 0],
 ];
 
-const PRLIMIT: [[u64; 6]; 3] = [
+const PRLIMIT: [[u64; 6]; 4] = [
     [0, flags(libc::RLIMIT_FSIZE as i32), 0, PTR, 0, 0],
+    [0, flags(libc::RLIMIT_NOFILE as i32), PTR, 0, 0, 0],
     [0, flags(libc::RLIMIT_NOFILE as i32), 0, PTR, 0, 0],
     [0, flags(libc::RLIMIT_AS as i32), 0, PTR, 0, 0],
 ];
@@ -190,6 +191,8 @@ pub const RUNTIME: &[Call] = &[
     any(libc::SYS_access),
     #[cfg(target_arch = "x86_64")]
     any(libc::SYS_getrlimit),
+    #[cfg(target_arch = "x86_64")]
+    any(libc::SYS_setrlimit),
     #[cfg(target_arch = "x86_64")]
     any(libc::SYS_stat),
 ];

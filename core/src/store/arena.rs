@@ -376,15 +376,17 @@ pub fn create_file_under(
     use std::os::unix::fs::{FileExt, OpenOptionsExt};
     // Sized past `ulimit -f`, the file would bring the program SIGXFSZ.
     crate::store::fsize::fits(len as u64).map_err(|e| MapFileError { step: "size", path: path.into(), source: e })?;
-    let f = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .custom_flags(libc::O_CLOEXEC)
-        .open(path)
-        .map(out_of_the_way)
-        .map_err(|e| MapFileError { step: "create", path: path.into(), source: e })?;
+    let f = crate::store::nofile::with_descriptor(|| {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_CLOEXEC)
+            .open(path)
+    })
+    .map(out_of_the_way)
+    .map_err(|e| MapFileError { step: "create", path: path.into(), source: e })?;
     let fail = |step: &'static str| {
         move |source| {
             let _ = std::fs::remove_file(path);
