@@ -103,19 +103,16 @@ fn installed(v: Verdict) {
     if matches!(was, Life::Running | Life::Uninit) {
         guard::set_life(Life::Disabled);
     }
-    if v.may_say && was == Life::Running && guard::level() == guard::OUTSIDE {
+    // An MPI job's rank 0 says it once, when MPI_Finalize writes no log.
+    let mpi = crate::mpi_state::mpi_active();
+    if v.may_say && was == Life::Running && !mpi && guard::level() == guard::OUTSIDE {
         let _ = std::panic::catch_unwind(said);
     }
 }
 
 fn said() {
     let why = "the program's seccomp filter would stop the runtime's own system calls: nothing more is recorded and no log is written";
-    if crate::mpi_state::mpi_active() {
-        match shutdown::recovery_hint_mpi() {
-            Some(h) => LIBC.say_fmt(format_args!("{why}; {h}")),
-            None => LIBC.say_fmt(format_args!("{why}")),
-        }
-    } else if logmap::has_file() && runtime::core().shared().is_some() {
+    if logmap::has_file() && runtime::core().shared().is_some() {
         LIBC.say_fmt(format_args!("{why}; {}", shutdown::Recovery));
     } else {
         LIBC.say_fmt(format_args!("{why} (no crash-safe file holds records)"));

@@ -3,7 +3,8 @@
 //! more bytes written to each under it). A filter that kills what the
 //! program itself does not call killed it with SIGSYS at the runtime's
 //! first call outside the program's own (the log written at exit): exit
-//! status 159 and its buffered output lost, as under C Darshan 3.5.0. Each
+//! status 159 and its buffered output lost, as under C Darshan 3.5.0; an
+//! MPI job's rank 0 died in MPI_Finalize. Each
 //! test is named after the failure; the oracles are the program's exit
 //! status, its output and its known files, in the log or in darshan-merge's
 //! recovery of the crash-safe file.
@@ -13,6 +14,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+use common::mpi::Mpi;
 use common::*;
 
 fn sandboxed(tag: &str, how: &str) -> (Output, PathBuf, PathBuf) {
@@ -87,3 +89,26 @@ fn a_filter_that_denies_what_the_runtime_never_calls_leaves_the_log_whole() {
     assert!(files(&d.join("mmap")).is_empty(), "crash-safe file left: {:?}", files(&d.join("mmap")));
     assert_eq!(files_and_bytes(&only_log(&d), &data), (40, 20 * 12 + 20 * 6));
 }
+
+/// Every rank of an MPI job sandboxed itself after MPI_Init with a filter
+/// that kills only `linkat` and `rename` (no MPI library calls them at
+/// finalize; the runtime publishes the job's log with them): rank 0 died
+/// of SIGSYS in MPI_Finalize and the job failed, a partial log left. Now
+/// every rank leaves MPI_Finalize, rank 0 says once that no log was
+/// written, and the crash-safe files hold every rank's records as they
+/// were when the filter came in.
+fn an_mpi_job_that_sandboxed_itself_died_in_mpi_finalize(mpi: Mpi) {
+    for gather_max in ["16", "0"] {
+        let d = scratch(&format!("seccomp-mpi-{gather_max}"));
+        let data = d.join("data");
+        std::fs::create_dir_all(&data).unwrap();
+        let exe = common::mpi::mpicc_with(mpi, "seccomp_sandbox", &d, &["-DUSE_MPI", "-lseccomp"]);
+        let args = [data.to_str().unwrap(), "20", "deny-publish"];
+        let logs = common::mpi::mpirun(mpi, &exe, &args, &d, &[("DARSHAN_LOG_GATHER_MAX", gather_max)]);
+        assert!(logs.is_empty(), "no log, whole or partial: {logs:?}");
+        let np = common::mpi::NP as usize;
+        assert_eq!(files_and_bytes(&recovered(&d), &data), (np * 20, np as i64 * 120), "gather max {gather_max}");
+    }
+}
+
+on_both_mpis!(an_mpi_job_that_sandboxed_itself_died_in_mpi_finalize);

@@ -7,11 +7,16 @@
  *   allow-only     libseccomp, kill what the program itself does not use
  *   allow-and-say  the same, with the signal-mask calls a line needs
  *   deny-few       libseccomp, allow all but ptrace/mount/reboot/kexec
+ *   deny-publish   libseccomp, allow all but linkat and rename(at)(2)
+ *                  (which MPI libraries do not call, and the runtime
+ *                  publishes its log with)
  *   write-std      libseccomp, kill write(2) to any descriptor above 2
  *                  (the program's own files are written with pwrite)
  *   errno          libseccomp, fail what the program does not use (EPERM)
  *   prctl-only     hand-written BPF through prctl(PR_SET_SECCOMP), kill
- *                  what the program does not use */
+ *                  what the program does not use
+ * Built with -DUSE_MPI: every rank does so between MPI_Init and
+ * MPI_Finalize, in a directory of its own under <dir> (rank 0 prints). */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
@@ -25,6 +30,10 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#ifdef USE_MPI
+#include <mpi.h>
+#include <sys/stat.h>
+#endif
 
 /* What the program itself calls once its filter is in force. */
 static const int own[] = {
@@ -54,6 +63,11 @@ static int with_libseccomp(const char *how)
     }
     if (!strcmp(how, "deny-few")) {
         int denied[] = {SCMP_SYS(ptrace), SCMP_SYS(mount), SCMP_SYS(reboot), SCMP_SYS(kexec_load)};
+        for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++)
+            rc |= seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, denied[i], 0);
+    }
+    if (!strcmp(how, "deny-publish")) {
+        int denied[] = {SCMP_SYS(linkat), SCMP_SYS(link), SCMP_SYS(rename), SCMP_SYS(renameat), SCMP_SYS(renameat2)};
         for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++)
             rc |= seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, denied[i], 0);
     }
@@ -100,6 +114,15 @@ int main(int argc, char **argv)
     if (argc != 4) { fprintf(stderr, "usage: %s dir N how\n", argv[0]); return 2; }
     long n = atol(argv[2]);
     const char *how = argv[3];
+    int rank = 0;
+#ifdef USE_MPI
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    char mine[4096];
+    snprintf(mine, sizeof mine, "%s/rank%d", argv[1], rank);
+    if (mkdir(mine, 0700)) return 2;
+    argv[1] = mine;
+#endif
     int *fds = calloc(n, sizeof *fds);
     if (!fds) return 2;
     for (long i = 0; i < n; i++)
@@ -112,12 +135,15 @@ int main(int argc, char **argv)
         if (pread(fds[i], buf, 12, 0) != 12 || memcmp(buf, "abcdefghijkl", 12)) return 6;
         close(fds[i]);
     }
-    int may_open = !strcmp(how, "errno") || !strcmp(how, "deny-few") || !strcmp(how, "write-std");
+    int may_open = !strcmp(how, "errno") || !strncmp(how, "deny-", 5) || !strcmp(how, "write-std");
     for (long i = 0; may_open && i < n; i++) {
         int fd = make(argv[1], "after", i);
         if (fd < 0) return 7;
         close(fd);
     }
-    printf("done\n");
+#ifdef USE_MPI
+    MPI_Finalize();
+#endif
+    if (rank == 0) printf("done\n");
     return 0;
 }
