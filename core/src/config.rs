@@ -137,8 +137,29 @@ impl Source for ProcessEnv {
         std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
     }
     fn read_file(&self, path: &str) -> std::io::Result<String> {
-        std::fs::read_to_string(path)
+        read_regular_file(path, MAX_CONFIG_FILE)
     }
+}
+
+/// A configuration file larger than this is not one.
+const MAX_CONFIG_FILE: u64 = 1 << 20;
+
+/// The text of the regular file at `path`, at most `max` bytes of it. A
+/// variable names the file, and its value may name a FIFO (whose open and
+/// read wait for a writer: the program held before its main, for ever) or
+/// a device (/dev/zero, read without end): opened without waiting
+/// (O_NONBLOCK, which a regular file's reads ignore), refused unless it
+/// is a regular file.
+pub fn read_regular_file(path: impl AsRef<std::path::Path>, max: u64) -> std::io::Result<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC).open(path)?;
+    if !f.metadata()?.is_file() {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    let mut text = String::new();
+    f.take(max).read_to_string(&mut text)?;
+    Ok(text)
 }
 
 fn module_mask(list: &str, warn: &mut Vec<String>, what: &str) -> u64 {

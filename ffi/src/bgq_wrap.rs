@@ -38,15 +38,15 @@ fn node(rank: i64) -> Option<Node> {
 const MAX_RECORDING: u64 = 16 << 20;
 
 fn recorded(rank: i64) -> Option<Node> {
-    use std::io::Read;
     let path = std::env::var_os("DARSHAN_BGQ_PERSONALITY")?;
     let shown = std::path::Path::new(&path).display().to_string();
-    let mut text = String::new();
-    let read = std::fs::File::open(&path).and_then(|f| f.take(MAX_RECORDING).read_to_string(&mut text));
-    if let Err(e) = read {
-        say(&format!("DARSHAN_BGQ_PERSONALITY: cannot read {shown}: {e}; no BG/Q record"));
-        return None;
-    }
+    let text = match darshan_core::config::read_regular_file(&path, MAX_RECORDING) {
+        Ok(text) => text,
+        Err(e) => {
+            say(&format!("DARSHAN_BGQ_PERSONALITY: cannot read {shown}: {e}; no BG/Q record"));
+            return None;
+        }
+    };
     match Recorded::parse(&text) {
         Ok(r) => r.node(rank),
         Err(e) => {

@@ -2,7 +2,7 @@
 //! `<user>_<exe>_id<jobid>-<pid>_<M>-<D>-<secs>-<rand>.darshan_partial`,
 //! renamed to `..._<T>.darshan` once complete.
 
-use chrono::{Datelike, Local, TimeZone, Timelike};
+use chrono::{DateTime, Datelike, FixedOffset, Local, TimeZone, Timelike, Utc};
 
 /// The parts of a log name that come from the process and the clock.
 pub struct NameParts<'a> {
@@ -16,7 +16,7 @@ pub struct NameParts<'a> {
 
 /// The base name (without `.darshan_partial` / `_<T>.darshan`).
 pub fn base_name(p: &NameParts) -> String {
-    let t = Local.timestamp_opt(p.start_sec, 0).single();
+    let t = local(p.start_sec);
     let (mon, day, secs) = match t {
         Some(t) => (t.month(), t.day(), t.num_seconds_from_midnight()),
         None => (1, 1, 0),
@@ -26,10 +26,42 @@ pub fn base_name(p: &NameParts) -> String {
 
 /// Directory for the log: a flat directory, or `<dir>/YYYY/M/D`.
 pub fn dated_dir(dir: &str, start_sec: i64) -> String {
-    match Local.timestamp_opt(start_sec, 0).single() {
+    match local(start_sec) {
         Some(t) => format!("{dir}/{}/{}/{}", t.year(), t.month(), t.day()),
         None => dir.to_string(),
     }
+}
+
+/// `secs` in the local time zone, as Darshan names its logs; in UTC when
+/// TZ names a file that is not a regular one (the zone's reader would
+/// wait on a FIFO, or on a device, for ever: at the program's exit).
+fn local(secs: i64) -> Option<DateTime<FixedOffset>> {
+    match std::env::var_os("TZ") {
+        Some(tz) if !names_only_regular_files(tz.as_encoded_bytes()) => {
+            Utc.timestamp_opt(secs, 0).single().map(|t| t.fixed_offset())
+        }
+        _ => Local.timestamp_opt(secs, 0).single().map(|t| t.fixed_offset()),
+    }
+}
+
+/// The directories a relative TZ file name is looked for in (chrono's,
+/// glibc's first).
+const ZONE_DIRS: [&str; 4] = ["/usr/share/zoneinfo", "/share/zoneinfo", "/etc/zoneinfo", "/usr/share/lib/zoneinfo"];
+
+/// Whether every file the TZ value `tz` could name (after an optional
+/// ':', as a path or under the zone directories) is absent or regular.
+/// Asked with `stat`, which does not open (and so cannot wait on) it.
+fn names_only_regular_files(tz: &[u8]) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let name = std::ffi::OsStr::from_bytes(tz.strip_prefix(b":").unwrap_or(tz));
+    let regular = |p: &std::path::Path| std::fs::metadata(p).map_or(true, |m| m.is_file());
+    if name.is_empty() {
+        return true;
+    }
+    if name.as_bytes().starts_with(b"/") {
+        return regular(std::path::Path::new(name));
+    }
+    ZONE_DIRS.iter().all(|d| regular(&std::path::Path::new(d).join(name)))
 }
 
 pub use darshan_log::defaults::JOBID_ENVS;
@@ -83,5 +115,25 @@ mod tests {
         assert_eq!(job_id(&env, Some("MYJOB"), 7), 7);
         assert_eq!(job_id(&env, Some("NONE"), 7), 7);
         assert_eq!(exe_short("/tmp/b/posix_small /x 10 "), "posix_small");
+    }
+
+    /// A FIFO named by TZ (absolute, after ':', or relative to a zone
+    /// directory by way of '..') is not a zone file to read; a missing
+    /// file, a zone name and a POSIX TZ string are left to chrono.
+    #[test]
+    fn a_tz_that_names_a_fifo_is_not_read() {
+        let dir = std::env::temp_dir().join(format!("darshan-tz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("fifo");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let abs = fifo.to_str().unwrap();
+        assert!(!names_only_regular_files(abs.as_bytes()));
+        assert!(!names_only_regular_files(format!(":{abs}").as_bytes()));
+        assert!(!names_only_regular_files(format!("../../..{abs}").as_bytes()));
+        assert!(names_only_regular_files(b"UTC"));
+        assert!(names_only_regular_files(b"EST5EDT"));
+        assert!(names_only_regular_files(b"/no/such/zone"));
+        assert!(names_only_regular_files(b""));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
