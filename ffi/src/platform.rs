@@ -86,7 +86,14 @@ impl Platform for Libc {
         // caller falls back to a named temporary file. Real errors (the
         // directory is gone, no permission) come back the same way from
         // the fallback, which says them.
-        (fd >= 0).then(|| Box::new(Unnamed { fd }) as Box<dyn UnnamedLog>)
+        if fd < 0 {
+            return None;
+        }
+        // 0400 whatever the program's umask, as Darshan's logs are (under
+        // umask 0777 the log was 0000: its owner could not read it).
+        // SAFETY: `fd` is the descriptor just opened.
+        unsafe { libc::fchmod(fd, 0o400) };
+        Some(Box::new(Unnamed { fd }))
     }
 
     fn thread_id(&self) -> u64 {

@@ -295,24 +295,46 @@ fn a_modules_first_record_after_the_file_system_filled_is_refused_not_sigbus() {
     assert_eq!(kept, 0, "no NULL record without storage");
 }
 
+/// The modes of the crash-safe file (while the program runs) and of the
+/// final log, for a program started under `umask`.
+fn modes_under_umask(tag: &str, umask: libc::mode_t) -> (u32, u32) {
+    use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let d = scratch(tag);
+    let exe = compile("fill_records", &d, &[]);
+    let mut cmd = instrumented(&exe, &d);
+    // SAFETY: between fork and exec only umask runs, a system call that
+    // cannot fail and is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::umask(umask);
+            Ok(())
+        });
+    }
+    let (mut child, _lines) = start_ready(cmd.arg(d.join("data")).arg("3"));
+    let made = files(&d.join("mmap"));
+    assert_eq!(made.len(), 1, "{made:?}");
+    let crash_safe = std::fs::metadata(&made[0]).unwrap().permissions().mode() & 0o777;
+    writeln!(child.stdin.take().unwrap(), "go").unwrap();
+    assert!(wait_within(&mut child, LIMIT).success());
+    let logs = files(&d.join("logs"));
+    (crash_safe, std::fs::metadata(&logs[0]).unwrap().permissions().mode() & 0o777)
+}
+
 /// The crash-safe file was mode 0644 in /tmp: another user read the
 /// command line and file names from it while the program ran.
 #[test]
 fn the_crash_safe_file_is_readable_by_its_owner_only() {
-    use std::io::Write;
-    use std::os::unix::fs::PermissionsExt;
-    let d = scratch("private");
-    let exe = compile("fill_records", &d, &[]);
-    let (mut child, _lines) = start_ready(instrumented(&exe, &d).arg(d.join("data")).arg("3"));
-    let made = files(&d.join("mmap"));
-    assert_eq!(made.len(), 1, "{made:?}");
-    let mode = std::fs::metadata(&made[0]).unwrap().permissions().mode() & 0o777;
-    writeln!(child.stdin.take().unwrap(), "go").unwrap();
-    assert!(wait_within(&mut child, LIMIT).success());
-    assert_eq!(mode, 0o600, "crash-safe file mode {mode:o}");
-    let logs = files(&d.join("logs"));
-    let mode = std::fs::metadata(&logs[0]).unwrap().permissions().mode() & 0o777;
-    assert_eq!(mode, 0o400, "final log mode {mode:o}, Darshan's is 0400");
+    // The final log is 0400, as Darshan's.
+    assert_eq!(modes_under_umask("private", 0o022), (0o600, 0o400));
+}
+
+/// Under `umask 0777` both files were mode 0000: their owner could read
+/// neither (darshan-parser, darshan-merge); C Darshan 3.5.0's log is 0400.
+#[test]
+fn a_umask_of_0777_made_the_log_unreadable_by_its_owner() {
+    assert_eq!(modes_under_umask("umask-all", 0o777), (0o600, 0o400));
 }
 
 /// Every killed process once left a 5 MiB crash-safe file, even one that

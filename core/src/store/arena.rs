@@ -393,6 +393,8 @@ pub fn create_file_under(
             MapFileError { step, path: path.into(), source }
         }
     };
+    // 0600 whatever the umask (0777 made it 0000, unreadable by its owner).
+    f.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600)).map_err(fail("mode"))?;
     f.set_len(len as u64).map_err(fail("size"))?;
     for &(off, used, n) in copy.iter().filter(|(_, _, n)| *n > 0) {
         let n = n.min(len.saturating_sub(off));
