@@ -220,15 +220,15 @@ fn without_sigpipe(f: impl FnOnce()) {
     }
 }
 
+/// Set when a seccomp filter would kill the calls a line needs
+/// (seccomp_wrap.rs): nothing is said from then on.
+pub(crate) static SILENCED: AtomicBool = AtomicBool::new(false);
+
 /// Descriptor 2's file at start-up (device, inode; both 0: it was closed).
 /// A program that closes its stderr and then opens a file gets the file as
 /// descriptor 2, and the runtime's line went into the program's data. A
 /// line is written only while descriptor 2 is still the file it was when
 /// the program started.
-/// Set when a seccomp filter would kill the calls a line needs
-/// (seccomp_wrap.rs): nothing is said from then on.
-pub(crate) static SILENCED: AtomicBool = AtomicBool::new(false);
-
 static STDERR_AT_START: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 
 /// Start-up: note what descriptor 2 is.

@@ -45,34 +45,43 @@ pub unsafe extern "C" fn prctl(option: c_int, a2: c_ulong, a3: c_ulong, a4: c_ul
     // SAFETY: the real function, with the caller's arguments unchanged.
     let ret = unsafe { r(option, a2, a3, a4, a5) };
     if option == libc::PR_SET_SECCOMP && ret == 0 {
-        match a2 {
-            PR_MODE_STRICT => installed(STRICT),
-            // SAFETY: the kernel has just read the program from `a3`.
-            PR_MODE_FILTER => installed(unsafe { judged(a3 as *const Prog) }),
-            _ => {}
-        }
+        // SAFETY: the kernel has just read the program from `a3`.
+        unsafe { after_install(a2 == PR_MODE_STRICT, a2 == PR_MODE_FILTER, a3) };
     }
     ret
 }
 
-/// The `seccomp` system call made through `syscall()` (uring_wrap.rs):
-/// `op`, `prog` its arguments, `ret` what the real call returned.
+/// `syscall(n, a[0], a[1], a[2], ...)` for `seccomp` or `prctl`
+/// (uring_wrap.rs), which returned `ret`.
 ///
 /// # Safety
 /// `ret` is the real call's result for these arguments.
 #[cold]
-pub unsafe fn after_seccomp_syscall(op: c_long, prog: c_long, ret: c_long) {
-    // Success is 0, or a listener's descriptor; with TSYNC a positive value
-    // may name a thread that kept it from being installed: judged all the
-    // same (at worst, records are given up for a filter that is not there).
-    if ret < 0 {
-        return;
+pub unsafe fn after_syscall(n: c_long, a: [c_long; 3], ret: c_long) {
+    // seccomp's success is 0, or a listener's descriptor; with TSYNC a
+    // positive value may name a thread that kept the filter out: judged
+    // all the same (at worst, records given up for a filter not there).
+    if n == libc::SYS_seccomp && ret >= 0 {
+        // SAFETY: the kernel has just read the program from `a[2]`.
+        unsafe { after_install(a[0] == OP_MODE_STRICT, a[0] == OP_MODE_FILTER, a[2] as c_ulong) };
+    } else if n == libc::SYS_prctl && a[0] == c_long::from(libc::PR_SET_SECCOMP) && ret == 0 {
+        let mode = a[1] as c_ulong;
+        // SAFETY: as above.
+        unsafe { after_install(mode == PR_MODE_STRICT, mode == PR_MODE_FILTER, a[2] as c_ulong) };
     }
-    match op {
-        OP_MODE_STRICT => installed(STRICT),
-        // SAFETY: the kernel has just read the program from `prog`.
-        OP_MODE_FILTER => installed(unsafe { judged(prog as *const Prog) }),
-        _ => {}
+}
+
+/// A strict mode or a filter at `prog` was installed (neither: another
+/// mode, nothing to judge).
+///
+/// # Safety
+/// With `filter`, the kernel has just read a `sock_fprog` at `prog`.
+unsafe fn after_install(strict: bool, filter: bool, prog: c_ulong) {
+    if strict {
+        installed(STRICT);
+    } else if filter {
+        // SAFETY: the caller's.
+        installed(unsafe { judged(prog as *const Prog) });
     }
 }
 
@@ -93,11 +102,13 @@ unsafe fn judged(p: *const Prog) -> Verdict {
 /// A filter is in force now: if it is in the runtime's way, the runtime
 /// steps aside for the rest of the process (and its forks).
 fn installed(v: Verdict) {
-    if v.keeps_recording || !seccomp::seal() {
-        return;
-    }
+    // The two verdicts stand apart: a filter may leave every call of the
+    // runtime's work free and still kill one a line makes (fstat of 2).
     if !v.may_say {
         SILENCED.store(true, Ordering::Release);
+    }
+    if v.keeps_recording || !seccomp::seal() {
+        return;
     }
     let was = guard::life();
     if matches!(was, Life::Running | Life::Uninit) {

@@ -134,16 +134,12 @@ pub unsafe extern "C" fn syscall(
     a6: c_long,
 ) -> c_long {
     let Some(r) = real::syscall() else { return enosys() };
-    if n == libc::SYS_seccomp {
+    if n == libc::SYS_seccomp || n == libc::SYS_prctl {
         // SAFETY: the real function, with the caller's arguments unchanged.
         let ret = unsafe { r(n, a1, a2, a3, a4, a5, a6) };
         // SAFETY: `ret` is the real call's result for these arguments.
-        unsafe { crate::seccomp_wrap::after_seccomp_syscall(a1, a3, ret) };
+        unsafe { crate::seccomp_wrap::after_syscall(n, [a1, a2, a3], ret) };
         return ret;
-    }
-    if n == libc::SYS_prctl {
-        // SAFETY: prctl's own wrapper, with the caller's arguments unchanged.
-        return c_long::from(unsafe { crate::seccomp_wrap::prctl(a1 as c_int, a2 as _, a3 as _, a4 as _, a5 as _) });
     }
     if !(SYS_IO_URING_SETUP..=SYS_IO_URING_REGISTER).contains(&n) || !IO_URING.on() || !recording() {
         // SAFETY: the real function, with the caller's arguments unchanged

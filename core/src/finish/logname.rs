@@ -10,14 +10,14 @@ pub struct NameParts<'a> {
     pub exe: &'a str,
     pub jobid: i64,
     pub pid: i64,
-    pub start_sec: i64,
+    /// The start, in local time ([`local`]).
+    pub start: Option<DateTime<FixedOffset>>,
     pub rand: u64,
 }
 
 /// The base name (without `.darshan_partial` / `_<T>.darshan`).
 pub fn base_name(p: &NameParts) -> String {
-    let t = local(p.start_sec);
-    let (mon, day, secs) = match t {
+    let (mon, day, secs) = match p.start {
         Some(t) => (t.month(), t.day(), t.num_seconds_from_midnight()),
         None => (1, 1, 0),
     };
@@ -25,8 +25,8 @@ pub fn base_name(p: &NameParts) -> String {
 }
 
 /// Directory for the log: a flat directory, or `<dir>/YYYY/M/D`.
-pub fn dated_dir(dir: &str, start_sec: i64) -> String {
-    match local(start_sec) {
+pub fn dated_dir(dir: &str, start: Option<DateTime<FixedOffset>>) -> String {
+    match start {
         Some(t) => format!("{dir}/{}/{}/{}", t.year(), t.month(), t.day()),
         None => dir.to_string(),
     }
@@ -35,7 +35,7 @@ pub fn dated_dir(dir: &str, start_sec: i64) -> String {
 /// `secs` in the local time zone, as Darshan names its logs; in UTC when
 /// TZ names a file that is not a regular one (the zone's reader would
 /// wait on a FIFO, or on a device, for ever: at the program's exit).
-fn local(secs: i64) -> Option<DateTime<FixedOffset>> {
+pub fn local(secs: i64) -> Option<DateTime<FixedOffset>> {
     match std::env::var_os("TZ") {
         Some(tz) if !names_only_regular_files(tz.as_encoded_bytes()) => {
             Utc.timestamp_opt(secs, 0).single().map(|t| t.fixed_offset())
@@ -101,11 +101,11 @@ mod tests {
     #[test]
     fn names_follow_darshans_convention() {
         std::env::set_var("TZ", "UTC");
-        let p =
-            NameParts { user: "0", exe: "w", jobid: 5932, pid: 5932, start_sec: 1795304959, rand: 3442990617731590516 };
+        let start = local(1795304959);
+        let p = NameParts { user: "0", exe: "w", jobid: 5932, pid: 5932, start, rand: 3442990617731590516 };
         // 2026-11-21 23:49:19 UTC = 85759 s after midnight.
         assert_eq!(base_name(&p), "0_w_id5932-5932_11-21-85759-3442990617731590516");
-        assert_eq!(dated_dir("/logs", 1795304959), "/logs/2026/11/21");
+        assert_eq!(dated_dir("/logs", start), "/logs/2026/11/21");
         let env = |n: &str| match n {
             "PBS_JOBID" => Some("1234.server".to_string()),
             "MYJOB" => Some("x".to_string()),

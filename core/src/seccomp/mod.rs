@@ -75,7 +75,8 @@ pub const AUDIT_ARCH: u32 = 0xc000_00b7;
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 pub const AUDIT_ARCH: u32 = 0;
 
-/// The shutdown's first question: a sealed runtime writes nothing.
+/// An MPI job's shutdown's first question (a serial one never starts: the
+/// sealed process is Disabled): a sealed runtime writes nothing.
 pub fn check() -> Result<(), crate::finish::pipeline::ShutdownError> {
     if sealed() {
         return Err(crate::finish::pipeline::ShutdownError::Sealed);

@@ -141,3 +141,19 @@ fn log_and_errno_are_harmless_and_trace_and_notification_are_not() {
     assert!(!harmless(0x7ff0_0000) && !harmless(0x7fc0_0000) && !harmless(TRAP) && !harmless(0));
     assert!(!harmless(KILL_PROCESS));
 }
+
+/// The two verdicts stand apart: a filter that kills only `fstat` of
+/// descriptor 2 leaves the runtime's work free but not its line (whose
+/// first call that is), and seccomp_wrap.rs silences the line alone.
+#[test]
+fn a_filter_may_leave_the_work_free_and_stop_the_line() {
+    let f = vec![
+        stmt(LD_ABS, 0),
+        jump(JEQ_K, libc::SYS_fstat as u32, 0, 3),
+        stmt(LD_ABS, 16),
+        jump(JEQ_K, 2, 0, 1),
+        stmt(RET_K, KILL_PROCESS),
+        stmt(RET_K, RET_ALLOW),
+    ];
+    assert_eq!(judge(&f), Verdict { keeps_recording: true, may_say: false });
+}
