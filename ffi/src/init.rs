@@ -107,17 +107,28 @@ static DESTRUCTOR: extern "C" fn() = destructor;
 
 extern "C" fn constructor(argc: c_int, argv: *const *const c_char, _envp: *const *const c_char) {
     guard::set_inside(true);
-    // SAFETY: glibc calls `.init_array` functions with the process's argc
-    // and argv (NUL-terminated strings), or null when another loader does
-    // not pass them.
-    unsafe { save_cmdline(argc, argv) };
     // A panic must not unwind into the loader (that aborts the program):
     // the runtime is disabled instead and the program runs on.
-    if std::panic::catch_unwind(init).is_err() {
-        guard::set_life(Life::Disabled);
-        say("internal error at start-up; this run is not instrumented");
+    let started = || {
+        // SAFETY: glibc calls `.init_array` functions with the process's
+        // argc and argv (NUL-terminated strings), or null when another
+        // loader does not pass them.
+        unsafe { save_cmdline(argc, argv) };
+        std::panic::catch_unwind(init)
+    };
+    if crate::own_stack::on_own_stack(started).is_err() {
+        start_failed();
     }
     guard::set_inside(false);
+}
+
+/// Out of the constructor's frame: the line's buffer would take 4 KiB of
+/// the program's stack at every start.
+#[cold]
+#[inline(never)]
+fn start_failed() {
+    guard::set_life(Life::Disabled);
+    say("internal error at start-up; this run is not instrumented");
 }
 
 fn init() {
@@ -215,7 +226,7 @@ pub fn shutdown() {
         // not from a signal handler that interrupted the runtime (the line
         // is formatted, and malloc's lock may be the interrupted one's).
         if guard::level() == guard::OUTSIDE {
-            crate::mpi_state::ended_without_finalize();
+            crate::own_stack::on_own_stack(crate::mpi_state::ended_without_finalize);
         }
         return;
     }
@@ -238,6 +249,11 @@ pub fn shutdown() {
     if LIBC.pid() != runtime::core().times().pid {
         return;
     }
+    crate::own_stack::on_own_stack(write_log);
+}
+
+/// The process's log, from the thread that ends it (see [`shutdown`]).
+fn write_log() {
     crate::uring_wrap::rings_at_exit();
     if !guard::transition(Life::Running, Life::ShuttingDown) {
         return;
@@ -275,7 +291,8 @@ pub fn fork() -> libc::pid_t {
     let pid = runtime::core().fork(&mut || unsafe { real_fork() });
     if pid == 0 {
         guard::set_inside(true);
-        match std::panic::catch_unwind(|| runtime::core().start_forked_child(&HOST)) {
+        let started = || std::panic::catch_unwind(|| runtime::core().start_forked_child(&HOST));
+        match crate::own_stack::on_own_stack(started) {
             Ok(Ok(())) => {}
             Ok(Err(w)) => {
                 say(&w);

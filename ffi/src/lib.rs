@@ -40,6 +40,7 @@ mod mpi_state;
 mod mpi_wrap;
 mod next_symbol;
 mod null_wrap;
+mod own_stack;
 mod paths;
 mod platform;
 mod pnetcdf_api;

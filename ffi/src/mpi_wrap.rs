@@ -30,7 +30,7 @@ static DXT_OFFSETS: AtomicBool = AtomicBool::new(false);
 /// After PMPI_Init(_thread) succeeded: set the runtime up on this rank.
 fn mpi_started() {
     guard::set_inside(true);
-    if std::panic::catch_unwind(mpi_start).is_err() {
+    if crate::own_stack::on_own_stack(|| std::panic::catch_unwind(mpi_start)).is_err() {
         guard::set_life(Life::Disabled);
     }
     guard::set_inside(false);
@@ -101,13 +101,15 @@ fn mpi_shutdown() {
         return;
     }
     let Some(comm) = m::abi_ready().and_then(MpiComm::new) else { return };
-    crate::uring_wrap::rings_at_exit();
-    // Excluded ranks are already ShuttingDown; recording ranks stop now.
-    guard::transition(Life::Running, Life::ShuttingDown);
-    guard::set_inside(true);
-    runtime::core().finish_mpi(&comm, clock::end());
-    guard::set_life(Life::Finalized);
-    guard::set_inside(false);
+    crate::own_stack::on_own_stack(|| {
+        crate::uring_wrap::rings_at_exit();
+        // Excluded ranks are already ShuttingDown; recording ranks stop now.
+        guard::transition(Life::Running, Life::ShuttingDown);
+        guard::set_inside(true);
+        runtime::core().finish_mpi(&comm, clock::end());
+        guard::set_life(Life::Finalized);
+        guard::set_inside(false);
+    });
 }
 
 /// # Safety

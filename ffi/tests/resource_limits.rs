@@ -143,6 +143,59 @@ fn a_thread_with_the_smallest_stack_overflowed_it_at_its_first_record() {
     assert_eq!(files_and_bytes(&only_log(&d), &data.canonicalize().unwrap()), (50, 300));
 }
 
+/// The same thread, ending the process with `exit(0)` after its line:
+/// the log's writing ran on its 16 KiB (the deflate's code lengths alone
+/// take 9 KiB of frame) and the program died of SIGSEGV, its buffered
+/// line lost (C Darshan 3.5.0 runs it). The start-up and the log's writing
+/// now run on a stack the runtime maps for them.
+#[test]
+fn a_thread_with_the_smallest_stack_that_called_exit_died_writing_the_log() {
+    let (exe, d, data) = setup("small-stack-exit", "small_stack");
+    let out = output(instrumented(&exe, &d).arg(&data).arg("50").arg("exit"));
+    assert!(out.status.success(), "killed: {:?}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "ok 50\n");
+    assert_eq!(files_and_bytes(&only_log(&d), &data.canonicalize().unwrap()), (50, 300));
+}
+
+/// A main thread under `ulimit -s 22` (KiB; the program alone needs less,
+/// and loading any library with LD_PRELOAD about 20): the constructor's
+/// start-up (the configuration's regular expressions) overflowed it and
+/// the program died of SIGSEGV before `main` (C Darshan 3.5.0 runs it).
+/// The environment is only what the test sets: its bytes are on the same
+/// stack, and a runner's own would move the floor.
+#[test]
+fn a_main_thread_under_a_small_stack_limit_died_at_the_start_up() {
+    let (exe, d, data) = setup("small-stack-main", "small_stack");
+    let limit = 22 << 10;
+    let plain = limited_from_the_start(
+        Command::new(&exe).env_clear().arg(&data).arg("50").arg("main"),
+        libc::RLIMIT_STACK,
+        limit,
+    );
+    assert_eq!(String::from_utf8_lossy(&plain.stdout), "ok 50\n", "without the library: {plain:?}");
+    for f in files(&data) {
+        std::fs::remove_file(f).ok();
+    }
+    std::fs::remove_dir_all(data.join("d".repeat(200))).unwrap();
+    let mut cmd = only_its_own_environment(instrumented(&exe, &d));
+    let out = limited_from_the_start(cmd.arg(&data).arg("50").arg("main"), libc::RLIMIT_STACK, limit);
+    assert!(out.status.success(), "killed: {:?}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "ok 50\n");
+    assert_eq!(files_and_bytes(&only_log(&d), &data.canonicalize().unwrap()), (50, 300));
+}
+
+/// `cmd` with the variables it sets and no others.
+fn only_its_own_environment(cmd: Command) -> Command {
+    let mut bare = Command::new(cmd.get_program());
+    bare.env_clear();
+    for (k, v) in cmd.get_envs() {
+        if let Some(v) = v {
+            bare.env(k, v);
+        }
+    }
+    bare
+}
+
 /// A program that lowered its soft descriptor limit (the hard one above
 /// it) and opened files until it had none left, keeping them to its end:
 /// no log was written (no descriptor for it; the records left in the

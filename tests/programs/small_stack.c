@@ -3,7 +3,10 @@
  * I/O: N new files of 6 bytes (relative names, one of them longer than
  * 512 bytes), each grown with ftruncate and made private with fchmod, and
  * a stream written with fprintf. Prints "ok N" and returns 0.
- * usage: small_stack <dir> <N> */
+ * With "exit" the thread ends the process itself: exit(0) after its
+ * line. With "main" the main thread does the same work (for a test that
+ * starts the program under a small `ulimit -s`) and returns.
+ * usage: small_stack <dir> <N> [exit|main] */
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -14,6 +17,7 @@
 #include <unistd.h>
 
 static long n;
+static int exit_from_thread;
 
 static int one(const char *name)
 {
@@ -44,13 +48,24 @@ static void *work(void *arg)
     if (one(deep)) return (void *)3;
     FILE *f = fopen("stream.txt", "w");
     if (!f || fprintf(f, "%ld files\n", n) < 0 || fclose(f)) return (void *)4;
+    if (exit_from_thread) {
+        printf("ok %ld\n", n);
+        exit(0);
+    }
     return 0;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 || chdir(argv[1])) return 2;
+    if (argc < 3 || argc > 4 || chdir(argv[1])) return 2;
     n = atol(argv[2]);
+    const char *mode = argc == 4 ? argv[3] : "";
+    if (!strcmp(mode, "main")) {
+        if (work(0)) return 5;
+        printf("ok %ld\n", n);
+        return 0;
+    }
+    exit_from_thread = !strcmp(mode, "exit");
     pthread_attr_t a;
     pthread_attr_init(&a);
     if (pthread_attr_setstacksize(&a, PTHREAD_STACK_MIN)) return 3;
