@@ -9,7 +9,12 @@
 //! mapped for the phase and unmapped after it: no address space is held
 //! while the program runs (`mlockall` would fault it all in), and its
 //! pages cost only as they are touched. Where it cannot be mapped the
-//! phase runs where it is called, as before.
+//! phase runs where it is called, as before; so it does where the main
+//! thread's stack has room for it (the usual case: the mapping costs a
+//! phase about 15 us on a VM, the guard page's mprotect and the first
+//! touch of each page).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The phase's stack: ten times the deepest phase measured (24 KiB of it
 /// touched: the start-up, and a log written with DXT on, serial or in
@@ -21,6 +26,9 @@ const STACK_BYTES: usize = 256 << 10;
 /// carried back and resumed on the caller's stack (psm's frames must not
 /// be unwound through).
 pub fn on_own_stack<R>(phase: impl FnOnce() -> R) -> R {
+    if room_where_called() {
+        return where_called(phase);
+    }
     let Some(stack) = Mapped::new(STACK_BYTES) else { return where_called(phase) };
     let run = || std::panic::catch_unwind(std::panic::AssertUnwindSafe(phase));
     // SAFETY: `stack.base()` is page-aligned and `STACK_BYTES` bytes above
@@ -30,6 +38,33 @@ pub fn on_own_stack<R>(phase: impl FnOnce() -> R) -> R {
     let ran = unsafe { psm::on_stack(stack.base(), STACK_BYTES, run) };
     drop(stack);
     ran.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+/// Whether the caller runs on the main thread's stack with room for the
+/// phase below it: its depth (from the stack's top, just above the
+/// program's name, the highest string the kernel puts there) plus
+/// `STACK_BYTES` within the stack's limit (`ulimit -s`). The limit is
+/// taken no higher than at the first call (the constructor's), which the
+/// kernel kept clear of other mappings: a thread's or a coroutine's stack
+/// is never in that range, even once the program has raised its limit.
+fn room_where_called() -> bool {
+    static LIMIT_AT_START: AtomicUsize = AtomicUsize::new(usize::MAX);
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes the struct it is given; gettid, getpid and
+    // getauxval have no preconditions.
+    let (tid, pid, top, ok) = unsafe {
+        let ok = libc::getrlimit(libc::RLIMIT_STACK, &mut lim) == 0;
+        (libc::gettid(), libc::getpid(), libc::getauxval(libc::AT_EXECFN) as usize, ok)
+    };
+    if !ok || top == 0 || tid != pid {
+        return false;
+    }
+    // RLIM_INFINITY: the kernel's legacy layout, other mappings far below.
+    let now = usize::try_from(lim.rlim_cur).unwrap_or(usize::MAX).min(1 << 30);
+    let limit = LIMIT_AT_START.fetch_min(now, Ordering::Relaxed).min(now);
+    let page = 4096;
+    let depth = top.checked_sub(psm::stack_pointer() as usize);
+    depth.is_some_and(|d| d.saturating_add(STACK_BYTES + page) <= limit)
 }
 
 /// The phase on the caller's stack, in a frame of its own: inlined, its

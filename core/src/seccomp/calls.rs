@@ -92,8 +92,9 @@ const FCNTL: [[u64; 6]; 6] = [
     [1023, flags(libc::F_GETFL), 0, 0, 0, 0],
 ];
 
-const PRLIMIT: [[u64; 6]; 4] = [
+const PRLIMIT: [[u64; 6]; 5] = [
     [0, flags(libc::RLIMIT_FSIZE as i32), 0, PTR, 0, 0],
+    [0, flags(libc::RLIMIT_STACK as i32), 0, PTR, 0, 0],
     [0, flags(libc::RLIMIT_NOFILE as i32), PTR, 0, 0, 0],
     [0, flags(libc::RLIMIT_NOFILE as i32), 0, PTR, 0, 0],
     [0, flags(libc::RLIMIT_AS as i32), 0, PTR, 0, 0],
