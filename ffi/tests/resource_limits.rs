@@ -14,7 +14,7 @@
 mod common;
 
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::mpi::Mpi;
@@ -135,12 +135,17 @@ fn an_address_space_used_up_before_exit_aborted_the_program_at_its_shutdown() {
 #[test]
 fn a_thread_with_the_smallest_stack_overflowed_it_at_its_first_record() {
     let (exe, d, data) = setup("small-stack", "small_stack");
-    let out = output(instrumented(&exe, &d).arg(&data).arg("50"));
+    kept_every_record(&output(instrumented(&exe, &d).arg(&data).arg("50")), &d, &data);
+}
+
+/// The small-stack program ran to its end ("ok 50") and its log holds its
+/// 50 files: 49 short names and one of 600 bytes under data/, 6 bytes
+/// each (named from the working directory: getcwd's answer, links
+/// resolved).
+fn kept_every_record(out: &std::process::Output, d: &Path, data: &Path) {
     assert!(out.status.success(), "killed: {:?}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "ok 50\n");
-    // 49 short names and one of 600 bytes under data/, 6 bytes each (named
-    // from the working directory: getcwd's answer, links resolved).
-    assert_eq!(files_and_bytes(&only_log(&d), &data.canonicalize().unwrap()), (50, 300));
+    assert_eq!(files_and_bytes(&only_log(d), &data.canonicalize().unwrap()), (50, 300));
 }
 
 /// The same thread, ending the process with `exit(0)` after its line:
@@ -151,10 +156,7 @@ fn a_thread_with_the_smallest_stack_overflowed_it_at_its_first_record() {
 #[test]
 fn a_thread_with_the_smallest_stack_that_called_exit_died_writing_the_log() {
     let (exe, d, data) = setup("small-stack-exit", "small_stack");
-    let out = output(instrumented(&exe, &d).arg(&data).arg("50").arg("exit"));
-    assert!(out.status.success(), "killed: {:?}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "ok 50\n");
-    assert_eq!(files_and_bytes(&only_log(&d), &data.canonicalize().unwrap()), (50, 300));
+    kept_every_record(&output(instrumented(&exe, &d).arg(&data).arg("50").arg("exit")), &d, &data);
 }
 
 /// A main thread under `ulimit -s 22` (KiB; the program alone needs less,
@@ -179,9 +181,7 @@ fn a_main_thread_under_a_small_stack_limit_died_at_the_start_up() {
     std::fs::remove_dir_all(data.join("d".repeat(200))).unwrap();
     let mut cmd = only_its_own_environment(instrumented(&exe, &d));
     let out = limited_from_the_start(cmd.arg(&data).arg("50").arg("main"), libc::RLIMIT_STACK, limit);
-    assert!(out.status.success(), "killed: {:?}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "ok 50\n");
-    assert_eq!(files_and_bytes(&only_log(&d), &data.canonicalize().unwrap()), (50, 300));
+    kept_every_record(&out, &d, &data);
 }
 
 /// `cmd` with the variables it sets and no others.
