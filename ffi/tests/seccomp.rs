@@ -99,16 +99,43 @@ fn a_filter_that_denies_what_the_runtime_never_calls_leaves_the_log_whole() {
 /// were when the filter came in.
 fn an_mpi_job_that_sandboxed_itself_died_in_mpi_finalize(mpi: Mpi) {
     for gather_max in ["16", "0"] {
-        let d = scratch(&format!("seccomp-mpi-{gather_max}"));
-        let data = d.join("data");
-        std::fs::create_dir_all(&data).unwrap();
-        let exe = common::mpi::mpicc_with(mpi, "seccomp_sandbox", &d, &["-DUSE_MPI", "-lseccomp"]);
-        let args = [data.to_str().unwrap(), "20", "deny-publish"];
-        let logs = common::mpi::mpirun(mpi, &exe, &args, &d, &[("DARSHAN_LOG_GATHER_MAX", gather_max)]);
-        assert!(logs.is_empty(), "no log, whole or partial: {logs:?}");
         let np = common::mpi::NP as usize;
-        assert_eq!(files_and_bytes(&recovered(&d), &data), (np * 20, np as i64 * 120), "gather max {gather_max}");
+        let kept = sandboxed_job(mpi, &format!("seccomp-mpi-{gather_max}"), "deny-publish", gather_max);
+        assert_eq!(kept, (np * 20, np as i64 * 120), "gather max {gather_max}");
     }
 }
 
-on_both_mpis!(an_mpi_job_that_sandboxed_itself_died_in_mpi_finalize);
+/// The same job where only rank 1 sandboxed itself: every rank left
+/// MPI_Finalize together, but rank 0 (whose own filter check passed) said
+/// the log's finalize step "failed on a rank (an internal error)"; it now
+/// says why, the seccomp filter, as when every rank has one.
+fn one_rank_of_an_mpi_job_sandboxed_itself_and_rank_0_called_it_an_internal_error(mpi: Mpi) {
+    let np = common::mpi::NP as usize;
+    let kept = sandboxed_job(mpi, "seccomp-mpi-rank1", "deny-publish@1", "16");
+    // Rank 1's records as the filter came in; the others' to their end
+    // (another 6 bytes to each file, and 20 more files of 6 bytes).
+    let others = np - 1;
+    assert_eq!(kept, (20 + others * 40, 120 + others as i64 * 360));
+}
+
+/// Runs the sandboxed program at [`NP`](common::mpi::NP) ranks: no log
+/// and one line from rank 0 that names the filter and darshan-merge.
+/// Returns the files and bytes of the job's crash-safe files, merged.
+fn sandboxed_job(mpi: Mpi, tag: &str, how: &str, gather_max: &str) -> (usize, i64) {
+    let d = scratch(tag);
+    let data = d.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let exe = common::mpi::mpicc_with(mpi, "seccomp_sandbox", &d, &["-DUSE_MPI", "-lseccomp"]);
+    let args = [data.to_str().unwrap(), "20", how];
+    let (logs, err) = common::mpi::mpirun_said(mpi, &exe, &args, &d, &[("DARSHAN_LOG_GATHER_MAX", gather_max)]);
+    assert!(logs.is_empty(), "no log, whole or partial: {logs:?}");
+    let said: Vec<&str> = err.lines().filter(|l| l.contains("darshan")).collect();
+    assert_eq!(said.len(), 1, "{how}: {said:?}");
+    assert!(said[0].contains("seccomp filter") && said[0].contains("darshan-merge"), "{how}: {said:?}");
+    files_and_bytes(&recovered(&d), &data)
+}
+
+on_both_mpis!(
+    an_mpi_job_that_sandboxed_itself_died_in_mpi_finalize,
+    one_rank_of_an_mpi_job_sandboxed_itself_and_rank_0_called_it_an_internal_error
+);

@@ -16,7 +16,8 @@
  *   prctl-only     hand-written BPF through prctl(PR_SET_SECCOMP), kill
  *                  what the program does not use
  * Built with -DUSE_MPI: every rank does so between MPI_Init and
- * MPI_Finalize, in a directory of its own under <dir> (rank 0 prints). */
+ * MPI_Finalize, in a directory of its own under <dir> (rank 0 prints);
+ * <how>@R: only rank R installs its filter. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
@@ -113,7 +114,11 @@ int main(int argc, char **argv)
 {
     if (argc != 4) { fprintf(stderr, "usage: %s dir N how\n", argv[0]); return 2; }
     long n = atol(argv[2]);
-    const char *how = argv[3];
+    char how[64];
+    snprintf(how, sizeof how, "%s", argv[3]);
+    char *at = strchr(how, '@');
+    int only = at ? atoi(at + 1) : -1;
+    if (at) *at = 0;
     int rank = 0;
 #ifdef USE_MPI
     MPI_Init(&argc, &argv);
@@ -127,7 +132,7 @@ int main(int argc, char **argv)
     if (!fds) return 2;
     for (long i = 0; i < n; i++)
         if ((fds[i] = make(argv[1], "before", i)) < 0) { perror("open"); return 3; }
-    int rc = !strcmp(how, "prctl-only") ? with_prctl() : with_libseccomp(how);
+    int rc = only >= 0 && only != rank ? 0 : !strcmp(how, "prctl-only") ? with_prctl() : with_libseccomp(how);
     if (rc) { fprintf(stderr, "installing the filter: %d\n", rc); return 4; }
     char buf[12];
     for (long i = 0; i < n; i++) {

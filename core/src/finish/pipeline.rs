@@ -51,6 +51,10 @@ pub enum ShutdownError {
     /// failed allocation would abort the program.
     #[error("not enough memory to write the log: {bytes} bytes could not be had (ulimit -v?)")]
     Memory { bytes: usize },
+    /// [`Memory`](Self::Memory) on another rank of an MPI job (rank 0
+    /// says it for the job).
+    #[error("not enough memory to write the log on a rank of the job (ulimit -v?)")]
+    MemoryOnARank,
     /// A seccomp filter the program installed would kill the calls that
     /// write the log (seccomp.rs): none is made.
     #[error("the program's seccomp filter would stop the calls that write the log")]

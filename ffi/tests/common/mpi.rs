@@ -86,6 +86,11 @@ pub fn mpicc_with(mpi: Mpi, name: &str, dir: &Path, flags: &[&str]) -> PathBuf {
 /// Run `exe` on NP ranks with the library preloaded, logs and crash-safe
 /// files in `dir` (none left in /tmp by a failing test); the logs written.
 pub fn mpirun(mpi: Mpi, exe: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Vec<PathBuf> {
+    mpirun_said(mpi, exe, args, dir, env).0
+}
+
+/// [`mpirun`], and what the job wrote to its standard error.
+pub fn mpirun_said(mpi: Mpi, exe: &Path, args: &[&str], dir: &Path, env: &[(&str, &str)]) -> (Vec<PathBuf>, String) {
     let logs = dir.join("logs");
     let mut all = vec![
         ("LD_PRELOAD", super::lib().display().to_string()),
@@ -103,7 +108,7 @@ pub fn mpirun(mpi: Mpi, exe: &Path, args: &[&str], dir: &Path, env: &[(&str, &st
     );
     let mut found: Vec<PathBuf> = std::fs::read_dir(&logs).unwrap().map(|e| e.unwrap().path()).collect();
     found.sort();
-    found
+    (found, String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 /// One `#[test]` per MPI family for a test function taking an [`Mpi`]:
