@@ -205,7 +205,21 @@ pub fn check_mpi_mix_as(log: &Log, data: &Path, kind: MixLog) {
     let inside_mpi = kind != MixLog::Static;
     assert_eq!(log.file.job.nprocs, NP);
     assert_eq!(log.file.header.partial_flag, 0);
+    check_shared_mpiio(log, data);
+    check_fpp_mpiio(log, data, inside_mpi);
+    // The POSIX side of the shared MPI-IO file (Open MPI's own pwrites):
+    // shared too, with all of the bytes.
+    if inside_mpi {
+        let p = log.one(POSIX, &data.join("shared.dat"));
+        assert_eq!((p.rank, c(p, px::BYTES_WRITTEN), c(p, px::BYTES_READ)), (-1, 2000 * NP, 1096 * NP));
+        assert!(c(p, px::OPENS) >= NP);
+    }
 
+    check_posix_shared(log, data, kind);
+    check_per_rank(log, data);
+}
+
+fn check_shared_mpiio(log: &Log, data: &Path) {
     // Shared MPI-IO file: one rank -1 record holding the sums.
     let s = log.one(MPIIO, &data.join("shared.dat"));
     assert_eq!(s.rank, -1);
@@ -242,7 +256,9 @@ pub fn check_mpi_mix_as(log: &Log, data: &Path, kind: MixLog) {
     assert_eq!(s.fcounters[mx::F_VARIANCE_RANK_BYTES], 0.0, "every rank moved the same bytes");
     assert!(s.fcounters[mx::F_FASTEST_RANK_TIME] <= s.fcounters[mx::F_SLOWEST_RANK_TIME]);
     assert!(s.fcounters[mx::F_WRITE_TIME] > 0.0 && s.fcounters[mx::F_OPEN_START_TIMESTAMP] > 0.0);
+}
 
+fn check_fpp_mpiio(log: &Log, data: &Path, inside_mpi: bool) {
     // File per process through MPI-IO: one record per rank, that rank.
     for r in 0..NP {
         let f = log.one(MPIIO, &data.join(format!("fpp.{r}")));
@@ -271,15 +287,9 @@ pub fn check_mpi_mix_as(log: &Log, data: &Path, kind: MixLog) {
             assert!(log.all(POSIX, &data.join(format!("fpp.{r}"))).is_empty());
         }
     }
+}
 
-    // The POSIX side of the shared MPI-IO file (Open MPI's own pwrites):
-    // shared too, with all of the bytes.
-    if inside_mpi {
-        let p = log.one(POSIX, &data.join("shared.dat"));
-        assert_eq!((p.rank, c(p, px::BYTES_WRITTEN), c(p, px::BYTES_READ)), (-1, 2000 * NP, 1096 * NP));
-        assert!(c(p, px::OPENS) >= NP);
-    }
-
+fn check_posix_shared(log: &Log, data: &Path, kind: MixLog) {
     // POSIX-only shared file.
     let p = log.one(POSIX, &data.join("posix_shared.dat"));
     let want = [
@@ -312,7 +322,9 @@ pub fn check_mpi_mix_as(log: &Log, data: &Path, kind: MixLog) {
     {
         assert_eq!(bytes, (rank + 1) * 100, "rank {rank}'s own bytes");
     }
+}
 
+fn check_per_rank(log: &Log, data: &Path) {
     // POSIX file per process.
     for r in 0..NP {
         let p = log.one(POSIX, &data.join(format!("posix_{r}.dat")));
