@@ -48,6 +48,18 @@ fn main() {
     }
     static_unwinder();
     text_order();
+    never_unloaded();
+}
+
+/// A program that loads the runtime with `dlopen` and lets it go with
+/// `dlclose` must not have it unmapped: the thread-local destructors it
+/// registered on the program's threads run at their exit (the main
+/// thread's at `exit`), into a library no longer there (SIGSEGV; C
+/// Darshan, without such destructors, runs it). `-z nodelete` keeps it
+/// mapped to the end; its destructor, and so the log, waits for exit,
+/// when the process's records are complete.
+fn never_unloaded() {
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-z,nodelete");
 }
 
 /// Rust's std asks for `-lgcc_s` (the unwinder a caught panic needs).
