@@ -15,6 +15,7 @@
 
 #[macro_use]
 mod real;
+mod alloc;
 mod bgq_wrap;
 mod c_api;
 mod clock;

@@ -36,10 +36,12 @@ pub fn dated_dir(dir: &str, start: Option<DateTime<FixedOffset>>) -> String {
 /// TZ names a file that is not a regular one (the zone's reader would
 /// wait on a FIFO, or on a device, for ever: at the program's exit).
 pub fn local(secs: i64) -> Option<DateTime<FixedOffset>> {
+    let utc = || Utc.timestamp_opt(secs, 0).single().map(|t| t.fixed_offset());
+    if crate::finish::from_exit_call() {
+        return utc();
+    }
     match std::env::var_os("TZ") {
-        Some(tz) if !names_only_regular_files(tz.as_encoded_bytes()) => {
-            Utc.timestamp_opt(secs, 0).single().map(|t| t.fixed_offset())
-        }
+        Some(tz) if !names_only_regular_files(tz.as_encoded_bytes()) => utc(),
         _ => Local.timestamp_opt(secs, 0).single().map(|t| t.fixed_offset()),
     }
 }

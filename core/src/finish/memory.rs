@@ -22,12 +22,12 @@ pub fn enough() -> Result<(), ShutdownError> {
     probe.try_reserve_exact(bytes).map_err(|_| ShutdownError::Memory { bytes })
 }
 
-/// The shutdown's peak, from above: every record and name copied twice
+/// The shutdown's peak in bytes, from above: every record and name copied twice
 /// (the compressed streams, then the log they are assembled into; a
 /// region compressed where it lies needs no copy of its own), the traces
 /// a module holds outside DARSHAN_MODMEM (DXT's) three times (their words
 /// in the log's layout as well).
-fn need() -> usize {
+pub fn need() -> usize {
     let core = crate::runtime::core();
     let Some(cfg) = core.config() else { return FIXED };
     let records = cfg.mod_mem.saturating_sub(core.ledger.budget_left());

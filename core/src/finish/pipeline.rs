@@ -121,59 +121,73 @@ impl Regions {
 }
 
 /// Phase 2: compress the name table and every module's records (a big
-/// name table on a helper thread meanwhile); the job record follows
-/// ([`Regions::set_job`]).
+/// name table on a helper thread meanwhile, unless the log is written
+/// from `_exit`); the job record follows ([`Regions::set_job`]).
 pub fn compress_regions(names: &[u8], modules: &[&'static dyn Module]) -> Regions {
     let mut c = compress::Compressor::default();
-    let mut records = 0;
-    let mut calls = 0u64;
-    let (names, modules) = std::thread::scope(|s| {
-        let helper = (names.len() >= NAMES_THREAD_MIN)
-            .then(|| std::thread::Builder::new().spawn_scoped(s, || compress::large_text(names)).ok())
-            .flatten();
-        let mut per_module = Vec::with_capacity(modules.len());
-        for m in modules {
-            let rw = m.spec().record_words.max(1);
-            let mut bytes = Vec::new();
-            // Runs (split around the records an MPI reduction took) are
-            // gathered into one stream: a stream per run cost a zlib header,
-            // trailer and code table each, and the matches across records
-            // (at 32 ranks, 8,367 against C's 7,844 bytes of POSIX).
-            // (A single run, the usual case, is compressed where it lies.)
-            let runs = m.output_runs();
-            let mut pending = Pending::default();
-            m.output(&mut |run: &[u64]| {
-                // Whether every record is of the module's size (the encoder
-                // then knows where each id is).
-                let (mut n, mut fixed) = (0, true);
-                for r in crate::contract::var_records::split(run, |r| m.record_len(r)) {
-                    n += 1;
-                    calls = calls.saturating_add(darshan_log::cost::record_calls(m.spec().id, r));
-                    fixed &= r.len() == rw;
-                }
-                records += n;
-                if runs == 1 || run.len() * 8 >= compress::LARGE_BYTES {
-                    pending.flush(&mut c, rw, &mut bytes);
-                    let shape = if fixed { Shape::Records(rw * 8) } else { Shape::VarRecords(rw * 8) };
-                    c.words(run, shape).iter().for_each(|s| bytes.extend_from_slice(s));
-                    return;
-                }
-                pending.words.extend_from_slice(run);
-                pending.fixed &= fixed;
-                if pending.words.len() * 8 >= compress::LARGE_BYTES {
-                    pending.flush(&mut c, rw, &mut bytes);
-                }
-            });
-            pending.flush(&mut c, rw, &mut bytes);
-            per_module.push((m.spec().id, bytes));
-        }
-        let names = match helper.map(|h| h.join()) {
-            Some(Ok(r)) => r,
-            _ => c.names(names).concat(),
-        };
-        (names, per_module)
-    });
+    let (mut records, mut calls) = (0, 0u64);
+    let helped = names.len() >= NAMES_THREAD_MIN && !crate::finish::from_exit_call();
+    let (names, modules) = if helped {
+        std::thread::scope(|s| {
+            let helper = std::thread::Builder::new().spawn_scoped(s, || compress::large_text(names)).ok();
+            let per_module = compress_modules(&mut c, modules, &mut records, &mut calls);
+            let names = match helper.map(|h| h.join()) {
+                Some(Ok(r)) => r,
+                _ => c.names(names).concat(),
+            };
+            (names, per_module)
+        })
+    } else {
+        let per_module = compress_modules(&mut c, modules, &mut records, &mut calls);
+        (c.names(names).concat(), per_module)
+    };
     Regions { job: Vec::new(), names, modules, records, calls }
+}
+
+/// Every module's records, compressed: (module id, its streams).
+fn compress_modules(
+    c: &mut compress::Compressor,
+    modules: &[&'static dyn Module],
+    records: &mut usize,
+    calls: &mut u64,
+) -> Vec<(usize, Vec<u8>)> {
+    let mut per_module = Vec::with_capacity(modules.len());
+    for m in modules {
+        let rw = m.spec().record_words.max(1);
+        let mut bytes = Vec::new();
+        // Runs (split around the records an MPI reduction took) are
+        // gathered into one stream: a stream per run cost a zlib header,
+        // trailer and code table each, and the matches across records
+        // (at 32 ranks, 8,367 against C's 7,844 bytes of POSIX).
+        // (A single run, the usual case, is compressed where it lies.)
+        let runs = m.output_runs();
+        let mut pending = Pending::default();
+        m.output(&mut |run: &[u64]| {
+            // Whether every record is of the module's size (the encoder
+            // then knows where each id is).
+            let (mut n, mut fixed) = (0, true);
+            for r in crate::contract::var_records::split(run, |r| m.record_len(r)) {
+                n += 1;
+                *calls = calls.saturating_add(darshan_log::cost::record_calls(m.spec().id, r));
+                fixed &= r.len() == rw;
+            }
+            *records += n;
+            if runs == 1 || run.len() * 8 >= compress::LARGE_BYTES {
+                pending.flush(c, rw, &mut bytes);
+                let shape = if fixed { Shape::Records(rw * 8) } else { Shape::VarRecords(rw * 8) };
+                c.words(run, shape).iter().for_each(|s| bytes.extend_from_slice(s));
+                return;
+            }
+            pending.words.extend_from_slice(run);
+            pending.fixed &= fixed;
+            if pending.words.len() * 8 >= compress::LARGE_BYTES {
+                pending.flush(c, rw, &mut bytes);
+            }
+        });
+        pending.flush(c, rw, &mut bytes);
+        per_module.push((m.spec().id, bytes));
+    }
+    per_module
 }
 
 /// Runs of a module's records waiting to be compressed as one stream
