@@ -28,7 +28,33 @@ on_both_mpis!(
     large_count_mpi_io_is_counted_as_the_plain_calls_are,
     mpi4py_failed_to_start_under_the_library,
     an_mpi_ranks_first_io_opened_the_crash_safe_file_again,
+    a_vfork_child_whose_exec_failed_cost_the_job_its_log,
 );
+
+/// A rank that shelled out with vfork and exec, the exec failing and its
+/// child leaving with `_exit(127)`: the child, sharing the rank's memory,
+/// took the runtime's `_exit` for the rank's own end without
+/// MPI_Finalize, said so ("this process ended without MPI_Finalize") and
+/// switched the rank's MPI shutdown off: the job had no log. A process
+/// other than the one whose records these are now leaves them alone, as
+/// a serial program's vfork child already did. Every rank's files are in
+/// the job's one log.
+fn a_vfork_child_whose_exec_failed_cost_the_job_its_log(mpi: Mpi) {
+    let d = scratch_mpi(mpi, "vfork-exec");
+    let data = d.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let exe = mpicc(mpi, "mpi_vfork_exec", &d);
+    let (logs, said) = mpirun_said(mpi, &exe, &[data.to_str().unwrap(), "5"], &d, &[]);
+    assert!(!said.contains("darshan"), "{said}");
+    let log = the_log(&logs);
+    for r in 0..NP {
+        let mine = data.join(format!("rank{r}"));
+        let files: Vec<_> =
+            log.recs.iter().filter(|(m, n, _)| *m == POSIX && n.starts_with(mine.to_str().unwrap())).collect();
+        assert_eq!(files.len(), 10, "rank {r}");
+        assert!(files.iter().all(|(_, _, rec)| c(rec, px::BYTES_WRITTEN) == 6), "rank {r}");
+    }
+}
 
 /// Regression: an MPI rank makes its crash-safe file in MPI_Init, but its
 /// first POSIX record opened the file a second time to give the POSIX

@@ -1,0 +1,69 @@
+/* A signal handler that calls _exit(7) while the program allocates as it
+ * computes. In a threaded program the handler may interrupt malloc or
+ * free with the heap's lock held by the very thread it runs on.
+ *   main:   the main thread allocates (an idle thread makes the process
+ *           threaded) and takes the signal;
+ *   thread: a worker allocates and takes the signal (the main thread
+ *           blocks it and waits).
+ * First writes <dir>/before.dat (6 bytes). SIGALRM comes once, after
+ * 20 ms.
+ * usage: handler_exit_heap <main|thread> <dir> */
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+static void on_alarm(int s)
+{
+    (void)s;
+    _exit(7);
+}
+
+static void *churn(void *arg)
+{
+    (void)arg;
+    void *p[64] = {0};
+    for (unsigned long i = 0;; i++) {
+        int k = i % 64;
+        free(p[k]);
+        /* Sizes past the thread cache: most calls take the heap's lock. */
+        p[k] = malloc(16 + (i * 7919) % 4000);
+        if (p[k]) memset(p[k], 1, 16);
+    }
+    return 0;
+}
+
+static void *idle(void *arg)
+{
+    (void)arg;
+    for (;;) pause();
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) return 2;
+    int on_main = !strcmp(argv[1], "main");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/before.dat", argv[2]);
+    int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    if (fd < 0 || write(fd, "abcdef", 6) != 6 || close(fd)) return 3;
+    signal(SIGALRM, on_alarm);
+    pthread_t t;
+    if (pthread_create(&t, 0, on_main ? idle : churn, 0)) return 4;
+    if (!on_main) {
+        sigset_t s;
+        sigemptyset(&s);
+        sigaddset(&s, SIGALRM);
+        pthread_sigmask(SIG_BLOCK, &s, 0);
+    }
+    struct itimerval it = {{0, 0}, {0, 20000}};
+    setitimer(ITIMER_REAL, &it, 0);
+    if (on_main) churn(0);
+    pthread_join(t, 0);
+    return 5;
+}
