@@ -1,14 +1,14 @@
 //! The library's allocator: the C library's `malloc`, except while the
-//! log is written from `_exit`. `_exit` is the way out a signal handler
-//! may take (async-signal-safe); a handler that interrupted `malloc` or
-//! `free` in a threaded program leaves the heap's lock held by the very
-//! thread that then writes the log, and the log's first allocation waited
-//! on it for ever: the program hung instead of ending (27 runs in 40 of a
-//! program that allocates as it computes; C Darshan 3.5.0 hangs the same
-//! way). From `_exit` on, allocations come from a mapping of their own
-//! (made with a system call, which a handler may make), bumped and never
-//! given back, and `free` of the heap's blocks is skipped: the process is
-//! ending.
+//! log is written from `_exit` in a signal handler. `_exit` is the way
+//! out a handler may take (async-signal-safe); a handler that interrupted
+//! `malloc` or `free` in a threaded program leaves the heap's lock held
+//! by the very thread that then writes the log, and the log's first
+//! allocation waited on it for ever: the program hung instead of ending
+//! (27 runs in 40 of a program that allocates as it computes; C Darshan
+//! 3.5.0 hangs the same way). From then on, allocations come from a
+//! mapping of their own (made with a system call, which a handler may
+//! make), bumped and never given back, and `free` of the heap's blocks is
+//! skipped: the process is ending.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

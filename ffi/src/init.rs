@@ -220,7 +220,7 @@ extern "C" fn destructor() {
 
 /// Who ends the process: `exit` (the library's destructor) or `_exit`,
 /// which a signal handler may call, on a thread whose interrupted frame
-/// may hold the C library's heap (see alloc.rs).
+/// may hold the C library's heap (see alloc.rs, signal_frame.rs).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Caller {
     Destructor,
@@ -263,19 +263,21 @@ pub fn shutdown(caller: Caller) {
     crate::own_stack::on_own_stack(write_log);
 }
 
-/// From `_exit`, the log's memory comes from a mapping of its own, never
-/// from the heap: address space for eight times what the shutdown may
-/// need (its memory check takes that much again, and what it frees is
-/// not reused), else twice. Only the process the records belong to comes
-/// here: a vfork child shares the parent's allocator.
+/// From `_exit` in a signal handler, the log's memory comes from a
+/// mapping of its own, never from the heap the handler may have
+/// interrupted: address space for eight times what the shutdown may need
+/// (its memory check takes that much again, and what it frees is not
+/// reused), else twice. Only the process the records belong to comes
+/// here: a vfork child shares the parent's allocator. Asked on the
+/// caller's stack: the unwinder does not follow a switch to the phase's.
 fn allocate_safely(caller: Caller) {
-    if caller == Caller::ExitCall {
+    if caller == Caller::ExitCall && crate::signal_frame::in_a_signal_handler() {
         let need = darshan_core::finish::memory::need();
         let ample = need.saturating_mul(8).saturating_add(64 << 20);
         if !crate::alloc::from_a_mapping_from_now_on(ample) {
             crate::alloc::from_a_mapping_from_now_on(need.saturating_mul(2).saturating_add(4 << 20));
         }
-        darshan_core::finish::written_from_exit_call();
+        darshan_core::finish::written_from_a_signal_handler();
     }
 }
 

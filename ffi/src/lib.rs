@@ -50,6 +50,7 @@ mod pnetcdf_wrap;
 mod posix_wrap;
 mod seccomp_wrap;
 mod shim;
+mod signal_frame;
 mod stat_wrap;
 mod stdio_wrap;
 mod uring_ring;

@@ -18,20 +18,43 @@ use common::*;
 /// first use allocates through the C library). Each run must end within
 /// its limit with status 7 and a log holding the file.
 fn an_exit_from_a_handler_that_interrupted_malloc_hung_the_program(mode: &str) {
-    let d = scratch(&format!("handler-heap-{mode}"));
-    let data = d.join("data");
-    std::fs::create_dir_all(&data).unwrap();
-    let exe = compile("handler_exit_heap", &d, &["-lpthread"]);
     for i in 0..10 {
-        let logs = d.join(format!("logs/{i}"));
-        std::fs::create_dir_all(&logs).unwrap();
-        let mut child = instrumented(&exe, &d).arg(mode).arg(&data).env("DARSHAN_LOGPATH", &logs).spawn().unwrap();
-        let st = wait_within(&mut child, Duration::from_secs(20));
-        assert_eq!(st.code(), Some(7), "run {i}: {st:?}");
-        let log = files(&logs);
-        assert_eq!(log.len(), 1, "run {i}: {log:?}");
-        assert_eq!(files_and_bytes(&log[0], &data), (1, 6), "run {i}");
+        // Named in UTC, not in the zone of TZ (5:30 ahead, no summer time).
+        assert_eq!(ended_with_its_log(mode, i), 0, "run {i}");
     }
+}
+
+/// `_exit` outside a handler (Python's `os._exit`, a forked worker's end)
+/// names its log in local time, as C Darshan does and `exit` does.
+#[test]
+fn a_plain_exit_call_names_its_log_in_local_time() {
+    assert_eq!(ended_with_its_log("plain", 0), 5 * 3600 + 1800);
+}
+
+/// Runs `handler_exit_heap <mode>` (run `i`) with TZ 5:30 ahead of UTC:
+/// it must end within its limit with status 7 and one log holding its
+/// file. Returns the offset from UTC the log's name was given, in
+/// seconds (its seconds since midnight against UTC's at the end).
+fn ended_with_its_log(mode: &str, i: usize) -> i64 {
+    let d = scratch(&format!("handler-heap-{mode}-{i}"));
+    let (data, logs) = (d.join("data"), d.join("logs"));
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::create_dir_all(&logs).unwrap();
+    let exe = compile("handler_exit_heap", &d, &["-lpthread"]);
+    let mut child = instrumented(&exe, &d).arg(mode).arg(&data).env("TZ", "IST-5:30").spawn().unwrap();
+    let st = wait_within(&mut child, Duration::from_secs(20));
+    assert_eq!(st.code(), Some(7), "{st:?}");
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+    let log = files(&logs);
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert_eq!(files_and_bytes(&log[0], &data), (1, 6));
+    // <user>_<exe>_id<job>-<pid>_<month>-<day>-<seconds>-<random>_1.darshan
+    let name = log[0].file_name().unwrap().to_string_lossy().into_owned();
+    let secs: i64 = name.rsplit('_').nth(1).and_then(|t| t.split('-').nth(2)).and_then(|s| s.parse().ok()).unwrap();
+    // The name says when the program started, less than a minute before
+    // now: the offset, less up to that minute.
+    let seen = (secs - now % 86400).rem_euclid(86400);
+    [0, 5 * 3600 + 1800].into_iter().find(|o| (o - seen).rem_euclid(86400) < 60).unwrap_or(seen)
 }
 
 #[test]

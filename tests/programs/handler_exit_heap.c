@@ -4,10 +4,11 @@
  *   main:   the main thread allocates (an idle thread makes the process
  *           threaded) and takes the signal;
  *   thread: a worker allocates and takes the signal (the main thread
- *           blocks it and waits).
+ *           blocks it and waits);
+ *   plain:  no signal: the main thread calls _exit(7) itself.
  * First writes <dir>/before.dat (6 bytes). SIGALRM comes once, after
  * 20 ms.
- * usage: handler_exit_heap <main|thread> <dir> */
+ * usage: handler_exit_heap <main|thread|plain> <dir> */
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -52,6 +53,7 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/before.dat", argv[2]);
     int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
     if (fd < 0 || write(fd, "abcdef", 6) != 6 || close(fd)) return 3;
+    if (!strcmp(argv[1], "plain")) _exit(7);
     signal(SIGALRM, on_alarm);
     pthread_t t;
     if (pthread_create(&t, 0, on_main ? idle : churn, 0)) return 4;

@@ -37,7 +37,7 @@ pub fn dated_dir(dir: &str, start: Option<DateTime<FixedOffset>>) -> String {
 /// wait on a FIFO, or on a device, for ever: at the program's exit).
 pub fn local(secs: i64) -> Option<DateTime<FixedOffset>> {
     let utc = || Utc.timestamp_opt(secs, 0).single().map(|t| t.fixed_offset());
-    if crate::finish::from_exit_call() {
+    if crate::finish::from_a_handler() {
         return utc();
     }
     match std::env::var_os("TZ") {

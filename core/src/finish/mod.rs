@@ -14,20 +14,20 @@ mod step;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Set when the log is written from `_exit`, which a signal handler may
-/// call on a thread whose interrupted frame holds the C library's heap
-/// (the runtime's own allocations then come from a mapping: ffi's
-/// alloc.rs). What would still reach that heap is left out: no thread is
-/// spawned (the C library allocates its descriptor), and the log is named
-/// in UTC (the local time zone's first use on a thread registers a
-/// thread-local destructor, which the C library allocates).
-static FROM_EXIT_CALL: AtomicBool = AtomicBool::new(false);
+/// Set when the log is written from `_exit` in a signal handler, on a
+/// thread whose interrupted frame may hold the C library's heap (the
+/// runtime's own allocations then come from a mapping: ffi's alloc.rs).
+/// What would still reach that heap is left out: no thread is spawned
+/// (the C library allocates its descriptor), and the log is named in UTC
+/// (the local time zone's first use on a thread registers a thread-local
+/// destructor, which the C library allocates).
+static FROM_A_HANDLER: AtomicBool = AtomicBool::new(false);
 
-/// The log is written from `_exit` (see [`FROM_EXIT_CALL`]).
-pub fn written_from_exit_call() {
-    FROM_EXIT_CALL.store(true, Ordering::Relaxed);
+/// The log is written from a signal handler (see [`FROM_A_HANDLER`]).
+pub fn written_from_a_signal_handler() {
+    FROM_A_HANDLER.store(true, Ordering::Relaxed);
 }
 
-pub(crate) fn from_exit_call() -> bool {
-    FROM_EXIT_CALL.load(Ordering::Relaxed)
+pub(crate) fn from_a_handler() -> bool {
+    FROM_A_HANDLER.load(Ordering::Relaxed)
 }
