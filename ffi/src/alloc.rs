@@ -28,26 +28,28 @@ static END: AtomicUsize = AtomicUsize::new(0);
 /// `bytes` (address space only; pages are backed as they are touched).
 /// Returns false, leaving `malloc` in use, when none can be had.
 pub fn from_a_mapping_from_now_on(bytes: usize) -> bool {
-    use rustix::mm::{MapFlags, ProtFlags};
     if ENDING.load(Ordering::Acquire) {
         return true;
     }
     let len = bytes.checked_next_multiple_of(4096).unwrap_or(usize::MAX);
-    // SAFETY: a fresh anonymous mapping; the kernel picks the address.
-    let at = unsafe {
-        rustix::mm::mmap_anonymous(
-            std::ptr::null_mut(),
-            len,
-            ProtFlags::READ | ProtFlags::WRITE,
-            MapFlags::PRIVATE | MapFlags::NORESERVE,
-        )
-    };
-    let Ok(at) = at else { return false };
+    let Some(at) = fresh_mapping(len) else { return false };
     START.store(at as usize, Ordering::Relaxed);
     NEXT.store(at as usize, Ordering::Relaxed);
     END.store(at as usize + len, Ordering::Relaxed);
     ENDING.store(true, Ordering::Release);
     true
+}
+
+/// `len` bytes of fresh zeroed memory, readable and writable, whose pages
+/// are backed only as they are touched (MAP_NORESERVE). Made with the
+/// system call itself (rustix), not through `mmap`: that is this
+/// library's own wrapper, whose first call looks the C library's up with
+/// `dlsym` (a deep stack, and the loader's lock).
+pub fn fresh_mapping(len: usize) -> Option<*mut std::ffi::c_void> {
+    use rustix::mm::{MapFlags, ProtFlags};
+    let (prot, flags) = (ProtFlags::READ | ProtFlags::WRITE, MapFlags::PRIVATE | MapFlags::NORESERVE);
+    // SAFETY: a fresh anonymous mapping; the kernel picks the address.
+    unsafe { rustix::mm::mmap_anonymous(std::ptr::null_mut(), len, prot, flags) }.ok()
 }
 
 /// `layout` from the mapping; None when it is used up.

@@ -84,28 +84,14 @@ struct Mapped {
 
 impl Mapped {
     fn new(bytes: usize) -> Option<Mapped> {
-        use rustix::mm::{MapFlags, MprotectFlags, ProtFlags};
+        use rustix::mm::MprotectFlags;
         // SAFETY: getauxval reads the auxiliary vector; no preconditions.
         let guard = match unsafe { libc::getauxval(libc::AT_PAGESZ) } as usize {
             0 => 4096,
             page => page,
         };
         let len = bytes + guard;
-        // System calls made directly (rustix), not through `mmap`: that is
-        // this library's own wrapper, whose first call looks the C
-        // library's up with `dlsym`, a deep stack of its own before the
-        // constructor has switched. Not accounted (MAP_NORESERVE): only
-        // the pages the phase touches are ever backed.
-        // SAFETY: a fresh anonymous mapping; the kernel picks the address.
-        let at = unsafe {
-            rustix::mm::mmap_anonymous(
-                std::ptr::null_mut(),
-                len,
-                ProtFlags::READ | ProtFlags::WRITE,
-                MapFlags::PRIVATE | MapFlags::NORESERVE,
-            )
-        }
-        .ok()?;
+        let at = crate::alloc::fresh_mapping(len)?;
         let mapped = Mapped { at, guard, len };
         // SAFETY: the lowest page of the mapping just made, ours alone.
         unsafe { rustix::mm::mprotect(at, guard, MprotectFlags::empty()) }.ok()?; // else dropped: unmapped
