@@ -213,29 +213,20 @@ pub fn start(cfg: Config, t_init: std::time::Instant, at: Placement) -> Started 
 }
 
 extern "C" fn destructor() {
-    if std::panic::catch_unwind(|| shutdown(Caller::Destructor)).is_err() {
+    if std::panic::catch_unwind(shutdown).is_err() {
         guard::set_life(Life::Finalized);
     }
 }
 
-/// Who ends the process: `exit` (the library's destructor) or `_exit`,
-/// which a signal handler may call, on a thread whose interrupted frame
-/// may hold the C library's heap (see alloc.rs, signal_frame.rs).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Caller {
-    Destructor,
-    ExitCall,
-}
-
 /// Write the log, once. Called from the destructor and from `_exit`.
-pub fn shutdown(caller: Caller) {
+pub fn shutdown() {
     if crate::mpi_state::mpi_active() {
         // MPI_Finalize writes the job's log; ending without it leaves the
         // crash-safe files, and one line per node says how to merge them:
         // not from a signal handler that interrupted the runtime (the line
         // is formatted).
         if guard::level() == guard::OUTSIDE && LIBC.pid() == runtime::core().times().pid {
-            allocate_safely(caller);
+            allocate_safely();
             crate::own_stack::on_own_stack(crate::mpi_state::ended_without_finalize);
         }
         return;
@@ -259,19 +250,21 @@ pub fn shutdown(caller: Caller) {
     if LIBC.pid() != runtime::core().times().pid {
         return;
     }
-    allocate_safely(caller);
+    allocate_safely();
     crate::own_stack::on_own_stack(write_log);
 }
 
-/// From `_exit` in a signal handler, the log's memory comes from a
-/// mapping of its own, never from the heap the handler may have
-/// interrupted: address space for eight times what the shutdown may need
-/// (its memory check takes that much again, and what it frees is not
-/// reused), else twice. Only the process the records belong to comes
-/// here: a vfork child shares the parent's allocator. Asked on the
-/// caller's stack: the unwinder does not follow a switch to the phase's.
-fn allocate_safely(caller: Caller) {
-    if caller == Caller::ExitCall && crate::signal_frame::in_a_signal_handler() {
+/// From a signal handler (by `_exit`, the way out POSIX allows one, or by
+/// `exit`, which programs call there as often), the log's memory comes
+/// from a mapping of its own, never from the heap the handler may have
+/// interrupted on this thread: address space for eight times what the
+/// shutdown may need (its memory check takes that much again, and what
+/// it frees is not reused), else twice. Only the process the records
+/// belong to comes here: a vfork child shares the parent's allocator.
+/// Asked on the caller's stack: the unwinder does not follow a switch to
+/// the phase's.
+fn allocate_safely() {
+    if crate::signal_frame::in_a_signal_handler() {
         let need = darshan_core::finish::memory::need();
         let ample = need.saturating_mul(8).saturating_add(64 << 20);
         if !crate::alloc::from_a_mapping_from_now_on(ample) {

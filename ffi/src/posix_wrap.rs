@@ -751,7 +751,7 @@ pub unsafe extern "C" fn fork() -> libc::pid_t {
 
 #[no_mangle]
 pub unsafe extern "C" fn _exit(status: c_int) -> ! {
-    let _ = std::panic::catch_unwind(|| crate::init::shutdown(crate::init::Caller::ExitCall));
+    let _ = std::panic::catch_unwind(crate::init::shutdown);
     if let Some(r) = real::_exit() {
         // SAFETY: the real function, with the caller's arguments unchanged.
         unsafe { r(status) };
@@ -767,7 +767,7 @@ pub unsafe extern "C" fn _exit(status: c_int) -> ! {
 
 #[no_mangle]
 pub unsafe extern "C" fn _Exit(status: c_int) -> ! {
-    let _ = std::panic::catch_unwind(|| crate::init::shutdown(crate::init::Caller::ExitCall));
+    let _ = std::panic::catch_unwind(crate::init::shutdown);
     if let Some(r) = real::_Exit() {
         // SAFETY: the real function, with the caller's arguments unchanged.
         unsafe { r(status) };

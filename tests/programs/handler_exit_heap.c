@@ -1,14 +1,14 @@
-/* A signal handler that calls _exit(7) while the program allocates as it
- * computes. In a threaded program the handler may interrupt malloc or
+/* A signal handler that calls _exit(7), or exit(7) as programs do too,
+ * while the program allocates as it computes. In a threaded program the handler may interrupt malloc or
  * free with the heap's lock held by the very thread it runs on.
  *   main:   the main thread allocates (an idle thread makes the process
  *           threaded) and takes the signal;
  *   thread: a worker allocates and takes the signal (the main thread
  *           blocks it and waits);
- *   plain:  no signal: the main thread calls _exit(7) itself.
+ *   plain:  no signal: the main thread calls _exit(7) or exit(7) itself.
  * First writes <dir>/before.dat (6 bytes). SIGALRM comes once, after
  * 20 ms.
- * usage: handler_exit_heap <main|thread|plain> <dir> */
+ * usage: handler_exit_heap <main|thread|plain> <_exit|exit> <dir> */
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -18,10 +18,18 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+static int plain_exit;
+
+static void leave(void)
+{
+    if (plain_exit) exit(7);
+    _exit(7);
+}
+
 static void on_alarm(int s)
 {
     (void)s;
-    _exit(7);
+    leave();
 }
 
 static void *churn(void *arg)
@@ -47,13 +55,14 @@ static void *idle(void *arg)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) return 2;
+    if (argc != 4) return 2;
     int on_main = !strcmp(argv[1], "main");
+    plain_exit = !strcmp(argv[2], "exit");
     char path[4096];
-    snprintf(path, sizeof path, "%s/before.dat", argv[2]);
+    snprintf(path, sizeof path, "%s/before.dat", argv[3]);
     int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
     if (fd < 0 || write(fd, "abcdef", 6) != 6 || close(fd)) return 3;
-    if (!strcmp(argv[1], "plain")) _exit(7);
+    if (!strcmp(argv[1], "plain")) leave();
     signal(SIGALRM, on_alarm);
     pthread_t t;
     if (pthread_create(&t, 0, on_main ? idle : churn, 0)) return 4;

@@ -14,8 +14,8 @@ mod step;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Set when the log is written from `_exit` in a signal handler, on a
-/// thread whose interrupted frame may hold the C library's heap (the
+/// Set when the log is written from a signal handler (by `_exit` or
+/// `exit`), on a thread whose interrupted frame may hold the C library's heap (the
 /// runtime's own allocations then come from a mapping: ffi's alloc.rs).
 /// What would still reach that heap is left out: no thread is spawned
 /// (the C library allocates its descriptor), and the log is named in UTC

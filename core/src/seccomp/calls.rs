@@ -100,8 +100,9 @@ const PRLIMIT: [[u64; 6]; 5] = [
     [0, flags(libc::RLIMIT_AS as i32), 0, PTR, 0, 0],
 ];
 
-const SIGMASK: [[u64; 6]; 3] = [
+const SIGMASK: [[u64; 6]; 4] = [
     [flags(libc::SIG_BLOCK), PTR, PTR, 8, 0, 0],
+    [flags(libc::SIG_BLOCK), 0, PTR, 8, 0, 0],
     [flags(libc::SIG_UNBLOCK), PTR, 0, 8, 0, 0],
     [flags(libc::SIG_SETMASK), PTR, 0, 8, 0, 0],
 ];
