@@ -7,8 +7,10 @@
 //! (27 runs in 40 of a program that allocates as it computes; C Darshan
 //! 3.5.0 hangs the same way). From then on, allocations come from a
 //! mapping of their own (made with a system call, which a handler may
-//! make), bumped and never given back, and `free` of the heap's blocks is
-//! skipped: the process is ending.
+//! make), bumped: only the last block is given back (a vector grows in
+//! place; the shutdown's memory check takes and returns one), and `free`
+//! of the heap's blocks is skipped: the process is ending. A mapping used
+//! up falls back to `malloc`.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -31,11 +33,10 @@ pub fn from_a_mapping_from_now_on(bytes: usize) -> bool {
     if ENDING.load(Ordering::Acquire) {
         return true;
     }
-    let len = bytes.checked_next_multiple_of(4096).unwrap_or(usize::MAX);
-    let Some(at) = fresh_mapping(len) else { return false };
+    let Some(at) = fresh_mapping(bytes) else { return false };
     START.store(at as usize, Ordering::Relaxed);
     NEXT.store(at as usize, Ordering::Relaxed);
-    END.store(at as usize + len, Ordering::Relaxed);
+    END.store(at as usize + bytes, Ordering::Relaxed);
     ENDING.store(true, Ordering::Release);
     true
 }
@@ -68,28 +69,27 @@ fn bumped(layout: Layout) -> Option<*mut u8> {
     }
 }
 
-/// The mapping's last block, `p` of `size` bytes, made `new_size` long
-/// where it lies (a growing vector's usual case: nothing is copied or
-/// left behind).
-fn grown_in_place(p: *mut u8, size: usize, new_size: usize) -> bool {
-    let (Some(end), Some(new_end)) = ((p as usize).checked_add(size), (p as usize).checked_add(new_size)) else {
-        return false;
-    };
-    new_end <= END.load(Ordering::Relaxed)
-        && NEXT.compare_exchange(end, new_end.max(end), Ordering::Relaxed, Ordering::Relaxed).is_ok()
-}
-
-fn in_mapping(p: *mut u8) -> bool {
+/// The mapping's block `p` of `size` bytes made `new_size` long where it
+/// lies, if it is the last one (0: given back).
+fn resized_in_place(p: *mut u8, size: usize, new_size: usize) -> bool {
     let p = p as usize;
-    p >= START.load(Ordering::Relaxed) && p < END.load(Ordering::Relaxed)
+    if p < START.load(Ordering::Relaxed) || p >= END.load(Ordering::Relaxed) {
+        return false;
+    }
+    match (p.checked_add(size), p.checked_add(new_size)) {
+        (Some(end), Some(new_end)) if new_end <= END.load(Ordering::Relaxed) => {
+            NEXT.compare_exchange(end, new_end, Ordering::Relaxed, Ordering::Relaxed).is_ok()
+        }
+        _ => false,
+    }
 }
 
 struct RuntimeAlloc;
 
-// SAFETY: every block is the system allocator's or a fresh piece of the
-// exit's mapping, aligned as asked and not handed out twice; a mapping's
-// block is never given to the system allocator, and is zeroed as the
-// kernel mapped it.
+// SAFETY: every block is the system allocator's or a piece of the exit's
+// mapping, aligned as asked and not handed out twice while in use (only
+// the last block is given back); a mapping's block is never given to the
+// system allocator.
 unsafe impl GlobalAlloc for RuntimeAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if ENDING.load(Ordering::Acquire) {
@@ -104,6 +104,9 @@ unsafe impl GlobalAlloc for RuntimeAlloc {
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         if ENDING.load(Ordering::Acquire) {
             if let Some(p) = bumped(layout) {
+                // SAFETY: `p` holds `layout.size()` bytes, ours alone
+                // (given back, a block's bytes may have been written).
+                unsafe { std::ptr::write_bytes(p, 0, layout.size()) };
                 return p;
             }
         }
@@ -112,7 +115,8 @@ unsafe impl GlobalAlloc for RuntimeAlloc {
     }
 
     unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
-        if in_mapping(p) || ENDING.load(Ordering::Acquire) {
+        if ENDING.load(Ordering::Acquire) {
+            resized_in_place(p, layout.size(), 0);
             return;
         }
         // SAFETY: `p` came from System.alloc with `layout`.
@@ -120,11 +124,12 @@ unsafe impl GlobalAlloc for RuntimeAlloc {
     }
 
     unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if !in_mapping(p) && !ENDING.load(Ordering::Acquire) {
-            // SAFETY: `p` came from System.alloc with `layout`.
+        if !ENDING.load(Ordering::Acquire) {
+            // SAFETY: `p` came from System.alloc with `layout` (a mapping's
+            // block exists only once ENDING is set).
             return unsafe { System.realloc(p, layout, new_size) };
         }
-        if in_mapping(p) && grown_in_place(p, layout.size(), new_size) {
+        if resized_in_place(p, layout.size(), new_size) {
             return p;
         }
         // SAFETY: the same alignment, a size the caller checked.

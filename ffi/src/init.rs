@@ -218,23 +218,12 @@ extern "C" fn destructor() {
     }
 }
 
-/// Write the log, once. Called from the destructor and from `_exit`.
+/// Write the log, once. Called from the destructor and from `_exit`. In
+/// an MPI job MPI_Finalize writes it; ending without it leaves the
+/// crash-safe files, and one line per node says how to merge them.
 pub fn shutdown() {
-    if crate::mpi_state::mpi_active() {
-        // MPI_Finalize writes the job's log; ending without it leaves the
-        // crash-safe files, and one line per node says how to merge them:
-        // not from a signal handler that interrupted the runtime (the line
-        // is formatted).
-        if guard::level() == guard::OUTSIDE && LIBC.pid() == runtime::core().times().pid {
-            allocate_safely();
-            crate::own_stack::on_own_stack(crate::mpi_state::ended_without_finalize);
-        }
-        return;
-    }
-    // A child of vfork() or clone() (posix_spawn, CPython's subprocess)
-    // shares our memory: if it calls _exit, it must not finalize the
-    // parent's records. Only the process the records belong to writes.
-    if guard::life() != Life::Running {
+    let mpi = crate::mpi_state::mpi_active();
+    if !mpi && guard::life() != Life::Running {
         return;
     }
     if guard::level() != guard::OUTSIDE {
@@ -243,23 +232,33 @@ pub fn shutdown() {
         // locks the shutdown needs, so waiting would hang the program. No
         // log; the crash-safe file (if any) keeps every completed call.
         // Only async-signal-safe work here: a fixed message, no allocation.
-        LIBC.stderr(b"darshan: exit from a signal handler that interrupted the runtime: no log written; the crash-safe file, if any, is kept for darshan-merge\n");
-        guard::set_life(Life::Finalized);
+        if !mpi {
+            LIBC.stderr(b"darshan: exit from a signal handler that interrupted the runtime: no log written; the crash-safe file, if any, is kept for darshan-merge\n");
+            guard::set_life(Life::Finalized);
+        }
         return;
     }
+    // A child of vfork() or clone() (posix_spawn, CPython's subprocess)
+    // shares our memory: if it calls _exit, it must not finalize the
+    // parent's records, nor end its MPI job. Only the process the records
+    // belong to acts on them.
     if LIBC.pid() != runtime::core().times().pid {
         return;
     }
     allocate_safely();
-    crate::own_stack::on_own_stack(write_log);
+    if mpi {
+        crate::own_stack::on_own_stack(crate::mpi_state::ended_without_finalize);
+    } else {
+        crate::own_stack::on_own_stack(write_log);
+    }
 }
 
 /// From a signal handler (by `_exit`, the way out POSIX allows one, or by
 /// `exit`, which programs call there as often), the log's memory comes
 /// from a mapping of its own, never from the heap the handler may have
 /// interrupted on this thread: address space for eight times what the
-/// shutdown may need (its memory check takes that much again, and what
-/// it frees is not reused), else twice. Only the process the records
+/// shutdown may need (what it frees is not reused, but for the last
+/// block), else twice. Only the process the records
 /// belong to comes here: a vfork child shares the parent's allocator.
 /// Asked on the caller's stack: the unwinder does not follow a switch to
 /// the phase's.

@@ -24,8 +24,8 @@ use crate::platform::{LIBC, SILENCED};
 use crate::real;
 
 /// prctl's and seccomp(2)'s numbers for the two modes.
-const PR_MODE_STRICT: c_ulong = 1;
-const PR_MODE_FILTER: c_ulong = 2;
+const PR_MODE_STRICT: c_long = 1;
+const PR_MODE_FILTER: c_long = 2;
 const OP_MODE_STRICT: c_long = 0;
 const OP_MODE_FILTER: c_long = 1;
 
@@ -45,14 +45,16 @@ pub unsafe extern "C" fn prctl(option: c_int, a2: c_ulong, a3: c_ulong, a4: c_ul
     // SAFETY: the real function, with the caller's arguments unchanged.
     let ret = unsafe { r(option, a2, a3, a4, a5) };
     if option == libc::PR_SET_SECCOMP && ret == 0 {
-        // SAFETY: the kernel has just read the program from `a3`.
-        unsafe { after_install(a2 == PR_MODE_STRICT, a2 == PR_MODE_FILTER, a3) };
+        let a = [c_long::from(option), a2 as c_long, a3 as c_long];
+        // SAFETY: `ret` is the real call's result for these arguments.
+        unsafe { after_syscall(libc::SYS_prctl, a, c_long::from(ret)) };
     }
     ret
 }
 
-/// `syscall(n, a[0], a[1], a[2], ...)` for `seccomp` or `prctl`
-/// (uring_wrap.rs), which returned `ret`.
+/// `seccomp` or `prctl` called with `a[0]`, `a[1]`, `a[2]` first (through
+/// the prctl wrapper or `syscall()`, uring_wrap.rs), which returned `ret`:
+/// a strict mode or a filter installed is judged.
 ///
 /// # Safety
 /// `ret` is the real call's result for these arguments.
@@ -61,27 +63,18 @@ pub unsafe fn after_syscall(n: c_long, a: [c_long; 3], ret: c_long) {
     // seccomp's success is 0, or a listener's descriptor; with TSYNC a
     // positive value may name a thread that kept the filter out: judged
     // all the same (at worst, records given up for a filter not there).
-    if n == libc::SYS_seccomp && ret >= 0 {
-        // SAFETY: the kernel has just read the program from `a[2]`.
-        unsafe { after_install(a[0] == OP_MODE_STRICT, a[0] == OP_MODE_FILTER, a[2] as c_ulong) };
-    } else if n == libc::SYS_prctl && a[0] == c_long::from(libc::PR_SET_SECCOMP) && ret == 0 {
-        let mode = a[1] as c_ulong;
-        // SAFETY: as above.
-        unsafe { after_install(mode == PR_MODE_STRICT, mode == PR_MODE_FILTER, a[2] as c_ulong) };
-    }
-}
-
-/// A strict mode or a filter at `prog` was installed (neither: another
-/// mode, nothing to judge).
-///
-/// # Safety
-/// With `filter`, the kernel has just read a `sock_fprog` at `prog`.
-unsafe fn after_install(strict: bool, filter: bool, prog: c_ulong) {
-    if strict {
+    let (mode, strict, filter) = match n {
+        libc::SYS_seccomp if ret >= 0 => (a[0], OP_MODE_STRICT, OP_MODE_FILTER),
+        libc::SYS_prctl if a[0] == c_long::from(libc::PR_SET_SECCOMP) && ret == 0 => {
+            (a[1], PR_MODE_STRICT, PR_MODE_FILTER)
+        }
+        _ => return,
+    };
+    if mode == strict {
         installed(STRICT);
-    } else if filter {
-        // SAFETY: the caller's.
-        installed(unsafe { judged(prog as *const Prog) });
+    } else if mode == filter {
+        // SAFETY: the kernel has just read the program from `a[2]`.
+        installed(unsafe { judged(a[2] as *const Prog) });
     }
 }
 

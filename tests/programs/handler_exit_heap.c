@@ -1,6 +1,7 @@
 /* A signal handler that calls _exit(7), or exit(7) as programs do too,
- * while the program allocates as it computes. In a threaded program the handler may interrupt malloc or
- * free with the heap's lock held by the very thread it runs on.
+ * while the program allocates as it computes. In a threaded program the
+ * handler may interrupt malloc or free with the heap's lock held by the
+ * very thread it runs on.
  *   main:   the main thread allocates (an idle thread makes the process
  *           threaded) and takes the signal;
  *   thread: a worker allocates and takes the signal (the main thread

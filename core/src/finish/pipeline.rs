@@ -71,6 +71,28 @@ pub enum ShutdownError {
     OtherRank,
 }
 
+impl ShutdownError {
+    /// How a rank's failure of a step is told to the others (0: none),
+    /// the gravest winning: a seccomp filter, then memory, then the rest.
+    pub(crate) fn gravity(&self) -> u64 {
+        match self {
+            ShutdownError::Sealed => 3,
+            ShutdownError::Memory { .. } => 2,
+            _ => 1,
+        }
+    }
+
+    /// Rank 0's error for step `name` when another rank failed it with
+    /// `gravity`.
+    pub(crate) fn elsewhere(gravity: u64, name: &'static str) -> ShutdownError {
+        match gravity {
+            3 => ShutdownError::Sealed,
+            2 => ShutdownError::MemoryOnARank,
+            _ => ShutdownError::Step(name),
+        }
+    }
+}
+
 /// Phase 1: every module freezes its records (times into seconds).
 pub fn finalize(modules: &[&'static dyn Module], ctx: &FinalizeCtx) {
     for m in modules {

@@ -81,8 +81,8 @@ pub fn write_log_mpi(
     // vector takes no memory).
     let memory = crate::seccomp::check().and_then(|_| crate::finish::memory::enough());
     let modules = if memory.is_ok() { runtime::core().modules() } else { Vec::new() };
-    let (ctx, worst) = agree_on_the_clock(comm, secs_per_tick, end_tick, unready(&memory));
-    finalize(comm, &modules, &ctx, end, t_start, memory).map_err(|e| why_not_ready(e, worst))?;
+    let ctx = agree_on_the_clock(comm, secs_per_tick, end_tick);
+    finalize(comm, &modules, &ctx, end, t_start, memory)?;
     let finalize_s = t_start.elapsed().as_secs_f64();
     let t1 = Instant::now();
     let shared = reduce_shared_records(comm, &modules, sh);
@@ -103,44 +103,21 @@ pub fn write_log_mpi(
     Ok(Outcome { path, finalize_s, reduce_s, compress_s, write_s, records: regions.records, shared: shared.len() })
 }
 
-/// Why this rank cannot write its share (none: 0), as a number the ranks
-/// agree on with a maximum: a seccomp filter over memory.
-fn unready(ready: &Result<(), ShutdownError>) -> u64 {
-    match ready {
-        Ok(()) => 0,
-        Err(ShutdownError::Sealed) => 2,
-        Err(_) => 1,
-    }
-}
-
-/// Rank 0's error when the finalize step stopped the job for another
-/// rank's reason: that reason, not a failed step.
-fn why_not_ready(e: ShutdownError, worst: u64) -> ShutdownError {
-    match (e, worst) {
-        (ShutdownError::Step(_), 2) => ShutdownError::Sealed,
-        (ShutdownError::Step(_), 1) => ShutdownError::MemoryOnARank,
-        (e, _) => e,
-    }
-}
-
 /// Every rank's heatmaps end at the latest end of any rank (in each
 /// rank's own relative time, as Darshan agrees on it), with bins of the
 /// same width: ticks count with rank 0's rate for heatmaps, and bins are
-/// as many ticks wide as the widest any rank has. The same collective
-/// agrees on the worst of the ranks' [`unready`].
-fn agree_on_the_clock(comm: &dyn Comm, secs_per_tick: f64, end_tick: i64, unready: u64) -> (FinalizeCtx, u64) {
+/// as many ticks wide as the widest any rank has.
+fn agree_on_the_clock(comm: &dyn Comm, secs_per_tick: f64, end_tick: i64) -> FinalizeCtx {
     let mut heat = secs_per_tick.to_le_bytes();
     comm.bcast(&mut heat);
     let heat_secs_per_tick = f64::from_le_bytes(heat);
     let mut last = [end_tick as f64 * heat_secs_per_tick];
     comm.allreduce_f64(&mut last, Op::Max);
     let end_tick = if heat_secs_per_tick > 0.0 { (last[0] / heat_secs_per_tick).ceil() as i64 } else { end_tick };
-    let mut widest = [u64::from(crate::runtime::core().heat.widest()), unready];
+    let mut widest = [u64::from(crate::runtime::core().heat.widest())];
     comm.allreduce_u64(&mut widest, Op::Max);
     let heat_shift = u32::try_from(widest[0]).unwrap_or(u32::MAX); // finish() caps it
-    let ctx =
-        FinalizeCtx { secs_per_tick, end_tick, heat_secs_per_tick, heat_shift, rank: comm.rank(), nprocs: comm.size() };
-    (ctx, widest[1])
+    FinalizeCtx { secs_per_tick, end_tick, heat_secs_per_tick, heat_shift, rank: comm.rank(), nprocs: comm.size() }
 }
 
 /// Every module stops recording and turns ticks into seconds; this rank's

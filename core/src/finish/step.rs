@@ -1,13 +1,14 @@
 //! The shutdown's unit of local work in an MPI job: catch, then agree,
 //! so that every rank leaves the sequence at the same point.
 
-use crate::counting::collective::{all_ok, Comm};
+use crate::counting::collective::{Comm, Op};
 use crate::finish::pipeline::ShutdownError;
 
 /// A piece of this rank's local work between two collective calls, then
 /// the job's agreement on it: Ok on every rank only when it succeeded on
-/// every rank. Rank 0 carries the job's error (the step's name when it
-/// failed elsewhere); the others `OtherRank`.
+/// every rank. Rank 0 carries the job's error: its own, else the gravest
+/// reason another rank had ([`ShutdownError::elsewhere`]); the others
+/// `OtherRank`.
 pub(crate) fn step<T>(
     comm: &dyn Comm,
     name: &'static str,
@@ -18,13 +19,15 @@ pub(crate) fn step<T>(
         f()
     }))
     .unwrap_or(Err(ShutdownError::Step(name)));
-    if all_ok(comm, r.is_ok()) {
+    let mut worst = [r.as_ref().err().map_or(0, ShutdownError::gravity)];
+    comm.allreduce_u64(&mut worst, Op::Max);
+    if worst[0] == 0 {
         return r;
     }
     Err(match r {
         _ if comm.rank() != 0 => ShutdownError::OtherRank,
         Err(e) => e,
-        Ok(_) => ShutdownError::Step(name),
+        Ok(_) => ShutdownError::elsewhere(worst[0], name),
     })
 }
 

@@ -35,6 +35,16 @@ fn allowlist(allowed: &[i64], otherwise: u32) -> Vec<Insn> {
     f
 }
 
+/// Call `nr` with its first argument one of `values` gets `listed`, with
+/// another `other`; every other call is allowed.
+fn on_first_argument(nr: i64, values: &[u32], listed: u32, other: u32) -> Vec<Insn> {
+    let k = values.len() as u8;
+    let mut f = vec![stmt(LD_ABS, 0), jump(JEQ_K, nr as u32, 0, k + 3), stmt(LD_ABS, 16)];
+    f.extend(values.iter().enumerate().map(|(j, &v)| jump(JEQ_K, v, k - j as u8, 0)));
+    f.extend([stmt(RET_K, other), stmt(RET_K, listed), stmt(RET_K, RET_ALLOW)]);
+    f
+}
+
 /// Allow everything but `denied`, which gets `action`.
 fn denylist(denied: &[i64], action: u32) -> Vec<Insn> {
     let mut f = vec![stmt(LD_ABS, 0)];
@@ -72,16 +82,8 @@ fn a_denylist_of_calls_the_runtime_never_makes_leaves_it_free() {
 
 #[test]
 fn a_filter_on_an_argument_is_tried_with_the_runtimes_arguments() {
-    // write(2) only to descriptors 1 and 2, fstat only of 2, the rest allowed.
-    let f = vec![
-        stmt(LD_ABS, 0),
-        jump(JEQ_K, libc::SYS_write as u32, 0, 4),
-        stmt(LD_ABS, 16),
-        jump(JEQ_K, 1, 2, 0),
-        jump(JEQ_K, 2, 1, 0),
-        stmt(RET_K, KILL_PROCESS),
-        stmt(RET_K, RET_ALLOW),
-    ];
+    // write(2) only to descriptors 1 and 2, the rest allowed.
+    let f = on_first_argument(libc::SYS_write, &[1, 2], RET_ALLOW, KILL_PROCESS);
     assert_eq!(run(&f, &call(libc::SYS_write, [2, 0, 0, 0, 0, 0])), RET_ALLOW);
     assert_eq!(run(&f, &call(libc::SYS_write, [3, 0, 0, 0, 0, 0])), KILL_PROCESS);
     assert_eq!(judge(&f), Verdict { keeps_recording: false, may_say: true });
@@ -147,13 +149,8 @@ fn log_and_errno_are_harmless_and_trace_and_notification_are_not() {
 /// first call that is), and seccomp_wrap.rs silences the line alone.
 #[test]
 fn a_filter_may_leave_the_work_free_and_stop_the_line() {
-    let f = vec![
-        stmt(LD_ABS, 0),
-        jump(JEQ_K, libc::SYS_fstat as u32, 0, 3),
-        stmt(LD_ABS, 16),
-        jump(JEQ_K, 2, 0, 1),
-        stmt(RET_K, KILL_PROCESS),
-        stmt(RET_K, RET_ALLOW),
-    ];
+    let f = on_first_argument(libc::SYS_fstat, &[2], KILL_PROCESS, RET_ALLOW);
+    assert_eq!(run(&f, &call(libc::SYS_fstat, [2, 0, 0, 0, 0, 0])), KILL_PROCESS);
+    assert_eq!(run(&f, &call(libc::SYS_fstat, [3, 0, 0, 0, 0, 0])), RET_ALLOW);
     assert_eq!(judge(&f), Verdict { keeps_recording: true, may_say: false });
 }
