@@ -21,6 +21,7 @@ mod c_api;
 mod clock;
 mod cwd;
 mod exec_wrap;
+mod identity_wrap;
 mod facts;
 mod guard;
 mod hdf5_find;

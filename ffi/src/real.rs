@@ -240,6 +240,10 @@ reals! {
     munmap: fn(*mut c_void, size_t) -> c_int;
     syscall: fn(c_long, c_long, c_long, c_long, c_long, c_long, c_long) -> c_long;
     prctl: fn(c_int, c_ulong, c_ulong, c_ulong, c_ulong) -> c_int;
+    setuid: fn(libc::uid_t) -> c_int;
+    seteuid: fn(libc::uid_t) -> c_int;
+    setreuid: fn(libc::uid_t, libc::uid_t) -> c_int;
+    setresuid: fn(libc::uid_t, libc::uid_t, libc::uid_t) -> c_int;
     copy_file_range: fn(c_int, *mut off64_t, c_int, *mut off64_t, size_t, c_uint) -> ssize_t;
     sendfile: fn(c_int, c_int, *mut off_t, size_t) -> ssize_t;
     sendfile64: fn(c_int, c_int, *mut off64_t, size_t) -> ssize_t;

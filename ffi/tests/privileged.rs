@@ -400,3 +400,63 @@ fn an_ingest_into_a_read_only_database_names_it_and_leaves_nothing() {
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// A process started as root that became another user after its first
+/// record (a daemon or batch wrapper dropping to the job's user with
+/// setuid and kin) could not remove its crash-safe file at exit: in a
+/// sticky directory only a file's owner may, and root owned it. 6.75 MB
+/// stayed behind per such process (C Darshan 3.5.0 leaves its own, mode
+/// 0644). The file is now the new user's: removed at exit, and after a
+/// crash left to that user, with every record.
+#[test]
+fn a_process_that_gave_up_root_left_its_crash_safe_file_behind() {
+    need_root!();
+    let d = scratch("priv-drop");
+    let exe = compile("drop_root", &d, &[]);
+    for how in ["setuid", "seteuid", "setreuid", "setresuid", "killed"] {
+        let (run_dir, out, err) = drop_root(&exe, &d, how);
+        let left = files(&run_dir.join("mmap"));
+        let data = run_dir.join("data");
+        if how == "killed" {
+            assert_eq!(out.status.code(), None, "{how}: killed: {err}");
+            assert_eq!(left.len(), 1, "{how}: the crash-safe file: {left:?}");
+            let m = std::fs::metadata(&left[0]).unwrap();
+            assert_eq!((m.uid(), m.permissions().mode() & 0o777), (NOBODY, 0o600), "{how}: its owner and mode");
+            assert_eq!(files_and_bytes(&recovered(&run_dir), &data), (41, 205), "{how}: records kept");
+            as_nobody(&format!("rm {}", left[0].display()));
+            continue;
+        }
+        assert!(out.status.success(), "{how}: {err}");
+        assert!(left.is_empty(), "{how}: left behind: {left:?} {err}");
+        let log = only_log(&run_dir);
+        assert_eq!(std::fs::metadata(&log).unwrap().uid(), NOBODY, "{how}: the log's owner");
+        assert_eq!(files_and_bytes(&log, &data), (41, 205), "{how}: the log's records");
+    }
+}
+
+/// A change of user the kernel refused: the crash-safe file, given to
+/// the new user before the call, is root's again, and the program sees
+/// the call's own result and errno (EPERM).
+#[test]
+fn a_refused_change_of_user_gives_the_crash_safe_file_back() {
+    need_root!();
+    let d = scratch("priv-refused");
+    let exe = compile("drop_root", &d, &[]);
+    let (run_dir, out, err) = drop_root(&exe, &d, "refused");
+    assert!(out.status.success(), "{err}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(said.trim(), format!("result -1 errno {} owner 0", libc::EPERM), "{err}");
+    assert!(files(&run_dir.join("mmap")).is_empty(), "{err}");
+    assert_eq!(files_and_bytes(&only_log(&run_dir), &run_dir.join("data")), (1, 5));
+}
+
+/// drop_root.c run as root in `d`/`how`, its data, crash-safe and log
+/// directories sticky and open to all, as /tmp is.
+fn drop_root(exe: &Path, d: &Path, how: &str) -> (PathBuf, Output, String) {
+    let run_dir = d.join(how);
+    let dirs = ["data", "mmap", "logs"].map(|s| sticky(&run_dir.join(s)));
+    let mut c = instrumented(exe, &run_dir);
+    c.arg(how).args(&dirs[..2]);
+    let (out, err) = run(&mut c);
+    (run_dir, out, err)
+}

@@ -49,8 +49,9 @@ const fn flags(f: i32) -> u64 {
 
 /// `openat`'s ways: read a file or a directory (/proc, the mount table,
 /// the time zone, a directory to sync), create a crash-safe file or a log
-/// (exclusively, 0600 / 0400), open one to grow it or merge it.
-const OPENAT: [[u64; 6]; 8] = [
+/// (exclusively, 0600 / 0400), open one to grow it or merge it, reach
+/// the crash-safe file to give it to a new user (owner.rs).
+const OPENAT: [[u64; 6]; 9] = [
     [AT_FDCWD, PTR, flags(O_RDONLY | O_CLOEXEC), 0, 0, 0],
     [AT_FDCWD, PTR, flags(O_RDONLY | O_DIRECTORY | O_CLOEXEC), 0, 0, 0],
     [AT_FDCWD, PTR, flags(O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC), 0o600, 0, 0],
@@ -59,6 +60,7 @@ const OPENAT: [[u64; 6]; 8] = [
     [AT_FDCWD, PTR, flags(O_WRONLY | O_CLOEXEC | O_NOFOLLOW), 0, 0, 0],
     [AT_FDCWD, PTR, flags(O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC), 0o600, 0, 0],
     [3, PTR, flags(O_RDONLY | O_CLOEXEC), 0, 0, 0],
+    [AT_FDCWD, PTR, flags(libc::O_PATH | O_NOFOLLOW | O_CLOEXEC), 0, 0, 0],
 ];
 
 const MMAP: [[u64; 6]; 4] = [
@@ -153,6 +155,7 @@ pub const RUNTIME: &[Call] = &[
     any(libc::SYS_unlinkat),
     any(libc::SYS_fchmod),
     any(libc::SYS_fchmodat),
+    any(libc::SYS_fchownat),
     any(libc::SYS_getcwd),
     any(libc::SYS_readlinkat),
     any(libc::SYS_statfs),

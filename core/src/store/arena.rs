@@ -364,7 +364,8 @@ pub struct MapFileError {
 /// runtime wrote before the file existed) and zeros for the rest (the
 /// next pages records will touch, which so get their blocks now). The
 /// descriptor is closed before returning: the runtime holds none while
-/// the program runs (docs/interposition.md rule 9).
+/// the program runs (docs/interposition.md rule 9). Returns what the file
+/// is (device and inode), for a later change of owner (owner.rs).
 /// The caller guarantees that nothing writes into the mapping meanwhile.
 #[allow(unsafe_code)]
 pub fn create_file_under(
@@ -372,7 +373,7 @@ pub fn create_file_under(
     len: usize,
     path: &str,
     copy: &[(usize, usize, usize)],
-) -> Result<(), MapFileError> {
+) -> Result<Option<crate::store::owner::Made>, MapFileError> {
     use std::os::unix::fs::{FileExt, OpenOptionsExt};
     // Sized past `ulimit -f`, the file would bring the program SIGXFSZ.
     crate::store::fsize::fits(len as u64).map_err(|e| MapFileError { step: "size", path: path.into(), source: e })?;
@@ -424,7 +425,7 @@ pub fn create_file_under(
     if p == libc::MAP_FAILED {
         return Err(fail("map")(std::io::Error::last_os_error()));
     }
-    Ok(())
+    Ok(crate::store::owner::Made::of(&f))
 }
 
 /// In a forked child: private zeroed memory again under the mapping at
@@ -564,7 +565,7 @@ fn allocate(f: &std::fs::File, off: usize, n: usize) -> Result<(), std::io::Erro
 /// `poll` says. Keeps the number `open` gave where none is free or it is
 /// already that high.
 #[allow(unsafe_code)]
-fn out_of_the_way(f: std::fs::File) -> std::fs::File {
+pub(crate) fn out_of_the_way(f: std::fs::File) -> std::fs::File {
     use std::os::fd::{AsRawFd, FromRawFd};
     if f.as_raw_fd() >= HIGH.start || !any_free(HIGH) {
         return f;

@@ -120,6 +120,8 @@ pub struct LogMap {
     pub base: usize,
     pub len: usize,
     pub path: String,
+    /// The file made at `path` (owner.rs), once made.
+    made: Option<crate::store::owner::Made>,
     /// A full file system was reported (once).
     full_said: bool,
     /// The file was removed (shutdown done, or exec under way) but stays
@@ -233,6 +235,7 @@ pub fn install(
         base,
         len,
         path,
+        made: None,
         full_said: false,
         unlinked: false,
         armed: false,
@@ -318,7 +321,10 @@ impl LogMap {
             a.given = upto;
         }
         match own_io(|| crate::store::arena::create_file_under(self.base, self.len, &self.path, &copy)) {
-            Ok(()) => self.backing = Backing::File,
+            Ok(made) => {
+                self.backing = Backing::File;
+                self.made = made;
+            }
             Err(e) => {
                 self.backing = Backing::Memory;
                 say(&format!("{e}; no crash-safe log for this process (records kept in memory)"));
@@ -516,6 +522,7 @@ pub fn fork_child(path: String) -> Result<(), DetachError> {
         }
         m.backing = Backing::Pending;
         m.path = path;
+        m.made = None;
         m.full_said = false;
         m.unlinked = false;
         m.armed = false;
@@ -546,6 +553,34 @@ pub fn detach_without_lock() {
     );
     if len != 0 {
         let _ = crate::store::arena::detach_file(base, len);
+    }
+}
+
+/// The program changes its effective user to `uid` by `change` (setuid
+/// and kin; true if it did). A crash-safe file made by another user is
+/// given to `uid` first, while the process may still give it, and back if
+/// the change failed (owner.rs); under the map's lock, so that no other
+/// thread makes the file meanwhile. Root (`uid` 0) may remove any file,
+/// and a file not made yet is made by the new user: neither is given.
+pub fn changing_user(uid: u32, change: impl FnOnce() -> bool) {
+    let mut change = Some(change);
+    with(|m| {
+        let given = if uid != 0 { m.give_file(uid) } else { None };
+        let changed = change.take().is_some_and(|c| c());
+        if let (Some(owner), false) = (given, changed) {
+            m.give_file(owner);
+        }
+    });
+    if let Some(c) = change {
+        c();
+    }
+}
+
+impl LogMap {
+    /// The file given to `uid`: the owner it had, if it changed hands.
+    fn give_file(&self, uid: u32) -> Option<u32> {
+        let made = self.made.filter(|_| self.backing == Backing::File && !self.unlinked)?;
+        own_io(|| crate::store::owner::give(&self.path, made, uid)).ok().flatten()
     }
 }
 

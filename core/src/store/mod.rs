@@ -3,7 +3,7 @@
 //! the record index (`id_index`) and the handle tables' words
 //! (`table_words`, which know whether they were written), the ledger that accounts for them all
 //! (`ledger`), the file size limit every file the runtime makes is
-//! held to (`fsize`), the descriptor one it may need past (`nofile`), and the lock every module's records sit behind (`sync`,
+//! held to (`fsize`), the descriptor one it may need past (`nofile`), who owns the crash-safe file (`owner`), and the lock every module's records sit behind (`sync`,
 //! which publishes itself into the crash-safe file for the live view), and
 //! the platform all of it reaches the system through (`platform`).
 
@@ -15,6 +15,7 @@ pub mod ledger;
 pub mod logmap;
 pub mod names;
 pub mod nofile;
+pub mod owner;
 pub mod platform;
 pub mod sync;
 pub mod table_words;
