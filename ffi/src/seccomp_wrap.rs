@@ -100,6 +100,9 @@ fn installed(v: Verdict) {
     if !v.may_say {
         SILENCED.store(true, Ordering::Release);
     }
+    if !v.may_spawn {
+        seccomp::forbid_threads();
+    }
     if v.keeps_recording || !seccomp::seal() {
         return;
     }

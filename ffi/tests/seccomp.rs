@@ -18,13 +18,20 @@ use common::mpi::Mpi;
 use common::*;
 
 fn sandboxed(tag: &str, how: &str) -> (Output, PathBuf, PathBuf) {
+    sandboxed_with(tag, how, 20)
+}
+
+/// As [`sandboxed`], with `n` files made before the filter (and as many
+/// after, where it allows them).
+fn sandboxed_with(tag: &str, how: &str, n: usize) -> (Output, PathBuf, PathBuf) {
     let d = scratch(tag);
     let data = d.join("data");
     for sub in [&data, &d.join("logs"), &d.join("mmap")] {
         std::fs::create_dir_all(sub).unwrap();
     }
     let exe = compile("seccomp_sandbox", &d, &["-lseccomp"]);
-    let out = output(instrumented(&exe, &d).arg(&data).arg("20").arg(how));
+    let mut c = instrumented(&exe, &d);
+    let out = output(room_for_many_records(&mut c, &d).arg(&data).arg(n.to_string()).arg(how));
     (out, d, data)
 }
 
@@ -90,6 +97,19 @@ fn a_filter_that_denies_what_the_runtime_never_calls_leaves_the_log_whole() {
     assert_eq!(files_and_bytes(&only_log(&d), &data), (40, 20 * 12 + 20 * 6));
 }
 
+/// A sandbox that forbids new tasks (it kills clone, clone3, fork and
+/// vfork) killed the program at exit once its log was large enough to be
+/// compressed on helper threads (a megabyte of records: 1,500 files made
+/// before the filter and 1,500 under it). Under such a filter the
+/// runtime now compresses on its own thread, and the log holds them all.
+#[test]
+fn a_sandbox_that_forbids_new_threads_killed_the_program_when_its_large_log_was_compressed() {
+    let (out, d, data) = sandboxed_with("seccomp-threads", "deny-threads", 1500);
+    ran_to_its_end(&out, 0);
+    assert!(files(&d.join("mmap")).is_empty(), "crash-safe file left: {:?}", files(&d.join("mmap")));
+    assert_eq!(files_and_bytes(&only_log(&d), &data), (3000, 1500 * 12 + 1500 * 6));
+}
+
 /// Every rank of an MPI job sandboxed itself after MPI_Init with a filter
 /// that kills only `linkat` and `rename` (no MPI library calls them at
 /// finalize; the runtime publishes the job's log with them): rank 0 died
@@ -139,3 +159,51 @@ on_both_mpis!(
     an_mpi_job_that_sandboxed_itself_died_in_mpi_finalize,
     one_rank_of_an_mpi_job_sandboxed_itself_and_rank_0_called_it_an_internal_error
 );
+
+/// The judge (core::seccomp) runs a filter on the calls listed as the
+/// runtime's; a call the shutdown makes that is missing there could kill
+/// a sandboxed program whatever the verdict (the helper threads' clone3
+/// was). strace is the oracle: every call after the program's last own
+/// one (a getcpu marker), in every thread, must be listed, at exit and
+/// at `_exit`, with a megabyte of records (the helper threads' size) and
+/// with a few.
+#[test]
+fn every_call_the_shutdown_makes_is_one_the_seccomp_judge_knows() {
+    for (n, how) in [(1600, "exit"), (1600, "_exit"), (3, "exit")] {
+        let d = scratch(&format!("seccomp-calls-{n}{how}"));
+        let data = d.join("data");
+        for sub in [&data, &d.join("logs"), &d.join("mmap")] {
+            std::fs::create_dir_all(sub).unwrap();
+        }
+        let exe = compile("shutdown_calls", &d, &[]);
+        let trace = d.join("strace.txt");
+        let mut c = instrumented(Path::new("strace"), &d);
+        room_for_many_records(&mut c, &d).env_remove("LD_PRELOAD").args(["-f", "-qq", "-n", "-o"]).arg(&trace);
+        c.arg("-E").arg(format!("LD_PRELOAD={}", lib().display()));
+        c.arg(&exe).arg(&data).arg(n.to_string()).arg(how);
+        let out = output_within(&mut c, LIMIT);
+        assert!(out.status.success(), "{n} {how}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(files_and_bytes(&only_log(&d), &data), (n, 6 * n as i64), "{n} {how}");
+        let text = std::fs::read_to_string(&trace).unwrap();
+        let after = text.split_once("getcpu(").map(|(_, a)| a).unwrap_or_else(|| panic!("no marker: {text}"));
+        let unknown: Vec<&str> = after
+            .lines()
+            .filter_map(called)
+            .filter(|(nr, name)| *name != "exit_group" && !darshan_core::seccomp::listed(*nr))
+            .map(|(_, name)| name)
+            .collect();
+        assert!(unknown.is_empty(), "{n} {how}: calls the judge does not know: {unknown:?}");
+        assert!(after.lines().filter_map(called).count() > 10, "{n} {how}: the shutdown traced: {after}");
+    }
+}
+
+/// A call in an `strace -n` line (`[ 257] openat(...`, a resumed one
+/// too), as its number and name.
+fn called(line: &str) -> Option<(libc::c_long, &str)> {
+    let rest = line.trim_start_matches(|c: char| c != '[').strip_prefix('[')?;
+    let rest = if rest.starts_with("pid") { rest.split_once(']')?.1.trim_start().strip_prefix('[')? } else { rest };
+    let (nr, rest) = rest.split_once(']')?;
+    let rest = rest.trim_start().trim_start_matches("<... ");
+    let name = rest.split(|c: char| !c.is_ascii_alphanumeric() && c != '_').next()?;
+    Some((nr.trim().parse().ok()?, name))
+}

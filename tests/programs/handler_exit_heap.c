@@ -7,9 +7,11 @@
  *   thread: a worker allocates and takes the signal (the main thread
  *           blocks it and waits);
  *   plain:  no signal: the main thread calls _exit(7) or exit(7) itself.
- * First writes <dir>/before.dat (6 bytes). SIGALRM comes once, after
- * 20 ms.
- * usage: handler_exit_heap <main|thread|plain> <_exit|exit> <dir> */
+ * First writes <dir>/before.dat (6 bytes), and N more files of 6 bytes
+ * (<dir>/fK) when N is given (1,500 or more: a megabyte of records,
+ * which the log's compression splits across threads). SIGALRM comes
+ * once, 20 ms after.
+ * usage: handler_exit_heap <main|thread|plain> <_exit|exit> <dir> [N] */
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -56,13 +58,18 @@ static void *idle(void *arg)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) return 2;
+    if (argc != 4 && argc != 5) return 2;
     int on_main = !strcmp(argv[1], "main");
     plain_exit = !strcmp(argv[2], "exit");
     char path[4096];
     snprintf(path, sizeof path, "%s/before.dat", argv[3]);
     int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
     if (fd < 0 || write(fd, "abcdef", 6) != 6 || close(fd)) return 3;
+    for (long i = 0, n = argc == 5 ? atol(argv[4]) : 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/f%ld", argv[3], i);
+        fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+        if (fd < 0 || write(fd, "abcdef", 6) != 6 || close(fd)) return 3;
+    }
     if (!strcmp(argv[1], "plain")) leave();
     signal(SIGALRM, on_alarm);
     pthread_t t;

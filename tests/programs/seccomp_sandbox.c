@@ -10,6 +10,8 @@
  *   deny-publish   libseccomp, allow all but linkat and rename(at)(2)
  *                  (which MPI libraries do not call, and the runtime
  *                  publishes its log with)
+ *   deny-threads   libseccomp, allow all but clone, clone3, fork and
+ *                  vfork (a sandbox that forbids new tasks)
  *   write-std      libseccomp, kill write(2) to any descriptor above 2
  *                  (the program's own files are written with pwrite)
  *   errno          libseccomp, fail what the program does not use (EPERM)
@@ -29,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #ifdef USE_MPI
@@ -69,6 +72,11 @@ static int with_libseccomp(const char *how)
     }
     if (!strcmp(how, "deny-publish")) {
         int denied[] = {SCMP_SYS(linkat), SCMP_SYS(link), SCMP_SYS(rename), SCMP_SYS(renameat), SCMP_SYS(renameat2)};
+        for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++)
+            rc |= seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, denied[i], 0);
+    }
+    if (!strcmp(how, "deny-threads")) {
+        int denied[] = {SCMP_SYS(clone), SCMP_SYS(clone3), SCMP_SYS(fork), SCMP_SYS(vfork)};
         for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++)
             rc |= seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, denied[i], 0);
     }
@@ -128,6 +136,12 @@ int main(int argc, char **argv)
     if (mkdir(mine, 0700)) return 2;
     argv[1] = mine;
 #endif
+    /* All N stay open until the filter is in: room for them. */
+    struct rlimit nofile;
+    if (!getrlimit(RLIMIT_NOFILE, &nofile) && nofile.rlim_cur < (rlim_t)n + 64) {
+        nofile.rlim_cur = nofile.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &nofile);
+    }
     int *fds = calloc(n, sizeof *fds);
     if (!fds) return 2;
     for (long i = 0; i < n; i++)

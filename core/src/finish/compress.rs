@@ -74,7 +74,7 @@ impl Compressor {
             return vec![deflate::zlib_with(&mut self.scratch, bytes, shape)];
         }
         let rec_words = stride / 8;
-        let n = threads();
+        let n = if crate::finish::may_start_threads() { threads() } else { 1 };
         let recs = words.len() / rec_words;
         let per = recs.div_ceil(n).max(1) * stride;
         let parts: Vec<&[u8]> = bytes.chunks(per).collect();

@@ -31,3 +31,10 @@ pub fn written_from_a_signal_handler() {
 pub(crate) fn from_a_handler() -> bool {
     FROM_A_HANDLER.load(Ordering::Relaxed)
 }
+
+/// Whether the shutdown may start helper threads: not from a signal
+/// handler (see [`FROM_A_HANDLER`]), nor under a seccomp filter that
+/// would kill a thread's calls.
+pub(crate) fn may_start_threads() -> bool {
+    !from_a_handler() && crate::seccomp::threads_allowed()
+}

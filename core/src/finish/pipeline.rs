@@ -143,12 +143,12 @@ impl Regions {
 }
 
 /// Phase 2: compress the name table and every module's records (a big
-/// name table on a helper thread meanwhile, unless the log is written
-/// from a signal handler); the job record follows ([`Regions::set_job`]).
+/// name table on a helper thread meanwhile, where the runtime may start
+/// one: `finish::may_start_threads`); the job record follows ([`Regions::set_job`]).
 pub fn compress_regions(names: &[u8], modules: &[&'static dyn Module]) -> Regions {
     let mut c = compress::Compressor::default();
     let (mut records, mut calls) = (0, 0u64);
-    let helped = names.len() >= NAMES_THREAD_MIN && !crate::finish::from_a_handler();
+    let helped = names.len() >= NAMES_THREAD_MIN && crate::finish::may_start_threads();
     let (names, modules) = if helped {
         std::thread::scope(|s| {
             let helper = std::thread::Builder::new().spawn_scoped(s, || compress::large_text(names)).ok();

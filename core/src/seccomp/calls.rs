@@ -122,6 +122,26 @@ pub const SAY: &[Call] = &[
     any(libc::SYS_rt_sigtimedwait),
 ];
 
+/// What a helper thread of the shutdown costs in calls (the compression
+/// of a large log, finish::compress): glibc's pthread_create maps its
+/// stack PROT_NONE then opens it, sets the cancellation signal's handler
+/// at the process's first thread, and clones; the thread registers its
+/// robust list and rseq area and leaves with `exit`; std asks the CPU
+/// affinity for how many. A filter that kills only these (a sandbox
+/// forbidding new tasks) leaves the runtime recording, on one thread.
+const STACK: [[u64; 6]; 1] =
+    [[0, 4096, flags(libc::PROT_NONE), flags(libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK), u64::MAX, 0]];
+pub const THREAD: &[Call] = &[
+    with(libc::SYS_mmap, &STACK),
+    any(libc::SYS_rt_sigaction),
+    any(libc::SYS_clone),
+    any(libc::SYS_clone3),
+    any(libc::SYS_set_robust_list),
+    any(libc::SYS_rseq),
+    any(libc::SYS_exit),
+    any(libc::SYS_sched_getaffinity),
+];
+
 /// Every call of the runtime's own after start-up.
 pub const RUNTIME: &[Call] = &[
     with(libc::SYS_openat, &OPENAT),

@@ -18,7 +18,7 @@ mod calls;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use calls::{Call, RUNTIME, SAY};
+use calls::{Call, RUNTIME, SAY, THREAD};
 
 /// Set once a filter in the runtime's way is in force (ffi's
 /// seccomp_wrap.rs): from then on the runtime makes no system call of its
@@ -34,6 +34,27 @@ pub fn seal() -> bool {
 /// exec leaves the crash-safe file where it is.
 pub fn sealed() -> bool {
     SEALED.load(Ordering::Acquire)
+}
+
+/// Set once a filter would kill a helper thread's calls (calls::THREAD):
+/// the shutdown then compresses on its own thread.
+static NO_THREADS: AtomicBool = AtomicBool::new(false);
+
+/// The runtime may start no thread from now on.
+pub fn forbid_threads() {
+    NO_THREADS.store(true, Ordering::Release);
+}
+
+/// Whether the runtime may start a helper thread.
+pub fn threads_allowed() -> bool {
+    !NO_THREADS.load(Ordering::Acquire)
+}
+
+/// Whether the runtime may make system call `nr` after start-up (in its
+/// work, a helper thread or a line): the lists the filters are judged
+/// against, by number alone (ffi's tests trace the shutdown against it).
+pub fn listed(nr: libc::c_long) -> bool {
+    RUNTIME.iter().chain(THREAD).chain(SAY).any(|c| c.nr == nr)
 }
 
 /// One instruction: `struct sock_filter`, as the program hands it over.
@@ -91,16 +112,22 @@ pub struct Verdict {
     pub keeps_recording: bool,
     /// A line can still be written to stderr (platform.rs's `stderr`).
     pub may_say: bool,
+    /// A helper thread can still be started.
+    pub may_spawn: bool,
 }
 
 /// `prog` judged against the runtime's calls and its stderr line's.
 pub fn judge(prog: &[Insn]) -> Verdict {
-    Verdict { keeps_recording: harmless_to_all(prog, RUNTIME), may_say: harmless_to_all(prog, SAY) }
+    Verdict {
+        keeps_recording: harmless_to_all(prog, RUNTIME),
+        may_say: harmless_to_all(prog, SAY),
+        may_spawn: harmless_to_all(prog, THREAD),
+    }
 }
 
 /// Strict mode (SECCOMP_MODE_STRICT) leaves read, write, _exit and
 /// sigreturn: nothing the runtime's work or its line needs all of.
-pub const STRICT: Verdict = Verdict { keeps_recording: false, may_say: false };
+pub const STRICT: Verdict = Verdict { keeps_recording: false, may_say: false, may_spawn: false };
 
 fn harmless_to_all(prog: &[Insn], calls: &[Call]) -> bool {
     calls

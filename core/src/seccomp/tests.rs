@@ -61,19 +61,19 @@ fn a_sandbox_that_kills_what_it_does_not_list_stops_the_runtime_and_its_line() {
     let f = allowlist(&[libc::SYS_read, libc::SYS_write, libc::SYS_exit_group], KILL_PROCESS);
     assert_eq!(run(&f, &call(libc::SYS_write, [1, 0, 0, 0, 0, 0])), RET_ALLOW);
     assert_eq!(run(&f, &call(libc::SYS_openat, [0; 6])), KILL_PROCESS);
-    assert_eq!(judge(&f), Verdict { keeps_recording: false, may_say: false });
+    assert_eq!(judge(&f), Verdict { keeps_recording: false, may_say: false, may_spawn: false });
 }
 
 #[test]
 fn a_filter_that_denies_with_an_errno_leaves_the_runtime_free() {
     let f = allowlist(&[libc::SYS_read], RET_ERRNO | libc::EPERM as u32);
-    assert_eq!(judge(&f), Verdict { keeps_recording: true, may_say: true });
+    assert_eq!(judge(&f), Verdict { keeps_recording: true, may_say: true, may_spawn: true });
 }
 
 #[test]
 fn a_denylist_of_calls_the_runtime_never_makes_leaves_it_free() {
     let f = denylist(&[libc::SYS_ptrace, libc::SYS_kexec_load, libc::SYS_mount], KILL_PROCESS);
-    assert_eq!(judge(&f), Verdict { keeps_recording: true, may_say: true });
+    assert_eq!(judge(&f), Verdict { keeps_recording: true, may_say: true, may_spawn: true });
     // One of its calls denied the same way stops it.
     let f = denylist(&[libc::SYS_ptrace, libc::SYS_linkat], TRAP);
     assert!(!judge(&f).keeps_recording);
@@ -86,7 +86,7 @@ fn a_filter_on_an_argument_is_tried_with_the_runtimes_arguments() {
     let f = on_first_argument(libc::SYS_write, &[1, 2], RET_ALLOW, KILL_PROCESS);
     assert_eq!(run(&f, &call(libc::SYS_write, [2, 0, 0, 0, 0, 0])), RET_ALLOW);
     assert_eq!(run(&f, &call(libc::SYS_write, [3, 0, 0, 0, 0, 0])), KILL_PROCESS);
-    assert_eq!(judge(&f), Verdict { keeps_recording: false, may_say: true });
+    assert_eq!(judge(&f), Verdict { keeps_recording: false, may_say: true, may_spawn: true });
     // openat only without O_CREAT (a "read-only" sandbox).
     let f = vec![
         stmt(LD_ABS, 0),
@@ -152,5 +152,23 @@ fn a_filter_may_leave_the_work_free_and_stop_the_line() {
     let f = on_first_argument(libc::SYS_fstat, &[2], KILL_PROCESS, RET_ALLOW);
     assert_eq!(run(&f, &call(libc::SYS_fstat, [2, 0, 0, 0, 0, 0])), KILL_PROCESS);
     assert_eq!(run(&f, &call(libc::SYS_fstat, [3, 0, 0, 0, 0, 0])), RET_ALLOW);
-    assert_eq!(judge(&f), Verdict { keeps_recording: true, may_say: false });
+    assert_eq!(judge(&f), Verdict { keeps_recording: true, may_say: false, may_spawn: true });
+}
+
+/// A sandbox that forbids new tasks (clone, clone3, fork, vfork killed)
+/// leaves the runtime's work and its line free, but no helper thread.
+#[test]
+fn a_filter_that_forbids_new_tasks_leaves_the_work_free_but_no_thread() {
+    let f = denylist(&[libc::SYS_clone, libc::SYS_clone3, libc::SYS_fork, libc::SYS_vfork], KILL_PROCESS);
+    assert_eq!(judge(&f), Verdict { keeps_recording: true, may_say: true, may_spawn: false });
+    // A thread's stack mapped PROT_NONE, as glibc maps it, refused alone.
+    let f = vec![
+        stmt(LD_ABS, 0),
+        jump(JEQ_K, libc::SYS_mmap as u32, 0, 3),
+        stmt(LD_ABS, 32),
+        jump(JEQ_K, libc::PROT_NONE as u32, 0, 1),
+        stmt(RET_K, KILL_PROCESS),
+        stmt(RET_K, RET_ALLOW),
+    ];
+    assert_eq!(judge(&f), Verdict { keeps_recording: true, may_say: true, may_spawn: false });
 }

@@ -101,6 +101,16 @@ pub fn instrumented(exe: &Path, dir: &Path) -> Command {
     c
 }
 
+/// `c` may make up to 20,000 POSIX records (a configuration file in `d`
+/// and 32 MiB of record memory): past the default 1,024, enough for a
+/// megabyte of records, which the shutdown compresses on helper threads.
+#[allow(dead_code)]
+pub fn room_for_many_records<'a>(c: &'a mut Command, d: &Path) -> &'a mut Command {
+    let cfg = d.join("many-records.cfg");
+    std::fs::write(&cfg, "MAX_RECORDS 20000 POSIX\n").unwrap();
+    c.env("DARSHAN_CONFIG_PATH", cfg).env("DARSHAN_MODMEM", "32")
+}
+
 #[allow(unused_imports)]
 pub use darshan_test_support::{output, output_within, status, wait, wait_within, LIMIT};
 
