@@ -1,8 +1,10 @@
-/* Makes N files of 6 bytes in DIR, then makes one getcpu system call (a
- * marker: neither the program nor the runtime makes it otherwise) and
- * ends with exit(0) or _exit(0): what follows the marker in a trace is
- * the runtime's shutdown (and the program's exit_group).
- * usage: shutdown_calls DIR N <exit|_exit> */
+/* Makes one getcpu system call (a marker: neither the program nor the
+ * runtime makes it otherwise), then N files of 6 bytes in DIR (openat,
+ * write, close), and ends with exit(0) or _exit(0): what follows the
+ * marker in a trace is those calls, the runtime's own after its
+ * start-up (the crash-safe file, its growth, the shutdown) and the
+ * program's exit_group.
+ * usage: runtime_calls DIR N <exit|_exit> */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,14 +17,14 @@ int main(int argc, char **argv)
 {
     if (argc != 4) { fprintf(stderr, "usage: %s DIR N <exit|_exit>\n", argv[0]); return 2; }
     long n = atol(argv[2]);
+    unsigned cpu, node;
+    syscall(SYS_getcpu, &cpu, &node, NULL);
     char path[4096];
     for (long i = 0; i < n; i++) {
         snprintf(path, sizeof path, "%s/f%ld", argv[1], i);
         int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
         if (fd < 0 || write(fd, "abcdef", 6) != 6 || close(fd)) { perror(path); return 3; }
     }
-    unsigned cpu, node;
-    syscall(SYS_getcpu, &cpu, &node, NULL);
     if (!strcmp(argv[3], "_exit")) _exit(0);
     exit(0);
 }
