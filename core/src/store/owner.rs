@@ -39,7 +39,7 @@ pub fn give(path: &str, made: Made, uid: u32) -> std::io::Result<Option<u32>> {
         .read(true)
         .custom_flags(libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(path)
-        .map(crate::store::arena::out_of_the_way)?;
+        .map(crate::store::nofile::out_of_the_way)?;
     let m = f.metadata()?;
     if !m.file_type().is_file() || m.dev() != made.dev || m.ino() != made.ino || m.nlink() != 1 {
         return Err(std::io::Error::from_raw_os_error(libc::ESTALE));
