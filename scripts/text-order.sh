@@ -36,6 +36,10 @@ run() {
     DARSHAN_ENABLE_NONMPI=1 DARSHAN_LOGPATH="$work/logs" DARSHAN_MMAP_LOGPATH="$work/logs" LD_PRELOAD="$lib" \
         timeout 300 valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/$tag.%p.out" "$@" >/dev/null
 }
+# First (the runs are read in their names' order): the process that does
+# nothing, against which text_order.py tells the per-call path (what the
+# `-calls-` runs, which repeat a call, call a hundred times) from
+# start-up and shutdown.
 run 1-true /bin/true
 # The interpreter itself, as the benchmark times it (bench_runtime.py):
 # `python3` on PATH may be a shell script (a pyenv shim), and callgrind
@@ -43,8 +47,8 @@ run 1-true /bin/true
 py=/usr/bin/python3
 [ -x "$py" ] || py=$(python3 -c 'import sys; print(sys.executable)')
 run 2-python "$py" -c pass
-run 3-posix "$work/posix_small" "$work/data/p.dat" 100
-run 4-stdio "$work/stdio_mix" "$work/data/s.txt" 100
+run 3-calls-posix "$work/posix_small" "$work/data/p.dat" 100
+run 4-calls-stdio "$work/stdio_mix" "$work/data/s.txt" 100
 cc -O2 -o "$work/fork_exit" tests/programs/fork_exit.c
 run 5-fork "$work/fork_exit" 1
 python3 scripts/text_order.py "$lib" "$work"/*.out >ffi/text-order.txt
