@@ -42,17 +42,20 @@ def executed(path, lib_name):
 
 
 def calls_into(path, lib_name):
-    """Mangled name -> how many times it was called, for the functions of
-    `lib_name` in a callgrind run (the `calls=` lines of its call edges;
-    a callee's object is its `cob=`, else the caller's)."""
-    objects, functions, counts = {}, {}, {}
-    current, callee_ob, callee = "", None, None
+    """For the functions of `lib_name` in a callgrind run: how many times
+    each was called (the `calls=` lines of its call edges; a callee's
+    object is its `cob=`, else the caller's), and the calls made to each
+    from within the library, by caller (None: from outside it)."""
+    objects, functions, counts, callers = {}, {}, {}, {}
+    current, caller, callee_ob, callee = "", None, None, None
     with open(path) as f:
         for line in f:
             line = line.rstrip("\n")
             if line.startswith("calls="):
                 if callee and (callee_ob if callee_ob is not None else current).endswith(lib_name):
                     counts[callee] = counts.get(callee, 0) + int(line[6:].split()[0])
+                    inside = caller if current.endswith(lib_name) else None
+                    callers.setdefault(callee, {}).setdefault(inside, None)
                 callee_ob, callee = None, None
                 continue
             m = LINE.match(line)
@@ -71,7 +74,33 @@ def calls_into(path, lib_name):
                     functions[ident] = name
                 if kind == "cfn":
                     callee = functions.get(ident)
-    return counts
+                else:
+                    caller = functions.get(ident)
+    return counts, callers
+
+
+def per_call_path(hot, callers, order):
+    """The hot functions, each wrapper (called from outside the library)
+    followed by the hot functions it calls, depth first, in the runs'
+    order: what one call runs lies together."""
+    calls = {}
+    for fn in order:
+        for caller in callers.get(fn, ()):
+            calls.setdefault(caller, []).append(fn)
+    placed = {}
+
+    def visit(fn):
+        if fn in hot and fn not in placed:
+            placed[fn] = None
+            for callee in calls.get(fn, ()):
+                visit(callee)
+
+    for fn in order:
+        if None in callers.get(fn, ()):
+            visit(fn)
+    for fn in order:
+        visit(fn)
+    return list(placed)
 
 
 # A function called this many times in a run that repeats a call (named
@@ -109,6 +138,8 @@ def check(lib, listing):
     if len(present) * 10 < len(wanted) * 9:
         sys.exit(f"{listing} is stale (another toolchain, lock file or the functions renamed): "
                  "run scripts/text-order.sh")
+    if wanted and wanted[0] == ANCHOR and symbols.get(ANCHOR, (1, 0))[0] % 4096:
+        sys.exit(f"{ANCHOR}, the first of the per-call path, does not start a page (shim.c's alignment lost)")
     span = max(a + n for a, n in present) - min(a for a, _ in present)
     size = sum(n for _, n in present)
     print(f"they span {span} bytes for {size} bytes of code")
@@ -122,13 +153,16 @@ def main():
         return
     lib, runs = sys.argv[1], sys.argv[2:]
     names = defined(lib)
-    order, hot = {}, {}
+    order, hot, callers = {}, {}, {}
     lib_name = "/" + lib.rsplit("/", 1)[-1]
-    baseline = calls_into(sorted(runs)[0], lib_name)
+    baseline, _ = calls_into(sorted(runs)[0], lib_name)
     for path in sorted(p for p in runs if "-calls-" in p.rsplit("/", 1)[-1]):
-        for fn, n in calls_into(path, lib_name).items():
+        counts, by = calls_into(path, lib_name)
+        for fn, n in counts.items():
             if n >= HOT_CALLS > baseline.get(fn, 0) and fn in names:
                 hot.setdefault(fn, None)
+        for fn, c in by.items():
+            callers.setdefault(fn, {}).update(c)
     for path in sorted(runs):
         for fn in executed(path, "/" + lib.rsplit("/", 1)[-1]):
             # callgrind marks a function's later copies `'2`; addresses
@@ -139,9 +173,9 @@ def main():
     print("# Written by scripts/text-order.sh (do not edit): the functions a short process runs in")
     print("# libdarshan.so, placed first in its text by the linker (ffi/build.rs). The names hold")
     print(f"# for this toolchain ({rustc}), Cargo.lock and the runtime's features.")
-    # The per-call path first, from its page-aligned anchor, in the order
-    # the runs first ran it; then the rest in that order.
-    first = [ANCHOR] + [fn for fn in order if fn in hot and fn != ANCHOR]
+    # The per-call path first, from its page-aligned anchor; then the rest
+    # in the order the runs first ran them.
+    first = [ANCHOR] + [fn for fn in per_call_path(hot, callers, order) if fn != ANCHOR]
     print(f"# The first {len(first)}: the wrappers' per-call path, from {ANCHOR} (aligned to a page).")
     for fn in first + [fn for fn in order if fn not in first]:
         print(fn)
