@@ -688,3 +688,48 @@ fn a_python_start_made_a_crash_safe_file() {
 fn scratch_crash(tag: &str) -> PathBuf {
     common::scratch(&format!("crash-{tag}"))
 }
+
+/// The crash-safe file's directory may be one other users write into (a
+/// shared scratch directory named by DARSHAN_MMAP_LOGPATH, 0777 without
+/// the sticky bit). The file's growth wrote its zeros through the name:
+/// a FIFO put there held the program for ever (the open waited for a
+/// reader), and a file put there got the zeros. The name is now opened
+/// without waiting and written only if it still names the file the
+/// process made (the growth falls back to populating the mapping).
+#[test]
+fn a_fifo_put_at_the_crash_safe_files_name_held_the_program_at_its_growth() {
+    use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
+    for planted in ["fifo", "file"] {
+        let d = common::scratch(&format!("planted-{planted}"));
+        let (data, mmap) = (d.join("data"), d.join("mmap"));
+        std::fs::create_dir_all(&data).unwrap();
+        std::fs::create_dir_all(&mmap).unwrap();
+        std::fs::set_permissions(&mmap, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let exe = common::compile("fill_records", &d, &[]);
+        let mut cmd = common::instrumented(&exe, &d);
+        let (mut child, mut lines) = common::start_ready(cmd.arg(&data).arg("400"));
+        let made = common::files(&mmap);
+        assert_eq!(made.len(), 1, "{planted}: the crash-safe file: {made:?}");
+        // The process's file moved aside (still mapped), another thing
+        // put at its name; a second name keeps the planted file to look at.
+        std::fs::rename(&made[0], d.join("moved")).unwrap();
+        let theirs = b"another user's file\n";
+        if planted == "fifo" {
+            let c = std::ffi::CString::new(made[0].to_str().unwrap()).unwrap();
+            // SAFETY: a NUL-terminated path.
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o666) }, 0);
+        } else {
+            std::fs::write(&made[0], theirs).unwrap();
+            std::fs::hard_link(&made[0], d.join("theirs")).unwrap();
+        }
+        writeln!(child.stdin.take().unwrap(), "go").unwrap();
+        let status = common::wait_within(&mut child, common::LIMIT);
+        assert!(status.success(), "{planted}: {status:?}");
+        assert_eq!(lines.next().unwrap().unwrap(), "done 400", "{planted}");
+        assert_eq!(common::files_and_bytes(&common::only_log(&d), &data), (401, 401), "{planted}: the log");
+        if planted == "file" {
+            assert_eq!(std::fs::read(d.join("theirs")).unwrap(), theirs, "the planted file was written");
+        }
+    }
+}

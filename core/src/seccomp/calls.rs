@@ -51,13 +51,14 @@ const fn flags(f: i32) -> u64 {
 /// the time zone, a directory to sync), create a crash-safe file or a log
 /// (exclusively, 0600 / 0400), open one to grow it or merge it, reach
 /// the crash-safe file to give it to a new user (owner.rs).
-const OPENAT: [[u64; 6]; 9] = [
+const OPENAT: [[u64; 6]; 10] = [
     [AT_FDCWD, PTR, flags(O_RDONLY | O_CLOEXEC), 0, 0, 0],
     [AT_FDCWD, PTR, flags(O_RDONLY | O_DIRECTORY | O_CLOEXEC), 0, 0, 0],
     [AT_FDCWD, PTR, flags(O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC), 0o600, 0, 0],
     [AT_FDCWD, PTR, flags(O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC), 0o600, 0, 0],
     [AT_FDCWD, PTR, flags(O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC), 0o400, 0, 0],
     [AT_FDCWD, PTR, flags(O_WRONLY | O_CLOEXEC | O_NOFOLLOW), 0, 0, 0],
+    [AT_FDCWD, PTR, flags(O_WRONLY | O_CLOEXEC | O_NOFOLLOW | libc::O_NONBLOCK), 0, 0, 0],
     [AT_FDCWD, PTR, flags(O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC), 0o600, 0, 0],
     [3, PTR, flags(O_RDONLY | O_CLOEXEC), 0, 0, 0],
     [AT_FDCWD, PTR, flags(libc::O_PATH | O_NOFOLLOW | O_CLOEXEC), 0, 0, 0],

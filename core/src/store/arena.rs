@@ -448,20 +448,23 @@ pub fn detach_file(base: usize, len: usize) -> bool {
     p != libc::MAP_FAILED
 }
 
+use crate::store::owner::Made;
+
 /// Give the file bytes `off..off+n` of the mapping at `base` their storage
 /// now, so that a later store there can never raise SIGBUS (a full file
 /// system answers here, with an error). The range must never have been
-/// written. While the file has its name (`linked`), zeros are written
+/// written. While the file has its name (`file`: the path, and the file
+/// it must still name), zeros are written
 /// into the range through a descriptor opened for the moment: on ext4
 /// that is a quarter of the cost of MADV_POPULATE_WRITE (25 against 100
 /// us per 64 KiB here; the same on tmpfs), and it held a lock other
-/// threads waited on. Otherwise (the file removed, no descriptor to be
-/// had, or the program lowered its file size limit below the range since
+/// threads waited on. Otherwise (the file removed, its path naming
+/// another one, no descriptor to be had, or the program lowered its file size limit below the range since
 /// the file was made: a write there would bring it SIGXFSZ, a store into
 /// the mapping does not) MADV_POPULATE_WRITE (Linux 5.14).
-pub fn populate(base: usize, off: usize, n: usize, path: &str, linked: bool) -> Result<(), std::io::Error> {
-    if linked && crate::store::fsize::fits((off + n) as u64).is_ok() {
-        match write_zeros(path, off, n) {
+pub fn populate(base: usize, off: usize, n: usize, file: Option<(&str, Made)>) -> Result<(), std::io::Error> {
+    if let Some((path, made)) = file.filter(|_| crate::store::fsize::fits((off + n) as u64).is_ok()) {
+        match write_zeros(path, made, off, n) {
             Ok(()) => return Ok(()),
             // The disk is full: populating would say the same.
             Err(e) if e.raw_os_error() == Some(libc::ENOSPC) || e.raw_os_error() == Some(libc::EDQUOT) => {
@@ -473,13 +476,20 @@ pub fn populate(base: usize, off: usize, n: usize, path: &str, linked: bool) -> 
     populate_pages(base, off, n)
 }
 
-fn write_zeros(path: &str, off: usize, n: usize) -> Result<(), std::io::Error> {
+/// Zeros written through the path, if it still names the file `made`
+/// (opened without following a link or waiting: the directory may be one
+/// another user writes into, who could have put a FIFO there, which held
+/// the program for ever, or another file, which got the zeros).
+fn write_zeros(path: &str, made: Made, off: usize, n: usize) -> Result<(), std::io::Error> {
     use std::os::unix::fs::OpenOptionsExt;
     let f = std::fs::OpenOptions::new()
         .write(true)
-        .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
+        .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)
         .map(crate::store::nofile::out_of_the_way)?;
+    if Made::of(&f) != Some(made) {
+        return Err(std::io::Error::from_raw_os_error(libc::ESTALE));
+    }
     zeros_at(&f, off, n)
 }
 

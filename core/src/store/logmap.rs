@@ -340,7 +340,8 @@ impl LogMap {
             return end <= a.given;
         }
         let upto = (a.given + AHEAD).max(end + SLACK).min(a.end);
-        match own_io(|| crate::store::arena::populate(self.base, a.given, upto - a.given, &self.path, !self.unlinked)) {
+        let file = self.made.filter(|_| !self.unlinked).map(|made| (self.path.as_str(), made));
+        match own_io(|| crate::store::arena::populate(self.base, a.given, upto - a.given, file)) {
             Ok(()) => self.areas[slot].given = upto,
             Err(e) if !self.full_said => {
                 self.full_said = true;
