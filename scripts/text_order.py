@@ -18,64 +18,60 @@ import sys
 LINE = re.compile(r"^(ob|fn|cfn|cob)=\((\d+)\)(?: (.*))?$")
 
 
-def executed(path, lib_name):
-    """Mangled names of the functions of `lib_name` that ran, in the order
-    callgrind first lists them."""
-    objects, functions, current, seen = {}, {}, None, {}
-    with open(path) as f:
-        for line in f:
-            m = LINE.match(line.rstrip("\n"))
-            if not m:
-                continue
-            kind, ident, name = m.groups()
-            if kind in ("ob", "cob"):
-                if name:
-                    objects[ident] = name
-                if kind == "ob":
-                    current = objects.get(ident, "")
-            else:
-                if name:
-                    functions[ident] = name
-                if kind == "fn" and current.endswith(lib_name):
-                    seen.setdefault(functions[ident], None)
-    return list(seen)
-
-
-def calls_into(path, lib_name):
-    """For the functions of `lib_name` in a callgrind run: how many times
-    each was called (the `calls=` lines of its call edges; a callee's
-    object is its `cob=`, else the caller's), and the calls made to each
-    from within the library, by caller (None: from outside it)."""
-    objects, functions, counts, callers = {}, {}, {}, {}
+def events(path):
+    """A callgrind run, its compressed names resolved: ("fn", function,
+    its object) where a function's costs begin, and ("call", callee, its
+    object, caller, the caller's object, count) for each call edge (a
+    callee's object is its `cob=`, else the caller's)."""
+    objects, functions = {}, {}
     current, caller, callee_ob, callee = "", None, None, None
     with open(path) as f:
         for line in f:
             line = line.rstrip("\n")
             if line.startswith("calls="):
-                if callee and (callee_ob if callee_ob is not None else current).endswith(lib_name):
-                    counts[callee] = counts.get(callee, 0) + int(line[6:].split()[0])
-                    inside = caller if current.endswith(lib_name) else None
-                    callers.setdefault(callee, {}).setdefault(inside, None)
+                if callee:
+                    ob = callee_ob if callee_ob is not None else current
+                    yield ("call", callee, ob, caller, current, int(line[6:].split()[0]))
                 callee_ob, callee = None, None
                 continue
             m = LINE.match(line)
             if not m:
                 continue
             kind, ident, name = m.groups()
-            if kind in ("ob", "cob"):
-                if name:
-                    objects[ident] = name
-                if kind == "ob":
-                    current = objects.get(ident, "")
-                else:
-                    callee_ob = objects.get(ident, "")
+            table = objects if kind in ("ob", "cob") else functions
+            if name:
+                table[ident] = name
+            if kind == "ob":
+                current = objects.get(ident, "")
+            elif kind == "cob":
+                callee_ob = objects.get(ident, "")
+            elif kind == "cfn":
+                callee = functions.get(ident)
             else:
-                if name:
-                    functions[ident] = name
-                if kind == "cfn":
-                    callee = functions.get(ident)
-                else:
-                    caller = functions.get(ident)
+                caller = functions.get(ident)
+                yield ("fn", caller, current)
+
+
+def executed(path, lib_name):
+    """Mangled names of the functions of `lib_name` that ran, in the order
+    callgrind first lists them."""
+    seen = {}
+    for e in events(path):
+        if e[0] == "fn" and e[2].endswith(lib_name):
+            seen.setdefault(e[1], None)
+    return list(seen)
+
+
+def calls_into(path, lib_name):
+    """For the functions of `lib_name` in a callgrind run: how many times
+    each was called, and the calls made to each from within the library,
+    by caller (None: from outside it)."""
+    counts, callers = {}, {}
+    for e in events(path):
+        if e[0] == "call" and e[2].endswith(lib_name):
+            _, callee, _, caller, caller_ob, n = e
+            counts[callee] = counts.get(callee, 0) + n
+            callers.setdefault(callee, {}).setdefault(caller if caller_ob.endswith(lib_name) else None, None)
     return counts, callers
 
 
