@@ -102,6 +102,8 @@ fn installed(v: Verdict) {
     }
     if !v.may_spawn {
         seccomp::forbid_threads();
+    } else {
+        seccomp::count_judged();
     }
     if v.keeps_recording || !seccomp::seal() {
         return;

@@ -110,6 +110,19 @@ fn a_sandbox_that_forbids_new_threads_killed_the_program_when_its_large_log_was_
     assert_eq!(files_and_bytes(&only_log(&d), &data), (3000, 1500 * 12 + 1500 * 6));
 }
 
+/// The same filter installed before the program was executed (as a
+/// launcher, a container runtime or a service manager does): the runtime
+/// never saw it, started helper threads to compress the large log at exit,
+/// and the program died of SIGSYS (C Darshan starts no thread). A filter
+/// it did not judge now keeps the shutdown on its own thread.
+#[test]
+fn a_filter_inherited_across_exec_that_forbids_new_threads_killed_the_program_at_exit() {
+    let (out, d, data) = sandboxed_with("seccomp-inherited", "inherit-threads", 1500);
+    ran_to_its_end(&out, 0);
+    assert!(files(&d.join("mmap")).is_empty(), "crash-safe file left: {:?}", files(&d.join("mmap")));
+    assert_eq!(files_and_bytes(&only_log(&d), &data), (3000, 1500 * 12 + 1500 * 6));
+}
+
 /// Every rank of an MPI job sandboxed itself after MPI_Init with a filter
 /// that kills only `linkat` and `rename` (no MPI library calls them at
 /// finalize; the runtime publishes the job's log with them): rank 0 died

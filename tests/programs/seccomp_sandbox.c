@@ -17,6 +17,11 @@
  *   errno          libseccomp, fail what the program does not use (EPERM)
  *   prctl-only     hand-written BPF through prctl(PR_SET_SECCOMP), kill
  *                  what the program does not use
+ *   inherit-threads  deny-threads's filter installed first, then the
+ *                  program executes itself with how "inherited": it runs
+ *                  under a filter it did not install (as one a launcher,
+ *                  a container runtime or a service manager put there),
+ *                  and installs none of its own
  * Built with -DUSE_MPI: every rank does so between MPI_Init and
  * MPI_Finalize, in a directory of its own under <dir> (rank 0 prints);
  * <how>@R: only rank R installs its filter. */
@@ -127,6 +132,14 @@ int main(int argc, char **argv)
     char *at = strchr(how, '@');
     int only = at ? atoi(at + 1) : -1;
     if (at) *at = 0;
+    if (!strcmp(how, "inherit-threads")) {
+        int rc = with_libseccomp("deny-threads");
+        if (rc) { fprintf(stderr, "installing the filter: %d\n", rc); return 4; }
+        char *again[] = {argv[0], argv[1], argv[2], "inherited", NULL};
+        execv(argv[0], again);
+        perror("execv");
+        return 4;
+    }
     int rank = 0;
 #ifdef USE_MPI
     MPI_Init(&argc, &argv);
@@ -146,7 +159,9 @@ int main(int argc, char **argv)
     if (!fds) return 2;
     for (long i = 0; i < n; i++)
         if ((fds[i] = make(argv[1], "before", i)) < 0) { perror("open"); return 3; }
-    int rc = only >= 0 && only != rank ? 0 : !strcmp(how, "prctl-only") ? with_prctl() : with_libseccomp(how);
+    int rc = (only >= 0 && only != rank) || !strcmp(how, "inherited") ? 0
+             : !strcmp(how, "prctl-only")                               ? with_prctl()
+                                                                        : with_libseccomp(how);
     if (rc) { fprintf(stderr, "installing the filter: %d\n", rc); return 4; }
     char buf[12];
     for (long i = 0; i < n; i++) {
@@ -154,7 +169,7 @@ int main(int argc, char **argv)
         if (pread(fds[i], buf, 12, 0) != 12 || memcmp(buf, "abcdefghijkl", 12)) return 6;
         close(fds[i]);
     }
-    int may_open = !strcmp(how, "errno") || !strncmp(how, "deny-", 5) || !strcmp(how, "write-std");
+    int may_open = !strcmp(how, "errno") || !strncmp(how, "deny-", 5) || !strcmp(how, "write-std") || !strcmp(how, "inherited");
     for (long i = 0; may_open && i < n; i++) {
         int fd = make(argv[1], "after", i);
         if (fd < 0) return 7;

@@ -34,7 +34,7 @@ pub(crate) fn from_a_handler() -> bool {
 
 /// Whether the shutdown may start helper threads: not from a signal
 /// handler (see [`FROM_A_HANDLER`]), nor under a seccomp filter that
-/// would kill a thread's calls.
+/// would kill a thread's calls or one the runtime could not judge.
 pub(crate) fn may_start_threads() -> bool {
-    !from_a_handler() && crate::seccomp::threads_allowed()
+    !from_a_handler() && crate::seccomp::threads_allowed() && !crate::seccomp::unjudged_filter()
 }

@@ -15,6 +15,9 @@
 //! from then on.
 
 mod calls;
+mod inherited;
+
+pub use inherited::{count_judged, unjudged_filter};
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
