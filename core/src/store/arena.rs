@@ -255,8 +255,8 @@ impl Drop for ZeroedWords {
 /// memory, but they are address space all the same, which `mlockall`
 /// makes resident and `ulimit -v` or a strict overcommit policy count
 /// against the program (a pool of 16 MiB left 13 of them unused).
-/// Unmapping the unused tail after start-up instead cost 4-9 us, a tenth
-/// of start-up.
+/// Unmapping the unused tail after start-up instead cost 4-9 us (15 in
+/// start-up's own figure, darshan_cost_startup_us).
 const POOL_BYTES: usize = 3 << 20;
 
 /// What is left of the pool: its next free address and its end (0 until
