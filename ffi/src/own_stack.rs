@@ -63,16 +63,7 @@ fn room_where_called() -> bool {
     let now = usize::try_from(lim.rlim_cur).unwrap_or(usize::MAX).min(1 << 30);
     let limit = LIMIT_AT_START.fetch_min(now, Ordering::Relaxed).min(now);
     let depth = top.checked_sub(psm::stack_pointer() as usize);
-    depth.is_some_and(|d| d.saturating_add(STACK_BYTES + page()) <= limit)
-}
-
-/// The kernel's page size (the stack's guard).
-fn page() -> usize {
-    // SAFETY: getauxval reads the auxiliary vector; no preconditions.
-    match unsafe { libc::getauxval(libc::AT_PAGESZ) } as usize {
-        0 => 4096,
-        page => page,
-    }
+    depth.is_some_and(|d| d.saturating_add(STACK_BYTES + darshan_core::arena::page_size()) <= limit)
 }
 
 /// The phase on the caller's stack, in a frame of its own: inlined, its
@@ -93,7 +84,7 @@ struct Mapped {
 impl Mapped {
     fn new(bytes: usize) -> Option<Mapped> {
         use rustix::mm::MprotectFlags;
-        let guard = page();
+        let guard = darshan_core::arena::page_size();
         let len = bytes + guard;
         let at = crate::alloc::fresh_mapping(len)?;
         let mapped = Mapped { at, guard, len };

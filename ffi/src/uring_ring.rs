@@ -50,11 +50,7 @@ pub fn u64_at(b: &[u8], off: usize) -> u64 {
 /// Whether the pages of a ring's cursors and completion entries are still
 /// mapped (mincore fails with ENOMEM on an address that is not).
 pub fn still_mapped(v: &RingView) -> bool {
-    // SAFETY: sysconf reads a constant of the system.
-    let page = match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {
-        p if p > 0 => p as usize,
-        _ => return false,
-    };
+    let page = darshan_core::arena::page_size();
     [v.sq_head, v.cq_tail, v.cqes].iter().all(|&a| {
         let mut vec = [0u8; 1];
         // SAFETY: mincore only inspects the page table for the one page

@@ -194,7 +194,7 @@ impl ZeroedWords {
     #[allow(unsafe_code)]
     pub fn zero(&mut self) {
         if self.mapped {
-            let bytes = (self.words.len() * 8).next_multiple_of(PAGE);
+            let bytes = (self.words.len() * 8).next_multiple_of(page_size());
             // SAFETY: a mapped block is page-aligned private anonymous
             // memory of its own pages (the pool's pages are rounded up per
             // block; a mapping of its own is whole pages): the range holds
@@ -273,7 +273,17 @@ impl MapPool {
     /// they do not fit (or no pool could be had). A block is never handed
     /// out twice, so its owner may unmap exactly its pages.
     fn take(&self, len: usize) -> Option<&'static mut [u8]> {
-        let pages = len.checked_add(PAGE - 1)? & !(PAGE - 1);
+        self.take_paged(len, page_size())
+    }
+
+    /// [`MapPool::take`] with pages of `page` bytes. Whole pages of the
+    /// kernel's, not 4 KiB ones: on a kernel with 64 KiB pages (aarch64's
+    /// on RHEL and NVIDIA Grace systems) munmap and madvise act on whole
+    /// pages, and a block's owner giving back its 4 KiB would have taken
+    /// its neighbours' pages with it (tables gone: SIGSEGV in the program
+    /// at the next record) or cleared them.
+    fn take_paged(&self, len: usize, page: usize) -> Option<&'static mut [u8]> {
+        let pages = len.checked_add(page - 1)? & !(page - 1);
         if pages > POOL_BYTES / 2 {
             return None;
         }
@@ -322,7 +332,21 @@ impl MapPool {
 const NONE: usize = 1;
 const MAPPING: usize = 2;
 
-const PAGE: usize = 4096;
+/// The kernel's page size: 4 KiB on x86-64; 4, 16 or 64 KiB on aarch64.
+#[allow(unsafe_code)]
+pub fn page_size() -> usize {
+    static SIZE: AtomicUsize = AtomicUsize::new(0);
+    match SIZE.load(Ordering::Relaxed) {
+        0 => {
+            // SAFETY: getauxval reads the auxiliary vector; no preconditions.
+            let p = unsafe { libc::getauxval(libc::AT_PAGESZ) } as usize;
+            let p = if p.is_power_of_two() && p >= 4096 { p } else { 4096 };
+            SIZE.store(p, Ordering::Relaxed);
+            p
+        }
+        p => p,
+    }
+}
 
 /// `len` bytes of fresh private zeroed memory, whose pages cost nothing
 /// until touched: the crash-safe log's address space (until the first
@@ -570,8 +594,9 @@ fn populate_pages(base: usize, off: usize, n: usize) -> Result<(), std::io::Erro
     const MADV_POPULATE_WRITE: libc::c_int = 23;
     // madvise wants whole pages; the pages around the range belong to the
     // mapping too, and populating changes none of their bytes.
-    let first = (base + off) & !4095;
-    let last = (base + off + n).next_multiple_of(4096);
+    let page = page_size();
+    let first = (base + off) & !(page - 1);
+    let last = (base + off + n).next_multiple_of(page);
     loop {
         // SAFETY: the pages lie inside our shared file mapping (which is
         // page-aligned and page-rounded); the advice only faults them in
@@ -673,6 +698,22 @@ mod tests {
         // SAFETY: mincore only reads the page tables and writes one byte
         // into `v` for the one page asked about.
         unsafe { libc::mincore((addr & !(PAGE - 1)) as *mut libc::c_void, PAGE, &mut v) == 0 }
+    }
+
+    const PAGE: usize = 4096;
+
+    #[test]
+    fn a_pool_of_64_kib_pages_hands_out_whole_pages_only() {
+        static P: MapPool = MapPool { next: AtomicUsize::new(0), end: AtomicUsize::new(0) };
+        const BIG: usize = 64 << 10;
+        let a = P.take_paged(8000, BIG).unwrap().as_ptr() as usize;
+        let b = P.take_paged(100, BIG).unwrap().as_ptr() as usize;
+        let c = P.take_paged(BIG + 1, BIG).unwrap().as_ptr() as usize;
+        // The pool's own mapping is page-aligned for this kernel (4 KiB
+        // here): the blocks lie whole pages of 64 KiB apart from its start.
+        let base = a;
+        assert_eq!((b - base, c - base), (BIG, 2 * BIG), "each block starts a page of its own");
+        assert_eq!(P.next.load(Ordering::Relaxed) - base, 4 * BIG, "the last one took two");
     }
 
     #[test]
