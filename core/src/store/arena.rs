@@ -703,7 +703,7 @@ mod tests {
     const PAGE: usize = 4096;
 
     #[test]
-    fn a_pool_of_64_kib_pages_hands_out_whole_pages_only() {
+    fn a_block_given_back_on_a_64_kib_page_kernel_took_its_neighbours_pages_with_it() {
         static P: MapPool = MapPool { next: AtomicUsize::new(0), end: AtomicUsize::new(0) };
         const BIG: usize = 64 << 10;
         let a = P.take_paged(8000, BIG).unwrap().as_ptr() as usize;
