@@ -27,8 +27,11 @@ pub struct VarRecordSet {
     granted: Option<usize>,
     count: usize,
     frozen: bool,
-    /// Record id -> word offset.
+    /// Record id -> word offset: made at the first record, for
+    /// `index_for` entries (LUSTRE's is 512 KiB, in every process, and
+    /// only a file on Lustre gives it a record).
     index: IdIndex,
+    index_for: usize,
     len_of: fn(&[u64]) -> usize,
     /// The shortest record: the index is sized for as many as fit.
     min_words: usize,
@@ -48,29 +51,36 @@ impl VarRecordSet {
             count: 0,
             frozen: false,
             index: IdIndex::empty(),
+            index_for: 0,
             len_of,
             min_words,
         }
     }
 
-    /// Take the reserved memory; the index is sized for as many records
-    /// of `min_words` as fit, so that no later call allocates.
+    /// Take the reserved memory; the index, sized for as many records
+    /// of `min_words` as fit, is made at the first record (in the pool
+    /// or a mapping of its own, never the heap).
     pub fn attach(&mut self, slice: Slice, env: &Env) {
-        match IdIndex::for_entries(slice.reserved_len() / self.min_words.max(2)) {
-            Some(ix) => {
-                self.index = ix;
-                self.words = slice;
-            }
-            None => {
-                self.index = IdIndex::empty();
-                self.words = Slice::empty(0);
-            }
-        }
+        self.index = IdIndex::empty();
+        self.index_for = slice.reserved_len() / self.min_words.max(2);
+        self.words = slice;
         self.rank = env.rank;
         self.ledger = Some(env.ledger);
         self.used = 0;
         self.granted = None;
         self.count = 0;
+    }
+
+    /// The index, made now if it is not yet; false if its memory cannot
+    /// be had.
+    fn indexed(&mut self) -> bool {
+        if self.index.capacity() == 0 && self.index_for > 0 {
+            match IdIndex::for_entries(self.index_for) {
+                Some(ix) => self.index = ix,
+                None => return false,
+            }
+        }
+        self.index.capacity() > 0
     }
 
     pub fn len(&self) -> usize {
@@ -108,6 +118,10 @@ impl VarRecordSet {
             return None;
         }
         let ledger = self.ledger?;
+        if !self.indexed() {
+            ledger.set_partial(self.module);
+            return None;
+        }
         let off = self.used;
         // DARSHAN_MODMEM a chunk at a time (GRANT_CHUNK records
         // of 512 words), as the fixed-size modules take it.
@@ -253,6 +267,18 @@ mod tests {
         assert_eq!(lens, vec![4, 6]);
         set.set_rank(-1);
         assert!(set.iter().all(|r| r[1] == u64::MAX));
+    }
+
+    #[test]
+    fn an_idle_lustre_module_took_half_a_mib_of_index_in_every_process() {
+        let mut arena = RecordArena::new(1 << 20).unwrap();
+        let mut set = VarRecordSet::new(8, len_of, 3);
+        set.attach(arena.reserve(512, 200), &Env::for_tests());
+        assert_eq!(set.index.capacity(), 0, "no index before the first record");
+        assert_eq!(set.find(7), None);
+        set.create(7, 4, &[1]).unwrap();
+        assert!(set.index.capacity() >= 512 * 200 / 3, "sized for the shortest records that fit");
+        assert_eq!(set.find(7), Some(0));
     }
 
     #[test]

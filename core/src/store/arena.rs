@@ -247,9 +247,9 @@ impl Drop for ZeroedWords {
 }
 
 /// Bytes of fresh zeroed pages set aside at the first mapped block, from
-/// which later blocks are carved: a process starts about twenty (each
-/// module's index, handle table and common values: 2.7 MB in all with the
-/// default limits), and each of its own took an mmap (1.4 us here) and a
+/// which later blocks are carved: a process starts about twenty-five
+/// (each module's index, handle table and common values: 1.9 MiB in all
+/// with the default limits), and each of its own took an mmap (1.4 us here) and a
 /// mapping to tear down at exit. Blocks that do not fit in what is left
 /// get their own. Sized for start-up, not more: untouched pages cost no
 /// memory, but they are address space all the same, which `mlockall`
@@ -257,7 +257,7 @@ impl Drop for ZeroedWords {
 /// against the program (a pool of 16 MiB left 13 of them unused).
 /// Unmapping the unused tail after start-up instead cost 4-9 us (15 in
 /// start-up's own figure, darshan_cost_startup_us).
-const POOL_BYTES: usize = 3 << 20;
+const POOL_BYTES: usize = 2 << 20;
 
 /// What is left of the pool: its next free address and its end (0 until
 /// the first block; see [`NONE`] and [`MAPPING`]).

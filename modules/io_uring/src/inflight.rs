@@ -1,7 +1,8 @@
 //! Requests submitted and not yet seen completing: (ring, user_data) ->
 //! (record, kind, length, offset, submit tick), in an open-addressing table of
-//! fixed size allocated at attach (linear probing, deletion by backward
-//! shift: no tombstones to fill it up over a long run).
+//! fixed size (linear probing, deletion by backward shift: no tombstones to
+//! fill it up over a long run). The table (160 KiB) is taken at the first
+//! request, not at attach: every process had it, io_uring or not.
 
 use darshan_core::arena::ZeroedWords;
 
@@ -51,18 +52,26 @@ fn unpack(meta: u64) -> (usize, Kind, usize) {
 #[derive(Default)]
 pub struct Inflight {
     w: Option<ZeroedWords>,
+    /// Slots of the table to take at the first request (0: none to take).
+    want: usize,
     live: usize,
 }
 
 impl Inflight {
     pub const fn new() -> Inflight {
-        Inflight { w: None, live: 0 }
+        Inflight { w: None, want: 0, live: 0 }
     }
 
-    /// A table of `SLOTS` requests, or none (every request then counts as
-    /// a completion not seen) if the memory cannot be had.
+    /// A table of `n` requests (rounded up to a power of two), taken at
+    /// the first; none (every request then counts as a completion not
+    /// seen) if the memory cannot be had then.
     pub fn with_slots(n: usize) -> Inflight {
-        Inflight { w: ZeroedWords::new(n.next_power_of_two() * WORDS), live: 0 }
+        Inflight { w: None, want: n.next_power_of_two(), live: 0 }
+    }
+
+    /// Address space the table has taken, in bytes.
+    pub fn taken(&self) -> usize {
+        self.w.as_ref().map_or(0, |w| w.len() * 8)
     }
 
     fn slots(&self) -> usize {
@@ -88,6 +97,10 @@ impl Inflight {
     /// we read later): each lies after the earlier ones in its probe run,
     /// so `take` matches completions to them first in, first out.
     pub fn insert(&mut self, ring: usize, user_data: u64, p: Pending) -> Option<Pending> {
+        if self.w.is_none() && self.want > 0 {
+            // One try: a table that cannot be had is not asked for again.
+            self.w = ZeroedWords::new(std::mem::take(&mut self.want) * WORDS);
+        }
         let n = self.slots();
         if n == 0 {
             return Some(p);

@@ -257,6 +257,17 @@ fn a_ring_set_up_under_the_number_of_one_closed_unseen_ends_it() {
 }
 
 #[test]
+fn a_process_without_io_uring_had_its_inflight_table_of_160_kib() {
+    let mut t = Inflight::with_slots(inflight::SLOTS);
+    assert_eq!(t.taken(), 0, "nothing before the first request");
+    assert_eq!(t.take(0, 1), None);
+    let p = Pending { record: 3, kind: Kind::Read, len: 8, offset: 0, submitted: 0 };
+    assert_eq!(t.insert(0, 1, p), None);
+    assert_eq!(t.taken(), inflight::SLOTS * 5 * 8);
+    assert_eq!(t.take(0, 1).map(|x| x.record), Some(3));
+}
+
+#[test]
 fn the_inflight_table_finds_every_request_after_removals() {
     let mut t = Inflight::with_slots(16);
     let p = |r| Pending { record: r, kind: Kind::Write, len: 1, offset: 0, submitted: 0 };
