@@ -27,9 +27,9 @@ pub struct VarRecordSet {
     granted: Option<usize>,
     count: usize,
     frozen: bool,
-    /// Record id -> word offset: made at the first record, for
-    /// `index_for` entries (LUSTRE's is 512 KiB, in every process, and
-    /// only a file on Lustre gives it a record).
+    /// Record id -> word offset: made at the first record (LUSTRE's is
+    /// 512 KiB, which every process had, and only a file on Lustre gives
+    /// it a record), for `index_for` entries (0 once asked for).
     index: IdIndex,
     index_for: usize,
     len_of: fn(&[u64]) -> usize,
@@ -58,8 +58,7 @@ impl VarRecordSet {
     }
 
     /// Take the reserved memory; the index, sized for as many records
-    /// of `min_words` as fit, is made at the first record (in the pool
-    /// or a mapping of its own, never the heap).
+    /// of `min_words` as fit, is made at the first record.
     pub fn attach(&mut self, slice: Slice, env: &Env) {
         self.index = IdIndex::empty();
         self.index_for = slice.reserved_len() / self.min_words.max(2);
@@ -71,14 +70,12 @@ impl VarRecordSet {
         self.count = 0;
     }
 
-    /// The index, made now if it is not yet; false if its memory cannot
-    /// be had.
+    /// The index, made now if it is not yet (asked for once, in pages:
+    /// this is inside a wrapper); false if its memory cannot be had.
     fn indexed(&mut self) -> bool {
-        if self.index.capacity() == 0 && self.index_for > 0 {
-            match IdIndex::for_entries(self.index_for) {
-                Some(ix) => self.index = ix,
-                None => return false,
-            }
+        let most = std::mem::take(&mut self.index_for);
+        if most > 0 {
+            self.index = IdIndex::in_pages(most).unwrap_or_else(IdIndex::empty);
         }
         self.index.capacity() > 0
     }

@@ -3,15 +3,15 @@
 //! variable, up to 32 distinct ones (its per-record search tree), and
 //! keeps the four most frequent in the record. The tuples live in zeroed
 //! blocks of 32 slots per record, one block per [`CHUNK`] records, each
-//! taken at the first access of one of its records: counting never
-//! allocates from the heap, and a process that never reads a dataset has
+//! taken at the first access of one of its records (`LazyWords`: pages,
+//! never the heap), and a process that never reads a dataset has
 //! no address space for them (one block for all 1,024 records was 3 MiB
 //! per module in every process, which `mlockall` made resident and
 //! `ulimit -v` counted). A record's slots are read only up to its own
 //! count of distinct tuples (kept in its runtime state), so nothing needs
 //! clearing.
 
-use crate::store::arena::ZeroedWords;
+use crate::store::lazy_words::LazyWords;
 
 /// Values in one tuple: the access size, then lengths D1..D5 and strides
 /// D1..D5 (the fastest-varying dimension first).
@@ -27,8 +27,8 @@ pub const CHUNK: usize = 32;
 const RECORD_WORDS: usize = MAX_DISTINCT * SLOT;
 
 pub struct AccessTuples {
-    /// One block per CHUNK records, empty until one of them is accessed.
-    chunks: Vec<ZeroedWords>,
+    /// One block per CHUNK records, taken when one of them is accessed.
+    chunks: Vec<LazyWords>,
 }
 
 impl AccessTuples {
@@ -38,22 +38,19 @@ impl AccessTuples {
 
     /// Room for `n` records' tuples, none of it taken yet.
     pub fn for_records(n: usize) -> AccessTuples {
-        AccessTuples { chunks: (0..n.div_ceil(CHUNK)).map(|_| ZeroedWords::empty()).collect() }
+        AccessTuples { chunks: (0..n.div_ceil(CHUNK)).map(|_| LazyWords::of(CHUNK * RECORD_WORDS)).collect() }
     }
 
     /// Address space taken so far, in bytes.
     pub fn taken(&self) -> usize {
-        self.chunks.iter().map(|c| c.len() * 8).sum()
+        self.chunks.iter().map(LazyWords::bytes).sum()
     }
 
     /// Count one access of record `rec` (which has `distinct` tuples so
     /// far); its new frequency, or None when the tuple is not tracked
     /// (beyond 32 distinct ones, or no memory for its block).
     pub fn track(&mut self, rec: usize, distinct: &mut u8, v: &[i64; TUPLE]) -> Option<i64> {
-        let chunk = self.chunks.get_mut(rec / CHUNK)?;
-        if chunk.is_empty() {
-            *chunk = ZeroedWords::new(CHUNK * RECORD_WORDS)?;
-        }
+        let chunk = self.chunks.get_mut(rec / CHUNK)?.get_or_take()?;
         let base = rec % CHUNK * RECORD_WORDS;
         let block = chunk.get_mut(base..base + RECORD_WORDS)?;
         for k in 0..*distinct as usize {

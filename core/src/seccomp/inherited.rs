@@ -10,15 +10,21 @@
 //! started one to compress a large log. So the shutdown starts helper
 //! threads only when every filter on its thread is one it judged.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
 
 /// Filters installed through the runtime's wrappers and judged harmless to
 /// a helper thread's calls (one that was not already forbade threads).
 static JUDGED: AtomicU32 = AtomicU32::new(0);
 
+/// [`unjudged_filter`]'s answer once found: 0 not yet, 1 no, 2 yes. The
+/// shutdown asks once per region it would compress on helper threads; the
+/// status file is read at the first question only.
+static ANSWER: AtomicU8 = AtomicU8::new(0);
+
 /// A filter the program installed was judged and leaves threads free.
 pub fn count_judged() {
     JUDGED.fetch_add(1, Ordering::AcqRel);
+    ANSWER.store(0, Ordering::Release);
 }
 
 /// Whether a filter the runtime did not judge is in force on the calling
@@ -26,11 +32,18 @@ pub fn count_judged() {
 /// filters). Reads /proc/thread-self/status; when that cannot be read,
 /// answers yes: a thread not started costs time, one killed costs the job.
 pub fn unjudged_filter() -> bool {
+    match ANSWER.load(Ordering::Acquire) {
+        1 => return false,
+        2 => return true,
+        _ => {}
+    }
     let mut buf = [0u8; 4096];
-    match read_status(&mut buf) {
+    let yes = match read_status(&mut buf) {
         Some(n) => filters_beyond(&buf[..n], JUDGED.load(Ordering::Acquire)),
         None => true,
-    }
+    };
+    ANSWER.store(if yes { 2 } else { 1 }, Ordering::Release);
+    yes
 }
 
 /// The status file into `buf` (about 1.5 KB; its Seccomp lines come well

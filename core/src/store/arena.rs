@@ -164,10 +164,7 @@ impl ZeroedWords {
         }
         let bytes = n.checked_mul(8)?;
         if bytes >= MAP_MIN_BYTES {
-            // Page-aligned, so whole words; Drop unmaps it.
-            let block = POOL.take(bytes).or_else(|| reserve_mapping(bytes))?;
-            let words = as_words(block)?;
-            return Some(ZeroedWords { words, mapped: true });
+            return ZeroedWords::in_pages(n);
         }
         let layout = std::alloc::Layout::array::<u64>(n).ok()?;
         // SAFETY: the layout has a non-zero size. alloc_zeroed returns null
@@ -179,6 +176,19 @@ impl ZeroedWords {
         // SAFETY: `p` is non-null, aligned for u64 and valid for `n` words,
         // and no other reference to the block exists.
         Some(ZeroedWords { words: unsafe { std::slice::from_raw_parts_mut(p, n) }, mapped: false })
+    }
+
+    /// `n` zeroed words in pages of their own (the pool's or a fresh
+    /// mapping), never the heap, whatever their size: what a wrapper takes
+    /// at a first use may not call the allocator (docs/interposition.md
+    /// rule 5). Page-aligned, so whole words; Drop unmaps them.
+    pub fn in_pages(n: usize) -> Option<ZeroedWords> {
+        if n == 0 {
+            return Some(ZeroedWords::empty());
+        }
+        let bytes = n.checked_mul(8)?;
+        let block = POOL.take(bytes).or_else(|| reserve_mapping(bytes))?;
+        Some(ZeroedWords { words: as_words(block)?, mapped: true })
     }
 
     /// No words (an index before its memory is had).

@@ -19,8 +19,18 @@ impl IdIndex {
     /// An index for up to `most` entries (at most half full), or None if
     /// its memory cannot be had (an absurd MAX_RECORDS must not abort).
     pub fn for_entries(most: usize) -> Option<IdIndex> {
+        Self::sized(most, TableWords::new)
+    }
+
+    /// The same in pages, never the heap: an index made at a first
+    /// record, inside a wrapper.
+    pub fn in_pages(most: usize) -> Option<IdIndex> {
+        Self::sized(most, TableWords::in_pages)
+    }
+
+    fn sized(most: usize, take: fn(usize) -> Option<TableWords>) -> Option<IdIndex> {
         let slots = most.checked_mul(2)?.max(16).next_power_of_two();
-        slots.checked_mul(2).and_then(TableWords::new).map(|words| IdIndex { words })
+        slots.checked_mul(2).and_then(take).map(|words| IdIndex { words })
     }
 
     /// Entries it takes while at most half full.

@@ -19,9 +19,22 @@ impl TableWords {
 
     /// `n` zeroed words, or None if they cannot be had.
     pub fn new(n: usize) -> Option<TableWords> {
-        ZeroedWords::new(n).map(|words| TableWords { words, written: false })
+        ZeroedWords::new(n).map(TableWords::from)
     }
 
+    /// The same in pages, never the heap ([`ZeroedWords::in_pages`]).
+    pub fn in_pages(n: usize) -> Option<TableWords> {
+        ZeroedWords::in_pages(n).map(TableWords::from)
+    }
+}
+
+impl From<ZeroedWords> for TableWords {
+    fn from(words: ZeroedWords) -> TableWords {
+        TableWords { words, written: false }
+    }
+}
+
+impl TableWords {
     /// Every word zero again ([`ZeroedWords::zero`]), unless none was
     /// written since they last were.
     pub fn zero(&mut self) {

@@ -4,7 +4,7 @@
 //! fill it up over a long run). The table (160 KiB) is taken at the first
 //! request, not at attach: every process had it, io_uring or not.
 
-use darshan_core::arena::ZeroedWords;
+use darshan_core::lazy_words::LazyWords;
 
 /// Requests followed at once. Past this, the oldest in its probe run is
 /// let go as a completion not seen.
@@ -51,31 +51,29 @@ fn unpack(meta: u64) -> (usize, Kind, usize) {
 
 #[derive(Default)]
 pub struct Inflight {
-    w: Option<ZeroedWords>,
-    /// Slots of the table to take at the first request (0: none to take).
-    want: usize,
+    w: LazyWords,
     live: usize,
 }
 
 impl Inflight {
     pub const fn new() -> Inflight {
-        Inflight { w: None, want: 0, live: 0 }
+        Inflight { w: LazyWords::none(), live: 0 }
     }
 
     /// A table of `n` requests (rounded up to a power of two), taken at
     /// the first; none (every request then counts as a completion not
     /// seen) if the memory cannot be had then.
     pub fn with_slots(n: usize) -> Inflight {
-        Inflight { w: None, want: n.next_power_of_two(), live: 0 }
+        Inflight { w: LazyWords::of(n.next_power_of_two() * WORDS), live: 0 }
     }
 
     /// Address space the table has taken, in bytes.
     pub fn taken(&self) -> usize {
-        self.w.as_ref().map_or(0, |w| w.len() * 8)
+        self.w.bytes()
     }
 
     fn slots(&self) -> usize {
-        self.w.as_ref().map_or(0, |w| w.len() / WORDS)
+        self.w.taken().map_or(0, |w| w.len() / WORDS)
     }
 
     fn home(&self, ring: usize, user_data: u64) -> usize {
@@ -97,17 +95,14 @@ impl Inflight {
     /// we read later): each lies after the earlier ones in its probe run,
     /// so `take` matches completions to them first in, first out.
     pub fn insert(&mut self, ring: usize, user_data: u64, p: Pending) -> Option<Pending> {
-        if self.w.is_none() && self.want > 0 {
-            // One try: a table that cannot be had is not asked for again.
-            self.w = ZeroedWords::new(std::mem::take(&mut self.want) * WORDS);
-        }
+        self.w.get_or_take();
         let n = self.slots();
         if n == 0 {
             return Some(p);
         }
         let mut s = self.home(ring, user_data);
         let mut dropped = None;
-        let Some(w) = self.w.as_mut() else { return Some(p) };
+        let Some(w) = self.w.taken_mut() else { return Some(p) };
         for _ in 0..n {
             let b = s * WORDS;
             if w[b + 1] & VALID == 0 {
@@ -137,7 +132,7 @@ impl Inflight {
             return None;
         }
         let mut s = self.home(ring, user_data);
-        let w = self.w.as_mut()?;
+        let w = self.w.taken_mut()?;
         for _ in 0..n {
             let b = s * WORDS;
             if w[b + 1] & VALID == 0 {
@@ -160,13 +155,13 @@ impl Inflight {
         loop {
             let next = (s + 1) & (n - 1);
             let (nb, valid, home) = {
-                let w = self.w.as_ref().expect("a table with slots");
+                let w = self.w.taken().expect("a table with slots");
                 let nb = next * WORDS;
                 let valid = w[nb + 1] & VALID != 0;
                 let home = if valid { self.home(unpack(w[nb + 1]).0, w[nb]) } else { 0 };
                 (nb, valid, home)
             };
-            let w = self.w.as_mut().expect("a table with slots");
+            let w = self.w.taken_mut().expect("a table with slots");
             let b = s * WORDS;
             // The next entry may fill the hole unless its home lies in
             // (s, next] cyclically.
@@ -192,7 +187,7 @@ impl Inflight {
         let n = self.slots();
         let mut s = 0;
         while s < n {
-            let (valid, r, user_data) = match self.w.as_ref() {
+            let (valid, r, user_data) = match self.w.taken() {
                 Some(w) => (w[s * WORDS + 1] & VALID != 0, unpack(w[s * WORDS + 1]).0, w[s * WORDS]),
                 None => return,
             };
@@ -209,7 +204,7 @@ impl Inflight {
 
     /// Nothing followed; the table's pages given back, not written.
     pub fn clear(&mut self) {
-        if let Some(w) = self.w.as_mut() {
+        if let Some(w) = self.w.taken_mut() {
             w.zero();
         }
         self.live = 0;
