@@ -15,6 +15,7 @@ use darshan_log::modules::{DXT_POSIX, MPIIO, POSIX, STDIO};
 use darshan_log::{LogFile, Record};
 
 use common::mpi::{Mpi, Mpich, OpenMpi};
+use darshan_test_support::SpawnWatched;
 
 fn cc(name: &str, dir: &Path, compiler: &str, flags: &[&str]) -> PathBuf {
     let out = dir.join(name);
@@ -52,8 +53,7 @@ fn merge(inputs: &[PathBuf], out: &Path, extra: &[&str]) {
 /// `exe args` under the library (crash-safe files in `d/mmap`), started
 /// and waited for until it prints its first line ("ready").
 fn start_ready(exe: &Path, args: &[&Path], d: &Path) -> (std::process::Child, String) {
-    let mut child = instrumented(exe, args, d).stdout(Stdio::piped()).spawn().unwrap();
-    darshan_test_support::watchdog(&child);
+    let mut child = instrumented(exe, args, d).stdout(Stdio::piped()).spawn_watched();
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     (child, line)
@@ -132,8 +132,7 @@ fn killed_inside_a_four_thread_burst_the_counts_lie_between_the_bounds() {
     let counter = d.join("counter");
     std::fs::write(&counter, [0u8; 8]).unwrap();
     let read_done = || i64::from_le_bytes(std::fs::read(&counter).unwrap()[..8].try_into().unwrap());
-    let mut child = instrumented(&exe, &[&d.join("data"), &counter], &d).spawn().unwrap();
-    darshan_test_support::watchdog(&child);
+    let mut child = instrumented(&exe, &[&d.join("data"), &counter], &d).spawn_watched();
     let start = std::time::Instant::now();
     while read_done() < 20_000 {
         assert!(start.elapsed().as_secs() < 60, "the burst did not start");
@@ -466,9 +465,7 @@ impl StdFirst {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        darshan_test_support::watchdog(&child);
+            .spawn_watched();
         let mut out = BufReader::new(child.stdout.take().unwrap());
         let mut line = String::new();
         out.read_line(&mut line).unwrap();
@@ -666,9 +663,7 @@ fn a_python_start_made_a_crash_safe_file() {
     let mut child = instrumented(python, &[Path::new("-I"), Path::new("-c"), Path::new(code)], &d)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    darshan_test_support::watchdog(&child);
+        .spawn_watched();
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     assert_eq!(line, "up\n");

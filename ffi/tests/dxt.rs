@@ -17,6 +17,7 @@ use common::*;
 use darshan_log::counters::posix as px;
 use darshan_log::modules::{DXT_MPIIO, DXT_POSIX, POSIX};
 use darshan_log::{DxtSegment, Extra, LogFile, Record};
+use darshan_test_support::SpawnWatched;
 
 /// Run dxt_pattern (args after its directory) with `env` and, if given, a
 /// config file; the log, the program's directory and what it printed.
@@ -301,8 +302,7 @@ fn peak_of_run(tag: &str, extra: usize, traced: bool) -> (i64, LogFile) {
     }
     // Reaped by wait4 below, which gives its resource usage too.
     #[allow(clippy::zombie_processes)]
-    let child = cmd.stdout(std::process::Stdio::null()).spawn().expect("spawn");
-    darshan_test_support::watchdog(&child);
+    let child = cmd.stdout(std::process::Stdio::null()).spawn_watched();
     // SAFETY: rusage is plain integers, for which all zeros is a value.
     let (mut st, mut ru) = (0, unsafe { std::mem::zeroed::<libc::rusage>() });
     // SAFETY: our own child, reaped once; both pointers are to locals.

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::*;
+use darshan_test_support::SpawnWatched;
 
 fn libc_path() -> std::path::PathBuf {
     let out = output(Command::new("cc").arg("-print-file-name=libc.so.6"));
@@ -584,9 +585,7 @@ fn an_unwritable_log_dir_says_once_where_the_records_are_and_how_to_recover_them
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    darshan_test_support::watchdog(&child);
+        .spawn_watched();
     let mut ready = String::new();
     std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().unwrap()), &mut ready).unwrap();
     assert_eq!(ready.trim(), "ready");

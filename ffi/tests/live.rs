@@ -11,6 +11,7 @@ use common::*;
 use darshan_live::{find_files, snapshot, Tracker};
 use darshan_log::counters::posix as px;
 use darshan_log::modules::{IO_URING, POSIX};
+use darshan_test_support::SpawnWatched;
 
 fn uid() -> u32 {
     darshan_live::find::my_uid()
@@ -424,8 +425,7 @@ type Watched = (std::collections::BTreeMap<String, i64>, Option<(Vec<i64>, Strin
 fn watch_early_mpi_job(mpi: common::mpi::Mpi, d: &Path) -> Watched {
     use std::process::Stdio;
     let mut cmd = common::mpi::live_mpi(mpi, d, &["3", "2"], &[("DARSHAN_ENABLE_NONMPI", "1")]);
-    let mut child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("mpirun");
-    darshan_test_support::watchdog(&child);
+    let mut child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn_watched();
     let mut t = Tracker::new(vec![d.join("logs")]);
     let (mut bytes, mut whole) = (std::collections::BTreeMap::new(), None);
     let mut add = |iv: &darshan_live::Interval| {

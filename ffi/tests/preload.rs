@@ -11,6 +11,7 @@ use std::process::{Command, Output};
 use darshan_log::counters::{posix as px, stdio as sx};
 use darshan_log::modules::{POSIX, STDIO};
 use darshan_log::LogFile;
+use darshan_test_support::SpawnWatched;
 
 /// Crash-safe files left in the test's mmap directory.
 fn mmap_files(dir: &Path) -> Vec<PathBuf> {
@@ -313,9 +314,7 @@ fn standard_streams_and_formatted_io() {
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    darshan_test_support::watchdog(&child);
+        .spawn_watched();
     use std::io::Write;
     child.stdin.take().unwrap().write_all(b"a\nb\nc\n42\n").unwrap();
     let out = child.wait_with_output().unwrap();

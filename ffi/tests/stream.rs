@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use common::*;
 use darshan_log::counters::posix as px;
 use darshan_log::modules::POSIX;
+use darshan_test_support::SpawnWatched;
 
 /// A port for a server started here, free when chosen: below the
 /// kernel's ephemeral range (32768-60999), where no outgoing connection
@@ -52,8 +53,7 @@ impl Drop for Server {
 }
 
 fn start(cmd: &mut Command, port: u16) -> Server {
-    let child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("start the server");
-    darshan_test_support::watchdog(&child);
+    let child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn_watched();
     let mut server = Server(child);
     let until = Instant::now() + Duration::from_secs(20);
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
@@ -94,9 +94,7 @@ fn stream(d: &Path, extra: &[&str]) -> Server {
         .args(extra)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    darshan_test_support::watchdog(&child);
+        .spawn_watched();
     Server(child)
 }
 

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use darshan_ingest::{parquet_out, run, store::Store, synth};
 use darshan_log::LogFile;
 use darshan_test_support::output_within;
+use darshan_test_support::SpawnWatched;
 use rusqlite::Connection;
 
 fn corpus() -> PathBuf {
@@ -290,9 +291,7 @@ fn an_interrupted_ingest_resumes_to_the_same_database() {
         .args(["-q", "-j", "1", "--commit-every", "0.02", "--db"])
         .arg(&db)
         .arg(&tree)
-        .spawn()
-        .unwrap();
-    darshan_test_support::watchdog(&child);
+        .spawn_watched();
     // Kill it once some logs are committed, and before it ends.
     let t0 = Instant::now();
     let mut committed = 0i64;

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use darshan_ingest::synth;
 use darshan_test_support::output;
+use darshan_test_support::SpawnWatched;
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
@@ -153,9 +154,7 @@ fn kill_and_rerun(
         .arg(tree)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    darshan_test_support::watchdog(&child);
+        .spawn_watched();
     std::thread::sleep(at);
     let finished = child.try_wait().unwrap().is_some();
     let _ = child.kill();
@@ -201,9 +200,7 @@ fn an_ingest_stopped_by_sigterm_leaves_nothing_behind() {
             .env("TMPDIR", &tmp)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        darshan_test_support::watchdog(&child);
+            .spawn_watched();
         std::thread::sleep(whole.mul_f64((k as f64 + 0.5) / 4.0));
         let st = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status().unwrap();
         assert!(st.success());
@@ -232,8 +229,7 @@ fn a_second_ingest_into_a_database_in_use_says_so_in_one_line() {
     let dir = out_dir("two");
     let tree = tree(&dir, 600);
     let db = dir.join("shared.db");
-    let mut first = ingest_cmd().args(["-q", "-j", "1", "--db"]).arg(&db).arg(&tree).spawn().unwrap();
-    darshan_test_support::watchdog(&first);
+    let mut first = ingest_cmd().args(["-q", "-j", "1", "--db"]).arg(&db).arg(&tree).spawn_watched();
     // Wait until the first holds the database (it exists and has tables).
     let t0 = Instant::now();
     while t0.elapsed() < Duration::from_secs(30) {

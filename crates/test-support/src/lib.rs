@@ -77,6 +77,20 @@ pub fn watchdog(child: &Child) {
     });
 }
 
+/// `cmd.spawn()` with the [`watchdog`] on the child: a program the test
+/// talks to, started and guarded in one call.
+pub trait SpawnWatched {
+    fn spawn_watched(&mut self) -> Child;
+}
+
+impl SpawnWatched for Command {
+    fn spawn_watched(&mut self) -> Child {
+        let child = self.spawn().unwrap_or_else(|e| panic!("start {:?}: {e}", self.get_program()));
+        watchdog(&child);
+        child
+    }
+}
+
 /// The parent of process `pid` (field 4 of /proc/<pid>/stat, after the
 /// parenthesized command name, which may itself hold spaces).
 fn parent_of(pid: u32) -> Option<u32> {

@@ -9,6 +9,7 @@ use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use super::{output, root, status};
+use darshan_test_support::SpawnWatched;
 
 /// A mounted test file system; unmounted (and its server ended) on drop.
 pub struct Fuse {
@@ -45,14 +46,8 @@ impl Fuse {
         }
         // As /proc/mounts and the log name it.
         let mount = mount.canonicalize().unwrap();
-        let server = Command::new(&exe)
-            .arg(&backing)
-            .arg(&layouts)
-            .arg(&mount)
-            .envs(env.iter().copied())
-            .spawn()
-            .expect("start lustre_fuse");
-        darshan_test_support::watchdog(&server);
+        let server =
+            Command::new(&exe).arg(&backing).arg(&layouts).arg(&mount).envs(env.iter().copied()).spawn_watched();
         let fuse = Fuse { mount, layouts, server };
         let deadline = Instant::now() + Duration::from_secs(20);
         while !fuse.mounted() {

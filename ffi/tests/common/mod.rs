@@ -8,6 +8,7 @@ pub mod fuse;
 pub mod installed;
 pub mod mpi;
 
+use darshan_test_support::SpawnWatched;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -138,8 +139,7 @@ pub type Lines = std::io::Lines<std::io::BufReader<std::process::ChildStdout>>;
 pub fn start_ready(cmd: &mut Command) -> (std::process::Child, Lines) {
     use std::io::BufRead;
     use std::process::Stdio;
-    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
-    darshan_test_support::watchdog(&child);
+    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn_watched();
     let mut lines = std::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
     let first = lines.next().and_then(Result::ok);
     assert_eq!(first.as_deref(), Some("ready"), "the program did not get ready");
