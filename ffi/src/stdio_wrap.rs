@@ -10,7 +10,7 @@
 use std::ffi::CStr;
 
 use darshan_posix::{OpenKind, POSIX};
-use darshan_stdio::STDIO;
+use darshan_stdio::{Moved, STDIO};
 use libc::{c_char, c_int, c_long, c_void, off64_t, off_t, size_t, FILE};
 
 use crate::guard::{enosys, enosys_null, record, record_data, recording};
@@ -46,7 +46,7 @@ unsafe fn opened(path: *const c_char, call: impl FnOnce() -> *mut FILE) -> *mut 
 /// Time a data call on `stream`; `bytes` says what it moved (None: not
 /// recorded, e.g. EOF).
 #[inline(always)]
-fn io<R: Copy>(stream: usize, write: bool, call: impl FnOnce() -> R, bytes: impl FnOnce(R) -> Option<i64>) -> R {
+fn io<R: Copy>(stream: usize, write: bool, call: impl FnOnce() -> R, bytes: impl FnOnce(R) -> Option<Moved>) -> R {
     if !recording() {
         return call();
     }
@@ -213,11 +213,11 @@ pub unsafe extern "C" fn fflush(f: *mut FILE) -> c_int {
 pub unsafe extern "C" fn fwrite(p: *const c_void, size: size_t, n: size_t, f: *mut FILE) -> size_t {
     let Some(r) = real::fwrite() else { return 0 };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    io(f as usize, true, || unsafe { r(p, size, n, f) }, |k| (k > 0).then(|| (k * size) as i64))
+    io(f as usize, true, || unsafe { r(p, size, n, f) }, |k| (k > 0).then(|| Moved::SizeT((k * size) as u64)))
 }
 
-fn char_out(c: c_int) -> Option<i64> {
-    (c != libc::EOF).then_some(1)
+fn char_out(c: c_int) -> Option<Moved> {
+    (c != libc::EOF).then_some(Moved::Int(1))
 }
 
 #[no_mangle]
@@ -253,14 +253,23 @@ pub unsafe extern "C" fn putchar(c: c_int) -> c_int {
 pub unsafe extern "C" fn putw(w: c_int, f: *mut FILE) -> c_int {
     let Some(r) = real::putw() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    io(f as usize, true, || unsafe { r(w, f) }, |k| (k != libc::EOF).then_some(4))
+    io(f as usize, true, || unsafe { r(w, f) }, |k| (k != libc::EOF).then_some(Moved::SizeT(4)))
 }
 
 /// # Safety
 /// `s` is a NUL-terminated string.
-unsafe fn strlen(s: *const c_char) -> i64 {
+unsafe fn len(s: *const c_char) -> i64 {
     // SAFETY: the caller passed a C string (the real call used it).
     unsafe { CStr::from_ptr(s) }.to_bytes().len() as i64
+}
+
+/// C Darshan's count for fgets and fputs: `strlen`, a `size_t`.
+///
+/// # Safety
+/// `s` is a NUL-terminated string.
+unsafe fn strlen(s: *const c_char) -> Moved {
+    // SAFETY: as the caller's.
+    Moved::SizeT(unsafe { len(s) } as u64)
 }
 
 #[no_mangle]
@@ -277,21 +286,21 @@ pub unsafe extern "C" fn puts(s: *const c_char) -> c_int {
     let Some(r) = real::puts() else { return enosys() };
     // SAFETY: the real function, with the caller's arguments unchanged.
     // Pointers: the caller's, NUL-terminated (read after success).
-    unsafe { io(stdout_ptr(), true, || r(s), |k| (k != libc::EOF && k >= 0).then(|| strlen(s) + 1)) }
+    unsafe { io(stdout_ptr(), true, || r(s), |k| (k != libc::EOF && k >= 0).then(|| Moved::Int(len(s) + 1))) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fread(p: *mut c_void, size: size_t, n: size_t, f: *mut FILE) -> size_t {
     let Some(r) = real::fread() else { return 0 };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    io(f as usize, false, || unsafe { r(p, size, n, f) }, |k| (k > 0).then(|| (k * size) as i64))
+    io(f as usize, false, || unsafe { r(p, size, n, f) }, |k| (k > 0).then(|| Moved::SizeT((k * size) as u64)))
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn __fread_chk(p: *mut c_void, len: size_t, size: size_t, n: size_t, f: *mut FILE) -> size_t {
     let Some(r) = real::__fread_chk() else { return 0 };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    io(f as usize, false, || unsafe { r(p, len, size, n, f) }, |k| (k > 0).then(|| (k * size) as i64))
+    io(f as usize, false, || unsafe { r(p, len, size, n, f) }, |k| (k > 0).then(|| Moved::SizeT((k * size) as u64)))
 }
 
 #[no_mangle]
@@ -329,7 +338,7 @@ pub unsafe extern "C" fn getw(f: *mut FILE) -> c_int {
     // SAFETY: `f` is the caller's stream, valid for the getw call.
     let err = |f: *mut FILE| unsafe { libc::ferror(f) };
     // SAFETY: the real function, with the caller's arguments unchanged.
-    io(f as usize, false, || unsafe { r(f) }, |k| (k != libc::EOF || err(f) == 0).then_some(4))
+    io(f as usize, false, || unsafe { r(f) }, |k| (k != libc::EOF || err(f) == 0).then_some(Moved::SizeT(4)))
 }
 
 #[no_mangle]

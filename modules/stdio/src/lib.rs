@@ -51,6 +51,44 @@ pub fn maybe_tracked(stream: usize) -> bool {
 
 const STD_NAMES: [&[u8]; 3] = darshan_log::names::STD_STREAMS;
 
+/// The bytes a call moved, typed as C Darshan's call site types them.
+/// Where it passes a `size_t` (fread/fwrite's `size * n`, fgets/fputs's
+/// `strlen`, getw/putw's `sizeof(int)`), C compares MAX_BYTE_* with the
+/// call's last byte as unsigned numbers: a 0-byte fgets or fputs at
+/// offset 0 sets it to -1, and a -1 there is raised again only by a call
+/// that passes a signed count (fgetc/fputc's 1, fprintf's and fscanf's
+/// counts, fflush's 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Moved {
+    Int(i64),
+    SizeT(u64),
+}
+
+impl From<i64> for Moved {
+    fn from(n: i64) -> Self {
+        Moved::Int(n)
+    }
+}
+
+impl Moved {
+    /// The count, and whether C compares with it as an unsigned number.
+    fn parts(self) -> (i64, bool) {
+        match self {
+            Moved::Int(n) => (n, false),
+            Moved::SizeT(n) => (n as i64, true),
+        }
+    }
+}
+
+/// Whether C's `if (max < offset + bytes - 1)` raises `max` (see [`Moved`]).
+fn raises(max: i64, last: i64, unsigned: bool) -> bool {
+    if unsigned {
+        (max as u64) < last as u64
+    } else {
+        max < last
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Access {
     Read,
@@ -243,19 +281,20 @@ impl Stdio {
         timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.t.meta);
     }
 
-    pub fn on_read(&self, stream: usize, bytes: i64, tm1: Tick, tm2: Tick) {
-        self.data(stream, Access::Read, bytes, tm1, tm2);
+    pub fn on_read(&self, stream: usize, bytes: impl Into<Moved>, tm1: Tick, tm2: Tick) {
+        self.data(stream, Access::Read, bytes.into(), tm1, tm2);
     }
 
     /// A write of `bytes`; `flush` for fflush (a 0-byte write counted in
     /// FLUSHES instead of WRITES).
-    pub fn on_write(&self, stream: usize, bytes: i64, flush: bool, tm1: Tick, tm2: Tick) {
-        self.data(stream, if flush { Access::Flush } else { Access::Write }, bytes, tm1, tm2);
+    pub fn on_write(&self, stream: usize, bytes: impl Into<Moved>, flush: bool, tm1: Tick, tm2: Tick) {
+        self.data(stream, if flush { Access::Flush } else { Access::Write }, bytes.into(), tm1, tm2);
     }
 
     /// A read or write at the record's tracked offset (docs/counter-rules.md §4).
     #[inline]
-    fn data(&self, stream: usize, kind: Access, bytes: i64, tm1: Tick, tm2: Tick) {
+    fn data(&self, stream: usize, kind: Access, moved: Moved, tm1: Tick, tm2: Tick) {
+        let (bytes, unsigned) = moved.parts();
         let mut st = self.lock();
         let Some(i) = st.stream_record(stream) else { return };
         if !st.set.live(i as usize) {
@@ -284,7 +323,7 @@ impl Stdio {
         };
         let this = rt.offset;
         rt.offset = this + bytes;
-        if get(w, c::word(max_byte)) < this + bytes - 1 {
+        if raises(get(w, c::word(max_byte)), this + bytes - 1, unsigned) {
             w[c::word(max_byte)] = (this + bytes - 1) as u64;
         }
         add(w, c::word(total), bytes);

@@ -223,3 +223,42 @@ fn fileno_of_an_unused_standard_stream_gives_its_id_without_making_its_record() 
     assert_eq!(s.lock().set.len(), 0);
     assert_eq!(s.id_of_stream(0x999), None, "not a stream we know");
 }
+
+/// C Darshan passes fgets's and fputs's `strlen`, fread's and fwrite's
+/// `size * n` and getw's `sizeof(int)` as a `size_t`, so its check
+/// `max < offset + bytes - 1` is unsigned there: a 0-byte fgets at offset
+/// 0 (a line that starts with a NUL byte) left MAX_BYTE_READ at -1 in C's
+/// log and 0 in ours, and after it C's -1 stays through every later
+/// `size_t` call until a signed one (fgetc's 1, fflush's 0) raises it.
+/// The oracle is C Darshan 3.5.0's log of the same calls
+/// (tests/programs/stdio_size_t.c, ffi/tests/as_c_darshan.rs).
+#[test]
+fn a_zero_byte_fgets_at_offset_zero_left_max_byte_read_at_zero_where_c_writes_minus_one() {
+    use crate::Moved;
+    let s = stdio(5);
+    let stream = |k: usize| 0x5000 + k * 0x100;
+    for (k, name) in [b"/d/nul", b"/d/get", b"/d/emp", b"/d/flu", b"/d/int"].into_iter().enumerate() {
+        s.on_open(stream(k), name, 1, 2);
+    }
+    for k in [0, 1] {
+        s.on_read(stream(k), Moved::SizeT(0), 3, 4);
+        s.on_read(stream(k), Moved::SizeT(298), 5, 6);
+    }
+    s.on_read(stream(1), Moved::Int(1), 7, 8);
+    for k in [2, 3] {
+        s.on_write(stream(k), Moved::SizeT(0), false, 3, 4);
+        s.on_write(stream(k), Moved::SizeT(50), false, 5, 6);
+    }
+    s.on_write(stream(3), Moved::Int(0), true, 7, 8);
+    s.on_write(stream(4), Moved::Int(0), false, 3, 4);
+    let recs = records(&s);
+    let max = |name: &[u8]| {
+        let w = recs.iter().find(|w| w[0] == darshan_log::record_id(name)).unwrap();
+        (counter(w, c::MAX_BYTE_READ), counter(w, c::MAX_BYTE_WRITTEN))
+    };
+    assert_eq!(max(b"/d/nul"), (-1, 0), "a 0-byte fgets at 0, then fread");
+    assert_eq!(max(b"/d/get"), (298, 0), "the same, then fgetc's int 1 at 298");
+    assert_eq!(max(b"/d/emp"), (0, -1), "fputs(\"\") at 0, then fwrite");
+    assert_eq!(max(b"/d/flu"), (0, 49), "the same, then fflush's int 0 at 50");
+    assert_eq!(max(b"/d/int"), (0, 0), "a signed 0 bytes at 0 leaves it");
+}

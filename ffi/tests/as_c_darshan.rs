@@ -1,0 +1,36 @@
+//! Counters where C Darshan 3.5.0's arithmetic gives a value its rules
+//! would not suggest, found by running random POSIX and STDIO programs
+//! under C's library and ours and comparing every counter that is not a
+//! time (scripts/differential.py). The expected values are C's, from its
+//! log of the same program on this machine kind.
+
+mod common;
+
+use common::mpi::{c, read};
+use darshan_log::counters::stdio as sx;
+use darshan_log::modules::STDIO;
+use darshan_test_support::SpawnWatched;
+
+/// fgets's and fputs's `strlen` and fread's and fwrite's `size * n` are
+/// `size_t`s in C, so its `max < offset + bytes - 1` is unsigned there:
+/// a 0-byte fgets or fputs at offset 0 sets MAX_BYTE_* to -1, which later
+/// `size_t` calls cannot raise and an int one (fgetc, fflush) does. Ours
+/// compared signed numbers and wrote 297 and 49 where C writes -1.
+#[test]
+fn a_zero_byte_fgets_or_fputs_at_offset_zero_gave_a_max_byte_where_c_writes_minus_one() {
+    let d = common::scratch("stdio_size_t");
+    let exe = common::compile("stdio_size_t", &d, &["-O2"]);
+    let data = d.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let status = common::instrumented(&exe, &d).arg(&data).spawn_watched().wait().unwrap();
+    assert!(status.success(), "stdio_size_t: {status}");
+    let log = read(&common::only_log(&d));
+    let max = |name: &str| {
+        let r = log.one(STDIO, &data.join(name));
+        (c(r, sx::MAX_BYTE_READ), c(r, sx::MAX_BYTE_WRITTEN))
+    };
+    assert_eq!(max("nul.txt"), (-1, 602), "fgets of \"\" at 0, then fread");
+    assert_eq!(max("nul_getc.txt"), (298, 602), "the same, then fgetc");
+    assert_eq!(max("empty.txt"), (0, -1), "fputs(\"\") at 0, then fwrite");
+    assert_eq!(max("flushed.txt"), (0, 49), "the same, then fflush");
+}
