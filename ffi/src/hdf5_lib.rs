@@ -395,8 +395,9 @@ impl Hdf5 {
     }
 
     /// The chunk sizes of a chunked layout, D1 the fastest-varying
-    /// dimension, at most `N` of them (Darshan's H5D_MAX_NDIMS).
-    pub fn chunk<const N: usize>(&self, dcpl_id: Hid) -> Option<[i64; N]> {
+    /// dimension, and how many there are, at most `N` (Darshan's
+    /// H5D_MAX_NDIMS).
+    pub fn chunk<const N: usize>(&self, dcpl_id: Hid) -> Option<([i64; N], usize)> {
         let (Some(layout), Some(get)) = (self.f.H5Pget_layout, self.f.H5Pget_chunk) else { return None };
         // SAFETY: an HDF5 call on an id; no memory passed.
         if dcpl_id == H5P_DEFAULT || unsafe { layout(dcpl_id) } != H5D_CHUNKED {
@@ -405,7 +406,7 @@ impl Hdf5 {
         let mut dims = [0 as Hsize; H5S_MAX_RANK];
         // SAFETY: `dims` holds N <= H5S_MAX_RANK values, as many as asked for.
         let n = unsafe { get(dcpl_id, N as c_int, dims.as_mut_ptr()) }.clamp(0, N as c_int) as usize;
-        Some(std::array::from_fn(|i| if i < n { dims[n - i - 1] as i64 } else { 0 }))
+        Some((std::array::from_fn(|i| if i < n { dims[n - i - 1] as i64 } else { 0 }), n))
     }
 
     /// The rank of a dataspace (< 0: an error).

@@ -7,7 +7,7 @@
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 
 use darshan_core::paths::{CleanPath, PATH_MAX};
-use darshan_hdf5::dataset::{Layout, LayoutKey, OpenInfo, MAX_NDIMS};
+use darshan_hdf5::dataset::{Chunk, Layout, LayoutKey, OpenInfo, MAX_NDIMS};
 use darshan_hdf5::{Selection, H5D, H5F};
 
 use crate::guard::{record, recording};
@@ -245,9 +245,14 @@ fn dataset_created(
 ) {
     let mut buf = [0u8; MAX_NAME];
     let Some((len, file_rec_id)) = dataset_name(lib, loc_id, name, &mut buf) else { return };
-    let layout = Layout { type_size: lib.type_size(type_id), chunk: lib.chunk::<MAX_NDIMS>(dcpl_id) };
     let opened = Opened { ret, record: &buf[..len], file_rec_id, deprecated, keep: None };
-    record_open(lib, &opened, space_id, layout, t);
+    record_open(lib, &opened, space_id, layout(lib, type_id, dcpl_id), t);
+}
+
+/// A dataset's layout from its datatype and creation property list.
+fn layout(lib: &Hdf5, type_id: Hid, dcpl_id: Hid) -> Layout {
+    let chunk = lib.chunk::<MAX_NDIMS>(dcpl_id).map(|(dims, rank)| Chunk { dims, rank });
+    Layout { type_size: lib.type_size(type_id), chunk }
 }
 
 /// A dataset open, its record named.
@@ -283,8 +288,7 @@ fn opened_by_name(lib: &Hdf5, ret: Hid, loc_id: Hid, name: &[u8], deprecated: bo
         return;
     }
     if let Some(DatasetIds { type_id, space_id, dcpl_id, .. }) = lib.dataset_ids(ret).as_ref() {
-        let layout = Layout { type_size: lib.type_size(*type_id), chunk: lib.chunk::<MAX_NDIMS>(*dcpl_id) };
-        record_open(lib, &opened, *space_id, layout, t);
+        record_open(lib, &opened, *space_id, layout(lib, *type_id, *dcpl_id), t);
     }
 }
 

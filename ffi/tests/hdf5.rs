@@ -392,6 +392,25 @@ fn a_dataset_name_exclude_rule_left_h5d_records_in_the_log() {
     assert!(!one_log(&dir).modules_present().contains(&H5D), "H5D records in the log");
 }
 
+/// A file made again with a 2-D dataset where a 3-D one of the same name
+/// was: our record's CHUNK_SIZE_D3 went to 0, where C Darshan 3.5.0 writes
+/// only the chunk sizes the dataset has and keeps the earlier D3 (its log
+/// of this program: 100, 25, 10, 0, 0). Found by scripts/differential.
+#[test]
+fn a_dataset_made_again_with_fewer_chunk_dimensions_zeroed_the_chunk_sizes_c_keeps() {
+    let dir = scratch("h5-chunk-again");
+    let exe = compile_h5("h5_chunk_again", &dir);
+    let file = dir.join("again.h5");
+    let out = output(instrumented(&exe, &dir).arg(&file));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let dsets = records(&dir, H5D);
+    assert_eq!(dsets.len(), 1, "one record for both datasets: {:?}", dsets.iter().map(|r| &r.0).collect::<Vec<_>>());
+    let r = &dsets[0].1;
+    let chunk = [d::CHUNK_SIZE_D1, d::CHUNK_SIZE_D2, d::CHUNK_SIZE_D3, d::CHUNK_SIZE_D4, d::CHUNK_SIZE_D5];
+    assert_eq!(chunk.map(|k| r.counters[k]), [100, 25, 10, 0, 0]);
+    assert_eq!((r.counters[d::OPENS], r.counters[d::DATASPACE_NDIMS]), (2, 2));
+}
+
 /// Killed with datasets open: the crash-safe file holds the H5F and H5D
 /// records (file_rec_id included), and darshan-merge makes a log of it.
 #[test]

@@ -1,17 +1,25 @@
 #!/usr/bin/env python3
-"""Random POSIX and STDIO programs under C Darshan's library and ours,
-every counter that is not a time compared (docs/counter-rules.md says
-what each must be; C's log is the oracle).
+"""Random programs under C Darshan's library and ours, every counter that
+is not a time compared (docs/counter-rules.md says what each must be; C's
+log is the oracle).
 
-    scripts/differential/run.py C_LIB [FIRST LAST [OPS]]
-    scripts/differential/run.py C_LIB --reduce PROGRAM.c COUNTER
+    scripts/differential/run.py KIND C_LIB [FIRST LAST [CALLS]]
+    scripts/differential/run.py KIND C_LIB --reduce PROGRAM.c COUNTER
 
-Programs come from programs.py (seeded, so a seed names a program); a
-program whose logs differ is kept in target/differential with its
-differences, and --reduce drops its lines one at a time while COUNTER
-still differs. The calls where we record more than C on purpose
-(docs/runtime.md: the stat family on glibc >= 2.33, getc/putc, ungetc,
-mmap) are not generated."""
+KIND is one of
+  posix  POSIX and STDIO calls (programs.py); C_LIB a non-MPI build
+  mpi    MPI-IO calls at 4 ranks, Open MPI with ROMIO (mpi_programs.py);
+         C_LIB an MPI build
+  hdf5   HDF5 calls (h5_programs.py); C_LIB a non-MPI build with
+         --enable-hdf5-mod against the system's serial HDF5
+Programs are seeded, so a seed names a program; one whose logs differ is
+kept in target/differential/KIND with its differences, and --reduce drops
+its lines one at a time while COUNTER still differs. Left out of the
+comparison: where we record more than C on purpose (docs/runtime.md: the
+stat family on glibc >= 2.33, getc/putc, ungetc and mmap are not
+generated; POSIX_STATS is not compared where HDF5 calls stat, nor the
+POSIX_META module), the ranks' times (FASTEST/SLOWEST/VARIANCE), and
+ROMIO's shared-file-pointer file, whose accesses race between ranks."""
 import glob
 import os
 import re
@@ -21,89 +29,128 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-WORK = os.path.join(ROOT, "target", "differential")
 OURS = os.environ.get("OURS", os.path.join(ROOT, "target", "release", "libdarshan.so"))
 PARSER = os.path.join(ROOT, "target", "release", "darshan-parser")
-DATA = os.path.join(WORK, "data")
-TIME = re.compile(r"TIME|TIMESTAMP")
+NOT_COMPARED = re.compile(r"TIME|TIMESTAMP|FASTEST|SLOWEST|VARIANCE")
+H5 = ["-I/usr/include/hdf5/serial", "-L/usr/lib/x86_64-linux-gnu/hdf5/serial"]
 sys.path.insert(0, HERE)
+import h5_programs  # noqa: E402
+import mpi_programs  # noqa: E402
 import programs  # noqa: E402
 
 
-def counters(log):
-    """{(module, name, counter): value} for POSIX and STDIO records of the
-    program's files and the standard streams, times left out."""
+class Kind:
+    def __init__(self, name, gen, cc, link, modules, launch):
+        self.name, self.gen, self.cc, self.link, self.modules, self.launch = name, gen, cc, link, modules, launch
+        self.work = os.path.join(ROOT, "target", "differential", name)
+        self.data = os.path.join(self.work, "data")
+
+    def build(self, src, exe):
+        subprocess.run([self.cc, "-O0", "-w", *H5[:1], "-o", exe, src, *self.link], check=True)
+
+    def compared(self, f):
+        """Whether parser row `f` is one of the program's counters to compare."""
+        name = f[5]
+        if f[0] not in self.modules or NOT_COMPARED.search(f[3]) or "shfp" in name:
+            return False
+        if self.name == "hdf5" and f[3] == "POSIX_STATS":
+            return False
+        return name.startswith(self.data + "/") or (self.name == "posix" and name.startswith("<"))
+
+
+def posix_launch(kind, env, exe):
+    return [exe, kind.data], dict(env, DARSHAN_ENABLE_NONMPI="1")
+
+
+def mpi_launch(kind, env, exe):
+    hints = os.path.join(kind.work, "romio-hints")
+    with open(hints, "w") as f:
+        # One aggregator and no data sieving: ROMIO's read-modify-write of
+        # a hole reads what another rank may or may not have written yet.
+        f.write("romio_ds_read disable\nromio_ds_write disable\ncb_nodes 1\n")
+    env = dict(env, ROMIO_HINTS=hints)
+    xs = [a for k in ("LD_PRELOAD", "DARSHAN_LOGPATH", "DARSHAN_MMAP_LOGPATH", "ROMIO_HINTS") for a in ("-x", f"{k}={env[k]}")]
+    del env["LD_PRELOAD"]  # the ranks', not mpirun's
+    return ["mpirun", "--allow-run-as-root", "--oversubscribe", "--mca", "io", "romio321", "-np", "4", *xs, exe, kind.data], env
+
+
+KINDS = {
+    "posix": Kind("posix", programs.gen, "cc", [], ("POSIX", "STDIO"), posix_launch),
+    "mpi": Kind("mpi", mpi_programs.gen, "mpicc", [], ("POSIX", "STDIO", "MPI-IO"), mpi_launch),
+    "hdf5": Kind("hdf5", h5_programs.gen, "cc", H5[1:] + ["-lhdf5"], ("POSIX", "H5F", "H5D"), posix_launch),
+}
+
+
+def counters(kind, log):
+    """{(module, rank, name, counter): value} of the rows `kind` compares;
+    a RENAMED_FROM or FILE_REC_ID as the name it points to."""
     out = subprocess.run([PARSER, "--show-incomplete", log], capture_output=True, text=True, timeout=60).stdout
-    rows = [l.split("\t") for l in out.splitlines() if not l.startswith("#")]
-    rows = [f for f in rows if len(f) >= 6]
-    names = {f[2]: re.sub(r"tmp......$", "tmpXXXXXX", f[5]) for f in rows}
+    rows = [f for f in (l.split("\t") for l in out.splitlines() if not l.startswith("#")) if len(f) >= 6]
+    unique = lambda n: re.sub(r"tmp......$", "tmpXXXXXX", n)  # mkstemp's names
+    names = {f[2]: unique(f[5]) for f in rows}
     recs = {}
-    for f in rows:
-        if f[0] not in ("POSIX", "STDIO") or TIME.search(f[3]):
-            continue
-        if not (f[5].startswith(DATA + "/f") or f[5].startswith("<")):
-            continue
-        value = names.get(f[4], f[4]) if f[3].endswith("RENAMED_FROM") else f[4]
-        recs[(f[0], f[5], f[3])] = value
+    for f in filter(kind.compared, rows):
+        value = names.get(f[4], f[4]) if f[3].endswith(("RENAMED_FROM", "FILE_REC_ID")) else f[4]
+        recs[(f[0], f[1], unique(f[5]), f[3])] = value
     return recs
 
 
-def run(lib, exe, tag):
+def run(kind, lib, exe, tag):
     """The counters of `exe` run under `lib` in a fresh data directory."""
-    shutil.rmtree(DATA, ignore_errors=True)
-    os.makedirs(DATA)
-    logs, mmap = os.path.join(WORK, "logs-" + tag), os.path.join(WORK, "mmap-" + tag)
+    shutil.rmtree(kind.data, ignore_errors=True)
+    os.makedirs(kind.data)
+    logs, mmap = os.path.join(kind.work, "logs-" + tag), os.path.join(kind.work, "mmap-" + tag)
     for d in (logs, mmap):
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
-    env = dict(os.environ, DARSHAN_ENABLE_NONMPI="1", DARSHAN_LOGPATH=logs, DARSHAN_MMAP_LOGPATH=mmap, LD_PRELOAD=lib)
-    p = subprocess.run([exe, DATA], env=env, timeout=60, capture_output=True)
+    env = dict(os.environ, DARSHAN_LOGPATH=logs, DARSHAN_MMAP_LOGPATH=mmap, LD_PRELOAD=lib)
+    cmd, env = kind.launch(kind, env, exe)
+    try:
+        p = subprocess.run(cmd, env=env, capture_output=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        return None, f"{tag}: no end in 120 s"
     found = glob.glob(os.path.join(logs, "*.darshan"))
     if len(found) != 1:
         return None, f"{tag}: {len(found)} logs, exit {p.returncode}"
-    return counters(found[0]), None
+    return counters(kind, found[0]), None
 
 
-def compare(c_lib, exe):
-    c, e1 = run(c_lib, exe, "c")
-    o, e2 = run(OURS, exe, "ours")
+def compare(kind, c_lib, exe):
+    c, e1 = run(kind, c_lib, exe, "c")
+    o, e2 = run(kind, OURS, exe, "ours")
     if e1 or e2:
         return [f"{e1 or ''} {e2 or ''}".strip()]
-    return [f"{k[0]} {os.path.basename(k[1])} {k[2]}: C {c.get(k)}, ours {o.get(k)}"
+    return [f"{k[0]} rank {k[1]} {os.path.basename(k[2])} {k[3]}: C {c.get(k)}, ours {o.get(k)}"
             for k in sorted(set(c) | set(o)) if c.get(k) != o.get(k)]
 
 
-def build(src, exe):
-    subprocess.run(["cc", "-O0", "-w", "-o", exe, src], check=True)
-
-
-def one(c_lib, seed, ops):
-    src, exe = os.path.join(WORK, f"p{seed}.c"), os.path.join(WORK, f"p{seed}")
+def one(kind, c_lib, seed, calls):
+    src, exe = os.path.join(kind.work, f"p{seed}.c"), os.path.join(kind.work, f"p{seed}")
     with open(src, "w") as f:
-        f.write(programs.gen(seed, ops))
-    build(src, exe)
-    diffs = compare(c_lib, exe)
+        f.write(kind.gen(seed, calls))
+    kind.build(src, exe)
+    diffs = compare(kind, c_lib, exe)
     if not diffs:
         os.remove(src)
         os.remove(exe)
     return diffs
 
 
-def reduce(c_lib, src, counter):
+def reduce(kind, c_lib, src, counter):
     """Drop the program's body lines one at a time while `counter` differs."""
     lines = open(src).read().split("\n")
-    start = next(i for i, l in enumerate(lines) if "buf[i] = '\\n'" in l) + 1
+    start = next(i for i, l in enumerate(lines) if l.startswith("int main")) + 1
     end = next(i for i in range(len(lines) - 1, 0, -1) if lines[i].strip().startswith("return"))
-    red, exe = os.path.join(WORK, "reduced.c"), os.path.join(WORK, "reduced")
+    red, exe = os.path.join(kind.work, "reduced.c"), os.path.join(kind.work, "reduced")
 
     def differs(ls):
         with open(red, "w") as f:
             f.write("\n".join(ls))
         try:
-            build(red, exe)
+            kind.build(red, exe)
         except subprocess.CalledProcessError:
             return False
-        return any(f" {counter}:" in d for d in compare(c_lib, exe))
+        return any(f" {counter}:" in d for d in compare(kind, c_lib, exe))
 
     if not differs(lines):
         sys.exit(f"{counter} does not differ in {src}")
@@ -119,21 +166,21 @@ def reduce(c_lib, src, counter):
 
 
 def main():
-    if len(sys.argv) < 2 or not os.path.exists(sys.argv[1]):
+    if len(sys.argv) < 3 or sys.argv[1] not in KINDS or not os.path.exists(sys.argv[2]):
         sys.exit(__doc__)
-    c_lib = sys.argv[1]
-    os.makedirs(WORK, exist_ok=True)
-    if len(sys.argv) > 2 and sys.argv[2] == "--reduce":
-        return reduce(c_lib, sys.argv[3], sys.argv[4])
-    first, last = (int(sys.argv[2]), int(sys.argv[3])) if len(sys.argv) > 3 else (1, 201)
-    ops = int(sys.argv[4]) if len(sys.argv) > 4 else 100
+    kind, c_lib, rest = KINDS[sys.argv[1]], sys.argv[2], sys.argv[3:]
+    os.makedirs(kind.work, exist_ok=True)
+    if rest[:1] == ["--reduce"]:
+        return reduce(kind, c_lib, rest[1], rest[2])
+    first, last = (int(rest[0]), int(rest[1])) if len(rest) > 1 else (1, 201)
+    calls = int(rest[2]) if len(rest) > 2 else (100 if kind.name == "posix" else 40)
     differing = 0
     for seed in range(first, last):
-        diffs = one(c_lib, seed, ops)
+        diffs = one(kind, c_lib, seed, calls)
         if diffs:
             differing += 1
             print("\n".join(f"seed {seed}: {d}" for d in diffs[:40]), flush=True)
-    print(f"{last - first} programs of {ops} calls, {differing} differ")
+    print(f"{kind.name}: {last - first} programs of {calls} calls, {differing} differ")
     sys.exit(1 if differing else 0)
 
 

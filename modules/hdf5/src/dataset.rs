@@ -36,11 +36,29 @@ pub struct OpenInfo {
 }
 
 /// What a dataset keeps for as long as it exists: its datatype's size
-/// and its chunk sizes (D1 the fastest-varying dimension, when chunked).
+/// and its chunk sizes (when chunked).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Layout {
     pub type_size: i64,
-    pub chunk: Option<[i64; MAX_NDIMS]>,
+    pub chunk: Option<Chunk>,
+}
+
+/// A chunked layout's chunk sizes, D1 the fastest-varying dimension, as
+/// many as the chunk has dimensions (at most MAX_NDIMS). Darshan writes
+/// only those: the record's other CHUNK_SIZE_D* keep what an earlier
+/// dataset of the same name gave them (a file made again with a 3-D
+/// dataset of that name before a 2-D one keeps its D3).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Chunk {
+    pub dims: [i64; MAX_NDIMS],
+    pub rank: usize,
+}
+
+impl Chunk {
+    /// The chunk sizes given.
+    pub fn given(&self) -> &[i64] {
+        &self.dims[..self.rank.min(MAX_NDIMS)]
+    }
 }
 
 /// Which dataset a kept layout is of, and until when it holds: two
@@ -151,7 +169,7 @@ impl H5d {
         // As Darshan: chunk sizes only from a chunked layout (a dataset
         // made again unchunked under the name leaves the last ones).
         if let Some(chunk) = info.layout.chunk {
-            for (d, &v) in chunk.iter().enumerate() {
+            for (d, &v) in chunk.given().iter().enumerate() {
                 w[c::word(c::CHUNK_SIZE_D1) + d] = v as u64;
             }
         }

@@ -6,7 +6,7 @@ use darshan_core::common::getf;
 use darshan_core::{FinalizeCtx, Module};
 use darshan_log::counters::{h5d::typed as d, h5f::typed as f};
 
-use crate::dataset::{Layout, OpenInfo};
+use crate::dataset::{Chunk, Layout, OpenInfo};
 use crate::{Selection, H5D, H5F};
 
 fn finalize_and_output(m: &dyn Module) -> Vec<u64> {
@@ -46,7 +46,7 @@ fn use_a_dataset(file_id: u64) {
         deprecated: false,
         ndims: 2,
         npoints: 100,
-        layout: Layout { type_size: 8, chunk: Some([10, 5, 0, 0, 0]) },
+        layout: Layout { type_size: 8, chunk: Some(Chunk { dims: [10, 5, 0, 0, 0], rank: 2 }) },
         file_rec_id: file_id,
         keep: None,
     };
@@ -110,4 +110,26 @@ fn every_counter_has_a_reduction_rule() {
     assert_eq!(darshan_log::reduce::ops::words_no_rule_takes(file, h5f::RECORD_WORDS), Vec::<usize>::new());
     let datasets = &crate::reduce::DATASET_RULES;
     assert_eq!(darshan_log::reduce::ops::words_no_rules_take(datasets, h5d::RECORD_WORDS), Vec::<usize>::new());
+}
+
+/// Darshan writes as many CHUNK_SIZE_D* as the dataset's chunk has
+/// dimensions and leaves the others: a 2-D dataset opened under a name a
+/// 3-D one had keeps that one's D3 (C Darshan 3.5.0's log of
+/// tests/programs/h5_chunk_again.c: 100, 25, 10, 0, 0); ours wrote 0.
+#[test]
+fn a_dataset_with_fewer_chunk_dimensions_zeroed_the_chunk_sizes_darshan_keeps() {
+    let h5d = crate::dataset::H5d::new();
+    let mut arena = RecordArena::new(1 << 20).unwrap();
+    h5d.attach(arena.reserve(d::RECORD_WORDS, 4), &darshan_core::Env::for_tests());
+    let open = |hid, rank, dims: [i64; 5]| {
+        let layout = Layout { type_size: 8, chunk: Some(Chunk { dims, rank }) };
+        let info = OpenInfo { deprecated: false, ndims: rank as i64, npoints: 300, layout, file_rec_id: 1, keep: None };
+        h5d.on_open(hid, b"/data/again.h5:/d", &info, 1, 2);
+        h5d.on_close(hid, 3, 4);
+    };
+    open(5, 3, [1, 10, 10, 0, 0]);
+    open(6, 2, [100, 25, 0, 0, 0]);
+    let w = finalize_and_output(&h5d);
+    let chunk = [d::CHUNK_SIZE_D1, d::CHUNK_SIZE_D2, d::CHUNK_SIZE_D3, d::CHUNK_SIZE_D4, d::CHUNK_SIZE_D5];
+    assert_eq!(chunk.map(|k| w[d::word(k)] as i64), [100, 25, 10, 0, 0]);
 }
