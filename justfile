@@ -47,12 +47,13 @@ fuzz:
     target/release/log-mutants --per-log 200 --max-seed-size 1000000 --timeout 120 --work target/log-mutants-long --json target/log-mutants-long/report.json ../shared/corpus/logs $(test -d target/preload-tests && echo target/preload-tests)
     target/release/log-mutants --per-log 12 --seed 7 --max-seed-size 20000000 --timeout 300 --work target/log-mutants-big --json target/log-mutants-big/report.json ../shared/corpus/big
 
-# Random POSIX and STDIO programs under C Darshan's library and ours,
-# every counter that is not a time compared (C's log is the oracle):
-# `just differential /path/to/c-darshan/lib/libdarshan.so 1 501`.
-differential C_LIB first="1" last="201" ops="100":
+# Random programs under C Darshan's library and ours, every counter that
+# is not a time compared (C's log is the oracle): KIND posix (C_LIB a
+# non-MPI build), mpi (an MPI build) or hdf5 (--enable-hdf5-mod), e.g.
+# `just differential posix /path/to/c-darshan/lib/libdarshan.so 1 501`.
+differential KIND C_LIB first="1" last="201" calls="":
     scripts/build.sh
-    scripts/differential/run.py {{C_LIB}} {{first}} {{last}} {{ops}}
+    scripts/differential/run.py {{KIND}} {{C_LIB}} {{first}} {{last}} {{calls}}
 
 # Benchmarks: each figure beside the previous run's (docs/bench-figures.json,
 # rewritten with this run's, machine and date); the story goes to
