@@ -63,13 +63,14 @@ class Program:
 
     def fd_call(self, slot, i, size, off):
         r, g = self.r, f"fd[{slot}]"
+        buf = r.choice(["buf", "buf", "buf + 1", "buf + 4", "buf + 8"])  # MEM_NOT_ALIGNED
         op = r.choice(["read", "write", "pread", "pwrite", "lseek", "readv", "writev", "preadv", "pwritev",
                        "fsync", "fdatasync", "close", "dup", "pread64", "pwrite64", "lseek64", "ftruncate",
                        "fdopen", "dup2", "dup3", "fcntl_dup", "read0", "write0", "preadv2", "pwritev2", "lseek_far"])
         simple = {
-            "read": f"read({g}, buf, {size})", "write": f"write({g}, buf, {size})",
-            "pread": f"pread({g}, buf, {size}, {off})", "pwrite": f"pwrite({g}, buf, {size}, {off})",
-            "pread64": f"pread64({g}, buf, {size}, {off})", "pwrite64": f"pwrite64({g}, buf, {size}, {off})",
+            "read": f"read({g}, {buf}, {size})", "write": f"write({g}, {buf}, {size})",
+            "pread": f"pread({g}, {buf}, {size}, {off})", "pwrite": f"pwrite({g}, {buf}, {size}, {off})",
+            "pread64": f"pread64({g}, {buf}, {size}, {off})", "pwrite64": f"pwrite64({g}, {buf}, {size}, {off})",
             "fsync": f"fsync({g})", "fdatasync": f"fdatasync({g})", "ftruncate": f"ftruncate({g}, {off})",
             "read0": f"read({g}, buf, 0)", "write0": f"write({g}, buf, 0)",
             "lseek_far": f"lseek({g}, {r.choice([3000000, 1 << 33])}, SEEK_SET)",
@@ -81,7 +82,7 @@ class Program:
             self.emit(f"if ({g} >= 0) {op}({g}, {off if wh == 'SEEK_SET' else r.choice([0, 10, -1, 4096])}, {wh});")
         elif op in ("readv", "writev", "preadv", "pwritev"):
             sizes = [r.choice(SIZES[:12]) for _ in range(r.randint(1, 3))]
-            iov = ", ".join(f"{{buf + {k * 70000}, {s}}}" for k, s in enumerate(sizes))
+            iov = ", ".join(f"{{{buf} + {k * 70000 + r.choice([0, 0, 3])}, {s}}}" for k, s in enumerate(sizes))
             extra = f", {off}" if op.startswith("p") else ""
             self.emit(f"if ({g} >= 0) {{ struct iovec v[] = {{{iov}}}; {op}({g}, v, {len(sizes)}{extra}); }}")
         elif op in ("preadv2", "pwritev2"):
