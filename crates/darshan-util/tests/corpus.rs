@@ -231,3 +231,21 @@ fn convert_output_equals_c_darshan_converts() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// darshan-dxt-parser on a log without DXT data stopped after the mount
+/// table; darshan-util's (3.5.0 and since) then says "# no DXT module data
+/// available for this Darshan log." and exits 0. The job header is the
+/// one darshan-parser prints for the same log (the corpus's C output).
+#[test]
+fn dxt_parser_on_a_log_without_dxt_data_did_not_say_there_is_none() {
+    let logs = all_logs();
+    let log = logs.iter().find(|l| l.ends_with("release_logs__mpi-io-test-x86_64-3.5.0.darshan")).expect("corpus log");
+    let header = LogFile::open(log).unwrap().header;
+    assert!((0..header.mod_map.len()).all(|m| !darshan_log::modules::is_dxt(m) || header.mod_map[m].len == 0));
+    let out = run(env!("CARGO_BIN_EXE_darshan-dxt-parser"), &[log.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let (head, tail) = text.rsplit_once("# mount entry:").expect("the mount table");
+    assert!(head.starts_with("# darshan log version:"), "{head}");
+    assert_eq!(tail.split_once('\n').unwrap().1, "\n# no DXT module data available for this Darshan log.\n");
+}
