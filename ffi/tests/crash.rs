@@ -331,8 +331,30 @@ fn jobid_of(p: &Path) -> String {
     after[..after.find('_').unwrap()].to_string()
 }
 
+/// The crash-safe files of two runs (two jobs, each rank 0) were refused
+/// ("not from the same job"), where darshan-util's merge takes any logs,
+/// and Darshan's epilog merges every crash-safe file of a batch job on
+/// the node (job steps, processes without MPI): now a note, and one log
+/// with both runs' known I/O (crash_io: 7,000 bytes written to a<k>.dat,
+/// 3 lines to b<k>.txt), the first run's job data.
+fn two_jobs_merged_as_darshan_util_merges_them(o: &std::process::Output, merged: &Path, d: &Path) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("not from the same job") && err.contains("note"), "{err}");
+    let (log, recs) = records(merged);
+    assert_eq!(log.job.nprocs, 1);
+    for k in 0..2 {
+        let a = d.join(format!("data/a{k}.dat")).display().to_string();
+        let b = d.join(format!("data/b{k}.txt")).display().to_string();
+        let posix = recs.iter().find(|(m, n, _)| *m == POSIX && *n == a).unwrap_or_else(|| panic!("{a}"));
+        assert_eq!(posix.2.counters[px::BYTES_WRITTEN], 7000, "{a}");
+        let stdio = recs.iter().find(|(m, n, _)| *m == STDIO && *n == b).unwrap_or_else(|| panic!("{b}"));
+        assert_eq!(stdio.2.counters[sx::WRITES], 3, "{b}");
+    }
+}
+
 #[test]
-fn darshan_merge_refuses_what_it_cannot_merge() {
+fn darshan_merge_refuses_what_it_cannot_merge_and_merges_what_darshan_util_merges() {
     let d = scratch_crash("bad");
     let junk = d.join("data/junk.bin");
     std::fs::write(&junk, b"not a log at all").unwrap();
@@ -355,15 +377,10 @@ fn darshan_merge_refuses_what_it_cannot_merge() {
     }
     let mm = common::files(&d.join("mmap"));
     assert_eq!(mm.len(), 2);
-    let o = darshan_test_support::output(
-        Command::new(common::built("darshan-merge")).arg("--output").arg(d.join("logs/y.darshan")).args(&mm),
-    );
-    assert_eq!(o.status.code(), Some(1));
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("not from the same job"),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let y = d.join("logs/y.darshan");
+    let o =
+        darshan_test_support::output(Command::new(common::built("darshan-merge")).arg("--output").arg(&y).args(&mm));
+    two_jobs_merged_as_darshan_util_merges_them(&o, &y, &d);
     // A truncated file.
     let t = d.join("data/trunc.bin");
     std::fs::write(&t, &std::fs::read(&mm[0]).unwrap()[..3000]).unwrap();

@@ -129,15 +129,19 @@ fn exe(job: &Job) -> &[u8] {
     &job.exe_mnt[..n]
 }
 
-/// Check the inputs are the processes of one job: same job id, command
-/// line and process count, no rank twice.
-fn check_same_job(inputs: &[Input]) -> Result<(), MergeError> {
+/// Whether the inputs look like the processes of one job (same job id,
+/// command line and process count, no rank twice); if not, why. Not a
+/// refusal: darshan-util's merge takes any logs (the first one's job
+/// data, the earliest start, the latest end), and Darshan's own epilog
+/// merges every crash-safe file of a batch job on the node, which may be
+/// several job steps or processes without MPI, all rank 0.
+fn not_one_job(inputs: &[Input]) -> Option<MergeError> {
     let j0 = &inputs[0].job;
     let mut seen = HashMap::new();
     for i in inputs {
         let j = &i.job;
         if j.jobid != j0.jobid || exe(j) != exe(j0) || j.nprocs != j0.nprocs {
-            return Err(MergeError::NotOneJob {
+            return Some(MergeError::NotOneJob {
                 a: inputs[0].path.clone(),
                 b: i.path.clone(),
                 jobids: (j0.jobid, j.jobid),
@@ -147,11 +151,11 @@ fn check_same_job(inputs: &[Input]) -> Result<(), MergeError> {
         }
         if i.rank >= 0 {
             if let Some(p) = seen.insert(i.rank, &i.path) {
-                return Err(MergeError::SameRank { a: p.to_path_buf(), b: i.path.clone(), rank: i.rank });
+                return Some(MergeError::SameRank { a: p.to_path_buf(), b: i.path.clone(), rank: i.rank });
             }
         }
     }
-    Ok(())
+    None
 }
 
 /// One input's records of module `m` as a merge takes them: the standard
@@ -277,7 +281,9 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
         return Err(MergeError::NoInput);
     }
     let inputs: Vec<Input> = paths.iter().map(|p| open(p)).collect::<Result<_, _>>()?;
-    check_same_job(&inputs)?;
+    if let Some(why) = not_one_job(&inputs) {
+        crate::say!("darshan-merge: note: {why}; merged as darshan-util merges any logs: the first one's job data, the earliest start and the latest end");
+    }
     let (names, costs) = names_and_costs(&inputs)?;
     let modules: std::collections::BTreeSet<usize> = inputs.iter().flat_map(|i| i.modules.iter().copied()).collect();
     let partial = inputs.iter().fold(0, |p, i| p | i.partial_flag);
