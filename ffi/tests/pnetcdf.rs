@@ -381,3 +381,29 @@ fn mpiio_records_were_lost_when_recording_started_before_mpi_init() {
     assert_eq!((m.rank, c(m, darshan_log::counters::mpiio::COLL_OPENS)), (-1, 2 * NP));
     assert_eq!(c(log.one(PNETCDF_FILE, &nc), f::CREATES), NP);
 }
+
+/// A file per step with the same variable (varid 0 in each): C Darshan
+/// 3.5.0 finds a variable by its varid in a uthash table that keeps every
+/// definition, and its 10th definition of varid 0 doubled the table,
+/// reversing the chains, so step 9's writes counted for step 0's record.
+/// Ours found the last definition (step 9's own). The expected values are
+/// C's log of this program at 4 ranks: step 0 has its own and step 9's
+/// puts, step 9 none, every other step its own (k + 1 ints per rank).
+#[test]
+fn the_tenth_file_defining_a_varid_had_its_writes_counted_where_c_darshan_counts_none() {
+    let dir = scratch("pnetcdf-files");
+    let exe = mpicc_with(OpenMpi, "pnetcdf_files", &dir, &["-lpnetcdf"]);
+    let data = dir.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let log = the_log(&mpirun(OpenMpi, &exe, &[data.to_str().unwrap(), "12", "1"], &dir, &[]));
+    let step = |k: i64| {
+        let r = log.one(PNETCDF_VAR, &data.join(format!("step{k:03}.nc:v0")));
+        (c(r, v::PUT_VARA), c(r, v::BYTES_WRITTEN))
+    };
+    let bytes = |k: i64| (k + 1) * 4 * NP;
+    assert_eq!(step(0), (2 * NP, bytes(0) + bytes(9)), "step 0: its puts and step 9's");
+    assert_eq!(step(9), (0, 0), "step 9: none");
+    for k in (1..12).filter(|&k| k != 9) {
+        assert_eq!(step(k), (NP, bytes(k)), "step {k}");
+    }
+}

@@ -12,6 +12,8 @@ KIND is one of
          C_LIB an MPI build
   hdf5   HDF5 calls (h5_programs.py); C_LIB a non-MPI build with
          --enable-hdf5-mod against the system's serial HDF5
+  pnetcdf  PnetCDF calls at 4 ranks (pnetcdf_programs.py); C_LIB an MPI
+         build with --enable-pnetcdf-mod
 Programs are seeded, so a seed names a program; one whose logs differ is
 kept in target/differential/KIND with its differences, and --reduce drops
 its lines one at a time while COUNTER still differs. Left out of the
@@ -36,6 +38,7 @@ H5 = ["-I/usr/include/hdf5/serial", "-L/usr/lib/x86_64-linux-gnu/hdf5/serial"]
 sys.path.insert(0, HERE)
 import h5_programs  # noqa: E402
 import mpi_programs  # noqa: E402
+import pnetcdf_programs  # noqa: E402
 import programs  # noqa: E402
 
 
@@ -78,6 +81,8 @@ KINDS = {
     "posix": Kind("posix", programs.gen, "cc", [], ("POSIX", "STDIO"), posix_launch),
     "mpi": Kind("mpi", mpi_programs.gen, "mpicc", [], ("POSIX", "STDIO", "MPI-IO"), mpi_launch),
     "hdf5": Kind("hdf5", h5_programs.gen, "cc", H5[1:] + ["-lhdf5"], ("POSIX", "H5F", "H5D"), posix_launch),
+    "pnetcdf": Kind("pnetcdf", pnetcdf_programs.gen, "mpicc", ["-lpnetcdf"],
+                    ("POSIX", "MPI-IO", "PNETCDF_FILE", "PNETCDF_VAR"), mpi_launch),
 }
 
 
@@ -139,7 +144,8 @@ def one(kind, c_lib, seed, calls):
 def reduce(kind, c_lib, src, counter):
     """Drop the program's body lines one at a time while `counter` differs."""
     lines = open(src).read().split("\n")
-    start = next(i for i, l in enumerate(lines) if l.startswith("int main")) + 1
+    # The body starts after the prologue, which ends filling the buffer.
+    start = 1 + max(i for i, l in enumerate(lines) if "memset(buf" in l or "buf[i] = '\\n'" in l)
     end = next(i for i in range(len(lines) - 1, 0, -1) if lines[i].strip().startswith("return"))
     red, exe = os.path.join(kind.work, "reduced.c"), os.path.join(kind.work, "reduced")
 
@@ -173,7 +179,7 @@ def main():
     if rest[:1] == ["--reduce"]:
         return reduce(kind, c_lib, rest[1], rest[2])
     first, last = (int(rest[0]), int(rest[1])) if len(rest) > 1 else (1, 201)
-    calls = int(rest[2]) if len(rest) > 2 else (100 if kind.name == "posix" else 40)
+    calls = int(rest[2]) if len(rest) > 2 and rest[2] else (100 if kind.name == "posix" else 40)
     differing = 0
     for seed in range(first, last):
         diffs = one(kind, c_lib, seed, calls)

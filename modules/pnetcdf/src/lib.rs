@@ -14,6 +14,7 @@
 pub mod file;
 pub mod reduce;
 pub mod var;
+mod varid_chains;
 
 pub use file::{Meta, PNETCDF_FILE};
 pub use var::{Access, Api, Kind, Op, VarInfo, VarShape, PNETCDF_VAR};

@@ -7,8 +7,9 @@
 //! Variables are found by their varid alone, as in Darshan (its
 //! `varid_hash` is keyed by the varid, never by the ncid): with two files
 //! open, an access to varid 3 of the one counts for whichever file's
-//! varid 3 was defined or looked up last. Matching Darshan's logs wins
-//! over attributing that rare case better.
+//! varid 3 Darshan's hash table finds, mostly the one defined or looked up
+//! last (varid_chains.rs says when not). Matching Darshan's logs wins over
+//! attributing that rare case better.
 
 use darshan_core::access_tuples::{AccessTuples, TUPLE};
 use darshan_core::common::{add, stamp, timer_inc_no_overlap, NoOverlap, Tick};
@@ -20,6 +21,8 @@ use darshan_core::{LockedState, ModuleState};
 use darshan_core::{Module, ModuleSpec};
 use darshan_log::counters::pnetcdf_var::typed as c;
 use darshan_log::modules::PNETCDF_VAR as ID;
+
+use crate::varid_chains::VaridChains;
 
 /// Variable ids tracked at once.
 const HANDLE_SLOTS: usize = 4096;
@@ -127,6 +130,7 @@ impl darshan_core::records::RecordRt for Rt {
 pub struct State {
     recs: HandleRecords<Rt>,
     tuples: AccessTuples,
+    chains: VaridChains,
 }
 
 pub struct PnetcdfVar {
@@ -145,7 +149,8 @@ impl PnetcdfVar {
     /// An empty, unattached instance: the process's is [`PNETCDF_VAR`]; a test
     /// builds its own.
     pub const fn new() -> PnetcdfVar {
-        PnetcdfVar { st: Lock::new(State { recs: HandleRecords::new(ID, HANDLE_SLOTS), tuples: AccessTuples::none() }) }
+        let recs = HandleRecords::new(ID, HANDLE_SLOTS);
+        PnetcdfVar { st: Lock::new(State { recs, tuples: AccessTuples::none(), chains: VaridChains::new() }) }
     }
 
     fn lock(&self) -> LockGuard<'_, State> {
@@ -172,7 +177,8 @@ impl PnetcdfVar {
         w[c::word(c::NDIMS)] = info.ndims as u64;
         w[c::word(c::DATATYPE_SIZE)] = info.type_size as u64;
         w[2] = info.file_rec_id;
-        st.recs.open(varid as u64, i);
+        let recs = &mut st.recs;
+        st.chains.add(varid, i, &mut |varid, i| recs.open(varid as u64, i));
     }
 
     /// The shape of the variable `varid` names, as last opened, to size
@@ -228,6 +234,7 @@ impl ModuleState for State {
     }
     fn fork_own(&mut self) {
         self.recs.fork_own();
+        self.chains.clear();
     }
 }
 
