@@ -377,12 +377,7 @@ fn darshan_merge_refuses_what_it_cannot_merge_and_merges_what_darshan_util_merge
     }
     let mm = common::files(&d.join("mmap"));
     assert_eq!(mm.len(), 2);
-    // Not among the logs every reader is checked on (tests/pydarshan):
-    // like darshan-util's, a merge of two jobs holds two records of rank 0
-    // for a file both used (<STDOUT>, the heatmaps), which PyDarshan and
-    // darshan-parser each take one of.
-    std::fs::create_dir_all(d.join("merged")).unwrap();
-    let y = d.join("merged/y.darshan");
+    let y = d.join("logs/y.darshan");
     let o =
         darshan_test_support::output(Command::new(common::built("darshan-merge")).arg("--output").arg(&y).args(&mm));
     two_jobs_merged_as_darshan_util_merges_them(&o, &y, &d);
