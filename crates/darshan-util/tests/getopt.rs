@@ -156,3 +156,25 @@ fn the_tools_take_prefixes_and_equals_values_as_c_does() {
     assert!(err.contains("option '--obf' is ambiguous; possibilities: '--obfuscate' '--obfuscate_jobid'"), "{err}");
     assert!(err.contains("Usage: "), "{err}");
 }
+
+/// darshan-parser's usage was an older darshan-util's (no --help line,
+/// --version last, "darshan log field data"); darshan-util 3.5.0's
+/// darshan-parser.c prints these lines, in this order, and exits 1.
+#[test]
+fn darshan_parser_printed_an_older_usage_than_darshan_util_3_5_0s() {
+    let out = run("darshan-parser", &["--help"]);
+    assert_eq!(out.status.code(), Some(1));
+    let exe = env!("CARGO_BIN_EXE_darshan-parser");
+    let want = [
+        format!("Usage: {exe} [options] <filename>"),
+        "    --help    : prints this help message and exits".into(),
+        "    --version : prints Darshan version number and exits".into(),
+        "    --all     : all sub-options are enabled".into(),
+        "    --base    : Darshan log field data [default]".into(),
+        "    --file    : total file counts".into(),
+        "    --perf    : derived perf data".into(),
+        "    --total   : aggregated Darshan field data".into(),
+        "    --show-incomplete : display results even if log is incomplete".into(),
+    ];
+    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().collect::<Vec<_>>(), want);
+}

@@ -146,7 +146,7 @@ fn merge_one_job(
 fn usage() -> ! {
     darshan_util::say!("Usage: darshan-merge [options] <infile1> <infile2> ...");
     darshan_util::say!("       darshan-merge [options] --dir <directory> --jobid <id>");
-    darshan_util::say!("       Merges the crash-safe (mmap) logs of one job into a single log.");
+    darshan_util::say!("       Merges Darshan logs (a job's crash-safe files) into a single log.");
     darshan_util::say!("       --output <file>         Output log (required).");
     darshan_util::say!("       --shared-redux          Reduce the records every rank has into one record.");
     darshan_util::say!("       --job-end-time <secs>   Job end time (seconds since the epoch) to record.");

@@ -5,15 +5,17 @@ use darshan_util::getopt::{getopt_long, Found, LongOpt};
 use darshan_util::out::Out;
 use darshan_util::parser::*;
 
+/// darshan-parser 3.5.0's usage, word for word.
 fn usage(exe: &str) -> ! {
     darshan_util::say!("Usage: {exe} [options] <filename>");
-    darshan_util::say!("    --all   : all sub-options are enabled");
-    darshan_util::say!("    --base  : darshan log field data [default]");
-    darshan_util::say!("    --file  : total file counts");
-    darshan_util::say!("    --perf  : derived perf data");
-    darshan_util::say!("    --total : aggregated darshan field data");
+    darshan_util::say!("    --help    : prints this help message and exits");
+    darshan_util::say!("    --version : prints Darshan version number and exits");
+    darshan_util::say!("    --all     : all sub-options are enabled");
+    darshan_util::say!("    --base    : Darshan log field data [default]");
+    darshan_util::say!("    --file    : total file counts");
+    darshan_util::say!("    --perf    : derived perf data");
+    darshan_util::say!("    --total   : aggregated Darshan field data");
     darshan_util::say!("    --show-incomplete : display results even if log is incomplete");
-    darshan_util::say!("    --version : print the darshan-util version this parser matches");
     std::process::exit(1);
 }
 
