@@ -14,6 +14,8 @@ KIND is one of
          --enable-hdf5-mod against the system's serial HDF5
   pnetcdf  PnetCDF calls at 4 ranks (pnetcdf_programs.py); C_LIB an MPI
          build with --enable-pnetcdf-mod
+  h5mpi  parallel HDF5 at 4 ranks (h5mpi_programs.py); C_LIB an MPI build
+         with --enable-hdf5-mod against Open MPI's HDF5
 Programs are seeded, so a seed names a program; one whose logs differ is
 kept in target/differential/KIND with its differences, and --reduce drops
 its lines one at a time while COUNTER still differs. Left out of the
@@ -35,28 +37,31 @@ OURS = os.environ.get("OURS", os.path.join(ROOT, "target", "release", "libdarsha
 PARSER = os.path.join(ROOT, "target", "release", "darshan-parser")
 NOT_COMPARED = re.compile(r"TIME|TIMESTAMP|FASTEST|SLOWEST|VARIANCE")
 H5 = ["-I/usr/include/hdf5/serial", "-L/usr/lib/x86_64-linux-gnu/hdf5/serial"]
+H5MPI = ["-I/usr/include/hdf5/openmpi", "-L/usr/lib/x86_64-linux-gnu/hdf5/openmpi"]
 sys.path.insert(0, HERE)
 import h5_programs  # noqa: E402
+import h5mpi_programs  # noqa: E402
 import mpi_programs  # noqa: E402
 import pnetcdf_programs  # noqa: E402
 import programs  # noqa: E402
 
 
 class Kind:
-    def __init__(self, name, gen, cc, link, modules, launch):
+    def __init__(self, name, gen, cc, link, modules, launch, include=H5[:1]):
         self.name, self.gen, self.cc, self.link, self.modules, self.launch = name, gen, cc, link, modules, launch
+        self.include = include
         self.work = os.path.join(ROOT, "target", "differential", name)
         self.data = os.path.join(self.work, "data")
 
     def build(self, src, exe):
-        subprocess.run([self.cc, "-O0", "-w", *H5[:1], "-o", exe, src, *self.link], check=True)
+        subprocess.run([self.cc, "-O0", "-w", *self.include, "-o", exe, src, *self.link], check=True)
 
     def compared(self, f):
         """Whether parser row `f` is one of the program's counters to compare."""
         name = f[5]
         if f[0] not in self.modules or NOT_COMPARED.search(f[3]) or "shfp" in name:
             return False
-        if self.name == "hdf5" and f[3] == "POSIX_STATS":
+        if self.name in ("hdf5", "h5mpi") and f[3] == "POSIX_STATS":
             return False
         return name.startswith(self.data + "/") or (self.name == "posix" and name.startswith("<"))
 
@@ -81,6 +86,8 @@ KINDS = {
     "posix": Kind("posix", programs.gen, "cc", [], ("POSIX", "STDIO"), posix_launch),
     "mpi": Kind("mpi", mpi_programs.gen, "mpicc", [], ("POSIX", "STDIO", "MPI-IO"), mpi_launch),
     "hdf5": Kind("hdf5", h5_programs.gen, "cc", H5[1:] + ["-lhdf5"], ("POSIX", "H5F", "H5D"), posix_launch),
+    "h5mpi": Kind("h5mpi", h5mpi_programs.gen, "mpicc", H5MPI[1:] + ["-lhdf5"], ("POSIX", "MPI-IO", "H5F", "H5D"),
+                  mpi_launch, H5MPI[:1]),
     "pnetcdf": Kind("pnetcdf", pnetcdf_programs.gen, "mpicc", ["-lpnetcdf"],
                     ("POSIX", "MPI-IO", "PNETCDF_FILE", "PNETCDF_VAR"), mpi_launch),
 }
