@@ -16,6 +16,7 @@ KIND is one of
          build with --enable-pnetcdf-mod
   h5mpi  parallel HDF5 at 4 ranks (h5mpi_programs.py); C_LIB an MPI build
          with --enable-hdf5-mod against Open MPI's HDF5
+DIFFERENTIAL_RANKS=N runs the MPI kinds at N ranks (4 by default).
 Programs are seeded, so a seed names a program; one whose logs differ is
 kept in target/differential/KIND with its differences, and --reduce drops
 its lines one at a time while COUNTER still differs. Left out of the
@@ -79,7 +80,8 @@ def mpi_launch(kind, env, exe):
     env = dict(env, ROMIO_HINTS=hints)
     xs = [a for k in ("LD_PRELOAD", "DARSHAN_LOGPATH", "DARSHAN_MMAP_LOGPATH", "ROMIO_HINTS") for a in ("-x", f"{k}={env[k]}")]
     del env["LD_PRELOAD"]  # the ranks', not mpirun's
-    return ["mpirun", "--allow-run-as-root", "--oversubscribe", "--mca", "io", "romio321", "-np", "4", *xs, exe, kind.data], env
+    ranks = os.environ.get("DIFFERENTIAL_RANKS", "4")
+    return ["mpirun", "--allow-run-as-root", "--oversubscribe", "--mca", "io", "romio321", "-np", ranks, *xs, exe, kind.data], env
 
 
 KINDS = {
