@@ -1,7 +1,7 @@
 //! Counters where C Darshan 3.5.0's arithmetic gives a value its rules
 //! would not suggest, found by running random POSIX and STDIO programs
 //! under C's library and ours and comparing every counter that is not a
-//! time (scripts/differential.py). The expected values are C's, from its
+//! time (scripts/differential/run.py). The expected values are C's, from its
 //! log of the same program on this machine kind.
 
 mod common;

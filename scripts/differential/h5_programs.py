@@ -11,6 +11,8 @@ TYPES = [("H5T_NATIVE_INT", 4), ("H5T_NATIVE_DOUBLE", 8), ("H5T_NATIVE_CHAR", 1)
 
 
 class Program:
+    FAPL = "H5P_DEFAULT"  # the file access property list files are opened with
+
     def __init__(self, seed):
         self.r = random.Random(seed)
         self.files = {}  # file slot -> open
@@ -91,9 +93,9 @@ class Program:
         f, k = r.randrange(2), r.randrange(3)
         if f not in self.files:
             if any(ff == f for ff, _ in self.dsets) and r.random() < 0.7:
-                self.emit(f"fl[{f}] = H5Fopen(name({f}), {r.choice(['H5F_ACC_RDWR', 'H5F_ACC_RDONLY'])}, H5P_DEFAULT);")
+                self.emit(f"fl[{f}] = H5Fopen(name({f}), {r.choice(['H5F_ACC_RDWR', 'H5F_ACC_RDONLY'])}, {self.FAPL});")
             else:
-                self.emit(f"fl[{f}] = H5Fcreate(name({f}), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);")
+                self.emit(f"fl[{f}] = H5Fcreate(name({f}), H5F_ACC_TRUNC, H5P_DEFAULT, {self.FAPL});")
                 for key in [x for x in self.dsets if x[0] == f]:
                     del self.dsets[key]
             self.files[f] = True

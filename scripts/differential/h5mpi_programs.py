@@ -9,16 +9,19 @@ import h5_programs
 
 
 class Program(h5_programs.Program):
+    FAPL = "fapl()"
+
     def dims(self):
         """As h5_programs', at least 4 rows: a row of each rank's own."""
         d = super().dims()
         return [max(4, d[0]) - max(4, d[0]) % 4] + d[1:]
 
     def hyperslab(self, dims):
-        """This rank's block of rows (dimension 0 split over 4 ranks)."""
+        """h5_programs' selection, its rows one row of this rank's quarter."""
         parts = super().hyperslab(dims)
-        return [("rank * {} + {}".format(max(1, dims[0] // 4), p[0] % max(1, dims[0] // 4)) if j == 0 else p[0],
-                 1, 1 if j == 0 else p[2], 1 if j == 0 else p[3]) if j == 0 else p for j, p in enumerate(parts)]
+        rows = dims[0] // 4
+        parts[0] = (f"rank * {rows} + {parts[0][0] % rows}", 1, 1, 1)
+        return parts
 
     def io(self, f, k):
         dims, t = self.dsets[(f, k)]
@@ -53,12 +56,7 @@ int main(int argc, char **argv) {
 
 
 def gen(seed, nops=40):
-    body = Program(seed).body(nops).replace("H5P_DEFAULT);", "fapl());", 0)
-    body = body.replace("H5Fopen(name", "H5Fopen(name").replace(", H5P_DEFAULT);\n", ", H5P_DEFAULT);\n")
-    body = "\n    ".join(l.replace("H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)", "H5F_ACC_TRUNC, H5P_DEFAULT, fapl())")
-                           .replace("H5F_ACC_RDWR, H5P_DEFAULT)", "H5F_ACC_RDWR, fapl())")
-                           .replace("H5F_ACC_RDONLY, H5P_DEFAULT)", "H5F_ACC_RDONLY, fapl())")
-                           for l in body.split("\n    "))
+    body = Program(seed).body(nops)
     return PROLOGUE + "    " + body + "\n    H5Pclose(coll); H5Pclose(indep);\n    MPI_Finalize();\n    return 0;\n}\n"
 
 

@@ -67,7 +67,7 @@ impl VaridChains {
         self.entries += 1;
         found(varid, record);
         let mask = (1u64 << self.log2_buckets) - 1;
-        let count = self.bucket_entries(hash & mask, mask);
+        let count = bucket_entries(&w[..self.used * W], hash & mask, mask);
         if count >= (mult + 1) * BUCKET_THRESHOLD && !self.noexpand {
             self.expand(found);
         }
@@ -90,28 +90,23 @@ impl VaridChains {
         Some(used)
     }
 
-    /// Entries in the bucket `bucket` of the table masked by `mask`.
-    fn bucket_entries(&self, bucket: u64, mask: u64) -> u64 {
-        let Some(w) = self.slots.taken() else { return 0 };
-        (0..self.used).filter(|&k| w[k * W + HASH] & mask == bucket).map(|k| w[k * W + ENTRIES]).sum()
-    }
-
     /// HASH_EXPAND_BUCKETS: twice the buckets, every chain reversed, each
     /// bucket's expand_mult and the table's inefficiency counted again.
     fn expand(&mut self, found: &mut dyn FnMut(i32, usize)) {
+        let Some(w) = self.slots.taken_mut() else { return };
+        let keys = &mut w[..self.used * W];
         let n = self.entries;
-        let buckets = 2u64 << self.log2_buckets;
-        let ideal = (n >> (self.log2_buckets + 1)) + u64::from(n & (buckets - 1) != 0);
-        let mask = buckets - 1;
+        let mask = (2u64 << self.log2_buckets) - 1;
+        let ideal = (n >> (self.log2_buckets + 1)) + u64::from(n & mask != 0);
         let mut nonideal = 0;
         for k in 0..self.used {
-            let count = self.bucket_entries(self.word(k, HASH) & mask, mask);
-            let first_of_bucket = (0..k).all(|j| self.word(j, HASH) & mask != self.word(k, HASH) & mask);
-            if first_of_bucket && count > ideal {
+            let bucket = keys[k * W + HASH] & mask;
+            let count = bucket_entries(keys, bucket, mask);
+            // A bucket's entries past the ideal, counted at its first key.
+            if count > ideal && keys[..k * W].chunks_exact(W).all(|s| s[HASH] & mask != bucket) {
                 nonideal += count - ideal;
             }
-            let Some(w) = self.slots.taken_mut() else { return };
-            let s = &mut w[k * W..(k + 1) * W];
+            let s = &mut keys[k * W..(k + 1) * W];
             s[MULT] = if count > ideal { count / ideal } else { 0 };
             (s[HEAD], s[TAIL]) = (s[TAIL], s[HEAD]);
             if s[HEAD] != s[TAIL] {
@@ -123,17 +118,20 @@ impl VaridChains {
         self.noexpand |= self.ineff_expands > 1;
     }
 
-    fn word(&self, k: usize, i: usize) -> u64 {
-        self.slots.taken().map_or(0, |w| w[k * W + i])
-    }
-
     /// A forked child's table starts empty, as its handles do.
     pub fn clear(&mut self) {
         if let Some(w) = self.slots.taken_mut() {
             w[..self.used * W].fill(0);
         }
-        *self = VaridChains { slots: std::mem::take(&mut self.slots), ..VaridChains::new() };
+        (self.used, self.entries, self.log2_buckets) = (0, 0, LOG2_INITIAL_BUCKETS);
+        (self.ineff_expands, self.noexpand) = (0, false);
     }
+}
+
+/// Entries of the varids in `keys` (their slots) in bucket `bucket` of a
+/// table masked by `mask`.
+fn bucket_entries(keys: &[u64], bucket: u64, mask: u64) -> u64 {
+    keys.chunks_exact(W).filter(|s| s[HASH] & mask == bucket).map(|s| s[ENTRIES]).sum()
 }
 
 impl Default for VaridChains {

@@ -37,11 +37,24 @@ fn counter(w: &[u64], k: c::Counter) -> i64 {
     w[c::word(k)] as i64
 }
 
-#[test]
-fn the_reference_stdio_program_gives_c_darshans_counters() {
-    let s = stdio(4);
-    let f = 0x5000_usize;
-    let name = b"/mnt/oracle-tmpfs/stdio_mix.txt";
+/// C Darshan 3.5.0's record of the reference program
+/// (shared/reference/stdio_mix.txt).
+const STDIO_MIX: [(c::Counter, i64); 10] = [
+    (c::OPENS, 1),
+    (c::FDOPENS, 0),
+    (c::READS, 1_000_000),
+    (c::WRITES, 1_000_000),
+    (c::SEEKS, 2),
+    (c::FLUSHES, 0),
+    (c::BYTES_WRITTEN, 11_888_890),
+    (c::BYTES_READ, 11_888_890),
+    (c::MAX_BYTE_READ, 11_888_889),
+    (c::MAX_BYTE_WRITTEN, 11_888_889),
+];
+
+/// The reference program's calls on stream `f` of `s`, each one tick
+/// long, one tick apart.
+fn run_stdio_mix(s: &Stdio, f: usize, name: &[u8]) {
     let mut t: Tick = 100;
     let mut tick = |d: Tick| {
         t += d;
@@ -62,37 +75,18 @@ fn the_reference_stdio_program_gives_c_darshans_counters() {
         s.on_read(f, line(i), t1, tick(1));
     }
     s.on_close(f, tick(1), tick(1));
+}
+
+#[test]
+fn the_reference_stdio_program_gives_c_darshans_counters() {
+    let s = stdio(4);
+    let name = b"/mnt/oracle-tmpfs/stdio_mix.txt";
+    run_stdio_mix(&s, 0x5000, name);
     let recs = records(&s);
     let w = recs.iter().find(|w| w[0] == darshan_log::record_id(name)).expect("the file's record");
-    let got: Vec<(c::Counter, i64)> = [
-        c::OPENS,
-        c::FDOPENS,
-        c::READS,
-        c::WRITES,
-        c::SEEKS,
-        c::FLUSHES,
-        c::BYTES_WRITTEN,
-        c::BYTES_READ,
-        c::MAX_BYTE_READ,
-        c::MAX_BYTE_WRITTEN,
-    ]
-    .iter()
-    .map(|&k| (k, counter(w, k)))
-    .collect();
-    // C Darshan 3.5.0's record of this program (shared/reference/stdio_mix.txt).
-    let c_darshan = [
-        (c::OPENS, 1),
-        (c::FDOPENS, 0),
-        (c::READS, 1_000_000),
-        (c::WRITES, 1_000_000),
-        (c::SEEKS, 2),
-        (c::FLUSHES, 0),
-        (c::BYTES_WRITTEN, 11_888_890),
-        (c::BYTES_READ, 11_888_890),
-        (c::MAX_BYTE_READ, 11_888_889),
-        (c::MAX_BYTE_WRITTEN, 11_888_889),
-    ];
-    assert_eq!(got, c_darshan.to_vec());
+    for (k, want) in STDIO_MIX {
+        assert_eq!(counter(w, k), want, "{k:?}");
+    }
     // Writes before reads, every time within the run, the open first.
     assert!(getf(w, c::fword(c::F_OPEN_START_TIMESTAMP)) < getf(w, c::fword(c::F_WRITE_START_TIMESTAMP)));
     assert!(getf(w, c::fword(c::F_WRITE_END_TIMESTAMP)) < getf(w, c::fword(c::F_READ_START_TIMESTAMP)));
