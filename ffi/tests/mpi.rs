@@ -29,6 +29,7 @@ on_both_mpis!(
     mpi4py_failed_to_start_under_the_library,
     an_mpi_ranks_first_io_opened_the_crash_safe_file_again,
     a_vfork_child_whose_exec_failed_cost_the_job_its_log,
+    one_ranks_unused_stdout_left_the_stdout_of_the_others_unshared,
 );
 
 /// A rank that shelled out with vfork and exec, the exec failing and its
@@ -139,6 +140,39 @@ fn a_four_rank_job_writes_one_log_with_shared_records_reduced(mpi: Mpi) {
     let posix = log.file.header.mod_map[POSIX];
     let (_, posix_streams) = common::inflate_region(&bytes[posix.off as usize..(posix.off + posix.len) as usize]);
     assert_eq!(posix_streams, NP as usize, "one POSIX stream per rank");
+}
+
+/// Regression (found by scripts/differential, kind mpiposix): ranks 0, 1
+/// and 3 print a line, rank 2 writes a file through fopen. C Darshan 3.5.0
+/// makes the three standard streams' records when a rank's STDIO module is
+/// set up (its first STDIO call), and the ranks agree on the records they
+/// share before the unused standard streams are dropped: its log has one
+/// `<STDOUT>` record of rank -1, OPENS 4, WRITES 3, FLUSHES 3, 21 bytes
+/// (C's log of tests/programs/std_streams_shared.c, Open MPI, 4 ranks). We
+/// made a standard stream's record at its first use, so rank 2 had none
+/// and each writer kept its own. When rank 2 makes no STDIO call at all,
+/// C has three records of rank 0, 1 and 3, each OPENS 1 and 7 bytes.
+fn one_ranks_unused_stdout_left_the_stdout_of_the_others_unshared(mpi: Mpi) {
+    use darshan_log::counters::stdio as sx;
+    use darshan_log::modules::STDIO;
+    for (mode, c_darshan) in
+        [("touch", vec![(-1, 4, 3, 3, 21)]), ("none", vec![(0, 1, 1, 1, 7), (1, 1, 1, 1, 7), (3, 1, 1, 1, 7)])]
+    {
+        let d = scratch_mpi(mpi, &format!("std-{mode}"));
+        let exe = mpicc(mpi, "std_streams_shared", &d);
+        let data = d.join("data");
+        std::fs::create_dir_all(&data).unwrap();
+        let log = the_log(&mpirun(mpi, &exe, &[data.to_str().unwrap(), mode], &d, &[]));
+        let ours: Vec<_> = log
+            .all(STDIO, Path::new("<STDOUT>"))
+            .iter()
+            .map(|r| (r.rank, c(r, sx::OPENS), c(r, sx::WRITES), c(r, sx::FLUSHES), c(r, sx::BYTES_WRITTEN)))
+            .collect();
+        assert_eq!(ours, c_darshan, "{mpi:?} {mode}: (rank, opens, writes, flushes, bytes) of <STDOUT>");
+        for unused in ["<STDIN>", "<STDERR>"] {
+            assert!(log.all(STDIO, Path::new(unused)).is_empty(), "{mpi:?} {mode}: {unused} is used by no rank");
+        }
+    }
 }
 
 fn logs_of(d: &Path) -> Vec<PathBuf> {

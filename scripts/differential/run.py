@@ -10,6 +10,8 @@ KIND is one of
   posix  POSIX and STDIO calls (programs.py); C_LIB a non-MPI build
   mpi    MPI-IO calls at 4 ranks, Open MPI with ROMIO (mpi_programs.py);
          C_LIB an MPI build
+  mpiposix  POSIX and STDIO calls made by the ranks in turn, at 4 ranks, on
+         shared and per-rank files (mpi_posix_programs.py); C_LIB an MPI build
   hdf5   HDF5 calls (h5_programs.py); C_LIB a non-MPI build with
          --enable-hdf5-mod against the system's serial HDF5
   pnetcdf  PnetCDF calls at 4 ranks (pnetcdf_programs.py); C_LIB an MPI
@@ -42,6 +44,7 @@ H5MPI = ["-I/usr/include/hdf5/openmpi", "-L/usr/lib/x86_64-linux-gnu/hdf5/openmp
 sys.path.insert(0, HERE)
 import h5_programs  # noqa: E402
 import h5mpi_programs  # noqa: E402
+import mpi_posix_programs  # noqa: E402
 import mpi_programs  # noqa: E402
 import pnetcdf_programs  # noqa: E402
 import programs  # noqa: E402
@@ -64,7 +67,7 @@ class Kind:
             return False
         if self.name in ("hdf5", "h5mpi") and f[3] == "POSIX_STATS":
             return False
-        return name.startswith(self.data + "/") or (self.name == "posix" and name.startswith("<"))
+        return name.startswith(self.data + "/") or (self.name in ("posix", "mpiposix") and name.startswith("<"))
 
 
 def posix_launch(kind, env, exe):
@@ -87,6 +90,7 @@ def mpi_launch(kind, env, exe):
 KINDS = {
     "posix": Kind("posix", programs.gen, "cc", [], ("POSIX", "STDIO"), posix_launch),
     "mpi": Kind("mpi", mpi_programs.gen, "mpicc", [], ("POSIX", "STDIO", "MPI-IO"), mpi_launch),
+    "mpiposix": Kind("mpiposix", mpi_posix_programs.gen, "mpicc", [], ("POSIX", "STDIO"), mpi_launch),
     "hdf5": Kind("hdf5", h5_programs.gen, "cc", H5[1:] + ["-lhdf5"], ("POSIX", "H5F", "H5D"), posix_launch),
     "h5mpi": Kind("h5mpi", h5mpi_programs.gen, "mpicc", H5MPI[1:] + ["-lhdf5"], ("POSIX", "MPI-IO", "H5F", "H5D"),
                   mpi_launch, H5MPI[:1]),
@@ -188,7 +192,7 @@ def main():
     if rest[:1] == ["--reduce"]:
         return reduce(kind, c_lib, rest[1], rest[2])
     first, last = (int(rest[0]), int(rest[1])) if len(rest) > 1 else (1, 201)
-    calls = int(rest[2]) if len(rest) > 2 and rest[2] else (100 if kind.name == "posix" else 40)
+    calls = int(rest[2]) if len(rest) > 2 and rest[2] else (100 if kind.name in ("posix", "mpiposix") else 40)
     differing = 0
     for seed in range(first, last):
         diffs = one(kind, c_lib, seed, calls)

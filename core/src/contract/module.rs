@@ -177,6 +177,15 @@ pub trait Module: Sync {
         });
     }
 
+    /// Shutdown, MPI only, before `reduce`: the ids this rank offers for
+    /// the ranks' agreement on which records they share. By default
+    /// `record_ids`; a module that drops some records at output only after
+    /// Darshan's agreement (STDIO: the unused standard streams) offers
+    /// them too.
+    fn held_ids(&self, f: &mut dyn FnMut(u64)) {
+        self.record_ids(f)
+    }
+
     /// In a forked child: forget the parent's records and start afresh;
     /// by default the records are cleared, then the state's own part
     /// (`ModuleState::fork_own`).

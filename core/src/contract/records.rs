@@ -357,21 +357,19 @@ impl<R: RecordRt> RecordSet<R> {
 
     /// Emit the records for which `keep` holds, in runs of consecutive
     /// records (all of them in one run when every record is kept), then
-    /// the records reduced across ranks, if any.
+    /// the records reduced across ranks for which it holds, if any (Darshan
+    /// filters its output after the reduction: STDIO's unused standard
+    /// streams, shared by every rank, are dropped there too).
     pub fn output(&self, emit: &mut dyn FnMut(&[u64]), keep: impl Fn(&[u64]) -> bool) {
+        self.output_local(emit, &keep);
+        emit_runs(&self.reduced, self.slice.rec_words, emit, |_, w| keep(w));
+    }
+
+    /// This rank's records for which `keep` holds, less those reduced.
+    fn output_local(&self, emit: &mut dyn FnMut(&[u64]), keep: &dyn Fn(&[u64]) -> bool) {
         let rw = self.slice.rec_words;
-        let mut start = 0;
-        for i in 0..=self.count {
-            if i == self.count || self.shared.get(i) == Some(&true) || !keep(self.slice.record(i)) {
-                if i > start {
-                    emit(&self.slice[start * rw..i * rw]);
-                }
-                start = i + 1;
-            }
-        }
-        if !self.reduced.is_empty() {
-            emit(&self.reduced);
-        }
+        let local = &self.slice[..self.count * rw];
+        emit_runs(local, rw, emit, |i, w| self.shared.get(i) != Some(&true) && keep(w));
     }
 
     /// This module makes at their first use records it used to make at
@@ -397,7 +395,8 @@ impl<R: RecordRt> RecordSet<R> {
                 emit(self.slice.record(i));
             }
         }
-        self.output(emit, |w| !first.contains(&w[0]) && keep(w));
+        self.output_local(emit, &|w| !first.contains(&w[0]) && keep(w));
+        emit_runs(&self.reduced, self.slice.rec_words, emit, |_, w| keep(w));
     }
 
     /// MPI shutdown, on every rank: combine the records of the `shared`
@@ -460,6 +459,21 @@ impl<R: RecordRt> RecordSet<R> {
     pub fn for_each_mut(&mut self, mut f: impl FnMut(&mut [u64])) {
         for i in 0..self.count {
             f(self.slice.record_mut(i));
+        }
+    }
+}
+
+/// Hand `emit` the records of `words` (`rw` words each) for which `kept`
+/// holds, as runs of consecutive records.
+fn emit_runs(words: &[u64], rw: usize, emit: &mut dyn FnMut(&[u64]), kept: impl Fn(usize, &[u64]) -> bool) {
+    let n = if rw == 0 { 0 } else { words.len() / rw };
+    let mut start = 0;
+    for i in 0..=n {
+        if i == n || !kept(i, &words[i * rw..(i + 1) * rw]) {
+            if i > start {
+                emit(&words[start * rw..i * rw]);
+            }
+            start = i + 1;
         }
     }
 }

@@ -36,7 +36,7 @@ fn local_ids(modules: &[&'static dyn Module]) -> (Vec<u64>, HashMap<u64, u64>) {
     let mut mask: HashMap<u64, u64> = HashMap::new();
     for m in modules {
         let id = m.spec().id;
-        m.record_ids(&mut |rec_id| {
+        m.held_ids(&mut |rec_id| {
             let e = mask.entry(rec_id).or_insert_with(|| {
                 order.push(rec_id);
                 0

@@ -20,7 +20,7 @@ use darshan_core::common::{add, get, stamp, timer_inc_no_overlap, IoTimers, NoOv
 use darshan_core::paths::NameFilter;
 use darshan_core::records::{RecordSet, Records};
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{Env, Module, ModuleSpec};
+use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
 use darshan_core::{LockedState, ModuleState};
 use darshan_log::counters::stdio::typed as c;
 use darshan_log::modules::STDIO as ID;
@@ -216,6 +216,24 @@ impl State {
         (0..3).find(|&k| self.pending_std[k] && self.std_streams[k] == stream)
     }
 
+    /// The standard streams' records Darshan made when it set its STDIO
+    /// module up (at the rank's first STDIO call) that this module has
+    /// not made: an MPI job's ranks agree on the records they share before
+    /// the unused standard streams are dropped, so one rank's unused stdout
+    /// makes the stdout of the ranks that wrote to it one shared record.
+    /// Made as Darshan made them: opened once, at time 0, nothing else.
+    fn make_std_records(&mut self) {
+        for (k, name) in STD_NAMES.iter().enumerate() {
+            let id = darshan_log::names::std_stream_ids()[k];
+            if self.std_streams[k] == 0 || self.set.find(id).is_some() {
+                continue;
+            }
+            if let Some(i) = self.set.find_or_create(id, name) {
+                add(self.set.words(i), c::word(c::OPENS), 1);
+            }
+        }
+    }
+
     /// A standard stream closed or reopened before its first use gets no
     /// record of its own from now on (made at start-up, it would have had
     /// neither reads nor writes, and been left out).
@@ -398,6 +416,27 @@ impl Module for Stdio {
         self.names.set(env.config);
         st.set.attach(slice, env);
         st.register_std(env);
+    }
+
+    /// In an MPI job, a rank whose STDIO module was set up holds the
+    /// standard streams' records too, used or not, for the agreement on
+    /// shared records (`held_ids`).
+    fn finalize(&self, ctx: &FinalizeCtx) {
+        let mut st = self.lock();
+        if ctx.nprocs > 1 && self.begun.load(Ordering::Relaxed) {
+            st.make_std_records();
+        }
+        let (from, to) = SPEC.tick_words;
+        st.set.finalize(ctx, from..to);
+    }
+
+    /// Every record, the unused standard streams' among them: Darshan's
+    /// ranks agree on the records they share before its STDIO output drops
+    /// those.
+    fn held_ids(&self, f: &mut dyn FnMut(u64)) {
+        self.lock()
+            .set
+            .output(&mut |run: &[u64]| run.chunks_exact(SPEC.record_words).for_each(|rec| f(rec[0])), |_| true);
     }
 
     fn output(&self, emit: &mut dyn FnMut(&[u64])) {
