@@ -10,6 +10,8 @@ KIND is one of
   posix  POSIX and STDIO calls (programs.py); C_LIB a non-MPI build
   mpi    MPI-IO calls at 4 ranks, Open MPI with ROMIO (mpi_programs.py);
          C_LIB an MPI build
+  fork   POSIX and STDIO calls with up to two fork()s among them, a log
+         per process (fork_programs.py); C_LIB a non-MPI build
   mpiposix  POSIX and STDIO calls made by the ranks in turn, at 4 ranks, on
          shared and per-rank files (mpi_posix_programs.py); C_LIB an MPI build
   hdf5   HDF5 calls (h5_programs.py); C_LIB a non-MPI build with
@@ -42,6 +44,7 @@ NOT_COMPARED = re.compile(r"TIME|TIMESTAMP|FASTEST|SLOWEST|VARIANCE")
 H5 = ["-I/usr/include/hdf5/serial", "-L/usr/lib/x86_64-linux-gnu/hdf5/serial"]
 H5MPI = ["-I/usr/include/hdf5/openmpi", "-L/usr/lib/x86_64-linux-gnu/hdf5/openmpi"]
 sys.path.insert(0, HERE)
+import fork_programs  # noqa: E402
 import h5_programs  # noqa: E402
 import h5mpi_programs  # noqa: E402
 import mpi_posix_programs  # noqa: E402
@@ -67,7 +70,7 @@ class Kind:
             return False
         if self.name in ("hdf5", "h5mpi") and f[3] == "POSIX_STATS":
             return False
-        return name.startswith(self.data + "/") or (self.name in ("posix", "mpiposix") and name.startswith("<"))
+        return name.startswith(self.data + "/") or (self.name in ("posix", "fork", "mpiposix") and name.startswith("<"))
 
 
 def posix_launch(kind, env, exe):
@@ -90,6 +93,7 @@ def mpi_launch(kind, env, exe):
 KINDS = {
     "posix": Kind("posix", programs.gen, "cc", [], ("POSIX", "STDIO"), posix_launch),
     "mpi": Kind("mpi", mpi_programs.gen, "mpicc", [], ("POSIX", "STDIO", "MPI-IO"), mpi_launch),
+    "fork": Kind("fork", fork_programs.gen, "cc", [], ("POSIX", "STDIO"), posix_launch),
     "mpiposix": Kind("mpiposix", mpi_posix_programs.gen, "mpicc", [], ("POSIX", "STDIO"), mpi_launch),
     "hdf5": Kind("hdf5", h5_programs.gen, "cc", H5[1:] + ["-lhdf5"], ("POSIX", "H5F", "H5D"), posix_launch),
     "h5mpi": Kind("h5mpi", h5mpi_programs.gen, "mpicc", H5MPI[1:] + ["-lhdf5"], ("POSIX", "MPI-IO", "H5F", "H5D"),
@@ -101,20 +105,35 @@ KINDS = {
 
 def counters(kind, log):
     """{(module, rank, name, counter): value} of the rows `kind` compares;
-    a RENAMED_FROM or FILE_REC_ID as the name it points to."""
+    a RENAMED_FROM or FILE_REC_ID as the name it points to; whether the
+    log says it is a forked child's. mkstemp's random names are one name,
+    numbered (when a rank made several) in the order of their counters."""
     out = subprocess.run([PARSER, "--show-incomplete", log], capture_output=True, text=True, timeout=60).stdout
     rows = [f for f in (l.split("\t") for l in out.splitlines() if not l.startswith("#")) if len(f) >= 6]
-    unique = lambda n: re.sub(r"tmp......$", "tmpXXXXXX", n)  # mkstemp's names
+    unique = lambda n: re.sub(r"tmp......$", "tmpXXXXXX", n)
     names = {f[2]: unique(f[5]) for f in rows}
-    recs = {}
+    by_record = {}
     for f in filter(kind.compared, rows):
         value = names.get(f[4], f[4]) if f[3].endswith(("RENAMED_FROM", "FILE_REC_ID")) else f[4]
-        recs[(f[0], f[1], unique(f[5]), f[3])] = value
+        by_record.setdefault((f[0], f[1], f[2]), {})[f[3]] = value
+    seen = {}
+    recs = {("META", "", "", "fork_parent"): "# metadata: fork_parent = " in out}
+    for (module, rank, rid), cs in sorted(by_record.items(), key=lambda kv: (kv[0][:2], sorted(kv[1].items()))):
+        name = names[rid]
+        k = seen[(module, rank, name)] = seen.get((module, rank, name), -1) + 1
+        for counter, value in cs.items():
+            recs[(module, rank, name + (f"#{k}" if k else ""), counter)] = value
     return recs
 
 
+def process_of(recs):
+    """The process a log is of: fork_programs' who.<path> record, if any."""
+    return next((re.sub(r".*/who\.", "who.", k[2]) for k in recs if re.search(r"/who\.\d*$", k[2])), "")
+
+
 def run(kind, lib, exe, tag):
-    """The counters of `exe` run under `lib` in a fresh data directory."""
+    """The counters of `exe` run under `lib` in a fresh data directory, by
+    process (one log and process "" unless the program forks)."""
     shutil.rmtree(kind.data, ignore_errors=True)
     os.makedirs(kind.data)
     logs, mmap = os.path.join(kind.work, "logs-" + tag), os.path.join(kind.work, "mmap-" + tag)
@@ -128,9 +147,10 @@ def run(kind, lib, exe, tag):
     except subprocess.TimeoutExpired:
         return None, f"{tag}: no end in 120 s"
     found = glob.glob(os.path.join(logs, "*.darshan"))
-    if len(found) != 1:
-        return None, f"{tag}: {len(found)} logs, exit {p.returncode}"
-    return counters(kind, found[0]), None
+    by_process = {process_of(r): r for r in (counters(kind, log) for log in found)}
+    if not found or len(by_process) != len(found) or (kind.name != "fork" and len(found) != 1):
+        return None, f"{tag}: {len(found)} logs of {len(by_process)} processes, exit {p.returncode}"
+    return by_process, None
 
 
 def compare(kind, c_lib, exe):
@@ -138,8 +158,10 @@ def compare(kind, c_lib, exe):
     o, e2 = run(kind, OURS, exe, "ours")
     if e1 or e2:
         return [f"{e1 or ''} {e2 or ''}".strip()]
-    return [f"{k[0]} rank {k[1]} {os.path.basename(k[2])} {k[3]}: C {c.get(k)}, ours {o.get(k)}"
-            for k in sorted(set(c) | set(o)) if c.get(k) != o.get(k)]
+    if set(c) != set(o):
+        return [f"processes with a log: C {sorted(c)}, ours {sorted(o)}"]
+    return [f"{(p + ' ') if p else ''}{k[0]} rank {k[1]} {os.path.basename(k[2])} {k[3]}: C {c[p].get(k)}, ours {o[p].get(k)}"
+            for p in sorted(c) for k in sorted(set(c[p]) | set(o[p])) if c[p].get(k) != o[p].get(k)]
 
 
 def one(kind, c_lib, seed, calls):
@@ -192,7 +214,7 @@ def main():
     if rest[:1] == ["--reduce"]:
         return reduce(kind, c_lib, rest[1], rest[2])
     first, last = (int(rest[0]), int(rest[1])) if len(rest) > 1 else (1, 201)
-    calls = int(rest[2]) if len(rest) > 2 and rest[2] else (100 if kind.name in ("posix", "mpiposix") else 40)
+    calls = int(rest[2]) if len(rest) > 2 and rest[2] else (100 if kind.name in ("posix", "fork", "mpiposix") else 40)
     differing = 0
     for seed in range(first, last):
         diffs = one(kind, c_lib, seed, calls)

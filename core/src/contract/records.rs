@@ -466,7 +466,7 @@ impl<R: RecordRt> RecordSet<R> {
 /// Hand `emit` the records of `words` (`rw` words each) for which `kept`
 /// holds, as runs of consecutive records.
 fn emit_runs(words: &[u64], rw: usize, emit: &mut dyn FnMut(&[u64]), kept: impl Fn(usize, &[u64]) -> bool) {
-    let n = if rw == 0 { 0 } else { words.len() / rw };
+    let n = words.len().checked_div(rw).unwrap_or(0);
     let mut start = 0;
     for i in 0..=n {
         if i == n || !kept(i, &words[i * rw..(i + 1) * rw]) {
