@@ -20,7 +20,9 @@ KIND is one of
          build with --enable-pnetcdf-mod
   h5mpi  parallel HDF5 at 4 ranks (h5mpi_programs.py); C_LIB an MPI build
          with --enable-hdf5-mod against Open MPI's HDF5
-DIFFERENTIAL_RANKS=N runs the MPI kinds at N ranks (4 by default).
+DIFFERENTIAL_RANKS=N runs the MPI kinds at N ranks (4 by default);
+DIFFERENTIAL_DXT=1 traces every file (DXT_ENABLE_IO_TRACE) and compares
+the segments too (module, rank, file, segment: direction, offset, length).
 Programs are seeded, so a seed names a program; one whose logs differ is
 kept in target/differential/KIND with its differences, and --reduce drops
 its lines one at a time while COUNTER still differs. Left out of the
@@ -40,6 +42,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 OURS = os.environ.get("OURS", os.path.join(ROOT, "target", "release", "libdarshan.so"))
 PARSER = os.path.join(ROOT, "target", "release", "darshan-parser")
+DXT_PARSER = os.path.join(ROOT, "target", "release", "darshan-dxt-parser")
+DXT = os.environ.get("DIFFERENTIAL_DXT") == "1"
 NOT_COMPARED = re.compile(r"TIME|TIMESTAMP|FASTEST|SLOWEST|VARIANCE")
 H5 = ["-I/usr/include/hdf5/serial", "-L/usr/lib/x86_64-linux-gnu/hdf5/serial"]
 H5MPI = ["-I/usr/include/hdf5/openmpi", "-L/usr/lib/x86_64-linux-gnu/hdf5/openmpi"]
@@ -84,7 +88,8 @@ def mpi_launch(kind, env, exe):
         # a hole reads what another rank may or may not have written yet.
         f.write("romio_ds_read disable\nromio_ds_write disable\ncb_nodes 1\n")
     env = dict(env, ROMIO_HINTS=hints)
-    xs = [a for k in ("LD_PRELOAD", "DARSHAN_LOGPATH", "DARSHAN_MMAP_LOGPATH", "ROMIO_HINTS") for a in ("-x", f"{k}={env[k]}")]
+    xs = [a for k in ("LD_PRELOAD", "DARSHAN_LOGPATH", "DARSHAN_MMAP_LOGPATH", "ROMIO_HINTS", "DXT_ENABLE_IO_TRACE")
+          if k in env for a in ("-x", f"{k}={env[k]}")]
     del env["LD_PRELOAD"]  # the ranks', not mpirun's
     ranks = os.environ.get("DIFFERENTIAL_RANKS", "4")
     return ["mpirun", "--allow-run-as-root", "--oversubscribe", "--mca", "io", "romio321", "-np", ranks, *xs, exe, kind.data], env
@@ -126,6 +131,25 @@ def counters(kind, log):
     return recs
 
 
+def segments(kind, log):
+    """{(DXT module, rank, file, "segment N"): "direction offset length"}
+    of darshan-dxt-parser's output, for the files `kind` compares."""
+    out = subprocess.run([DXT_PARSER, log], capture_output=True, text=True, timeout=60).stdout
+    segs, name = {}, None
+    for line in out.splitlines():
+        m = re.match(r"# DXT, file_id: \d+, file_name: (.*)$", line)
+        if m:
+            name = m.group(1)
+            continue
+        f = line.split()
+        # mkstemp's files are left out: their names are random, and a rank's
+        # several could not be told apart.
+        if name and name.startswith(kind.data + "/") and not re.search(r"tmp......$", name) and len(f) >= 6 \
+                and f[0].startswith("X_"):
+            segs[(f[0], f[1], name, f"segment {f[3]}")] = " ".join((f[2], f[4], f[5]))
+    return segs
+
+
 def process_of(recs):
     """The process a log is of: fork_programs' who.<path> record, if any."""
     return next((re.sub(r".*/who\.", "who.", k[2]) for k in recs if re.search(r"/who\.\d*$", k[2])), "")
@@ -141,13 +165,15 @@ def run(kind, lib, exe, tag):
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
     env = dict(os.environ, DARSHAN_LOGPATH=logs, DARSHAN_MMAP_LOGPATH=mmap, LD_PRELOAD=lib)
+    if DXT:
+        env["DXT_ENABLE_IO_TRACE"] = "1"
     cmd, env = kind.launch(kind, env, exe)
     try:
         p = subprocess.run(cmd, env=env, capture_output=True, timeout=120)
     except subprocess.TimeoutExpired:
         return None, f"{tag}: no end in 120 s"
     found = glob.glob(os.path.join(logs, "*.darshan"))
-    by_process = {process_of(r): r for r in (counters(kind, log) for log in found)}
+    by_process = {process_of(r): r for r in (counters(kind, log) | (segments(kind, log) if DXT else {}) for log in found)}
     if not found or len(by_process) != len(found) or (kind.name != "fork" and len(found) != 1):
         return None, f"{tag}: {len(found)} logs of {len(by_process)} processes, exit {p.returncode}"
     return by_process, None
