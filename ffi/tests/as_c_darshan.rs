@@ -34,3 +34,29 @@ fn a_zero_byte_fgets_or_fputs_at_offset_zero_gave_a_max_byte_where_c_writes_minu
     assert_eq!(max("empty.txt"), (0, -1), "fputs(\"\") at 0, then fwrite");
     assert_eq!(max("flushed.txt"), (0, 49), "the same, then fflush");
 }
+
+/// At STDIO's record limit (tests/programs/stdio_full.c: 1,030 files
+/// opened with fopen, then a line on stdout). C Darshan makes the three
+/// standard streams' records when its STDIO module is set up, before the
+/// first file's, so they hold 3 of its 1,024 records: its log has the
+/// first 1,021 files, `<STDOUT>` (stdin and stderr, unused, are dropped)
+/// and STDIO's partial flag. We made a standard stream's record at its
+/// first use, so the files took all 1,024 places and `<STDOUT>` a 1,025th.
+#[test]
+fn standard_streams_made_at_first_use_left_their_three_places_to_files() {
+    let d = common::scratch("stdio_full");
+    let exe = common::compile("stdio_full", &d, &["-O2"]);
+    let data = d.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let status = common::instrumented(&exe, &d).arg(&data).spawn_watched().wait().unwrap();
+    assert!(status.success(), "stdio_full: {status}");
+    let log = read(&common::only_log(&d));
+    let names: Vec<&str> = log.recs.iter().filter(|(m, _, _)| *m == STDIO).map(|(_, n, _)| n.as_str()).collect();
+    let file = |i: usize| data.join(format!("s{i}")).display().to_string();
+    let files: Vec<String> = (0..1021).map(file).collect();
+    assert_eq!(names.len(), 1022, "C's 1,021 files and <STDOUT>");
+    assert!(names.contains(&"<STDOUT>"));
+    assert!(files.iter().all(|f| names.contains(&f.as_str())), "the first 1,021 files");
+    assert!(!names.contains(&file(1021).as_str()));
+    assert_ne!(log.file.header.partial_flag & (1 << STDIO), 0, "STDIO partial");
+}

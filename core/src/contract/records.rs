@@ -121,6 +121,9 @@ pub struct RecordSet<R> {
     /// rank's own records should the log then not be written (a merge of
     /// the files reduces them again).
     shared: Vec<bool>,
+    /// Places kept for records made at their first use that Darshan
+    /// makes at start-up (`expect_early_records`), not made yet.
+    early: usize,
 }
 
 impl<R: RecordRt> RecordSet<R> {
@@ -138,6 +141,7 @@ impl<R: RecordRt> RecordSet<R> {
             heat: None,
             reduced: Vec::new(),
             shared: Vec::new(),
+            early: 0,
         }
     }
 
@@ -271,7 +275,17 @@ impl<R: RecordRt> RecordSet<R> {
             return None;
         }
         let ledger = self.env.map(|e| e.ledger)?;
-        if self.count >= self.granted.unwrap_or(0) && !self.grant_more(ledger) {
+        // A record made at its first use takes one of the places kept for
+        // it; any other leaves them free.
+        let early = darshan_log::names::is_std_stream(name) && self.early > 0;
+        let kept = if early { 0 } else { self.early };
+        if self.count + kept >= self.slice.capacity {
+            if ledger.enabled(self.module) {
+                ledger.set_partial(self.module);
+            }
+            return None;
+        }
+        if self.count + kept >= self.granted.unwrap_or(0) && !self.grant_more(ledger) {
             return None;
         }
         // The crash-safe file (made now if this is the first record) must
@@ -301,6 +315,7 @@ impl<R: RecordRt> RecordSet<R> {
         self.count += 1;
         ledger.record_added(self.module, self.slice.rec_words * 8);
         self.index.insert(id, i);
+        self.early -= usize::from(early);
         Some(i)
     }
 
@@ -350,6 +365,7 @@ impl<R: RecordRt> RecordSet<R> {
         self.frozen = false;
         self.reduced = Vec::new();
         self.shared = Vec::new();
+        self.early = 0;
         if let Some(h) = self.heat.as_mut() {
             h.clear(self.rank);
         }
@@ -377,7 +393,13 @@ impl<R: RecordRt> RecordSet<R> {
     /// making them (else a module that records first could take it all,
     /// and a later `printf` found no room for `<STDOUT>`), and the
     /// crash-safe file gives its area storage when it is made.
-    pub fn expect_early_records(&mut self) {
+    ///
+    /// Their `n` places are kept for them from now on, made or not:
+    /// Darshan's STDIO module makes the standard streams' three records
+    /// when it is set up, so they take 3 of its MAX_RECORDS whether a
+    /// stream is ever used (at the limit, C's log has 1,021 files).
+    pub fn expect_early_records(&mut self, n: usize) {
+        self.early = n;
         crate::store::logmap::expect_early(self.module);
         if let (Some(ledger), None) = (self.env.map(|e| e.ledger), self.granted) {
             self.grant_more(ledger);

@@ -195,8 +195,9 @@ impl State {
                 MAYBE_TRACKED[word].fetch_or(bit, Ordering::Relaxed);
             }
         }
-        if self.pending_std.contains(&true) {
-            self.set.expect_early_records();
+        let early = self.pending_std.iter().filter(|&&p| p).count();
+        if early > 0 {
+            self.set.expect_early_records(early);
         }
     }
 
