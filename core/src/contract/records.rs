@@ -277,7 +277,7 @@ impl<R: RecordRt> RecordSet<R> {
         let ledger = self.env.map(|e| e.ledger)?;
         // A record made at its first use takes one of the places kept for
         // it; any other leaves them free.
-        let early = darshan_log::names::is_std_stream(name) && self.early > 0;
+        let early = self.early > 0 && darshan_log::names::is_std_stream(name);
         let kept = if early { 0 } else { self.early };
         if self.count + kept >= self.slice.capacity {
             if ledger.enabled(self.module) {
