@@ -6,10 +6,23 @@
 
 mod common;
 
-use common::mpi::{c, read};
+use common::mpi::{c, read, Log};
 use darshan_log::counters::stdio as sx;
 use darshan_log::modules::STDIO;
 use darshan_test_support::SpawnWatched;
+use std::path::PathBuf;
+
+/// The log of tests/programs/`name`.c run under the library on a data
+/// directory of its own, and that directory.
+fn log_of(name: &str) -> (Log, PathBuf) {
+    let d = common::scratch(name);
+    let exe = common::compile(name, &d, &["-O2"]);
+    let data = d.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let status = common::instrumented(&exe, &d).arg(&data).spawn_watched().wait().unwrap();
+    assert!(status.success(), "{name}: {status}");
+    (read(&common::only_log(&d)), data)
+}
 
 /// fgets's and fputs's `strlen` and fread's and fwrite's `size * n` are
 /// `size_t`s in C, so its `max < offset + bytes - 1` is unsigned there:
@@ -18,13 +31,7 @@ use darshan_test_support::SpawnWatched;
 /// compared signed numbers and wrote 297 and 49 where C writes -1.
 #[test]
 fn a_zero_byte_fgets_or_fputs_at_offset_zero_gave_a_max_byte_where_c_writes_minus_one() {
-    let d = common::scratch("stdio_size_t");
-    let exe = common::compile("stdio_size_t", &d, &["-O2"]);
-    let data = d.join("data");
-    std::fs::create_dir_all(&data).unwrap();
-    let status = common::instrumented(&exe, &d).arg(&data).spawn_watched().wait().unwrap();
-    assert!(status.success(), "stdio_size_t: {status}");
-    let log = read(&common::only_log(&d));
+    let (log, data) = log_of("stdio_size_t");
     let max = |name: &str| {
         let r = log.one(STDIO, &data.join(name));
         (c(r, sx::MAX_BYTE_READ), c(r, sx::MAX_BYTE_WRITTEN))
@@ -44,13 +51,7 @@ fn a_zero_byte_fgets_or_fputs_at_offset_zero_gave_a_max_byte_where_c_writes_minu
 /// first use, so the files took all 1,024 places and `<STDOUT>` a 1,025th.
 #[test]
 fn standard_streams_made_at_first_use_left_their_three_places_to_files() {
-    let d = common::scratch("stdio_full");
-    let exe = common::compile("stdio_full", &d, &["-O2"]);
-    let data = d.join("data");
-    std::fs::create_dir_all(&data).unwrap();
-    let status = common::instrumented(&exe, &d).arg(&data).spawn_watched().wait().unwrap();
-    assert!(status.success(), "stdio_full: {status}");
-    let log = read(&common::only_log(&d));
+    let (log, data) = log_of("stdio_full");
     let names: Vec<&str> = log.recs.iter().filter(|(m, _, _)| *m == STDIO).map(|(_, n, _)| n.as_str()).collect();
     let file = |i: usize| data.join(format!("s{i}")).display().to_string();
     let files: Vec<String> = (0..1021).map(file).collect();

@@ -148,29 +148,39 @@ fn a_four_rank_job_writes_one_log_with_shared_records_reduced(mpi: Mpi) {
 /// set up (its first STDIO call), and the ranks agree on the records they
 /// share before the unused standard streams are dropped: its log has one
 /// `<STDOUT>` record of rank -1, OPENS 4, WRITES 3, FLUSHES 3, 21 bytes
-/// (C's log of tests/programs/std_streams_shared.c, Open MPI, 4 ranks). We
+/// (C's logs of tests/programs/std_streams_shared.c, Open MPI, 4 ranks). We
 /// made a standard stream's record at its first use, so rank 2 had none
 /// and each writer kept its own. When rank 2 makes no STDIO call at all,
-/// C has three records of rank 0, 1 and 3, each OPENS 1 and 7 bytes.
+/// C has three records of rank 0, 1 and 3, each OPENS 1 and 7 bytes. With
+/// DARSHAN_DISABLE_SHARED_REDUCTION and rank 0 the quiet one, C has the
+/// records of ranks 1, 2 and 3, named (the first fix, agreeing with rank
+/// 0's unused `<STDOUT>`, left them without a name).
 fn one_ranks_unused_stdout_left_the_stdout_of_the_others_unshared(mpi: Mpi) {
     use darshan_log::counters::stdio as sx;
     use darshan_log::modules::STDIO;
-    for (mode, c_darshan) in
-        [("touch", vec![(-1, 4, 3, 3, 21)]), ("none", vec![(0, 1, 1, 1, 7), (1, 1, 1, 1, 7), (3, 1, 1, 1, 7)])]
-    {
-        let d = scratch_mpi(mpi, &format!("std-{mode}"));
+    let own = |r| (r, 1, 1, 1, 7);
+    let cases = [
+        ("touch", "2", "", vec![(-1, 4, 3, 3, 21)]),
+        ("none", "2", "", vec![own(0), own(1), own(3)]),
+        ("touch", "0", "1", vec![own(1), own(2), own(3)]),
+    ];
+    for (mode, quiet, no_reduction, c_darshan) in cases {
+        let d = scratch_mpi(mpi, &format!("std-{mode}-{quiet}"));
         let exe = mpicc(mpi, "std_streams_shared", &d);
         let data = d.join("data");
         std::fs::create_dir_all(&data).unwrap();
-        let log = the_log(&mpirun(mpi, &exe, &[data.to_str().unwrap(), mode], &d, &[]));
+        let env: &[(&str, &str)] =
+            if no_reduction.is_empty() { &[] } else { &[("DARSHAN_DISABLE_SHARED_REDUCTION", "1")] };
+        let log = the_log(&mpirun(mpi, &exe, &[data.to_str().unwrap(), mode, quiet], &d, env));
         let ours: Vec<_> = log
             .all(STDIO, Path::new("<STDOUT>"))
             .iter()
             .map(|r| (r.rank, c(r, sx::OPENS), c(r, sx::WRITES), c(r, sx::FLUSHES), c(r, sx::BYTES_WRITTEN)))
             .collect();
-        assert_eq!(ours, c_darshan, "{mpi:?} {mode}: (rank, opens, writes, flushes, bytes) of <STDOUT>");
+        let case = format!("{mpi:?} {mode}, quiet rank {quiet}, no reduction {no_reduction:?}");
+        assert_eq!(ours, c_darshan, "{case}: (rank, opens, writes, flushes, bytes) of <STDOUT>");
         for unused in ["<STDIN>", "<STDERR>"] {
-            assert!(log.all(STDIO, Path::new(unused)).is_empty(), "{mpi:?} {mode}: {unused} is used by no rank");
+            assert!(log.all(STDIO, Path::new(unused)).is_empty(), "{case}: {unused} is used by no rank");
         }
     }
 }

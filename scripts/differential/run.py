@@ -45,6 +45,7 @@ PARSER = os.path.join(ROOT, "target", "release", "darshan-parser")
 DXT_PARSER = os.path.join(ROOT, "target", "release", "darshan-dxt-parser")
 DXT = os.environ.get("DIFFERENTIAL_DXT") == "1"
 NOT_COMPARED = re.compile(r"TIME|TIMESTAMP|FASTEST|SLOWEST|VARIANCE")
+MKSTEMP = re.compile(r"tmp......$")  # mkstemp's random names
 H5 = ["-I/usr/include/hdf5/serial", "-L/usr/lib/x86_64-linux-gnu/hdf5/serial"]
 H5MPI = ["-I/usr/include/hdf5/openmpi", "-L/usr/lib/x86_64-linux-gnu/hdf5/openmpi"]
 sys.path.insert(0, HERE)
@@ -58,9 +59,11 @@ import programs  # noqa: E402
 
 
 class Kind:
-    def __init__(self, name, gen, cc, link, modules, launch, include=H5[:1]):
+    def __init__(self, name, gen, cc, link, modules, launch, include=H5[:1], calls=40, streams=False):
         self.name, self.gen, self.cc, self.link, self.modules, self.launch = name, gen, cc, link, modules, launch
         self.include = include
+        self.calls = calls  # a program's calls unless told
+        self.streams = streams  # whether the standard streams' records are compared
         self.work = os.path.join(ROOT, "target", "differential", name)
         self.data = os.path.join(self.work, "data")
 
@@ -74,7 +77,7 @@ class Kind:
             return False
         if self.name in ("hdf5", "h5mpi") and f[3] == "POSIX_STATS":
             return False
-        return name.startswith(self.data + "/") or (self.name in ("posix", "fork", "mpiposix") and name.startswith("<"))
+        return name.startswith(self.data + "/") or (self.streams and name.startswith("<"))
 
 
 def posix_launch(kind, env, exe):
@@ -88,18 +91,21 @@ def mpi_launch(kind, env, exe):
         # a hole reads what another rank may or may not have written yet.
         f.write("romio_ds_read disable\nromio_ds_write disable\ncb_nodes 1\n")
     env = dict(env, ROMIO_HINTS=hints)
-    xs = [a for k in ("LD_PRELOAD", "DARSHAN_LOGPATH", "DARSHAN_MMAP_LOGPATH", "ROMIO_HINTS", "DXT_ENABLE_IO_TRACE")
-          if k in env for a in ("-x", f"{k}={env[k]}")]
+    # To the ranks: the library, its settings (DARSHAN_*, DXT_* from the
+    # caller's environment too) and the hints.
+    xs = [a for k in sorted(env) if k in ("LD_PRELOAD", "ROMIO_HINTS") or k.startswith(("DARSHAN_", "DXT_"))
+          for a in ("-x", f"{k}={env[k]}")]
     del env["LD_PRELOAD"]  # the ranks', not mpirun's
     ranks = os.environ.get("DIFFERENTIAL_RANKS", "4")
     return ["mpirun", "--allow-run-as-root", "--oversubscribe", "--mca", "io", "romio321", "-np", ranks, *xs, exe, kind.data], env
 
 
 KINDS = {
-    "posix": Kind("posix", programs.gen, "cc", [], ("POSIX", "STDIO"), posix_launch),
+    "posix": Kind("posix", programs.gen, "cc", [], ("POSIX", "STDIO"), posix_launch, calls=100, streams=True),
     "mpi": Kind("mpi", mpi_programs.gen, "mpicc", [], ("POSIX", "STDIO", "MPI-IO"), mpi_launch),
-    "fork": Kind("fork", fork_programs.gen, "cc", [], ("POSIX", "STDIO"), posix_launch),
-    "mpiposix": Kind("mpiposix", mpi_posix_programs.gen, "mpicc", [], ("POSIX", "STDIO"), mpi_launch),
+    "fork": Kind("fork", fork_programs.gen, "cc", [], ("POSIX", "STDIO"), posix_launch, calls=100, streams=True),
+    "mpiposix": Kind("mpiposix", mpi_posix_programs.gen, "mpicc", [], ("POSIX", "STDIO"), mpi_launch, calls=100,
+                     streams=True),
     "hdf5": Kind("hdf5", h5_programs.gen, "cc", H5[1:] + ["-lhdf5"], ("POSIX", "H5F", "H5D"), posix_launch),
     "h5mpi": Kind("h5mpi", h5mpi_programs.gen, "mpicc", H5MPI[1:] + ["-lhdf5"], ("POSIX", "MPI-IO", "H5F", "H5D"),
                   mpi_launch, H5MPI[:1]),
@@ -115,7 +121,7 @@ def counters(kind, log):
     numbered (when a rank made several) in the order of their counters."""
     out = subprocess.run([PARSER, "--show-incomplete", log], capture_output=True, text=True, timeout=60).stdout
     rows = [f for f in (l.split("\t") for l in out.splitlines() if not l.startswith("#")) if len(f) >= 6]
-    unique = lambda n: re.sub(r"tmp......$", "tmpXXXXXX", n)
+    unique = lambda n: MKSTEMP.sub("tmpXXXXXX", n)
     names = {f[2]: unique(f[5]) for f in rows}
     by_record = {}
     for f in filter(kind.compared, rows):
@@ -144,7 +150,7 @@ def segments(kind, log):
         f = line.split()
         # mkstemp's files are left out: their names are random, and a rank's
         # several could not be told apart.
-        if name and name.startswith(kind.data + "/") and not re.search(r"tmp......$", name) and len(f) >= 6 \
+        if name and name.startswith(kind.data + "/") and not MKSTEMP.search(name) and len(f) >= 6 \
                 and f[0].startswith("X_"):
             segs[(f[0], f[1], name, f"segment {f[3]}")] = " ".join((f[2], f[4], f[5]))
     return segs
@@ -240,7 +246,7 @@ def main():
     if rest[:1] == ["--reduce"]:
         return reduce(kind, c_lib, rest[1], rest[2])
     first, last = (int(rest[0]), int(rest[1])) if len(rest) > 1 else (1, 201)
-    calls = int(rest[2]) if len(rest) > 2 and rest[2] else (100 if kind.name in ("posix", "fork", "mpiposix") else 40)
+    calls = int(rest[2]) if len(rest) > 2 and rest[2] else kind.calls
     differing = 0
     for seed in range(first, last):
         diffs = one(kind, c_lib, seed, calls)

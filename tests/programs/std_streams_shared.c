@@ -4,21 +4,24 @@
  * records they share before the unused standard streams are dropped. So
  * stdout written by ranks 0, 1 and 3 is one shared record (OPENS 4) when
  * rank 2 made any STDIO call, and three records of their own when it made
- * none. argv[1]: the data directory; argv[2]: "touch" (rank 2 writes a
- * file of its own through fopen) or "none" (rank 2 makes no STDIO call). */
+ * none. argv[1]: the data directory; argv[2]: "touch" (the quiet rank
+ * writes a file of its own through fopen) or "none" (it makes no STDIO
+ * call); argv[3], if given: the quiet rank (2 by default). */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int main(int argc, char **argv)
 {
-    int rank;
+    int rank, quiet;
     char path[4200];
     if (argc < 3)
         return 2;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank != 2) {
+    quiet = argc > 3 ? atoi(argv[3]) : 2;
+    if (rank != quiet) {
         printf("rank %d\n", rank);
         fflush(stdout);
     } else if (strcmp(argv[2], "touch") == 0) {

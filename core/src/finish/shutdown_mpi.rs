@@ -30,27 +30,37 @@ use crate::finish::shutdown::{job_record, log_paths, metadata_counts, Outcome};
 use crate::finish::step::step;
 use crate::runtime::{self, Shared};
 
-/// Each module's record ids, with a bit per module that has the id.
-fn local_ids(modules: &[&'static dyn Module]) -> (Vec<u64>, HashMap<u64, u64>) {
+/// Each module's record ids, with a bit per module that has the id: the
+/// ids it holds when the shared records are to be reduced (`held_ids`),
+/// else those it writes (the agreement then only decides which ranks
+/// leave a shared record's name to rank 0, which must write that record
+/// itself: a rank 0 holding an unused `<STDOUT>` would leave the other
+/// ranks' `<STDOUT>` records without a name).
+fn local_ids(modules: &[&'static dyn Module], reducing: bool) -> (Vec<u64>, HashMap<u64, u64>) {
     let mut order = Vec::new();
     let mut mask: HashMap<u64, u64> = HashMap::new();
     for m in modules {
         let id = m.spec().id;
-        m.held_ids(&mut |rec_id| {
+        let mut add = |rec_id| {
             let e = mask.entry(rec_id).or_insert_with(|| {
                 order.push(rec_id);
                 0
             });
             *e |= 1 << id;
-        });
+        };
+        if reducing {
+            m.held_ids(&mut add)
+        } else {
+            m.record_ids(&mut add)
+        }
     }
     (order, mask)
 }
 
 /// The ids every rank has, with the modules in which all of them have it
 /// (rank 0 proposes its ids; a bitwise AND of the module masks decides).
-fn shared_records(comm: &dyn Comm, modules: &[&'static dyn Module]) -> Vec<(u64, u64)> {
-    let (order, mask) = local_ids(modules);
+fn shared_records(comm: &dyn Comm, modules: &[&'static dyn Module], reducing: bool) -> Vec<(u64, u64)> {
+    let (order, mask) = local_ids(modules, reducing);
     let mut bytes: Vec<u8> =
         if comm.rank() == 0 { order.iter().flat_map(|id| id.to_le_bytes()).collect() } else { Vec::new() };
     bcast_vec(comm, &mut bytes);
@@ -145,8 +155,9 @@ fn finalize(
 /// The records every rank has, each module's reduced onto rank 0 as
 /// rank -1 records (unless DARSHAN_DISABLE_SHARED_REDUCTION).
 fn reduce_shared_records(comm: &dyn Comm, modules: &[&'static dyn Module], sh: &Shared) -> Vec<(u64, u64)> {
-    let shared = shared_records(comm, modules);
-    if !sh.config.disable_shared_reduction {
+    let reducing = !sh.config.disable_shared_reduction;
+    let shared = shared_records(comm, modules, reducing);
+    if reducing {
         for m in modules {
             let bit = 1u64 << m.spec().id;
             let ids: Vec<u64> = shared.iter().filter(|(_, mask)| mask & bit != 0).map(|(id, _)| *id).collect();

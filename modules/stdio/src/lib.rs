@@ -435,9 +435,7 @@ impl Module for Stdio {
     /// ranks agree on the records they share before its STDIO output drops
     /// those.
     fn held_ids(&self, f: &mut dyn FnMut(u64)) {
-        self.lock()
-            .set
-            .output(&mut |run: &[u64]| run.chunks_exact(SPEC.record_words).for_each(|rec| f(rec[0])), |_| true);
+        self.lock().set.output_all(&mut |run: &[u64]| run.chunks_exact(SPEC.record_words).for_each(|rec| f(rec[0])));
     }
 
     fn output(&self, emit: &mut dyn FnMut(&[u64])) {
