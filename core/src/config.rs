@@ -20,6 +20,36 @@ pub struct NameRule {
     pub modules: u64,
 }
 
+/// Which path prefixes leave a file unrecorded (DARSHAN_EXCLUDE_DIRS).
+#[derive(Debug, PartialEq)]
+pub enum ExcludeDirs {
+    /// Darshan's own (/etc/, /usr/, ...; counting::paths), with its one
+    /// prefix taken back (/var/opt/cray/dws/mounts/).
+    Default,
+    /// DARSHAN_EXCLUDE_DIRS=none: no prefix; the prefix taken back still
+    /// saves a name a NAME_EXCLUDE rule matched, as in Darshan.
+    Nothing,
+    /// The user's comma-separated prefixes in place of Darshan's, matched
+    /// as plain prefixes (`/scratch/tmp` leaves out `/scratch/tmpfile`),
+    /// none taken back.
+    Listed(Vec<Vec<u8>>),
+}
+
+impl ExcludeDirs {
+    /// DARSHAN_EXCLUDE_DIRS's value read as C Darshan 3.5.0 reads it: it
+    /// means none when `strncmp(value, "none", strlen(value)) >= 0` (so
+    /// also when empty or after "none" in byte order), else a list whose
+    /// empty items are skipped (strtok).
+    pub fn parse(v: &str) -> ExcludeDirs {
+        let none = b"none";
+        let cmp = v.bytes().enumerate().map(|(i, b)| b.cmp(none.get(i).unwrap_or(&0))).find(|o| o.is_ne());
+        if cmp.is_none_or(|o| o.is_gt()) {
+            return ExcludeDirs::Nothing;
+        }
+        ExcludeDirs::Listed(v.split(',').filter(|d| !d.is_empty()).map(|d| d.as_bytes().to_vec()).collect())
+    }
+}
+
 pub struct Config {
     pub disable: bool,
     pub enable_nonmpi: bool,
@@ -56,6 +86,7 @@ pub struct Config {
     pub max_records: [usize; MAX_MODS],
     pub name_exclude: Vec<NameRule>,
     pub name_include: Vec<NameRule>,
+    pub exclude_dirs: ExcludeDirs,
     pub app_exclude: Vec<(String, Regex)>,
     pub app_include: Vec<(String, Regex)>,
     pub rank_exclude: Vec<(i64, i64)>,
@@ -104,6 +135,7 @@ impl Default for Config {
             max_records: default_records(),
             name_exclude: Vec::new(),
             name_include: Vec::new(),
+            exclude_dirs: ExcludeDirs::Default,
             app_exclude: Vec::new(),
             app_include: Vec::new(),
             rank_exclude: Vec::new(),
@@ -407,8 +439,10 @@ impl Config {
     /// MAX_RECORDS: a record limit for the modules named (not HEATMAP or
     /// APMPI, as in Darshan).
     fn set_max_records(&mut self, count: &str, names: &str, what: &str, warn: &mut Vec<String>) {
-        match count.parse::<usize>() {
-            Ok(n) if n > 0 => {
+        // Darshan reads the count as a float and truncates it ("2.5" is 2,
+        // "1e3" 1,000); 0 keeps the default.
+        match count.parse::<f64>().ok().filter(|v| (1.0..1e15).contains(v)).map(|v| v as usize) {
+            Some(n) => {
                 let mask = module_mask(names, warn, what);
                 for m in 0..MAX_MODS {
                     if mask & (1 << m) != 0 && m != modules::HEATMAP && m != modules::APMPI {
@@ -517,6 +551,9 @@ impl Config {
             // Ours: the io_uring requests' trace, asked for with the rest.
             self.mod_enabled[modules::DXT_IO_URING] = true;
         }
+        if let Some(v) = src.var("DARSHAN_EXCLUDE_DIRS") {
+            self.exclude_dirs = ExcludeDirs::parse(&v);
+        }
         if let Some(v) = src.var("DARSHAN_APP_EXCLUDE") {
             self.app_exclude.extend(regexes(&v, "DARSHAN_APP_EXCLUDE", warn));
         }
@@ -596,6 +633,14 @@ impl Config {
         for m in modules::known_ids() {
             if self.max_records[m] != defaults[m] {
                 s += &format!("darshan:MAX_RECORDS\t{} {}\n", self.max_records[m], modules::module_name(m));
+            }
+        }
+        match &self.exclude_dirs {
+            ExcludeDirs::Default => {}
+            ExcludeDirs::Nothing => s += "darshan:DARSHAN_EXCLUDE_DIRS\tnone\n",
+            ExcludeDirs::Listed(dirs) => {
+                let dirs: Vec<_> = dirs.iter().map(|d| String::from_utf8_lossy(d)).collect();
+                s += &format!("darshan:DARSHAN_EXCLUDE_DIRS\t{}\n", dirs.join(","));
             }
         }
         for r in &self.name_exclude {

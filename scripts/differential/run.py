@@ -23,6 +23,10 @@ KIND is one of
 DIFFERENTIAL_RANKS=N runs the MPI kinds at N ranks (4 by default);
 DIFFERENTIAL_DXT=1 traces every file (DXT_ENABLE_IO_TRACE) and compares
 the segments too (module, rank, file, segment: direction, offset, length).
+DIFFERENTIAL_CONFIG=1 runs each program under a random configuration made
+from its seed (configs.py: record limits, name and directory exclusions,
+modules disabled, DXT's triggers, ranks excluded) and compares which
+modules the logs mark incomplete too.
 Programs are seeded, so a seed names a program; one whose logs differ is
 kept in target/differential/KIND with its differences, and --reduce drops
 its lines one at a time while COUNTER still differs. Left out of the
@@ -44,11 +48,13 @@ OURS = os.environ.get("OURS", os.path.join(ROOT, "target", "release", "libdarsha
 PARSER = os.path.join(ROOT, "target", "release", "darshan-parser")
 DXT_PARSER = os.path.join(ROOT, "target", "release", "darshan-dxt-parser")
 DXT = os.environ.get("DIFFERENTIAL_DXT") == "1"
+CONFIG = os.environ.get("DIFFERENTIAL_CONFIG") == "1"
 NOT_COMPARED = re.compile(r"TIME|TIMESTAMP|FASTEST|SLOWEST|VARIANCE")
 MKSTEMP = re.compile(r"tmp......$")  # mkstemp's random names
 H5 = ["-I/usr/include/hdf5/serial", "-L/usr/lib/x86_64-linux-gnu/hdf5/serial"]
 H5MPI = ["-I/usr/include/hdf5/openmpi", "-L/usr/lib/x86_64-linux-gnu/hdf5/openmpi"]
 sys.path.insert(0, HERE)
+import configs  # noqa: E402
 import fork_programs  # noqa: E402
 import h5_programs  # noqa: E402
 import h5mpi_programs  # noqa: E402
@@ -129,6 +135,9 @@ def counters(kind, log):
         by_record.setdefault((f[0], f[1], f[2]), {})[f[3]] = value
     seen = {}
     recs = {("META", "", "", "fork_parent"): "# metadata: fork_parent = " in out}
+    for module in re.findall(r"^# \*(?:WARNING|ERROR)\*: The (\S+) module contains incomplete data!$", out, re.M):
+        if module in kind.modules or (DXT and module.startswith("DXT_")):
+            recs[("META", "", "", f"{module} incomplete")] = True
     for (module, rank, rid), cs in sorted(by_record.items(), key=lambda kv: (kv[0][:2], sorted(kv[1].items()))):
         name = names[rid]
         k = seen[(module, rank, name)] = seen.get((module, rank, name), -1) + 1
@@ -161,16 +170,29 @@ def process_of(recs):
     return next((re.sub(r".*/who\.", "who.", k[2]) for k in recs if re.search(r"/who\.\d*$", k[2])), "")
 
 
-def run(kind, lib, exe, tag):
-    """The counters of `exe` run under `lib` in a fresh data directory, by
-    process (one log and process "" unless the program forks)."""
+def settings(kind, seed):
+    """The environment program `seed` runs in beyond the logs' places: a
+    random configuration's (DIFFERENTIAL_CONFIG=1), else none."""
+    if not CONFIG:
+        return {}
+    text, env = configs.gen(seed, list(kind.modules), kind.data, kind.launch is mpi_launch, DXT)
+    path = os.path.join(kind.work, "config")
+    with open(path, "w") as f:
+        f.write(text)
+    return dict(env, DARSHAN_CONFIG_PATH=path)
+
+
+def run(kind, lib, exe, tag, extra):
+    """The counters of `exe` run under `lib` in a fresh data directory with
+    `extra` settings, by process (one log and process "" unless the
+    program forks)."""
     shutil.rmtree(kind.data, ignore_errors=True)
     os.makedirs(kind.data)
     logs, mmap = os.path.join(kind.work, "logs-" + tag), os.path.join(kind.work, "mmap-" + tag)
     for d in (logs, mmap):
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
-    env = dict(os.environ, DARSHAN_LOGPATH=logs, DARSHAN_MMAP_LOGPATH=mmap, LD_PRELOAD=lib)
+    env = dict(os.environ, DARSHAN_LOGPATH=logs, DARSHAN_MMAP_LOGPATH=mmap, LD_PRELOAD=lib, **extra)
     if DXT:
         env["DXT_ENABLE_IO_TRACE"] = "1"
     cmd, env = kind.launch(kind, env, exe)
@@ -185,9 +207,10 @@ def run(kind, lib, exe, tag):
     return by_process, None
 
 
-def compare(kind, c_lib, exe):
-    c, e1 = run(kind, c_lib, exe, "c")
-    o, e2 = run(kind, OURS, exe, "ours")
+def compare(kind, c_lib, exe, seed):
+    extra = settings(kind, seed)
+    c, e1 = run(kind, c_lib, exe, "c", extra)
+    o, e2 = run(kind, OURS, exe, "ours", extra)
     if e1 or e2:
         return [f"{e1 or ''} {e2 or ''}".strip()]
     if set(c) != set(o):
@@ -201,7 +224,7 @@ def one(kind, c_lib, seed, calls):
     with open(src, "w") as f:
         f.write(kind.gen(seed, calls))
     kind.build(src, exe)
-    diffs = compare(kind, c_lib, exe)
+    diffs = compare(kind, c_lib, exe, seed)
     if not diffs:
         os.remove(src)
         os.remove(exe)
@@ -215,6 +238,7 @@ def reduce(kind, c_lib, src, counter):
     start = 1 + max(i for i, l in enumerate(lines) if "memset(buf" in l or "buf[i] = '\\n'" in l)
     end = next(i for i in range(len(lines) - 1, 0, -1) if lines[i].strip().startswith("return"))
     red, exe = os.path.join(kind.work, "reduced.c"), os.path.join(kind.work, "reduced")
+    seed = int(re.sub(r"\D", "", os.path.basename(src)) or 0)  # p<seed>.c: its configuration
 
     def differs(ls):
         with open(red, "w") as f:
@@ -223,7 +247,7 @@ def reduce(kind, c_lib, src, counter):
             kind.build(red, exe)
         except subprocess.CalledProcessError:
             return False
-        return any(f" {counter}:" in d for d in compare(kind, c_lib, exe))
+        return any(f" {counter}:" in d for d in compare(kind, c_lib, exe, seed))
 
     if not differs(lines):
         sys.exit(f"{counter} does not differ in {src}")

@@ -179,7 +179,8 @@ impl<R: RecordRt> RecordSet<R> {
     /// Mark this module's data as incomplete in the log (a handle table
     /// or a trace ran out of room).
     pub fn mark_partial(&self) {
-        if let Some(e) = self.env {
+        // A module switched off keeps no records and is never partial.
+        if let Some(e) = self.env.filter(|e| e.ledger.enabled(self.module)) {
             e.ledger.set_partial(self.module);
         }
     }
@@ -191,12 +192,17 @@ impl<R: RecordRt> RecordSet<R> {
 
     /// Whether the configuration leaves `name` out of this module
     /// (DARSHAN_EXCLUDE_DIRS and the like); before attach, every name.
-    fn excluded(&self, name: &[u8]) -> bool {
+    pub fn excluded(&self, name: &[u8]) -> bool {
         self.env.is_none_or(|e| crate::counting::paths::excluded(e.config, self.module, name))
     }
 
     pub fn len(&self) -> usize {
         self.count
+    }
+
+    /// How many records this module may hold (its MAX_RECORDS).
+    pub fn capacity(&self) -> usize {
+        self.slice.capacity
     }
 
     /// Whether record `i` exists and may still be updated.
@@ -271,15 +277,17 @@ impl<R: RecordRt> RecordSet<R> {
         if let Some(i) = self.find(id) {
             return Some(i);
         }
+        let ledger = self.env.map(|e| e.ledger)?;
         if self.excluded(name) {
+            ledger.name_left_out(self.module);
             return None;
         }
-        let ledger = self.env.map(|e| e.ledger)?;
         // A record made at its first use takes one of the places kept for
         // it; any other leaves them free.
         let early = self.early > 0 && darshan_log::names::is_std_stream(name);
         let kept = if early { 0 } else { self.early };
         if self.count + kept >= self.slice.capacity {
+            ledger.set_full(self.module);
             if ledger.enabled(self.module) {
                 ledger.set_partial(self.module);
             }
@@ -316,6 +324,9 @@ impl<R: RecordRt> RecordSet<R> {
         ledger.record_added(self.module, self.slice.rec_words * 8);
         self.index.insert(id, i);
         self.early -= usize::from(early);
+        if self.count + self.early >= self.slice.capacity {
+            ledger.set_full(self.module);
+        }
         Some(i)
     }
 
@@ -403,6 +414,9 @@ impl<R: RecordRt> RecordSet<R> {
         crate::store::logmap::expect_early(self.module);
         if let (Some(ledger), None) = (self.env.map(|e| e.ledger), self.granted) {
             self.grant_more(ledger);
+        }
+        if let Some(ledger) = self.env.map(|e| e.ledger).filter(|_| n >= self.slice.capacity) {
+            ledger.set_full(self.module);
         }
     }
 

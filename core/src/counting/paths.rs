@@ -1,7 +1,8 @@
 //! Record names: path cleaning (as Darshan hashes them) and the path
 //! exclusion rules of docs/counter-rules.md §10, without allocating.
 
-use crate::config::Config;
+use crate::config::{Config, ExcludeDirs};
+use crate::store::ledger::Ledger;
 
 pub const PATH_MAX: usize = 4096;
 
@@ -120,22 +121,32 @@ const EXCLUDED_PREFIXES: [&[u8]; 11] =
     [b"/etc/", b"/dev/", b"/usr/", b"/bin/", b"/boot/", b"/lib/", b"/opt/", b"/sbin/", b"/sys/", b"/proc/", b"/var/"];
 const INCLUDED_PREFIXES: [&[u8]; 1] = [b"/var/opt/cray/dws/mounts/"];
 
-/// Whether a record of `module` named `name` is not to be created: the
-/// default prefixes or a NAME_EXCLUDE rule, unless a NAME_INCLUDE rule (or
-/// Darshan's re-included prefix) matches.
+/// Whether a record of `module` named `name` is not to be created, as C
+/// Darshan decides: a path prefix (Darshan's or DARSHAN_EXCLUDE_DIRS's, for
+/// modules whose names are paths) or a NAME_EXCLUDE rule, unless Darshan's
+/// prefix taken back (not with DARSHAN_EXCLUDE_DIRS's list) or a
+/// NAME_INCLUDE rule matches.
 pub fn excluded(cfg: &Config, module: usize, name: &[u8]) -> bool {
     let bit = 1u64 << module;
     let rule_hit =
         |rules: &[crate::config::NameRule]| rules.iter().any(|r| r.modules & bit != 0 && r.regex.is_match(name));
-    let mut ex =
-        EXCLUDED_PREFIXES.iter().any(|p| name.starts_with(p)) && !INCLUDED_PREFIXES.iter().any(|p| name.starts_with(p));
-    if !cfg.name_exclude.is_empty() && rule_hit(&cfg.name_exclude) {
-        ex = true;
-    }
-    if ex && !cfg.name_include.is_empty() && rule_hit(&cfg.name_include) {
-        ex = false;
-    }
-    ex
+    // HEATMAP's records are named for their module, not a file.
+    let is_path = module != darshan_log::modules::HEATMAP;
+    let ex = is_path
+        && match &cfg.exclude_dirs {
+            ExcludeDirs::Default => starts_with_any(name, EXCLUDED_PREFIXES),
+            ExcludeDirs::Nothing => false,
+            ExcludeDirs::Listed(dirs) => starts_with_any(name, dirs.iter().map(|d| d.as_slice())),
+        }
+        || (!cfg.name_exclude.is_empty() && rule_hit(&cfg.name_exclude));
+    let taken_back = || {
+        is_path && !matches!(cfg.exclude_dirs, ExcludeDirs::Listed(_)) && starts_with_any(name, INCLUDED_PREFIXES)
+    };
+    ex && !taken_back() && !(!cfg.name_include.is_empty() && rule_hit(&cfg.name_include))
+}
+
+fn starts_with_any<'a>(name: &[u8], prefixes: impl IntoIterator<Item = &'a [u8]>) -> bool {
+    prefixes.into_iter().any(|p| name.starts_with(p))
 }
 
 /// A module's exclusion rules, readable without the module's lock: the
@@ -144,23 +155,37 @@ pub fn excluded(cfg: &Config, module: usize, name: &[u8]) -> bool {
 /// every name is left out (nothing is recorded before attach anyway).
 pub struct NameFilter {
     module: usize,
-    config: std::sync::OnceLock<&'static Config>,
+    env: std::sync::OnceLock<(&'static Config, &'static Ledger)>,
 }
 
 impl NameFilter {
     pub const fn new(module: usize) -> NameFilter {
-        NameFilter { module, config: std::sync::OnceLock::new() }
+        NameFilter { module, env: std::sync::OnceLock::new() }
     }
 
     /// At attach (a second call keeps the first configuration: a
     /// process's runtime attaches a module once).
-    pub fn set(&self, config: &'static Config) {
-        let _ = self.config.set(config);
+    pub fn set(&self, config: &'static Config, ledger: &'static Ledger) {
+        let _ = self.env.set((config, ledger));
     }
 
+    /// Whether the configuration leaves `name` out of this module.
     #[inline]
     pub fn excluded(&self, name: &[u8]) -> bool {
-        self.config.get().is_none_or(|c| excluded(c, self.module, name))
+        self.env.get().is_none_or(|(c, _)| excluded(c, self.module, name))
+    }
+
+    /// Whether a record for `name`, which the module is about to make, is
+    /// not to be made: as [`NameFilter::excluded`], and a name left out
+    /// marks a module that has no room partial, as in Darshan.
+    #[inline]
+    pub fn refuses(&self, name: &[u8]) -> bool {
+        let Some((c, ledger)) = self.env.get() else { return true };
+        let out = excluded(c, self.module, name);
+        if out {
+            ledger.name_left_out(self.module);
+        }
+        out
     }
 }
 

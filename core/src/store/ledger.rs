@@ -41,6 +41,11 @@ pub struct Ledger {
     /// switched off keeps no records and is never marked partial.
     enabled: AtomicU64,
     partial: AtomicU64,
+    /// Modules with no room for another record (bit per id): a name the
+    /// configuration leaves out still marks such a module partial, as
+    /// Darshan's register_record looks for room before it looks at the
+    /// exclusions.
+    full: AtomicU64,
     names: Mutex<Option<NameArena>>,
     /// Whether this is the process's ledger, whose counts and flags go
     /// into the crash-safe file's header too (logmap).
@@ -63,6 +68,7 @@ impl Ledger {
             starved: AtomicU64::new(0),
             enabled: AtomicU64::new(0),
             partial: AtomicU64::new(0),
+            full: AtomicU64::new(0),
             names: Mutex::new(None),
             reports_to_file: AtomicBool::new(false),
         }
@@ -188,6 +194,22 @@ impl Ledger {
             n.clear();
         }
         self.partial.store(0, Ordering::Relaxed);
+        self.full.store(0, Ordering::Relaxed);
+    }
+
+    /// `module` has no room for another record.
+    pub fn set_full(&self, module: usize) {
+        self.full.fetch_or(1 << module, Ordering::Relaxed);
+    }
+
+    /// A record of `module` was not made because the configuration leaves
+    /// its name out: if the module has no room, it is marked partial, as
+    /// in Darshan (one load when it has room).
+    #[inline]
+    pub fn name_left_out(&self, module: usize) {
+        if self.full.load(Ordering::Relaxed) & (1 << module) != 0 && self.enabled(module) {
+            self.set_partial(module);
+        }
     }
 
     /// Record `name` for `id`. False (and the module marked partial) when

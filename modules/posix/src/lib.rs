@@ -148,7 +148,7 @@ impl Posix {
 
     /// open family, on success: `name` is the cleaned path.
     pub fn on_open(&self, fd: i32, name: &[u8], mode: i64, tm1: Tick, tm2: Tick) {
-        if self.names.excluded(name) {
+        if self.names.refuses(name) {
             return;
         }
         self.open_id(fd, darshan_log::record_id(name), name, OpenKind::Open, mode, tm1, tm2);
@@ -264,7 +264,7 @@ impl Posix {
 
     /// stat family by path, on a regular file: creates the record.
     pub fn on_stat_path(&self, name: &[u8], tm1: Tick, tm2: Tick) {
-        if self.names.excluded(name) {
+        if self.names.refuses(name) {
             return;
         }
         let Some((mut st, i)) = self.locked_record(darshan_log::record_id(name), name) else { return };
@@ -304,7 +304,7 @@ impl Posix {
             darshan_core::common::add(w, c::word(c::RENAME_SOURCES), 1);
             record::meta_time(w, rt, tm1, tm2);
         }
-        if self.names.excluded(new) {
+        if self.names.refuses(new) {
             return;
         }
         let new_id = darshan_log::record_id(new);
@@ -392,7 +392,7 @@ impl Module for Posix {
     fn attach(&self, slice: Slice, env: &Env) {
         let mut st = self.lock();
         st.pool = CommonPool::with_capacity(2 * slice.capacity);
-        self.names.set(env.config);
+        self.names.set(env.config, env.ledger);
         st.set.attach(slice, env);
     }
 

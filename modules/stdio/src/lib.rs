@@ -118,6 +118,13 @@ pub struct State {
     /// constructor (16 of 57), for streams most programs never touch
     /// through stdio.
     pending_std: [bool; 3],
+    /// The standard streams that have a place among the module's records
+    /// (Darshan's set-up makes stdin's, stdout's and stderr's records in
+    /// turn, each unless its name is left out or no place is left).
+    placed_std: [bool; 3],
+    /// A standard stream found no place: Darshan's set-up then marks the
+    /// module partial (at the first STDIO call; here at shutdown).
+    std_unplaced: bool,
 }
 
 /// On a cache line of its own start: which lines a call's lock and counts
@@ -155,6 +162,8 @@ impl Stdio {
                 streams: StreamMap::new(),
                 std_streams: [0; 3],
                 pending_std: [false; 3],
+                placed_std: [false; 3],
+                std_unplaced: false,
             }),
             names: NameFilter::new(ID),
             begun: AtomicBool::new(false),
@@ -185,11 +194,20 @@ impl State {
 
     /// The standard streams get their records at their first use, as if
     /// made now: their names are registered now, so that the name table
-    /// keeps its order, and the filter lets their calls through.
+    /// keeps its order, and the filter lets their calls through. Each
+    /// takes a place now, as Darshan's records made at set-up do, unless
+    /// its name is left out or MAX_RECORDS left no place for it.
     fn register_std(&mut self, env: &Env) {
+        let mut places = self.set.capacity();
+        self.std_unplaced = false;
         for (k, name) in STD_NAMES.iter().enumerate() {
             let stream = self.std_streams[k];
-            self.pending_std[k] = stream != 0 && env.ledger.register_name(ID, darshan_log::record_id(name), name);
+            let wanted = stream != 0 && !self.set.excluded(name);
+            self.std_unplaced |= wanted && places == 0;
+            self.pending_std[k] =
+                wanted && places > 0 && env.ledger.register_name(ID, darshan_log::record_id(name), name);
+            self.placed_std[k] = self.pending_std[k];
+            places -= usize::from(self.placed_std[k]);
             if self.pending_std[k] {
                 let (word, bit) = filter_bit(stream);
                 MAYBE_TRACKED[word].fetch_or(bit, Ordering::Relaxed);
@@ -226,7 +244,7 @@ impl State {
     fn make_std_records(&mut self) {
         for (k, name) in STD_NAMES.iter().enumerate() {
             let id = darshan_log::names::std_stream_ids()[k];
-            if self.std_streams[k] == 0 || self.set.find(id).is_some() {
+            if !self.placed_std[k] || self.set.find(id).is_some() {
                 continue;
             }
             if let Some(i) = self.set.find_or_create(id, name) {
@@ -276,7 +294,7 @@ impl Stdio {
 
     /// fopen/fopen64/freopen succeeded; `name` is the cleaned path.
     pub fn on_open(&self, stream: usize, name: &[u8], tm1: Tick, tm2: Tick) {
-        if self.names.excluded(name) {
+        if self.names.refuses(name) {
             return;
         }
         let id = darshan_log::record_id(name);
@@ -414,7 +432,7 @@ impl Module for Stdio {
 
     fn attach(&self, slice: Slice, env: &Env) {
         let mut st = self.lock();
-        self.names.set(env.config);
+        self.names.set(env.config, env.ledger);
         st.set.attach(slice, env);
         st.register_std(env);
     }
@@ -424,7 +442,11 @@ impl Module for Stdio {
     /// shared records (`held_ids`).
     fn finalize(&self, ctx: &FinalizeCtx) {
         let mut st = self.lock();
-        if ctx.nprocs > 1 && self.begun.load(Ordering::Relaxed) {
+        let begun = self.begun.load(Ordering::Relaxed);
+        if begun && st.std_unplaced {
+            st.set.mark_partial();
+        }
+        if ctx.nprocs > 1 && begun {
             st.make_std_records();
         }
         let (from, to) = SPEC.tick_words;
