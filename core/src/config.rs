@@ -829,4 +829,31 @@ mod tests {
         assert!(regexes("a{30000},b{3}", "test", &mut warn).len() == 1);
         assert!(warn.len() == 1 && warn[0].contains("a{30000}"), "{warn:?}");
     }
+
+    /// C Darshan 3.5.0 reads DARSHAN_EXCLUDE_DIRS as none when
+    /// `strncmp(value, "none", strlen(value)) >= 0`, else as a list split
+    /// by strtok (empty items skipped); we did not read it.
+    #[test]
+    fn darshan_exclude_dirs_is_none_where_c_compares_it_so() {
+        let listed = |v: &[&str]| ExcludeDirs::Listed(v.iter().map(|d| d.as_bytes().to_vec()).collect());
+        for none in ["", "none", "no", "nonexistent", "zzz", "o"] {
+            assert_eq!(ExcludeDirs::parse(none), ExcludeDirs::Nothing, "{none:?}");
+        }
+        assert_eq!(ExcludeDirs::parse("/a,,/b/"), listed(&["/a", "/b/"]));
+        assert_eq!(ExcludeDirs::parse("a"), listed(&["a"]));
+        assert_eq!(ExcludeDirs::parse(",,"), listed(&[]));
+    }
+
+    /// MAX_RECORDS's count is read with strtof and cast, as in C: "2.5"
+    /// is 2 and "1e3" 1,000 (ours refused both); 0 keeps the default.
+    #[test]
+    fn max_records_counts_are_read_as_c_reads_them() {
+        let (c, warn) = Config::load(&Fake(
+            HashMap::from([("DARSHAN_CONFIG_PATH", "f")]),
+            "MAX_RECORDS 2.5 POSIX\nMAX_RECORDS 1e3 STDIO\nMAX_RECORDS 0 H5F\n",
+        ));
+        assert_eq!((c.max_records[modules::POSIX], c.max_records[modules::STDIO]), (2, 1000));
+        assert_eq!(c.max_records[modules::H5F], DEF_MOD_REC_COUNT);
+        assert_eq!(warn.len(), 1, "{warn:?}");
+    }
 }

@@ -139,10 +139,9 @@ pub fn excluded(cfg: &Config, module: usize, name: &[u8]) -> bool {
             ExcludeDirs::Listed(dirs) => starts_with_any(name, dirs.iter().map(|d| d.as_slice())),
         }
         || (!cfg.name_exclude.is_empty() && rule_hit(&cfg.name_exclude));
-    let taken_back = || {
-        is_path && !matches!(cfg.exclude_dirs, ExcludeDirs::Listed(_)) && starts_with_any(name, INCLUDED_PREFIXES)
-    };
-    ex && !taken_back() && !(!cfg.name_include.is_empty() && rule_hit(&cfg.name_include))
+    let taken_back =
+        || is_path && !matches!(cfg.exclude_dirs, ExcludeDirs::Listed(_)) && starts_with_any(name, INCLUDED_PREFIXES);
+    ex && !taken_back() && (cfg.name_include.is_empty() || !rule_hit(&cfg.name_include))
 }
 
 fn starts_with_any<'a>(name: &[u8], prefixes: impl IntoIterator<Item = &'a [u8]>) -> bool {
@@ -255,5 +254,28 @@ mod tests {
         assert!(!excluded(&c, 1, b"/usrdata/x"));
         assert!(!excluded(&c, 1, b"/var/opt/cray/dws/mounts/job/f"));
         assert!(!excluded(&c, 1, b"/tmp/x"));
+    }
+
+    /// C Darshan takes `/var/opt/cray/dws/mounts/` back after every
+    /// exclusion but DARSHAN_EXCLUDE_DIRS's list, a NAME_EXCLUDE rule's
+    /// too (ours took it back only from the default prefixes); the list
+    /// is of plain prefixes and takes nothing back; HEATMAP's names are
+    /// not paths.
+    #[test]
+    fn the_prefix_taken_back_and_darshan_exclude_dirs_as_c_decides() {
+        let rule = |p: &str| crate::config::NameRule {
+            pattern: p.into(),
+            regex: crate::config::name_pattern(p).unwrap(),
+            modules: u64::MAX,
+        };
+        let mut c = Config { name_exclude: vec![rule("cray")], ..Config::default() };
+        assert!(!excluded(&c, 1, b"/var/opt/cray/dws/mounts/job/f"));
+        assert!(excluded(&c, 1, b"/scratch/cray/f"));
+        c.exclude_dirs = ExcludeDirs::parse("/scratch/a,/var/");
+        assert!(excluded(&c, 1, b"/var/opt/cray/dws/mounts/job/f"));
+        assert!(excluded(&c, 1, b"/scratch/a1") && !excluded(&c, 1, b"/etc/passwd"));
+        assert!(!excluded(&c, darshan_log::modules::HEATMAP, b"/var/x"));
+        c.exclude_dirs = ExcludeDirs::parse("none");
+        assert!(!excluded(&c, 1, b"/etc/passwd") && excluded(&c, 1, b"/etc/cray"));
     }
 }

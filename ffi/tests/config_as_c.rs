@@ -1,0 +1,109 @@
+//! Configurations read as C Darshan 3.5.0 reads them, found by running
+//! random programs under random configurations with C's library and ours
+//! (scripts/differential, DIFFERENTIAL_CONFIG=1). One program,
+//! tests/programs/config_cases.c: a file `p` written with open/write,
+//! /etc/passwd read (left out by Darshan's default prefixes), then up to
+//! three files a1, a2, b written with fopen/fputs, then a line on stdout
+//! and one on stderr. The expected records are C's, from its logs of that
+//! program under the same settings on this machine kind.
+
+mod common;
+
+use common::mpi::{c, read, Log};
+use darshan_log::counters::stdio as sx;
+use darshan_log::modules::{POSIX, STDIO};
+use darshan_test_support::SpawnWatched;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+/// The log of config_cases writing `files` fopen'd files, with the
+/// configuration file `config` and the environment `env`, and its data
+/// directory.
+fn log_with(tag: &str, files: u32, config: &str, env: &[(&str, &str)]) -> (Log, PathBuf) {
+    let d = common::scratch(tag);
+    let exe = common::compile("config_cases", &d, &["-O2"]);
+    let data = d.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let cfg = d.join("darshan.conf");
+    std::fs::write(&cfg, config).unwrap();
+    let mut cmd = common::instrumented(&exe, &d);
+    cmd.env("DARSHAN_CONFIG_PATH", &cfg).arg(&data).arg(files.to_string());
+    for (k, v) in env {
+        // A value naming a place in the data directory: "@/a" is `data`/a.
+        cmd.env(k, v.replace('@', &data.display().to_string()));
+    }
+    let status = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn_watched().wait().unwrap();
+    assert!(status.success(), "{tag}: {status}");
+    (read(&common::only_log(&d)), data)
+}
+
+/// The names of `module`'s records, data files by their base name.
+fn names(log: &Log, module: usize, data: &Path) -> Vec<String> {
+    let mut v: Vec<String> = log
+        .recs
+        .iter()
+        .filter(|(m, _, _)| *m == module)
+        .map(|(_, n, _)| n.strip_prefix(&format!("{}/", data.display())).unwrap_or(n).to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+fn partial(log: &Log, module: usize) -> bool {
+    log.file.header.partial_flag & (1 << module) != 0
+}
+
+/// DARSHAN_EXCLUDE_DIRS replaces Darshan's default prefixes with the
+/// user's, matched as plain prefixes (`data/a` leaves out `data/a1`), and
+/// `none` leaves none; we did not read the variable at all, so a1 and a2
+/// were recorded and /etc/passwd was not.
+#[test]
+fn darshan_exclude_dirs_was_not_read() {
+    let (log, data) = log_with("exclude_dirs", 3, "", &[("DARSHAN_EXCLUDE_DIRS", "/nowhere,@/a")]);
+    assert_eq!(names(&log, POSIX, &data), ["/etc/passwd", "p"]);
+    assert_eq!(names(&log, STDIO, &data), ["<STDERR>", "<STDOUT>", "b"]);
+    let (log, data) = log_with("exclude_dirs_none", 3, "", &[("DARSHAN_EXCLUDE_DIRS", "none")]);
+    assert_eq!(names(&log, POSIX, &data), ["/etc/passwd", "p"]);
+    assert_eq!(names(&log, STDIO, &data), ["<STDERR>", "<STDOUT>", "a1", "a2", "b"]);
+}
+
+/// Darshan's STDIO set-up makes stdin's, stdout's and stderr's records in
+/// turn: with `MAX_RECORDS 1 STDIO` only stdin's (unused, dropped) fits,
+/// with 2 stdout's too, and the module is partial. We gave all three
+/// their record at first use: stdout's (and with 2 stderr's) were in the
+/// log.
+#[test]
+fn standard_streams_took_places_max_records_did_not_have() {
+    let (log, data) = log_with("std_max_1", 3, "MAX_RECORDS 1 STDIO\n", &[]);
+    assert_eq!(names(&log, STDIO, &data), Vec::<String>::new());
+    assert!(partial(&log, STDIO));
+    let (log, data) = log_with("std_max_2", 3, "MAX_RECORDS 2 STDIO\n", &[]);
+    assert_eq!(names(&log, STDIO, &data), ["<STDOUT>"]);
+    let out = log.one(STDIO, Path::new("<STDOUT>"));
+    assert_eq!((c(out, sx::OPENS), c(out, sx::WRITES), c(out, sx::BYTES_WRITTEN)), (1, 1, 6));
+    assert!(partial(&log, STDIO));
+    assert!(!partial(&log, POSIX));
+}
+
+/// A standard stream whose name a NAME_EXCLUDE rule leaves out gets no
+/// record in C, so it takes no place: three files fit in `MAX_RECORDS 4
+/// STDIO`. We kept three places for the standard streams all the same,
+/// and recorded one file and marked the module partial.
+#[test]
+fn standard_streams_left_out_by_name_still_took_places() {
+    let (log, data) = log_with("std_left_out", 3, "MAX_RECORDS 4 STDIO\nNAME_EXCLUDE ^< STDIO\n", &[]);
+    assert_eq!(names(&log, STDIO, &data), ["a1", "a2", "b"]);
+    assert!(!partial(&log, STDIO));
+}
+
+/// Darshan's register_record looks for room before it looks at the
+/// exclusions: with `MAX_RECORDS 1 POSIX`, `p` takes the place and the
+/// open of /etc/passwd (left out by the default prefixes) then marks
+/// POSIX partial. Ours tested the exclusion first and left it unmarked.
+#[test]
+fn a_name_left_out_of_a_full_module_left_it_unmarked() {
+    let (log, data) = log_with("full_left_out", 0, "MAX_RECORDS 1 POSIX\n", &[]);
+    assert_eq!(names(&log, POSIX, &data), ["p"]);
+    assert!(partial(&log, POSIX));
+    assert!(!partial(&log, STDIO));
+}
