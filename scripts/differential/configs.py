@@ -49,7 +49,10 @@ def lines_and_env(r, modules, data, mpi, dxt):
         env["DARSHAN_EXCLUDE_DIRS"] = ",".join(SYSTEM_DIRS + [ours])
     if r.random() < 0.2:
         key = r.choice(["MOD_DISABLE", "MOD_ENABLE"])
-        value = ",".join(r.sample(modules + ["HEATMAP"], 1))
+        # Not H5F off: C 3.5.0's H5Fflush then returns before it drops the
+        # file id it took, so the program's H5Fclose leaves the file open
+        # and later calls on it succeed under C only (docs/differential.md).
+        value = r.choice([m for m in modules + ["HEATMAP"] if key == "MOD_ENABLE" or m != "H5F"])
         if r.random() < 0.5:
             lines.append(f"{key} {value}")
         else:

@@ -4,9 +4,11 @@ scripts/differential/run.py fork: programs.py's calls with up to two
 fork()s among them. The parent waits for the child, which goes on with the
 rest of the program, so every process makes its calls in turn and the
 files are the same from run to run. Each process writes its own log
-(Darshan's fork handler starts the child afresh): it ends by creating
-argv[1]/who.<path>, its place in the tree ("" the first process, "1" its
-first child, "01" the child of its second fork...), which names its log."""
+(Darshan's fork handler starts the child afresh), named by its pid: it
+ends by writing its place in the tree ("" the first process, "1" its
+first child, "01" the child of its second fork...) to argv[1]/../who.<pid>
+with system calls no Darshan sees, so that the file takes none of the
+records a configuration allows."""
 import sys
 
 import programs
@@ -26,8 +28,9 @@ class Program(programs.Program):
                 lines.append("{ pid_t c = fork(); if (c == 0) strcat(who, \"1\"); "
                              "else { strcat(who, \"0\"); if (c > 0) waitpid(c, NULL, 0); } }")
             lines.append(line)
-        lines.append("{ char m[4300]; snprintf(m, sizeof m, \"%s/who.%s\", argv[1], who); "
-                     "int d = open(m, O_WRONLY | O_CREAT, 0644); if (d >= 0) close(d); }")
+        lines.append("{ char m[4300]; snprintf(m, sizeof m, \"%s/../who.%d\", argv[1], (int)getpid()); "
+                     "long d = syscall(SYS_openat, AT_FDCWD, m, O_WRONLY | O_CREAT | O_TRUNC, 0644); "
+                     "if (d >= 0) { sink += syscall(SYS_write, d, who, strlen(who)); syscall(SYS_close, d); } }")
         return "\n    ".join(lines)
 
 

@@ -63,6 +63,8 @@ import mpi_programs  # noqa: E402
 import pnetcdf_programs  # noqa: E402
 import programs  # noqa: E402
 
+programs.Program.hold_closed_fds = CONFIG
+
 
 class Kind:
     def __init__(self, name, gen, cc, link, modules, launch, include=H5[:1], calls=40, streams=False):
@@ -165,9 +167,16 @@ def segments(kind, log):
     return segs
 
 
-def process_of(recs):
-    """The process a log is of: fork_programs' who.<path> record, if any."""
-    return next((re.sub(r".*/who\.", "who.", k[2]) for k in recs if re.search(r"/who\.\d*$", k[2])), "")
+def process_of(kind, log):
+    """The process a log is of: "" unless the program forks, else the
+    place in the tree fork_programs' process wrote to who.<its pid>."""
+    m = re.search(r"_id\d+-(\d+)_", os.path.basename(log))
+    if kind.name != "fork" or not m:
+        return ""
+    try:
+        return "who." + open(os.path.join(kind.work, "who." + m.group(1))).read()
+    except OSError:
+        return f"pid {m.group(1)}, which wrote no who file"
 
 
 def settings(kind, seed):
@@ -188,6 +197,8 @@ def run(kind, lib, exe, tag, extra):
     program forks)."""
     shutil.rmtree(kind.data, ignore_errors=True)
     os.makedirs(kind.data)
+    for f in glob.glob(os.path.join(kind.work, "who.*")):
+        os.remove(f)
     logs, mmap = os.path.join(kind.work, "logs-" + tag), os.path.join(kind.work, "mmap-" + tag)
     for d in (logs, mmap):
         shutil.rmtree(d, ignore_errors=True)
@@ -201,7 +212,7 @@ def run(kind, lib, exe, tag, extra):
     except subprocess.TimeoutExpired:
         return None, f"{tag}: no end in 120 s"
     found = glob.glob(os.path.join(logs, "*.darshan"))
-    by_process = {process_of(r): r for r in (counters(kind, log) | (segments(kind, log) if DXT else {}) for log in found)}
+    by_process = {process_of(kind, log): counters(kind, log) | (segments(kind, log) if DXT else {}) for log in found}
     if not found or len(by_process) != len(found) or (kind.name != "fork" and len(found) != 1):
         return None, f"{tag}: {len(found)} logs of {len(by_process)} processes, exit {p.returncode}"
     return by_process, None
@@ -234,8 +245,10 @@ def one(kind, c_lib, seed, calls):
 def reduce(kind, c_lib, src, counter):
     """Drop the program's body lines one at a time while `counter` differs."""
     lines = open(src).read().split("\n")
-    # The body starts after the prologue, which ends filling the buffer.
-    start = 1 + max(i for i, l in enumerate(lines) if "memset(buf" in l or "buf[i] = '\\n'" in l)
+    # The body starts after the prologue, which ends filling the whole
+    # buffer (a body's calls fill parts of it).
+    start = 1 + max(i for i, l in enumerate(lines)
+                    if "sizeof buf" in l and ("memset(buf" in l or "buf[i] = '\\n'" in l))
     end = next(i for i in range(len(lines) - 1, 0, -1) if lines[i].strip().startswith("return"))
     red, exe = os.path.join(kind.work, "reduced.c"), os.path.join(kind.work, "reduced")
     seed = int(re.sub(r"\D", "", os.path.basename(src)) or 0)  # p<seed>.c: its configuration
