@@ -144,6 +144,11 @@ class Program:
             self.emit(f"if ({g}) {{ int d = fileno({g}); if (d >= 0) write(d, buf, {min(size, 4096)}); }}")
         elif op == "fsetpos":
             self.emit(f"if ({g}) {{ fpos_t p; if (fgetpos({g}, &p) == 0) fsetpos({g}, &p); }}")
+        elif op == "freopen" and self.hold_closed_fds:
+            # C keeps the stream's first record tied to its address after
+            # freopen and fclose, and counts a later stream at that address
+            # that it does not record on it (docs/runtime.md).
+            self.emit(f"if ({g}) fflush({g});")
         elif op == "freopen":
             self.emit(f"if ({g}) {g} = freopen(path({f}), \"{self.r.choice(['r', 'w', 'a', 'r+'])}\", {g});")
         elif op == "fgets_nul":
