@@ -6,6 +6,8 @@
 use darshan_log::modules::{self, MAX_MODS};
 use regex_automata::dfa::regex::Regex;
 
+mod dump;
+
 pub use darshan_log::defaults::{DEF_LOG_HINTS, DEF_MEM_ALIGN, DEF_MOD_MEM, DEF_NAME_MEM};
 pub const DEF_MOD_REC_COUNT: usize = 1024;
 /// DXT modules reserve trace memory as records of this size (Darshan's
@@ -610,52 +612,6 @@ impl Config {
     pub fn rank_excluded(&self, rank: i64) -> bool {
         let hit = |l: &[(i64, i64)]| l.iter().any(|&(a, b)| rank >= a && rank <= b);
         hit(&self.rank_exclude) && !hit(&self.rank_include)
-    }
-
-    /// What DUMP_CONFIG prints, one setting per line.
-    pub fn dump(&self) -> String {
-        let mut s = String::new();
-        let on: Vec<&str> = modules::known_ids().filter(|&m| self.mod_enabled[m]).map(modules::module_name).collect();
-        s += &format!("darshan:DARSHAN_MODMEM\t{} MiB\n", self.mod_mem >> 20);
-        s += &format!("darshan:DARSHAN_NAMEMEM\t{} MiB\n", self.name_mem >> 20);
-        s += &format!("darshan:DARSHAN_MEMALIGN\t{}\n", self.mem_align);
-        s += &format!(
-            "darshan:DARSHAN_LOGPATH\t{}\n",
-            self.log_path_flat.as_deref().or(self.log_path_dated.as_deref()).unwrap_or("(none)")
-        );
-        s += &format!("darshan:DARSHAN_LOGFILE\t{}\n", self.log_file.as_deref().unwrap_or("(none)"));
-        s += &format!("darshan:DARSHAN_MMAP_LOGPATH\t{}\n", self.mmap_log_path);
-        s += &format!("darshan:DARSHAN_MMAP_LOGS\t{}\n", self.mmap_logs as u8);
-        s += &format!("darshan:DARSHAN_JOBID\t{}\n", self.jobid_env.as_deref().unwrap_or("(pid)"));
-        s += &format!("darshan:DARSHAN_LOGHINTS\t{}\n", self.log_hints);
-        s += &format!("darshan:enabled modules\t{}\n", on.join(","));
-        let defaults = default_records();
-        for m in modules::known_ids() {
-            if self.max_records[m] != defaults[m] {
-                s += &format!("darshan:MAX_RECORDS\t{} {}\n", self.max_records[m], modules::module_name(m));
-            }
-        }
-        match &self.exclude_dirs {
-            ExcludeDirs::Default => {}
-            ExcludeDirs::Nothing => s += "darshan:DARSHAN_EXCLUDE_DIRS\tnone\n",
-            ExcludeDirs::Listed(dirs) => {
-                let dirs: Vec<_> = dirs.iter().map(|d| String::from_utf8_lossy(d)).collect();
-                s += &format!("darshan:DARSHAN_EXCLUDE_DIRS\t{}\n", dirs.join(","));
-            }
-        }
-        for r in &self.name_exclude {
-            s += &format!("darshan:NAME_EXCLUDE\t{} {:#x}\n", r.pattern, r.modules);
-        }
-        for r in &self.name_include {
-            s += &format!("darshan:NAME_INCLUDE\t{} {:#x}\n", r.pattern, r.modules);
-        }
-        for (p, _) in &self.app_exclude {
-            s += &format!("darshan:APP_EXCLUDE\t{p}\n");
-        }
-        for (p, _) in &self.app_include {
-            s += &format!("darshan:APP_INCLUDE\t{p}\n");
-        }
-        s
     }
 }
 

@@ -107,3 +107,39 @@ fn a_name_left_out_of_a_full_module_left_it_unmarked() {
     assert!(partial(&log, POSIX));
     assert!(!partial(&log, STDIO));
 }
+
+/// DARSHAN_DUMP_CONFIG printed our own `darshan:KEY<tab>value` lines; C
+/// prints a block of `# KEY = value` lines and one paragraph per module.
+/// The lines below are C 3.5.0's for this configuration (its non-MPI
+/// build; the modules its build leaves out, H5F and H5D among them, are
+/// not compared).
+#[test]
+fn dump_config_printed_lines_c_does_not() {
+    let d = common::scratch("dump_as_c");
+    let cfg = d.join("darshan.conf");
+    let text = "MAX_RECORDS 5 POSIX,STDIO\nNAME_EXCLUDE ^/tmp,\\.so$ POSIX\nNAME_INCLUDE keep STDIO\n\
+                DXT_SMALL_IO_TRIGGER 0.5\nRANK_EXCLUDE 1:2\n";
+    std::fs::write(&cfg, text).unwrap();
+    let out = common::output(
+        common::instrumented(Path::new("/bin/true"), &d)
+            .env("DARSHAN_CONFIG_PATH", &cfg)
+            .env("DARSHAN_DUMP_CONFIG", "1")
+            .env("DARSHAN_APP_EXCLUDE", "zzz"),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    let c = [
+        "##########################\n##### DARSHAN CONFIG #####\n##########################\n# MODMEM = 4 MiB\n\
+         # NAMEMEM = 1024 KiB\n# MEM_ALIGNMENT = 8 bytes\n",
+        "# EXCLUDE_DIRS = /etc/,/dev/,/usr/,/bin/,/boot/,/lib/,/opt/,/sbin/,/sys/,/proc/,/var/\n\
+         # APP_EXCLUDE = zzz\n# APP_INCLUDE = NONE\n# RANK_EXCLUDE = 1:2\n# RANK_INCLUDE = NONE\n\
+         # DXT_SMALL_IO_TRIGGER = 0.50\n# POSIX MODULE CONFIG:\n#      - ENABLED\n#      - MAX_RECORDS = 5\n\
+         #      - NAME_EXCLUDE = ^/tmp,\\.so$\n# MPI-IO MODULE CONFIG:\n#      - ENABLED\n",
+        "# STDIO MODULE CONFIG:\n#      - ENABLED\n#      - MAX_RECORDS = 5\n#      - NAME_INCLUDE = keep\n\
+         # DXT_POSIX MODULE CONFIG:\n#      - DISABLED\n# DXT_MPIIO MODULE CONFIG:\n#      - DISABLED\n",
+        "# HEATMAP MODULE CONFIG:\n#      - ENABLED\n",
+        "##########################\n### END DARSHAN CONFIG ###\n##########################\n",
+    ];
+    for block in c {
+        assert!(err.contains(block), "C's lines\n{block}\nnot in\n{err}");
+    }
+}

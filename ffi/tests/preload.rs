@@ -719,9 +719,9 @@ fn dump_config_and_internal_timing_report_on_stderr() {
     );
     ok(&r);
     let err = String::from_utf8_lossy(&r.out.stderr);
-    assert!(err.contains("darshan:DARSHAN_MODMEM\t4 MiB"), "{err}");
-    let enabled = err.lines().find(|l| l.starts_with("darshan:enabled modules")).unwrap();
-    assert!(enabled.contains("POSIX") && !enabled.contains("STDIO"), "{enabled}");
+    assert!(err.contains("# MODMEM = 4 MiB\n"), "{err}");
+    assert!(err.contains("# POSIX MODULE CONFIG:\n#      - ENABLED\n"), "{err}");
+    assert!(err.contains("# STDIO MODULE CONFIG:\n#      - DISABLED\n"), "{err}");
     assert!(err.contains("darshan: init\t1\t") && err.contains("darshan: shutdown\t1\t"), "{err}");
 }
 

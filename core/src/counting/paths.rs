@@ -117,7 +117,7 @@ pub fn already_clean(path: &[u8]) -> bool {
     path.first() == Some(&b'/') && path.len() < PATH_MAX && !needs_cleaning(path)
 }
 
-const EXCLUDED_PREFIXES: [&[u8]; 11] =
+pub(crate) const EXCLUDED_PREFIXES: [&[u8]; 11] =
     [b"/etc/", b"/dev/", b"/usr/", b"/bin/", b"/boot/", b"/lib/", b"/opt/", b"/sbin/", b"/sys/", b"/proc/", b"/var/"];
 const INCLUDED_PREFIXES: [&[u8]; 1] = [b"/var/opt/cray/dws/mounts/"];
 
