@@ -160,8 +160,10 @@ def segments(kind, log):
             continue
         f = line.split()
         # mkstemp's files are left out: their names are random, and a rank's
-        # several could not be told apart.
-        if name and name.startswith(kind.data + "/") and not MKSTEMP.search(name) and len(f) >= 6 \
+        # several could not be told apart; so is ROMIO's shared-file-pointer
+        # file, named by a pid, whose accesses race between ranks.
+        if name and name.startswith(kind.data + "/") and not MKSTEMP.search(name) and "shfp" not in name \
+                and len(f) >= 6 \
                 and f[0].startswith("X_"):
             segs[(f[0], f[1], name, f"segment {f[3]}")] = " ".join((f[2], f[4], f[5]))
     return segs
