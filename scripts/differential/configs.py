@@ -11,8 +11,10 @@ import random
 import sys
 
 # The programs' names: argv[1]/f0..f3, mkstemp's tmpXXXXXX, the standard
-# streams <STDIN> <STDOUT> <STDERR>; patterns that pick some of them.
-PATTERNS = ["f0$", "f[13]$", "/f2", "tmp", "STD", "^<", "f.$", "data/f[01]", "OUT>$", "^/", "f[0-3]"]
+# streams <STDIN> <STDOUT> <STDERR>, HDF5's h0.h5.., PnetCDF's n0.nc..,
+# MPI-IO's m0, m1.<rank>..; patterns that pick some of them.
+PATTERNS = ["f0$", "f[13]$", "/f2", "tmp", "STD", "^<", "f.$", "data/f[01]", "OUT>$", "^/", "f[0-3]",
+            "/h0", "h1\\.h5$", "n0\\.nc", "\\.nc$", "/m0", "m[12]\\."]
 # Not "^/" to take back: every system file would then be recorded, and
 # we see the stat() calls of programs built on glibc >= 2.33 that C does
 # not (docs/runtime.md), so such files would take the places MAX_RECORDS

@@ -6,14 +6,62 @@ files: shared ones opened on MPI_COMM_WORLD, per-rank ones on
 MPI_COMM_SELF (argv[1]/m<k> and argv[1]/m<k>.<rank>). Run them with
 Open MPI's ROMIO (`--mca io romio321`): its OMPIO hangs in split and
 non-blocking calls here (4.1.4), with or without a Darshan, and its
-ROMIO has no MPI_File_iwrite_at_all (a call through a null pointer)."""
+ROMIO has no MPI_File_iwrite_at_all (a call through a null pointer).
+With MPICH (run.py's DIFFERENTIAL_MPI=mpich) the programs also make the
+calls Open MPI 4.1 lacks: the large-count forms (`_c`, MPI 4), the
+non-blocking collectives, and the shared file pointer's calls."""
 import random
 import sys
 
 COUNTS = [0, 1, 8, 100, 1000, 4096, 65536, 300000]
 
 
+def large(r, h, off, count, dtype, coll):
+    """A large-count call (MPI_Count counts: MPI 4's `_c` forms)."""
+    calls = ["write_at", "read_at", "write", "read"] + (["write_at_all", "read_at_all", "write_all", "read_all"] if coll else [])
+    c = r.choice(calls)
+    at = f"{off}, " if "_at" in c else ""
+    return f"{{ MPI_Count n = {count}; MPI_File_{c}_c({h}, {at}buf, n, {dtype}, &st); }}"
+
+
+def nonblocking(kind):
+    def call(r, h, off, count, dtype, coll):
+        c = r.choice({"iwrite": ["iwrite", "iwrite_at"], "iread": ["iread", "iread_at"],
+                      "icoll": ["iwrite_all", "iread_all", "iwrite_at_all", "iread_at_all"]}[kind])
+        at = f"{off}, " if "_at" in c else ""
+        large = r.random() < 0.3
+        n = f"(MPI_Count){count}" if large else str(count)
+        return f"{{ MPI_Request q = MPI_REQUEST_NULL; MPI_File_{c}{'_c' if large else ''}({h}, {at}buf, {n}, {dtype}, &q); MPI_Wait(&q, &st); }}"
+    return call
+
+
+def shared(r, h, off, count, dtype, coll):
+    """The shared file pointer: a seek (collective), or a read or write by
+    every rank in turn on a shared file (so the offsets each finds do not
+    race), by the rank alone on its own file."""
+    c = r.choice(["write_shared", "read_shared", "seek_shared"])
+    if c == "seek_shared":
+        return f"MPI_File_seek_shared({h}, {r.choice([0, 100])}, MPI_SEEK_SET)"
+    call = f"MPI_File_{c}({h}, buf, {count}, {dtype}, &st)"
+    return f"for (int t = 0; t < nprocs; t++) {{ if (t == rank) {call}; MPI_Barrier(MPI_COMM_WORLD); }}" if coll else call
+
+
+def ordered(r, h, off, count, dtype, coll):
+    c = r.choice(["read_ordered", "write_ordered_begin", "read_ordered_begin"])
+    if c == "read_ordered":
+        return f"MPI_File_read_ordered({h}, buf, {count}, {dtype}, &st)"
+    return f"MPI_File_{c}({h}, buf, {count}, {dtype}); MPI_File_{c[:-6]}_end({h}, buf, &st)"
+
+
+# MPICH's calls (Program.mpich): name -> a function of (random, handle,
+# offset, count, datatype, whether the file is shared) giving the C.
+MPICH_CALLS = {"large": large, "iwrite": nonblocking("iwrite"), "iread": nonblocking("iread"),
+               "icoll": nonblocking("icoll"), "shared": shared, "ordered": ordered}
+
+
 class Program:
+    mpich = False  # whether MPICH's calls are drawn too (run.py)
+
     def __init__(self, seed):
         self.r = random.Random(seed)
         self.open = {}  # slot -> 'world' or 'self'
@@ -34,6 +82,8 @@ class Program:
         if coll:
             ops += ["write_at_all", "read_at_all", "write_all", "read_all", "write_all_begin", "read_at_all_begin",
                     "set_view", "set_size", "write_ordered", "set_atomicity"]
+        if self.mpich:
+            ops += ["large", "iwrite", "iread", "shared"] + (["icoll", "ordered"] if coll else [])
         op = r.choice(ops)
         st = "&st"
         calls = {
@@ -59,7 +109,9 @@ class Program:
             "write_rank0": f"if (rank == 0) MPI_File_write_at({h}, {base}, buf, {count}, {dtype}, {st})",
             "read_every_other": f"if (rank % 2) MPI_File_read_at({h}, {rank_off}, buf, {count}, {dtype}, {st})",
         }
-        if op == "set_view":
+        if op in MPICH_CALLS:
+            self.emit(MPICH_CALLS[op](r, h, rank_off, count, dtype, coll) + ";")
+        elif op == "set_view":
             blk = r.choice([1, 8, 100])
             self.emit(f"{{ MPI_Datatype v; MPI_Type_vector(4, {blk}, {blk} * nprocs, MPI_INT, &v); MPI_Type_commit(&v); "
                       f"MPI_File_set_view({h}, {base} + rank * {blk} * 4, MPI_INT, v, \"native\", MPI_INFO_NULL); MPI_Type_free(&v); }}")

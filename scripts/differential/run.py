@@ -14,6 +14,8 @@ KIND is one of
          per process (fork_programs.py); C_LIB a non-MPI build
   mpiposix  POSIX and STDIO calls made by the ranks in turn, at 4 ranks, on
          shared and per-rank files (mpi_posix_programs.py); C_LIB an MPI build
+  threads  POSIX and STDIO calls made by 3 threads in turn
+         (thread_programs.py); C_LIB a non-MPI build
   hdf5   HDF5 calls (h5_programs.py); C_LIB a non-MPI build with
          --enable-hdf5-mod against the system's serial HDF5
   pnetcdf  PnetCDF calls at 4 ranks (pnetcdf_programs.py); C_LIB an MPI
@@ -21,6 +23,10 @@ KIND is one of
   h5mpi  parallel HDF5 at 4 ranks (h5mpi_programs.py); C_LIB an MPI build
          with --enable-hdf5-mod against Open MPI's HDF5
 DIFFERENTIAL_RANKS=N runs the MPI kinds at N ranks (4 by default);
+DIFFERENTIAL_MPI=mpich builds and runs mpi and mpiposix with MPICH
+(mpicc.mpich, mpiexec.mpich; C_LIB built with CC=mpicc.mpich), and mpi's
+programs then make MPICH's calls too (large counts, non-blocking
+collectives, the shared file pointer);
 DIFFERENTIAL_DXT=1 traces every file (DXT_ENABLE_IO_TRACE) and compares
 the segments too (module, rank, file, segment: direction, offset, length).
 DIFFERENTIAL_CONFIG=1 runs each program under a random configuration made
@@ -49,6 +55,8 @@ PARSER = os.path.join(ROOT, "target", "release", "darshan-parser")
 DXT_PARSER = os.path.join(ROOT, "target", "release", "darshan-dxt-parser")
 DXT = os.environ.get("DIFFERENTIAL_DXT") == "1"
 CONFIG = os.environ.get("DIFFERENTIAL_CONFIG") == "1"
+MPICH = os.environ.get("DIFFERENTIAL_MPI") == "mpich"
+MPICC = "mpicc.mpich" if MPICH else "mpicc"
 NOT_COMPARED = re.compile(r"TIME|TIMESTAMP|FASTEST|SLOWEST|VARIANCE")
 MKSTEMP = re.compile(r"tmp......$")  # mkstemp's random names
 H5 = ["-I/usr/include/hdf5/serial", "-L/usr/lib/x86_64-linux-gnu/hdf5/serial"]
@@ -62,8 +70,10 @@ import mpi_posix_programs  # noqa: E402
 import mpi_programs  # noqa: E402
 import pnetcdf_programs  # noqa: E402
 import programs  # noqa: E402
+import thread_programs  # noqa: E402
 
 programs.Program.hold_closed_fds = CONFIG
+mpi_programs.Program.mpich = MPICH
 
 
 class Kind:
@@ -105,15 +115,20 @@ def mpi_launch(kind, env, exe):
           for a in ("-x", f"{k}={env[k]}")]
     del env["LD_PRELOAD"]  # the ranks', not mpirun's
     ranks = os.environ.get("DIFFERENTIAL_RANKS", "4")
+    if MPICH:
+        return ["mpiexec.mpich", "-n", ranks, *[a for kv in xs[1::2] for a in ("-genv", *kv.split("=", 1))],
+                exe, kind.data], env
     return ["mpirun", "--allow-run-as-root", "--oversubscribe", "--mca", "io", "romio321", "-np", ranks, *xs, exe, kind.data], env
 
 
 KINDS = {
     "posix": Kind("posix", programs.gen, "cc", [], ("POSIX", "STDIO"), posix_launch, calls=100, streams=True),
-    "mpi": Kind("mpi", mpi_programs.gen, "mpicc", [], ("POSIX", "STDIO", "MPI-IO"), mpi_launch),
+    "mpi": Kind("mpi", mpi_programs.gen, MPICC, [], ("POSIX", "STDIO", "MPI-IO"), mpi_launch),
     "fork": Kind("fork", fork_programs.gen, "cc", [], ("POSIX", "STDIO"), posix_launch, calls=100, streams=True),
-    "mpiposix": Kind("mpiposix", mpi_posix_programs.gen, "mpicc", [], ("POSIX", "STDIO"), mpi_launch, calls=100,
+    "mpiposix": Kind("mpiposix", mpi_posix_programs.gen, MPICC, [], ("POSIX", "STDIO"), mpi_launch, calls=100,
                      streams=True),
+    "threads": Kind("threads", thread_programs.gen, "cc", ["-pthread"], ("POSIX", "STDIO"), posix_launch, calls=100,
+                    streams=True),
     "hdf5": Kind("hdf5", h5_programs.gen, "cc", H5[1:] + ["-lhdf5"], ("POSIX", "H5F", "H5D"), posix_launch),
     "h5mpi": Kind("h5mpi", h5mpi_programs.gen, "mpicc", H5MPI[1:] + ["-lhdf5"], ("POSIX", "MPI-IO", "H5F", "H5D"),
                   mpi_launch, H5MPI[:1]),
@@ -248,10 +263,12 @@ def reduce(kind, c_lib, src, counter):
     """Drop the program's body lines one at a time while `counter` differs."""
     lines = open(src).read().split("\n")
     # The body starts after the prologue, which ends filling the whole
-    # buffer (a body's calls fill parts of it).
-    start = 1 + max(i for i, l in enumerate(lines)
-                    if "sizeof buf" in l and ("memset(buf" in l or "buf[i] = '\\n'" in l))
-    end = next(i for i in range(len(lines) - 1, 0, -1) if lines[i].strip().startswith("return"))
+    # buffer (a body's calls fill parts of it), or between two "calls"
+    # marks (thread_programs' steps).
+    marks = [i for i, l in enumerate(lines) if l.strip() == "/* calls */"]
+    start = marks[0] + 1 if marks else 1 + max(i for i, l in enumerate(lines)
+                                              if "sizeof buf" in l and ("memset(buf" in l or "buf[i] = '\\n'" in l))
+    end = marks[-1] if marks else next(i for i in range(len(lines) - 1, 0, -1) if lines[i].strip().startswith("return"))
     red, exe = os.path.join(kind.work, "reduced.c"), os.path.join(kind.work, "reduced")
     seed = int(re.sub(r"\D", "", os.path.basename(src)) or 0)  # p<seed>.c: its configuration
 
