@@ -43,11 +43,9 @@ for np in ${NPS:-2 4 8 16}; do
       line=$(mpirun --allow-run-as-root --oversubscribe -np "$np" -x LD_PRELOAD="$LIB" -x DARSHAN_LOGPATH="$OUT/logs" \
              -x DARSHAN_INTERNAL_TIMING=1 "$OUT/shutdown_bench" "$DATA" "$case" 2>&1)
       w=$(echo "$line" | awk '/finalize_s/ {print $2}'); iw+=("$(echo "$line" | awk '/init_s/ {print $2}')")
-      t=$(echo "$line" | grep 'darshan: shutdown' | sed 's/.*(finalize //; s/[,;)]//g')
+      op() { echo "$line" | awk -F'\t' -v op="darshan:$1" '$1 == op {print $3}'; }
       plain+=("$p"); with+=("$w")
-      red+=("$(echo "$t" | awk '{print $3}')"); comp+=("$(echo "$t" | awk '{print $5}')")
-      wr+=("$(echo "$t" | awk '{print $7}')")
-      tot+=("$(echo "$line" | grep 'darshan: shutdown' | awk '{print $4}')")
+      red+=("$(op reduce)"); comp+=("$(op compress)"); wr+=("$(op write)"); tot+=("$(op core_shutdown)")
       recs=$(target/release/darshan-parser "$OUT"/logs/*.darshan | grep -c '_OPENS' || true)
     done
     ms() { if [ $# -gt 0 ] && [ -n "$1" ]; then printf "%s\n" "$@" | median | awk '{printf "%.2f", $1*1000}'; else echo -; fi; }

@@ -122,7 +122,9 @@ def internal(cmd, key, extra=None):
     fresh()
     r = subprocess.run(cmd, env=env(True, dict(DARSHAN_INTERNAL_TIMING="1", **(extra or {}))),
                        capture_output=True, text=True, check=True)
-    m = re.search(rf"darshan: {key}\t1\t([0-9.]+)", r.stderr)
+    # DARSHAN_INTERNAL_TIMING's lines, C Darshan's ops: init, core_shutdown.
+    op = {"init": "init", "shutdown": "core_shutdown"}[key]
+    m = re.search(rf"^darshan:{op}\t1\t([0-9.]+)$", r.stderr, re.M)
     return float(m.group(1)) if m else float("nan")
 
 

@@ -8,7 +8,7 @@
 
 use crate::config::Config;
 use crate::contract::module::Module;
-use crate::counting::collective::{Comm, Op};
+use crate::counting::collective::Comm;
 use crate::finish::pipeline::ShutdownError;
 use crate::finish::shutdown::{self, Outcome};
 use crate::runtime::{Core, Shared};
@@ -199,15 +199,7 @@ impl Core {
             platform.say(&m);
         }
         match r {
-            Ok(Ok(o)) if timing => platform.say(&format!(
-                "shutdown\t1\t{:.6}\t(finalize {:.6}, compress {:.6}, write {:.6}; {} records) {}",
-                o.finalize_s + o.compress_s + o.write_s,
-                o.finalize_s,
-                o.compress_s,
-                o.write_s,
-                o.records,
-                o.path
-            )),
+            Ok(Ok(o)) if timing => platform.stderr(o.timing.lines(1, false).as_bytes()),
             Ok(Ok(_)) => {}
             Ok(Err(e)) => say_not_written(platform, &e, shutdown::recovery_hint().as_ref().map(|h| h as _)),
             Err(_) => {
@@ -235,7 +227,7 @@ impl Core {
             }
         }
         match r {
-            Ok(Ok(o)) if timing => say_mpi_timing(platform, comm, &o),
+            Ok(Ok(mut o)) if timing => say_mpi_timing(platform, comm, &mut o),
             Ok(Ok(_)) => {}
             // Rank 0 reports the job's failure, once.
             Ok(Err(ShutdownError::OtherRank)) => {}
@@ -281,23 +273,9 @@ fn record_space(cfg: &Config, modules: &[&'static dyn Module]) -> usize {
         .fold(0usize, usize::saturating_add)
 }
 
-fn say_mpi_timing(platform: &dyn Platform, comm: &dyn Comm, o: &Outcome) {
-    let mut t =
-        [o.finalize_s + o.reduce_s + o.compress_s + o.write_s, o.finalize_s, o.reduce_s, o.compress_s, o.write_s];
-    comm.allreduce_f64(&mut t, Op::Max);
+fn say_mpi_timing(platform: &dyn Platform, comm: &dyn Comm, o: &mut Outcome) {
+    o.timing.slowest(comm);
     if comm.rank() == 0 {
-        platform.say(&format!(
-                "shutdown\t{}\t{:.6}\t(finalize {:.6}, reduce {:.6}, compress {:.6}, write {:.6}; {} records on rank 0, {} shared) {}",
-                comm.size(),
-                t[0],
-                t[1],
-                t[2],
-                t[3],
-                t[4],
-                o.records,
-                o.shared,
-                o.path
-            ),
-        );
+        platform.stderr(o.timing.lines(comm.size(), true).as_bytes());
     }
 }

@@ -207,7 +207,7 @@ pub fn start(cfg: Config, t_init: std::time::Instant, at: Placement) -> Started 
         Started::No => guard::set_life(Life::Disabled),
     }
     if started == Started::Yes && timing && !at.mpi {
-        say(&format!("init\t1\t{:.6}", t_init.elapsed().as_secs_f64()));
+        LIBC.stderr(darshan_core::finish::timing::init_lines(1, t_init.elapsed().as_secs_f64()).as_bytes());
     }
     started
 }

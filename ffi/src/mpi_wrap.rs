@@ -7,7 +7,7 @@ use crate::guard::Life;
 use std::ffi::{c_void, CStr};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use darshan_core::collective::{all_ok, Comm};
+use darshan_core::collective::{all_ok, Comm, Op};
 use darshan_core::runtime;
 use darshan_core::Platform;
 use darshan_mpiio::{Access, MPIIO};
@@ -84,13 +84,24 @@ fn mpi_start() {
             runtime::make_crash_safe_file(&[darshan_log::modules::POSIX, darshan_log::modules::MPIIO]);
         }
         runtime::core().cost.add_startup(t_init.elapsed());
-        if runtime::core().config().map(|c| c.internal_timing).unwrap_or(false) && rank == 0 {
-            say(&format!("init\t{}\t{:.6}\t({})", comm.size(), t_init.elapsed().as_secs_f64(), abi.name));
-        }
+        say_init_timing(&comm, t_init);
     } else if configured {
         guard::set_life(Life::Disabled);
         if rank == 0 {
             say("the runtime could not start on every rank; this job is not instrumented");
+        }
+    }
+}
+
+/// DARSHAN_INTERNAL_TIMING's start-up block: the slowest rank's time, as
+/// C Darshan prints it (its reduction too waits for every rank: the
+/// setting must be every rank's).
+fn say_init_timing(comm: &MpiComm, t_init: std::time::Instant) {
+    if runtime::core().config().is_some_and(|c| c.internal_timing) {
+        let mut secs = [t_init.elapsed().as_secs_f64()];
+        comm.allreduce_f64(&mut secs, Op::Max);
+        if comm.rank() == 0 {
+            LIBC.stderr(darshan_core::finish::timing::init_lines(comm.size(), secs[0]).as_bytes());
         }
     }
 }

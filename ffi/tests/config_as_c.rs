@@ -143,3 +143,46 @@ fn dump_config_printed_lines_c_does_not() {
         assert!(err.contains(block), "C's lines\n{block}\nnot in\n{err}");
     }
 }
+
+/// DARSHAN_INTERNAL_TIMING printed our own lines (`darshan: init`,
+/// `darshan: shutdown ... (finalize ..., compress ..., write ...)`); C
+/// prints a `#darshan:<op>` block at start-up and one at shutdown, an op
+/// per line with the process count and seconds (`%f`). The ops below are
+/// C 3.5.0's for config_cases writing three streams (stderr also gets the
+/// program's own line); ours follow C's block as more ops of its form.
+#[test]
+fn internal_timing_printed_lines_c_does_not() {
+    let d = common::scratch("timing_as_c");
+    let exe = common::compile("config_cases", &d, &["-O2"]);
+    let data = d.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let mut cmd = common::instrumented(&exe, &d);
+    cmd.env("DARSHAN_INTERNAL_TIMING", "1").arg(&data).arg("3");
+    let out = common::output(&mut cmd);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let ops: Vec<&str> =
+        err.lines().filter(|l| l.contains("darshan:")).map(|l| l.split('\t').next().unwrap()).collect();
+    let c = [
+        "#darshan:<op>",
+        "darshan:init",
+        "#darshan:<op>",
+        "darshan:log_open",
+        "darshan:job_write",
+        "darshan:hash_write",
+        "darshan:header_write",
+        "darshan:POSIX_shutdown",
+        "darshan:STDIO_shutdown",
+        "darshan:HEATMAP_shutdown",
+        "darshan:core_shutdown",
+    ];
+    assert_eq!(&ops[..c.len().min(ops.len())], &c[..], "{err}");
+    for line in err.lines().filter(|l| l.starts_with("darshan:")) {
+        let f: Vec<&str> = line.split('\t').collect();
+        assert_eq!(f.len(), 3, "{line}");
+        assert_eq!(f[1], "1", "{line}");
+        let (whole, frac) = f[2].split_once('.').unwrap_or_else(|| panic!("{line}"));
+        assert!(whole.parse::<u64>().is_ok() && frac.len() == 6 && frac.parse::<u64>().is_ok(), "{line}");
+    }
+    assert!(err.contains("#darshan:<op>\t<nprocs>\t<time>\n"), "{err}");
+}

@@ -30,7 +30,46 @@ on_both_mpis!(
     an_mpi_ranks_first_io_opened_the_crash_safe_file_again,
     a_vfork_child_whose_exec_failed_cost_the_job_its_log,
     one_ranks_unused_stdout_left_the_stdout_of_the_others_unshared,
+    internal_timing_printed_lines_c_does_not,
 );
+
+/// DARSHAN_INTERNAL_TIMING printed `darshan: init` and `darshan: shutdown`
+/// lines of our own; C prints, from rank 0, a `#darshan:<op>` block at
+/// MPI_Init and one at MPI_Finalize, an op per line with the job's
+/// process count and the slowest rank's seconds. The ops are C 3.5.0's
+/// (its Open MPI and MPICH builds) for mpi_mix at 4 ranks; ours follow
+/// C's block as more ops of its form, and POSIX_META (not C's) has its
+/// own among the modules'.
+fn internal_timing_printed_lines_c_does_not(mpi: Mpi) {
+    let d = scratch_mpi(mpi, "timing_as_c");
+    let exe = mpicc(mpi, "mpi_mix", &d);
+    let data = d.join("data");
+    let (logs, err) = mpirun_said(mpi, &exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_INTERNAL_TIMING", "1")]);
+    assert_eq!(logs.len(), 1);
+    let ops: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("darshan:") && !l.starts_with("darshan:POSIX_META_"))
+        .map(|l| l.split('\t').next().unwrap())
+        .collect();
+    let c = [
+        "#darshan:<op>",
+        "darshan:init",
+        "#darshan:<op>",
+        "darshan:log_open",
+        "darshan:job_write",
+        "darshan:hash_write",
+        "darshan:header_write",
+        "darshan:POSIX_shutdown",
+        "darshan:MPI-IO_shutdown",
+        "darshan:STDIO_shutdown",
+        "darshan:HEATMAP_shutdown",
+        "darshan:core_shutdown",
+    ];
+    assert_eq!(&ops[..c.len().min(ops.len())], &c[..], "{err}");
+    let nprocs = NP.to_string();
+    assert!(err.lines().filter(|l| l.starts_with("darshan:")).all(|l| l.split('\t').nth(1) == Some(&nprocs)), "{err}");
+    assert!(ops.contains(&"darshan:reduce"), "{err}");
+}
 
 /// A rank that shelled out with vfork and exec, the exec failing and its
 /// child leaving with `_exit(127)`: the child, sharing the rank's memory,

@@ -722,7 +722,7 @@ fn dump_config_and_internal_timing_report_on_stderr() {
     assert!(err.contains("# MODMEM = 4 MiB\n"), "{err}");
     assert!(err.contains("# POSIX MODULE CONFIG:\n#      - ENABLED\n"), "{err}");
     assert!(err.contains("# STDIO MODULE CONFIG:\n#      - DISABLED\n"), "{err}");
-    assert!(err.contains("darshan: init\t1\t") && err.contains("darshan: shutdown\t1\t"), "{err}");
+    assert!(err.contains("darshan:init\t1\t") && err.contains("darshan:core_shutdown\t1\t"), "{err}");
 }
 
 #[test]

@@ -16,6 +16,8 @@ KIND is one of
          shared and per-rank files (mpi_posix_programs.py); C_LIB an MPI build
   threads  POSIX and STDIO calls made by 3 threads in turn
          (thread_programs.py); C_LIB a non-MPI build
+  fio    fio's jobs, one to three in turn, each with a random engine and
+         pattern (fio_programs.py); C_LIB a non-MPI build
   hdf5   HDF5 calls (h5_programs.py); C_LIB a non-MPI build with
          --enable-hdf5-mod against the system's serial HDF5
   pnetcdf  PnetCDF calls at 4 ranks (pnetcdf_programs.py); C_LIB an MPI
@@ -63,6 +65,7 @@ H5 = ["-I/usr/include/hdf5/serial", "-L/usr/lib/x86_64-linux-gnu/hdf5/serial"]
 H5MPI = ["-I/usr/include/hdf5/openmpi", "-L/usr/lib/x86_64-linux-gnu/hdf5/openmpi"]
 sys.path.insert(0, HERE)
 import configs  # noqa: E402
+import fio_programs  # noqa: E402
 import fork_programs  # noqa: E402
 import h5_programs  # noqa: E402
 import h5mpi_programs  # noqa: E402
@@ -74,6 +77,7 @@ import thread_programs  # noqa: E402
 
 programs.Program.hold_closed_fds = CONFIG
 mpi_programs.Program.mpich = MPICH
+mpi_programs.Program.dxt_offsets = MPICH and DXT
 
 
 class Kind:
@@ -93,9 +97,20 @@ class Kind:
         name = f[5]
         if f[0] not in self.modules or NOT_COMPARED.search(f[3]) or "shfp" in name:
             return False
-        if self.name in ("hdf5", "h5mpi") and f[3] == "POSIX_STATS":
+        if self.name in ("hdf5", "h5mpi", "fio") and f[3] == "POSIX_STATS":
             return False
         return name.startswith(self.data + "/") or (self.streams and name.startswith("<"))
+
+
+class FioKind(Kind):
+    """fio's jobs: the "program" is a job file, run by fio itself."""
+
+    def build(self, src, exe):
+        shutil.copy(src, exe)
+
+
+def fio_launch(kind, env, exe):
+    return ["fio", "--output=/dev/null", f"--directory={kind.data}", exe], dict(env, DARSHAN_ENABLE_NONMPI="1")
 
 
 def posix_launch(kind, env, exe):
@@ -129,6 +144,7 @@ KINDS = {
                      streams=True),
     "threads": Kind("threads", thread_programs.gen, "cc", ["-pthread"], ("POSIX", "STDIO"), posix_launch, calls=100,
                     streams=True),
+    "fio": FioKind("fio", fio_programs.gen, "fio", [], ("POSIX", "STDIO"), fio_launch, calls=0),
     "hdf5": Kind("hdf5", h5_programs.gen, "cc", H5[1:] + ["-lhdf5"], ("POSIX", "H5F", "H5D"), posix_launch),
     "h5mpi": Kind("h5mpi", h5mpi_programs.gen, "mpicc", H5MPI[1:] + ["-lhdf5"], ("POSIX", "MPI-IO", "H5F", "H5D"),
                   mpi_launch, H5MPI[:1]),

@@ -11,6 +11,7 @@ pub mod pipeline;
 pub mod shutdown;
 pub mod shutdown_mpi;
 mod step;
+pub mod timing;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

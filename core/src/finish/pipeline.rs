@@ -14,6 +14,7 @@ use std::collections::HashSet;
 
 use crate::contract::module::{FinalizeCtx, Module};
 use crate::finish::compress;
+use crate::finish::timing::{timed, ModuleClock};
 use darshan_deflate::Shape;
 
 /// A name table this big is compressed (by zlib-rs) on a thread of its
@@ -94,9 +95,9 @@ impl ShutdownError {
 }
 
 /// Phase 1: every module freezes its records (times into seconds).
-pub fn finalize(modules: &[&'static dyn Module], ctx: &FinalizeCtx) {
+pub fn finalize(modules: &[&'static dyn Module], ctx: &FinalizeCtx, clock: &mut ModuleClock) {
     for m in modules {
-        m.finalize(ctx);
+        clock.time(m.spec().id, || m.finalize(ctx));
     }
 }
 
@@ -112,6 +113,8 @@ pub struct Regions {
     /// The calls those records count (`darshan_log::cost::record_calls`),
     /// counted as they are compressed: the runtime's cost estimate.
     pub calls: u64,
+    /// Seconds compressing the name table.
+    pub names_s: f64,
 }
 
 impl Regions {
@@ -126,6 +129,11 @@ impl Regions {
 
     pub fn module_ids(&self) -> Vec<usize> {
         self.modules.iter().map(|(id, _)| *id).collect()
+    }
+
+    /// Bit `id`: module `id` has records here.
+    pub fn active(&self) -> u64 {
+        self.modules.iter().filter(|(id, b)| !b.is_empty() && *id < 64).fold(0, |a, (id, _)| a | 1 << id)
     }
 
     /// The region bytes in log order.
@@ -145,25 +153,25 @@ impl Regions {
 /// Phase 2: compress the name table and every module's records (a big
 /// name table on a helper thread meanwhile, where the runtime may start
 /// one: `finish::may_start_threads`); the job record follows ([`Regions::set_job`]).
-pub fn compress_regions(names: &[u8], modules: &[&'static dyn Module]) -> Regions {
+pub fn compress_regions(names: &[u8], modules: &[&'static dyn Module], clock: &mut ModuleClock) -> Regions {
     let mut c = compress::Compressor::default();
     let (mut records, mut calls) = (0, 0u64);
     let helped = names.len() >= NAMES_THREAD_MIN && crate::finish::may_start_threads();
-    let (names, modules) = if helped {
+    let ((names, names_s), modules) = if helped {
         std::thread::scope(|s| {
-            let helper = std::thread::Builder::new().spawn_scoped(s, || compress::large_text(names)).ok();
-            let per_module = compress_modules(&mut c, modules, &mut records, &mut calls);
+            let helper = std::thread::Builder::new().spawn_scoped(s, || timed(|| compress::large_text(names))).ok();
+            let per_module = compress_modules(&mut c, modules, &mut records, &mut calls, clock);
             let names = match helper.map(|h| h.join()) {
                 Some(Ok(r)) => r,
-                _ => c.names(names).concat(),
+                _ => timed(|| c.names(names).concat()),
             };
             (names, per_module)
         })
     } else {
-        let per_module = compress_modules(&mut c, modules, &mut records, &mut calls);
-        (c.names(names).concat(), per_module)
+        let per_module = compress_modules(&mut c, modules, &mut records, &mut calls, clock);
+        (timed(|| c.names(names).concat()), per_module)
     };
-    Regions { job: Vec::new(), names, modules, records, calls }
+    Regions { job: Vec::new(), names, modules, records, calls, names_s }
 }
 
 /// Every module's records, compressed: (module id, its streams).
@@ -172,44 +180,51 @@ fn compress_modules(
     modules: &[&'static dyn Module],
     records: &mut usize,
     calls: &mut u64,
+    clock: &mut ModuleClock,
 ) -> Vec<(usize, Vec<u8>)> {
     let mut per_module = Vec::with_capacity(modules.len());
     for m in modules {
-        let rw = m.spec().record_words.max(1);
-        let mut bytes = Vec::new();
-        // Runs (split around the records an MPI reduction took) are
-        // gathered into one stream: a stream per run cost a zlib header,
-        // trailer and code table each, and the matches across records
-        // (at 32 ranks, 8,367 against C's 7,844 bytes of POSIX).
-        // (A single run, the usual case, is compressed where it lies.)
-        let runs = m.output_runs();
-        let mut pending = Pending::default();
-        m.output(&mut |run: &[u64]| {
-            // Whether every record is of the module's size (the encoder
-            // then knows where each id is).
-            let (mut n, mut fixed) = (0, true);
-            for r in crate::contract::var_records::split(run, |r| m.record_len(r)) {
-                n += 1;
-                *calls = calls.saturating_add(darshan_log::cost::record_calls(m.spec().id, r));
-                fixed &= r.len() == rw;
-            }
-            *records += n;
-            if runs == 1 || run.len() * 8 >= compress::LARGE_BYTES {
-                pending.flush(c, rw, &mut bytes);
-                let shape = if fixed { Shape::Records(rw * 8) } else { Shape::VarRecords(rw * 8) };
-                c.words(run, shape).iter().for_each(|s| bytes.extend_from_slice(s));
-                return;
-            }
-            pending.words.extend_from_slice(run);
-            pending.fixed &= fixed;
-            if pending.words.len() * 8 >= compress::LARGE_BYTES {
-                pending.flush(c, rw, &mut bytes);
-            }
-        });
-        pending.flush(c, rw, &mut bytes);
+        let bytes = clock.time(m.spec().id, || compress_module(c, *m, records, calls));
         per_module.push((m.spec().id, bytes));
     }
     per_module
+}
+
+/// One module's records, compressed.
+fn compress_module(c: &mut compress::Compressor, m: &dyn Module, records: &mut usize, calls: &mut u64) -> Vec<u8> {
+    let rw = m.spec().record_words.max(1);
+    let mut bytes = Vec::new();
+    // Runs (split around the records an MPI reduction took) are
+    // gathered into one stream: a stream per run cost a zlib header,
+    // trailer and code table each, and the matches across records
+    // (at 32 ranks, 8,367 against C's 7,844 bytes of POSIX).
+    // (A single run, the usual case, is compressed where it lies.)
+    let runs = m.output_runs();
+    let mut pending = Pending::default();
+    m.output(&mut |run: &[u64]| {
+        // Whether every record is of the module's size (the encoder
+        // then knows where each id is).
+        let (mut n, mut fixed) = (0, true);
+        for r in crate::contract::var_records::split(run, |r| m.record_len(r)) {
+            n += 1;
+            *calls = calls.saturating_add(darshan_log::cost::record_calls(m.spec().id, r));
+            fixed &= r.len() == rw;
+        }
+        *records += n;
+        if runs == 1 || run.len() * 8 >= compress::LARGE_BYTES {
+            pending.flush(c, rw, &mut bytes);
+            let shape = if fixed { Shape::Records(rw * 8) } else { Shape::VarRecords(rw * 8) };
+            c.words(run, shape).iter().for_each(|s| bytes.extend_from_slice(s));
+            return;
+        }
+        pending.words.extend_from_slice(run);
+        pending.fixed &= fixed;
+        if pending.words.len() * 8 >= compress::LARGE_BYTES {
+            pending.flush(c, rw, &mut bytes);
+        }
+    });
+    pending.flush(c, rw, &mut bytes);
+    bytes
 }
 
 /// Runs of a module's records waiting to be compressed as one stream

@@ -15,6 +15,7 @@ use darshan_log::Job;
 use crate::contract::module::FinalizeCtx;
 use crate::finish::logname::{self, NameParts};
 use crate::finish::pipeline::{self, ShutdownError};
+use crate::finish::timing::{timed, Timing};
 use crate::runtime;
 
 /// The library version written as `lib_ver`: the Darshan release whose
@@ -24,13 +25,11 @@ pub const LIB_VER: &str = "3.5.0";
 pub struct Outcome {
     /// The log written (an MPI job's rank 0 only).
     pub path: String,
-    /// Seconds: modules' finalize, the reduction of shared records (MPI),
-    /// compressing every region (with building the job record and, without
-    /// MPI, naming the log and opening its file), writing the file.
-    pub finalize_s: f64,
-    pub reduce_s: f64,
-    pub compress_s: f64,
-    pub write_s: f64,
+    /// What it took: C Darshan's ops, and our split (`split`: modules'
+    /// finalize, the reduction of shared records (MPI), compressing every
+    /// region (with building the job record and, without MPI, naming the
+    /// log and opening its file), writing the file).
+    pub timing: Timing,
     /// Records this process wrote, and records reduced across ranks.
     pub records: usize,
     pub shared: usize,
@@ -186,22 +185,24 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     // Before any allocation, and while the crash-safe file says ticks.
     crate::finish::memory::enough()?;
     let t0 = Instant::now();
+    let mut timing = Timing::default();
     runtime::core().cost.settle(secs_per_tick);
     let modules = runtime::core().modules();
     let ctx = FinalizeCtx::one_process(secs_per_tick, end_tick);
-    pipeline::finalize(&modules, &ctx);
+    pipeline::finalize(&modules, &ctx, &mut timing.modules);
     let finalize_s = t0.elapsed().as_secs_f64();
     let t = runtime::core().times();
     let jobid = job_id(&sh.config, t.first_pid);
     let t1 = Instant::now();
     let names = pipeline::names_of_records(&runtime::core().ledger.names_copy(), &modules, &Default::default());
-    let mut regions = pipeline::compress_regions(&names, &modules);
+    let mut regions = pipeline::compress_regions(&names, &modules, &mut timing.modules);
     // The log's name and its file before the job record, so that the
     // shutdown it states includes them (a short process's exit is mostly
     // naming and writing its log).
     let paths = log_paths(jobid, t.start.0);
-    let unnamed = paths.as_ref().ok().and_then(|(tmp, _)| sh.platform.open_unnamed(&dir_of(tmp)));
+    let (unnamed, open_s) = timed(|| paths.as_ref().ok().and_then(|(tmp, _)| sh.platform.open_unnamed(&dir_of(tmp))));
     // The job record last: it says what the shutdown cost so far.
+    let t_job = Instant::now();
     let cost = runtime::core().cost.cost(regions.calls, t0.elapsed());
     let job = job_record(t.start, end, 1, jobid, &metadata_counts(&modules), false, &cost)
         .ok_or(ShutdownError::NotInitialised)?;
@@ -210,6 +211,7 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     let job_bytes = job.encode();
     crate::store::logmap::set_job(&job_bytes);
     regions.set_job(Some(&job_bytes));
+    let job_s = t_job.elapsed().as_secs_f64();
     let compress_s = t1.elapsed().as_secs_f64();
     let (tmp, final_base) = paths?;
 
@@ -224,21 +226,40 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     let durable = sh.config.log_fsync && crate::store::logmap::has_file();
     // With an unnamed file the name is fixed before the write.
     let path = final_name(&sh.config, &final_base, compress_s + t2.elapsed().as_secs_f64());
+    let write_s = write_and_publish(unnamed, &bytes, durable, &tmp, &path, t2)?;
+    crate::store::logmap::remove();
+    (timing.log_open, timing.job, timing.names) = (open_s, job_s, regions.names_s);
+    (timing.write_log, timing.active, timing.all) =
+        (t2.elapsed().as_secs_f64(), regions.active(), t0.elapsed().as_secs_f64());
+    timing.split = [finalize_s, 0.0, compress_s, write_s];
+    Ok(Outcome { path, timing, records: regions.records, shared: 0 })
+}
+
+/// The log's bytes written into the unnamed file and linked as `path`,
+/// or (no unnamed file) into `tmp`, renamed to `path`. The seconds since
+/// `t2` once the bytes are written.
+fn write_and_publish(
+    unnamed: Option<Box<dyn crate::store::platform::UnnamedLog>>,
+    bytes: &[u8],
+    durable: bool,
+    tmp: &str,
+    path: &str,
+    t2: Instant,
+) -> Result<f64, ShutdownError> {
     let linked = match unnamed {
         Some(file) => {
-            file.publish(&bytes, durable, &path).map_err(|e| ShutdownError::Write { path: path.clone(), source: e })?
+            file.publish(bytes, durable, path).map_err(|e| ShutdownError::Write { path: path.into(), source: e })?
         }
         None => false,
     };
     let write_s = t2.elapsed().as_secs_f64();
     if !linked {
-        write_new_file(&tmp, &bytes, durable)?;
-        publish(&tmp, &path, durable).map_err(|e| ShutdownError::Rename { to: path.clone(), source: e })?;
+        write_new_file(tmp, bytes, durable)?;
+        publish(tmp, path, durable).map_err(|e| ShutdownError::Rename { to: path.into(), source: e })?;
     } else if durable {
-        sync_dir(&path);
+        sync_dir(path);
     }
-    crate::store::logmap::remove();
-    Ok(Outcome { path, finalize_s, reduce_s: 0.0, compress_s, write_s, records: regions.records, shared: 0 })
+    Ok(write_s)
 }
 
 /// The directory a file `path` goes in (`.` for a bare name).

@@ -28,6 +28,7 @@ use crate::finish::gathered::Layout;
 use crate::finish::pipeline::{self, Regions, ShutdownError};
 use crate::finish::shutdown::{job_record, log_paths, metadata_counts, Outcome};
 use crate::finish::step::step;
+use crate::finish::timing::{timed, ModuleClock, Timing};
 use crate::runtime::{self, Shared};
 
 /// Each module's record ids, with a bit per module that has the id: the
@@ -92,25 +93,32 @@ pub fn write_log_mpi(
     let memory = crate::seccomp::check().and_then(|_| crate::finish::memory::enough());
     let modules = if memory.is_ok() { runtime::core().modules() } else { Vec::new() };
     let ctx = agree_on_the_clock(comm, secs_per_tick, end_tick);
-    finalize(comm, &modules, &ctx, end, t_start, memory)?;
+    let mut t = Timing::default();
+    finalize(comm, &modules, &ctx, end, t_start, memory, &mut t.modules)?;
     let finalize_s = t_start.elapsed().as_secs_f64();
-    let t1 = Instant::now();
-    let shared = reduce_shared_records(comm, &modules, sh);
-    let reduce_s = t1.elapsed().as_secs_f64();
+    let (shared, reduce_s) = timed(|| reduce_shared_records(comm, &modules, sh, &mut t.modules));
     let job = agree_on_the_job(comm, end, sh);
     let t2 = Instant::now();
-    let mut regions = compress(comm, &modules, &shared)?;
+    let mut regions = compress(comm, &modules, &shared, &mut t.modules)?;
     let (counts, cost) = agree_on_counts(comm, &modules, regions.calls, t_start)?;
-    add_job_record(comm, &mut regions, &job, &counts, &cost)?;
+    let (added, job_s) = timed(|| add_job_record(comm, &mut regions, &job, &counts, &cost));
+    added?;
+    t.job = job_s;
     let compress_s = t2.elapsed().as_secs_f64();
     let t3 = Instant::now();
     let placed = place_regions(comm, &regions);
-    let name = agree_on_the_name(comm, &job)?;
-    write(comm, sh, &regions, &placed, &name)?;
+    let (name, open_s) = timed(|| agree_on_the_name(comm, &job));
+    let name = name?;
+    let (written, write_log_s) = timed(|| write(comm, sh, &regions, &placed, &name));
+    written?;
+    t.write_log = write_log_s;
     let write_s = t3.elapsed().as_secs_f64();
     let path = publish(comm, sh, name, t_start)?;
     crate::store::logmap::remove();
-    Ok(Outcome { path, finalize_s, reduce_s, compress_s, write_s, records: regions.records, shared: shared.len() })
+    (t.log_open, t.names, t.active, t.all) =
+        (open_s, regions.names_s, regions.active(), t_start.elapsed().as_secs_f64());
+    t.split = [finalize_s, reduce_s, compress_s, write_s];
+    Ok(Outcome { path, timing: t, records: regions.records, shared: shared.len() })
 }
 
 /// Every rank's heatmaps end at the latest end of any rank (in each
@@ -140,12 +148,13 @@ fn finalize(
     end: (i64, i64),
     t_start: Instant,
     memory: Result<(), ShutdownError>,
+    clock: &mut ModuleClock,
 ) -> Result<(), ShutdownError> {
     step(comm, "finalize", || {
         // Before the records turn into seconds (the crash-safe file then
         // still says ticks).
         memory?;
-        pipeline::finalize(modules, ctx);
+        pipeline::finalize(modules, ctx, clock);
         let cost = runtime::core().cost.cost(0, t_start.elapsed());
         crate::finish::shutdown::map_job(end, ctx.nprocs, None, true, &cost);
         Ok(())
@@ -154,7 +163,12 @@ fn finalize(
 
 /// The records every rank has, each module's reduced onto rank 0 as
 /// rank -1 records (unless DARSHAN_DISABLE_SHARED_REDUCTION).
-fn reduce_shared_records(comm: &dyn Comm, modules: &[&'static dyn Module], sh: &Shared) -> Vec<(u64, u64)> {
+fn reduce_shared_records(
+    comm: &dyn Comm,
+    modules: &[&'static dyn Module],
+    sh: &Shared,
+    clock: &mut ModuleClock,
+) -> Vec<(u64, u64)> {
     let reducing = !sh.config.disable_shared_reduction;
     let shared = shared_records(comm, modules, reducing);
     if reducing {
@@ -162,7 +176,7 @@ fn reduce_shared_records(comm: &dyn Comm, modules: &[&'static dyn Module], sh: &
             let bit = 1u64 << m.spec().id;
             let ids: Vec<u64> = shared.iter().filter(|(_, mask)| mask & bit != 0).map(|(id, _)| *id).collect();
             if !ids.is_empty() {
-                m.reduce(&ids, comm);
+                clock.time(m.spec().id, || m.reduce(&ids, comm));
             }
         }
     }
@@ -220,12 +234,17 @@ fn agree_on_counts(
 
 /// This rank's share of the name table and of every module's records,
 /// compressed. Rank 0 names the shared records for every rank.
-fn compress(comm: &dyn Comm, modules: &[&'static dyn Module], shared: &[(u64, u64)]) -> Result<Regions, ShutdownError> {
+fn compress(
+    comm: &dyn Comm,
+    modules: &[&'static dyn Module],
+    shared: &[(u64, u64)],
+    clock: &mut ModuleClock,
+) -> Result<Regions, ShutdownError> {
     let rank = comm.rank();
     step(comm, "compress", || {
         let drop: HashSet<u64> = if rank == 0 { HashSet::new() } else { shared.iter().map(|(id, _)| *id).collect() };
         let names = pipeline::names_of_records(&runtime::core().ledger.names_copy(), modules, &drop);
-        Ok(pipeline::compress_regions(&names, modules))
+        Ok(pipeline::compress_regions(&names, modules, clock))
     })
 }
 
