@@ -185,7 +185,7 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     // Before any allocation, and while the crash-safe file says ticks.
     crate::finish::memory::enough()?;
     let t0 = Instant::now();
-    let mut timing = Timing::default();
+    let mut timing = Timing::new(sh.config.internal_timing);
     runtime::core().cost.settle(secs_per_tick);
     let modules = runtime::core().modules();
     let ctx = FinalizeCtx::one_process(secs_per_tick, end_tick);

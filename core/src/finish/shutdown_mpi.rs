@@ -93,7 +93,7 @@ pub fn write_log_mpi(
     let memory = crate::seccomp::check().and_then(|_| crate::finish::memory::enough());
     let modules = if memory.is_ok() { runtime::core().modules() } else { Vec::new() };
     let ctx = agree_on_the_clock(comm, secs_per_tick, end_tick);
-    let mut t = Timing::default();
+    let mut t = Timing::new(sh.config.internal_timing);
     finalize(comm, &modules, &ctx, end, t_start, memory, &mut t.modules)?;
     let finalize_s = t_start.elapsed().as_secs_f64();
     let (shared, reduce_s) = timed(|| reduce_shared_records(comm, &modules, sh, &mut t.modules));
