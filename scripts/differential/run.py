@@ -16,6 +16,8 @@ KIND is one of
          shared and per-rank files (mpi_posix_programs.py); C_LIB an MPI build
   threads  POSIX and STDIO calls made by 3 threads in turn
          (thread_programs.py); C_LIB a non-MPI build
+  fortran  gfortran's I/O statements on units 10-13 (fortran_programs.py);
+         C_LIB a non-MPI build
   fio    fio's jobs, one to three in turn, each with a random engine and
          pattern (fio_programs.py); C_LIB a non-MPI build
   hdf5   HDF5 calls (h5_programs.py); C_LIB a non-MPI build with
@@ -40,8 +42,8 @@ kept in target/differential/KIND with its differences, and --reduce drops
 its lines one at a time while COUNTER still differs. Left out of the
 comparison: where we record more than C on purpose (docs/runtime.md: the
 stat family on glibc >= 2.33, getc/putc, ungetc and mmap are not
-generated; POSIX_STATS is not compared where HDF5 calls stat, nor the
-POSIX_META module), the ranks' times (FASTEST/SLOWEST/VARIANCE), and
+generated; POSIX_STATS is not compared where HDF5, fio or libgfortran
+call stat, nor the POSIX_META module), the ranks' times (FASTEST/SLOWEST/VARIANCE), and
 ROMIO's shared-file-pointer file, whose accesses race between ranks."""
 import glob
 import os
@@ -67,6 +69,7 @@ sys.path.insert(0, HERE)
 import configs  # noqa: E402
 import fio_programs  # noqa: E402
 import fork_programs  # noqa: E402
+import fortran_programs  # noqa: E402
 import h5_programs  # noqa: E402
 import h5mpi_programs  # noqa: E402
 import mpi_posix_programs  # noqa: E402
@@ -97,7 +100,7 @@ class Kind:
         name = f[5]
         if f[0] not in self.modules or NOT_COMPARED.search(f[3]) or "shfp" in name:
             return False
-        if self.name in ("hdf5", "h5mpi", "fio") and f[3] == "POSIX_STATS":
+        if self.name in ("hdf5", "h5mpi", "fio", "fortran") and f[3] == "POSIX_STATS":
             return False
         return name.startswith(self.data + "/") or (self.streams and name.startswith("<"))
 
@@ -107,6 +110,13 @@ class FioKind(Kind):
 
     def build(self, src, exe):
         shutil.copy(src, exe)
+
+
+class FortranKind(Kind):
+    """gfortran's programs: free-form source in a file named .c."""
+
+    def build(self, src, exe):
+        subprocess.run(["gfortran", "-O0", "-w", "-ffree-line-length-none", "-x", "f95", "-o", exe, src], check=True)
 
 
 def fio_launch(kind, env, exe):
@@ -144,6 +154,7 @@ KINDS = {
                      streams=True),
     "threads": Kind("threads", thread_programs.gen, "cc", ["-pthread"], ("POSIX", "STDIO"), posix_launch, calls=100,
                     streams=True),
+    "fortran": FortranKind("fortran", fortran_programs.gen, "gfortran", [], ("POSIX", "STDIO"), posix_launch, calls=60),
     "fio": FioKind("fio", fio_programs.gen, "fio", [], ("POSIX", "STDIO"), fio_launch, calls=0),
     "hdf5": Kind("hdf5", h5_programs.gen, "cc", H5[1:] + ["-lhdf5"], ("POSIX", "H5F", "H5D"), posix_launch),
     "h5mpi": Kind("h5mpi", h5mpi_programs.gen, "mpicc", H5MPI[1:] + ["-lhdf5"], ("POSIX", "MPI-IO", "H5F", "H5D"),
@@ -281,7 +292,7 @@ def reduce(kind, c_lib, src, counter):
     # The body starts after the prologue, which ends filling the whole
     # buffer (a body's calls fill parts of it), or between two "calls"
     # marks (thread_programs' steps).
-    marks = [i for i, l in enumerate(lines) if l.strip() == "/* calls */"]
+    marks = [i for i, l in enumerate(lines) if l.strip() in ("/* calls */", "! calls")]
     start = marks[0] + 1 if marks else 1 + max(i for i, l in enumerate(lines)
                                               if "sizeof buf" in l and ("memset(buf" in l or "buf[i] = '\\n'" in l))
     end = marks[-1] if marks else next(i for i in range(len(lines) - 1, 0, -1) if lines[i].strip().startswith("return"))
