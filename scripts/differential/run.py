@@ -18,6 +18,8 @@ KIND is one of
          (thread_programs.py); C_LIB a non-MPI build
   fortran  gfortran's I/O statements on units 10-13 (fortran_programs.py);
          C_LIB a non-MPI build
+  python  a Python job's own file calls, run by /usr/bin/python3
+         (python_programs.py); C_LIB a non-MPI build
   fio    fio's jobs, one to three in turn, each with a random engine and
          pattern (fio_programs.py); C_LIB a non-MPI build
   hdf5   HDF5 calls (h5_programs.py); C_LIB a non-MPI build with
@@ -76,6 +78,7 @@ import mpi_posix_programs  # noqa: E402
 import mpi_programs  # noqa: E402
 import pnetcdf_programs  # noqa: E402
 import programs  # noqa: E402
+import python_programs  # noqa: E402
 import thread_programs  # noqa: E402
 
 programs.Program.hold_closed_fds = CONFIG
@@ -100,7 +103,7 @@ class Kind:
         name = f[5]
         if f[0] not in self.modules or NOT_COMPARED.search(f[3]) or "shfp" in name:
             return False
-        if self.name in ("hdf5", "h5mpi", "fio", "fortran") and f[3] == "POSIX_STATS":
+        if self.name in ("hdf5", "h5mpi", "fio", "fortran", "python") and f[3] == "POSIX_STATS":
             return False
         return name.startswith(self.data + "/") or (self.streams and name.startswith("<"))
 
@@ -117,6 +120,17 @@ class FortranKind(Kind):
 
     def build(self, src, exe):
         subprocess.run(["gfortran", "-O0", "-w", "-ffree-line-length-none", "-x", "f95", "-o", exe, src], check=True)
+
+
+class ScriptKind(Kind):
+    """Python's programs: the script is the program."""
+
+    def build(self, src, exe):
+        shutil.copy(src, exe)
+
+
+def python_launch(kind, env, exe):
+    return ["/usr/bin/python3", exe, kind.data], dict(env, DARSHAN_ENABLE_NONMPI="1")
 
 
 def fio_launch(kind, env, exe):
@@ -155,6 +169,7 @@ KINDS = {
     "threads": Kind("threads", thread_programs.gen, "cc", ["-pthread"], ("POSIX", "STDIO"), posix_launch, calls=100,
                     streams=True),
     "fortran": FortranKind("fortran", fortran_programs.gen, "gfortran", [], ("POSIX", "STDIO"), posix_launch, calls=60),
+    "python": ScriptKind("python", python_programs.gen, "python3", [], ("POSIX", "STDIO"), python_launch, calls=80),
     "fio": FioKind("fio", fio_programs.gen, "fio", [], ("POSIX", "STDIO"), fio_launch, calls=0),
     "hdf5": Kind("hdf5", h5_programs.gen, "cc", H5[1:] + ["-lhdf5"], ("POSIX", "H5F", "H5D"), posix_launch),
     "h5mpi": Kind("h5mpi", h5mpi_programs.gen, "mpicc", H5MPI[1:] + ["-lhdf5"], ("POSIX", "MPI-IO", "H5F", "H5D"),
@@ -292,7 +307,7 @@ def reduce(kind, c_lib, src, counter):
     # The body starts after the prologue, which ends filling the whole
     # buffer (a body's calls fill parts of it), or between two "calls"
     # marks (thread_programs' steps).
-    marks = [i for i, l in enumerate(lines) if l.strip() in ("/* calls */", "! calls")]
+    marks = [i for i, l in enumerate(lines) if l.strip() in ("/* calls */", "! calls", "# calls")]
     start = marks[0] + 1 if marks else 1 + max(i for i, l in enumerate(lines)
                                               if "sizeof buf" in l and ("memset(buf" in l or "buf[i] = '\\n'" in l))
     end = marks[-1] if marks else next(i for i in range(len(lines) - 1, 0, -1) if lines[i].strip().startswith("return"))
