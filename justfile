@@ -48,11 +48,13 @@ fuzz:
     target/release/log-mutants --per-log 12 --seed 7 --max-seed-size 20000000 --timeout 300 --work target/log-mutants-big --json target/log-mutants-big/report.json ../shared/corpus/big
 
 # Random programs under C Darshan's library and ours, every counter that
-# is not a time compared (C's log is the oracle): KIND posix or fork
-# (C_LIB a non-MPI build), mpi or mpiposix (an MPI build), hdf5
+# is not a time compared (C's log is the oracle): KIND posix, fork,
+# threads, fio, fortran or python (C_LIB a non-MPI build), mpi or mpiposix
+# (an MPI build; DIFFERENTIAL_MPI=mpich for MPICH's), hdf5
 # (--enable-hdf5-mod), pnetcdf or h5mpi (docs/differential.md), e.g.
 # `just differential posix /path/to/c-darshan/lib/libdarshan.so 1 501`;
-# DIFFERENTIAL_DXT=1 compares DXT's segments too.
+# DIFFERENTIAL_DXT=1 compares DXT's segments too, DIFFERENTIAL_CONFIG=1
+# runs each program under a random configuration.
 differential KIND C_LIB first="1" last="201" calls="":
     scripts/build.sh
     scripts/differential/run.py {{KIND}} {{C_LIB}} {{first}} {{last}} {{calls}}
