@@ -108,8 +108,9 @@ class Kind:
         return name.startswith(self.data + "/") or (self.streams and name.startswith("<"))
 
 
-class FioKind(Kind):
-    """fio's jobs: the "program" is a job file, run by fio itself."""
+class CopiedKind(Kind):
+    """Programs that need no compiler: a fio job file, a Python script,
+    run by their launch (fio, python3) as written."""
 
     def build(self, src, exe):
         shutil.copy(src, exe)
@@ -120,13 +121,6 @@ class FortranKind(Kind):
 
     def build(self, src, exe):
         subprocess.run(["gfortran", "-O0", "-w", "-ffree-line-length-none", "-x", "f95", "-o", exe, src], check=True)
-
-
-class ScriptKind(Kind):
-    """Python's programs: the script is the program."""
-
-    def build(self, src, exe):
-        shutil.copy(src, exe)
 
 
 def python_launch(kind, env, exe):
@@ -169,8 +163,8 @@ KINDS = {
     "threads": Kind("threads", thread_programs.gen, "cc", ["-pthread"], ("POSIX", "STDIO"), posix_launch, calls=100,
                     streams=True),
     "fortran": FortranKind("fortran", fortran_programs.gen, "gfortran", [], ("POSIX", "STDIO"), posix_launch, calls=60),
-    "python": ScriptKind("python", python_programs.gen, "python3", [], ("POSIX", "STDIO"), python_launch, calls=80),
-    "fio": FioKind("fio", fio_programs.gen, "fio", [], ("POSIX", "STDIO"), fio_launch, calls=0),
+    "python": CopiedKind("python", python_programs.gen, "python3", [], ("POSIX", "STDIO"), python_launch, calls=80),
+    "fio": CopiedKind("fio", fio_programs.gen, "fio", [], ("POSIX", "STDIO"), fio_launch, calls=0),
     "hdf5": Kind("hdf5", h5_programs.gen, "cc", H5[1:] + ["-lhdf5"], ("POSIX", "H5F", "H5D"), posix_launch),
     "h5mpi": Kind("h5mpi", h5mpi_programs.gen, "mpicc", H5MPI[1:] + ["-lhdf5"], ("POSIX", "MPI-IO", "H5F", "H5D"),
                   mpi_launch, H5MPI[:1]),
