@@ -15,7 +15,8 @@ use libc::{c_long, FILE};
 #[repr(C)]
 pub struct RsApi {
     pub stream_filter: *const AtomicU64,
-    pub stdio_begun: *mut bool,
+    pub stdio_begun: *const AtomicBool,
+    pub stdio_begin: extern "C" fn(),
     pub life: *const AtomicU8,
     pub use_tsc: *const AtomicBool,
     pub t0: *const AtomicU64,
@@ -79,7 +80,6 @@ mod tests {
     fn rust_for(c: &str) -> &'static str {
         match c {
             "const uint64_t *" => "*const AtomicU64",
-            "unsigned char *" => "*mut bool",
             "const unsigned char *" => "*const AtomicU8",
             "int64_t (*)(void)" => "extern \"C\" fn() -> i64",
             "void (*)(void)" => "extern \"C\" fn()",
@@ -95,15 +95,17 @@ mod tests {
         let source = include_str!("c_api.rs");
         let rust_struct = &source[source.find("pub struct RsApi").expect("RsApi")..];
         let rust = fields(rust_struct, false);
-        assert_eq!(c.len(), 9, "{c:?}");
+        assert_eq!(c.len(), 10, "{c:?}");
         let c_names: Vec<_> = c.iter().map(|(_, n)| n.as_str()).collect();
         let rust_names: Vec<_> = rust.iter().map(|(_, n)| n.as_str()).collect();
         assert_eq!(c_names, rust_names, "the fields' names and order");
         for ((ct, name), (rt, _)) in c.iter().zip(&rust) {
-            // use_tsc is a C byte read as a flag: AtomicBool, one byte.
-            let want = if name == "use_tsc" { "*const AtomicBool" } else { rust_for(ct) };
+            // use_tsc and stdio_begun are C bytes read as flags:
+            // AtomicBool, one byte.
+            let flag = name == "use_tsc" || name == "stdio_begun";
+            let want = if flag { "*const AtomicBool" } else { rust_for(ct) };
             assert_eq!(rt, want, "field {name}: C {ct}");
         }
-        assert_eq!(size_of::<super::RsApi>(), 9 * size_of::<usize>());
+        assert_eq!(size_of::<super::RsApi>(), 10 * size_of::<usize>());
     }
 }

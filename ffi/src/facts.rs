@@ -45,7 +45,8 @@ pub const H5_SELECTION_WORDS: usize = 31;
 pub const C_DECLARATIONS: &str = "\
 struct darshan_rs_api {
     const uint64_t *stream_filter;
-    unsigned char *stdio_begun;
+    const unsigned char *stdio_begun;
+    void (*stdio_begin)(void);
     const unsigned char *life;
     const unsigned char *use_tsc;
     const uint64_t *t0;

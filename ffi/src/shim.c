@@ -56,12 +56,13 @@ _Static_assert((1u << (64 - DARSHAN_FILTER_SHIFT)) == DARSHAN_FILTER_WORDS * 64,
                "the filter's hash must index exactly its bits");
 
 /* rs.stdio_begun is set at the program's first STDIO call
- * (darshan_stdio's Stdio::begin): from then on the standard streams are
- * tracked. Both are set whenever recording() is true. */
+ * (darshan_stdio's Stdio::begin, through rs.stdio_begin, which also sets
+ * the module up): from then on the standard streams are tracked. Called
+ * whenever recording() is true. */
 static inline int begin_stdio(void)
 {
     if (!__atomic_load_n(rs.stdio_begun, __ATOMIC_RELAXED))
-        __atomic_store_n(rs.stdio_begun, 1, __ATOMIC_RELAXED);
+        rs.stdio_begin();
     return 1;
 }
 

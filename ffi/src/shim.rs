@@ -22,6 +22,7 @@ pub fn init() {
     let api = RsApi {
         stream_filter: darshan_stdio::MAYBE_TRACKED.as_ptr().cast(),
         stdio_begun: STDIO.begun_flag(),
+        stdio_begin: crate::stdio_wrap::stdio_begin_for_c,
         life: &guard::LIFE,
         use_tsc: &clock::USE_TSC,
         t0: &clock::T0,
@@ -33,7 +34,7 @@ pub fn init() {
     // SAFETY: the shim copies `api` (it keeps no pointer to it) and
     // resolves its real functions; every pointer in it is to a static
     // that lives as long as the process (the first-call flag an
-    // AtomicBool: one byte, written atomically).
+    // AtomicBool: one byte, which the shim only reads atomically).
     unsafe { darshan_shim_init(&api) };
 }
 

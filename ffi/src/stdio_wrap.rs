@@ -22,6 +22,28 @@ pub(crate) fn attach_std_streams(streams: [usize; 3]) {
     STDIO.set_std_streams(streams);
 }
 
+/// A STDIO call of the program's, while recording (Stdio::begin); the
+/// first one sets the module up, inside the guard: it may take STDIO's
+/// lock and mark the module partial.
+#[inline(always)]
+fn begin() {
+    if STDIO.begin() {
+        first_stdio_call();
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn first_stdio_call() {
+    record(|| STDIO.on_first_call());
+}
+
+/// The shim's printf and scanf wrappers, at a STDIO call while the flag
+/// says none came before.
+pub extern "C" fn stdio_begin_for_c() {
+    begin();
+}
+
 fn null<T>() -> *mut T {
     std::ptr::null_mut()
 }
@@ -32,7 +54,7 @@ unsafe fn opened(path: *const c_char, call: impl FnOnce() -> *mut FILE) -> *mut 
     if !recording() {
         return call();
     }
-    STDIO.begin();
+    begin();
     let t1 = clock::now();
     let f = call();
     let t2 = clock::now();
@@ -50,7 +72,7 @@ fn io<R: Copy>(stream: usize, write: bool, call: impl FnOnce() -> R, bytes: impl
     if !recording() {
         return call();
     }
-    STDIO.begin();
+    begin();
     if !darshan_stdio::maybe_tracked(stream) {
         return call();
     }
@@ -72,7 +94,7 @@ unsafe fn seeked(f: *mut FILE, call: impl FnOnce() -> c_int) -> c_int {
     if !darshan_stdio::maybe_tracked(f as usize) {
         let r = call();
         if r >= 0 {
-            STDIO.begin();
+            begin();
         }
         return r;
     }
@@ -80,7 +102,7 @@ unsafe fn seeked(f: *mut FILE, call: impl FnOnce() -> c_int) -> c_int {
     let r = call();
     let t2 = clock::now();
     if r >= 0 {
-        STDIO.begin();
+        begin();
         // SAFETY: `f` is a valid stream (the seek succeeded on it).
         let pos = real::ftello64().map(|t| unsafe { t(f) }).unwrap_or(0);
         record(|| STDIO.on_seek(f as usize, pos, t1, t2));
@@ -134,7 +156,7 @@ pub unsafe extern "C" fn fdopen(fd: c_int, mode: *const c_char) -> *mut FILE {
     if !f.is_null() {
         record(|| {
             let Some(id) = POSIX.id_of_fd(fd) else { return };
-            STDIO.begin();
+            begin();
             paths::with_record_name(id, |name| STDIO.on_fdopen(f as usize, id, name, t1, t2));
         });
     }
@@ -171,7 +193,7 @@ pub unsafe extern "C" fn fclose(f: *mut FILE) -> c_int {
         // SAFETY: the real function, with the caller's arguments unchanged.
         return unsafe { r(f) };
     }
-    STDIO.begin();
+    begin();
     // fclose closes the stream's fd without calling close(): forget it.
     if let Some(fno) = real::fileno() {
         // SAFETY: fileno of the caller's stream, which fclose is given next.
@@ -194,7 +216,7 @@ pub unsafe extern "C" fn fflush(f: *mut FILE) -> c_int {
         // SAFETY: the real function, with the caller's arguments unchanged.
         return unsafe { r(f) };
     }
-    STDIO.begin();
+    begin();
     if !darshan_stdio::maybe_tracked(f as usize) {
         // SAFETY: as above.
         return unsafe { r(f) };
@@ -404,7 +426,7 @@ pub unsafe extern "C" fn rewind(f: *mut FILE) {
         // SAFETY: the real function, with the caller's arguments unchanged.
         return unsafe { r(f) };
     }
-    STDIO.begin();
+    begin();
     let t1 = clock::now();
     // SAFETY: the real function, with the caller's arguments unchanged.
     unsafe { r(f) };

@@ -1,18 +1,21 @@
 //! Configurations read as C Darshan 3.5.0 reads them, found by running
 //! random programs under random configurations with C's library and ours
-//! (scripts/differential, DIFFERENTIAL_CONFIG=1). One program,
-//! tests/programs/config_cases.c: a file `p` written with open/write,
-//! /etc/passwd read (left out by Darshan's default prefixes), then up to
-//! three files a1, a2, b written with fopen/fputs, then a line on stdout
-//! and one on stderr. The expected records are C's, from its logs of that
-//! program under the same settings on this machine kind.
+//! (scripts/differential, DIFFERENTIAL_CONFIG=1). One program (but for
+//! a killed process's, crash_printf.c), tests/programs/config_cases.c: a
+//! file `p` written with open/write, /etc/passwd read (left out by
+//! Darshan's default prefixes), then up to three files a1, a2, b written
+//! with fopen/fputs, then a line on stdout and one on stderr. The
+//! expected records are C's, from its logs of that program under the
+//! same settings on this machine kind.
 
 mod common;
 
 use common::mpi::{c, read, Log};
 use darshan_log::counters::stdio as sx;
 use darshan_log::modules::{POSIX, STDIO};
+use darshan_log::LogFile;
 use darshan_test_support::SpawnWatched;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
@@ -83,6 +86,37 @@ fn standard_streams_took_places_max_records_did_not_have() {
     assert_eq!((c(out, sx::OPENS), c(out, sx::WRITES), c(out, sx::BYTES_WRITTEN)), (1, 1, 6));
     assert!(partial(&log, STDIO));
     assert!(!partial(&log, POSIX));
+}
+
+/// The same setting in a process killed after its first STDIO call:
+/// Darshan's set-up marks STDIO partial at that call, in the crash-safe
+/// file's header. We marked it at shutdown only, so the killed process's
+/// file said the module was whole. Through the C shim's `printf` and a
+/// Rust wrapper's `fputs`; a process that made no STDIO call is not
+/// partial (C 3.5.0's crash-safe files of tests/programs/crash_printf.c,
+/// read with darshan-parser: "The STDIO module contains incomplete data"
+/// after printf, nothing after write).
+#[test]
+fn a_killed_process_whose_standard_streams_found_no_place_said_stdio_was_whole() {
+    for (how, marked) in [("printf", true), ("fputs", true), ("write", false)] {
+        let d = common::scratch(&format!("std_max_killed_{how}"));
+        let exe = common::compile("crash_printf", &d, &[]);
+        let cfg = d.join("darshan.conf");
+        std::fs::write(&cfg, "MAX_RECORDS 1 STDIO\n").unwrap();
+        let mut cmd = common::instrumented(&exe, &d);
+        cmd.env("DARSHAN_CONFIG_PATH", &cfg).arg(d.join("data/f.dat")).arg(how);
+        let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::null()).spawn_watched();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        assert_eq!(line, "ready\n", "{how}");
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let files = common::files(&d.join("mmap"));
+        assert_eq!(files.len(), 1, "{how}: {files:?}");
+        let log = LogFile::open(&files[0]).unwrap();
+        assert_eq!(log.header.partial_flag & (1 << STDIO) != 0, marked, "{how}");
+        assert_eq!(log.header.partial_flag & (1 << POSIX), 0, "{how}");
+    }
 }
 
 /// A standard stream whose name a NAME_EXCLUDE rule leaves out gets no

@@ -123,7 +123,7 @@ pub struct State {
     /// turn, each unless its name is left out or no place is left).
     placed_std: [bool; 3],
     /// A standard stream found no place: Darshan's set-up then marks the
-    /// module partial (at the first STDIO call; here at shutdown).
+    /// module partial (at the first STDIO call, [`Stdio::on_first_call`]).
     std_unplaced: bool,
 }
 
@@ -273,17 +273,29 @@ impl Stdio {
     /// A STDIO call of the program's (where Darshan's wrapper of that call
     /// sets its module up: every one, fdopen of a tracked descriptor and a
     /// successful seek): the standard streams are tracked from now on.
+    /// True for the program's first one, which the caller follows with
+    /// [`Stdio::on_first_call`] (inside the runtime's guard).
     #[inline]
-    pub fn begin(&self) {
-        if !self.begun.load(Ordering::Relaxed) {
-            self.begun.store(true, Ordering::Relaxed);
+    pub fn begin(&self) -> bool {
+        !self.begun.load(Ordering::Relaxed) && !self.begun.swap(true, Ordering::Relaxed)
+    }
+
+    /// The program's first STDIO call: Darshan's set-up, run then, marks
+    /// the module partial when a standard stream found no place, in the
+    /// crash-safe file's header too, so a process killed after it says
+    /// so (it was marked at shutdown only, and a killed process's file
+    /// said the module was whole).
+    pub fn on_first_call(&self) {
+        let st = self.lock();
+        if st.std_unplaced {
+            st.set.mark_partial();
         }
     }
 
     /// The flag [`Stdio::begin`] sets, for the C shim's printf and scanf
-    /// wrappers, which set it themselves.
-    pub fn begun_flag(&self) -> *mut bool {
-        self.begun.as_ptr()
+    /// wrappers, which read it and call back for the first call.
+    pub fn begun_flag(&self) -> &AtomicBool {
+        &self.begun
     }
 
     /// The `FILE*` values of stdin, stdout and stderr, given at start-up
@@ -442,11 +454,7 @@ impl Module for Stdio {
     /// shared records (`held_ids`).
     fn finalize(&self, ctx: &FinalizeCtx) {
         let mut st = self.lock();
-        let begun = self.begun.load(Ordering::Relaxed);
-        if begun && st.std_unplaced {
-            st.set.mark_partial();
-        }
-        if ctx.nprocs > 1 && begun {
+        if ctx.nprocs > 1 && self.begun.load(Ordering::Relaxed) {
             st.make_std_records();
         }
         let (from, to) = SPEC.tick_words;
