@@ -132,13 +132,7 @@ fn side_section(o: &mut String, job: &str, name: &str, g: &Group, s: &Side, verb
         (_, false) => "write",
         (_, true) => "randwrite",
     };
-    let _ = writeln!(
-        o,
-        "; {verb}s per job: {} B in {} requests; {:.0} % sequential after the first",
-        s.bytes,
-        s.ops,
-        s.sequential * 100.0
-    );
+    let _ = writeln!(o, "; {verb}s per job: {}; {:.0} % sequential after the first", s.moved(), s.sequential * 100.0);
     let _ = writeln!(o, "[{job}]");
     if after {
         let _ = writeln!(o, "stonewall");

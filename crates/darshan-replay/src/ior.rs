@@ -248,7 +248,7 @@ fn group_runs(o: &mut String, i: usize, g: &Group, iface: Iface, scale: &Scale) 
         let mut notes = Vec::new();
         let run = run_for(g, s, write, iface, scale, &mut notes);
         let verb = if write { "writes" } else { "reads" };
-        let _ = write!(o, "# {verb} per task: {} B in {} requests", s.bytes, s.ops);
+        let _ = write!(o, "# {verb} per task: {}", s.moved());
         let _ = match iface.api {
             // MPI-IO does not count sequential requests.
             "POSIX" => writeln!(

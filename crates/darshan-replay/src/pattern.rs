@@ -32,6 +32,15 @@ pub struct Side {
     pub consecutive: f64,
 }
 
+impl Side {
+    /// "25 B in 3 requests", "7 B in 1 request": the comment lines that
+    /// head each command.
+    pub fn moved(&self) -> String {
+        let s = if self.ops == 1 { "" } else { "s" };
+        format!("{} B in {} request{s}", self.bytes, self.ops)
+    }
+}
+
 /// One group of files as a benchmark job.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Group {
@@ -366,5 +375,14 @@ mod tests {
         let p = percents(&[(4096, 999.0), (1 << 20, 1.0)]);
         assert_eq!(p.iter().map(|x| x.1).sum::<u32>(), 100);
         assert_eq!(p, vec![(4096, 99), (1 << 20, 1)]);
+    }
+
+    /// The demo's MPI job said "writes per task: 7 B in 1 requests".
+    #[test]
+    fn a_single_request_was_said_as_1_requests() {
+        let side = |bytes, ops| Side { bytes, ops, ..Side::default() };
+        assert_eq!(side(7, 1).moved(), "7 B in 1 request");
+        assert_eq!(side(25, 3).moved(), "25 B in 3 requests");
+        assert_eq!(side(0, 0).moved(), "0 B in 0 requests");
     }
 }
