@@ -49,6 +49,13 @@ pub fn transition(from: Life, to: Life) -> bool {
 /// The flag's values (facts.rs, shared with shim.c).
 pub use crate::facts::{OUTSIDE, OWN_IO, RECORDING};
 
+/// Whether this thread is inside the runtime's guard (tests).
+#[cfg(test)]
+pub(crate) fn inside_runtime() -> bool {
+    // SAFETY: reads this thread's flag; no preconditions.
+    unsafe { darshan_guard_get() != OUTSIDE }
+}
+
 /// Whether a call on this thread should be recorded. A call made while
 /// this thread is already recording can only come from a signal handler
 /// that interrupted the runtime: it passes through and is counted as

@@ -38,6 +38,15 @@ fn first_stdio_call() {
     record(|| STDIO.on_first_call());
 }
 
+/// begin() for a caller already inside the guard (fdopen's recording
+/// part): record() does not nest (its end marks the thread outside), so
+/// the first call is set up without one.
+fn begin_inside_guard() {
+    if STDIO.begin() {
+        STDIO.on_first_call();
+    }
+}
+
 /// The shim's printf and scanf wrappers, at a STDIO call while the flag
 /// says none came before.
 pub extern "C" fn stdio_begin_for_c() {
@@ -156,7 +165,7 @@ pub unsafe extern "C" fn fdopen(fd: c_int, mode: *const c_char) -> *mut FILE {
     if !f.is_null() {
         record(|| {
             let Some(id) = POSIX.id_of_fd(fd) else { return };
-            begin();
+            begin_inside_guard();
             paths::with_record_name(id, |name| STDIO.on_fdopen(f as usize, id, name, t1, t2));
         });
     }
@@ -446,4 +455,24 @@ pub unsafe extern "C" fn ungetc(c: c_int, f: *mut FILE) -> c_int {
         record(|| STDIO.on_unget(f as usize));
     }
     ret
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// fdopen's recording part called begin(), whose first call ran its
+    /// own record(): that record's end marked the thread outside the
+    /// runtime while fdopen went on to take STDIO's lock, so a signal
+    /// handler's fprintf there would have waited on that lock for ever.
+    #[test]
+    fn fdopen_as_the_first_stdio_call_left_the_rest_of_its_recording_unguarded() {
+        let mut still_inside = false;
+        record(|| {
+            begin_inside_guard();
+            still_inside = crate::guard::inside_runtime();
+        });
+        assert!(still_inside);
+        assert!(!crate::guard::inside_runtime());
+    }
 }
