@@ -99,24 +99,63 @@ fn standard_streams_took_places_max_records_did_not_have() {
 #[test]
 fn a_killed_process_whose_standard_streams_found_no_place_said_stdio_was_whole() {
     for (how, marked) in [("printf", true), ("fputs", true), ("write", false)] {
-        let d = common::scratch(&format!("std_max_killed_{how}"));
-        let exe = common::compile("crash_printf", &d, &[]);
-        let cfg = d.join("darshan.conf");
-        std::fs::write(&cfg, "MAX_RECORDS 1 STDIO\n").unwrap();
-        let mut cmd = common::instrumented(&exe, &d);
-        cmd.env("DARSHAN_CONFIG_PATH", &cfg).arg(d.join("data/f.dat")).arg(how);
-        let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::null()).spawn_watched();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        assert_eq!(line, "ready\n", "{how}");
-        child.kill().unwrap();
-        child.wait().unwrap();
-        let files = common::files(&d.join("mmap"));
-        assert_eq!(files.len(), 1, "{how}: {files:?}");
-        let log = LogFile::open(&files[0]).unwrap();
+        let log =
+            LogFile::open(killed_crash_printf(&format!("std_max_killed_{how}"), how, "MAX_RECORDS 1 STDIO\n")).unwrap();
         assert_eq!(log.header.partial_flag & (1 << STDIO) != 0, marked, "{how}");
         assert_eq!(log.header.partial_flag & (1 << POSIX), 0, "{how}");
     }
+}
+
+/// Darshan's STDIO set-up makes the three standard streams' records at
+/// the program's first STDIO call, so a killed process's crash-safe file
+/// holds them, used or not (only the log written at exit leaves the
+/// unused out). We made each at its first use, so the file of a process
+/// killed after `fputs` to stdout had no <STDIN> or <STDERR> (C 3.5.0's
+/// files of crash_printf, read with darshan-parser: all three after
+/// printf or fputs, opened once; none after write;
+/// `random programs killed`, scripts/differential with
+/// DIFFERENTIAL_KILL=1, found it).
+#[test]
+fn a_killed_process_had_no_record_of_the_standard_streams_it_had_not_used() {
+    for how in ["printf", "fputs", "write"] {
+        let log = read(&killed_crash_printf(&format!("std_unused_killed_{how}"), how, ""));
+        let names = names(&log, STDIO, Path::new("/"));
+        if how == "write" {
+            assert!(names.is_empty(), "{how}: {names:?}");
+            continue;
+        }
+        assert_eq!(names, ["<STDERR>", "<STDIN>", "<STDOUT>"], "{how}");
+        // stdout's flush is counted after the line is out, so the kill
+        // may come first: only its open is certain.
+        let counts = |n: &str| {
+            let r = log.one(STDIO, Path::new(n));
+            (c(r, sx::OPENS), c(r, sx::READS), c(r, sx::WRITES))
+        };
+        assert_eq!(counts("<STDIN>"), (1, 0, 0), "{how}");
+        assert_eq!(counts("<STDERR>"), (1, 0, 0), "{how}");
+        assert_eq!(counts("<STDOUT>").0, 1, "{how}");
+    }
+}
+
+/// The crash-safe file of tests/programs/crash_printf.c, its line on
+/// stdout made `how` (printf, fputs or write), killed once it was out,
+/// under configuration `config`.
+fn killed_crash_printf(tag: &str, how: &str, config: &str) -> PathBuf {
+    let d = common::scratch(tag);
+    let exe = common::compile("crash_printf", &d, &[]);
+    let cfg = d.join("darshan.conf");
+    std::fs::write(&cfg, config).unwrap();
+    let mut cmd = common::instrumented(&exe, &d);
+    cmd.env("DARSHAN_CONFIG_PATH", &cfg).arg(d.join("data/f.dat")).arg(how);
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::null()).spawn_watched();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    assert_eq!(line, "ready\n", "{how}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let files = common::files(&d.join("mmap"));
+    assert_eq!(files.len(), 1, "{how}: {files:?}");
+    files[0].clone()
 }
 
 /// A standard stream whose name a NAME_EXCLUDE rule leaves out gets no

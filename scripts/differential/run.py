@@ -35,6 +35,11 @@ programs then make MPICH's calls too (large counts, non-blocking
 collectives, the shared file pointer);
 DIFFERENTIAL_DXT=1 traces every file (DXT_ENABLE_IO_TRACE) and compares
 the segments too (module, rank, file, segment: direction, offset, length).
+DIFFERENTIAL_KILL=1 (posix, threads and python) ends each program with
+SIGKILL to itself where it would return and compares the
+crash-safe files the two libraries left (DARSHAN_MMAP_LOGPATH), read as
+logs: what a job killed at its wall-clock limit leaves (DXT's segments
+not compared: C keeps them on the heap, so its files have none).
 DIFFERENTIAL_CONFIG=1 runs each program under a random configuration made
 from its seed (configs.py: record limits, name and directory exclusions,
 modules disabled, DXT's triggers, ranks excluded) and compares which
@@ -62,6 +67,7 @@ DXT_PARSER = os.path.join(ROOT, "target", "release", "darshan-dxt-parser")
 DXT = os.environ.get("DIFFERENTIAL_DXT") == "1"
 CONFIG = os.environ.get("DIFFERENTIAL_CONFIG") == "1"
 MPICH = os.environ.get("DIFFERENTIAL_MPI") == "mpich"
+KILL = os.environ.get("DIFFERENTIAL_KILL") == "1"
 MPICC = "mpicc.mpich" if MPICH else "mpicc"
 NOT_COMPARED = re.compile(r"TIME|TIMESTAMP|FASTEST|SLOWEST|VARIANCE")
 MKSTEMP = re.compile(r"tmp......$")  # mkstemp's random names
@@ -264,8 +270,13 @@ def run(kind, lib, exe, tag, extra):
         p = subprocess.run(cmd, env=env, capture_output=True, timeout=120)
     except subprocess.TimeoutExpired:
         return None, f"{tag}: no end in 120 s"
-    found = glob.glob(os.path.join(logs, "*.darshan"))
-    by_process = {process_of(kind, log): counters(kind, log) | (segments(kind, log) if DXT else {}) for log in found}
+    found = glob.glob(os.path.join(mmap if KILL else logs, "*.darshan"))
+    if KILL and glob.glob(os.path.join(logs, "*")):
+        return None, f"{tag}: a log written by a process killed before its exit"
+    if KILL and not found and p.returncode == -9:
+        return {}, None  # no crash-safe file: compare() says whether C's held more than the streams
+    by_process = {process_of(kind, log): counters(kind, log) | (segments(kind, log) if DXT and not KILL else {})
+                  for log in found}
     if not found or len(by_process) != len(found) or (kind.name != "fork" and len(found) != 1):
         return None, f"{tag}: {len(found)} logs of {len(by_process)} processes, exit {p.returncode}"
     return by_process, None
@@ -277,16 +288,36 @@ def compare(kind, c_lib, exe, seed):
     o, e2 = run(kind, OURS, exe, "ours", extra)
     if e1 or e2:
         return [f"{e1 or ''} {e2 or ''}".strip()]
+    # Ours makes no crash-safe file for the standard streams alone
+    # (docs/runtime.md).
+    if KILL and not o and all(k[0] == "META" or k[2].startswith("<") for p in c for k in c[p]):
+        return []
     if set(c) != set(o):
         return [f"processes with a log: C {sorted(c)}, ours {sorted(o)}"]
     return [f"{(p + ' ') if p else ''}{k[0]} rank {k[1]} {os.path.basename(k[2])} {k[3]}: C {c[p].get(k)}, ours {o[p].get(k)}"
             for p in sorted(c) for k in sorted(set(c[p]) | set(o[p])) if c[p].get(k) != o[p].get(k)]
 
 
+def killed(kind, text):
+    """Program `text` ending with SIGKILL to itself where it would return
+    (DIFFERENTIAL_KILL=1): no destructor, no atexit, no log but the
+    crash-safe file."""
+    if kind.name == "python":
+        return text + "\nos.kill(os.getpid(), 9)\n"
+    end = "    return (int)(sink & 0);\n}"
+    if kind.name not in ("posix", "threads") or not text.rstrip().endswith(end):
+        sys.exit(f"DIFFERENTIAL_KILL=1 does not know how {kind.name}'s programs end")
+    head, tail = text.rstrip().rsplit(end, 1)
+    # After _GNU_SOURCE's definition, which must come before any header.
+    first, rest = head.split("\n", 1) if head.startswith("#define _GNU_SOURCE") else ("", head)
+    return f"{first}\n#include <signal.h>\n{rest}    kill(getpid(), SIGKILL);\n{end}{tail}\n"
+
+
 def one(kind, c_lib, seed, calls):
     src, exe = os.path.join(kind.work, f"p{seed}.c"), os.path.join(kind.work, f"p{seed}")
     with open(src, "w") as f:
-        f.write(kind.gen(seed, calls))
+        text = kind.gen(seed, calls)
+        f.write(killed(kind, text) if KILL else text)
     kind.build(src, exe)
     diffs = compare(kind, c_lib, exe, seed)
     if not diffs:

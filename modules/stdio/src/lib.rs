@@ -112,11 +112,11 @@ pub struct State {
     set: RecordSet<Rt>,
     streams: StreamMap,
     std_streams: [usize; 3],
-    /// The standard streams whose record is still to be made, at their
-    /// first use: made at start-up, their three records, names and index
-    /// entries were a third of a short process's page faults in the
-    /// constructor (16 of 57), for streams most programs never touch
-    /// through stdio.
+    /// The standard streams whose record is still to be made, at the
+    /// program's first STDIO call (Darshan's set-up):
+    /// made at start-up, their three records, names and index entries were
+    /// a third of a short process's page faults in the constructor (16 of
+    /// 57), in processes that mostly make no STDIO call at all.
     pending_std: [bool; 3],
     /// The standard streams that have a place among the module's records
     /// (Darshan's set-up makes stdin's, stdout's and stderr's records in
@@ -219,8 +219,8 @@ impl State {
         }
     }
 
-    /// The record index of `stream`, making a standard stream's record at
-    /// its first use (opened at time 0, as at start-up).
+    /// The record index of `stream`, making a standard stream's record if
+    /// it is still to be made (opened at time 0, as at Darshan's set-up).
     fn stream_record(&mut self, stream: usize) -> Option<u32> {
         if let Some(i) = self.streams.get(stream) {
             return Some(i);
@@ -235,26 +235,24 @@ impl State {
         (0..3).find(|&k| self.pending_std[k] && self.std_streams[k] == stream)
     }
 
-    /// The standard streams' records Darshan made when it set its STDIO
-    /// module up (at the rank's first STDIO call) that this module has
-    /// not made: an MPI job's ranks agree on the records they share before
-    /// the unused standard streams are dropped, so one rank's unused stdout
-    /// makes the stdout of the ranks that wrote to it one shared record.
-    /// Made as Darshan made them: opened once, at time 0, nothing else.
+    /// The standard streams' records Darshan makes when it sets its STDIO
+    /// module up, at the program's first STDIO call: opened once, at time
+    /// 0. From then on a crash-safe file holds them, used or not, as
+    /// Darshan's does (a killed process's file had none for a stream it
+    /// had not used yet); the log leaves the unused out ([`Stdio::output`]),
+    /// and an MPI job's ranks agree on them first (`held_ids`). They wait
+    /// for the crash-safe file as the streams' records made at first use
+    /// did.
     fn make_std_records(&mut self) {
-        for (k, name) in STD_NAMES.iter().enumerate() {
-            let id = darshan_log::names::std_stream_ids()[k];
-            if !self.placed_std[k] || self.set.find(id).is_some() {
-                continue;
-            }
-            if let Some(i) = self.set.find_or_create(id, name) {
-                add(self.set.words(i), c::word(c::OPENS), 1);
+        for k in 0..3 {
+            if self.pending_std[k] {
+                self.stream_record(self.std_streams[k]);
             }
         }
     }
 
     /// A standard stream closed or reopened before its first use gets no
-    /// record of its own from now on (made at start-up, it would have had
+    /// record of its own from now on (made at set-up, it would have had
     /// neither reads nor writes, and been left out).
     fn settle_std(&mut self, stream: usize) {
         for k in 0..3 {
@@ -280,13 +278,15 @@ impl Stdio {
         !self.begun.load(Ordering::Relaxed) && !self.begun.swap(true, Ordering::Relaxed)
     }
 
-    /// The program's first STDIO call: Darshan's set-up, run then, marks
-    /// the module partial when a standard stream found no place, in the
-    /// crash-safe file's header too, so a process killed after it says
-    /// so (it was marked at shutdown only, and a killed process's file
-    /// said the module was whole).
+    /// The program's first STDIO call: Darshan's set-up, run then, makes
+    /// the standard streams' records and marks the module partial when one
+    /// found no place, in the crash-safe file's header too, so a process
+    /// killed after it says both (they were made at first use and marked
+    /// at shutdown only, and a killed process's file had no record of an
+    /// unused stream and said the module was whole).
     pub fn on_first_call(&self) {
-        let st = self.lock();
+        let mut st = self.lock();
+        st.make_std_records();
         if st.std_unplaced {
             st.set.mark_partial();
         }
@@ -449,14 +449,8 @@ impl Module for Stdio {
         st.register_std(env);
     }
 
-    /// In an MPI job, a rank whose STDIO module was set up holds the
-    /// standard streams' records too, used or not, for the agreement on
-    /// shared records (`held_ids`).
     fn finalize(&self, ctx: &FinalizeCtx) {
         let mut st = self.lock();
-        if ctx.nprocs > 1 && self.begun.load(Ordering::Relaxed) {
-            st.make_std_records();
-        }
         let (from, to) = SPEC.tick_words;
         st.set.finalize(ctx, from..to);
     }
