@@ -15,7 +15,6 @@ use darshan_log::counters::stdio as sx;
 use darshan_log::modules::{POSIX, STDIO};
 use darshan_log::LogFile;
 use darshan_test_support::SpawnWatched;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
@@ -147,10 +146,7 @@ fn killed_crash_printf(tag: &str, how: &str, config: &str) -> PathBuf {
     std::fs::write(&cfg, config).unwrap();
     let mut cmd = common::instrumented(&exe, &d);
     cmd.env("DARSHAN_CONFIG_PATH", &cfg).arg(d.join("data/f.dat")).arg(how);
-    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::null()).spawn_watched();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    assert_eq!(line, "ready\n", "{how}");
+    let (mut child, _) = common::start_ready(&mut cmd);
     child.kill().unwrap();
     child.wait().unwrap();
     let files = common::files(&d.join("mmap"));

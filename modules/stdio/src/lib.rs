@@ -112,16 +112,12 @@ pub struct State {
     set: RecordSet<Rt>,
     streams: StreamMap,
     std_streams: [usize; 3],
-    /// The standard streams whose record is still to be made, at the
-    /// program's first STDIO call (Darshan's set-up):
-    /// made at start-up, their three records, names and index entries were
-    /// a third of a short process's page faults in the constructor (16 of
+    /// The standard streams that have a place and whose record is still to
+    /// be made, at the program's first STDIO call (Darshan's set-up): made
+    /// at start-up, their three records, names and index entries were a
+    /// third of a short process's page faults in the constructor (16 of
     /// 57), in processes that mostly make no STDIO call at all.
     pending_std: [bool; 3],
-    /// The standard streams that have a place among the module's records
-    /// (Darshan's set-up makes stdin's, stdout's and stderr's records in
-    /// turn, each unless its name is left out or no place is left).
-    placed_std: [bool; 3],
     /// A standard stream found no place: Darshan's set-up then marks the
     /// module partial (at the first STDIO call, [`Stdio::on_first_call`]).
     std_unplaced: bool,
@@ -162,7 +158,6 @@ impl Stdio {
                 streams: StreamMap::new(),
                 std_streams: [0; 3],
                 pending_std: [false; 3],
-                placed_std: [false; 3],
                 std_unplaced: false,
             }),
             names: NameFilter::new(ID),
@@ -192,11 +187,12 @@ impl State {
         MAYBE_TRACKED[word].fetch_or(bit, Ordering::Relaxed);
     }
 
-    /// The standard streams get their records at their first use, as if
-    /// made now: their names are registered now, so that the name table
-    /// keeps its order, and the filter lets their calls through. Each
-    /// takes a place now, as Darshan's records made at set-up do, unless
-    /// its name is left out or MAX_RECORDS left no place for it.
+    /// The standard streams get their records at the program's first STDIO
+    /// call (Darshan's set-up), as if made now: their names are registered
+    /// now, so that the name table keeps its order, and the filter lets
+    /// their calls through. Each takes a place now, in turn (stdin, stdout,
+    /// stderr), as Darshan's records made at set-up do, unless its name is
+    /// left out or MAX_RECORDS left no place for it.
     fn register_std(&mut self, env: &Env) {
         let mut places = self.set.capacity();
         self.std_unplaced = false;
@@ -206,8 +202,7 @@ impl State {
             self.std_unplaced |= wanted && places == 0;
             self.pending_std[k] =
                 wanted && places > 0 && env.ledger.register_name(ID, darshan_log::record_id(name), name);
-            self.placed_std[k] = self.pending_std[k];
-            places -= usize::from(self.placed_std[k]);
+            places -= usize::from(self.pending_std[k]);
             if self.pending_std[k] {
                 let (word, bit) = filter_bit(stream);
                 MAYBE_TRACKED[word].fetch_or(bit, Ordering::Relaxed);
