@@ -35,11 +35,13 @@ programs then make MPICH's calls too (large counts, non-blocking
 collectives, the shared file pointer);
 DIFFERENTIAL_DXT=1 traces every file (DXT_ENABLE_IO_TRACE) and compares
 the segments too (module, rank, file, segment: direction, offset, length).
-DIFFERENTIAL_KILL=1 (posix, threads and python) ends each program with
-SIGKILL to itself where it would return and compares the
-crash-safe files the two libraries left (DARSHAN_MMAP_LOGPATH), read as
-logs: what a job killed at its wall-clock limit leaves (DXT's segments
-not compared: C keeps them on the heap, so its files have none).
+DIFFERENTIAL_KILL=1 (every kind but fio) ends each program with SIGKILL
+to itself where it would return (an MPI job's ranks after a barrier) and
+compares the crash-safe files the two libraries left
+(DARSHAN_MMAP_LOGPATH), read as logs: what a job killed at its
+wall-clock limit leaves (DXT's segments not compared: C keeps them on
+the heap, so its files have none). A file names no process: an MPI
+job's files are compared as one, a forked tree's are paired by content.
 DIFFERENTIAL_CONFIG=1 runs each program under a random configuration made
 from its seed (configs.py: record limits, name and directory exclusions,
 modules disabled, DXT's triggers, ranks excluded) and compares which
@@ -273,8 +275,18 @@ def run(kind, lib, exe, tag, extra):
     found = glob.glob(os.path.join(mmap if KILL else logs, "*.darshan"))
     if KILL and glob.glob(os.path.join(logs, "*")):
         return None, f"{tag}: a log written by a process killed before its exit"
-    if KILL and not found and p.returncode == -9:
+    if KILL and not found and (p.returncode == -9 or kind.launch is mpi_launch):
         return {}, None  # no crash-safe file: compare() says whether C's held more than the streams
+    if KILL and found:
+        # A crash-safe file's name says no process: a rank's files are one
+        # job (the rank is in every key), a forked tree's are matched by
+        # their content in compare().
+        # Ours says fork_parent= in a forked child's file from the fork
+        # on (darshan-merge --job reads it); Darshan writes it at exit.
+        files = [{k: v for k, v in counters(kind, log).items() if k[3] != "fork_parent"} for log in found]
+        if kind.launch is mpi_launch:
+            return {"": {k: v for f in files for k, v in f.items()}}, None
+        return ({f"process {i}": f for i, f in enumerate(files)} if kind.name == "fork" else {"": files[0]}), None
     by_process = {process_of(kind, log): counters(kind, log) | (segments(kind, log) if DXT and not KILL else {})
                   for log in found}
     if not found or len(by_process) != len(found) or (kind.name != "fork" and len(found) != 1):
@@ -288,29 +300,55 @@ def compare(kind, c_lib, exe, seed):
     o, e2 = run(kind, OURS, exe, "ours", extra)
     if e1 or e2:
         return [f"{e1 or ''} {e2 or ''}".strip()]
-    # Ours makes no crash-safe file for the standard streams alone
-    # (docs/runtime.md).
-    if KILL and not o and all(k[0] == "META" or k[2].startswith("<") for p in c for k in c[p]):
-        return []
+    if KILL:
+        # Ours makes no crash-safe file for the standard streams alone
+        # (docs/runtime.md): a process whose file holds no more is left out.
+        c, o = ({p: d for p, d in x.items() if not all(k[0] == "META" or k[2].startswith("<") for k in d)}
+                for x in (c, o))
+        if kind.name == "fork":
+            c, o = matched(c, o)
     if set(c) != set(o):
         return [f"processes with a log: C {sorted(c)}, ours {sorted(o)}"]
     return [f"{(p + ' ') if p else ''}{k[0]} rank {k[1]} {os.path.basename(k[2])} {k[3]}: C {c[p].get(k)}, ours {o[p].get(k)}"
             for p in sorted(c) for k in sorted(set(c[p]) | set(o[p])) if c[p].get(k) != o[p].get(k)]
 
 
+def matched(c, o):
+    """Killed processes of a forked tree, C's and ours, paired by content:
+    each of C's (the fullest first) with the one of ours that differs from
+    it in the fewest counters, both named after C's; ours left over keep
+    their own names."""
+    differing = lambda a, b: len({k for k in set(a) | set(b) if a.get(k) != b.get(k)})
+    left, mc, mo = dict(o), {}, {}
+    for p in sorted(c, key=lambda p: -len(c[p])):
+        mc[p] = c[p]
+        if left:
+            q = min(left, key=lambda q: differing(c[p], left[q]))
+            mo[p] = left.pop(q)
+    return mc, mo | {"ours' " + q: d for q, d in left.items()}
+
+
 def killed(kind, text):
     """Program `text` ending with SIGKILL to itself where it would return
     (DIFFERENTIAL_KILL=1): no destructor, no atexit, no log but the
-    crash-safe file."""
+    crash-safe files. An MPI program's ranks meet at a barrier first, so
+    that no rank is killed by the launcher (which ends the job when one
+    rank dies) before its last call."""
     if kind.name == "python":
         return text + "\nos.kill(os.getpid(), 9)\n"
-    end = "    return (int)(sink & 0);\n}"
-    if kind.name not in ("posix", "threads") or not text.rstrip().endswith(end):
-        sys.exit(f"DIFFERENTIAL_KILL=1 does not know how {kind.name}'s programs end")
-    head, tail = text.rstrip().rsplit(end, 1)
+    if kind.name == "fortran":
+        head, tail = text.rstrip().rsplit("\nend program p", 1)
+        return f"{head}\n  call kill(getpid(), 9)\nend program p{tail}\n"
+    if kind.name == "fio":
+        sys.exit("DIFFERENTIAL_KILL=1 does not know how fio's jobs end")
+    lines = text.rstrip().split("\n")
+    # The first of the closing lines (MPI_Finalize's, else the return).
+    at = next(i for i in range(len(lines) - 4, len(lines)) if "MPI_Finalize" in lines[i] or "return" in lines[i])
+    mpi = "#include <mpi.h>" in text
+    lines.insert(at, ("    MPI_Barrier(MPI_COMM_WORLD);" if mpi else "") + "    kill(getpid(), SIGKILL);")
     # After _GNU_SOURCE's definition, which must come before any header.
-    first, rest = head.split("\n", 1) if head.startswith("#define _GNU_SOURCE") else ("", head)
-    return f"{first}\n#include <signal.h>\n{rest}    kill(getpid(), SIGKILL);\n{end}{tail}\n"
+    lines.insert(1 if lines[0].startswith("#define _GNU_SOURCE") else 0, "#include <signal.h>\n#include <unistd.h>")
+    return "\n".join(lines) + "\n"
 
 
 def one(kind, c_lib, seed, calls):
