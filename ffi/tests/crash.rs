@@ -420,6 +420,45 @@ fn a_forked_child_keeps_its_own_crash_safe_file() {
     assert_eq!(seen, ["child", "parent"]);
 }
 
+/// A killed process whose command line ran to about 2,400 characters left
+/// a crash-safe file without its mount table: the job area there ends in
+/// the runtime's own words, and the string made for the log (the command
+/// line cut to leave the mounts room) was cut again at the area's end,
+/// through the mounts or, as here, the command line before them. A cut
+/// entry is a mount point that claims the files under a prefix of a path,
+/// or a line readers refuse the file for. Now the mounts keep their whole
+/// entries and the command line gives way; the oracle for the mount points
+/// is the kernel's table.
+#[test]
+fn a_killed_process_with_a_long_command_line_left_its_file_without_mounts() {
+    let d = scratch_crash("longcmd");
+    let exe = cc("crash_io", &d, "cc", &[]);
+    let data = d.join("data");
+    let long = PathBuf::from("a".repeat(3500));
+    let (mut child, line) = start_ready(&exe, &[&data.join("a.dat"), &data.join("b.txt"), &long], &d);
+    assert_eq!(line, "ready\n");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let mm = common::files(&d.join("mmap"));
+    assert_eq!(mm.len(), 1, "{mm:?}");
+    let (log, recs) = records(&mm[0]);
+    check_crash_io(&recs, &data);
+    let exe_line = String::from_utf8_lossy(log.job.exe()).into_owned();
+    assert!(exe_line.starts_with(exe.to_str().unwrap()), "exe: {exe_line:.60}");
+    assert!(exe_line.ends_with("<TRUNCATED>"), "exe ends: {}", &exe_line[exe_line.len().saturating_sub(20)..]);
+    let kernel: Vec<String> = std::fs::read_to_string("/proc/self/mounts")
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split(' ').nth(1).map(|p| p.replace("\\040", " ")))
+        .collect();
+    let mounts = log.job.mounts().expect("a mount table readers take");
+    assert!(mounts.iter().any(|m| m.path == b"/"), "the mount table kept: {} entries", mounts.len());
+    for m in &mounts {
+        let p = String::from_utf8_lossy(&m.path);
+        assert!(kernel.iter().any(|k| *k == p), "{p} is no mount point");
+    }
+}
+
 /// A process that has touched only its standard streams makes no
 /// crash-safe file (a Python interpreter's start, `echo`: 0.2-0.5 ms of
 /// each such process); its first other record makes it, with the streams'

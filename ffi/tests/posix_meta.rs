@@ -186,6 +186,55 @@ fn a_killed_process_keeps_every_completed_call() {
     }
 }
 
+/// PyDarshan 3.5.0 could not open a killed process's crash-safe file once
+/// POSIX_META held a record in it: the file's header mapped module id 63,
+/// which darshan-util lists with a NULL name, and PyDarshan raised on it
+/// (so did Drishti, through it; darshan-parser 3.5.0 warned). The header
+/// now maps only the ids Darshan knows, and the file's extension map (in
+/// the job area, where Darshan's readers do not look) names POSIX_META's
+/// region for ours. PyDarshan is the oracle for the counts.
+#[test]
+fn pydarshan_could_not_open_a_killed_processs_file_holding_posix_meta_records() {
+    let d = scratch("meta-kill-pydarshan");
+    let exe = compile("meta_crash", &d, &[]);
+    let data = d.join("data").canonicalize().unwrap();
+    let (mut child, _) = start_ready(instrumented(&exe, &d).arg(&data).arg("40"));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let mm = files(&d.join("mmap"));
+    assert_eq!(mm.len(), 1, "{mm:?}");
+    let raw = std::fs::read(&mm[0]).unwrap();
+    let as_c_reads = darshan_log::header::Header::parse(&raw[..darshan_log::header::HEADER_SIZE], raw.len() as u64)
+        .expect("a header");
+    for id in darshan_log::modules::KNOWN_MODULE_COUNT..darshan_log::modules::MAX_MODS {
+        assert_eq!((as_c_reads.mod_map[id].len, as_c_reads.mod_ver[id]), (0, 0), "the header maps module id {id}");
+    }
+    assert_eq!(as_c_reads.partial_flag >> darshan_log::modules::KNOWN_MODULE_COUNT, 0);
+    let ours = darshan_log::LogFile::open(&mm[0]).unwrap();
+    let unlinks: i64 = ours.records(POSIX_META).unwrap().iter().map(|r| r.counters[c::UNLINKS]).sum();
+    assert_eq!(unlinks, 40, "POSIX_META's records, read through the extension map");
+    let opens: i64 = ours
+        .records(darshan_log::modules::POSIX)
+        .unwrap()
+        .iter()
+        .map(|r| r.counters[darshan_log::counters::posix::OPENS])
+        .sum();
+    assert_eq!(opens, 40);
+    let python = root().join(".venv/bin/python");
+    assert!(python.exists(), "PyDarshan's venv (scripts/setup.sh)");
+    let script = "import darshan, sys\n\
+                  r = darshan.DarshanReport(sys.argv[1], read_all=True)\n\
+                  print(' '.join(sorted(r.modules)))\n\
+                  print(int(r.records['POSIX'].to_df()['counters']['POSIX_OPENS'].sum()))\n";
+    let o = output(std::process::Command::new(python).arg("-c").arg(script).arg(&mm[0]));
+    assert!(o.status.success(), "PyDarshan could not open it: {}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(!lines[0].contains("POSIX_META") && lines[0].contains("POSIX"), "PyDarshan's modules: {}", lines[0]);
+    assert_eq!(lines[1], opens.to_string(), "POSIX_OPENS as PyDarshan reads them");
+}
+
 /// darshan-convert carries the module like any other: every POSIX_META
 /// record of the known pattern's log, and its name, comes out unchanged
 /// (bzip2 and back to zlib, as the C tool's users convert).

@@ -4,11 +4,14 @@
 //! that is complete after every call that returned. A killed job leaves
 //! these files; `darshan-merge` turns them into one log.
 //!
-//! Layout: header (1328 B) | job struct + exe/mount string (4096 B) |
-//! names (DARSHAN_NAMEMEM) | module records (DARSHAN_MODMEM), page-rounded.
+//! Layout: header (1328 B) | job struct + exe/mount string (4096 B, its
+//! end the extension map and the live words) | names (DARSHAN_NAMEMEM) |
+//! module records (DARSHAN_MODMEM), page-rounded.
 //! The header is kept current: the name region's length grows with each
 //! name, a module's region starts where its reservation starts (modules in
-//! registration order) and grows by a record as each is created.
+//! registration order) and grows by a record as each is created. A module
+//! with an id Darshan does not know is mapped by the extension map instead
+//! (crate::store::ext_map), never by the header.
 //!
 //! Three rules keep the host safe (issue 9):
 //! - **No file before the first record.** At start-up the layout lives in
@@ -43,6 +46,9 @@ use darshan_log::header::HEADER_SIZE;
 use darshan_log::job::JOB_RECORD_SIZE;
 use darshan_log::modules::MAX_MODS;
 
+use crate::store::ext_map;
+
+use darshan_log::crash_safe::EXT_MAP_OFF;
 /// Each module's live sequence word (crate::store::sync, docs/live.md): 8 bytes
 /// per module id at the end of the job area, after the job record's
 /// exe/mount string (which gives up these 512 bytes in this file only).
@@ -114,6 +120,8 @@ pub struct LogMap {
     backing: Backing,
     header: &'static mut [u8],
     job: &'static mut [u8],
+    /// The extension map, between the job record and the live words.
+    ext: &'static mut [u8],
     /// Per module, and the names at MAX_MODS.
     areas: [Area; MAX_MODS + 1],
     /// Address of the file's first byte, and the mapping's length.
@@ -219,6 +227,7 @@ pub fn install(
     let (header, rest) = mem.split_at_mut(HEADER_SIZE);
     let (job, rest) = rest.split_at_mut(JOB_RECORD_SIZE);
     let (job, live) = job.split_at_mut(LIVE_OFF - HEADER_SIZE);
+    let (job, ext) = job.split_at_mut(EXT_MAP_OFF - HEADER_SIZE);
     if let Some(w) = live_words(live) {
         let _ = FILE.live.set(w);
     }
@@ -231,6 +240,7 @@ pub fn install(
         backing: Backing::Pending,
         header,
         job,
+        ext,
         areas,
         base,
         len,
@@ -279,6 +289,16 @@ fn get(h: &[u8], off: usize) -> u64 {
     u64::from_le_bytes(h[off..off + 8].try_into().unwrap_or([0; 8]))
 }
 
+/// The bytes of module `id`'s records, as the file says (`header`, and
+/// `ext` for an id Darshan does not know).
+fn region_len(header: &[u8], ext: &[u8], id: usize) -> u64 {
+    if ext_map::holds(id) {
+        ext_map::len(ext, id)
+    } else {
+        get(header, 56 + 16 * id)
+    }
+}
+
 impl LogMap {
     /// Make the file: what was written so far, and the first pages of
     /// every area, get their storage by plain writes; then the file is
@@ -295,7 +315,8 @@ impl LogMap {
             if a.end == 0 {
                 continue;
             }
-            let used = if slot == MAX_MODS { names_used } else { a.start + get(self.header, 56 + 16 * slot) as usize };
+            let used =
+                if slot == MAX_MODS { names_used } else { a.start + region_len(self.header, self.ext, slot) as usize };
             // An area with nothing in it yet gets its storage at its first
             // record (room): most modules of a process never record, and
             // 32 KiB of zeros each cost a short process 0.1 ms. HEATMAP's
@@ -447,11 +468,13 @@ pub fn names_room(bytes: usize, may_wait: bool) -> bool {
     with(|m| m.base + NAMES_OFF + get(m.header, 40) as usize + bytes).is_none_or(|end| room(MAX_MODS, end, may_wait))
 }
 
-/// The job record (struct + exe/mount string) as it stands.
-pub fn set_job(encoded: &[u8]) {
+/// The job record (struct + exe/mount string) as it stands, within the
+/// job area: its string ends before the extension map and the live
+/// words, cut if it must be at a whole mount entry (Job::encode_within).
+pub fn set_job(job: &darshan_log::Job) {
     with(|m| {
-        // The string ends before the live words, with its NUL.
-        let n = encoded.len().min(m.job.len() - 1);
+        let encoded = job.encode_within(m.job.len());
+        let n = encoded.len().min(m.job.len());
         m.job[..n].copy_from_slice(&encoded[..n]);
         m.job[n..].iter_mut().for_each(|b| *b = 0);
     });
@@ -464,8 +487,12 @@ pub fn module_registered(id: usize, addr: usize, bytes: usize, version: u32) {
         if id < MAX_MODS && addr >= m.base && addr < m.base + m.len {
             let off = addr - m.base;
             m.areas[id] = Area { start: off, given: off, end: off + bytes, early: false };
-            put(m.header, 48 + 16 * id, off as u64);
-            m.header[1072 + 4 * id..1076 + 4 * id].copy_from_slice(&version.to_le_bytes());
+            if ext_map::holds(id) {
+                ext_map::register(m.ext, id, off as u64, version);
+            } else {
+                put(m.header, 48 + 16 * id, off as u64);
+                m.header[1072 + 4 * id..1076 + 4 * id].copy_from_slice(&version.to_le_bytes());
+            }
             // Registered after the file was made (MPI-IO at MPI_Init): its
             // storage comes with its first record, as every area's.
         }
@@ -487,10 +514,12 @@ pub fn expect_early(id: usize) {
 /// A module created a record of `bytes` (after [`room`] said yes).
 pub fn record_added(id: usize, bytes: usize) {
     with(|m| {
-        if id < MAX_MODS {
-            let off = 56 + 16 * id;
-            let v = get(m.header, off) + bytes as u64;
-            put(m.header, off, v);
+        if ext_map::holds(id) {
+            let v = ext_map::len(m.ext, id) + bytes as u64;
+            ext_map::set_len(m.ext, id, v);
+        } else if id < MAX_MODS {
+            let v = region_len(m.header, m.ext, id) + bytes as u64;
+            put(m.header, 56 + 16 * id, v);
         }
     });
 }
@@ -500,7 +529,14 @@ pub fn names_len(len: usize) {
 }
 
 pub fn partial(flags: u64) {
-    with(|m| put(m.header, 24, flags));
+    with(|m| {
+        // Darshan's readers take a partial bit of an id they do not know
+        // for a module to read (darshan-parser 3.5.0 then indexes past its
+        // table): those bits live in the extension map.
+        let theirs = (1u64 << darshan_log::modules::KNOWN_MODULE_COUNT) - 1;
+        put(m.header, 24, flags & theirs);
+        ext_map::set_partial(m.ext, flags);
+    });
 }
 
 /// A forked child could not let go of its parent's crash-safe file.
@@ -536,6 +572,7 @@ pub fn fork_child(path: String) -> Result<(), DetachError> {
         for i in 0..MAX_MODS {
             put(m.header, 56 + 16 * i, 0);
         }
+        ext_map::clear(m.ext);
         for a in m.areas.iter_mut() {
             a.given = a.start;
         }

@@ -24,7 +24,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use darshan_log::crash_safe::{LIVE_OFF, NAMES_OFF};
+use darshan_log::crash_safe::{EXT_MAP_OFF, LIVE_OFF, NAMES_OFF};
 use darshan_log::header::{Header, RegionMap, HEADER_SIZE};
 use darshan_log::modules::MAX_MODS;
 use darshan_log::{Job, LogFile, Record};
@@ -154,7 +154,11 @@ impl Reader<'_> {
     /// one read (an idle process costs a reader two of them).
     fn head(&self) -> Result<(Header, [u64; MAX_MODS], Vec<u8>), LiveError> {
         let b = self.bytes(0, NAMES_OFF)?;
-        let h = Header::parse(&b[..HEADER_SIZE], self.size).map_err(|e| bad(self.path, e))?;
+        let mut h = Header::parse(&b[..HEADER_SIZE], self.size).map_err(|e| bad(self.path, e))?;
+        // POSIX_META and any module Darshan does not know: named by the
+        // extension map before the words, not by the header.
+        darshan_log::crash_safe::apply_ext_map(&mut h, &b[EXT_MAP_OFF..LIVE_OFF], self.size)
+            .map_err(|e| bad(self.path, e))?;
         let w = &b[LIVE_OFF..LIVE_OFF + 8 * MAX_MODS];
         let words = std::array::from_fn(|k| u64::from_le_bytes(w[8 * k..8 * k + 8].try_into().unwrap_or([0; 8])));
         Ok((h, words, b))
@@ -178,9 +182,9 @@ impl Reader<'_> {
 }
 
 /// The job area of a file's first bytes, to its last byte that is not
-/// zero (the sequence words at its end left out).
+/// zero (the extension map and the sequence words at its end left out).
 fn job_area(head: &[u8]) -> &[u8] {
-    let area = &head[HEADER_SIZE.min(head.len())..LIVE_OFF.min(head.len())];
+    let area = &head[HEADER_SIZE.min(head.len())..EXT_MAP_OFF.min(head.len())];
     let end = area.iter().rposition(|&b| b != 0).map_or(0, |k| k + 1);
     &area[..end]
 }
@@ -406,6 +410,8 @@ fn compact_log(r: &Reader, head: Vec<u8>, c: &Copies, names_same: bool) -> Resul
             _ => RegionMap::default(),
         };
     }
+    // The copy's header maps every module, those of the extension map too.
+    image.get_mut(EXT_MAP_OFF..LIVE_OFF).into_iter().for_each(|b| b.fill(0));
     let hb = h.encode_crash_safe();
     let n = HEADER_SIZE.min(image.len());
     image[..n].copy_from_slice(&hb[..n]);

@@ -79,27 +79,48 @@ fn u64_at(b: &[u8], off: usize) -> u64 {
 /// bytes before the trailer, an id also in the header's map) is an error:
 /// the log was damaged after it was written.
 pub fn apply_trailer(header: &mut Header, tail: &[u8], file_size: u64) -> Result<()> {
-    if tail.len() < FOOTER_SIZE || &tail[tail.len() - 8..] != MAGIC {
-        return Ok(());
-    }
-    let footer = tail.len() - FOOTER_SIZE;
-    let n = u32_at(tail, footer) as usize;
-    let version = u32_at(tail, footer + 4);
-    if version != TRAILER_VERSION {
-        return Err(bad(format!("extension map version {version} (this reader knows {TRAILER_VERSION})")));
-    }
-    if n == 0 || n > MAX_ENTRIES || n * ENTRY_SIZE > footer {
-        return Err(bad(format!("extension map claims {n} entries")));
-    }
+    let Some(n) = entries(tail)? else { return Ok(()) };
     let trailer_size = (FOOTER_SIZE + n * ENTRY_SIZE) as u64;
     // Regions must lie between the header and the trailer.
     let limit = file_size
         .checked_sub(trailer_size)
         .filter(|&l| l >= HEADER_SIZE as u64)
         .ok_or_else(|| bad(format!("extension map of {n} entries in a file of {file_size} bytes")))?;
-    let first = footer - n * ENTRY_SIZE;
+    fold(header, tail, n, limit)
+}
+
+/// Fold a map laid out as a trailer that ends `block` but is not at the
+/// file's end (a crash-safe file's, crate::crash_safe): its regions may
+/// lie anywhere after the header in the file's `file_size` bytes.
+pub fn apply_map(header: &mut Header, block: &[u8], file_size: u64) -> Result<()> {
+    let Some(n) = entries(block)? else { return Ok(()) };
+    fold(header, block, n, file_size)
+}
+
+/// The number of entries before the footer that ends `b`: None without
+/// the magic (no map).
+fn entries(b: &[u8]) -> Result<Option<usize>> {
+    if b.len() < FOOTER_SIZE || &b[b.len() - 8..] != MAGIC {
+        return Ok(None);
+    }
+    let footer = b.len() - FOOTER_SIZE;
+    let n = u32_at(b, footer) as usize;
+    let version = u32_at(b, footer + 4);
+    if version != TRAILER_VERSION {
+        return Err(bad(format!("extension map version {version} (this reader knows {TRAILER_VERSION})")));
+    }
+    if n == 0 || n > MAX_ENTRIES || n * ENTRY_SIZE > footer {
+        return Err(bad(format!("extension map claims {n} entries")));
+    }
+    Ok(Some(n))
+}
+
+/// Fold the `n` entries before the footer that ends `b` into `header`,
+/// every region between the header and `limit`.
+fn fold(header: &mut Header, b: &[u8], n: usize, limit: u64) -> Result<()> {
+    let first = b.len() - FOOTER_SIZE - n * ENTRY_SIZE;
     for k in 0..n {
-        let e = &tail[first + k * ENTRY_SIZE..first + (k + 1) * ENTRY_SIZE];
+        let e = &b[first + k * ENTRY_SIZE..first + (k + 1) * ENTRY_SIZE];
         let id = u32_at(e, 0) as usize;
         let ver = u32_at(e, 4);
         let map = RegionMap { off: u64_at(e, 8), len: u64_at(e, 16) };

@@ -8,6 +8,9 @@ pub const OLD_JOB_SIZE: usize = 1064;
 pub const METADATA_LEN: usize = 1024;
 /// The runtime keeps job record + exe/mount string within 4096 bytes.
 pub const JOB_RECORD_SIZE: usize = 4096;
+/// Bytes of the command line [`Job::encode_within`] keeps before mount
+/// entries (as the runtime's full string keeps 1,024).
+pub const MIN_EXE_KEPT: usize = 512;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Job {
@@ -136,6 +139,37 @@ impl Job {
         b
     }
 
+    /// [`Job::encode`] within `len` bytes (a crash-safe file's job area,
+    /// which ends in the runtime's own words): a string that does not fit
+    /// keeps its mount table's whole entries, as many as leave the command
+    /// line [`MIN_EXE_KEPT`] bytes, and the command line the rest, ending
+    /// in `<TRUNCATED>`. A cut mount entry would be a mount point that
+    /// claims the files under a prefix of a path, or a line readers refuse
+    /// the whole log for.
+    pub fn encode_within(&self, len: usize) -> Vec<u8> {
+        const TRUNC: &[u8] = b"<TRUNCATED>";
+        let room = len.saturating_sub(JOB_SIZE + 1);
+        let text = &self.exe_mnt[..];
+        if text.len() <= room {
+            return self.encode();
+        }
+        let (cmd, mounts) = text.split_at(text.iter().position(|&b| b == b'\n').unwrap_or(text.len()));
+        let for_mounts = room.saturating_sub(MIN_EXE_KEPT.min(cmd.len()));
+        // Entries are "\n<type>\t<path>": each ends where a newline or the
+        // string does.
+        let ends = mounts.iter().enumerate().filter(|&(_, &b)| b == b'\n').map(|(i, _)| i).chain([mounts.len()]);
+        let kept = ends.take_while(|&end| end <= for_mounts).last().unwrap_or(0);
+        let mounts = &mounts[..kept];
+        let cmd_room = room - mounts.len();
+        let mut exe = cmd[..cmd.len().min(cmd_room)].to_vec();
+        if cmd.len() > cmd_room {
+            exe.truncate(cmd_room.saturating_sub(TRUNC.len()));
+            exe.extend_from_slice(&TRUNC[..TRUNC.len().min(cmd_room)]);
+        }
+        exe.extend_from_slice(mounts);
+        Job { exe_mnt: exe, ..self.clone() }.encode()
+    }
+
     /// Whether the process's end was written: a crash-safe file read as
     /// it is (its process killed, or still running) has none (0), and
     /// its run time would come out as minus its start.
@@ -192,5 +226,39 @@ impl Job {
         }
         out.sort_by_key(|m| std::cmp::Reverse(m.path.len()));
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_job_cut_to_fit_keeps_whole_mount_entries_and_marks_the_command_line() {
+        let mounts: String = (0..40).map(|k| format!("\next4\t/scratch/project{k:03}/data")).collect();
+        let job = |cmd: &str| Job {
+            exe_mnt: format!("{cmd}{mounts}").into_bytes(),
+            metadata: b"k=v\n".to_vec(),
+            ..Default::default()
+        };
+        for (cmd, len) in [("./a.out", 4096), ("./a.out", 2000), ("x".repeat(2500).as_str(), 3000), ("./a.out", 1300)] {
+            let j = job(cmd);
+            let b = j.encode_within(len);
+            assert!(b.len() <= len, "{} bytes for {len}", b.len());
+            let back = Job::parse(&b, LogVersion::V341, false).unwrap();
+            assert_eq!(back.metadata, j.metadata);
+            let kept =
+                back.mounts().unwrap_or_else(|e| panic!("{len} {:?}: {e}", String::from_utf8_lossy(&back.exe_mnt)));
+            let all = j.mounts().unwrap();
+            assert!(kept.iter().all(|m| all.contains(m)), "only whole entries: {len}");
+            if b.len() == j.encode().len() {
+                assert_eq!(back.exe_mnt, j.exe_mnt);
+            } else {
+                assert!(!kept.is_empty() || len < JOB_SIZE + MIN_EXE_KEPT, "mounts kept within {len}");
+                let exe = back.exe();
+                assert!(exe == cmd.as_bytes() || exe.ends_with(b"<TRUNCATED>"), "{}", String::from_utf8_lossy(exe));
+                assert!(exe.len() >= MIN_EXE_KEPT.min(cmd.len()).min(len - JOB_SIZE - 1) || exe == cmd.as_bytes());
+            }
+        }
     }
 }

@@ -35,6 +35,11 @@ impl<S: LogSource> LogFile<S> {
         let mut tail = vec![0u8; tail_len];
         src.read_exact_at(&mut tail, size - tail_len as u64)?;
         crate::extension::apply_trailer(&mut header, &tail, size)?;
+        if crate::crash_safe::is_crash_safe(&header) && size >= crate::crash_safe::LIVE_OFF as u64 {
+            let mut block = [0u8; crate::crash_safe::EXT_MAP_SIZE];
+            src.read_exact_at(&mut block, crate::crash_safe::EXT_MAP_OFF as u64)?;
+            crate::crash_safe::apply_ext_map(&mut header, &block, size)?;
+        }
         let job = {
             let mut r = RegionReader::new(&src, header.job_map, header.compression, "job");
             let bytes = r.read_to_end(JOB_RECORD_SIZE)?;

@@ -55,10 +55,9 @@ impl Unpacked {
             return None;
         }
         // Modules Darshan does not know (POSIX_META) are named by the
-        // extension trailer: taken apart like the others, and written
-        // back with a trailer of their own by `pack`.
-        let tail = &file[file.len().saturating_sub(extension::MAX_TRAILER_SIZE)..];
-        extension::apply_trailer(&mut h, tail, file.len() as u64).ok()?;
+        // extension trailer (or a crash-safe file's map): taken apart like
+        // the others, and written back with a trailer of their own by `pack`.
+        darshan_log::crash_safe::apply_all_maps(&mut h, file).ok()?;
         let header_size = if h.version == LogVersion::V341 { HEADER_SIZE } else { OLD_HEADER_SIZE };
         let job = region_bytes(file, h.job_map, h.compression, "job")?;
         let names = region_bytes(file, h.name_map, h.compression, "name")?;
@@ -191,8 +190,7 @@ pub fn decompressed_size(file: &[u8]) -> u64 {
     let Ok(mut h) = Header::parse(&file[..HEADER_SIZE.min(file.len())], file.len() as u64) else {
         return file.len() as u64;
     };
-    let tail = &file[file.len().saturating_sub(extension::MAX_TRAILER_SIZE)..];
-    let _ = extension::apply_trailer(&mut h, tail, file.len() as u64);
+    let _ = darshan_log::crash_safe::apply_all_maps(&mut h, file);
     let mut maps = vec![h.job_map, h.name_map];
     maps.extend(h.mod_map.iter().copied().filter(|m| m.len > 0));
     let mut total = 0u64;
