@@ -420,6 +420,48 @@ fn a_forked_child_keeps_its_own_crash_safe_file() {
     assert_eq!(seen, ["child", "parent"]);
 }
 
+/// darshan-util 3.5.0 gave up a killed process's crash-safe file when DXT
+/// traced it: the file keeps DXT's traces in a layout of ours under a
+/// version number of its own, and the header named that region, so
+/// darshan-merge failed on the whole file ("unable to read DXT_POSIX module
+/// record") and PyDarshan said "Invalid DXT POSIX module version number".
+/// The extension map names the region now, as Darshan's own crash-safe
+/// files have no traces at all; ours reads them. PyDarshan is the oracle.
+#[test]
+fn darshan_util_gave_up_a_killed_processs_file_traced_by_dxt() {
+    let d = scratch_crash("dxt-darshan-util");
+    let exe = cc("crash_io", &d, "cc", &[]);
+    let data = d.join("data");
+    let mut c = instrumented(&exe, &[&data.join("a.dat"), &data.join("b.txt")], &d);
+    let mut child = c.env("DXT_ENABLE_IO_TRACE", "1").stdout(Stdio::piped()).spawn_watched();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    assert_eq!(line, "ready\n");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let mm = common::files(&d.join("mmap"));
+    assert_eq!(mm.len(), 1, "{mm:?}");
+    let raw = std::fs::read(&mm[0]).unwrap();
+    let as_c_reads = darshan_log::header::Header::parse(&raw[..darshan_log::header::HEADER_SIZE], raw.len() as u64)
+        .expect("a header");
+    assert_eq!(as_c_reads.mod_map[DXT_POSIX].len, 0, "the header names DXT_POSIX's region");
+    let (_, recs) = records(&mm[0]);
+    match &one(&recs, DXT_POSIX, &data.join("a.dat")).extra {
+        darshan_log::Extra::Dxt { writes, reads, .. } => assert_eq!((writes.len(), reads.len()), (7, 1)),
+        other => panic!("not a DXT record: {other:?}"),
+    }
+    let python = common::root().join(".venv/bin/python");
+    let script = "import darshan, sys\n\
+                  r = darshan.DarshanReport(sys.argv[1], read_all=True)\n\
+                  print(' '.join(sorted(r.modules)))\n\
+                  print(int(r.records['POSIX'].to_df()['counters']['POSIX_WRITES'].sum()))\n";
+    let o = darshan_test_support::output(Command::new(python).arg("-c").arg(script).arg(&mm[0]));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && !err.contains("Error"), "PyDarshan: {err}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.lines().collect::<Vec<_>>(), ["HEATMAP POSIX STDIO", "7"], "PyDarshan's modules and writes");
+}
+
 /// A killed process whose command line ran to about 2,400 characters left
 /// a crash-safe file without its mount table: the job area there ends in
 /// the runtime's own words, and the string made for the log (the command
@@ -676,9 +718,16 @@ fn a_crash_safe_files_run_time_was_minus_its_start() {
 /// module's offset and length at 48 + 16 x id), written to `out`: the
 /// bytes the regions now hold.
 fn repeat_region(src: &Path, m: usize, copies: u64, out: &Path) -> u64 {
+    use darshan_log::crash_safe::{EXT_MAP_OFF, LIVE_OFF};
+    use darshan_log::extension::{ENTRY_SIZE, FOOTER_SIZE};
     let mut bytes = std::fs::read(src).unwrap();
-    let at = 48 + 16 * m;
     let word = |b: &[u8], k: usize| u64::from_le_bytes(b[k..k + 8].try_into().unwrap());
+    // Module m's (offset, length) words: in the header, or in the
+    // extension map's entry (u32 id, u32 version, u64 offset, u64 length),
+    // where DXT's traces are named.
+    let entries = (EXT_MAP_OFF..LIVE_OFF - FOOTER_SIZE).step_by(ENTRY_SIZE);
+    let mapped = entries.clone().find(|&e| u32::from_le_bytes(bytes[e..e + 4].try_into().unwrap()) as usize == m);
+    let at = mapped.map_or(48 + 16 * m, |e| e + 8);
     let (off, len) = (word(&bytes, at) as usize, word(&bytes, at + 8) as usize);
     let region = bytes[off..off + len].to_vec();
     let end = bytes.len() as u64;
@@ -688,8 +737,9 @@ fn repeat_region(src: &Path, m: usize, copies: u64, out: &Path) -> u64 {
         bytes.extend_from_slice(&region);
     }
     std::fs::write(out, &bytes).unwrap();
-    let used: u64 = (0..darshan_log::modules::MAX_MODS).map(|i| word(&bytes, 56 + 16 * i)).sum();
-    used + word(&bytes, 40)
+    let in_header: u64 = (0..darshan_log::modules::MAX_MODS).map(|i| word(&bytes, 56 + 16 * i)).sum();
+    let in_map: u64 = entries.map(|e| word(&bytes, e + 16)).sum();
+    in_header + in_map + word(&bytes, 40)
 }
 
 /// `recs`' std_first DXT traces: one segment per counted write.

@@ -1,9 +1,10 @@
 //! The crash-safe file's extension map (docs/log-format.md §10,
 //! `darshan_log::crash_safe::EXT_MAP_OFF`): where the regions of modules
-//! with ids Darshan does not know (POSIX_META) are named while the
-//! process runs, in place of the header's module map, which Darshan's
-//! readers would choke on (PyDarshan 3.5.0 cannot open a file whose
-//! header maps such an id).
+//! with ids Darshan does not know (POSIX_META), and DXT's traces in the
+//! layout the file keeps them in, are named while the process runs, in
+//! place of the header's module map, which Darshan's readers would choke
+//! on (PyDarshan 3.5.0 cannot open a file whose header maps such an id;
+//! darshan-merge 3.5.0 gives up a file whose DXT region it cannot read).
 //!
 //! The block has the extension trailer's layout: entries, then a footer
 //! (count, version, magic). Entries are taken from the footer backwards
@@ -12,7 +13,7 @@
 //! is written with the first entry, so a file whose extension modules
 //! never registered has no map at all.
 
-use darshan_log::extension::{is_extension, ENTRY_SIZE, FOOTER_SIZE, MAGIC, TRAILER_VERSION};
+use darshan_log::extension::{ENTRY_SIZE, FOOTER_SIZE, MAGIC, TRAILER_VERSION};
 
 fn get32(b: &[u8], off: usize) -> u32 {
     u32::from_le_bytes(b[off..off + 4].try_into().unwrap_or([0; 4]))
@@ -40,9 +41,15 @@ fn find(b: &[u8], id: usize) -> Option<usize> {
     (0..count(b)).map(|k| entry(b, k)).find(|&e| get32(b, e) as usize == id)
 }
 
-/// Whether `id` is named here rather than in the header.
-pub fn holds(id: usize) -> bool {
-    is_extension(id)
+/// Whether module `id`, its records laid out as `version`, is named here
+/// rather than in the header.
+pub fn holds(id: usize, version: u32) -> bool {
+    darshan_log::crash_safe::in_map(id, version)
+}
+
+/// Whether module `id` registered here.
+pub fn has(b: &[u8], id: usize) -> bool {
+    find(b, id).is_some()
 }
 
 /// Module `id` registered its region at file offset `off` with records
@@ -165,16 +172,21 @@ mod tests {
     }
 
     #[test]
-    fn every_module_of_ours_has_room_and_no_other() {
+    fn every_module_of_ours_and_dxts_traces_have_room_and_no_other() {
+        use darshan_log::modules::{DXT_MPIIO, DXT_POSIX, EXTENSION_MODULES};
         let mut b = [0u8; EXT_MAP_SIZE];
-        let ours = darshan_log::modules::EXTENSION_MODULES;
-        for (k, &(id, _, version)) in ours.iter().enumerate() {
+        let dxt = darshan_log::dxt_mapped::VERSION;
+        let all: Vec<(usize, u32)> =
+            EXTENSION_MODULES.iter().map(|&(id, _, v)| (id, v)).chain([(DXT_POSIX, dxt), (DXT_MPIIO, dxt)]).collect();
+        for (k, &(id, version)) in all.iter().enumerate() {
+            assert!(holds(id, version));
             assert!(register(&mut b, id, 9000 + 100 * k as u64, version));
             set_len(&mut b, id, 8);
         }
-        assert!(!register(&mut b, 40, 9900, 1));
+        assert!(!holds(DXT_POSIX, 1) && !holds(darshan_log::modules::POSIX, 4), "Darshan's layouts stay in the header");
+        assert!(!register(&mut b, 40, 9900, 1), "a full map");
         let h = read(&b);
-        for (k, &(id, _, version)) in ours.iter().enumerate() {
+        for (k, &(id, version)) in all.iter().enumerate() {
             assert_eq!((h.mod_map[id], h.mod_ver[id]), (RegionMap { off: 9000 + 100 * k as u64, len: 8 }, version));
         }
         assert_eq!(h.mod_map[40], RegionMap::default());

@@ -10,8 +10,9 @@
 //! The header is kept current: the name region's length grows with each
 //! name, a module's region starts where its reservation starts (modules in
 //! registration order) and grows by a record as each is created. A module
-//! with an id Darshan does not know is mapped by the extension map instead
-//! (crate::store::ext_map), never by the header.
+//! with an id Darshan does not know, and DXT's traces (kept in a layout of
+//! ours), are mapped by the extension map instead (crate::store::ext_map),
+//! never by the header.
 //!
 //! Three rules keep the host safe (issue 9):
 //! - **No file before the first record.** At start-up the layout lives in
@@ -292,7 +293,7 @@ fn get(h: &[u8], off: usize) -> u64 {
 /// The bytes of module `id`'s records, as the file says (`header`, and
 /// `ext` for an id Darshan does not know).
 fn region_len(header: &[u8], ext: &[u8], id: usize) -> u64 {
-    if ext_map::holds(id) {
+    if ext_map::has(ext, id) {
         ext_map::len(ext, id)
     } else {
         get(header, 56 + 16 * id)
@@ -487,7 +488,7 @@ pub fn module_registered(id: usize, addr: usize, bytes: usize, version: u32) {
         if id < MAX_MODS && addr >= m.base && addr < m.base + m.len {
             let off = addr - m.base;
             m.areas[id] = Area { start: off, given: off, end: off + bytes, early: false };
-            if ext_map::holds(id) {
+            if ext_map::holds(id, version) {
                 ext_map::register(m.ext, id, off as u64, version);
             } else {
                 put(m.header, 48 + 16 * id, off as u64);
@@ -514,7 +515,7 @@ pub fn expect_early(id: usize) {
 /// A module created a record of `bytes` (after [`room`] said yes).
 pub fn record_added(id: usize, bytes: usize) {
     with(|m| {
-        if ext_map::holds(id) {
+        if ext_map::has(m.ext, id) {
             let v = ext_map::len(m.ext, id) + bytes as u64;
             ext_map::set_len(m.ext, id, v);
         } else if id < MAX_MODS {
@@ -532,7 +533,7 @@ pub fn partial(flags: u64) {
     with(|m| {
         // Darshan's readers take a partial bit of an id they do not know
         // for a module to read (darshan-parser 3.5.0 then indexes past its
-        // table): those bits live in the extension map.
+        // table): those bits live in the extension map (DXT's in both).
         let theirs = (1u64 << darshan_log::modules::KNOWN_MODULE_COUNT) - 1;
         put(m.header, 24, flags & theirs);
         ext_map::set_partial(m.ext, flags);

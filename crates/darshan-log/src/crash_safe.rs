@@ -16,15 +16,26 @@ pub const NAMES_OFF: usize = HEADER_SIZE + JOB_RECORD_SIZE;
 pub const LIVE_OFF: usize = NAMES_OFF - 8 * MAX_MODS;
 /// Entries the crash-safe file's extension map has room for: one per
 /// module of ours with an id Darshan does not know (the runtime's
-/// POSIX_META, IO_URING and DXT_IO_URING; PROCESSES is darshan-merge's).
-pub const EXT_MAP_ENTRIES: usize = crate::modules::EXTENSION_MODULES.len();
+/// POSIX_META, IO_URING and DXT_IO_URING; PROCESSES is darshan-merge's),
+/// and DXT_POSIX's and DXT_MPIIO's traces, which the file keeps in a
+/// layout of ours (crate::dxt_mapped) that darshan-util refuses:
+/// darshan-merge 3.5.0 then gave up the whole file.
+pub const EXT_MAP_ENTRIES: usize = crate::modules::EXTENSION_MODULES.len() + 2;
 /// The extension map (crate::extension's trailer layout, filled from its
 /// end as modules register: entries, then the footer) ends where the
 /// sequence words start, inside the job area after the exe/mount string's
 /// NUL, where Darshan's readers never look: a map in the header would
-/// name ids they do not know, and PyDarshan 3.5.0 cannot open such a file.
+/// name ids they do not know, and PyDarshan 3.5.0 cannot open such a
+/// file; or regions in a layout they cannot read ([`in_map`]).
 pub const EXT_MAP_OFF: usize = LIVE_OFF - EXT_MAP_SIZE;
 pub const EXT_MAP_SIZE: usize = FOOTER_SIZE + EXT_MAP_ENTRIES * ENTRY_SIZE;
+
+/// Whether module `id`, its records laid out as `version`, is named by
+/// the extension map rather than the header: an id Darshan does not
+/// know, or DXT's traces as the crash-safe file keeps them.
+pub fn in_map(id: usize, version: u32) -> bool {
+    crate::extension::is_extension(id) || version == crate::dxt_mapped::VERSION
+}
 
 /// Whether `header` is laid out as a crash-safe file's (uncompressed, the
 /// names where this layout puts them), so that its extension map is at
@@ -38,7 +49,7 @@ pub fn is_crash_safe(header: &Header) -> bool {
 /// magic holds no map (no module of such an id registered, or a file C
 /// Darshan made): nothing changes.
 pub fn apply_ext_map(header: &mut Header, block: &[u8], file_size: u64) -> Result<()> {
-    crate::extension::apply_map(header, block, file_size)
+    crate::extension::apply_map(header, block, file_size, &in_map)
 }
 
 /// Fold every extension map of a file held whole in `file` into

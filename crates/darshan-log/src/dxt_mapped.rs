@@ -4,9 +4,10 @@
 //! log's layout (header, then all writes, then all reads) in memory that
 //! is never moved. The runtime keeps each DXT module's traces as chunks
 //! appended to its reservation instead, and marks the module's region in
-//! the crash-safe header with [`VERSION`] (no released version number):
-//! readers that do not know it refuse the region; this crate rebuilds
-//! the records ([`crate::dxt_mapped_read`]).
+//! the crash-safe file's extension map (crate::crash_safe) with
+//! [`VERSION`] (no released version number): Darshan's readers, which
+//! would refuse the region (darshan-merge the whole file), do not see
+//! it; this crate rebuilds the records ([`crate::dxt_mapped_read`]).
 //!
 //! Chunks (64-bit words, little endian), back to back; a zero tag ends:
 //! - record chunk, [`RECORD_WORDS`]: `id, tag, rank, hostname (8 words),
@@ -21,7 +22,7 @@
 //! and `count` (0-27). Times are clock ticks since start-up; the job
 //! metadata's `ticks=` says how long one is.
 
-/// Module version written in the crash-safe header for this layout.
+/// Module version written in the crash-safe extension map for this layout.
 pub const VERSION: u32 = 0x00D7_0001;
 pub const KIND_RECORD: u64 = 1;
 pub const KIND_WRITES: u64 = 2;

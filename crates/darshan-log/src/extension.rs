@@ -86,15 +86,21 @@ pub fn apply_trailer(header: &mut Header, tail: &[u8], file_size: u64) -> Result
         .checked_sub(trailer_size)
         .filter(|&l| l >= HEADER_SIZE as u64)
         .ok_or_else(|| bad(format!("extension map of {n} entries in a file of {file_size} bytes")))?;
-    fold(header, tail, n, limit)
+    fold(header, tail, n, limit, &|id, _| is_extension(id))
 }
 
 /// Fold a map laid out as a trailer that ends `block` but is not at the
 /// file's end (a crash-safe file's, crate::crash_safe): its regions may
-/// lie anywhere after the header in the file's `file_size` bytes.
-pub fn apply_map(header: &mut Header, block: &[u8], file_size: u64) -> Result<()> {
+/// lie anywhere after the header in the file's `file_size` bytes, and
+/// `may_hold(id, version)` says which modules it may name.
+pub fn apply_map(
+    header: &mut Header,
+    block: &[u8],
+    file_size: u64,
+    may_hold: &dyn Fn(usize, u32) -> bool,
+) -> Result<()> {
     let Some(n) = entries(block)? else { return Ok(()) };
-    fold(header, block, n, file_size)
+    fold(header, block, n, file_size, may_hold)
 }
 
 /// The number of entries before the footer that ends `b`: None without
@@ -116,8 +122,9 @@ fn entries(b: &[u8]) -> Result<Option<usize>> {
 }
 
 /// Fold the `n` entries before the footer that ends `b` into `header`,
-/// every region between the header and `limit`.
-fn fold(header: &mut Header, b: &[u8], n: usize, limit: u64) -> Result<()> {
+/// every region between the header and `limit`, every module one
+/// `may_hold` allows.
+fn fold(header: &mut Header, b: &[u8], n: usize, limit: u64, may_hold: &dyn Fn(usize, u32) -> bool) -> Result<()> {
     let first = b.len() - FOOTER_SIZE - n * ENTRY_SIZE;
     for k in 0..n {
         let e = &b[first + k * ENTRY_SIZE..first + (k + 1) * ENTRY_SIZE];
@@ -125,9 +132,10 @@ fn fold(header: &mut Header, b: &[u8], n: usize, limit: u64) -> Result<()> {
         let ver = u32_at(e, 4);
         let map = RegionMap { off: u64_at(e, 8), len: u64_at(e, 16) };
         let flags = u32_at(e, 24);
-        if !is_extension(id) {
+        if id >= MAX_MODS || !may_hold(id, ver) {
             return Err(bad(format!(
-                "extension map names module id {id} (only ids {KNOWN_MODULE_COUNT}-{} go there)",
+                "extension map names module id {id} (only ids {KNOWN_MODULE_COUNT}-{} go there, and in a \
+                 crash-safe file DXT's traces as it keeps them)",
                 MAX_MODS - 1
             )));
         }
