@@ -433,10 +433,7 @@ fn darshan_util_gave_up_a_killed_processs_file_traced_by_dxt() {
     let exe = cc("crash_io", &d, "cc", &[]);
     let data = d.join("data");
     let mut c = instrumented(&exe, &[&data.join("a.dat"), &data.join("b.txt")], &d);
-    let mut child = c.env("DXT_ENABLE_IO_TRACE", "1").stdout(Stdio::piped()).spawn_watched();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    assert_eq!(line, "ready\n");
+    let (mut child, _) = common::start_ready(c.env("DXT_ENABLE_IO_TRACE", "1"));
     child.kill().unwrap();
     child.wait().unwrap();
     let mm = common::files(&d.join("mmap"));
@@ -714,32 +711,29 @@ fn a_crash_safe_files_run_time_was_minus_its_start() {
 }
 
 /// The crash-safe file `src` with module `m`'s region repeated `copies`
-/// times at its end (the header's map says so: log-format §3, the
-/// module's offset and length at 48 + 16 x id), written to `out`: the
-/// bytes the regions now hold.
+/// times at its end (the file's map says so: the extension map's entry,
+/// log-format §10, or the header's, the module's offset and length at
+/// 48 + 16 x id, §3), written to `out`: the bytes the regions now hold.
 fn repeat_region(src: &Path, m: usize, copies: u64, out: &Path) -> u64 {
     use darshan_log::crash_safe::{EXT_MAP_OFF, LIVE_OFF};
-    use darshan_log::extension::{ENTRY_SIZE, FOOTER_SIZE};
+    use darshan_log::ext_map::ExtMap;
+    let header = LogFile::open(src).unwrap().header;
+    let (map, version) = (header.mod_map[m], header.mod_ver[m]);
     let mut bytes = std::fs::read(src).unwrap();
-    let word = |b: &[u8], k: usize| u64::from_le_bytes(b[k..k + 8].try_into().unwrap());
-    // Module m's (offset, length) words: in the header, or in the
-    // extension map's entry (u32 id, u32 version, u64 offset, u64 length),
-    // where DXT's traces are named.
-    let entries = (EXT_MAP_OFF..LIVE_OFF - FOOTER_SIZE).step_by(ENTRY_SIZE);
-    let mapped = entries.clone().find(|&e| u32::from_le_bytes(bytes[e..e + 4].try_into().unwrap()) as usize == m);
-    let at = mapped.map_or(48 + 16 * m, |e| e + 8);
-    let (off, len) = (word(&bytes, at) as usize, word(&bytes, at + 8) as usize);
-    let region = bytes[off..off + len].to_vec();
+    let region = bytes[map.off as usize..(map.off + map.len) as usize].to_vec();
     let end = bytes.len() as u64;
-    bytes[at..at + 8].copy_from_slice(&end.to_le_bytes());
-    bytes[at + 8..at + 16].copy_from_slice(&(len as u64 * copies).to_le_bytes());
+    // DXT's traces are named by the file's extension map, others by the header.
+    let mut ext = ExtMap(&mut bytes[EXT_MAP_OFF..LIVE_OFF]);
+    if ext.len(m).is_none() || !(ext.register(m, end, version) && ext.set_len(m, map.len * copies)) {
+        bytes[48 + 16 * m..56 + 16 * m].copy_from_slice(&end.to_le_bytes());
+        bytes[56 + 16 * m..64 + 16 * m].copy_from_slice(&(map.len * copies).to_le_bytes());
+    }
     for _ in 0..copies {
         bytes.extend_from_slice(&region);
     }
     std::fs::write(out, &bytes).unwrap();
-    let in_header: u64 = (0..darshan_log::modules::MAX_MODS).map(|i| word(&bytes, 56 + 16 * i)).sum();
-    let in_map: u64 = entries.map(|e| word(&bytes, e + 16)).sum();
-    in_header + in_map + word(&bytes, 40)
+    let h = LogFile::open(out).unwrap().header;
+    h.mod_map.iter().map(|r| r.len).sum::<u64>() + h.name_map.len
 }
 
 /// `recs`' std_first DXT traces: one segment per counted write.

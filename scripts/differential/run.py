@@ -343,7 +343,9 @@ def killed(kind, text):
         sys.exit("DIFFERENTIAL_KILL=1 does not know how fio's jobs end")
     lines = text.rstrip().split("\n")
     # The first of the closing lines (MPI_Finalize's, else the return).
-    at = next(i for i in range(len(lines) - 4, len(lines)) if "MPI_Finalize" in lines[i] or "return" in lines[i])
+    at = next((i for i in range(len(lines) - 4, len(lines)) if "MPI_Finalize" in lines[i] or "return" in lines[i]), None)
+    if at is None:
+        sys.exit(f"DIFFERENTIAL_KILL=1 found no end in {kind.name}'s program")
     mpi = "#include <mpi.h>" in text
     lines.insert(at, ("    MPI_Barrier(MPI_COMM_WORLD);" if mpi else "") + "    kill(getpid(), SIGKILL);")
     # After _GNU_SOURCE's definition, which must come before any header.

@@ -115,7 +115,7 @@ pub fn map_job(end: (i64, i64), nprocs: i64, ticks: Option<f64>, mpi: bool, cost
             job.metadata.extend_from_slice(format!("ticks={s:e}\npid={}\n", t.pid).as_bytes());
             job.metadata.truncate(darshan_log::job::METADATA_LEN - 1);
         }
-        crate::store::logmap::set_job(&job);
+        crate::store::logmap::set_job(&job.encode());
     }
 }
 
@@ -209,7 +209,7 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     // The crash-safe file now holds seconds: its job record says so (the
     // final one, without `ticks=`), whether or not a log can be written.
     let job_bytes = job.encode();
-    crate::store::logmap::set_job(&job);
+    crate::store::logmap::set_job(&job_bytes);
     regions.set_job(Some(&job_bytes));
     let job_s = t_job.elapsed().as_secs_f64();
     let compress_s = t1.elapsed().as_secs_f64();

@@ -11,8 +11,8 @@
 //! name, a module's region starts where its reservation starts (modules in
 //! registration order) and grows by a record as each is created. A module
 //! with an id Darshan does not know, and DXT's traces (kept in a layout of
-//! ours), are mapped by the extension map instead (crate::store::ext_map),
-//! never by the header.
+//! ours), are mapped by the extension map instead
+//! (darshan_log::ext_map::ExtMap), never by the header.
 //!
 //! Three rules keep the host safe (issue 9):
 //! - **No file before the first record.** At start-up the layout lives in
@@ -47,9 +47,9 @@ use darshan_log::header::HEADER_SIZE;
 use darshan_log::job::JOB_RECORD_SIZE;
 use darshan_log::modules::MAX_MODS;
 
-use crate::store::ext_map;
+use darshan_log::crash_safe::{in_map, EXT_MAP_OFF};
+use darshan_log::ext_map::ExtMap;
 
-use darshan_log::crash_safe::EXT_MAP_OFF;
 /// Each module's live sequence word (crate::store::sync, docs/live.md): 8 bytes
 /// per module id at the end of the job area, after the job record's
 /// exe/mount string (which gives up these 512 bytes in this file only).
@@ -290,14 +290,10 @@ fn get(h: &[u8], off: usize) -> u64 {
     u64::from_le_bytes(h[off..off + 8].try_into().unwrap_or([0; 8]))
 }
 
-/// The bytes of module `id`'s records, as the file says (`header`, and
-/// `ext` for an id Darshan does not know).
+/// The bytes of module `id`'s records, as the file says: the extension
+/// map's, else the header's.
 fn region_len(header: &[u8], ext: &[u8], id: usize) -> u64 {
-    if ext_map::has(ext, id) {
-        ext_map::len(ext, id)
-    } else {
-        get(header, 56 + 16 * id)
-    }
+    ExtMap(ext).len(id).unwrap_or_else(|| get(header, 56 + 16 * id))
 }
 
 impl LogMap {
@@ -469,14 +465,16 @@ pub fn names_room(bytes: usize, may_wait: bool) -> bool {
     with(|m| m.base + NAMES_OFF + get(m.header, 40) as usize + bytes).is_none_or(|end| room(MAX_MODS, end, may_wait))
 }
 
-/// The job record (struct + exe/mount string) as it stands, within the
-/// job area: its string ends before the extension map and the live
-/// words, cut if it must be at a whole mount entry (Job::encode_within).
-pub fn set_job(job: &darshan_log::Job) {
+/// The job record (struct + exe/mount string, [`darshan_log::Job::encode`])
+/// as it stands: its string ends before the extension map and the live
+/// words, cut if it must be at a whole mount entry (fitted before the
+/// lock is taken: no allocation under it).
+pub fn set_job(encoded: &[u8]) {
+    let area = EXT_MAP_OFF - HEADER_SIZE;
+    let fitted = darshan_log::job::fit(encoded, area);
     with(|m| {
-        let encoded = job.encode_within(m.job.len());
-        let n = encoded.len().min(m.job.len());
-        m.job[..n].copy_from_slice(&encoded[..n]);
+        let n = fitted.len().min(m.job.len());
+        m.job[..n].copy_from_slice(&fitted[..n]);
         m.job[n..].iter_mut().for_each(|b| *b = 0);
     });
 }
@@ -488,8 +486,9 @@ pub fn module_registered(id: usize, addr: usize, bytes: usize, version: u32) {
         if id < MAX_MODS && addr >= m.base && addr < m.base + m.len {
             let off = addr - m.base;
             m.areas[id] = Area { start: off, given: off, end: off + bytes, early: false };
-            if ext_map::holds(id, version) {
-                ext_map::register(m.ext, id, off as u64, version);
+            // The map has room for every module in_map admits.
+            if in_map(id, version) {
+                ExtMap(&mut *m.ext).register(id, off as u64, version);
             } else {
                 put(m.header, 48 + 16 * id, off as u64);
                 m.header[1072 + 4 * id..1076 + 4 * id].copy_from_slice(&version.to_le_bytes());
@@ -515,11 +514,8 @@ pub fn expect_early(id: usize) {
 /// A module created a record of `bytes` (after [`room`] said yes).
 pub fn record_added(id: usize, bytes: usize) {
     with(|m| {
-        if ext_map::has(m.ext, id) {
-            let v = ext_map::len(m.ext, id) + bytes as u64;
-            ext_map::set_len(m.ext, id, v);
-        } else if id < MAX_MODS {
-            let v = region_len(m.header, m.ext, id) + bytes as u64;
+        if !ExtMap(&mut *m.ext).add_len(id, bytes as u64) && id < MAX_MODS {
+            let v = get(m.header, 56 + 16 * id) + bytes as u64;
             put(m.header, 56 + 16 * id, v);
         }
     });
@@ -536,7 +532,7 @@ pub fn partial(flags: u64) {
         // table): those bits live in the extension map (DXT's in both).
         let theirs = (1u64 << darshan_log::modules::KNOWN_MODULE_COUNT) - 1;
         put(m.header, 24, flags & theirs);
-        ext_map::set_partial(m.ext, flags);
+        ExtMap(&mut *m.ext).set_partial(flags);
     });
 }
 
@@ -573,7 +569,7 @@ pub fn fork_child(path: String) -> Result<(), DetachError> {
         for i in 0..MAX_MODS {
             put(m.header, 56 + 16 * i, 0);
         }
-        ext_map::clear(m.ext);
+        ExtMap(&mut *m.ext).clear();
         for a in m.areas.iter_mut() {
             a.given = a.start;
         }

@@ -9,7 +9,6 @@
 //! the platform all of it reaches the system through (`platform`).
 
 pub mod arena;
-pub mod ext_map;
 pub mod fixed_vec;
 pub mod fsize;
 pub mod id_index;

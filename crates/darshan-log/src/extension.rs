@@ -28,6 +28,12 @@ pub const MAGIC: &[u8; 8] = b"DRSHNEXT";
 pub const TRAILER_VERSION: u32 = 1;
 pub const FOOTER_SIZE: usize = 16;
 pub const ENTRY_SIZE: usize = 32;
+/// Where each field lies in an entry (as [`encode_trailer`] writes them).
+pub const ENTRY_ID: usize = 0;
+pub const ENTRY_VERSION: usize = 4;
+pub const ENTRY_OFF: usize = 8;
+pub const ENTRY_LEN: usize = 16;
+pub const ENTRY_FLAGS: usize = 24;
 /// The most entries a trailer can hold: one per id Darshan does not know.
 pub const MAX_ENTRIES: usize = MAX_MODS - KNOWN_MODULE_COUNT;
 /// The most bytes a trailer can take (what a reader fetches from the end).
@@ -64,11 +70,11 @@ fn bad(msg: String) -> LogError {
     LogError::BadExtensionMap(msg)
 }
 
-fn u32_at(b: &[u8], off: usize) -> u32 {
+pub(crate) fn u32_at(b: &[u8], off: usize) -> u32 {
     u32::from_le_bytes(b[off..off + 4].try_into().unwrap_or([0; 4]))
 }
 
-fn u64_at(b: &[u8], off: usize) -> u64 {
+pub(crate) fn u64_at(b: &[u8], off: usize) -> u64 {
     u64::from_le_bytes(b[off..off + 8].try_into().unwrap_or([0; 8]))
 }
 
@@ -128,10 +134,10 @@ fn fold(header: &mut Header, b: &[u8], n: usize, limit: u64, may_hold: &dyn Fn(u
     let first = b.len() - FOOTER_SIZE - n * ENTRY_SIZE;
     for k in 0..n {
         let e = &b[first + k * ENTRY_SIZE..first + (k + 1) * ENTRY_SIZE];
-        let id = u32_at(e, 0) as usize;
-        let ver = u32_at(e, 4);
-        let map = RegionMap { off: u64_at(e, 8), len: u64_at(e, 16) };
-        let flags = u32_at(e, 24);
+        let id = u32_at(e, ENTRY_ID) as usize;
+        let ver = u32_at(e, ENTRY_VERSION);
+        let map = RegionMap { off: u64_at(e, ENTRY_OFF), len: u64_at(e, ENTRY_LEN) };
+        let flags = u32_at(e, ENTRY_FLAGS);
         if id >= MAX_MODS || !may_hold(id, ver) {
             return Err(bad(format!(
                 "extension map names module id {id} (only ids {KNOWN_MODULE_COUNT}-{} go there, and in a \
@@ -164,18 +170,13 @@ fn fold(header: &mut Header, b: &[u8], n: usize, limit: u64, may_hold: &dyn Fn(u
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::header::{Compression, LogVersion};
+    use crate::header::Compression;
 
     fn header() -> Header {
         Header {
-            version: LogVersion::V341,
-            swapped: false,
-            compression: Compression::Zlib,
-            partial_flag: 0,
             job_map: RegionMap { off: HEADER_SIZE as u64, len: 10 },
             name_map: RegionMap { off: HEADER_SIZE as u64 + 10, len: 0 },
-            mod_map: [RegionMap::default(); MAX_MODS],
-            mod_ver: [0; MAX_MODS],
+            ..Header::empty(Compression::Zlib)
         }
     }
 

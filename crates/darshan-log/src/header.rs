@@ -176,6 +176,20 @@ fn insert_bit(flag: u64, at: usize) -> u64 {
 }
 
 impl Header {
+    /// A current-version header that maps no region yet.
+    pub fn empty(compression: Compression) -> Header {
+        Header {
+            version: LogVersion::V341,
+            swapped: false,
+            compression,
+            partial_flag: 0,
+            job_map: RegionMap::default(),
+            name_map: RegionMap::default(),
+            mod_map: [RegionMap::default(); MAX_MODS],
+            mod_ver: [0; MAX_MODS],
+        }
+    }
+
     /// Parse the header from the first bytes of a log of `file_size` bytes.
     pub fn parse(bytes: &[u8], file_size: u64) -> Result<Header> {
         let (version, swapped) = identify(bytes, file_size)?;

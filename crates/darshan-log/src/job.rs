@@ -8,7 +8,7 @@ pub const OLD_JOB_SIZE: usize = 1064;
 pub const METADATA_LEN: usize = 1024;
 /// The runtime keeps job record + exe/mount string within 4096 bytes.
 pub const JOB_RECORD_SIZE: usize = 4096;
-/// Bytes of the command line [`Job::encode_within`] keeps before mount
+/// Bytes of the command line [`fit`] keeps before mount
 /// entries (as the runtime's full string keeps 1,024).
 pub const MIN_EXE_KEPT: usize = 512;
 
@@ -139,37 +139,6 @@ impl Job {
         b
     }
 
-    /// [`Job::encode`] within `len` bytes (a crash-safe file's job area,
-    /// which ends in the runtime's own words): a string that does not fit
-    /// keeps its mount table's whole entries, as many as leave the command
-    /// line [`MIN_EXE_KEPT`] bytes, and the command line the rest, ending
-    /// in `<TRUNCATED>`. A cut mount entry would be a mount point that
-    /// claims the files under a prefix of a path, or a line readers refuse
-    /// the whole log for.
-    pub fn encode_within(&self, len: usize) -> Vec<u8> {
-        const TRUNC: &[u8] = b"<TRUNCATED>";
-        let room = len.saturating_sub(JOB_SIZE + 1);
-        let text = &self.exe_mnt[..];
-        if text.len() <= room {
-            return self.encode();
-        }
-        let (cmd, mounts) = text.split_at(text.iter().position(|&b| b == b'\n').unwrap_or(text.len()));
-        let for_mounts = room.saturating_sub(MIN_EXE_KEPT.min(cmd.len()));
-        // Entries are "\n<type>\t<path>": each ends where a newline or the
-        // string does.
-        let ends = mounts.iter().enumerate().filter(|&(_, &b)| b == b'\n').map(|(i, _)| i).chain([mounts.len()]);
-        let kept = ends.take_while(|&end| end <= for_mounts).last().unwrap_or(0);
-        let mounts = &mounts[..kept];
-        let cmd_room = room - mounts.len();
-        let mut exe = cmd[..cmd.len().min(cmd_room)].to_vec();
-        if cmd.len() > cmd_room {
-            exe.truncate(cmd_room.saturating_sub(TRUNC.len()));
-            exe.extend_from_slice(&TRUNC[..TRUNC.len().min(cmd_room)]);
-        }
-        exe.extend_from_slice(mounts);
-        Job { exe_mnt: exe, ..self.clone() }.encode()
-    }
-
     /// Whether the process's end was written: a crash-safe file read as
     /// it is (its process killed, or still running) has none (0), and
     /// its run time would come out as minus its start.
@@ -229,6 +198,40 @@ impl Job {
     }
 }
 
+/// An encoded job record ([`Job::encode`]) within `len` bytes (a
+/// crash-safe file's job area, which ends in the runtime's own words):
+/// one that does not fit keeps its mount table's whole entries, as many as
+/// leave the command line [`MIN_EXE_KEPT`] bytes, and the command line the
+/// rest, ending in `<TRUNCATED>`. A cut mount entry would be a mount point
+/// that claims the files under a prefix of a path, or a line readers
+/// refuse the whole log for.
+pub fn fit(encoded: &[u8], len: usize) -> std::borrow::Cow<'_, [u8]> {
+    const TRUNC: &[u8] = b"<TRUNCATED>";
+    if encoded.len() <= len || encoded.len() <= JOB_SIZE {
+        return encoded.into();
+    }
+    let room = len.saturating_sub(JOB_SIZE + 1);
+    let text = until_nul(&encoded[JOB_SIZE..]);
+    let (cmd, mounts) = text.split_at(text.iter().position(|&b| b == b'\n').unwrap_or(text.len()));
+    let for_mounts = room.saturating_sub(MIN_EXE_KEPT.min(cmd.len()));
+    // Entries are "\n<type>\t<path>": each ends where a newline or the
+    // string does.
+    let ends = mounts.iter().enumerate().filter(|&(_, &b)| b == b'\n').map(|(i, _)| i).chain([mounts.len()]);
+    let mounts = &mounts[..ends.take_while(|&end| end <= for_mounts).last().unwrap_or(0)];
+    let cmd_room = room - mounts.len();
+    let mut out = encoded[..JOB_SIZE.min(len)].to_vec();
+    if cmd.len() > cmd_room {
+        out.extend_from_slice(&cmd[..cmd_room.saturating_sub(TRUNC.len())]);
+        out.extend_from_slice(&TRUNC[..TRUNC.len().min(cmd_room)]);
+    } else {
+        out.extend_from_slice(cmd);
+    }
+    out.extend_from_slice(mounts);
+    out.push(0);
+    out.truncate(len);
+    out.into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,9 +244,10 @@ mod tests {
             metadata: b"k=v\n".to_vec(),
             ..Default::default()
         };
-        for (cmd, len) in [("./a.out", 4096), ("./a.out", 2000), ("x".repeat(2500).as_str(), 3000), ("./a.out", 1300)] {
+        for (cmd, len) in [("./a.out", 4096), ("./a.out", 2000), ("x".repeat(1700).as_str(), 3000), ("./a.out", 1300)] {
             let j = job(cmd);
-            let b = j.encode_within(len);
+            let full = j.encode();
+            let b = fit(&full, len);
             assert!(b.len() <= len, "{} bytes for {len}", b.len());
             let back = Job::parse(&b, LogVersion::V341, false).unwrap();
             assert_eq!(back.metadata, j.metadata);
@@ -251,7 +255,7 @@ mod tests {
                 back.mounts().unwrap_or_else(|e| panic!("{len} {:?}: {e}", String::from_utf8_lossy(&back.exe_mnt)));
             let all = j.mounts().unwrap();
             assert!(kept.iter().all(|m| all.contains(m)), "only whole entries: {len}");
-            if b.len() == j.encode().len() {
+            if b.len() == full.len() {
                 assert_eq!(back.exe_mnt, j.exe_mnt);
             } else {
                 assert!(!kept.is_empty() || len < JOB_SIZE + MIN_EXE_KEPT, "mounts kept within {len}");

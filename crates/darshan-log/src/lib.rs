@@ -17,6 +17,7 @@ pub mod dxt_mapped;
 pub mod dxt_mapped_read;
 pub mod encode;
 pub mod error;
+pub mod ext_map;
 pub mod extension;
 pub mod hash;
 pub mod header;

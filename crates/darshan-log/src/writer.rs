@@ -6,7 +6,7 @@ use std::io::{Seek, SeekFrom, Write};
 
 use crate::encode::encode_record_dxt;
 use crate::error::{LogError, Result};
-use crate::header::{Compression, Header, LogVersion, RegionMap, HEADER_SIZE};
+use crate::header::{Compression, Header, RegionMap, HEADER_SIZE};
 use crate::job::Job;
 use crate::modules::{write_version, MAX_MODS};
 use crate::names::NameTable;
@@ -76,16 +76,7 @@ impl<W: Write + Seek> LogWriter<W> {
             out,
             comp,
             pos: HEADER_SIZE as u64,
-            header: Header {
-                version: LogVersion::V341,
-                swapped: false,
-                compression: comp,
-                partial_flag: 0,
-                job_map: RegionMap::default(),
-                name_map: RegionMap::default(),
-                mod_map: [RegionMap::default(); MAX_MODS],
-                mod_ver: [0; MAX_MODS],
-            },
+            header: Header::empty(comp),
             next_module: 0,
             // Only write_module stages records (the runtime writes
             // precompressed streams): allocated on first use.

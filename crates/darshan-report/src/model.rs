@@ -225,8 +225,10 @@ pub struct Processes {
     pub roles: Vec<(String, usize)>,
     /// Ranks given by start order (the logs named none).
     pub ranked_by_start: bool,
-    /// Every process, in the job's order (rank, then start).
+    /// The processes, in the job's order (rank, then start): the first
+    /// 4,096, and how many more there were.
     pub rows: Vec<ProcessRow>,
+    pub rows_left_out: usize,
     /// The processes that read the application's data, side by side.
     pub readers: Option<ReaderSpread>,
     /// Seconds per timeline bin, and where the bins came from

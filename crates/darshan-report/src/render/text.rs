@@ -439,8 +439,10 @@ fn processes(o: &mut String, p: &crate::model::Processes) {
             spark(&r.timeline, top)
         );
     }
-    if p.rows.len() > PROCESS_ROWS {
-        let _ = writeln!(o, "  ... {} more processes (--json lists every one)", p.rows.len() - PROCESS_ROWS);
+    let more = p.rows.len().saturating_sub(PROCESS_ROWS) + p.rows_left_out;
+    if more > 0 {
+        let listed = if p.rows_left_out > 0 { "--json lists the first 4,096, " } else { "--json lists every one, " };
+        let _ = writeln!(o, "  ... {more} more processes ({listed}darshan-parser every one)");
     }
 }
 
