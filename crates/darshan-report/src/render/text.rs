@@ -441,8 +441,11 @@ fn processes(o: &mut String, p: &crate::model::Processes) {
     }
     let more = p.rows.len().saturating_sub(PROCESS_ROWS) + p.rows_left_out;
     if more > 0 {
-        let listed = if p.rows_left_out > 0 { "--json lists the first 4,096, " } else { "--json lists every one, " };
-        let _ = writeln!(o, "  ... {more} more processes ({listed}darshan-parser every one)");
+        let listed = match p.rows_left_out {
+            0 => "--json lists every one".to_string(),
+            _ => format!("--json lists the first {}", p.rows.len()),
+        };
+        let _ = writeln!(o, "  ... {more} more processes ({listed}, darshan-parser every one)");
     }
 }
 
