@@ -828,3 +828,74 @@ fn a_fifo_put_at_the_crash_safe_files_name_held_the_program_at_its_growth() {
         }
     }
 }
+
+/// A process killed while its crash-safe file was being made (exit_race.c's
+/// children, killed at random) left a file whose header, written first,
+/// claimed names and records that were still zeros: darshan-merge skipped
+/// it as "bad name record", and every reader refused it. strace kills
+/// `cp` at each of the pwrite64 calls that make the file in turn, until
+/// one run ends unkilled, and then at its first write (the file made):
+/// each file left has no header yet (nothing in it) or reads whole, every
+/// record with its name.
+#[test]
+fn a_process_killed_while_its_crash_safe_file_was_made_left_one_claiming_names_it_lacked() {
+    let d = scratch_crash("killed-while-made");
+    let mut without_header = 0;
+    for k in 1..=40 {
+        let (o, left) = cp_killed_at(&d.join(k.to_string()), "pwrite64", k);
+        without_header += left.iter().filter(|f| !has_header(f)).count();
+        for f in left.iter().filter(|f| has_header(f)) {
+            let (_, recs) = records(f);
+            assert!(recs.iter().all(|(_, name, _)| name != "?"), "kill at pwrite64 {k}: a record without its name");
+        }
+        if o.status.success() {
+            assert!(k > 2, "strace killed no pwrite64: {}", String::from_utf8_lossy(&o.stderr));
+            assert!(left.is_empty(), "an unkilled run leaves no crash-safe file");
+            break;
+        }
+    }
+    assert!(without_header > 0, "no kill came while the file was made");
+    let (_, left) = cp_killed_at(&d.join("made"), "write", 1);
+    assert_eq!(left.len(), 1, "{left:?}");
+    let (_, recs) = records(&left[0]);
+    let x = d.join("made/x");
+    assert!(recs.iter().any(|(m, name, _)| *m == POSIX && name == x.to_str().unwrap()), "no record of {}", x.display());
+    // darshan-merge says what a file without a header is, not "bad magic".
+    let mmap_dirs: Vec<PathBuf> =
+        common::files(&d).into_iter().map(|k| k.join("mmap")).filter(|m| m.is_dir()).collect();
+    let o = darshan_test_support::output(
+        Command::new(common::built("darshan-merge"))
+            .arg("--job")
+            .arg("--output")
+            .arg(d.join("job.darshan"))
+            .args(&mmap_dirs),
+    );
+    let said = String::from_utf8_lossy(&o.stderr);
+    let skipped: Vec<&str> = said.lines().filter(|l| l.contains(" skipped: ")).collect();
+    assert_eq!(skipped.len(), without_header, "{said}");
+    assert!(skipped.iter().all(|l| l.contains("killed while it made this crash-safe file")), "{said}");
+}
+
+/// `cp /etc/hostname dir/x` under the library, killed by strace at its
+/// `k`-th call of `syscall`: how it ended and the crash-safe files left.
+fn cp_killed_at(dir: &Path, syscall: &str, k: usize) -> (std::process::Output, Vec<PathBuf>) {
+    for sub in ["logs", "mmap"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    let mut c = Command::new("strace");
+    c.args(["-qq", "-o", "/dev/null", "-e", &format!("trace={syscall}")])
+        .arg(format!("-einject={syscall}:signal=KILL:when={k}"))
+        .arg(format!("-ELD_PRELOAD={}", common::lib().display()))
+        .arg("-EDARSHAN_ENABLE_NONMPI=1")
+        .arg(format!("-EDARSHAN_LOGPATH={}", dir.join("logs").display()))
+        .arg(format!("-EDARSHAN_MMAP_LOGPATH={}", dir.join("mmap").display()))
+        .args(["/bin/cp", "/etc/hostname"])
+        .arg(dir.join("x"));
+    let o = darshan_test_support::output_within(&mut c, std::time::Duration::from_secs(60));
+    (o, common::files(&dir.join("mmap")))
+}
+
+/// Whether a crash-safe file's first page (its header) was written.
+fn has_header(f: &Path) -> bool {
+    std::fs::read(f).unwrap().iter().take(4096).any(|b| *b != 0)
+}

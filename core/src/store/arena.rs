@@ -403,6 +403,7 @@ pub struct MapFileError {
 /// (offset, bytes used, length), the used bytes of the mapping (what the
 /// runtime wrote before the file existed) and zeros for the rest (the
 /// next pages records will touch, which so get their blocks now). The
+/// first range is the header's, written last. The
 /// descriptor is closed before returning: the runtime holds none while
 /// the program runs (docs/interposition.md rule 9). Returns what the file
 /// is (device and inode), for a later change of owner (owner.rs).
@@ -414,7 +415,7 @@ pub fn create_file_under(
     path: &str,
     copy: &[(usize, usize, usize)],
 ) -> Result<Option<crate::store::owner::Made>, MapFileError> {
-    use std::os::unix::fs::{FileExt, OpenOptionsExt};
+    use std::os::unix::fs::OpenOptionsExt;
     // Sized past `ulimit -f`, the file would bring the program SIGXFSZ.
     crate::store::fsize::fits(len as u64).map_err(|e| MapFileError { step: "size", path: path.into(), source: e })?;
     let f = crate::store::nofile::with_descriptor(|| {
@@ -437,17 +438,7 @@ pub fn create_file_under(
     // 0600 whatever the umask (0777 made it 0000, unreadable by its owner).
     f.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600)).map_err(fail("mode"))?;
     f.set_len(len as u64).map_err(fail("size"))?;
-    for &(off, used, n) in copy.iter().filter(|(_, _, n)| *n > 0) {
-        let n = n.min(len.saturating_sub(off));
-        let used = used.min(n);
-        // SAFETY: `base..base+len` is our mapping (reserve_mapping) and the
-        // range lies inside it; nothing writes to it meanwhile.
-        let bytes = unsafe { std::slice::from_raw_parts((base + off) as *const u8, used) };
-        f.write_all_at(bytes, off as u64).map_err(fail("write"))?;
-        // The rest from a static page of zeros: reading the memory's
-        // untouched pages would fault each one in only to copy zeros.
-        zeros_at(&f, off + used, n - used).map_err(fail("write"))?;
-    }
+    fill_header_last(&f, base, len, copy).map_err(fail("write"))?;
     use std::os::unix::io::AsRawFd;
     // SAFETY: `base..base+len` is our own mapping; MAP_FIXED replaces it in
     // place with the file, which holds the same bytes, so every slice into
@@ -466,6 +457,49 @@ pub fn create_file_under(
         return Err(fail("map")(std::io::Error::last_os_error()));
     }
     Ok(crate::store::owner::Made::of(&f))
+}
+
+/// Write `copy`'s ranges of the mapping at `base` (`len` bytes) into the
+/// new file `f`, the first range (the header's) last. The file has its
+/// name already, and a kill can come between any two writes
+/// (exit_race.c): the header, whose maps say what the rest holds, must
+/// come after the rest. Written first, it left a killed process's file
+/// claiming names and records that were still zeros, which every reader
+/// refused. Zeros first (the header's page of them lies under the
+/// names), then every area's bytes, then the header's.
+fn fill_header_last(f: &std::fs::File, base: usize, len: usize, copy: &[(usize, usize, usize)]) -> std::io::Result<()> {
+    let clip = |&(off, used, n): &(usize, usize, usize)| {
+        let n = n.min(len.saturating_sub(off));
+        (off, used.min(n), n)
+    };
+    for (off, used, n) in copy.iter().map(clip) {
+        // From a static page of zeros: reading the memory's untouched
+        // pages would fault each one in only to copy zeros.
+        zeros_at(f, off + used, n - used)?;
+    }
+    let Some((header, areas)) = copy.split_first() else { return Ok(()) };
+    for (off, used, _) in areas.iter().map(clip).filter(|c| c.1 > 0) {
+        write_memory_at(f, base, off, used)?;
+    }
+    // The header's first 4 KiB, its maps, last and alone: a kill cuts a
+    // write between the kernel's pages (4 KiB or more), never inside one.
+    const MAPS: usize = 4096;
+    let (off, used, _) = clip(header);
+    if used > MAPS {
+        write_memory_at(f, base, off + MAPS, used - MAPS)?;
+    }
+    write_memory_at(f, base, off, used.min(MAPS))
+}
+
+/// Bytes `off..off+n` of the mapping at `base` into the file at `off`.
+#[allow(unsafe_code)]
+fn write_memory_at(f: &std::fs::File, base: usize, off: usize, n: usize) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    // SAFETY: the caller's `base..base+len` is our mapping (reserve_mapping)
+    // and `off..off+n` lies inside it (clipped to len); nothing writes to
+    // it meanwhile.
+    let bytes = unsafe { std::slice::from_raw_parts((base + off) as *const u8, n) };
+    f.write_all_at(bytes, off as u64)
 }
 
 /// In a forked child: private zeroed memory again under the mapping at
