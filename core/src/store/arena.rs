@@ -472,7 +472,7 @@ fn fill_header_last(f: &std::fs::File, base: usize, len: usize, copy: &[(usize, 
         let n = n.min(len.saturating_sub(off));
         (off, used.min(n), n)
     };
-    for (off, used, n) in copy.iter().map(clip) {
+    for (off, used, n) in copy.iter().map(clip).filter(|c| c.2 > c.1) {
         // From a static page of zeros: reading the memory's untouched
         // pages would fault each one in only to copy zeros.
         zeros_at(f, off + used, n - used)?;

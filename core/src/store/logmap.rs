@@ -47,7 +47,7 @@ use darshan_log::header::HEADER_SIZE;
 use darshan_log::job::JOB_RECORD_SIZE;
 use darshan_log::modules::MAX_MODS;
 
-use darshan_log::crash_safe::{in_map, EXT_MAP_OFF};
+use darshan_log::crash_safe::{in_map, JOB_AREA_LEN};
 use darshan_log::ext_map::ExtMap;
 
 /// Each module's live sequence word (crate::store::sync, docs/live.md): 8 bytes
@@ -228,7 +228,7 @@ pub fn install(
     let (header, rest) = mem.split_at_mut(HEADER_SIZE);
     let (job, rest) = rest.split_at_mut(JOB_RECORD_SIZE);
     let (job, live) = job.split_at_mut(LIVE_OFF - HEADER_SIZE);
-    let (job, ext) = job.split_at_mut(EXT_MAP_OFF - HEADER_SIZE);
+    let (job, ext) = job.split_at_mut(JOB_AREA_LEN);
     if let Some(w) = live_words(live) {
         let _ = FILE.live.set(w);
     }
@@ -470,8 +470,7 @@ pub fn names_room(bytes: usize, may_wait: bool) -> bool {
 /// words, cut if it must be at a whole mount entry (fitted before the
 /// lock is taken: no allocation under it).
 pub fn set_job(encoded: &[u8]) {
-    let area = EXT_MAP_OFF - HEADER_SIZE;
-    let fitted = darshan_log::job::fit(encoded, area);
+    let fitted = darshan_log::job::fit(encoded, JOB_AREA_LEN);
     with(|m| {
         let n = fitted.len().min(m.job.len());
         m.job[..n].copy_from_slice(&fitted[..n]);

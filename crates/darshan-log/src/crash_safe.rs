@@ -28,6 +28,9 @@ pub const EXT_MAP_ENTRIES: usize = crate::modules::EXTENSION_MODULES.len() + 2;
 /// name ids they do not know, and PyDarshan 3.5.0 cannot open such a
 /// file; or regions in a layout they cannot read ([`in_map`]).
 pub const EXT_MAP_OFF: usize = LIVE_OFF - EXT_MAP_SIZE;
+/// The bytes the job record (struct and exe/mount string) may take in a
+/// crash-safe file: from the header's end to the extension map.
+pub const JOB_AREA_LEN: usize = EXT_MAP_OFF - crate::header::HEADER_SIZE;
 pub const EXT_MAP_SIZE: usize = FOOTER_SIZE + EXT_MAP_ENTRIES * ENTRY_SIZE;
 
 /// Whether module `id`, its records laid out as `version`, is named by

@@ -11,6 +11,10 @@ pub enum LogError {
     TooShort { size: u64, need: u64 },
     /// The magic number matches in neither byte order: not a Darshan log.
     BadMagic(u64),
+    /// No byte of the header was written (an empty file, or version and
+    /// magic all zeros): what a crash-safe file holds when its process
+    /// was killed while making it, since the runtime writes the header last.
+    NoHeader { size: u64 },
     /// The version string is not one of the five known 3.x versions.
     UnknownVersion(String),
     /// The header's compression type is not zlib, bzip2 or none.
@@ -43,6 +47,11 @@ impl fmt::Display for LogError {
             LogError::TooShort { size, need } => write!(
                 f,
                 "file is too short to be a Darshan log ({size} bytes, a header needs at least {need}); truncated or not a Darshan log"
+            ),
+            LogError::NoHeader { size } => write!(
+                f,
+                "no header was ever written ({size} bytes{}): a crash-safe file whose process was killed while it made it, or a log never written; nothing in it can be read",
+                if *size > 0 { ", the header all zeros" } else { "" }
             ),
             LogError::BadMagic(m) => write!(
                 f,

@@ -33,10 +33,11 @@ fn put(b: &mut [u8], at: usize, v: &[u8]) {
 }
 
 impl<B: AsRef<[u8]>> ExtMap<B> {
+    /// The entries the footer shows, never more than the block holds.
     fn count(&self) -> usize {
         let b = self.0.as_ref();
         match b.len().checked_sub(FOOTER_SIZE) {
-            Some(f) if &b[b.len() - 8..] == MAGIC => u32_at(b, f) as usize,
+            Some(f) if &b[b.len() - 8..] == MAGIC => (u32_at(b, f) as usize).min(f / ENTRY_SIZE),
             _ => 0,
         }
     }
@@ -199,5 +200,18 @@ mod tests {
             m.set_partial(u64::MAX);
             m.clear();
         }
+    }
+
+    /// A footer's count is bytes like any other: one of 4 billion in a
+    /// block of 2 entries shows 2 (no loop past the bytes behind it).
+    #[test]
+    fn a_footer_that_counts_past_its_block_shows_only_what_the_block_holds() {
+        let mut b = [0u8; FOOTER_SIZE + 2 * ENTRY_SIZE];
+        let mut m = ExtMap(&mut b[..]);
+        assert!(m.register(63, 9000, 1) && m.add_len(63, 8));
+        let f = b.len() - FOOTER_SIZE;
+        b[f..f + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        let m = ExtMap(&b[..]);
+        assert_eq!((m.count(), m.len(63)), (2, Some(8)));
     }
 }

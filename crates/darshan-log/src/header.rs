@@ -110,6 +110,9 @@ impl Fields<'_> {
 
 /// The log's version string and byte order (from its magic number).
 fn identify(bytes: &[u8], file_size: u64) -> Result<(LogVersion, bool)> {
+    if file_size == 0 || bytes.len() >= 16 && bytes[..16].iter().all(|&b| b == 0) {
+        return Err(LogError::NoHeader { size: file_size });
+    }
     if bytes.len() < 16 {
         return Err(LogError::TooShort { size: file_size, need: OLD_HEADER_SIZE as u64 });
     }

@@ -101,6 +101,11 @@ fn error_messages_name_the_problem() {
     let good = corpus("release_logs__mpi-io-test-x86_64-3.5.0.darshan");
     let e = LogFile::from_source(good[..100].to_vec()).err().unwrap();
     assert!(e.to_string().contains("too short"), "{e}");
+    // A crash-safe file killed before its header (written last) was.
+    for unmade in [Vec::new(), vec![0u8; 8192]] {
+        let e = LogFile::from_source(unmade).err().unwrap();
+        assert!(e.to_string().contains("killed while it made it"), "{e}");
+    }
     let e = LogFile::from_source(good[..good.len() - 10].to_vec()).err().unwrap();
     assert!(e.to_string().contains("outside the file"), "{e}");
 }

@@ -230,19 +230,6 @@ impl ProcessLog {
     }
 }
 
-/// Why `p` is left out of a job merge, said in the user's terms. A
-/// crash-safe file whose header is zeros (or that has no bytes) is one its
-/// process was killed while making: the header is written last.
-pub fn why_skipped(p: &Path, e: &darshan_log::LogError) -> String {
-    let unmade = matches!(e, darshan_log::LogError::TooShort { size: 0, .. } | darshan_log::LogError::BadMagic(0));
-    let crash_safe = p.file_name().is_some_and(|n| n.to_string_lossy().contains("_mmap-log-"));
-    if unmade && crash_safe {
-        "its process was killed while it made this crash-safe file (no header yet): its first records are lost".into()
-    } else {
-        e.to_string()
-    }
-}
-
 /// The logs grouped by job key; unreadable ones returned apart, with why.
 ///
 /// The logs are read on a thread of their own (reading overlaps the

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use darshan_util::getopt::{getopt_long, Found, LongOpt};
-use darshan_util::job_inputs::{find_logs, first_process, group_by_job, one_per_process, why_skipped};
+use darshan_util::job_inputs::{find_logs, first_process, group_by_job, one_per_process};
 use darshan_util::job_merge::{job_log_name, merge_job, JobOptions};
 use darshan_util::merge::{find_job_files, merge, Options};
 use darshan_util::visible::{visible, visible_bytes};
@@ -81,7 +81,7 @@ fn merge_jobs(inputs: &[PathBuf], out: Option<PathBuf>, a: JobArgs, end: Option<
 fn jobs_to_merge(logs: &[PathBuf], key: Option<&str>) -> (Jobs, std::collections::BTreeMap<String, Vec<PathBuf>>) {
     let (mut jobs, bad) = group_by_job(logs);
     for (p, e) in &bad {
-        darshan_util::say!("darshan-merge: {} skipped: {}", shown(p), why_skipped(p, e));
+        darshan_util::say!("darshan-merge: {} skipped: {e}", shown(p));
     }
     if let Some(k) = key {
         jobs.retain(|key, _| key == k);
