@@ -60,8 +60,15 @@ fn every_counter_of_the_known_pattern_is_exact() {
     let meta = String::from_utf8_lossy(&log.job.metadata).into_owned();
     assert!(!meta.contains("lost_calls="), "{meta}");
 
+    check_known_pattern(&recs, &known_pattern(xattr));
+}
+
+/// meta_mix.c's calls, by name: the counters each name's record must hold
+/// (every other counter 0); the xattr calls only where the file system
+/// takes them (`xattr`).
+fn known_pattern(xattr: bool) -> Vec<(&'static str, Vec<(usize, i64)>)> {
     let x = |n: i64| if xattr { n } else { 0 };
-    let want: Vec<(&str, Vec<(usize, i64)>)> = vec![
+    vec![
         ("sub", vec![(c::MKDIRS, 1)]),
         ("sub2", vec![(c::MKDIRS, 1), (c::RMDIRS, 1)]),
         ("sub3", vec![(c::MKDIRS, 1), (c::RMDIRS, 1)]),
@@ -101,14 +108,19 @@ fn every_counter_of_the_known_pattern_is_exact() {
                 (c::MUNMAPS, 2),
             ],
         ),
-    ];
+    ]
+}
+
+/// Every counter of every record in `recs` is the pattern's `want`, and
+/// every record's times are ordered and positive.
+fn check_known_pattern(recs: &BTreeMap<String, darshan_log::Record>, want: &[(&str, Vec<(usize, i64)>)]) {
     let got_names: Vec<&String> = recs.keys().collect();
     let mut want_names: Vec<&str> = want.iter().map(|w| w.0).collect();
     want_names.sort();
     assert_eq!(got_names, want_names, "records (failed calls and system paths make none)");
     let names = counter_names(POSIX_META).0;
     let mut wrong = Vec::new();
-    for (name, counts) in &want {
+    for (name, counts) in want {
         let r = &recs[*name];
         for (k, counter) in names.iter().enumerate() {
             let expect = counts.iter().find(|(i, _)| *i == k).map_or(0, |(_, v)| *v);
@@ -203,36 +215,77 @@ fn pydarshan_could_not_open_a_killed_processs_file_holding_posix_meta_records() 
     child.wait().unwrap();
     let mm = files(&d.join("mmap"));
     assert_eq!(mm.len(), 1, "{mm:?}");
-    let raw = std::fs::read(&mm[0]).unwrap();
+    check_killed_file_with_meta(&mm[0], 40);
+}
+
+/// A forked child's crash-safe file mapped POSIX_META in its header, at
+/// offset 0 and version 0 (darshan-parser: "Invalid POSIX_META module
+/// version number"; PyDarshan could not open it): the child let go of its
+/// parent's file, and the extension map with it, keeping only the
+/// header's offsets. A Python child makes and unlinks 40 files, then is
+/// killed; its file must read as a killed process's does.
+#[test]
+fn a_forked_childs_file_mapped_posix_meta_in_its_header_at_offset_0() {
+    let d = scratch("meta-fork-kill");
+    let data = d.join("data").canonicalize().unwrap();
+    // The parent writes a file first, so that its own crash-safe file is
+    // made (and mapped) before the fork: the child then lets go of it.
+    let script = "import os, sys, time\n\
+                  open(sys.argv[1] + '/parent', 'w').close()\n\
+                  made = len(os.listdir(os.environ['DARSHAN_MMAP_LOGPATH']))\n\
+                  pid = os.fork()\n\
+                  if pid == 0:\n    \
+                      for k in range(40):\n        \
+                          p = sys.argv[1] + '/f%d' % k\n        \
+                          open(p, 'w').close()\n        \
+                          os.unlink(p)\n    \
+                      print('ready', flush=True)\n    \
+                      print(os.getpid(), made, flush=True)\n    \
+                      time.sleep(120)\n    \
+                      os._exit(0)\n\
+                  os.waitpid(pid, 0)\n";
+    let mut c = instrumented(std::path::Path::new("/usr/bin/python3"), &d);
+    let (mut parent, mut lines) = start_ready(c.arg("-c").arg(script).arg(&data));
+    let said = lines.next().and_then(Result::ok).unwrap_or_default();
+    let (pid, made) = said.split_once(' ').expect("the child's pid and the parent's file count");
+    let pid: i32 = pid.parse().expect("the child's pid");
+    assert_eq!(made, "1", "the parent's crash-safe file was made before the fork");
+    // SAFETY: a plain signal to the forked child this test started.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGKILL) }, 0);
+    assert!(wait(&mut parent).success());
+    let mm = files(&d.join("mmap"));
+    assert_eq!(mm.len(), 1, "the child's file alone (the parent's removed at its exit): {mm:?}");
+    check_killed_file_with_meta(&mm[0], 40);
+}
+
+/// A killed process's crash-safe file `f` whose process opened and
+/// unlinked `n` files: the header maps only Darshan's ids, our reader
+/// finds the `n` unlinks through the extension map, and PyDarshan opens
+/// the file and counts the `n` opens.
+fn check_killed_file_with_meta(f: &std::path::Path, n: i64) {
+    let raw = std::fs::read(f).unwrap();
     let as_c_reads = darshan_log::header::Header::parse(&raw[..darshan_log::header::HEADER_SIZE], raw.len() as u64)
         .expect("a header");
     for id in darshan_log::modules::KNOWN_MODULE_COUNT..darshan_log::modules::MAX_MODS {
         assert_eq!((as_c_reads.mod_map[id].len, as_c_reads.mod_ver[id]), (0, 0), "the header maps module id {id}");
     }
     assert_eq!(as_c_reads.partial_flag >> darshan_log::modules::KNOWN_MODULE_COUNT, 0);
-    let ours = darshan_log::LogFile::open(&mm[0]).unwrap();
+    let ours = darshan_log::LogFile::open(f).unwrap();
     let unlinks: i64 = ours.records(POSIX_META).unwrap().iter().map(|r| r.counters[c::UNLINKS]).sum();
-    assert_eq!(unlinks, 40, "POSIX_META's records, read through the extension map");
-    let opens: i64 = ours
-        .records(darshan_log::modules::POSIX)
-        .unwrap()
-        .iter()
-        .map(|r| r.counters[darshan_log::counters::posix::OPENS])
-        .sum();
-    assert_eq!(opens, 40);
+    assert_eq!(unlinks, n, "POSIX_META's records, read through the extension map");
     let python = root().join(".venv/bin/python");
     assert!(python.exists(), "PyDarshan's venv (scripts/setup.sh)");
     let script = "import darshan, sys\n\
                   r = darshan.DarshanReport(sys.argv[1], read_all=True)\n\
                   print(' '.join(sorted(r.modules)))\n\
                   print(int(r.records['POSIX'].to_df()['counters']['POSIX_OPENS'].sum()))\n";
-    let o = output(std::process::Command::new(python).arg("-c").arg(script).arg(&mm[0]));
+    let o = output(std::process::Command::new(python).arg("-c").arg(script).arg(f));
     assert!(o.status.success(), "PyDarshan could not open it: {}", String::from_utf8_lossy(&o.stderr));
     let out = String::from_utf8_lossy(&o.stdout);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 2, "{out}");
     assert!(!lines[0].contains("POSIX_META") && lines[0].contains("POSIX"), "PyDarshan's modules: {}", lines[0]);
-    assert_eq!(lines[1], opens.to_string(), "POSIX_OPENS as PyDarshan reads them");
+    assert_eq!(lines[1], n.to_string(), "POSIX_OPENS as PyDarshan reads them");
 }
 
 /// darshan-convert carries the module like any other: every POSIX_META

@@ -47,7 +47,7 @@ use darshan_log::header::HEADER_SIZE;
 use darshan_log::job::JOB_RECORD_SIZE;
 use darshan_log::modules::MAX_MODS;
 
-use darshan_log::crash_safe::{in_map, JOB_AREA_LEN};
+use darshan_log::crash_safe::{in_map, EXT_MAP_SIZE, JOB_AREA_LEN};
 use darshan_log::ext_map::ExtMap;
 
 /// Each module's live sequence word (crate::store::sync, docs/live.md): 8 bytes
@@ -548,7 +548,15 @@ pub struct DetachError;
 /// parent's file and must not record.
 pub fn fork_child(path: String) -> Result<(), DetachError> {
     with(|m| {
-        let saved = m.header[48..HEADER_SIZE].to_vec();
+        // Where each module's region starts, kept across the detach, which
+        // zeroes the whole mapping: the header's maps and the extension
+        // map (lost once, a forked child's file then mapped POSIX_META in
+        // its header at offset 0). On the stack: a forked child allocates
+        // nothing here.
+        let mut saved = [0u8; HEADER_SIZE - 48];
+        saved.copy_from_slice(&m.header[48..]);
+        let mut ext = [0u8; EXT_MAP_SIZE];
+        ext.copy_from_slice(m.ext);
         if m.backing == Backing::File && !crate::store::arena::detach_file(m.base, m.len) {
             m.backing = Backing::Memory;
             return Err(DetachError);
@@ -568,6 +576,7 @@ pub fn fork_child(path: String) -> Result<(), DetachError> {
         for i in 0..MAX_MODS {
             put(m.header, 56 + 16 * i, 0);
         }
+        m.ext.copy_from_slice(&ext);
         ExtMap(&mut *m.ext).clear();
         for a in m.areas.iter_mut() {
             a.given = a.start;
