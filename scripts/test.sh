@@ -84,6 +84,12 @@ if [ "$cargo_rc" != 0 ]; then
     [ "$f" = 0 ] && FAILED=$((FAILED + 1))
     FAILURES+=("cargo test (status $cargo_rc)")
 fi
+# Random programs that fork, every process killed at its end, under our
+# library alone: each crash-safe file left must read as C's readers need
+# it (no module past id 17 in the header's map, no error from
+# darshan-parser). A forked child's once mapped POSIX_META there.
+check "killed forked processes leave files C's readers read" \
+    env DIFFERENTIAL_KILL=1 timeout 900 python3 scripts/differential/run.py fork none 1 61
 # PyDarshan reads every log the runtime wrote during the tests.
 check "PyDarshan reads the runtime's logs" \
     .venv/bin/python tests/pydarshan/check_runtime_logs.py target/release/darshan-parser target/preload-tests
