@@ -108,6 +108,16 @@ pub fn make_crash_safe_file(early: &[usize]) {
     after_record();
 }
 
+/// An exec that removed the crash-safe file failed: the file again,
+/// with what the mapping holds (logmap::exec_failed), the mapping's
+/// writers kept out as for [`make_wanted_file`].
+#[cold]
+pub fn exec_failed() {
+    if let Some(c) = FILE_OWNER.get() {
+        c.with_all_locked(&mut crate::store::logmap::exec_failed);
+    }
+}
+
 #[cold]
 fn make_wanted_file() {
     if let Some(c) = FILE_OWNER.get() {

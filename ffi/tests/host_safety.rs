@@ -3,6 +3,7 @@
 
 mod common;
 
+use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::Command;
 
@@ -750,6 +751,42 @@ fn a_failed_exec_before_any_record_keeps_recording_and_leaves_no_file() {
         .filter(|r| names.get(r.id).is_some_and(|n| n.starts_with(data.to_str().unwrap().as_bytes())))
         .collect();
     assert_eq!(recorded.len(), 200, "the 200 files written after the exec");
+}
+
+/// exec removed the crash-safe file and, when the exec failed, the image
+/// went on without one: killed later (at its wall-clock limit, say), it
+/// left nothing, and every record it made was lost. Now the file is made
+/// again; killed at its end, the process (whose file was made before the
+/// exec, or after it: "late") leaves one that holds every file it wrote.
+#[test]
+fn a_process_killed_after_a_failed_exec_left_no_crash_safe_file() {
+    for mode in ["kill", "late-kill"] {
+        let d = scratch("failedexec-kill");
+        let exe = compile("failed_exec", &d, &[]);
+        let out = output(instrumented(&exe, &d).arg(d.join("data")).arg(mode));
+        assert_eq!(out.status.signal(), Some(libc::SIGKILL), "{mode}: {:?}", out.status);
+        assert!(files(&d.join("logs")).is_empty(), "{mode}: a log from a killed process");
+        let mm = files(&d.join("mmap"));
+        assert_eq!(mm.len(), 1, "{mode}: the killed process's crash-safe file: {mm:?}");
+        let log = darshan_log::LogFile::open(&mm[0]).unwrap();
+        let names = log.names().unwrap();
+        let data = d.join("data");
+        let written: std::collections::BTreeSet<String> = log
+            .records(darshan_log::modules::POSIX)
+            .unwrap()
+            .iter()
+            .filter(|r| r.counters[darshan_log::counters::posix::BYTES_WRITTEN] == 1)
+            .filter_map(|r| names.get(r.id))
+            .filter_map(|n| {
+                Some(std::path::Path::new(std::str::from_utf8(n).ok()?).strip_prefix(&data).ok()?.display().to_string())
+            })
+            .collect();
+        let mut want: std::collections::BTreeSet<String> = (0..200).map(|i| format!("after{i}")).collect();
+        if mode == "kill" {
+            want.insert("before".into());
+        }
+        assert_eq!(written, want, "{mode}: the files written, one byte each");
+    }
 }
 
 /// The first record of a run makes the crash-safe file (open, size, map,

@@ -2,10 +2,13 @@
  * runtime removes its crash-safe file before the exec), then records
  * another: the process goes on after the failed exec and must be
  * recorded to its end.   argv[1]: data directory; argv[2] "late": no
- * file recorded before the exec (no crash-safe file made yet then) */
+ * file recorded before the exec (no crash-safe file made yet then);
+ * "kill" or "late-kill": the process ends killed by SIGKILL at its end
+ * (what it recorded is then in its crash-safe file alone) */
 #include <string.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <signal.h>
 #include <unistd.h>
 
 static int touch(const char *dir, const char *name) {
@@ -17,7 +20,8 @@ static int touch(const char *dir, const char *name) {
 }
 
 int main(int argc, char **argv) {
-    int late = argc > 2 && strcmp(argv[2], "late") == 0;
+    int late = argc > 2 && strncmp(argv[2], "late", 4) == 0;
+    int killed = argc > 2 && strstr(argv[2], "kill") != NULL;
     if (argc < 2 || (!late && touch(argv[1], "before"))) return 2;
     char *args[] = {"/no/such/program", NULL};
     execv(args[0], args); /* fails */
@@ -26,5 +30,6 @@ int main(int argc, char **argv) {
         snprintf(n, sizeof n, "after%d", i);
         if (touch(argv[1], n)) return 3;
     }
+    if (killed) kill(getpid(), SIGKILL);
     return 0;
 }

@@ -627,6 +627,25 @@ impl LogMap {
     }
 }
 
+/// An exec whose [`remove`] took the file away failed, and the image goes
+/// on: a process killed later must still leave its file. What the
+/// mapping holds goes into a new file under the same name, mapped under
+/// it, as at the first making; a file not made yet is made by the next
+/// record, as it was to be. The caller holds every lock under which the
+/// mapping is written (the runtime's `with_all_locked`).
+pub fn exec_failed() {
+    with(|m| {
+        if !m.unlinked {
+            return;
+        }
+        m.unlinked = false;
+        if m.backing == Backing::File {
+            m.backing = Backing::Pending;
+            m.make_file((usize::MAX, 0));
+        }
+    });
+}
+
 /// Shutdown is over and the final log is safe (or the image is replaced
 /// by exec): the file goes.
 pub fn remove() {
