@@ -15,8 +15,11 @@ use crate::real;
 /// Whether the file was removed (and must come back if the exec fails).
 fn before_exec() -> bool {
     // Under a seccomp filter in the runtime's way the file stays (and
-    // removing it could be the call that kills the program).
-    if darshan_core::seccomp::sealed() {
+    // removing it could be the call that kills the program). So it does
+    // from a signal handler that interrupted this thread inside the
+    // runtime, which may hold the file's lock (the exec hung there): the
+    // file then stays as a killed process's would.
+    if darshan_core::seccomp::sealed() || crate::guard::level() != crate::guard::OUTSIDE {
         return false;
     }
     let own = logmap::has_file() && runtime::core().shared().is_some() && LIBC.pid() == runtime::core().times().pid;

@@ -264,7 +264,7 @@ if crash_safe == 0:
     print("no crash-safe file was read: the crash tests should have left some")
 print(f"{len(logs) - skipped} runtime logs read by PyDarshan, {crash_safe} of them crash-safe files "
       f"({skipped} skipped: {headerless} killed before their header was written, "
-      f"{skipped - headerless} others with NULL-module records or refused by our reader; "
+      f"{skipped - headerless} with NULL-module records or refused by our reader (failures, below); "
       f"{with_meta} of them with POSIX_META (in the extension trailer, or a crash-safe file's map), "
       f"DXT of {skipped_dxt} in the thread-id layout PyDarshan 3.5.0 refuses not compared), "
       f"{compared} values compared, {failures} differences")
