@@ -86,8 +86,8 @@ if [ "$cargo_rc" != 0 ]; then
 fi
 # Random programs that fork, every process killed at its end, under our
 # library alone: each crash-safe file left must read as C's readers need
-# it (no module past id 17 in the header's map, no error from
-# darshan-parser). A forked child's once mapped POSIX_META there.
+# it (PyDarshan opens it, darshan-parser prints no error). A forked
+# child's once mapped POSIX_META in its header, where they cannot.
 check "killed forked processes leave files C's readers read" \
     env DIFFERENTIAL_KILL=1 timeout 900 python3 scripts/differential/run.py fork none 1 61
 # PyDarshan reads every log the runtime wrote during the tests.

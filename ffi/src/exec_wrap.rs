@@ -29,12 +29,16 @@ fn before_exec() -> bool {
     own
 }
 
-/// The exec returned, so it failed: the file again if it went, errno
-/// (the failure's) kept for the caller.
-fn exec_returned(removed: std::thread::Result<bool>) {
-    if removed.unwrap_or(false) {
+/// `exec`, the program's call, around the crash-safe file: removed first;
+/// made again if the call returns, which means it failed (the failure's
+/// errno kept for the caller).
+fn around_exec(exec: impl FnOnce() -> c_int) -> c_int {
+    let removed = std::panic::catch_unwind(before_exec).unwrap_or(false);
+    let ret = exec();
+    if removed {
         crate::guard::record(runtime::exec_failed);
     }
+    ret
 }
 
 type Argv = *const *const c_char;
@@ -42,49 +46,34 @@ type Argv = *const *const c_char;
 #[no_mangle]
 pub unsafe extern "C" fn execve(path: *const c_char, argv: Argv, envp: Argv) -> c_int {
     let Some(r) = real::execve() else { return enosys() };
-    let removed = std::panic::catch_unwind(before_exec);
     // SAFETY: the real function, with the caller's arguments unchanged.
-    let ret = unsafe { r(path, argv, envp) };
-    exec_returned(removed);
-    ret
+    around_exec(|| unsafe { r(path, argv, envp) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn execv(path: *const c_char, argv: Argv) -> c_int {
     let Some(r) = real::execv() else { return enosys() };
-    let removed = std::panic::catch_unwind(before_exec);
     // SAFETY: the real function, with the caller's arguments unchanged.
-    let ret = unsafe { r(path, argv) };
-    exec_returned(removed);
-    ret
+    around_exec(|| unsafe { r(path, argv) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn execvp(file: *const c_char, argv: Argv) -> c_int {
     let Some(r) = real::execvp() else { return enosys() };
-    let removed = std::panic::catch_unwind(before_exec);
     // SAFETY: the real function, with the caller's arguments unchanged.
-    let ret = unsafe { r(file, argv) };
-    exec_returned(removed);
-    ret
+    around_exec(|| unsafe { r(file, argv) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn execvpe(file: *const c_char, argv: Argv, envp: Argv) -> c_int {
     let Some(r) = real::execvpe() else { return enosys() };
-    let removed = std::panic::catch_unwind(before_exec);
     // SAFETY: the real function, with the caller's arguments unchanged.
-    let ret = unsafe { r(file, argv, envp) };
-    exec_returned(removed);
-    ret
+    around_exec(|| unsafe { r(file, argv, envp) })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fexecve(fd: c_int, argv: Argv, envp: Argv) -> c_int {
     let Some(r) = real::fexecve() else { return enosys() };
-    let removed = std::panic::catch_unwind(before_exec);
     // SAFETY: the real function, with the caller's arguments unchanged.
-    let ret = unsafe { r(fd, argv, envp) };
-    exec_returned(removed);
-    ret
+    around_exec(|| unsafe { r(fd, argv, envp) })
 }

@@ -4,7 +4,7 @@
 mod common;
 
 use std::os::unix::process::ExitStatusExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::*;
@@ -241,19 +241,27 @@ fn fill_then_go(cmd: &mut Command, fs: &std::path::Path) -> (String, Lines) {
     (err, lines)
 }
 
+/// A scratch directory `tag` with `program` compiled (with `flags`) and
+/// a 6 MiB tmpfs at its `tmpfs` for the crash-safe file: (scratch,
+/// program, mount). None where no tmpfs can be mounted (not root).
+fn with_small_tmpfs(tag: &str, program: &str, flags: &[&str]) -> Option<(PathBuf, PathBuf, Mount)> {
+    let d = scratch(tag);
+    let exe = compile(program, &d, flags);
+    let Some(mount) = mount_tmpfs(&d.join("tmpfs"), "6m") else {
+        eprintln!("not root: cannot mount a tmpfs; test not run");
+        return None;
+    };
+    Some((d, exe, mount))
+}
+
 /// A 6 MiB tmpfs holding the crash-safe file filled up by another process
 /// while the program ran: the program died of SIGBUS (exit 135) and left
 /// no log. Now it runs to its end; the records that found no room are
 /// missing and the log says so (partial), with one line on stderr.
 #[test]
 fn a_full_tmpfs_under_the_crash_safe_file_never_raises_sigbus() {
-    let d = scratch("fulltmpfs");
-    let exe = compile("fill_records", &d, &[]);
+    let Some((d, exe, _mount)) = with_small_tmpfs("fulltmpfs", "fill_records", &[]) else { return };
     let fs = d.join("tmpfs");
-    let Some(_mount) = mount_tmpfs(&fs, "6m") else {
-        eprintln!("not root: cannot mount a tmpfs; test not run");
-        return;
-    };
     let (err, mut lines) = fill_then_go(instrumented(&exe, &d).arg(d.join("data")).arg("1000"), &fs);
     assert_eq!(lines.next().unwrap().unwrap(), "done 1000", "every file of the program was made");
     assert_eq!(err.lines().filter(|l| l.starts_with("darshan:")).count(), 1, "one line on stderr: {err}");
@@ -267,6 +275,25 @@ fn a_full_tmpfs_under_the_crash_safe_file_never_raises_sigbus() {
     assert!(n > 1 && n < 1001, "records kept before the file system filled: {n}");
 }
 
+/// An exec that fails makes the crash-safe file again. When the file
+/// system is full that making fails, and the image must go on recording
+/// into the mapping of its removed file with the storage given page by
+/// page as before, not as if it were private memory (a store into a page
+/// without storage: SIGBUS). Its log is written, with the file written
+/// before the exec and some after.
+#[test]
+fn a_failed_exec_on_a_full_file_system_died_of_sigbus() {
+    let Some((d, exe, _mount)) = with_small_tmpfs("failedexec-full", "failed_exec", &[]) else { return };
+    let fs = d.join("tmpfs");
+    let (err, _) = fill_then_go(instrumented(&exe, &d).arg(d.join("data")).arg("wait"), &fs);
+    assert!(err.contains("crash-safe log"), "one line says what became of the file: {err}");
+    let log = darshan_log::LogFile::open(only_log(&d)).unwrap();
+    let names = log.names().unwrap();
+    let data = d.join("data");
+    let named = |n: &str| names.iter().any(|(_, name)| name == data.join(n).to_str().unwrap().as_bytes());
+    assert!(named("before") && named("after0"), "the files before and after the exec");
+}
+
 /// An area of the crash-safe file gets its storage at its module's first
 /// record, not when the file is made (32 KiB of zeros for each of a dozen
 /// modules cost a short process 0.1 ms). A module whose first record comes
@@ -274,13 +301,8 @@ fn a_full_tmpfs_under_the_crash_safe_file_never_raises_sigbus() {
 /// page without storage (SIGBUS): the NULL module's records here.
 #[test]
 fn a_modules_first_record_after_the_file_system_filled_is_refused_not_sigbus() {
-    let d = scratch("fullfirst");
-    let exe = compile("fill_records", &d, &["-ldl"]);
+    let Some((d, exe, _mount)) = with_small_tmpfs("fullfirst", "fill_records", &["-ldl"]) else { return };
     let fs = d.join("tmpfs");
-    let Some(_mount) = mount_tmpfs(&fs, "6m") else {
-        eprintln!("not root: cannot mount a tmpfs; test not run");
-        return;
-    };
     let (err, mut lines) = fill_then_go(
         instrumented(&exe, &d).env("DARSHAN_MOD_ENABLE", "NULL").arg(d.join("data")).arg("10").arg("500"),
         &fs,

@@ -642,6 +642,14 @@ pub fn exec_failed() {
         if m.backing == Backing::File {
             m.backing = Backing::Pending;
             m.make_file((usize::MAX, 0));
+            if m.backing == Backing::Memory {
+                // Not made (a full file system): the memory is still the
+                // removed file's, whose pages get storage one grow at a
+                // time; as private memory they would be stored into
+                // without it (SIGBUS).
+                m.backing = Backing::File;
+                m.unlinked = true;
+            }
         }
     });
 }
