@@ -249,9 +249,10 @@ fn a_forked_childs_file_mapped_posix_meta_in_its_header_at_offset_0() {
     let said = lines.next().and_then(Result::ok).unwrap_or_default();
     let (pid, made) = said.split_once(' ').expect("the child's pid and the parent's file count");
     let pid: i32 = pid.parse().expect("the child's pid");
-    assert_eq!(made, "1", "the parent's crash-safe file was made before the fork");
+    // Killed before any check, so that a failed one leaves no sleeper.
     // SAFETY: a plain signal to the forked child this test started.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGKILL) }, 0);
+    assert_eq!(made, "1", "the parent's crash-safe file was made before the fork");
     assert!(wait(&mut parent).success());
     let mm = files(&d.join("mmap"));
     assert_eq!(mm.len(), 1, "the child's file alone (the parent's removed at its exit): {mm:?}");

@@ -21,7 +21,8 @@
 
 #define EXECS 1000
 
-static volatile sig_atomic_t forks;
+/* The forks or execs the handler made. */
+static volatile sig_atomic_t handled;
 static int mode_fork, mode_exec;
 
 static void on_alarm(int s) {
@@ -29,7 +30,7 @@ static void on_alarm(int s) {
     if (mode_exec) {
         char *args[] = {"/no/such/program", NULL};
         execv(args[0], args);
-        if (++forks >= EXECS) {
+        if (++handled >= EXECS) {
             struct itimerval off = {{0, 0}, {0, 0}};
             setitimer(ITIMER_REAL, &off, NULL);
         }
@@ -41,7 +42,7 @@ static void on_alarm(int s) {
     if (p > 0) waitpid(p, NULL, 0);
     /* A child that writes a log outlasts the timer's period: stop the
      * timer after the last fork, or the handler would run forever. */
-    if (++forks >= 50) {
+    if (++handled >= 50) {
         struct itimerval off = {{0, 0}, {0, 0}};
         setitimer(ITIMER_REAL, &off, NULL);
     }
@@ -63,12 +64,12 @@ int main(int argc, char **argv) {
     long period = mode_fork ? 200 : mode_exec ? 50 : 100;
     struct itimerval it = {{0, period}, {0, period}};
     setitimer(ITIMER_REAL, &it, NULL);
-    for (long i = 0; mode_exec && forks < EXECS && i < 20000; i++) {
+    for (long i = 0; mode_exec && handled < EXECS && i < 20000; i++) {
         snprintf(path, sizeof path, "%s/f%ld", argv[2], i);
         int g = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
         if (g < 0 || write(g, "x", 1) != 1 || close(g) != 0) return 5;
     }
-    for (long i = 0; !mode_exec && i < 50000000 && (!mode_fork || forks < 50); i++)
+    for (long i = 0; !mode_exec && i < 50000000 && (!mode_fork || handled < 50); i++)
         if (pwrite(fd, "0123456789abcdef", 16, (i % 1024) * 16) != 16) return 4;
     struct itimerval off = {{0, 0}, {0, 0}};
     setitimer(ITIMER_REAL, &off, NULL);
