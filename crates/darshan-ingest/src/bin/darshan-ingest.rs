@@ -71,6 +71,9 @@ fn shown(p: &std::path::Path) -> String {
 }
 
 fn go(cli: &Cli) -> Result<u8, (u8, String)> {
+    // Before the database is opened (tens of milliseconds on a busy
+    // machine): a SIGTERM then ended the ingest with no word (CI48).
+    let stop = stop_flag();
     if let Some(msg) = missing(&cli.logdirs) {
         cli::stderr(&msg);
         return Ok(USAGE);
@@ -83,12 +86,8 @@ fn go(cli: &Cli) -> Result<u8, (u8, String)> {
         cli::stderr(&format!("darshan-ingest: {}: {note}\n", cli.db.display()));
     }
     let jobs = cli.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
-    let opts = run::Options {
-        jobs,
-        progress: !cli.quiet && !cli.json,
-        commit_every: cli.commit_every,
-        stop: Some(stop_flag()),
-    };
+    let opts =
+        run::Options { jobs, progress: !cli.quiet && !cli.json, commit_every: cli.commit_every, stop: Some(stop) };
     let db = cli.db.display().to_string();
     let mut sum =
         run::ingest(&cli.logdirs, &mut store, &opts).map_err(|e| (USAGE, format!("{}: {e}", visible(&db))))?;
