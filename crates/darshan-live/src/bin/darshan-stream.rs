@@ -66,6 +66,13 @@ async fn serve(addr: std::net::SocketAddr, metrics: Arc<Mutex<Metrics>>, node: S
 }
 
 async fn run(o: Opts) -> Result<(), String> {
+    // Set before anything else, so that a stop in the daemon's first
+    // moments (a service stopped as it starts) is a clean stop too, not a
+    // death by the signal (darshan-ingest died so: CI48).
+    let mut term =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).map_err(|e| e.to_string())?;
+    let mut int =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).map_err(|e| e.to_string())?;
     let dirs = o.src.crash_safe_dirs();
     let node = o.node.clone().unwrap_or_else(host_name);
     let uid = my_uid();
@@ -78,10 +85,6 @@ async fn run(o: Opts) -> Result<(), String> {
         None => None,
     };
     let mut tracker = o.src.tracker();
-    let mut term =
-        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).map_err(|e| e.to_string())?;
-    let mut int =
-        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).map_err(|e| e.to_string())?;
     let mut tick = tokio::time::interval(Duration::from_secs_f64(o.src.interval));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut last = false;
