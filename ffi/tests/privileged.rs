@@ -1,7 +1,8 @@
 //! Privileged use (docs/robustness.md "Privileged use"): the tools a
 //! centre runs as root — the epilogs, darshan-merge, darshan-ingest,
-//! darshan-parser, darshan-summary — against files an unprivileged user
-//! (nobody, uid 65534, through setpriv) planted in 1777 directories; and
+//! darshan-parser, darshan-summary, darshan-study, darshan-convert —
+//! against files an unprivileged user (nobody, uid 65534, through
+//! setpriv) planted in 1777 directories; and
 //! a set-user-ID program under a site-wide preload. Each case is refused
 //! or skipped with one line, nothing outside the output directory
 //! changes, and no tool runs past its time limit.
@@ -11,7 +12,7 @@
 
 mod common;
 
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
@@ -67,7 +68,8 @@ impl Victim {
 
     fn unchanged(&self) {
         let m = std::fs::metadata(&self.path).unwrap();
-        assert_eq!(std::fs::read(&self.path).unwrap(), self.bytes, "{} was written", self.path.display());
+        // Not assert_eq: a report written into it would fill the screen.
+        assert!(std::fs::read(&self.path).unwrap() == self.bytes, "{} was written", self.path.display());
         assert_eq!(m.permissions().mode() & 0o7777, self.mode, "{}'s mode changed", self.path.display());
     }
 }
@@ -196,6 +198,95 @@ fn the_mmap_epilog_never_writes_through_a_link_planted_at_its_output() {
     secret.unchanged();
 }
 
+/// A command of `tool` that writes its output to `to`: a report of
+/// `log`, a conversion of it, or a calibration from `obs`.
+fn writing_to(tool: &str, to: &Path, log: &Path, obs: &Path) -> Command {
+    let mut c = Command::new(built(tool));
+    match tool {
+        "darshan-summary" => c.arg("-o").arg(to).arg(log),
+        "darshan-convert" => c.arg(log).arg(to),
+        _ => c.arg("calibrate").arg(obs).arg("-o").arg(to),
+    };
+    c
+}
+
+/// darshan-summary, darshan-study and darshan-convert wrote their outputs
+/// with `fs::write` and `File::create`: as root, through a link another
+/// user planted at the output's name, into the file it named. Now the
+/// link is replaced by a new file of root's, a rerun replaces the last
+/// output, a FIFO planted at the name is refused without waiting, and
+/// root's own `/dev/null` is written through as before.
+#[test]
+fn a_report_study_or_converted_log_went_through_a_link_planted_at_its_name() {
+    need_root!();
+    let d = scratch("priv-replace");
+    let out = sticky(&d.join("out"));
+    let log = root()
+        .join("../shared/corpus/logs/stdio_no_posix__laytonjb_test1_id28730_6-7-43012-2131301613401632697_1.darshan");
+    let obs = d.join("obs.csv");
+    std::fs::write(
+        &obs,
+        "op,size,count,seconds\nread,4096,100,0.01\nread,1048576,10,0.2\nwrite,4096,100,0.02\nwrite,1048576,10,0.3\n",
+    )
+    .unwrap();
+    let secret = Victim::new(d.join("shadow-like"), 0o600);
+    for tool in ["darshan-summary", "darshan-convert", "darshan-study"] {
+        let (name, fifo) = (out.join(format!("{tool}.out")), out.join(format!("{tool}.fifo")));
+        as_nobody(&format!("ln -s '{}' '{}' && mkfifo '{}'", secret.path.display(), name.display(), fifo.display()));
+        for round in ["over the planted link", "over its last output"] {
+            let (o, err) = run(&mut writing_to(tool, &name, &log, &obs));
+            assert!(o.status.success(), "{tool} {round}: {err}");
+            secret.unchanged();
+            let m = std::fs::symlink_metadata(&name).unwrap();
+            assert!(m.file_type().is_file() && m.uid() == 0 && m.len() > 0, "{tool} {round}: {m:?}");
+        }
+        if tool == "darshan-convert" {
+            // C's darshan_log_create: creat(name, 0400).
+            assert_eq!(std::fs::metadata(&name).unwrap().permissions().mode() & 0o777, 0o400);
+        }
+        let (o, err) = run(&mut writing_to(tool, &fifo, &log, &obs));
+        assert!(!o.status.success(), "{tool} into nobody's FIFO: {err}");
+        said_once(&err, &fifo, "another user's: not written");
+        let (o, err) = run(&mut writing_to(tool, Path::new("/dev/null"), &log, &obs));
+        let convert_seeks = tool == "darshan-convert";
+        assert!(o.status.success() || convert_seeks, "{tool} into /dev/null: {err}");
+        assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device(), "{tool} replaced /dev/null");
+    }
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 6, "no temporary file left");
+}
+
+/// darshan-merge (`--job`, `--dir --jobid`) and the mmap epilog over
+/// `logs` and `mmap`, where nobody planted two FIFOs and a link to
+/// /dev/zero (`planted`): one line each, and the real logs merged.
+fn merges_go_past(d: &Path, [logs, mmap]: [&Path; 2], planted: [&Path; 3]) {
+    let merge = built("darshan-merge");
+    let [fifo_log, fifo_mmap, zero] = planted;
+
+    // darshan-merge --job over the directories.
+    let (o, err) =
+        run(Command::new(&merge).arg("--job").arg("--output").arg(d.join("job.darshan")).arg(logs).arg(mmap));
+    assert!(o.status.success(), "{err}");
+    for p in [fifo_log, fifo_mmap] {
+        said_once(&err, p, "not a regular file");
+    }
+    said_once(&err, zero, "a symbolic link owned by another user");
+    assert!(err.contains("2 logs, nprocs 2"), "{err}");
+
+    // darshan-merge --dir --jobid and the mmap epilog (only the FIFO there).
+    let (o, err) = run(Command::new(&merge)
+        .args(["--dir"])
+        .arg(mmap)
+        .args(["--jobid", "6103", "--output"])
+        .arg(d.join("m.darshan")));
+    assert!(!o.status.success() && err.contains("not a regular file") && err.contains("no input log left"), "{err}");
+    let (o, err) = run(Command::new(root().join("scripts/darshan-mmap-epilog"))
+        .arg("6103")
+        .arg(d.join("data"))
+        .env("DARSHAN_MMAP_LOGPATH", mmap)
+        .env("DARSHAN_MERGE", &merge));
+    assert!(!o.status.success() && err.contains("not a regular file"), "{err}");
+}
+
 /// FIFOs named like logs and crash-safe files, and a `*.darshan` link to
 /// /dev/zero: every tool goes on past them with one line each.
 #[test]
@@ -215,30 +306,7 @@ fn fifos_and_devices_named_like_logs_never_stop_a_tool() {
         zero.display()
     ));
     let merge = built("darshan-merge");
-
-    // darshan-merge --job over the directories.
-    let (o, err) =
-        run(Command::new(&merge).arg("--job").arg("--output").arg(d.join("job.darshan")).arg(&logs).arg(&mmap));
-    assert!(o.status.success(), "{err}");
-    for p in [&fifo_log, &fifo_mmap] {
-        said_once(&err, p, "not a regular file");
-    }
-    said_once(&err, &zero, "a symbolic link owned by another user");
-    assert!(err.contains("2 logs, nprocs 2"), "{err}");
-
-    // darshan-merge --dir --jobid and the mmap epilog (only the FIFO there).
-    let (o, err) = run(Command::new(&merge)
-        .args(["--dir"])
-        .arg(&mmap)
-        .args(["--jobid", "6103", "--output"])
-        .arg(d.join("m.darshan")));
-    assert!(!o.status.success() && err.contains("not a regular file") && err.contains("no input log left"), "{err}");
-    let (o, err) = run(Command::new(root().join("scripts/darshan-mmap-epilog"))
-        .arg("6103")
-        .arg(d.join("data"))
-        .env("DARSHAN_MMAP_LOGPATH", &mmap)
-        .env("DARSHAN_MERGE", &merge));
-    assert!(!o.status.success() && err.contains("not a regular file"), "{err}");
+    merges_go_past(&d, [&logs, &mmap], [&fifo_log, &fifo_mmap, &zero]);
 
     // The job epilog: the two tasks' job log, the FIFOs skipped.
     let (o, err) = run(Command::new(root().join("scripts/darshan-job-epilog"))
@@ -274,8 +342,6 @@ fn fifos_and_devices_named_like_logs_never_stop_a_tool() {
     }
 }
 
-use std::os::unix::fs::FileTypeExt;
-
 /// A file removed when the test ends, however it ends.
 struct RemovedOnDrop(PathBuf);
 
@@ -283,6 +349,37 @@ impl Drop for RemovedOnDrop {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.0);
     }
+}
+
+/// setuid_probe.c built in `d` twice: set-user-ID root, and plain. A
+/// set-user-ID root program that writes where it is told must not outlive
+/// the test (a local user could truncate any file with it): removed on
+/// every way out, a failed assertion included.
+fn setuid_probes(d: &Path) -> (PathBuf, PathBuf, RemovedOnDrop) {
+    let exe = compile("setuid_probe", d, &[]);
+    let plain = d.join("plain_probe");
+    std::fs::copy(&exe, &plain).unwrap();
+    let gone = RemovedOnDrop(exe.clone());
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o4755)).unwrap();
+    std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (exe, plain, gone)
+}
+
+/// `prog` run by nobody in a private mount namespace whose /etc is `etc`,
+/// naming `secret` as its Darshan configuration, its logs and output in
+/// `drop`.
+fn run_as_nobody_with_etc(etc: &Path, secret: &Path, drop: &Path, prog: &Path) -> Output {
+    let inner = format!(
+        "mount --bind '{etc}' /etc && exec setpriv --reuid=65534 --regid=65534 --clear-groups \
+         env DARSHAN_CONFIG_PATH='{secret}' DARSHAN_ENABLE_NONMPI=1 DARSHAN_LOGPATH='{drop}' \
+         DARSHAN_MMAP_LOGPATH='{drop}' '{prog}' /etc/hostname '{drop}/out-{name}'",
+        etc = etc.display(),
+        secret = secret.display(),
+        drop = drop.display(),
+        prog = prog.display(),
+        name = prog.file_name().unwrap().to_string_lossy()
+    );
+    output(Command::new("unshare").args(["-m", "sh", "-c", &inner]))
 }
 
 /// A set-user-ID program run by a user under a site-wide preload
@@ -295,15 +392,7 @@ fn a_setuid_program_under_a_site_wide_preload_says_nothing_of_a_file_the_user_na
     need_root!();
     let d = scratch("priv-setuid");
     std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let exe = compile("setuid_probe", &d, &[]);
-    let plain = d.join("plain_probe");
-    std::fs::copy(&exe, &plain).unwrap();
-    // A set-user-ID root program that writes where it is told must not
-    // outlive the test (a local user could truncate any file with it):
-    // removed on every way out, a failed assertion included.
-    let _gone = RemovedOnDrop(exe.clone());
-    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o4755)).unwrap();
-    std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (exe, plain, _gone) = setuid_probes(&d);
     let secret = Victim::new(d.join("shadow"), 0o600);
     std::fs::write(&secret.path, "root:SECRETHASH:19000:0:99999:7:::\n").unwrap();
     let secret = Victim { bytes: std::fs::read(&secret.path).unwrap(), ..secret };
@@ -311,19 +400,7 @@ fn a_setuid_program_under_a_site_wide_preload_says_nothing_of_a_file_the_user_na
     let etc = d.join("etc");
     assert!(status(Command::new("cp").arg("-a").arg("/etc").arg(&etc)).success());
     std::fs::write(etc.join("ld.so.preload"), format!("{}\n", lib().display())).unwrap();
-    let run_as_user = |prog: &Path| {
-        let inner = format!(
-            "mount --bind '{etc}' /etc && exec setpriv --reuid=65534 --regid=65534 --clear-groups \
-             env DARSHAN_CONFIG_PATH='{secret}' DARSHAN_ENABLE_NONMPI=1 DARSHAN_LOGPATH='{drop}' \
-             DARSHAN_MMAP_LOGPATH='{drop}' '{prog}' /etc/hostname '{drop}/out-{name}'",
-            etc = etc.display(),
-            secret = secret.path.display(),
-            drop = drop_dir.display(),
-            prog = prog.display(),
-            name = prog.file_name().unwrap().to_string_lossy()
-        );
-        output(Command::new("unshare").args(["-m", "sh", "-c", &inner]))
-    };
+    let run_as_user = |prog: &Path| run_as_nobody_with_etc(&etc, &secret.path, &drop_dir, prog);
     // The control: an ordinary program run by the user reads the file as
     // the user, who cannot: the runtime says it cannot read it (the
     // preload is in force), and what it leaves is the user's.

@@ -10,7 +10,10 @@
 //! - an output is made new: a private temporary file created exclusively
 //!   in its directory (opened once), its mode set on the descriptor, then
 //!   linked to its name, which must not exist (nothing is written through
-//!   a planted link, nothing already there is replaced).
+//!   a planted link, nothing already there is replaced); or, for a tool
+//!   whose user reruns it over its last output (a report), renamed over
+//!   the name: what the name held, a file or a link, is replaced, never
+//!   written through.
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -45,12 +48,33 @@ pub fn shown(path: &Path) -> String {
     path.as_os_str().as_bytes().escape_ascii().to_string()
 }
 
-/// Whether the link at `path` may be followed: its owner is the user the
-/// tool runs as (the kernel's `fs.protected_symlinks` rule, kept even
-/// where the file system does not apply it).
-fn link_is_ours(path: &Path) -> io::Result<bool> {
-    let st = rustix::fs::lstat(path)?;
-    Ok(st.st_uid == rustix::process::geteuid().as_raw())
+/// `mode` as the process's umask lets a new file have it, as `open(2)`
+/// would give it: for an output published with [`NewFile::publish`]
+/// (whose temporary file is private while it is written). The umask is
+/// read from `/proc/self/status`, which sets nothing (a `umask(2)` call
+/// would set it, for every thread, while it asks); 022 if unreadable.
+pub fn umasked(mode: u32) -> u32 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let mask = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Umask:"))
+        .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+        .unwrap_or(0o022);
+    mode & !mask & 0o7777
+}
+
+/// Whether what `uid` owns may be followed or written through: it is the
+/// user the tool runs as, or root (the system's own links and devices:
+/// `/dev/stdout`, `/dev/fd`, `/dev/null`; root is not who the rule keeps
+/// out). The kernel's `fs.protected_symlinks` rule, kept even where the
+/// file system does not apply it.
+fn trusted(uid: u32) -> bool {
+    uid == rustix::process::geteuid().as_raw() || uid == 0
+}
+
+/// Whether the link at `path` may be followed ([`trusted`]).
+fn link_is_trusted(path: &Path) -> io::Result<bool> {
+    Ok(trusted(rustix::fs::lstat(path)?.st_uid))
 }
 
 /// Opens `path` to read: never through a symbolic link another user owns,
@@ -59,7 +83,7 @@ pub fn open_input(path: &Path) -> io::Result<Input> {
     let base = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
     let fd: OwnedFd = match rustix::fs::open(path, base | OFlags::NOFOLLOW, Mode::empty()) {
         Ok(fd) => fd,
-        Err(rustix::io::Errno::LOOP) if link_is_ours(path)? => rustix::fs::open(path, base, Mode::empty())?,
+        Err(rustix::io::Errno::LOOP) if link_is_trusted(path)? => rustix::fs::open(path, base, Mode::empty())?,
         Err(rustix::io::Errno::LOOP) => {
             return Err(refused("a symbolic link owned by another user: not followed"));
         }
@@ -87,16 +111,19 @@ pub struct NewFile {
     name: OsString,
     path: PathBuf,
     published: bool,
+    /// Whether [`NewFile::publish`] may take the place of what the name
+    /// holds ([`NewFile::replacing`]).
+    replace: bool,
 }
 
 static SERIAL: AtomicU64 = AtomicU64::new(0);
 
 /// The directory of `path`, opened once: a link to it is followed only
-/// when the tool's user owns the link.
+/// when the tool's user or root owns the link.
 fn open_dir(dir: &Path) -> io::Result<OwnedFd> {
     let base = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
     match rustix::fs::open(dir, base | OFlags::NOFOLLOW, Mode::empty()) {
-        Err(rustix::io::Errno::LOOP) | Err(rustix::io::Errno::NOTDIR) if link_is_ours(dir)? => {
+        Err(rustix::io::Errno::LOOP) | Err(rustix::io::Errno::NOTDIR) if link_is_trusted(dir)? => {
             Ok(rustix::fs::open(dir, base, Mode::empty())?)
         }
         Err(rustix::io::Errno::LOOP) | Err(rustix::io::Errno::NOTDIR) if is_link(dir) => {
@@ -104,6 +131,13 @@ fn open_dir(dir: &Path) -> io::Result<OwnedFd> {
         }
         r => Ok(r?),
     }
+}
+
+/// `path`'s directory, opened as [`open_dir`] opens it, and its name.
+fn dir_and_name(path: &Path) -> io::Result<(OwnedFd, OsString)> {
+    let name = path.file_name().ok_or_else(|| refused("not a file name"))?.to_os_string();
+    let parent = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    Ok((open_dir(parent)?, name))
 }
 
 fn is_link(p: &Path) -> bool {
@@ -114,14 +148,29 @@ impl NewFile {
     /// Starts the file that will be `path`; the file to write is returned
     /// beside it. Fails when `path` already exists (a link included).
     pub fn create(path: &Path) -> io::Result<(NewFile, File)> {
-        let name = path.file_name().ok_or_else(|| refused("not a file name"))?.to_os_string();
-        let parent = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let dir = open_dir(parent)?;
-        if rustix::fs::statat(&dir, name.as_os_str(), AtFlags::SYMLINK_NOFOLLOW).is_ok() {
-            return Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                format!("{}: already exists; not replaced", shown(path)),
-            ));
+        Self::start(path, false)
+    }
+
+    /// Starts a new file that will take the name `path` whatever the name
+    /// holds then: a file there is replaced at [`NewFile::publish`] (one
+    /// rename: a reader sees the old file or the new one), a link is
+    /// replaced and not followed, a directory is refused. [`Output`]
+    /// decides when this is the way.
+    fn replacing(path: &Path) -> io::Result<(NewFile, File)> {
+        Self::start(path, true)
+    }
+
+    fn start(path: &Path, replace: bool) -> io::Result<(NewFile, File)> {
+        let (dir, name) = dir_and_name(path)?;
+        match rustix::fs::statat(&dir, name.as_os_str(), AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(_) if !replace => {
+                let why = format!("{}: already exists; not replaced", shown(path));
+                return Err(io::Error::new(io::ErrorKind::AlreadyExists, why));
+            }
+            Ok(st) if rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Directory => {
+                return Err(refused("a directory: not replaced"));
+            }
+            _ => {}
         }
         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         for _ in 0..64 {
@@ -131,7 +180,8 @@ impl NewFile {
             match rustix::fs::openat(&dir, tmp.as_os_str(), flags, Mode::from_raw_mode(0o600)) {
                 Ok(fd) => {
                     let f = File::from(fd);
-                    return Ok((NewFile { dir, tmp, name, path: path.to_path_buf(), published: false }, f));
+                    let path = path.to_path_buf();
+                    return Ok((NewFile { dir, tmp, name, path, published: false, replace }, f));
                 }
                 Err(rustix::io::Errno::EXIST) => continue,
                 Err(e) => return Err(e.into()),
@@ -146,12 +196,19 @@ impl NewFile {
     }
 
     /// Makes the written `file` durable, gives it `mode` (on the
-    /// descriptor) and links it to its name, which must still be free;
-    /// then the directory entry is made durable too.
+    /// descriptor) and links it to its name, which must still be free
+    /// (renames it over the name, when [`NewFile::replacing`]); then the
+    /// directory entry is made durable too.
     pub fn publish(mut self, file: File, mode: u32) -> io::Result<()> {
         file.sync_all()?;
         rustix::fs::fchmod(&file, Mode::from_raw_mode(mode))?;
         drop(file);
+        if self.replace {
+            rustix::fs::renameat(&self.dir, self.tmp.as_os_str(), &self.dir, self.name.as_os_str())?;
+            self.published = true;
+            let _ = rustix::fs::fsync(&self.dir);
+            return Ok(());
+        }
         match rustix::fs::linkat(&self.dir, self.tmp.as_os_str(), &self.dir, self.name.as_os_str(), AtFlags::empty()) {
             Ok(()) => {}
             Err(rustix::io::Errno::EXIST) => {
@@ -167,6 +224,76 @@ impl NewFile {
         let _ = rustix::fs::fsync(&self.dir);
         Ok(())
     }
+}
+
+/// An output its user reruns over the last one (a report, a converted
+/// log, a configuration), named by that user, perhaps in a directory
+/// another user can write. What the name holds decides (`lstat`, not
+/// following it):
+///
+/// - nothing, a file, or a link another user owns: a [`NewFile`] renamed
+///   over the name at [`Output::publish`], so nothing is written through
+///   a link or into a file someone planted, and a reader sees the old file
+///   or the new one;
+/// - a link, FIFO or device the tool's user or root owns (`-o
+///   /dev/stdout`, `-o /dev/null`, `-o >(gzip)`): written through, as
+///   `open(2)` would (the kernel's `protected_symlinks` rule: one's own
+///   link is followed), never waiting to open;
+/// - a directory, or a FIFO, socket or device another user owns: refused.
+#[derive(Debug)]
+pub enum Output {
+    New(NewFile),
+    Through,
+}
+
+impl Output {
+    /// Opens `path` as the output; the file to write is returned beside.
+    pub fn create(path: &Path) -> io::Result<(Output, File)> {
+        let (dir, name) = dir_and_name(path)?;
+        let holds = match rustix::fs::statat(&dir, name.as_os_str(), AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) => Some(st),
+            Err(rustix::io::Errno::NOENT) => None,
+            Err(e) => return Err(e.into()),
+        };
+        use rustix::fs::FileType as T;
+        match holds.map(|st| (T::from_raw_mode(st.st_mode), trusted(st.st_uid))) {
+            None | Some((T::RegularFile, _)) | Some((T::Symlink, false)) => {
+                let (new, file) = NewFile::replacing(path)?;
+                Ok((Output::New(new), file))
+            }
+            Some((T::Directory, _)) => Err(refused("a directory: not replaced")),
+            Some((_, true)) => Ok((Output::Through, open_through(&dir, &name)?)),
+            Some(_) => Err(refused("not a regular file, and another user's: not written")),
+        }
+    }
+
+    /// Ends the output written to `file`: a new file gets `mode` and its
+    /// name ([`NewFile::publish`]); a file written through keeps its own.
+    pub fn publish(self, file: File, mode: u32) -> io::Result<()> {
+        match self {
+            Output::New(new) => new.publish(file, mode),
+            Output::Through => Ok(()),
+        }
+    }
+}
+
+/// `name` in `dir` opened to write as `open(2)` opens it, following the
+/// link it is, without waiting for a FIFO's reader (then written
+/// blocking, as a shell's redirection would).
+fn open_through(dir: &OwnedFd, name: &OsString) -> io::Result<File> {
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::CLOEXEC | OFlags::NOCTTY;
+    let fd = rustix::fs::openat(dir, name.as_os_str(), flags | OFlags::NONBLOCK, Mode::from_raw_mode(0o666))?;
+    let now = rustix::fs::fcntl_getfl(&fd)?;
+    rustix::fs::fcntl_setfl(&fd, now - OFlags::NONBLOCK)?;
+    Ok(File::from(fd))
+}
+
+/// `bytes` as the [`Output`] `path`, a new file with the mode the umask
+/// lets 0666 have.
+pub fn write_replacing(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let (out, mut file) = Output::create(path)?;
+    std::io::Write::write_all(&mut file, bytes)?;
+    out.publish(file, umasked(0o666))
 }
 
 impl Drop for NewFile {
@@ -235,6 +362,48 @@ mod tests {
         assert_eq!(std::fs::metadata(&out).unwrap().permissions().mode() & 0o777, 0o400);
         // No temporary file is left.
         assert_eq!(std::fs::read_dir(&d).unwrap().count(), 2);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// darshan-summary, darshan-study and darshan-convert wrote with
+    /// `fs::write`/`File::create`: through a link at their output's name,
+    /// into the file it named.
+    #[test]
+    fn a_replacing_output_wrote_through_a_link_planted_at_its_name() {
+        let d = scratch("replace");
+        let victim = d.join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        let out = d.join("report.html");
+        std::os::unix::fs::symlink(&victim, &out).unwrap();
+        let (nf, mut f) = NewFile::replacing(&out).unwrap();
+        f.write_all(b"report").unwrap();
+        nf.publish(f, 0o640).unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        let meta = std::fs::symlink_metadata(&out).unwrap();
+        assert!(meta.file_type().is_file(), "the link is replaced by the file");
+        assert_eq!((std::fs::read(&out).unwrap(), meta.permissions().mode() & 0o777), (b"report".to_vec(), 0o640));
+        // Run again: the last output is replaced.
+        let (nf, mut f) = NewFile::replacing(&out).unwrap();
+        f.write_all(b"again").unwrap();
+        nf.publish(f, 0o640).unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"again");
+        assert_eq!(std::fs::read_dir(&d).unwrap().count(), 2, "no temporary file is left");
+        let sub = d.join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        assert!(NewFile::replacing(&sub).unwrap_err().to_string().contains("a directory: not replaced"));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// The kernel is the oracle: a file it makes with 0666 has the mode
+    /// the umask lets it have.
+    #[test]
+    fn umasked_gives_what_open_gives() {
+        use std::os::unix::fs::OpenOptionsExt;
+        let d = scratch("umask");
+        let p = d.join("made");
+        std::fs::OpenOptions::new().write(true).create_new(true).mode(0o666).open(&p).unwrap();
+        let kernel = std::fs::metadata(&p).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(umasked(0o666), kernel);
         std::fs::remove_dir_all(&d).unwrap();
     }
 }

@@ -173,6 +173,44 @@ fn clear_errors_for_truncated_and_foreign_files() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// darshan-convert removed the path named as its output whenever it
+/// failed: `darshan-convert missing.darshan kept.darshan` deleted
+/// kept.darshan (C's darshan-convert leaves it: it unlinks only a file it
+/// made). Now a failed conversion leaves the name as it was, and a
+/// successful one makes a new read-only file in its place (C's
+/// `creat(name, 0400)`), written neither through a link nor into the
+/// file the name held.
+#[test]
+fn a_conversion_that_failed_deleted_the_file_named_as_its_output() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("convert-failed");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let kept = dir.join("kept.darshan");
+    let notes = dir.join("notes.txt");
+    std::fs::write(&notes, b"not a darshan log, but long enough to be read as one........").unwrap();
+    for input in [dir.join("missing.darshan"), notes.clone()] {
+        std::fs::write(&kept, b"precious").unwrap();
+        let r = run(env!("CARGO_BIN_EXE_darshan-convert"), &[input.to_str().unwrap(), kept.to_str().unwrap()]);
+        assert_eq!(r.status.code(), Some(255), "{}", String::from_utf8_lossy(&r.stderr));
+        assert_eq!(std::fs::read(&kept).ok().as_deref(), Some(&b"precious"[..]), "from {}", input.display());
+    }
+    let log = shared().join("logs/release_logs__mpi-io-test-x86_64-3.5.0.darshan");
+    let linked = dir.join("linked.darshan");
+    std::os::unix::fs::symlink(&notes, &linked).unwrap();
+    for to in [&kept, &linked] {
+        let r = run(env!("CARGO_BIN_EXE_darshan-convert"), &[log.to_str().unwrap(), to.to_str().unwrap()]);
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        assert!(LogFile::open(to).is_ok(), "{} is the converted log", to.display());
+    }
+    // Our own link is followed (as open(2) would): the file it names is
+    // the output; the name the user gave and held a file is a new file.
+    assert!(std::fs::symlink_metadata(&linked).unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::metadata(&kept).unwrap().permissions().mode() & 0o777, 0o400);
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 3, "no temporary file left");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// darshan-convert equals C's: our converted log, printed by our parser
 /// (byte-identical to C's), equals C darshan-convert 3.5.0's, printed by
 /// C's parser (tests/c-convert/README.md), with and without obfuscation.

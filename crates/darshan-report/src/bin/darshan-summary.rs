@@ -125,7 +125,7 @@ fn run(args: &Args) -> anyhow::Result<()> {
     let out = args.output.clone().or(default_out);
     match out {
         Some(p) if p.as_os_str() != "-" => {
-            std::fs::write(&p, body).with_context(|| p.display().to_string())?;
+            darshan_log::safe_fs::write_replacing(&p, body.as_bytes()).with_context(|| p.display().to_string())?;
             if !args.text && !args.json {
                 cli::say(&format!("darshan-summary: wrote {}", visible(&p.display().to_string())));
             }

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use darshan_log::safe_fs::write_replacing;
 use darshan_report::diagnose::Config;
 use darshan_study::{calibrate, render, study, Options};
 use darshan_util::cli;
@@ -82,7 +83,7 @@ fn go(cli: Cli) -> anyhow::Result<()> {
             ));
         }
         return match output {
-            Some(p) => std::fs::write(&p, cfg + "\n").with_context(|| p.display().to_string()),
+            Some(p) => write_replacing(&p, (cfg + "\n").as_bytes()).with_context(|| p.display().to_string()),
             None => Ok(cli::stdout(format!("{cfg}\n").as_bytes())?),
         };
     }
@@ -98,7 +99,7 @@ fn go(cli: Cli) -> anyhow::Result<()> {
     }
     let out = cli.output.unwrap_or_else(|| PathBuf::from("study.html"));
     let html = render::render(&s)?;
-    std::fs::write(&out, html).with_context(|| out.display().to_string())?;
+    write_replacing(&out, html.as_bytes()).with_context(|| out.display().to_string())?;
     cli::say(&format!("darshan-study: {} ({} logs)", visible(&out.display().to_string()), s.logs.total));
     Ok(())
 }

@@ -3,10 +3,11 @@
 //! one record id.
 #![forbid(unsafe_code)]
 
-use std::fs::File;
 use std::io::BufWriter;
+use std::path::Path;
 
 use darshan_log::modules::*;
+use darshan_log::safe_fs::Output;
 use darshan_log::{Compression, LogFile, LogWriter, NameTable, Record};
 use darshan_util::getopt::{getopt_long, Found, LongOpt};
 
@@ -119,9 +120,11 @@ fn main() {
     if files.len() != 2 {
         usage(&exe);
     }
+    // A failed conversion leaves the output's name as it was: its new file
+    // is removed unpublished. (It used to remove the name itself, whatever
+    // the failure: a missing input deleted the file the user named.)
     if let Err(e) = convert(&files[0], &files[1], &c) {
         darshan_util::say!("darshan-convert: {e}");
-        let _ = std::fs::remove_file(&files[1]);
         std::process::exit(255);
     }
 }
@@ -207,7 +210,11 @@ fn convert(inp: &str, outp: &str, c: &Changes) -> Result<(), ConvertError> {
     if let Some(id) = c.only {
         names.retain(|n| n == id);
     }
-    let file = File::create(outp).map_err(|e| ConvertError::Create { path: outp.into(), source: e })?;
+    // C makes the log with creat(name, 0400); ours is made new and put in
+    // the name's place, never written through what another user planted
+    // there (darshan_log::safe_fs::Output).
+    let create = |e| ConvertError::Create { path: outp.into(), source: e };
+    let (out, file) = Output::create(Path::new(outp)).map_err(create)?;
     let comp = if c.bzip2 { Compression::Bzip2 } else { Compression::Zlib };
     let mut w = LogWriter::new(BufWriter::new(file), comp)?;
     w.write_job(&job)?;
@@ -222,8 +229,8 @@ fn convert(inp: &str, outp: &str, c: &Changes) -> Result<(), ConvertError> {
         copy_module(&log, m, c.only, &mut w)?;
     }
     w.set_partial_flag(partial);
-    w.finish()?;
-    Ok(())
+    let file = w.finish()?.into_inner().map_err(|e| create(e.into_error()))?;
+    out.publish(file, 0o400).map_err(create)
 }
 
 /// The job record's fields the options change (metadata, job id, uid,
