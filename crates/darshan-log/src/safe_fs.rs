@@ -282,7 +282,10 @@ impl Output {
 /// blocking, as a shell's redirection would).
 fn open_through(dir: &OwnedFd, name: &OsString) -> io::Result<File> {
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::CLOEXEC | OFlags::NOCTTY;
-    let fd = rustix::fs::openat(dir, name.as_os_str(), flags | OFlags::NONBLOCK, Mode::from_raw_mode(0o666))?;
+    let fd = match rustix::fs::openat(dir, name.as_os_str(), flags | OFlags::NONBLOCK, Mode::from_raw_mode(0o666)) {
+        Err(rustix::io::Errno::NXIO) => return Err(refused("a FIFO with no reader: not waited on")),
+        r => r?,
+    };
     let now = rustix::fs::fcntl_getfl(&fd)?;
     rustix::fs::fcntl_setfl(&fd, now - OFlags::NONBLOCK)?;
     Ok(File::from(fd))
@@ -308,7 +311,7 @@ impl Drop for NewFile {
 mod tests {
     use super::*;
     use std::io::Write;
-    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 
     fn scratch(tag: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("darshan-safe-fs-{tag}-{}", std::process::id()));
@@ -391,6 +394,27 @@ mod tests {
         let sub = d.join("sub");
         std::fs::create_dir(&sub).unwrap();
         assert!(NewFile::replacing(&sub).unwrap_err().to_string().contains("a directory: not replaced"));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// `-o FIFO` of the user's own: written through when something reads
+    /// it, refused at once when nothing does (open(2) would wait).
+    #[test]
+    fn an_output_fifo_with_no_reader_is_not_waited_on() {
+        let d = scratch("out-fifo");
+        let p = d.join("pipe");
+        assert!(std::process::Command::new("mkfifo").arg(&p).status().unwrap().success());
+        let e = write_replacing(&p, b"report").unwrap_err();
+        assert!(e.to_string().contains("a FIFO with no reader"), "{e}");
+        let reader = std::process::Command::new("cat").arg(&p).stdout(std::process::Stdio::piped()).spawn().unwrap();
+        // cat opens the FIFO soon; until then a write finds no reader.
+        let t0 = std::time::Instant::now();
+        while write_replacing(&p, b"report").is_err() {
+            assert!(t0.elapsed() < std::time::Duration::from_secs(20), "cat never opened the FIFO");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert_eq!(reader.wait_with_output().unwrap().stdout, b"report");
+        assert!(std::fs::symlink_metadata(&p).unwrap().file_type().is_fifo(), "the FIFO is not replaced");
         std::fs::remove_dir_all(&d).unwrap();
     }
 
