@@ -8,7 +8,7 @@
 mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -17,30 +17,7 @@ use std::time::{Duration, Instant};
 use common::*;
 use darshan_log::counters::posix as px;
 use darshan_log::modules::POSIX;
-use darshan_test_support::SpawnWatched;
-
-/// A port for a server started here, free when chosen: below the
-/// kernel's ephemeral range (32768-60999), where no outgoing connection
-/// (the tests' own, Prometheus's scrapes, the NATS clients') takes it
-/// before the server binds it, and never handed out twice in this
-/// process, whose tests run at once. A port the kernel chose (a bind to
-/// port 0, released at once) was free for any of those to take: a NATS
-/// server that then could not bind left `start` finding another server
-/// at its port, and its test got no message at all (CI, twice).
-fn free_port() -> u16 {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    const FIRST: u32 = 20_000;
-    const SPAN: u32 = 12_000;
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    let base = std::process::id().wrapping_mul(97) % SPAN;
-    for _ in 0..SPAN {
-        let port = (FIRST + (base + NEXT.fetch_add(1, Ordering::Relaxed)) % SPAN) as u16;
-        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
-            return port;
-        }
-    }
-    panic!("no free port in {FIRST}..{}", FIRST + SPAN);
-}
+use darshan_test_support::{free_port, SpawnWatched};
 
 /// A server process, killed when dropped (a failing test leaves none).
 struct Server(Child);

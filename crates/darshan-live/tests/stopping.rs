@@ -7,17 +7,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use darshan_test_support::output;
+use darshan_test_support::{free_port, output};
 
 fn scratch(name: &str) -> PathBuf {
     let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("stream-stopping").join(name);
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(d.join("mmap")).unwrap();
     d
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 /// The line number of the first line of `pid` in an `strace -f` trace that

@@ -154,23 +154,18 @@ impl NewFile {
     /// Starts a new file that will take the name `path` whatever the name
     /// holds then: a file there is replaced at [`NewFile::publish`] (one
     /// rename: a reader sees the old file or the new one), a link is
-    /// replaced and not followed, a directory is refused. [`Output`]
-    /// decides when this is the way.
+    /// replaced and not followed. [`Output`] decides when this is the way
+    /// (and refuses a directory).
     fn replacing(path: &Path) -> io::Result<(NewFile, File)> {
         Self::start(path, true)
     }
 
     fn start(path: &Path, replace: bool) -> io::Result<(NewFile, File)> {
         let (dir, name) = dir_and_name(path)?;
-        match rustix::fs::statat(&dir, name.as_os_str(), AtFlags::SYMLINK_NOFOLLOW) {
-            Ok(_) if !replace => {
-                let why = format!("{}: already exists; not replaced", shown(path));
-                return Err(io::Error::new(io::ErrorKind::AlreadyExists, why));
-            }
-            Ok(st) if rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Directory => {
-                return Err(refused("a directory: not replaced"));
-            }
-            _ => {}
+        // Replacing, [`Output::create`] has looked at what the name holds.
+        if !replace && rustix::fs::statat(&dir, name.as_os_str(), AtFlags::SYMLINK_NOFOLLOW).is_ok() {
+            let why = format!("{}: already exists; not replaced", shown(path));
+            return Err(io::Error::new(io::ErrorKind::AlreadyExists, why));
         }
         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         for _ in 0..64 {
@@ -341,13 +336,20 @@ mod tests {
         std::fs::remove_dir_all(&d).unwrap();
     }
 
-    #[test]
-    fn an_output_is_made_new_never_through_a_planted_link() {
-        let d = scratch("out");
+    /// A scratch directory with a file holding "precious" and, at `name`,
+    /// a link to it: (directory, file, link).
+    fn planted(tag: &str, name: &str) -> (PathBuf, PathBuf, PathBuf) {
+        let d = scratch(tag);
         let victim = d.join("victim");
         std::fs::write(&victim, b"precious").unwrap();
-        let out = d.join("job.darshan");
+        let out = d.join(name);
         std::os::unix::fs::symlink(&victim, &out).unwrap();
+        (d, victim, out)
+    }
+
+    #[test]
+    fn an_output_is_made_new_never_through_a_planted_link() {
+        let (d, victim, out) = planted("out", "job.darshan");
         let e = NewFile::create(&out).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
         std::fs::remove_file(&out).unwrap();
@@ -373,11 +375,7 @@ mod tests {
     /// into the file it named.
     #[test]
     fn a_replacing_output_wrote_through_a_link_planted_at_its_name() {
-        let d = scratch("replace");
-        let victim = d.join("victim");
-        std::fs::write(&victim, b"precious").unwrap();
-        let out = d.join("report.html");
-        std::os::unix::fs::symlink(&victim, &out).unwrap();
+        let (d, victim, out) = planted("replace", "report.html");
         let (nf, mut f) = NewFile::replacing(&out).unwrap();
         f.write_all(b"report").unwrap();
         nf.publish(f, 0o640).unwrap();
@@ -393,7 +391,7 @@ mod tests {
         assert_eq!(std::fs::read_dir(&d).unwrap().count(), 2, "no temporary file is left");
         let sub = d.join("sub");
         std::fs::create_dir(&sub).unwrap();
-        assert!(NewFile::replacing(&sub).unwrap_err().to_string().contains("a directory: not replaced"));
+        assert!(Output::create(&sub).unwrap_err().to_string().contains("a directory: not replaced"));
         std::fs::remove_dir_all(&d).unwrap();
     }
 
