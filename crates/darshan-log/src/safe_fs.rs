@@ -404,11 +404,16 @@ mod tests {
         assert!(std::process::Command::new("mkfifo").arg(&p).status().unwrap().success());
         let e = write_replacing(&p, b"report").unwrap_err();
         assert!(e.to_string().contains("a FIFO with no reader"), "{e}");
-        let reader = std::process::Command::new("cat").arg(&p).stdout(std::process::Stdio::piped()).spawn().unwrap();
+        let mut reader =
+            std::process::Command::new("cat").arg(&p).stdout(std::process::Stdio::piped()).spawn().unwrap();
         // cat opens the FIFO soon; until then a write finds no reader.
         let t0 = std::time::Instant::now();
         while write_replacing(&p, b"report").is_err() {
-            assert!(t0.elapsed() < std::time::Duration::from_secs(20), "cat never opened the FIFO");
+            if t0.elapsed() > std::time::Duration::from_secs(20) {
+                // Not left waiting on the FIFO after the test.
+                let _ = reader.kill();
+                panic!("cat never opened the FIFO");
+            }
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
         assert_eq!(reader.wait_with_output().unwrap().stdout, b"report");
