@@ -33,6 +33,12 @@ DIFFERENTIAL_MPI=mpich builds and runs mpi and mpiposix with MPICH
 (mpicc.mpich, mpiexec.mpich; C_LIB built with CC=mpicc.mpich), and mpi's
 programs then make MPICH's calls too (large counts, non-blocking
 collectives, the shared file pointer);
+DIFFERENTIAL_MPI=ompio runs mpi with Open MPI's own MPI-IO, OMPIO (its
+default but on Lustre; ROMIO otherwise), whose collectives write through
+glibc's aio, thousands of requests at a time: no split or non-blocking
+calls (OMPIO hangs in them here), and neither POSIX_STATS (OMPIO stats
+its files) nor the counters the order of a file's accesses decides
+(IN_ORDER; DXT's segments compared in offset order) are compared.
 DIFFERENTIAL_DXT=1 traces every file (DXT_ENABLE_IO_TRACE) and compares
 the segments too (module, rank, file, segment: direction, offset, length).
 DIFFERENTIAL_KILL=1 (every kind but fio) ends each program with SIGKILL
@@ -74,9 +80,14 @@ DXT_PARSER = os.path.join(ROOT, "target", "release", "darshan-dxt-parser")
 DXT = os.environ.get("DIFFERENTIAL_DXT") == "1"
 CONFIG = os.environ.get("DIFFERENTIAL_CONFIG") == "1"
 MPICH = os.environ.get("DIFFERENTIAL_MPI") == "mpich"
+OMPIO = os.environ.get("DIFFERENTIAL_MPI") == "ompio"
 KILL = os.environ.get("DIFFERENTIAL_KILL") == "1"
 MPICC = "mpicc.mpich" if MPICH else "mpicc"
 NOT_COMPARED = re.compile(r"TIME|TIMESTAMP|FASTEST|SLOWEST|VARIANCE")
+# What the order of a file's accesses decides: with OMPIO, the order in
+# which glibc's aio threads complete a collective's requests, which
+# OMPIO returns as it finds them done (a matter of timing).
+IN_ORDER = re.compile(r"POSIX_(SEQ_|CONSEC_|STRIDE|RW_SWITCHES)")
 MKSTEMP = re.compile(r"tmp......$")  # mkstemp's random names
 H5 = ["-I/usr/include/hdf5/serial", "-L/usr/lib/x86_64-linux-gnu/hdf5/serial"]
 H5MPI = ["-I/usr/include/hdf5/openmpi", "-L/usr/lib/x86_64-linux-gnu/hdf5/openmpi"]
@@ -96,6 +107,7 @@ import thread_programs  # noqa: E402
 
 programs.Program.hold_closed_fds = CONFIG
 mpi_programs.Program.mpich = MPICH
+mpi_programs.Program.ompio = OMPIO
 mpi_programs.Program.dxt_offsets = MPICH and DXT
 
 
@@ -116,7 +128,9 @@ class Kind:
         name = f[5]
         if f[0] not in self.modules or NOT_COMPARED.search(f[3]) or "shfp" in name:
             return False
-        if self.name in ("hdf5", "h5mpi", "fio", "fortran", "python") and f[3] == "POSIX_STATS":
+        if (self.name in ("hdf5", "h5mpi", "fio", "fortran", "python") or OMPIO) and f[3] == "POSIX_STATS":
+            return False
+        if OMPIO and IN_ORDER.match(f[3]):
             return False
         return name.startswith(self.data + "/") or (self.streams and name.startswith("<"))
 
@@ -164,7 +178,7 @@ def mpi_launch(kind, env, exe):
     if MPICH:
         return ["mpiexec.mpich", "-n", ranks, *[a for kv in xs[1::2] for a in ("-genv", *kv.split("=", 1))],
                 exe, kind.data], env
-    return ["mpirun", "--allow-run-as-root", "--oversubscribe", "--mca", "io", "romio321", "-np", ranks, *xs, exe, kind.data], env
+    return ["mpirun", "--allow-run-as-root", "--oversubscribe", "--mca", "io", "ompio" if OMPIO else "romio321", "-np", ranks, *xs, exe, kind.data], env
 
 
 KINDS = {
@@ -254,7 +268,18 @@ def segments(kind, log):
                 and len(f) >= 6 \
                 and f[0].startswith("X_"):
             segs[(f[0], f[1], name, f"segment {f[3]}")] = " ".join((f[2], f[4], f[5]))
-    return segs
+    return in_offset_order(segs) if OMPIO else segs
+
+
+def in_offset_order(segs):
+    """Each file's segments renumbered in (direction, offset, length)
+    order: what OMPIO's collectives leave of them apart from their order
+    (IN_ORDER)."""
+    by_file = {}
+    for (m, rank, name, _), v in segs.items():
+        by_file.setdefault((m, rank, name), []).append(v)
+    key = lambda v: (v.split()[0], int(v.split()[1]), int(v.split()[2]))  # noqa: E731
+    return {(*k, f"segment {i}"): v for k, vs in by_file.items() for i, v in enumerate(sorted(vs, key=key))}
 
 
 def process_of(kind, log):

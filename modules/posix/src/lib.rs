@@ -5,6 +5,7 @@
 //! into seconds at shutdown).
 #![forbid(unsafe_code)]
 
+mod aio;
 mod record;
 pub mod reduce;
 #[cfg(test)]
@@ -28,13 +29,10 @@ pub use record::Rt;
 /// are passed through unrecorded.
 pub const MAX_FDS: usize = 1 << 16;
 
-/// aio requests in flight (submission time and direction), shared by all
-/// files; more at once than this go unrecorded.
-const AIO_SLOTS: usize = 64;
-
 pub struct State {
     set: RecordSet<Rt>,
-    aio: [(usize, Tick, bool); AIO_SLOTS],
+    /// aio requests submitted and not yet returned.
+    aio: aio::Aio,
     /// Spill blocks of the records' common-value tables.
     pool: CommonPool,
 }
@@ -81,7 +79,7 @@ impl Posix {
     /// table in `fds`: the runtime's static, or a test's own.
     pub const fn new(fds: &'static [AtomicU32; MAX_FDS]) -> Posix {
         Posix {
-            set: Lock::new(State { set: RecordSet::new(ID), aio: [(0, 0, false); AIO_SLOTS], pool: CommonPool::new() }),
+            set: Lock::new(State { set: RecordSet::new(ID), aio: aio::Aio::new(), pool: CommonPool::new() }),
             names: NameFilter::new(ID),
             fds,
             fds_top: AtomicUsize::new(0),
@@ -317,17 +315,31 @@ impl Posix {
     }
 
     /// An aio request was queued on `fd`: remember its submission time.
+    /// The table grows outside the lock (its pages are a system call).
     pub fn on_aio_submit(&self, fd: i32, key: usize, write: bool, tm1: Tick) {
         let Some(i) = self.tracked(fd) else { return };
-        let mut st = self.lock();
-        if st.live(i) {
-            if let Some(s) = st.aio.iter_mut().find(|s| s.0 == 0) {
-                *s = (key, tm1, write);
+        let want = {
+            let mut st = self.lock();
+            if !st.live(i) || st.aio.insert(key, i, write, tm1) {
+                return;
             }
-        }
+            st.aio.wants()
+        };
+        let Some(bigger) = want.and_then(aio::Aio::words_for) else { return };
+        let spare = {
+            let mut st = self.lock();
+            let spare = st.aio.grow(bigger);
+            if st.live(i) {
+                st.aio.insert(key, i, write, tm1);
+            }
+            spare
+        };
+        drop(spare);
     }
 
-    /// aio_return: record the request as a read or write at `offset`.
+    /// aio_return: record the request as a read or write at `offset`, if
+    /// it was submitted on the record `fd` names now (Darshan looks in
+    /// that record's list).
     #[allow(clippy::too_many_arguments)]
     pub fn on_aio_return(&self, fd: i32, key: usize, bytes: i64, offset: i64, aligned: bool, tm2: Tick) {
         let Some(i) = self.tracked(fd) else { return };
@@ -335,8 +347,7 @@ impl Posix {
         if !st.live(i) || key == 0 {
             return;
         }
-        let Some(s) = st.aio.iter_mut().find(|s| s.0 == key) else { return };
-        let (_, tm1, write) = std::mem::take(s);
+        let Some((tm1, write)) = st.aio.take(key, i) else { return };
         if bytes >= 0 {
             counted(&mut st, i, write, bytes, Some(offset), aligned, tm1, tm2);
         }
@@ -423,6 +434,6 @@ impl Module for Posix {
         let mut st = self.lock();
         st.set.clear();
         st.pool.clear();
-        st.aio = [(0, 0, false); AIO_SLOTS];
+        st.aio.clear();
     }
 }
