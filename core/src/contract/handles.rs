@@ -1,6 +1,8 @@
 //! Open handles (MPI_File, hid_t) to record indices: an open-addressing
-//! table of fixed size, allocated at attach, so that looking a handle up
-//! in a wrapper's path never allocates.
+//! table allocated at attach, so that looking a handle up in a wrapper's
+//! path never allocates. It doubles, in pages of its own, when three
+//! quarters full: a program may hold any number of handles open (HDF5
+//! datasets by the thousand), as Darshan's hash tables do.
 
 use crate::contract::module::ModuleState;
 use crate::contract::records::{RecordRt, RecordSet, Records};
@@ -12,6 +14,10 @@ const TOMB: u64 = u64::MAX;
 /// Value bit of a handle a forked child inherited: its record index was
 /// the parent's, and means nothing in the child's fresh record set.
 const INHERITED: u64 = 1 << 63;
+
+/// Slots a table may grow to (64 MiB): past that a new handle goes
+/// unrecorded and the module's data is marked incomplete.
+const MOST_SLOTS: usize = 1 << 22;
 
 /// Counters of the handles in the table by a few bits of their hash (see
 /// `HandleTable::filter`).
@@ -40,6 +46,8 @@ pub struct HandleTable {
     /// long pushed out of the cache (0.5-0.8 % of a sample's time in that
     /// one load).
     filter: [u8; FILTER],
+    /// Slots it may grow to.
+    most: usize,
 }
 
 impl Default for HandleTable {
@@ -50,7 +58,7 @@ impl Default for HandleTable {
 
 impl HandleTable {
     pub const fn new() -> HandleTable {
-        HandleTable { slots: None, live: 0, filter: [0; FILTER] }
+        HandleTable { slots: None, live: 0, filter: [0; FILTER], most: MOST_SLOTS }
     }
 
     /// The table of a module given room for `records` records: `slots`
@@ -65,7 +73,7 @@ impl HandleTable {
         if n == 0 {
             return HandleTable::new();
         }
-        HandleTable { slots: TableWords::new(2 * n.next_power_of_two()), live: 0, filter: [0; FILTER] }
+        HandleTable { slots: TableWords::new(2 * n.next_power_of_two()), ..HandleTable::new() }
     }
 
     /// Whether no handle is in the table (inherited ones count).
@@ -88,8 +96,11 @@ impl HandleTable {
     /// instead of four random lines of a 64 KiB table that the program's
     /// own work has pushed out of the cache. The rest of the hash spreads
     /// the groups as before (aligned pointers and fds probe no further).
+    /// A group index of 12 bits serves tables of up to 16,384 slots; a
+    /// table grown past that takes as many more as it needs.
     fn start(&self, h: u64) -> usize {
-        (((Self::mixed(h >> 2) >> 52) << 2) as usize | (h & 3) as usize) & (self.len() - 1)
+        let group_bits = (self.len().trailing_zeros() as usize).saturating_sub(2).max(12);
+        (((Self::mixed(h >> 2) >> (64 - group_bits)) << 2) as usize | (h & 3) as usize) & (self.len() - 1)
     }
 
     /// `h`'s counter in the filter: the top six bits of `h`'s mixed hash
@@ -166,6 +177,9 @@ impl HandleTable {
             }
             return true;
         }
+        if 4 * (self.live + 1) > 3 * self.len() {
+            self.grow();
+        }
         let n = self.len();
         let mut s = if n == 0 { return false } else { self.start(h) };
         let Some(w) = self.slots.as_mut() else { return false };
@@ -181,6 +195,29 @@ impl HandleTable {
             s = (s + 1) & (n - 1);
         }
         false
+    }
+
+    /// Twice the slots, the handles moved over (tombstones left behind).
+    /// Inside a wrapper, under the module's lock: the new table is taken
+    /// in pages (never the heap) and the old one given back, two system
+    /// calls at each doubling, a handful in a process's life. A table
+    /// switched off (no slots: the module keeps no records) stays so.
+    #[cold]
+    fn grow(&mut self) {
+        let n = self.len();
+        if n == 0 || 2 * n > self.most {
+            return;
+        }
+        let Some(words) = TableWords::in_pages(4 * n) else { return };
+        let Some(old) = self.slots.replace(words) else { return };
+        for e in old.chunks_exact(2).filter(|e| e[1] != 0 && e[1] != TOMB) {
+            let mut s = self.start(e[0]);
+            let Some(w) = self.slots.as_mut() else { return };
+            while w[2 * s + 1] != 0 {
+                s = (s + 1) & (2 * n - 1);
+            }
+            w[2 * s..2 * s + 2].copy_from_slice(e);
+        }
     }
 
     /// The record of handle `h` if it is still live in `set` (not dropped
@@ -405,11 +442,11 @@ mod tests {
 
     #[test]
     fn handles_map_unmap_and_reuse_slots() {
-        let mut t = HandleTable::with_slots(8);
+        let mut t = HandleTable { most: 8, ..HandleTable::with_slots(8) };
         for h in 0..8 {
             assert!(t.insert(h as u64 * 4096, h));
         }
-        assert!(!t.insert(99, 1), "full");
+        assert!(!t.insert(99, 1), "full, and it may not grow");
         assert_eq!(t.get(3 * 4096), Some(3));
         t.remove(3 * 4096);
         assert_eq!(t.get(3 * 4096), None);
@@ -422,6 +459,33 @@ mod tests {
         assert!(t.insert(5, 2) && t.get(5) == Some(2), "and can map new ones");
         t.clear();
         assert_eq!(t.get(5), None, "which its own child does not inherit");
+    }
+
+    /// The table held 4,096 handles: an HDF5 program with 5,000 datasets
+    /// open had the last 904 unrecorded (H5D marked incomplete; C 3.5.0
+    /// recorded all 5,000). It doubles instead; inherited marks, removed
+    /// handles and the filter survive the move.
+    #[test]
+    fn handles_past_the_tables_size_went_unrecorded() {
+        let mut t = HandleTable::with_slots(4096);
+        let dataset = |i: u64| (5 << 56) | i;
+        for i in 0..5_000u64 {
+            assert!(t.insert(dataset(i), i as usize), "handle {i}");
+        }
+        assert!(t.len() >= 8192);
+        for i in (0..5_000u64).step_by(3) {
+            t.remove(dataset(i));
+        }
+        t.mark_inherited();
+        for i in 5_000..40_000u64 {
+            assert!(t.insert(dataset(i), i as usize), "handle {i}");
+        }
+        for i in 0..40_000u64 {
+            let (got, inherited) = (t.get(dataset(i)), t.inherited(dataset(i)));
+            let want = (i >= 5_000).then_some(i as usize);
+            assert_eq!((got, inherited), (want, i < 5_000 && i % 3 != 0), "handle {i}");
+        }
+        assert_eq!(t.get(dataset(40_000)), None);
     }
 
     fn used_slots(t: &HandleTable) -> usize {
