@@ -76,6 +76,12 @@ impl HandleTable {
         HandleTable { slots: TableWords::new(2 * n.next_power_of_two()), ..HandleTable::new() }
     }
 
+    /// Whether the table has slots (not so before they are taken, when
+    /// the module keeps no records, or when its memory was not to be had).
+    pub fn has_slots(&self) -> bool {
+        self.slots.is_some()
+    }
+
     /// Whether no handle is in the table (inherited ones count).
     pub fn is_empty(&self) -> bool {
         self.live == 0
