@@ -88,7 +88,9 @@ impl Aio {
         let mut s = self.home(key, record);
         let Some(w) = self.words.as_mut() else { return false };
         let meta = TAKEN | if write { WRITE } else { 0 } | record as u64;
-        while w[s * WORDS + 1] & TAKEN != 0 && (w[s * WORDS] != key as u64 || w[s * WORDS + 1] & !WRITE != TAKEN | record as u64) {
+        while w[s * WORDS + 1] & TAKEN != 0
+            && (w[s * WORDS] != key as u64 || w[s * WORDS + 1] & !WRITE != TAKEN | record as u64)
+        {
             s = (s + 1) & (n - 1);
         }
         self.live += usize::from(w[s * WORDS + 1] & TAKEN == 0);
