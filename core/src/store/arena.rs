@@ -6,7 +6,7 @@
 //! MAP_SHARED file (crash-safe logs) and written out without conversion.
 //! The block is allocated zeroed, so pages cost memory only once touched.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 pub struct RecordArena {
     free: &'static mut [u64],
@@ -384,6 +384,19 @@ pub fn reserve_mapping(len: usize) -> Option<&'static mut [u8]> {
     // (ZeroedWords' Drop); the crash-safe log's is never unmapped (later
     // mappings replace pages in place).
     Some(unsafe { std::slice::from_raw_parts_mut(p.cast::<u8>(), len) })
+}
+
+/// `n` zeroed atomic words in pages of their own that live as long as the
+/// process: a table read without a lock and taken at its first use,
+/// inside a wrapper (never the heap). None if they cannot be had.
+#[allow(unsafe_code)]
+pub fn zeroed_atomics(n: usize) -> Option<&'static [AtomicU32]> {
+    let block = reserve_mapping(n.checked_mul(4)?)?;
+    // SAFETY: the block is a fresh page-aligned mapping (aligned for
+    // AtomicU32) of 4 * n zeroed bytes (a zero u32 is an AtomicU32 of 0),
+    // never unmapped; the one reference to it is given up here for shared
+    // ones.
+    Some(unsafe { std::slice::from_raw_parts(block.as_mut_ptr().cast::<AtomicU32>(), n) })
 }
 
 /// The crash-safe file could not be put under the record memory: which

@@ -12,6 +12,7 @@ pub mod reduce;
 mod tests;
 
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 use darshan_core::arena::Slice;
 use darshan_core::common::{CommonPool, Tick};
@@ -25,9 +26,13 @@ use darshan_log::modules::POSIX as ID;
 
 pub use record::Rt;
 
-/// File descriptors below this are tracked (fd -> record); higher ones
-/// are passed through unrecorded.
+/// File descriptors below this are found in a table in the library's
+/// .bss (fd -> record); higher ones in a second one (HIGH_FDS).
 pub const MAX_FDS: usize = 1 << 16;
+/// Descriptors from MAX_FDS up to Linux's default ceiling (fs.nr_open,
+/// 2^20), in a table taken in pages at the first such descriptor a record
+/// is mapped to; higher ones are passed through unrecorded.
+const HIGH_FDS: usize = (1 << 20) - MAX_FDS;
 
 pub struct State {
     set: RecordSet<Rt>,
@@ -65,6 +70,11 @@ pub struct Posix {
     /// One past the highest fd ever tracked: a forked child clears the
     /// table up to it, not all 256 KiB (64 page faults in every child).
     fds_top: AtomicUsize,
+    /// fd - MAX_FDS -> record index + 1, for descriptors past the first
+    /// table (a program that raised its limit); set once, under the lock.
+    high: OnceLock<&'static [AtomicU32]>,
+    /// One past the highest index of `high` ever set (fds_top's reason).
+    high_top: AtomicUsize,
 }
 
 /// The fd table on its own: all zeros, so it lies in .bss (256 KiB of
@@ -83,6 +93,8 @@ impl Posix {
             names: NameFilter::new(ID),
             fds,
             fds_top: AtomicUsize::new(0),
+            high: OnceLock::new(),
+            high_top: AtomicUsize::new(0),
         }
     }
 }
@@ -125,17 +137,48 @@ impl Posix {
     /// The record index of a tracked fd, without locking.
     #[inline]
     pub fn tracked(&self, fd: i32) -> Option<usize> {
-        let v = self.fds.get(usize::try_from(fd).ok()?)?.load(Ordering::Relaxed);
+        let f = usize::try_from(fd).ok()?;
+        let v = match self.fds.get(f) {
+            Some(slot) => slot.load(Ordering::Relaxed),
+            None => self.high_slot(f)?.load(Ordering::Relaxed),
+        };
         (v != 0).then(|| v as usize - 1)
     }
 
+    #[cold]
+    fn high_slot(&self, f: usize) -> Option<&AtomicU32> {
+        self.high.get()?.get(f - MAX_FDS)
+    }
+
+    /// Mapping to a record (`Some`) only with the lock held: the high
+    /// table is made once, under it.
     fn map_fd(&self, fd: i32, idx: Option<usize>) {
-        let Some(f) = usize::try_from(fd).ok().filter(|&f| f < MAX_FDS) else { return };
+        let Some(f) = usize::try_from(fd).ok() else { return };
+        let v = idx.map(|i| i as u32 + 1).unwrap_or(0);
+        if f >= MAX_FDS {
+            return self.map_high_fd(f, v);
+        }
         // A plain load first: the top rarely moves.
         if idx.is_some() && f >= self.fds_top.load(Ordering::Relaxed) {
             self.fds_top.fetch_max(f + 1, Ordering::Relaxed);
         }
-        self.fds[f].store(idx.map(|i| i as u32 + 1).unwrap_or(0), Ordering::Relaxed);
+        self.fds[f].store(v, Ordering::Relaxed);
+    }
+
+    #[cold]
+    fn map_high_fd(&self, f: usize, v: u32) {
+        if f - MAX_FDS >= HIGH_FDS || (v == 0 && self.high.get().is_none()) {
+            return;
+        }
+        if self.high.get().is_none() {
+            if let Some(t) = darshan_core::arena::zeroed_atomics(HIGH_FDS) {
+                let _ = self.high.set(t);
+            }
+        }
+        if let Some(slot) = self.high_slot(f) {
+            self.high_top.fetch_max(f - MAX_FDS + 1, Ordering::Relaxed);
+            slot.store(v, Ordering::Relaxed);
+        }
     }
 
     /// The record id behind a tracked fd (fdopen, openat).
@@ -429,6 +472,10 @@ impl Module for Posix {
 
     fn fork_child(&self) {
         for slot in &self.fds[..self.fds_top.load(Ordering::Relaxed).min(MAX_FDS)] {
+            slot.store(0, Ordering::Relaxed);
+        }
+        let high_top = self.high_top.load(Ordering::Relaxed);
+        for slot in self.high.get().into_iter().flat_map(|t| &t[..high_top.min(t.len())]) {
             slot.store(0, Ordering::Relaxed);
         }
         let mut st = self.lock();

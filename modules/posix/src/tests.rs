@@ -428,3 +428,32 @@ fn access_sizes_fill_the_histogram_at_darshans_bucket_edges() {
     let got: Vec<i64> = c::words(c::SIZE_READ_0_100, c::SIZE_READ_1G_PLUS).map(|i| w[i] as i64).collect();
     assert_eq!(got, vec![2, 2, 2, 1, 1, 1, 0, 0, 1, 1]);
 }
+
+/// Descriptors of 65,536 and above were passed through unrecorded (C
+/// 3.5.0 finds any descriptor in a hash table): a program that raised its
+/// limit and opened its 70,000th file lost that file's I/O. Now up to
+/// Linux's default ceiling (2^20 descriptors); a forked child forgets
+/// them as it forgets the others.
+#[test]
+fn descriptors_past_65535_went_unrecorded() {
+    let p = posix(4);
+    let top = (1 << 20) - 1;
+    for (fd, name) in [(70_000, &b"/data/high"[..]), (top, b"/data/top"), (top + 1, b"/data/past")] {
+        p.on_open(fd, name, 0o644, 1, 2);
+        p.on_write(fd, 100, None, true, 3, 4);
+        p.on_dup(fd, 3, 5, 6);
+    }
+    assert_eq!(p.tracked(70_000), Some(0));
+    assert_eq!(p.tracked(top), Some(1));
+    assert_eq!(p.tracked(top + 1), None, "past the ceiling");
+    let i = p.take_fd(70_000).expect("tracked");
+    p.on_closed(i, 7, 8);
+    assert_eq!(p.tracked(70_000), None, "closed");
+    let recs = records(&p);
+    let writes = |k: usize| (counter(&recs[k], c::OPENS), counter(&recs[k], c::WRITES));
+    assert_eq!(recs.len(), 3, "the file past the ceiling has its record, made at open");
+    assert_eq!([writes(0), writes(1)], [(2, 1), (2, 1)], "opened, written, dup'd");
+    p.on_open(70_001, b"/data/high", 0o644, 9, 10);
+    darshan_core::Module::fork_child(&p);
+    assert_eq!((p.tracked(70_001), p.tracked(top)), (None, None), "a forked child has none");
+}
