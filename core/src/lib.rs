@@ -30,7 +30,7 @@ pub mod store;
 pub use contract::{env, handles, heatmap, module, records, var_records};
 pub use counting::{access_tuples, collective, common, dataset_io, mounts, paths};
 pub use finish::{compress, logname, pipeline, shutdown, shutdown_mpi};
-pub use store::{arena, id_index, lazy_words, ledger, logmap, names, platform, sync};
+pub use store::{arena, id_index, lazy_words, ledger, logmap, names, platform, shift, sync};
 
 pub use module::{Env, FinalizeCtx, LockedState, Module, ModuleSpec, ModuleState};
 pub use platform::Platform;

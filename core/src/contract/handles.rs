@@ -73,7 +73,9 @@ impl HandleTable {
         if n == 0 {
             return HandleTable::new();
         }
-        HandleTable { slots: TableWords::new(2 * n.next_power_of_two()), ..HandleTable::new() }
+        // In pages, never the heap, whatever the size: a table that grows
+        // inside a wrapper gives its old words back there.
+        HandleTable { slots: TableWords::in_pages(2 * n.next_power_of_two()), ..HandleTable::new() }
     }
 
     /// Whether the table has slots (not so before they are taken, when

@@ -19,5 +19,6 @@ pub mod names;
 pub mod nofile;
 pub mod owner;
 pub mod platform;
+pub mod shift;
 pub mod sync;
 pub mod table_words;

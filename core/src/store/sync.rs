@@ -10,8 +10,8 @@
 //! module's first record and then once per 64 KiB of records, tens of
 //! microseconds), and a handle table three quarters full doubles under
 //! it (HandleTable::grow: a mapping made, one given back; a handful of
-//! times in a process's life, if ever). A waiter that does not get the lock at once yields the
-//! CPU, which keeps 8 threads on 2 cores fair.
+//! times in a process's life, if ever). A waiter that does not get the
+//! lock at once yields the CPU, which keeps 8 threads on 2 cores fair.
 //!
 //! The live view (docs/live.md): once a module's lock is published
 //! ([`Lock::publish`], at attach), taking it writes an odd number into the

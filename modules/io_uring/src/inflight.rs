@@ -5,6 +5,7 @@
 //! request, not at attach: every process had it, io_uring or not.
 
 use darshan_core::lazy_words::LazyWords;
+use darshan_core::shift;
 
 /// Requests followed at once. Past this, the oldest in its probe run is
 /// let go as a completion not seen.
@@ -49,6 +50,13 @@ fn unpack(meta: u64) -> (usize, Kind, usize) {
     (((meta >> 48) & 0xff) as usize, kind, (meta & 0xff_ffff_ffff) as usize)
 }
 
+/// The slot a request of `ring` with `user_data` hashes to in a table of
+/// `slots`.
+fn home_in(ring: usize, user_data: u64, slots: usize) -> usize {
+    let h = (user_data ^ ((ring as u64) << 56)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (h >> 40) as usize & (slots - 1)
+}
+
 #[derive(Default)]
 pub struct Inflight {
     w: LazyWords,
@@ -77,8 +85,7 @@ impl Inflight {
     }
 
     fn home(&self, ring: usize, user_data: u64) -> usize {
-        let h = (user_data ^ ((ring as u64) << 56)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        (h >> 40) as usize & (self.slots() - 1)
+        home_in(ring, user_data, self.slots())
     }
 
     pub fn len(&self) -> usize {
@@ -148,30 +155,12 @@ impl Inflight {
         None
     }
 
-    /// Backward-shift deletion: entries after `s` in its run move up when
-    /// their home allows, so that lookups never stop early.
-    fn remove_at(&mut self, mut s: usize) {
+    /// Backward-shift deletion (`darshan_core::shift`): no tombstones.
+    /// Requests of one key keep their order (they share a home).
+    fn remove_at(&mut self, s: usize) {
         let n = self.slots();
-        loop {
-            let next = (s + 1) & (n - 1);
-            let (nb, valid, home) = {
-                let w = self.w.taken().expect("a table with slots");
-                let nb = next * WORDS;
-                let valid = w[nb + 1] & VALID != 0;
-                let home = if valid { self.home(unpack(w[nb + 1]).0, w[nb]) } else { 0 };
-                (nb, valid, home)
-            };
-            let w = self.w.taken_mut().expect("a table with slots");
-            let b = s * WORDS;
-            // The next entry may fill the hole unless its home lies in
-            // (s, next] cyclically.
-            if !valid || (next.wrapping_sub(home) & (n - 1)) < (next.wrapping_sub(s) & (n - 1)) {
-                w[b..b + WORDS].fill(0);
-                break;
-            }
-            w.copy_within(nb..nb + WORDS, b);
-            s = next;
-        }
+        let Some(w) = self.w.taken_mut() else { return };
+        shift::remove(w, WORDS, s, |e| (e[1] & VALID != 0).then(|| home_in(unpack(e[1]).0, e[0], n)));
         self.live -= 1;
     }
 

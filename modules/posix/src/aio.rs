@@ -6,8 +6,8 @@
 //! the table has no fixed size: an open-addressing table in pages of its
 //! own (never the heap: it grows inside a wrapper), doubled when half
 //! full, its pages taken and given back outside the module's lock
-//! ([`Aio::wants`], [`Aio::grow`]). Deletion by backward shift, so that
-//! requests never returned leave no tombstones behind.
+//! ([`Aio::wants`], [`Aio::grow`]). Deletion by backward shift
+//! (`darshan_core::shift`), so that returned requests leave no tombstones.
 //!
 //! One entry per (aiocb, record): an aiocb submitted again before it was
 //! returned replaces its earlier request, which Darshan keeps too and
@@ -17,6 +17,7 @@
 
 use darshan_core::arena::ZeroedWords;
 use darshan_core::common::Tick;
+use darshan_core::shift;
 
 /// Words per entry: aiocb address, record index + direction, tick.
 const WORDS: usize = 3;
@@ -28,6 +29,17 @@ const WRITE: u64 = 1 << 62;
 /// allocation fails).
 const FIRST_SLOTS: usize = 64;
 const MOST_SLOTS: usize = 1 << 20;
+
+/// The slot a request's (aiocb, record) hashes to in a table of `slots`.
+fn home_in(key: usize, record: usize, slots: usize) -> usize {
+    let h = (key as u64 ^ (record as u64).rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (h >> 32) as usize & (slots - 1)
+}
+
+/// The record index in an entry's second word.
+fn record_of(meta: u64) -> usize {
+    (meta & !(TAKEN | WRITE)) as usize
+}
 
 pub struct Aio {
     words: Option<ZeroedWords>,
@@ -44,8 +56,7 @@ impl Aio {
     }
 
     fn home(&self, key: usize, record: usize) -> usize {
-        let h = (key as u64 ^ (record as u64).rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        (h >> 32) as usize & (self.slots() - 1)
+        home_in(key, record, self.slots())
     }
 
     /// Slots a table must have to take one more request, if this one
@@ -71,8 +82,7 @@ impl Aio {
         self.live = 0;
         if let Some(w) = &old {
             for e in w.chunks_exact(WORDS).filter(|e| e[1] & TAKEN != 0) {
-                let (record, write) = ((e[1] & !(TAKEN | WRITE)) as usize, e[1] & WRITE != 0);
-                self.insert(e[0] as usize, record, write, e[2] as Tick);
+                self.insert(e[0] as usize, record_of(e[1]), e[1] & WRITE != 0, e[2] as Tick);
             }
         }
         old
@@ -120,28 +130,10 @@ impl Aio {
         Some(found)
     }
 
-    /// Backward-shift deletion: entries after `s` in its run move up when
-    /// their home allows, so that lookups never stop early.
-    fn remove_at(&mut self, mut s: usize) {
+    fn remove_at(&mut self, s: usize) {
         let n = self.slots();
-        loop {
-            let next = (s + 1) & (n - 1);
-            let Some(w) = self.words.as_ref() else { return };
-            let (key, meta) = (w[next * WORDS], w[next * WORDS + 1]);
-            let movable = meta & TAKEN != 0 && {
-                let home = self.home(key as usize, (meta & !(TAKEN | WRITE)) as usize);
-                // The next entry may fill the hole unless its home lies
-                // in (s, next] cyclically.
-                next.wrapping_sub(home) & (n - 1) >= next.wrapping_sub(s) & (n - 1)
-            };
-            let Some(w) = self.words.as_mut() else { return };
-            if !movable {
-                w[s * WORDS..s * WORDS + WORDS].fill(0);
-                break;
-            }
-            w.copy_within(next * WORDS..next * WORDS + WORDS, s * WORDS);
-            s = next;
-        }
+        let Some(w) = self.words.as_mut() else { return };
+        shift::remove(w, WORDS, s, |e| (e[1] & TAKEN != 0).then(|| home_in(e[0] as usize, record_of(e[1]), n)));
         self.live -= 1;
     }
 
