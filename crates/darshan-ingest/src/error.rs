@@ -39,6 +39,10 @@ pub enum IngestError {
     /// Calls out of order: a bug of this tool, not of the input.
     #[error("internal: {0}")]
     Internal(&'static str),
+    /// A file or directory this tool will not open or write, and why
+    /// (read-only for this user, another user's link, not a regular file).
+    #[error("{0}")]
+    Refused(String),
 }
 
 impl IngestError {

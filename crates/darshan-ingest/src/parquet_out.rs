@@ -11,6 +11,13 @@
 //! adds files for new logs only. A part file overlapping the logs being
 //! exported can only come from an export interrupted before it was
 //! recorded; it is replaced, so no row is ever written twice.
+//!
+//! The export may run as root in a directory other users can write: the
+//! directories under DIR are made one level at a time and must be real
+//! directories of this user's (or root's), never another user's link;
+//! each part file is made under a private temporary name and renamed
+//! into place ([`safe_fs::Output`]); the walk for an interrupted export's
+//! temporaries does not follow links.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -24,6 +31,8 @@ use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;
 use rusqlite::types::ValueRef;
 use serde::Serialize;
+
+use darshan_log::safe_fs::{self, Output};
 
 use crate::error::IngestError;
 use crate::schema::{ColType, Table};
@@ -65,8 +74,7 @@ pub fn export(store: &Store, dir: &Path) -> Result<ExportSummary, IngestError> {
         rows.collect::<Result<_, _>>()?
     };
     for t in &store.tables {
-        let tdir = dir.join(&t.name);
-        std::fs::create_dir_all(&tdir).map_err(IngestError::io(&tdir))?;
+        let tdir = own_subdir(dir, &[&t.name])?;
         if n > 0 {
             if t.name == "logs" {
                 let sql = "SELECT t.* FROM logs t JOIN export_ids e ON e.log_id = t.log_id ORDER BY t.log_id";
@@ -77,7 +85,7 @@ pub fn export(store: &Store, dir: &Path) -> Result<ExportSummary, IngestError> {
                     t.name
                 );
                 for (y, m) in &partitions {
-                    let pdir = tdir.join(format!("year={y}")).join(format!("month={m}"));
+                    let pdir = own_subdir(&tdir, &[&format!("year={y}"), &format!("month={m}")])?;
                     sum.files_written += write_query(store, t, &sql, &[*y, *m], &pdir.join(&part), &mut sum.rows)?;
                 }
             }
@@ -111,9 +119,38 @@ fn parts(dir: &Path) -> Vec<PathBuf> {
     files(dir, |name| name.ends_with(".parquet") && !name.starts_with('.'))
 }
 
-/// `.part-….parquet.tmp`: written by [`open_writer`], renamed when done.
+/// `.part-….parquet.….tmp`: written by [`open_writer`], renamed when
+/// done (`.part-….parquet.tmp` from versions that wrote one fixed name).
 fn temporaries(dir: &Path) -> Vec<PathBuf> {
-    files(dir, |name| name.starts_with(".part-") && name.ends_with(".parquet.tmp"))
+    files(dir, |name| name.starts_with(".part-") && name.contains(".parquet.") && name.ends_with(".tmp"))
+}
+
+/// `dir/parts…`, each level made where missing and kept only when it is a
+/// directory this user or root owns, or such a user's link to one: a link
+/// or directory another user put there could lead the files written
+/// below it anywhere (`create_dir_all` goes through links).
+fn own_subdir(dir: &Path, parts: &[&str]) -> Result<PathBuf, IngestError> {
+    use std::os::unix::fs::MetadataExt;
+    let trusted = |uid: u32| uid == 0 || uid == rustix::process::geteuid().as_raw();
+    let mut p = dir.to_path_buf();
+    for part in parts {
+        p.push(part);
+        match std::fs::create_dir(&p) {
+            Ok(()) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(IngestError::io(&p)(e)),
+        }
+        let m = std::fs::symlink_metadata(&p).map_err(IngestError::io(&p))?;
+        let why = if !trusted(m.uid()) {
+            "a link or directory another user owns: not followed"
+        } else if m.is_dir() || (m.file_type().is_symlink() && p.is_dir()) {
+            continue;
+        } else {
+            "not a directory: not replaced"
+        };
+        return Err(IngestError::Refused(format!("{}: {why}", safe_fs::shown(&p))));
+    }
+    Ok(p)
 }
 
 fn files(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
@@ -123,7 +160,8 @@ fn files(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
         let Ok(rd) = std::fs::read_dir(&d) else { continue };
         for e in rd.filter_map(|e| e.ok()) {
             let p = e.path();
-            if p.is_dir() {
+            // The entry itself, not what a link there names.
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
                 stack.push(p);
             } else if p.file_name().and_then(|n| n.to_str()).is_some_and(&keep) {
                 out.push(p);
@@ -195,7 +233,7 @@ fn write_query(
     let mut st = c.prepare(sql)?;
     let mut rows = st.query(rusqlite::params_from_iter(args.iter()))?;
     let placeholder = path.file_name().is_some_and(|f| f == "part-empty.parquet");
-    let mut writer: Option<(SerializedFileWriter<File>, PathBuf)> = None;
+    let mut writer: Option<(SerializedFileWriter<File>, Output)> = None;
     let mut bufs = new_bufs(t);
     let mut pending = 0usize;
     let mut total = 0u64;
@@ -226,9 +264,9 @@ fn write_query(
             break;
         }
     }
-    let Some((w, tmp)) = writer else { return Ok(0) };
-    w.close()?;
-    std::fs::rename(&tmp, path).map_err(IngestError::io(path))?;
+    let Some((w, out)) = writer else { return Ok(0) };
+    let file = w.into_inner()?;
+    out.publish(file, safe_fs::umasked(0o666)).map_err(IngestError::io(path))?;
     *rows_out.entry(t.name.clone()).or_default() += total;
     Ok(1)
 }
@@ -275,16 +313,14 @@ fn push_value(b: &mut ColBuf, v: ValueRef<'_>) {
     b.defs.push(present as i16);
 }
 
-fn open_writer(t: &Table, path: &Path) -> Result<(SerializedFileWriter<File>, PathBuf), IngestError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(IngestError::io(dir))?;
-    let name = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-    // A leading dot: Spark, DuckDB and pyarrow skip it while it is written.
-    let tmp = dir.join(format!(".{name}.tmp"));
+/// The part file `path` begun: written under a hidden private name
+/// (Spark, DuckDB and pyarrow skip names with a leading dot), renamed to
+/// `path` by [`Output::publish`].
+fn open_writer(t: &Table, path: &Path) -> Result<(SerializedFileWriter<File>, Output), IngestError> {
     let schema = Arc::new(parse_message_type(&message_type(t))?);
     let props = Arc::new(WriterProperties::builder().set_compression(Compression::SNAPPY).build());
-    let file = File::create(&tmp).map_err(IngestError::io(&tmp))?;
-    Ok((SerializedFileWriter::new(file, schema, props)?, tmp))
+    let (out, file) = Output::create(path).map_err(IngestError::io(path))?;
+    Ok((SerializedFileWriter::new(file, schema, props)?, out))
 }
 
 fn write_group(w: &mut SerializedFileWriter<File>, bufs: &mut [ColBuf]) -> Result<(), IngestError> {

@@ -115,15 +115,10 @@ fn try_lock_briefly(f: &File) -> Result<(), TryLockError> {
 /// SQLite makes its -wal and -shm files). Opened read-only, SQLite would
 /// make those files with the database's read-only mode, and every later
 /// ingest would fail on them: nothing is opened unless both are writable.
-fn writable(path: &Path) -> std::io::Result<()> {
+fn writable(path: &Path) -> Result<(), String> {
     use rustix::fs::{access, Access};
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let denied = |what: &str| {
-        std::io::Error::new(
-            std::io::ErrorKind::PermissionDenied,
-            format!("{what} is read-only for this user; nothing was ingested"),
-        )
-    };
+    let denied = |what: &str| format!("{what} is read-only for this user; nothing was ingested");
     // Only a refusal is said here; a missing directory and the like are
     // left to SQLite, whose error keeps its code.
     let refused = |p: &Path| {
@@ -141,6 +136,40 @@ fn writable(path: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The database and the files SQLite keeps beside it, each absent or a
+/// regular file reached through no link another user owns. SQLite opens
+/// them with open(2), through whatever their names hold: root's ingest
+/// wrote its tables into the file another user's link named, and a FIFO
+/// there was "disk I/O error".
+fn plain_files(path: &Path) -> Result<(), String> {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let mut p = path.as_os_str().to_os_string();
+        p.push(suffix);
+        let what = if suffix.is_empty() { "the database".to_string() } else { format!("its file {suffix}") };
+        plain_or_absent(Path::new(&p)).map_err(|why| format!("{what} is {why}; nothing was ingested"))?;
+    }
+    Ok(())
+}
+
+fn plain_or_absent(p: &Path) -> Result<(), &'static str> {
+    use std::os::unix::fs::MetadataExt;
+    let trusted = |uid: u32| uid == 0 || uid == rustix::process::geteuid().as_raw();
+    let Ok(mut m) = std::fs::symlink_metadata(p) else { return Ok(()) };
+    if m.file_type().is_symlink() {
+        if !trusted(m.uid()) {
+            return Err("a symbolic link owned by another user: not followed");
+        }
+        // One's own link is followed, as open(2) would (protected_symlinks).
+        let Ok(target) = std::fs::metadata(p) else { return Ok(()) };
+        m = target;
+    }
+    if m.file_type().is_file() {
+        Ok(())
+    } else {
+        Err("not a regular file: not opened")
+    }
+}
+
 impl Store {
     /// Open (or create) the database for one ingest run.
     pub fn open(path: &Path) -> Result<Store, OpenError> {
@@ -150,7 +179,7 @@ impl Store {
     /// Like `open`, telling "in use by another ingest" apart.
     pub fn open_locked(path: &Path) -> Result<Store, OpenError> {
         let failed = |e: IngestError| OpenError::Failed { path: path.to_path_buf(), source: e };
-        writable(path).map_err(|e| failed(IngestError::io(path)(e)))?;
+        plain_files(path).and_then(|()| writable(path)).map_err(|why| failed(IngestError::Refused(why)))?;
         let conn = Connection::open(path).map_err(|e| failed(e.into()))?;
         let lock = File::open(path).map_err(|e| failed(IngestError::io(path)(e)))?;
         match try_lock_briefly(&lock) {
