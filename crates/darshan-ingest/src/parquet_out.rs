@@ -131,7 +131,6 @@ fn temporaries(dir: &Path) -> Vec<PathBuf> {
 /// below it anywhere (`create_dir_all` goes through links).
 fn own_subdir(dir: &Path, parts: &[&str]) -> Result<PathBuf, IngestError> {
     use std::os::unix::fs::MetadataExt;
-    let trusted = |uid: u32| uid == 0 || uid == rustix::process::geteuid().as_raw();
     let mut p = dir.to_path_buf();
     for part in parts {
         p.push(part);
@@ -141,7 +140,7 @@ fn own_subdir(dir: &Path, parts: &[&str]) -> Result<PathBuf, IngestError> {
             Err(e) => return Err(IngestError::io(&p)(e)),
         }
         let m = std::fs::symlink_metadata(&p).map_err(IngestError::io(&p))?;
-        let why = if !trusted(m.uid()) {
+        let why = if !safe_fs::trusted(m.uid()) {
             "a link or directory another user owns: not followed"
         } else if m.is_dir() || (m.file_type().is_symlink() && p.is_dir()) {
             continue;

@@ -146,28 +146,10 @@ fn plain_files(path: &Path) -> Result<(), String> {
         let mut p = path.as_os_str().to_os_string();
         p.push(suffix);
         let what = if suffix.is_empty() { "the database".to_string() } else { format!("its file {suffix}") };
-        plain_or_absent(Path::new(&p)).map_err(|why| format!("{what} is {why}; nothing was ingested"))?;
+        darshan_log::safe_fs::plain_or_absent(Path::new(&p))
+            .map_err(|why| format!("{what} is {why}; nothing was ingested"))?;
     }
     Ok(())
-}
-
-fn plain_or_absent(p: &Path) -> Result<(), &'static str> {
-    use std::os::unix::fs::MetadataExt;
-    let trusted = |uid: u32| uid == 0 || uid == rustix::process::geteuid().as_raw();
-    let Ok(mut m) = std::fs::symlink_metadata(p) else { return Ok(()) };
-    if m.file_type().is_symlink() {
-        if !trusted(m.uid()) {
-            return Err("a symbolic link owned by another user: not followed");
-        }
-        // One's own link is followed, as open(2) would (protected_symlinks).
-        let Ok(target) = std::fs::metadata(p) else { return Ok(()) };
-        m = target;
-    }
-    if m.file_type().is_file() {
-        Ok(())
-    } else {
-        Err("not a regular file: not opened")
-    }
 }
 
 impl Store {

@@ -68,8 +68,29 @@ pub fn umasked(mode: u32) -> u32 {
 /// `/dev/stdout`, `/dev/fd`, `/dev/null`; root is not who the rule keeps
 /// out). The kernel's `fs.protected_symlinks` rule, kept even where the
 /// file system does not apply it.
-fn trusted(uid: u32) -> bool {
+pub fn trusted(uid: u32) -> bool {
     uid == rustix::process::geteuid().as_raw() || uid == 0
+}
+
+/// Whether a file that another library opens by its name (SQLite, its
+/// database and the files beside it) may be opened: absent, or a regular
+/// file reached through no link another user owns. Err: why not, in
+/// words ("… : not followed", "… : not opened").
+pub fn plain_or_absent(path: &Path) -> Result<(), &'static str> {
+    let Ok(mut st) = rustix::fs::lstat(path) else { return Ok(()) };
+    use rustix::fs::FileType as T;
+    if T::from_raw_mode(st.st_mode) == T::Symlink {
+        if !trusted(st.st_uid) {
+            return Err("a symbolic link owned by another user: not followed");
+        }
+        // One's own link is followed, as open(2) would.
+        let Ok(target) = rustix::fs::stat(path) else { return Ok(()) };
+        st = target;
+    }
+    match T::from_raw_mode(st.st_mode) {
+        T::RegularFile => Ok(()),
+        _ => Err("not a regular file: not opened"),
+    }
 }
 
 /// Whether the link at `path` may be followed ([`trusted`]).

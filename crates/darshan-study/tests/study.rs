@@ -309,3 +309,29 @@ fn the_one_run_that_changed_its_writes_is_the_regression() {
     }
     assert!(!moved.iter().any(|m| m.1 == "run_time" || m.1 == "files"), "{moved:?}");
 }
+
+/// A study run as root opened its database by name through whatever the
+/// name held: another user's link there had it read (and, opened
+/// read-write, checkpoint into) the database the link named. Refused in
+/// one line now; the tester's own link is followed, as open(2) would.
+#[test]
+fn a_study_as_root_opened_the_database_through_another_users_link() {
+    let dir = out_dir("planted-link");
+    let tree = dir.join("tree");
+    synth::generate(&tree, 5, 2).unwrap();
+    let db = dir.join("real.db");
+    ingest(&tree, &db);
+    let own = dir.join("own.db");
+    std::os::unix::fs::symlink(&db, &own).unwrap();
+    assert!(darshan_study::open(&own).is_ok(), "one's own link is followed");
+    let planted = dir.join("planted.db");
+    std::os::unix::fs::symlink(&db, &planted).unwrap();
+    if std::os::unix::fs::lchown(&planted, Some(65534), Some(65534)).is_err() {
+        eprintln!("not root: the link cannot be another user's; skipped");
+        return;
+    }
+    let e = darshan_study::open(&planted).err().expect("opened through another user's link").to_string();
+    assert!(e.contains("the database is a symbolic link owned by another user: not followed"), "{e}");
+    let history = darshan_history::runs::open(&planted).err().expect("darshan-history opened it");
+    assert!(history.contains("not followed"), "{history}");
+}
