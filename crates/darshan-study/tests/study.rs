@@ -330,8 +330,8 @@ fn a_study_as_root_opened_the_database_through_another_users_link() {
         eprintln!("not root: the link cannot be another user's; skipped");
         return;
     }
-    let e = darshan_study::open(&planted).err().expect("opened through another user's link").to_string();
+    let e = darshan_study::open(&planted).expect_err("opened through another user's link").to_string();
     assert!(e.contains("the database is a symbolic link owned by another user: not followed"), "{e}");
-    let history = darshan_history::runs::open(&planted).err().expect("darshan-history opened it");
+    let history = darshan_history::runs::open(&planted).expect_err("darshan-history opened it");
     assert!(history.contains("not followed"), "{history}");
 }
