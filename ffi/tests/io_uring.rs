@@ -135,6 +135,31 @@ fn a_liburing_copy_submitting_64_at_once_is_counted_exactly() {
     assert_eq!([p[c::SUBMIT_CALLS], p[c::RING_MAX_INFLIGHT], p[c::UNOBSERVED_OPS]], [8, 64, 0]);
 }
 
+/// 6,000 requests in flight on one ring (a copy of 12,000 blocks of 512
+/// bytes, 6,000 at a time): the table of requests in flight held 4,096,
+/// and each one past them was let go as a completion not seen (1,904 of
+/// every round's 6,000: their times and results lost, each counted as a
+/// full transfer ending as it began). Every completion is seen now.
+#[test]
+fn requests_past_the_4096th_in_flight_lost_their_completions() {
+    let d = scratch("uring-copy6000");
+    let exe = with_liburing("uring_copy", &d);
+    let (src, dst) = (d.join("data/src.dat"), d.join("data/dst.dat"));
+    std::fs::write(&src, vec![5u8; 12_000 * 512]).unwrap();
+    let out = output(instrumented(&exe, &d).args([&s(&src), &s(&dst), "512", "6000"]));
+    assert!(out.status.success(), "{:?} {}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read(&dst).unwrap().len(), 12_000 * 512);
+    let recs = records(&d);
+    let (r, w) = (uring(&recs, &s(&src)), uring(&recs, &s(&dst)));
+    let seen = |x: &[i64]| [c::COMPLETIONS_SEEN, c::COMPLETIONS_UNSEEN, c::MAX_INFLIGHT].map(|k| x[k]);
+    assert_eq!([r[c::READS], r[c::BYTES_READ]], [12_000, 12_000 * 512]);
+    assert_eq!(seen(&r), [12_000, 0, 6_000], "reads");
+    assert_eq!([w[c::WRITES], w[c::BYTES_WRITTEN]], [12_000, 12_000 * 512]);
+    assert_eq!(seen(&w), [12_000, 0, 6_000], "writes");
+    let p = uring(&recs, "<io_uring>");
+    assert_eq!([p[c::RING_MAX_INFLIGHT], p[c::UNOBSERVED_OPS]], [6_000, 0]);
+}
+
 /// The copy made twice, through a second ring that got the first one's
 /// descriptor number after the program closed it with a raw `close` system
 /// call (the runtime does not see it). The second ring's requests were all

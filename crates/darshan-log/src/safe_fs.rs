@@ -299,7 +299,9 @@ impl Output {
 fn open_through(dir: &OwnedFd, name: &OsString) -> io::Result<File> {
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::CLOEXEC | OFlags::NOCTTY;
     let fd = match rustix::fs::openat(dir, name.as_os_str(), flags | OFlags::NONBLOCK, Mode::from_raw_mode(0o666)) {
-        Err(rustix::io::Errno::NXIO) => return Err(refused("a FIFO with no reader: not waited on")),
+        Err(rustix::io::Errno::NXIO) => {
+            return Err(refused("a FIFO with no reader, or a socket: not opened, not waited on"))
+        }
         r => r?,
     };
     let now = rustix::fs::fcntl_getfl(&fd)?;

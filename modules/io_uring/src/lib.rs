@@ -142,6 +142,45 @@ impl IoUring {
 }
 
 impl State {
+    /// [`IoUring::on_submit`]'s batch, counted under the lock.
+    fn submitted(&mut self, fd: i32, first: u32, sqes: &[Sqe], consumed: u32, t: Tick) -> u32 {
+        let st = self;
+        let Some(k) = st.ring(fd) else { return 0 };
+        let seen = st.rings[k].sq_seen;
+        // Taken by the kernel before any call of ours read them (an SQPOLL
+        // ring's thread, or an enter we do not see).
+        st.unobserved(first.wrapping_sub(seen));
+        let mut counted = 0;
+        for (n, s) in sqes.iter().enumerate() {
+            let pos = first.wrapping_add(n as u32);
+            if (pos.wrapping_sub(seen) as i32) < 0 || (pos.wrapping_sub(consumed) as i32) >= 0 {
+                continue;
+            }
+            counted += 1;
+            if st.unnamed_fixed_file(k, s) {
+                // A direct descriptor the ring made itself (openat into a
+                // file slot, accept_direct): no file can be named for it.
+                st.unobserved(1);
+                continue;
+            }
+            let p = st.submit_one(k, s, t);
+            if s.opcode == ops::OP_CLOSE && s.flags & ops::SQE_FIXED_FILE == 0 {
+                // Closed by the ring: the number may name another file next.
+                st.fds.remove(s.fd as u64);
+            }
+            track(st, k, s, p);
+        }
+        // The cursor passes these entries only: the call's next batch
+        // starts where this one ends.
+        let end = first.wrapping_add(sqes.len() as u32);
+        let upto = if (end.wrapping_sub(consumed) as i32) > 0 { consumed } else { end };
+        let r = &mut st.rings[k];
+        if (upto.wrapping_sub(r.sq_seen) as i32) > 0 {
+            r.sq_seen = upto;
+        }
+        counted
+    }
+
     fn ring(&self, fd: i32) -> Option<usize> {
         self.rings.iter().position(|r| r.fd == fd && fd >= 0)
     }
@@ -518,40 +557,20 @@ impl IoUring {
     /// were counted now.
     pub fn on_submit(&self, fd: i32, first: u32, sqes: &[Sqe], consumed: u32, t: Tick) -> u32 {
         let mut guard = self.lock();
-        let st = &mut *guard;
-        let Some(k) = st.ring(fd) else { return 0 };
-        let seen = st.rings[k].sq_seen;
-        // Taken by the kernel before any call of ours read them (an SQPOLL
-        // ring's thread, or an enter we do not see).
-        st.unobserved(first.wrapping_sub(seen));
-        let mut counted = 0;
-        for (n, s) in sqes.iter().enumerate() {
-            let pos = first.wrapping_add(n as u32);
-            if (pos.wrapping_sub(seen) as i32) < 0 || (pos.wrapping_sub(consumed) as i32) >= 0 {
-                continue;
+        // Room for the batch's requests: the table grows outside the lock
+        // (its pages are a system call); the words it leaves go after.
+        let spare = match guard.ring(fd).and(guard.inflight.wants(sqes.len())) {
+            Some(slots) => {
+                drop(guard);
+                let bigger = Inflight::words_for(slots);
+                guard = self.lock();
+                bigger.and_then(|b| guard.inflight.grow(b))
             }
-            counted += 1;
-            if st.unnamed_fixed_file(k, s) {
-                // A direct descriptor the ring made itself (openat into a
-                // file slot, accept_direct): no file can be named for it.
-                st.unobserved(1);
-                continue;
-            }
-            let p = st.submit_one(k, s, t);
-            if s.opcode == ops::OP_CLOSE && s.flags & ops::SQE_FIXED_FILE == 0 {
-                // Closed by the ring: the number may name another file next.
-                st.fds.remove(s.fd as u64);
-            }
-            track(st, k, s, p);
-        }
-        // The cursor passes these entries only: the call's next batch
-        // starts where this one ends.
-        let end = first.wrapping_add(sqes.len() as u32);
-        let upto = if (end.wrapping_sub(consumed) as i32) > 0 { consumed } else { end };
-        let r = &mut st.rings[k];
-        if (upto.wrapping_sub(r.sq_seen) as i32) > 0 {
-            r.sq_seen = upto;
-        }
+            None => None,
+        };
+        let counted = guard.submitted(fd, first, sqes, consumed, t);
+        drop(guard);
+        drop(spare);
         counted
     }
 
@@ -657,7 +676,7 @@ impl Module for IoUring {
         let mut st = self.lock();
         let room = slice.capacity > 0;
         st.fds = HandleTable::for_records(slice.capacity, FD_SLOTS);
-        st.inflight = if room { Inflight::with_slots(inflight::SLOTS) } else { Inflight::new() };
+        st.inflight = Inflight::new();
         st.set.attach(slice, env);
         self.on.store(room, Ordering::Relaxed);
     }

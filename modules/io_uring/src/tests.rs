@@ -256,20 +256,31 @@ fn a_ring_set_up_under_the_number_of_one_closed_unseen_ends_it() {
     assert_eq!(n(&record(&m, UNOBSERVED), c::RINGS), 2);
 }
 
+/// A table of requests in flight, grown for `n` requests.
+fn inflight_for(n: usize) -> Inflight {
+    let mut t = Inflight::new();
+    drop(t.grow(Inflight::words_for(t.wants(n).unwrap()).unwrap()));
+    t
+}
+
 #[test]
 fn a_process_without_io_uring_had_its_inflight_table_of_160_kib() {
-    let mut t = Inflight::with_slots(inflight::SLOTS);
+    let mut t = Inflight::new();
     assert_eq!(t.taken(), 0, "nothing before the first request");
     assert_eq!(t.take(0, 1), None);
     let p = Pending { record: 3, kind: Kind::Read, len: 8, offset: 0, submitted: 0 };
+    let mut t = {
+        drop(t.grow(Inflight::words_for(t.wants(1).unwrap()).unwrap()));
+        t
+    };
     assert_eq!(t.insert(0, 1, p), None);
-    assert_eq!(t.taken(), inflight::SLOTS * 5 * 8);
+    assert_eq!(t.taken(), 256 * 5 * 8, "10 KiB at the first request");
     assert_eq!(t.take(0, 1).map(|x| x.record), Some(3));
 }
 
 #[test]
 fn the_inflight_table_finds_every_request_after_removals() {
-    let mut t = Inflight::with_slots(16);
+    let mut t = inflight_for(12);
     let p = |r| Pending { record: r, kind: Kind::Write, len: 1, offset: 0, submitted: 0 };
     for u in 0..12u64 {
         assert_eq!(t.insert(0, u * 16, p(u as usize)), None);
@@ -366,7 +377,7 @@ fn minor_faults() -> u64 {
 /// of a /bin/true's added time. Nothing in flight: not a page of it read.
 #[test]
 fn an_empty_request_table_is_not_scanned_at_shutdown_or_fork() {
-    let mut t = inflight::Inflight::with_slots(inflight::SLOTS);
+    let mut t = inflight_for(1);
     let before = minor_faults();
     t.drain(None, |p| panic!("nothing was in flight: {p:?}"));
     t.clear();
