@@ -66,6 +66,21 @@ fn a_link_planted_at_a_parquet_table_directory_was_written_through() {
     assert!(e.contains("not followed"), "{e}");
     assert!(e.contains("jobs"), "the message names the link: {e}");
     assert_eq!(entries(&elsewhere), Vec::<PathBuf>::new(), "written through another user's link");
+    // The command says so in one line, and that the logs are in.
+    drop(store);
+    let out = output_within(
+        Command::new(env!("CARGO_BIN_EXE_darshan-ingest"))
+            .args(["-q", "--db"])
+            .arg(&db)
+            .arg("--parquet")
+            .arg(&pq)
+            .arg(dir.join("tree")),
+        Duration::from_secs(60),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!((out.status.code(), err.lines().count()), (Some(2), 1), "{err}");
+    assert!(err.contains("the logs are ingested") && err.contains("not followed"), "{err}");
+    assert_eq!(entries(&elsewhere), Vec::<PathBuf>::new(), "written through another user's link");
 }
 
 /// The same one level down, where a partition's directory is.

@@ -93,7 +93,9 @@ fn go(cli: &Cli) -> Result<u8, (u8, String)> {
         run::ingest(&cli.logdirs, &mut store, &opts).map_err(|e| (USAGE, format!("{}: {e}", visible(&db))))?;
     sum.database = cli.db.display().to_string();
     let export = match &cli.parquet {
-        Some(dir) => Some(parquet_out::export(&store, dir).map_err(|e| (USAGE, e.to_string()))?),
+        Some(dir) => Some(parquet_out::export(&store, dir).map_err(|e| {
+            (USAGE, format!("the logs are ingested; the Parquet export stopped (the next run finishes it): {e}"))
+        })?),
         None => None,
     };
     // Errors, each on one line, on standard error whatever else is asked.
