@@ -68,7 +68,10 @@ class Program:
         buf = r.choice(["buf", "buf", "buf + 1", "buf + 4", "buf + 8"])  # MEM_NOT_ALIGNED
         op = r.choice(["read", "write", "pread", "pwrite", "lseek", "readv", "writev", "preadv", "pwritev",
                        "fsync", "fdatasync", "close", "dup", "pread64", "pwrite64", "lseek64", "ftruncate",
-                       "fdopen", "dup2", "dup3", "fcntl_dup", "read0", "write0", "preadv2", "pwritev2", "lseek_far"])
+                       "fdopen", "dup2", "dup3", "fcntl_dup", "read0", "write0", "preadv2", "pwritev2", "lseek_far"]
+                      + self.more_fd_ops())
+        if op in self.more_fd_ops():
+            return self.more_fd_call(g, op, size, off)
         simple = {
             "read": f"read({g}, {buf}, {size})", "write": f"write({g}, {buf}, {size})",
             "pread": f"pread({g}, {buf}, {size}, {off})", "pwrite": f"pwrite({g}, {buf}, {size}, {off})",
@@ -100,6 +103,13 @@ class Program:
             self.emit(f"if ({g} >= 0) {{ fp[{slot}] = fdopen({g}, \"{mode}\"); if (!fp[{slot}]) {{ close({g}); }} }} "
                       f"else fp[{slot}] = NULL; {g} = -1;")
             self.slots[slot] = "fp"
+
+    def more_fd_ops(self):
+        """Calls a subclass adds to the descriptor calls (aio_programs)."""
+        return []
+
+    def more_fd_call(self, g, op, size, off):
+        raise NotImplementedError(op)
 
     def dup(self, g, op):
         t = self.free_slot()

@@ -10,6 +10,9 @@ KIND is one of
   posix  POSIX and STDIO calls (programs.py); C_LIB a non-MPI build
   mpi    MPI-IO calls at 4 ranks, Open MPI with ROMIO (mpi_programs.py);
          C_LIB an MPI build
+  aio    posix's programs with glibc's aio among the descriptor calls:
+         returned at once, later, in another order, after a close, by
+         lio_listio, or never (aio_programs.py); C_LIB a non-MPI build
   fork   POSIX and STDIO calls with up to two fork()s among them, a log
          per process (fork_programs.py); C_LIB a non-MPI build
   mpiposix  POSIX and STDIO calls made by the ranks in turn, at 4 ranks, on
@@ -101,6 +104,7 @@ import h5mpi_programs  # noqa: E402
 import mpi_posix_programs  # noqa: E402
 import mpi_programs  # noqa: E402
 import pnetcdf_programs  # noqa: E402
+import aio_programs  # noqa: E402
 import programs  # noqa: E402
 import python_programs  # noqa: E402
 import thread_programs  # noqa: E402
@@ -185,6 +189,7 @@ KINDS = {
     "posix": Kind("posix", programs.gen, "cc", [], ("POSIX", "STDIO"), posix_launch, calls=100, streams=True),
     "mpi": Kind("mpi", mpi_programs.gen, MPICC, [], ("POSIX", "STDIO", "MPI-IO"), mpi_launch),
     "fork": Kind("fork", fork_programs.gen, "cc", [], ("POSIX", "STDIO"), posix_launch, calls=100, streams=True),
+    "aio": Kind("aio", aio_programs.gen, "cc", [], ("POSIX", "STDIO"), posix_launch, calls=100, streams=True),
     "mpiposix": Kind("mpiposix", mpi_posix_programs.gen, MPICC, [], ("POSIX", "STDIO"), mpi_launch, calls=100,
                      streams=True),
     "threads": Kind("threads", thread_programs.gen, "cc", ["-pthread"], ("POSIX", "STDIO"), posix_launch, calls=100,
