@@ -64,8 +64,8 @@ pub fn meta_value(metadata: &str, name: &str) -> Option<String> {
 
 /// The database, read-only. Err: one line saying why it cannot be used.
 pub fn open(db: &Path) -> Result<Connection, String> {
-    // SQLite opens it by name, through links: never another user's.
-    darshan_log::safe_fs::plain_or_absent(db).map_err(|why| format!("{}: the database is {why}", db.display()))?;
+    // SQLite opens them by name, through links: never another user's.
+    darshan_log::safe_fs::sqlite_files_plain(db).map_err(|why| format!("{}: {why}", db.display()))?;
     if !db.is_file() {
         return Err(format!("{} is not there (darshan-ingest LOGDIR --db {} makes it)", db.display(), db.display()));
     }

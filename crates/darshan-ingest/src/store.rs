@@ -136,22 +136,6 @@ fn writable(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The database and the files SQLite keeps beside it, each absent or a
-/// regular file reached through no link another user owns. SQLite opens
-/// them with open(2), through whatever their names hold: root's ingest
-/// wrote its tables into the file another user's link named, and a FIFO
-/// there was "disk I/O error".
-fn plain_files(path: &Path) -> Result<(), String> {
-    for suffix in ["", "-wal", "-shm", "-journal"] {
-        let mut p = path.as_os_str().to_os_string();
-        p.push(suffix);
-        let what = if suffix.is_empty() { "the database".to_string() } else { format!("its file {suffix}") };
-        darshan_log::safe_fs::plain_or_absent(Path::new(&p))
-            .map_err(|why| format!("{what} is {why}; nothing was ingested"))?;
-    }
-    Ok(())
-}
-
 impl Store {
     /// Open (or create) the database for one ingest run.
     pub fn open(path: &Path) -> Result<Store, OpenError> {
@@ -161,7 +145,13 @@ impl Store {
     /// Like `open`, telling "in use by another ingest" apart.
     pub fn open_locked(path: &Path) -> Result<Store, OpenError> {
         let failed = |e: IngestError| OpenError::Failed { path: path.to_path_buf(), source: e };
-        plain_files(path).and_then(|()| writable(path)).map_err(|why| failed(IngestError::Refused(why)))?;
+        // SQLite opens these by name, through links: root's ingest wrote
+        // its tables into the file another user's link named, and a FIFO
+        // there was "disk I/O error".
+        let refused = |why: String| failed(IngestError::Refused(why));
+        darshan_log::safe_fs::sqlite_files_plain(path)
+            .map_err(|why| refused(format!("{why}; nothing was ingested")))?;
+        writable(path).map_err(refused)?;
         let conn = Connection::open(path).map_err(|e| failed(e.into()))?;
         let lock = File::open(path).map_err(|e| failed(IngestError::io(path)(e)))?;
         match try_lock_briefly(&lock) {

@@ -93,6 +93,21 @@ pub fn plain_or_absent(path: &Path) -> Result<(), &'static str> {
     }
 }
 
+/// [`plain_or_absent`] for an SQLite database and the files SQLite keeps
+/// beside it (`-wal`, `-shm`, `-journal`), all opened by name. Err: which
+/// of them, and why ("the database is …", "its file -wal is …").
+pub fn sqlite_files_plain(db: &Path) -> Result<(), String> {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let mut p = db.as_os_str().to_os_string();
+        p.push(suffix);
+        if let Err(why) = plain_or_absent(Path::new(&p)) {
+            let what = if suffix.is_empty() { "the database".to_string() } else { format!("its file {suffix}") };
+            return Err(format!("{what} is {why}"));
+        }
+    }
+    Ok(())
+}
+
 /// Whether the link at `path` may be followed ([`trusted`]).
 fn link_is_trusted(path: &Path) -> io::Result<bool> {
     Ok(trusted(rustix::fs::lstat(path)?.st_uid))

@@ -22,9 +22,9 @@ pub enum StudyError {
     #[error("{}: {source}", path.display())]
     Open { path: PathBuf, source: rusqlite::Error },
     /// The database, or SQLite's file beside it, is another user's link or
-    /// not a regular file (`what`: which of them).
-    #[error("{}: {what} is {why}", path.display())]
-    Refused { path: PathBuf, what: String, why: &'static str },
+    /// not a regular file (`why` names which).
+    #[error("{}: {why}", path.display())]
+    Refused { path: PathBuf, why: String },
     #[error("{0}")]
     Db(#[from] rusqlite::Error),
     /// SQLite failed in `what` (a view, a query, the timeline).

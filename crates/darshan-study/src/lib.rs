@@ -89,14 +89,7 @@ pub fn open(db: &Path) -> Result<Connection, StudyError> {
     // SQLite opens them by name, through links: a centre's study as root
     // must not open (and, read-write, checkpoint into) what another
     // user's link names.
-    for suffix in ["", "-wal", "-shm"] {
-        let mut p = db.as_os_str().to_os_string();
-        p.push(suffix);
-        if let Err(why) = darshan_log::safe_fs::plain_or_absent(Path::new(&p)) {
-            let what = if suffix.is_empty() { "the database".to_string() } else { format!("its file {suffix}") };
-            return Err(StudyError::Refused { path: db.into(), what, why });
-        }
-    }
+    darshan_log::safe_fs::sqlite_files_plain(db).map_err(|why| StudyError::Refused { path: db.into(), why })?;
     if !db.is_file() {
         return Err(StudyError::NoDatabase(db.into()));
     }

@@ -219,14 +219,13 @@ impl Inflight {
                 Some(w) => (w[s * WORDS + 1] & VALID != 0, unpack(w[s * WORDS + 1]).0, w[s * WORDS]),
                 None => return,
             };
-            if valid && ring.is_none_or(|x| x == r) {
-                if let Some(p) = self.take(r, user_data) {
-                    f(p);
-                }
-                // The shift may have moved another entry into slot s.
-                continue;
+            // Taken, the shift may move another entry into slot s: look
+            // at it again. One its lookup cannot reach is passed over, so
+            // that the walk ends whatever the table holds.
+            match (valid && ring.is_none_or(|x| x == r)).then(|| self.take(r, user_data)).flatten() {
+                Some(p) => f(p),
+                None => s += 1,
             }
-            s += 1;
         }
     }
 
