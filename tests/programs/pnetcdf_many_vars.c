@@ -7,7 +7,9 @@
  * count for an earlier file's record. modules/pnetcdf/src/
  * c_3_files_300_vars.txt is C's log of `pnetcdf_many_vars DIR 3 300`
  * (with MAX_RECORDS 20000 PNETCDF_VAR): every record whose
- * PNETCDF_VAR_PUT_VARA is not 1, as "file varid count". */
+ * PNETCDF_VAR_PUT_VARA is not 1, as "file varid count";
+ * c_6_files_2000_vars.txt the same of `pnetcdf_many_vars DIR 6 2000`
+ * (MAX_RECORDS 20000 PNETCDF_VAR, DARSHAN_MODMEM=256). */
 #include <mpi.h>
 #include <pnetcdf.h>
 #include <stdio.h>
