@@ -29,7 +29,12 @@ const ENTER_REGISTERED_RING: c_uint = 1 << 4;
 fn name_new_fds(fd: i32, sqes: &[Sqe]) {
     let mut unknown = [0i32; BATCH];
     let n = IO_URING.unknown_fds(fd, sqes, &mut unknown);
-    for &target in &unknown[..n] {
+    name_fds(&unknown[..n]);
+}
+
+/// Each of `unknown` named, or known not to be a file.
+fn name_fds(unknown: &[i32]) {
+    for &target in unknown {
         let mut named = false;
         paths::with_fd_name(target, true, |name| {
             named = true;
@@ -203,44 +208,65 @@ fn registered(fd: i32, opcode: u32, arg: u64, nr: u32) {
     const FILES_UPDATE2: u32 = 14;
     record(|| {
         let mut b = [0u8; 32];
-        let (first, data, count) = match opcode {
+        let (first, data, count, fresh) = match opcode {
             BUFFERS => return IO_URING.on_register_buffers(fd, nr),
             // struct io_uring_rsrc_register: nr first.
             BUFFERS2 if ring::read_user(arg, &mut b[..4]) => {
                 return IO_URING.on_register_buffers(fd, ring::u32_at(&b, 0))
             }
-            FILES => (0, arg, nr),
+            FILES => (0, arg, nr, true),
             UNREGISTER_FILES => return IO_URING.on_unregister_files(fd),
             // struct io_uring_files_update, io_uring_rsrc_register,
             // io_uring_rsrc_update2 (linux/io_uring.h).
-            FILES_UPDATE if ring::read_user(arg, &mut b[..16]) => (ring::u32_at(&b, 0), ring::u64_at(&b, 8), nr),
-            FILES2 if ring::read_user(arg, &mut b) => (0, ring::u64_at(&b, 16), ring::u32_at(&b, 0)),
+            FILES_UPDATE if ring::read_user(arg, &mut b[..16]) => (ring::u32_at(&b, 0), ring::u64_at(&b, 8), nr, false),
+            FILES2 if ring::read_user(arg, &mut b) => (0, ring::u64_at(&b, 16), ring::u32_at(&b, 0), true),
             FILES_UPDATE2 if ring::read_user(arg, &mut b) => {
-                (ring::u32_at(&b, 0), ring::u64_at(&b, 8), ring::u32_at(&b, 24))
+                (ring::u32_at(&b, 0), ring::u64_at(&b, 8), ring::u32_at(&b, 24), false)
             }
             _ => return,
         };
-        register_files(fd, first, data, count);
+        register_files(fd, first, data, count, fresh);
     });
 }
 
-fn register_files(fd: i32, first: u32, data: u64, nr: u32) {
-    let count = (nr as usize).min(darshan_io_uring::ring::MAX_FIXED);
-    let mut fds = [-1i32; darshan_io_uring::ring::MAX_FIXED];
-    let mut b = [0u8; 4 * darshan_io_uring::ring::MAX_FIXED];
-    if data != 0 && !ring::read_user(data, &mut b[..4 * count]) {
-        return;
+/// Descriptors read from the program's array at a time.
+const FDS_AT_ONCE: usize = 256;
+
+/// `nr` registered files of ring `fd` from index `first`, their
+/// descriptors in the program's array at `data` (0: none, every slot
+/// sparse), read and handed over a stack buffer at a time. A `fresh`
+/// registration (not an update) replaces the ring's whole table: the
+/// kernel takes one only when none is registered.
+fn register_files(fd: i32, first: u32, data: u64, nr: u32, fresh: bool) {
+    if fresh {
+        IO_URING.on_unregister_files(fd);
     }
-    if data != 0 {
-        for (k, fd) in fds.iter_mut().enumerate().take(count) {
-            *fd = ring::u32_at(&b, 4 * k) as i32;
+    let (mut fds, mut b) = ([-1i32; FDS_AT_ONCE], [0u8; 4 * FDS_AT_ONCE]);
+    let mut done = 0usize;
+    while done < nr as usize {
+        let count = (nr as usize - done).min(FDS_AT_ONCE);
+        if data != 0 {
+            let at = data + 4 * done as u64;
+            if !ring::read_user(at, &mut b[..4 * count]) {
+                return;
+            }
+            for (k, fd) in fds.iter_mut().enumerate().take(count) {
+                *fd = ring::u32_at(&b, 4 * k) as i32;
+            }
         }
+        if data == 0 {
+            // Every slot sparse: nothing named.
+            return;
+        }
+        // Named now: the ring holds the file, and the program may close
+        // the descriptor before its first request.
+        let mut unknown = [0i32; FDS_AT_ONCE];
+        let n = IO_URING.unknown_among(&fds[..count], &mut unknown);
+        name_fds(&unknown[..n]);
+        let named = fds[..count].iter().filter(|&&f| f >= 0).count() as u32;
+        IO_URING.on_register_files(fd, first as usize + done, &fds[..count], named);
+        done += count;
     }
-    // Sparse slots (-1, or no array at all) register no file; those past
-    // what we follow are taken to name one each when there is an array.
-    let beyond = if data == 0 { 0 } else { nr - count as u32 };
-    let named = fds[..count].iter().filter(|&&f| f >= 0).count() as u32 + beyond;
-    IO_URING.on_register_files(fd, first as usize, &fds[..count], named);
 }
 
 /// posix_wrap.rs's mmap: region `offset` of `fd` mapped at `addr` for
@@ -400,7 +426,7 @@ pub unsafe extern "C" fn io_uring_register_files(ring: *mut c_void, files: *cons
     // SAFETY: the real function, with the caller's arguments unchanged.
     let ret = unsafe { r(ring, files, nr) };
     // SAFETY: liburing's own ring.
-    unsafe { after_liburing(ret >= 0, ring, |fd| register_files(fd, 0, files as u64, nr)) };
+    unsafe { after_liburing(ret >= 0, ring, |fd| register_files(fd, 0, files as u64, nr, true)) };
     ret
 }
 
@@ -415,7 +441,7 @@ pub unsafe extern "C" fn io_uring_register_files_update(
     // SAFETY: the real function, with the caller's arguments unchanged.
     let ret = unsafe { r(ring, off, files, nr) };
     // SAFETY: liburing's own ring.
-    unsafe { after_liburing(ret >= 0, ring, |fd| register_files(fd, off, files as u64, nr)) };
+    unsafe { after_liburing(ret >= 0, ring, |fd| register_files(fd, off, files as u64, nr, false)) };
     ret
 }
 

@@ -295,6 +295,33 @@ fn a_ring_torn_down_by_one_thread_took_another_threads_new_ring_with_it() {
     assert_eq!(uring(&recs, "<io_uring>")[c::RINGS], 4 * ROUNDS, "every ring");
 }
 
+/// 40 rings at once in one process (as fio --thread --numjobs=40), each
+/// writing its own file through a file registered at index 300 + ring,
+/// whose descriptor the program closed once it was registered: rings past
+/// the 16th were not followed (the module was marked partial), files
+/// registered past a ring's 256th slot were unnamed, and a registered
+/// file's descriptor closed before its requests left them nameless (no
+/// file had a record). Every write counts now.
+#[test]
+fn rings_past_the_16th_and_files_past_the_256th_slot_were_not_followed() {
+    const RINGS: i64 = 40;
+    let d = scratch("uring-many-rings");
+    let exe = with_liburing("uring_many_rings", &d);
+    let out = run(&exe, &[&s(&d.join("data")), &RINGS.to_string(), "300"], &d);
+    assert_eq!(out.trim(), "done");
+    let recs = records(&d);
+    for r in 0..RINGS {
+        let w = uring(&recs, &s(&d.join(format!("data/r{r}.dat"))));
+        let got = [c::WRITES, c::BYTES_WRITTEN, c::COMPLETIONS_SEEN, c::FIXED_FILE_OPS].map(|k| w[k]);
+        assert_eq!(got, [8, 32768, 8, 8], "ring {r}");
+    }
+    let p = uring(&recs, "<io_uring>");
+    let facts = [c::RINGS, c::REGISTERED_FILES, c::UNOBSERVED_OPS].map(|k| p[k]);
+    assert_eq!(facts, [RINGS, RINGS, 0]);
+    let log = darshan_log::LogFile::open(only_log(&d)).unwrap();
+    assert!(!log.header.is_partial(IO_URING), "IO_URING marked partial");
+}
+
 /// syscall() with every other number behaves exactly as without the
 /// runtime: getpid, gettid, futex waits (value mismatch, timeout), an
 /// invalid number (ENOSYS).
@@ -362,6 +389,31 @@ fn fio_io_uring_requests_are_all_accounted_for() {
         ];
         assert_eq!(got, want, "fio {args:?}");
     }
+}
+
+/// fio with 32 threads in one process, each with its ring and its own
+/// registered file: the runtime followed 16 rings, so half of fio's
+/// requests went unaccounted for and IO_URING was marked partial. Now
+/// every ring is followed and the unobserved count is fio's own total.
+#[test]
+fn fio_with_32_threads_had_half_its_rings_not_followed() {
+    let d = scratch("fio-uring-threads");
+    let mut cmd = instrumented(Path::new("/usr/bin/fio"), &d);
+    cmd.args(["--name=t", "--ioengine=io_uring", "--output-format=json", "--thread", "--numjobs=32"])
+        .args(["--rw=randread", "--bs=4k", "--size=256k", "--iodepth=8", "--registerfiles"])
+        .arg(format!("--directory={}", s(&d.join("data"))))
+        .arg("--filename_format=f.$jobnum");
+    let out = output(&mut cmd);
+    assert!(out.status.success(), "fio: {}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("fio's JSON");
+    let jobs = v["jobs"].as_array().unwrap();
+    let ios: i64 = jobs.iter().map(|j| j["read"]["total_ios"].as_i64().unwrap()).sum();
+    assert_eq!((jobs.len(), ios), (32, 32 * 64), "fio did what was asked");
+    let p = process_records(&d);
+    assert_eq!(p.len(), 1, "one process");
+    assert_eq!([c::RINGS, c::REGISTERED_FILES, c::UNOBSERVED_OPS].map(|k| p[0][k]), [32, 32, ios]);
+    let log = darshan_log::LogFile::open(only_log(&d)).unwrap();
+    assert!(!log.header.is_partial(IO_URING), "IO_URING marked partial");
 }
 
 /// The `<io_uring>` records (the processes' rings) of every log in `dir`/logs.

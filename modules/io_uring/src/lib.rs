@@ -11,6 +11,7 @@
 //! their addresses) and hands plain [`Sqe`]s and [`Cqe`]s in.
 #![forbid(unsafe_code)]
 
+pub mod fixed;
 pub mod inflight;
 pub mod ops;
 pub mod reduce;
@@ -32,6 +33,8 @@ use darshan_log::modules::IO_URING as ID;
 use inflight::{Inflight, Kind, Pending};
 use ops::Class;
 pub use ring::{Params, Region, Ring, RingView, MAX_RINGS};
+
+use fixed::{FixedFiles, Slot};
 
 /// The record of the requests no file can be named for: those submitted
 /// where the runtime could not read them.
@@ -86,6 +89,9 @@ impl darshan_core::records::RecordRt for Rt {}
 pub struct State {
     set: RecordSet<Rt>,
     rings: [Ring; MAX_RINGS],
+    /// One past the last ring slot in use: the slots scanned (a new ring
+    /// takes the first free one).
+    hi: usize,
     inflight: Inflight,
     /// Descriptor -> record (or NOT_RECORDED).
     fds: HandleTable,
@@ -118,6 +124,7 @@ impl IoUring {
             st: Lock::new(State {
                 set: RecordSet::new(ID),
                 rings: [Ring::FREE; MAX_RINGS],
+                hi: 0,
                 inflight: Inflight::new(),
                 fds: HandleTable::new(),
             }),
@@ -182,7 +189,22 @@ impl State {
     }
 
     fn ring(&self, fd: i32) -> Option<usize> {
-        self.rings.iter().position(|r| r.fd == fd && fd >= 0)
+        self.rings[..self.hi].iter().position(|r| r.fd == fd && fd >= 0)
+    }
+
+    /// The rings followed.
+    fn live(&self) -> impl Iterator<Item = &Ring> {
+        self.rings[..self.hi].iter().filter(|r| r.fd >= 0)
+    }
+
+    /// Slot `k` freed: the ring it held, to be dropped outside the lock
+    /// (its registered files' pages).
+    fn free_ring(&mut self, k: usize) -> Ring {
+        let old = std::mem::replace(&mut self.rings[k], Ring::FREE);
+        while self.hi > 0 && self.rings[self.hi - 1].fd < 0 {
+            self.hi -= 1;
+        }
+        old
     }
 
     fn add_ring(&mut self, ring: Ring, count: &AtomicUsize) -> Option<usize> {
@@ -200,6 +222,7 @@ impl State {
             return None;
         };
         self.rings[k] = ring;
+        self.hi = self.hi.max(k + 1);
         count.fetch_add(1, Ordering::Relaxed);
         Some(k)
     }
@@ -255,22 +278,24 @@ impl State {
     fn unnamed_fixed_file(&self, ring: usize, sqe: &Sqe) -> bool {
         sqe.flags & ops::SQE_FIXED_FILE != 0
             && ops::class(sqe.opcode, sqe.op_flags).is_some()
-            && self.rings[ring].fixed_fd(sqe.fd).is_none()
+            && self.rings[ring].fixed.get(sqe.fd) == Slot::Empty
     }
 
-    /// The descriptor a request acts on (a registered file's own).
-    fn target_fd(&self, ring: usize, sqe: &Sqe) -> Option<i32> {
-        if sqe.flags & ops::SQE_FIXED_FILE != 0 {
-            self.rings[ring].fixed_fd(sqe.fd)
-        } else {
-            Some(sqe.fd)
+    /// The record a request acts on: its registered file's, or its
+    /// descriptor's.
+    fn record_of(&self, ring: usize, sqe: &Sqe) -> Option<usize> {
+        if sqe.flags & ops::SQE_FIXED_FILE == 0 {
+            return self.record_of_fd(sqe.fd);
+        }
+        match self.rings[ring].fixed.get(sqe.fd) {
+            Slot::Record(i) if self.set.live(i) => Some(i),
+            _ => None,
         }
     }
 
     fn submit_one(&mut self, ring: usize, sqe: &Sqe, t: Tick) -> Option<Pending> {
         let class = ops::class(sqe.opcode, sqe.op_flags)?;
-        let fd = self.target_fd(ring, sqe)?;
-        let i = self.record_of_fd(fd)?;
+        let i = self.record_of(ring, sqe)?;
         let sqpoll = self.rings[ring].sqpoll();
         let fixed_file = sqe.flags & ops::SQE_FIXED_FILE != 0;
         let (w, rt) = self.set.both(i);
@@ -428,13 +453,15 @@ impl IoUring {
     /// `addr`.
     pub fn ring_at(&self, addr: usize) -> Option<(i32, RingView)> {
         let st = self.lock();
-        st.rings.iter().filter(|r| r.fd >= 0).find(|r| r.maps(addr)).and_then(|r| Some((r.fd, r.view?)))
+        let found = st.live().find(|r| r.maps(addr)).and_then(|r| Some((r.fd, r.view?)));
+        found
     }
 
     /// `munmap(addr)`: a ring mapped there is no longer read.
     pub fn on_munmap(&self, addr: usize) {
         let mut st = self.lock();
-        for r in st.rings.iter_mut().filter(|r| r.fd >= 0) {
+        let hi = st.hi;
+        for r in st.rings[..hi].iter_mut().filter(|r| r.fd >= 0) {
             r.unmapped(addr);
         }
     }
@@ -482,7 +509,7 @@ impl IoUring {
     pub fn mapped_rings(&self, out: &mut [(i32, RingView); MAX_RINGS]) -> usize {
         let st = self.lock();
         let mut n = 0;
-        for r in st.rings.iter().filter(|r| r.fd >= 0) {
+        for r in st.live() {
             if let Some(v) = r.view {
                 out[n] = (r.fd, v);
                 n += 1;
@@ -506,27 +533,46 @@ impl IoUring {
         let mut guard = self.lock();
         let st = &mut *guard;
         st.fds.remove(fd as u64);
-        if let Some(k) = st.ring(fd) {
-            st.end_ring(k);
-            st.rings[k] = Ring::FREE;
-            if self.rings.fetch_sub(1, Ordering::Relaxed) == 1 {
-                // No ring left: no close is followed until the next one,
-                // so no descriptor's name can be trusted then.
-                st.fds.clear();
-            }
+        let Some(k) = st.ring(fd) else { return };
+        st.end_ring(k);
+        let old = st.free_ring(k);
+        if self.rings.fetch_sub(1, Ordering::Relaxed) == 1 {
+            // No ring left: no close is followed until the next one,
+            // so no descriptor's name can be trusted then.
+            st.fds.clear();
         }
+        drop(guard);
+        drop(old);
     }
 
     /// Descriptors among `sqes` (submitted on ring `fd`) whose file is not
     /// known yet, into `out`; how many.
     pub fn unknown_fds(&self, fd: i32, sqes: &[Sqe], out: &mut [i32]) -> usize {
         let st = self.lock();
-        let Some(k) = st.ring(fd) else { return 0 };
+        if st.ring(fd).is_none() {
+            return 0;
+        }
         let mut n = 0;
-        for s in sqes.iter().filter(|s| ops::class(s.opcode, s.op_flags).is_some()) {
-            let Some(target) = st.target_fd(k, s) else { continue };
+        // A registered file's request: its file was named at registration.
+        let plain = |s: &&Sqe| ops::class(s.opcode, s.op_flags).is_some() && s.flags & ops::SQE_FIXED_FILE == 0;
+        for s in sqes.iter().filter(plain) {
+            let target = s.fd;
             if target >= 0 && st.fds.get(target as u64).is_none() && !out[..n].contains(&target) && n < out.len() {
                 out[n] = target;
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// Descriptors among `fds` (about to be registered on a ring) whose
+    /// file is not known yet, into `out`; how many.
+    pub fn unknown_among(&self, fds: &[i32], out: &mut [i32]) -> usize {
+        let st = self.lock();
+        let mut n = 0;
+        for &fd in fds.iter().filter(|&&fd| fd >= 0 && st.fds.get(fd as u64).is_none()) {
+            if !out[..n].contains(&fd) && n < out.len() {
+                out[n] = fd;
                 n += 1;
             }
         }
@@ -607,14 +653,29 @@ impl IoUring {
     /// of them named a file: more than `fds` holds if there were more
     /// than we follow).
     pub fn on_register_files(&self, fd: i32, first: usize, fds: &[i32], registered: u32) {
-        let mut st = self.lock();
-        let Some(k) = st.ring(fd) else { return };
-        if !st.rings[k].register(first, fds) {
+        let mut guard = self.lock();
+        let Some(mut k) = guard.ring(fd) else { return };
+        // Room for the files named: taken outside the lock, as the table of
+        // requests in flight is; the words it leaves go after.
+        let mut spare = None;
+        if let Some(slots) = guard.rings[k].fixed.wants(first, fds) {
+            drop(guard);
+            let bigger = FixedFiles::words_for(slots);
+            guard = self.lock();
+            let Some(again) = guard.ring(fd) else { return };
+            k = again;
+            spare = bigger.map(|b| guard.rings[k].fixed.grow(b));
+        }
+        let st = &mut *guard;
+        let table = &st.fds;
+        if !st.rings[k].fixed.register(first, fds, |fd| slot_value(table, fd)) {
             st.set.mark_partial();
         }
         if let Some(w) = st.process() {
             add(w, c::word(c::REGISTERED_FILES), i64::from(registered));
         }
+        drop(guard);
+        drop(spare);
     }
 
     /// `n` buffers registered on ring `fd` (for READ_FIXED/WRITE_FIXED).
@@ -629,9 +690,20 @@ impl IoUring {
 
     pub fn on_unregister_files(&self, fd: i32) {
         let mut st = self.lock();
-        if let Some(k) = st.ring(fd) {
-            st.rings[k].unregister();
-        }
+        let Some(k) = st.ring(fd) else { return };
+        let old = st.rings[k].fixed.unregister();
+        drop(st);
+        drop(old);
+    }
+}
+
+/// A registered-file slot's value for `fd`: its record + 1, NOT_A_FILE,
+/// or 0 if it was not named.
+fn slot_value(fds: &HandleTable, fd: i32) -> u32 {
+    match fds.get(fd as u64) {
+        Some(NOT_RECORDED) => fixed::NOT_A_FILE,
+        Some(i) => u32::try_from(i + 1).ok().filter(|&v| v != fixed::NOT_A_FILE).unwrap_or(0),
+        None => 0,
     }
 }
 
@@ -702,7 +774,8 @@ impl Module for IoUring {
         // it whole): rewriting the table's 16 KiB anyway cost a child of
         // a program without io_uring four page faults.
         if self.rings.swap(0, Ordering::Relaxed) > 0 {
-            st.rings = [Ring::FREE; MAX_RINGS];
+            let hi = std::mem::take(&mut st.hi);
+            st.rings[..hi].fill_with(|| Ring::FREE);
         }
     }
 }

@@ -5,11 +5,12 @@
 //! only addresses and cursors, as integers: the ffi crate reads the
 //! shared memory they point to.
 
+use crate::fixed::FixedFiles;
+
 /// Rings followed at once; a process's further rings are not seen (the
-/// module is marked partial).
-pub const MAX_RINGS: usize = 16;
-/// Registered files followed per ring.
-pub const MAX_FIXED: usize = 256;
+/// module is marked partial). Sixteen until 2026-12-05: fio with
+/// `--thread --numjobs=32` has 32 rings in one process.
+pub const MAX_RINGS: usize = 128;
 
 pub const SETUP_IOPOLL: u32 = 1 << 0;
 pub const SETUP_SQPOLL: u32 = 1 << 1;
@@ -111,7 +112,6 @@ impl Region {
 }
 
 /// One ring followed.
-#[derive(Clone, Copy, Debug)]
 pub struct Ring {
     /// The ring's descriptor; -1: a free slot.
     pub fd: i32,
@@ -130,8 +130,8 @@ pub struct Ring {
     /// and the most there were at once.
     pub inflight: u32,
     pub max_inflight: u32,
-    /// Registered files: index -> descriptor + 1 (0: none).
-    pub fixed: [u32; MAX_FIXED],
+    /// Registered files.
+    pub fixed: FixedFiles,
 }
 
 impl Ring {
@@ -147,7 +147,7 @@ impl Ring {
         sq_seen: 0,
         inflight: 0,
         max_inflight: 0,
-        fixed: [0; MAX_FIXED],
+        fixed: FixedFiles::NONE,
     };
 
     /// A ring set up through `io_uring_setup`, not mapped yet (the
@@ -210,28 +210,5 @@ impl Ring {
             Some(v) => v.sq_mask.wrapping_add(1),
             None => 0,
         }
-    }
-
-    /// The descriptor behind registered file `idx`.
-    pub fn fixed_fd(&self, idx: i32) -> Option<i32> {
-        let v = *self.fixed.get(usize::try_from(idx).ok()?)?;
-        (v != 0).then(|| v as i32 - 1)
-    }
-
-    /// `fds` registered from index `first` (-1 entries: sparse slots).
-    /// False if some did not fit.
-    pub fn register(&mut self, first: usize, fds: &[i32]) -> bool {
-        let mut all = true;
-        for (k, &fd) in fds.iter().enumerate() {
-            match self.fixed.get_mut(first + k) {
-                Some(slot) => *slot = if fd >= 0 { fd as u32 + 1 } else { 0 },
-                None => all = false,
-            }
-        }
-        all
-    }
-
-    pub fn unregister(&mut self) {
-        self.fixed = [0; MAX_FIXED];
     }
 }

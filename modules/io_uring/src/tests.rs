@@ -119,8 +119,8 @@ fn a_completion_never_read_counts_as_a_full_transfer_and_says_so() {
 fn registered_files_and_offset_minus_one_are_resolved() {
     let m = attached(4);
     m.on_setup(7, params(8));
-    m.on_register_files(7, 0, &[-1, 5], 1);
     m.bind_fd(5, Some(b"/data/g"));
+    m.on_register_files(7, 0, &[-1, 5], 1);
     let mut r =
         Sqe { opcode: ops::OP_READ, flags: ops::SQE_FIXED_FILE, fd: 1, off: u64::MAX, bytes: 50, ..Sqe::default() };
     let mut unknown = [0; 4];
@@ -131,6 +131,29 @@ fn registered_files_and_offset_minus_one_are_resolved() {
     let w = record(&m, b"/data/g");
     assert_eq!((n(&w, c::READS), n(&w, c::FIXED_FILE_OPS), n(&w, c::CONSEC_READS)), (2, 2, 1));
     assert_eq!(n(&w, c::MAX_BYTE_READ), 99, "the second read starts where the first ended");
+}
+
+/// A registered file's slot held the descriptor: once the program closed
+/// it (the ring holds the file) and the number went to another file, the
+/// slot's requests were counted for that file. The slot holds the file's
+/// record, named at registration.
+#[test]
+fn a_registered_files_descriptor_closed_and_reused_moved_its_requests() {
+    let m = attached(4);
+    m.on_setup(7, params(8));
+    m.bind_fd(5, Some(b"/data/registered"));
+    m.on_register_files(7, 0, &[5], 1);
+    m.on_close(5);
+    m.bind_fd(5, Some(b"/data/other"));
+    let fixed = Sqe { flags: ops::SQE_FIXED_FILE, ..write(0, 0, 4096, 1) };
+    let mut unknown = [0; 4];
+    assert_eq!(m.unknown_fds(7, &[fixed], &mut unknown), 0, "named at registration");
+    m.on_submit(7, 0, &[fixed, write(5, 0, 10, 2)], 2, 1);
+    m.on_complete(7, &[Cqe { user_data: 1, res: 4096, flags: 0 }, Cqe { user_data: 2, res: 10, flags: 0 }], 2, 2);
+    let (reg, other) = (record(&m, b"/data/registered"), record(&m, b"/data/other"));
+    assert_eq!([c::WRITES, c::BYTES_WRITTEN, c::FIXED_FILE_OPS].map(|k| n(&reg, k)), [1, 4096, 1]);
+    assert_eq!([c::WRITES, c::BYTES_WRITTEN, c::FIXED_FILE_OPS].map(|k| n(&other, k)), [1, 10, 0]);
+    assert_eq!(n(&record(&m, UNOBSERVED), c::UNOBSERVED_OPS), 0);
 }
 
 #[test]
