@@ -280,6 +280,7 @@ pub unsafe extern "C" fn close(fd: c_int) -> c_int {
     }
     crate::uring_wrap::closed_by_program(fd);
     if POSIX.tracked(fd).is_none() {
+        POSIX.closed_untracked(fd);
         // SAFETY: the real function, with the caller's arguments unchanged.
         return unsafe { r(fd) };
     }

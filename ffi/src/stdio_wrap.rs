@@ -203,12 +203,13 @@ pub unsafe extern "C" fn fclose(f: *mut FILE) -> c_int {
         return unsafe { r(f) };
     }
     begin();
-    // fclose closes the stream's fd without calling close(): forget it.
+    // fclose closes the stream's fd without calling close(): forget it
+    // (marked for the aio requests submitted on it before).
     if let Some(fno) = real::fileno() {
         // SAFETY: fileno of the caller's stream, which fclose is given next.
         let fd = unsafe { fno(f) };
         crate::lustre_wrap::file_closing(fd, || STDIO.id_of_stream(f as usize));
-        POSIX.take_fd(fd);
+        POSIX.closed_by_fclose(fd);
     }
     let t1 = clock::now();
     // SAFETY: the real function, with the caller's arguments unchanged.

@@ -112,8 +112,9 @@ pub unsafe fn sqes(v: &RingView, from: u32, to: u32, out: &mut [Sqe; BATCH]) -> 
         let e = (v.sqes + v.sqe_size * index as usize) as *const u8;
         // SAFETY: entry `index` lies in the live SQE mapping; the fields
         // are read at their uapi offsets (opcode 0, flags 1, fd 4, off 8,
-        // addr 16, len 24, op flags 28, user_data 32), unaligned-safe.
-        let (opcode, flags, fd, off, addr, len, op_flags, user_data) = unsafe {
+        // addr 16, len 24, op flags 28, user_data 32, file_index 44),
+        // unaligned-safe.
+        let (opcode, flags, fd, off, addr, len, op_flags, user_data, file_index) = unsafe {
             (
                 *e,
                 *e.add(1),
@@ -123,10 +124,11 @@ pub unsafe fn sqes(v: &RingView, from: u32, to: u32, out: &mut [Sqe; BATCH]) -> 
                 (e.add(24) as *const u32).read_unaligned(),
                 (e.add(28) as *const u32).read_unaligned(),
                 (e.add(32) as *const u64).read_unaligned(),
+                (e.add(44) as *const u32).read_unaligned(),
             )
         };
         let bytes = if ops::vectored(opcode) { iov_bytes(addr, len) } else { u64::from(len) };
-        *slot = Sqe { opcode, flags, fd, off, bytes, op_flags, user_data };
+        *slot = Sqe { opcode, flags, fd, off, bytes, op_flags, user_data, file_index };
     }
     n
 }

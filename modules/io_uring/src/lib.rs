@@ -59,6 +59,23 @@ pub struct Sqe {
     /// The operation's flags word (fsync: IORING_FSYNC_DATASYNC).
     pub op_flags: u32,
     pub user_data: u64,
+    /// The registered-file slot + 1 a request installs into or closes
+    /// (openat and close "direct"); 0: none.
+    pub file_index: u32,
+}
+
+impl Sqe {
+    /// The registered-file slot the request acts on: a close's
+    /// `file_index` (liburing's `io_uring_prep_close_direct` leaves fd 0:
+    /// that close is not one of descriptor 0; the kernel refuses a close
+    /// with IOSQE_FIXED_FILE), or its fd with IOSQE_FIXED_FILE.
+    pub fn slot(&self) -> Option<i32> {
+        if self.opcode == ops::OP_CLOSE {
+            (self.file_index != 0).then(|| self.file_index.wrapping_sub(1) as i32)
+        } else {
+            (self.flags & ops::SQE_FIXED_FILE != 0).then_some(self.fd)
+        }
+    }
 }
 
 /// One completion queue entry.
@@ -171,9 +188,17 @@ impl State {
                 continue;
             }
             let p = st.submit_one(k, s, t);
-            if s.opcode == ops::OP_CLOSE && s.flags & ops::SQE_FIXED_FILE == 0 {
-                // Closed by the ring: the number may name another file next.
-                st.fds.remove(s.fd as u64);
+            if s.opcode == ops::OP_CLOSE {
+                // Closed by the ring: the number (or the slot) may name
+                // another file next.
+                match s.slot() {
+                    None => {
+                        st.fds.remove(s.fd as u64);
+                    }
+                    Some(slot) => {
+                        st.rings[k].fixed.register(slot as usize, &[-1], |_| 0);
+                    }
+                }
             }
             track(st, k, s, p);
         }
@@ -276,18 +301,15 @@ impl State {
     /// A file-class request on a registered-file slot we were never told
     /// of.
     fn unnamed_fixed_file(&self, ring: usize, sqe: &Sqe) -> bool {
-        sqe.flags & ops::SQE_FIXED_FILE != 0
-            && ops::class(sqe.opcode, sqe.op_flags).is_some()
-            && self.rings[ring].fixed.get(sqe.fd) == Slot::Empty
+        let empty = |slot| self.rings[ring].fixed.get(slot) == Slot::Empty;
+        ops::class(sqe.opcode, sqe.op_flags).is_some() && sqe.slot().is_some_and(empty)
     }
 
     /// The record a request acts on: its registered file's, or its
     /// descriptor's.
     fn record_of(&self, ring: usize, sqe: &Sqe) -> Option<usize> {
-        if sqe.flags & ops::SQE_FIXED_FILE == 0 {
-            return self.record_of_fd(sqe.fd);
-        }
-        match self.rings[ring].fixed.get(sqe.fd) {
+        let Some(slot) = sqe.slot() else { return self.record_of_fd(sqe.fd) };
+        match self.rings[ring].fixed.get(slot) {
             Slot::Record(i) if self.set.live(i) => Some(i),
             _ => None,
         }
@@ -297,7 +319,7 @@ impl State {
         let class = ops::class(sqe.opcode, sqe.op_flags)?;
         let i = self.record_of(ring, sqe)?;
         let sqpoll = self.rings[ring].sqpoll();
-        let fixed_file = sqe.flags & ops::SQE_FIXED_FILE != 0;
+        let fixed_file = sqe.slot().is_some();
         let (w, rt) = self.set.both(i);
         let (kind, offset) = match class {
             Class::Read { vectored, fixed } => (Kind::Read, data(w, rt, Kind::Read, sqe, vectored, fixed)),
@@ -554,7 +576,7 @@ impl IoUring {
         }
         let mut n = 0;
         // A registered file's request: its file was named at registration.
-        let plain = |s: &&Sqe| ops::class(s.opcode, s.op_flags).is_some() && s.flags & ops::SQE_FIXED_FILE == 0;
+        let plain = |s: &&Sqe| ops::class(s.opcode, s.op_flags).is_some() && s.slot().is_none();
         for s in sqes.iter().filter(plain) {
             let target = s.fd;
             if target >= 0 && st.fds.get(target as u64).is_none() && !out[..n].contains(&target) && n < out.len() {

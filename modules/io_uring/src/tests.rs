@@ -33,7 +33,7 @@ fn n(w: &[u64], k: c::Counter) -> i64 {
 }
 
 fn write(fd: i32, off: u64, bytes: u64, user_data: u64) -> Sqe {
-    Sqe { opcode: ops::OP_WRITE, flags: 0, fd, off, bytes, op_flags: 0, user_data }
+    Sqe { opcode: ops::OP_WRITE, flags: 0, fd, off, bytes, op_flags: 0, user_data, file_index: 0 }
 }
 
 fn region(addr: usize, len: usize) -> Region {
@@ -154,6 +154,30 @@ fn a_registered_files_descriptor_closed_and_reused_moved_its_requests() {
     assert_eq!([c::WRITES, c::BYTES_WRITTEN, c::FIXED_FILE_OPS].map(|k| n(&reg, k)), [1, 4096, 1]);
     assert_eq!([c::WRITES, c::BYTES_WRITTEN, c::FIXED_FILE_OPS].map(|k| n(&other, k)), [1, 10, 0]);
     assert_eq!(n(&record(&m, UNOBSERVED), c::UNOBSERVED_OPS), 0);
+}
+
+/// liburing's close "direct" (io_uring_prep_close_direct) leaves fd 0 and
+/// names the slot in file_index: it was taken for a close of descriptor
+/// 0, whose file (a program run with `< input`) got a META op, and whose
+/// name was forgotten. It is the slot's file's close now, and empties it.
+#[test]
+fn a_direct_close_of_a_registered_slot_was_counted_as_descriptor_0s() {
+    let m = attached(4);
+    m.on_setup(7, params(8));
+    m.bind_fd(0, Some(b"/data/input"));
+    m.bind_fd(5, Some(b"/data/registered"));
+    m.on_register_files(7, 0, &[-1, -1, 5], 1);
+    let close = Sqe { opcode: ops::OP_CLOSE, file_index: 3, ..write(0, 0, 0, 1) };
+    let mut unknown = [0; 4];
+    assert_eq!(m.unknown_fds(7, &[close], &mut unknown), 0, "no descriptor to name");
+    m.on_submit(7, 0, &[close], 1, 1);
+    let reg = record(&m, b"/data/registered");
+    assert_eq!([c::META_OPS, c::FIXED_FILE_OPS].map(|k| n(&reg, k)), [1, 1]);
+    assert_eq!(n(&record(&m, b"/data/input"), c::META_OPS), 0, "fd 0's file untouched");
+    assert_eq!(m.unknown_fds(7, &[write(0, 0, 1, 2)], &mut unknown), 0, "fd 0 still named");
+    let after = Sqe { flags: ops::SQE_FIXED_FILE, ..write(2, 0, 4096, 3) };
+    m.on_submit(7, 1, &[after], 2, 2);
+    assert_eq!(n(&record(&m, UNOBSERVED), c::UNOBSERVED_OPS), 1, "the slot is empty after its close");
 }
 
 #[test]

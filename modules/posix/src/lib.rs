@@ -33,6 +33,13 @@ pub const MAX_FDS: usize = 1 << 16;
 /// 2^20), in a table taken in pages at the first such descriptor a record
 /// is mapped to; higher ones are passed through unrecorded.
 const HIGH_FDS: usize = (1 << 20) - MAX_FDS;
+/// Set in an fd's value when `fclose` closed it, which it does without
+/// close(): every lookup takes the descriptor as untracked (we forget it
+/// there on purpose: docs/runtime.md), but `aio_return` of a request
+/// submitted while it was open still finds the file, as Darshan's table,
+/// which keeps the descriptor until a close(), does. A later open, dup or
+/// close() of the number clears it.
+const CLOSED_BY_FCLOSE: u32 = 1 << 31;
 
 pub struct State {
     set: RecordSet<Rt>,
@@ -137,12 +144,38 @@ impl Posix {
     /// The record index of a tracked fd, without locking.
     #[inline]
     pub fn tracked(&self, fd: i32) -> Option<usize> {
+        let v = self.fd_value(fd)?;
+        // One comparison: 0 (untracked) wraps past it, and so does a
+        // value marked CLOSED_BY_FCLOSE.
+        (v.wrapping_sub(1) < CLOSED_BY_FCLOSE - 1).then(|| v as usize - 1)
+    }
+
+    #[inline]
+    fn fd_value(&self, fd: i32) -> Option<u32> {
         let f = usize::try_from(fd).ok()?;
-        let v = match self.fds.get(f) {
+        Some(match self.fds.get(f) {
             Some(slot) => slot.load(Ordering::Relaxed),
             None => self.high_slot(f)?.load(Ordering::Relaxed),
-        };
-        (v != 0).then(|| v as usize - 1)
+        })
+    }
+
+    /// close() of a descriptor we do not track: a mark CLOSED_BY_FCLOSE
+    /// goes with it, as Darshan's close drops its entry.
+    #[inline]
+    pub fn closed_untracked(&self, fd: i32) {
+        if self.fd_value(fd).is_some_and(|v| v != 0) {
+            self.map_fd(fd, None);
+        }
+    }
+
+    /// `fclose` is closing `fd` (without close()): the descriptor is
+    /// forgotten, but kept marked with its record for the aio requests
+    /// submitted on it before (see [`CLOSED_BY_FCLOSE`]).
+    pub fn closed_by_fclose(&self, fd: i32) {
+        if let Some(i) = self.tracked(fd) {
+            let _held = self.lock();
+            self.map_value(fd, i as u32 + 1 | CLOSED_BY_FCLOSE);
+        }
     }
 
     #[cold]
@@ -153,13 +186,16 @@ impl Posix {
     /// Mapping to a record (`Some`) only with the lock held: the high
     /// table is made once, under it.
     fn map_fd(&self, fd: i32, idx: Option<usize>) {
+        self.map_value(fd, idx.map(|i| i as u32 + 1).unwrap_or(0));
+    }
+
+    fn map_value(&self, fd: i32, v: u32) {
         let Some(f) = usize::try_from(fd).ok() else { return };
-        let v = idx.map(|i| i as u32 + 1).unwrap_or(0);
         if f >= MAX_FDS {
             return self.map_high_fd(f, v);
         }
         // A plain load first: the top rarely moves.
-        if idx.is_some() && f >= self.fds_top.load(Ordering::Relaxed) {
+        if v != 0 && f >= self.fds_top.load(Ordering::Relaxed) {
             self.fds_top.fetch_max(f + 1, Ordering::Relaxed);
         }
         self.fds[f].store(v, Ordering::Relaxed);
@@ -385,7 +421,10 @@ impl Posix {
     /// that record's list).
     #[allow(clippy::too_many_arguments)]
     pub fn on_aio_return(&self, fd: i32, key: usize, bytes: i64, offset: i64, aligned: bool, tm2: Tick) {
-        let Some(i) = self.tracked(fd) else { return };
+        // A descriptor fclose closed is still the file's here, as in
+        // Darshan (whose table keeps it): the request was submitted on it.
+        let fclosed = self.fd_value(fd).filter(|v| v & CLOSED_BY_FCLOSE != 0);
+        let Some(i) = self.tracked(fd).or(fclosed.map(|v| (v & !CLOSED_BY_FCLOSE) as usize - 1)) else { return };
         let mut st = self.lock();
         if !st.live(i) || key == 0 {
             return;

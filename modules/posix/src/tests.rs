@@ -457,3 +457,27 @@ fn descriptors_past_65535_went_unrecorded() {
     darshan_core::Module::fork_child(&p);
     assert_eq!((p.tracked(70_001), p.tracked(top)), (None, None), "a forked child has none");
 }
+
+/// An aio read submitted on a descriptor that `fdopen` and `fclose` then
+/// closed (without close()), returned after: we had forgotten the
+/// descriptor at fclose and lost the read, which C Darshan 3.5.0 counts
+/// (its table keeps the descriptor): differential aio seed 9057. Other
+/// calls on the number still count for nothing, and after a close() of it
+/// a request returned is not counted, as in Darshan.
+#[test]
+fn an_aio_read_returned_after_fclose_closed_its_descriptor_was_lost() {
+    let p = posix(2);
+    p.on_open(3, b"/data/f0", 0o644, 1, 2);
+    p.on_aio_submit(3, 0x1000, false, 3);
+    p.on_aio_submit(3, 0x2000, false, 3);
+    p.closed_by_fclose(3);
+    assert_eq!(p.tracked(3), None, "forgotten for every other call");
+    p.on_read(3, 5, None, true, 4, 5);
+    p.on_aio_return(3, 0x1000, 8, 1 << 20, true, 6);
+    p.closed_untracked(3);
+    p.on_aio_return(3, 0x2000, 8, 0, true, 8);
+    let recs = records(&p);
+    assert_eq!(recs.len(), 1);
+    let w = &recs[0];
+    assert_eq!([c::READS, c::BYTES_READ, c::MAX_BYTE_READ].map(|k| counter(w, k)), [1, 8, (1 << 20) + 7]);
+}
