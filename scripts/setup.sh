@@ -64,6 +64,9 @@ command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 [ -f /usr/include/hdf5/mpich/hdf5.h ] || need_apt+=(libhdf5-mpich-dev)
 # PnetCDF 1.12 (Debian 12, built for Open MPI) for the PnetCDF modules.
 [ -f /usr/include/pnetcdf.h ] || need_apt+=(libpnetcdf-dev)
+# NetCDF-4 (libnetcdf 4.9 on Debian's serial HDF5): a NetCDF-4 program's
+# HDF5 calls, made by libnetcdf, in the HDF5 tests and the differential.
+[ -f /usr/include/netcdf.h ] || need_apt+=(libnetcdf-dev)
 # The LUSTRE module's end-to-end tests serve recorded layouts from a FUSE
 # file system (skipped where /dev/fuse is missing).
 [ -f /usr/include/fuse3/fuse.h ] || need_apt+=(libfuse3-dev)

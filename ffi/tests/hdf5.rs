@@ -584,3 +584,30 @@ fn ior_hdf5_counters_equal_the_c_runtimes_log_of_ior(mpi: common::mpi::Mpi) {
     }
     assert_eq!(compared, f::NUM_INDICES + d::NUM_INDICES - 2);
 }
+
+/// A NetCDF-4 program (libnetcdf brings HDF5 in: the program links no
+/// HDF5 itself, as climate codes do not): its file is an H5F record and
+/// its variable an H5D one, every put and get one dataset write or read
+/// of the bytes the program's pattern moves (tests/programs/
+/// netcdf4_pattern.c); the dimension's own dataset moves nothing.
+#[test]
+fn a_netcdf4_programs_variable_is_counted_as_an_hdf5_dataset() {
+    let dir = scratch("netcdf4");
+    let exe = compile("netcdf4_pattern", &dir, &["-lnetcdf"]);
+    let out = output(instrumented(&exe, &dir).arg(&dir));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let file = format!("{}/t.nc", dir.display());
+    let files = records(&dir, H5F);
+    assert_eq!(files.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(), [file.as_str()]);
+    assert_eq!(files[0].1.counters[f::OPENS], 2, "created, then opened read-only");
+    let sets = records(&dir, H5D);
+    let temp = &sets.iter().find(|s| s.0 == format!("{file}:/temp")).expect("the variable's dataset").1;
+    let c = |i: usize| temp.counters[i];
+    assert_eq!((c(d::WRITES), c(d::BYTES_WRITTEN)), (10, 8000));
+    assert_eq!((c(d::READS), c(d::BYTES_READ)), (2, 2408));
+    assert_eq!((c(d::DATASPACE_NDIMS), c(d::DATATYPE_SIZE)), (2, 8));
+    assert_eq!((c(d::CHUNK_SIZE_D1), c(d::CHUNK_SIZE_D2)), (1, 100));
+    for (name, r) in sets.iter().filter(|s| s.0 != format!("{file}:/temp")) {
+        assert_eq!([d::WRITES, d::READS].map(|k| r.counters[k]), [0, 0], "{name}");
+    }
+}

@@ -31,6 +31,8 @@ KIND is one of
          build with --enable-pnetcdf-mod
   h5mpi  parallel HDF5 at 4 ranks (h5mpi_programs.py); C_LIB an MPI build
          with --enable-hdf5-mod against Open MPI's HDF5
+  netcdf4  NetCDF-4 calls through libnetcdf (nc4_programs.py); C_LIB as
+         for hdf5
 DIFFERENTIAL_RANKS=N runs the MPI kinds at N ranks (4 by default);
 DIFFERENTIAL_MPI=mpich builds and runs mpi and mpiposix with MPICH
 (mpicc.mpich, mpiexec.mpich; C_LIB built with CC=mpicc.mpich), and mpi's
@@ -103,6 +105,7 @@ import h5_programs  # noqa: E402
 import h5mpi_programs  # noqa: E402
 import mpi_posix_programs  # noqa: E402
 import mpi_programs  # noqa: E402
+import nc4_programs  # noqa: E402
 import pnetcdf_programs  # noqa: E402
 import aio_programs  # noqa: E402
 import programs  # noqa: E402
@@ -132,7 +135,7 @@ class Kind:
         name = f[5]
         if f[0] not in self.modules or NOT_COMPARED.search(f[3]) or "shfp" in name:
             return False
-        if (self.name in ("hdf5", "h5mpi", "fio", "fortran", "python") or OMPIO) and f[3] == "POSIX_STATS":
+        if (self.name in ("hdf5", "h5mpi", "netcdf4", "fio", "fortran", "python") or OMPIO) and f[3] == "POSIX_STATS":
             return False
         if OMPIO and IN_ORDER.match(f[3]):
             return False
@@ -198,6 +201,7 @@ KINDS = {
     "python": CopiedKind("python", python_programs.gen, "python3", [], ("POSIX", "STDIO"), python_launch, calls=80),
     "fio": CopiedKind("fio", fio_programs.gen, "fio", [], ("POSIX", "STDIO"), fio_launch, calls=0),
     "hdf5": Kind("hdf5", h5_programs.gen, "cc", H5[1:] + ["-lhdf5"], ("POSIX", "H5F", "H5D"), posix_launch),
+    "netcdf4": Kind("netcdf4", nc4_programs.gen, "cc", ["-lnetcdf"], ("POSIX", "H5F", "H5D"), posix_launch),
     "h5mpi": Kind("h5mpi", h5mpi_programs.gen, "mpicc", H5MPI[1:] + ["-lhdf5"], ("POSIX", "MPI-IO", "H5F", "H5D"),
                   mpi_launch, H5MPI[:1]),
     "pnetcdf": Kind("pnetcdf", pnetcdf_programs.gen, "mpicc", ["-lpnetcdf"],
