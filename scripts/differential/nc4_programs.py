@@ -171,7 +171,9 @@ int main(int argc, char **argv) {
 
 
 def gen(seed, nops=40):
-    return PROLOGUE + "    " + Program(seed).body(nops) + "\n    printf(\"%d errors\\n\", errors);\n    return 0;\n}\n"
+    # The marks bound the body for run.py's --reduce.
+    body = Program(seed).body(nops)
+    return PROLOGUE + "    /* calls */\n    " + body + "\n    /* calls */\n    printf(\"%d errors\\n\", errors);\n    return 0;\n}\n"
 
 
 if __name__ == "__main__":
