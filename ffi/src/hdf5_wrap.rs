@@ -179,7 +179,7 @@ H5Idec_ref(id: Hid) -> c_int,
 before hdf5_select::changing(lib.key(id), Change::Extent),
 only if darshan_hdf5::ids::ID_BITS.may_be_kept(lib.key(id)),
 |lib, ret, t1, t2| if ret == 0 {
-    H5D.on_close(lib.key(id), t1, t2);
+    H5D.on_close(lib.key(id), false, t1, t2);
     H5F.on_close(lib.key(id), t1, t2);
 });
 
@@ -368,11 +368,18 @@ h5_wrap!(H5Dread(dset: Hid, mem_type: Hid, mem_space: Hid, file_space: Hid, dxpl
 h5_wrap!(H5Dwrite(dset: Hid, mem_type: Hid, mem_space: Hid, file_space: Hid, dxpl: Hid, buf: *const c_void) -> Herr,
     |lib, ret, t1, t2| H5D.on_io(lib.key(dset), true, selection(lib, file_space), lib.collective(dxpl), t1, t2));
 h5_wrap!(H5Dflush(id: Hid) -> Herr, |lib, ret, t1, t2| H5D.on_flush(lib.key(id), t1, t2));
-h5_wrap!(H5Dclose(id: Hid) -> Herr, |lib, ret, t1, t2| H5D.on_close(lib.key(id), t1, t2));
 h5_wrap!(
-    /// Any object: only an id H5D knows as an open dataset counts.
+    /// A dataset id still valid after its close had another reference
+    /// (beyond Darshan: H5D::on_close).
+    H5Dclose(id: Hid) -> Herr,
+    only if darshan_hdf5::ids::ID_BITS.may_be_kept(lib.key(id)),
+    |lib, ret, t1, t2| H5D.on_close(lib.key(id), lib.is_dataset(id), t1, t2));
+h5_wrap!(
+    /// Any object: only an id H5D knows as an open dataset counts (and
+    /// one still valid after the call stays known, as for H5Dclose).
     H5Oclose(id: Hid) -> Herr,
-    |lib, ret, t1, t2| H5D.on_close(lib.key(id), t1, t2));
+    only if darshan_hdf5::ids::ID_BITS.may_be_kept(lib.key(id)),
+    |lib, ret, t1, t2| H5D.on_close(lib.key(id), lib.is_dataset(id), t1, t2));
 
 /// H5Dread_multi / H5Dwrite_multi (HDF5 1.14+, beyond Darshan): one read
 /// or write of each dataset, with its own file selection; the call's time

@@ -173,11 +173,15 @@ def fixed_layout_launch(kind, env, exe):
     """posix_launch without address-space randomization: libnetcdf and
     HDF5 read a file's metadata in an order that follows where their
     memory lies (nc4_programs.py seed 72: 45 or 46 preads from run to run
-    with no Darshan at all, always 45 under `setarch -R`). The library is
-    preloaded into the program only (`env`), not into setarch."""
+    with no Darshan at all, always 45 under `setarch -R`), its stack too:
+    the environment's size moves it, so the library's path is padded to
+    one length for both (seed 109: 31 preads or 32 as the path's length
+    changed). The library is preloaded into the program only (`env`), not
+    into setarch."""
     cmd, env = posix_launch(kind, env, exe)
     lib = env.pop("LD_PRELOAD")
-    return ["setarch", "-R", "env", f"LD_PRELOAD={lib}", *cmd], env
+    pad = "x" * max(0, 512 - len(lib))
+    return ["setarch", "-R", "env", f"LD_PRELOAD={lib}", f"DIFFERENTIAL_PAD={pad}", *cmd], env
 
 
 def mpi_launch(kind, env, exe):

@@ -235,11 +235,22 @@ impl H5d {
     }
 
     /// H5Dclose, or H5Oclose of an id this module knows (any other object
-    /// is not found and not counted).
-    pub fn on_close(&self, hid: i64, tm1: Tick, tm2: Tick) {
+    /// is not found and not counted). `still_open`: the id outlived the
+    /// call, another reference holding it (libnetcdf takes one with
+    /// H5Iinc_ref for every dataset of a file it opens, then H5Oclose's
+    /// the one H5Oopen gave): the close is stamped as Darshan stamps it,
+    /// but the id still finds its record. Darshan forgets it there, and
+    /// loses every later read and write of a NetCDF-4 file opened again
+    /// (docs/runtime.md).
+    pub fn on_close(&self, hid: i64, still_open: bool, tm1: Tick, tm2: Tick) {
         let mut guard = self.lock();
         let st = &mut *guard;
-        let Some(i) = st.recs.handles.close(hid as u64, &st.recs.set) else { return };
+        let found = if still_open {
+            st.recs.handles.record(hid as u64, &st.recs.set)
+        } else {
+            st.recs.handles.close(hid as u64, &st.recs.set)
+        };
+        let Some(i) = found else { return };
         let (w, rt) = st.recs.set.both(i);
         stamp(w, c::fword(c::F_CLOSE_START_TIMESTAMP), c::fword(c::F_CLOSE_END_TIMESTAMP), tm1, tm2);
         timer_inc_no_overlap(w, c::fword(c::F_META_TIME), tm1, tm2, &mut rt.io.t.meta);

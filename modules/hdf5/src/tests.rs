@@ -57,7 +57,7 @@ fn use_a_dataset(file_id: u64) {
     H5D.on_io(9, false, Selection::All, false, 19, 20);
     H5D.on_io(9, false, Selection::Points(3), false, 21, 22);
     H5D.on_io(9, false, Selection::Irregular(4), false, 22, 23);
-    H5D.on_close(9, 24, 25);
+    H5D.on_close(9, false, 24, 25);
     H5D.on_io(9, true, row, false, 26, 27); // closed: not counted
 }
 
@@ -125,11 +125,35 @@ fn a_dataset_with_fewer_chunk_dimensions_zeroed_the_chunk_sizes_darshan_keeps() 
         let layout = Layout { type_size: 8, chunk: Some(Chunk { dims, rank }) };
         let info = OpenInfo { deprecated: false, ndims: rank as i64, npoints: 300, layout, file_rec_id: 1, keep: None };
         h5d.on_open(hid, b"/data/again.h5:/d", &info, 1, 2);
-        h5d.on_close(hid, 3, 4);
+        h5d.on_close(hid, false, 3, 4);
     };
     open(5, 3, [1, 10, 10, 0, 0]);
     open(6, 2, [100, 25, 0, 0, 0]);
     let w = finalize_and_output(&h5d);
     let chunk = [d::CHUNK_SIZE_D1, d::CHUNK_SIZE_D2, d::CHUNK_SIZE_D3, d::CHUNK_SIZE_D4, d::CHUNK_SIZE_D5];
     assert_eq!(chunk.map(|k| w[d::word(k)] as i64), [100, 25, 10, 0, 0]);
+}
+
+/// libnetcdf opens each dataset of a file with H5Oopen, takes a second
+/// reference (H5Iinc_ref) and H5Oclose's the first: the id stays open,
+/// but we forgot it there, as Darshan does, and every read and write of a
+/// NetCDF-4 file opened again went uncounted. A close that leaves the id
+/// open stamps the close and keeps the id; the last one forgets it.
+#[test]
+fn a_dataset_id_another_reference_kept_open_lost_its_reads_at_h5oclose() {
+    let h5d = crate::dataset::H5d::new();
+    let mut arena = RecordArena::new(1 << 20).unwrap();
+    h5d.attach(arena.reserve(d::RECORD_WORDS, 4), &darshan_core::Env::for_tests());
+    let layout = Layout { type_size: 8, chunk: None };
+    let info = OpenInfo { deprecated: false, ndims: 1, npoints: 100, layout, file_rec_id: 1, keep: None };
+    h5d.on_open(7, b"/data/t.nc:/temp", &info, 1, 2);
+    h5d.on_close(7, true, 3, 4);
+    let all = Selection::Regular { npoints: 100, lengths: [100, 0, 0, 0, 0], strides: [1, 0, 0, 0, 0] };
+    h5d.on_io(7, false, all, false, 5, 6);
+    h5d.on_close(7, false, 7, 8);
+    h5d.on_io(7, false, all, false, 9, 10);
+    let w = finalize_and_output(&h5d);
+    assert_eq!([d::OPENS, d::READS, d::BYTES_READ].map(|k| w[d::word(k)] as i64), [1, 1, 800]);
+    assert_eq!(getf(&w, d::fword(d::F_CLOSE_START_TIMESTAMP)), 3.0, "stamped at the first close, as Darshan");
+    assert_eq!(getf(&w, d::fword(d::F_CLOSE_END_TIMESTAMP)), 8.0);
 }

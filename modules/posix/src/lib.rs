@@ -174,7 +174,7 @@ impl Posix {
     pub fn closed_by_fclose(&self, fd: i32) {
         if let Some(i) = self.tracked(fd) {
             let _held = self.lock();
-            self.map_value(fd, i as u32 + 1 | CLOSED_BY_FCLOSE);
+            self.map_value(fd, (i as u32 + 1) | CLOSED_BY_FCLOSE);
         }
     }
 
