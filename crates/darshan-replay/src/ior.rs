@@ -116,13 +116,36 @@ fn transfer_size(s: &Side, notes: &mut Vec<String>) -> u64 {
     // beyond that (a corrupt one) is held to the largest multiple of 8.
     let t = common.div_ceil(8).saturating_mul(8).clamp(8, i64::MAX as u64 & !7);
     if let Some((_, share)) = main.filter(|_| s.sizes.len() > 1) {
-        notes
-            .push(format!("{share} % of the requests were {common} B and moved most bytes; IOR has one transfer size"));
+        // Several sizes: they are Darshan's size bins, each standing for
+        // its requests by the commonest access size in it (pattern.rs).
+        let bin = size_bin(common);
+        notes.push(format!(
+            "{share} % of the requests were {bin} (IOR's {common} B stands for them) and moved most bytes; \
+             IOR has one transfer size"
+        ));
     }
     if t != common {
         notes.push(format!("{common} B requests rounded to {t} B (IOR moves multiples of 8 bytes)"));
     }
     t
+}
+
+/// The size bin of Darshan's request histograms (SIZE_*_0_100 to
+/// SIZE_*_1G_PLUS; a bin ends at its upper bound) that `size` falls in.
+fn size_bin(size: u64) -> &'static str {
+    const K: u64 = 1024;
+    const BINS: [(u64, &str); 9] = [
+        (100, "0-100 B"),
+        (K, "101 B-1 KiB"),
+        (10 * K, "1-10 KiB"),
+        (100 * K, "10-100 KiB"),
+        (K * K, "100 KiB-1 MiB"),
+        (4 * K * K, "1-4 MiB"),
+        (10 * K * K, "4-10 MiB"),
+        (100 * K * K, "10-100 MiB"),
+        (K * K * K, "100 MiB-1 GiB"),
+    ];
+    BINS.iter().find(|(top, _)| size <= *top).map_or("over 1 GiB", |b| b.1)
 }
 
 /// The `ior` run that reproduces one side of a group.
@@ -313,5 +336,25 @@ mod tests {
         let run = run_for(&Group::default(), &side, true, POSIX_API, &scale, &mut Vec::new());
         assert!(run.transfer <= i64::MAX as u64 && run.transfer.is_multiple_of(8), "transfer {}", run.transfer);
         assert!(run.block.saturating_mul(run.segments) <= i64::MAX as u64, "block {} x {}", run.block, run.segments);
+    }
+
+    /// The demo's MPI job (tests/programs/mpi_mix.c: four ranks write 100,
+    /// 200, 300 and 400 bytes of var.dat) said "75 % of the requests were
+    /// 400 B": 75 % is the share of the 101 B-1 KiB bin, and one request
+    /// in four was 400 B.
+    #[test]
+    fn a_size_bins_share_was_said_as_the_share_of_one_size() {
+        let side = Side { jobs: 4, bytes: 250, ops: 1, sizes: vec![(400, 75), (100, 25)], ..Default::default() };
+        let mut notes = Vec::new();
+        assert_eq!(transfer_size(&side, &mut notes), 400);
+        assert_eq!(
+            notes,
+            ["75 % of the requests were 101 B-1 KiB (IOR's 400 B stands for them) and moved most bytes; \
+              IOR has one transfer size"]
+        );
+        let bins = [0, 100, 101, 1024, 1025, 262_144, 1 << 20, (1 << 20) + 1, 1 << 30, (1 << 30) + 1].map(size_bin);
+        let want = ["0-100 B", "0-100 B", "101 B-1 KiB", "101 B-1 KiB", "1-10 KiB", "100 KiB-1 MiB", "100 KiB-1 MiB"];
+        assert_eq!(bins[..7], want);
+        assert_eq!(bins[7..], ["1-4 MiB", "100 MiB-1 GiB", "over 1 GiB"]);
     }
 }
