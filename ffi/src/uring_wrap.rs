@@ -241,22 +241,17 @@ fn register_files(fd: i32, first: u32, data: u64, nr: u32, fresh: bool) {
     if fresh {
         IO_URING.on_unregister_files(fd);
     }
+    if data == 0 {
+        return; // every slot sparse: nothing named
+    }
     let (mut fds, mut b) = ([-1i32; FDS_AT_ONCE], [0u8; 4 * FDS_AT_ONCE]);
-    let mut done = 0usize;
-    while done < nr as usize {
+    for done in (0..nr as usize).step_by(FDS_AT_ONCE) {
         let count = (nr as usize - done).min(FDS_AT_ONCE);
-        if data != 0 {
-            let at = data + 4 * done as u64;
-            if !ring::read_user(at, &mut b[..4 * count]) {
-                return;
-            }
-            for (k, fd) in fds.iter_mut().enumerate().take(count) {
-                *fd = ring::u32_at(&b, 4 * k) as i32;
-            }
-        }
-        if data == 0 {
-            // Every slot sparse: nothing named.
+        if !ring::read_user(data + 4 * done as u64, &mut b[..4 * count]) {
             return;
+        }
+        for (k, fd) in fds.iter_mut().enumerate().take(count) {
+            *fd = ring::u32_at(&b, 4 * k) as i32;
         }
         // Named now: the ring holds the file, and the program may close
         // the descriptor before its first request.
@@ -265,7 +260,6 @@ fn register_files(fd: i32, first: u32, data: u64, nr: u32, fresh: bool) {
         name_fds(&unknown[..n]);
         let named = fds[..count].iter().filter(|&&f| f >= 0).count() as u32;
         IO_URING.on_register_files(fd, first as usize + done, &fds[..count], named);
-        done += count;
     }
 }
 

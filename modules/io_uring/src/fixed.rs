@@ -95,6 +95,13 @@ impl FixedFiles {
         all
     }
 
+    /// Slot `idx` empty (its file closed by the ring).
+    pub fn empty(&mut self, idx: i32) {
+        if let Ok(i) = usize::try_from(idx) {
+            self.register(i, &[-1], |_| 0);
+        }
+    }
+
     /// Every slot empty (IORING_UNREGISTER_FILES); the words, to be
     /// dropped outside the lock.
     pub fn unregister(&mut self) -> ZeroedWords {

@@ -195,9 +195,7 @@ impl State {
                     None => {
                         st.fds.remove(s.fd as u64);
                     }
-                    Some(slot) => {
-                        st.rings[k].fixed.register(slot as usize, &[-1], |_| 0);
-                    }
+                    Some(slot) => st.rings[k].fixed.empty(slot),
                 }
             }
             track(st, k, s, p);
@@ -574,31 +572,15 @@ impl IoUring {
         if st.ring(fd).is_none() {
             return 0;
         }
-        let mut n = 0;
         // A registered file's request: its file was named at registration.
         let plain = |s: &&Sqe| ops::class(s.opcode, s.op_flags).is_some() && s.slot().is_none();
-        for s in sqes.iter().filter(plain) {
-            let target = s.fd;
-            if target >= 0 && st.fds.get(target as u64).is_none() && !out[..n].contains(&target) && n < out.len() {
-                out[n] = target;
-                n += 1;
-            }
-        }
-        n
+        unknown_in(&st.fds, sqes.iter().filter(plain).map(|s| s.fd), out)
     }
 
     /// Descriptors among `fds` (about to be registered on a ring) whose
     /// file is not known yet, into `out`; how many.
     pub fn unknown_among(&self, fds: &[i32], out: &mut [i32]) -> usize {
-        let st = self.lock();
-        let mut n = 0;
-        for &fd in fds.iter().filter(|&&fd| fd >= 0 && st.fds.get(fd as u64).is_none()) {
-            if !out[..n].contains(&fd) && n < out.len() {
-                out[n] = fd;
-                n += 1;
-            }
-        }
-        n
+        unknown_in(&self.lock().fds, fds.iter().copied(), out)
     }
 
     /// The file open as `fd` is `name` (cleaned, absolute; None: not a
@@ -672,8 +654,7 @@ impl IoUring {
     }
 
     /// Registered files of ring `fd` from index `first` (`registered`
-    /// of them named a file: more than `fds` holds if there were more
-    /// than we follow).
+    /// of them named a file), their descriptors already named.
     pub fn on_register_files(&self, fd: i32, first: usize, fds: &[i32], registered: u32) {
         let mut guard = self.lock();
         let Some(mut k) = guard.ring(fd) else { return };
@@ -717,6 +698,19 @@ impl IoUring {
         drop(st);
         drop(old);
     }
+}
+
+/// The descriptors of `fds` that `table` does not know, each once, into
+/// `out` (as many as fit); how many.
+fn unknown_in(table: &HandleTable, fds: impl Iterator<Item = i32>, out: &mut [i32]) -> usize {
+    let mut n = 0;
+    for fd in fds.filter(|&fd| fd >= 0 && table.get(fd as u64).is_none()) {
+        if !out[..n].contains(&fd) && n < out.len() {
+            out[n] = fd;
+            n += 1;
+        }
+    }
+    n
 }
 
 /// A registered-file slot's value for `fd`: its record + 1, NOT_A_FILE,
