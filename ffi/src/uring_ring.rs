@@ -37,6 +37,27 @@ pub fn read_user(addr: u64, out: &mut [u8]) -> bool {
     n == out.len() as isize
 }
 
+/// The NUL-terminated string at `addr` in the program's memory into `out`,
+/// its NUL included, read up to a page at a time (a string near the end
+/// of a mapping is read to its end, never past the page it ends in); its
+/// length, or None if it cannot be read or does not fit.
+pub fn read_user_str(addr: u64, out: &mut [u8]) -> Option<usize> {
+    let page = darshan_core::arena::page_size() as u64;
+    let mut done = 0;
+    while done < out.len() {
+        let at = addr.checked_add(done as u64)?;
+        let chunk = ((page - at % page) as usize).min(out.len() - done);
+        if !read_user(at, &mut out[done..done + chunk]) {
+            return None;
+        }
+        if let Some(z) = out[done..done + chunk].iter().position(|&b| b == 0) {
+            return Some(done + z);
+        }
+        done += chunk;
+    }
+    None
+}
+
 /// The native-endian u32 at `off` of `b` (0 past its end).
 pub fn u32_at(b: &[u8], off: usize) -> u32 {
     b.get(off..off + 4).and_then(|s| s.try_into().ok()).map_or(0, u32::from_ne_bytes)
@@ -128,7 +149,7 @@ pub unsafe fn sqes(v: &RingView, from: u32, to: u32, out: &mut [Sqe; BATCH]) -> 
             )
         };
         let bytes = if ops::vectored(opcode) { iov_bytes(addr, len) } else { u64::from(len) };
-        *slot = Sqe { opcode, flags, fd, off, bytes, op_flags, user_data, file_index };
+        *slot = Sqe { opcode, flags, fd, off, bytes, op_flags, user_data, file_index, addr, opened: 0 };
     }
     n
 }

@@ -11,7 +11,7 @@
 // function with the caller's arguments unchanged, so the caller's
 // obligations are exactly those of the function it meant to call.
 
-use darshan_io_uring::{Cqe, Region, RingView, Sqe, IO_URING, MAX_RINGS};
+use darshan_io_uring::{ops, Cqe, Region, RingView, Sqe, IO_URING, MAX_RINGS};
 use libc::{c_int, c_long, c_uint, c_void};
 
 use crate::guard::{enosys, record, recording};
@@ -46,6 +46,31 @@ fn name_fds(unknown: &[i32]) {
     }
 }
 
+/// Files a batch (from SQ position `pos`) puts in ring `fd`'s registered
+/// slots itself: an open "direct" named from its path (relative to its
+/// directory descriptor) before it is counted; a files update of the
+/// ring's own (IORING_OP_FILES_UPDATE at a given index) registered as
+/// `io_uring_register`'s is, once (a wrapper inside another reads the
+/// entry again). Never inlined: its PATH_MAX buffer is taken only here.
+#[inline(never)]
+fn direct_files(fd: i32, pos: u32, sqes: &mut [Sqe]) {
+    let mut path = [0u8; libc::PATH_MAX as usize];
+    for (k, s) in sqes.iter_mut().enumerate() {
+        if s.opens_file() && ring::read_user_str(s.addr, &mut path).is_some() {
+            // SAFETY: `path` holds a NUL-terminated string.
+            unsafe {
+                paths::with_clean(Some(s.fd), path.as_ptr().cast(), |name| s.opened = IO_URING.slot_value_of(name))
+            };
+        }
+        let first = u32::try_from(s.off).ok().filter(|&i| i != ops::FILE_INDEX_ALLOC);
+        if let (ops::OP_FILES_UPDATE, Some(first)) = (s.opcode, first) {
+            if IO_URING.not_counted(fd, pos.wrapping_add(k as u32)) {
+                register_files(fd, first, s.addr, s.bytes as u32, false);
+            }
+        }
+    }
+}
+
 /// The entries at SQ positions `from..to` were submitted at tick `t`.
 ///
 /// # Safety
@@ -60,6 +85,9 @@ unsafe fn count_submitted(fd: i32, v: &RingView, from: u32, to: u32, t: i64) {
     while (to.wrapping_sub(pos) as i32) > 0 {
         // SAFETY: the caller's.
         let n = unsafe { ring::sqes(v, pos, to, &mut buf) };
+        if buf[..n].iter().any(|s| s.opens_file() || s.opcode == ops::OP_FILES_UPDATE) {
+            direct_files(fd, pos, &mut buf[..n]);
+        }
         name_new_fds(fd, &buf[..n]);
         counted += IO_URING.on_submit(fd, pos, &buf[..n], to, t);
         pos = pos.wrapping_add(n as u32);

@@ -322,6 +322,40 @@ fn rings_past_the_16th_and_files_past_the_256th_slot_were_not_followed() {
     assert!(!log.header.is_partial(IO_URING), "IO_URING marked partial");
 }
 
+/// Files a ring put in its registered slots itself (tests/programs/
+/// uring_direct.c): opened "direct" into a chosen slot (its path relative
+/// to a directory descriptor; write and close linked in one submission),
+/// into a slot the kernel picked, and put there by the ring's own files
+/// update. Their requests counted as unobserved (the slot was never
+/// named), or for the file registered at that slot before (the write to
+/// e.dat after a failed open into its slot is e.dat's, as the kernel
+/// leaves the slot). Each file's writes and bytes are the program's.
+#[test]
+fn requests_on_files_a_ring_opened_into_its_slots_were_not_counted_for_them() {
+    let d = scratch("uring-direct");
+    let exe = with_liburing("uring_direct", &d);
+    let data = d.join("data");
+    let out = run(&exe, &[&s(&data)], &d);
+    assert!(out.starts_with("done"), "{out}");
+    let recs = records(&d);
+    let want = [("a.dat", 1, 100, 0), ("e.dat", 1, 300, 0), ("b.dat", 1, 8192, 2), ("c.dat", 3, 12288, 2)];
+    for (name, writes, bytes, opens_and_closes) in want.into_iter().chain([("d.dat", 1, 1000, 0)]) {
+        let path = s(&data.join(name));
+        assert_eq!(std::fs::metadata(&path).unwrap().len() as i64, bytes, "{name} on disk");
+        let w = uring(&recs, &path);
+        assert_eq!(
+            [c::WRITES, c::BYTES_WRITTEN, c::META_OPS].map(|k| w[k]),
+            [writes, bytes, opens_and_closes],
+            "{name}"
+        );
+        assert_eq!(w[c::ERRORS], 0, "{name}");
+    }
+    let missing = uring(&recs, &s(&data.join("missing/x.dat")));
+    assert_eq!([c::META_OPS, c::ERRORS, c::WRITES].map(|k| missing[k]), [1, 1, 0], "the failed open");
+    let p = uring(&recs, "<io_uring>");
+    assert_eq!([c::UNOBSERVED_OPS, c::REGISTERED_FILES].map(|k| p[k]), [0, 3], "a.dat, e.dat, d.dat registered");
+}
+
 /// syscall() with every other number behaves exactly as without the
 /// runtime: getpid, gettid, futex waits (value mismatch, timeout), an
 /// invalid number (ENOSYS).

@@ -47,19 +47,29 @@ impl FixedFiles {
 
     /// What slot `idx` holds.
     pub fn get(&self, idx: i32) -> Slot {
-        let Some(&w) = usize::try_from(idx).ok().and_then(|i| self.words.get(i / 2)) else { return Slot::Empty };
-        match (w >> (32 * (idx % 2))) as u32 {
+        match self.value(idx) {
             0 => Slot::Empty,
             NOT_A_FILE => Slot::NotAFile,
             v => Slot::Record(v as usize - 1),
         }
     }
 
+    /// Slot `idx`'s value: the record + 1, NOT_A_FILE, or 0 (empty).
+    pub fn value(&self, idx: i32) -> u32 {
+        let Some(&w) = usize::try_from(idx).ok().and_then(|i| self.words.get(i / 2)) else { return 0 };
+        (w >> (32 * (idx % 2))) as u32
+    }
+
     /// Slots to hold every file `fds` names from index `first`, if more
     /// than held (None: they fit, or lie past the kernel's limit).
     pub fn wants(&self, first: usize, fds: &[i32]) -> Option<usize> {
         let last = fds.iter().rposition(|&fd| fd >= 0)?;
-        let end = first.checked_add(last + 1)?;
+        self.wants_upto(first.checked_add(last)?)
+    }
+
+    /// Slots to hold index `idx`, if more than held.
+    pub fn wants_upto(&self, idx: usize) -> Option<usize> {
+        let end = idx.checked_add(1)?;
         (end > self.slots() && end <= MOST_FIXED).then(|| end.next_power_of_two().max(FIRST_SLOTS))
     }
 
@@ -85,14 +95,18 @@ impl FixedFiles {
     pub fn register(&mut self, first: usize, fds: &[i32], value: impl Fn(i32) -> u32) -> bool {
         let mut all = true;
         for (k, &fd) in fds.iter().enumerate().filter(|&(_, &fd)| fd != SKIP) {
-            let i = first + k;
             let v = if fd >= 0 { value(fd) } else { 0 };
-            match self.words.get_mut(i / 2) {
-                Some(w) => *w = *w & !(0xffff_ffff << (32 * (i % 2))) | u64::from(v) << (32 * (i % 2)),
-                None => all &= fd < 0,
-            }
+            all &= self.put(first + k, v) || fd < 0;
         }
         all
+    }
+
+    /// Slot `idx` holds `v` (a slot value, as [`FixedFiles::value`]
+    /// gives); false if it lies past the slots held.
+    pub fn put(&mut self, idx: usize, v: u32) -> bool {
+        let Some(w) = self.words.get_mut(idx / 2) else { return false };
+        *w = *w & !(0xffff_ffff << (32 * (idx % 2))) | u64::from(v) << (32 * (idx % 2));
+        true
     }
 
     /// Slot `idx` empty (its file closed by the ring).

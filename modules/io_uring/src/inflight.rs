@@ -34,6 +34,9 @@ pub enum Kind {
     Read,
     Write,
     Other,
+    /// An open into a registered slot ([`crate::direct`]): `len` is the
+    /// slot (u64::MAX: the kernel picks it), `offset` what it held before.
+    Open,
 }
 
 /// One request in flight.
@@ -52,6 +55,7 @@ fn pack(ring: usize, p: &Pending) -> u64 {
         Kind::Read => 0,
         Kind::Write => 1,
         Kind::Other => 2,
+        Kind::Open => 3,
     };
     VALID | (ring as u64 & 0xff) << 48 | kind << 40 | (p.record as u64 & 0xff_ffff_ffff)
 }
@@ -60,6 +64,7 @@ fn unpack(meta: u64) -> (usize, Kind, usize) {
     let kind = match (meta >> 40) & 0xff {
         0 => Kind::Read,
         1 => Kind::Write,
+        3 => Kind::Open,
         _ => Kind::Other,
     };
     (((meta >> 48) & 0xff) as usize, kind, (meta & 0xff_ffff_ffff) as usize)

@@ -11,6 +11,7 @@
 //! their addresses) and hands plain [`Sqe`]s and [`Cqe`]s in.
 #![forbid(unsafe_code)]
 
+mod direct;
 pub mod fixed;
 pub mod inflight;
 pub mod ops;
@@ -62,6 +63,23 @@ pub struct Sqe {
     /// The registered-file slot + 1 a request installs into or closes
     /// (openat and close "direct"); 0: none.
     pub file_index: u32,
+    /// The operation's address: an openat's path, a files update's array
+    /// (read by the ffi crate, which alone reads the program's memory).
+    pub addr: u64,
+    /// For an open into a registered slot ([`Sqe::opens_file`]): its
+    /// file's slot value, named by the ffi crate before the entry is
+    /// counted (the record + 1, [`fixed::NOT_A_FILE`], 0 if unnamed).
+    pub opened: u32,
+}
+
+/// Where a request that makes a descriptor puts it in the ring's
+/// registered files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    Slot(i32),
+    /// A free slot the kernel picks (IORING_FILE_INDEX_ALLOC): the
+    /// completion's result.
+    Alloc,
 }
 
 impl Sqe {
@@ -75,6 +93,24 @@ impl Sqe {
         } else {
             (self.flags & ops::SQE_FIXED_FILE != 0).then_some(self.fd)
         }
+    }
+
+    /// Where the descriptor a request makes goes, if into the registered
+    /// files ("direct": an openat, openat2, accept or socket with a
+    /// `file_index`).
+    pub fn installs(&self) -> Option<Target> {
+        let makes = matches!(self.opcode, ops::OP_OPENAT | ops::OP_OPENAT2 | ops::OP_ACCEPT | ops::OP_SOCKET);
+        match self.file_index {
+            _ if !makes => None,
+            0 => None,
+            ops::FILE_INDEX_ALLOC => Some(Target::Alloc),
+            i => Some(Target::Slot((i - 1) as i32)),
+        }
+    }
+
+    /// An open straight into a registered slot: its path names a file.
+    pub fn opens_file(&self) -> bool {
+        matches!(self.opcode, ops::OP_OPENAT | ops::OP_OPENAT2) && self.file_index != 0
     }
 }
 
@@ -181,6 +217,10 @@ impl State {
                 continue;
             }
             counted += 1;
+            if let Some(target) = s.installs() {
+                st.install(k, s, target, t);
+                continue;
+            }
             if st.unnamed_fixed_file(k, s) {
                 // A direct descriptor the ring made itself (openat into a
                 // file slot, accept_direct): no file can be named for it.
@@ -316,8 +356,14 @@ impl State {
     fn submit_one(&mut self, ring: usize, sqe: &Sqe, t: Tick) -> Option<Pending> {
         let class = ops::class(sqe.opcode, sqe.op_flags)?;
         let i = self.record_of(ring, sqe)?;
+        Some(self.request(ring, i, class, sqe, t))
+    }
+
+    /// Request `sqe` of class `class` on record `i`, counted.
+    fn request(&mut self, ring: usize, i: usize, class: Class, sqe: &Sqe, t: Tick) -> Pending {
         let sqpoll = self.rings[ring].sqpoll();
-        let fixed_file = sqe.slot().is_some();
+        // By registered index: on a slot, or into one (a direct open).
+        let fixed_file = sqe.slot().is_some() || sqe.installs().is_some();
         let (w, rt) = self.set.both(i);
         let (kind, offset) = match class {
             Class::Read { vectored, fixed } => (Kind::Read, data(w, rt, Kind::Read, sqe, vectored, fixed)),
@@ -339,7 +385,7 @@ impl State {
             w[c::word(c::MAX_INFLIGHT)] = rt.inflight;
         }
         let len = if matches!(kind, Kind::Other) { 0 } else { sqe.bytes };
-        Some(Pending { record: i, kind, len, offset, submitted: t })
+        Pending { record: i, kind, len, offset, submitted: t }
     }
 
     /// A request completed: its result and latency.
@@ -358,7 +404,7 @@ impl State {
         let (bytes, short, time, max) = match p.kind {
             Kind::Read => (c::BYTES_READ, c::SHORT_READS, c::F_READ_TIME, c::F_MAX_READ_TIME),
             Kind::Write => (c::BYTES_WRITTEN, c::SHORT_WRITES, c::F_WRITE_TIME, c::F_MAX_WRITE_TIME),
-            Kind::Other => return,
+            Kind::Other | Kind::Open => return,
         };
         add(w, c::word(bytes), i64::from(res));
         if (res as u64) < p.len {
@@ -395,7 +441,7 @@ impl State {
         let write = match p.kind {
             Kind::Read => false,
             Kind::Write => true,
-            Kind::Other => return,
+            Kind::Other | Kind::Open => return,
         };
         add(w, c::word(if write { c::BYTES_WRITTEN } else { c::BYTES_READ }), p.len as i64);
         // Its end was never seen: the segment ends where it started.
@@ -596,6 +642,24 @@ impl IoUring {
         }
     }
 
+    /// The slot value of file `name` (cleaned, absolute), opened straight
+    /// into a registered slot ([`Sqe::opened`]): its record + 1, or
+    /// NOT_A_FILE for a path not recorded (excluded, or no room).
+    pub fn slot_value_of(&self, name: &[u8]) -> u32 {
+        let mut st = self.lock();
+        match st.set.find_or_create(darshan_log::record_id(name), name) {
+            Some(i) => u32::try_from(i + 1).ok().filter(|&v| v != fixed::NOT_A_FILE).unwrap_or(0),
+            None => fixed::NOT_A_FILE,
+        }
+    }
+
+    /// Whether the entry at SQ position `pos` of ring `fd` is not counted
+    /// yet (a wrapper inside another reads it again).
+    pub fn not_counted(&self, fd: i32, pos: u32) -> bool {
+        let st = self.lock();
+        st.ring(fd).is_some_and(|k| (pos.wrapping_sub(st.rings[k].sq_seen) as i32) >= 0)
+    }
+
     /// Submission entries of ring `fd` read at positions `first..` (the
     /// kernel's SQ positions; a call's entries come in several batches
     /// when there are many); those below `consumed` (the kernel's head
@@ -648,6 +712,9 @@ impl IoUring {
             }
             if let Some(p) = st.inflight.take(k, e.user_data) {
                 st.rings[k].inflight = st.rings[k].inflight.saturating_sub(1);
+                if p.kind == Kind::Open {
+                    st.open_done(k, &p, e.res);
+                }
                 st.complete(p, e.res, t);
             }
         }

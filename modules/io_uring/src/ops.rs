@@ -29,19 +29,28 @@ pub const OP_FSYNC: u8 = 3;
 pub const OP_READ_FIXED: u8 = 4;
 pub const OP_WRITE_FIXED: u8 = 5;
 pub const OP_SYNC_FILE_RANGE: u8 = 8;
+pub const OP_ACCEPT: u8 = 13;
 pub const OP_FALLOCATE: u8 = 17;
+pub const OP_OPENAT: u8 = 18;
 pub const OP_CLOSE: u8 = 19;
+pub const OP_FILES_UPDATE: u8 = 20;
 pub const OP_READ: u8 = 22;
 pub const OP_WRITE: u8 = 23;
 pub const OP_FADVISE: u8 = 24;
+pub const OP_OPENAT2: u8 = 28;
 pub const OP_FSETXATTR: u8 = 41;
 pub const OP_FGETXATTR: u8 = 43;
+pub const OP_SOCKET: u8 = 45;
 pub const OP_FTRUNCATE: u8 = 55;
 pub const OP_READV_FIXED: u8 = 60;
 pub const OP_WRITEV_FIXED: u8 = 61;
 
 /// IORING_FSYNC_DATASYNC in an fsync request's flags.
 pub const FSYNC_DATASYNC: u32 = 1;
+/// IORING_FILE_INDEX_ALLOC as a request's `file_index`: the kernel puts
+/// the descriptor it makes in a free registered slot, and the completion's
+/// result is that slot.
+pub const FILE_INDEX_ALLOC: u32 = u32::MAX;
 /// IOSQE_FIXED_FILE: the request's fd is an index into the ring's
 /// registered files.
 pub const SQE_FIXED_FILE: u8 = 1;

@@ -33,7 +33,7 @@ fn n(w: &[u64], k: c::Counter) -> i64 {
 }
 
 fn write(fd: i32, off: u64, bytes: u64, user_data: u64) -> Sqe {
-    Sqe { opcode: ops::OP_WRITE, flags: 0, fd, off, bytes, op_flags: 0, user_data, file_index: 0 }
+    Sqe { opcode: ops::OP_WRITE, flags: 0, fd, off, bytes, op_flags: 0, user_data, ..Sqe::default() }
 }
 
 fn region(addr: usize, len: usize) -> Region {
@@ -434,4 +434,75 @@ fn an_empty_request_table_is_not_scanned_at_shutdown_or_fork() {
     let mut seen = Vec::new();
     t.drain(None, |q| seen.push(q));
     assert_eq!((seen, t.len()), (vec![p], 0));
+}
+
+/// A file opened straight into a registered slot, as the ffi crate hands
+/// it in: named (`opened`), into `slot` (None: one the kernel picks).
+fn open_direct(m: &IoUring, name: &[u8], slot: Option<u32>, user_data: u64) -> Sqe {
+    let file_index = slot.map_or(ops::FILE_INDEX_ALLOC, |s| s + 1);
+    let opened = m.slot_value_of(name);
+    Sqe { opcode: ops::OP_OPENAT, fd: AT_FDCWD, file_index, opened, user_data, ..Sqe::default() }
+}
+
+const AT_FDCWD: i32 = -100;
+
+fn on_slot(slot: i32, sqe: Sqe) -> Sqe {
+    Sqe { flags: ops::SQE_FIXED_FILE, fd: slot, ..sqe }
+}
+
+/// Open, write and close "direct" in one submission (what direct
+/// descriptors are for): the write was counted as unobserved, no file
+/// named; it is the opened file's now, the open and the close its META
+/// ops.
+#[test]
+fn a_file_opened_direct_had_its_requests_counted_as_unobserved() {
+    let m = attached(4);
+    m.on_setup(7, params(8));
+    let open = open_direct(&m, b"/data/direct", Some(4), 1);
+    let close = Sqe { opcode: ops::OP_CLOSE, file_index: 5, ..write(0, 0, 0, 3) };
+    m.on_submit(7, 0, &[open, on_slot(4, write(0, 0, 4096, 2)), close], 3, 1);
+    let cqes = [1, 2, 3].map(|u| Cqe { user_data: u, res: if u == 2 { 4096 } else { 0 }, flags: 0 });
+    m.on_complete(7, &cqes, 3, 2);
+    let w = record(&m, b"/data/direct");
+    let got = [c::WRITES, c::BYTES_WRITTEN, c::META_OPS, c::FIXED_FILE_OPS, c::COMPLETIONS_SEEN, c::ERRORS];
+    assert_eq!(got.map(|k| n(&w, k)), [1, 4096, 2, 3, 3, 0]);
+    assert_eq!(n(&record(&m, UNOBSERVED), c::UNOBSERVED_OPS), 0);
+}
+
+/// A file opened direct into a slot that held a registered file: the
+/// requests that followed were counted for the registered file. A failed
+/// open leaves the slot to the registered file, as the kernel does.
+#[test]
+fn requests_on_a_file_opened_direct_went_to_the_file_registered_there_before() {
+    let m = attached(4);
+    m.on_setup(7, params(8));
+    m.bind_fd(5, Some(b"/data/registered"));
+    m.on_register_files(7, 0, &[-1, 5], 1);
+    let failed = open_direct(&m, b"/data/missing", Some(1), 1);
+    m.on_submit(7, 0, &[failed], 1, 1);
+    m.on_complete(7, &[Cqe { user_data: 1, res: -2, flags: 0 }], 1, 2);
+    m.on_submit(7, 1, &[on_slot(1, write(0, 0, 10, 2))], 2, 3);
+    let opened = open_direct(&m, b"/data/direct", Some(1), 3);
+    m.on_submit(7, 2, &[opened, on_slot(1, write(0, 0, 20, 4))], 4, 4);
+    let (reg, direct, missing) =
+        (record(&m, b"/data/registered"), record(&m, b"/data/direct"), record(&m, b"/data/missing"));
+    assert_eq!([c::WRITES, c::META_OPS].map(|k| n(&reg, k)), [1, 0], "the write after the failed open");
+    assert_eq!([c::WRITES, c::META_OPS].map(|k| n(&direct, k)), [1, 1]);
+    assert_eq!([c::WRITES, c::META_OPS, c::ERRORS].map(|k| n(&missing, k)), [0, 1, 1]);
+}
+
+/// An open into a slot the kernel picks: the slot is known at its
+/// completion (its result); an accept into a slot makes it no file's.
+#[test]
+fn a_slot_the_kernel_picked_names_its_file_from_the_completion() {
+    let m = attached(4);
+    m.on_setup(7, params(8));
+    m.on_submit(7, 0, &[open_direct(&m, b"/data/picked", None, 1)], 1, 1);
+    m.on_complete(7, &[Cqe { user_data: 1, res: 2000, flags: 0 }], 1, 2);
+    m.on_submit(7, 1, &[on_slot(2000, write(0, 0, 30, 2))], 2, 3);
+    assert_eq!([c::WRITES, c::META_OPS].map(|k| n(&record(&m, b"/data/picked"), k)), [1, 1]);
+    let accept = Sqe { opcode: ops::OP_ACCEPT, file_index: 2001, ..write(3, 0, 0, 3) };
+    m.on_submit(7, 2, &[accept, on_slot(2000, write(0, 0, 30, 4))], 4, 4);
+    assert_eq!(n(&record(&m, b"/data/picked"), c::WRITES), 1, "a socket's request is not the file's");
+    assert_eq!(n(&record(&m, UNOBSERVED), c::UNOBSERVED_OPS), 0, "nor unobserved");
 }
