@@ -50,12 +50,15 @@ fn name_fds(unknown: &[i32]) {
 /// slots itself: an open "direct" named from its path (relative to its
 /// directory descriptor) before it is counted; a files update of the
 /// ring's own (IORING_OP_FILES_UPDATE at a given index) registered as
-/// `io_uring_register`'s is, once (a wrapper inside another reads the
-/// entry again). Never inlined: its PATH_MAX buffer is taken only here.
+/// `io_uring_register`'s is. Each once: a wrapper inside another reads
+/// the entry again. Never inlined: its PATH_MAX buffer is taken only here.
 #[inline(never)]
 fn direct_files(fd: i32, pos: u32, sqes: &mut [Sqe]) {
     let mut path = [0u8; libc::PATH_MAX as usize];
     for (k, s) in sqes.iter_mut().enumerate() {
+        if !IO_URING.not_counted(fd, pos.wrapping_add(k as u32)) {
+            continue;
+        }
         if s.opens_file() && ring::read_user_str(s.addr, &mut path).is_some() {
             // SAFETY: `path` holds a NUL-terminated string.
             unsafe {
@@ -64,9 +67,7 @@ fn direct_files(fd: i32, pos: u32, sqes: &mut [Sqe]) {
         }
         let first = u32::try_from(s.off).ok().filter(|&i| i != ops::FILE_INDEX_ALLOC);
         if let (ops::OP_FILES_UPDATE, Some(first)) = (s.opcode, first) {
-            if IO_URING.not_counted(fd, pos.wrapping_add(k as u32)) {
-                register_files(fd, first, s.addr, s.bytes as u32, false);
-            }
+            register_files(fd, first, s.addr, s.bytes as u32, false);
         }
     }
 }
