@@ -223,8 +223,9 @@ impl State {
                 continue;
             }
             if st.unnamed_fixed_file(k, s) {
-                // A direct descriptor the ring made itself (openat into a
-                // file slot, accept_direct): no file can be named for it.
+                // A slot no file was named for: filled by the ring where
+                // the path could not be read, by an accept into a slot the
+                // kernel picked, or never registered.
                 st.unobserved(1);
                 continue;
             }
