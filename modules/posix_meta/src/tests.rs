@@ -146,6 +146,32 @@ fn mappings_count_their_bytes_and_their_msync_and_munmap() {
     assert_eq!((n(w, c::MSYNCS), n(w, c::MUNMAPS)), (1, 2));
 }
 
+/// More directory streams and mappings open at once than the tables'
+/// first 4,096 slots (docs/posix-meta.md said 4,096 was the limit, past
+/// which calls went uncounted and the module partial; the tables double
+/// since 2026-12-05): every readdir and munmap is counted, nothing partial.
+#[test]
+fn streams_and_mappings_past_the_4096th_open_at_once_are_followed() {
+    const OPEN: usize = 5000;
+    let env = env();
+    let m = meta_in(4, &env);
+    for k in 0..OPEN {
+        m.on_opendir(0x10_0000 + 16 * k, b"/data/dir", 1, 2);
+        m.on_mmap(b"/data/m", Mapping { addr: 0x100_0000 + 4096 * k, len: 4096, shared_write: false }, 1, 2);
+    }
+    for k in 0..OPEN {
+        assert!(m.on_readdir(0x10_0000 + 16 * k, true, 3, 4), "stream {k} followed");
+        m.on_closedir(0x10_0000 + 16 * k);
+        m.on_munmap(0x100_0000 + 4096 * k, 5, 6);
+    }
+    let recs = records(&m);
+    let (d, w) = (of(&recs, b"/data/dir"), of(&recs, b"/data/m"));
+    assert_eq!([c::OPENDIRS, c::READDIRS, c::DIR_ENTRIES].map(|k| n(d, k)), [OPEN as i64; 3]);
+    assert_eq!([c::MMAPS, c::MUNMAPS].map(|k| n(w, k)), [OPEN as i64; 2]);
+    assert_eq!(env.ledger.partial_flags(), 0, "nothing marked partial");
+    assert!(!m.maps_live() && !m.dirs_followed());
+}
+
 /// Names the configuration leaves out (system directories) get no
 /// record; a full module marks itself partial in its own ledger.
 #[test]
