@@ -56,7 +56,8 @@ fn name_fds(unknown: &[i32]) {
 fn direct_files(fd: i32, pos: u32, sqes: &mut [Sqe]) {
     let mut path = [0u8; libc::PATH_MAX as usize];
     for (k, s) in sqes.iter_mut().enumerate() {
-        if !IO_URING.not_counted(fd, pos.wrapping_add(k as u32)) {
+        let fills = s.opens_file() || s.opcode == ops::OP_FILES_UPDATE;
+        if !fills || !IO_URING.not_counted(fd, pos.wrapping_add(k as u32)) {
             continue;
         }
         if s.opens_file() && ring::read_user_str(s.addr, &mut path).is_some() {
