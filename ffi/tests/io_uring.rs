@@ -356,6 +356,26 @@ fn requests_on_files_a_ring_opened_into_its_slots_were_not_counted_for_them() {
     assert_eq!([c::UNOBSERVED_OPS, c::REGISTERED_FILES].map(|k| p[k]), [0, 3], "a.dat, e.dat, d.dat registered");
 }
 
+/// Sockets a ring accepted (multishot) or made into registered slots the
+/// kernel picked: each slot is a completion's result. Their writes
+/// counted as unobserved requests (no file named at the slot); they are
+/// no file's, and every request of the program was read, so none is
+/// unobserved. The file written through the same ring is counted as
+/// written.
+#[test]
+fn writes_on_sockets_in_slots_the_kernel_picked_counted_as_unobserved() {
+    let d = scratch("uring-accept");
+    let exe = with_liburing("uring_accept", &d);
+    let data = d.join("data");
+    let out = run(&exe, &[&s(&data)], &d);
+    assert!(out.starts_with("done"), "{out}");
+    let recs = records(&d);
+    let f = uring(&recs, &s(&data.join("f.dat")));
+    assert_eq!([c::WRITES, c::BYTES_WRITTEN].map(|k| f[k]), [1, 4096], "f.dat");
+    let p = uring(&recs, "<io_uring>");
+    assert_eq!([c::UNOBSERVED_OPS, c::RINGS].map(|k| p[k]), [0, 1], "two accepted sockets' writes and a datagram's");
+}
+
 /// syscall() with every other number behaves exactly as without the
 /// runtime: getpid, gettid, futex waits (value mismatch, timeout), an
 /// invalid number (ENOSYS).

@@ -12,18 +12,21 @@
 //! * into a slot the kernel picks (IORING_FILE_INDEX_ALLOC), from the
 //!   completion, whose result is the slot (no request can name it before).
 //!
-//! An accept or socket into a slot the program chose makes it no file's:
-//! its requests are not counted (one into a slot the kernel picks leaves
-//! that slot unnamed: no record can carry it to the completion).
+//! An accept or socket into a registered slot makes it no file's: its
+//! requests are not counted. Into a slot the program chose, from the
+//! submission; into one the kernel picks, from each completion (a
+//! multishot accept's every connection has one), the request followed
+//! under [`NO_RECORD`] only for that.
 //!
 //! Until 2026-12-05 these slots kept what they held: requests on a file
 //! opened direct counted as unobserved, or for the file registered at that
-//! slot before.
+//! slot before. Requests on a socket accepted or made into a slot the
+//! kernel picked counted as unobserved until 2026-12-05 too.
 
 use darshan_core::common::Tick;
 
 use crate::fixed::{FixedFiles, Slot, NOT_A_FILE};
-use crate::inflight::{Kind, Pending};
+use crate::inflight::{Kind, Pending, NO_RECORD};
 use crate::ops::Class;
 use crate::{track, Sqe, State, Target};
 
@@ -41,6 +44,7 @@ impl State {
         let value = if s.opens_file() { s.opened } else { NOT_A_FILE };
         let before = match target {
             Target::Slot(slot) => self.set_slot(k, slot, value),
+            Target::Alloc if value == NOT_A_FILE => return self.follow_pick(k, s, t),
             Target::Alloc => 0,
         };
         let Some(i) = record_in(value).filter(|&i| self.set.live(i)) else { return };
@@ -54,9 +58,32 @@ impl State {
         track(self, k, s, Some(p));
     }
 
+    /// An accept or socket into a slot the kernel picks: followed to its
+    /// completions, apart from the file requests (neither a ring's depth
+    /// nor any record counts it).
+    fn follow_pick(&mut self, k: usize, s: &Sqe, t: Tick) {
+        if s.flags & crate::ops::SQE_CQE_SKIP_SUCCESS != 0 {
+            return;
+        }
+        let p = Pending { record: NO_RECORD, kind: Kind::Open, len: PICKED, offset: 0, submitted: t };
+        // No room: its slots stay unnamed (their requests unobserved).
+        let _ = self.inflight.insert(k, s.user_data, p);
+    }
+
+    /// A completion of request `p`, of which more may follow (a multishot
+    /// accept's): the slot the kernel picked for a socket holds no file.
+    pub(crate) fn picked(&mut self, k: usize, p: &Pending, res: i32) {
+        if p.record == NO_RECORD && p.len == PICKED && res >= 0 {
+            self.set_slot(k, res, NOT_A_FILE);
+        }
+    }
+
     /// An open into a slot completed with `res`: the slot the kernel
     /// picked holds the file, or a failed open's slot what it held.
     pub(crate) fn open_done(&mut self, k: usize, p: &Pending, res: i32) {
+        if p.record == NO_RECORD {
+            return self.picked(k, p, res);
+        }
         let file = p.record as u32 + 1;
         if p.len == PICKED {
             if res >= 0 {

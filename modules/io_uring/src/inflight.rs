@@ -36,8 +36,13 @@ pub enum Kind {
     Other,
     /// An open into a registered slot ([`crate::direct`]): `len` is the
     /// slot (u64::MAX: the kernel picks it), `offset` what it held before.
+    /// Of record [`NO_RECORD`]: an accept or socket into a slot the kernel
+    /// picks, followed only to learn the slot.
     Open,
 }
+
+/// The record of a request that is no file's (40 bits, as packed).
+pub const NO_RECORD: usize = 0xff_ffff_ffff;
 
 /// One request in flight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -182,6 +187,19 @@ impl Inflight {
     /// The request `user_data` of `ring` (the earliest still followed),
     /// no longer followed.
     pub fn take(&mut self, ring: usize, user_data: u64) -> Option<Pending> {
+        let (s, p) = self.find(ring, user_data)?;
+        self.remove_at(s);
+        Some(p)
+    }
+
+    /// The request `user_data` of `ring` (the earliest still followed),
+    /// still followed: one of several completions (IORING_CQE_F_MORE).
+    pub fn peek(&self, ring: usize, user_data: u64) -> Option<Pending> {
+        self.find(ring, user_data).map(|(_, p)| p)
+    }
+
+    /// Where the earliest request `user_data` of `ring` lies, and what it is.
+    fn find(&self, ring: usize, user_data: u64) -> Option<(usize, Pending)> {
         let n = self.slots();
         if n == 0 || self.live == 0 {
             return None;
@@ -191,9 +209,7 @@ impl Inflight {
         while w[s * WORDS + 1] & VALID != 0 {
             let b = s * WORDS;
             if w[b] == user_data && unpack(w[b + 1]).0 == ring {
-                let p = read(w, b);
-                self.remove_at(s);
-                return Some(p);
+                return Some((s, read(w, b)));
             }
             s = (s + 1) & (n - 1);
         }

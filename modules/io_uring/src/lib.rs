@@ -661,10 +661,15 @@ impl IoUring {
         st.rings[k].cq_seen = cq_seen;
         for e in cqes {
             if e.flags & CQE_F_MORE != 0 {
+                if let Some(p) = st.inflight.peek(k, e.user_data).filter(|p| p.kind == Kind::Open) {
+                    st.picked(k, &p, e.res);
+                }
                 continue;
             }
             if let Some(p) = st.inflight.take(k, e.user_data) {
-                st.rings[k].inflight = st.rings[k].inflight.saturating_sub(1);
+                if p.record != inflight::NO_RECORD {
+                    st.rings[k].inflight = st.rings[k].inflight.saturating_sub(1);
+                }
                 if p.kind == Kind::Open {
                     st.open_done(k, &p, e.res);
                 }

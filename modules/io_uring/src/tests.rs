@@ -506,3 +506,31 @@ fn a_slot_the_kernel_picked_names_its_file_from_the_completion() {
     assert_eq!(n(&record(&m, b"/data/picked"), c::WRITES), 1, "a socket's request is not the file's");
     assert_eq!(n(&record(&m, UNOBSERVED), c::UNOBSERVED_OPS), 0, "nor unobserved");
 }
+
+/// A multishot accept into slots the kernel picks: each connection's
+/// completion (IORING_CQE_F_MORE) gives its slot, and a socket made into
+/// a picked slot gives it at its completion. Their requests counted as
+/// unobserved; they are no file's. The accept is in no ring's depth.
+#[test]
+fn requests_on_sockets_in_slots_the_kernel_picked_counted_as_unobserved() {
+    let m = attached(4);
+    m.on_setup(7, params(8));
+    let alloc = ops::FILE_INDEX_ALLOC;
+    let accept = Sqe { opcode: ops::OP_ACCEPT, file_index: alloc, ..write(3, 0, 0, 1) };
+    m.on_submit(7, 0, &[accept], 1, 1);
+    let more = 1 << 1;
+    m.on_complete(7, &[Cqe { user_data: 1, res: 0, flags: more }, Cqe { user_data: 1, res: 1, flags: more }], 2, 2);
+    let socket = Sqe { opcode: ops::OP_SOCKET, file_index: alloc, ..write(0, 0, 0, 2) };
+    m.on_submit(7, 1, &[socket], 2, 3);
+    m.on_complete(7, &[Cqe { user_data: 2, res: 2, flags: 0 }], 3, 4);
+    m.bind_fd(5, Some(b"/data/file"));
+    let sends = [0, 1, 2].map(|slot| on_slot(slot, write(0, 0, 10, 10 + slot as u64)));
+    m.on_submit(7, 2, &[sends[0], sends[1], sends[2], write(5, 0, 10, 13)], 6, 5);
+    assert_eq!(n(&record(&m, UNOBSERVED), c::UNOBSERVED_OPS), 0, "the sockets' writes");
+    assert_eq!(n(&record(&m, UNOBSERVED), c::RING_MAX_INFLIGHT), 1, "the file's write, not the accept");
+    assert_eq!(n(&record(&m, b"/data/file"), c::WRITES), 1);
+    // The accept ends (cancelled): a slot it never gave stays unnamed.
+    m.on_complete(7, &[Cqe { user_data: 1, res: -125, flags: 0 }], 6, 6);
+    m.on_submit(7, 6, &[on_slot(3, write(0, 0, 10, 20))], 7, 7);
+    assert_eq!(n(&record(&m, UNOBSERVED), c::UNOBSERVED_OPS), 1, "slot 3 was never named");
+}
