@@ -4,7 +4,10 @@
 #   PREFIX/bin    darshan-parser, -dxt-parser, -convert, -merge, -run,
 #                 darshan-summary, -ingest, -study, darshan-config, darshan-top, darshan-stream, darshan-mk-log-dirs, darshan-mmap-epilog, darshan-job-epilog,
 #                 darshan-cc (and -cxx, -mpicc, -mpicxx, -mpifort, -fc)
-#   PREFIX/lib    libdarshan.so, libdarshan.a, pkgconfig/darshan-runtime.pc
+#   PREFIX/lib    libdarshan.so, libdarshan.a, pkgconfig/darshan-runtime.pc,
+#                 libdarshan-util.so (.so.0, .so.0.0.0: darshan-util's C API
+#                 for reading logs, which PyDarshan built against
+#                 darshan-util loads), pkgconfig/darshan-util.pc
 #   PREFIX/libexec darshan-config's engine (bin/darshan-config is a shell script)
 #   PREFIX/share  ld-opts/darshan-ld-opts (--wrap for static linking),
 #                 ld-opts/darshan-hdf5-ld-opts (and for HDF5 programs),
@@ -19,7 +22,7 @@ build=${1:?usage: install.sh BUILD_DIR PREFIX}
 prefix=${2:?usage: install.sh BUILD_DIR PREFIX}
 src=$(cd "$(dirname "$0")/.." && pwd)
 tools=(darshan-parser darshan-dxt-parser darshan-convert darshan-diff darshan-merge darshan-run darshan-summary darshan-ingest darshan-study darshan-config darshan-top darshan-stream darshan-replay)
-for f in libdarshan.so libdarshan.a "${tools[@]}"; do
+for f in libdarshan.so libdarshan.a libdarshan_logutils.so "${tools[@]}"; do
     [ -f "$build/$f" ] || { echo "install.sh: $build/$f missing (cargo build --release)" >&2; exit 1; }
 done
 mkdir -p "$prefix/bin" "$prefix/lib/pkgconfig"
@@ -55,6 +58,12 @@ for w in darshan-cxx darshan-mpicc darshan-mpicxx darshan-mpifort darshan-fc; do
     ln -sf darshan-cc "$prefix/bin/$w"
 done
 install -m 0755 "$build/libdarshan.so" "$prefix/lib/libdarshan.so"
+# darshan-util's library under darshan-util's names (libtool's: the file,
+# its soname, the link name), so that PyDarshan finds it next to the
+# darshan-parser on the PATH or by the library path.
+install -m 0755 "$build/libdarshan_logutils.so" "$prefix/lib/libdarshan-util.so.0.0.0"
+ln -sf libdarshan-util.so.0.0.0 "$prefix/lib/libdarshan-util.so.0"
+ln -sf libdarshan-util.so.0 "$prefix/lib/libdarshan-util.so"
 mkdir -p "$prefix/share/mpi-profile" "$prefix/share/modulefiles"
 install -m 0644 "$src"/scripts/share/mpi-profile/*.conf "$prefix/share/mpi-profile/"
 install -m 0644 "$src/scripts/share/modulefiles/darshan" "$prefix/share/modulefiles/darshan"
@@ -229,5 +238,14 @@ Description: Darshan I/O characterization runtime (darshan-rs)
 Version: $version
 Libs: $libs
 Libs.private: $private
+PC
+cat > "$prefix/lib/pkgconfig/darshan-util.pc" <<PC
+prefix=\${pcfiledir}/../..
+libdir=\${prefix}/lib
+
+Name: darshan-util
+Description: Darshan log reading library (darshan-rs; darshan-util's C API for reading)
+Version: 3.5.0
+Libs: -L\${libdir} -ldarshan-util
 PC
 echo "installed in $prefix"

@@ -2,7 +2,8 @@
 # Every test: Rust unit + integration tests (corpus byte-identity against
 # the C darshan-util output, round trips, the runtime under LD_PRELOAD
 # with C programs compiled at test time), PyDarshan reading every log the
-# runtime wrote, and PyDarshan reading every log darshan-convert writes;
+# runtime wrote, and PyDarshan reading every log darshan-convert writes,
+# and every corpus log through our libdarshan-util;
 # darshan-summary against PyDarshan and Drishti, its pages and the study
 # page in headless Chromium (hostile names included); the facility tools'
 # Parquet dataset read by DuckDB and Spark; a short pass of the mutation
@@ -97,6 +98,14 @@ check "PyDarshan reads the runtime's logs" \
 rm -rf target/converted && mkdir -p target/converted
 check "PyDarshan reads darshan-convert's logs" \
     .venv/bin/python tests/pydarshan/check_converted.py target/release/darshan-convert ../shared/corpus/logs target/converted
+# PyDarshan built against darshan-util (no bundled library) finds the
+# installed tree's libdarshan-util by the darshan-parser on the PATH, and
+# reads every corpus log through it as through C's; its summary pages are
+# byte-identical.
+rm -rf target/util-prefix target/util-lib
+check "PyDarshan reads every corpus log through our libdarshan-util as through C's" \
+    bash -c 'scripts/install.sh target/release target/util-prefix > /dev/null &&
+        timeout 1200 .venv/bin/python tests/pydarshan/check_util_lib.py target/util-prefix target/util-lib ../shared/corpus/logs/*.darshan'
 # darshan-summary: its figures equal PyDarshan's, its Drishti codes
 # Drishti's, on every corpus log; its HTML pages render in headless
 # Chromium (not blank, every section, no request, no console error).

@@ -385,6 +385,10 @@ pub struct Category {
     /// Sum of the files' max offsets (-1 once any file has none).
     pub total_max_offset: i64,
     pub max_offset: i64,
+    /// Processes that had the category's files: their files' counts
+    /// summed, -1 once a file is shared by all or the sum reaches the
+    /// job's (darshan-util's CATEGORY_INC; PyDarshan's report reads it).
+    pub nprocs: i64,
 }
 
 #[derive(Default, Clone, Debug, PartialEq)]
@@ -504,6 +508,12 @@ impl Accumulator {
             } else {
                 cat.total_max_offset = cat.total_max_offset.wrapping_add(e.max_offset);
                 cat.max_offset = cat.max_offset.max(e.max_offset);
+            }
+            if e.nprocs > 0 && cat.nprocs > -1 {
+                cat.nprocs = cat.nprocs.wrapping_add(e.nprocs);
+            }
+            if e.nprocs < 0 || cat.nprocs >= self.nprocs {
+                cat.nprocs = -1;
             }
         };
         for e in files {

@@ -24,6 +24,16 @@ pub const fn in_position(indices: &[usize]) {
     }
 }
 
+/// A NUL-terminated literal as a C string, at compile time (`layout!`'s
+/// C names).
+#[doc(hidden)]
+pub const fn c_str(s: &'static str) -> &'static core::ffi::CStr {
+    match core::ffi::CStr::from_bytes_with_nul(s.as_bytes()) {
+        Ok(c) => c,
+        Err(_) => panic!("a counter name is not one C string"),
+    }
+}
+
 /// The word positions of a module's counters, from its `COUNTERS_AT`,
 /// `FCOUNTERS_AT`, `NUM_INDICES` and `F_NUM_INDICES`: `word(k)` and
 /// `fword(k)` (checked in debug builds and wherever `k` is a constant),
@@ -113,6 +123,18 @@ macro_rules! layout {
         pub const NAMES: [&str; NUM_INDICES] = [$(concat!($prefix, "_", stringify!($c)),)*];
         /// The fcounters' names, likewise.
         pub const F_NAMES: [&str; F_NUM_INDICES] = [$(concat!($prefix, "_", stringify!($f)),)*];
+        /// The counters' names as C strings, ending in `<PREFIX>_NUM_INDICES`
+        /// as darshan-util's `<module>_counter_names` arrays do (what
+        /// PyDarshan reads its column names from: ffi/util exports them).
+        pub const C_NAMES: [&::core::ffi::CStr; NUM_INDICES + 1] = [
+            $($crate::counters::c_str(concat!($prefix, "_", stringify!($c), "\0")),)*
+            $crate::counters::c_str(concat!($prefix, "_NUM_INDICES\0")),
+        ];
+        /// The fcounters' names as C strings, ending in `<PREFIX>_F_NUM_INDICES`.
+        pub const F_C_NAMES: [&::core::ffi::CStr; F_NUM_INDICES + 1] = [
+            $($crate::counters::c_str(concat!($prefix, "_", stringify!($f), "\0")),)*
+            $crate::counters::c_str(concat!($prefix, "_F_NUM_INDICES\0")),
+        ];
 
         // Each index is its name's position: a constant out of place (or
         // one missing, or one too many: the arrays above have the

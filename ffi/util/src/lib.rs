@@ -1,0 +1,38 @@
+//! `libdarshan-util.so`: darshan-util's C API for reading logs, over the
+//! format crate. PyDarshan built against darshan-util (Spack's py-darshan,
+//! conda-forge's pydarshan) loads this library by that name, from the
+//! install tree of the `darshan-parser` on the PATH or the library path,
+//! and reads every log through it: the job, command line, mounts, modules,
+//! names, each record as darshan-util's structs lay it out, the counter
+//! names (`posix_counter_names`, ...) and the derived metrics
+//! (`darshan_accumulator_*`). What it returns is the C heap's
+//! (`darshan_free`).
+//!
+//! Not here: darshan-util's writer (`darshan_log_create`, `_put_*`), its
+//! per-module function tables (`mod_logutils`) and its hash of names
+//! (`darshan_log_get_namehash`, a uthash table): programs that use them
+//! link with C's darshan-util (docs/deployment.md).
+//!
+//! Like the runtime's `ffi/`, this is a crate that exports C symbols: every
+//! `unsafe` block here says why it is sound, and no panic crosses a call.
+
+mod accum;
+mod handle;
+mod mem;
+mod names;
+mod records;
+
+/// darshan-util's version, which PyDarshan checks against its own.
+static LIB_VERSION: &std::ffi::CStr = c"3.5.0";
+
+/// The darshan-util version this library answers for.
+#[no_mangle]
+pub extern "C" fn darshan_log_get_lib_version() -> *const std::ffi::c_char {
+    LIB_VERSION.as_ptr()
+}
+
+/// `f()`, or `failed` if it panicked: no unwind leaves a C call (the
+/// format crate does not panic on a log's bytes; this is for the rest).
+fn guarded<T>(failed: T, f: impl FnOnce() -> T) -> T {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(failed)
+}
