@@ -1,4 +1,5 @@
-//! `libdarshan.so`: the only crate that exports C symbols. It holds the
+//! `libdarshan.so`: the runtime's only crate that exports C symbols (ffi/util,
+//! the log-reading library, is the other one under ffi/). It holds the
 //! wrappers of every POSIX and STDIO entry point, the constructor and
 //! destructor, fork and `_exit` handling, and the clock. Every `unsafe`
 //! block of the runtime is here or in the core's crash-safe store, each
