@@ -13,43 +13,46 @@ use std::process::Command;
 
 use common::installed::{assert_as_preloaded, bin, config, counters, linked, only_log, prefix, stdout};
 
+/// Every file the tree holds (scripts/install.sh).
+const INSTALLED: [&str; 32] = [
+    "bin/darshan-parser",
+    "bin/darshan-dxt-parser",
+    "bin/darshan-convert",
+    "bin/darshan-merge",
+    "bin/darshan-run",
+    "bin/darshan-top",
+    "bin/darshan-stream",
+    "bin/darshan-config",
+    "libexec/darshan-config",
+    "bin/darshan-mk-log-dirs",
+    "bin/darshan-mmap-epilog",
+    "bin/darshan-job-epilog",
+    "bin/darshan-cc",
+    "bin/darshan-cxx",
+    "bin/darshan-mpicc",
+    "bin/darshan-mpicxx",
+    "bin/darshan-mpifort",
+    "bin/darshan-fc",
+    "lib/libdarshan.so",
+    "lib/libdarshan.a",
+    "lib/pkgconfig/darshan-runtime.pc",
+    "lib/libdarshan-util.so",
+    "lib/libdarshan-util.so.0",
+    "lib/libdarshan-util.so.0.0.0",
+    "lib/pkgconfig/darshan-util.pc",
+    "share/mpi-profile/darshan-cc.conf",
+    "share/mpi-profile/darshan-cxx.conf",
+    "share/mpi-profile/darshan-f.conf",
+    "share/mpi-profile/darshan-cc-static.conf",
+    "share/mpi-profile/darshan-cxx-static.conf",
+    "share/mpi-profile/darshan-f-static.conf",
+    "share/modulefiles/darshan",
+];
+
 #[test]
 fn the_installed_tree_has_its_layout_and_moves_with_its_directory() {
     let p = prefix();
-    for f in [
-        "bin/darshan-parser",
-        "bin/darshan-dxt-parser",
-        "bin/darshan-convert",
-        "bin/darshan-merge",
-        "bin/darshan-run",
-        "bin/darshan-top",
-        "bin/darshan-stream",
-        "bin/darshan-config",
-        "libexec/darshan-config",
-        "bin/darshan-mk-log-dirs",
-        "bin/darshan-mmap-epilog",
-        "bin/darshan-job-epilog",
-        "bin/darshan-cc",
-        "bin/darshan-cxx",
-        "bin/darshan-mpicc",
-        "bin/darshan-mpicxx",
-        "bin/darshan-mpifort",
-        "bin/darshan-fc",
-        "lib/libdarshan.so",
-        "lib/libdarshan.a",
-        "lib/pkgconfig/darshan-runtime.pc",
-        "lib/libdarshan-util.so",
-        "lib/libdarshan-util.so.0",
-        "lib/libdarshan-util.so.0.0.0",
-        "lib/pkgconfig/darshan-util.pc",
-        "share/mpi-profile/darshan-cc.conf",
-        "share/mpi-profile/darshan-cxx.conf",
-        "share/mpi-profile/darshan-f.conf",
-        "share/mpi-profile/darshan-cc-static.conf",
-        "share/mpi-profile/darshan-cxx-static.conf",
-        "share/mpi-profile/darshan-f-static.conf",
-        "share/modulefiles/darshan",
-    ] {
+    for f in INSTALLED {
         assert!(p.join(f).exists(), "{f} not installed");
     }
     // Nothing installed points back into the build tree.

@@ -93,6 +93,18 @@ pub const TOOLS: &[Tool] = &[
         per_byte: 1,
     },
     Tool {
+        // libdarshan-util's C API (ffi/util), every call, as a C program
+        // or PyDarshan makes them: one record decoded at a time.
+        label: "libdarshan-util (darshan-util-read)",
+        exe: "darshan-util-read",
+        input: Input::Log,
+        args: &["{in}"],
+        ok_codes: &[0, 255],
+        one_line_errors: false,
+        base_mib: 16,
+        per_byte: 2,
+    },
+    Tool {
         label: "darshan-dxt-parser",
         exe: "darshan-dxt-parser",
         input: Input::Log,

@@ -49,7 +49,7 @@ pub struct Acc {
 
 /// Bytes of one record of a module the accumulator knows, as darshan-util
 /// lays it out: id, rank, counters, fcounters (and DFS's and DAOS's ids).
-fn record_size(module: usize) -> usize {
+pub fn record_size(module: usize) -> usize {
     let (c, f) = modules::counter_names(module);
     let extra = match module {
         DFS => 32,

@@ -3,10 +3,10 @@
 //! modules, the names and the run time.
 
 use std::ffi::{c_char, c_int, c_void, CStr};
-use std::vec::IntoIter;
 
+use darshan_log::decode::ModuleReader;
 use darshan_log::modules::{self, KNOWN_MODULE_COUNT, MAX_MODS, MODULE_C_NAMES};
-use darshan_log::{LogFile, Record};
+use darshan_log::LogFile;
 
 use crate::guarded;
 use crate::mem::{c_string, copy_out};
@@ -37,11 +37,38 @@ pub struct DarshanFd {
     pub first_heatmap_record_bin_width_seconds: f64,
 }
 
-/// What the handle hides: the log, and each module's records not yet
-/// handed out (read at its first `darshan_log_get_record`).
+/// What the handle hides: the log, and a reader of each module's region
+/// (made at its first `darshan_log_get_record`), which decodes one record
+/// per call, as darshan-util's does: a reader of the C API holds no more
+/// than a record of the log, whatever its size.
 pub struct State {
-    pub log: LogFile,
-    pub pending: Vec<Option<IntoIter<Record>>>,
+    // Declared before the log they read from: dropped before it.
+    readers: Vec<Option<ModuleReader<'static>>>,
+    log: Box<LogFile>,
+}
+
+impl State {
+    fn new(log: LogFile) -> State {
+        State { readers: (0..MAX_MODS).map(|_| None).collect(), log: Box::new(log) }
+    }
+
+    pub fn log(&self) -> &LogFile {
+        &self.log
+    }
+
+    /// Module `id`'s reader (made at the first call).
+    pub fn reader(&mut self, id: usize) -> darshan_log::Result<&mut ModuleReader<'static>> {
+        // SAFETY: the log is boxed, never moved out, replaced or mutated
+        // while the State lives, and the readers are dropped before it
+        // (field order): the reference outlives every use.
+        let log: &'static LogFile = unsafe { &*std::ptr::from_ref::<LogFile>(self.log.as_ref()) };
+        let slot = &mut self.readers[id];
+        let reader = match slot.take() {
+            Some(r) => r,
+            None => log.module_reader(id)?,
+        };
+        Ok(slot.insert(reader))
+    }
 }
 
 /// darshan-util's `struct darshan_mnt_info`.
@@ -122,8 +149,7 @@ fn handle_of(log: LogFile) -> DarshanFd {
         fd.mod_map[id] = map(h.mod_map[id]);
         fd.mod_ver[id] = h.mod_ver[id];
     }
-    let pending = (0..MAX_MODS).map(|_| None).collect();
-    fd.state = Box::into_raw(Box::new(State { log, pending }));
+    fd.state = Box::into_raw(Box::new(State::new(log)));
     fd
 }
 
@@ -179,7 +205,7 @@ pub unsafe extern "C" fn darshan_log_get_job(fd: *mut DarshanFd, job: *mut CJob)
     if job.is_null() {
         return -1;
     }
-    let j = &st.log.job;
+    let j = &st.log().job;
     let mut metadata = [0 as c_char; 1024];
     for (d, &s) in metadata.iter_mut().zip(j.metadata.iter()) {
         *d = s as c_char;
@@ -210,7 +236,7 @@ pub unsafe extern "C" fn darshan_log_get_job(fd: *mut DarshanFd, job: *mut CJob)
 pub unsafe extern "C" fn darshan_log_get_exe(fd: *mut DarshanFd, buf: *mut c_char) -> c_int {
     // SAFETY: the caller's.
     let Some(st) = (unsafe { state(fd) }) else { return -1 };
-    let exe = st.log.job.exe();
+    let exe = st.log().job.exe();
     if !buf.is_null() {
         // SAFETY: the caller's: room for the command line.
         unsafe { std::ptr::copy_nonoverlapping(exe.as_ptr(), buf.cast::<u8>(), exe.len()) };
@@ -232,7 +258,7 @@ pub unsafe extern "C" fn darshan_log_get_mounts(
 ) -> c_int {
     // SAFETY: the caller's.
     let Some(st) = (unsafe { state(fd) }) else { return -1 };
-    let mounts = match st.log.job.mounts() {
+    let mounts = match st.log().job.mounts() {
         Ok(m) => m,
         Err(e) => {
             eprintln!("Error: {e}.");
@@ -310,7 +336,7 @@ pub unsafe extern "C" fn darshan_log_get_job_runtime(fd: *mut DarshanFd, job: CJ
         ..Default::default()
     };
     // SAFETY: the caller's: a writable double.
-    unsafe { runtime.write(j.run_time(st.log.header.version)) };
+    unsafe { runtime.write(j.run_time(st.log().header.version)) };
     0
 }
 
@@ -324,7 +350,7 @@ fn name_records(
 ) {
     // A table that cannot be read gives none (darshan-util closed the
     // caller's handle then, and left the count unset).
-    let names = st.log.names().unwrap_or_else(|e| {
+    let names = st.log().names().unwrap_or_else(|e| {
         eprintln!("Error: failed to read name records: {e}.");
         darshan_log::NameTable::new()
     });

@@ -16,11 +16,11 @@
 //! Like the runtime's `ffi/`, this is a crate that exports C symbols: every
 //! `unsafe` block here says why it is sound, and no panic crosses a call.
 
-mod accum;
-mod handle;
+pub mod accum;
+pub mod handle;
 mod mem;
 mod names;
-mod records;
+pub mod records;
 
 /// darshan-util's version, which PyDarshan checks against its own.
 static LIB_VERSION: &std::ffi::CStr = c"3.5.0";

@@ -79,12 +79,10 @@ pub fn lay_out(rec: &Record) -> Laid {
 
 /// The next record of module `id`: Ok(None) past the last.
 fn next(st: &mut State, id: usize) -> Result<Option<Record>, String> {
-    if st.pending[id].is_none() {
-        let recs =
-            st.log.records(id).map_err(|e| format!("failed to read {} records: {e}", modules::module_name(id)))?;
-        st.pending[id] = Some(recs.into_iter());
-    }
-    Ok(st.pending[id].as_mut().and_then(Iterator::next))
+    let failed = |e| format!("failed to read {} records: {e}", modules::module_name(id));
+    let rd = st.reader(id).map_err(failed)?;
+    let mut rec = Record::new(id);
+    Ok(rd.next_into(&mut rec).map_err(failed)?.then_some(rec))
 }
 
 /// `laid` into the caller's buffer at `*buf` (darshan-util's size for one)

@@ -1,0 +1,154 @@
+//! Reads one log through libdarshan-util's C API as a C program would:
+//! the job, command line, mounts, modules, names, every record of every
+//! module (following LUSTRE's and HEATMAP's pointers, DXT's segments), and
+//! the accumulator over the records of the modules that have one. Prints
+//! what it read in one line; exits 0, or 255 when the log does not open.
+//! For the mutation harness (crates/log-mutants): the library must not
+//! crash, hang or grow beyond its bound on any file.
+//!
+//! usage: darshan-util-read LOG
+
+use std::ffi::{c_int, c_void, CString};
+use std::process::ExitCode;
+
+use darshan_log::modules::{HEATMAP, KNOWN_MODULE_COUNT, LUSTRE, MPIIO, POSIX, STDIO};
+use darshan_logutils::accum::{self, record_size, DerivedMetrics};
+use darshan_logutils::handle::{self as h, CJob, DarshanFd, MntInfo, ModInfo, NameRecord};
+use darshan_logutils::records::darshan_log_get_record;
+
+/// What was read, summed so that every word read is used.
+#[derive(Default)]
+struct Read {
+    records: u64,
+    words: u64,
+}
+
+/// A record's words past its struct, through the pointers it holds.
+///
+/// # Safety
+/// `rec` is a record of module `id` the library handed out.
+unsafe fn follow(id: usize, rec: *const u8, got: &mut Read) {
+    let word = |at: usize| {
+        // SAFETY: the caller's: within the record's struct.
+        unsafe { rec.add(at).cast::<i64>().read_unaligned() }
+    };
+    let (count, at) = match id {
+        // num_stripes OSTs at ost_ids; 7 words of each of num_comps
+        LUSTRE => (word(16).max(0) as usize * 9 + word(24).max(0) as usize, word(32) as usize),
+        // 2 × nbins bins from write_bins
+        HEATMAP => (2 * word(24).max(0) as usize, word(32) as usize),
+        _ => return,
+    };
+    for k in 0..count {
+        // SAFETY: the library's layout: the arrays follow the struct in the
+        // same block, as long as the counts say (pool names read as words).
+        got.words = got.words.wrapping_add(unsafe { (at as *const u64).add(k).read_unaligned() });
+    }
+}
+
+/// Every record of module `id`; those of a module with an accumulator
+/// kept (raw) for it.
+///
+/// # Safety
+/// `fd` is live.
+unsafe fn records(fd: *mut DarshanFd, id: usize, got: &mut Read, raw: &mut Vec<u8>) {
+    loop {
+        let mut buf: *mut c_void = std::ptr::null_mut();
+        // SAFETY: fd live; buf a writable null pointer.
+        if unsafe { darshan_log_get_record(fd, id as c_int, &mut buf) } < 1 {
+            // SAFETY: null, or a block the library made before failing.
+            unsafe { h::darshan_free(buf) };
+            return;
+        }
+        got.records += 1;
+        // SAFETY: the block holds a record of module id.
+        unsafe { follow(id, buf.cast(), got) };
+        if matches!(id, POSIX | MPIIO | STDIO) {
+            // SAFETY: a record of those modules is record_size(id) bytes.
+            raw.extend_from_slice(unsafe { std::slice::from_raw_parts(buf.cast::<u8>(), record_size(id)) });
+        }
+        // SAFETY: the library's block, freed once.
+        unsafe { h::darshan_free(buf) };
+    }
+}
+
+/// The accumulator over `raw`'s records of module `id`.
+///
+/// # Safety
+/// `raw` holds whole records of module `id`.
+unsafe fn accumulate(id: usize, nprocs: i64, raw: &[u8], got: &mut Read) {
+    let mut acc = std::ptr::null_mut();
+    // SAFETY: acc writable.
+    if unsafe { accum::darshan_accumulator_create(id as c_int, nprocs, &mut acc) } != 0 {
+        return;
+    }
+    let n = (raw.len() / record_size(id)) as c_int;
+    let mut metrics = DerivedMetrics::default();
+    let mut total = vec![0u8; record_size(id)];
+    // SAFETY: acc live; raw holds n records; metrics and total have room.
+    unsafe {
+        accum::darshan_accumulator_inject(acc, raw.as_ptr().cast(), n);
+        accum::darshan_accumulator_emit(acc, &mut metrics, total.as_mut_ptr().cast());
+        accum::darshan_accumulator_destroy(acc);
+    }
+    got.words = got.words.wrapping_add(metrics.total_bytes as u64);
+}
+
+/// The job, command line, mounts and names.
+///
+/// # Safety
+/// `fd` is live.
+unsafe fn job_and_names(fd: *mut DarshanFd, got: &mut Read) -> i64 {
+    // SAFETY: all-zero is a valid struct darshan_job.
+    let mut job: CJob = unsafe { std::mem::zeroed() };
+    let mut exe = vec![0u8; 8192];
+    let (mut mnts, mut nm): (*mut MntInfo, c_int) = (std::ptr::null_mut(), 0);
+    let (mut names, mut nn): (*mut NameRecord, c_int) = (std::ptr::null_mut(), 0);
+    // SAFETY: fd live; every out-pointer writable; exe holds more than a
+    // job region's 4,096 bytes; what the library made is freed once.
+    unsafe {
+        h::darshan_log_get_job(fd, &mut job);
+        h::darshan_log_get_exe(fd, exe.as_mut_ptr().cast());
+        if h::darshan_log_get_mounts(fd, &mut mnts, &mut nm) == 0 && nm > 0 {
+            h::darshan_free(mnts.cast());
+        }
+        h::darshan_log_get_name_records(fd, &mut names, &mut nn);
+        for k in 0..nn.max(0) as usize {
+            got.words = got.words.wrapping_add((*names.add(k)).id);
+            h::darshan_free((*names.add(k)).name.cast());
+        }
+        h::darshan_free(names.cast());
+    }
+    job.nprocs
+}
+
+fn main() -> ExitCode {
+    let Some(path) = std::env::args_os().nth(1) else {
+        eprintln!("usage: darshan-util-read LOG");
+        return ExitCode::from(2);
+    };
+    let Ok(path) = CString::new(std::os::unix::ffi::OsStringExt::into_vec(path)) else { return ExitCode::from(2) };
+    let mut got = Read::default();
+    // SAFETY: path is a C string; fd is used while live and closed once.
+    unsafe {
+        let fd = h::darshan_log_open(path.as_ptr());
+        if fd.is_null() {
+            return ExitCode::from(255);
+        }
+        let nprocs = job_and_names(fd, &mut got);
+        let (mut mods, mut n): (*mut ModInfo, c_int) = (std::ptr::null_mut(), 0);
+        h::darshan_log_get_modules(fd, &mut mods, &mut n);
+        let ids: Vec<usize> = (0..n.max(0) as usize).map(|k| (*mods.add(k)).idx as usize).collect();
+        h::darshan_free(mods.cast());
+        for id in ids.into_iter().filter(|&id| id < KNOWN_MODULE_COUNT) {
+            let mut raw = Vec::new();
+            records(fd, id, &mut got, &mut raw);
+            if !raw.is_empty() {
+                accumulate(id, nprocs, &raw, &mut got);
+            }
+        }
+        h::darshan_log_close(fd);
+    }
+    println!("{} records ({:x})", got.records, got.words);
+    ExitCode::SUCCESS
+}
