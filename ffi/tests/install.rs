@@ -338,3 +338,47 @@ fn darshan_cc_adds_no_link_flags_to_a_compile() {
     let o = common::output(Command::new(bin("darshan-cc")).arg("-c").arg("-static").arg("-o").arg(&obj).arg(&src));
     assert!(o.status.success() && o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// The first five fields (module, rank, id, counter, value) of C
+/// darshan-parser's POSIX and MPI-IO lines for corpus log `name` (Darshan
+/// 3.5.0's output, `../shared/corpus/expected`).
+fn c_parser_counters(name: &str) -> Vec<String> {
+    use std::io::Read;
+    let gz = common::root().join(format!("../shared/corpus/expected/{name}.all.txt.gz"));
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(&gz).unwrap()).read_to_string(&mut text).unwrap();
+    let lines = text.lines().filter(|l| l.starts_with("POSIX\t") || l.starts_with("MPI-IO\t"));
+    lines.map(|l| l.split('\t').take(5).collect::<Vec<_>>().join("\t")).collect()
+}
+
+/// A C program linked with libdarshan-util as darshan-util's users link
+/// it (`pkg-config --libs darshan-util`; the soname it records is
+/// darshan-util's) reads every POSIX and MPI-IO record of a log through the
+/// C API, each counter named from the library's own name arrays: what it
+/// prints is what C's darshan-parser prints for those logs (a big-endian
+/// 3.1.8 log and an old 3.0.1 one among them, up-converted).
+#[test]
+fn a_c_program_linked_with_darshan_util_reads_every_counter_as_c_darshan_parser_prints_it() {
+    let d = common::scratch("util-linked");
+    let pc = prefix().join("lib/pkgconfig");
+    let libs = common::output(Command::new("pkg-config").args(["--libs", "darshan-util"]).env("PKG_CONFIG_PATH", &pc));
+    assert!(libs.status.success(), "pkg-config: {}", String::from_utf8_lossy(&libs.stderr));
+    let mut flags: Vec<String> = stdout(&libs).split_whitespace().map(String::from).collect();
+    flags.push(format!("-Wl,-rpath,{}", prefix().join("lib").display()));
+    let exe = common::compile("util_read", &d, &flags.iter().map(String::as_str).collect::<Vec<_>>());
+    let ldd = stdout(&common::output(Command::new("ldd").arg(&exe)));
+    assert!(ldd.contains("libdarshan-util.so.0 => "), "{ldd}");
+    for name in [
+        "release_logs__mpi-io-test-x86_64-3.4.7",
+        "release_logs__mpi-io-test-ppc64-3.1.8",
+        "release_logs__mpi-io-test-x86_64-3.0.1",
+    ] {
+        let log = common::root().join(format!("../shared/corpus/logs/{name}.darshan"));
+        let out = common::output(Command::new(&exe).arg(&log));
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let ours: Vec<String> = stdout(&out).lines().map(String::from).collect();
+        let c = c_parser_counters(name);
+        assert!(c.len() > 100, "{name}: {} lines of C's", c.len());
+        assert_eq!(ours, c, "{name}");
+    }
+}
