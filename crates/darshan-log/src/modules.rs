@@ -74,8 +74,19 @@ pub fn dxt_thread_ids_at(id: usize, version: u32) -> bool {
     }
 }
 
-/// `darshan_module_names`: the names darshan-parser prints.
-pub const MODULE_NAMES: [&str; KNOWN_MODULE_COUNT] = [
+/// `$name`s as [`MODULE_NAMES`] and, the same names, as C strings.
+macro_rules! module_names {
+    ($($name:literal,)*) => {
+        /// `darshan_module_names`: the names darshan-parser prints.
+        pub const MODULE_NAMES: [&str; KNOWN_MODULE_COUNT] = [$($name,)*];
+        /// The same names as C strings (what darshan-util's
+        /// `darshan_log_get_modules` hands out: ffi/util).
+        pub const MODULE_C_NAMES: [&core::ffi::CStr; KNOWN_MODULE_COUNT] =
+            [$(crate::counters::c_str(concat!($name, "\0")),)*];
+    };
+}
+
+module_names!(
     "NULL",
     "POSIX",
     "MPI-IO",
@@ -94,45 +105,7 @@ pub const MODULE_NAMES: [&str; KNOWN_MODULE_COUNT] = [
     "HEATMAP",
     "DFS",
     "DAOS",
-];
-
-/// [`MODULE_NAMES`] as C strings (darshan-util's `darshan_module_names`,
-/// which `darshan_log_get_modules` hands out: ffi/util).
-pub const MODULE_C_NAMES: [&core::ffi::CStr; KNOWN_MODULE_COUNT] = [
-    c"NULL",
-    c"POSIX",
-    c"MPI-IO",
-    c"H5F",
-    c"H5D",
-    c"PNETCDF_FILE",
-    c"PNETCDF_VAR",
-    c"BG/Q",
-    c"LUSTRE",
-    c"STDIO",
-    c"DXT_POSIX",
-    c"DXT_MPIIO",
-    c"MDHIM",
-    c"APXC",
-    c"APMPI",
-    c"HEATMAP",
-    c"DFS",
-    c"DAOS",
-];
-
-// The two lists are one: a name changed in one alone does not compile.
-const _: () = {
-    let mut k = 0;
-    while k < KNOWN_MODULE_COUNT {
-        let (a, b) = (MODULE_NAMES[k].as_bytes(), MODULE_C_NAMES[k].to_bytes());
-        assert!(a.len() == b.len(), "MODULE_C_NAMES differs from MODULE_NAMES");
-        let mut i = 0;
-        while i < a.len() {
-            assert!(a[i] == b[i], "MODULE_C_NAMES differs from MODULE_NAMES");
-            i += 1;
-        }
-        k += 1;
-    }
-};
+);
 
 /// Newest version of each module this library reads (0 = cannot decode).
 pub const READ_VERSIONS: [u32; KNOWN_MODULE_COUNT] = [1, 4, 3, 3, 2, 3, 1, 2, 2, 2, 2, 3, 1, 0, 0, 1, 1, 1];

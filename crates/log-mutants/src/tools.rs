@@ -99,7 +99,7 @@ pub const TOOLS: &[Tool] = &[
         exe: "darshan-util-read",
         input: Input::Log,
         args: &["{in}"],
-        ok_codes: &[0, 255],
+        ok_codes: &[0, 1, 255],
         one_line_errors: false,
         base_mib: 16,
         per_byte: 2,

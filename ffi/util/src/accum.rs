@@ -5,8 +5,10 @@
 
 use std::ffi::{c_int, c_void};
 
-use darshan_log::modules::{self, DAOS, DFS};
-use darshan_log::{Extra, Record};
+use darshan_log::decode::ModuleReader;
+use darshan_log::modules;
+use darshan_log::region::RegionReader;
+use darshan_log::{encode, Compression, Record, RegionMap};
 use darshan_util::accum::{Accumulator, Category, Metrics};
 
 use crate::guarded;
@@ -47,38 +49,27 @@ pub struct Acc {
     inner: Accumulator,
 }
 
-/// Bytes of one record of a module the accumulator knows, as darshan-util
-/// lays it out: id, rank, counters, fcounters (and DFS's and DAOS's ids).
+/// Bytes of one record of `module` as darshan-util lays it out: the
+/// format crate's encoding of an empty one (0 for a module it cannot
+/// encode).
 pub fn record_size(module: usize) -> usize {
-    let (c, f) = modules::counter_names(module);
-    let extra = match module {
-        DFS => 32,
-        DAOS => 48,
-        _ => 0,
-    };
-    16 + 8 * (c.len() + f.len()) + extra
+    let mut b = Vec::new();
+    encode::encode_record(&Record::zeroed(module, 0, 0), &mut b).map_or(0, |_| b.len())
 }
 
-/// One record of `module` from darshan-util's layout (native byte order).
-fn record_from(module: usize, b: &[u8]) -> Record {
-    let word = |k: usize| u64::from_ne_bytes(b[8 * k..8 * k + 8].try_into().unwrap_or([0; 8]));
-    let (c, f) = modules::counter_names(module);
-    let mut rec = Record::zeroed(module, word(0), word(1) as i64);
-    (0..c.len()).for_each(|k| rec.counters[k] = word(2 + k) as i64);
-    (0..f.len()).for_each(|k| rec.fcounters[k] = f64::from_bits(word(2 + c.len() + k)));
-    let ids = 16 + 8 * (c.len() + f.len());
-    let uuid = |at: usize| -> [u8; 16] { b[at..at + 16].try_into().unwrap_or([0; 16]) };
-    rec.extra = match module {
-        DFS => Extra::Dfs { pool_uuid: uuid(ids), cont_uuid: uuid(ids + 16) },
-        DAOS => Extra::Daos {
-            pool_uuid: uuid(ids),
-            cont_uuid: uuid(ids + 16),
-            oid_hi: word((ids + 32) / 8),
-            oid_lo: word((ids + 40) / 8),
-        },
-        _ => Extra::None,
-    };
-    rec
+/// Every record of `bytes` (darshan-util's layout, one after another)
+/// into the accumulator, decoded by the format crate as a region of its
+/// module's newest version.
+fn inject_all(acc: &mut Acc, bytes: &[u8]) -> darshan_log::Result<()> {
+    let src: &[u8] = bytes;
+    let map = RegionMap { off: 0, len: bytes.len() as u64 };
+    let region = RegionReader::new(&src, map, Compression::None, "records");
+    let mut rd = ModuleReader::new(region, acc.module, modules::WRITE_VERSIONS[acc.module], false)?;
+    let mut rec = Record::new(acc.module);
+    while rd.next_into(&mut rec)? {
+        acc.inner.inject(&rec);
+    }
+    Ok(())
 }
 
 /// A new accumulator for module `id` of a job of `nprocs` processes; -1
@@ -118,9 +109,12 @@ pub unsafe extern "C" fn darshan_accumulator_inject(acc: *mut Acc, records: *con
     }
     // SAFETY: the caller's: `count` records of `size` bytes.
     let bytes = unsafe { std::slice::from_raw_parts(records.cast::<u8>(), n * size) };
-    guarded(-1, || {
-        bytes.chunks_exact(size).for_each(|b| acc.inner.inject(&record_from(acc.module, b)));
-        0
+    guarded(-1, || match inject_all(acc, bytes) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("Error: {e}.");
+            -1
+        }
     })
 }
 
@@ -164,12 +158,8 @@ pub unsafe extern "C" fn darshan_accumulator_emit(
 ) -> c_int {
     // SAFETY: the caller's: a live accumulator or null.
     let Some(acc) = (unsafe { acc.as_ref() }) else { return -1 };
-    let Some((m, mut total)) =
-        guarded(None, || Some((derived(&acc.inner.metrics()), lay_out(acc.inner.total()).bytes)))
-    else {
-        return -1;
-    };
-    total.resize(record_size(acc.module), 0);
+    let emitted = guarded(None, || Some((derived(&acc.inner.metrics()), lay_out(acc.inner.total()).ok()?.bytes)));
+    let Some((m, total)) = emitted else { return -1 };
     // SAFETY: the caller's: room for the metrics and for one record.
     unsafe {
         metrics.write_unaligned(m);

@@ -205,23 +205,13 @@ pub unsafe extern "C" fn darshan_log_get_job(fd: *mut DarshanFd, job: *mut CJob)
     if job.is_null() {
         return -1;
     }
-    let j = &st.log().job;
-    let mut metadata = [0 as c_char; 1024];
-    for (d, &s) in metadata.iter_mut().zip(j.metadata.iter()) {
-        *d = s as c_char;
-    }
-    let out = CJob {
-        uid: j.uid,
-        start_time_sec: j.start_time_sec,
-        start_time_nsec: j.start_time_nsec,
-        end_time_sec: j.end_time_sec,
-        end_time_nsec: j.end_time_nsec,
-        nprocs: j.nprocs,
-        jobid: j.jobid,
-        metadata,
-    };
-    // SAFETY: the caller's: room for one struct darshan_job.
-    unsafe { job.write_unaligned(out) };
+    // The format crate's 3.41 job struct (what darshan-util's writer puts
+    // in a file) is struct darshan_job; the command line follows it.
+    let encoded = st.log().job.encode();
+    let Some(head) = encoded.get(..std::mem::size_of::<CJob>()) else { return -1 };
+    // SAFETY: the caller's: room for one struct darshan_job, apart from
+    // `encoded`.
+    unsafe { std::ptr::copy_nonoverlapping(head.as_ptr(), job.cast::<u8>(), head.len()) };
     0
 }
 

@@ -16,6 +16,11 @@
 //! Like the runtime's `ffi/`, this is a crate that exports C symbols: every
 //! `unsafe` block here says why it is sound, and no panic crosses a call.
 
+// Records are handed out as the format crate encodes them, little-endian:
+// darshan-util's structs in native order only on a little-endian host.
+#[cfg(not(target_endian = "little"))]
+compile_error!("libdarshan-util hands out little-endian structs: a big-endian host needs native encoding");
+
 pub mod accum;
 pub mod handle;
 mod mem;

@@ -23,34 +23,3 @@ pub fn c_string(s: &[u8]) -> *mut std::ffi::c_char {
     b.push(0);
     copy_out(&b).cast()
 }
-
-/// Little helper to lay out C structs: native-endian words appended.
-#[derive(Default)]
-pub struct Bytes(pub Vec<u8>);
-
-impl Bytes {
-    pub fn i64(&mut self, v: i64) -> &mut Self {
-        self.0.extend_from_slice(&v.to_ne_bytes());
-        self
-    }
-    pub fn u64(&mut self, v: u64) -> &mut Self {
-        self.0.extend_from_slice(&v.to_ne_bytes());
-        self
-    }
-    pub fn f64(&mut self, v: f64) -> &mut Self {
-        self.0.extend_from_slice(&v.to_ne_bytes());
-        self
-    }
-    pub fn i64s(&mut self, v: &[i64]) -> &mut Self {
-        v.iter().for_each(|&x| self.0.extend_from_slice(&x.to_ne_bytes()));
-        self
-    }
-    pub fn f64s(&mut self, v: &[f64]) -> &mut Self {
-        v.iter().for_each(|&x| self.0.extend_from_slice(&x.to_ne_bytes()));
-        self
-    }
-    pub fn raw(&mut self, b: &[u8]) -> &mut Self {
-        self.0.extend_from_slice(b);
-        self
-    }
-}

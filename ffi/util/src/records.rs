@@ -9,10 +9,9 @@
 use std::ffi::{c_int, c_void};
 
 use darshan_log::modules::{self, KNOWN_MODULE_COUNT};
-use darshan_log::{Extra, Record};
+use darshan_log::{encode, Extra, Record};
 
 use crate::handle::{state, DarshanFd, State};
-use crate::mem::Bytes;
 
 /// darshan-util's buffer size for a record read into the caller's buffer.
 const DEF_MOD_BUF_SIZE: usize = 81920;
@@ -24,65 +23,41 @@ pub struct Laid {
     pub pointers: Vec<(usize, usize)>,
 }
 
-/// `rec` as darshan-util's struct for its module.
-pub fn lay_out(rec: &Record) -> Laid {
-    let mut b = Bytes::default();
-    b.u64(rec.id).i64(rec.rank);
-    let mut pointers = Vec::new();
-    match &rec.extra {
-        Extra::Lustre { components, ost_ids } => {
-            let comps_at = 48;
-            let osts_at = comps_at + 72 * components.len();
-            b.i64(components.len() as i64).i64(ost_ids.len() as i64).u64(0).u64(0);
-            pointers.extend([(32, comps_at), (40, osts_at)]);
-            for c in components {
-                b.i64s(&c.counters);
-                b.raw(&c.pool_name);
-            }
-            b.i64s(ost_ids);
+/// Where the pointers of LUSTRE's and HEATMAP's structs lie (after id,
+/// rank and two counts), and where the arrays after the struct start.
+const POINTERS_AT: usize = 32;
+const ARRAYS_AT: usize = 48;
+
+/// `rec` as darshan-util's struct for its module: the format crate's
+/// encoding of it (the on-disk layout is the struct's, little-endian, DXT
+/// segments without thread ids as 3.5.0's), with LUSTRE's two pointers
+/// put in (the file has none: its arrays follow the counts) and
+/// HEATMAP's set (the file holds them as zeros).
+pub fn lay_out(rec: &Record) -> darshan_log::Result<Laid> {
+    let mut bytes = Vec::new();
+    encode::encode_record_dxt(rec, &mut bytes, false)?;
+    let pointers = match &rec.extra {
+        Extra::Lustre { components, .. } => {
+            bytes.splice(POINTERS_AT..POINTERS_AT, [0; 16]);
+            vec![(POINTERS_AT, ARRAYS_AT), (POINTERS_AT + 8, ARRAYS_AT + 72 * components.len())]
         }
-        Extra::Heatmap { bin_width, write_bins, read_bins } => {
-            b.f64(*bin_width).i64(write_bins.len() as i64).u64(0).u64(0);
-            pointers.extend([(32, 48), (40, 48 + 8 * write_bins.len())]);
-            b.i64s(write_bins).i64s(read_bins);
+        Extra::Heatmap { write_bins, .. } => {
+            vec![(POINTERS_AT, ARRAYS_AT), (POINTERS_AT + 8, ARRAYS_AT + 8 * write_bins.len())]
         }
-        Extra::Dxt { shared_record, hostname, writes, reads } => {
-            b.i64(*shared_record).raw(hostname).i64(writes.len() as i64).i64(reads.len() as i64);
-            for s in writes.iter().chain(reads) {
-                b.i64(s.offset).i64(s.length).f64(s.start_time).f64(s.end_time);
-            }
-        }
-        extra => {
-            if let Extra::FileRecId(file) = extra {
-                b.u64(*file);
-            }
-            b.i64s(&rec.counters).f64s(&rec.fcounters);
-            match extra {
-                Extra::Dfs { pool_uuid, cont_uuid } => {
-                    b.raw(pool_uuid).raw(cont_uuid);
-                }
-                Extra::Daos { pool_uuid, cont_uuid, oid_hi, oid_lo } => {
-                    b.raw(pool_uuid).raw(cont_uuid).u64(*oid_hi).u64(*oid_lo);
-                }
-                Extra::Mdhim { server_histogram } => {
-                    b.i64s(server_histogram);
-                    if server_histogram.is_empty() {
-                        b.i64(0);
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    Laid { bytes: b.0, pointers }
+        _ => Vec::new(),
+    };
+    Ok(Laid { bytes, pointers })
 }
 
-/// The next record of module `id`: Ok(None) past the last.
-fn next(st: &mut State, id: usize) -> Result<Option<Record>, String> {
+/// The next record of module `id`, laid out: Ok(None) past the last.
+fn next(st: &mut State, id: usize) -> Result<Option<Laid>, String> {
     let failed = |e| format!("failed to read {} records: {e}", modules::module_name(id));
     let rd = st.reader(id).map_err(failed)?;
     let mut rec = Record::new(id);
-    Ok(rd.next_into(&mut rec).map_err(failed)?.then_some(rec))
+    if !rd.next_into(&mut rec).map_err(failed)? {
+        return Ok(None);
+    }
+    lay_out(&rec).map(Some).map_err(failed)
 }
 
 /// `laid` into the caller's buffer at `*buf` (darshan-util's size for one)
@@ -132,14 +107,19 @@ pub unsafe extern "C" fn darshan_log_get_record(fd: *mut DarshanFd, mod_idx: c_i
         eprintln!("Error: no module {mod_idx} in darshan-util");
         return -1;
     };
-    if buf.is_null() || modules::counter_names(id).0.is_empty() && !has_own_layout(id) {
-        eprintln!("Error: the {} module's records cannot be read here", modules::module_name(id));
+    if buf.is_null() {
+        return -1;
+    }
+    if modules::READ_VERSIONS[id] == 0 {
+        // APXC and APMPI (AutoPerf): their layouts are not the format
+        // crate's (docs/deployment.md).
+        eprintln!("Error: this libdarshan-util does not decode {} records.", modules::module_name(id));
         return -1;
     }
     crate::guarded(-1, || match next(st, id) {
         Ok(None) => 0,
         // SAFETY: the caller's.
-        Ok(Some(rec)) => match unsafe { hand_out(&lay_out(&rec), buf) } {
+        Ok(Some(laid)) => match unsafe { hand_out(&laid, buf) } {
             true => 1,
             false => -1,
         },
@@ -148,9 +128,4 @@ pub unsafe extern "C" fn darshan_log_get_record(fd: *mut DarshanFd, mod_idx: c_i
             -1
         }
     })
-}
-
-/// The modules whose records are not counters and fcounters alone.
-fn has_own_layout(id: usize) -> bool {
-    matches!(id, modules::LUSTRE | modules::HEATMAP | modules::DXT_POSIX | modules::DXT_MPIIO)
 }

@@ -73,7 +73,7 @@ impl State {
     /// A completion of request `p`, of which more may follow (a multishot
     /// accept's): the slot the kernel picked for a socket holds no file.
     pub(crate) fn picked(&mut self, k: usize, p: &Pending, res: i32) {
-        if p.record == NO_RECORD && p.len == PICKED && res >= 0 {
+        if p.record == NO_RECORD && res >= 0 {
             self.set_slot(k, res, NOT_A_FILE);
         }
     }

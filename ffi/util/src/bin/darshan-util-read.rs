@@ -21,6 +21,8 @@ use darshan_logutils::records::darshan_log_get_record;
 struct Read {
     records: u64,
     words: u64,
+    /// Calls that returned an error.
+    errors: u64,
 }
 
 /// A record's words past its struct, through the pointers it holds.
@@ -52,10 +54,13 @@ unsafe fn follow(id: usize, rec: *const u8, got: &mut Read) {
 /// # Safety
 /// `fd` is live.
 unsafe fn records(fd: *mut DarshanFd, id: usize, got: &mut Read, raw: &mut Vec<u8>) {
+    let size = record_size(id);
     loop {
         let mut buf: *mut c_void = std::ptr::null_mut();
         // SAFETY: fd live; buf a writable null pointer.
-        if unsafe { darshan_log_get_record(fd, id as c_int, &mut buf) } < 1 {
+        let r = unsafe { darshan_log_get_record(fd, id as c_int, &mut buf) };
+        if r < 1 {
+            got.errors += u64::from(r < 0);
             // SAFETY: null, or a block the library made before failing.
             unsafe { h::darshan_free(buf) };
             return;
@@ -65,7 +70,7 @@ unsafe fn records(fd: *mut DarshanFd, id: usize, got: &mut Read, raw: &mut Vec<u
         unsafe { follow(id, buf.cast(), got) };
         if matches!(id, POSIX | MPIIO | STDIO) {
             // SAFETY: a record of those modules is record_size(id) bytes.
-            raw.extend_from_slice(unsafe { std::slice::from_raw_parts(buf.cast::<u8>(), record_size(id)) });
+            raw.extend_from_slice(unsafe { std::slice::from_raw_parts(buf.cast::<u8>(), size) });
         }
         // SAFETY: the library's block, freed once.
         unsafe { h::darshan_free(buf) };
@@ -87,9 +92,10 @@ unsafe fn accumulate(id: usize, nprocs: i64, raw: &[u8], got: &mut Read) {
     let mut total = vec![0u8; record_size(id)];
     // SAFETY: acc live; raw holds n records; metrics and total have room.
     unsafe {
-        accum::darshan_accumulator_inject(acc, raw.as_ptr().cast(), n);
-        accum::darshan_accumulator_emit(acc, &mut metrics, total.as_mut_ptr().cast());
+        let injected = accum::darshan_accumulator_inject(acc, raw.as_ptr().cast(), n);
+        let emitted = accum::darshan_accumulator_emit(acc, &mut metrics, total.as_mut_ptr().cast());
         accum::darshan_accumulator_destroy(acc);
+        got.errors += u64::from(injected != 0) + u64::from(emitted != 0);
     }
     got.words = got.words.wrapping_add(metrics.total_bytes as u64);
 }
@@ -107,10 +113,12 @@ unsafe fn job_and_names(fd: *mut DarshanFd, got: &mut Read) -> i64 {
     // SAFETY: fd live; every out-pointer writable; exe holds more than a
     // job region's 4,096 bytes; what the library made is freed once.
     unsafe {
-        h::darshan_log_get_job(fd, &mut job);
-        h::darshan_log_get_exe(fd, exe.as_mut_ptr().cast());
-        if h::darshan_log_get_mounts(fd, &mut mnts, &mut nm) == 0 && nm > 0 {
-            h::darshan_free(mnts.cast());
+        got.errors += u64::from(h::darshan_log_get_job(fd, &mut job) != 0);
+        got.errors += u64::from(h::darshan_log_get_exe(fd, exe.as_mut_ptr().cast()) != 0);
+        match h::darshan_log_get_mounts(fd, &mut mnts, &mut nm) {
+            0 if nm > 0 => h::darshan_free(mnts.cast()),
+            0 => {}
+            _ => got.errors += 1,
         }
         h::darshan_log_get_name_records(fd, &mut names, &mut nn);
         for k in 0..nn.max(0) as usize {
@@ -149,6 +157,10 @@ fn main() -> ExitCode {
         }
         h::darshan_log_close(fd);
     }
-    println!("{} records ({:x})", got.records, got.words);
-    ExitCode::SUCCESS
+    println!("{} records ({:x}), {} calls failed", got.records, got.words, got.errors);
+    if got.errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
