@@ -123,11 +123,13 @@ venv() {
     # runs the study's SQL over it) in the facility tests.
     # mpi4py's wheel, built for every MPI, loads the system's libmpi
     # RTLD_LOCAL: the MPI tests run it under the library.
+    # pytest runs PyDarshan's own test suite, which its wheel ships,
+    # through our libdarshan-util (tests/pydarshan/check_suite.py).
     .venv/bin/pip install -q --disable-pip-version-check darshan==3.5.0 h5py==3.16.0 drishti-io==0.8 websocket-client==1.9.2 pillow \
-        duckdb==2.0.0 pyspark==3.5.3 mpi4py==4.1.2
+        duckdb==2.0.0 pyspark==3.5.3 mpi4py==4.1.2 pytest==9.2.0
 }
-if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import darshan, numpy, h5py, drishti, websocket, PIL, duckdb, pyspark, mpi4py' 2>/dev/null; then
-    step "Python venv (PyDarshan, h5py, Drishti, DuckDB, pyspark, mpi4py)" venv
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import darshan, numpy, h5py, drishti, websocket, PIL, duckdb, pyspark, mpi4py, pytest' 2>/dev/null; then
+    step "Python venv (PyDarshan, h5py, Drishti, DuckDB, pyspark, mpi4py, pytest)" venv
 else
     echo "set-up: Python venv ... already installed"
 fi

@@ -3,7 +3,8 @@
 # the C darshan-util output, round trips, the runtime under LD_PRELOAD
 # with C programs compiled at test time), PyDarshan reading every log the
 # runtime wrote, and PyDarshan reading every log darshan-convert writes,
-# and every corpus log through our libdarshan-util;
+# and every corpus log through our libdarshan-util, PyDarshan's own test
+# suite through it;
 # darshan-summary against PyDarshan and Drishti, its pages and the study
 # page in headless Chromium (hostile names included); the facility tools'
 # Parquet dataset read by DuckDB and Spark; a short pass of the mutation
@@ -106,6 +107,12 @@ rm -rf target/util-prefix target/util-lib
 check "PyDarshan reads every corpus log through our libdarshan-util as through C's" \
     bash -c 'scripts/install.sh target/release target/util-prefix > /dev/null &&
         timeout 1200 .venv/bin/python tests/pydarshan/check_util_lib.py target/util-prefix target/util-lib ../shared/corpus/logs/*.darshan'
+# PyDarshan's own test suite (C Darshan's developers' expectations, with
+# the darshan-logs repository's logs when its mirror is here) through our
+# libdarshan-util: every test that passes through C's library passes.
+rm -rf target/pydarshan-suite
+check "PyDarshan's own test suite passes through our libdarshan-util as through C's" \
+    timeout 2400 .venv/bin/python tests/pydarshan/check_suite.py target/util-prefix target/pydarshan-suite
 # darshan-summary: its figures equal PyDarshan's, its Drishti codes
 # Drishti's, on every corpus log; its HTML pages render in headless
 # Chromium (not blank, every section, no request, no console error).

@@ -22,25 +22,13 @@ Usage: check_util_lib.py PREFIX WORK_DIR LOG...
 """
 import json
 import os
-import shutil
 import subprocess
 import sys
 
-import darshan
+from util_libs import env_for_ours
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PAGES = ["runtime_and_dxt_heatmaps_diagonal_write_only", "imbalanced_io__imbalanced-io", "dlio_logs__snyder"]
-
-
-def env_for_ours(prefix, work):
-    """The environment of a PyDarshan without a bundled library, whose
-    darshan-parser is the installed tree's."""
-    py = os.path.join(work, "py")
-    if not os.path.isdir(os.path.join(py, "darshan")):
-        shutil.copytree(os.path.dirname(darshan.__file__), os.path.join(py, "darshan"))
-    env = dict(os.environ, PYTHONPATH=py, PATH=os.path.join(prefix, "bin") + os.pathsep + os.environ["PATH"])
-    env.pop("LD_LIBRARY_PATH", None)
-    return env
 
 
 def dump(out, logs, env):

@@ -6,8 +6,8 @@ DXT, HEATMAP), the counter names, and the accumulator's derived metrics and
 summation record for the modules that have them.
 
 Run once with the wheel's own C library and once with ours (a copy of the
-package without `darshan.libs`, our library on LD_LIBRARY_PATH), then
-compare the two files (util_lib_compare.py).
+package without `darshan.libs`, the installed tree's bin/ first on the
+PATH: util_libs.py), then compare the two files (check_util_lib.py).
 
 Usage: util_lib_dump.py OUT.json LOG...
 """
@@ -18,6 +18,7 @@ import numpy as np
 
 import darshan
 from darshan.backend import cffi_backend as be
+from util_libs import loaded_library
 
 GENERIC = ["POSIX", "MPI-IO", "STDIO", "H5F", "H5D", "PNETCDF_FILE", "PNETCDF_VAR", "DFS", "DAOS"]
 ACCUMULATED = ["POSIX", "MPI-IO", "STDIO"]
@@ -94,12 +95,6 @@ def dump(path):
             except Exception as e:
                 out["accumulated"][mod] = f"error {type(e).__name__}: {e}"
     return out
-
-
-def loaded_library():
-    with open("/proc/self/maps") as f:
-        libs = {line.split()[-1] for line in f if "darshan-util" in line or "darshan_logutils" in line}
-    return sorted(libs)
 
 
 def main():

@@ -37,27 +37,79 @@ pub struct DarshanFd {
     pub first_heatmap_record_bin_width_seconds: f64,
 }
 
-/// What the handle hides: the log, and a reader of each module's region
-/// (made at its first `darshan_log_get_record`), which decodes one record
-/// per call, as darshan-util's does: a reader of the C API holds no more
-/// than a record of the log, whatever its size.
+/// The region of the log darshan-util's one decompression stream read
+/// last (nothing, at open).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Region {
+    Nothing,
+    Job,
+    Names,
+    Module(usize),
+}
+
+/// What the handle hides: the log, and a reader of each module's region,
+/// which decodes one record per call, as darshan-util's does: a reader of
+/// the C API holds no more than a record of the log, whatever its size.
+///
+/// darshan-util reads every region through one stream, and where a call
+/// starts is what callers rely on (PyDarshan reads a module's records
+/// again after reading other regions): a module's records go on from
+/// where the last call left them only when that call read the same module
+/// and did not end it; otherwise they start again from the first. So the
+/// call after the one that returned "no more records" returns the first
+/// record again, and so does a call after one that read the job, the
+/// names or another module.
 pub struct State {
     // Declared before the log they read from: dropped before it.
     readers: Vec<Option<ModuleReader<'static>>>,
     log: Box<LogFile>,
+    last: Region,
+    // The job region was read (darshan-util keeps the command line and
+    // the mounts it holds from then on).
+    job_read: bool,
 }
 
 impl State {
     fn new(log: LogFile) -> State {
-        State { readers: (0..MAX_MODS).map(|_| None).collect(), log: Box::new(log) }
+        let readers = (0..MAX_MODS).map(|_| None).collect();
+        State { readers, log: Box::new(log), last: Region::Nothing, job_read: false }
     }
 
     pub fn log(&self) -> &LogFile {
         &self.log
     }
 
-    /// Module `id`'s reader (made at the first call).
+    /// The job region is read (`darshan_log_get_job`).
+    pub fn read_job(&mut self) {
+        self.last = Region::Job;
+        self.job_read = true;
+    }
+
+    /// The command line or the mounts are asked for: darshan-util reads
+    /// the job region for them once.
+    pub fn read_exe_and_mounts(&mut self) {
+        if !self.job_read {
+            self.read_job();
+        }
+    }
+
+    /// The name records are read (none, when the log has no name region).
+    pub fn read_names(&mut self) {
+        if self.log.header.name_map.len > 0 {
+            self.last = Region::Names;
+        }
+    }
+
+    /// Module `id`'s reader: where the last call left it, or at its first
+    /// record (see [`State`]). A module the log has no region of reads
+    /// nothing, and leaves the last region as it was.
     pub fn reader(&mut self, id: usize) -> darshan_log::Result<&mut ModuleReader<'static>> {
+        if self.log.header.mod_map[id].len > 0 && modules::extension(id).is_none() {
+            if self.last != Region::Module(id) {
+                self.readers[id] = None;
+            }
+            self.last = Region::Module(id);
+        }
         // SAFETY: the log is boxed, never moved out, replaced or mutated
         // while the State lives, and the readers are dropped before it
         // (field order): the reference outlives every use.
@@ -68,6 +120,12 @@ impl State {
             None => log.module_reader(id)?,
         };
         Ok(slot.insert(reader))
+    }
+
+    /// Module `id`'s last call found no more records: the next starts at
+    /// the first.
+    pub fn ended(&mut self, id: usize) {
+        self.readers[id] = None;
     }
 }
 
@@ -205,6 +263,7 @@ pub unsafe extern "C" fn darshan_log_get_job(fd: *mut DarshanFd, job: *mut CJob)
     if job.is_null() {
         return -1;
     }
+    st.read_job();
     // The format crate's 3.41 job struct (what darshan-util's writer puts
     // in a file) is struct darshan_job; the command line follows it.
     let encoded = st.log().job.encode();
@@ -226,6 +285,7 @@ pub unsafe extern "C" fn darshan_log_get_job(fd: *mut DarshanFd, job: *mut CJob)
 pub unsafe extern "C" fn darshan_log_get_exe(fd: *mut DarshanFd, buf: *mut c_char) -> c_int {
     // SAFETY: the caller's.
     let Some(st) = (unsafe { state(fd) }) else { return -1 };
+    st.read_exe_and_mounts();
     let exe = st.log().job.exe();
     if !buf.is_null() {
         // SAFETY: the caller's: room for the command line.
@@ -248,6 +308,7 @@ pub unsafe extern "C" fn darshan_log_get_mounts(
 ) -> c_int {
     // SAFETY: the caller's.
     let Some(st) = (unsafe { state(fd) }) else { return -1 };
+    st.read_exe_and_mounts();
     let mounts = match st.log().job.mounts() {
         Ok(m) => m,
         Err(e) => {
@@ -333,13 +394,14 @@ pub unsafe extern "C" fn darshan_log_get_job_runtime(fd: *mut DarshanFd, job: CJ
 /// The name records (all, or those whose ids are in `keep`), each name a
 /// `malloc`ed C string, in a `malloc`ed array: the caller frees both.
 fn name_records(
-    st: &State,
+    st: &mut State,
     keep: Option<std::collections::HashSet<u64>>,
     out: *mut *mut NameRecord,
     count: *mut c_int,
 ) {
     // A table that cannot be read gives none (darshan-util closed the
     // caller's handle then, and left the count unset).
+    st.read_names();
     let names = st.log().names().unwrap_or_else(|e| {
         eprintln!("Error: failed to read name records: {e}.");
         darshan_log::NameTable::new()

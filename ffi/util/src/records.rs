@@ -49,12 +49,14 @@ pub fn lay_out(rec: &Record) -> darshan_log::Result<Laid> {
     Ok(Laid { bytes, pointers })
 }
 
-/// The next record of module `id`, laid out: Ok(None) past the last.
+/// The next record of module `id`, laid out: Ok(None) past the last
+/// (and the call after starts again at the first, as darshan-util's).
 fn next(st: &mut State, id: usize) -> Result<Option<Laid>, String> {
     let failed = |e| format!("failed to read {} records: {e}", modules::module_name(id));
     let rd = st.reader(id).map_err(failed)?;
     let mut rec = Record::new(id);
     if !rd.next_into(&mut rec).map_err(failed)? {
+        st.ended(id);
         return Ok(None);
     }
     lay_out(&rec).map(Some).map_err(failed)
