@@ -237,6 +237,14 @@ cat target/tst-runs.log
 if [ $tst_rc != 77 ]; then
     check "C Darshan's tst_runs.sh on our install tree" test $tst_rc = 0
 fi
+# C Darshan 3.5.0's regression suite (darshan-test/regression/run-all.sh),
+# unmodified, on the workstation platforms this machine can be.
+tests/c-darshan/regression.sh > target/c-regression.log 2>&1
+reg_rc=$?
+cat target/c-regression.log
+if [ $reg_rc != 77 ]; then
+    check "C Darshan's regression suite on our install tree" test $reg_rc = 0
+fi
 # A green run once printed "Error: Invalid DXT POSIX module version
 # number" (PyDarshan's C reader, on a layout it refuses) and fusermount's
 # "busy": lines a reader takes for failures. None may appear.
