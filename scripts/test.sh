@@ -228,23 +228,19 @@ mutant_seeds=(../shared/corpus/logs)
 check "mutation harness (short)" \
     timeout 1200 target/release/log-mutants --per-log 8 --max-seed-size 1000000 --timeout 60 \
     --work target/log-mutants --json target/log-mutants/report.json "${mutant_seeds[@]}"
-# C Darshan 3.5.0's own `make check` script, unmodified, against our
-# install tree, where its source is on this machine (it is never fetched):
-# counted when it runs, said when it cannot.
-tests/c-darshan/tst_runs.sh > target/tst-runs.log 2>&1
-tst_rc=$?
-cat target/tst-runs.log
-if [ $tst_rc != 77 ]; then
-    check "C Darshan's tst_runs.sh on our install tree" test $tst_rc = 0
-fi
-# C Darshan 3.5.0's regression suite (darshan-test/regression/run-all.sh),
-# unmodified, on the workstation platforms this machine can be.
-tests/c-darshan/regression.sh > target/c-regression.log 2>&1
-reg_rc=$?
-cat target/c-regression.log
-if [ $reg_rc != 77 ]; then
-    check "C Darshan's regression suite on our install tree" test $reg_rc = 0
-fi
+# C Darshan 3.5.0's own tests, unmodified, against our install tree,
+# where its source is on this machine (it is never fetched): counted when
+# they run, said when they cannot (exit 77). Its `make check` script
+# (tst_runs.sh), its regression suite (darshan-test/regression) and the
+# end-to-end Python tests its CI runs (python_runtime_tests.py).
+for suite in tst_runs regression python_runtime_tests; do
+    tests/c-darshan/$suite.sh > target/c-$suite.log 2>&1
+    rc=$?
+    cat target/c-$suite.log
+    if [ $rc != 77 ]; then
+        check "C Darshan's $suite on our install tree" test $rc = 0
+    fi
+done
 # A green run once printed "Error: Invalid DXT POSIX module version
 # number" (PyDarshan's C reader, on a layout it refuses) and fusermount's
 # "busy": lines a reader takes for failures. None may appear.

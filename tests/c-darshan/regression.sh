@@ -16,25 +16,15 @@
 # workstation-cc-wrapper (it calls darshan-gen-cc.pl, which C Darshan
 # 3.5.0 no longer installs either).
 #
-# The suite comes from a C Darshan source tree on this machine, never from
-# the network: $DARSHAN_C_SOURCE (a checkout of tag 3.5.0), else the tag
-# 3.5.0 of the git mirror at $DARSHAN_C_MIRROR (default: the tool
-# library's mirror beside the project). Without either it says so and
-# exits 77 (skipped).
+# The suite comes from a C Darshan source tree on this machine (source.sh),
+# never from the network.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 w=$root/target/c-regression
-rm -rf "$w" && mkdir -p "$w"
-mirror=${DARSHAN_C_MIRROR:-$root/../.mirror/darshan-hpc+darshan/repo}
-if [ -n "${DARSHAN_C_SOURCE:-}" ] && [ -x "$DARSHAN_C_SOURCE/darshan-test/regression/run-all.sh" ]; then
-    cp -r "$DARSHAN_C_SOURCE/darshan-test/regression" "$w/"
-elif git --git-dir="$mirror" rev-parse -q --verify 3.5.0 >/dev/null 2>&1; then
-    git --git-dir="$mirror" archive 3.5.0 darshan-test/regression | tar -x -C "$w" --strip-components=1
-else
-    echo "regression: skipped: no C Darshan 3.5.0 source on this machine (set DARSHAN_C_SOURCE)"
-    exit 77
-fi
+rm -rf "$w"
+. tests/c-darshan/source.sh
+c_darshan_source "$w/c" darshan-test/regression
 scripts/install.sh target/release "$w/prefix" >/dev/null
 # The suite calls mpicc, mpicxx, mpif77, mpif90 and mpiexec by those
 # names, and preloads $(dirname mpicc)/../lib/libfmpich.so (MPICH's
@@ -55,7 +45,7 @@ for run in "mpich workstation-ld-preload" "openmpi workstation-ld-preload" "mpic
     log=$w/$1-$2.log
     if env PATH="$w/$1/bin:$PATH" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
             OMPI_MCA_rmaps_base_oversubscribe=1 \
-            timeout 1200 "$w/regression/run-all.sh" "$w/prefix" "$w/tmp-$1-$2" "$2" > "$log" 2>&1; then
+            timeout 1200 "$w/c/darshan-test/regression/run-all.sh" "$w/prefix" "$w/tmp-$1-$2" "$2" > "$log" 2>&1; then
         echo "regression $2 under $1: passed, $(grep -c '^Running ' "$log") test cases"
     else
         echo "regression $2 under $1: FAILED ($log):"

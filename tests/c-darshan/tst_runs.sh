@@ -6,26 +6,16 @@
 # and MPIIO_BYTES_READ in each run's log with our darshan-parser and runs
 # our darshan-config with `sh`.
 #
-# The script and its two programs come from a C Darshan source tree
-# already on this machine, never from the network: $DARSHAN_C_SOURCE (a
-# checkout of tag 3.5.0), else the tag 3.5.0 of a git mirror of
-# darshan-hpc/darshan at $DARSHAN_C_MIRROR (default: the tool library's
-# mirror beside the project). Without either it says so and exits 77
-# (automake's "skipped"); scripts/test.sh then counts nothing.
+# The script and its two programs come from a C Darshan source tree on this
+# machine (source.sh), never from the network.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 w=$root/target/tst-runs
-rm -rf "$w" && mkdir -p "$w/src"
-mirror=${DARSHAN_C_MIRROR:-$root/../.mirror/darshan-hpc+darshan/repo}
-if [ -n "${DARSHAN_C_SOURCE:-}" ] && [ -f "$DARSHAN_C_SOURCE/darshan-runtime/test/tst_runs.sh" ]; then
-    cp "$DARSHAN_C_SOURCE"/darshan-runtime/test/{tst_runs.sh,tst_mpi_init.c,tst_mpi_io.c} "$w/src/"
-elif git --git-dir="$mirror" rev-parse -q --verify 3.5.0 >/dev/null 2>&1; then
-    git --git-dir="$mirror" archive 3.5.0 darshan-runtime/test | tar -x -C "$w/src" --strip-components=2
-else
-    echo "tst_runs.sh: skipped: no C Darshan 3.5.0 source on this machine (set DARSHAN_C_SOURCE)"
-    exit 77
-fi
+rm -rf "$w"
+. tests/c-darshan/source.sh
+c_darshan_source "$w/c" darshan-runtime/test
+t=$w/c/darshan-runtime/test
 scripts/install.sh target/release "$w/prefix" >/dev/null
 user=$(id -un)
 fails=0
@@ -33,7 +23,7 @@ fails=0
 for mpi in mpich openmpi; do
     d=$w/$mpi
     mkdir -p "$d/logs"
-    cp "$w/src/tst_runs.sh" "$d/"
+    cp "$t/tst_runs.sh" "$d/"
     if [ $mpi = mpich ]; then
         cc=mpicc.mpich; run=mpiexec.mpich; ompi=; large=1
     else
@@ -43,7 +33,7 @@ for mpi in mpich openmpi; do
     # when the MPI library has MPI_File_write_c: MPICH 4 here).
     flags=()
     [ $large = 1 ] && flags+=(-DHAVE_MPI_LARGE_COUNT=1)
-    (cd "$d" && $cc "${flags[@]}" -o tst_mpi_init "$w/src/tst_mpi_init.c" && $cc "${flags[@]}" -o tst_mpi_io "$w/src/tst_mpi_io.c")
+    (cd "$d" && $cc "${flags[@]}" -o tst_mpi_init "$t/tst_mpi_init.c" && $cc "${flags[@]}" -o tst_mpi_io "$t/tst_mpi_io.c")
     for np in 2 4; do
         rm -rf "$d/logs"/*
         # As `make check` runs it (AM_TESTS_ENVIRONMENT), in a login

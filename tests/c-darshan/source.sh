@@ -1,0 +1,21 @@
+# Sourced by the scripts here. `c_darshan_source DEST PATH...` puts the
+# given paths of C Darshan 3.5.0's source tree under DEST, as they lie in
+# the tree. They come from a C Darshan source tree already on this
+# machine, never from the network: $DARSHAN_C_SOURCE (a checkout of tag
+# 3.5.0), else the tag 3.5.0 of a git mirror of darshan-hpc/darshan at
+# $DARSHAN_C_MIRROR (default: the tool library's mirror beside the
+# project). Without either it says so and exits 77 (automake's
+# "skipped"); scripts/test.sh then counts nothing.
+c_darshan_source() {
+    local dest=$1; shift
+    local mirror=${DARSHAN_C_MIRROR:-$root/../.mirror/darshan-hpc+darshan/repo}
+    mkdir -p "$dest"
+    if [ -n "${DARSHAN_C_SOURCE:-}" ] && [ -d "$DARSHAN_C_SOURCE/darshan-test" ]; then
+        (cd "$DARSHAN_C_SOURCE" && cp -r --parents "$@" "$dest/")
+    elif git --git-dir="$mirror" rev-parse -q --verify 3.5.0 >/dev/null 2>&1; then
+        git --git-dir="$mirror" archive 3.5.0 "$@" | tar -x -C "$dest"
+    else
+        echo "$(basename "$0"): skipped: no C Darshan 3.5.0 source on this machine (set DARSHAN_C_SOURCE)"
+        exit 77
+    fi
+}
