@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/install.sh BUILD_DIR PREFIX: install the runtime and the tools
 # from a cargo release build directory (target/release) into PREFIX.
-#   PREFIX/bin    darshan-parser, -dxt-parser, -convert, -merge, -run,
+#   PREFIX/bin    darshan-parser, -dxt-parser, -convert, -merge, -analyzer, -run,
 #                 darshan-summary, -ingest, -study, darshan-config, darshan-top, darshan-stream, darshan-mk-log-dirs, darshan-mmap-epilog, darshan-job-epilog,
 #                 darshan-cc (and -cxx, -mpicc, -mpicxx, -mpifort, -fc)
 #   PREFIX/lib    libdarshan.so, libdarshan.a, pkgconfig/darshan-runtime.pc,
@@ -21,7 +21,7 @@ set -euo pipefail
 build=${1:?usage: install.sh BUILD_DIR PREFIX}
 prefix=${2:?usage: install.sh BUILD_DIR PREFIX}
 src=$(cd "$(dirname "$0")/.." && pwd)
-tools=(darshan-parser darshan-dxt-parser darshan-convert darshan-diff darshan-merge darshan-run darshan-summary darshan-ingest darshan-study darshan-config darshan-top darshan-stream darshan-replay)
+tools=(darshan-parser darshan-dxt-parser darshan-convert darshan-diff darshan-merge darshan-analyzer darshan-run darshan-summary darshan-ingest darshan-study darshan-config darshan-top darshan-stream darshan-replay)
 for f in libdarshan.so libdarshan.a libdarshan_logutils.so "${tools[@]}"; do
     [ -f "$build/$f" ] || { echo "install.sh: $build/$f missing (cargo build --release)" >&2; exit 1; }
 done

@@ -14,8 +14,9 @@ use std::process::Command;
 use common::installed::{assert_as_preloaded, bin, config, counters, linked, only_log, prefix, stdout};
 
 /// Every file the tree holds (scripts/install.sh).
-const INSTALLED: [&str; 32] = [
+const INSTALLED: [&str; 33] = [
     "bin/darshan-parser",
+    "bin/darshan-analyzer",
     "bin/darshan-dxt-parser",
     "bin/darshan-convert",
     "bin/darshan-merge",

@@ -105,6 +105,17 @@ pub const TOOLS: &[Tool] = &[
         per_byte: 2,
     },
     Tool {
+        // A log given as the tree: counted, or said not to be one.
+        label: "darshan-analyzer",
+        exe: "darshan-analyzer",
+        input: Input::Log,
+        args: &["{in}"],
+        ok_codes: &[0],
+        one_line_errors: false,
+        base_mib: 16,
+        per_byte: 1,
+    },
+    Tool {
         label: "darshan-dxt-parser",
         exe: "darshan-dxt-parser",
         input: Input::Log,
