@@ -7,7 +7,8 @@
 //! As C's, it counts every file of the tree, logs or not: a file that is
 //! not a log (one line on stderr) counts as a job with no I/O; a log whose
 //! POSIX records break off keeps what it read before. Unlike C's, it does
-//! not follow symbolic links to directories (C's `ftw` does, and can loop)
+//! not follow symbolic links to directories (C's `ftw` does, into trees
+//! another user may own)
 //! and opens a file as every tool does (`safe_fs`: no link another user
 //! owns, no FIFO or device, which C's would wait on forever; such a file
 //! counts as one that is not a log).
