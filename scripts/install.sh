@@ -8,6 +8,8 @@
 #                 libdarshan-util.so (.so.0, .so.0.0.0: darshan-util's C API
 #                 for reading logs, which PyDarshan built against
 #                 darshan-util loads), pkgconfig/darshan-util.pc
+#   PREFIX/include darshan-logutils.h and the headers it includes (C
+#                 programs compiled against darshan-util)
 #   PREFIX/libexec darshan-config's engine (bin/darshan-config is a shell script)
 #   PREFIX/share  ld-opts/darshan-ld-opts (--wrap for static linking),
 #                 ld-opts/darshan-hdf5-ld-opts (and for HDF5 programs),
@@ -64,6 +66,9 @@ install -m 0755 "$build/libdarshan.so" "$prefix/lib/libdarshan.so"
 install -m 0755 "$build/libdarshan_logutils.so" "$prefix/lib/libdarshan-util.so.0.0.0"
 ln -sf libdarshan-util.so.0.0.0 "$prefix/lib/libdarshan-util.so.0"
 ln -sf libdarshan-util.so.0 "$prefix/lib/libdarshan-util.so"
+# Its C headers (darshan-logutils.h and those it includes), written from
+# the format crate, for C programs compiled against darshan-util.
+"$build/darshan-util-headers" "$prefix/include"
 mkdir -p "$prefix/share/mpi-profile" "$prefix/share/modulefiles"
 install -m 0644 "$src"/scripts/share/mpi-profile/*.conf "$prefix/share/mpi-profile/"
 install -m 0644 "$src/scripts/share/modulefiles/darshan" "$prefix/share/modulefiles/darshan"
@@ -242,10 +247,12 @@ PC
 cat > "$prefix/lib/pkgconfig/darshan-util.pc" <<PC
 prefix=\${pcfiledir}/../..
 libdir=\${prefix}/lib
+includedir=\${prefix}/include
 
 Name: darshan-util
 Description: Darshan log reading library (darshan-rs; darshan-util's C API for reading)
 Version: 3.5.0
 Libs: -L\${libdir} -ldarshan-util
+Cflags: -I\${includedir}
 PC
 echo "installed in $prefix"

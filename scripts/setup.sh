@@ -53,6 +53,10 @@ command -v mount >/dev/null || need_apt+=(mount)
 command -v git >/dev/null || need_apt+=(git)
 # sqlite3: a correct program the diagnosis must stay quiet on.
 command -v sqlite3 >/dev/null || need_apt+=(sqlite3)
+# uthash's header: libdarshan-util builds darshan-util's table of names
+# with it (ffi/util/src/namehash.c), and C programs that use the table
+# include it.
+[ -f /usr/include/uthash.h ] || need_apt+=(uthash-dev)
 # pkg-config: the installed tree's darshan-runtime.pc is read by it;
 # environment-modules: its modulefile is loaded by it.
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)

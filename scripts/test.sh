@@ -231,9 +231,11 @@ check "mutation harness (short)" \
 # C Darshan 3.5.0's own tests, unmodified, against our install tree,
 # where its source is on this machine (it is never fetched): counted when
 # they run, said when they cannot (exit 77). Its `make check` script
-# (tst_runs.sh), its regression suite (darshan-test/regression) and the
-# end-to-end Python tests its CI runs (python_runtime_tests.py).
-for suite in tst_runs regression python_runtime_tests; do
+# (tst_runs.sh), its regression suite (darshan-test/regression), the
+# end-to-end Python tests its CI runs (python_runtime_tests.py), and its
+# C programs on darshan-util's API built against our headers and library
+# (util_programs: darshan-parser.c, the accumulator unit test).
+for suite in tst_runs regression python_runtime_tests util_programs; do
     tests/c-darshan/$suite.sh > target/c-$suite.log 2>&1
     rc=$?
     cat target/c-$suite.log

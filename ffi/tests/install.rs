@@ -14,7 +14,7 @@ use std::process::Command;
 use common::installed::{assert_as_preloaded, bin, config, counters, linked, only_log, prefix, stdout};
 
 /// Every file the tree holds (scripts/install.sh).
-const INSTALLED: [&str; 33] = [
+const INSTALLED: [&str; 36] = [
     "bin/darshan-parser",
     "bin/darshan-analyzer",
     "bin/darshan-dxt-parser",
@@ -41,6 +41,9 @@ const INSTALLED: [&str; 33] = [
     "lib/libdarshan-util.so.0",
     "lib/libdarshan-util.so.0.0.0",
     "lib/pkgconfig/darshan-util.pc",
+    "include/darshan-logutils.h",
+    "include/darshan-posix-log-format.h",
+    "include/uthash-1.9.2/src/uthash.h",
     "share/mpi-profile/darshan-cc.conf",
     "share/mpi-profile/darshan-cxx.conf",
     "share/mpi-profile/darshan-f.conf",

@@ -155,6 +155,45 @@ fn spec_max_offset(s: &Spec, rec: &Record) -> i64 {
     }
 }
 
+/// One record's figures, as darshan-util's `log_record_metrics` gives
+/// them to its accumulator.
+pub struct Figures {
+    pub read: i64,
+    pub written: i64,
+    pub max_offset: i64,
+    /// Metadata, read and write time; a shared record's slowest rank's.
+    pub io_time: f64,
+    /// Metadata time alone, and read plus write time (0 for a shared
+    /// record, which has no breakdown).
+    pub md_time: f64,
+    pub rw_time: f64,
+    /// 1, or -1 ("all") for a shared record.
+    pub nprocs: i64,
+}
+
+/// `rec`'s figures; None for a module without an accumulator or a record
+/// of another shape.
+pub fn figures(module: usize, rec: &Record) -> Option<Figures> {
+    let s = spec(module)?;
+    let (names, fnames) = counter_names(module);
+    (rec.counters.len() == names.len() && rec.fcounters.len() == fnames.len()).then(|| spec_figures(s, rec))
+}
+
+fn spec_figures(s: &Spec, rec: &Record) -> Figures {
+    let (c, f) = (&rec.counters, &rec.fcounters);
+    let (read_t, write_t, md) = (f[s.times[0]], f[s.times[1]], f[s.times[2]]);
+    let shared = rec.rank < 0;
+    Figures {
+        read: c[s.bytes_read],
+        written: c[s.bytes_written],
+        max_offset: spec_max_offset(s, rec),
+        io_time: if shared { f[s.f_slowest] } else { md + read_t + write_t },
+        md_time: if shared { 0.0 } else { md },
+        rw_time: if shared { 0.0 } else { read_t + write_t },
+        nprocs: if shared { -1 } else { 1 },
+    }
+}
+
 pub fn supported(module: usize) -> bool {
     spec(module).is_some()
 }
@@ -462,24 +501,18 @@ impl Accumulator {
         }
         agg_record(s, rec, &mut self.agg, self.n == 0);
         self.n += 1;
-        let c = &rec.counters;
-        let f = &rec.fcounters;
-        let r = c[s.bytes_read];
-        let w = c[s.bytes_written];
-        let max_offset = spec_max_offset(s, rec);
-        self.total_bytes = self.total_bytes.wrapping_add(r.wrapping_add(w));
+        let fig = spec_figures(s, rec);
+        self.total_bytes = self.total_bytes.wrapping_add(fig.read.wrapping_add(fig.written));
         if rec.rank < 0 {
-            self.shared_time += f[s.f_slowest];
+            self.shared_time += fig.io_time;
         } else {
-            let md = f[s.times[2]];
-            let rw = f[s.times[0]] + f[s.times[1]];
             let e = self.rank_times.entry(rec.rank).or_default();
-            e.0 += md + f[s.times[0]] + f[s.times[1]];
-            e.1 += rw;
-            e.2 += md;
+            e.0 += fig.io_time;
+            e.1 += fig.rw_time;
+            e.2 += fig.md_time;
         }
         if self.track_files {
-            self.files.entry(rec.id).or_default().add(r, w, max_offset, rec.rank);
+            self.files.entry(rec.id).or_default().add(fig.read, fig.written, fig.max_offset, rec.rank);
         }
     }
 

@@ -6,12 +6,14 @@
 //! names, each record as darshan-util's structs lay it out, the counter
 //! names (`posix_counter_names`, ...) and the derived metrics
 //! (`darshan_accumulator_*`). What it returns is the C heap's
-//! (`darshan_free`).
+//! (`darshan_free`). C programs compiled against darshan-util find its
+//! headers in the tree (headers.rs), its per-module function tables
+//! (`mod_logutils`: tables.rs) and its uthash table of names
+//! (`darshan_log_get_namehash`: namehash.rs).
 //!
-//! Not here: darshan-util's writer (`darshan_log_create`, `_put_*`), its
-//! per-module function tables (`mod_logutils`) and its hash of names
-//! (`darshan_log_get_namehash`, a uthash table): programs that use them
-//! link with C's darshan-util (docs/deployment.md).
+//! Not here: darshan-util's writer (`darshan_log_create`, `_put_*`) and
+//! DXT's printing: programs that use them link with C's darshan-util
+//! (docs/deployment.md).
 //!
 //! Like the runtime's `ffi/`, this is a crate that exports C symbols: every
 //! `unsafe` block here says why it is sound, and no panic crosses a call.
@@ -23,9 +25,14 @@ compile_error!("libdarshan-util hands out little-endian structs: a big-endian ho
 
 pub mod accum;
 pub mod handle;
+pub mod headers;
 mod mem;
+mod metrics;
+#[cfg(uthash)]
+mod namehash;
 mod names;
 pub mod records;
+pub mod tables;
 
 /// darshan-util's version, which PyDarshan checks against its own.
 static LIB_VERSION: &std::ffi::CStr = c"3.5.0";

@@ -49,6 +49,117 @@ pub fn lay_out(rec: &Record) -> darshan_log::Result<Laid> {
     Ok(Laid { bytes, pointers })
 }
 
+/// Most entries of an array a record may say it holds (LUSTRE's
+/// components and OSTs, HEATMAP's bins, DXT's segments, MDHIM's servers):
+/// no caller's count makes the library read further.
+const MOST_ENTRIES: i64 = 1 << 24;
+
+/// `n` bytes at `p`, copied.
+///
+/// # Safety
+/// `p` points to `n` readable bytes.
+unsafe fn bytes_at(p: *const u8, n: usize) -> Vec<u8> {
+    // SAFETY: the caller's.
+    unsafe { std::slice::from_raw_parts(p, n) }.to_vec()
+}
+
+/// The 8-byte word at byte `at` of `p`.
+///
+/// # Safety
+/// `p` points to at least `at + 8` readable bytes.
+unsafe fn word(p: *const u8, at: usize) -> i64 {
+    // SAFETY: the caller's.
+    unsafe { p.add(at).cast::<i64>().read_unaligned() }
+}
+
+/// A count the record holds at byte `at`, if it is one to follow.
+///
+/// # Safety
+/// As [`word`].
+unsafe fn count(p: *const u8, at: usize) -> Option<usize> {
+    // SAFETY: the caller's.
+    let n = unsafe { word(p, at) };
+    (0..=MOST_ENTRIES).contains(&n).then_some(n as usize)
+}
+
+/// The file's bytes of the record darshan-util's struct at `rec` holds:
+/// the struct for a module of counters alone; LUSTRE's and HEATMAP's
+/// arrays fetched through their pointers; DXT's segments and MDHIM's
+/// servers from after the struct, where darshan-util puts them.
+///
+/// # Safety
+/// `rec` is a record of module `id` in darshan-util's layout, its arrays
+/// as long as its counts say.
+unsafe fn file_bytes(id: usize, rec: *const u8) -> Option<Vec<u8>> {
+    Some(match id {
+        // SAFETY: the caller's: the struct, its counts, and the arrays its
+        // two pointers point to, as long as the counts say.
+        modules::LUSTRE => unsafe {
+            let (comps, osts) = (count(rec, 16)?, count(rec, 24)?);
+            let mut b = bytes_at(rec, POINTERS_AT);
+            b.extend(bytes_at(word(rec, POINTERS_AT) as *const u8, 72 * comps));
+            b.extend(bytes_at(word(rec, POINTERS_AT + 8) as *const u8, 8 * osts));
+            b
+        },
+        // SAFETY: as LUSTRE's: the struct, its bin count, both bin arrays.
+        modules::HEATMAP => unsafe {
+            let bins = count(rec, 24)?;
+            let mut b = bytes_at(rec, POINTERS_AT);
+            b.extend([0; 16]);
+            b.extend(bytes_at(word(rec, POINTERS_AT) as *const u8, 8 * bins));
+            b.extend(bytes_at(word(rec, POINTERS_AT + 8) as *const u8, 8 * bins));
+            b
+        },
+        // SAFETY: the caller's: the struct (104 bytes), then its writes and
+        // reads, 32 bytes each, in the same block.
+        modules::DXT_POSIX | modules::DXT_MPIIO => unsafe {
+            let segments = count(rec, 88)?.checked_add(count(rec, 96)?)?;
+            bytes_at(rec, 104 + 32 * segments.min(MOST_ENTRIES as usize))
+        },
+        // SAFETY: the caller's: 88 bytes of counters, then one word per
+        // server (counter 4; at least one).
+        modules::MDHIM => unsafe { bytes_at(rec, 88 + 8 * count(rec, 16 + 8 * 4)?.max(1)) },
+        // SAFETY: the caller's: a struct of the module's fixed size.
+        _ => unsafe { bytes_at(rec, crate::accum::record_size(id)) },
+    })
+}
+
+/// The record darshan-util's struct at `rec` holds, decoded by the format
+/// crate.
+///
+/// # Safety
+/// As [`file_bytes`].
+pub unsafe fn record_at(id: usize, rec: *const u8) -> darshan_log::Result<Record> {
+    let bad = || darshan_log::LogError::BadRecord {
+        module: modules::module_name(id).to_string(),
+        msg: "not a record of the module".into(),
+    };
+    if rec.is_null() {
+        return Err(bad());
+    }
+    // SAFETY: the caller's.
+    let bytes = unsafe { file_bytes(id, rec) }.ok_or_else(bad)?;
+    let src: &[u8] = &bytes;
+    let map = darshan_log::RegionMap { off: 0, len: bytes.len() as u64 };
+    let region = darshan_log::region::RegionReader::new(&src, map, darshan_log::Compression::None, "record");
+    let mut rd = darshan_log::decode::ModuleReader::new(region, id, modules::WRITE_VERSIONS[id], false)?;
+    let mut r = Record::new(id);
+    if rd.next_into(&mut r)? {
+        Ok(r)
+    } else {
+        Err(bad())
+    }
+}
+
+/// darshan-util's `log_sizeof_record`, for the modules that have one
+/// (records of a fixed size): the struct's size.
+///
+/// # Safety
+/// `rec` is null or a record of module `id`.
+pub unsafe fn size_at(id: usize, _rec: *const u8) -> c_int {
+    crate::accum::record_size(id) as c_int
+}
+
 /// The next record of module `id`, laid out: Ok(None) past the last
 /// (and the call after starts again at the first, as darshan-util's).
 fn next(st: &mut State, id: usize) -> Result<Option<Laid>, String> {
