@@ -122,11 +122,11 @@ fn every_tool_the_readme_names_is_installed_and_starts() {
         let exe = p.join("bin").join(t);
         assert!(exe.exists(), "{t} is named in the README but not installed");
         // The C-compatible tools answer --help as C's do (usage, exit 1;
-        // darshan-diff's C main returns -1: 255); every tool must start
-        // and print its usage.
+        // darshan-diff's and darshan-analyzer's C mains return -1: 255);
+        // every tool must start and print its usage.
         let o = common::output_within(Command::new(&exe).arg("--help"), common::LIMIT);
         let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
-        let usage_status = if t == "darshan-diff" { 255 } else { 1 };
+        let usage_status = if matches!(t.as_str(), "darshan-diff" | "darshan-analyzer") { 255 } else { 1 };
         assert!(
             matches!(o.status.code(), Some(s) if s == 0 || s == usage_status),
             "installed {t} --help: {:?} {text}",

@@ -13,7 +13,8 @@
 //! owns, no FIFO or device, which C's would wait on forever; such a file
 //! counts as one that is not a log).
 //!
-//! usage: darshan-analyzer --version | <directory>
+//! usage: darshan-analyzer --version | <directory>   (`--help`: the usage,
+//! which C's prints only for a wrong number of arguments)
 #![forbid(unsafe_code)]
 
 use std::path::Path;
@@ -174,7 +175,9 @@ fn walk(base: &Path, totals: &mut Totals) -> Result<(), ()> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
-    if args.len() != 2 {
+    // C's takes `--help` for a directory to walk (and fails to); ours
+    // prints its usage, with C's status for it.
+    if args.len() != 2 || args[1] == "--help" {
         darshan_util::say!("Usage: darshan-analyzer --version | <directory>");
         darshan_util::say!("       '--version' or directory of Darshan logs required as argument.");
         return ExitCode::from(255);
