@@ -19,3 +19,19 @@ c_darshan_source() {
         exit 77
     fi
 }
+
+# `c_darshan_util_build DIR [PATCH]`: C Darshan 3.5.0's whole source
+# under DIR/src (PATCH applied, when given), its darshan-util built and
+# installed in DIR/inst (autotools, a C compiler and zlib). For the
+# scripts that record C's outputs.
+c_darshan_util_build() {
+    local dir=$1 patch=${2:-}
+    c_darshan_source "$dir/src" .
+    if [ -n "$patch" ]; then
+        (cd "$dir/src" && patch -p1 < "$patch" >/dev/null)
+    fi
+    (cd "$dir/src" && ./prepare.sh >/dev/null)
+    mkdir -p "$dir/build"
+    (cd "$dir/build" && "$dir/src/darshan-util/configure" --prefix="$dir/inst" >/dev/null &&
+        make -j"$(nproc)" >/dev/null && make install >/dev/null)
+}

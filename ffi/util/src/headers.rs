@@ -77,7 +77,7 @@ const PLAIN: &str = "
 struct darshan_{s}
 {
     struct darshan_base_record base_rec;
-    int64_t counters[{P}_NUM_INDICES];
+{file}    int64_t counters[{P}_NUM_INDICES];
     double fcounters[{P}_F_NUM_INDICES];
 };
 ";
@@ -109,59 +109,16 @@ const FORMATS: &[Format] = &[
         versions: &["DARSHAN_H5F_VER", "DARSHAN_H5D_VER"],
         defines: "#define H5D_MAX_NDIMS 5\n",
         sets: &[set!(h5f, "H5F", "h5f"), set!(h5d, "H5D", "h5d")],
-        structs: "
-struct darshan_hdf5_file
-{
-    struct darshan_base_record base_rec;
-    int64_t counters[H5F_NUM_INDICES];
-    double fcounters[H5F_F_NUM_INDICES];
-};
-
-struct darshan_hdf5_dataset
-{
-    struct darshan_base_record base_rec;
-    uint64_t file_rec_id;
-    int64_t counters[H5D_NUM_INDICES];
-    double fcounters[H5D_F_NUM_INDICES];
-};
-",
+        structs: "",
     },
     Format {
         file: "pnetcdf",
         versions: &["DARSHAN_PNETCDF_FILE_VER", "DARSHAN_PNETCDF_VAR_VER"],
         defines: "#define PNETCDF_VAR_MAX_NDIMS 5\n",
         sets: &[set!(pnetcdf_file, "PNETCDF_FILE", "pnetcdf_file"), set!(pnetcdf_var, "PNETCDF_VAR", "pnetcdf_var")],
-        structs: "
-struct darshan_pnetcdf_file
-{
-    struct darshan_base_record base_rec;
-    int64_t counters[PNETCDF_FILE_NUM_INDICES];
-    double fcounters[PNETCDF_FILE_F_NUM_INDICES];
-};
-
-struct darshan_pnetcdf_var
-{
-    struct darshan_base_record base_rec;
-    uint64_t file_rec_id;
-    int64_t counters[PNETCDF_VAR_NUM_INDICES];
-    double fcounters[PNETCDF_VAR_F_NUM_INDICES];
-};
-",
+        structs: "",
     },
-    Format {
-        file: "bgq",
-        versions: &["DARSHAN_BGQ_VER"],
-        defines: "",
-        sets: &[set!(bgq, "BGQ", "bgq")],
-        structs: "
-struct darshan_bgq_record
-{
-    struct darshan_base_record base_rec;
-    int64_t counters[BGQ_NUM_INDICES];
-    double fcounters[BGQ_F_NUM_INDICES];
-};
-",
-    },
+    Format { file: "bgq", versions: &["DARSHAN_BGQ_VER"], defines: "", sets: &[set!(bgq, "BGQ", "bgq")], structs: "" },
     Format {
         file: "lustre",
         versions: &["DARSHAN_LUSTRE_VER"],
@@ -287,17 +244,24 @@ struct darshan_daos_object
     },
 ];
 
-/// The struct of a module whose records are its counters alone: named as
+/// The struct of a module whose records are its counters (after the id of
+/// their file's record, for a dataset or a variable), named as
 /// darshan-util names it.
 fn plain_struct(set: &Set) -> Option<String> {
-    let name = match set.stem {
-        "null" => "null_record",
-        "posix" => "posix_file",
-        "mpiio" => "mpiio_file",
-        "stdio" => "stdio_file",
+    let (name, file_rec_id) = match set.stem {
+        "null" => ("null_record", false),
+        "posix" => ("posix_file", false),
+        "mpiio" => ("mpiio_file", false),
+        "stdio" => ("stdio_file", false),
+        "h5f" => ("hdf5_file", false),
+        "h5d" => ("hdf5_dataset", true),
+        "pnetcdf_file" => ("pnetcdf_file", false),
+        "pnetcdf_var" => ("pnetcdf_var", true),
+        "bgq" => ("bgq_record", false),
         _ => return None,
     };
-    Some(PLAIN.replace("{s}", name).replace("{P}", set.prefix))
+    let file = if file_rec_id { "    uint64_t file_rec_id;\n" } else { "" };
+    Some(PLAIN.replace("{s}", name).replace("{P}", set.prefix).replace("{file}", file))
 }
 
 /// `#define <P>_COUNTERS X(..) ...`, as darshan-util's headers list them.

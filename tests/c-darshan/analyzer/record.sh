@@ -12,16 +12,8 @@ root=$(cd "$here/../../.." && pwd)
 corpus=$root/../shared/corpus/logs
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
-mirror=${DARSHAN_C_MIRROR:-$root/../.mirror/darshan-hpc+darshan/repo}
-if [ -n "${DARSHAN_C_SOURCE:-}" ]; then
-    cp -r "$DARSHAN_C_SOURCE"/. "$w/src"
-else
-    mkdir -p "$w/src" && git --git-dir="$mirror" archive 3.5.0 | tar -x -C "$w/src"
-fi
-(cd "$w/src" && ./prepare.sh >/dev/null)
-mkdir -p "$w/build" && cd "$w/build"
-"$w/src/darshan-util/configure" --prefix="$w/inst" >/dev/null
-make -j"$(nproc)" >/dev/null && make install >/dev/null
+. "$root/tests/c-darshan/source.sh"
+c_darshan_util_build "$w"
 mkdir -p "$w/trees" && cd "$w/trees"
 grep -v '^#' "$here/trees.txt" | while read -r tree kind src path; do
     dest=$tree/$path
