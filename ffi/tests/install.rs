@@ -229,8 +229,14 @@ fn darshan_config_answers_as_the_c_tool_does() {
         stdout(&config(&["--pnetcdf-ld-flags"])).trim(),
         format!("-Wl,@{}/ld-opts/darshan-pnetcdf-ld-opts", share.display())
     );
-    // Every function libdarshan.so interposes is wrapped, and no other:
-    // the HDF5 and PnetCDF functions in their own files only.
+}
+
+/// Every function libdarshan.so interposes is wrapped by the static
+/// flags, and no other: the HDF5 and PnetCDF functions in their own files
+/// only.
+#[test]
+fn the_static_flags_wrap_every_function_the_library_interposes_and_no_other() {
+    let share = prefix().join("share").canonicalize().unwrap();
     let opts = std::fs::read_to_string(share.join("ld-opts/darshan-ld-opts")).unwrap();
     let h5_opts = std::fs::read_to_string(share.join("ld-opts/darshan-hdf5-ld-opts")).unwrap();
     let nc_opts = std::fs::read_to_string(share.join("ld-opts/darshan-pnetcdf-ld-opts")).unwrap();

@@ -8,11 +8,11 @@ use std::ffi::{c_int, c_void};
 use darshan_log::decode::ModuleReader;
 use darshan_log::modules;
 use darshan_log::region::RegionReader;
-use darshan_log::{encode, Compression, Record, RegionMap};
+use darshan_log::{Compression, Record, RegionMap};
 use darshan_util::accum::{Accumulator, Category, Metrics};
 
 use crate::guarded;
-use crate::records::lay_out;
+use crate::records::{lay_out, record_size};
 
 /// darshan-util's `struct darshan_file_category_counters`.
 #[repr(C)]
@@ -47,14 +47,6 @@ pub struct DerivedMetrics {
 pub struct Acc {
     module: usize,
     inner: Accumulator,
-}
-
-/// Bytes of one record of `module` as darshan-util lays it out: the
-/// format crate's encoding of an empty one (0 for a module it cannot
-/// encode).
-pub fn record_size(module: usize) -> usize {
-    let mut b = Vec::new();
-    encode::encode_record(&Record::zeroed(module, 0, 0), &mut b).map_or(0, |_| b.len())
 }
 
 /// Every record of `bytes` (darshan-util's layout, one after another)

@@ -49,6 +49,14 @@ pub fn lay_out(rec: &Record) -> darshan_log::Result<Laid> {
     Ok(Laid { bytes, pointers })
 }
 
+/// Bytes of one record of `module` as darshan-util lays it out: the
+/// format crate's encoding of an empty one (0 for a module it cannot
+/// encode).
+pub fn record_size(module: usize) -> usize {
+    let mut b = Vec::new();
+    encode::encode_record(&Record::zeroed(module, 0, 0), &mut b).map_or(0, |_| b.len())
+}
+
 /// Most entries of an array a record may say it holds (LUSTRE's
 /// components and OSTs, HEATMAP's bins, DXT's segments, MDHIM's servers):
 /// no caller's count makes the library read further.
@@ -120,7 +128,7 @@ unsafe fn file_bytes(id: usize, rec: *const u8) -> Option<Vec<u8>> {
         // server (counter 4; at least one).
         modules::MDHIM => unsafe { bytes_at(rec, 88 + 8 * count(rec, 16 + 8 * 4)?.max(1)) },
         // SAFETY: the caller's: a struct of the module's fixed size.
-        _ => unsafe { bytes_at(rec, crate::accum::record_size(id)) },
+        _ => unsafe { bytes_at(rec, record_size(id)) },
     })
 }
 
@@ -157,7 +165,7 @@ pub unsafe fn record_at(id: usize, rec: *const u8) -> darshan_log::Result<Record
 /// # Safety
 /// `rec` is null or a record of module `id`.
 pub unsafe fn size_at(id: usize, _rec: *const u8) -> c_int {
-    crate::accum::record_size(id) as c_int
+    record_size(id) as c_int
 }
 
 /// The next record of module `id`, laid out: Ok(None) past the last

@@ -12,9 +12,9 @@ use std::ffi::{c_char, c_int, c_void, CString};
 use std::path::Path;
 
 use darshan_log::modules::{H5F, POSIX, STDIO};
-use darshan_logutils::accum::record_size;
 use darshan_logutils::handle::{self as h, CJob, DarshanFd, NameRecord};
 use darshan_logutils::records::darshan_log_get_record;
+use darshan_logutils::records::record_size;
 
 /// A corpus log with thousands of POSIX records, STDIO's, and no HDF5.
 fn open() -> *mut DarshanFd {
