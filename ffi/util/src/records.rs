@@ -80,6 +80,16 @@ unsafe fn word(p: *const u8, at: usize) -> i64 {
     unsafe { p.add(at).cast::<i64>().read_unaligned() }
 }
 
+/// The pointer the record holds at byte `at`, unless it is null.
+///
+/// # Safety
+/// As [`word`].
+unsafe fn pointer(p: *const u8, at: usize) -> Option<*const u8> {
+    // SAFETY: the caller's.
+    let q = unsafe { word(p, at) } as *const u8;
+    (!q.is_null()).then_some(q)
+}
+
 /// A count the record holds at byte `at`, if it is one to follow.
 ///
 /// # Safety
@@ -105,8 +115,8 @@ unsafe fn file_bytes(id: usize, rec: *const u8) -> Option<Vec<u8>> {
         modules::LUSTRE => unsafe {
             let (comps, osts) = (count(rec, 16)?, count(rec, 24)?);
             let mut b = bytes_at(rec, POINTERS_AT);
-            b.extend(bytes_at(word(rec, POINTERS_AT) as *const u8, 72 * comps));
-            b.extend(bytes_at(word(rec, POINTERS_AT + 8) as *const u8, 8 * osts));
+            b.extend(bytes_at(pointer(rec, POINTERS_AT)?, 72 * comps));
+            b.extend(bytes_at(pointer(rec, POINTERS_AT + 8)?, 8 * osts));
             b
         },
         // SAFETY: as LUSTRE's: the struct, its bin count, both bin arrays.
@@ -114,8 +124,8 @@ unsafe fn file_bytes(id: usize, rec: *const u8) -> Option<Vec<u8>> {
             let bins = count(rec, 24)?;
             let mut b = bytes_at(rec, POINTERS_AT);
             b.extend([0; 16]);
-            b.extend(bytes_at(word(rec, POINTERS_AT) as *const u8, 8 * bins));
-            b.extend(bytes_at(word(rec, POINTERS_AT + 8) as *const u8, 8 * bins));
+            b.extend(bytes_at(pointer(rec, POINTERS_AT)?, 8 * bins));
+            b.extend(bytes_at(pointer(rec, POINTERS_AT + 8)?, 8 * bins));
             b
         },
         // SAFETY: the caller's: the struct (104 bytes), then its writes and
@@ -157,15 +167,6 @@ pub unsafe fn record_at(id: usize, rec: *const u8) -> darshan_log::Result<Record
     } else {
         Err(bad())
     }
-}
-
-/// darshan-util's `log_sizeof_record`, for the modules that have one
-/// (records of a fixed size): the struct's size.
-///
-/// # Safety
-/// `rec` is null or a record of module `id`.
-pub unsafe fn size_at(id: usize, _rec: *const u8) -> c_int {
-    record_size(id) as c_int
 }
 
 /// The next record of module `id`, laid out: Ok(None) past the last
