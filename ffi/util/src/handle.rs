@@ -437,7 +437,22 @@ pub unsafe extern "C" fn darshan_log_get_name_records(
     }
 }
 
-/// The name records of the `n` ids at `ids`.
+/// The ids a filtered call keeps, as darshan-util's filter: every id when
+/// `ids` is null, else the `n` ids there (none when `n` is not positive).
+///
+/// # Safety
+/// `ids` is null or holds `n` ids.
+pub unsafe fn wanted_ids(ids: *const u64, n: c_int) -> Option<std::collections::HashSet<u64>> {
+    if ids.is_null() {
+        return None;
+    }
+    let n = usize::try_from(n).unwrap_or(0);
+    // SAFETY: the caller's: n ids at `ids`.
+    Some(unsafe { std::slice::from_raw_parts(ids, n) }.iter().copied().collect())
+}
+
+/// The name records of the `n` ids at `ids` (every one when `ids` is
+/// null, as darshan-util's).
 ///
 /// # Safety
 /// As [`darshan_log_get_name_records`]; `ids` holds `n` ids.
@@ -451,12 +466,9 @@ pub unsafe extern "C" fn darshan_log_get_filtered_name_records(
 ) {
     // SAFETY: the caller's.
     let Some(st) = (unsafe { state(fd) }) else { return };
-    let keep: &[u64] = match usize::try_from(n) {
-        // SAFETY: the caller's: n ids at `ids`.
-        Ok(n) if n > 0 && !ids.is_null() => unsafe { std::slice::from_raw_parts(ids, n) },
-        _ => &[],
-    };
-    guarded((), || name_records(st, Some(keep.iter().copied().collect()), out, count));
+    // SAFETY: the caller's: `n` ids at `ids`, or null.
+    let keep = unsafe { wanted_ids(ids, n) };
+    guarded((), || name_records(st, keep, out, count));
 }
 
 /// Memory this library handed out, given back.

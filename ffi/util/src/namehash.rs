@@ -60,7 +60,8 @@ pub unsafe extern "C" fn darshan_log_get_namehash(fd: *mut DarshanFd, hash: *mut
     guarded(-1, || unsafe { add_names(st, hash, None) })
 }
 
-/// The names of the `count` ids at `ids`, into the uthash table at `*hash`.
+/// The names of the `count` ids at `ids` (every name when `ids` is null,
+/// as darshan-util's), into the uthash table at `*hash`.
 ///
 /// # Safety
 /// As [`darshan_log_get_namehash`]; `ids` holds `count` ids.
@@ -76,11 +77,8 @@ pub unsafe extern "C" fn darshan_log_get_filtered_namehash(
     if hash.is_null() {
         return -1;
     }
-    let keep: HashSet<u64> = match usize::try_from(count) {
-        // SAFETY: the caller's: `count` ids at `ids`.
-        Ok(n) if n > 0 && !ids.is_null() => unsafe { std::slice::from_raw_parts(ids, n) }.iter().copied().collect(),
-        _ => HashSet::new(),
-    };
+    // SAFETY: the caller's: `count` ids at `ids`, or null.
+    let keep = unsafe { crate::handle::wanted_ids(ids, count) };
     // SAFETY: the caller's.
-    guarded(-1, || unsafe { add_names(st, hash, Some(keep)) })
+    guarded(-1, || unsafe { add_names(st, hash, keep) })
 }
