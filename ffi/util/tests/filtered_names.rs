@@ -39,16 +39,18 @@ fn ids(call: impl FnOnce(*mut *mut NameRecord, *mut c_int)) -> Vec<u64> {
 #[test]
 fn a_filtered_name_call_without_an_id_list_keeps_every_name_as_darshan_util_does() {
     let fd = open();
-    // SAFETY (each call): fd is live; the pointers are writable; the id
-    // list is null or holds as many ids as said.
+    // SAFETY: fd is live; the pointers are writable.
     let all = ids(|r, n| unsafe { h::darshan_log_get_name_records(fd, r, n) });
     assert!(all.len() > 100, "{} names", all.len());
+    // SAFETY: as above; a null id list.
     let unfiltered = ids(|r, n| unsafe { h::darshan_log_get_filtered_name_records(fd, r, n, std::ptr::null(), 0) });
     assert_eq!(unfiltered.len(), all.len(), "a null id list keeps every name");
     let wanted = [all[7], all[3]];
+    // SAFETY: as above; `wanted` holds 2 ids.
     let some = ids(|r, n| unsafe { h::darshan_log_get_filtered_name_records(fd, r, n, wanted.as_ptr(), 2) });
     assert_eq!(some.len(), 2);
     assert!(some.contains(&all[7]) && some.contains(&all[3]));
+    // SAFETY: as above; 0 of `wanted`'s ids.
     let none = ids(|r, n| unsafe { h::darshan_log_get_filtered_name_records(fd, r, n, wanted.as_ptr(), 0) });
     assert!(none.is_empty(), "an empty id list keeps no name");
     // SAFETY: a live handle, closed once.
