@@ -58,7 +58,10 @@ enum Region {
 /// and did not end it; otherwise they start again from the first. So the
 /// call after the one that returned "no more records" returns the first
 /// record again, and so does a call after one that read the job, the
-/// names or another module.
+/// names or another module. (darshan-util 3.5.0 does that only when the
+/// region read before was read to its end: in the middle of one, its zlib
+/// stream is left mid-stream, and every read after fails. Ours starts
+/// the module again then too.)
 pub struct State {
     // Declared before the log they read from: dropped before it.
     readers: Vec<Option<ModuleReader<'static>>>,
