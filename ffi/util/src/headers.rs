@@ -2,7 +2,7 @@
 //! and the log-format headers it includes), written from the format
 //! crate: every counter enum and name list from `layout!`'s names, every
 //! module id, name and version from `darshan_log::modules`. C programs
-//! compiled against darshan-util (C Darshan's own `darshan-analyzer.c` and
+//! compiled against darshan-util (C Darshan's own `darshan-parser.c`,
 //! its accumulator unit test among them) compile against these unchanged.
 //! The structs below are darshan-util's, field for field: the layouts the
 //! library hands records out in (records.rs).
