@@ -41,23 +41,31 @@ fn c_library() -> PathBuf {
     found.expect("PyDarshan's wheel's libdarshan-util in .venv (scripts/setup.sh)")
 }
 
+/// `pkg-config WHAT darshan-util` of the installed tree.
+fn pkg_config(what: &str) -> Vec<String> {
+    let o = common::output(
+        Command::new("pkg-config").args([what, "darshan-util"]).env("PKG_CONFIG_PATH", prefix().join("lib/pkgconfig")),
+    );
+    assert!(o.status.success(), "pkg-config {what}");
+    stdout(&o).split_whitespace().map(String::from).collect()
+}
+
 /// util_api.c built against the installed headers, linked with `libs`.
 fn build(d: &Path, name: &str, libs: &[String]) -> PathBuf {
-    let pc = |what: &str| {
-        let o = common::output(
-            Command::new("pkg-config")
-                .args([what, "darshan-util"])
-                .env("PKG_CONFIG_PATH", prefix().join("lib/pkgconfig")),
-        );
-        assert!(o.status.success(), "pkg-config {what}");
-        stdout(&o).split_whitespace().map(String::from).collect::<Vec<_>>()
-    };
     let src = common::root().join("tests/programs/util_api.c");
     let exe = d.join(name);
-    let st =
-        common::status(Command::new("cc").arg("-O2").args(pc("--cflags")).arg("-o").arg(&exe).arg(&src).args(libs));
+    let cflags = pkg_config("--cflags");
+    let st = common::status(Command::new("cc").arg("-O2").args(cflags).arg("-o").arg(&exe).arg(&src).args(libs));
     assert!(st.success(), "building util_api.c ({name})");
     exe
+}
+
+/// util_api.c linked with our installed library, as darshan-util's users
+/// link it.
+fn build_ours(d: &Path) -> PathBuf {
+    let mut flags = pkg_config("--libs");
+    flags.push(format!("-Wl,-rpath,{}", prefix().join("lib").display()));
+    build(d, "util_api_ours", &flags)
 }
 
 /// A run's lines, a DFS or DAOS record's pool and container field left
@@ -89,12 +97,7 @@ fn corpus_logs() -> Vec<PathBuf> {
 #[test]
 fn a_c_program_on_darshan_utils_api_gets_from_ours_what_c_darshan_util_gives_on_every_corpus_log() {
     let d = common::scratch("util-api");
-    let lib = prefix().join("lib");
-    let ours = build(
-        &d,
-        "util_api_ours",
-        &["-L".to_string() + lib.to_str().unwrap(), "-ldarshan-util".into(), format!("-Wl,-rpath,{}", lib.display())],
-    );
+    let ours = build_ours(&d);
     let c_lib = c_library();
     let c = build(
         &d,
@@ -128,12 +131,7 @@ fn a_c_program_on_darshan_utils_api_gets_from_ours_what_c_darshan_util_gives_on_
 #[test]
 fn every_name_is_found_in_our_uthash_table_of_names_as_a_c_program_reads_it() {
     let d = common::scratch("util-api-names");
-    let lib = prefix().join("lib");
-    let ours = build(
-        &d,
-        "util_api_ours",
-        &["-L".to_string() + lib.to_str().unwrap(), "-ldarshan-util".into(), format!("-Wl,-rpath,{}", lib.display())],
-    );
+    let ours = build_ours(&d);
     for log in corpus_logs() {
         let o = common::output_within(Command::new(&ours).arg("--name-table").arg(&log), common::LIMIT);
         assert!(o.status.success(), "{}: {:?}", log.display(), o.status);

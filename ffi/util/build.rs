@@ -9,22 +9,9 @@ fn main() {
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libdarshan-util.so.0");
     println!("cargo:rustc-check-cfg=cfg(uthash)");
     println!("cargo:rerun-if-changed=src/namehash.c");
-    let found = cc::Build::new()
-        .get_compiler()
-        .to_command()
-        .args(["-E", "-x", "c", "-"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .and_then(|mut c| {
-            use std::io::Write;
-            c.stdin.take().map(|mut i| i.write_all(b"#include <uthash.h>\n")).transpose()?;
-            c.wait()
-        })
-        .is_ok_and(|s| s.success());
-    if found {
-        cc::Build::new().file("src/namehash.c").warnings(true).compile("darshan_util_namehash");
+    // Compiled only where uthash's header is found.
+    let built = cc::Build::new().file("src/namehash.c").warnings(true).try_compile("darshan_util_namehash");
+    if built.is_ok() {
         println!("cargo:rustc-cfg=uthash");
     } else {
         println!("cargo:warning=no <uthash.h> (uthash-dev): libdarshan-util is built without darshan_log_get_namehash");

@@ -22,11 +22,9 @@
 # The tests come from a C Darshan source tree on this machine
 # (source.sh), never from the network.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-root=$PWD
-w=$root/target/c-python-runtime
-rm -rf "$w"
-. tests/c-darshan/source.sh
+. "$(dirname "$0")/source.sh"
+cd "$root"
+w=$(c_darshan_workdir c-python-runtime)
 c_darshan_source "$w/c" darshan-test/python_runtime_tests.py darshan-test/python_mpi_scripts
 scripts/install.sh target/release "$w/prefix" >/dev/null
 mkdir -p "$w/bin"

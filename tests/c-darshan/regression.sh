@@ -19,11 +19,9 @@
 # The suite comes from a C Darshan source tree on this machine (source.sh),
 # never from the network.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-root=$PWD
-w=$root/target/c-regression
-rm -rf "$w"
-. tests/c-darshan/source.sh
+. "$(dirname "$0")/source.sh"
+cd "$root"
+w=$(c_darshan_workdir c-regression)
 c_darshan_source "$w/c" darshan-test/regression
 scripts/install.sh target/release "$w/prefix" >/dev/null
 # The suite calls mpicc, mpicxx, mpif77, mpif90 and mpiexec by those

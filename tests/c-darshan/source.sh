@@ -1,4 +1,13 @@
-# Sourced by the scripts here. `c_darshan_source DEST PATH...` puts the
+# Sourced by the scripts here: sets `root`, the project's root, and
+# defines the functions below.
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+# `c_darshan_workdir NAME`: target/NAME, made empty, for a run's files.
+c_darshan_workdir() {
+    rm -rf "$root/target/$1" && mkdir -p "$root/target/$1" && echo "$root/target/$1"
+}
+
+# `c_darshan_source DEST PATH...` puts the
 # given paths of C Darshan 3.5.0's source tree under DEST, as they lie in
 # the tree. They come from a C Darshan source tree already on this
 # machine, never from the network: $DARSHAN_C_SOURCE (a checkout of tag

@@ -9,11 +9,9 @@
 # The script and its two programs come from a C Darshan source tree on this
 # machine (source.sh), never from the network.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-root=$PWD
-w=$root/target/tst-runs
-rm -rf "$w"
-. tests/c-darshan/source.sh
+. "$(dirname "$0")/source.sh"
+cd "$root"
+w=$(c_darshan_workdir tst-runs)
 c_darshan_source "$w/c" darshan-runtime/test
 t=$w/c/darshan-runtime/test
 scripts/install.sh target/release "$w/prefix" >/dev/null

@@ -16,11 +16,9 @@
 # The programs come from a C Darshan source tree on this machine
 # (source.sh), never from the network.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-root=$PWD
-w=$root/target/c-util-programs
-rm -rf "$w"
-. tests/c-darshan/source.sh
+. "$(dirname "$0")/source.sh"
+cd "$root"
+w=$(c_darshan_workdir c-util-programs)
 c_darshan_source "$w/c" darshan-util/darshan-parser.c darshan-util/tests/unit-tests
 scripts/install.sh target/release "$w/prefix" >/dev/null
 export PKG_CONFIG_PATH="$w/prefix/lib/pkgconfig"

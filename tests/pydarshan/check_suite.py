@@ -65,7 +65,9 @@ def start(who, env, work):
     d = os.path.join(work, who)
     os.makedirs(d, exist_ok=True)
     env = dict(env, UTIL_LIBS_OUT=os.path.join(d, "libs.json"), MPLBACKEND="Agg")
+    # Its temporary files under the work directory, not /tmp.
     cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "util_libs", "-q",
+           "--basetemp", os.path.join(d, "tmp"),
            "-W", "ignore::DeprecationWarning", "--junitxml", os.path.join(d, "junit.xml"), "--pyargs", "darshan.tests"]
     out = open(os.path.join(d, "pytest.log"), "w")
     return d, subprocess.Popen(cmd, env=env, cwd=d, stdout=out, stderr=subprocess.STDOUT)

@@ -51,7 +51,7 @@ fn make(top: &Path, tree: &str, kind: &str, src: &str, path: &str) {
 
 #[test]
 fn every_recorded_tree_of_logs_is_analyzed_as_c_darshan_analyzes_it() {
-    let top = std::env::temp_dir().join(format!("darshan-analyzer-trees-{}", std::process::id()));
+    let top = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("darshan-analyzer-trees-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&top);
     std::fs::create_dir_all(&top).unwrap();
     let spec = std::fs::read_to_string(recorded().join("trees.txt")).unwrap();
@@ -90,7 +90,7 @@ fn a_fifo_in_the_tree_counts_as_a_file_that_is_not_a_log_and_is_never_opened() {
     // C's ftw hands a FIFO to darshan_log_open, which waits for a writer
     // forever; ours refuses it at once (safe_fs) and counts it as C counts
     // a file it cannot read.
-    let top = std::env::temp_dir().join(format!("darshan-analyzer-fifo-{}", std::process::id()));
+    let top = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("darshan-analyzer-fifo-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&top);
     std::fs::create_dir_all(&top).unwrap();
     let made = darshan_test_support::status(Command::new("mkfifo").arg(top.join("pipe.darshan")));

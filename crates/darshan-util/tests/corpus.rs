@@ -98,7 +98,7 @@ fn records_of(log: &LogFile) -> Vec<(usize, Vec<Record>)> {
 /// every decoded record (zlib for all logs, bzip2 for some).
 #[test]
 fn convert_round_trip_keeps_everything() {
-    let dir = std::env::temp_dir().join(format!("darshan-rt-{}", std::process::id()));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("darshan-rt-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for (i, log) in all_logs().iter().enumerate() {
         let out = dir.join("out.darshan");
@@ -152,7 +152,7 @@ fn convert_round_trip_keeps_everything() {
 
 #[test]
 fn clear_errors_for_truncated_and_foreign_files() {
-    let dir = std::env::temp_dir().join(format!("darshan-bad-{}", std::process::id()));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("darshan-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let good = std::fs::read(shared().join("logs/release_logs__mpi-io-test-x86_64-3.5.0.darshan")).unwrap();
     let trunc = dir.join("trunc.darshan");

@@ -5,14 +5,10 @@
 
 use std::ffi::{c_int, c_void};
 
-use darshan_log::decode::ModuleReader;
-use darshan_log::modules;
-use darshan_log::region::RegionReader;
-use darshan_log::{Compression, Record, RegionMap};
 use darshan_util::accum::{Accumulator, Category, Metrics};
 
 use crate::guarded;
-use crate::records::{lay_out, record_size};
+use crate::records::{decode_each, lay_out, record_size};
 
 /// darshan-util's `struct darshan_file_category_counters`.
 #[repr(C)]
@@ -47,21 +43,6 @@ pub struct DerivedMetrics {
 pub struct Acc {
     module: usize,
     inner: Accumulator,
-}
-
-/// Every record of `bytes` (darshan-util's layout, one after another)
-/// into the accumulator, decoded by the format crate as a region of its
-/// module's newest version.
-fn inject_all(acc: &mut Acc, bytes: &[u8]) -> darshan_log::Result<()> {
-    let src: &[u8] = bytes;
-    let map = RegionMap { off: 0, len: bytes.len() as u64 };
-    let region = RegionReader::new(&src, map, Compression::None, "records");
-    let mut rd = ModuleReader::new(region, acc.module, modules::WRITE_VERSIONS[acc.module], false)?;
-    let mut rec = Record::new(acc.module);
-    while rd.next_into(&mut rec)? {
-        acc.inner.inject(&rec);
-    }
-    Ok(())
 }
 
 /// A new accumulator for module `id` of a job of `nprocs` processes; -1
@@ -101,7 +82,7 @@ pub unsafe extern "C" fn darshan_accumulator_inject(acc: *mut Acc, records: *con
     }
     // SAFETY: the caller's: `count` records of `size` bytes.
     let bytes = unsafe { std::slice::from_raw_parts(records.cast::<u8>(), n * size) };
-    guarded(-1, || match inject_all(acc, bytes) {
+    guarded(-1, || match decode_each(acc.module, bytes, |r| acc.inner.inject(r)) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("Error: {e}.");

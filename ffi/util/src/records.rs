@@ -157,16 +157,25 @@ pub unsafe fn record_at(id: usize, rec: *const u8) -> darshan_log::Result<Record
     }
     // SAFETY: the caller's.
     let bytes = unsafe { file_bytes(id, rec) }.ok_or_else(bad)?;
-    let src: &[u8] = &bytes;
+    let mut first = None;
+    decode_each(id, &bytes, |r| first = Some(r.clone()))?;
+    first.ok_or_else(bad)
+}
+
+/// Each record of module `id` in `bytes` (as the file lays them out, one
+/// after another: darshan-util's structs of counters alone, or what
+/// [`file_bytes`] makes of the others), decoded by the format crate at
+/// the module's newest version and handed to `each`.
+pub fn decode_each(id: usize, bytes: &[u8], mut each: impl FnMut(&Record)) -> darshan_log::Result<()> {
+    let src: &[u8] = bytes;
     let map = darshan_log::RegionMap { off: 0, len: bytes.len() as u64 };
-    let region = darshan_log::region::RegionReader::new(&src, map, darshan_log::Compression::None, "record");
+    let region = darshan_log::region::RegionReader::new(&src, map, darshan_log::Compression::None, "records");
     let mut rd = darshan_log::decode::ModuleReader::new(region, id, modules::WRITE_VERSIONS[id], false)?;
     let mut r = Record::new(id);
-    if rd.next_into(&mut r)? {
-        Ok(r)
-    } else {
-        Err(bad())
+    while rd.next_into(&mut r)? {
+        each(&r);
     }
+    Ok(())
 }
 
 /// The next record of module `id`, laid out: Ok(None) past the last

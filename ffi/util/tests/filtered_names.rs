@@ -4,20 +4,11 @@
 //! given one, and none for an empty list. The previous library gave no
 //! name for a null list.
 
-use std::ffi::{c_int, CString};
-use std::path::Path;
+mod common;
 
-use darshan_logutils::handle::{self as h, DarshanFd, NameRecord};
+use std::ffi::c_int;
 
-fn open() -> *mut DarshanFd {
-    let log =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/logs/imbalanced_io__imbalanced-io.darshan");
-    let name = CString::new(log.to_str().unwrap()).unwrap();
-    // SAFETY: a C string.
-    let fd = unsafe { h::darshan_log_open(name.as_ptr()) };
-    assert!(!fd.is_null(), "{} does not open", log.display());
-    fd
-}
+use darshan_logutils::handle::{self as h, NameRecord};
 
 /// The ids of the names a call hands out, the array and names freed.
 fn ids(call: impl FnOnce(*mut *mut NameRecord, *mut c_int)) -> Vec<u64> {
@@ -38,7 +29,7 @@ fn ids(call: impl FnOnce(*mut *mut NameRecord, *mut c_int)) -> Vec<u64> {
 
 #[test]
 fn a_filtered_name_call_without_an_id_list_keeps_every_name_as_darshan_util_does() {
-    let fd = open();
+    let fd = common::open_imbalanced_io();
     // SAFETY: fd is live; the pointers are writable.
     let all = ids(|r, n| unsafe { h::darshan_log_get_name_records(fd, r, n) });
     assert!(all.len() > 100, "{} names", all.len());

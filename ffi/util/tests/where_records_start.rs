@@ -8,24 +8,14 @@
 //! PyDarshan's own tests (tests/pydarshan/check_suite.py) count what it
 //! gets. The previous library gave nothing the second time.
 
-use std::ffi::{c_char, c_int, c_void, CString};
-use std::path::Path;
+mod common;
+
+use std::ffi::{c_char, c_int, c_void};
 
 use darshan_log::modules::{H5F, POSIX, STDIO};
 use darshan_logutils::handle::{self as h, CJob, DarshanFd, NameRecord};
 use darshan_logutils::records::darshan_log_get_record;
 use darshan_logutils::records::record_size;
-
-/// A corpus log with thousands of POSIX records, STDIO's, and no HDF5.
-fn open() -> *mut DarshanFd {
-    let log =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/logs/imbalanced_io__imbalanced-io.darshan");
-    let name = CString::new(log.to_str().unwrap()).unwrap();
-    // SAFETY: a C string.
-    let fd = unsafe { h::darshan_log_open(name.as_ptr()) };
-    assert!(!fd.is_null(), "{} does not open", log.display());
-    fd
-}
 
 /// The next record of module `id` (its struct's bytes), or None past the
 /// last.
@@ -72,7 +62,7 @@ fn read_exe(fd: *mut DarshanFd) {
 
 #[test]
 fn records_read_again_after_the_last_or_another_region_start_from_the_first() {
-    let fd = open();
+    let fd = common::open_imbalanced_io();
     read_job(fd);
     let all: Vec<Vec<u8>> = std::iter::from_fn(|| next(fd, POSIX)).collect();
     assert!(all.len() > 3, "the log's POSIX records: {}", all.len());

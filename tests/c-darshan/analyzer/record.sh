@@ -8,11 +8,10 @@
 # usage: tests/c-darshan/analyzer/record.sh   (needs autotools, a C compiler, zlib)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../.." && pwd)
+. "$here/../source.sh"
 corpus=$root/../shared/corpus/logs
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
-. "$root/tests/c-darshan/source.sh"
 c_darshan_util_build "$w"
 mkdir -p "$w/trees" && cd "$w/trees"
 grep -v '^#' "$here/trees.txt" | while read -r tree kind src path; do

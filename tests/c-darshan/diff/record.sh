@@ -21,11 +21,10 @@
 # usage: tests/c-darshan/diff/record.sh   (needs autotools, a C compiler, zlib)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../.." && pwd)
+. "$here/../source.sh"
 corpus=$root/../shared/corpus/logs
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
-. "$root/tests/c-darshan/source.sh"
 c_darshan_util_build "$w" "$here/darshan-diff-3.5.0-fixes.patch"
 diff=$w/inst/bin/darshan-diff
 n=0

@@ -82,42 +82,40 @@ impl Totals {
 /// C's `process_log`: what the log at `path` used; an error line when it
 /// cannot be read (what was found before stays).
 fn process_log(path: &Path, u: &mut Usage) {
-    let log = match LogFile::open(path) {
-        Ok(l) => l,
-        Err(_) => return darshan_util::say!("darshan_log_open() failed to open {}.", shown(path)),
+    let Ok(log) = LogFile::open(path) else {
+        return darshan_util::say!("darshan_log_open() failed to open {}.", shown(path));
     };
-    let (mut files, mut io_time) = (0u64, 0.0f64);
-    if log.header.mod_map[POSIX].len > 0 {
-        let mut reader = match log.module_reader(POSIX) {
-            Ok(r) => r,
-            Err(_) => {
-                return darshan_util::say!("Error: unable to read posix file record in log file {}.", shown(path))
-            }
-        };
-        let mut rec = Record::new(POSIX);
-        loop {
-            match reader.next_into(&mut rec) {
-                Ok(true) => {}
-                Ok(false) => break,
-                Err(_) => {
-                    return darshan_util::say!("Error: unable to read posix file record in log file {}.", shown(path))
-                }
-            }
-            files += 1;
-            if rec.rank == -1 {
-                u.shared = true;
-            } else {
-                u.fpp = true;
-            }
-            let f = &rec.fcounters;
-            io_time += f[posix::F_READ_TIME] + f[posix::F_WRITE_TIME] + f[posix::F_META_TIME];
-        }
-    }
+    let Ok((files, io_time)) = posix_io(&log, u) else {
+        return darshan_util::say!("Error: unable to read posix file record in log file {}.", shown(path));
+    };
     let has = |ids: &[usize]| ids.iter().any(|&m| log.header.mod_map[m].len > 0);
     u.mpio = has(&[MPIIO]);
     u.hdf5 = has(&[H5F, H5D]);
     u.pnet = has(&[PNETCDF_FILE, PNETCDF_VAR]);
     u.io_ratio = if files > 0 { io_time / log.job.run_time(log.header.version) } else { 0.0 };
+}
+
+/// The log's POSIX records and their read, write and metadata time, each
+/// record marking the job as using shared or file-per-process files as it
+/// is read (C keeps those marks when a later record cannot be read).
+fn posix_io(log: &LogFile, u: &mut Usage) -> darshan_log::Result<(u64, f64)> {
+    let (mut files, mut io_time) = (0u64, 0.0f64);
+    if log.header.mod_map[POSIX].len == 0 {
+        return Ok((files, io_time));
+    }
+    let mut reader = log.module_reader(POSIX)?;
+    let mut rec = Record::new(POSIX);
+    while reader.next_into(&mut rec)? {
+        files += 1;
+        if rec.rank == -1 {
+            u.shared = true;
+        } else {
+            u.fpp = true;
+        }
+        let f = &rec.fcounters;
+        io_time += f[posix::F_READ_TIME] + f[posix::F_WRITE_TIME] + f[posix::F_META_TIME];
+    }
+    Ok((files, io_time))
 }
 
 /// `n` of `total` as C prints the share (`%lf`; 0/0 is glibc's "-nan").

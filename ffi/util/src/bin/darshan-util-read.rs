@@ -14,8 +14,7 @@ use std::process::ExitCode;
 use darshan_log::modules::{HEATMAP, KNOWN_MODULE_COUNT, LUSTRE, MPIIO, POSIX, STDIO};
 use darshan_logutils::accum::{self, DerivedMetrics};
 use darshan_logutils::handle::{self as h, CJob, DarshanFd, MntInfo, ModInfo, NameRecord};
-use darshan_logutils::records::darshan_log_get_record;
-use darshan_logutils::records::record_size;
+use darshan_logutils::records::{darshan_log_get_record, record_size};
 
 /// What was read, summed so that every word read is used.
 #[derive(Default)]
