@@ -49,6 +49,17 @@ fn main() {
     static_unwinder();
     text_order();
     never_unloaded();
+    soname();
+}
+
+/// C Darshan's libtool build names the library libdarshan.so.0, and a
+/// program linked with it (`darshan-config --dyn-ld-flags`, Cray's
+/// compiler wrappers, MPICH's profile) records that name: this tree
+/// installs the library under it (scripts/install.sh), and a program
+/// linked against this tree records the same name, so that either tree
+/// can take the other's place under a program already linked.
+fn soname() {
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libdarshan.so.0");
 }
 
 /// A program that loads the runtime with `dlopen` and lets it go with

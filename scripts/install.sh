@@ -4,7 +4,8 @@
 #   PREFIX/bin    darshan-parser, -dxt-parser, -convert, -merge, -analyzer, -run,
 #                 darshan-summary, -ingest, -study, darshan-config, darshan-top, darshan-stream, darshan-mk-log-dirs, darshan-mmap-epilog, darshan-job-epilog,
 #                 darshan-cc (and -cxx, -mpicc, -mpicxx, -mpifort, -fc)
-#   PREFIX/lib    libdarshan.so, libdarshan.a, pkgconfig/darshan-runtime.pc,
+#   PREFIX/lib    libdarshan.so (.so.0, .so.0.0.0: C Darshan's names),
+#                 libdarshan.a, pkgconfig/darshan-runtime.pc,
 #                 libdarshan-util.so (.so.0, .so.0.0.0: darshan-util's C API
 #                 for reading logs, which PyDarshan built against
 #                 darshan-util loads), pkgconfig/darshan-util.pc
@@ -15,7 +16,8 @@
 #                 ld-opts/darshan-hdf5-ld-opts (and for HDF5 programs),
 #                 ld-opts/darshan-pnetcdf-ld-opts (and for PnetCDF ones),
 #                 mpi-profile/darshan-{cc,cxx,f}{,-static}.conf (MPICH's -profile=),
-#                 modulefiles/darshan (environment-modules and Lmod)
+#                 modulefiles/darshan (environment-modules and Lmod), and
+#                 at C Darshan's Cray paths craype-{1,2}.x/modulefiles/darshan/VERSION
 # Nothing installed names the build tree: darshan-config, the compiler
 # wrappers and the pkg-config file find PREFIX from where they are, so the
 # tree can be copied or moved as a whole.
@@ -59,7 +61,13 @@ install -m 0755 "$src/scripts/compiler-wrapper" "$prefix/bin/darshan-cc"
 for w in darshan-cxx darshan-mpicc darshan-mpicxx darshan-mpifort darshan-fc; do
     ln -sf darshan-cc "$prefix/bin/$w"
 done
-install -m 0755 "$build/libdarshan.so" "$prefix/lib/libdarshan.so"
+# Under C Darshan's (libtool's) names: the file, its soname, the link
+# name. Programs linked with C Darshan's tree record libdarshan.so.0 and
+# find this library in its place; those linked with this tree record the
+# same name (ffi/build.rs).
+install -m 0755 "$build/libdarshan.so" "$prefix/lib/libdarshan.so.0.0.0"
+ln -sf libdarshan.so.0.0.0 "$prefix/lib/libdarshan.so.0"
+ln -sf libdarshan.so.0 "$prefix/lib/libdarshan.so"
 # darshan-util's library under darshan-util's names (libtool's: the file,
 # its soname, the link name), so that PyDarshan finds it next to the
 # darshan-parser on the PATH or by the library path.
@@ -244,6 +252,20 @@ Version: $version
 Libs: $libs
 Libs.private: $private
 PC
+# The modulefile again at C Darshan's Cray paths, which Spack's recipe
+# and sites' scripts name (`module use <prefix>/share/craype-2.x/
+# modulefiles`): PE 2.x's compiler wrappers read darshan-runtime.pc, as
+# above; PE 1.x's add DARSHAN_POST_LINK_OPTS, the static flags. Each finds
+# the tree from its own place, four directories down.
+deeper() { sed 's|\.\./\.\.\]\]$|../../../..]]|'; }
+mkdir -p "$prefix/share/craype-2.x/modulefiles/darshan" "$prefix/share/craype-1.x/modulefiles/darshan"
+deeper < "$src/scripts/share/modulefiles/darshan" > "$prefix/share/craype-2.x/modulefiles/darshan/$version"
+static_flags="$("$prefix/bin/darshan-config" --pre-ld-flags) $("$prefix/bin/darshan-config" --post-ld-flags)"
+static_flags=$(printf '%s' "$static_flags" | sed "s|$real_prefix|\$prefix|g")
+deeper < "$src/scripts/share/modulefiles/craype-1.x-darshan" \
+    | sed -e "s|@VERSION@|$version|" -e "s|@STATIC_FLAGS@|$static_flags|" \
+    > "$prefix/share/craype-1.x/modulefiles/darshan/$version"
+chmod 0644 "$prefix/share/craype-2.x/modulefiles/darshan/$version" "$prefix/share/craype-1.x/modulefiles/darshan/$version"
 cat > "$prefix/lib/pkgconfig/darshan-util.pc" <<PC
 prefix=\${pcfiledir}/../..
 libdir=\${prefix}/lib

@@ -11,10 +11,10 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::installed::{assert_as_preloaded, bin, config, counters, linked, only_log, prefix, stdout};
+use common::installed::{assert_as_preloaded, bin, config, counters, linked, only_log, prefix, stdout, Counters};
 
 /// Every file the tree holds (scripts/install.sh).
-const INSTALLED: [&str; 36] = [
+const INSTALLED: [&str; 40] = [
     "bin/darshan-parser",
     "bin/darshan-analyzer",
     "bin/darshan-dxt-parser",
@@ -35,6 +35,8 @@ const INSTALLED: [&str; 36] = [
     "bin/darshan-mpifort",
     "bin/darshan-fc",
     "lib/libdarshan.so",
+    "lib/libdarshan.so.0",
+    "lib/libdarshan.so.0.0.0",
     "lib/libdarshan.a",
     "lib/pkgconfig/darshan-runtime.pc",
     "lib/libdarshan-util.so",
@@ -51,6 +53,8 @@ const INSTALLED: [&str; 36] = [
     "share/mpi-profile/darshan-cxx-static.conf",
     "share/mpi-profile/darshan-f-static.conf",
     "share/modulefiles/darshan",
+    "share/craype-1.x/modulefiles/darshan/3.5.0",
+    "share/craype-2.x/modulefiles/darshan/3.5.0",
 ];
 
 #[test]
@@ -265,61 +269,127 @@ fn the_static_flags_wrap_every_function_the_library_interposes_and_no_other() {
     );
 }
 
-#[test]
-fn a_c_program_linked_dynamically_statically_or_fully_static_is_instrumented_without_ld_preload() {
-    let src = common::root().join("tests/programs/api_mix.c");
-    let words = |o: &std::process::Output| -> Vec<String> { stdout(o).split_whitespace().map(String::from).collect() };
+/// How a program gets the runtime without LD_PRELOAD: (how, compiler,
+/// arguments before the program's, after them).
+type LinkCell = (&'static str, PathBuf, Vec<String>, Vec<String>);
+
+fn words(o: &std::process::Output) -> Vec<String> {
+    stdout(o).split_whitespace().map(String::from).collect()
+}
+
+fn link_cells() -> Vec<LinkCell> {
     let flags = |opt: &str| words(&config(&[opt]));
-    let pkg_static = words(&common::output(
-        Command::new("pkg-config")
-            .args(["--static", "--libs", "darshan-runtime"])
-            .env("PKG_CONFIG_PATH", prefix().join("lib/pkgconfig")),
-    ));
+    let pc = |pc_path: &str, args: &[&str]| {
+        words(&common::output(Command::new("pkg-config").args(args).env("PKG_CONFIG_PATH", pc_path)))
+    };
     let (cc, darshan_cc) = (PathBuf::from("cc"), bin("darshan-cc"));
     let none = Vec::new;
     let static_ = || vec!["-static".to_string()];
-    // (how, compiler, arguments before the program's, after them)
-    let cells: Vec<(&str, &PathBuf, Vec<String>, Vec<String>)> = vec![
-        ("LD_PRELOAD", &cc, none(), none()),
-        ("--dyn-ld-flags", &cc, none(), flags("--dyn-ld-flags")),
-        ("darshan-cc", &darshan_cc, none(), none()),
-        ("--pre/--post-ld-flags", &cc, flags("--pre-ld-flags"), flags("--post-ld-flags")),
-        ("-static --pre/--post-ld-flags", &cc, [static_(), flags("--pre-ld-flags")].concat(), flags("--post-ld-flags")),
-        ("darshan-cc -static", &darshan_cc, static_(), none()),
-        ("-static $(pkg-config --static --libs)", &cc, static_(), pkg_static),
+    let own_pc = prefix().join("lib/pkgconfig").display().to_string();
+    // Linked against C Darshan's tree (-L there, its rpath naming this
+    // tree, which took its place): the loader looks for libdarshan.so.0.
+    let c_tree = common::installed::c_darshan_link_dir(&common::scratch("c-darshan-standin"));
+    let as_c_linked = vec![
+        format!("-L{}", c_tree.display()),
+        format!("-Wl,-rpath={}", prefix().join("lib").display()),
+        "-Wl,-no-as-needed".into(),
+        "-ldarshan".into(),
     ];
-    let mut results = Vec::new();
-    for (how, compiler, before, after) in cells {
-        let d = common::scratch(&format!("linked-{}", how.replace(|c: char| !c.is_ascii_alphanumeric(), "")));
-        let exe = d.join("api_mix");
-        let built = common::output(
-            Command::new(compiler).args(&before).arg("-O2").arg("-o").arg(&exe).arg(&src).arg("-lrt").args(&after),
-        );
-        assert!(built.status.success(), "{how}: build: {}", String::from_utf8_lossy(&built.stderr));
-        if before.iter().any(|a| a == "-static") {
-            // Fully static: no program interpreter, nothing to preload.
-            let headers = common::output(Command::new("readelf").arg("-l").arg(&exe));
-            assert!(headers.status.success() && !stdout(&headers).contains("INTERP"), "{how}: not fully static");
-        }
-        let data = d.join("data");
-        let out = if how == "LD_PRELOAD" {
-            common::output(common::instrumented(&exe, &d).arg(&data))
-        } else {
-            linked(Command::new(&exe).arg(&data), &d)
-        };
-        assert!(out.status.success(), "{how}: {}", String::from_utf8_lossy(&out.stderr));
-        // The program's known pattern, then every other counter as the
-        // LD_PRELOAD run has it.
-        let log = common::mpi::read(&only_log(&d));
-        common::api_mix::check(&log, &data, how);
-        // b.dat is never mapped: POSIX_MMAPS -1, as C's shared library
-        // writes it in every record (a.dat's one mapping counts 1).
-        let b_mmaps =
-            log.one(darshan_log::modules::POSIX, &data.join("b.dat")).counters[darshan_log::counters::posix::MMAPS];
-        assert_eq!(b_mmaps, -1, "{how}: POSIX_MMAPS of a file never mapped");
-        results.push((how, counters(&only_log(&d), &data)));
+    // Cray's PE through C Darshan's module paths: 2.x's wrappers add the
+    // .pc file's flags, 1.x's DARSHAN_POST_LINK_OPTS.
+    let cray2 = common::installed::module_loaded("share/craype-2.x/modulefiles", &["PKG_CONFIG_PATH"]);
+    let cray1 = common::installed::module_loaded("share/craype-1.x/modulefiles", &["DARSHAN_POST_LINK_OPTS"]);
+    vec![
+        ("LD_PRELOAD", cc.clone(), none(), none()),
+        ("--dyn-ld-flags", cc.clone(), none(), flags("--dyn-ld-flags")),
+        ("darshan-cc", darshan_cc.clone(), none(), none()),
+        ("--pre/--post-ld-flags", cc.clone(), flags("--pre-ld-flags"), flags("--post-ld-flags")),
+        (
+            "-static --pre/--post-ld-flags",
+            cc.clone(),
+            [static_(), flags("--pre-ld-flags")].concat(),
+            flags("--post-ld-flags"),
+        ),
+        ("darshan-cc -static", darshan_cc, static_(), none()),
+        (
+            "-static $(pkg-config --static --libs)",
+            cc.clone(),
+            static_(),
+            pc(&own_pc, &["--static", "--libs", "darshan-runtime"]),
+        ),
+        ("linked against C Darshan's tree", cc.clone(), none(), as_c_linked),
+        ("craype-2.x module, pkg-config --libs", cc.clone(), none(), pc(&cray2[0], &["--libs", "darshan-runtime"])),
+        (
+            "craype-2.x module, -static pkg-config --static --libs",
+            cc.clone(),
+            static_(),
+            pc(&cray2[0], &["--static", "--libs", "darshan-runtime"]),
+        ),
+        (
+            "craype-1.x module, DARSHAN_POST_LINK_OPTS",
+            cc,
+            none(),
+            cray1[0].split_whitespace().map(String::from).collect(),
+        ),
+    ]
+}
+
+/// api_mix built and run as `cell` says; its log checked against the
+/// program's known pattern; its comparable counters.
+fn run_linked((how, compiler, before, after): &LinkCell) -> Counters {
+    let src = common::root().join("tests/programs/api_mix.c");
+    let d = common::scratch(&format!("linked-{}", how.replace(|c: char| !c.is_ascii_alphanumeric(), "")));
+    let exe = d.join("api_mix");
+    let built = common::output(
+        Command::new(compiler).args(before).arg("-O2").arg("-o").arg(&exe).arg(&src).arg("-lrt").args(after),
+    );
+    assert!(built.status.success(), "{how}: build: {}", String::from_utf8_lossy(&built.stderr));
+    if before.iter().any(|a| a == "-static") {
+        // Fully static: no program interpreter, nothing to preload.
+        let headers = common::output(Command::new("readelf").arg("-l").arg(&exe));
+        assert!(headers.status.success() && !stdout(&headers).contains("INTERP"), "{how}: not fully static");
     }
+    let data = d.join("data");
+    let out = if *how == "LD_PRELOAD" {
+        common::output(common::instrumented(&exe, &d).arg(&data))
+    } else {
+        linked(Command::new(&exe).arg(&data), &d)
+    };
+    assert!(out.status.success(), "{how}: {}", String::from_utf8_lossy(&out.stderr));
+    // The program's known pattern, then every other counter as the
+    // LD_PRELOAD run has it.
+    let log = common::mpi::read(&only_log(&d));
+    common::api_mix::check(&log, &data, how);
+    // b.dat is never mapped: POSIX_MMAPS -1, as C's shared library
+    // writes it in every record (a.dat's one mapping counts 1).
+    let b_mmaps =
+        log.one(darshan_log::modules::POSIX, &data.join("b.dat")).counters[darshan_log::counters::posix::MMAPS];
+    assert_eq!(b_mmaps, -1, "{how}: POSIX_MMAPS of a file never mapped");
+    counters(&only_log(&d), &data)
+}
+
+/// Every way of linking the runtime in, C Darshan's own among them: a
+/// program linked against C Darshan's tree, run with this tree in its
+/// place, once failed to start ("libdarshan.so.0: cannot open shared
+/// object file"), and the Cray modulefiles were not at C's paths.
+#[test]
+fn a_c_program_linked_dynamically_statically_or_fully_static_is_instrumented_without_ld_preload() {
+    let results: Vec<(&str, Counters)> = link_cells().iter().map(|cell| (cell.0, run_linked(cell))).collect();
     assert_as_preloaded(&results, |_| false);
+}
+
+/// A program linked against this tree records C Darshan's soname, so
+/// either tree can take the other's place under it.
+#[test]
+fn a_program_linked_against_this_tree_records_c_darshans_soname() {
+    let d = common::scratch("linked-soname");
+    let exe = d.join("api_mix");
+    let src = common::root().join("tests/programs/api_mix.c");
+    let flags = words(&config(&["--dyn-ld-flags"]));
+    let built = common::output(Command::new("cc").arg("-o").arg(&exe).arg(&src).arg("-lrt").args(&flags));
+    assert!(built.status.success(), "build: {}", String::from_utf8_lossy(&built.stderr));
+    let dynamic = stdout(&common::output(Command::new("readelf").arg("-d").arg(&exe)));
+    assert!(dynamic.contains("Shared library: [libdarshan.so.0]"), "{dynamic}");
 }
 
 #[test]

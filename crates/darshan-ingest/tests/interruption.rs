@@ -25,8 +25,15 @@ fn out_dir(name: &str) -> PathBuf {
     d
 }
 
+/// darshan-ingest, its scratch directory under the test's own: an ingest
+/// killed with SIGKILL cannot remove it, and these tests left one in /tmp
+/// per run (/tmp/darshan-ingest-jobs-<pid>-0).
 fn ingest_cmd() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_darshan-ingest"))
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ingest-interruption").join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_darshan-ingest"));
+    cmd.env("TMPDIR", tmp);
+    cmd
 }
 
 /// The corpus (heat maps, STDIO, LUSTRE, partial and unreadable-in-part

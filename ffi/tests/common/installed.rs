@@ -113,3 +113,36 @@ pub fn counters(log: &Path, data: &Path) -> Counters {
 
 #[allow(unused_imports)]
 pub use super::only_log;
+
+/// The variables `names` as environment-modules leaves them after
+/// `module use <prefix>/<dir>; module load darshan` (scripts/setup.sh
+/// installs environment-modules), one string each.
+pub fn module_loaded(dir: &str, names: &[&str]) -> Vec<String> {
+    let echo: Vec<String> = names.iter().map(|n| format!("printf '%s\\n' \"${n}\"")).collect();
+    let script = format!(
+        "source /usr/share/modules/init/bash && module use {}/{dir} && module load darshan && {}",
+        prefix().display(),
+        echo.join(" && ")
+    );
+    let o = super::output(Command::new("bash").arg("-c").arg(&script).env_remove("PKG_CONFIG_PATH"));
+    assert!(o.status.success(), "module load from {dir}: {}", String::from_utf8_lossy(&o.stderr));
+    stdout(&o).lines().map(String::from).collect()
+}
+
+/// A stand-in for C Darshan's tree as a program's link sees it: its
+/// lib/libdarshan.so carries libtool's soname, libdarshan.so.0 (C's, by
+/// readelf), which the program records and the loader then looks for.
+pub fn c_darshan_link_dir(dir: &Path) -> PathBuf {
+    let lib = dir.join("c-darshan-lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    let src = lib.join("empty.c");
+    std::fs::write(&src, "int darshan_c_standin;\n").unwrap();
+    let out = super::output(
+        Command::new("cc")
+            .args(["-shared", "-fPIC", "-Wl,-soname,libdarshan.so.0", "-o"])
+            .arg(lib.join("libdarshan.so"))
+            .arg(&src),
+    );
+    assert!(out.status.success(), "stand-in: {}", String::from_utf8_lossy(&out.stderr));
+    lib
+}
