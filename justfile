@@ -28,9 +28,11 @@ demo:
 
 # Install the runtime, the tools, darshan-config and the compiler wrappers
 # into PREFIX (bin/, lib/, lib/pkgconfig/); the tree can be moved.
-install PREFIX:
+# `just install PREFIX --log-path /lus/darshan-logs`: the site's dated log
+# tree, as C Darshan's configure --with-log-path.
+install PREFIX *OPTIONS:
     scripts/build.sh
-    scripts/install.sh target/release {{PREFIX}}
+    scripts/install.sh target/release {{PREFIX}} {{OPTIONS}}
 
 # All tests (installs what it needs).
 test:

@@ -21,9 +21,48 @@
 # Nothing installed names the build tree: darshan-config, the compiler
 # wrappers and the pkg-config file find PREFIX from where they are, so the
 # tree can be copied or moved as a whole.
+#
+# --log-path DIR: the site's log tree (DIR/YYYY/M/D/, as darshan-mk-log-dirs
+# makes it), written into the installed libdarshan.so and libdarshan.a as
+# C Darshan's `configure --with-log-path=DIR` compiles it in: every process
+# writes its log there unless DARSHAN_LOGPATH, DARSHAN_LOGFILE or a config
+# file's LOGPATH says otherwise; darshan-config --log-path prints it, and
+# darshan-mk-log-dirs and darshan-mmap-epilog take it when not told.
 set -euo pipefail
-build=${1:?usage: install.sh BUILD_DIR PREFIX}
-prefix=${2:?usage: install.sh BUILD_DIR PREFIX}
+usage="usage: install.sh BUILD_DIR PREFIX [--log-path DIR]"
+build=${1:?$usage}
+prefix=${2:?$usage}
+log_path=
+case "${3:-}" in
+    "") ;;
+    --log-path) log_path=${4:?$usage} ;;
+    --log-path=*) log_path=${3#--log-path=} ;;
+    *) echo "$usage" >&2; exit 1 ;;
+esac
+if [ -n "$log_path" ]; then
+    case $log_path in
+        /*) ;;
+        *) echo "install.sh: --log-path $log_path: an absolute path expected" >&2; exit 1 ;;
+    esac
+    # The field holds 4096 bytes with the terminating NUL
+    # (darshan_log::defaults::INSTALLED_LOG_PATH_CAPACITY).
+    if [ "$(printf '%s' "$log_path" | wc -c)" -ge 4096 ] || [ "$log_path" != "$(printf '%s' "$log_path" | tr -d '\n')" ]; then
+        echo "install.sh: --log-path: at most 4095 bytes, one line" >&2
+        exit 1
+    fi
+fi
+# Writes the log path after the marker the runtime carries
+# (darshan_log::defaults::INSTALLED_LOG_PATH_MARKER), which must be in
+# FILE exactly once.
+write_log_path() {
+    local file=$1 at
+    at=$(grep -obUaF 'darshan-rs:installed-log-path-->' "$file" | cut -d: -f1)
+    if [ "$(printf '%s' "$at" | grep -c .)" != 1 ]; then
+        echo "install.sh: $file: the installed log path's field is not there once" >&2
+        exit 1
+    fi
+    printf '%s\0' "$log_path" | dd of="$file" bs=1 seek=$((at + 32)) conv=notrunc status=none
+}
 src=$(cd "$(dirname "$0")/.." && pwd)
 tools=(darshan-parser darshan-dxt-parser darshan-convert darshan-diff darshan-merge darshan-analyzer darshan-run darshan-summary darshan-ingest darshan-study darshan-config darshan-top darshan-stream darshan-replay)
 for f in libdarshan.so libdarshan.a libdarshan_logutils.so "${tools[@]}"; do
@@ -57,6 +96,33 @@ exec "${self%/*}/../libexec/darshan-config" "$@"
 SCRIPT
 chmod 0755 "$prefix/bin/darshan-config"
 install -m 0755 "$src/scripts/darshan-mk-log-dirs" "$src/scripts/darshan-mmap-epilog" "$src/scripts/darshan-job-epilog" "$prefix/bin/"
+# Under C Darshan's names too, for the site scripts and epilog settings
+# that call them: bin/darshan-mk-log-dirs.pl (a Perl script, so that
+# `perl darshan-mk-log-dirs.pl` works as well) and
+# share/darshan-mmap-epilog.sh. Without arguments they take the tree
+# given with --log-path, as C's take the configured one.
+cat > "$prefix/bin/darshan-mk-log-dirs.pl" <<'PERL'
+#!/usr/bin/perl -w
+# darshan-mk-log-dirs.pl: C Darshan's name for darshan-mk-log-dirs (beside
+# this file), which makes the YYYY/M/D directories of the log tree given
+# at install (darshan-config --log-path) for this year and the next.
+use strict;
+use File::Basename;
+use Cwd qw(abs_path);
+my $tool = dirname(abs_path($0)) . "/darshan-mk-log-dirs";
+exec($tool, @ARGV) or die("darshan-mk-log-dirs.pl: cannot run $tool: $!\n");
+PERL
+mkdir -p "$prefix/share"
+cat > "$prefix/share/darshan-mmap-epilog.sh" <<'SH'
+#!/bin/bash
+# darshan-mmap-epilog.sh: C Darshan's name for bin/darshan-mmap-epilog of
+# this tree, which merges the crash-safe files a job ($SLURM_JOB_ID) left
+# on this node into logs in the tree given at install (darshan-config
+# --log-path) and removes them.
+here=$(dirname "$(readlink -f "$0")")
+exec "$here/../bin/darshan-mmap-epilog" "$@"
+SH
+chmod 0755 "$prefix/bin/darshan-mk-log-dirs.pl" "$prefix/share/darshan-mmap-epilog.sh"
 install -m 0755 "$src/scripts/compiler-wrapper" "$prefix/bin/darshan-cc"
 for w in darshan-cxx darshan-mpicc darshan-mpicxx darshan-mpifort darshan-fc; do
     ln -sf darshan-cc "$prefix/bin/$w"
@@ -66,6 +132,7 @@ done
 # find this library in its place; those linked with this tree record the
 # same name (ffi/build.rs).
 install -m 0755 "$build/libdarshan.so" "$prefix/lib/libdarshan.so.0.0.0"
+[ -z "$log_path" ] || write_log_path "$prefix/lib/libdarshan.so.0.0.0"
 ln -sf libdarshan.so.0.0.0 "$prefix/lib/libdarshan.so.0"
 ln -sf libdarshan.so.0 "$prefix/lib/libdarshan.so"
 # darshan-util's library under darshan-util's names (libtool's: the file,
@@ -191,6 +258,7 @@ cp "$build/libdarshan.a" "$work/libdarshan.a"
 objcopy --remove-section=.llvmbc --remove-section=.llvmcmd --redefine-syms="$work/renames" "$work/libdarshan.a"
 ar rcs "$work/libdarshan.a" "$work/darshan_static_reals.o" "$work/darshan_static_hdf5.o" \
     "$work/darshan_static_pnetcdf.o"
+[ -z "$log_path" ] || write_log_path "$work/libdarshan.a"
 install -m 0644 "$work/libdarshan.a" "$prefix/lib/libdarshan.a"
 mkdir -p "$prefix/share/ld-opts"
 # --undefined for every wrapper too: the wrappers are pulled in where the

@@ -7,6 +7,7 @@ use darshan_log::modules::{self, MAX_MODS};
 use regex_automata::dfa::regex::Regex;
 
 mod dump;
+mod installed;
 
 pub use darshan_log::defaults::{DEF_LOG_HINTS, DEF_MEM_ALIGN, DEF_MOD_MEM, DEF_NAME_MEM};
 pub const DEF_MOD_REC_COUNT: usize = 1024;
@@ -162,6 +163,11 @@ fn default_records() -> [usize; MAX_MODS] {
 pub trait Source {
     fn var(&self, name: &str) -> Option<String>;
     fn read_file(&self, path: &str) -> std::io::Result<String>;
+    /// The dated log tree given at install (config/installed.rs), the
+    /// default a config file's LOGPATH and DARSHAN_LOGPATH override.
+    fn installed_log_path(&self) -> Option<String> {
+        None
+    }
 }
 
 pub struct ProcessEnv;
@@ -172,6 +178,9 @@ impl Source for ProcessEnv {
     }
     fn read_file(&self, path: &str) -> std::io::Result<String> {
         read_regular_file(path, MAX_CONFIG_FILE)
+    }
+    fn installed_log_path(&self) -> Option<String> {
+        installed::log_path()
     }
 }
 
@@ -361,7 +370,7 @@ fn quote(v: &str) -> String {
 impl Config {
     /// Read the configuration; warnings come back for the caller to print.
     pub fn load(src: &dyn Source) -> (Config, Vec<String>) {
-        let mut c = Config::default();
+        let mut c = Config { log_path_dated: src.installed_log_path(), ..Config::default() };
         let mut warn = Vec::new();
         if let Some(path) = src.var("DARSHAN_CONFIG_PATH") {
             match src.read_file(&path) {
@@ -657,6 +666,34 @@ mod tests {
         assert_eq!(warn.len(), 2, "{warn:?}");
         assert!(warn.iter().any(|w| w.contains("BOGUS")));
         assert!(warn.iter().any(|w| w.contains("lots")));
+    }
+
+    /// C Darshan's order: the directory compiled in (ours: written at
+    /// install), then the config file's LOGPATH, then DARSHAN_LOGPATH.
+    #[test]
+    fn the_installed_log_path_is_the_default_a_config_file_or_the_environment_overrides() {
+        struct Installed(Fake);
+        impl Source for Installed {
+            fn var(&self, n: &str) -> Option<String> {
+                self.0.var(n)
+            }
+            fn read_file(&self, p: &str) -> std::io::Result<String> {
+                self.0.read_file(p)
+            }
+            fn installed_log_path(&self) -> Option<String> {
+                Some("/site/logs".into())
+            }
+        }
+        let load = |env: &[(&'static str, &'static str)], file| {
+            Config::load(&Installed(Fake(env.iter().copied().collect(), file))).0
+        };
+        let only = load(&[], "");
+        assert_eq!((only.log_path_dated.as_deref(), only.log_path_flat), (Some("/site/logs"), None));
+        let file = load(&[("DARSHAN_CONFIG_PATH", "/c")], "LOGPATH /other\n");
+        assert_eq!(file.log_path_dated.as_deref(), Some("/other"));
+        let env = load(&[("DARSHAN_LOGPATH", "/flat")], "");
+        assert_eq!(env.log_path_flat.as_deref(), Some("/flat"));
+        assert_eq!(Config::load(&Fake(HashMap::new(), "")).0.log_path_dated, None, "nothing installed, nothing set");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use std::process::Command;
 use common::installed::{assert_as_preloaded, bin, config, counters, linked, only_log, prefix, stdout, Counters};
 
 /// Every file the tree holds (scripts/install.sh).
-const INSTALLED: [&str; 40] = [
+const INSTALLED: [&str; 42] = [
     "bin/darshan-parser",
     "bin/darshan-analyzer",
     "bin/darshan-dxt-parser",
@@ -26,6 +26,8 @@ const INSTALLED: [&str; 40] = [
     "bin/darshan-config",
     "libexec/darshan-config",
     "bin/darshan-mk-log-dirs",
+    "bin/darshan-mk-log-dirs.pl",
+    "share/darshan-mmap-epilog.sh",
     "bin/darshan-mmap-epilog",
     "bin/darshan-job-epilog",
     "bin/darshan-cc",

@@ -83,6 +83,17 @@ impl Facts {
         self.lib.display().to_string()
     }
 
+    /// The dated log tree written into the installed library at install
+    /// (`--log-path`, darshan_log::defaults::INSTALLED_LOG_PATH_MARKER):
+    /// read back from the library itself, so the answer is what the
+    /// runtime will use; empty when none was given.
+    pub fn log_path(&self) -> String {
+        let marker = darshan_log::defaults::INSTALLED_LOG_PATH_MARKER;
+        let Ok(lib) = std::fs::read(self.lib.join("libdarshan.so")) else { return String::new() };
+        let Some(at) = lib.windows(marker.len()).position(|w| w == marker) else { return String::new() };
+        darshan_log::defaults::installed_log_path(&lib[at + marker.len()..]).unwrap_or_default().to_string()
+    }
+
     pub fn version(&self) -> String {
         // The third word is the Darshan release whose logs (format 3.41)
         // and settings this runtime matches, for scripts that compare it.

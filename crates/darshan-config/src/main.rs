@@ -88,7 +88,7 @@ fn answer(f: &Facts, opt: &str) -> Answer {
         "--dyn-ld-flags" => Line(f.dyn_ld_flags()),
         "--hdf5-ld-flags" => f.hdf5_ld_flags().map(Line).unwrap_or_else(Fail),
         "--pnetcdf-ld-flags" => f.pnetcdf_ld_flags().map(Line).unwrap_or_else(Fail),
-        "--log-path" => Line(String::new()),
+        "--log-path" => Line(f.log_path()),
         "--log-path-by-env" => Line(facts::LOG_PATH_ENV.into()),
         "--zlib-path" => Line(String::new()),
         "--mem-align" => Line(darshan_log::defaults::DEF_MEM_ALIGN.to_string()),
