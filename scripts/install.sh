@@ -22,52 +22,29 @@
 # wrappers and the pkg-config file find PREFIX from where they are, so the
 # tree can be copied or moved as a whole.
 #
-# --log-path DIR: the site's log tree (DIR/YYYY/M/D/, as darshan-mk-log-dirs
-# makes it), written into the installed libdarshan.so and libdarshan.a as
-# C Darshan's `configure --with-log-path=DIR` compiles it in: every process
-# writes its log there unless DARSHAN_LOGPATH, DARSHAN_LOGFILE or a config
-# file's LOGPATH says otherwise; darshan-config --log-path prints it, and
-# darshan-mk-log-dirs and darshan-mmap-epilog take it when not told.
+# Site settings after PREFIX (scripts/site-config.sh), as C Darshan's
+# configure options: --log-path DIR (the dated log tree, --with-log-path),
+# --log-path-by-env VARS, --jobid-env VAR, --mod-mem MIB, --name-mem MIB,
+# --log-hints HINTS, --config FILE. They are written into the installed
+# libdarshan.so and libdarshan.a, so that every process, a statically
+# linked one too, has them with nothing in its environment; a config file
+# (DARSHAN_CONFIG_PATH) and the environment override them.
+# darshan-config prints them (--log-path, --jobid-env, ...), and
+# darshan-mk-log-dirs and darshan-mmap-epilog take the log tree when not
+# told.
 set -euo pipefail
-usage="usage: install.sh BUILD_DIR PREFIX [--log-path DIR]"
+usage="usage: install.sh BUILD_DIR PREFIX [--log-path DIR] [--log-path-by-env VARS] [--jobid-env VAR] [--mod-mem MIB] [--name-mem MIB] [--log-hints HINTS] [--config FILE]"
 build=${1:?$usage}
 prefix=${2:?$usage}
-log_path=
-case "${3:-}" in
-    "") ;;
-    --log-path) log_path=${4:?$usage} ;;
-    --log-path=*) log_path=${3#--log-path=} ;;
-    *) echo "$usage" >&2; exit 1 ;;
-esac
-if [ -n "$log_path" ]; then
-    case $log_path in
-        /*) ;;
-        *) echo "install.sh: --log-path $log_path: an absolute path expected" >&2; exit 1 ;;
-    esac
-    # The field holds 4096 bytes with the terminating NUL
-    # (darshan_log::defaults::INSTALLED_LOG_PATH_CAPACITY).
-    if [ "$(printf '%s' "$log_path" | wc -c)" -ge 4096 ] || [ "$log_path" != "$(printf '%s' "$log_path" | tr -d '\n')" ]; then
-        echo "install.sh: --log-path: at most 4095 bytes, one line" >&2
-        exit 1
-    fi
-fi
-# Writes the log path after the marker the runtime carries
-# (darshan_log::defaults::INSTALLED_LOG_PATH_MARKER), which must be in
-# FILE exactly once.
-write_log_path() {
-    local file=$1 at
-    at=$(grep -obUaF 'darshan-rs:installed-log-path-->' "$file" | cut -d: -f1)
-    if [ "$(printf '%s' "$at" | grep -c .)" != 1 ]; then
-        echo "install.sh: $file: the installed log path's field is not there once" >&2
-        exit 1
-    fi
-    printf '%s\0' "$log_path" | dd of="$file" bs=1 seek=$((at + 32)) conv=notrunc status=none
-}
+shift 2
+. "$(dirname "$0")/site-config.sh"
+site_config_from_options "$@"
 src=$(cd "$(dirname "$0")/.." && pwd)
 tools=(darshan-parser darshan-dxt-parser darshan-convert darshan-diff darshan-merge darshan-analyzer darshan-run darshan-summary darshan-ingest darshan-study darshan-config darshan-top darshan-stream darshan-replay)
 for f in libdarshan.so libdarshan.a libdarshan_logutils.so "${tools[@]}"; do
     [ -f "$build/$f" ] || { echo "install.sh: $build/$f missing (cargo build --release)" >&2; exit 1; }
 done
+[ -z "$site_config" ] || site_config_check "$build/libdarshan.so"
 mkdir -p "$prefix/bin" "$prefix/lib/pkgconfig"
 for f in "${tools[@]}"; do
     [ "$f" = darshan-config ] && continue
@@ -132,7 +109,7 @@ done
 # find this library in its place; those linked with this tree record the
 # same name (ffi/build.rs).
 install -m 0755 "$build/libdarshan.so" "$prefix/lib/libdarshan.so.0.0.0"
-[ -z "$log_path" ] || write_log_path "$prefix/lib/libdarshan.so.0.0.0"
+[ -z "$site_config" ] || site_config_write "$prefix/lib/libdarshan.so.0.0.0"
 ln -sf libdarshan.so.0.0.0 "$prefix/lib/libdarshan.so.0"
 ln -sf libdarshan.so.0 "$prefix/lib/libdarshan.so"
 # darshan-util's library under darshan-util's names (libtool's: the file,
@@ -258,7 +235,7 @@ cp "$build/libdarshan.a" "$work/libdarshan.a"
 objcopy --remove-section=.llvmbc --remove-section=.llvmcmd --redefine-syms="$work/renames" "$work/libdarshan.a"
 ar rcs "$work/libdarshan.a" "$work/darshan_static_reals.o" "$work/darshan_static_hdf5.o" \
     "$work/darshan_static_pnetcdf.o"
-[ -z "$log_path" ] || write_log_path "$work/libdarshan.a"
+[ -z "$site_config" ] || site_config_write "$work/libdarshan.a"
 install -m 0644 "$work/libdarshan.a" "$prefix/lib/libdarshan.a"
 mkdir -p "$prefix/share/ld-opts"
 # --undefined for every wrapper too: the wrappers are pulled in where the

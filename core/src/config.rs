@@ -63,6 +63,10 @@ pub struct Config {
     pub log_path_flat: Option<String>,
     /// config LOGPATH: a directory with YYYY/M/D subdirectories.
     pub log_path_dated: Option<String>,
+    /// config LOGPATH_BYENV (given at install, as C's
+    /// `--with-log-path-by-env`): the variables, comma-separated, whose
+    /// first set one names the flat directory; none: DARSHAN_LOGPATH.
+    pub log_path_envs: Option<String>,
     pub log_file: Option<String>,
     pub mmap_log_path: String,
     /// Crash-safe mode (on by default, as in Darshan 3.5.0); our own
@@ -123,6 +127,7 @@ impl Default for Config {
             disable_shared_reduction: false,
             log_path_flat: None,
             log_path_dated: None,
+            log_path_envs: None,
             log_file: None,
             mmap_log_path: "/tmp".into(),
             mmap_logs: true,
@@ -163,9 +168,9 @@ fn default_records() -> [usize; MAX_MODS] {
 pub trait Source {
     fn var(&self, name: &str) -> Option<String>;
     fn read_file(&self, path: &str) -> std::io::Result<String>;
-    /// The dated log tree given at install (config/installed.rs), the
-    /// default a config file's LOGPATH and DARSHAN_LOGPATH override.
-    fn installed_log_path(&self) -> Option<String> {
+    /// The configuration lines given at install (config/installed.rs),
+    /// which a config file and the environment override.
+    fn installed_config(&self) -> Option<&str> {
         None
     }
 }
@@ -179,8 +184,8 @@ impl Source for ProcessEnv {
     fn read_file(&self, path: &str) -> std::io::Result<String> {
         read_regular_file(path, MAX_CONFIG_FILE)
     }
-    fn installed_log_path(&self) -> Option<String> {
-        installed::log_path()
+    fn installed_config(&self) -> Option<&str> {
+        installed::lines()
     }
 }
 
@@ -338,6 +343,7 @@ fn arity(key: &str) -> Option<usize> {
         | "JOBID"
         | "LOGHINTS"
         | "LOGPATH"
+        | "LOGPATH_BYENV"
         | "MMAP_LOGPATH"
         | "APP_EXCLUDE"
         | "APP_INCLUDE"
@@ -370,11 +376,14 @@ fn quote(v: &str) -> String {
 impl Config {
     /// Read the configuration; warnings come back for the caller to print.
     pub fn load(src: &dyn Source) -> (Config, Vec<String>) {
-        let mut c = Config { log_path_dated: src.installed_log_path(), ..Config::default() };
+        let mut c = Config::default();
         let mut warn = Vec::new();
+        if let Some(text) = src.installed_config() {
+            c.apply_file(text, "installed config", &mut warn);
+        }
         if let Some(path) = src.var("DARSHAN_CONFIG_PATH") {
             match src.read_file(&path) {
-                Ok(text) => c.apply_file(&text, &mut warn),
+                Ok(text) => c.apply_file(&text, "config", &mut warn),
                 Err(e) => warn.push(format!("cannot read config file {}: {e}; ignored", quote(&path))),
             }
         }
@@ -382,7 +391,9 @@ impl Config {
         (c, warn)
     }
 
-    fn apply_file(&mut self, text: &str, warn: &mut Vec<String>) {
+    /// The lines of a configuration (`label`: where they come from, for
+    /// the warnings).
+    fn apply_file(&mut self, text: &str, label: &str, warn: &mut Vec<String>) {
         let mut masks = ModMasks::default();
         for (n, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("").trim();
@@ -393,12 +404,14 @@ impl Config {
             let key = it.next().unwrap_or("");
             let args: Vec<&str> = it.collect();
             match arity(key) {
-                None => warn.push(format!("config line {}: unknown keyword '{}'; skipped", n + 1, quote(key))),
-                Some(k) if args.len() < k => {
-                    warn.push(format!("config line {} ({}): expected {k} argument(s); line ignored", n + 1, quote(key)))
-                }
+                None => warn.push(format!("{label} line {}: unknown keyword '{}'; skipped", n + 1, quote(key))),
+                Some(k) if args.len() < k => warn.push(format!(
+                    "{label} line {} ({}): expected {k} argument(s); line ignored",
+                    n + 1,
+                    quote(key)
+                )),
                 Some(_) => {
-                    let what = format!("config line {} ({})", n + 1, quote(key));
+                    let what = format!("{label} line {} ({})", n + 1, quote(key));
                     self.apply_line(key, &args, &what, warn, &mut masks);
                 }
             }
@@ -416,6 +429,7 @@ impl Config {
             "JOBID" => self.jobid_env = Some(args[0].into()),
             "LOGHINTS" => self.log_hints = args[0].into(),
             "LOGPATH" => self.log_path_dated = Some(args[0].into()),
+            "LOGPATH_BYENV" => self.log_path_envs = Some(args[0].into()),
             "MMAP_LOGPATH" => self.mmap_log_path = args[0].into(),
             "APP_EXCLUDE" => self.app_exclude.extend(regexes(args[0], what, warn)),
             "APP_INCLUDE" => self.app_include.extend(regexes(args[0], what, warn)),
@@ -508,8 +522,17 @@ impl Config {
     }
 
     fn env_log(&mut self, src: &dyn Source, warn: &mut Vec<String>) {
-        if let Some(v) = src.var("DARSHAN_LOGPATH") {
+        // As C Darshan: the first set of the by-env variables names a flat
+        // directory; DARSHAN_LOGPATH, where it is not one of them, the
+        // root of the dated tree.
+        let envs = self.log_path_envs.as_deref().unwrap_or(darshan_log::defaults::LOG_PATH_ENVS);
+        if let Some(v) = envs.split(',').filter(|n| !n.is_empty()).find_map(|n| src.var(n)) {
             self.log_path_flat = Some(v);
+        }
+        if !envs.split(',').any(|n| n == "DARSHAN_LOGPATH") {
+            if let Some(v) = src.var("DARSHAN_LOGPATH") {
+                self.log_path_dated = Some(v);
+            }
         }
         if let Some(v) = src.var("DARSHAN_LOGFILE") {
             self.log_file = Some(v);
@@ -668,11 +691,13 @@ mod tests {
         assert!(warn.iter().any(|w| w.contains("lots")));
     }
 
-    /// C Darshan's order: the directory compiled in (ours: written at
-    /// install), then the config file's LOGPATH, then DARSHAN_LOGPATH.
+    /// C Darshan's order: what was compiled in (ours: written at
+    /// install), then the config file, then the environment; the by-env
+    /// variables name a flat directory, DARSHAN_LOGPATH otherwise the
+    /// dated tree's root.
     #[test]
-    fn the_installed_log_path_is_the_default_a_config_file_or_the_environment_overrides() {
-        struct Installed(Fake);
+    fn the_installed_config_is_the_default_a_config_file_or_the_environment_overrides() {
+        struct Installed(Fake, &'static str);
         impl Source for Installed {
             fn var(&self, n: &str) -> Option<String> {
                 self.0.var(n)
@@ -680,20 +705,30 @@ mod tests {
             fn read_file(&self, p: &str) -> std::io::Result<String> {
                 self.0.read_file(p)
             }
-            fn installed_log_path(&self) -> Option<String> {
-                Some("/site/logs".into())
+            fn installed_config(&self) -> Option<&str> {
+                Some(self.1)
             }
         }
+        let site = "LOGPATH /site/logs\nMODMEM 9\nLOGPATH_BYENV SITE_LOG_DIR,OTHER\n";
         let load = |env: &[(&'static str, &'static str)], file| {
-            Config::load(&Installed(Fake(env.iter().copied().collect(), file))).0
+            Config::load(&Installed(Fake(env.iter().copied().collect(), file), site))
         };
-        let only = load(&[], "");
-        assert_eq!((only.log_path_dated.as_deref(), only.log_path_flat), (Some("/site/logs"), None));
-        let file = load(&[("DARSHAN_CONFIG_PATH", "/c")], "LOGPATH /other\n");
-        assert_eq!(file.log_path_dated.as_deref(), Some("/other"));
-        let env = load(&[("DARSHAN_LOGPATH", "/flat")], "");
-        assert_eq!(env.log_path_flat.as_deref(), Some("/flat"));
-        assert_eq!(Config::load(&Fake(HashMap::new(), "")).0.log_path_dated, None, "nothing installed, nothing set");
+        let (only, warn) = load(&[], "");
+        assert_eq!(
+            (only.log_path_dated.as_deref(), only.log_path_flat, only.mod_mem),
+            (Some("/site/logs"), None, 9 << 20)
+        );
+        assert!(warn.is_empty(), "{warn:?}");
+        let (file, _) = load(&[("DARSHAN_CONFIG_PATH", "/c")], "LOGPATH /other\nMODMEM 3\n");
+        assert_eq!((file.log_path_dated.as_deref(), file.mod_mem), (Some("/other"), 3 << 20));
+        let (env, _) = load(&[("OTHER", "/flat"), ("DARSHAN_LOGPATH", "/dated")], "");
+        assert_eq!((env.log_path_flat.as_deref(), env.log_path_dated.as_deref()), (Some("/flat"), Some("/dated")));
+        let (bad, warn) = Config::load(&Installed(Fake(HashMap::new(), ""), "MODMEM\n"));
+        assert_eq!((bad.mod_mem, warn.len()), (Config::default().mod_mem, 1));
+        assert!(warn[0].starts_with("installed config line 1 (MODMEM)"), "{warn:?}");
+        // Nothing installed: DARSHAN_LOGPATH is the flat directory, as before.
+        let (plain, _) = Config::load(&Fake([("DARSHAN_LOGPATH", "/flat")].into(), ""));
+        assert_eq!((plain.log_path_flat.as_deref(), plain.log_path_dated), (Some("/flat"), None));
     }
 
     #[test]

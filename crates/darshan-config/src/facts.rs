@@ -1,11 +1,8 @@
 //! What `darshan-config` reports: where the installed tree is, which
 //! modules and features the runtime has, and the link flags.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// The variable holding the log directory (a flat directory, as a C
-/// build configured `--with-log-path-by-env=DARSHAN_LOGPATH`).
-pub const LOG_PATH_ENV: &str = "DARSHAN_LOGPATH";
 
 pub use darshan_log::defaults::JOBID_ENVS;
 
@@ -60,6 +57,8 @@ pub enum FactsError {
 pub struct Facts {
     /// Directory holding libdarshan.so (and libdarshan.a).
     lib: PathBuf,
+    /// The configuration written into the installed library, read once.
+    installed: std::cell::OnceCell<BTreeMap<String, String>>,
 }
 
 impl Facts {
@@ -76,22 +75,20 @@ impl Facts {
             .find(|d| d.join("libdarshan.so").is_file())
             .ok_or_else(|| FactsError::NoLibrary(candidates[0].clone()))?;
         let lib = lib.canonicalize().unwrap_or_else(|_| lib.clone());
-        Ok(Facts { lib })
+        Ok(Facts { lib, installed: Default::default() })
     }
 
     pub fn lib_dir(&self) -> String {
         self.lib.display().to_string()
     }
 
-    /// The dated log tree written into the installed library at install
-    /// (`--log-path`, darshan_log::defaults::INSTALLED_LOG_PATH_MARKER):
-    /// read back from the library itself, so the answer is what the
-    /// runtime will use; empty when none was given.
-    pub fn log_path(&self) -> String {
-        let marker = darshan_log::defaults::INSTALLED_LOG_PATH_MARKER;
-        let Ok(lib) = std::fs::read(self.lib.join("libdarshan.so")) else { return String::new() };
-        let Some(at) = lib.windows(marker.len()).position(|w| w == marker) else { return String::new() };
-        darshan_log::defaults::installed_log_path(&lib[at + marker.len()..]).unwrap_or_default().to_string()
+    /// A setting given at install (`install.sh --log-path DIR ...`: the
+    /// configuration lines written into the installed library,
+    /// darshan_log::defaults::INSTALLED_CONFIG_MARKER), read back from the
+    /// library itself, so the answer is what the runtime will use: the
+    /// value of the last line with that keyword.
+    pub fn installed(&self, key: &str) -> Option<&str> {
+        self.installed.get_or_init(|| installed_config(&self.lib.join("libdarshan.so"))).get(key).map(String::as_str)
     }
 
     pub fn version(&self) -> String {
@@ -154,4 +151,20 @@ impl Facts {
         self.ld_opts()?;
         Ok(format!("-L{} -l:libdarshan.a -lpthread -lrt -lm -ldl", self.lib_dir()))
     }
+}
+
+/// The keyword and first argument of each line of the configuration in
+/// the library at `lib`, as the runtime reads them (`#` starts a comment;
+/// a later line wins); none when nothing was installed.
+fn installed_config(lib: &Path) -> BTreeMap<String, String> {
+    let marker = darshan_log::defaults::INSTALLED_CONFIG_MARKER;
+    let Ok(bytes) = std::fs::read(lib) else { return BTreeMap::new() };
+    let Some(at) = bytes.windows(marker.len()).position(|w| w == marker) else { return BTreeMap::new() };
+    let text = darshan_log::defaults::installed_config(&bytes[at + marker.len()..]).unwrap_or("");
+    text.lines()
+        .filter_map(|line| {
+            let mut words = line.split('#').next().unwrap_or("").split_whitespace();
+            Some((words.next()?.to_string(), words.next()?.to_string()))
+        })
+        .collect()
 }

@@ -23,6 +23,8 @@ use facts::Facts;
 
 const USAGE: &str = include_str!("usage.txt");
 
+use darshan_log::defaults;
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let facts = match Facts::of_this_install() {
@@ -88,16 +90,18 @@ fn answer(f: &Facts, opt: &str) -> Answer {
         "--dyn-ld-flags" => Line(f.dyn_ld_flags()),
         "--hdf5-ld-flags" => f.hdf5_ld_flags().map(Line).unwrap_or_else(Fail),
         "--pnetcdf-ld-flags" => f.pnetcdf_ld_flags().map(Line).unwrap_or_else(Fail),
-        "--log-path" => Line(f.log_path()),
-        "--log-path-by-env" => Line(facts::LOG_PATH_ENV.into()),
+        "--log-path" => Line(installed_or(f, "LOGPATH", String::new)),
+        "--log-path-by-env" => Line(installed_or(f, "LOGPATH_BYENV", || defaults::LOG_PATH_ENVS.into())),
         "--zlib-path" => Line(String::new()),
-        "--mem-align" => Line(darshan_log::defaults::DEF_MEM_ALIGN.to_string()),
-        "--log-hints" => Line(darshan_log::defaults::DEF_LOG_HINTS.into()),
-        "--jobid-env" => Line(facts::JOBID_ENVS.join(",")),
+        "--mem-align" => Line(installed_or(f, "MEM_ALIGNMENT", || defaults::DEF_MEM_ALIGN.to_string())),
+        "--log-hints" => Line(installed_or(f, "LOGHINTS", || defaults::DEF_LOG_HINTS.into())),
+        "--jobid-env" => Line(installed_or(f, "JOBID", || facts::JOBID_ENVS.join(","))),
         "--username-env" => Line(String::new()),
-        "--mod-mem" => Line((darshan_log::defaults::DEF_MOD_MEM >> 20).to_string()),
+        "--mod-mem" => Line(installed_or(f, "MODMEM", || (defaults::DEF_MOD_MEM >> 20).to_string())),
         // The C tool answers --with-name-mem (its own typo); both work here.
-        "--name-mem" | "--with-name-mem" => Line((darshan_log::defaults::DEF_NAME_MEM >> 20).to_string()),
+        "--name-mem" | "--with-name-mem" => {
+            Line(installed_or(f, "NAMEMEM", || (defaults::DEF_NAME_MEM >> 20).to_string()))
+        }
         "--hdf5-path" | "--pnetcdf-path" | "--daos-path" | "--ldms-path" => Line(String::new()),
         "--rdtscp" => Line(String::new()),
         "--exit-wrapper" => yes_no(facts::EXIT_WRAPPER),
@@ -106,6 +110,12 @@ fn answer(f: &Facts, opt: &str) -> Answer {
             None => Usage(1),
         },
     }
+}
+
+/// The value given at install for `key` (what the runtime then takes by
+/// default), or the runtime's own default.
+fn installed_or(f: &Facts, key: &str, default: impl FnOnce() -> String) -> String {
+    f.installed(key).map_or_else(default, String::from)
 }
 
 /// `--all`, in the C tool's layout: the features, then each option with

@@ -14,24 +14,30 @@ pub const DEF_LOG_HINTS: &str = "cb_nodes=1";
 /// the config's JOBID) names none: Slurm, PBS, Cobalt, LSF, Flux.
 pub const JOBID_ENVS: [&str; 5] = ["SLURM_JOB_ID", "PBS_JOBID", "COBALT_JOBID", "LSB_JOBID", "FLUX_JOB_ID"];
 
-/// The log directory a site gives at install (`scripts/install.sh BUILD
-/// PREFIX --log-path DIR`, as C Darshan's `configure --with-log-path`):
-/// the root of the dated tree (DIR/YYYY/M/D/) a process writes its log to
-/// when neither DARSHAN_LOGPATH nor a config file's LOGPATH names one.
-/// The runtime carries this marker followed by INSTALLED_LOG_PATH_CAPACITY
-/// bytes, zero as built; install.sh writes the directory there,
-/// NUL-terminated, in the installed libdarshan.so and libdarshan.a, and
-/// darshan-config reads it back from the installed library.
-pub const INSTALLED_LOG_PATH_MARKER: [u8; 32] = *b"darshan-rs:installed-log-path-->";
-pub const INSTALLED_LOG_PATH_CAPACITY: usize = 4096;
+/// What a site gives at install (`scripts/install.sh BUILD PREFIX
+/// --log-path DIR ...`, as C Darshan's configure options compile in its
+/// defaults): configuration-file lines (`LOGPATH DIR`, `JOBID VAR`,
+/// `MODMEM N`, ...), read by the runtime before DARSHAN_CONFIG_PATH's file
+/// and the environment, which override them. The runtime carries this
+/// marker followed by INSTALLED_CONFIG_CAPACITY bytes, zero as built;
+/// install.sh writes the lines there, NUL-terminated, in the installed
+/// libdarshan.so and libdarshan.a, and darshan-config reads them back
+/// from the installed library.
+pub const INSTALLED_CONFIG_MARKER: [u8; 32] = *b"darshan-rs:installed-config---->";
+pub const INSTALLED_CONFIG_CAPACITY: usize = 4096;
 
-/// The directory in the bytes that follow the marker: up to the first
-/// NUL within the field; none when empty, unterminated or not UTF-8.
-pub fn installed_log_path(after_marker: &[u8]) -> Option<&str> {
-    let field = &after_marker[..after_marker.len().min(INSTALLED_LOG_PATH_CAPACITY)];
+/// The lines in the bytes that follow the marker: up to the first NUL
+/// within the field; none when empty, unterminated or not UTF-8.
+pub fn installed_config(after_marker: &[u8]) -> Option<&str> {
+    let field = &after_marker[..after_marker.len().min(INSTALLED_CONFIG_CAPACITY)];
     let end = field.iter().position(|&b| b == 0)?;
     if end == 0 {
         return None;
     }
     std::str::from_utf8(&field[..end]).ok()
 }
+
+/// The variables a flat log directory is taken from, first set first, when
+/// the configuration's LOGPATH_BYENV names none (C Darshan's
+/// `--with-log-path-by-env`, as this runtime has always been built).
+pub const LOG_PATH_ENVS: &str = "DARSHAN_LOGPATH";

@@ -1,0 +1,85 @@
+# Sourced by scripts/install.sh: the site's settings given at install, as
+# C Darshan's configure options compile in its defaults, turned into
+# configuration-file lines and written into the installed libdarshan.so
+# and libdarshan.a after the marker the runtime carries
+# (darshan_log::defaults::INSTALLED_CONFIG_MARKER; core/src/config/
+# installed.rs reads them before DARSHAN_CONFIG_PATH's file and the
+# environment, which override them).
+#
+#   --log-path DIR            LOGPATH DIR         (--with-log-path: the dated tree)
+#   --log-path-by-env V[,V]   LOGPATH_BYENV V,... (--with-log-path-by-env)
+#   --jobid-env VAR           JOBID VAR           (--with-jobid-env)
+#   --mod-mem MIB             MODMEM MIB          (--with-mod-mem)
+#   --name-mem MIB            NAMEMEM MIB         (--with-name-mem)
+#   --log-hints HINTS         LOGHINTS HINTS      (--with-log-hints)
+#   --config FILE             FILE's lines as they are (any keyword of
+#                             docs/runtime.md's configuration file)
+
+site_config_die() {
+    echo "install.sh: $*" >&2
+    exit 1
+}
+
+# A value that is one word of a configuration line.
+site_config_word() {
+    case $2 in
+        "" | *[[:space:]]* | *"#"*) site_config_die "$1 '$2': one word without '#' expected" ;;
+    esac
+}
+
+# Sets site_config to the lines the options give.
+site_config_from_options() {
+    site_config=
+    local opt val key
+    while [ $# -gt 0 ]; do
+        opt=$1
+        shift
+        case $opt in
+            --*=*) val=${opt#*=} opt=${opt%%=*} ;;
+            --*) [ $# -gt 0 ] || site_config_die "$opt: a value expected"; val=$1; shift ;;
+            *) site_config_die "unknown argument '$opt' ($usage)" ;;
+        esac
+        case $opt in
+            --config)
+                [ -f "$val" ] || site_config_die "--config $val: not a regular file"
+                site_config+="$(cat -- "$val")"$'\n'
+                continue ;;
+            --log-path) key=LOGPATH; [ "${val#/}" != "$val" ] || site_config_die "--log-path $val: an absolute path expected" ;;
+            --log-path-by-env) key=LOGPATH_BYENV
+                [[ $val =~ ^[A-Za-z_][A-Za-z0-9_]*(,[A-Za-z_][A-Za-z0-9_]*)*$ ]] || site_config_die "--log-path-by-env $val: variable names, comma-separated, expected" ;;
+            --jobid-env) key=JOBID
+                [[ $val =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || site_config_die "--jobid-env $val: a variable name expected" ;;
+            --mod-mem) key=MODMEM; [[ $val =~ ^[0-9]+$ ]] || site_config_die "--mod-mem $val: MiB expected" ;;
+            --name-mem) key=NAMEMEM; [[ $val =~ ^[0-9]+$ ]] || site_config_die "--name-mem $val: MiB expected" ;;
+            --log-hints) key=LOGHINTS ;;
+            *) site_config_die "unknown option '$opt' ($usage)" ;;
+        esac
+        site_config_word "$opt" "$val"
+        site_config+="$key $val"$'\n'
+    done
+    # The field holds 4096 bytes with the terminating NUL
+    # (darshan_log::defaults::INSTALLED_CONFIG_CAPACITY).
+    [ "$(printf '%s' "$site_config" | wc -c)" -lt 4096 ] || site_config_die "the settings take more than 4095 bytes"
+}
+
+# Writes the lines after the marker in FILE, which must hold it once.
+site_config_write() {
+    local file=$1 at
+    at=$(grep -obUaF 'darshan-rs:installed-config---->' "$file" | cut -d: -f1)
+    [ "$(printf '%s' "$at" | grep -c .)" = 1 ] || site_config_die "$file: the installed configuration's field is not there once"
+    printf '%s\0' "$site_config" | dd of="$file" bs=1 seek=$((at + 32)) conv=notrunc status=none
+}
+
+# A copy of the library LIB, with the lines written in, reads them as
+# every process will: what it says of them (a keyword it does not know, a
+# bad value) stops the install before anything is installed, which would
+# otherwise have every process of the site say it.
+site_config_check() {
+    local copy said
+    copy=$(mktemp)
+    cp "$1" "$copy"
+    site_config_write "$copy"
+    said=$(env -i PATH=/usr/bin:/bin LD_PRELOAD="$copy" /bin/true 2>&1 | grep '^darshan: installed config' || true)
+    rm -f "$copy"
+    [ -z "$said" ] || site_config_die "the settings given are not right:"$'\n'"$said"
+}
