@@ -62,12 +62,20 @@ site_config_from_options() {
     [ "$(printf '%s' "$site_config" | wc -c)" -lt 4096 ] || site_config_die "the settings take more than 4095 bytes"
 }
 
-# Writes the lines after the marker in FILE, which must hold it once.
+# The offset of the field after the marker in FILE, which must hold it
+# once.
+site_config_field() {
+    local at
+    at=$(grep -obUaF 'darshan-rs:installed-config---->' "$1" | cut -d: -f1)
+    [ "$(printf '%s' "$at" | grep -c .)" = 1 ] || site_config_die "$1: the installed configuration's field is not there once"
+    echo $((at + 32))
+}
+
+# Writes the lines into FILE's field.
 site_config_write() {
-    local file=$1 at
-    at=$(grep -obUaF 'darshan-rs:installed-config---->' "$file" | cut -d: -f1)
-    [ "$(printf '%s' "$at" | grep -c .)" = 1 ] || site_config_die "$file: the installed configuration's field is not there once"
-    printf '%s\0' "$site_config" | dd of="$file" bs=1 seek=$((at + 32)) conv=notrunc status=none
+    local at
+    at=$(site_config_field "$1") || exit 1
+    printf '%s\0' "$site_config" | dd of="$1" bs=1 seek="$at" conv=notrunc status=none
 }
 
 # A copy of the library LIB, with the lines written in, reads them as
@@ -76,6 +84,7 @@ site_config_write() {
 # otherwise have every process of the site say it.
 site_config_check() {
     local copy said
+    site_config_field "$1" > /dev/null || exit 1
     copy=$(mktemp)
     cp "$1" "$copy"
     site_config_write "$copy"

@@ -180,6 +180,39 @@ fn c_darshans_mmap_epilog_script_merges_a_killed_jobs_files_into_the_installed_t
     assert!(posix.iter().any(|r| names.get(r.id) == Some(first.to_str().unwrap().as_bytes())), "its file's record");
 }
 
+/// A job without MPI (two Slurm tasks) leaves a log per task in the
+/// installed tree; the job epilog, given only the job's id, makes them
+/// one job log there.
+#[test]
+fn the_job_epilog_merges_a_jobs_task_logs_in_the_installed_tree() {
+    let d = scratch("installed-config-job-epilog");
+    let (prefix, tree) = install_with_settings(&d);
+    let day = tree.join(today());
+    std::fs::create_dir_all(&day).unwrap();
+    let exe = compile("job_tasks", &d, &[]);
+    let data = d.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    for rank in 0..2 {
+        let mut task = bare(&exe, &d);
+        task.env("LD_PRELOAD", prefix.join("lib/libdarshan.so")).env("SITE_JOB", "5252").env("SLURM_JOB_ID", "5252");
+        task.env("SLURM_PROCID", rank.to_string()).env("SLURM_NTASKS", "2").env("SLURM_STEP_ID", "0");
+        let out = output(task.arg(&data).arg("-1"));
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    assert_eq!(files(&day).len(), 2, "a log per task");
+    let mut epilog = Command::new(prefix.join("bin/darshan-job-epilog"));
+    epilog
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("SLURM_JOB_ID", "5252")
+        .env("DARSHAN_MMAP_LOGPATH", d.join("mmap"));
+    let out = output(&mut epilog);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let logs = files(&day);
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    assert_eq!(darshan_log::LogFile::open(&logs[0]).unwrap().job.nprocs, 2);
+}
+
 /// The settings are checked before anything is installed, each in one
 /// line: a relative log path (which every process would take from its own
 /// working directory), and a line the runtime would have said was wrong
