@@ -141,6 +141,17 @@ fn overridden_in_c_darshans_order(d: &Path, exe: &Path, lib: &Path) {
     run(&[("DARSHAN_CONFIG_PATH", &cfg), ("DARSHAN_LOGPATH", &dated)], &dated_day, "DARSHAN_LOGPATH");
 }
 
+/// An epilog as Slurm runs it: nothing of the job's environment but its
+/// id (and the node's crash-safe files in `dir`).
+fn epilog(script: &Path, jobid: &str, dir: &Path) -> Command {
+    let mut cmd = Command::new(script);
+    cmd.env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("SLURM_JOB_ID", jobid)
+        .env("DARSHAN_MMAP_LOGPATH", dir.join("mmap"));
+    cmd
+}
+
 /// A job's killed processes leave crash-safe files; the Slurm epilog line
 /// sites have for C Darshan (`$PREFIX/share/darshan-mmap-epilog.sh`, with
 /// only Slurm's SLURM_JOB_ID) turns them into logs in the installed tree.
@@ -161,13 +172,7 @@ fn c_darshans_mmap_epilog_script_merges_a_killed_jobs_files_into_the_installed_t
     child.kill().unwrap();
     child.wait().unwrap();
     assert_eq!(files(&d.join("mmap")).len(), 1, "the killed process's crash-safe file");
-    let mut epilog = Command::new(prefix.join("share/darshan-mmap-epilog.sh"));
-    epilog
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .env("SLURM_JOB_ID", "5151")
-        .env("DARSHAN_MMAP_LOGPATH", d.join("mmap"));
-    let out = output(&mut epilog);
+    let out = output(&mut epilog(&prefix.join("share/darshan-mmap-epilog.sh"), "5151", &d));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(files(&d.join("mmap")).is_empty(), "crash-safe files removed");
     let logs = files(&tree.join(today()));
@@ -200,13 +205,7 @@ fn the_job_epilog_merges_a_jobs_task_logs_in_the_installed_tree() {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     }
     assert_eq!(files(&day).len(), 2, "a log per task");
-    let mut epilog = Command::new(prefix.join("bin/darshan-job-epilog"));
-    epilog
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .env("SLURM_JOB_ID", "5252")
-        .env("DARSHAN_MMAP_LOGPATH", d.join("mmap"));
-    let out = output(&mut epilog);
+    let out = output(&mut epilog(&prefix.join("bin/darshan-job-epilog"), "5252", &d));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let logs = files(&day);
     assert_eq!(logs.len(), 1, "{logs:?}");
