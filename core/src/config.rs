@@ -396,12 +396,7 @@ impl Config {
     fn apply_file(&mut self, text: &str, label: &str, warn: &mut Vec<String>) {
         let mut masks = ModMasks::default();
         for (n, line) in text.lines().enumerate() {
-            let line = line.split('#').next().unwrap_or("").trim();
-            if line.is_empty() {
-                continue;
-            }
-            let mut it = line.split_whitespace();
-            let key = it.next().unwrap_or("");
+            let Some((key, it)) = darshan_log::defaults::config_words(line) else { continue };
             let args: Vec<&str> = it.collect();
             match arity(key) {
                 None => warn.push(format!("{label} line {}: unknown keyword '{}'; skipped", n + 1, quote(key))),

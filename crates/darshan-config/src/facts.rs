@@ -154,17 +154,15 @@ impl Facts {
 }
 
 /// The keyword and first argument of each line of the configuration in
-/// the library at `lib`, as the runtime reads them (`#` starts a comment;
-/// a later line wins); none when nothing was installed.
+/// the library at `lib`, as the runtime reads them (a later line wins);
+/// none when nothing was installed.
 fn installed_config(lib: &Path) -> BTreeMap<String, String> {
     let marker = darshan_log::defaults::INSTALLED_CONFIG_MARKER;
     let Ok(bytes) = std::fs::read(lib) else { return BTreeMap::new() };
     let Some(at) = bytes.windows(marker.len()).position(|w| w == marker) else { return BTreeMap::new() };
     let text = darshan_log::defaults::installed_config(&bytes[at + marker.len()..]).unwrap_or("");
     text.lines()
-        .filter_map(|line| {
-            let mut words = line.split('#').next().unwrap_or("").split_whitespace();
-            Some((words.next()?.to_string(), words.next()?.to_string()))
-        })
+        .filter_map(darshan_log::defaults::config_words)
+        .filter_map(|(key, mut args)| Some((key.to_string(), args.next()?.to_string())))
         .collect()
 }

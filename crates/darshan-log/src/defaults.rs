@@ -1,7 +1,7 @@
 //! The runtime's documented defaults that tools print as well as the
-//! runtime uses (`darshan-config --mod-mem`, `--jobid-env`, ...): kept in
-//! the format crate, below both, so that a tool reads them without
-//! depending on the runtime's core.
+//! runtime uses (`darshan-config --mod-mem`, `--jobid-env`, ...), and the
+//! configuration lines both read: kept in the format crate, below both,
+//! so that a tool reads them without depending on the runtime's core.
 
 /// DARSHAN_MODMEM and DARSHAN_NAMEMEM when not set (bytes).
 pub const DEF_MOD_MEM: usize = 4 << 20;
@@ -23,8 +23,20 @@ pub const JOBID_ENVS: [&str; 5] = ["SLURM_JOB_ID", "PBS_JOBID", "COBALT_JOBID", 
 /// install.sh writes the lines there, NUL-terminated, in the installed
 /// libdarshan.so and libdarshan.a, and darshan-config reads them back
 /// from the installed library.
+/// The runtime's crates (this one among them) must hold the marker only
+/// in that field: install.sh refuses a library or archive that holds it
+/// twice, and a function here searching for it would put a second copy in
+/// libdarshan.a (darshan-config, a tool, does the search).
 pub const INSTALLED_CONFIG_MARKER: [u8; 32] = *b"darshan-rs:installed-config---->";
 pub const INSTALLED_CONFIG_CAPACITY: usize = 4096;
+
+/// One line of a configuration (a file, or the installed lines): its
+/// keyword and arguments, `#` starting a comment; none for a line with
+/// nothing else.
+pub fn config_words(line: &str) -> Option<(&str, std::str::SplitWhitespace<'_>)> {
+    let mut words = line.split('#').next().unwrap_or("").split_whitespace();
+    Some((words.next()?, words))
+}
 
 /// The lines in the bytes that follow the marker: up to the first NUL
 /// within the field; none when empty, unterminated or not UTF-8.
@@ -41,3 +53,23 @@ pub fn installed_config(after_marker: &[u8]) -> Option<&str> {
 /// the configuration's LOGPATH_BYENV names none (C Darshan's
 /// `--with-log-path-by-env`, as this runtime has always been built).
 pub const LOG_PATH_ENVS: &str = "DARSHAN_LOGPATH";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What install.sh writes after the marker (the lines, a NUL) is what
+    /// is read back; the field as built, zeros, reads as none.
+    #[test]
+    fn the_installed_lines_are_read_up_to_the_nul() {
+        let mut field = vec![0u8; INSTALLED_CONFIG_CAPACITY + 16];
+        assert_eq!(installed_config(&field), None, "as built: zeros");
+        field[..14].copy_from_slice(b"LOGPATH /logs\n");
+        assert_eq!(installed_config(&field), Some("LOGPATH /logs\n"));
+        field[..INSTALLED_CONFIG_CAPACITY].fill(b'x');
+        assert_eq!(installed_config(&field), None, "no NUL within the field");
+        let words = |l| config_words(l).map(|(k, a)| (k, a.collect::<Vec<_>>()));
+        assert_eq!(words("  JOBID  SLURM_JOB_ID # site"), Some(("JOBID", vec!["SLURM_JOB_ID"])));
+        assert_eq!(words("# only a comment"), None);
+    }
+}
