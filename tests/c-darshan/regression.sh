@@ -42,17 +42,23 @@ run_platform() {
         OMPI_MCA_rmaps_base_oversubscribe=1 \
         timeout 1200 "$w/c/darshan-test/regression/run-all.sh" "$w/prefix" "$w/tmp-$1-$2" "$2" > "$w/$1-$2.log" 2>&1
 }
-# stdio-test.c races with itself: every rank fopens the file "w+", rank 0
-# writes 6 bytes and reads them back, and no barrier keeps the other
-# ranks' truncation after the read. When a rank's fopen lands between
-# rank 0's write and read, rank 0 reads nothing and the case fails on
-# STDIO_BYTES_READ, with or without Darshan; the file it leaves, shorter
-# than the 6 bytes written, shows it. Only such a failure is run again.
-stdio_test_raced() {
-    local log=$w/$1-$2.log data=$w/tmp-$1-$2/stdio-test.tmp.dat
-    [ "$(grep -c '^Error: failed to execute test case' "$log")" = 1 ] &&
-        grep -q '^Error: failed to execute test case .*/stdio-test.sh$' "$log" &&
-        [ -f "$data" ] && [ "$(stat -c %s "$data")" -lt 6 ]
+# Two of the suite's programs race with themselves: every rank fopens the
+# same file "w+", rank 0 writes to it and reads back what it wrote, and no
+# barrier keeps the other ranks' truncation after the read. When a rank's
+# fopen lands between rank 0's write and its read, rank 0 reads nothing
+# and the case fails on STDIO_BYTES_READ, with or without Darshan (79 of
+# 100 runs of stdio-test without it left the file short); the file, left
+# shorter than what rank 0 wrote, shows it. Only such a failure is run
+# again. The cases and what rank 0 writes: stdio-test.c "hello" and its
+# NUL; fprintf-fscanf-test.c "a number: 12345".
+declare -A written=([stdio-test]=6 [fprintf-fscanf-test]=15)
+raced() {
+    local log=$w/$1-$2.log failed case
+    failed=$(sed -n 's|^Error: failed to execute test case .*/\(.*\)\.sh$|\1|p' "$log")
+    [ "$(printf '%s\n' "$failed" | grep -c .)" = 1 ] || return 1
+    case=$failed
+    [ -n "${written[$case]:-}" ] && [ -f "$w/tmp-$1-$2/$case.tmp.dat" ] &&
+        [ "$(stat -c %s "$w/tmp-$1-$2/$case.tmp.dat")" -lt "${written[$case]}" ]
 }
 fails=0
 # MPI, platform
@@ -61,8 +67,8 @@ for run in "mpich workstation-ld-preload" "openmpi workstation-ld-preload" "mpic
     log=$w/$1-$2.log
     again= status=0
     run_platform "$1" "$2" || status=$?
-    if [ $status != 0 ] && stdio_test_raced "$1" "$2"; then
-        again=" (run again: stdio-test's ranks truncated the file rank 0 read back)"
+    if [ $status != 0 ] && raced "$1" "$2"; then
+        again=" (run again: a test program's ranks truncated the file its rank 0 read back)"
         cp "$log" "$log.raced"
         status=0
         run_platform "$1" "$2" || status=$?
