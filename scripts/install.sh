@@ -25,7 +25,9 @@
 # Site settings after PREFIX (scripts/site-config.sh), as C Darshan's
 # configure options: --log-path DIR (the dated log tree, --with-log-path),
 # --log-path-by-env VARS, --jobid-env VAR, --mod-mem MIB, --name-mem MIB,
-# --log-hints HINTS, --config FILE. They are written into the installed
+# --log-hints HINTS, --username-env VAR, --group-readable-logs (logs 0440),
+# --config FILE; C's spellings (--with-log-path=DIR, --enable-group-
+# readable-logs) too. They are written into the installed
 # libdarshan.so and libdarshan.a, so that every process, a statically
 # linked one too, has them with nothing in its environment; a config file
 # (DARSHAN_CONFIG_PATH) and the environment override them.
@@ -33,7 +35,7 @@
 # darshan-mk-log-dirs and darshan-mmap-epilog take the log tree when not
 # told.
 set -euo pipefail
-usage="usage: install.sh BUILD_DIR PREFIX [--log-path DIR] [--log-path-by-env VARS] [--jobid-env VAR] [--mod-mem MIB] [--name-mem MIB] [--log-hints HINTS] [--config FILE]"
+usage="usage: install.sh BUILD_DIR PREFIX [--log-path DIR] [--log-path-by-env VARS] [--jobid-env VAR] [--mod-mem MIB] [--name-mem MIB] [--log-hints HINTS] [--username-env VAR] [--group-readable-logs] [--config FILE]"
 build=${1:?$usage}
 prefix=${2:?$usage}
 shift 2

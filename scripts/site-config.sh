@@ -12,8 +12,13 @@
 #   --mod-mem MIB             MODMEM MIB          (--with-mod-mem)
 #   --name-mem MIB            NAMEMEM MIB         (--with-name-mem)
 #   --log-hints HINTS         LOGHINTS HINTS      (--with-log-hints)
+#   --username-env VAR        USERNAME_ENV VAR    (--with-username-env)
+#   --group-readable-logs     GROUP_READABLE_LOGS (--enable-group-readable-logs)
 #   --config FILE             FILE's lines as they are (any keyword of
 #                             docs/runtime.md's configuration file)
+#
+# C's own spellings work too (--with-log-path=DIR, --enable-group-
+# readable-logs ...), so that a site's configure line carries over.
 
 site_config_die() {
     echo "install.sh: $*" >&2
@@ -35,6 +40,13 @@ site_config_from_options() {
         opt=$1
         shift
         case $opt in
+            --with-*) opt=--${opt#--with-} ;;
+            --enable-*) opt=--${opt#--enable-} ;;
+        esac
+        case $opt in
+            --group-readable-logs)
+                site_config+="GROUP_READABLE_LOGS"$'\n'
+                continue ;;
             --*=*) val=${opt#*=} opt=${opt%%=*} ;;
             --*) [ $# -gt 0 ] || site_config_die "$opt: a value expected"; val=$1; shift ;;
             *) site_config_die "unknown argument '$opt' ($usage)" ;;
@@ -52,6 +64,8 @@ site_config_from_options() {
             --mod-mem) key=MODMEM; [[ $val =~ ^[0-9]+$ ]] || site_config_die "--mod-mem $val: MiB expected" ;;
             --name-mem) key=NAMEMEM; [[ $val =~ ^[0-9]+$ ]] || site_config_die "--name-mem $val: MiB expected" ;;
             --log-hints) key=LOGHINTS ;;
+            --username-env) key=USERNAME_ENV
+                [[ $val =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || site_config_die "--username-env $val: a variable name expected" ;;
             *) site_config_die "unknown option '$opt' ($usage)" ;;
         esac
         site_config_word "$opt" "$val"

@@ -78,6 +78,16 @@ pub struct Config {
     /// can (which takes a /tmp crash-safe file with it too), and two
     /// fsyncs cost every short process milliseconds.
     pub log_fsync: bool,
+    /// config GROUP_READABLE_LOGS (given at install, as C's
+    /// `--enable-group-readable-logs`): logs are published 0440, so that
+    /// the owner's group (a centre's analysis group) can read them; 0400
+    /// without.
+    pub group_readable_logs: bool,
+    /// config USERNAME_ENV (given at install, as C's
+    /// `--with-username-env`): the variable that names the user in log
+    /// names, before LOGNAME (where LOGNAME is not the job's user, as in
+    /// some batch systems' environments).
+    pub username_env: Option<String>,
     pub jobid_env: Option<String>,
     /// A non-MPI process's rank, job size and job key from its launcher's
     /// environment (crate::launcher); read here, once, with the rest.
@@ -132,6 +142,8 @@ impl Default for Config {
             mmap_log_path: "/tmp".into(),
             mmap_logs: true,
             log_fsync: false,
+            group_readable_logs: false,
+            username_env: None,
             jobid_env: None,
             launch: Default::default(),
             log_hints: DEF_LOG_HINTS.into(),
@@ -344,6 +356,7 @@ fn arity(key: &str) -> Option<usize> {
         | "LOGHINTS"
         | "LOGPATH"
         | "LOGPATH_BYENV"
+        | "USERNAME_ENV"
         | "MMAP_LOGPATH"
         | "APP_EXCLUDE"
         | "APP_INCLUDE"
@@ -354,7 +367,7 @@ fn arity(key: &str) -> Option<usize> {
         | "DXT_SMALL_IO_TRIGGER"
         | "DXT_UNALIGNED_IO_TRIGGER" => 1,
         "MAX_RECORDS" | "NAME_EXCLUDE" | "NAME_INCLUDE" => 2,
-        "DXT_THREAD_ID" | "DUMP_CONFIG" | "INTERNAL_TIMING" | "DISABLE_SHARED_REDUCTION" => 0,
+        "DXT_THREAD_ID" | "GROUP_READABLE_LOGS" | "DUMP_CONFIG" | "INTERNAL_TIMING" | "DISABLE_SHARED_REDUCTION" => 0,
         _ => return None,
     })
 }
@@ -391,6 +404,16 @@ impl Config {
         (c, warn)
     }
 
+    /// The mode a published log gets: 0400, or 0440 with
+    /// GROUP_READABLE_LOGS.
+    pub fn log_mode(&self) -> u32 {
+        if self.group_readable_logs {
+            0o440
+        } else {
+            0o400
+        }
+    }
+
     /// The lines of a configuration (`label`: where they come from, for
     /// the warnings).
     fn apply_file(&mut self, text: &str, label: &str, warn: &mut Vec<String>) {
@@ -425,6 +448,8 @@ impl Config {
             "LOGHINTS" => self.log_hints = args[0].into(),
             "LOGPATH" => self.log_path_dated = Some(args[0].into()),
             "LOGPATH_BYENV" => self.log_path_envs = Some(args[0].into()),
+            "USERNAME_ENV" => self.username_env = Some(args[0].into()),
+            "GROUP_READABLE_LOGS" => self.group_readable_logs = true,
             "MMAP_LOGPATH" => self.mmap_log_path = args[0].into(),
             "APP_EXCLUDE" => self.app_exclude.extend(regexes(args[0], what, warn)),
             "APP_INCLUDE" => self.app_include.extend(regexes(args[0], what, warn)),

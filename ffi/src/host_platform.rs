@@ -80,8 +80,8 @@ impl Platform for Host {
     fn own_io_end(&self, saved: i32) {
         LIBC.own_io_end(saved)
     }
-    fn open_unnamed(&self, dir: &str) -> Option<Box<dyn darshan_core::platform::UnnamedLog>> {
-        LIBC.open_unnamed(dir)
+    fn open_unnamed(&self, dir: &str, mode: u32) -> Option<Box<dyn darshan_core::platform::UnnamedLog>> {
+        LIBC.open_unnamed(dir, mode)
     }
     fn ticks_per_sec_now(&self) -> f64 {
         crate::clock::ticks_per_sec_now()

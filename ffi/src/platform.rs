@@ -76,7 +76,7 @@ impl Platform for Libc {
         String::from_utf8_lossy(&buf[..n]).into_owned()
     }
 
-    fn open_unnamed(&self, dir: &str) -> Option<Box<dyn UnnamedLog>> {
+    fn open_unnamed(&self, dir: &str, mode: u32) -> Option<Box<dyn UnnamedLog>> {
         let cdir = CString::new(dir).ok()?;
         let open = crate::real::open64()?;
         // SAFETY: NUL-terminated directory path; O_TMPFILE makes an
@@ -89,10 +89,11 @@ impl Platform for Libc {
         if fd < 0 {
             return None;
         }
-        // 0400 whatever the program's umask, as Darshan's logs are (under
+        // The log's mode (0400, or 0440 with group-readable logs)
+        // whatever the program's umask, as Darshan's logs are (under
         // umask 0777 the log was 0000: its owner could not read it).
         // SAFETY: `fd` is the descriptor just opened.
-        unsafe { libc::fchmod(fd, 0o400) };
+        unsafe { libc::fchmod(fd, mode as libc::mode_t) };
         Some(Box::new(Unnamed { fd }))
     }
 

@@ -5,7 +5,10 @@
 //! the job id from VAR; a config file and the environment override them,
 //! in C's order; darshan-config answers them; C Darshan's own script names
 //! (bin/darshan-mk-log-dirs.pl, share/darshan-mmap-epilog.sh) take the
-//! log tree. Every program runs with a time limit.
+//! log tree; with `--enable-group-readable-logs` and
+//! `--with-username-env VAR` (C's spellings) every log, the epilogs'
+//! too, is 0440 and named after VAR's user. Every program runs with a
+//! time limit.
 
 mod common;
 
@@ -17,7 +20,8 @@ use common::{compile, files, output, scratch, start_ready};
 
 /// A tree installed in `dir` with the site's settings: the log tree
 /// `<dir>/site-logs`, a flat directory from SITE_LOG_DIR, the job id from
-/// SITE_JOB, and a configuration file's line (no heat maps).
+/// SITE_JOB, the user's name from SITE_USER, logs readable by the group,
+/// and a configuration file's line (no heat maps).
 fn install_with_settings(dir: &Path) -> (PathBuf, PathBuf) {
     let prefix = dir.join("prefix");
     let tree = dir.join("site-logs");
@@ -31,22 +35,41 @@ fn install_with_settings(dir: &Path) -> (PathBuf, PathBuf) {
             .arg(&prefix)
             .arg("--log-path")
             .arg(&tree)
-            .args(["--log-path-by-env", "SITE_LOG_DIR", "--jobid-env=SITE_JOB", "--mod-mem", "8", "--config"])
+            .args(["--log-path-by-env", "SITE_LOG_DIR", "--jobid-env=SITE_JOB", "--mod-mem", "8"])
+            .args(["--enable-group-readable-logs", "--with-username-env=SITE_USER", "--config"])
             .arg(&conf),
     );
     assert!(out.status.success(), "install.sh: {}", String::from_utf8_lossy(&out.stderr));
     (prefix, tree)
 }
 
+/// The site's name for the job's user (SITE_USER), and what C Darshan
+/// names the logs after: its first 8 bytes (a `cuserid` buffer), not
+/// LOGNAME.
+const SITE_USER: &str = "jdoe-at-site";
+const LOG_USER: &str = "jdoe-at-";
+
 /// A command with nothing of Darshan's in its environment but what a
-/// non-MPI process needs to be recorded (crash-safe files in `dir`).
+/// non-MPI process needs to be recorded (crash-safe files in `dir`), and
+/// a LOGNAME that is not the site's user name.
 fn bare(exe: &Path, dir: &Path) -> Command {
     let mut c = Command::new(exe);
     for k in ["DARSHAN_LOGPATH", "DARSHAN_LOGFILE", "DARSHAN_CONFIG_PATH", "LD_PRELOAD", "SLURM_JOB_ID", "SITE_JOB"] {
         c.env_remove(k);
     }
     c.env("DARSHAN_ENABLE_NONMPI", "1").env("DARSHAN_MMAP_LOGPATH", dir.join("mmap"));
+    c.env("SITE_USER", SITE_USER).env("LOGNAME", "batchlogin");
     c
+}
+
+/// A log as the installed settings make it: readable by its owner's
+/// group (0440, as C's --enable-group-readable-logs chmods it) and named
+/// after SITE_USER's user.
+fn assert_as_installed(log: &Path, how: &str) {
+    let mode = std::fs::metadata(log).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o440, "{how}: {} is {mode:o}", log.display());
+    let name = log.file_name().unwrap().to_string_lossy();
+    assert!(name.starts_with(&format!("{LOG_USER}_")), "{how}: {name} named after SITE_USER's first 8 bytes");
 }
 
 /// YYYY/M/D of today, as `date` prints it.
@@ -64,6 +87,7 @@ fn run_api_mix_into(cmd: &mut Command, data: &Path, day: &Path, jobid: i64, how:
     assert!(out.status.success(), "{how}: {}", String::from_utf8_lossy(&out.stderr));
     let logs = files(day);
     assert_eq!(logs.len(), 1, "{how}: one log in {}: {logs:?}", day.display());
+    assert_as_installed(&logs[0], how);
     common::api_mix::check(&common::mpi::read(&logs[0]), data, how);
     let log = darshan_log::LogFile::open(&logs[0]).unwrap();
     assert_eq!(log.job.jobid, jobid, "{how}");
@@ -82,8 +106,11 @@ fn settings_given_at_install_are_every_processs_defaults_as_c_darshans_configure
         [answer("--log-path-by-env"), answer("--jobid-env"), answer("--mod-mem")],
         ["SITE_LOG_DIR", "SITE_JOB", "8"]
     );
+    assert_eq!([answer("--group-readable-logs"), answer("--username-env")], ["yes", "SITE_USER"]);
     let all = String::from_utf8_lossy(&config("--all").stdout).into_owned();
     assert!(all.contains(&format!("  --log-path        -> {}\n", tree.display())), "{all}");
+    assert!(all.contains("  --group-readable-logs   -> yes\n"), "{all}");
+    assert!(all.contains("  --username-env    -> SITE_USER\n"), "{all}");
     // C's name, without an argument: the installed tree's days, shared.
     let made = output(&mut bare(&prefix.join("bin/darshan-mk-log-dirs.pl"), &d));
     assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
@@ -177,6 +204,7 @@ fn c_darshans_mmap_epilog_script_merges_a_killed_jobs_files_into_the_installed_t
     assert!(files(&d.join("mmap")).is_empty(), "crash-safe files removed");
     let logs = files(&tree.join(today()));
     assert_eq!(logs.len(), 1, "{logs:?}");
+    assert_as_installed(&logs[0], "darshan-mmap-epilog.sh");
     let log = darshan_log::LogFile::open(&logs[0]).unwrap();
     assert_eq!(log.job.jobid, 5151);
     let names = log.names().unwrap();
@@ -209,6 +237,7 @@ fn the_job_epilog_merges_a_jobs_task_logs_in_the_installed_tree() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let logs = files(&day);
     assert_eq!(logs.len(), 1, "{logs:?}");
+    assert_as_installed(&logs[0], "darshan-job-epilog");
     assert_eq!(darshan_log::LogFile::open(&logs[0]).unwrap().job.nprocs, 2);
 }
 

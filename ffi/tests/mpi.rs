@@ -20,6 +20,7 @@ on_both_mpis!(
     an_excluded_rank_records_nothing_but_takes_part_in_the_shutdown,
     log_hints_are_kept_in_the_job_record_and_the_log_still_written,
     a_log_too_large_to_gather_is_written_through_mpi_io_with_the_same_records,
+    group_readable_logs_and_the_sites_user_name_reach_an_mpi_jobs_log_either_way_it_is_written,
     enable_nonmpi_in_an_mpi_job_still_gives_one_job_log,
     lost_calls_of_every_rank_are_counted_in_the_job_log,
     a_non_mpi_program_does_not_load_libmpi,
@@ -323,6 +324,38 @@ fn a_log_too_large_to_gather_is_written_through_mpi_io_with_the_same_records(mpi
     let data = d.join("data");
     let log = the_log(&mpirun(mpi, &exe, &[data.to_str().unwrap()], &d, &[("DARSHAN_LOG_GATHER_MAX", "0")]));
     check_mpi_mix(&log, &data);
+}
+
+/// A site's GROUP_READABLE_LOGS and USERNAME_ENV (C's
+/// `--enable-group-readable-logs`, `--with-username-env`; given here in a
+/// config file, as install.sh writes them into the library): rank 0
+/// publishes the job's log 0440 and names it after the variable's user
+/// (its first 8 bytes, as C's `cuserid` buffer keeps), whether the log
+/// was gathered onto rank 0 or written through MPI-IO.
+fn group_readable_logs_and_the_sites_user_name_reach_an_mpi_jobs_log_either_way_it_is_written(mpi: Mpi) {
+    use std::os::unix::fs::PermissionsExt;
+    let d = scratch_mpi(mpi, "group-readable");
+    let exe = mpicc(mpi, "mpi_mix", &d);
+    let cfg = d.join("site.conf");
+    std::fs::write(&cfg, "GROUP_READABLE_LOGS\nUSERNAME_ENV SITE_USER\n").unwrap();
+    for gather_max in ["16", "0"] {
+        let data = d.join(format!("data-{gather_max}"));
+        std::fs::create_dir_all(&data).unwrap();
+        let env = [
+            ("DARSHAN_CONFIG_PATH", cfg.to_str().unwrap()),
+            ("DARSHAN_LOG_GATHER_MAX", gather_max),
+            ("SITE_USER", "jdoe-at-site"),
+            ("LOGNAME", "batchlogin"),
+        ];
+        let logs = mpirun(mpi, &exe, &[data.to_str().unwrap()], &d, &env);
+        let log = the_log(&logs);
+        check_mpi_mix(&log, &data);
+        let mode = std::fs::metadata(&logs[0]).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o440, "DARSHAN_LOG_GATHER_MAX={gather_max}: {}", logs[0].display());
+        let name = logs[0].file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.starts_with("jdoe-at-_mpi_mix"), "DARSHAN_LOG_GATHER_MAX={gather_max}: {name}");
+        std::fs::remove_file(&logs[0]).unwrap();
+    }
 }
 
 fn enable_nonmpi_in_an_mpi_job_still_gives_one_job_log(mpi: Mpi) {

@@ -85,6 +85,26 @@ pub fn job_id(var: &dyn Fn(&str) -> Option<String>, jobid_env: Option<&str>, pid
     names.into_iter().find_map(|n| var(n).and_then(parse)).unwrap_or(pid)
 }
 
+/// How many bytes of a user name a log's name keeps: C Darshan copies
+/// the name into a `cuserid` buffer (`L_cuserid`, 9 with glibc, the NUL
+/// included), so `LOGNAME=abcdefghijk` names its logs `abcdefgh_...`.
+pub const USER_NAME_MAX: usize = 8;
+
+/// The user in a log's name, as C Darshan picks it: the value of the
+/// variable given at install (`username_env`, C's `--with-username-env`),
+/// else LOGNAME, else the effective uid; empty values skipped, the name
+/// cut to [`USER_NAME_MAX`] bytes.
+pub fn user_name(var: &dyn Fn(&str) -> Option<std::ffi::OsString>, username_env: Option<&str>, euid: i64) -> String {
+    let named = |n: &str| var(n).filter(|v| !v.is_empty());
+    match username_env.and_then(named).or_else(|| named("LOGNAME")) {
+        Some(v) => {
+            let b = v.as_encoded_bytes();
+            String::from_utf8_lossy(&b[..b.len().min(USER_NAME_MAX)]).into_owned()
+        }
+        None => euid.to_string(),
+    }
+}
+
 /// The executable's short name (argv[0] basename), as `__progname`.
 pub fn exe_short(cmdline: &str) -> String {
     let first = cmdline.split(' ').next().unwrap_or("");
@@ -117,6 +137,24 @@ mod tests {
         assert_eq!(job_id(&env, Some("MYJOB"), 7), 7);
         assert_eq!(job_id(&env, Some("NONE"), 7), 7);
         assert_eq!(exe_short("/tmp/b/posix_small /x 10 "), "posix_small");
+    }
+
+    /// C Darshan named a run with LOGNAME=abcdefghijklmno
+    /// `abcdefgh_cat_id...` (3.5.0's non-MPI build, run here); ours kept
+    /// the whole name. The installed variable comes first; empty values
+    /// are passed over.
+    #[test]
+    fn a_long_user_name_is_cut_to_eight_bytes_as_in_c() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |n: &str| vars.iter().find(|(k, _)| *k == n).map(|(_, v)| std::ffi::OsString::from(v))
+        };
+        let long = env(&[("LOGNAME", "abcdefghijklmno")]);
+        assert_eq!(user_name(&long, None, 7), "abcdefgh");
+        let both = env(&[("LOGNAME", "login"), ("SITE_USER", "jdoe")]);
+        assert_eq!(user_name(&both, Some("SITE_USER"), 7), "jdoe");
+        assert_eq!(user_name(&both, Some("UNSET"), 7), "login");
+        let empty = env(&[("LOGNAME", ""), ("SITE_USER", "")]);
+        assert_eq!(user_name(&empty, Some("SITE_USER"), 7), "7");
     }
 
     /// A FIFO named by TZ (absolute, after ':', or relative to a zone

@@ -124,9 +124,8 @@ pub fn map_job(end: (i64, i64), nprocs: i64, ticks: Option<f64>, mpi: bool, cost
 /// name and the time (rank 0's in an MPI job).
 pub fn mmap_path(cfg: &crate::config::Config, cmdline: &str, pid: i64, rank: i64, logmod: u64) -> String {
     let jobid = job_id(cfg, pid);
-    let user = std::env::var("LOGNAME").ok().filter(|u| !u.is_empty()).unwrap_or_else(|| {
-        runtime::core().shared().map(|s| s.platform.euid().to_string()).unwrap_or_else(|| "0".into())
-    });
+    let euid = runtime::core().shared().map_or(0, |s| s.platform.euid());
+    let user = logname::user_name(&|n: &str| std::env::var_os(n), cfg.username_env.as_deref(), euid);
     format!("{}/{user}_{}_id{jobid}_mmap-log-{logmod}-{rank}.darshan", cfg.mmap_log_path, logname::exe_short(cmdline))
 }
 
@@ -158,8 +157,7 @@ pub(crate) fn log_paths(jobid: i64, start_sec: i64) -> Result<(String, String), 
         (None, Some(d)) => logname::dated_dir(d, start),
         (None, None) => return Err(ShutdownError::NoLogPath),
     };
-    let user =
-        std::env::var("LOGNAME").ok().filter(|u| !u.is_empty()).unwrap_or_else(|| sh.platform.euid().to_string());
+    let user = logname::user_name(&|n: &str| std::env::var_os(n), cfg.username_env.as_deref(), sh.platform.euid());
     let (now_s, now_ns) = sh.platform.realtime();
     let usec = (now_s as u64).wrapping_mul(1_000_000).wrapping_add(now_ns as u64 / 1000);
     let host = sh.platform.hostname();
@@ -200,7 +198,8 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     // shutdown it states includes them (a short process's exit is mostly
     // naming and writing its log).
     let paths = log_paths(jobid, t.start.0);
-    let (unnamed, open_s) = timed(|| paths.as_ref().ok().and_then(|(tmp, _)| sh.platform.open_unnamed(&dir_of(tmp))));
+    let (unnamed, open_s) =
+        timed(|| paths.as_ref().ok().and_then(|(tmp, _)| sh.platform.open_unnamed(&dir_of(tmp), sh.config.log_mode())));
     // The job record last: it says what the shutdown cost so far.
     let t_job = Instant::now();
     let cost = runtime::core().cost.cost(regions.calls, t0.elapsed());
@@ -226,13 +225,21 @@ pub fn write_log(secs_per_tick: f64, end: (i64, i64), end_tick: i64) -> Result<O
     let durable = sh.config.log_fsync && crate::store::logmap::has_file();
     // With an unnamed file the name is fixed before the write.
     let path = final_name(&sh.config, &final_base, compress_s + t2.elapsed().as_secs_f64());
-    let write_s = write_and_publish(unnamed, &bytes, durable, &tmp, &path, t2)?;
+    let to = Published { tmp: &tmp, path: &path, mode: sh.config.log_mode() };
+    let write_s = write_and_publish(unnamed, &bytes, durable, to, t2)?;
     crate::store::logmap::remove();
     (timing.log_open, timing.job, timing.names) = (open_s, job_s, regions.names_s);
     (timing.write_log, timing.active, timing.all) =
         (t2.elapsed().as_secs_f64(), regions.active(), t0.elapsed().as_secs_f64());
     timing.split = [finalize_s, 0.0, compress_s, write_s];
     Ok(Outcome { path, timing, records: regions.records, shared: 0 })
+}
+
+/// Where a log goes: its temporary name, its final one and its mode.
+struct Published<'a> {
+    tmp: &'a str,
+    path: &'a str,
+    mode: u32,
 }
 
 /// The log's bytes written into the unnamed file and linked as `path`,
@@ -242,10 +249,10 @@ fn write_and_publish(
     unnamed: Option<Box<dyn crate::store::platform::UnnamedLog>>,
     bytes: &[u8],
     durable: bool,
-    tmp: &str,
-    path: &str,
+    to: Published,
     t2: Instant,
 ) -> Result<f64, ShutdownError> {
+    let Published { tmp, path, mode } = to;
     let linked = match unnamed {
         Some(file) => {
             file.publish(bytes, durable, path).map_err(|e| ShutdownError::Write { path: path.into(), source: e })?
@@ -255,7 +262,7 @@ fn write_and_publish(
     let write_s = t2.elapsed().as_secs_f64();
     if !linked {
         write_new_file(tmp, bytes, durable)?;
-        publish(tmp, path, durable).map_err(|e| ShutdownError::Rename { to: path.into(), source: e })?;
+        publish(tmp, path, mode, durable).map_err(|e| ShutdownError::Rename { to: path.into(), source: e })?;
     } else if durable {
         sync_dir(path);
     }
@@ -298,12 +305,14 @@ pub(crate) fn final_name(cfg: &crate::config::Config, base: &str, secs: f64) -> 
     }
 }
 
-/// A written log under its final name, read-only (0400, as Darshan's),
-/// and with `durable` the rename on disk. Shared by both shutdowns.
-pub(crate) fn publish(tmp: &str, path: &str, durable: bool) -> std::io::Result<()> {
+/// A written log under its final name, read-only (`mode`: 0400, or 0440
+/// with group-readable logs, as Darshan's: a chmod after the rename,
+/// whatever the umask), and with `durable` the rename on disk. Shared by
+/// both shutdowns.
+pub(crate) fn publish(tmp: &str, path: &str, mode: u32, durable: bool) -> std::io::Result<()> {
     std::fs::rename(tmp, path)?;
     use std::os::unix::fs::PermissionsExt;
-    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o400));
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode));
     if durable {
         sync_dir(path);
     }

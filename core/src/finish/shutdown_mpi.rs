@@ -418,14 +418,14 @@ fn write_pieces(comm: &dyn Comm, regions: &Regions, placed: &Placed, tmp: &str) 
     })
 }
 
-/// Rank 0 gives the log its final name (mode 0400, durable with
+/// Rank 0 gives the log its final name (mode 0400 or 0440, durable with
 /// DARSHAN_LOG_FSYNC); only when that is done on every rank's word may
 /// the ranks remove their crash-safe files.
 fn publish(comm: &dyn Comm, sh: &Shared, name: LogName, t_start: Instant) -> Result<String, ShutdownError> {
     let path =
         name.base.map(|base| crate::finish::shutdown::final_name(&sh.config, &base, t_start.elapsed().as_secs_f64()));
     let published = match &path {
-        Some(p) => crate::finish::shutdown::publish(&name.tmp, p, sh.config.log_fsync).is_ok(),
+        Some(p) => crate::finish::shutdown::publish(&name.tmp, p, sh.config.log_mode(), sh.config.log_fsync).is_ok(),
         None => true,
     };
     if all_ok(comm, published) {

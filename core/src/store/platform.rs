@@ -109,13 +109,15 @@ pub trait Platform: Sync {
         0
     }
     fn own_io_end(&self, _saved: i32) {}
-    /// An unnamed file in `dir` (O_TMPFILE, mode 0400) that will become
+    /// An unnamed file in `dir` (O_TMPFILE, `mode`: the log's final one,
+    /// whatever the umask; nobody else can open it before it has a name)
+    /// that will become
     /// the log without its ever having another name: opened before the
     /// log's last region is made, so that the runtime's stated shutdown
     /// cost includes making the file. None where the file system cannot
     /// do it: the caller then writes a named temporary file and renames
     /// it.
-    fn open_unnamed(&self, _dir: &str) -> Option<Box<dyn UnnamedLog>> {
+    fn open_unnamed(&self, _dir: &str, _mode: u32) -> Option<Box<dyn UnnamedLog>> {
         None
     }
 }

@@ -12,6 +12,7 @@ pub use darshan_log::defaults::JOBID_ENVS;
 pub const FEATURES: [(&str, bool); 19] = [
     ("ld-preload", true),
     ("cuserid", false),
+    // As given at install (`feature`).
     ("group-readable-logs", false),
     ("mmap-logs", true),
     ("null-mod", true),
@@ -33,6 +34,18 @@ pub const FEATURES: [(&str, bool); 19] = [
     ("mdhim-mod", false),
     ("ldms-mod", false),
 ];
+
+impl Facts {
+    /// Whether the feature `name` is on, `built` as FEATURES says, but
+    /// group-readable logs as given at install (GROUP_READABLE_LOGS in the
+    /// installed configuration, install.sh --group-readable-logs).
+    pub fn feature(&self, name: &str, built: bool) -> bool {
+        match name {
+            "group-readable-logs" => self.installed("GROUP_READABLE_LOGS").is_some(),
+            _ => built,
+        }
+    }
+}
 
 /// _exit is wrapped: a non-MPI process that leaves through it still
 /// writes its log.
@@ -153,9 +166,10 @@ impl Facts {
     }
 }
 
-/// The keyword and first argument of each line of the configuration in
-/// the library at `lib`, as the runtime reads them (a later line wins);
-/// none when nothing was installed.
+/// The keyword and first argument (empty for a keyword without one, as
+/// GROUP_READABLE_LOGS) of each line of the configuration in the library
+/// at `lib`, as the runtime reads them (a later line wins); none when
+/// nothing was installed.
 fn installed_config(lib: &Path) -> BTreeMap<String, String> {
     let marker = darshan_log::defaults::INSTALLED_CONFIG_MARKER;
     let Ok(bytes) = std::fs::read(lib) else { return BTreeMap::new() };
@@ -163,6 +177,6 @@ fn installed_config(lib: &Path) -> BTreeMap<String, String> {
     let text = darshan_log::defaults::installed_config(&bytes[at + marker.len()..]).unwrap_or("");
     text.lines()
         .filter_map(darshan_log::defaults::config_words)
-        .filter_map(|(key, mut args)| Some((key.to_string(), args.next()?.to_string())))
+        .map(|(key, mut args)| (key.to_string(), args.next().unwrap_or_default().to_string()))
         .collect()
 }

@@ -96,7 +96,7 @@ fn answer(f: &Facts, opt: &str) -> Answer {
         "--mem-align" => Line(installed_or(f, "MEM_ALIGNMENT", || defaults::DEF_MEM_ALIGN.to_string())),
         "--log-hints" => Line(installed_or(f, "LOGHINTS", || defaults::DEF_LOG_HINTS.into())),
         "--jobid-env" => Line(installed_or(f, "JOBID", || facts::JOBID_ENVS.join(","))),
-        "--username-env" => Line(String::new()),
+        "--username-env" => Line(installed_or(f, "USERNAME_ENV", String::new)),
         "--mod-mem" => Line(installed_or(f, "MODMEM", || (defaults::DEF_MOD_MEM >> 20).to_string())),
         // The C tool answers --with-name-mem (its own typo); both work here.
         "--name-mem" | "--with-name-mem" => {
@@ -106,7 +106,7 @@ fn answer(f: &Facts, opt: &str) -> Answer {
         "--rdtscp" => Line(String::new()),
         "--exit-wrapper" => yes_no(facts::EXIT_WRAPPER),
         other => match facts::FEATURES.iter().find(|(name, _)| *name == other.trim_start_matches("--")) {
-            Some(&(_, on)) => yes_no(on),
+            Some(&(name, on)) => yes_no(f.feature(name, on)),
             None => Usage(1),
         },
     }
@@ -124,7 +124,7 @@ fn all(f: &Facts) -> String {
     let v = f.version();
     let mut s = format!("\nThis {v} was built with the following features:\n\n");
     for (name, on) in facts::FEATURES {
-        s += &format!("  {:<24}-> {}\n", format!("--{name}"), if on { "yes" } else { "no" });
+        s += &format!("  {:<24}-> {}\n", format!("--{name}"), if f.feature(name, on) { "yes" } else { "no" });
         if name == "ldms-mod" {
             s += &format!("  {:<24}-> no\n", "--rdtscp");
             s += &format!("  {:<24}-> {}\n", "--exit-wrapper", if facts::EXIT_WRAPPER { "yes" } else { "no" });

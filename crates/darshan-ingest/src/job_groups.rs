@@ -79,7 +79,7 @@ pub fn group(paths: Vec<PathBuf>, known_jobs: &HashSet<String>, tmp: &Path) -> G
         let Some(first) = first_process(&procs) else { continue };
         let target = tmp.join(job_log_name(&first.path, &first.job, &key));
         let paths: Vec<PathBuf> = procs.iter().map(|p| p.path.clone()).collect();
-        match merge_job(procs, &key, &target, &JobOptions { job_end_time: None }) {
+        match merge_job(procs, &key, &target, &JobOptions::default()) {
             Ok(_) => {
                 out.ingest.push(target);
                 out.absorbed.extend(paths);

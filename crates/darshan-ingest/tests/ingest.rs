@@ -454,7 +454,7 @@ fn a_job_without_mpi_is_one_job_whether_or_not_its_logs_were_merged() {
         jobs.remove(key).unwrap(),
         key,
         &job_log,
-        &darshan_util::job_merge::JobOptions { job_end_time: None },
+        &darshan_util::job_merge::JobOptions::default(),
     )
     .unwrap();
     let db = d.join("merged.db");

@@ -32,7 +32,7 @@ fn dlio_job_log() -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("dlio_job.darshan");
-    merge_job(procs, &key, &out, &JobOptions { job_end_time: None }).unwrap();
+    merge_job(procs, &key, &out, &JobOptions::default()).unwrap();
     out
 }
 

@@ -37,7 +37,7 @@ pub fn make_job_log(dir: &Path, logs: &[PathBuf], killed: &[PathBuf], key: &str)
     }
     let first = first_process(&procs).context("no process")?;
     let out = dir.join(job_log_name(&first.path, &first.job, key));
-    merge_job(procs, key, &out, &JobOptions { job_end_time: None }).context("merging the processes' logs")?;
+    merge_job(procs, key, &out, &JobOptions::default()).context("merging the processes' logs")?;
     Ok(Some(out))
 }
 

@@ -28,9 +28,12 @@ use crate::job_inputs::ProcessLog;
 use crate::job_words::{combine_and_reduce, Flat};
 use crate::merge::MergeError;
 
+#[derive(Default)]
 pub struct JobOptions {
     /// End time to record (seconds since the epoch), else the inputs'.
     pub job_end_time: Option<i64>,
+    /// The job log 0440 (crate::merge::Options::group_readable).
+    pub group_readable: bool,
 }
 
 /// What the merge made.
@@ -298,7 +301,7 @@ pub fn merge_job(procs: Vec<ProcessLog>, key: &str, out: &Path, opt: &JobOptions
         costs.extend(process_cost(p, &log)?);
     }
     let mut done = JobMerged { processes: plan.procs.len(), nprocs: plan.nprocs, ..Default::default() };
-    crate::merge::write_new_log(out, |w, werr| {
+    crate::merge::write_new_log(out, crate::merge::log_mode(opt.group_readable), |w, werr| {
         w.write_job(&job_record(&plan, key, &costs)).map_err(werr)?;
         w.write_names(&names).map_err(werr)?;
         drop(names);

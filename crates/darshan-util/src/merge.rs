@@ -13,8 +13,14 @@ use darshan_log::modules::*;
 use darshan_log::record::Extra;
 use darshan_log::{Compression, Job, LogFile, LogWriter, NameTable, Record};
 
+#[derive(Default)]
 pub struct Options {
     pub shared_redux: bool,
+    /// The log 0440, not 0400 (`--group-readable`): a site whose runtime
+    /// is installed with group-readable logs (C's
+    /// `--enable-group-readable-logs`) has its recovered and job logs
+    /// readable by the same group.
+    pub group_readable: bool,
     /// End time (seconds since the epoch) to record; else the latest end
     /// any input knows, else the inputs' last modification.
     pub job_end_time: Option<i64>,
@@ -289,7 +295,7 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
     let partial = inputs.iter().fold(0, |p, i| p | i.partial_flag);
     let nranks = inputs.iter().map(|i| i.rank).filter(|r| *r >= 0).collect::<std::collections::HashSet<_>>().len();
     let job = merged_job(&inputs, opt, &costs);
-    write_new_log(out, |w, werr| {
+    write_new_log(out, log_mode(opt.group_readable), |w, werr| {
         w.write_job(&job).map_err(werr)?;
         w.write_names(&names).map_err(werr)?;
         drop(names);
@@ -459,14 +465,26 @@ fn merged_job(inputs: &[Input], opt: &Options, costs: &[darshan_log::cost::Cost]
 /// The log writer a merge fills.
 pub type NewLogWriter = LogWriter<std::io::BufWriter<std::fs::File>>;
 
+/// A merged log's mode: read-only for its owner (0400) like the
+/// runtime's logs and C's darshan_log_create, and for the owner's group
+/// too (0440) when asked for, as the runtime's with group-readable logs.
+pub fn log_mode(group_readable: bool) -> u32 {
+    if group_readable {
+        0o440
+    } else {
+        0o400
+    }
+}
+
 /// Writes the log `out` as a new file (darshan_log::safe_fs::NewFile:
 /// never through a link planted at its name, never over a file already
-/// there), read-only (0400) like the runtime's logs and C's
-/// darshan_log_create, durable with its directory entry before this
-/// returns: only then may a merge's inputs be removed. `fill` writes
-/// job, names and modules; it is handed how to report a write error.
+/// there), read-only (`mode`, given on its descriptor), durable with its
+/// directory entry before this returns: only then may a merge's inputs
+/// be removed. `fill` writes job, names and modules; it is handed how to
+/// report a write error.
 pub fn write_new_log<T>(
     out: &Path,
+    mode: u32,
     fill: impl FnOnce(&mut NewLogWriter, &dyn Fn(darshan_log::LogError) -> MergeError) -> Result<T, MergeError>,
 ) -> Result<T, MergeError> {
     let (new, file) = darshan_log::safe_fs::NewFile::create(out).map_err(|e| MergeError::Io {
@@ -481,7 +499,7 @@ pub fn write_new_log<T>(
     let f = w.finish().map_err(werr)?;
     let f =
         f.into_inner().map_err(|e| MergeError::Io { what: "writing", path: tmp.clone(), source: e.into_error() })?;
-    new.publish(f, 0o400).map_err(|e| MergeError::Io { what: "cannot publish", path: out.to_path_buf(), source: e })?;
+    new.publish(f, mode).map_err(|e| MergeError::Io { what: "cannot publish", path: out.to_path_buf(), source: e })?;
     Ok(done)
 }
 

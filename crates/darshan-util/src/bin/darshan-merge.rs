@@ -26,7 +26,7 @@ type Jobs = std::collections::BTreeMap<String, Vec<darshan_util::job_inputs::Pro
 
 /// `--job`: the inputs grouped by job; one job log per job (into
 /// `--output` when there is one job, or `--output-dir`). Exit status.
-fn merge_jobs(inputs: &[PathBuf], out: Option<PathBuf>, a: JobArgs, end: Option<i64>) -> i32 {
+fn merge_jobs(inputs: &[PathBuf], out: Option<PathBuf>, a: JobArgs, opt: &Options) -> i32 {
     if inputs.is_empty() || out.is_some() == a.out_dir.is_some() {
         usage();
     }
@@ -62,7 +62,8 @@ fn merge_jobs(inputs: &[PathBuf], out: Option<PathBuf>, a: JobArgs, end: Option<
             }
             (None, None) => unreachable!("checked above"),
         };
-        if !merge_one_job(procs, &key, &target, end) {
+        let job_opt = JobOptions { job_end_time: opt.job_end_time, group_readable: opt.group_readable };
+        if !merge_one_job(procs, &key, &target, &job_opt) {
             status = 1;
         } else if a.remove {
             for p in paths.iter().filter(|p| **p != target) {
@@ -121,9 +122,9 @@ fn merge_one_job(
     procs: Vec<darshan_util::job_inputs::ProcessLog>,
     key: &str,
     target: &std::path::Path,
-    end: Option<i64>,
+    opt: &JobOptions,
 ) -> bool {
-    match merge_job(procs, key, target, &JobOptions { job_end_time: end }) {
+    match merge_job(procs, key, target, opt) {
         Ok(m) => {
             darshan_util::say!(
                 "darshan-merge: job {}: {} logs, nprocs {}, {} records ({} shared) -> {}",
@@ -151,6 +152,7 @@ fn usage() -> ! {
     darshan_util::say!("       --shared-redux          Reduce the records every rank has into one record.");
     darshan_util::say!("       --job-end-time <secs>   Job end time (seconds since the epoch) to record.");
     darshan_util::say!("       --dir <d> --jobid <id>  Take every crash-safe log of job <id> found in <d>.");
+    darshan_util::say!("       --group-readable        The log readable by its owner's group too (0440).");
     darshan_util::say!("       darshan-merge --job [options] <log or directory> ...");
     darshan_util::say!("       Merges the per-process logs of a job without MPI (and its killed");
     darshan_util::say!("       processes' crash-safe files) into the job's log: ranks from the");
@@ -162,7 +164,8 @@ fn usage() -> ! {
     std::process::exit(1);
 }
 
-/// darshan-merge 3.5.0's options, and ours (--dir, --jobid).
+/// darshan-merge 3.5.0's options, and ours (--dir, --jobid, --job...,
+/// --group-readable).
 const OPTS: &[LongOpt] = &[
     LongOpt { name: "output", takes_value: true },
     LongOpt { name: "shared-redux", takes_value: false },
@@ -175,6 +178,7 @@ const OPTS: &[LongOpt] = &[
     LongOpt { name: "job-key", takes_value: true },
     LongOpt { name: "output-dir", takes_value: true },
     LongOpt { name: "remove-inputs", takes_value: false },
+    LongOpt { name: "group-readable", takes_value: false },
 ];
 
 /// The command line, parsed.
@@ -191,7 +195,7 @@ fn main() {
     darshan_util::cli::one_line_panics("darshan-merge");
     let Args { out, opt, dir, jobid, job, files } = parse_args();
     if job.on {
-        std::process::exit(merge_jobs(&files, out.map(PathBuf::from), job, opt.job_end_time));
+        std::process::exit(merge_jobs(&files, out.map(PathBuf::from), job, &opt));
     }
     let Some(out) = out else { usage() };
     let files = inputs(files, dir, jobid);
@@ -208,19 +212,14 @@ fn main() {
 fn parse_args() -> Args {
     let args: Vec<String> = std::env::args().collect();
     let exe = args.first().cloned().unwrap_or_else(|| "darshan-merge".into());
-    let mut a = Args {
-        out: None,
-        opt: Options { shared_redux: false, job_end_time: None },
-        dir: None,
-        jobid: None,
-        job: JobArgs::default(),
-        files: Vec::new(),
-    };
+    let mut a =
+        Args { out: None, opt: Options::default(), dir: None, jobid: None, job: JobArgs::default(), files: Vec::new() };
     let parsed = getopt_long(&exe, args.get(1..).unwrap_or_default(), OPTS);
     for f in parsed.found {
         match f {
             Found::Opt("output", v) => a.out = v,
             Found::Opt("shared-redux", _) => a.opt.shared_redux = true,
+            Found::Opt("group-readable", _) => a.opt.group_readable = true,
             Found::Opt("job-end-time", Some(v)) => {
                 a.opt.job_end_time = Some(v.parse().unwrap_or_else(|_| {
                     darshan_util::say!("darshan-merge: --job-end-time expects seconds since the epoch, got {v:?}");
