@@ -45,7 +45,10 @@ fn install_with_settings(dir: &Path) -> (PathBuf, PathBuf) {
 
 /// The site's name for the job's user (SITE_USER), and what C Darshan
 /// names the logs after: its first 8 bytes (a `cuserid` buffer), not
-/// LOGNAME.
+/// LOGNAME. C 3.5.0 configured with `--enable-group-readable-logs
+/// --with-username-env=SITE_USER`, run here with these two variables,
+/// wrote `jdoe-at-_cat_id..._1.darshan`, mode 0440 (with SITE_USER empty:
+/// `batchlog_cat_...`).
 const SITE_USER: &str = "jdoe-at-site";
 const LOG_USER: &str = "jdoe-at-";
 
