@@ -11,7 +11,12 @@
 #     C's darshan-util misreads POSIX fcounters 10-12 and ours does not
 #     (docs/deployment.md). The advice darshan-parser.c itself prints for
 #     incomplete modules differs between 3.5.0's tag and the build that
-#     made the corpus's outputs: those two lines are not compared.
+#     made the corpus's outputs: those two lines are not compared;
+#   * its darshan-convert.c (with the lookup3.c its Makefile links in) and
+#     darshan-merge.c, which write logs through darshan-util's writer:
+#     for each case of writer/cases.txt, the log they write must print
+#     (`darshan-parser --all`, compressed sizes left out) as the log C's
+#     own tools wrote for it (writer/record.sh recorded those).
 #
 # The programs come from a C Darshan source tree on this machine
 # (source.sh), never from the network.
@@ -19,7 +24,8 @@ set -euo pipefail
 . "$(dirname "$0")/source.sh"
 cd "$root"
 w=$(c_darshan_workdir c-util-programs)
-c_darshan_source "$w/c" darshan-util/darshan-parser.c darshan-util/tests/unit-tests
+c_darshan_source "$w/c" darshan-util/darshan-parser.c darshan-util/tests/unit-tests \
+    darshan-util/darshan-convert.c darshan-util/darshan-merge.c darshan-util/lookup3.c
 scripts/install.sh target/release "$w/prefix" >/dev/null
 export PKG_CONFIG_PATH="$w/prefix/lib/pkgconfig"
 if [ ! -f "$w/prefix/include/uthash-1.9.2/src/uthash.h" ]; then
@@ -27,7 +33,8 @@ if [ ! -f "$w/prefix/include/uthash-1.9.2/src/uthash.h" ]; then
     exit 1
 fi
 # Built apart from C's own headers, which sit beside the sources.
-mkdir -p "$w/build" && cp "$w/c/darshan-util/darshan-parser.c" "$w/build/"
+mkdir -p "$w/build"
+for f in darshan-parser.c darshan-convert.c darshan-merge.c lookup3.c; do cp "$w/c/darshan-util/$f" "$w/build/"; done
 build() {
     local out=$1; shift
     cc -Wall -DPACKAGE_VERSION='"3.5.0"' $(pkg-config --cflags darshan-util) -o "$w/build/$out" "$@" \
@@ -36,6 +43,8 @@ build() {
 u=$w/c/darshan-util/tests/unit-tests
 build accumulator "$u/darshan-accumulator.c" "$u/munit/munit.c"
 build darshan-parser "$w/build/darshan-parser.c"
+build darshan-convert "$w/build/darshan-convert.c" "$w/build/lookup3.c"
+build darshan-merge "$w/build/darshan-merge.c"
 fails=0
 if timeout 300 "$w/build/accumulator" > "$w/accumulator.log" 2>&1; then
     echo "util_programs: darshan-util's accumulator unit test: $(tail -n 1 "$w/accumulator.log")"
@@ -60,4 +69,23 @@ for gz in ../shared/corpus/expected/*.all.txt.gz; do
     fi
 done
 echo "util_programs: C's darshan-parser.c through our library: $((n - differ)) of $n corpus logs as C printed them"
-[ $fails = 0 ] && [ $differ = 0 ] && [ $n -gt 20 ]
+# The writer: C's darshan-convert.c and darshan-merge.c through our
+# library, each case's log against the one C's tools wrote, both printed
+# by our darshan-parser (record.sh says why).
+. tests/c-darshan/writer/cases.sh
+writer_cases "$w/build" target/release/darshan-parser "$w/writer"
+cases=0
+wrong=0
+for gz in tests/c-darshan/writer/*.txt.gz; do
+    name=$(basename "$gz" .txt.gz)
+    cases=$((cases + 1))
+    if ! cmp -s "tests/c-darshan/writer/$name.status" "$w/writer/$name.status" ||
+        ! gzip -dc "$gz" | cmp -s - "$w/writer/$name.txt"; then
+        echo "util_programs: writer case $name differs from C's (exit $(cat "$w/writer/$name.status")):"
+        head -n 3 "$w/writer/$name.err"
+        gzip -dc "$gz" | diff - "$w/writer/$name.txt" | head -n 6 || true
+        wrong=$((wrong + 1))
+    fi
+done
+echo "util_programs: C's darshan-convert.c and darshan-merge.c through our library: $((cases - wrong)) of $cases logs as C's tools wrote them"
+[ $fails = 0 ] && [ $differ = 0 ] && [ $n -gt 20 ] && [ $wrong = 0 ] && [ $cases -ge 10 ]

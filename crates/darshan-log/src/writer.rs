@@ -12,13 +12,14 @@ use crate::modules::{write_version, MAX_MODS};
 use crate::names::NameTable;
 use crate::record::Record;
 
-/// Counts bytes passed through to the underlying writer.
-struct Counting<'w, W: Write> {
-    inner: &'w mut W,
+/// Counts bytes passed through to the underlying writer, which it owns
+/// while a region's stream is being written.
+struct Counting<W: Write> {
+    inner: W,
     n: u64,
 }
 
-impl<W: Write> Write for Counting<'_, W> {
+impl<W: Write> Write for Counting<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let k = self.inner.write(buf)?;
         self.n += k as u64;
@@ -29,13 +30,13 @@ impl<W: Write> Write for Counting<'_, W> {
     }
 }
 
-enum Encoder<'w, W: Write> {
-    Zlib(flate2::write::ZlibEncoder<Counting<'w, W>>),
-    Bzip2(bzip2::write::BzEncoder<Counting<'w, W>>),
+enum Encoder<W: Write> {
+    Zlib(flate2::write::ZlibEncoder<Counting<W>>),
+    Bzip2(bzip2::write::BzEncoder<Counting<W>>),
 }
 
-impl<'w, W: Write> Encoder<'w, W> {
-    fn new(comp: Compression, out: &'w mut W) -> Result<Self> {
+impl<W: Write> Encoder<W> {
+    fn new(comp: Compression, out: W) -> Result<Self> {
         let c = Counting { inner: out, n: 0 };
         Ok(match comp {
             Compression::Zlib => Encoder::Zlib(flate2::write::ZlibEncoder::new(c, flate2::Compression::new(6))),
@@ -50,16 +51,36 @@ impl<'w, W: Write> Encoder<'w, W> {
         }
         Ok(())
     }
-    fn finish(self) -> Result<u64> {
-        Ok(match self {
-            Encoder::Zlib(e) => e.finish()?.n,
-            Encoder::Bzip2(e) => e.finish()?.n,
-        })
+    /// The stream ended: the writer back, and the bytes it took.
+    fn finish(self) -> Result<(W, u64)> {
+        let c = match self {
+            Encoder::Zlib(e) => e.finish()?,
+            Encoder::Bzip2(e) => e.finish()?,
+        };
+        Ok((c.inner, c.n))
     }
 }
 
+/// A region of the log, as darshan-util's writer names where bytes go.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Region {
+    Job,
+    Names,
+    Module(usize),
+}
+
+/// The region whose stream is open ([`LogWriter::put`]): where it
+/// started, and its encoder, which holds the writer meanwhile.
+struct Open<W: Write> {
+    region: Region,
+    off: u64,
+    enc: Encoder<W>,
+}
+
 pub struct LogWriter<W: Write + Seek> {
-    out: W,
+    /// The writer, unless a region's stream holds it (`open`).
+    out: Option<W>,
+    open: Option<Open<W>>,
     comp: Compression,
     pos: u64,
     header: Header,
@@ -73,7 +94,8 @@ impl<W: Write + Seek> LogWriter<W> {
         out.seek(SeekFrom::Start(0))?;
         out.write_all(&[0u8; HEADER_SIZE])?;
         Ok(LogWriter {
-            out,
+            out: Some(out),
+            open: None,
             comp,
             pos: HEADER_SIZE as u64,
             header: Header::empty(comp),
@@ -84,13 +106,67 @@ impl<W: Write + Seek> LogWriter<W> {
         })
     }
 
+    /// The writer, the open region's stream ended first.
+    fn idle(&mut self) -> Result<W> {
+        self.close_region()?;
+        self.out.take().ok_or_else(|| LogError::Write("the log's writer was lost to an earlier error".into()))
+    }
+
+    /// Ends the open region's stream, if any, and maps the region.
+    fn close_region(&mut self) -> Result<()> {
+        let Some(open) = self.open.take() else { return Ok(()) };
+        let (out, len) = open.enc.finish()?;
+        self.out = Some(out);
+        self.pos += len;
+        *self.map_of(open.region) = RegionMap { off: open.off, len };
+        Ok(())
+    }
+
+    fn map_of(&mut self, region: Region) -> &mut RegionMap {
+        match region {
+            Region::Job => &mut self.header.job_map,
+            Region::Names => &mut self.header.name_map,
+            Region::Module(id) => &mut self.header.mod_map[id],
+        }
+    }
+
     fn region(&mut self, bytes: &[u8]) -> Result<RegionMap> {
         let off = self.pos;
-        let mut enc = Encoder::new(self.comp, &mut self.out)?;
+        let mut enc = Encoder::new(self.comp, self.idle()?)?;
         enc.write_all(bytes)?;
-        let len = enc.finish()?;
+        let (out, len) = enc.finish()?;
+        self.out = Some(out);
         self.pos += len;
         Ok(RegionMap { off, len })
+    }
+
+    /// Bytes of `region`, as darshan-util's writer takes them (its
+    /// `darshan_log_put_*`): already in the log's layout, appended to the
+    /// region's one compressed stream; bytes of another region end it.
+    /// Each region is one stream: a region come back to after another is
+    /// refused, as is a module id past the table.
+    pub fn put(&mut self, region: Region, bytes: &[u8]) -> Result<()> {
+        if matches!(region, Region::Module(id) if id >= MAX_MODS) {
+            return Err(LogError::Write(format!("no module {region:?}")));
+        }
+        if self.open.as_ref().is_none_or(|o| o.region != region) {
+            self.close_region()?;
+            if self.map_of(region).len > 0 {
+                return Err(LogError::Write(format!("{region:?} written again after another region")));
+            }
+            let off = self.pos;
+            let enc = Encoder::new(self.comp, self.idle()?)?;
+            self.open = Some(Open { region, off, enc });
+        }
+        self.open.as_mut().map_or(Ok(()), |o| o.enc.write_all(bytes))
+    }
+
+    /// The version module `id`'s records were written at (darshan-util's
+    /// writer takes the caller's).
+    pub fn set_module_version(&mut self, id: usize, version: u32) {
+        if let Some(v) = self.header.mod_ver.get_mut(id) {
+            *v = version;
+        }
     }
 
     pub fn write_job(&mut self, job: &Job) -> Result<()> {
@@ -129,11 +205,12 @@ impl<W: Write + Seek> LogWriter<W> {
             return Ok(());
         }
         let off = self.pos;
+        let out = self.idle()?;
         // DXT: 40-byte segments (DXT_POSIX v2 / DXT_MPIIO v3) when the
         // first record has thread ids, else the 32-byte ones every
         // released reader takes.
         let tids = records.peek().is_some_and(|r| crate::encode::dxt_thread_ids(r.borrow()));
-        let mut enc = Encoder::new(self.comp, &mut self.out)?;
+        let mut enc = Encoder::new(self.comp, out)?;
         self.stage.clear();
         for r in records {
             let r = r.borrow();
@@ -148,7 +225,8 @@ impl<W: Write + Seek> LogWriter<W> {
         }
         enc.write_all(&self.stage)?;
         self.stage.clear();
-        let len = enc.finish()?;
+        let (out, len) = enc.finish()?;
+        self.out = Some(out);
         self.pos += len;
         self.header.mod_map[module] = RegionMap { off, len };
         self.header.mod_ver[module] = write_version(module) + u32::from(tids);
@@ -162,14 +240,15 @@ impl<W: Write + Seek> LogWriter<W> {
     /// Write the extension trailer (modules Darshan does not know, see
     /// crate::extension) and the header; return the underlying writer.
     pub fn finish(mut self) -> Result<W> {
+        let mut out = self.idle()?;
         let trailer = crate::extension::encode_trailer(&self.header);
-        self.out.seek(SeekFrom::Start(self.pos))?;
-        self.out.write_all(&trailer)?;
+        out.seek(SeekFrom::Start(self.pos))?;
+        out.write_all(&trailer)?;
         self.pos += trailer.len() as u64;
-        self.out.seek(SeekFrom::Start(0))?;
-        self.out.write_all(&self.header.encode())?;
-        self.out.seek(SeekFrom::Start(self.pos))?;
-        self.out.flush()?;
-        Ok(self.out)
+        out.seek(SeekFrom::Start(0))?;
+        out.write_all(&self.header.encode())?;
+        out.seek(SeekFrom::Start(self.pos))?;
+        out.flush()?;
+        Ok(out)
     }
 }

@@ -130,6 +130,11 @@ const DAOS_SPEC: Spec = Spec {
     max_offset: None,
 };
 
+/// Whether darshan-util's combiner (`agg_records`) knows `module`.
+pub const fn combines(module: usize) -> bool {
+    matches!(module, POSIX | MPIIO | STDIO | DFS | DAOS)
+}
+
 fn spec(module: usize) -> Option<&'static Spec> {
     match module {
         POSIX => Some(&POSIX_SPEC),
@@ -593,17 +598,30 @@ impl Accumulator {
 /// modules the combiner does not know, or no records.
 pub fn reduce_shared(recs: &[&Record]) -> Option<Record> {
     let first = recs.first()?;
-    let s = spec(first.module)?;
     let mut agg = Record::new(first.module);
-    agg.counters = vec![0; first.counters.len()];
-    agg.fcounters = vec![0.0; first.fcounters.len()];
     for (k, r) in recs.iter().enumerate() {
-        if r.counters.len() != agg.counters.len() || r.fcounters.len() != agg.fcounters.len() {
+        if !agg_records(r, &mut agg, k == 0) {
             return None;
         }
-        agg_record(s, r, &mut agg, k == 0);
     }
     agg.id = first.id;
     agg.rank = -1;
     Some(agg)
+}
+
+/// darshan-util's `log_agg_records`: `rec` added into `agg` by the
+/// module's combiner; with `init`, `agg` starts from zeros (its id and
+/// rank are left as they are). False, `agg` untouched, for a module the
+/// combiner does not know or a record of another shape.
+pub fn agg_records(rec: &Record, agg: &mut Record, init: bool) -> bool {
+    let Some(s) = spec(rec.module) else { return false };
+    if init {
+        agg.counters = vec![0; rec.counters.len()];
+        agg.fcounters = vec![0.0; rec.fcounters.len()];
+    }
+    if rec.counters.len() != agg.counters.len() || rec.fcounters.len() != agg.fcounters.len() {
+        return false;
+    }
+    agg_record(s, rec, agg, init);
+    true
 }

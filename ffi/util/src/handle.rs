@@ -32,9 +32,16 @@ pub struct DarshanFd {
     pub name_map: LogMap,
     pub mod_map: [LogMap; MAX_MODS],
     pub mod_ver: [u32; MAX_MODS],
-    pub state: *mut State,
+    pub state: *mut Inner,
     pub first_heatmap_record_nbins: i64,
     pub first_heatmap_record_bin_width_seconds: f64,
+}
+
+/// What a handle holds: a log being read (`darshan_log_open`) or written
+/// (`darshan_log_create`, crate::writer).
+pub enum Inner {
+    Read(State),
+    Write(Box<crate::writer::Writing>),
 }
 
 /// The region of the log darshan-util's one decompression stream read
@@ -170,11 +177,29 @@ pub struct CJob {
     pub metadata: [c_char; 1024],
 }
 
-/// The handle's state, if the handle is one of ours.
+/// The handle's reading state, if the handle is one of ours, opened to
+/// read.
 ///
 /// # Safety
-/// `fd` is null or a handle `darshan_log_open` returned and not yet closed.
+/// `fd` is null or a handle `darshan_log_open` or `darshan_log_create`
+/// returned and not yet closed.
 pub unsafe fn state<'a>(fd: *mut DarshanFd) -> Option<&'a mut State> {
+    // SAFETY: the caller's: a live handle, whose state is a live Box.
+    match unsafe { inner(fd) } {
+        Some(Inner::Read(st)) => Some(st),
+        Some(Inner::Write(_)) => {
+            eprintln!("Error: the Darshan log file handle was created for writing.");
+            None
+        }
+        None => None,
+    }
+}
+
+/// What the handle holds (one line on stderr for a null handle).
+///
+/// # Safety
+/// As [`state`].
+pub unsafe fn inner<'a>(fd: *mut DarshanFd) -> Option<&'a mut Inner> {
     if fd.is_null() {
         eprintln!("Error: invalid Darshan log file handle.");
         return None;
@@ -210,7 +235,7 @@ fn handle_of(log: LogFile) -> DarshanFd {
         fd.mod_map[id] = map(h.mod_map[id]);
         fd.mod_ver[id] = h.mod_ver[id];
     }
-    fd.state = Box::into_raw(Box::new(State::new(log)));
+    fd.state = Box::into_raw(Box::new(Inner::Read(State::new(log))));
     fd
 }
 
@@ -236,22 +261,28 @@ pub unsafe extern "C" fn darshan_log_open(name: *const c_char) -> *mut DarshanFd
     })
 }
 
-/// Close a log: the handle and everything it holds are freed.
+/// Close a log: a log being written is finished and given its name
+/// (crate::writer::Writing::close); the handle and everything it holds
+/// are freed.
 ///
 /// # Safety
-/// `fd` is null or a handle `darshan_log_open` returned and not yet closed.
+/// `fd` is null or a handle `darshan_log_open` or `darshan_log_create`
+/// returned and not yet closed.
 #[no_mangle]
 pub unsafe extern "C" fn darshan_log_close(fd: *mut DarshanFd) {
     if fd.is_null() {
+        eprintln!("Error: invalid Darshan log file handle.");
         return;
     }
     // SAFETY: the caller's: both were made by Box::into_raw in
-    // darshan_log_open and are given back once.
-    unsafe {
+    // darshan_log_open or darshan_log_create and are given back once.
+    let (fd, inner) = unsafe {
         let fd = Box::from_raw(fd);
-        if !fd.state.is_null() {
-            drop(Box::from_raw(fd.state));
-        }
+        let inner = (!fd.state.is_null()).then(|| Box::from_raw(fd.state));
+        (fd, inner)
+    };
+    if let Some(Inner::Write(w)) = inner.map(|b| *b) {
+        guarded((), || w.close(&fd));
     }
 }
 

@@ -8,10 +8,9 @@
 //! library hands records out in (records.rs).
 //!
 //! Declared: what the library exports. Left out, as it does not export
-//! them: the writer (`darshan_log_create`, `_put_*`), `darshan_log_get_mod`
-//! and DXT's printing; the uthash table of names
-//! (`darshan_log_get_namehash`) where the library was built without
-//! uthash's header.
+//! it: `darshan_log_get_mod`; the uthash table of names
+//! (`darshan_log_get_namehash`, `_put_namehash`) where the library was
+//! built without uthash's header.
 
 use std::ffi::CStr;
 use std::fmt::Write;
@@ -360,6 +359,7 @@ struct darshan_name_record_ref
 const NAMEHASH_CALLS: &str = "int darshan_log_get_namehash(darshan_fd fd, struct darshan_name_record_ref **hash);
 int darshan_log_get_filtered_namehash(darshan_fd fd, struct darshan_name_record_ref **hash,
     darshan_record_id *whitelist, int whitelist_count);
+int darshan_log_put_namehash(darshan_fd fd, struct darshan_name_record_ref *hash);
 ";
 
 /// Every header, by file name.

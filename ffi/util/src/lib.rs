@@ -11,9 +11,10 @@
 //! (`mod_logutils`: tables.rs) and its uthash table of names
 //! (`darshan_log_get_namehash`: namehash.rs).
 //!
-//! Not here: darshan-util's writer (`darshan_log_create`, `_put_*`) and
-//! DXT's printing: programs that use them link with C's darshan-util
-//! (docs/deployment.md).
+//! Logs are written as darshan-util writes them (`darshan_log_create`,
+//! `_put_*`, each module's `log_put_record`: writer.rs), so C Darshan's
+//! darshan-convert.c and darshan-merge.c, and a site's C tools, write
+//! through it. Not here: `darshan_log_get_mod` (a module's raw bytes).
 //!
 //! Like the runtime's `ffi/`, this is a crate that exports C symbols: every
 //! `unsafe` block here says why it is sound, and no panic crosses a call.
@@ -24,6 +25,7 @@
 compile_error!("libdarshan-util hands out little-endian structs: a big-endian host needs native encoding");
 
 pub mod accum;
+mod agg;
 pub mod handle;
 pub mod headers;
 mod mem;
@@ -33,6 +35,7 @@ mod namehash;
 mod names;
 pub mod records;
 pub mod tables;
+mod writer;
 
 /// darshan-util's version, which PyDarshan checks against its own.
 static LIB_VERSION: &std::ffi::CStr = c"3.5.0";

@@ -61,3 +61,23 @@ int darshan_util_namehash_add(struct darshan_name_record_ref **hash, uint64_t id
     }
     return 0;
 }
+
+/* Each entry of `hash` in uthash's order (HASH_ITER: the order entries
+ * were added, darshan-util's writer's order), handed to `each` as the
+ * file lays a name record out: the 8-byte id, the name, its NUL. Stops
+ * at the first non-zero `each` returns, and returns it. */
+int darshan_util_namehash_each(struct darshan_name_record_ref *hash,
+    int (*each)(void *ctx, const void *rec, size_t len), void *ctx)
+{
+    struct darshan_name_record_ref *ref, *tmp;
+    int ret;
+
+    HASH_ITER(hlink, hash, ref, tmp)
+    {
+        ret = each(ctx, ref->name_record,
+            sizeof(uint64_t) + strlen(ref->name_record->name) + 1);
+        if(ret)
+            return ret;
+    }
+    return 0;
+}

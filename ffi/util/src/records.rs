@@ -14,7 +14,7 @@ use darshan_log::{encode, Extra, Record};
 use crate::handle::{state, DarshanFd, State};
 
 /// darshan-util's buffer size for a record read into the caller's buffer.
-const DEF_MOD_BUF_SIZE: usize = 81920;
+pub const DEF_MOD_BUF_SIZE: usize = 81920;
 
 /// A record laid out, and where in it a pointer to another place of the
 /// same block goes: (pointer's offset, target's offset).
@@ -108,7 +108,7 @@ unsafe fn count(p: *const u8, at: usize) -> Option<usize> {
 /// # Safety
 /// `rec` is a record of module `id` in darshan-util's layout, its arrays
 /// as long as its counts say.
-unsafe fn file_bytes(id: usize, rec: *const u8) -> Option<Vec<u8>> {
+pub(crate) unsafe fn file_bytes(id: usize, rec: *const u8) -> Option<Vec<u8>> {
     Some(match id {
         // SAFETY: the caller's: the struct, its counts, and the arrays its
         // two pointers point to, as long as the counts say.
@@ -181,6 +181,11 @@ pub fn decode_each(id: usize, bytes: &[u8], mut each: impl FnMut(&Record)) -> da
 /// The next record of module `id`, laid out: Ok(None) past the last
 /// (and the call after starts again at the first, as darshan-util's).
 fn next(st: &mut State, id: usize) -> Result<Option<Laid>, String> {
+    if st.log().header.mod_map[id].len == 0 {
+        // darshan-util's: a module the log has no region of has no
+        // records (C's darshan-merge.c asks every module).
+        return Ok(None);
+    }
     let failed = |e| format!("failed to read {} records: {e}", modules::module_name(id));
     let rd = st.reader(id).map_err(failed)?;
     let mut rec = Record::new(id);
@@ -189,6 +194,36 @@ fn next(st: &mut State, id: usize) -> Result<Option<Laid>, String> {
         return Ok(None);
     }
     lay_out(&rec).map(Some).map_err(failed)
+}
+
+/// `rec` laid out into the `room` bytes at `dst`, its pointers pointing
+/// into them; false when it does not fit.
+///
+/// # Safety
+/// `dst` holds `room` writable bytes.
+pub unsafe fn place(rec: &Record, dst: *mut u8, room: usize) -> bool {
+    // SAFETY: the caller's.
+    lay_out(rec).is_ok_and(|laid| unsafe { place_laid(&laid, dst, room) })
+}
+
+/// `laid` into the `room` bytes at `dst`, its pointers pointing into
+/// them; false when it does not fit.
+///
+/// # Safety
+/// `dst` holds `room` writable bytes, apart from `laid`'s.
+unsafe fn place_laid(laid: &Laid, dst: *mut u8, room: usize) -> bool {
+    if laid.bytes.len() > room {
+        return false;
+    }
+    // SAFETY: the caller's: room for laid.bytes; each pointer's slot lies
+    // within the struct's first 48 bytes.
+    unsafe {
+        std::ptr::copy_nonoverlapping(laid.bytes.as_ptr(), dst, laid.bytes.len());
+        for &(at, to) in &laid.pointers {
+            dst.add(at).cast::<*mut u8>().write_unaligned(dst.add(to));
+        }
+    }
+    true
 }
 
 /// `laid` into the caller's buffer at `*buf` (darshan-util's size for one)
@@ -200,27 +235,22 @@ fn next(st: &mut State, id: usize) -> Result<Option<Laid>, String> {
 unsafe fn hand_out(laid: &Laid, buf: *mut *mut c_void) -> bool {
     // SAFETY: the caller's.
     let mut dst = unsafe { *buf }.cast::<u8>();
+    let mut room = DEF_MOD_BUF_SIZE;
     if dst.is_null() {
+        room = laid.bytes.len().max(1);
         // SAFETY: malloc has no precondition.
-        dst = unsafe { libc::malloc(laid.bytes.len().max(1)) }.cast();
+        dst = unsafe { libc::malloc(room) }.cast();
         if dst.is_null() {
             return false;
         }
         // SAFETY: the caller's: writable.
         unsafe { buf.write(dst.cast()) };
-    } else if laid.bytes.len() > DEF_MOD_BUF_SIZE {
+    } else if laid.bytes.len() > room {
         eprintln!("Error: a record is {} bytes, but DEF_MOD_BUF_SIZE is only {DEF_MOD_BUF_SIZE}", laid.bytes.len());
         return false;
     }
-    // SAFETY: dst holds laid.bytes.len() bytes (sized above), apart from
-    // ours; each pointer's slot lies within the struct's first 48 bytes.
-    unsafe {
-        std::ptr::copy_nonoverlapping(laid.bytes.as_ptr(), dst, laid.bytes.len());
-        for &(at, to) in &laid.pointers {
-            dst.add(at).cast::<*mut u8>().write_unaligned(dst.add(to));
-        }
-    }
-    true
+    // SAFETY: dst holds `room` bytes (sized above), apart from ours.
+    unsafe { place_laid(laid, dst, room) }
 }
 
 /// The next record of module `mod_idx` into `*buf` (a fresh `malloc`

@@ -7,8 +7,8 @@
 //! `describe`), written to the C program's own `stdout` so that its lines
 //! and ours come out in order. Which entries are NULL is darshan-util
 //! 3.5.0's: callers test some of them (darshan-parser skips a module
-//! without a description). The writer's entry refuses: this library does
-//! not write logs.
+//! without a description). The writer's entry writes the record
+//! (writer.rs).
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 
@@ -98,12 +98,6 @@ fn describe(id: usize, ver: c_int) {
     }
 }
 
-/// darshan-util's writer entry: this library does not write logs.
-unsafe extern "C" fn put_refused(_fd: *mut DarshanFd, _buf: *mut c_void) -> c_int {
-    eprintln!("Error: this libdarshan-util reads logs; it does not write them.");
-    -1
-}
-
 /// A table's functions for module `$id`, named `$m` in the functions'
 /// names, and the table `$table` exported under darshan-util's name.
 macro_rules! table {
@@ -115,6 +109,14 @@ macro_rules! table {
             unsafe extern "C" fn get(fd: *mut DarshanFd, buf: *mut *mut c_void) -> c_int {
                 // SAFETY: the caller's, as darshan_log_get_record's.
                 unsafe { darshan_log_get_record(fd, ID as c_int, buf) }
+            }
+            unsafe extern "C" fn put(fd: *mut DarshanFd, rec: *mut c_void) -> c_int {
+                // SAFETY: the caller's: a record of this module.
+                crate::guarded(-1, || unsafe { crate::writer::put_record(ID, fd, rec) })
+            }
+            unsafe extern "C" fn agg(rec: *mut c_void, agg: *mut c_void, init: c_int) {
+                // SAFETY: the caller's: records of this module.
+                crate::guarded((), || unsafe { crate::agg::agg_into(ID, rec, agg, init != 0) })
             }
             unsafe extern "C" fn print(rec: *mut c_void, name: *mut c_char, mnt: *mut c_char, fs: *mut c_char) {
                 // SAFETY: the caller's: a record of this module and C strings.
@@ -130,11 +132,11 @@ macro_rules! table {
             }
             Funcs {
                 log_get_record: Some(get),
-                log_put_record: Some(put_refused),
+                log_put_record: Some(put),
                 log_print_record: Some(print),
                 log_print_description: if $d { Some(description) } else { None },
                 log_print_diff: None,
-                log_agg_records: None,
+                log_agg_records: if crate::agg::combines(ID) { Some(agg) } else { None },
                 log_sizeof_record: if $s { Some(size) } else { None },
                 log_record_metrics: if $s { Some(crate::metrics::record_metrics::<ID>) } else { None },
             }

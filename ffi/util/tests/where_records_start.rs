@@ -83,9 +83,12 @@ fn records_read_again_after_the_last_or_another_region_start_from_the_first() {
     read_exe(fd);
     assert!(next(fd, POSIX).as_ref() == Some(&all[1]), "after the command line");
     let mut buf: *mut c_void = std::ptr::null_mut();
-    // SAFETY: fd is live; buf a writable null pointer. darshan-util says
-    // "Invalid HDF5 module version number (got 0)" and returns -1.
-    assert_eq!(unsafe { darshan_log_get_record(fd, H5F as c_int, &mut buf) }, -1);
+    // SAFETY: fd is live; buf a writable null pointer. darshan-util 3.5.0
+    // returns 0 (no records: its reader looks at the module's map first;
+    // run here through C's library), and C's darshan-merge.c asks every
+    // module so. (Ours said "Invalid H5F module version number (got 0)"
+    // and returned -1: C's darshan-merge.c then stopped.)
+    assert_eq!(unsafe { darshan_log_get_record(fd, H5F as c_int, &mut buf) }, 0);
     assert!(next(fd, POSIX).as_ref() == Some(&all[2]), "after a module the log lacks");
     // SAFETY: a live handle, closed once.
     unsafe { h::darshan_log_close(fd) };
