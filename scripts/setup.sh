@@ -57,6 +57,9 @@ command -v sqlite3 >/dev/null || need_apt+=(sqlite3)
 # with it (ffi/util/src/namehash.c), and C programs that use the table
 # include it.
 [ -f /usr/include/uthash.h ] || need_apt+=(uthash-dev)
+# zlib's header: C Darshan's darshan-convert.c, built against our tree in
+# tests/c-darshan/util_programs.sh, includes it.
+[ -f /usr/include/zlib.h ] || need_apt+=(zlib1g-dev)
 # pkg-config: the installed tree's darshan-runtime.pc is read by it;
 # environment-modules: its modulefile is loaded by it.
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)
