@@ -407,11 +407,7 @@ impl Config {
     /// The mode a published log gets: 0400, or 0440 with
     /// GROUP_READABLE_LOGS.
     pub fn log_mode(&self) -> u32 {
-        if self.group_readable_logs {
-            0o440
-        } else {
-            0o400
-        }
+        darshan_log::defaults::log_mode(self.group_readable_logs)
     }
 
     /// The lines of a configuration (`label`: where they come from, for

@@ -53,12 +53,11 @@ run_platform() {
 # NUL; fprintf-fscanf-test.c "a number: 12345".
 declare -A written=([stdio-test]=6 [fprintf-fscanf-test]=15)
 raced() {
-    local log=$w/$1-$2.log failed case
-    failed=$(sed -n 's|^Error: failed to execute test case .*/\(.*\)\.sh$|\1|p' "$log")
-    [ "$(printf '%s\n' "$failed" | grep -c .)" = 1 ] || return 1
-    case=$failed
-    [ -n "${written[$case]:-}" ] && [ -f "$w/tmp-$1-$2/$case.tmp.dat" ] &&
-        [ "$(stat -c %s "$w/tmp-$1-$2/$case.tmp.dat")" -lt "${written[$case]}" ]
+    local case data
+    case=$(sed -n 's|^Error: failed to execute test case .*/\(.*\)\.sh$|\1|p' "$w/$1-$2.log")
+    data=$w/tmp-$1-$2/$case.tmp.dat
+    [ "$(printf '%s\n' "$case" | grep -c .)" = 1 ] && [ -n "${written[$case]:-}" ] && [ -f "$data" ] &&
+        [ "$(stat -c %s "$data")" -lt "${written[$case]}" ]
 }
 fails=0
 # MPI, platform

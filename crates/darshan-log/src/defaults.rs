@@ -3,6 +3,18 @@
 //! configuration lines both read: kept in the format crate, below both,
 //! so that a tool reads them without depending on the runtime's core.
 
+/// A finished log's mode: read-only for its owner (0400), and for its
+/// owner's group too (0440) where the site asked for group-readable logs
+/// (C's `--enable-group-readable-logs`; the runtime's
+/// GROUP_READABLE_LOGS, darshan-merge's `--group-readable`).
+pub const fn log_mode(group_readable: bool) -> u32 {
+    if group_readable {
+        0o440
+    } else {
+        0o400
+    }
+}
+
 /// DARSHAN_MODMEM and DARSHAN_NAMEMEM when not set (bytes).
 pub const DEF_MOD_MEM: usize = 4 << 20;
 pub const DEF_NAME_MEM: usize = 1 << 20;

@@ -130,14 +130,10 @@ impl<W: Write + Seek> LogWriter<W> {
         }
     }
 
-    fn region(&mut self, bytes: &[u8]) -> Result<RegionMap> {
-        let off = self.pos;
-        let mut enc = Encoder::new(self.comp, self.idle()?)?;
-        enc.write_all(bytes)?;
-        let (out, len) = enc.finish()?;
-        self.out = Some(out);
-        self.pos += len;
-        Ok(RegionMap { off, len })
+    /// `bytes` as the whole of `region`: one stream, ended.
+    fn region(&mut self, region: Region, bytes: &[u8]) -> Result<()> {
+        self.put(region, bytes)?;
+        self.close_region()
     }
 
     /// Bytes of `region`, as darshan-util's writer takes them (its
@@ -170,9 +166,7 @@ impl<W: Write + Seek> LogWriter<W> {
     }
 
     pub fn write_job(&mut self, job: &Job) -> Result<()> {
-        let b = job.encode();
-        self.header.job_map = self.region(&b)?;
-        Ok(())
+        self.region(Region::Job, &job.encode())
     }
 
     pub fn write_names(&mut self, names: &NameTable) -> Result<()> {
@@ -182,8 +176,7 @@ impl<W: Write + Seek> LogWriter<W> {
             self.header.name_map = RegionMap { off: self.pos, len: 0 };
             return Ok(());
         }
-        self.header.name_map = self.region(&b)?;
-        Ok(())
+        self.region(Region::Names, &b)
     }
 
     /// Write one module's records as one stream. Modules must come in
@@ -204,31 +197,28 @@ impl<W: Write + Seek> LogWriter<W> {
             // No region at all (an empty encoder would still emit a stream).
             return Ok(());
         }
-        let off = self.pos;
-        let out = self.idle()?;
         // DXT: 40-byte segments (DXT_POSIX v2 / DXT_MPIIO v3) when the
         // first record has thread ids, else the 32-byte ones every
         // released reader takes.
         let tids = records.peek().is_some_and(|r| crate::encode::dxt_thread_ids(r.borrow()));
-        let mut enc = Encoder::new(self.comp, out)?;
-        self.stage.clear();
+        // Records are encoded into `stage` and put a MiB at a time.
+        let mut stage = std::mem::take(&mut self.stage);
+        stage.clear();
         for r in records {
             let r = r.borrow();
             if r.module != module {
                 return Err(LogError::Write(format!("record of module {} given for module {module}", r.module)));
             }
-            encode_record_dxt(r, &mut self.stage, tids)?;
-            if self.stage.len() >= 1 << 20 {
-                enc.write_all(&self.stage)?;
-                self.stage.clear();
+            encode_record_dxt(r, &mut stage, tids)?;
+            if stage.len() >= 1 << 20 {
+                self.put(Region::Module(module), &stage)?;
+                stage.clear();
             }
         }
-        enc.write_all(&self.stage)?;
-        self.stage.clear();
-        let (out, len) = enc.finish()?;
-        self.out = Some(out);
-        self.pos += len;
-        self.header.mod_map[module] = RegionMap { off, len };
+        self.put(Region::Module(module), &stage)?;
+        stage.clear();
+        self.stage = stage;
+        self.close_region()?;
         self.header.mod_ver[module] = write_version(module) + u32::from(tids);
         Ok(())
     }

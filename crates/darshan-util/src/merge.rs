@@ -295,7 +295,7 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
     let partial = inputs.iter().fold(0, |p, i| p | i.partial_flag);
     let nranks = inputs.iter().map(|i| i.rank).filter(|r| *r >= 0).collect::<std::collections::HashSet<_>>().len();
     let job = merged_job(&inputs, opt, &costs);
-    write_new_log(out, log_mode(opt.group_readable), |w, werr| {
+    write_new_log(out, darshan_log::defaults::log_mode(opt.group_readable), |w, werr| {
         w.write_job(&job).map_err(werr)?;
         w.write_names(&names).map_err(werr)?;
         drop(names);
@@ -464,17 +464,6 @@ fn merged_job(inputs: &[Input], opt: &Options, costs: &[darshan_log::cost::Cost]
 
 /// The log writer a merge fills.
 pub type NewLogWriter = LogWriter<std::io::BufWriter<std::fs::File>>;
-
-/// A merged log's mode: read-only for its owner (0400) like the
-/// runtime's logs and C's darshan_log_create, and for the owner's group
-/// too (0440) when asked for, as the runtime's with group-readable logs.
-pub fn log_mode(group_readable: bool) -> u32 {
-    if group_readable {
-        0o440
-    } else {
-        0o400
-    }
-}
 
 /// Writes the log `out` as a new file (darshan_log::safe_fs::NewFile:
 /// never through a link planted at its name, never over a file already

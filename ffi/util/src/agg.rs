@@ -16,7 +16,7 @@ const AGG_ROOM: usize = crate::records::DEF_MOD_BUF_SIZE;
 
 /// Whether module `id` has a combiner here.
 pub const fn combines(id: usize) -> bool {
-    matches!(id, LUSTRE) || darshan_util::accum::combines(id)
+    id == LUSTRE || darshan_util::accum::combines(id)
 }
 
 /// `rec` added into `agg` (`init`: the first record; `agg` starts from

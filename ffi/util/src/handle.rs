@@ -4,147 +4,14 @@
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 
-use darshan_log::decode::ModuleReader;
 use darshan_log::modules::{self, KNOWN_MODULE_COUNT, MAX_MODS, MODULE_C_NAMES};
 use darshan_log::LogFile;
 
+use crate::fd::Inner;
+pub use crate::fd::{state, CJob, DarshanFd, LogMap, MntInfo};
 use crate::guarded;
 use crate::mem::{c_string, copy_out};
-
-/// darshan-util's `struct darshan_log_map`.
-#[repr(C)]
-#[derive(Clone, Copy, Default)]
-pub struct LogMap {
-    pub off: u64,
-    pub len: u64,
-}
-
-/// darshan-util's `struct darshan_fd_s`, field for field: C programs read
-/// its public part (the version, maps, module versions), and PyDarshan
-/// reads the version string at the handle's address.
-#[repr(C)]
-pub struct DarshanFd {
-    pub version: [c_char; 8],
-    pub swap_flag: c_int,
-    pub partial_flag: u64,
-    pub comp_type: c_int,
-    pub job_map: LogMap,
-    pub name_map: LogMap,
-    pub mod_map: [LogMap; MAX_MODS],
-    pub mod_ver: [u32; MAX_MODS],
-    pub state: *mut Inner,
-    pub first_heatmap_record_nbins: i64,
-    pub first_heatmap_record_bin_width_seconds: f64,
-}
-
-/// What a handle holds: a log being read (`darshan_log_open`) or written
-/// (`darshan_log_create`, crate::writer).
-pub enum Inner {
-    Read(State),
-    Write(Box<crate::writer::Writing>),
-}
-
-/// The region of the log darshan-util's one decompression stream read
-/// last (nothing, at open).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Region {
-    Nothing,
-    Job,
-    Names,
-    Module(usize),
-}
-
-/// What the handle hides: the log, and a reader of each module's region,
-/// which decodes one record per call, as darshan-util's does: a reader of
-/// the C API holds no more than a record of the log, whatever its size.
-///
-/// darshan-util reads every region through one stream, and where a call
-/// starts is what callers rely on (PyDarshan reads a module's records
-/// again after reading other regions): a module's records go on from
-/// where the last call left them only when that call read the same module
-/// and did not end it; otherwise they start again from the first. So the
-/// call after the one that returned "no more records" returns the first
-/// record again, and so does a call after one that read the job, the
-/// names or another module. (darshan-util 3.5.0 does that only when the
-/// region read before was read to its end: in the middle of one, its zlib
-/// stream is left mid-stream, and every read after fails. Ours starts
-/// the module again then too.)
-pub struct State {
-    // Declared before the log they read from: dropped before it.
-    readers: Vec<Option<ModuleReader<'static>>>,
-    log: Box<LogFile>,
-    last: Region,
-    // The job region was read (darshan-util keeps the command line and
-    // the mounts it holds from then on).
-    job_read: bool,
-}
-
-impl State {
-    fn new(log: LogFile) -> State {
-        let readers = (0..MAX_MODS).map(|_| None).collect();
-        State { readers, log: Box::new(log), last: Region::Nothing, job_read: false }
-    }
-
-    pub fn log(&self) -> &LogFile {
-        &self.log
-    }
-
-    /// The job region is read (`darshan_log_get_job`).
-    pub fn read_job(&mut self) {
-        self.last = Region::Job;
-        self.job_read = true;
-    }
-
-    /// The command line or the mounts are asked for: darshan-util reads
-    /// the job region for them once.
-    pub fn read_exe_and_mounts(&mut self) {
-        if !self.job_read {
-            self.read_job();
-        }
-    }
-
-    /// The name records are read (none, when the log has no name region).
-    pub fn read_names(&mut self) {
-        if self.log.header.name_map.len > 0 {
-            self.last = Region::Names;
-        }
-    }
-
-    /// Module `id`'s reader: where the last call left it, or at its first
-    /// record (see [`State`]). A module the log has no region of reads
-    /// nothing, and leaves the last region as it was.
-    pub fn reader(&mut self, id: usize) -> darshan_log::Result<&mut ModuleReader<'static>> {
-        if self.log.header.mod_map[id].len > 0 && modules::extension(id).is_none() {
-            if self.last != Region::Module(id) {
-                self.readers[id] = None;
-            }
-            self.last = Region::Module(id);
-        }
-        // SAFETY: the log is boxed, never moved out, replaced or mutated
-        // while the State lives, and the readers are dropped before it
-        // (field order): the reference outlives every use.
-        let log: &'static LogFile = unsafe { &*std::ptr::from_ref::<LogFile>(self.log.as_ref()) };
-        let slot = &mut self.readers[id];
-        let reader = match slot.take() {
-            Some(r) => r,
-            None => log.module_reader(id)?,
-        };
-        Ok(slot.insert(reader))
-    }
-
-    /// Module `id`'s last call found no more records: the next starts at
-    /// the first.
-    pub fn ended(&mut self, id: usize) {
-        self.readers[id] = None;
-    }
-}
-
-/// darshan-util's `struct darshan_mnt_info`.
-#[repr(C)]
-pub struct MntInfo {
-    pub mnt_type: [c_char; 3015],
-    pub mnt_path: [c_char; 3015],
-}
+pub use crate::reading::State;
 
 /// darshan-util's `struct darshan_mod_info`.
 #[repr(C)]
@@ -164,78 +31,20 @@ pub struct NameRecord {
     pub name: *mut c_char,
 }
 
-/// darshan-util's `struct darshan_job`.
-#[repr(C)]
-pub struct CJob {
-    pub uid: i64,
-    pub start_time_sec: i64,
-    pub start_time_nsec: i64,
-    pub end_time_sec: i64,
-    pub end_time_nsec: i64,
-    pub nprocs: i64,
-    pub jobid: i64,
-    pub metadata: [c_char; 1024],
-}
-
-/// The handle's reading state, if the handle is one of ours, opened to
-/// read.
-///
-/// # Safety
-/// `fd` is null or a handle `darshan_log_open` or `darshan_log_create`
-/// returned and not yet closed.
-pub unsafe fn state<'a>(fd: *mut DarshanFd) -> Option<&'a mut State> {
-    // SAFETY: the caller's: a live handle, whose state is a live Box.
-    match unsafe { inner(fd) } {
-        Some(Inner::Read(st)) => Some(st),
-        Some(Inner::Write(_)) => {
-            eprintln!("Error: the Darshan log file handle was created for writing.");
-            None
-        }
-        None => None,
-    }
-}
-
-/// What the handle holds (one line on stderr for a null handle).
-///
-/// # Safety
-/// As [`state`].
-pub unsafe fn inner<'a>(fd: *mut DarshanFd) -> Option<&'a mut Inner> {
-    if fd.is_null() {
-        eprintln!("Error: invalid Darshan log file handle.");
-        return None;
-    }
-    // SAFETY: the caller's: a live handle, whose state is a live Box.
-    unsafe { (*fd).state.as_mut() }
-}
-
 /// The handle of a log, as C's reader fills it: the modules C Darshan
 /// does not know of (ours, named by the extension trailer) are not in
 /// its maps, since darshan-util never sees them.
 fn handle_of(log: LogFile) -> DarshanFd {
     let h = &log.header;
-    let mut version = [0 as c_char; 8];
-    for (d, s) in version.iter_mut().zip(h.version.as_str().bytes().take(7)) {
-        *d = s as c_char;
-    }
     let map = |m: darshan_log::RegionMap| LogMap { off: m.off, len: m.len };
-    let mut fd = DarshanFd {
-        version,
-        swap_flag: c_int::from(h.swapped),
-        partial_flag: h.partial_flag,
-        comp_type: c_int::from(h.compression.code()),
-        job_map: map(h.job_map),
-        name_map: map(h.name_map),
-        mod_map: [LogMap::default(); MAX_MODS],
-        mod_ver: [0; MAX_MODS],
-        state: std::ptr::null_mut(),
-        first_heatmap_record_nbins: 0,
-        first_heatmap_record_bin_width_seconds: 0.0,
-    };
+    let (version, partial, comp) = (h.version, h.partial_flag, c_int::from(h.compression.code()));
+    let (swapped, job_map, name_map, mod_map, mod_ver) = (h.swapped, h.job_map, h.name_map, h.mod_map, h.mod_ver);
+    let mut fd = DarshanFd::new(version, partial, comp, Inner::Read(State::new(log)));
+    (fd.swap_flag, fd.job_map, fd.name_map) = (c_int::from(swapped), map(job_map), map(name_map));
     for id in (0..MAX_MODS).filter(|&id| modules::extension(id).is_none()) {
-        fd.mod_map[id] = map(h.mod_map[id]);
-        fd.mod_ver[id] = h.mod_ver[id];
+        fd.mod_map[id] = map(mod_map[id]);
+        fd.mod_ver[id] = mod_ver[id];
     }
-    fd.state = Box::into_raw(Box::new(Inner::Read(State::new(log))));
     fd
 }
 
@@ -262,7 +71,7 @@ pub unsafe extern "C" fn darshan_log_open(name: *const c_char) -> *mut DarshanFd
 }
 
 /// Close a log: a log being written is finished and given its name
-/// (crate::writer::Writing::close); the handle and everything it holds
+/// (crate::writing::Writing::close); the handle and everything it holds
 /// are freed.
 ///
 /// # Safety
@@ -282,7 +91,7 @@ pub unsafe extern "C" fn darshan_log_close(fd: *mut DarshanFd) {
         (fd, inner)
     };
     if let Some(Inner::Write(w)) = inner.map(|b| *b) {
-        guarded((), || w.close(&fd));
+        guarded((), || w.close(fd.partial_flag, &fd.mod_ver));
     }
 }
 

@@ -26,6 +26,7 @@ compile_error!("libdarshan-util hands out little-endian structs: a big-endian ho
 
 pub mod accum;
 mod agg;
+mod fd;
 pub mod handle;
 pub mod headers;
 mod mem;
@@ -33,9 +34,11 @@ mod metrics;
 #[cfg(uthash)]
 mod namehash;
 mod names;
+pub mod reading;
 pub mod records;
 pub mod tables;
 mod writer;
+mod writing;
 
 /// darshan-util's version, which PyDarshan checks against its own.
 static LIB_VERSION: &std::ffi::CStr = c"3.5.0";

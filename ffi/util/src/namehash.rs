@@ -8,8 +8,9 @@
 use std::collections::HashSet;
 use std::ffi::{c_char, c_int, c_void};
 
+use crate::fd::{state, DarshanFd};
 use crate::guarded;
-use crate::handle::{state, DarshanFd, State};
+use crate::reading::State;
 
 extern "C" {
     fn darshan_util_namehash_add(hash: *mut *mut c_void, id: u64, name: *const c_char, len: usize) -> c_int;

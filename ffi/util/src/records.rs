@@ -11,7 +11,8 @@ use std::ffi::{c_int, c_void};
 use darshan_log::modules::{self, KNOWN_MODULE_COUNT};
 use darshan_log::{encode, Extra, Record};
 
-use crate::handle::{state, DarshanFd, State};
+use crate::fd::{state, DarshanFd};
+use crate::reading::State;
 
 /// darshan-util's buffer size for a record read into the caller's buffer.
 pub const DEF_MOD_BUF_SIZE: usize = 81920;

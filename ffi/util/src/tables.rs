@@ -15,7 +15,7 @@ use std::ffi::{c_char, c_int, c_void, CStr};
 use darshan_log::modules::*;
 use darshan_util::printrec::{print_record, LineCtx};
 
-use crate::handle::DarshanFd;
+use crate::fd::DarshanFd;
 use crate::records::{darshan_log_get_record, record_at};
 
 type GetRecord = unsafe extern "C" fn(*mut DarshanFd, *mut *mut c_void) -> c_int;

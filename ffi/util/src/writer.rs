@@ -1,102 +1,25 @@
-//! darshan-util's writer: `darshan_log_create`, `darshan_log_put_job`,
-//! `_put_exe`, `_put_mounts`, `_put_namehash`, `_put_mod`, each module's
-//! `log_put_record` (tables.rs) and `darshan_log_close`, which finishes
-//! the log. C Darshan's own darshan-convert.c and darshan-merge.c, and a
-//! site's C tools that filter or anonymize logs, write through these.
-//!
-//! As darshan-util's: every call appends bytes already in the log's
-//! layout to a region (the job region takes the job struct, the command
-//! line, then the mount table), each region one compressed stream, the
-//! header written at close from the handle's fields (its partial flag and
-//! module versions, which a caller may set). Unlike darshan-util's:
-//! * the log is made new, never over a file already there nor through a
-//!   link planted at its name (darshan-util's `creat` truncates an
-//!   existing one), and takes its name only once complete
-//!   (darshan_log::safe_fs::NewFile), read-only (0400);
-//! * a region written again after another one is refused, and the log
-//!   then not written (darshan-util starts the region over, losing what
-//!   it held: a log with records missing).
+//! darshan-util's writer's calls: `darshan_log_create`,
+//! `darshan_log_put_job`, `_put_exe`, `_put_mounts`, `_put_namehash`,
+//! `_put_mod` and each module's `log_put_record` (tables.rs);
+//! `darshan_log_close` (handle.rs) finishes the log. C Darshan's own
+//! darshan-convert.c and darshan-merge.c, and a site's C tools that
+//! filter or anonymize logs, write through these. The C structs are
+//! turned into the log's bytes here; crate::writing writes them.
 
 use std::ffi::{c_char, c_int, c_void, CStr};
-use std::io::BufWriter;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use darshan_log::modules::{KNOWN_MODULE_COUNT, MAX_MODS};
-use darshan_log::safe_fs::NewFile;
+use darshan_log::modules::KNOWN_MODULE_COUNT;
 use darshan_log::writer::Region;
-use darshan_log::{Compression, LogWriter};
+use darshan_log::Compression;
 
+use crate::fd::{writing, CJob, DarshanFd, Inner, MntInfo};
 use crate::guarded;
-use crate::handle::{inner, CJob, DarshanFd, Inner, LogMap, MntInfo};
+use crate::writing::Writing;
 
 /// darshan-util's `DARSHAN_EXE_LEN`: the room for the command line and
 /// the mount table after the job struct (4,096 - 1,080 - 1).
 const EXE_LEN: usize = 3015;
-
-/// A log being written.
-pub struct Writing {
-    log: Option<LogWriter<BufWriter<std::fs::File>>>,
-    file: NewFile,
-    path: PathBuf,
-    /// A put failed: the log is not given its name.
-    failed: bool,
-}
-
-impl Writing {
-    /// `bytes` appended to `region`; 0, or -1 (and one line on stderr
-    /// naming `what`) when they cannot be.
-    fn put(&mut self, region: Region, bytes: &[u8], what: &str) -> c_int {
-        let done = match self.log.as_mut() {
-            Some(w) => w.put(region, bytes),
-            None => Err(darshan_log::LogError::Write("no log".into())),
-        };
-        match done {
-            Ok(()) => 0,
-            Err(e) => {
-                self.failed = true;
-                eprintln!("Error: failed to write {what} to darshan log file: {e}.");
-                -1
-            }
-        }
-    }
-
-    /// The log finished, with the header `fd` says (its partial flag and
-    /// module versions), and given its name; or, after a failed put or
-    /// write, left unnamed and gone, as darshan-util unlinks it.
-    pub fn close(mut self, fd: &DarshanFd) {
-        let finished = match self.log.take() {
-            Some(mut w) if !self.failed => {
-                w.set_partial_flag(fd.partial_flag);
-                for (id, &v) in fd.mod_ver.iter().enumerate() {
-                    w.set_module_version(id, v);
-                }
-                w.finish().map_err(|e| e.to_string()).and_then(|b| b.into_inner().map_err(|e| e.to_string()))
-            }
-            _ => Err("a write to it failed".into()),
-        };
-        let published = finished.and_then(|file| self.file.publish(file, 0o400).map_err(|e| e.to_string()));
-        if let Err(e) = published {
-            eprintln!("Error: final flush to log file failed: {e}.");
-            eprintln!("Unlinking darshan log file {} ...", self.path.display());
-        }
-    }
-}
-
-/// The handle's writing state, if it was created for writing.
-///
-/// # Safety
-/// `fd` is null or a live handle of this library.
-unsafe fn writing<'a>(fd: *mut DarshanFd) -> Option<&'a mut Writing> {
-    // SAFETY: the caller's.
-    match unsafe { inner(fd) } {
-        Some(Inner::Write(w)) => Some(w),
-        Some(Inner::Read(_)) => {
-            eprintln!("Error: the Darshan log file handle was opened for reading.");
-            None
-        }
-        None => None,
-    }
-}
 
 /// A NUL-terminated C string's bytes (null: none).
 ///
@@ -118,39 +41,14 @@ fn create(path: &Path, comp_type: c_int, partial_flag: c_int) -> Option<DarshanF
             return None;
         }
     };
-    let (file, out) = match NewFile::create(path) {
-        Ok(made) => made,
-        Err(e) => {
-            eprintln!("Error: darshan_log_create failed to open darshan log file {}: {e}.", path.display());
-            return None;
-        }
-    };
-    let log = match LogWriter::new(BufWriter::new(out), comp) {
-        Ok(w) => w,
-        Err(e) => {
-            eprintln!("Error: unable to seek in darshan log file: {e}.");
-            return None;
-        }
-    };
-    let w = Writing { log: Some(log), file, path: path.to_path_buf(), failed: false };
-    let mut version = [0 as c_char; 8];
-    for (d, s) in version.iter_mut().zip(darshan_log::LogVersion::V341.as_str().bytes()) {
-        *d = s as c_char;
-    }
-    Some(DarshanFd {
-        version,
-        swap_flag: 0,
-        // As darshan-util's: the int converted to the field's type.
-        partial_flag: i64::from(partial_flag) as u64,
+    let w = Writing::create(path, comp)?;
+    // As darshan-util's: the int converted to the field's type.
+    Some(DarshanFd::new(
+        darshan_log::LogVersion::V341,
+        i64::from(partial_flag) as u64,
         comp_type,
-        job_map: LogMap::default(),
-        name_map: LogMap::default(),
-        mod_map: [LogMap::default(); MAX_MODS],
-        mod_ver: [0; MAX_MODS],
-        state: Box::into_raw(Box::new(Inner::Write(Box::new(w)))),
-        first_heatmap_record_nbins: 0,
-        first_heatmap_record_bin_width_seconds: 0.0,
-    })
+        Inner::Write(Box::new(w)),
+    ))
 }
 
 /// A new log `name` to write (`comp_type`: 0 zlib, 1 bzip2); null, and
@@ -273,9 +171,7 @@ pub unsafe extern "C" fn darshan_log_put_mod(
     // SAFETY: the caller's.
     let Some(w) = (unsafe { writing(fd) }) else { return -1 };
     let Some(id) = usize::try_from(mod_id).ok().filter(|&i| i < KNOWN_MODULE_COUNT) else {
-        w.failed = true;
-        eprintln!("Error: invalid Darshan module id.");
-        return -1;
+        return w.fail("invalid Darshan module id");
     };
     let n = usize::try_from(len).unwrap_or(0);
     if buf.is_null() && n > 0 {
