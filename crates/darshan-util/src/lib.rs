@@ -10,6 +10,7 @@ pub const DARSHAN_VERSION: &str = "3.5.0";
 pub mod accum;
 pub mod cfmt;
 pub mod cli;
+pub mod combine;
 pub mod describe;
 pub mod diff;
 pub mod dxt;

@@ -330,9 +330,9 @@ fn write_gathered(
         one_width(&mut recs);
     } else if m == BGQ {
         bgq_job_record(&mut recs);
-    } else if let Some(nranks) =
-        redux.filter(|&n| n >= 2 && (crate::accum::supported(m) || m == LUSTRE || m == POSIX_META))
-    {
+    } else if let Some(nranks) = redux.filter(|&n| {
+        n >= 2 && (crate::accum::supported(m) || crate::combine::combines(m) || m == LUSTRE || m == POSIX_META)
+    }) {
         reduce_shared_records(m, &mut recs, nranks, inputs.len());
     }
     if !recs.is_empty() {
@@ -394,7 +394,8 @@ impl<F: FnMut(usize) -> Result<Vec<Record>, MergeError>> Iterator for OneInputAt
 }
 
 /// Module `m`'s records of a file every one of the `nranks` ranks (and
-/// `inputs` logs) holds become one shared record (rank -1).
+/// `inputs` logs) holds become one shared record (rank -1), written
+/// before the others as darshan-util writes them.
 fn reduce_shared_records(m: usize, recs: &mut Vec<Record>, nranks: usize, inputs: usize) {
     let mut groups: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
     for (k, r) in recs.iter().enumerate() {
@@ -402,7 +403,10 @@ fn reduce_shared_records(m: usize, recs: &mut Vec<Record>, nranks: usize, inputs
     }
     let mut reduced = Vec::new();
     let mut drop = vec![false; recs.len()];
-    for idx in groups.values().filter(|idx| idx.len() == nranks && idx.len() == inputs) {
+    // HDF5 and PnetCDF: darshan-util's pass over every record, whose
+    // running variances do not stop at a file's records.
+    let mut in_order = crate::combine::combines(m).then(|| crate::combine::aggregate_in_order(recs.iter()));
+    for (id, idx) in groups.iter().filter(|(_, idx)| idx.len() == nranks && idx.len() == inputs) {
         let group: Vec<&Record> = idx.iter().map(|&k| &recs[k]).collect();
         // LUSTRE: the first rank's layout, as darshan-util's aggregation
         // keeps it (ranks may see different ones).
@@ -410,17 +414,22 @@ fn reduce_shared_records(m: usize, recs: &mut Vec<Record>, nranks: usize, inputs
             group.first().map(|r| Record { rank: -1, ..(*r).clone() })
         } else if m == POSIX_META {
             posix_meta_reduced(&group)
+        } else if let Some(aggs) = in_order.as_mut() {
+            aggs.remove(id)
         } else {
             crate::accum::reduce_shared(&group)
         };
         if let Some(r) = reduced_one {
-            reduced.push(r);
+            reduced.push((idx[0], r));
             idx.iter().for_each(|&k| drop[k] = true);
         }
     }
-    let mut kept: Vec<Record> = recs.drain(..).zip(drop).filter(|(_, d)| !d).map(|(r, _)| r).collect();
-    kept.extend(reduced);
-    *recs = kept;
+    // darshan-util writes the shared records first, in the order of the
+    // records they started from, then the others: a reader that sums
+    // records in order (`--total`) gets the same figures.
+    reduced.sort_unstable_by_key(|(first, _)| *first);
+    let kept = recs.drain(..).zip(drop).filter(|(_, d)| !d).map(|(r, _)| r);
+    *recs = reduced.into_iter().map(|(_, r)| r).chain(kept).collect();
 }
 
 /// The job: the first input's, with the earliest start, the end, and

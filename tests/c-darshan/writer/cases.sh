@@ -12,6 +12,7 @@ writer_cases() {
         for a in $rest; do
             case $a in
                 @*) args+=("$corpus/${a#@}") ;;
+                =*) args+=("$(dirname "${BASH_SOURCE[0]}")/${a#=}") ;;
                 OUT) args+=("$out/$name.darshan") ;;
                 *) args+=("$a") ;;
             esac
