@@ -119,7 +119,7 @@ fn open(path: &Path) -> Result<Input, MergeError> {
     // Every record's rank is the process's rank: take the first one.
     let err = |e| MergeError::Log { path: path.into(), source: e };
     let mut rank = None;
-    for m in log.modules_present().into_iter().filter(|&m| m != HEATMAP) {
+    for m in log.modules_present().into_iter().filter(|&m| m != HEATMAP && read_version(m) > 0) {
         let mut first = Record::new(m);
         if log.module_reader(m).and_then(|mut rd| rd.next_into(&mut first)).map_err(err)? {
             rank = Some(first.rank);
@@ -291,7 +291,7 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
         crate::say!("darshan-merge: note: {why}; merged as darshan-util merges any logs: the first one's job data, the earliest start and the latest end");
     }
     let (names, costs) = names_and_costs(&inputs)?;
-    let modules: std::collections::BTreeSet<usize> = inputs.iter().flat_map(|i| i.modules.iter().copied()).collect();
+    let modules = readable_only(inputs.iter().flat_map(|i| i.modules.iter().copied()).collect());
     let partial = inputs.iter().fold(0, |p, i| p | i.partial_flag);
     let nranks = inputs.iter().map(|i| i.rank).filter(|r| *r >= 0).collect::<std::collections::HashSet<_>>().len();
     let job = merged_job(&inputs, opt, &costs);
@@ -310,6 +310,25 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
         w.set_partial_flag(partial);
         Ok(count)
     })
+}
+
+/// The modules of `present` whose records the format library reads, the
+/// others (AutoPerf's APXC and APMPI, ids it does not know) named in
+/// one note: left out, as darshan-util built without AutoPerf leaves
+/// them out. They stopped the whole merge ("Invalid APMPI module version
+/// number").
+pub(crate) fn readable_only(present: std::collections::BTreeSet<usize>) -> std::collections::BTreeSet<usize> {
+    let (readable, not): (std::collections::BTreeSet<usize>, std::collections::BTreeSet<usize>) =
+        present.into_iter().partition(|&m| read_version(m) > 0);
+    if !not.is_empty() {
+        let names: Vec<String> =
+            not.iter().map(|&m| if is_known(m) { module_name(m).to_string() } else { format!("id {m}") }).collect();
+        crate::say!(
+            "darshan-merge: note: the {} records are left out: this darshan-merge does not read their layout (darshan-util built without AutoPerf leaves them out too)",
+            names.join(", ")
+        );
+    }
+    readable
 }
 
 /// Module `m`'s records from every input (one module's at a time),
@@ -432,11 +451,45 @@ fn reduce_shared_records(m: usize, recs: &mut Vec<Record>, nranks: usize, inputs
     *recs = reduced.into_iter().map(|(_, r)| r).chain(kept).collect();
 }
 
-/// The job: the first input's, with the earliest start, the end, and
-/// without the runtime's tick note (times are seconds now); the cost
+/// darshan-util's `DARSHAN_EXE_LEN`: the room for the command line and
+/// the mount table after the job struct (4,096 - 1,080 - 1), its budget
+/// for the mount table's text and the size of a mount entry's fields.
+pub const EXE_LEN: usize = 3015;
+
+/// The mount table's text as darshan-util writes it: `\ntype\tpath` for
+/// each entry (`(type, path)`, in the order readers list them), the last
+/// first, while they fit in its buffer.
+pub fn mount_table_text<'a>(mounts: impl DoubleEndedIterator<Item = (&'a [u8], &'a [u8])>) -> Vec<u8> {
+    let mut text = Vec::new();
+    let mut left = EXE_LEN;
+    for (ty, path) in mounts.rev() {
+        if ty.len() + path.len() + 2 >= left {
+            break;
+        }
+        left -= ty.len() + path.len() + 2;
+        text.extend_from_slice(&[b"\n", ty, b"\t", path].concat());
+    }
+    text
+}
+
+/// `job`'s command line and mount table as darshan-util's darshan-merge
+/// writes them back: the table as readers list it (longest mount point
+/// first), written from its end ([`mount_table_text`]). Unchanged when
+/// the table cannot be read.
+fn exe_and_mounts_rewritten(job: &Job) -> Vec<u8> {
+    let Ok(mounts) = job.mounts() else { return job.exe_mnt.clone() };
+    let mut out = exe(job).to_vec();
+    out.extend(mount_table_text(mounts.iter().map(|m| (&m.fs_type[..], &m.path[..]))));
+    out
+}
+
+/// The job: the first input's (its mount table as darshan-util writes it
+/// back), with the earliest start, the end, and without the runtime's
+/// tick note (times are seconds now); the cost
 /// metadata of every process merged.
 fn merged_job(inputs: &[Input], opt: &Options, costs: &[darshan_log::cost::Cost]) -> darshan_log::Job {
     let mut job = inputs[0].job.clone();
+    job.exe_mnt = exe_and_mounts_rewritten(&job);
     let (mut s, mut ns) = (job.start_time_sec, job.start_time_nsec);
     let (mut e, mut ens) = (0i64, 0i64);
     for i in inputs {

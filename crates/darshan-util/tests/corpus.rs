@@ -287,3 +287,28 @@ fn dxt_parser_on_a_log_without_dxt_data_did_not_say_there_is_none() {
     assert!(head.starts_with("# darshan log version:"), "{head}");
     assert_eq!(tail.split_once('\n').unwrap().1, "\n# no DXT module data available for this Darshan log.\n");
 }
+
+/// A log with AutoPerf's APMPI records (3.4.0's release log) stopped
+/// every merge it was in: "Invalid APMPI module version number (got 1)",
+/// no log. darshan-util without AutoPerf leaves those records out and
+/// merges the rest; ours now does the same, and says so.
+#[test]
+fn a_log_with_autoperf_records_stopped_the_whole_merge() {
+    let input = shared().join("logs/release_logs__mpi-io-test-x86_64-3.4.0.darshan");
+    let dir = std::env::temp_dir().join(format!("darshan-merge-apmpi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("merged.darshan");
+    let _ = std::fs::remove_file(&out);
+    let o = run(env!("CARGO_BIN_EXE_darshan-merge"), &["--output", out.to_str().unwrap(), input.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("the APMPI records are left out"), "{err}");
+    let (before, after) = (LogFile::open(&input).unwrap(), LogFile::open(&out).unwrap());
+    assert!(before.modules_present().contains(&darshan_log::modules::APMPI));
+    assert!(!after.modules_present().contains(&darshan_log::modules::APMPI));
+    let kept = |log: &LogFile| -> Vec<(usize, Vec<Record>)> {
+        records_of(log).into_iter().filter(|(m, _)| *m != darshan_log::modules::APMPI).collect()
+    };
+    assert_eq!(kept(&after), kept(&before), "every other record as it was");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -17,10 +17,6 @@ use crate::fd::{writing, CJob, DarshanFd, Inner, MntInfo};
 use crate::guarded;
 use crate::writing::Writing;
 
-/// darshan-util's `DARSHAN_EXE_LEN`: the room for the command line and
-/// the mount table after the job struct (4,096 - 1,080 - 1).
-const EXE_LEN: usize = 3015;
-
 /// A NUL-terminated C string's bytes (null: none).
 ///
 /// # Safety
@@ -119,20 +115,11 @@ fn field(f: &[c_char]) -> &[u8] {
     &b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]
 }
 
-/// The mount table's text as darshan-util writes it: `\ntype\tpath` for
-/// each entry, last first, while they fit in its buffer, then a NUL.
+/// The mount table's text as darshan-util writes it (darshan-merge's
+/// rule, which our darshan-merge follows too), then a NUL.
 fn mounts_text(mounts: &[MntInfo]) -> Vec<u8> {
-    let mut text = Vec::new();
-    let mut left = EXE_LEN;
-    for m in mounts.iter().rev() {
-        let (ty, path) = (field(&m.mnt_type), field(&m.mnt_path));
-        if ty.len() + path.len() + 2 >= left {
-            break;
-        }
-        let line = [b"\n", ty, b"\t", path].concat();
-        left -= line.len();
-        text.extend_from_slice(&line);
-    }
+    let mut text =
+        darshan_util::merge::mount_table_text(mounts.iter().map(|m| (field(&m.mnt_type), field(&m.mnt_path))));
     text.push(0);
     text
 }
@@ -240,6 +227,7 @@ pub unsafe extern "C" fn darshan_log_put_namehash(fd: *mut DarshanFd, hash: *mut
 #[cfg(test)]
 mod tests {
     use super::*;
+    use darshan_util::merge::EXE_LEN;
 
     fn mount(ty: &str, path: &str) -> MntInfo {
         let mut m = MntInfo { mnt_type: [0; EXE_LEN], mnt_path: [0; EXE_LEN] };
