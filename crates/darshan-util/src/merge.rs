@@ -314,9 +314,9 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
 
 /// The modules of `present` whose records the format library reads, the
 /// others (AutoPerf's APXC and APMPI, ids it does not know) named in
-/// one note: left out, as darshan-util built without AutoPerf leaves
-/// them out. They stopped the whole merge ("Invalid APMPI module version
-/// number").
+/// one note: left out, as darshan-util leaves out what it has no reader
+/// for (AutoPerf's modules, unless built with it). They stopped the
+/// whole merge ("Invalid APMPI module version number").
 pub(crate) fn readable_only(present: std::collections::BTreeSet<usize>) -> std::collections::BTreeSet<usize> {
     let (readable, not): (std::collections::BTreeSet<usize>, std::collections::BTreeSet<usize>) =
         present.into_iter().partition(|&m| read_version(m) > 0);
@@ -324,7 +324,7 @@ pub(crate) fn readable_only(present: std::collections::BTreeSet<usize>) -> std::
         let names: Vec<String> =
             not.iter().map(|&m| if is_known(m) { module_name(m).to_string() } else { format!("id {m}") }).collect();
         crate::say!(
-            "darshan-merge: note: the {} records are left out: this darshan-merge does not read their layout (darshan-util built without AutoPerf leaves them out too)",
+            "darshan-merge: note: the {} records are left out: this darshan-merge does not read their layout (darshan-util leaves out what it has no reader for too)",
             names.join(", ")
         );
     }
@@ -485,8 +485,8 @@ fn exe_and_mounts_rewritten(job: &Job) -> Vec<u8> {
 
 /// The job: the first input's (its mount table as darshan-util writes it
 /// back), with the earliest start, the end, and without the runtime's
-/// tick note (times are seconds now); the cost
-/// metadata of every process merged.
+/// tick note (times are seconds now); the cost metadata of every
+/// process merged.
 fn merged_job(inputs: &[Input], opt: &Options, costs: &[darshan_log::cost::Cost]) -> darshan_log::Job {
     let mut job = inputs[0].job.clone();
     job.exe_mnt = exe_and_mounts_rewritten(&job);
