@@ -18,13 +18,14 @@
  * rank 0 only: solo.nc (MPI_COMM_SELF), variable v (int, 5) written
  *   once.
  * Then a barrier, "ready" from rank 0, and a sleep that the launcher's
- * time limit ends.
- * usage: h5_pnc_killed <dir> */
+ * time limit ends; with "finish" after <dir>, MPI_Finalize instead.
+ * usage: h5_pnc_killed <dir> [finish] */
 #include <hdf5.h>
 #include <mpi.h>
 #include <pnetcdf.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define ROWS 4
@@ -173,7 +174,7 @@ int main(int argc, char **argv)
         printf("ready\n");
         fflush(stdout);
     }
-    sleep(100);
+    if (argc < 3 || strcmp(argv[2], "finish")) sleep(100);
     MPI_Finalize();
     return 0;
 }

@@ -293,8 +293,11 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
     let (names, costs) = names_and_costs(&inputs)?;
     let modules = readable_only(inputs.iter().flat_map(|i| i.modules.iter().copied()).collect());
     let partial = inputs.iter().fold(0, |p, i| p | i.partial_flag);
-    let nranks = inputs.iter().map(|i| i.rank).filter(|r| *r >= 0).collect::<std::collections::HashSet<_>>().len();
     let job = merged_job(&inputs, opt, &costs);
+    // darshan-util's: a record is shared when the job's every process had
+    // it, whether the inputs are the ranks' files or one log of every
+    // rank's records (DARSHAN_DISABLE_SHARED_REDUCTION).
+    let nprocs = usize::try_from(job.nprocs).unwrap_or(0);
     write_new_log(out, darshan_log::defaults::log_mode(opt.group_readable), |w, werr| {
         w.write_job(&job).map_err(werr)?;
         w.write_names(&names).map_err(werr)?;
@@ -304,7 +307,7 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
             count += if m == DXT_POSIX || m == DXT_MPIIO {
                 write_streamed(w, werr, &inputs, m)?
             } else {
-                write_gathered(w, werr, &inputs, m, opt.shared_redux.then_some(nranks))?
+                write_gathered(w, werr, &inputs, m, opt.shared_redux.then_some(nprocs))?
             };
         }
         w.set_partial_flag(partial);
@@ -332,8 +335,8 @@ pub(crate) fn readable_only(present: std::collections::BTreeSet<usize>) -> std::
 }
 
 /// Module `m`'s records from every input (one module's at a time),
-/// combined by the module's rules (`redux`: the job's rank count, when
-/// records every rank has are reduced); how many were written.
+/// combined by the module's rules (`redux`: the job's process count, when
+/// records every process has are reduced); how many were written.
 fn write_gathered(
     w: &mut NewLogWriter,
     werr: &dyn Fn(darshan_log::LogError) -> MergeError,
@@ -349,10 +352,10 @@ fn write_gathered(
         one_width(&mut recs);
     } else if m == BGQ {
         bgq_job_record(&mut recs);
-    } else if let Some(nranks) = redux.filter(|&n| {
+    } else if let Some(nprocs) = redux.filter(|&n| {
         n >= 2 && (crate::accum::supported(m) || crate::combine::combines(m) || m == LUSTRE || m == POSIX_META)
     }) {
-        reduce_shared_records(m, &mut recs, nranks, inputs.len());
+        reduce_shared_records(m, &mut recs, nprocs);
     }
     if !recs.is_empty() {
         w.write_module(m, recs.iter()).map_err(werr)?;
@@ -412,10 +415,10 @@ impl<F: FnMut(usize) -> Result<Vec<Record>, MergeError>> Iterator for OneInputAt
     }
 }
 
-/// Module `m`'s records of a file every one of the `nranks` ranks (and
-/// `inputs` logs) holds become one shared record (rank -1), written
-/// before the others as darshan-util writes them.
-fn reduce_shared_records(m: usize, recs: &mut Vec<Record>, nranks: usize, inputs: usize) {
+/// Module `m`'s records of a file every one of the job's `nprocs`
+/// processes holds become one shared record (rank -1), written before
+/// the others as darshan-util writes them.
+fn reduce_shared_records(m: usize, recs: &mut Vec<Record>, nprocs: usize) {
     let mut groups: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
     for (k, r) in recs.iter().enumerate() {
         groups.entry(r.id).or_default().push(k);
@@ -425,7 +428,7 @@ fn reduce_shared_records(m: usize, recs: &mut Vec<Record>, nranks: usize, inputs
     // HDF5 and PnetCDF: darshan-util's pass over every record, whose
     // running variances do not stop at a file's records.
     let mut in_order = crate::combine::combines(m).then(|| crate::combine::aggregate_in_order(recs.iter()));
-    for (id, idx) in groups.iter().filter(|(_, idx)| idx.len() == nranks && idx.len() == inputs) {
+    for (id, idx) in groups.iter().filter(|(_, idx)| idx.len() == nprocs) {
         let group: Vec<&Record> = idx.iter().map(|&k| &recs[k]).collect();
         // LUSTRE: the first rank's layout, as darshan-util's aggregation
         // keeps it (ranks may see different ones).

@@ -3,7 +3,9 @@
 # MPI ranks of tests/programs/h5_pnc_killed.c (HDF5 and PnetCDF I/O that
 # differs from rank to rank) under our runtime, killed by mpirun's time
 # limit after their I/O; each rank's crash-safe file becomes one log
-# (our darshan-merge of that file alone), as a site's epilog leaves them.
+# (our darshan-merge of that file alone), as a site's epilog leaves them;
+# and unreduced.darshan, the same job run to its end with its ranks'
+# records kept apart (DARSHAN_DISABLE_SHARED_REDUCTION).
 # POSIX_META, which darshan-util does not know, is switched off. Run
 # once, then record.sh; the logs are inputs, kept in the repository.
 #
@@ -34,4 +36,14 @@ for f in "$w"/mmap/*.darshan; do
     n=$((n + 1))
 done
 [ $n = 4 ] || { echo "make-ranks: $n crash-safe files, not 4"; exit 1; }
-echo "make-ranks: $here/ranks: rank0..3.darshan"
+# The same job run to its end with DARSHAN_DISABLE_SHARED_REDUCTION: one
+# log holding every rank's records.
+rm -rf "$w/logs" "$w/data" && mkdir -p "$w/logs" "$w/data"
+export LD_PRELOAD=$root/target/release/libdarshan.so DARSHAN_DISABLE_SHARED_REDUCTION=1
+timeout 120 mpirun --allow-run-as-root --oversubscribe -np 4 \
+    -x LD_PRELOAD -x DARSHAN_LOGPATH -x DARSHAN_MMAP_LOGPATH -x DARSHAN_MOD_DISABLE -x DARSHAN_DISABLE_SHARED_REDUCTION \
+    "$w/h5_pnc_killed" "$w/data" finish > /dev/null
+unset LD_PRELOAD
+cp "$w"/logs/*.darshan "$here/ranks/unreduced.darshan"
+chmod 0644 "$here/ranks/unreduced.darshan"
+echo "make-ranks: $here/ranks: rank0..3.darshan, unreduced.darshan"
