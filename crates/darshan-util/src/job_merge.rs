@@ -300,7 +300,7 @@ pub fn merge_job(procs: Vec<ProcessLog>, key: &str, out: &Path, opt: &JobOptions
         }
         costs.extend(process_cost(p, &log)?);
     }
-    let modules = crate::merge::readable_only(modules);
+    let (modules, left_out) = crate::merge::readable_only(modules);
     let mut done = JobMerged { processes: plan.procs.len(), nprocs: plan.nprocs, ..Default::default() };
     crate::merge::write_new_log(out, darshan_log::defaults::log_mode(opt.group_readable), |w, werr| {
         w.write_job(&job_record(&plan, key, &costs)).map_err(werr)?;
@@ -310,6 +310,7 @@ pub fn merge_job(procs: Vec<ProcessLog>, key: &str, out: &Path, opt: &JobOptions
         w.set_partial_flag(partial);
         Ok(())
     })?;
+    crate::merge::say_left_out(left_out);
     Ok(done)
 }
 

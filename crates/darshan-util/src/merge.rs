@@ -291,14 +291,14 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
         crate::say!("darshan-merge: note: {why}; merged as darshan-util merges any logs: the first one's job data, the earliest start and the latest end");
     }
     let (names, costs) = names_and_costs(&inputs)?;
-    let modules = readable_only(inputs.iter().flat_map(|i| i.modules.iter().copied()).collect());
+    let (modules, left_out) = readable_only(inputs.iter().flat_map(|i| i.modules.iter().copied()).collect());
     let partial = inputs.iter().fold(0, |p, i| p | i.partial_flag);
     let job = merged_job(&inputs, opt, &costs);
     // darshan-util's: a record is shared when the job's every process had
     // it, whether the inputs are the ranks' files or one log of every
     // rank's records (DARSHAN_DISABLE_SHARED_REDUCTION).
     let nprocs = usize::try_from(job.nprocs).unwrap_or(0);
-    write_new_log(out, darshan_log::defaults::log_mode(opt.group_readable), |w, werr| {
+    let count = write_new_log(out, darshan_log::defaults::log_mode(opt.group_readable), |w, werr| {
         w.write_job(&job).map_err(werr)?;
         w.write_names(&names).map_err(werr)?;
         drop(names);
@@ -312,26 +312,36 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
         }
         w.set_partial_flag(partial);
         Ok(count)
-    })
+    })?;
+    say_left_out(left_out);
+    Ok(count)
 }
 
-/// The modules of `present` whose records the format library reads, the
-/// others (AutoPerf's APXC and APMPI, ids it does not know) named in
-/// one note: left out, as darshan-util leaves out what it has no reader
-/// for (AutoPerf's modules, unless built with it). They stopped the
-/// whole merge ("Invalid APMPI module version number").
-pub(crate) fn readable_only(present: std::collections::BTreeSet<usize>) -> std::collections::BTreeSet<usize> {
-    let (readable, not): (std::collections::BTreeSet<usize>, std::collections::BTreeSet<usize>) =
-        present.into_iter().partition(|&m| read_version(m) > 0);
-    if !not.is_empty() {
-        let names: Vec<String> =
-            not.iter().map(|&m| if is_known(m) { module_name(m).to_string() } else { format!("id {m}") }).collect();
+/// Module ids.
+pub(crate) type Modules = std::collections::BTreeSet<usize>;
+
+/// The modules of `present` whose records the format library reads, and
+/// the others (AutoPerf's APXC and APMPI, ids it does not know), which a
+/// merge leaves out as darshan-util leaves out what it has no reader for
+/// (AutoPerf's modules, unless built with it). They stopped the whole
+/// merge ("Invalid APMPI module version number").
+pub(crate) fn readable_only(present: Modules) -> (Modules, Modules) {
+    present.into_iter().partition(|&m| read_version(m) > 0)
+}
+
+/// One note naming the modules a merge left out, once its log is
+/// written (a merge that fails says its one line only).
+pub(crate) fn say_left_out(left_out: Modules) {
+    if !left_out.is_empty() {
+        let names: Vec<String> = left_out
+            .iter()
+            .map(|&m| if is_known(m) { module_name(m).to_string() } else { format!("id {m}") })
+            .collect();
         crate::say!(
             "darshan-merge: note: the {} records are left out: this darshan-merge does not read their layout (darshan-util leaves out what it has no reader for too)",
             names.join(", ")
         );
     }
-    readable
 }
 
 /// Module `m`'s records from every input (one module's at a time),
