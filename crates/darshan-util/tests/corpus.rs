@@ -312,3 +312,31 @@ fn a_log_with_autoperf_records_stopped_the_whole_merge() {
     assert_eq!(kept(&after), kept(&before), "every other record as it was");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A merge of a log with APMPI records that then failed (its HEATMAP
+/// region corrupt, read only as the merge writes it) printed the note on
+/// the left-out records and then its error: two lines, where a failure
+/// says one (the mutation harness found it). The note now comes once the
+/// log is written.
+#[test]
+fn a_failed_merge_of_a_log_with_autoperf_records_said_two_lines() {
+    let src = shared().join("logs/e3sm_io_heatmaps_and_dxt__e3sm_io_heatmap_only.darshan");
+    let map = LogFile::open(&src).unwrap().header.mod_map[darshan_log::modules::HEATMAP];
+    let mut bytes = std::fs::read(&src).unwrap();
+    let mid = (map.off + map.len / 3) as usize;
+    bytes[mid..mid + 60].fill(0x80);
+    let dir = std::env::temp_dir().join(format!("darshan-merge-apmpi-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (bad, out) = (dir.join("bad.darshan"), dir.join("merged.darshan"));
+    std::fs::write(&bad, &bytes).unwrap();
+    let o = run(
+        env!("CARGO_BIN_EXE_darshan-merge"),
+        &["--shared-redux", "--output", out.to_str().unwrap(), bad.to_str().unwrap()],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("HEATMAP region"), "{err}");
+    assert!(!out.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
