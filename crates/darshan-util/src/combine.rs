@@ -12,11 +12,11 @@
 //!   FOO_MAX_DAT's maximum carried it over);
 //! * a dataset's four access tuples (size, lengths and strides per
 //!   dimension) merge as darshan-util merges them, duplicates first;
-//! * the rank variances come from one running (n, mean, M2) that every
-//!   first record of a file restarts and every later record updates,
-//!   whatever its file: darshan-util keeps it in the caller's buffer past
-//!   the incoming record, which darshan-merge reuses for every record of
-//!   the module. With one dataset per log it is the ranks' population
+//! * the rank variances come from one running (n, mean, M2) that each of
+//!   the first rank's records restarts and every other rank's record
+//!   updates, whatever its dataset: darshan-util keeps it in the caller's
+//!   buffer past the incoming record, which darshan-merge reuses for
+//!   every record of the module. With one dataset per log it is the ranks' population
 //!   variance; with more, a blend (see [`Variance`]).
 //!
 //! MDHIM has no combiner here: darshan-util's sets MDHIM_SERVERS, the
