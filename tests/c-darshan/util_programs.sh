@@ -19,8 +19,9 @@
 #     own tools wrote for it (writer/record.sh recorded those);
 #   * and, against the same recordings, our own darshan-convert on every
 #     conversion and our darshan-merge on a killed HDF5 and PnetCDF job's
-#     ranks (writer/ranks/, with and without its first rank first), a
-#     Python job's processes and two MPI jobs.
+#     ranks (writer/ranks/, with and without its first rank first, and
+#     its one log of every rank's records), a Python job's processes and
+#     two MPI jobs.
 #
 # The programs come from a C Darshan source tree on this machine
 # (source.sh), never from the network.
@@ -93,9 +94,10 @@ for gz in tests/c-darshan/writer/*.txt.gz; do
 done
 echo "util_programs: C's darshan-convert.c and darshan-merge.c through our library: $((cases - wrong)) of $cases logs as C's tools wrote them"
 # Our own darshan-convert, on every conversion, and darshan-merge, on the
-# killed job's ranks, a Python job's processes and two MPI jobs (logs
-# with AutoPerf's APMPI records, which ours does not read and leaves out,
-# as darshan-util without AutoPerf does), against the same recordings. Three things of a
+# killed job's ranks and its one log of every rank's records, a Python
+# job's processes and two MPI jobs (logs with AutoPerf's APMPI records,
+# which ours does not read and leaves out, as darshan-util without
+# AutoPerf does), against the same recordings. Three things of a
 # merged log are ours by design and left out of both sides: the
 # darshan_cost_* metadata (the whole job's cost; C copies the first
 # rank's), the NULL module's incomplete-data warning (darshan-util's

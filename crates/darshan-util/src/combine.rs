@@ -16,8 +16,8 @@
 //!   the first rank's records restarts and every other rank's record
 //!   updates, whatever its dataset: darshan-util keeps it in the caller's
 //!   buffer past the incoming record, which darshan-merge reuses for
-//!   every record of the module. With one dataset per log it is the ranks' population
-//!   variance; with more, a blend (see [`Variance`]).
+//!   every record of the module. With one dataset per log it is the
+//!   ranks' population variance; with more, a blend (see [`Variance`]).
 //!
 //! MDHIM has no combiner here: darshan-util's sets MDHIM_SERVERS, the
 //! length of the record's server histogram, to -1 (a missing `break`),
@@ -179,7 +179,7 @@ const PNETCDF_VAR_RULES: Combiner = Combiner {
     ranks: Some(rank_figures!(pv)),
 };
 
-fn combiner(module: usize) -> Option<&'static Combiner> {
+const fn combiner(module: usize) -> Option<&'static Combiner> {
     match module {
         H5F => Some(&H5F_RULES),
         H5D => Some(&H5D_RULES),
@@ -192,7 +192,7 @@ fn combiner(module: usize) -> Option<&'static Combiner> {
 
 /// Whether `module` has a combiner here.
 pub const fn combines(module: usize) -> bool {
-    matches!(module, H5F | H5D | PNETCDF_FILE | PNETCDF_VAR | NULL)
+    combiner(module).is_some()
 }
 
 /// Welford's running mean and sum of squared deviations, as darshan-util
@@ -268,14 +268,14 @@ pub fn aggregate_in_order<'a>(recs: impl IntoIterator<Item = &'a Record>) -> Has
         if first_rank == -1 {
             first_rank = r.rank;
         }
-        let mut rec = r.clone();
+        // A copy: darshan-util zeroes the incoming tuples it merged.
         if r.rank == first_rank {
             let mut agg = Record::new(r.module);
-            agg_records(&mut rec, &mut agg, true, &mut var);
+            agg_records(&mut r.clone(), &mut agg, true, &mut var);
             (agg.id, agg.rank) = (r.id, -1);
             aggs.insert(r.id, agg);
         } else if let Some(agg) = aggs.get_mut(&r.id) {
-            agg_records(&mut rec, agg, false, &mut var);
+            agg_records(&mut r.clone(), agg, false, &mut var);
         }
     }
     aggs
@@ -329,7 +329,12 @@ fn combine_fcounters(rules: &Combiner, rec: &Record, agg: &mut Record, init: boo
                     agg.fcounters[i] = r;
                 }
             }
-            (Some(F::Max), _) => agg.fcounters[i] = agg.fcounters[i].max_c(r),
+            // C's `if (r > a) a = r`: a NaN never wins (`f64::max` would let one).
+            (Some(F::Max), _) => {
+                if r > agg.fcounters[i] {
+                    agg.fcounters[i] = r;
+                }
+            }
             (Some(F::MaxCarrying(c)), _) => {
                 if r > agg.fcounters[i] {
                     agg.fcounters[i] = r;
@@ -358,21 +363,6 @@ fn variance(run: &mut Running, x: f64, init: bool, out: &mut f64) {
         run.restart(x);
     } else {
         *out = run.add(x);
-    }
-}
-
-/// C's `if (r > a) a = r` (a NaN never wins; `f64::max` would let one).
-trait MaxC {
-    fn max_c(self, r: f64) -> f64;
-}
-
-impl MaxC for f64 {
-    fn max_c(self, r: f64) -> f64 {
-        if r > self {
-            r
-        } else {
-            self
-        }
     }
 }
 

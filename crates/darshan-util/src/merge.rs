@@ -119,7 +119,7 @@ fn open(path: &Path) -> Result<Input, MergeError> {
     // Every record's rank is the process's rank: take the first one.
     let err = |e| MergeError::Log { path: path.into(), source: e };
     let mut rank = None;
-    for m in log.modules_present().into_iter().filter(|&m| m != HEATMAP && read_version(m) > 0) {
+    for m in log.modules_present().into_iter().filter(|&m| m != HEATMAP && readable(m)) {
         let mut first = Record::new(m);
         if log.module_reader(m).and_then(|mut rd| rd.next_into(&mut first)).map_err(err)? {
             rank = Some(first.rank);
@@ -326,7 +326,12 @@ pub(crate) type Modules = std::collections::BTreeSet<usize>;
 /// (AutoPerf's modules, unless built with it). They stopped the whole
 /// merge ("Invalid APMPI module version number").
 pub(crate) fn readable_only(present: Modules) -> (Modules, Modules) {
-    present.into_iter().partition(|&m| read_version(m) > 0)
+    present.into_iter().partition(|&m| readable(m))
+}
+
+/// Whether the format library reads module `m`'s records.
+fn readable(m: usize) -> bool {
+    read_version(m) > 0
 }
 
 /// One note naming the modules a merge left out, once its log is
@@ -467,7 +472,7 @@ fn reduce_shared_records(m: usize, recs: &mut Vec<Record>, nprocs: usize) {
 /// darshan-util's `DARSHAN_EXE_LEN`: the room for the command line and
 /// the mount table after the job struct (4,096 - 1,080 - 1), its budget
 /// for the mount table's text and the size of a mount entry's fields.
-pub const EXE_LEN: usize = 3015;
+pub const EXE_LEN: usize = 4096 - darshan_log::job::JOB_SIZE - 1;
 
 /// The mount table's text as darshan-util writes it: `\ntype\tpath` for
 /// each entry (`(type, path)`, in the order readers list them), the last

@@ -295,7 +295,7 @@ fn dxt_parser_on_a_log_without_dxt_data_did_not_say_there_is_none() {
 #[test]
 fn a_log_with_autoperf_records_stopped_the_whole_merge() {
     let input = shared().join("logs/release_logs__mpi-io-test-x86_64-3.4.0.darshan");
-    let dir = std::env::temp_dir().join(format!("darshan-merge-apmpi-{}", std::process::id()));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("darshan-merge-apmpi-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("merged.darshan");
     let _ = std::fs::remove_file(&out);
@@ -325,7 +325,7 @@ fn a_failed_merge_of_a_log_with_autoperf_records_said_two_lines() {
     let mut bytes = std::fs::read(&src).unwrap();
     let mid = (map.off + map.len / 3) as usize;
     bytes[mid..mid + 60].fill(0x80);
-    let dir = std::env::temp_dir().join(format!("darshan-merge-apmpi-bad-{}", std::process::id()));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("darshan-merge-apmpi-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (bad, out) = (dir.join("bad.darshan"), dir.join("merged.darshan"));
     std::fs::write(&bad, &bytes).unwrap();
