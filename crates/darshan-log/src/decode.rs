@@ -266,6 +266,14 @@ impl<'a> ModuleReader<'a> {
         })
     }
 
+    /// Up to `buf.len()` bytes of the region as they lie, from where the
+    /// last record read ended: darshan-util's `darshan_log_get_mod`, which
+    /// its module readers read their records with, so that a caller may
+    /// mix the two. Fewer bytes than asked: the region ended.
+    pub fn read_raw(&mut self, buf: &mut [u8]) -> Result<usize> {
+        self.region.read_full(buf)
+    }
+
     pub fn set_tick_secs(&mut self, s: Option<f64>) {
         self.tick_secs = s;
     }

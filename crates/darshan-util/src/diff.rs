@@ -268,34 +268,30 @@ fn pair_by_rank(out: &mut Out, m: usize, q1: &mut VecDeque<Record>, q2: &mut Vec
     }
 }
 
-/// C's `log_print_diff` of module `m`: counters, then fcounters, each
-/// printed for a record only one side has, or where the two differ.
-fn module_diff(out: &mut Out, m: usize, one: Option<(&Record, &[u8])>, two: Option<(&Record, &[u8])>) {
+/// One pair (or one lone record) of module `m`; LUSTRE's has no diff in
+/// C, which says so on stderr.
+fn module_diff(out: &mut Out, m: usize, one: Side1, two: Side1) {
     if m == LUSTRE {
         out.flush();
-        crate::say!("Warning: Darshan Lustre module does not support printing record diffs.");
+        crate::say!("{LUSTRE_NO_DIFF}");
         return;
     }
+    print_diff(out.buf(), m, one, two);
+}
+
+/// What darshan-util's LUSTRE `log_print_diff` prints on stderr instead.
+pub const LUSTRE_NO_DIFF: &str = "Warning: Darshan Lustre module does not support printing record diffs.";
+
+/// A record and its name, or nothing (the other log has no such record).
+pub type Side1<'a> = Option<(&'a Record, &'a [u8])>;
+
+/// darshan-util's `log_print_diff` of module `m` (LUSTRE's aside):
+/// counters, then fcounters, then (MDHIM) the servers' histogram, each
+/// printed for a record only one side has, or where the two differ.
+pub fn print_diff(b: &mut Vec<u8>, m: usize, one: Side1, two: Side1) {
     let (cnames, fnames) = counter_names(m);
-    let b = out.buf();
-    let label = module_name(m);
-    let line = |b: &mut Vec<u8>, sign: &str, (r, name): (&Record, &[u8]), cname: &str, v: &dyn Fn(&mut Vec<u8>)| {
-        b.extend_from_slice(sign.as_bytes());
-        b.extend_from_slice(label.as_bytes());
-        b.push(b'\t');
-        push_i64(b, r.rank);
-        b.push(b'\t');
-        push_u64(b, r.id);
-        b.push(b'\t');
-        b.extend_from_slice(cname.as_bytes());
-        b.push(b'\t');
-        v(b);
-        b.push(b'\t');
-        b.extend_from_slice(name);
-        b.extend_from_slice(b"\t\t\n");
-    };
     for (k, cname) in cnames.iter().enumerate() {
-        let get = |s: Option<(&Record, &[u8])>| s.map(|(r, _)| r.counters.get(k).copied().unwrap_or(0));
+        let get = |s: Side1| s.map(|(r, _)| r.counters.get(k).copied().unwrap_or(0));
         let (x, y) = (get(one), get(two));
         if one.is_some() && two.is_some() && x == y {
             continue;
@@ -303,12 +299,12 @@ fn module_diff(out: &mut Out, m: usize, one: Option<(&Record, &[u8])>, two: Opti
         let unsigned = m == POSIX && k == darshan_log::counters::posix::RENAMED_FROM;
         for (sign, side, v) in [("- ", one, x), ("+ ", two, y)] {
             if let (Some(s), Some(v)) = (side, v) {
-                line(b, sign, s, cname, &|b| if unsigned { push_u64(b, v as u64) } else { push_i64(b, v) });
+                diff_line(b, sign, m, s, cname, &|b| if unsigned { push_u64(b, v as u64) } else { push_i64(b, v) });
             }
         }
     }
     for (k, fname) in fnames.iter().enumerate() {
-        let get = |s: Option<(&Record, &[u8])>| s.map(|(r, _)| r.fcounters.get(k).copied().unwrap_or(0.0));
+        let get = |s: Side1| s.map(|(r, _)| r.fcounters.get(k).copied().unwrap_or(0.0));
         let (x, y) = (get(one), get(two));
         // C compares doubles with `!=`: NaN differs from itself.
         #[allow(clippy::float_cmp)]
@@ -317,8 +313,74 @@ fn module_diff(out: &mut Out, m: usize, one: Option<(&Record, &[u8])>, two: Opti
         }
         for (sign, side, v) in [("- ", one, x), ("+ ", two, y)] {
             if let (Some(s), Some(v)) = (side, v) {
-                line(b, sign, s, fname, &|b| push_f6(b, v));
+                diff_line(b, sign, m, s, fname, &|b| push_f6(b, v));
             }
+        }
+    }
+    if m == MDHIM {
+        servers_diff(b, one, two);
+    }
+}
+
+/// `sign`, then a counter's line as darshan-util's `DARSHAN_*_COUNTER_PRINT`
+/// prints it: module, rank, id, counter, value, name, and two empty
+/// fields (mount and file system).
+fn diff_line(
+    b: &mut Vec<u8>,
+    sign: &str,
+    m: usize,
+    (r, name): (&Record, &[u8]),
+    cname: &str,
+    v: &dyn Fn(&mut Vec<u8>),
+) {
+    b.extend_from_slice(sign.as_bytes());
+    b.extend_from_slice(module_name(m).as_bytes());
+    b.push(b'\t');
+    push_i64(b, r.rank);
+    b.push(b'\t');
+    push_u64(b, r.id);
+    b.push(b'\t');
+    b.extend_from_slice(cname.as_bytes());
+    b.push(b'\t');
+    v(b);
+    b.push(b'\t');
+    b.extend_from_slice(name);
+    b.extend_from_slice(b"\t\t\n");
+}
+
+/// MDHIM's server histogram, darshan-util's way: entry 0 always (even of
+/// two records with no servers), then on while either record has servers
+/// left; an entry only one record has is printed with its sign. (Where C
+/// would read a record that is not there, this prints nothing.)
+fn servers_diff(b: &mut Vec<u8>, one: Side1, two: Side1) {
+    fn hist<'a>(s: Side1<'a>) -> &'a [i64] {
+        match s.map(|(r, _)| &r.extra) {
+            Some(darshan_log::Extra::Mdhim { server_histogram }) => server_histogram,
+            _ => &[],
+        }
+    }
+    let servers =
+        |s: Side1| s.map(|(r, _)| r.counters.get(darshan_log::counters::mdhim::SERVERS).copied().unwrap_or(0));
+    let (h1, h2, n1, n2) = (hist(one), hist(two), servers(one), servers(two));
+    let past = |n: Option<i64>, i: usize| n.is_none_or(|n| i as i64 >= n);
+    for i in 0..h1.len().max(h2.len()) {
+        let name = format!("MDHIM_SERVER_{i}");
+        let (x, y) = (h1.get(i).copied().unwrap_or(0), h2.get(i).copied().unwrap_or(0));
+        let mut put = |sign, side: Side1, v: i64| {
+            if let Some(s) = side {
+                diff_line(b, sign, MDHIM, s, &name, &|b| push_i64(b, v));
+            }
+        };
+        if past(n2, i) {
+            put("- ", one, x);
+        } else if past(n1, i) {
+            put("+ ", two, y);
+        } else if x != y {
+            put("- ", one, x);
+            put("+ ", two, y);
+        }
+        if past(n1, i + 1) && past(n2, i + 1) {
+            break;
         }
     }
 }

@@ -1,34 +1,16 @@
 //! darshan-dxt-parser: the job header then every DXT trace segment, in
 //! darshan-util 3.5.0's layout.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::io::Write;
 
 use darshan_log::job::mount_of;
 use darshan_log::modules::*;
-use darshan_log::{Extra, Record};
+use darshan_log::Record;
 
-use crate::cfmt::push_fixed;
+use crate::dxt_print::{print_trace as print_trace_as, Layout, Trace};
 use crate::notices::{incomplete, unhandled, Tool};
 use crate::out::Out;
-
-fn seg_line(b: &mut Vec<u8>, module: &str, rank: i64, op: &str, i: usize, s: &darshan_log::DxtSegment) {
-    let _ = write!(b, "{:>8}{:>8}{:>7}{:>9}{:>16}{:>16}", module, rank, op, i, s.offset, s.length);
-    let mut t = Vec::new();
-    push_fixed(&mut t, s.start_time, 4);
-    let _ = write!(b, "{:>12}", String::from_utf8_lossy(&t));
-    t.clear();
-    push_fixed(&mut t, s.end_time, 4);
-    let _ = write!(b, "{:>12}", String::from_utf8_lossy(&t));
-    // C (darshan-util at main, for DXT_POSIX v2 / DXT_MPIIO v3): two
-    // spaces after the end time, then " %4lu" or " N/A".
-    match s.pthread_id {
-        Some(tid) => {
-            let _ = writeln!(b, "   {:>4}", tid);
-        }
-        None => b.extend_from_slice(b"   N/A\n"),
-    }
-}
 
 pub fn run(path: &str, show_incomplete: bool, out: &mut Out) -> i32 {
     let Some(p) = crate::jobhdr::open_for_print(path, true) else { return 255 };
@@ -40,11 +22,16 @@ pub fn run(path: &str, show_incomplete: bool, out: &mut Out) -> i32 {
     }
     let view = View { p, show_incomplete };
     let mut rec = Record::default();
+    // LUSTRE records by file: C's table of them, which a POSIX trace looks
+    // its file up in. Of two records of one file (two ranks' records, not
+    // reduced) the later read is kept, as uthash finds it; both hold the
+    // file's one layout.
+    let mut lustre = HashMap::new();
     // Every module with data, in id order, as the C tool walks them: DXT
-    // modules are printed; LUSTRE is read (and its partial flag checked)
-    // for the OST columns; the others are skipped.
+    // modules are printed; LUSTRE (which comes first) is read, its partial
+    // flag checked, for the OST columns; the others are skipped.
     for module in 0..MAX_MODS {
-        if let Err(status) = print_module(&view, module, &mut rec, out) {
+        if let Err(status) = print_module(&view, module, (&mut rec, &mut lustre), out) {
             return status;
         }
     }
@@ -57,8 +44,12 @@ struct View {
     show_incomplete: bool,
 }
 
+/// The record read into, and the LUSTRE records read so far.
+type Recs<'a> = (&'a mut Record, &'a mut HashMap<u64, Record>);
+
 /// One module's banner and records; Err(exit status) ends the tool.
-fn print_module(v: &View, module: usize, rec: &mut Record, out: &mut Out) -> Result<(), i32> {
+fn print_module(v: &View, module: usize, recs: Recs, out: &mut Out) -> Result<(), i32> {
+    let (rec, lustre) = recs;
     let h = &v.p.log.header;
     if h.mod_map[module].len == 0 {
         return Ok(());
@@ -101,50 +92,23 @@ fn print_module(v: &View, module: usize, rec: &mut Record, out: &mut Out) -> Res
             Ok(false) => return Ok(()),
             Err(e) => return failed(out, &e),
         }
-        if module != LUSTRE {
-            print_trace(v, module, rec, out);
+        if module == LUSTRE {
+            lustre.insert(rec.id, rec.clone());
+        } else {
+            print_trace(v, rec, lustre, out);
         }
     }
 }
 
-/// One DXT record: its file, rank, host and counts, then its segments.
-fn print_trace(v: &View, module: usize, rec: &Record, out: &mut Out) {
-    let Extra::Dxt { hostname, writes, reads, .. } = &rec.extra else { return };
-    let label = match module {
-        DXT_POSIX => "X_POSIX",
-        DXT_MPIIO => "X_MPIIO",
-        _ => "X_IO_URING",
-    };
+/// One DXT record, in darshan main's layout, with its file's LUSTRE
+/// record when the log has one.
+fn print_trace(v: &View, rec: &Record, lustre: &HashMap<u64, Record>, out: &mut Out) {
     let name = v.p.names.get(rec.id);
     let (mnt, fs): (&[u8], &[u8]) = match name.and_then(|n| mount_of(&v.p.mounts, n)) {
         Some(m) => (&m.path, &m.fs_type),
         None => (b"UNKNOWN", b"UNKNOWN"),
     };
-    let host_end = hostname.iter().position(|&c| c == 0).unwrap_or(hostname.len());
-    let threads: HashSet<u64> = writes.iter().chain(reads.iter()).filter_map(|s| s.pthread_id).collect();
-    let b = out.buf();
-    let _ = write!(b, "\n# DXT, file_id: {}, file_name: ", rec.id);
-    b.extend_from_slice(name.unwrap_or(b"(null)"));
-    let _ = write!(b, "\n# DXT, rank: {}, hostname: ", rec.rank);
-    b.extend_from_slice(&hostname[..host_end]);
-    let _ = write!(
-        b,
-        "\n# DXT, number of threads: {}\n# DXT, write_count: {}, read_count: {}\n# DXT, mnt_pt: ",
-        threads.len().max(1),
-        writes.len(),
-        reads.len()
-    );
-    b.extend_from_slice(mnt);
-    b.extend_from_slice(b", fs_type: ");
-    b.extend_from_slice(fs);
-    b.extend_from_slice(
-        b"\n# Module    Rank  Wt/Rd  Segment          Offset          Length    Start(s)      End(s)   Pthread-ID\n",
-    );
-    for (i, s) in writes.iter().enumerate() {
-        seg_line(b, label, rec.rank, "write", i, s);
-    }
-    for (i, s) in reads.iter().enumerate() {
-        seg_line(b, label, rec.rank, "read", i, s);
-    }
+    let t = Trace { rec, name: name.unwrap_or(b"(null)"), mnt, fs, lustre: lustre.get(&rec.id) };
+    print_trace_as(out.buf(), &t, Layout::Main);
     out.maybe_flush();
 }

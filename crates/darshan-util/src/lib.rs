@@ -14,6 +14,7 @@ pub mod combine;
 pub mod describe;
 pub mod diff;
 pub mod dxt;
+pub mod dxt_print;
 pub mod getopt;
 mod job_dxt;
 pub mod job_inputs;

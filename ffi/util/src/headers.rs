@@ -8,8 +8,9 @@
 //! library hands records out in (records.rs).
 //!
 //! Declared: what the library exports. Left out, as it does not export
-//! it: `darshan_log_get_mod`; the uthash table of names
-//! (`darshan_log_get_namehash`, `_put_namehash`) where the library was
+//! it: the uthash table of names (`darshan_log_get_namehash`,
+//! `_put_namehash`, and `struct lustre_record_ref`, which
+//! darshan-dxt-parser.c tables LUSTRE records in) where the library was
 //! built without uthash's header.
 
 use std::ffi::CStr;
@@ -340,9 +341,22 @@ fn logutils_header(f: &Format) -> String {
     if f.file == "null" {
         out += "extern struct darshan_mod_logutil_funcs null_logutils;\n";
     }
+    if f.file == "dxt" {
+        out += DXT_PRINTS;
+    }
     let _ = writeln!(out, "\n#endif /* {guard} */");
     out
 }
+
+/// darshan-dxt-parser's printing (printing.rs). Its LUSTRE reference is
+/// complete where the library has uthash (NAMEHASH_TYPES).
+const DXT_PRINTS: &str = "
+struct lustre_record_ref;
+void dxt_log_print_posix_file(void *file_rec, char *file_name,
+        char *mnt_pt, char *fs_type, struct lustre_record_ref *rec_ref);
+void dxt_log_print_mpiio_file(void *file_rec,
+        char *file_name, char *mnt_pt, char *fs_type);
+";
 
 /// The table of names' types, where the library has the table
 /// (`cfg(uthash)`: built with uthash's header).
@@ -352,6 +366,14 @@ const NAMEHASH_TYPES: &str = "
 struct darshan_name_record_ref
 {
     struct darshan_name_record *name_record;
+    UT_hash_handle hlink;
+};
+
+/* a LUSTRE record, as darshan-dxt-parser tables them for
+ * dxt_log_print_posix_file */
+struct lustre_record_ref
+{
+    struct darshan_lustre_record *rec;
     UT_hash_handle hlink;
 };
 ";

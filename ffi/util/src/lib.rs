@@ -8,13 +8,16 @@
 //! (`darshan_accumulator_*`). What it returns is the C heap's
 //! (`darshan_free`). C programs compiled against darshan-util find its
 //! headers in the tree (headers.rs), its per-module function tables
-//! (`mod_logutils`: tables.rs) and its uthash table of names
-//! (`darshan_log_get_namehash`: namehash.rs).
+//! (`mod_logutils`: tables.rs; their printing, darshan-diff's and
+//! darshan-dxt-parser's among it: printing.rs), its uthash table of names
+//! (`darshan_log_get_namehash`: namehash.rs) and a module's bytes as the
+//! log holds them (`darshan_log_get_mod`, which a module reader of a
+//! site's own builds on: records.rs).
 //!
 //! Logs are written as darshan-util writes them (`darshan_log_create`,
 //! `_put_*`, each module's `log_put_record`: writer.rs), so C Darshan's
 //! darshan-convert.c and darshan-merge.c, and a site's C tools, write
-//! through it. Not here: `darshan_log_get_mod` (a module's raw bytes).
+//! through it.
 //!
 //! Like the runtime's `ffi/`, this is a crate that exports C symbols: every
 //! `unsafe` block here says why it is sound, and no panic crosses a call.
@@ -34,6 +37,7 @@ mod metrics;
 #[cfg(uthash)]
 mod namehash;
 mod names;
+mod printing;
 pub mod reading;
 pub mod records;
 pub mod tables;

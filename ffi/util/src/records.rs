@@ -291,3 +291,55 @@ pub unsafe extern "C" fn darshan_log_get_record(fd: *mut DarshanFd, mod_idx: c_i
         }
     })
 }
+
+/// darshan-util's `darshan_log_get_mod`: up to `len` bytes of module
+/// `mod_id`'s region into `buf`, as the log holds them (its byte order, its
+/// version's layout), from where the last call on the module (this or
+/// `darshan_log_get_record`) left off. Returns the bytes read (fewer at the
+/// region's end, the rest of `buf` then zeroed as darshan-util does; the call
+/// after starts the region again), 0 for a module without data, -1 (one
+/// line on stderr) for a bad handle or id, a version newer than this
+/// library's headers say, or a region that cannot be read.
+///
+/// # Safety
+/// `fd` is null or a live handle; `buf` holds `len` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn darshan_log_get_mod(fd: *mut DarshanFd, mod_id: c_int, buf: *mut c_void, len: c_int) -> c_int {
+    // SAFETY: the caller's.
+    let Some(st) = (unsafe { state(fd) }) else {
+        eprintln!("Error: invalid Darshan log file handle.");
+        return -1;
+    };
+    let Some(id) = usize::try_from(mod_id).ok().filter(|&i| i < KNOWN_MODULE_COUNT) else {
+        eprintln!("Error: invalid Darshan module id.");
+        return -1;
+    };
+    let h = &st.log().header;
+    if h.mod_map[id].len == 0 {
+        return 0;
+    }
+    let (ver, known) = (h.mod_ver[id], modules::WRITE_VERSIONS[id]);
+    if ver > known {
+        let name = modules::module_name(id);
+        eprintln!("Error: invalid {name} module log format version (expected {known}, got {ver})");
+        return -1;
+    }
+    let Some(len) = usize::try_from(len).ok().filter(|&n| n > 0 && !buf.is_null()) else { return 0 };
+    // SAFETY: the caller's: `len` writable bytes.
+    let out = unsafe { std::slice::from_raw_parts_mut(buf.cast::<u8>(), len) };
+    crate::guarded(-1, || match st.reader(id).and_then(|rd| rd.read_raw(out)) {
+        Ok(n) => {
+            if n < len {
+                if n > 0 {
+                    out[n..].fill(0);
+                }
+                st.ended(id);
+            }
+            n as c_int
+        }
+        Err(_) => {
+            eprintln!("Error: failed to read module {} data from darshan log file.", modules::module_name(id));
+            -1
+        }
+    })
+}
