@@ -60,6 +60,10 @@ command -v sqlite3 >/dev/null || need_apt+=(sqlite3)
 # zlib's header: C Darshan's darshan-convert.c, built against our tree in
 # tests/c-darshan/util_programs.sh, includes it.
 [ -f /usr/include/zlib.h ] || need_apt+=(zlib1g-dev)
+# bzip2 and patch: tests/c-darshan/util_twins.sh unpacks the uthash
+# tarball darshan-util ships and applies darshan-diff's fixes.
+command -v bzip2 >/dev/null || need_apt+=(bzip2)
+command -v patch >/dev/null || need_apt+=(patch)
 # pkg-config: the installed tree's darshan-runtime.pc is read by it;
 # environment-modules: its modulefile is loaded by it.
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)

@@ -234,8 +234,10 @@ check "mutation harness (short)" \
 # (tst_runs.sh), its regression suite (darshan-test/regression), the
 # end-to-end Python tests its CI runs (python_runtime_tests.py), and its
 # C programs on darshan-util's API built against our headers and library
-# (util_programs: darshan-parser.c, the accumulator unit test).
-for suite in tst_runs regression python_runtime_tests util_programs; do
+# (util_programs: darshan-parser.c, the accumulator unit test; util_twins:
+# darshan-dxt-parser.c and darshan-diff.c built against C's library and
+# ours alike).
+for suite in tst_runs regression python_runtime_tests util_programs util_twins; do
     tests/c-darshan/$suite.sh > target/c-$suite.log 2>&1
     rc=$?
     cat target/c-$suite.log
