@@ -186,6 +186,35 @@ fn lustre_switched_off_records_no_striping() {
     assert_eq!(log.all(darshan_log::modules::POSIX, &fs.path("v1.dat")).len(), 1);
 }
 
+/// A traced file on Lustre: darshan-dxt-parser names, after each of its
+/// segments, the OSTs its bytes lie on, from the LUSTRE record the runtime
+/// made at its close (lustre_files writes 64 KiB at offset 0). It printed
+/// no OST at all: it read the LUSTRE records and dropped them.
+#[test]
+fn darshan_dxt_parser_dropped_the_osts_of_a_traced_lustre_file() {
+    let d = scratch("lustre_dxt");
+    let Some(fs) = Fuse::start(&d) else { return };
+    fs.layout("wide.dat", &plain(LOV_PATTERN_RAID0, 16 << 10, 4, None, &[3, 0, 1, 2]));
+    fs.layout("one.dat", &plain(LOV_PATTERN_RAID0, 1 << 20, 2, None, &[6, 7]));
+    let paths = [fs.path("wide.dat"), fs.path("one.dat"), d.join("local.dat")];
+    let log = lustre_files_log(&d, &paths, &[("DXT_ENABLE_IO_TRACE", "1")], LIMIT);
+    assert_eq!(log.all(LUSTRE, &paths[0]).len(), 1, "a LUSTRE record of the traced file");
+    let out = output(Command::new(built("darshan-dxt-parser")).arg(only_log(&d)));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    // The segment line of each file's one write.
+    let write_of = |p: &Path| {
+        let block = text.split("\n# DXT, file_id: ").find(|b| b.contains(&format!("file_name: {}\n", p.display())));
+        let block = block.unwrap_or_else(|| panic!("no trace of {}: {text}", p.display()));
+        block.lines().find(|l| l.contains(" X_POSIX ") && l.contains(" write ")).unwrap().to_string()
+    };
+    // 64 KiB from 0: the four 16 KiB stripes, each once; one 1 MiB stripe.
+    assert!(write_of(&paths[0]).ends_with("   [3] [0] [1] [2]   N/A"), "{text}");
+    assert!(write_of(&paths[1]).ends_with("   [6]   N/A"), "{text}");
+    assert!(!write_of(&paths[2]).contains('['), "not on Lustre: {text}");
+    assert!(text.contains("stripe_size: 16384, stripe_count: 4, OSTs: 3 0 1 2\n"), "{text}");
+}
+
 /// tests/programs/lustre_files run under the runtime on `paths` with
 /// `env`, within `limit`: it must succeed; its one log.
 fn lustre_files_log(d: &Path, paths: &[PathBuf], env: &[(&str, &str)], limit: Duration) -> mpi::Log {

@@ -208,3 +208,114 @@ fn ost_walk(b: &mut Vec<u8>, s: &Striping, offset: i64, length: i64) {
         base = base.saturating_add(usize::try_from(count).unwrap_or(usize::MAX));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use darshan_log::modules::LUSTRE;
+
+    fn comp(size: i64, count: i64, start: i64, end: i64) -> LustreComponent {
+        LustreComponent { counters: [size, count, 0, 0, start, end, 0], pool_name: [0; 16] }
+    }
+
+    fn walk(components: Vec<LustreComponent>, ost_ids: Vec<i64>, offset: i64, length: i64) -> String {
+        let mut b = Vec::new();
+        ost_walk(&mut b, &Striping { components: &components, ost_ids: &ost_ids }, offset, length);
+        String::from_utf8(b).unwrap()
+    }
+
+    /// Round robin over four OSTs, 64 KiB stripes: a segment's bytes lie
+    /// on the stripes it covers, at most one turn round.
+    #[test]
+    fn a_segment_names_the_osts_of_the_stripes_it_covers() {
+        let rr = || (vec![comp(65536, 4, 0, -1)], vec![3, 0, 1, 2]);
+        let at = |off, len| {
+            let (c, o) = rr();
+            walk(c, o, off, len)
+        };
+        assert_eq!(at(0, 65536), " [3]");
+        assert_eq!(at(32768, 65536), " [3] [0]");
+        assert_eq!(at(3 * 65536 + 5, 1), " [2]");
+        assert_eq!(at(0, 8 * 65536), " [3] [0] [1] [2]", "one turn at most");
+        assert_eq!(at(0, 0), "");
+    }
+
+    /// A progressive layout: the walk goes on into the next component
+    /// where the bytes cross into it, and past a component it has named
+    /// as many stripes as it has, it jumps to its end (darshan-util's).
+    #[test]
+    fn a_segment_crossing_components_names_each_components_osts() {
+        const M: i64 = 1 << 20;
+        let pfl = || (vec![comp(M, 1, 0, 4 * M), comp(M, 4, 4 * M, 64 * M)], vec![5, 6, 7, 0, 1]);
+        let at = |off, len| {
+            let (c, o) = pfl();
+            walk(c, o, off, len)
+        };
+        assert_eq!(at(3 * M + M / 2, M), " [5] [6]");
+        assert_eq!(at(6 * M, 2 * M), " [0] [1]");
+        assert_eq!(at(0, 5 * M), " [5] [6]");
+        assert_eq!(at(64 * M, 10), "", "past the last component's end");
+    }
+
+    /// Layouts no file system makes (the log says so, not Lustre): no
+    /// division by zero, no index past the list, no overflow, no endless
+    /// walk, where darshan-util would crash or read past its arrays.
+    #[test]
+    fn a_lying_layout_stops_the_walk_instead_of_crashing_it() {
+        assert_eq!(walk(vec![comp(0, 4, 0, -1)], vec![1, 2, 3, 4], 0, 100), "");
+        assert_eq!(walk(vec![comp(-65536, 4, 0, -1)], vec![1, 2, 3, 4], 0, 100), "");
+        assert_eq!(walk(vec![comp(65536, -2, 0, -1)], vec![1, 2], 0, 100), "");
+        assert_eq!(walk(vec![comp(65536, 4, 0, -1)], vec![1], 0, 4 * 65536), " [1]");
+        assert_eq!(walk(vec![comp(1, i64::MAX, i64::MIN, -1)], vec![7], i64::MAX, i64::MAX), "");
+        assert_eq!(walk(vec![comp(1, 1 << 40, 0, -1)], vec![9; 3], 0, i64::MAX), " [9] [9] [9]");
+    }
+
+    fn dxt(module: usize, writes: &[(i64, i64)], thread: Option<u64>) -> Record {
+        let seg = |&(offset, length): &(i64, i64)| DxtSegment {
+            offset,
+            length,
+            start_time: 1.5,
+            end_time: 2.25,
+            pthread_id: thread,
+        };
+        let mut hostname = [0u8; 64];
+        hostname[..4].copy_from_slice(b"nid7");
+        let mut r = Record::new(module);
+        r.id = 11;
+        r.rank = 2;
+        r.extra = Extra::Dxt { shared_record: 0, hostname, writes: writes.iter().map(seg).collect(), reads: vec![] };
+        r
+    }
+
+    fn printed(rec: &Record, lustre: Option<&Record>, layout: Layout) -> String {
+        let mut b = Vec::new();
+        print_trace(&mut b, &Trace { rec, name: b"/lus/f", mnt: b"/lus", fs: b"lustre", lustre }, layout);
+        String::from_utf8(b).unwrap()
+    }
+
+    /// The two layouts' lines, as darshan-util 3.5.0 and darshan main
+    /// print them (darshan-dxt-logutils.c's formats).
+    #[test]
+    fn a_trace_prints_in_the_release_and_the_main_layout() {
+        let mut lustre = Record::new(LUSTRE);
+        lustre.extra = Extra::Lustre { components: vec![comp(65536, 2, 0, -1)], ost_ids: vec![4, 8] };
+        let rec = dxt(DXT_POSIX, &[(65536, 10)], None);
+        let release = printed(&rec, Some(&lustre), Layout::Release);
+        assert!(release.contains("# DXT, Lustre stripe components:\n#\t[Component 1] stripe_ext: 0 - EOF, stripe_size: 65536, stripe_count: 2, OSTs: 4 8\n"), "{release}");
+        assert!(release.contains("Offset       Length    Start(s)      End(s)   [OST]\n"), "{release}");
+        assert!(
+            release.ends_with(
+                " X_POSIX       2  write        0           65536              10      1.5000      2.2500    [8]\n"
+            ),
+            "{release}"
+        );
+        assert!(!release.contains("threads"));
+        let main = printed(&dxt(DXT_POSIX, &[(65536, 10)], Some(77)), Some(&lustre), Layout::Main);
+        assert!(main.contains("# DXT, number of threads: 1\n"), "{main}");
+        assert!(main.contains("End(s)   [OST]   Pthread-ID\n"), "{main}");
+        assert!(main.ends_with("      2.2500   [8]     77\n"), "{main}");
+        let mpi = printed(&dxt(DXT_MPIIO, &[(0, 1)], None), Some(&lustre), Layout::Release);
+        assert!(!mpi.contains("OST"), "MPI-IO traces have no OST columns: {mpi}");
+        assert!(mpi.ends_with("      2.2500\n"), "{mpi}");
+    }
+}

@@ -37,7 +37,7 @@ mod metrics;
 #[cfg(uthash)]
 mod namehash;
 mod names;
-mod printing;
+pub mod printing;
 pub mod reading;
 pub mod records;
 pub mod tables;

@@ -120,7 +120,7 @@ pub(crate) unsafe fn diff_pair(id: usize, one: (*mut c_void, *mut c_char), two: 
 /// handle, which is not read.
 #[repr(C)]
 pub struct LustreRecordRef {
-    rec: *mut c_void,
+    pub rec: *mut c_void,
 }
 
 /// One DXT record printed as darshan-dxt-parser 3.5.0 prints it.

@@ -1,8 +1,12 @@
 //! Reads one log through libdarshan-util's C API as a C program would:
 //! the job, command line, mounts, modules, names, every record of every
 //! module (following LUSTRE's and HEATMAP's pointers, DXT's segments), and
-//! the accumulator over the records of the modules that have one. Prints
-//! what it read in one line; exits 0, or 255 when the log does not open.
+//! the accumulator over the records of the modules that have one. Each
+//! record is also printed as darshan-diff prints it against the one
+//! before (`log_print_diff`) and, for DXT, as darshan-dxt-parser does
+//! (with the last LUSTRE record read); then each module's bytes are read
+//! again, raw (`darshan_log_get_mod`). Prints what it read in one line
+//! last; exits 0, or 255 when the log does not open.
 //! For the mutation harness (crates/log-mutants): the library must not
 //! crash, hang or grow beyond its bound on any file.
 //!
@@ -11,10 +15,12 @@
 use std::ffi::{c_int, c_void, CString};
 use std::process::ExitCode;
 
-use darshan_log::modules::{HEATMAP, KNOWN_MODULE_COUNT, LUSTRE, MPIIO, POSIX, STDIO};
+use darshan_log::modules::{DXT_MPIIO, DXT_POSIX, HEATMAP, KNOWN_MODULE_COUNT, LUSTRE, MPIIO, POSIX, STDIO};
 use darshan_logutils::accum::{self, DerivedMetrics};
 use darshan_logutils::handle::{self as h, CJob, DarshanFd, MntInfo, ModInfo, NameRecord};
-use darshan_logutils::records::{darshan_log_get_record, record_size};
+use darshan_logutils::printing::{dxt_log_print_mpiio_file, dxt_log_print_posix_file, LustreRecordRef};
+use darshan_logutils::records::{darshan_log_get_mod, darshan_log_get_record, record_size};
+use darshan_logutils::tables::mod_logutils;
 
 /// What was read, summed so that every word read is used.
 #[derive(Default)]
@@ -53,18 +59,25 @@ unsafe fn follow(id: usize, rec: *const u8, got: &mut Read) {
 ///
 /// # Safety
 /// `fd` is live.
-unsafe fn records(fd: *mut DarshanFd, id: usize, got: &mut Read, raw: &mut Vec<u8>) {
+unsafe fn records(fd: *mut DarshanFd, id: usize, got: &mut Read, raw: &mut Vec<u8>, lustre: &mut LustreRecordRef) {
     let size = record_size(id);
+    let mut prev: *mut c_void = std::ptr::null_mut();
     loop {
         let mut buf: *mut c_void = std::ptr::null_mut();
         // SAFETY: fd live; buf a writable null pointer.
         let r = unsafe { darshan_log_get_record(fd, id as c_int, &mut buf) };
         if r < 1 {
             got.errors += u64::from(r < 0);
-            // SAFETY: null, or a block the library made before failing.
-            unsafe { h::darshan_free(buf) };
+            // SAFETY: null, or blocks the library made, each freed once.
+            unsafe {
+                h::darshan_free(buf);
+                h::darshan_free(prev);
+            }
             return;
         }
+        // SAFETY: records of module id the library made (prev: null or
+        // the one before); lustre null or the last LUSTRE record read.
+        unsafe { print(id, buf, prev, lustre) };
         got.records += 1;
         // SAFETY: the block holds a record of module id.
         unsafe { follow(id, buf.cast(), got) };
@@ -72,8 +85,63 @@ unsafe fn records(fd: *mut DarshanFd, id: usize, got: &mut Read, raw: &mut Vec<u
             // SAFETY: a record of those modules is record_size(id) bytes.
             raw.extend_from_slice(unsafe { std::slice::from_raw_parts(buf.cast::<u8>(), size) });
         }
+        if id == LUSTRE {
+            // Kept for the DXT records after it, the one before freed.
+            // SAFETY: the library's block, freed once.
+            unsafe { h::darshan_free(lustre.rec) };
+            lustre.rec = buf;
+            continue;
+        }
         // SAFETY: the library's block, freed once.
-        unsafe { h::darshan_free(buf) };
+        unsafe { h::darshan_free(prev) };
+        prev = buf;
+    }
+}
+
+/// `rec` as darshan-diff prints it against `prev` (and alone), and DXT's
+/// as darshan-dxt-parser does. (Not LUSTRE's diff: it only says, on
+/// stderr, that there is none.)
+///
+/// # Safety
+/// `rec` is a record of module `id` the library made, `prev` null or
+/// another; `lustre`'s record null or a LUSTRE record it made.
+unsafe fn print(id: usize, rec: *mut c_void, prev: *mut c_void, lustre: &LustreRecordRef) {
+    let (no_name, no_rec) = (std::ptr::null_mut(), std::ptr::null_mut());
+    let lustre: *const LustreRecordRef = if lustre.rec.is_null() { std::ptr::null() } else { lustre };
+    // SAFETY: the caller's: records of the module, names null (printed as
+    // "(null)").
+    unsafe {
+        match id {
+            DXT_POSIX => dxt_log_print_posix_file(rec, no_name, no_name, no_name, lustre),
+            DXT_MPIIO => dxt_log_print_mpiio_file(rec, no_name, no_name, no_name),
+            LUSTRE => {}
+            _ => {
+                if let Some(diff) = mod_logutils[id].0.as_ref().and_then(|t| t.log_print_diff) {
+                    diff(prev, no_name, rec, no_name);
+                    diff(rec, no_name, no_rec, no_name);
+                }
+            }
+        }
+    }
+}
+
+/// Module `id`'s bytes, raw, in chunks to the region's end (at most 64
+/// MiB: the harness's decompression bombs).
+///
+/// # Safety
+/// `fd` is live.
+unsafe fn raw_bytes(fd: *mut DarshanFd, id: usize, got: &mut Read) {
+    let mut chunk = [0u8; 4096];
+    for k in 0..(64 << 20) / chunk.len() {
+        let n = [4096, 7, 1000][k % 3];
+        // SAFETY: fd live; chunk holds n bytes.
+        let r = unsafe { darshan_log_get_mod(fd, id as c_int, chunk.as_mut_ptr().cast(), n as c_int) };
+        got.errors += u64::from(r < 0);
+        got.words =
+            got.words.wrapping_add(chunk[..r.clamp(0, n as c_int) as usize].iter().map(|&b| u64::from(b)).sum());
+        if r != n as c_int {
+            return;
+        }
     }
 }
 
@@ -148,15 +216,21 @@ fn main() -> ExitCode {
         h::darshan_log_get_modules(fd, &mut mods, &mut n);
         let ids: Vec<usize> = (0..n.max(0) as usize).map(|k| (*mods.add(k)).idx as usize).collect();
         h::darshan_free(mods.cast());
+        let mut lustre = LustreRecordRef { rec: std::ptr::null_mut() };
         for id in ids.into_iter().filter(|&id| id < KNOWN_MODULE_COUNT) {
             let mut raw = Vec::new();
-            records(fd, id, &mut got, &mut raw);
+            records(fd, id, &mut got, &mut raw, &mut lustre);
             if !raw.is_empty() {
                 accumulate(id, nprocs, &raw, &mut got);
             }
+            raw_bytes(fd, id, &mut got);
         }
+        h::darshan_free(lustre.rec);
         h::darshan_log_close(fd);
     }
+    // What the library printed through C's stdout goes first.
+    // SAFETY: fflush(NULL) flushes every C stream; no precondition.
+    unsafe { libc::fflush(std::ptr::null_mut()) };
     println!("{} records ({:x}), {} calls failed", got.records, got.words, got.errors);
     if got.errors > 0 {
         ExitCode::from(1)
