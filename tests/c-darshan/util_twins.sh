@@ -23,7 +23,9 @@
 #
 # And our own tools on make_logs.c's logs: darshan-diff against C's
 # darshan-diff.c, darshan-dxt-parser against what darshan main's
-# darshan-dxt-parser printed (twins/record.sh: ours prints main's layout).
+# darshan-dxt-parser printed (twins/record.sh: ours prints main's layout),
+# darshan-convert against the log it converts (MDHIM's histograms, which
+# darshan-util's own writer cuts to one entry).
 #
 # make_logs.c writes its logs through C's library. The programs come from
 # a C Darshan source tree on this machine (source.sh), never from the
@@ -136,6 +138,20 @@ while read -r a b _; do
 done < <(grep -v '^#' "$root/tests/c-darshan/diff/pairs.txt")
 cd "$root"
 count "C's darshan-diff.c on our library against its recordings" $n $bad
+
+# Our darshan-convert keeps an MDHIM record's whole histogram (darshan-
+# util's writes its first entry alone): the converted log's records are
+# the ones C's writer wrote.
+records() { target/release/darshan-parser "$1" | grep -v '^#' | grep .; }
+timeout 60 target/release/darshan-convert "$gen/mdhim-1.darshan" "$w/mdhim-converted.darshan" > /dev/null
+if [ "$(records "$w/mdhim-converted.darshan" | grep -c MDHIM_SERVER_)" = 7 ] &&
+    cmp -s <(records "$gen/mdhim-1.darshan") <(records "$w/mdhim-converted.darshan"); then
+    echo "util_twins: our darshan-convert of the MDHIM log: every server kept"
+else
+    echo "util_twins: our darshan-convert of the MDHIM log changed its records:"
+    diff <(records "$gen/mdhim-1.darshan") <(records "$w/mdhim-converted.darshan") | head -n 6 || true
+    failed=$((failed + 1))
+fi
 
 # In UTC, as recorded (the start and end times print in local time).
 run "$w/out/tool" dxt env TZ=UTC target/release/darshan-dxt-parser "$gen/lustre-dxt.darshan"
