@@ -10,7 +10,7 @@ use crate::store::platform::Platform;
 
 pub const MAX_MNTS: usize = 64;
 /// Job record + exe/mount string + NUL fit in 4096 bytes.
-pub const EXE_LEN: usize = 4096 - darshan_log::job::JOB_SIZE - 1;
+pub use darshan_log::job::EXE_LEN;
 const LUSTRE_MAGIC: i64 = 0x0BD0_0BD0;
 const SKIPPED_TYPES: [&str; 13] = [
     "tmpfs",

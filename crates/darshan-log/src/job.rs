@@ -8,6 +8,11 @@ pub const OLD_JOB_SIZE: usize = 1064;
 pub const METADATA_LEN: usize = 1024;
 /// The runtime keeps job record + exe/mount string within 4096 bytes.
 pub const JOB_RECORD_SIZE: usize = 4096;
+/// `DARSHAN_EXE_LEN`: the room after the job struct (and a NUL) for the
+/// command line and mount table, 3,015 bytes: the runtime's budget for
+/// the whole string, darshan-util's for the mount table's text and for
+/// each field of a mount entry.
+pub const EXE_LEN: usize = JOB_RECORD_SIZE - JOB_SIZE - 1;
 /// Bytes of the command line [`fit`] keeps before mount
 /// entries (as the runtime's full string keeps 1,024).
 pub const MIN_EXE_KEPT: usize = 512;

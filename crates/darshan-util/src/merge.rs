@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use darshan_log::crash_safe::FILE_ONLY_METADATA;
+use darshan_log::job::EXE_LEN;
 use darshan_log::modules::*;
 use darshan_log::record::Extra;
 use darshan_log::{Compression, Job, LogFile, LogWriter, NameTable, Record};
@@ -468,11 +469,6 @@ fn reduce_shared_records(m: usize, recs: &mut Vec<Record>, nprocs: usize) {
     let kept = recs.drain(..).zip(drop).filter(|(_, d)| !d).map(|(r, _)| r);
     *recs = reduced.into_iter().map(|(_, r)| r).chain(kept).collect();
 }
-
-/// darshan-util's `DARSHAN_EXE_LEN`: the room for the command line and
-/// the mount table after the job struct (4,096 - 1,080 - 1), its budget
-/// for the mount table's text and the size of a mount entry's fields.
-pub const EXE_LEN: usize = 4096 - darshan_log::job::JOB_SIZE - 1;
 
 /// The mount table's text as darshan-util writes it: `\ntype\tpath` for
 /// each entry (`(type, path)`, in the order readers list them), the last

@@ -95,8 +95,8 @@ fn say<T>(what: &str) -> Option<T> {
 /// darshan-util's `struct darshan_mnt_info`.
 #[repr(C)]
 pub struct MntInfo {
-    pub mnt_type: [c_char; 3015],
-    pub mnt_path: [c_char; 3015],
+    pub mnt_type: [c_char; darshan_log::job::EXE_LEN],
+    pub mnt_path: [c_char; darshan_log::job::EXE_LEN],
 }
 
 /// darshan-util's `struct darshan_job`.

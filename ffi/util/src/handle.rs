@@ -167,8 +167,8 @@ pub unsafe extern "C" fn darshan_log_get_mounts(
     let mut bytes = Vec::with_capacity(mounts.len() * std::mem::size_of::<MntInfo>());
     for m in &mounts {
         for field in [&m.fs_type, &m.path] {
-            let mut f = [0u8; 3015];
-            let n = field.len().min(3014);
+            let mut f = [0u8; darshan_log::job::EXE_LEN];
+            let n = field.len().min(f.len() - 1);
             f[..n].copy_from_slice(&field[..n]);
             bytes.extend_from_slice(&f);
         }

@@ -227,7 +227,7 @@ pub unsafe extern "C" fn darshan_log_put_namehash(fd: *mut DarshanFd, hash: *mut
 #[cfg(test)]
 mod tests {
     use super::*;
-    use darshan_util::merge::EXE_LEN;
+    use darshan_log::job::EXE_LEN;
 
     fn mount(ty: &str, path: &str) -> MntInfo {
         let mut m = MntInfo { mnt_type: [0; EXE_LEN], mnt_path: [0; EXE_LEN] };

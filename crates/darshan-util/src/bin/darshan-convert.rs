@@ -133,24 +133,12 @@ fn main() {
 const KEEP: [&[u8]; 4] = [b"<STDIN>", b"<STDOUT>", b"<STDERR>", b"heatmap:"];
 
 /// The exe/mount string as C's darshan_log_put_exe and _put_mounts write
-/// it: the command line, then each mount as "\n<type>\t<path>" from the
-/// last of the sorted table to the first, while it fits in the 4,096
-/// bytes C gives the mount string.
+/// it: the command line, then the mount table as darshan-util writes it
+/// back (darshan_util::merge::mount_table_text: from the last of the
+/// sorted table to the first, within DARSHAN_EXE_LEN bytes).
 fn c_exe_and_mounts(exe: &[u8], mounts: &[darshan_log::job::Mount]) -> Vec<u8> {
-    const EXE_LEN: usize = 4096;
     let mut out = exe.to_vec();
-    let mut left = EXE_LEN;
-    for m in mounts.iter().rev() {
-        let n = m.fs_type.len() + m.path.len() + 2;
-        if n >= left {
-            break;
-        }
-        out.push(b'\n');
-        out.extend_from_slice(&m.fs_type);
-        out.push(b'\t');
-        out.extend_from_slice(&m.path);
-        left -= n;
-    }
+    out.extend(darshan_util::merge::mount_table_text(mounts.iter().map(|m| (&m.fs_type[..], &m.path[..]))));
     out
 }
 
