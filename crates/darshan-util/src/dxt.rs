@@ -1,5 +1,7 @@
 //! darshan-dxt-parser: the job header then every DXT trace segment, in
-//! darshan-util 3.5.0's layout.
+//! the layout of the darshan-util that printed the corpus's outputs
+//! (darshan main's: a thread count and a Pthread-ID column, which 3.5.0's
+//! lacks; dxt_print.rs prints both), a Lustre file's OSTs included.
 
 use std::collections::HashMap;
 use std::io::Write;
