@@ -160,9 +160,10 @@ cd "$root"
 count "C's darshan-diff.c on our library against its recordings" $n $bad
 
 # Our darshan-convert keeps an MDHIM record's whole histogram (darshan-
-# util's writes its first entry alone): the converted log's records are
-# the ones C's writer wrote.
-records() { target/release/darshan-parser "$1" | grep -v '^#' | grep .; }
+# util's writes its first entry alone): the converted log's records, as
+# C's darshan-parser.c on C's library reads them, are the ones C's writer
+# wrote.
+records() { "$w/c-bin/darshan-parser" "$1" | grep -v '^#' | grep .; }
 timeout 60 target/release/darshan-convert "$gen/mdhim-1.darshan" "$w/mdhim-converted.darshan" > /dev/null
 if [ "$(records "$w/mdhim-converted.darshan" | grep -c MDHIM_SERVER_)" = 7 ] &&
     cmp -s <(records "$gen/mdhim-1.darshan") <(records "$w/mdhim-converted.darshan"); then
