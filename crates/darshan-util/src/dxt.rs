@@ -26,8 +26,9 @@ pub fn run(path: &str, show_incomplete: bool, out: &mut Out) -> i32 {
     let mut rec = Record::default();
     // LUSTRE records by file: C's table of them, which a POSIX trace looks
     // its file up in. Of two records of one file (two ranks' records, not
-    // reduced) the later read is kept, as uthash finds it; both hold the
-    // file's one layout.
+    // reduced) the later read is kept: uthash finds that one while its
+    // table has not grown since (growing reverses a bucket's order), and
+    // both hold the file's one layout.
     let mut lustre = HashMap::new();
     // Every module with data, in id order, as the C tool walks them: DXT
     // modules are printed; LUSTRE (which comes first) is read, its partial

@@ -79,7 +79,7 @@ pub fn print_trace(b: &mut Vec<u8>, t: &Trace, layout: Layout) {
     print_columns(b, layout, lustre.is_some());
     for (op, segs) in [("write", writes), ("read", reads)] {
         for (i, s) in segs.iter().enumerate() {
-            seg_line(b, layout, (label, t.rec.rank, op, i), s, lustre.as_ref());
+            seg_line(b, (layout, t.rec.module), (label, t.rec.rank, op, i), s, lustre.as_ref());
         }
     }
 }
@@ -128,19 +128,27 @@ fn print_columns(b: &mut Vec<u8>, layout: Layout, lustre: bool) {
     b.extend_from_slice(if layout == Layout::Main { &b"   Pthread-ID\n"[..] } else { b"\n" });
 }
 
-/// One segment: `(label, rank, "write"/"read", index)`, its offset,
+/// One segment of module `module`'s trace: `(label, rank, "write"/"read",
+/// index)`, its offset,
 /// length and times, then (POSIX) its OSTs and (main) its thread.
-fn seg_line(b: &mut Vec<u8>, layout: Layout, at: (&str, i64, &str, usize), s: &DxtSegment, lustre: Option<&Striping>) {
-    let (label, rank, op, i) = at;
+fn seg_line(
+    b: &mut Vec<u8>,
+    how: (Layout, usize),
+    at: (&str, i64, &str, usize),
+    s: &DxtSegment,
+    lustre: Option<&Striping>,
+) {
+    let ((layout, module), (label, rank, op, i)) = (how, at);
     let _ = write!(b, "{label:>8}{rank:>8}{op:>7}{i:>9}{:>16}{:>16}", s.offset, s.length);
     for t in [s.start_time, s.end_time] {
         let mut f = Vec::new();
         push_fixed(&mut f, t, 4);
         let _ = write!(b, "{:>12}", String::from_utf8_lossy(&f));
     }
-    let posix = label != "X_MPIIO";
     match layout {
-        Layout::Release if !posix => b.push(b'\n'),
+        // 3.5.0's MPI-IO lines end at the times; its POSIX lines with three
+        // spaces, then the OSTs.
+        Layout::Release if module == DXT_MPIIO => b.push(b'\n'),
         Layout::Release => {
             b.extend_from_slice(b"   ");
             if let Some(st) = lustre {

@@ -111,8 +111,8 @@ pub(crate) unsafe fn diff_pair(id: usize, one: (*mut c_void, *mut c_char), two: 
     };
     let (a, b) = (side(one), side(two));
     let mut buf = Vec::new();
-    let (a, b) = (a.as_ref().map(|(r, n)| (r, *n)), b.as_ref().map(|(r, n)| (r, *n)));
-    darshan_util::diff::print_diff(&mut buf, id, a, b);
+    let (one, two) = (a.as_ref().map(|(r, n)| (r, *n)), b.as_ref().map(|(r, n)| (r, *n)));
+    darshan_util::diff::print_diff(&mut buf, id, one, two);
     c_print(&buf);
 }
 
