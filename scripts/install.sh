@@ -26,7 +26,8 @@
 # configure options: --log-path DIR (the dated log tree, --with-log-path),
 # --log-path-by-env VARS, --jobid-env VAR, --mod-mem MIB, --name-mem MIB,
 # --log-hints HINTS, --username-env VAR, --group-readable-logs (logs 0440),
-# --config FILE; C's spellings (--with-log-path=DIR, --enable-group-
+# --config FILE; darshan-util's --enable-apmpi-mod (its tools and library
+# read AutoPerf's APMPI records); C's spellings (--with-log-path=DIR, --enable-group-
 # readable-logs) too. They are written into the installed
 # libdarshan.so and libdarshan.a, so that every process, a statically
 # linked one too, has them with nothing in its environment; a config file
@@ -35,7 +36,7 @@
 # darshan-mk-log-dirs and darshan-mmap-epilog take the log tree when not
 # told.
 set -euo pipefail
-usage="usage: install.sh BUILD_DIR PREFIX [--log-path DIR] [--log-path-by-env VARS] [--jobid-env VAR] [--mod-mem MIB] [--name-mem MIB] [--log-hints HINTS] [--username-env VAR] [--group-readable-logs] [--config FILE]"
+usage="usage: install.sh BUILD_DIR PREFIX [--log-path DIR] [--log-path-by-env VARS] [--jobid-env VAR] [--mod-mem MIB] [--name-mem MIB] [--log-hints HINTS] [--username-env VAR] [--group-readable-logs] [--config FILE] [--enable-apmpi-mod]"
 build=${1:?$usage}
 prefix=${2:?$usage}
 shift 2
@@ -324,4 +325,7 @@ Version: 3.5.0
 Libs: -L\${libdir} -ldarshan-util
 Cflags: -I\${includedir}
 PC
+# darshan-util's settings (--enable-apmpi-mod) into the tools and its
+# library.
+[ -z "$util_config" ] || util_config_write "$prefix"/bin/* "$prefix"/libexec/* "$prefix/lib/libdarshan-util.so.0.0.0"
 echo "installed in $prefix"

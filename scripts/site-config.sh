@@ -17,6 +17,13 @@
 #   --config FILE             FILE's lines as they are (any keyword of
 #                             docs/runtime.md's configuration file)
 #
+# And darshan-util's (its configure's options): --apmpi-mod
+# (--enable-apmpi-mod) has the tools and libdarshan-util.so read AutoPerf's
+# APMPI records, as a darshan-util built with it does; the lines go in
+# util_config, written after the marker darshan-util carries
+# (crates/darshan-util/src/installed.rs) in each installed file that holds
+# it. The runtime does not record AutoPerf's data.
+#
 # C's own spellings work too (--with-log-path=DIR, --enable-group-
 # readable-logs ...), so that a site's configure line carries over.
 
@@ -35,6 +42,7 @@ site_config_word() {
 # Sets site_config to the lines the options give.
 site_config_from_options() {
     site_config=
+    util_config=
     local opt val key
     while [ $# -gt 0 ]; do
         opt=$1
@@ -47,6 +55,12 @@ site_config_from_options() {
             --group-readable-logs)
                 site_config+="GROUP_READABLE_LOGS"$'\n'
                 continue ;;
+            --apmpi-mod)
+                util_config+="APMPI"$'\n'
+                echo "install.sh: --enable-apmpi-mod: darshan-util's tools and library read AutoPerf's APMPI records; the runtime does not record them" >&2
+                continue ;;
+            --apxc-mod)
+                site_config_die "--enable-apxc-mod: AutoPerf's APXC records (Cray XC) are not read by this darshan-util" ;;
             --*=*) val=${opt#*=} opt=${opt%%=*} ;;
             --*) [ $# -gt 0 ] || site_config_die "$opt: a value expected"; val=$1; shift ;;
             *) site_config_die "unknown argument '$opt' ($usage)" ;;
@@ -105,4 +119,17 @@ site_config_check() {
     said=$(env -i PATH=/usr/bin:/bin LD_PRELOAD="$copy" /bin/true 2>&1 | grep '^darshan: installed config' || true)
     rm -f "$copy"
     [ -z "$said" ] || site_config_die "the settings given are not right:"$'\n'"$said"
+}
+
+# Writes util_config into every file under the directories given that
+# holds darshan-util's marker (once; twice is refused).
+util_config_write() {
+    local f at
+    for f in "$@"; do
+        [ -f "$f" ] && [ ! -L "$f" ] || continue
+        at=$(grep -obUaF 'darshan-rs:installed-util------>' "$f" | cut -d: -f1 || true)
+        [ -n "$at" ] || continue
+        [ "$(printf '%s' "$at" | grep -c .)" = 1 ] || site_config_die "$f: darshan-util's installed field is there more than once"
+        printf '%s\0' "$util_config" | dd of="$f" bs=1 seek=$((at + 32)) conv=notrunc status=none
+    done
 }

@@ -74,6 +74,13 @@ impl<S: LogSource> LogFile<S> {
     }
 
     /// A record reader for one module (errors for unknown versions).
+    /// Module `module`'s region as it lies, decompressed: for records the
+    /// format's [`ModuleReader`] does not decode ([`crate::autoperf`]).
+    pub fn region_reader(&self, module: usize) -> RegionReader<'_> {
+        let map = self.header.mod_map.get(module).copied().unwrap_or(crate::RegionMap { off: 0, len: 0 });
+        RegionReader::new(&self.src, map, self.header.compression, module_name(module))
+    }
+
     pub fn module_reader(&self, module: usize) -> Result<ModuleReader<'_>> {
         if module >= MAX_MODS {
             return Err(LogError::BadModuleVersion { module: format!("id {module}"), version: 0 });

@@ -400,6 +400,8 @@ pub fn description(module: usize, ver: u32) -> Option<String> {
         DAOS => s.push_str(DAOS_DESC),
         POSIX_META => s.push_str(POSIX_META_DESC),
         PROCESSES => s.push_str(PROCESSES_DESC),
+        // Asked for only where install said AutoPerf's records are read.
+        APMPI => s.push_str(crate::apmpi::DESCRIPTION),
         _ => return None,
     }
     Some(s)

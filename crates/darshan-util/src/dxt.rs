@@ -56,7 +56,7 @@ fn print_module(v: &View, module: usize, recs: Recs, out: &mut Out) -> Result<()
     let h = &v.p.log.header;
     if h.mod_map[module].len == 0 {
         return Ok(());
-    } else if let Some(w) = unhandled(Tool::DxtParser, module) {
+    } else if let Some(w) = unhandled(Tool::DxtParser, module).filter(|_| !crate::installed::reads_autoperf(module)) {
         out.flush();
         crate::say!("{w}");
         return Ok(());

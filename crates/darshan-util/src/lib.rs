@@ -8,6 +8,7 @@
 pub const DARSHAN_VERSION: &str = "3.5.0";
 
 pub mod accum;
+pub mod apmpi;
 pub mod cfmt;
 pub mod cli;
 pub mod combine;
@@ -16,6 +17,7 @@ pub mod diff;
 pub mod dxt;
 pub mod dxt_print;
 pub mod getopt;
+pub mod installed;
 mod job_dxt;
 pub mod job_inputs;
 pub mod job_merge;

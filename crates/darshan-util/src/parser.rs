@@ -4,11 +4,13 @@ use std::io::Write;
 
 use darshan_log::job::mount_of;
 use darshan_log::modules::*;
+use darshan_log::autoperf::ApmpiReader;
 use darshan_log::{LogVersion, Record};
 
 use crate::accum::{self, Accumulator};
 use crate::cfmt::{push_fixed, push_i64};
 use crate::describe::description;
+use crate::installed::reads_autoperf;
 use crate::jobhdr::{open_for_print, Printable};
 use crate::notices::{incomplete, unhandled, Tool};
 use crate::out::Out;
@@ -82,7 +84,7 @@ fn print_module(v: &View, i: usize, rec: &mut Record, out: &mut Out) -> Next {
         if !h.is_partial(i) {
             return Next::Module;
         }
-    } else if let Some(w) = unhandled(Tool::Parser, i) {
+    } else if let Some(w) = unhandled(Tool::Parser, i).filter(|_| !reads_autoperf(i)) {
         out.flush();
         crate::say!("{w}");
         return Next::Module;
@@ -110,6 +112,10 @@ fn print_module(v: &View, i: usize, rec: &mut Record, out: &mut Out) -> Next {
             out.str(&d);
             out.str(HEADER_LINE);
         }
+    }
+    if i == APMPI {
+        print_apmpi(v, out);
+        return Next::Module;
     }
     if let Some(acc) = print_records(v, i, rec, out) {
         print_accumulated(v, i, &acc, out);
@@ -150,6 +156,37 @@ fn print_records(v: &View, i: usize, rec: &mut Record, out: &mut Out) -> Option<
         if let Some(a) = acc.as_mut() {
             a.inject(rec);
         }
+    }
+}
+
+/// AutoPerf's APMPI records (--base; read only when install said so),
+/// as darshan-util built with it prints them.
+fn print_apmpi(v: &View, out: &mut Out) {
+    if v.mask & OPT_BASE == 0 {
+        return;
+    }
+    let fail = |out: &mut Out| {
+        out.flush();
+        crate::say!("Error: failed to parse APMPI module record.");
+    };
+    let Ok(mut reader) = ApmpiReader::new(&v.p.log) else {
+        // darshan-util's reader says why before the parser's line.
+        out.flush();
+        crate::say!("Error: Invalid APMPI module version number (got {})", v.p.log.header.mod_ver[APMPI]);
+        return fail(out);
+    };
+    let mut printer = crate::apmpi::Printer::default();
+    loop {
+        match reader.next_record() {
+            Ok(Some(rec)) => printer.print(out.buf(), &rec),
+            Ok(None) => return,
+            Err(_) => {
+                out.flush();
+                crate::say!("Error: failed to read module APMPI data from darshan log file.");
+                return fail(out);
+            }
+        }
+        out.maybe_flush();
     }
 }
 

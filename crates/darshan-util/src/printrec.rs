@@ -16,19 +16,24 @@ pub struct LineCtx<'a> {
 
 /// The constant prefix (`module, rank, id`) and suffix (`name, mount,
 /// fs`) of a record's lines, formatted once per record.
-struct Lines {
+pub(crate) struct Lines {
     pfx: Vec<u8>,
     sfx: Vec<u8>,
 }
 
 impl Lines {
     fn new(label: &str, rec: &Record, name: &[u8], mnt: &[u8], fs: &[u8]) -> Self {
+        Lines::of(label, (rec.rank, rec.id), name, mnt, fs)
+    }
+
+    /// The parts of the lines of the record `(rank, id)`.
+    pub(crate) fn of(label: &str, (rank, id): (i64, u64), name: &[u8], mnt: &[u8], fs: &[u8]) -> Self {
         let mut pfx = Vec::with_capacity(48);
         pfx.extend_from_slice(label.as_bytes());
         pfx.push(b'\t');
-        push_i64(&mut pfx, rec.rank);
+        push_i64(&mut pfx, rank);
         pfx.push(b'\t');
-        push_u64(&mut pfx, rec.id);
+        push_u64(&mut pfx, id);
         pfx.push(b'\t');
         let mut sfx = Vec::with_capacity(name.len() + mnt.len() + fs.len() + 4);
         for part in [name, mnt, fs] {
@@ -50,13 +55,13 @@ impl Lines {
     fn i(&self, buf: &mut Vec<u8>, cname: &str, v: i64) {
         self.put(buf, cname, |b| push_i64(b, v))
     }
-    fn u(&self, buf: &mut Vec<u8>, cname: &str, v: u64) {
+    pub(crate) fn u(&self, buf: &mut Vec<u8>, cname: &str, v: u64) {
         self.put(buf, cname, |b| push_u64(b, v))
     }
-    fn f(&self, buf: &mut Vec<u8>, cname: &str, v: f64) {
+    pub(crate) fn f(&self, buf: &mut Vec<u8>, cname: &str, v: f64) {
         self.put(buf, cname, |b| push_f6(b, v))
     }
-    fn s(&self, buf: &mut Vec<u8>, cname: &str, v: &[u8]) {
+    pub(crate) fn s(&self, buf: &mut Vec<u8>, cname: &str, v: &[u8]) {
         self.put(buf, cname, |b| b.extend_from_slice(v))
     }
 }

@@ -29,6 +29,7 @@ compile_error!("libdarshan-util hands out little-endian structs: a big-endian ho
 
 pub mod accum;
 mod agg;
+mod apmpi;
 mod fd;
 pub mod handle;
 pub mod headers;

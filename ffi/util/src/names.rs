@@ -16,7 +16,7 @@ pub struct Names<const N: usize>([*const c_char; N]);
 // array is as shareable between threads as the strings are.
 unsafe impl<const N: usize> Sync for Names<N> {}
 
-const fn pointers<const N: usize>(names: [&'static CStr; N]) -> Names<N> {
+pub(crate) const fn pointers<const N: usize>(names: [&'static CStr; N]) -> Names<N> {
     let mut out = [std::ptr::null(); N];
     let mut k = 0;
     while k < N {

@@ -24,7 +24,7 @@ extern "C" {
 }
 
 /// `bytes` onto the C program's standard output.
-fn c_print(bytes: &[u8]) {
+pub(crate) fn c_print(bytes: &[u8]) {
     // SAFETY: `stdout` is the C library's stream, valid for the process's
     // life; fwrite reads bytes.len() bytes of `bytes`.
     unsafe { libc::fwrite(bytes.as_ptr().cast(), 1, bytes.len(), stdout) };

@@ -1,8 +1,9 @@
 //! What a handle opened to read hides: the log and where each module's
 //! records are read from (crate::fd).
 
+use darshan_log::autoperf::ApmpiReader;
 use darshan_log::decode::ModuleReader;
-use darshan_log::modules::{self, MAX_MODS};
+use darshan_log::modules::{self, APMPI, MAX_MODS};
 use darshan_log::LogFile;
 
 /// The region of the log darshan-util's one decompression stream read
@@ -33,6 +34,8 @@ enum Region {
 pub struct State {
     // Declared before the log they read from: dropped before it.
     readers: Vec<Option<ModuleReader<'static>>>,
+    // AutoPerf's APMPI region, when install said it is read (apmpi.rs).
+    apmpi: Option<ApmpiReader<'static>>,
     log: Box<LogFile>,
     last: Region,
     // The job region was read (darshan-util keeps the command line and
@@ -43,7 +46,7 @@ pub struct State {
 impl State {
     pub(crate) fn new(log: LogFile) -> State {
         let readers = (0..MAX_MODS).map(|_| None).collect();
-        State { readers, log: Box::new(log), last: Region::Nothing, job_read: false }
+        State { readers, apmpi: None, log: Box::new(log), last: Region::Nothing, job_read: false }
     }
 
     pub fn log(&self) -> &LogFile {
@@ -91,6 +94,31 @@ impl State {
             None => log.module_reader(id)?,
         };
         Ok(slot.insert(reader))
+    }
+
+    /// APMPI's reader, as [`State::reader`]'s: where the last call left
+    /// it, or at the header.
+    pub fn apmpi_reader(&mut self) -> darshan_log::Result<&mut ApmpiReader<'static>> {
+        if self.log.header.mod_map[APMPI].len > 0 {
+            if self.last != Region::Module(APMPI) {
+                self.apmpi = None;
+            }
+            self.last = Region::Module(APMPI);
+        }
+        // SAFETY: as in `reader`: the boxed log outlives the reader, which
+        // is dropped before it (field order).
+        let log: &'static LogFile = unsafe { &*std::ptr::from_ref::<LogFile>(self.log.as_ref()) };
+        let reader = match self.apmpi.take() {
+            Some(r) => r,
+            None => ApmpiReader::new(log)?,
+        };
+        Ok(self.apmpi.insert(reader))
+    }
+
+    /// APMPI's last call found no more records: the next starts at the
+    /// header.
+    pub fn apmpi_ended(&mut self) {
+        self.apmpi = None;
     }
 
     /// Module `id`'s last call found no more records: the next starts at

@@ -233,7 +233,7 @@ unsafe fn place_laid(laid: &Laid, dst: *mut u8, room: usize) -> bool {
 ///
 /// # Safety
 /// `buf` is writable; `*buf` null or a buffer of DEF_MOD_BUF_SIZE bytes.
-unsafe fn hand_out(laid: &Laid, buf: *mut *mut c_void) -> bool {
+pub(crate) unsafe fn hand_out(laid: &Laid, buf: *mut *mut c_void) -> bool {
     // SAFETY: the caller's.
     let mut dst = unsafe { *buf }.cast::<u8>();
     let mut room = DEF_MOD_BUF_SIZE;
@@ -271,6 +271,10 @@ pub unsafe extern "C" fn darshan_log_get_record(fd: *mut DarshanFd, mod_idx: c_i
     };
     if buf.is_null() {
         return -1;
+    }
+    if id == modules::APMPI && crate::apmpi::on() {
+        // SAFETY: the caller's.
+        return crate::guarded(-1, || unsafe { crate::apmpi::next(fd, buf) });
     }
     if modules::READ_VERSIONS[id] == 0 {
         // APXC and APMPI (AutoPerf): their layouts are not the format
@@ -318,7 +322,9 @@ pub unsafe extern "C" fn darshan_log_get_mod(fd: *mut DarshanFd, mod_id: c_int, 
     if h.mod_map[id].len == 0 {
         return 0;
     }
-    let (ver, known) = (h.mod_ver[id], modules::WRITE_VERSIONS[id]);
+    let autoperf = id == modules::APMPI && crate::apmpi::on();
+    let known = if autoperf { darshan_log::counters::apmpi::VERSION } else { modules::WRITE_VERSIONS[id] };
+    let ver = h.mod_ver[id];
     if ver > known {
         let name = modules::module_name(id);
         eprintln!("Error: invalid {name} module log format version (expected {known}, got {ver})");
@@ -327,13 +333,20 @@ pub unsafe extern "C" fn darshan_log_get_mod(fd: *mut DarshanFd, mod_id: c_int, 
     let Some(len) = usize::try_from(len).ok().filter(|&n| n > 0 && !buf.is_null()) else { return 0 };
     // SAFETY: the caller's: `len` writable bytes.
     let out = unsafe { std::slice::from_raw_parts_mut(buf.cast::<u8>(), len) };
-    crate::guarded(-1, || match st.reader(id).and_then(|rd| rd.read_raw(out)) {
+    let read = |st: &mut State, out: &mut [u8]| match autoperf {
+        true => st.apmpi_reader().and_then(|rd| rd.read_raw(out)),
+        false => st.reader(id).and_then(|rd| rd.read_raw(out)),
+    };
+    crate::guarded(-1, || match read(st, out) {
         Ok(n) => {
             if n < len {
                 if n > 0 {
                     out[n..].fill(0);
                 }
-                st.ended(id);
+                match autoperf {
+                    true => st.apmpi_ended(),
+                    false => st.ended(id),
+                }
             }
             n as c_int
         }

@@ -10,6 +10,7 @@
 //! without a description). The writer's entry writes the record
 //! (writer.rs).
 
+use std::cell::UnsafeCell;
 use std::ffi::{c_char, c_int, c_void};
 
 use darshan_log::modules::*;
@@ -121,23 +122,38 @@ table!(daos_logutils, DAOS, describe: true, diff: true, sized: true);
 
 /// A table's address, as `mod_logutils` holds it.
 #[repr(transparent)]
+#[derive(Clone, Copy)]
 pub struct Entry(pub *const Funcs);
-
-// SAFETY: the pointers are to the immutable statics above, which any
-// thread may read.
-unsafe impl Sync for Entry {}
 
 const fn at(t: &'static Funcs) -> Entry {
     Entry(t)
 }
 
+/// `mod_logutils`'s storage: C programs read its entries in place.
+#[repr(transparent)]
+pub struct Table(UnsafeCell<[Entry; MAX_MODS]>);
+
+// SAFETY: the entries are addresses of the immutable statics above,
+// written once, by `install_autoperf` at load, before any caller can run
+// (a `.init_array` function); read-only after.
+unsafe impl Sync for Table {}
+
+impl Table {
+    /// Module `id`'s table (null for none).
+    pub fn get(&self, id: usize) -> *const Funcs {
+        // SAFETY: read-only after load (see `Sync`).
+        unsafe { (*self.0.get()).get(id).map_or(std::ptr::null(), |e| e.0) }
+    }
+}
+
 /// darshan-util's `mod_logutils`: each module id's table, NULL for the
-/// modules darshan-util 3.5.0 has none for (NULL, APXC, APMPI) and every
-/// id past the known ones.
+/// modules a default darshan-util 3.5.0 has none for (NULL, APXC, APMPI)
+/// and every id past the known ones; APMPI's set at load when install
+/// said AutoPerf's records are read (apmpi.rs).
 #[no_mangle]
 #[allow(non_upper_case_globals)]
-pub static mod_logutils: [Entry; MAX_MODS] = {
-    let mut t = [const { Entry(std::ptr::null()) }; MAX_MODS];
+pub static mod_logutils: Table = Table(UnsafeCell::new({
+    let mut t = [Entry(std::ptr::null()); MAX_MODS];
     t[POSIX] = at(&posix_logutils);
     t[MPIIO] = at(&mpiio_logutils);
     t[H5F] = at(&hdf5_file_logutils);
@@ -154,7 +170,21 @@ pub static mod_logutils: [Entry; MAX_MODS] = {
     t[DFS] = at(&dfs_logutils);
     t[DAOS] = at(&daos_logutils);
     t
-};
+}));
+
+/// Puts APMPI's table in `mod_logutils` when install said so: run by the
+/// loader before anything of the library is called.
+extern "C" fn install_autoperf() {
+    if crate::apmpi::on() {
+        // SAFETY: no caller runs before the loader has run this; nothing
+        // else writes the table.
+        unsafe { (*mod_logutils.0.get())[APMPI] = at(&crate::apmpi::apmpi_logutils) };
+    }
+}
+
+#[used]
+#[link_section = ".init_array"]
+static INSTALL_AUTOPERF: extern "C" fn() = install_autoperf;
 
 #[cfg(test)]
 mod tests {
@@ -162,9 +192,9 @@ mod tests {
 
     #[test]
     fn every_known_module_but_nulls_has_a_table() {
-        for (id, table) in mod_logutils.iter().enumerate() {
+        for id in 0..MAX_MODS {
             let none = id >= KNOWN_MODULE_COUNT || matches!(id, NULL | APXC | APMPI);
-            assert_eq!(table.0.is_null(), none, "{}", module_name(id));
+            assert_eq!(mod_logutils.get(id).is_null(), none, "{}", module_name(id));
         }
     }
 }

@@ -213,6 +213,7 @@ macro_rules! layout {
     };
 }
 
+pub mod apmpi;
 pub mod bgq;
 pub mod daos;
 pub mod dfs;

@@ -116,7 +116,7 @@ unsafe fn print(id: usize, rec: *mut c_void, prev: *mut c_void, lustre: &LustreR
             DXT_MPIIO => dxt_log_print_mpiio_file(rec, no_name, no_name, no_name),
             LUSTRE => {}
             _ => {
-                if let Some(diff) = mod_logutils[id].0.as_ref().and_then(|t| t.log_print_diff) {
+                if let Some(diff) = mod_logutils.get(id).as_ref().and_then(|t| t.log_print_diff) {
                     diff(prev, no_name, rec, no_name);
                     diff(rec, no_name, no_rec, no_name);
                 }

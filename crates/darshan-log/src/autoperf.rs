@@ -1,0 +1,220 @@
+//! AutoPerf's APMPI records ([`crate::counters::apmpi`]), read as
+//! darshan-util built with `--enable-apmpi-mod` reads them: a region of
+//! raw structs, the first the header, every other a rank's record. Its
+//! own reader, apart from [`crate::decode::ModuleReader`]: the records
+//! are not counters and fcounters of one layout, and no tool that reads
+//! [`crate::Record`]s (merges, reports, the facility database) is told
+//! of them.
+//!
+//! darshan-util tells the header from a rank's record by a flag static to
+//! the process, so that the second log a process reads has its header
+//! taken for a rank's record; this reader's flag is the region's.
+
+use crate::counters::apmpi as c;
+use crate::error::Result;
+use crate::log::LogFile;
+use crate::modules::APMPI;
+use crate::region::RegionReader;
+use crate::source::LogSource;
+
+/// `struct darshan_apmpi_header_record`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Header {
+    pub id: u64,
+    pub rank: i64,
+    pub magic: i64,
+    pub sync_flag: u32,
+    pub variance_total_mpitime: f64,
+    pub variance_total_mpisynctime: f64,
+}
+
+/// `struct darshan_apmpi_perf_record`: one rank's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Perf {
+    pub id: u64,
+    pub rank: i64,
+    pub counters: Vec<u64>,
+    pub time: Vec<f64>,
+    pub sync: Vec<f64>,
+    pub global: [f64; c::F_GLOBAL_NUM_INDICES],
+    /// The processor's name as the record holds it (128 bytes, a C string
+    /// when the writer ended it).
+    pub node_name: [u8; c::NAME_MAX],
+}
+
+impl Perf {
+    /// The processor's name up to its first NUL (all 128 bytes without
+    /// one).
+    pub fn node_name(&self) -> &[u8] {
+        let end = self.node_name.iter().position(|&b| b == 0).unwrap_or(c::NAME_MAX);
+        &self.node_name[..end]
+    }
+}
+
+/// One record of the region.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Apmpi {
+    Header(Header),
+    Perf(Box<Perf>),
+}
+
+/// The 8-byte words of `b`, in the log's byte order made native.
+fn words(b: &[u8], swapped: bool) -> impl Iterator<Item = u64> + '_ {
+    b.chunks_exact(8).map(move |w| {
+        let v = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+        if swapped {
+            v.swap_bytes()
+        } else {
+            v
+        }
+    })
+}
+
+/// The header in `b` (HEADER_SIZE bytes, as the log holds it).
+pub fn header_from(b: &[u8; c::HEADER_SIZE], swapped: bool) -> Header {
+    let w: Vec<u64> = words(b, swapped).collect();
+    let flag = u32::from_le_bytes([b[24], b[25], b[26], b[27]]);
+    Header {
+        id: w[0],
+        rank: w[1] as i64,
+        magic: w[2] as i64,
+        sync_flag: if swapped { flag.swap_bytes() } else { flag },
+        variance_total_mpitime: f64::from_bits(w[4]),
+        variance_total_mpisynctime: f64::from_bits(w[5]),
+    }
+}
+
+/// A rank's record in `b` (PERF_SIZE bytes, as the log holds it).
+pub fn perf_from(b: &[u8], swapped: bool) -> Perf {
+    let names_at = c::PERF_SIZE - c::NAME_MAX;
+    let w: Vec<u64> = words(&b[..names_at], swapped).collect();
+    let (counters, rest) = w[2..].split_at(c::NUM_INDICES);
+    let (time, rest) = rest.split_at(c::F_TIME_NUM_INDICES);
+    let (sync, global) = rest.split_at(c::F_SYNC_NUM_INDICES);
+    let mut node_name = [0u8; c::NAME_MAX];
+    node_name.copy_from_slice(&b[names_at..c::PERF_SIZE]);
+    Perf {
+        id: w[0],
+        rank: w[1] as i64,
+        counters: counters.to_vec(),
+        time: time.iter().map(|&v| f64::from_bits(v)).collect(),
+        sync: sync.iter().map(|&v| f64::from_bits(v)).collect(),
+        global: [f64::from_bits(global[0]), f64::from_bits(global[1])],
+        node_name,
+    }
+}
+
+/// The header as the C struct lays it out, native (little-endian) order.
+pub fn header_bytes(h: &Header) -> Vec<u8> {
+    let mut b = Vec::with_capacity(c::HEADER_SIZE);
+    b.extend(h.id.to_le_bytes());
+    b.extend(h.rank.to_le_bytes());
+    b.extend(h.magic.to_le_bytes());
+    b.extend(h.sync_flag.to_le_bytes());
+    b.extend([0; 4]);
+    b.extend(h.variance_total_mpitime.to_le_bytes());
+    b.extend(h.variance_total_mpisynctime.to_le_bytes());
+    b
+}
+
+/// A rank's record as the C struct lays it out, little-endian.
+pub fn perf_bytes(p: &Perf) -> Vec<u8> {
+    let mut b = Vec::with_capacity(c::PERF_SIZE);
+    b.extend(p.id.to_le_bytes());
+    b.extend(p.rank.to_le_bytes());
+    p.counters.iter().for_each(|v| b.extend(v.to_le_bytes()));
+    p.time.iter().chain(&p.sync).chain(&p.global).for_each(|v| b.extend(v.to_le_bytes()));
+    b.extend(p.node_name);
+    b
+}
+
+/// The APMPI region's records, one at a time: the header first.
+pub struct ApmpiReader<'a> {
+    region: RegionReader<'a>,
+    swapped: bool,
+    header_read: bool,
+    buf: Vec<u8>,
+}
+
+impl<'a> ApmpiReader<'a> {
+    /// The region of `log`, which must be of a version this layout is
+    /// (darshan-util's error otherwise).
+    pub fn new<S: LogSource>(log: &'a LogFile<S>) -> Result<Self> {
+        let ver = log.header.mod_ver[APMPI];
+        if ver == 0 || ver > c::VERSION {
+            return Err(crate::LogError::BadModuleVersion { module: "APMPI".into(), version: ver });
+        }
+        Ok(ApmpiReader { region: log.region_reader(APMPI), swapped: log.header.swapped, header_read: false, buf: Vec::new() })
+    }
+
+    /// The size of the next record (the header's, then a rank's).
+    pub fn next_size(&self) -> usize {
+        if self.header_read {
+            c::PERF_SIZE
+        } else {
+            c::HEADER_SIZE
+        }
+    }
+
+    /// The next record's bytes as the log holds them; None at the region's
+    /// end (a short remainder is no record, as darshan-util's).
+    pub fn next_raw(&mut self) -> Result<Option<&[u8]>> {
+        let n = self.next_size();
+        self.buf.resize(n, 0);
+        if self.region.read_full(&mut self.buf)? < n {
+            return Ok(None);
+        }
+        self.header_read = true;
+        Ok(Some(&self.buf))
+    }
+
+    /// The next record; None at the region's end.
+    pub fn next_record(&mut self) -> Result<Option<Apmpi>> {
+        let swapped = self.swapped;
+        let header = !self.header_read;
+        Ok(self.next_raw()?.map(|b| match <&[u8; c::HEADER_SIZE]>::try_from(b) {
+            Ok(h) if header => Apmpi::Header(header_from(h, swapped)),
+            _ => Apmpi::Perf(Box::new(perf_from(b, swapped))),
+        }))
+    }
+
+    /// Up to `buf.len()` bytes of the region as they lie, from where the
+    /// last record read ended (darshan-util's `darshan_log_get_mod`).
+    pub fn read_raw(&mut self, buf: &mut [u8]) -> Result<usize> {
+        self.region.read_full(buf)
+    }
+
+    /// Whether the log's byte order is not this machine's.
+    pub fn swapped(&self) -> bool {
+        self.swapped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_reads_back_as_it_was_laid_out() {
+        let mut p = perf_from(&[0u8; c::PERF_SIZE], false);
+        p.id = 7;
+        p.rank = 3;
+        p.counters[395] = 9;
+        p.time[0] = 1.5;
+        p.sync[15] = 2.5;
+        p.global = [3.5, 4.5];
+        p.node_name[..4].copy_from_slice(b"nid1");
+        let b = perf_bytes(&p);
+        assert_eq!(b.len(), c::PERF_SIZE);
+        assert_eq!(perf_from(&b, false), p);
+        assert_eq!(p.node_name(), b"nid1");
+        let h = Header { id: 1, rank: 0, magic: c::MAGIC, sync_flag: 1, variance_total_mpitime: 0.25, variance_total_mpisynctime: 0.5 };
+        let hb: [u8; c::HEADER_SIZE] = header_bytes(&h).try_into().unwrap();
+        assert_eq!(header_from(&hb, false), h);
+        let swapped: Vec<u8> = hb.chunks(8).flat_map(|w| w.iter().rev().copied().collect::<Vec<_>>()).collect();
+        // The flag is 4 bytes at 24: swapped within its word, it moves to 28.
+        let mut s: [u8; c::HEADER_SIZE] = swapped.try_into().unwrap();
+        s.copy_within(28..32, 24);
+        assert_eq!(header_from(&s, true), h);
+    }
+}

@@ -1,0 +1,183 @@
+//! AutoPerf's MPI module (APMPI, module id 14, version 1): what a C
+//! Darshan built with `--enable-apmpi-mod` records of a rank's MPI calls
+//! (argonne-lcf/autoperf's `apmpi/darshan-apmpi-log-format.h`, the
+//! submodule commit 8623a06 that Darshan 3.5.0 pins). The region holds
+//! one header record (id, rank, magic, sync flag, the variance of the
+//! ranks' communication and sync times), then one record per rank: the
+//! calls of every MPI operation, their bytes and a histogram of message
+//! sizes, the time per operation (total, least, most), the collectives'
+//! sync time, the rank's totals and its processor's name.
+//!
+//! Every name here is made from the operation lists below, in C's order:
+//! an operation that moves data (`X` in C) has eight counters, one that
+//! does not (`V`) has its call count alone; every operation has three
+//! times; the blocking collectives and the barrier (`sync`) have a sync
+//! time.
+
+/// The module version this layout is.
+pub const VERSION: u32 = 1;
+/// The header record's magic: "APMPI" as C builds it.
+pub const MAGIC: i64 = (b'A' as i64) << 32 | (b'P' as i64) << 24 | (b'M' as i64) << 16 | (b'P' as i64) << 8 | b'I' as i64;
+/// Bytes of a processor name (`AP_PROCESSOR_NAME_MAX`).
+pub const NAME_MAX: usize = 128;
+
+pub const NUM_INDICES: usize = 396;
+pub const F_TIME_NUM_INDICES: usize = 222;
+pub const F_SYNC_NUM_INDICES: usize = 16;
+pub const F_GLOBAL_NUM_INDICES: usize = 2;
+
+/// `struct darshan_apmpi_header_record` (48 bytes): id, rank, magic, sync flag
+/// (padded to 8), two variances.
+pub const HEADER_SIZE: usize = 48;
+/// `struct darshan_apmpi_perf_record`.
+pub const PERF_SIZE: usize = 16 + 8 * (NUM_INDICES + F_TIME_NUM_INDICES + F_SYNC_NUM_INDICES + F_GLOBAL_NUM_INDICES) + NAME_MAX;
+
+/// The parts, in order, as one array (a compile-time error when their
+/// lengths do not add up to `N`).
+const fn flatten<T: Copy, const N: usize>(parts: &[&[T]], fill: T) -> [T; N] {
+    let mut out = [fill; N];
+    let (mut p, mut at) = (0, 0);
+    while p < parts.len() {
+        let mut k = 0;
+        while k < parts[p].len() {
+            out[at] = parts[p][k];
+            at += 1;
+            k += 1;
+        }
+        p += 1;
+    }
+    assert!(at == N, "the operations do not make the format's counters");
+    out
+}
+
+/// One operation's counter names (`$end` after each: "" or "\0").
+macro_rules! op_counters {
+    (X $op:ident $end:literal) => {
+        &[
+            concat!(stringify!($op), "_CALL_COUNT", $end),
+            concat!(stringify!($op), "_TOTAL_BYTES", $end),
+            concat!(stringify!($op), "_MSG_SIZE_AGG_0_256", $end),
+            concat!(stringify!($op), "_MSG_SIZE_AGG_256_1K", $end),
+            concat!(stringify!($op), "_MSG_SIZE_AGG_1K_8K", $end),
+            concat!(stringify!($op), "_MSG_SIZE_AGG_8K_256K", $end),
+            concat!(stringify!($op), "_MSG_SIZE_AGG_256K_1M", $end),
+            concat!(stringify!($op), "_MSG_SIZE_AGG_1M_PLUS", $end),
+        ]
+    };
+    (V $op:ident $end:literal) => {
+        &[concat!(stringify!($op), "_CALL_COUNT", $end)]
+    };
+}
+
+/// One operation's three time names.
+macro_rules! op_times {
+    ($op:ident $end:literal) => {
+        &[
+            concat!(stringify!($op), "_TOTAL_TIME", $end),
+            concat!(stringify!($op), "_MIN_TIME", $end),
+            concat!(stringify!($op), "_MAX_TIME", $end),
+        ]
+    };
+}
+
+/// One operation's sync time name, if it has one.
+macro_rules! op_sync {
+    ($op:ident sync $end:literal) => {
+        &[concat!(stringify!($op), "_TOTAL_SYNC_TIME", $end)]
+    };
+    ($op:ident $end:literal) => {
+        &[]
+    };
+}
+
+/// The name arrays, as `&str` (darshan-parser's) and as the C strings
+/// darshan-util exports (each ending in its `NUM_INDICES` name, where
+/// PyDarshan stops reading).
+macro_rules! apmpi_ops {
+    ($($kind:ident $op:ident $($sync:ident)?,)*) => {
+        pub const NAMES: [&str; NUM_INDICES] = flatten(&[$(op_counters!($kind $op "")),*], "");
+        pub const F_TIME_NAMES: [&str; F_TIME_NUM_INDICES] = flatten(&[$(op_times!($op "")),*], "");
+        pub const F_SYNC_NAMES: [&str; F_SYNC_NUM_INDICES] = flatten(&[$(op_sync!($op $($sync)? "")),*], "");
+        const C_TEXT: [&str; NUM_INDICES + 1] =
+            flatten(&[$(op_counters!($kind $op "\0"),)* &["APMPI_NUM_INDICES\0"]], "");
+        const F_TIME_C_TEXT: [&str; F_TIME_NUM_INDICES + 1] =
+            flatten(&[$(op_times!($op "\0"),)* &["APMPI_F_MPIOP_TOTALTIME_NUM_INDICES\0"]], "");
+        const F_SYNC_C_TEXT: [&str; F_SYNC_NUM_INDICES + 1] =
+            flatten(&[$(op_sync!($op $($sync)? "\0"),)* &["APMPI_F_MPIOP_SYNCTIME_NUM_INDICES\0"]], "");
+    };
+}
+
+apmpi_ops! {
+    // Blocking point-to-point.
+    X MPI_SEND, X MPI_SSEND, X MPI_RSEND, X MPI_BSEND, X MPI_RECV, X MPI_SENDRECV, X MPI_SENDRECV_REPLACE,
+    // Non-blocking point-to-point.
+    X MPI_ISEND, X MPI_ISSEND, X MPI_IRSEND, X MPI_IBSEND, X MPI_IRECV,
+    // Probes, tests and waits.
+    V MPI_PROBE, V MPI_IPROBE, V MPI_TEST, V MPI_TESTANY, V MPI_TESTALL, V MPI_TESTSOME,
+    V MPI_WAIT, V MPI_WAITANY, V MPI_WAITALL, V MPI_WAITSOME,
+    // Barriers.
+    V MPI_BARRIER sync, V MPI_IBARRIER,
+    // Blocking collectives.
+    X MPI_BCAST sync, X MPI_GATHER sync, X MPI_GATHERV sync, X MPI_SCATTER sync, X MPI_SCATTERV sync,
+    X MPI_SCAN sync, X MPI_EXSCAN sync, X MPI_ALLGATHER sync, X MPI_ALLGATHERV sync, X MPI_REDUCE sync,
+    X MPI_ALLREDUCE sync, X MPI_REDUCE_SCATTER sync, X MPI_ALLTOALL sync, X MPI_ALLTOALLV sync,
+    X MPI_ALLTOALLW sync,
+    // Non-blocking collectives.
+    X MPI_IBCAST, X MPI_IGATHER, X MPI_IGATHERV, X MPI_ISCATTER, X MPI_ISCATTERV, X MPI_ISCAN,
+    X MPI_IEXSCAN, X MPI_IALLGATHER, X MPI_IALLGATHERV, X MPI_IREDUCE, X MPI_IALLREDUCE,
+    X MPI_IREDUCE_SCATTER, X MPI_IALLTOALL, X MPI_IALLTOALLV, X MPI_IALLTOALLW,
+    // One-sided.
+    X MPI_PUT, X MPI_GET, X MPI_ACCUMULATE, X MPI_GET_ACCUMULATE, V MPI_FETCH_AND_OP,
+    V MPI_COMPARE_AND_SWAP, V MPI_WIN_FENCE, V MPI_WIN_START, V MPI_WIN_COMPLETE, V MPI_WIN_POST,
+    V MPI_WIN_WAIT, V MPI_WIN_TEST, V MPI_WIN_LOCK, V MPI_WIN_UNLOCK, V MPI_WIN_UNLOCK_ALL,
+    V MPI_WIN_FLUSH, V MPI_WIN_FLUSH_ALL, V MPI_WIN_FLUSH_LOCAL, V MPI_WIN_FLUSH_LOCAL_ALL, V MPI_WIN_SYNC,
+}
+
+/// The rank's totals over every operation.
+pub const F_GLOBAL_NAMES: [&str; F_GLOBAL_NUM_INDICES] = ["MPI_TOTAL_COMM_TIME", "MPI_TOTAL_COMM_SYNC_TIME"];
+const F_GLOBAL_C_TEXT: [&str; F_GLOBAL_NUM_INDICES + 1] =
+    ["MPI_TOTAL_COMM_TIME\0", "MPI_TOTAL_COMM_SYNC_TIME\0", "APMPI_F_MPI_GLOBAL_NUM_INDICES\0"];
+
+const fn c_names<const N: usize>(text: [&'static str; N]) -> [&'static core::ffi::CStr; N] {
+    let mut out = [c""; N];
+    let mut k = 0;
+    while k < N {
+        out[k] = super::c_str(text[k]);
+        k += 1;
+    }
+    out
+}
+
+/// darshan-util's `apmpi_counter_names`.
+pub const C_NAMES: [&core::ffi::CStr; NUM_INDICES + 1] = c_names(C_TEXT);
+/// darshan-util's `apmpi_f_mpiop_totaltime_counter_names`.
+pub const F_TIME_C_NAMES: [&core::ffi::CStr; F_TIME_NUM_INDICES + 1] = c_names(F_TIME_C_TEXT);
+/// darshan-util's `apmpi_f_mpiop_synctime_counter_names`.
+pub const F_SYNC_C_NAMES: [&core::ffi::CStr; F_SYNC_NUM_INDICES + 1] = c_names(F_SYNC_C_TEXT);
+/// darshan-util's `apmpi_f_mpi_global_counter_names`.
+pub const F_GLOBAL_C_NAMES: [&core::ffi::CStr; F_GLOBAL_NUM_INDICES + 1] = c_names(F_GLOBAL_C_TEXT);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_records_are_the_sizes_the_c_structs_are() {
+        // PyDarshan's cdef: counters[396], fcounters[222],
+        // fsynccounters[16], fglobalcounters[2], node_name[128].
+        assert_eq!(PERF_SIZE, 5232);
+        assert_eq!(MAGIC, 0x4150_4d50_49);
+    }
+
+    #[test]
+    fn names_follow_the_operations_in_order() {
+        assert_eq!(NAMES[0], "MPI_SEND_CALL_COUNT");
+        assert_eq!(NAMES[7], "MPI_SEND_MSG_SIZE_AGG_1M_PLUS");
+        assert_eq!(NAMES[NUM_INDICES - 1], "MPI_WIN_SYNC_CALL_COUNT");
+        assert_eq!(F_TIME_NAMES[F_TIME_NUM_INDICES - 1], "MPI_WIN_SYNC_MAX_TIME");
+        assert_eq!(F_SYNC_NAMES[0], "MPI_BARRIER_TOTAL_SYNC_TIME");
+        assert_eq!(F_SYNC_NAMES[15], "MPI_ALLTOALLW_TOTAL_SYNC_TIME");
+        assert_eq!(C_NAMES[NUM_INDICES].to_bytes(), b"APMPI_NUM_INDICES");
+        assert_eq!(C_NAMES[3].to_bytes(), NAMES[3].as_bytes());
+    }
+}

@@ -1,0 +1,161 @@
+//! AutoPerf's APMPI module in libdarshan-util, as darshan-util built with
+//! `--enable-apmpi-mod` has it (the darshan-util PyDarshan's wheel
+//! bundles): `apmpi_logutils` in `mod_logutils[APMPI]` and the four
+//! counter-name arrays PyDarshan reads, when install said so
+//! (darshan_util::installed); NULL and a "does not decode" error
+//! otherwise, as a default build. Records are handed out as the C structs
+//! lay them out, native byte order, the header first.
+//!
+//! Where darshan-util keeps, static to the process, whether the header
+//! was read, written or printed (so that a second log in one process is
+//! misread), ours keeps it per handle when reading and writing, and when
+//! printing tells the header by its magic. Its diff (`log_print_diff`) is
+//! left NULL.
+
+use std::ffi::{c_char, c_int, c_void};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use darshan_log::autoperf::{header_bytes, header_from, perf_bytes, perf_from, Apmpi};
+use darshan_log::counters::apmpi as c;
+use darshan_log::modules::APMPI;
+use darshan_util::apmpi::Printer;
+
+use crate::fd::{state, DarshanFd};
+use crate::names::{pointers, Names};
+use crate::records::{hand_out, Laid};
+use crate::tables::Funcs;
+
+#[no_mangle]
+#[allow(non_upper_case_globals)]
+pub static apmpi_counter_names: Names<{ c::NUM_INDICES + 1 }> = pointers(c::C_NAMES);
+#[no_mangle]
+#[allow(non_upper_case_globals)]
+pub static apmpi_f_mpiop_totaltime_counter_names: Names<{ c::F_TIME_NUM_INDICES + 1 }> = pointers(c::F_TIME_C_NAMES);
+#[no_mangle]
+#[allow(non_upper_case_globals)]
+pub static apmpi_f_mpiop_synctime_counter_names: Names<{ c::F_SYNC_NUM_INDICES + 1 }> = pointers(c::F_SYNC_C_NAMES);
+#[no_mangle]
+#[allow(non_upper_case_globals)]
+pub static apmpi_f_mpi_global_counter_names: Names<{ c::F_GLOBAL_NUM_INDICES + 1 }> = pointers(c::F_GLOBAL_C_NAMES);
+
+/// darshan-util's `apmpi_logutils`.
+#[no_mangle]
+#[allow(non_upper_case_globals)]
+pub static apmpi_logutils: Funcs = Funcs {
+    log_get_record: Some(get),
+    log_put_record: Some(put),
+    log_print_record: Some(print),
+    log_print_description: Some(description),
+    log_print_diff: None,
+    log_agg_records: None,
+    log_sizeof_record: None,
+    log_record_metrics: None,
+};
+
+/// Whether install said APMPI's records are read.
+pub fn on() -> bool {
+    darshan_util::installed::reads_autoperf(APMPI)
+}
+
+unsafe extern "C" fn get(fd: *mut DarshanFd, buf: *mut *mut c_void) -> c_int {
+    // SAFETY: the caller's, as darshan_log_get_record's.
+    unsafe { crate::records::darshan_log_get_record(fd, APMPI as c_int, buf) }
+}
+
+/// The next APMPI record of the handle into `*buf` (see
+/// `darshan_log_get_record`): 1, 0 past the last, -1 (one line on
+/// stderr).
+///
+/// # Safety
+/// `fd` is null or a live handle; `buf` is writable, `*buf` null or a
+/// buffer of 81,920 bytes.
+pub unsafe fn next(fd: *mut DarshanFd, buf: *mut *mut c_void) -> c_int {
+    // SAFETY: the caller's.
+    let Some(st) = (unsafe { state(fd) }) else { return -1 };
+    if st.log().header.mod_map[APMPI].len == 0 {
+        return 0;
+    }
+    let ver = st.log().header.mod_ver[APMPI];
+    if ver == 0 || ver > c::VERSION {
+        eprintln!("Error: Invalid APMPI module version number (got {ver})");
+        return -1;
+    }
+    let rec = match st.apmpi_reader().and_then(|rd| rd.next_record()) {
+        Ok(Some(rec)) => rec,
+        Ok(None) => {
+            st.apmpi_ended();
+            return 0;
+        }
+        Err(_) => {
+            eprintln!("Error: failed to read module APMPI data from darshan log file.");
+            return -1;
+        }
+    };
+    let bytes = match &rec {
+        Apmpi::Header(h) => header_bytes(h),
+        Apmpi::Perf(p) => perf_bytes(p),
+    };
+    // SAFETY: the caller's.
+    match unsafe { hand_out(&Laid { bytes, pointers: Vec::new() }, buf) } {
+        true => 1,
+        false => -1,
+    }
+}
+
+/// The record at `rec`: the header when it holds the header's magic.
+///
+/// # Safety
+/// `rec` is an APMPI header or a rank's record as the C structs lay them
+/// out.
+unsafe fn record_at(rec: *const u8) -> Apmpi {
+    // SAFETY: the caller's: at least the header's bytes.
+    let head: [u8; c::HEADER_SIZE] = unsafe { rec.cast::<[u8; c::HEADER_SIZE]>().read_unaligned() };
+    if i64::from_le_bytes(head[16..24].try_into().unwrap_or([0; 8])) == c::MAGIC {
+        return Apmpi::Header(header_from(&head, false));
+    }
+    // SAFETY: the caller's: not the header, so a rank's whole record.
+    let whole = unsafe { std::slice::from_raw_parts(rec, c::PERF_SIZE) };
+    Apmpi::Perf(Box::new(perf_from(whole, false)))
+}
+
+/// Whether the header printed last said sync times were measured (the
+/// ranks' records printed after it show them).
+static SYNC: AtomicBool = AtomicBool::new(false);
+
+unsafe extern "C" fn print(rec: *mut c_void, _name: *mut c_char, _mnt: *mut c_char, _fs: *mut c_char) {
+    if rec.is_null() {
+        return;
+    }
+    crate::guarded((), || {
+        // SAFETY: the caller's: an APMPI record.
+        let r = unsafe { record_at(rec.cast()) };
+        let mut printer = Printer::with_sync(SYNC.load(Ordering::Relaxed));
+        let mut out = Vec::new();
+        printer.print(&mut out, &r);
+        SYNC.store(printer.sync(), Ordering::Relaxed);
+        crate::printing::c_print(&out);
+    })
+}
+
+unsafe extern "C" fn description(_ver: c_int) {
+    crate::printing::c_print(darshan_util::apmpi::DESCRIPTION.as_bytes());
+}
+
+/// Writes the record at `rec`: the handle's first APMPI record is the
+/// header (its 48 bytes), every later one a rank's, at version 1.
+unsafe extern "C" fn put(fd: *mut DarshanFd, rec: *mut c_void) -> c_int {
+    if fd.is_null() || rec.is_null() {
+        return -1;
+    }
+    // SAFETY: the caller's: a live handle. Its module version is set by
+    // the first record written.
+    let first = unsafe { (*fd).mod_ver[APMPI] } == 0;
+    let len = if first { c::HEADER_SIZE } else { c::PERF_SIZE };
+    // SAFETY: the caller's: the record's `len` bytes at `rec`.
+    let done = unsafe { crate::writer::darshan_log_put_mod(fd, APMPI as c_int, rec, len as c_int, c::VERSION as c_int) };
+    if done < 0 {
+        -1
+    } else {
+        0
+    }
+}
