@@ -236,8 +236,9 @@ check "mutation harness (short)" \
 # C programs on darshan-util's API built against our headers and library
 # (util_programs: darshan-parser.c, the accumulator unit test; util_twins:
 # darshan-dxt-parser.c and darshan-diff.c built against C's library and
-# ours alike).
-for suite in tst_runs regression python_runtime_tests util_programs util_twins; do
+# ours alike; util_autoperf: the same, and PyDarshan, on AutoPerf's APMPI
+# records, with a tree installed with --enable-apmpi-mod).
+for suite in tst_runs regression python_runtime_tests util_programs util_twins util_autoperf; do
     tests/c-darshan/$suite.sh > target/c-$suite.log 2>&1
     rc=$?
     cat target/c-$suite.log

@@ -144,7 +144,12 @@ impl<'a> ApmpiReader<'a> {
         if ver == 0 || ver > c::VERSION {
             return Err(crate::LogError::BadModuleVersion { module: "APMPI".into(), version: ver });
         }
-        Ok(ApmpiReader { region: log.region_reader(APMPI), swapped: log.header.swapped, header_read: false, buf: Vec::new() })
+        Ok(ApmpiReader {
+            region: log.region_reader(APMPI),
+            swapped: log.header.swapped,
+            header_read: false,
+            buf: Vec::new(),
+        })
     }
 
     /// The size of the next record (the header's, then a rank's).
@@ -208,7 +213,14 @@ mod tests {
         assert_eq!(b.len(), c::PERF_SIZE);
         assert_eq!(perf_from(&b, false), p);
         assert_eq!(p.node_name(), b"nid1");
-        let h = Header { id: 1, rank: 0, magic: c::MAGIC, sync_flag: 1, variance_total_mpitime: 0.25, variance_total_mpisynctime: 0.5 };
+        let h = Header {
+            id: 1,
+            rank: 0,
+            magic: c::MAGIC,
+            sync_flag: 1,
+            variance_total_mpitime: 0.25,
+            variance_total_mpisynctime: 0.5,
+        };
         let hb: [u8; c::HEADER_SIZE] = header_bytes(&h).try_into().unwrap();
         assert_eq!(header_from(&hb, false), h);
         let swapped: Vec<u8> = hb.chunks(8).flat_map(|w| w.iter().rev().copied().collect::<Vec<_>>()).collect();

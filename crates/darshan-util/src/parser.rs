@@ -2,9 +2,9 @@
 
 use std::io::Write;
 
+use darshan_log::autoperf::ApmpiReader;
 use darshan_log::job::mount_of;
 use darshan_log::modules::*;
-use darshan_log::autoperf::ApmpiReader;
 use darshan_log::{LogVersion, Record};
 
 use crate::accum::{self, Accumulator};

@@ -152,7 +152,8 @@ unsafe extern "C" fn put(fd: *mut DarshanFd, rec: *mut c_void) -> c_int {
     let first = unsafe { (*fd).mod_ver[APMPI] } == 0;
     let len = if first { c::HEADER_SIZE } else { c::PERF_SIZE };
     // SAFETY: the caller's: the record's `len` bytes at `rec`.
-    let done = unsafe { crate::writer::darshan_log_put_mod(fd, APMPI as c_int, rec, len as c_int, c::VERSION as c_int) };
+    let done =
+        unsafe { crate::writer::darshan_log_put_mod(fd, APMPI as c_int, rec, len as c_int, c::VERSION as c_int) };
     if done < 0 {
         -1
     } else {

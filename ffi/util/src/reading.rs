@@ -35,7 +35,7 @@ pub struct State {
     // Declared before the log they read from: dropped before it.
     readers: Vec<Option<ModuleReader<'static>>>,
     // AutoPerf's APMPI region, when install said it is read (apmpi.rs).
-    apmpi: Option<ApmpiReader<'static>>,
+    apmpi: Option<Box<ApmpiReader<'static>>>,
     log: Box<LogFile>,
     last: Region,
     // The job region was read (darshan-util keeps the command line and
@@ -110,7 +110,7 @@ impl State {
         let log: &'static LogFile = unsafe { &*std::ptr::from_ref::<LogFile>(self.log.as_ref()) };
         let reader = match self.apmpi.take() {
             Some(r) => r,
-            None => ApmpiReader::new(log)?,
+            None => Box::new(ApmpiReader::new(log)?),
         };
         Ok(self.apmpi.insert(reader))
     }

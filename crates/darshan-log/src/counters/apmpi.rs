@@ -17,7 +17,8 @@
 /// The module version this layout is.
 pub const VERSION: u32 = 1;
 /// The header record's magic: "APMPI" as C builds it.
-pub const MAGIC: i64 = (b'A' as i64) << 32 | (b'P' as i64) << 24 | (b'M' as i64) << 16 | (b'P' as i64) << 8 | b'I' as i64;
+pub const MAGIC: i64 =
+    (b'A' as i64) << 32 | (b'P' as i64) << 24 | (b'M' as i64) << 16 | (b'P' as i64) << 8 | b'I' as i64;
 /// Bytes of a processor name (`AP_PROCESSOR_NAME_MAX`).
 pub const NAME_MAX: usize = 128;
 
@@ -30,7 +31,8 @@ pub const F_GLOBAL_NUM_INDICES: usize = 2;
 /// (padded to 8), two variances.
 pub const HEADER_SIZE: usize = 48;
 /// `struct darshan_apmpi_perf_record`.
-pub const PERF_SIZE: usize = 16 + 8 * (NUM_INDICES + F_TIME_NUM_INDICES + F_SYNC_NUM_INDICES + F_GLOBAL_NUM_INDICES) + NAME_MAX;
+pub const PERF_SIZE: usize =
+    16 + 8 * (NUM_INDICES + F_TIME_NUM_INDICES + F_SYNC_NUM_INDICES + F_GLOBAL_NUM_INDICES) + NAME_MAX;
 
 /// The parts, in order, as one array (a compile-time error when their
 /// lengths do not add up to `N`).
@@ -166,7 +168,8 @@ mod tests {
         // PyDarshan's cdef: counters[396], fcounters[222],
         // fsynccounters[16], fglobalcounters[2], node_name[128].
         assert_eq!(PERF_SIZE, 5232);
-        assert_eq!(MAGIC, 0x4150_4d50_49);
+        // The header PyDarshan read from the corpus's APMPI log.
+        assert_eq!(MAGIC, 280_520_118_345);
     }
 
     #[test]

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# AutoPerf's APMPI records, read by a tree installed with
+# `--enable-apmpi-mod` (darshan-util's configure option) as by the C
+# darshan-util built with it: the libdarshan-util 3.5.0 PyDarshan's wheel
+# bundles (C's library, with C's headers: twins/common.sh). On every
+# corpus log with an APMPI region (APXC's left out: this darshan-util does
+# not read them):
+#
+#   * C's darshan-parser.c and darshan-dxt-parser.c built twice, on C's
+#     library and on ours: the same stdout, stderr and status;
+#   * our darshan-parser as C's darshan-parser.c on C's library;
+#   * C's darshan-convert.c built twice (each library's log_put_record):
+#     the logs they write read alike by C's darshan-parser.c on C's
+#     library, and as the log they converted;
+#   * PyDarshan's APMPI records and counter names through our library as
+#     through C's (a process per log: C's reader takes the first record
+#     of a process for the header, not of a log);
+#   * a tree installed without the option still prints what a default C
+#     build prints (the corpus's recordings of C's darshan-parser).
+set -euo pipefail
+. "$(dirname "$0")/source.sh"
+. "$root/tests/c-darshan/twins/common.sh"
+cd "$root"
+w=$(c_darshan_workdir c-util-autoperf)
+twins_c_tree "$w"
+c_util_lib > /dev/null
+scripts/install.sh target/release "$w/prefix" --enable-apmpi-mod > /dev/null 2> "$w/install.err"
+scripts/install.sh target/release "$w/plain" > /dev/null
+failed=0
+if ! grep -F 'the runtime does not record them' "$w/install.err" > /dev/null; then
+    echo "util_autoperf: install.sh --enable-apmpi-mod did not say the runtime does not record APMPI"
+    failed=$((failed + 1))
+fi
+mkdir -p "$w/src" "$w/c-bin" "$w/our-bin"
+for f in darshan-parser.c darshan-dxt-parser.c darshan-convert.c lookup3.c; do cp "$w/c/darshan-util/$f" "$w/src/"; done
+# darshan-convert.c with the lookup3.c darshan-util's Makefile links in.
+for p in darshan-parser darshan-dxt-parser darshan-convert; do
+    extra=()
+    [ $p = darshan-convert ] && extra=("$w/src/lookup3.c")
+    twins_build_c "$w" "$w/c-bin/$p" "$w/src/$p.c" "${extra[@]}"
+    cc -O1 -Wall -DPACKAGE_VERSION='"3.5.0"' -I"$w/prefix/include" -o "$w/our-bin/$p" "$w/src/$p.c" "${extra[@]}" \
+        -L"$w/prefix/lib" -ldarshan-util -Wl,-rpath,"$w/prefix/lib"
+done
+
+# `run DIR NAME PROG ARGS...`: PROG's stdout, stderr and status in DIR/NAME.*
+run() {
+    local dir=$1 name=$2
+    shift 2
+    mkdir -p "$dir"
+    set +e
+    timeout 120 "$@" > "$dir/$name.out" 2> "$dir/$name.err"
+    echo $? > "$dir/$name.status"
+    set -e
+}
+same() {
+    cmp -s "$1.out" "$2.out" && cmp -s "$1.err" "$2.err" && cmp -s "$1.status" "$2.status"
+}
+count() {
+    echo "util_autoperf: $1: $(($2 - $3)) of $2 alike"
+    [ "$3" = 0 ] || failed=$((failed + 1))
+}
+# `alike WHAT A B`: runs A and B (name, then program and arguments,
+# separated by --) are alike, else says how.
+alike() {
+    local what=$1 a=$2 b=$3
+    if ! same "$a" "$b"; then
+        echo "util_autoperf: $what differs:"
+        diff "$a.out" "$b.out" | head -n 6 || true
+        diff "$a.err" "$b.err" | head -n 4 || true
+        return 1
+    fi
+}
+
+logs=()
+for log in ../shared/corpus/logs/*.darshan; do
+    # (grep reads it all: a grep -q that stops early fails the pipe.)
+    heads=$(target/release/darshan-parser "$log" 2> /dev/null | grep -E '^# (APMPI|APXC) module: ' || true)
+    case $heads in *APMPI*) ;; *) continue ;; esac
+    case $heads in *APXC*) continue ;; esac
+    logs+=("$log")
+done
+[ ${#logs[@]} -ge 10 ] || { echo "util_autoperf: only ${#logs[@]} corpus logs with APMPI records"; exit 1; }
+
+n=0 bad=0
+for log in "${logs[@]}"; do
+    b=$(basename "$log" .darshan)
+    for opts in "" "--all --show-incomplete" "--total --perf"; do
+        n=$((n + 1))
+        k="$b${opts// /}"
+        run "$w/out/c" "$k" "$w/c-bin/darshan-parser" $opts "$log"
+        run "$w/out/ours" "$k" "$w/our-bin/darshan-parser" $opts "$log"
+        run "$w/out/tool" "$k" "$w/prefix/bin/darshan-parser" $opts "$log"
+        ok=1
+        alike "C's darshan-parser.c $opts on $b, C's library and ours," "$w/out/c/$k" "$w/out/ours/$k" || ok=0
+        alike "our darshan-parser $opts on $b against C's" "$w/out/c/$k" "$w/out/tool/$k" || ok=0
+        [ $ok = 1 ] || bad=$((bad + 1))
+    done
+    n=$((n + 1))
+    run "$w/out/c" "$b.dxt" "$w/c-bin/darshan-dxt-parser" "$log"
+    run "$w/out/ours" "$b.dxt" "$w/our-bin/darshan-dxt-parser" "$log"
+    run "$w/out/tool" "$b.dxt" "$w/prefix/bin/darshan-dxt-parser" "$log"
+    ok=1
+    alike "C's darshan-dxt-parser.c on $b" "$w/out/c/$b.dxt" "$w/out/ours/$b.dxt" || ok=0
+    # Ours prints darshan main's DXT layout; with no DXT here, its
+    # warnings (none for APMPI) are C's.
+    cmp -s "$w/out/c/$b.dxt.err" "$w/out/tool/$b.dxt.err" || { echo "util_autoperf: our darshan-dxt-parser's warnings on $b differ"; ok=0; }
+    [ $ok = 1 ] || bad=$((bad + 1))
+done
+count "C's darshan-parser.c and darshan-dxt-parser.c on both libraries, and our tools, on ${#logs[@]} logs with APMPI records" $n $bad
+
+# What a converted log holds, read by C's program on C's library (the
+# compressed sizes depend on the zlib that wrote it).
+records() { "$w/c-bin/darshan-parser" --show-incomplete "$1" | grep -v ' bytes (compressed)'; }
+n=0 bad=0
+for log in "${logs[@]}"; do
+    b=$(basename "$log" .darshan)
+    n=$((n + 1))
+    timeout 60 "$w/c-bin/darshan-convert" "$log" "$w/out/$b.c.darshan" > /dev/null 2>&1 || true
+    timeout 60 "$w/our-bin/darshan-convert" "$log" "$w/out/$b.ours.darshan" > /dev/null 2>&1 || true
+    if ! [ -s "$w/out/$b.ours.darshan" ] || ! cmp -s <(records "$w/out/$b.c.darshan") <(records "$w/out/$b.ours.darshan") ||
+        ! cmp -s <(records "$log" | grep '^APMPI') <(records "$w/out/$b.ours.darshan" | grep '^APMPI'); then
+        echo "util_autoperf: darshan-convert.c of $b through our library differs from through C's:"
+        diff <(records "$w/out/$b.c.darshan") <(records "$w/out/$b.ours.darshan") | head -n 6 || true
+        bad=$((bad + 1))
+    fi
+done
+count "C's darshan-convert.c through both libraries (APMPI records written back)" $n $bad
+
+# PyDarshan, one process per log.
+py=$w/py
+mkdir -p "$py"
+cp -r "$(.venv/bin/python -c 'import darshan, os; print(os.path.dirname(darshan.__file__))')" "$py/"
+n=0 bad=0
+for log in "${logs[@]}"; do
+    b=$(basename "$log" .darshan)
+    n=$((n + 1))
+    timeout 300 .venv/bin/python tests/pydarshan/apmpi_dump.py "$log" "$w/out/$b.py.c.json"
+    PYTHONPATH=$py PATH="$w/prefix/bin:$PATH" timeout 300 .venv/bin/python tests/pydarshan/apmpi_dump.py "$log" "$w/out/$b.py.ours.json"
+    if ! python3 tests/pydarshan/apmpi_dump.py --compare "$w/out/$b.py.c.json" "$w/out/$b.py.ours.json" "$w/prefix/lib"; then
+        bad=$((bad + 1))
+    fi
+done
+count "PyDarshan's APMPI records and names through our library as through C's" $n $bad
+
+# Installed without the option: a default C build's darshan-parser.
+n=0 bad=0
+for log in "${logs[@]}"; do
+    gz=../shared/corpus/expected/$(basename "$log" .darshan).all.txt.gz
+    [ -f "$gz" ] || continue
+    n=$((n + 1))
+    if ! "$w/plain/bin/darshan-parser" --all "$log" 2> /dev/null | cmp -s - <(gzip -dc "$gz"); then
+        echo "util_autoperf: a default install's darshan-parser --all on $(basename "$log") is not C's recording"
+        bad=$((bad + 1))
+    fi
+done
+[ $n -ge 3 ] || { echo "util_autoperf: only $n recordings of logs with APMPI records"; failed=$((failed + 1)); }
+count "a default install's darshan-parser against C's recordings" $n $bad
+[ "$failed" = 0 ]
