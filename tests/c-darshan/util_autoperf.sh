@@ -42,25 +42,12 @@ for p in darshan-parser darshan-dxt-parser darshan-convert; do
         -L"$w/prefix/lib" -ldarshan-util -Wl,-rpath,"$w/prefix/lib"
 done
 
-# `run DIR NAME PROG ARGS...`: PROG's stdout, stderr and status in DIR/NAME.*
-run() {
-    local dir=$1 name=$2
-    shift 2
-    mkdir -p "$dir"
-    set +e
-    timeout 120 "$@" > "$dir/$name.out" 2> "$dir/$name.err"
-    echo $? > "$dir/$name.status"
-    set -e
-}
-same() {
-    cmp -s "$1.out" "$2.out" && cmp -s "$1.err" "$2.err" && cmp -s "$1.status" "$2.status"
-}
 count() {
     echo "util_autoperf: $1: $(($2 - $3)) of $2 alike"
     [ "$3" = 0 ] || failed=$((failed + 1))
 }
-# `alike WHAT A B`: runs A and B (name, then program and arguments,
-# separated by --) are alike, else says how.
+# `alike WHAT A B`: the runs A and B (run's DIR/NAME) are alike, else
+# says how.
 alike() {
     local what=$1 a=$2 b=$3
     if ! same "$a" "$b"; then

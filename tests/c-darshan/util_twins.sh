@@ -55,21 +55,6 @@ gen=$w/gen
 corpus=../shared/corpus/logs
 failed=0
 
-# `run DIR NAME PROG ARGS...`: PROG's stdout, stderr and status in DIR/NAME.*
-run() {
-    local dir=$1 name=$2
-    shift 2
-    mkdir -p "$dir"
-    set +e
-    timeout 120 "$@" > "$dir/$name.out" 2> "$dir/$name.err"
-    echo $? > "$dir/$name.status"
-    set -e
-}
-
-same() {
-    cmp -s "$1.out" "$2.out" && cmp -s "$1.err" "$2.err" && cmp -s "$1.status" "$2.status"
-}
-
 # `twins WHAT PROG ARGS...`: C's and our build of PROG on ARGS alike.
 twins() {
     local what=$1 prog=$2 name

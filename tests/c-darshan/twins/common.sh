@@ -52,3 +52,19 @@ twins_logs() {
 without_sizes() {
     grep -v ' bytes (compressed)' || true
 }
+
+# `run DIR NAME PROG ARGS...`: PROG's stdout, stderr and status in DIR/NAME.*
+run() {
+    local dir=$1 name=$2
+    shift 2
+    mkdir -p "$dir"
+    set +e
+    timeout 120 "$@" > "$dir/$name.out" 2> "$dir/$name.err"
+    echo $? > "$dir/$name.status"
+    set -e
+}
+
+# `same A B`: two runs (run's DIR/NAME) printed and ended alike.
+same() {
+    cmp -s "$1.out" "$2.out" && cmp -s "$1.err" "$2.err" && cmp -s "$1.status" "$2.status"
+}
