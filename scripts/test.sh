@@ -161,6 +161,11 @@ check "report's io_uring section (JSON, Chromium)" \
     timeout 300 .venv/bin/python tests/report/check_io_uring.py target/report-pages/io-uring $S \
     "$(ls -t target/preload-tests/uring-copy-*/logs/*.darshan 2>/dev/null | head -1)" \
     "$(ls -t target/preload-tests/uring-inline-*/logs/*.darshan 2>/dev/null | head -1)"
+# The MPI communication section: AutoPerf's APMPI records (C Darshan
+# built with them) against PyDarshan's reading of them, a page through
+# the DOM.
+check "report's MPI communication section (JSON against PyDarshan, Chromium)" \
+    timeout 900 .venv/bin/python tests/report/check_mpi_comm.py target/report-pages/mpi $S ../shared/corpus/logs/*.darshan
 # The history section (issue 53) on the real runs ffi/tests/history.rs
 # made: an identical run, 20-byte writes, an extra file and a slow rank,
 # an application with 3 runs; the page through the DOM against --json.

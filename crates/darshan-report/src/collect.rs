@@ -81,7 +81,15 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, UnreadableLog> {
     // (and its doubled peak) on big logs.
     c.files.expect = names.len();
     for m in log.modules_present() {
+        if m == modules::APMPI {
+            let (mpi, n) = crate::mpi_comm::collect(&log, opts.top, &mut report.warnings);
+            (report.mpi_comm, c.records[m]) = (mpi, n);
+            continue;
+        }
         stream_module(&log, m, &names, &report.job, opts, &mut c, &mut report.warnings);
+    }
+    if let Some(mpi) = report.mpi_comm.as_mut().filter(|_| report.job.run_time > 0.0) {
+        mpi.run_share = mpi.mean_seconds / report.job.run_time;
     }
     // Software loading and the MPI library's own files are summed in one
     // line each (N02, N01), not listed among the application's files.

@@ -15,6 +15,7 @@ pub mod namespace;
 pub mod processes;
 pub mod render;
 pub use darshan_util::units;
+pub mod mpi_comm;
 pub mod uring;
 
 pub use collect::{analyze, Options, UnreadableLog};

@@ -30,6 +30,9 @@ pub struct Report {
     /// Requests submitted through io_uring rings (the IO_URING module,
     /// ours), when the log has them.
     pub io_uring: Option<IoUring>,
+    /// Time in MPI communication and the operations that took it
+    /// (AutoPerf's APMPI records, from C Darshan built with them).
+    pub mpi_comm: Option<MpiComm>,
     /// The job's processes and their roles (the PROCESSES region a job
     /// merge writes), with the loader view: what each worker read, how
     /// long, and how long it waited for its first data.
@@ -552,4 +555,50 @@ pub struct UringFile {
     pub max_inflight: i64,
     pub small: i64,
     pub consecutive: i64,
+}
+
+/// The MPI communication section (mpi_comm.rs makes it from APMPI
+/// records).
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct MpiComm {
+    /// Ranks with a record.
+    pub ranks: u64,
+    /// Distinct processor names among them.
+    pub nodes: usize,
+    /// Seconds a rank spent in MPI communication, on average.
+    pub mean_seconds: f64,
+    /// That average against the job's run time.
+    pub run_share: f64,
+    pub least: MpiRank,
+    pub most: MpiRank,
+    /// The ranks' variance of their communication seconds (the header's).
+    pub variance: f64,
+    /// Whether the collectives' sync time was measured (the runtime's
+    /// `--enable-apmpi-coll-sync`), and its sum over the ranks.
+    pub sync_measured: bool,
+    pub sync_seconds: f64,
+    /// Operations called at all; `ops` holds the ones with most time.
+    pub operations_called: usize,
+    pub ops: Vec<MpiOp>,
+}
+
+/// A rank and its communication seconds.
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct MpiRank {
+    pub rank: i64,
+    pub seconds: f64,
+}
+
+/// One MPI operation over all ranks.
+#[derive(Serialize, Debug, Default, Clone)]
+pub struct MpiOp {
+    pub name: String,
+    pub calls: u64,
+    /// Bytes moved (none for an operation that moves no data).
+    pub bytes: Option<u64>,
+    pub seconds: f64,
+    /// Its part of all ranks' communication seconds.
+    pub share: f64,
+    /// The longest one call took.
+    pub max_call_seconds: f64,
 }

@@ -106,6 +106,9 @@ macro_rules! apmpi_ops {
             flatten(&[$(op_times!($op "\0"),)* &["APMPI_F_MPIOP_TOTALTIME_NUM_INDICES\0"]], "");
         const F_SYNC_C_TEXT: [&str; F_SYNC_NUM_INDICES + 1] =
             flatten(&[$(op_sync!($op $($sync)? "\0"),)* &["APMPI_F_MPIOP_SYNCTIME_NUM_INDICES\0"]], "");
+        /// The operations, in the format's order (an operation's three
+        /// times are `F_TIME_NAMES[3 * k..3 * k + 3]`).
+        pub const OPS: [Op; NUM_OPS] = ops(&[$((stringify!($op), op_counters!($kind $op "").len() > 1)),*]);
     };
 }
 
@@ -133,6 +136,34 @@ apmpi_ops! {
     V MPI_COMPARE_AND_SWAP, V MPI_WIN_FENCE, V MPI_WIN_START, V MPI_WIN_COMPLETE, V MPI_WIN_POST,
     V MPI_WIN_WAIT, V MPI_WIN_TEST, V MPI_WIN_LOCK, V MPI_WIN_UNLOCK, V MPI_WIN_UNLOCK_ALL,
     V MPI_WIN_FLUSH, V MPI_WIN_FLUSH_ALL, V MPI_WIN_FLUSH_LOCAL, V MPI_WIN_FLUSH_LOCAL_ALL, V MPI_WIN_SYNC,
+}
+
+pub const NUM_OPS: usize = F_TIME_NUM_INDICES / 3;
+
+/// One MPI operation of the record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Op {
+    pub name: &'static str,
+    /// Its call count's index among the counters.
+    pub calls: usize,
+    /// Its bytes' index, for an operation that moves data (its histogram
+    /// of message sizes follows).
+    pub bytes: Option<usize>,
+}
+
+/// The operations with their counters' places: eight counters for one
+/// that moves data, its call count alone for another.
+const fn ops(list: &[(&'static str, bool)]) -> [Op; NUM_OPS] {
+    let mut out = [Op { name: "", calls: 0, bytes: None }; NUM_OPS];
+    let (mut k, mut at) = (0, 0);
+    while k < list.len() {
+        let (name, moves) = list[k];
+        out[k] = Op { name, calls: at, bytes: if moves { Some(at + 1) } else { None } };
+        at += if moves { 8 } else { 1 };
+        k += 1;
+    }
+    assert!(k == NUM_OPS && at == NUM_INDICES, "the operations do not make the format's counters");
+    out
 }
 
 /// The rank's totals over every operation.
@@ -182,5 +213,10 @@ mod tests {
         assert_eq!(F_SYNC_NAMES[15], "MPI_ALLTOALLW_TOTAL_SYNC_TIME");
         assert_eq!(C_NAMES[NUM_INDICES].to_bytes(), b"APMPI_NUM_INDICES");
         assert_eq!(C_NAMES[3].to_bytes(), NAMES[3].as_bytes());
+        for (k, op) in OPS.iter().enumerate() {
+            assert_eq!(NAMES[op.calls], format!("{}_CALL_COUNT", op.name));
+            assert_eq!(op.bytes.map(|b| NAMES[b].to_string()), op.bytes.map(|_| format!("{}_TOTAL_BYTES", op.name)));
+            assert_eq!(F_TIME_NAMES[3 * k], format!("{}_TOTAL_TIME", op.name));
+        }
     }
 }

@@ -94,6 +94,9 @@ pub fn render(r: &Report) -> String {
     if let Some(u) = &r.io_uring {
         io_uring(&mut o, u);
     }
+    if let Some(m) = &r.mpi_comm {
+        mpi_comm(&mut o, m);
+    }
     if let Some(ns) = &r.namespace {
         namespace(&mut o, ns);
     }
@@ -200,6 +203,34 @@ fn overview(o: &mut String, ov: &Overview) {
         } else {
             let _ = writeln!(o, "  {:<18} {:>8} files (sizes not recorded by this module)", c.kind, count(c.count));
         }
+    }
+}
+
+/// The MPI communication section (AutoPerf's APMPI records).
+fn mpi_comm(o: &mut String, m: &crate::model::MpiComm) {
+    let _ = writeln!(
+        o,
+        "\nMPI communication (APMPI, {} ranks on {} nodes): {} per rank on average ({:.1}% of the run), least {} (rank {}), most {} (rank {})",
+        count(m.ranks as i64),
+        count(m.nodes as i64),
+        secs(m.mean_seconds),
+        m.run_share * 100.0,
+        secs(m.least.seconds),
+        m.least.rank,
+        secs(m.most.seconds),
+        m.most.rank
+    );
+    for op in &m.ops {
+        let moved = op.bytes.map(|b| format!(", {}", bytes(b as f64))).unwrap_or_default();
+        let _ = writeln!(
+            o,
+            "  {}: {} calls{moved}, {} ({:.1}%), longest call {}",
+            op.name,
+            count(op.calls as i64),
+            secs(op.seconds),
+            op.share * 100.0,
+            secs(op.max_call_seconds)
+        );
     }
 }
 

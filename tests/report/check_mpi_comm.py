@@ -1,0 +1,145 @@
+"""The report's MPI communication section against PyDarshan's reading of
+the same APMPI records (PyDarshan 3.5.0's wheel, whose C library decodes
+them; one process per log, as C's reader needs): per log, the ranks, the
+nodes, the ranks' mean, least and most communication time, the header's
+variance, and every operation's calls, bytes, time, share and longest
+call, most time first. Then one page through the DOM in headless
+Chromium, against the JSON; and a log without APMPI has no section.
+
+Usage: check_mpi_comm.py OUT_DIR DARSHAN_SUMMARY LOG...
+Exits 1 on any failure.
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_html_in_chromium import chromium_page  # noqa: E402
+
+TOP = 10
+out, summary, logs = sys.argv[1], sys.argv[2], sys.argv[3:]
+os.makedirs(out, exist_ok=True)
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL:", msg)
+
+
+def close(a, b):
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+PYDARSHAN = r"""
+import json, sys, darshan
+r = darshan.DarshanReport(sys.argv[1], read_all=True)
+recs = r.records["APMPI"]._records if "APMPI" in r.records else []
+plain = lambda d: {k: (float(v) if isinstance(v, float) or "TIME" in k else int(v)) for k, v in d.items()}
+out = [{"header": True, "sync_flag": int(x["sync_flag"]), "variance": float(x["variance_total_mpitime"])}
+       if "magic" in x else
+       {"rank": int(x["rank"]), "node": x["node_name"], "counters": plain(x["all_counters"])} for x in recs]
+json.dump({"run_time": float(r.metadata["job"]["run_time"]), "records": out}, sys.stdout)
+"""
+
+
+def expected(log):
+    """What the section must say, from PyDarshan's records."""
+    p = subprocess.run([sys.executable, "-c", PYDARSHAN, log], capture_output=True, text=True, timeout=600, check=True)
+    d = json.loads(p.stdout)
+    head = next(x for x in d["records"] if x.get("header"))
+    ranks = [x for x in d["records"] if not x.get("header")]
+    comm = [(x["counters"]["MPI_TOTAL_COMM_TIME"], x["rank"]) for x in ranks]
+    total = sum(c for c, _ in comm)
+    ops = {}
+    for x in ranks:
+        for k, v in x["counters"].items():
+            if k.endswith("_CALL_COUNT"):
+                op = k[: -len("_CALL_COUNT")]
+                o = ops.setdefault(op, {"calls": 0, "bytes": None, "seconds": 0.0, "max": 0.0})
+                o["calls"] += v
+                if op + "_TOTAL_BYTES" in x["counters"]:
+                    o["bytes"] = (o["bytes"] or 0) + x["counters"][op + "_TOTAL_BYTES"]
+                o["seconds"] += x["counters"][op + "_TOTAL_TIME"]
+                o["max"] = max(o["max"], x["counters"][op + "_MAX_TIME"])
+    called = sorted(((o["seconds"], n) for n, o in ops.items() if o["calls"] > 0), key=lambda t: -t[0])
+    return {
+        "ranks": len(ranks), "nodes": len({x["node"] for x in ranks}), "mean": total / len(ranks),
+        "least": min(comm, key=lambda t: t[0]), "most": max(comm, key=lambda t: t[0]),
+        "variance": head["variance"], "run_share": total / len(ranks) / d["run_time"],
+        "called": len(called),
+        "ops": [(n, ops[n]["calls"], ops[n]["bytes"], ops[n]["seconds"], ops[n]["seconds"] / total, ops[n]["max"])
+                for _, n in called[:TOP]],
+    }
+
+
+def check_json(log, m, e):
+    b = os.path.basename(log)
+    if m is None:
+        return fail(f"{b}: no mpi_comm in the JSON")
+    for what, got, want in [("ranks", m["ranks"], e["ranks"]), ("nodes", m["nodes"], e["nodes"]),
+                            ("operations called", m["operations_called"], e["called"]),
+                            ("least rank", m["least"]["rank"], e["least"][1]),
+                            ("most rank", m["most"]["rank"], e["most"][1])]:
+        if got != want:
+            fail(f"{b}: {what} {got!r}, PyDarshan's records say {want!r}")
+    for what, got, want in [("mean", m["mean_seconds"], e["mean"]), ("least", m["least"]["seconds"], e["least"][0]),
+                            ("most", m["most"]["seconds"], e["most"][0]), ("variance", m["variance"], e["variance"]),
+                            ("run share", m["run_share"], e["run_share"])]:
+        if not close(got, want):
+            fail(f"{b}: {what} {got!r}, PyDarshan's records say {want!r}")
+    got = [(o["name"], o["calls"], o["bytes"], o["seconds"], o["share"], o["max_call_seconds"]) for o in m["ops"]]
+    if [g[:3] for g in got] != [w[:3] for w in e["ops"]] or not all(
+            close(g[k], w[k]) for g, w in zip(got, e["ops"]) for k in (3, 4, 5)):
+        fail(f"{b}: operations {got[:3]}..., PyDarshan's records say {e['ops'][:3]}...")
+
+
+def page_rows(p, page):
+    p.events.clear()
+    p.call("Page.navigate", url="file://" + os.path.abspath(page))
+    p.wait_for("Page.loadEventFired")
+    return p.call("Runtime.evaluate", returnByValue=True, expression=r"""(() => {
+      const s = document.querySelector('section#mpi-comm');
+      if (!s) return null;
+      const rows = t => Array.from(s.querySelectorAll(`table[data-table="${t}"] tr`)).slice(1)
+        .map(r => Array.from(r.cells).map(c => c.textContent.trim()));
+      return {ranks: rows('mpi-comm-ranks'), ops: rows('mpi-comm-ops')};
+    })()""")["result"].get("value")
+
+
+with_apmpi, without = [], None
+for log in logs:
+    j = json.loads(subprocess.run([summary, "--json", log, "-o", "-"], capture_output=True, text=True,
+                                  check=True, timeout=300).stdout)
+    if any(m["name"] == "APMPI" for m in j["modules"]):
+        check_json(log, j.get("mpi_comm"), expected(log))
+        with_apmpi.append((log, j["mpi_comm"]))
+    elif without is None and j.get("mpi_comm") is None:
+        without = log
+if len(with_apmpi) < 10:
+    fail(f"only {len(with_apmpi)} logs with APMPI records")
+print(f"mpi_comm: {len(with_apmpi)} logs with APMPI records checked against PyDarshan")
+log, m = max(with_apmpi, key=lambda t: t[1]["ranks"]) if with_apmpi else (None, None)
+with chromium_page(out) as p:
+    p.call("Page.enable")
+    if log:
+        page = os.path.join(out, "mpi.html")
+        subprocess.run([summary, log, "-o", page], check=True, timeout=300)
+        s = page_rows(p, page)
+        if s is None:
+            fail("no MPI communication section on the page")
+        else:
+            r = s["ranks"][0] if s["ranks"] else []
+            if r[:2] != [str(m["ranks"]), str(m["nodes"])] or f"({m['most']['rank']})" not in r[5]:
+                fail(f"page ranks row {r}, JSON {m['ranks']} ranks, {m['nodes']} nodes, most rank {m['most']['rank']}")
+            if [o[0] for o in s["ops"]] != [o["name"] for o in m["ops"]]:
+                fail(f"page operations {[o[0] for o in s['ops']]}, JSON {[o['name'] for o in m['ops']]}")
+    if without:
+        page = os.path.join(out, "none.html")
+        subprocess.run([summary, without, "-o", page], check=True, timeout=300)
+        if page_rows(p, page) is not None:
+            fail(f"{os.path.basename(without)} has no APMPI records, but its page has the section")
+print("mpi_comm report:", "FAILED" if failures else "ok")
+sys.exit(1 if failures else 0)
