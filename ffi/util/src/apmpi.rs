@@ -21,9 +21,9 @@ use darshan_log::modules::APMPI;
 use darshan_util::apmpi::Printer;
 
 use crate::fd::{state, DarshanFd};
+use crate::funcs::Funcs;
 use crate::names::{pointers, Names};
 use crate::records::{hand_out, Laid};
-use crate::tables::Funcs;
 
 #[no_mangle]
 #[allow(non_upper_case_globals)]
@@ -59,7 +59,7 @@ pub fn on() -> bool {
 
 unsafe extern "C" fn get(fd: *mut DarshanFd, buf: *mut *mut c_void) -> c_int {
     // SAFETY: the caller's, as darshan_log_get_record's.
-    unsafe { crate::records::darshan_log_get_record(fd, APMPI as c_int, buf) }
+    crate::guarded(-1, || unsafe { next(fd, buf) })
 }
 
 /// The next APMPI record of the handle into `*buf` (see

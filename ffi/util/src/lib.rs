@@ -31,6 +31,8 @@ pub mod accum;
 mod agg;
 mod apmpi;
 mod fd;
+mod funcs;
+pub mod get;
 pub mod handle;
 pub mod headers;
 mod mem;

@@ -1,17 +1,16 @@
-//! `darshan_log_get_record`: one record of a module, laid out as
-//! darshan-util's structs are (`struct darshan_posix_file`, ...), old
-//! versions up-converted and byte order made native by the format crate.
-//! Variable-length records hold their arrays in the same block, after the
-//! struct, and their pointers point there (LUSTRE's components and OSTs,
-//! HEATMAP's bins), as darshan-util's do; DXT's segments follow its file
-//! record, writes first.
+//! One record of a module as `darshan_log_get_record` (get.rs) hands it
+//! out: laid out as darshan-util's structs are (`struct
+//! darshan_posix_file`, ...), old versions up-converted and byte order
+//! made native by the format crate. Variable-length records hold their
+//! arrays in the same block, after the struct, and their pointers point
+//! there (LUSTRE's components and OSTs, HEATMAP's bins), as darshan-util's
+//! do; DXT's segments follow its file record, writes first.
 
-use std::ffi::{c_int, c_void};
+use std::ffi::c_void;
 
-use darshan_log::modules::{self, KNOWN_MODULE_COUNT};
+use darshan_log::modules;
 use darshan_log::{encode, Extra, Record};
 
-use crate::fd::{state, DarshanFd};
 use crate::reading::State;
 
 /// darshan-util's buffer size for a record read into the caller's buffer.
@@ -181,7 +180,7 @@ pub fn decode_each(id: usize, bytes: &[u8], mut each: impl FnMut(&Record)) -> da
 
 /// The next record of module `id`, laid out: Ok(None) past the last
 /// (and the call after starts again at the first, as darshan-util's).
-fn next(st: &mut State, id: usize) -> Result<Option<Laid>, String> {
+pub(crate) fn next(st: &mut State, id: usize) -> Result<Option<Laid>, String> {
     if st.log().header.mod_map[id].len == 0 {
         // darshan-util's: a module the log has no region of has no
         // records (C's darshan-merge.c asks every module).
@@ -252,107 +251,4 @@ pub(crate) unsafe fn hand_out(laid: &Laid, buf: *mut *mut c_void) -> bool {
     }
     // SAFETY: dst holds `room` bytes (sized above), apart from ours.
     unsafe { place_laid(laid, dst, room) }
-}
-
-/// The next record of module `mod_idx` into `*buf` (a fresh `malloc`
-/// block the caller frees, when `*buf` is null): 1, 0 past the last
-/// record, -1 on an error (one line on stderr).
-///
-/// # Safety
-/// `fd` is null or a live handle; `buf` is writable, `*buf` null or a
-/// buffer of 81,920 bytes.
-#[no_mangle]
-pub unsafe extern "C" fn darshan_log_get_record(fd: *mut DarshanFd, mod_idx: c_int, buf: *mut *mut c_void) -> c_int {
-    // SAFETY: the caller's.
-    let Some(st) = (unsafe { state(fd) }) else { return -1 };
-    let Some(id) = usize::try_from(mod_idx).ok().filter(|&i| i < KNOWN_MODULE_COUNT) else {
-        eprintln!("Error: no module {mod_idx} in darshan-util");
-        return -1;
-    };
-    if buf.is_null() {
-        return -1;
-    }
-    if id == modules::APMPI && crate::apmpi::on() {
-        // SAFETY: the caller's.
-        return crate::guarded(-1, || unsafe { crate::apmpi::next(fd, buf) });
-    }
-    if modules::READ_VERSIONS[id] == 0 {
-        // APXC and APMPI (AutoPerf): their layouts are not the format
-        // crate's (docs/deployment.md).
-        eprintln!("Error: this libdarshan-util does not decode {} records.", modules::module_name(id));
-        return -1;
-    }
-    crate::guarded(-1, || match next(st, id) {
-        Ok(None) => 0,
-        // SAFETY: the caller's.
-        Ok(Some(laid)) => match unsafe { hand_out(&laid, buf) } {
-            true => 1,
-            false => -1,
-        },
-        Err(e) => {
-            eprintln!("Error: {e}.");
-            -1
-        }
-    })
-}
-
-/// darshan-util's `darshan_log_get_mod`: up to `len` bytes of module
-/// `mod_id`'s region into `buf`, as the log holds them (its byte order, its
-/// version's layout), from where the last call on the module (this or
-/// `darshan_log_get_record`) left off. Returns the bytes read (fewer at the
-/// region's end, the rest of `buf` then zeroed as darshan-util does; the call
-/// after starts the region again), 0 for a module without data, -1 (one
-/// line on stderr) for a bad handle or id, a version newer than this
-/// library's headers say, or a region that cannot be read.
-///
-/// # Safety
-/// `fd` is null or a live handle; `buf` holds `len` writable bytes.
-#[no_mangle]
-pub unsafe extern "C" fn darshan_log_get_mod(fd: *mut DarshanFd, mod_id: c_int, buf: *mut c_void, len: c_int) -> c_int {
-    // SAFETY: the caller's.
-    let Some(st) = (unsafe { state(fd) }) else {
-        eprintln!("Error: invalid Darshan log file handle.");
-        return -1;
-    };
-    let Some(id) = usize::try_from(mod_id).ok().filter(|&i| i < KNOWN_MODULE_COUNT) else {
-        eprintln!("Error: invalid Darshan module id.");
-        return -1;
-    };
-    let h = &st.log().header;
-    if h.mod_map[id].len == 0 {
-        return 0;
-    }
-    let autoperf = id == modules::APMPI && crate::apmpi::on();
-    let known = if autoperf { darshan_log::counters::apmpi::VERSION } else { modules::WRITE_VERSIONS[id] };
-    let ver = h.mod_ver[id];
-    if ver > known {
-        let name = modules::module_name(id);
-        eprintln!("Error: invalid {name} module log format version (expected {known}, got {ver})");
-        return -1;
-    }
-    let Some(len) = usize::try_from(len).ok().filter(|&n| n > 0 && !buf.is_null()) else { return 0 };
-    // SAFETY: the caller's: `len` writable bytes.
-    let out = unsafe { std::slice::from_raw_parts_mut(buf.cast::<u8>(), len) };
-    let read = |st: &mut State, out: &mut [u8]| match autoperf {
-        true => st.apmpi_reader().and_then(|rd| rd.read_raw(out)),
-        false => st.reader(id).and_then(|rd| rd.read_raw(out)),
-    };
-    crate::guarded(-1, || match read(st, out) {
-        Ok(n) => {
-            if n < len {
-                if n > 0 {
-                    out[n..].fill(0);
-                }
-                match autoperf {
-                    true => st.apmpi_ended(),
-                    false => st.ended(id),
-                }
-            }
-            n as c_int
-        }
-        Err(_) => {
-            eprintln!("Error: failed to read module {} data from darshan log file.", modules::module_name(id));
-            -1
-        }
-    })
 }

@@ -13,8 +13,8 @@ mod common;
 use std::ffi::{c_char, c_int, c_void};
 
 use darshan_log::modules::{H5F, POSIX, STDIO};
+use darshan_logutils::get::darshan_log_get_record;
 use darshan_logutils::handle::{self as h, CJob, DarshanFd, NameRecord};
-use darshan_logutils::records::darshan_log_get_record;
 use darshan_logutils::records::record_size;
 
 /// The next record of module `id` (its struct's bytes), or None past the

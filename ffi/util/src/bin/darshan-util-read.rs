@@ -17,9 +17,10 @@ use std::process::ExitCode;
 
 use darshan_log::modules::{DXT_MPIIO, DXT_POSIX, HEATMAP, KNOWN_MODULE_COUNT, LUSTRE, MPIIO, POSIX, STDIO};
 use darshan_logutils::accum::{self, DerivedMetrics};
+use darshan_logutils::get::{darshan_log_get_mod, darshan_log_get_record};
 use darshan_logutils::handle::{self as h, CJob, DarshanFd, MntInfo, ModInfo, NameRecord};
 use darshan_logutils::printing::{dxt_log_print_mpiio_file, dxt_log_print_posix_file, LustreRecordRef};
-use darshan_logutils::records::{darshan_log_get_mod, darshan_log_get_record, record_size};
+use darshan_logutils::records::record_size;
 use darshan_logutils::tables::mod_logutils;
 
 /// What was read, summed so that every word read is used.
