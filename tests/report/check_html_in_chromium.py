@@ -44,6 +44,13 @@ class Page:
                 return msg.get("result", {})
             self.events.append(msg)
 
+    def open(self, path):
+        """Loads the file at `path` and waits for its load event (not the
+        previous page's)."""
+        self.events.clear()
+        self.call("Page.navigate", url="file://" + os.path.abspath(path))
+        self.wait_for("Page.loadEventFired")
+
     def wait_for(self, method, timeout=60):
         end = time.time() + timeout
         while time.time() < end:

@@ -42,10 +42,7 @@ def section(p, log, name):
     if os.path.exists(page):
         os.remove(page)
     subprocess.run([summary, log, "-o", page], check=True, timeout=300)
-    # The previous page's load event must not be taken for this one's.
-    p.events.clear()
-    p.call("Page.navigate", url="file://" + os.path.abspath(page))
-    p.wait_for("Page.loadEventFired")
+    p.open(page)
     return p.call("Runtime.evaluate", returnByValue=True, expression=r"""(() => {
       const s = document.querySelector('section#io-uring');
       if (!s) return null;

@@ -97,9 +97,7 @@ def check_json(log, m, e):
 
 
 def page_rows(p, page):
-    p.events.clear()
-    p.call("Page.navigate", url="file://" + os.path.abspath(page))
-    p.wait_for("Page.loadEventFired")
+    p.open(page)
     return p.call("Runtime.evaluate", returnByValue=True, expression=r"""(() => {
       const s = document.querySelector('section#mpi-comm');
       if (!s) return null;
