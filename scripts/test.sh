@@ -213,11 +213,13 @@ facility() {
         timeout 600 target/release/darshan-study --db $F/f.db -o $F/study.html
 }
 check "facility database and study" facility
+check "MPI communication in the database against PyDarshan" \
+    timeout 900 .venv/bin/python tests/facility/check_mpi_comm_db.py $F/f.db ../shared/corpus/logs/*.darshan
 check "study SQL on DuckDB and Spark" \
     timeout 900 .venv/bin/python tests/facility/check_engines.py crates/darshan-study/queries/study.sql $F/pq $F/study.json duckdb spark
 check "study page in Chromium" \
     timeout 300 .venv/bin/python tests/report/check_html_in_chromium.py \
-    --sections=overview,jobs_by_size,interfaces_by_size,sharing_by_size,access_sizes,read_write_mix,io_time_by_size,top_producers,top_consumers,redundant_reads,metadata_heavy,small_shared_writes,timeline,regressions,bad-logs \
+    --sections=overview,jobs_by_size,interfaces_by_size,sharing_by_size,access_sizes,read_write_mix,io_time_by_size,top_producers,top_consumers,redundant_reads,metadata_heavy,small_shared_writes,mpi_comm_share,mpi_operations,timeline,regressions,bad-logs \
     $F/shots $F/study.html
 check "study charts in Chromium" \
     timeout 300 .venv/bin/python tests/report/check_charts.py $F/charts --study $F/study.html:$F/study.json

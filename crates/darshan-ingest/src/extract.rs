@@ -11,6 +11,7 @@ use darshan_util::accum::Accumulator;
 use darshan_util::notices;
 
 use crate::facts::FactsBuilder;
+use crate::mpi_rows::{self, MpiTables};
 use crate::schema::{self, Kind, Table};
 
 /// Records per chunk sent to the writer.
@@ -79,6 +80,7 @@ pub struct TableIndex {
     heatmap: usize,
     lustre: usize,
     pub facts: usize,
+    mpi: MpiTables,
 }
 
 impl TableIndex {
@@ -92,6 +94,7 @@ impl TableIndex {
             heatmap: 0,
             lustre: 0,
             facts: 0,
+            mpi: MpiTables { comm: 0, ops: 0 },
         };
         for (i, t) in tables.iter().enumerate() {
             match t.kind {
@@ -102,6 +105,8 @@ impl TableIndex {
                 Kind::Jobs => ix.jobs = i,
                 Kind::Modules => ix.modules = i,
                 Kind::Facts => ix.facts = i,
+                Kind::MpiComm => ix.mpi.comm = i,
+                Kind::MpiOps => ix.mpi.ops = i,
                 Kind::Logs => {}
             }
         }
@@ -130,9 +135,15 @@ pub fn extract(path: &Path, ix: &TableIndex, sink: &mut dyn Sink) -> Result<End,
     let mut totals = Vec::new();
     let mut facts = FactsBuilder::new();
     for m in log.modules_present() {
-        // Modules darshan-util has no handlers for (APXC, APMPI, NULL,
-        // unknown ids) are listed, not decoded, and do not make a log
-        // incomplete.
+        if m == modules::APMPI {
+            let r = mpi_rows::stream(&log, ix.mpi, sink);
+            partial |= log.header.is_partial(m) || r.error.is_some();
+            errors.extend(r.error.iter().map(|e| format!("APMPI: {e}")));
+            modules_rows.push(module_row(&log, m, r.records, r.error));
+            continue;
+        }
+        // Modules darshan-util has no handlers for (APXC, NULL, unknown
+        // ids) are listed, not decoded, and do not make a log incomplete.
         if notices::unhandled(notices::Tool::Parser, m).is_some() {
             modules_rows.push(module_row(&log, m, 0, Some("not decoded (no darshan-util handler)".into())));
             continue;

@@ -8,6 +8,7 @@ pub mod error;
 pub mod extract;
 pub mod facts;
 pub mod job_groups;
+pub mod mpi_rows;
 pub mod parquet_out;
 pub mod run;
 pub mod schema;

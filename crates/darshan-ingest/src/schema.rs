@@ -48,6 +48,11 @@ pub enum Kind {
     /// What history compares a job on (crate::facts): one row per
     /// (module or "job", fact) that is not 0.
     Facts,
+    /// A job's MPI communication from AutoPerf's APMPI records
+    /// (darshan_util::mpi_comm): one row per log that has them.
+    MpiComm,
+    /// Its operations: one row per (log, operation called).
+    MpiOps,
 }
 
 #[derive(Clone, Debug)]
@@ -203,6 +208,37 @@ const TAIL: &[Fixed] = {
                 ("stripe_size", Int),
                 ("stripe_count", Int),
                 ("ost_id", Int),
+            ],
+        ),
+        (
+            "mpi_comm",
+            Kind::MpiComm,
+            &[
+                ("log_id", Int),
+                ("ranks", Int),
+                ("nodes", Int),
+                ("comm_seconds", Real),
+                ("mean_seconds", Real),
+                ("least_rank", Int),
+                ("least_seconds", Real),
+                ("most_rank", Int),
+                ("most_seconds", Real),
+                ("variance", Real),
+                ("sync_measured", Int),
+                ("sync_seconds", Real),
+                ("operations_called", Int),
+            ],
+        ),
+        (
+            "mpi_ops",
+            Kind::MpiOps,
+            &[
+                ("log_id", Int),
+                ("operation", Text),
+                ("calls", Int),
+                ("bytes", Int),
+                ("seconds", Real),
+                ("max_call_seconds", Real),
             ],
         ),
     ]

@@ -37,9 +37,11 @@ use crate::schema::{self, Table};
 /// runtime's cost to `jobs`, schema 3 the processes' io_uring rings
 /// (IO_URING version 2), schema 4 `job_facts` (what history compares a
 /// job on, crate::facts: made for the logs already in the database from
-/// their records when it is upgraded). A newer one is refused with a
-/// clear message.
-pub const SCHEMA_VERSION: i64 = 4;
+/// their records when it is upgraded), schema 5 `mpi_comm` and `mpi_ops`
+/// (AutoPerf's APMPI records, which no table held: the logs already in
+/// the database have no rows there, and the upgrade says how many of them
+/// have such records). A newer one is refused with a clear message.
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// Commit at least this often by default (and every `COMMIT_ROWS` rows),
 /// so an interruption loses little and readers see progress.
@@ -221,7 +223,9 @@ impl Store {
         self.create_tables()?;
         if let Some((old, added)) = upgraded_from {
             let facts = self.fill_facts()?;
-            self.upgraded = Some(upgrade_said(old, &added, facts));
+            let mut said = upgrade_said(old, &added, facts);
+            said.push_str(&self.mpi_comm_missing()?);
+            self.upgraded = Some(said);
         }
         Ok(())
     }
@@ -267,6 +271,28 @@ impl Store {
         }
         tx.commit()?;
         Ok(todo.len())
+    }
+
+    /// What an upgrade says of the logs already in the database whose
+    /// APMPI records have no rows in `mpi_comm` (their records were never
+    /// stored, so nothing can be made from the database).
+    fn mpi_comm_missing(&self) -> Result<String, IngestError> {
+        let n: i64 = self.conn.query_row(
+            "SELECT COUNT(*) FROM modules m WHERE m.module = 'APMPI'
+               AND NOT EXISTS (SELECT 1 FROM mpi_comm c WHERE c.log_id = m.log_id)",
+            [],
+            |r| r.get(0),
+        )?;
+        Ok(match n {
+            0 => String::new(),
+            n => format!(
+                "; {n} log{} already in it {} APMPI records, which are not in mpi_comm and mpi_ops \
+                 (ingest {} into a new database to have them)",
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "has" } else { "have" },
+                if n == 1 { "it" } else { "them" },
+            ),
+        })
     }
 
     /// The columns of our tables an existing database lacks, added (in

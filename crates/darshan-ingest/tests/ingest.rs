@@ -563,7 +563,7 @@ fn an_old_database_gains_the_io_uring_ring_columns_and_says_so() {
     );
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
-    assert!(err.contains("from schema 2 to 4: 8 columns added (io_uring_records.IO_URING_RINGS"), "{err}");
+    assert!(err.contains("from schema 2 to 5: 8 columns added (io_uring_records.IO_URING_RINGS"), "{err}");
     let c = Connection::open(&db).unwrap();
     let rings = |jobid: i64| -> (Option<i64>, Option<i64>) {
         c.query_row(

@@ -270,3 +270,42 @@ GROUP BY
   CASE WHEN cost_share_pct < 0.01 THEN 'under 0.01%' WHEN cost_share_pct < 0.1 THEN '0.01-0.1%'
        WHEN cost_share_pct < 1 THEN '0.1-1%' WHEN cost_share_pct < 10 THEN '1-10%' ELSE '10% or more' END
 ORDER BY share_order
+
+-- AutoPerf's APMPI records (darshan-ingest's mpi_comm and mpi_ops; docs/
+-- facility.md): the jobs' time in MPI calls other than I/O, beside their
+-- I/O. A rank's share is its communication seconds against the job's run
+-- time; a job's is its ranks' mean.
+-- query: mpi_comm_share | MPI communication (AutoPerf's APMPI records): jobs by the share of their run time their ranks spent in MPI calls
+WITH s AS (
+  SELECT j.nprocs, j.core_hours, c.comm_seconds, c.most_seconds, 100.0 * c.mean_seconds / j.run_time AS pct
+  FROM mpi_comm c JOIN jobs j ON j.log_id = c.log_id
+  WHERE j.run_time > 0),
+k AS (
+  SELECT nprocs, core_hours, comm_seconds, most_seconds, pct,
+    CASE WHEN pct < 1 THEN 1 WHEN pct < 10 THEN 2 WHEN pct < 25 THEN 3 WHEN pct < 50 THEN 4 ELSE 5 END AS share_order,
+    CASE WHEN pct < 1 THEN 'under 1%' WHEN pct < 10 THEN '1-10%' WHEN pct < 25 THEN '10-25%'
+         WHEN pct < 50 THEN '25-50%' ELSE '50% or more' END AS share_class
+  FROM s)
+SELECT share_order, share_class,
+  COUNT(*) AS jobs,
+  SUM(CAST(nprocs AS DOUBLE)) AS processes,
+  SUM(core_hours) AS core_hours,
+  SUM(comm_seconds) / 3600.0 AS comm_process_hours,
+  MAX(most_seconds) AS slowest_rank_seconds
+FROM k
+GROUP BY share_order, share_class
+ORDER BY share_order
+
+-- query: mpi_operations | MPI operations by time over every job with APMPI records
+WITH total AS (SELECT SUM(comm_seconds) AS seconds FROM mpi_comm)
+SELECT o.operation,
+  COUNT(*) AS jobs,
+  SUM(CAST(o.calls AS DOUBLE)) AS calls,
+  SUM(CAST(o.bytes AS DOUBLE)) AS bytes,
+  SUM(o.seconds) / 3600.0 AS process_hours,
+  CASE WHEN MAX(t.seconds) > 0 THEN 100.0 * SUM(o.seconds) / MAX(t.seconds) END AS percent_of_comm_time,
+  MAX(o.max_call_seconds) AS longest_call_seconds
+FROM mpi_ops o CROSS JOIN total t
+GROUP BY o.operation
+ORDER BY process_hours DESC, o.operation
+LIMIT 15

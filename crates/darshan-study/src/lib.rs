@@ -111,27 +111,35 @@ pub fn open(db: &Path) -> Result<Connection, StudyError> {
     if !ok {
         return Err(StudyError::NotIngest(db.into()));
     }
-    stand_in_for_io_uring(&c).map_err(|e| StudyError::Open { path: db.into(), source: e })?;
+    stand_in_for_missing_tables(&c).map_err(|e| StudyError::Open { path: db.into(), source: e })?;
     Ok(c)
 }
 
-/// A database ingested before darshan-ingest knew IO_URING has no
-/// `io_uring_records`; the study reads it as a table without rows (a
-/// temporary view: the database itself is never changed by a study).
-fn stand_in_for_io_uring(c: &Connection) -> rusqlite::Result<()> {
-    let present: i64 =
-        c.query_row("SELECT COUNT(*) FROM sqlite_master WHERE name = 'io_uring_records'", [], |r| r.get(0))?;
-    if present > 0 {
-        return Ok(());
+/// Tables a database ingested by an older darshan-ingest may lack:
+/// `io_uring_records` (before IO_URING), `mpi_comm` and `mpi_ops` (before
+/// schema 5).
+const LATER_TABLES: [&str; 3] = ["io_uring_records", "mpi_comm", "mpi_ops"];
+
+/// Each of [`LATER_TABLES`] a database lacks is read as one without rows,
+/// with the schema's columns (a temporary view: the database itself is
+/// never changed by a study).
+fn stand_in_for_missing_tables(c: &Connection) -> rusqlite::Result<()> {
+    use darshan_ingest::schema::ColType;
+    for t in darshan_ingest::schema::tables().into_iter().filter(|t| LATER_TABLES.contains(&t.name.as_str())) {
+        let present: i64 =
+            c.query_row("SELECT COUNT(*) FROM sqlite_master WHERE name = ?1", [&t.name], |r| r.get(0))?;
+        if present > 0 {
+            continue;
+        }
+        let zero = |ty| match ty {
+            ColType::Int => "0",
+            ColType::Real => "0.0",
+            ColType::Text => "''",
+        };
+        let cols: Vec<String> = t.columns.iter().map(|c| format!("{} AS \"{}\"", zero(c.ty), c.name)).collect();
+        c.execute_batch(&format!("CREATE TEMPORARY VIEW {} AS SELECT {} WHERE 0", t.name, cols.join(", ")))?;
     }
-    let (ints, reals) = darshan_log::modules::counter_names(darshan_log::modules::IO_URING);
-    let cols: Vec<String> = ["log_id", "record_id", "rank"]
-        .iter()
-        .map(|n| format!("0 AS {n}"))
-        .chain(ints.iter().map(|n| format!("0 AS {n}")))
-        .chain(reals.iter().map(|n| format!("0.0 AS {n}")))
-        .collect();
-    c.execute_batch(&format!("CREATE TEMPORARY VIEW io_uring_records AS SELECT {} WHERE 0", cols.join(", ")))
+    Ok(())
 }
 
 pub fn study(db: &Path, opts: &Options) -> Result<Study, StudyError> {

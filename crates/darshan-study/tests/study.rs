@@ -335,3 +335,41 @@ fn a_study_as_root_opened_the_database_through_another_users_link() {
     let history = darshan_history::runs::open(&planted).expect_err("darshan-history opened it");
     assert!(history.contains("not followed"), "{history}");
 }
+
+/// The two corpus logs with AutoPerf's APMPI records: the study's MPI
+/// tables hold both jobs; a database ingested before schema 5 (no
+/// mpi_comm, no mpi_ops) is studied as one whose jobs have no such
+/// records, the rest of the study unchanged.
+#[test]
+fn mpi_communication_is_studied_and_a_database_without_its_tables_still_is() {
+    let dir = out_dir("mpi");
+    let tree = dir.join("tree");
+    std::fs::create_dir_all(&tree).unwrap();
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/logs");
+    for log in ["apmpi__darshan-apmpi-2nodes-64mpi.darshan", "apmpi_apxc__mpi-io-test.darshan"] {
+        std::fs::copy(corpus.join(log), tree.join(log)).unwrap();
+    }
+    let db = dir.join("f.db");
+    ingest(&tree, &db);
+    let s = study(&db, &Options::default()).unwrap();
+    let share = s.table("mpi_comm_share").unwrap();
+    let jobs: f64 = (0..share.rows.len()).map(|i| share.num(i, "jobs")).sum();
+    assert_eq!(jobs, 2.0, "{:?}", share.rows);
+    let ops = s.table("mpi_operations").unwrap();
+    // Both jobs call MPI_BARRIER and MPI_ALLREDUCE (PyDarshan reads them:
+    // tests/facility/check_mpi_comm_db.py); the shares add up to about all
+    // of the ranks' communication seconds.
+    let row = |op: &str| (0..ops.rows.len()).find(|&i| ops.text(i, "operation") == op).unwrap();
+    assert_eq!(ops.num(row("MPI_BARRIER"), "jobs"), 2.0);
+    assert_eq!(ops.num(row("MPI_ALLREDUCE"), "jobs"), 2.0);
+    let pct: f64 = (0..ops.rows.len()).map(|i| ops.num(i, "percent_of_comm_time")).sum();
+    assert!((90.0..=110.0).contains(&pct), "{pct}");
+    {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.execute_batch("DROP TABLE mpi_comm; DROP TABLE mpi_ops;").unwrap();
+    }
+    let old = study(&db, &Options::default()).unwrap();
+    assert!(old.table("mpi_comm_share").unwrap().rows.is_empty());
+    assert!(old.table("mpi_operations").unwrap().rows.is_empty());
+    assert_eq!(old.table("jobs_by_size").unwrap().rows, s.table("jobs_by_size").unwrap().rows);
+}

@@ -25,6 +25,7 @@ pub mod job_processes;
 pub mod job_words;
 pub mod jobhdr;
 pub mod merge;
+pub mod mpi_comm;
 pub mod notices;
 pub mod out;
 pub mod parser;
