@@ -12,26 +12,11 @@ use darshan_util::notices;
 
 use crate::facts::FactsBuilder;
 use crate::mpi_rows::{self, MpiTables};
+use crate::rows::{Begin, Row, Sink, Value};
 use crate::schema::{self, Kind, Table};
 
 /// Records per chunk sent to the writer.
 pub const CHUNK: usize = 2048;
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum Value {
-    Int(i64),
-    Real(f64),
-    Text(String),
-    Null,
-}
-
-/// A row without its leading `log_id` (the writer knows it).
-pub type Row = Vec<Value>;
-
-/// What a worker learned about one log, sent before its records.
-pub struct Begin {
-    pub job: Row,
-}
 
 /// How a log ended.
 pub struct End {
@@ -63,12 +48,6 @@ impl Status {
             Status::Error => "error",
         }
     }
-}
-
-/// Where a worker puts what it extracts (the channel to the writer).
-pub trait Sink {
-    fn begin(&mut self, b: Begin);
-    fn rows(&mut self, table: usize, rows: Vec<Row>);
 }
 
 /// Table indices by kind, looked up once.

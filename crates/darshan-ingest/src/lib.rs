@@ -10,6 +10,7 @@ pub mod facts;
 pub mod job_groups;
 pub mod mpi_rows;
 pub mod parquet_out;
+pub mod rows;
 pub mod run;
 pub mod schema;
 pub mod store;

@@ -7,7 +7,7 @@
 use darshan_log::LogFile;
 use darshan_util::mpi_comm::{self, CommTotals, Fault};
 
-use crate::extract::{Row, Sink, Value};
+use crate::rows::{Row, Sink, Value};
 
 /// The tables' indices in the schema.
 #[derive(Clone, Copy, Debug)]

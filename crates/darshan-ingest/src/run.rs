@@ -23,7 +23,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use crate::error::IngestError;
-use crate::extract::{self, Begin, End, Row, Sink, Status, TableIndex};
+use crate::extract::{self, End, Status, TableIndex};
+use crate::rows::{Begin, Row, Sink};
 use crate::store::Store;
 
 pub struct Options {

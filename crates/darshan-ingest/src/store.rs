@@ -28,7 +28,8 @@ use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::{params, params_from_iter, Connection, ToSql};
 
 use crate::error::IngestError;
-use crate::extract::{Row, Status, Value};
+use crate::extract::Status;
+use crate::rows::{Row, Value};
 use crate::schema::{self, Table};
 
 /// Bumped when a table changes. An older database is upgraded in place
