@@ -81,9 +81,9 @@ impl Scale {
     }
 
     /// The scale of a job or module fact: every time is a sum over the
-    /// ranks but the slowest rank's.
+    /// ranks but the slowest rank's (in I/O, or in MPI communication).
     pub fn of_fact(self, fact: &str) -> Scale {
-        if fact == "slowest_rank_time" {
+        if fact.starts_with("slowest_rank_") {
             self.one_rank()
         } else {
             self

@@ -120,6 +120,11 @@ pub fn read_this(path: &Path) -> Result<(runs::This, Vec<Fact>, Vec<FileFacts>),
             b.inject(&rec, names.get(rec.id));
         }
     }
+    if log.modules_present().contains(&darshan_log::modules::APMPI) {
+        if let Some(t) = darshan_util::mpi_comm::read(&log).totals {
+            b.comm(&t);
+        }
+    }
     let (facts, files) = b.finish(j.run_time(log.header.version));
     Ok((this, facts, files))
 }

@@ -43,10 +43,22 @@ pub fn label(fact: &str) -> String {
         "slowest_rank_time" => "slowest rank's time in I/O",
         "collective_ops" => "collective reads and writes",
         "independent_ops" => "independent reads and writes",
+        "comm_time" => "time in MPI communication, all ranks",
+        "slowest_rank_comm_time" => "slowest rank's time in MPI communication",
         _ => "",
     };
     if !fixed.is_empty() {
         return fixed.to_string();
+    }
+    // An MPI operation's figures (AutoPerf's APMPI records).
+    if let Some((op, what)) = fact.strip_prefix("MPI_").and_then(|f| f.rsplit_once('_')) {
+        let op = format!("MPI_{op}");
+        match what {
+            "calls" => return format!("{op} calls"),
+            "bytes" => return format!("bytes moved by {op}"),
+            "time" => return format!("time in {op}, all ranks"),
+            _ => {}
+        }
     }
     if let Some(l) = fact.strip_prefix("read_") {
         return format!("reads of {}", bucket(l));
@@ -75,6 +87,10 @@ mod tests {
     #[test]
     fn facts_read_as_words() {
         assert_eq!(label("write_1M_4M"), "writes of 1-4 MiB");
+        assert_eq!(label("MPI_ALLREDUCE_time"), "time in MPI_ALLREDUCE, all ranks");
+        assert_eq!(label("MPI_WAIT_calls"), "MPI_WAIT calls");
+        assert_eq!(label("MPI_REDUCE_SCATTER_BLOCK_bytes"), "bytes moved by MPI_REDUCE_SCATTER_BLOCK");
+        assert_eq!(label("slowest_rank_comm_time"), "slowest rank's time in MPI communication");
         assert_eq!(label("read_0_100"), "reads of 0-100 B");
         assert_eq!(label("write_100K_1M"), "writes of 100 KiB-1 MiB");
         assert_eq!(label("read_1G_PLUS"), "reads of 1 GiB and more");

@@ -116,6 +116,9 @@ pub fn extract(path: &Path, ix: &TableIndex, sink: &mut dyn Sink) -> Result<End,
     for m in log.modules_present() {
         if m == modules::APMPI {
             let r = mpi_rows::stream(&log, ix.mpi, sink);
+            if let Some(t) = &r.totals {
+                facts.comm(t);
+            }
             partial |= log.header.is_partial(m) || r.error.is_some();
             errors.extend(r.error.iter().map(|e| format!("APMPI: {e}")));
             modules_rows.push(module_row(&log, m, r.records, r.error));

@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 use darshan_log::modules::{self, counter_names, module_name};
 use darshan_log::roles::{self, Roles};
 use darshan_log::Record;
+use darshan_util::mpi_comm::CommTotals;
 
 /// The module name of the facts about the job as a whole.
 pub const JOB: &str = "job";
@@ -285,6 +286,8 @@ pub struct FactsBuilder {
     modules: BTreeMap<usize, ModuleAcc>,
     app: AppAcc,
     files: Option<HashMap<(usize, u64), FileFacts>>,
+    /// The job's MPI communication (AutoPerf's APMPI records), as facts.
+    comm: Vec<Fact>,
 }
 
 impl FactsBuilder {
@@ -317,6 +320,27 @@ impl FactsBuilder {
         }
     }
 
+    /// The job's MPI communication, from its APMPI records
+    /// (darshan_util::mpi_comm): under the module APMPI, the ranks'
+    /// communication time added up and the slowest rank's, and each
+    /// operation's calls, bytes and time, so that a run whose time went to
+    /// MPI rather than to I/O is told from its history.
+    pub fn comm(&mut self, t: &CommTotals) {
+        let module = module_name(modules::APMPI);
+        let mut push = |fact: String, v: f64| {
+            if v != 0.0 && v.is_finite() {
+                self.comm.push((module.to_string(), fact, v));
+            }
+        };
+        push("comm_time".into(), t.seconds);
+        push("slowest_rank_comm_time".into(), t.most.seconds);
+        for o in &t.ops {
+            push(format!("{}_calls", o.name), o.calls as f64);
+            push(format!("{}_bytes", o.name), o.bytes.unwrap_or(0) as f64);
+            push(format!("{}_time", o.name), o.seconds);
+        }
+    }
+
     /// The job's facts; `run_time` is the job's (from its header).
     pub fn finish(self, run_time: f64) -> (Vec<Fact>, Vec<FileFacts>) {
         let mut out = Vec::new();
@@ -327,6 +351,7 @@ impl FactsBuilder {
         for (m, acc) in self.modules {
             acc.facts(module_name(m), &mut out);
         }
+        out.extend(self.comm);
         let mut files: Vec<FileFacts> = self.files.map(|f| f.into_values().collect()).unwrap_or_default();
         files.sort_by(|a, b| (a.module, &a.name).cmp(&(b.module, &b.name)));
         (out, files)

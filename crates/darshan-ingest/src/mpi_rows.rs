@@ -16,11 +16,12 @@ pub struct MpiTables {
     pub ops: usize,
 }
 
-/// What the module's `modules` row says: records read, and why reading
-/// stopped early.
+/// What the module's `modules` row says (records read, and why reading
+/// stopped early), and the totals for the job's facts.
 pub struct MpiOutcome {
     pub records: u64,
     pub error: Option<String>,
+    pub totals: Option<CommTotals>,
 }
 
 /// Read the region, send its rows (none when no rank's record was read).
@@ -36,7 +37,7 @@ pub fn stream(log: &LogFile, tables: MpiTables, sink: &mut dyn Sink) -> MpiOutco
             sink.rows(tables.ops, ops_rows(t));
         }
     }
-    MpiOutcome { records: read.records, error }
+    MpiOutcome { records: read.records, error, totals: read.totals }
 }
 
 /// A count as SQLite and Parquet hold it (signed 64 bits, saturating).

@@ -6,8 +6,10 @@
 
 use std::collections::HashMap;
 
+use darshan_log::counters::apmpi;
 use darshan_log::modules::{self, counter_names};
 use darshan_log::Record;
+use darshan_util::mpi_comm::{CommTotals, OpTotal};
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
@@ -111,6 +113,41 @@ impl<'c> RecordTables<'c> {
     }
 }
 
+impl RecordTables<'_> {
+    /// The log's MPI communication as `mpi_comm` and `mpi_ops` hold it
+    /// (what the facts read of it: the ranks' time, the slowest rank's,
+    /// each operation's calls, bytes and time); None without a row, or in
+    /// a database of a schema before those tables.
+    pub fn comm(&self, log_id: i64) -> rusqlite::Result<Option<CommTotals>> {
+        if columns_of(self.conn, "mpi_comm")?.is_empty() {
+            return Ok(None);
+        }
+        let mut st = self.conn.prepare_cached("SELECT comm_seconds, most_seconds FROM mpi_comm WHERE log_id = ?1")?;
+        let mut rows = st.query([log_id])?;
+        let Some(r) = rows.next()? else { return Ok(None) };
+        let mut t = CommTotals { seconds: r.get(0)?, ..Default::default() };
+        t.most.seconds = r.get(1)?;
+        let mut st = self.conn.prepare_cached(
+            "SELECT operation, calls, bytes, seconds FROM mpi_ops WHERE log_id = ?1 ORDER BY seconds DESC, rowid",
+        )?;
+        let mut rows = st.query([log_id])?;
+        while let Some(r) = rows.next()? {
+            let name: String = r.get(0)?;
+            // Names the format does not have are no operation of it.
+            let Some(op) = apmpi::OPS.iter().find(|o| o.name == name) else { continue };
+            let count = |v: Option<i64>| v.map(|v| v.max(0) as u64);
+            t.ops.push(OpTotal {
+                name: op.name,
+                calls: count(r.get(1)?).unwrap_or(0),
+                bytes: count(r.get(2)?),
+                seconds: r.get(3)?,
+                max_call_seconds: 0.0,
+            });
+        }
+        Ok(Some(t))
+    }
+}
+
 /// The query of a module's records of one log: the columns the facts
 /// read (a column this database lacks, of an older schema, reads as not
 /// recorded); None when the database has no table for the module.
@@ -150,6 +187,9 @@ pub fn facts_from_records(
 ) -> rusqlite::Result<(Vec<Fact>, Vec<FileFacts>, bool)> {
     let mut b = FactsBuilder::with_files();
     let cut = tables.each(log_id, file_limit, |name, rec| b.inject(rec, name.map(str::as_bytes)))?;
+    if let Some(t) = tables.comm(log_id)? {
+        b.comm(&t);
+    }
     let (facts, files) = b.finish(run_time);
     Ok((facts, files, cut))
 }

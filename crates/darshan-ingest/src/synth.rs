@@ -12,8 +12,10 @@ use std::path::{Path, PathBuf};
 
 use crate::IngestError;
 
+use darshan_log::autoperf;
 use darshan_log::counters::{io_uring as u, mpiio as m, posix as p, posix_meta as pm, size_bucket, stdio as s};
 use darshan_log::modules;
+use darshan_log::writer::Region;
 use darshan_log::{Compression, Extra, Job, LogWriter, LustreComponent, NameTable, Record};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,6 +120,35 @@ pub fn write_log(path: &Path, job: &Job, names: &NameTable, mut records: Vec<Rec
         let n = records[i..].iter().take_while(|r| r.module == m).count();
         w.write_module(m, records[i..i + n].iter())?;
         i += n;
+    }
+    w.finish()?;
+    Ok(())
+}
+
+/// A log of an MPI job with AutoPerf's APMPI records after its `records`:
+/// the region's header, then each rank's record, as C's writer lays them.
+pub fn write_apmpi_log(
+    path: &Path,
+    job: &Job,
+    mut records: Vec<Record>,
+    header: &autoperf::Header,
+    ranks: &[autoperf::Perf],
+) -> Result<(), IngestError> {
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d).map_err(IngestError::io(d))?;
+    }
+    records.sort_by_key(|r| r.module);
+    let file = std::fs::File::create(path).map_err(IngestError::io(path))?;
+    let mut w = LogWriter::new(std::io::BufWriter::new(file), Compression::Zlib)?;
+    w.write_job(job)?;
+    w.write_names(&NameTable::new())?;
+    for (m, group) in records.chunk_by(|a, b| a.module == b.module).map(|g| (g[0].module, g)) {
+        w.write_module(m, group.iter())?;
+    }
+    w.set_module_version(modules::APMPI, darshan_log::counters::apmpi::VERSION);
+    w.put(Region::Module(modules::APMPI), &autoperf::header_bytes(header))?;
+    for r in ranks {
+        w.put(Region::Module(modules::APMPI), &autoperf::perf_bytes(r))?;
     }
     w.finish()?;
     Ok(())
