@@ -153,7 +153,7 @@ impl<'a> ApmpiReader<'a> {
     }
 
     /// The size of the next record (the header's, then a rank's).
-    pub fn next_size(&self) -> usize {
+    fn next_size(&self) -> usize {
         if self.header_read {
             c::PERF_SIZE
         } else {
@@ -187,11 +187,6 @@ impl<'a> ApmpiReader<'a> {
     /// last record read ended (darshan-util's `darshan_log_get_mod`).
     pub fn read_raw(&mut self, buf: &mut [u8]) -> Result<usize> {
         self.region.read_full(buf)
-    }
-
-    /// Whether the log's byte order is not this machine's.
-    pub fn swapped(&self) -> bool {
-        self.swapped
     }
 }
 
