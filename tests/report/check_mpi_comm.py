@@ -52,6 +52,27 @@ def check_json(log, m, e):
         fail(f"{b}: operations {got[:3]}..., PyDarshan's records say {want[:3]}...")
 
 
+def check_finding(log, findings, e):
+    """C01 where, by PyDarshan's records, the ranks' mean communication
+    time is at least a quarter of the run and at least a second (the
+    defaults of mpi_comm_share and min_time), with that share; else none."""
+    b = os.path.basename(log)
+    c01 = [f for f in findings if f["code"] == "C01"]
+    due = e["run_share"] >= 0.25 and e["mean"] >= 1.0
+    if due != bool(c01):
+        return fail(f"{b}: C01 {'missing' if due else 'said'}; PyDarshan's records: "
+                    f"{e['run_share']:.3f} of the run, {e['mean']:.2f} s per rank")
+    title = f"The ranks spent {e['run_share'] * 100:.0f}% of the run time in MPI communication"
+    if c01 and c01[0]["title"] != title:
+        fail(f"{b}: C01 says {c01[0]['title']!r}, PyDarshan's records {title!r}")
+    if c01:
+        global said_c01
+        said_c01 += 1
+
+
+said_c01 = 0
+
+
 def page_rows(p, page):
     p.open(page)
     return p.call("Runtime.evaluate", returnByValue=True, expression=r"""(() => {
@@ -68,13 +89,17 @@ for log in logs:
     j = json.loads(subprocess.run([summary, "--json", log, "-o", "-"], capture_output=True, text=True,
                                   check=True, timeout=300).stdout)
     if any(m["name"] == "APMPI" for m in j["modules"]):
-        check_json(log, j.get("mpi_comm"), expected(log))
+        e = expected(log)
+        check_json(log, j.get("mpi_comm"), e)
+        check_finding(log, j["findings"], e)
         with_apmpi.append((log, j["mpi_comm"]))
     elif without is None and j.get("mpi_comm") is None:
         without = log
+if said_c01 < 2:
+    fail(f"C01 said on {said_c01} logs; PyDarshan's records put two corpus logs over a quarter of their run in MPI")
 if len(with_apmpi) < 10:
     fail(f"only {len(with_apmpi)} logs with APMPI records")
-print(f"mpi_comm: {len(with_apmpi)} logs with APMPI records checked against PyDarshan")
+print(f"mpi_comm: {len(with_apmpi)} logs with APMPI records checked against PyDarshan, C01 on {said_c01}")
 log, m = max(with_apmpi, key=lambda t: t[1]["ranks"]) if with_apmpi else (None, None)
 with chromium_page(out) as p:
     p.call("Page.enable")

@@ -36,6 +36,11 @@ pub const DEFAULTS: &[(&str, f64, &str)] = &[
     ("temporary_files", 100.0, "ours: files written and removed within the run from which it is said (D02)"),
     ("repeated_listings", 10.0, "ours: listings of one directory per process from which it is said (D03)"),
     (
+        "mpi_comm_share",
+        0.25,
+        "ours: the ranks' mean share of the run time in MPI communication from which it is said (C01)",
+    ),
+    (
         "uring_stall",
         1.0,
         "ours: seconds one io_uring request may take from submission to completion before it is said (U03)",

@@ -8,6 +8,7 @@ pub mod drishti;
 pub mod epochs;
 pub mod internals;
 pub mod lustre;
+pub mod mpi_comm;
 pub mod namespace;
 pub mod seed;
 pub mod software;
