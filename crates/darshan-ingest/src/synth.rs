@@ -105,7 +105,20 @@ pub fn posix_io(name: &str, rank: i64, reads: i64, writes: i64, size: i64, t0: f
 }
 
 /// Write one log with its records grouped by module (in id order).
-pub fn write_log(path: &Path, job: &Job, names: &NameTable, mut records: Vec<Record>) -> Result<(), IngestError> {
+pub fn write_log(path: &Path, job: &Job, names: &NameTable, records: Vec<Record>) -> Result<(), IngestError> {
+    let w = begin_log(path, job, names, records)?;
+    w.finish()?;
+    Ok(())
+}
+
+/// A log's writer with its job, names and `records` written (module by
+/// module), ready for more regions or its end.
+fn begin_log(
+    path: &Path,
+    job: &Job,
+    names: &NameTable,
+    mut records: Vec<Record>,
+) -> Result<LogWriter<std::io::BufWriter<std::fs::File>>, IngestError> {
     if let Some(d) = path.parent() {
         std::fs::create_dir_all(d).map_err(IngestError::io(d))?;
     }
@@ -114,15 +127,10 @@ pub fn write_log(path: &Path, job: &Job, names: &NameTable, mut records: Vec<Rec
     let mut w = LogWriter::new(std::io::BufWriter::new(file), Compression::Zlib)?;
     w.write_job(job)?;
     w.write_names(names)?;
-    let mut i = 0;
-    while i < records.len() {
-        let m = records[i].module;
-        let n = records[i..].iter().take_while(|r| r.module == m).count();
-        w.write_module(m, records[i..i + n].iter())?;
-        i += n;
+    for group in records.chunk_by(|a, b| a.module == b.module) {
+        w.write_module(group[0].module, group.iter())?;
     }
-    w.finish()?;
-    Ok(())
+    Ok(w)
 }
 
 /// A log of an MPI job with AutoPerf's APMPI records after its `records`:
@@ -130,21 +138,11 @@ pub fn write_log(path: &Path, job: &Job, names: &NameTable, mut records: Vec<Rec
 pub fn write_apmpi_log(
     path: &Path,
     job: &Job,
-    mut records: Vec<Record>,
+    records: Vec<Record>,
     header: &autoperf::Header,
     ranks: &[autoperf::Perf],
 ) -> Result<(), IngestError> {
-    if let Some(d) = path.parent() {
-        std::fs::create_dir_all(d).map_err(IngestError::io(d))?;
-    }
-    records.sort_by_key(|r| r.module);
-    let file = std::fs::File::create(path).map_err(IngestError::io(path))?;
-    let mut w = LogWriter::new(std::io::BufWriter::new(file), Compression::Zlib)?;
-    w.write_job(job)?;
-    w.write_names(&NameTable::new())?;
-    for (m, group) in records.chunk_by(|a, b| a.module == b.module).map(|g| (g[0].module, g)) {
-        w.write_module(m, group.iter())?;
-    }
+    let mut w = begin_log(path, job, &NameTable::new(), records)?;
     w.set_module_version(modules::APMPI, darshan_log::counters::apmpi::VERSION);
     w.put(Region::Module(modules::APMPI), &autoperf::header_bytes(header))?;
     for r in ranks {

@@ -196,16 +196,21 @@ fn diagnose_all(
     if let Some(u) = &report.io_uring {
         report.findings.extend(diagnose::uring::findings(u, &opts.config));
     }
-    if let Some(m) = &report.mpi_comm {
-        let slowest_io = report
-            .module_stats
-            .iter()
-            .filter_map(|s| s.overview.as_ref().map(|o| (s.module.clone(), o.agg_time_by_slowest)))
-            .filter(|(_, t)| t.is_finite())
-            .max_by(|a, b| a.1.total_cmp(&b.1));
-        report.findings.extend(diagnose::mpi_comm::findings(m, report.job.run_time, slowest_io, &opts.config));
-    }
+    report.findings.extend(mpi_comm_findings(report, &opts.config));
     report.findings.sort_by(|a, b| a.level.cmp(&b.level));
+}
+
+/// C01 from the MPI communication section, with the job's slowest rank in
+/// I/O (the interface whose time by slowest rank is the largest).
+fn mpi_comm_findings(report: &Report, cfg: &diagnose::Config) -> Vec<crate::model::Finding> {
+    let Some(m) = &report.mpi_comm else { return Vec::new() };
+    let slowest_io = report
+        .module_stats
+        .iter()
+        .filter_map(|s| s.overview.as_ref().map(|o| (s.module.clone(), o.agg_time_by_slowest)))
+        .filter(|(_, t)| t.is_finite())
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    diagnose::mpi_comm::findings(m, report.job.run_time, slowest_io, cfg)
 }
 
 fn log_info(path: &Path, log: &LogFile) -> LogInfo {
