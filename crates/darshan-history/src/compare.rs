@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use darshan_ingest::facts::{is_label, Fact, JOB};
+use darshan_ingest::facts::{is_label, Fact, JOB, MEASURED_ONLY};
 use darshan_ingest::stored;
 use rusqlite::Connection;
 
@@ -74,12 +74,34 @@ pub fn moved(this: &[Fact], earlier: &[&[Fact]], scale: Scale) -> Vec<Change> {
     changes(&map(this), &earlier, scale)
 }
 
+/// Whether `facts` hold anything of `scope`.
+fn has_scope(facts: &FactMap, scope: &str) -> bool {
+    facts.keys().any(|k| k.0 == scope)
+}
+
+/// The earlier runs a fact of `scope` is judged against: all of them, but
+/// for a scope only measured in some runs (MEASURED_ONLY), the runs that
+/// have it, and none when this run does not.
+fn judged_against<'a>(this: &FactMap, earlier: &'a [FactMap], scope: &str) -> Vec<&'a FactMap> {
+    if !MEASURED_ONLY.contains(&scope) {
+        return earlier.iter().collect();
+    }
+    if !has_scope(this, scope) {
+        return Vec::new();
+    }
+    earlier.iter().filter(|f| has_scope(f, scope)).collect()
+}
+
 fn changes(this: &FactMap, earlier: &[FactMap], scale: Scale) -> Vec<Change> {
     let keys: BTreeSet<&(String, String)> = this.keys().chain(earlier.iter().flat_map(|f| f.keys())).collect();
     let mut out: Vec<(f64, Change)> = Vec::new();
     for k in keys.into_iter().filter(|k| !is_label(&k.1)) {
+        let against = judged_against(this, earlier, &k.0);
+        if against.len() < MIN_RUNS {
+            continue;
+        }
         let kind = Kind::of(&k.1);
-        let history: Vec<f64> = earlier.iter().map(|f| f.get(k).copied().unwrap_or(0.0)).collect();
+        let history: Vec<f64> = against.iter().map(|f| f.get(k).copied().unwrap_or(0.0)).collect();
         let now = this.get(k).copied().unwrap_or(0.0);
         let band = Band::of(&history, kind, scale.of_fact(&k.1));
         if !band.moved(now) {

@@ -40,8 +40,9 @@ fn rank(r: i64, allreduce: f64) -> Perf {
 }
 
 /// Run `i` of the application (4 ranks, 100 s, the same POSIX I/O every
-/// time), its ranks' MPI_Allreduce taking `allreduce` seconds each.
-fn run_log(dir: &Path, i: i64, allreduce: f64) -> PathBuf {
+/// time), its ranks' MPI_Allreduce taking `allreduce` seconds each; None:
+/// a run without AutoPerf (no APMPI records).
+fn run_log(dir: &Path, i: i64, allreduce: impl Into<Option<f64>>) -> PathBuf {
     let job = Job {
         uid: 1000,
         start_time_sec: 1_700_000_000 + i * 1000,
@@ -54,27 +55,35 @@ fn run_log(dir: &Path, i: i64, allreduce: f64) -> PathBuf {
         metadata: b"lib_ver=3.5.0\n".to_vec(),
     };
     let io = (0..4).map(|r| synth::posix_io("/scratch/out.dat", r, 0, 100, 1 << 20, 1.0, 2.0)).collect();
+    let path = dir.join(format!("alice_solver_id{}-{}_1-1-1-1_1.darshan", 100 + i, 100 + i));
+    let Some(allreduce) = allreduce.into() else {
+        synth::write_log(&path, &job, &darshan_log::NameTable::new(), io).unwrap();
+        return path;
+    };
     // Run-to-run noise: a few tenths of a second per rank.
     let ranks: Vec<Perf> = (0..4).map(|r| rank(r, allreduce + 0.05 * ((i + r) % 5) as f64)).collect();
     let header = Header { id: 1, rank: 0, magic: c::MAGIC, sync_flag: 0, ..Default::default() };
-    let path = dir.join(format!("alice_solver_id{}-{}_1-1-1-1_1.darshan", 100 + i, 100 + i));
     synth::write_apmpi_log(&path, &job, io, &header, &ranks).unwrap();
     path
 }
 
-#[test]
-fn a_run_whose_mpi_communication_slowed_is_told_and_one_like_the_others_is_not() {
-    let d = out_dir("slowed");
+/// The runs written by `earlier`, ingested into a database of their own.
+fn history_of(d: &Path, earlier: impl Fn(&Path, i64) -> PathBuf) -> Options {
     let tree = d.join("tree");
     for i in 0..8 {
-        run_log(&tree, i, 8.0);
+        earlier(&tree, i);
     }
     let db = d.join("f.db");
     let mut store = Store::open(&db).unwrap();
     let opts = run::Options { jobs: 2, progress: false, commit_every: None, stop: None };
     assert_eq!(run::ingest(&[tree], &mut store, &opts).unwrap().failed, 0);
-    drop(store);
-    let opts = Options::new(db);
+    Options::new(db)
+}
+
+#[test]
+fn a_run_whose_mpi_communication_slowed_is_told_and_one_like_the_others_is_not() {
+    let d = out_dir("slowed");
+    let opts = history_of(&d, |tree, i| run_log(tree, i, 8.0));
 
     let like = compare(&run_log(&d.join("like"), 8, 8.0), &opts).unwrap();
     assert_eq!(like.status, Status::Consistent, "{}: {:?}", like.said, like.changes);
@@ -93,4 +102,21 @@ fn a_run_whose_mpi_communication_slowed_is_told_and_one_like_the_others_is_not()
     // 4 ranks at 30 s and a little noise, against 4 at about 8 s.
     assert!((120.0..121.0).contains(&allreduce.now) && (32.0..33.0).contains(&allreduce.band.median), "{allreduce:?}");
     assert!(slow.said.contains("APMPI time in MPI communication, all ranks (up)"), "{}", slow.said);
+}
+
+/// The first run with AutoPerf after runs without it was told that every
+/// MPI figure had gone up from 0 s: runs without APMPI records did not
+/// spend no time in MPI, their communication is unknown. Neither that run
+/// nor one without AutoPerf after runs with it is a change.
+#[test]
+fn runs_without_apmpi_records_made_every_mpi_figure_of_the_first_run_with_them_move() {
+    let d = out_dir("first-with-autoperf");
+    let opts = history_of(&d, |tree, i| run_log(tree, i, None));
+    let first = compare(&run_log(&d.join("first"), 8, 30.0), &opts).unwrap();
+    assert_eq!(first.status, Status::Consistent, "{}: {:?}", first.said, first.changes);
+
+    let d = out_dir("autoperf-gone");
+    let opts = history_of(&d, |tree, i| run_log(tree, i, 8.0));
+    let without = compare(&run_log(&d.join("without"), 8, None), &opts).unwrap();
+    assert_eq!(without.status, Status::Consistent, "{}: {:?}", without.said, without.changes);
 }

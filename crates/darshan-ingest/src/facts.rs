@@ -423,6 +423,12 @@ fn job_facts(accs: &BTreeMap<usize, ModuleAcc>, app: &AppAcc, out: &mut Vec<Fact
     }
 }
 
+/// Scopes whose facts exist only where something measured them: a run
+/// without AutoPerf's APMPI records did not spend 0 s in MPI, its
+/// communication is unknown. Such a scope is judged only when this run has
+/// it, against the earlier runs that have it (darshan-history).
+pub const MEASURED_ONLY: [&str; 1] = ["APMPI"];
+
 /// Whether a fact names a thing (a rank) rather than an amount: it is
 /// shown, never judged.
 pub fn is_label(fact: &str) -> bool {

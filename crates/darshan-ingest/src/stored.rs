@@ -111,9 +111,7 @@ impl<'c> RecordTables<'c> {
         }
         Ok(false)
     }
-}
 
-impl RecordTables<'_> {
     /// The log's MPI communication as `mpi_comm` and `mpi_ops` hold it
     /// (what the facts read of it: the ranks' time, the slowest rank's,
     /// each operation's calls, bytes and time); None without a row, or in
@@ -127,9 +125,8 @@ impl RecordTables<'_> {
         let Some(r) = rows.next()? else { return Ok(None) };
         let mut t = CommTotals { seconds: r.get(0)?, ..Default::default() };
         t.most.seconds = r.get(1)?;
-        let mut st = self.conn.prepare_cached(
-            "SELECT operation, calls, bytes, seconds FROM mpi_ops WHERE log_id = ?1 ORDER BY seconds DESC, rowid",
-        )?;
+        let mut st =
+            self.conn.prepare_cached("SELECT operation, calls, bytes, seconds FROM mpi_ops WHERE log_id = ?1")?;
         let mut rows = st.query([log_id])?;
         while let Some(r) = rows.next()? {
             let name: String = r.get(0)?;
