@@ -114,6 +114,10 @@ pub struct Config {
     /// the calling thread's id, written as DXT_POSIX v2 / DXT_MPIIO v3
     /// (Darshan after 3.5.0), which released readers refuse.
     pub dxt_thread_ids: bool,
+    /// APMPI_COLL_SYNC / DARSHAN_APMPI_COLL_SYNC=1 (ours; C's build option
+    /// --enable-apmpi-coll-sync): APMPI times each blocking collective
+    /// after a barrier on its communicator, whose time is its sync time.
+    pub apmpi_coll_sync: bool,
 }
 
 impl Default for Config {
@@ -125,6 +129,10 @@ impl Default for Config {
         // The NULL module is the template: built in, on only when asked
         // for (DARSHAN_MOD_ENABLE=NULL).
         mod_enabled[modules::NULL] = false;
+        // AutoPerf's MPI profile is a build option of C Darshan's
+        // (--enable-apmpi-mod): on where the site installed it so
+        // (scripts/install.sh --enable-apmpi-mod) or asked for.
+        mod_enabled[modules::APMPI] = false;
         // POSIX_META (ours, id 63) is on: its region is named by the
         // extension trailer, not the header's map, so PyDarshan 3.5.0 and
         // C's tools read such a log as one without it
@@ -163,6 +171,7 @@ impl Default for Config {
             dxt_small_io_trigger: None,
             dxt_unaligned_io_trigger: None,
             dxt_thread_ids: false,
+            apmpi_coll_sync: false,
         }
     }
 }
@@ -367,7 +376,12 @@ fn arity(key: &str) -> Option<usize> {
         | "DXT_SMALL_IO_TRIGGER"
         | "DXT_UNALIGNED_IO_TRIGGER" => 1,
         "MAX_RECORDS" | "NAME_EXCLUDE" | "NAME_INCLUDE" => 2,
-        "DXT_THREAD_ID" | "GROUP_READABLE_LOGS" | "DUMP_CONFIG" | "INTERNAL_TIMING" | "DISABLE_SHARED_REDUCTION" => 0,
+        "DXT_THREAD_ID"
+        | "APMPI_COLL_SYNC"
+        | "GROUP_READABLE_LOGS"
+        | "DUMP_CONFIG"
+        | "INTERNAL_TIMING"
+        | "DISABLE_SHARED_REDUCTION" => 0,
         _ => return None,
     })
 }
@@ -470,6 +484,7 @@ impl Config {
             "DXT_SMALL_IO_TRIGGER" => self.dxt_small_io_trigger = fraction(args[0], what, warn),
             "DXT_UNALIGNED_IO_TRIGGER" => self.dxt_unaligned_io_trigger = fraction(args[0], what, warn),
             "DXT_THREAD_ID" => self.dxt_thread_ids = true,
+            "APMPI_COLL_SYNC" => self.apmpi_coll_sync = true,
             "DUMP_CONFIG" => self.dump_config = true,
             "INTERNAL_TIMING" => self.internal_timing = true,
             "DISABLE_SHARED_REDUCTION" => self.disable_shared_reduction = true,
@@ -624,6 +639,9 @@ impl Config {
         }
         if let Some(v) = src.var("DARSHAN_DXT_THREAD_ID") {
             self.dxt_thread_ids = v.trim() != "0";
+        }
+        if let Some(v) = src.var("DARSHAN_APMPI_COLL_SYNC") {
+            self.apmpi_coll_sync = v.trim() != "0";
         }
     }
 

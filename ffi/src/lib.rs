@@ -17,6 +17,8 @@
 #[macro_use]
 mod real;
 mod alloc;
+mod apmpi_real;
+mod apmpi_wrap;
 mod bgq_wrap;
 mod c_api;
 mod clock;

@@ -23,5 +23,6 @@ pub static MODULES: &[&dyn Module] = &[
     // After IO_URING: the requests still in flight at its shutdown are
     // traced before this freezes.
     &darshan_dxt::DXT_IO_URING,
+    &darshan_apmpi::APMPI,
     &darshan_null::NULL,
 ];

@@ -151,6 +151,12 @@ pub struct Abi {
     pub max: H,
     pub band: H,
     pub bor: H,
+    /// MPI_STATUS_IGNORE, MPI_IN_PLACE (pointers), MPI_PROC_NULL and
+    /// MPI_ROOT (ranks): constants, each library its own.
+    pub status_ignore: usize,
+    pub in_place: usize,
+    pub proc_null: c_int,
+    pub root: c_int,
 }
 
 /// The address of Open MPI's global `name`: in the global scope, else in
@@ -188,6 +194,10 @@ impl Abi {
             max: global(b"ompi_mpi_op_max\0")?,
             band: global(b"ompi_mpi_op_band\0")?,
             bor: global(b"ompi_mpi_op_bor\0")?,
+            status_ignore: 0,
+            in_place: 1,
+            proc_null: -2,
+            root: -4,
         })
     }
 
@@ -210,6 +220,10 @@ impl Abi {
         max: 0x5800_0001,
         band: 0x5800_0006,
         bor: 0x5800_0008,
+        status_ignore: 1,
+        in_place: usize::MAX,
+        proc_null: -1,
+        root: -3,
     };
 
     /// Whether a program's MPI_Info argument is MPI_INFO_NULL.

@@ -76,8 +76,11 @@ fn mpi_start() {
     // waiting in the shutdown's collectives: then no rank writes a log.
     let configured = runtime::core().config().is_some() && mine != Started::No;
     if all_ok(&comm, configured) {
-        let dxt = runtime::core().ledger.enabled(darshan_log::modules::DXT_MPIIO);
+        let ledger = &runtime::core().ledger;
+        let dxt = ledger.enabled(darshan_log::modules::DXT_MPIIO);
         DXT_OFFSETS.store(dxt && abi.name != "Open MPI", Ordering::Relaxed);
+        let apmpi_sync = runtime::core().config().is_some_and(|c| c.apmpi_coll_sync);
+        crate::apmpi_wrap::mpi_started(ledger.enabled(darshan_log::modules::APMPI), apmpi_sync);
         MPI_ACTIVE.store(true, Ordering::Release);
         crate::mpi_state::watch_exit_status();
         if mine == Started::Yes {

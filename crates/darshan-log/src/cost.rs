@@ -7,7 +7,7 @@
 //! merge adds its inputs' figures and the share is of the processes' run
 //! time: `(startup + shutdown + est) / (run time × processes)`.
 
-use crate::counters::{h5d, h5f, mpiio, pnetcdf_file, pnetcdf_var, posix, posix_meta, stdio};
+use crate::counters::{apmpi, h5d, h5f, mpiio, pnetcdf_file, pnetcdf_var, posix, posix_meta, stdio};
 use crate::job::Job;
 use crate::modules;
 
@@ -182,7 +182,7 @@ struct CallCounters {
     closed: &'static [usize],
 }
 
-const CALL_COUNTERS: [CallCounters; 8] = [
+const CALL_COUNTERS: [CallCounters; 9] = [
     CallCounters {
         module: modules::POSIX,
         counters_at: posix::COUNTERS_AT,
@@ -293,6 +293,9 @@ const CALL_COUNTERS: [CallCounters; 8] = [
         ],
         closed: &[posix_meta::OPENDIRS],
     },
+    // A rank's APMPI record (its counters after id and rank); the header
+    // record, shorter, counts none (`record_calls`).
+    CallCounters { module: modules::APMPI, counters_at: 2, calls: &apmpi::CALL_COUNTS, closed: &[] },
 ];
 
 /// The calls a record counts: its module's operation counters, and one
@@ -301,6 +304,9 @@ const CALL_COUNTERS: [CallCounters; 8] = [
 /// record too short for its module's layout (past its words, 0).
 pub fn record_calls(module: usize, words: &[u64]) -> u64 {
     let Some(c) = CALL_COUNTERS.iter().find(|c| c.module == module) else { return 0 };
+    if module == modules::APMPI && words.len() * 8 < apmpi::PERF_SIZE {
+        return 0;
+    }
     calls_of(c, |k| words.get(c.counters_at + k).map_or(0, |&v| v as i64))
 }
 
@@ -346,6 +352,20 @@ mod tests {
     fn a_posix_record_counts_its_operations_and_a_close_per_open() {
         let r = posix_record(&[(posix::OPENS, 2), (posix::READS, 10), (posix::WRITES, 5), (posix::SEEKS, 3)]);
         assert_eq!(record_calls(modules::POSIX, &r), 2 + 10 + 5 + 3 + 2);
+    }
+
+    #[test]
+    fn an_apmpi_record_counts_every_operation_call_and_not_its_bytes_nor_the_header() {
+        let mut r = vec![0u64; apmpi::PERF_SIZE / 8];
+        let at = |name: &str| 2 + apmpi::NAMES.iter().position(|n| *n == name).unwrap();
+        r[at("MPI_SEND_CALL_COUNT")] = 3;
+        r[at("MPI_SEND_TOTAL_BYTES")] = 4000;
+        r[at("MPI_WAIT_CALL_COUNT")] = 5;
+        r[at("MPI_WIN_SYNC_CALL_COUNT")] = 7;
+        assert_eq!(record_calls(modules::APMPI, &r), 3 + 5 + 7);
+        // The header: id, rank, magic, flag, two variances.
+        let header = [1, 0, apmpi::MAGIC as u64, 0, 0, 0];
+        assert_eq!(record_calls(modules::APMPI, &header), 0);
     }
 
     #[test]

@@ -140,6 +140,17 @@ apmpi_ops! {
 
 pub const NUM_OPS: usize = F_TIME_NUM_INDICES / 3;
 
+/// Every operation's call count's index among the counters.
+pub const CALL_COUNTS: [usize; NUM_OPS] = {
+    let mut out = [0; NUM_OPS];
+    let mut k = 0;
+    while k < NUM_OPS {
+        out[k] = OPS[k].calls;
+        k += 1;
+    }
+    out
+};
+
 /// One MPI operation of the record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Op {
