@@ -14,9 +14,12 @@ use crate::real::lookup;
 pub type CBuf = *const c_void;
 pub type Buf = *mut c_void;
 pub type Status = *mut c_void;
-pub type Req = *mut H;
+/// MPI_Request* (never read here: its element is a pointer or an int).
+pub type Req = *mut c_void;
 pub type Ints = *const c_int;
 pub type Aint = isize;
+/// An array of MPI_Datatype (pointers or ints, by library).
+pub type Types = *const c_void;
 
 reals! {
     PMPI_Send: fn(CBuf, c_int, H, c_int, c_int, H) -> c_int;
@@ -48,7 +51,7 @@ reals! {
     PMPI_Allreduce: fn(CBuf, Buf, c_int, H, H, H) -> c_int;
     PMPI_Alltoall: fn(CBuf, c_int, H, Buf, c_int, H, H) -> c_int;
     PMPI_Alltoallv: fn(CBuf, Ints, Ints, H, Buf, Ints, Ints, H, H) -> c_int;
-    PMPI_Alltoallw: fn(CBuf, Ints, Ints, *const H, Buf, Ints, Ints, *const H, H) -> c_int;
+    PMPI_Alltoallw: fn(CBuf, Ints, Ints, Types, Buf, Ints, Ints, Types, H) -> c_int;
     PMPI_Allgather: fn(CBuf, c_int, H, Buf, c_int, H, H) -> c_int;
     PMPI_Allgatherv: fn(CBuf, c_int, H, Buf, Ints, Ints, H, H) -> c_int;
     PMPI_Gather: fn(CBuf, c_int, H, Buf, c_int, H, c_int, H) -> c_int;
@@ -63,7 +66,7 @@ reals! {
     PMPI_Iallreduce: fn(CBuf, Buf, c_int, H, H, H, Req) -> c_int;
     PMPI_Ialltoall: fn(CBuf, c_int, H, Buf, c_int, H, H, Req) -> c_int;
     PMPI_Ialltoallv: fn(CBuf, Ints, Ints, H, Buf, Ints, Ints, H, H, Req) -> c_int;
-    PMPI_Ialltoallw: fn(CBuf, Ints, Ints, *const H, Buf, Ints, Ints, *const H, H, Req) -> c_int;
+    PMPI_Ialltoallw: fn(CBuf, Ints, Ints, Types, Buf, Ints, Ints, Types, H, Req) -> c_int;
     PMPI_Iallgather: fn(CBuf, c_int, H, Buf, c_int, H, H, Req) -> c_int;
     PMPI_Iallgatherv: fn(CBuf, c_int, H, Buf, Ints, Ints, H, H, Req) -> c_int;
     PMPI_Igather: fn(CBuf, c_int, H, Buf, c_int, H, c_int, H, Req) -> c_int;
@@ -172,10 +175,16 @@ pub unsafe fn summed(counts: Ints, comm: H) -> c_int {
 /// Alltoallw's bytes: each rank's count of its own type.
 ///
 /// # Safety
-/// As [`summed`], for `counts` and `types`.
-pub unsafe fn per_type(counts: Ints, types: *const H, comm: H) -> i64 {
-    // SAFETY: i ranges over the group, as the contract allows.
-    let one = |i| unsafe { at(types, i).zip(at(counts, i)) };
+/// As [`summed`], for `counts` and `types` (an array of MPI_Datatype:
+/// pointers in Open MPI, ints in the MPICH family).
+pub unsafe fn per_type(counts: Ints, types: *const c_void, comm: H) -> i64 {
+    let ints = abi_ready().is_some_and(|a| a.handle_mask == 0xffff_ffff);
+    // SAFETY: i ranges over the group, as the contract allows; each
+    // element read at the handle's size in this library.
+    let one = |i| unsafe {
+        let t = if ints { at(types.cast::<u32>(), i).map(|t| t as H) } else { at(types.cast::<H>(), i) };
+        t.zip(at(counts, i))
+    };
     (0..size_of(comm)).map(|i| one(i).map_or(0, |(t, n)| sized(t, n))).sum()
 }
 

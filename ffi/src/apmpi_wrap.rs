@@ -14,7 +14,7 @@ use darshan_apmpi::{OpId, APMPI};
 use libc::c_int;
 
 use crate::apmpi_real::{self as r, at, per_type, rank_in, received, size_of, sized, summed};
-use crate::apmpi_real::{Aint, Buf, CBuf, Ints, Req, Status};
+use crate::apmpi_real::{Aint, Buf, CBuf, Ints, Req, Status, Types};
 use crate::mpi_abi::{abi_ready, mpi_err_other, H, MPI_SUCCESS};
 use crate::{clock, guard};
 

@@ -82,12 +82,12 @@ static void collectives(void) {
     int *counts = malloc(sizeof(int) * (size_t)nprocs);
     int *displs = malloc(sizeof(int) * (size_t)nprocs);
     MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)nprocs);
-    int x = 1;
+    int x = 1, y = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Bcast(d, 1000, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     MPI_Reduce(send, recv, 3, MPI_INT, MPI_SUM, 1, MPI_COMM_WORLD);
-    MPI_Allreduce(&x, &x, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, big, 40000, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allgather(send, 2, MPI_INT, recv, 2, MPI_INT, MPI_COMM_WORLD);
     for (int i = 0; i < nprocs; i++) counts[i] = 3, displs[i] = 3 * i;

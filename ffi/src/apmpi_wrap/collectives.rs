@@ -17,7 +17,7 @@ apmpi!(MPI_Alltoallv, PMPI_Alltoallv, "MPI_ALLTOALLV", sync = comm,
     (sbuf: CBuf, scounts: Ints, sdispls: Ints, stype: H, rbuf: Buf, rcounts: Ints, rdispls: Ints, rtype: H, comm: H),
     bytes = sized(rtype, summed(rcounts, comm)));
 apmpi!(MPI_Alltoallw, PMPI_Alltoallw, "MPI_ALLTOALLW", sync = comm,
-    (sbuf: CBuf, scounts: Ints, sdispls: Ints, stypes: *const H, rbuf: Buf, rcounts: Ints, rdispls: Ints, rtypes: *const H, comm: H),
+    (sbuf: CBuf, scounts: Ints, sdispls: Ints, stypes: Types, rbuf: Buf, rcounts: Ints, rdispls: Ints, rtypes: Types, comm: H),
     bytes = per_type(rcounts, rtypes, comm));
 apmpi!(MPI_Allgather, PMPI_Allgather, "MPI_ALLGATHER", sync = comm,
     (sbuf: CBuf, scount: c_int, stype: H, rbuf: Buf, rcount: c_int, rtype: H, comm: H),
@@ -59,7 +59,7 @@ apmpi!(MPI_Ialltoallv, PMPI_Ialltoallv, "MPI_IALLTOALLV",
     (sbuf: CBuf, scounts: Ints, sdispls: Ints, stype: H, rbuf: Buf, rcounts: Ints, rdispls: Ints, rtype: H, comm: H, rq: Req),
     bytes = sized(rtype, summed(rcounts, comm)));
 apmpi!(MPI_Ialltoallw, PMPI_Ialltoallw, "MPI_IALLTOALLW",
-    (sbuf: CBuf, scounts: Ints, sdispls: Ints, stypes: *const H, rbuf: Buf, rcounts: Ints, rdispls: Ints, rtypes: *const H, comm: H, rq: Req),
+    (sbuf: CBuf, scounts: Ints, sdispls: Ints, stypes: Types, rbuf: Buf, rcounts: Ints, rdispls: Ints, rtypes: Types, comm: H, rq: Req),
     bytes = per_type(rcounts, rtypes, comm));
 apmpi!(MPI_Iallgather, PMPI_Iallgather, "MPI_IALLGATHER",
     (sbuf: CBuf, scount: c_int, stype: H, rbuf: Buf, rcount: c_int, rtype: H, comm: H, rq: Req),

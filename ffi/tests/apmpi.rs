@@ -1,0 +1,165 @@
+//! AutoPerf's MPI profile (APMPI) through the whole runtime, on both MPIs:
+//! tests/programs/apmpi_calls.c makes known MPI calls on 4 ranks; every
+//! counter of every rank's record is what its pattern gives (the rules of
+//! C's darshan-apmpi.c; C 3.5.0 built with AutoPerf wrote the same
+//! counters for this program, docs/runtime.md), the times add up as C's
+//! shutdown adds them, rank 0 writes the header, the sync times appear
+//! only when asked for, and a job that does not switch the module on has
+//! no APMPI region.
+
+mod common;
+
+use std::path::Path;
+
+use common::mpi::{self, Mpi, NP};
+use common::scratch;
+use darshan_log::autoperf::{Apmpi, ApmpiReader, Header, Perf};
+use darshan_log::counters::apmpi as f;
+use darshan_log::modules::APMPI;
+use darshan_log::LogFile;
+
+const ROUNDS: i64 = 2;
+
+/// The counters every rank's record must hold after `ROUNDS` rounds of
+/// apmpi_calls.c on `n` ranks: (operation, calls per round, bytes per
+/// call, in the order the calls are made).
+fn pattern(n: i64) -> Vec<(&'static str, Vec<i64>)> {
+    let op = |name, sizes: &[i64]| (name, sizes.to_vec());
+    let none = |name, calls: usize| (name, vec![0; calls]);
+    vec![
+        op("MPI_SEND", &[400]),
+        op("MPI_SSEND", &[4]),
+        // 100 ints (status), 1 int (no status: the count asked for), the
+        // probed 10 ints, 5 ints.
+        op("MPI_RECV", &[400, 4, 40, 20]),
+        op("MPI_ISEND", &[16_384, 40, 20]),
+        op("MPI_IRECV", &[16_384]),
+        op("MPI_SENDRECV", &[600]),
+        // What it sends and what it receives, in place.
+        op("MPI_SENDRECV_REPLACE", &[560_000]),
+        none("MPI_PROBE", 1),
+        none("MPI_TEST", 1),
+        none("MPI_WAIT", 6),
+        none("MPI_WAITALL", 1),
+        none("MPI_BARRIER", 2),
+        op("MPI_BCAST", &[8_000]),
+        op("MPI_REDUCE", &[12]),
+        op("MPI_ALLREDUCE", &[4, 160_000]),
+        op("MPI_ALLGATHER", &[8]),
+        op("MPI_ALLGATHERV", &[12]),
+        op("MPI_GATHER", &[16]),
+        op("MPI_GATHERV", &[20]),
+        op("MPI_SCATTER", &[24]),
+        op("MPI_SCATTERV", &[28]),
+        // What every rank receives from all.
+        op("MPI_ALLTOALL", &[32 * n]),
+        op("MPI_ALLTOALLV", &[36 * n]),
+        op("MPI_ALLTOALLW", &[40 * n]),
+        op("MPI_REDUCE_SCATTER", &[44 * n]),
+        op("MPI_SCAN", &[48]),
+        op("MPI_EXSCAN", &[52]),
+        none("MPI_IBARRIER", 1),
+        op("MPI_IBCAST", &[80]),
+        op("MPI_IALLREDUCE", &[84]),
+        op("MPI_IALLGATHER", &[88]),
+        none("MPI_WIN_FENCE", 3),
+        op("MPI_PUT", &[16]),
+        op("MPI_GET", &[12]),
+        op("MPI_ACCUMULATE", &[8]),
+        none("MPI_WIN_LOCK", 1),
+        none("MPI_FETCH_AND_OP", 1),
+        none("MPI_WIN_FLUSH", 1),
+        none("MPI_COMPARE_AND_SWAP", 1),
+        none("MPI_WIN_UNLOCK", 1),
+    ]
+}
+
+/// The counters `pattern` gives, in the record's order.
+fn expected(n: i64) -> Vec<u64> {
+    let mut c = vec![0i64; f::NUM_INDICES];
+    for (name, sizes) in pattern(n) {
+        let op = f::OPS.iter().find(|o| o.name == name).unwrap();
+        c[op.calls] = ROUNDS * sizes.len() as i64;
+        if let Some(b) = op.bytes {
+            for s in sizes {
+                c[b] += ROUNDS * s;
+                let bucket = [256, 1024, 8192, 262_144, 1 << 20].iter().position(|&top| s <= top).unwrap_or(5);
+                c[b + 1 + bucket] += ROUNDS;
+            }
+        }
+    }
+    c.into_iter().map(|v| v as u64).collect()
+}
+
+/// The job's APMPI records: the header, then one per rank.
+fn records(log: &Path) -> (Header, Vec<Perf>) {
+    let file = LogFile::open(log).unwrap();
+    let mut r = ApmpiReader::new(&file).unwrap();
+    let Some(Apmpi::Header(h)) = r.next_record().unwrap() else { panic!("no APMPI header first") };
+    let mut ranks = Vec::new();
+    while let Some(rec) = r.next_record().unwrap() {
+        let Apmpi::Perf(p) = rec else { unreachable!() };
+        ranks.push(*p);
+    }
+    (h, ranks)
+}
+
+fn run(mpi: Mpi, tag: &str, env: &[(&str, &str)]) -> std::path::PathBuf {
+    let dir = scratch(&format!("apmpi_{tag}_{}", mpi.tag()));
+    let exe = mpi::mpicc(mpi, "apmpi_calls", &dir);
+    let logs = mpi::mpirun(mpi, &exe, &[&ROUNDS.to_string()], &dir, env);
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    logs[0].clone()
+}
+
+fn hostname() -> Vec<u8> {
+    let out = std::process::Command::new("hostname").output().unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().as_bytes().to_vec()
+}
+
+fn every_rank_counts_the_calls_its_pattern_makes(mpi: Mpi) {
+    let log = run(mpi, "pattern", &[("DARSHAN_MOD_ENABLE", "APMPI")]);
+    let (h, ranks) = records(&log);
+    assert_eq!((h.rank, h.magic, h.sync_flag), (0, f::MAGIC, 0));
+    assert!(h.variance_total_mpitime >= 0.0 && h.variance_total_mpisynctime == 0.0, "{h:?}");
+    assert_eq!(ranks.iter().map(|p| p.rank).collect::<Vec<_>>(), (0..NP).collect::<Vec<_>>());
+    let want = expected(NP);
+    for p in &ranks {
+        for (k, (got, want)) in p.counters.iter().zip(&want).enumerate() {
+            assert_eq!(got, want, "{mpi:?} rank {} {}", p.rank, f::NAMES[k]);
+        }
+        assert_eq!(p.node_name(), &hostname()[..hostname().len().min(f::NAME_MAX)]);
+        for (k, t) in p.time.chunks_exact(3).enumerate() {
+            let (total, least, most) = (t[0], t[1], t[2]);
+            assert!(total >= most && most >= least && least >= 0.0, "{} {t:?}", f::OPS[k].name);
+        }
+        assert!(p.sync.iter().all(|&s| s == 0.0), "no sync times unless asked for");
+        let total: f64 = p.time.iter().step_by(3).sum();
+        assert!((p.global[0] - total).abs() <= 1e-9 * total.max(1.0) && total > 0.0, "{:?} vs {total}", p.global);
+    }
+}
+
+fn collectives_synchronised_on_request_have_sync_times(mpi: Mpi) {
+    let log = run(mpi, "sync", &[("DARSHAN_MOD_ENABLE", "APMPI"), ("DARSHAN_APMPI_COLL_SYNC", "1")]);
+    let (h, ranks) = records(&log);
+    assert_eq!(h.sync_flag, 1);
+    for p in &ranks {
+        assert_eq!(p.counters, expected(NP), "the barriers before collectives are not counted");
+        let synced: Vec<&str> = f::F_SYNC_NAMES.iter().zip(&p.sync).filter(|(_, &s)| s > 0.0).map(|(n, _)| *n).collect();
+        assert!(synced.contains(&"MPI_BARRIER_TOTAL_SYNC_TIME") && synced.contains(&"MPI_ALLTOALL_TOTAL_SYNC_TIME"), "{synced:?}");
+        let sync: f64 = p.sync.iter().sum();
+        assert!((p.global[1] - sync).abs() <= 1e-12, "{:?} vs {sync}", p.global);
+    }
+}
+
+fn a_job_that_does_not_ask_has_no_apmpi_region(mpi: Mpi) {
+    let log = run(mpi, "off", &[]);
+    let file = LogFile::open(&log).unwrap();
+    assert_eq!((file.header.mod_map[APMPI].len, file.header.mod_ver[APMPI]), (0, 0));
+}
+
+on_both_mpis!(
+    every_rank_counts_the_calls_its_pattern_makes,
+    collectives_synchronised_on_request_have_sync_times,
+    a_job_that_does_not_ask_has_no_apmpi_region,
+);
