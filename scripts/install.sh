@@ -26,8 +26,9 @@
 # configure options: --log-path DIR (the dated log tree, --with-log-path),
 # --log-path-by-env VARS, --jobid-env VAR, --mod-mem MIB, --name-mem MIB,
 # --log-hints HINTS, --username-env VAR, --group-readable-logs (logs 0440),
-# --config FILE; darshan-util's --enable-apmpi-mod (its tools and library
-# read AutoPerf's APMPI records); C's spellings (--with-log-path=DIR, --enable-group-
+# --config FILE; --enable-apmpi-mod (the runtime records AutoPerf's APMPI
+# module, and the tools and library read it) and --enable-apmpi-coll-sync;
+# C's spellings (--with-log-path=DIR, --enable-group-
 # readable-logs) too. They are written into the installed
 # libdarshan.so and libdarshan.a, so that every process, a statically
 # linked one too, has them with nothing in its environment; a config file
@@ -36,7 +37,7 @@
 # darshan-mk-log-dirs and darshan-mmap-epilog take the log tree when not
 # told.
 set -euo pipefail
-usage="usage: install.sh BUILD_DIR PREFIX [--log-path DIR] [--log-path-by-env VARS] [--jobid-env VAR] [--mod-mem MIB] [--name-mem MIB] [--log-hints HINTS] [--username-env VAR] [--group-readable-logs] [--config FILE] [--enable-apmpi-mod]"
+usage="usage: install.sh BUILD_DIR PREFIX [--log-path DIR] [--log-path-by-env VARS] [--jobid-env VAR] [--mod-mem MIB] [--name-mem MIB] [--log-hints HINTS] [--username-env VAR] [--group-readable-logs] [--config FILE] [--enable-apmpi-mod] [--enable-apmpi-coll-sync]"
 build=${1:?$usage}
 prefix=${2:?$usage}
 shift 2

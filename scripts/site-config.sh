@@ -17,12 +17,16 @@
 #   --config FILE             FILE's lines as they are (any keyword of
 #                             docs/runtime.md's configuration file)
 #
-# And darshan-util's (its configure's options): --apmpi-mod
-# (--enable-apmpi-mod) has the tools and libdarshan-util.so read AutoPerf's
-# APMPI records, as a darshan-util built with it does; the lines go in
-# util_config, written after the marker darshan-util carries
-# (crates/darshan-util/src/installed.rs) in each installed file that holds
-# it. The runtime does not record AutoPerf's data.
+#   --enable-apmpi-mod        MOD_ENABLE APMPI    (darshan-runtime's and darshan-util's)
+#   --enable-apmpi-coll-sync  APMPI_COLL_SYNC     (--enable-apmpi-coll-sync)
+#
+# --enable-apmpi-mod is darshan-util's option too: the tools and
+# libdarshan-util.so read AutoPerf's APMPI records, as a darshan-util built
+# with it does; that line goes in util_config, written after the marker
+# darshan-util carries (crates/darshan-util/src/installed.rs) in each
+# installed file that holds it. The runtime records the APMPI module in
+# every MPI job (the site's config file or the environment can switch it
+# off: MOD_DISABLE APMPI).
 #
 # C's own spellings work too (--with-log-path=DIR, --enable-group-
 # readable-logs ...), so that a site's configure line carries over.
@@ -57,7 +61,11 @@ site_config_from_options() {
                 continue ;;
             --apmpi-mod)
                 util_config+="APMPI"$'\n'
-                echo "install.sh: --enable-apmpi-mod: darshan-util's tools and library read AutoPerf's APMPI records; the runtime does not record them" >&2
+                site_config+="MOD_ENABLE APMPI"$'\n'
+                echo "install.sh: --enable-apmpi-mod: the runtime records AutoPerf's APMPI module in MPI jobs, and darshan-util's tools and library read it" >&2
+                continue ;;
+            --apmpi-coll-sync)
+                site_config+="APMPI_COLL_SYNC"$'\n'
                 continue ;;
             --apxc-mod)
                 site_config_die "--enable-apxc-mod: AutoPerf's APXC records (Cray XC) are not read by this darshan-util" ;;

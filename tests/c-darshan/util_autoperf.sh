@@ -27,8 +27,8 @@ c_util_lib > /dev/null
 scripts/install.sh target/release "$w/prefix" --enable-apmpi-mod > /dev/null 2> "$w/install.err"
 scripts/install.sh target/release "$w/plain" > /dev/null
 failed=0
-if ! grep -F 'the runtime does not record them' "$w/install.err" > /dev/null; then
-    echo "util_autoperf: install.sh --enable-apmpi-mod did not say the runtime does not record APMPI"
+if ! grep -F 'the runtime records AutoPerf' "$w/install.err" > /dev/null; then
+    echo "util_autoperf: install.sh --enable-apmpi-mod did not say the runtime records APMPI"
     failed=$((failed + 1))
 fi
 mkdir -p "$w/src" "$w/c-bin" "$w/our-bin"
@@ -67,6 +67,28 @@ for log in ../shared/corpus/logs/*.darshan; do
     logs+=("$log")
 done
 [ ${#logs[@]} -ge 10 ] || { echo "util_autoperf: only ${#logs[@]} corpus logs with APMPI records"; exit 1; }
+
+# Our runtime's own APMPI records: an MPI job (4 ranks, Open MPI) under
+# the tree installed with the option, which records them with nothing in
+# the environment; its log goes through every check below with the
+# corpus's. The same job under the default tree records none.
+mpicc -O1 -o "$w/apmpi_calls" tests/programs/apmpi_calls.c
+for tree in prefix plain; do
+    rm -rf "$w/run-$tree" && mkdir -p "$w/run-$tree"
+    timeout 300 mpirun --allow-run-as-root --oversubscribe -np 4 -x LD_PRELOAD="$w/$tree/lib/libdarshan.so" \
+        -x DARSHAN_LOGPATH="$w/run-$tree" -x DARSHAN_MMAP_LOGPATH="$w/run-$tree" "$w/apmpi_calls" 3 > /dev/null
+done
+ours=$(ls "$w"/run-prefix/*.darshan)
+region() { target/release/darshan-parser "$1" 2> /dev/null | grep -E '^# APMPI module: ' || true; }
+if [ -z "$(region "$ours")" ]; then
+    echo "util_autoperf: the runtime installed with --enable-apmpi-mod wrote no APMPI region"
+    failed=$((failed + 1))
+fi
+if [ -n "$(region "$w"/run-plain/*.darshan)" ]; then
+    echo "util_autoperf: the runtime installed without --enable-apmpi-mod wrote an APMPI region"
+    failed=$((failed + 1))
+fi
+logs+=("$ours")
 
 n=0 bad=0
 for log in "${logs[@]}"; do
