@@ -88,6 +88,16 @@ fn gathered(root: c_int, sbuf: CBuf, (scount, stype): (c_int, H), (rcount, rtype
     }
 }
 
+/// C's bytes of `counts[root]` elements of `dt`.
+///
+/// # Safety
+/// `counts` has an element for `root`.
+unsafe fn roots_count(counts: Ints, root: c_int, dt: H) -> i64 {
+    // SAFETY: by the contract.
+    let n = usize::try_from(root).ok().and_then(|k| unsafe { at(counts, k) });
+    n.map_or(0, |n| sized(dt, n))
+}
+
 /// Gatherv's: nothing at an intercommunicator's root, the root's own
 /// receive count in place.
 ///
@@ -97,9 +107,7 @@ unsafe fn gathered_v(root: c_int, sbuf: CBuf, (scount, stype): (c_int, H), rcoun
     match abi_ready() {
         Some(a) if root == a.proc_null || root == a.root => 0,
         // SAFETY: at the root, rcounts has an element per rank.
-        _ if in_place(sbuf) => {
-            usize::try_from(root).ok().and_then(|k| unsafe { at(rcounts, k) }).map_or(0, |n| sized(rtype, n))
-        }
+        _ if in_place(sbuf) => unsafe { roots_count(rcounts, root, rtype) },
         _ => sized(stype, scount),
     }
 }
@@ -122,9 +130,7 @@ unsafe fn scattered_v(root: c_int, rbuf: Buf, scounts: Ints, stype: H, (rcount, 
     match abi_ready() {
         Some(a) if root == a.proc_null || root == a.root => 0,
         // SAFETY: at the root, scounts has an element per rank.
-        _ if in_place(rbuf) => {
-            usize::try_from(root).ok().and_then(|k| unsafe { at(scounts, k) }).map_or(0, |n| sized(stype, n))
-        }
+        _ if in_place(rbuf) => unsafe { roots_count(scounts, root, stype) },
         _ => sized(rtype, rcount),
     }
 }

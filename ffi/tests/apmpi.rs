@@ -5,11 +5,14 @@
 //! counters for this program, docs/runtime.md), the times add up as C's
 //! shutdown adds them, rank 0 writes the header, the sync times appear
 //! only when asked for, and a job that does not switch the module on has
-//! no APMPI region.
+//! no APMPI region. A job killed under a tree installed with
+//! `--enable-apmpi-mod` leaves crash-safe files that darshan-merge makes
+//! into its profile, the totals the shutdown would have added included.
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use common::mpi::{self, Mpi, NP};
 use common::scratch;
@@ -145,8 +148,12 @@ fn collectives_synchronised_on_request_have_sync_times(mpi: Mpi) {
     assert_eq!(h.sync_flag, 1);
     for p in &ranks {
         assert_eq!(p.counters, expected(NP), "the barriers before collectives are not counted");
-        let synced: Vec<&str> = f::F_SYNC_NAMES.iter().zip(&p.sync).filter(|(_, &s)| s > 0.0).map(|(n, _)| *n).collect();
-        assert!(synced.contains(&"MPI_BARRIER_TOTAL_SYNC_TIME") && synced.contains(&"MPI_ALLTOALL_TOTAL_SYNC_TIME"), "{synced:?}");
+        let synced: Vec<&str> =
+            f::F_SYNC_NAMES.iter().zip(&p.sync).filter(|(_, &s)| s > 0.0).map(|(n, _)| *n).collect();
+        assert!(
+            synced.contains(&"MPI_BARRIER_TOTAL_SYNC_TIME") && synced.contains(&"MPI_ALLTOALL_TOTAL_SYNC_TIME"),
+            "{synced:?}"
+        );
         let sync: f64 = p.sync.iter().sum();
         assert!((p.global[1] - sync).abs() <= 1e-12, "{:?} vs {sync}", p.global);
     }
@@ -158,7 +165,73 @@ fn a_job_that_does_not_ask_has_no_apmpi_region(mpi: Mpi) {
     assert_eq!((file.header.mod_map[APMPI].len, file.header.mod_ver[APMPI]), (0, 0));
 }
 
+/// The population variance of `x` (two passes).
+fn variance(x: &[f64]) -> f64 {
+    let mean = x.iter().sum::<f64>() / x.len() as f64;
+    x.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / x.len() as f64
+}
+
+/// A tree installed with `--enable-apmpi-mod`: its library records APMPI
+/// with nothing in the environment, its darshan-merge reads the records.
+fn apmpi_tree(dir: &Path) -> PathBuf {
+    let prefix = dir.join("prefix");
+    let build = common::built("darshan-merge").parent().unwrap().to_path_buf();
+    let install = common::root().join("scripts/install.sh");
+    let out = darshan_test_support::output(Command::new(install).arg(&build).arg(&prefix).arg("--enable-apmpi-mod"));
+    assert!(out.status.success(), "install.sh: {}", String::from_utf8_lossy(&out.stderr));
+    prefix
+}
+
+fn a_killed_jobs_files_merge_into_its_profile_with_the_shutdowns_totals(mpi: Mpi) {
+    let dir = scratch(&format!("apmpi_killed_{}", mpi.tag()));
+    let prefix = apmpi_tree(&dir);
+    let exe = mpi::mpicc(mpi, "mpi_crash", &dir);
+    let vars = [
+        ("LD_PRELOAD", prefix.join("lib/libdarshan.so").display().to_string()),
+        ("DARSHAN_LOGPATH", dir.join("logs").display().to_string()),
+        ("DARSHAN_MMAP_LOGPATH", dir.join("mmap").display().to_string()),
+    ];
+    std::fs::create_dir_all(dir.join("data")).unwrap();
+    // mpi_crash's "print" mode makes one barrier and no I/O (MPICH's
+    // ROMIO makes MPI calls of its own, which Darshan counts too), then
+    // waits to be killed (after 4 s).
+    let mut cmd = mpi.launcher(&vars);
+    match mpi {
+        Mpi::OpenMpi => cmd.args(["--timeout", "4"]),
+        Mpi::Mpich => cmd.env("MPIEXEC_TIMEOUT", "4"),
+    };
+    let out = darshan_test_support::output(cmd.arg(&exe).arg(dir.join("data")).arg("print"));
+    assert!(!out.status.success(), "the job was to be killed");
+    let files = common::files(&dir.join("mmap"));
+    assert_eq!(files.len(), NP as usize, "{files:?}");
+    let merged = dir.join("merged.darshan");
+    let out = darshan_test_support::output(
+        Command::new(prefix.join("bin/darshan-merge")).arg("--output").arg(&merged).args(&files),
+    );
+    assert!(out.status.success(), "darshan-merge: {}", String::from_utf8_lossy(&out.stderr));
+    let (h, ranks) = records(&merged);
+    assert_eq!((h.rank, h.magic), (0, f::MAGIC));
+    let mut seen: Vec<i64> = ranks.iter().map(|p| p.rank).collect();
+    seen.sort();
+    assert_eq!(seen, (0..NP).collect::<Vec<_>>());
+    let barrier = f::OPS.iter().find(|o| o.name == "MPI_BARRIER").unwrap().calls;
+    let mut totals = Vec::new();
+    for p in &ranks {
+        assert_eq!(p.counters[barrier], 1, "rank {}", p.rank);
+        let total: f64 = p.time.iter().step_by(3).sum();
+        assert!(total > 0.0 && (p.global[0] - total).abs() <= 1e-12 * total.max(1.0), "{:?} {total}", p.global);
+        totals.push(p.global[0]);
+    }
+    let want = variance(&totals);
+    assert!(
+        (h.variance_total_mpitime - want).abs() <= 1e-9 * want.max(1e-12),
+        "{} vs {want}",
+        h.variance_total_mpitime
+    );
+}
+
 on_both_mpis!(
+    a_killed_jobs_files_merge_into_its_profile_with_the_shutdowns_totals,
     every_rank_counts_the_calls_its_pattern_makes,
     collectives_synchronised_on_request_have_sync_times,
     a_job_that_does_not_ask_has_no_apmpi_region,

@@ -343,6 +343,8 @@ fn write_modules(
             let read = |k: usize| process_records(plan, &plan.procs[k], m, &stamps);
             let inputs = (plan.procs.len(), plan.ranks_shared());
             done.records += crate::job_dxt::write(w, werr, m, inputs, &read)?;
+        } else if m == APMPI {
+            done.records += crate::merge::write_apmpi(w, werr, plan.procs.iter().map(|p| p.path.as_path()))?;
         } else if let Some(rules) = darshan_log::reduce::rules_of(m) {
             write_reduced(w, werr, plan, m, rules, done)?;
         } else {

@@ -25,6 +25,7 @@ pub mod job_processes;
 pub mod job_words;
 pub mod jobhdr;
 pub mod merge;
+mod merge_apmpi;
 pub mod mpi_comm;
 pub mod notices;
 pub mod out;

@@ -258,6 +258,10 @@ fn process_cost(job: &darshan_log::Job, calls: u64) -> Option<darshan_log::cost:
 pub(crate) fn calls_of(log: &LogFile, names: &NameTable) -> darshan_log::Result<u64> {
     let mut calls = 0u64;
     for m in log.modules_present().into_iter().filter(|&m| darshan_log::cost::counts_calls(m)) {
+        if m == APMPI {
+            calls = calls.saturating_add(crate::merge_apmpi::calls_of(log)?);
+            continue;
+        }
         let mut rd = log.module_reader(m)?;
         let mut r = Record::new(m);
         while rd.next_into(&mut r)? {
@@ -307,6 +311,8 @@ pub fn merge(paths: &[PathBuf], out: &Path, opt: &Options) -> Result<usize, Merg
         for &m in &modules {
             count += if m == DXT_POSIX || m == DXT_MPIIO {
                 write_streamed(w, werr, &inputs, m)?
+            } else if m == APMPI {
+                write_apmpi(w, werr, inputs.iter().map(|i| i.path.as_path()))?
             } else {
                 write_gathered(w, werr, &inputs, m, opt.shared_redux.then_some(nprocs))?
             };
@@ -330,9 +336,27 @@ pub(crate) fn readable_only(present: Modules) -> (Modules, Modules) {
     present.into_iter().partition(|&m| readable(m))
 }
 
-/// Whether the format library reads module `m`'s records.
+/// Whether the format library reads module `m`'s records (AutoPerf's
+/// APMPI's where the install says so).
 fn readable(m: usize) -> bool {
-    read_version(m) > 0
+    read_version(m) > 0 || crate::installed::reads_autoperf(m)
+}
+
+/// The APMPI records of the logs at `paths`, merged
+/// (crate::merge_apmpi); how many.
+pub(crate) fn write_apmpi<'a>(
+    w: &mut NewLogWriter,
+    werr: &dyn Fn(darshan_log::LogError) -> MergeError,
+    paths: impl Iterator<Item = &'a Path>,
+) -> Result<usize, MergeError> {
+    let mut g = crate::merge_apmpi::Gathered::default();
+    for path in paths {
+        let log = LogFile::open(path).map_err(|e| MergeError::Unreadable { path: path.into(), source: e })?;
+        g.add(&log).map_err(|e| MergeError::Log { path: path.into(), source: e })?;
+    }
+    let Some(m) = g.merged() else { return Ok(0) };
+    m.write(w).map_err(werr)?;
+    Ok(m.len())
 }
 
 /// One note naming the modules a merge left out, once its log is

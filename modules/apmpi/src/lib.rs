@@ -178,16 +178,11 @@ impl State {
         (self.header, self.perf) = (Some(h), Some(p));
     }
 
-    /// C's `apmpi_mpi_redux` totals: the rank's communication time (every
-    /// operation's total time and every sync time) and its sync time.
+    /// C's `apmpi_mpi_redux` totals (`counters::apmpi::rank_totals`),
+    /// written into the record.
     fn totals(&mut self) -> Option<(f64, f64)> {
         let w = self.set.record_mut(self.perf?);
-        let sync: f64 = (0..f::F_SYNC_NUM_INDICES).map(|i| fget(w[F_SYNC_AT + i])).sum();
-        let mut comm = fget(w[F_GLOBAL_AT]);
-        for i in (0..f::F_TIME_NUM_INDICES).step_by(3) {
-            comm += fget(w[F_TIME_AT + i]);
-        }
-        comm += sync;
+        let (comm, sync) = f::rank_totals(fget(w[F_GLOBAL_AT]), |i| fget(w[F_TIME_AT + i]), |i| fget(w[F_SYNC_AT + i]));
         w[F_GLOBAL_AT] = comm.to_bits();
         w[F_GLOBAL_AT + 1] = sync.to_bits();
         Some((comm, sync))

@@ -140,6 +140,18 @@ apmpi_ops! {
 
 pub const NUM_OPS: usize = F_TIME_NUM_INDICES / 3;
 
+/// A rank's communication and sync seconds, added as C's
+/// `apmpi_mpi_redux` adds them at shutdown: onto `comm` (the record's
+/// MPI_TOTAL_COMM_TIME so far), every operation's total time
+/// (`time(3 * k)`) in order, then the sum of the sync times
+/// (`sync(i)`), which is the sync total. The runtime's shutdown and
+/// darshan-merge of a killed job's files both add them so.
+pub fn rank_totals(comm: f64, time: impl Fn(usize) -> f64, sync: impl Fn(usize) -> f64) -> (f64, f64) {
+    let synced: f64 = (0..F_SYNC_NUM_INDICES).map(sync).fold(0.0, |a, b| a + b);
+    let comm = (0..F_TIME_NUM_INDICES).step_by(3).map(time).fold(comm, |a, b| a + b);
+    (comm + synced, synced)
+}
+
 /// Every operation's call count's index among the counters.
 pub const CALL_COUNTS: [usize; NUM_OPS] = {
     let mut out = [0; NUM_OPS];
