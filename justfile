@@ -65,7 +65,8 @@ differential KIND C_LIB first="1" last="201" calls="":
 # rewritten with this run's, machine and date); the story goes to
 # docs/performance.md. C_DARSHAN_LIB=<C Darshan's libdarshan.so> adds
 # C's figures side by side (C_DARSHAN_MPI_LIB its MPI build's,
-# C_DARSHAN_HDF5_LIB a non-MPI build with --enable-hdf5-mod).
+# C_DARSHAN_HDF5_LIB a non-MPI build with --enable-hdf5-mod,
+# C_DARSHAN_APMPI_LIB an MPI build with --enable-apmpi-mod).
 bench:
     scripts/setup.sh
     scripts/build.sh
@@ -76,6 +77,7 @@ bench:
     scripts/bench-first-io.sh
     scripts/bench-shutdown.sh
     scripts/bench-uring.sh
+    scripts/bench-apmpi.sh
     scripts/bench-report.sh
     scripts/bench-facility.sh
     scripts/bench-history.sh

@@ -48,7 +48,7 @@ fn counted(
     let Some(ret) = call() else { return mpi_err_other() };
     let t2 = clock::now();
     if ret == MPI_SUCCESS {
-        guard::record(|| APMPI.on_call(op, bytes(), t2 - t1, waited));
+        guard::record_data(|| APMPI.on_call(op, bytes(), t2 - t1, waited));
     }
     ret
 }

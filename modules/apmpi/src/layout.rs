@@ -21,17 +21,23 @@ pub const F_GLOBAL_AT: usize = F_SYNC_AT + f::F_SYNC_NUM_INDICES;
 pub const NODE_AT: usize = F_GLOBAL_AT + f::F_GLOBAL_NUM_INDICES;
 const _: () = assert!(NODE_AT + f::NAME_MAX / 8 == PERF_WORDS && HEADER_WORDS * 8 == f::HEADER_SIZE);
 
+/// The records' ids, the hashes of their names (C 3.5.0's logs hold
+/// these; a test checks them against `darshan_log::record_id`): constants,
+/// as every recorded call looks a record's length up by its id.
+const HEADER_ID: u64 = 7_713_204_788_897_956_166;
+const PERF_ID: u64 = 2_250_748_219_237_254_214;
+
 pub fn header_id() -> u64 {
-    darshan_log::record_id(HEADER_NAME)
+    HEADER_ID
 }
 
 pub fn perf_id() -> u64 {
-    darshan_log::record_id(PERF_NAME)
+    PERF_ID
 }
 
 /// Words of the record `rec` starts with: the header's or a rank's.
 pub fn record_len(rec: &[u64]) -> usize {
-    if rec.first() == Some(&header_id()) {
+    if rec.first() == Some(&HEADER_ID) {
         HEADER_WORDS
     } else {
         PERF_WORDS
@@ -40,16 +46,19 @@ pub fn record_len(rec: &[u64]) -> usize {
 
 /// An operation of the record, named as the format names it
 /// (`OpId::named("MPI_SEND")`; an unknown name does not compile where
-/// the id is a constant).
+/// the id is a constant), with its sync time's index found then.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OpId(u8);
+pub struct OpId {
+    op: u8,
+    sync: Option<u8>,
+}
 
 impl OpId {
     pub const fn named(name: &str) -> OpId {
         let mut k = 0;
         while k < f::NUM_OPS {
             if eq(f::OPS[k].name.as_bytes(), name.as_bytes()) {
-                return OpId(k as u8);
+                return OpId { op: k as u8, sync: sync_of(name.as_bytes()) };
             }
             k += 1;
         }
@@ -57,27 +66,34 @@ impl OpId {
     }
 
     pub const fn index(self) -> usize {
-        self.0 as usize
+        self.op as usize
     }
 
     pub const fn get(self) -> f::Op {
-        f::OPS[self.0 as usize]
+        f::OPS[self.op as usize]
     }
 
     /// Its sync time's index, for the barrier and the blocking
     /// collectives.
     pub const fn sync_index(self) -> Option<usize> {
-        let name = f::OPS[self.0 as usize].name.as_bytes();
-        let mut i = 0;
-        while i < f::F_SYNC_NUM_INDICES {
-            let s = f::F_SYNC_NAMES[i].as_bytes();
-            if s.len() == name.len() + SYNC_SUFFIX.len() && starts(s, name) {
-                return Some(i);
-            }
-            i += 1;
+        match self.sync {
+            Some(i) => Some(i as usize),
+            None => None,
         }
-        None
     }
+}
+
+/// The index of `name`'s sync time, if it has one.
+const fn sync_of(name: &[u8]) -> Option<u8> {
+    let mut i = 0;
+    while i < f::F_SYNC_NUM_INDICES {
+        let s = f::F_SYNC_NAMES[i].as_bytes();
+        if s.len() == name.len() + SYNC_SUFFIX.len() && starts(s, name) {
+            return Some(i as u8);
+        }
+        i += 1;
+    }
+    None
 }
 
 const SYNC_SUFFIX: &[u8] = b"_TOTAL_SYNC_TIME";

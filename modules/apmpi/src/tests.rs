@@ -40,6 +40,12 @@ const BARRIER: OpId = OpId::named("MPI_BARRIER");
 const ALLREDUCE: OpId = OpId::named("MPI_ALLREDUCE");
 
 #[test]
+fn the_record_ids_are_the_hashes_of_the_names_c_registers() {
+    assert_eq!(header_id(), darshan_log::record_id(b"darshan-apmpi-header"));
+    assert_eq!(perf_id(), darshan_log::record_id(b"APMPI"));
+}
+
+#[test]
 fn sizes_fall_in_c_buckets_at_their_inclusive_bounds() {
     let cases = [(0, 0), (256, 0), (257, 1), (1024, 1), (1025, 2), (8192, 2), (8193, 3)];
     let more = [(262_144, 3), (262_145, 4), (1 << 20, 4), ((1 << 20) + 1, 5), (-5, 0)];
