@@ -179,6 +179,12 @@ fn apmpi_tree(dir: &Path) -> PathBuf {
     let install = common::root().join("scripts/install.sh");
     let out = darshan_test_support::output(Command::new(install).arg(&build).arg(&prefix).arg("--enable-apmpi-mod"));
     assert!(out.status.success(), "install.sh: {}", String::from_utf8_lossy(&out.stderr));
+    // Its darshan-config says so, as C's configured so does.
+    let answer = |arg: &str| {
+        let out = darshan_test_support::output(Command::new(prefix.join("bin/darshan-config")).arg(arg));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    assert_eq!([answer("--apmpi-mod"), answer("--apmpi-coll-sync")], ["yes", "no"]);
     prefix
 }
 

@@ -21,6 +21,7 @@ pub const FEATURES: [(&str, bool); 19] = [
     ("dxt-mod", true),
     ("heatmap-mod", true),
     ("mpiio-mod", true),
+    // As given at install (`feature`).
     ("apmpi-mod", false),
     ("apmpi-coll-sync", false),
     ("hdf5-mod", true),
@@ -37,11 +38,15 @@ pub const FEATURES: [(&str, bool); 19] = [
 
 impl Facts {
     /// Whether the feature `name` is on, `built` as FEATURES says, but
-    /// group-readable logs as given at install (GROUP_READABLE_LOGS in the
-    /// installed configuration, install.sh --group-readable-logs).
+    /// what install.sh sets as given at install: group-readable logs
+    /// (GROUP_READABLE_LOGS), AutoPerf's APMPI module (MOD_ENABLE APMPI,
+    /// --enable-apmpi-mod; the wrappers are always in the library, off
+    /// unless switched on) and its sync times (APMPI_COLL_SYNC).
     pub fn feature(&self, name: &str, built: bool) -> bool {
         match name {
             "group-readable-logs" => self.installed("GROUP_READABLE_LOGS").is_some(),
+            "apmpi-mod" => self.installed("MOD_ENABLE").is_some_and(|m| m.split(',').any(|m| m == "APMPI")),
+            "apmpi-coll-sync" => self.installed("APMPI_COLL_SYNC").is_some(),
             _ => built,
         }
     }
