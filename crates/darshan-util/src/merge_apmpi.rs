@@ -17,7 +17,7 @@ use darshan_log::crash_safe::is_crash_safe;
 use darshan_log::modules::APMPI;
 use darshan_log::reduce::{variance_combine, variance_elem, variance_of};
 use darshan_log::writer::Region;
-use darshan_log::LogFile;
+use darshan_log::{LogFile, LogWriter};
 
 /// The merged region's records.
 pub(crate) struct Merged {
@@ -103,7 +103,7 @@ impl Merged {
     }
 
     /// The region, in the log's layout, at AutoPerf's version.
-    pub(crate) fn write(&self, w: &mut crate::merge::NewLogWriter) -> darshan_log::Result<()> {
+    pub(crate) fn write<W: std::io::Write + std::io::Seek>(&self, w: &mut LogWriter<W>) -> darshan_log::Result<()> {
         w.put(Region::Module(APMPI), &header_bytes(&self.header))?;
         for p in &self.ranks {
             w.put(Region::Module(APMPI), &perf_bytes(p))?;
