@@ -206,13 +206,18 @@ fn overview(o: &mut String, ov: &Overview) {
     }
 }
 
+/// `n` `what`s, singular for one.
+fn counted(n: usize, what: &str) -> String {
+    format!("{} {what}{}", count(n as i64), if n == 1 { "" } else { "s" })
+}
+
 /// The MPI communication section (AutoPerf's APMPI records).
 fn mpi_comm(o: &mut String, m: &crate::model::MpiComm) {
     let _ = writeln!(
         o,
-        "\nMPI communication (APMPI, {} ranks on {} nodes): {} per rank on average ({:.1}% of the run), least {} (rank {}), most {} (rank {})",
-        count(m.ranks as i64),
-        count(m.nodes as i64),
+        "\nMPI communication (APMPI, {} on {}): {} per rank on average ({:.1}% of the run), least {} (rank {}), most {} (rank {})",
+        counted(m.ranks as usize, "rank"),
+        counted(m.nodes, "node"),
         secs(m.mean_seconds),
         m.run_share * 100.0,
         secs(m.least.seconds),
