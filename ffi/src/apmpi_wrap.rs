@@ -183,7 +183,7 @@ macro_rules! apmpi {
                 OP,
                 apmpi!(@sync $($comm)?),
                 // SAFETY: the program's arguments, passed on unchanged.
-                || r::$pname().map(|f| unsafe { f($($a),*) }),
+                || pmpi_or_plain!(r::$pname(), $name).map(|f| unsafe { f($($a),*) }),
                 || apmpi!(@bytes $($bytes)?),
             )
         });

@@ -17,6 +17,9 @@
 #[macro_use]
 mod real;
 mod alloc;
+// Before the wrappers: its pmpi_or_plain! macro.
+#[macro_use]
+mod mpi_abi;
 mod apmpi_real;
 mod apmpi_wrap;
 mod bgq_wrap;
@@ -39,7 +42,6 @@ mod loaded;
 mod lustre_wrap;
 mod meta_wrap;
 mod modules;
-mod mpi_abi;
 mod mpi_comm;
 mod mpi_state;
 mod mpi_wrap;

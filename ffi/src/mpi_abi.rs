@@ -129,6 +129,32 @@ reals! {
     PMPI_File_iwrite_at_all: fn(H, i64, *mut c_void, c_int, H, *mut H) -> c_int;
 }
 
+/// The function a wrapper of `MPI_x` passes the call to: `pmpi`, the next
+/// `PMPI_x`, else the next definition of `MPI_x` itself (`name`, found
+/// once into `plain`). An MPI stub library (a serial build's, such as
+/// mpi-serial) defines MPI_x without a profiling layer: the program's
+/// call must still reach it, not fail in our wrapper.
+pub fn or_plain<F: Copy>(pmpi: Option<F>, plain: &'static AtomicPtr<c_void>, name: &'static [u8]) -> Option<F> {
+    const { assert!(std::mem::size_of::<F>() == std::mem::size_of::<*mut c_void>()) };
+    pmpi.or_else(|| {
+        let p = lookup(plain, name);
+        // SAFETY: F is the function pointer type of PMPI_x, whose C
+        // prototype MPI_x shares; `p` is that function's address (never
+        // ours: lookup finds definitions outside this library).
+        (!p.is_null()).then(|| unsafe { std::mem::transmute_copy::<*mut c_void, F>(&p) })
+    })
+}
+
+/// [`or_plain`] for the real function `$pmpi` (its Option), `$name`'s
+/// own slot kept where the macro is used.
+macro_rules! pmpi_or_plain {
+    ($pmpi:expr, $name:ident) => {{
+        static PLAIN: std::sync::atomic::AtomicPtr<std::ffi::c_void> =
+            std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+        $crate::mpi_abi::or_plain($pmpi, &PLAIN, concat!(stringify!($name), "\0").as_bytes())
+    }};
+}
+
 /// The predefined handles the runtime itself uses.
 pub struct Abi {
     pub name: &'static str,

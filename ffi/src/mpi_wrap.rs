@@ -130,7 +130,7 @@ fn mpi_shutdown() {
 /// Called by the program as MPI_Init.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Init(argc: *mut c_int, argv: *mut *mut *mut c_char) -> c_int {
-    let Some(real) = m::PMPI_Init() else { return mpi_err_other() };
+    let Some(real) = pmpi_or_plain!(m::PMPI_Init(), MPI_Init) else { return mpi_err_other() };
     // SAFETY: the program's own arguments, passed on unchanged.
     let ret = unsafe { real(argc, argv) };
     if ret == MPI_SUCCESS {
@@ -158,7 +158,7 @@ pub unsafe extern "C" fn MPI_Init_thread(
     required: c_int,
     provided: *mut c_int,
 ) -> c_int {
-    let Some(real) = m::PMPI_Init_thread() else { return mpi_err_other() };
+    let Some(real) = pmpi_or_plain!(m::PMPI_Init_thread(), MPI_Init_thread) else { return mpi_err_other() };
     // SAFETY: the program's own arguments, passed on unchanged.
     let ret = unsafe { real(argc, argv, required, provided) };
     if ret == MPI_SUCCESS {
@@ -187,7 +187,7 @@ pub unsafe extern "C" fn PMPI_Init_thread(
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Finalize() -> c_int {
     mpi_shutdown();
-    let Some(real) = m::PMPI_Finalize() else { return mpi_err_other() };
+    let Some(real) = pmpi_or_plain!(m::PMPI_Finalize(), MPI_Finalize) else { return mpi_err_other() };
     // SAFETY: no arguments.
     unsafe { real() }
 }
@@ -287,7 +287,7 @@ macro_rules! mpi_export {
     ($name:ident, $pname:ident, ($($a:ident : $t:ty),*), $at:ident = $pos:expr, |$t1:ident, $t2:ident| $rec:expr) => {
         mpi_export!(@fns $name, $pname, ($($a: $t),*), $at = $pos,
             // SAFETY: the program's arguments, passed on unchanged.
-            m::$pname().map(|f| unsafe { f($($a),*) }),
+            pmpi_or_plain!(m::$pname(), $name).map(|f| unsafe { f($($a),*) }),
             |$t1, $t2| $rec);
     };
     ($name:ident, $pname:ident, ($($a:ident : $t:ty),*), |$t1:ident, $t2:ident| $rec:expr) => {
@@ -436,7 +436,7 @@ pub unsafe extern "C" fn MPI_File_close(fh: *mut H) -> c_int {
     let handle = if fh.is_null() { 0 } else { unsafe { *fh } };
     timed(
         // SAFETY: the program's argument, passed on unchanged.
-        || m::PMPI_File_close().map(|f| unsafe { f(fh) }),
+        || pmpi_or_plain!(m::PMPI_File_close(), MPI_File_close).map(|f| unsafe { f(fh) }),
         |t1, t2| MPIIO.on_close(handle, t1, t2),
     )
 }

@@ -242,3 +242,51 @@ on_both_mpis!(
     collectives_synchronised_on_request_have_sync_times,
     a_job_that_does_not_ask_has_no_apmpi_region,
 );
+
+/// A serial program built against an MPI stub library (mpi-serial's kind:
+/// MPI_ functions that succeed and do nothing, no PMPI_ layer) had every
+/// wrapped MPI call fail under the runtime: our wrappers looked for
+/// PMPI_x alone and, finding none, returned MPI_ERR_OTHER. Now they pass
+/// the call to the next MPI_x; with APMPI on or off, each call reaches
+/// the stub and returns its 0.
+#[test]
+fn an_mpi_stub_library_without_pmpi_functions_had_its_calls_fail_in_our_wrappers() {
+    let dir = scratch("apmpi_stub");
+    let programs = common::root().join("tests/programs");
+    let lib = dir.join("libmpi_stub.so");
+    let cc = |args: &[&std::ffi::OsStr]| {
+        let st = darshan_test_support::status(Command::new("cc").args(args));
+        assert!(st.success(), "cc {args:?}");
+    };
+    cc(&[
+        "-shared".as_ref(),
+        "-fPIC".as_ref(),
+        "-o".as_ref(),
+        lib.as_os_str(),
+        programs.join("mpi_stub.c").as_os_str(),
+    ]);
+    let exe = dir.join("mpi_stub_main");
+    let rpath = format!("-Wl,-rpath,{}", dir.display());
+    cc(&[
+        "-o".as_ref(),
+        exe.as_os_str(),
+        programs.join("mpi_stub_main.c").as_os_str(),
+        lib.as_os_str(),
+        rpath.as_ref(),
+    ]);
+    for apmpi in ["", "APMPI"] {
+        let out = darshan_test_support::output(
+            Command::new(&exe)
+                .env("LD_PRELOAD", common::lib())
+                .env("DARSHAN_MOD_ENABLE", apmpi)
+                .env("DARSHAN_LOGPATH", dir.join("logs"))
+                .env("DARSHAN_MMAP_LOGPATH", dir.join("mmap")),
+        );
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && said == "calls=8\n",
+            "APMPI '{apmpi}': {said} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
