@@ -23,7 +23,8 @@
 //! rank's total communication time (every operation's total time plus
 //! its sync times) and sync time, and the header's two variances on rank
 //! 0. Times are seconds as the calls return (C keeps doubles too), so a
-//! crash-safe file holds them as a log does.
+//! crash-safe file holds them as a log does; at shutdown they are scaled
+//! to the clock's rate measured over the whole run.
 #![forbid(unsafe_code)]
 
 mod layout;
@@ -226,11 +227,21 @@ impl Module for Apmpi {
         st.ledger = Some(env.ledger);
         (st.header, st.perf, st.tried) = (None, None, false);
     }
+    /// Frozen, and the times made exact: they were made seconds at each
+    /// call with the clock's rate as known at attach, the shutdown knows
+    /// it over the whole run (what the other modules' ticks are turned
+    /// into seconds with).
     fn finalize(&self, ctx: &FinalizeCtx) {
         let mut st = self.lock();
         st.set.freeze();
         if st.set.rank() != ctx.rank {
             st.set.set_rank(ctx.rank);
+        }
+        let scale = ctx.secs_per_tick / st.tick_secs;
+        if let (Some(p), true) = (st.perf, scale.is_finite() && scale > 0.0) {
+            for w in &mut st.set.record_mut(p)[F_TIME_AT..F_GLOBAL_AT] {
+                *w = (fget(*w) * scale).to_bits();
+            }
         }
     }
     /// Collective over the ranks that share the record (all of them):

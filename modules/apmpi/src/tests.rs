@@ -95,6 +95,26 @@ fn calls_add_counts_bytes_buckets_and_least_and_most_time() {
 }
 
 #[test]
+fn the_shutdown_scales_the_times_to_the_clock_rate_known_then() {
+    let m = fresh(1);
+    m.on_call(SEND, Some(8), 100, None);
+    m.on_call(ALLREDUCE, Some(8), 40, Some(10));
+    let mut ctx = FinalizeCtx::one_process(1.01e-6, 1000);
+    ctx.rank = 1;
+    m.finalize(&ctx);
+    let r = read(&m.own_record().unwrap());
+    let k = f::OPS.iter().position(|o| o.name == "MPI_SEND").unwrap();
+    let near = |a: f64, b: f64| (a - b).abs() < 1e-15;
+    assert!(
+        near(r.time[3 * k], 101e-6) && near(r.time[3 * k + 1], 101e-6) && near(r.time[3 * k + 2], 101e-6),
+        "{:?}",
+        &r.time[3 * k..3 * k + 3]
+    );
+    let s = ALLREDUCE.sync_index().unwrap();
+    assert!(near(r.sync[s], 10.1e-6), "{}", r.sync[s]);
+}
+
+#[test]
 fn a_least_time_of_zero_is_taken_for_none_yet_as_c_takes_it() {
     let m = fresh(0);
     m.on_call(SEND, Some(1), 0, None);
