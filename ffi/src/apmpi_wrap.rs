@@ -48,7 +48,9 @@ fn counted(
     let Some(ret) = call() else { return mpi_err_other() };
     let t2 = clock::now();
     if ret == MPI_SUCCESS {
-        guard::record_data(|| APMPI.on_call(op, bytes(), t2 - t1, waited));
+        // errno kept: the first call makes the module's records, which
+        // may extend the crash-safe file.
+        guard::record(|| APMPI.on_call(op, bytes(), t2 - t1, waited));
     }
     ret
 }
