@@ -97,6 +97,8 @@ reals! {
     PMPI_Win_flush_local_all: fn(H) -> c_int;
     PMPI_Win_sync: fn(H) -> c_int;
     PMPI_Get_count: fn(Status, H, *mut c_int) -> c_int;
+    PMPI_Comm_test_inter: fn(H, *mut c_int) -> c_int;
+    PMPI_Comm_remote_size: fn(H, *mut c_int) -> c_int;
     PMPI_Get_processor_name: fn(*mut libc::c_char, *mut c_int) -> c_int;
 }
 
@@ -110,14 +112,7 @@ pub fn sized(dt: H, count: c_int) -> i64 {
     if count <= 0 || abi.is_datatype_null(dt) {
         return 0;
     }
-    let Some(f) = crate::mpi_abi::PMPI_Type_size() else { return 0 };
-    let mut size: c_int = 0;
-    // SAFETY: `size` is writable; `dt` is the caller's datatype, which the
-    // real call just accepted.
-    if unsafe { f(dt, &mut size) } != MPI_SUCCESS {
-        return 0;
-    }
-    c_bytes(count, size)
+    crate::mpi_abi::type_size(dt).map_or(0, |size| c_bytes(count, size))
 }
 
 /// The elements a receive got, as C's wrappers take them: MPI_Get_count
@@ -163,29 +158,46 @@ pub unsafe fn at<T: Copy>(a: *const T, k: usize) -> Option<T> {
     (!a.is_null()).then(|| unsafe { *a.add(k) })
 }
 
-/// The sum over the group of `counts` (C adds them as ints).
-///
-/// # Safety
-/// `counts` is null or has an element for each rank of `comm`'s group.
-pub unsafe fn summed(counts: Ints, comm: H) -> c_int {
-    // SAFETY: i ranges over the group, as the contract allows.
-    (0..size_of(comm)).filter_map(|i| unsafe { at(counts, i) }).fold(0, c_int::wrapping_add)
+/// The ranks an all-to-all's arrays have an element for: `comm`'s group,
+/// or on an intercommunicator the remote group. C's wrappers take the
+/// local group's size there too and read past a shorter array (a fault
+/// that could stop the program); ours reads the array MPI read.
+pub fn peers(comm: H) -> usize {
+    let remote = || -> Option<usize> {
+        let (test, size) = (PMPI_Comm_test_inter()?, PMPI_Comm_remote_size()?);
+        let (mut inter, mut n): (c_int, c_int) = (0, 0);
+        // SAFETY: the communicator the real call just accepted; both
+        // results writable.
+        let ok = unsafe { test(comm, &mut inter) == MPI_SUCCESS && inter != 0 && size(comm, &mut n) == MPI_SUCCESS };
+        ok.then(|| usize::try_from(n).unwrap_or(0))
+    };
+    remote().unwrap_or_else(|| size_of(comm))
 }
 
-/// Alltoallw's bytes: each rank's count of its own type.
+/// The sum of `counts`' first `n` elements (C adds them as ints).
 ///
 /// # Safety
-/// As [`summed`], for `counts` and `types` (an array of MPI_Datatype:
-/// pointers in Open MPI, ints in the MPICH family).
+/// `counts` is null or has at least `n` elements.
+pub unsafe fn summed(counts: Ints, n: usize) -> c_int {
+    // SAFETY: i < n, as the contract allows.
+    (0..n).filter_map(|i| unsafe { at(counts, i) }).fold(0, c_int::wrapping_add)
+}
+
+/// Alltoallw's bytes: each peer's count of its own type.
+///
+/// # Safety
+/// `counts` and `types` (an array of MPI_Datatype: pointers in Open MPI,
+/// ints in the MPICH family) are null or have an element for each of
+/// `comm`'s [`peers`].
 pub unsafe fn per_type(counts: Ints, types: *const c_void, comm: H) -> i64 {
     let ints = abi_ready().is_some_and(|a| a.handle_mask == 0xffff_ffff);
-    // SAFETY: i ranges over the group, as the contract allows; each
+    // SAFETY: i ranges over the peers, as the contract allows; each
     // element read at the handle's size in this library.
     let one = |i| unsafe {
         let t = if ints { at(types.cast::<u32>(), i).map(|t| t as H) } else { at(types.cast::<H>(), i) };
         t.zip(at(counts, i))
     };
-    (0..size_of(comm)).map(|i| one(i).map_or(0, |(t, n)| sized(t, n))).sum()
+    (0..peers(comm)).map(|i| one(i).map_or(0, |(t, n)| sized(t, n))).sum()
 }
 
 /// This rank's processor name (MPI_Get_processor_name), empty if MPI

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use darshan_apmpi::{OpId, APMPI};
 use libc::c_int;
 
-use crate::apmpi_real::{self as r, at, per_type, rank_in, received, size_of, sized, summed};
+use crate::apmpi_real::{self as r, at, peers, per_type, rank_in, received, size_of, sized, summed};
 use crate::apmpi_real::{Aint, Buf, CBuf, Ints, Req, Status, Types};
 use crate::mpi_abi::{abi_ready, mpi_err_other, H, MPI_SUCCESS};
 use crate::{clock, guard};
@@ -152,22 +152,6 @@ unsafe fn gathered_all_v(sbuf: CBuf, (scount, stype): (c_int, H), rcounts: Ints,
 /// Exports `$name` and `$pname`; the body counts operation `$op`, after
 /// a barrier on `$comm` for a synchronised collective, with `$bytes`.
 macro_rules! apmpi {
-    (@fns $name:ident, $pname:ident, ($($a:ident : $t:ty),*), $body:expr) => {
-        /// # Safety
-        /// Called by the program with the MPI function's own arguments.
-        #[no_mangle]
-        pub unsafe extern "C" fn $name($($a: $t),*) -> c_int {
-            $body
-        }
-
-        /// # Safety
-        /// As the MPI_ name.
-        #[no_mangle]
-        pub unsafe extern "C" fn $pname($($a: $t),*) -> c_int {
-            // SAFETY: same contract.
-            unsafe { $name($($a),*) }
-        }
-    };
     (@sync $comm:ident) => { Some($comm) };
     (@sync) => { None };
     (@bytes $bytes:expr) => {{
@@ -179,7 +163,7 @@ macro_rules! apmpi {
     }};
     (@bytes) => { None };
     ($name:ident, $pname:ident, $op:literal $(, sync = $comm:ident)?, ($($a:ident : $t:ty),*) $(, bytes = $bytes:expr)?) => {
-        apmpi!(@fns $name, $pname, ($($a: $t),*), {
+        mpi_pair!($name, $pname, ($($a: $t),*), {
             const OP: OpId = OpId::named($op);
             counted(
                 OP,

@@ -155,6 +155,28 @@ macro_rules! pmpi_or_plain {
     }};
 }
 
+/// Exports `$name` (MPI_x) and `$pname` (PMPI_x) with one body, as C
+/// Darshan's aliases do: a program, a Fortran binding or a tool may call
+/// either (docs/interposition.md rule 16).
+macro_rules! mpi_pair {
+    ($name:ident, $pname:ident, ($($a:ident : $t:ty),*), $body:expr) => {
+        /// # Safety
+        /// Called by the program with the MPI function's own arguments.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($a: $t),*) -> c_int {
+            $body
+        }
+
+        /// # Safety
+        /// As the MPI_ name.
+        #[no_mangle]
+        pub unsafe extern "C" fn $pname($($a: $t),*) -> c_int {
+            // SAFETY: same contract.
+            unsafe { $name($($a),*) }
+        }
+    };
+}
+
 /// The predefined handles the runtime itself uses.
 pub struct Abi {
     pub name: &'static str,
@@ -306,16 +328,18 @@ pub fn abi_ready() -> Option<&'static Abi> {
     ABI.get().and_then(|a| a.as_ref())
 }
 
-/// Size in bytes of `count` elements of `dt` (0 if MPI cannot say).
-pub fn type_bytes(dt: H, count: c_int) -> i64 {
-    let Some(f) = PMPI_Type_size() else { return 0 };
+/// Size in bytes of one element of `dt` (None if MPI cannot say).
+pub fn type_size(dt: H) -> Option<c_int> {
+    let f = PMPI_Type_size()?;
     let mut size: c_int = 0;
     // SAFETY: `size` is writable; `dt` is the caller's datatype handle,
     // which the real call just accepted.
-    if unsafe { f(dt, &mut size) } != MPI_SUCCESS {
-        return 0;
-    }
-    size as i64 * count as i64
+    (unsafe { f(dt, &mut size) } == MPI_SUCCESS).then_some(size)
+}
+
+/// Size in bytes of `count` elements of `dt` (0 if MPI cannot say).
+pub fn type_bytes(dt: H, count: c_int) -> i64 {
+    type_size(dt).map_or(0, |size| size as i64 * count as i64)
 }
 
 /// Bytes of `count` elements of `dt` for the large-count calls: the

@@ -126,10 +126,7 @@ fn mpi_shutdown() {
     });
 }
 
-/// # Safety
-/// Called by the program as MPI_Init.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Init(argc: *mut c_int, argv: *mut *mut *mut c_char) -> c_int {
+mpi_pair!(MPI_Init, PMPI_Init, (argc: *mut c_int, argv: *mut *mut *mut c_char), {
     let Some(real) = pmpi_or_plain!(m::PMPI_Init(), MPI_Init) else { return mpi_err_other() };
     // SAFETY: the program's own arguments, passed on unchanged.
     let ret = unsafe { real(argc, argv) };
@@ -139,66 +136,31 @@ pub unsafe extern "C" fn MPI_Init(argc: *mut c_int, argv: *mut *mut *mut c_char)
         mpi_started();
     }
     ret
-}
+});
 
-/// # Safety
-/// Called by the program as PMPI_Init.
-#[no_mangle]
-pub unsafe extern "C" fn PMPI_Init(argc: *mut c_int, argv: *mut *mut *mut c_char) -> c_int {
-    // SAFETY: same contract.
-    unsafe { MPI_Init(argc, argv) }
-}
-
-/// # Safety
-/// Called by the program as MPI_Init_thread.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Init_thread(
-    argc: *mut c_int,
-    argv: *mut *mut *mut c_char,
-    required: c_int,
-    provided: *mut c_int,
-) -> c_int {
-    let Some(real) = pmpi_or_plain!(m::PMPI_Init_thread(), MPI_Init_thread) else { return mpi_err_other() };
-    // SAFETY: the program's own arguments, passed on unchanged.
-    let ret = unsafe { real(argc, argv, required, provided) };
-    if ret == MPI_SUCCESS {
-        // SAFETY: MPI_Init_thread's arguments, as the program passed them.
-        unsafe { init::save_mpi_argv(argc, argv as *const *const *const c_char) };
-        mpi_started();
+mpi_pair!(
+    MPI_Init_thread,
+    PMPI_Init_thread,
+    (argc: *mut c_int, argv: *mut *mut *mut c_char, required: c_int, provided: *mut c_int),
+    {
+        let Some(real) = pmpi_or_plain!(m::PMPI_Init_thread(), MPI_Init_thread) else { return mpi_err_other() };
+        // SAFETY: the program's own arguments, passed on unchanged.
+        let ret = unsafe { real(argc, argv, required, provided) };
+        if ret == MPI_SUCCESS {
+            // SAFETY: MPI_Init_thread's arguments, as the program passed them.
+            unsafe { init::save_mpi_argv(argc, argv as *const *const *const c_char) };
+            mpi_started();
+        }
+        ret
     }
-    ret
-}
+);
 
-/// # Safety
-/// Called by the program as PMPI_Init_thread.
-#[no_mangle]
-pub unsafe extern "C" fn PMPI_Init_thread(
-    argc: *mut c_int,
-    argv: *mut *mut *mut c_char,
-    required: c_int,
-    provided: *mut c_int,
-) -> c_int {
-    // SAFETY: same contract.
-    unsafe { MPI_Init_thread(argc, argv, required, provided) }
-}
-
-/// # Safety
-/// Called by the program as MPI_Finalize.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_Finalize() -> c_int {
+mpi_pair!(MPI_Finalize, PMPI_Finalize, (), {
     mpi_shutdown();
     let Some(real) = pmpi_or_plain!(m::PMPI_Finalize(), MPI_Finalize) else { return mpi_err_other() };
     // SAFETY: no arguments.
     unsafe { real() }
-}
-
-/// # Safety
-/// Called by the program as PMPI_Finalize.
-#[no_mangle]
-pub unsafe extern "C" fn PMPI_Finalize() -> c_int {
-    // SAFETY: same contract.
-    unsafe { MPI_Finalize() }
-}
+});
 
 /// Time the real call and, if it succeeded and this thread records, hand
 /// the elapsed ticks to `rec`.
@@ -268,21 +230,10 @@ macro_rules! mpi_export {
     // The two exported functions; `$real` calls the real function
     // (None if there is none).
     (@fns $name:ident, $pname:ident, ($($a:ident : $t:ty),*), $at:ident = $pos:expr, $real:expr, |$t1:ident, $t2:ident| $rec:expr) => {
-        /// # Safety
-        /// Called by the program with the MPI function's own arguments.
-        #[no_mangle]
-        pub unsafe extern "C" fn $name($($a: $t),*) -> c_int {
+        mpi_pair!($name, $pname, ($($a: $t),*), {
             let $at = $pos;
             timed(|| $real, |$t1, $t2| $rec)
-        }
-
-        /// # Safety
-        /// As the MPI_ name.
-        #[no_mangle]
-        pub unsafe extern "C" fn $pname($($a: $t),*) -> c_int {
-            // SAFETY: same contract.
-            unsafe { $name($($a),*) }
-        }
+        });
     };
     ($name:ident, $pname:ident, ($($a:ident : $t:ty),*), $at:ident = $pos:expr, |$t1:ident, $t2:ident| $rec:expr) => {
         mpi_export!(@fns $name, $pname, ($($a: $t),*), $at = $pos,
@@ -427,10 +378,7 @@ mpi_export!(
     }
 );
 
-/// # Safety
-/// Called by the program as MPI_File_close.
-#[no_mangle]
-pub unsafe extern "C" fn MPI_File_close(fh: *mut H) -> c_int {
+mpi_pair!(MPI_File_close, PMPI_File_close, (fh: *mut H), {
     // The handle is reset by the call: keep it to find the record.
     // SAFETY: MPI requires a valid pointer to the program's handle.
     let handle = if fh.is_null() { 0 } else { unsafe { *fh } };
@@ -439,12 +387,4 @@ pub unsafe extern "C" fn MPI_File_close(fh: *mut H) -> c_int {
         || pmpi_or_plain!(m::PMPI_File_close(), MPI_File_close).map(|f| unsafe { f(fh) }),
         |t1, t2| MPIIO.on_close(handle, t1, t2),
     )
-}
-
-/// # Safety
-/// As MPI_File_close.
-#[no_mangle]
-pub unsafe extern "C" fn PMPI_File_close(fh: *mut H) -> c_int {
-    // SAFETY: same contract.
-    unsafe { MPI_File_close(fh) }
-}
+});

@@ -180,6 +180,9 @@ struct CallCounters {
     counters_at: usize,
     calls: &'static [usize],
     closed: &'static [usize],
+    /// The words a record of calls has: a shorter one counts none (APMPI's
+    /// header, beside its ranks' records).
+    min_words: usize,
 }
 
 const CALL_COUNTERS: [CallCounters; 9] = [
@@ -200,12 +203,14 @@ const CALL_COUNTERS: [CallCounters; 9] = [
             posix::RENAME_SOURCES,
         ],
         closed: &[posix::OPENS, posix::DUPS],
+        min_words: 0,
     },
     CallCounters {
         module: modules::STDIO,
         counters_at: stdio::COUNTERS_AT,
         calls: &[stdio::OPENS, stdio::FDOPENS, stdio::READS, stdio::WRITES, stdio::SEEKS, stdio::FLUSHES],
         closed: &[stdio::OPENS, stdio::FDOPENS],
+        min_words: 0,
     },
     CallCounters {
         module: modules::MPIIO,
@@ -226,18 +231,21 @@ const CALL_COUNTERS: [CallCounters; 9] = [
             mpiio::VIEWS,
         ],
         closed: &[mpiio::INDEP_OPENS, mpiio::COLL_OPENS],
+        min_words: 0,
     },
     CallCounters {
         module: modules::H5F,
         counters_at: h5f::COUNTERS_AT,
         calls: &[h5f::OPENS, h5f::FLUSHES],
         closed: &[h5f::OPENS],
+        min_words: 0,
     },
     CallCounters {
         module: modules::H5D,
         counters_at: h5d::COUNTERS_AT,
         calls: &[h5d::OPENS, h5d::READS, h5d::WRITES, h5d::FLUSHES],
         closed: &[h5d::OPENS],
+        min_words: 0,
     },
     CallCounters {
         module: modules::PNETCDF_FILE,
@@ -251,6 +259,7 @@ const CALL_COUNTERS: [CallCounters; 9] = [
             pnetcdf_file::SYNCS,
         ],
         closed: &[pnetcdf_file::CREATES, pnetcdf_file::OPENS],
+        min_words: 0,
     },
     CallCounters {
         module: modules::PNETCDF_VAR,
@@ -265,6 +274,7 @@ const CALL_COUNTERS: [CallCounters; 9] = [
             pnetcdf_var::NB_WRITES,
         ],
         closed: &[],
+        min_words: 0,
     },
     CallCounters {
         module: modules::POSIX_META,
@@ -292,10 +302,16 @@ const CALL_COUNTERS: [CallCounters; 9] = [
             posix_meta::MUNMAPS,
         ],
         closed: &[posix_meta::OPENDIRS],
+        min_words: 0,
     },
-    // A rank's APMPI record (its counters after id and rank); the header
-    // record, shorter, counts none (`record_calls`).
-    CallCounters { module: modules::APMPI, counters_at: 2, calls: &apmpi::CALL_COUNTS, closed: &[] },
+    // A rank's APMPI record (its counters after id and rank).
+    CallCounters {
+        module: modules::APMPI,
+        counters_at: 2,
+        calls: &apmpi::CALL_COUNTS,
+        closed: &[],
+        min_words: apmpi::PERF_SIZE / 8,
+    },
 ];
 
 /// The calls a record counts: its module's operation counters, and one
@@ -304,7 +320,7 @@ const CALL_COUNTERS: [CallCounters; 9] = [
 /// record too short for its module's layout (past its words, 0).
 pub fn record_calls(module: usize, words: &[u64]) -> u64 {
     let Some(c) = CALL_COUNTERS.iter().find(|c| c.module == module) else { return 0 };
-    if module == modules::APMPI && words.len() * 8 < apmpi::PERF_SIZE {
+    if words.len() < c.min_words {
         return 0;
     }
     calls_of(c, |k| words.get(c.counters_at + k).map_or(0, |&v| v as i64))

@@ -25,12 +25,12 @@ pub(crate) struct Merged {
     ranks: Vec<Perf>,
 }
 
-/// Each input's APMPI records, read as the inputs come.
+/// Each input's APMPI records, read as the inputs come: the ranks' with
+/// whether they come from a crash-safe file (their totals never added).
 #[derive(Default)]
 pub(crate) struct Gathered {
     headers: Vec<Header>,
-    ranks: Vec<Perf>,
-    killed: bool,
+    ranks: Vec<(Perf, bool)>,
 }
 
 impl Gathered {
@@ -40,14 +40,14 @@ impl Gathered {
         if log.header.mod_map[APMPI].len == 0 {
             return Ok(());
         }
+        let killed = is_crash_safe(&log.header);
         let mut r = ApmpiReader::new(log)?;
         while let Some(rec) = r.next_record()? {
             match rec {
                 Apmpi::Header(h) => self.headers.push(h),
-                Apmpi::Perf(p) => self.ranks.push(*p),
+                Apmpi::Perf(p) => self.ranks.push((*p, killed)),
             }
         }
-        self.killed |= is_crash_safe(&log.header);
         Ok(())
     }
 
@@ -55,35 +55,40 @@ impl Gathered {
     pub(crate) fn merged(self) -> Option<Merged> {
         let first = self.headers.first().cloned()?;
         let mut header = self.headers.into_iter().find(|h| h.rank == 0).unwrap_or(first);
+        let killed = self.ranks.iter().any(|r| r.1);
         let mut ranks = self.ranks;
-        if self.killed {
+        if killed {
             finish(&mut header, &mut ranks);
         }
-        Some(Merged { header, ranks })
+        Some(Merged { header, ranks: ranks.into_iter().map(|r| r.0).collect() })
     }
 }
 
-/// The calls a log's APMPI records count (its ranks' operations).
-pub(crate) fn calls_of(log: &LogFile) -> darshan_log::Result<u64> {
-    let mut r = ApmpiReader::new(log)?;
+/// The calls a log's APMPI records count (its ranks' operations); 0 for a
+/// region that cannot be read (the cost is an estimate: a merge that
+/// leaves the module out must not fail on it).
+pub(crate) fn calls_of(log: &LogFile) -> u64 {
+    let Ok(mut r) = ApmpiReader::new(log) else { return 0 };
     let mut calls = 0u64;
-    while let Some(rec) = r.next_record()? {
+    while let Ok(Some(rec)) = r.next_record() {
         if let Apmpi::Perf(p) = rec {
             let counters: Vec<i64> = p.counters.iter().map(|&v| v as i64).collect();
             calls = calls.saturating_add(darshan_log::cost::counters_calls(APMPI, &counters));
         }
     }
-    Ok(calls)
+    calls
 }
 
-/// What the shutdown would have added: each rank's totals, and the
-/// variances over the ranks onto the header.
-fn finish(header: &mut Header, ranks: &mut [Perf]) {
+/// What the shutdown would have added: the totals of the ranks from
+/// crash-safe files (a finished log's ranks have theirs), and the
+/// variances over every rank onto the header.
+fn finish(header: &mut Header, ranks: &mut [(Perf, bool)]) {
     let mut var = [[0u64; 3]; 2];
-    for (k, p) in ranks.iter_mut().enumerate() {
-        let (comm, sync) = c::rank_totals(p.global[0], |i| p.time[i], |i| p.sync[i]);
-        p.global = [comm, sync];
-        for (v, x) in var.iter_mut().zip([comm, sync]) {
+    for (k, (p, killed)) in ranks.iter_mut().enumerate() {
+        if *killed {
+            p.global = c::rank_totals(p.global[0], |i| p.time[i], |i| p.sync[i]).into();
+        }
+        for (v, x) in var.iter_mut().zip(p.global) {
             if k == 0 {
                 *v = variance_elem(x);
             } else {
@@ -134,15 +139,18 @@ mod tests {
     fn a_killed_jobs_ranks_get_the_totals_and_the_header_the_variances_of_a_shutdown() {
         // Ranks of 1, 2, 3 and 4 s in MPI (two operations and a sync time
         // on the last): variance 1.25; sync 0, 0, 0, 0.5: variance 0.046875.
+        // Rank 2 comes from a finished log: its totals stand as written.
+        let mut finished = rank(2, &[(5, 3.0)], &[]);
+        finished.global = [3.0, 0.0];
         let mut ranks = vec![
-            rank(0, &[(0, 1.0)], &[]),
-            rank(1, &[(0, 0.5), (30, 1.5)], &[]),
-            rank(2, &[(5, 3.0)], &[]),
-            rank(3, &[(24, 3.5)], &[(0, 0.5)]),
+            (rank(0, &[(0, 1.0)], &[]), true),
+            (rank(1, &[(0, 0.5), (30, 1.5)], &[]), true),
+            (finished, false),
+            (rank(3, &[(24, 3.5)], &[(0, 0.5)]), true),
         ];
         let mut h = Header { rank: 0, magic: c::MAGIC, ..Default::default() };
         finish(&mut h, &mut ranks);
-        let totals: Vec<[f64; 2]> = ranks.iter().map(|p| p.global).collect();
+        let totals: Vec<[f64; 2]> = ranks.iter().map(|p| p.0.global).collect();
         assert_eq!(totals, [[1.0, 0.0], [2.0, 0.0], [3.0, 0.0], [4.0, 0.5]]);
         assert!((h.variance_total_mpitime - 1.25).abs() < 1e-12, "{h:?}");
         assert!((h.variance_total_mpisynctime - 0.046875).abs() < 1e-12, "{h:?}");

@@ -15,7 +15,7 @@ apmpi!(MPI_Alltoall, PMPI_Alltoall, "MPI_ALLTOALL", sync = comm,
     bytes = sized(rtype, rcount).wrapping_mul(size_of(comm) as i64));
 apmpi!(MPI_Alltoallv, PMPI_Alltoallv, "MPI_ALLTOALLV", sync = comm,
     (sbuf: CBuf, scounts: Ints, sdispls: Ints, stype: H, rbuf: Buf, rcounts: Ints, rdispls: Ints, rtype: H, comm: H),
-    bytes = sized(rtype, summed(rcounts, comm)));
+    bytes = sized(rtype, summed(rcounts, peers(comm))));
 apmpi!(MPI_Alltoallw, PMPI_Alltoallw, "MPI_ALLTOALLW", sync = comm,
     (sbuf: CBuf, scounts: Ints, sdispls: Ints, stypes: Types, rbuf: Buf, rcounts: Ints, rdispls: Ints, rtypes: Types, comm: H),
     bytes = per_type(rcounts, rtypes, comm));
@@ -39,7 +39,7 @@ apmpi!(MPI_Scatterv, PMPI_Scatterv, "MPI_SCATTERV", sync = comm,
     bytes = scattered_v(root, rbuf, scounts, stype, (rcount, rtype)));
 apmpi!(MPI_Reduce_scatter, PMPI_Reduce_scatter, "MPI_REDUCE_SCATTER", sync = comm,
     (sbuf: CBuf, rbuf: Buf, rcounts: Ints, dt: H, op: H, comm: H),
-    bytes = sized(dt, summed(rcounts, comm)));
+    bytes = sized(dt, summed(rcounts, size_of(comm))));
 apmpi!(MPI_Scan, PMPI_Scan, "MPI_SCAN", sync = comm, (sbuf: CBuf, rbuf: Buf, count: c_int, dt: H, op: H, comm: H),
     bytes = sized(dt, count));
 apmpi!(MPI_Exscan, PMPI_Exscan, "MPI_EXSCAN", sync = comm, (sbuf: CBuf, rbuf: Buf, count: c_int, dt: H, op: H, comm: H),
@@ -57,7 +57,7 @@ apmpi!(MPI_Ialltoall, PMPI_Ialltoall, "MPI_IALLTOALL",
     bytes = sized(rtype, rcount).wrapping_mul(size_of(comm) as i64));
 apmpi!(MPI_Ialltoallv, PMPI_Ialltoallv, "MPI_IALLTOALLV",
     (sbuf: CBuf, scounts: Ints, sdispls: Ints, stype: H, rbuf: Buf, rcounts: Ints, rdispls: Ints, rtype: H, comm: H, rq: Req),
-    bytes = sized(rtype, summed(rcounts, comm)));
+    bytes = sized(rtype, summed(rcounts, peers(comm))));
 apmpi!(MPI_Ialltoallw, PMPI_Ialltoallw, "MPI_IALLTOALLW",
     (sbuf: CBuf, scounts: Ints, sdispls: Ints, stypes: Types, rbuf: Buf, rcounts: Ints, rdispls: Ints, rtypes: Types, comm: H, rq: Req),
     bytes = per_type(rcounts, rtypes, comm));
@@ -81,7 +81,7 @@ apmpi!(MPI_Iscatterv, PMPI_Iscatterv, "MPI_ISCATTERV",
     bytes = scattered_v(root, rbuf, scounts, stype, (rcount, rtype)));
 apmpi!(MPI_Ireduce_scatter, PMPI_Ireduce_scatter, "MPI_IREDUCE_SCATTER",
     (sbuf: CBuf, rbuf: Buf, rcounts: Ints, dt: H, op: H, comm: H, rq: Req),
-    bytes = sized(dt, summed(rcounts, comm)));
+    bytes = sized(dt, summed(rcounts, size_of(comm))));
 apmpi!(MPI_Iscan, PMPI_Iscan, "MPI_ISCAN", (sbuf: CBuf, rbuf: Buf, count: c_int, dt: H, op: H, comm: H, rq: Req),
     bytes = sized(dt, count));
 apmpi!(MPI_Iexscan, PMPI_Iexscan, "MPI_IEXSCAN", (sbuf: CBuf, rbuf: Buf, count: c_int, dt: H, op: H, comm: H, rq: Req),

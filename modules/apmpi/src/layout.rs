@@ -24,16 +24,8 @@ const _: () = assert!(NODE_AT + f::NAME_MAX / 8 == PERF_WORDS && HEADER_WORDS * 
 /// The records' ids, the hashes of their names (C 3.5.0's logs hold
 /// these; a test checks them against `darshan_log::record_id`): constants,
 /// as every recorded call looks a record's length up by its id.
-const HEADER_ID: u64 = 7_713_204_788_897_956_166;
-const PERF_ID: u64 = 2_250_748_219_237_254_214;
-
-pub fn header_id() -> u64 {
-    HEADER_ID
-}
-
-pub fn perf_id() -> u64 {
-    PERF_ID
-}
+pub const HEADER_ID: u64 = 7_713_204_788_897_956_166;
+pub const PERF_ID: u64 = 2_250_748_219_237_254_214;
 
 /// Words of the record `rec` starts with: the header's or a rank's.
 pub fn record_len(rec: &[u64]) -> usize {

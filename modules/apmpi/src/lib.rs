@@ -40,7 +40,7 @@ use darshan_log::counters::apmpi as f;
 use darshan_log::modules::APMPI as ID;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-pub use layout::{bucket, c_bytes, header_id, perf_id, OpId, HEADER_NAME, HEADER_WORDS, PERF_NAME, PERF_WORDS};
+pub use layout::{bucket, c_bytes, OpId, HEADER_ID, HEADER_NAME, HEADER_WORDS, PERF_ID, PERF_NAME, PERF_WORDS};
 use layout::{record_len, COUNTERS_AT, F_GLOBAL_AT, F_SYNC_AT, F_TIME_AT, NODE_AT};
 
 pub struct Apmpi {
@@ -61,8 +61,6 @@ struct State {
     node: [u8; f::NAME_MAX],
     /// Seconds per clock tick.
     tick_secs: f64,
-    /// The header's sync flag.
-    sync: bool,
     /// Where the records' names go (given at attach).
     ledger: Option<&'static Ledger>,
 }
@@ -87,7 +85,6 @@ impl Apmpi {
                 tried: false,
                 node: [0; f::NAME_MAX],
                 tick_secs: 0.0,
-                sync: false,
                 ledger: None,
             }),
             sync: AtomicBool::new(false),
@@ -105,7 +102,6 @@ impl Apmpi {
         let n = processor.len().min(f::NAME_MAX);
         st.node = [0; f::NAME_MAX];
         st.node[..n].copy_from_slice(&processor[..n]);
-        st.sync = sync;
         self.sync.store(sync, Ordering::Relaxed);
     }
 
@@ -120,7 +116,7 @@ impl Apmpi {
     /// in a barrier (the synchronised collectives).
     pub fn on_call(&self, op: OpId, bytes: Option<i64>, ticks: i64, sync_ticks: Option<i64>) {
         let mut st = self.lock();
-        let Some(at) = st.records() else { return };
+        let Some(at) = st.records(self.sync_collectives()) else { return };
         let tick_secs = st.tick_secs;
         let secs = ticks as f64 * tick_secs;
         let w = st.set.record_mut(at);
@@ -151,25 +147,26 @@ impl Apmpi {
 }
 
 impl State {
-    /// This rank's own record, made with the header at the first call;
-    /// None when the module is off, frozen or has no room.
-    fn records(&mut self) -> Option<usize> {
+    /// This rank's own record, made with the header (its sync flag
+    /// `sync`) at the first call; None when the module is off, frozen or
+    /// has no room.
+    fn records(&mut self, sync: bool) -> Option<usize> {
         if !self.tried && !self.set.frozen() {
             self.tried = true;
-            self.make_records();
+            self.make_records(sync);
         }
         self.perf.filter(|_| !self.set.frozen())
     }
 
-    fn make_records(&mut self) {
+    fn make_records(&mut self, sync: bool) {
         let Some(ledger) = self.ledger else { return };
-        let Some(h) = self.set.create(header_id(), HEADER_WORDS, &[]) else { return };
+        let Some(h) = self.set.create(HEADER_ID, HEADER_WORDS, &[]) else { return };
         let w = self.set.record_mut(h);
         w[2] = f::MAGIC as u64;
-        w[3] = self.sync as u64;
-        let Some(p) = self.set.create(perf_id(), PERF_WORDS, &[]) else { return };
+        w[3] = sync as u64;
+        let Some(p) = self.set.create(PERF_ID, PERF_WORDS, &[]) else { return };
         // As C registers them: the header's name, then the record's.
-        if !ledger.register_name(ID, header_id(), HEADER_NAME) || !ledger.register_name(ID, perf_id(), PERF_NAME) {
+        if !ledger.register_name(ID, HEADER_ID, HEADER_NAME) || !ledger.register_name(ID, PERF_ID, PERF_NAME) {
             return;
         }
         let node = self.node;
@@ -247,7 +244,7 @@ impl Module for Apmpi {
     /// Collective over the ranks that share the record (all of them):
     /// the totals, and the variances onto rank 0's header.
     fn reduce(&self, shared: &[u64], comm: &dyn Comm) {
-        if !shared.contains(&perf_id()) {
+        if !shared.contains(&PERF_ID) {
             return;
         }
         let mut st = self.lock();
@@ -277,10 +274,10 @@ impl Module for Apmpi {
     fn record_ids(&self, f: &mut dyn FnMut(u64)) {
         let st = self.lock();
         if let (0, Some(_)) = (st.set.rank(), st.header) {
-            f(header_id());
+            f(HEADER_ID);
         }
         if st.perf.is_some() {
-            f(perf_id());
+            f(PERF_ID);
         }
     }
     fn fork_child(&self) {

@@ -41,8 +41,9 @@ const ALLREDUCE: OpId = OpId::named("MPI_ALLREDUCE");
 
 #[test]
 fn the_record_ids_are_the_hashes_of_the_names_c_registers() {
-    assert_eq!(header_id(), darshan_log::record_id(b"darshan-apmpi-header"));
-    assert_eq!(perf_id(), darshan_log::record_id(b"APMPI"));
+    assert_eq!(HEADER_ID, darshan_log::record_id(HEADER_NAME));
+    assert_eq!(PERF_ID, darshan_log::record_id(PERF_NAME));
+    assert_eq!((HEADER_NAME, PERF_NAME), (&b"darshan-apmpi-header"[..], &b"APMPI"[..]));
 }
 
 #[test]
@@ -81,7 +82,7 @@ fn calls_add_counts_bytes_buckets_and_least_and_most_time() {
     m.on_call(SEND, Some(300_000), 50, None);
     m.on_call(BARRIER, None, 7, None);
     let r = m.own_record().unwrap();
-    assert_eq!((r[0], r[1] as i64), (perf_id(), 3));
+    assert_eq!((r[0], r[1] as i64), (PERF_ID, 3));
     assert_eq!(counter(&r, "MPI_SEND_CALL_COUNT"), 3);
     assert_eq!(counter(&r, "MPI_SEND_TOTAL_BYTES"), 300_404);
     assert_eq!(counter(&r, "MPI_SEND_MSG_SIZE_AGG_0_256"), 1);
@@ -140,11 +141,11 @@ fn rank_zero_writes_the_header_first_and_other_ranks_only_their_record() {
             assert_eq!(lens, [HEADER_WORDS, PERF_WORDS]);
             let b: Vec<u8> = runs[0].iter().flat_map(|w| w.to_le_bytes()).collect();
             let h = header_from(&b.try_into().unwrap(), false);
-            assert_eq!((h.id, h.rank, h.magic, h.sync_flag), (header_id(), 0, f::MAGIC, 0));
-            assert_eq!(ids, [header_id(), perf_id()]);
+            assert_eq!((h.id, h.rank, h.magic, h.sync_flag), (HEADER_ID, 0, f::MAGIC, 0));
+            assert_eq!(ids, [HEADER_ID, PERF_ID]);
         } else {
             assert_eq!(lens, [PERF_WORDS]);
-            assert_eq!(ids, [perf_id()]);
+            assert_eq!(ids, [PERF_ID]);
         }
     }
 }
