@@ -32,9 +32,9 @@ if ! grep -F 'the runtime records AutoPerf' "$w/install.err" > /dev/null; then
     failed=$((failed + 1))
 fi
 mkdir -p "$w/src" "$w/c-bin" "$w/our-bin"
-for f in darshan-parser.c darshan-dxt-parser.c darshan-convert.c lookup3.c; do cp "$w/c/darshan-util/$f" "$w/src/"; done
+for f in darshan-parser.c darshan-dxt-parser.c darshan-convert.c darshan-diff.c lookup3.c; do cp "$w/c/darshan-util/$f" "$w/src/"; done
 # darshan-convert.c with the lookup3.c darshan-util's Makefile links in.
-for p in darshan-parser darshan-dxt-parser darshan-convert; do
+for p in darshan-parser darshan-dxt-parser darshan-convert darshan-diff; do
     extra=()
     [ $p = darshan-convert ] && extra=("$w/src/lookup3.c")
     twins_build_c "$w" "$w/c-bin/$p" "$w/src/$p.c" "${extra[@]}"
@@ -79,6 +79,13 @@ for tree in prefix plain; do
         -x DARSHAN_LOGPATH="$w/run-$tree" -x DARSHAN_MMAP_LOGPATH="$w/run-$tree" "$w/apmpi_calls" 3 > /dev/null
 done
 ours=$(ls "$w"/run-prefix/*.darshan)
+# Two more of our runs, for darshan-diff: 2 ranks and one round; 4 ranks
+# with sync times.
+for v in two sync; do rm -rf "$w/run-$v" && mkdir -p "$w/run-$v"; done
+timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 -x LD_PRELOAD="$w/prefix/lib/libdarshan.so" \
+    -x DARSHAN_LOGPATH="$w/run-two" -x DARSHAN_MMAP_LOGPATH="$w/run-two" "$w/apmpi_calls" 1 > /dev/null
+timeout 300 mpirun --allow-run-as-root --oversubscribe -np 4 -x LD_PRELOAD="$w/prefix/lib/libdarshan.so" -x DARSHAN_APMPI_COLL_SYNC=1 \
+    -x DARSHAN_LOGPATH="$w/run-sync" -x DARSHAN_MMAP_LOGPATH="$w/run-sync" "$w/apmpi_calls" 3 > /dev/null
 region() { target/release/darshan-parser "$1" 2> /dev/null | grep -E '^# APMPI module: ' || true; }
 if [ -z "$(region "$ours")" ]; then
     echo "util_autoperf: the runtime installed with --enable-apmpi-mod wrote no APMPI region"
@@ -150,6 +157,40 @@ for log in "${logs[@]}"; do
     fi
 done
 count "PyDarshan's APMPI records and names through our library as through C's" $n $bad
+
+# darshan-diff: APMPI lines as made from C's parser output of both logs.
+two=$(ls "$w"/run-two/*.darshan)
+sync=$(ls "$w"/run-sync/*.darshan)
+rel=../shared/corpus/logs/release_logs__mpi-io-test-x86_64
+pairs=("$rel-3.3.0.darshan $rel-3.3.1.darshan" "$rel-3.4.0.darshan $rel-3.4.7.darshan"
+    "../shared/corpus/logs/apmpi__darshan-apmpi-2nodes-64mpi.darshan $rel-3.4.6.darshan"
+    "$ours $two" "$two $ours" "$ours $sync" "$sync $two" "$sync $sync" "$ours ../shared/corpus/logs/apmpi__darshan-apmpi-2nodes-64mpi.darshan")
+n=0 bad=0 lines=0 c_died=0
+for pair in "${pairs[@]}"; do
+    read -r l1 l2 <<< "$pair"
+    n=$((n + 1))
+    k=diff$n
+    timeout 120 "$w/c-bin/darshan-parser" "$l1" > "$w/out/$k.p1" 2> /dev/null
+    timeout 120 "$w/c-bin/darshan-parser" "$l2" > "$w/out/$k.p2" 2> /dev/null
+    run "$w/out/tool" "$k" "$w/prefix/bin/darshan-diff" "$l1" "$l2"
+    run "$w/out/ours" "$k" "$w/our-bin/darshan-diff" "$l1" "$l2"
+    (run "$w/out/c" "$k" "$w/c-bin/darshan-diff" "$l1" "$l2") 2> /dev/null # (the shell says how it died)
+    run "$w/out/plain" "$k" "$w/plain/bin/darshan-diff" "$l1" "$l2"
+    [ "$(cat "$w/out/c/$k.status")" = 0 ] || c_died=$((c_died + 1))
+    lines=$((lines + $(grep -c '^[-+] APMPI' "$w/out/tool/$k.out" || true)))
+    what="darshan-diff $(basename "$l1") $(basename "$l2")"
+    if ! python3 tests/c-darshan/apmpi_diff_expect.py "$w/out/$k.p1" "$w/out/$k.p2" "$w/out/tool/$k.out"; then
+        echo "util_autoperf: $what: APMPI lines not as C's parser output makes them"
+        bad=$((bad + 1))
+    elif ! alike "$what, C's darshan-diff.c on our library against our tool," "$w/out/ours/$k" "$w/out/tool/$k"; then
+        bad=$((bad + 1))
+    elif ! cmp -s "$w/out/tool/$k.err" "$w/out/plain/$k.err" || grep -q 'APMPI' "$w/out/plain/$k.out"; then
+        echo "util_autoperf: $what: stderr not the default tree's, or APMPI lines from the default tree"
+        bad=$((bad + 1))
+    fi
+done
+[ $lines -gt 1000 ] || { echo "util_autoperf: darshan-diff printed only $lines APMPI lines over ${#pairs[@]} pairs"; failed=$((failed + 1)); }
+count "darshan-diff's APMPI lines against C's parser output of both logs ($lines lines; C's darshan-diff.c on C's library died on $c_died)" $n $bad
 
 # Installed without the option: a default C build's darshan-parser.
 n=0 bad=0

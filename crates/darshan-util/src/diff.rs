@@ -22,7 +22,8 @@
 //!
 //! Our own modules with counters (IO_URING, PROCESSES, POSIX_META), which
 //! C's tools do not see, are compared after C's, in the same form; a log
-//! without them gets C's output.
+//! without them gets C's output. AutoPerf's APMPI records are compared
+//! where the tree was installed to read them ([`crate::diff_apmpi`]).
 
 use std::collections::{HashMap, VecDeque};
 
@@ -31,6 +32,8 @@ use darshan_log::source::FileSource;
 use darshan_log::{LogFile, NameTable, Record};
 
 use crate::cfmt::{push_f6, push_i64, push_u64};
+use crate::diff_apmpi::{self, ApmpiSide};
+use crate::installed::reads_autoperf;
 use crate::out::Out;
 
 /// C's `darshan_module_names` count: the modules darshan-diff reads.
@@ -45,6 +48,8 @@ struct Side {
     /// Per record id, its records of each module of [`modules_read`] it
     /// has (by position in that list).
     recs: HashMap<u64, Lists>,
+    /// APMPI's records, which are not [`Record`]s.
+    apmpi: ApmpiSide,
 }
 
 /// One record id's records: (module slot, its records by rank). Sparse:
@@ -65,11 +70,11 @@ fn take(lists: &mut Lists, slot: usize) -> VecDeque<Record> {
 /// ours with counters.
 fn modules_read() -> Vec<usize> {
     let ours = EXTENSION_MODULES.iter().map(|e| e.0).filter(|&m| !counter_names(m).0.is_empty());
-    (0..C_MODULES).filter(|&m| read_by_c(m)).chain(ours).collect()
+    (0..C_MODULES).filter(|&m| read_by_c(m) || reads_autoperf(m)).chain(ours).collect()
 }
 
 /// Modules with darshan-util handlers in a default C build (NULL, APXC
-/// and APMPI have none: their records are never read).
+/// and APMPI have none: their records are read only when install said so).
 fn read_by_c(m: usize) -> bool {
     m < C_MODULES && !matches!(m, NULL | APXC | APMPI)
 }
@@ -172,10 +177,15 @@ impl Side {
     /// Every record of every module C reads; Err(module name) if one
     /// cannot be read.
     fn build(log: LogFile<FileSource>, names: NameTable) -> Result<Side, &'static str> {
-        let mut side = Side { log, names, order: Vec::new(), recs: HashMap::new() };
+        let mut side = Side { log, names, order: Vec::new(), recs: HashMap::new(), apmpi: ApmpiSide::default() };
         let modules = modules_read();
         for (slot, &m) in modules.iter().enumerate() {
             if side.log.header.mod_map[m].len == 0 {
+                continue;
+            }
+            if m == APMPI {
+                let order = &mut side.order;
+                diff_apmpi::read(&side.log, &mut side.apmpi, |id| order.push(id)).map_err(|_| module_name(m))?;
                 continue;
             }
             let mut reader = side.log.module_reader(m).map_err(|_| module_name(m))?;
@@ -189,10 +199,11 @@ impl Side {
                     Ok(false) => break,
                     Err(_) => return Err(module_name(m)),
                 }
-                let lists = side.recs.entry(r.id).or_insert_with(|| {
+                let first = !side.recs.contains_key(&r.id) && !side.apmpi.recs.contains_key(&r.id);
+                let lists = side.recs.entry(r.id).or_default();
+                if first {
                     side.order.push(r.id);
-                    Vec::with_capacity(1)
-                });
+                }
                 let list = match lists.iter().position(|l| l.0 == slot) {
                     Some(i) => &mut lists[i].1,
                     None => {
@@ -223,31 +234,63 @@ fn records_diff(out: &mut Out, mut a: Side, mut z: Side) {
     let compared: Vec<(usize, usize)> = modules.iter().copied().enumerate().filter(|&(_, m)| compared(m)).collect();
     for id in std::mem::take(&mut a.order) {
         out.buf().push(b'\n');
-        let Some(mut l1) = a.recs.remove(&id) else { continue };
+        let mut l1 = a.recs.remove(&id).unwrap_or_default();
         let mut l2 = z.recs.remove(&id).unwrap_or_default();
         for &(slot, m) in &compared {
-            let (v1, v2) = (a.log.header.mod_ver[m], z.log.header.mod_ver[m]);
+            if m == APMPI {
+                apmpi_pair(out, id, &mut a, &mut z);
+                continue;
+            }
             let (mut q1, mut q2) = (take(&mut l1, slot), take(&mut l2, slot));
-            let both = !q1.is_empty() && !q2.is_empty();
-            if both && v1 != v2 {
-                out.flush();
-                crate::say_raw!(
-                    "Warning: skipping {} module data due to incompatibleversion numbers (file1={v1}, file2={v2}).\n",
-                    module_name(m)
-                );
+            if versions_differ(out, m, &a, &z, !q1.is_empty() && !q2.is_empty()) {
                 continue;
             }
             pair_by_rank(out, m, &mut q1, &mut q2, &a, &z);
         }
     }
     for id in std::mem::take(&mut z.order) {
-        let Some(mut lists) = z.recs.remove(&id) else { continue };
+        let mut lists = z.recs.remove(&id).unwrap_or_default();
+        let mut apmpi = z.apmpi.recs.remove(&id).unwrap_or_default();
         for &(slot, m) in &compared {
             let mut q = take(&mut lists, slot);
             while let Some(r) = q.pop_front() {
                 module_diff(out, m, None, Some((&r, z.name(&r))));
             }
+            if m != APMPI {
+                continue;
+            }
+            while let Some(r) = apmpi.pop_front() {
+                diff_apmpi::only_second(out.buf(), &r, &z.apmpi);
+                out.maybe_flush();
+            }
         }
+    }
+}
+
+/// Whether module `m`'s records, which both logs have, are of different
+/// versions; C's warning (its words, its missing space) says so.
+fn versions_differ(out: &mut Out, m: usize, a: &Side, z: &Side, both: bool) -> bool {
+    let (v1, v2) = (a.log.header.mod_ver[m], z.log.header.mod_ver[m]);
+    if !both || v1 == v2 {
+        return false;
+    }
+    out.flush();
+    crate::say_raw!(
+        "Warning: skipping {} module data due to incompatibleversion numbers (file1={v1}, file2={v2}).\n",
+        module_name(m)
+    );
+    true
+}
+
+/// The APMPI records of `id` in both logs, rank by rank.
+fn apmpi_pair(out: &mut Out, id: u64, a: &mut Side, z: &mut Side) {
+    let mut q1 = a.apmpi.recs.remove(&id).unwrap_or_default();
+    let mut q2 = z.apmpi.recs.remove(&id).unwrap_or_default();
+    if versions_differ(out, APMPI, a, z, !q1.is_empty() && !q2.is_empty()) {
+        return;
+    }
+    while diff_apmpi::next_pair(out.buf(), &mut q1, &mut q2, &a.apmpi, &z.apmpi) {
+        out.maybe_flush();
     }
 }
 

@@ -14,6 +14,7 @@ pub mod cli;
 pub mod combine;
 pub mod describe;
 pub mod diff;
+pub mod diff_apmpi;
 pub mod dxt;
 pub mod dxt_print;
 pub mod getopt;

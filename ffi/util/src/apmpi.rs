@@ -9,8 +9,9 @@
 //! Where darshan-util keeps, static to the process, whether the header
 //! was read, written or printed (so that a second log in one process is
 //! misread), ours keeps it per handle when reading and writing, and when
-//! printing tells the header by its magic. Its diff (`log_print_diff`) is
-//! left NULL.
+//! printing or diffing tells the header by its magic. Its diff
+//! (`log_print_diff`) is darshan-diff's (darshan_util::diff_apmpi), with
+//! the two logs' sync flags kept from the headers diffed last.
 
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -46,7 +47,7 @@ pub static apmpi_logutils: Funcs = Funcs {
     log_put_record: Some(put),
     log_print_record: Some(print),
     log_print_description: Some(description),
-    log_print_diff: None,
+    log_print_diff: Some(diff),
     log_agg_records: None,
     log_sizeof_record: None,
     log_record_metrics: None,
@@ -133,6 +134,30 @@ unsafe extern "C" fn print(rec: *mut c_void, _name: *mut c_char, _mnt: *mut c_ch
         let mut out = Vec::new();
         printer.print(&mut out, &r);
         SYNC.store(printer.sync(), Ordering::Relaxed);
+        crate::printing::c_print(&out);
+    })
+}
+
+/// Whether the headers diffed last (the first log's, the second's) said
+/// sync times were measured: darshan-diff.c diffs the header's id before
+/// the ranks' (it is the first record of a log).
+static DIFF_SYNC: [AtomicBool; 2] = [AtomicBool::new(false), AtomicBool::new(false)];
+
+unsafe extern "C" fn diff(r1: *mut c_void, _n1: *mut c_char, r2: *mut c_void, _n2: *mut c_char) {
+    crate::guarded((), || {
+        let side = |rec: *mut c_void| {
+            // SAFETY: the caller's: each null or an APMPI record.
+            (!rec.is_null()).then(|| unsafe { record_at(rec.cast()) })
+        };
+        let (one, two) = (side(r1), side(r2));
+        for (flag, rec) in DIFF_SYNC.iter().zip([&one, &two]) {
+            if let Some(Apmpi::Header(h)) = rec {
+                flag.store(h.sync_flag != 0, Ordering::Relaxed);
+            }
+        }
+        let [s1, s2] = [0, 1].map(|k| DIFF_SYNC[k].load(Ordering::Relaxed));
+        let mut out = Vec::new();
+        darshan_util::diff_apmpi::diff_records(&mut out, one.as_ref(), two.as_ref(), s1, s2);
         crate::printing::c_print(&out);
     })
 }
