@@ -130,33 +130,44 @@ fn changes(this: &FactMap, earlier: &[FactMap], scale: Scale) -> Vec<Change> {
     out.into_iter().map(|x| x.1).collect()
 }
 
-/// The slowest rank of each scope whose slowest-rank time moved.
+/// The slowest rank of each scope whose slowest-rank time (in I/O, or
+/// in MPI communication) moved.
 fn rank_notes(changes: &[Change], this: &FactMap, earlier: &[FactMap]) -> Vec<RankNote> {
     let mut out = Vec::new();
-    for c in changes.iter().filter(|c| c.fact == "slowest_rank_time") {
+    for c in changes {
+        let spent = match c.fact.as_str() {
+            "slowest_rank_time" => "in I/O",
+            "slowest_rank_comm_time" => "in MPI communication",
+            _ => continue,
+        };
         let rank_key = (c.scope.clone(), "slowest_rank".to_string());
         let Some(rank) = this.get(&rank_key).map(|r| *r as i64) else { continue };
         let before: Vec<i64> = earlier.iter().filter_map(|f| f.get(&rank_key)).map(|r| *r as i64).collect();
         let usual = crate::judge::mode(&before).map(|m| m.0);
-        let t = |v: f64| words::value(Kind::Time, v);
-        let said = match usual {
-            Some(u) if u != rank => format!(
-                "rank {rank} is the slowest now, {} in I/O; the slowest was usually rank {u}, with {}",
-                t(c.now),
-                t(c.band.median)
-            ),
-            _ => format!("rank {rank}, the usual slowest, has {} in I/O now; usually {}", t(c.now), t(c.band.median)),
-        };
         out.push(RankNote {
             scope: c.scope.clone(),
             rank,
             time: c.now,
             usual_rank: usual,
             usual_time: c.band.median,
-            said,
+            said: rank_said(rank, usual, spent, c),
         });
     }
     out
+}
+
+/// The slowest rank now, in words, against the usual slowest (None: the
+/// earlier runs do not say which rank it was).
+fn rank_said(rank: i64, usual: Option<i64>, spent: &str, c: &Change) -> String {
+    let t = |v: f64| words::value(Kind::Time, v);
+    let (now, median) = (t(c.now), t(c.band.median));
+    match usual {
+        Some(u) if u != rank => {
+            format!("rank {rank} is the slowest now, {now} {spent}; the slowest was usually rank {u}, with {median}")
+        }
+        Some(_) => format!("rank {rank}, the usual slowest, has {now} {spent} now; usually {median}"),
+        None => format!("rank {rank} is the slowest now, {now} {spent}; the slowest rank usually had {median}"),
+    }
 }
 
 /// The files and ranks behind one change, in words (at most 5 files).

@@ -120,3 +120,66 @@ fn runs_without_apmpi_records_made_every_mpi_figure_of_the_first_run_with_them_m
     let without = compare(&run_log(&d.join("without"), 8, None), &opts).unwrap();
     assert_eq!(without.status, Status::Consistent, "{}: {:?}", without.said, without.changes);
 }
+
+/// A straggler in MPI: the tenth run's rank 2 spends 30 s in
+/// MPI_Allreduce, the others 8 s as before. History named the slowest
+/// rank in I/O but not in communication; it names rank 2, against the
+/// rank that was usually slowest (rank 3: the runs' noise, 0.05 s ×
+/// ((run + rank) mod 5), puts it there in 4 of the 8 earlier runs).
+#[test]
+fn history_did_not_name_the_slowest_rank_in_mpi_communication() {
+    let d = out_dir("straggler");
+    let opts = history_of(&d, |tree, i| run_log(tree, i, 8.0));
+    let log = run_log(&d.join("straggler"), 9, 8.0);
+    // The same run, its rank 2 held up in MPI_Allreduce.
+    let slow = straggler(&log, &d.join("slow"), 2, 30.0);
+    let s = compare(&slow, &opts).unwrap();
+    let note = s.ranks.iter().find(|r| r.scope == "APMPI").unwrap_or_else(|| panic!("{:?}", s.ranks));
+    assert_eq!((note.rank, note.usual_rank), (2, Some(3)), "{note:?}");
+    assert!((32.0..32.3).contains(&note.time), "{note:?}");
+    assert!(
+        note.said.starts_with("rank 2 is the slowest now, ")
+            && note.said.contains(" in MPI communication; the slowest was usually rank 3"),
+        "{}",
+        note.said
+    );
+    let change = s.changes.iter().find(|c| c.fact == "slowest_rank_comm_time").unwrap();
+    assert!(change.carriers.contains(&note.said), "{change:?}");
+
+    // A database whose earlier runs were stored before the rank was:
+    // which rank was usually slowest is not known, and not made up.
+    let conn = rusqlite::Connection::open(&opts.db).unwrap();
+    let gone = conn.execute("DELETE FROM job_facts WHERE module = 'APMPI' AND fact = 'slowest_rank'", []).unwrap();
+    assert_eq!(gone, 8);
+    drop(conn);
+    let s = compare(&slow, &opts).unwrap();
+    let note = s.ranks.iter().find(|r| r.scope == "APMPI").unwrap();
+    assert_eq!((note.rank, note.usual_rank), (2, None), "{note:?}");
+    assert!(note.said.contains("in MPI communication; the slowest rank usually had"), "{}", note.said);
+}
+
+/// `log` written again to `dir` with rank `r`'s MPI_Allreduce at
+/// `seconds`.
+fn straggler(log: &Path, dir: &Path, r: i64, seconds: f64) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let l = darshan_log::LogFile::open(log).unwrap();
+    let mut reader = darshan_log::autoperf::ApmpiReader::new(&l).unwrap();
+    let (mut header, mut ranks) = (None, Vec::new());
+    while let Some(rec) = reader.next_record().unwrap() {
+        match rec {
+            darshan_log::autoperf::Apmpi::Header(h) => header = Some(h),
+            darshan_log::autoperf::Apmpi::Perf(mut p) => {
+                if p.rank == r {
+                    let t = at(&c::F_TIME_NAMES, "MPI_ALLREDUCE_TOTAL_TIME");
+                    p.global[0] += seconds - p.time[t];
+                    p.time[t] = seconds;
+                }
+                ranks.push(*p);
+            }
+        }
+    }
+    let io = (0..4).map(|r| synth::posix_io("/scratch/out.dat", r, 0, 100, 1 << 20, 1.0, 2.0)).collect();
+    let out = dir.join(log.file_name().unwrap());
+    synth::write_apmpi_log(&out, &l.job, io, &header.unwrap(), &ranks).unwrap();
+    out
+}

@@ -327,6 +327,10 @@ impl FactsBuilder {
     /// MPI rather than to I/O is told from its history.
     pub fn comm(&mut self, t: &CommTotals) {
         let module = module_name(modules::APMPI);
+        if t.most.seconds > 0.0 && t.most.seconds.is_finite() {
+            // Which rank, as the I/O scopes name theirs (rank 0 too).
+            self.comm.push((module.to_string(), "slowest_rank".into(), t.most.rank as f64));
+        }
         let mut push = |fact: String, v: f64| {
             if v != 0.0 && v.is_finite() {
                 self.comm.push((module.to_string(), fact, v));

@@ -120,11 +120,13 @@ impl<'c> RecordTables<'c> {
         if columns_of(self.conn, "mpi_comm")?.is_empty() {
             return Ok(None);
         }
-        let mut st = self.conn.prepare_cached("SELECT comm_seconds, most_seconds FROM mpi_comm WHERE log_id = ?1")?;
+        let mut st =
+            self.conn.prepare_cached("SELECT comm_seconds, most_seconds, most_rank FROM mpi_comm WHERE log_id = ?1")?;
         let mut rows = st.query([log_id])?;
         let Some(r) = rows.next()? else { return Ok(None) };
         let mut t = CommTotals { seconds: r.get(0)?, ..Default::default() };
         t.most.seconds = r.get(1)?;
+        t.most.rank = r.get(2)?;
         let mut st =
             self.conn.prepare_cached("SELECT operation, calls, bytes, seconds FROM mpi_ops WHERE log_id = ?1")?;
         let mut rows = st.query([log_id])?;
