@@ -14,7 +14,8 @@
 #     library, and as the log they converted;
 #   * PyDarshan's APMPI records and counter names through our library as
 #     through C's (a process per log: C's reader takes the first record
-#     of a process for the header, not of a log);
+#     of a process for the header, not of a log), and through ours with
+#     every log read in one process;
 #   * a tree installed without the option still prints what a default C
 #     build prints (the corpus's recordings of C's darshan-parser).
 set -euo pipefail
@@ -157,6 +158,19 @@ for log in "${logs[@]}"; do
     fi
 done
 count "PyDarshan's APMPI records and names through our library as through C's" $n $bad
+
+# PyDarshan over every log in one process, through our library: each log
+# read as C's library reads it alone (C's misreads every log after the
+# first one of a process).
+rm -rf "$w/out/many" && mkdir -p "$w/out/many"
+PYTHONPATH=$py PATH="$w/prefix/bin:$PATH" timeout 600 .venv/bin/python tests/pydarshan/apmpi_dump.py --many "$w/out/many" "${logs[@]}"
+n=0 bad=0
+for log in "${logs[@]}"; do
+    b=$(basename "$log" .darshan)
+    n=$((n + 1))
+    python3 tests/pydarshan/apmpi_dump.py --compare "$w/out/$b.py.c.json" "$w/out/many/$b.json" "$w/prefix/lib" || bad=$((bad + 1))
+done
+count "PyDarshan reading all of them in one process through our library, against C's one per process" $n $bad
 
 # darshan-diff: APMPI lines as made from C's parser output of both logs.
 two=$(ls "$w"/run-two/*.darshan)

@@ -3,10 +3,13 @@ libdarshan-util it loaded (DarshanReport's own reader), and the APMPI
 counter names it reads from the library, as JSON; or two such files
 compared (tests/c-darshan/util_autoperf.sh).
 
-One log per process: C's reader tells the header from a rank's record by
-a flag static to the process, so a second log would be misread there.
+One log per process for C's library: its reader tells the header from a
+rank's record by a flag static to the process, so a second log is misread
+there. Ours keeps it per log: --many reads every log in one process, as a
+facility script looping over logs does, each into OUT_DIR/NAME.json.
 
 Usage: apmpi_dump.py LOG OUT.json
+       apmpi_dump.py --many OUT_DIR LOG...
        apmpi_dump.py --compare C.json OURS.json OUR_LIB_DIR
 """
 import json
@@ -62,4 +65,9 @@ def compare(c_path, ours_path, our_lib):
 
 if sys.argv[1] == "--compare":
     sys.exit(0 if compare(*sys.argv[2:5]) else 1)
+if sys.argv[1] == "--many":
+    for log in sys.argv[3:]:
+        name = os.path.basename(log)[: -len(".darshan")]
+        dump(log, os.path.join(sys.argv[2], name + ".json"))
+    sys.exit(0)
 dump(sys.argv[1], sys.argv[2])
