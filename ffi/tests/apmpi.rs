@@ -237,11 +237,38 @@ fn a_killed_jobs_files_merge_into_its_profile_with_the_shutdowns_totals(mpi: Mpi
     );
 }
 
+/// Threads of one rank calling MPI at once (MPI_THREAD_MULTIPLE):
+/// tests/programs/apmpi_threads.c's 4 threads make 300 rounds each of
+/// MPI_Allreduce (one int), MPI_Iprobe and MPI_Test. No call is lost or
+/// counted twice, and no other operation is counted.
+fn calls_from_threads_at_once_are_each_counted_once(mpi: Mpi) {
+    const THREADS: u64 = 4;
+    const ROUNDS: u64 = 300;
+    let dir = scratch(&format!("apmpi_threads_{}", mpi.tag()));
+    let exe = mpi::mpicc_with(mpi, "apmpi_threads", &dir, &["-pthread"]);
+    let logs = mpi::mpirun(mpi, &exe, &[&ROUNDS.to_string()], &dir, &[("DARSHAN_MOD_ENABLE", "APMPI")]);
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    let (_, ranks) = records(&logs[0]);
+    assert_eq!(ranks.len() as i64, NP);
+    let at = |name: &str| f::NAMES.iter().position(|n| *n == name).unwrap();
+    let calls = THREADS * ROUNDS;
+    for p in &ranks {
+        let got = |name: &str| p.counters[at(name)];
+        assert_eq!(got("MPI_ALLREDUCE_CALL_COUNT"), calls, "{mpi:?} rank {}", p.rank);
+        assert_eq!(got("MPI_ALLREDUCE_TOTAL_BYTES"), calls * 4, "{mpi:?} rank {}", p.rank);
+        assert_eq!(got("MPI_IPROBE_CALL_COUNT"), calls, "{mpi:?} rank {}", p.rank);
+        assert_eq!(got("MPI_TEST_CALL_COUNT"), calls, "{mpi:?} rank {}", p.rank);
+        let all: u64 = f::CALL_COUNTS.iter().map(|&k| p.counters[k]).sum();
+        assert_eq!(all, 3 * calls, "{mpi:?} rank {}: other operations counted", p.rank);
+    }
+}
+
 on_both_mpis!(
     a_killed_jobs_files_merge_into_its_profile_with_the_shutdowns_totals,
     every_rank_counts_the_calls_its_pattern_makes,
     collectives_synchronised_on_request_have_sync_times,
     a_job_that_does_not_ask_has_no_apmpi_region,
+    calls_from_threads_at_once_are_each_counted_once,
 );
 
 /// A serial program built against an MPI stub library (mpi-serial's kind:
