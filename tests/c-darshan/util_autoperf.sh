@@ -16,6 +16,8 @@
 #     through C's (a process per log: C's reader takes the first record
 #     of a process for the header, not of a log), and through ours with
 #     every log read in one process;
+#   * the mutation harness over these logs with the tree's tools (and
+#     libdarshan-util's reader set alike);
 #   * a tree installed without the option still prints what a default C
 #     build prints (the corpus's recordings of C's darshan-parser).
 set -euo pipefail
@@ -205,6 +207,26 @@ for pair in "${pairs[@]}"; do
 done
 [ $lines -gt 1000 ] || { echo "util_autoperf: darshan-diff printed only $lines APMPI lines over ${#pairs[@]} pairs"; failed=$((failed + 1)); }
 count "darshan-diff's APMPI lines against C's parser output of both logs ($lines lines; C's darshan-diff.c on C's library died on $c_died)" $n $bad
+
+# Hostile input on the code that reads APMPI records, which only a tree
+# installed with the option runs: the mutation harness (crates/log-mutants)
+# over these logs with the tree's tools, and libdarshan-util's reader with
+# the same setting written in (no crash, a documented status, within the
+# memory bound).
+rm -rf "$w/mutbin" && mkdir -p "$w/mutbin"
+for f in "$w"/prefix/bin/*; do ln -s "$(realpath "$f")" "$w/mutbin/$(basename "$f")"; done
+cp target/release/darshan-util-read "$w/mutbin/"
+(. scripts/site-config.sh && util_config="APMPI"$'\n' && util_config_write "$w/mutbin/darshan-util-read")
+rm -rf "$w/mutseeds" && mkdir -p "$w/mutseeds"
+for log in "${logs[@]}"; do cp "$log" "$w/mutseeds/"; done
+if ! timeout 1200 target/release/log-mutants --bin "$w/mutbin" --per-log 12 --seed 3 --timeout 60 \
+    --work "$w/mutants" --json "$w/mutants/report.json" "$w/mutseeds" > "$w/mutants.out" 2>&1; then
+    echo "util_autoperf: the mutation harness with the tree's tools failed:"
+    head -n 30 "$w/mutants.out"
+    failed=$((failed + 1))
+else
+    echo "util_autoperf: $(head -n 1 "$w/mutants.out")"
+fi
 
 # Installed without the option: a default C build's darshan-parser.
 n=0 bad=0
