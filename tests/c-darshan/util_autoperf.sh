@@ -177,10 +177,12 @@ count "PyDarshan reading all of them in one process through our library, against
 # darshan-diff: APMPI lines as made from C's parser output of both logs.
 two=$(ls "$w"/run-two/*.darshan)
 sync=$(ls "$w"/run-sync/*.darshan)
+none=$(ls "$w"/run-plain/*.darshan)
 rel=../shared/corpus/logs/release_logs__mpi-io-test-x86_64
 pairs=("$rel-3.3.0.darshan $rel-3.3.1.darshan" "$rel-3.4.0.darshan $rel-3.4.7.darshan"
     "../shared/corpus/logs/apmpi__darshan-apmpi-2nodes-64mpi.darshan $rel-3.4.6.darshan"
-    "$ours $two" "$two $ours" "$ours $sync" "$sync $two" "$sync $sync" "$ours ../shared/corpus/logs/apmpi__darshan-apmpi-2nodes-64mpi.darshan")
+    "$ours $two" "$two $ours" "$ours $sync" "$sync $two" "$sync $sync" "$ours ../shared/corpus/logs/apmpi__darshan-apmpi-2nodes-64mpi.darshan"
+    "$ours $none" "$none $sync")
 n=0 bad=0 lines=0 c_died=0
 for pair in "${pairs[@]}"; do
     read -r l1 l2 <<< "$pair"
