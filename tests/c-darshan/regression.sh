@@ -49,8 +49,10 @@ run_platform() {
 # and the case fails on STDIO_BYTES_READ, with or without Darshan (79 of
 # 100 runs of stdio-test without it left the file short); the file, left
 # shorter than what rank 0 wrote, shows it. Only such a failure is run
-# again. The cases and what rank 0 writes: stdio-test.c "hello" and its
-# NUL; fprintf-fscanf-test.c "a number: 12345".
+# again, at most twice; C's own library raced in 1 of 60 runs of
+# fprintf-fscanf-test at 4 MPICH ranks here (ours in 0 of 60). The cases
+# and what rank 0 writes: stdio-test.c "hello" and its NUL;
+# fprintf-fscanf-test.c "a number: 12345".
 declare -A written=([stdio-test]=6 [fprintf-fscanf-test]=15)
 raced() {
     local case data
@@ -64,14 +66,17 @@ fails=0
 for run in "mpich workstation-ld-preload" "openmpi workstation-ld-preload" "mpich workstation-profile-conf-dynamic"; do
     set -- $run
     log=$w/$1-$2.log
-    again= status=0
+    again= status=0 runs=1
     run_platform "$1" "$2" || status=$?
-    if [ $status != 0 ] && raced "$1" "$2"; then
-        again=" (run again: a test program's ranks truncated the file its rank 0 read back)"
-        cp "$log" "$log.raced"
+    # Up to three runs: on a loaded machine the race came twice in a row
+    # (2026-12-06, with other jobs sharing the two cores).
+    while [ $status != 0 ] && [ $runs -lt 3 ] && raced "$1" "$2"; do
+        runs=$((runs + 1))
+        again=" (run $runs times: a test program's ranks truncated the file its rank 0 read back)"
+        cp "$log" "$log.raced.$runs"
         status=0
         run_platform "$1" "$2" || status=$?
-    fi
+    done
     if [ $status = 0 ]; then
         echo "regression $2 under $1: passed, $(grep -c '^Running ' "$log") test cases$again"
     else
