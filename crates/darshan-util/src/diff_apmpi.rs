@@ -73,13 +73,16 @@ pub fn read(
         if let Apmpi::Header(h) = &rec {
             side.sync = h.sync_flag != 0;
         }
-        let (rank, id) = rank_id(&rec);
-        let list = side.recs.entry(id).or_insert_with(|| {
+        let id = rank_id(&rec).1;
+        side.recs.entry(id).or_insert_with(|| {
             first_seen(id);
             VecDeque::with_capacity(1)
         });
-        let at = list.partition_point(|x| rank_id(x).0 <= rank);
-        list.insert(at, rec);
+        side.recs.get_mut(&id).map(|q| q.push_back(rec));
+    }
+    // One stable sort: equal ranks keep log order.
+    for q in side.recs.values_mut() {
+        q.make_contiguous().sort_by_key(|r| rank_id(r).0);
     }
     Ok(())
 }
