@@ -74,11 +74,11 @@ pub fn read(
             side.sync = h.sync_flag != 0;
         }
         let id = rank_id(&rec).1;
-        side.recs.entry(id).or_insert_with(|| {
+        let list = side.recs.entry(id).or_insert_with(|| {
             first_seen(id);
             VecDeque::with_capacity(1)
         });
-        side.recs.get_mut(&id).map(|q| q.push_back(rec));
+        list.push_back(rec);
     }
     // One stable sort: equal ranks keep log order.
     for q in side.recs.values_mut() {
