@@ -197,7 +197,7 @@ for pair in "${pairs[@]}"; do
     [ "$(cat "$w/out/c/$k.status")" = 0 ] || c_died=$((c_died + 1))
     lines=$((lines + $(grep -c '^[-+] APMPI' "$w/out/tool/$k.out" || true)))
     what="darshan-diff $(basename "$l1") $(basename "$l2")"
-    if ! python3 tests/c-darshan/apmpi_diff_expect.py "$w/out/$k.p1" "$w/out/$k.p2" "$w/out/tool/$k.out"; then
+    if ! timeout 120 python3 tests/c-darshan/apmpi_diff_expect.py "$w/out/$k.p1" "$w/out/$k.p2" "$w/out/tool/$k.out"; then
         echo "util_autoperf: $what: APMPI lines not as C's parser output makes them"
         bad=$((bad + 1))
     elif ! alike "$what, C's darshan-diff.c on our library against our tool," "$w/out/ours/$k" "$w/out/tool/$k"; then
