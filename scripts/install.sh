@@ -27,7 +27,8 @@
 # --log-path-by-env VARS, --jobid-env VAR, --mod-mem MIB, --name-mem MIB,
 # --log-hints HINTS, --username-env VAR, --group-readable-logs (logs 0440),
 # --config FILE; --enable-apmpi-mod (the runtime records AutoPerf's APMPI
-# module, and the tools and library read it) and --enable-apmpi-coll-sync;
+# module, and the tools and library read it), --enable-apmpi-coll-sync and
+# --enable-apxc-mod (the tools and library read AutoPerf's APXC records);
 # C's spellings (--with-log-path=DIR, --enable-group-
 # readable-logs) too. They are written into the installed
 # libdarshan.so and libdarshan.a, so that every process, a statically
@@ -37,7 +38,7 @@
 # darshan-mk-log-dirs and darshan-mmap-epilog take the log tree when not
 # told.
 set -euo pipefail
-usage="usage: install.sh BUILD_DIR PREFIX [--log-path DIR] [--log-path-by-env VARS] [--jobid-env VAR] [--mod-mem MIB] [--name-mem MIB] [--log-hints HINTS] [--username-env VAR] [--group-readable-logs] [--config FILE] [--enable-apmpi-mod] [--enable-apmpi-coll-sync]"
+usage="usage: install.sh BUILD_DIR PREFIX [--log-path DIR] [--log-path-by-env VARS] [--jobid-env VAR] [--mod-mem MIB] [--name-mem MIB] [--log-hints HINTS] [--username-env VAR] [--group-readable-logs] [--config FILE] [--enable-apmpi-mod] [--enable-apmpi-coll-sync] [--enable-apxc-mod]"
 build=${1:?$usage}
 prefix=${2:?$usage}
 shift 2
@@ -326,7 +327,7 @@ Version: 3.5.0
 Libs: -L\${libdir} -ldarshan-util
 Cflags: -I\${includedir}
 PC
-# darshan-util's settings (--enable-apmpi-mod) into the tools and its
+# darshan-util's settings (--enable-apmpi-mod, --enable-apxc-mod) into the tools and its
 # library.
 [ -z "$util_config" ] || util_config_write "$prefix"/bin/* "$prefix"/libexec/* "$prefix/lib/libdarshan-util.so.0.0.0"
 echo "installed in $prefix"

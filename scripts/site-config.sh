@@ -19,6 +19,7 @@
 #
 #   --enable-apmpi-mod        MOD_ENABLE APMPI    (darshan-runtime's and darshan-util's)
 #   --enable-apmpi-coll-sync  APMPI_COLL_SYNC     (--enable-apmpi-coll-sync)
+#   --enable-apxc-mod         (darshan-util's only: the APXC line below)
 #
 # --enable-apmpi-mod is darshan-util's option too: the tools and
 # libdarshan-util.so read AutoPerf's APMPI records, as a darshan-util built
@@ -26,7 +27,10 @@
 # darshan-util carries (crates/darshan-util/src/installed.rs) in each
 # installed file that holds it. The runtime records the APMPI module in
 # every MPI job (the site's config file or the environment can switch it
-# off: MOD_DISABLE APMPI).
+# off: MOD_DISABLE APMPI). --enable-apxc-mod is darshan-util's only here:
+# the tools and the library read AutoPerf's APXC records (a Cray XC's
+# Aries router counters, which C's runtime reads through PAPI on those
+# machines); the runtime has no APXC module, so it writes none.
 #
 # C's own spellings work too (--with-log-path=DIR, --enable-group-
 # readable-logs ...), so that a site's configure line carries over.
@@ -68,7 +72,9 @@ site_config_from_options() {
                 site_config+="APMPI_COLL_SYNC"$'\n'
                 continue ;;
             --apxc-mod)
-                site_config_die "--enable-apxc-mod: AutoPerf's APXC records (Cray XC) are not read by this darshan-util" ;;
+                util_config+="APXC"$'\n'
+                echo "install.sh: --enable-apxc-mod: darshan-util's tools and library read AutoPerf's APXC records (Cray XC routers); the runtime records none (it reads no Aries router counters)" >&2
+                continue ;;
             --*=*) val=${opt#*=} opt=${opt%%=*} ;;
             --*) [ $# -gt 0 ] || site_config_die "$opt: a value expected"; val=$1; shift ;;
             *) site_config_die "unknown argument '$opt' ($usage)" ;;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """darshan-diff's APMPI lines checked against C's darshan-parser.
 
-usage: apmpi_diff_expect.py PARSE1 PARSE2 DIFF
+usage: apmpi_diff_expect.py PARSE1 PARSE2 DIFF [APXC]
 
 PARSE1 and PARSE2 are what C's AutoPerf darshan-parser.c (on C's
 libdarshan-util) printed for two logs; DIFF is what our darshan-diff
@@ -23,9 +23,15 @@ tool compares the doubles, so a pair whose two printed values are the
 same text (times apart by under a microsecond) may be in DIFF and is
 dropped before comparing. Exit 0 when alike, else 1 with the first
 difference.
+
+With APXC, the APXC lines instead (AutoPerf's
+darshan_log_print_apxc_rec_diff, by the same rules: crates/darshan-util/
+src/apxc.rs).
 """
 
 import sys
+
+MOD = b"APMPI"
 
 
 def records(path):
@@ -34,7 +40,7 @@ def records(path):
     with open(path, "rb") as f:
         for raw in f:
             line = raw.rstrip(b"\n")
-            if not line.startswith(b"APMPI\t"):
+            if not line.startswith(MOD + b"\t"):
                 continue
             parts = line.split(b"\t")
             rank, rid, field, value = int(parts[1]), int(parts[2]), parts[3], parts[4]
@@ -71,7 +77,7 @@ def expected(one, two):
 def ours(path):
     """Our APMPI lines, without - / + pairs whose printed values are equal."""
     with open(path, "rb") as f:
-        lines = [l.rstrip(b"\n") for l in f if l.startswith((b"- APMPI\t", b"+ APMPI\t"))]
+        lines = [l.rstrip(b"\n") for l in f if l.startswith((b"- " + MOD + b"\t", b"+ " + MOD + b"\t"))]
     kept, i = [], 0
     while i < len(lines):
         a = lines[i]
@@ -85,7 +91,10 @@ def ours(path):
 
 
 def main():
-    if len(sys.argv) != 4:
+    global MOD
+    if len(sys.argv) == 5 and sys.argv[4] == "APXC":
+        MOD = b"APXC"
+    elif len(sys.argv) != 4:
         sys.exit(__doc__.splitlines()[2])
     want = expected(records(sys.argv[1]), records(sys.argv[2]))
     got = ours(sys.argv[3])
@@ -93,10 +102,10 @@ def main():
         return 0
     for i, (w, g) in enumerate(zip(want, got)):
         if w != g:
-            print(f"line {i + 1} of the APMPI lines: expected {w!r}, got {g!r}")
+            print(f"line {i + 1} of the {MOD.decode()} lines: expected {w!r}, got {g!r}")
             return 1
     if len(want) != len(got):
-        print(f"expected {len(want)} APMPI lines, got {len(got)}")
+        print(f"expected {len(want)} {MOD.decode()} lines, got {len(got)}")
         return 1
     return 0
 

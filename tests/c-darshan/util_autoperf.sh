@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# AutoPerf's APMPI records, read by a tree installed with
-# `--enable-apmpi-mod` (darshan-util's configure option) as by the C
-# darshan-util built with it: the libdarshan-util 3.5.0 PyDarshan's wheel
-# bundles (C's library, with C's headers: twins/common.sh). On every
-# corpus log with an APMPI region (APXC's left out: this darshan-util does
-# not read them):
+# AutoPerf's APMPI and APXC records, read by a tree installed with
+# `--enable-apmpi-mod --enable-apxc-mod` (darshan-util's configure
+# options) as by the C darshan-util built with them: the libdarshan-util
+# 3.5.0 PyDarshan's wheel bundles (C's library, with C's headers:
+# twins/common.sh). On every corpus log with an APMPI region (one of them
+# with an APXC region too):
 #
 #   * C's darshan-parser.c and darshan-dxt-parser.c built twice, on C's
 #     library and on ours: the same stdout, stderr and status;
@@ -27,11 +27,12 @@ cd "$root"
 w=$(c_darshan_workdir c-util-autoperf)
 twins_c_tree "$w"
 c_util_lib > /dev/null
-scripts/install.sh target/release "$w/prefix" --enable-apmpi-mod > /dev/null 2> "$w/install.err"
+scripts/install.sh target/release "$w/prefix" --enable-apmpi-mod --enable-apxc-mod > /dev/null 2> "$w/install.err"
 scripts/install.sh target/release "$w/plain" > /dev/null
 failed=0
-if ! grep -F 'the runtime records AutoPerf' "$w/install.err" > /dev/null; then
-    echo "util_autoperf: install.sh --enable-apmpi-mod did not say the runtime records APMPI"
+if ! grep -F 'the runtime records AutoPerf' "$w/install.err" > /dev/null ||
+    ! grep -F "read AutoPerf's APXC records" "$w/install.err" > /dev/null; then
+    echo "util_autoperf: install.sh did not say what --enable-apmpi-mod and --enable-apxc-mod do"
     failed=$((failed + 1))
 fi
 mkdir -p "$w/src" "$w/c-bin" "$w/our-bin"
@@ -66,10 +67,11 @@ for log in ../shared/corpus/logs/*.darshan; do
     # (grep reads it all: a grep -q that stops early fails the pipe.)
     heads=$(target/release/darshan-parser "$log" 2> /dev/null | grep -E '^# (APMPI|APXC) module: ' || true)
     case $heads in *APMPI*) ;; *) continue ;; esac
-    case $heads in *APXC*) continue ;; esac
+    case $heads in *APXC*) apxc=$log ;; esac
     logs+=("$log")
 done
 [ ${#logs[@]} -ge 10 ] || { echo "util_autoperf: only ${#logs[@]} corpus logs with APMPI records"; exit 1; }
+[ -n "${apxc:-}" ] || { echo "util_autoperf: no corpus log with APXC records"; exit 1; }
 
 # Our runtime's own APMPI records: an MPI job (4 ranks, Open MPI) under
 # the tree installed with the option, which records them with nothing in
@@ -137,13 +139,13 @@ for log in "${logs[@]}"; do
     timeout 60 "$w/c-bin/darshan-convert" "$log" "$w/out/$b.c.darshan" > /dev/null 2>&1 || true
     timeout 60 "$w/our-bin/darshan-convert" "$log" "$w/out/$b.ours.darshan" > /dev/null 2>&1 || true
     if ! [ -s "$w/out/$b.ours.darshan" ] || ! cmp -s <(records "$w/out/$b.c.darshan") <(records "$w/out/$b.ours.darshan") ||
-        ! cmp -s <(records "$log" | grep '^APMPI') <(records "$w/out/$b.ours.darshan" | grep '^APMPI'); then
+        ! cmp -s <(records "$log" | grep -E '^AP(MPI|XC)') <(records "$w/out/$b.ours.darshan" | grep -E '^AP(MPI|XC)'); then
         echo "util_autoperf: darshan-convert.c of $b through our library differs from through C's:"
         diff <(records "$w/out/$b.c.darshan") <(records "$w/out/$b.ours.darshan") | head -n 6 || true
         bad=$((bad + 1))
     fi
 done
-count "C's darshan-convert.c through both libraries (APMPI records written back)" $n $bad
+count "C's darshan-convert.c through both libraries (APMPI and APXC records written back)" $n $bad
 
 # PyDarshan, one process per log.
 py=$w/py
@@ -159,7 +161,7 @@ for log in "${logs[@]}"; do
         bad=$((bad + 1))
     fi
 done
-count "PyDarshan's APMPI records and names through our library as through C's" $n $bad
+count "PyDarshan's APMPI and APXC records and names through our library as through C's" $n $bad
 
 # PyDarshan over every log in one process, through our library: each log
 # read as C's library reads it alone (C's misreads every log after the
@@ -174,7 +176,18 @@ for log in "${logs[@]}"; do
 done
 count "PyDarshan reading all of them in one process through our library, against C's one per process" $n $bad
 
-# darshan-diff: APMPI lines as made from C's parser output of both logs.
+# darshan-diff: APMPI and APXC lines as made from C's parser output of
+# both logs. A second log with APXC records, its values moved, written by
+# C's library: darshan-convert.c changing the records it copies (the
+# header's blades, memory-mode agreement and application id; a router's
+# node and two of its counters).
+sed 's|^\( *\)base_rec = (struct darshan_base_record \*)tmp_mod_buf;|&\n\1if(i == DARSHAN_APXC_MOD) { int64_t *v = (int64_t *)tmp_mod_buf; if(v[2] == 0x4155544f50455246LL) { v[3] += 2; v[6] \|= (int64_t)1 << 31; v[8] += 1; } else { v[5] += 1; v[9] += 5; v[397] = 0; } }|' \
+    "$w/src/darshan-convert.c" > "$w/src/apxc-vary.c"
+grep -q 'DARSHAN_APXC_MOD' "$w/src/apxc-vary.c" || { echo "util_autoperf: darshan-convert.c did not take the APXC change"; exit 1; }
+twins_build_c "$w" "$w/c-bin/apxc-vary" "$w/src/apxc-vary.c" "$w/src/lookup3.c"
+rm -f "$w/out/apxc-varied.darshan"
+timeout 60 "$w/c-bin/apxc-vary" "$apxc" "$w/out/apxc-varied.darshan" > /dev/null
+varied=$w/out/apxc-varied.darshan
 two=$(ls "$w"/run-two/*.darshan)
 sync=$(ls "$w"/run-sync/*.darshan)
 none=$(ls "$w"/run-plain/*.darshan)
@@ -182,8 +195,8 @@ rel=../shared/corpus/logs/release_logs__mpi-io-test-x86_64
 pairs=("$rel-3.3.0.darshan $rel-3.3.1.darshan" "$rel-3.4.0.darshan $rel-3.4.7.darshan"
     "../shared/corpus/logs/apmpi__darshan-apmpi-2nodes-64mpi.darshan $rel-3.4.6.darshan"
     "$ours $two" "$two $ours" "$ours $sync" "$sync $two" "$sync $sync" "$ours ../shared/corpus/logs/apmpi__darshan-apmpi-2nodes-64mpi.darshan"
-    "$ours $none" "$none $sync")
-n=0 bad=0 lines=0 c_died=0
+    "$ours $none" "$none $sync" "$apxc $varied" "$varied $apxc" "$apxc $rel-3.4.7.darshan" "$ours $apxc")
+n=0 bad=0 lines=0 xlines=0 c_died=0
 for pair in "${pairs[@]}"; do
     read -r l1 l2 <<< "$pair"
     n=$((n + 1))
@@ -196,19 +209,35 @@ for pair in "${pairs[@]}"; do
     run "$w/out/plain" "$k" "$w/plain/bin/darshan-diff" "$l1" "$l2"
     [ "$(cat "$w/out/c/$k.status")" = 0 ] || c_died=$((c_died + 1))
     lines=$((lines + $(grep -c '^[-+] APMPI' "$w/out/tool/$k.out" || true)))
+    xlines=$((xlines + $(grep -c '^[-+] APXC' "$w/out/tool/$k.out" || true)))
     what="darshan-diff $(basename "$l1") $(basename "$l2")"
     if ! timeout 120 python3 tests/c-darshan/apmpi_diff_expect.py "$w/out/$k.p1" "$w/out/$k.p2" "$w/out/tool/$k.out"; then
         echo "util_autoperf: $what: APMPI lines not as C's parser output makes them"
         bad=$((bad + 1))
+    elif ! timeout 120 python3 tests/c-darshan/apmpi_diff_expect.py "$w/out/$k.p1" "$w/out/$k.p2" "$w/out/tool/$k.out" APXC; then
+        echo "util_autoperf: $what: APXC lines not as C's parser output makes them"
+        bad=$((bad + 1))
     elif ! alike "$what, C's darshan-diff.c on our library against our tool," "$w/out/ours/$k" "$w/out/tool/$k"; then
         bad=$((bad + 1))
-    elif ! cmp -s "$w/out/tool/$k.err" "$w/out/plain/$k.err" || grep -q 'APMPI' "$w/out/plain/$k.out"; then
-        echo "util_autoperf: $what: stderr not the default tree's, or APMPI lines from the default tree"
+    elif ! cmp -s "$w/out/tool/$k.err" "$w/out/plain/$k.err" || grep -qE '^[-+] AP(MPI|XC)' "$w/out/plain/$k.out"; then
+        echo "util_autoperf: $what: stderr not the default tree's, or AutoPerf lines from the default tree"
         bad=$((bad + 1))
     fi
 done
 [ $lines -gt 1000 ] || { echo "util_autoperf: darshan-diff printed only $lines APMPI lines over ${#pairs[@]} pairs"; failed=$((failed + 1)); }
-count "darshan-diff's APMPI lines against C's parser output of both logs ($lines lines; C's darshan-diff.c on C's library died on $c_died)" $n $bad
+[ $xlines -gt 800 ] || { echo "util_autoperf: darshan-diff printed only $xlines APXC lines over ${#pairs[@]} pairs"; failed=$((failed + 1)); }
+count "darshan-diff's APMPI and APXC lines against C's parser output of both logs ($lines and $xlines lines; C's darshan-diff.c on C's library died on $c_died)" $n $bad
+
+# darshan-merge in the tree that reads APXC: a job's routers come in one
+# log, so the merge leaves them out with its one line, and merges the rest
+# (it stopped at the region before the tree read it: "module_reader").
+rm -f "$w/out/apxc-merged.darshan"
+if ! timeout 60 "$w/prefix/bin/darshan-merge" --output "$w/out/apxc-merged.darshan" "$apxc" "$varied" 2> "$w/out/apxc-merge.err" ||
+    ! grep -q 'APXC records are left out' "$w/out/apxc-merge.err"; then
+    echo "util_autoperf: darshan-merge of two logs with APXC records did not merge them without APXC:"
+    head -n 3 "$w/out/apxc-merge.err"
+    failed=$((failed + 1))
+fi
 
 # Hostile input on the code that reads APMPI records, which only a tree
 # installed with the option runs: the mutation harness (crates/log-mutants)
@@ -218,7 +247,7 @@ count "darshan-diff's APMPI lines against C's parser output of both logs ($lines
 rm -rf "$w/mutbin" && mkdir -p "$w/mutbin"
 for f in "$w"/prefix/bin/*; do ln -s "$(realpath "$f")" "$w/mutbin/$(basename "$f")"; done
 cp target/release/darshan-util-read "$w/mutbin/"
-(. scripts/site-config.sh && util_config="APMPI"$'\n' && util_config_write "$w/mutbin/darshan-util-read")
+(. scripts/site-config.sh && util_config="APMPI"$'\n'"APXC"$'\n' && util_config_write "$w/mutbin/darshan-util-read")
 rm -rf "$w/mutseeds" && mkdir -p "$w/mutseeds"
 for log in "${logs[@]}"; do cp "$log" "$w/mutseeds/"; done
 if ! timeout 1200 target/release/log-mutants --bin "$w/mutbin" --per-log 12 --seed 3 --timeout 60 \

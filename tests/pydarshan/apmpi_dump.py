@@ -1,6 +1,6 @@
-"""What PyDarshan 3.5.0 reads of a log's AutoPerf APMPI records through the
-libdarshan-util it loaded (DarshanReport's own reader), and the APMPI
-counter names it reads from the library, as JSON; or two such files
+"""What PyDarshan 3.5.0 reads of a log's AutoPerf APMPI and APXC records
+through the libdarshan-util it loaded (DarshanReport's own reader), and
+the counter names it reads from the library, as JSON; or two such files
 compared (tests/c-darshan/util_autoperf.sh).
 
 One log per process for C's library: its reader tells the header from a
@@ -39,8 +39,11 @@ def dump(log, out):
     recs = rep.records["APMPI"]._records if "APMPI" in rep.records else []
     names = {s: be.counter_names("APMPI", fcnts=bool(s), special=s)
              for s in ("", "mpiop_totaltime_", "mpiop_synctime_", "mpi_global_")}
+    apxc = rep.records["APXC"]._records if "APXC" in rep.records else []
+    names["apxc"] = be.counter_names("APXC")
     with open(out, "w") as f:
-        json.dump({"library": loaded_library(), "records": plain(list(recs)), "names": names}, f, sort_keys=True)
+        json.dump({"library": loaded_library(), "records": plain(list(recs)), "names": names,
+                   "apxc": plain(list(apxc))}, f, sort_keys=True)
 
 
 def compare(c_path, ours_path, our_lib):
@@ -53,6 +56,8 @@ def compare(c_path, ours_path, our_lib):
         said.append(f"PyDarshan loaded {ours['library']}, not ours")
     if len(c["records"]) < 2 or not all(c["names"].values()):
         said.append("C's library read no APMPI records or names: nothing compared")
+    if c["apxc"] != ours["apxc"]:
+        said.append(f"the APXC records differ ({len(c['apxc'])} and {len(ours['apxc'])})")
     if c["names"] != ours["names"]:
         said.append("the counter names differ")
     if c["records"] != ours["records"]:

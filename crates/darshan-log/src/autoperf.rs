@@ -13,7 +13,7 @@
 use crate::counters::apmpi as c;
 use crate::error::Result;
 use crate::log::LogFile;
-use crate::modules::APMPI;
+use crate::modules::{APMPI, APXC};
 use crate::region::RegionReader;
 use crate::source::LogSource;
 
@@ -59,7 +59,7 @@ pub enum Apmpi {
 }
 
 /// The 8-byte words of `b`, in the log's byte order made native.
-fn words(b: &[u8], swapped: bool) -> impl Iterator<Item = u64> + '_ {
+pub(crate) fn words(b: &[u8], swapped: bool) -> impl Iterator<Item = u64> + '_ {
     b.chunks_exact(8).map(move |w| {
         let v = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
         if swapped {
@@ -128,43 +128,51 @@ pub fn perf_bytes(p: &Perf) -> Vec<u8> {
     b
 }
 
-/// The APMPI region's records, one at a time: the header first.
-pub struct ApmpiReader<'a> {
+/// An AutoPerf region's records as they lie, one at a time: the header
+/// (`header` bytes) first, then records of `perf` bytes; a short
+/// remainder is no record, as darshan-util's.
+pub struct HeaderFirst<'a> {
     region: RegionReader<'a>,
-    swapped: bool,
+    sizes: (usize, usize),
     header_read: bool,
     buf: Vec<u8>,
 }
 
-impl<'a> ApmpiReader<'a> {
-    /// The region of `log`, which must be of a version this layout is
-    /// (darshan-util's error otherwise).
-    pub fn new<S: LogSource>(log: &'a LogFile<S>) -> Result<Self> {
-        let ver = log.header.mod_ver[APMPI];
-        if ver == 0 || ver > c::VERSION {
-            return Err(crate::LogError::BadModuleVersion { module: "APMPI".into(), version: ver });
+impl<'a> HeaderFirst<'a> {
+    /// Module `m`'s region of `log`, which must be of a version up to
+    /// `version` (darshan-util's error otherwise).
+    pub(crate) fn new<S: LogSource>(
+        log: &'a LogFile<S>,
+        m: usize,
+        version: u32,
+        sizes: (usize, usize),
+    ) -> Result<Self> {
+        let ver = log.header.mod_ver[m];
+        if ver == 0 || ver > version {
+            return Err(crate::LogError::BadModuleVersion {
+                module: crate::modules::module_name(m).into(),
+                version: ver,
+            });
         }
-        Ok(ApmpiReader {
-            region: log.region_reader(APMPI),
-            swapped: log.header.swapped,
-            header_read: false,
-            buf: Vec::new(),
-        })
+        Ok(HeaderFirst { region: log.region_reader(m), sizes, header_read: false, buf: Vec::new() })
     }
 
-    /// The size of the next record (the header's, then a rank's).
-    fn next_size(&self) -> usize {
-        if self.header_read {
-            c::PERF_SIZE
-        } else {
-            c::HEADER_SIZE
+    /// AutoPerf's module `m` (APMPI or APXC) of `log`, at its layout.
+    pub fn of<S: LogSource>(log: &'a LogFile<S>, m: usize) -> Result<Self> {
+        match m {
+            APXC => Self::new(log, m, crate::counters::apxc::VERSION, crate::apxc::SIZES),
+            _ => Self::new(log, APMPI, c::VERSION, (c::HEADER_SIZE, c::PERF_SIZE)),
         }
     }
 
-    /// The next record's bytes as the log holds them; None at the region's
-    /// end (a short remainder is no record, as darshan-util's).
+    /// Whether the next record is the header.
+    pub fn at_header(&self) -> bool {
+        !self.header_read
+    }
+
+    /// The next record's bytes; None at the region's end.
     pub fn next_raw(&mut self) -> Result<Option<&[u8]>> {
-        let n = self.next_size();
+        let n = if self.header_read { self.sizes.1 } else { self.sizes.0 };
         self.buf.resize(n, 0);
         if self.region.read_full(&mut self.buf)? < n {
             return Ok(None);
@@ -173,20 +181,51 @@ impl<'a> ApmpiReader<'a> {
         Ok(Some(&self.buf))
     }
 
+    /// Up to `buf.len()` bytes of the region as they lie, from where the
+    /// last record read ended (darshan-util's `darshan_log_get_mod`).
+    pub fn read_raw(&mut self, buf: &mut [u8]) -> Result<usize> {
+        self.region.read_full(buf)
+    }
+}
+
+/// The record in `b`: the header when `header` (the region's first).
+pub fn record_from(header: bool, b: &[u8], swapped: bool) -> Apmpi {
+    match <&[u8; c::HEADER_SIZE]>::try_from(b) {
+        Ok(h) if header => Apmpi::Header(header_from(h, swapped)),
+        _ => Apmpi::Perf(Box::new(perf_from(b, swapped))),
+    }
+}
+
+/// The APMPI region's records, one at a time: the header first.
+pub struct ApmpiReader<'a> {
+    records: HeaderFirst<'a>,
+    swapped: bool,
+}
+
+impl<'a> ApmpiReader<'a> {
+    /// The region of `log`, which must be of a version this layout is
+    /// (darshan-util's error otherwise).
+    pub fn new<S: LogSource>(log: &'a LogFile<S>) -> Result<Self> {
+        Ok(ApmpiReader { records: HeaderFirst::of(log, APMPI)?, swapped: log.header.swapped })
+    }
+
+    /// The next record's bytes as the log holds them; None at the region's
+    /// end (a short remainder is no record, as darshan-util's).
+    pub fn next_raw(&mut self) -> Result<Option<&[u8]>> {
+        self.records.next_raw()
+    }
+
     /// The next record; None at the region's end.
     pub fn next_record(&mut self) -> Result<Option<Apmpi>> {
         let swapped = self.swapped;
-        let header = !self.header_read;
-        Ok(self.next_raw()?.map(|b| match <&[u8; c::HEADER_SIZE]>::try_from(b) {
-            Ok(h) if header => Apmpi::Header(header_from(h, swapped)),
-            _ => Apmpi::Perf(Box::new(perf_from(b, swapped))),
-        }))
+        let header = self.records.at_header();
+        Ok(self.records.next_raw()?.map(|b| record_from(header, b, swapped)))
     }
 
     /// Up to `buf.len()` bytes of the region as they lie, from where the
     /// last record read ended (darshan-util's `darshan_log_get_mod`).
     pub fn read_raw(&mut self, buf: &mut [u8]) -> Result<usize> {
-        self.region.read_full(buf)
+        self.records.read_raw(buf)
     }
 }
 

@@ -8,6 +8,7 @@
 //! * never panics on bad input: every failure is a [`LogError`].
 #![forbid(unsafe_code)]
 
+pub mod apxc;
 pub mod autoperf;
 pub mod cost;
 pub mod counters;

@@ -140,6 +140,12 @@ pub fn extension(id: usize) -> Option<(usize, &'static str, u32)> {
     EXTENSION_MODULES.iter().copied().find(|e| e.0 == id)
 }
 
+/// Whether `id` is one of AutoPerf's modules (APXC, APMPI): regions of
+/// raw structs, the header first, read only by tools built for them.
+pub fn is_autoperf(id: usize) -> bool {
+    matches!(id, APXC | APMPI)
+}
+
 /// Whether this library knows module `id`: one of C's (0-17) or one of
 /// ours (`EXTENSION_MODULES`).
 pub fn is_known(id: usize) -> bool {

@@ -402,6 +402,7 @@ pub fn description(module: usize, ver: u32) -> Option<String> {
         PROCESSES => s.push_str(PROCESSES_DESC),
         // Asked for only where install said AutoPerf's records are read.
         APMPI => s.push_str(crate::apmpi::DESCRIPTION),
+        APXC => s.push_str(crate::apxc::DESCRIPTION),
         _ => return None,
     }
     Some(s)

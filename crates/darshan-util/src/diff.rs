@@ -27,6 +27,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use darshan_log::apxc::Apxc;
 use darshan_log::modules::*;
 use darshan_log::source::FileSource;
 use darshan_log::{LogFile, NameTable, Record};
@@ -48,8 +49,9 @@ struct Side {
     /// Per record id, its records of each module of [`modules_read`] it
     /// has (by position in that list).
     recs: HashMap<u64, Lists>,
-    /// APMPI's records, which are not [`Record`]s.
+    /// APMPI's and APXC's records, which are not [`Record`]s.
     apmpi: ApmpiSide,
+    apxc: HashMap<u64, VecDeque<Apxc>>,
 }
 
 /// One record id's records: (module slot, its records by rank). Sparse:
@@ -183,7 +185,14 @@ impl Side {
     /// Every record of every module C reads; Err(module name) if one
     /// cannot be read.
     fn build(log: LogFile<FileSource>, names: NameTable) -> Result<Side, &'static str> {
-        let mut side = Side { log, names, order: Vec::new(), recs: HashMap::new(), apmpi: ApmpiSide::default() };
+        let mut side = Side {
+            log,
+            names,
+            order: Vec::new(),
+            recs: HashMap::new(),
+            apmpi: ApmpiSide::default(),
+            apxc: HashMap::new(),
+        };
         let modules = modules_read();
         for (slot, &m) in modules.iter().enumerate() {
             if side.log.header.mod_map[m].len == 0 {
@@ -192,6 +201,17 @@ impl Side {
             if m == APMPI {
                 let order = &mut side.order;
                 diff_apmpi::read(&side.log, &mut side.apmpi, |id| order.push(id)).map_err(|_| module_name(m))?;
+                continue;
+            }
+            if m == APXC {
+                let (order, recs, apmpi) = (&mut side.order, &side.recs, &side.apmpi.recs);
+                let new = |id| !recs.contains_key(&id) && !apmpi.contains_key(&id);
+                diff_apmpi::read_apxc(&side.log, &mut side.apxc, |id| {
+                    if new(id) {
+                        order.push(id)
+                    }
+                })
+                .map_err(|_| module_name(m))?;
                 continue;
             }
             let mut reader = side.log.module_reader(m).map_err(|_| module_name(m))?;
@@ -205,7 +225,10 @@ impl Side {
                     Ok(false) => break,
                     Err(_) => return Err(module_name(m)),
                 }
-                if !side.recs.contains_key(&r.id) && !side.apmpi.recs.contains_key(&r.id) {
+                if !side.recs.contains_key(&r.id)
+                    && !side.apmpi.recs.contains_key(&r.id)
+                    && !side.apxc.contains_key(&r.id)
+                {
                     side.order.push(r.id);
                 }
                 if !contents_printed(m) {
@@ -254,6 +277,10 @@ fn records_diff(out: &mut Out, mut a: Side, mut z: Side) {
                 apmpi_pair(out, id, &mut a, &mut z);
                 continue;
             }
+            if m == APXC {
+                apxc_pair(out, id, &mut a, &mut z);
+                continue;
+            }
             let (mut q1, mut q2) = (take(&mut l1, slot), take(&mut l2, slot));
             if versions_differ(out, m, &a, &z, !q1.is_empty() && !q2.is_empty()) {
                 continue;
@@ -264,10 +291,17 @@ fn records_diff(out: &mut Out, mut a: Side, mut z: Side) {
     for id in std::mem::take(&mut z.order) {
         let mut lists = z.recs.remove(&id).unwrap_or_default();
         let mut apmpi = z.apmpi.recs.remove(&id).unwrap_or_default();
+        let apxc = z.apxc.remove(&id).unwrap_or_default();
         for &(slot, m) in &compared {
             let mut q = take(&mut lists, slot);
             while let Some(r) = q.pop_front() {
                 module_diff(out, m, None, Some((&r, z.name(&r))));
+            }
+            if m == APXC {
+                for r in &apxc {
+                    crate::apxc::diff_records(out.buf(), None, Some(r));
+                    out.maybe_flush();
+                }
             }
             if m != APMPI {
                 continue;
@@ -303,6 +337,19 @@ fn apmpi_pair(out: &mut Out, id: u64, a: &mut Side, z: &mut Side) {
         return;
     }
     while diff_apmpi::next_pair(out.buf(), &mut q1, &mut q2, &a.apmpi, &z.apmpi) {
+        out.maybe_flush();
+    }
+}
+
+/// The APXC records of `id` in both logs, rank by rank.
+fn apxc_pair(out: &mut Out, id: u64, a: &mut Side, z: &mut Side) {
+    let mut q1 = a.apxc.remove(&id).unwrap_or_default();
+    let mut q2 = z.apxc.remove(&id).unwrap_or_default();
+    if versions_differ(out, APXC, a, z, !q1.is_empty() && !q2.is_empty()) {
+        return;
+    }
+    while let Some((r1, r2)) = diff_apmpi::next_by_rank(&mut q1, &mut q2, |r| crate::apxc::rank_id(r).0) {
+        crate::apxc::diff_records(out.buf(), r1.as_ref(), r2.as_ref());
         out.maybe_flush();
     }
 }

@@ -1,5 +1,7 @@
 //! darshan-diff's APMPI records (AutoPerf's MPI profile), read where the
-//! tree was installed with `--enable-apmpi-mod`, compared as AutoPerf's
+//! tree was installed with `--enable-apmpi-mod` (and APXC's, where
+//! installed with `--enable-apxc-mod`, read here and compared by
+//! crate::apxc), compared as AutoPerf's
 //! `darshan_log_print_apmpi_rec_diff` means to: the header's variances,
 //! then each rank's processor name, counters, times and totals, a `-`
 //! and a `+` line for every field that differs, every field of a record
@@ -18,6 +20,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use darshan_log::apxc::{Apxc, ApxcReader};
 use darshan_log::autoperf::{Apmpi, ApmpiReader, Header, Perf};
 use darshan_log::counters::apmpi as c;
 use darshan_log::source::FileSource;
@@ -87,6 +90,28 @@ pub fn read(
     Ok(())
 }
 
+/// Reads `log`'s APXC region into `recs` as [`read`] reads APMPI's.
+pub fn read_apxc(
+    log: &LogFile<FileSource>,
+    recs: &mut HashMap<u64, VecDeque<Apxc>>,
+    mut first_seen: impl FnMut(u64),
+) -> darshan_log::Result<()> {
+    let mut reader = ApxcReader::new(log)?;
+    while let Some(rec) = reader.next_record()? {
+        let id = crate::apxc::rank_id(&rec).1;
+        recs.entry(id)
+            .or_insert_with(|| {
+                first_seen(id);
+                VecDeque::with_capacity(1)
+            })
+            .push_back(rec);
+    }
+    for q in recs.values_mut() {
+        q.make_contiguous().sort_by_key(|r| crate::apxc::rank_id(r).0);
+    }
+    Ok(())
+}
+
 fn header_fields(h: &Header, sync: bool) -> Vec<(&'static str, Val<'_>)> {
     let mut v = vec![("MPI_TOTAL_COMM_TIME_VARIANCE", Val::F(h.variance_total_mpitime))];
     if sync {
@@ -145,6 +170,22 @@ fn pair(b: &mut Vec<u8>, r1: &Apmpi, r2: &Apmpi, sync: bool) {
     }
 }
 
+/// The next rank of one record id's records in both logs (each list in
+/// rank order): the same rank's pair, or a rank only one log has. None
+/// when both are done.
+pub fn next_by_rank<R>(
+    q1: &mut VecDeque<R>,
+    q2: &mut VecDeque<R>,
+    rank: impl Fn(&R) -> i64,
+) -> Option<(Option<R>, Option<R>)> {
+    Some(match (q1.front(), q2.front()) {
+        (None, None) => return None,
+        (Some(x), Some(y)) if rank(x) < rank(y) => (q1.pop_front(), None),
+        (Some(x), Some(y)) if rank(x) > rank(y) => (None, q2.pop_front()),
+        _ => (q1.pop_front(), q2.pop_front()),
+    })
+}
+
 /// The next rank of one record id's APMPI records in both logs: the
 /// same rank compared (a header and a rank's record, which only a crafted
 /// log gives one id, printed each alone), a rank only one log has printed
@@ -156,12 +197,7 @@ pub fn next_pair(
     s1: &ApmpiSide,
     s2: &ApmpiSide,
 ) -> bool {
-    let (r1, r2) = match (q1.front(), q2.front()) {
-        (None, None) => return false,
-        (Some(x), Some(y)) if rank_id(x).0 < rank_id(y).0 => (q1.pop_front(), None),
-        (Some(x), Some(y)) if rank_id(x).0 > rank_id(y).0 => (None, q2.pop_front()),
-        _ => (q1.pop_front(), q2.pop_front()),
-    };
+    let Some((r1, r2)) = next_by_rank(q1, q2, |r| rank_id(r).0) else { return false };
     diff_records(b, r1.as_ref(), r2.as_ref(), s1.sync, s2.sync);
     true
 }

@@ -1,11 +1,11 @@
 //! What darshan-util was given at install, as C darshan-util's configure
 //! options compile it in: which of AutoPerf's modules it reads
-//! (`--enable-apmpi-mod`; scripts/install.sh). The lines lie after
+//! (`--enable-apmpi-mod`, `--enable-apxc-mod`; scripts/install.sh). The lines lie after
 //! [`MARKER`] in every installed file that reads logs (the tools,
 //! libdarshan-util.so), zero as built: a build tree's tools read what a
 //! default C build reads, and so does an install given nothing.
 
-use darshan_log::modules::APMPI;
+use darshan_log::modules::{is_autoperf, module_name};
 
 /// The marker install.sh finds (once in a file) and writes the field
 /// after.
@@ -30,9 +30,8 @@ fn lines() -> &'static str {
     darshan_log::defaults::installed_config(&installed.lines).unwrap_or("")
 }
 
-/// Whether module `m`'s records are read: an AutoPerf module only when
-/// install said so (`APMPI` on a line of its own); every other known
-/// module always.
+/// Whether AutoPerf's module `m` (APMPI or APXC) is read: only when
+/// install said so (its name on a line of its own).
 pub fn reads_autoperf(m: usize) -> bool {
-    m == APMPI && lines().lines().any(|l| l.trim() == "APMPI")
+    is_autoperf(m) && lines().lines().any(|l| l.trim() == module_name(m))
 }

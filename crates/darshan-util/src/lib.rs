@@ -9,6 +9,7 @@ pub const DARSHAN_VERSION: &str = "3.5.0";
 
 pub mod accum;
 pub mod apmpi;
+pub mod apxc;
 pub mod cfmt;
 pub mod cli;
 pub mod combine;

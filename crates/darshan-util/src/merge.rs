@@ -337,9 +337,11 @@ pub(crate) fn readable_only(present: Modules) -> (Modules, Modules) {
 }
 
 /// Whether the format library reads module `m`'s records (AutoPerf's
-/// APMPI's where the install says so).
+/// APMPI's where the install says so; never APXC's, whose routers a job
+/// writes in one log: a merge leaves them out, with its note, in a tree
+/// that reads them too).
 fn readable(m: usize) -> bool {
-    read_version(m) > 0 || crate::installed::reads_autoperf(m)
+    read_version(m) > 0 || (m == APMPI && crate::installed::reads_autoperf(m))
 }
 
 /// The APMPI records of the logs at `paths`, merged

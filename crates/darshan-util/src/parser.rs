@@ -2,6 +2,7 @@
 
 use std::io::Write;
 
+use darshan_log::apxc::ApxcReader;
 use darshan_log::autoperf::ApmpiReader;
 use darshan_log::job::mount_of;
 use darshan_log::modules::*;
@@ -117,6 +118,10 @@ fn print_module(v: &View, i: usize, rec: &mut Record, out: &mut Out) -> Next {
         print_apmpi(v, out);
         return Next::Module;
     }
+    if i == APXC {
+        print_apxc(v, out);
+        return Next::Module;
+    }
     if let Some(acc) = print_records(v, i, rec, out) {
         print_accumulated(v, i, &acc, out);
     }
@@ -185,6 +190,31 @@ fn print_apmpi(v: &View, out: &mut Out) {
                 crate::say!("Error: failed to read module APMPI data from darshan log file.");
                 return fail(out);
             }
+        }
+        out.maybe_flush();
+    }
+}
+
+/// AutoPerf's APXC records (--base; read only when install said so),
+/// as darshan-util built with it prints them.
+fn print_apxc(v: &View, out: &mut Out) {
+    if v.mask & OPT_BASE == 0 {
+        return;
+    }
+    let fail = |out: &mut Out, why: String| {
+        out.flush();
+        crate::say!("{why}");
+        crate::say!("Error: failed to parse APXC module record.");
+    };
+    let Ok(mut reader) = ApxcReader::new(&v.p.log) else {
+        let got = v.p.log.header.mod_ver[APXC];
+        return fail(out, format!("Error: Invalid APXC module version number (got {got})"));
+    };
+    loop {
+        match reader.next_record() {
+            Ok(Some(rec)) => crate::apxc::print(out.buf(), &rec),
+            Ok(None) => return,
+            Err(_) => return fail(out, "Error: failed to read module APXC data from darshan log file.".into()),
         }
         out.maybe_flush();
     }

@@ -52,7 +52,7 @@ impl Lines {
         value(buf);
         buf.extend_from_slice(&self.sfx);
     }
-    fn i(&self, buf: &mut Vec<u8>, cname: &str, v: i64) {
+    pub(crate) fn i(&self, buf: &mut Vec<u8>, cname: &str, v: i64) {
         self.put(buf, cname, |b| push_i64(b, v))
     }
     pub(crate) fn u(&self, buf: &mut Vec<u8>, cname: &str, v: u64) {

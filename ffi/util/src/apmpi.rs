@@ -3,28 +3,25 @@
 //! bundles): `apmpi_logutils` in `mod_logutils[APMPI]` and the four
 //! counter-name arrays PyDarshan reads, when install said so
 //! (darshan_util::installed); NULL and a "does not decode" error
-//! otherwise, as a default build. Records are handed out as the C structs
-//! lay them out, native byte order, the header first.
+//! otherwise, as a default build. Reading and writing are autoperf.rs's.
 //!
 //! Where darshan-util keeps, static to the process, whether the header
-//! was read, written or printed (so that a second log in one process is
-//! misread), ours keeps it per handle when reading and writing, and when
-//! printing or diffing tells the header by its magic. Its diff
+//! was printed (so that a second log in one process is misread), ours
+//! tells the header by its magic. Its diff
 //! (`log_print_diff`) is darshan-diff's (darshan_util::diff_apmpi), with
 //! the two logs' sync flags kept from the headers diffed last.
 
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use darshan_log::autoperf::{header_bytes, header_from, perf_bytes, perf_from, Apmpi};
+use darshan_log::autoperf::{header_from, perf_from, Apmpi};
 use darshan_log::counters::apmpi as c;
 use darshan_log::modules::APMPI;
 use darshan_util::apmpi::Printer;
 
-use crate::fd::{state, DarshanFd};
+use crate::fd::DarshanFd;
 use crate::funcs::Funcs;
 use crate::names::{pointers, Names};
-use crate::records::{hand_out, Laid};
 
 #[no_mangle]
 #[allow(non_upper_case_globals)]
@@ -53,54 +50,9 @@ pub static apmpi_logutils: Funcs = Funcs {
     log_record_metrics: None,
 };
 
-/// Whether install said APMPI's records are read.
-pub fn on() -> bool {
-    darshan_util::installed::reads_autoperf(APMPI)
-}
-
 unsafe extern "C" fn get(fd: *mut DarshanFd, buf: *mut *mut c_void) -> c_int {
     // SAFETY: the caller's, as darshan_log_get_record's.
-    crate::guarded(-1, || unsafe { next(fd, buf) })
-}
-
-/// The next APMPI record of the handle into `*buf` (see
-/// `darshan_log_get_record`): 1, 0 past the last, -1 (one line on
-/// stderr).
-///
-/// # Safety
-/// `fd` is null or a live handle; `buf` is writable, `*buf` null or a
-/// buffer of 81,920 bytes.
-pub unsafe fn next(fd: *mut DarshanFd, buf: *mut *mut c_void) -> c_int {
-    // SAFETY: the caller's.
-    let Some(st) = (unsafe { state(fd) }) else { return -1 };
-    if st.log().header.mod_map[APMPI].len == 0 {
-        return 0;
-    }
-    let ver = st.log().header.mod_ver[APMPI];
-    if ver == 0 || ver > c::VERSION {
-        eprintln!("Error: Invalid APMPI module version number (got {ver})");
-        return -1;
-    }
-    let rec = match st.apmpi_reader().and_then(|rd| rd.next_record()) {
-        Ok(Some(rec)) => rec,
-        Ok(None) => {
-            st.apmpi_ended();
-            return 0;
-        }
-        Err(_) => {
-            eprintln!("Error: failed to read module APMPI data from darshan log file.");
-            return -1;
-        }
-    };
-    let bytes = match &rec {
-        Apmpi::Header(h) => header_bytes(h),
-        Apmpi::Perf(p) => perf_bytes(p),
-    };
-    // SAFETY: the caller's.
-    match unsafe { hand_out(&Laid { bytes, pointers: Vec::new() }, buf) } {
-        true => 1,
-        false => -1,
-    }
+    crate::guarded(-1, || unsafe { crate::autoperf::next(fd, buf, APMPI) })
 }
 
 /// The record at `rec`: the header when it holds the header's magic.
@@ -166,22 +118,7 @@ unsafe extern "C" fn description(_ver: c_int) {
     crate::printing::c_print(darshan_util::apmpi::DESCRIPTION.as_bytes());
 }
 
-/// Writes the record at `rec`: the handle's first APMPI record is the
-/// header (its 48 bytes), every later one a rank's, at version 1.
 unsafe extern "C" fn put(fd: *mut DarshanFd, rec: *mut c_void) -> c_int {
-    if fd.is_null() || rec.is_null() {
-        return -1;
-    }
-    // SAFETY: the caller's: a live handle. Its module version is set by
-    // the first record written.
-    let first = unsafe { (*fd).mod_ver[APMPI] } == 0;
-    let len = if first { c::HEADER_SIZE } else { c::PERF_SIZE };
-    // SAFETY: the caller's: the record's `len` bytes at `rec`.
-    let done =
-        unsafe { crate::writer::darshan_log_put_mod(fd, APMPI as c_int, rec, len as c_int, c::VERSION as c_int) };
-    if done < 0 {
-        -1
-    } else {
-        0
-    }
+    // SAFETY: the caller's, as darshan_log_put_record's.
+    unsafe { crate::autoperf::put(fd, rec, APMPI) }
 }

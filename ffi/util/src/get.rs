@@ -28,9 +28,9 @@ pub unsafe extern "C" fn darshan_log_get_record(fd: *mut DarshanFd, mod_idx: c_i
     if buf.is_null() {
         return -1;
     }
-    if id == modules::APMPI && crate::apmpi::on() {
+    if modules::is_autoperf(id) && crate::autoperf::on(id) {
         // SAFETY: the caller's.
-        return crate::guarded(-1, || unsafe { crate::apmpi::next(fd, buf) });
+        return crate::guarded(-1, || unsafe { crate::autoperf::next(fd, buf, id) });
     }
     if modules::READ_VERSIONS[id] == 0 {
         // APXC and APMPI (AutoPerf): their layouts are not the format
@@ -78,8 +78,8 @@ pub unsafe extern "C" fn darshan_log_get_mod(fd: *mut DarshanFd, mod_id: c_int, 
     if h.mod_map[id].len == 0 {
         return 0;
     }
-    let autoperf = id == modules::APMPI && crate::apmpi::on();
-    let known = if autoperf { darshan_log::counters::apmpi::VERSION } else { modules::WRITE_VERSIONS[id] };
+    let autoperf = modules::is_autoperf(id) && crate::autoperf::on(id);
+    let known = if autoperf { crate::autoperf::layout(id).0 } else { modules::WRITE_VERSIONS[id] };
     let ver = h.mod_ver[id];
     if ver > known {
         let name = modules::module_name(id);
@@ -90,7 +90,7 @@ pub unsafe extern "C" fn darshan_log_get_mod(fd: *mut DarshanFd, mod_id: c_int, 
     // SAFETY: the caller's: `len` writable bytes.
     let out = unsafe { std::slice::from_raw_parts_mut(buf.cast::<u8>(), len) };
     let read = |st: &mut State, out: &mut [u8]| match autoperf {
-        true => st.apmpi_reader().and_then(|rd| rd.read_raw(out)),
+        true => st.autoperf_reader(id).and_then(|rd| rd.read_raw(out)),
         false => st.reader(id).and_then(|rd| rd.read_raw(out)),
     };
     crate::guarded(-1, || match read(st, out) {
@@ -100,7 +100,7 @@ pub unsafe extern "C" fn darshan_log_get_mod(fd: *mut DarshanFd, mod_id: c_int, 
                     out[n..].fill(0);
                 }
                 match autoperf {
-                    true => st.apmpi_ended(),
+                    true => st.autoperf_ended(),
                     false => st.ended(id),
                 }
             }

@@ -30,6 +30,8 @@ compile_error!("libdarshan-util hands out little-endian structs: a big-endian ho
 pub mod accum;
 mod agg;
 mod apmpi;
+mod apxc;
+mod autoperf;
 mod fd;
 mod funcs;
 pub mod get;

@@ -1,9 +1,9 @@
 //! What a handle opened to read hides: the log and where each module's
 //! records are read from (crate::fd).
 
-use darshan_log::autoperf::ApmpiReader;
+use darshan_log::autoperf::HeaderFirst;
 use darshan_log::decode::ModuleReader;
-use darshan_log::modules::{self, APMPI, MAX_MODS};
+use darshan_log::modules::{self, MAX_MODS};
 use darshan_log::LogFile;
 
 /// The region of the log darshan-util's one decompression stream read
@@ -34,8 +34,9 @@ enum Region {
 pub struct State {
     // Declared before the log they read from: dropped before it.
     readers: Vec<Option<ModuleReader<'static>>>,
-    // AutoPerf's APMPI region, when install said it is read (apmpi.rs).
-    apmpi: Option<Box<ApmpiReader<'static>>>,
+    // An AutoPerf module's region (APMPI, APXC), when install said it is
+    // read (autoperf.rs), with the module's id.
+    autoperf: Option<(usize, Box<HeaderFirst<'static>>)>,
     log: Box<LogFile>,
     last: Region,
     // The job region was read (darshan-util keeps the command line and
@@ -46,7 +47,7 @@ pub struct State {
 impl State {
     pub(crate) fn new(log: LogFile) -> State {
         let readers = (0..MAX_MODS).map(|_| None).collect();
-        State { readers, apmpi: None, log: Box::new(log), last: Region::Nothing, job_read: false }
+        State { readers, autoperf: None, log: Box::new(log), last: Region::Nothing, job_read: false }
     }
 
     pub fn log(&self) -> &LogFile {
@@ -96,29 +97,29 @@ impl State {
         Ok(slot.insert(reader))
     }
 
-    /// APMPI's reader, as [`State::reader`]'s: where the last call left
-    /// it, or at the header.
-    pub fn apmpi_reader(&mut self) -> darshan_log::Result<&mut ApmpiReader<'static>> {
-        if self.log.header.mod_map[APMPI].len > 0 {
-            if self.last != Region::Module(APMPI) {
-                self.apmpi = None;
+    /// AutoPerf's module `m`'s reader, as [`State::reader`]'s: where the
+    /// last call left it, or at the header.
+    pub fn autoperf_reader(&mut self, m: usize) -> darshan_log::Result<&mut HeaderFirst<'static>> {
+        if self.log.header.mod_map[m].len > 0 {
+            if self.last != Region::Module(m) {
+                self.autoperf = None;
             }
-            self.last = Region::Module(APMPI);
+            self.last = Region::Module(m);
         }
         // SAFETY: as in `reader`: the boxed log outlives the reader, which
         // is dropped before it (field order).
         let log: &'static LogFile = unsafe { &*std::ptr::from_ref::<LogFile>(self.log.as_ref()) };
-        let reader = match self.apmpi.take() {
-            Some(r) => r,
-            None => Box::new(ApmpiReader::new(log)?),
+        let reader = match self.autoperf.take() {
+            Some((id, r)) if id == m => r,
+            _ => Box::new(HeaderFirst::of(log, m)?),
         };
-        Ok(self.apmpi.insert(reader))
+        Ok(&mut self.autoperf.insert((m, reader)).1)
     }
 
-    /// APMPI's last call found no more records: the next starts at the
-    /// header.
-    pub fn apmpi_ended(&mut self) {
-        self.apmpi = None;
+    /// The AutoPerf module's last call found no more records: the next
+    /// starts at the header.
+    pub fn autoperf_ended(&mut self) {
+        self.autoperf = None;
     }
 
     /// Module `id`'s last call found no more records: the next starts at

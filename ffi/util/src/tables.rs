@@ -117,8 +117,8 @@ impl Table {
 
 /// darshan-util's `mod_logutils`: each module id's table, NULL for the
 /// modules a default darshan-util 3.5.0 has none for (NULL, APXC, APMPI)
-/// and every id past the known ones; APMPI's set at load when install
-/// said AutoPerf's records are read (apmpi.rs).
+/// and every id past the known ones; APMPI's and APXC's set at load
+/// where install said AutoPerf's records are read (autoperf.rs).
 #[no_mangle]
 #[allow(non_upper_case_globals)]
 pub static mod_logutils: Table = Table(UnsafeCell::new({
@@ -141,13 +141,15 @@ pub static mod_logutils: Table = Table(UnsafeCell::new({
     t
 }));
 
-/// Puts APMPI's table in `mod_logutils` when install said so: run by the
-/// loader before anything of the library is called.
+/// Puts AutoPerf's tables in `mod_logutils` where install said so: run
+/// by the loader before anything of the library is called.
 extern "C" fn install_autoperf() {
-    if crate::apmpi::on() {
-        // SAFETY: no caller runs before the loader has run this; nothing
-        // else writes the table.
-        unsafe { (*mod_logutils.0.get())[APMPI] = at(&crate::apmpi::apmpi_logutils) };
+    for (m, funcs) in [(APMPI, &crate::apmpi::apmpi_logutils), (APXC, &crate::apxc::apxc_logutils)] {
+        if crate::autoperf::on(m) {
+            // SAFETY: no caller runs before the loader has run this;
+            // nothing else writes the table.
+            unsafe { (*mod_logutils.0.get())[m] = at(funcs) };
+        }
     }
 }
 

@@ -14,6 +14,8 @@
 //! times; the blocking collectives and the barrier (`sync`) have a sync
 //! time.
 
+use super::{c_names, flatten};
+
 /// The module version this layout is.
 pub const VERSION: u32 = 1;
 /// The header record's magic: "APMPI" as C builds it.
@@ -33,24 +35,6 @@ pub const HEADER_SIZE: usize = 48;
 /// `struct darshan_apmpi_perf_record`.
 pub const PERF_SIZE: usize =
     16 + 8 * (NUM_INDICES + F_TIME_NUM_INDICES + F_SYNC_NUM_INDICES + F_GLOBAL_NUM_INDICES) + NAME_MAX;
-
-/// The parts, in order, as one array (a compile-time error when their
-/// lengths do not add up to `N`).
-const fn flatten<T: Copy, const N: usize>(parts: &[&[T]], fill: T) -> [T; N] {
-    let mut out = [fill; N];
-    let (mut p, mut at) = (0, 0);
-    while p < parts.len() {
-        let mut k = 0;
-        while k < parts[p].len() {
-            out[at] = parts[p][k];
-            at += 1;
-            k += 1;
-        }
-        p += 1;
-    }
-    assert!(at == N, "the operations do not make the format's counters");
-    out
-}
 
 /// One operation's counter names (`$end` after each: "" or "\0").
 macro_rules! op_counters {
@@ -193,16 +177,6 @@ const fn ops(list: &[(&'static str, bool)]) -> [Op; NUM_OPS] {
 pub const F_GLOBAL_NAMES: [&str; F_GLOBAL_NUM_INDICES] = ["MPI_TOTAL_COMM_TIME", "MPI_TOTAL_COMM_SYNC_TIME"];
 const F_GLOBAL_C_TEXT: [&str; F_GLOBAL_NUM_INDICES + 1] =
     ["MPI_TOTAL_COMM_TIME\0", "MPI_TOTAL_COMM_SYNC_TIME\0", "APMPI_F_MPI_GLOBAL_NUM_INDICES\0"];
-
-const fn c_names<const N: usize>(text: [&'static str; N]) -> [&'static core::ffi::CStr; N] {
-    let mut out = [c""; N];
-    let mut k = 0;
-    while k < N {
-        out[k] = super::c_str(text[k]);
-        k += 1;
-    }
-    out
-}
 
 /// darshan-util's `apmpi_counter_names`.
 pub const C_NAMES: [&core::ffi::CStr; NUM_INDICES + 1] = c_names(C_TEXT);

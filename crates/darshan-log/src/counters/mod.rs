@@ -34,6 +34,35 @@ pub const fn c_str(s: &'static str) -> &'static core::ffi::CStr {
     }
 }
 
+/// The parts, in order, as one array (a compile-time error when their
+/// lengths do not add up to `N`).
+pub(crate) const fn flatten<T: Copy, const N: usize>(parts: &[&[T]], fill: T) -> [T; N] {
+    let mut out = [fill; N];
+    let (mut p, mut at) = (0, 0);
+    while p < parts.len() {
+        let mut k = 0;
+        while k < parts[p].len() {
+            out[at] = parts[p][k];
+            at += 1;
+            k += 1;
+        }
+        p += 1;
+    }
+    assert!(at == N, "the parts do not make the format's counters");
+    out
+}
+
+/// The names as the C strings darshan-util exports.
+pub(crate) const fn c_names<const N: usize>(text: [&'static str; N]) -> [&'static core::ffi::CStr; N] {
+    let mut out = [c""; N];
+    let mut k = 0;
+    while k < N {
+        out[k] = c_str(text[k]);
+        k += 1;
+    }
+    out
+}
+
 /// The word positions of a module's counters, from its `COUNTERS_AT`,
 /// `FCOUNTERS_AT`, `NUM_INDICES` and `F_NUM_INDICES`: `word(k)` and
 /// `fword(k)` (checked in debug builds and wherever `k` is a constant),
@@ -214,6 +243,7 @@ macro_rules! layout {
 }
 
 pub mod apmpi;
+pub mod apxc;
 pub mod bgq;
 pub mod daos;
 pub mod dfs;
