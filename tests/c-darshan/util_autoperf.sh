@@ -11,7 +11,9 @@
 #   * our darshan-parser as C's darshan-parser.c on C's library;
 #   * C's darshan-convert.c built twice (each library's log_put_record):
 #     the logs they write read alike by C's darshan-parser.c on C's
-#     library, and as the log they converted;
+#     library, and as the log they converted; and so does the log our
+#     darshan-convert writes (it left AutoPerf's records out, in a tree
+#     installed to read them, until 2026-12-07);
 #   * PyDarshan's APMPI records and counter names through our library as
 #     through C's (a process per log: C's reader takes the first record
 #     of a process for the header, not of a log), and through ours with
@@ -138,14 +140,17 @@ for log in "${logs[@]}"; do
     n=$((n + 1))
     timeout 60 "$w/c-bin/darshan-convert" "$log" "$w/out/$b.c.darshan" > /dev/null 2>&1 || true
     timeout 60 "$w/our-bin/darshan-convert" "$log" "$w/out/$b.ours.darshan" > /dev/null 2>&1 || true
+    rm -f "$w/out/$b.tool.darshan"
+    timeout 60 "$w/prefix/bin/darshan-convert" "$log" "$w/out/$b.tool.darshan" > /dev/null 2>&1 || true
     if ! [ -s "$w/out/$b.ours.darshan" ] || ! cmp -s <(records "$w/out/$b.c.darshan") <(records "$w/out/$b.ours.darshan") ||
+        ! cmp -s <(records "$w/out/$b.c.darshan") <(records "$w/out/$b.tool.darshan") ||
         ! cmp -s <(records "$log" | grep -E '^AP(MPI|XC)') <(records "$w/out/$b.ours.darshan" | grep -E '^AP(MPI|XC)'); then
-        echo "util_autoperf: darshan-convert.c of $b through our library differs from through C's:"
+        echo "util_autoperf: darshan-convert of $b: through our library or by our tool, not as C's:"
         diff <(records "$w/out/$b.c.darshan") <(records "$w/out/$b.ours.darshan") | head -n 6 || true
         bad=$((bad + 1))
     fi
 done
-count "C's darshan-convert.c through both libraries (APMPI and APXC records written back)" $n $bad
+count "C's darshan-convert.c through both libraries, and our darshan-convert (APMPI and APXC records written back)" $n $bad
 
 # PyDarshan, one process per log.
 py=$w/py

@@ -46,9 +46,6 @@ pub enum Apxc {
     Perf(Perf),
 }
 
-/// The header's and a router's record's sizes.
-pub const SIZES: (usize, usize) = (c::HEADER_SIZE, c::PERF_SIZE);
-
 /// The record in `b`: the header when `header` (the region's first).
 pub fn record_from(header: bool, b: &[u8], swapped: bool) -> Apxc {
     match header {

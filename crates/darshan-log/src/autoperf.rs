@@ -128,6 +128,16 @@ pub fn perf_bytes(p: &Perf) -> Vec<u8> {
     b
 }
 
+/// AutoPerf's module `m`'s layout (APXC's, else APMPI's): its version,
+/// its header's and a record's sizes.
+pub fn layout(m: usize) -> (u32, usize, usize) {
+    use crate::counters::apxc as x;
+    match m {
+        APXC => (x::VERSION, x::HEADER_SIZE, x::PERF_SIZE),
+        _ => (c::VERSION, c::HEADER_SIZE, c::PERF_SIZE),
+    }
+}
+
 /// An AutoPerf region's records as they lie, one at a time: the header
 /// (`header` bytes) first, then records of `perf` bytes; a short
 /// remainder is no record, as darshan-util's.
@@ -159,10 +169,9 @@ impl<'a> HeaderFirst<'a> {
 
     /// AutoPerf's module `m` (APMPI or APXC) of `log`, at its layout.
     pub fn of<S: LogSource>(log: &'a LogFile<S>, m: usize) -> Result<Self> {
-        match m {
-            APXC => Self::new(log, m, crate::counters::apxc::VERSION, crate::apxc::SIZES),
-            _ => Self::new(log, APMPI, c::VERSION, (c::HEADER_SIZE, c::PERF_SIZE)),
-        }
+        let m = if m == APXC { APXC } else { APMPI };
+        let (version, header, perf) = layout(m);
+        Self::new(log, m, version, (header, perf))
     }
 
     /// Whether the next record is the header.
@@ -185,6 +194,23 @@ impl<'a> HeaderFirst<'a> {
     /// last record read ended (darshan-util's `darshan_log_get_mod`).
     pub fn read_raw(&mut self, buf: &mut [u8]) -> Result<usize> {
         self.region.read_full(buf)
+    }
+}
+
+/// AutoPerf's module `m`'s record in `b` (the header when `header`), as
+/// the C struct lays it out in native (little-endian) order: what
+/// darshan-util hands out and writes.
+pub fn native_record(m: usize, header: bool, b: &[u8], swapped: bool) -> Vec<u8> {
+    use crate::apxc as x;
+    if m == APXC {
+        return match x::record_from(header, b, swapped) {
+            x::Apxc::Header(h) => x::header_bytes(&h),
+            x::Apxc::Perf(r) => x::perf_bytes(&r),
+        };
+    }
+    match record_from(header, b, swapped) {
+        Apmpi::Header(h) => header_bytes(&h),
+        Apmpi::Perf(r) => perf_bytes(&r),
     }
 }
 

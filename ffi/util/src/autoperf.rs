@@ -12,8 +12,8 @@
 
 use std::ffi::{c_int, c_void};
 
-use darshan_log::counters::{apmpi, apxc};
-use darshan_log::modules::{module_name, APXC};
+use darshan_log::autoperf::{layout, native_record};
+use darshan_log::modules::module_name;
 
 use crate::fd::{state, DarshanFd};
 use crate::records::{hand_out, Laid};
@@ -21,30 +21,6 @@ use crate::records::{hand_out, Laid};
 /// Whether install said AutoPerf's module `m` is read.
 pub fn on(m: usize) -> bool {
     darshan_util::installed::reads_autoperf(m)
-}
-
-/// Module `m`'s layout: its version, its header's and a record's sizes.
-pub fn layout(m: usize) -> (u32, usize, usize) {
-    match m {
-        APXC => (apxc::VERSION, apxc::HEADER_SIZE, apxc::PERF_SIZE),
-        _ => (apmpi::VERSION, apmpi::HEADER_SIZE, apmpi::PERF_SIZE),
-    }
-}
-
-/// The record in `b` (the header when `header`) in the C struct's
-/// layout, native order.
-fn native(m: usize, header: bool, b: &[u8], swapped: bool) -> Vec<u8> {
-    use darshan_log::{apxc as x, autoperf as p};
-    match (m, m == APXC) {
-        (_, true) => match x::record_from(header, b, swapped) {
-            x::Apxc::Header(h) => x::header_bytes(&h),
-            x::Apxc::Perf(r) => x::perf_bytes(&r),
-        },
-        _ => match p::record_from(header, b, swapped) {
-            p::Apmpi::Header(h) => p::header_bytes(&h),
-            p::Apmpi::Perf(r) => p::perf_bytes(&r),
-        },
-    }
 }
 
 /// The next record of module `m` of the handle into `*buf` (see
@@ -67,7 +43,7 @@ pub unsafe fn next(fd: *mut DarshanFd, buf: *mut *mut c_void, m: usize) -> c_int
     }
     let read = st.autoperf_reader(m).and_then(|rd| {
         let header = rd.at_header();
-        Ok(rd.next_raw()?.map(|b| native(m, header, b, swapped)))
+        Ok(rd.next_raw()?.map(|b| native_record(m, header, b, swapped)))
     });
     let bytes = match read {
         Ok(Some(bytes)) => bytes,

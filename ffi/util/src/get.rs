@@ -79,7 +79,7 @@ pub unsafe extern "C" fn darshan_log_get_mod(fd: *mut DarshanFd, mod_id: c_int, 
         return 0;
     }
     let autoperf = modules::is_autoperf(id) && crate::autoperf::on(id);
-    let known = if autoperf { crate::autoperf::layout(id).0 } else { modules::WRITE_VERSIONS[id] };
+    let known = if autoperf { darshan_log::autoperf::layout(id).0 } else { modules::WRITE_VERSIONS[id] };
     let ver = h.mod_ver[id];
     if ver > known {
         let name = modules::module_name(id);

@@ -209,6 +209,10 @@ fn convert(inp: &str, outp: &str, c: &Changes) -> Result<(), ConvertError> {
     w.write_names(&names)?;
     let mut partial = log.header.partial_flag;
     for m in log.modules_present() {
+        if is_autoperf(m) && darshan_util::installed::reads_autoperf(m) {
+            copy_autoperf(&log, m, c.only, &mut w)?;
+            continue;
+        }
         if write_version(m) == 0 {
             darshan_util::say!("Warning: no log utility handlers defined for module {}, SKIPPING.", module_name(m));
             partial &= !(1u64 << m);
@@ -303,4 +307,35 @@ fn copy_module<W: std::io::Write + std::io::Seek>(
         Some(e) => Err(e.into()),
         None => Ok(()),
     }
+}
+
+/// AutoPerf's module `m`'s records (APMPI, APXC: read where install said
+/// so, as darshan-util built with its option copies them), the header
+/// first, in the C structs' native layout. With `only`, the records of
+/// that id, and none when the header is not of it: darshan-util's writer
+/// would write the first record kept at the header's size, which no
+/// reader can read.
+fn copy_autoperf<W: std::io::Write + std::io::Seek>(
+    log: &LogFile<darshan_log::source::FileSource>,
+    m: usize,
+    only: Option<u64>,
+    w: &mut LogWriter<W>,
+) -> Result<(), ConvertError> {
+    let mut rd = darshan_log::autoperf::HeaderFirst::of(log, m)?;
+    let mut kept_header = false;
+    loop {
+        let header = rd.at_header();
+        let Some(b) = rd.next_raw()? else { break };
+        let bytes = darshan_log::autoperf::native_record(m, header, b, log.header.swapped);
+        let id = u64::from_le_bytes(bytes[..8].try_into().unwrap_or_default());
+        if only.is_some_and(|k| k != id) || (!header && !kept_header) {
+            continue;
+        }
+        kept_header |= header;
+        w.put(darshan_log::writer::Region::Module(m), &bytes)?;
+    }
+    if kept_header {
+        w.set_module_version(m, darshan_log::autoperf::layout(m).0);
+    }
+    Ok(())
 }
