@@ -1,15 +1,12 @@
 //! AutoPerf's APXC records ([`crate::counters::apxc`]), read as
 //! darshan-util built with `--enable-apxc-mod` reads them: a region of
 //! raw structs, the first the header, every other a router's record
-//! ([`crate::autoperf::HeaderFirst`], as APMPI's). No tool that reads
+//! ([`crate::autoperf::AutoperfReader`], as APMPI's). No tool that reads
 //! [`crate::Record`]s is told of them.
 
-use crate::autoperf::{words, HeaderFirst};
+use crate::autoperf::{words, AutoperfReader, AutoperfRecord};
 use crate::counters::apxc as c;
-use crate::error::Result;
-use crate::log::LogFile;
 use crate::modules::APXC;
-use crate::source::LogSource;
 
 /// `struct darshan_apxc_header_record`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -97,32 +94,15 @@ pub fn perf_bytes(p: &Perf) -> Vec<u8> {
     place.iter().chain(&p.counters).flat_map(|v| v.to_le_bytes()).collect()
 }
 
+impl AutoperfRecord for Apxc {
+    const MODULE: usize = APXC;
+    fn from_bytes(header: bool, b: &[u8], swapped: bool) -> Self {
+        record_from(header, b, swapped)
+    }
+}
+
 /// The APXC region's records, one at a time: the header first.
-pub struct ApxcReader<'a> {
-    records: HeaderFirst<'a>,
-    swapped: bool,
-}
-
-impl<'a> ApxcReader<'a> {
-    /// The region of `log`, which must be of a version this layout is
-    /// (darshan-util's error otherwise).
-    pub fn new<S: LogSource>(log: &'a LogFile<S>) -> Result<Self> {
-        Ok(ApxcReader { records: HeaderFirst::of(log, APXC)?, swapped: log.header.swapped })
-    }
-
-    /// The next record; None at the region's end.
-    pub fn next_record(&mut self) -> Result<Option<Apxc>> {
-        let swapped = self.swapped;
-        let header = self.records.at_header();
-        Ok(self.records.next_raw()?.map(|b| record_from(header, b, swapped)))
-    }
-
-    /// Up to `buf.len()` bytes of the region as they lie, from where the
-    /// last record read ended (darshan-util's `darshan_log_get_mod`).
-    pub fn read_raw(&mut self, buf: &mut [u8]) -> Result<usize> {
-        self.records.read_raw(buf)
-    }
-}
+pub type ApxcReader<'a> = AutoperfReader<'a, Apxc>;
 
 #[cfg(test)]
 mod tests {
@@ -147,7 +127,7 @@ mod tests {
     #[test]
     fn the_corpus_log_holds_a_header_and_one_router() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/corpus/logs/apmpi_apxc__mpi-io-test.darshan");
-        let log = LogFile::open(path).unwrap();
+        let log = crate::LogFile::open(path).unwrap();
         let mut rd = ApxcReader::new(&log).unwrap();
         let Some(Apxc::Header(h)) = rd.next_record().unwrap() else { panic!("no header first") };
         assert_eq!(h.magic, c::MAGIC);

@@ -222,17 +222,39 @@ pub fn record_from(header: bool, b: &[u8], swapped: bool) -> Apmpi {
     }
 }
 
-/// The APMPI region's records, one at a time: the header first.
-pub struct ApmpiReader<'a> {
-    records: HeaderFirst<'a>,
-    swapped: bool,
+/// A record of one of AutoPerf's modules: its module, and how it is read
+/// from the bytes of the region.
+pub trait AutoperfRecord: Sized {
+    const MODULE: usize;
+    /// The record in `b` (the header when `header`), in the log's byte
+    /// order (`swapped`) made native.
+    fn from_bytes(header: bool, b: &[u8], swapped: bool) -> Self;
 }
 
-impl<'a> ApmpiReader<'a> {
+impl AutoperfRecord for Apmpi {
+    const MODULE: usize = APMPI;
+    fn from_bytes(header: bool, b: &[u8], swapped: bool) -> Self {
+        record_from(header, b, swapped)
+    }
+}
+
+/// An AutoPerf region's records, one at a time: the header first
+/// ([`ApmpiReader`], [`crate::apxc::ApxcReader`]).
+pub struct AutoperfReader<'a, R> {
+    records: HeaderFirst<'a>,
+    swapped: bool,
+    kind: std::marker::PhantomData<R>,
+}
+
+/// The APMPI region's records, one at a time: the header first.
+pub type ApmpiReader<'a> = AutoperfReader<'a, Apmpi>;
+
+impl<'a, R: AutoperfRecord> AutoperfReader<'a, R> {
     /// The region of `log`, which must be of a version this layout is
     /// (darshan-util's error otherwise).
     pub fn new<S: LogSource>(log: &'a LogFile<S>) -> Result<Self> {
-        Ok(ApmpiReader { records: HeaderFirst::of(log, APMPI)?, swapped: log.header.swapped })
+        let records = HeaderFirst::of(log, R::MODULE)?;
+        Ok(AutoperfReader { records, swapped: log.header.swapped, kind: std::marker::PhantomData })
     }
 
     /// The next record's bytes as the log holds them; None at the region's
@@ -242,10 +264,10 @@ impl<'a> ApmpiReader<'a> {
     }
 
     /// The next record; None at the region's end.
-    pub fn next_record(&mut self) -> Result<Option<Apmpi>> {
+    pub fn next_record(&mut self) -> Result<Option<R>> {
         let swapped = self.swapped;
         let header = self.records.at_header();
-        Ok(self.records.next_raw()?.map(|b| record_from(header, b, swapped)))
+        Ok(self.records.next_raw()?.map(|b| R::from_bytes(header, b, swapped)))
     }
 
     /// Up to `buf.len()` bytes of the region as they lie, from where the
