@@ -99,6 +99,12 @@ impl AutoperfRecord for Apxc {
     fn from_bytes(header: bool, b: &[u8], swapped: bool) -> Self {
         record_from(header, b, swapped)
     }
+    fn to_bytes(&self) -> Vec<u8> {
+        match self {
+            Apxc::Header(h) => header_bytes(h),
+            Apxc::Perf(p) => perf_bytes(p),
+        }
+    }
 }
 
 /// The APXC region's records, one at a time: the header first.

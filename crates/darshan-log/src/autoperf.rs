@@ -197,21 +197,11 @@ impl<'a> HeaderFirst<'a> {
     }
 }
 
-/// AutoPerf's module `m`'s record in `b` (the header when `header`), as
-/// the C struct lays it out in native (little-endian) order: what
-/// darshan-util hands out and writes.
-pub fn native_record(m: usize, header: bool, b: &[u8], swapped: bool) -> Vec<u8> {
-    use crate::apxc as x;
-    if m == APXC {
-        return match x::record_from(header, b, swapped) {
-            x::Apxc::Header(h) => x::header_bytes(&h),
-            x::Apxc::Perf(r) => x::perf_bytes(&r),
-        };
-    }
-    match record_from(header, b, swapped) {
-        Apmpi::Header(h) => header_bytes(&h),
-        Apmpi::Perf(r) => perf_bytes(&r),
-    }
+/// A record in `b` (the header when `header`) as the C struct lays it
+/// out in native (little-endian) order: what darshan-util hands out and
+/// writes.
+pub fn native_record<R: AutoperfRecord>(header: bool, b: &[u8], swapped: bool) -> Vec<u8> {
+    R::from_bytes(header, b, swapped).to_bytes()
 }
 
 /// The record in `b`: the header when `header` (the region's first).
@@ -229,6 +219,8 @@ pub trait AutoperfRecord: Sized {
     /// The record in `b` (the header when `header`), in the log's byte
     /// order (`swapped`) made native.
     fn from_bytes(header: bool, b: &[u8], swapped: bool) -> Self;
+    /// The record as the C struct lays it out, little-endian.
+    fn to_bytes(&self) -> Vec<u8>;
 }
 
 impl AutoperfRecord for Apmpi {
@@ -236,10 +228,16 @@ impl AutoperfRecord for Apmpi {
     fn from_bytes(header: bool, b: &[u8], swapped: bool) -> Self {
         record_from(header, b, swapped)
     }
+    fn to_bytes(&self) -> Vec<u8> {
+        match self {
+            Apmpi::Header(h) => header_bytes(h),
+            Apmpi::Perf(p) => perf_bytes(p),
+        }
+    }
 }
 
 /// An AutoPerf region's records, one at a time: the header first
-/// ([`ApmpiReader`], [`crate::apxc::ApxcReader`]).
+/// ([`ApmpiReader`], and APXC's reader beside its records).
 pub struct AutoperfReader<'a, R> {
     records: HeaderFirst<'a>,
     swapped: bool,
