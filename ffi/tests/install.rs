@@ -237,6 +237,21 @@ fn darshan_config_answers_as_the_c_tool_does() {
     );
 }
 
+/// C 3.5.0's darshan-config answers `--apxc-mod` (and lists it in `--all`
+/// after `--apmpi-coll-sync`); ours printed "unknown option" and its
+/// usage, and exited 1, to a script asking it.
+#[test]
+fn darshan_config_did_not_know_apxc_mod() {
+    let o = config(&["--apxc-mod"]);
+    assert_eq!((o.status.code(), stdout(&o).as_str()), (Some(0), "no\n"));
+    let all = stdout(&config(&["--all"]));
+    let order =
+        ["  --apmpi-coll-sync       -> no\n  --apxc-mod              -> no\n  --hdf5-mod              -> yes\n"];
+    assert!(all.contains(order[0]), "--all lacks C's order around --apxc-mod:\n{all}");
+    let usage = stdout(&config(&["--help"]));
+    assert!(usage.contains("  --apxc-mod             Whether AUTOPERF XC module is enabled\n"), "{usage}");
+}
+
 /// Every function libdarshan.so interposes is wrapped by the static
 /// flags, and no other: the HDF5 and PnetCDF functions in their own files
 /// only.

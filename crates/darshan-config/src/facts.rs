@@ -9,7 +9,7 @@ pub use darshan_log::defaults::JOBID_ENVS;
 /// The C tool's feature switches, in its `--all` order: (name, built).
 /// "Built" as the C tool means it: compiled in (NULL is, and records only
 /// when enabled with DARSHAN_MOD_ENABLE).
-pub const FEATURES: [(&str, bool); 19] = [
+pub const FEATURES: [(&str, bool); 20] = [
     ("ld-preload", true),
     ("cuserid", false),
     // As given at install (`feature`).
@@ -24,6 +24,10 @@ pub const FEATURES: [(&str, bool); 19] = [
     // As given at install (`feature`).
     ("apmpi-mod", false),
     ("apmpi-coll-sync", false),
+    // AutoPerf's Cray XC module reads Aries router counters through
+    // PAPI; the runtime has none (--enable-apxc-mod is darshan-util's
+    // option here: the tools read its records).
+    ("apxc-mod", false),
     ("hdf5-mod", true),
     ("pnetcdf-mod", true),
     ("daos-mod", false),
