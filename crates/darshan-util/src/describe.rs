@@ -348,62 +348,44 @@ const POSIX_META_DESC: &str = "
 /// Description block for `module` at format version `ver`, or None for
 /// modules whose darshan-util prints no description.
 pub fn description(module: usize, ver: u32) -> Option<String> {
-    let mut s = String::new();
-    match module {
-        POSIX => {
-            s.push_str(POSIX_DESC);
-            if ver == 1 {
-                s.push_str(POSIX_V1);
-            }
-            if ver <= 2 {
-                s.push_str(POSIX_V2);
-            }
-            if ver <= 3 {
-                s.push_str(POSIX_V3);
-            }
-            if ver >= 4 {
-                s.push_str(POSIX_V4);
-            }
-        }
-        MPIIO => {
-            s.push_str(MPIIO_DESC);
-            if ver == 1 {
-                s.push_str(MPIIO_V1);
-            }
-            if ver <= 2 {
-                s.push_str(MPIIO_V2);
-            }
-        }
-        STDIO => {
-            s.push_str(STDIO_DESC);
-            if ver == 1 {
-                s.push_str(STDIO_V1);
-            }
-            if ver >= 2 {
-                s.push_str(STDIO_V2);
-            }
-        }
-        H5F => s.push_str(H5F_DESC),
-        H5D => s.push_str(H5D_DESC),
-        PNETCDF_FILE => {
-            s.push_str(PNETCDF_FILE_DESC);
-            if ver <= 2 {
-                s.push_str(PNETCDF_FILE_V2);
-            }
-        }
-        PNETCDF_VAR => s.push_str(PNETCDF_VAR_DESC),
-        MDHIM => s.push_str(MDHIM_DESC),
-        BGQ => s.push_str(BGQ_DESC),
-        LUSTRE => s.push_str(LUSTRE_DESC),
-        HEATMAP => s.push_str(HEATMAP_DESC),
-        DFS => s.push_str(DFS_DESC),
-        DAOS => s.push_str(DAOS_DESC),
-        POSIX_META => s.push_str(POSIX_META_DESC),
-        PROCESSES => s.push_str(PROCESSES_DESC),
-        // Asked for only where install said AutoPerf's records are read.
-        APMPI => s.push_str(crate::apmpi::DESCRIPTION),
-        APXC => s.push_str(crate::apxc::DESCRIPTION),
+    versioned(module, ver).or_else(|| fixed(module).map(str::to_string))
+}
+
+/// The modules whose description grows with their format's versions.
+fn versioned(module: usize, ver: u32) -> Option<String> {
+    let parts: &[(&str, bool)] = match module {
+        POSIX => &[
+            (POSIX_DESC, true),
+            (POSIX_V1, ver == 1),
+            (POSIX_V2, ver <= 2),
+            (POSIX_V3, ver <= 3),
+            (POSIX_V4, ver >= 4),
+        ],
+        MPIIO => &[(MPIIO_DESC, true), (MPIIO_V1, ver == 1), (MPIIO_V2, ver <= 2)],
+        STDIO => &[(STDIO_DESC, true), (STDIO_V1, ver == 1), (STDIO_V2, ver >= 2)],
+        PNETCDF_FILE => &[(PNETCDF_FILE_DESC, true), (PNETCDF_FILE_V2, ver <= 2)],
         _ => return None,
-    }
-    Some(s)
+    };
+    Some(parts.iter().filter(|p| p.1).map(|p| p.0).collect())
+}
+
+/// The modules with one description whatever their version.
+fn fixed(module: usize) -> Option<&'static str> {
+    Some(match module {
+        H5F => H5F_DESC,
+        H5D => H5D_DESC,
+        PNETCDF_VAR => PNETCDF_VAR_DESC,
+        MDHIM => MDHIM_DESC,
+        BGQ => BGQ_DESC,
+        LUSTRE => LUSTRE_DESC,
+        HEATMAP => HEATMAP_DESC,
+        DFS => DFS_DESC,
+        DAOS => DAOS_DESC,
+        POSIX_META => POSIX_META_DESC,
+        PROCESSES => PROCESSES_DESC,
+        // Asked for only where install said AutoPerf's records are read.
+        APMPI => crate::apmpi::DESCRIPTION,
+        APXC => crate::apxc::DESCRIPTION,
+        _ => return None,
+    })
 }

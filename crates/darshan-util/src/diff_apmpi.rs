@@ -21,7 +21,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use darshan_log::apxc::{Apxc, ApxcReader};
-use darshan_log::autoperf::{Apmpi, ApmpiReader, Header, Perf};
+use darshan_log::autoperf::{Apmpi, ApmpiReader, AutoperfReader, AutoperfRecord, Header, Perf};
 use darshan_log::counters::apmpi as c;
 use darshan_log::source::FileSource;
 use darshan_log::LogFile;
@@ -66,27 +66,16 @@ fn rank_id(r: &Apmpi) -> (i64, u64) {
 /// Reads `log`'s APMPI region into `side`, calling `first_seen` with
 /// each record id the first time it is read (the order darshan-diff
 /// walks the ids in). Err: the region cannot be read.
-pub fn read(
-    log: &LogFile<FileSource>,
-    side: &mut ApmpiSide,
-    mut first_seen: impl FnMut(u64),
-) -> darshan_log::Result<()> {
-    let mut reader = ApmpiReader::new(log)?;
-    while let Some(rec) = reader.next_record()? {
-        if let Apmpi::Header(h) = &rec {
-            side.sync = h.sync_flag != 0;
+pub fn read(log: &LogFile<FileSource>, side: &mut ApmpiSide, first_seen: impl FnMut(u64)) -> darshan_log::Result<()> {
+    let mut sync = false;
+    let with_sync = |r: &Apmpi| {
+        if let Apmpi::Header(h) = r {
+            sync = h.sync_flag != 0;
         }
-        let id = rank_id(&rec).1;
-        let list = side.recs.entry(id).or_insert_with(|| {
-            first_seen(id);
-            VecDeque::with_capacity(1)
-        });
-        list.push_back(rec);
-    }
-    // One stable sort: equal ranks keep log order.
-    for q in side.recs.values_mut() {
-        q.make_contiguous().sort_by_key(|r| rank_id(r).0);
-    }
+        rank_id(r)
+    };
+    group(ApmpiReader::new(log)?, &mut side.recs, with_sync, first_seen)?;
+    side.sync = sync;
     Ok(())
 }
 
@@ -94,11 +83,22 @@ pub fn read(
 pub fn read_apxc(
     log: &LogFile<FileSource>,
     recs: &mut HashMap<u64, VecDeque<Apxc>>,
+    first_seen: impl FnMut(u64),
+) -> darshan_log::Result<()> {
+    group(ApxcReader::new(log)?, recs, crate::apxc::rank_id, first_seen)
+}
+
+/// Every record of `reader` into `recs` by id (`key` gives a record's
+/// rank and id), each list in rank order, equal ranks in log order (one
+/// stable sort); `first_seen` with each id the first time it is read.
+fn group<R: AutoperfRecord>(
+    mut reader: AutoperfReader<'_, R>,
+    recs: &mut HashMap<u64, VecDeque<R>>,
+    mut key: impl FnMut(&R) -> (i64, u64),
     mut first_seen: impl FnMut(u64),
 ) -> darshan_log::Result<()> {
-    let mut reader = ApxcReader::new(log)?;
     while let Some(rec) = reader.next_record()? {
-        let id = crate::apxc::rank_id(&rec).1;
+        let id = key(&rec).1;
         recs.entry(id)
             .or_insert_with(|| {
                 first_seen(id);
@@ -107,7 +107,7 @@ pub fn read_apxc(
             .push_back(rec);
     }
     for q in recs.values_mut() {
-        q.make_contiguous().sort_by_key(|r| crate::apxc::rank_id(r).0);
+        q.make_contiguous().sort_by_key(|r| key(r).0);
     }
     Ok(())
 }
