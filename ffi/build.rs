@@ -111,6 +111,9 @@ fn static_unwinder() {
 /// ordering file, and rustc links with its own LLD on x86-64 Linux since
 /// 1.90 unless a linker is configured; elsewhere the library is linked in
 /// the compiler's order, as before. DARSHAN_TEXT_ORDER=0 turns it off.
+///
+/// The linker reads the list as scripts/build.sh resolved it against the
+/// last build ([`resolved_order`]), not text-order.txt itself.
 fn text_order() {
     println!("cargo:rerun-if-changed=text-order.txt");
     println!("cargo:rerun-if-env-changed=DARSHAN_TEXT_ORDER");
@@ -120,13 +123,41 @@ fn text_order() {
         && !var("CARGO_ENCODED_RUSTFLAGS").contains("linker")
         && rustc_minor().is_some_and(|m| m >= 90);
     let list = std::path::PathBuf::from(var("CARGO_MANIFEST_DIR")).join("text-order.txt");
-    let path = list.display().to_string();
-    if !own_lld || var("DARSHAN_TEXT_ORDER") == "0" || !list.exists() || path.contains(',') {
+    if !own_lld || var("DARSHAN_TEXT_ORDER") == "0" || !list.exists() {
         return;
     }
+    let Some(order) = resolved_order(&list) else { return };
+    let path = order.display().to_string();
+    if path.contains(',') {
+        return;
+    }
+    println!("cargo:rerun-if-changed={path}");
     println!("cargo:rustc-cdylib-link-arg=-Wl,--symbol-ordering-file={path}");
     // A name the code no longer has is skipped, not an error.
     println!("cargo:rustc-cdylib-link-arg=-Wl,--no-warn-symbol-ordering");
+}
+
+/// The list the linker reads: `text-order.resolved.txt` in the profile's
+/// directory (target/release), made here as a copy of text-order.txt when
+/// missing. A local function that ThinLTO exports from its module is
+/// renamed `name.llvm.<hash of the module>`, and the hash moves with any
+/// change to the module's code: one change to the format crate took 72 of
+/// the list's 88 such names away, and the linker, which matches exact
+/// names, left those functions out of the order. scripts/build.sh
+/// rewrites the copy with the names the built library has for the same
+/// functions (scripts/text_order.py --resolve) and links again when they
+/// differ; text-order.txt itself only changes when scripts/text-order.sh
+/// runs the workloads again.
+fn resolved_order(list: &std::path::Path) -> Option<std::path::PathBuf> {
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").ok()?);
+    // OUT_DIR is <profile dir>/build/darshan-ffi-<hash>/out.
+    let resolved = out.ancestors().nth(3)?.join("text-order.resolved.txt");
+    let modified = |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    // Made again from a list newer than it (scripts/text-order.sh ran).
+    if modified(&resolved).is_none_or(|r| modified(list).is_some_and(|l| l > r)) {
+        std::fs::copy(list, &resolved).ok()?;
+    }
+    Some(resolved)
 }
 
 /// The compiler's minor version (`rustc 1.95.0 ...`).

@@ -12,3 +12,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release "$@"
 cargo build --release -p darshan-ffi "$@"
+# The linker orders the library's text by ffi/text-order.txt as resolved
+# against the last build (ffi/build.rs): names ThinLTO suffixed with a
+# module's hash are looked up again in the library just built, and when
+# they moved the library is linked once more (about 15 s), in the order
+# the list means.
+target=${CARGO_TARGET_DIR:-$PWD/target}/release
+if command -v python3 >/dev/null && command -v nm >/dev/null && [ -f "$target/text-order.resolved.txt" ] &&
+    python3 scripts/text_order.py --resolve "$target/libdarshan.so" ffi/text-order.txt "$target/text-order.resolved.txt"; then
+    cargo build --release -p darshan-ffi "$@"
+fi

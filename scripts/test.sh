@@ -65,6 +65,8 @@ check "the runtime library carries no tool's features" scripts/check-runtime-lib
 # kernel maps them in a few faults (ffi/build.rs, scripts/text-order.sh).
 check "the code a short process runs lies together in the runtime library" \
     python3 scripts/text_order.py --check target/release/libdarshan.so ffi/text-order.txt
+check "the text order survives a change that moves ThinLTO's suffixes" \
+    python3 tests/bench/check_text_order.py target/release/libdarshan.so ffi/text-order.txt target/check-text-order
 check "cargo clippy -D warnings" cargo clippy --release --workspace --all-targets -q -- -D warnings
 # A FUSE mount a killed earlier run left under the test tree (the LUSTRE
 # tests' file system) would make its removal fail: detach it first.

@@ -9,10 +9,16 @@
 # together they take 4 (docs/performance.md, issue 51, sixth step).
 #
 # The list is of symbol names, which stay the same from build to build of
-# the same toolchain, lock file and features; a name that no longer exists
-# is skipped by the linker. `just test` checks the list against the built
-# library (scripts/text_order.py --check) and fails when too few of its
-# names are left: run this script again then.
+# the same toolchain, lock file and features, but for the `.llvm.<hash>`
+# suffix ThinLTO gives a local function it exports from its module: the
+# hash moves with any change to that module's code. scripts/build.sh looks
+# such names up again in the library it built and links it once more
+# (scripts/text_order.py --resolve, ffi/build.rs), so a code change does
+# not call for this script; a name that no longer exists is skipped by the
+# linker. `just test` checks the list against the built library
+# (scripts/text_order.py --check) and fails when too few of its functions
+# are left (renamed, another toolchain, lock file or set of features): run
+# this script again then, or when the workloads' functions change.
 #
 # Needs valgrind (callgrind lists every function a run executes). The
 # workloads: /bin/true, `/usr/bin/python3 -c pass`, the reference POSIX and

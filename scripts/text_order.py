@@ -4,12 +4,15 @@ the linker's --symbol-ordering-file. Used by scripts/text-order.sh.
 
 usage: text_order.py <libdarshan.so> <callgrind.out>...
        text_order.py --check <libdarshan.so> <text-order.txt>
+       text_order.py --resolve <libdarshan.so> <text-order.txt> <resolved list>
 
 With --check (scripts/test.sh), fails when the listed functions do not lie
 together in the library (the linker did not order them: ffi/build.rs), or
 when too few of them are left in it (the list is stale: the code's
 functions renamed, or another toolchain or lock file; run
-scripts/text-order.sh again).
+scripts/text-order.sh again). A listed name whose `.llvm.<hash>` suffix
+moved is found by the rest of it. With --resolve (scripts/build.sh),
+writes the list with the names the library has, for the next link.
 """
 import re
 import subprocess
@@ -122,16 +125,67 @@ def defined(lib):
             if len(p) == 4 and p[2] in "tT"}
 
 
+# ThinLTO renames a local function it exports from its module
+# `name.llvm.<hash of the module>`; the hash moves with any change to that
+# module's code, the rest of the name does not.
+LLVM_SUFFIX = re.compile(r"\.llvm\.\d+$")
+
+
+def stem(name):
+    return LLVM_SUFFIX.sub("", name)
+
+
+def listed(listing):
+    with open(listing) as f:
+        return [line.strip() for line in f if line.strip() and not line.startswith("#")]
+
+
+def resolve(wanted, symbols):
+    """For each listed name, the names `symbols` has for that function:
+    the name itself, else every name with its stem (a function exported
+    from two modules has two copies). Returns (names in the list's order,
+    how many listed functions were found)."""
+    by_stem = {}
+    for n in symbols:
+        by_stem.setdefault(stem(n), []).append(n)
+    names, found = [], 0
+    for w in wanted:
+        matches = [w] if w in symbols else sorted(by_stem.get(stem(w), []))
+        found += bool(matches)
+        names.extend(matches)
+    return list(dict.fromkeys(names)), found
+
+
+def write_resolved(lib, listing, out):
+    """scripts/build.sh: the list with the names `lib` has for its
+    functions, written to `out` when it differs from what `out` holds.
+    Exit status 0 when `out` changed (the library must be linked again),
+    1 when it did not."""
+    names, found = resolve(listed(listing), defined(lib))
+    with open(listing) as f:
+        header = [line for line in f if line.startswith("#")]
+    text = "".join(header) + "".join(n + "\n" for n in names)
+    try:
+        with open(out) as f:
+            if f.read() == text:
+                sys.exit(1)
+    except FileNotFoundError:
+        pass
+    with open(out, "w") as f:
+        f.write(text)
+    print(f"{out}: {found} of the {len(listed(listing))} functions of {listing}, as {lib} names them")
+
+
 def check(lib, listing):
     """Exit status 1, with one line saying why, unless at least 90% of the
     listed functions are in `lib` and they span no more than their own
     size plus alignment (64 bytes each: .cargo/config.toml) and a page."""
-    with open(listing) as f:
-        wanted = [line.strip() for line in f if line.strip() and not line.startswith("#")]
+    wanted = listed(listing)
     symbols = defined(lib)
-    present = [symbols[n] for n in wanted if n in symbols]
-    print(f"{lib}: {len(present)} of the {len(wanted)} functions of {listing}")
-    if len(present) * 10 < len(wanted) * 9:
+    names, found = resolve(wanted, symbols)
+    present = [symbols[n] for n in names]
+    print(f"{lib}: {found} of the {len(wanted)} functions of {listing}")
+    if found * 10 < len(wanted) * 9:
         sys.exit(f"{listing} is stale (another toolchain, lock file or the functions renamed): "
                  "run scripts/text-order.sh")
     if wanted and wanted[0] == ANCHOR and symbols.get(ANCHOR, (1, 0))[0] % 4096:
@@ -146,6 +200,9 @@ def check(lib, listing):
 def main():
     if sys.argv[1] == "--check":
         check(sys.argv[2], sys.argv[3])
+        return
+    if sys.argv[1] == "--resolve":
+        write_resolved(sys.argv[2], sys.argv[3], sys.argv[4])
         return
     lib, runs = sys.argv[1], sys.argv[2:]
     names = defined(lib)
