@@ -41,7 +41,7 @@ struct Collected {
     uring: crate::uring::UringAcc,
     /// Records read, per module id.
     records: Vec<u64>,
-    long_metadata_records: u64,
+    long_metadata: Vec<diagnose::LongMetadata>,
     /// Metadata seconds by rank (a map: no more entries than records).
     rank_meta: std::collections::BTreeMap<i64, f64>,
     shared_meta: f64,
@@ -169,7 +169,7 @@ fn diagnose_all(
         modules_present: &present,
         nprocs,
         run_time: report.job.run_time,
-        long_metadata_records: c.long_metadata_records,
+        long_metadata: &c.long_metadata,
         lustre: &c.lustre,
         dxt_hosts: &c.dxt_hosts,
         uring_time: c.uring.latency_sum(),
@@ -413,9 +413,12 @@ fn heatmap(c: &mut Collected, rec: &Record, names: &NameTable, job: &JobInfo, bi
 
 fn posix_meta(c: &mut Collected, rec: &Record, threshold: f64) {
     use darshan_log::counters::posix::F_META_TIME;
+    use darshan_log::counters::posix::F_SLOWEST_RANK_TIME;
     let Some(&meta) = rec.fcounters.get(F_META_TIME) else { return };
+    // One entry per record read: no more than the log's bytes hold.
     if meta > threshold {
-        c.long_metadata_records += 1;
+        let slowest_rank_time = rec.fcounters.get(F_SLOWEST_RANK_TIME).copied().unwrap_or(0.0);
+        c.long_metadata.push(diagnose::LongMetadata { id: rec.id, rank: rec.rank, seconds: meta, slowest_rank_time });
     }
     if rec.rank < 0 {
         c.shared_meta += meta;

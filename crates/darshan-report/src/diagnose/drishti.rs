@@ -125,20 +125,49 @@ fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
     redundant(cx, p, out);
     random_or_sequential(cx, p, out);
     shared_posix(cx, out);
-    if cx.long_metadata_records > 0 {
-        out.push(finding(
-            "P17",
-            Level::High,
-            format!(
-                "{} records spend over {} s in metadata operations (each)",
-                cx.long_metadata_records,
-                t("metadata_time_rank")
-            ),
-            vec![],
-            Some("Combine files, or reduce or cache metadata operations (opens, stats, seeks)"),
-        ));
-    }
+    long_metadata(cx, t("metadata_time_rank"), out);
     per_rank_imbalance(cx, out);
+}
+
+/// P17: records with more metadata time than `limit` seconds (Drishti
+/// counts them and calls them ranks). The evidence names the worst; a
+/// shared file's time is summed over every rank, so its line says so,
+/// with the mean a rank and the slowest rank's whole I/O time on it.
+fn long_metadata(cx: &Ctx, limit: f64, out: &mut Vec<Finding>) {
+    let mut hits: Vec<&super::LongMetadata> = cx.long_metadata.iter().filter(|r| cx.application_file(r.id)).collect();
+    if hits.is_empty() {
+        return;
+    }
+    hits.sort_by(|a, b| b.seconds.total_cmp(&a.seconds).then(a.id.cmp(&b.id)).then(a.rank.cmp(&b.rank)));
+    let mut ev: Vec<String> = hits.iter().take(super::WORST).map(|r| long_metadata_line(cx, r)).collect();
+    if hits.len() > super::WORST {
+        ev.push(format!("and {} more", super::plural((hits.len() - super::WORST) as i64, "record")));
+    }
+    let title = match hits.len() {
+        1 => format!("1 record spends over {limit} s in metadata operations"),
+        n => format!("{} spend over {limit} s in metadata operations (each)", super::plural(n as i64, "record")),
+    };
+    out.push(finding(
+        "P17",
+        Level::High,
+        title,
+        ev,
+        Some("Combine files, or reduce or cache metadata operations (opens, stats, seeks)"),
+    ));
+}
+
+fn long_metadata_line(cx: &Ctx, r: &super::LongMetadata) -> String {
+    let name = name_of(cx.names, r.id);
+    if r.rank >= 0 {
+        return format!("{name}, rank {}: {:.2} s", r.rank, r.seconds);
+    }
+    format!(
+        "{name}, shared by all {} ranks: {:.2} s summed over them ({:.2} s a rank on average; the slowest rank's whole I/O time on it {:.2} s)",
+        count(cx.nprocs),
+        r.seconds,
+        r.seconds / cx.nprocs.max(1) as f64,
+        r.slowest_rank_time
+    )
 }
 
 /// A share a over b (b = 0: infinite, so that any threshold is passed

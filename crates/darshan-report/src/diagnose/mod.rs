@@ -46,7 +46,7 @@ pub struct Ctx<'a> {
     pub nprocs: i64,
     pub run_time: f64,
     /// POSIX records with more metadata time than `metadata_time_rank`.
-    pub long_metadata_records: u64,
+    pub long_metadata: &'a [LongMetadata],
     pub lustre: &'a HashMap<u64, Striping>,
     pub dxt_hosts: &'a HashSet<String>,
     /// The MPI-IO hints (`h=` in the job metadata).
@@ -74,6 +74,18 @@ pub struct Ctx<'a> {
     pub uring_time: f64,
 }
 
+/// A POSIX record whose metadata time passed `metadata_time_rank` (P17).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LongMetadata {
+    pub id: u64,
+    /// -1: a file every rank shared, whose time is summed over them.
+    pub rank: i64,
+    pub seconds: f64,
+    /// POSIX_F_SLOWEST_RANK_TIME: a shared file's slowest rank's whole
+    /// I/O time on it, the most any one rank spent in its metadata.
+    pub slowest_rank_time: f64,
+}
+
 impl Ctx<'_> {
     pub fn sums(&self, module: usize) -> Option<&ModuleSums> {
         self.sums.iter().find(|s| s.layout.module == module && s.records > 0)
@@ -85,10 +97,13 @@ impl Ctx<'_> {
 
     /// The application's files of a module (the MPI library's own left out).
     pub fn files_of(&self, module: usize) -> impl Iterator<Item = &FileAgg> {
-        let software = !self.counting_software.get();
-        self.files
-            .of(module)
-            .filter(move |e| !self.internal.contains(&e.id) && (!software || !self.software.contains(&e.id)))
+        self.files.of(module).filter(move |e| self.application_file(e.id))
+    }
+
+    /// Not a file the MPI library made for itself, nor (unless the rules
+    /// are counting it, as Drishti does) software loading.
+    pub fn application_file(&self, id: u64) -> bool {
+        !self.internal.contains(&id) && (self.counting_software.get() || !self.software.contains(&id))
     }
 
     /// Hold a rule back, saying why (once per code and reason).
