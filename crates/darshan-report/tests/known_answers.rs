@@ -269,9 +269,9 @@ fn the_text_report_carries_the_known_figures_and_findings() {
     let text = darshan_report::render::text::render(&r);
     for want in [
         "processes 4",
-        "redundant read traffic     1.95 KiB over 1 files",
+        "redundant read traffic     1.95 KiB over 1 file\n",
         "metadata share of I/O time 80.0% (max per process 42.00 s)",
-        "small independent writes to shared files  10 on 1 files",
+        "small independent writes to shared files  10 on 1 file\n",
         "burstiness ρ 2.00, parallel intensity P 2.50 ranks (HEATMAP POSIX)",
         "P09 1.95 KiB read beyond files' extents: under the 1.00 MiB a finding needs",
         "[HIGH] X03 A process spends 42.0 s in metadata operations",

@@ -88,9 +88,10 @@ impl Totals {
         for (m, (n, r, w, t)) in &self.modules {
             let _ = writeln!(
                 o,
-                "  {:<6} {:>5} files  read {:>10}  written {:>10}  I/O time {:.6} s",
+                "  {:<6} {:>5} {:<5}  read {:>10}  written {:>10}  I/O time {:.6} s",
                 modules::module_name(*m),
                 n,
+                if *n == 1 { "file" } else { "files" },
                 bytes(*r as f64),
                 bytes(*w as f64),
                 t

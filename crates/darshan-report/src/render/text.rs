@@ -136,7 +136,7 @@ fn io_cost(o: &mut String, r: &Report) {
 
 /// One module's figures: overview, access pattern and sizes, operations.
 fn module(o: &mut String, s: &ModuleStats) {
-    let _ = writeln!(o, "\n{} ({} records)", V(&s.module), count(s.records as i64));
+    let _ = writeln!(o, "\n{} ({})", V(&s.module), counted(s.records as usize, "record"));
     if let Some(ov) = &s.overview {
         overview(o, ov);
     }
@@ -183,8 +183,8 @@ fn module(o: &mut String, s: &ModuleStats) {
 fn overview(o: &mut String, ov: &Overview) {
     let _ = writeln!(
         o,
-        "  {} files, {} read, {} written, {:.2} MiB/s by the slowest rank ({} in I/O)",
-        count(ov.files),
+        "  {}, {} read, {} written, {:.2} MiB/s by the slowest rank ({} in I/O)",
+        counted(ov.files as usize, "file"),
         bytes(ov.bytes_read as f64),
         bytes(ov.bytes_written as f64),
         ov.agg_perf_by_slowest,
@@ -194,14 +194,16 @@ fn overview(o: &mut String, ov: &Overview) {
         if ov.sizes_recorded {
             let _ = writeln!(
                 o,
-                "  {:<18} {:>8} files, avg {}, max {}",
+                "  {:<18} {:>8} {}, avg {}, max {}",
                 c.kind,
                 count(c.count),
+                if c.count == 1 { "file" } else { "files" },
                 bytes(c.avg_size),
                 bytes(c.max_size as f64)
             );
         } else {
-            let _ = writeln!(o, "  {:<18} {:>8} files (sizes not recorded by this module)", c.kind, count(c.count));
+            let files = if c.count == 1 { "file" } else { "files" };
+            let _ = writeln!(o, "  {:<18} {:>8} {files} (sizes not recorded by this module)", c.kind, count(c.count));
         }
     }
 }
@@ -291,8 +293,8 @@ fn io_uring(o: &mut String, u: &crate::model::IoUring) {
 fn namespace(o: &mut String, ns: &crate::model::Namespace) {
     let _ = writeln!(
         o,
-        "\nMetadata operations (POSIX_META, {} records): {} namespace, {} attribute, {} mapping; {} in them; {:.0}/s (peak about {:.0}/s)",
-        count(ns.records as i64),
+        "\nMetadata operations (POSIX_META, {}): {} namespace, {} attribute, {} mapping; {} in them; {:.0}/s (peak about {:.0}/s)",
+        counted(ns.records as usize, "record"),
         count(ns.namespace_ops),
         count(ns.attribute_ops),
         count(ns.mapping_ops),
@@ -362,9 +364,9 @@ fn metrics(o: &mut String, r: &Report) {
     let _ = writeln!(o, "\nMetrics");
     let _ = writeln!(
         o,
-        "  redundant read traffic     {} over {} files",
+        "  redundant read traffic     {} over {}",
         bytes(m.redundant_read_bytes as f64),
-        m.redundant_read_files
+        counted(m.redundant_read_files as usize, "file")
     );
     if let Some(ratio) = m.metadata_ratio {
         let _ = writeln!(
@@ -376,9 +378,9 @@ fn metrics(o: &mut String, r: &Report) {
     }
     let _ = writeln!(
         o,
-        "  small independent writes to shared files  {} on {} files",
+        "  small independent writes to shared files  {} on {}",
         count(m.small_shared_independent_writes),
-        m.small_shared_independent_write_files
+        counted(m.small_shared_independent_write_files as usize, "file")
     );
     if let (Some(b), Some(p), Some(src)) = (m.burstiness, m.parallel_intensity, &m.heatmap_source) {
         let _ = writeln!(o, "  burstiness ρ {b:.2}, parallel intensity P {p:.2} ranks ({})", V(src));
