@@ -586,6 +586,8 @@ if os.environ.get("ONLY") == "fork":
 if os.environ.get("ONLY") == "short":
     short_process_section()
     sys.exit(0)
+
+
 def posix_stdio_rows(rows):
     """pwrite, pread, fprintf and fgets: the whole call with the library
     against the same program without any, so that everything a wrapper
