@@ -5,6 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use darshan_ingest::facts::{is_label, Fact, JOB, MEASURED_ONLY};
 use darshan_ingest::stored;
+use darshan_util::units::counted;
 use rusqlite::Connection;
 
 use crate::files;
@@ -205,10 +206,6 @@ fn relevant(c: &Change, f: &FileNote) -> bool {
     }
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 fn others(s: &Section) -> String {
     match s.other_nprocs {
         0 => String::new(),
@@ -217,7 +214,7 @@ fn others(s: &Section) -> String {
 }
 
 fn judged_line(s: &Section) -> String {
-    let n = plural(s.runs.len(), "earlier run", "earlier runs");
+    let n = counted(s.runs.len() as i64, "earlier run");
     if s.changes.is_empty() {
         return format!("consistent with {n} of {}{}: nothing moved beyond their run-to-run noise", s.key, others(s));
     }
@@ -225,7 +222,7 @@ fn judged_line(s: &Section) -> String {
         s.changes.iter().take(3).map(|c| format!("{} {} ({})", scope_of(c), c.label, c.direction)).collect();
     format!(
         "{} moved beyond the run-to-run noise of {n} of {}{}: {}",
-        plural(s.changes.len(), "figure", "figures"),
+        counted(s.changes.len() as i64, "figure"),
         s.key,
         others(s),
         top.join(", ")
@@ -246,7 +243,7 @@ fn too_few(s: &Section, n: usize) -> String {
     }
     format!(
         "only {} of {} in {}; {MIN_RUNS} are needed to tell a change from noise, so the values are shown, not judged",
-        plural(n, "earlier run", "earlier runs"),
+        counted(n as i64, "earlier run"),
         s.key,
         s.database
     )

@@ -12,7 +12,7 @@ use std::time::SystemTime;
 use darshan_log::modules;
 use darshan_log::roles::Roles;
 use darshan_log::{LogFile, Record};
-use darshan_report::units::bytes;
+use darshan_report::units::{bytes, noun};
 use darshan_util::visible::{visible_bytes, Visible as V};
 
 /// The logs in `dir`, oldest first.
@@ -91,7 +91,7 @@ impl Totals {
                 "  {:<6} {:>5} {:<5}  read {:>10}  written {:>10}  I/O time {:.6} s",
                 modules::module_name(*m),
                 n,
-                if *n == 1 { "file" } else { "files" },
+                noun(*n as i64, "file"),
                 bytes(*r as f64),
                 bytes(*w as f64),
                 t

@@ -30,6 +30,20 @@ pub fn secs(s: f64) -> String {
     }
 }
 
+/// `what` as said of `n` things: with an "s" unless there is one.
+pub fn noun(n: i64, what: &str) -> String {
+    if n == 1 {
+        what.to_string()
+    } else {
+        format!("{what}s")
+    }
+}
+
+/// "1 file", "2,000 files": the count with thousands separators and its noun.
+pub fn counted(n: i64, what: &str) -> String {
+    format!("{} {}", count(n), noun(n, what))
+}
+
 /// Counts with thousands separators.
 pub fn count(n: i64) -> String {
     let s = n.unsigned_abs().to_string();
@@ -60,5 +74,15 @@ mod tests {
         assert_eq!(count(-1000), "-1,000");
         assert_eq!(secs(0.0005), "500.0 µs");
         assert_eq!(secs(2.5), "2.50 s");
+    }
+
+    /// The report said "1 records", "over 1 files".
+    #[test]
+    fn one_thing_is_said_in_the_singular() {
+        assert_eq!(counted(1, "file"), "1 file");
+        assert_eq!(counted(0, "file"), "0 files");
+        assert_eq!(counted(2500, "record"), "2,500 records");
+        assert_eq!(noun(1, "file"), "file");
+        assert_eq!(noun(3, "file"), "files");
     }
 }

@@ -13,7 +13,7 @@
 
 use darshan_log::modules;
 
-use super::{finding, pct, Ctx};
+use super::{counted, finding, pct, Ctx};
 use crate::files::{name_of, FileAgg};
 use crate::model::{Finding, Level};
 use crate::units::{bytes as b, count};
@@ -141,11 +141,11 @@ fn long_metadata(cx: &Ctx, limit: f64, out: &mut Vec<Finding>) {
     hits.sort_by(|a, b| b.seconds.total_cmp(&a.seconds).then(a.id.cmp(&b.id)).then(a.rank.cmp(&b.rank)));
     let mut ev: Vec<String> = hits.iter().take(super::WORST).map(|r| long_metadata_line(cx, r)).collect();
     if hits.len() > super::WORST {
-        ev.push(format!("and {} more", super::plural((hits.len() - super::WORST) as i64, "record")));
+        ev.push(format!("and {} more", counted((hits.len() - super::WORST) as i64, "record")));
     }
     let title = match hits.len() {
         1 => format!("1 record spends over {limit} s in metadata operations"),
-        n => format!("{} spend over {limit} s in metadata operations (each)", super::plural(n as i64, "record")),
+        n => format!("{} spend over {limit} s in metadata operations (each)", counted(n as i64, "record")),
     };
     out.push(finding(
         "P17",
@@ -498,7 +498,7 @@ fn redundant(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) 
         let highest = cx.files_of(modules::POSIX).map(|e| of(e).1).max().unwrap_or(-1);
         if total >= cx.min_volume() {
             let mut ev =
-                vec![format!("{} {what} beyond the extent of {}", b(total), super::plural(files.len() as i64, "file"))];
+                vec![format!("{} {what} beyond the extent of {}", b(total), counted(files.len() as i64, "file"))];
             ev.extend(cx.worst(files, |name, e, _| {
                 let (moved, max) = of(e);
                 format!("{name}: {} {what}, extent {}", b(moved as f64), b((max + 1) as f64))
@@ -634,10 +634,7 @@ fn stragglers<'a>(cx: &Ctx<'a>, shared: &[&'a FileAgg], out: &mut Vec<Finding>) 
             out.push(finding(
                 code,
                 Level::High,
-                format!(
-                    "{kind} imbalance between ranks on {} (stragglers)",
-                    super::plural(hits.len() as i64, "shared file")
-                ),
+                format!("{kind} imbalance between ranks on {} (stragglers)", counted(hits.len() as i64, "shared file")),
                 pct_lines(cx, hits, &format!("{what} difference between the fastest and slowest rank")),
                 Some(rec),
             ));
@@ -693,7 +690,7 @@ fn refute_imbalance<'a>(
                 crate::units::secs(cx.min_time())
             ));
         }
-        cx.withhold(code, format!("imbalance on {}: {}", super::plural(n as i64, "file"), why.join("; ")));
+        cx.withhold(code, format!("imbalance on {}: {}", counted(n as i64, "file"), why.join("; ")));
     }
     hits
 }
@@ -711,7 +708,7 @@ fn aggregation(cx: &Ctx, files: Vec<(f64, &FileAgg)>, out: &mut Vec<Finding>) {
     if let Some(cb) = cx.cb_nodes() {
         ev.push(format!(
             "the MPI-IO hints set cb_nodes={cb}: at most {} when the library buffers collectively (it may instead let each rank write its own contiguous part)",
-            super::plural(cb, "aggregator")
+            counted(cb, "aggregator")
         ));
     }
     ev.extend(cx.worst(files, |name, e, _| {
@@ -735,7 +732,7 @@ fn aggregation(cx: &Ctx, files: Vec<(f64, &FileAgg)>, out: &mut Vec<Finding>) {
         Level::Info,
         format!(
             "Collective I/O: the MPI library's aggregators do the file I/O of {}, so ranks' shares differ by design",
-            super::plural(n as i64, "shared file")
+            counted(n as i64, "shared file")
         ),
         ev,
         None,
@@ -763,10 +760,7 @@ fn per_rank_imbalance(cx: &Ctx, out: &mut Vec<Finding>) {
             out.push(finding(
                 code,
                 Level::High,
-                format!(
-                    "Size imbalance of individual {what}s between ranks on {}",
-                    super::plural(hits.len() as i64, "file")
-                ),
+                format!("Size imbalance of individual {what}s between ranks on {}", counted(hits.len() as i64, "file")),
                 pct_lines(cx, hits, &format!("difference between the smallest and largest rank's bytes {what}")),
                 Some("Give each rank a similar share of the data"),
             ));

@@ -4,7 +4,7 @@
 //! set, with the advice that fits (cache it where it is cheap to read
 //! again), instead of "read on one rank and broadcast".
 
-use super::{finding, plural, Ctx};
+use super::{counted, finding, Ctx};
 use crate::model::{Finding, Level};
 use crate::units::bytes as b;
 use darshan_log::modules;
@@ -38,9 +38,9 @@ pub fn passes(cx: &Ctx) -> Option<Finding> {
     Some(finding(
         "E01",
         Level::Warn,
-        format!("{passes:.1} passes over a {} data set of {}", b(extent as f64), plural(n, "file")),
+        format!("{passes:.1} passes over a {} data set of {}", b(extent as f64), counted(n, "file")),
         vec![
-            format!("{} read from {} whose extent is {} ({passes:.2} times over)", b(read as f64), plural(n, "read-only file"), b(extent as f64)),
+            format!("{} read from {} whose extent is {} ({passes:.2} times over)", b(read as f64), counted(n, "read-only file"), b(extent as f64)),
             format!("{} of it read again from the file system after the first pass", b(again)),
         ]
         .into_iter()

@@ -64,7 +64,7 @@ fn single_ost(cx: &Ctx, few: Vec<(f64, &FileAgg)>) -> Option<Finding> {
         finding(
             "L01",
             Level::Warn,
-            format!("{} striped over a single OST", super::plural(few.len() as i64, "large shared file")),
+            format!("{} striped over a single OST", super::counted(few.len() as i64, "large shared file")),
             cx.worst(few, |name, e, size| {
                 format!("{name}: {} on 1 stripe, used by {} ranks", units::bytes(size), ranks(e.ranks(), cx.nprocs))
             }),
@@ -87,7 +87,7 @@ fn small_requests(cx: &Ctx, small_req: Vec<(f64, &FileAgg)>) -> Option<Finding> 
             Level::Warn,
             format!(
                 "{} accessed in requests much smaller than the stripe size",
-                super::plural(small_req.len() as i64, "shared file")
+                super::counted(small_req.len() as i64, "shared file")
             ),
             cx.worst(small_req, |name, e, _| {
                 let avg = (e.bytes_read() + e.bytes_written()) / (e.reads + e.writes);
@@ -110,7 +110,7 @@ fn wide_small(cx: &Ctx, wide_small: Vec<(f64, &FileAgg)>) -> Option<Finding> {
             Level::Info,
             format!(
                 "{} smaller than one stripe but striped over several OSTs",
-                super::plural(wide_small.len() as i64, "file")
+                super::counted(wide_small.len() as i64, "file")
             ),
             cx.worst(wide_small, |name, e, _| {
                 let s = stripes(cx, e);

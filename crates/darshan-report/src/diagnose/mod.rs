@@ -180,10 +180,7 @@ pub fn finding(code: &str, level: Level, title: String, evidence: Vec<String>, r
     Finding { code: code.to_string(), level, title, evidence, recommendation: rec.map(str::to_string) }
 }
 
-/// "1 file", "2 files", with thousands separators.
-pub fn plural(n: i64, what: &str) -> String {
-    format!("{} {what}{}", crate::units::count(n), if n == 1 { "" } else { "s" })
-}
+pub use crate::units::counted;
 
 pub fn pct(a: i64, b: i64) -> String {
     if b == 0 {

@@ -11,7 +11,7 @@
 //! * D03: a directory opened for listing at least `repeated_listings`
 //!   times per process: a listing the program could keep.
 
-use crate::diagnose::{finding, plural, Config};
+use crate::diagnose::{counted, finding, Config};
 use crate::model::Namespace;
 use crate::model::{Finding, Level};
 use crate::units;
@@ -29,16 +29,15 @@ fn storm(ns: &Namespace, cfg: &Config) -> Option<Finding> {
     let mut ev = vec![format!(
         "{} in {} ({:.0} per second; about {:.0} per second at the busiest moment, estimated from each path's \
          first and last call)",
-        plural(ns.namespace_ops, "namespace operation"),
+        counted(ns.namespace_ops, "namespace operation"),
         units::secs(ns.end - ns.start),
         ns.rate,
         ns.peak_rate
     )];
     ev.extend(
-        ns.busiest_dirs
-            .iter()
-            .take(3)
-            .map(|d| format!("busiest directory {}: {} ({} listings)", d.path, plural(d.ops, "operation"), d.listings)),
+        ns.busiest_dirs.iter().take(3).map(|d| {
+            format!("busiest directory {}: {} ({} listings)", d.path, counted(d.ops, "operation"), d.listings)
+        }),
     );
     Some(finding(
         "D01",
@@ -61,14 +60,14 @@ fn temporary_files(ns: &Namespace, cfg: &Config) -> Option<Finding> {
     }
     let mut ev = vec![format!(
         "{} opened by the job ({} written to them) and removed within the run",
-        plural(ns.temporary_files as i64, "file"),
+        counted(ns.temporary_files as i64, "file"),
         units::bytes(ns.temporary_bytes_written as f64)
     )];
     ev.extend(ns.temporary_examples.iter().map(|p| format!("e.g. {p}")));
     Some(finding(
         "D02",
         Level::Warn,
-        format!("{} opened and removed within the run", plural(ns.temporary_files as i64, "file")),
+        format!("{} opened and removed within the run", counted(ns.temporary_files as i64, "file")),
         ev,
         Some("Keep temporary files on node-local storage (/tmp, /dev/shm, a burst buffer) or in memory"),
     ))
@@ -94,7 +93,7 @@ fn relisted(ns: &Namespace, cfg: &Config, nprocs: i64) -> Option<Finding> {
         finding(
             "D03",
             Level::Warn,
-            format!("{} listed again and again", plural(relisted.len() as i64, "directory")),
+            format!("{} listed again and again", counted(relisted.len() as i64, "directory")),
             relisted,
             Some("List a directory once and keep the result; each listing reads every entry from the metadata server"),
         )

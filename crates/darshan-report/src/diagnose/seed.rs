@@ -61,7 +61,7 @@ pub fn metrics(cx: &Ctx, heatmaps: &[Heatmap], meta: RankMeta) -> Metrics {
                 "{} small writes to {} opened by several processes, but one process may have made them all \
                  (a process the file's record names moved as many bytes as were written to it)",
                 units::count(one_writer),
-                super::plural(one_writer_files, "file")
+                super::counted(one_writer_files, "file")
             ),
         );
     }
@@ -177,7 +177,7 @@ fn small_shared_writes(cx: &Ctx, m: &Metrics) -> Option<Finding> {
             "{} small (< 1 MiB) {} to {}{}",
             units::count(m.small_shared_independent_writes),
             if cx.mpi { "independent writes" } else { "writes" },
-            super::plural(m.small_shared_independent_write_files as i64, "shared file"),
+            super::counted(m.small_shared_independent_write_files as i64, "shared file"),
             if cx.mpi { ", without collective I/O" } else { " by several processes" }
         ),
         vec![],

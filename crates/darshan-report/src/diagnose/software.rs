@@ -10,7 +10,7 @@ use std::collections::HashSet;
 
 use darshan_log::NameTable;
 
-use super::{finding, plural, Ctx};
+use super::{counted, finding, Ctx};
 use crate::files::{name_of, Files};
 use crate::model::{Finding, Level};
 use crate::units;
@@ -47,7 +47,7 @@ pub fn summary(cx: &Ctx) -> Option<Finding> {
     let storm = n.saturating_mul(cx.nprocs.max(1)) >= STORM;
     let title = format!(
         "Software loading: {}, {} read, {} in I/O calls; left out of file-level advice",
-        plural(n, "file"),
+        counted(n, "file"),
         units::bytes(bytes as f64),
         units::secs(time)
     );

@@ -16,7 +16,7 @@
 //!
 //! Each needs at least `min_volume` bytes moved, as every volume finding.
 
-use crate::diagnose::{finding, pct, plural, Config, WORST};
+use crate::diagnose::{counted, finding, pct, Config, WORST};
 use crate::model::{Finding, IoUring, Level};
 use crate::units::{bytes, count, secs};
 
@@ -40,12 +40,12 @@ fn one_at_a_time(u: &IoUring, cfg: &Config) -> Option<Finding> {
         format!(
             "{} reads and writes through {}, never more than one in flight",
             count(requests),
-            plural(r.rings, "ring")
+            counted(r.rings, "ring")
         ),
         format!("they waited {} in all, one after the other", secs(u.latency_sum)),
     ];
     if r.submit_calls > 0 {
-        ev.push(format!("{} submitted them: {:.1} requests per call", plural(r.submit_calls, "call"), r.per_call));
+        ev.push(format!("{} submitted them: {:.1} requests per call", counted(r.submit_calls, "call"), r.per_call));
     }
     Some(finding(
         "U01",

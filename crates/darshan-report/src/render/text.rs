@@ -6,7 +6,7 @@ use std::fmt::Write;
 use crate::model::{Level, ModuleStats, Overview, Report};
 use darshan_util::visible::Visible as V;
 
-use crate::units::{bytes, count, secs};
+use crate::units::{bytes, count, counted, noun, secs};
 
 /// What the header says of a log without an end (a crash-safe file).
 pub const NOT_ENDED: &str = "unknown: the process did not finish (a crash-safe file; darshan-merge makes its log)";
@@ -136,7 +136,7 @@ fn io_cost(o: &mut String, r: &Report) {
 
 /// One module's figures: overview, access pattern and sizes, operations.
 fn module(o: &mut String, s: &ModuleStats) {
-    let _ = writeln!(o, "\n{} ({})", V(&s.module), counted(s.records as usize, "record"));
+    let _ = writeln!(o, "\n{} ({})", V(&s.module), counted(s.records as i64, "record"));
     if let Some(ov) = &s.overview {
         overview(o, ov);
     }
@@ -184,7 +184,7 @@ fn overview(o: &mut String, ov: &Overview) {
     let _ = writeln!(
         o,
         "  {}, {} read, {} written, {:.2} MiB/s by the slowest rank ({} in I/O)",
-        counted(ov.files as usize, "file"),
+        counted(ov.files, "file"),
         bytes(ov.bytes_read as f64),
         bytes(ov.bytes_written as f64),
         ov.agg_perf_by_slowest,
@@ -197,20 +197,15 @@ fn overview(o: &mut String, ov: &Overview) {
                 "  {:<18} {:>8} {}, avg {}, max {}",
                 c.kind,
                 count(c.count),
-                if c.count == 1 { "file" } else { "files" },
+                noun(c.count, "file"),
                 bytes(c.avg_size),
                 bytes(c.max_size as f64)
             );
         } else {
-            let files = if c.count == 1 { "file" } else { "files" };
+            let files = noun(c.count, "file");
             let _ = writeln!(o, "  {:<18} {:>8} {files} (sizes not recorded by this module)", c.kind, count(c.count));
         }
     }
-}
-
-/// `n` `what`s, singular for one.
-fn counted(n: usize, what: &str) -> String {
-    format!("{} {what}{}", count(n as i64), if n == 1 { "" } else { "s" })
 }
 
 /// The MPI communication section (AutoPerf's APMPI records).
@@ -218,8 +213,8 @@ fn mpi_comm(o: &mut String, m: &crate::model::MpiComm) {
     let _ = writeln!(
         o,
         "\nMPI communication (APMPI, {} on {}): {} per rank on average ({:.1}% of the run), least {} (rank {}), most {} (rank {})",
-        counted(m.ranks as usize, "rank"),
-        counted(m.nodes, "node"),
+        counted(m.ranks as i64, "rank"),
+        counted(m.nodes as i64, "node"),
         secs(m.mean_seconds),
         m.run_share * 100.0,
         secs(m.least.seconds),
@@ -266,7 +261,7 @@ fn io_uring(o: &mut String, u: &crate::model::IoUring) {
         let _ = writeln!(
             o,
             "  {} ({} SQPOLL, {} IOPOLL) of up to {} entries; at most {} requests in flight on one ring; {} submitting calls ({:.1} requests each); {} files and {} buffers registered",
-            crate::diagnose::plural(r.rings, "ring"),
+            counted(r.rings, "ring"),
             count(r.sqpoll),
             count(r.iopoll),
             count(r.entries_max),
@@ -294,7 +289,7 @@ fn namespace(o: &mut String, ns: &crate::model::Namespace) {
     let _ = writeln!(
         o,
         "\nMetadata operations (POSIX_META, {}): {} namespace, {} attribute, {} mapping; {} in them; {:.0}/s (peak about {:.0}/s)",
-        counted(ns.records as usize, "record"),
+        counted(ns.records as i64, "record"),
         count(ns.namespace_ops),
         count(ns.attribute_ops),
         count(ns.mapping_ops),
@@ -366,7 +361,7 @@ fn metrics(o: &mut String, r: &Report) {
         o,
         "  redundant read traffic     {} over {}",
         bytes(m.redundant_read_bytes as f64),
-        counted(m.redundant_read_files as usize, "file")
+        counted(m.redundant_read_files as i64, "file")
     );
     if let Some(ratio) = m.metadata_ratio {
         let _ = writeln!(
@@ -380,7 +375,7 @@ fn metrics(o: &mut String, r: &Report) {
         o,
         "  small independent writes to shared files  {} on {}",
         count(m.small_shared_independent_writes),
-        counted(m.small_shared_independent_write_files as usize, "file")
+        counted(m.small_shared_independent_write_files as i64, "file")
     );
     if let (Some(b), Some(p), Some(src)) = (m.burstiness, m.parallel_intensity, &m.heatmap_source) {
         let _ = writeln!(o, "  burstiness ρ {b:.2}, parallel intensity P {p:.2} ranks ({})", V(src));
