@@ -4,7 +4,7 @@
 //! ([`crate::autoperf::AutoperfReader`], as APMPI's). No tool that reads
 //! [`crate::Record`]s is told of them.
 
-use crate::autoperf::{words, AutoperfReader, AutoperfRecord};
+use crate::autoperf::{native_record, words, AutoperfReader, AutoperfRecord};
 use crate::counters::apxc as c;
 use crate::modules::APXC;
 
@@ -109,6 +109,16 @@ impl AutoperfRecord for Apxc {
 
 /// The APXC region's records, one at a time: the header first.
 pub type ApxcReader<'a> = AutoperfReader<'a, Apxc>;
+
+/// A record of AutoPerf's module `m` (APXC, else APMPI) in `b` (the
+/// header when `header`) as the C struct lays it out, little-endian: what
+/// darshan-util hands out and writes, for either module.
+pub fn native_autoperf_record(m: usize, header: bool, b: &[u8], swapped: bool) -> Vec<u8> {
+    match m {
+        APXC => native_record::<Apxc>(header, b, swapped),
+        _ => native_record::<crate::autoperf::Apmpi>(header, b, swapped),
+    }
+}
 
 #[cfg(test)]
 mod tests {

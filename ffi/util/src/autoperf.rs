@@ -12,9 +12,9 @@
 
 use std::ffi::{c_int, c_void};
 
-use darshan_log::apxc::Apxc;
-use darshan_log::autoperf::{layout, native_record, Apmpi};
-use darshan_log::modules::{module_name, APXC};
+use darshan_log::apxc::native_autoperf_record;
+use darshan_log::autoperf::layout;
+use darshan_log::modules::module_name;
 
 use crate::fd::{state, DarshanFd};
 use crate::records::{hand_out, Laid};
@@ -42,10 +42,9 @@ pub unsafe fn next(fd: *mut DarshanFd, buf: *mut *mut c_void, m: usize) -> c_int
         eprintln!("Error: Invalid {name} module version number (got {ver})");
         return -1;
     }
-    let native = if m == APXC { native_record::<Apxc> } else { native_record::<Apmpi> };
     let read = st.autoperf_reader(m).and_then(|rd| {
         let header = rd.at_header();
-        Ok(rd.next_raw()?.map(|b| native(header, b, swapped)))
+        Ok(rd.next_raw()?.map(|b| native_autoperf_record(m, header, b, swapped)))
     });
     let bytes = match read {
         Ok(Some(bytes)) => bytes,

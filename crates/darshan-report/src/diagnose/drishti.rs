@@ -198,7 +198,7 @@ fn imbalance(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) 
                 pct(writes.max(reads), ops),
                 count(ops)
             ),
-            vec![format!("{} reads, {} writes", count(reads), count(writes))],
+            vec![format!("{}, {}", counted(reads, "read"), counted(writes, "write"))],
             None,
         ));
     }

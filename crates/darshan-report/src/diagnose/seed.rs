@@ -242,9 +242,9 @@ fn fsu_load(cx: &Ctx, m: &Metrics) -> Option<Finding> {
         Level::Info,
         format!("File-system load: {load:.2} file-system seconds per second of run time (FSU model)"),
         vec![format!(
-            "{} reads and {} writes over the whole run cost the file system {} + {} in {} of run time",
-            units::count(m.fsu.read_ops),
-            units::count(m.fsu.write_ops),
+            "{} and {} over the whole run cost the file system {} + {} in {} of run time",
+            units::counted(m.fsu.read_ops, "read"),
+            units::counted(m.fsu.write_ops, "write"),
             units::secs(m.fsu.read_seconds),
             units::secs(m.fsu.write_seconds),
             units::secs(cx.run_time)

@@ -106,11 +106,11 @@ fn stall(u: &IoUring, cfg: &Config) -> Option<Finding> {
         format!("An io_uring request took {} from submission to completion", secs(u.max_latency)),
         vec![
             format!(
-                "mean {} per read, {} per write, over {} reads and {} writes",
+                "mean {} per read, {} per write, over {} and {}",
                 secs(u.read_latency),
                 secs(u.write_latency),
-                count(u.reads),
-                count(u.writes)
+                counted(u.reads, "read"),
+                counted(u.writes, "write")
             ),
             format!("{} moved through rings in {}", bytes((u.bytes_read + u.bytes_written) as f64), secs(u.span)),
         ],

@@ -240,36 +240,36 @@ fn mpi_comm(o: &mut String, m: &crate::model::MpiComm) {
 fn io_uring(o: &mut String, u: &crate::model::IoUring) {
     let _ = writeln!(
         o,
-        "\nio_uring (IO_URING, {} files): {} reads ({}), {} writes ({}); deepest queue {}; {} completions read, {} not",
-        count(u.file_count as i64),
-        count(u.reads),
+        "\nio_uring (IO_URING, {}): {} ({}), {} ({}); deepest queue {}; {} read, {} not",
+        counted(u.file_count as i64, "file"),
+        counted(u.reads, "read"),
         bytes(u.bytes_read as f64),
-        count(u.writes),
+        counted(u.writes, "write"),
         bytes(u.bytes_written as f64),
         count(u.max_inflight),
-        count(u.completions_seen),
+        counted(u.completions_seen, "completion"),
         count(u.completions_unseen)
     );
     if u.unobserved > 0 {
         let _ = writeln!(
             o,
-            "  {} requests were submitted where the runtime could not read them (docs/io-uring.md): not in the figures above",
-            count(u.unobserved)
+            "  {} submitted where the runtime could not read them (docs/io-uring.md): not in the figures above",
+            counted(u.unobserved, "request")
         );
     }
     if let Some(r) = &u.rings {
         let _ = writeln!(
             o,
-            "  {} ({} SQPOLL, {} IOPOLL) of up to {} entries; at most {} requests in flight on one ring; {} submitting calls ({:.1} requests each); {} files and {} buffers registered",
+            "  {} ({} SQPOLL, {} IOPOLL) of up to {} entries; at most {} in flight on one ring; {} ({:.1} requests each); {} and {} registered",
             counted(r.rings, "ring"),
             count(r.sqpoll),
             count(r.iopoll),
             count(r.entries_max),
-            count(r.max_inflight),
-            count(r.submit_calls),
+            counted(r.max_inflight, "request"),
+            counted(r.submit_calls, "submitting call"),
             r.per_call,
-            count(r.registered_files),
-            count(r.registered_buffers)
+            counted(r.registered_files, "file"),
+            counted(r.registered_buffers, "buffer")
         );
     }
     for f in u.files.iter().take(5) {
@@ -303,8 +303,8 @@ fn namespace(o: &mut String, ns: &crate::model::Namespace) {
     if ns.temporary_files > 0 {
         let _ = writeln!(
             o,
-            "  {} files opened ({} written to them) and removed within the run",
-            count(ns.temporary_files as i64),
+            "  {} opened ({} written to them) and removed within the run",
+            counted(ns.temporary_files as i64, "file"),
             bytes(ns.temporary_bytes_written as f64)
         );
     }
@@ -521,4 +521,66 @@ fn spark(bins: &[i64], top: i64) -> String {
             },
         )
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{IoUring, Namespace, UringRings};
+
+    /// The io_uring and metadata lines said "1 files", "1 requests", "1
+    /// buffers registered" of a job with one of each.
+    #[test]
+    fn one_file_one_ring_one_request_read_in_the_singular() {
+        let rings = UringRings {
+            rings: 1,
+            max_inflight: 1,
+            submit_calls: 1,
+            registered_files: 1,
+            registered_buffers: 1,
+            ..Default::default()
+        };
+        let one = IoUring {
+            file_count: 1,
+            reads: 1,
+            writes: 1,
+            completions_seen: 1,
+            unobserved: 1,
+            rings: Some(rings),
+            ..Default::default()
+        };
+        let mut o = String::new();
+        io_uring(&mut o, &one);
+        namespace(&mut o, &Namespace { records: 1, temporary_files: 1, ..Default::default() });
+        for plural in [
+            "1 files",
+            "1 reads",
+            "1 writes",
+            "1 completions",
+            "1 requests",
+            "1 submitting calls",
+            "1 buffers",
+            "1 records",
+        ] {
+            assert!(!o.contains(plural), "{plural:?} in {o}");
+        }
+        for singular in [
+            "(IO_URING, 1 file)",
+            "1 read (",
+            "1 write (",
+            "1 completion read",
+            "1 request submitted",
+            "1 ring (",
+            "1 request in flight",
+            "1 submitting call (",
+            "1 file and 1 buffer registered",
+            "1 file opened",
+        ] {
+            assert!(o.contains(singular), "{singular:?} not in {o}");
+        }
+        let two = IoUring { file_count: 2, reads: 2, ..Default::default() };
+        let mut o = String::new();
+        io_uring(&mut o, &two);
+        assert!(o.contains("(IO_URING, 2 files): 2 reads ("), "{o}");
+    }
 }

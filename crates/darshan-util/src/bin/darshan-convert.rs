@@ -321,14 +321,12 @@ fn copy_autoperf<W: std::io::Write + std::io::Seek>(
     only: Option<u64>,
     w: &mut LogWriter<W>,
 ) -> Result<(), ConvertError> {
-    use darshan_log::autoperf::{native_record, Apmpi};
-    let native = if m == APXC { native_record::<darshan_log::apxc::Apxc> } else { native_record::<Apmpi> };
     let mut rd = darshan_log::autoperf::HeaderFirst::of(log, m)?;
     let mut kept_header = false;
     loop {
         let header = rd.at_header();
         let Some(b) = rd.next_raw()? else { break };
-        let bytes = native(header, b, log.header.swapped);
+        let bytes = darshan_log::apxc::native_autoperf_record(m, header, b, log.header.swapped);
         let id = u64::from_le_bytes(bytes[..8].try_into().unwrap_or_default());
         if only.is_some_and(|k| k != id) || (!header && !kept_header) {
             continue;
