@@ -246,8 +246,9 @@ check "mutation harness (short)" \
 # (util_programs: darshan-parser.c, the accumulator unit test; util_twins:
 # darshan-dxt-parser.c and darshan-diff.c built against C's library and
 # ours alike; util_autoperf: the same, and PyDarshan, on AutoPerf's APMPI
-# records, with a tree installed with --enable-apmpi-mod).
-for suite in tst_runs regression python_runtime_tests util_programs util_twins util_autoperf; do
+# records, with a tree installed with --enable-apmpi-mod); tst_log_path:
+# darshan main's later test of where logs go under each log path setting).
+for suite in tst_runs tst_log_path regression python_runtime_tests util_programs util_twins util_autoperf; do
     tests/c-darshan/$suite.sh > target/c-$suite.log 2>&1
     rc=$?
     cat target/c-$suite.log

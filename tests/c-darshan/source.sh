@@ -44,3 +44,19 @@ c_darshan_util_build() {
     (cd "$dir/build" && "$dir/src/darshan-util/configure" --prefix="$dir/inst" >/dev/null &&
         make -j"$(nproc)" >/dev/null && make install >/dev/null)
 }
+
+# `c_darshan_later DEST COMMIT PATH...`: as c_darshan_source, the given
+# paths as they are at COMMIT, a commit of darshan main after 3.5.0 (its
+# tests of behaviour 3.5.0 already has), from the mirror only; without
+# that commit it says so and exits 77.
+c_darshan_later() {
+    local dest=$1 commit=$2; shift 2
+    local mirror=${DARSHAN_C_MIRROR:-$root/../.mirror/darshan-hpc+darshan/repo}
+    mkdir -p "$dest"
+    if git --git-dir="$mirror" cat-file -e "$commit^{commit}" 2>/dev/null; then
+        git --git-dir="$mirror" archive "$commit" "$@" | tar -x -C "$dest"
+    else
+        echo "$(basename "$0"): skipped: no darshan commit $commit on this machine (a mirror of darshan-hpc/darshan at DARSHAN_C_MIRROR)"
+        exit 77
+    fi
+}
