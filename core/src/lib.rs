@@ -32,5 +32,5 @@ pub use counting::{access_tuples, collective, common, dataset_io, mounts, paths}
 pub use finish::{compress, logname, pipeline, shutdown, shutdown_mpi};
 pub use store::{arena, id_index, lazy_words, ledger, logmap, names, platform, shift, sync};
 
-pub use module::{Env, FinalizeCtx, LockedState, Module, ModuleSpec, ModuleState};
+pub use module::{Env, FinalizeCtx, LockedState, LongRecord, Module, ModuleSpec, ModuleState, Run};
 pub use platform::Platform;

@@ -329,3 +329,23 @@ fn a_long_trace_was_held_five_times_over_at_shutdown() {
     let added = traced - untraced;
     assert!(added < 3 * trace_kib, "{added} KiB added at peak for a trace of {trace_kib} KiB");
 }
+
+/// Then the shutdown still laid a long trace out whole in the log's
+/// layout to compress it: the trace twice over, and the streams (27 MB
+/// of trace added 67 MB at peak; C 3.5.0's shutdown 60 MB). Now each
+/// part is laid out a megabyte at a time as it is compressed: the trace,
+/// its compressed streams and the log they make, under twice the
+/// segments' bytes in all (41 MB for the 27 MB).
+#[test]
+fn a_long_trace_was_laid_out_whole_beside_itself_to_be_compressed() {
+    let extra = 600_000;
+    let (untraced, _) = peak_of_run("dxt-whole-off", extra, false);
+    let (traced, log) = peak_of_run("dxt-whole-on", extra, true);
+    let t = traces(&log, DXT_POSIX);
+    let segments: usize = t.iter().map(|(_, r)| segs(r).0.len() + segs(r).1.len()).sum();
+    assert_eq!(segments, 4 + 2 + 20 + 4 + extra, "every segment kept");
+    let trace_kib = (segments * 32 / 1024) as i64;
+    let added = traced - untraced;
+    eprintln!("{added} KiB added at peak for a trace of {trace_kib} KiB");
+    assert!(added < 2 * trace_kib, "{added} KiB added at peak for a trace of {trace_kib} KiB");
+}

@@ -22,6 +22,40 @@ use crate::store::sync::Lock;
 pub use crate::contract::env::Env;
 pub use crate::contract::records::FinalizeCtx;
 
+/// What [`Module::output_parts`] hands over.
+pub enum Run<'a> {
+    /// Whole records back to back in the log's layout, as `output`'s.
+    Records(&'a [u64]),
+    /// One record, written a range at a time.
+    Long(&'a dyn LongRecord),
+}
+
+impl Run<'_> {
+    /// Its words: a long record's laid out whole in `buf`.
+    pub fn words<'b>(&'b self, buf: &'b mut Vec<u64>) -> &'b [u64] {
+        match self {
+            Run::Records(words) => words,
+            Run::Long(rec) => {
+                buf.clear();
+                buf.resize(rec.len_words(), 0);
+                rec.words_at(0, buf);
+                buf
+            }
+        }
+    }
+}
+
+/// A record the shutdown asks for a range at a time, from the threads
+/// that compress it at once. It counts no calls (`darshan_log::cost`):
+/// the shutdown counts it as one record.
+pub trait LongRecord: Sync {
+    /// Its length in the log's layout, in words.
+    fn len_words(&self) -> usize;
+    /// Words `from..from + out.len()` of it in the log's layout (within
+    /// `len`).
+    fn words_at(&self, from: usize, out: &mut [u64]);
+}
+
 /// What a module is, fixed when it is built: the runtime reads these and
 /// never asks again.
 #[derive(Clone, Copy)]
@@ -146,6 +180,15 @@ pub trait Module: Sync {
     /// default every record.
     fn output(&self, emit: &mut dyn FnMut(&[u64])) {
         with_records(self, &mut |r| r.output_all(emit));
+    }
+
+    /// As `output`, for the shutdown's compression, which alone asks:
+    /// a record may come as a [`Run::Long`], laid out a range at a time
+    /// as it is compressed (DXT's traces, tens of megabytes, are then
+    /// never copied whole beside the memory that holds them). By default
+    /// `output`'s runs.
+    fn output_parts(&self, emit: &mut dyn FnMut(Run<'_>)) {
+        self.output(&mut |words| emit(Run::Records(words)))
     }
 
     /// Bytes of records this module holds outside DARSHAN_MODMEM (DXT's

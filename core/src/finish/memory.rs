@@ -24,9 +24,9 @@ pub fn enough() -> Result<(), ShutdownError> {
 
 /// The shutdown's peak in bytes, from above: every record and name copied twice
 /// (the compressed streams, then the log they are assembled into; a
-/// region compressed where it lies needs no copy of its own), the traces
-/// a module holds outside DARSHAN_MODMEM (DXT's) three times (their words
-/// in the log's layout as well).
+/// region compressed where it lies needs no copy of its own), and so are
+/// the traces a module holds outside DARSHAN_MODMEM (DXT's), whose words
+/// in the log's layout are written a piece at a time (`PIECES`).
 pub fn need() -> usize {
     let core = crate::runtime::core();
     let Some(cfg) = core.config() else { return FIXED };
@@ -37,20 +37,28 @@ pub fn need() -> usize {
     shutdown_bytes(records, names, traces)
 }
 
+/// A long trace's words in the log's layout while they are compressed:
+/// a piece per compressing thread (at most 4 of 1 MiB, compress.rs), and
+/// the records waiting to be compressed together (a megabyte) and the
+/// one being laid out (under a megabyte).
+const PIECES: usize = 6 << 20;
+
 fn shutdown_bytes(records: usize, names: usize, traces: usize) -> usize {
-    records.saturating_add(names).saturating_mul(2).saturating_add(traces.saturating_mul(3)).saturating_add(FIXED)
+    let traces = if traces > 0 { traces.saturating_mul(2).saturating_add(PIECES) } else { 0 };
+    records.saturating_add(names).saturating_mul(2).saturating_add(traces).saturating_add(FIXED)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{shutdown_bytes, FIXED};
+    use super::{shutdown_bytes, FIXED, PIECES};
 
     /// The estimate grows with what is recorded, never wraps, and a
     /// process with nothing recorded asks for the fixed part only.
     #[test]
     fn the_shutdowns_memory_follows_the_records_and_never_wraps() {
         assert_eq!(shutdown_bytes(0, 0, 0), FIXED);
-        assert_eq!(shutdown_bytes(1000, 24, 10), 2 * 1024 + 30 + FIXED);
+        assert_eq!(shutdown_bytes(1000, 24, 10), 2 * 1024 + 20 + PIECES + FIXED);
+        assert_eq!(shutdown_bytes(1000, 24, 0), 2 * 1024 + FIXED);
         assert_eq!(shutdown_bytes(usize::MAX, 1, 1), usize::MAX);
     }
 }

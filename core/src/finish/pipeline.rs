@@ -12,7 +12,7 @@ use darshan_log::modules::MAX_MODS;
 use darshan_log::Compression;
 use std::collections::HashSet;
 
-use crate::contract::module::{FinalizeCtx, Module};
+use crate::contract::module::{FinalizeCtx, Module, Run};
 use crate::finish::compress;
 use crate::finish::timing::{timed, ModuleClock};
 use darshan_deflate::Shape;
@@ -201,7 +201,21 @@ fn compress_module(c: &mut compress::Compressor, m: &dyn Module, records: &mut u
     // (A single run, the usual case, is compressed where it lies.)
     let runs = m.output_runs();
     let mut pending = Pending::default();
-    m.output(&mut |run: &[u64]| {
+    let mut laid = Vec::new();
+    m.output_parts(&mut |part| {
+        // A long record is compressed as its words would be, a piece at
+        // a time (one record, no calls: LongRecord).
+        if let Run::Long(rec) = part {
+            if rec.len_words() * 8 >= compress::LARGE_BYTES {
+                debug_assert!(!darshan_log::cost::counts_calls(m.spec().id));
+                *records += 1;
+                pending.flush(c, rw, &mut bytes);
+                let shape = if rec.len_words() == rw { Shape::Records(rw * 8) } else { Shape::VarRecords(rw * 8) };
+                c.long(rec, shape).iter().for_each(|s| bytes.extend_from_slice(s));
+                return;
+            }
+        }
+        let run = part.words(&mut laid);
         // Whether every record is of the module's size (the encoder
         // then knows where each id is).
         let (mut n, mut fixed) = (0, true);

@@ -127,14 +127,27 @@ impl Traces {
         keep: &dyn Fn(u64) -> bool,
         out: &mut Vec<u64>,
     ) -> Result<Option<u64>> {
+        let Some(laid) = self.next_laid(keep, how) else { return Ok(None) };
+        out.clear();
+        out.resize(laid.len(), 0);
+        self.laid_words(&laid, 0, out, words, how)?;
+        Ok(Some(laid.id()))
+    }
+
+    /// The next record whose id `keep` accepts, as where its words in the
+    /// log's layout come from ([`Traces::laid_words`]), without writing
+    /// them: a record can then be written a range at a time, from several
+    /// threads, never whole beside the trace that holds it.
+    pub fn next_laid(&mut self, keep: &dyn Fn(u64) -> bool, how: &Layout) -> Option<Laid> {
         while let Some((r, chunks)) = self.advance() {
             if keep(r.id) {
-                out.clear();
-                self.log_words(r, chunks, words, how, out)?;
-                return Ok(Some(r.id));
+                let mine = &self.chunks[chunks.clone()];
+                let (writes, reads) = (counted(mine, true), counted(mine, false));
+                let seg_words = if how.thread_ids { 5 } else { 4 };
+                return Some(Laid { r, chunks, writes, reads, seg_words });
             }
         }
-        Ok(None)
+        None
     }
 
     /// The next record that has chunks, and its chunks.
@@ -190,34 +203,78 @@ impl Traces {
         })
     }
 
-    /// Record `r` in the log's layout: id, rank, shared flag (0), host,
-    /// the counts, every write, then every read.
-    fn log_words(
+    /// Words `from..from + out.len()` of `laid`'s record in the log's
+    /// layout: id, rank, shared flag (0), host, the counts, every write,
+    /// then every read (each segment's times in seconds as `how` says).
+    pub fn laid_words(
         &self,
-        r: Traced,
-        chunks: std::ops::Range<usize>,
+        laid: &Laid,
+        from: usize,
+        out: &mut [u64],
         words: &mut dyn Words,
         how: &Layout,
-        out: &mut Vec<u64>,
     ) -> Result<()> {
-        let mine = &self.chunks[chunks];
-        let (nw, nr) = (counted(mine, true), counted(mine, false));
-        let seg_words = if how.thread_ids { 5 } else { 4 };
-        out.reserve(HEAD_WORDS + (nw + nr) * seg_words);
-        let mut host = [0u64; 8];
-        words.words_at(r.at + REC_HOST as u64, &mut host)?;
-        out.extend([r.id, how.rank as u64, 0]);
-        out.extend(host);
-        out.extend([nw as u64, nr as u64]);
-        for w in [true, false] {
-            segments(mine, w, words, &mut |s| {
-                out.extend([s[0], s[1], (how.time)(s[2]).to_bits(), (how.time)(s[3]).to_bits()]);
-                if how.thread_ids {
-                    out.push(s.get(4).copied().unwrap_or(0));
-                }
+        let to = from + out.len();
+        if to > laid.len() {
+            return Err(crate::error::LogError::TruncatedStream { region: "DXT".into() });
+        }
+        if from < HEAD_WORDS {
+            let mut head = [0u64; HEAD_WORDS];
+            head[..3].copy_from_slice(&[laid.r.id, how.rank as u64, 0]);
+            words.words_at(laid.r.at + REC_HOST as u64, &mut head[3..11])?;
+            head[11..].copy_from_slice(&[laid.writes as u64, laid.reads as u64]);
+            let n = to.min(HEAD_WORDS) - from;
+            out[..n].copy_from_slice(&head[from..from + n]);
+        }
+        let mine = &self.chunks[laid.chunks.clone()];
+        let sw = laid.seg_words;
+        // Segment k (writes, then reads) lies at HEAD_WORDS + k * sw: only
+        // those that reach into the range are read.
+        let (first, past) = (from.saturating_sub(HEAD_WORDS) / sw, to.saturating_sub(HEAD_WORDS).div_ceil(sw));
+        let mut pos = HEAD_WORDS + first * sw;
+        for (w, before, n) in [(true, 0, laid.writes), (false, laid.writes, laid.reads)] {
+            let (start, end) = (first.max(before), past.min(before + n));
+            if start >= end {
+                continue;
+            }
+            segments_from(mine, w, start - before, end - start, words, &mut |s| {
+                let seg =
+                    [s[0], s[1], (how.time)(s[2]).to_bits(), (how.time)(s[3]).to_bits(), s.get(4).map_or(0, |&t| t)];
+                // The part of this segment inside the range.
+                let (lo, hi) = (pos.max(from), (pos + sw).min(to));
+                out[lo - from..hi - from].copy_from_slice(&seg[lo - pos..hi - pos]);
+                pos += sw;
             })?;
         }
         Ok(())
+    }
+}
+
+/// Where a record's words in the log's layout come from
+/// ([`Traces::next_laid`]): its record chunk, its chunks of segments, how
+/// many writes and reads they hold, and words per segment in the log.
+#[derive(Clone)]
+pub struct Laid {
+    r: Traced,
+    chunks: std::ops::Range<usize>,
+    writes: usize,
+    reads: usize,
+    seg_words: usize,
+}
+
+impl Laid {
+    pub fn id(&self) -> u64 {
+        self.r.id
+    }
+
+    /// Its length in the log's layout, in words.
+    pub fn len(&self) -> usize {
+        HEAD_WORDS + (self.writes + self.reads) * self.seg_words
+    }
+
+    /// Never: a record has its header.
+    pub fn is_empty(&self) -> bool {
+        false
     }
 }
 
@@ -225,7 +282,7 @@ impl Traces {
 /// times in seconds from ticks, with thread ids or not
 /// (DXT_ENABLE_THREAD_IDS), the writing rank in place of the chunk's.
 pub struct Layout<'a> {
-    pub time: &'a dyn Fn(u64) -> f64,
+    pub time: &'a (dyn Fn(u64) -> f64 + Sync),
     pub thread_ids: bool,
     pub rank: i64,
 }
@@ -238,25 +295,46 @@ fn counted(chunks: &[Chunk], writes: bool) -> usize {
     chunks.iter().filter(|c| c.writes == writes).map(|c| c.count).sum()
 }
 
-/// Each write (else read) segment of `chunks`, in their order, as its
-/// words, read a block at a time (on the heap: a runtime's shutdown may
-/// run on a small stack).
-fn segments(chunks: &[Chunk], writes: bool, words: &mut dyn Words, f: &mut dyn FnMut(&[u64])) -> Result<()> {
+/// Write (else read) segments `skip..skip + n` of `chunks`, in their
+/// order, each as its words, read a block at a time (on the heap: a
+/// runtime's shutdown may run on a small stack).
+fn segments_from(
+    chunks: &[Chunk],
+    writes: bool,
+    mut skip: usize,
+    mut n: usize,
+    words: &mut dyn Words,
+    f: &mut dyn FnMut(&[u64]),
+) -> Result<()> {
     let mine = || chunks.iter().filter(|c| c.writes == writes);
     // At least the segment words of every chunk: each has a segment.
     let mut block = vec![0u64; mine().map(|c| (c.count * c.seg_words).min(BLOCK)).max().unwrap_or(0)];
     for c in mine() {
+        if n == 0 {
+            break;
+        }
+        if skip >= c.count {
+            skip -= c.count;
+            continue;
+        }
         let per = block.len() / c.seg_words;
-        let mut done = 0;
-        while done < c.count {
-            let k = per.min(c.count - done);
+        let (mut done, end) = (skip, c.count.min(skip.saturating_add(n)));
+        skip = 0;
+        while done < end {
+            let k = per.min(end - done);
             let got = &mut block[..k * c.seg_words];
             words.words_at(c.at + (done * c.seg_words) as u64, got)?;
             got.chunks_exact(c.seg_words).for_each(&mut *f);
             done += k;
+            n -= k;
         }
     }
     Ok(())
+}
+
+/// Each write (else read) segment of `chunks`, in their order.
+fn segments(chunks: &[Chunk], writes: bool, words: &mut dyn Words, f: &mut dyn FnMut(&[u64])) -> Result<()> {
+    segments_from(chunks, writes, 0, usize::MAX, words, f)
 }
 
 /// Skip `n` words: how many there were.
@@ -428,6 +506,56 @@ mod tests {
                 t.next_in_log_layout(&mut InMemory { words: &w, pos: 0 }, &how, &|_| true, &mut out).unwrap(),
                 None
             );
+        }
+    }
+
+    /// A record written a range at a time (as the runtime's shutdown
+    /// compresses a long trace on several threads) gives, range by range,
+    /// the words the format's encoder writes for it: ranges that start or
+    /// end inside the header, inside a segment, at the writes' end, across
+    /// chunks and across the blocks segments are read in.
+    #[test]
+    fn any_range_of_a_record_is_that_range_of_the_words_the_encoder_writes() {
+        let mut w = vec![0u64; 0];
+        rec(&mut w, 7, 3);
+        rec(&mut w, 9, 3);
+        let segs = |w: &mut Vec<u64>, id: u64, kind, seg_words: u64, n: u64, base: u64| {
+            w.extend([id, tag(kind, seg_words as usize, n as usize, n as usize)]);
+            w.extend((0..n * seg_words).map(|k| base + k));
+        };
+        segs(&mut w, 7, KIND_WRITES, 4, 3000, 1_000_000);
+        segs(&mut w, 9, KIND_READS, 4, 5, 5_000_000);
+        segs(&mut w, 7, KIND_READS, 4, 7, 2_000_000);
+        segs(&mut w, 7, KIND_WRITES, 4, 1500, 3_000_000);
+        segs(&mut w, 7, KIND_READS, 4, 2, 4_000_000);
+        for thread_ids in [false, true] {
+            let want: Vec<Vec<u64>> = all(&w)
+                .iter_mut()
+                .map(|r| {
+                    r.rank = 12;
+                    encoded(r, thread_ids)
+                })
+                .collect();
+            let how = Layout { time: &|x| x as f64 * 0.5, thread_ids, rank: 12 };
+            let mut t = Traces::index(&mut InMemory { words: &w, pos: 0 }).unwrap();
+            let laid = t.next_laid(&|_| true, &how).unwrap();
+            let whole = &want[0];
+            assert_eq!((laid.id(), laid.len()), (7, whole.len()));
+            let sw = if thread_ids { 5 } else { 4 };
+            let writes_end = HEAD_WORDS + 4500 * sw;
+            let mut ranges =
+                vec![(0, whole.len()), (0, 1), (5, 13), (12, 3), (13, 4096), (14, 9000), (writes_end - 3, 7)];
+            ranges.extend([(writes_end, 9 * sw), (3000 * sw + 11, 2 * sw + 3), (whole.len() - 2, 2), (whole.len(), 0)]);
+            ranges.extend((0..whole.len()).step_by(4093).map(|f| (f, 4093.min(whole.len() - f))));
+            for (from, n) in ranges {
+                let mut out = vec![0u64; n];
+                t.laid_words(&laid, from, &mut out, &mut InMemory { words: &w, pos: 0 }, &how).unwrap();
+                assert_eq!(out, whole[from..from + n], "words {from}..{} with thread ids {thread_ids}", from + n);
+            }
+            let mut past = vec![0u64; 2];
+            assert!(t
+                .laid_words(&laid, whole.len() - 1, &mut past, &mut InMemory { words: &w, pos: 0 }, &how)
+                .is_err());
         }
     }
 }

@@ -31,7 +31,7 @@ use darshan_core::arena::Slice;
 use darshan_core::common::{at_c_resolution, Tick};
 use darshan_core::id_index::IdIndex;
 use darshan_core::sync::{Lock, LockGuard};
-use darshan_core::{Env, FinalizeCtx, Module, ModuleSpec};
+use darshan_core::{Env, FinalizeCtx, LongRecord, Module, ModuleSpec, Run};
 use darshan_core::{LockedState, ModuleState};
 use darshan_log::dxt_mapped as dm;
 use darshan_log::dxt_mapped_read as dmr;
@@ -406,22 +406,26 @@ impl Module for Dxt {
     }
     /// DXT records are never reduced nor shared: every rank writes its own.
     fn record_ids(&self, _f: &mut dyn FnMut(u64)) {}
-    /// Each traced file's record in the log's layout: the chunks read back
-    /// as the crash-safe file's reader reads them, times in seconds,
-    /// written straight into one vector (one copy of the segments).
+    /// Each traced file's record in the log's layout, whole.
     fn output(&self, emit: &mut dyn FnMut(&[u64])) {
+        let mut words = Vec::new();
+        self.output_parts(&mut |part| emit(part.words(&mut words)));
+    }
+    /// Each traced file's record as where its words in the log's layout
+    /// come from: the chunks read back as the crash-safe file's reader
+    /// reads them, times in seconds, a range at a time as the shutdown
+    /// compresses it (never every segment rebuilt at once beside the
+    /// trace itself, nor a long trace copied whole).
+    fn output_parts(&self, emit: &mut dyn FnMut(Run<'_>)) {
         let st = self.lock();
         let s = st.secs_per_tick;
         let time = |t: u64| at_c_resolution((t as i64) as f64 * s);
         let how = dmr::Layout { time: &time, thread_ids: st.seg_words == 5, rank: st.rank };
         let keep = |id: u64| st.dropped.binary_search(&id).is_err();
-        // One record at a time, as a tool reads the crash-safe file: never
-        // every segment rebuilt at once beside the trace itself.
-        let mem = || dmr::InMemory { words: &st.words[..st.used], pos: 0 };
-        let Ok(mut traces) = dmr::Traces::index(&mut mem()) else { return };
-        let mut words = Vec::new();
-        while let Ok(Some(_)) = traces.next_in_log_layout(&mut mem(), &how, &keep, &mut words) {
-            emit(&words);
+        let words = &st.words[..st.used];
+        let Ok(mut traces) = dmr::Traces::index(&mut dmr::InMemory { words, pos: 0 }) else { return };
+        while let Some(laid) = traces.next_laid(&keep, &how) {
+            emit(Run::Long(&LaidTrace { traces: &traces, laid, words, how: &how }));
         }
     }
     fn own_bytes(&self) -> usize {
@@ -441,6 +445,29 @@ impl Module for Dxt {
         st.rank = rank;
         for p in st.records() {
             st.words[p + dm::REC_RANK] = rank as u64;
+        }
+    }
+}
+
+/// A traced file's record in the log's layout, written from its chunks
+/// a range at a time.
+struct LaidTrace<'a> {
+    traces: &'a dmr::Traces,
+    laid: dmr::Laid,
+    words: &'a [u64],
+    how: &'a dmr::Layout<'a>,
+}
+
+impl LongRecord for LaidTrace<'_> {
+    fn len_words(&self) -> usize {
+        self.laid.len()
+    }
+    fn words_at(&self, from: usize, out: &mut [u64]) {
+        let mut mem = dmr::InMemory { words: self.words, pos: 0 };
+        // The index walked every chunk whole, so its words are there;
+        // should a read fail all the same, zeros keep the record's length.
+        if self.traces.laid_words(&self.laid, from, out, &mut mem, self.how).is_err() {
+            out.fill(0);
         }
     }
 }
