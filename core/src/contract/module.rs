@@ -52,7 +52,7 @@ pub trait LongRecord: Sync {
     /// Its length in the log's layout, in words.
     fn len_words(&self) -> usize;
     /// Words `from..from + out.len()` of it in the log's layout (within
-    /// `len`).
+    /// `len_words`).
     fn words_at(&self, from: usize, out: &mut [u64]);
 }
 
