@@ -311,41 +311,39 @@ fn peak_of_run(tag: &str, extra: usize, traced: bool) -> (i64, LogFile) {
     (ru.ru_maxrss, LogFile::open(only_log(&dir)).unwrap())
 }
 
+/// KiB added at the peak of `dxt_pattern` with `extra` more segments
+/// traced, over the same run untraced, and the trace's KiB (every segment
+/// kept, checked).
+fn trace_peak(tag: &str, extra: usize) -> (i64, i64) {
+    let (untraced, _) = peak_of_run(&format!("{tag}-off"), extra, false);
+    let (traced, log) = peak_of_run(&format!("{tag}-on"), extra, true);
+    let t = traces(&log, DXT_POSIX);
+    let segments: usize = t.iter().map(|(_, r)| segs(r).0.len() + segs(r).1.len()).sum();
+    assert_eq!(segments, 4 + 2 + 20 + 4 + extra, "every segment kept");
+    (traced - untraced, (segments * 32 / 1024) as i64)
+}
+
 /// The shutdown held a traced file's segments five times over (the
 /// trace, 48-byte segments rebuilt from it, their bytes, their words,
 /// and the run to compress): 137 MB of peak memory for a 27 MB trace.
-/// Now the trace and one copy in the log's layout, and what compressing
+/// Then the trace and one copy in the log's layout, and what compressing
 /// it takes: under three times the segments' bytes over the same
 /// program untraced.
 #[test]
 fn a_long_trace_was_held_five_times_over_at_shutdown() {
-    let extra = 300_000;
-    let (untraced, _) = peak_of_run("dxt-peak-off", extra, false);
-    let (traced, log) = peak_of_run("dxt-peak-on", extra, true);
-    let t = traces(&log, DXT_POSIX);
-    let segments: usize = t.iter().map(|(_, r)| segs(r).0.len() + segs(r).1.len()).sum();
-    assert_eq!(segments, 4 + 2 + 20 + 4 + extra, "every segment kept");
-    let trace_kib = (segments * 32 / 1024) as i64;
-    let added = traced - untraced;
+    let (added, trace_kib) = trace_peak("dxt-peak", 300_000);
     assert!(added < 3 * trace_kib, "{added} KiB added at peak for a trace of {trace_kib} KiB");
 }
 
 /// Then the shutdown still laid a long trace out whole in the log's
 /// layout to compress it: the trace twice over, and the streams (27 MB
-/// of trace added 67 MB at peak; C 3.5.0's shutdown 60 MB). Now each
+/// of trace added 66 MB at peak; C 3.5.0's shutdown 59 MB). Now each
 /// part is laid out a megabyte at a time as it is compressed: the trace,
 /// its compressed streams and the log they make, under twice the
-/// segments' bytes in all (41 MB for the 27 MB).
+/// segments' bytes in all (40 MB for the 27 MB; 27 MB for this test's
+/// 18.3 MB, 45.5 MB before).
 #[test]
 fn a_long_trace_was_laid_out_whole_beside_itself_to_be_compressed() {
-    let extra = 600_000;
-    let (untraced, _) = peak_of_run("dxt-whole-off", extra, false);
-    let (traced, log) = peak_of_run("dxt-whole-on", extra, true);
-    let t = traces(&log, DXT_POSIX);
-    let segments: usize = t.iter().map(|(_, r)| segs(r).0.len() + segs(r).1.len()).sum();
-    assert_eq!(segments, 4 + 2 + 20 + 4 + extra, "every segment kept");
-    let trace_kib = (segments * 32 / 1024) as i64;
-    let added = traced - untraced;
-    eprintln!("{added} KiB added at peak for a trace of {trace_kib} KiB");
+    let (added, trace_kib) = trace_peak("dxt-whole", 600_000);
     assert!(added < 2 * trace_kib, "{added} KiB added at peak for a trace of {trace_kib} KiB");
 }
