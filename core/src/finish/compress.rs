@@ -5,7 +5,7 @@
 //! log is written in), large regions split at record boundaries across
 //! threads.
 //!
-//! Two encoders, each where it wins (`cargo run --release -p darshan-core
+//! Two encoders, each where it wins (`cargo run --release -p darshan-deflate
 //! --example deflate_compare -- LOG...` measures both on a log):
 //! - deflate.rs, classic zlib's level 6 (the C runtime's) that also tries
 //!   the distances of whole records, for everything below a megabyte: a
@@ -13,11 +13,14 @@
 //!   to clear) and a `git status`'s 1,024 records (0.42 ms against
 //!   zlib-rs's 2.05 ms, both under classic zlib's size); name tables
 //!   below 256 KiB.
-//! - zlib-rs's level 6 for record regions of a megabyte or more: on
-//!   20,000 records of new files it is 2% smaller than ours (714 against
-//!   728 KB; classic zlib: 746 KB) at about the same speed, and ours
-//!   left that log above the C runtime's 1 MB in one run of five; and
-//!   for name tables of 256 KiB or more (see LARGE_TEXT_BYTES).
+//! - zlib-rs's level 6 for regions of fixed-size records of a megabyte
+//!   or more: on 20,000 records of new files it is 2% smaller than ours
+//!   (714 against 728 KB; classic zlib: 746 KB) at about the same speed,
+//!   and ours left that log above the C runtime's 1 MB in one run of
+//!   five; and for name tables of 256 KiB or more (see LARGE_TEXT_BYTES).
+//! - deflate.rs again for large regions of variable-length records (DXT's
+//!   traces), a stream per megabyte (PIECE_WORDS): on trace segments
+//!   zlib-rs's level 6 was a fifth larger than classic zlib's.
 
 use flate2::{Compress, Compression, FlushCompress, Status};
 
@@ -65,8 +68,9 @@ impl Compressor {
         vec![deflate::zlib_with(&mut self.scratch, bytes, shape)]
     }
 
-    /// Records (of `shape`) as one stream, or as one stream per worker
-    /// thread when the region is large.
+    /// Records (of `shape`) as one stream, or as several when the region
+    /// is large: one per worker thread for fixed-size records, one per
+    /// piece for variable-length ones ([`Compressor::long`]).
     pub fn words(&mut self, words: &[u64], shape: Shape) -> Vec<Vec<u8>> {
         if words.is_empty() {
             return Vec::new();
@@ -75,6 +79,12 @@ impl Compressor {
         let stride = shape.stride();
         if bytes.len() < LARGE_BYTES || stride < 8 {
             return vec![deflate::zlib_with(&mut self.scratch, bytes, shape)];
+        }
+        if let Shape::VarRecords(_) = shape {
+            let piece = |r: Range<usize>, _: &mut Vec<u64>, s: &mut deflate::Scratch| {
+                deflate::zlib_with(s, bytemuck::cast_slice(&words[r]), shape)
+            };
+            return in_pieces(words.len(), &piece);
         }
         let rec_words = stride / 8;
         let n = if crate::finish::may_start_threads() { threads() } else { 1 };
@@ -95,81 +105,62 @@ impl Compressor {
             out
         })
     }
-}
 
-impl Compressor {
-    /// A long record as [`Compressor::words`] compresses its words (the
-    /// same parts, one stream each), without laying it out whole: each
-    /// part is written and compressed a piece at a time. A part of one
-    /// piece is the same stream to the byte; a longer one can differ
-    /// where the pieces meet (see [`large_in_pieces`]).
+    /// A long record as [`Compressor::words`] compresses its words, never
+    /// laid out whole when its records vary in length (DXT's): each piece
+    /// is written, then compressed, by the thread that takes it.
     pub fn long(&mut self, rec: &dyn LongRecord, shape: Shape) -> Vec<Vec<u8>> {
-        let (len, stride) = (rec.len_words(), shape.stride());
-        if len * 8 < LARGE_BYTES || stride < 8 {
+        let len = rec.len_words();
+        if len * 8 < LARGE_BYTES || !matches!(shape, Shape::VarRecords(_)) {
             let mut words = vec![0u64; len];
             rec.words_at(0, &mut words);
             return self.words(&words, shape);
         }
-        let rec_words = stride / 8;
-        let n = if crate::finish::may_start_threads() { threads() } else { 1 };
-        // The parts `words` makes of the same words.
-        let per = (len / rec_words).div_ceil(n).max(1) * rec_words;
-        let parts: Vec<Range<usize>> = (0..len).step_by(per).map(|a| a..len.min(a + per)).collect();
-        std::thread::scope(|s| {
-            let handles: Vec<_> = parts[1..]
-                .iter()
-                .map(|p| std::thread::Builder::new().spawn_scoped(s, || large_in_pieces(rec, p.clone(), shape)))
-                .collect();
-            let mut out = vec![large_in_pieces(rec, parts[0].clone(), shape)];
-            for (h, p) in handles.into_iter().zip(&parts[1..]) {
-                out.push(h.ok().and_then(|h| h.join().ok()).unwrap_or_else(|| large_in_pieces(rec, p.clone(), shape)));
-            }
-            out
-        })
+        let piece = |r: Range<usize>, buf: &mut Vec<u64>, s: &mut deflate::Scratch| {
+            buf.resize(r.len(), 0);
+            rec.words_at(r.start, buf);
+            deflate::zlib_with(s, bytemuck::cast_slice(&buf[..]), shape)
+        };
+        in_pieces(len, &piece)
     }
 }
 
-/// Words of a long record laid out and compressed at a time: 1 MiB.
+/// Words of a large region of variable-length records compressed as one
+/// stream: 1 MiB. On traces zlib-rs's level 6 made streams a fifth larger
+/// than classic zlib's level 6 (C's) and ours (3.2 MB of segments: 693
+/// against 564 and 560 KB), whose pieces of 1 MiB lose nothing to one
+/// stream (559.6 KB); pieces at fixed places make the same bytes on any
+/// number of cores.
 const PIECE_WORDS: usize = 1 << 17;
 
-/// Words `part` of `rec` as one stream, as [`large`] compresses them,
-/// holding a piece of them at a time. zlib-rs's level 6 finds its matches
-/// in the input it has, so the bytes can differ from one call's where
-/// pieces meet (the same words inflated, the size within 0.5% at pieces
-/// of 32 KiB and more: the test below); a 27 MB trace held a copy of
-/// itself for one call.
-fn large_in_pieces(rec: &dyn LongRecord, part: Range<usize>, shape: Shape) -> Vec<u8> {
-    large_in_pieces_of(PIECE_WORDS, rec, part, shape)
-}
+/// How a piece is compressed: its words' range, a buffer for them, the
+/// thread's encoder memory.
+type Piece<'a> = dyn Fn(Range<usize>, &mut Vec<u64>, &mut deflate::Scratch) -> Vec<u8> + Sync + 'a;
 
-fn large_in_pieces_of(piece_words: usize, rec: &dyn LongRecord, part: Range<usize>, shape: Shape) -> Vec<u8> {
-    let bytes = part.len() * 8;
-    let mut z = Compress::new(Compression::new(6), true);
-    let mut out = Vec::with_capacity(bytes + (bytes >> 12) + (bytes >> 14) + 64);
-    let mut piece = vec![0u64; piece_words.min(part.len())];
-    let mut at = part.start;
-    while at < part.end {
-        let k = piece_words.min(part.end - at);
-        rec.words_at(at, &mut piece[..k]);
-        at += k;
-        let flush = if at == part.end { FlushCompress::Finish } else { FlushCompress::None };
-        let input: &[u8] = bytemuck::cast_slice(&piece[..k]);
-        let before = z.total_in();
-        match z.compress_vec(input, &mut out, flush) {
-            // The output has room for the whole part (compressBound): every
-            // piece is taken whole, and the stream ends at the last.
-            Ok(Status::Ok) if z.total_in() - before == input.len() as u64 && at < part.end => {}
-            Ok(Status::StreamEnd) if at == part.end => {}
-            _ => {
-                drop(out);
-                let mut words = vec![0u64; part.len()];
-                rec.words_at(part.start, &mut words);
-                return deflate::zlib_with(&mut deflate::Scratch::default(), bytemuck::cast_slice(&words), shape);
-            }
+/// `len` words as one stream per piece of [`PIECE_WORDS`], in order; the
+/// pieces shared round-robin by this thread and the helpers it may start
+/// (each a piece's words and its encoder memory at a time).
+fn in_pieces(len: usize, piece: &Piece) -> Vec<Vec<u8>> {
+    let pieces = len.div_ceil(PIECE_WORDS);
+    let n = if crate::finish::may_start_threads() { threads().min(pieces) } else { 1 };
+    let share = |k: usize| {
+        let (mut buf, mut scratch) = (Vec::new(), deflate::Scratch::default());
+        (k..pieces)
+            .step_by(n)
+            .map(|i| piece(i * PIECE_WORDS..len.min((i + 1) * PIECE_WORDS), &mut buf, &mut scratch))
+            .collect::<Vec<_>>()
+    };
+    let shares: Vec<Vec<Vec<u8>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (1..n).map(|k| std::thread::Builder::new().spawn_scoped(s, move || share(k))).collect();
+        let mut out = vec![share(0)];
+        for (k, h) in (1..n).zip(handles) {
+            out.push(h.ok().and_then(|h| h.join().ok()).unwrap_or_else(|| share(k)));
         }
-    }
-    out.shrink_to_fit();
-    out
+        out
+    });
+    // Piece i is share i % n's (i / n)th.
+    let mut iters: Vec<_> = shares.into_iter().map(|s| s.into_iter()).collect();
+    (0..pieces).filter_map(|i| iters[i % n].next()).collect()
 }
 
 /// A large name table as one stream (zlib-rs), on whichever thread.
@@ -240,51 +231,64 @@ mod tests {
         }
     }
 
-    /// A part compressed a piece at a time, at any piece size, is one
-    /// stream of the part's bytes, about as small as the part compressed
-    /// in one call (the same bytes when it is one piece). Not always the
-    /// same bytes: zlib-rs's level 6 finds its matches in what input it
-    /// has, so where the input is cut can move them (pieces of 1 to 777
-    /// words made streams up to 3% larger here; of 4,096 words and more,
-    /// at most 0.5%).
-    #[test]
-    fn a_part_compressed_in_pieces_is_one_stream_of_its_words() {
-        let rec = InVec(trace_like(70_001));
-        let shape = Shape::VarRecords(1024);
-        for part in [0..70_001, 3..65_540, 13..14] {
-            let want: &[u8] = bytemuck::cast_slice(&rec.0[part.clone()]);
-            let whole = large(want, shape);
-            for piece in [1, 2, 33, 777, 4095, 4096, 5000, 65_536, 1 << 19] {
-                let pieces = large_in_pieces_of(piece, &rec, part.clone(), shape);
-                assert_eq!(inflate(std::slice::from_ref(&pieces)), want, "part {part:?}, pieces of {piece}");
-                // Pieces of 32 KiB and more (the window) lose next to nothing.
-                if piece >= 4096 {
-                    assert!(
-                        pieces.len() * 1000 <= whole.len() * 1005,
-                        "{} bytes against {}",
-                        pieces.len(),
-                        whole.len()
-                    );
-                }
-                if piece >= part.len() {
-                    assert!(pieces == whole, "one piece is the one call");
-                }
-            }
-        }
-    }
-
     /// A long record's streams are those of its words laid out whole, to
-    /// the byte: small (one stream by our encoder) and large (split at the
-    /// same records across threads).
+    /// the byte: small (one stream by our encoder) and large (a stream per
+    /// piece of 1 MiB, the last one short), and they inflate to its words.
     #[test]
     fn a_long_record_compresses_to_the_streams_of_its_words() {
-        for n in [1_000, LARGE_BYTES / 8 + 1_000] {
+        for (n, streams) in [(1_000, 1), (LARGE_BYTES / 8 + 1_000, 2), (3 * PIECE_WORDS, 3)] {
             let rec = InVec(trace_like(n));
             let shape = Shape::VarRecords(1024);
             let want = Compressor::default().words(&rec.0, shape);
+            assert_eq!(want.len(), streams, "{n} words");
             assert!(Compressor::default().long(&rec, shape) == want, "{n} words");
             assert_eq!(inflate(&want), bytemuck::cast_slice::<u64, u8>(&rec.0));
         }
+    }
+
+    /// A large region of traces went to zlib-rs's level 6, whose streams
+    /// of trace segments were a fifth larger than classic zlib's level 6
+    /// (C Darshan's): 693 against 564 KB for 3.2 MB of segments. In pieces
+    /// of 1 MiB by our encoder they are as small as one stream of it, and
+    /// smaller than zlib-rs's; the pieces are the same streams whichever
+    /// thread compressed them.
+    /// A DXT record's words as the runtime writes them: 8-byte writes one
+    /// after another, each about 0.7 us long and starting where the last
+    /// ended, its times in seconds at C's resolution (2^-22 s), early in
+    /// the run (as `tests/programs/dxt_pattern.c`'s).
+    fn dxt_like(n: usize) -> Vec<u64> {
+        let unit = 1.0 / (1u64 << 22) as f64;
+        let segs = (n as u64 - 13) / 4;
+        let mut w = vec![7u64, 0, 0, 0x6e6f_6465, 0, 0, 0, 0, 0, 0, 0, segs, 0];
+        let (mut t, mut x) = (0.0014 / unit, 0x9E37_79B9_7F4A_7C15u64);
+        for i in 0..segs {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let start = t + (x % 2) as f64;
+            t = start + (3 + x % 3 / 2) as f64;
+            w.extend([i * 8, 8, (start * unit).to_bits(), (t * unit).to_bits()]);
+        }
+        w
+    }
+
+    #[test]
+    fn a_large_region_of_traces_was_compressed_a_fifth_larger_than_by_zlib() {
+        let words = dxt_like(4 * PIECE_WORDS + 12_345);
+        let bytes: &[u8] = bytemuck::cast_slice(&words);
+        let shape = Shape::VarRecords(1024);
+        let pieces = Compressor::default().words(&words, shape);
+        let size: usize = pieces.iter().map(Vec::len).sum();
+        let one = deflate::zlib_with(&mut deflate::Scratch::default(), bytes, shape).len();
+        let zlib_rs = large(bytes, shape).len();
+        assert!(size * 1000 <= one * 1002, "{size} bytes in pieces against {one} in one stream");
+        assert!(size * 5 < zlib_rs * 4, "{size} bytes in pieces against zlib-rs's {zlib_rs}");
+        assert_eq!(inflate(&pieces), bytes);
+        let alone: Vec<Vec<u8>> = bytes
+            .chunks(PIECE_WORDS * 8)
+            .map(|p| deflate::zlib_with(&mut deflate::Scratch::default(), p, shape))
+            .collect();
+        assert!(pieces == alone, "each piece is the stream of its words alone");
     }
 
     #[test]

@@ -38,10 +38,11 @@ pub fn need() -> usize {
 }
 
 /// A long trace's words in the log's layout while they are compressed:
-/// a piece per compressing thread (at most 4 of 1 MiB, compress.rs), and
-/// the records waiting to be compressed together (a megabyte) and the
-/// one being laid out (under a megabyte).
-const PIECES: usize = 6 << 20;
+/// a piece and the encoder's memory per compressing thread (at most 4 of
+/// 1 MiB and 320 KiB, compress.rs), and the records waiting to be
+/// compressed together (a megabyte) and the one being laid out (under a
+/// megabyte).
+const PIECES: usize = 8 << 20;
 
 fn shutdown_bytes(records: usize, names: usize, traces: usize) -> usize {
     let traces = if traces > 0 { traces.saturating_mul(2).saturating_add(PIECES) } else { 0 };
