@@ -246,12 +246,6 @@ mod tests {
         }
     }
 
-    /// A large region of traces went to zlib-rs's level 6, whose streams
-    /// of trace segments were a fifth larger than classic zlib's level 6
-    /// (C Darshan's): 693 against 564 KB for 3.2 MB of segments. In pieces
-    /// of 1 MiB by our encoder they are as small as one stream of it, and
-    /// smaller than zlib-rs's; the pieces are the same streams whichever
-    /// thread compressed them.
     /// A DXT record's words as the runtime writes them: 8-byte writes one
     /// after another, each about 0.7 us long and starting where the last
     /// ended, its times in seconds at C's resolution (2^-22 s), early in
@@ -272,6 +266,12 @@ mod tests {
         w
     }
 
+    /// A large region of traces went to zlib-rs's level 6, whose streams
+    /// of trace segments were a fifth larger than classic zlib's level 6
+    /// (C Darshan's): 693 against 564 KB for 3.2 MB of segments. In pieces
+    /// of 1 MiB by our encoder they are as small as one stream of it, and
+    /// smaller than zlib-rs's; the pieces are the same streams whichever
+    /// thread compressed them.
     #[test]
     fn a_large_region_of_traces_was_compressed_a_fifth_larger_than_by_zlib() {
         let words = dxt_like(4 * PIECE_WORDS + 12_345);
