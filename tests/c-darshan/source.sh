@@ -60,3 +60,13 @@ c_darshan_later() {
         exit 77
     fi
 }
+
+# `c_darshan_mpi NAME` (mpich or openmpi): that MPI's compiler, launcher
+# and the HAVE_OPEN_MPI C's `make check` gives, in `cc`, `run` and `ompi`.
+c_darshan_mpi() {
+    if [ "$1" = mpich ]; then
+        cc=mpicc.mpich; run=mpiexec.mpich; ompi=
+    else
+        cc=mpicc.openmpi; run=mpiexec.openmpi; ompi=1
+    fi
+}

@@ -27,11 +27,7 @@ for mpi in mpich openmpi; do
     d=$w/$mpi
     mkdir -p "$d"
     cp "$w/main/darshan-runtime/test/tst_log_path.sh" "$d/"
-    if [ $mpi = mpich ]; then
-        cc=mpicc.mpich; run=mpiexec.mpich; ompi=
-    else
-        cc=mpicc.openmpi; run=mpiexec.openmpi; ompi=1
-    fi
+    c_darshan_mpi $mpi
     (cd "$d" && $cc -o tst_mpi_io "$w/c/darshan-runtime/test/tst_mpi_io.c")
     # As `make check` runs it, with none of the settings under test
     # inherited from this shell.

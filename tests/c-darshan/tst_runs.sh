@@ -22,11 +22,9 @@ for mpi in mpich openmpi; do
     d=$w/$mpi
     mkdir -p "$d/logs"
     cp "$t/tst_runs.sh" "$d/"
-    if [ $mpi = mpich ]; then
-        cc=mpicc.mpich; run=mpiexec.mpich; ompi=; large=1
-    else
-        cc=mpicc.openmpi; run=mpiexec.openmpi; ompi=1; large=0
-    fi
+    c_darshan_mpi $mpi
+    large=0
+    [ $mpi = mpich ] && large=1
     # What C's configure defines for the programs (HAVE_MPI_LARGE_COUNT
     # when the MPI library has MPI_File_write_c: MPICH 4 here).
     flags=()
