@@ -105,6 +105,9 @@ here=$(dirname "$(readlink -f "$0")")
 exec "$here/../bin/darshan-mmap-epilog" "$@"
 SH
 chmod 0755 "$prefix/bin/darshan-mk-log-dirs.pl" "$prefix/share/darshan-mmap-epilog.sh"
+# C Darshan's PDF summary and its per-file loop, by their names and
+# options: the PDF is darshan-summary's report (--pdf).
+install -m 0755 "$src/scripts/darshan-job-summary.pl" "$src/scripts/darshan-summary-per-file.sh" "$prefix/bin/"
 install -m 0755 "$src/scripts/compiler-wrapper" "$prefix/bin/darshan-cc"
 for w in darshan-cxx darshan-mpicc darshan-mpicxx darshan-mpifort darshan-fc; do
     ln -sf darshan-cc "$prefix/bin/$w"

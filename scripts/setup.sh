@@ -89,6 +89,9 @@ command -v fio >/dev/null || need_apt+=(fio)
 [ -f /usr/include/seccomp.h ] || need_apt+=(libseccomp-dev)
 # darshan-summary's HTML pages are rendered in it by the tests.
 command -v chromium >/dev/null || need_apt+=(chromium)
+# darshan-summary's PDF (what darshan-job-summary.pl wrote) is read back
+# by poppler's pdftotext, a reader of its own, in the tests.
+command -v pdftotext >/dev/null || need_apt+=(poppler-utils)
 # Spark (pyspark, local mode) reads darshan-ingest's Parquet dataset in the
 # tests; it runs on Debian's Java 17.
 command -v java >/dev/null || need_apt+=(openjdk-17-jre-headless)

@@ -14,8 +14,10 @@ use std::process::Command;
 use common::installed::{assert_as_preloaded, bin, config, counters, linked, only_log, prefix, stdout, Counters};
 
 /// Every file the tree holds (scripts/install.sh).
-const INSTALLED: [&str; 42] = [
+const INSTALLED: [&str; 44] = [
     "bin/darshan-parser",
+    "bin/darshan-job-summary.pl",
+    "bin/darshan-summary-per-file.sh",
     "bin/darshan-analyzer",
     "bin/darshan-dxt-parser",
     "bin/darshan-convert",

@@ -1,5 +1,5 @@
-//! darshan-summary LOG [-o report.html] [--text] [--json]: one job's I/O
-//! report with a diagnosis.
+//! darshan-summary LOG [-o report.html] [--text] [--pdf] [--json]: one
+//! job's I/O report with a diagnosis.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,12 +26,17 @@ struct Args {
     logs: Vec<PathBuf>,
     /// Where to write the HTML report (default: <log name>_report.html in
     /// the current directory). With --text or --json, write that instead;
-    /// `-` is standard output.
+    /// with --pdf, the PDF (default: <log name>_report.pdf); `-` is
+    /// standard output.
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// Plain text for a terminal.
-    #[arg(long, conflicts_with = "json")]
+    #[arg(long, conflicts_with_all = ["json", "pdf"])]
     text: bool,
+    /// The plain-text report as a PDF, landscape pages (what
+    /// darshan-job-summary.pl, installed beside this tool, writes).
+    #[arg(long, conflicts_with = "json")]
+    pdf: bool,
     /// Every figure and finding as JSON.
     #[arg(long)]
     json: bool,
@@ -111,27 +116,28 @@ fn run(args: &Args) -> anyhow::Result<()> {
         cli::say(&format!("darshan-summary: history: {}", visible(&h.said)));
         report.history = Some(h);
     }
+    let stem = args.logs[0].file_name().map(|f| f.to_string_lossy().trim_end_matches(".darshan").to_string());
+    let named = |ext: &str| Some(PathBuf::from(format!("{}_report.{ext}", stem.clone().unwrap_or_default())));
     let (body, default_out) = if args.text {
-        (render::text::render(&report), None)
+        (render::text::render(&report).into_bytes(), None)
     } else if args.json {
-        (render::json(&report), None)
+        (render::json(&report).into_bytes(), None)
+    } else if args.pdf {
+        let title = format!("Darshan job summary: {}", visible(&report.log.file_name));
+        (render::pdf::render(&render::text::render(&report), &title), named("pdf"))
     } else {
-        let stem = args.logs[0].file_name().map(|f| f.to_string_lossy().trim_end_matches(".darshan").to_string());
-        (
-            render::html::render(&report).context("rendering the report")?,
-            Some(PathBuf::from(format!("{}_report.html", stem.unwrap_or_default()))),
-        )
+        (render::html::render(&report).context("rendering the report")?.into_bytes(), named("html"))
     };
     let out = args.output.clone().or(default_out);
     match out {
         Some(p) if p.as_os_str() != "-" => {
-            darshan_log::safe_fs::write_replacing(&p, body.as_bytes()).with_context(|| p.display().to_string())?;
+            darshan_log::safe_fs::write_replacing(&p, &body).with_context(|| p.display().to_string())?;
             if !args.text && !args.json {
                 cli::say(&format!("darshan-summary: wrote {}", visible(&p.display().to_string())));
             }
             Ok(())
         }
         // A closed pipe (| head) ends the tool quietly.
-        _ => Ok(cli::stdout(body.as_bytes())?),
+        _ => Ok(cli::stdout(&body)?),
     }
 }

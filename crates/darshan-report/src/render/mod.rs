@@ -1,8 +1,10 @@
-//! The three renderings of a report: HTML (self-contained page), text
-//! (terminal) and JSON (every figure and finding, schema in docs/report.md).
+//! The renderings of a report: HTML (self-contained page), text
+//! (terminal), the text as a PDF (what darshan-job-summary.pl wrote) and
+//! JSON (every figure and finding, schema in docs/report.md).
 
 pub mod charts;
 pub mod html;
+pub mod pdf;
 pub mod text;
 
 pub fn json(r: &crate::Report) -> String {
