@@ -108,6 +108,9 @@ chmod 0755 "$prefix/bin/darshan-mk-log-dirs.pl" "$prefix/share/darshan-mmap-epil
 # C Darshan's PDF summary and its per-file loop, by their names and
 # options: the PDF is darshan-summary's report (--pdf).
 install -m 0755 "$src/scripts/darshan-job-summary.pl" "$src/scripts/darshan-summary-per-file.sh" "$prefix/bin/"
+# And C's picture of a DXT trace (matplotlib; darshan-dxt-parser's output
+# or a log).
+install -m 0755 "$src/scripts/dxt_analyzer.py" "$prefix/bin/"
 install -m 0755 "$src/scripts/compiler-wrapper" "$prefix/bin/darshan-cc"
 for w in darshan-cxx darshan-mpicc darshan-mpicxx darshan-mpifort darshan-fc; do
     ln -sf darshan-cc "$prefix/bin/$w"

@@ -109,6 +109,11 @@ rm -rf target/util-prefix target/util-lib
 check "PyDarshan reads every corpus log through our libdarshan-util as through C's" \
     bash -c 'scripts/install.sh target/release target/util-prefix > /dev/null &&
         timeout 1200 .venv/bin/python tests/pydarshan/check_util_lib.py target/util-prefix target/util-lib ../shared/corpus/logs/*.darshan'
+# The installed dxt_analyzer.py (C's name and options) takes every corpus
+# log's DXT segments as PyDarshan reads them, and draws its PDF.
+rm -rf target/dxt-analyzer
+check "dxt_analyzer.py's segments are PyDarshan's" \
+    timeout 900 .venv/bin/python tests/pydarshan/check_dxt_analyzer.py target/util-prefix target/dxt-analyzer ../shared/corpus
 # PyDarshan's own test suite (C Darshan's developers' expectations, with
 # the darshan-logs repository's logs when its mirror is here) through our
 # libdarshan-util: every test that passes through C's library passes.

@@ -14,8 +14,9 @@ use std::process::Command;
 use common::installed::{assert_as_preloaded, bin, config, counters, linked, only_log, prefix, stdout, Counters};
 
 /// Every file the tree holds (scripts/install.sh).
-const INSTALLED: [&str; 44] = [
+const INSTALLED: [&str; 45] = [
     "bin/darshan-parser",
+    "bin/dxt_analyzer.py",
     "bin/darshan-job-summary.pl",
     "bin/darshan-summary-per-file.sh",
     "bin/darshan-analyzer",
