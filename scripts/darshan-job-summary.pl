@@ -56,4 +56,9 @@ my $tool = dirname(abs_path($0)) . "/darshan-summary";
 $tool = "darshan-summary" unless -x $tool;
 my @cmd = ($tool, "--pdf", "--output", $output, "--", $input);
 print join(" ", @cmd), "\n" if $verbose;
-exec { $cmd[0] } @cmd or die("darshan-job-summary.pl: cannot run $tool: $!\n");
+{
+    # One line when it cannot be run: ours, not Perl's warning too.
+    no warnings 'exec';
+    exec { $cmd[0] } @cmd;
+}
+die("darshan-job-summary.pl: cannot run $tool: $!\n");
