@@ -123,8 +123,7 @@ fn run(args: &Args) -> anyhow::Result<()> {
     } else if args.json {
         (render::json(&report).into_bytes(), None)
     } else if args.pdf {
-        let title = format!("Darshan job summary: {}", visible(&report.log.file_name));
-        (render::pdf::render(&render::text::render(&report), &title), named("pdf"))
+        (render::pdf::report(&report), named("pdf"))
     } else {
         (render::html::render(&report).context("rendering the report")?.into_bytes(), named("html"))
     };

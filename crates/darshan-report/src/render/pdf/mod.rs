@@ -1,5 +1,5 @@
 //! The report as a PDF: the text report (render::text) set in Courier on
-//! landscape US Letter pages, for the sites and users whose scripts call
+//! landscape US Letter pages, then its charts (bars.rs), for the sites and users whose scripts call
 //! `darshan-job-summary.pl LOG` (C Darshan's, which wrote a LaTeX summary
 //! as `LOG.pdf`; ours, installed under that name, writes this). Courier is
 //! one of the PDF's standard fonts, so nothing is embedded; its
@@ -11,6 +11,12 @@ use flate2::{write::ZlibEncoder, Compression};
 use pdf_writer::{Content, Filter, Finish, Name, Pdf, Rect, Ref, Str, TextStr};
 use std::io::Write;
 
+mod bars;
+pub use bars::BarChart;
+
+use crate::model::Report;
+use darshan_util::visible::visible;
+
 const PAGE_W: f32 = 792.0;
 const PAGE_H: f32 = 612.0;
 const MARGIN: f32 = 36.0;
@@ -19,59 +25,100 @@ const MARGIN: f32 = 36.0;
 const SIZE: f32 = 6.5;
 const LEADING: f32 = 7.8;
 const COLUMNS: usize = 184;
-/// Lines per page, the footer's two below them.
+/// Lines per page, the footer below them.
 const LINES: usize = 66;
 /// A wrapped line's continuation starts this far in.
 const CONTINUED: &[u8] = b"    ";
 const FONT: Name<'static> = Name(b"F1");
+const BOLD: Name<'static> = Name(b"F2");
 
-/// `text` (lines) as a PDF titled `title`, with "page N of M" and the
-/// title at the foot of every page.
-pub fn render(text: &str, title: &str) -> Vec<u8> {
-    let lines: Vec<Vec<u8>> = text.lines().flat_map(|l| wrap(&win_ansi(l))).collect();
-    let pages: Vec<&[Vec<u8>]> = if lines.is_empty() { vec![&[][..]] } else { lines.chunks(LINES).collect() };
+/// The report as a PDF: the text report's pages, then its charts.
+pub fn report(r: &Report) -> Vec<u8> {
+    let title = format!("Darshan job summary: {}", visible(&r.log.file_name));
+    document(&crate::render::text::render(r), &bars::of_modules(&r.module_stats), &title)
+}
+
+/// `text` (lines) and `charts` as a PDF titled `title`, with the title
+/// and "page N of M" at the foot of every page.
+pub fn document(text: &str, charts: &[BarChart], title: &str) -> Vec<u8> {
+    let mut pages = text_pages(text);
+    pages.extend(chart_pages(charts));
     let mut pdf = Pdf::new();
-    let (catalog, tree, font, info) = (Ref::new(1), Ref::new(2), Ref::new(3), Ref::new(4));
-    let first_page = 5;
+    let (catalog, tree, font, bold, info) = (Ref::new(1), Ref::new(2), Ref::new(3), Ref::new(4), Ref::new(5));
+    let first_page = 6;
     pdf.catalog(catalog).pages(tree);
     let kids = (0..pages.len()).map(|k| Ref::new(first_page + 2 * k as i32));
     pdf.pages(tree).kids(kids).count(pages.len() as i32);
     pdf.type1_font(font).base_font(Name(b"Courier")).encoding_predefined(Name(b"WinAnsiEncoding"));
+    pdf.type1_font(bold).base_font(Name(b"Courier-Bold")).encoding_predefined(Name(b"WinAnsiEncoding"));
     let producer = format!("darshan-summary {}", env!("CARGO_PKG_VERSION"));
     pdf.document_info(info).title(TextStr(title)).producer(TextStr(&producer));
     let foot = win_ansi(title);
-    for (k, page_lines) in pages.iter().enumerate() {
+    let n = pages.len();
+    for (k, mut content) in pages.into_iter().enumerate() {
         let (page_id, content_id) = (Ref::new(first_page + 2 * k as i32), Ref::new(first_page + 2 * k as i32 + 1));
         let mut page = pdf.page(page_id);
         page.media_box(Rect::new(0.0, 0.0, PAGE_W, PAGE_H)).parent(tree).contents(content_id);
-        page.resources().fonts().pair(FONT, font);
+        page.resources().fonts().pair(FONT, font).pair(BOLD, bold);
         page.finish();
-        let footer = [&foot[..], format!(" - page {} of {}", k + 1, pages.len()).as_bytes()].concat();
-        let content = page_content(page_lines, &wrap(&footer)[0]);
-        pdf.stream(content_id, &deflate(&content)).filter(Filter::FlateDecode);
+        let footer = [&foot[..], format!(" - page {} of {n}", k + 1).as_bytes()].concat();
+        content.begin_text();
+        content.set_font(FONT, SIZE);
+        content.next_line(MARGIN, MARGIN / 2.0);
+        content.show(Str(&wrap(&footer)[0]));
+        content.end_text();
+        pdf.stream(content_id, &deflate(&content.finish().into_vec())).filter(Filter::FlateDecode);
     }
     pdf.finish()
 }
 
-/// One page's drawing: its lines from the top margin down, the footer
-/// at the bottom margin.
-fn page_content(lines: &[Vec<u8>], footer: &[u8]) -> Vec<u8> {
-    let mut c = Content::new();
-    c.begin_text();
-    c.set_font(FONT, SIZE);
-    c.set_leading(LEADING);
-    c.next_line(MARGIN, PAGE_H - MARGIN - SIZE);
-    for line in lines {
-        c.show(Str(line));
-        c.next_line_using_leading();
+/// The text's lines, wrapped, a page of [`LINES`] at a time (at least
+/// one page).
+fn text_pages(text: &str) -> Vec<Content> {
+    let lines: Vec<Vec<u8>> = text.lines().flat_map(|l| wrap(&win_ansi(l))).collect();
+    let chunks: Vec<&[Vec<u8>]> = if lines.is_empty() { vec![&[][..]] } else { lines.chunks(LINES).collect() };
+    chunks
+        .into_iter()
+        .map(|page_lines| {
+            let mut c = Content::new();
+            c.begin_text();
+            c.set_font(FONT, SIZE);
+            c.set_leading(LEADING);
+            c.next_line(MARGIN, PAGE_H - MARGIN - SIZE);
+            for line in page_lines {
+                c.show(Str(line));
+                c.next_line_using_leading();
+            }
+            c.end_text();
+            c
+        })
+        .collect()
+}
+
+/// The charts in two columns, top to bottom, as many pages as they take.
+fn chart_pages(charts: &[BarChart]) -> Vec<Content> {
+    const COL_GAP: f32 = 36.0;
+    let col_w = (PAGE_W - 2.0 * MARGIN - COL_GAP) / 2.0;
+    let (top, bottom) = (PAGE_H - MARGIN, MARGIN + 12.0);
+    let mut pages: Vec<Content> = Vec::new();
+    // The column and height the next chart may start at on the last page.
+    let mut slot: Option<(usize, f32)> = None;
+    for chart in charts {
+        let h = chart.height();
+        let (col, y) = match slot {
+            Some((col, y)) if y - h >= bottom => (col, y),
+            Some((0, _)) => (1, top),
+            _ => {
+                pages.push(Content::new());
+                (0, top)
+            }
+        };
+        if let Some(page) = pages.last_mut() {
+            chart.draw(page, MARGIN + col as f32 * (col_w + COL_GAP), y, col_w);
+        }
+        slot = Some((col, y - h - 12.0));
     }
-    c.end_text();
-    c.begin_text();
-    c.set_font(FONT, SIZE);
-    c.next_line(MARGIN, MARGIN / 2.0);
-    c.show(Str(footer));
-    c.end_text();
-    c.finish().into_vec()
+    pages
 }
 
 fn deflate(bytes: &[u8]) -> Vec<u8> {
