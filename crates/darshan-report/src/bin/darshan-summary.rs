@@ -33,7 +33,8 @@ struct Args {
     /// Plain text for a terminal.
     #[arg(long, conflicts_with_all = ["json", "pdf"])]
     text: bool,
-    /// The plain-text report as a PDF, landscape pages (what
+    /// The plain-text report as a PDF, landscape pages, then each
+    /// module's operation counts and access sizes as bar charts (what
     /// darshan-job-summary.pl, installed beside this tool, writes).
     #[arg(long, conflicts_with = "json")]
     pdf: bool,
