@@ -1,7 +1,8 @@
 //! The report as a PDF: the text report (render::text) set in Courier on
-//! landscape US Letter pages, then its charts (bars.rs), for the sites and users whose scripts call
-//! `darshan-job-summary.pl LOG` (C Darshan's, which wrote a LaTeX summary
-//! as `LOG.pdf`; ours, installed under that name, writes this). Courier is
+//! landscape US Letter pages, then its charts (bars.rs), for the sites
+//! and users whose scripts call `darshan-job-summary.pl LOG` (C Darshan's,
+//! which wrote a LaTeX summary with graphs as `LOG.pdf`; ours, installed
+//! under that name, writes this). Courier is
 //! one of the PDF's standard fonts, so nothing is embedded; its
 //! WinAnsiEncoding shows Latin-1 (µ, ×, accented names) as they are, and
 //! anything else is written as `\u{XXXX}`, never lost or turned into
