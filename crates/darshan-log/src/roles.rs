@@ -11,9 +11,12 @@ use crate::modules::{self, counter_names};
 /// recorded": C Darshan's LD_PRELOAD library does not wrap mmap and
 /// stores −1 in POSIX_MMAPS (docs/counter-rules.md). Such a value is no
 /// count: it is never summed or compared, shown as "not recorded" by the
-/// report and stored as NULL in the facility database.
+/// report and stored as NULL in the facility database. Any value below
+/// zero is one: C runtimes before 3.2 summed the ranks' −1s into a shared
+/// record (−4 at 4 ranks), which darshan-util reads as −1 ("make sure
+/// invalid counters are -1 exactly").
 pub fn not_recorded(module: usize, k: usize, value: i64) -> bool {
-    value == -1 && module == modules::POSIX && k == crate::counters::posix::MMAPS
+    value < 0 && module == modules::POSIX && k == crate::counters::posix::MMAPS
 }
 
 #[derive(Debug, Default, Clone)]

@@ -56,11 +56,13 @@ impl ModuleSums {
         let module = self.layout.module;
         for (k, ((s, v), u)) in self.counters.iter_mut().zip(&r.counters).zip(self.unrecorded.iter_mut()).enumerate() {
             // A "not recorded" -1 beside counts (our runtime's POSIX_MMAPS
-            // for a file never mapped) adds nothing to them.
-            if !darshan_log::roles::not_recorded(module, k, *v) {
+            // for a file never mapped) adds nothing to them; an old C
+            // runtime's shared record summed its ranks' (roles.rs).
+            let unrecorded = darshan_log::roles::not_recorded(module, k, *v);
+            if !unrecorded {
                 *s = s.wrapping_add(*v);
             }
-            *u &= *v == -1;
+            *u &= unrecorded || *v == -1;
         }
         let l = &self.layout;
         for (k, idx) in [l.read_time, l.write_time, l.meta_time, l.wait_time].iter().enumerate() {

@@ -297,3 +297,20 @@ fn several_logs_get_told_what_to_do() {
     assert!(err.contains("2 logs given") && err.contains("darshan-merge") && err.contains("for f in"), "{err}");
     assert!(out.stdout.is_empty());
 }
+
+/// C runtimes before 3.2 summed the ranks' −1 ("not recorded") into a
+/// shared record's POSIX_MMAPS: mpi-io-test 3.1.3's holds −4, which the
+/// report showed as "Mmap -4" (and the PDF drew). C's darshan-parser
+/// reads it as −1 (its `total_POSIX_MMAPS`): not recorded.
+#[test]
+fn an_old_runtimes_shared_record_showed_its_ranks_unrecorded_mmaps_as_minus_4() {
+    use darshan_test_support::corpus;
+    let name = "release_logs__mpi-io-test-x86_64-3.1.3";
+    let c = corpus::c_parser_all(name);
+    assert!(c.lines().any(|l| l.starts_with("POSIX\t-1\t") && l.contains("\tPOSIX_MMAPS\t-4\t")));
+    assert!(c.lines().any(|l| l == "total_POSIX_MMAPS: -1"));
+    let r = report(&corpus::log(name));
+    let posix = r.module_stats.iter().find(|s| s.module == "POSIX").unwrap();
+    assert!(posix.op_counts.iter().all(|(l, _)| l != "Mmap"), "{:?}", posix.op_counts);
+    assert_eq!(posix.not_recorded, ["Mmap"]);
+}

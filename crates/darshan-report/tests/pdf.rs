@@ -4,14 +4,12 @@
 //! Darshan 3.5.0's darshan-parser printed for the same log, and every bar
 //! of the charts after them carries the count C's parser totals.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use darshan_test_support::corpus::{self, c_parser_all, header_fact, pdf_text};
 use darshan_test_support::output;
-
-fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-}
 
 fn summary(args: &[&str], log: &Path) -> Vec<u8> {
     let o = output(Command::new(env!("CARGO_BIN_EXE_darshan-summary")).args(args).arg(log));
@@ -19,12 +17,14 @@ fn summary(args: &[&str], log: &Path) -> Vec<u8> {
     o.stdout
 }
 
-/// The text `pdftotext` reads from `pdf`, without the pages' footers.
-fn pdf_text(pdf: &Path) -> String {
-    let o = output(Command::new("pdftotext").args(["-enc", "UTF-8", "-layout"]).arg(pdf).arg("-"));
-    assert!(o.status.success(), "pdftotext: {}", String::from_utf8_lossy(&o.stderr));
-    let text = String::from_utf8(o.stdout).unwrap();
-    text.lines().filter(|l| !is_footer(l)).collect::<Vec<_>>().join("\n")
+/// `log` as a PDF in a new directory of this test's (`tag`).
+fn pdf_of(tag: &str, log: &Path, args: &[&str]) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("pdf-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let pdf = dir.join("report.pdf");
+    summary(&[args, &["--pdf", "--output", pdf.to_str().unwrap()]].concat(), log);
+    pdf
 }
 
 /// "<title> - page N of M", the line each page ends with.
@@ -49,24 +49,14 @@ fn as_set(text: &str) -> String {
         .collect()
 }
 
+/// The printed characters of `s` (pdftotext places the spaces its own
+/// way), without the pages' footers.
 fn ink(s: &str) -> String {
-    s.chars().filter(|c| !c.is_whitespace()).collect()
-}
-
-/// `# key: value` of C's darshan-parser output for `name`.
-fn c_parser_fact(name: &str, key: &str) -> String {
-    let gz = corpus().join("expected").join(format!("{name}.all.txt.gz"));
-    let o = output(Command::new("gzip").arg("-dc").arg(gz));
-    let text = String::from_utf8_lossy(&o.stdout).into_owned();
-    let prefix = format!("# {key}: ");
-    text.lines().find_map(|l| l.strip_prefix(&prefix)).unwrap_or_else(|| panic!("{name}: no {key}")).to_string()
+    s.lines().filter(|l| !is_footer(l)).flat_map(|l| l.chars().filter(|c| !c.is_whitespace())).collect()
 }
 
 #[test]
 fn the_pdf_holds_the_text_report_and_c_parsers_job_facts() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("pdf-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
     for name in [
         "dlio_logs__snyder_python3_id3116902-2110365_12-19-66957-188958432683465822_1",
         "e3sm_io_heatmaps_and_dxt__e3sm_io_heatmap_only",
@@ -75,16 +65,15 @@ fn the_pdf_holds_the_text_report_and_c_parsers_job_facts() {
         "release_logs__mpi-io-test-ppc64-3.1.8",
         "empty_log__empty_log",
     ] {
-        let log = corpus().join("logs").join(format!("{name}.darshan"));
-        let pdf = dir.join(format!("{name}.pdf"));
-        summary(&["--pdf", "--output", pdf.to_str().unwrap()], &log);
-        let read = ink(&pdf_text(&pdf));
+        let log = corpus::log(name);
+        let read = ink(&pdf_text(&pdf_of("text", &log, &[]), "-layout"));
         let text = String::from_utf8(summary(&["--text", "--output", "-"], &log)).unwrap();
         // The text report's pages, then the charts'.
         assert!(read.starts_with(&ink(&as_set(&text))), "{name}: the PDF's text is not the text report's");
-        let exe = c_parser_fact(name, "exe");
+        let c = c_parser_all(name);
+        let exe = header_fact(&c, "exe").unwrap();
         assert!(read.contains(&ink(&as_set(&exe))), "{name}: C's command line {exe:?} not in the PDF");
-        let jobid = c_parser_fact(name, "jobid");
+        let jobid = header_fact(&c, "jobid").unwrap();
         assert!(read.contains(&format!("jobid{jobid}uid")), "{name}: C's job id {jobid} not in the PDF");
     }
 }
@@ -93,14 +82,8 @@ fn the_pdf_holds_the_text_report_and_c_parsers_job_facts() {
 /// report of a job with many files at `--top 200` runs to several pages.
 #[test]
 fn a_long_report_runs_to_numbered_pages() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("pdf-pages-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let log = corpus().join("logs/imbalanced_io__imbalanced-io.darshan");
-    let pdf = dir.join("long.pdf");
-    summary(&["--pdf", "--top", "200", "--output", pdf.to_str().unwrap()], &log);
-    let o = output(Command::new("pdftotext").args(["-enc", "UTF-8", "-layout"]).arg(&pdf).arg("-"));
-    let text = String::from_utf8(o.stdout).unwrap();
+    let log = corpus::log("imbalanced_io__imbalanced-io");
+    let text = pdf_text(&pdf_of("pages", &log, &["--top", "200"]), "-layout");
     let footers: Vec<&str> = text.lines().filter(|l| is_footer(l)).collect();
     assert!(footers.len() >= 3, "{} pages", footers.len());
     let m = footers.len();
@@ -108,43 +91,66 @@ fn a_long_report_runs_to_numbered_pages() {
         assert!(f.trim_end().ends_with(&format!("page {} of {m}", k + 1)), "{f}");
     }
     let text_report = String::from_utf8(summary(&["--text", "--top", "200", "--output", "-"], &log)).unwrap();
-    assert!(ink(&pdf_text(&pdf)).starts_with(&ink(&as_set(&text_report))));
+    assert!(ink(&text).starts_with(&ink(&as_set(&text_report))));
 }
 
-/// C's darshan-parser counters each chart's bars sum, by chart and bar
-/// (`{}`: the access-size bucket; the read counter, then the write one).
-fn c_counters(chart: &str, bar: &str) -> Option<Vec<String>> {
-    let ops: &[(&str, &str, &[&str])] = &[
-        ("POSIX operation counts", "Read", &["POSIX_READS"]),
-        ("POSIX operation counts", "Write", &["POSIX_WRITES"]),
-        ("POSIX operation counts", "Open", &["POSIX_OPENS"]),
-        ("POSIX operation counts", "Stat", &["POSIX_STATS"]),
-        ("POSIX operation counts", "Seek", &["POSIX_SEEKS"]),
-        ("POSIX operation counts", "Mmap", &["POSIX_MMAPS"]),
-        ("POSIX operation counts", "Fsync", &["POSIX_FSYNCS", "POSIX_FDSYNCS"]),
-        ("MPI-IO operation counts", "Ind. Read", &["MPIIO_INDEP_READS"]),
-        ("MPI-IO operation counts", "Ind. Write", &["MPIIO_INDEP_WRITES"]),
-        ("MPI-IO operation counts", "Ind. Open", &["MPIIO_INDEP_OPENS"]),
-        ("MPI-IO operation counts", "Col. Read", &["MPIIO_COLL_READS"]),
-        ("MPI-IO operation counts", "Col. Write", &["MPIIO_COLL_WRITES"]),
-        ("MPI-IO operation counts", "Col. Open", &["MPIIO_COLL_OPENS"]),
-        ("MPI-IO operation counts", "Sync", &["MPIIO_SYNCS"]),
-        ("STDIO operation counts", "Read", &["STDIO_READS"]),
-        ("STDIO operation counts", "Write", &["STDIO_WRITES"]),
-        ("STDIO operation counts", "Open", &["STDIO_OPENS"]),
-        ("STDIO operation counts", "Seek", &["STDIO_SEEKS"]),
-        ("STDIO operation counts", "Flush", &["STDIO_FLUSHES"]),
-    ];
-    if let Some((_, _, c)) = ops.iter().find(|(t, b, _)| *t == chart && *b == bar) {
-        return Some(c.iter().map(|s| s.to_string()).collect());
+/// PyDarshan's operation bars: each chart's bars and the C counters each
+/// sums.
+type Bars = &'static [(&'static str, &'static [&'static str])];
+const OPERATIONS: [(&str, Bars); 3] = [
+    (
+        "POSIX",
+        &[
+            ("Read", &["POSIX_READS"]),
+            ("Write", &["POSIX_WRITES"]),
+            ("Open", &["POSIX_OPENS"]),
+            ("Stat", &["POSIX_STATS"]),
+            ("Seek", &["POSIX_SEEKS"]),
+            ("Mmap", &["POSIX_MMAPS"]),
+            ("Fsync", &["POSIX_FSYNCS", "POSIX_FDSYNCS"]),
+        ],
+    ),
+    (
+        "MPI-IO",
+        &[
+            ("Ind. Read", &["MPIIO_INDEP_READS"]),
+            ("Ind. Write", &["MPIIO_INDEP_WRITES"]),
+            ("Ind. Open", &["MPIIO_INDEP_OPENS"]),
+            ("Col. Read", &["MPIIO_COLL_READS"]),
+            ("Col. Write", &["MPIIO_COLL_WRITES"]),
+            ("Col. Open", &["MPIIO_COLL_OPENS"]),
+            ("Sync", &["MPIIO_SYNCS"]),
+        ],
+    ),
+    (
+        "STDIO",
+        &[
+            ("Read", &["STDIO_READS"]),
+            ("Write", &["STDIO_WRITES"]),
+            ("Open", &["STDIO_OPENS"]),
+            ("Seek", &["STDIO_SEEKS"]),
+            ("Flush", &["STDIO_FLUSHES"]),
+        ],
+    ),
+];
+
+/// What C's totals say a chart's bar is: an operation bar the sum of its
+/// counters, an access-size bar (bucket `bar`) the read and the write
+/// count. None for charts C's totals cannot check.
+fn c_bar(totals: &HashMap<String, i64>, chart: &str, bar: &str) -> Option<Vec<i64>> {
+    let total = |k: &str| totals.get(k).copied().unwrap_or(0);
+    if let Some(module) = chart.strip_suffix(" operation counts") {
+        let (_, bars) = OPERATIONS.iter().find(|(m, _)| *m == module)?;
+        let (_, counters) = bars.iter().find(|(b, _)| *b == bar)?;
+        return Some(vec![counters.iter().map(|k| total(k)).sum()]);
     }
-    match chart {
-        "POSIX access sizes (bytes)" => Some(vec![format!("POSIX_SIZE_READ_{bar}"), format!("POSIX_SIZE_WRITE_{bar}")]),
-        "MPI-IO access sizes (bytes)" => {
-            Some(vec![format!("MPIIO_SIZE_READ_AGG_{bar}"), format!("MPIIO_SIZE_WRITE_AGG_{bar}")])
-        }
-        _ => None,
-    }
+    let prefix = match chart {
+        "POSIX access sizes (bytes)" => "POSIX_SIZE_",
+        "MPI-IO access sizes (bytes)" => "MPIIO_SIZE_",
+        _ => return None,
+    };
+    let agg = if prefix == "MPIIO_SIZE_" { "AGG_" } else { "" };
+    Some(vec![total(&format!("{prefix}READ_{agg}{bar}")), total(&format!("{prefix}WRITE_{agg}{bar}"))])
 }
 
 /// The bars `pdftotext -raw` reads on the chart pages: (chart, bar,
@@ -152,7 +158,8 @@ fn c_counters(chart: &str, bar: &str) -> Option<Vec<String>> {
 fn chart_bars(raw: &str) -> Vec<(String, String, Vec<i64>)> {
     let number = |s: &str| s.replace(',', "").parse::<i64>().ok();
     let (mut chart, mut out) = (None::<String>, Vec::<(String, String, Vec<i64>)>::new());
-    for line in raw.lines() {
+    // A page starts with a form feed.
+    for line in raw.lines().map(|l| l.trim_start_matches('\u{c}')) {
         if is_footer(line) {
             chart = None;
             continue;
@@ -178,44 +185,36 @@ fn chart_bars(raw: &str) -> Vec<(String, String, Vec<i64>)> {
     out
 }
 
+/// `total_<COUNTER>: N` of C's darshan-parser output.
+fn c_totals(c_parser: &str) -> HashMap<String, i64> {
+    c_parser
+        .lines()
+        .filter_map(|l| l.strip_prefix("total_")?.split_once(": "))
+        .filter_map(|(k, v)| Some((k.to_string(), v.trim().parse().ok()?)))
+        .collect()
+}
+
+/// On every corpus log with C's parser output: each bar is C's total,
+/// and each module whose operations C counts has its chart.
 #[test]
 fn every_bar_of_the_pdfs_charts_is_c_parsers_total() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("pdf-charts-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut names: Vec<String> = std::fs::read_dir(corpus().join("expected"))
-        .unwrap()
-        .filter_map(|e| e.unwrap().file_name().to_string_lossy().strip_suffix(".all.txt.gz").map(String::from))
-        .collect();
-    names.sort();
     let (mut checked, mut bars) = (0, 0);
-    for name in &names {
-        let log = corpus().join("logs").join(format!("{name}.darshan"));
-        let pdf = dir.join(format!("{name}.pdf"));
-        summary(&["--pdf", "--output", pdf.to_str().unwrap()], &log);
-        let o = output(Command::new("pdftotext").args(["-enc", "UTF-8", "-raw"]).arg(&pdf).arg("-"));
-        let raw = String::from_utf8(o.stdout).unwrap();
-        let totals = c_parser_totals(name);
-        for (chart, bar, counts) in chart_bars(&raw) {
-            let Some(counters) = c_counters(&chart, &bar) else { continue };
-            let c: Vec<i64> = counters.iter().map(|k| totals.get(k).copied().unwrap_or(0)).collect();
-            let c = if chart.contains("operation") { vec![c.iter().sum()] } else { c };
-            assert_eq!(counts, c, "{name}: {chart}, {bar}: C's {counters:?}");
+    for name in corpus::with_c_parser_output() {
+        let raw = pdf_text(&pdf_of("charts", &corpus::log(&name), &[]), "-raw");
+        let totals = c_totals(&c_parser_all(&name));
+        let drawn = chart_bars(&raw);
+        for (chart, bar, counts) in &drawn {
+            let Some(c) = c_bar(&totals, chart, bar) else { continue };
+            assert_eq!(counts, &c, "{name}: {chart}, {bar}");
             bars += 1;
+        }
+        for (module, ops) in OPERATIONS {
+            let counted = ops.iter().flat_map(|(_, cs)| cs.iter()).any(|k| totals.get(*k).is_some_and(|v| *v > 0));
+            let title = format!("{module} operation counts");
+            assert!(!counted || drawn.iter().any(|(c, _, _)| *c == title), "{name}: no {title} chart");
         }
         checked += 1;
     }
     eprintln!("{checked} logs, {bars} bars");
     assert!(checked >= 30 && bars > 500, "{checked} logs, {bars} bars");
-}
-
-/// `total_<COUNTER>: N` of C's darshan-parser output for `name`.
-fn c_parser_totals(name: &str) -> std::collections::HashMap<String, i64> {
-    let gz = corpus().join("expected").join(format!("{name}.all.txt.gz"));
-    let o = output(Command::new("gzip").arg("-dc").arg(gz));
-    String::from_utf8_lossy(&o.stdout)
-        .lines()
-        .filter_map(|l| l.strip_prefix("total_")?.split_once(": "))
-        .filter_map(|(k, v)| Some((k.to_string(), v.trim().parse().ok()?)))
-        .collect()
 }

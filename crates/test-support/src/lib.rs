@@ -1,7 +1,9 @@
 //! What every test that runs a program uses: a time limit. A program that
-//! hangs is killed and the test fails, instead of CI hanging.
+//! hangs is killed and the test fails, instead of CI hanging. And the
+//! shared corpus with C's parser output for it (`corpus`).
 #![forbid(unsafe_code)]
 
+pub mod corpus;
 pub mod lustre_blobs;
 
 use std::io::Read;

@@ -12,7 +12,7 @@ use crate::units::count;
 
 /// One chart: a title, a category per row, and one or two series of
 /// counts (a bar each per category).
-pub struct BarChart {
+pub(crate) struct BarChart {
     pub title: String,
     pub labels: Vec<String>,
     pub series: Vec<(&'static str, Vec<i64>)>,
@@ -20,7 +20,7 @@ pub struct BarChart {
 
 /// The charts of a report's modules: operation counts, then access sizes
 /// (read and write), for each module with any.
-pub fn of_modules(stats: &[ModuleStats]) -> Vec<BarChart> {
+pub(crate) fn of_modules(stats: &[ModuleStats]) -> Vec<BarChart> {
     let mut out = Vec::new();
     for s in stats {
         if s.op_counts.iter().any(|(_, n)| *n != 0) {
@@ -72,8 +72,10 @@ impl BarChart {
             let label_x = x + label_w - 6.0 - win_ansi(label).len() as f32 * ADVANCE;
             text(c, FONT, label_x, y - BAR + 2.0, label);
             for (s, (_, values)) in self.series.iter().enumerate() {
-                let v = values.get(k).copied().unwrap_or(0).max(0);
-                let len = v as f32 / max * room;
+                // A count below zero (summed from a damaged log) draws no
+                // bar but is written as it is, as the text report writes it.
+                let v = values.get(k).copied().unwrap_or(0);
+                let len = v.max(0) as f32 / max * room;
                 let (r, g, b) = COLOURS[s % COLOURS.len()];
                 c.set_fill_rgb(r, g, b);
                 c.rect(x + label_w, y - BAR + 1.0, len, BAR - 2.0);

@@ -13,7 +13,7 @@ use pdf_writer::{Content, Filter, Finish, Name, Pdf, Rect, Ref, Str, TextStr};
 use std::io::Write;
 
 mod bars;
-pub use bars::BarChart;
+use bars::BarChart;
 
 use crate::model::Report;
 use darshan_util::visible::visible;
@@ -41,7 +41,7 @@ pub fn report(r: &Report) -> Vec<u8> {
 
 /// `text` (lines) and `charts` as a PDF titled `title`, with the title
 /// and "page N of M" at the foot of every page.
-pub fn document(text: &str, charts: &[BarChart], title: &str) -> Vec<u8> {
+fn document(text: &str, charts: &[BarChart], title: &str) -> Vec<u8> {
     let mut pages = text_pages(text);
     pages.extend(chart_pages(charts));
     let mut pdf = Pdf::new();
@@ -62,11 +62,14 @@ pub fn document(text: &str, charts: &[BarChart], title: &str) -> Vec<u8> {
         page.media_box(Rect::new(0.0, 0.0, PAGE_W, PAGE_H)).parent(tree).contents(content_id);
         page.resources().fonts().pair(FONT, font).pair(BOLD, bold);
         page.finish();
-        let footer = [&foot[..], format!(" - page {} of {n}", k + 1).as_bytes()].concat();
+        // One line: a title too long for it is cut, the page number kept.
+        let number = format!(" - page {} of {n}", k + 1);
+        let keep = foot.len().min(COLUMNS.saturating_sub(number.len()));
+        let footer = [&foot[..keep], number.as_bytes()].concat();
         content.begin_text();
         content.set_font(FONT, SIZE);
         content.next_line(MARGIN, MARGIN / 2.0);
-        content.show(Str(&wrap(&footer)[0]));
+        content.show(Str(&footer));
         content.end_text();
         pdf.stream(content_id, &deflate(&content.finish().into_vec())).filter(Filter::FlateDecode);
     }
