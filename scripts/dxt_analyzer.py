@@ -19,7 +19,9 @@ start time. Needs matplotlib (PyDarshan depends on it).
 """
 
 import argparse
+import math
 import os
+import stat
 import subprocess
 import sys
 
@@ -65,7 +67,7 @@ def segment(fields, columns, fname):
         end = float(fields[columns["End(s)"]])
     except (KeyError, IndexError, ValueError):
         return None
-    if action not in ("read", "write"):
+    if action not in ("read", "write") or not (math.isfinite(start) and math.isfinite(end)):
         return None
     return (module, rank, action, start, end, fname)
 
@@ -73,11 +75,15 @@ def segment(fields, columns, fname):
 def read_trace(path, here):
     """The Trace of `path`: darshan-dxt-parser's output, or a log read
     through the darshan-dxt-parser beside this script (else on PATH)."""
-    with open(path, "rb") as f:
-        head = f.read(9)
-    if head == b"# darshan":
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return parse(f)
+    # Never waits on a FIFO or a device: a regular file or nothing.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ValueError(f"{path}: not a regular file")
+    with os.fdopen(fd, "rb") as f:
+        if f.read(9) == b"# darshan":
+            f.seek(0)
+            return parse(line.decode("utf-8", "replace") for line in f)
     parser = os.path.join(here, "darshan-dxt-parser")
     if not os.access(parser, os.X_OK):
         parser = "darshan-dxt-parser"
@@ -111,7 +117,9 @@ def draw(trace, action, fname, out, show):
     what = action.upper()
     title = f"{trace.jobid}_{what}_activity" if fname is None else \
         f"{trace.jobid}_{fname.rstrip('/').split('/')[-1]}_{what}_activity"
-    ax.set_title(title)
+    # A file's name is shown as it is: never read as math text ($...$),
+    # its control characters escaped.
+    ax.set_title("".join(c if c.isprintable() else repr(c)[1:-1] for c in title), parse_math=False)
     ax.set_ylabel("MPI rank")
     ax.set_xlabel("Time (s)")
     if ax.get_legend_handles_labels()[0]:

@@ -119,6 +119,32 @@ r = subprocess.run([sys.executable, script, "-i", bad], cwd=out, capture_output=
 if r.returncode != 1 or len(r.stderr.strip().splitlines()) != 1:
     failures.append(f"a file that is no trace: exit {r.returncode}, said {r.stderr!r}")
 
+# A FIFO given as the trace: refused at once, never waited on.
+fifo = os.path.join(out, "fifo")
+if os.path.exists(fifo):
+    os.remove(fifo)
+os.mkfifo(fifo)
+r = subprocess.run([sys.executable, script, "-i", fifo], cwd=out, capture_output=True, text=True, timeout=60)
+if r.returncode != 1:
+    failures.append(f"a FIFO as the trace: exit {r.returncode}, said {r.stderr!r}")
+
+# A file named as math text ($...$, which matplotlib would parse and
+# fail on) in file mode: drawn, the name shown as it is.
+odd = "/scratch/$\\frac{$x.dat"
+trace = os.path.join(out, "odd.txt")
+with open(trace, "w") as f:
+    f.write("# darshan log version: 3.41\n# jobid: 7\n"
+            f"# DXT, file_id: 1, file_name: {odd}\n"
+            "# Module    Rank  Wt/Rd  Segment          Offset          Length    Start(s)      End(s)\n"
+            " X_POSIX       0  write        0               0               8      0.0010      0.0020\n"
+            " X_POSIX       0  write        1               8               8         inf         nan\n")
+r = subprocess.run([sys.executable, script, "-i", trace, "--filemode", "-f", odd, "-o", "odd.pdf"],
+                   cwd=out, capture_output=True, text=True, timeout=300)
+shown = subprocess.run(["pdftotext", os.path.join(out, "odd.pdf"), "-"], capture_output=True, text=True,
+                       timeout=60).stdout if r.returncode == 0 else ""
+if "$\\frac{$x.dat" not in shown:
+    failures.append(f"a file named as math text: exit {r.returncode}, {r.stderr.strip()[-200:]!r}, PDF {shown!r}")
+
 print(f"dxt_analyzer.py: {checked} logs with DXT, {segments} segments as PyDarshan reads them; "
       f"{len(failures)} failures")
 for f in failures[:30]:
