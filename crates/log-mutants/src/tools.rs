@@ -262,6 +262,16 @@ pub const TOOLS: &[Tool] = &[
         per_byte: 2,
     },
     Tool {
+        label: "darshan-summary --pdf",
+        exe: "darshan-summary",
+        input: Input::Log,
+        args: &["--pdf", "-o", "{out}", "{in}"],
+        ok_codes: &[0, 1],
+        one_line_errors: true,
+        base_mib: 32,
+        per_byte: 2,
+    },
+    Tool {
         label: "darshan-summary --json",
         exe: "darshan-summary",
         input: Input::Log,

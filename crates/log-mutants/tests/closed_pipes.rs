@@ -70,6 +70,7 @@ fn no_tool_panics_when_its_reader_goes_away() {
         (Closed::Stdout, "darshan-dxt-parser", vec![dxt.as_os_str()]),
         (Closed::Stdout, "darshan-summary", vec![s("--json"), s("-o"), s("-"), log.as_os_str()]),
         (Closed::Stdout, "darshan-summary", vec![s("--text"), s("-o"), s("-"), log.as_os_str()]),
+        (Closed::Stdout, "darshan-summary", vec![s("--pdf"), s("-o"), s("-"), log.as_os_str()]),
         (Closed::Stdout, "darshan-study", vec![s("--json"), s("--db"), db.as_os_str()]),
         (Closed::Stdout, "darshan-replay", vec![log.as_os_str()]),
         (Closed::Stdout, "darshan-replay", vec![s("--ior"), log.as_os_str()]),
