@@ -19,6 +19,15 @@ pub fn not_recorded(module: usize, k: usize, value: i64) -> bool {
     value < 0 && module == modules::POSIX && k == crate::counters::posix::MMAPS
 }
 
+/// A cumulative time (`<MODULE>_F_<KIND>_TIME`) as the seconds it
+/// counts, or None where it is Darshan's "not recorded": darshan-util
+/// writes −1 for the times an older version of a module did not keep
+/// (PNETCDF_FILE before version 3: F_META_TIME and F_WAIT_TIME), and no
+/// time spent is below zero (or NaN). Such a value is never summed.
+pub fn recorded_time(value: f64) -> Option<f64> {
+    (value >= 0.0).then_some(value)
+}
+
 #[derive(Debug, Default, Clone)]
 pub struct Roles {
     pub module: usize,

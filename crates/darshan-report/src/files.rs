@@ -11,7 +11,7 @@ use darshan_log::{NameTable, Record};
 use darshan_util::accum::{self, FileEntry};
 
 use crate::model::FileRow;
-use darshan_log::roles::Roles;
+use darshan_log::roles::{recorded_time, Roles};
 
 #[derive(Debug, Clone)]
 pub struct FileAgg {
@@ -192,7 +192,7 @@ impl Files {
         };
         let map = &mut self.maps[i].1;
         let c = |i: Option<usize>| i.and_then(|i| r.counters.get(i)).copied().unwrap_or(0);
-        let f = |i: Option<usize>| i.and_then(|i| r.fcounters.get(i)).copied().unwrap_or(0.0);
+        let f = |i: Option<usize>| i.and_then(|i| r.fcounters.get(i)).and_then(|v| recorded_time(*v)).unwrap_or(0.0);
         let e = map.entry(r.id).or_insert_with(|| FileAgg::new(l.module, r.id));
         let (br, bw) = (c(l.bytes_read), c(l.bytes_written));
         e.entry.add(br, bw, accum::max_offset(l.module, r), r.rank);

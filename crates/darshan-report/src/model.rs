@@ -120,10 +120,12 @@ pub struct ModuleInfo {
 pub struct IoCost {
     /// POSIX, MPIIO, STDIO, HDF5, PNETCDF, DFS or DAOS.
     pub interface: String,
-    pub read: f64,
-    pub write: f64,
-    pub meta: f64,
-    pub wait: f64,
+    /// Seconds per process; none where the log's runtime did not record
+    /// the time (C's −1 in every record: PNETCDF_FILE before version 3).
+    pub read: Option<f64>,
+    pub write: Option<f64>,
+    pub meta: Option<f64>,
+    pub wait: Option<f64>,
 }
 
 #[derive(Serialize, Debug, Default, Clone)]

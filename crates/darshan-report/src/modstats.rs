@@ -9,7 +9,7 @@ use darshan_log::Record;
 use darshan_util::accum::{self, Accumulator};
 
 use crate::model::{AccessPattern, FileCategory, IoCost, ModuleStats, Overview};
-use darshan_log::roles::Roles;
+use darshan_log::roles::{recorded_time, Roles};
 
 /// Everything summed over one module's records.
 pub struct ModuleSums {
@@ -21,8 +21,12 @@ pub struct ModuleSums {
     /// writes a counter it does not record (POSIX_MMAPS in 3.x logs): its
     /// sum is meaningless and is shown as "not recorded".
     unrecorded: Vec<bool>,
-    /// Σ of read, write, meta, wait time over all records.
+    /// Σ of read, write, meta, wait time over all records, of the values
+    /// that are times (`darshan_log::roles::recorded_time`).
     pub times: [f64; 4],
+    /// Per time: some record held a time there (not only C's −1 "not
+    /// recorded", nor no such counter).
+    timed: [bool; 4],
     common: HashMap<i64, i64>,
     accum: Option<Accumulator>,
 }
@@ -43,6 +47,7 @@ impl ModuleSums {
             counters: vec![0; n],
             unrecorded: vec![true; n],
             times: [0.0; 4],
+            timed: [false; 4],
             common: HashMap::new(),
             accum: Accumulator::without_files(module, nprocs),
         })
@@ -66,8 +71,9 @@ impl ModuleSums {
         }
         let l = &self.layout;
         for (k, idx) in [l.read_time, l.write_time, l.meta_time, l.wait_time].iter().enumerate() {
-            if let Some(v) = idx.and_then(|i| r.fcounters.get(i)) {
+            if let Some(v) = idx.and_then(|i| r.fcounters.get(i)).and_then(|v| recorded_time(*v)) {
                 self.times[k] += v;
+                self.timed[k] = true;
             }
         }
         for &(a, n) in &l.access {
@@ -298,36 +304,87 @@ const DAOS_BARS: Bars = &[
     ("KVDestroy", &["DAOS_KV_DESTROYS"]),
 ];
 
+/// One interface's time of one kind (read, write, meta, wait), as its
+/// modules' records give it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Cost {
+    /// No module of the interface keeps such a time (POSIX's wait).
+    Absent,
+    /// Its modules keep it, but every record held C's −1.
+    NotRecorded,
+    Seconds(f64),
+}
+
+impl Cost {
+    fn join(self, other: Cost) -> Cost {
+        match (self, other) {
+            (Cost::Seconds(a), Cost::Seconds(b)) => Cost::Seconds(a + b),
+            (Cost::Seconds(a), _) | (_, Cost::Seconds(a)) => Cost::Seconds(a),
+            (Cost::NotRecorded, _) | (_, Cost::NotRecorded) => Cost::NotRecorded,
+            _ => Cost::Absent,
+        }
+    }
+
+    /// Per process: PyDarshan's 0 where there is no such time, none where
+    /// it was not recorded.
+    fn per_process(self, n: f64) -> Option<f64> {
+        match self {
+            Cost::Absent => Some(0.0),
+            Cost::NotRecorded => None,
+            Cost::Seconds(s) => Some(s / n),
+        }
+    }
+}
+
+impl ModuleSums {
+    /// Time `k` (read, write, meta, wait) of this module's records.
+    /// PyDarshan's wait column is PNETCDF_FILE's only.
+    fn cost(&self, k: usize) -> Cost {
+        let l = &self.layout;
+        let kept = [l.read_time, l.write_time, l.meta_time, l.wait_time][k].is_some()
+            && (k != 3 || l.module == modules::PNETCDF_FILE);
+        match (kept, self.timed[k]) {
+            (false, _) => Cost::Absent,
+            (true, true) => Cost::Seconds(self.times[k]),
+            (true, false) => Cost::NotRecorded,
+        }
+    }
+}
+
 /// PyDarshan's I/O cost: per interface, Σ time / nprocs in read, write,
-/// meta and wait; H5F+H5D become HDF5 and the PnetCDF pair PNETCDF.
+/// meta and wait; H5F+H5D become HDF5 and the PnetCDF pair PNETCDF. A
+/// time every record of an interface left "not recorded" is none (where
+/// PyDarshan sums the −1s into a negative time).
 pub fn io_cost(all: &[ModuleSums], nprocs: i64) -> Vec<IoCost> {
     let n = if nprocs > 0 { nprocs as f64 } else { 1.0 };
-    let mut out: Vec<IoCost> = Vec::new();
-    for s in all {
-        if s.records == 0 {
-            continue;
-        }
+    let mut rows: Vec<(&str, [Cost; 4])> = Vec::new();
+    for s in all.iter().filter(|s| s.records > 0) {
         let interface = match s.layout.module {
             modules::H5F | modules::H5D => "HDF5",
             modules::PNETCDF_FILE | modules::PNETCDF_VAR => "PNETCDF",
             modules::MPIIO => "MPIIO",
             m => module_name(m),
         };
-        // PyDarshan's wait column is PNETCDF_FILE's only.
-        let wait = if s.layout.module == modules::PNETCDF_FILE { s.times[3] } else { 0.0 };
-        let row = match out.iter_mut().position(|c| c.interface == interface) {
-            Some(i) => &mut out[i],
+        let i = match rows.iter().position(|(name, _)| *name == interface) {
+            Some(i) => i,
             None => {
-                out.push(IoCost { interface: interface.to_string(), ..Default::default() });
-                out.last_mut().unwrap()
+                rows.push((interface, [Cost::Absent; 4]));
+                rows.len() - 1
             }
         };
-        row.read += s.times[0] / n;
-        row.write += s.times[1] / n;
-        row.meta += s.times[2] / n;
-        row.wait += wait / n;
+        for (k, cost) in rows[i].1.iter_mut().enumerate() {
+            *cost = cost.join(s.cost(k));
+        }
     }
-    out
+    rows.into_iter()
+        .map(|(interface, [read, write, meta, wait])| IoCost {
+            interface: interface.to_string(),
+            read: read.per_process(n),
+            write: write.per_process(n),
+            meta: meta.per_process(n),
+            wait: wait.per_process(n),
+        })
+        .collect()
 }
 
 #[cfg(test)]

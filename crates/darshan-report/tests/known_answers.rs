@@ -314,3 +314,46 @@ fn an_old_runtimes_shared_record_showed_its_ranks_unrecorded_mmaps_as_minus_4() 
     assert!(posix.op_counts.iter().all(|(l, _)| l != "Mmap"), "{:?}", posix.op_counts);
     assert_eq!(posix.not_recorded, ["Mmap"]);
 }
+
+/// C's darshan-util reads a PNETCDF_FILE record of version 2 with −1 in
+/// F_META_TIME and F_WAIT_TIME (times that version did not keep), and the
+/// cost table summed them: "-5859.4 µs" of metadata and of waiting per
+/// process for e3sm_io (three records' −1 over 512 processes), as
+/// PyDarshan still shows. Not recorded, they are none; the times C's
+/// totals hold are still C's totals over the processes.
+#[test]
+fn a_pnetcdf_file_record_of_version_2_showed_its_unrecorded_times_as_minus_5859_us() {
+    use darshan_test_support::corpus;
+    let name = "e3sm_io_heatmaps_and_dxt__e3sm_io_heatmap_only";
+    let c = corpus::c_parser_all(name);
+    let held = |counter: &str| {
+        c.lines().filter(|l| l.starts_with("PNETCDF_FILE\t")).filter(|l| l.split('\t').nth(3) == Some(counter)).count()
+    };
+    let unrecorded = |counter: &str| {
+        c.lines()
+            .filter(|l| l.starts_with("PNETCDF_FILE\t"))
+            .filter(|l| l.split('\t').nth(3) == Some(counter))
+            .all(|l| l.split('\t').nth(4) == Some("-1.000000"))
+    };
+    assert!(held("PNETCDF_FILE_F_META_TIME") == 3 && unrecorded("PNETCDF_FILE_F_META_TIME"));
+    assert!(unrecorded("PNETCDF_FILE_F_WAIT_TIME"));
+    let r = report(&corpus::log(name));
+    let pnetcdf = r.io_cost.iter().find(|c| c.interface == "PNETCDF").expect("a PNETCDF row");
+    assert_eq!((pnetcdf.meta, pnetcdf.wait), (None, None), "{pnetcdf:?}");
+    let nprocs: f64 = corpus::header_fact(&c, "nprocs").unwrap().parse().unwrap();
+    let total = |k: &str| -> f64 {
+        let key = format!("total_{k}: ");
+        c.lines().find_map(|l| l.strip_prefix(&key)).unwrap().trim().parse().unwrap()
+    };
+    let posix = r.io_cost.iter().find(|c| c.interface == "POSIX").unwrap();
+    let mpiio = r.io_cost.iter().find(|c| c.interface == "MPIIO").unwrap();
+    for (ours, key) in
+        [(posix.meta, "POSIX_F_META_TIME"), (mpiio.meta, "MPIIO_F_META_TIME"), (posix.read, "POSIX_F_READ_TIME")]
+    {
+        let c_value = total(key) / nprocs;
+        assert!(ours.is_some_and(|v| (v - c_value).abs() <= 1e-6), "{key}: {ours:?} against C's {c_value}");
+    }
+    let text = String::from_utf8(summary(&["--text", "-o", "-", corpus::log(name).to_str().unwrap()]).stdout).unwrap();
+    let row = text.lines().find(|l| l.trim_start().starts_with("PNETCDF ") && l.contains(" s")).unwrap();
+    assert!(row.ends_with("not recorded not recorded") && !row.contains('-'), "{row}");
+}

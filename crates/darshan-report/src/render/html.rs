@@ -61,6 +61,8 @@ fn environment() -> Result<Environment<'static>, minijinja::Error> {
     env.set_auto_escape_callback(|_| AutoEscape::Html);
     env.add_filter("bytes", |v: f64| units::bytes(v));
     env.add_filter("secs", |v: f64| units::secs(v));
+    // A time the log's runtime did not record (none in the model).
+    env.add_filter("cost", |v: Option<f64>| v.map_or_else(|| "not recorded".to_string(), units::secs));
     env.add_filter("count", |v: i64| units::count(v));
     env.add_filter("pct", |v: f64| format!("{:.1}%", v * 100.0));
     env.add_filter("bucket", |v: String| bucket_label(&v));

@@ -125,13 +125,18 @@ fn io_cost(o: &mut String, r: &Report) {
                 o,
                 "  {:<10} {:>12} {:>12} {:>12} {:>12}",
                 V(&c.interface),
-                secs(c.read),
-                secs(c.write),
-                secs(c.meta),
-                secs(c.wait)
+                cost(c.read),
+                cost(c.write),
+                cost(c.meta),
+                cost(c.wait)
             );
         }
     }
+}
+
+/// A time per process, or that the log's runtime did not record it.
+fn cost(v: Option<f64>) -> String {
+    v.map_or_else(|| "not recorded".to_string(), secs)
 }
 
 /// One module's figures: overview, access pattern and sizes, operations.

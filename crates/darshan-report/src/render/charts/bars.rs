@@ -232,14 +232,19 @@ pub fn bars(title: &str, rows: &[(String, i64)]) -> String {
 /// against them, and named in the title always.
 pub fn io_cost(rows: &[IoCost], run_time: f64) -> String {
     let labels: Vec<String> = rows.iter().map(|r| r.interface.clone()).collect();
-    let part = |label, color, get: fn(&IoCost) -> f64| Series { label, color, values: rows.iter().map(get).collect() };
+    // A time not recorded draws no bar; the table beside says so.
+    let part = |label, color, get: fn(&IoCost) -> Option<f64>| Series {
+        label,
+        color,
+        values: rows.iter().map(|r| get(r).unwrap_or(0.0)).collect(),
+    };
     let series = [
         part("read", COLORS[0], |r| r.read),
         part("write", COLORS[1], |r| r.write),
         part("meta", COLORS[2], |r| r.meta),
         part("wait", COLORS[3], |r| r.wait),
     ];
-    let longest = rows.iter().map(|r| r.read + r.write + r.meta + r.wait).fold(0.0, f64::max);
+    let longest = rows.iter().map(|r| [r.read, r.write, r.meta, r.wait].iter().flatten().sum()).fold(0.0, f64::max);
     let run = crate::units::secs(run_time);
     // A run time many times the longest bar would squash every bar.
     let marker = (run_time.is_finite() && run_time > 0.0 && run_time <= longest * 4.0)

@@ -36,7 +36,7 @@ const BOLD: Name<'static> = Name(b"F2");
 /// The report as a PDF: the text report's pages, then its charts.
 pub fn report(r: &Report) -> Vec<u8> {
     let title = format!("Darshan job summary: {}", visible(&r.log.file_name));
-    document(&crate::render::text::render(r), &bars::of_modules(&r.module_stats), &title)
+    document(&crate::render::text::render(r), &bars::of_report(r), &title)
 }
 
 /// `text` (lines) and `charts` as a PDF titled `title`, with the title
