@@ -121,8 +121,6 @@ on_both_mpis!(a_parallel_hdf5_job_has_reduced_h5f_and_h5d_records_over_mpiio_and
 /// Darshan's rules, and the MPI-IO and POSIX records beneath stay right.
 fn a_parallel_hdf5_job_has_reduced_h5f_and_h5d_records_over_mpiio_and_posix(mpi: common::mpi::Mpi) {
     use common::mpi::{c, mpirun, the_log, NP};
-    use darshan_log::counters::{mpiio as mx, posix as px};
-    use darshan_log::modules::{MPIIO, POSIX};
 
     let dir = scratch(&format!("h5-parallel-{}", mpi.tag()));
     let exe = mpicc_parallel_hdf5(mpi, "h5_parallel", &dir);
@@ -140,6 +138,14 @@ fn a_parallel_hdf5_job_has_reduced_h5f_and_h5d_records_over_mpiio_and_posix(mpi:
 
     let set = log.one(H5D, &std::path::PathBuf::from(format!("{}:/rows", file.display())));
     assert!(matches!(set.extra, darshan_log::record::Extra::FileRecId(id) if id == h5f.id));
+    check_parallel_rows(set, slab);
+    check_beneath_parallel_hdf5(&log, &file, mpi, slab);
+}
+
+/// The shared dataset's record: every rank's collective row slab written
+/// and read, rank 0's whole read, the selections, the ranks' bytes.
+fn check_parallel_rows(set: &darshan_log::Record, slab: i64) {
+    use common::mpi::{c, NP};
     let want = [
         (d::OPENS, NP + 1),
         (d::WRITES, NP),
@@ -179,21 +185,26 @@ fn a_parallel_hdf5_job_has_reduced_h5f_and_h5d_records_over_mpiio_and_posix(mpi:
     assert_eq!(c(set, d::FASTEST_RANK_BYTES), bytes_of(c(set, d::FASTEST_RANK)));
     assert_eq!(c(set, d::SLOWEST_RANK_BYTES), bytes_of(c(set, d::SLOWEST_RANK)));
     assert!(set.fcounters[d::F_SLOWEST_RANK_TIME] >= set.fcounters[d::F_FASTEST_RANK_TIME]);
+}
 
-    // Beneath: HDF5's collective open and writes and independent reads
-    // through MPI-IO; rank 0's reopen straight to POSIX.
-    let m = log.one(MPIIO, &file);
+/// Beneath: HDF5's collective open and writes and independent reads
+/// through MPI-IO; rank 0's reopen straight to POSIX.
+fn check_beneath_parallel_hdf5(log: &common::mpi::Log, file: &std::path::Path, mpi: common::mpi::Mpi, slab: i64) {
+    use common::mpi::{c, NP};
+    use darshan_log::counters::{mpiio as mx, posix as px};
+    use darshan_log::modules::{MPIIO, POSIX};
+    let m = log.one(MPIIO, file);
     assert_eq!((m.rank, c(m, mx::COLL_OPENS), c(m, mx::INDEP_OPENS)), (-1, NP, 0));
     assert!(c(m, mx::COLL_WRITES) >= NP && c(m, mx::INDEP_READS) >= NP, "{:?}", &m.counters[..12]);
     assert!(c(m, mx::BYTES_WRITTEN) >= NP * slab && c(m, mx::BYTES_READ) >= NP * slab);
-    let p = log.one(POSIX, &file);
+    let p = log.one(POSIX, file);
     // Every rank's open and rank 0's reopen; MPICH's ROMIO also has its
     // first aggregator create the file alone before the collective open.
     let romio_create = if mpi == common::mpi::Mpich { 1 } else { 0 };
     assert_eq!((p.rank, c(p, px::OPENS)), (-1, NP + 1 + romio_create));
     assert_eq!(c(p, px::BYTES_WRITTEN), c(m, mx::BYTES_WRITTEN), "every byte MPI-IO wrote reached POSIX once");
     assert!(c(p, px::BYTES_READ) >= c(m, mx::BYTES_READ) + NP * slab);
-    let size = std::fs::metadata(&file).unwrap().len() as i64;
+    let size = std::fs::metadata(file).unwrap().len() as i64;
     assert_eq!(c(p, px::MAX_BYTE_WRITTEN) + 1, size);
 }
 

@@ -71,8 +71,10 @@ fn change<'a>(
     all.iter().find(|c| c.0 == scope && c.1 == fact).unwrap_or_else(|| panic!("no change in {scope} {fact}: {all:?}"))
 }
 
-#[test]
-fn a_run_is_judged_against_its_own_history() {
+/// Eight runs of the usual program and three of one run rarely, in a new
+/// database; then the four scenarios' logs: (the database, [same, small
+/// writes, extra file and a slow rank, too few]).
+fn history_and_scenarios() -> (PathBuf, [PathBuf; 4]) {
     let d = root().join("target/history-test");
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
@@ -101,14 +103,12 @@ fn a_run_is_judged_against_its_own_history() {
     let c = keep(&run(&exe, &data, &d, "c", &["extra", "slow=2"]), &scen, "c-extra-file-slow-rank.darshan");
     let dd = keep(&run(&few, &data, &d, "d", &[]), &scen, "d-too-few.darshan");
 
-    // (a) the same run again: one line, nothing else.
-    let h = history(&db, &a);
-    assert_eq!(s(&h["status"]), "consistent", "{h:#}");
-    assert!(s(&h["said"]).starts_with("consistent with 8 earlier runs of executable history_app.ompi"), "{h:#}");
-    assert!(changes(&h).is_empty() && h["files"].as_array().unwrap().is_empty(), "{h:#}");
+    (db, [a, b, c, dd])
+}
 
-    // (b) 20-byte writes: the buckets that moved, and the files.
-    let h = history(&db, &b);
+/// (b) 20-byte writes: the buckets that moved, and the files.
+fn small_writes_are_named(db: &Path, log: &Path) {
+    let h = history(db, log);
     assert_eq!(s(&h["status"]), "changed", "{h:#}");
     let all = changes(&h);
     let small = change(&all, "POSIX", "write_0_100");
@@ -120,9 +120,11 @@ fn a_run_is_judged_against_its_own_history() {
     assert_eq!(change(&all, "POSIX", "write_100K_1M").2, "down");
     assert_eq!(change(&all, "POSIX", "bytes_written").2, "down");
     assert!(!all.iter().any(|c| c.1 == "files"), "no file came or went: {all:?}");
+}
 
-    // (c) a rank-0-only file and a slow rank: both named.
-    let h = history(&db, &c);
+/// (c) a rank-0-only file and a slow rank: both named.
+fn a_new_file_and_a_slow_rank_are_named(db: &Path, log: &Path) {
+    let h = history(db, log);
     assert_eq!(s(&h["status"]), "changed", "{h:#}");
     let all = changes(&h);
     let files = change(&all, "job", "files");
@@ -140,6 +142,19 @@ fn a_run_is_judged_against_its_own_history() {
     let new: Vec<&Value> = h["files"].as_array().unwrap().iter().filter(|f| f["what"] == "new").collect();
     assert_eq!(new.len(), 1, "{h:#}");
     assert!(s(&new[0]["name"]).ends_with("/extra.log") && new[0]["rank"] == 0, "{h:#}");
+}
+
+#[test]
+fn a_run_is_judged_against_its_own_history() {
+    let (db, [a, b, c, dd]) = history_and_scenarios();
+    // (a) the same run again: one line, nothing else.
+    let h = history(&db, &a);
+    assert_eq!(s(&h["status"]), "consistent", "{h:#}");
+    assert!(s(&h["said"]).starts_with("consistent with 8 earlier runs of executable history_app.ompi"), "{h:#}");
+    assert!(changes(&h).is_empty() && h["files"].as_array().unwrap().is_empty(), "{h:#}");
+
+    small_writes_are_named(&db, &b);
+    a_new_file_and_a_slow_rank_are_named(&db, &c);
 
     // (d) three runs: too few, the values shown.
     let h = history(&db, &dd);

@@ -203,9 +203,13 @@ sys.exit(max(p.wait() for p in ps))
     }
     let meta = metadata(&job);
     assert_eq!((meta["job_key"].as_str(), meta["job_processes"].as_str()), ("torch-run7", "12"));
-    // The report's processes: 4 ranks, each with its 2 forked loaders
-    // under it (their parent that rank's process), each loader's bytes.
-    let o = output(Command::new(built("darshan-summary")).arg("--json").arg(&job));
+    report_puts_each_ranks_loaders_under_it(&job);
+}
+
+/// The report's processes: 4 ranks, each with its 2 forked loaders under
+/// it (their parent that rank's process), each loader's bytes.
+fn report_puts_each_ranks_loaders_under_it(job: &Path) {
+    let o = output(Command::new(built("darshan-summary")).arg("--json").arg(job));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(r["processes"]["roles"], serde_json::json!([["rank", 4], ["forked worker", 8]]));
@@ -347,12 +351,24 @@ fn children_killed_around_exit_and_copied_logs_count_each_process_once() {
     let logs = files(&d.join("logs"));
     std::fs::copy(&logs[logs.len() / 2], copies.join(logs[logs.len() / 2].file_name().unwrap())).unwrap();
 
-    let inputs = [d.join("logs"), d.join("mmap"), kept.clone(), copies.clone()];
+    let inputs = [d.join("logs"), d.join("mmap"), kept, copies];
+    job_log_counts_each_process_once(&d, &inputs, &data);
+    database_counts_each_process_once(&d, &inputs, &data);
+}
+
+/// The bytes on disk of the file named `name` (0 if it is gone).
+fn on_disk(name: &str) -> i64 {
+    std::fs::metadata(name).map(|m| m.len() as i64).unwrap_or(0)
+}
+
+/// In the job log of `inputs`, each file of `data` written by one process
+/// at most its bytes on disk, the waiting process's once, and every time
+/// within the run.
+fn job_log_counts_each_process_once(d: &Path, inputs: &[PathBuf], data: &Path) {
     let job = d.join("job.darshan");
     let said = merge_job(&inputs.iter().map(|p| p.as_path()).collect::<Vec<_>>(), &job, &[]);
     assert!(said.matches("the same process as").count() >= 2, "{said}");
     let merged = read(&job);
-    let on_disk = |name: &str| std::fs::metadata(name).map(|m| m.len() as i64).unwrap_or(0);
     let by_file = bytes_written_by_file(&merged);
     assert_eq!(by_file[data.join("waiter").to_str().unwrap()], [3000], "the waiting process once");
     let mut children = 0;
@@ -375,10 +391,12 @@ fn children_killed_around_exit_and_copied_logs_count_each_process_once() {
             }
         }
     }
+}
 
-    // The facility database: the same inputs, the same once.
+/// The facility database of the same inputs: the same once.
+fn database_counts_each_process_once(d: &Path, inputs: &[PathBuf], data: &Path) {
     let db = d.join("f.db");
-    let o = output(Command::new(built("darshan-ingest")).arg("-q").args(&inputs).arg("--db").arg(&db));
+    let o = output(Command::new(built("darshan-ingest")).arg("-q").args(inputs).arg("--db").arg(&db));
     // Status 1 says some files were not logs (the empty crash-safe files
     // of children killed as their runtime made them): named, not fatal.
     assert!(matches!(o.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&o.stderr));

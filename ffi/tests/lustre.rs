@@ -77,9 +77,13 @@ fn striping_served_by_a_fuse_file_system_is_what_the_log_records() {
     let meta = String::from_utf8_lossy(&log.file.job.metadata).into_owned();
     assert!(meta.contains("lustre_bad_layouts=1\n"), "metadata: {meta:?}");
 
-    // darshan-parser prints them as darshan-util does (its LUSTRE output
-    // is byte-identical to the C parser's on the corpus logs).
-    let p = output(Command::new(built("darshan-parser")).arg(&logs[0]));
+    parser_prints_the_striping(&logs[0], &fs);
+}
+
+/// darshan-parser prints the records as darshan-util does (its LUSTRE
+/// output is byte-identical to the C parser's on the corpus logs).
+fn parser_prints_the_striping(log: &Path, fs: &Fuse) {
+    let p = output(Command::new(built("darshan-parser")).arg(log));
     assert!(p.status.success());
     let text = String::from_utf8_lossy(&p.stdout);
     let line = |name: &str, counter: &str| {

@@ -76,6 +76,43 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-6 * a.abs().max(b.abs()) + 2e-6
 }
 
+/// (fact, ours, C's) for one module of one log: bytes, operations and
+/// times (not times where C swapped them wrongly), size buckets, metadata
+/// operations, files and shared files.
+fn fact_pairs(cm: &CModule, prefix: &str, swapped: bool, ours: impl Fn(&str) -> f64) -> Vec<(String, f64, f64)> {
+    let theirs = |counter: &str| cm.totals.get(&format!("{prefix}_{counter}")).copied();
+    let mut pairs: Vec<(String, f64, f64)> = Vec::new();
+    for (fact, counter) in [
+        ("bytes_read", "BYTES_READ"),
+        ("bytes_written", "BYTES_WRITTEN"),
+        ("reads", "READS"),
+        ("writes", "WRITES"),
+        ("read_time", "F_READ_TIME"),
+        ("write_time", "F_WRITE_TIME"),
+        ("meta_time", "F_META_TIME"),
+    ] {
+        if let Some(v) = theirs(counter).filter(|_| !(swapped && counter.starts_with("F_"))) {
+            pairs.push((fact.to_string(), ours(fact), v));
+        }
+    }
+    for (k, v) in &cm.totals {
+        let Some(rest) = k.strip_prefix(&format!("{prefix}_SIZE_")) else { continue };
+        let (dir, label) = rest.split_once('_').unwrap();
+        let label = label.strip_prefix("AGG_").unwrap_or(label);
+        let fact = format!("{}_{label}", if dir == "READ" { "read" } else { "write" });
+        pairs.push((fact.clone(), ours(&fact), *v));
+    }
+    let meta: f64 = ["OPENS", "INDEP_OPENS", "COLL_OPENS", "STATS", "FSYNCS", "FDSYNCS", "SYNCS", "FLUSHES"]
+        .iter()
+        .filter_map(|s| theirs(s))
+        .sum();
+    pairs.push(("meta_ops".into(), ours("meta_ops"), meta));
+    let shared = cm.ranks.values().filter(|r| r.len() > 1 || r.contains("-1")).count();
+    pairs.push(("files".into(), ours("files"), cm.ranks.len() as f64));
+    pairs.push(("shared_files".into(), ours("shared_files"), shared as f64));
+    pairs
+}
+
 /// Each corpus log's POSIX, MPI-IO and STDIO facts are C darshan-parser's
 /// totals (bytes, operations, size buckets, times, metadata operations)
 /// and its record list (files, shared and unique).
@@ -104,36 +141,7 @@ fn the_facts_of_every_corpus_log_are_c_darshan_parsers_totals_and_files() {
             }
             let ours =
                 |fact: &str| all.get(&(key.clone(), module.to_string(), fact.to_string())).copied().unwrap_or(0.0);
-            let theirs = |counter: &str| cm.totals.get(&format!("{prefix}_{counter}")).copied();
-            let mut pairs: Vec<(String, f64, f64)> = Vec::new();
-            for (fact, counter) in [
-                ("bytes_read", "BYTES_READ"),
-                ("bytes_written", "BYTES_WRITTEN"),
-                ("reads", "READS"),
-                ("writes", "WRITES"),
-                ("read_time", "F_READ_TIME"),
-                ("write_time", "F_WRITE_TIME"),
-                ("meta_time", "F_META_TIME"),
-            ] {
-                if let Some(v) = theirs(counter).filter(|_| !(swapped && counter.starts_with("F_"))) {
-                    pairs.push((fact.to_string(), ours(fact), v));
-                }
-            }
-            for (k, v) in &cm.totals {
-                let Some(rest) = k.strip_prefix(&format!("{prefix}_SIZE_")) else { continue };
-                let (dir, label) = rest.split_once('_').unwrap();
-                let label = label.strip_prefix("AGG_").unwrap_or(label);
-                let fact = format!("{}_{label}", if dir == "READ" { "read" } else { "write" });
-                pairs.push((fact.clone(), ours(&fact), *v));
-            }
-            let meta: f64 = ["OPENS", "INDEP_OPENS", "COLL_OPENS", "STATS", "FSYNCS", "FDSYNCS", "SYNCS", "FLUSHES"]
-                .iter()
-                .filter_map(|s| theirs(s))
-                .sum();
-            pairs.push(("meta_ops".into(), ours("meta_ops"), meta));
-            let shared = cm.ranks.values().filter(|r| r.len() > 1 || r.contains("-1")).count();
-            pairs.push(("files".into(), ours("files"), cm.ranks.len() as f64));
-            pairs.push(("shared_files".into(), ours("shared_files"), shared as f64));
+            let pairs = fact_pairs(&cm, prefix, swapped, ours);
             for (fact, o, t) in pairs {
                 assert!(close(o, t), "{}: {module} {fact}: ours {o}, C's {t}", log.display());
                 checked += 1;

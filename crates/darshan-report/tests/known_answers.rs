@@ -22,19 +22,8 @@ fn rec(module: usize, name: &str, rank: i64) -> Record {
     Record::zeroed(module, darshan_log::record_id(name.as_bytes()), rank)
 }
 
-/// A 4-process, 100-second job:
-/// * /scratch/a shared: 3,000 bytes read up to offset 999 (2,000 redundant),
-///   10 small writes, no MPI-IO; 8 s metadata, 10 s read, 2 s write;
-/// * /scratch/b on rank 0: 100 bytes read to offset 99, 40 s metadata;
-/// * /scratch/c shared: 5 small POSIX writes under collective MPI-IO writes;
-/// * /scratch/d on rank 1: 100 bytes written, over 4 stripes of 1 MiB;
-/// * HEATMAP POSIX: 4 bins of 1 s, every rank writes 10 B in bin 0, rank 0
-///   40 B in bin 2 (volumes 40, 0, 40, 0: ρ = 2; ranks busy 4 and 1: P = 2.5).
-fn known_log(dir: &Path) -> PathBuf {
-    let mut names = NameTable::new();
-    for n in ["/scratch/a", "/scratch/b", "/scratch/c", "/scratch/d", "heatmap:POSIX"] {
-        names.insert(darshan_log::record_id(n.as_bytes()), n.as_bytes());
-    }
+/// The known job's POSIX records: a and c shared, b and d one rank's.
+fn known_posix_records() -> [Record; 4] {
     let mut a = rec(modules::POSIX, "/scratch/a", -1);
     a.counters[p::READS] = 3;
     a.counters[p::WRITES] = 10;
@@ -63,20 +52,25 @@ fn known_log(dir: &Path) -> PathBuf {
     d.counters[p::BYTES_WRITTEN] = 100;
     d.counters[p::MAX_BYTE_WRITTEN] = 99;
     d.counters[p::SIZE_WRITE_100_1K] = 1;
-    let mut mc = rec(modules::MPIIO, "/scratch/c", -1);
-    mc.counters[m::COLL_WRITES] = 4;
-    mc.counters[m::BYTES_WRITTEN] = 250;
-    let stripes = |name: &str, size: i64, count: i64| {
-        let mut r = rec(modules::LUSTRE, name, -1);
-        r.counters.clear();
-        r.fcounters.clear();
-        r.extra = Extra::Lustre {
-            components: vec![LustreComponent { counters: [size, count, 0, 0, 0, -1, 0], pool_name: [0; 16] }],
-            ost_ids: (0..count).collect(),
-        };
-        r
+    [a, b, c, d]
+}
+
+/// A LUSTRE record: `name` striped `count` ways of `size` bytes.
+fn stripes(name: &str, size: i64, count: i64) -> Record {
+    let mut r = rec(modules::LUSTRE, name, -1);
+    r.counters.clear();
+    r.fcounters.clear();
+    r.extra = Extra::Lustre {
+        components: vec![LustreComponent { counters: [size, count, 0, 0, 0, -1, 0], pool_name: [0; 16] }],
+        ost_ids: (0..count).collect(),
     };
-    let heat: Vec<Record> = (0..4)
+    r
+}
+
+/// Four ranks' POSIX heat maps: 10 bytes written in the first second by
+/// each, 40 more in the third by rank 0.
+fn known_heat() -> Vec<Record> {
+    (0..4)
         .map(|rank| {
             let mut r = rec(modules::HEATMAP, "heatmap:POSIX", rank);
             r.counters.clear();
@@ -88,7 +82,25 @@ fn known_log(dir: &Path) -> PathBuf {
             };
             r
         })
-        .collect();
+        .collect()
+}
+
+/// A 4-process, 100-second job:
+/// * /scratch/a shared: 3,000 bytes read up to offset 999 (2,000 redundant),
+///   10 small writes, no MPI-IO; 8 s metadata, 10 s read, 2 s write;
+/// * /scratch/b on rank 0: 100 bytes read to offset 99, 40 s metadata;
+/// * /scratch/c shared: 5 small POSIX writes under collective MPI-IO writes;
+/// * /scratch/d on rank 1: 100 bytes written, over 4 stripes of 1 MiB;
+/// * HEATMAP POSIX: 4 bins of 1 s, every rank writes 10 B in bin 0, rank 0
+///   40 B in bin 2 (volumes 40, 0, 40, 0: ρ = 2; ranks busy 4 and 1: P = 2.5).
+fn known_log(dir: &Path) -> PathBuf {
+    let mut names = NameTable::new();
+    for n in ["/scratch/a", "/scratch/b", "/scratch/c", "/scratch/d", "heatmap:POSIX"] {
+        names.insert(darshan_log::record_id(n.as_bytes()), n.as_bytes());
+    }
+    let mut mc = rec(modules::MPIIO, "/scratch/c", -1);
+    mc.counters[m::COLL_WRITES] = 4;
+    mc.counters[m::BYTES_WRITTEN] = 250;
     let job = Job {
         uid: 1000,
         start_time_sec: 1000,
@@ -105,10 +117,10 @@ fn known_log(dir: &Path) -> PathBuf {
     let mut w = LogWriter::new(file, Compression::Zlib).unwrap();
     w.write_job(&job).unwrap();
     w.write_names(&names).unwrap();
-    w.write_module(modules::POSIX, [&a, &b, &c, &d]).unwrap();
+    w.write_module(modules::POSIX, known_posix_records().iter()).unwrap();
     w.write_module(modules::MPIIO, [&mc]).unwrap();
     w.write_module(modules::LUSTRE, [&stripes("/scratch/a", 1 << 20, 1), &stripes("/scratch/d", 1 << 20, 4)]).unwrap();
-    w.write_module(modules::HEATMAP, heat.iter()).unwrap();
+    w.write_module(modules::HEATMAP, known_heat().iter()).unwrap();
     w.finish().unwrap();
     let back = darshan_log::LogFile::open(&path).unwrap();
     assert_eq!(back.header.version, LogVersion::V341);

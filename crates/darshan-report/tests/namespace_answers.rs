@@ -15,6 +15,32 @@ fn out_dir(name: &str) -> PathBuf {
     d
 }
 
+/// /s/tmp's record (made once, listed `listings` times) and the rename of
+/// /s/out to /s/final, named through `named`.
+fn directory_records(named: &mut impl FnMut(&str) -> u64, listings: i64) -> Vec<Record> {
+    let mut meta = Vec::new();
+    let mut d = Record::zeroed(POSIX_META, named("/s/tmp"), -1);
+    d.counters[c::MKDIRS] = 1;
+    d.counters[c::OPENDIRS] = listings;
+    d.counters[c::READDIRS] = 13 * listings;
+    d.counters[c::DIR_ENTRIES] = 12 * listings;
+    d.fcounters[c::F_START_TIMESTAMP] = 10.0;
+    d.fcounters[c::F_END_TIMESTAMP] = 20.0;
+    meta.push(d);
+    let mut o = Record::zeroed(POSIX_META, named("/s/out"), 0);
+    o.counters[c::RENAMES_FROM] = 1;
+    o.counters[c::CHMODS] = 3;
+    o.fcounters[c::F_START_TIMESTAMP] = 15.0;
+    o.fcounters[c::F_END_TIMESTAMP] = 15.0;
+    meta.push(o);
+    let mut f = Record::zeroed(POSIX_META, named("/s/final"), 0);
+    f.counters[c::RENAMES_TO] = 1;
+    f.fcounters[c::F_START_TIMESTAMP] = 15.0;
+    f.fcounters[c::F_END_TIMESTAMP] = 15.0;
+    meta.push(f);
+    meta
+}
+
 /// A 2-process, 100-second job:
 /// * /s/tmp/t0..t{n-1}: each written (1,000 bytes, POSIX) then unlinked,
 ///   between 10 s and 20 s (n unlinks in /s/tmp);
@@ -45,25 +71,7 @@ fn storm_log(dir: &Path, n: usize, listings: i64) -> PathBuf {
         u.fcounters[c::F_MAX_TIME] = 0.001;
         meta.push(u);
     }
-    let mut d = Record::zeroed(POSIX_META, named("/s/tmp"), -1);
-    d.counters[c::MKDIRS] = 1;
-    d.counters[c::OPENDIRS] = listings;
-    d.counters[c::READDIRS] = 13 * listings;
-    d.counters[c::DIR_ENTRIES] = 12 * listings;
-    d.fcounters[c::F_START_TIMESTAMP] = 10.0;
-    d.fcounters[c::F_END_TIMESTAMP] = 20.0;
-    meta.push(d);
-    let mut o = Record::zeroed(POSIX_META, named("/s/out"), 0);
-    o.counters[c::RENAMES_FROM] = 1;
-    o.counters[c::CHMODS] = 3;
-    o.fcounters[c::F_START_TIMESTAMP] = 15.0;
-    o.fcounters[c::F_END_TIMESTAMP] = 15.0;
-    meta.push(o);
-    let mut f = Record::zeroed(POSIX_META, named("/s/final"), 0);
-    f.counters[c::RENAMES_TO] = 1;
-    f.fcounters[c::F_START_TIMESTAMP] = 15.0;
-    f.fcounters[c::F_END_TIMESTAMP] = 15.0;
-    meta.push(f);
+    meta.extend(directory_records(&mut named, listings));
     let job = Job {
         uid: 1000,
         start_time_sec: 1000,

@@ -35,6 +35,57 @@ fn zlib_rs(d: &[u8]) -> Vec<u8> {
     out
 }
 
+/// A region's zlib streams, one after another, decompressed; None if the
+/// region is not zlib.
+fn inflate_region(region: &[u8]) -> Option<Vec<u8>> {
+    let mut raw = Vec::new();
+    let mut at = 0;
+    while at < region.len() {
+        let mut d = flate2::bufread::ZlibDecoder::new(&region[at..]);
+        if d.read_to_end(&mut raw).is_err() {
+            break;
+        }
+        at += d.total_in() as usize;
+    }
+    (at == region.len()).then_some(raw)
+}
+
+/// `f` run enough times to time it: its last result and seconds per run.
+fn timed(raw: &[u8], mut f: impl FnMut() -> Vec<u8>) -> (Vec<u8>, f64) {
+    let reps = (2_000_000 / raw.len().max(1)).clamp(1, 50);
+    let t = Instant::now();
+    let mut out = Vec::new();
+    for _ in 0..reps {
+        out = f();
+    }
+    (out, t.elapsed().as_secs_f64() / reps as f64)
+}
+
+/// One region: (ours, its time, zlib-rs, its time), ours checked by a
+/// round trip.
+fn compare(path: &str, off: u64, raw: &[u8], names: bool) -> (Vec<u8>, f64, Vec<u8>, f64, usize) {
+    let s = if std::env::var_os("NOSTRIDE").is_some() || names { 0 } else { stride(raw) };
+    // A guessed stride: candidates only (the runtime knows its records,
+    // and skips their ids: Shape::Records).
+    let shape = if names {
+        Shape::Names
+    } else if s == 0 {
+        Shape::Bytes
+    } else {
+        Shape::VarRecords(s)
+    };
+    if let Some(dir) = std::env::var_os("DUMP") {
+        let name = format!("{}-{}-{}.raw", path.rsplit('/').next().unwrap_or("log"), off, s);
+        std::fs::write(std::path::Path::new(&dir).join(name), raw).unwrap();
+    }
+    let (ours, to) = timed(raw, || darshan_deflate::zlib_with(&mut Scratch::default(), raw, shape));
+    let (rs, tr) = timed(raw, || zlib_rs(raw));
+    let mut back = Vec::new();
+    flate2::read::ZlibDecoder::new(&ours[..]).read_to_end(&mut back).unwrap();
+    assert_eq!(back, raw, "round trip");
+    (ours, to, rs, tr, s)
+}
+
 fn main() {
     let (mut t_ours, mut t_rs, mut s_ours, mut s_rs, mut s_c) = (0.0, 0.0, 0, 0, 0);
     for path in std::env::args().skip(1) {
@@ -42,53 +93,8 @@ fn main() {
         let h = Header::parse(&bytes, bytes.len() as u64).unwrap();
         for m in [h.job_map, h.name_map].iter().chain(&h.mod_map) {
             let (off, len) = (m.off as usize, m.len as usize);
-            if len == 0 {
-                continue;
-            }
-            // One or more zlib streams, one after another.
-            let mut raw = Vec::new();
-            let mut at = off;
-            while at < off + len {
-                let mut d = flate2::bufread::ZlibDecoder::new(&bytes[at..off + len]);
-                if d.read_to_end(&mut raw).is_err() {
-                    break;
-                }
-                at += d.total_in() as usize;
-            }
-            if at != off + len {
-                continue; // not zlib
-            }
-            let names = m.off == h.name_map.off;
-            let s = if std::env::var_os("NOSTRIDE").is_some() || names { 0 } else { stride(&raw) };
-            // A guessed stride: candidates only (the runtime knows its
-            // records, and skips their ids: Shape::Records).
-            let shape = if names {
-                Shape::Names
-            } else if s == 0 {
-                Shape::Bytes
-            } else {
-                Shape::VarRecords(s)
-            };
-            if let Some(dir) = std::env::var_os("DUMP") {
-                let name = format!("{}-{}-{}.raw", path.rsplit('/').next().unwrap_or("log"), off, s);
-                std::fs::write(std::path::Path::new(&dir).join(name), &raw).unwrap();
-            }
-            let reps = (2_000_000 / raw.len().max(1)).clamp(1, 50);
-            let t = Instant::now();
-            let mut ours = Vec::new();
-            for _ in 0..reps {
-                ours = darshan_deflate::zlib_with(&mut Scratch::default(), &raw, shape);
-            }
-            let to = t.elapsed().as_secs_f64() / reps as f64;
-            let t = Instant::now();
-            let mut rs = Vec::new();
-            for _ in 0..reps {
-                rs = zlib_rs(&raw);
-            }
-            let tr = t.elapsed().as_secs_f64() / reps as f64;
-            let mut back = Vec::new();
-            flate2::read::ZlibDecoder::new(&ours[..]).read_to_end(&mut back).unwrap();
-            assert_eq!(back, raw, "round trip");
+            let Some(raw) = (len > 0).then(|| inflate_region(&bytes[off..off + len])).flatten() else { continue };
+            let (ours, to, rs, tr, s) = compare(&path, m.off, &raw, m.off == h.name_map.off);
             if std::env::var_os("QUIET").is_none() {
                 println!(
                     "{:>9} bytes stride {:>4}: in log {:>8}  ours {:>8} {:>8.3} ms  zlib-rs {:>8} {:>8.3} ms",

@@ -123,6 +123,18 @@ impl Comm for Job {
     fn close_log(&self) {}
 }
 
+/// Rank `rank` of four's shutdown, at half a second a tick.
+fn ctx(rank: i64) -> FinalizeCtx {
+    FinalizeCtx { secs_per_tick: 0.5, end_tick: 100, heat_secs_per_tick: 0.5, heat_shift: 0, rank, nprocs: 4 }
+}
+
+/// What the module writes now.
+fn output() -> Vec<u64> {
+    let mut words = Vec::new();
+    BGQ.output(&mut |run: &[u64]| words.extend_from_slice(run));
+    words
+}
+
 /// The module's static, driven as the runtime drives it: capture at
 /// start-up, finalize, the MPI reduction, output. One test, as the module
 /// is one static.
@@ -131,20 +143,6 @@ fn the_record_is_made_reduced_to_rank_0_and_written_by_rank_0_only() {
     let env = darshan_core::Env::for_tests();
     let node = Recorded::parse(RECORDING).unwrap().node(0).unwrap();
     let id = darshan_log::record_id(RECORD_NAME);
-    let ctx = |rank| FinalizeCtx {
-        secs_per_tick: 0.5,
-        end_tick: 100,
-        heat_secs_per_tick: 0.5,
-        heat_shift: 0,
-        rank,
-        nprocs: 4,
-    };
-    let output = || {
-        let mut words = Vec::new();
-        BGQ.output(&mut |run: &[u64]| words.extend_from_slice(run));
-        words
-    };
-
     // Rank 0 of four: the job's record, INODES the distinct I/O nodes.
     let mut arena = RecordArena::new(2 * c::RECORD_WORDS * 8).unwrap();
     BGQ.attach(arena.reserve(c::RECORD_WORDS, 1), &env);
