@@ -92,9 +92,9 @@ fn of_module(s: &ModuleStats) -> Vec<BarChart> {
     out
 }
 
-/// C's "I/O Pattern": of the reads and of the writes, all, those at a
-/// higher offset than the last (sequential), and those right after it
-/// (consecutive).
+/// C's "I/O Pattern": of the reads and of the writes, all, those that
+/// start past the last byte the one before reached (sequential), and
+/// those that start right after it (consecutive).
 fn pattern(module: &str, p: &AccessPattern) -> BarChart {
     let pair = |r: i64, w: i64| counts([r, w].into_iter());
     BarChart {
