@@ -417,4 +417,31 @@ mod tests {
         // C's preloaded library: -1 everywhere, no count at all.
         assert_eq!(mmap_bar(&[-1, -1]), (None, vec!["Mmap".to_string()]));
     }
+
+    /// darshan-util reads H5F records of version 2 or older with −1 in
+    /// H5F_F_META_TIME: HDF5's metadata cost is then H5D's alone, and an
+    /// interface whose every record holds −1 has none (not −1 / nprocs).
+    #[test]
+    fn hdf5_metadata_cost_leaves_out_the_files_unrecorded_times() {
+        use darshan_log::counters::{h5d, h5f};
+        let mut files = ModuleSums::new(modules::H5F, 4).unwrap();
+        for id in 0..3 {
+            let mut r = Record::zeroed(modules::H5F, id, -1);
+            r.fcounters[h5f::F_META_TIME] = -1.0;
+            files.add(&r);
+        }
+        let mut sets = ModuleSums::new(modules::H5D, 4).unwrap();
+        let mut r = Record::zeroed(modules::H5D, 9, -1);
+        r.fcounters[h5d::F_META_TIME] = 2.0;
+        r.fcounters[h5d::F_WRITE_TIME] = 6.0;
+        sets.add(&r);
+        let hdf5 = &io_cost(&[files, sets], 4)[0];
+        assert_eq!((hdf5.meta, hdf5.write, hdf5.wait), (Some(0.5), Some(1.5), Some(0.0)));
+        let mut files = ModuleSums::new(modules::H5F, 4).unwrap();
+        let mut r = Record::zeroed(modules::H5F, 1, -1);
+        r.fcounters[h5f::F_META_TIME] = -1.0;
+        files.add(&r);
+        let alone = &io_cost(&[files], 4)[0];
+        assert_eq!((alone.interface.as_str(), alone.meta, alone.read), ("HDF5", None, Some(0.0)));
+    }
 }
