@@ -13,7 +13,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use darshan_log::modules::{self, counter_names, module_name};
-use darshan_log::roles::{self, Roles};
+use darshan_log::roles::{self, time_at, Roles};
 use darshan_log::Record;
 use darshan_util::mpi_comm::CommTotals;
 
@@ -216,11 +216,10 @@ impl ModuleAcc {
                 self.sums[s] += v;
             }
         }
-        let f = |k: Option<usize>| k.and_then(|k| rec.fcounters.get(k).copied()).filter(|v| *v > 0.0).unwrap_or(0.0);
         let r = self.roles;
-        let time = f(r.read_time) + f(r.write_time) + f(r.meta_time);
+        let time = r.io_time(rec);
         let slowest = r.slowest_rank.and_then(|k| rec.counters.get(k).copied());
-        let slowest_time = f(r.f_slowest_time);
+        let slowest_time = time_at(rec, r.f_slowest_time);
         self.ranks_of
             .entry(rec.id)
             .and_modify(|r| {
@@ -365,7 +364,6 @@ impl FactsBuilder {
 fn file_inject(files: &mut HashMap<(usize, u64), FileFacts>, r: &Roles, rec: &Record, name: Option<&[u8]>) {
     let c =
         |k: Option<usize>| k.and_then(|k| rec.counters.get(k).copied()).filter(|v| *v > 0).map_or(0.0, |v| v as f64);
-    let f = |k: Option<usize>| k.and_then(|k| rec.fcounters.get(k).copied()).filter(|v| *v > 0.0).unwrap_or(0.0);
     let e = files.entry((rec.module, rec.id)).or_insert_with(|| FileFacts {
         module: rec.module,
         name: name.map_or_else(|| format!("<record {:016x}>", rec.id), |n| String::from_utf8_lossy(n).into_owned()),
@@ -378,7 +376,7 @@ fn file_inject(files: &mut HashMap<(usize, u64), FileFacts>, r: &Roles, rec: &Re
     }
     e.bytes_read += c(r.bytes_read);
     e.bytes_written += c(r.bytes_written);
-    e.time += f(r.read_time) + f(r.write_time) + f(r.meta_time);
+    e.time += r.io_time(rec);
     for (b, (_, i, j)) in e.buckets.iter_mut().zip(&r.size_buckets) {
         b.1 += c(Some(*i));
         b.2 += c(Some(*j));
@@ -393,10 +391,9 @@ fn app_inject(app: &mut AppAcc, r: &Roles, rec: &Record) {
         let c = |k: Option<usize>| {
             k.and_then(|k| rec.counters.get(k).copied()).filter(|v| *v > 0).map_or(0.0, |v| v as f64)
         };
-        let f = |k: Option<usize>| k.and_then(|k| rec.fcounters.get(k).copied()).filter(|v| *v > 0.0).unwrap_or(0.0);
         app.bytes_read += c(r.bytes_read);
         app.bytes_written += c(r.bytes_written);
-        app.io_time += f(r.read_time) + f(r.write_time) + f(r.meta_time);
+        app.io_time += r.io_time(rec);
     }
 }
 

@@ -37,15 +37,6 @@ fn facts(db: &Path) -> Facts {
     rows.map(Result::unwrap).collect()
 }
 
-/// C's dump of a corpus log, where the corpus has it.
-fn c_dump(log: &Path) -> Option<String> {
-    let stem = log.file_stem()?.to_string_lossy().into_owned();
-    let f = std::fs::File::open(corpus().join("../expected").join(format!("{stem}.all.txt.gz"))).ok()?;
-    let mut s = String::new();
-    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(f), &mut s).ok()?;
-    Some(s)
-}
-
 /// What C's dump says of one module: its totals, and the ranks of each
 /// record id.
 struct CModule {
@@ -126,7 +117,7 @@ fn the_facts_of_every_corpus_log_are_c_darshan_parsers_totals_and_files() {
     let (mut logs, mut checked) = (0, 0);
     for e in std::fs::read_dir(corpus()).unwrap() {
         let log = e.unwrap().path();
-        let Some(dump) = c_dump(&log) else { continue };
+        let Some(dump) = darshan_test_support::corpus::c_parser_all_of(&log) else { continue };
         let key: String =
             c.query_row("SELECT content_key FROM logs WHERE path = ?1", [log.to_string_lossy()], |r| r.get(0)).unwrap();
         logs += 1;

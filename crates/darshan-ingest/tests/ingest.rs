@@ -43,11 +43,8 @@ fn darshan_parser() -> PathBuf {
 /// Returns the text and whether it is C's.
 fn reference_totals(log: &Path) -> (String, bool) {
     let stem = log.file_stem().unwrap().to_string_lossy().into_owned();
-    let expected = corpus().join("../expected").join(format!("{stem}.all.txt.gz"));
     let big = corpus().join("../big").join(format!("{stem}.total.txt"));
-    if let Ok(f) = std::fs::File::open(&expected) {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(f), &mut s).unwrap();
+    if let Some(s) = darshan_test_support::corpus::c_parser_all_of(log) {
         return (s, true);
     }
     if let Ok(s) = std::fs::read_to_string(&big) {

@@ -111,9 +111,7 @@ fn where_of(module: usize) -> &'static Where {
 /// One record's totals.
 fn of_record(module: usize, r: &Record) -> Totals {
     let c = |k: Option<usize>| k.and_then(|k| r.counters.get(k)).copied().unwrap_or(0);
-    let f = |k: Option<usize>| {
-        k.and_then(|k| r.fcounters.get(k)).and_then(|v| darshan_log::roles::recorded_time(*v)).unwrap_or(0.0)
-    };
+    let f = |k: Option<usize>| darshan_log::roles::time_at(r, k);
     let w = where_of(module);
     let meta = w.meta.iter().map(|&k| c(Some(k))).fold(0i64, i64::wrapping_add);
     if module == modules::POSIX_META {

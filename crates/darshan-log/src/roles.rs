@@ -6,6 +6,7 @@
 //! live view and the facility tools read the roles here.
 
 use crate::modules::{self, counter_names};
+use crate::record::Record;
 
 /// Whether `value` of counter `k` of `module` is Darshan's "not
 /// recorded": C Darshan's LD_PRELOAD library does not wrap mmap and
@@ -26,6 +27,12 @@ pub fn not_recorded(module: usize, k: usize, value: i64) -> bool {
 /// time spent is below zero (or NaN). Such a value is never summed.
 pub fn recorded_time(value: f64) -> Option<f64> {
     (value >= 0.0).then_some(value)
+}
+
+/// Record `r`'s time at fcounter `k`, in seconds: 0 where its module has
+/// no such time or the record holds none ([`recorded_time`]).
+pub fn time_at(r: &Record, k: Option<usize>) -> f64 {
+    k.and_then(|k| r.fcounters.get(k)).and_then(|v| recorded_time(*v)).unwrap_or(0.0)
 }
 
 #[derive(Debug, Default, Clone)]
@@ -92,6 +99,12 @@ pub fn extension_prefix(module: usize) -> Option<&'static str> {
 }
 
 impl Roles {
+    /// Seconds record `r` spent in this module's reads, writes and
+    /// metadata ([`time_at`] each).
+    pub fn io_time(&self, r: &Record) -> f64 {
+        time_at(r, self.read_time) + time_at(r, self.write_time) + time_at(r, self.meta_time)
+    }
+
     /// The roles of a module in [`prefix`].
     pub fn of(module: usize) -> Option<Roles> {
         prefix(module).map(|p| Roles::named(module, p))
@@ -176,6 +189,20 @@ pub fn bucket_bounds(label: &str) -> (f64, Option<f64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// darshan-util's −1 for a PNETCDF_FILE v2 record's metadata time is
+    /// no time: the record's I/O time is its write time alone.
+    #[test]
+    fn a_time_not_recorded_adds_nothing_to_a_records_io_time() {
+        use crate::counters::pnetcdf_file as f;
+        let l = Roles::of(modules::PNETCDF_FILE).unwrap();
+        let mut r = Record::zeroed(modules::PNETCDF_FILE, 1, -1);
+        r.fcounters[f::F_META_TIME] = -1.0;
+        r.fcounters[f::F_WAIT_TIME] = 2.5;
+        assert_eq!((l.io_time(&r), time_at(&r, l.wait_time), time_at(&r, None)), (0.0, 2.5, 0.0));
+        r.fcounters[f::F_META_TIME] = 0.75;
+        assert_eq!(l.io_time(&r), 0.75);
+    }
 
     #[test]
     fn posix_and_mpiio_layouts_find_their_histograms_and_common_accesses() {

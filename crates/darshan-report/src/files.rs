@@ -11,7 +11,7 @@ use darshan_log::{NameTable, Record};
 use darshan_util::accum::{self, FileEntry};
 
 use crate::model::FileRow;
-use darshan_log::roles::{recorded_time, Roles};
+use darshan_log::roles::{time_at, Roles};
 
 #[derive(Debug, Clone)]
 pub struct FileAgg {
@@ -192,11 +192,10 @@ impl Files {
         };
         let map = &mut self.maps[i].1;
         let c = |i: Option<usize>| i.and_then(|i| r.counters.get(i)).copied().unwrap_or(0);
-        let f = |i: Option<usize>| i.and_then(|i| r.fcounters.get(i)).and_then(|v| recorded_time(*v)).unwrap_or(0.0);
         let e = map.entry(r.id).or_insert_with(|| FileAgg::new(l.module, r.id));
         let (br, bw) = (c(l.bytes_read), c(l.bytes_written));
         e.entry.add(br, bw, accum::max_offset(l.module, r), r.rank);
-        let time = f(l.read_time) + f(l.write_time) + f(l.meta_time);
+        let time = l.io_time(r);
         e.io_time += time;
         e.max_byte_read = e.max_byte_read.max(c(l.max_byte_read));
         e.max_byte_written = e.max_byte_written.max(c(l.max_byte_written));
@@ -226,8 +225,8 @@ impl Files {
         }
         if r.rank < 0 {
             if l.slowest_rank.is_some() {
-                e.slowest = (c(l.slowest_rank), f(l.f_slowest_time), c(l.slowest_rank_bytes));
-                e.fastest = (c(l.fastest_rank), f(l.f_fastest_time), c(l.fastest_rank_bytes));
+                e.slowest = (c(l.slowest_rank), time_at(r, l.f_slowest_time), c(l.slowest_rank_bytes));
+                e.fastest = (c(l.fastest_rank), time_at(r, l.f_fastest_time), c(l.fastest_rank_bytes));
             } else {
                 e.slowest = (-1, time, br + bw);
             }

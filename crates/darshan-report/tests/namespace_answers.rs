@@ -15,30 +15,28 @@ fn out_dir(name: &str) -> PathBuf {
     d
 }
 
+/// A POSIX_META record of `id` on `rank`: `counts` set, active from
+/// `start` to `end` seconds.
+fn meta_record(id: u64, rank: i64, counts: &[(usize, i64)], (start, end): (f64, f64)) -> Record {
+    let mut r = Record::zeroed(POSIX_META, id, rank);
+    for &(k, v) in counts {
+        r.counters[k] = v;
+    }
+    r.fcounters[c::F_START_TIMESTAMP] = start;
+    r.fcounters[c::F_END_TIMESTAMP] = end;
+    r
+}
+
 /// /s/tmp's record (made once, listed `listings` times) and the rename of
 /// /s/out to /s/final, named through `named`.
 fn directory_records(named: &mut impl FnMut(&str) -> u64, listings: i64) -> Vec<Record> {
-    let mut meta = Vec::new();
-    let mut d = Record::zeroed(POSIX_META, named("/s/tmp"), -1);
-    d.counters[c::MKDIRS] = 1;
-    d.counters[c::OPENDIRS] = listings;
-    d.counters[c::READDIRS] = 13 * listings;
-    d.counters[c::DIR_ENTRIES] = 12 * listings;
-    d.fcounters[c::F_START_TIMESTAMP] = 10.0;
-    d.fcounters[c::F_END_TIMESTAMP] = 20.0;
-    meta.push(d);
-    let mut o = Record::zeroed(POSIX_META, named("/s/out"), 0);
-    o.counters[c::RENAMES_FROM] = 1;
-    o.counters[c::CHMODS] = 3;
-    o.fcounters[c::F_START_TIMESTAMP] = 15.0;
-    o.fcounters[c::F_END_TIMESTAMP] = 15.0;
-    meta.push(o);
-    let mut f = Record::zeroed(POSIX_META, named("/s/final"), 0);
-    f.counters[c::RENAMES_TO] = 1;
-    f.fcounters[c::F_START_TIMESTAMP] = 15.0;
-    f.fcounters[c::F_END_TIMESTAMP] = 15.0;
-    meta.push(f);
-    meta
+    let listed =
+        [(c::MKDIRS, 1), (c::OPENDIRS, listings), (c::READDIRS, 13 * listings), (c::DIR_ENTRIES, 12 * listings)];
+    vec![
+        meta_record(named("/s/tmp"), -1, &listed, (10.0, 20.0)),
+        meta_record(named("/s/out"), 0, &[(c::RENAMES_FROM, 1), (c::CHMODS, 3)], (15.0, 15.0)),
+        meta_record(named("/s/final"), 0, &[(c::RENAMES_TO, 1)], (15.0, 15.0)),
+    ]
 }
 
 /// A 2-process, 100-second job:

@@ -126,18 +126,13 @@ fn the_dlio_job_reads_its_data_set_about_five_times() {
 /// software loading apart by the one rule every tool uses), by the pid in
 /// the log's name.
 fn c_parser_sums() -> std::collections::HashMap<i64, (i64, f64)> {
-    use std::io::Read;
-    let dir = corpus().join("../expected");
     let mut out = std::collections::HashMap::new();
-    for e in std::fs::read_dir(&dir).unwrap() {
-        let p = e.unwrap().path();
-        let name = p.file_name().unwrap().to_string_lossy().into_owned();
-        if !name.starts_with("dlio_logs__") || !name.ends_with(".all.txt.gz") {
+    for name in darshan_test_support::corpus::with_c_parser_output() {
+        if !name.starts_with("dlio_logs__") {
             continue;
         }
         let pid: i64 = name.split("-").nth(1).unwrap().split('_').next().unwrap().parse().unwrap();
-        let mut text = String::new();
-        flate2::read::GzDecoder::new(std::fs::File::open(&p).unwrap()).read_to_string(&mut text).unwrap();
+        let text = darshan_test_support::corpus::c_parser_all(&name);
         let (mut bytes, mut time) = (0i64, 0.0f64);
         for l in text.lines().filter(|l| !l.starts_with('#')) {
             let f: Vec<&str> = l.split('\t').collect();

@@ -32,10 +32,7 @@ pub fn logs_in(dir: &Path) -> Vec<PathBuf> {
 /// POSIX, MPI-IO or STDIO, found through darshan-report's layouts.
 fn io_of(l: &Roles, r: &Record) -> (i64, i64, f64) {
     let c = |i: Option<usize>| i.and_then(|i| r.counters.get(i)).copied().unwrap_or(0);
-    let f = |i: Option<usize>| {
-        i.and_then(|i| r.fcounters.get(i)).and_then(|v| darshan_log::roles::recorded_time(*v)).unwrap_or(0.0)
-    };
-    (c(l.bytes_read), c(l.bytes_written), f(l.read_time) + f(l.write_time) + f(l.meta_time))
+    (c(l.bytes_read), c(l.bytes_written), l.io_time(r))
 }
 
 /// Totals over the logs summarized: per module (files, read, written,

@@ -35,10 +35,24 @@ pub fn c_parser_all(name: &str) -> String {
     text
 }
 
+/// C's `darshan-parser --all` output for the corpus log at `log`, where
+/// the corpus keeps it.
+pub fn c_parser_all_of(log: &Path) -> Option<String> {
+    let stem = log.file_stem()?.to_str()?;
+    dir().join("expected").join(format!("{stem}.all.txt.gz")).is_file().then(|| c_parser_all(stem))
+}
+
 /// The value of `# key: value` in darshan-parser output `text`.
 pub fn header_fact(text: &str, key: &str) -> Option<String> {
     let prefix = format!("# {key}: ");
     text.lines().find_map(|l| l.strip_prefix(&prefix)).map(String::from)
+}
+
+/// The value of `total_<counter>: value` in darshan-parser output
+/// `text` (its `--total` lines, which `--all` prints too).
+pub fn c_total(text: &str, counter: &str) -> Option<f64> {
+    let prefix = format!("total_{counter}: ");
+    text.lines().find_map(|l| l.strip_prefix(&prefix)).and_then(|v| v.trim().parse().ok())
 }
 
 /// What poppler's `pdftotext` reads from `pdf` in `mode` (`-layout`,
