@@ -54,6 +54,11 @@ pub struct Roles {
     pub slowest_rank_bytes: Option<usize>,
     pub f_fastest_time: Option<usize>,
     pub f_slowest_time: Option<usize>,
+    /// fcounter indices of the first read's start and the last read's
+    /// end (`F_READ_START_TIMESTAMP`, `F_READ_END_TIMESTAMP`), and the
+    /// writes' likewise: seconds since the job started, 0 where none.
+    pub read_span: Option<(usize, usize)>,
+    pub write_span: Option<(usize, usize)>,
     /// `<MODULE>_READS` and `_WRITES` (operation counts).
     pub reads: Option<usize>,
     pub writes: Option<usize>,
@@ -137,6 +142,8 @@ impl Roles {
             slowest_rank_bytes: c("SLOWEST_RANK_BYTES"),
             f_fastest_time: f("F_FASTEST_RANK_TIME"),
             f_slowest_time: f("F_SLOWEST_RANK_TIME"),
+            read_span: f("F_READ_START_TIMESTAMP").zip(f("F_READ_END_TIMESTAMP")),
+            write_span: f("F_WRITE_START_TIMESTAMP").zip(f("F_WRITE_END_TIMESTAMP")),
             reads: c("READS"),
             writes: c("WRITES"),
             ..Default::default()

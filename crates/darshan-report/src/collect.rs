@@ -47,6 +47,8 @@ struct Collected {
     shared_meta: f64,
     heat: Vec<HeatAcc>,
     timeline: Option<Timeline>,
+    /// POSIX and STDIO records' first-to-last access spans.
+    spans: crate::timespans::SpanAcc,
     lustre: HashMap<u64, Striping>,
     dxt_hosts: HashSet<String>,
 }
@@ -96,6 +98,8 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, UnreadableLog> {
     let software = diagnose::software::find(&c.files, &names);
     let internal = diagnose::internals::find(&c.files, &names);
     let listed = |e: &files::FileAgg| !software.contains(&e.id) && !internal.contains(&e.id);
+    let left_out = |id: u64| software.contains(&id) || internal.contains(&id);
+    report.timespans = std::mem::take(&mut c.spans).finish(report.job.nprocs, report.job.run_time, &left_out);
     assemble(&log, &mut report, &mut c, (&names, &mounts), opts, &listed);
     diagnose_all(&mut report, &mut c, &names, opts, (software, internal));
     Ok(report)
@@ -375,6 +379,9 @@ fn add_record(
         }
         if m == modules::POSIX {
             posix_meta(c, rec, meta_threshold);
+        }
+        if m == modules::POSIX || m == modules::STDIO {
+            c.spans.add(&s.layout, rec);
         }
         return;
     }

@@ -14,6 +14,7 @@ pub mod modstats;
 pub mod namespace;
 pub mod processes;
 pub mod render;
+pub mod timespans;
 pub use darshan_util::units;
 pub mod mpi_comm;
 pub mod uring;

@@ -22,6 +22,9 @@ pub struct Report {
     pub heatmaps: Vec<Heatmap>,
     /// DXT segments over time, when the log has DXT data.
     pub timeline: Option<Timeline>,
+    /// When the processes read and wrote their files, first access to
+    /// last (POSIX and STDIO), when any record read or wrote.
+    pub timespans: Option<Timespans>,
     pub categories: Categories,
     pub files: FileTables,
     /// Namespace, attribute and mapping operations (the POSIX_META
@@ -298,6 +301,35 @@ pub struct Timeline {
     pub segments: Vec<(i64, f64, f64, i64, bool)>,
     pub total_segments: u64,
     pub truncated: bool,
+}
+
+/// C Darshan's "Timespan from first to last access" graphs: each POSIX
+/// and STDIO record's first read to its last read, and its first write
+/// to its last write (a span says a file was in use, not busy: the log
+/// keeps no accesses in between), joined per row where closer than
+/// `resolution` (timespans.rs).
+#[derive(Serialize, Debug, Default, Clone, PartialEq)]
+pub struct Timespans {
+    /// The time axis, from the job's start: its run time, or the last
+    /// access where that is later.
+    pub end_time: f64,
+    /// Rows of `independent`: one per process up to 256 processes, then
+    /// this many consecutive ranks to a row.
+    pub ranks_per_row: i64,
+    pub rows: usize,
+    /// [row, start, end, is_write]: files of one process's records.
+    pub independent: Vec<(usize, f64, f64, bool)>,
+    /// [start, end, is_write]: files shared by all processes (their
+    /// records of rank -1).
+    pub shared: Vec<(f64, f64, bool)>,
+    /// Seconds: spans of a row closer than this are drawn as one.
+    pub resolution: f64,
+    /// Records' spans drawn; left out as software loading or the MPI
+    /// library's own files; left out as impossible (a start after its
+    /// end, a time not finite, a rank outside the job).
+    pub spans: u64,
+    pub left_out: u64,
+    pub unreadable: u64,
 }
 
 #[derive(Serialize, Debug, Default, Clone)]

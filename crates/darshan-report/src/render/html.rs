@@ -36,6 +36,7 @@ pub fn render(r: &Report) -> Result<String, minijinja::Error> {
     }
     let io_cost = if r.io_cost.is_empty() { None } else { Some(safe(charts::io_cost(&r.io_cost, r.job.run_time))) };
     let timeline = r.timeline.as_ref().map(|t| safe(charts::timeline(t)));
+    let timespans: Vec<Value> = r.timespans.iter().flat_map(charts::timespans).map(safe).collect();
     let metadata_rate = r.namespace.as_ref().filter(|ns| ns.namespace_ops > 0).map(|ns| safe(metadata_rate(ns)));
     let processes_svg = r.processes.as_ref().and_then(process_grid).map(|h| safe(charts::heatmap_by(&h, "process")));
     let tmpl = env.get_template("report")?;
@@ -45,6 +46,7 @@ pub fn render(r: &Report) -> Result<String, minijinja::Error> {
         module_charts => charts_of,
         io_cost_svg => io_cost,
         timeline_svg => timeline,
+        timespan_svgs => timespans,
         metadata_rate_svg => metadata_rate,
         processes_svg => processes_svg,
         generator => concat!("darshan-summary ", env!("CARGO_PKG_VERSION")),

@@ -17,7 +17,7 @@ mod over_time;
 
 pub use bars::{bars, category_bars, io_cost, read_write_bars};
 pub use heatmap::{heatmap, heatmap_by};
-pub use over_time::{lines, timeline};
+pub use over_time::{lines, timeline, timespans};
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -223,21 +223,32 @@ pub(crate) fn legend_rows(items: &[&str], w: u32) -> u32 {
 /// Rank labels left of a rank × time chart's axis: whole ranks only (up
 /// to 16, at round steps), each at the y `center_of` gives, drawn at the
 /// coordinates plotters reports.
-pub(crate) fn rank_labels(
+pub(crate) fn rank_labels(root: &Area, chart: &Chart2d, nranks: usize, center_of: impl Fn(usize) -> f64) -> Res {
+    row_labels(root, chart, nranks, center_of, &|r| r.to_string())
+}
+
+/// Up to 16 rows' labels (`label` of the row at [`whole_ticks`]) left of
+/// the chart, at the height `center_of` gives in its coordinates.
+pub(crate) fn row_labels(
     root: &Area,
-    chart: &ChartContext<
-        SVGBackend,
-        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
-    >,
-    nranks: usize,
+    chart: &Chart2d,
+    rows: usize,
     center_of: impl Fn(usize) -> f64,
+    label: &dyn Fn(usize) -> String,
 ) -> Res {
-    for r in whole_ticks(nranks, 16) {
+    for r in whole_ticks(rows, 16) {
         let (px, py) = chart.backend_coord(&(0.0, center_of(r)));
-        root.draw(&Text::new(r.to_string(), (px - 6, py), text_style(11, HPos::Right, VPos::Center)))?;
+        root.draw(&Text::new(label(r), (px - 6, py), text_style(11, HPos::Right, VPos::Center)))?;
     }
     Ok(())
 }
+
+/// A chart of two real axes on the SVG backend.
+pub(crate) type Chart2d<'a> = ChartContext<
+    'a,
+    SVGBackend<'a>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
 
 /// Up to `max` whole numbers from 0 to `n` − 1 at a round step (1, 2, 5,
 /// 10, 20, 50, ...), for rank ticks: rank 0 always, ranks never halves.

@@ -108,14 +108,15 @@ fn pattern(module: &str, p: &AccessPattern) -> BarChart {
     }
 }
 
-const SIZE: f32 = 7.0;
+pub(super) const SIZE: f32 = 7.0;
 const ADVANCE: f32 = 0.6 * SIZE;
 const BAR: f32 = 9.0;
 const GAP: f32 = 4.0;
 const TITLE: f32 = 22.0;
 /// Room right of the longest bar for its count.
 const VALUE_W: f32 = 16.0 * ADVANCE;
-const COLOURS: [(f32, f32, f32); 4] = [(0.27, 0.51, 0.71), (0.87, 0.49, 0.0), (0.33, 0.63, 0.33), (0.58, 0.40, 0.74)];
+pub(super) const COLOURS: [(f32, f32, f32); 4] =
+    [(0.27, 0.51, 0.71), (0.87, 0.49, 0.0), (0.33, 0.63, 0.33), (0.58, 0.40, 0.74)];
 
 impl BarChart {
     /// Its height drawn.
@@ -174,7 +175,7 @@ impl BarChart {
     }
 }
 
-fn text(c: &mut Content, font: Name, x: f32, y: f32, s: &str) {
+pub(super) fn text(c: &mut Content, font: Name, x: f32, y: f32, s: &str) {
     c.begin_text();
     c.set_font(font, SIZE);
     c.next_line(x, y);

@@ -13,7 +13,9 @@ use pdf_writer::{Content, Filter, Finish, Name, Pdf, Rect, Ref, Str, TextStr};
 use std::io::Write;
 
 mod bars;
+mod spans;
 use bars::BarChart;
+use spans::SpanChart;
 
 use crate::model::Report;
 use darshan_util::visible::visible;
@@ -36,12 +38,36 @@ const BOLD: Name<'static> = Name(b"F2");
 /// The report as a PDF: the text report's pages, then its charts.
 pub fn report(r: &Report) -> Vec<u8> {
     let title = format!("Darshan job summary: {}", visible(&r.log.file_name));
-    document(&crate::render::text::render(r), &bars::of_report(r), &title)
+    let mut charts: Vec<Chart> = bars::of_report(r).into_iter().map(Chart::Bars).collect();
+    charts.extend(r.timespans.iter().flat_map(spans::of_report).map(Chart::Spans));
+    document(&crate::render::text::render(r), &charts, &title)
+}
+
+/// A chart of the PDF's: bars by category, or spans over time.
+enum Chart {
+    Bars(BarChart),
+    Spans(SpanChart),
+}
+
+impl Chart {
+    fn height(&self) -> f32 {
+        match self {
+            Chart::Bars(b) => b.height(),
+            Chart::Spans(s) => s.height(),
+        }
+    }
+
+    fn draw(&self, c: &mut Content, x: f32, top: f32, w: f32) {
+        match self {
+            Chart::Bars(b) => b.draw(c, x, top, w),
+            Chart::Spans(s) => s.draw(c, x, top, w),
+        }
+    }
 }
 
 /// `text` (lines) and `charts` as a PDF titled `title`, with the title
 /// and "page N of M" at the foot of every page.
-fn document(text: &str, charts: &[BarChart], title: &str) -> Vec<u8> {
+fn document(text: &str, charts: &[Chart], title: &str) -> Vec<u8> {
     let mut pages = text_pages(text);
     pages.extend(chart_pages(charts));
     let mut pdf = Pdf::new();
@@ -100,7 +126,7 @@ fn text_pages(text: &str) -> Vec<Content> {
 }
 
 /// The charts in two columns, top to bottom, as many pages as they take.
-fn chart_pages(charts: &[BarChart]) -> Vec<Content> {
+fn chart_pages(charts: &[Chart]) -> Vec<Content> {
     const COL_GAP: f32 = 36.0;
     let col_w = (PAGE_W - 2.0 * MARGIN - COL_GAP) / 2.0;
     let (top, bottom) = (PAGE_H - MARGIN, MARGIN + 12.0);
