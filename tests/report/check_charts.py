@@ -37,9 +37,11 @@ JSON.stringify([...document.querySelectorAll('figure.chart')].map(f => {
     const r = t.getBoundingClientRect();
     return {s: t.textContent, x0: r.left, y0: r.top, x1: r.right, y1: r.bottom};
   });
-  const fills = new Set([...f.querySelectorAll('svg rect')].map(r => r.getAttribute('fill')));
+  const rects = [...f.querySelectorAll('svg rect')].map(r => (r.getAttribute('fill') || '').toUpperCase());
+  const fills = new Set(rects);
+  const spans = rects.filter(c => c === '#1F77B4' || c === '#FF7F0E').length;
   return {chart: f.dataset.chart, module: f.dataset.module || null, name: f.dataset.name || null,
-          texts, fills: fills.size};
+          texts, fills: fills.size, spans};
 }))
 """
 PAGE = r"""
@@ -119,7 +121,7 @@ def check_page(path, data, out_dir, failures, is_study=False):
         for s in shown:
             if RAW_NUMBER.match(s):
                 failures.append(f"{what}: a raw number on an axis: {s!r}")
-        if fig["chart"] in ("heatmap", "timeline"):
+        if fig["chart"] in ("heatmap", "timeline", "timespans"):
             # Rank ticks: the number-only labels (times carry a unit).
             for s in shown:
                 if NUMBER_ONLY.match(s) and "." in s:
@@ -131,8 +133,32 @@ def check_page(path, data, out_dir, failures, is_study=False):
                 failures.append(f"{what}: the colour scale has no tick in bytes")
             if fig["fills"] < 12:
                 failures.append(f"{what}: the colour scale has only {fig['fills']} colours")
+    check_timespans(name, figures, data, failures)
     print(f"  {name}: {len(figures)} charts, {labels_checked} categories checked")
     return len(figures)
+
+
+def check_timespans(name, figures, data, failures):
+    """The first-to-last access charts draw every span of the report's
+    JSON (a read or write bar each, beside two legend swatches a chart),
+    and the shared files' chart labels its two rows."""
+    t = data.get("timespans")
+    figs = [f for f in figures if f["chart"] == "timespans"]
+    if not t:
+        if figs:
+            failures.append(f"{name}: timespan charts without timespans in the JSON")
+        return
+    want = len(t["independent"]) + len(t["shared"])
+    drawn = sum(f["spans"] for f in figs) - 2 * len(figs)
+    if drawn != want:
+        failures.append(f"{name}: timespans: {drawn} bars drawn, the JSON has {want} spans")
+    # A row label each, beside the legend's.
+    def labelled(f):
+        said = [x["s"].strip() for x in f["texts"]]
+        return said.count("read") >= 2 and said.count("write") >= 2
+
+    if t["shared"] and not any(labelled(f) for f in figs):
+        failures.append(f"{name}: timespans: the shared files' rows are not labelled read and write")
 
 
 def self_test(out_dir):
@@ -146,12 +172,16 @@ def self_test(out_dir):
 <text x="10" y="20">total</text><text x="12" y="22">sequential</text></svg></figure>
 <figure class="chart" data-chart="heatmap" data-name="HEATMAP POSIX"><svg width="300" height="100">
 <text x="10" y="20">40000000.0</text><text x="10" y="60">0.5</text></svg></figure>
+<figure class="chart" data-chart="timespans"><svg width="300" height="100"><text x="10" y="20">0</text>
+<rect x="0" y="0" width="5" height="5" fill="#1F77B4"/><rect x="9" y="0" width="5" height="5" fill="#FF7F0E"/>
+<rect x="20" y="30" width="50" height="5" fill="#1F77B4"/></svg></figure>
 <table style="width:3000px"><tr><td>x</td></tr></table>
 </body></html>""")
     caught = []
-    check_page(bad, {"module_stats": [{"module": "POSIX"}], "io_cost": []}, out_dir, caught)
+    spans = {"independent": [[0, 1.0, 2.0, False], [0, 3.0, 4.0, True]], "shared": [[1.0, 2.0, False]]}
+    check_page(bad, {"module_stats": [{"module": "POSIX"}], "io_cost": [], "timespans": spans}, out_dir, caught)
     kinds = ["'consecutive' has no label", "labels overlap", "raw number", "not a whole rank", "no colour scale",
-             "scrolls sideways"]
+             "scrolls sideways", "1 bars drawn, the JSON has 3 spans", "not labelled read and write"]
     missed = [k for k in kinds if not any(k in c for c in caught)]
     if missed:
         print(f"self-test: the checker missed: {missed}")

@@ -66,7 +66,7 @@ impl SpanAcc {
             return None;
         }
         let rows = nprocs.clamp(0, MAX_ROWS);
-        let ranks_per_row = if rows > 0 { (nprocs + rows - 1) / rows } else { 1 };
+        let ranks_per_row = if rows > 0 { nprocs / rows + i64::from(nprocs % rows != 0) } else { 1 };
         let mut t = Timespans { ranks_per_row, rows: rows as usize, unreadable: self.unreadable, ..Default::default() };
         t.end_time = if run_time.is_finite() { run_time.max(0.0) } else { 0.0 };
         for s in self.spans {

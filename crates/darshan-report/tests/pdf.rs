@@ -299,3 +299,59 @@ fn every_bar_of_the_pdfs_charts_is_c_parsers_total() {
     eprintln!("{checked} logs, {bars} bars, {costs} average costs");
     assert!(checked >= 30 && bars > 500 && costs > 60, "{checked} logs, {bars} bars, {costs} costs");
 }
+
+/// The page contents of `pdf`, inflated, in order (we write each page's
+/// content as one zlib stream).
+fn page_contents(pdf: &Path) -> Vec<String> {
+    use std::io::Read;
+    let bytes = std::fs::read(pdf).unwrap();
+    let mut out = Vec::new();
+    let mut rest = &bytes[..];
+    while let Some(at) = rest.windows(7).position(|w| w == b"stream\n") {
+        rest = &rest[at + 7..];
+        // The decoder stops at the zlib stream's end, before the end of line.
+        let end = rest.windows(9).position(|w| w == b"endstream").unwrap();
+        let mut text = String::new();
+        if flate2::read::ZlibDecoder::new(&rest[..end]).read_to_string(&mut text).is_ok() {
+            out.push(text);
+        }
+        rest = &rest[end + 9..];
+    }
+    out
+}
+
+/// Each chart's bars in the PDF: the filled rectangles (`re`) after its
+/// bold title, up to the next bold title.
+fn rects_after(contents: &[String], title: &str) -> Option<usize> {
+    let all = contents.join("\n");
+    let charts: Vec<&str> = all.split("/F2 ").collect();
+    let chart = charts.iter().find(|c| c.contains(&format!("({title})")))?;
+    Some(chart.lines().filter(|l| l.ends_with(" re")).count())
+}
+
+/// The timespan charts draw every span the report's JSON holds (which
+/// tests/timespans.rs checks against C's parser), for the logs with
+/// independent and shared spans, and none where the JSON has none.
+#[test]
+fn the_pdfs_timespan_charts_draw_every_span_of_the_report() {
+    let charts = [
+        ("independent", "Timespan from first to last access on independent files (POSIX and STDIO)"),
+        ("shared", "Timespan from first to last access on files shared by all processes"),
+    ];
+    let mut drawn = 0;
+    for name in
+        ["imbalanced_io__imbalanced-io", "e3sm_io_heatmaps_and_dxt__e3sm_io_heatmap_only", "empty_log__empty_log"]
+    {
+        let log = corpus::log(name);
+        let json: serde_json::Value = serde_json::from_slice(&summary(&["--json", "--output", "-"], &log)).unwrap();
+        let contents = page_contents(&pdf_of("spans", &log, &[]));
+        for (field, title) in charts {
+            let want = json["timespans"][field].as_array().map_or(0, |a| a.len());
+            let got = rects_after(&contents, title);
+            assert_eq!(got.unwrap_or(0), want, "{name}: {field} spans drawn");
+            assert_eq!(got.is_some(), want > 0, "{name}: the {field} chart drawn or not");
+            drawn += want;
+        }
+    }
+    assert!(drawn > 200, "{drawn} spans");
+}
