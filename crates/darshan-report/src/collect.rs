@@ -78,7 +78,11 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, UnreadableLog> {
         NameTable::new()
     });
     // Phase 2: stream.
-    let mut c = Collected { records: vec![0; MAX_MODS], ..Default::default() };
+    // Software loading and the MPI library's own files, by name (N02, N01).
+    let not_app = (diagnose::software::named(&names), diagnose::internals::named(&names));
+    let left_out = not_app.0.union(&not_app.1).copied().collect();
+    let spans = crate::timespans::SpanAcc::new(report.job.nprocs, report.job.run_time, left_out);
+    let mut c = Collected { records: vec![0; MAX_MODS], spans, ..Default::default() };
     // One entry per name is the usual size: reserving it spares a rehash
     // (and its doubled peak) on big logs.
     c.files.expect = names.len();
@@ -95,11 +99,10 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, UnreadableLog> {
     }
     // Software loading and the MPI library's own files are summed in one
     // line each (N02, N01), not listed among the application's files.
-    let software = diagnose::software::find(&c.files, &names);
-    let internal = diagnose::internals::find(&c.files, &names);
+    let software = diagnose::software::find(&c.files, &not_app.0);
+    let internal = diagnose::internals::find(&c.files, &not_app.1);
     let listed = |e: &files::FileAgg| !software.contains(&e.id) && !internal.contains(&e.id);
-    let left_out = |id: u64| software.contains(&id) || internal.contains(&id);
-    report.timespans = std::mem::take(&mut c.spans).finish(report.job.nprocs, report.job.run_time, &left_out);
+    report.timespans = std::mem::take(&mut c.spans).finish();
     assemble(&log, &mut report, &mut c, (&names, &mounts), opts, &listed);
     diagnose_all(&mut report, &mut c, &names, opts, (software, internal));
     Ok(report)

@@ -10,15 +10,21 @@ use std::collections::HashSet;
 use darshan_log::NameTable;
 
 use super::{finding, Ctx};
-use crate::files::{name_of, Files};
+use crate::files::Files;
 use crate::model::{Finding, Level};
 use crate::units;
 
 pub use darshan_log::software::mpi_internal;
 
-/// Record ids of every file an MPI library made for itself.
-pub fn find(files: &Files, names: &NameTable) -> HashSet<u64> {
-    files.iter().filter(|e| mpi_internal(&name_of(names, e.id)).is_some()).map(|e| e.id).collect()
+/// Record ids of every name in the log an MPI library made for itself: each
+/// name judged once, for the files' tables and the timespans alike.
+pub fn named(names: &NameTable) -> HashSet<u64> {
+    names.iter().filter(|(_, n)| mpi_internal(&String::from_utf8_lossy(n)).is_some()).map(|(id, _)| id).collect()
+}
+
+/// Those of `named` that are files of the report's tables.
+pub fn find(files: &Files, named: &HashSet<u64>) -> HashSet<u64> {
+    files.iter().filter(|e| named.contains(&e.id)).map(|e| e.id).collect()
 }
 
 /// N01: the library's files, named once.
