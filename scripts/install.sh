@@ -8,7 +8,8 @@
 #                 libdarshan.a, pkgconfig/darshan-runtime.pc,
 #                 libdarshan-util.so (.so.0, .so.0.0.0: darshan-util's C API
 #                 for reading logs, which PyDarshan built against
-#                 darshan-util loads), pkgconfig/darshan-util.pc
+#                 darshan-util loads), libdarshan-util.a (the same for
+#                 static links), pkgconfig/darshan-util.pc
 #   PREFIX/include darshan-logutils.h and the headers it includes (C
 #                 programs compiled against darshan-util)
 #   PREFIX/libexec darshan-config's engine (bin/darshan-config is a shell script)
@@ -129,6 +130,9 @@ ln -sf libdarshan.so.0 "$prefix/lib/libdarshan.so"
 install -m 0755 "$build/libdarshan_logutils.so" "$prefix/lib/libdarshan-util.so.0.0.0"
 ln -sf libdarshan-util.so.0.0.0 "$prefix/lib/libdarshan-util.so.0"
 ln -sf libdarshan-util.so.0 "$prefix/lib/libdarshan-util.so"
+# And its archive, as libtool installs beside it, for programs linked
+# statically (`cc -static ... $(pkg-config --static --libs darshan-util)`).
+install -m 0644 "$build/libdarshan_logutils.a" "$prefix/lib/libdarshan-util.a"
 # Its C headers (darshan-logutils.h and those it includes), written from
 # the format crate, for C programs compiled against darshan-util.
 "$build/darshan-util-headers" "$prefix/include"
@@ -331,9 +335,11 @@ Name: darshan-util
 Description: Darshan log reading library (darshan-rs; darshan-util's C API for reading)
 Version: 3.5.0
 Libs: -L\${libdir} -ldarshan-util
+Libs.private: -lpthread -lm -ldl -lrt -lutil
 Cflags: -I\${includedir}
 PC
 # darshan-util's settings (--enable-apmpi-mod, --enable-apxc-mod) into the tools and its
 # library.
-[ -z "$util_config" ] || util_config_write "$prefix"/bin/* "$prefix"/libexec/* "$prefix/lib/libdarshan-util.so.0.0.0"
+[ -z "$util_config" ] || util_config_write "$prefix"/bin/* "$prefix"/libexec/* "$prefix/lib/libdarshan-util.so.0.0.0" \
+    "$prefix/lib/libdarshan-util.a"
 echo "installed in $prefix"

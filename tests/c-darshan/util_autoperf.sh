@@ -7,7 +7,9 @@
 # with an APXC region too):
 #
 #   * C's darshan-parser.c and darshan-dxt-parser.c built twice, on C's
-#     library and on ours: the same stdout, stderr and status;
+#     library and on ours: the same stdout, stderr and status (and
+#     darshan-parser.c a third time, fully static on our
+#     libdarshan-util.a);
 #   * our darshan-parser as C's darshan-parser.c on C's library;
 #   * C's darshan-convert.c built twice (each library's log_put_record):
 #     the logs they write read alike by C's darshan-parser.c on C's
@@ -47,6 +49,11 @@ for p in darshan-parser darshan-dxt-parser darshan-convert darshan-diff; do
     cc -O1 -Wall -DPACKAGE_VERSION='"3.5.0"' -I"$w/prefix/include" -o "$w/our-bin/$p" "$w/src/$p.c" "${extra[@]}" \
         -L"$w/prefix/lib" -ldarshan-util -Wl,-rpath,"$w/prefix/lib"
 done
+# darshan-parser.c linked fully static against the tree's
+# libdarshan-util.a, which install.sh set to read AutoPerf's records as
+# it set the shared library.
+cc -O1 -static -DPACKAGE_VERSION='"3.5.0"' -I"$w/prefix/include" -o "$w/our-bin/darshan-parser-static" \
+    "$w/src/darshan-parser.c" "$w/prefix/lib/libdarshan-util.a" -lpthread -lm -ldl -lrt -lutil 2> /dev/null
 
 count() {
     echo "util_autoperf: $1: $(($2 - $3)) of $2 alike"
@@ -113,8 +120,10 @@ for log in "${logs[@]}"; do
         run "$w/out/c" "$k" "$w/c-bin/darshan-parser" $opts "$log"
         run "$w/out/ours" "$k" "$w/our-bin/darshan-parser" $opts "$log"
         run "$w/out/tool" "$k" "$w/prefix/bin/darshan-parser" $opts "$log"
+        run "$w/out/static" "$k" "$w/our-bin/darshan-parser-static" $opts "$log"
         ok=1
         alike "C's darshan-parser.c $opts on $b, C's library and ours," "$w/out/c/$k" "$w/out/ours/$k" || ok=0
+        alike "C's darshan-parser.c $opts on $b, C's library and our libdarshan-util.a," "$w/out/c/$k" "$w/out/static/$k" || ok=0
         alike "our darshan-parser $opts on $b against C's" "$w/out/c/$k" "$w/out/tool/$k" || ok=0
         [ $ok = 1 ] || bad=$((bad + 1))
     done
