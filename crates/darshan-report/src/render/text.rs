@@ -107,6 +107,9 @@ pub fn render(r: &Report) -> String {
         module(&mut o, s);
     }
     files(&mut o, r);
+    if let Some(t) = &r.timespans {
+        timespans(&mut o, t);
+    }
     metrics(&mut o, r);
     findings(&mut o, r);
     o
@@ -487,6 +490,58 @@ fn processes(o: &mut String, p: &crate::model::Processes) {
     }
 }
 
+/// Columns of the timespans' strips.
+const STRIP: usize = 60;
+
+/// When files were read and written: a strip over the run per kind of
+/// file and direction, `#` where any span covers that part of the time
+/// axis, and who and when.
+fn timespans(o: &mut String, t: &crate::model::Timespans) {
+    let left = if t.left_out > 0 {
+        format!("; {} of software loading left out", counted(t.left_out as i64, "span"))
+    } else {
+        String::new()
+    };
+    let _ =
+        writeln!(o, "\nWhen files were read and written (each record's first to last access, POSIX and STDIO{left}):");
+    let end = secs(t.end_time);
+    let _ = writeln!(o, "  {:<13}  0 s{}{end}", "", " ".repeat(STRIP.saturating_sub(3 + end.len())));
+    let own = |w: bool| t.independent.iter().filter(move |s| s.3 == w).map(|s| (s.0, s.1, s.2));
+    let shared = |w: bool| t.shared.iter().filter(move |s| s.2 == w).map(|s| (0, s.0, s.1));
+    let rows = |n: usize| match t.ranks_per_row {
+        1 if n == 1 => "1 process".to_string(),
+        1 => format!("{} processes", count(n as i64)),
+        k => format!("{n} of {} rows ({k} ranks each)", t.rows),
+    };
+    for (label, spans, who) in [
+        ("own, read", own(false).collect::<Vec<_>>(), true),
+        ("own, write", own(true).collect(), true),
+        ("shared, read", shared(false).collect(), false),
+        ("shared, write", shared(true).collect(), false),
+    ] {
+        if spans.is_empty() {
+            continue;
+        }
+        let from = spans.iter().map(|s| s.1).fold(f64::INFINITY, f64::min);
+        let to = spans.iter().map(|s| s.2).fold(0.0, f64::max);
+        let mut distinct: Vec<usize> = spans.iter().map(|s| s.0).collect();
+        distinct.dedup();
+        let by = if who { format!("{}, ", rows(distinct.len())) } else { String::new() };
+        let _ = writeln!(o, "  {label:<13} |{}|  {by}{} to {}", strip(&spans, t.end_time), secs(from), secs(to));
+    }
+}
+
+/// [`STRIP`] columns over `0..end`: `#` where a span covers part of the
+/// column, `.` elsewhere.
+fn strip(spans: &[(usize, f64, f64)], end: f64) -> String {
+    let mut cols = [false; STRIP];
+    let at = |t: f64| if end > 0.0 { ((t / end * STRIP as f64) as usize).min(STRIP - 1) } else { 0 };
+    for s in spans {
+        cols[at(s.1)..=at(s.2)].iter_mut().for_each(|c| *c = true);
+    }
+    cols.iter().map(|&c| if c { '#' } else { '.' }).collect()
+}
+
 /// The readers side by side: bytes, read time, and how long each waited
 /// for its first data.
 fn readers(o: &mut String, rd: &crate::model::ReaderSpread) {
@@ -587,5 +642,28 @@ mod tests {
         let mut o = String::new();
         io_uring(&mut o, &two);
         assert!(o.contains("(IO_URING, 2 files): 2 reads ("), "{o}");
+    }
+
+    /// A strip marks the columns a span touches, its first and last
+    /// included, over the time axis.
+    #[test]
+    fn a_timespan_strip_marks_the_columns_its_spans_touch() {
+        let mut want = "#".to_string() + &".".repeat(29) + &"#".repeat(30);
+        assert_eq!(strip(&[(0, 0.0, 0.0), (0, 50.0, 100.0)], 100.0), want);
+        want.replace_range(10..11, "#");
+        assert_eq!(strip(&[(0, 0.0, 0.0), (3, 17.0, 18.0), (0, 50.0, 100.0)], 100.0), want);
+        let t = crate::model::Timespans {
+            end_time: 100.0,
+            ranks_per_row: 1,
+            rows: 4,
+            independent: vec![(0, 1.0, 2.0, true), (3, 5.0, 6.0, true)],
+            shared: vec![(50.0, 60.0, false)],
+            ..Default::default()
+        };
+        let mut o = String::new();
+        timespans(&mut o, &t);
+        assert!(o.contains("own, write    |##.#....") && o.contains("2 processes, 1.00 s to 6.00 s"), "{o}");
+        assert!(o.contains("shared, read  |") && o.contains("50.00 s to 60.00 s"), "{o}");
+        assert!(!o.contains("own, read") && !o.contains("shared, write"), "{o}");
     }
 }
