@@ -173,10 +173,20 @@ pub fn covered(module: usize) -> bool {
     )
 }
 
-/// Every covered module's files, one map per module keyed by record id.
+/// One module's files in the order first seen, and where each id's is.
+/// The entries are a vector, not a map's values: a vector grows in place
+/// (a large one is remapped, not copied), where a map's rehash holds the
+/// old and the new table at once (a log of 115,000 files took 92 MB).
+#[derive(Default)]
+struct Table {
+    at: HashMap<u64, u32>,
+    entries: Vec<FileAgg>,
+}
+
+/// Every covered module's files, one table per module keyed by record id.
 #[derive(Default)]
 pub struct Files {
-    maps: Vec<(usize, HashMap<u64, FileAgg>)>,
+    maps: Vec<(usize, Table)>,
     /// Entries to reserve in a module's map on its first record.
     pub expect: usize,
 }
@@ -186,13 +196,18 @@ impl Files {
         let i = match self.maps.iter().position(|(m, _)| *m == l.module) {
             Some(i) => i,
             None => {
-                self.maps.push((l.module, HashMap::with_capacity(self.expect)));
+                let t = Table { at: HashMap::with_capacity(self.expect), entries: Vec::with_capacity(self.expect) };
+                self.maps.push((l.module, t));
                 self.maps.len() - 1
             }
         };
-        let map = &mut self.maps[i].1;
+        let t = &mut self.maps[i].1;
         let c = |i: Option<usize>| i.and_then(|i| r.counters.get(i)).copied().unwrap_or(0);
-        let e = map.entry(r.id).or_insert_with(|| FileAgg::new(l.module, r.id));
+        let k = *t.at.entry(r.id).or_insert_with(|| {
+            t.entries.push(FileAgg::new(l.module, r.id));
+            (t.entries.len() - 1) as u32
+        });
+        let e = &mut t.entries[k as usize];
         let (br, bw) = (c(l.bytes_read), c(l.bytes_written));
         e.entry.add(br, bw, accum::max_offset(l.module, r), r.rank);
         let time = l.io_time(r);
@@ -246,15 +261,16 @@ impl Files {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &FileAgg> {
-        self.maps.iter().flat_map(|(_, m)| m.values())
+        self.maps.iter().flat_map(|(_, t)| t.entries.iter())
     }
 
     pub fn of(&self, module: usize) -> impl Iterator<Item = &FileAgg> {
-        self.maps.iter().filter(move |(m, _)| *m == module).flat_map(|(_, m)| m.values())
+        self.maps.iter().filter(move |(m, _)| *m == module).flat_map(|(_, t)| t.entries.iter())
     }
 
     pub fn get(&self, module: usize, id: u64) -> Option<&FileAgg> {
-        self.maps.iter().find(|(m, _)| *m == module)?.1.get(&id)
+        let t = &self.maps.iter().find(|(m, _)| *m == module)?.1;
+        t.at.get(&id).map(|&k| &t.entries[k as usize])
     }
 }
 
