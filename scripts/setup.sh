@@ -27,6 +27,9 @@ if command -v rustup >/dev/null; then
 fi
 need_apt=()
 command -v cc >/dev/null || need_apt+=(gcc libc6-dev)
+# The C library's archives (libc.a, libm.a, ...): util_programs.sh links
+# C's darshan-parser.c fully static against libdarshan-util.a.
+[ "$(cc -print-file-name=libc.a 2>/dev/null)" != libc.a ] || need_apt+=(libc6-dev)
 command -v tar >/dev/null || need_apt+=(tar)
 command -v cp >/dev/null || need_apt+=(coreutils)
 command -v python3 >/dev/null || need_apt+=(python3)

@@ -179,7 +179,7 @@ pub fn covered(module: usize) -> bool {
 /// old and the new table at once (a log of 115,000 files took 92 MB).
 #[derive(Default)]
 struct Table {
-    at: HashMap<u64, u32>,
+    at: HashMap<u64, usize>,
     entries: Vec<FileAgg>,
 }
 
@@ -192,22 +192,27 @@ pub struct Files {
 }
 
 impl Files {
-    pub fn add(&mut self, l: &Roles, r: &Record) {
-        let i = match self.maps.iter().position(|(m, _)| *m == l.module) {
+    /// Module `module`'s entry of file `id`, made at its first record.
+    fn entry(&mut self, module: usize, id: u64) -> &mut FileAgg {
+        let i = match self.maps.iter().position(|(m, _)| *m == module) {
             Some(i) => i,
             None => {
                 let t = Table { at: HashMap::with_capacity(self.expect), entries: Vec::with_capacity(self.expect) };
-                self.maps.push((l.module, t));
+                self.maps.push((module, t));
                 self.maps.len() - 1
             }
         };
         let t = &mut self.maps[i].1;
-        let c = |i: Option<usize>| i.and_then(|i| r.counters.get(i)).copied().unwrap_or(0);
-        let k = *t.at.entry(r.id).or_insert_with(|| {
-            t.entries.push(FileAgg::new(l.module, r.id));
-            (t.entries.len() - 1) as u32
+        let k = *t.at.entry(id).or_insert_with(|| {
+            t.entries.push(FileAgg::new(module, id));
+            t.entries.len() - 1
         });
-        let e = &mut t.entries[k as usize];
+        &mut t.entries[k]
+    }
+
+    pub fn add(&mut self, l: &Roles, r: &Record) {
+        let c = |i: Option<usize>| i.and_then(|i| r.counters.get(i)).copied().unwrap_or(0);
+        let e = self.entry(l.module, r.id);
         let (br, bw) = (c(l.bytes_read), c(l.bytes_written));
         e.entry.add(br, bw, accum::max_offset(l.module, r), r.rank);
         let time = l.io_time(r);
@@ -270,7 +275,7 @@ impl Files {
 
     pub fn get(&self, module: usize, id: u64) -> Option<&FileAgg> {
         let t = &self.maps.iter().find(|(m, _)| *m == module)?.1;
-        t.at.get(&id).map(|&k| &t.entries[k as usize])
+        t.at.get(&id).map(|&k| &t.entries[k])
     }
 }
 
