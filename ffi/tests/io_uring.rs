@@ -537,19 +537,26 @@ fn the_facility_study_counts_a_ring_copy() {
 /// * the same four at a time: U02 only;
 /// * 16 blocks of 64 KiB and one of 1,000 bytes, four at a time: nothing
 ///   about io_uring (17 requests each way are no pattern); with the stall
-///   threshold at 0 s, its slowest request is said (U03).
+///   threshold at 0 s, its slowest request is said (U03); with 10
+///   requests enough for a pattern, U02;
+/// * 24 blocks of 1 MiB, four at a time, with 10 requests enough: nothing
+///   (U02 called a stripe-sized request small: the 100K_1M bucket holds
+///   requests of exactly 1 MiB too).
 #[test]
 fn io_uring_findings_fit_the_copies_known_shapes() {
     let d = scratch("uring-findings");
     let exe = with_liburing("uring_copy", &d);
-    let (config, stall) = (d.join("thresholds.json"), d.join("stall.json"));
+    let (config, stall, few) = (d.join("thresholds.json"), d.join("stall.json"), d.join("few.json"));
     std::fs::write(&config, r#"{"min_time": 0.001}"#).unwrap();
     std::fs::write(&stall, r#"{"min_time": 0.001, "uring_stall": 0}"#).unwrap();
-    for (size, block, depth, want) in [
-        (8 << 20, "4096", "1", &["U01", "U02"][..]),
-        (8 << 20, "4096", "4", &["U02"][..]),
-        (16 * 65536 + 1000, "65536", "4", &[][..]),
-        (16 * 65536 + 1000, "65536", "4", &["U03"][..]),
+    std::fs::write(&few, r#"{"min_time": 0.001, "small_requests_absolute": 10}"#).unwrap();
+    for (size, block, depth, want, cfg) in [
+        (8 << 20, "4096", "1", &["U01", "U02"][..], &config),
+        (8 << 20, "4096", "4", &["U02"][..], &config),
+        (16 * 65536 + 1000, "65536", "4", &[][..], &config),
+        (16 * 65536 + 1000, "65536", "4", &["U03"][..], &stall),
+        (16 * 65536 + 1000, "65536", "4", &["U02"][..], &few),
+        (24 << 20, "1048576", "4", &[][..], &few),
     ] {
         let run_dir = scratch("uring-findings-run");
         let (src, dst) = (run_dir.join("data/src.dat"), run_dir.join("data/dst.dat"));
@@ -558,7 +565,7 @@ fn io_uring_findings_fit_the_copies_known_shapes() {
         let out = output(
             std::process::Command::new(built("darshan-summary"))
                 .args(["--json", "-o", "-", "--config"])
-                .arg(if want == ["U03"] { &stall } else { &config })
+                .arg(cfg)
                 .arg(only_log(&run_dir)),
         );
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

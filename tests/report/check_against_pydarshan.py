@@ -10,7 +10,11 @@ PyDarshan 3.5.0 computes for its summary report:
   * access-size histograms (the summed SIZE_* counters);
   * common access sizes (plot_common_access_table) as (size, count) sets;
   * HEATMAP bins: bin count, width, per-bin and per-rank sums;
-  * bytes and files by file-system root (data_access_by_filesystem).
+  * bytes and files by file-system root (data_access_by_filesystem);
+  * the small requests of P05/P06 (Drishti's buckets up to 1 MiB, less
+    those the records' common access sizes show to be of exactly 1 MiB),
+    from PyDarshan's POSIX records, where a finding or a held-back rule
+    states them.
 Usage: check_against_pydarshan.py DARSHAN_SUMMARY LOG...
 Exits 1 on any difference; prints what differs.
 """
@@ -187,6 +191,34 @@ def common_access(log, report, ours, mod):
         diffs.append(f"{log}: {mod} common access: ours {sorted(mine)} PyDarshan {sorted(theirs)}")
 
 
+MIB = 1048576
+SMALL = ["0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M"]
+
+
+def small_requests(log, report, ours):
+    """P05/P06's counts from PyDarshan's POSIX records: per record, the
+    requests of 1 MiB in one direction are at least the common count of
+    1 MiB less the other direction's 100K_1M bucket."""
+    df = report.records["POSIX"].to_df()["counters"]
+    for code, d, other in [("P05", "READ", "WRITE"), ("P06", "WRITE", "READ")]:
+        bucketed = int(sum(df[f"POSIX_SIZE_{d}_{b}"].sum() for b in SMALL))
+        mib = 0
+        for _, r in df.iterrows():
+            common = next((int(r[f"POSIX_ACCESS{k}_COUNT"]) for k in range(1, 5)
+                           if int(r[f"POSIX_ACCESS{k}_ACCESS"]) == MIB), 0)
+            mine, theirs = int(r[f"POSIX_SIZE_{d}_100K_1M"]), int(r[f"POSIX_SIZE_{other}_100K_1M"])
+            mib += min(max(common - theirs, 0), mine)
+        said = [f["title"] for f in ours["findings"] if f["code"] == code] + \
+               [w["reason"] for w in ours["withheld"] if w["code"] == code and "exactly 1 MiB" in w["reason"]]
+        for text in said:
+            expect = f"({bucketed - mib:,})" if text.startswith("High") else f"{bucketed:,} {d.lower()}s in the " \
+                f"access-size buckets up to 1 MiB, but {mib:,} of them of exactly 1 MiB"
+            global compared
+            compared += 1
+            if expect not in text:
+                diffs.append(f"{log}: {code}: '{text}' does not say {expect!r}")
+
+
 def heatmaps(log, report, ours):
     for sub, hm in report.heatmaps.items():
         name = "HEATMAP " + sub.replace("-", "")
@@ -255,6 +287,8 @@ def main():
             if mod in report.records and len(report.records[mod]) > 0:
                 histogram(short, report, ours, mod)
                 common_access(short, report, ours, mod)
+        if "POSIX" in report.records and len(report.records["POSIX"]) > 0:
+            small_requests(short, report, ours)
         heatmaps(short, report, ours)
         by_root(short, report, ours)
     print(f"darshan-summary vs PyDarshan: {len(logs)} logs, {compared} figures compared, {len(diffs)} differences")

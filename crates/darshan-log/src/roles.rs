@@ -69,6 +69,10 @@ pub struct Roles {
     pub small: Vec<(usize, usize)>,
     /// ACCESS1..4: (size counter, count counter).
     pub access: Vec<(usize, usize)>,
+    /// The bucket of `small` whose top is 1 MiB (`100K_1M`): it holds
+    /// requests of exactly 1 MiB too (C's `DARSHAN_BUCKET_INC` counts
+    /// sizes below 1,048,577 there), which are not under 1 MiB.
+    pub mib_bucket: Option<(usize, usize)>,
 }
 
 /// The name prefix of a fixed-layout module's counters, for the modules
@@ -153,8 +157,11 @@ impl Roles {
             let label = rest.strip_prefix("AGG_").unwrap_or(rest);
             let w = format!("{prefix}_SIZE_WRITE_{rest}");
             if let Some(j) = names.iter().position(|n| *n == w) {
-                if bucket_bounds(label).1.is_some_and(|hi| hi <= 1048576.0) {
+                if bucket_bounds(label).1.is_some_and(|hi| hi <= MIB) {
                     l.small.push((i, j));
+                }
+                if bucket_bounds(label).1 == Some(MIB) {
+                    l.mib_bucket = Some((i, j));
                 }
                 l.size_buckets.push((label.to_string(), i, j));
             }
@@ -167,11 +174,34 @@ impl Roles {
         l
     }
 
+    /// At least how many of record `r`'s reads and of its writes were of
+    /// exactly 1 MiB: requests its `small` buckets count that are not
+    /// under 1 MiB. The common accesses count the reads and writes of a
+    /// size together, and never more than were made (a process counts
+    /// only the first 32 sizes it sees; a shared record sums each rank's
+    /// four most common), so one direction made at least that count less
+    /// the other direction's whole bucket. (0, 0) where the module keeps
+    /// no such bucket or 1 MiB is not among the common accesses.
+    pub fn exactly_1mib(&self, r: &Record) -> (i64, i64) {
+        let Some((br, bw)) = self.mib_bucket else { return (0, 0) };
+        let at = |k: usize| r.counters.get(k).copied().unwrap_or(0).max(0);
+        // The first slot of 1 MiB: no runtime lists a size twice.
+        let common = self.access.iter().find(|(a, _)| at(*a) == MIB as i64).map_or(0, |(_, n)| at(*n));
+        let (read_bucket, write_bucket) = (at(br), at(bw));
+        (
+            common.saturating_sub(write_bucket).clamp(0, read_bucket),
+            common.saturating_sub(read_bucket).clamp(0, write_bucket),
+        )
+    }
+
     /// Index of a counter by its full name (e.g. "POSIX_READS").
     pub fn counter(&self, name: &str) -> Option<usize> {
         counter_names(self.module).0.iter().position(|n| *n == name)
     }
 }
+
+/// 1 MiB, the top of the access-size buckets Drishti calls small.
+const MIB: f64 = 1048576.0;
 
 /// Lower bound in bytes of a histogram bucket label such as `1K_10K`,
 /// `100M_1G` or `1G_PLUS`, and its upper bound (None for open-ended).
@@ -239,6 +269,36 @@ mod tests {
         assert_eq!((u.bytes_read, u.bytes_written), (Some(c::BYTES_READ), Some(c::BYTES_WRITTEN)));
         assert_eq!(u.size_buckets.len(), 10);
         assert_eq!(u.small.len(), 5);
+    }
+
+    /// `dd bs=1M` reads 1,500 MiB and a last read of 0 bytes: C puts
+    /// all but that one in the 100K_1M bucket, which no request of 1 MiB
+    /// makes small; where reads and writes of 1 MiB share the common
+    /// count, each direction is given only what the other's bucket
+    /// cannot hold.
+    #[test]
+    fn requests_of_exactly_1_mib_are_told_from_the_bucket_they_share() {
+        use crate::counters::posix as p;
+        let l = Roles::of(modules::POSIX).unwrap();
+        let mut r = Record::zeroed(modules::POSIX, 1, 0);
+        r.counters[p::SIZE_READ_100K_1M] = 1500;
+        r.counters[p::SIZE_READ_0_100] = 1;
+        (r.counters[p::ACCESS1_ACCESS], r.counters[p::ACCESS1_COUNT]) = (1048576, 1500);
+        (r.counters[p::ACCESS2_ACCESS], r.counters[p::ACCESS2_COUNT]) = (0, 1);
+        assert_eq!(l.exactly_1mib(&r), (1500, 0));
+        // 600 writes in the bucket too: of the 1,500 of 1 MiB, at least
+        // 900 were reads; the writes' share cannot be told.
+        r.counters[p::SIZE_WRITE_100K_1M] = 600;
+        assert_eq!(l.exactly_1mib(&r), (900, 0));
+        // Every bucketed request of 1 MiB, both ways.
+        r.counters[p::ACCESS1_COUNT] = 2100;
+        assert_eq!(l.exactly_1mib(&r), (1500, 600));
+        // 1 MiB not among the common accesses; a hostile count.
+        r.counters[p::ACCESS1_ACCESS] = 1048575;
+        assert_eq!(l.exactly_1mib(&r), (0, 0));
+        (r.counters[p::ACCESS1_ACCESS], r.counters[p::ACCESS1_COUNT]) = (1048576, i64::MAX);
+        assert_eq!(l.exactly_1mib(&r), (1500, 600));
+        assert_eq!(Roles::of(modules::STDIO).unwrap().exactly_1mib(&Record::zeroed(modules::STDIO, 1, 0)), (0, 0));
     }
 
     #[test]

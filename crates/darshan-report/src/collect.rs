@@ -168,6 +168,7 @@ fn diagnose_all(
     // is not a job merge of processes without MPI (job_processes=).
     let merged = report.job.metadata.iter().any(|(k, _)| k == "job_processes");
     let mpi = present.iter().any(|m| m == "MPI-IO") || (nprocs > 1 && !merged);
+    let python = diagnose::software::python(&report.job.command_line, names, &software);
     let cx = Ctx {
         cfg: &opts.config,
         sums: &c.sums,
@@ -182,6 +183,7 @@ fn diagnose_all(
         uring_time: c.uring.latency_sum(),
         hints,
         mpi,
+        python,
         internal,
         software,
         counting_software: Default::default(),

@@ -40,9 +40,12 @@ pub enum Detail {
     #[default]
     None,
     Posix {
-        /// Reads and writes under 1 MiB (histogram buckets).
+        /// Reads and writes in the buckets up to 1 MiB (Drishti's
+        /// "small"), and of those at least how many were of exactly
+        /// 1 MiB (`Roles::exactly_1mib`).
         small_reads: i64,
         small_writes: i64,
+        mib: (i64, i64),
         /// Over the single-rank records: (min, max) bytes per rank
         /// written and read (Drishti P21/P22); None before the first.
         rank_w: Option<MinMax>,
@@ -67,6 +70,7 @@ impl FileAgg {
             modules::POSIX => Detail::Posix {
                 small_reads: 0,
                 small_writes: 0,
+                mib: (0, 0),
                 rank_w: None,
                 rank_r: None,
                 file_not_aligned: 0,
@@ -114,9 +118,26 @@ impl FileAgg {
         (self.shared() && self.slowest.1 > 0.0).then(|| (self.slowest.1 - fastest).max(0.0) / self.slowest.1)
     }
 
+    /// (reads, writes) under 1 MiB: those of the small buckets not
+    /// known to be of exactly 1 MiB.
     pub fn small(&self) -> (i64, i64) {
+        let ((r, w), (mr, mw)) = (self.small_bucketed(), self.exactly_1mib());
+        (r - mr, w - mw)
+    }
+
+    /// (reads, writes) in the access-size buckets up to 1 MiB: what
+    /// Drishti counts as small.
+    pub fn small_bucketed(&self) -> (i64, i64) {
         match self.detail {
             Detail::Posix { small_reads, small_writes, .. } => (small_reads, small_writes),
+            _ => (0, 0),
+        }
+    }
+
+    /// (reads, writes) of the small buckets known to be of exactly 1 MiB.
+    pub fn exactly_1mib(&self) -> (i64, i64) {
+        match self.detail {
+            Detail::Posix { mib, .. } => mib,
             _ => (0, 0),
         }
     }
@@ -228,13 +249,15 @@ impl Files {
                 *coll_reads += r.counters[mpiio::COLL_READS];
                 *coll_writes += r.counters[mpiio::COLL_WRITES];
             }
-            Detail::Posix { small_reads, small_writes, rank_w, rank_r, file_not_aligned, file_alignment } => {
+            Detail::Posix { small_reads, small_writes, mib, rank_w, rank_r, file_not_aligned, file_alignment } => {
                 *file_not_aligned += r.counters.get(posix::FILE_NOT_ALIGNED).copied().unwrap_or(0);
                 *file_alignment = (*file_alignment).max(r.counters.get(posix::FILE_ALIGNMENT).copied().unwrap_or(0));
                 for &(sr, sw) in &l.small {
                     *small_reads += r.counters[sr];
                     *small_writes += r.counters[sw];
                 }
+                let (mr, mw) = l.exactly_1mib(r);
+                *mib = (mib.0 + mr, mib.1 + mw);
                 if r.rank >= 0 {
                     let mm = |m: Option<(i64, i64)>, v: i64| Some(m.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))));
                     *rank_w = mm(*rank_w, bw);

@@ -543,8 +543,8 @@ pub struct IoUring {
     /// Σ submit-to-completion seconds of reads and writes (they overlap
     /// when several are in flight: not time spent).
     pub latency_sum: f64,
-    /// Reads and writes under 1 MiB, and those that started where the
-    /// one before ended.
+    /// Reads and writes of 100 KiB or less, and those that started where
+    /// the one before ended.
     pub small: i64,
     pub consecutive: i64,
     /// (bucket, reads, writes) of the request sizes.

@@ -51,7 +51,7 @@ impl UringAcc {
         let (t0, t1) = (f(c::F_START_TIMESTAMP), f(c::F_END_TIMESTAMP));
         self.first = if self.files.is_empty() { t0 } else { self.first.min(t0) };
         self.last = self.last.max(t1);
-        let small = (0..5).map(|b| k(c::SIZE_READ_0_100 + b) + k(c::SIZE_WRITE_0_100 + b)).sum();
+        let small = (0..SMALL_BUCKETS).map(|b| k(c::SIZE_READ_0_100 + b) + k(c::SIZE_WRITE_0_100 + b)).sum();
         self.files.push(UringFile {
             path: String::from_utf8_lossy(names.get(r.id).unwrap_or(b"?")).into_owned(),
             rank: r.rank,
@@ -137,7 +137,13 @@ impl UringAcc {
     }
 }
 
-/// Reads and writes under 1 MiB (the histogram's first five buckets).
+/// The histogram's buckets of small requests: 0_100 … 10K_100K, requests
+/// of 100 KiB or less. Not 100K_1M, which holds the requests of exactly
+/// 1 MiB too, a stripe at a time: IO_URING keeps no common access sizes
+/// to tell those apart (POSIX's P05/P06 do, `Roles::exactly_1mib`).
+const SMALL_BUCKETS: usize = 4;
+
+/// Reads and writes of 100 KiB or less.
 fn small_total(totals: &[i64]) -> i64 {
-    (0..5).map(|b| totals[c::SIZE_READ_0_100 + b] + totals[c::SIZE_WRITE_0_100 + b]).sum()
+    (0..SMALL_BUCKETS).map(|b| totals[c::SIZE_READ_0_100 + b] + totals[c::SIZE_WRITE_0_100 + b]).sum()
 }

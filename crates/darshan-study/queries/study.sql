@@ -22,7 +22,19 @@ SELECT log_id, nprocs,
 FROM jobs
 
 -- view: posix_files
+-- small_writes: the writes under 1 MiB. The 100K_1M bucket holds those of
+-- exactly 1 MiB too; the common access count of 1 MiB less the reads of
+-- that bucket is at least how many of its writes were of 1 MiB
+-- (darshan_log::roles::exactly_1mib, docs/report.md).
 CREATE TEMPORARY VIEW posix_files AS
+WITH r AS (
+  SELECT *,
+    CAST(CASE WHEN POSIX_ACCESS1_ACCESS = 1048576 THEN POSIX_ACCESS1_COUNT
+              WHEN POSIX_ACCESS2_ACCESS = 1048576 THEN POSIX_ACCESS2_COUNT
+              WHEN POSIX_ACCESS3_ACCESS = 1048576 THEN POSIX_ACCESS3_COUNT
+              WHEN POSIX_ACCESS4_ACCESS = 1048576 THEN POSIX_ACCESS4_COUNT ELSE 0 END AS DOUBLE)
+      - CAST(POSIX_SIZE_READ_100K_1M AS DOUBLE) AS mib_writes_at_least
+  FROM posix_records)
 SELECT log_id, record_id,
   MAX(CASE WHEN rank = -1 THEN 1 ELSE 0 END) AS all_ranks,
   COUNT(DISTINCT rank) AS ranks,
@@ -31,8 +43,10 @@ SELECT log_id, record_id,
   MAX(CAST(POSIX_MAX_BYTE_READ AS DOUBLE)) AS max_byte_read,
   SUM(CAST(POSIX_SIZE_WRITE_0_100 AS DOUBLE) + CAST(POSIX_SIZE_WRITE_100_1K AS DOUBLE)
       + CAST(POSIX_SIZE_WRITE_1K_10K AS DOUBLE) + CAST(POSIX_SIZE_WRITE_10K_100K AS DOUBLE)
-      + CAST(POSIX_SIZE_WRITE_100K_1M AS DOUBLE)) AS small_writes
-FROM posix_records
+      + CAST(POSIX_SIZE_WRITE_100K_1M AS DOUBLE)
+      - CASE WHEN mib_writes_at_least > CAST(POSIX_SIZE_WRITE_100K_1M AS DOUBLE) THEN CAST(POSIX_SIZE_WRITE_100K_1M AS DOUBLE)
+             WHEN mib_writes_at_least > 0 THEN mib_writes_at_least ELSE 0 END) AS small_writes
+FROM r
 GROUP BY log_id, record_id
 
 -- view: job_io

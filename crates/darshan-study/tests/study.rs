@@ -373,3 +373,40 @@ fn mpi_communication_is_studied_and_a_database_without_its_tables_still_is() {
     assert!(old.table("mpi_operations").unwrap().rows.is_empty());
     assert_eq!(old.table("jobs_by_size").unwrap().rows, s.table("jobs_by_size").unwrap().rows);
 }
+
+/// Two jobs of 4 processes each wrote 1,500,000 times to a shared file
+/// without collective I/O, one in 512 KiB requests and one in 1 MiB
+/// requests, a stripe each. The study listed both as "≥ 1 million small
+/// (< 1 MiB) writes to shared files": the 100K_1M bucket holds requests
+/// of exactly 1 MiB too. The records' common access size tells them
+/// apart, as on a real log (`POSIX_ACCESS1_ACCESS`/`_COUNT`).
+#[test]
+fn a_million_shared_writes_of_exactly_1_mib_were_listed_as_small() {
+    let dir = out_dir("mib");
+    let tree = dir.join("tree");
+    for (jobid, size) in [(1i64, 512i64 << 10), (2, 1 << 20)] {
+        let name = format!("/lustre/out/{jobid}.dat");
+        let mut names = NameTable::new();
+        names.insert(darshan_log::record_id(name.as_bytes()), name.as_bytes());
+        let mut r = synth::posix_io(&name, -1, 0, 1_500_000, size, 0.0, 100.0);
+        (r.counters[p::ACCESS1_ACCESS], r.counters[p::ACCESS1_COUNT]) = (size, 1_500_000);
+        let job = Job {
+            uid: 1000,
+            start_time_sec: 1_790_812_800,
+            start_time_nsec: 0,
+            end_time_sec: 1_790_812_900,
+            end_time_nsec: 0,
+            nprocs: 4,
+            jobid,
+            metadata: b"lib_ver=3.5.0\n".to_vec(),
+            exe_mnt: b"/bin/app\nlustre /lustre".to_vec(),
+        };
+        let log = tree.join(format!("ann_app_id{jobid}-{jobid}_11-1-600-{jobid}_1.darshan"));
+        std::fs::create_dir_all(&tree).unwrap();
+        synth::write_log(&log, &job, &names, vec![r]).unwrap();
+    }
+    let db = dir.join("s.db");
+    ingest(&tree, &db);
+    let s = study(&db, &Options::default()).unwrap();
+    assert_eq!(jobids(&s, "small_shared_writes"), BTreeSet::from([1]));
+}

@@ -102,21 +102,11 @@ fn no_mpiio(cx: &Ctx, out: &mut Vec<Finding>) {
     }
 }
 
-/// The most bytes the requests under 1 MiB can have moved: each size
-/// bucket's count at the bucket's top.
-fn small_bytes_bound(p: &crate::modstats::ModuleSums, what: &str) -> i64 {
-    let dir = if what == "read" { "READ" } else { "WRITE" };
-    [("0_100", 100i64), ("100_1K", 1 << 10), ("1K_10K", 10 << 10), ("10K_100K", 100 << 10), ("100K_1M", 1 << 20)]
-        .iter()
-        .map(|(bucket, top)| p.sum(&format!("POSIX_SIZE_{dir}_{bucket}")).max(0).saturating_mul(*top))
-        .fold(0i64, i64::saturating_add)
-}
-
 /// POSIX's findings (P01-P17), in Drishti's order.
 fn posix(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
     let t = |k: &str| cx.cfg.get(k);
     imbalance(cx, p, out);
-    small_requests(cx, p, out);
+    super::small::requests(cx, p, out);
     let ops = p.sum("POSIX_READS") + p.sum("POSIX_WRITES");
     let moved = p.sum("POSIX_BYTES_READ") + p.sum("POSIX_BYTES_WRITTEN");
     let spent = p.times[0] + p.times[1];
@@ -172,7 +162,7 @@ fn long_metadata_line(cx: &Ctx, r: &super::LongMetadata) -> String {
 
 /// A share a over b (b = 0: infinite, so that any threshold is passed
 /// only where there is something to share).
-fn ratio(a: i64, b: i64) -> f64 {
+pub(super) fn ratio(a: i64, b: i64) -> f64 {
     if b == 0 {
         f64::INFINITY
     } else {
@@ -215,96 +205,6 @@ fn imbalance(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) 
             None,
         ));
     }
-}
-
-/// P05/P06: many small requests, where they move enough data and take
-/// enough time to matter.
-fn small_requests(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) {
-    let t = |k: &str| cx.cfg.get(k);
-    let (reads, writes) = (p.sum("POSIX_READS"), p.sum("POSIX_WRITES"));
-    let (br, bw) = (p.sum("POSIX_BYTES_READ"), p.sum("POSIX_BYTES_WRITTEN"));
-    let (small_r, small_w) = p.small();
-    for (code, n, total, what, key) in [
-        ("P05", small_r, reads, "read", (|e: &FileAgg| e.small().0) as fn(&FileAgg) -> i64),
-        ("P06", small_w, writes, "write", |e: &FileAgg| e.small().1),
-    ] {
-        let moved = if what == "read" { br } else { bw };
-        let spent = if what == "read" { p.times[0] } else { p.times[1] };
-        if n > 0 && ratio(n, total) > t("small_requests") && n as f64 > t("small_requests_absolute") {
-            if small_withheld(cx, code, (n, total, what), moved, spent) {
-                continue;
-            }
-            // Drishti names the files with over half the ratio's share.
-            let floor = total as f64 * t("small_requests") / 2.0;
-            let files = cx.files_of(modules::POSIX).map(|e| (key(e) as f64, e)).filter(|(k, _)| *k > floor).collect();
-            let mut ev =
-                vec![format!("{} of {} {what} requests are under 1 MiB ({})", count(n), count(total), pct(n, total))];
-            ev.extend(cx.worst(files, |name, _, k| format!("{} small {what}s to {name}", count(k as i64))));
-            let rec = if cx.module_present("MPI-IO") {
-                "Use collective MPI-IO operations (MPI_File_read_all, MPI_File_write_all) or aggregate requests into larger ones"
-            } else {
-                cx.advice(
-                    "Aggregate small requests into larger ones, or use MPI-IO collective I/O",
-                    "Make requests larger: buffer them, put many small samples into fewer larger files or records \
-                     (shards, TFRecord, WebDataset), and read with parallel workers in the data loader",
-                )
-            };
-            // What the small requests can have carried at most (each at
-            // its size bucket's top): under 1 % of the bytes, they are
-            // information, not the job's problem.
-            let small_bytes = small_bytes_bound(p, what);
-            let minor = moved > 0 && (small_bytes as f64) < moved as f64 * 0.01;
-            if minor {
-                ev.push(format!(
-                    "at most {} in them ({} of the bytes {what})",
-                    b(small_bytes as f64),
-                    pct(small_bytes, moved)
-                ));
-            }
-            out.push(finding(
-                code,
-                if minor { Level::Info } else { Level::High },
-                format!("High number ({}) of small {what} requests (< 1 MiB)", count(n)),
-                ev,
-                Some(rec),
-            ));
-        }
-    }
-}
-
-/// A P05/P06 that is withheld, and why: the small requests (`n` of
-/// `total` `what`s) moved too little data, or all the requests of that
-/// direction took too little time, to be the job's problem.
-fn small_withheld(cx: &Ctx, code: &str, (n, total, what): (i64, i64, &str), moved: i64, spent: f64) -> bool {
-    if (moved as f64) < cx.min_volume() {
-        cx.withhold(
-            code,
-            format!(
-                "{} small {what}s, but {} {what} in all: under the {} a finding needs",
-                count(n),
-                b(moved as f64),
-                b(cx.min_volume())
-            ),
-        );
-        return true;
-    }
-    // Many small requests cost the job only the time they take;
-    // consecutive ones are merged by the kernel's read-ahead and
-    // write-back before they reach a disk or a server.
-    if spent < cx.min_time() {
-        cx.withhold(
-            code,
-            format!(
-                "{} small {what}s, but all {} {what}s took {} (every process together): under the {} a finding about time needs",
-                count(n),
-                count(total),
-                crate::units::secs(spent),
-                crate::units::secs(cx.min_time())
-            ),
-        );
-        return true;
-    }
-    false
 }
 
 /// P07: requests misaligned in memory.
@@ -540,66 +440,9 @@ fn shared_posix(cx: &Ctx, out: &mut Vec<Finding>) {
     if shared.is_empty() {
         return;
     }
-    small_shared(cx, &shared, out);
+    super::small::shared(cx, &shared, out);
     let aggregated = stragglers(cx, &shared, out);
     aggregation(cx, aggregated, out);
-}
-
-/// P15/P16: many small requests to shared files.
-fn small_shared(cx: &Ctx, shared: &[&FileAgg], out: &mut Vec<Finding>) {
-    let t = |k: &str| cx.cfg.get(k);
-    let (mut reads, mut small_r, mut writes, mut small_w) = (0, 0, 0, 0);
-    for e in shared {
-        reads += e.reads;
-        small_r += e.small().0;
-        writes += e.writes;
-        small_w += e.small().1;
-    }
-    let time = |f: fn(&FileAgg) -> i64| -> f64 {
-        // A shared file's time, split by its bytes: the record keeps one
-        // I/O time, not read and write apart.
-        shared
-            .iter()
-            .map(|e| {
-                let all = (e.bytes_read() + e.bytes_written()).max(1) as f64;
-                e.io_time * f(e) as f64 / all
-            })
-            .sum()
-    };
-    let spent_r = time(|e| e.bytes_read());
-    let spent_w = time(|e| e.bytes_written());
-    for (code, total, small, what, spent) in
-        [("P15", reads, small_r, "read", spent_r), ("P16", writes, small_w, "write", spent_w)]
-    {
-        if total > 0 && small as f64 / total as f64 > t("small_requests") && small as f64 > t("small_requests_absolute")
-        {
-            if spent < cx.min_time() {
-                cx.withhold(
-                    code,
-                    format!(
-                        "{} small {what}s to shared files, but they took about {} (every process together)",
-                        count(small),
-                        crate::units::secs(spent)
-                    ),
-                );
-                continue;
-            }
-            out.push(finding(
-                code,
-                Level::High,
-                format!(
-                    "High number ({}) of small {what} requests to shared files ({})",
-                    count(small),
-                    pct(small, total)
-                ),
-                vec![],
-                Some(cx.advice(
-                    "Use MPI-IO collective operations so aggregators issue large requests to shared files",
-                    "Have one process write each shared file in large requests, or give each process a file of its own",
-                )),
-            ));
-        }
-    }
 }
 
 /// P18/P19, stragglers: how far apart the fastest and slowest rank are,

@@ -11,6 +11,7 @@ pub mod lustre;
 pub mod mpi_comm;
 pub mod namespace;
 pub mod seed;
+mod small;
 pub mod software;
 pub mod uring;
 
@@ -56,6 +57,9 @@ pub struct Ctx<'a> {
     /// MPI_Bcast) is given only to such jobs; the others get what exists
     /// for them.
     pub mpi: bool,
+    /// A Python job (software::python): advice about data loaders,
+    /// shards and sample formats is given to such jobs only.
+    pub python: bool,
     /// Files the MPI library made for itself (internals.rs): left out of
     /// every file-level rule, listed once (N01).
     pub internal: HashSet<u64>,
@@ -118,10 +122,18 @@ impl Ctx<'_> {
     /// The advice that fits the job's interfaces: `mpi` for an MPI job,
     /// `other` for one without MPI.
     pub fn advice(&self, mpi: &'static str, other: &'static str) -> &'static str {
+        self.advice_for(mpi, other, other)
+    }
+
+    /// The advice that fits the job's interfaces: `mpi` for an MPI job,
+    /// `python` for a Python job without MPI, `plain` for the others.
+    pub fn advice_for(&self, mpi: &'static str, python: &'static str, plain: &'static str) -> &'static str {
         if self.mpi {
             mpi
+        } else if self.python {
+            python
         } else {
-            other
+            plain
         }
     }
 

@@ -226,9 +226,10 @@ fn serialized(cx: &Ctx, m: &Metrics) -> Option<Finding> {
         Level::Info,
         format!("I/O is serialized: on average {p:.2} of {} ranks do I/O at a time", cx.nprocs),
         vec![format!("from {src}")],
-        Some(cx.advice(
+        Some(cx.advice_for(
             "If one rank does all I/O, parallel I/O (MPI-IO collective, or per-rank files) can use more bandwidth",
             "If one process does all I/O, parallel readers (data-loader workers) or per-process files can use more bandwidth",
+            "If one process does all I/O, several processes or threads each reading or writing its own part (or its own file) can use more bandwidth",
         )),
     ))
 }

@@ -28,6 +28,18 @@ pub fn find(files: &Files, named: &HashSet<u64>) -> HashSet<u64> {
     files.iter().filter(|e| named.contains(&e.id)).map(|e| e.id).collect()
 }
 
+/// A Python job: its command runs an interpreter (`python3 …`), or it
+/// loaded Python's modules, bytecode or installed packages.
+pub fn python(command_line: &str, names: &NameTable, software: &HashSet<u64>) -> bool {
+    let program = command_line.split_whitespace().next().unwrap_or("");
+    let interpreter = program.rsplit('/').next().unwrap_or(program).starts_with("python");
+    interpreter
+        || software.iter().filter_map(|id| names.get(*id)).any(|n| {
+            software_loading(&String::from_utf8_lossy(n))
+                .is_some_and(|k| k.contains("Python") || k == "installed package")
+        })
+}
+
 /// Files read at start-up by so many processes that a shared file
 /// system feels it (the import storm): processes × files.
 const STORM: i64 = 100_000;

@@ -7,7 +7,9 @@
 //!   since the depth is then exact; with one request at a time the
 //!   latencies do not overlap, so their sum is the time the program
 //!   waited.
-//! * U02: at least half of the reads and writes are under 1 MiB, more than
+//! * U02: at least half of the reads and writes are of 100 KiB or less
+//!   (the bucket above, 100K_1M, holds the requests of exactly 1 MiB
+//!   too, which are not small), more than
 //!   `small_requests_absolute`, and at least half of all start where the
 //!   one before ended: requests that could be fewer and larger. Random
 //!   small requests are what a ring is for and are not a finding.
@@ -68,7 +70,7 @@ fn small_in_order(u: &IoUring, cfg: &Config) -> Option<Finding> {
     }
     let mut ev = vec![
         format!(
-            "{} of {} reads and writes are under 1 MiB ({})",
+            "{} of {} reads and writes are of 100 KiB or less ({})",
             count(u.small),
             count(requests),
             pct(u.small, requests)
