@@ -4,8 +4,9 @@
  * (blockSize) at rank * 1 MiB in 4 transfers of 256 KiB (transferSize),
  * closes, reopens and reads the block back the same way, and rank 0
  * removes the file at the end. POSIX: open/pwrite/pread/close; MPIIO:
- * independent MPI_File_write_at/read_at (IOR's default, no -c).
- * usage: ior_like posix|mpiio FILE */
+ * independent MPI_File_write_at/read_at (IOR's default, no -c). BLOCK and
+ * XFER set blockSize and transferSize (IOR's -b and -t; XFER divides BLOCK).
+ * usage: ior_like posix|mpiio FILE [BLOCK XFER] */
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -13,10 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#define BLOCK (1 << 20)
-#define XFER (256 << 10)
+#define MAX_XFER (16 << 20)
 
-static char buf[XFER];
+static char buf[MAX_XFER];
 
 int main(int argc, char **argv)
 {
@@ -29,6 +29,11 @@ int main(int argc, char **argv)
     }
     int mpiio = !strcmp(argv[1], "mpiio");
     const char *file = argv[2];
+    long BLOCK = argc > 4 ? atol(argv[3]) : 1 << 20, XFER = argc > 4 ? atol(argv[4]) : 256 << 10;
+    if (XFER <= 0 || XFER > MAX_XFER || BLOCK % XFER) {
+        fprintf(stderr, "ior_like: XFER must divide BLOCK and be at most %d\n", MAX_XFER);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     memset(buf, 'a' + rank % 26, sizeof buf);
     for (int phase = 0; phase < 2; phase++) {
         int write = phase == 0;

@@ -58,9 +58,10 @@ pub fn requests(cx: &Ctx, p: &ModuleSums, out: &mut Vec<Finding>) {
         } else {
             (p.sum("POSIX_BYTES_WRITTEN"), p.times[1])
         };
+        // The requests of 1 MiB first: the other reasons count the rest.
         if !many(cx, s.bucketed, total)
-            || withheld(cx, code, (s.bucketed, total, what), moved, spent)
             || withheld_as_1mib(cx, code, s, total, what, "")
+            || withheld(cx, code, (s.under(), total, what), moved, spent)
         {
             continue;
         }
@@ -191,19 +192,19 @@ pub fn shared(cx: &Ctx, shared: &[&FileAgg], out: &mut Vec<Finding>) {
         if !many(cx, s.bucketed, total) {
             continue;
         }
+        if withheld_as_1mib(cx, code, s, total, what, " to shared files") {
+            continue;
+        }
         let spent = if what == "read" { time(FileAgg::bytes_read) } else { time(FileAgg::bytes_written) };
         if spent < cx.min_time() {
             cx.withhold(
                 code,
                 format!(
                     "{} small {what}s to shared files, but they took about {} (every process together)",
-                    count(s.bucketed),
+                    count(s.under()),
                     crate::units::secs(spent)
                 ),
             );
-            continue;
-        }
-        if withheld_as_1mib(cx, code, s, total, what, " to shared files") {
             continue;
         }
         out.push(finding(
