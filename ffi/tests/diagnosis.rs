@@ -423,3 +423,26 @@ fn a_python_jobs_small_writes_get_the_data_loaders_advice() {
     let p06 = r.findings.iter().find(|f| f.code == "P06").unwrap_or_else(|| panic!("{:#?}", r.findings));
     assert!(p06.recommendation.as_deref().unwrap_or("").contains("data loader"), "{p06:#?}");
 }
+
+/// numpy's `save` and `load` of a 16 MiB array are one `fwrite` and one
+/// `fread` each, which the C library hands to write and read whole; the
+/// report said "STDIO moves 80% of the job's data" (S01, HIGH) with the
+/// advice to use POSIX with large requests, which it already was.
+#[test]
+fn numpys_save_and_load_were_told_stdio_moved_the_data() {
+    let d = scratch("numpy-stdio");
+    let python = root().join(".venv/bin/python");
+    assert!(python.exists(), "the venv (scripts/setup.sh)");
+    let mut c = instrumented(&python, &d);
+    c.arg("-c")
+        .arg("import numpy as np, sys\na = np.ones((2048, 1024))\nnp.save(sys.argv[1], a)\nassert (np.load(sys.argv[1]) == a).all()\n")
+        .arg(d.join("data/a.npy"));
+    let out = output_within(&mut c, LIMIT);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let logs = files(&d.join("logs"));
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    let r = report(&logs[0], Config::default());
+    assert!(!codes(&r).contains("S01"), "{:#?}", r.findings);
+    let w = r.withheld.iter().find(|w| w.code == "S01").unwrap_or_else(|| panic!("S01 withheld: {:#?}", r.withheld));
+    assert!(w.reason.contains("32.00 MiB of it through 1 file in requests of 1 MiB or more"), "{}", w.reason);
+}
