@@ -364,3 +364,40 @@ fn a_pnetcdf_file_record_of_version_2_showed_its_unrecorded_times_as_minus_5859_
     let row = text.lines().find(|l| l.trim_start().starts_with("PNETCDF ") && l.contains(" s")).unwrap();
     assert!(row.ends_with("not recorded not recorded") && !row.contains('-'), "{row}");
 }
+
+/// gfortran's unformatted reads skip each record's 4-byte markers, so
+/// the highest offset read passes the bytes read by a few kilobytes; the
+/// held-back P09 said "the highest offset read (800.00 MiB) exceeds the
+/// bytes read (800.00 MiB)". Sizes that read alike are given in bytes.
+#[test]
+fn a_sparse_read_said_800_mib_exceeds_800_mib() {
+    let dir = out_dir("sparse-p09");
+    let mut r = rec(modules::POSIX, "/scratch/f.bin", 0);
+    r.counters[p::READS] = 400;
+    r.counters[p::BYTES_READ] = 838_862_400;
+    r.counters[p::MAX_BYTE_READ] = 838_863_995;
+    r.counters[p::SIZE_READ_1M_4M] = 400;
+    r.fcounters[p::F_READ_TIME] = 2.0;
+    let mut names = NameTable::new();
+    names.insert(r.id, b"/scratch/f.bin");
+    let job = Job {
+        uid: 1000,
+        start_time_sec: 1000,
+        end_time_sec: 1010,
+        nprocs: 1,
+        jobid: 7,
+        exe_mnt: b"./fw\nxfs /scratch\n".to_vec(),
+        start_time_nsec: 0,
+        end_time_nsec: 0,
+        metadata: b"lib_ver=test\n".to_vec(),
+    };
+    let path = dir.join("sparse.darshan");
+    let mut w = LogWriter::new(std::fs::File::create(&path).unwrap(), Compression::Zlib).unwrap();
+    w.write_job(&job).unwrap();
+    w.write_names(&names).unwrap();
+    w.write_module(modules::POSIX, [&r]).unwrap();
+    w.finish().unwrap();
+    let rep = report(&path);
+    let p09 = rep.withheld.iter().find(|w| w.code == "P09").unwrap_or_else(|| panic!("{:#?}", rep.withheld));
+    assert!(p09.reason.contains("(838,863,995 B) exceeds the bytes read (838,862,400 B)"), "{}", p09.reason);
+}

@@ -449,12 +449,14 @@ fn redundant(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) 
                 format!("{} {what} beyond files' extents: under the {} a finding needs", b(total), b(cx.min_volume())),
             );
         } else if highest > moved {
+            // Exact bytes where the rounded sizes read alike ("800.00 MiB
+            // exceeds 800.00 MiB": gfortran's record markers).
+            let (h, m) = (b(highest as f64), b(moved as f64));
+            let (h, m) = if h == m { (format!("{} B", count(highest)), format!("{} B", count(moved))) } else { (h, m) };
             cx.withhold(
                 code,
                 format!(
-                    "the highest offset {what} ({}) exceeds the bytes {what} ({}) because accesses skip parts of files (sparse), which is not redundant traffic; no file is {what} beyond its extent",
-                    b(highest as f64),
-                    b(moved as f64)
+                    "the highest offset {what} ({h}) exceeds the bytes {what} ({m}) because accesses skip parts of files (sparse), which is not redundant traffic; no file is {what} beyond its extent"
                 ),
             );
         }
