@@ -122,7 +122,7 @@ impl FileAgg {
     /// known to be of exactly 1 MiB.
     pub fn small(&self) -> (i64, i64) {
         let ((r, w), (mr, mw)) = (self.small_bucketed(), self.exactly_1mib());
-        (r - mr, w - mw)
+        (r.saturating_sub(mr), w.saturating_sub(mw))
     }
 
     /// (reads, writes) in the access-size buckets up to 1 MiB: what
@@ -257,7 +257,7 @@ impl Files {
                     *small_writes += r.counters[sw];
                 }
                 let (mr, mw) = l.exactly_1mib(r);
-                *mib = (mib.0 + mr, mib.1 + mw);
+                *mib = (mib.0.saturating_add(mr), mib.1.saturating_add(mw));
                 if r.rank >= 0 {
                     let mm = |m: Option<(i64, i64)>, v: i64| Some(m.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))));
                     *rank_w = mm(*rank_w, bw);
