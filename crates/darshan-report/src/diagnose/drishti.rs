@@ -13,7 +13,7 @@
 
 use darshan_log::modules;
 
-use super::{counted, finding, pct, Ctx};
+use super::{counted, finding, pct, ratio, Ctx};
 use crate::files::{name_of, FileAgg};
 use crate::model::{Finding, Level};
 use crate::units::{bytes as b, count};
@@ -191,16 +191,6 @@ fn long_metadata_line(cx: &Ctx, r: &super::LongMetadata) -> String {
         r.seconds / cx.nprocs.max(1) as f64,
         r.slowest_rank_time
     )
-}
-
-/// A share a over b (b = 0: infinite, so that any threshold is passed
-/// only where there is something to share).
-pub(super) fn ratio(a: i64, b: i64) -> f64 {
-    if b == 0 {
-        f64::INFINITY
-    } else {
-        a as f64 / b as f64
-    }
 }
 
 /// P01-P04: operations or bytes mostly one way.
@@ -449,18 +439,24 @@ fn redundant(cx: &Ctx, p: &crate::modstats::ModuleSums, out: &mut Vec<Finding>) 
                 format!("{} {what} beyond files' extents: under the {} a finding needs", b(total), b(cx.min_volume())),
             );
         } else if highest > moved {
-            // Exact bytes where the rounded sizes read alike ("800.00 MiB
-            // exceeds 800.00 MiB": gfortran's record markers).
-            let (h, m) = (b(highest as f64), b(moved as f64));
-            let (h, m) = if h == m { (format!("{} B", count(highest)), format!("{} B", count(moved))) } else { (h, m) };
-            cx.withhold(
-                code,
-                format!(
-                    "the highest offset {what} ({h}) exceeds the bytes {what} ({m}) because accesses skip parts of files (sparse), which is not redundant traffic; no file is {what} beyond its extent"
-                ),
-            );
+            sparse_withheld(cx, code, what, highest, moved);
         }
     }
+}
+
+/// Drishti's P09/P10 condition (the highest offset past the bytes moved)
+/// held back: true of sparse access, which moves nothing twice.
+fn sparse_withheld(cx: &Ctx, code: &str, what: &str, highest: i64, moved: i64) {
+    // Exact bytes where the rounded sizes read alike ("800.00 MiB exceeds
+    // 800.00 MiB": gfortran's record markers).
+    let (h, m) = (b(highest as f64), b(moved as f64));
+    let (h, m) = if h == m { (format!("{} B", count(highest)), format!("{} B", count(moved))) } else { (h, m) };
+    cx.withhold(
+        code,
+        format!(
+            "the highest offset {what} ({h}) exceeds the bytes {what} ({m}) because accesses skip parts of files (sparse), which is not redundant traffic; no file is {what} beyond its extent"
+        ),
+    );
 }
 
 /// "the" → "The".

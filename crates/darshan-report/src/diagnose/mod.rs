@@ -194,6 +194,16 @@ pub fn finding(code: &str, level: Level, title: String, evidence: Vec<String>, r
 
 pub use crate::units::counted;
 
+/// A share a over b (b = 0: infinite, so that any threshold is passed
+/// only where there is something to share).
+pub fn ratio(a: i64, b: i64) -> f64 {
+    if b == 0 {
+        f64::INFINITY
+    } else {
+        a as f64 / b as f64
+    }
+}
+
 pub fn pct(a: i64, b: i64) -> String {
     if b == 0 {
         return "n/a".to_string();

@@ -10,8 +10,7 @@
 
 use darshan_log::modules;
 
-use super::drishti::ratio;
-use super::{finding, pct, Ctx};
+use super::{finding, pct, ratio, Ctx};
 use crate::files::FileAgg;
 use crate::model::{Finding, Level};
 use crate::modstats::ModuleSums;
