@@ -348,7 +348,9 @@ fn files(o: &mut String, r: &Report) {
             let ranks = if x.all_ranks { "all".to_string() } else { x.ranks.to_string() };
             let _ = writeln!(
                 o,
-                "    {:<7} {:>10} r {:>10} w {:>10} slowest rank {} {:>9}  ranks {:>4}  {}",
+                // The I/O time is every rank's on the file added up, many
+                // times the run time on a shared file: "summed" says so.
+                "    {:<7} {:>10} r {:>10} w {:>10} summed, slowest rank {} {:>9}  ranks {:>4}  {}",
                 V(&x.module),
                 bytes(x.bytes_read as f64),
                 bytes(x.bytes_written as f64),
