@@ -332,6 +332,14 @@ pub struct Timespans {
     pub unreadable: u64,
 }
 
+impl Timespans {
+    /// The shared files' spans in the independent ones' shape, a row per
+    /// direction (0 reads, 1 writes): what the charts draw.
+    pub fn shared_rows(&self) -> impl Iterator<Item = (usize, f64, f64, bool)> + '_ {
+        self.shared.iter().map(|&(start, end, write)| (usize::from(write), start, end, write))
+    }
+}
+
 #[derive(Serialize, Debug, Default, Clone)]
 pub struct Category {
     pub name: String,

@@ -36,7 +36,7 @@ pub fn timespans(t: &Timespans) -> Vec<String> {
             y_desc: "rank",
             label: &|r| (r * step).to_string(),
             end_time: t.end_time,
-            bars: t.independent.iter().map(|s| (s.0, s.1, s.2, s.3)).collect(),
+            bars: t.independent.clone(),
             split: true,
         }));
     }
@@ -47,7 +47,7 @@ pub fn timespans(t: &Timespans) -> Vec<String> {
             y_desc: "",
             label: &|r| ["read", "write"][r.min(1)].to_string(),
             end_time: t.end_time,
-            bars: t.shared.iter().map(|s| (s.2 as usize, s.0, s.1, s.2)).collect(),
+            bars: t.shared_rows().collect(),
             split: false,
         }));
     }

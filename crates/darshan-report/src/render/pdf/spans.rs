@@ -52,7 +52,7 @@ pub(crate) fn of_report(t: &Timespans) -> Vec<SpanChart> {
             labels: vec![(0, "read".to_string()), (1, "write".to_string())],
             rows: 2,
             end_time: t.end_time,
-            bars: t.shared.iter().map(|s| (s.2 as usize, s.0, s.1, s.2)).collect(),
+            bars: t.shared_rows().collect(),
             split: false,
         });
     }
