@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 mod job;
+mod rest;
 mod summary;
 
 use std::ffi::OsString;
@@ -49,6 +50,11 @@ struct Opts {
     /// job log and removed).
     #[arg(long)]
     keep_process_logs: bool,
+    /// Seconds to wait, once the command has exited, for the processes it
+    /// left running (a JVM shutting down, a script's background job)
+    /// before merging the job log; their I/O after that is not in it.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    wait: u64,
     /// Compare the run with the command's earlier runs in this
     /// darshan-ingest database (as darshan-summary --history).
     #[arg(long, value_name = "DB", conflicts_with = "quiet")]
@@ -58,7 +64,7 @@ struct Opts {
     #[arg(long, value_name = "KEY", default_value = "exe", requires = "history")]
     history_key: darshan_history::Key,
     /// Summarize logs already written instead of running a command.
-    #[arg(long, value_name = "LOG", num_args = 1.., conflicts_with_all = ["command", "quiet", "lib", "keep_process_logs"])]
+    #[arg(long, value_name = "LOG", num_args = 1.., conflicts_with_all = ["command", "quiet", "lib", "keep_process_logs", "wait"])]
     summary: Vec<PathBuf>,
     /// The command and its arguments.
     #[arg(value_name = "COMMAND", trailing_var_arg = true, num_args = 1.., required_unless_present = "summary")]
@@ -94,6 +100,8 @@ fn run(o: Opts) -> anyhow::Result<ExitCode> {
     };
     let before = summary::logs_in(&log_dir);
     let started = std::time::SystemTime::now();
+    // The command's orphaned descendants come back to us (rest.rs).
+    rest::become_reaper();
     // Every process the command makes (pipeline members, children) says
     // it belongs to this run: their logs merge into one job log.
     let since_epoch = started.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
@@ -108,6 +116,14 @@ fn run(o: Opts) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot run {}", visible_bytes(o.command[0].as_encoded_bytes())))?;
     let pid = child.id();
     let status = child.wait().context("waiting for the command")?;
+    let left = rest::wait_for_rest(std::time::Duration::from_secs(o.wait), o.quiet, cli::say);
+    if !left.is_empty() && !o.quiet {
+        cli::say(&format!(
+            "darshan-run: still running after {} s: {}; the job log holds their I/O as far as their crash-safe files do",
+            o.wait,
+            left.join(", ")
+        ));
+    }
     let code = status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
     let logs: Vec<PathBuf> = summary::logs_in(&log_dir).into_iter().filter(|l| !before.contains(l)).collect();
     let killed = job::crash_safe_files_since(started);

@@ -123,6 +123,59 @@ fn keep_process_logs_keeps_them_beside_the_job_log() {
     assert_eq!(left.iter().filter(|n| n.ends_with("_job.darshan")).count(), 1, "{left:?}");
 }
 
+/// A shell that starts a background job and exits: darshan-run merged
+/// the job log as the shell exited, so the job's writes (half a second
+/// later) were not in it and its processes' logs stayed beside it (what
+/// pyspark's JVM, shutting down as the interpreter returns, also did).
+/// darshan-run now reaps what the command leaves running and waits.
+#[test]
+fn a_background_job_outliving_the_shell_was_left_out_of_the_job_log() {
+    let d = scratch("background");
+    let logs = d.join("logs");
+    let late = d.join("late.dat");
+    let script = format!(
+        "(sleep 0.5; dd if=/dev/zero of={} bs=4096 count=100 2>/dev/null) & cat /etc/hostname > /dev/null",
+        late.display()
+    );
+    let out = darshan_test_support::output(
+        Command::new(bin())
+            .args(["--lib", lib().to_str().unwrap(), "--log-dir", logs.to_str().unwrap(), "--", "sh", "-c"])
+            .arg(&script)
+            .env("DARSHAN_MMAP_LOGPATH", d.join("mmap")),
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let left: Vec<PathBuf> = std::fs::read_dir(&logs).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(left.len(), 1, "the job log alone: {left:?}");
+    assert!(left[0].to_string_lossy().ends_with("_job.darshan"), "{left:?}");
+    let log = darshan_log::LogFile::open(&left[0]).unwrap();
+    let names = log.names().unwrap();
+    let written: i64 = log
+        .records(darshan_log::modules::POSIX)
+        .unwrap()
+        .iter()
+        .filter(|r| names.get(r.id) == Some(late.to_str().unwrap().as_bytes()))
+        .map(|r| r.counters[darshan_log::counters::posix::BYTES_WRITTEN])
+        .sum();
+    assert_eq!(written, 409_600, "the background dd's writes");
+}
+
+/// What the command leaves running past `--wait` is named, and
+/// darshan-run returns the command's status without it.
+#[test]
+fn wait_names_what_is_still_running_after_it() {
+    let d = scratch("wait-limit");
+    let out = darshan_test_support::output(
+        Command::new(bin())
+            .args(["--lib", lib().to_str().unwrap(), "--log-dir", d.join("logs").to_str().unwrap(), "--wait", "2"])
+            .args(["--", "sh", "-c", "sleep 5 & exit 3"])
+            .env("DARSHAN_MMAP_LOGPATH", d.join("mmap")),
+    );
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("darshan-run: waiting up to 2 s (--wait) for what the command left running: sleep "), "{err}");
+    assert!(err.contains("darshan-run: still running after 2 s: sleep "), "{err}");
+}
+
 #[test]
 fn exit_status_and_bad_usage() {
     let d = scratch("status");
