@@ -446,3 +446,49 @@ fn numpys_save_and_load_were_told_stdio_moved_the_data() {
     let w = r.withheld.iter().find(|w| w.code == "S01").unwrap_or_else(|| panic!("S01 withheld: {:#?}", r.withheld));
     assert!(w.reason.contains("32.00 MiB of it through 1 file in requests of 1 MiB or more"), "{}", w.reason);
 }
+
+/// pyspark writing and reading a small Parquet data set: its JVM read
+/// Spark's 250 jars in 26,791 small reads at scattered offsets, and the
+/// report said "High number (6,519) of random read operations" (P11,
+/// HIGH) with the advice to read samples in order, and that the job's
+/// I/O was bursty (J01) and loaded the file system (F01), for 15 KiB of
+/// data read. The rules over a module's sums now leave software loading
+/// out, as the file-level rules did.
+#[test]
+fn a_spark_jobs_jar_reads_were_told_random_reads() {
+    let d = scratch("spark-jars");
+    let tmp = d.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let script = d.join("job.py");
+    std::fs::write(
+        &script,
+        "import sys\nfrom pyspark.sql import SparkSession\n\
+         s = SparkSession.builder.master('local[1]').config('spark.ui.enabled', 'false')\
+         .config('spark.local.dir', sys.argv[2])\
+         .config('spark.driver.extraJavaOptions', '-XX:-UsePerfData -Djava.io.tmpdir=' + sys.argv[2]).getOrCreate()\n\
+         s.range(0, 200000).selectExpr('id', 'id * 2 as y').write.mode('overwrite').parquet(sys.argv[1])\n\
+         assert s.read.parquet(sys.argv[1]).count() == 200000\ns.stop()\n",
+    )
+    .unwrap();
+    // As a user runs it: darshan-run merges the job's processes (the
+    // interpreter, its JVM and their children) into one job log.
+    let mut c = Command::new(built("darshan-run"));
+    c.arg("--quiet").arg("--lib").arg(lib()).arg("--log-dir").arg(d.join("logs")).arg("--");
+    c.arg(root().join(".venv/bin/python")).arg(&script).arg(d.join("data/out")).arg(&tmp);
+    c.env("TMPDIR", &tmp).env("SPARK_LOCAL_DIRS", &tmp).env("DARSHAN_MMAP_LOGPATH", d.join("mmap"));
+    let out = output_within(&mut c, LIMIT);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r = report(&only_log(&d), Config::default());
+    let software = r.findings.iter().find(|f| f.code == "N02").unwrap_or_else(|| panic!("{:#?}", r.findings));
+    assert!(software.evidence.iter().any(|e| e.contains(".jar")), "{software:#?}");
+    let told: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| {
+            matches!(f.level, Level::High | Level::Warn) || ["P02", "P04", "J01", "F01"].contains(&f.code.as_str())
+        })
+        .collect();
+    assert!(told.is_empty(), "{told:#?}");
+    let p11 = r.withheld.iter().find(|w| w.code == "P11").unwrap_or_else(|| panic!("P11 withheld: {:#?}", r.withheld));
+    assert!(p11.reason.contains("only on software loading"), "{}", p11.reason);
+}

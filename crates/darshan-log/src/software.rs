@@ -1,7 +1,9 @@
 //! Software loading, told by a file's name: the interpreter's modules and
 //! bytecode, installed packages and their metadata, shared libraries,
 //! environments (conda, venv, Spack) and container images that a Python
-//! or AI job reads as it starts. One rule for every tool: the report
+//! or AI job reads as it starts, and the Java archives a JVM reads its
+//! classes from (Spark's 250 jars, read in small pieces at scattered
+//! offsets). One rule for every tool: the report
 //! leaves these files out of file-level findings, the job merge keeps the
 //! application's data apart from them per process (`counters::processes`).
 //!
@@ -11,7 +13,7 @@
 //! them.
 
 /// What loads software: by file name ending.
-const ENDINGS: [(&str, &str); 8] = [
+const ENDINGS: [(&str, &str); 9] = [
     (".py", "Python module"),
     (".pyc", "Python bytecode"),
     (".pyo", "Python bytecode"),
@@ -20,6 +22,7 @@ const ENDINGS: [(&str, &str); 8] = [
     (".sif", "container image"),
     (".squashfs", "container image"),
     (".sqsh", "container image"),
+    (".jar", "Java archive"),
 ];
 
 /// What loads software: by a directory on the path.
@@ -143,6 +146,7 @@ mod tests {
             "/sw/env/lib/python3.12/json/decoder.py",
             "/images/pytorch.sif",
             "/home/u/venv/pyvenv.cfg",
+            "/opt/spark-3.5.3/jars/spark-core_2.12-3.5.3.jar",
         ] {
             assert!(software_loading(s).is_some(), "{s}");
         }
@@ -152,6 +156,7 @@ mod tests {
             "/home/u/project/pyc_results.txt",
             "/scratch/python3_runs/data.bin",
             "/data/so/file.dat",
+            "/scratch/jar/results.csv",
         ] {
             assert!(software_loading(s).is_none(), "{s}");
         }

@@ -9,6 +9,7 @@ use std::path::Path;
 use darshan_log::modules::{self, module_name, MAX_MODS};
 use darshan_log::{Extra, LogFile, Mount, NameTable, Record};
 
+use crate::app_sums::{LeftOut, NotApplication, RuleSums};
 use crate::categories::categorize;
 use crate::diagnose::{self, seed, Config, Ctx, Striping};
 use crate::files::{self, Files};
@@ -32,6 +33,10 @@ impl Default for Options {
 #[derive(Default)]
 struct Collected {
     sums: Vec<ModuleSums>,
+    /// Software loading and the MPI library's own files, by name.
+    not_app: NotApplication,
+    /// Their records' sums, per module (app_sums.rs).
+    left_out: Vec<LeftOut>,
     files: Files,
     /// POSIX_META (namespace.rs).
     namespace: crate::namespace::NamespaceAcc,
@@ -42,9 +47,10 @@ struct Collected {
     /// Records read, per module id.
     records: Vec<u64>,
     long_metadata: Vec<diagnose::LongMetadata>,
-    /// Metadata seconds by rank (a map: no more entries than records).
-    rank_meta: std::collections::BTreeMap<i64, f64>,
-    shared_meta: f64,
+    /// Metadata seconds by rank (a map: no more entries than records),
+    /// the application's and the software loading's.
+    rank_meta: std::collections::BTreeMap<i64, (f64, f64)>,
+    shared_meta: (f64, f64),
     heat: Vec<HeatAcc>,
     timeline: Option<Timeline>,
     /// POSIX and STDIO records' first-to-last access spans.
@@ -79,10 +85,11 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, UnreadableLog> {
     });
     // Phase 2: stream.
     // Software loading and the MPI library's own files, by name (N02, N01).
-    let not_app = (diagnose::software::named(&names), diagnose::internals::named(&names));
-    let left_out = not_app.0.union(&not_app.1).copied().collect();
+    let not_app =
+        NotApplication { software: diagnose::software::named(&names), internal: diagnose::internals::named(&names) };
+    let left_out = not_app.software.union(&not_app.internal).copied().collect();
     let spans = crate::timespans::SpanAcc::new(report.job.nprocs, report.job.run_time, left_out);
-    let mut c = Collected { records: vec![0; MAX_MODS], spans, ..Default::default() };
+    let mut c = Collected { records: vec![0; MAX_MODS], spans, not_app, ..Default::default() };
     // One entry per name is the usual size: reserving it spares a rehash
     // (and its doubled peak) on big logs.
     c.files.expect = names.len();
@@ -99,8 +106,8 @@ pub fn analyze(path: &Path, opts: &Options) -> Result<Report, UnreadableLog> {
     }
     // Software loading and the MPI library's own files are summed in one
     // line each (N02, N01), not listed among the application's files.
-    let software = diagnose::software::find(&c.files, &not_app.0);
-    let internal = diagnose::internals::find(&c.files, &not_app.1);
+    let software = diagnose::software::find(&c.files, &c.not_app.software);
+    let internal = diagnose::internals::find(&c.files, &c.not_app.internal);
     let listed = |e: &files::FileAgg| !software.contains(&e.id) && !internal.contains(&e.id);
     report.timespans = std::mem::take(&mut c.spans).finish();
     assemble(&log, &mut report, &mut c, (&names, &mounts), opts, &listed);
@@ -169,9 +176,12 @@ fn diagnose_all(
     let merged = report.job.metadata.iter().any(|(k, _)| k == "job_processes");
     let mpi = present.iter().any(|m| m == "MPI-IO") || (nprocs > 1 && !merged);
     let python = diagnose::software::python(&report.job.command_line, names, &software);
+    let rule_sums = RuleSums::new(&c.sums, &c.left_out);
+    let per_rank: Vec<(f64, f64)> = c.rank_meta.values().copied().collect();
     let cx = Ctx {
         cfg: &opts.config,
-        sums: &c.sums,
+        sums: &rule_sums,
+        rank_meta: seed::RankMeta { per_rank: &per_rank, shared: c.shared_meta },
         files: &c.files,
         names,
         modules_present: &present,
@@ -190,11 +200,7 @@ fn diagnose_all(
         withheld: Default::default(),
         heatmaps: &report.heatmaps,
     };
-    report.metrics = seed::metrics(
-        &cx,
-        &report.heatmaps,
-        seed::RankMeta { per_rank: &c.rank_meta.values().copied().collect::<Vec<_>>(), shared: c.shared_meta },
-    );
+    report.metrics = seed::metrics(&cx, &report.heatmaps);
     (report.findings, report.withheld) = diagnose::diagnose(&cx, &report.metrics);
     report.namespace = std::mem::take(&mut c.namespace).finish(&c.files, opts.top);
     report.processes = std::mem::take(&mut c.processes).finish();
@@ -337,6 +343,7 @@ fn stream_module(
         }
     };
     let mut sums = ModuleSums::new(m, job.nprocs);
+    let mut left_out = LeftOut::new(m);
     let meta_threshold = opts.config.get("metadata_time_rank");
     let mut rec = Record::new(m);
     loop {
@@ -353,11 +360,12 @@ fn stream_module(
             }
         }
         c.records[m] += 1;
-        add_record(c, m, &rec, (names, job), sums.as_mut(), meta_threshold);
+        add_record(c, m, &rec, (names, job), sums.as_mut().zip(left_out.as_mut()), meta_threshold);
     }
     if let Some(s) = sums {
         c.sums.push(s);
     }
+    c.left_out.extend(left_out);
 }
 
 /// One record into what its module collects: the namespace, io_uring and
@@ -368,7 +376,7 @@ fn add_record(
     m: usize,
     rec: &Record,
     (names, job): (&NameTable, &JobInfo),
-    sums: Option<&mut ModuleSums>,
+    sums: Option<(&mut ModuleSums, &mut LeftOut)>,
     meta_threshold: f64,
 ) {
     match m {
@@ -377,8 +385,9 @@ fn add_record(
         modules::PROCESSES => return c.processes.add(rec),
         _ => {}
     }
-    if let Some(s) = sums {
+    if let Some((s, left_out)) = sums {
         s.add(rec);
+        left_out.add(rec, &c.not_app);
         if files::covered(m) && rec.counters.len() == s.counters.len() {
             c.files.add(&s.layout, rec);
         }
@@ -432,11 +441,15 @@ fn posix_meta(c: &mut Collected, rec: &Record, threshold: f64) {
         let slowest_rank_time = rec.fcounters.get(F_SLOWEST_RANK_TIME).copied().unwrap_or(0.0);
         c.long_metadata.push(diagnose::LongMetadata { id: rec.id, rank: rec.rank, seconds: meta, slowest_rank_time });
     }
-    if rec.rank < 0 {
-        c.shared_meta += meta;
+    let (app, software) = if c.not_app.application(rec.id) {
+        (meta, 0.0)
+    } else if c.not_app.software.contains(&rec.id) {
+        (0.0, meta)
     } else {
-        *c.rank_meta.entry(rec.rank).or_default() += meta;
-    }
+        return;
+    };
+    let t = if rec.rank < 0 { &mut c.shared_meta } else { c.rank_meta.entry(rec.rank).or_default() };
+    (t.0, t.1) = (t.0 + app, t.1 + software);
 }
 
 fn dxt(

@@ -4,6 +4,7 @@
 //! self-contained HTML page, terminal text or JSON.
 #![forbid(unsafe_code)]
 
+pub mod app_sums;
 pub mod categories;
 pub mod collect;
 pub mod diagnose;

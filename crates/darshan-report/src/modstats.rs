@@ -53,6 +53,41 @@ impl ModuleSums {
         })
     }
 
+    /// The sums alone, without the accumulator's per-rank figures: for
+    /// records summed apart (`app_sums::LeftOut`).
+    pub fn bare(module: usize) -> Option<ModuleSums> {
+        let mut s = ModuleSums::new(module, 1)?;
+        s.accum = None;
+        Some(s)
+    }
+
+    /// These sums less those of `parts`, records summed apart from the
+    /// same stream: counters exact (they were added wrapping), times to
+    /// rounding. The rules read it; it has no tables (no accumulator,
+    /// no common access sizes).
+    pub fn minus(&self, parts: &[&ModuleSums]) -> ModuleSums {
+        let mut out = ModuleSums {
+            layout: self.layout.clone(),
+            records: self.records,
+            counters: self.counters.clone(),
+            unrecorded: self.unrecorded.clone(),
+            times: self.times,
+            timed: self.timed,
+            common: HashMap::new(),
+            accum: None,
+        };
+        for p in parts.iter().filter(|p| p.layout.module == self.layout.module) {
+            out.records = out.records.saturating_sub(p.records);
+            for (s, v) in out.counters.iter_mut().zip(&p.counters) {
+                *s = s.wrapping_sub(*v);
+            }
+            for (t, v) in out.times.iter_mut().zip(p.times) {
+                *t = (*t - v).max(0.0);
+            }
+        }
+        out
+    }
+
     pub fn add(&mut self, r: &Record) {
         if r.counters.len() != self.counters.len() {
             return;

@@ -85,7 +85,7 @@ fn stdio_and_mpiio(cx: &Ctx, out: &mut Vec<Finding>) {
 /// requests under 4 KiB can have carried at most 1/256 of its bytes.
 fn stdio_mostly_large(cx: &Ctx, stdio: i64, total: i64) -> bool {
     let (mut large, mut files) = (0i64, 0i64);
-    for e in cx.files.of(modules::STDIO) {
+    for e in cx.files_of(modules::STDIO) {
         let (ops, bytes) = (e.reads.saturating_add(e.writes), e.bytes_read().saturating_add(e.bytes_written()));
         if ops > 0 && bytes / ops >= 1 << 20 {
             large = large.saturating_add(bytes);

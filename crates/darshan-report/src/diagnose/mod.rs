@@ -3,6 +3,7 @@
 //! advice. Every finding carries its evidence and, where one applies, a
 //! concrete recommendation.
 
+mod as_drishti;
 pub mod config;
 pub mod drishti;
 pub mod epochs;
@@ -22,6 +23,7 @@ use darshan_log::NameTable;
 
 pub use config::{Config, ConfigError};
 
+use crate::app_sums::RuleSums;
 use crate::files::{FileAgg, Files};
 use crate::model::{Finding, Level, Metrics, Withheld};
 use crate::modstats::ModuleSums;
@@ -40,7 +42,12 @@ pub struct Striping {
 /// gathered while records streamed past.
 pub struct Ctx<'a> {
     pub cfg: &'a Config,
-    pub sums: &'a [ModuleSums],
+    /// The application's module sums, and with the software loading
+    /// counted (app_sums.rs); the report's tables sum every record.
+    pub sums: &'a RuleSums,
+    /// Metadata seconds per process, the application's and the software
+    /// loading's (X03).
+    pub rank_meta: seed::RankMeta<'a>,
     pub files: &'a Files,
     pub names: &'a NameTable,
     pub modules_present: &'a [String],
@@ -61,13 +68,14 @@ pub struct Ctx<'a> {
     /// shards and sample formats is given to such jobs only.
     pub python: bool,
     /// Files the MPI library made for itself (internals.rs): left out of
-    /// every file-level rule, listed once (N01).
+    /// every rule, listed once (N01).
     pub internal: HashSet<u64>,
-    /// Software loading (software.rs): left out of every file-level rule,
-    /// summed once (N02).
+    /// Software loading (software.rs): left out of every rule, summed
+    /// once (N02).
     pub software: HashSet<u64>,
-    /// Set while the rules are evaluated with the software loading
-    /// counted (as Drishti counts it), to tell which fire only on it.
+    /// Set while the rules are evaluated as Drishti counts (as_drishti.rs):
+    /// software loading's files in every rule, every record in the
+    /// module sums; to tell which rules fire only on them.
     pub counting_software: std::cell::Cell<bool>,
     /// Rules held back, and why (Report::withheld).
     pub withheld: RefCell<Vec<Withheld>>,
@@ -91,8 +99,10 @@ pub struct LongMetadata {
 }
 
 impl Ctx<'_> {
+    /// A module's sums over the application's records (with the software
+    /// loading's while the rules are counting it).
     pub fn sums(&self, module: usize) -> Option<&ModuleSums> {
-        self.sums.iter().find(|s| s.layout.module == module && s.records > 0)
+        self.sums.get(module, self.counting_software.get())
     }
 
     pub fn module_present(&self, name: &str) -> bool {
@@ -211,50 +221,16 @@ pub fn pct(a: i64, b: i64) -> String {
     format!("{:.2}%", a as f64 / b as f64 * 100.0)
 }
 
-/// What Drishti's rules conclude when software loading is counted as the
-/// application's I/O (as Drishti counts it): the codes that fire, and
-/// those held back with their reasons. A code that neither fires nor is
-/// held back without it is then held back with that reason, not dropped
-/// silently (the comparison with Drishti reads both).
-fn with_software_counted(cx: &Ctx) -> (Vec<String>, Vec<Withheld>) {
-    if cx.software.is_empty() {
-        return (Vec::new(), Vec::new());
-    }
-    let kept = cx.withheld.take();
-    cx.counting_software.set(true);
-    let codes = drishti::insights(cx).into_iter().chain(lustre::advice(cx)).map(|f| f.code).collect();
-    cx.counting_software.set(false);
-    let held = cx.withheld.replace(kept);
-    (codes, held)
-}
-
 /// All findings, most severe first (stable within a level), and the
 /// rules held back with why.
 pub fn diagnose(cx: &Ctx, metrics: &Metrics) -> (Vec<Finding>, Vec<Withheld>) {
-    let (with_software, held_with_software) = with_software_counted(cx);
+    let drishti_view = as_drishti::counts(cx);
     let mut out = drishti::insights(cx);
     out.extend(lustre::advice(cx));
-    let decided =
-        |code: &str| out.iter().any(|f| f.code == code) || cx.withheld.borrow().iter().any(|w| w.code == code);
-    for code in with_software {
-        if !decided(&code) {
-            cx.withhold(
-                &code,
-                "fires only on software loading (interpreter modules, bytecode, installed packages, shared \
-                 libraries): not the application's I/O (N02)"
-                    .to_string(),
-            );
-        }
-    }
-    for w in held_with_software {
-        if !decided(&w.code) {
-            cx.withhold(
-                &w.code,
-                format!("{} (with the software loading counted; without it the rule does not apply)", w.reason),
-            );
-        }
-    }
     out.extend(seed::findings(cx, metrics));
+    if let Some(view) = drishti_view {
+        view.tell(cx, &mut out);
+    }
     out.extend(internals::named_once(cx));
     out.extend(software::summary(cx));
     if let Some(e) = epochs::passes(cx) {

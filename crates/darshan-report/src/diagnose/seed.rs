@@ -13,13 +13,31 @@ use crate::model::{Finding, Fsu, Heatmap, Level, Metrics};
 use crate::units;
 
 /// Per-process metadata time: single-rank records by rank, shared
-/// records spread evenly over all ranks (their time is the ranks' sum).
+/// records spread evenly over all ranks (their time is the ranks' sum);
+/// each the application's and the software loading's.
+#[derive(Clone, Copy)]
 pub struct RankMeta<'a> {
-    pub per_rank: &'a [f64],
-    pub shared: f64,
+    pub per_rank: &'a [(f64, f64)],
+    pub shared: (f64, f64),
 }
 
-pub fn metrics(cx: &Ctx, heatmaps: &[Heatmap], meta: RankMeta) -> Metrics {
+impl RankMeta<'_> {
+    /// The most metadata time of one process, with the software loading's
+    /// or without.
+    fn busiest(&self, nprocs: i64, counting_software: bool) -> f64 {
+        let of = |(app, software): (f64, f64)| if counting_software { app + software } else { app };
+        let shared = of(self.shared);
+        let spread = if nprocs > 0 { shared / nprocs as f64 } else { shared };
+        let busiest = self.per_rank.iter().map(|t| of(*t)).fold(0.0, f64::max);
+        if shared > 0.0 {
+            busiest + spread
+        } else {
+            busiest
+        }
+    }
+}
+
+pub fn metrics(cx: &Ctx, heatmaps: &[Heatmap]) -> Metrics {
     let mut m = Metrics::default();
     for e in cx.files_of(modules::POSIX) {
         if e.bytes_read() > e.max_byte_read + 1 {
@@ -33,9 +51,7 @@ pub fn metrics(cx: &Ctx, heatmaps: &[Heatmap], meta: RankMeta) -> Metrics {
         let all = m.metadata_time + m.io_time;
         m.metadata_ratio = (all > 0.0).then(|| m.metadata_time / all);
     }
-    let spread = if cx.nprocs > 0 { meta.shared / cx.nprocs as f64 } else { meta.shared };
-    let busiest = meta.per_rank.iter().cloned().fold(0.0, f64::max);
-    m.max_metadata_time_per_process = if meta.shared > 0.0 { busiest + spread } else { busiest };
+    m.max_metadata_time_per_process = cx.rank_meta.busiest(cx.nprocs, cx.counting_software.get());
     // The standard streams are left out: processes sharing a terminal or
     // a job's output file write lines there, which is not file I/O to
     // advise on.
@@ -191,7 +207,13 @@ fn small_shared_writes(cx: &Ctx, m: &Metrics) -> Option<Finding> {
 /// J01: the busiest time bin against the average (from a heat map).
 fn bursty(cx: &Ctx, m: &Metrics) -> Option<Finding> {
     let (rho, src) = (m.burstiness?, m.heatmap_source.as_ref()?);
-    (rho > cx.cfg.get("burstiness")).then(|| {
+    if rho <= cx.cfg.get("burstiness") {
+        return None;
+    }
+    if let Some(why) = heat_of_software(cx, src) {
+        return withheld(cx, "J01", format!("the busiest time bin moves {rho:.1}× the average, but {why}"));
+    }
+    Some({
         finding(
             "J01",
             Level::Info,
@@ -202,12 +224,41 @@ fn bursty(cx: &Ctx, m: &Metrics) -> Option<Finding> {
     })
 }
 
+/// Why a heat map says little of the application's I/O: most of the
+/// bytes of its module are software loading's (a JVM reading its jars,
+/// an interpreter its packages), which a heat map bins with the rest.
+/// None while the rules count software loading, or for MPI-IO's.
+fn heat_of_software(cx: &Ctx, src: &str) -> Option<String> {
+    if cx.counting_software.get() || src.contains("MPIIO") {
+        return None;
+    }
+    let module = if src.contains("STDIO") { modules::STDIO } else { modules::POSIX };
+    let (mut software, mut all) = (0i64, 0i64);
+    for e in cx.files.of(module) {
+        let moved = e.bytes_read().saturating_add(e.bytes_written());
+        all = all.saturating_add(moved);
+        if cx.software.contains(&e.id) {
+            software = software.saturating_add(moved);
+        }
+    }
+    (all > 0 && software >= all - software).then(|| {
+        format!(
+            "{} of the bytes in {src} are software loading's ({}, N02), which the heat map bins with the application's",
+            super::pct(software, all),
+            units::bytes(software as f64)
+        )
+    })
+}
+
 /// J02: ranks doing I/O one at a time; withheld when collective MPI-IO
 /// moved the bytes (its aggregators are few by design).
 fn serialized(cx: &Ctx, m: &Metrics) -> Option<Finding> {
     let (p, src) = (m.parallel_intensity?, m.heatmap_source.as_ref()?);
     if cx.nprocs < 4 || p > 1.5 {
         return None;
+    }
+    if let Some(why) = heat_of_software(cx, src) {
+        return withheld(cx, "J02", format!("on average {p:.2} of {} ranks do I/O at a time, but {why}", cx.nprocs));
     }
     let collective = collective_share(cx);
     if collective >= 0.9 {

@@ -42,8 +42,8 @@ fn many(cx: &Ctx, n: i64, total: i64) -> bool {
 /// enough time to matter.
 pub fn requests(cx: &Ctx, p: &ModuleSums, out: &mut Vec<Finding>) {
     let (small_r, small_w) = p.small();
-    // Over every POSIX file, as the module's sums are.
-    let (mib_r, mib_w) = cx.files.of(modules::POSIX).fold((0i64, 0i64), |(r, w), e| {
+    // Over the files the module's sums are over.
+    let (mib_r, mib_w) = cx.files_of(modules::POSIX).fold((0i64, 0i64), |(r, w), e| {
         let (a, b) = e.exactly_1mib();
         (r.saturating_add(a), w.saturating_add(b))
     });

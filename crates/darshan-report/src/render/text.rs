@@ -366,7 +366,11 @@ fn files(o: &mut String, r: &Report) {
 
 fn metrics(o: &mut String, r: &Report) {
     let m = &r.metrics;
-    let _ = writeln!(o, "\nMetrics");
+    // The metrics are the application's, as the rules' are; a heat map
+    // bins every file's bytes.
+    let software = r.findings.iter().any(|f| f.code == "N02");
+    let _ =
+        writeln!(o, "\nMetrics{}", if software { " (software loading left out, N02; ρ and P include it)" } else { "" });
     let _ = writeln!(
         o,
         "  redundant read traffic     {} over {}",
