@@ -29,22 +29,17 @@ impl NotApplication {
 }
 
 /// One module's records that are not the application's, summed apart.
-pub struct LeftOut {
-    software: ModuleSums,
-    internal: ModuleSums,
-}
+pub struct LeftOut(ModuleSums);
 
 impl LeftOut {
     pub fn new(module: usize) -> Option<LeftOut> {
-        Some(LeftOut { software: ModuleSums::bare(module)?, internal: ModuleSums::bare(module)? })
+        ModuleSums::bare(module).map(LeftOut)
     }
 
-    /// `r` into the part it belongs to, if it is not the application's.
+    /// `r` into the sums, if it is not the application's.
     pub fn add(&mut self, r: &Record, not: &NotApplication) {
-        if not.software.contains(&r.id) {
-            self.software.add(r);
-        } else if not.internal.contains(&r.id) {
-            self.internal.add(r);
+        if !not.application(r.id) {
+            self.0.add(r);
         }
     }
 }
@@ -52,30 +47,26 @@ impl LeftOut {
 /// The application's sums of each module, and every record's, as Drishti
 /// counts them (to tell which rules fire only on what is not the
 /// application's: diagnose::as_drishti).
-#[derive(Default)]
-pub struct RuleSums {
+pub struct RuleSums<'a> {
     application: Vec<ModuleSums>,
-    every_record: Vec<ModuleSums>,
+    every_record: &'a [ModuleSums],
 }
 
-impl RuleSums {
+impl<'a> RuleSums<'a> {
     /// From every record's sums and the parts summed apart, module by
     /// module.
-    pub fn new(all: &[ModuleSums], left_out: &[LeftOut]) -> RuleSums {
-        let parts = |s: &ModuleSums| left_out.iter().find(|l| l.software.layout.module == s.layout.module);
-        let mut out = RuleSums::default();
-        for s in all {
-            let left_out = parts(s).map_or(Vec::new(), |l| vec![&l.software, &l.internal]);
-            out.application.push(s.minus(&left_out));
-            out.every_record.push(s.minus(&[]));
-        }
-        out
+    pub fn new(every_record: &'a [ModuleSums], left_out: &[LeftOut]) -> RuleSums<'a> {
+        let application = every_record
+            .iter()
+            .filter_map(|s| left_out.iter().find(|l| l.0.layout.module == s.layout.module).map(|l| s.minus(&l.0)))
+            .collect();
+        RuleSums { application, every_record }
     }
 
     /// A module's sums, the application's or (as Drishti counts) every
     /// record's, if it has records of that kind.
     pub fn get(&self, module: usize, as_drishti: bool) -> Option<&ModuleSums> {
-        let of = if as_drishti { &self.every_record } else { &self.application };
+        let of = if as_drishti { self.every_record } else { &self.application };
         of.iter().find(|s| s.layout.module == module && s.records > 0)
     }
 }
@@ -125,7 +116,8 @@ mod tests {
         let r = record(1, 10, 0, 1.0);
         all.add(&r);
         left.add(&r, &not);
-        let sums = RuleSums::new(&[all], &[left]);
+        let all = [all];
+        let sums = RuleSums::new(&all, &[left]);
         assert!(sums.get(modules::POSIX, false).is_none());
         assert_eq!(sums.get(modules::POSIX, true).map(|s| s.sum("POSIX_READS")), Some(10));
     }

@@ -196,7 +196,7 @@ fn diagnose_all(
         python,
         internal,
         software,
-        counting_software: Default::default(),
+        as_drishti: Default::default(),
         withheld: Default::default(),
         heatmaps: &report.heatmaps,
     };

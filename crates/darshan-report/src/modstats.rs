@@ -39,6 +39,14 @@ impl ModuleSums {
     }
 
     pub fn new(module: usize, nprocs: i64) -> Option<ModuleSums> {
+        let mut s = ModuleSums::bare(module)?;
+        s.accum = Accumulator::without_files(module, nprocs);
+        Some(s)
+    }
+
+    /// The sums alone, without the accumulator's per-rank figures: for
+    /// records summed apart (`app_sums::LeftOut`).
+    pub fn bare(module: usize) -> Option<ModuleSums> {
         let layout = Roles::of(module)?;
         let n = counter_names(module).0.len();
         Some(ModuleSums {
@@ -49,26 +57,18 @@ impl ModuleSums {
             times: [0.0; 4],
             timed: [false; 4],
             common: HashMap::new(),
-            accum: Accumulator::without_files(module, nprocs),
+            accum: None,
         })
     }
 
-    /// The sums alone, without the accumulator's per-rank figures: for
-    /// records summed apart (`app_sums::LeftOut`).
-    pub fn bare(module: usize) -> Option<ModuleSums> {
-        let mut s = ModuleSums::new(module, 1)?;
-        s.accum = None;
-        Some(s)
-    }
-
-    /// These sums less those of `parts`, records summed apart from the
-    /// same stream: counters exact (they were added wrapping), times to
+    /// These sums less `part`'s, records summed apart from the same
+    /// stream: counters exact (they were added wrapping), times to
     /// rounding. The rules read it; it has no tables (no accumulator,
     /// no common access sizes).
-    pub fn minus(&self, parts: &[&ModuleSums]) -> ModuleSums {
+    pub fn minus(&self, part: &ModuleSums) -> ModuleSums {
         let mut out = ModuleSums {
             layout: self.layout.clone(),
-            records: self.records,
+            records: self.records.saturating_sub(part.records),
             counters: self.counters.clone(),
             unrecorded: self.unrecorded.clone(),
             times: self.times,
@@ -76,14 +76,11 @@ impl ModuleSums {
             common: HashMap::new(),
             accum: None,
         };
-        for p in parts.iter().filter(|p| p.layout.module == self.layout.module) {
-            out.records = out.records.saturating_sub(p.records);
-            for (s, v) in out.counters.iter_mut().zip(&p.counters) {
-                *s = s.wrapping_sub(*v);
-            }
-            for (t, v) in out.times.iter_mut().zip(p.times) {
-                *t = (*t - v).max(0.0);
-            }
+        for (s, v) in out.counters.iter_mut().zip(&part.counters) {
+            *s = s.wrapping_sub(*v);
+        }
+        for (t, v) in out.times.iter_mut().zip(part.times) {
+            *t = (*t - v).max(0.0);
         }
         out
     }

@@ -14,11 +14,11 @@ use darshan_util::visible::visible;
 use rustix::io::Errno;
 use rustix::process::{getpid, set_child_subreaper, wait, WaitOptions};
 
-/// Make this process the reaper of the command's descendants; false
-/// where the kernel refuses (then the wait below sees the command's
-/// direct children only).
-pub fn become_reaper() -> bool {
-    set_child_subreaper(Some(getpid())).is_ok()
+/// Make this process the reaper of the command's descendants. Where the
+/// kernel refuses, the wait below sees the command's children only, as
+/// before: nothing to tell the user.
+pub fn become_reaper() {
+    let _ = set_child_subreaper(Some(getpid()));
 }
 
 /// The processes that are this process's children now, by name, as

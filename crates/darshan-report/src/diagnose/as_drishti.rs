@@ -33,7 +33,7 @@ pub fn counts(cx: &Ctx) -> Option<DrishtiView> {
         (false, false) => (BOTH, BOTH),
     };
     let kept = cx.withheld.take();
-    cx.counting_software.set(true);
+    cx.as_drishti.set(true);
     let metrics = seed::metrics(cx, cx.heatmaps);
     let fired = drishti::insights(cx)
         .into_iter()
@@ -41,7 +41,7 @@ pub fn counts(cx: &Ctx) -> Option<DrishtiView> {
         .chain(seed::findings(cx, &metrics))
         .map(|f| f.code)
         .collect();
-    cx.counting_software.set(false);
+    cx.as_drishti.set(false);
     let held = cx.withheld.replace(kept);
     Some(DrishtiView { fired, held, what })
 }

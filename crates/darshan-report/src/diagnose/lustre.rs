@@ -35,7 +35,7 @@ impl<'a> Candidates<'a> {
         for (id, s) in cx.lustre {
             // Software loading and the MPI library's own files: not the
             // application's to stripe.
-            if cx.internal.contains(id) || (cx.software.contains(id) && !cx.counting_software.get()) {
+            if cx.internal.contains(id) || (cx.software.contains(id) && !cx.as_drishti.get()) {
                 continue;
             }
             let Some(e) = cx.files.get(modules::POSIX, *id) else { continue };

@@ -42,9 +42,8 @@ pub struct Striping {
 /// gathered while records streamed past.
 pub struct Ctx<'a> {
     pub cfg: &'a Config,
-    /// The application's module sums, and with the software loading
-    /// counted (app_sums.rs); the report's tables sum every record.
-    pub sums: &'a RuleSums,
+    /// The application's module sums, and every record's (app_sums.rs).
+    pub sums: &'a RuleSums<'a>,
     /// Metadata seconds per process, the application's and the software
     /// loading's (X03).
     pub rank_meta: seed::RankMeta<'a>,
@@ -76,7 +75,7 @@ pub struct Ctx<'a> {
     /// Set while the rules are evaluated as Drishti counts (as_drishti.rs):
     /// software loading's files in every rule, every record in the
     /// module sums; to tell which rules fire only on them.
-    pub counting_software: std::cell::Cell<bool>,
+    pub as_drishti: std::cell::Cell<bool>,
     /// Rules held back, and why (Report::withheld).
     pub withheld: RefCell<Vec<Withheld>>,
     /// The heat maps (and DXT's binned segments): when the job read.
@@ -99,10 +98,10 @@ pub struct LongMetadata {
 }
 
 impl Ctx<'_> {
-    /// A module's sums over the application's records (with the software
-    /// loading's while the rules are counting it).
+    /// A module's sums over the application's records (every record's
+    /// while the rules count as Drishti does).
     pub fn sums(&self, module: usize) -> Option<&ModuleSums> {
-        self.sums.get(module, self.counting_software.get())
+        self.sums.get(module, self.as_drishti.get())
     }
 
     pub fn module_present(&self, name: &str) -> bool {
@@ -115,9 +114,9 @@ impl Ctx<'_> {
     }
 
     /// Not a file the MPI library made for itself, nor (unless the rules
-    /// are counting it, as Drishti does) software loading.
+    /// count as Drishti does) software loading.
     pub fn application_file(&self, id: u64) -> bool {
-        !self.internal.contains(&id) && (self.counting_software.get() || !self.software.contains(&id))
+        !self.internal.contains(&id) && (self.as_drishti.get() || !self.software.contains(&id))
     }
 
     /// Hold a rule back, saying why (once per code and reason).
